@@ -1,0 +1,2 @@
+/** @partnerpay/adapters-http (work in progress; see the open issues). */
+export {}

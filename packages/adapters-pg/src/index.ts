@@ -1,0 +1,2 @@
+/** @partnerpay/adapters-pg (work in progress; see the open issues). */
+export {}

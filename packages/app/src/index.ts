@@ -1,0 +1,2 @@
+/** @partnerpay/app: the composition root of the partnerpay service. */
+export {}

@@ -1,0 +1,54 @@
+/**
+ * The decider pattern: an aggregate is a pure `decide(command, state)` that
+ * returns the events to record (or a typed refusal), a pure `evolve(state,
+ * event)` that folds one event into the state, and an `initialState`.
+ *
+ * An `Aggregate` adds what persistence needs: the stream type name and the
+ * Schema of its events, so events can be stored as JSON and read back.
+ */
+import type { Schema } from "effect"
+import { Result } from "effect"
+
+export interface Decider<Command, Event, State, Error> {
+  readonly initialState: State
+  readonly decide: (command: Command, state: State) => Result.Result<ReadonlyArray<Event>, Error>
+  readonly evolve: (state: State, event: Event) => State
+}
+
+export interface Aggregate<Command, Event extends { readonly _tag: string }, State, Error>
+  extends Decider<Command, Event, State, Error> {
+  /** Stream type, also the prefix of stream ids (`Consent-<uuid>`). */
+  readonly name: string
+  /** Codec of every event of the aggregate; its encoded form is JSON. */
+  readonly events: Schema.Codec<Event, unknown>
+  /** Schema version of an event type; bump it with an upcaster when an event's shape changes. */
+  readonly eventVersion: (eventType: Event["_tag"]) => number
+}
+
+/** Folds events into a state, starting from the decider's initial state. */
+export const fold = <Command, Event, State, Error>(
+  decider: Decider<Command, Event, State, Error>,
+  events: Iterable<Event>,
+  from: State = decider.initialState,
+): State => {
+  let state = from
+  for (const event of events) state = decider.evolve(state, event)
+  return state
+}
+
+/** The stream id of one aggregate instance. */
+export const streamId = (aggregate: { readonly name: string }, id: string): string => `${aggregate.name}-${id}`
+
+/** Decide and evolve in one step: the events and the state they lead to. */
+export const run = <Command, Event, State, Error>(
+  decider: Decider<Command, Event, State, Error>,
+  command: Command,
+  state: State,
+): Result.Result<{ readonly events: ReadonlyArray<Event>; readonly state: State }, Error> =>
+  Result.map(decider.decide(command, state), (events) => ({ events, state: fold(decider, events, state) }))
+
+/** Shorthands for deciders: accept with events, refuse with an error, or do nothing. */
+export const accept = <Event>(...events: ReadonlyArray<Event>): Result.Result<ReadonlyArray<Event>, never> =>
+  Result.succeed(events)
+export const refuse = <Error>(error: Error): Result.Result<never, Error> => Result.fail(error)
+export const nothing: Result.Result<ReadonlyArray<never>, never> = Result.succeed([])

@@ -1,0 +1,182 @@
+/**
+ * The EventStore port: append-only streams of events with optimistic
+ * concurrency, and a global order for projections and the outbox.
+ *
+ * Versions: a stream's version is the number of events in it (0 = no stream);
+ * its first event has version 1. Global positions are strictly increasing
+ * across all streams. Event data is the JSON encoding made by the aggregate's
+ * event Schema; the store never interprets it.
+ *
+ * `layerMemory` is a complete implementation for tests and embedders; the
+ * PostgreSQL one lives in `@partnerpay/adapters-pg` and passes the same
+ * contract tests.
+ */
+import { Clock, Context, DateTime, Effect, Layer, Schema } from "effect"
+
+/** What the appender believes the stream's version is. */
+export type ExpectedVersion =
+  | { readonly _tag: "NoStream" }
+  | { readonly _tag: "Exact"; readonly version: number }
+  | { readonly _tag: "Any" }
+
+export const ExpectedVersion = {
+  noStream: { _tag: "NoStream" } as ExpectedVersion,
+  any: { _tag: "Any" } as ExpectedVersion,
+  exact: (version: number): ExpectedVersion => (version === 0 ? { _tag: "NoStream" } : { _tag: "Exact", version }),
+  describe: (expected: ExpectedVersion): string =>
+    expected._tag === "Exact" ? `version ${expected.version}` : expected._tag === "NoStream" ? "no stream" : "any",
+  /** True when a stream at `actual` satisfies `expected`. */
+  matches: (expected: ExpectedVersion, actual: number): boolean =>
+    expected._tag === "Any" || (expected._tag === "NoStream" ? actual === 0 : actual === expected.version),
+}
+
+/** Who and what caused an event: tenancy, tracing and idempotency. All optional. */
+export interface EventMetadata {
+  readonly partnerId?: string | undefined
+  readonly correlationId?: string | undefined
+  readonly causationId?: string | undefined
+  readonly idempotencyKey?: string | undefined
+}
+
+/** An event about to be appended. */
+export interface NewEvent {
+  readonly eventId: string
+  readonly eventType: string
+  readonly schemaVersion: number
+  readonly data: unknown
+  readonly metadata: EventMetadata
+}
+
+/** An event as stored. */
+export interface RecordedEvent extends NewEvent {
+  readonly streamId: string
+  readonly streamType: string
+  readonly streamVersion: number
+  readonly globalPosition: number
+  readonly recordedAt: DateTime.Utc
+}
+
+export interface AppendResult {
+  /** The stream's version after the append. */
+  readonly streamVersion: number
+  /** Global position of the last appended event. */
+  readonly lastPosition: number
+}
+
+/** Another writer got there first: the stream is at `actual`, not at what was expected. */
+export class VersionConflict extends Schema.TaggedError<VersionConflict>()("VersionConflict", {
+  streamId: Schema.String,
+  expected: Schema.String,
+  actual: Schema.Number,
+}) {
+  override get message(): string {
+    return `stream ${this.streamId} is at version ${this.actual}, expected ${this.expected}`
+  }
+}
+
+/** The store could not be reached or failed; nothing is known to be written. */
+export class EventStoreUnavailable extends Schema.TaggedError<EventStoreUnavailable>()("EventStoreUnavailable", {
+  reason: Schema.String,
+  cause: Schema.optional(Schema.Defect()),
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+/** A stored event could not be decoded by its aggregate's Schema: reported, never dropped. */
+export class EventDecodeFailed extends Schema.TaggedError<EventDecodeFailed>()("EventDecodeFailed", {
+  streamId: Schema.String,
+  streamVersion: Schema.Number,
+  eventType: Schema.String,
+  reason: Schema.String,
+}) {
+  override get message(): string {
+    return `cannot decode ${this.eventType} at ${this.streamId}@${this.streamVersion}: ${this.reason}`
+  }
+}
+
+export class EventStore extends Context.Service<
+  EventStore,
+  {
+    /** The events of one stream in version order, optionally only those after `afterVersion`. */
+    readStream(
+      streamId: string,
+      options?: { readonly afterVersion?: number },
+    ): Effect.Effect<ReadonlyArray<RecordedEvent>, EventStoreUnavailable>
+    /**
+     * Appends events atomically if the stream's version matches `expected`.
+     * Idempotent: when the first event's id is already stored in this stream,
+     * nothing is written and the stored outcome is returned.
+     */
+    append(
+      streamId: string,
+      streamType: string,
+      expected: ExpectedVersion,
+      events: ReadonlyArray<NewEvent>,
+    ): Effect.Effect<AppendResult, VersionConflict | EventStoreUnavailable>
+    /**
+     * Events of all streams in global order, strictly after `after`, at most
+     * `limit`. Never skips an event that commits later with a lower position:
+     * implementations only return positions below which every append is done.
+     */
+    readAll(options: {
+      readonly after: number
+      readonly limit: number
+    }): Effect.Effect<ReadonlyArray<RecordedEvent>, EventStoreUnavailable>
+  }
+>()("partnerpay/EventStore") {
+  /** An in-memory store: one process, lost on exit. For tests and embedders. */
+  static readonly layerMemory: Layer.Layer<EventStore> = Layer.sync(EventStore, () => makeMemory())
+}
+
+/** Builds an in-memory event store. Appends are synchronous, so they are atomic with respect to fibers. */
+export const makeMemory = (): EventStore["Service"] => {
+  const all: Array<RecordedEvent> = []
+  const streams = new Map<string, Array<RecordedEvent>>()
+  const byEventId = new Map<string, RecordedEvent>()
+
+  return EventStore.of({
+    readStream: (streamId, options) =>
+      Effect.sync(() => {
+        const events = streams.get(streamId) ?? []
+        const after = options?.afterVersion ?? 0
+        return after === 0 ? events.slice() : events.slice(after)
+      }),
+    append: (streamId, streamType, expected, events) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const stream = streams.get(streamId) ?? []
+        const first = events[0]
+        if (first === undefined) {
+          return Effect.succeed({ streamVersion: stream.length, lastPosition: all.length })
+        }
+        const replayed = byEventId.get(first.eventId)
+        if (replayed !== undefined && replayed.streamId === streamId) {
+          const last = stream[replayed.streamVersion - 1 + events.length - 1] ?? replayed
+          return Effect.succeed({ streamVersion: last.streamVersion, lastPosition: last.globalPosition })
+        }
+        if (!ExpectedVersion.matches(expected, stream.length)) {
+          return Effect.fail(
+            new VersionConflict({ streamId, expected: ExpectedVersion.describe(expected), actual: stream.length }),
+          )
+        }
+        const recordedAt = DateTime.makeUnsafe(now)
+        for (const event of events) {
+          const recorded: RecordedEvent = {
+            ...event,
+            streamId,
+            streamType,
+            streamVersion: stream.length + 1,
+            globalPosition: all.length + 1,
+            recordedAt,
+          }
+          stream.push(recorded)
+          all.push(recorded)
+          byEventId.set(event.eventId, recorded)
+        }
+        streams.set(streamId, stream)
+        return Effect.succeed({ streamVersion: stream.length, lastPosition: all.length })
+      }),
+    readAll: ({ after, limit }) => Effect.sync(() => all.slice(after, after + limit)),
+  })
+}

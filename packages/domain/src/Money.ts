@@ -1,0 +1,175 @@
+/**
+ * Money: an integer number of minor units (cents, pence, yen) and an ISO 4217
+ * currency. No float ever holds an amount; the decimal numbers of the wire are
+ * converted exactly, digit by digit, and refused when they do not fit.
+ */
+import { Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
+
+/** The currencies partnerpay settles, with their ISO 4217 minor-unit exponent and display data. */
+export const currencies = {
+  USD: { exponent: 2, displayName: "US Dollar", cultureName: "en-US" },
+  EUR: { exponent: 2, displayName: "Euro", cultureName: "de-DE" },
+  GBP: { exponent: 2, displayName: "British Pound", cultureName: "en-GB" },
+  CAD: { exponent: 2, displayName: "Canadian Dollar", cultureName: "en-CA" },
+  JPY: { exponent: 0, displayName: "Japanese Yen", cultureName: "ja-JP" },
+} as const
+
+export type CurrencyCode = keyof typeof currencies
+export const CurrencyCode = Schema.Literals(Object.keys(currencies) as Array<CurrencyCode>).annotate({
+  description: "An ISO 4217 currency code that partnerpay settles",
+})
+
+/**
+ * The largest amount accepted, in minor units: 10^13 (100 billion USD). Far
+ * beyond any single payment, and far below 2^53, so sums of many amounts stay
+ * exact integers.
+ */
+export const maxMinorUnits = 10_000_000_000_000
+
+/** A non-negative whole number of minor units, at most `maxMinorUnits`. */
+export const MinorUnits = Schema.Number.check(
+  Schema.isInt({ message: "must be a whole number of minor units" }),
+  Schema.isBetween({ minimum: 0, maximum: maxMinorUnits }, { message: `must be between 0 and ${maxMinorUnits}` }),
+)
+
+/** An amount of money: integer minor units of one currency. */
+export const Money = Schema.Struct({
+  minorUnits: MinorUnits,
+  currency: CurrencyCode,
+})
+export type Money = typeof Money.Type
+
+export const make = (minorUnits: number, currency: CurrencyCode): Money => ({ minorUnits, currency })
+export const zero = (currency: CurrencyCode): Money => ({ minorUnits: 0, currency })
+
+/** Why an amount was refused. */
+export type MoneyProblem =
+  | { readonly _tag: "NotFinite" }
+  | { readonly _tag: "Negative" }
+  | { readonly _tag: "TooPrecise"; readonly currency: CurrencyCode; readonly exponent: number }
+  | { readonly _tag: "TooLarge" }
+  | { readonly _tag: "CurrencyMismatch"; readonly left: CurrencyCode; readonly right: CurrencyCode }
+
+export const describeProblem = (problem: MoneyProblem): string => {
+  switch (problem._tag) {
+    case "NotFinite":
+      return "must be a finite number"
+    case "Negative":
+      return "must not be negative"
+    case "TooPrecise":
+      return problem.exponent === 0
+        ? `${problem.currency} has no minor unit: use a whole number`
+        : `${problem.currency} allows at most ${problem.exponent} decimal places`
+    case "TooLarge":
+      return `must be at most ${toDecimalString({ minorUnits: maxMinorUnits, currency: "USD" })}`
+    case "CurrencyMismatch":
+      return `cannot combine ${problem.left} with ${problem.right}`
+  }
+}
+
+/**
+ * Converts a decimal number as written on the wire (12.34) to exact minor units.
+ *
+ * The number's shortest round-trip decimal representation (what `String(n)`
+ * prints, which is the literal the client wrote whenever it had at most 15
+ * significant digits) is split into digits; no multiplication by 100 happens
+ * in floating point, so 0.1 + 0.2 style errors cannot occur.
+ */
+export const fromDecimal = (value: number, currency: CurrencyCode): Result.Result<Money, MoneyProblem> => {
+  if (!Number.isFinite(value)) return Result.fail({ _tag: "NotFinite" })
+  if (value < 0) return Result.fail({ _tag: "Negative" })
+  // Cheap guard before building digit strings: beyond the bound in major units is beyond it in minor units.
+  if (value > maxMinorUnits) return Result.fail({ _tag: "TooLarge" })
+  const exponent = currencies[currency].exponent
+  const [whole = "0", fraction = ""] = plainDecimal(value).split(".")
+  const trimmed = fraction.replace(/0+$/, "")
+  if (trimmed.length > exponent) return Result.fail({ _tag: "TooPrecise", currency, exponent })
+  const minorUnits = Number(whole + trimmed.padEnd(exponent, "0"))
+  if (minorUnits > maxMinorUnits) return Result.fail({ _tag: "TooLarge" })
+  return Result.succeed({ minorUnits, currency })
+}
+
+/** The shortest decimal of a finite non-negative number, without exponent notation. */
+const plainDecimal = (value: number): string => {
+  const shortest = String(value)
+  if (!shortest.includes("e")) return shortest
+  // e.g. 1e-7 or 1.5e+21: expand the exponent by moving the decimal point in the digit string.
+  const [mantissa = "0", exp = "0"] = shortest.split("e")
+  const power = Number(exp)
+  const [intPart = "0", fracPart = ""] = mantissa.split(".")
+  const digits = intPart + fracPart
+  const point = intPart.length + power
+  if (point <= 0) return `0.${"0".repeat(-point)}${digits}`
+  if (point >= digits.length) return digits + "0".repeat(point - digits.length)
+  return `${digits.slice(0, point)}.${digits.slice(point)}`
+}
+
+/** The decimal number a client reads (12.34), for responses. Exact: the result's shortest form is the amount. */
+export const toDecimal = (money: Money): number => Number(toDecimalString(money))
+
+/** The amount as a decimal string with exactly the currency's number of decimals ("12.30"). */
+export const toDecimalString = (money: Money): string => {
+  const exponent = currencies[money.currency].exponent
+  const digits = String(money.minorUnits).padStart(exponent + 1, "0")
+  return exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`
+}
+
+export const add = (left: Money, right: Money): Result.Result<Money, MoneyProblem> => {
+  if (left.currency !== right.currency)
+    return Result.fail({ _tag: "CurrencyMismatch", left: left.currency, right: right.currency })
+  const minorUnits = left.minorUnits + right.minorUnits
+  return minorUnits > maxMinorUnits ? Result.fail({ _tag: "TooLarge" }) : Result.succeed({ minorUnits, currency: left.currency })
+}
+
+/** Subtracts, refusing mixed currencies and results below zero. */
+export const subtract = (left: Money, right: Money): Result.Result<Money, MoneyProblem> => {
+  if (left.currency !== right.currency)
+    return Result.fail({ _tag: "CurrencyMismatch", left: left.currency, right: right.currency })
+  const minorUnits = left.minorUnits - right.minorUnits
+  return minorUnits < 0 ? Result.fail({ _tag: "Negative" }) : Result.succeed({ minorUnits, currency: left.currency })
+}
+
+/** Compares two amounts of one currency: negative, zero or positive. Mixed currencies are refused. */
+export const compare = (left: Money, right: Money): Result.Result<number, MoneyProblem> =>
+  left.currency !== right.currency
+    ? Result.fail({ _tag: "CurrencyMismatch", left: left.currency, right: right.currency })
+    : Result.succeed(Math.sign(left.minorUnits - right.minorUnits))
+
+/** True when `amount` is of the same currency as `limit` and does not exceed it. */
+export const isWithin = (amount: Money, limit: Money): boolean =>
+  amount.currency === limit.currency && amount.minorUnits <= limit.minorUnits
+
+export const isZero = (money: Money): boolean => money.minorUnits === 0
+export const equals = (left: Money, right: Money): boolean =>
+  left.currency === right.currency && left.minorUnits === right.minorUnits
+
+/**
+ * The wire shape of an amount in requests: `{ "value": 12.34, "currencyCode": "USD" }`.
+ * Decoding converts it exactly to `Money`; a refused amount fails with a message
+ * on the `value` field ("USD allows at most 2 decimal places").
+ */
+export const WireAmount = Schema.Struct({
+  value: Schema.Number.annotate({ description: "Decimal amount in major units, e.g. 12.34" }),
+  currencyCode: CurrencyCode,
+})
+export type WireAmount = typeof WireAmount.Type
+
+export const MoneyFromWire = WireAmount.pipe(
+  Schema.decodeTo(
+    Money,
+    SchemaTransformation.transformEffect({
+      decode: (wire: WireAmount) =>
+        Result.match(fromDecimal(wire.value, wire.currencyCode), {
+          onSuccess: Effect.succeed,
+          onFailure: (problem) =>
+            Effect.fail(
+              new SchemaIssue.Pointer(
+                ["value"],
+                new SchemaIssue.InvalidValue({ message: describeProblem(problem) }, wire.value),
+              ),
+            ),
+        }),
+      encode: (money: Money) => Effect.succeed({ value: toDecimal(money), currencyCode: money.currency }),
+    }),
+  ),
+)

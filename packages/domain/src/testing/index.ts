@@ -1,0 +1,2 @@
+/** Test helpers for embedders and for the domain's own executable specification. */
+export * as DeciderSpecification from "./DeciderSpecification.ts"
