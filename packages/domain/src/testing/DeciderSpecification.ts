@@ -53,8 +53,7 @@ export const forAggregate = <Command, Event extends { readonly _tag: string }, S
       when: (command) => {
         const before = fold(aggregate, history)
         const decision = aggregate.decide(command, before)
-        const describe = () =>
-          `given ${history.map((e) => e._tag).join(", ") || "no events"} when ${pretty(command)}`
+        const describe = () => `given ${history.map((e) => e._tag).join(", ") || "no events"} when ${pretty(command)}`
         const succeeded = (): ReadonlyArray<Event> => {
           if (decision._tag === "Failure") {
             throw new Error(`${describe()}: expected success but was refused with ${pretty(decision.failure)}`)
@@ -62,6 +61,7 @@ export const forAggregate = <Command, Event extends { readonly _tag: string }, S
           return decision.success
         }
         return {
+          // biome-ignore lint/suspicious/noThenProperty: given/when/then is the vocabulary of the specification; the object is never awaited
           then: (expected) => {
             const actual = succeeded()
             if (stable(encodeAll(actual)) !== stable(encodeAll(expected))) {

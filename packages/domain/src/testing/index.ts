@@ -1,2 +1,3 @@
 /** Test helpers for embedders and for the domain's own executable specification. */
 export * as DeciderSpecification from "./DeciderSpecification.ts"
+export * from "./EventStoreContract.ts"
