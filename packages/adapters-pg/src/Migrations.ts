@@ -1,0 +1,47 @@
+/**
+ * Schema migrations, run with the Effect SQL migrator at start-up.
+ *
+ * Migration files live in `src/migrations/<id>_<name>.ts` (default export: an
+ * Effect using `SqlClient`) and are listed in `migrations` below. Several
+ * processes may start at once: the whole run happens in one transaction that
+ * first takes `pg_advisory_xact_lock`, so one process migrates while the
+ * others wait and then find nothing left to do.
+ */
+import { Effect, Layer } from "effect"
+import * as Migrator from "effect/sql/Migrator"
+import { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import createEvents from "./migrations/0001_create_events.ts"
+
+/** Every migration of this package, keyed `<id>_<name>`. */
+export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>> = {
+  "0001_create_events": createEvents,
+}
+
+/** The table recording applied migrations. */
+export const table = "partnerpay_migrations"
+
+/** Advisory lock key serialising migration runs (arbitrary, fixed). */
+export const lockKey = 7460398523113402000n
+
+const runMigrator = Migrator.make({})
+
+/** Applies pending migrations; returns the ones applied by this call. */
+export const run: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError | SqlError,
+  SqlClient
+> = Effect.gen(function* () {
+  const sql = yield* SqlClient
+  // One transaction on one connection: the lock is held until it commits,
+  // and the migrator's own transaction becomes a savepoint inside it.
+  return yield* sql.withTransaction(
+    Effect.gen(function* () {
+      yield* sql`SELECT pg_advisory_xact_lock(${lockKey})`
+      return yield* runMigrator({ loader: Migrator.fromRecord(migrations), table })
+    }),
+  )
+})
+
+/** Runs the migrations when the layer is built. */
+export const layer: Layer.Layer<never, Migrator.MigrationError | SqlError, SqlClient> = Layer.effectDiscard(run)
