@@ -11,7 +11,7 @@
  * States: Initial (no authorization yet), Active (enabled) and Disabled.
  * Clients see `status` Active/Disabled and `enabled` true/false.
  */
-import type { DateTime } from "effect"
+import { type DateTime, Schema } from "effect"
 import {
   DebitAuthDisabled,
   DebitAuthEnabled,
@@ -134,8 +134,15 @@ export const canDebit = (state: DebitAuthState, amount: Money.Money): boolean =>
 
 const entity = "DebitAuth"
 
+const isMoney = Schema.is(Money.Money)
+
+/** A positive amount; also rejects values that are not real `Money` (fractional minor units, unknown currency). */
 const positive = (field: string, money: Money.Money): ValidationFailed | undefined =>
-  money.minorUnits > 0 ? undefined : ValidationFailed.of(field, "must be greater than zero")
+  !isMoney(money)
+    ? ValidationFailed.of(field, "must be a whole number of minor units of a supported currency")
+    : money.minorUnits > 0
+      ? undefined
+      : ValidationFailed.of(field, "must be greater than zero")
 
 export const decide = (command: DebitAuthCommand, state: DebitAuthState) => {
   switch (command._tag) {
