@@ -615,7 +615,12 @@ describe("a Rejected company", () => {
     spec
       .given(history())
       .when(completeKyb("Rejected"))
-      .thenState((state) => assert.strictEqual(state._tag === "Rejected" ? state.reason : undefined, rejected.reason)))
+      .thenState((state) =>
+        assert.strictEqual(
+          state._tag === "Rejected" ? state.reason : undefined,
+          "tax id does not match the company name",
+        ),
+      ))
   it("AddLocation is refused", () =>
     spec
       .given(history())
@@ -700,6 +705,7 @@ describe("properties", () => {
         const firstKyb = commands.find((c): c is Company.CompleteKyb => c._tag === "CompleteKyb")
         assert.isAtMost(decisions.length, 1)
         assert.strictEqual(decisions[0]?.status, firstKyb?.outcome)
+        assert.strictEqual(decisions[0]?.reason, firstKyb?.reason)
       }),
       { numRuns: 200 },
     )
