@@ -1,0 +1,33 @@
+/**
+ * The partnerpay HTTP API definition: every group, shared by the server, the
+ * typed client (`HttpApiClient`) and the OpenAPI document.
+ *
+ * To add a group: define it in its own module (`FooApi.ts`), `.add(FooApi)`
+ * below BEFORE `.middleware(ProblemHandling)` (which only reaches groups added
+ * before it), and implement it in `handlers/FooLive.ts`.
+ */
+import { HttpApi, OpenApi } from "effect/http-api"
+import { AuthApi } from "./AuthApi.ts"
+import { HealthApi } from "./HealthApi.ts"
+import { ProblemHandling } from "./ProblemHandling.ts"
+import { WebhookApi } from "./WebhookApi.ts"
+
+/** Decode every field of a request so that a 400 lists all bad fields, not only the first. */
+const allErrors = { errors: "all" } as const
+
+export class Api extends HttpApi.make("partnerpay")
+  .add(AuthApi)
+  .add(HealthApi)
+  .add(WebhookApi)
+  .middleware(ProblemHandling)
+  .annotate(HttpApi.PayloadParseOptions, allErrors)
+  .annotate(HttpApi.QueryParseOptions, allErrors)
+  .annotate(HttpApi.ParamsParseOptions, allErrors)
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "partnerpay partner API",
+      version: "v1",
+      description:
+        "Payments partner service. Every request except POST /auth/token carries `Authorization: Bearer <token>`. Errors are RFC 9457 problem details (application/problem+json).",
+    }),
+  ) {}

@@ -1,0 +1,32 @@
+/**
+ * Server side of the `Authentication` middleware: verifies the bearer JWT
+ * with `Tokens` and provides the `Caller`. A missing header (the security
+ * decoder then hands over an empty credential), a malformed, forged, expired
+ * or `alg: none` token all get the same 401 problem with
+ * `WWW-Authenticate: Bearer` (added by `Problem.toResponse`).
+ */
+import { Effect, Layer, Redacted } from "effect"
+import { Authentication } from "./Authentication.ts"
+import { Caller } from "./Caller.ts"
+import * as Problem from "./Problem.ts"
+import { Tokens } from "./Tokens.ts"
+
+export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = Layer.effect(
+  Authentication,
+  Effect.gen(function* () {
+    const tokens = yield* Tokens
+    return Authentication.of({
+      bearer: (httpEffect, { credential }) =>
+        tokens.verify(Redacted.value(credential)).pipe(
+          Effect.matchEffect({
+            onFailure: (invalid) =>
+              Effect.logDebug("bearer token refused").pipe(
+                Effect.annotateLogs({ reason: invalid.reason }),
+                Effect.andThen(Effect.fail(Problem.unauthorized())),
+              ),
+            onSuccess: (caller) => Effect.provideService(httpEffect, Caller, caller),
+          }),
+        ),
+    })
+  }),
+)

@@ -1,0 +1,107 @@
+/**
+ * Serving the API: the routes (API, /openapi.json, /docs), a Node HTTP server
+ * layer, and an in-process web handler for tests.
+ *
+ * Routing is case-sensitive (`/company/status` and `/Company/Create` exactly as
+ * the interface writes them; other casing is 404) and the default
+ * per-request logger is off (it halves throughput): failures are logged
+ * deliberately by `ProblemHandling`. Unknown routes answer a 404 problem.
+ */
+import { createServer } from "node:http"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, Option, type Types } from "effect"
+import {
+  FetchHttpClient,
+  type HttpClient,
+  HttpRouter,
+  HttpServer,
+  HttpServerError,
+  type HttpServerResponse,
+} from "effect/http"
+import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { Api } from "./Api.ts"
+import { AuthenticationLive } from "./AuthenticationLive.ts"
+import { AuthLive } from "./handlers/AuthLive.ts"
+import { HealthLive } from "./handlers/HealthLive.ts"
+import { WebhookLive } from "./handlers/WebhookLive.ts"
+import * as Problem from "./Problem.ts"
+import { failureResponse, ProblemHandling } from "./ProblemHandling.ts"
+
+/** Router options used by every way of serving: exact-case paths. */
+export const routerConfig = { caseSensitive: true } as const
+
+/** The OpenAPI 3.1 document path and the interactive reference page path. */
+export const openApiPath = "/openapi.json"
+export const docsPath = "/docs"
+
+/** Unknown routes and failures outside the API middleware become problems too. */
+export const RouterProblems = HttpRouter.middleware(
+  (httpEffect) =>
+    Effect.catchCause(httpEffect, (cause) => {
+      const correlationId = crypto.randomUUID()
+      const failure = Problem.squashCause(cause)
+      if (
+        Option.isSome(failure) &&
+        HttpServerError.isHttpServerError(failure.value) &&
+        failure.value.reason._tag === "RouteNotFound"
+      ) {
+        return Problem.toResponse(Problem.routeNotFound(), correlationId)
+      }
+      return failureResponse(cause, correlationId)
+    }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>,
+  { global: true },
+)
+
+/** The handler layers of every group, with the middleware implementations. */
+export const HandlersLive = Layer.mergeAll(AuthLive, HealthLive, WebhookLive).pipe(
+  Layer.provideMerge(AuthenticationLive),
+  Layer.provideMerge(ProblemHandling.layer),
+)
+
+/**
+ * All routes; requires the ports: `Tokens`, `PartnerCredentials`, `HealthCheck`
+ * (and `HttpRouter`, supplied by `serve`/`toWebHandler`).
+ */
+export const Routes = Layer.mergeAll(
+  HttpApiBuilder.layer(Api, { openapiPath: openApiPath }),
+  HttpApiScalar.layer(Api, { path: docsPath }),
+  RouterProblems,
+).pipe(Layer.provide(HandlersLive))
+
+export interface ServeOptions {
+  readonly port: number
+  readonly host?: string | undefined
+}
+
+/** Serves the API on a Node HTTP server. */
+export const layer = (options: ServeOptions) =>
+  HttpRouter.serve(Routes, { routerConfig, disableLogger: true }).pipe(
+    Layer.provide(
+      NodeHttpServer.layer(
+        createServer,
+        options.host === undefined ? { port: options.port } : { port: options.port, host: options.host },
+      ),
+    ),
+  )
+
+/**
+ * An in-process `fetch`-style handler for the API (no port), built from the
+ * given port implementations. Call `dispose` when done.
+ */
+export const toWebHandler = <E>(ports: Layer.Layer<RoutesPorts, E>) =>
+  HttpRouter.toWebHandler(Routes.pipe(Layer.provide(ports), Layer.provide(HttpServer.layerServices)), {
+    routerConfig,
+    disableLogger: true,
+  })
+
+/** The services `Routes` needs from the application. */
+export type RoutesPorts = Exclude<Layer.Services<typeof Routes>, HttpRouter.HttpRouter>
+
+/** An `HttpClient` that sends every request to a web handler in-process. */
+export const clientFor = (handler: (request: Request) => Promise<Response>): Layer.Layer<HttpClient.HttpClient> =>
+  FetchHttpClient.layer.pipe(
+    Layer.provide(
+      Layer.succeed(FetchHttpClient.Fetch, ((input: string | URL | Request, init?: RequestInit) =>
+        handler(new Request(input, init))) as typeof globalThis.fetch),
+    ),
+  )
