@@ -369,7 +369,10 @@ const command: fc.Arbitrary<Transfer.TransferCommand> = fc.oneof(
     .record({
       at: instant,
       refundId: fc.constantFrom(...refundIds),
-      minorUnits: fc.integer({ min: 0, max: 12_000 }),
+      minorUnits: fc.oneof(
+        fc.integer({ min: 0, max: 12_000 }),
+        fc.constantFrom(1, 2_999, 3_000, 5_000, 7_000, 7_001, 9_999, 10_000, 10_001),
+      ),
       currency: fc.constantFrom<Money.CurrencyCode>("USD", "USD", "USD", "EUR"),
     })
     .map(
