@@ -8,8 +8,8 @@
 import { Effect, Schema } from "effect"
 import { type Aggregate, fold, streamId as makeStreamId } from "./Decider.ts"
 import {
-  type EventDecodeFailed as EventDecodeFailedType,
   EventDecodeFailed,
+  type EventDecodeFailed as EventDecodeFailedType,
   type EventMetadata,
   EventStore,
   type EventStoreUnavailable,
@@ -37,7 +37,7 @@ export interface Handled<Event, State> {
 
 /** Decodes stored events with the aggregate's Schema; a bad event is reported with its stream, version and type. */
 export const decodeEvents = <Event extends { readonly _tag: string }>(
-  aggregate: Aggregate<unknown, Event, unknown, unknown>,
+  aggregate: Pick<Aggregate<never, Event, never, never>, "events">,
   recorded: ReadonlyArray<RecordedEvent>,
 ): Effect.Effect<ReadonlyArray<Event>, EventDecodeFailedType> => {
   const decode = Schema.decodeUnknownExit(aggregate.events)
@@ -65,11 +65,15 @@ export const decodeEvents = <Event extends { readonly _tag: string }>(
 export const load = <Command, Event extends { readonly _tag: string }, State, Error>(
   aggregate: Aggregate<Command, Event, State, Error>,
   id: string,
-): Effect.Effect<{ readonly state: State; readonly version: number }, EventDecodeFailedType | EventStoreUnavailable, EventStore> =>
+): Effect.Effect<
+  { readonly state: State; readonly version: number },
+  EventDecodeFailedType | EventStoreUnavailable,
+  EventStore
+> =>
   Effect.gen(function* () {
     const store = yield* EventStore
     const recorded = yield* store.readStream(makeStreamId(aggregate, id))
-    const events = yield* decodeEvents(aggregate as Aggregate<unknown, Event, unknown, unknown>, recorded)
+    const events = yield* decodeEvents(aggregate, recorded)
     return { state: fold(aggregate, events), version: recorded.length }
   })
 
@@ -125,8 +129,6 @@ export const handle = <Command, Event extends { readonly _tag: string }, State, 
   const once = handleOnce(aggregate, id, command, options.metadata ?? {})
   const retries = options.retryOnConflict ?? 0
   const run =
-    retries > 0
-      ? once.pipe(Effect.retry({ times: retries, while: (error) => error instanceof VersionConflict }))
-      : once
+    retries > 0 ? once.pipe(Effect.retry({ times: retries, while: (error) => error instanceof VersionConflict })) : once
   return run.pipe(Effect.withSpan("CommandHandler.handle", { attributes: { aggregate: aggregate.name } }))
 }
