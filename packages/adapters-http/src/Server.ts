@@ -21,11 +21,14 @@ import {
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Api } from "./Api.ts"
 import { AuthenticationLive } from "./AuthenticationLive.ts"
+import type { HealthCheck } from "./HealthCheck.ts"
 import { AuthLive } from "./handlers/AuthLive.ts"
 import { HealthLive } from "./handlers/HealthLive.ts"
 import { WebhookLive } from "./handlers/WebhookLive.ts"
+import type { PartnerCredentials } from "./PartnerCredentialsMemory.ts"
 import * as Problem from "./Problem.ts"
 import { failureResponse, ProblemHandling } from "./ProblemHandling.ts"
+import type { Tokens } from "./Tokens.ts"
 
 /** Router options used by every way of serving: exact-case paths. */
 export const routerConfig = { caseSensitive: true } as const
@@ -94,8 +97,8 @@ export const toWebHandler = <E>(ports: Layer.Layer<RoutesPorts, E>) =>
     disableLogger: true,
   })
 
-/** The services `Routes` needs from the application. */
-export type RoutesPorts = Exclude<Layer.Services<typeof Routes>, HttpRouter.HttpRouter>
+/** The ports `Routes` needs from the application. */
+export type RoutesPorts = Tokens | PartnerCredentials | HealthCheck
 
 /** An `HttpClient` that sends every request to a web handler in-process. */
 export const clientFor = (handler: (request: Request) => Promise<Response>): Layer.Layer<HttpClient.HttpClient> =>

@@ -1,0 +1,420 @@
+/**
+ * The HTTP surface beyond authentication: exact-case routing, health, the HEAD
+ * notification endpoints, problem+json for every error, the OpenAPI document.
+ *
+ * A test-only `probe` group (added the same way a business group would be)
+ * exercises partner/customer narrowing, domain error mapping, 429 and defects.
+ */
+
+import { assert, describe, it } from "@effect/vitest"
+import {
+  AlreadyExists,
+  EventStoreUnavailable,
+  IllegalTransition,
+  NotFound,
+  RuleViolated,
+  ValidationFailed,
+  VersionConflict,
+} from "@partnerpay/domain"
+import { Effect, Layer, Schema } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { afterAll } from "vitest"
+import { Api } from "../src/Api.ts"
+import { Authentication, requireCustomer, requirePartner } from "../src/Authentication.ts"
+import * as Problem from "../src/Problem.ts"
+import { ProblemHandling } from "../src/ProblemHandling.ts"
+import * as Server from "../src/Server.ts"
+import { Tokens } from "../src/Tokens.ts"
+import {
+  bearer,
+  type Handler,
+  health,
+  makeServer,
+  Ports,
+  partnerId,
+  partnerToken,
+  postJson,
+  registrationId,
+  send,
+  typedClient,
+} from "./fixtures.ts"
+
+// ---------------------------------------------------------------------------
+// A test-only group, wired exactly like a future business group.
+
+const DomainErrorKind = Schema.Literals([
+  "ValidationFailed",
+  "IllegalTransition",
+  "RuleViolated",
+  "NotFound",
+  "AlreadyExists",
+  "VersionConflict",
+  "EventStoreUnavailable",
+])
+
+class ProbeApi extends HttpApiGroup.make("probe")
+  .add(
+    HttpApiEndpoint.get("partnerOnly", "/Probe/PartnerOnly", { success: Schema.Struct({ partnerId: Schema.String }) }),
+    HttpApiEndpoint.get("customerOnly", "/Probe/CustomerOnly", {
+      success: Schema.Struct({ registrationId: Schema.String }),
+    }),
+    HttpApiEndpoint.get("domainError", "/Probe/DomainError/:kind", {
+      params: { kind: DomainErrorKind },
+      error: Problem.DomainProblems,
+    }),
+    HttpApiEndpoint.get("rateLimited", "/Probe/RateLimited"),
+    HttpApiEndpoint.get("defect", "/Probe/Defect"),
+    HttpApiEndpoint.get("query", "/Probe/Query", {
+      query: { page: Schema.FiniteFromString, size: Schema.FiniteFromString },
+    }),
+  )
+  .middleware(Authentication)
+  .middleware(ProblemHandling) {}
+
+const TestApi = Api.add(ProbeApi)
+
+const domainErrors = {
+  ValidationFailed: new ValidationFailed({
+    issues: [
+      { field: "owner.emailAddress", message: "must be an email address" },
+      { field: "employees[1].emailAddress", message: "duplicates employees[0].emailAddress" },
+    ],
+  }),
+  IllegalTransition: new IllegalTransition({
+    entity: "Consent",
+    state: "Revoked",
+    command: "AcceptConsent",
+    reason: "a revoked consent cannot be accepted",
+  }),
+  RuleViolated: new RuleViolated({ code: "DEBIT_LIMIT_EXCEEDED", reason: "the amount exceeds the authorized limit" }),
+  NotFound: new NotFound({ entity: "PaymentRequest" }),
+  AlreadyExists: new AlreadyExists({ entity: "Company" }),
+  VersionConflict: new VersionConflict({ streamId: "Consent-1", expected: "3", actual: 4 }),
+  EventStoreUnavailable: new EventStoreUnavailable({ reason: "connection refused to db.internal:5432" }),
+} as const
+
+const ProbeLive = HttpApiBuilder.group(TestApi, "probe", (handlers) =>
+  handlers
+    .handle("partnerOnly", () => Effect.map(requirePartner, (caller) => ({ partnerId: caller.partnerId })))
+    .handle("customerOnly", () => Effect.map(requireCustomer, (caller) => ({ registrationId: caller.registrationId })))
+    .handle("domainError", ({ params }) => Effect.fail(Problem.fromDomain(domainErrors[params.kind])))
+    .handle("rateLimited", () => Effect.fail(Problem.tooManyRequests(30)))
+    .handle("defect", () => Effect.die(new Error("secret internals: password=hunter2")))
+    .handle("query", () => Effect.void),
+)
+
+const TestRoutes = Layer.mergeAll(
+  HttpApiBuilder.layer(TestApi, { openapiPath: Server.openApiPath }),
+  Server.RouterProblems,
+).pipe(Layer.provide(ProbeLive), Layer.provide(Server.HandlersLive))
+
+const probe = HttpRouter.toWebHandler(TestRoutes.pipe(Layer.provide(Ports), Layer.provide(HttpServer.layerServices)), {
+  routerConfig: Server.routerConfig,
+  disableLogger: true,
+})
+const probeHandler: Handler = probe.handler
+
+const { handler, dispose } = makeServer()
+afterAll(async () => {
+  await dispose()
+  await probe.dispose()
+})
+
+const expectProblem = (
+  r: { status: number; headers: Headers; json: unknown },
+  status: number,
+  type: string,
+  code: string,
+) => {
+  assert.strictEqual(r.status, status)
+  assert.strictEqual(r.headers.get("content-type"), "application/problem+json")
+  const body = r.json as Record<string, unknown>
+  assert.strictEqual(body.type, `https://partnerpay.dev/problems/${type}`)
+  assert.strictEqual(body.status, status)
+  assert.strictEqual(body.code, code)
+  assert.isString(body.title)
+  assert.isString(body.detail)
+  const correlationId = r.headers.get("x-correlation-id")
+  assert.isString(correlationId)
+  assert.strictEqual(body.instance, `urn:uuid:${correlationId}`)
+  return body
+}
+
+const customerToken = Effect.gen(function* () {
+  const tokens = yield* Tokens
+  const issued = yield* tokens.issue({ _tag: "Customer", partnerId, registrationId })
+  return issued.accessToken
+}).pipe(Effect.provide(Ports))
+
+// ---------------------------------------------------------------------------
+
+describe("routing is case-sensitive", () => {
+  it.effect("/AUTH/token is 404 problem+json", () =>
+    Effect.gen(function* () {
+      const r = yield* send(handler, "/AUTH/token", postJson({ ClientId: "x", ClientSecret: "y" }))
+      expectProblem(r, 404, "not-found", "ROUTE_NOT_FOUND")
+    }),
+  )
+
+  it.effect("/healthcheck/get is 404 even with a valid token", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(handler)
+      expectProblem(yield* send(handler, "/healthcheck/get", bearer(token)), 404, "not-found", "ROUTE_NOT_FOUND")
+      expectProblem(yield* send(handler, "/auth/exchangetoken", bearer(token)), 404, "not-found", "ROUTE_NOT_FOUND")
+    }),
+  )
+
+  it.effect("an unknown path is 404 problem+json", () =>
+    Effect.gen(function* () {
+      expectProblem(yield* send(handler, "/no/such/thing"), 404, "not-found", "ROUTE_NOT_FOUND")
+    }),
+  )
+})
+
+describe("GET /HealthCheck/Get", () => {
+  it.effect("is 200 with no body when healthy", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(handler)
+      const r = yield* send(handler, "/HealthCheck/Get", bearer(token))
+      assert.strictEqual(r.status, 200)
+      assert.strictEqual(r.text, "")
+    }),
+  )
+
+  it.effect("is 503 problem+json when the health check fails, without the internal reason", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(handler)
+      health.healthy = false
+      const r = yield* send(handler, "/HealthCheck/Get", bearer(token)).pipe(
+        Effect.ensuring(Effect.sync(() => (health.healthy = true))),
+      )
+      expectProblem(r, 503, "unavailable", "SERVICE_UNAVAILABLE")
+      assert.notInclude(JSON.stringify(r.json), "database unreachable")
+    }),
+  )
+
+  it.effect("the typed client calls it", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(handler)
+      const client = yield* typedClient(handler, token)
+      yield* client.health.check()
+    }),
+  )
+})
+
+describe("HEAD notification endpoints", () => {
+  for (const path of ["/SaleProviderWebhook/ReceiveSaleEvent", "/BankLinkWebhook/UpdateItem"]) {
+    it.effect(`HEAD ${path} with a token is 200 with no body`, () =>
+      Effect.gen(function* () {
+        const token = yield* partnerToken(handler)
+        const r = yield* send(handler, path, { method: "HEAD", ...bearer(token) })
+        assert.strictEqual(r.status, 200)
+        assert.strictEqual(r.text, "")
+      }),
+    )
+
+    it.effect(`HEAD ${path} without a token is 401`, () =>
+      Effect.gen(function* () {
+        const r = yield* send(handler, path, { method: "HEAD" })
+        assert.strictEqual(r.status, 401)
+        assert.strictEqual(r.headers.get("www-authenticate"), "Bearer")
+      }),
+    )
+  }
+})
+
+describe("request decoding failures are 400 problem+json with field errors", () => {
+  it.effect("malformed JSON", () =>
+    Effect.gen(function* () {
+      const r = yield* send(handler, "/auth/token", postJson('{"ClientId": '))
+      const body = expectProblem(r, 400, "bad-request", "BAD_REQUEST")
+      assert.deepStrictEqual(body.errors, [{ field: "body", message: "Expected a valid JSON body" }])
+    }),
+  )
+
+  it.effect("wrong types and missing fields: every bad field is named", () =>
+    Effect.gen(function* () {
+      const r = yield* send(handler, "/auth/token", postJson({ ClientId: 42 }))
+      const body = expectProblem(r, 400, "bad-request", "BAD_REQUEST")
+      const errors = body.errors as ReadonlyArray<{ field: string; message: string }>
+      assert.deepStrictEqual(
+        errors.map((e) => e.field),
+        ["ClientId", "ClientSecret"],
+      )
+      for (const e of errors) assert.isAbove(e.message.length, 0)
+    }),
+  )
+
+  it.effect("an empty secret breaks the length rule", () =>
+    Effect.gen(function* () {
+      const r = yield* send(handler, "/auth/token", postJson({ ClientId: "a", ClientSecret: "" }))
+      const body = expectProblem(r, 400, "bad-request", "BAD_REQUEST")
+      assert.deepStrictEqual(body.errors, [{ field: "ClientSecret", message: "must not be empty" }])
+    }),
+  )
+
+  it.effect("an unsupported content type is 415 problem+json", () =>
+    Effect.gen(function* () {
+      const r = yield* send(handler, "/auth/token", {
+        method: "POST",
+        headers: { "content-type": "text/plain" },
+        body: "ClientId=x",
+      })
+      expectProblem(r, 415, "unsupported-media-type", "UNSUPPORTED_MEDIA_TYPE")
+    }),
+  )
+
+  it.effect("bad path parameters are named with a path. prefix", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(probeHandler)
+      const r = yield* send(probeHandler, "/Probe/DomainError/Nonsense", bearer(token))
+      const body = expectProblem(r, 400, "bad-request", "BAD_REQUEST")
+      const errors = body.errors as ReadonlyArray<{ field: string }>
+      assert.strictEqual(errors[0]?.field, "path.kind")
+    }),
+  )
+
+  it.effect("bad query parameters are all named with a query. prefix", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(probeHandler)
+      const r = yield* send(probeHandler, "/Probe/Query?page=abc", bearer(token))
+      const body = expectProblem(r, 400, "bad-request", "BAD_REQUEST")
+      const errors = body.errors as ReadonlyArray<{ field: string }>
+      assert.deepStrictEqual(
+        errors.map((e) => e.field),
+        ["query.page", "query.size"],
+      )
+    }),
+  )
+})
+
+describe("partner and customer tokens", () => {
+  it.live("a customer token on a partner-only operation is 403 problem+json", () =>
+    Effect.gen(function* () {
+      const r = yield* send(probeHandler, "/Probe/PartnerOnly", bearer(yield* customerToken))
+      expectProblem(r, 403, "forbidden", "FORBIDDEN")
+    }),
+  )
+
+  it.effect("a partner token on a customer-only operation is 403", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(probeHandler)
+      expectProblem(yield* send(probeHandler, "/Probe/CustomerOnly", bearer(token)), 403, "forbidden", "FORBIDDEN")
+    }),
+  )
+
+  it.live("each kind reaches its own operation with its own identity", () =>
+    Effect.gen(function* () {
+      const partner = yield* send(probeHandler, "/Probe/PartnerOnly", bearer(yield* partnerToken(probeHandler)))
+      assert.deepStrictEqual(partner.json, { partnerId })
+      const customer = yield* send(probeHandler, "/Probe/CustomerOnly", bearer(yield* customerToken))
+      assert.deepStrictEqual(customer.json, { registrationId })
+    }),
+  )
+})
+
+describe("domain errors map to problems", () => {
+  const cases = [
+    ["ValidationFailed", 422, "validation", "VALIDATION_FAILED"],
+    ["IllegalTransition", 409, "illegal-transition", "ILLEGAL_TRANSITION"],
+    ["RuleViolated", 422, "rule-violated", "DEBIT_LIMIT_EXCEEDED"],
+    ["NotFound", 404, "not-found", "NOT_FOUND"],
+    ["AlreadyExists", 409, "already-exists", "ALREADY_EXISTS"],
+    ["VersionConflict", 409, "concurrent-modification", "CONCURRENT_MODIFICATION"],
+    ["EventStoreUnavailable", 503, "unavailable", "SERVICE_UNAVAILABLE"],
+  ] as const
+  for (const [kind, status, type, code] of cases) {
+    it.effect(`${kind} -> ${status} ${code}`, () =>
+      Effect.gen(function* () {
+        const token = yield* partnerToken(probeHandler)
+        const r = yield* send(probeHandler, `/Probe/DomainError/${kind}`, bearer(token))
+        expectProblem(r, status, type, code)
+      }),
+    )
+  }
+
+  it.effect("ValidationFailed lists every field", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(probeHandler)
+      const r = yield* send(probeHandler, "/Probe/DomainError/ValidationFailed", bearer(token))
+      assert.deepStrictEqual((r.json as { errors: unknown }).errors, [
+        { field: "owner.emailAddress", message: "must be an email address" },
+        { field: "employees[1].emailAddress", message: "duplicates employees[0].emailAddress" },
+      ])
+    }),
+  )
+
+  it.effect("EventStoreUnavailable does not leak the store's internals", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(probeHandler)
+      const r = yield* send(probeHandler, "/Probe/DomainError/EventStoreUnavailable", bearer(token))
+      assert.notInclude(JSON.stringify(r.json), "db.internal")
+    }),
+  )
+})
+
+describe("other problems", () => {
+  it.effect("429 carries Retry-After", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(probeHandler)
+      const r = yield* send(probeHandler, "/Probe/RateLimited", bearer(token))
+      const body = expectProblem(r, 429, "rate-limited", "RATE_LIMITED")
+      assert.strictEqual(r.headers.get("retry-after"), "30")
+      assert.strictEqual(body.retryAfterSeconds, 30)
+    }),
+  )
+
+  it.effect("an unexpected failure is 500 problem+json with a correlation id and no internals", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(probeHandler)
+      const r = yield* send(probeHandler, "/Probe/Defect", bearer(token))
+      expectProblem(r, 500, "internal", "INTERNAL_ERROR")
+      assert.notInclude(JSON.stringify(r.json), "hunter2")
+      assert.notInclude(JSON.stringify(r.json), "secret internals")
+    }),
+  )
+})
+
+describe("GET /openapi.json", () => {
+  it.effect("is an OpenAPI 3.1 document listing every path with the bearer scheme and problem responses", () =>
+    Effect.gen(function* () {
+      const r = yield* send(handler, "/openapi.json")
+      assert.strictEqual(r.status, 200)
+      const doc = r.json as {
+        openapi: string
+        paths: Record<string, Record<string, { security?: unknown; responses: Record<string, { content?: object }> }>>
+        components: { securitySchemes: Record<string, { type: string; scheme: string }> }
+      }
+      assert.match(doc.openapi, /^3\.1/)
+      assert.deepStrictEqual(Object.keys(doc.paths).sort(), [
+        "/Auth/ExchangeToken",
+        "/BankLinkWebhook/UpdateItem",
+        "/HealthCheck/Get",
+        "/SaleProviderWebhook/ReceiveSaleEvent",
+        "/auth/token",
+      ])
+      assert.deepStrictEqual(Object.keys(doc.paths["/auth/token"] ?? {}), ["post"])
+      assert.deepStrictEqual(Object.keys(doc.paths["/HealthCheck/Get"] ?? {}), ["get"])
+      assert.deepStrictEqual(Object.keys(doc.paths["/BankLinkWebhook/UpdateItem"] ?? {}), ["head"])
+      const schemes = Object.values(doc.components.securitySchemes)
+      assert.deepStrictEqual(schemes, [{ type: "http", scheme: "Bearer" }])
+      const health = doc.paths["/HealthCheck/Get"]?.get
+      assert.deepStrictEqual(health?.security, [{ bearer: [] }])
+      for (const status of ["400", "401", "403", "500", "503"]) {
+        assert.property(health?.responses, status)
+        assert.property(health?.responses[status]?.content, "application/problem+json")
+      }
+      assert.deepStrictEqual(doc.paths["/auth/token"]?.post?.security, [])
+    }),
+  )
+
+  it.effect("GET /docs serves an interactive reference page", () =>
+    Effect.gen(function* () {
+      const r = yield* send(handler, "/docs")
+      assert.strictEqual(r.status, 200)
+      assert.include(r.headers.get("content-type") ?? "", "text/html")
+      assert.include(r.text, "/HealthCheck/Get")
+    }),
+  )
+})

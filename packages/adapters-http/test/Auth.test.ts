@@ -1,0 +1,243 @@
+/**
+ * Authentication through the HTTP interface: POST /auth/token, bearer tokens on
+ * every other endpoint, GET /Auth/ExchangeToken.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
+import { TestClock } from "effect/testing"
+import * as Jose from "jose"
+import { afterAll } from "vitest"
+import { Tokens } from "../src/Tokens.ts"
+import {
+  bearer,
+  clientId,
+  clientSecret,
+  makeServer,
+  partnerToken,
+  postJson,
+  send,
+  TokensTest,
+  tokenSecret,
+  typedClient,
+  withTestClock,
+} from "./fixtures.ts"
+
+const { handler, dispose } = makeServer()
+afterAll(dispose)
+
+const key = new TextEncoder().encode(Redacted.value(tokenSecret))
+const partnerClaims = { scope: "partner", sub: "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" }
+
+/** A token signed with our secret but with chosen header/claims, to probe the verifier. */
+const craft = (alg: string, claims: Record<string, unknown>, overrides: { aud?: string; secret?: Uint8Array } = {}) =>
+  Effect.promise(() =>
+    new Jose.SignJWT(claims)
+      .setProtectedHeader({ alg })
+      .setIssuer("partnerpay")
+      .setAudience(overrides.aud ?? "partnerpay")
+      .setIssuedAt()
+      .setExpirationTime("1h")
+      .setJti("5c0ffee0-0000-4000-8000-000000000001")
+      .sign(overrides.secret ?? key),
+  )
+
+const expectUnauthorized = (r: { status: number; headers: Headers; json: unknown }) => {
+  assert.strictEqual(r.status, 401)
+  assert.strictEqual(r.headers.get("content-type"), "application/problem+json")
+  assert.strictEqual(r.headers.get("www-authenticate"), "Bearer")
+  const body = r.json as Record<string, unknown>
+  assert.strictEqual(body.type, "https://partnerpay.dev/problems/unauthorized")
+  assert.strictEqual(body.code, "UNAUTHORIZED")
+  assert.strictEqual(body.status, 401)
+}
+
+describe("POST /auth/token", () => {
+  it.effect("valid credentials give a Bearer token valid 3600 seconds, with the interface's PascalCase names", () =>
+    Effect.gen(function* () {
+      const r = yield* send(handler, "/auth/token", postJson({ ClientId: clientId, ClientSecret: clientSecret }))
+      assert.strictEqual(r.status, 200)
+      const body = r.json as Record<string, unknown>
+      assert.deepStrictEqual(Object.keys(body).sort(), ["AccessToken", "ExpiresInSeconds", "TokenType"])
+      assert.strictEqual(body.TokenType, "Bearer")
+      assert.strictEqual(body.ExpiresInSeconds, 3600)
+      const claims = Jose.decodeJwt(body.AccessToken as string)
+      assert.strictEqual(claims.scope, "partner")
+      assert.strictEqual(claims.aud, "partnerpay")
+      assert.strictEqual((claims.exp ?? 0) - (claims.iat ?? 0), 3600)
+    }),
+  )
+
+  it.effect("the typed client gets the same shape", () =>
+    Effect.gen(function* () {
+      const client = yield* typedClient(handler)
+      const token = yield* client.auth.token({
+        payload: { ClientId: clientId, ClientSecret: Redacted.make(clientSecret) },
+      })
+      assert.strictEqual(token.TokenType, "Bearer")
+      assert.strictEqual(token.ExpiresInSeconds, 3600)
+    }),
+  )
+
+  it.effect("a wrong secret and an unknown ClientId get identical 401 answers (apart from the instance id)", () =>
+    Effect.gen(function* () {
+      const wrongSecret = yield* send(handler, "/auth/token", postJson({ ClientId: clientId, ClientSecret: "nope" }))
+      const unknownId = yield* send(
+        handler,
+        "/auth/token",
+        postJson({ ClientId: "no-such-client", ClientSecret: clientSecret }),
+      )
+      expectUnauthorized(wrongSecret)
+      expectUnauthorized(unknownId)
+      const strip = (json: unknown) => {
+        const { instance, ...rest } = json as Record<string, unknown>
+        assert.match(String(instance), /^urn:uuid:[0-9a-f-]{36}$/)
+        return rest
+      }
+      assert.deepStrictEqual(strip(wrongSecret.json), strip(unknownId.json))
+    }),
+  )
+
+  it.effect("the typed client sees the 401 as an Unauthorized problem", () =>
+    Effect.gen(function* () {
+      const client = yield* typedClient(handler)
+      const error = yield* client.auth
+        .token({ payload: { ClientId: clientId, ClientSecret: Redacted.make("wrong") } })
+        .pipe(Effect.flip)
+      assert.strictEqual(error._tag, "Unauthorized")
+    }),
+  )
+
+  it.effect("a secret from another partner does not open this partner's account", () =>
+    Effect.gen(function* () {
+      const r = yield* send(handler, "/auth/token", postJson({ ClientId: clientId, ClientSecret: "another secret" }))
+      expectUnauthorized(r)
+    }),
+  )
+})
+
+describe("bearer authentication", () => {
+  it.effect("a missing Authorization header is 401 with WWW-Authenticate: Bearer", () =>
+    Effect.gen(function* () {
+      expectUnauthorized(yield* send(handler, "/HealthCheck/Get"))
+    }),
+  )
+
+  it.effect("another scheme (Basic) is 401", () =>
+    Effect.gen(function* () {
+      expectUnauthorized(yield* send(handler, "/HealthCheck/Get", { headers: { authorization: "Basic dXNlcjpwYXNz" } }))
+    }),
+  )
+
+  it.effect("a malformed token is 401", () =>
+    Effect.gen(function* () {
+      expectUnauthorized(yield* send(handler, "/HealthCheck/Get", bearer("not.a.jwt")))
+      expectUnauthorized(yield* send(handler, "/HealthCheck/Get", bearer("garbage")))
+    }),
+  )
+
+  it.effect("a token signed with another secret (forged) is 401", () =>
+    Effect.gen(function* () {
+      const forged = yield* craft("HS256", partnerClaims, {
+        secret: new TextEncoder().encode("an-attacker-secret-of-enough-length!!"),
+      })
+      expectUnauthorized(yield* send(handler, "/HealthCheck/Get", bearer(forged)))
+    }),
+  )
+
+  it.effect("a valid token whose signature was tampered with is 401", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(handler)
+      const [h, p, s] = token.split(".")
+      const tampered = `${h}.${p}.${s?.startsWith("A") ? `B${s.slice(1)}` : `A${s?.slice(1)}`}`
+      expectUnauthorized(yield* send(handler, "/HealthCheck/Get", bearer(tampered)))
+    }),
+  )
+
+  it.effect("an unsigned token (alg none) is 401", () =>
+    Effect.gen(function* () {
+      const unsigned = new Jose.UnsecuredJWT(partnerClaims)
+        .setIssuer("partnerpay")
+        .setAudience("partnerpay")
+        .setIssuedAt()
+        .setExpirationTime("1h")
+        .setJti("5c0ffee0-0000-4000-8000-000000000002")
+        .encode()
+      expectUnauthorized(yield* send(handler, "/HealthCheck/Get", bearer(unsigned)))
+    }),
+  )
+
+  it.effect("a token signed with another HMAC algorithm (HS512) is 401", () =>
+    Effect.gen(function* () {
+      const hs512 = yield* craft("HS512", partnerClaims)
+      expectUnauthorized(yield* send(handler, "/HealthCheck/Get", bearer(hs512)))
+    }),
+  )
+
+  it.effect("a token for another audience is 401", () =>
+    Effect.gen(function* () {
+      const other = yield* craft("HS256", partnerClaims, { aud: "someone-else" })
+      expectUnauthorized(yield* send(handler, "/HealthCheck/Get", bearer(other)))
+    }),
+  )
+
+  it.effect("a correctly signed token without a valid scope is 401", () =>
+    Effect.gen(function* () {
+      const noScope = yield* craft("HS256", { sub: partnerClaims.sub })
+      expectUnauthorized(yield* send(handler, "/HealthCheck/Get", bearer(noScope)))
+      const notUuid = yield* craft("HS256", { scope: "partner", sub: "admin" })
+      expectUnauthorized(yield* send(handler, "/HealthCheck/Get", bearer(notUuid)))
+    }),
+  )
+
+  it.effect("a token is accepted until 3600 seconds have passed, then refused (TestClock)", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(handler, yield* withTestClock)
+      yield* TestClock.adjust("3599 seconds")
+      const before = yield* send(handler, "/HealthCheck/Get", bearer(token), yield* withTestClock)
+      assert.strictEqual(before.status, 200)
+      yield* TestClock.adjust("2 seconds")
+      expectUnauthorized(yield* send(handler, "/HealthCheck/Get", bearer(token), yield* withTestClock))
+    }),
+  )
+})
+
+describe("GET /Auth/ExchangeToken", () => {
+  it.effect("returns a fresh, working token for the same partner", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(handler)
+      const r = yield* send(handler, "/Auth/ExchangeToken", bearer(token))
+      assert.strictEqual(r.status, 200)
+      const fresh = (r.json as { accessToken: string }).accessToken
+      assert.notStrictEqual(fresh, token)
+      assert.strictEqual(Jose.decodeJwt(fresh).sub, Jose.decodeJwt(token).sub)
+      assert.strictEqual(Jose.decodeJwt(fresh).scope, "partner")
+      const health = yield* send(handler, "/HealthCheck/Get", bearer(fresh))
+      assert.strictEqual(health.status, 200)
+    }),
+  )
+
+  // Live clock: the token is issued in the test fiber and checked by the server's clock.
+  it.live("keeps a customer's subject, scope and partner", () =>
+    Effect.gen(function* () {
+      const tokens = yield* Tokens
+      const customer = yield* tokens.issue({
+        _tag: "Customer",
+        partnerId: partnerClaims.sub as never,
+        registrationId: "7e57ab1e-0000-4000-8000-00000000c0de" as never,
+      })
+      const client = yield* typedClient(handler, customer.accessToken)
+      const { accessToken } = yield* client.auth.exchangeToken()
+      assert.deepStrictEqual(yield* tokens.verify(accessToken), {
+        _tag: "Customer",
+        partnerId: partnerClaims.sub,
+        registrationId: "7e57ab1e-0000-4000-8000-00000000c0de",
+      } as never)
+    }).pipe(Effect.provide(TokensTest)),
+  )
+
+  it.effect("without a token is 401", () =>
+    Effect.gen(function* () {
+      expectUnauthorized(yield* send(handler, "/Auth/ExchangeToken"))
+    }),
+  )
+})

@@ -1,0 +1,101 @@
+/** Shared test wiring: in-memory ports, an in-process server, raw and typed clients. */
+import { IdGenerator, Ids } from "@partnerpay/domain"
+import { Clock, Context, Effect, Layer, Redacted } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
+import { Api } from "../src/Api.ts"
+import { HealthCheck, Unhealthy } from "../src/HealthCheck.ts"
+import { layerMemory } from "../src/PartnerCredentialsMemory.ts"
+import * as Server from "../src/Server.ts"
+import { Tokens } from "../src/Tokens.ts"
+
+export const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b")
+export const otherPartnerId = Ids.PartnerId.make("1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f")
+export const registrationId = Ids.RegistrationId.make("7e57ab1e-0000-4000-8000-00000000c0de")
+export const clientId = "partner-client-1"
+export const clientSecret = "correct horse battery staple"
+export const tokenSecret = Redacted.make("test-secret-0123456789-abcdefghijklmnop")
+export const baseUrl = "http://partnerpay.test"
+
+/** Health is controlled by the test through this flag. */
+export const health = { healthy: true }
+
+export const TokensTest = Tokens.layer({ secret: tokenSecret }).pipe(Layer.provide(IdGenerator.layerRandom))
+
+export const Ports = Layer.mergeAll(
+  // Cheap scrypt parameters keep the suite fast; production uses the defaults.
+  layerMemory(
+    [
+      { clientId, clientSecret: Redacted.make(clientSecret), partnerId },
+      { clientId: "partner-client-2", clientSecret: Redacted.make("another secret"), partnerId: otherPartnerId },
+    ],
+    { N: 2 ** 10, r: 8, p: 1 },
+  ),
+  TokensTest,
+  Layer.succeed(
+    HealthCheck,
+    HealthCheck.of({
+      check: Effect.suspend(() =>
+        health.healthy ? Effect.void : Effect.fail(new Unhealthy({ reason: "database unreachable" })),
+      ),
+    }),
+  ),
+)
+
+export const makeServer = () => Server.toWebHandler(Ports)
+
+/** Sends a raw request to the in-process server (with `context`, e.g. the test's Clock, for the request). */
+export const send = (
+  handler: Handler,
+  path: string,
+  init?: RequestInit,
+  context?: Context.Context<never>,
+): Effect.Effect<{ status: number; headers: Headers; text: string; json: unknown }> =>
+  Effect.promise(async () => {
+    const response = await handler(new Request(`${baseUrl}${path}`, init), context)
+    const text = await response.text()
+    let json: unknown
+    try {
+      json = text === "" ? undefined : JSON.parse(text)
+    } catch {
+      json = undefined
+    }
+    return { status: response.status, headers: response.headers, text, json }
+  })
+
+export type Handler = (request: Request, context?: Context.Context<never>) => Promise<Response>
+
+/** A request context carrying the calling fiber's Clock, so the server sees TestClock time. */
+export const withTestClock: Effect.Effect<Context.Context<never>> = Effect.gen(function* () {
+  const clock = yield* Clock.Clock
+  return Context.make(Clock.Clock, clock) as Context.Context<never>
+})
+
+export const bearer = (token: string): RequestInit => ({ headers: { authorization: `Bearer ${token}` } })
+
+export const postJson = (body: unknown): RequestInit => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: typeof body === "string" ? body : JSON.stringify(body),
+})
+
+/** The typed client derived from the API definition, talking to the in-process server. */
+export const typedClient = (handler: Handler, token?: string) =>
+  Effect.gen(function* () {
+    const httpClient = yield* HttpClient.HttpClient
+    return yield* HttpApiClient.makeWith(Api, {
+      httpClient:
+        token === undefined ? httpClient : httpClient.pipe(HttpClient.mapRequest(HttpClientRequest.bearerToken(token))),
+      baseUrl,
+    })
+  }).pipe(Effect.provide(Server.clientFor(handler)))
+
+/** A partner token obtained through POST /auth/token. */
+export const partnerToken = (handler: Handler, context?: Context.Context<never>) =>
+  Effect.map(
+    send(handler, "/auth/token", postJson({ ClientId: clientId, ClientSecret: clientSecret }), context),
+    (r) => {
+      if (r.status !== 200) throw new Error(`token request failed: ${r.status} ${r.text}`)
+      return (r.json as { AccessToken: string }).AccessToken
+    },
+  )
