@@ -50,6 +50,15 @@ describe("no debit authorization yet", () => {
       .when(set(usd(0)))
       .thenFails({ _tag: "ValidationFailed", issues: [{ field: "limit", message: "must be greater than zero" }] })
   })
+  it("set refuses a limit that is not whole minor units", () => {
+    spec
+      .given([])
+      .when(set({ minorUnits: 10.5, currency: "USD" }))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "limit", message: "must be a whole number of minor units of a supported currency" }],
+      })
+  })
   it("every other command is refused as NotFound", () => {
     const commands: ReadonlyArray<DebitAuth.DebitAuthCommand> = [
       { _tag: "UpdateDebitAuthLimit", limit: usd(1), at },
