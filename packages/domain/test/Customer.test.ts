@@ -539,16 +539,14 @@ const command: fc.Arbitrary<Customer.CustomerCommand> = fc.oneof(
   fc
     .record({ tokenId: fc.constantFrom(...tokenIds), accounts: fc.array(account, { maxLength: 3 }), at: instant })
     .map((c): Customer.CustomerCommand => ({ _tag: "LinkBankAccounts", ...c })),
-  fc
-    .record({ tokenId: fc.constantFrom(...tokenIds), account, at: instant })
-    .map(
-      ({ tokenId, account, at }): Customer.CustomerCommand => ({
-        _tag: "LinkBankAccounts",
-        tokenId,
-        accounts: [account],
-        at,
-      }),
-    ),
+  fc.record({ tokenId: fc.constantFrom(...tokenIds), account, at: instant }).map(
+    ({ tokenId, account, at }): Customer.CustomerCommand => ({
+      _tag: "LinkBankAccounts",
+      tokenId,
+      accounts: [account],
+      at,
+    }),
+  ),
   fc
     .record({ bankAccountId: fc.constantFrom(...accountIds), at: instant })
     .map((c): Customer.CustomerCommand => ({ _tag: "UnlinkBankAccount", ...c })),
