@@ -79,7 +79,8 @@ export interface ServeOptions {
 /** Serves the API on a Node HTTP server. */
 export const layer = (options: ServeOptions) =>
   HttpRouter.serve(Routes, { routerConfig, disableLogger: true }).pipe(
-    Layer.provide(
+    // The HttpServer stays visible (e.g. to read the bound address when port is 0).
+    Layer.provideMerge(
       NodeHttpServer.layer(
         createServer,
         options.host === undefined ? { port: options.port } : { port: options.port, host: options.host },

@@ -1,0 +1,124 @@
+/** The token service on its own: claims, lifetime on the Effect clock, refusals with their reasons. */
+
+import { assert, describe, it } from "@effect/vitest"
+import { IdGenerator } from "@partnerpay/domain"
+import { Clock, Effect, Layer, Redacted } from "effect"
+import { TestClock } from "effect/testing"
+import * as Jose from "jose"
+import { Tokens } from "../src/Tokens.ts"
+import { partnerId, registrationId, TokensTest, tokenSecret } from "./fixtures.ts"
+
+const partner = { _tag: "Partner", partnerId } as const
+const customer = { _tag: "Customer", partnerId, registrationId } as const
+
+const reasonOf = (token: string) =>
+  Effect.gen(function* () {
+    const tokens = yield* Tokens
+    const error = yield* Effect.flip(tokens.verify(token))
+    return error.reason
+  })
+
+describe("Tokens", () => {
+  it.effect("a partner token carries iss, aud, sub, scope, iat, exp = iat + 3600 and a jti", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(1_800_000_000_000)
+      const tokens = yield* Tokens
+      const issued = yield* tokens.issue(partner)
+      assert.strictEqual(issued.expiresInSeconds, 3600)
+      const header = Jose.decodeProtectedHeader(issued.accessToken)
+      assert.strictEqual(header.alg, "HS256")
+      const claims = Jose.decodeJwt(issued.accessToken)
+      assert.strictEqual(claims.iss, "partnerpay")
+      assert.strictEqual(claims.aud, "partnerpay")
+      assert.strictEqual(claims.sub, partnerId)
+      assert.strictEqual(claims.scope, "partner")
+      assert.strictEqual(claims.iat, 1_800_000_000)
+      assert.strictEqual(claims.exp, 1_800_003_600)
+      assert.isString(claims.jti)
+      assert.isUndefined(claims.pid)
+      assert.deepStrictEqual(yield* tokens.verify(issued.accessToken), partner)
+    }).pipe(Effect.provide(TokensTest)),
+  )
+
+  it.effect("a customer token has the registration id as subject and the partner as pid", () =>
+    Effect.gen(function* () {
+      const tokens = yield* Tokens
+      const issued = yield* tokens.issue(customer)
+      const claims = Jose.decodeJwt(issued.accessToken)
+      assert.strictEqual(claims.sub, registrationId)
+      assert.strictEqual(claims.pid, partnerId)
+      assert.strictEqual(claims.scope, "customer")
+      assert.deepStrictEqual(yield* tokens.verify(issued.accessToken), customer)
+    }).pipe(Effect.provide(TokensTest)),
+  )
+
+  it.effect("two tokens issued at the same instant differ (jti)", () =>
+    Effect.gen(function* () {
+      const tokens = yield* Tokens
+      const a = yield* tokens.issue(partner)
+      const b = yield* tokens.issue(partner)
+      assert.notStrictEqual(a.accessToken, b.accessToken)
+    }).pipe(Effect.provide(TokensTest)),
+  )
+
+  it.effect("a token expires exactly after its lifetime on the Effect clock", () =>
+    Effect.gen(function* () {
+      const tokens = yield* Tokens
+      const issued = yield* tokens.issue(partner)
+      yield* TestClock.adjust("3599 seconds")
+      yield* tokens.verify(issued.accessToken)
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual(yield* reasonOf(issued.accessToken), "expired")
+    }).pipe(Effect.provide(TokensTest)),
+  )
+
+  it.effect("refusals: empty, malformed, alg none, other algorithm, other audience, forged", () =>
+    Effect.gen(function* () {
+      const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      const tokens = yield* Tokens
+      const key = new TextEncoder().encode(Redacted.value(tokenSecret))
+      const sign = (alg: string, aud: string, k: Uint8Array) =>
+        Effect.promise(() =>
+          new Jose.SignJWT({ scope: "partner" })
+            .setProtectedHeader({ alg })
+            .setIssuer("partnerpay")
+            .setAudience(aud)
+            .setSubject(partnerId)
+            .setIssuedAt(now)
+            .setExpirationTime(now + 60)
+            .setJti("5c0ffee0-0000-4000-8000-000000000003")
+            .sign(k),
+        )
+      assert.strictEqual(yield* reasonOf(""), "missing")
+      assert.strictEqual(yield* reasonOf("a.b.c"), "malformed")
+      const none = new Jose.UnsecuredJWT({ scope: "partner" })
+        .setIssuer("partnerpay")
+        .setAudience("partnerpay")
+        .setSubject(partnerId)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 60)
+        .encode()
+      assert.strictEqual(yield* reasonOf(none), "algorithm")
+      assert.strictEqual(yield* reasonOf(yield* sign("HS384", "partnerpay", key)), "algorithm")
+      assert.strictEqual(yield* reasonOf(yield* sign("HS256", "elsewhere", key)), "claims")
+      const otherKey = new TextEncoder().encode("x".repeat(40))
+      assert.strictEqual(yield* reasonOf(yield* sign("HS256", "partnerpay", otherKey)), "signature")
+      // Control: the same token with nothing changed is accepted, so each refusal above is about its one change.
+      assert.deepStrictEqual(yield* tokens.verify(yield* sign("HS256", "partnerpay", key)), partner)
+    }).pipe(Effect.provide(TokensTest)),
+  )
+
+  it.effect("a secret shorter than 32 bytes is refused when the layer is built", () =>
+    Effect.gen(function* () {
+      const exit = yield* Effect.exit(
+        Effect.provide(
+          Effect.gen(function* () {
+            return yield* Tokens
+          }),
+          Tokens.layer({ secret: Redacted.make("short") }).pipe(Layer.provide(IdGenerator.layerRandom)),
+        ),
+      )
+      assert.isTrue(exit._tag === "Failure")
+    }),
+  )
+})
