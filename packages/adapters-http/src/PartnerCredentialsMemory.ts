@@ -6,13 +6,8 @@
  * against a dummy hash, so it costs the same time as a wrong secret.
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
-import type { Ids } from "@partnerpay/domain"
+import { type Ids, PartnerCredentials } from "@partnerpay/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
-// TODO(lead): import from "@partnerpay/domain" once index.ts exports PartnerCredentials,
-// and drop the re-export below (other modules import the port from here until then).
-import { PartnerCredentials } from "../../domain/src/PartnerCredentials.ts"
-
-export { PartnerCredentials }
 
 export interface PartnerCredentialEntry {
   readonly clientId: string

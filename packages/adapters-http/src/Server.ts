@@ -9,6 +9,7 @@
  */
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
+import type { PartnerCredentials } from "@partnerpay/domain"
 import { Effect, Layer, Option, type Types } from "effect"
 import {
   FetchHttpClient,
@@ -25,7 +26,6 @@ import type { HealthCheck } from "./HealthCheck.ts"
 import { AuthLive } from "./handlers/AuthLive.ts"
 import { HealthLive } from "./handlers/HealthLive.ts"
 import { WebhookLive } from "./handlers/WebhookLive.ts"
-import type { PartnerCredentials } from "./PartnerCredentialsMemory.ts"
 import * as Problem from "./Problem.ts"
 import { failureResponse, ProblemHandling } from "./ProblemHandling.ts"
 import type { Tokens } from "./Tokens.ts"

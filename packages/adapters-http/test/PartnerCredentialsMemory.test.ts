@@ -1,7 +1,8 @@
 /** The in-memory PartnerCredentials: scrypt-hashed secrets, same answer for unknown id and wrong secret. */
 import { assert, describe, it } from "@effect/vitest"
+import { PartnerCredentials } from "@partnerpay/domain"
 import { Effect, Option, Redacted } from "effect"
-import { hashSecret, layerMemory, PartnerCredentials, verifySecret } from "../src/PartnerCredentialsMemory.ts"
+import { hashSecret, layerMemory, verifySecret } from "../src/PartnerCredentialsMemory.ts"
 import { partnerId } from "./fixtures.ts"
 
 const cheap = { N: 2 ** 10, r: 8, p: 1 }

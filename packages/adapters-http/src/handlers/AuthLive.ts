@@ -1,9 +1,10 @@
 /** Handlers of the `auth` group: token issuance and exchange. */
+
+import { PartnerCredentials } from "@partnerpay/domain"
 import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { Caller } from "../Caller.ts"
-import { PartnerCredentials } from "../PartnerCredentialsMemory.ts"
 import * as Problem from "../Problem.ts"
 import { Tokens } from "../Tokens.ts"
 
