@@ -1,0 +1,309 @@
+/**
+ * The PostgreSQL EventStore against the real server: the contract, then what
+ * only a shared database can show (migrations racing, concurrent writers, a
+ * reader following the global log while writers commit out of order, the
+ * append hook's transaction, bad stored data, error mapping).
+ * One file on purpose: its tests run one after the other, so the writer races
+ * here never overlap the contract's gap-free position check.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import {
+  CommandHandler,
+  Decider,
+  EventStore,
+  EventStoreUnavailable,
+  ExpectedVersion,
+  type NewEvent,
+  type RecordedEvent,
+} from "@partnerpay/domain"
+import { eventStoreContract } from "@partnerpay/domain/testing"
+import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import * as Migrations from "../src/Migrations.ts"
+import * as PgDatabase from "../src/PgDatabase.ts"
+import { databaseUrl, postgresAvailable, postgresStore } from "./support.ts"
+
+const newEvent = (data: unknown, eventType = "Tested"): NewEvent => ({
+  eventId: crypto.randomUUID(),
+  eventType,
+  schemaVersion: 1,
+  data,
+  metadata: {},
+})
+
+const suite = postgresAvailable ? describe : describe.skip
+
+if (postgresAvailable) {
+  eventStoreContract("PostgreSQL", postgresStore(), { describe, it, beforeAll, afterAll })
+}
+
+suite("PostgreSQL", () => {
+  const runtime = ManagedRuntime.make(Layer.fresh(postgresStore()))
+  const run = <A, E>(effect: Effect.Effect<A, E, EventStore | SqlClient>) => runtime.runPromise(effect)
+  afterAll(() => runtime.dispose())
+
+  it("migrations started by two processes at once apply exactly once", { timeout: 30_000 }, async () => {
+    const schema = `mig_${crypto.randomUUID().replaceAll("-", "")}`
+    await run(Effect.flatMap(SqlClient, (sql) => sql.unsafe(`CREATE SCHEMA ${schema}`)))
+    try {
+      // Two separate pools stand for two processes; both target the fresh schema.
+      const process = () =>
+        Effect.runPromise(
+          Migrations.run.pipe(
+            Effect.provide(PgDatabase.layerPostgres(databaseUrl, { startupParameters: { search_path: schema } })),
+          ),
+        )
+      const [a, b] = await Promise.all([process(), process()])
+      const applied = [...a, ...b]
+      assert.deepStrictEqual(applied, [[1, "create_events"]])
+      const tables = await run(
+        Effect.flatMap(
+          SqlClient,
+          (sql) =>
+            sql<{
+              table_name: string
+            }>`SELECT table_name FROM information_schema.tables WHERE table_schema = ${schema} ORDER BY table_name`,
+        ),
+      )
+      assert.deepStrictEqual(
+        tables.map((row) => row.table_name),
+        ["events", Migrations.table, "streams"],
+      )
+    } finally {
+      await run(Effect.flatMap(SqlClient, (sql) => sql.unsafe(`DROP SCHEMA ${schema} CASCADE`)))
+    }
+  })
+
+  it("32 fibers appending to one stream at the same expected version: exactly one wins", async () => {
+    const streamId = `Race-${crypto.randomUUID()}`
+    const outcomes = await run(
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        yield* store.append(streamId, "Race", ExpectedVersion.noStream, [newEvent({ n: 0 })])
+        return yield* Effect.all(
+          Array.from({ length: 32 }, (_, i) =>
+            Effect.result(store.append(streamId, "Race", ExpectedVersion.exact(1), [newEvent({ writer: i })])),
+          ),
+          { concurrency: "unbounded" },
+        )
+      }),
+    )
+    assert.strictEqual(outcomes.filter((o) => o._tag === "Success").length, 1)
+    for (const outcome of outcomes) {
+      if (outcome._tag === "Failure") {
+        assert.strictEqual(outcome.failure._tag, "VersionConflict")
+        if (outcome.failure._tag === "VersionConflict") assert.strictEqual(outcome.failure.actual, 2)
+      }
+    }
+  })
+
+  it("many streams appended in parallel get unique global positions", async () => {
+    const results = await run(
+      Effect.flatMap(EventStore, (store) =>
+        Effect.all(
+          Array.from({ length: 64 }, () =>
+            store.append(`Parallel-${crypto.randomUUID()}`, "Parallel", ExpectedVersion.any, [
+              newEvent({}),
+              newEvent({}),
+            ]),
+          ),
+          { concurrency: 16 },
+        ),
+      ),
+    )
+    const positions = results.map((r) => r.lastPosition)
+    assert.strictEqual(new Set(positions).size, positions.length)
+  })
+
+  it("a reader following readAll while 8 writers append sees every event exactly once, in position order", {
+    timeout: 30_000,
+  }, async () => {
+    // The hook keeps each append's transaction open for a random while after its
+    // positions are drawn, so commits land out of position order.
+    const jittery = ManagedRuntime.make(
+      Layer.fresh(postgresStore({ onAppend: () => Effect.sleep(Math.floor(Math.random() * 6)) })),
+    )
+    try {
+      const result = await jittery.runPromise(
+        Effect.gen(function* () {
+          const store = yield* EventStore
+          const sql = yield* SqlClient
+          const start = Number(
+            (yield* sql<{ max: bigint | null }>`SELECT max(global_position) AS max FROM events`)[0]?.max ?? 0,
+          )
+          const streams = Array.from({ length: 24 }, () => `Follow-${crypto.randomUUID()}`)
+          const expected = new Set<string>()
+          const writer = (w: number) =>
+            Effect.gen(function* () {
+              for (let i = 0; i < 25; i++) {
+                const events = [newEvent({ w, i }), ...(i % 3 === 0 ? [newEvent({ w, i, second: true })] : [])]
+                for (const e of events) expected.add(e.eventId)
+                yield* store.append(streams[(w * 7 + i) % streams.length] ?? "", "Follow", ExpectedVersion.any, events)
+              }
+            })
+          const seen: Array<RecordedEvent> = []
+          let writersDone = false
+          const writers = Effect.all(
+            Array.from({ length: 8 }, (_, w) => writer(w)),
+            { concurrency: "unbounded" },
+          ).pipe(Effect.ensuring(Effect.sync(() => (writersDone = true))))
+          const reader = Effect.gen(function* () {
+            let checkpoint = start
+            const deadline = Date.now() + 20_000
+            while (Date.now() < deadline) {
+              const page = yield* store.readAll({ after: checkpoint, limit: 20 })
+              for (const event of page) {
+                assert.isAbove(event.globalPosition, checkpoint)
+                checkpoint = event.globalPosition
+                seen.push(event)
+              }
+              const mine = seen.filter((e) => expected.has(e.eventId)).length
+              if (writersDone && mine === expected.size) return
+              if (page.length === 0) yield* Effect.sleep(2)
+            }
+          })
+          yield* Effect.all([writers, reader], { concurrency: 2 })
+          return { seen, expected }
+        }),
+      )
+      const mine = result.seen.filter((e) => result.expected.has(e.eventId))
+      assert.strictEqual(mine.length, result.expected.size)
+      assert.strictEqual(new Set(mine.map((e) => e.eventId)).size, mine.length)
+      const byStream = new Map<string, Array<number>>()
+      for (const e of mine) byStream.set(e.streamId, [...(byStream.get(e.streamId) ?? []), e.streamVersion])
+      for (const versions of byStream.values()) {
+        assert.deepStrictEqual(
+          versions,
+          versions.map((_, i) => i + 1),
+        )
+      }
+    } finally {
+      await jittery.dispose()
+    }
+  })
+
+  it("the append hook runs in the append's transaction: its rows commit or roll back with the events", async () => {
+    const table = "adapters_pg_hook_test"
+    const streamId = `Hooked-${crypto.randomUUID()}`
+    await run(
+      Effect.flatMap(SqlClient, (sql) =>
+        sql.unsafe(`CREATE TABLE IF NOT EXISTS ${table} (event_id uuid PRIMARY KEY, position bigint NOT NULL)`),
+      ),
+    )
+    const hooked = (fail: boolean) =>
+      ManagedRuntime.make(
+        Layer.fresh(
+          postgresStore({
+            onAppend: (events) =>
+              Effect.gen(function* () {
+                const sql = yield* SqlClient
+                for (const e of events) {
+                  yield* sql`INSERT INTO ${sql(table)} (event_id, position) VALUES (${e.eventId}::uuid, ${e.globalPosition})`
+                }
+                if (fail) return yield* Effect.fail("projection refused")
+              }),
+          }),
+        ),
+      )
+    const ok = hooked(false)
+    const failing = hooked(true)
+    try {
+      const first = newEvent({ n: 1 })
+      await ok.runPromise(
+        Effect.flatMap(EventStore, (store) => store.append(streamId, "Hooked", ExpectedVersion.noStream, [first])),
+      )
+      const second = newEvent({ n: 2 })
+      const refused = await failing.runPromise(
+        Effect.flip(
+          Effect.flatMap(EventStore, (store) => store.append(streamId, "Hooked", ExpectedVersion.exact(1), [second])),
+        ),
+      )
+      assert.strictEqual(refused._tag, "EventStoreUnavailable")
+      const rows = await run(
+        Effect.flatMap(
+          SqlClient,
+          (sql) =>
+            sql<{
+              event_id: string
+            }>`SELECT event_id FROM ${sql(table)} WHERE event_id IN (${first.eventId}::uuid, ${second.eventId}::uuid)`,
+        ),
+      )
+      assert.deepStrictEqual(
+        rows.map((r) => r.event_id),
+        [first.eventId],
+      )
+      const stored = await run(Effect.flatMap(EventStore, (store) => store.readStream(streamId)))
+      assert.deepStrictEqual(
+        stored.map((e) => e.eventId),
+        [first.eventId],
+      )
+    } finally {
+      await ok.dispose()
+      await failing.dispose()
+    }
+  })
+
+  it("an event its aggregate cannot decode is reported with stream, version and type", async () => {
+    const Noted = Schema.TaggedStruct("Noted", { text: Schema.String })
+    type Noted = typeof Noted.Type
+    const aggregate: Decider.Aggregate<{ readonly _tag: "Note"; readonly text: string }, Noted, number, never> = {
+      name: "Notebook",
+      initialState: 0,
+      decide: (command) => Decider.accept({ _tag: "Noted" as const, text: command.text }),
+      evolve: (count) => count + 1,
+      events: Noted,
+      eventVersion: () => 1,
+    }
+    const id = crypto.randomUUID()
+    const streamId = Decider.streamId(aggregate, id)
+    const error = await run(
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        const sql = yield* SqlClient
+        yield* store.append(streamId, "Notebook", ExpectedVersion.noStream, [
+          newEvent({ _tag: "Noted", text: "fine" }, "Noted"),
+          newEvent({ _tag: "Noted", text: "fine too" }, "Noted"),
+        ])
+        const loaded = yield* CommandHandler.load(aggregate, id)
+        assert.deepStrictEqual(loaded, { state: 2, version: 2 })
+        yield* sql`UPDATE events SET data = '{"_tag":"Noted","text":42}'::jsonb WHERE stream_id = ${streamId} AND stream_version = 2`
+        return yield* Effect.flip(CommandHandler.load(aggregate, id))
+      }),
+    )
+    assert.strictEqual(error._tag, "EventDecodeFailed")
+    if (error._tag === "EventDecodeFailed") {
+      assert.strictEqual(error.streamId, streamId)
+      assert.strictEqual(error.streamVersion, 2)
+      assert.strictEqual(error.eventType, "Noted")
+    }
+  })
+
+  it("database failures become EventStoreUnavailable without SQL text", async () => {
+    const schema = `empty_${crypto.randomUUID().replaceAll("-", "")}`
+    await run(Effect.flatMap(SqlClient, (sql) => sql.unsafe(`CREATE SCHEMA ${schema}`)))
+    try {
+      // A store whose tables do not exist (a schema never migrated).
+      const { PgEventStore } = await import("../src/index.ts")
+      const broken = PgEventStore.layer().pipe(
+        Layer.provide(PgDatabase.layerPostgres(databaseUrl, { startupParameters: { search_path: schema } })),
+      )
+      const errors = await Effect.runPromise(
+        Effect.gen(function* () {
+          const store = yield* EventStore
+          return [
+            yield* Effect.flip(store.readStream("S-1")),
+            yield* Effect.flip(store.readAll({ after: 0, limit: 1 })),
+            yield* Effect.flip(store.append("S-1", "S", ExpectedVersion.any, [newEvent({})])),
+          ]
+        }).pipe(Effect.provide(broken)),
+      )
+      for (const error of errors) {
+        assert.instanceOf(error, EventStoreUnavailable)
+        assert.notMatch(error.message, /select|insert|events|streams/i)
+        assert.isUndefined((error as EventStoreUnavailable).cause)
+      }
+    } finally {
+      await run(Effect.flatMap(SqlClient, (sql) => sql.unsafe(`DROP SCHEMA ${schema} CASCADE`)))
+    }
+  })
+})
