@@ -89,7 +89,10 @@ const baselineRun = (writers: number, batch: number) =>
           metadata: JSON.stringify(e.metadata),
         }
       })
-      return sql.withTransaction(sql`INSERT INTO bench_events_baseline ${sql.insert(rows)}`)
+      const [first, ...rest] = rows
+      return first === undefined
+        ? Effect.void
+        : sql.withTransaction(sql`INSERT INTO bench_events_baseline ${sql.insert([first, ...rest])}`)
     })
   })
 
