@@ -11,7 +11,7 @@
  * PostgreSQL one lives in `@partnerpay/adapters-pg` and passes the same
  * contract tests.
  */
-import { Clock, Context, DateTime, Effect, Layer, Schema } from "effect"
+import { Clock, Context, DateTime, Effect, Layer, Schema, Semaphore } from "effect"
 
 /** What the appender believes the stream's version is. */
 export type ExpectedVersion =
@@ -130,11 +130,64 @@ export class EventStore extends Context.Service<
   static readonly layerMemory: Layer.Layer<EventStore> = Layer.sync(EventStore, () => makeMemory())
 }
 
-/** Builds an in-memory event store. Appends are synchronous, so they are atomic with respect to fibers. */
-export const makeMemory = (): EventStore["Service"] => {
+/**
+ * Work done atomically with an append, after the events are numbered and
+ * before they become visible (read models, outbox). A failure cancels the
+ * append. Never called for idempotent replays, since nothing is written.
+ */
+export type AppendHook = (events: ReadonlyArray<RecordedEvent>) => Effect.Effect<void, EventStoreUnavailable>
+
+/**
+ * Builds an in-memory event store. Appends are serialized by a lock, so the
+ * version check, the hook and the write are atomic with respect to fibers.
+ */
+export const makeMemory = (options: { readonly onAppend?: AppendHook } = {}): EventStore["Service"] => {
   const all: Array<RecordedEvent> = []
   const streams = new Map<string, Array<RecordedEvent>>()
   const byEventId = new Map<string, RecordedEvent>()
+  const lock = Semaphore.makeUnsafe(1)
+
+  const append = (
+    streamId: string,
+    streamType: string,
+    expected: ExpectedVersion,
+    events: ReadonlyArray<NewEvent>,
+  ): Effect.Effect<AppendResult, VersionConflict | EventStoreUnavailable> =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const stream = streams.get(streamId) ?? []
+      const first = events[0]
+      if (first === undefined) return { streamVersion: stream.length, lastPosition: all.length }
+      const replayed = byEventId.get(first.eventId)
+      if (replayed !== undefined && replayed.streamId === streamId) {
+        const last = stream[replayed.streamVersion - 1 + events.length - 1] ?? replayed
+        return { streamVersion: last.streamVersion, lastPosition: last.globalPosition }
+      }
+      if (!ExpectedVersion.matches(expected, stream.length)) {
+        return yield* new VersionConflict({
+          streamId,
+          expected: ExpectedVersion.describe(expected),
+          actual: stream.length,
+        })
+      }
+      const recordedAt = DateTime.makeUnsafe(now)
+      const recorded: Array<RecordedEvent> = events.map((event, index) => ({
+        ...event,
+        streamId,
+        streamType,
+        streamVersion: stream.length + index + 1,
+        globalPosition: all.length + index + 1,
+        recordedAt,
+      }))
+      if (options.onAppend !== undefined) yield* options.onAppend(recorded)
+      for (const event of recorded) {
+        stream.push(event)
+        all.push(event)
+        byEventId.set(event.eventId, event)
+      }
+      streams.set(streamId, stream)
+      return { streamVersion: stream.length, lastPosition: all.length }
+    })
 
   return EventStore.of({
     readStream: (streamId, options) =>
@@ -144,39 +197,7 @@ export const makeMemory = (): EventStore["Service"] => {
         return after === 0 ? events.slice() : events.slice(after)
       }),
     append: (streamId, streamType, expected, events) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const stream = streams.get(streamId) ?? []
-        const first = events[0]
-        if (first === undefined) {
-          return Effect.succeed({ streamVersion: stream.length, lastPosition: all.length })
-        }
-        const replayed = byEventId.get(first.eventId)
-        if (replayed !== undefined && replayed.streamId === streamId) {
-          const last = stream[replayed.streamVersion - 1 + events.length - 1] ?? replayed
-          return Effect.succeed({ streamVersion: last.streamVersion, lastPosition: last.globalPosition })
-        }
-        if (!ExpectedVersion.matches(expected, stream.length)) {
-          return Effect.fail(
-            new VersionConflict({ streamId, expected: ExpectedVersion.describe(expected), actual: stream.length }),
-          )
-        }
-        const recordedAt = DateTime.makeUnsafe(now)
-        for (const event of events) {
-          const recorded: RecordedEvent = {
-            ...event,
-            streamId,
-            streamType,
-            streamVersion: stream.length + 1,
-            globalPosition: all.length + 1,
-            recordedAt,
-          }
-          stream.push(recorded)
-          all.push(recorded)
-          byEventId.set(event.eventId, recorded)
-        }
-        streams.set(streamId, stream)
-        return Effect.succeed({ streamVersion: stream.length, lastPosition: all.length })
-      }),
+      lock.withPermits(1)(append(streamId, streamType, expected, events)),
     readAll: ({ after, limit }) => Effect.sync(() => all.slice(after, after + limit)),
   })
 }

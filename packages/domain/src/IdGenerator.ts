@@ -30,5 +30,4 @@ export class IdGenerator extends Context.Service<
 }
 
 /** The n-th predictable UUID (a valid v4 shape). */
-export const sequentialUuid = (n: number): string =>
-  `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`
+export const sequentialUuid = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`

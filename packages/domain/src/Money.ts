@@ -118,7 +118,9 @@ export const add = (left: Money, right: Money): Result.Result<Money, MoneyProble
   if (left.currency !== right.currency)
     return Result.fail({ _tag: "CurrencyMismatch", left: left.currency, right: right.currency })
   const minorUnits = left.minorUnits + right.minorUnits
-  return minorUnits > maxMinorUnits ? Result.fail({ _tag: "TooLarge" }) : Result.succeed({ minorUnits, currency: left.currency })
+  return minorUnits > maxMinorUnits
+    ? Result.fail({ _tag: "TooLarge" })
+    : Result.succeed({ minorUnits, currency: left.currency })
 }
 
 /** Subtracts, refusing mixed currencies and results below zero. */

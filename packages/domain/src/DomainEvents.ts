@@ -1,0 +1,84 @@
+/**
+ * Every aggregate of the domain, by stream type, and the decoding of stored
+ * events into typed domain events. Projections, notifications and policies
+ * read the log through this registry.
+ */
+import { Effect, Schema } from "effect"
+import * as CardPayment from "./CardPayment.ts"
+import * as CharityTransaction from "./CharityTransaction.ts"
+import * as Company from "./Company.ts"
+import * as Consent from "./Consent.ts"
+import * as Customer from "./Customer.ts"
+import * as DebitAuth from "./DebitAuth.ts"
+import { EventDecodeFailed, type RecordedEvent } from "./EventStore.ts"
+import * as PaymentPlan from "./PaymentPlan.ts"
+import * as PaymentRequest from "./PaymentRequest.ts"
+import type * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
+import * as Transfer from "./Transfer.ts"
+import type * as TransferEvents from "./TransferEvents.ts"
+
+/** A decoded event of any aggregate, tagged with its stream type. */
+export type DomainEvent =
+  | { readonly streamType: "Company"; readonly event: Company.CompanyEvent }
+  | { readonly streamType: "Consent"; readonly event: Consent.ConsentEvent }
+  | { readonly streamType: "PaymentPlan"; readonly event: PaymentPlan.PaymentPlanEvent }
+  | { readonly streamType: "PaymentRequest"; readonly event: PaymentRequestEvents.PaymentRequestEvent }
+  | { readonly streamType: "Transfer"; readonly event: TransferEvents.TransferEvent }
+  | { readonly streamType: "DebitAuth"; readonly event: DebitAuth.DebitAuthEvent }
+  | { readonly streamType: "Customer"; readonly event: Customer.CustomerEvent }
+  | { readonly streamType: "CardPayment"; readonly event: CardPayment.CardPaymentEvent }
+  | { readonly streamType: "CharityTransaction"; readonly event: CharityTransaction.CharityTransactionEvent }
+
+/** A decoded event with where and when it was recorded. */
+export type Envelope = DomainEvent & {
+  readonly eventId: string
+  readonly streamId: string
+  readonly streamVersion: number
+  readonly globalPosition: number
+  readonly recordedAt: RecordedEvent["recordedAt"]
+  readonly metadata: RecordedEvent["metadata"]
+}
+
+/** Event codecs by stream type. */
+export const codecs: Record<DomainEvent["streamType"], Schema.Codec<unknown, unknown>> = {
+  Company: Company.aggregate.events as Schema.Codec<unknown, unknown>,
+  Consent: Consent.aggregate.events as Schema.Codec<unknown, unknown>,
+  PaymentPlan: PaymentPlan.aggregate.events as Schema.Codec<unknown, unknown>,
+  PaymentRequest: PaymentRequest.aggregate.events as Schema.Codec<unknown, unknown>,
+  Transfer: Transfer.aggregate.events as Schema.Codec<unknown, unknown>,
+  DebitAuth: DebitAuth.aggregate.events as Schema.Codec<unknown, unknown>,
+  Customer: Customer.aggregate.events as Schema.Codec<unknown, unknown>,
+  CardPayment: CardPayment.aggregate.events as Schema.Codec<unknown, unknown>,
+  CharityTransaction: CharityTransaction.aggregate.events as Schema.Codec<unknown, unknown>,
+}
+
+const decoders = Object.fromEntries(
+  Object.entries(codecs).map(([name, codec]) => [name, Schema.decodeUnknownExit(codec)]),
+) as Record<string, (input: unknown) => ReturnType<ReturnType<typeof Schema.decodeUnknownExit>>>
+
+/** Decodes one stored event; an unknown stream type or a bad payload is reported, never dropped. */
+export const decode = (recorded: RecordedEvent): Effect.Effect<Envelope, EventDecodeFailed> => {
+  const decoder = decoders[recorded.streamType]
+  const fail = (reason: string) =>
+    Effect.fail(
+      new EventDecodeFailed({
+        streamId: recorded.streamId,
+        streamVersion: recorded.streamVersion,
+        eventType: recorded.eventType,
+        reason,
+      }),
+    )
+  if (decoder === undefined) return fail(`unknown stream type ${recorded.streamType}`)
+  const exit = decoder(recorded.data)
+  if (exit._tag === "Failure") return fail(String(exit.cause))
+  return Effect.succeed({
+    streamType: recorded.streamType,
+    event: exit.value,
+    eventId: recorded.eventId,
+    streamId: recorded.streamId,
+    streamVersion: recorded.streamVersion,
+    globalPosition: recorded.globalPosition,
+    recordedAt: recorded.recordedAt,
+    metadata: recorded.metadata,
+  } as Envelope)
+}

@@ -1,0 +1,19 @@
+/**
+ * Which notifications (webhooks) an event causes. Pure mapping from events to
+ * the interface's webhook `Event` and `Data`; it may read read models (already
+ * updated by the same append) for data the event itself does not carry, such
+ * as the partner owning a payment request. `Live` is added at delivery.
+ */
+import type { Effect } from "effect"
+import type { Envelope } from "./DomainEvents.ts"
+import type { EventStoreUnavailable } from "./EventStore.ts"
+import type { Notification } from "./Outbox.ts"
+import type { ReadModelStore } from "./ReadModel.ts"
+
+/** One source of notifications, e.g. company verification or payment request status. */
+export type NotificationRule = (
+  event: Envelope,
+) => Effect.Effect<ReadonlyArray<Notification>, EventStoreUnavailable, ReadModelStore>
+
+/** Every notification rule; each webhook module adds itself here. */
+export const rules: ReadonlyArray<NotificationRule> = []

@@ -1,0 +1,29 @@
+/**
+ * The UnitOfWork port: runs an effect atomically. With PostgreSQL it is one
+ * database transaction (events, read models and outbox rows commit together).
+ * In memory it is a process-wide lock, so concurrent fibers never interleave
+ * their read-modify-write of read models; nested units join the outer one.
+ */
+import { Context, Effect, Layer, Semaphore } from "effect"
+import type { EventStoreUnavailable } from "./EventStore.ts"
+
+export class UnitOfWork extends Context.Service<
+  UnitOfWork,
+  {
+    transactional<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | EventStoreUnavailable, R>
+  }
+>()("partnerpay/UnitOfWork") {
+  static readonly layerMemory: Layer.Layer<UnitOfWork> = Layer.sync(UnitOfWork, () => {
+    const lock = Semaphore.makeUnsafe(1)
+    return UnitOfWork.of({
+      transactional: (effect) =>
+        Effect.gen(function* () {
+          const inside = yield* InsideUnitOfWork
+          return yield* inside ? effect : lock.withPermits(1)(Effect.provideService(effect, InsideUnitOfWork, true))
+        }),
+    })
+  })
+}
+
+/** True while the current fiber runs inside an in-memory unit of work. */
+const InsideUnitOfWork = Context.Reference<boolean>("partnerpay/InsideUnitOfWork", { defaultValue: () => false })

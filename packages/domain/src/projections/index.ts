@@ -1,0 +1,7 @@
+/**
+ * Every read model of the interface. Each projection module adds itself here;
+ * the event pipeline keeps them all up to date in the append's unit of work.
+ */
+import type { AnyProjection } from "../ReadModel.ts"
+
+export const all: ReadonlyArray<AnyProjection> = []
