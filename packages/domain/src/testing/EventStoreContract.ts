@@ -400,7 +400,7 @@ contractCase(
 )
 
 contractCase(
-  "writers on many streams in parallel get unique, gap-free global positions",
+  "writers on many streams in parallel get unique, strictly increasing global positions",
   Effect.gen(function* () {
     const streams = Array.from({ length: 20 }, () => newStreamId())
     const results = yield* Effect.all(
@@ -428,8 +428,8 @@ contractCase(
     checkEqual(new Set(positions).size, positions.length, "distinct positions")
     for (let i = 1; i < positions.length; i++) {
       check(
-        positions[i] === positions[i - 1]! + 1,
-        `global positions must be gap-free in readAll order: ${positions[i - 1]} is followed by ${positions[i]}`,
+        positions[i]! > positions[i - 1]!,
+        `global positions must increase in readAll order: ${positions[i - 1]} is followed by ${positions[i]}`,
       )
     }
     const mine = all.filter((event) => ours.has(event.streamId))
