@@ -9,7 +9,7 @@
  */
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import type { PartnerCredentials } from "@partnerpay/domain"
+import type { EventStore, IdGenerator, PartnerCredentials, ReadModelStore, UnitOfWork } from "@partnerpay/domain"
 import { Effect, Layer, Option, type Types } from "effect"
 import {
   FetchHttpClient,
@@ -99,7 +99,15 @@ export const toWebHandler = <E>(ports: Layer.Layer<RoutesPorts, E>) =>
   })
 
 /** The ports `Routes` needs from the application. */
-export type RoutesPorts = Tokens | PartnerCredentials | HealthCheck
+export type RoutesPorts =
+  | Tokens
+  | PartnerCredentials
+  | HealthCheck
+  // the domain's ports, used by the business groups' handlers
+  | EventStore
+  | ReadModelStore
+  | UnitOfWork
+  | IdGenerator
 
 /** An `HttpClient` that sends every request to a web handler in-process. */
 export const clientFor = (handler: (request: Request) => Promise<Response>): Layer.Layer<HttpClient.HttpClient> =>

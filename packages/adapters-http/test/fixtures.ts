@@ -1,5 +1,5 @@
 /** Shared test wiring: in-memory ports, an in-process server, raw and typed clients. */
-import { IdGenerator, Ids } from "@partnerpay/domain"
+import { EventPipeline, IdGenerator, Ids, UnitOfWork } from "@partnerpay/domain"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
@@ -22,7 +22,15 @@ export const health = { healthy: true }
 
 export const TokensTest = Tokens.layer({ secret: tokenSecret }).pipe(Layer.provide(IdGenerator.layerRandom))
 
+/** The whole domain in memory: event store with projections and outbox, unit of work, ids. */
+export const DomainInMemory = Layer.mergeAll(
+  EventPipeline.layerMemory(),
+  UnitOfWork.layerMemory,
+  IdGenerator.layerRandom,
+)
+
 export const Ports = Layer.mergeAll(
+  DomainInMemory,
   // Cheap scrypt parameters keep the suite fast; production uses the defaults.
   layerMemory(
     [
