@@ -115,7 +115,7 @@ const register = (command: RegisterCompany, state: State) => {
   if (state._tag !== "Initial") return refuse(new AlreadyExists({ entity: "Company" }))
   const validated = validateRegistration(command.registration, command.at)
   if (validated._tag === "Failure") return refuse(validated.failure)
-  const { locations, ...profile } = validated.success
+  const { locations, owner, ...profile } = validated.success
   const ids = command.locationIds
   if (ids.length !== locations.length || new Set(ids).size !== ids.length) {
     return refuse(
@@ -127,6 +127,7 @@ const register = (command: RegisterCompany, state: State) => {
       companyId: command.companyId,
       partnerId: command.partnerId,
       ...profile,
+      owner: Events.toOwnerRecord(owner),
       locations: locations.map((details, index) => ({ locationId: ids[index]!, ...details })),
       registeredAt: command.at,
     }),

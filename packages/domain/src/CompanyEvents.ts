@@ -41,7 +41,12 @@ const addressFields = {
   state: Schema.String,
 }
 
-/** The company's owner (spec 2.3), normalized: trimmed text, phone in E.164, SSN as 9 digits. */
+/**
+ * The company's owner as registered (spec 2.3), normalized: trimmed text,
+ * phone in E.164, SSN as 9 digits. This full record (with the SSN and the ID
+ * document number) exists only in memory during registration, for the KYB
+ * submission; it is never stored in an event or a read model (see `OwnerRecord`).
+ */
 export const Owner = Schema.Struct({
   name: Schema.String,
   emailAddress: Schema.String,
@@ -54,6 +59,30 @@ export const Owner = Schema.Struct({
   ...addressFields,
 })
 export type Owner = typeof Owner.Type
+
+/**
+ * The owner as the event log keeps it: the full SSN and the ID document number
+ * are left out; only the SSN's last four digits remain (enough to recognise
+ * the person in support conversations). The full values go to the KYB
+ * provider at registration and nowhere else.
+ */
+export const OwnerRecord = Schema.Struct({
+  name: Schema.String,
+  emailAddress: Schema.String,
+  contactNumber: Schema.String,
+  title: Schema.String,
+  documentType: DocumentType,
+  ssnLastFour: Schema.String,
+  dateOfBirth: CalendarDate,
+  ...addressFields,
+})
+export type OwnerRecord = typeof OwnerRecord.Type
+
+/** The stored record of an owner: drops the document number and keeps the SSN's last four digits. */
+export const toOwnerRecord = (owner: Owner): OwnerRecord => {
+  const { ssn, documentNumber: _documentNumber, ...rest } = owner
+  return { ...rest, ssnLastFour: ssn.slice(-4) }
+}
 
 /** An employee (spec 2.4), normalized. */
 export const Employee = Schema.Struct({
@@ -79,8 +108,9 @@ export const Location = Schema.Struct({
 export type Location = typeof Location.Type
 
 /**
- * Everything registered about a company except its locations (spec 2.2),
- * normalized: trimmed text, phone numbers in E.164, tax id and SSN as digits.
+ * Everything recorded about a company except its locations (spec 2.2),
+ * normalized: trimmed text, phone numbers in E.164, tax id as digits. The
+ * owner is kept as an `OwnerRecord` (no full SSN, no document number).
  */
 export const CompanyProfile = Schema.Struct({
   companyReferenceId: CompanyReferenceId,
@@ -92,7 +122,7 @@ export const CompanyProfile = Schema.Struct({
   contactNumber: Schema.String,
   websiteUrl: Schema.optionalKey(Schema.String),
   companyType: CompanyType,
-  owner: Owner,
+  owner: OwnerRecord,
   employees: Schema.Array(Employee),
 })
 export type CompanyProfile = typeof CompanyProfile.Type

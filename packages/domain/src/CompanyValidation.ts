@@ -197,8 +197,13 @@ export interface RegistrationInput extends AddressInput {
   readonly locations: ReadonlyArray<LocationInput>
 }
 
-/** A registration that passed every rule, normalized; locations do not have ids yet. */
-export interface ValidRegistration extends CompanyProfile {
+/**
+ * A registration that passed every rule, normalized; locations do not have ids
+ * yet. Its `owner` is the full record (SSN, document number) needed for the
+ * KYB submission; the event keeps only `toOwnerRecord(owner)`.
+ */
+export interface ValidRegistration extends Omit<CompanyProfile, "owner"> {
+  readonly owner: Owner
   readonly locations: ReadonlyArray<LocationDetails>
 }
 

@@ -7,6 +7,7 @@ import { Effect, Schema } from "effect"
 import * as CardPayment from "./CardPayment.ts"
 import * as CharityTransaction from "./CharityTransaction.ts"
 import * as Company from "./Company.ts"
+import * as CompanyReference from "./CompanyReference.ts"
 import * as Consent from "./Consent.ts"
 import * as Customer from "./Customer.ts"
 import * as DebitAuth from "./DebitAuth.ts"
@@ -20,6 +21,7 @@ import type * as TransferEvents from "./TransferEvents.ts"
 /** A decoded event of any aggregate, tagged with its stream type. */
 export type DomainEvent =
   | { readonly streamType: "Company"; readonly event: Company.CompanyEvent }
+  | { readonly streamType: "CompanyReference"; readonly event: CompanyReference.CompanyReferenceEvent }
   | { readonly streamType: "Consent"; readonly event: Consent.ConsentEvent }
   | { readonly streamType: "PaymentPlan"; readonly event: PaymentPlan.PaymentPlanEvent }
   | { readonly streamType: "PaymentRequest"; readonly event: PaymentRequestEvents.PaymentRequestEvent }
@@ -42,6 +44,7 @@ export type Envelope = DomainEvent & {
 /** Event codecs by stream type. */
 export const codecs: Record<DomainEvent["streamType"], Schema.Codec<unknown, unknown>> = {
   Company: Company.aggregate.events as Schema.Codec<unknown, unknown>,
+  CompanyReference: CompanyReference.aggregate.events as Schema.Codec<unknown, unknown>,
   Consent: Consent.aggregate.events as Schema.Codec<unknown, unknown>,
   PaymentPlan: PaymentPlan.aggregate.events as Schema.Codec<unknown, unknown>,
   PaymentRequest: PaymentRequest.aggregate.events as Schema.Codec<unknown, unknown>,

@@ -431,11 +431,12 @@ const register = (input: Company.RegistrationInput = registration()): Company.Re
 })
 
 const registered = (): Company.CompanyRegistered => {
-  const { locations, ...profile } = validated(registration())
+  const { locations, owner: fullOwner, ...profile } = validated(registration())
   return Company.CompanyRegistered.make({
     companyId,
     partnerId,
     ...profile,
+    owner: Company.toOwnerRecord(fullOwner),
     locations: [
       { locationId: firstLocationId, ...locations[0]! },
       { locationId: secondLocationId, ...locations[1]! },
@@ -529,6 +530,20 @@ describe("a company not yet registered", () => {
     spec.given([]).when(completeKyb("Verified")).thenFails({ _tag: "NotFound", entity: "Company" })
   })
   it("has no status", () => assert.isUndefined(Company.statusOf(Company.initialState)))
+  it("CompanyRegistered keeps only the owner's SSN last four digits, never the full SSN or the ID document number", () => {
+    const events = Company.aggregate.decide(
+      register(withOwner({ ssn: "987-65-4321", documentNumber: "X7777777" })),
+      Company.initialState,
+    )
+    if (events._tag !== "Success") return assert.fail("registration refused")
+    const stored = JSON.stringify(Schema.encodeSync(Company.CompanyEvent)(events.success[0]!))
+    assert.notInclude(stored, "987654321")
+    assert.notInclude(stored, "987-65-4321")
+    assert.notInclude(stored, "X7777777")
+    assert.include(stored, '"ssnLastFour":"4321"')
+    assert.notProperty(JSON.parse(stored).owner, "ssn")
+    assert.notProperty(JSON.parse(stored).owner, "documentNumber")
+  })
 })
 
 describe("an Unverified company", () => {
