@@ -3,5 +3,7 @@
  * the event pipeline keeps them all up to date in the append's unit of work.
  */
 import type { AnyProjection } from "../ReadModel.ts"
+import { consents } from "./Consents.ts"
+import { duePlans, paymentPlans } from "./PaymentPlans.ts"
 
-export const all: ReadonlyArray<AnyProjection> = []
+export const all: ReadonlyArray<AnyProjection> = [paymentPlans, duePlans, consents]
