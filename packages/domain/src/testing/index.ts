@@ -1,3 +1,4 @@
 /** Test helpers for embedders and for the domain's own executable specification. */
 export * as DeciderSpecification from "./DeciderSpecification.ts"
 export * from "./EventStoreContract.ts"
+export * from "./IdempotencyStoreContract.ts"

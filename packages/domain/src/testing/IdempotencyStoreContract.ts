@@ -1,0 +1,195 @@
+/**
+ * The contract every IdempotencyStore implementation must pass: claim,
+ * replay, mismatch, in-progress, abandon, per-scope isolation, 24 h expiry,
+ * reclaiming a stale in-progress key, exact replay of the stored bytes, and
+ * one winner among simultaneous claims of one key.
+ *
+ * Framework-neutral like `eventStoreContract`: pass your runner's functions.
+ * Every case uses a fresh random scope, so a shared database is fine.
+ */
+import { DateTime, Effect, Layer, ManagedRuntime } from "effect"
+import type { EventStoreUnavailable } from "../EventStore.ts"
+import { IdempotencyStore, retentionMillis, type StoredResponse, staleAfterMillis } from "../IdempotencyStore.ts"
+import type { TestRunner } from "./EventStoreContract.ts"
+
+declare const crypto: { randomUUID(): string }
+
+export interface IdempotencyContractCase {
+  readonly name: string
+  readonly run: Effect.Effect<void, EventStoreUnavailable | Error, IdempotencyStore>
+}
+
+const newScope = () => `partner:${crypto.randomUUID()}`
+const t0 = DateTime.makeUnsafe("2030-01-01T00:00:00.000Z")
+const after = (millis: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(t0) + millis)
+
+const check = (condition: boolean, message: string): Effect.Effect<void, Error> =>
+  condition ? Effect.void : Effect.fail(new Error(message))
+
+const expectTag = (actual: { _tag: string }, tag: string, what: string) =>
+  check(actual._tag === tag, `${what}: expected ${tag}, got ${actual._tag}`)
+
+const response = (text: string): StoredResponse => ({
+  status: 200,
+  contentType: "application/json",
+  body: new TextEncoder().encode(text),
+})
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i])
+
+export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCase> = [
+  {
+    name: "the first request with a key starts; the same request again while it runs is InProgress",
+    run: Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const scope = newScope()
+      yield* expectTag(yield* store.begin(scope, "k1", "hash-a", t0), "Started", "first begin")
+      yield* expectTag(yield* store.begin(scope, "k1", "hash-a", after(1000)), "InProgress", "second begin")
+    }),
+  },
+  {
+    name: "a different request with a used key is a Mismatch, in progress or completed",
+    run: Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const scope = newScope()
+      yield* store.begin(scope, "k1", "hash-a", t0)
+      yield* expectTag(yield* store.begin(scope, "k1", "hash-b", t0), "Mismatch", "in progress")
+      yield* store.complete(scope, "k1", response('{"ok":true}'))
+      yield* expectTag(yield* store.begin(scope, "k1", "hash-b", after(1000)), "Mismatch", "completed")
+    }),
+  },
+  {
+    name: "a completed request replays its stored response exactly (status, content type, bytes)",
+    run: Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const scope = newScope()
+      const stored: StoredResponse = {
+        status: 201,
+        contentType: "application/problem+json",
+        body: new Uint8Array([0, 255, 0xc3, 0x28, 10, 123]),
+      }
+      yield* store.begin(scope, "k1", "hash-a", t0)
+      yield* store.complete(scope, "k1", stored)
+      const result = yield* store.begin(scope, "k1", "hash-a", after(60_000))
+      if (result._tag !== "Replay") return yield* Effect.fail(new Error(`expected Replay, got ${result._tag}`))
+      yield* check(result.response.status === 201, "status")
+      yield* check(result.response.contentType === "application/problem+json", "content type")
+      yield* check(sameBytes(result.response.body, stored.body), "body bytes")
+    }),
+  },
+  {
+    name: "an empty body without content type replays as such",
+    run: Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const scope = newScope()
+      yield* store.begin(scope, "k", "h", t0)
+      yield* store.complete(scope, "k", { status: 200, contentType: undefined, body: new Uint8Array() })
+      const result = yield* store.begin(scope, "k", "h", t0)
+      if (result._tag !== "Replay") return yield* Effect.fail(new Error(`expected Replay, got ${result._tag}`))
+      yield* check(result.response.contentType === undefined, "no content type")
+      yield* check(result.response.body.length === 0, "empty body")
+    }),
+  },
+  {
+    name: "an abandoned key can be used again, even for another request",
+    run: Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const scope = newScope()
+      yield* store.begin(scope, "k1", "hash-a", t0)
+      yield* store.abandon(scope, "k1")
+      yield* expectTag(yield* store.begin(scope, "k1", "hash-b", t0), "Started", "after abandon")
+    }),
+  },
+  {
+    name: "abandon does not erase a completed response",
+    run: Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const scope = newScope()
+      yield* store.begin(scope, "k1", "hash-a", t0)
+      yield* store.complete(scope, "k1", response("{}"))
+      yield* store.abandon(scope, "k1")
+      yield* expectTag(yield* store.begin(scope, "k1", "hash-a", t0), "Replay", "after abandon")
+    }),
+  },
+  {
+    name: "keys are scoped: the same key in two scopes are two records",
+    run: Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const a = newScope()
+      const b = newScope()
+      yield* store.begin(a, "shared", "hash-a", t0)
+      yield* store.complete(a, "shared", response("a"))
+      yield* expectTag(yield* store.begin(b, "shared", "hash-b", t0), "Started", "other scope")
+    }),
+  },
+  {
+    name: "a completed key is replayed for 24 hours and free again afterwards",
+    run: Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const scope = newScope()
+      yield* store.begin(scope, "k1", "hash-a", t0)
+      yield* store.complete(scope, "k1", response("first"))
+      yield* expectTag(yield* store.begin(scope, "k1", "hash-a", after(retentionMillis - 1)), "Replay", "at 24h-1ms")
+      yield* expectTag(yield* store.begin(scope, "k1", "hash-b", after(retentionMillis)), "Started", "at 24h")
+    }),
+  },
+  {
+    name: "an in-progress key is reclaimable only once stale (the process handling it died)",
+    run: Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const scope = newScope()
+      yield* store.begin(scope, "k1", "hash-a", t0)
+      yield* expectTag(yield* store.begin(scope, "k1", "hash-a", after(staleAfterMillis - 1)), "InProgress", "fresh")
+      yield* expectTag(yield* store.begin(scope, "k1", "hash-a", after(staleAfterMillis)), "Started", "stale")
+    }),
+  },
+  {
+    name: "of 20 simultaneous claims of one key exactly one starts; the others see it in progress",
+    run: Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const scope = newScope()
+      const results = yield* Effect.forEach(
+        Array.from({ length: 20 }, (_, i) => i),
+        () => store.begin(scope, "race", "hash-a", t0),
+        { concurrency: "unbounded" },
+      )
+      const started = results.filter((r) => r._tag === "Started").length
+      const inProgress = results.filter((r) => r._tag === "InProgress").length
+      yield* check(started === 1 && inProgress === 19, `started ${started}, in progress ${inProgress}`)
+    }),
+  },
+]
+
+export interface IdempotencyContractOptions {
+  readonly timeout?: number
+}
+
+/** Registers the contract as a suite of tests on `layer` (built once per suite). */
+export const idempotencyStoreContract = <E>(
+  name: string,
+  layer: Layer.Layer<IdempotencyStore, E>,
+  runner: TestRunner,
+  options: IdempotencyContractOptions = {},
+): void => {
+  const timeout = options.timeout ?? 30_000
+  runner.describe(`IdempotencyStore contract: ${name}`, () => {
+    let runtime: ManagedRuntime.ManagedRuntime<IdempotencyStore, E> | undefined
+    runner.beforeAll(async () => {
+      runtime = ManagedRuntime.make(Layer.fresh(layer))
+      await runtime.runPromise(Effect.void)
+    }, timeout)
+    runner.afterAll(async () => {
+      await runtime?.dispose()
+    }, timeout)
+    for (const testCase of idempotencyStoreContractCases) {
+      runner.it(
+        testCase.name,
+        async () => {
+          if (runtime === undefined) throw new Error("runtime not built")
+          await runtime.runPromise(testCase.run)
+        },
+        timeout,
+      )
+    }
+  })
+}
