@@ -32,7 +32,7 @@ const expectTag = (actual: { _tag: string }, tag: string, what: string) =>
 const response = (text: string): StoredResponse => ({
   status: 200,
   contentType: "application/json",
-  body: new TextEncoder().encode(text),
+  body: Uint8Array.from(text, (c) => c.charCodeAt(0)),
 })
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i])
