@@ -7,6 +7,7 @@
 import type { Effect } from "effect"
 import type { Envelope } from "./DomainEvents.ts"
 import type { EventStoreUnavailable } from "./EventStore.ts"
+import * as CompanyVerification from "./notifications/CompanyVerification.ts"
 import type { Notification } from "./Outbox.ts"
 import type { ReadModelStore } from "./ReadModel.ts"
 
@@ -16,4 +17,4 @@ export type NotificationRule = (
 ) => Effect.Effect<ReadonlyArray<Notification>, EventStoreUnavailable, ReadModelStore>
 
 /** Every notification rule; each webhook module adds itself here. */
-export const rules: ReadonlyArray<NotificationRule> = []
+export const rules: ReadonlyArray<NotificationRule> = [CompanyVerification.rule]

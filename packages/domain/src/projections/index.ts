@@ -3,7 +3,8 @@
  * the event pipeline keeps them all up to date in the append's unit of work.
  */
 import type { AnyProjection } from "../ReadModel.ts"
+import { projection as companies } from "./Companies.ts"
 import { consents } from "./Consents.ts"
 import { duePlans, paymentPlans } from "./PaymentPlans.ts"
 
-export const all: ReadonlyArray<AnyProjection> = [paymentPlans, duePlans, consents]
+export const all: ReadonlyArray<AnyProjection> = [paymentPlans, duePlans, consents, companies]
