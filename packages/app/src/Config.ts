@@ -1,0 +1,310 @@
+/**
+ * The service's configuration, read from the environment (through Effect's
+ * `ConfigProvider`, so tests pass a record) and validated once at start.
+ *
+ * Every variable is read as an optional string and checked here, so a bad
+ * start names EVERY bad variable at once with a human message; secret values
+ * are never echoed. An empty variable counts as unset. Secrets are `Redacted`.
+ *
+ * Defaults chosen where the interface is silent:
+ * - HOST defaults to 127.0.0.1 (a sandbox started on a laptop is not exposed to
+ *   the network by accident); containers set HOST=0.0.0.0.
+ * - PORT 0 is accepted (the OS picks a free port; the start line shows it).
+ * - without DATABASE_URL the embedded PGlite database lives in
+ *   PARTNERPAY_DATA_DIR (default ./.data).
+ */
+import { Config, Effect, LogLevel, Option, Redacted, Schema } from "effect"
+
+export type Environment = "sandbox" | "production"
+
+export type DatabaseConfig =
+  | { readonly _tag: "Postgres"; readonly url: Redacted.Redacted<string> }
+  | { readonly _tag: "Pglite"; readonly dataDir: string }
+
+export interface SandboxPartnerConfig {
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string>
+  readonly webhookUrl: Option.Option<string>
+  readonly webhookSecret: Option.Option<Redacted.Redacted<string>>
+}
+
+export interface AppConfig {
+  readonly port: number
+  readonly host: string
+  readonly environment: Environment
+  readonly database: DatabaseConfig
+  /** Holds the embedded database and the generated sandbox token secret. */
+  readonly dataDir: string
+  /** From PARTNERPAY_TOKEN_SECRET; required in production, generated in sandbox when absent. */
+  readonly tokenSecret: Option.Option<Redacted.Redacted<string>>
+  /** Enables the operator API when set. */
+  readonly adminToken: Option.Option<Redacted.Redacted<string>>
+  readonly kybDelayMillis: number
+  readonly settlementDelayMillis: number
+  readonly logLevel: LogLevel.LogLevel
+  /** The partner created at start in sandbox (absent in production). */
+  readonly sandboxPartner: Option.Option<SandboxPartnerConfig>
+}
+
+/** One bad variable. `message` never contains a secret's value. */
+export interface ConfigIssue {
+  readonly variable: string
+  readonly message: string
+}
+
+export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigInvalid", {
+  issues: Schema.Array(Schema.Struct({ variable: Schema.String, message: Schema.String })),
+}) {
+  override get message(): string {
+    return `invalid configuration:\n${this.issues.map((issue) => `  ${issue.variable}: ${issue.message}`).join("\n")}`
+  }
+}
+
+/** Every variable the service reads. */
+export const variables = [
+  "PORT",
+  "HOST",
+  "DATABASE_URL",
+  "PARTNERPAY_DATA_DIR",
+  "PARTNERPAY_ENV",
+  "PARTNERPAY_TOKEN_SECRET",
+  "PARTNERPAY_ADMIN_TOKEN",
+  "PARTNERPAY_KYB_DELAY_MS",
+  "PARTNERPAY_SETTLEMENT_DELAY_MS",
+  "PARTNERPAY_SANDBOX_CLIENT_ID",
+  "PARTNERPAY_SANDBOX_CLIENT_SECRET",
+  "PARTNERPAY_SANDBOX_WEBHOOK_URL",
+  "PARTNERPAY_SANDBOX_WEBHOOK_SECRET",
+  "LOG_LEVEL",
+] as const
+
+export type Variable = (typeof variables)[number]
+
+export const minimumTokenSecretBytes = 32
+export const minimumAdminTokenLength = 32
+
+const logLevels: ReadonlyArray<LogLevel.LogLevel> = ["All", "Fatal", "Error", "Warn", "Info", "Debug", "Trace", "None"]
+
+const readRaw = (name: Variable): Effect.Effect<string | undefined> =>
+  Config.option(Config.String(name)).pipe(
+    Effect.map((value) => (Option.isSome(value) && value.value.trim() !== "" ? value.value : undefined)),
+    // A provider that cannot be read at all counts as "unset" for this variable.
+    Effect.orElseSucceed(() => undefined),
+  )
+
+const quote = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}...` : value)
+
+const parseMillis = (issues: Array<ConfigIssue>, variable: Variable, raw: string | undefined, fallback: number) => {
+  if (raw === undefined) return fallback
+  const value = Number(raw)
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value > 86_400_000) {
+    issues.push({
+      variable,
+      message: `must be a whole number of milliseconds between 0 and 86400000 (got ${quote(raw)})`,
+    })
+    return fallback
+  }
+  return value
+}
+
+const isHttpUrl = (raw: string): boolean => {
+  try {
+    const url = new URL(raw)
+    return url.protocol === "http:" || url.protocol === "https:"
+  } catch {
+    return false
+  }
+}
+
+/** Reads and validates the configuration from the current `ConfigProvider` (the environment by default). */
+export const load: Effect.Effect<AppConfig, ConfigInvalid> = Effect.gen(function* () {
+  const raw: Partial<Record<Variable, string>> = {}
+  for (const name of variables) {
+    const value = yield* readRaw(name)
+    if (value !== undefined) raw[name] = value
+  }
+  return yield* fromRecord(raw)
+})
+
+/** Validates already-read raw values (exposed for tests and embedders). */
+export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effect<AppConfig, ConfigInvalid> =>
+  Effect.suspend(() => {
+    const issues: Array<ConfigIssue> = []
+
+    // PORT
+    let port = 3000
+    if (raw.PORT !== undefined) {
+      const value = Number(raw.PORT)
+      if (!/^\d+$/.test(raw.PORT.trim()) || value > 65535) {
+        issues.push({ variable: "PORT", message: `must be an integer between 0 and 65535 (got ${quote(raw.PORT)})` })
+      } else port = value
+    }
+
+    // HOST
+    const host = raw.HOST?.trim() ?? "127.0.0.1"
+    if (/[\s/]/.test(host)) {
+      issues.push({ variable: "HOST", message: `must be a host name or IP address (got ${quote(host)})` })
+    }
+
+    // PARTNERPAY_ENV
+    let environment: Environment = "sandbox"
+    if (raw.PARTNERPAY_ENV !== undefined) {
+      const value = raw.PARTNERPAY_ENV.trim().toLowerCase()
+      if (value === "sandbox" || value === "production") environment = value
+      else
+        issues.push({
+          variable: "PARTNERPAY_ENV",
+          message: `must be "sandbox" or "production" (got ${quote(raw.PARTNERPAY_ENV)})`,
+        })
+    }
+
+    // PARTNERPAY_DATA_DIR, DATABASE_URL
+    const dataDir = raw.PARTNERPAY_DATA_DIR ?? "./.data"
+    let database: DatabaseConfig = { _tag: "Pglite", dataDir }
+    if (raw.DATABASE_URL !== undefined) {
+      if (!/^postgres(ql)?:\/\/\S+$/.test(raw.DATABASE_URL.trim())) {
+        // The URL may hold a password: never echo it.
+        issues.push({
+          variable: "DATABASE_URL",
+          message: "must be a PostgreSQL connection URL (postgres://user:password@host:port/database)",
+        })
+      } else database = { _tag: "Postgres", url: Redacted.make(raw.DATABASE_URL.trim()) }
+    }
+
+    // PARTNERPAY_TOKEN_SECRET
+    let tokenSecret = Option.none<Redacted.Redacted<string>>()
+    if (raw.PARTNERPAY_TOKEN_SECRET !== undefined) {
+      const bytes = new TextEncoder().encode(raw.PARTNERPAY_TOKEN_SECRET).byteLength
+      if (bytes < minimumTokenSecretBytes) {
+        issues.push({
+          variable: "PARTNERPAY_TOKEN_SECRET",
+          message: `must be at least ${minimumTokenSecretBytes} bytes long (got ${bytes}); e.g. \`openssl rand -base64 48\``,
+        })
+      } else tokenSecret = Option.some(Redacted.make(raw.PARTNERPAY_TOKEN_SECRET))
+    } else if (environment === "production") {
+      issues.push({
+        variable: "PARTNERPAY_TOKEN_SECRET",
+        message: `is required when PARTNERPAY_ENV=production (at least ${minimumTokenSecretBytes} random bytes)`,
+      })
+    }
+
+    // PARTNERPAY_ADMIN_TOKEN
+    let adminToken = Option.none<Redacted.Redacted<string>>()
+    if (raw.PARTNERPAY_ADMIN_TOKEN !== undefined) {
+      if (raw.PARTNERPAY_ADMIN_TOKEN.length < minimumAdminTokenLength) {
+        issues.push({
+          variable: "PARTNERPAY_ADMIN_TOKEN",
+          message: `must be at least ${minimumAdminTokenLength} characters long (got ${raw.PARTNERPAY_ADMIN_TOKEN.length})`,
+        })
+      } else adminToken = Option.some(Redacted.make(raw.PARTNERPAY_ADMIN_TOKEN))
+    }
+
+    const kybDelayMillis = parseMillis(issues, "PARTNERPAY_KYB_DELAY_MS", raw.PARTNERPAY_KYB_DELAY_MS, 2000)
+    const settlementDelayMillis = parseMillis(
+      issues,
+      "PARTNERPAY_SETTLEMENT_DELAY_MS",
+      raw.PARTNERPAY_SETTLEMENT_DELAY_MS,
+      2000,
+    )
+
+    // LOG_LEVEL (any case)
+    let logLevel: LogLevel.LogLevel = "Info"
+    if (raw.LOG_LEVEL !== undefined) {
+      const wanted = raw.LOG_LEVEL.trim().toLowerCase()
+      const found = logLevels.find((level) => level.toLowerCase() === wanted || (wanted === "warning" && level === "Warn"))
+      if (found === undefined) {
+        issues.push({
+          variable: "LOG_LEVEL",
+          message: `must be one of ${logLevels.join(", ")} (any case; got ${quote(raw.LOG_LEVEL)})`,
+        })
+      } else logLevel = found
+    }
+
+    // Sandbox partner
+    let sandboxPartner = Option.none<SandboxPartnerConfig>()
+    const clientId = raw.PARTNERPAY_SANDBOX_CLIENT_ID?.trim()
+    const clientSecret = raw.PARTNERPAY_SANDBOX_CLIENT_SECRET
+    const webhookUrl = raw.PARTNERPAY_SANDBOX_WEBHOOK_URL?.trim()
+    const webhookSecret = raw.PARTNERPAY_SANDBOX_WEBHOOK_SECRET
+    if (clientId !== undefined && clientSecret === undefined) {
+      issues.push({
+        variable: "PARTNERPAY_SANDBOX_CLIENT_SECRET",
+        message: "is required when PARTNERPAY_SANDBOX_CLIENT_ID is set",
+      })
+    }
+    if (clientId === undefined && clientSecret !== undefined) {
+      issues.push({
+        variable: "PARTNERPAY_SANDBOX_CLIENT_ID",
+        message: "is required when PARTNERPAY_SANDBOX_CLIENT_SECRET is set",
+      })
+    }
+    if (clientSecret !== undefined && clientSecret.length < 16) {
+      issues.push({
+        variable: "PARTNERPAY_SANDBOX_CLIENT_SECRET",
+        message: `must be at least 16 characters long (got ${clientSecret.length})`,
+      })
+    }
+    if (clientId !== undefined && !/^[\x21-\x7e]{1,200}$/.test(clientId)) {
+      issues.push({
+        variable: "PARTNERPAY_SANDBOX_CLIENT_ID",
+        message: "must be 1 to 200 printable ASCII characters without spaces",
+      })
+    }
+    if (webhookUrl !== undefined && !isHttpUrl(webhookUrl)) {
+      issues.push({
+        variable: "PARTNERPAY_SANDBOX_WEBHOOK_URL",
+        message: `must be an absolute http:// or https:// URL (got ${quote(webhookUrl)})`,
+      })
+    }
+    if ((webhookUrl !== undefined || webhookSecret !== undefined) && clientId === undefined) {
+      issues.push({
+        variable: webhookUrl !== undefined ? "PARTNERPAY_SANDBOX_WEBHOOK_URL" : "PARTNERPAY_SANDBOX_WEBHOOK_SECRET",
+        message: "needs PARTNERPAY_SANDBOX_CLIENT_ID and PARTNERPAY_SANDBOX_CLIENT_SECRET",
+      })
+    }
+    if (webhookSecret !== undefined && webhookUrl === undefined) {
+      issues.push({
+        variable: "PARTNERPAY_SANDBOX_WEBHOOK_SECRET",
+        message: "is set but PARTNERPAY_SANDBOX_WEBHOOK_URL is not (a signing secret needs an endpoint)",
+      })
+    }
+    if (
+      environment === "sandbox" &&
+      clientId !== undefined &&
+      clientSecret !== undefined &&
+      !issues.some((issue) => issue.variable.startsWith("PARTNERPAY_SANDBOX_"))
+    ) {
+      sandboxPartner = Option.some({
+        clientId,
+        clientSecret: Redacted.make(clientSecret),
+        webhookUrl: Option.fromUndefinedOr(webhookUrl),
+        webhookSecret: Option.map(Option.fromUndefinedOr(webhookSecret), (secret) => Redacted.make(secret)),
+      })
+    }
+
+    if (issues.length > 0) return Effect.fail(new ConfigInvalid({ issues }))
+    return Effect.succeed({
+      port,
+      host,
+      environment,
+      database,
+      dataDir,
+      tokenSecret,
+      adminToken,
+      kybDelayMillis,
+      settlementDelayMillis,
+      logLevel,
+      sandboxPartner,
+    })
+  })
+
+/** A one-line description of where the data lives, for the start line (no secrets). */
+export const describeDatabase = (database: DatabaseConfig): string => {
+  if (database._tag === "Pglite") return `embedded database at ${database.dataDir}`
+  try {
+    const url = new URL(Redacted.value(database.url))
+    return `PostgreSQL at ${url.hostname}${url.port === "" ? "" : `:${url.port}`}${url.pathname}`
+  } catch {
+    return "PostgreSQL"
+  }
+}

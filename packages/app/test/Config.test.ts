@@ -1,0 +1,129 @@
+/** Configuration: defaults, and start-up refusals that name every bad variable without echoing secrets. */
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Option, Redacted } from "effect"
+import * as AppConfig from "../src/Config.ts"
+
+const loadFrom = (env: Record<string, string>) =>
+  AppConfig.load.pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env)))
+
+/** The refusal (fails the test when the configuration is accepted). */
+const issuesOf = (env: Record<string, string>) => Effect.flip(loadFrom(env))
+
+describe("configuration", () => {
+  it.effect("an empty environment starts a sandbox on 127.0.0.1:3000 with the embedded database in ./.data", () =>
+    Effect.gen(function* () {
+      const config = yield* loadFrom({})
+      assert.strictEqual(config.port, 3000)
+      assert.strictEqual(config.host, "127.0.0.1")
+      assert.strictEqual(config.environment, "sandbox")
+      assert.deepStrictEqual(config.database, { _tag: "Pglite", dataDir: "./.data" })
+      assert.strictEqual(config.kybDelayMillis, 2000)
+      assert.strictEqual(config.logLevel, "Info")
+      assert.isTrue(Option.isNone(config.tokenSecret))
+      assert.isTrue(Option.isNone(config.sandboxPartner))
+    }),
+  )
+
+  it.effect("DATABASE_URL selects PostgreSQL and is kept redacted", () =>
+    Effect.gen(function* () {
+      const config = yield* loadFrom({ DATABASE_URL: "postgres://u:hunter2@db:5432/pp" })
+      assert.strictEqual(config.database._tag, "Postgres")
+      if (config.database._tag === "Postgres") {
+        assert.strictEqual(Redacted.value(config.database.url), "postgres://u:hunter2@db:5432/pp")
+        assert.notInclude(String(config.database.url), "hunter2")
+      }
+      assert.strictEqual(AppConfig.describeDatabase(config.database), "PostgreSQL at db:5432/pp")
+    }),
+  )
+
+  it.effect("the sandbox partner is configured from the four sandbox variables", () =>
+    Effect.gen(function* () {
+      const config = yield* loadFrom({
+        PARTNERPAY_SANDBOX_CLIENT_ID: "sandbox-client",
+        PARTNERPAY_SANDBOX_CLIENT_SECRET: "a sandbox secret of some length",
+        PARTNERPAY_SANDBOX_WEBHOOK_URL: "http://127.0.0.1:9999/hooks",
+        PARTNERPAY_SANDBOX_WEBHOOK_SECRET: "whsec",
+        LOG_LEVEL: "debug",
+      })
+      assert.isTrue(Option.isSome(config.sandboxPartner))
+      const partner = Option.getOrThrow(config.sandboxPartner)
+      assert.strictEqual(partner.clientId, "sandbox-client")
+      assert.deepStrictEqual(partner.webhookUrl, Option.some("http://127.0.0.1:9999/hooks"))
+      assert.strictEqual(config.logLevel, "Debug")
+    }),
+  )
+
+  it.effect("every bad variable is named at once, with a human message", () =>
+    Effect.gen(function* () {
+      const error = yield* issuesOf({
+        PORT: "http",
+        PARTNERPAY_ENV: "prod",
+        PARTNERPAY_KYB_DELAY_MS: "-5",
+        LOG_LEVEL: "loud",
+        PARTNERPAY_ADMIN_TOKEN: "short-admin-token",
+        PARTNERPAY_SANDBOX_WEBHOOK_URL: "ftp://example.com",
+      })
+      const variables = error.issues.map((issue) => issue.variable)
+      for (const variable of [
+        "PORT",
+        "PARTNERPAY_ENV",
+        "PARTNERPAY_KYB_DELAY_MS",
+        "LOG_LEVEL",
+        "PARTNERPAY_ADMIN_TOKEN",
+        "PARTNERPAY_SANDBOX_WEBHOOK_URL",
+      ]) {
+        assert.include(variables, variable)
+      }
+      assert.include(error.message, 'PORT: must be an integer between 0 and 65535 (got "http")')
+      assert.include(error.message, 'PARTNERPAY_ENV: must be "sandbox" or "production" (got "prod")')
+      assert.include(error.message, "PARTNERPAY_ADMIN_TOKEN: must be at least 32 characters long (got 17)")
+      assert.notInclude(error.message, "short-admin-token")
+    }),
+  )
+
+  it.effect("production requires PARTNERPAY_TOKEN_SECRET", () =>
+    Effect.gen(function* () {
+      const error = yield* issuesOf({ PARTNERPAY_ENV: "production" })
+      assert.deepStrictEqual(
+        error.issues.map((issue) => issue.variable),
+        ["PARTNERPAY_TOKEN_SECRET"],
+      )
+      assert.include(error.message, "is required when PARTNERPAY_ENV=production")
+    }),
+  )
+
+  it.effect("a short token secret is refused without showing it", () =>
+    Effect.gen(function* () {
+      const error = yield* issuesOf({ PARTNERPAY_TOKEN_SECRET: "tiny-secret" })
+      assert.include(error.message, "PARTNERPAY_TOKEN_SECRET: must be at least 32 bytes long (got 11)")
+      assert.notInclude(error.message, "tiny-secret")
+    }),
+  )
+
+  it.effect("a malformed DATABASE_URL is refused without echoing it (it may hold a password)", () =>
+    Effect.gen(function* () {
+      const error = yield* issuesOf({ DATABASE_URL: "mysql://root:pa55word@db/x" })
+      assert.include(error.message, "DATABASE_URL: must be a PostgreSQL connection URL")
+      assert.notInclude(error.message, "pa55word")
+    }),
+  )
+
+  it.effect("a sandbox client id without its secret, or a webhook secret without a URL, is refused", () =>
+    Effect.gen(function* () {
+      const error = yield* issuesOf({
+        PARTNERPAY_SANDBOX_CLIENT_ID: "sandbox-client",
+        PARTNERPAY_SANDBOX_WEBHOOK_SECRET: "whsec",
+      })
+      assert.include(error.message, "PARTNERPAY_SANDBOX_CLIENT_SECRET: is required when PARTNERPAY_SANDBOX_CLIENT_ID is set")
+      assert.include(error.message, "PARTNERPAY_SANDBOX_WEBHOOK_SECRET: is set but PARTNERPAY_SANDBOX_WEBHOOK_URL is not")
+    }),
+  )
+
+  it.effect("empty variables count as unset", () =>
+    Effect.gen(function* () {
+      const config = yield* loadFrom({ PORT: "", DATABASE_URL: "", LOG_LEVEL: " " })
+      assert.strictEqual(config.port, 3000)
+      assert.strictEqual(config.database._tag, "Pglite")
+    }),
+  )
+})
