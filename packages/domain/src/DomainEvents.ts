@@ -12,6 +12,7 @@ import * as Consent from "./Consent.ts"
 import * as Customer from "./Customer.ts"
 import * as DebitAuth from "./DebitAuth.ts"
 import { EventDecodeFailed, type RecordedEvent } from "./EventStore.ts"
+import * as LoginChallenge from "./LoginChallenge.ts"
 import * as PaymentPlan from "./PaymentPlan.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import type * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
@@ -30,6 +31,7 @@ export type DomainEvent =
   | { readonly streamType: "Customer"; readonly event: Customer.CustomerEvent }
   | { readonly streamType: "CardPayment"; readonly event: CardPayment.CardPaymentEvent }
   | { readonly streamType: "CharityTransaction"; readonly event: CharityTransaction.CharityTransactionEvent }
+  | { readonly streamType: "LoginChallenge"; readonly event: LoginChallenge.LoginChallengeEvent }
 
 /** A decoded event with where and when it was recorded. */
 export type Envelope = DomainEvent & {
@@ -53,6 +55,7 @@ export const codecs: Record<DomainEvent["streamType"], Schema.Codec<unknown, unk
   Customer: Customer.aggregate.events as Schema.Codec<unknown, unknown>,
   CardPayment: CardPayment.aggregate.events as Schema.Codec<unknown, unknown>,
   CharityTransaction: CharityTransaction.aggregate.events as Schema.Codec<unknown, unknown>,
+  LoginChallenge: LoginChallenge.aggregate.events as Schema.Codec<unknown, unknown>,
 }
 
 const decoders = Object.fromEntries(
