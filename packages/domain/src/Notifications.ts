@@ -8,6 +8,7 @@ import type { Effect } from "effect"
 import type { Envelope } from "./DomainEvents.ts"
 import type { EventStoreUnavailable } from "./EventStore.ts"
 import * as CompanyVerification from "./notifications/CompanyVerification.ts"
+import * as PaymentRequestStatus from "./notifications/PaymentRequestStatus.ts"
 import type { Notification } from "./Outbox.ts"
 import type { ReadModelStore } from "./ReadModel.ts"
 
@@ -17,4 +18,4 @@ export type NotificationRule = (
 ) => Effect.Effect<ReadonlyArray<Notification>, EventStoreUnavailable, ReadModelStore>
 
 /** Every notification rule; each webhook module adds itself here. */
-export const rules: ReadonlyArray<NotificationRule> = [CompanyVerification.rule]
+export const rules: ReadonlyArray<NotificationRule> = [CompanyVerification.rule, PaymentRequestStatus.rule]

@@ -6,5 +6,7 @@ import type { AnyProjection } from "../ReadModel.ts"
 import { projection as companies } from "./Companies.ts"
 import { consents } from "./Consents.ts"
 import { duePlans, paymentPlans } from "./PaymentPlans.ts"
+import { projection as paymentRequests } from "./PaymentRequests.ts"
+import { projection as transfers } from "./Transfers.ts"
 
-export const all: ReadonlyArray<AnyProjection> = [paymentPlans, duePlans, consents, companies]
+export const all: ReadonlyArray<AnyProjection> = [paymentPlans, duePlans, consents, companies, paymentRequests, transfers]
