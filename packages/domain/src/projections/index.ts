@@ -5,8 +5,17 @@
 import type { AnyProjection } from "../ReadModel.ts"
 import { projection as companies } from "./Companies.ts"
 import { consents } from "./Consents.ts"
+import { projection as customers } from "./Customers.ts"
 import { duePlans, paymentPlans } from "./PaymentPlans.ts"
 import { projection as paymentRequests } from "./PaymentRequests.ts"
 import { projection as transfers } from "./Transfers.ts"
 
-export const all: ReadonlyArray<AnyProjection> = [paymentPlans, duePlans, consents, companies, paymentRequests, transfers]
+export const all: ReadonlyArray<AnyProjection> = [
+  paymentPlans,
+  duePlans,
+  consents,
+  companies,
+  paymentRequests,
+  transfers,
+  customers,
+]
