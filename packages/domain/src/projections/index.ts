@@ -3,9 +3,11 @@
  * the event pipeline keeps them all up to date in the append's unit of work.
  */
 import type { AnyProjection } from "../ReadModel.ts"
+import { projection as cardPayments } from "./CardPayments.ts"
 import { projection as companies } from "./Companies.ts"
 import { consents } from "./Consents.ts"
 import { projection as customers } from "./Customers.ts"
+import { projection as debitAuths } from "./DebitAuths.ts"
 import { duePlans, paymentPlans } from "./PaymentPlans.ts"
 import { projection as paymentRequests } from "./PaymentRequests.ts"
 import { projection as transfers } from "./Transfers.ts"
@@ -18,4 +20,6 @@ export const all: ReadonlyArray<AnyProjection> = [
   paymentRequests,
   transfers,
   customers,
+  debitAuths,
+  cardPayments,
 ]
