@@ -12,11 +12,13 @@ import * as Migrator from "effect/sql/Migrator"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import createEvents from "./migrations/0001_create_events.ts"
+import readSide from "./migrations/0002_read_side.ts"
 import createIdempotencyKeys from "./migrations/0050_create_idempotency_keys.ts"
 
 /** Every migration of this package, keyed `<id>_<name>`. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>> = {
   "0001_create_events": createEvents,
+  "0002_read_side": readSide,
   "0050_create_idempotency_keys": createIdempotencyKeys,
 }
 

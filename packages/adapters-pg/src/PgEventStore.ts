@@ -27,9 +27,26 @@
  * xid order = position order: when an event is returned, every lower position
  * belongs to a finished transaction and is visible (or rolled back, leaving a
  * harmless gap). Cost: a long-running writing transaction anywhere in the
- * cluster delays readAll until it ends (never skips). Appends must therefore
- * not run inside a caller's transaction that has already written (its xid
- * would predate its positions).
+ * cluster delays readAll until it ends (never skips).
+ *
+ * Appends inside a caller's transaction (a unit of work: `PgUnitOfWork`, or
+ * any `sql.withTransaction`): the append becomes a savepoint and reserves its
+ * positions like any other, but a transaction that appends twice would have
+ * an xid older than its second batch of positions; another transaction could
+ * draw positions in between, commit after it, and a follower would skip them.
+ * So an append that finds itself inside an outer transaction first calls
+ * `lock_event_positions_until_commit()` at the outer level: it takes the
+ * reservation lock as a transaction lock, held until the unit of work commits
+ * or rolls back, and assigns the xid under it. No other transaction can draw
+ * positions between the unit's xid and its last append, so xid order still
+ * equals position order and the readAll rule above stays sound. The function
+ * refuses (the append fails with `EventStoreUnavailable`) when the transaction
+ * already wrote something before its first append (its xid would predate the
+ * lock), or after a nested unit that held the lock rolled back (PostgreSQL
+ * releases the lock with the savepoint). Cost: from its first append until it
+ * ends, a unit of work blocks every other append of the database, so units of
+ * work must stay short (no calls to providers inside them). Appends outside a
+ * unit of work keep the short lock and commit concurrently.
  *
  * Errors: every database failure becomes `EventStoreUnavailable` with a short
  * reason (the SQL error is logged, never returned).
@@ -194,35 +211,40 @@ export const make = (options: Options = {}): Effect.Effect<EventStore["Service"]
       { readonly streamVersion: number; readonly lastPosition: number },
       VersionConflict | SqlError | Replayed | { readonly _tag: "HookFailed"; readonly cause: unknown }
     > =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          const replay = yield* findReplay(streamId, events)
-          if (replay !== undefined) return yield* Effect.fail(replay)
-          const reserved = yield* sql<{
-            position: bigint
-          }>`SELECT reserve_event_positions(${events.length}) AS position`
-          const positions = reserved.map((row) => BigInt(row.position)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-          const version = yield* claimVersion(streamId, streamType, expected, events.length).pipe(
-            Effect.catchTag(
-              "VersionConflict",
-              (conflict): Effect.Effect<never, VersionConflict | Replayed | SqlError> =>
-                // A racing append of the same events may just have won: then this is a replay.
-                Effect.flatMap(
-                  findReplay(streamId, events),
-                  (replayed): Effect.Effect<never, VersionConflict | Replayed> =>
-                    replayed === undefined ? Effect.fail(conflict) : Effect.fail(replayed),
-                ),
-            ),
-          )
-          const batch = events.map((event, index) => ({
-            p: String(positions[index]),
-            eventId: event.eventId,
-            eventType: event.eventType,
-            schemaVersion: event.schemaVersion,
-            data: event.data,
-            metadata: fromMetadata(event.metadata),
-          }))
-          const rows = yield* sql<EventRow>`
+      Effect.andThen(
+        // Inside a caller's transaction: hold the reservation lock until it ends (see the module doc).
+        Effect.flatMap(Effect.serviceOption(sql.transactionService), (outer) =>
+          outer._tag === "Some" ? Effect.asVoid(sql`SELECT lock_event_positions_until_commit()`) : Effect.void,
+        ),
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const replay = yield* findReplay(streamId, events)
+            if (replay !== undefined) return yield* Effect.fail(replay)
+            const reserved = yield* sql<{
+              position: bigint
+            }>`SELECT reserve_event_positions(${events.length}) AS position`
+            const positions = reserved.map((row) => BigInt(row.position)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+            const version = yield* claimVersion(streamId, streamType, expected, events.length).pipe(
+              Effect.catchTag(
+                "VersionConflict",
+                (conflict): Effect.Effect<never, VersionConflict | Replayed | SqlError> =>
+                  // A racing append of the same events may just have won: then this is a replay.
+                  Effect.flatMap(
+                    findReplay(streamId, events),
+                    (replayed): Effect.Effect<never, VersionConflict | Replayed> =>
+                      replayed === undefined ? Effect.fail(conflict) : Effect.fail(replayed),
+                  ),
+              ),
+            )
+            const batch = events.map((event, index) => ({
+              p: String(positions[index]),
+              eventId: event.eventId,
+              eventType: event.eventType,
+              schemaVersion: event.schemaVersion,
+              data: event.data,
+              metadata: fromMetadata(event.metadata),
+            }))
+            const rows = yield* sql<EventRow>`
             INSERT INTO events (global_position, stream_id, stream_type, stream_version, event_id, event_type, schema_version, data, metadata)
             SELECT (e.value ->> 'p')::bigint, ${streamId}, ${streamType}, ${version - events.length}::int + e.ord::int,
                    (e.value ->> 'eventId')::uuid, e.value ->> 'eventType', (e.value ->> 'schemaVersion')::int,
@@ -230,16 +252,17 @@ export const make = (options: Options = {}): Effect.Effect<EventStore["Service"]
             FROM jsonb_array_elements(${JSON.stringify(batch)}::jsonb) WITH ORDINALITY AS e(value, ord)
             ORDER BY e.ord
             RETURNING ${sql.literal(columns)}`
-          const recorded = rows.map(toRecorded).sort((a, b) => a.streamVersion - b.streamVersion)
-          if (onAppend !== undefined) {
-            yield* onAppend(recorded).pipe(
-              Effect.mapError((cause) => ({ _tag: "HookFailed" as const, cause })),
-              Effect.provideService(SqlClient, sql),
-            )
-          }
-          const last = recorded[recorded.length - 1]
-          return { streamVersion: version, lastPosition: last?.globalPosition ?? 0 }
-        }),
+            const recorded = rows.map(toRecorded).sort((a, b) => a.streamVersion - b.streamVersion)
+            if (onAppend !== undefined) {
+              yield* onAppend(recorded).pipe(
+                Effect.mapError((cause) => ({ _tag: "HookFailed" as const, cause })),
+                Effect.provideService(SqlClient, sql),
+              )
+            }
+            const last = recorded[recorded.length - 1]
+            return { streamVersion: version, lastPosition: last?.globalPosition ?? 0 }
+          }),
+        ),
       )
 
     const append: EventStore["Service"]["append"] = (streamId, streamType, expected, events) => {

@@ -1,0 +1,111 @@
+/**
+ * The domain `ReadModelStore` port on PostgreSQL: every projection's
+ * documents in one table, `read_models` (migration 0002).
+ *
+ * `find` answers exactly like the in-memory store's `selectPage` (a shared
+ * contract test runs the same cases on both): documents of one partner,
+ * every key equal (`keys @> $keys`, served by a GIN index), inclusive sort-key
+ * bounds, ordered by (sort_key, id) ascending or descending, cursor
+ * `startingAfter` = the id of the last document of the previous page (seek
+ * pagination on that document's (sort_key, id); a cursor that is not among
+ * the matching documents gives an empty page), `hasMore` by fetching one row
+ * more than the limit. Text comparisons use the "C" collation (byte order),
+ * matching JavaScript string comparison for the ASCII keys and ids used.
+ *
+ * Concurrency: inside a transaction (an append's hook, a unit of work) `get`
+ * locks the row (`FOR UPDATE`), so two appends updating the same document
+ * queue instead of losing one update. Outside a transaction it is a plain read.
+ */
+import { type EventStoreUnavailable, type ReadModel, ReadModelStore } from "@partnerpay/domain"
+import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import { unavailable } from "./SqlErrors.ts"
+
+interface Row {
+  readonly id: string
+  readonly partner_id: string
+  readonly keys: Record<string, string>
+  readonly sort_key: string
+  readonly data: unknown
+}
+
+const toStored = (collection: string, row: Row): ReadModel.StoredDocument => ({
+  collection,
+  id: row.id,
+  data: row.data,
+  index: { partnerId: row.partner_id, keys: row.keys, sortKey: row.sort_key },
+})
+
+/** Builds the store on the `SqlClient` in context (migrations must have run). */
+export const make: Effect.Effect<ReadModelStore["Service"], never, SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient
+  const inTransaction = Effect.map(Effect.serviceOption(sql.transactionService), Option.isSome)
+
+  const get = (collection: string, id: string) =>
+    Effect.gen(function* () {
+      const lock = (yield* inTransaction) ? sql.literal("FOR UPDATE") : sql.literal("")
+      const rows = yield* sql<Row>`
+        SELECT id, partner_id, keys, sort_key, data FROM read_models
+        WHERE collection = ${collection} AND id = ${id} ${lock}`
+      return Option.map(Option.fromUndefinedOr(rows[0]), (row) => toStored(collection, row))
+    }).pipe(unavailable("read model get"))
+
+  const find = (collection: string, query: ReadModel.Query): Effect.Effect<ReadModel.Page, EventStoreUnavailable> =>
+    Effect.gen(function* () {
+      const filters = [sql`collection = ${collection}`, sql`partner_id = ${query.partnerId}`]
+      if (query.keys !== undefined && Object.keys(query.keys).length > 0) {
+        filters.push(sql`keys @> ${JSON.stringify(query.keys)}::jsonb`)
+      }
+      if (query.sortKeyFrom !== undefined) filters.push(sql`sort_key COLLATE "C" >= ${query.sortKeyFrom}`)
+      if (query.sortKeyTo !== undefined) filters.push(sql`sort_key COLLATE "C" <= ${query.sortKeyTo}`)
+      const descending = (query.order ?? "desc") === "desc"
+      if (query.startingAfter !== undefined) {
+        // The cursor must itself match the query, as in `selectPage`.
+        const cursor = yield* sql<{ sort_key: string; id: string }>`
+          SELECT sort_key, id FROM read_models WHERE ${sql.and([...filters, sql`id = ${query.startingAfter}`])}`
+        const at = cursor[0]
+        if (at === undefined) return { items: [], hasMore: false }
+        filters.push(
+          descending
+            ? sql`(sort_key COLLATE "C", id COLLATE "C") < (${at.sort_key}, ${at.id})`
+            : sql`(sort_key COLLATE "C", id COLLATE "C") > (${at.sort_key}, ${at.id})`,
+        )
+      }
+      const limit = Math.max(0, Math.floor(query.limit))
+      const direction = sql.literal(descending ? "DESC" : "ASC")
+      const rows = yield* sql<Row>`
+        SELECT id, partner_id, keys, sort_key, data FROM read_models
+        WHERE ${sql.and(filters)}
+        ORDER BY sort_key COLLATE "C" ${direction}, id COLLATE "C" ${direction}
+        LIMIT ${limit + 1}`
+      return {
+        items: rows.slice(0, limit).map((row) => toStored(collection, row)),
+        hasMore: rows.length > limit,
+      }
+    }).pipe(unavailable("read model find"))
+
+  const put = (document: ReadModel.StoredDocument) =>
+    sql`
+      INSERT INTO read_models (collection, id, partner_id, keys, sort_key, data)
+      VALUES (${document.collection}, ${document.id}, ${document.index.partnerId},
+              ${JSON.stringify(document.index.keys)}::jsonb, ${document.index.sortKey}, ${JSON.stringify(document.data)}::jsonb)
+      ON CONFLICT (collection, id) DO UPDATE SET
+        partner_id = EXCLUDED.partner_id, keys = EXCLUDED.keys, sort_key = EXCLUDED.sort_key, data = EXCLUDED.data`.pipe(
+      Effect.asVoid,
+      unavailable("read model put"),
+    )
+
+  const remove = (collection: string, id: string) =>
+    sql`DELETE FROM read_models WHERE collection = ${collection} AND id = ${id}`.pipe(
+      Effect.asVoid,
+      unavailable("read model delete"),
+    )
+
+  const clear = (collection: string) =>
+    sql`DELETE FROM read_models WHERE collection = ${collection}`.pipe(Effect.asVoid, unavailable("read model clear"))
+
+  return ReadModelStore.of({ get, find, put, delete: remove, clear })
+})
+
+/** `ReadModelStore` on the `SqlClient` in context. */
+export const layer: Layer.Layer<ReadModelStore, never, SqlClient> = Layer.effect(ReadModelStore, make)
