@@ -5,4 +5,5 @@
 export * as Migrations from "./Migrations.ts"
 export * as PgDatabase from "./PgDatabase.ts"
 export * as PgEventStore from "./PgEventStore.ts"
+export * as PgIdempotencyStore from "./PgIdempotencyStore.ts"
 export * as PgliteBridge from "./PgliteBridge.ts"

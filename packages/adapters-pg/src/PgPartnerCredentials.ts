@@ -1,0 +1,160 @@
+/**
+ * Partners on PostgreSQL (table `partners`, migration 0002): the domain
+ * `PartnerCredentials` port (authenticate a ClientId/ClientSecret pair) and
+ * the `Partners` admin service (create, sandbox upsert, secret rotation,
+ * webhook settings).
+ *
+ * Client secrets are stored only as scrypt hashes (`SecretHash.ts`) and shown
+ * once, when created or rotated. Authentication compares in constant time and
+ * checks an unknown ClientId against a dummy hash, so it costs the same as a
+ * wrong secret. A database failure during authentication is a defect (the
+ * port never fails).
+ *
+ * Webhook signing secrets must be readable (the dispatcher signs with them),
+ * so they are stored as given, not hashed. Decision: they are never returned
+ * except by `getWebhook`, wrapped in `Redacted` (its `toString`/JSON print
+ * `<redacted>`), never logged, and the `partners` table should be readable
+ * only by the service's database role. Encrypting them at rest with a key
+ * from the environment is a possible later step.
+ */
+import { randomBytes } from "node:crypto"
+import { EventStoreUnavailable, Ids, NotFound, PartnerCredentials } from "@partnerpay/domain"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import { defaultParams, generateSecret, hashSecret, type ScryptParams, verifySecret } from "./SecretHash.ts"
+import { unavailable } from "./SqlErrors.ts"
+
+export interface CreatedPartner {
+  readonly partnerId: Ids.PartnerId
+  readonly clientId: string
+  /** Shown once: only its hash is stored. */
+  readonly clientSecret: Redacted.Redacted<string>
+}
+
+export interface Webhook {
+  readonly url: string
+  readonly signingSecret: Redacted.Redacted<string>
+}
+
+export class Partners extends Context.Service<
+  Partners,
+  {
+    /** A new partner with a fresh ClientId and ClientSecret. */
+    create(input: { readonly name: string }): Effect.Effect<CreatedPartner, EventStoreUnavailable>
+    /**
+     * Makes `clientId` authenticate with `clientSecret` (sandbox/dev set-up, idempotent):
+     * creates the partner when the ClientId is new (with `partnerId` if given), else replaces its secret.
+     */
+    upsertSandboxPartner(input: {
+      readonly clientId: string
+      readonly clientSecret: Redacted.Redacted<string>
+      readonly partnerId?: Ids.PartnerId
+      readonly name?: string
+    }): Effect.Effect<Ids.PartnerId, EventStoreUnavailable>
+    /** A new ClientSecret (shown once); the old one stops working at once. */
+    rotateSecret(partnerId: Ids.PartnerId): Effect.Effect<Redacted.Redacted<string>, NotFound | EventStoreUnavailable>
+    setWebhook(partnerId: Ids.PartnerId, webhook: Webhook): Effect.Effect<void, NotFound | EventStoreUnavailable>
+    /** The partner's webhook, for the dispatcher; None when the partner has none (or does not exist). */
+    getWebhook(partnerId: Ids.PartnerId): Effect.Effect<Option.Option<Webhook>, EventStoreUnavailable>
+  }
+>()("partnerpay/adapters-pg/Partners") {}
+
+const partnerNotFound = new NotFound({ entity: "Partner" })
+
+/** Builds both services on the `SqlClient` in context. */
+export const make = (
+  params: ScryptParams = defaultParams,
+): Effect.Effect<
+  { readonly credentials: PartnerCredentials["Service"]; readonly partners: Partners["Service"] },
+  never,
+  SqlClient
+> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient
+    // Checked when the ClientId is unknown, so both refusals take the same time.
+    const dummy = yield* hashSecret(generateSecret(), params)
+
+    const authenticate = (clientId: string, clientSecret: Redacted.Redacted<string>) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<{ partner_id: string; secret_hash: string }>`
+          SELECT partner_id, secret_hash FROM partners WHERE client_id = ${clientId}`
+        const row = rows[0]
+        const matches = yield* verifySecret(clientSecret, row?.secret_hash ?? dummy)
+        return row !== undefined && matches
+          ? Option.some({ partnerId: Ids.PartnerId.make(row.partner_id) })
+          : Option.none()
+      }).pipe(Effect.orDie)
+
+    const create = (input: { readonly name: string }) =>
+      Effect.gen(function* () {
+        const partnerId = Ids.PartnerId.make(crypto.randomUUID())
+        const clientId = `pp_${randomBytes(12).toString("hex")}`
+        const clientSecret = generateSecret()
+        const hash = yield* hashSecret(clientSecret, params)
+        yield* sql`
+          INSERT INTO partners (partner_id, name, client_id, secret_hash)
+          VALUES (${partnerId}::uuid, ${input.name}, ${clientId}, ${hash})`
+        return { partnerId, clientId, clientSecret }
+      }).pipe(unavailable("partners create"))
+
+    const upsertSandboxPartner: Partners["Service"]["upsertSandboxPartner"] = (input) =>
+      Effect.gen(function* () {
+        const hash = yield* hashSecret(input.clientSecret, params)
+        const partnerId = input.partnerId ?? crypto.randomUUID()
+        const rows = yield* sql<{ partner_id: string }>`
+          INSERT INTO partners (partner_id, name, client_id, secret_hash)
+          VALUES (${partnerId}::uuid, ${input.name ?? "Sandbox partner"}, ${input.clientId}, ${hash})
+          ON CONFLICT (client_id) DO UPDATE SET secret_hash = EXCLUDED.secret_hash, updated_at = now()
+          RETURNING partner_id`
+        const row = rows[0]
+        if (row === undefined) return yield* new EventStoreUnavailable({ reason: "partners upsert returned no row" })
+        return Ids.PartnerId.make(row.partner_id)
+      }).pipe(unavailable("partners upsert"))
+
+    const rotateSecret = (partnerId: Ids.PartnerId) =>
+      Effect.gen(function* () {
+        const clientSecret = generateSecret()
+        const hash = yield* hashSecret(clientSecret, params)
+        const rows = yield* sql<{ partner_id: string }>`
+          UPDATE partners SET secret_hash = ${hash}, updated_at = now()
+          WHERE partner_id = ${partnerId}::uuid RETURNING partner_id`
+        if (rows.length === 0) return yield* partnerNotFound
+        return clientSecret
+      }).pipe(unavailable("partners rotate secret"))
+
+    const setWebhook = (partnerId: Ids.PartnerId, webhook: Webhook) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<{ partner_id: string }>`
+          UPDATE partners SET webhook_url = ${webhook.url}, webhook_secret = ${Redacted.value(webhook.signingSecret)},
+                 updated_at = now()
+          WHERE partner_id = ${partnerId}::uuid RETURNING partner_id`
+        if (rows.length === 0) return yield* partnerNotFound
+      }).pipe(unavailable("partners set webhook"))
+
+    const getWebhook = (partnerId: Ids.PartnerId) =>
+      Effect.map(
+        sql<{ webhook_url: string | null; webhook_secret: string | null }>`
+          SELECT webhook_url, webhook_secret FROM partners WHERE partner_id = ${partnerId}::uuid`,
+        (rows): Option.Option<Webhook> => {
+          const row = rows[0]
+          return row?.webhook_url == null || row.webhook_secret == null
+            ? Option.none()
+            : Option.some({ url: row.webhook_url, signingSecret: Redacted.make(row.webhook_secret) })
+        },
+      ).pipe(unavailable("partners get webhook"))
+
+    return {
+      credentials: PartnerCredentials.of({ authenticate }),
+      partners: Partners.of({ create, upsertSandboxPartner, rotateSecret, setWebhook, getWebhook }),
+    }
+  })
+
+/** `PartnerCredentials` and `Partners` on the `SqlClient` in context (migrations must have run). */
+export const layer = (
+  params: ScryptParams = defaultParams,
+): Layer.Layer<PartnerCredentials | Partners, never, SqlClient> =>
+  Layer.effectContext(
+    Effect.map(make(params), ({ credentials, partners }) =>
+      Context.make(PartnerCredentials, credentials).pipe(Context.add(Partners, partners)),
+    ),
+  )
