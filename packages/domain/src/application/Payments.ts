@@ -15,10 +15,16 @@ import * as Company from "../Company.ts"
 import * as CompanyReference from "../CompanyReference.ts"
 import * as Customer from "../Customer.ts"
 import { type DomainError, type FieldIssue, NotFound, RuleViolated, ValidationFailed } from "../DomainError.ts"
-import { EventDecodeFailed, EventStore, EventStoreUnavailable, type VersionConflict } from "../EventStore.ts"
-import { transactional } from "../EventPipeline.ts"
+import type { EventStore, EventStoreUnavailable, VersionConflict } from "../EventStore.ts"
 import { IdGenerator } from "../IdGenerator.ts"
-import type { BankAccountId, CompanyReferenceId, PartnerId, PaymentRequestId, RegistrationId, TransferId } from "../Ids.ts"
+import type {
+  BankAccountId,
+  CompanyReferenceId,
+  PartnerId,
+  PaymentRequestId,
+  RegistrationId,
+  TransferId,
+} from "../Ids.ts"
 import * as Money from "../Money.ts"
 import * as PaymentRequest from "../PaymentRequest.ts"
 import * as PaymentRequests from "../projections/PaymentRequests.ts"
@@ -27,19 +33,10 @@ import * as Transfer from "../Transfer.ts"
 import type { Attachment, RecipientAddress } from "../TransferEvents.ts"
 import type { UnitOfWork } from "../UnitOfWork.ts"
 import type { WireAmount } from "./Amounts.ts"
+import { dieOnCorruptEvent, unitOfWork } from "./UseCase.ts"
 
 /** Every failure a payment use case reports (all mapped to HTTP problems). */
 export type Failure = DomainError | VersionConflict | EventStoreUnavailable
-
-/** Port failures that are not the caller's fault become EventStoreUnavailable (503). */
-export const unavailable = <A, E, R>(
-  effect: Effect.Effect<A, E | EventDecodeFailed, R>,
-): Effect.Effect<A, Exclude<E, EventDecodeFailed> | EventStoreUnavailable, R> =>
-  Effect.catchIf(
-    effect,
-    (error): error is EventDecodeFailed => error instanceof EventDecodeFailed,
-    (error) => Effect.fail(new EventStoreUnavailable({ reason: error.message, cause: error })),
-  ) as Effect.Effect<A, Exclude<E, EventDecodeFailed> | EventStoreUnavailable, R>
 
 const notFound = new NotFound({ entity: "PaymentRequest" })
 
@@ -87,7 +84,7 @@ export const findCompany = Effect.fn("Payments.findCompany")(function* (
 ) {
   let id = companyId
   if (id === undefined && companyReferenceId !== undefined) {
-    const reference = yield* unavailable(
+    const reference = yield* dieOnCorruptEvent(
       CommandHandler.load(
         CompanyReference.aggregate,
         CompanyReference.idOf(partnerId, companyReferenceId as CompanyReferenceId),
@@ -96,7 +93,7 @@ export const findCompany = Effect.fn("Payments.findCompany")(function* (
     if (reference.state._tag === "Reserved") id = reference.state.companyId
   }
   if (id === undefined) return yield* new NotFound({ entity: "Company" })
-  const company = yield* unavailable(CommandHandler.load(Company.aggregate, id))
+  const company = yield* dieOnCorruptEvent(CommandHandler.load(Company.aggregate, id))
   if (company.state._tag === "Initial" || company.state.partnerId !== partnerId)
     return yield* new NotFound({ entity: "Company" })
   return company.state
@@ -113,7 +110,8 @@ export const create = Effect.fn("Payments.create")(function* (input: CreateInput
     issues.push({ field: "companyId", message }, { field: "companyReferenceId", message })
   }
   const amount = convert(issues, "amount", input.amount)
-  const autoPayLimit = input.autoPayLimit === undefined ? undefined : convert(issues, "autoPayLimit", input.autoPayLimit)
+  const autoPayLimit =
+    input.autoPayLimit === undefined ? undefined : convert(issues, "autoPayLimit", input.autoPayLimit)
   const debitAuthLimit =
     input.debitAuthLimit === undefined ? undefined : convert(issues, "debitAuthLimit", input.debitAuthLimit)
   if (issues.length > 0 || amount === undefined) return yield* new ValidationFailed({ issues })
@@ -125,7 +123,7 @@ export const create = Effect.fn("Payments.create")(function* (input: CreateInput
     })
   // TODO(customers read model): until it exists, any registration id is accepted as payer unless it
   // is a known customer of another partner.
-  const payer = yield* unavailable(CommandHandler.load(Customer.aggregate, input.payerRegistrationId))
+  const payer = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.payerRegistrationId))
   if (payer.state._tag === "Registered" && payer.state.partnerId !== input.partnerId)
     return yield* ValidationFailed.of("payerRegistrationId", "is not a customer of this partner")
   const ids = yield* IdGenerator
@@ -147,7 +145,7 @@ export const create = Effect.fn("Payments.create")(function* (input: CreateInput
     ...(debitAuthLimit === undefined ? {} : { debitAuthLimit }),
     at,
   }
-  yield* transactional(unavailable(CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, command)))
+  yield* unitOfWork(CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, command))
   return { paymentRequestId, status: "Pending" as const }
 })
 
@@ -204,15 +202,13 @@ export const history = Effect.fn("Payments.history")(function* (query: HistoryQu
 /** Cancels a Pending request; a repeat is a no-op; after acceptance IllegalTransition (409). */
 export const cancel = Effect.fn("Payments.cancel")(function* (partnerId: PartnerId, paymentRequestId: string) {
   const at = yield* DateTime.now
-  yield* transactional(
-    unavailable(
-      CommandHandler.handle(
-        PaymentRequest.aggregate,
-        paymentRequestId,
-        { _tag: "CancelPaymentRequest", paymentRequestId: paymentRequestId as PaymentRequestId, partnerId, at },
-        { retryOnConflict: 3 },
-      ),
-    ),
+  yield* unitOfWork(
+    CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, {
+      _tag: "CancelPaymentRequest",
+      paymentRequestId: paymentRequestId as PaymentRequestId,
+      partnerId,
+      at,
+    }),
   ).pipe(
     // Another partner's request looks missing.
     Effect.catchIf(
@@ -250,7 +246,11 @@ const contentTypes: Record<string, string> = {
 /** The attachment a request's attachment URL becomes on its transfer: named after the URL's last path segment. */
 export const attachmentOf = (attachmentId: string, url: string): Attachment => {
   const path = url.replace(/[?#].*$/, "").replace(/^https:\/\/[^/]+/, "")
-  let name = path.split("/").filter((segment) => segment !== "").pop() ?? ""
+  let name =
+    path
+      .split("/")
+      .filter((segment) => segment !== "")
+      .pop() ?? ""
   try {
     name = decodeURIComponent(name)
   } catch {
@@ -279,7 +279,7 @@ const senderNameOf = (customer: Customer.RegisteredCustomer, accountName: string
  * work. Repeating the acceptance with the same account changes nothing.
  */
 export const accept = Effect.fn("Payments.accept")(function* (input: AcceptInput) {
-  const loaded = yield* unavailable(CommandHandler.load(PaymentRequest.aggregate, input.paymentRequestId))
+  const loaded = yield* dieOnCorruptEvent(CommandHandler.load(PaymentRequest.aggregate, input.paymentRequestId))
   const state = loaded.state
   if (
     state._tag === "Initial" ||
@@ -289,7 +289,7 @@ export const accept = Effect.fn("Payments.accept")(function* (input: AcceptInput
     return yield* notFound
   const request = state.request
   // The payer's linked account (TODO: read it from the customers read model once it exists).
-  const customer = yield* unavailable(CommandHandler.load(Customer.aggregate, input.registrationId))
+  const customer = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.registrationId))
   const account = Customer.linkedBankAccounts(customer.state).find((a) => a.bankAccountId === input.bankAccountId)
   if (customer.state._tag !== "Registered" || account === undefined)
     return yield* new RuleViolated({
@@ -345,20 +345,17 @@ export const accept = Effect.fn("Payments.accept")(function* (input: AcceptInput
     recipientAccountMasked: companyAccountMasked,
     recipientAddress: address,
     attachments,
-    description:
-      accepted?._tag === "PaymentRequestAccepted" ? accepted.transferDescription : request.description,
+    description: accepted?._tag === "PaymentRequestAccepted" ? accepted.transferDescription : request.description,
     at,
   }
   const transferDecision = Transfer.aggregate.decide(initiate, Transfer.initialState)
   if (transferDecision._tag === "Failure") return yield* Effect.fail(transferDecision.failure)
-  const handled = yield* transactional(
-    unavailable(
-      Effect.gen(function* () {
-        const handled = yield* CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, acceptCommand)
-        if (handled.events.length > 0) yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate)
-        return handled
-      }),
-    ),
+  const handled = yield* unitOfWork(
+    Effect.gen(function* () {
+      const handled = yield* CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, acceptCommand)
+      if (handled.events.length > 0) yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate)
+      return handled
+    }),
   )
   return { status: PaymentRequest.status(handled.state) ?? "Accepted" }
 })
@@ -368,22 +365,18 @@ export const accept = Effect.fn("Payments.accept")(function* (input: AcceptInput
 
 /** Applies a transfer command and mirrors its events onto the payment request it pays, in one unit of work. */
 const applyToTransfer = (transferId: string, command: Transfer.TransferCommand) =>
-  transactional(
-    unavailable(
-      Effect.gen(function* () {
-        const handled = yield* CommandHandler.handle(Transfer.aggregate, transferId, command, { retryOnConflict: 3 })
-        const paymentRequestId =
-          handled.state._tag === "Initial" ? undefined : handled.state.details.paymentRequestId
-        if (paymentRequestId !== undefined) {
-          for (const event of handled.events) {
-            const follow = PaymentRequest.fromTransferEvent(paymentRequestId, event)
-            if (follow !== undefined)
-              yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, follow, { retryOnConflict: 3 })
-          }
+  unitOfWork(
+    Effect.gen(function* () {
+      const handled = yield* CommandHandler.handle(Transfer.aggregate, transferId, command)
+      const paymentRequestId = handled.state._tag === "Initial" ? undefined : handled.state.details.paymentRequestId
+      if (paymentRequestId !== undefined) {
+        for (const event of handled.events) {
+          const follow = PaymentRequest.fromTransferEvent(paymentRequestId, event)
+          if (follow !== undefined) yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, follow)
         }
-        return handled
-      }),
-    ),
+      }
+      return handled
+    }),
   )
 
 /** The bank settled the transfer: it becomes Settled and the request it pays Paid. A repeat changes nothing. */

@@ -16,14 +16,15 @@ import { EventStoreUnavailable } from "../EventStore.ts"
 import { IdGenerator } from "../IdGenerator.ts"
 import type { PartnerId, RegistrationId } from "../Ids.ts"
 import * as Money from "../Money.ts"
+import { ESignature } from "../Providers.ts"
 import * as PaymentRequests from "../projections/PaymentRequests.ts"
 import * as Transfers from "../projections/Transfers.ts"
-import { ESignature } from "../Providers.ts"
 import { decodeDocument, ReadModelStore } from "../ReadModel.ts"
 import * as Transfer from "../Transfer.ts"
 import type { RefundId, ReimbursementProviderId } from "../TransferEvents.ts"
 import type { WireAmount } from "./Amounts.ts"
-import { applyTransferCommand, unavailable } from "./Payments.ts"
+import { applyTransferCommand } from "./Payments.ts"
+import { dieOnCorruptEvent } from "./UseCase.ts"
 
 const notFound = new NotFound({ entity: "Transfer" })
 
@@ -67,7 +68,7 @@ export interface RefundInput {
 export const refund = Effect.fn("Transfers.refund")(function* (input: RefundInput) {
   if (input.reason !== undefined && input.reason.length > 500)
     return yield* ValidationFailed.of("reason", "must be at most 500 characters")
-  const loaded = yield* unavailable(CommandHandler.load(Transfer.aggregate, input.transferId))
+  const loaded = yield* dieOnCorruptEvent(CommandHandler.load(Transfer.aggregate, input.transferId))
   const state = loaded.state
   if (state._tag === "Initial" || state.details.partnerId !== input.partnerId) return yield* notFound
   let amount: Money.Money
@@ -210,7 +211,7 @@ const dryRunUrl = "https://sandbox.partnerpay.dev/sign/dry-run"
  */
 export const createReimbursement = Effect.fn("Transfers.createReimbursement")(function* (input: ReimbursementInput) {
   yield* get({ _tag: "Customer", partnerId: input.partnerId, registrationId: input.registrationId }, input.transferId)
-  const loaded = yield* unavailable(CommandHandler.load(Transfer.aggregate, input.transferId))
+  const loaded = yield* dieOnCorruptEvent(CommandHandler.load(Transfer.aggregate, input.transferId))
   const state = loaded.state
   if (state._tag === "Initial") return yield* notFound
   const at = yield* DateTime.now
@@ -227,7 +228,7 @@ export const createReimbursement = Effect.fn("Transfers.createReimbursement")(fu
   if (dryRun._tag === "Failure") return yield* Effect.fail(dryRun.failure)
   if (dryRun.success.length === 0 && state._tag === "Settled" && state.reimbursement._tag !== "NotApplied")
     return { signingUrl: state.reimbursement.signingUrl }
-  const customer = yield* unavailable(CommandHandler.load(Customer.aggregate, input.registrationId))
+  const customer = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.registrationId))
   const personal = Customer.personalData(customer.state)
   const signing = yield* ESignature
   const envelope = yield* signing
@@ -244,8 +245,7 @@ export const createReimbursement = Effect.fn("Transfers.createReimbursement")(fu
       Effect.catchTags({
         ESignatureRefused: (error) =>
           Effect.fail(new RuleViolated({ code: "ESIGNATURE_REFUSED", reason: error.reason })),
-        ProviderUnavailable: (error) =>
-          Effect.fail(new EventStoreUnavailable({ reason: error.message, cause: error })),
+        ProviderUnavailable: (error) => Effect.fail(new EventStoreUnavailable({ reason: error.message, cause: error })),
       }),
     )
   const handled = yield* applyTransferCommand(input.transferId, command(envelope.signingUrl, envelope.envelopeId))

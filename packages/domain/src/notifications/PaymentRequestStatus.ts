@@ -6,8 +6,8 @@
  * from the `payment_requests` read model, already updated by the same append.
  */
 import { DateTime, Effect, Option } from "effect"
-import * as PaymentRequest from "../PaymentRequest.ts"
 import type { NotificationRule } from "../Notifications.ts"
+import * as PaymentRequest from "../PaymentRequest.ts"
 import * as PaymentRequests from "../projections/PaymentRequests.ts"
 import { decodeDocument, ReadModelStore } from "../ReadModel.ts"
 

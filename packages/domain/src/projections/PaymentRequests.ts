@@ -113,11 +113,7 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Env
     case "PaymentRequestPaid":
       return withStatus(current, "Paid", event.at)
     case "PaymentRequestFailed":
-      return withStatus(
-        { ...current, returnCode: event.returnCode, failureReason: event.reason },
-        "Failed",
-        event.at,
-      )
+      return withStatus({ ...current, returnCode: event.returnCode, failureReason: event.reason }, "Failed", event.at)
     case "PaymentRequestPartiallyRefunded":
       return { ...current, refundedAmount: event.totalRefunded, updatedAt: iso(event.at) }
     case "PaymentRequestRefunded":
