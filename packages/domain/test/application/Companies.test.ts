@@ -233,20 +233,31 @@ describe("another partner's company", () => {
       yield* march2026
       const { companyId } = yield* Companies.register(partnerId, body())
       const attempt = Companies.addLocation(otherPartnerId, "acme-001", location)
-      const notFound = { _tag: "NotFound", entity: "Company" }
-      assert.deepInclude(failureOf(yield* Effect.exit(attempt)), notFound)
-      assert.deepInclude(failureOf(yield* Effect.exit(Companies.get(otherPartnerId, companyId))), notFound)
-      assert.deepInclude(failureOf(yield* Effect.exit(Companies.status(otherPartnerId, { companyId }))), notFound)
+      assert.deepInclude(failureOf(yield* Effect.exit(attempt)), { _tag: "NotFound", entity: "Company" })
+      assert.deepInclude(failureOf(yield* Effect.exit(Companies.get(otherPartnerId, companyId))), {
+        _tag: "NotFound",
+        entity: "Company",
+      })
+      assert.deepInclude(failureOf(yield* Effect.exit(Companies.status(otherPartnerId, { companyId }))), {
+        _tag: "NotFound",
+        entity: "Company",
+      })
       assert.deepInclude(
         failureOf(yield* Effect.exit(Companies.status(otherPartnerId, { companyReferenceId: "acme-001" }))),
-        notFound,
+        { _tag: "NotFound", entity: "Company" },
       )
-      assert.deepInclude(failureOf(yield* Effect.exit(Companies.findByReference(otherPartnerId, "acme-001"))), notFound)
-      assert.deepInclude(failureOf(yield* Effect.exit(Companies.get(partnerId, unknownCompanyId))), notFound)
-      assert.deepInclude(
-        failureOf(yield* Effect.exit(Companies.status(partnerId, { companyReferenceId: "nope" }))),
-        notFound,
-      )
+      assert.deepInclude(failureOf(yield* Effect.exit(Companies.findByReference(otherPartnerId, "acme-001"))), {
+        _tag: "NotFound",
+        entity: "Company",
+      })
+      assert.deepInclude(failureOf(yield* Effect.exit(Companies.get(partnerId, unknownCompanyId))), {
+        _tag: "NotFound",
+        entity: "Company",
+      })
+      assert.deepInclude(failureOf(yield* Effect.exit(Companies.status(partnerId, { companyReferenceId: "nope" }))), {
+        _tag: "NotFound",
+        entity: "Company",
+      })
     }).pipe(Effect.provide(layer())),
   )
 })
