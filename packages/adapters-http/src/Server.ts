@@ -9,7 +9,14 @@
  */
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import type { EventStore, IdGenerator, PartnerCredentials, ReadModelStore, UnitOfWork } from "@partnerpay/domain"
+import type {
+  EventStore,
+  IdempotencyStore,
+  IdGenerator,
+  PartnerCredentials,
+  ReadModelStore,
+  UnitOfWork,
+} from "@partnerpay/domain"
 import { Effect, Layer, Option, type Types } from "effect"
 import {
   FetchHttpClient,
@@ -22,6 +29,7 @@ import {
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Api } from "./Api.ts"
 import { AuthenticationLive } from "./AuthenticationLive.ts"
+import * as CrossCutting from "./CrossCutting.ts"
 import type { HealthCheck } from "./HealthCheck.ts"
 import { AuthLive } from "./handlers/AuthLive.ts"
 import { HealthLive } from "./handlers/HealthLive.ts"
@@ -69,6 +77,8 @@ export const Routes = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: openApiPath }),
   HttpApiScalar.layer(Api, { path: docsPath }),
   RouterProblems,
+  // rate limits, body size limit, Idempotency-Key on every POST (see CrossCutting.ts)
+  CrossCutting.layer,
 ).pipe(Layer.provide(HandlersLive))
 
 export interface ServeOptions {
@@ -108,6 +118,8 @@ export type RoutesPorts =
   | ReadModelStore
   | UnitOfWork
   | IdGenerator
+  // Idempotency-Key records (CrossCutting.ts)
+  | IdempotencyStore
 
 /** An `HttpClient` that sends every request to a web handler in-process. */
 export const clientFor = (handler: (request: Request) => Promise<Response>): Layer.Layer<HttpClient.HttpClient> =>

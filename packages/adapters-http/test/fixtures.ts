@@ -1,9 +1,10 @@
 /** Shared test wiring: in-memory ports, an in-process server, raw and typed clients. */
-import { EventPipeline, IdGenerator, Ids, UnitOfWork } from "@partnerpay/domain"
+import { EventPipeline, Idempotency, IdGenerator, Ids, UnitOfWork } from "@partnerpay/domain"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { Api } from "../src/Api.ts"
+import * as CrossCutting from "../src/CrossCutting.ts"
 import { HealthCheck, Unhealthy } from "../src/HealthCheck.ts"
 import { layerMemory } from "../src/PartnerCredentialsMemory.ts"
 import * as Server from "../src/Server.ts"
@@ -31,6 +32,9 @@ export const DomainInMemory = Layer.mergeAll(
 
 export const Ports = Layer.mergeAll(
   DomainInMemory,
+  Idempotency.layerMemory,
+  // Suites send bursts of requests from one "IP"; CrossCutting.test.ts checks the real limits.
+  CrossCutting.layerLimits({ rateLimiting: false }),
   // Cheap scrypt parameters keep the suite fast; production uses the defaults.
   layerMemory(
     [

@@ -1,0 +1,340 @@
+/**
+ * Cross-cutting request handling applied to EVERY route (a global router
+ * middleware, so groups added later are covered without any change):
+ *
+ * 1. Rate limiting (token bucket per caller, `RateLimit.ts`): a valid bearer
+ *    token's partner (or partner + customer) is the caller; requests without
+ *    a valid token (POST /auth/token, bad tokens) are limited per client IP.
+ *    Over the limit -> 429 problem with `Retry-After` (seconds).
+ * 2. Request body size: at most `maxBodyBytes` (1 MiB) -> else 413 problem
+ *    (checked on `Content-Length` and enforced while reading the body).
+ * 3. Idempotency (`Idempotency-Key` header on POST, except POST /auth/token):
+ *    the first request with a key runs and its response (status, content
+ *    type, body) is stored for 24 h in the `IdempotencyStore`; the same key
+ *    with the same method, path and body replays it (header
+ *    `Idempotent-Replayed: true`); with a different request -> 422
+ *    IDEMPOTENCY_KEY_REUSED; while the first is still running -> 409
+ *    IDEMPOTENCY_REQUEST_IN_PROGRESS (`Retry-After: 1`). Keys are scoped per
+ *    caller. 5xx responses are not stored (the key stays usable). An empty
+ *    key or one longer than 255 characters -> 400.
+ *
+ * The caller is read from the bearer token here (verified with `Tokens`);
+ * a request without a valid token is passed on untouched by the
+ * idempotency step (the route's authentication answers 401).
+ *
+ * Time comes from the Effect `Clock` of the request fiber (TestClock in tests).
+ * `openApiTransform` documents the header and the extra responses in /openapi.json.
+ */
+import { createHash, randomUUID } from "node:crypto"
+import { type EventStoreUnavailable, type Idempotency, IdempotencyStore } from "@partnerpay/domain"
+import { ByteSize, Clock, Context, DateTime, Effect, Layer, Option, type Types } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { CallerIdentity } from "./Caller.ts"
+import * as Problem from "./Problem.ts"
+import * as RateLimit from "./RateLimit.ts"
+import { Tokens } from "./Tokens.ts"
+
+// ---------------------------------------------------------------------------
+// Configuration
+
+export interface Limits {
+  /** Largest accepted request body (bytes). */
+  readonly maxBodyBytes: number
+  /** Per partner (partner tokens). */
+  readonly partner: RateLimit.RateLimitRule
+  /** Per customer (customer tokens: partner + registration id). */
+  readonly customer: RateLimit.RateLimitRule
+  /** Per client IP, for requests without a valid token (POST /auth/token). */
+  readonly anonymous: RateLimit.RateLimitRule
+  /** Take the client IP from the first `X-Forwarded-For` entry (only behind a trusted proxy). */
+  readonly trustForwardedFor: boolean
+  /** Switch rate limiting off entirely. */
+  readonly rateLimiting: boolean
+}
+
+export const defaultLimits: Limits = {
+  maxBodyBytes: 1024 * 1024,
+  partner: { perSecond: 100, burst: 200 },
+  customer: { perSecond: 10, burst: 20 },
+  anonymous: { perSecond: 10, burst: 20 },
+  trustForwardedFor: false,
+  rateLimiting: true,
+}
+
+/** The limits in force; `defaultLimits` unless a layer provides others (e.g. `layerLimits`). */
+export const HttpLimits = Context.Reference<Limits>("partnerpay/http/HttpLimits", {
+  defaultValue: () => defaultLimits,
+})
+
+/** Provides limits (fields not given keep their default). */
+export const layerLimits = (limits: Partial<Limits>): Layer.Layer<never> =>
+  Layer.succeed(HttpLimits, { ...defaultLimits, ...limits }) as Layer.Layer<never>
+
+/** The idempotency request header (case-insensitive on the wire). */
+export const idempotencyHeader = "Idempotency-Key"
+export const maxIdempotencyKeyLength = 255
+
+/** The POST operations exempt from idempotency handling: obtaining a token is not a side effect worth replaying (and a stored token would outlive its purpose). */
+export const idempotencyExempt: ReadonlySet<string> = new Set(["/auth/token"])
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+const pathOf = (url: string): string => {
+  const q = url.indexOf("?")
+  return q === -1 ? url : url.slice(0, q)
+}
+
+const bearerToken = (authorization: string | undefined): string | undefined => {
+  if (authorization === undefined) return undefined
+  const match = /^bearer +(\S+)\s*$/i.exec(authorization)
+  return match?.[1]
+}
+
+/** The caller's scope for idempotency keys and rate limits. */
+export const scopeOf = (caller: CallerIdentity): string =>
+  caller._tag === "Partner" ? `partner:${caller.partnerId}` : `customer:${caller.partnerId}:${caller.registrationId}`
+
+const clientIp = (request: HttpServerRequest.HttpServerRequest, limits: Limits): string => {
+  if (limits.trustForwardedFor) {
+    const forwarded = request.headers["x-forwarded-for"]?.split(",")[0]?.trim()
+    if (forwarded !== undefined && forwarded !== "") return forwarded
+  }
+  return Option.getOrElse(request.remoteAddress, () => "unknown")
+}
+
+/** SHA-256 over method, path (with query) and the raw body bytes. */
+export const requestHash = (method: string, url: string, body: Uint8Array): string =>
+  createHash("sha256").update(`${method}\n${url}\n`).update(body).digest("hex")
+
+const respond = (problem: Problem.Problem) => Problem.toResponse(problem, randomUUID())
+
+const withHeader = (name: string, value: string) => (response: HttpServerResponse.HttpServerResponse) =>
+  HttpServerResponse.setHeader(response, name, value)
+
+/** The bytes of a response, when it can be stored (streams and forms cannot). */
+const capture = (response: HttpServerResponse.HttpServerResponse): Idempotency.StoredResponse | undefined => {
+  const body = response.body
+  switch (body._tag) {
+    case "Empty":
+      return { status: response.status, contentType: undefined, body: new Uint8Array() }
+    case "Uint8Array":
+      return { status: response.status, contentType: body.contentType, body: body.body }
+    case "Raw":
+      if (typeof body.body === "string")
+        return { status: response.status, contentType: body.contentType, body: new TextEncoder().encode(body.body) }
+      if (body.body instanceof Uint8Array)
+        return { status: response.status, contentType: body.contentType, body: body.body }
+      return undefined
+    default:
+      return undefined
+  }
+}
+
+const replay = (stored: Idempotency.StoredResponse): HttpServerResponse.HttpServerResponse => {
+  const response =
+    stored.body.length === 0 && stored.contentType === undefined
+      ? HttpServerResponse.empty({ status: stored.status })
+      : HttpServerResponse.uint8Array(stored.body, {
+          status: stored.status,
+          ...(stored.contentType === undefined ? {} : { contentType: stored.contentType }),
+        })
+  return HttpServerResponse.setHeaders(response, {
+    "idempotent-replayed": "true",
+    "x-correlation-id": randomUUID(),
+  })
+}
+
+const storeUnavailable = (_: EventStoreUnavailable) =>
+  respond(
+    new Problem.ServiceUnavailable({
+      detail: "The service is temporarily unavailable; retry later.",
+      code: "SERVICE_UNAVAILABLE",
+    }),
+  )
+
+// ---------------------------------------------------------------------------
+// The middleware
+
+type App = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>
+
+/** Builds the per-request function from the ports (rate-limit buckets live as long as the routes). */
+export const make = Effect.gen(function* () {
+  const tokens = yield* Tokens
+  const store = yield* IdempotencyStore
+  const limits = yield* HttpLimits
+  const limiter = RateLimit.make()
+  const maxBodySize = ByteSize.bytes(limits.maxBodyBytes)
+
+  const idempotent = (
+    request: HttpServerRequest.HttpServerRequest,
+    caller: Option.Option<CallerIdentity>,
+    app: App,
+  ): App =>
+    Effect.gen(function* () {
+      if (request.method !== "POST" || idempotencyExempt.has(pathOf(request.url))) return yield* app
+      const key = request.headers["idempotency-key"]
+      if (key === undefined) return yield* app
+      if (key.length === 0 || key.length > maxIdempotencyKeyLength) {
+        return yield* respond(
+          new Problem.BadRequest({
+            detail: "The request has an invalid value.",
+            code: "BAD_REQUEST",
+            errors: [
+              {
+                field: `header.${idempotencyHeader}`,
+                message: `must be between 1 and ${maxIdempotencyKeyLength} characters`,
+              },
+            ],
+          }),
+        )
+      }
+      // Without a valid token the route answers 401; nothing to remember.
+      if (Option.isNone(caller)) return yield* app
+      const body = yield* Effect.option(request.arrayBuffer)
+      // An unreadable or oversized body: the route answers 400/413; nothing to remember.
+      if (Option.isNone(body)) return yield* app
+      const scope = scopeOf(caller.value)
+      const hash = requestHash(request.method, request.url, new Uint8Array(body.value))
+      const now = yield* DateTime.now
+      const begun = yield* Effect.result(store.begin(scope, key, hash, now))
+      if (begun._tag === "Failure") return yield* storeUnavailable(begun.failure)
+      const outcome = begun.success
+      switch (outcome._tag) {
+        case "Replay":
+          return replay(outcome.response)
+        case "InProgress":
+          return yield* Effect.map(
+            respond(
+              new Problem.ConcurrentModification({
+                detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
+                code: "IDEMPOTENCY_REQUEST_IN_PROGRESS",
+              }),
+            ),
+            withHeader("retry-after", "1"),
+          )
+        case "Mismatch":
+          return yield* respond(
+            new Problem.RuleViolation({
+              detail: "This Idempotency-Key was already used for a different request (method, path or body).",
+              code: "IDEMPOTENCY_KEY_REUSED",
+            }),
+          )
+        case "Started": {
+          const forget = store
+            .abandon(scope, key)
+            .pipe(Effect.catch((error) => Effect.logWarning("could not free an idempotency key", error)))
+          return yield* app.pipe(
+            Effect.tap((response) => {
+              const stored = response.status >= 500 ? undefined : capture(response)
+              if (stored === undefined) return forget
+              return store
+                .complete(scope, key, stored)
+                .pipe(Effect.catch((error) => Effect.logWarning("could not store an idempotent response", error)))
+            }),
+            Effect.onError(() => forget),
+          )
+        }
+      }
+    })
+
+  const rateLimited = (request: HttpServerRequest.HttpServerRequest, caller: Option.Option<CallerIdentity>) =>
+    Effect.gen(function* () {
+      if (!limits.rateLimiting) return undefined
+      const [bucket, rule] = Option.match(caller, {
+        onNone: () => [`ip:${clientIp(request, limits)}`, limits.anonymous] as const,
+        onSome: (c) => [scopeOf(c), c._tag === "Partner" ? limits.partner : limits.customer] as const,
+      })
+      const decision = limiter.take(bucket, rule, yield* Clock.currentTimeMillis)
+      return decision.allowed ? undefined : decision.retryAfterSeconds
+    })
+
+  return (app: App): App =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const token = bearerToken(request.headers.authorization)
+      const caller = token === undefined ? Option.none() : yield* Effect.option(tokens.verify(token))
+      const retryAfter = yield* rateLimited(request, caller)
+      if (retryAfter !== undefined) return yield* respond(Problem.tooManyRequests(retryAfter))
+      const declared = Number(request.headers["content-length"] ?? "0")
+      if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
+        return yield* respond(
+          new Problem.PayloadTooLarge({
+            detail: `The request body is larger than ${limits.maxBodyBytes} bytes.`,
+            code: "PAYLOAD_TOO_LARGE",
+          }),
+        )
+      }
+      return yield* idempotent(request, caller, app)
+    }).pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize)) as App
+})
+
+/** The global router middleware; requires `Tokens` and `IdempotencyStore` (limits: `HttpLimits`). */
+export const layer = HttpRouter.middleware(make, { global: true })
+
+// ---------------------------------------------------------------------------
+// OpenAPI
+
+const problemContent = (schema: string) => ({
+  "application/problem+json": { schema: { $ref: `#/components/schemas/${schema}` } },
+})
+
+/**
+ * Documents the cross-cutting behaviour in the OpenAPI document: the
+ * `Idempotency-Key` header on every POST (except /auth/token) with its 409 and
+ * 422 answers, and 413/429 on every operation. Registered on the API with
+ * `OpenApi.annotations({ transform: openApiTransform })`.
+ */
+type JsonObject = { [key: string]: unknown }
+const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
+const objectAt = (parent: JsonObject, key: string): JsonObject => {
+  const value = parent[key]
+  if (isObject(value)) return value
+  const created: JsonObject = {}
+  parent[key] = created
+  return created
+}
+
+export const openApiTransform = (spec: JsonObject): JsonObject => {
+  const schemas = objectAt(objectAt(spec, "components"), "schemas")
+  const has = (name: string) => Object.hasOwn(schemas, name)
+  for (const [path, item] of Object.entries(objectAt(spec, "paths"))) {
+    if (!isObject(item)) continue
+    for (const [method, operation] of Object.entries(item)) {
+      if (!isObject(operation) || !isObject(operation.responses)) continue
+      const responses = operation.responses
+      if (responses["429"] === undefined && has("TooManyRequests")) {
+        responses["429"] = {
+          description: "Too many requests (see Retry-After)",
+          content: problemContent("TooManyRequests"),
+        }
+      }
+      if (method !== "post" || idempotencyExempt.has(path)) continue
+      const parameters = Array.isArray(operation.parameters) ? (operation.parameters as ReadonlyArray<unknown>) : []
+      operation.parameters = [
+        ...parameters.filter((p) => !(isObject(p) && p.in === "header" && p.name === idempotencyHeader)),
+        {
+          name: idempotencyHeader,
+          in: "header",
+          required: false,
+          description:
+            "Makes a retry safe: the same key with the same request replays the first response for 24 hours " +
+            "(header Idempotent-Replayed: true); the same key with a different request is 422 " +
+            "IDEMPOTENCY_KEY_REUSED; while the first request runs, 409 IDEMPOTENCY_REQUEST_IN_PROGRESS. " +
+            "Keys are scoped to the caller; 5xx responses are not stored.",
+          schema: { type: "string", minLength: 1, maxLength: maxIdempotencyKeyLength },
+        },
+      ]
+      if (responses["409"] === undefined && has("ConcurrentModification")) {
+        responses["409"] = {
+          description: "IDEMPOTENCY_REQUEST_IN_PROGRESS",
+          content: problemContent("ConcurrentModification"),
+        }
+      }
+      if (responses["422"] === undefined && has("RuleViolation")) {
+        responses["422"] = { description: "IDEMPOTENCY_KEY_REUSED", content: problemContent("RuleViolation") }
+      }
+    }
+  }
+  return spec
+}
