@@ -8,6 +8,7 @@
  */
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AuthApi } from "./AuthApi.ts"
+import * as CrossCutting from "./CrossCutting.ts"
 import { HealthApi } from "./HealthApi.ts"
 import { ProblemHandling } from "./ProblemHandling.ts"
 import { WebhookApi } from "./WebhookApi.ts"
@@ -28,6 +29,8 @@ export class Api extends HttpApi.make("partnerpay")
       title: "partnerpay partner API",
       version: "v1",
       description:
-        "Payments partner service. Every request except POST /auth/token carries `Authorization: Bearer <token>`. Errors are RFC 9457 problem details (application/problem+json).",
+        "Payments partner service. Every request except POST /auth/token carries `Authorization: Bearer <token>`. Errors are RFC 9457 problem details (application/problem+json). Every POST (except /auth/token) accepts an `Idempotency-Key` header (1-255 characters): a retry with the same key and request replays the first response for 24 hours. Requests are rate limited per caller (429 with Retry-After); request bodies are limited to 1 MiB (413).",
+      // Idempotency-Key header and 409/422/429 answers on every operation (see CrossCutting.ts)
+      transform: CrossCutting.openApiTransform,
     }),
   ) {}
