@@ -25,14 +25,13 @@ import * as CommandHandler from "../CommandHandler.ts"
 import * as Company from "../Company.ts"
 import * as CompanyReference from "../CompanyReference.ts"
 import { type DomainError, NotFound } from "../DomainError.ts"
-import { transactional } from "../EventPipeline.ts"
-import type { EventMetadata, EventStoreUnavailable } from "../EventStore.ts"
-import { EventDecodeFailed, VersionConflict } from "../EventStore.ts"
+import type { EventMetadata, EventStoreUnavailable, VersionConflict } from "../EventStore.ts"
 import { IdGenerator } from "../IdGenerator.ts"
 import { CompanyId, CompanyReferenceId, LocationId, type PartnerId } from "../Ids.ts"
 import type { KybSubmission } from "../Providers.ts"
 import * as Companies from "../projections/Companies.ts"
 import { decodeDocument, ReadModelStore } from "../ReadModel.ts"
+import { unitOfWork } from "./UseCase.ts"
 
 export type { CompanyDocument } from "../projections/Companies.ts"
 
@@ -54,24 +53,6 @@ export interface StatusResponse {
 export type CompanyLookup = { readonly companyId: string } | { readonly companyReferenceId: string }
 
 const companyNotFound = new NotFound({ entity: "Company" })
-
-/** A corrupt stored event is a defect of the system, not something a caller can act on. */
-const dieOnCorruptEvent = <A, E, R>(
-  effect: Effect.Effect<A, E, R>,
-): Effect.Effect<A, Exclude<E, EventDecodeFailed>, R> =>
-  Effect.catch(effect, (error) =>
-    error instanceof EventDecodeFailed ? Effect.die(error) : Effect.fail(error as Exclude<E, EventDecodeFailed>),
-  )
-
-/**
- * Runs `effect` as one unit of work; a version conflict (a concurrent writer)
- * re-runs the whole unit, so retries never happen inside a failed transaction.
- */
-const unitOfWork = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  transactional(effect).pipe(
-    Effect.retry({ times: 3, while: (error) => error instanceof VersionConflict }),
-    dieOnCorruptEvent,
-  )
 
 const kybSubmissionOf = (
   partnerId: PartnerId,
