@@ -55,7 +55,10 @@ suite("PostgreSQL", () => {
         )
       const [a, b] = await Promise.all([process(), process()])
       const applied = [...a, ...b]
-      assert.deepStrictEqual(applied, [[1, "create_events"]])
+      assert.deepStrictEqual(applied, [
+        [1, "create_events"],
+        [2, "read_side"],
+      ])
       const tables = await run(
         Effect.flatMap(
           SqlClient,
@@ -67,7 +70,7 @@ suite("PostgreSQL", () => {
       )
       assert.deepStrictEqual(
         tables.map((row) => row.table_name),
-        ["events", Migrations.table, "streams"],
+        ["events", "outbox", Migrations.table, "partners", "read_models", "streams"],
       )
     } finally {
       await run(Effect.flatMap(SqlClient, (sql) => sql.unsafe(`DROP SCHEMA ${schema} CASCADE`)))
