@@ -8,9 +8,16 @@
  */
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AuthApi } from "./AuthApi.ts"
+import { CardPaymentApi } from "./CardPaymentApi.ts"
+import { CharityApi } from "./CharityApi.ts"
+import { CompanyApi } from "./CompanyApi.ts"
 import * as CrossCutting from "./CrossCutting.ts"
+import { CustomerApi } from "./CustomerApi.ts"
+import { DebitAuthApi } from "./DebitAuthApi.ts"
 import { HealthApi } from "./HealthApi.ts"
+import { PaymentApi } from "./PaymentApi.ts"
 import { ProblemHandling } from "./ProblemHandling.ts"
+import { TransactionApi } from "./TransactionApi.ts"
 import { WebhookApi } from "./WebhookApi.ts"
 
 /** Decode every field of a request so that a 400 lists all bad fields, not only the first. */
@@ -20,6 +27,13 @@ export class Api extends HttpApi.make("partnerpay")
   .add(AuthApi)
   .add(HealthApi)
   .add(WebhookApi)
+  .add(PaymentApi)
+  .add(TransactionApi)
+  .add(CompanyApi)
+  .add(CustomerApi)
+  .add(DebitAuthApi)
+  .add(CardPaymentApi)
+  .add(CharityApi)
   .middleware(ProblemHandling)
   .annotate(HttpApi.PayloadParseOptions, allErrors)
   .annotate(HttpApi.QueryParseOptions, allErrors)

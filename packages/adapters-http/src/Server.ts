@@ -9,13 +9,14 @@
  */
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import type {
-  EventStore,
-  IdempotencyStore,
-  IdGenerator,
-  PartnerCredentials,
-  ReadModelStore,
-  UnitOfWork,
+import {
+  type EventStore,
+  type IdempotencyStore,
+  type IdGenerator,
+  type PartnerCredentials,
+  type ReadModelStore,
+  Transfers,
+  type UnitOfWork,
 } from "@partnerpay/domain"
 import { Effect, Layer, Option, type Types } from "effect"
 import {
@@ -32,7 +33,14 @@ import { AuthenticationLive } from "./AuthenticationLive.ts"
 import * as CrossCutting from "./CrossCutting.ts"
 import type { HealthCheck } from "./HealthCheck.ts"
 import { AuthLive } from "./handlers/AuthLive.ts"
+import { CardPaymentLive } from "./handlers/CardPaymentLive.ts"
+import { CharityLive } from "./handlers/CharityLive.ts"
+import { CompanyLive } from "./handlers/CompanyLive.ts"
+import { CustomerLive } from "./handlers/CustomerLive.ts"
+import { DebitAuthLive } from "./handlers/DebitAuthLive.ts"
 import { HealthLive } from "./handlers/HealthLive.ts"
+import { PaymentLive } from "./handlers/PaymentLive.ts"
+import { TransactionLive } from "./handlers/TransactionLive.ts"
 import { WebhookLive } from "./handlers/WebhookLive.ts"
 import * as Problem from "./Problem.ts"
 import { failureResponse, ProblemHandling } from "./ProblemHandling.ts"
@@ -64,10 +72,19 @@ export const RouterProblems = HttpRouter.middleware(
 )
 
 /** The handler layers of every group, with the middleware implementations. */
-export const HandlersLive = Layer.mergeAll(AuthLive, HealthLive, WebhookLive).pipe(
-  Layer.provideMerge(AuthenticationLive),
-  Layer.provideMerge(ProblemHandling.layer),
-)
+export const HandlersLive = Layer.mergeAll(
+  AuthLive,
+  HealthLive,
+  WebhookLive,
+  CompanyLive,
+  CustomerLive,
+  DebitAuthLive,
+  CardPaymentLive,
+  CharityLive,
+  PaymentLive,
+  // TODO(app): provide the real ESignature provider; the deterministic sandbox until then
+  TransactionLive.pipe(Layer.provide(Transfers.eSignatureSandbox)),
+).pipe(Layer.provideMerge(AuthenticationLive), Layer.provideMerge(ProblemHandling.layer))
 
 /**
  * All routes; requires the ports: `Tokens`, `PartnerCredentials`, `HealthCheck`

@@ -1,0 +1,48 @@
+/** Handlers of the `cardPayments` group: POST /cardpayment and saved card payment methods. */
+import { CardPayments, CustomerPreferences, ValidationFailed } from "@partnerpay/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { requirePartner } from "../Authentication.ts"
+import * as Problem from "../Problem.ts"
+import { partnerForCustomer } from "./CustomerAccess.ts"
+
+const removedFields = ["companyId", "companyReferenceId", "CompanyId", "CompanyReferenceId"] as const
+
+export const CardPaymentLive = HttpApiBuilder.group(Api, "cardPayments", (handlers) =>
+  handlers
+    .handle("register", ({ payload }) =>
+      Effect.gen(function* () {
+        const { partnerId } = yield* requirePartner
+        const stale = removedFields.filter((field) => payload[field] !== undefined)
+        if (stale.length > 0) {
+          return yield* Effect.fail(
+            Problem.fromDomain(
+              new ValidationFailed({
+                issues: stale.map((field) => ({
+                  field,
+                  message: "is no longer accepted (removed in v0.4.10): identify the merchant with merchantId",
+                })),
+              }),
+            ),
+          )
+        }
+        return yield* CardPayments.register({
+          partnerId,
+          merchantId: payload.merchantId,
+          amount: payload.amount,
+          last4: payload.last4,
+          brand: payload.brand,
+          externalReference: payload.externalReference,
+        }).pipe(Effect.mapError(Problem.fromDomain))
+      }),
+    )
+    .handle("cardPaymentMethods", ({ params, query }) =>
+      Effect.gen(function* () {
+        const partnerId = yield* partnerForCustomer(params.registrationId)
+        return yield* CustomerPreferences.cardPaymentMethods(partnerId, params.registrationId, {
+          type: query.type,
+        }).pipe(Effect.mapError(Problem.fromDomain))
+      }),
+    ),
+)

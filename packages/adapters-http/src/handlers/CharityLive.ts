@@ -1,0 +1,26 @@
+/** Handlers of the `charity` group: anonymous donations (partner or customer tokens). */
+import { Charity } from "@partnerpay/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { Caller } from "../Caller.ts"
+import * as MoneyResponse from "../MoneyResponse.ts"
+import * as Problem from "../Problem.ts"
+
+export const CharityLive = HttpApiBuilder.group(Api, "charity", (handlers) =>
+  handlers.handle("createAnonymous", ({ payload }) =>
+    Effect.gen(function* () {
+      const { partnerId } = yield* Caller
+      const created = yield* Charity.createAnonymous({ partnerId, ...payload }).pipe(
+        Effect.mapError(Problem.fromDomain),
+      )
+      return {
+        charityTransactionId: created.charityTransactionId,
+        amount: MoneyResponse.toResponse(created.amount),
+        fee: MoneyResponse.toResponse(created.fee),
+        payerCharged: MoneyResponse.toResponse(created.payerCharged),
+        charityReceives: MoneyResponse.toResponse(created.charityReceives),
+      }
+    }),
+  ),
+)

@@ -1,0 +1,18 @@
+/**
+ * Who may read a customer's data by registration id: the customer's partner,
+ * or the customer itself. A customer naming another registration id gets the
+ * same 404 as for an unknown customer (never 403: no existence leak).
+ */
+import type { Ids } from "@partnerpay/domain"
+import { Effect } from "effect"
+import { Caller } from "../Caller.ts"
+import * as Problem from "../Problem.ts"
+
+export const partnerForCustomer = (registrationId: Ids.RegistrationId) =>
+  Effect.gen(function* () {
+    const caller = yield* Caller
+    if (caller._tag === "Customer" && caller.registrationId !== registrationId) {
+      return yield* new Problem.ResourceNotFound({ detail: "Customer not found.", code: "NOT_FOUND" })
+    }
+    return caller.partnerId
+  })

@@ -1,0 +1,44 @@
+/** Handlers of the `customer` group: notification preferences and push tokens (customer tokens only). */
+import { CustomerPreferences } from "@partnerpay/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { requireCustomer } from "../Authentication.ts"
+import * as Problem from "../Problem.ts"
+
+export const CustomerLive = HttpApiBuilder.group(Api, "customer", (handlers) =>
+  handlers
+    .handle("notifications", () =>
+      Effect.gen(function* () {
+        const { partnerId, registrationId } = yield* requireCustomer
+        return yield* CustomerPreferences.notificationPreferences(partnerId, registrationId).pipe(
+          Effect.mapError(Problem.fromDomain),
+        )
+      }),
+    )
+    .handle("updateNotifications", ({ payload }) =>
+      Effect.gen(function* () {
+        const { partnerId, registrationId } = yield* requireCustomer
+        return yield* CustomerPreferences.updateNotificationPreferences(partnerId, registrationId, payload).pipe(
+          Effect.mapError(Problem.fromDomain),
+        )
+      }),
+    )
+    .handle("registerNotificationToken", ({ payload }) =>
+      Effect.gen(function* () {
+        const { partnerId, registrationId } = yield* requireCustomer
+        yield* CustomerPreferences.registerPushToken(partnerId, registrationId, {
+          token: payload.token,
+          expireAt: payload.expireAt.value,
+        }).pipe(Effect.mapError(Problem.fromDomain))
+      }),
+    )
+    .handle("removeNotificationToken", ({ payload }) =>
+      Effect.gen(function* () {
+        const { partnerId, registrationId } = yield* requireCustomer
+        yield* CustomerPreferences.removePushToken(partnerId, registrationId, payload.token).pipe(
+          Effect.mapError(Problem.fromDomain),
+        )
+      }),
+    ),
+)

@@ -1,0 +1,71 @@
+/** Handlers of the `debitAuth` group: set, update and list (customer), read one payer's (partner or customer). */
+import { DebitAuths, Money } from "@partnerpay/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { requireCustomer } from "../Authentication.ts"
+import * as MoneyResponse from "../MoneyResponse.ts"
+import * as Problem from "../Problem.ts"
+import { partnerForCustomer } from "./CustomerAccess.ts"
+
+const toResponse = (view: DebitAuths.DebitAuthView) => ({
+  debitAuthId: view.debitAuthId,
+  companyId: view.companyId,
+  enabled: view.enabled,
+  status: view.status,
+  limit: MoneyResponse.toResponse(view.limit),
+})
+
+export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =>
+  handlers
+    .handle("set", ({ payload }) =>
+      Effect.gen(function* () {
+        const { partnerId, registrationId } = yield* requireCustomer
+        const view = yield* DebitAuths.set({
+          partnerId,
+          registrationId,
+          companyId: payload.companyId,
+          limit: payload.limit,
+        }).pipe(Effect.mapError(Problem.fromDomain))
+        return toResponse(view)
+      }),
+    )
+    .handle("update", ({ params, payload }) =>
+      Effect.gen(function* () {
+        const { partnerId, registrationId } = yield* requireCustomer
+        const view = yield* DebitAuths.update({
+          partnerId,
+          registrationId,
+          debitAuthId: params.debitAuthId,
+          limit: payload.limit,
+          enabled: payload.enabled,
+        }).pipe(Effect.mapError(Problem.fromDomain))
+        return toResponse(view)
+      }),
+    )
+    .handle("list", () =>
+      Effect.gen(function* () {
+        const { partnerId, registrationId } = yield* requireCustomer
+        const items = yield* DebitAuths.list(partnerId, registrationId).pipe(Effect.mapError(Problem.fromDomain))
+        return {
+          debitAuths: items.map((item) => ({
+            debitAuthId: { value: item.debitAuthId },
+            companyId: { value: item.companyId },
+            enabled: item.enabled,
+            preAuthLimit: Money.toDecimal(item.limit),
+            companyName: item.companyName,
+            status: item.status,
+          })),
+        }
+      }),
+    )
+    .handle("forUser", ({ params, query }) =>
+      Effect.gen(function* () {
+        const partnerId = yield* partnerForCustomer(params.registrationId)
+        const view = yield* DebitAuths.forUser(partnerId, params.registrationId, query.companyId).pipe(
+          Effect.mapError(Problem.fromDomain),
+        )
+        return { enabled: view.enabled, limit: Money.toDecimal(view.limit), status: view.status }
+      }),
+    ),
+)
