@@ -1,0 +1,131 @@
+/**
+ * Payment requests (spec 2.16, 3.3, 4, changelog v0.1, v0.4.6, v0.4.7): the
+ * partner creates a request for one of its companies (named by companyId or
+ * by the partner's companyReferenceId, exactly one), reads it, lists its
+ * history and cancels it while Pending. The payer accepts it through
+ * POST /Transaction/PaymentRequest/{paymentRequestId}/Accept (TransactionApi).
+ */
+import { CalendarDate, Ids, Money, PaymentRequestEvents } from "@partnerpay/domain"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Authentication } from "./Authentication.ts"
+import { AmountResponse } from "./MoneyResponse.ts"
+import * as Problem from "./Problem.ts"
+
+export const CreatePaymentRequest = Schema.Struct({
+  companyId: Schema.optionalKey(
+    Ids.CompanyId.annotate({ description: "Our id of the company; or companyReferenceId" }),
+  ),
+  companyReferenceId: Schema.optionalKey(
+    Schema.String.annotate({ description: "The partner's own reference of the company; or companyId" }),
+  ),
+  payerRegistrationId: Ids.RegistrationId,
+  amount: Money.WireAmount,
+  description: Schema.String,
+  dueDate: CalendarDate.CalendarDate.annotate({ description: "YYYY-MM-DD, not before today (UTC)" }),
+  enableAutoPay: Schema.optionalKey(Schema.Boolean),
+  autoPayLimit: Schema.optionalKey(Money.WireAmount),
+  enableDebitAuth: Schema.optionalKey(Schema.Boolean),
+  debitAuthLimit: Schema.optionalKey(Money.WireAmount),
+  attachmentUrl: Schema.optionalKey(Schema.String.annotate({ description: "https URL of a document" })),
+})
+
+export const CreatePaymentResponse = Schema.Struct({
+  paymentRequestId: Ids.PaymentRequestId,
+  status: Schema.Literal("Pending"),
+})
+
+export const StatusChangeResponse = Schema.Struct({
+  status: PaymentRequestEvents.PaymentRequestStatus,
+  timestamp: Schema.String.annotate({ description: "ISO 8601 instant (UTC)" }),
+})
+
+export const PaymentRequestResponse = Schema.Struct({
+  paymentRequestId: Schema.String,
+  companyId: Schema.String,
+  payerRegistrationId: Schema.String,
+  status: PaymentRequestEvents.PaymentRequestStatus,
+  amount: AmountResponse,
+  description: Schema.String,
+  dueDate: Schema.String,
+  attachmentUrl: Schema.optionalKey(Schema.String),
+  enableAutoPay: Schema.Boolean,
+  autoPayLimit: Schema.optionalKey(AmountResponse),
+  enableDebitAuth: Schema.Boolean,
+  debitAuthLimit: Schema.optionalKey(AmountResponse),
+  debitAuthAccepted: Schema.optionalKey(Schema.Boolean),
+  transferId: Schema.optionalKey(Schema.String),
+  accountNumberMasked: Schema.optionalKey(Schema.String),
+  refundedAmount: AmountResponse,
+  statusHistory: Schema.Array(StatusChangeResponse),
+  createdAt: Schema.String,
+})
+export type PaymentRequestResponse = typeof PaymentRequestResponse.Type
+
+export const PaymentHistoryResponse = Schema.Struct({
+  data: Schema.Array(PaymentRequestResponse),
+  hasMore: Schema.Boolean,
+})
+
+/** `limit` query parameter: 1..100, default 20. */
+export const Limit = Schema.FiniteFromString.check(
+  Schema.isInt({ message: "must be a whole number" }),
+  Schema.isBetween({ minimum: 1, maximum: 100 }, { message: "must be between 1 and 100" }),
+).annotate({ description: "Page size, 1..100 (default 20)" })
+
+export class PaymentApi extends HttpApiGroup.make("payments")
+  .add(
+    HttpApiEndpoint.post("create", "/Payment/Create", {
+      payload: CreatePaymentRequest,
+      success: CreatePaymentResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Create a payment request",
+        description:
+          "For partners. Name the company by exactly one of companyId and companyReferenceId (another partner's company is 404). Autopay (enableAutoPay + autoPayLimit) and a debit authorization (enableDebitAuth + debitAuthLimit) exclude each other (422 naming both flags). The request starts Pending.",
+      }),
+    ),
+    HttpApiEndpoint.get("history", "/Payment/History", {
+      query: {
+        companyId: Schema.optionalKey(Ids.CompanyId),
+        status: Schema.optionalKey(PaymentRequestEvents.PaymentRequestStatus),
+        payerRegistrationId: Schema.optionalKey(Ids.RegistrationId),
+        from: Schema.optionalKey(CalendarDate.CalendarDate.annotate({ description: "Created on or after (UTC date)" })),
+        to: Schema.optionalKey(CalendarDate.CalendarDate.annotate({ description: "Created on or before (UTC date)" })),
+        limit: Schema.optionalKey(Limit),
+        startingAfter: Schema.optionalKey(Ids.PaymentRequestId),
+      },
+      success: PaymentHistoryResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Payment history",
+        description:
+          "For partners: the partner's payment requests, newest first, filtered by company, status, payer and creation dates; cursor pagination with limit and startingAfter (the last paymentRequestId of the previous page).",
+      }),
+    ),
+    HttpApiEndpoint.get("get", "/Payment/:paymentRequestId", {
+      params: { paymentRequestId: Ids.PaymentRequestId },
+      success: PaymentRequestResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Payment request details and status",
+        description: "For partners. Another partner's request is 404.",
+      }),
+    ),
+    HttpApiEndpoint.put("cancel", "/Payment/:paymentRequestId/Cancel", {
+      params: { paymentRequestId: Ids.PaymentRequestId },
+      success: HttpApiSchema.Empty(200),
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Cancel a payment request",
+        description:
+          "For partners, while the request is Pending: it becomes Cancelled (200, no body). Cancelling a Cancelled request again is 200 and changes nothing; after the payer accepted it is 409. Another partner's request is 404.",
+      }),
+    ),
+  )
+  .middleware(Authentication)
+  .annotateMerge(OpenApi.annotations({ title: "Payments", description: "Payment requests" })) {}

@@ -1,0 +1,162 @@
+/**
+ * Transfers (spec 2.9, 2.15, 4, changelog v0.1, v0.2): the payer accepts a
+ * payment request (which starts its transfer), the partner or the paying
+ * customer reads a transfer, the partner refunds a settled transfer and reads
+ * the transaction report, and the payer applies for reimbursement
+ * (POST /Reimbursement/Create, answered with an e-signature URL).
+ */
+import { CalendarDate, Ids, Money } from "@partnerpay/domain"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { Authentication } from "./Authentication.ts"
+import { AmountResponse } from "./MoneyResponse.ts"
+import { Limit } from "./PaymentApi.ts"
+import * as Problem from "./Problem.ts"
+
+export const AcceptRequest = Schema.Struct({
+  bankAccountId: Ids.BankAccountId,
+  acceptDebitAuth: Schema.Boolean,
+  transferDescription: Schema.String,
+})
+
+export const AcceptResponse = Schema.Struct({ status: Schema.String })
+
+/** Spec 2.9, field for field. */
+export const TransferResponse = Schema.Struct({
+  externalTransferId: Schema.String,
+  status: Schema.String,
+  amount: AmountResponse,
+  date: Schema.String.annotate({ description: "ISO 8601 instant the transfer was initiated" }),
+  senderName: Schema.String,
+  recipientName: Schema.String,
+  senderAccount: Schema.String.annotate({ description: "Masked, e.g. ****6789" }),
+  recipientAccount: Schema.String.annotate({ description: "Masked, e.g. ****0000" }),
+  isRefunded: Schema.Boolean,
+  isReimbursed: Schema.Boolean,
+  appliedForReimbursement: Schema.Boolean,
+  recipientAddress: Schema.Struct({
+    streetNumberAndName: Schema.String,
+    apartmentNumber: Schema.String,
+    city: Schema.String,
+    zipCode: Schema.String,
+    state: Schema.String,
+    country: Schema.String,
+  }),
+  attachments: Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, contentType: Schema.String })),
+})
+export type TransferResponse = typeof TransferResponse.Type
+
+export const RefundRequest = Schema.Struct({
+  amount: Schema.optionalKey(Money.WireAmount.annotate({ description: "Omitted: refund everything not refunded yet" })),
+  reason: Schema.optionalKey(Schema.String),
+})
+
+export const RefundResponse = Schema.Struct({
+  refundId: Schema.String,
+  status: Schema.Literal("Completed"),
+  refundedAmount: AmountResponse.annotate({ description: "Total refunded on the transfer so far" }),
+})
+
+export const ReportItem = Schema.Struct({
+  externalTransferId: Schema.String,
+  companyId: Schema.String,
+  paymentRequestId: Schema.optionalKey(Schema.String),
+  status: Schema.String,
+  date: Schema.String,
+  amount: AmountResponse,
+  refundedAmount: AmountResponse,
+  senderName: Schema.String,
+  recipientName: Schema.String,
+})
+
+export const ReportResponse = Schema.Struct({
+  from: Schema.String,
+  to: Schema.String,
+  currencyTotals: Schema.Array(
+    Schema.Struct({
+      currencyCode: Money.CurrencyCode,
+      count: Schema.Int,
+      totalAmount: AmountResponse,
+      refundedAmount: AmountResponse,
+      netAmount: AmountResponse,
+    }),
+  ),
+  items: Schema.Array(ReportItem),
+  hasMore: Schema.Boolean,
+})
+
+export const ReimbursementRequest = Schema.Struct({
+  transferId: Ids.TransferId,
+  providerId: Ids.Uuid,
+})
+
+export const ReimbursementResponse = Schema.Struct({ signingUrl: Schema.String })
+
+export class TransactionApi extends HttpApiGroup.make("transactions")
+  .add(
+    HttpApiEndpoint.get("report", "/Transaction/Report", {
+      query: {
+        from: CalendarDate.CalendarDate.annotate({ description: "First day (UTC), inclusive" }),
+        to: CalendarDate.CalendarDate.annotate({ description: "Last day (UTC), inclusive; at most 366 days" }),
+        companyId: Schema.optionalKey(Ids.CompanyId),
+        limit: Schema.optionalKey(Limit),
+        startingAfter: Schema.optionalKey(Ids.TransferId),
+      },
+      success: ReportResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Transaction report",
+        description:
+          "For partners: settled transfers initiated between from and to (inclusive), optionally of one company. currencyTotals cover the whole window (count, total, refunded, net = total - refunded per currency); items are one page, newest first (limit, startingAfter).",
+      }),
+    ),
+    HttpApiEndpoint.get("get", "/Transaction/:transferId", {
+      params: { transferId: Ids.TransferId },
+      success: TransferResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Read a transfer",
+        description:
+          "For the partner, or the customer who paid it. Account numbers are masked. Another partner's transfer, or one the customer did not pay, is 404.",
+      }),
+    ),
+    HttpApiEndpoint.post("accept", "/Transaction/PaymentRequest/:paymentRequestId/Accept", {
+      params: { paymentRequestId: Ids.PaymentRequestId },
+      payload: AcceptRequest,
+      success: AcceptResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Accept a payment request",
+        description:
+          "For the payer (a customer). Pays from one of the payer's linked bank accounts (else 422 BANK_ACCOUNT_NOT_LINKED) and starts the transfer. A cancelled request is 409; someone other than the payer gets 404. Repeating it with the same account answers the current status.",
+      }),
+    ),
+    HttpApiEndpoint.post("refund", "/Transaction/:transferId/Refund", {
+      params: { transferId: Ids.TransferId },
+      payload: RefundRequest,
+      success: RefundResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Refund a transfer",
+        description:
+          "For partners, on a Settled transfer (else 409). Refunds add up and never exceed the amount (422 RefundExceedsTransfer). Mirrored on the payment request (Refunded once fully refunded).",
+      }),
+    ),
+    HttpApiEndpoint.post("reimbursement", "/Reimbursement/Create", {
+      payload: ReimbursementRequest,
+      success: ReimbursementResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Apply for reimbursement of a transfer",
+        description:
+          "For the customer who paid a Settled, unrefunded transfer: answers the URL where the claim is signed. Repeating with the same provider answers the same URL; another provider is 409.",
+      }),
+    ),
+  )
+  .middleware(Authentication)
+  .annotateMerge(OpenApi.annotations({ title: "Transactions", description: "Transfers, refunds, report" })) {}

@@ -1,0 +1,65 @@
+/** Handlers of the `payments` group: decode, call the Payments use cases, encode; domain errors become problems. */
+import { Payments } from "@partnerpay/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { requirePartner } from "../Authentication.ts"
+import * as MoneyResponse from "../MoneyResponse.ts"
+import type { PaymentRequestResponse } from "../PaymentApi.ts"
+import * as Problem from "../Problem.ts"
+
+type PaymentRequestDocument = Effect.Success<ReturnType<typeof Payments.get>>
+
+/** The read model document as clients read it. */
+export const toResponse = (doc: PaymentRequestDocument): PaymentRequestResponse => ({
+  paymentRequestId: doc.paymentRequestId,
+  companyId: doc.companyId,
+  payerRegistrationId: doc.payerRegistrationId,
+  status: doc.status,
+  amount: MoneyResponse.toResponse(doc.amount),
+  description: doc.description,
+  dueDate: doc.dueDate,
+  ...(doc.attachmentUrl === undefined ? {} : { attachmentUrl: doc.attachmentUrl }),
+  enableAutoPay: doc.enableAutoPay,
+  ...(doc.autoPayLimit === undefined ? {} : { autoPayLimit: MoneyResponse.toResponse(doc.autoPayLimit) }),
+  enableDebitAuth: doc.enableDebitAuth,
+  ...(doc.debitAuthLimit === undefined ? {} : { debitAuthLimit: MoneyResponse.toResponse(doc.debitAuthLimit) }),
+  ...(doc.debitAuthAccepted === undefined ? {} : { debitAuthAccepted: doc.debitAuthAccepted }),
+  ...(doc.transferId === undefined ? {} : { transferId: doc.transferId }),
+  ...(doc.accountNumberMasked === undefined ? {} : { accountNumberMasked: doc.accountNumberMasked }),
+  refundedAmount: MoneyResponse.toResponse(doc.refundedAmount),
+  statusHistory: doc.statusHistory,
+  createdAt: doc.createdAt,
+})
+
+export const PaymentLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
+  handlers
+    .handle("create", ({ payload }) =>
+      Effect.gen(function* () {
+        const { partnerId } = yield* requirePartner
+        return yield* Payments.create({ partnerId, ...payload }).pipe(Effect.mapError(Problem.fromDomain))
+      }),
+    )
+    .handle("history", ({ query }) =>
+      Effect.gen(function* () {
+        const { partnerId } = yield* requirePartner
+        const page = yield* Payments.history({ partnerId, ...query, limit: query.limit ?? 20 }).pipe(
+          Effect.mapError(Problem.fromDomain),
+        )
+        return { data: page.data.map(toResponse), hasMore: page.hasMore }
+      }),
+    )
+    .handle("get", ({ params }) =>
+      Effect.gen(function* () {
+        const { partnerId } = yield* requirePartner
+        const doc = yield* Payments.get(partnerId, params.paymentRequestId).pipe(Effect.mapError(Problem.fromDomain))
+        return toResponse(doc)
+      }),
+    )
+    .handle("cancel", ({ params }) =>
+      Effect.gen(function* () {
+        const { partnerId } = yield* requirePartner
+        yield* Payments.cancel(partnerId, params.paymentRequestId).pipe(Effect.mapError(Problem.fromDomain))
+      }),
+    ),
+)

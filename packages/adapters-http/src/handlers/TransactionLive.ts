@@ -1,0 +1,110 @@
+/**
+ * Handlers of the `transactions` group: decode, call the Payments / Transfers
+ * use cases, encode; domain errors become problems. Needs the `ESignature`
+ * provider (reimbursement).
+ */
+import { Payments, Transfers } from "@partnerpay/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { requireCustomer, requirePartner } from "../Authentication.ts"
+import { Caller } from "../Caller.ts"
+import * as MoneyResponse from "../MoneyResponse.ts"
+import * as Problem from "../Problem.ts"
+import type { TransferResponse } from "../TransactionApi.ts"
+
+type TransferDocument = Effect.Success<ReturnType<typeof Transfers.get>>
+
+/** Spec 2.9 from the transfers read model. */
+export const toResponse = (doc: TransferDocument): TransferResponse => ({
+  externalTransferId: doc.transferId,
+  status: doc.status,
+  amount: MoneyResponse.toResponse(doc.amount),
+  date: doc.createdAt,
+  senderName: doc.senderName,
+  recipientName: doc.recipientName,
+  senderAccount: doc.senderAccountMasked,
+  recipientAccount: doc.recipientAccountMasked,
+  isRefunded: doc.isRefunded,
+  isReimbursed: doc.isReimbursed,
+  appliedForReimbursement: doc.appliedForReimbursement,
+  recipientAddress: doc.recipientAddress,
+  attachments: doc.attachments,
+})
+
+export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handlers) =>
+  handlers
+    .handle("report", ({ query }) =>
+      Effect.gen(function* () {
+        const { partnerId } = yield* requirePartner
+        const report = yield* Transfers.report({ partnerId, ...query, limit: query.limit ?? 20 }).pipe(
+          Effect.mapError(Problem.fromDomain),
+        )
+        return {
+          from: report.from,
+          to: report.to,
+          currencyTotals: report.currencyTotals.map((total) => ({
+            currencyCode: total.currencyCode,
+            count: total.count,
+            totalAmount: MoneyResponse.toResponse(total.totalAmount),
+            refundedAmount: MoneyResponse.toResponse(total.refundedAmount),
+            netAmount: MoneyResponse.toResponse(total.netAmount),
+          })),
+          items: report.items.map((doc) => ({
+            externalTransferId: doc.transferId,
+            companyId: doc.companyId,
+            ...(doc.paymentRequestId === undefined ? {} : { paymentRequestId: doc.paymentRequestId }),
+            status: doc.status,
+            date: doc.createdAt,
+            amount: MoneyResponse.toResponse(doc.amount),
+            refundedAmount: MoneyResponse.toResponse(doc.refundedAmount),
+            senderName: doc.senderName,
+            recipientName: doc.recipientName,
+          })),
+          hasMore: report.hasMore,
+        }
+      }),
+    )
+    .handle("get", ({ params }) =>
+      Effect.gen(function* () {
+        const caller = yield* Caller
+        const doc = yield* Transfers.get(caller, params.transferId).pipe(Effect.mapError(Problem.fromDomain))
+        return toResponse(doc)
+      }),
+    )
+    .handle("accept", ({ params, payload }) =>
+      Effect.gen(function* () {
+        const { partnerId, registrationId } = yield* requireCustomer
+        return yield* Payments.accept({
+          partnerId,
+          registrationId,
+          paymentRequestId: params.paymentRequestId,
+          ...payload,
+        }).pipe(Effect.mapError(Problem.fromDomain))
+      }),
+    )
+    .handle("refund", ({ params, payload }) =>
+      Effect.gen(function* () {
+        const { partnerId } = yield* requirePartner
+        const refund = yield* Transfers.refund({ partnerId, transferId: params.transferId, ...payload }).pipe(
+          Effect.mapError(Problem.fromDomain),
+        )
+        return {
+          refundId: refund.refundId,
+          status: refund.status,
+          refundedAmount: MoneyResponse.toResponse(refund.refundedAmount),
+        }
+      }),
+    )
+    .handle("reimbursement", ({ payload }) =>
+      Effect.gen(function* () {
+        const { partnerId, registrationId } = yield* requireCustomer
+        return yield* Transfers.createReimbursement({
+          partnerId,
+          registrationId,
+          transferId: payload.transferId,
+          providerId: payload.providerId as Parameters<typeof Transfers.createReimbursement>[0]["providerId"],
+        }).pipe(Effect.mapError(Problem.fromDomain))
+      }),
+    ),
+)
