@@ -1,0 +1,79 @@
+/**
+ * Handlers of the `companies` group: they take the partner from the token,
+ * call the Companies use cases and map domain errors to problems. A
+ * companyReferenceId the partner already used is 409 with the code
+ * DUPLICATE_COMPANY_REFERENCE; the status query must name the company by
+ * exactly one of companyId or companyReferenceId (422 otherwise).
+ */
+import {
+  Companies,
+  type DomainError,
+  type EventStoreUnavailable,
+  ValidationFailed,
+  type VersionConflict,
+} from "@partnerpay/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { requirePartner } from "../Authentication.ts"
+import * as Problem from "../Problem.ts"
+
+/** Domain errors to problems; a second use of a reference gets its own code. */
+const toProblem = (error: DomainError | VersionConflict | EventStoreUnavailable): Problem.DomainProblem =>
+  error._tag === "AlreadyExists" && error.entity === "CompanyReference"
+    ? new Problem.AlreadyExistsProblem({
+        detail: "This partner already registered a company with this companyReferenceId.",
+        code: "DUPLICATE_COMPANY_REFERENCE",
+      })
+    : Problem.fromDomain(error)
+
+const exactlyOne = (query: {
+  readonly companyId?: string
+  readonly companyReferenceId?: string
+}): Effect.Effect<Companies.CompanyLookup, ValidationFailed> => {
+  if (query.companyId !== undefined && query.companyReferenceId !== undefined) {
+    return Effect.fail(
+      new ValidationFailed({
+        issues: [
+          { field: "query.companyId", message: "give either companyId or companyReferenceId, not both" },
+          { field: "query.companyReferenceId", message: "give either companyId or companyReferenceId, not both" },
+        ],
+      }),
+    )
+  }
+  if (query.companyId !== undefined) return Effect.succeed({ companyId: query.companyId })
+  if (query.companyReferenceId !== undefined) return Effect.succeed({ companyReferenceId: query.companyReferenceId })
+  return Effect.fail(
+    ValidationFailed.of("query", "give exactly one of the query parameters companyId or companyReferenceId"),
+  )
+}
+
+export const CompanyLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
+  Effect.succeed(
+    handlers
+      .handle("create", ({ payload }) =>
+        Effect.gen(function* () {
+          const { partnerId } = yield* requirePartner
+          const registered = yield* Companies.register(partnerId, payload).pipe(Effect.mapError(toProblem))
+          // The KYB submission (registered.kybSubmission) is handed to the KYB provider by the
+          // application's KYB integration; the HTTP answer carries only the new ids.
+          return { companyId: registered.companyId, locationIds: registered.locationIds }
+        }),
+      )
+      .handle("addLocation", ({ params, payload }) =>
+        Effect.gen(function* () {
+          const { partnerId } = yield* requirePartner
+          return yield* Companies.addLocation(partnerId, params.companyReferenceId, payload).pipe(
+            Effect.mapError(toProblem),
+          )
+        }),
+      )
+      .handle("status", ({ query }) =>
+        Effect.gen(function* () {
+          const { partnerId } = yield* requirePartner
+          const lookup = yield* exactlyOne(query).pipe(Effect.mapError(toProblem))
+          return yield* Companies.status(partnerId, lookup).pipe(Effect.mapError(toProblem))
+        }),
+      ),
+  ),
+)
