@@ -1,0 +1,415 @@
+/**
+ * Payment requests and transfers through the HTTP interface: create, read,
+ * history, cancel (partner); accept, reimbursement (the payer); read a
+ * transfer, refund, report (partner). Exact field names, auth, validation,
+ * tenancy (404) and state conflicts (409).
+ */
+
+import { assert, describe, it } from "@effect/vitest"
+import { CommandHandler, Customer, Ids, MemoryOutbox, Payments } from "@partnerpay/domain"
+import { DateTime, Effect } from "effect"
+import { afterAll } from "vitest"
+import { bearer, otherPartnerId, partnerId, send } from "./fixtures.ts"
+import { customerToken, makeSharedServer, partnerTokenFor, registerCompany } from "./partyFixtures.ts"
+
+const { handler, run, dispose } = await makeSharedServer()
+afterAll(dispose)
+
+const companyId = Ids.CompanyId.make("c0c0c0c0-0000-4000-8000-000000000001")
+const otherCompanyId = Ids.CompanyId.make("c0c0c0c0-0000-4000-8000-000000000002")
+const payer = Ids.RegistrationId.make("7e57ab1e-0000-4000-8000-0000000000a1")
+const stranger = Ids.RegistrationId.make("7e57ab1e-0000-4000-8000-0000000000a2")
+const bankAccountId = "8b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a69"
+const providerId = "5a5a5a5a-0000-4000-8000-000000000001"
+
+const linkedCustomer = (registrationId: Ids.RegistrationId) =>
+  Effect.gen(function* () {
+    const at = yield* DateTime.now
+    const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
+    const handle = (command: Customer.CustomerCommand) =>
+      CommandHandler.handle(Customer.aggregate, registrationId, command)
+    yield* handle({ _tag: "RegisterCustomer", registrationId, partnerId, phoneNumber: "+14155550123", at })
+    yield* handle({ _tag: "StartKyc", tokenId, expiration: DateTime.add(at, { hours: 1 }), at })
+    yield* handle({
+      _tag: "LinkBankAccounts",
+      tokenId,
+      accounts: [
+        {
+          bankAccountId: Ids.BankAccountId.make(bankAccountId),
+          institutionId: "ins_1",
+          name: "Everyday Checking",
+          mask: "6789",
+          type: "checking",
+        },
+      ],
+      at,
+    })
+  })
+
+await Effect.runPromise(
+  run(
+    Effect.gen(function* () {
+      yield* registerCompany(partnerId, companyId, "Acme Coffee")
+      yield* registerCompany(otherPartnerId, otherCompanyId, "Other Co")
+      yield* linkedCustomer(payer)
+      yield* linkedCustomer(stranger)
+    }),
+  ),
+)
+
+const partner = await Effect.runPromise(partnerTokenFor(partnerId))
+const otherPartner = await Effect.runPromise(partnerTokenFor(otherPartnerId))
+const payerToken = await Effect.runPromise(customerToken(partnerId, payer))
+const strangerToken = await Effect.runPromise(customerToken(partnerId, stranger))
+
+const json = (method: string, token: string | undefined, body?: unknown): RequestInit => ({
+  method,
+  headers: {
+    "content-type": "application/json",
+    ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+  },
+  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+})
+
+const createBody = (overrides: Record<string, unknown> = {}) => ({
+  companyId,
+  payerRegistrationId: payer,
+  amount: { value: 125.5, currencyCode: "USD" },
+  description: "Invoice 42",
+  dueDate: "2099-01-01",
+  attachmentUrl: "https://files.example.com/invoice-42.pdf",
+  ...overrides,
+})
+
+const createRequest = Effect.gen(function* () {
+  const r = yield* send(handler, "/Payment/Create", json("POST", partner, createBody()))
+  assert.strictEqual(r.status, 200, r.text)
+  return (r.json as { paymentRequestId: string }).paymentRequestId
+})
+
+const acceptRequest = (id: string, token = payerToken) =>
+  send(
+    handler,
+    `/Transaction/PaymentRequest/${id}/Accept`,
+    json("POST", token, { bankAccountId, acceptDebitAuth: false, transferDescription: "" }),
+  )
+
+const acceptedTransfer = Effect.gen(function* () {
+  const id = yield* createRequest
+  const r = yield* acceptRequest(id)
+  assert.strictEqual(r.status, 200, r.text)
+  const doc = yield* send(handler, `/Payment/${id}`, bearer(partner))
+  return { id, transferId: (doc.json as { transferId: string }).transferId }
+})
+
+const settledTransfer = Effect.gen(function* () {
+  const ids = yield* acceptedTransfer
+  yield* run(Payments.settleTransfer(Ids.TransferId.make(ids.transferId)))
+  return ids
+})
+
+describe("POST /Payment/Create", () => {
+  it.effect("answers paymentRequestId and Pending", () =>
+    Effect.gen(function* () {
+      const r = yield* send(handler, "/Payment/Create", json("POST", partner, createBody()))
+      assert.strictEqual(r.status, 200)
+      const body = r.json as Record<string, unknown>
+      assert.deepStrictEqual(Object.keys(body).sort(), ["paymentRequestId", "status"])
+      assert.strictEqual(body.status, "Pending")
+    }),
+  )
+
+  it.effect("needs a token (401) of a partner (403)", () =>
+    Effect.gen(function* () {
+      assert.strictEqual((yield* send(handler, "/Payment/Create", json("POST", undefined, createBody()))).status, 401)
+      assert.strictEqual((yield* send(handler, "/Payment/Create", json("POST", payerToken, createBody()))).status, 403)
+    }),
+  )
+
+  it.effect("autopay and a debit authorization together are 422 naming both flags", () =>
+    Effect.gen(function* () {
+      const r = yield* send(
+        handler,
+        "/Payment/Create",
+        json(
+          "POST",
+          partner,
+          createBody({
+            enableAutoPay: true,
+            autoPayLimit: { value: 100, currencyCode: "USD" },
+            enableDebitAuth: true,
+            debitAuthLimit: { value: 100, currencyCode: "USD" },
+          }),
+        ),
+      )
+      assert.strictEqual(r.status, 422)
+      const fields = (r.json as { errors: Array<{ field: string }> }).errors.map((e) => e.field)
+      assert.include(fields, "enableAutoPay")
+      assert.include(fields, "enableDebitAuth")
+    }),
+  )
+
+  it.effect("a malformed body is 400; another partner's company is 404", () =>
+    Effect.gen(function* () {
+      const bad = yield* send(handler, "/Payment/Create", json("POST", partner, createBody({ dueDate: "01/02/2099" })))
+      assert.strictEqual(bad.status, 400)
+      const other = yield* send(
+        handler,
+        "/Payment/Create",
+        json("POST", partner, createBody({ companyId: otherCompanyId })),
+      )
+      assert.strictEqual(other.status, 404)
+    }),
+  )
+})
+
+describe("GET /Payment/{paymentRequestId} and /Payment/History", () => {
+  it.effect("reads the request with its amount, history and settings; another partner gets 404", () =>
+    Effect.gen(function* () {
+      const id = yield* createRequest
+      const r = yield* send(handler, `/Payment/${id}`, bearer(partner))
+      assert.strictEqual(r.status, 200)
+      const body = r.json as Record<string, unknown>
+      assert.deepStrictEqual(Object.keys(body).sort(), [
+        "amount",
+        "attachmentUrl",
+        "companyId",
+        "createdAt",
+        "description",
+        "dueDate",
+        "enableAutoPay",
+        "enableDebitAuth",
+        "payerRegistrationId",
+        "paymentRequestId",
+        "refundedAmount",
+        "status",
+        "statusHistory",
+      ])
+      assert.deepStrictEqual(body.amount, {
+        value: 125.5,
+        currencyCode: { value: "USD", displayName: "US Dollar", cultureName: "en-US" },
+      })
+      assert.deepStrictEqual(
+        (body.statusHistory as Array<{ status: string }>).map((s) => s.status),
+        ["Pending"],
+      )
+      assert.strictEqual((yield* send(handler, `/Payment/${id}`, bearer(otherPartner))).status, 404)
+      assert.strictEqual((yield* send(handler, `/Payment/${id}`)).status, 401)
+    }),
+  )
+
+  it.effect("history pages by cursor and filters by status", () =>
+    Effect.gen(function* () {
+      const id = yield* createRequest
+      yield* send(handler, `/Payment/${id}/Cancel`, json("PUT", partner))
+      const page = yield* send(handler, "/Payment/History?status=Cancelled&limit=1", bearer(partner))
+      assert.strictEqual(page.status, 200, page.text)
+      const body = page.json as { data: Array<{ paymentRequestId: string; status: string }>; hasMore: boolean }
+      assert.deepStrictEqual(Object.keys(body).sort(), ["data", "hasMore"])
+      assert.strictEqual(body.data[0]?.status, "Cancelled")
+      assert.strictEqual((yield* send(handler, "/Payment/History?limit=0", bearer(partner))).status, 400)
+      const other = yield* send(handler, "/Payment/History", bearer(otherPartner))
+      assert.strictEqual((other.json as { data: Array<unknown> }).data.length, 0)
+    }),
+  )
+})
+
+describe("PUT /Payment/{paymentRequestId}/Cancel", () => {
+  it.effect("cancels with 200 and no body; twice is 200; after accept 409; another partner 404", () =>
+    Effect.gen(function* () {
+      const id = yield* createRequest
+      const first = yield* send(handler, `/Payment/${id}/Cancel`, json("PUT", partner))
+      assert.deepStrictEqual([first.status, first.text], [200, ""])
+      assert.strictEqual((yield* send(handler, `/Payment/${id}/Cancel`, json("PUT", partner))).status, 200)
+      assert.strictEqual((yield* acceptRequest(id)).status, 409)
+      const { id: acceptedId } = yield* acceptedTransfer
+      assert.strictEqual((yield* send(handler, `/Payment/${acceptedId}/Cancel`, json("PUT", partner))).status, 409)
+      assert.strictEqual((yield* send(handler, `/Payment/${acceptedId}/Cancel`, json("PUT", otherPartner))).status, 404)
+    }),
+  )
+})
+
+describe("POST /Transaction/PaymentRequest/{paymentRequestId}/Accept", () => {
+  it.effect("the payer accepts: status Accepted; a stranger gets 404; a partner token 403", () =>
+    Effect.gen(function* () {
+      const id = yield* createRequest
+      assert.strictEqual((yield* acceptRequest(id, strangerToken)).status, 404)
+      assert.strictEqual((yield* acceptRequest(id, partner)).status, 403)
+      const r = yield* acceptRequest(id)
+      assert.strictEqual(r.status, 200)
+      assert.deepStrictEqual(r.json, { status: "Accepted" })
+      const unlinked = yield* send(
+        handler,
+        `/Transaction/PaymentRequest/${yield* createRequest}/Accept`,
+        json("POST", payerToken, {
+          bankAccountId: "8b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a00",
+          acceptDebitAuth: false,
+          transferDescription: "",
+        }),
+      )
+      assert.deepStrictEqual(
+        [unlinked.status, (unlinked.json as { code: string }).code],
+        [422, "BANK_ACCOUNT_NOT_LINKED"],
+      )
+    }),
+  )
+})
+
+describe("GET /Transaction/{transferId}", () => {
+  it.effect("answers spec 2.9 with masked accounts to the partner and the payer; others get 404", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* acceptedTransfer
+      const r = yield* send(handler, `/Transaction/${transferId}`, bearer(partner))
+      assert.strictEqual(r.status, 200, r.text)
+      const body = r.json as Record<string, unknown>
+      assert.deepStrictEqual(Object.keys(body).sort(), [
+        "amount",
+        "appliedForReimbursement",
+        "attachments",
+        "date",
+        "externalTransferId",
+        "isRefunded",
+        "isReimbursed",
+        "recipientAccount",
+        "recipientAddress",
+        "recipientName",
+        "senderAccount",
+        "senderName",
+        "status",
+      ])
+      assert.strictEqual(body.senderAccount, "****6789")
+      assert.strictEqual(body.recipientName, "Acme Coffee")
+      assert.deepStrictEqual(Object.keys(body.recipientAddress as object).sort(), [
+        "apartmentNumber",
+        "city",
+        "country",
+        "state",
+        "streetNumberAndName",
+        "zipCode",
+      ])
+      assert.deepStrictEqual(body.attachments, [
+        {
+          id: (body.attachments as Array<{ id: string }>)[0]!.id,
+          name: "invoice-42.pdf",
+          contentType: "application/pdf",
+        },
+      ])
+      assert.strictEqual((yield* send(handler, `/Transaction/${transferId}`, bearer(payerToken))).status, 200)
+      assert.strictEqual((yield* send(handler, `/Transaction/${transferId}`, bearer(strangerToken))).status, 404)
+      assert.strictEqual((yield* send(handler, `/Transaction/${transferId}`, bearer(otherPartner))).status, 404)
+      assert.strictEqual((yield* send(handler, "/Transaction/not-a-uuid", bearer(partner))).status, 400)
+    }),
+  )
+})
+
+describe("POST /Transaction/{transferId}/Refund", () => {
+  it.effect("refunds a settled transfer; over-refund 422; before settlement 409", () =>
+    Effect.gen(function* () {
+      const pendingTransfer = yield* acceptedTransfer
+      const early = yield* send(handler, `/Transaction/${pendingTransfer.transferId}/Refund`, json("POST", partner, {}))
+      assert.strictEqual(early.status, 409)
+      const { id, transferId } = yield* settledTransfer
+      const r = yield* send(
+        handler,
+        `/Transaction/${transferId}/Refund`,
+        json("POST", partner, { amount: { value: 25.5, currencyCode: "USD" }, reason: "damaged" }),
+      )
+      assert.strictEqual(r.status, 200, r.text)
+      const body = r.json as Record<string, unknown>
+      assert.deepStrictEqual(Object.keys(body).sort(), ["refundId", "refundedAmount", "status"])
+      assert.strictEqual((body.refundedAmount as { value: number }).value, 25.5)
+      const over = yield* send(
+        handler,
+        `/Transaction/${transferId}/Refund`,
+        json("POST", partner, { amount: { value: 500, currencyCode: "USD" } }),
+      )
+      assert.strictEqual(over.status, 422)
+      assert.strictEqual(
+        (yield* send(handler, `/Transaction/${transferId}/Refund`, json("POST", otherPartner, {}))).status,
+        404,
+      )
+      assert.strictEqual(
+        (yield* send(handler, `/Transaction/${transferId}/Refund`, json("POST", payerToken, {}))).status,
+        403,
+      )
+      const doc = yield* send(handler, `/Payment/${id}`, bearer(partner))
+      assert.deepStrictEqual(
+        (doc.json as { statusHistory: Array<{ status: string }> }).statusHistory.map((s) => s.status),
+        ["Pending", "Accepted", "Paid"],
+      )
+    }),
+  )
+})
+
+describe("GET /Transaction/Report", () => {
+  it.effect("totals settled transfers per currency; from and to are required", () =>
+    Effect.gen(function* () {
+      yield* settledTransfer
+      const today = new Date().toISOString().slice(0, 10)
+      const r = yield* send(handler, `/Transaction/Report?from=${today}&to=${today}`, bearer(partner))
+      assert.strictEqual(r.status, 200, r.text)
+      const body = r.json as { currencyTotals: Array<Record<string, unknown>>; items: Array<unknown>; hasMore: boolean }
+      assert.deepStrictEqual(Object.keys(body).sort(), ["currencyTotals", "from", "hasMore", "items", "to"])
+      assert.deepStrictEqual(Object.keys(body.currencyTotals[0]!).sort(), [
+        "count",
+        "currencyCode",
+        "netAmount",
+        "refundedAmount",
+        "totalAmount",
+      ])
+      assert.isAbove(body.items.length, 0)
+      assert.strictEqual((yield* send(handler, "/Transaction/Report", bearer(partner))).status, 400)
+      assert.strictEqual(
+        (yield* send(handler, `/Transaction/Report?from=${today}&to=2000-01-01`, bearer(partner))).status,
+        422,
+      )
+    }),
+  )
+})
+
+describe("POST /Reimbursement/Create", () => {
+  it.effect("the payer of a settled transfer gets a signing URL; others 404; unsettled 409", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* settledTransfer
+      const r = yield* send(handler, "/Reimbursement/Create", json("POST", payerToken, { transferId, providerId }))
+      assert.strictEqual(r.status, 200, r.text)
+      assert.deepStrictEqual(r.json, {
+        signingUrl: `https://sandbox.partnerpay.dev/sign/rb-${transferId}-${providerId}`,
+      })
+      assert.strictEqual(
+        (yield* send(handler, "/Reimbursement/Create", json("POST", strangerToken, { transferId, providerId }))).status,
+        404,
+      )
+      assert.strictEqual(
+        (yield* send(handler, "/Reimbursement/Create", json("POST", partner, { transferId, providerId }))).status,
+        403,
+      )
+      const pending = yield* acceptedTransfer
+      const early = yield* send(
+        handler,
+        "/Reimbursement/Create",
+        json("POST", payerToken, { transferId: pending.transferId, providerId }),
+      )
+      assert.strictEqual(early.status, 409)
+    }),
+  )
+})
+
+describe("PAYMENT_REQUEST_STATUS_CHANGED", () => {
+  it.effect("create, accept, settle each put one notification in the outbox", () =>
+    Effect.gen(function* () {
+      const { id } = yield* settledTransfer
+      const recorded = yield* run(Effect.map(Effect.service(MemoryOutbox), (o) => o.recorded))
+      const mine = recorded.filter((n) => n.data.PaymentRequestId === id)
+      assert.deepStrictEqual(
+        mine.map((n) => [n.eventType, n.partnerId, n.data.Status]),
+        [
+          ["PAYMENT_REQUEST_STATUS_CHANGED", partnerId, "Pending"],
+          ["PAYMENT_REQUEST_STATUS_CHANGED", partnerId, "Accepted"],
+          ["PAYMENT_REQUEST_STATUS_CHANGED", partnerId, "Paid"],
+        ],
+      )
+      assert.strictEqual(mine[1]!.data.AccountNumberMasked, "****6789")
+    }),
+  )
+})
