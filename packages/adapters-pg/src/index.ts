@@ -1,9 +1,17 @@
 /**
  * @partnerpay/adapters-pg: PostgreSQL (server or embedded PGlite) connection
- * layers, schema migrations and the PostgreSQL EventStore.
+ * layers, schema migrations, the PostgreSQL EventStore, the read side
+ * (read models, outbox, unit of work), the whole domain stack (PgDomain) and
+ * partner credentials.
  */
 export * as Migrations from "./Migrations.ts"
 export * as PgDatabase from "./PgDatabase.ts"
+export * as PgDomain from "./PgDomain.ts"
 export * as PgEventStore from "./PgEventStore.ts"
 export * as PgIdempotencyStore from "./PgIdempotencyStore.ts"
 export * as PgliteBridge from "./PgliteBridge.ts"
+export * as PgOutbox from "./PgOutbox.ts"
+export * as PgPartnerCredentials from "./PgPartnerCredentials.ts"
+export * as PgReadModelStore from "./PgReadModelStore.ts"
+export * as PgUnitOfWork from "./PgUnitOfWork.ts"
+export * as SecretHash from "./SecretHash.ts"
