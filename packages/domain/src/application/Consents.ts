@@ -23,12 +23,13 @@ import type * as Ids from "../Ids.ts"
 import type * as Money from "../Money.ts"
 import * as PaymentPlan from "../PaymentPlan.ts"
 import type { Frequency } from "../PaymentPlanSchedule.ts"
+import * as Companies from "../projections/Companies.ts"
 import { type ConsentDocument, consents } from "../projections/Consents.ts"
 import { decodeDocument, ReadModelStore, type StoredDocument } from "../ReadModel.ts"
-import { type CompanySnapshot, companySnapshot } from "./PaymentPlans.ts"
+import { type RecipientCompany, recipientCompanyOf } from "./PaymentPlans.ts"
 
 /** The recipient company of a consent (changelog v0.4.2). */
-export type RecipientCompany = Omit<CompanySnapshot, "companyId" | "partnerId">
+export type { RecipientCompany } from "./PaymentPlans.ts"
 
 /** A consent as the payer sees it. */
 export interface ConsentView {
@@ -61,11 +62,9 @@ const unknownCompany: RecipientCompany = {
 
 const recipientCompany = Effect.fn("Consents.recipientCompany")(function* (doc: ConsentDocument) {
   const store = yield* ReadModelStore
-  const stored = yield* store.get("companies", doc.companyId)
-  const company = Option.isSome(stored) ? companySnapshot(stored.value.id, stored.value.data) : undefined
-  if (company === undefined) return unknownCompany
-  const { companyId: _id, partnerId: _partner, ...recipient } = company
-  return recipient
+  const stored = yield* store.get(Companies.collection, doc.companyId)
+  // A consent's company always exists (the plan was created for it); the fallback keeps reads total.
+  return Option.isSome(stored) ? recipientCompanyOf(decodeDocument(Companies.projection, stored.value)) : unknownCompany
 })
 
 const toView = Effect.fn("Consents.toView")(function* (doc: ConsentDocument) {
@@ -124,7 +123,7 @@ export const list = Effect.fn("Consents.list")(function* (payer: Payer, input: L
 })
 
 /** Sends the plan the command the consent policy derives from each consent event. */
-const applyPolicy = (events: ReadonlyArray<ConsentEvent>) =>
+const applyPolicy = (events: ReadonlyArray<ConsentEvent>, partnerId: Ids.PartnerId) =>
   Effect.forEach(
     events,
     (event) => {
@@ -132,7 +131,10 @@ const applyPolicy = (events: ReadonlyArray<ConsentEvent>) =>
       return command === undefined
         ? Effect.void
         : Effect.asVoid(
-            CommandHandler.handle(PaymentPlan.aggregate, command.paymentPlanId, command, { retryOnConflict: 3 }),
+            CommandHandler.handle(PaymentPlan.aggregate, command.paymentPlanId, command, {
+              retryOnConflict: 3,
+              metadata: { partnerId },
+            }),
           )
     },
     { discard: true },
@@ -143,8 +145,11 @@ const answer = (payer: Payer, command: (at: DateTime.Utc) => Consent.Command, co
     Effect.gen(function* () {
       yield* findOwn(payer, consentId)
       const at = yield* DateTime.now
-      const handled = yield* CommandHandler.handle(Consent.aggregate, consentId, command(at), { retryOnConflict: 3 })
-      yield* applyPolicy(handled.events)
+      const handled = yield* CommandHandler.handle(Consent.aggregate, consentId, command(at), {
+        retryOnConflict: 3,
+        metadata: { partnerId: payer.partnerId },
+      })
+      yield* applyPolicy(handled.events, payer.partnerId)
       return yield* get(payer, consentId)
     }),
   )

@@ -19,6 +19,7 @@ import * as Ids from "../Ids.ts"
 import type * as Money from "../Money.ts"
 import * as PaymentPlan from "../PaymentPlan.ts"
 import type { Frequency } from "../PaymentPlanSchedule.ts"
+import type { CompanyDocument } from "../projections/Companies.ts"
 import {
   type DuePlanDocument,
   duePlans as duePlansProjection,
@@ -27,14 +28,13 @@ import {
   schedulerTenant,
 } from "../projections/PaymentPlans.ts"
 import { decodeDocument, ReadModelStore } from "../ReadModel.ts"
+import * as Companies from "./Companies.ts"
 
 // ---------------------------------------------------------------------------
-// Companies (read model `companies`, read leniently: only the fields used here)
+// Companies (read model `companies`)
 
 /** A company's public contact data, as a consent's recipient company shows it. */
-export interface CompanySnapshot {
-  readonly companyId: string
-  readonly partnerId: string
+export interface RecipientCompany {
   readonly name: string
   readonly contactNumber: string
   readonly emailAddress: string
@@ -48,65 +48,23 @@ export interface CompanySnapshot {
   }
 }
 
-const text = (record: Record<string, unknown>, field: string): string | undefined => {
-  const value = record[field]
-  return typeof value === "string" ? value : undefined
-}
-
-/** Reads a company document leniently: the address may be nested (`address`) or flat. */
-export const companySnapshot = (id: string, data: unknown): CompanySnapshot | undefined => {
-  if (typeof data !== "object" || data === null) return undefined
-  const doc = data as Record<string, unknown>
-  const partnerId = text(doc, "partnerId")
-  if (partnerId === undefined) return undefined
-  const nested = doc.address
-  const address = typeof nested === "object" && nested !== null ? (nested as Record<string, unknown>) : doc
-  const websiteUrl = text(doc, "websiteUrl")
-  const apartmentNumber = text(address, "apartmentNumber")
-  return {
-    companyId: text(doc, "companyId") ?? id,
-    partnerId,
-    name: text(doc, "name") ?? "",
-    contactNumber: text(doc, "contactNumber") ?? "",
-    emailAddress: text(doc, "emailAddress") ?? "",
-    ...(websiteUrl !== undefined ? { websiteUrl } : {}),
-    address: {
-      streetNumberAndName: text(address, "streetNumberAndName") ?? "",
-      ...(apartmentNumber !== undefined ? { apartmentNumber } : {}),
-      city: text(address, "city") ?? "",
-      zipCode: text(address, "zipCode") ?? "",
-      state: text(address, "state") ?? "",
-    },
-  }
-}
+/** The recipient company of a consent, from the company document (its current contact data). */
+export const recipientCompanyOf = (company: CompanyDocument): RecipientCompany => ({
+  name: company.name,
+  contactNumber: company.contactNumber,
+  emailAddress: company.emailAddress,
+  ...(company.websiteUrl !== undefined ? { websiteUrl: company.websiteUrl } : {}),
+  address: {
+    streetNumberAndName: company.streetNumberAndName,
+    ...(company.apartmentNumber !== undefined ? { apartmentNumber: company.apartmentNumber } : {}),
+    city: company.city,
+    zipCode: company.zipCode,
+    state: company.state,
+  },
+})
 
 /** How a partner names its company: by id or by its own reference id. */
-export type CompanySelector =
-  | { readonly companyId: string; readonly companyReferenceId?: undefined }
-  | { readonly companyReferenceId: string; readonly companyId?: undefined }
-
-/** The partner's company, by id or reference id; another partner's company is NotFound. */
-export const findCompany = Effect.fn("PaymentPlans.findCompany")(function* (
-  partnerId: Ids.PartnerId,
-  selector: CompanySelector,
-) {
-  const store = yield* ReadModelStore
-  if (selector.companyId !== undefined) {
-    const stored = yield* store.get("companies", selector.companyId)
-    const company = Option.isSome(stored) ? companySnapshot(stored.value.id, stored.value.data) : undefined
-    if (company !== undefined && company.partnerId === partnerId) return company
-  } else {
-    const page = yield* store.find("companies", {
-      partnerId,
-      keys: { companyReferenceId: selector.companyReferenceId },
-      limit: 1,
-    })
-    const first = page.items[0]
-    const company = first === undefined ? undefined : companySnapshot(first.id, first.data)
-    if (company !== undefined && company.partnerId === partnerId) return company
-  }
-  return yield* new NotFound({ entity: "Company" })
-})
+export type CompanySelector = Companies.CompanyLookup
 
 // ---------------------------------------------------------------------------
 // Create
@@ -157,38 +115,52 @@ export const create = Effect.fn("PaymentPlans.create")(function* (input: CreateI
   const selector = yield* companySelector(input)
   return yield* transactional(
     Effect.gen(function* () {
-      const company = yield* findCompany(input.partnerId, selector)
+      const company =
+        "companyId" in selector
+          ? yield* Companies.get(input.partnerId, selector.companyId)
+          : yield* Companies.findByReference(input.partnerId, selector.companyReferenceId)
       const ids = yield* IdGenerator
       const paymentPlanId = Ids.PaymentPlanId.make(yield* ids.next)
       const consentId = Ids.ConsentId.make(yield* ids.next)
-      const companyId = Ids.CompanyId.make(company.companyId)
+      const companyId = company.companyId
       const at = yield* DateTime.now
-      const plan = yield* CommandHandler.handle(PaymentPlan.aggregate, paymentPlanId, {
-        _tag: "CreatePaymentPlan",
+      const metadata = { partnerId: input.partnerId }
+      const plan = yield* CommandHandler.handle(
+        PaymentPlan.aggregate,
         paymentPlanId,
+        {
+          _tag: "CreatePaymentPlan",
+          paymentPlanId,
+          consentId,
+          partnerId: input.partnerId,
+          companyId,
+          payerRegistrationId: input.payerRegistrationId,
+          amount: input.amount,
+          frequency: input.frequency,
+          recurrenceInterval: input.recurrenceInterval,
+          startDate: input.startDate,
+          ...(input.numberOfPayments !== undefined ? { numberOfPayments: input.numberOfPayments } : {}),
+          ...(input.endDate !== undefined ? { endDate: input.endDate } : {}),
+          at,
+        },
+        { metadata },
+      )
+      yield* CommandHandler.handle(
+        Consent.aggregate,
         consentId,
-        partnerId: input.partnerId,
-        companyId,
-        payerRegistrationId: input.payerRegistrationId,
-        amount: input.amount,
-        frequency: input.frequency,
-        recurrenceInterval: input.recurrenceInterval,
-        startDate: input.startDate,
-        ...(input.numberOfPayments !== undefined ? { numberOfPayments: input.numberOfPayments } : {}),
-        ...(input.endDate !== undefined ? { endDate: input.endDate } : {}),
-        at,
-      })
-      yield* CommandHandler.handle(Consent.aggregate, consentId, {
-        _tag: "RequestConsent",
-        consentId,
-        paymentPlanId,
-        partnerId: input.partnerId,
-        companyId,
-        payerRegistrationId: input.payerRegistrationId,
-        amount: input.amount,
-        frequency: input.frequency,
-        at,
-      })
+        {
+          _tag: "RequestConsent",
+          consentId,
+          paymentPlanId,
+          partnerId: input.partnerId,
+          companyId,
+          payerRegistrationId: input.payerRegistrationId,
+          amount: input.amount,
+          frequency: input.frequency,
+          at,
+        },
+        { metadata },
+      )
       const created: Created = {
         paymentPlanId,
         consentId,
@@ -231,7 +203,7 @@ const move = (tag: Move) =>
           PaymentPlan.aggregate,
           id,
           { _tag: tag, paymentPlanId: id, at },
-          { retryOnConflict: 3 },
+          { retryOnConflict: 3, metadata: { partnerId } },
         )
         return yield* get(partnerId, id)
       }),
@@ -306,13 +278,12 @@ export const collectDue = Effect.fn("PaymentPlans.collectDue")(function* (
       const ids = yield* IdGenerator
       const transferId = Ids.TransferId.make(yield* ids.next)
       const id = state.terms.paymentPlanId
-      yield* CommandHandler.handle(PaymentPlan.aggregate, id, {
-        _tag: "CollectInstalment",
-        paymentPlanId: id,
-        dueDate,
-        transferId,
-        at,
-      })
+      yield* CommandHandler.handle(
+        PaymentPlan.aggregate,
+        id,
+        { _tag: "CollectInstalment", paymentPlanId: id, dueDate, transferId, at },
+        { metadata: { partnerId: state.terms.partnerId } },
+      )
       const plan = yield* get(state.terms.partnerId, id)
       return Option.some<CollectedInstalment>({
         paymentPlanId: id,

@@ -3,7 +3,7 @@
  * models (spec 2.16, 3.2, changelog v0.4.1-v0.4.4).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Duration, Effect, Exit, Layer, Option } from "effect"
+import { Clock, DateTime, Duration, Effect, Exit, Layer, Option, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import * as Consents from "../../src/application/Consents.ts"
@@ -14,6 +14,7 @@ import type { EventStore } from "../../src/EventStore.ts"
 import { IdGenerator } from "../../src/IdGenerator.ts"
 import * as Ids from "../../src/Ids.ts"
 import * as Money from "../../src/Money.ts"
+import * as Companies from "../../src/projections/Companies.ts"
 import { consents } from "../../src/projections/Consents.ts"
 import { duePlans, paymentPlans, schedulerTenant } from "../../src/projections/PaymentPlans.ts"
 import { ReadModelStore } from "../../src/ReadModel.ts"
@@ -38,23 +39,28 @@ const today = CalendarDate.make("2026-03-02")
 const seedCompany = (owner: Ids.PartnerId, id: string, companyReferenceId: string) =>
   Effect.gen(function* () {
     const store = yield* ReadModelStore
+    const document: Companies.CompanyDocument = {
+      companyId: Ids.CompanyId.make(id),
+      partnerId: owner,
+      companyReferenceId: Ids.CompanyReferenceId.make(companyReferenceId),
+      name: "Acme Plumbing",
+      status: "Verified",
+      emailAddress: "billing@acme.test",
+      contactNumber: "+15555550100",
+      websiteUrl: "https://acme.test",
+      companyType: "ForProfit",
+      streetNumberAndName: "1 Main St",
+      zipCode: "62701",
+      city: "Springfield",
+      state: "IL",
+      locations: [],
+      registeredAt: DateTime.makeUnsafe("2026-01-01T00:00:00Z"),
+    }
     yield* store.put({
-      collection: "companies",
+      collection: Companies.collection,
       id,
-      data: {
-        companyId: id,
-        partnerId: owner,
-        companyReferenceId,
-        name: "Acme Plumbing",
-        contactNumber: "+15555550100",
-        emailAddress: "billing@acme.test",
-        websiteUrl: "https://acme.test",
-        streetNumberAndName: "1 Main St",
-        city: "Springfield",
-        zipCode: "62701",
-        state: "IL",
-      },
-      index: { partnerId: owner, keys: { companyReferenceId }, sortKey: "2026-01-01T00:00:00.000Z" },
+      data: Schema.encodeSync(Companies.CompanyDocument)(document),
+      index: Companies.projection.index(document),
     })
   })
 
