@@ -145,6 +145,14 @@ const replay = (stored: Idempotency.StoredResponse): HttpServerResponse.HttpServ
   })
 }
 
+const methodsWithoutBody: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"])
+
+const tooLarge = (maxBodyBytes: number) =>
+  new Problem.PayloadTooLarge({
+    detail: `The request body is larger than ${maxBodyBytes} bytes.`,
+    code: "PAYLOAD_TOO_LARGE",
+  })
+
 const storeUnavailable = (_: EventStoreUnavailable) =>
   respond(
     new Problem.ServiceUnavailable({
@@ -169,6 +177,7 @@ export const make = Effect.gen(function* () {
   const idempotent = (
     request: HttpServerRequest.HttpServerRequest,
     caller: Option.Option<CallerIdentity>,
+    body: Uint8Array,
     app: App,
   ): App =>
     Effect.gen(function* () {
@@ -191,11 +200,8 @@ export const make = Effect.gen(function* () {
       }
       // Without a valid token the route answers 401; nothing to remember.
       if (Option.isNone(caller)) return yield* app
-      const body = yield* Effect.option(request.arrayBuffer)
-      // An unreadable or oversized body: the route answers 400/413; nothing to remember.
-      if (Option.isNone(body)) return yield* app
       const scope = scopeOf(caller.value)
-      const hash = requestHash(request.method, request.url, new Uint8Array(body.value))
+      const hash = requestHash(request.method, request.url, body)
       const now = yield* DateTime.now
       const begun = yield* Effect.result(store.begin(scope, key, hash, now))
       if (begun._tag === "Failure") return yield* storeUnavailable(begun.failure)
@@ -258,14 +264,27 @@ export const make = Effect.gen(function* () {
       if (retryAfter !== undefined) return yield* respond(Problem.tooManyRequests(retryAfter))
       const declared = Number(request.headers["content-length"] ?? "0")
       if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
-        return yield* respond(
-          new Problem.PayloadTooLarge({
-            detail: `The request body is larger than ${limits.maxBodyBytes} bytes.`,
-            code: "PAYLOAD_TOO_LARGE",
-          }),
-        )
+        return yield* respond(tooLarge(limits.maxBodyBytes))
       }
-      return yield* idempotent(request, caller, app)
+      // Buffer the body once (the route's decoder reads the same cached bytes),
+      // so that an oversized body is a 413 whatever reads it first.
+      if (!methodsWithoutBody.has(request.method)) {
+        const read = yield* Effect.result(request.arrayBuffer)
+        if (read._tag === "Failure") {
+          const reason = read.failure.reason
+          return yield* respond(
+            reason._tag === "RequestParseError" && reason.reason === "BodyTooLarge"
+              ? tooLarge(limits.maxBodyBytes)
+              : new Problem.BadRequest({
+                  detail: "The request body could not be read.",
+                  code: "BAD_REQUEST",
+                  errors: [{ field: "body", message: "could not be read" }],
+                }),
+          )
+        }
+        return yield* idempotent(request, caller, new Uint8Array(read.success), app)
+      }
+      return yield* app
     }).pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize)) as App
 })
 
