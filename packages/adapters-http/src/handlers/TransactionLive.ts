@@ -3,7 +3,7 @@
  * use cases, encode; domain errors become problems. Needs the `ESignature`
  * provider (reimbursement).
  */
-import { Payments, Transfers } from "@partnerpay/domain"
+import { Payments, type Providers, Transfers } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -12,6 +12,9 @@ import { Caller } from "../Caller.ts"
 import * as MoneyResponse from "../MoneyResponse.ts"
 import * as Problem from "../Problem.ts"
 import type { TransferResponse } from "../TransactionApi.ts"
+
+/** The provider this group needs beyond the domain ports (reimbursement envelopes). */
+export type Requires = Providers.ESignature
 
 type TransferDocument = Effect.Success<ReturnType<typeof Transfers.get>>
 
