@@ -317,10 +317,13 @@ const objectAt = (parent: JsonObject, key: string): JsonObject => {
 export const openApiTransform = (spec: JsonObject): JsonObject => {
   const schemas = objectAt(objectAt(spec, "components"), "schemas")
   const has = (name: string) => Object.hasOwn(schemas, name)
-  // The bearer token is a JWT (interface section 5).
+  // The bearer token is a JWT (interface section 5); the OpenAPI 3.1 schema only accepts
+  // bearerFormat with the scheme written "bearer" (schemes are case-insensitive).
   for (const scheme of Object.values(objectAt(objectAt(spec, "components"), "securitySchemes"))) {
-    if (isObject(scheme) && scheme.type === "http" && String(scheme.scheme).toLowerCase() === "bearer")
+    if (isObject(scheme) && scheme.type === "http" && String(scheme.scheme).toLowerCase() === "bearer") {
+      scheme.scheme = "bearer"
       scheme.bearerFormat = "JWT"
+    }
   }
   for (const [path, item] of Object.entries(objectAt(spec, "paths"))) {
     if (!isObject(item)) continue
