@@ -384,7 +384,7 @@ describe("GET /openapi.json", () => {
       const doc = r.json as {
         openapi: string
         paths: Record<string, Record<string, { security?: unknown; responses: Record<string, { content?: object }> }>>
-        components: { securitySchemes: Record<string, { type: string; scheme: string }> }
+        components: { securitySchemes: Record<string, { type: string; scheme: string; bearerFormat?: string }> }
       }
       assert.match(doc.openapi, /^3\.1/)
       assert.deepStrictEqual(Object.keys(doc.paths).sort(), [
@@ -398,7 +398,7 @@ describe("GET /openapi.json", () => {
       assert.deepStrictEqual(Object.keys(doc.paths["/HealthCheck/Get"] ?? {}), ["get"])
       assert.deepStrictEqual(Object.keys(doc.paths["/BankLinkWebhook/UpdateItem"] ?? {}), ["head"])
       const schemes = Object.values(doc.components.securitySchemes)
-      assert.deepStrictEqual(schemes, [{ type: "http", scheme: "Bearer" }])
+      assert.deepStrictEqual(schemes, [{ type: "http", scheme: "bearer", bearerFormat: "JWT" }])
       const health = doc.paths["/HealthCheck/Get"]?.get
       assert.deepStrictEqual(health?.security, [{ bearer: [] }])
       for (const status of ["400", "401", "403", "500", "503"]) {
