@@ -18,15 +18,16 @@ import * as CommandHandler from "../CommandHandler.ts"
 import * as Consent from "../Consent.ts"
 import type { ConsentEvent } from "../ConsentEvents.ts"
 import { NotFound } from "../DomainError.ts"
-import { transactional } from "../EventPipeline.ts"
 import type * as Ids from "../Ids.ts"
 import type * as Money from "../Money.ts"
 import * as PaymentPlan from "../PaymentPlan.ts"
 import type { Frequency } from "../PaymentPlanSchedule.ts"
 import * as Companies from "../projections/Companies.ts"
 import { type ConsentDocument, consents } from "../projections/Consents.ts"
+import { paymentPlans } from "../projections/PaymentPlans.ts"
 import { decodeDocument, ReadModelStore, type StoredDocument } from "../ReadModel.ts"
 import { type RecipientCompany, recipientCompanyOf } from "./PaymentPlans.ts"
+import { unitOfWork } from "./UseCase.ts"
 
 /** The recipient company of a consent (changelog v0.4.2). */
 export type { RecipientCompany } from "./PaymentPlans.ts"
@@ -38,8 +39,8 @@ export interface ConsentView {
   readonly status: Consent.ConsentStatus
   readonly amount: Money.Money
   readonly frequency: Frequency
-  readonly recurrenceInterval?: number
-  readonly startDate?: CalendarDate.CalendarDate
+  readonly recurrenceInterval: number
+  readonly startDate: CalendarDate.CalendarDate
   readonly recipientCompany: RecipientCompany
   readonly createdAt: DateTime.Utc
   readonly acceptedAt?: DateTime.Utc
@@ -67,6 +68,18 @@ const recipientCompany = Effect.fn("Consents.recipientCompany")(function* (doc: 
   return Option.isSome(stored) ? recipientCompanyOf(decodeDocument(Companies.projection, stored.value)) : unknownCompany
 })
 
+/** The plan's schedule terms, when the consent document lacks them (never after a complete creation). */
+const scheduleOf = Effect.fn("Consents.scheduleOf")(function* (doc: ConsentDocument) {
+  if (doc.recurrenceInterval !== undefined && doc.startDate !== undefined) {
+    return { recurrenceInterval: doc.recurrenceInterval, startDate: doc.startDate }
+  }
+  const store = yield* ReadModelStore
+  const stored = yield* store.get(paymentPlans.collection, doc.paymentPlanId)
+  if (Option.isNone(stored)) return yield* new NotFound({ entity: "Consent" })
+  const plan = decodeDocument(paymentPlans, stored.value)
+  return { recurrenceInterval: plan.recurrenceInterval, startDate: plan.startDate }
+})
+
 const toView = Effect.fn("Consents.toView")(function* (doc: ConsentDocument) {
   const view: ConsentView = {
     consentId: doc.consentId,
@@ -74,8 +87,7 @@ const toView = Effect.fn("Consents.toView")(function* (doc: ConsentDocument) {
     status: doc.status,
     amount: doc.amount,
     frequency: doc.frequency,
-    ...(doc.recurrenceInterval !== undefined ? { recurrenceInterval: doc.recurrenceInterval } : {}),
-    ...(doc.startDate !== undefined ? { startDate: doc.startDate } : {}),
+    ...(yield* scheduleOf(doc)),
     recipientCompany: yield* recipientCompany(doc),
     createdAt: doc.createdAt,
     ...(doc.acceptedAt !== undefined ? { acceptedAt: doc.acceptedAt } : {}),
@@ -132,7 +144,6 @@ const applyPolicy = (events: ReadonlyArray<ConsentEvent>, partnerId: Ids.Partner
         ? Effect.void
         : Effect.asVoid(
             CommandHandler.handle(PaymentPlan.aggregate, command.paymentPlanId, command, {
-              retryOnConflict: 3,
               metadata: { partnerId },
             }),
           )
@@ -141,12 +152,11 @@ const applyPolicy = (events: ReadonlyArray<ConsentEvent>, partnerId: Ids.Partner
   )
 
 const answer = (payer: Payer, command: (at: DateTime.Utc) => Consent.Command, consentId: string) =>
-  transactional(
+  unitOfWork(
     Effect.gen(function* () {
       yield* findOwn(payer, consentId)
       const at = yield* DateTime.now
       const handled = yield* CommandHandler.handle(Consent.aggregate, consentId, command(at), {
-        retryOnConflict: 3,
         metadata: { partnerId: payer.partnerId },
       })
       yield* applyPolicy(handled.events, payer.partnerId)

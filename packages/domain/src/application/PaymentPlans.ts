@@ -13,7 +13,6 @@ import * as CalendarDate from "../CalendarDate.ts"
 import * as CommandHandler from "../CommandHandler.ts"
 import * as Consent from "../Consent.ts"
 import { NotFound, ValidationFailed } from "../DomainError.ts"
-import { transactional } from "../EventPipeline.ts"
 import { IdGenerator } from "../IdGenerator.ts"
 import * as Ids from "../Ids.ts"
 import type * as Money from "../Money.ts"
@@ -29,6 +28,7 @@ import {
 } from "../projections/PaymentPlans.ts"
 import { decodeDocument, ReadModelStore } from "../ReadModel.ts"
 import * as Companies from "./Companies.ts"
+import { unitOfWork } from "./UseCase.ts"
 
 // ---------------------------------------------------------------------------
 // Companies (read model `companies`)
@@ -113,7 +113,7 @@ const companySelector = (input: CreateInput): Effect.Effect<CompanySelector, Val
  */
 export const create = Effect.fn("PaymentPlans.create")(function* (input: CreateInput) {
   const selector = yield* companySelector(input)
-  return yield* transactional(
+  return yield* unitOfWork(
     Effect.gen(function* () {
       const company =
         "companyId" in selector
@@ -191,7 +191,7 @@ type Move = "ActivatePaymentPlan" | "PausePaymentPlan" | "ResumePaymentPlan" | "
 
 const move = (tag: Move) =>
   Effect.fn(`PaymentPlans.${tag}`)(function* (partnerId: Ids.PartnerId, paymentPlanId: string) {
-    return yield* transactional(
+    return yield* unitOfWork(
       Effect.gen(function* () {
         const { state } = yield* CommandHandler.load(PaymentPlan.aggregate, paymentPlanId)
         if (state._tag === "Initial" || state.terms.partnerId !== partnerId) {
@@ -203,7 +203,7 @@ const move = (tag: Move) =>
           PaymentPlan.aggregate,
           id,
           { _tag: tag, paymentPlanId: id, at },
-          { retryOnConflict: 3, metadata: { partnerId } },
+          { metadata: { partnerId } },
         )
         return yield* get(partnerId, id)
       }),
@@ -267,7 +267,7 @@ export const collectDue = Effect.fn("PaymentPlans.collectDue")(function* (
   paymentPlanId: string,
   today?: CalendarDate.CalendarDate,
 ) {
-  return yield* transactional(
+  return yield* unitOfWork(
     Effect.gen(function* () {
       const at = yield* DateTime.now
       const day = today ?? PaymentPlan.today(at)

@@ -1,0 +1,63 @@
+/** Handlers of the `consents` group: the payer lists, reads, accepts and declines its consents. */
+import { Consents } from "@partnerpay/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { requireCustomer } from "../Authentication.ts"
+import * as MoneyResponse from "../MoneyResponse.ts"
+import * as Problem from "../Problem.ts"
+
+export const toResponse = (consent: Consents.ConsentView) => ({
+  consentId: consent.consentId,
+  paymentPlanId: consent.paymentPlanId,
+  status: consent.status,
+  amount: MoneyResponse.toResponse(consent.amount),
+  frequency: consent.frequency,
+  recurrenceInterval: consent.recurrenceInterval,
+  startDate: consent.startDate,
+  recipientCompany: consent.recipientCompany,
+  createdAt: consent.createdAt,
+  ...(consent.acceptedAt !== undefined ? { acceptedAt: consent.acceptedAt } : {}),
+  ...(consent.declinedAt !== undefined ? { declinedAt: consent.declinedAt } : {}),
+  ...(consent.revokedAt !== undefined ? { revokedAt: consent.revokedAt } : {}),
+})
+
+/** The calling payer: a customer token (a partner token is 403). */
+const payer = Effect.map(requireCustomer, ({ partnerId, registrationId }) => ({ partnerId, registrationId }))
+
+export const ConsentLive = HttpApiBuilder.group(Api, "consents", (handlers) =>
+  handlers
+    .handle("list", ({ query }) =>
+      Effect.gen(function* () {
+        const caller = yield* payer
+        const page = yield* Consents.list(caller, {
+          limit: query.limit ?? 20,
+          startingAfter: query.startingAfter,
+        }).pipe(Effect.mapError(Problem.fromDomain))
+        return { data: page.data.map(toResponse), hasMore: page.hasMore }
+      }),
+    )
+    .handle("get", ({ params }) =>
+      Effect.gen(function* () {
+        const caller = yield* payer
+        const consent = yield* Consents.get(caller, params.consentId).pipe(Effect.mapError(Problem.fromDomain))
+        return toResponse(consent)
+      }),
+    )
+    .handle("accept", ({ params, payload }) =>
+      Effect.gen(function* () {
+        const caller = yield* payer
+        const consent = yield* Consents.accept(caller, params.consentId, payload.bankAccountId).pipe(
+          Effect.mapError(Problem.fromDomain),
+        )
+        return toResponse(consent)
+      }),
+    )
+    .handle("decline", ({ params }) =>
+      Effect.gen(function* () {
+        const caller = yield* payer
+        const consent = yield* Consents.decline(caller, params.consentId).pipe(Effect.mapError(Problem.fromDomain))
+        return toResponse(consent)
+      }),
+    ),
+)
