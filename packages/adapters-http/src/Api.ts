@@ -10,12 +10,14 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { AuthApi } from "./AuthApi.ts"
 import { CardPaymentApi } from "./CardPaymentApi.ts"
 import { CharityApi } from "./CharityApi.ts"
+import { ConsentApi } from "./ConsentApi.ts"
 import { CompanyApi } from "./CompanyApi.ts"
 import * as CrossCutting from "./CrossCutting.ts"
 import { CustomerApi } from "./CustomerApi.ts"
 import { DebitAuthApi } from "./DebitAuthApi.ts"
 import { HealthApi } from "./HealthApi.ts"
 import { PaymentApi } from "./PaymentApi.ts"
+import { PaymentPlanApi } from "./PaymentPlanApi.ts"
 import { ProblemHandling } from "./ProblemHandling.ts"
 import { TransactionApi } from "./TransactionApi.ts"
 import { WebhookApi } from "./WebhookApi.ts"
@@ -34,6 +36,8 @@ export class Api extends HttpApi.make("partnerpay")
   .add(DebitAuthApi)
   .add(CardPaymentApi)
   .add(CharityApi)
+  .add(PaymentPlanApi)
+  .add(ConsentApi)
   .middleware(ProblemHandling)
   .annotate(HttpApi.PayloadParseOptions, allErrors)
   .annotate(HttpApi.QueryParseOptions, allErrors)

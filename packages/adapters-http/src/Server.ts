@@ -35,11 +35,13 @@ import type { HealthCheck } from "./HealthCheck.ts"
 import { AuthLive } from "./handlers/AuthLive.ts"
 import { CardPaymentLive } from "./handlers/CardPaymentLive.ts"
 import { CharityLive } from "./handlers/CharityLive.ts"
+import { ConsentLive } from "./handlers/ConsentLive.ts"
 import { CompanyLive } from "./handlers/CompanyLive.ts"
 import { CustomerLive } from "./handlers/CustomerLive.ts"
 import { DebitAuthLive } from "./handlers/DebitAuthLive.ts"
 import { HealthLive } from "./handlers/HealthLive.ts"
 import { PaymentLive } from "./handlers/PaymentLive.ts"
+import { PaymentPlanLive } from "./handlers/PaymentPlanLive.ts"
 import { TransactionLive } from "./handlers/TransactionLive.ts"
 import { WebhookLive } from "./handlers/WebhookLive.ts"
 import * as Problem from "./Problem.ts"
@@ -81,6 +83,8 @@ export const HandlersLive = Layer.mergeAll(
   DebitAuthLive,
   CardPaymentLive,
   CharityLive,
+  PaymentPlanLive,
+  ConsentLive,
   PaymentLive,
   // TODO(app): provide the real ESignature provider; the deterministic sandbox until then
   TransactionLive.pipe(Layer.provide(Transfers.eSignatureSandbox)),
