@@ -16,13 +16,30 @@ const partnerId = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as PartnerId
 const otherPartnerId = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f" as PartnerId
 const unknownCompanyId = "9f9f9f9f-0000-4000-8000-000000000000" as CompanyId
 
-/** A unit of work that runs effects as they are, interleaving freely (the event store's version check alone protects). */
-const layerWithoutLock = () =>
-  Layer.mergeAll(
-    EventPipeline.layerMemory(),
+/**
+ * Concurrent database transactions, simulated: a unit of work that does not
+ * serialize, and an event store whose reads yield, so that concurrent
+ * registrations all read the reservation stream before any of them appends.
+ * Only the store's "no stream yet" check protects the reference.
+ */
+const layerWithoutLock = () => {
+  const pipeline = EventPipeline.layerMemory()
+  const interleaving = Layer.effect(
+    EventStore,
+    Effect.gen(function* () {
+      const store = yield* EventStore
+      return EventStore.of({
+        ...store,
+        readStream: (streamId, options) => Effect.tap(store.readStream(streamId, options), () => Effect.yieldNow),
+      })
+    }),
+  ).pipe(Layer.provide(pipeline))
+  return Layer.mergeAll(
+    Layer.merge(pipeline, interleaving),
     Layer.succeed(UnitOfWork, UnitOfWork.of({ transactional: (effect) => effect })),
     IdGenerator.layerRandom,
   )
+}
 
 const layer = () => Layer.mergeAll(EventPipeline.layerMemory(), UnitOfWork.layerMemory, IdGenerator.layerRandom)
 
@@ -212,6 +229,11 @@ describe("companyReferenceId is unique per partner", () => {
         log.map((e) => e.eventType),
         ["CompanyReferenceReserved", "CompanyRegistered"],
       )
+      for (const exit of exits.filter(Exit.isFailure)) {
+        assert.deepInclude(failureOf(exit), { _tag: "AlreadyExists", entity: "CompanyReference" })
+      }
+      const status = yield* Companies.status(partnerId, { companyReferenceId: "acme-001" })
+      assert.strictEqual(status.Status, "Unverified")
     }).pipe(Effect.provide(layerWithoutLock())),
   )
 
