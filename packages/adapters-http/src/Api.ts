@@ -7,19 +7,22 @@
  * before it), and implement it in `handlers/FooLive.ts`.
  */
 import { HttpApi, OpenApi } from "effect/http-api"
+import { AccountApi } from "./AccountApi.ts"
 import { AuthApi } from "./AuthApi.ts"
 import { CardPaymentApi } from "./CardPaymentApi.ts"
 import { CharityApi } from "./CharityApi.ts"
-import { ConsentApi } from "./ConsentApi.ts"
 import { CompanyApi } from "./CompanyApi.ts"
+import { ConsentApi } from "./ConsentApi.ts"
 import * as CrossCutting from "./CrossCutting.ts"
 import { CustomerApi } from "./CustomerApi.ts"
 import { DebitAuthApi } from "./DebitAuthApi.ts"
 import { HealthApi } from "./HealthApi.ts"
+import { LoginApi } from "./LoginApi.ts"
 import { PaymentApi } from "./PaymentApi.ts"
 import { PaymentPlanApi } from "./PaymentPlanApi.ts"
 import { ProblemHandling } from "./ProblemHandling.ts"
 import { TransactionApi } from "./TransactionApi.ts"
+import { VerificationApi } from "./VerificationApi.ts"
 import { WebhookApi } from "./WebhookApi.ts"
 
 /** Decode every field of a request so that a 400 lists all bad fields, not only the first. */
@@ -38,6 +41,9 @@ export class Api extends HttpApi.make("partnerpay")
   .add(CharityApi)
   .add(PaymentPlanApi)
   .add(ConsentApi)
+  .add(LoginApi)
+  .add(AccountApi)
+  .add(VerificationApi)
   .middleware(ProblemHandling)
   .annotate(HttpApi.PayloadParseOptions, allErrors)
   .annotate(HttpApi.QueryParseOptions, allErrors)

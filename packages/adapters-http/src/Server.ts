@@ -14,6 +14,7 @@ import {
   type IdempotencyStore,
   type IdGenerator,
   type PartnerCredentials,
+  type Providers,
   type ReadModelStore,
   Transfers,
   type UnitOfWork,
@@ -31,18 +32,22 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Api } from "./Api.ts"
 import { AuthenticationLive } from "./AuthenticationLive.ts"
 import * as CrossCutting from "./CrossCutting.ts"
+import type { CustomerIdentityPorts } from "./CustomerIdentityPorts.ts"
 import type { HealthCheck } from "./HealthCheck.ts"
+import { AccountLive } from "./handlers/AccountLive.ts"
 import { AuthLive } from "./handlers/AuthLive.ts"
 import { CardPaymentLive } from "./handlers/CardPaymentLive.ts"
 import { CharityLive } from "./handlers/CharityLive.ts"
-import { ConsentLive } from "./handlers/ConsentLive.ts"
 import { CompanyLive } from "./handlers/CompanyLive.ts"
+import { ConsentLive } from "./handlers/ConsentLive.ts"
 import { CustomerLive } from "./handlers/CustomerLive.ts"
 import { DebitAuthLive } from "./handlers/DebitAuthLive.ts"
 import { HealthLive } from "./handlers/HealthLive.ts"
+import { LoginLive } from "./handlers/LoginLive.ts"
 import { PaymentLive } from "./handlers/PaymentLive.ts"
 import { PaymentPlanLive } from "./handlers/PaymentPlanLive.ts"
 import { TransactionLive } from "./handlers/TransactionLive.ts"
+import { VerificationLive } from "./handlers/VerificationLive.ts"
 import { WebhookLive } from "./handlers/WebhookLive.ts"
 import * as Problem from "./Problem.ts"
 import { failureResponse, ProblemHandling } from "./ProblemHandling.ts"
@@ -76,6 +81,9 @@ export const RouterProblems = HttpRouter.middleware(
 /** The handler layers of every group, with the middleware implementations. */
 export const HandlersLive = Layer.mergeAll(
   AuthLive,
+  LoginLive,
+  AccountLive,
+  VerificationLive,
   HealthLive,
   WebhookLive,
   CompanyLive,
@@ -129,6 +137,9 @@ export const toWebHandler = <E>(ports: Layer.Layer<RoutesPorts, E>) =>
     disableLogger: true,
   })
 
+/** Provider ports the handlers use (named here so the layers' types can be emitted). */
+export type HandlerProviders = Providers.BankLinker | Providers.KycProvider | Providers.OtpSender
+
 /** The ports `Routes` needs from the application. */
 export type RoutesPorts =
   | Tokens
@@ -141,6 +152,8 @@ export type RoutesPorts =
   | IdGenerator
   // Idempotency-Key records (CrossCutting.ts)
   | IdempotencyStore
+  // customer login, bank accounts, verification (CustomerIdentityPorts.ts)
+  | CustomerIdentityPorts
 
 /** An `HttpClient` that sends every request to a web handler in-process. */
 export const clientFor = (handler: (request: Request) => Promise<Response>): Layer.Layer<HttpClient.HttpClient> =>

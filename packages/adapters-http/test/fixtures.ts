@@ -5,6 +5,7 @@ import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { Api } from "../src/Api.ts"
 import * as CrossCutting from "../src/CrossCutting.ts"
+import * as CustomerIdentityPorts from "../src/CustomerIdentityPorts.ts"
 import { HealthCheck, Unhealthy } from "../src/HealthCheck.ts"
 import { layerMemory } from "../src/PartnerCredentialsMemory.ts"
 import * as Server from "../src/Server.ts"
@@ -32,6 +33,8 @@ export const DomainInMemory = Layer.mergeAll(
 
 export const Ports = Layer.mergeAll(
   DomainInMemory,
+  // OTP code always 123456, sandbox bank-link and KYC providers, recorded SMS
+  CustomerIdentityPorts.layerSandbox,
   Idempotency.layerMemory,
   // Suites send bursts of requests from one "IP"; CrossCutting.test.ts checks the real limits.
   CrossCutting.layerLimits({ rateLimiting: false }),

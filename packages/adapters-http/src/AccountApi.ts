@@ -1,0 +1,92 @@
+/**
+ * A customer's bank accounts (section 4, 2.15): link accounts chosen in a
+ * bank-link session, list them, delete one. Customer tokens only (a partner
+ * token gets 403).
+ *
+ * PUT /Account/Link always answers 200 with the account link result; failure
+ * is inside the body (`isOk: false`, `errors`, `linkError`), as section 7
+ * says. `linkError` is null when the provider reported no link error;
+ * `refreshToken` is a fresh customer token on success and "" on failure;
+ * `screenerErrors` is always empty (no screening yet). Malformed input is
+ * still 400/422.
+ *
+ * GET /Account/List is an addition: the linked accounts, masked.
+ */
+import { Ids } from "@partnerpay/domain"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Authentication } from "./Authentication.ts"
+import * as Problem from "./Problem.ts"
+
+export const AccountLinkRequest = Schema.Struct({
+  tokenId: Ids.Uuid.annotate({ description: "The session from POST /Verification/StartKyc" }),
+  publicToken: Schema.String,
+  linkAccountsMetadata: Schema.Struct({
+    linkSessionId: Schema.String,
+    institutionId: Schema.String,
+    accountIds: Schema.Array(Schema.String),
+  }),
+})
+
+export const LinkError = Schema.Struct({
+  errorType: Schema.String,
+  errorCode: Schema.String,
+  errorMessage: Schema.String,
+  displayMessage: Schema.String,
+})
+
+export const AccountLinkResult = Schema.Struct({
+  refreshToken: Schema.String,
+  isOk: Schema.Boolean,
+  errors: Schema.Array(Schema.String),
+  screenerErrors: Schema.Array(Schema.String),
+  linkError: Schema.NullOr(LinkError),
+})
+
+export const BankAccount = Schema.Struct({
+  accountId: Ids.BankAccountId,
+  institutionId: Schema.String,
+  name: Schema.String,
+  mask: Schema.String.annotate({ description: "Last 4 digits of the account number" }),
+  type: Schema.String,
+})
+
+export const AccountListResponse = Schema.Struct({ accounts: Schema.Array(BankAccount) })
+
+export const AccountDeleteRequest = Schema.Struct({ accountId: Ids.BankAccountId })
+
+export class AccountApi extends HttpApiGroup.make("account")
+  .add(
+    HttpApiEndpoint.put("link", "/Account/Link", {
+      payload: AccountLinkRequest,
+      success: AccountLinkResult,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Link bank accounts",
+        description:
+          "Links the accounts chosen in the bank-link session `tokenId`. Always 200: a failure (provider link error, unknown session) is reported with isOk false.",
+      }),
+    ),
+    HttpApiEndpoint.get("list", "/Account/List", {
+      success: AccountListResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "List linked bank accounts",
+        description: "Addition to the interface: the customer's linked accounts, masked.",
+      }),
+    ),
+    HttpApiEndpoint.delete("delete", "/Account/Delete", {
+      payload: AccountDeleteRequest,
+      success: HttpApiSchema.Empty(200),
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Delete a linked bank account",
+        description: "Removes the account (idempotent). An account the customer never had: 404.",
+      }),
+    ),
+  )
+  .middleware(Authentication)
+  .annotateMerge(OpenApi.annotations({ title: "Account", description: "Customer bank accounts (customer token)" })) {}

@@ -1,0 +1,76 @@
+/**
+ * The ports the customer login, bank account and verification groups need
+ * besides the domain stack, and ready-made layers for them.
+ *
+ * `ChatSigner` is an edge service of this adapter: GET
+ * /Verification/ChatSignature answers `signature` = hex HMAC-SHA256 of the
+ * customer's registration id, keyed with a chat secret shared with the chat
+ * provider (which recomputes it to trust the `userId` the app presents).
+ *
+ * `layerSandbox`: codes are always 123456, OTP messages are recorded in memory
+ * (`ProviderSandboxes.SentOtps`), bank linking and KYC are the domain's
+ * sandboxes, and both secrets are fixed test values. For the sandbox
+ * environment and tests only.
+ *
+ * `layer(secrets)`: random codes and real secrets; the bank-link, KYC and OTP
+ * providers are still the sandboxes (no production provider exists yet).
+ */
+import { createHmac } from "node:crypto"
+import { CodeHasher, OtpCodes, ProviderSandboxes, type Providers } from "@partnerpay/domain"
+import { Context, Effect, Layer, Redacted } from "effect"
+
+export class ChatSigner extends Context.Service<
+  ChatSigner,
+  {
+    /** Hex HMAC-SHA256 of `userId` with the chat secret. */
+    readonly sign: (userId: string) => Effect.Effect<string>
+  }
+>()("partnerpay/http/ChatSigner") {
+  static readonly layer = (secret: Redacted.Redacted<string>): Layer.Layer<ChatSigner> =>
+    Layer.succeed(
+      ChatSigner,
+      ChatSigner.of({
+        sign: (userId) =>
+          Effect.sync(() => createHmac("sha256", Redacted.value(secret)).update(userId, "utf8").digest("hex")),
+      }),
+    )
+}
+
+/** Every port of the customer identity groups. */
+export type CustomerIdentityPorts =
+  | OtpCodes
+  | CodeHasher
+  | Providers.OtpSender
+  | Providers.BankLinker
+  | Providers.KycProvider
+  | ChatSigner
+
+export const testChatSecret = Redacted.make("partnerpay-test-chat-secret-not-secret")
+
+/** Sandbox and tests: fixed code 123456, recorded OTP messages, sandbox providers, public test secrets. */
+export const layerSandbox: Layer.Layer<CustomerIdentityPorts | ProviderSandboxes.SentOtps> = Layer.mergeAll(
+  OtpCodes.layerSandbox,
+  CodeHasher.layerTest,
+  ProviderSandboxes.layerOtpSenderMemory,
+  ProviderSandboxes.layerBankLinkerSandbox,
+  ProviderSandboxes.layerKycProviderSandbox,
+  ChatSigner.layer(testChatSecret),
+)
+
+export interface Secrets {
+  /** Keys the OTP hashes (at least 32 characters). */
+  readonly otpSecret: Redacted.Redacted<string>
+  /** Shared with the chat provider. */
+  readonly chatSecret: Redacted.Redacted<string>
+}
+
+/** Random codes and real secrets; providers are the sandboxes until production ones exist. */
+export const layer = (secrets: Secrets): Layer.Layer<CustomerIdentityPorts> =>
+  Layer.mergeAll(
+    OtpCodes.layerRandom,
+    CodeHasher.layer(secrets.otpSecret),
+    ProviderSandboxes.layerOtpSenderMemory,
+    ProviderSandboxes.layerBankLinkerSandbox,
+    ProviderSandboxes.layerKycProviderSandbox,
+    ChatSigner.layer(secrets.chatSecret),
+  )

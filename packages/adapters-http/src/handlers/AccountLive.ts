@@ -1,0 +1,64 @@
+/** Handlers of the `account` group: link, list and delete bank accounts (customer tokens only). */
+import { BankAccounts, type Providers } from "@partnerpay/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { requireCustomer } from "../Authentication.ts"
+import { Tokens } from "../Tokens.ts"
+import { toProblem } from "./IdentityProblems.ts"
+
+/** Provider ports these handlers need (named so the layer's type can be emitted). */
+export type Requires = Providers.BankLinker
+
+export const AccountLive = HttpApiBuilder.group(
+  Api,
+  "account",
+  Effect.fn(function* (handlers) {
+    const tokens = yield* Tokens
+    return handlers
+      .handle("link", ({ payload }) =>
+        Effect.gen(function* () {
+          const caller = yield* requireCustomer
+          const result = yield* BankAccounts.link(caller.partnerId, caller.registrationId, {
+            tokenId: payload.tokenId,
+            publicToken: payload.publicToken,
+            linkSessionId: payload.linkAccountsMetadata.linkSessionId,
+            institutionId: payload.linkAccountsMetadata.institutionId,
+            accountIds: payload.linkAccountsMetadata.accountIds,
+          }).pipe(Effect.mapError(toProblem))
+          if (!result.isOk) {
+            return {
+              refreshToken: "",
+              isOk: false,
+              errors: result.errors,
+              screenerErrors: [],
+              linkError: result.linkError,
+            }
+          }
+          const refreshed = yield* tokens.issue(caller)
+          return { refreshToken: refreshed.accessToken, isOk: true, errors: [], screenerErrors: [], linkError: null }
+        }),
+      )
+      .handle("list", () =>
+        Effect.gen(function* () {
+          const { partnerId, registrationId } = yield* requireCustomer
+          const accounts = yield* BankAccounts.list(partnerId, registrationId).pipe(Effect.mapError(toProblem))
+          return {
+            accounts: accounts.map((a) => ({
+              accountId: a.bankAccountId,
+              institutionId: a.institutionId,
+              name: a.name,
+              mask: a.mask,
+              type: a.type,
+            })),
+          }
+        }),
+      )
+      .handle("delete", ({ payload }) =>
+        Effect.gen(function* () {
+          const { partnerId, registrationId } = yield* requireCustomer
+          yield* BankAccounts.remove(partnerId, registrationId, payload.accountId).pipe(Effect.mapError(toProblem))
+        }),
+      )
+  }),
+)

@@ -1,0 +1,36 @@
+/** Handlers of the `login` group: send and check one-time codes (partner tokens only). */
+import { CustomerLogin, type Providers } from "@partnerpay/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { requirePartner } from "../Authentication.ts"
+import { Tokens } from "../Tokens.ts"
+import { toProblem } from "./IdentityProblems.ts"
+
+/** Provider ports these handlers need (named so the layer's type can be emitted). */
+export type Requires = Providers.OtpSender
+
+export const LoginLive = HttpApiBuilder.group(
+  Api,
+  "login",
+  Effect.fn(function* (handlers) {
+    const tokens = yield* Tokens
+    return handlers
+      .handle("sendOtp", ({ payload }) =>
+        Effect.gen(function* () {
+          const { partnerId } = yield* requirePartner
+          return yield* CustomerLogin.sendOtp(partnerId, payload.phoneNumber).pipe(Effect.mapError(toProblem))
+        }),
+      )
+      .handle("checkOtp", ({ payload }) =>
+        Effect.gen(function* () {
+          const { partnerId } = yield* requirePartner
+          const { registrationId } = yield* CustomerLogin.checkOtp(partnerId, payload.phoneNumber, payload.code).pipe(
+            Effect.mapError(toProblem),
+          )
+          const issued = yield* tokens.issue({ _tag: "Customer", partnerId, registrationId })
+          return { accessToken: issued.accessToken, registrationId }
+        }),
+      )
+  }),
+)
