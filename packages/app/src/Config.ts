@@ -13,7 +13,7 @@
  * - without DATABASE_URL the embedded PGlite database lives in
  *   PARTNERPAY_DATA_DIR (default ./.data).
  */
-import { Config, Effect, LogLevel, Option, Redacted, Schema } from "effect"
+import { Config, Effect, type LogLevel, Option, Redacted, Schema } from "effect"
 
 export type Environment = "sandbox" | "production"
 
@@ -37,6 +37,10 @@ export interface AppConfig {
   readonly dataDir: string
   /** From PARTNERPAY_TOKEN_SECRET; required in production, generated in sandbox when absent. */
   readonly tokenSecret: Option.Option<Redacted.Redacted<string>>
+  /** Keys customer OTP hashes (production; the sandbox uses fixed codes). */
+  readonly otpSecret: Option.Option<Redacted.Redacted<string>>
+  /** Shared with the chat provider (production; the sandbox uses a public test secret). */
+  readonly chatSecret: Option.Option<Redacted.Redacted<string>>
   /** Enables the operator API when set. */
   readonly adminToken: Option.Option<Redacted.Redacted<string>>
   readonly kybDelayMillis: number
@@ -69,6 +73,8 @@ export const variables = [
   "PARTNERPAY_ENV",
   "PARTNERPAY_TOKEN_SECRET",
   "PARTNERPAY_ADMIN_TOKEN",
+  "PARTNERPAY_OTP_SECRET",
+  "PARTNERPAY_CHAT_SECRET",
   "PARTNERPAY_KYB_DELAY_MS",
   "PARTNERPAY_SETTLEMENT_DELAY_MS",
   "PARTNERPAY_SANDBOX_CLIENT_ID",
@@ -160,7 +166,7 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
 
     // PARTNERPAY_DATA_DIR, DATABASE_URL
     const dataDir = raw.PARTNERPAY_DATA_DIR ?? "./.data"
-    let database: DatabaseConfig = { _tag: "Pglite", dataDir }
+    let database: DatabaseConfig = { _tag: "Pglite", dataDir: `${dataDir.replace(/\/+$/, "")}/pglite` }
     if (raw.DATABASE_URL !== undefined) {
       if (!/^postgres(ql)?:\/\/\S+$/.test(raw.DATABASE_URL.trim())) {
         // The URL may hold a password: never echo it.
@@ -199,6 +205,24 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       } else adminToken = Option.some(Redacted.make(raw.PARTNERPAY_ADMIN_TOKEN))
     }
 
+    // PARTNERPAY_OTP_SECRET, PARTNERPAY_CHAT_SECRET: required in production, unused in sandbox.
+    const productionSecret = (variable: "PARTNERPAY_OTP_SECRET" | "PARTNERPAY_CHAT_SECRET") => {
+      const value = raw[variable]
+      if (value === undefined) {
+        if (environment === "production") {
+          issues.push({ variable, message: `is required when PARTNERPAY_ENV=production (at least 32 characters)` })
+        }
+        return Option.none<Redacted.Redacted<string>>()
+      }
+      if (value.length < 32) {
+        issues.push({ variable, message: `must be at least 32 characters long (got ${value.length})` })
+        return Option.none<Redacted.Redacted<string>>()
+      }
+      return Option.some(Redacted.make(value))
+    }
+    const otpSecret = productionSecret("PARTNERPAY_OTP_SECRET")
+    const chatSecret = productionSecret("PARTNERPAY_CHAT_SECRET")
+
     const kybDelayMillis = parseMillis(issues, "PARTNERPAY_KYB_DELAY_MS", raw.PARTNERPAY_KYB_DELAY_MS, 2000)
     const settlementDelayMillis = parseMillis(
       issues,
@@ -211,7 +235,9 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
     let logLevel: LogLevel.LogLevel = "Info"
     if (raw.LOG_LEVEL !== undefined) {
       const wanted = raw.LOG_LEVEL.trim().toLowerCase()
-      const found = logLevels.find((level) => level.toLowerCase() === wanted || (wanted === "warning" && level === "Warn"))
+      const found = logLevels.find(
+        (level) => level.toLowerCase() === wanted || (wanted === "warning" && level === "Warn"),
+      )
       if (found === undefined) {
         issues.push({
           variable: "LOG_LEVEL",
@@ -290,6 +316,8 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       database,
       dataDir,
       tokenSecret,
+      otpSecret,
+      chatSecret,
       adminToken,
       kybDelayMillis,
       settlementDelayMillis,
@@ -300,7 +328,7 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
 
 /** A one-line description of where the data lives, for the start line (no secrets). */
 export const describeDatabase = (database: DatabaseConfig): string => {
-  if (database._tag === "Pglite") return `embedded database at ${database.dataDir}`
+  if (database._tag === "Pglite") return `embedded database in ${database.dataDir}`
   try {
     const url = new URL(Redacted.value(database.url))
     return `PostgreSQL at ${url.hostname}${url.port === "" ? "" : `:${url.port}`}${url.pathname}`

@@ -7,24 +7,21 @@
  */
 import { mkdirSync } from "node:fs"
 import { HealthCheck, Unhealthy } from "@partnerpay/adapters-http"
-import { Migrations, PgDatabase } from "@partnerpay/adapters-pg"
+import { PgDatabase } from "@partnerpay/adapters-pg"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { DatabaseConfig } from "./Config.ts"
 
-/** The connection layer for the configured database, migrated. */
-export const layer = (database: DatabaseConfig) => {
-  const connection =
-    database._tag === "Postgres"
-      ? PgDatabase.layerPostgres(Redacted.value(database.url))
-      : Layer.unwrap(
-          Effect.sync(() => {
-            mkdirSync(database.dataDir, { recursive: true, mode: 0o700 })
-            return PgDatabase.layerPglite({ dataDir: database.dataDir })
-          }),
-        )
-  return Layer.provideMerge(Migrations.layer, connection)
-}
+/** The connection layer for the configured database (migrations run with the domain stack). */
+export const layer = (database: DatabaseConfig) =>
+  database._tag === "Postgres"
+    ? PgDatabase.layerPostgres(Redacted.value(database.url))
+    : Layer.unwrap(
+        Effect.sync(() => {
+          mkdirSync(database.dataDir, { recursive: true, mode: 0o700 })
+          return PgDatabase.layerPglite({ dataDir: database.dataDir })
+        }),
+      )
 
 /** GET /HealthCheck/Get: healthy when the database answers `SELECT 1` within 2 seconds. */
 export const healthCheck: Layer.Layer<HealthCheck, never, SqlClient> = Layer.effect(

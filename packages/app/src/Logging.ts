@@ -3,7 +3,7 @@
  * filtered by LOG_LEVEL. Secrets travel as `Redacted` values, which every
  * logger renders as "<redacted>"; request headers and bodies are never logged.
  */
-import { Layer, type LogLevel, Logger, References } from "effect"
+import { Layer, Logger, type LogLevel, References } from "effect"
 
 /** JSON lines at or above `level`. */
 export const layer = (level: LogLevel.LogLevel): Layer.Layer<never> =>

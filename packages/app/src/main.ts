@@ -1,13 +1,22 @@
-/**
- * Service entry point. Until the HTTP and persistence adapters land, this
- * placeholder only says so; `./pnpm start` keeps working throughout.
- */
-
+/** Service entry point: `node src/main.ts` (see README.md for the environment variables). */
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect } from "effect"
+import { Cause, Console, Effect } from "effect"
+import { ConfigInvalid } from "./Config.ts"
+import { main } from "./Service.ts"
 
-const program = Console.log(
-  "partnerpay: the HTTP service is not wired yet (see the open issues). The domain core is in packages/domain.",
+const startedAt = Date.now()
+
+NodeRuntime.runMain(
+  main(startedAt).pipe(
+    Effect.tapCause((cause) => {
+      if (Cause.hasInterruptsOnly(cause)) return Effect.void
+      const error = Cause.squash(cause)
+      return Console.error(
+        error instanceof ConfigInvalid
+          ? `partnerpay cannot start: ${error.message}`
+          : `partnerpay stopped with an error:\n${Cause.pretty(cause)}`,
+      )
+    }),
+  ),
+  { disableErrorReporting: true },
 )
-
-NodeRuntime.runMain(Effect.asVoid(program))

@@ -81,12 +81,12 @@ describe("configuration", () => {
     }),
   )
 
-  it.effect("production requires PARTNERPAY_TOKEN_SECRET", () =>
+  it.effect("production requires the token, OTP and chat secrets", () =>
     Effect.gen(function* () {
       const error = yield* issuesOf({ PARTNERPAY_ENV: "production" })
       assert.deepStrictEqual(
         error.issues.map((issue) => issue.variable),
-        ["PARTNERPAY_TOKEN_SECRET"],
+        ["PARTNERPAY_TOKEN_SECRET", "PARTNERPAY_OTP_SECRET", "PARTNERPAY_CHAT_SECRET"],
       )
       assert.include(error.message, "is required when PARTNERPAY_ENV=production")
     }),
@@ -114,8 +114,14 @@ describe("configuration", () => {
         PARTNERPAY_SANDBOX_CLIENT_ID: "sandbox-client",
         PARTNERPAY_SANDBOX_WEBHOOK_SECRET: "whsec",
       })
-      assert.include(error.message, "PARTNERPAY_SANDBOX_CLIENT_SECRET: is required when PARTNERPAY_SANDBOX_CLIENT_ID is set")
-      assert.include(error.message, "PARTNERPAY_SANDBOX_WEBHOOK_SECRET: is set but PARTNERPAY_SANDBOX_WEBHOOK_URL is not")
+      assert.include(
+        error.message,
+        "PARTNERPAY_SANDBOX_CLIENT_SECRET: is required when PARTNERPAY_SANDBOX_CLIENT_ID is set",
+      )
+      assert.include(
+        error.message,
+        "PARTNERPAY_SANDBOX_WEBHOOK_SECRET: is set but PARTNERPAY_SANDBOX_WEBHOOK_URL is not",
+      )
     }),
   )
 

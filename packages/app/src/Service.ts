@@ -1,0 +1,77 @@
+/**
+ * The composition root (named Service.ts because `main.ts`, the entry point,
+ * differs from "Main.ts" only in case): configuration -> database ->
+ * migrations and domain stack -> sandbox partner -> tokens, health -> HTTP
+ * server and background workers.
+ *
+ * Shutdown (SIGTERM/SIGINT via `NodeRuntime.runMain`): layers are released in
+ * reverse order of construction: the HTTP server stops accepting and lets
+ * in-flight requests finish (up to 20 s), the workers are interrupted, then
+ * the database closes (PGlite closes its data directory cleanly).
+ */
+import { Tokens } from "@partnerpay/adapters-http"
+import { Effect, Layer, type Redacted } from "effect"
+import { HttpServer } from "effect/http"
+import { type AppConfig, describeDatabase, load } from "./Config.ts"
+import * as Database from "./Database.ts"
+import * as Domain from "./Domain.ts"
+import * as Http from "./Http.ts"
+import * as Logging from "./Logging.ts"
+import * as Partners from "./Partners.ts"
+import * as SandboxProviders from "./SandboxProviders.ts"
+import * as TokenSecret from "./TokenSecret.ts"
+import * as PlanScheduler from "./workers/PlanScheduler.ts"
+import * as SandboxKyb from "./workers/SandboxKyb.ts"
+import * as SandboxSettlement from "./workers/SandboxSettlement.ts"
+import * as WebhookDispatcher from "./workers/WebhookDispatcher.ts"
+
+/** The background workers for the environment. */
+export const workers = (config: AppConfig) => {
+  const common = Layer.mergeAll(
+    WebhookDispatcher.layer({ live: config.environment === "production", workerId: `pid-${process.pid}` }),
+    PlanScheduler.layer(),
+  )
+  return config.environment === "sandbox"
+    ? Layer.mergeAll(
+        common,
+        SandboxKyb.layer({ delayMillis: config.kybDelayMillis }),
+        SandboxSettlement.layer({ delayMillis: config.settlementDelayMillis }),
+      )
+    : common
+}
+
+/** Everything the service runs, for a validated configuration and its token secret. */
+export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<string>, startedAt = Date.now()) => {
+  const core = Layer.provideMerge(
+    Partners.bootstrap(config),
+    Domain.layer.pipe(Layer.provideMerge(Database.layer(config.database))),
+  )
+  const ports = Layer.mergeAll(
+    Tokens.layer({ secret: tokenSecret }),
+    Database.healthCheck,
+    SandboxProviders.layer(config),
+  ).pipe(Layer.provideMerge(core))
+  const http = Http.layer({ port: config.port, host: config.host }).pipe(Layer.provide(ports))
+  const announce = Layer.effectDiscard(
+    Effect.gen(function* () {
+      yield* HttpServer.addressFormattedWith((address) =>
+        Effect.logInfo(
+          `partnerpay listening on ${address} (${config.environment}, ${describeDatabase(config.database)})`,
+        ).pipe(Effect.annotateLogs({ address, startupMs: Date.now() - startedAt })),
+      )
+      yield* Effect.addFinalizer(() => Effect.logInfo("partnerpay shutting down"))
+    }),
+  )
+  return announce.pipe(Layer.provideMerge(http), Layer.provideMerge(Layer.provide(workers(config), ports)))
+}
+
+/** Loads the configuration, then runs the service until interrupted. */
+export const main = (startedAt = Date.now()) =>
+  Effect.gen(function* () {
+    const config = yield* load
+    const tokenSecret = yield* TokenSecret.resolve(config)
+    yield* Layer.launch(makeLayer(config, tokenSecret, startedAt)).pipe(
+      Effect.ensuring(Effect.logInfo("partnerpay stopped")),
+      Effect.provide(Logging.layer(config.logLevel)),
+    )
+  })

@@ -1,0 +1,64 @@
+/**
+ * The payment plan scheduler: every second, the plans due today or earlier
+ * (`PaymentPlans.duePlans`, all partners) get their instalment collected
+ * (`PaymentPlans.collectDue`).
+ *
+ * Exactly once per due date, with any number of instances: each plan is
+ * collected inside a database transaction that first takes a transaction-level
+ * advisory lock on the plan (`pg_try_advisory_xact_lock`); an instance that
+ * does not get it skips the plan this round. Under the lock `collectDue`
+ * reloads the plan from the log, so a due date already collected (by another
+ * instance a moment earlier) is seen and nothing is recorded; the plan
+ * stream's optimistic concurrency is the backstop.
+ */
+import { createHash } from "node:crypto"
+import { CalendarDate } from "@partnerpay/domain"
+import { Effect, Option } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import { PaymentPlans } from "../deps.ts"
+import { worker } from "./Polling.ts"
+
+/** First key of the scheduler's advisory locks (arbitrary, fixed). */
+export const lockNamespace = 74603985
+
+const lockKeyOf = (paymentPlanId: string): number => createHash("sha256").update(paymentPlanId).digest().readInt32BE(0)
+
+export const layer = (options: { readonly pollMillis?: number } = {}) =>
+  worker(
+    "payment-plan-scheduler",
+    options.pollMillis ?? 1000,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient
+      const due = yield* PaymentPlans.duePlans(CalendarDate.fromEpochMillis(Date.now()), 50)
+      let collected = 0
+      for (const plan of due) {
+        const result = yield* sql
+          .withTransaction(
+            Effect.gen(function* () {
+              const rows = yield* sql<{ locked: boolean }>`
+              SELECT pg_try_advisory_xact_lock(${lockNamespace}, ${lockKeyOf(plan.paymentPlanId)}) AS locked`
+              if (rows[0]?.locked !== true) return Option.none()
+              return yield* PaymentPlans.collectDue(plan.paymentPlanId)
+            }),
+          )
+          .pipe(
+            Effect.catch((error) =>
+              Effect.logWarning("instalment not collected", {
+                paymentPlanId: plan.paymentPlanId,
+                error: (error as { _tag?: string })._tag ?? "unknown",
+              }).pipe(Effect.as(Option.none())),
+            ),
+          )
+        if (Option.isSome(result)) {
+          collected++
+          yield* Effect.logInfo("instalment collected", {
+            paymentPlanId: plan.paymentPlanId,
+            dueDate: result.value.dueDate,
+            transferId: result.value.transferId,
+          })
+        }
+      }
+      // Plans locked by another instance stay due: wait for the next round rather than spin.
+      return collected
+    }),
+  )

@@ -1,0 +1,31 @@
+/**
+ * A background worker as a scoped fiber started by a Layer: runs `step`
+ * repeatedly; when a step did no work (returned 0) it waits `idle` before the
+ * next one. A failing step is logged and retried after `idle` (the worker
+ * never dies); interruption (shutdown) stops it between or inside steps.
+ */
+import { Cause, type Duration, Effect, Layer } from "effect"
+
+export const worker = <E, R>(
+  name: string,
+  idle: Duration.Input,
+  step: Effect.Effect<number, E, R>,
+): Layer.Layer<never, never, R> =>
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      yield* Effect.logInfo("worker started").pipe(Effect.annotateLogs({ worker: name }))
+      const loop = Effect.gen(function* () {
+        while (true) {
+          const done = yield* step.pipe(
+            Effect.catchCause((cause) =>
+              Cause.hasInterruptsOnly(cause)
+                ? Effect.failCause(cause)
+                : Effect.logWarning("worker step failed", cause).pipe(Effect.as(0)),
+            ),
+          )
+          if (done === 0) yield* Effect.sleep(idle)
+        }
+      }).pipe(Effect.annotateLogs({ worker: name }))
+      yield* Effect.forkScoped(loop)
+    }),
+  ) as Layer.Layer<never, never, R>

@@ -1,0 +1,191 @@
+/**
+ * Test support: starting the REAL service process (`node src/main.ts`), a
+ * local webhook receiver, and the PostgreSQL availability rule (locally
+ * without a server the PostgreSQL runs are skipped loudly; with CI=true an
+ * unreachable server FAILS the run).
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { fileURLToPath } from "node:url"
+import { PgDatabase } from "@partnerpay/adapters-pg"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+
+export const appDir = fileURLToPath(new URL("..", import.meta.url))
+
+export interface RunningService {
+  readonly url: string
+  readonly process: ChildProcess
+  /** Every stdout and stderr line so far. */
+  readonly output: Array<string>
+  /** Sends the signal and resolves with the exit code (or the signal name). */
+  readonly stop: (signal?: NodeJS.Signals) => Promise<number | string>
+  readonly startupMillis: number
+}
+
+const running = new Set<ChildProcess>()
+
+/** Kills every service process still running (call in afterAll). */
+export const killAll = () => {
+  for (const child of running) child.kill("SIGKILL")
+  running.clear()
+}
+
+/** Starts `node src/main.ts` with exactly `env` (plus PATH/HOME) and waits for its "listening" line. */
+export const startService = (env: Record<string, string>, timeoutMillis = 30_000): Promise<RunningService> =>
+  new Promise((resolve, reject) => {
+    const started = Date.now()
+    const child = spawn(process.execPath, ["src/main.ts"], {
+      cwd: appDir,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+    running.add(child)
+    const output: Array<string> = []
+    const exited = new Promise<number | string>((done) =>
+      child.once("exit", (code, signal) => {
+        running.delete(child)
+        done(code ?? signal ?? "unknown")
+      }),
+    )
+    let settled = false
+    const timer = setTimeout(() => {
+      if (settled) return
+      settled = true
+      child.kill("SIGKILL")
+      reject(new Error(`the service did not start within ${timeoutMillis} ms:\n${output.join("\n")}`))
+    }, timeoutMillis)
+    const onLine = (line: string) => {
+      output.push(line)
+      if (settled) return
+      const match = /partnerpay listening on (http:\/\/\S+)/.exec(line)
+      if (match !== null) {
+        settled = true
+        clearTimeout(timer)
+        resolve({
+          url: match[1]!,
+          process: child,
+          output,
+          startupMillis: Date.now() - started,
+          stop: (signal = "SIGTERM") => {
+            child.kill(signal)
+            return exited
+          },
+        })
+      }
+    }
+    const split = (stream: NodeJS.ReadableStream) => {
+      let buffer = ""
+      stream.setEncoding("utf8")
+      stream.on("data", (chunk: string) => {
+        buffer += chunk
+        let newline = buffer.indexOf("\n")
+        while (newline !== -1) {
+          onLine(buffer.slice(0, newline))
+          buffer = buffer.slice(newline + 1)
+          newline = buffer.indexOf("\n")
+        }
+      })
+    }
+    split(child.stdout!)
+    split(child.stderr!)
+    void exited.then((code) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      reject(new Error(`the service exited (${code}) before listening:\n${output.join("\n")}`))
+    })
+  })
+
+export interface ReceivedWebhook {
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+}
+
+export interface WebhookReceiver {
+  readonly url: string
+  readonly received: Array<ReceivedWebhook>
+  /** How the receiver answers the next requests (default 200). */
+  status: number
+  readonly close: () => Promise<void>
+}
+
+export const startReceiver = (): Promise<WebhookReceiver> =>
+  new Promise((resolve) => {
+    const received: Array<ReceivedWebhook> = []
+    let server: Server
+    const receiver: WebhookReceiver = {
+      url: "",
+      received,
+      status: 200,
+      close: () => new Promise((done) => server.close(() => done())),
+    }
+    server = createServer((request, response) => {
+      const chunks: Array<Buffer> = []
+      request.on("data", (chunk: Buffer) => chunks.push(chunk))
+      request.on("end", () => {
+        if (receiver.status >= 200 && receiver.status < 300) {
+          received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") })
+        }
+        response.writeHead(receiver.status).end()
+      })
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as AddressInfo).port
+      resolve(Object.assign(receiver, { url: `http://127.0.0.1:${port}/webhooks` }))
+    })
+  })
+
+/** Polls `check` until it returns a value (not undefined) or the time runs out. */
+export const eventually = async <A>(check: () => A | undefined, timeoutMillis = 20_000): Promise<A> => {
+  const deadline = Date.now() + timeoutMillis
+  while (Date.now() < deadline) {
+    const value = check()
+    if (value !== undefined) return value
+    await new Promise((done) => setTimeout(done, 50))
+  }
+  throw new Error(`condition not met within ${timeoutMillis} ms`)
+}
+
+// PostgreSQL
+
+export const databaseUrl = PgDatabase.urlFromEnv()
+
+const runSql = (url: string, statement: string) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient
+      yield* sql.unsafe(statement)
+    }).pipe(
+      Effect.provide(PgDatabase.layerPostgres(url, { maxConnections: 1, connectTimeoutMillis: 3000 })),
+      Effect.timeout(10_000),
+    ),
+  )
+
+const probe = (): Promise<string | undefined> =>
+  runSql(databaseUrl, "SELECT 1").then(
+    () => undefined,
+    (error: unknown) => String(error).split("\n")[0] ?? "unreachable",
+  )
+
+const problem = await probe()
+if (problem !== undefined) {
+  const message = `PostgreSQL is not reachable at ${databaseUrl.replace(/:[^:@/]*@/, ":***@")} (${problem})`
+  if (process.env.CI === "true") throw new Error(`${message}: with CI=true the PostgreSQL runs must happen, failing.`)
+  console.warn(`\n${"!".repeat(80)}\n!!! ${message}\n!!! SKIPPING the app's PostgreSQL run\n${"!".repeat(80)}\n`)
+}
+
+export const postgresAvailable = problem === undefined
+
+/** Creates a fresh database on the server; returns its URL and a function dropping it. */
+export const freshDatabase = async (): Promise<{ url: string; drop: () => Promise<void> }> => {
+  const name = `partnerpay_app_e2e_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`
+  await runSql(databaseUrl, `CREATE DATABASE ${name}`)
+  const url = new URL(databaseUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: () => runSql(databaseUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  }
+}
