@@ -12,7 +12,7 @@
 import {
   EventPipeline,
   EventStore,
-  type EventStoreUnavailable,
+  EventStoreUnavailable,
   type Outbox,
   type ReadModelStore,
   type UnitOfWork,
@@ -52,18 +52,28 @@ export const layer = (
  * and no append's hook writes read models concurrently.
  */
 export const rebuildProjections = (
-  options: { readonly projections?: EventPipeline.PipelineOptions["projections"]; readonly batchSize?: number } = {},
+  options: {
+    readonly projections?: EventPipeline.PipelineOptions["projections"]
+    readonly batchSize?: number
+    /** How long to wait for older transactions to end (default 30 s). */
+    readonly waitMillis?: number
+  } = {},
 ): Effect.Effect<number, EventStoreUnavailable | SqlError, SqlClient | EventStore | ReadModelStore> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient
     return yield* sql.withTransaction(
       Effect.gen(function* () {
         yield* sql`SELECT lock_event_positions_until_commit()`
-        // Wait until no transaction older than this one runs (in-flight appends committed or rolled back).
+        // Wait until no transaction older than this one runs (in-flight appends committed or rolled back);
+        // give up after `waitMillis` (an old idle transaction elsewhere would otherwise hold the rebuild forever).
+        const deadline = Date.now() + (options.waitMillis ?? 30_000)
         while (true) {
           const rows = yield* sql<{ alone: boolean }>`
             SELECT pg_snapshot_xmin(pg_current_snapshot()) = pg_current_xact_id() AS alone`
           if (rows[0]?.alone === true) break
+          if (Date.now() > deadline) {
+            return yield* new EventStoreUnavailable({ reason: "rebuild: older transactions are still running" })
+          }
           yield* Effect.sleep(10)
         }
         return yield* EventPipeline.rebuild(options.projections, options.batchSize)
