@@ -5,6 +5,8 @@
  * reference (409), tenancy (404), status query rules, and the
  * COMPANY_VERIFICATION_STATUS_CHANGED notification after KYB.
  */
+
+import SwaggerParser from "@apidevtools/swagger-parser"
 import { assert, describe, it } from "@effect/vitest"
 import { Companies, type Ids, MemoryOutbox } from "@partnerpay/domain"
 import { Effect } from "effect"
@@ -358,6 +360,13 @@ describe("the OpenAPI document", () => {
       const location =
         doc.paths["/Company/{companyReferenceId}/Locations"]!.post!.requestBody!.content["application/json"]!.schema
       assert.includeMembers([...location.required], ["name", "streetNumberAndName", "zipCode", "city", "state"])
+      // the company operations form a valid OpenAPI 3.1 document
+      const companyPaths = Object.fromEntries(
+        Object.entries(doc.paths).filter(([path]) => path.toLowerCase().startsWith("/company/")),
+      )
+      yield* Effect.promise(() =>
+        SwaggerParser.validate(JSON.parse(JSON.stringify({ ...(r.json as object), paths: companyPaths }))),
+      )
     }),
   )
 })
