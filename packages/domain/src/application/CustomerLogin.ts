@@ -91,18 +91,16 @@ export const sendOtp = Effect.fn("CustomerLogin.sendOtp")(function* (partnerId: 
   ).pipe(Effect.catch(throttle(partnerId, phoneNumber)))
   const issued = handled.events.find((e) => e._tag === "LoginCodeIssued")
   const expiresAt = issued?._tag === "LoginCodeIssued" ? issued.expiresAt : yield* DateTime.now
-  yield* (yield* OtpSender)
-    .send({ phoneNumber, code })
-    .pipe(
-      Effect.catchTag("OtpDeliveryFailed", (failed) =>
-        Effect.fail(
-          new RuleViolated({
-            code: "OTP_DELIVERY_FAILED",
-            reason: `the code could not be delivered: ${failed.reason}`,
-          }),
-        ),
+  yield* (yield* OtpSender).send({ phoneNumber, code }).pipe(
+    Effect.catchTag("OtpDeliveryFailed", (failed) =>
+      Effect.fail(
+        new RuleViolated({
+          code: "OTP_DELIVERY_FAILED",
+          reason: `the code could not be delivered: ${failed.reason}`,
+        }),
       ),
-    )
+    ),
+  )
   return { expiresAt }
 })
 
