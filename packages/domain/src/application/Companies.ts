@@ -27,7 +27,7 @@ import * as CompanyReference from "../CompanyReference.ts"
 import { type DomainError, NotFound } from "../DomainError.ts"
 import type { EventMetadata, EventStoreUnavailable, VersionConflict } from "../EventStore.ts"
 import { IdGenerator } from "../IdGenerator.ts"
-import { CompanyId, CompanyReferenceId, LocationId, type PartnerId } from "../Ids.ts"
+import { CompanyId, LocationId, type PartnerId } from "../Ids.ts"
 import type { KybSubmission } from "../Providers.ts"
 import * as Companies from "../projections/Companies.ts"
 import { decodeDocument, ReadModelStore } from "../ReadModel.ts"
@@ -235,6 +235,3 @@ export const completeKyb = Effect.fn("Companies.completeKyb")(function* (
 
 /** The failures of these use cases, for adapters mapping them. */
 export type CompaniesError = DomainError | VersionConflict | EventStoreUnavailable
-
-/** Re-exported so callers can check a reference's format before using it. */
-export { CompanyReferenceId }
