@@ -10,18 +10,20 @@ const loadFrom = (env: Record<string, string>) =>
 const issuesOf = (env: Record<string, string>) => Effect.flip(loadFrom(env))
 
 describe("configuration", () => {
-  it.effect("an empty environment starts a sandbox on 127.0.0.1:3000 with the embedded database in ./.data", () =>
-    Effect.gen(function* () {
-      const config = yield* loadFrom({})
-      assert.strictEqual(config.port, 3000)
-      assert.strictEqual(config.host, "127.0.0.1")
-      assert.strictEqual(config.environment, "sandbox")
-      assert.deepStrictEqual(config.database, { _tag: "Pglite", dataDir: "./.data" })
-      assert.strictEqual(config.kybDelayMillis, 2000)
-      assert.strictEqual(config.logLevel, "Info")
-      assert.isTrue(Option.isNone(config.tokenSecret))
-      assert.isTrue(Option.isNone(config.sandboxPartner))
-    }),
+  it.effect(
+    "an empty environment starts a sandbox on 127.0.0.1:3000 with the embedded database in ./.data/pglite",
+    () =>
+      Effect.gen(function* () {
+        const config = yield* loadFrom({})
+        assert.strictEqual(config.port, 3000)
+        assert.strictEqual(config.host, "127.0.0.1")
+        assert.strictEqual(config.environment, "sandbox")
+        assert.deepStrictEqual(config.database, { _tag: "Pglite", dataDir: "./.data/pglite" })
+        assert.strictEqual(config.kybDelayMillis, 2000)
+        assert.strictEqual(config.logLevel, "Info")
+        assert.isTrue(Option.isNone(config.tokenSecret))
+        assert.isTrue(Option.isNone(config.sandboxPartner))
+      }),
   )
 
   it.effect("DATABASE_URL selects PostgreSQL and is kept redacted", () =>
