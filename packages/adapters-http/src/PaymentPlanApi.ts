@@ -40,7 +40,7 @@ export const CreatePaymentPlanRequest = Schema.Struct({
   ),
   description: Schema.optionalKey(
     Schema.String.check(Schema.isMaxLength(500, { message: "must be at most 500 characters" })).annotate({
-      description: "Free text for the partner's records; accepted but not stored in this version",
+      description: "Free text about the plan for the partner's records (at most 500 characters)",
     }),
   ),
 })
@@ -71,6 +71,7 @@ export const PaymentPlanResponse = Schema.Struct({
   startDate: CalendarDate.CalendarDate,
   numberOfPayments: Schema.optionalKey(Schema.Number),
   endDate: Schema.optionalKey(CalendarDate.CalendarDate),
+  description: Schema.optionalKey(Schema.String),
   nextDueDate: Schema.optionalKey(
     CalendarDate.CalendarDate.annotate({ description: "Absent when the plan is Cancelled or Completed" }),
   ),

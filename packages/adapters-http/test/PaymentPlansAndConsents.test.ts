@@ -114,12 +114,17 @@ describe("POST /PaymentPlan/Create", () => {
     }),
   )
 
-  it.effect("names the company by its reference id instead", () =>
+  it.effect("names the company by its reference id instead, and keeps the description", () =>
     Effect.gen(function* () {
       const w = yield* world
-      const created = yield* createPlan(w, { companyId: undefined, companyReferenceId: w.acmeReference })
+      const created = yield* createPlan(w, {
+        companyId: undefined,
+        companyReferenceId: w.acmeReference,
+        description: "Monthly coffee beans",
+      })
       const plan = yield* call("GET", `/PaymentPlan/${created.paymentPlanId}`, w.partner)
       assert.strictEqual((plan.json as Json).companyId, w.acme)
+      assert.strictEqual((plan.json as Json).description, "Monthly coffee beans")
     }),
   )
 

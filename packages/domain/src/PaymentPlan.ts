@@ -57,8 +57,13 @@ export interface CreatePaymentPlan {
   readonly startDate: CalendarDate.CalendarDate
   readonly numberOfPayments?: number
   readonly endDate?: CalendarDate.CalendarDate
+  /** The company's free text about the plan (at most `maxDescriptionLength` characters). */
+  readonly description?: string
   readonly at: DateTime.Utc
 }
+
+/** Longest description of a plan. */
+export const maxDescriptionLength = 500
 
 /** Policy command: the plan's consent was accepted by the payer. */
 export interface RecordConsentAccepted {
@@ -142,6 +147,7 @@ export interface PlanTerms extends Schedule.ScheduleTerms {
   readonly companyId: Ids.CompanyId
   readonly payerRegistrationId: Ids.RegistrationId
   readonly amount: Money.Money
+  readonly description?: string
   readonly createdAt: DateTime.Utc
 }
 
@@ -260,6 +266,9 @@ const validateCreate = (command: CreatePaymentPlan): ReadonlyArray<FieldIssue> =
   if (endDate !== undefined && CalendarDate.compare(endDate, command.startDate) < 0) {
     issues.push({ field: "endDate", message: "must not be before the start date" })
   }
+  if (command.description !== undefined && command.description.length > maxDescriptionLength) {
+    issues.push({ field: "description", message: `must be at most ${maxDescriptionLength} characters` })
+  }
   return issues
 }
 
@@ -274,7 +283,8 @@ const sameTerms = (terms: PlanTerms, command: CreatePaymentPlan): boolean =>
   terms.recurrenceInterval === command.recurrenceInterval &&
   terms.startDate === command.startDate &&
   terms.numberOfPayments === command.numberOfPayments &&
-  terms.endDate === command.endDate
+  terms.endDate === command.endDate &&
+  terms.description === command.description
 
 const createPaymentPlan = (command: CreatePaymentPlan, state: State) => {
   if (state._tag !== "Initial") {
@@ -296,6 +306,7 @@ const createPaymentPlan = (command: CreatePaymentPlan, state: State) => {
     startDate: command.startDate,
     ...(command.numberOfPayments !== undefined ? { numberOfPayments: command.numberOfPayments } : {}),
     ...(command.endDate !== undefined ? { endDate: command.endDate } : {}),
+    ...(command.description !== undefined ? { description: command.description } : {}),
     at: command.at,
   })
 }
@@ -550,6 +561,7 @@ export const evolve = (state: State, event: PaymentPlanEvent): State => {
         startDate: event.startDate,
         ...(event.numberOfPayments !== undefined ? { numberOfPayments: event.numberOfPayments } : {}),
         ...(event.endDate !== undefined ? { endDate: event.endDate } : {}),
+        ...(event.description !== undefined ? { description: event.description } : {}),
         createdAt: event.at,
       },
       consent: "Pending",

@@ -29,6 +29,8 @@ export const PaymentPlanCreated = Schema.TaggedStruct("PaymentPlanCreated", {
   startDate: CalendarDate,
   numberOfPayments: Schema.optionalKey(Schema.Number),
   endDate: Schema.optionalKey(CalendarDate),
+  /** The company's free text about the plan, when it gave one. */
+  description: Schema.optionalKey(Schema.String),
 })
 export type PaymentPlanCreated = typeof PaymentPlanCreated.Type
 

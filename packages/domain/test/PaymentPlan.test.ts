@@ -181,6 +181,23 @@ const completedPlan = [
 ]
 
 describe("a payment plan that does not exist", () => {
+  it("create keeps the company's description; one over 500 characters is refused", () => {
+    spec
+      .given([])
+      .when(create({ description: "Monthly coffee subscription" }))
+      .then([{ ...created, description: "Monthly coffee subscription" } as PaymentPlanEvent])
+    spec
+      .given([])
+      .when(create({ description: "x".repeat(501) }))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "description", message: "must be at most 500 characters" }],
+      })
+    spec
+      .given([{ ...created, description: "Monthly coffee subscription" } as PaymentPlanEvent])
+      .when(create({ description: "Another text" }))
+      .thenFails({ _tag: "AlreadyExists", entity: "PaymentPlan" })
+  })
   it("create makes a Draft plan whose consent is Pending", () => {
     spec.given([]).when(create()).then([created])
     spec

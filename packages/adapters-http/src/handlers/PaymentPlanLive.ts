@@ -32,6 +32,7 @@ export const toResponse = (plan: PaymentPlansProjection.PaymentPlanDocument) => 
   startDate: plan.startDate,
   ...(plan.numberOfPayments !== undefined ? { numberOfPayments: plan.numberOfPayments } : {}),
   ...(plan.endDate !== undefined ? { endDate: plan.endDate } : {}),
+  ...(plan.description !== undefined ? { description: plan.description } : {}),
   ...(plan.nextDueDate !== undefined ? { nextDueDate: plan.nextDueDate } : {}),
   collectedCount: plan.collectedCount,
   instalments: plan.instalments,
@@ -64,6 +65,7 @@ export const PaymentPlanLive = HttpApiBuilder.group(Api, "paymentPlans", (handle
           startDate: payload.startDate,
           numberOfPayments: payload.numberOfPayments,
           endDate: payload.endDate,
+          description: payload.description,
         }).pipe(Effect.mapError(planProblem))
         return { paymentPlanId: created.paymentPlanId, consentId: created.consentId, status: created.status }
       }),

@@ -80,6 +80,7 @@ export interface CreateInput {
   readonly startDate: CalendarDate.CalendarDate
   readonly numberOfPayments?: number | undefined
   readonly endDate?: CalendarDate.CalendarDate | undefined
+  readonly description?: string | undefined
 }
 
 export interface Created {
@@ -141,6 +142,7 @@ export const create = Effect.fn("PaymentPlans.create")(function* (input: CreateI
           startDate: input.startDate,
           ...(input.numberOfPayments !== undefined ? { numberOfPayments: input.numberOfPayments } : {}),
           ...(input.endDate !== undefined ? { endDate: input.endDate } : {}),
+          ...(input.description !== undefined ? { description: input.description } : {}),
           at,
         },
         { metadata },

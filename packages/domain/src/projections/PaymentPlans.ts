@@ -53,6 +53,7 @@ export const PaymentPlanDocument = Schema.Struct({
   startDate: CalendarDate,
   numberOfPayments: Schema.optionalKey(Schema.Number),
   endDate: Schema.optionalKey(CalendarDate),
+  description: Schema.optionalKey(Schema.String),
   /** Index in the schedule of the next due date (every earlier one was collected or skipped). */
   nextIndex: Schema.Number,
   /** The next due date while the plan is Draft, Active or Paused and one is left. */
@@ -98,6 +99,7 @@ export const applyPlanEvent = (
       startDate: event.startDate,
       ...(event.numberOfPayments !== undefined ? { numberOfPayments: event.numberOfPayments } : {}),
       ...(event.endDate !== undefined ? { endDate: event.endDate } : {}),
+      ...(event.description !== undefined ? { description: event.description } : {}),
       nextIndex: 0,
       collectedCount: 0,
       instalments: [],
