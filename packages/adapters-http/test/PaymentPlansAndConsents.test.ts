@@ -174,6 +174,20 @@ describe("POST /PaymentPlan/Create", () => {
     }),
   )
 
+  it.effect("a customer of another partner cannot be the payer (422 on payerRegistrationId)", () =>
+    Effect.gen(function* () {
+      const w = yield* world
+      const foreignPayer = Ids.RegistrationId.make(freshId("7e57ab1e"))
+      yield* server.run(registerCustomer(otherPartnerId, foreignPayer))
+      const r = yield* call("POST", "/PaymentPlan/Create", w.partner, planBody(w.acme, foreignPayer))
+      expectProblem(r, 422, "VALIDATION_FAILED")
+      assert.deepStrictEqual(
+        ((r.json as Json).errors as Array<{ field: string }>).map((e) => e.field),
+        ["payerRegistrationId"],
+      )
+    }),
+  )
+
   it.effect("another partner's company is not found (404)", () =>
     Effect.gen(function* () {
       const w = yield* world

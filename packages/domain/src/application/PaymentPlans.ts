@@ -12,7 +12,8 @@ import { DateTime, Effect, Option } from "effect"
 import * as CalendarDate from "../CalendarDate.ts"
 import * as CommandHandler from "../CommandHandler.ts"
 import * as Consent from "../Consent.ts"
-import { NotFound, ValidationFailed } from "../DomainError.ts"
+import * as Customer from "../Customer.ts"
+import { NotFound, RuleViolated, ValidationFailed } from "../DomainError.ts"
 import { IdGenerator } from "../IdGenerator.ts"
 import * as Ids from "../Ids.ts"
 import type * as Money from "../Money.ts"
@@ -120,6 +121,17 @@ export const create = Effect.fn("PaymentPlans.create")(function* (input: CreateI
         "companyId" in selector
           ? yield* Companies.get(input.partnerId, selector.companyId)
           : yield* Companies.findByReference(input.partnerId, selector.companyReferenceId)
+      if (company.status === "Rejected") {
+        return yield* new RuleViolated({
+          code: "COMPANY_REJECTED",
+          reason: "the company failed business verification and cannot collect payments",
+        })
+      }
+      // Any registration id may be the payer, unless it is a known customer of another partner.
+      const payer = yield* CommandHandler.load(Customer.aggregate, input.payerRegistrationId)
+      if (payer.state._tag === "Registered" && payer.state.partnerId !== input.partnerId) {
+        return yield* ValidationFailed.of("payerRegistrationId", "is not a customer of this partner")
+      }
       const ids = yield* IdGenerator
       const paymentPlanId = Ids.PaymentPlanId.make(yield* ids.next)
       const consentId = Ids.ConsentId.make(yield* ids.next)

@@ -9,6 +9,8 @@ import fc from "fast-check"
 import * as Consents from "../../src/application/Consents.ts"
 import * as PaymentPlans from "../../src/application/PaymentPlans.ts"
 import { CalendarDate } from "../../src/CalendarDate.ts"
+import * as CommandHandler from "../../src/CommandHandler.ts"
+import * as Customer from "../../src/Customer.ts"
 import * as EventPipeline from "../../src/EventPipeline.ts"
 import type { EventStore } from "../../src/EventStore.ts"
 import { IdGenerator } from "../../src/IdGenerator.ts"
@@ -36,7 +38,12 @@ const now = Date.parse("2026-03-02T10:00:00Z")
 const today = CalendarDate.make("2026-03-02")
 
 /** Stores a company as the `companies` read model has it. */
-const seedCompany = (owner: Ids.PartnerId, id: string, companyReferenceId: string) =>
+const seedCompany = (
+  owner: Ids.PartnerId,
+  id: string,
+  companyReferenceId: string,
+  status: Companies.CompanyDocument["status"] = "Verified",
+) =>
   Effect.gen(function* () {
     const store = yield* ReadModelStore
     const document: Companies.CompanyDocument = {
@@ -44,7 +51,7 @@ const seedCompany = (owner: Ids.PartnerId, id: string, companyReferenceId: strin
       partnerId: owner,
       companyReferenceId: Ids.CompanyReferenceId.make(companyReferenceId),
       name: "Acme Plumbing",
-      status: "Verified",
+      status,
       emailAddress: "billing@acme.test",
       contactNumber: "+15555550100",
       websiteUrl: "https://acme.test",
@@ -153,6 +160,39 @@ describe("creating a payment plan", () => {
       // nothing was recorded: no consent appears
       const listed = yield* Consents.list(payerCaller, { limit: 20 })
       assert.strictEqual(listed.data.length, 0)
+    }).pipe(Effect.provide(domain())),
+  )
+})
+
+describe("who may be party to a plan", () => {
+  it.effect("a company that failed verification cannot collect (COMPANY_REJECTED)", () =>
+    Effect.gen(function* () {
+      yield* setup
+      const rejected = "c0000000-0000-4000-8000-0000000000ff"
+      yield* seedCompany(partnerId, rejected, "REJECTED-1", "Rejected")
+      const refused = yield* failureTag(PaymentPlans.create(planInput({ companyId: rejected })))
+      assert.deepStrictEqual(
+        [(refused as { _tag: string })._tag, (refused as { code: string }).code],
+        ["RuleViolated", "COMPANY_REJECTED"],
+      )
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("a customer of another partner cannot be the payer", () =>
+    Effect.gen(function* () {
+      yield* setup
+      yield* CommandHandler.handle(Customer.aggregate, otherPayer, {
+        _tag: "RegisterCustomer",
+        registrationId: otherPayer,
+        partnerId: otherPartnerId,
+        phoneNumber: "+14155550123",
+        at: yield* DateTime.now,
+      })
+      const refused = yield* failureTag(PaymentPlans.create(planInput({ payerRegistrationId: otherPayer })))
+      assert.strictEqual((refused as { _tag: string })._tag, "ValidationFailed")
+      // an unknown registration id is accepted as payer (the customer may register later)
+      const created = yield* PaymentPlans.create(planInput())
+      assert.strictEqual(created.status, "Draft")
     }).pipe(Effect.provide(domain())),
   )
 })
