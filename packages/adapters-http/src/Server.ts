@@ -9,15 +9,14 @@
  */
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import {
-  type EventStore,
-  type IdempotencyStore,
-  type IdGenerator,
-  type PartnerCredentials,
-  type Providers,
-  type ReadModelStore,
-  Transfers,
-  type UnitOfWork,
+import type {
+  EventStore,
+  IdempotencyStore,
+  IdGenerator,
+  PartnerCredentials,
+  Providers,
+  ReadModelStore,
+  UnitOfWork,
 } from "@partnerpay/domain"
 import { Effect, Layer, Option, type Types } from "effect"
 import {
@@ -94,8 +93,7 @@ export const HandlersLive = Layer.mergeAll(
   PaymentPlanLive,
   ConsentLive,
   PaymentLive,
-  // TODO(app): provide the real ESignature provider; the deterministic sandbox until then
-  TransactionLive.pipe(Layer.provide(Transfers.eSignatureSandbox)),
+  TransactionLive,
 ).pipe(Layer.provideMerge(AuthenticationLive), Layer.provideMerge(ProblemHandling.layer))
 
 /**
@@ -154,6 +152,8 @@ export type RoutesPorts =
   | IdempotencyStore
   // customer login, bank accounts, verification (CustomerIdentityPorts.ts)
   | CustomerIdentityPorts
+  // reimbursement signing (the app provides the sandbox or a real provider)
+  | Providers.ESignature
 
 /** An `HttpClient` that sends every request to a web handler in-process. */
 export const clientFor = (handler: (request: Request) => Promise<Response>): Layer.Layer<HttpClient.HttpClient> =>

@@ -98,7 +98,11 @@ describe("no malformed input yields a 5xx", () => {
             const headers: Record<string, string> = { authorization: `Bearer ${token}` }
             if (contentType !== undefined) headers["content-type"] = contentType
             if (i % 3 === 0) headers["idempotency-key"] = `fuzz-${i}-${crypto.randomUUID()}`
-            const r = yield* send(handler, fillPath(path), { method, headers, body: body as RequestInit["body"] })
+            const r = yield* send(handler, fillPath(path), {
+              method,
+              headers,
+              ...(body === undefined ? {} : { body: body as NonNullable<RequestInit["body"]> }),
+            })
             if (r.status >= 500) failures.push(`${method} ${path} #${i}: ${r.status} ${r.text.slice(0, 200)}`)
             else if (r.status >= 400)
               assert.strictEqual(r.headers.get("content-type"), "application/problem+json", `${method} ${path} #${i}`)

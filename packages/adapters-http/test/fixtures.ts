@@ -1,5 +1,5 @@
 /** Shared test wiring: in-memory ports, an in-process server, raw and typed clients. */
-import { EventPipeline, Idempotency, IdGenerator, Ids, UnitOfWork } from "@partnerpay/domain"
+import { EventPipeline, Idempotency, IdGenerator, Ids, Transfers, UnitOfWork } from "@partnerpay/domain"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
@@ -32,6 +32,7 @@ export const DomainInMemory = Layer.mergeAll(
 )
 
 export const Ports = Layer.mergeAll(
+  Transfers.eSignatureSandbox,
   DomainInMemory,
   // OTP code always 123456, sandbox bank-link and KYC providers, recorded SMS
   CustomerIdentityPorts.layerSandbox,
@@ -57,7 +58,15 @@ export const Ports = Layer.mergeAll(
   ),
 )
 
-export const makeServer = () => Server.toWebHandler(Ports)
+/**
+ * The in-process server. Its handler's optional request context may override
+ * services for one request (e.g. the test's Clock); the ports themselves are
+ * provided by `Ports`, so the handler is typed as needing nothing.
+ */
+export const makeServer = (): { readonly handler: Handler; readonly dispose: () => Promise<void> } => {
+  const { handler, dispose } = Server.toWebHandler(Ports)
+  return { handler: handler as unknown as Handler, dispose }
+}
 
 /** Sends a raw request to the in-process server (with `context`, e.g. the test's Clock, for the request). */
 export const send = (
