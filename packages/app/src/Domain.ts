@@ -4,11 +4,10 @@
  * OutboxDispatch, UnitOfWork (adapters-pg `PgDomain`), the idempotency store,
  * partner credentials + the Partners admin service, and random ids.
  */
-import { PgIdempotencyStore } from "@partnerpay/adapters-pg"
+import { PgDomain, PgIdempotencyStore, PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import { IdGenerator } from "@partnerpay/domain"
 import { Layer } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
-import { PgDomain, PgPartnerCredentials } from "./deps.ts"
 
 export const layer = Layer.mergeAll(PgIdempotencyStore.layer(), PgPartnerCredentials.layer()).pipe(
   Layer.provideMerge(PgDomain.layer()),

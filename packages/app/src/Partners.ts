@@ -8,10 +8,10 @@
  * webhook variables does not remove a webhook stored earlier.
  */
 import { createHash } from "node:crypto"
+import { PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import { Ids } from "@partnerpay/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
 import type { AppConfig } from "./Config.ts"
-import { PgPartnerCredentials } from "./deps.ts"
 
 /** A UUID v4-shaped id derived from the ClientId. */
 export const sandboxPartnerId = (clientId: string): Ids.PartnerId => {

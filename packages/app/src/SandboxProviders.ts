@@ -9,10 +9,11 @@
  * providers themselves are still the sandboxes (no production integration
  * exists yet; README.md says so).
  */
+
+import { CustomerIdentityPorts } from "@partnerpay/adapters-http"
 import { Providers } from "@partnerpay/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
 import type { AppConfig } from "./Config.ts"
-import { CustomerIdentityPorts } from "./deps.ts"
 
 /** E-signature: envelopes are not sent anywhere; the signing URL names the envelope. */
 export const layerESignatureSandbox: Layer.Layer<Providers.ESignature> = Layer.succeed(

@@ -9,9 +9,12 @@
  * in-flight requests finish (up to 20 s), the workers are interrupted, then
  * the database closes (PGlite closes its data directory cleanly).
  */
-import { Tokens } from "@partnerpay/adapters-http"
+import { Server, Tokens } from "@partnerpay/adapters-http"
+import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
+import type { EventStore, IdGenerator, ReadModelStore, UnitOfWork } from "@partnerpay/domain"
 import { Effect, Layer, type Redacted } from "effect"
-import { HttpServer } from "effect/http"
+import { HttpRouter, HttpServer } from "effect/http"
+import type { SqlClient } from "effect/sql/SqlClient"
 import { type AppConfig, describeDatabase, load } from "./Config.ts"
 import * as Database from "./Database.ts"
 import * as Domain from "./Domain.ts"
@@ -25,8 +28,18 @@ import * as SandboxKyb from "./workers/SandboxKyb.ts"
 import * as SandboxSettlement from "./workers/SandboxSettlement.ts"
 import * as WebhookDispatcher from "./workers/WebhookDispatcher.ts"
 
+/** What the workers need. */
+export type WorkerRequirements =
+  | EventStore
+  | IdGenerator
+  | ReadModelStore
+  | UnitOfWork
+  | SqlClient
+  | PgOutbox.OutboxDispatch
+  | PgPartnerCredentials.Partners
+
 /** The background workers for the environment. */
-export const workers = (config: AppConfig) => {
+export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequirements> => {
   const common = Layer.mergeAll(
     WebhookDispatcher.layer({ live: config.environment === "production", workerId: `pid-${process.pid}` }),
     PlanScheduler.layer(),
@@ -51,7 +64,10 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Database.healthCheck,
     SandboxProviders.layer(config),
   ).pipe(Layer.provideMerge(core))
-  const http = Http.layer({ port: config.port, host: config.host }).pipe(Layer.provide(ports))
+  const http = HttpRouter.serve(Server.Routes, {
+    ...Http.serveOptions,
+    middleware: (effect) => Http.requestLogging(effect),
+  }).pipe(Layer.provideMerge(Http.nodeServer({ port: config.port, host: config.host })), Layer.provide(ports))
   const announce = Layer.effectDiscard(
     Effect.gen(function* () {
       yield* HttpServer.addressFormattedWith((address) =>

@@ -12,10 +12,9 @@
  * stream's optimistic concurrency is the backstop.
  */
 import { createHash } from "node:crypto"
-import { CalendarDate } from "@partnerpay/domain"
+import { CalendarDate, PaymentPlans } from "@partnerpay/domain"
 import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { PaymentPlans } from "../deps.ts"
 import { worker } from "./Polling.ts"
 
 /** First key of the scheduler's advisory locks (arbitrary, fixed). */

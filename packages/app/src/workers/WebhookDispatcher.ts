@@ -20,9 +20,9 @@
  * Polls every 200 ms when idle (PGlite has no LISTEN/NOTIFY).
  */
 import { createHmac } from "node:crypto"
+import { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import { Ids } from "@partnerpay/domain"
 import { DateTime, Effect, Option, Redacted } from "effect"
-import { PgOutbox, PgPartnerCredentials } from "../deps.ts"
 import { worker } from "./Polling.ts"
 
 export interface DispatcherOptions {
