@@ -174,6 +174,17 @@ const scenario = (database: "embedded" | "postgres") => async () => {
     // Each notification was delivered once (the event id is unique per delivery here).
     const ids = receiver.received.map((hook) => hook.headers["x-partnerpay-event-id"])
     assert.strictEqual(new Set(ids).size, ids.length)
+
+    // A failing endpoint: the delivery is retried (after 2.5-5 s) with the same event id, attempt 2.
+    receiver.status = 503
+    const retried = await registerCompany(third, token, { companyReferenceId: "e2e-retried" })
+    const failed = await eventually(() => webhookFor(receiver.requests, retried))
+    receiver.status = 200
+    const retriedHook = await eventually(() => webhookFor(receiver.received, retried))
+    assert.strictEqual(retriedHook.headers["x-partnerpay-delivery-attempt"], "2")
+    assert.strictEqual(retriedHook.headers["x-partnerpay-event-id"], failed.headers["x-partnerpay-event-id"])
+    assert.strictEqual(retriedHook.body, failed.body)
+    assertSigned(retriedHook)
     await third.stop()
 
     // Logs: JSON lines with request ids; no secret, token or SSN anywhere.

@@ -105,7 +105,10 @@ export interface ReceivedWebhook {
 
 export interface WebhookReceiver {
   readonly url: string
+  /** Deliveries answered 2xx. */
   readonly received: Array<ReceivedWebhook>
+  /** Every request, with the status it was answered. */
+  readonly requests: Array<ReceivedWebhook & { readonly status: number }>
   /** How the receiver answers the next requests (default 200). */
   status: number
   readonly close: () => Promise<void>
@@ -114,10 +117,12 @@ export interface WebhookReceiver {
 export const startReceiver = (): Promise<WebhookReceiver> =>
   new Promise((resolve) => {
     const received: Array<ReceivedWebhook> = []
+    const requests: Array<ReceivedWebhook & { readonly status: number }> = []
     let server: Server
     const receiver: WebhookReceiver = {
       url: "",
       received,
+      requests,
       status: 200,
       close: () => new Promise((done) => server.close(() => done())),
     }
@@ -125,9 +130,9 @@ export const startReceiver = (): Promise<WebhookReceiver> =>
       const chunks: Array<Buffer> = []
       request.on("data", (chunk: Buffer) => chunks.push(chunk))
       request.on("end", () => {
-        if (receiver.status >= 200 && receiver.status < 300) {
-          received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") })
-        }
+        const delivery = { headers: request.headers, body: Buffer.concat(chunks).toString("utf8") }
+        requests.push({ ...delivery, status: receiver.status })
+        if (receiver.status >= 200 && receiver.status < 300) received.push(delivery)
         response.writeHead(receiver.status).end()
       })
     })
