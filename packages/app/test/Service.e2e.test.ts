@@ -12,6 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import {
+  companyBody,
   eventually,
   freshDatabase,
   killAll,
@@ -27,46 +28,6 @@ const clientSecret = "e2e-client-secret-do-not-log-0123456789"
 const webhookSecret = "e2e-webhook-signing-secret-4f1d"
 
 afterAll(() => killAll())
-
-/** A valid company registration (owner SSN and document number must never be logged). */
-const companyBody = (overrides: Record<string, unknown>) => ({
-  companyReferenceId: "acme-001",
-  name: "Acme Coffee",
-  emailAddress: "hello@acme.example.com",
-  taxId: "12-3456789",
-  taxIdType: "EIN",
-  streetNumberAndName: "100 Main St",
-  zipCode: "94105",
-  city: "San Francisco",
-  state: "CA",
-  contactNumber: "+14155550199",
-  companyType: "ForProfit",
-  owner: {
-    name: "Ada Lovelace",
-    emailAddress: "ada@acme.example.com",
-    contactNumber: "(415) 555-0100",
-    title: "CEO",
-    documentNumber: "D7654321",
-    documentType: "DriversLicense",
-    ssn: "987-65-4321",
-    dateOfBirth: "1980-12-10",
-    streetNumberAndName: "1 Analytical Way",
-    zipCode: "94105-1234",
-    city: "San Francisco",
-    state: "CA",
-  },
-  employees: [{ name: "Bob", emailAddress: "bob@acme.example.com", contactNumber: "415-555-0101", title: "Cashier" }],
-  locations: [
-    {
-      name: "Main Street Store",
-      streetNumberAndName: "100 Main St",
-      zipCode: "94105",
-      city: "San Francisco",
-      state: "CA",
-    },
-  ],
-  ...overrides,
-})
 
 const json = async (response: Response) => {
   const text = await response.text()

@@ -194,3 +194,43 @@ export const freshDatabase = async (): Promise<{ url: string; drop: () => Promis
     drop: () => runSql(databaseUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   }
 }
+
+/** A valid company registration (owner SSN and document number must never be logged). */
+export const companyBody = (overrides: Record<string, unknown>) => ({
+  companyReferenceId: "acme-001",
+  name: "Acme Coffee",
+  emailAddress: "hello@acme.example.com",
+  taxId: "12-3456789",
+  taxIdType: "EIN",
+  streetNumberAndName: "100 Main St",
+  zipCode: "94105",
+  city: "San Francisco",
+  state: "CA",
+  contactNumber: "+14155550199",
+  companyType: "ForProfit",
+  owner: {
+    name: "Ada Lovelace",
+    emailAddress: "ada@acme.example.com",
+    contactNumber: "(415) 555-0100",
+    title: "CEO",
+    documentNumber: "D7654321",
+    documentType: "DriversLicense",
+    ssn: "987-65-4321",
+    dateOfBirth: "1980-12-10",
+    streetNumberAndName: "1 Analytical Way",
+    zipCode: "94105-1234",
+    city: "San Francisco",
+    state: "CA",
+  },
+  employees: [{ name: "Bob", emailAddress: "bob@acme.example.com", contactNumber: "415-555-0101", title: "Cashier" }],
+  locations: [
+    {
+      name: "Main Street Store",
+      streetNumberAndName: "100 Main St",
+      zipCode: "94105",
+      city: "San Francisco",
+      state: "CA",
+    },
+  ],
+  ...overrides,
+})
