@@ -10,7 +10,7 @@
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Server } from "@partnerpay/adapters-http"
-import { Effect } from "effect"
+import { Cause, Effect } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
 
 export interface HttpOptions {
@@ -44,9 +44,12 @@ export const requestLogging = <E, R>(
         ),
       ),
       Effect.tapCause((cause) =>
-        Effect.logWarning("request failed", cause).pipe(
-          Effect.annotateLogs({ method: request.method, path: pathOf(request.url) }),
-        ),
+        // An interrupted request (client gone, shutdown) is not a failure worth a warning.
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.void
+          : Effect.logWarning("request failed", cause).pipe(
+              Effect.annotateLogs({ method: request.method, path: pathOf(request.url) }),
+            ),
       ),
       Effect.annotateLogs({ requestId }),
     )
