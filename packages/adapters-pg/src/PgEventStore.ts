@@ -51,6 +51,7 @@
  * Errors: every database failure becomes `EventStoreUnavailable` with a short
  * reason (the SQL error is logged, never returned).
  */
+
 import {
   type AppendResult,
   type EventMetadata,
@@ -64,6 +65,7 @@ import {
 import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { SqlError } from "effect/sql/SqlError"
+import { InsideAppendHook } from "./AppendHookScope.ts"
 
 /**
  * Extra work done in the same transaction as an append, after the events are
@@ -257,6 +259,7 @@ export const make = (options: Options = {}): Effect.Effect<EventStore["Service"]
               yield* onAppend(recorded).pipe(
                 Effect.mapError((cause) => ({ _tag: "HookFailed" as const, cause })),
                 Effect.provideService(SqlClient, sql),
+                Effect.provideService(InsideAppendHook, true),
               )
             }
             const last = recorded[recorded.length - 1]

@@ -12,13 +12,15 @@
  * more than the limit. Text comparisons use the "C" collation (byte order),
  * matching JavaScript string comparison for the ASCII keys and ids used.
  *
- * Concurrency: inside a transaction (an append's hook, a unit of work) `get`
- * locks the row (`FOR UPDATE`), so two appends updating the same document
- * queue instead of losing one update. Outside a transaction it is a plain read.
+ * Concurrency: inside an append's hook (see AppendHookScope.ts) `get` locks
+ * the row (`FOR UPDATE`), so two appends updating the same document queue
+ * instead of losing one update. Everywhere else it is a plain read: a use
+ * case reading before it appends must not take locks (nor a transaction id).
  */
 import { type EventStoreUnavailable, type ReadModel, ReadModelStore } from "@partnerpay/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import { InsideAppendHook } from "./AppendHookScope.ts"
 import { unavailable } from "./SqlErrors.ts"
 
 interface Row {
@@ -40,10 +42,13 @@ const toStored = (collection: string, row: Row): ReadModel.StoredDocument => ({
 export const make: Effect.Effect<ReadModelStore["Service"], never, SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient
   const inTransaction = Effect.map(Effect.serviceOption(sql.transactionService), Option.isSome)
+  const lockForHook = Effect.gen(function* () {
+    return (yield* InsideAppendHook) && (yield* inTransaction)
+  })
 
   const get = (collection: string, id: string) =>
     Effect.gen(function* () {
-      const lock = (yield* inTransaction) ? sql.literal("FOR UPDATE") : sql.literal("")
+      const lock = (yield* lockForHook) ? sql.literal("FOR UPDATE") : sql.literal("")
       const rows = yield* sql<Row>`
         SELECT id, partner_id, keys, sort_key, data FROM read_models
         WHERE collection = ${collection} AND id = ${id} ${lock}`

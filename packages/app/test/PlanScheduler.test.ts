@@ -5,7 +5,17 @@
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { PgDatabase } from "@partnerpay/adapters-pg"
-import { CalendarDate, Companies, Consents, EventStore, Ids, Money, PaymentPlans } from "@partnerpay/domain"
+import {
+  CalendarDate,
+  Companies,
+  Consents,
+  Decider,
+  EventStore,
+  Ids,
+  Money,
+  PaymentPlan,
+  PaymentPlans,
+} from "@partnerpay/domain"
 import { Effect, Fiber, Layer } from "effect"
 import * as Domain from "../src/Domain.ts"
 import * as PlanScheduler from "../src/workers/PlanScheduler.ts"
@@ -23,19 +33,8 @@ afterAll(async () => {
 const instance = (url: string) =>
   Domain.layer.pipe(Layer.provideMerge(PgDatabase.layerPostgres(url, { maxConnections: 4 })))
 
-/**
- * BLOCKED (not a scheduler problem): on PostgreSQL `PaymentPlans.create` fails
- * with EventStoreUnavailable, "an append inside a unit of work must come before
- * any other write of its transaction": inside the unit of work it reads the
- * company with `PgReadModelStore.get`, whose `SELECT ... FOR UPDATE` assigns a
- * transaction id before the first append, which `lock_event_positions_until_commit`
- * refuses. Set PARTNERPAY_TEST_PLAN_SCHEDULER=1 to run it meanwhile; enable it
- * unconditionally once adapters-pg fixes that interaction.
- */
-const blocked = process.env.PARTNERPAY_TEST_PLAN_SCHEDULER !== "1"
-
 describe("the payment plan scheduler", () => {
-  it.skipIf(!postgresAvailable || blocked)(
+  it.skipIf(!postgresAvailable)(
     "two instances collect today's instalment of an active plan exactly once",
     async () => {
       const db = await freshDatabase()
@@ -73,7 +72,9 @@ describe("the payment plan scheduler", () => {
         yield* Fiber.interrupt(b)
 
         const events = yield* Effect.provide(
-          Effect.flatMap(EventStore, (store) => store.readStream(paymentPlanId)),
+          Effect.flatMap(EventStore, (store) =>
+            store.readStream(Decider.streamId(PaymentPlan.aggregate, paymentPlanId)),
+          ),
           first,
         )
         return events.filter((event) => event.eventType === "InstalmentCollected")
