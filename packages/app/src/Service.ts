@@ -21,6 +21,7 @@ import * as Domain from "./Domain.ts"
 import * as Http from "./Http.ts"
 import * as Logging from "./Logging.ts"
 import * as Partners from "./Partners.ts"
+import * as SandboxClock from "./SandboxClock.ts"
 import * as SandboxProviders from "./SandboxProviders.ts"
 import * as TokenSecret from "./TokenSecret.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
@@ -41,7 +42,10 @@ export type WorkerRequirements =
 /** The background workers for the environment. */
 export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequirements> => {
   const common = Layer.mergeAll(
-    WebhookDispatcher.layer({ live: config.environment === "production", workerId: `pid-${process.pid}` }),
+    // Retries are scheduled against the database clock: the dispatcher never follows the sandbox clock.
+    SandboxClock.onRealClock(
+      WebhookDispatcher.layer({ live: config.environment === "production", workerId: `pid-${process.pid}` }),
+    ),
     PlanScheduler.layer(),
   )
   return config.environment === "sandbox"
@@ -64,7 +68,10 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Database.healthCheck,
     SandboxProviders.layer(config),
   ).pipe(Layer.provideMerge(core))
-  const http = HttpRouter.serve(Server.Routes, {
+  const sandbox = config.environment === "sandbox"
+  // Sandbox: `POST /Sandbox/Clock/Advance` moves Effect's Clock (hence every "now") for the whole service.
+  const routes = sandbox ? Layer.merge(Server.Routes, SandboxClock.routes) : Server.Routes
+  const http = HttpRouter.serve(routes, {
     ...Http.serveOptions,
     middleware: (effect) => Http.requestLogging(effect),
   }).pipe(Layer.provideMerge(Http.nodeServer({ port: config.port, host: config.host })), Layer.provide(ports))
@@ -78,7 +85,11 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
       yield* Effect.addFinalizer(() => Effect.logInfo("partnerpay shutting down"))
     }),
   )
-  return announce.pipe(Layer.provideMerge(http), Layer.provideMerge(Layer.provide(workers(config), ports)))
+  return announce.pipe(
+    Layer.provideMerge(http),
+    Layer.provideMerge(Layer.provide(workers(config), ports)),
+    Layer.provide(sandbox ? SandboxClock.layer() : Layer.succeed(SandboxClock.SandboxClock, SandboxClock.make())),
+  )
 }
 
 /** Loads the configuration, then runs the service until interrupted. */

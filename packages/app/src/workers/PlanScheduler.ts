@@ -13,7 +13,7 @@
  */
 import { createHash } from "node:crypto"
 import { CalendarDate, PaymentPlans } from "@partnerpay/domain"
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { worker } from "./Polling.ts"
 
@@ -28,7 +28,7 @@ export const layer = (options: { readonly pollMillis?: number } = {}) =>
     options.pollMillis ?? 1000,
     Effect.gen(function* () {
       const sql = yield* SqlClient
-      const due = yield* PaymentPlans.duePlans(CalendarDate.fromEpochMillis(Date.now()), 50)
+      const due = yield* PaymentPlans.duePlans(CalendarDate.fromEpochMillis(yield* Clock.currentTimeMillis), 50)
       let collected = 0
       for (const plan of due) {
         const result = yield* sql

@@ -9,7 +9,7 @@
  * changes nothing).
  */
 import { Companies, Ids } from "@partnerpay/domain"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { worker } from "./Polling.ts"
 
@@ -23,7 +23,7 @@ export const layer = (options: { readonly delayMillis: number }) =>
     Math.min(1000, Math.max(100, Math.floor(options.delayMillis / 4))),
     Effect.gen(function* () {
       const sql = yield* SqlClient
-      const cutoff = new Date(Date.now() - options.delayMillis).toISOString()
+      const cutoff = new Date((yield* Clock.currentTimeMillis) - options.delayMillis).toISOString()
       const due = yield* sql<{ id: string; name: string }>`
         SELECT id, data ->> 'name' AS name FROM read_models
         WHERE collection = 'companies' AND data ->> 'status' = 'Unverified' AND sort_key <= ${cutoff}

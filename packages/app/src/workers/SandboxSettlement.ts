@@ -8,7 +8,7 @@
  * and both use cases change nothing when repeated.
  */
 import { Ids, Money, Payments } from "@partnerpay/domain"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { worker } from "./Polling.ts"
 
@@ -24,7 +24,7 @@ export const layer = (options: { readonly delayMillis: number }) =>
     Math.min(1000, Math.max(100, Math.floor(options.delayMillis / 4))),
     Effect.gen(function* () {
       const sql = yield* SqlClient
-      const cutoff = new Date(Date.now() - options.delayMillis).toISOString()
+      const cutoff = new Date((yield* Clock.currentTimeMillis) - options.delayMillis).toISOString()
       const due = yield* sql<{ id: string; minor_units: string; currency: string }>`
         SELECT id, data -> 'amount' ->> 'minorUnits' AS minor_units, data -> 'amount' ->> 'currency' AS currency
         FROM read_models
