@@ -15,6 +15,7 @@ import type { EventStore, IdGenerator, ReadModelStore, UnitOfWork } from "@partn
 import { Effect, Layer, type Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
+import * as Admin from "./Admin.ts"
 import { type AppConfig, describeDatabase, load } from "./Config.ts"
 import * as Database from "./Database.ts"
 import * as Domain from "./Domain.ts"
@@ -71,7 +72,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   const sandbox = config.environment === "sandbox"
   // Sandbox: `POST /Sandbox/Clock/Advance` moves Effect's Clock (hence every "now") for the whole service.
   const routes = sandbox ? Layer.merge(Server.Routes, SandboxClock.routes) : Server.Routes
-  const http = HttpRouter.serve(routes, {
+  // The operator API (/admin) exists only when PARTNERPAY_ADMIN_TOKEN is set (Admin.ts).
+  const http = HttpRouter.serve(Layer.merge(routes, Admin.routes(config.adminToken)), {
     ...Http.serveOptions,
     middleware: (effect) => Http.requestLogging(effect),
   }).pipe(Layer.provideMerge(Http.nodeServer({ port: config.port, host: config.host })), Layer.provide(ports))

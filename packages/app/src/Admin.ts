@@ -1,0 +1,250 @@
+/**
+ * The operator API under `/admin`: partner onboarding (create, rotate the
+ * client secret, set the webhook) and webhook delivery inspection and
+ * redelivery. Plain `HttpRouter` routes added to the service's server, NOT
+ * part of the partner `HttpApi` (so /openapi.json never lists them).
+ *
+ * - Enabled only when PARTNERPAY_ADMIN_TOKEN is set; otherwise no /admin
+ *   route exists and every /admin path is the router's 404 problem.
+ * - Authentication: `Authorization: Bearer <admin token>`, compared in
+ *   constant time (`timingSafeEqual` on the SHA-256 digests, so lengths leak
+ *   nothing either). Missing or wrong -> 401 problem.
+ * - Errors are `application/problem+json` problems like the partner API's
+ *   (400 malformed body/query, 401, 404 unknown partner or delivery, 409
+ *   redelivering a row still pending, 422 invalid field values, 503 database).
+ * - Secrets: a client secret is shown once (create, rotate); a webhook
+ *   signing secret is never returned; delivery listings carry no payload.
+ *
+ * The operations themselves (`Operations`) are shared with the CLI.
+ */
+import { createHash, timingSafeEqual } from "node:crypto"
+import { Problem } from "@partnerpay/adapters-http"
+import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
+import { Cause, type Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { SqlClient } from "effect/sql/SqlClient"
+import * as Operations from "./Operations.ts"
+
+/** What the admin routes use (provided by the service's ports). */
+export type AdminRequirements = PgOutbox.OutboxDispatch | PgPartnerCredentials.Partners | SqlClient
+
+/** Every admin path starts with this. */
+export const prefix = "/admin"
+
+const digest = (value: string): Buffer => createHash("sha256").update(value, "utf8").digest()
+
+/** Constant-time check of an `Authorization` header value against the admin token. */
+export const isAuthorized = (header: string | undefined, token: Redacted.Redacted<string>): boolean => {
+  const match = header === undefined ? null : /^Bearer[ ]+(\S+)\s*$/i.exec(header)
+  const given = match?.[1] ?? ""
+  // Always compare (even when the header is missing) so timing says nothing about the token.
+  const equal = timingSafeEqual(digest(given), digest(Redacted.value(token)))
+  return match !== null && equal
+}
+
+const validation = (errors: ReadonlyArray<Problem.FieldError>) =>
+  new Problem.ValidationProblem({
+    detail: `The request has ${errors.length} invalid field(s).`,
+    code: "VALIDATION_FAILED",
+    errors: [...errors],
+  })
+
+const badRequest = (field: string, message: string) =>
+  new Problem.BadRequest({
+    detail: "The request has an invalid value.",
+    code: "BAD_REQUEST",
+    errors: [{ field, message }],
+  })
+
+/** The operation errors as problems. */
+const toProblem = (error: Operations.OperationError): Problem.Problem => {
+  switch (error._tag) {
+    case "InvalidInput":
+      return validation(error.issues)
+    case "NotFound":
+      return new Problem.ResourceNotFound({ detail: `${error.entity} not found.`, code: "NOT_FOUND" })
+    case "DeliveryInProgress":
+      return new Problem.IllegalTransitionProblem({
+        detail: `Delivery is ${error.status}: it is already queued for delivery.`,
+        code: "ILLEGAL_TRANSITION",
+        state: error.status,
+      })
+    case "EventStoreUnavailable":
+      return new Problem.ServiceUnavailable({
+        detail: "The service is temporarily unavailable; retry later.",
+        code: "SERVICE_UNAVAILABLE",
+      })
+  }
+}
+
+/** Reads the JSON body as an object; malformed -> 400. */
+const jsonBody = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const body = yield* request.json.pipe(Effect.mapError(() => badRequest("body", "must be a JSON object")))
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return yield* Effect.fail(badRequest("body", "must be a JSON object"))
+  }
+  return body as Readonly<Record<string, unknown>>
+})
+
+const stringField = (body: Readonly<Record<string, unknown>>, field: string) =>
+  typeof body[field] === "string"
+    ? Effect.succeed(body[field] as string)
+    : Effect.fail(badRequest(field, "must be a string"))
+
+const json = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
+
+const searchParams = Effect.map(
+  HttpServerRequest.HttpServerRequest,
+  (request) => new URL(request.url, "http://admin.invalid").searchParams,
+)
+
+const routeParam = (name: string) => Effect.map(HttpRouter.params, (params) => params[name] ?? "")
+
+/**
+ * Wraps an admin handler: correlation id, authentication, problem rendering.
+ * Every failure (including defects) becomes a problem; nothing internal leaks.
+ */
+const guarded =
+  (token: Redacted.Redacted<string>, context: Context.Context<AdminRequirements>) =>
+  (
+    handler: Effect.Effect<
+      HttpServerResponse.HttpServerResponse,
+      Problem.Problem | Operations.OperationError,
+      AdminRequirements | HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext
+    >,
+  ): Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    never,
+    HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext
+  > =>
+    Effect.gen(function* () {
+      const correlationId = crypto.randomUUID()
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (!isAuthorized(request.headers.authorization, token)) {
+        return yield* Problem.toResponse(
+          Problem.unauthorized("A valid operator bearer token is required."),
+          correlationId,
+        )
+      }
+      return yield* handler.pipe(
+        Effect.provide(context),
+        Effect.catchCause((cause) => {
+          const failure = Problem.squashCause(cause)
+          if (Option.isSome(failure) && Problem.isProblem(failure.value)) {
+            return Problem.toResponse(failure.value, correlationId)
+          }
+          if (Option.isSome(failure) && Operations.isOperationError(failure.value)) {
+            return Problem.toResponse(toProblem(failure.value), correlationId)
+          }
+          return Effect.logError("admin request failed", Cause.pretty(cause)).pipe(
+            Effect.annotateLogs({ correlationId }),
+            Effect.andThen(Problem.toResponse(Problem.internalError(), correlationId)),
+          )
+        }),
+        Effect.map(HttpServerResponse.setHeader("x-correlation-id", correlationId)),
+        Effect.map(HttpServerResponse.setHeader("cache-control", "no-store")),
+      )
+    })
+
+const Status = Schema.Literals(Operations.deliveryStatuses)
+
+/** The admin routes, or no route at all when no admin token is configured. */
+export const routes = (
+  adminToken: Option.Option<Redacted.Redacted<string>>,
+): Layer.Layer<never, never, HttpRouter.HttpRouter | AdminRequirements> => {
+  if (Option.isNone(adminToken)) return Layer.empty
+  const token = adminToken.value
+  return Layer.unwrap(
+    Effect.map(Effect.context<AdminRequirements>(), (context) => {
+      const guard = guarded(token, context)
+      return HttpRouter.addAll([
+        HttpRouter.route(
+          "POST",
+          `${prefix}/partners`,
+          guard(
+            Effect.gen(function* () {
+              const body = yield* jsonBody
+              const name = yield* stringField(body, "name")
+              const created = yield* Operations.createPartner({ name })
+              return json(Operations.encodeCreated(created), 201)
+            }),
+          ),
+        ),
+        HttpRouter.route(
+          "PUT",
+          `${prefix}/partners/:partnerId/webhook`,
+          guard(
+            Effect.gen(function* () {
+              const partnerId = yield* routeParam("partnerId")
+              const body = yield* jsonBody
+              const url = yield* stringField(body, "url")
+              const signingSecret = yield* stringField(body, "signingSecret")
+              const result = yield* Operations.setWebhook({
+                partnerId,
+                url,
+                signingSecret: Redacted.make(signingSecret),
+              })
+              return json(result)
+            }),
+          ),
+        ),
+        HttpRouter.route(
+          "POST",
+          `${prefix}/partners/:partnerId/rotate-secret`,
+          guard(
+            Effect.gen(function* () {
+              const partnerId = yield* routeParam("partnerId")
+              const rotated = yield* Operations.rotateSecret(partnerId)
+              return json(Operations.encodeCreated(rotated))
+            }),
+          ),
+        ),
+        HttpRouter.route(
+          "GET",
+          `${prefix}/webhooks/deliveries`,
+          guard(
+            Effect.gen(function* () {
+              const params = yield* searchParams
+              const rawStatus = params.get("status")
+              const rawLimit = params.get("limit")
+              let status: Operations.DeliveryStatus | undefined
+              if (rawStatus !== null && rawStatus !== "") {
+                const decoded = Schema.decodeUnknownOption(Status)(rawStatus)
+                if (Option.isNone(decoded)) {
+                  return yield* Effect.fail(
+                    badRequest("query.status", `must be one of ${Operations.deliveryStatuses.join(", ")}`),
+                  )
+                }
+                status = decoded.value
+              }
+              let limit = Operations.defaultDeliveryLimit
+              if (rawLimit !== null && rawLimit !== "") {
+                const value = Number(rawLimit)
+                if (!/^\d+$/.test(rawLimit) || value < 1 || value > Operations.maxDeliveryLimit) {
+                  return yield* Effect.fail(
+                    badRequest("query.limit", `must be an integer between 1 and ${Operations.maxDeliveryLimit}`),
+                  )
+                }
+                limit = value
+              }
+              const deliveries = yield* Operations.listDeliveries(status === undefined ? { limit } : { status, limit })
+              return json({ data: deliveries.map(Operations.encodeDelivery) })
+            }),
+          ),
+        ),
+        HttpRouter.route(
+          "POST",
+          `${prefix}/webhooks/deliveries/:id/redeliver`,
+          guard(
+            Effect.gen(function* () {
+              const id = yield* routeParam("id")
+              yield* Operations.redeliver(id)
+              return json({ id, status: "pending" }, 202)
+            }),
+          ),
+        ),
+      ])
+    }),
+  )
+}

@@ -1,0 +1,162 @@
+/**
+ * Operator operations, shared by the operator API (`Admin.ts`) and the CLI
+ * (`Cli.ts`): create a partner, rotate its client secret, set its webhook,
+ * list and redeliver webhook deliveries. They validate their plain inputs and
+ * use the adapters-pg services (`Partners`, `OutboxDispatch`) plus two small
+ * reads of their tables.
+ *
+ * Decisions:
+ * - a partner name is 1..200 characters (trimmed);
+ * - a webhook URL is an absolute http(s) URL; the signing secret is 1..500
+ *   characters (it is needed to sign, so it is stored readable; see
+ *   PgPartnerCredentials) and is never returned;
+ * - an id that is not a UUID names no partner (404, not a database error);
+ * - redelivering a delivery that is still pending or delivering is refused
+ *   (409): it is already queued.
+ */
+import { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
+import { EventStoreUnavailable, Ids } from "@partnerpay/domain"
+import { DateTime, Effect, Redacted, Schema } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+
+/** A request field value the operation refuses. */
+export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
+  issues: Schema.Array(Schema.Struct({ field: Schema.String, message: Schema.String })),
+}) {}
+
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { entity: Schema.String }) {}
+
+export class DeliveryInProgress extends Schema.TaggedError<DeliveryInProgress>()("DeliveryInProgress", {
+  status: Schema.String,
+}) {}
+
+export type OperationError = InvalidInput | NotFound | DeliveryInProgress | EventStoreUnavailable
+
+export const isOperationError = (u: unknown): u is OperationError =>
+  u instanceof InvalidInput ||
+  u instanceof NotFound ||
+  u instanceof DeliveryInProgress ||
+  u instanceof EventStoreUnavailable
+
+export const deliveryStatuses = ["pending", "delivering", "delivered", "failed"] as const
+export type DeliveryStatus = (typeof deliveryStatuses)[number]
+export const defaultDeliveryLimit = 20
+export const maxDeliveryLimit = 100
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const partnerIdOf = (raw: string): Effect.Effect<Ids.PartnerId, NotFound> =>
+  uuid.test(raw)
+    ? Effect.succeed(Ids.PartnerId.make(raw.toLowerCase()))
+    : Effect.fail(new NotFound({ entity: "Partner" }))
+
+const toNotFound = <A, R>(
+  effect: Effect.Effect<A, { readonly _tag: "NotFound" } | EventStoreUnavailable, R>,
+): Effect.Effect<A, NotFound | EventStoreUnavailable, R> =>
+  Effect.catchTag(effect, "NotFound", () => Effect.fail(new NotFound({ entity: "Partner" })))
+
+const isHttpUrl = (raw: string): boolean => {
+  try {
+    const url = new URL(raw)
+    return url.protocol === "http:" || url.protocol === "https:"
+  } catch {
+    return false
+  }
+}
+
+export interface PartnerCredentialsShown {
+  readonly partnerId: Ids.PartnerId
+  readonly clientId: string
+  /** Shown once. */
+  readonly clientSecret: Redacted.Redacted<string>
+}
+
+/** The wire form of new credentials (the only place a client secret is revealed). */
+export const encodeCreated = (created: PartnerCredentialsShown) => ({
+  partnerId: created.partnerId,
+  clientId: created.clientId,
+  clientSecret: Redacted.value(created.clientSecret),
+})
+
+/** A new partner with a fresh ClientId and ClientSecret. */
+export const createPartner = Effect.fn("Operations.createPartner")(function* (input: { readonly name: string }) {
+  const name = input.name.trim()
+  if (name.length === 0 || name.length > 200) {
+    return yield* new InvalidInput({ issues: [{ field: "name", message: "must be 1 to 200 characters" }] })
+  }
+  const partners = yield* PgPartnerCredentials.Partners
+  const created: PartnerCredentialsShown = yield* partners.create({ name })
+  return created
+})
+
+/** A new ClientSecret for the partner; the old one stops working at once. */
+export const rotateSecret = Effect.fn("Operations.rotateSecret")(function* (rawPartnerId: string) {
+  const partnerId = yield* partnerIdOf(rawPartnerId)
+  const partners = yield* PgPartnerCredentials.Partners
+  const clientSecret = yield* toNotFound(partners.rotateSecret(partnerId))
+  const sql = yield* SqlClient
+  const rows = yield* sql<{
+    client_id: string
+  }>`SELECT client_id FROM partners WHERE partner_id = ${partnerId}::uuid`.pipe(
+    Effect.mapError((error) => new EventStoreUnavailable({ reason: `partners read: ${error.message}` })),
+  )
+  const row = rows[0]
+  if (row === undefined) return yield* new NotFound({ entity: "Partner" })
+  const shown: PartnerCredentialsShown = { partnerId, clientId: row.client_id, clientSecret }
+  return shown
+})
+
+/** Sets the partner's webhook endpoint and signing secret (the secret is never returned). */
+export const setWebhook = Effect.fn("Operations.setWebhook")(function* (input: {
+  readonly partnerId: string
+  readonly url: string
+  readonly signingSecret: Redacted.Redacted<string>
+}) {
+  const url = input.url.trim()
+  const secret = Redacted.value(input.signingSecret)
+  const issues: Array<{ field: string; message: string }> = []
+  if (!isHttpUrl(url)) issues.push({ field: "url", message: "must be an absolute http:// or https:// URL" })
+  if (secret.length === 0 || secret.length > 500) {
+    issues.push({ field: "signingSecret", message: "must be 1 to 500 characters" })
+  }
+  const partnerId = yield* partnerIdOf(input.partnerId)
+  if (issues.length > 0) return yield* new InvalidInput({ issues })
+  const partners = yield* PgPartnerCredentials.Partners
+  yield* toNotFound(partners.setWebhook(partnerId, { url, signingSecret: input.signingSecret }))
+  return { partnerId, url }
+})
+
+/** Recent deliveries, newest first; no payload, no secret. */
+export const listDeliveries = Effect.fn("Operations.listDeliveries")(function* (options: {
+  readonly status?: DeliveryStatus
+  readonly limit: number
+}) {
+  const dispatch = yield* PgOutbox.OutboxDispatch
+  return yield* dispatch.list(options)
+})
+
+/** The wire form of a delivery (the notification's data is left out: it is partner data, not needed to operate). */
+export const encodeDelivery = (entry: PgOutbox.OutboxEntry) => ({
+  id: entry.id,
+  partnerId: entry.partnerId,
+  eventType: entry.eventType,
+  status: entry.status,
+  attempts: entry.attempts,
+  lastError: entry.lastError,
+  nextAttemptAt: entry.status === "pending" ? DateTime.formatIso(entry.nextAttemptAt) : null,
+  createdAt: DateTime.formatIso(entry.createdAt),
+  deliveredAt: entry.deliveredAt === null ? null : DateTime.formatIso(entry.deliveredAt),
+})
+
+/** Puts a failed or delivered delivery back in the queue, due now. */
+export const redeliver = Effect.fn("Operations.redeliver")(function* (id: string) {
+  const dispatch = yield* PgOutbox.OutboxDispatch
+  if (yield* dispatch.redeliver(id)) return
+  const sql = yield* SqlClient
+  const rows = yield* sql<{ status: string }>`SELECT status FROM outbox WHERE id = ${id}`.pipe(
+    Effect.mapError((error) => new EventStoreUnavailable({ reason: `outbox read: ${error.message}` })),
+  )
+  const row = rows[0]
+  if (row === undefined) return yield* new NotFound({ entity: "Delivery" })
+  return yield* new DeliveryInProgress({ status: row.status })
+})
