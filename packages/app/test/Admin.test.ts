@@ -1,0 +1,211 @@
+/**
+ * The operator API (/admin): off without PARTNERPAY_ADMIN_TOKEN, bearer
+ * authentication, each operation's answer, secret rotation, and absence from
+ * the partner OpenAPI document. The whole service (`Service.makeLayer`) runs
+ * in-process on a fresh PostgreSQL database (skipped loudly without a server,
+ * failing with CI=true; see support.ts).
+ */
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import { HttpServer } from "effect/http"
+import { isAuthorized } from "../src/Admin.ts"
+import * as AppConfig from "../src/Config.ts"
+import * as Logging from "../src/Logging.ts"
+import * as Service from "../src/Service.ts"
+import { companyBody, eventually, freshDatabase, postgresAvailable, startReceiver } from "./support.ts"
+
+const adminToken = "operator-token-0123456789abcdefghijklmnop"
+const cleanups: Array<() => Promise<void>> = []
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup()
+})
+
+/** Runs the service in-process on a fresh database; returns its base URL. */
+const startInProcess = async (extra: Partial<Record<AppConfig.Variable, string>>) => {
+  const db = await freshDatabase()
+  cleanups.push(db.drop)
+  const config = await Effect.runPromise(
+    AppConfig.fromRecord({ DATABASE_URL: db.url, PORT: "0", PARTNERPAY_KYB_DELAY_MS: "0", ...extra }),
+  )
+  const runtime = ManagedRuntime.make(
+    Service.makeLayer(config, Redacted.make("t".repeat(48))).pipe(Layer.provide(Logging.layer("None"))),
+  )
+  cleanups.push(() => runtime.dispose())
+  return await runtime.runPromise(
+    Effect.map(HttpServer.HttpServer, (server) => HttpServer.formatAddress(server.address)),
+  )
+}
+
+const call = async (
+  base: string,
+  method: string,
+  path: string,
+  options: { token?: string | undefined; body?: unknown } = {},
+) => {
+  const headers: Record<string, string> = {}
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+  if (options.body !== undefined) headers["content-type"] = "application/json"
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  })
+  const text = await response.text()
+  return {
+    status: response.status,
+    headers: response.headers,
+    // biome-ignore lint/suspicious/noExplicitAny: test reads of JSON answers
+    body: (text === "" ? undefined : JSON.parse(text)) as Record<string, any>,
+  }
+}
+
+const admin = (base: string, method: string, path: string, body?: unknown) =>
+  call(base, method, `/admin${path}`, { token: adminToken, body })
+
+const tokenStatus = async (base: string, clientId: string, clientSecret: string) =>
+  (await call(base, "POST", "/auth/token", { body: { ClientId: clientId, ClientSecret: clientSecret } })).status
+
+describe("the admin token check", () => {
+  const token = Redacted.make(adminToken)
+  it("accepts exactly `Bearer <token>`", () => {
+    assert.isTrue(isAuthorized(`Bearer ${adminToken}`, token))
+    assert.isTrue(isAuthorized(`bearer ${adminToken}`, token))
+    assert.isFalse(isAuthorized(undefined, token))
+    assert.isFalse(isAuthorized(adminToken, token))
+    assert.isFalse(isAuthorized(`Bearer ${adminToken}x`, token))
+    assert.isFalse(isAuthorized(`Bearer ${adminToken.slice(0, -1)}`, token))
+    assert.isFalse(isAuthorized("Bearer ", token))
+  })
+})
+
+describe.skipIf(!postgresAvailable)("the operator API", () => {
+  it("does not exist without PARTNERPAY_ADMIN_TOKEN: every /admin path is 404", { timeout: 30_000 }, async () => {
+    const base = await startInProcess({})
+    for (const [method, path] of [
+      ["POST", "/admin/partners"],
+      ["GET", "/admin/webhooks/deliveries"],
+      ["POST", "/admin/partners/0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b/rotate-secret"],
+    ] as const) {
+      const answer = await call(base, method, path, { token: adminToken, body: method === "GET" ? undefined : {} })
+      assert.strictEqual(answer.status, 404, `${method} ${path}`)
+      assert.strictEqual(answer.headers.get("content-type"), "application/problem+json")
+    }
+  })
+
+  it("serves every operation to the operator only", { timeout: 45_000 }, async () => {
+    const receiver = await startReceiver()
+    cleanups.push(receiver.close)
+    const base = await startInProcess({ PARTNERPAY_ADMIN_TOKEN: adminToken })
+
+    // Authentication: missing or wrong token -> 401 problem.
+    const missing = await call(base, "POST", "/admin/partners", { body: { name: "Acme" } })
+    assert.strictEqual(missing.status, 401)
+    assert.strictEqual(missing.headers.get("content-type"), "application/problem+json")
+    assert.strictEqual(missing.headers.get("www-authenticate"), "Bearer")
+    const wrong = await call(base, "GET", "/admin/webhooks/deliveries", { token: `${adminToken}-wrong` })
+    assert.strictEqual(wrong.status, 401)
+    assert.strictEqual(wrong.body.code, "UNAUTHORIZED")
+
+    // Not part of the partner OpenAPI document.
+    const openapi = await call(base, "GET", "/openapi.json")
+    assert.strictEqual(openapi.status, 200)
+    const paths = Object.keys(openapi.body.paths as object)
+    assert.isAbove(paths.length, 5)
+    assert.deepStrictEqual(
+      paths.filter((path) => path.toLowerCase().startsWith("/admin")),
+      [],
+    )
+
+    // Create: the secret is shown once, and it works.
+    const created = await admin(base, "POST", "/partners", { name: "Acme Payroll" })
+    assert.strictEqual(created.status, 201)
+    assert.deepStrictEqual(Object.keys(created.body).sort(), ["clientId", "clientSecret", "partnerId"])
+    const { partnerId, clientId, clientSecret } = created.body as Record<string, string>
+    assert.match(partnerId!, /^[0-9a-f-]{36}$/)
+    assert.strictEqual(await tokenStatus(base, clientId!, clientSecret!), 200)
+    const unnamed = await admin(base, "POST", "/partners", { name: "  " })
+    assert.strictEqual(unnamed.status, 422)
+    assert.deepStrictEqual(
+      unnamed.body.errors.map((error: { field: string }) => error.field),
+      ["name"],
+    )
+    const malformed = await admin(base, "POST", "/partners", { nom: "x" })
+    assert.strictEqual(malformed.status, 400)
+
+    // Webhook: the signing secret is never echoed.
+    const webhook = await admin(base, "PUT", `/partners/${partnerId}/webhook`, {
+      url: receiver.url,
+      signingSecret: "whsec-admin-test",
+    })
+    assert.strictEqual(webhook.status, 200)
+    assert.deepStrictEqual(webhook.body, { partnerId, url: receiver.url })
+    const badWebhook = await admin(base, "PUT", `/partners/${partnerId}/webhook`, { url: "ftp://x", signingSecret: "" })
+    assert.strictEqual(badWebhook.status, 422)
+    assert.deepStrictEqual(
+      badWebhook.body.errors.map((error: { field: string }) => error.field),
+      ["url", "signingSecret"],
+    )
+    const unknownPartner = await admin(base, "PUT", "/partners/0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b/webhook", {
+      url: receiver.url,
+      signingSecret: "s",
+    })
+    assert.strictEqual(unknownPartner.status, 404)
+    assert.strictEqual((await admin(base, "POST", "/partners/not-a-uuid/rotate-secret")).status, 404)
+
+    // Rotation: the old secret stops working, the new one works.
+    const rotated = await admin(base, "POST", `/partners/${partnerId}/rotate-secret`)
+    assert.strictEqual(rotated.status, 200)
+    assert.deepStrictEqual(Object.keys(rotated.body).sort(), ["clientId", "clientSecret", "partnerId"])
+    assert.strictEqual(rotated.body.clientId, clientId)
+    assert.notStrictEqual(rotated.body.clientSecret, clientSecret)
+    assert.strictEqual(await tokenStatus(base, clientId!, clientSecret!), 401)
+    assert.strictEqual(await tokenStatus(base, clientId!, rotated.body.clientSecret), 200)
+
+    // A delivery: register a company; the sandbox KYB decides at once and the partner is notified.
+    const token = await call(base, "POST", "/auth/token", {
+      body: { ClientId: clientId, ClientSecret: rotated.body.clientSecret },
+    })
+    const company = await call(base, "POST", "/Company/Create", {
+      token: token.body.AccessToken,
+      body: companyBody({ companyReferenceId: "admin-1" }),
+    })
+    assert.strictEqual(company.status, 200, JSON.stringify(company.body))
+    await eventually(() => (receiver.received.length > 0 ? true : undefined))
+    let resolved = await admin(base, "GET", "/webhooks/deliveries?status=delivered&limit=10")
+    for (let i = 0; i < 100 && resolved.body.data.length === 0; i++) {
+      await new Promise((done) => setTimeout(done, 100))
+      resolved = await admin(base, "GET", "/webhooks/deliveries?status=delivered&limit=10")
+    }
+    assert.strictEqual(resolved.status, 200)
+    const entry = resolved.body.data[0]
+    assert.deepStrictEqual(Object.keys(entry).sort(), [
+      "attempts",
+      "createdAt",
+      "deliveredAt",
+      "eventType",
+      "id",
+      "lastError",
+      "nextAttemptAt",
+      "partnerId",
+      "status",
+    ])
+    assert.strictEqual(entry.partnerId, partnerId)
+    assert.strictEqual(entry.eventType, "COMPANY_VERIFICATION_STATUS_CHANGED")
+    assert.strictEqual(entry.status, "delivered")
+    assert.strictEqual(entry.attempts, 1)
+    assert.notInclude(JSON.stringify(resolved.body), "whsec-admin-test")
+    assert.strictEqual((await admin(base, "GET", "/webhooks/deliveries?status=lost")).status, 400)
+    assert.strictEqual((await admin(base, "GET", "/webhooks/deliveries?limit=0")).status, 400)
+
+    // Redelivery: queued again and delivered again with the same event id.
+    const redelivered = await admin(base, "POST", `/webhooks/deliveries/${entry.id}/redeliver`)
+    assert.strictEqual(redelivered.status, 202)
+    assert.deepStrictEqual(redelivered.body, { id: entry.id, status: "pending" })
+    await eventually(() =>
+      receiver.received.filter((hook) => hook.headers["x-partnerpay-event-id"] === entry.id).length >= 2
+        ? true
+        : undefined,
+    )
+    assert.strictEqual((await admin(base, "POST", "/webhooks/deliveries/no-such-delivery/redeliver")).status, 404)
+  })
+})
