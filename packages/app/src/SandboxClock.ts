@@ -27,6 +27,7 @@
  *   (exactly one; a whole number, 1 .. 400 days) -> `{ now, offsetSeconds }`.
  */
 import { Problem, Tokens } from "@partnerpay/adapters-http"
+import type { Ids } from "@partnerpay/domain"
 import { Clock, Context, type Duration, Effect, Layer, Option } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 
@@ -121,13 +122,46 @@ export const parseAdvance = (body: unknown): { seconds: number } | { errors: Arr
 
 const json = (body: unknown) => HttpServerResponse.jsonUnsafe(body)
 
-const problem = (value: Problem.Problem) => Problem.toResponse(value, crypto.randomUUID())
+/** Renders a problem with a fresh correlation id (these routes are outside the API's ProblemHandling). */
+export const problem = (value: Problem.Problem) => Problem.toResponse(value, crypto.randomUUID())
 
 const bearerOf = (request: HttpServerRequest.HttpServerRequest): string => {
   const header = request.headers.authorization ?? ""
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
   return match === null ? "" : match[1]!
 }
+
+/** Runs `then` with the partner a bearer token proves; a 401 problem without one, 403 for a customer token. */
+export const asPartner = (
+  tokens: Tokens["Service"],
+  request: HttpServerRequest.HttpServerRequest,
+  then: (partnerId: Ids.PartnerId) => Effect.Effect<HttpServerResponse.HttpServerResponse>,
+) =>
+  tokens.verify(bearerOf(request)).pipe(
+    Effect.matchEffect({
+      onFailure: () => problem(Problem.unauthorized()),
+      onSuccess: (caller) =>
+        caller._tag === "Partner"
+          ? then(caller.partnerId)
+          : problem(Problem.forbidden("Sandbox operations are partner operations; a customer token cannot use them.")),
+    }),
+  )
+
+/** The JSON body, or a 400 problem. */
+export const jsonBody = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.option(request.json).pipe(
+    Effect.flatMap((body) =>
+      Option.isSome(body)
+        ? Effect.succeed(body.value as unknown)
+        : Effect.fail(
+            new Problem.BadRequest({
+              detail: "The request body must be JSON.",
+              code: "BAD_REQUEST",
+              errors: [{ field: "", message: "is not valid JSON" }],
+            }),
+          ),
+    ),
+  )
 
 /** `GET /Sandbox/Clock` and `POST /Sandbox/Clock/Advance` (sandbox only: add this layer in the sandbox). */
 export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens | SandboxClock> = HttpRouter.use(
@@ -141,36 +175,12 @@ export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens | 
         offsetSeconds: Math.floor(offset / 1000),
       })
     })
-    /** Runs `then` for a partner caller; 401 / 403 problems otherwise. */
-    const asPartner = (
-      request: HttpServerRequest.HttpServerRequest,
-      then: Effect.Effect<HttpServerResponse.HttpServerResponse>,
-    ) =>
-      tokens.verify(bearerOf(request)).pipe(
-        Effect.matchEffect({
-          onFailure: () => problem(Problem.unauthorized()),
-          onSuccess: (caller) =>
-            caller._tag === "Partner"
-              ? then
-              : problem(Problem.forbidden("The sandbox clock is a partner operation; a customer token cannot use it.")),
-        }),
-      )
-    yield* router.add("GET", "/Sandbox/Clock", (request) => asPartner(request, answer))
+    yield* router.add("GET", "/Sandbox/Clock", (request) => asPartner(tokens, request, () => answer))
     yield* router.add("POST", "/Sandbox/Clock/Advance", (request) =>
-      asPartner(
-        request,
+      asPartner(tokens, request, () =>
         Effect.gen(function* () {
-          const body = yield* Effect.option(request.json)
-          if (Option.isNone(body)) {
-            return yield* problem(
-              new Problem.BadRequest({
-                detail: "The request body must be JSON.",
-                code: "BAD_REQUEST",
-                errors: [{ field: "", message: "is not valid JSON" }],
-              }),
-            )
-          }
-          const parsed = parseAdvance(body.value)
+          const body = yield* jsonBody(request)
+          const parsed = parseAdvance(body)
           if ("errors" in parsed) {
             return yield* problem(
               new Problem.ValidationProblem({
@@ -183,7 +193,7 @@ export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens | 
           yield* sandbox.advance(parsed.seconds * 1000)
           yield* Effect.logInfo("sandbox clock advanced", { seconds: parsed.seconds })
           return yield* answer
-        }),
+        }).pipe(Effect.catch(problem)),
       ),
     )
   }),

@@ -22,6 +22,7 @@ import * as Domain from "./Domain.ts"
 import * as Http from "./Http.ts"
 import * as Logging from "./Logging.ts"
 import * as Partners from "./Partners.ts"
+import * as SandboxCards from "./SandboxCards.ts"
 import * as SandboxClock from "./SandboxClock.ts"
 import * as SandboxProviders from "./SandboxProviders.ts"
 import * as TokenSecret from "./TokenSecret.ts"
@@ -71,7 +72,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   ).pipe(Layer.provideMerge(core))
   const sandbox = config.environment === "sandbox"
   // Sandbox: `POST /Sandbox/Clock/Advance` moves Effect's Clock (hence every "now") for the whole service.
-  const routes = sandbox ? Layer.merge(Server.Routes, SandboxClock.routes) : Server.Routes
+  // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts).
+  const routes = sandbox ? Layer.mergeAll(Server.Routes, SandboxClock.routes, SandboxCards.routes) : Server.Routes
   // The operator API (/admin) exists only when PARTNERPAY_ADMIN_TOKEN is set (Admin.ts).
   const http = HttpRouter.serve(Layer.merge(routes, Admin.routes(config.adminToken)), {
     ...Http.serveOptions,

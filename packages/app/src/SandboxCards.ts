@@ -1,0 +1,82 @@
+/**
+ * Sandbox test cards. The interface has no operation to save a card (card
+ * details never pass through partnerpay: the card processor integration saves
+ * them), so a sandbox client cannot otherwise see anything in
+ * `GET /Payment/CardPaymentMethods/{registrationId}`.
+ *
+ * `POST /Sandbox/CardPaymentMethods` (sandbox only, partner token; not in the
+ * OpenAPI document) with `{ "registrationId": "<uuid>", "brand"?: "visa",
+ * "last4"?: "4242" }` saves a test card for one of the partner's customers
+ * through `CustomerPreferences.saveCardPaymentMethod` and answers it:
+ * `{ id, type: "card", brand, last4, expMonth: 12, expYear: <this year + 3> }`.
+ * Another partner's or an unknown customer: 404.
+ */
+import { Problem, Tokens } from "@partnerpay/adapters-http"
+import { CustomerPreferences, type EventStore, type IdGenerator, Ids, type UnitOfWork } from "@partnerpay/domain"
+import { Clock, Effect, type Layer, Schema } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { asPartner, jsonBody, problem } from "./SandboxClock.ts"
+
+/** Validates the body; the card to save, or every bad field. */
+export const parseCard = (
+  body: unknown,
+  year: number,
+):
+  | {
+      readonly registrationId: Ids.RegistrationId
+      readonly card: { type: string; brand: string; last4: string; expMonth: number; expYear: number }
+    }
+  | { readonly errors: Array<Problem.FieldError> } => {
+  const record =
+    typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
+  const errors: Array<Problem.FieldError> = []
+  const registrationId = Schema.decodeUnknownOption(Ids.RegistrationId)(record.registrationId)
+  if (registrationId._tag === "None")
+    errors.push({ field: "registrationId", message: "must be a registration id (uuid)" })
+  const brand = record.brand ?? "visa"
+  if (typeof brand !== "string" || brand.trim() === "" || brand.length > 32) {
+    errors.push({ field: "brand", message: "must be a brand name of 1 to 32 characters" })
+  }
+  const last4 = record.last4 ?? "4242"
+  if (typeof last4 !== "string" || !/^\d{4}$/.test(last4)) {
+    errors.push({ field: "last4", message: "must be exactly 4 digits" })
+  }
+  if (errors.length > 0 || registrationId._tag === "None") return { errors }
+  return {
+    registrationId: registrationId.value,
+    card: { type: "card", brand: brand as string, last4: last4 as string, expMonth: 12, expYear: year + 3 },
+  }
+}
+
+export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens | EventStore | IdGenerator | UnitOfWork> =
+  HttpRouter.use(
+    Effect.fnUntraced(function* (router) {
+      const tokens = yield* Tokens
+      const context = yield* Effect.context<EventStore | IdGenerator | UnitOfWork>()
+      yield* router.add("POST", "/Sandbox/CardPaymentMethods", (request) =>
+        asPartner(tokens, request, (partnerId) =>
+          Effect.gen(function* () {
+            const body = yield* jsonBody(request)
+            const now = yield* Clock.currentTimeMillis
+            const parsed = parseCard(body, new Date(now).getUTCFullYear())
+            if ("errors" in parsed) {
+              return yield* problem(
+                new Problem.ValidationProblem({
+                  detail: "The test card is not valid.",
+                  code: "VALIDATION_FAILED",
+                  errors: parsed.errors,
+                }),
+              )
+            }
+            const method = { id: `card_sandbox_${crypto.randomUUID().slice(0, 8)}`, ...parsed.card }
+            yield* CustomerPreferences.saveCardPaymentMethod(partnerId, parsed.registrationId, method as never).pipe(
+              Effect.mapError((error) =>
+                Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
+              ),
+            )
+            return HttpServerResponse.jsonUnsafe(method)
+          }).pipe(Effect.provideContext(context), Effect.catch(problem)),
+        ),
+      )
+    }),
+  )
