@@ -6,7 +6,7 @@
  * 100 events by 8 writers, each beside a baseline of plain INSERT transactions
  * into a table of the same shape, measured in the same run. Then the PGlite
  * append rate and the read rate of a 10,000-event stream on both.
- * Bounded: about a minute in total.
+ * Bounded: about a minute in total (BENCH_SECONDS_PER_RUN, default 2.5, sets the length of each run).
  */
 import { EventStore, ExpectedVersion, type NewEvent } from "@partnerpay/domain"
 import { Effect, Layer } from "effect"
@@ -16,7 +16,7 @@ import * as PgDatabase from "../src/PgDatabase.ts"
 import * as PgEventStore from "../src/PgEventStore.ts"
 
 const poolSize = 32
-const secondsPerRun = 2.5
+const secondsPerRun = Number(process.env.BENCH_SECONDS_PER_RUN ?? 2.5)
 
 const newEvent = (n: number): NewEvent => ({
   eventId: crypto.randomUUID(),

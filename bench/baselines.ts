@@ -1,0 +1,125 @@
+/**
+ * Baseline child processes for bench/run.ts (never run by hand):
+ *
+ *   node bench/baselines.ts http
+ *     A bare node:http server on 127.0.0.1 (any free port) answering every
+ *     request with a fixed small JSON body: the ceiling of the read path.
+ *     Prints `{"port":N}` once listening; runs until killed.
+ *
+ *   node bench/baselines.ts insert '{"kind":"postgres","url":...,"poolSize":10,"connections":16,"seconds":5}'
+ *   node bench/baselines.ts insert '{"kind":"pglite","dataDir":...,"connections":16,"seconds":5}'
+ *     The durable-write ceiling: `connections` concurrent loops of one
+ *     single-row INSERT transaction each, for `seconds` (and at most 1,000,000
+ *     transactions). PostgreSQL goes through the same client as the service
+ *     (@effect/sql-pg) with the same pool size; PGlite is driven directly
+ *     (@electric-sql/pglite, one session, transactions serialise as in the
+ *     service). Prints one JSON line: requestsPerSecond, p50, p99 (ms).
+ */
+import { createServer } from "node:http"
+import { createRequire } from "node:module"
+import type { AddressInfo } from "node:net"
+import type { PGlite as PGliteClass } from "@electric-sql/pglite"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import * as PgDatabase from "../packages/adapters-pg/src/PgDatabase.ts"
+
+interface InsertSpec {
+  readonly kind: "postgres" | "pglite"
+  readonly url?: string
+  readonly dataDir?: string
+  readonly poolSize?: number
+  readonly connections: number
+  readonly seconds: number
+}
+
+const maxTransactions = 1_000_000
+
+// PGlite is a dependency of the adapters package, not of the root: resolve it from there.
+const { PGlite } = createRequire(new URL("../packages/adapters-pg/package.json", import.meta.url))(
+  "@electric-sql/pglite",
+) as { PGlite: typeof PGliteClass }
+
+const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
+  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+
+/** Runs `connections` loops of `insert` until the deadline; returns the figures. */
+const measure = async (spec: InsertSpec, insert: (n: number) => Promise<unknown>) => {
+  const latencies: Array<number> = []
+  let issued = 0
+  const deadline = Date.now() + spec.seconds * 1000
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: spec.connections }, async () => {
+      while (Date.now() < deadline && issued < maxTransactions) {
+        const n = issued++
+        const begin = performance.now()
+        await insert(n)
+        latencies.push(performance.now() - begin)
+      }
+    }),
+  )
+  const seconds = (performance.now() - started) / 1000
+  latencies.sort((a, b) => a - b)
+  return {
+    requestsPerSecond: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    transactions: latencies.length,
+  }
+}
+
+const row = (n: number) => JSON.stringify({ n, amount: { minorUnits: 1234, currency: "USD" }, note: "bench" })
+
+const insertPostgres = (spec: InsertSpec) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient
+      yield* sql`CREATE TABLE IF NOT EXISTS bench_insert_baseline (id uuid PRIMARY KEY, data jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`
+      const insert = (n: number) =>
+        Effect.runPromise(
+          sql.withTransaction(
+            sql`INSERT INTO bench_insert_baseline (id, data) VALUES (${crypto.randomUUID()}, ${row(n)}::jsonb)`,
+          ),
+        )
+      const figures = yield* Effect.promise(() => measure(spec, insert))
+      yield* sql`DROP TABLE bench_insert_baseline`
+      return figures
+    }).pipe(Effect.provide(PgDatabase.layerPostgres(spec.url!, { maxConnections: spec.poolSize ?? 10 }))),
+  )
+
+const insertPglite = async (spec: InsertSpec) => {
+  const db = new PGlite(spec.dataDir!)
+  await db.waitReady
+  try {
+    await db.exec(
+      "CREATE TABLE IF NOT EXISTS bench_insert_baseline (id uuid PRIMARY KEY, data jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())",
+    )
+    const figures = await measure(spec, (n) =>
+      db.transaction((tx) =>
+        tx.query("INSERT INTO bench_insert_baseline (id, data) VALUES ($1, $2::jsonb)", [crypto.randomUUID(), row(n)]),
+      ),
+    )
+    await db.exec("DROP TABLE bench_insert_baseline")
+    return figures
+  } finally {
+    await db.close()
+  }
+}
+
+const mode = process.argv[2]
+if (mode === "http") {
+  const body = JSON.stringify({ CompanyId: "6f1c1b7e-2a4b-4c7e-9f2a-1b2c3d4e5f60", Status: "Verified" })
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+    response.end(body)
+  })
+  server.listen(0, "127.0.0.1", () => {
+    process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`)
+  })
+} else if (mode === "insert") {
+  const spec = JSON.parse(process.argv[3] ?? "{}") as InsertSpec
+  const figures = spec.kind === "postgres" ? await insertPostgres(spec) : await insertPglite(spec)
+  process.stdout.write(`${JSON.stringify(figures)}\n`)
+} else {
+  throw new Error("usage: node bench/baselines.ts http | insert <json>")
+}

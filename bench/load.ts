@@ -1,0 +1,85 @@
+/**
+ * Load generator child process (started by bench/run.ts, never by hand):
+ * runs one autocannon scenario against 127.0.0.1 and prints one JSON line
+ * with the figures. Running it in its own process keeps the load generator's
+ * CPU out of the service's and the orchestrator's event loops.
+ *
+ * Argument: a JSON object
+ *   { url, connections, seconds, maxRequests, method, headers, body?, idReplacement?, paths: [string] }
+ * `paths` are used round-robin (e.g. one payment request id per request).
+ * Bounded: autocannon stops after `seconds` or `maxRequests`, whichever comes first.
+ */
+import { createRequire } from "node:module"
+
+interface LoadSpec {
+  readonly url: string
+  readonly connections: number
+  readonly seconds: number
+  readonly maxRequests: number
+  readonly method: string
+  readonly headers: Record<string, string>
+  readonly body?: string
+  readonly idReplacement?: boolean
+  readonly paths: ReadonlyArray<string>
+}
+
+interface Histogram {
+  readonly p50: number
+  readonly p99: number
+  readonly average: number
+}
+interface AutocannonResult {
+  readonly duration: number
+  readonly latency: Histogram
+  readonly requests: Histogram & { readonly total: number }
+  readonly errors: number
+  readonly timeouts: number
+  readonly non2xx: number
+  readonly "2xx": number
+  readonly statusCodeStats?: Record<string, { readonly count: number }>
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>
+
+const spec = JSON.parse(process.argv[2] ?? "{}") as LoadSpec
+const url = new URL(spec.url)
+if (url.hostname !== "127.0.0.1") throw new Error("the benchmark only loads 127.0.0.1")
+
+const require = createRequire(import.meta.url)
+const autocannon = require("autocannon") as Autocannon
+
+let next = 0
+const result = await autocannon({
+  url: spec.url,
+  connections: spec.connections,
+  duration: spec.seconds,
+  maxOverallRequests: Math.max(spec.maxRequests, spec.connections),
+  timeout: 10,
+  idReplacement: spec.idReplacement ?? false,
+  requests: [
+    {
+      method: spec.method,
+      headers: spec.headers,
+      ...(spec.body === undefined ? {} : { body: spec.body }),
+      setupRequest: (request: { path: string }) => {
+        request.path = spec.paths[next++ % spec.paths.length]!
+        return request
+      },
+    },
+  ],
+})
+
+const statusCodes: Record<string, number> = {}
+for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats.count
+process.stdout.write(
+  `${JSON.stringify({
+    seconds: result.duration,
+    ok: result["2xx"],
+    requestsPerSecond: result["2xx"] / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes,
+  })}\n`,
+)
