@@ -1,0 +1,329 @@
+/**
+ * The README's "Try it" walkthrough, executed: the real service process
+ * (`node src/main.ts`, embedded database, sandbox partner from the
+ * environment) driven over HTTP with fetch, step by step as the README shows
+ * it, asserting every status. Then the sandbox magic values, the sandbox
+ * clock's own rules, the consent decline path and a cancel after acceptance.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { companyBody, eventually, killAll, type RunningService, startService } from "./support.ts"
+
+const clientId = "walkthrough-client"
+const clientSecret = "walkthrough-secret-0123456789"
+const dataDir = mkdtempSync(join(tmpdir(), "partnerpay-walkthrough-"))
+let service: RunningService
+
+beforeAll(async () => {
+  service = await startService({
+    PORT: "0",
+    PARTNERPAY_DATA_DIR: dataDir,
+    PARTNERPAY_KYB_DELAY_MS: "300",
+    PARTNERPAY_SETTLEMENT_DELAY_MS: "300",
+    PARTNERPAY_SANDBOX_CLIENT_ID: clientId,
+    PARTNERPAY_SANDBOX_CLIENT_SECRET: clientSecret,
+  })
+}, 60_000)
+
+afterAll(() => {
+  killAll()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field and asserted
+type Json = any
+
+interface Answer {
+  readonly status: number
+  readonly body: Json
+}
+
+const call = async (method: string, path: string, token: string | undefined, body?: unknown): Promise<Answer> => {
+  const headers: Record<string, string> = {}
+  if (token !== undefined) headers.authorization = `Bearer ${token}`
+  if (body !== undefined) headers["content-type"] = "application/json"
+  const response = await fetch(`${service.url}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await response.text()
+  return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
+}
+
+const ok = async (method: string, path: string, token: string | undefined, body?: unknown): Promise<Json> => {
+  const answer = await call(method, path, token, body)
+  assert.strictEqual(answer.status, 200, `${method} ${path}: ${JSON.stringify(answer.body)}`)
+  return answer.body
+}
+
+/** Polls a GET until `accept` holds for its answer. */
+const until = (path: string, token: string, accept: (body: Json) => boolean, timeoutMillis = 15_000) => {
+  let last: Json
+  let pending = false
+  return eventually(() => {
+    if (!pending) {
+      pending = true
+      void call("GET", path, token).then((answer) => {
+        last = answer.body
+        pending = false
+      })
+    }
+    return last !== undefined && accept(last) ? last : undefined
+  }, timeoutMillis)
+}
+
+const partnerToken = async (): Promise<string> =>
+  (await ok("POST", "/auth/token", undefined, { ClientId: clientId, ClientSecret: clientSecret })).AccessToken
+
+const login = async (token: string, phoneNumber: string) => {
+  await ok("POST", "/Login/SendOtp", token, { phoneNumber })
+  const answer = await ok("PUT", "/Login/CheckOtp", token, { phoneNumber, code: "123456" })
+  return { customerToken: answer.accessToken as string, registrationId: answer.registrationId as string }
+}
+
+const linkAccount = async (customerToken: string, deviceId = "my-phone", publicToken = "public-sandbox-ok") => {
+  const session = await ok("POST", "/Verification/StartKyc", customerToken, { deviceId })
+  return ok("PUT", "/Account/Link", customerToken, {
+    tokenId: session.tokenId,
+    publicToken,
+    linkAccountsMetadata: { linkSessionId: "link-1", institutionId: "ins_1", accountIds: ["acc-checking"] },
+  })
+}
+
+const today = async (token: string): Promise<string> => (await ok("GET", "/Sandbox/Clock", token)).now.slice(0, 10)
+
+describe("the README walkthrough against the real service", () => {
+  it("company, customer, payment request, payment plan, sandbox clock", { timeout: 60_000 }, async () => {
+    // 1. A partner token.
+    let token = await partnerToken()
+
+    // 2. A company: Unverified, then Verified by the sandbox KYB.
+    const company = await ok("POST", "/Company/Create", token, companyBody({ companyReferenceId: "walk-001" }))
+    const companyId = company.companyId as string
+    const first = await ok("GET", `/company/status?companyId=${companyId}`, token)
+    assert.deepStrictEqual(first, { CompanyId: companyId, Status: "Unverified" })
+    await until(`/company/status?companyId=${companyId}`, token, (body) => body.Status === "Verified")
+
+    // 3. A customer logs in with the sandbox code 123456.
+    const { customerToken, registrationId: payer } = await login(token, "+14155550123")
+    assert.match(payer, /^[0-9a-f-]{36}$/)
+
+    // 4. A bank account is linked.
+    const link = await linkAccount(customerToken)
+    assert.strictEqual(link.isOk, true)
+    assert.strictEqual(link.linkError, null)
+    const accounts = await ok("GET", "/Account/List", customerToken)
+    assert.strictEqual(accounts.accounts.length, 1)
+    const accountId = accounts.accounts[0].accountId as string
+
+    // 5. A payment request, accepted by the customer, Paid after the sandbox settlement.
+    const dueDate = await today(token)
+    const request = await ok("POST", "/Payment/Create", token, {
+      companyId,
+      payerRegistrationId: payer,
+      amount: { value: 42.5, currencyCode: "USD" },
+      description: "Invoice 1001",
+      dueDate,
+    })
+    assert.strictEqual(request.status, "Pending")
+    const accepted = await ok("POST", `/Transaction/PaymentRequest/${request.paymentRequestId}/Accept`, customerToken, {
+      bankAccountId: accountId,
+      acceptDebitAuth: false,
+      transferDescription: "Invoice 1001",
+    })
+    assert.strictEqual(accepted.status, "Accepted")
+    const paid = await until(`/Payment/${request.paymentRequestId}`, token, (body) => body.status === "Paid")
+    assert.deepStrictEqual(
+      paid.statusHistory.map((entry: Json) => entry.status),
+      ["Pending", "Accepted", "Paid"],
+    )
+    const transfer = await ok("GET", `/Transaction/${paid.transferId}`, token)
+    assert.strictEqual(transfer.status, "Settled")
+
+    // Cancelling after the payer accepted is a conflict.
+    const cancel = await call("PUT", `/Payment/${request.paymentRequestId}/Cancel`, token)
+    assert.strictEqual(cancel.status, 409)
+
+    // 6. A weekly plan starting today: consent accepted, plan activated, today's instalment collected.
+    const plan = await ok("POST", "/PaymentPlan/Create", token, {
+      companyId,
+      payerRegistrationId: payer,
+      amount: { value: 25, currencyCode: "USD" },
+      frequency: "Weekly",
+      recurrenceInterval: 1,
+      startDate: dueDate,
+      numberOfPayments: 4,
+    })
+    assert.strictEqual(plan.status, "Draft")
+    const consent = await ok("PUT", `/Consent/${plan.consentId}/Accept`, customerToken, { bankAccountId: accountId })
+    assert.strictEqual(consent.status, "Accepted")
+    const active = await ok("PUT", `/PaymentPlan/${plan.paymentPlanId}/Activate`, token)
+    assert.strictEqual(active.status, "Active")
+    assert.strictEqual(active.nextDueDate, dueDate)
+    const once = await until(`/PaymentPlan/${plan.paymentPlanId}`, token, (body) => body.collectedCount === 1)
+    assert.strictEqual(once.instalments[0].dueDate, dueDate)
+    const nextDueDate = once.nextDueDate as string
+    assert.isTrue(nextDueDate > dueDate)
+
+    // 7. The sandbox clock moves a week ahead: the next instalment is collected.
+    const before = await ok("GET", "/Sandbox/Clock", token)
+    const advanced = await ok("POST", "/Sandbox/Clock/Advance", token, { days: 7 })
+    assert.strictEqual(advanced.offsetSeconds - before.offsetSeconds, 7 * 86_400)
+    assert.strictEqual(advanced.now.slice(0, 10), nextDueDate)
+    // Tokens follow the sandbox clock: the old one (1 hour) has expired.
+    assert.strictEqual((await call("GET", `/PaymentPlan/${plan.paymentPlanId}`, token)).status, 401)
+    token = await partnerToken()
+    const twice = await until(`/PaymentPlan/${plan.paymentPlanId}`, token, (body) => body.collectedCount === 2)
+    assert.strictEqual(twice.status, "Active")
+    assert.deepStrictEqual(
+      twice.instalments.map((instalment: Json) => instalment.dueDate),
+      [dueDate, nextDueDate],
+    )
+    assert.strictEqual(twice.instalments[1].collectedAt.slice(0, 10), nextDueDate)
+  })
+
+  it("a payer who declines an accepted consent revokes it: gone from the list, plan cancelled", async () => {
+    const token = await partnerToken()
+    const { companyId } = await ok("POST", "/Company/Create", token, companyBody({ companyReferenceId: "walk-002" }))
+    const { customerToken, registrationId } = await login(token, "+14155550124")
+    await linkAccount(customerToken)
+    const accountId = (await ok("GET", "/Account/List", customerToken)).accounts[0].accountId
+    const plan = await ok("POST", "/PaymentPlan/Create", token, {
+      companyId,
+      payerRegistrationId: registrationId,
+      amount: { value: 10, currencyCode: "USD" },
+      frequency: "Monthly",
+      recurrenceInterval: 1,
+      startDate: await today(token),
+    })
+    const pending = await ok("GET", "/Consent/List", customerToken)
+    assert.deepStrictEqual(
+      pending.data.map((consent: Json) => [consent.consentId, consent.status]),
+      [[plan.consentId, "Pending"]],
+    )
+    await ok("PUT", `/Consent/${plan.consentId}/Accept`, customerToken, { bankAccountId: accountId })
+    const revoked = await ok("PUT", `/Consent/${plan.consentId}/Decline`, customerToken)
+    assert.strictEqual(revoked.status, "Revoked")
+    assert.isString(revoked.revokedAt)
+    assert.deepStrictEqual((await ok("GET", "/Consent/List", customerToken)).data, [])
+    assert.strictEqual((await ok("GET", `/Consent/${plan.consentId}`, customerToken)).status, "Revoked")
+    const cancelled = await ok("GET", `/PaymentPlan/${plan.paymentPlanId}`, token)
+    assert.strictEqual(cancelled.status, "Cancelled")
+    assert.strictEqual(cancelled.cancellationReason, "ConsentRevoked")
+    assert.strictEqual((await call("PUT", `/PaymentPlan/${plan.paymentPlanId}/Activate`, token)).status, 409)
+  })
+
+  it("sandbox magic values work through the real endpoints", { timeout: 30_000 }, async () => {
+    const token = await partnerToken()
+
+    // KYB: a name containing "reject" is Rejected.
+    const rejected = await ok(
+      "POST",
+      "/Company/Create",
+      token,
+      companyBody({ companyReferenceId: "walk-reject", name: "Please Reject Me LLC" }),
+    )
+    await until(`/company/status?companyId=${rejected.companyId}`, token, (body) => body.Status === "Rejected")
+
+    // OTP: 123456 logs in any phone number.
+    const { customerToken, registrationId } = await login(token, "+447700900123")
+
+    // Bank link: a public token containing "fail" -> isOk false with the provider's link error.
+    const failed = await linkAccount(customerToken, "my-phone", "public-sandbox-fail")
+    assert.strictEqual(failed.isOk, false)
+    assert.strictEqual(failed.refreshToken, "")
+    assert.deepInclude(failed.linkError, { errorType: "ITEM_ERROR", errorCode: "INVALID_CREDENTIALS" })
+    assert.deepStrictEqual((await ok("GET", "/Account/List", customerToken)).accounts, [])
+
+    // KYC: the device id decides (first check after StartKyc).
+    const verified = await ok("GET", "/Verification/CheckVerification", customerToken)
+    assert.strictEqual(verified.status, "Verified")
+    for (const [phone, deviceId, status] of [
+      ["+14155550125", "device-reject-1", "Rejected"],
+      ["+14155550126", "device-pending-1", "Pending"],
+    ] as const) {
+      const customer = await login(token, phone)
+      await ok("POST", "/Verification/StartKyc", customer.customerToken, { deviceId })
+      const check = await ok("GET", "/Verification/CheckVerification", customer.customerToken)
+      assert.strictEqual(check.status, status)
+    }
+
+    // Settlement: an amount ending in .13 fails (bank return code R01).
+    const { companyId } = await ok("POST", "/Company/Create", token, companyBody({ companyReferenceId: "walk-003" }))
+    await linkAccount(customerToken)
+    const accountId = (await ok("GET", "/Account/List", customerToken)).accounts[0].accountId
+    const request = await ok("POST", "/Payment/Create", token, {
+      companyId,
+      payerRegistrationId: registrationId,
+      amount: { value: 10.13, currencyCode: "USD" },
+      description: "Insufficient funds",
+      dueDate: await today(token),
+    })
+    await ok("POST", `/Transaction/PaymentRequest/${request.paymentRequestId}/Accept`, customerToken, {
+      bankAccountId: accountId,
+      acceptDebitAuth: false,
+      transferDescription: "",
+    })
+    const failedPayment = await until(`/Payment/${request.paymentRequestId}`, token, (body) => body.status === "Failed")
+    assert.strictEqual((await ok("GET", `/Transaction/${failedPayment.transferId}`, token)).status, "Failed")
+
+    // Debit authorization: the customer sets one; the partner reads it.
+    const debitAuth = await ok("POST", "/DebitAuth/Set", customerToken, {
+      companyId,
+      limit: { value: 250, currencyCode: "USD" },
+    })
+    assert.strictEqual(debitAuth.status, "Active")
+    const read = await ok("GET", `/User/${registrationId}/DebitAuth?companyId=${companyId}`, token)
+    assert.deepInclude(read, { enabled: true, status: "Active" })
+
+    // Cards: a sandbox test card, then listed.
+    const card = await ok("POST", "/Sandbox/CardPaymentMethods", token, { registrationId })
+    assert.deepInclude(card, { type: "card", brand: "visa", last4: "4242", expMonth: 12 })
+    const cards = await ok("GET", `/Payment/CardPaymentMethods/${registrationId}`, token)
+    assert.deepStrictEqual(
+      cards.paymentMethods.map((method: Json) => method.id),
+      [card.id],
+    )
+  })
+
+  it("the sandbox clock and card routes need a partner token and a valid body", async () => {
+    const token = await partnerToken()
+    const { customerToken, registrationId } = await login(token, "+14155550127")
+    assert.strictEqual((await call("GET", "/Sandbox/Clock", undefined)).status, 401)
+    assert.strictEqual((await call("GET", "/Sandbox/Clock", customerToken)).status, 403)
+    assert.strictEqual((await call("POST", "/Sandbox/Clock/Advance", customerToken, { days: 1 })).status, 403)
+    const invalid = await call("POST", "/Sandbox/Clock/Advance", token, { days: 401, seconds: 1 })
+    assert.strictEqual(invalid.status, 422)
+    assert.sameMembers(
+      invalid.body.errors.map((error: Json) => error.field),
+      ["seconds", "days"],
+    )
+    const tooFar = await call("POST", "/Sandbox/Clock/Advance", token, { days: 401 })
+    assert.strictEqual(tooFar.status, 422)
+    assert.strictEqual((await call("POST", "/Sandbox/Clock/Advance", token, { seconds: -5 })).status, 422)
+    assert.strictEqual((await call("POST", "/Sandbox/Clock/Advance", token, { seconds: 1.5 })).status, 422)
+    const notJson = await fetch(`${service.url}/Sandbox/Clock/Advance`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: "{",
+    })
+    assert.strictEqual(notJson.status, 400)
+    const badCard = await call("POST", "/Sandbox/CardPaymentMethods", token, { registrationId: "x", last4: "42" })
+    assert.strictEqual(badCard.status, 422)
+    assert.sameMembers(
+      badCard.body.errors.map((error: Json) => error.field),
+      ["registrationId", "last4"],
+    )
+    const unknown = await call("POST", "/Sandbox/CardPaymentMethods", token, {
+      registrationId: crypto.randomUUID(),
+    })
+    assert.strictEqual(unknown.status, 404)
+    assert.strictEqual(
+      (await call("POST", "/Sandbox/CardPaymentMethods", customerToken, { registrationId })).status,
+      403,
+    )
+  })
+})
