@@ -1,0 +1,229 @@
+/**
+ * The operator command line (`pnpm partnerpay <command>`, entry point
+ * `src/cli.ts`), built with Effect's CLI module. It reads the same
+ * configuration as the service (DATABASE_URL, or the embedded PGlite database
+ * in PARTNERPAY_DATA_DIR) and uses the same layers (`Database`, `Domain`) and
+ * the same operations as the operator API (`Operations.ts`).
+ *
+ * Output is human-readable by default; `--json` prints one JSON document on
+ * stdout for scripts. Failures print one line on stderr and exit with code 1.
+ * Logs go to stderr at Warn level (never mixed into stdout).
+ *
+ * PGlite is single-process: on the embedded database, a command fails with a
+ * clear message while the service (or another command) holds the data
+ * directory (`Database.DatabaseInUse`); use the operator API meanwhile.
+ */
+import { Migrations, PgDomain } from "@partnerpay/adapters-pg"
+import { Cause, Console, Effect, Layer, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import * as AppConfig from "./Config.ts"
+import * as Database from "./Database.ts"
+import * as Domain from "./Domain.ts"
+import * as Logging from "./Logging.ts"
+import * as Operations from "./Operations.ts"
+
+const json = Flag.Boolean("json").pipe(
+  Flag.withDescription("Print one JSON document (for scripts) instead of text"),
+  Flag.withDefault(false),
+)
+
+const print = (asJson: boolean, value: unknown, text: () => string) =>
+  Console.log(asJson ? JSON.stringify(value, null, 2) : text())
+
+/** A human message for a failure (never a secret: errors carry none). */
+export const describeFailure = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  if (error instanceof AppConfig.ConfigInvalid || error instanceof Database.DatabaseInUse) return error.message
+  if (error instanceof Operations.InvalidInput) {
+    return `invalid input: ${error.issues.map((issue) => `${issue.field} ${issue.message}`).join("; ")}`
+  }
+  if (error instanceof Operations.NotFound) return `${error.entity} not found`
+  if (error instanceof Operations.DeliveryInProgress) {
+    return `the delivery is ${error.status}: it is already queued for delivery`
+  }
+  if (typeof error === "object" && error !== null && "_tag" in error && error._tag === "EventStoreUnavailable") {
+    return `the database is unavailable: ${(error as { reason?: string }).reason ?? ""}`
+  }
+  return Cause.pretty(cause)
+}
+
+/** Runs `effect` on the configured database (connection only: no migration). */
+const onDatabase = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const config = yield* AppConfig.load
+    return yield* Effect.provide(effect, Database.layer(config.database) as Layer.Layer<Exclude<R, never>, unknown>)
+  })
+
+/** Runs `effect` with the service's domain stack (migrations applied first, as at service start). */
+const withDomain = <A, E, R extends Domain.DomainPorts | Domain.DomainRequirements>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const config = yield* AppConfig.load
+    return yield* Effect.provide(
+      effect,
+      Domain.layer.pipe(Layer.provideMerge(Database.layer(config.database))) as Layer.Layer<
+        Domain.DomainPorts | Domain.DomainRequirements,
+        unknown
+      >,
+    )
+  })
+
+const migrate = Command.make("migrate", { json }, ({ json }) =>
+  onDatabase(Migrations.run).pipe(
+    Effect.flatMap((applied) =>
+      print(json, { applied: applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`) }, () =>
+        applied.length === 0
+          ? "The database is up to date: no migration applied."
+          : `Applied ${applied.length} migration(s): ${applied.map(([id, name]) => `${id} ${name}`).join(", ")}`,
+      ),
+    ),
+  ),
+).pipe(Command.withDescription("Apply the pending schema migrations (a no-op when the database is up to date)"))
+
+const rebuild = Command.make("rebuild", { json }, ({ json }) =>
+  withDomain(PgDomain.rebuildProjections()).pipe(
+    Effect.flatMap((eventsReplayed) =>
+      print(json, { eventsReplayed }, () => `Rebuilt the read models: ${eventsReplayed} event(s) replayed.`),
+    ),
+  ),
+).pipe(
+  Command.withDescription(
+    "Rebuild every read model from the event log (one transaction; appends wait meanwhile). Prints the number of events replayed",
+  ),
+)
+
+const projections = Command.make("projections").pipe(
+  Command.withDescription("Read-model maintenance"),
+  Command.withSubcommands([rebuild]),
+)
+
+const create = Command.make(
+  "create",
+  { name: Flag.String("name").pipe(Flag.withDescription("The partner's name (1 to 200 characters)")), json },
+  ({ name, json }) =>
+    withDomain(Operations.createPartner({ name })).pipe(
+      Effect.flatMap((created) =>
+        print(json, Operations.encodeCreated(created), () =>
+          [
+            "Partner created.",
+            `  partnerId:    ${created.partnerId}`,
+            `  clientId:     ${created.clientId}`,
+            `  clientSecret: ${Operations.encodeCreated(created).clientSecret}`,
+            "The client secret is shown only now (only its hash is stored): hand it to the partner securely.",
+          ].join("\n"),
+        ),
+      ),
+    ),
+).pipe(Command.withDescription("Create a partner with a new ClientId and ClientSecret (the secret is shown once)"))
+
+const partnerIdArgument = Argument.String("partnerId").pipe(Argument.withDescription("The partner's id (a UUID)"))
+
+const rotateSecret = Command.make("rotate-secret", { partnerId: partnerIdArgument, json }, ({ partnerId, json }) =>
+  withDomain(Operations.rotateSecret(partnerId)).pipe(
+    Effect.flatMap((rotated) =>
+      print(json, Operations.encodeCreated(rotated), () =>
+        [
+          "Client secret rotated; the old secret no longer works.",
+          `  partnerId:    ${rotated.partnerId}`,
+          `  clientId:     ${rotated.clientId}`,
+          `  clientSecret: ${Operations.encodeCreated(rotated).clientSecret}`,
+          "The client secret is shown only now: hand it to the partner securely.",
+        ].join("\n"),
+      ),
+    ),
+  ),
+).pipe(Command.withDescription("Give a partner a new ClientSecret (shown once); the old one stops working at once"))
+
+const setWebhook = Command.make(
+  "set-webhook",
+  {
+    partnerId: partnerIdArgument,
+    url: Flag.String("url").pipe(Flag.withDescription("The webhook endpoint (absolute http:// or https:// URL)")),
+    signingSecret: Flag.Redacted("signing-secret").pipe(
+      Flag.withDescription("The HMAC-SHA256 signing secret (X-HMAC-Signature); never printed"),
+    ),
+    json,
+  },
+  ({ partnerId, url, signingSecret, json }) =>
+    withDomain(Operations.setWebhook({ partnerId, url, signingSecret })).pipe(
+      Effect.flatMap((result) =>
+        print(json, result, () => `Webhook of partner ${result.partnerId} set to ${result.url} (signed).`),
+      ),
+    ),
+).pipe(Command.withDescription("Set a partner's webhook URL and signing secret"))
+
+const partners = Command.make("partners").pipe(
+  Command.withDescription("Partner onboarding"),
+  Command.withSubcommands([create, rotateSecret, setWebhook]),
+)
+
+const list = Command.make(
+  "list",
+  {
+    status: Flag.Literals("status", Operations.deliveryStatuses).pipe(
+      Flag.withDescription("Only deliveries in this status"),
+      Flag.optional,
+    ),
+    limit: Flag.Int("limit").pipe(
+      Flag.withDescription(`How many, newest first (1 to ${Operations.maxDeliveryLimit})`),
+      Flag.withDefault(Operations.defaultDeliveryLimit),
+    ),
+    json,
+  },
+  ({ status, limit, json }) =>
+    Effect.gen(function* () {
+      if (!Number.isInteger(limit) || limit < 1 || limit > Operations.maxDeliveryLimit) {
+        return yield* new Operations.InvalidInput({
+          issues: [{ field: "--limit", message: `must be between 1 and ${Operations.maxDeliveryLimit}` }],
+        })
+      }
+      const deliveries = yield* withDomain(
+        Operations.listDeliveries(Option.isSome(status) ? { status: status.value, limit } : { limit }),
+      )
+      const data = deliveries.map(Operations.encodeDelivery)
+      yield* print(json, { data }, () =>
+        data.length === 0
+          ? "No deliveries."
+          : data
+              .map(
+                (d) =>
+                  `${d.id}  ${d.status.padEnd(10)} attempts=${d.attempts}  ${d.eventType}  partner=${d.partnerId}  created=${d.createdAt}` +
+                  (d.nextAttemptAt === null ? "" : `  next=${d.nextAttemptAt}`) +
+                  (d.lastError === null ? "" : `  lastError=${JSON.stringify(d.lastError)}`),
+              )
+              .join("\n"),
+      )
+    }),
+).pipe(Command.withDescription("List recent webhook deliveries, newest first (no payloads, no secrets)"))
+
+const redeliver = Command.make(
+  "redeliver",
+  { id: Argument.String("id").pipe(Argument.withDescription("The delivery id (the notification's event id)")), json },
+  ({ id, json }) =>
+    withDomain(Operations.redeliver(id)).pipe(
+      Effect.flatMap(() =>
+        print(json, { id, status: "pending" }, () => `Delivery ${id} queued again (the service delivers it).`),
+      ),
+    ),
+).pipe(Command.withDescription("Queue a failed or delivered webhook delivery again"))
+
+const webhooks = Command.make("webhooks").pipe(
+  Command.withDescription("Webhook deliveries"),
+  Command.withSubcommands([list, redeliver]),
+)
+
+/** The root command. */
+export const partnerpay = Command.make("partnerpay").pipe(
+  Command.withDescription(
+    "partnerpay operator commands. Configuration as for the service: DATABASE_URL, or the embedded database in PARTNERPAY_DATA_DIR",
+  ),
+  Command.withSubcommands([migrate, projections, partners, webhooks]),
+)
+
+/** Runs the CLI on `process.argv`; logs to stderr (Warn and above). */
+export const run = Command.run(partnerpay, { version: "0.1.0" }).pipe(
+  Effect.provide(
+    Logging.layer("Warn", (line) => {
+      process.stderr.write(`${line}\n`)
+    }),
+  ),
+)

@@ -1,0 +1,18 @@
+/** Operator CLI entry point: `node src/cli.ts <command>` (`pnpm partnerpay <command>`; see README.md "Operators"). */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Cause, Console, Effect } from "effect"
+import { CliError } from "effect/cli"
+import { describeFailure, run } from "./CliCommands.ts"
+
+NodeRuntime.runMain(
+  run.pipe(
+    Effect.provide(NodeServices.layer),
+    Effect.tapCause((cause) =>
+      // Parse errors and help were already rendered by the CLI module.
+      Cause.hasInterruptsOnly(cause) || CliError.isCliError(Cause.squash(cause))
+        ? Effect.void
+        : Console.error(`partnerpay: ${describeFailure(cause)}`),
+    ),
+  ),
+  { disableErrorReporting: true },
+)
