@@ -75,6 +75,8 @@ process.stdout.write(
     seconds: result.duration,
     ok: result["2xx"],
     requestsPerSecond: result["2xx"] / result.duration,
+    answeredPerSecond: (result["2xx"] + result.non2xx) / result.duration,
+    rateLimited: statusCodes["429"] ?? 0,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
