@@ -574,7 +574,7 @@ const benchService = async (database: "PGlite" | "PostgreSQL", databaseUrl?: str
   await new Promise((done) => setTimeout(done, 1000))
   const idleRssMb = rssMegabytes(pid)
   console.error(`[${database}] listening at ${base} after ${startupMillis} ms, idle RSS ${idleRssMb} MB; preparing...`)
-  const fixture = await prepare(base, profile ? 16 : quick ? 300 : 2000)
+  const fixture = await prepare(base, profile ? 16 : quick ? 128 : 2000)
   const measured: Array<{ scenario: Scenario; all: ReadonlyArray<Figures> }> = []
   for (const scenario of scenarios) {
     console.error(`[${database}] ${scenario.name} x${scenario.connections}`)
