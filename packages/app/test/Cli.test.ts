@@ -1,0 +1,193 @@
+/**
+ * The operator CLI, run as operators run it: `node src/cli.ts <command>` in a
+ * child process, on a temporary embedded database (PGlite) and on a fresh
+ * PostgreSQL database (skipped loudly without a server, failing with CI=true;
+ * see support.ts).
+ */
+import { execFile } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { PgDatabase } from "@partnerpay/adapters-pg"
+import { Companies, Ids } from "@partnerpay/domain"
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import * as Domain from "../src/Domain.ts"
+import { appDir, companyBody, freshDatabase, postgresAvailable } from "./support.ts"
+
+const cleanups: Array<() => Promise<void> | void> = []
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup()
+})
+
+interface Run {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** `node src/cli.ts ...args` with exactly `env` (plus PATH/HOME). */
+const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Run> =>
+  new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["src/cli.ts", ...args],
+      { cwd: appDir, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env }, timeout: 50_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
+        resolve({ code, stdout, stderr })
+      },
+    )
+  })
+
+const jsonOf = (run: Run) => {
+  assert.strictEqual(run.code, 0, `exit ${run.code}\n${run.stdout}\n${run.stderr}`)
+  return JSON.parse(run.stdout) as Record<string, unknown>
+}
+
+const commands: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<string>]> = [
+  [[], ["migrate", "projections", "partners", "webhooks"]],
+  [["migrate"], ["--json"]],
+  [["projections"], ["rebuild"]],
+  [["projections", "rebuild"], ["--json"]],
+  [["partners"], ["create", "rotate-secret", "set-webhook"]],
+  [
+    ["partners", "create"],
+    ["--name", "--json"],
+  ],
+  [["partners", "rotate-secret"], ["partnerId"]],
+  [
+    ["partners", "set-webhook"],
+    ["partnerId", "--url", "--signing-secret"],
+  ],
+  [["webhooks"], ["list", "redeliver"]],
+  [
+    ["webhooks", "list"],
+    ["--status", "--limit", "--json"],
+  ],
+  [["webhooks", "redeliver"], ["id"]],
+]
+
+describe("partnerpay --help", () => {
+  it("every command answers --help with exit code 0, listing its subcommands or flags", {
+    timeout: 40_000,
+  }, async () => {
+    const runs = await Promise.all(commands.map(([path]) => cli([...path, "--help"])))
+    runs.forEach((run, index) => {
+      const [path, expected] = commands[index]!
+      assert.strictEqual(run.code, 0, `${path.join(" ")} --help: ${run.stderr}`)
+      assert.include(run.stdout, "USAGE")
+      for (const word of expected) assert.include(run.stdout, word, `${path.join(" ")} --help lists ${word}`)
+    })
+  })
+
+  it("an unknown command exits non-zero", { timeout: 20_000 }, async () => {
+    const run = await cli(["partners", "bogus"])
+    assert.notStrictEqual(run.code, 0)
+    assert.include(run.stdout + run.stderr, "bogus")
+  })
+})
+
+/** create, rotate-secret, set-webhook, list on the database `env` names. */
+const onboarding = async (env: Record<string, string>) => {
+  const created = jsonOf(await cli(["partners", "create", "--name", "Acme Payroll", "--json"], env))
+  assert.deepStrictEqual(Object.keys(created).sort(), ["clientId", "clientSecret", "partnerId"])
+  const rotated = jsonOf(await cli(["partners", "rotate-secret", String(created.partnerId), "--json"], env))
+  assert.strictEqual(rotated.partnerId, created.partnerId)
+  assert.strictEqual(rotated.clientId, created.clientId)
+  assert.notStrictEqual(rotated.clientSecret, created.clientSecret)
+  assert.match(String(rotated.clientSecret), /^\S{32,}$/)
+  const unknown = await cli(["partners", "rotate-secret", "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b"], env)
+  assert.strictEqual(unknown.code, 1)
+  assert.include(unknown.stderr, "Partner not found")
+  return created
+}
+
+describe("partnerpay on the embedded database", () => {
+  it("migrate applies once, then partners create and rotate-secret; a second process is refused", {
+    timeout: 60_000,
+  }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "partnerpay-cli-"))
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
+    const env = { PARTNERPAY_DATA_DIR: dataDir }
+
+    const first = jsonOf(await cli(["migrate", "--json"], env))
+    assert.isAbove((first.applied as Array<string>).length, 0)
+    const second = await cli(["migrate"], env)
+    assert.strictEqual(second.code, 0)
+    assert.include(second.stdout, "no migration applied")
+
+    await onboarding(env)
+
+    // The data directory is held by a live process (this test runner): the CLI refuses with a clear message.
+    writeFileSync(join(dataDir, "pglite.lock"), String(process.pid))
+    const refused = await cli(["webhooks", "list"], env)
+    rmSync(join(dataDir, "pglite.lock"))
+    assert.strictEqual(refused.code, 1)
+    assert.include(refused.stderr, `is in use by process ${process.pid}`)
+    assert.include(refused.stderr, "PGlite allows one process at a time")
+  })
+})
+
+describe.skipIf(!postgresAvailable)("partnerpay on PostgreSQL", () => {
+  it("migrate twice, onboarding, webhooks, projections rebuild counts the events", { timeout: 60_000 }, async () => {
+    const db = await freshDatabase()
+    cleanups.push(db.drop)
+    const env = { DATABASE_URL: db.url }
+
+    const first = jsonOf(await cli(["migrate", "--json"], env))
+    assert.isAbove((first.applied as Array<string>).length, 0)
+    assert.deepStrictEqual(jsonOf(await cli(["migrate", "--json"], env)), { applied: [] })
+
+    const created = await onboarding(env)
+    const webhook = jsonOf(
+      await cli(
+        [
+          "partners",
+          "set-webhook",
+          String(created.partnerId),
+          "--url",
+          "http://127.0.0.1:9/hooks",
+          "--signing-secret",
+          "whsec-cli",
+          "--json",
+        ],
+        env,
+      ),
+    )
+    assert.deepStrictEqual(webhook, { partnerId: created.partnerId, url: "http://127.0.0.1:9/hooks" })
+    const badUrl = await cli(
+      ["partners", "set-webhook", String(created.partnerId), "--url", "ftp://x", "--signing-secret", "s"],
+      env,
+    )
+    assert.strictEqual(badUrl.code, 1)
+    assert.include(badUrl.stderr, "url must be an absolute http:// or https:// URL")
+
+    // Some history, written in-process through the domain stack.
+    const partnerId = Ids.PartnerId.make(String(created.partnerId))
+    const events = await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* Companies.register(partnerId, companyBody({ companyReferenceId: "cli-1" }))
+        yield* Companies.register(partnerId, companyBody({ companyReferenceId: "cli-2" }))
+        const sql = yield* SqlClient
+        const rows = yield* sql<{ count: string }>`SELECT count(*)::text AS count FROM events`
+        return Number(rows[0]!.count)
+      }).pipe(
+        Effect.provide(Domain.layer.pipe(Layer.provideMerge(PgDatabase.layerPostgres(db.url, { maxConnections: 2 })))),
+      ),
+    )
+    assert.isAbove(events, 0)
+    assert.deepStrictEqual(jsonOf(await cli(["projections", "rebuild", "--json"], env)), { eventsReplayed: events })
+    const text = await cli(["projections", "rebuild"], env)
+    assert.include(text.stdout, `${events} event(s) replayed`)
+
+    const list = jsonOf(await cli(["webhooks", "list", "--status", "pending", "--limit", "5", "--json"], env))
+    assert.isArray(list.data)
+    const tooMany = await cli(["webhooks", "list", "--limit", "500"], env)
+    assert.strictEqual(tooMany.code, 1)
+    const missing = await cli(["webhooks", "redeliver", "no-such-delivery"], env)
+    assert.strictEqual(missing.code, 1)
+    assert.include(missing.stderr, "Delivery not found")
+  })
+})
