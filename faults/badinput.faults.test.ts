@@ -55,7 +55,7 @@ const nasty = [
   "../../../../etc/passwd",
   "\u0000\u0001\u001f\ud800",
   "Robert'); DELETE FROM read_models;--",
-  "${jndi:ldap://127.0.0.1/a}",
+  "$" + "{jndi:ldap://127.0.0.1/a}",
   "%00%2e%2e%2f",
   "\u202e\ufeff🙂",
 ]
@@ -106,7 +106,7 @@ const wrongValue = (schema: Schema | undefined, root: unknown, depth: number): u
 const nastyValue = (schema: Schema | undefined, root: unknown, i: number): unknown => {
   const types = typesOf(schema, root)
   if (types.has("string") || types.has("any")) return nasty[i % nasty.length]
-  if (types.has("number")) return [1e308, -1e308, -0.000001, 9007199254740993, 0][i % 5]
+  if (types.has("number")) return [1e308, -1e308, -0.000001, 2 ** 53 + 1, 0][i % 5]
   if (types.has("boolean")) return i % 2 === 0
   if (types.has("array")) return [nasty[i % nasty.length]]
   const s = resolve(schema, root)
