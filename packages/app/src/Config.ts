@@ -45,6 +45,8 @@ export interface AppConfig {
   readonly adminToken: Option.Option<Redacted.Redacted<string>>
   readonly kybDelayMillis: number
   readonly settlementDelayMillis: number
+  /** Per-caller rate limits (PARTNERPAY_RATE_LIMITING, "on" by default; "off" for load tests behind another limiter). */
+  readonly rateLimiting: boolean
   readonly logLevel: LogLevel.LogLevel
   /** The partner created at start in sandbox (absent in production). */
   readonly sandboxPartner: Option.Option<SandboxPartnerConfig>
@@ -77,6 +79,7 @@ export const variables = [
   "PARTNERPAY_CHAT_SECRET",
   "PARTNERPAY_KYB_DELAY_MS",
   "PARTNERPAY_SETTLEMENT_DELAY_MS",
+  "PARTNERPAY_RATE_LIMITING",
   "PARTNERPAY_SANDBOX_CLIENT_ID",
   "PARTNERPAY_SANDBOX_CLIENT_SECRET",
   "PARTNERPAY_SANDBOX_WEBHOOK_URL",
@@ -231,6 +234,17 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       2000,
     )
 
+    let rateLimiting = true
+    if (raw.PARTNERPAY_RATE_LIMITING !== undefined) {
+      const wanted = raw.PARTNERPAY_RATE_LIMITING.trim().toLowerCase()
+      if (wanted === "on" || wanted === "off") rateLimiting = wanted === "on"
+      else
+        issues.push({
+          variable: "PARTNERPAY_RATE_LIMITING",
+          message: `must be "on" or "off" (got "${raw.PARTNERPAY_RATE_LIMITING}")`,
+        })
+    }
+
     // LOG_LEVEL (any case)
     let logLevel: LogLevel.LogLevel = "Info"
     if (raw.LOG_LEVEL !== undefined) {
@@ -321,6 +335,7 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       adminToken,
       kybDelayMillis,
       settlementDelayMillis,
+      rateLimiting,
       logLevel,
       sandboxPartner,
     })

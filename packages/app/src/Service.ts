@@ -9,7 +9,7 @@
  * in-flight requests finish (up to 20 s), the workers are interrupted, then
  * the database closes (PGlite closes its data directory cleanly).
  */
-import { Server, Tokens } from "@partnerpay/adapters-http"
+import { CrossCutting, Server, Tokens } from "@partnerpay/adapters-http"
 import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import type { EventStore, IdGenerator, ReadModelStore, UnitOfWork } from "@partnerpay/domain"
 import { Effect, Layer, type Redacted } from "effect"
@@ -69,6 +69,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Tokens.layer({ secret: tokenSecret }),
     Database.healthCheck,
     SandboxProviders.layer(config),
+    CrossCutting.layerLimits({ rateLimiting: config.rateLimiting }),
   ).pipe(Layer.provideMerge(core))
   const sandbox = config.environment === "sandbox"
   // Sandbox: `POST /Sandbox/Clock/Advance` moves Effect's Clock (hence every "now") for the whole service.

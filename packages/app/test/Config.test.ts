@@ -102,6 +102,15 @@ describe("configuration", () => {
     }),
   )
 
+  it.effect("rate limiting is on unless PARTNERPAY_RATE_LIMITING is off; other values are refused", () =>
+    Effect.gen(function* () {
+      assert.isTrue((yield* loadFrom({})).rateLimiting)
+      assert.isFalse((yield* loadFrom({ PARTNERPAY_RATE_LIMITING: "OFF" })).rateLimiting)
+      const error = yield* issuesOf({ PARTNERPAY_RATE_LIMITING: "maybe" })
+      assert.include(error.message, 'PARTNERPAY_RATE_LIMITING: must be "on" or "off"')
+    }),
+  )
+
   it.effect("a malformed DATABASE_URL is refused without echoing it (it may hold a password)", () =>
     Effect.gen(function* () {
       const error = yield* issuesOf({ DATABASE_URL: "mysql://root:pa55word@db/x" })
