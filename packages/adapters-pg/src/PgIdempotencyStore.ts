@@ -1,5 +1,5 @@
 /**
- * The IdempotencyStore on PostgreSQL (table `idempotency_keys`, migration 0050).
+ * The IdempotencyStore on PostgreSQL (table `idempotency_keys`, migration 0003).
  *
  * `begin` is one atomic statement: `INSERT ... ON CONFLICT (scope, key) DO
  * UPDATE ... WHERE <the existing row is expired or a stale in-progress claim>
