@@ -9,6 +9,7 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import {
   call,
+  callPatiently,
   companyBody,
   killAll,
   partnerToken,
@@ -78,7 +79,7 @@ describe("crash (PGlite)", () => {
       token ??= await partnerToken(last, clientId, clientSecret)
       const missing: Array<string> = []
       for (const companyId of acknowledged) {
-        const answer = await call(last.url, "GET", `/company/status?companyId=${companyId}`, { token })
+        const answer = await callPatiently(last.url, "GET", `/company/status?companyId=${companyId}`, { token })
         if (answer.status !== 200) missing.push(`${companyId}: ${answer.status}`)
       }
       const hooked = () =>

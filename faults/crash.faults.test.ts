@@ -10,6 +10,7 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import {
   call,
+  callPatiently,
   companyBody,
   freshDatabase,
   killAll,
@@ -101,7 +102,7 @@ describe("crash", () => {
       // Every acknowledged registration is there.
       const missing: Array<string> = []
       for (const { companyId } of result.acknowledged) {
-        const answer = await call(last.url, "GET", `/company/status?companyId=${companyId}`, { token })
+        const answer = await callPatiently(last.url, "GET", `/company/status?companyId=${companyId}`, { token })
         if (answer.status !== 200) missing.push(`${companyId}: ${answer.status}`)
       }
 

@@ -10,6 +10,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import {
   type Answer,
   call,
+  callPatiently,
   companyBody,
   freshDatabase,
   isProblem,
@@ -114,7 +115,7 @@ describe("database outage", () => {
       const health = await call(service.url, "GET", "/HealthCheck/Get", { token })
       const missing: Array<string> = []
       for (const id of acknowledged) {
-        const answer = await call(service.url, "GET", `/company/status?companyId=${id}`, { token })
+        const answer = await callPatiently(service.url, "GET", `/company/status?companyId=${id}`, { token })
         if (answer.status !== 200) missing.push(`${id}: ${answer.status}`)
       }
       const inDb = Number(psql(db.url, `SELECT count(*) FROM read_models WHERE collection = 'companies'`))
@@ -124,6 +125,12 @@ describe("database outage", () => {
       )
       for (const line of [...fiveHundreds, ...notProblem].slice(0, 10))
         console.log(`[faults] outage VIOLATION: ${line}`)
+      if (fiveHundreds.length > 0) {
+        const cause = service.output
+          .filter((l) => /"level":"(ERROR|FATAL)"/.test(l) || /"status":500/.test(l))
+          .slice(0, 4)
+        for (const line of cause) console.log(`[faults] outage service log: ${line.slice(0, 1200)}`)
+      }
       assert.deepStrictEqual(fiveHundreds, [])
       assert.deepStrictEqual(notProblem, [])
       assert.isAtLeast(recoveredAfter, 0)

@@ -139,6 +139,15 @@ export const call = async (
   }
 }
 
+/** `call`, waiting out 429 answers (Retry-After, at most 10 times): for verification reads after a load. */
+export const callPatiently = async (...args: Parameters<typeof call>): Promise<Answer> => {
+  for (let attempt = 0; ; attempt++) {
+    const answer = await call(...args)
+    if (answer.status !== 429 || attempt === 10) return answer
+    await new Promise((done) => setTimeout(done, 1000 * Number(answer.headers.get("retry-after") ?? "1")))
+  }
+}
+
 export const isProblem = (answer: Answer) => answer.contentType.startsWith("application/problem+json")
 
 export const partnerToken = async (service: RunningService, clientId: string, clientSecret: string) => {
