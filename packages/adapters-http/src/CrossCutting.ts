@@ -153,6 +153,41 @@ const tooLarge = (maxBodyBytes: number) =>
     code: "PAYLOAD_TOO_LARGE",
   })
 
+/**
+ * True when the body holds a NUL character, raw or as the JSON escape `\u0000`
+ * (an escape is real when preceded by an even number of backslashes). Scans
+ * the bytes without decoding them. PostgreSQL text and jsonb cannot store
+ * NUL, so such input is refused here, as a 400, before it can reach a query
+ * and surface as an outage.
+ */
+export const containsNul = (body: Uint8Array): boolean => {
+  const backslash = 0x5c
+  for (let i = 0; i < body.length; i++) {
+    const byte = body[i]!
+    if (byte === 0) return true
+    if (
+      byte === backslash &&
+      body[i + 1] === 0x75 && // u
+      body[i + 2] === 0x30 &&
+      body[i + 3] === 0x30 &&
+      body[i + 4] === 0x30 &&
+      body[i + 5] === 0x30
+    ) {
+      let backslashes = 0
+      for (let j = i - 1; j >= 0 && body[j] === backslash; j--) backslashes++
+      if (backslashes % 2 === 0) return true
+    }
+  }
+  return false
+}
+
+const nulRefused = (field: "path" | "body") =>
+  new Problem.BadRequest({
+    detail: "The request contains a NUL character, which no field accepts.",
+    code: "BAD_REQUEST",
+    errors: [{ field, message: "must not contain the NUL character (U+0000)" }],
+  })
+
 const storeUnavailable = (_: EventStoreUnavailable) =>
   respond(
     new Problem.ServiceUnavailable({
@@ -262,6 +297,7 @@ export const make = Effect.gen(function* () {
       const caller = token === undefined ? Option.none() : yield* Effect.option(tokens.verify(token))
       const retryAfter = yield* rateLimited(request, caller)
       if (retryAfter !== undefined) return yield* respond(Problem.tooManyRequests(retryAfter))
+      if (/%00/i.test(request.url) || request.url.includes("\0")) return yield* respond(nulRefused("path"))
       const declared = Number(request.headers["content-length"] ?? "0")
       if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
         return yield* respond(tooLarge(limits.maxBodyBytes))
@@ -282,7 +318,9 @@ export const make = Effect.gen(function* () {
                 }),
           )
         }
-        return yield* idempotent(request, caller, new Uint8Array(read.success), app)
+        const body = new Uint8Array(read.success)
+        if (containsNul(body)) return yield* respond(nulRefused("body"))
+        return yield* idempotent(request, caller, body, app)
       }
       return yield* app
     }).pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize)) as App

@@ -50,12 +50,13 @@ export type EventId = typeof EventId.Type
 export const companyReferenceIdMaxLength = 64
 
 /**
- * The partner's own external identifier of a company: trimmed, non-empty and
- * at most 64 characters. Unique per partner (enforced by the read side).
+ * The partner's own external identifier of a company: trimmed, non-empty,
+ * without control characters and at most 64 characters. Unique per partner (enforced by the read side).
  */
 export const CompanyReferenceId = Schema.String.check(
   Schema.isTrimmed({ message: "must not start or end with whitespace" }),
   Schema.isNonEmpty({ message: "must not be empty" }),
+  Schema.isPattern(/^\P{Cc}*$/u, { message: "must not contain control characters" }),
   Schema.isMaxLength(companyReferenceIdMaxLength, {
     message: `must be at most ${companyReferenceIdMaxLength} characters`,
   }),

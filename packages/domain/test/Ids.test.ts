@@ -93,6 +93,12 @@ describe("a company reference id", () => {
     assert.include(messageOf(Ids.CompanyReferenceId, "ACME\t"), "must not start or end with whitespace")
   })
 
+  it("refuses one holding a control character (NUL, tab, newline inside)", () => {
+    for (const reference of ["a\u0000b", "a\tb", "a\nb", "a\u007fb"]) {
+      assert.include(messageOf(Ids.CompanyReferenceId, reference), "must not contain control characters")
+    }
+  })
+
   it("refuses one longer than 64 characters", () => {
     assert.include(messageOf(Ids.CompanyReferenceId, "x".repeat(65)), "must be at most 64 characters")
   })
