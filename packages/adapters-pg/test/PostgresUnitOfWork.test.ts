@@ -7,8 +7,15 @@
  * first, and the follower would pass the unit's second batch by.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { EventStore, ExpectedVersion, type NewEvent, type RecordedEvent, UnitOfWork } from "@partnerpay/domain"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import {
+  EventStore,
+  EventStoreUnavailable,
+  ExpectedVersion,
+  type NewEvent,
+  type RecordedEvent,
+  UnitOfWork,
+} from "@partnerpay/domain"
+import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
 import * as PgEventStore from "../src/PgEventStore.ts"
@@ -116,5 +123,37 @@ suite("PostgreSQL units of work", () => {
     assert.strictEqual(outcome.error._tag, "EventStoreUnavailable")
     assert.strictEqual(outcome.stored.length, 0)
     assert.strictEqual(outcome.probe.length, 0)
+  })
+
+  it("a unit whose connection is lost fails with EventStoreUnavailable, not a defect, though its ROLLBACK fails too", {
+    timeout: 30_000,
+  }, async () => {
+    const exit = await runtime.runPromise(
+      Effect.gen(function* () {
+        const uow = yield* UnitOfWork
+        const sql = yield* SqlClient
+        return yield* Effect.exit(
+          uow.transactional(
+            sql`SELECT pg_terminate_backend(pg_backend_pid())`.pipe(
+              Effect.mapError(() => new EventStoreUnavailable({ reason: "connection lost" })),
+            ),
+          ),
+        )
+      }),
+    )
+    assert.isTrue(Exit.isFailure(exit))
+    if (Exit.isFailure(exit)) {
+      assert.isFalse(Cause.hasDies(exit.cause), Cause.pretty(exit.cause))
+      const failure = exit.cause.reasons.find(Cause.isFailReason)
+      assert.strictEqual((failure?.error as { _tag?: string } | undefined)?._tag, "EventStoreUnavailable")
+    }
+    // the pool replaces the lost connection
+    const after = await runtime.runPromise(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient
+        return yield* sql`SELECT 1 AS one`
+      }),
+    )
+    assert.strictEqual(after.length, 1)
   })
 })
