@@ -6,14 +6,16 @@
  *     request with a fixed small JSON body: the ceiling of the read path.
  *     Prints `{"port":N}` once listening; runs until killed.
  *
- *   node bench/baselines.ts insert '{"kind":"postgres","url":...,"poolSize":10,"connections":16,"seconds":5}'
- *   node bench/baselines.ts insert '{"kind":"pglite","dataDir":...,"connections":16,"seconds":5}'
- *     The durable-write ceiling: `connections` concurrent loops of one
- *     single-row INSERT transaction each, for `seconds` (and at most 1,000,000
- *     transactions). PostgreSQL goes through the same client as the service
+ *   node bench/baselines.ts insert '{"kind":"postgres","url":...,"poolSize":10,"connections":[1,64],"seconds":5}'
+ *   node bench/baselines.ts insert '{"kind":"pglite","dataDir":...,"connections":[1,64],"seconds":5}'
+ *     The durable-write ceiling: for each entry of `connections` (a number or a
+ *     list, measured one after the other on one open database), that many
+ *     concurrent loops of one single-row INSERT transaction each, for `seconds`
+ *     (and at most 1,000,000 transactions). PostgreSQL goes through the same client as the service
  *     (@effect/sql-pg) with the same pool size; PGlite is driven directly
  *     (@electric-sql/pglite, one session, transactions serialise as in the
- *     service). Prints one JSON line: requestsPerSecond, p50, p99 (ms).
+ *     service). Prints one JSON line per entry of `connections`: requestsPerSecond,
+ *     p50, p99 (ms).
  */
 import { createServer } from "node:http"
 import { createRequire } from "node:module"
@@ -28,9 +30,12 @@ interface InsertSpec {
   readonly url?: string
   readonly dataDir?: string
   readonly poolSize?: number
-  readonly connections: number
+  readonly connections: number | ReadonlyArray<number>
   readonly seconds: number
 }
+
+const levels = (spec: InsertSpec): ReadonlyArray<number> =>
+  typeof spec.connections === "number" ? [spec.connections] : spec.connections
 
 const maxTransactions = 1_000_000
 
@@ -42,14 +47,20 @@ const { PGlite } = createRequire(new URL("../packages/adapters-pg/package.json",
 const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
-/** Runs `connections` loops of `insert` until the deadline; returns the figures. */
-const measure = async (spec: InsertSpec, insert: (n: number) => Promise<unknown>) => {
+type Figures = { requestsPerSecond: number; p50: number; p99: number; transactions: number }
+
+/** Runs `connections` loops of `insert` for `seconds`; returns the figures. */
+const measure = async (
+  connections: number,
+  seconds: number,
+  insert: (n: number) => Promise<unknown>,
+): Promise<Figures> => {
   const latencies: Array<number> = []
   let issued = 0
-  const deadline = Date.now() + spec.seconds * 1000
+  const deadline = Date.now() + seconds * 1000
   const started = performance.now()
   await Promise.all(
-    Array.from({ length: spec.connections }, async () => {
+    Array.from({ length: connections }, async () => {
       while (Date.now() < deadline && issued < maxTransactions) {
         const n = issued++
         const begin = performance.now()
@@ -58,14 +69,20 @@ const measure = async (spec: InsertSpec, insert: (n: number) => Promise<unknown>
       }
     }),
   )
-  const seconds = (performance.now() - started) / 1000
+  const elapsed = (performance.now() - started) / 1000
   latencies.sort((a, b) => a - b)
   return {
-    requestsPerSecond: latencies.length / seconds,
+    requestsPerSecond: latencies.length / elapsed,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     transactions: latencies.length,
   }
+}
+
+/** Prints one figures line per connection level, measured one after the other. */
+const eachLevel = async (spec: InsertSpec, insert: (n: number) => Promise<unknown>) => {
+  for (const connections of levels(spec))
+    process.stdout.write(`${JSON.stringify(await measure(connections, spec.seconds, insert))}\n`)
 }
 
 const row = (n: number) => JSON.stringify({ n, amount: { minorUnits: 1234, currency: "USD" }, note: "bench" })
@@ -81,9 +98,8 @@ const insertPostgres = (spec: InsertSpec) =>
             sql`INSERT INTO bench_insert_baseline (id, data) VALUES (${crypto.randomUUID()}, ${row(n)}::jsonb)`,
           ),
         )
-      const figures = yield* Effect.promise(() => measure(spec, insert))
+      yield* Effect.promise(() => eachLevel(spec, insert))
       yield* sql`DROP TABLE bench_insert_baseline`
-      return figures
     }).pipe(Effect.provide(PgDatabase.layerPostgres(spec.url!, { maxConnections: spec.poolSize ?? 10 }))),
   )
 
@@ -94,13 +110,12 @@ const insertPglite = async (spec: InsertSpec) => {
     await db.exec(
       "CREATE TABLE IF NOT EXISTS bench_insert_baseline (id uuid PRIMARY KEY, data jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())",
     )
-    const figures = await measure(spec, (n) =>
+    await eachLevel(spec, (n) =>
       db.transaction((tx) =>
         tx.query("INSERT INTO bench_insert_baseline (id, data) VALUES ($1, $2::jsonb)", [crypto.randomUUID(), row(n)]),
       ),
     )
     await db.exec("DROP TABLE bench_insert_baseline")
-    return figures
   } finally {
     await db.close()
   }
@@ -118,8 +133,8 @@ if (mode === "http") {
   })
 } else if (mode === "insert") {
   const spec = JSON.parse(process.argv[3] ?? "{}") as InsertSpec
-  const figures = spec.kind === "postgres" ? await insertPostgres(spec) : await insertPglite(spec)
-  process.stdout.write(`${JSON.stringify(figures)}\n`)
+  if (spec.kind === "postgres") await insertPostgres(spec)
+  else await insertPglite(spec)
 } else {
   throw new Error("usage: node bench/baselines.ts http | insert <json>")
 }

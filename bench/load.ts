@@ -1,10 +1,11 @@
 /**
  * Load generator child process (started by bench/run.ts, never by hand):
- * runs one autocannon scenario against 127.0.0.1 and prints one JSON line
- * with the figures. Running it in its own process keeps the load generator's
+ * runs autocannon scenarios against 127.0.0.1 and prints one JSON line
+ * of figures per scenario. Running it in its own process keeps the load generator's
  * CPU out of the service's and the orchestrator's event loops.
  *
- * Argument: a JSON object
+ * Argument: a JSON object, or a JSON array of them (run one after the other, one
+ * output line each, in order; saves a process start-up per scenario)
  *   { url, connections, seconds, maxRequests, method, headers, body?, idReplacement?, paths: [string] }
  * `paths` are used round-robin (e.g. one payment request id per request).
  * Bounded: autocannon stops after `seconds` or `maxRequests`, whichever comes first.
@@ -40,48 +41,54 @@ interface AutocannonResult {
 }
 type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>
 
-const spec = JSON.parse(process.argv[2] ?? "{}") as LoadSpec
-const url = new URL(spec.url)
-if (url.hostname !== "127.0.0.1") throw new Error("the benchmark only loads 127.0.0.1")
+const argument = JSON.parse(process.argv[2] ?? "{}") as LoadSpec | ReadonlyArray<LoadSpec>
+const specs: ReadonlyArray<LoadSpec> = Array.isArray(argument) ? argument : [argument as LoadSpec]
+for (const spec of specs)
+  if (new URL(spec.url).hostname !== "127.0.0.1") throw new Error("the benchmark only loads 127.0.0.1")
 
 const require = createRequire(import.meta.url)
 const autocannon = require("autocannon") as Autocannon
 
-let next = 0
-const result = await autocannon({
-  url: spec.url,
-  connections: spec.connections,
-  duration: spec.seconds,
-  maxOverallRequests: Math.max(spec.maxRequests, spec.connections),
-  timeout: 10,
-  idReplacement: spec.idReplacement ?? false,
-  requests: [
-    {
-      method: spec.method,
-      headers: spec.headers,
-      ...(spec.body === undefined ? {} : { body: spec.body }),
-      setupRequest: (request: { path: string }) => {
-        request.path = spec.paths[next++ % spec.paths.length]!
-        return request
+/** Runs one scenario and prints its JSON line. */
+const run = async (spec: LoadSpec) => {
+  let next = 0
+  const result = await autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: spec.seconds,
+    maxOverallRequests: Math.max(spec.maxRequests, spec.connections),
+    timeout: 10,
+    idReplacement: spec.idReplacement ?? false,
+    requests: [
+      {
+        method: spec.method,
+        headers: spec.headers,
+        ...(spec.body === undefined ? {} : { body: spec.body }),
+        setupRequest: (request: { path: string }) => {
+          request.path = spec.paths[next++ % spec.paths.length]!
+          return request
+        },
       },
-    },
-  ],
-})
+    ],
+  })
+  const statusCodes: Record<string, number> = {}
+  for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats.count
+  process.stdout.write(
+    `${JSON.stringify({
+      seconds: result.duration,
+      ok: result["2xx"],
+      requestsPerSecond: result["2xx"] / result.duration,
+      answeredPerSecond: (result["2xx"] + result.non2xx) / result.duration,
+      rateLimited: statusCodes["429"] ?? 0,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      non2xx: result.non2xx,
+      errors: result.errors,
+      timeouts: result.timeouts,
+      statusCodes,
+    })}\n`,
+  )
+}
 
-const statusCodes: Record<string, number> = {}
-for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats.count
-process.stdout.write(
-  `${JSON.stringify({
-    seconds: result.duration,
-    ok: result["2xx"],
-    requestsPerSecond: result["2xx"] / result.duration,
-    answeredPerSecond: (result["2xx"] + result.non2xx) / result.duration,
-    rateLimited: statusCodes["429"] ?? 0,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    statusCodes,
-  })}\n`,
-)
+// One after the other, never overlapping: one process start-up for a whole list of scenarios.
+for (const spec of specs) await run(spec)
