@@ -10,6 +10,7 @@
  * `paths` are used round-robin (e.g. one payment request id per request).
  * Bounded: autocannon stops after `seconds` or `maxRequests`, whichever comes first.
  */
+import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 
 interface LoadSpec {
@@ -41,7 +42,11 @@ interface AutocannonResult {
 }
 type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>
 
-const argument = JSON.parse(process.argv[2] ?? "{}") as LoadSpec | ReadonlyArray<LoadSpec>
+// The scenarios arrive as JSON, inline or (from bench/run.ts) in a file named by the argument.
+const raw = process.argv[2] ?? "{}"
+const argument = JSON.parse(raw.startsWith("{") || raw.startsWith("[") ? raw : readFileSync(raw, "utf8")) as
+  | LoadSpec
+  | ReadonlyArray<LoadSpec>
 const specs: ReadonlyArray<LoadSpec> = Array.isArray(argument) ? argument : [argument as LoadSpec]
 for (const spec of specs)
   if (new URL(spec.url).hostname !== "127.0.0.1") throw new Error("the benchmark only loads 127.0.0.1")

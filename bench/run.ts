@@ -434,28 +434,31 @@ const loadAll = async (
   base: string,
   scenarios: ReadonlyArray<{ readonly connections: number; readonly spec: LoadSpec }>,
 ): Promise<ReadonlyArray<Figures>> => {
-  const output = await runNode(
-    [
-      join(root, "bench", "load.ts"),
-      JSON.stringify(
-        scenarios.map(({ connections, spec }) => ({
-          url: base,
-          connections,
-          seconds,
-          maxRequests: 2_000_000,
-          method: spec.method,
-          headers: {
-            ...(spec.body === undefined ? {} : { "content-type": "application/json" }),
-            ...(spec.token === undefined ? {} : { authorization: `Bearer ${spec.token}` }),
-          },
-          ...(spec.body === undefined ? {} : { body: spec.body }),
-          idReplacement: spec.idReplacement ?? false,
-          paths: spec.paths,
-        })),
-      ),
-    ],
-    { timeoutMillis: scenarios.length * (seconds * 1000 + 15_000) + 15_000 },
+  // The scenarios (with every pre-created payment path) go through a file: as an argument they
+  // can exceed the OS limit on argument size (E2BIG) in the full run.
+  const specFile = join(mkdtempSync(join(tmpdir(), "partnerpay-load-")), "scenarios.json")
+  writeFileSync(
+    specFile,
+    JSON.stringify(
+      scenarios.map(({ connections, spec }) => ({
+        url: base,
+        connections,
+        seconds,
+        maxRequests: 2_000_000,
+        method: spec.method,
+        headers: {
+          ...(spec.body === undefined ? {} : { "content-type": "application/json" }),
+          ...(spec.token === undefined ? {} : { authorization: `Bearer ${spec.token}` }),
+        },
+        ...(spec.body === undefined ? {} : { body: spec.body }),
+        idReplacement: spec.idReplacement ?? false,
+        paths: spec.paths,
+      })),
+    ),
   )
+  const output = await runNode([join(root, "bench", "load.ts"), specFile], {
+    timeoutMillis: scenarios.length * (seconds * 1000 + 15_000) + 15_000,
+  }).finally(() => rmSync(join(specFile, ".."), { recursive: true, force: true }))
   const figures = output
     .trim()
     .split("\n")
