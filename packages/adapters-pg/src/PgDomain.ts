@@ -2,30 +2,50 @@
  * The whole domain stack on PostgreSQL (a server or PGlite), given an
  * `SqlClient`: migrations first, then `EventStore` (PgEventStore whose append
  * hook is the domain's `EventPipeline.makeHook()`: projections into
- * `read_models` and notifications into `outbox`, in the append's
- * transaction), `ReadModelStore`, `Outbox`, `OutboxDispatch` and `UnitOfWork`.
+ * `read_models` and notifications into `outbox`), `ReadModelStore`, `Outbox`,
+ * `OutboxDispatch` and `UnitOfWork`.
  *
- * The hook's queries join the append's transaction because Effect SQL carries
- * the transaction's connection in the fiber context: a failing projection
- * rolls the events back.
+ * The hook runs in the append's unit of work (`PgUnit.ts`): its documents and
+ * outbox rows are committed by the same `commit_unit` statement as the events,
+ * and a failing projection fails the append, so nothing is written.
  */
 import {
   EventPipeline,
   EventStore,
   EventStoreUnavailable,
-  type Outbox,
+  type Notification,
+  Outbox,
   type ReadModelStore,
   type UnitOfWork,
 } from "@partnerpay/domain"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { MigrationError } from "effect/sql/Migrator"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as Migrations from "./Migrations.ts"
+import { rebuildLockKey } from "./migrations/0004_commit_unit.ts"
 import * as PgEventStore from "./PgEventStore.ts"
 import * as PgOutbox from "./PgOutbox.ts"
 import * as PgReadModelStore from "./PgReadModelStore.ts"
+import * as PgUnit from "./PgUnit.ts"
 import * as PgUnitOfWork from "./PgUnitOfWork.ts"
+
+/**
+ * `PgOutbox` whose `record` joins the current unit of work (the rows are
+ * written by the unit's commit); outside a unit it writes at once.
+ */
+const outboxInUnits = Layer.effectContext(
+  Effect.gen(function* () {
+    const context = yield* Layer.build(PgOutbox.layer)
+    const direct = Context.get(context, Outbox)
+    const record = Effect.fn("PgDomain.recordNotifications")(function* (notifications: ReadonlyArray<Notification>) {
+      const unit = yield* PgUnit.CurrentUnit
+      if (unit === undefined) return yield* direct.record(notifications)
+      unit.outbox.push(...notifications)
+    })
+    return Context.add(context, Outbox, Outbox.of({ record }))
+  }),
+)
 
 export type Services = EventStore | ReadModelStore | Outbox | PgOutbox.OutboxDispatch | UnitOfWork
 
@@ -33,7 +53,7 @@ export type Services = EventStore | ReadModelStore | Outbox | PgOutbox.OutboxDis
 export const layer = (
   options: EventPipeline.PipelineOptions = {},
 ): Layer.Layer<Services, MigrationError | SqlError, SqlClient> => {
-  const base = Layer.mergeAll(PgReadModelStore.layer, PgOutbox.layer, PgUnitOfWork.layer)
+  const base = Layer.mergeAll(PgReadModelStore.layer, outboxInUnits, PgUnitOfWork.layer)
   const store = Layer.effect(
     EventStore,
     Effect.gen(function* () {
@@ -47,9 +67,12 @@ export const layer = (
 /**
  * Rebuilds the read models from the whole log (`EventPipeline.rebuild`) in one
  * transaction, returning the number of events replayed. It first takes the
- * event position lock until it commits (appends wait meanwhile) and waits for
- * appends already in flight to finish, so it replays exactly the committed log
- * and no append's hook writes read models concurrently.
+ * commit lock exclusively until it commits (every `commit_unit` holds it
+ * shared: commits in flight finish first, later ones wait), then waits until
+ * no older transaction runs, so it replays exactly the committed log and no
+ * unit writes read models concurrently. Units that read a document before the
+ * rebuild and commit after it fail with a document conflict (every write
+ * draws a new revision) and are retried on the rebuilt documents.
  */
 export const rebuildProjections = (
   options: {
@@ -63,7 +86,8 @@ export const rebuildProjections = (
     const sql = yield* SqlClient
     return yield* sql.withTransaction(
       Effect.gen(function* () {
-        yield* sql`SELECT lock_event_positions_until_commit()`
+        yield* sql`SELECT pg_advisory_xact_lock(${rebuildLockKey})`
+        yield* sql`SELECT pg_current_xact_id()::text`
         // Wait until no transaction older than this one runs (in-flight appends committed or rolled back);
         // give up after `waitMillis` (an old idle transaction elsewhere would otherwise hold the rebuild forever).
         const deadline = Date.now() + (options.waitMillis ?? 30_000)

@@ -1,52 +1,40 @@
 /**
  * The domain `EventStore` port on PostgreSQL (a server, or PGlite through the
- * same client). Schema: `migrations/0001_create_events.ts`.
+ * same client). Schema: migrations 0001 and 0004; design: the package README,
+ * "Write path".
  *
- * Expected version: enforced by the `streams` row with a conditional write
- * (UPDATE ... WHERE version = expected, or INSERT ... ON CONFLICT DO NOTHING
- * for NoStream). The row lock makes racing writers of one stream queue up; the
- * second re-evaluates the condition against the committed winner and matches
- * no row, so it fails with `VersionConflict` and the actual version. Chosen
- * over relying on the unique (stream_id, stream_version) violation because it
- * does not abort the transaction (no savepoint needed, so an `onAppend` hook
- * can share the transaction), gives the actual version in one indexed read,
- * and also serialises `Any` appends. The unique constraint stays as a backstop.
+ * Appends. An append inside a unit of work (`PgUnitOfWork`) is kept in the
+ * unit (`PgUnit.ts`) and written when the unit ends, together with the unit's
+ * other appends, read-model documents and outbox rows, by ONE call of the
+ * `commit_unit` function: one statement, one implicit transaction. An append
+ * outside a unit is a unit of its own. The append hook (projections and
+ * notifications, `onAppend`) runs when the append is made, so the unit's later
+ * reads see its documents; its writes go into the unit too.
  *
- * Global order (readAll): positions come from a sequence and transactions can
- * commit out of position order, so "read everything after my checkpoint" on
- * committed rows could skip an event that commits later with a lower position.
- * We use the transaction-id approach: readAll only returns events written by
- * transactions older than the oldest one still running
- * (`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`), i.e. finished
- * ones. That alone is only safe if transaction-id order equals position
- * order, which PostgreSQL does not promise (an xid is assigned at a
- * transaction's first write, its positions later). So every append starts by
- * calling `reserve_event_positions(n)`: under a short advisory lock (released
- * before the function returns, never held across a commit, so commits stay
- * concurrent) it assigns the transaction's xid and draws its positions. Hence
- * xid order = position order: when an event is returned, every lower position
- * belongs to a finished transaction and is visible (or rolled back, leaving a
- * harmless gap). Cost: a long-running writing transaction anywhere in the
- * cluster delays readAll until it ends (never skips).
+ * Expected version: `commit_unit` checks each stream with a conditional write
+ * on its `streams` row (UPDATE ... WHERE version = expected, INSERT ... ON
+ * CONFLICT DO NOTHING for NoStream). Racing writers queue on the row lock; the
+ * loser matches no row and the commit raises with the actual version
+ * (`VersionConflict`); nothing of the unit is written. Inside one unit, a
+ * second append to the same stream is checked against the unit's own pending
+ * version at once.
  *
- * Appends inside a caller's transaction (a unit of work: `PgUnitOfWork`, or
- * any `sql.withTransaction`): the append becomes a savepoint and reserves its
- * positions like any other, but a transaction that appends twice would have
- * an xid older than its second batch of positions; another transaction could
- * draw positions in between, commit after it, and a follower would skip them.
- * So an append that finds itself inside an outer transaction first calls
- * `lock_event_positions_until_commit()` at the outer level: it takes the
- * reservation lock as a transaction lock, held until the unit of work commits
- * or rolls back, and assigns the xid under it. No other transaction can draw
- * positions between the unit's xid and its last append, so xid order still
- * equals position order and the readAll rule above stays sound. The function
- * refuses (the append fails with `EventStoreUnavailable`) when the transaction
- * already wrote something before its first append (its xid would predate the
- * lock), or after a nested unit that held the lock rolled back (PostgreSQL
- * releases the lock with the savepoint). Cost: from its first append until it
- * ends, a unit of work blocks every other append of the database, so units of
- * work must stay short (no calls to providers inside them). Appends outside a
- * unit of work keep the short lock and commit concurrently.
+ * Idempotency: when a stream's first event id is already stored in that
+ * stream, that stream's append is a replay: nothing is written for it and the
+ * stored outcome is returned (also when a racing duplicate wins first).
+ *
+ * Global order (readAll) without a global lock: positions come from a
+ * sequence and transactions commit in any order, so the order of the log is
+ * (transaction id, position): `readAll` returns only events of transactions
+ * older than every running one (`transaction_id < pg_snapshot_xmin(
+ * pg_current_snapshot())`), ordered by `(transaction_id, global_position)`,
+ * strictly after the checkpoint `(transaction_id, global_position)` of the
+ * event at position `after`. A transaction whose id is below the horizon has
+ * ended, so its events are all visible or all gone; a transaction that ends
+ * later has an id at or above the horizon of every earlier read, so it sorts
+ * after every checkpoint taken so far: nothing is skipped. Positions stay
+ * unique, and increase within a transaction, but not across transactions in
+ * this order.
  *
  * Errors: every database failure becomes `EventStoreUnavailable` with a short
  * reason (the SQL error is logged, never returned).
@@ -62,17 +50,17 @@ import {
   type RecordedEvent,
   VersionConflict,
 } from "@partnerpay/domain"
-import { DateTime, Effect, Layer } from "effect"
+import { Clock, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { SqlError } from "effect/sql/SqlError"
-import { InsideAppendHook } from "./AppendHookScope.ts"
+import type { SqlError } from "effect/sql/SqlError"
+import * as PgUnit from "./PgUnit.ts"
 
 /**
- * Extra work done in the same transaction as an append, after the events are
- * inserted (e.g. projections, outbox rows). It sees the recorded events with
- * their positions; queries it runs through `SqlClient` join the append's
- * transaction. A failure rolls the append back (reported as
- * `EventStoreUnavailable`). Not called for idempotent replays (nothing written).
+ * Extra work done with an append, in its unit of work (e.g. projections,
+ * outbox rows). It sees the recorded events (positions are 0 until the unit
+ * commits); read models and outbox rows it writes through the adapters of this
+ * package join the unit. A failure fails the append (reported as
+ * `EventStoreUnavailable`). Not called for idempotent replays.
  */
 export type OnAppend = (events: ReadonlyArray<RecordedEvent>) => Effect.Effect<void, unknown, SqlClient>
 
@@ -108,15 +96,6 @@ const toMetadata = (value: unknown): EventMetadata => {
   return out
 }
 
-const fromMetadata = (metadata: EventMetadata): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const key of metadataKeys) {
-    const field = metadata[key]
-    if (field !== undefined) out[key] = field
-  }
-  return out
-}
-
 /** Bigint columns arrive as JS bigint: positions are converted here, at the edge. */
 const toRecorded = (row: EventRow): RecordedEvent => ({
   eventId: row.event_id,
@@ -131,206 +110,173 @@ const toRecorded = (row: EventRow): RecordedEvent => ({
   recordedAt: DateTime.makeUnsafe(row.recorded_at.getTime()),
 })
 
-const unavailable = (reason: string) => (cause: unknown) =>
-  Effect.logWarning("event store failure", reason, cause).pipe(
-    Effect.andThen(Effect.fail(new EventStoreUnavailable({ reason }))),
-  )
-
 const describeSqlError = (error: SqlError): string => `database error (${error.reason._tag})`
 
-/** A replayed append whose first event is already stored. */
-class Replayed {
-  readonly result: { readonly streamVersion: number; readonly lastPosition: number }
-  constructor(result: { readonly streamVersion: number; readonly lastPosition: number }) {
-    this.result = result
-  }
-}
+const unavailable = (reason: string) => (error: SqlError) =>
+  Effect.logWarning("event store failure", { reason, error: error.reason._tag }).pipe(
+    Effect.andThen(Effect.fail(new EventStoreUnavailable({ reason }))),
+  )
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** Builds the store on the `SqlClient` in context. */
-export const make = (options: Options = {}): Effect.Effect<EventStore["Service"], never, SqlClient> =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient
-    const onAppend = options.onAppend
+export const make = Effect.fn("PgEventStore.make")(function* (options: Options = {}) {
+  const sql = yield* SqlClient
+  const onAppend = options.onAppend
 
-    const mapSqlErrors = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A, EventStoreUnavailable> =>
-      Effect.catchTag(effect, "SqlError", (error) => unavailable(describeSqlError(error))(error))
+  const mapSqlErrors = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A, EventStoreUnavailable> =>
+    Effect.catchTag(effect, "SqlError", (error) => unavailable(describeSqlError(error))(error))
 
-    /** The stored outcome when `events[0]` is already in `streamId`. */
-    const findReplay = (streamId: string, events: ReadonlyArray<NewEvent>) =>
-      Effect.gen(function* () {
-        const first = events[0]
-        if (first === undefined) return undefined
-        const found = yield* sql<{ stream_id: string; stream_version: number }>`
-          SELECT stream_id, stream_version FROM events WHERE event_id = ${first.eventId}::uuid`
-        const hit = found[0]
-        if (hit === undefined || hit.stream_id !== streamId) return undefined
-        // The last event of the original batch, or the first one when the batch was shorter.
-        const last = yield* sql<{ stream_version: number; global_position: bigint }>`
-          SELECT stream_version, global_position FROM events
-          WHERE stream_id = ${streamId} AND stream_version BETWEEN ${hit.stream_version} AND ${hit.stream_version + events.length - 1}
-          ORDER BY stream_version DESC LIMIT 1`
-        const row = last[0]
-        return row === undefined
-          ? undefined
-          : new Replayed({ streamVersion: Number(row.stream_version), lastPosition: Number(row.global_position) })
-      })
+  const storedVersion = (streamId: string) =>
+    mapSqlErrors(
+      Effect.map(sql<{ version: number }>`SELECT version FROM streams WHERE stream_id = ${streamId}`, (rows) =>
+        Number(rows[0]?.version ?? 0),
+      ),
+    )
 
-    /** Claims `count` versions on the stream row if it is at the expected version; returns the new version. */
-    const claimVersion = (streamId: string, streamType: string, expected: ExpectedVersion, count: number) =>
-      Effect.gen(function* () {
-        const claim: Effect.Effect<ReadonlyArray<{ readonly version: number }>, SqlError> = expected._tag === "NoStream"
-          ? sql<{ version: number }>`
-              INSERT INTO streams (stream_id, stream_type, version) VALUES (${streamId}, ${streamType}, ${count})
-              ON CONFLICT (stream_id) DO NOTHING RETURNING version`
-          : expected._tag === "Exact"
-            ? sql<{ version: number }>`
-              UPDATE streams SET version = version + ${count}, updated_at = now()
-              WHERE stream_id = ${streamId} AND version = ${expected.version} RETURNING version`
-            : sql<{ version: number }>`
-              INSERT INTO streams (stream_id, stream_type, version) VALUES (${streamId}, ${streamType}, ${count})
-              ON CONFLICT (stream_id) DO UPDATE SET version = streams.version + EXCLUDED.version, updated_at = now()
-              RETURNING version`
-        const row = (yield* claim)[0]
-        if (row !== undefined) return Number(row.version)
-        const current = yield* sql<{ version: number }>`SELECT version FROM streams WHERE stream_id = ${streamId}`
-        return yield* Effect.fail(
-          new VersionConflict({
-            streamId,
-            expected: ExpectedVersion.describe(expected),
-            actual: Number(current[0]?.version ?? 0),
-          }),
-        )
-      })
-
-    const appendOnce = (
-      streamId: string,
-      streamType: string,
-      expected: ExpectedVersion,
-      events: ReadonlyArray<NewEvent>,
-    ): Effect.Effect<
-      { readonly streamVersion: number; readonly lastPosition: number },
-      VersionConflict | SqlError | Replayed | { readonly _tag: "HookFailed"; readonly cause: unknown }
-    > =>
-      Effect.andThen(
-        // Inside a caller's transaction: hold the reservation lock until it ends (see the module doc).
-        Effect.flatMap(Effect.serviceOption(sql.transactionService), (outer) =>
-          outer._tag === "Some" ? Effect.asVoid(sql`SELECT lock_event_positions_until_commit()`) : Effect.void,
-        ),
-        sql.withTransaction(
-          Effect.gen(function* () {
-            const replay = yield* findReplay(streamId, events)
-            if (replay !== undefined) return yield* Effect.fail(replay)
-            const reserved = yield* sql<{
-              position: bigint
-            }>`SELECT reserve_event_positions(${events.length}) AS position`
-            const positions = reserved.map((row) => BigInt(row.position)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-            const version = yield* claimVersion(streamId, streamType, expected, events.length).pipe(
-              Effect.catchTag(
-                "VersionConflict",
-                (conflict): Effect.Effect<never, VersionConflict | Replayed | SqlError> =>
-                  // A racing append of the same events may just have won: then this is a replay.
-                  Effect.flatMap(
-                    findReplay(streamId, events),
-                    (replayed): Effect.Effect<never, VersionConflict | Replayed> =>
-                      replayed === undefined ? Effect.fail(conflict) : Effect.fail(replayed),
-                  ),
-              ),
-            )
-            const batch = events.map((event, index) => ({
-              p: String(positions[index]),
-              eventId: event.eventId,
-              eventType: event.eventType,
-              schemaVersion: event.schemaVersion,
-              data: event.data,
-              metadata: fromMetadata(event.metadata),
-            }))
-            const rows = yield* sql<EventRow>`
-            INSERT INTO events (global_position, stream_id, stream_type, stream_version, event_id, event_type, schema_version, data, metadata)
-            SELECT (e.value ->> 'p')::bigint, ${streamId}, ${streamType}, ${version - events.length}::int + e.ord::int,
-                   (e.value ->> 'eventId')::uuid, e.value ->> 'eventType', (e.value ->> 'schemaVersion')::int,
-                   e.value -> 'data', e.value -> 'metadata'
-            FROM jsonb_array_elements(${JSON.stringify(batch)}::jsonb) WITH ORDINALITY AS e(value, ord)
-            ORDER BY e.ord
-            RETURNING ${sql.literal(columns)}`
-            const recorded = rows.map(toRecorded).sort((a, b) => a.streamVersion - b.streamVersion)
-            if (onAppend !== undefined) {
-              yield* onAppend(recorded).pipe(
-                Effect.mapError((cause) => ({ _tag: "HookFailed" as const, cause })),
-                Effect.provideService(SqlClient, sql),
-                Effect.provideService(InsideAppendHook, true),
-              )
-            }
-            const last = recorded[recorded.length - 1]
-            return { streamVersion: version, lastPosition: last?.globalPosition ?? 0 }
-          }),
-        ),
-      )
-
-    const append: EventStore["Service"]["append"] = (streamId, streamType, expected, events) => {
-      if (events.length === 0) {
-        return mapSqlErrors(
-          Effect.map(
-            sql<{ version: number | null; position: bigint | null }>`
-              SELECT (SELECT version FROM streams WHERE stream_id = ${streamId}) AS version,
-                     (SELECT max(global_position) FROM events) AS position`,
-            (rows) => ({ streamVersion: Number(rows[0]?.version ?? 0), lastPosition: Number(rows[0]?.position ?? 0) }),
+  /** Records `events` in `unit`: checks a second append against the pending version, runs the hook. */
+  const appendToUnit = Effect.fn("PgEventStore.appendToUnit")(function* (
+    unit: PgUnit.Unit,
+    streamId: string,
+    streamType: string,
+    expected: ExpectedVersion,
+    events: ReadonlyArray<NewEvent>,
+  ) {
+    const pending = unit.streams.get(streamId)
+    const first = events[0]!
+    if (pending !== undefined) {
+      const replayAt = pending.events.findIndex((event) => event.eventId === first.eventId)
+      if (replayAt >= 0) {
+        const last = pending.recorded[Math.min(replayAt + events.length, pending.recorded.length) - 1]!
+        return { streamVersion: last.streamVersion, lastPosition: 0 } satisfies AppendResult
+      }
+    }
+    let base: number
+    let stream: PgUnit.PendingStream
+    if (pending === undefined) {
+      base =
+        expected._tag === "NoStream" ? 0 : expected._tag === "Exact" ? expected.version : yield* storedVersion(streamId)
+      stream = {
+        streamId,
+        streamType,
+        expected,
+        baseVersion: expected._tag === "Any" ? undefined : base,
+        events: [],
+        recorded: [],
+      }
+    } else {
+      stream = pending
+      base = (pending.baseVersion ?? 0) + pending.events.length
+      if (!ExpectedVersion.matches(expected, base)) {
+        return yield* new VersionConflict({ streamId, expected: ExpectedVersion.describe(expected), actual: base })
+      }
+    }
+    const recordedAt = DateTime.makeUnsafe(yield* Clock.currentTimeMillis)
+    const recorded = events.map(
+      (event, index): RecordedEvent => ({
+        ...event,
+        streamId,
+        streamType,
+        streamVersion: base + index + 1,
+        globalPosition: 0,
+        recordedAt,
+      }),
+    )
+    if (onAppend !== undefined) {
+      yield* onAppend(recorded).pipe(
+        Effect.provideService(SqlClient, sql),
+        Effect.provideService(PgUnit.CurrentUnit, unit),
+        Effect.catch((cause) =>
+          Effect.logWarning("append hook failed", cause).pipe(
+            Effect.andThen(Effect.fail(new EventStoreUnavailable({ reason: "append hook failed" }))),
           ),
-        )
-      }
-      if (!events.every((event) => uuidPattern.test(event.eventId))) {
-        return Effect.fail(new EventStoreUnavailable({ reason: "event ids must be UUIDs" }))
-      }
-      return appendOnce(streamId, streamType, expected, events).pipe(
-        Effect.catch((error): Effect.Effect<AppendResult, VersionConflict | EventStoreUnavailable> => {
-          if (error instanceof Replayed) return Effect.succeed(error.result)
-          if (error instanceof VersionConflict) return Effect.fail(error)
-          if (error instanceof SqlError) {
-            if (error.reason._tag === "UniqueViolation" && error.reason.constraint === "events_event_id_key") {
-              // A racing append stored the same event id first (replay), or the id is used by another stream.
-              return mapSqlErrors(findReplay(streamId, events)).pipe(
-                Effect.flatMap((replayed) =>
-                  replayed === undefined
-                    ? Effect.fail(new EventStoreUnavailable({ reason: "event id already recorded in another stream" }))
-                    : Effect.succeed(replayed.result),
-                ),
-              )
-            }
-            return unavailable(describeSqlError(error))(error)
-          }
-          return unavailable("append hook failed")(error.cause)
-        }),
-        Effect.withSpan("PgEventStore.append", { attributes: { streamId, count: events.length } }),
+        ),
       )
     }
-
-    const readStream: EventStore["Service"]["readStream"] = (streamId, options) =>
-      mapSqlErrors(
-        Effect.map(
-          sql<EventRow>`
-            SELECT ${sql.literal(columns)} FROM events
-            WHERE stream_id = ${streamId} AND stream_version > ${options?.afterVersion ?? 0}
-            ORDER BY stream_version`,
-          (rows) => rows.map(toRecorded),
-        ),
-      ).pipe(Effect.withSpan("PgEventStore.readStream", { attributes: { streamId } }))
-
-    const readAll: EventStore["Service"]["readAll"] = ({ after, limit }) =>
-      mapSqlErrors(
-        Effect.map(
-          sql<EventRow>`
-            SELECT ${sql.literal(columns)} FROM events
-            WHERE global_position > ${after}::bigint
-              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-            ORDER BY global_position
-            LIMIT ${limit}::int`,
-          (rows) => rows.map(toRecorded),
-        ),
-      ).pipe(Effect.withSpan("PgEventStore.readAll", { attributes: { after, limit } }))
-
-    return EventStore.of({ append, readStream, readAll })
+    if (pending === undefined) unit.streams.set(streamId, stream)
+    stream.events.push(...events)
+    stream.recorded.push(...recorded)
+    return { streamVersion: base + events.length, lastPosition: 0 } satisfies AppendResult
   })
+
+  const append: EventStore["Service"]["append"] = Effect.fn("PgEventStore.append")(function* (
+    streamId: string,
+    streamType: string,
+    expected: ExpectedVersion,
+    events: ReadonlyArray<NewEvent>,
+  ) {
+    if (events.length === 0) {
+      const rows = yield* mapSqlErrors(
+        sql<{ version: number | null; position: bigint | null }>`
+          SELECT (SELECT version FROM streams WHERE stream_id = ${streamId}) AS version,
+                 (SELECT max(global_position) FROM events) AS position`,
+      )
+      return { streamVersion: Number(rows[0]?.version ?? 0), lastPosition: Number(rows[0]?.position ?? 0) }
+    }
+    if (!events.every((event) => uuidPattern.test(event.eventId))) {
+      return yield* new EventStoreUnavailable({ reason: "event ids must be UUIDs" })
+    }
+    const outer = yield* PgUnit.CurrentUnit
+    if (outer !== undefined) return yield* appendToUnit(outer, streamId, streamType, expected, events)
+    // A unit of its own: record, then commit at once.
+    const unit = new PgUnit.Unit()
+    yield* appendToUnit(unit, streamId, streamType, expected, events)
+    const committed = yield* PgUnit.commit(sql, unit)
+    const outcome = committed.streams[0]!
+    return { streamVersion: outcome.version, lastPosition: outcome.lastPosition }
+  })
+
+  const readStored = (streamId: string, afterVersion: number) =>
+    mapSqlErrors(
+      Effect.map(
+        sql<EventRow>`
+          SELECT ${sql.literal(columns)} FROM events
+          WHERE stream_id = ${streamId} AND stream_version > ${afterVersion}
+          ORDER BY stream_version`,
+        (rows) => rows.map(toRecorded),
+      ),
+    )
+
+  const readStream: EventStore["Service"]["readStream"] = Effect.fn("PgEventStore.readStream")(function* (
+    streamId: string,
+    options?: { readonly afterVersion?: number },
+  ) {
+    const afterVersion = options?.afterVersion ?? 0
+    const unit = yield* PgUnit.CurrentUnit
+    const pending = unit?.streams.get(streamId)
+    if (pending === undefined) return yield* readStored(streamId, afterVersion)
+    // Stored events up to the unit's base version (none for a stream the unit creates), then the pending ones.
+    const stored =
+      pending.baseVersion === 0
+        ? []
+        : (yield* readStored(streamId, afterVersion)).filter(
+            (event) => pending.baseVersion === undefined || event.streamVersion <= pending.baseVersion,
+          )
+    return [...stored, ...pending.recorded.filter((event) => event.streamVersion > afterVersion)]
+  })
+
+  const readAll: EventStore["Service"]["readAll"] = ({ after, limit }) =>
+    mapSqlErrors(
+      Effect.map(
+        after <= 0
+          ? sql<EventRow>`
+              SELECT ${sql.literal(columns)} FROM events
+              WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+              ORDER BY transaction_id, global_position
+              LIMIT ${limit}::int`
+          : sql<EventRow>`
+              SELECT ${sql.literal(columns)} FROM events
+              WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+                AND (transaction_id, global_position) >
+                    (SELECT c.transaction_id, c.global_position FROM events c WHERE c.global_position = ${after}::bigint)
+              ORDER BY transaction_id, global_position
+              LIMIT ${limit}::int`,
+        (rows) => rows.map(toRecorded),
+      ),
+    ).pipe(Effect.withSpan("PgEventStore.readAll", { attributes: { after, limit } }))
+
+  return EventStore.of({ append, readStream, readAll })
+})
 
 /** `EventStore` on the `SqlClient` in context (migrations must have run: see `Migrations.layer`). */
 export const layer = (options: Options = {}): Layer.Layer<EventStore, never, SqlClient> =>

@@ -12,18 +12,23 @@
  * more than the limit. Text comparisons use the "C" collation (byte order),
  * matching JavaScript string comparison for the ASCII keys and ids used.
  *
- * Concurrency: inside an append's hook (see AppendHookScope.ts) `get` locks
- * the row (`FOR UPDATE`), so two appends updating the same document queue
- * instead of losing one update. Everywhere else it is a plain read: a use
- * case reading before it appends must not take locks (nor a transaction id).
+ * Units of work (`PgUnit.ts`): every document carries a `revision`, drawn
+ * anew at each write (migration 0004). Inside a unit, `get` reads the
+ * document once (a plain read, no lock, no transaction) and the unit keeps it
+ * with its revision; later `get`s answer from the unit, `put` and `delete`
+ * change the unit's copy, and the unit's commit writes the document back only
+ * if its revision is still the one read (else the unit is retried). `find`
+ * reads the database (it does not see the unit's own uncommitted documents).
+ * Outside a unit, `put` and `delete` write at once, unconditionally (rebuilds).
  */
 import { type EventStoreUnavailable, type ReadModel, ReadModelStore } from "@partnerpay/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { InsideAppendHook } from "./AppendHookScope.ts"
+import * as PgUnit from "./PgUnit.ts"
 import { unavailable } from "./SqlErrors.ts"
 
 interface Row {
+  readonly revision?: bigint | number | string
   readonly id: string
   readonly partner_id: string
   readonly keys: Record<string, string>
@@ -41,19 +46,34 @@ const toStored = (collection: string, row: Row): ReadModel.StoredDocument => ({
 /** Builds the store on the `SqlClient` in context (migrations must have run). */
 export const make: Effect.Effect<ReadModelStore["Service"], never, SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient
-  const inTransaction = Effect.map(Effect.serviceOption(sql.transactionService), Option.isSome)
-  const lockForHook = Effect.gen(function* () {
-    return (yield* InsideAppendHook) && (yield* inTransaction)
-  })
 
-  const get = (collection: string, id: string) =>
-    Effect.gen(function* () {
-      const lock = (yield* lockForHook) ? sql.literal("FOR UPDATE") : sql.literal("")
-      const rows = yield* sql<Row>`
-        SELECT id, partner_id, keys, sort_key, data FROM read_models
-        WHERE collection = ${collection} AND id = ${id} ${lock}`
-      return Option.map(Option.fromUndefinedOr(rows[0]), (row) => toStored(collection, row))
-    }).pipe(unavailable("read model get"))
+  const read = (collection: string, id: string) =>
+    Effect.map(
+      sql<Row>`
+        SELECT revision, id, partner_id, keys, sort_key, data FROM read_models
+        WHERE collection = ${collection} AND id = ${id}`,
+      (rows) => rows[0],
+    )
+
+  const get = Effect.fn("PgReadModelStore.get")(function* (collection: string, id: string) {
+    const unit = yield* PgUnit.CurrentUnit
+    if (unit === undefined) {
+      const row = yield* read(collection, id)
+      return Option.map(Option.fromUndefinedOr(row), (found) => toStored(collection, found))
+    }
+    const known = unit.document(collection, id)
+    if (known !== undefined) return Option.fromUndefinedOr(known.current)
+    const row = yield* read(collection, id)
+    const current = row === undefined ? undefined : toStored(collection, row)
+    unit.remember({
+      collection,
+      id,
+      expected: row === undefined ? { _tag: "Absent" } : { _tag: "Revision", revision: String(row.revision ?? 0) },
+      current,
+      dirty: false,
+    })
+    return Option.fromUndefinedOr(current)
+  }, unavailable("read model get"))
 
   const find = (collection: string, query: ReadModel.Query): Effect.Effect<ReadModel.Page, EventStoreUnavailable> =>
     Effect.gen(function* () {
@@ -89,22 +109,49 @@ export const make: Effect.Effect<ReadModelStore["Service"], never, SqlClient> = 
       }
     }).pipe(unavailable("read model find"))
 
-  const put = (document: ReadModel.StoredDocument) =>
-    sql`
-      INSERT INTO read_models (collection, id, partner_id, keys, sort_key, data)
-      VALUES (${document.collection}, ${document.id}, ${document.index.partnerId},
-              ${JSON.stringify(document.index.keys)}::jsonb, ${document.index.sortKey}, ${JSON.stringify(document.data)}::jsonb)
-      ON CONFLICT (collection, id) DO UPDATE SET
-        partner_id = EXCLUDED.partner_id, keys = EXCLUDED.keys, sort_key = EXCLUDED.sort_key, data = EXCLUDED.data`.pipe(
-      Effect.asVoid,
-      unavailable("read model put"),
-    )
+  /** The unit's entry for a document it writes (a write without a read expects nothing). */
+  const entryFor = (unit: PgUnit.Unit, collection: string, id: string): PgUnit.PendingDocument => {
+    const known = unit.document(collection, id)
+    if (known !== undefined) return known
+    const entry: PgUnit.PendingDocument = {
+      collection,
+      id,
+      expected: { _tag: "Any" },
+      current: undefined,
+      dirty: false,
+    }
+    unit.remember(entry)
+    return entry
+  }
 
-  const remove = (collection: string, id: string) =>
-    sql`DELETE FROM read_models WHERE collection = ${collection} AND id = ${id}`.pipe(
-      Effect.asVoid,
-      unavailable("read model delete"),
-    )
+  const put = Effect.fn("PgReadModelStore.put")(function* (document: ReadModel.StoredDocument) {
+    const unit = yield* PgUnit.CurrentUnit
+    if (unit !== undefined) {
+      const entry = entryFor(unit, document.collection, document.id)
+      entry.current = document
+      entry.dirty = true
+      return
+    }
+    yield* sql`
+      INSERT INTO read_models (collection, id, partner_id, keys, sort_key, data, revision)
+      VALUES (${document.collection}, ${document.id}, ${document.index.partnerId},
+              ${JSON.stringify(document.index.keys)}::jsonb, ${document.index.sortKey}, ${JSON.stringify(document.data)}::jsonb,
+              nextval('read_model_revisions'))
+      ON CONFLICT (collection, id) DO UPDATE SET
+        partner_id = EXCLUDED.partner_id, keys = EXCLUDED.keys, sort_key = EXCLUDED.sort_key, data = EXCLUDED.data,
+        revision = EXCLUDED.revision`
+  }, unavailable("read model put"))
+
+  const remove = Effect.fn("PgReadModelStore.delete")(function* (collection: string, id: string) {
+    const unit = yield* PgUnit.CurrentUnit
+    if (unit !== undefined) {
+      const entry = entryFor(unit, collection, id)
+      entry.current = undefined
+      entry.dirty = true
+      return
+    }
+    yield* sql`DELETE FROM read_models WHERE collection = ${collection} AND id = ${id}`
+  }, unavailable("read model delete"))
 
   const clear = (collection: string) =>
     sql`DELETE FROM read_models WHERE collection = ${collection}`.pipe(Effect.asVoid, unavailable("read model clear"))

@@ -2,9 +2,7 @@
  * The PostgreSQL EventStore against the real server: the contract, then what
  * only a shared database can show (migrations racing, concurrent writers, a
  * reader following the global log while writers commit out of order, the
- * append hook's transaction, bad stored data, error mapping).
- * One file on purpose: its tests run one after the other, so the writer races
- * here never overlap the contract's gap-free position check.
+ * append hook's writes joining the append, bad stored data, error mapping).
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import {
@@ -14,6 +12,7 @@ import {
   EventStoreUnavailable,
   ExpectedVersion,
   type NewEvent,
+  ReadModelStore,
   type RecordedEvent,
 } from "@partnerpay/domain"
 import { eventStoreContract } from "@partnerpay/domain/testing"
@@ -21,6 +20,7 @@ import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
 import * as PgDatabase from "../src/PgDatabase.ts"
+import * as PgReadModelStore from "../src/PgReadModelStore.ts"
 import { databaseUrl, postgresAvailable, postgresStore } from "./support.ts"
 
 const newEvent = (data: unknown, eventType = "Tested"): NewEvent => ({
@@ -122,14 +122,12 @@ suite("PostgreSQL", () => {
     assert.strictEqual(new Set(positions).size, positions.length)
   })
 
-  it("a reader following readAll while 8 writers append sees every event exactly once, in position order", {
+  it("a reader following readAll while 8 writers append sees every event exactly once, each stream in order", {
     timeout: 30_000,
   }, async () => {
-    // The hook keeps each append's transaction open for a random while after its
+    // Each append runs in a transaction kept open for a random while after its
     // positions are drawn, so commits land out of position order.
-    const jittery = ManagedRuntime.make(
-      Layer.fresh(postgresStore({ onAppend: () => Effect.sleep(Math.floor(Math.random() * 6)) })),
-    )
+    const jittery = ManagedRuntime.make(Layer.fresh(postgresStore()))
     try {
       const result = await jittery.runPromise(
         Effect.gen(function* () {
@@ -145,7 +143,11 @@ suite("PostgreSQL", () => {
               for (let i = 0; i < 25; i++) {
                 const events = [newEvent({ w, i }), ...(i % 3 === 0 ? [newEvent({ w, i, second: true })] : [])]
                 for (const e of events) expected.add(e.eventId)
-                yield* store.append(streams[(w * 7 + i) % streams.length] ?? "", "Follow", ExpectedVersion.any, events)
+                yield* sql.withTransaction(
+                  store
+                    .append(streams[(w * 7 + i) % streams.length] ?? "", "Follow", ExpectedVersion.any, events)
+                    .pipe(Effect.tap(() => Effect.sleep(Math.floor(Math.random() * 6)))),
+                )
               }
             })
           const seen: Array<RecordedEvent> = []
@@ -160,7 +162,6 @@ suite("PostgreSQL", () => {
             while (Date.now() < deadline) {
               const page = yield* store.readAll({ after: checkpoint, limit: 20 })
               for (const event of page) {
-                assert.isAbove(event.globalPosition, checkpoint)
                 checkpoint = event.globalPosition
                 seen.push(event)
               }
@@ -189,26 +190,25 @@ suite("PostgreSQL", () => {
     }
   })
 
-  it("the append hook runs in the append's transaction: its rows commit or roll back with the events", async () => {
-    const table = "adapters_pg_hook_test"
+  it("the append hook's documents are written with the append, and not at all when the hook fails", async () => {
     const streamId = `Hooked-${crypto.randomUUID()}`
-    await run(
-      Effect.flatMap(SqlClient, (sql) =>
-        sql.unsafe(`CREATE TABLE IF NOT EXISTS ${table} (event_id uuid PRIMARY KEY, position bigint NOT NULL)`),
-      ),
-    )
     const hooked = (fail: boolean) =>
       ManagedRuntime.make(
         Layer.fresh(
           postgresStore({
             onAppend: (events) =>
               Effect.gen(function* () {
-                const sql = yield* SqlClient
+                const readModels = yield* ReadModelStore
                 for (const e of events) {
-                  yield* sql`INSERT INTO ${sql(table)} (event_id, position) VALUES (${e.eventId}::uuid, ${e.globalPosition})`
+                  yield* readModels.put({
+                    collection: "hooked",
+                    id: e.eventId,
+                    data: { version: e.streamVersion },
+                    index: { partnerId: "p", keys: {}, sortKey: e.eventId },
+                  })
                 }
                 if (fail) return yield* Effect.fail("projection refused")
-              }),
+              }).pipe(Effect.provide(PgReadModelStore.layer)),
           }),
         ),
       )
@@ -231,12 +231,12 @@ suite("PostgreSQL", () => {
           SqlClient,
           (sql) =>
             sql<{
-              event_id: string
-            }>`SELECT event_id FROM ${sql(table)} WHERE event_id IN (${first.eventId}::uuid, ${second.eventId}::uuid)`,
+              id: string
+            }>`SELECT id FROM read_models WHERE collection = 'hooked' AND id IN (${first.eventId}, ${second.eventId})`,
         ),
       )
       assert.deepStrictEqual(
-        rows.map((r) => r.event_id),
+        rows.map((r) => r.id),
         [first.eventId],
       )
       const stored = await run(Effect.flatMap(EventStore, (store) => store.readStream(streamId)))

@@ -1,10 +1,10 @@
 /**
- * Appends inside units of work on PostgreSQL (fresh schema): a follower of
- * readAll never skips events while units of work append twice (with a pause
- * between their appends) and plain appends commit out of order around them.
- * Without the position lock a unit holds from its first append to its commit,
- * a plain append could draw positions between the unit's two appends, commit
- * first, and the follower would pass the unit's second batch by.
+ * Units of work on PostgreSQL (fresh schema): a follower of readAll never
+ * skips or repeats an event while units of work append to two streams and
+ * plain appends commit out of order around them (each inside a transaction
+ * kept open for a random while after its events are inserted); a unit is
+ * written by one statement, all or nothing; a document read by a unit is
+ * written back only if nobody wrote it since.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import {
@@ -12,13 +12,17 @@ import {
   EventStoreUnavailable,
   ExpectedVersion,
   type NewEvent,
+  ReadModelStore,
   type RecordedEvent,
   UnitOfWork,
 } from "@partnerpay/domain"
-import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import * as Statement from "effect/sql/Statement"
 import * as Migrations from "../src/Migrations.ts"
 import * as PgEventStore from "../src/PgEventStore.ts"
+import * as PgReadModelStore from "../src/PgReadModelStore.ts"
+import * as PgUnit from "../src/PgUnit.ts"
 import * as PgUnitOfWork from "../src/PgUnitOfWork.ts"
 import { postgresAvailable, postgresFreshSchema } from "./readSideSupport.ts"
 
@@ -34,10 +38,10 @@ const suite = postgresAvailable ? describe : describe.skip
 
 suite("PostgreSQL units of work", () => {
   const runtime = ManagedRuntime.make(
-    Layer.mergeAll(
-      PgEventStore.layer({ onAppend: () => Effect.sleep(Math.floor(Math.random() * 4)) }),
-      PgUnitOfWork.layer,
-    ).pipe(Layer.provideMerge(Migrations.layer), Layer.provideMerge(postgresFreshSchema({ maxConnections: 16 }))),
+    Layer.mergeAll(PgEventStore.layer(), PgUnitOfWork.layer, PgReadModelStore.layer).pipe(
+      Layer.provideMerge(Migrations.layer),
+      Layer.provideMerge(postgresFreshSchema({ maxConnections: 16 })),
+    ),
   )
   afterAll(() => runtime.dispose())
 
@@ -48,15 +52,22 @@ suite("PostgreSQL units of work", () => {
       Effect.gen(function* () {
         const store = yield* EventStore
         const uow = yield* UnitOfWork
+        const sql = yield* SqlClient
         const expected = new Set<string>()
         const append = (streamId: string, event: NewEvent) => {
           expected.add(event.eventId)
           return store.append(streamId, "Follow", ExpectedVersion.any, [event])
         }
+        // Positions are drawn when the events are inserted; the commit comes a random while later.
         const plainWriter = (w: number) =>
           Effect.forEach(
             Array.from({ length: 30 }, (_, i) => i),
-            (i) => append(`Plain-${w}-${i % 3}`, newEvent({ w, i })),
+            (i) =>
+              sql.withTransaction(
+                append(`Plain-${w}-${i % 3}`, newEvent({ w, i })).pipe(
+                  Effect.tap(() => Effect.sleep(Math.floor(Math.random() * 5))),
+                ),
+              ),
             { discard: true },
           )
         const unitWriter = (w: number) =>
@@ -83,7 +94,6 @@ suite("PostgreSQL units of work", () => {
           while (Date.now() < deadline) {
             const page = yield* store.readAll({ after: checkpoint, limit: 25 })
             for (const event of page) {
-              assert.isAbove(event.globalPosition, checkpoint)
               checkpoint = event.globalPosition
               seen.push(event)
             }
@@ -97,32 +107,125 @@ suite("PostgreSQL units of work", () => {
     )
     assert.strictEqual(result.seen.length, result.expected.size)
     assert.deepStrictEqual(new Set(result.seen.map((e) => e.eventId)), result.expected)
+    const byStream = new Map<string, Array<number>>()
+    for (const e of result.seen) byStream.set(e.streamId, [...(byStream.get(e.streamId) ?? []), e.streamVersion])
+    for (const versions of byStream.values()) {
+      assert.deepStrictEqual(
+        versions,
+        versions.map((_, i) => i + 1),
+      )
+    }
   })
 
-  it("an append after the unit already wrote something else is refused, and the unit rolls back", {
+  it("a unit is written by one statement after its reads: two new streams and a document cost one round trip", {
+    timeout: 30_000,
+  }, async () => {
+    const statements = await runtime.runPromise(
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        const uow = yield* UnitOfWork
+        const readModels = yield* ReadModelStore
+        const id = crypto.randomUUID()
+        let count = 0
+        const counting: Statement.Transformer = (statement) =>
+          Effect.sync(() => {
+            count++
+            return statement
+          })
+        yield* uow
+          .transactional(
+            Effect.gen(function* () {
+              yield* store.append(`OneTripA-${id}`, "OneTrip", ExpectedVersion.noStream, [newEvent({ a: 1 })])
+              yield* store.append(`OneTripB-${id}`, "OneTrip", ExpectedVersion.noStream, [newEvent({ b: 1 })])
+              yield* readModels.put({
+                collection: "one_trip",
+                id,
+                data: { ok: true },
+                index: { partnerId: "p", keys: {}, sortKey: id },
+              })
+            }),
+          )
+          .pipe(Effect.provideService(Statement.CurrentTransformer, counting))
+        const stored = yield* readModels.get("one_trip", id)
+        assert.isTrue(Option.isSome(stored))
+        assert.strictEqual((yield* store.readStream(`OneTripB-${id}`)).length, 1)
+        return count
+      }),
+    )
+    assert.strictEqual(statements, 1)
+  })
+
+  it("a unit whose second stream conflicts writes nothing at all, and reports the conflict", {
     timeout: 30_000,
   }, async () => {
     const outcome = await runtime.runPromise(
       Effect.gen(function* () {
         const store = yield* EventStore
         const uow = yield* UnitOfWork
-        const sql = yield* SqlClient
-        const streamId = `Refused-${crypto.randomUUID()}`
+        const readModels = yield* ReadModelStore
+        const id = crypto.randomUUID()
+        const taken = `Taken-${id}`
+        yield* store.append(taken, "Taken", ExpectedVersion.noStream, [newEvent({})])
         const error = yield* Effect.flip(
           uow.transactional(
             Effect.gen(function* () {
-              yield* sql`INSERT INTO read_models (collection, id, partner_id, sort_key, data) VALUES ('probe', ${streamId}, 'p', 's', '{}')`
-              return yield* store.append(streamId, "Refused", ExpectedVersion.noStream, [newEvent({})])
+              yield* store.append(`Fresh-${id}`, "Fresh", ExpectedVersion.noStream, [newEvent({})])
+              yield* readModels.put({
+                collection: "probe",
+                id,
+                data: {},
+                index: { partnerId: "p", keys: {}, sortKey: "s" },
+              })
+              yield* store.append(taken, "Taken", ExpectedVersion.noStream, [newEvent({})])
             }),
           ),
         )
-        const probe = yield* sql`SELECT id FROM read_models WHERE collection = 'probe' AND id = ${streamId}`
-        return { error, stored: yield* store.readStream(streamId), probe }
+        return {
+          error,
+          fresh: yield* store.readStream(`Fresh-${id}`),
+          probe: yield* readModels.get("probe", id),
+        }
       }),
     )
-    assert.strictEqual(outcome.error._tag, "EventStoreUnavailable")
-    assert.strictEqual(outcome.stored.length, 0)
-    assert.strictEqual(outcome.probe.length, 0)
+    assert.strictEqual(outcome.error._tag, "VersionConflict")
+    if (outcome.error._tag === "VersionConflict") assert.strictEqual(outcome.error.actual, 1)
+    assert.strictEqual(outcome.fresh.length, 0)
+    assert.isTrue(Option.isNone(outcome.probe))
+  })
+
+  it("a document read by a unit and written by someone else before the unit commits makes the unit conflict", {
+    timeout: 30_000,
+  }, async () => {
+    const outcome = await runtime.runPromise(
+      Effect.gen(function* () {
+        const uow = yield* UnitOfWork
+        const readModels = yield* ReadModelStore
+        const id = crypto.randomUUID()
+        const doc = (n: number) => ({
+          collection: "contended",
+          id,
+          data: { n },
+          index: { partnerId: "p", keys: {}, sortKey: "s" },
+        })
+        yield* readModels.put(doc(1))
+        const error = yield* Effect.flip(
+          uow.transactional(
+            Effect.gen(function* () {
+              yield* readModels.get("contended", id)
+              // another writer, outside this unit
+              yield* readModels.put(doc(2)).pipe(Effect.provideService(PgUnit.CurrentUnit, undefined))
+              yield* readModels.put(doc(3))
+            }),
+          ),
+        )
+        return { error, stored: yield* readModels.get("contended", id) }
+      }),
+    )
+    assert.strictEqual(outcome.error._tag, "VersionConflict")
+    assert.deepStrictEqual(
+      Option.map(outcome.stored, (d) => d.data),
+      Option.some({ n: 2 }),
+    )
   })
 
   it("a unit whose connection is lost fails with EventStoreUnavailable, not a defect, though its ROLLBACK fails too", {

@@ -8,7 +8,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import * as DomainEvents from "./DomainEvents.ts"
-import { type AppendHook, EventStore, EventStoreUnavailable, makeMemory } from "./EventStore.ts"
+import { type AppendHook, EventStore, EventStoreUnavailable, makeMemory, type VersionConflict } from "./EventStore.ts"
 import * as Notifications from "./Notifications.ts"
 import { type MemoryOutbox, Outbox } from "./Outbox.ts"
 import * as Projections from "./projections/index.ts"
@@ -86,7 +86,7 @@ export const layerMemory = (
 /** Runs `effect` as one unit of work (helper for application services). */
 export const transactional = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
-): Effect.Effect<A, E | EventStoreUnavailable, R | UnitOfWork> =>
+): Effect.Effect<A, E | VersionConflict | EventStoreUnavailable, R | UnitOfWork> =>
   Effect.gen(function* () {
     const uow = yield* UnitOfWork
     return yield* uow.transactional(effect)

@@ -3,9 +3,14 @@
  * concurrency, and a global order for projections and the outbox.
  *
  * Versions: a stream's version is the number of events in it (0 = no stream);
- * its first event has version 1. Global positions are strictly increasing
- * across all streams. Event data is the JSON encoding made by the aggregate's
- * event Schema; the store never interprets it.
+ * its first event has version 1. Every event has a unique global position,
+ * increasing within one append. The global log (`readAll`) is in commit
+ * order: a stream's events in version order, the events of one append
+ * together, and an append that committed after another one returned after
+ * it; positions need not increase across appends that commit concurrently
+ * (the PostgreSQL store orders by transaction, then position). Event data is
+ * the JSON encoding made by the aggregate's event Schema; the store never
+ * interprets it.
  *
  * `layerMemory` is a complete implementation for tests and embedders; the
  * PostgreSQL one lives in `@partnerpay/adapters-pg` and passes the same
@@ -116,9 +121,11 @@ export class EventStore extends Context.Service<
       events: ReadonlyArray<NewEvent>,
     ): Effect.Effect<AppendResult, VersionConflict | EventStoreUnavailable>
     /**
-     * Events of all streams in global order, strictly after `after`, at most
-     * `limit`. Never skips an event that commits later with a lower position:
-     * implementations only return positions below which every append is done.
+     * Events of all streams in global (commit) order, strictly after the event
+     * at position `after` (0: from the start; otherwise the position of an
+     * event returned by `readAll` or `append`), at most `limit`. Never skips an
+     * event that commits later: implementations only return events below a
+     * horizon at which every earlier append is done.
      */
     readAll(options: {
       readonly after: number

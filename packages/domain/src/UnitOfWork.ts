@@ -5,12 +5,18 @@
  * their read-modify-write of read models; nested units join the outer one.
  */
 import { Context, Effect, Layer, Semaphore } from "effect"
-import type { EventStoreUnavailable } from "./EventStore.ts"
+import type { EventStoreUnavailable, VersionConflict } from "./EventStore.ts"
 
 export class UnitOfWork extends Context.Service<
   UnitOfWork,
   {
-    transactional<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | EventStoreUnavailable, R>
+    /**
+     * Runs `effect` atomically. A conflict found when the unit is written (PostgreSQL checks every
+     * expected version and document revision at commit) fails it with `VersionConflict`: run it again.
+     */
+    transactional<A, E, R>(
+      effect: Effect.Effect<A, E, R>,
+    ): Effect.Effect<A, E | VersionConflict | EventStoreUnavailable, R>
   }
 >()("partnerpay/UnitOfWork") {
   static readonly layerMemory: Layer.Layer<UnitOfWork> = Layer.sync(UnitOfWork, () => {

@@ -1,0 +1,253 @@
+/**
+ * A unit of work in flight on PostgreSQL: everything it will write, kept in
+ * memory until it ends, then sent as ONE statement (`commit_unit`, migration
+ * 0004), i.e. one round trip and one implicit transaction.
+ *
+ * While the unit runs, the adapters read through it: `PgEventStore` returns a
+ * stream's pending events after its stored ones (and does not read a stream
+ * this unit created), `PgReadModelStore` answers `get` from the unit's copy of
+ * a document it already read or wrote. Every document read is remembered with
+ * its revision, and written back only if that revision is still current, so a
+ * document can be read outside any transaction: a concurrent writer makes the
+ * commit fail (document conflict) exactly like a stream's expected version.
+ *
+ * The commit checks every expected version and revision inside the database
+ * and raises on the first mismatch, rolling the whole unit back; the caller's
+ * bounded retry re-reads and decides again (`VersionConflict`).
+ */
+import {
+  EventStoreUnavailable,
+  type ExpectedVersion,
+  type NewEvent,
+  type Notification,
+  type ReadModel,
+  type RecordedEvent,
+  VersionConflict,
+} from "@partnerpay/domain"
+import { Context, Effect } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
+import { SqlError } from "effect/sql/SqlError"
+
+/** The events one unit appends to one stream, with the expectation checked at commit. */
+export interface PendingStream {
+  readonly streamId: string
+  readonly streamType: string
+  /** The expectation of the unit's first append to this stream. */
+  readonly expected: ExpectedVersion
+  /** The stream's version before the unit (known unless the first append expected Any). */
+  readonly baseVersion: number | undefined
+  readonly events: Array<NewEvent>
+  /** The same events as the adapters show them before the commit (positions 0: not drawn yet). */
+  readonly recorded: Array<RecordedEvent>
+}
+
+/** What a document must still be at commit for the unit's write to apply. */
+export type DocumentExpectation =
+  | { readonly _tag: "Absent" }
+  | { readonly _tag: "Revision"; readonly revision: string }
+  | { readonly _tag: "Any" }
+
+/** A document the unit read or wrote: its expectation and its content as the unit sees it. */
+export interface PendingDocument {
+  readonly collection: string
+  readonly id: string
+  readonly expected: DocumentExpectation
+  current: ReadModel.StoredDocument | undefined
+  dirty: boolean
+}
+
+/** A stream's state snapshot written with the unit. */
+export interface PendingSnapshot {
+  readonly streamId: string
+  readonly streamVersion: number
+  readonly schemaVersion: number
+  readonly state: unknown
+}
+
+export class Unit {
+  readonly streams = new Map<string, PendingStream>()
+  readonly documents = new Map<string, PendingDocument>()
+  readonly outbox: Array<Notification> = []
+  readonly snapshots = new Map<string, PendingSnapshot>()
+
+  static documentKey(collection: string, id: string): string {
+    return `${collection}\u0000${id}`
+  }
+
+  document(collection: string, id: string): PendingDocument | undefined {
+    return this.documents.get(Unit.documentKey(collection, id))
+  }
+
+  remember(document: PendingDocument): void {
+    this.documents.set(Unit.documentKey(document.collection, document.id), document)
+  }
+
+  get isEmpty(): boolean {
+    return (
+      this.streams.size === 0 &&
+      this.outbox.length === 0 &&
+      this.snapshots.size === 0 &&
+      ![...this.documents.values()].some((doc) => doc.dirty)
+    )
+  }
+}
+
+/** The unit of work the current fiber runs in, if any. */
+export const CurrentUnit = Context.Reference<Unit | undefined>("partnerpay/adapters-pg/CurrentUnit", {
+  defaultValue: () => undefined,
+})
+
+/** The outcome of a commit for each stream, in the order the streams were first appended. */
+export interface Committed {
+  readonly transactionId: string
+  readonly streams: ReadonlyArray<{
+    readonly version: number
+    readonly lastPosition: number
+    readonly replayed: boolean
+  }>
+}
+
+const expectationJson = (expected: ExpectedVersion): string | number =>
+  expected._tag === "NoStream" ? "none" : expected._tag === "Any" ? "any" : expected.version
+
+const metadataKeys = ["partnerId", "correlationId", "causationId", "idempotencyKey"] as const
+
+/** The stored metadata: only the known keys that are set. */
+export const metadataJson = (metadata: NewEvent["metadata"]): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const key of metadataKeys) {
+    const field = metadata[key]
+    if (field !== undefined) out[key] = field
+  }
+  return out
+}
+
+/** The JSON argument of `commit_unit` for a unit. */
+export const payload = (unit: Unit): string => {
+  const streams = [...unit.streams.values()].map((stream) => ({
+    id: stream.streamId,
+    type: stream.streamType,
+    expected: expectationJson(stream.expected),
+    events: stream.events.map((event) => ({
+      eventId: event.eventId,
+      eventType: event.eventType,
+      schemaVersion: event.schemaVersion,
+      data: event.data,
+      metadata: metadataJson(event.metadata),
+    })),
+  }))
+  const documents: Array<unknown> = []
+  for (const doc of unit.documents.values()) {
+    if (!doc.dirty) continue
+    const expected =
+      doc.expected._tag === "Absent" ? "absent" : doc.expected._tag === "Any" ? "any" : doc.expected.revision
+    if (doc.current === undefined) {
+      // Deleting a document that was absent when read: nothing to do.
+      if (doc.expected._tag !== "Absent")
+        documents.push({ collection: doc.collection, id: doc.id, expected, delete: true })
+      continue
+    }
+    documents.push({
+      collection: doc.collection,
+      id: doc.id,
+      expected,
+      partnerId: doc.current.index.partnerId,
+      keys: doc.current.index.keys,
+      sortKey: doc.current.index.sortKey,
+      data: doc.current.data,
+    })
+  }
+  return JSON.stringify({
+    streams,
+    documents,
+    outbox: unit.outbox,
+    snapshots: [...unit.snapshots.values()],
+  })
+}
+
+interface PgErrorFields {
+  readonly code?: string
+  readonly detail?: string
+  readonly constraint?: string
+}
+
+const pgFields = (error: SqlError): PgErrorFields => {
+  const cause = (error.reason as { readonly cause?: unknown }).cause
+  return typeof cause === "object" && cause !== null ? (cause as PgErrorFields) : {}
+}
+
+const parseDetail = (detail: string | undefined): Record<string, unknown> => {
+  try {
+    const parsed: unknown = JSON.parse(detail ?? "{}")
+    return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
+}
+
+/** A commit's SqlError as the domain sees it: a conflict to retry, or the store being unavailable. */
+export const commitFailure = (error: SqlError): Effect.Effect<never, VersionConflict | EventStoreUnavailable> => {
+  const fields = pgFields(error)
+  const detail = parseDetail(fields.detail)
+  switch (fields.code) {
+    case "PP001":
+      return Effect.fail(
+        new VersionConflict({
+          streamId: String(detail.streamId ?? ""),
+          expected: describeExpectation(detail.expected),
+          actual: Number(detail.actual ?? 0),
+        }),
+      )
+    case "PP002":
+      // A document this unit read was written meanwhile: the unit decided on stale data; retry it.
+      return Effect.fail(
+        new VersionConflict({
+          streamId: `read model ${String(detail.collection ?? "")}/${String(detail.id ?? "")}`,
+          expected: "the revision read",
+          actual: -1,
+        }),
+      )
+    case "PP003":
+      return Effect.fail(new EventStoreUnavailable({ reason: "event id already recorded in another stream" }))
+  }
+  if (error.reason._tag === "UniqueViolation" && fields.constraint === "events_event_id_key") {
+    return Effect.fail(new EventStoreUnavailable({ reason: "event id already recorded in another stream" }))
+  }
+  return Effect.logWarning("event store commit failed", { reason: error.reason._tag, code: fields.code }).pipe(
+    Effect.andThen(Effect.fail(new EventStoreUnavailable({ reason: `database error (${error.reason._tag})` }))),
+  )
+}
+
+const describeExpectation = (expected: unknown): string =>
+  expected === "none" ? "no stream" : expected === "any" ? "any" : `version ${String(expected)}`
+
+interface CommitRow {
+  readonly result: Committed | string
+}
+
+/** Sends the unit as one `commit_unit` call. An empty unit sends nothing. */
+export const commit = (
+  sql: SqlClient,
+  unit: Unit,
+): Effect.Effect<Committed, VersionConflict | EventStoreUnavailable> => {
+  if (unit.isEmpty) return Effect.succeed({ transactionId: "", streams: [] })
+  return sql<CommitRow>`SELECT commit_unit(${payload(unit)}::jsonb) AS result`.pipe(
+    Effect.map((rows) => {
+      const raw = rows[0]?.result
+      const parsed: Committed = typeof raw === "string" ? JSON.parse(raw) : (raw as Committed)
+      return {
+        transactionId: String(parsed.transactionId),
+        streams: parsed.streams.map((stream) => ({
+          version: Number(stream.version),
+          lastPosition: Number(stream.lastPosition),
+          replayed: stream.replayed === true,
+        })),
+      }
+    }),
+    Effect.catchIf(
+      (error): error is SqlError => error instanceof SqlError,
+      (error) => commitFailure(error),
+    ),
+    Effect.withSpan("PgUnit.commit"),
+  )
+}
