@@ -41,6 +41,7 @@
  */
 
 import {
+  type AppendOptions,
   type AppendResult,
   type EventMetadata,
   EventStore,
@@ -141,6 +142,7 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
     streamType: string,
     expected: ExpectedVersion,
     events: ReadonlyArray<NewEvent>,
+    options: AppendOptions | undefined,
   ) {
     const pending = unit.streams.get(streamId)
     const first = events[0]!
@@ -196,6 +198,10 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
     if (pending === undefined) unit.streams.set(streamId, stream)
     stream.events.push(...events)
     stream.recorded.push(...recorded)
+    const snapshot = options?.snapshot
+    if (snapshot !== undefined && snapshot.streamVersion === base + events.length) {
+      unit.snapshots.set(streamId, { streamId, ...snapshot })
+    }
     return { streamVersion: base + events.length, lastPosition: 0 } satisfies AppendResult
   })
 
@@ -204,6 +210,7 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
     streamType: string,
     expected: ExpectedVersion,
     events: ReadonlyArray<NewEvent>,
+    options?: AppendOptions,
   ) {
     if (events.length === 0) {
       const rows = yield* mapSqlErrors(
@@ -217,10 +224,10 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
       return yield* new EventStoreUnavailable({ reason: "event ids must be UUIDs" })
     }
     const outer = yield* PgUnit.CurrentUnit
-    if (outer !== undefined) return yield* appendToUnit(outer, streamId, streamType, expected, events)
+    if (outer !== undefined) return yield* appendToUnit(outer, streamId, streamType, expected, events, options)
     // A unit of its own: record, then commit at once.
     const unit = new PgUnit.Unit()
-    yield* appendToUnit(unit, streamId, streamType, expected, events)
+    yield* appendToUnit(unit, streamId, streamType, expected, events, options)
     const committed = yield* PgUnit.commit(sql, unit)
     const outcome = committed.streams[0]!
     return { streamVersion: outcome.version, lastPosition: outcome.lastPosition }
@@ -255,6 +262,33 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
     return [...stored, ...pending.recorded.filter((event) => event.streamVersion > afterVersion)]
   })
 
+  /** The snapshot row (kind 0, its state in `data`) and the events after it (kind 1), in one statement. */
+  const readFromSnapshot = Effect.fn("PgEventStore.readFromSnapshot")(function* (
+    streamId: string,
+    schemaVersion: number,
+  ) {
+    const unit = yield* PgUnit.CurrentUnit
+    if (unit?.streams.has(streamId) === true) return { snapshot: undefined, events: yield* readStream(streamId) }
+    const rows = yield* mapSqlErrors(
+      sql<EventRow & { readonly kind: number }>`
+        SELECT 0 AS kind, NULL::bigint AS global_position, stream_id, NULL AS stream_type, stream_version,
+               NULL::uuid AS event_id, NULL AS event_type, schema_version, state AS data, NULL::jsonb AS metadata,
+               updated_at AS recorded_at
+        FROM snapshots WHERE stream_id = ${streamId} AND schema_version = ${schemaVersion}
+        UNION ALL
+        SELECT 1, ${sql.literal(columns)} FROM events
+        WHERE stream_id = ${streamId} AND stream_version > COALESCE(
+          (SELECT stream_version FROM snapshots WHERE stream_id = ${streamId} AND schema_version = ${schemaVersion}), 0)
+        ORDER BY kind, stream_version`,
+    )
+    const head = rows[0]
+    const snapshot =
+      head !== undefined && Number(head.kind) === 0
+        ? { streamVersion: Number(head.stream_version), schemaVersion, state: head.data }
+        : undefined
+    return { snapshot, events: (snapshot === undefined ? rows : rows.slice(1)).map(toRecorded) }
+  })
+
   const readAll: EventStore["Service"]["readAll"] = ({ after, limit }) =>
     mapSqlErrors(
       Effect.map(
@@ -275,7 +309,7 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
       ),
     ).pipe(Effect.withSpan("PgEventStore.readAll", { attributes: { after, limit } }))
 
-  return EventStore.of({ append, readStream, readAll })
+  return EventStore.of({ append, readStream, readFromSnapshot, readAll })
 })
 
 /** `EventStore` on the `SqlClient` in context (migrations must have run: see `Migrations.layer`). */

@@ -20,8 +20,10 @@ import type { DateTime, Result } from "effect"
 import type { CompanyEvent, CompanyProfile, CompanyStatus, Location, LocationDetails } from "./CompanyEvents.ts"
 import * as Events from "./CompanyEvents.ts"
 import {
+  alreadyValidated,
   type LocationInput,
   type RegistrationInput,
+  type ValidRegistration,
   validateLocation,
   validateRegistration,
 } from "./CompanyValidation.ts"
@@ -45,7 +47,8 @@ export interface RegisterCompany {
   readonly partnerId: Ids.PartnerId
   readonly companyId: Ids.CompanyId
   readonly locationIds: ReadonlyArray<Ids.LocationId>
-  readonly registration: RegistrationInput
+  /** The request as received, or the registration `validateRegistration` accepted at `at` (checked once). */
+  readonly registration: RegistrationInput | ValidRegistration
   readonly at: DateTime.Utc
 }
 
@@ -113,9 +116,10 @@ const sameLocation = (existing: Location, details: LocationDetails): boolean =>
 
 const register = (command: RegisterCompany, state: State) => {
   if (state._tag !== "Initial") return refuse(new AlreadyExists({ entity: "Company" }))
-  const validated = validateRegistration(command.registration, command.at)
-  if (validated._tag === "Failure") return refuse(validated.failure)
-  const { locations, owner, ...profile } = validated.success
+  const checked = alreadyValidated(command.registration, command.at)
+  const validated = checked === undefined ? validateRegistration(command.registration, command.at) : undefined
+  if (validated?._tag === "Failure") return refuse(validated.failure)
+  const { locations, owner, ...profile } = checked ?? validated!.success
   const ids = command.locationIds
   if (ids.length !== locations.length || new Set(ids).size !== ids.length) {
     return refuse(

@@ -503,7 +503,7 @@ export const validateRegistration = (
     .list(input, "locations", maxLocations)
     .map((value, index) => checkLocation(check, value, `locations[${index}]`))
 
-  return check.result(() => ({
+  const validated = check.result(() => ({
     companyReferenceId: companyReferenceId!,
     name: name!,
     emailAddress: emailAddress!,
@@ -517,4 +517,18 @@ export const validateRegistration = (
     employees: employeeValues.map((e) => e.build()),
     locations: locations.map((build) => build()),
   }))
+  if (validated._tag === "Success") validatedAt.set(validated.success, DateTime.toEpochMillis(at))
+  return validated
 }
+
+/** Registrations `validateRegistration` accepted, with the instant they were checked at. */
+const validatedAt = new WeakMap<object, number>()
+
+/**
+ * `input` itself when it is a registration `validateRegistration` accepted at `at` (the use case
+ * validates the request once and hands the result to the decider, which need not check it again).
+ */
+export const alreadyValidated = (input: unknown, at: DateTime.Utc): ValidRegistration | undefined =>
+  typeof input === "object" && input !== null && validatedAt.get(input) === DateTime.toEpochMillis(at)
+    ? (input as ValidRegistration)
+    : undefined

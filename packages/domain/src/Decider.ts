@@ -23,6 +23,20 @@ export interface Aggregate<Command, Event extends { readonly _tag: string }, Sta
   readonly events: Schema.Codec<Event, unknown>
   /** Schema version of an event type; bump it with an upcaster when an event's shape changes. */
   readonly eventVersion: (eventType: Event["_tag"]) => number
+  /** For aggregates whose streams grow long: store the state every so often (see CommandHandler.load). */
+  readonly snapshot?: SnapshotPolicy<State>
+}
+
+/**
+ * How an aggregate's state is snapshotted: its JSON codec, the codec's version
+ * (bump it whenever the State shape or `evolve` changes: older snapshots are
+ * then ignored and replaced), and how many events may follow a snapshot before
+ * a new one is stored.
+ */
+export interface SnapshotPolicy<State> {
+  readonly schemaVersion: number
+  readonly state: Schema.Codec<State, unknown>
+  readonly every: number
 }
 
 /** Folds events into a state, starting from the decider's initial state. */

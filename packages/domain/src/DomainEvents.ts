@@ -62,8 +62,23 @@ const decoders = Object.fromEntries(
   Object.entries(codecs).map(([name, codec]) => [name, Schema.decodeUnknownExit(codec)]),
 ) as Record<string, (input: unknown) => ReturnType<ReturnType<typeof Schema.decodeUnknownExit>>>
 
-/** Decodes one stored event; an unknown stream type or a bad payload is reported, never dropped. */
+/**
+ * Decodes one stored event; an unknown stream type or a bad payload is reported, never dropped.
+ * An event appended by this process carries its typed form (`event`): it is used as is.
+ */
 export const decode = (recorded: RecordedEvent): Effect.Effect<Envelope, EventDecodeFailed> => {
+  if (recorded.event !== undefined && recorded.streamType in codecs) {
+    return Effect.succeed({
+      streamType: recorded.streamType,
+      event: recorded.event,
+      eventId: recorded.eventId,
+      streamId: recorded.streamId,
+      streamVersion: recorded.streamVersion,
+      globalPosition: recorded.globalPosition,
+      recordedAt: recorded.recordedAt,
+      metadata: recorded.metadata,
+    } as Envelope)
+  }
   const decoder = decoders[recorded.streamType]
   const fail = (reason: string) =>
     Effect.fail(

@@ -50,6 +50,25 @@ export interface NewEvent {
   readonly schemaVersion: number
   readonly data: unknown
   readonly metadata: EventMetadata
+  /**
+   * The typed domain event that `data` encodes, when the appender has it (the
+   * command handler does). Never stored: it only spares the append's hook
+   * (projections, notifications) from decoding `data` again in this process.
+   */
+  readonly event?: unknown
+}
+
+/** The state of a stream at `streamVersion`, encoded by its aggregate's snapshot Schema (`schemaVersion`). */
+export interface Snapshot {
+  readonly streamVersion: number
+  readonly schemaVersion: number
+  readonly state: unknown
+}
+
+/** What an append may carry besides its events. */
+export interface AppendOptions {
+  /** The stream's state after this append, stored with it (replacing an older snapshot). */
+  readonly snapshot?: Snapshot
 }
 
 /** An event as stored. */
@@ -119,7 +138,20 @@ export class EventStore extends Context.Service<
       streamType: string,
       expected: ExpectedVersion,
       events: ReadonlyArray<NewEvent>,
+      options?: AppendOptions,
     ): Effect.Effect<AppendResult, VersionConflict | EventStoreUnavailable>
+    /**
+     * The latest snapshot of the stream stored with `schemaVersion` (if any),
+     * and the stream's events after it, read together. Optional: a store without
+     * snapshots omits it and loaders read the whole stream.
+     */
+    readonly readFromSnapshot?: (
+      streamId: string,
+      schemaVersion: number,
+    ) => Effect.Effect<
+      { readonly snapshot: Snapshot | undefined; readonly events: ReadonlyArray<RecordedEvent> },
+      EventStoreUnavailable
+    >
     /**
      * Events of all streams in global (commit) order, strictly after the event
      * at position `after` (0: from the start; otherwise the position of an
@@ -152,6 +184,7 @@ export const makeMemory = (options: { readonly onAppend?: AppendHook } = {}): Ev
   const all: Array<RecordedEvent> = []
   const streams = new Map<string, Array<RecordedEvent>>()
   const byEventId = new Map<string, RecordedEvent>()
+  const snapshots = new Map<string, Snapshot>()
   const lock = Semaphore.makeUnsafe(1)
 
   const append = (
@@ -159,6 +192,7 @@ export const makeMemory = (options: { readonly onAppend?: AppendHook } = {}): Ev
     streamType: string,
     expected: ExpectedVersion,
     events: ReadonlyArray<NewEvent>,
+    appendOptions: AppendOptions | undefined,
   ): Effect.Effect<AppendResult, VersionConflict | EventStoreUnavailable> =>
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
@@ -187,12 +221,15 @@ export const makeMemory = (options: { readonly onAppend?: AppendHook } = {}): Ev
         recordedAt,
       }))
       if (options.onAppend !== undefined) yield* options.onAppend(recorded)
-      for (const event of recorded) {
+      // Stored as a database would store them: the typed `event` stays with the hook.
+      for (const { event: _typed, ...event } of recorded) {
         stream.push(event)
         all.push(event)
         byEventId.set(event.eventId, event)
       }
       streams.set(streamId, stream)
+      const snapshot = appendOptions?.snapshot
+      if (snapshot !== undefined && snapshot.streamVersion === stream.length) snapshots.set(streamId, snapshot)
       return { streamVersion: stream.length, lastPosition: all.length }
     })
 
@@ -203,8 +240,15 @@ export const makeMemory = (options: { readonly onAppend?: AppendHook } = {}): Ev
         const after = options?.afterVersion ?? 0
         return after === 0 ? events.slice() : events.slice(after)
       }),
-    append: (streamId, streamType, expected, events) =>
-      lock.withPermits(1)(append(streamId, streamType, expected, events)),
+    append: (streamId, streamType, expected, events, appendOptions) =>
+      lock.withPermits(1)(append(streamId, streamType, expected, events, appendOptions)),
+    readFromSnapshot: (streamId, schemaVersion) =>
+      Effect.sync(() => {
+        const events = streams.get(streamId) ?? []
+        const stored = snapshots.get(streamId)
+        const snapshot = stored?.schemaVersion === schemaVersion ? stored : undefined
+        return { snapshot, events: events.slice(snapshot?.streamVersion ?? 0) }
+      }),
     readAll: ({ after, limit }) => Effect.sync(() => all.slice(after, after + limit)),
   })
 }

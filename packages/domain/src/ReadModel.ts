@@ -28,6 +28,13 @@ export interface Projection<Doc> {
   readonly collection: string
   /** JSON codec of the document. */
   readonly document: Schema.Codec<Doc, unknown>
+  /** The stream types whose events this projection reads (omitted: all); events of others are never routed to it. */
+  readonly streamTypes?: ReadonlyArray<Envelope["streamType"]>
+  /**
+   * Event types (`_tag`) that start a document: `apply` makes it from the event alone, and the
+   * document cannot exist before (its id is new), so it is not read first.
+   */
+  readonly creates?: ReadonlyArray<string>
   /** The id of the document an event changes, or undefined when this projection ignores the event. */
   readonly key: (event: Envelope) => string | undefined
   /** The document after the event; undefined deletes it. */
@@ -140,6 +147,26 @@ export const makeMemory = (): ReadModelStore["Service"] => {
   })
 }
 
+interface DocumentCodecs {
+  readonly decode: (data: unknown) => unknown
+  readonly encode: (document: unknown) => unknown
+}
+
+const documentCodecs = new WeakMap<object, DocumentCodecs>()
+
+/** A projection's document codecs, built once. */
+const codecsOf = (projection: AnyProjection): DocumentCodecs => {
+  let codecs = documentCodecs.get(projection)
+  if (codecs === undefined) {
+    codecs = {
+      decode: Schema.decodeUnknownSync(projection.document),
+      encode: Schema.encodeSync(projection.document),
+    }
+    documentCodecs.set(projection, codecs)
+  }
+  return codecs
+}
+
 /** Applies one event to one projection through the store. Pure decisions, effectful storage. */
 export const applyProjection = <Doc>(
   projection: Projection<Doc>,
@@ -149,17 +176,19 @@ export const applyProjection = <Doc>(
     const id = projection.key(event)
     if (id === undefined) return
     const store = yield* ReadModelStore
-    const stored = yield* store.get(projection.collection, id)
-    const decode = Schema.decodeUnknownSync(projection.document)
+    const codecs = codecsOf(projection)
     let current: Doc | undefined
-    if (Option.isSome(stored)) {
-      try {
-        current = decode(stored.value.data)
-      } catch (cause) {
-        return yield* new EventStoreUnavailable({
-          reason: `read model ${projection.collection}/${id} is corrupt`,
-          cause,
-        })
+    if (projection.creates === undefined || !projection.creates.includes(event.event._tag)) {
+      const stored = yield* store.get(projection.collection, id)
+      if (Option.isSome(stored)) {
+        try {
+          current = codecs.decode(stored.value.data) as Doc
+        } catch (cause) {
+          return yield* new EventStoreUnavailable({
+            reason: `read model ${projection.collection}/${id} is corrupt`,
+            cause,
+          })
+        }
       }
     }
     const next = projection.apply(current, event)
@@ -170,20 +199,45 @@ export const applyProjection = <Doc>(
     yield* store.put({
       collection: projection.collection,
       id,
-      data: Schema.encodeSync(projection.document)(next),
+      data: codecs.encode(next),
       index: projection.index(next),
     })
   })
 
-/** Applies events, in order, to every projection. */
+const routes = new WeakMap<ReadonlyArray<AnyProjection>, Map<string, ReadonlyArray<AnyProjection>>>()
+
+/** The projections of `projections` that read events of `streamType`. */
+const routed = (projections: ReadonlyArray<AnyProjection>, streamType: string): ReadonlyArray<AnyProjection> => {
+  let byStreamType = routes.get(projections)
+  if (byStreamType === undefined) {
+    byStreamType = new Map()
+    routes.set(projections, byStreamType)
+  }
+  let found = byStreamType.get(streamType)
+  if (found === undefined) {
+    found = projections.filter(
+      (projection) =>
+        projection.streamTypes === undefined || projection.streamTypes.includes(streamType as Envelope["streamType"]),
+    )
+    byStreamType.set(streamType, found)
+  }
+  return found
+}
+
+/** Applies events, in order, to every projection that reads them. */
 export const applyAll = (
   projections: ReadonlyArray<AnyProjection>,
   events: ReadonlyArray<Envelope>,
 ): Effect.Effect<void, EventStoreUnavailable, ReadModelStore> =>
-  Effect.forEach(events, (event) => Effect.forEach(projections, (projection) => applyProjection(projection, event)), {
-    discard: true,
-  })
+  Effect.forEach(
+    events,
+    (event) =>
+      Effect.forEach(routed(projections, event.streamType), (projection) => applyProjection(projection, event), {
+        discard: true,
+      }),
+    { discard: true },
+  )
 
 /** Decodes a stored document with its projection's codec. */
 export const decodeDocument = <Doc>(projection: Projection<Doc>, document: StoredDocument): Doc =>
-  Schema.decodeUnknownSync(projection.document)(document.data)
+  codecsOf(projection).decode(document.data) as Doc

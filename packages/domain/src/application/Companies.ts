@@ -112,6 +112,8 @@ export const register = Effect.fn("Companies.register")(function* (partnerId: Pa
   const metadata: EventMetadata = { partnerId }
   yield* unitOfWork(
     Effect.gen(function* () {
+      // Both streams are new in the common case: neither is read (a reference already taken
+      // conflicts at commit, and the retry reads it and refuses with AlreadyExists).
       yield* CommandHandler.handle(
         CompanyReference.aggregate,
         CompanyReference.idOf(partnerId, registration.companyReferenceId),
@@ -122,7 +124,7 @@ export const register = Effect.fn("Companies.register")(function* (partnerId: Pa
           companyId,
           at,
         },
-        { metadata },
+        { metadata, expectNew: true },
       )
       yield* CommandHandler.handle(
         Company.aggregate,
@@ -132,11 +134,11 @@ export const register = Effect.fn("Companies.register")(function* (partnerId: Pa
           partnerId,
           companyId,
           locationIds,
-          // validated above with the same instant, so the decider accepts it
-          registration: body as Company.RegistrationInput,
+          // validated above with the same instant: the decider does not check it again
+          registration,
           at,
         },
-        { metadata },
+        { metadata, expectNew: true },
       )
     }),
   )

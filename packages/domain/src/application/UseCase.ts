@@ -6,6 +6,7 @@
  * a caller can act on).
  */
 import { Effect } from "effect"
+import { Retrying } from "../CommandHandler.ts"
 import { transactional } from "../EventPipeline.ts"
 import { EventDecodeFailed, VersionConflict } from "../EventStore.ts"
 
@@ -17,9 +18,18 @@ export const dieOnCorruptEvent = <A, E, R>(
     error instanceof EventDecodeFailed ? Effect.die(error) : Effect.fail(error as Exclude<E, EventDecodeFailed>),
   )
 
-/** Runs `effect` as one unit of work; a version conflict re-runs the whole unit (at most 3 times). */
+/**
+ * Runs `effect` as one unit of work; a version conflict re-runs the whole unit (at most 3 times),
+ * marked `Retrying` so that nothing is assumed new again (see CommandHandler `expectNew`).
+ */
 export const unitOfWork = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   transactional(effect).pipe(
-    Effect.retry({ times: 3, while: (error) => error instanceof VersionConflict }),
+    Effect.catchIf(
+      (error): error is VersionConflict => error instanceof VersionConflict,
+      () =>
+        transactional(Effect.provideService(effect, Retrying, true)).pipe(
+          Effect.retry({ times: 2, while: (error) => error instanceof VersionConflict }),
+        ),
+    ),
     dieOnCorruptEvent,
   )

@@ -27,6 +27,7 @@ export type CardPaymentDocument = typeof CardPaymentDocument.Type
 export const projection: Projection<CardPaymentDocument> = {
   collection,
   document: CardPaymentDocument,
+  streamTypes: ["CardPayment"],
   key: (envelope: Envelope) => (envelope.streamType === "CardPayment" ? envelope.event.cardPaymentId : undefined),
   apply: (current, envelope) => {
     if (envelope.streamType !== "CardPayment") return current

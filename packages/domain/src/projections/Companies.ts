@@ -87,6 +87,8 @@ const apply = (current: CompanyDocument | undefined, envelope: Envelope): Compan
 export const projection: Projection<CompanyDocument> = {
   collection,
   document: CompanyDocument as Schema.Codec<CompanyDocument, unknown>,
+  streamTypes: ["Company"],
+  creates: ["CompanyRegistered"],
   key: (envelope) => (envelope.streamType === "Company" ? envelope.event.companyId : undefined),
   apply,
   index: (document) => ({

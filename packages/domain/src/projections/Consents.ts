@@ -100,6 +100,7 @@ export const apply = (current: ConsentDocument | undefined, envelope: Envelope):
 export const consents: Projection<ConsentDocument> = {
   collection: "consents",
   document: ConsentDocument,
+  streamTypes: ["Consent", "PaymentPlan"],
   key,
   apply,
   index: (doc) => ({

@@ -141,6 +141,8 @@ const apply = (current: CustomerDocument | undefined, envelope: Envelope): Custo
 export const projection: Projection<CustomerDocument> = {
   collection,
   document: CustomerDocument as Schema.Codec<CustomerDocument, unknown>,
+  streamTypes: ["Customer"],
+  creates: ["CustomerRegistered"],
   key: (envelope) => (envelope.streamType === "Customer" ? envelope.event.registrationId : undefined),
   apply,
   index: (document) => ({

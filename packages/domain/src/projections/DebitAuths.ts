@@ -33,6 +33,8 @@ export type DebitAuthDocument = typeof DebitAuthDocument.Type
 export const projection: Projection<DebitAuthDocument> = {
   collection,
   document: DebitAuthDocument,
+  streamTypes: ["DebitAuth"],
+  creates: ["DebitAuthSet"],
   key: (envelope: Envelope) => (envelope.streamType === "DebitAuth" ? envelope.event.debitAuthId : undefined),
   apply: (current, envelope) => {
     if (envelope.streamType !== "DebitAuth") return current

@@ -148,6 +148,7 @@ export const applyPlanEvent = (
 export const paymentPlans: Projection<PaymentPlanDocument> = {
   collection: "payment_plans",
   document: PaymentPlanDocument,
+  streamTypes: ["PaymentPlan"],
   key: (envelope) => planEvent(envelope)?.paymentPlanId,
   apply: (current, envelope) => {
     const event = planEvent(envelope)
@@ -182,6 +183,7 @@ export const isCollecting = (doc: PaymentPlanDocument): boolean =>
 export const duePlans: Projection<DuePlanDocument> = {
   collection: "payment_plans_due",
   document: DuePlanDocument,
+  streamTypes: ["PaymentPlan"],
   key: (envelope) => planEvent(envelope)?.paymentPlanId,
   apply: (current, envelope) => {
     const event = planEvent(envelope)

@@ -124,6 +124,8 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Env
 export const projection: Projection<PaymentRequestDocument> = {
   collection,
   document: PaymentRequestDocument,
+  streamTypes: ["PaymentRequest"],
+  creates: ["PaymentRequestCreated"],
   key: (envelope) => (envelope.streamType === "PaymentRequest" ? envelope.event.paymentRequestId : undefined),
   apply,
   index: (doc) => ({

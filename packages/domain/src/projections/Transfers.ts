@@ -106,6 +106,8 @@ export const apply = (current: TransferDocument | undefined, envelope: Envelope)
 export const projection: Projection<TransferDocument> = {
   collection,
   document: TransferDocument,
+  streamTypes: ["Transfer"],
+  creates: ["TransferInitiated"],
   key: (envelope) => (envelope.streamType === "Transfer" ? envelope.event.transferId : undefined),
   apply,
   index: (doc) => ({
