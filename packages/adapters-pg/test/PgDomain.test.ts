@@ -32,7 +32,8 @@ interface Created {
   readonly paymentPlanId: string
   readonly consentId: string
 }
-const applicationModule = (name: string) => import(`../../domain/src/application/${name}.ts`)
+const applicationModule = async (name: string) =>
+  ((await import("@partnerpay/domain")) as unknown as Record<string, unknown>)[name]
 const Companies = (await applicationModule("Companies")) as {
   register(partnerId: Ids.PartnerId, body: unknown): UseCase<{ readonly companyId: string }>
   findByReference(partnerId: Ids.PartnerId, reference: string): UseCase<{ readonly companyId: string }>

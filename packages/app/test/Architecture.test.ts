@@ -1,10 +1,12 @@
 /**
  * The architecture, checked: dependencies point inward. The domain imports
  * nothing but `effect`; each adapter imports the domain but never the other
- * adapter or the app. Reads every source file's import specifiers.
+ * adapter or the app. Inside the domain, the kernel imports no business area
+ * and an area imports another only through its public module (`index.ts`).
+ * Reads every source file's import specifiers.
  */
 import { readdirSync, readFileSync } from "node:fs"
-import { join, relative } from "node:path"
+import { dirname, join, relative, resolve, sep } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 
 const root = join(import.meta.dirname, "..", "..", "..")
@@ -18,13 +20,17 @@ const sourceFiles = (dir: string): Array<string> =>
         : [],
   )
 
+/** Every import and re-export specifier of a source file. */
+const specifiersOf = (file: string): Array<string> =>
+  [...readFileSync(file, "utf8").matchAll(/^\s*(?:import|export)[^"'`]*?from\s+["']([^"']+)["']/gm)].map(
+    (match) => match[1]!,
+  )
+
 /** Package-level import specifiers of a package's src/ (relative imports excluded). */
 const importsOf = (pkg: string): Map<string, Array<string>> => {
   const found = new Map<string, Array<string>>()
   for (const file of sourceFiles(join(root, "packages", pkg, "src"))) {
-    const text = readFileSync(file, "utf8")
-    for (const match of text.matchAll(/^\s*(?:import|export)[^"'`]*?from\s+["']([^"']+)["']/gm)) {
-      const specifier = match[1]!
+    for (const specifier of specifiersOf(file)) {
       if (specifier.startsWith(".")) continue
       const name = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!
       found.set(name, [...(found.get(name) ?? []), relative(root, file)])
@@ -50,5 +56,48 @@ describe("dependencies point inward", () => {
     expect(names).toContain("@partnerpay/domain")
     expect(names).not.toContain("@partnerpay/adapters-pg")
     expect(names).not.toContain("@partnerpay/app")
+  })
+})
+
+const domainSource = join(root, "packages", "domain", "src")
+const areas = ["cards-and-charity", "companies", "customers", "payments", "plans"]
+
+/** A domain source path as `folder/File.ts` relative to domain/src (root-level modules have no folder). */
+const domainPath = (file: string) => relative(domainSource, file).split(sep).join("/")
+const folderOf = (path: string) => (path.includes("/") ? path.split("/")[0]! : "")
+
+/** Every relative import inside the domain's src/, as [importer, imported], both relative to src/. */
+const domainImports = (): Array<readonly [string, string]> =>
+  sourceFiles(domainSource).flatMap((file) =>
+    specifiersOf(file)
+      .filter((specifier) => specifier.startsWith("."))
+      .map((specifier) => [domainPath(file), domainPath(resolve(dirname(file), specifier))] as const),
+  )
+
+describe("the domain is grouped by business area", () => {
+  it("the area folders are the ones this test knows", () => {
+    const folders = readdirSync(domainSource, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort()
+    expect(folders).toEqual([...areas, "infrastructure", "kernel", "testing"].sort())
+  })
+
+  it("every area has a public module", () => {
+    for (const area of areas)
+      expect(sourceFiles(join(domainSource, area))).toContain(join(domainSource, area, "index.ts"))
+  })
+
+  it("the kernel imports nothing outside the kernel", () => {
+    const outside = domainImports().filter(([from, to]) => folderOf(from) === "kernel" && folderOf(to) !== "kernel")
+    expect(outside).toEqual([])
+  })
+
+  it("an area imports another area only through that area's public module", () => {
+    const deep = domainImports().filter(([from, to]) => {
+      const [source, target] = [folderOf(from), folderOf(to)]
+      return areas.includes(source) && areas.includes(target) && source !== target && to !== `${target}/index.ts`
+    })
+    expect(deep).toEqual([])
   })
 })

@@ -16,9 +16,9 @@
  * Run: node bench/rehydrate.ts [events]   (from packages/domain; Node >= 22.18 strips the types)
  */
 import { DateTime, Effect, Schema } from "effect"
-import { decodeEvents } from "../src/CommandHandler.ts"
-import { fold } from "../src/Decider.ts"
-import type { RecordedEvent } from "../src/EventStore.ts"
+import { decodeEvents } from "../src/infrastructure/CommandHandler.ts"
+import type { RecordedEvent } from "../src/infrastructure/EventStore.ts"
+import { fold } from "../src/kernel/Decider.ts"
 import * as Counter from "../test/fixtures/Counter.ts"
 
 // The domain compiles without Node typings; these are the few globals this script uses.

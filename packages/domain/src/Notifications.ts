@@ -5,12 +5,12 @@
  * as the partner owning a payment request. `Live` is added at delivery.
  */
 import type { Effect } from "effect"
+import * as CompanyVerification from "./companies/CompanyVerificationNotification.ts"
 import type { Envelope } from "./DomainEvents.ts"
-import type { EventStoreUnavailable } from "./EventStore.ts"
-import * as CompanyVerification from "./notifications/CompanyVerification.ts"
-import * as PaymentRequestStatus from "./notifications/PaymentRequestStatus.ts"
-import type { Notification } from "./Outbox.ts"
-import type { ReadModelStore } from "./ReadModel.ts"
+import type { EventStoreUnavailable } from "./infrastructure/EventStore.ts"
+import type { Notification } from "./infrastructure/Outbox.ts"
+import type { ReadModelStore } from "./infrastructure/ReadModel.ts"
+import * as PaymentRequestStatus from "./payments/PaymentRequestStatusNotification.ts"
 
 /** One source of notifications, e.g. company verification or payment request status. */
 export type NotificationRule = (

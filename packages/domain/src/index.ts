@@ -2,61 +2,82 @@
  * @partnerpay/domain: the pure, event-sourced core of partnerpay.
  * No I/O: ports (EventStore, IdGenerator, providers) are Effect services that
  * adapters implement; time and new ids arrive inside commands.
+ *
+ * Layout: `kernel/` (shared vocabulary: ids, money, dates, deciders, errors),
+ * `infrastructure/` (ports and the machinery that runs deciders, projections
+ * and notifications), one folder per business area (`companies/`,
+ * `customers/`, `payments/`, `plans/`, `cards-and-charity/`, each with a
+ * public `index.ts`), and the registries that compose the areas
+ * (`DomainEvents.ts`, `Projections.ts`, `Notifications.ts`).
  */
 
-export * as BankAccounts from "./application/BankAccounts.ts"
-export * as CardPayments from "./application/CardPayments.ts"
-export * as Charity from "./application/Charity.ts"
-export * as Companies from "./application/Companies.ts"
-export * as Consents from "./application/Consents.ts"
-export * as CustomerLogin from "./application/CustomerLogin.ts"
-export * as CustomerPreferences from "./application/CustomerPreferences.ts"
-export * as DebitAuths from "./application/DebitAuths.ts"
-export * as PaymentPlans from "./application/PaymentPlans.ts"
-export * as Payments from "./application/Payments.ts"
-export * as Transfers from "./application/Transfers.ts"
-export * as Verification from "./application/Verification.ts"
-export * as CalendarDate from "./CalendarDate.ts"
-export * as CardPayment from "./CardPayment.ts"
-export * as CharityTransaction from "./CharityTransaction.ts"
-export * as CommandHandler from "./CommandHandler.ts"
-export * as Company from "./Company.ts"
-export * as CompanyReference from "./CompanyReference.ts"
-export * as Consent from "./Consent.ts"
-export * as ConsentEvents from "./ConsentEvents.ts"
-export * as Customer from "./Customer.ts"
-export * as DebitAuth from "./DebitAuth.ts"
-export * as Decider from "./Decider.ts"
-export * from "./DomainError.ts"
+// cards and charity
+export * as CardPayment from "./cards-and-charity/CardPayment.ts"
+export * as CardPayments from "./cards-and-charity/CardPayments.ts"
+export * as Charity from "./cards-and-charity/Charity.ts"
+export * as CharityTransaction from "./cards-and-charity/CharityTransaction.ts"
+// companies
+export * as Companies from "./companies/Companies.ts"
+export * as Company from "./companies/Company.ts"
+export * as CompanyReference from "./companies/CompanyReference.ts"
+// customers
+export * as BankAccounts from "./customers/BankAccounts.ts"
+export * as Customer from "./customers/Customer.ts"
+export * as CustomerLogin from "./customers/CustomerLogin.ts"
+export * as CustomerPreferences from "./customers/CustomerPreferences.ts"
+export * as CustomersProjection from "./customers/CustomersProjection.ts"
+export * as LoginChallenge from "./customers/LoginChallenge.ts"
+export { CodeHasher, OtpCodes } from "./customers/OtpCodes.ts"
+export * as Verification from "./customers/Verification.ts"
 export * as DomainEvents from "./DomainEvents.ts"
-export * as EventPipeline from "./EventPipeline.ts"
-export * from "./EventStore.ts"
-export * as Idempotency from "./IdempotencyStore.ts"
-export { IdempotencyStore } from "./IdempotencyStore.ts"
-export * from "./IdGenerator.ts"
-export * as Ids from "./Ids.ts"
-export * as LoginChallenge from "./LoginChallenge.ts"
-export * as Money from "./Money.ts"
+// infrastructure: ports and machinery
+export * as CommandHandler from "./infrastructure/CommandHandler.ts"
+export * as EventPipeline from "./infrastructure/EventPipeline.ts"
+export * from "./infrastructure/EventStore.ts"
+export * as Idempotency from "./infrastructure/IdempotencyStore.ts"
+export { IdempotencyStore } from "./infrastructure/IdempotencyStore.ts"
+export * from "./infrastructure/IdGenerator.ts"
+export * from "./infrastructure/Outbox.ts"
+export * from "./infrastructure/PartnerCredentials.ts"
+export * as ProviderSandboxes from "./infrastructure/ProviderSandboxes.ts"
+export { SentOtps } from "./infrastructure/ProviderSandboxes.ts"
+export * as Providers from "./infrastructure/Providers.ts"
+export {
+  BankLinker,
+  CardProcessor,
+  ESignature,
+  KybVerifier,
+  KycProvider,
+  OtpSender,
+} from "./infrastructure/Providers.ts"
+export * as ReadModel from "./infrastructure/ReadModel.ts"
+export { ReadModelStore } from "./infrastructure/ReadModel.ts"
+export * from "./infrastructure/UnitOfWork.ts"
+// kernel (and, below, the registries composing the areas)
+export * as CalendarDate from "./kernel/CalendarDate.ts"
+export * as Decider from "./kernel/Decider.ts"
+export * from "./kernel/DomainError.ts"
+export * as Ids from "./kernel/Ids.ts"
+export * as Money from "./kernel/Money.ts"
 export * as Notifications from "./Notifications.ts"
-export { CodeHasher, OtpCodes } from "./OtpCodes.ts"
-export * from "./Outbox.ts"
-export * from "./PartnerCredentials.ts"
-export * as PaymentPlan from "./PaymentPlan.ts"
-export * as PaymentPlanEvents from "./PaymentPlanEvents.ts"
-export * as PaymentPlanSchedule from "./PaymentPlanSchedule.ts"
-export * as PaymentRequest from "./PaymentRequest.ts"
-export * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
-export * as ProviderSandboxes from "./ProviderSandboxes.ts"
-export { SentOtps } from "./ProviderSandboxes.ts"
-export * as Providers from "./Providers.ts"
-export { BankLinker, CardProcessor, ESignature, KybVerifier, KycProvider, OtpSender } from "./Providers.ts"
-export * as ConsentsProjection from "./projections/Consents.ts"
-export * as CustomersProjection from "./projections/Customers.ts"
-export * as DebitAuthsProjection from "./projections/DebitAuths.ts"
-export * as Projections from "./projections/index.ts"
-export * as PaymentPlansProjection from "./projections/PaymentPlans.ts"
-export * as ReadModel from "./ReadModel.ts"
-export { ReadModelStore } from "./ReadModel.ts"
-export * as Transfer from "./Transfer.ts"
-export * as TransferEvents from "./TransferEvents.ts"
-export * from "./UnitOfWork.ts"
+export * as Projections from "./Projections.ts"
+// payments
+export * as DebitAuth from "./payments/DebitAuth.ts"
+export * as DebitAuths from "./payments/DebitAuths.ts"
+export * as DebitAuthsProjection from "./payments/DebitAuthsProjection.ts"
+export * as PaymentRequest from "./payments/PaymentRequest.ts"
+export * as PaymentRequestEvents from "./payments/PaymentRequestEvents.ts"
+export * as Payments from "./payments/Payments.ts"
+export * as Transfer from "./payments/Transfer.ts"
+export * as TransferEvents from "./payments/TransferEvents.ts"
+export * as Transfers from "./payments/Transfers.ts"
+// plans
+export * as Consent from "./plans/Consent.ts"
+export * as ConsentEvents from "./plans/ConsentEvents.ts"
+export * as Consents from "./plans/Consents.ts"
+export * as ConsentsProjection from "./plans/ConsentsProjection.ts"
+export * as PaymentPlan from "./plans/PaymentPlan.ts"
+export * as PaymentPlanEvents from "./plans/PaymentPlanEvents.ts"
+export * as PaymentPlanSchedule from "./plans/PaymentPlanSchedule.ts"
+export * as PaymentPlans from "./plans/PaymentPlans.ts"
+export * as PaymentPlansProjection from "./plans/PaymentPlansProjection.ts"

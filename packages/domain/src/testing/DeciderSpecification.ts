@@ -10,7 +10,7 @@
  * Error describing expected and actual, which any test runner reports.
  */
 import { Schema } from "effect"
-import { type Aggregate, fold } from "../Decider.ts"
+import { type Aggregate, fold } from "../kernel/Decider.ts"
 
 const stable = (value: unknown): string =>
   JSON.stringify(value, (_key, v) =>

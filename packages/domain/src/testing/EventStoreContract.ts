@@ -24,7 +24,7 @@ import {
   type NewEvent,
   type RecordedEvent,
   type VersionConflict,
-} from "../EventStore.ts"
+} from "../infrastructure/EventStore.ts"
 
 // The Web Crypto global exists in every supported runtime; declared because the domain compiles without DOM or Node typings.
 declare const crypto: { randomUUID(): string }

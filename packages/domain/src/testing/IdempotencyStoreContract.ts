@@ -8,8 +8,13 @@
  * Every case uses a fresh random scope, so a shared database is fine.
  */
 import { DateTime, Effect, Layer, ManagedRuntime } from "effect"
-import type { EventStoreUnavailable } from "../EventStore.ts"
-import { IdempotencyStore, retentionMillis, type StoredResponse, staleAfterMillis } from "../IdempotencyStore.ts"
+import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
+import {
+  IdempotencyStore,
+  retentionMillis,
+  type StoredResponse,
+  staleAfterMillis,
+} from "../infrastructure/IdempotencyStore.ts"
 import type { TestRunner } from "./EventStoreContract.ts"
 
 declare const crypto: { randomUUID(): string }

@@ -1,0 +1,150 @@
+/**
+ * Card payment: the record of a card payment made on an external terminal and
+ * registered by the partner (POST /cardpayment, spec v0.4.8 and v0.4.10). The
+ * merchant is identified by its MerchantId; a company id or company reference
+ * id is not part of the command (removed in v0.4.10). Only the last 4 digits
+ * of the card are kept.
+ *
+ * A record, not a process: one command, `RegisterCardPayment`. Registering the
+ * same payment again with the same details changes nothing (a safe retry);
+ * with other details it is refused as AlreadyExists.
+ */
+import { type DateTime, Schema } from "effect"
+import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import { AlreadyExists, type DomainError, type FieldIssue, ValidationFailed } from "../kernel/DomainError.ts"
+import { CardPaymentId, MerchantId, PartnerId } from "../kernel/Ids.ts"
+import * as Money from "../kernel/Money.ts"
+
+/** Longest card brand accepted ("visa", "mastercard", "amex", ...). */
+export const maxBrandLength = 32
+/** Longest external reference accepted (the terminal's or processor's transaction id). */
+export const maxExternalReferenceLength = 128
+
+// ---------------------------------------------------------------------------
+// Events
+// ---------------------------------------------------------------------------
+
+/** A card payment made on an external terminal was registered for a merchant. */
+export const CardPaymentRegistered = Schema.TaggedStruct("CardPaymentRegistered", {
+  cardPaymentId: CardPaymentId,
+  partnerId: PartnerId,
+  merchantId: MerchantId,
+  amount: Money.Money,
+  last4: Schema.String.check(Schema.isPattern(/^\d{4}$/, { message: "must be exactly 4 digits" })),
+  brand: Schema.String,
+  externalReference: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type CardPaymentRegistered = typeof CardPaymentRegistered.Type
+
+export const CardPaymentEvent = Schema.Union([CardPaymentRegistered])
+export type CardPaymentEvent = typeof CardPaymentEvent.Type
+
+// ---------------------------------------------------------------------------
+// Commands and state
+// ---------------------------------------------------------------------------
+
+export interface RegisterCardPayment {
+  readonly _tag: "RegisterCardPayment"
+  readonly cardPaymentId: CardPaymentId
+  readonly partnerId: PartnerId
+  readonly merchantId: MerchantId
+  readonly amount: Money.Money
+  /** The last 4 digits of the card number. */
+  readonly last4: string
+  readonly brand: string
+  /** The terminal's or processor's id of the payment. */
+  readonly externalReference: string
+  readonly at: DateTime.Utc
+}
+
+export type CardPaymentCommand = RegisterCardPayment
+
+export type CardPaymentState =
+  | { readonly _tag: "Initial" }
+  | {
+      readonly _tag: "Registered"
+      readonly cardPaymentId: CardPaymentId
+      readonly partnerId: PartnerId
+      readonly merchantId: MerchantId
+      readonly amount: Money.Money
+      readonly last4: string
+      readonly brand: string
+      readonly externalReference: string
+    }
+
+export const initialState: CardPaymentState = { _tag: "Initial" }
+
+// ---------------------------------------------------------------------------
+// Decide and evolve
+// ---------------------------------------------------------------------------
+
+const isMoney = Schema.is(Money.Money)
+
+const textIssue = (field: string, value: string, max: number): FieldIssue | undefined =>
+  typeof value !== "string" || value.trim().length === 0
+    ? { field, message: "must not be empty" }
+    : value.length > max
+      ? { field, message: `must be at most ${max} characters` }
+      : value !== value.trim()
+        ? { field, message: "must not start or end with whitespace" }
+        : undefined
+
+const validate = (command: RegisterCardPayment): ValidationFailed | undefined => {
+  const issues: Array<FieldIssue> = []
+  if (!isMoney(command.amount)) {
+    issues.push({ field: "amount", message: "must be a whole number of minor units of a supported currency" })
+  } else if (command.amount.minorUnits === 0) {
+    issues.push({ field: "amount", message: "must be greater than zero" })
+  }
+  if (typeof command.last4 !== "string" || !/^\d{4}$/.test(command.last4)) {
+    issues.push({ field: "last4", message: "must be exactly the last 4 digits of the card number" })
+  }
+  const brand = textIssue("brand", command.brand, maxBrandLength)
+  if (brand) issues.push(brand)
+  const reference = textIssue("externalReference", command.externalReference, maxExternalReferenceLength)
+  if (reference) issues.push(reference)
+  return issues.length > 0 ? new ValidationFailed({ issues }) : undefined
+}
+
+export const decide = (command: CardPaymentCommand, state: CardPaymentState) => {
+  const invalid = validate(command)
+  if (invalid) return refuse(invalid)
+  if (state._tag === "Registered") {
+    const identical =
+      state.cardPaymentId === command.cardPaymentId &&
+      state.partnerId === command.partnerId &&
+      state.merchantId === command.merchantId &&
+      Money.equals(state.amount, command.amount) &&
+      state.last4 === command.last4 &&
+      state.brand === command.brand &&
+      state.externalReference === command.externalReference
+    return identical ? nothing : refuse(new AlreadyExists({ entity: "CardPayment" }))
+  }
+  const event: CardPaymentRegistered = {
+    _tag: "CardPaymentRegistered",
+    cardPaymentId: command.cardPaymentId,
+    partnerId: command.partnerId,
+    merchantId: command.merchantId,
+    amount: { minorUnits: command.amount.minorUnits, currency: command.amount.currency },
+    last4: command.last4,
+    brand: command.brand,
+    externalReference: command.externalReference,
+    at: command.at,
+  }
+  return accept<CardPaymentEvent>(event)
+}
+
+export const evolve = (_state: CardPaymentState, event: CardPaymentEvent): CardPaymentState => {
+  const { _tag, at: _at, ...details } = event
+  return { _tag: "Registered", ...details }
+}
+
+export const aggregate: Aggregate<CardPaymentCommand, CardPaymentEvent, CardPaymentState, DomainError> = {
+  name: "CardPayment",
+  initialState,
+  decide,
+  evolve,
+  events: CardPaymentEvent,
+  eventVersion: () => 1,
+}

@@ -1,0 +1,42 @@
+/**
+ * The `card_payments` read model: one document per registered external card
+ * payment, found by merchant and the terminal's `externalReference`. It makes
+ * POST /cardpayment safe to retry: the same merchant and external reference
+ * name the same card payment.
+ */
+import { DateTime, Schema } from "effect"
+import type { Envelope } from "../DomainEvents.ts"
+import type { Projection } from "../infrastructure/ReadModel.ts"
+import { CardPaymentId, MerchantId, PartnerId } from "../kernel/Ids.ts"
+import { Money } from "../kernel/Money.ts"
+
+export const collection = "card_payments"
+
+export const CardPaymentDocument = Schema.Struct({
+  cardPaymentId: CardPaymentId,
+  partnerId: PartnerId,
+  merchantId: MerchantId,
+  amount: Money,
+  last4: Schema.String,
+  brand: Schema.String,
+  externalReference: Schema.String,
+  registeredAt: Schema.DateTimeUtcFromString,
+})
+export type CardPaymentDocument = typeof CardPaymentDocument.Type
+
+export const projection: Projection<CardPaymentDocument> = {
+  collection,
+  document: CardPaymentDocument,
+  streamTypes: ["CardPayment"],
+  key: (envelope: Envelope) => (envelope.streamType === "CardPayment" ? envelope.event.cardPaymentId : undefined),
+  apply: (current, envelope) => {
+    if (envelope.streamType !== "CardPayment") return current
+    const { _tag, at, ...details } = envelope.event
+    return { ...details, registeredAt: at }
+  },
+  index: (doc) => ({
+    partnerId: doc.partnerId,
+    keys: { merchantId: doc.merchantId, externalReference: doc.externalReference },
+    sortKey: DateTime.formatIso(doc.registeredAt),
+  }),
+}

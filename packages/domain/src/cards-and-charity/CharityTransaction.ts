@@ -1,0 +1,188 @@
+/**
+ * Anonymous charity transaction (POST /Transaction/Charity/CreateAnonymous):
+ * a donation of `amount` to a charity (a company) by a payer known only by an
+ * identity verification id. A record: one command creates it; the money
+ * movement itself is the payments side's concern.
+ *
+ * Fee: a pure function of the donation, `computeFee` (1% by default, see
+ * `defaultFeeSchedule`), in integer minor units, rounded half up (0.5 cent
+ * becomes 1 cent). It is always computed on the donation amount:
+ * - payerCoversFee = true: the payer is charged amount + fee, the charity receives amount;
+ * - payerCoversFee = false: the payer is charged amount, the charity receives amount - fee.
+ * A donation too small to leave the charity anything after the fee is refused.
+ *
+ * `isRecurring` is recorded as the payer's wish; scheduling repeats is not
+ * done here (a recurring donation would be a payment plan).
+ */
+import { type DateTime, Schema } from "effect"
+import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import { AlreadyExists, type DomainError, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
+import { CompanyId, PartnerId, Uuid, VerificationId } from "../kernel/Ids.ts"
+import * as Money from "../kernel/Money.ts"
+
+/** The id of one anonymous charity transaction (made by the application like every other id). */
+export const CharityTransactionId = Uuid.pipe(Schema.brand("CharityTransactionId"))
+export type CharityTransactionId = typeof CharityTransactionId.Type
+
+// ---------------------------------------------------------------------------
+// Fee policy
+// ---------------------------------------------------------------------------
+
+/** A fee of `basisPoints` hundredths of a percent of the amount plus a fixed part in minor units. */
+export interface FeeSchedule {
+  readonly basisPoints: number
+  readonly fixedMinorUnits: number
+}
+
+/** 1% (100 basis points), no fixed part: the same for every currency. */
+export const defaultFeeSchedule: FeeSchedule = { basisPoints: 100, fixedMinorUnits: 0 }
+
+/**
+ * The fee on a donation: amount x basisPoints / 10 000, rounded half up to a
+ * whole minor unit, plus the fixed part. Exact integer arithmetic (BigInt), so
+ * no floating-point error whatever the amount.
+ */
+export const computeFee = (amount: Money.Money, schedule: FeeSchedule = defaultFeeSchedule): Money.Money => {
+  const proportional = (BigInt(amount.minorUnits) * BigInt(schedule.basisPoints) + 5_000n) / 10_000n
+  return Money.make(Number(proportional) + schedule.fixedMinorUnits, amount.currency)
+}
+
+/** What the payer is charged, what the charity receives and the fee, for a donation. */
+export const split = (
+  amount: Money.Money,
+  payerCoversFee: boolean,
+  schedule: FeeSchedule = defaultFeeSchedule,
+): { readonly fee: Money.Money; readonly payerCharged: Money.Money; readonly charityReceives: Money.Money } => {
+  const fee = computeFee(amount, schedule)
+  const currency = amount.currency
+  return payerCoversFee
+    ? { fee, payerCharged: Money.make(amount.minorUnits + fee.minorUnits, currency), charityReceives: amount }
+    : { fee, payerCharged: amount, charityReceives: Money.make(amount.minorUnits - fee.minorUnits, currency) }
+}
+
+// ---------------------------------------------------------------------------
+// Events
+// ---------------------------------------------------------------------------
+
+export const AnonymousCharityTransactionCreated = Schema.TaggedStruct("AnonymousCharityTransactionCreated", {
+  charityTransactionId: CharityTransactionId,
+  partnerId: PartnerId,
+  verificationId: VerificationId,
+  companyId: CompanyId,
+  /** The donation as asked. */
+  amount: Money.Money,
+  isRecurring: Schema.Boolean,
+  payerCoversFee: Schema.Boolean,
+  fee: Money.Money,
+  payerCharged: Money.Money,
+  charityReceives: Money.Money,
+  at: Schema.DateTimeUtcFromString,
+})
+export type AnonymousCharityTransactionCreated = typeof AnonymousCharityTransactionCreated.Type
+
+export const CharityTransactionEvent = Schema.Union([AnonymousCharityTransactionCreated])
+export type CharityTransactionEvent = typeof CharityTransactionEvent.Type
+
+// ---------------------------------------------------------------------------
+// Commands and state
+// ---------------------------------------------------------------------------
+
+export interface CreateAnonymousCharityTransaction {
+  readonly _tag: "CreateAnonymousCharityTransaction"
+  readonly charityTransactionId: CharityTransactionId
+  readonly partnerId: PartnerId
+  readonly verificationId: VerificationId
+  /** The charity receiving the donation. */
+  readonly companyId: CompanyId
+  readonly amount: Money.Money
+  readonly isRecurring: boolean
+  readonly payerCoversFee: boolean
+  readonly at: DateTime.Utc
+}
+
+export type CharityTransactionCommand = CreateAnonymousCharityTransaction
+
+export type CharityTransactionState =
+  | { readonly _tag: "Initial" }
+  | ({ readonly _tag: "Created" } & Omit<AnonymousCharityTransactionCreated, "_tag" | "at">)
+
+export const initialState: CharityTransactionState = { _tag: "Initial" }
+
+// ---------------------------------------------------------------------------
+// Decide and evolve
+// ---------------------------------------------------------------------------
+
+const isMoney = Schema.is(Money.Money)
+
+/** Decides with a fee schedule; `decide` uses the default one. */
+export const decideWith =
+  (schedule: FeeSchedule) => (command: CharityTransactionCommand, state: CharityTransactionState) => {
+    if (!isMoney(command.amount)) {
+      return refuse(ValidationFailed.of("amount", "must be a whole number of minor units of a supported currency"))
+    }
+    if (command.amount.minorUnits === 0) return refuse(ValidationFailed.of("amount", "must be greater than zero"))
+    if (state._tag === "Created") {
+      const identical =
+        state.charityTransactionId === command.charityTransactionId &&
+        state.partnerId === command.partnerId &&
+        state.verificationId === command.verificationId &&
+        state.companyId === command.companyId &&
+        Money.equals(state.amount, command.amount) &&
+        state.isRecurring === command.isRecurring &&
+        state.payerCoversFee === command.payerCoversFee
+      return identical ? nothing : refuse(new AlreadyExists({ entity: "CharityTransaction" }))
+    }
+    const { fee, payerCharged, charityReceives } = split(command.amount, command.payerCoversFee, schedule)
+    if (payerCharged.minorUnits > Money.maxMinorUnits) {
+      return refuse(ValidationFailed.of("amount", "is too large once the fee is added"))
+    }
+    if (charityReceives.minorUnits <= 0) {
+      return refuse(
+        new RuleViolated({
+          code: "AMOUNT_BELOW_FEE",
+          reason: `a donation of ${Money.toDecimalString(command.amount)} ${command.amount.currency} leaves nothing after the fee of ${Money.toDecimalString(fee)}`,
+        }),
+      )
+    }
+    const event: AnonymousCharityTransactionCreated = {
+      _tag: "AnonymousCharityTransactionCreated",
+      charityTransactionId: command.charityTransactionId,
+      partnerId: command.partnerId,
+      verificationId: command.verificationId,
+      companyId: command.companyId,
+      amount: { minorUnits: command.amount.minorUnits, currency: command.amount.currency },
+      isRecurring: command.isRecurring,
+      payerCoversFee: command.payerCoversFee,
+      fee,
+      payerCharged,
+      charityReceives,
+      at: command.at,
+    }
+    return accept<CharityTransactionEvent>(event)
+  }
+
+export const decide = decideWith(defaultFeeSchedule)
+
+export const evolve = (_state: CharityTransactionState, event: CharityTransactionEvent): CharityTransactionState => {
+  const { _tag, at: _at, ...details } = event
+  return { _tag: "Created", ...details }
+}
+
+export type CharityTransactionAggregate = Aggregate<
+  CharityTransactionCommand,
+  CharityTransactionEvent,
+  CharityTransactionState,
+  DomainError
+>
+
+/** The aggregate with another fee schedule (for a partner with negotiated fees, or tests). */
+export const makeAggregate = (schedule: FeeSchedule): CharityTransactionAggregate => ({
+  name: "CharityTransaction",
+  initialState,
+  decide: decideWith(schedule),
+  evolve,
+  events: CharityTransactionEvent,
+  eventVersion: () => 1,
+})
+
+export const aggregate: CharityTransactionAggregate = makeAggregate(defaultFeeSchedule)

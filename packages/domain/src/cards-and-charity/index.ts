@@ -1,0 +1,11 @@
+/**
+ * The cards-and-charity area's public module: card payments recorded for
+ * merchants (CardPayment) and charity transactions (CharityTransaction),
+ * their use cases and read model. Other areas import it only through this
+ * module.
+ */
+export * as CardPayment from "./CardPayment.ts"
+export * as CardPayments from "./CardPayments.ts"
+export * as CardPaymentsProjection from "./CardPaymentsProjection.ts"
+export * as Charity from "./Charity.ts"
+export * as CharityTransaction from "./CharityTransaction.ts"

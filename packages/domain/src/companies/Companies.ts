@@ -1,0 +1,239 @@
+/**
+ * Company use cases (spec 2.2-2.8, 3.1, 4): register a company, add a
+ * location, read its status, and record the KYB verdict.
+ *
+ * They orchestrate; the rules live in the aggregates (`Company`,
+ * `CompanyReference`). Time comes from the Clock and new ids from the
+ * `IdGenerator`. Tenancy: a company of another partner is reported exactly
+ * like a missing one (NotFound).
+ *
+ * Uniqueness of `companyReferenceId` per partner: `register` reserves the
+ * `CompanyReference-<partnerId>:<reference>` stream (an append that expects no
+ * stream) and registers the company in the same unit of work. With PostgreSQL
+ * both appends commit or neither does; in memory the unit of work serializes
+ * registrations, and the body is fully validated before the reservation, so
+ * the registration that follows a reservation cannot be refused. Of two
+ * concurrent registrations with one reference exactly one wins; the other gets
+ * AlreadyExists (entity "CompanyReference").
+ *
+ * Personal data: the owner's full SSN and ID document number never enter an
+ * event or a read model. `register` returns them once, inside
+ * `kybSubmission`, for the caller to hand to the KYB provider.
+ */
+import { DateTime, Effect, Option } from "effect"
+import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import type { EventMetadata, EventStoreUnavailable, VersionConflict } from "../infrastructure/EventStore.ts"
+import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import type { KybSubmission } from "../infrastructure/Providers.ts"
+import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import { unitOfWork } from "../infrastructure/UseCase.ts"
+import { type DomainError, NotFound } from "../kernel/DomainError.ts"
+import { CompanyId, LocationId, type PartnerId } from "../kernel/Ids.ts"
+import * as Companies from "./CompaniesProjection.ts"
+import * as Company from "./Company.ts"
+import * as CompanyReference from "./CompanyReference.ts"
+
+export type { CompanyDocument } from "./CompaniesProjection.ts"
+
+/** What a registration returns: the new ids, and the one-time KYB submission (full owner data). */
+export interface Registration {
+  readonly companyId: CompanyId
+  readonly locationIds: ReadonlyArray<LocationId>
+  /** Everything the KYB provider needs, including the owner's SSN and document number. Not stored anywhere. */
+  readonly kybSubmission: KybSubmission
+}
+
+/** The company status response (spec 2.8), PascalCase as the spec writes it. */
+export interface StatusResponse {
+  readonly CompanyId: CompanyId
+  readonly Status: Company.CompanyStatus
+}
+
+/** How a partner names a company in a status query: by our id or by its own reference. */
+export type CompanyLookup = { readonly companyId: string } | { readonly companyReferenceId: string }
+
+const companyNotFound = new NotFound({ entity: "Company" })
+
+const kybSubmissionOf = (
+  partnerId: PartnerId,
+  companyId: CompanyId,
+  registration: Company.ValidRegistration,
+): KybSubmission => {
+  const address = (a: {
+    readonly streetNumberAndName: string
+    readonly apartmentNumber?: string
+    readonly zipCode: string
+    readonly city: string
+    readonly state: string
+  }) => ({
+    streetNumberAndName: a.streetNumberAndName,
+    apartmentNumber: a.apartmentNumber ?? "",
+    zipCode: a.zipCode,
+    city: a.city,
+    state: a.state,
+  })
+  const owner = registration.owner
+  return {
+    companyId,
+    partnerId,
+    name: registration.name,
+    taxId: registration.taxId,
+    taxIdType: registration.taxIdType,
+    companyType: registration.companyType,
+    address: address(registration),
+    ...(registration.websiteUrl === undefined ? {} : { websiteUrl: registration.websiteUrl }),
+    owner: {
+      name: owner.name,
+      emailAddress: owner.emailAddress,
+      dateOfBirth: owner.dateOfBirth,
+      documentNumber: owner.documentNumber,
+      documentType: owner.documentType,
+      ssn: owner.ssn,
+      address: address(owner),
+    },
+  }
+}
+
+/**
+ * Registers a company from the create request body as received (spec 2.2).
+ * Every bad field is reported at once (ValidationFailed); a reference the
+ * partner already used is AlreadyExists (entity "CompanyReference").
+ */
+export const register = Effect.fn("Companies.register")(function* (partnerId: PartnerId, body: unknown) {
+  const at = yield* DateTime.now
+  const validated = Company.validateRegistration(body, at)
+  if (validated._tag === "Failure") return yield* validated.failure
+  const registration = validated.success
+  const ids = yield* IdGenerator
+  const companyId = CompanyId.make(yield* ids.next)
+  const locationIds: ReadonlyArray<LocationId> = yield* Effect.forEach(registration.locations, () =>
+    Effect.map(ids.next, (id) => LocationId.make(id)),
+  )
+  const metadata: EventMetadata = { partnerId }
+  yield* unitOfWork(
+    Effect.gen(function* () {
+      // Both streams are new in the common case: neither is read (a reference already taken
+      // conflicts at commit, and the retry reads it and refuses with AlreadyExists).
+      yield* CommandHandler.handle(
+        CompanyReference.aggregate,
+        CompanyReference.idOf(partnerId, registration.companyReferenceId),
+        {
+          _tag: "ReserveCompanyReference",
+          partnerId,
+          companyReferenceId: registration.companyReferenceId,
+          companyId,
+          at,
+        },
+        { metadata, expectNew: true },
+      )
+      yield* CommandHandler.handle(
+        Company.aggregate,
+        companyId,
+        {
+          _tag: "RegisterCompany",
+          partnerId,
+          companyId,
+          locationIds,
+          // validated above with the same instant: the decider does not check it again
+          registration,
+          at,
+        },
+        { metadata, expectNew: true },
+      )
+    }),
+  )
+  const result: Registration = {
+    companyId,
+    locationIds,
+    kybSubmission: kybSubmissionOf(partnerId, companyId, registration),
+  }
+  return result
+})
+
+/** The partner's company with our id `companyId`; NotFound when missing or another partner's. */
+export const get = Effect.fn("Companies.get")(function* (partnerId: PartnerId, companyId: string) {
+  const store = yield* ReadModelStore
+  const stored = yield* store.get(Companies.collection, companyId)
+  if (Option.isNone(stored) || stored.value.index.partnerId !== partnerId) return yield* companyNotFound
+  return decodeDocument(Companies.projection, stored.value)
+})
+
+/** The partner's company registered under `companyReferenceId`; NotFound when it has none. */
+export const findByReference = Effect.fn("Companies.findByReference")(function* (
+  partnerId: PartnerId,
+  companyReferenceId: string,
+) {
+  const store = yield* ReadModelStore
+  const page = yield* store.find(Companies.collection, {
+    partnerId,
+    keys: { companyReferenceId },
+    limit: 1,
+  })
+  const first = page.items[0]
+  if (first === undefined) return yield* companyNotFound
+  return decodeDocument(Companies.projection, first)
+})
+
+/** Adds a location (spec 2.5, 2.7) to the partner's company named by its reference; returns the new location's id. */
+export const addLocation = Effect.fn("Companies.addLocation")(function* (
+  partnerId: PartnerId,
+  companyReferenceId: string,
+  body: unknown,
+) {
+  const company = yield* findByReference(partnerId, companyReferenceId)
+  const at = yield* DateTime.now
+  const ids = yield* IdGenerator
+  const locationId = LocationId.make(yield* ids.next)
+  yield* unitOfWork(
+    CommandHandler.handle(
+      Company.aggregate,
+      company.companyId,
+      {
+        _tag: "AddLocation",
+        partnerId,
+        companyId: company.companyId,
+        locationId,
+        location: body as Company.LocationInput,
+        at,
+      },
+      { metadata: { partnerId } },
+    ),
+  )
+  return { locationId }
+})
+
+/** The verification status of the partner's company (spec 2.8), by company id or by reference. */
+export const status = Effect.fn("Companies.status")(function* (partnerId: PartnerId, lookup: CompanyLookup) {
+  const company =
+    "companyId" in lookup
+      ? yield* get(partnerId, lookup.companyId)
+      : yield* findByReference(partnerId, lookup.companyReferenceId)
+  const response: StatusResponse = { CompanyId: company.companyId, Status: company.status }
+  return response
+})
+
+/**
+ * Records the KYB verdict (spec 3.1); used by the application's KYB worker.
+ * Idempotent: the same verdict again changes nothing and causes no second
+ * webhook; a different verdict after the first is IllegalTransition.
+ */
+export const completeKyb = Effect.fn("Companies.completeKyb")(function* (
+  companyId: CompanyId,
+  outcome: "Verified" | "Rejected",
+  reason?: string,
+) {
+  const at = yield* DateTime.now
+  const handled = yield* unitOfWork(
+    CommandHandler.handle(Company.aggregate, companyId, {
+      _tag: "CompleteKyb",
+      companyId,
+      outcome,
+      ...(reason === undefined ? {} : { reason }),
+      at,
+    }),
+  )
+  return { status: Company.statusOf(handled.state) ?? outcome, changed: handled.events.length > 0 }
+})
+
+/** The failures of these use cases, for adapters mapping them. */
+export type CompaniesError = DomainError | VersionConflict | EventStoreUnavailable

@@ -1,0 +1,99 @@
+/**
+ * The `companies` read model: one document per registered company, holding
+ * what its partner may read back (name, status, contact and address fields,
+ * locations, registration and verification instants).
+ *
+ * It never holds the owner, the employees or the tax id: the status and
+ * lookup queries do not need them, and personal data stays out of read
+ * models. Indexed by partner, by `companyReferenceId` (the partner's own key,
+ * unique per partner) and sorted by registration instant.
+ */
+import { DateTime, Schema } from "effect"
+import type { Envelope } from "../DomainEvents.ts"
+import type { Projection } from "../infrastructure/ReadModel.ts"
+import { CompanyId, CompanyReferenceId, PartnerId } from "../kernel/Ids.ts"
+import { CompanyStatus, CompanyType, Location } from "./CompanyEvents.ts"
+
+export const collection = "companies"
+
+/** A company as its partner may read it. */
+export const CompanyDocument = Schema.Struct({
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  companyReferenceId: CompanyReferenceId,
+  name: Schema.String,
+  status: CompanyStatus,
+  emailAddress: Schema.String,
+  contactNumber: Schema.String,
+  websiteUrl: Schema.optionalKey(Schema.String),
+  companyType: CompanyType,
+  streetNumberAndName: Schema.String,
+  apartmentNumber: Schema.optionalKey(Schema.String),
+  zipCode: Schema.String,
+  city: Schema.String,
+  state: Schema.String,
+  locations: Schema.Array(Location),
+  registeredAt: Schema.DateTimeUtcFromString,
+  verifiedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+  rejectedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+  /** The KYB provider's explanation of a rejection, when it gave one. */
+  rejectionReason: Schema.optionalKey(Schema.String),
+})
+export type CompanyDocument = typeof CompanyDocument.Type
+
+const apply = (current: CompanyDocument | undefined, envelope: Envelope): CompanyDocument | undefined => {
+  if (envelope.streamType !== "Company") return current
+  const event = envelope.event
+  switch (event._tag) {
+    case "CompanyRegistered": {
+      if (current !== undefined) return current
+      return {
+        companyId: event.companyId,
+        partnerId: event.partnerId,
+        companyReferenceId: event.companyReferenceId,
+        name: event.name,
+        status: "Unverified",
+        emailAddress: event.emailAddress,
+        contactNumber: event.contactNumber,
+        ...(event.websiteUrl === undefined ? {} : { websiteUrl: event.websiteUrl }),
+        companyType: event.companyType,
+        streetNumberAndName: event.streetNumberAndName,
+        ...(event.apartmentNumber === undefined ? {} : { apartmentNumber: event.apartmentNumber }),
+        zipCode: event.zipCode,
+        city: event.city,
+        state: event.state,
+        locations: event.locations,
+        registeredAt: event.registeredAt,
+      }
+    }
+    case "LocationAdded":
+      if (current === undefined) return current
+      if (current.locations.some((l) => l.locationId === event.location.locationId)) return current
+      return { ...current, locations: [...current.locations, event.location] }
+    case "CompanyVerified":
+      if (current === undefined || current.status !== "Unverified") return current
+      return { ...current, status: "Verified", verifiedAt: event.at }
+    case "CompanyRejected":
+      if (current === undefined || current.status !== "Unverified") return current
+      return {
+        ...current,
+        status: "Rejected",
+        rejectedAt: event.at,
+        ...(event.reason === undefined ? {} : { rejectionReason: event.reason }),
+      }
+  }
+}
+
+export const projection: Projection<CompanyDocument> = {
+  collection,
+  document: CompanyDocument as Schema.Codec<CompanyDocument, unknown>,
+  streamTypes: ["Company"],
+  creates: ["CompanyRegistered"],
+  key: (envelope) => (envelope.streamType === "Company" ? envelope.event.companyId : undefined),
+  apply,
+  index: (document) => ({
+    partnerId: document.partnerId,
+    keys: { companyReferenceId: document.companyReferenceId },
+    sortKey: DateTime.formatIso(document.registeredAt),
+  }),
+}

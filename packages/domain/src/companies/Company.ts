@@ -1,0 +1,237 @@
+/**
+ * Company: a business a partner registers (spec 2.2-2.8) and its business
+ * verification, KYB (spec 3.1).
+ *
+ * States: Unverified, Verified, Rejected. Registration validates every field
+ * (see `CompanyValidation.ts`) and starts the company Unverified. KYB
+ * completes once: Unverified becomes Verified or Rejected, and that outcome
+ * never changes (a repeat of the same outcome does nothing). Locations can be
+ * added while the company is Unverified or Verified, not once Rejected.
+ *
+ * Facts from outside the aggregate arrive in commands: new ids (company,
+ * locations) come from the edge, the KYB outcome from the KYB provider.
+ * Uniqueness of `companyReferenceId` per partner is checked by the read side
+ * before RegisterCompany is sent; the aggregate only sees its own stream.
+ *
+ * Only the partner that registered a company may add locations to it; to
+ * any other partner the company does not exist (NotFound).
+ */
+import type { DateTime, Result } from "effect"
+import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import {
+  AlreadyExists,
+  type DomainError,
+  IllegalTransition,
+  NotFound,
+  ValidationFailed,
+} from "../kernel/DomainError.ts"
+import type * as Ids from "../kernel/Ids.ts"
+import type { CompanyEvent, CompanyProfile, CompanyStatus, Location, LocationDetails } from "./CompanyEvents.ts"
+import * as Events from "./CompanyEvents.ts"
+import {
+  alreadyValidated,
+  type LocationInput,
+  type RegistrationInput,
+  type ValidRegistration,
+  validateLocation,
+  validateRegistration,
+} from "./CompanyValidation.ts"
+
+export * from "./CompanyEvents.ts"
+export * from "./CompanyValidation.ts"
+
+// ---------------------------------------------------------------------------
+// Commands
+
+/**
+ * A partner registers a company. `registration` is the create request body
+ * as received (spec 2.2); `locationIds` holds one new id per location of the
+ * request, in the same order.
+ */
+export interface RegisterCompany {
+  readonly _tag: "RegisterCompany"
+  readonly partnerId: Ids.PartnerId
+  readonly companyId: Ids.CompanyId
+  readonly locationIds: ReadonlyArray<Ids.LocationId>
+  /** The request as received, or the registration `validateRegistration` accepted at `at` (checked once). */
+  readonly registration: RegistrationInput | ValidRegistration
+  readonly at: DateTime.Utc
+}
+
+/** The partner adds a location (spec 2.5, 2.7); `location` is the request body as received. */
+export interface AddLocation {
+  readonly _tag: "AddLocation"
+  readonly partnerId: Ids.PartnerId
+  readonly companyId: Ids.CompanyId
+  readonly locationId: Ids.LocationId
+  readonly location: LocationInput
+  readonly at: DateTime.Utc
+}
+
+/** KYB processing finished with an outcome (sent by the KYB integration). */
+export interface CompleteKyb {
+  readonly _tag: "CompleteKyb"
+  readonly companyId: Ids.CompanyId
+  readonly outcome: "Verified" | "Rejected"
+  readonly reason?: string
+  readonly at: DateTime.Utc
+}
+
+export type Command = RegisterCompany | AddLocation | CompleteKyb
+
+// ---------------------------------------------------------------------------
+// State
+
+/** What is known about a registered company, whatever its status. */
+export interface CompanyData {
+  readonly companyId: Ids.CompanyId
+  readonly partnerId: Ids.PartnerId
+  readonly profile: CompanyProfile
+  readonly locations: ReadonlyArray<Location>
+  readonly registeredAt: DateTime.Utc
+}
+
+export type State =
+  | { readonly _tag: "Initial" }
+  | ({ readonly _tag: "Unverified" } & CompanyData)
+  | ({ readonly _tag: "Verified"; readonly verifiedAt: DateTime.Utc } & CompanyData)
+  | ({ readonly _tag: "Rejected"; readonly rejectedAt: DateTime.Utc; readonly reason?: string } & CompanyData)
+
+export type Registered = Exclude<State, { readonly _tag: "Initial" }>
+
+export const initialState: State = { _tag: "Initial" }
+
+/** The status a client sees (spec 2.8), or undefined before registration. */
+export const statusOf = (state: State): CompanyStatus | undefined => (state._tag === "Initial" ? undefined : state._tag)
+
+// ---------------------------------------------------------------------------
+// Decide
+
+const notFound = new NotFound({ entity: "Company" })
+
+const illegal = (state: State, command: Command, reason: string) =>
+  refuse(new IllegalTransition({ entity: "Company", state: state._tag, command: command._tag, reason }))
+
+const sameLocation = (existing: Location, details: LocationDetails): boolean =>
+  existing.name === details.name &&
+  existing.streetNumberAndName === details.streetNumberAndName &&
+  existing.apartmentNumber === details.apartmentNumber &&
+  existing.zipCode === details.zipCode &&
+  existing.city === details.city &&
+  existing.state === details.state
+
+const register = (command: RegisterCompany, state: State) => {
+  if (state._tag !== "Initial") return refuse(new AlreadyExists({ entity: "Company" }))
+  const checked = alreadyValidated(command.registration, command.at)
+  const validated = checked === undefined ? validateRegistration(command.registration, command.at) : undefined
+  if (validated?._tag === "Failure") return refuse(validated.failure)
+  const { locations, owner, ...profile } = checked ?? validated!.success
+  const ids = command.locationIds
+  if (ids.length !== locations.length || new Set(ids).size !== ids.length) {
+    return refuse(
+      ValidationFailed.of("locationIds", `must hold ${locations.length} distinct location ids, one per location`),
+    )
+  }
+  return accept<CompanyEvent>(
+    Events.CompanyRegistered.make({
+      companyId: command.companyId,
+      partnerId: command.partnerId,
+      ...profile,
+      owner: Events.toOwnerRecord(owner),
+      locations: locations.map((details, index) => ({ locationId: ids[index]!, ...details })),
+      registeredAt: command.at,
+    }),
+  )
+}
+
+const addLocation = (command: AddLocation, state: State) => {
+  if (state._tag === "Initial" || state.partnerId !== command.partnerId) return refuse(notFound)
+  if (state._tag === "Rejected") return illegal(state, command, "locations cannot be added to a Rejected company")
+  const validated = validateLocation(command.location)
+  if (validated._tag === "Failure") return refuse(validated.failure)
+  const details = validated.success
+  const existing = state.locations.find((location) => location.locationId === command.locationId)
+  if (existing !== undefined) {
+    return sameLocation(existing, details) ? nothing : refuse(new AlreadyExists({ entity: "Location" }))
+  }
+  return accept<CompanyEvent>(
+    Events.LocationAdded.make({
+      companyId: state.companyId,
+      partnerId: state.partnerId,
+      location: { locationId: command.locationId, ...details },
+      at: command.at,
+    }),
+  )
+}
+
+const completeKyb = (command: CompleteKyb, state: State) => {
+  switch (state._tag) {
+    case "Initial":
+      return refuse(notFound)
+    case "Unverified": {
+      const reason = command.reason === undefined ? {} : { reason: command.reason }
+      const facts = { companyId: state.companyId, partnerId: state.partnerId, ...reason, at: command.at }
+      return accept<CompanyEvent>(
+        command.outcome === "Verified"
+          ? Events.CompanyVerified.make({ ...facts, status: "Verified" })
+          : Events.CompanyRejected.make({ ...facts, status: "Rejected" }),
+      )
+    }
+    case "Verified":
+    case "Rejected":
+      return command.outcome === state._tag
+        ? nothing
+        : illegal(
+            state,
+            command,
+            `KYB already completed with outcome ${state._tag}; a company's verification is decided once`,
+          )
+  }
+}
+
+export const decide = (command: Command, state: State): Result.Result<ReadonlyArray<CompanyEvent>, DomainError> => {
+  switch (command._tag) {
+    case "RegisterCompany":
+      return register(command, state)
+    case "AddLocation":
+      return addLocation(command, state)
+    case "CompleteKyb":
+      return completeKyb(command, state)
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Evolve
+
+export const evolve = (state: State, event: CompanyEvent): State => {
+  switch (event._tag) {
+    case "CompanyRegistered": {
+      if (state._tag !== "Initial") return state
+      const { _tag, companyId, partnerId, locations, registeredAt, ...profile } = event
+      return { _tag: "Unverified", companyId, partnerId, profile, locations, registeredAt }
+    }
+    case "LocationAdded":
+      if (state._tag === "Initial") return state
+      return { ...state, locations: [...state.locations, event.location] }
+    case "CompanyVerified":
+      if (state._tag !== "Unverified") return state
+      return { ...state, _tag: "Verified", verifiedAt: event.at }
+    case "CompanyRejected":
+      if (state._tag !== "Unverified") return state
+      return {
+        ...state,
+        _tag: "Rejected",
+        rejectedAt: event.at,
+        ...(event.reason === undefined ? {} : { reason: event.reason }),
+      }
+  }
+}
+
+export const aggregate: Aggregate<Command, CompanyEvent, State, DomainError> = {
+  name: "Company",
+  initialState,
+  decide,
+  evolve,
+  events: Events.CompanyEvent,
+  eventVersion: () => 1,
+}

@@ -1,0 +1,171 @@
+/**
+ * Events of the Company aggregate and the vocabulary they are written in:
+ * company types, tax id types, owner document types, the verification status,
+ * and the shapes of a company's owner, employees and locations.
+ *
+ * Stored events are facts: their codec checks shapes (strings, dates, ids,
+ * closed vocabularies) but does not re-run the registration rules (email,
+ * phone, ZIP, state formats), so tightening a rule later never makes history
+ * unreadable. The rules live in `CompanyValidation.ts`.
+ */
+import { Schema } from "effect"
+import { CalendarDate } from "../kernel/CalendarDate.ts"
+import { CompanyId, CompanyReferenceId, LocationId, PartnerId } from "../kernel/Ids.ts"
+
+/** Legal forms of a company (the spec names ForProfit only; the others are our choice). */
+export const companyTypes = ["ForProfit", "NonProfit", "SoleProprietorship", "Partnership", "Government"] as const
+export const CompanyType = Schema.Literals(companyTypes)
+export type CompanyType = typeof CompanyType.Type
+
+/** Kinds of US taxpayer number a company may register with (the spec names none). */
+export const taxIdTypes = ["EIN", "SSN", "ITIN"] as const
+export const TaxIdType = Schema.Literals(taxIdTypes)
+export type TaxIdType = typeof TaxIdType.Type
+
+/** Identity documents accepted for the owner (the spec names none). */
+export const documentTypes = ["DriversLicense", "Passport", "StateId"] as const
+export const DocumentType = Schema.Literals(documentTypes)
+export type DocumentType = typeof DocumentType.Type
+
+/** A company's business verification (KYB) status, as shown to API clients (spec 2.8, 3.1). */
+export const companyStatuses = ["Unverified", "Verified", "Rejected"] as const
+export const CompanyStatus = Schema.Literals(companyStatuses)
+export type CompanyStatus = typeof CompanyStatus.Type
+
+/** A US postal address; `apartmentNumber` is absent when none was given. */
+const addressFields = {
+  streetNumberAndName: Schema.String,
+  apartmentNumber: Schema.optionalKey(Schema.String),
+  zipCode: Schema.String,
+  city: Schema.String,
+  state: Schema.String,
+}
+
+/**
+ * The company's owner as registered (spec 2.3), normalized: trimmed text,
+ * phone in E.164, SSN as 9 digits. This full record (with the SSN and the ID
+ * document number) exists only in memory during registration, for the KYB
+ * submission; it is never stored in an event or a read model (see `OwnerRecord`).
+ */
+export const Owner = Schema.Struct({
+  name: Schema.String,
+  emailAddress: Schema.String,
+  contactNumber: Schema.String,
+  title: Schema.String,
+  documentNumber: Schema.String,
+  documentType: DocumentType,
+  ssn: Schema.String,
+  dateOfBirth: CalendarDate,
+  ...addressFields,
+})
+export type Owner = typeof Owner.Type
+
+/**
+ * The owner as the event log keeps it: the full SSN and the ID document number
+ * are left out; only the SSN's last four digits remain (enough to recognise
+ * the person in support conversations). The full values go to the KYB
+ * provider at registration and nowhere else.
+ */
+export const OwnerRecord = Schema.Struct({
+  name: Schema.String,
+  emailAddress: Schema.String,
+  contactNumber: Schema.String,
+  title: Schema.String,
+  documentType: DocumentType,
+  ssnLastFour: Schema.String,
+  dateOfBirth: CalendarDate,
+  ...addressFields,
+})
+export type OwnerRecord = typeof OwnerRecord.Type
+
+/** The stored record of an owner: drops the document number and keeps the SSN's last four digits. */
+export const toOwnerRecord = (owner: Owner): OwnerRecord => {
+  const { ssn, documentNumber: _documentNumber, ...rest } = owner
+  return { ...rest, ssnLastFour: ssn.slice(-4) }
+}
+
+/** An employee (spec 2.4), normalized. */
+export const Employee = Schema.Struct({
+  name: Schema.String,
+  emailAddress: Schema.String,
+  contactNumber: Schema.String,
+  title: Schema.String,
+})
+export type Employee = typeof Employee.Type
+
+/** What a location is (spec 2.5), before it has an id. */
+export const LocationDetails = Schema.Struct({
+  name: Schema.String,
+  ...addressFields,
+})
+export type LocationDetails = typeof LocationDetails.Type
+
+/** A location of the company with its id. */
+export const Location = Schema.Struct({
+  locationId: LocationId,
+  ...LocationDetails.fields,
+})
+export type Location = typeof Location.Type
+
+/**
+ * Everything recorded about a company except its locations (spec 2.2),
+ * normalized: trimmed text, phone numbers in E.164, tax id as digits. The
+ * owner is kept as an `OwnerRecord` (no full SSN, no document number).
+ */
+export const CompanyProfile = Schema.Struct({
+  companyReferenceId: CompanyReferenceId,
+  name: Schema.String,
+  emailAddress: Schema.String,
+  taxId: Schema.String,
+  taxIdType: TaxIdType,
+  ...addressFields,
+  contactNumber: Schema.String,
+  websiteUrl: Schema.optionalKey(Schema.String),
+  companyType: CompanyType,
+  owner: OwnerRecord,
+  employees: Schema.Array(Employee),
+})
+export type CompanyProfile = typeof CompanyProfile.Type
+
+/** A partner registered a company; it starts Unverified while KYB runs. */
+export const CompanyRegistered = Schema.TaggedStruct("CompanyRegistered", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  ...CompanyProfile.fields,
+  locations: Schema.Array(Location),
+  registeredAt: Schema.DateTimeUtcFromString,
+})
+export type CompanyRegistered = typeof CompanyRegistered.Type
+
+/** A location was added to a registered company. */
+export const LocationAdded = Schema.TaggedStruct("LocationAdded", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  location: Location,
+  at: Schema.DateTimeUtcFromString,
+})
+export type LocationAdded = typeof LocationAdded.Type
+
+/** KYB accepted the company (drives COMPANY_VERIFICATION_STATUS_CHANGED with Status Verified). */
+export const CompanyVerified = Schema.TaggedStruct("CompanyVerified", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  status: Schema.Literal("Verified"),
+  reason: Schema.optionalKey(Schema.String),
+  at: Schema.DateTimeUtcFromString,
+})
+export type CompanyVerified = typeof CompanyVerified.Type
+
+/** KYB refused the company (drives COMPANY_VERIFICATION_STATUS_CHANGED with Status Rejected). */
+export const CompanyRejected = Schema.TaggedStruct("CompanyRejected", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  status: Schema.Literal("Rejected"),
+  reason: Schema.optionalKey(Schema.String),
+  at: Schema.DateTimeUtcFromString,
+})
+export type CompanyRejected = typeof CompanyRejected.Type
+
+/** Every event of the Company aggregate (its stored JSON codec). */
+export const CompanyEvent = Schema.Union([CompanyRegistered, LocationAdded, CompanyVerified, CompanyRejected])
+export type CompanyEvent = typeof CompanyEvent.Type

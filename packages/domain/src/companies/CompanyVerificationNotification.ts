@@ -1,0 +1,27 @@
+/**
+ * The COMPANY_VERIFICATION_STATUS_CHANGED webhook (spec 6.1): when KYB
+ * completes, CompanyVerified / CompanyRejected become one notification to the
+ * company's partner with `Data = { CompanyId, Status, Timestamp }` (PascalCase
+ * as the spec writes it; `Timestamp` is the ISO instant of the event). `Live`
+ * and `Event` wrap it at delivery. The notification id is the event id, so a
+ * receiver can de-duplicate retried deliveries.
+ */
+import { DateTime, Effect } from "effect"
+import type { Notification } from "../infrastructure/Outbox.ts"
+import type { NotificationRule } from "../Notifications.ts"
+
+export const eventType = "COMPANY_VERIFICATION_STATUS_CHANGED"
+
+export const rule: NotificationRule = (envelope) => {
+  if (envelope.streamType !== "Company") return Effect.succeed([])
+  const event = envelope.event
+  if (event._tag !== "CompanyVerified" && event._tag !== "CompanyRejected") return Effect.succeed([])
+  const notification: Notification = {
+    id: envelope.eventId,
+    partnerId: event.partnerId,
+    eventType,
+    data: { CompanyId: event.companyId, Status: event.status, Timestamp: DateTime.formatIso(event.at) },
+    position: envelope.globalPosition,
+  }
+  return Effect.succeed([notification])
+}

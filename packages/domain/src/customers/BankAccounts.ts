@@ -1,0 +1,208 @@
+/**
+ * Use cases of a customer's bank accounts: link accounts chosen in a bank-link
+ * session (PUT /Account/Link), list them (GET /Account/List) and remove one
+ * (DELETE /Account/Delete).
+ *
+ * Linking reports failure as data (`LinkResult` with `isOk: false`), because
+ * the interface answers the account link with a 200 whose body carries the
+ * failure (section 7): a link error of the provider, the provider being
+ * unavailable, a session not issued to this customer, or accounts the
+ * Customer aggregate refuses. Malformed input is still a ValidationFailed.
+ *
+ * Our bank account id: an account already known to the customer (same
+ * institution, name, mask and type) keeps its id when linked again; any other
+ * gets a new id from `IdGenerator`.
+ */
+import { DateTime, Effect, Option } from "effect"
+import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import { BankLinker } from "../infrastructure/Providers.ts"
+import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
+import { type FieldIssue, NotFound, ValidationFailed } from "../kernel/DomainError.ts"
+import type { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import * as Customer from "./Customer.ts"
+import type { LinkedBankAccount } from "./CustomerEvents.ts"
+import * as Customers from "./CustomersProjection.ts"
+
+const customerNotFound = new NotFound({ entity: "Customer" })
+
+/** The registered customer of the partner, from its aggregate (always current); NotFound otherwise. */
+export const loadCustomer = Effect.fn("BankAccounts.loadCustomer")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+) {
+  const { state } = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, registrationId))
+  if (state._tag !== "Registered" || state.partnerId !== partnerId) return yield* customerNotFound
+  return state
+})
+
+/** The customer's read-model document; NotFound when missing or another partner's. */
+export const customerDocument = Effect.fn("BankAccounts.customerDocument")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+) {
+  const store = yield* ReadModelStore
+  const stored = yield* store.get(Customers.collection, registrationId)
+  if (Option.isNone(stored) || stored.value.index.partnerId !== partnerId) return yield* customerNotFound
+  return decodeDocument(Customers.projection, stored.value)
+})
+
+export interface LinkRequest {
+  readonly tokenId: string
+  readonly publicToken: string
+  readonly linkSessionId: string
+  readonly institutionId: string
+  readonly accountIds: ReadonlyArray<string>
+}
+
+/** The provider's link error (spec 2.15 `linkError`). */
+export interface LinkError {
+  readonly errorType: string
+  readonly errorCode: string
+  readonly errorMessage: string
+  readonly displayMessage: string
+}
+
+export type LinkResult =
+  | { readonly isOk: true; readonly accounts: ReadonlyArray<LinkedBankAccount> }
+  | { readonly isOk: false; readonly errors: ReadonlyArray<string>; readonly linkError: LinkError | null }
+
+const maxAccountsPerLink = 50
+
+const validateLink = (request: LinkRequest): ValidationFailed | undefined => {
+  const issues: Array<FieldIssue> = []
+  const nonEmpty = (field: string, value: string) => {
+    if (value.trim().length === 0) issues.push({ field, message: "must not be empty" })
+    else if (value.length > Customer.maxTextLength) {
+      issues.push({ field, message: `must be at most ${Customer.maxTextLength} characters` })
+    }
+  }
+  nonEmpty("publicToken", request.publicToken)
+  nonEmpty("linkAccountsMetadata.linkSessionId", request.linkSessionId)
+  nonEmpty("linkAccountsMetadata.institutionId", request.institutionId)
+  if (request.accountIds.length === 0) {
+    issues.push({ field: "linkAccountsMetadata.accountIds", message: "must list at least one account" })
+  } else if (request.accountIds.length > maxAccountsPerLink) {
+    issues.push({ field: "linkAccountsMetadata.accountIds", message: `must list at most ${maxAccountsPerLink}` })
+  }
+  request.accountIds.slice(0, maxAccountsPerLink).forEach((id, index) => {
+    nonEmpty(`linkAccountsMetadata.accountIds[${index}]`, id)
+  })
+  return issues.length > 0 ? new ValidationFailed({ issues }) : undefined
+}
+
+const failed = (errors: ReadonlyArray<string>, linkError: LinkError | null = null): LinkResult => ({
+  isOk: false,
+  errors,
+  linkError,
+})
+
+/** Links the accounts the customer chose in the bank-link session `tokenId`. */
+export const link = Effect.fn("BankAccounts.link")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+  request: LinkRequest,
+) {
+  const invalid = validateLink(request)
+  if (invalid) return yield* invalid
+  const customer = yield* loadCustomer(partnerId, registrationId)
+  if (!customer.linkSessions.includes(request.tokenId)) {
+    return failed(["LINK_SESSION_UNKNOWN: the bank-link session was not issued to this customer"])
+  }
+  const linker = yield* BankLinker
+  const exchanged = yield* linker
+    .exchangePublicToken({
+      registrationId,
+      tokenId: request.tokenId,
+      publicToken: request.publicToken,
+      linkSessionId: request.linkSessionId,
+      institutionId: request.institutionId,
+      accountIds: request.accountIds,
+    })
+    .pipe(Effect.result)
+  if (exchanged._tag === "Failure") {
+    const error = exchanged.failure
+    if (error._tag === "BankLinkFailed") {
+      const { errorType, errorCode, errorMessage, displayMessage } = error
+      return failed([`${errorCode}: ${errorMessage}`], { errorType, errorCode, errorMessage, displayMessage })
+    }
+    return failed(["PROVIDER_UNAVAILABLE: the bank-link provider is unavailable; retry later"], {
+      errorType: "API_ERROR",
+      errorCode: "PROVIDER_UNAVAILABLE",
+      errorMessage: error.reason,
+      displayMessage: "Your bank could not be reached. Please try again in a few minutes.",
+    })
+  }
+  const ids = yield* IdGenerator
+  const accounts: Array<LinkedBankAccount> = []
+  for (const account of exchanged.success.accounts) {
+    const known = customer.bankAccounts.find(
+      (a) =>
+        a.institutionId === account.institutionId &&
+        a.name === account.name &&
+        a.mask === account.mask &&
+        a.type === account.type,
+    )
+    accounts.push({
+      bankAccountId: known?.bankAccountId ?? ((yield* ids.next) as BankAccountId),
+      institutionId: account.institutionId,
+      name: account.name,
+      mask: account.mask,
+      type: account.type,
+    })
+  }
+  const handled = yield* unitOfWork(
+    Effect.gen(function* () {
+      const at = yield* DateTime.now
+      return yield* CommandHandler.handle(Customer.aggregate, registrationId, {
+        _tag: "LinkBankAccounts",
+        tokenId: request.tokenId,
+        accounts,
+        at,
+      })
+    }),
+  ).pipe(Effect.result)
+  if (handled._tag === "Failure") {
+    const error = handled.failure
+    switch (error._tag) {
+      case "ValidationFailed":
+        return failed(error.issues.map((issue) => `${issue.field}: ${issue.message}`))
+      case "RuleViolated":
+        return failed([`${error.code}: ${error.reason}`])
+      case "IllegalTransition":
+      case "NotFound":
+      case "AlreadyExists":
+        return failed([error.message])
+      default:
+        return yield* error
+    }
+  }
+  const result: LinkResult = { isOk: true, accounts }
+  return result
+})
+
+/** The customer's currently linked bank accounts (masked), in order of first link. */
+export const list = Effect.fn("BankAccounts.list")(function* (partnerId: PartnerId, registrationId: RegistrationId) {
+  const document = yield* customerDocument(partnerId, registrationId)
+  return document.bankAccounts
+})
+
+/** Removes a linked account; NotFound (BankAccount) when the customer never had it. Removing twice is fine. */
+export const remove = Effect.fn("BankAccounts.remove")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+  bankAccountId: BankAccountId,
+) {
+  yield* unitOfWork(
+    Effect.gen(function* () {
+      yield* loadCustomer(partnerId, registrationId)
+      const at = yield* DateTime.now
+      return yield* CommandHandler.handle(Customer.aggregate, registrationId, {
+        _tag: "UnlinkBankAccount",
+        bankAccountId,
+        at,
+      })
+    }),
+  )
+})

@@ -1,0 +1,190 @@
+/**
+ * Events of a customer: an end user of a partner, identified by a registration
+ * id. They cover registration (first successful one-time-code login), identity
+ * verification (KYC), bank-link sessions and linked bank accounts,
+ * notification preferences, push tokens and saved card payment methods.
+ *
+ * Sensitive data is reduced before it reaches an event: bank accounts and
+ * cards carry only their last four digits (`mask`, `last4`), personal data only
+ * the last four digits of the SSN, and the provider's link token (a short-lived
+ * bearer credential) is never recorded. The schemas enforce this, so an event
+ * holding a full account number cannot even be decoded.
+ */
+import { Schema } from "effect"
+import { CalendarDate } from "../kernel/CalendarDate.ts"
+import { BankAccountId, PartnerId, RegistrationId, Uuid } from "../kernel/Ids.ts"
+
+/** Phone numbers in E.164 form: `+` then 2 to 15 digits, no leading zero (`+14155550123`). */
+export const e164Pattern = /^\+[1-9]\d{1,14}$/
+/** Exactly four digits: the visible tail of an account, card or SSN number. */
+export const lastFourPattern = /^\d{4}$/
+/** A pragmatic email check: something@domain.tld, no spaces. */
+export const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+export const PhoneNumber = Schema.String.check(
+  Schema.isPattern(e164Pattern, { message: "must be an E.164 phone number such as +14155550123" }),
+)
+export const LastFour = Schema.String.check(Schema.isPattern(lastFourPattern, { message: "must be exactly 4 digits" }))
+
+/** Which kind of message a customer receives on which channel (spec 2.13). */
+export const NotificationPreferences = Schema.Struct({
+  newsEmail: Schema.Boolean,
+  newsPush: Schema.Boolean,
+  overdraftWarningsEmail: Schema.Boolean,
+  overdraftWarningsPush: Schema.Boolean,
+  paymentStatusEmail: Schema.Boolean,
+  paymentStatusPush: Schema.Boolean,
+  paymentDueEmail: Schema.Boolean,
+  paymentDuePush: Schema.Boolean,
+})
+export type NotificationPreferences = typeof NotificationPreferences.Type
+
+/** Identity data confirmed by KYC (spec 2.14). Only the last four digits of the SSN are ever kept. */
+export const PersonalData = Schema.Struct({
+  profileName: Schema.String,
+  firstName: Schema.String,
+  lastName: Schema.String,
+  birthDate: CalendarDate,
+  ssnLastFourDigits: LastFour,
+  emailAddress: Schema.String,
+  phoneNumber: PhoneNumber,
+})
+export type PersonalData = typeof PersonalData.Type
+
+/** A bank account as linked: our id, the provider's institution, a display name, the last 4 digits and a type. */
+export const LinkedBankAccount = Schema.Struct({
+  bankAccountId: BankAccountId,
+  institutionId: Schema.String,
+  name: Schema.String,
+  mask: LastFour,
+  type: Schema.String,
+})
+export type LinkedBankAccount = typeof LinkedBankAccount.Type
+
+/** A card saved with the card processor (spec 2.12). Only the last 4 digits are known. */
+export const CardPaymentMethod = Schema.Struct({
+  id: Schema.String,
+  type: Schema.String,
+  brand: Schema.String,
+  last4: LastFour,
+  expMonth: Schema.Int,
+  expYear: Schema.Int,
+})
+export type CardPaymentMethod = typeof CardPaymentMethod.Type
+
+const customer = {
+  registrationId: RegistrationId,
+  partnerId: PartnerId,
+}
+
+/** The customer logged in for the first time with a one-time code sent to `phoneNumber`. */
+export const CustomerRegistered = Schema.TaggedStruct("CustomerRegistered", {
+  ...customer,
+  phoneNumber: PhoneNumber,
+  at: Schema.DateTimeUtcFromString,
+})
+export type CustomerRegistered = typeof CustomerRegistered.Type
+
+/** Identity verification started; `tokenId` also opens a bank-link session that expires at `expiration`. */
+export const KycStarted = Schema.TaggedStruct("KycStarted", {
+  ...customer,
+  tokenId: Uuid,
+  expiration: Schema.DateTimeUtcFromString,
+  at: Schema.DateTimeUtcFromString,
+})
+export type KycStarted = typeof KycStarted.Type
+
+/** The provider verified the customer's identity; the confirmed personal data is recorded. */
+export const KycVerified = Schema.TaggedStruct("KycVerified", {
+  ...customer,
+  referenceId: Uuid,
+  personalData: PersonalData,
+  at: Schema.DateTimeUtcFromString,
+})
+export type KycVerified = typeof KycVerified.Type
+
+/** The provider refused to verify the customer's identity. */
+export const KycRejected = Schema.TaggedStruct("KycRejected", {
+  ...customer,
+  referenceId: Uuid,
+  at: Schema.DateTimeUtcFromString,
+})
+export type KycRejected = typeof KycRejected.Type
+
+/** A bank-link session was opened for an already verified customer (to link more accounts). */
+export const BankLinkSessionOpened = Schema.TaggedStruct("BankLinkSessionOpened", {
+  ...customer,
+  tokenId: Uuid,
+  expiration: Schema.DateTimeUtcFromString,
+  at: Schema.DateTimeUtcFromString,
+})
+export type BankLinkSessionOpened = typeof BankLinkSessionOpened.Type
+
+/** Bank accounts were linked (or re-linked, or their details refreshed) through the link session `tokenId`. */
+export const BankAccountsLinked = Schema.TaggedStruct("BankAccountsLinked", {
+  ...customer,
+  tokenId: Uuid,
+  accounts: Schema.Array(LinkedBankAccount),
+  at: Schema.DateTimeUtcFromString,
+})
+export type BankAccountsLinked = typeof BankAccountsLinked.Type
+
+/** The customer removed a linked bank account. */
+export const BankAccountUnlinked = Schema.TaggedStruct("BankAccountUnlinked", {
+  ...customer,
+  bankAccountId: BankAccountId,
+  at: Schema.DateTimeUtcFromString,
+})
+export type BankAccountUnlinked = typeof BankAccountUnlinked.Type
+
+/** The notification preferences changed; `preferences` is the complete new set. */
+export const NotificationPreferencesUpdated = Schema.TaggedStruct("NotificationPreferencesUpdated", {
+  ...customer,
+  preferences: NotificationPreferences,
+  at: Schema.DateTimeUtcFromString,
+})
+export type NotificationPreferencesUpdated = typeof NotificationPreferencesUpdated.Type
+
+/** A device push token was registered (or refreshed with a new expiry); it becomes the newest token. */
+export const PushTokenRegistered = Schema.TaggedStruct("PushTokenRegistered", {
+  ...customer,
+  token: Schema.String,
+  expireAt: Schema.DateTimeUtcFromString,
+  at: Schema.DateTimeUtcFromString,
+})
+export type PushTokenRegistered = typeof PushTokenRegistered.Type
+
+/** Why a push token was removed: the customer asked, or the oldest token made room for a new one. */
+export const PushTokenRemovalReason = Schema.Literals(["RemovedByCustomer", "CapReached"])
+export type PushTokenRemovalReason = typeof PushTokenRemovalReason.Type
+
+export const PushTokenRemoved = Schema.TaggedStruct("PushTokenRemoved", {
+  ...customer,
+  token: Schema.String,
+  reason: PushTokenRemovalReason,
+  at: Schema.DateTimeUtcFromString,
+})
+export type PushTokenRemoved = typeof PushTokenRemoved.Type
+
+/** A card payment method was saved (or its details, such as the expiry, refreshed). */
+export const CardPaymentMethodSaved = Schema.TaggedStruct("CardPaymentMethodSaved", {
+  ...customer,
+  method: CardPaymentMethod,
+  at: Schema.DateTimeUtcFromString,
+})
+export type CardPaymentMethodSaved = typeof CardPaymentMethodSaved.Type
+
+export const CustomerEvent = Schema.Union([
+  CustomerRegistered,
+  KycStarted,
+  KycVerified,
+  KycRejected,
+  BankLinkSessionOpened,
+  BankAccountsLinked,
+  BankAccountUnlinked,
+  NotificationPreferencesUpdated,
+  PushTokenRegistered,
+  PushTokenRemoved,
+  CardPaymentMethodSaved,
+])
+export type CustomerEvent = typeof CustomerEvent.Type

@@ -1,0 +1,171 @@
+/**
+ * Use cases of the customer one-time-code login (POST /Login/SendOtp,
+ * PUT /Login/CheckOtp), called by a partner for one of its end users' phone
+ * numbers.
+ *
+ * The OTP rules live in the `LoginChallenge` aggregate (one per phone number
+ * and partner). Here: make the code (`OtpCodes`), hash it (`CodeHasher`),
+ * record it, then send it (`OtpSender`); on check, record the attempt and, on
+ * the first success, register the customer (`Customer.RegisterCustomer`) with
+ * the registration id the challenge fixed. The same phone at two partners is
+ * two challenges, hence two customers.
+ *
+ * A wrong code is recorded before the use case answers with an error (so the
+ * attempt counts even though the request fails).
+ */
+import { DateTime, Effect, Schema } from "effect"
+import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import { OtpSender } from "../infrastructure/Providers.ts"
+import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
+import { type FieldIssue, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
+import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import * as Customer from "./Customer.ts"
+import { e164Pattern } from "./CustomerEvents.ts"
+import * as LoginChallenge from "./LoginChallenge.ts"
+import { CodeHasher, codePattern, OtpCodes } from "./OtpCodes.ts"
+
+/**
+ * The phone number may not log in or get a code right now (locked after too
+ * many wrong codes, or too many codes sent this hour); `code` is the rule
+ * (LOGIN_LOCKED, OTP_RESEND_LIMIT). HTTP: 429 with Retry-After.
+ */
+export class LoginThrottled extends Schema.TaggedError<LoginThrottled>()("LoginThrottled", {
+  code: Schema.String,
+  reason: Schema.String,
+  retryAfterSeconds: Schema.Int,
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+const phoneIssue = (phoneNumber: unknown): Array<FieldIssue> =>
+  typeof phoneNumber === "string" && e164Pattern.test(phoneNumber)
+    ? []
+    : [{ field: "phoneNumber", message: "must be an E.164 phone number such as +14155550123" }]
+
+/** Turns the aggregate's throttling refusals into `LoginThrottled` with the wait computed from the challenge. */
+const throttle =
+  (partnerId: PartnerId, phoneNumber: string) =>
+  <E>(error: E) =>
+    Effect.gen(function* () {
+      if (error instanceof RuleViolated && (error.code === "LOGIN_LOCKED" || error.code === "OTP_RESEND_LIMIT")) {
+        const { state } = yield* dieOnCorruptEvent(
+          CommandHandler.load(LoginChallenge.aggregate, LoginChallenge.challengeId(partnerId, phoneNumber)),
+        )
+        const now = yield* DateTime.now
+        return yield* new LoginThrottled({
+          code: error.code,
+          reason: error.reason,
+          retryAfterSeconds: LoginChallenge.retryAfterSeconds(state, now) ?? 1,
+        })
+      }
+      return yield* Effect.fail(error)
+    })
+
+/**
+ * Sends a new code to the phone number (a partner's end user; the customer
+ * need not exist yet). Answers when the code expires.
+ */
+export const sendOtp = Effect.fn("CustomerLogin.sendOtp")(function* (partnerId: PartnerId, phoneNumber: string) {
+  const issues = phoneIssue(phoneNumber)
+  if (issues.length > 0) return yield* new ValidationFailed({ issues })
+  const code = yield* (yield* OtpCodes).next
+  const codeHash = yield* (yield* CodeHasher).hash({ partnerId, phoneNumber, code })
+  const handled = yield* unitOfWork(
+    Effect.gen(function* () {
+      const at = yield* DateTime.now
+      return yield* CommandHandler.handle(
+        LoginChallenge.aggregate,
+        LoginChallenge.challengeId(partnerId, phoneNumber),
+        {
+          _tag: "IssueCode",
+          partnerId,
+          phoneNumber,
+          codeHash,
+          at,
+        },
+      )
+    }),
+  ).pipe(Effect.catch(throttle(partnerId, phoneNumber)))
+  const issued = handled.events.find((e) => e._tag === "LoginCodeIssued")
+  const expiresAt = issued?._tag === "LoginCodeIssued" ? issued.expiresAt : yield* DateTime.now
+  yield* (yield* OtpSender).send({ phoneNumber, code }).pipe(
+    Effect.catchTag("OtpDeliveryFailed", (failed) =>
+      Effect.fail(
+        new RuleViolated({
+          code: "OTP_DELIVERY_FAILED",
+          reason: `the code could not be delivered: ${failed.reason}`,
+        }),
+      ),
+    ),
+  )
+  return { expiresAt }
+})
+
+export interface LoggedIn {
+  readonly registrationId: RegistrationId
+  /** True when this login registered the customer. */
+  readonly registered: boolean
+}
+
+/**
+ * Checks a code typed by the end user. Success logs the customer in (and
+ * registers them on their first login). A wrong code: RuleViolated
+ * OTP_INVALID (the attempt is recorded); the fifth in a row: LoginThrottled
+ * LOGIN_LOCKED. No pending code or an expired one: RuleViolated OTP_NOT_ISSUED
+ * / OTP_EXPIRED.
+ */
+export const checkOtp = Effect.fn("CustomerLogin.checkOtp")(function* (
+  partnerId: PartnerId,
+  phoneNumber: string,
+  code: string,
+) {
+  const issues = phoneIssue(phoneNumber)
+  if (typeof code !== "string" || !codePattern.test(code)) {
+    issues.push({ field: "code", message: "must be the 6-digit code that was sent" })
+  }
+  if (issues.length > 0) return yield* new ValidationFailed({ issues })
+  const codeHash = yield* (yield* CodeHasher).hash({ partnerId, phoneNumber, code })
+  const candidate = (yield* (yield* IdGenerator).next) as RegistrationId
+  const outcome = yield* unitOfWork(
+    Effect.gen(function* () {
+      const at = yield* DateTime.now
+      const { events, state } = yield* CommandHandler.handle(
+        LoginChallenge.aggregate,
+        LoginChallenge.challengeId(partnerId, phoneNumber),
+        { _tag: "VerifyCode", partnerId, phoneNumber, codeHash, registrationId: candidate, at },
+      )
+      const verified = events.find((e) => e._tag === "LoginCodeVerified")
+      if (verified?._tag !== "LoginCodeVerified") return { events, state, registered: false }
+      const registration = yield* CommandHandler.handle(Customer.aggregate, verified.registrationId, {
+        _tag: "RegisterCustomer",
+        registrationId: verified.registrationId,
+        partnerId,
+        phoneNumber,
+        at,
+      })
+      return { events, state, registered: registration.events.length > 0 }
+    }),
+  ).pipe(Effect.catch(throttle(partnerId, phoneNumber)))
+  for (const event of outcome.events) {
+    if (event._tag === "LoginCodeVerified") {
+      const result: LoggedIn = { registrationId: event.registrationId, registered: outcome.registered }
+      return result
+    }
+    if (event._tag === "LoginLocked") {
+      return yield* new LoginThrottled({
+        code: "LOGIN_LOCKED",
+        reason: `too many wrong codes: this phone number is locked for ${LoginChallenge.lockMinutes} minutes`,
+        retryAfterSeconds: LoginChallenge.lockMinutes * 60,
+      })
+    }
+  }
+  const rejected = outcome.events.find((e) => e._tag === "LoginCodeRejected")
+  const left = LoginChallenge.maxFailedAttempts - (rejected?._tag === "LoginCodeRejected" ? rejected.failedAttempts : 0)
+  return yield* new RuleViolated({
+    code: "OTP_INVALID",
+    reason: `the code is wrong; ${left} attempt(s) left before the phone number is locked`,
+  })
+})

@@ -1,0 +1,130 @@
+/**
+ * Use cases of a customer's own settings: notification preferences
+ * (GET/PUT /Customer/Notifications), device push tokens
+ * (POST/DELETE /Customer/NotificationToken) and saved card payment methods
+ * (GET /Payment/CardPaymentMethods/{registrationId}).
+ *
+ * The customer is read from its own aggregate (`CommandHandler.load`), which is
+ * always current. Tenancy: a customer of another partner, or one that never
+ * registered, is `NotFound("Customer")`, exactly like a missing one.
+ */
+import { DateTime, Effect } from "effect"
+import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
+import { NotFound } from "../kernel/DomainError.ts"
+import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import * as Customer from "./Customer.ts"
+
+/** The registered customer `registrationId` of the partner, or NotFound. */
+export const loadCustomer = Effect.fn("CustomerPreferences.loadCustomer")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+) {
+  const { state } = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, registrationId))
+  if (state._tag !== "Registered" || state.partnerId !== partnerId) {
+    return yield* new NotFound({ entity: "Customer" })
+  }
+  return state
+})
+
+/** Runs a command for the partner's customer (tenancy checked first), in one unit of work. */
+const handleForCustomer = (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+  command: (at: DateTime.Utc) => Customer.CustomerCommand,
+) =>
+  unitOfWork(
+    Effect.gen(function* () {
+      yield* loadCustomer(partnerId, registrationId)
+      const at = yield* DateTime.now
+      return yield* CommandHandler.handle(Customer.aggregate, registrationId, command(at))
+    }),
+  )
+
+// ---------------------------------------------------------------------------
+// Notification preferences
+
+/** The customer's eight notification switches (spec 2.13). */
+export const notificationPreferences = Effect.fn("CustomerPreferences.notificationPreferences")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+) {
+  const customer = yield* loadCustomer(partnerId, registrationId)
+  return customer.notificationPreferences
+})
+
+/** Changes the given switches (the others keep their value); answers the complete new set. */
+export const updateNotificationPreferences = Effect.fn("CustomerPreferences.updateNotificationPreferences")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+  changes: Partial<Customer.NotificationPreferences>,
+) {
+  const handled = yield* handleForCustomer(partnerId, registrationId, (at) => ({
+    _tag: "UpdateNotificationPreferences",
+    changes,
+    at,
+  }))
+  return Customer.notificationPreferences(handled.state)
+})
+
+// ---------------------------------------------------------------------------
+// Push tokens
+
+/** Registers (or refreshes the expiry of) a device push token. */
+export const registerPushToken = Effect.fn("CustomerPreferences.registerPushToken")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+  input: { readonly token: string; readonly expireAt: DateTime.Utc },
+) {
+  yield* handleForCustomer(partnerId, registrationId, (at) => ({
+    _tag: "RegisterPushToken",
+    token: input.token,
+    expireAt: input.expireAt,
+    at,
+  }))
+})
+
+/** Removes a device push token; removing an unknown token changes nothing (idempotent). */
+export const removePushToken = Effect.fn("CustomerPreferences.removePushToken")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+  token: string,
+) {
+  yield* handleForCustomer(partnerId, registrationId, (at) => ({ _tag: "RemovePushToken", token, at }))
+})
+
+// ---------------------------------------------------------------------------
+// Saved card payment methods
+
+export interface CardPaymentMethodsQuery {
+  /** Only methods of this type (compared without regard to case), e.g. "card". */
+  readonly type?: string | undefined
+}
+
+/** The customer's saved card payment methods (spec 2.12), in the order they were first saved. */
+export const cardPaymentMethods = Effect.fn("CustomerPreferences.cardPaymentMethods")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+  query: CardPaymentMethodsQuery = {},
+) {
+  const customer = yield* loadCustomer(partnerId, registrationId)
+  const type = query.type?.toLowerCase()
+  return {
+    registrationId: customer.registrationId,
+    paymentMethods: customer.cardPaymentMethods.filter((m) => type === undefined || m.type.toLowerCase() === type),
+  }
+})
+
+/**
+ * Records a card saved with the card processor (called by the card processor
+ * integration, and by tests and sandbox seeding; there is no public endpoint:
+ * cards are saved through the processor's own flow, never by sending card
+ * details to this service).
+ */
+export const saveCardPaymentMethod = Effect.fn("CustomerPreferences.saveCardPaymentMethod")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+  method: Customer.CardPaymentMethod,
+) {
+  yield* handleForCustomer(partnerId, registrationId, (at) => ({ _tag: "SaveCardPaymentMethod", method, at }))
+})

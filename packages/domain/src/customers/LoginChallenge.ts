@@ -1,0 +1,310 @@
+/**
+ * LoginChallenge: the one-time-code login of one phone number at one partner
+ * (stream id `LoginChallenge-<partnerId>:<phoneNumber>`). It holds the OTP
+ * rules (interface changelog v0.4, "stronger OTP protections"):
+ *
+ * - a code is valid 5 minutes and can be used once; a new code replaces the
+ *   previous one;
+ * - at most 5 codes per phone in any rolling hour;
+ * - 5 wrong codes in a row (across resends: a new code does not reset the
+ *   count) lock the phone for 15 minutes: no login and no new code, and the
+ *   pending code is void;
+ * - the first successful login fixes the customer's registration id for this
+ *   phone at this partner; every later login gives the same id. The same phone
+ *   at another partner is another challenge, hence another customer.
+ *
+ * Codes are made and hashed at the edge (`OtpCodes`, `CodeHasher`): the
+ * commands and events carry only the keyed hash, never the code.
+ *
+ * A wrong code is not a refusal: it is recorded (`LoginCodeRejected`, and
+ * `LoginLocked` on the fifth), so the application reads the outcome from the
+ * events. Refusals record nothing: locked, too many codes, no pending code,
+ * expired code, malformed input.
+ */
+import { DateTime } from "effect"
+import { type Aggregate, accept, refuse } from "../kernel/Decider.ts"
+import {
+  type DomainError,
+  type FieldIssue,
+  IllegalTransition,
+  RuleViolated,
+  ValidationFailed,
+} from "../kernel/DomainError.ts"
+import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import { e164Pattern } from "./CustomerEvents.ts"
+import {
+  type LoginChallengeEvent,
+  LoginChallengeEvent as LoginChallengeEventSchema,
+  type LoginCodeIssued,
+  type LoginCodeRejected,
+  type LoginCodeVerified,
+  type LoginLocked,
+} from "./LoginChallengeEvents.ts"
+
+export * from "./LoginChallengeEvents.ts"
+
+// ---------------------------------------------------------------------------
+// Policy
+// ---------------------------------------------------------------------------
+
+/** How long a code can be used after it is sent. */
+export const codeLifetimeMinutes = 5
+/** Wrong codes in a row that lock the phone. */
+export const maxFailedAttempts = 5
+/** How long a lock lasts. */
+export const lockMinutes = 15
+/** Codes a phone may be sent in any rolling hour. */
+export const maxCodesPerHour = 5
+
+const hourMillis = 60 * 60 * 1000
+
+/** The stream id of the challenge of one phone at one partner. */
+export const challengeId = (partnerId: PartnerId, phoneNumber: string): string => `${partnerId}:${phoneNumber}`
+
+// ---------------------------------------------------------------------------
+// Commands
+// ---------------------------------------------------------------------------
+
+/** A new code was made (and will be sent); `codeHash` is its keyed hash. */
+export interface IssueCode {
+  readonly _tag: "IssueCode"
+  readonly partnerId: PartnerId
+  readonly phoneNumber: string
+  readonly codeHash: string
+  readonly at: DateTime.Utc
+}
+
+/**
+ * Someone typed a code (`codeHash`, hashed like the issued one).
+ * `registrationId` is a fresh id, used only if this is the phone's first login.
+ */
+export interface VerifyCode {
+  readonly _tag: "VerifyCode"
+  readonly partnerId: PartnerId
+  readonly phoneNumber: string
+  readonly codeHash: string
+  readonly registrationId: RegistrationId
+  readonly at: DateTime.Utc
+}
+
+export type LoginChallengeCommand = IssueCode | VerifyCode
+
+// ---------------------------------------------------------------------------
+// State
+// ---------------------------------------------------------------------------
+
+interface Known {
+  readonly partnerId: PartnerId
+  readonly phoneNumber: string
+  /** Fixed by the first successful login (null before). */
+  readonly registrationId: RegistrationId | null
+  /** Wrong codes since the last login or lock. */
+  readonly failedAttempts: number
+  /** When the latest codes were sent (at most `maxCodesPerHour`, oldest first). */
+  readonly recentCodes: ReadonlyArray<DateTime.Utc>
+}
+
+/** A code was sent and is neither used nor replaced (it may have expired: see `expiresAt`). */
+export interface AwaitingCode extends Known {
+  readonly _tag: "AwaitingCode"
+  readonly codeHash: string
+  readonly expiresAt: DateTime.Utc
+}
+
+/** No usable code: the last one was used. */
+export interface Idle extends Known {
+  readonly _tag: "Idle"
+}
+
+/** Locked after too many wrong codes, until `lockedUntil` (afterwards it behaves as Idle). */
+export interface Locked extends Known {
+  readonly _tag: "Locked"
+  readonly lockedUntil: DateTime.Utc
+}
+
+export type LoginChallengeState = { readonly _tag: "Initial" } | AwaitingCode | Idle | Locked
+
+export const initialState: LoginChallengeState = { _tag: "Initial" }
+
+// ---------------------------------------------------------------------------
+// Queries
+// ---------------------------------------------------------------------------
+
+const millis = (instant: DateTime.Utc): number => instant.epochMilliseconds
+
+/** True while the phone is locked at `at`. */
+export const isLocked = (state: LoginChallengeState, at: DateTime.Utc): state is Locked =>
+  state._tag === "Locked" && millis(at) < millis(state.lockedUntil)
+
+/** The codes sent in the hour before `at`. */
+const codesInLastHour = (state: LoginChallengeState, at: DateTime.Utc): ReadonlyArray<DateTime.Utc> =>
+  state._tag === "Initial" ? [] : state.recentCodes.filter((sent) => millis(sent) > millis(at) - hourMillis)
+
+/**
+ * How many whole seconds (at least 1) until the phone may try again, when it is
+ * locked or has used up its codes for the hour; undefined when it may go on.
+ */
+export const retryAfterSeconds = (state: LoginChallengeState, at: DateTime.Utc): number | undefined => {
+  const seconds = (until: number) => Math.max(1, Math.ceil((until - millis(at)) / 1000))
+  if (isLocked(state, at)) return seconds(millis(state.lockedUntil))
+  const recent = codesInLastHour(state, at)
+  const oldest = recent[0]
+  if (recent.length >= maxCodesPerHour && oldest !== undefined) return seconds(millis(oldest) + hourMillis)
+  return undefined
+}
+
+// ---------------------------------------------------------------------------
+// Decide
+// ---------------------------------------------------------------------------
+
+const entity = "LoginChallenge"
+
+/** Compares two hashes without stopping at the first difference. */
+const sameHash = (a: string, b: string): boolean => {
+  let difference = a.length ^ b.length
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    difference |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0)
+  }
+  return difference === 0
+}
+
+const validate = (command: LoginChallengeCommand): ValidationFailed | undefined => {
+  const issues: Array<FieldIssue> = []
+  if (typeof command.phoneNumber !== "string" || !e164Pattern.test(command.phoneNumber)) {
+    issues.push({ field: "phoneNumber", message: "must be an E.164 phone number such as +14155550123" })
+  }
+  if (typeof command.codeHash !== "string" || command.codeHash.length === 0) {
+    issues.push({ field: "codeHash", message: "must not be empty" })
+  }
+  return issues.length > 0 ? new ValidationFailed({ issues }) : undefined
+}
+
+export const decide = (
+  command: LoginChallengeCommand,
+  state: LoginChallengeState,
+): ReturnType<typeof accept<LoginChallengeEvent>> | ReturnType<typeof refuse<DomainError>> => {
+  const invalid = validate(command)
+  if (invalid) return refuse(invalid)
+  if (
+    state._tag !== "Initial" &&
+    (state.partnerId !== command.partnerId || state.phoneNumber !== command.phoneNumber)
+  ) {
+    return refuse(
+      new IllegalTransition({
+        entity,
+        state: state._tag,
+        command: command._tag,
+        reason: "this challenge belongs to another phone number or partner",
+      }),
+    )
+  }
+  if (isLocked(state, command.at)) {
+    return refuse(
+      new RuleViolated({
+        code: "LOGIN_LOCKED",
+        reason: `too many wrong codes: this phone number is locked until ${DateTime.formatIso(state.lockedUntil)}`,
+      }),
+    )
+  }
+  const challenge = { partnerId: command.partnerId, phoneNumber: command.phoneNumber }
+  if (command._tag === "IssueCode") {
+    if (codesInLastHour(state, command.at).length >= maxCodesPerHour) {
+      return refuse(
+        new RuleViolated({
+          code: "OTP_RESEND_LIMIT",
+          reason: `at most ${maxCodesPerHour} codes may be sent to a phone number in an hour`,
+        }),
+      )
+    }
+    const event: LoginCodeIssued = {
+      _tag: "LoginCodeIssued",
+      ...challenge,
+      codeHash: command.codeHash,
+      expiresAt: DateTime.add(command.at, { minutes: codeLifetimeMinutes }),
+      at: command.at,
+    }
+    return accept<LoginChallengeEvent>(event)
+  }
+  if (state._tag !== "AwaitingCode") {
+    return refuse(
+      new RuleViolated({
+        code: "OTP_NOT_ISSUED",
+        reason: "no code is pending for this phone number; request a new one",
+      }),
+    )
+  }
+  if (millis(command.at) >= millis(state.expiresAt)) {
+    return refuse(new RuleViolated({ code: "OTP_EXPIRED", reason: "the code has expired; request a new one" }))
+  }
+  if (sameHash(command.codeHash, state.codeHash)) {
+    const event: LoginCodeVerified = {
+      _tag: "LoginCodeVerified",
+      ...challenge,
+      registrationId: state.registrationId ?? command.registrationId,
+      at: command.at,
+    }
+    return accept<LoginChallengeEvent>(event)
+  }
+  const failedAttempts = state.failedAttempts + 1
+  const rejected: LoginCodeRejected = { _tag: "LoginCodeRejected", ...challenge, failedAttempts, at: command.at }
+  if (failedAttempts < maxFailedAttempts) return accept<LoginChallengeEvent>(rejected)
+  const locked: LoginLocked = {
+    _tag: "LoginLocked",
+    ...challenge,
+    lockedUntil: DateTime.add(command.at, { minutes: lockMinutes }),
+    at: command.at,
+  }
+  return accept<LoginChallengeEvent>(rejected, locked)
+}
+
+// ---------------------------------------------------------------------------
+// Evolve
+// ---------------------------------------------------------------------------
+
+const known = (state: LoginChallengeState, event: LoginChallengeEvent): Known =>
+  state._tag === "Initial"
+    ? {
+        partnerId: event.partnerId,
+        phoneNumber: event.phoneNumber,
+        registrationId: null,
+        failedAttempts: 0,
+        recentCodes: [],
+      }
+    : {
+        partnerId: state.partnerId,
+        phoneNumber: state.phoneNumber,
+        registrationId: state.registrationId,
+        failedAttempts: state.failedAttempts,
+        recentCodes: state.recentCodes,
+      }
+
+export const evolve = (state: LoginChallengeState, event: LoginChallengeEvent): LoginChallengeState => {
+  const base = known(state, event)
+  switch (event._tag) {
+    case "LoginCodeIssued":
+      return {
+        ...base,
+        _tag: "AwaitingCode",
+        codeHash: event.codeHash,
+        expiresAt: event.expiresAt,
+        recentCodes: [...base.recentCodes, event.at].slice(-maxCodesPerHour),
+      }
+    case "LoginCodeVerified":
+      return { ...base, _tag: "Idle", registrationId: event.registrationId, failedAttempts: 0 }
+    case "LoginCodeRejected":
+      return state._tag === "Initial"
+        ? { ...base, _tag: "Idle", failedAttempts: event.failedAttempts }
+        : { ...state, failedAttempts: event.failedAttempts }
+    case "LoginLocked":
+      return { ...base, _tag: "Locked", lockedUntil: event.lockedUntil, failedAttempts: 0 }
+  }
+}
+
+export const aggregate: Aggregate<LoginChallengeCommand, LoginChallengeEvent, LoginChallengeState, DomainError> = {
+  name: "LoginChallenge",
+  initialState,
+  decide,
+  evolve,
+  events: LoginChallengeEventSchema,
+  eventVersion: () => 1,
+}

@@ -1,0 +1,14 @@
+/**
+ * The customers area's public module: customer registration, identity
+ * verification, bank accounts, preferences and login (Customer,
+ * LoginChallenge), their use cases and read model. Other areas import
+ * customers only through this module.
+ */
+export * as BankAccounts from "./BankAccounts.ts"
+export * as Customer from "./Customer.ts"
+export * as CustomerLogin from "./CustomerLogin.ts"
+export * as CustomerPreferences from "./CustomerPreferences.ts"
+export * as CustomersProjection from "./CustomersProjection.ts"
+export * as LoginChallenge from "./LoginChallenge.ts"
+export * as OtpCodes from "./OtpCodes.ts"
+export * as Verification from "./Verification.ts"

@@ -1,0 +1,241 @@
+/**
+ * Runs a command against one aggregate instance: load its stream (from its
+ * latest snapshot when the aggregate has a snapshot policy), decode and fold
+ * the events, decide, encode the new events and append them with the loaded
+ * version as the expected version. A concurrent writer makes the append fail
+ * with `VersionConflict`; `retryOnConflict` (opt-in, bounded) reloads and
+ * decides again.
+ *
+ * A stream the caller knows to be new (`expectNew`: a freshly generated id,
+ * or a reservation that is new in the common case) is not read on the first
+ * attempt: the command is decided against the initial state and appended
+ * expecting no stream. If the stream exists after all, the append conflicts
+ * and the retry (this handler's, or the unit of work's, which marks its
+ * retries with `Retrying`) reads it.
+ *
+ * Codecs are built once per aggregate; the typed events travel with their
+ * encoding (`NewEvent.event`) so the append's hook need not decode them.
+ */
+import { Context, Effect, Exit, Schema } from "effect"
+import { type Aggregate, fold, streamId as makeStreamId } from "../kernel/Decider.ts"
+import {
+  EventDecodeFailed,
+  type EventDecodeFailed as EventDecodeFailedType,
+  type EventMetadata,
+  EventStore,
+  type EventStoreUnavailable,
+  ExpectedVersion,
+  type NewEvent,
+  type RecordedEvent,
+  type Snapshot,
+  VersionConflict,
+} from "./EventStore.ts"
+import { IdGenerator } from "./IdGenerator.ts"
+
+export interface HandleOptions {
+  readonly metadata?: EventMetadata
+  /** How many times to reload and decide again after a version conflict (default 0: no retry). */
+  readonly retryOnConflict?: number
+  /** The stream is expected not to exist yet: do not read it on the first attempt (see the module doc). */
+  readonly expectNew?: boolean
+}
+
+/** True while a command or unit of work runs again after a conflict: nothing is assumed new then. */
+export const Retrying = Context.Reference<boolean>("partnerpay/domain/CommandHandler/Retrying", {
+  defaultValue: () => false,
+})
+
+type AnyAggregate = Aggregate<never, { readonly _tag: string }, unknown, unknown>
+
+interface Codecs {
+  readonly encode: (event: { readonly _tag: string }) => unknown
+  readonly decode: (data: unknown) => Exit.Exit<{ readonly _tag: string }, Schema.SchemaError>
+  readonly encodeState: ((state: unknown) => unknown) | undefined
+  readonly decodeState: ((data: unknown) => Exit.Exit<unknown, Schema.SchemaError>) | undefined
+}
+
+const codecCache = new WeakMap<object, Codecs>()
+
+/** The aggregate's event (and snapshot) codecs, built once. */
+const codecsOf = (aggregate: Pick<AnyAggregate, "events" | "snapshot">): Codecs => {
+  let codecs = codecCache.get(aggregate)
+  if (codecs === undefined) {
+    const snapshot = aggregate.snapshot
+    codecs = {
+      encode: Schema.encodeSync(aggregate.events),
+      decode: Schema.decodeUnknownExit(aggregate.events),
+      encodeState: snapshot === undefined ? undefined : Schema.encodeSync(snapshot.state),
+      decodeState: snapshot === undefined ? undefined : Schema.decodeUnknownExit(snapshot.state),
+    }
+    codecCache.set(aggregate, codecs)
+  }
+  return codecs
+}
+
+export interface Handled<Event, State> {
+  /** The events this command recorded (empty when it changed nothing). */
+  readonly events: ReadonlyArray<Event>
+  /** The state after the command. */
+  readonly state: State
+  /** The stream's version after the command. */
+  readonly version: number
+}
+
+/** Decodes stored events with the aggregate's Schema; a bad event is reported with its stream, version and type. */
+export const decodeEvents = <Event extends { readonly _tag: string }>(
+  aggregate: Pick<Aggregate<never, Event, never, never>, "events">,
+  recorded: ReadonlyArray<RecordedEvent>,
+): Effect.Effect<ReadonlyArray<Event>, EventDecodeFailedType> => {
+  const decode = codecsOf(aggregate as Pick<AnyAggregate, "events">).decode as (
+    data: unknown,
+  ) => Exit.Exit<Event, Schema.SchemaError>
+  return Effect.suspend(() => {
+    const events: Array<Event> = []
+    for (const event of recorded) {
+      const exit = decode(event.data)
+      if (exit._tag === "Failure") {
+        return Effect.fail(
+          new EventDecodeFailed({
+            streamId: event.streamId,
+            streamVersion: event.streamVersion,
+            eventType: event.eventType,
+            reason: String(exit.cause),
+          }),
+        )
+      }
+      events.push(exit.value)
+    }
+    return Effect.succeed(events)
+  })
+}
+
+/** A loaded aggregate instance: its state and version, and the version of the snapshot it started from. */
+interface Loaded<State> {
+  readonly state: State
+  readonly version: number
+  readonly snapshotVersion: number
+}
+
+/**
+ * Loads one aggregate instance: its current state and version. With a
+ * snapshot policy and a store that keeps snapshots, it starts from the latest
+ * snapshot of the policy's schema version; a snapshot that does not decode is
+ * ignored (the whole stream is read instead).
+ */
+export const load = <Command, Event extends { readonly _tag: string }, State, Error>(
+  aggregate: Aggregate<Command, Event, State, Error>,
+  id: string,
+): Effect.Effect<
+  { readonly state: State; readonly version: number },
+  EventDecodeFailedType | EventStoreUnavailable,
+  EventStore
+> => Effect.map(loadFull(aggregate, id), ({ state, version }) => ({ state, version }))
+
+const loadFull = <Command, Event extends { readonly _tag: string }, State, Error>(
+  aggregate: Aggregate<Command, Event, State, Error>,
+  id: string,
+): Effect.Effect<Loaded<State>, EventDecodeFailedType | EventStoreUnavailable, EventStore> =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    const streamId = makeStreamId(aggregate, id)
+    const policy = aggregate.snapshot
+    if (policy !== undefined && store.readFromSnapshot !== undefined) {
+      const { snapshot, events: after } = yield* store.readFromSnapshot(streamId, policy.schemaVersion)
+      const decodeState = codecsOf(aggregate as unknown as AnyAggregate).decodeState!
+      const decoded = snapshot === undefined ? undefined : decodeState(snapshot.state)
+      if (snapshot !== undefined && decoded !== undefined && Exit.isSuccess(decoded)) {
+        const events = yield* decodeEvents(aggregate, after)
+        return {
+          state: fold(aggregate, events, decoded.value as State),
+          version: snapshot.streamVersion + after.length,
+          snapshotVersion: snapshot.streamVersion,
+        }
+      }
+      if (snapshot === undefined) {
+        const events = yield* decodeEvents(aggregate, after)
+        return { state: fold(aggregate, events), version: after.length, snapshotVersion: 0 }
+      }
+    }
+    const recorded = yield* store.readStream(streamId)
+    const events = yield* decodeEvents(aggregate, recorded)
+    return { state: fold(aggregate, events), version: recorded.length, snapshotVersion: 0 }
+  })
+
+const handleOnce = <Command, Event extends { readonly _tag: string }, State, Error>(
+  aggregate: Aggregate<Command, Event, State, Error>,
+  id: string,
+  command: Command,
+  metadata: EventMetadata,
+  expectNew: boolean,
+): Effect.Effect<
+  Handled<Event, State>,
+  Error | VersionConflict | EventDecodeFailedType | EventStoreUnavailable,
+  EventStore | IdGenerator
+> =>
+  Effect.gen(function* () {
+    const fresh = expectNew && !(yield* Retrying)
+    const { state, version, snapshotVersion } = fresh
+      ? { state: aggregate.initialState, version: 0, snapshotVersion: 0 }
+      : yield* loadFull(aggregate, id)
+    const decision = aggregate.decide(command, state)
+    if (decision._tag === "Failure") return yield* Effect.fail(decision.failure)
+    const events = decision.success
+    if (events.length === 0) return { events, state, version }
+    const ids = yield* IdGenerator
+    const codecs = codecsOf(aggregate as unknown as AnyAggregate)
+    const toStore: Array<NewEvent> = []
+    for (const event of events) {
+      toStore.push({
+        eventId: yield* ids.next,
+        eventType: event._tag,
+        schemaVersion: aggregate.eventVersion(event._tag),
+        data: codecs.encode(event),
+        metadata,
+        event,
+      })
+    }
+    const next = fold(aggregate, events, state)
+    const newVersion = version + events.length
+    const policy = aggregate.snapshot
+    const snapshot: Snapshot | undefined =
+      policy !== undefined && newVersion - snapshotVersion >= policy.every
+        ? { streamVersion: newVersion, schemaVersion: policy.schemaVersion, state: codecs.encodeState!(next) }
+        : undefined
+    const store = yield* EventStore
+    const result = yield* store.append(
+      makeStreamId(aggregate, id),
+      aggregate.name,
+      ExpectedVersion.exact(version),
+      toStore,
+      snapshot === undefined ? undefined : { snapshot },
+    )
+    return { events, state: next, version: result.streamVersion }
+  })
+
+/** Handles one command for the aggregate instance `id`. */
+export const handle = <Command, Event extends { readonly _tag: string }, State, Error>(
+  aggregate: Aggregate<Command, Event, State, Error>,
+  id: string,
+  command: Command,
+  options: HandleOptions = {},
+): Effect.Effect<
+  Handled<Event, State>,
+  Error | VersionConflict | EventDecodeFailedType | EventStoreUnavailable,
+  EventStore | IdGenerator
+> => {
+  const once = handleOnce(aggregate, id, command, options.metadata ?? {}, options.expectNew === true)
+  const retries = options.retryOnConflict ?? 0
+  const run =
+    retries > 0
+      ? once.pipe(
+          Effect.catchIf(
+            (error): error is VersionConflict => error instanceof VersionConflict,
+            () =>
+              Effect.provideService(once, Retrying, true).pipe(
+                Effect.retry({ times: retries - 1, while: (error) => error instanceof VersionConflict }),
+              ),
+          ),
+        )
+      : once
+  return run.pipe(Effect.withSpan("CommandHandler.handle", { attributes: { aggregate: aggregate.name } }))
+}

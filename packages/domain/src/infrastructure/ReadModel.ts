@@ -1,0 +1,243 @@
+/**
+ * Read models: JSON documents kept up to date from the event log, answering
+ * the interface's queries (company status, payment history, consent list...).
+ *
+ * A `Projection` is pure: which document an event changes (`key`), the new
+ * document (`apply`), and how the document is indexed (`index`: its partner
+ * for tenant isolation, lookup keys, and a sort key for cursor pagination).
+ * The `ReadModelStore` port stores documents; `layerMemory` here, PostgreSQL
+ * in `@partnerpay/adapters-pg`. Because projections are pure functions of the
+ * log, any read model can be rebuilt and the rebuilt one equals the live one.
+ */
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import type { Envelope } from "../DomainEvents.ts"
+import { EventStoreUnavailable } from "./EventStore.ts"
+
+/** How a document is found: its owner, equality keys and the order of lists. */
+export interface DocumentIndex {
+  /** The partner owning the document: every query is scoped to one partner. */
+  readonly partnerId: string
+  /** Equality lookup keys, e.g. `{ companyReferenceId: "ACME-1" }` or `{ payerRegistrationId, listable: "true" }`. */
+  readonly keys: Readonly<Record<string, string>>
+  /** Order of the document in lists (e.g. an ISO creation instant); ties are broken by id. */
+  readonly sortKey: string
+}
+
+export interface Projection<Doc> {
+  /** Collection name, also a table discriminator: `companies`, `payment_requests`... */
+  readonly collection: string
+  /** JSON codec of the document. */
+  readonly document: Schema.Codec<Doc, unknown>
+  /** The stream types whose events this projection reads (omitted: all); events of others are never routed to it. */
+  readonly streamTypes?: ReadonlyArray<Envelope["streamType"]>
+  /**
+   * Event types (`_tag`) that start a document: `apply` makes it from the event alone, and the
+   * document cannot exist before (its id is new), so it is not read first.
+   */
+  readonly creates?: ReadonlyArray<string>
+  /** The id of the document an event changes, or undefined when this projection ignores the event. */
+  readonly key: (event: Envelope) => string | undefined
+  /** The document after the event; undefined deletes it. */
+  readonly apply: (current: Doc | undefined, event: Envelope) => Doc | undefined
+  readonly index: (document: Doc) => DocumentIndex
+}
+
+/** A projection of any document type (the pipeline only moves JSON between them). */
+// biome-ignore lint/suspicious/noExplicitAny: projections are invariant in their document type; the pipeline is generic over it.
+export type AnyProjection = Projection<any>
+
+/** A stored document with its index. */
+export interface StoredDocument {
+  readonly collection: string
+  readonly id: string
+  readonly data: unknown
+  readonly index: DocumentIndex
+}
+
+export interface Query {
+  readonly partnerId: string
+  /** Every key must match exactly. */
+  readonly keys?: Readonly<Record<string, string>>
+  /** Inclusive bounds on the sort key. */
+  readonly sortKeyFrom?: string
+  readonly sortKeyTo?: string
+  /** Cursor: the id of the last document of the previous page. */
+  readonly startingAfter?: string
+  readonly limit: number
+  /** Default "desc": newest first, like most payment APIs. */
+  readonly order?: "asc" | "desc"
+}
+
+export interface Page {
+  readonly items: ReadonlyArray<StoredDocument>
+  readonly hasMore: boolean
+}
+
+export class ReadModelStore extends Context.Service<
+  ReadModelStore,
+  {
+    get(collection: string, id: string): Effect.Effect<Option.Option<StoredDocument>, EventStoreUnavailable>
+    find(collection: string, query: Query): Effect.Effect<Page, EventStoreUnavailable>
+    put(document: StoredDocument): Effect.Effect<void, EventStoreUnavailable>
+    delete(collection: string, id: string): Effect.Effect<void, EventStoreUnavailable>
+    /** Removes every document of a collection (before a rebuild). */
+    clear(collection: string): Effect.Effect<void, EventStoreUnavailable>
+  }
+>()("partnerpay/ReadModelStore") {
+  static readonly layerMemory: Layer.Layer<ReadModelStore> = Layer.sync(ReadModelStore, () => makeMemory())
+}
+
+/** Orders documents by (sortKey, id). */
+const compareDocuments = (a: StoredDocument, b: StoredDocument): number =>
+  a.index.sortKey < b.index.sortKey
+    ? -1
+    : a.index.sortKey > b.index.sortKey
+      ? 1
+      : a.id < b.id
+        ? -1
+        : a.id > b.id
+          ? 1
+          : 0
+
+/** Selects one page of documents matching a query (shared by the in-memory store and tests). */
+export const selectPage = (documents: Iterable<StoredDocument>, query: Query): Page => {
+  const matching = [...documents].filter(
+    (doc) =>
+      doc.index.partnerId === query.partnerId &&
+      Object.entries(query.keys ?? {}).every(([key, value]) => doc.index.keys[key] === value) &&
+      (query.sortKeyFrom === undefined || doc.index.sortKey >= query.sortKeyFrom) &&
+      (query.sortKeyTo === undefined || doc.index.sortKey <= query.sortKeyTo),
+  )
+  matching.sort(compareDocuments)
+  if ((query.order ?? "desc") === "desc") matching.reverse()
+  let start = 0
+  if (query.startingAfter !== undefined) {
+    const cursor = matching.findIndex((doc) => doc.id === query.startingAfter)
+    start = cursor === -1 ? matching.length : cursor + 1
+  }
+  const items = matching.slice(start, start + query.limit)
+  return { items, hasMore: start + query.limit < matching.length }
+}
+
+export const makeMemory = (): ReadModelStore["Service"] => {
+  const collections = new Map<string, Map<string, StoredDocument>>()
+  const collectionOf = (name: string) => {
+    let collection = collections.get(name)
+    if (collection === undefined) {
+      collection = new Map()
+      collections.set(name, collection)
+    }
+    return collection
+  }
+  return ReadModelStore.of({
+    get: (collection, id) => Effect.sync(() => Option.fromUndefinedOr(collectionOf(collection).get(id))),
+    find: (collection, query) => Effect.sync(() => selectPage(collectionOf(collection).values(), query)),
+    put: (document) =>
+      Effect.sync(() => {
+        collectionOf(document.collection).set(document.id, document)
+      }),
+    delete: (collection, id) =>
+      Effect.sync(() => {
+        collectionOf(collection).delete(id)
+      }),
+    clear: (collection) =>
+      Effect.sync(() => {
+        collections.delete(collection)
+      }),
+  })
+}
+
+interface DocumentCodecs {
+  readonly decode: (data: unknown) => unknown
+  readonly encode: (document: unknown) => unknown
+}
+
+const documentCodecs = new WeakMap<object, DocumentCodecs>()
+
+/** A projection's document codecs, built once. */
+const codecsOf = (projection: AnyProjection): DocumentCodecs => {
+  let codecs = documentCodecs.get(projection)
+  if (codecs === undefined) {
+    codecs = {
+      decode: Schema.decodeUnknownSync(projection.document),
+      encode: Schema.encodeSync(projection.document),
+    }
+    documentCodecs.set(projection, codecs)
+  }
+  return codecs
+}
+
+/** Applies one event to one projection through the store. Pure decisions, effectful storage. */
+export const applyProjection = <Doc>(
+  projection: Projection<Doc>,
+  event: Envelope,
+): Effect.Effect<void, EventStoreUnavailable, ReadModelStore> =>
+  Effect.gen(function* () {
+    const id = projection.key(event)
+    if (id === undefined) return
+    const store = yield* ReadModelStore
+    const codecs = codecsOf(projection)
+    let current: Doc | undefined
+    if (projection.creates === undefined || !projection.creates.includes(event.event._tag)) {
+      const stored = yield* store.get(projection.collection, id)
+      if (Option.isSome(stored)) {
+        try {
+          current = codecs.decode(stored.value.data) as Doc
+        } catch (cause) {
+          return yield* new EventStoreUnavailable({
+            reason: `read model ${projection.collection}/${id} is corrupt`,
+            cause,
+          })
+        }
+      }
+    }
+    const next = projection.apply(current, event)
+    if (next === undefined) {
+      if (current !== undefined) yield* store.delete(projection.collection, id)
+      return
+    }
+    yield* store.put({
+      collection: projection.collection,
+      id,
+      data: codecs.encode(next),
+      index: projection.index(next),
+    })
+  })
+
+const routes = new WeakMap<ReadonlyArray<AnyProjection>, Map<string, ReadonlyArray<AnyProjection>>>()
+
+/** The projections of `projections` that read events of `streamType`. */
+const routed = (projections: ReadonlyArray<AnyProjection>, streamType: string): ReadonlyArray<AnyProjection> => {
+  let byStreamType = routes.get(projections)
+  if (byStreamType === undefined) {
+    byStreamType = new Map()
+    routes.set(projections, byStreamType)
+  }
+  let found = byStreamType.get(streamType)
+  if (found === undefined) {
+    found = projections.filter(
+      (projection) =>
+        projection.streamTypes === undefined || projection.streamTypes.includes(streamType as Envelope["streamType"]),
+    )
+    byStreamType.set(streamType, found)
+  }
+  return found
+}
+
+/** Applies events, in order, to every projection that reads them. */
+export const applyAll = (
+  projections: ReadonlyArray<AnyProjection>,
+  events: ReadonlyArray<Envelope>,
+): Effect.Effect<void, EventStoreUnavailable, ReadModelStore> =>
+  Effect.forEach(
+    events,
+    (event) =>
+      Effect.forEach(routed(projections, event.streamType), (projection) => applyProjection(projection, event), {
+        discard: true,
+      }),
+    { discard: true },
+  )
+
+/** Decodes a stored document with its projection's codec. */
+export const decodeDocument = <Doc>(projection: Projection<Doc>, document: StoredDocument): Doc =>
+  codecsOf(projection).decode(document.data) as Doc

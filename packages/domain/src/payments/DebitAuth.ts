@@ -1,0 +1,294 @@
+/**
+ * Debit authorization: a payer's (registration id) standing permission for one
+ * company to debit their bank account up to a limit, like a card on file.
+ *
+ * The limit applies per debit (the spec's `preAuthLimit`): each debit must be
+ * of the limit's currency and at most the limit in force when it is
+ * authorized. There is no cumulative or per-period budget. A debit is
+ * authorized once per payment request; asking again for the same payment
+ * request and amount changes nothing.
+ *
+ * States: Initial (no authorization yet), Active (enabled) and Disabled.
+ * Clients see `status` Active/Disabled and `enabled` true/false.
+ */
+import { type DateTime, Schema } from "effect"
+import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import { AlreadyExists, type DomainError, NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
+import type { CompanyId, DebitAuthId, PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
+import * as Money from "../kernel/Money.ts"
+import {
+  DebitAuthDisabled,
+  DebitAuthEnabled,
+  type DebitAuthEvent,
+  DebitAuthEvent as DebitAuthEventSchema,
+  DebitAuthLimitUpdated,
+  DebitAuthorized,
+  DebitAuthSet,
+} from "./DebitAuthEvents.ts"
+
+export * from "./DebitAuthEvents.ts"
+
+// ---------------------------------------------------------------------------
+// Commands
+// ---------------------------------------------------------------------------
+
+/** The payer authorizes the company to debit up to `limit` per debit. Creates the authorization, enabled. */
+export interface SetDebitAuth {
+  readonly _tag: "SetDebitAuth"
+  readonly debitAuthId: DebitAuthId
+  readonly partnerId: PartnerId
+  readonly companyId: CompanyId
+  readonly registrationId: RegistrationId
+  readonly limit: Money.Money
+  readonly at: DateTime.Utc
+}
+
+/** Changes the limit per debit (its currency may change too). Allowed when enabled or disabled. */
+export interface UpdateDebitAuthLimit {
+  readonly _tag: "UpdateDebitAuthLimit"
+  readonly limit: Money.Money
+  readonly at: DateTime.Utc
+}
+
+export interface EnableDebitAuth {
+  readonly _tag: "EnableDebitAuth"
+  readonly at: DateTime.Utc
+}
+
+export interface DisableDebitAuth {
+  readonly _tag: "DisableDebitAuth"
+  readonly at: DateTime.Utc
+}
+
+/**
+ * Asks to debit `amount` for a payment request of `companyId`. Authorized only
+ * when the authorization is enabled, belongs to that company and the amount
+ * is within the limit in force (same currency).
+ */
+export interface AuthorizeDebit {
+  readonly _tag: "AuthorizeDebit"
+  readonly paymentRequestId: PaymentRequestId
+  readonly companyId: CompanyId
+  readonly amount: Money.Money
+  readonly at: DateTime.Utc
+}
+
+export type DebitAuthCommand = SetDebitAuth | UpdateDebitAuthLimit | EnableDebitAuth | DisableDebitAuth | AuthorizeDebit
+
+// ---------------------------------------------------------------------------
+// State
+// ---------------------------------------------------------------------------
+
+/** Status names visible to clients. */
+export type DebitAuthStatus = "Active" | "Disabled"
+
+interface Details {
+  readonly debitAuthId: DebitAuthId
+  readonly partnerId: PartnerId
+  readonly companyId: CompanyId
+  readonly registrationId: RegistrationId
+  /** The limit per debit in force. */
+  readonly limit: Money.Money
+  /** Debits already authorized, by payment request id, so a repeated request is recognized. */
+  readonly authorizedDebits: Readonly<Record<string, Money.Money>>
+}
+
+export type DebitAuthState =
+  | { readonly _tag: "Initial" }
+  | ({ readonly _tag: "Active" } & Details)
+  | ({ readonly _tag: "Disabled" } & Details)
+
+export const initialState: DebitAuthState = { _tag: "Initial" }
+
+/** Refusal codes of `AuthorizeDebit` (RuleViolated.code). */
+export const RefusalCode = {
+  limitExceeded: "DEBIT_LIMIT_EXCEEDED",
+  disabled: "DEBIT_AUTH_DISABLED",
+  currencyMismatch: "CURRENCY_MISMATCH",
+  companyMismatch: "DEBIT_AUTH_COMPANY_MISMATCH",
+  alreadyAuthorized: "DEBIT_ALREADY_AUTHORIZED",
+} as const
+
+// ---------------------------------------------------------------------------
+// Queries for read models and the HTTP layer
+// ---------------------------------------------------------------------------
+
+/** Active or Disabled; undefined when no authorization was set. */
+export const status = (state: DebitAuthState): DebitAuthStatus | undefined =>
+  state._tag === "Initial" ? undefined : state._tag
+
+/** True when debits within the limit are authorized. */
+export const isEnabled = (state: DebitAuthState): boolean => state._tag === "Active"
+
+/** The limit per debit in force, if the authorization exists. */
+export const limitInForce = (state: DebitAuthState): Money.Money | undefined =>
+  state._tag === "Initial" ? undefined : state.limit
+
+/** True when `amount` could be debited now: enabled, same currency and within the limit. */
+export const canDebit = (state: DebitAuthState, amount: Money.Money): boolean =>
+  state._tag === "Active" && Money.isWithin(amount, state.limit)
+
+// ---------------------------------------------------------------------------
+// Decide
+// ---------------------------------------------------------------------------
+
+const entity = "DebitAuth"
+
+const isMoney = Schema.is(Money.Money)
+
+/** A positive amount; also rejects values that are not real `Money` (fractional minor units, unknown currency). */
+const positive = (field: string, money: Money.Money): ValidationFailed | undefined =>
+  !isMoney(money)
+    ? ValidationFailed.of(field, "must be a whole number of minor units of a supported currency")
+    : money.minorUnits > 0
+      ? undefined
+      : ValidationFailed.of(field, "must be greater than zero")
+
+export const decide = (command: DebitAuthCommand, state: DebitAuthState) => {
+  switch (command._tag) {
+    case "SetDebitAuth": {
+      const invalid = positive("limit", command.limit)
+      if (invalid) return refuse(invalid)
+      if (state._tag !== "Initial") {
+        const identical =
+          state._tag === "Active" &&
+          state.partnerId === command.partnerId &&
+          state.companyId === command.companyId &&
+          state.registrationId === command.registrationId &&
+          Money.equals(state.limit, command.limit)
+        return identical ? nothing : refuse(new AlreadyExists({ entity }))
+      }
+      return accept<DebitAuthEvent>(
+        DebitAuthSet.make({
+          debitAuthId: command.debitAuthId,
+          partnerId: command.partnerId,
+          companyId: command.companyId,
+          registrationId: command.registrationId,
+          limit: command.limit,
+          at: command.at,
+        }),
+      )
+    }
+    case "UpdateDebitAuthLimit": {
+      if (state._tag === "Initial") return refuse(new NotFound({ entity }))
+      const invalid = positive("limit", command.limit)
+      if (invalid) return refuse(invalid)
+      if (Money.equals(state.limit, command.limit)) return nothing
+      return accept<DebitAuthEvent>(
+        DebitAuthLimitUpdated.make({
+          ...parties(state),
+          previousLimit: state.limit,
+          limit: command.limit,
+          at: command.at,
+        }),
+      )
+    }
+    case "EnableDebitAuth": {
+      if (state._tag === "Initial") return refuse(new NotFound({ entity }))
+      if (state._tag === "Active") return nothing
+      return accept<DebitAuthEvent>(DebitAuthEnabled.make({ ...parties(state), at: command.at }))
+    }
+    case "DisableDebitAuth": {
+      if (state._tag === "Initial") return refuse(new NotFound({ entity }))
+      if (state._tag === "Disabled") return nothing
+      return accept<DebitAuthEvent>(DebitAuthDisabled.make({ ...parties(state), at: command.at }))
+    }
+    case "AuthorizeDebit": {
+      if (state._tag === "Initial") return refuse(new NotFound({ entity }))
+      const invalid = positive("amount", command.amount)
+      if (invalid) return refuse(invalid)
+      if (command.companyId !== state.companyId) {
+        return refuse(
+          new RuleViolated({
+            code: RefusalCode.companyMismatch,
+            reason: "the debit authorization was given to another company",
+          }),
+        )
+      }
+      const previous = state.authorizedDebits[command.paymentRequestId]
+      if (previous !== undefined) {
+        return Money.equals(previous, command.amount)
+          ? nothing
+          : refuse(
+              new RuleViolated({
+                code: RefusalCode.alreadyAuthorized,
+                reason: `a debit of ${Money.toDecimalString(previous)} ${previous.currency} was already authorized for this payment request`,
+              }),
+            )
+      }
+      if (state._tag === "Disabled") {
+        return refuse(new RuleViolated({ code: RefusalCode.disabled, reason: "the debit authorization is disabled" }))
+      }
+      if (command.amount.currency !== state.limit.currency) {
+        return refuse(
+          new RuleViolated({
+            code: RefusalCode.currencyMismatch,
+            reason: `the debit is in ${command.amount.currency} but the limit is in ${state.limit.currency}`,
+          }),
+        )
+      }
+      if (!Money.isWithin(command.amount, state.limit)) {
+        return refuse(
+          new RuleViolated({
+            code: RefusalCode.limitExceeded,
+            reason: `the debit of ${Money.toDecimalString(command.amount)} exceeds the limit of ${Money.toDecimalString(state.limit)} ${state.limit.currency}`,
+          }),
+        )
+      }
+      return accept<DebitAuthEvent>(
+        DebitAuthorized.make({
+          ...parties(state),
+          paymentRequestId: command.paymentRequestId,
+          amount: command.amount,
+          limit: state.limit,
+          at: command.at,
+        }),
+      )
+    }
+  }
+}
+
+const parties = (state: Details) => ({
+  debitAuthId: state.debitAuthId,
+  partnerId: state.partnerId,
+  companyId: state.companyId,
+  registrationId: state.registrationId,
+})
+
+// ---------------------------------------------------------------------------
+// Evolve
+// ---------------------------------------------------------------------------
+
+export const evolve = (state: DebitAuthState, event: DebitAuthEvent): DebitAuthState => {
+  switch (event._tag) {
+    case "DebitAuthSet":
+      return {
+        _tag: "Active",
+        debitAuthId: event.debitAuthId,
+        partnerId: event.partnerId,
+        companyId: event.companyId,
+        registrationId: event.registrationId,
+        limit: event.limit,
+        authorizedDebits: {},
+      }
+    case "DebitAuthLimitUpdated":
+      return state._tag === "Initial" ? state : { ...state, limit: event.limit }
+    case "DebitAuthEnabled":
+      return state._tag === "Initial" ? state : { ...state, _tag: "Active" }
+    case "DebitAuthDisabled":
+      return state._tag === "Initial" ? state : { ...state, _tag: "Disabled" }
+    case "DebitAuthorized":
+      return state._tag === "Initial"
+        ? state
+        : { ...state, authorizedDebits: { ...state.authorizedDebits, [event.paymentRequestId]: event.amount } }
+  }
+}
+
+export const aggregate: Aggregate<DebitAuthCommand, DebitAuthEvent, DebitAuthState, DomainError> = {
+  name: "DebitAuth",
+  initialState,
+  decide,
+  evolve,
+  events: DebitAuthEventSchema,
+  eventVersion: () => 1,
+}

@@ -1,0 +1,68 @@
+/**
+ * Events of a debit authorization: a payer's standing permission for one
+ * company to debit their bank account up to a limit per debit (like a card on
+ * file). Every event names the partner, company and payer (registration id),
+ * so read models (GET /DebitAuth/List, GET /User/{registrationId}/DebitAuth)
+ * are built from events alone.
+ */
+import { Schema } from "effect"
+import { CompanyId, DebitAuthId, PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
+import { Money } from "../kernel/Money.ts"
+
+/** The ids every debit authorization event carries. */
+const parties = {
+  debitAuthId: DebitAuthId,
+  partnerId: PartnerId,
+  companyId: CompanyId,
+  registrationId: RegistrationId,
+}
+
+/** The payer authorized the company to debit up to `limit` per debit; the authorization starts enabled. */
+export const DebitAuthSet = Schema.TaggedStruct("DebitAuthSet", {
+  ...parties,
+  limit: Money,
+  at: Schema.DateTimeUtcFromString,
+})
+export type DebitAuthSet = typeof DebitAuthSet.Type
+
+/** The limit per debit changed from `previousLimit` to `limit`. */
+export const DebitAuthLimitUpdated = Schema.TaggedStruct("DebitAuthLimitUpdated", {
+  ...parties,
+  previousLimit: Money,
+  limit: Money,
+  at: Schema.DateTimeUtcFromString,
+})
+export type DebitAuthLimitUpdated = typeof DebitAuthLimitUpdated.Type
+
+/** A disabled authorization was enabled again: debits within the limit are authorized. */
+export const DebitAuthEnabled = Schema.TaggedStruct("DebitAuthEnabled", {
+  ...parties,
+  at: Schema.DateTimeUtcFromString,
+})
+export type DebitAuthEnabled = typeof DebitAuthEnabled.Type
+
+/** The authorization was disabled: no debit is authorized until it is enabled again. */
+export const DebitAuthDisabled = Schema.TaggedStruct("DebitAuthDisabled", {
+  ...parties,
+  at: Schema.DateTimeUtcFromString,
+})
+export type DebitAuthDisabled = typeof DebitAuthDisabled.Type
+
+/** A debit of `amount` for a payment request was authorized under the limit in force (`limit`). */
+export const DebitAuthorized = Schema.TaggedStruct("DebitAuthorized", {
+  ...parties,
+  paymentRequestId: PaymentRequestId,
+  amount: Money,
+  limit: Money,
+  at: Schema.DateTimeUtcFromString,
+})
+export type DebitAuthorized = typeof DebitAuthorized.Type
+
+export const DebitAuthEvent = Schema.Union([
+  DebitAuthSet,
+  DebitAuthLimitUpdated,
+  DebitAuthEnabled,
+  DebitAuthDisabled,
+  DebitAuthorized,
+])
+export type DebitAuthEvent = typeof DebitAuthEvent.Type

@@ -1,0 +1,246 @@
+/**
+ * Use cases of debit authorizations (spec v0.2 "check, set, update the
+ * authorized debit limit"; 2.10, 2.11).
+ *
+ * - `set`: the customer (payer) authorizes one company of its partner to debit
+ *   up to a limit per debit. One authorization per payer and company: setting
+ *   again for the same company sets the new limit on the existing
+ *   authorization and enables it (the answer carries the same debitAuthId).
+ * - `update`: the customer changes the limit and/or enables or disables one of
+ *   its authorizations.
+ * - `list`: the customer's authorizations, with the company's name.
+ * - `forUser`: one payer's authorization as the partner sees it; the company
+ *   is chosen with `companyId`, which is required when the payer has several.
+ *
+ * Companies are read from their own aggregate (`CommandHandler.load`): always
+ * current, and a company of another partner is NotFound("Company"), like a
+ * missing one. Authorizations are read from the `debit_auths` read model.
+ */
+import { DateTime, Effect, Option } from "effect"
+import { Company } from "../companies/index.ts"
+import { CustomerPreferences } from "../customers/index.ts"
+import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
+import * as Amounts from "../kernel/Amounts.ts"
+import { NotFound, ValidationFailed } from "../kernel/DomainError.ts"
+import type { CompanyId, DebitAuthId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import type * as Money from "../kernel/Money.ts"
+import * as DebitAuth from "./DebitAuth.ts"
+import * as DebitAuths from "./DebitAuthsProjection.ts"
+
+/** A company as these use cases need it. */
+export interface CompanySummary {
+  readonly companyId: CompanyId
+  readonly partnerId: PartnerId
+  readonly name: string
+}
+
+/** The partner's registered company, or NotFound("Company"). */
+export const loadCompany = Effect.fn("DebitAuths.loadCompany")(function* (partnerId: PartnerId, companyId: CompanyId) {
+  const { state } = yield* dieOnCorruptEvent(CommandHandler.load(Company.aggregate, companyId))
+  if (state._tag === "Initial" || state.partnerId !== partnerId) return yield* new NotFound({ entity: "Company" })
+  const summary: CompanySummary = { companyId: state.companyId, partnerId: state.partnerId, name: state.profile.name }
+  return summary
+})
+
+/** A debit authorization as answered to clients. */
+export interface DebitAuthView {
+  readonly debitAuthId: DebitAuthId
+  readonly companyId: CompanyId
+  readonly registrationId: RegistrationId
+  readonly enabled: boolean
+  readonly status: DebitAuth.DebitAuthStatus
+  readonly limit: Money.Money
+}
+
+const viewOf = (doc: DebitAuths.DebitAuthDocument): DebitAuthView => ({
+  debitAuthId: doc.debitAuthId,
+  companyId: doc.companyId,
+  registrationId: doc.registrationId,
+  enabled: doc.status === "Active",
+  status: doc.status,
+  limit: doc.limit,
+})
+
+const viewOfState = (state: DebitAuth.DebitAuthState): Option.Option<DebitAuthView> =>
+  state._tag === "Initial"
+    ? Option.none()
+    : Option.some({
+        debitAuthId: state.debitAuthId,
+        companyId: state.companyId,
+        registrationId: state.registrationId,
+        enabled: state._tag === "Active",
+        status: state._tag,
+        limit: state.limit,
+      })
+
+/** Every authorization of the payer (all pages of the read model), oldest first. */
+const authorizationsOf = Effect.fn("DebitAuths.authorizationsOf")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+  companyId?: CompanyId,
+) {
+  const store = yield* ReadModelStore
+  const keys = companyId === undefined ? { registrationId } : { registrationId, companyId }
+  const docs: Array<DebitAuths.DebitAuthDocument> = []
+  let startingAfter: string | undefined
+  while (true) {
+    const page = yield* store.find(DebitAuths.collection, {
+      partnerId,
+      keys,
+      limit: 100,
+      order: "asc",
+      ...(startingAfter === undefined ? {} : { startingAfter }),
+    })
+    for (const item of page.items) docs.push(decodeDocument(DebitAuths.projection, item))
+    const last = page.items[page.items.length - 1]
+    if (!page.hasMore || last === undefined) return docs
+    startingAfter = last.id
+  }
+})
+
+// ---------------------------------------------------------------------------
+// Set and update (the customer)
+
+export interface SetInput {
+  readonly partnerId: PartnerId
+  readonly registrationId: RegistrationId
+  readonly companyId: CompanyId
+  readonly limit: Amounts.WireAmount
+}
+
+/** Authorizes the company up to `limit` per debit; on an existing authorization sets the limit and enables it. */
+export const set = Effect.fn("DebitAuths.set")(function* (input: SetInput) {
+  const limit = yield* Amounts.fromWire("limit", input.limit)
+  return yield* unitOfWork(
+    Effect.gen(function* () {
+      yield* CustomerPreferences.loadCustomer(input.partnerId, input.registrationId)
+      yield* loadCompany(input.partnerId, input.companyId)
+      const at = yield* DateTime.now
+      const [existing] = yield* authorizationsOf(input.partnerId, input.registrationId, input.companyId)
+      if (existing === undefined) {
+        const debitAuthId = (yield* (yield* IdGenerator).next) as DebitAuthId
+        const handled = yield* CommandHandler.handle(DebitAuth.aggregate, debitAuthId, {
+          _tag: "SetDebitAuth",
+          debitAuthId,
+          partnerId: input.partnerId,
+          companyId: input.companyId,
+          registrationId: input.registrationId,
+          limit,
+          at,
+        })
+        return Option.getOrThrow(viewOfState(handled.state))
+      }
+      yield* CommandHandler.handle(DebitAuth.aggregate, existing.debitAuthId, {
+        _tag: "UpdateDebitAuthLimit",
+        limit,
+        at,
+      })
+      const handled = yield* CommandHandler.handle(DebitAuth.aggregate, existing.debitAuthId, {
+        _tag: "EnableDebitAuth",
+        at,
+      })
+      return Option.getOrThrow(viewOfState(handled.state))
+    }),
+  )
+})
+
+export interface UpdateInput {
+  readonly partnerId: PartnerId
+  readonly registrationId: RegistrationId
+  readonly debitAuthId: DebitAuthId
+  readonly limit?: Amounts.WireAmount | undefined
+  readonly enabled?: boolean | undefined
+}
+
+/** Changes the limit and/or enables or disables one of the customer's authorizations. */
+export const update = Effect.fn("DebitAuths.update")(function* (input: UpdateInput) {
+  if (input.limit === undefined && input.enabled === undefined) {
+    return yield* new ValidationFailed({
+      issues: [
+        { field: "limit", message: "give limit, enabled or both" },
+        { field: "enabled", message: "give limit, enabled or both" },
+      ],
+    })
+  }
+  const limit = input.limit === undefined ? undefined : yield* Amounts.fromWire("limit", input.limit)
+  return yield* unitOfWork(
+    Effect.gen(function* () {
+      const { state } = yield* dieOnCorruptEvent(CommandHandler.load(DebitAuth.aggregate, input.debitAuthId))
+      if (
+        state._tag === "Initial" ||
+        state.partnerId !== input.partnerId ||
+        state.registrationId !== input.registrationId
+      ) {
+        return yield* new NotFound({ entity: "DebitAuth" })
+      }
+      const at = yield* DateTime.now
+      let current: DebitAuth.DebitAuthState = state
+      if (limit !== undefined) {
+        current = (yield* CommandHandler.handle(DebitAuth.aggregate, input.debitAuthId, {
+          _tag: "UpdateDebitAuthLimit",
+          limit,
+          at,
+        })).state
+      }
+      if (input.enabled !== undefined) {
+        current = (yield* CommandHandler.handle(
+          DebitAuth.aggregate,
+          input.debitAuthId,
+          input.enabled ? { _tag: "EnableDebitAuth", at } : { _tag: "DisableDebitAuth", at },
+        )).state
+      }
+      return Option.getOrThrow(viewOfState(current))
+    }),
+  )
+})
+
+// ---------------------------------------------------------------------------
+// Reads
+
+/** A list item of GET /DebitAuth/List: the authorization with its company's current name. */
+export interface DebitAuthListItem extends DebitAuthView {
+  readonly companyName: string
+}
+
+/** The customer's authorizations (Active and Disabled), oldest first, each with its company's name. */
+export const list = Effect.fn("DebitAuths.list")(function* (partnerId: PartnerId, registrationId: RegistrationId) {
+  yield* CustomerPreferences.loadCustomer(partnerId, registrationId)
+  const docs = yield* authorizationsOf(partnerId, registrationId)
+  return yield* Effect.forEach(docs, (doc) =>
+    Effect.map(
+      dieOnCorruptEvent(CommandHandler.load(Company.aggregate, doc.companyId)),
+      ({ state }): DebitAuthListItem => ({
+        ...viewOf(doc),
+        companyName: state._tag === "Initial" ? "" : state.profile.name,
+      }),
+    ),
+  )
+})
+
+/**
+ * The payer's authorization (GET /User/{registrationId}/DebitAuth). With
+ * `companyId`: the one for that company. Without: the only one; when the payer
+ * has several, `companyId` is required (ValidationFailed on `companyId`).
+ * NotFound("DebitAuth") when there is none.
+ */
+export const forUser = Effect.fn("DebitAuths.forUser")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+  companyId?: CompanyId,
+) {
+  yield* CustomerPreferences.loadCustomer(partnerId, registrationId)
+  if (companyId !== undefined) yield* loadCompany(partnerId, companyId)
+  const docs = yield* authorizationsOf(partnerId, registrationId, companyId)
+  const [first] = docs
+  if (first === undefined) return yield* new NotFound({ entity: "DebitAuth" })
+  if (docs.length > 1) {
+    return yield* ValidationFailed.of(
+      "companyId",
+      `is required: the customer has ${docs.length} debit authorizations, one per company`,
+    )
+  }
+  return viewOf(first)
+})

@@ -1,0 +1,71 @@
+/**
+ * The `debit_auths` read model: one document per debit authorization, with the
+ * limit in force and the status, found by payer (`registrationId`) and company.
+ * It answers GET /DebitAuth/List (the customer's authorizations) and
+ * GET /User/{registrationId}/DebitAuth (one payer's authorization), and lets
+ * POST /DebitAuth/Set find an existing authorization for a company.
+ *
+ * Built from DebitAuth events alone (each carries partner, company and payer).
+ * The company name is not copied here: it is read when answering, so a renamed
+ * company shows its current name.
+ */
+import { DateTime, Schema } from "effect"
+import type { Envelope } from "../DomainEvents.ts"
+import type { Projection } from "../infrastructure/ReadModel.ts"
+import { CompanyId, DebitAuthId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import { Money } from "../kernel/Money.ts"
+
+export const collection = "debit_auths"
+
+export const DebitAuthDocument = Schema.Struct({
+  debitAuthId: DebitAuthId,
+  partnerId: PartnerId,
+  companyId: CompanyId,
+  registrationId: RegistrationId,
+  /** The limit per debit in force. */
+  limit: Money,
+  status: Schema.Literals(["Active", "Disabled"]),
+  setAt: Schema.DateTimeUtcFromString,
+  updatedAt: Schema.DateTimeUtcFromString,
+})
+export type DebitAuthDocument = typeof DebitAuthDocument.Type
+
+export const projection: Projection<DebitAuthDocument> = {
+  collection,
+  document: DebitAuthDocument,
+  streamTypes: ["DebitAuth"],
+  creates: ["DebitAuthSet"],
+  key: (envelope: Envelope) => (envelope.streamType === "DebitAuth" ? envelope.event.debitAuthId : undefined),
+  apply: (current, envelope) => {
+    if (envelope.streamType !== "DebitAuth") return current
+    const event = envelope.event
+    if (event._tag === "DebitAuthSet") {
+      return {
+        debitAuthId: event.debitAuthId,
+        partnerId: event.partnerId,
+        companyId: event.companyId,
+        registrationId: event.registrationId,
+        limit: event.limit,
+        status: "Active",
+        setAt: event.at,
+        updatedAt: event.at,
+      }
+    }
+    if (current === undefined) return undefined
+    switch (event._tag) {
+      case "DebitAuthLimitUpdated":
+        return { ...current, limit: event.limit, updatedAt: event.at }
+      case "DebitAuthEnabled":
+        return { ...current, status: "Active", updatedAt: event.at }
+      case "DebitAuthDisabled":
+        return { ...current, status: "Disabled", updatedAt: event.at }
+      case "DebitAuthorized":
+        return current
+    }
+  },
+  index: (doc) => ({
+    partnerId: doc.partnerId,
+    keys: { registrationId: doc.registrationId, companyId: doc.companyId },
+    sortKey: DateTime.formatIso(doc.setAt),
+  }),
+}

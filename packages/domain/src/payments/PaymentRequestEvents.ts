@@ -1,0 +1,117 @@
+/**
+ * Events of the PaymentRequest aggregate: a partner asks a payer to pay one of
+ * the partner's companies. The creation event carries the tenancy (partnerId,
+ * companyId) and the payer; later events carry the paymentRequestId and what
+ * changed. Every event that changes the request's status carries the new
+ * `status` and the instant `at`, so the status history and the
+ * PAYMENT_REQUEST_STATUS_CHANGED webhook are derived from events alone.
+ */
+import { Schema } from "effect"
+import { CalendarDate } from "../kernel/CalendarDate.ts"
+import { BankAccountId, CompanyId, PartnerId, PaymentRequestId, RegistrationId, TransferId } from "../kernel/Ids.ts"
+import { Money } from "../kernel/Money.ts"
+import { HttpsUrl, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
+
+/** The statuses a client reads (webhook Data.Status, payment status). */
+export const PaymentRequestStatus = Schema.Literals(["Pending", "Accepted", "Paid", "Failed", "Cancelled", "Refunded"])
+export type PaymentRequestStatus = typeof PaymentRequestStatus.Type
+
+/**
+ * A partner asked a payer to pay one of its companies. `autoPayLimit` is present
+ * when autopay was enabled, `debitAuthLimit` when a debit authorization was
+ * offered; never both.
+ */
+export const PaymentRequestCreated = Schema.TaggedStruct("PaymentRequestCreated", {
+  paymentRequestId: PaymentRequestId,
+  partnerId: PartnerId,
+  companyId: CompanyId,
+  payerRegistrationId: RegistrationId,
+  amount: Money,
+  description: Schema.String,
+  dueDate: CalendarDate,
+  attachmentUrl: Schema.optionalKey(HttpsUrl),
+  autoPayLimit: Schema.optionalKey(Money),
+  debitAuthLimit: Schema.optionalKey(Money),
+  status: Schema.Literal("Pending"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type PaymentRequestCreated = typeof PaymentRequestCreated.Type
+
+/**
+ * The payer accepted, choosing the bank account to pay from; the transfer
+ * `transferId` is to be initiated. `debitAuthAccepted` is true when the payer
+ * also granted the debit authorization the request offered.
+ */
+export const PaymentRequestAccepted = Schema.TaggedStruct("PaymentRequestAccepted", {
+  paymentRequestId: PaymentRequestId,
+  registrationId: RegistrationId,
+  bankAccountId: BankAccountId,
+  accountNumberMasked: MaskedAccountNumber,
+  debitAuthAccepted: Schema.Boolean,
+  transferId: TransferId,
+  transferDescription: Schema.String,
+  status: Schema.Literal("Accepted"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type PaymentRequestAccepted = typeof PaymentRequestAccepted.Type
+
+/** The partner cancelled the request before the payer accepted it. */
+export const PaymentRequestCancelled = Schema.TaggedStruct("PaymentRequestCancelled", {
+  paymentRequestId: PaymentRequestId,
+  status: Schema.Literal("Cancelled"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type PaymentRequestCancelled = typeof PaymentRequestCancelled.Type
+
+/** The transfer paying the request settled. */
+export const PaymentRequestPaid = Schema.TaggedStruct("PaymentRequestPaid", {
+  paymentRequestId: PaymentRequestId,
+  transferId: TransferId,
+  status: Schema.Literal("Paid"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type PaymentRequestPaid = typeof PaymentRequestPaid.Type
+
+/** The transfer paying the request failed (e.g. return code "R01", insufficient funds). */
+export const PaymentRequestFailed = Schema.TaggedStruct("PaymentRequestFailed", {
+  paymentRequestId: PaymentRequestId,
+  transferId: TransferId,
+  returnCode: ReturnCode,
+  reason: Schema.String,
+  status: Schema.Literal("Failed"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type PaymentRequestFailed = typeof PaymentRequestFailed.Type
+
+/** Part of the paid amount was refunded; the request stays Paid. Not a status change. */
+export const PaymentRequestPartiallyRefunded = Schema.TaggedStruct("PaymentRequestPartiallyRefunded", {
+  paymentRequestId: PaymentRequestId,
+  refundId: RefundId,
+  amount: Money,
+  totalRefunded: Money,
+  at: Schema.DateTimeUtcFromString,
+})
+export type PaymentRequestPartiallyRefunded = typeof PaymentRequestPartiallyRefunded.Type
+
+/** A refund brought the refunded total to the paid amount: the request is Refunded. */
+export const PaymentRequestRefunded = Schema.TaggedStruct("PaymentRequestRefunded", {
+  paymentRequestId: PaymentRequestId,
+  refundId: RefundId,
+  amount: Money,
+  totalRefunded: Money,
+  status: Schema.Literal("Refunded"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type PaymentRequestRefunded = typeof PaymentRequestRefunded.Type
+
+/** Every event of a payment request: the codec of its stream. */
+export const PaymentRequestEvent = Schema.Union([
+  PaymentRequestCreated,
+  PaymentRequestAccepted,
+  PaymentRequestCancelled,
+  PaymentRequestPaid,
+  PaymentRequestFailed,
+  PaymentRequestPartiallyRefunded,
+  PaymentRequestRefunded,
+])
+export type PaymentRequestEvent = typeof PaymentRequestEvent.Type

@@ -1,0 +1,40 @@
+/**
+ * The PAYMENT_REQUEST_STATUS_CHANGED webhook (spec 6.3, changelog v0.3.0.1):
+ * one notification for every status change of a payment request, with
+ * Data { PaymentRequestId, Status, AccountNumberMasked (once the payer
+ * accepted with a bank account), Timestamp }. The partner to notify comes
+ * from the `payment_requests` read model, already updated by the same append.
+ */
+import { DateTime, Effect, Option } from "effect"
+import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import type { NotificationRule } from "../Notifications.ts"
+import * as PaymentRequest from "./PaymentRequest.ts"
+import * as PaymentRequests from "./PaymentRequestsProjection.ts"
+
+export const eventType = "PAYMENT_REQUEST_STATUS_CHANGED"
+
+export const rule: NotificationRule = (envelope) =>
+  Effect.gen(function* () {
+    if (envelope.streamType !== "PaymentRequest") return []
+    const event = envelope.event
+    const status = PaymentRequest.statusOf(event)
+    if (status === undefined) return []
+    const store = yield* ReadModelStore
+    const stored = yield* store.get(PaymentRequests.collection, event.paymentRequestId)
+    if (Option.isNone(stored)) return []
+    const doc = decodeDocument(PaymentRequests.projection, stored.value)
+    return [
+      {
+        id: envelope.eventId,
+        partnerId: doc.partnerId,
+        eventType,
+        data: {
+          PaymentRequestId: event.paymentRequestId,
+          Status: status,
+          ...(doc.accountNumberMasked === undefined ? {} : { AccountNumberMasked: doc.accountNumberMasked }),
+          Timestamp: DateTime.formatIso(event.at),
+        },
+        position: envelope.globalPosition,
+      },
+    ]
+  })

@@ -1,0 +1,403 @@
+/**
+ * Payment request use cases: create (partner), read and list (partner),
+ * cancel (partner), accept (the payer, a customer; starts the Transfer in the
+ * same unit of work), and the settlement entry points the app's workers call
+ * (`settleTransfer`, `failTransfer`), which apply the Transfer's outcome to
+ * the payment request it pays through `PaymentRequest.fromTransferEvent`.
+ *
+ * Tenancy: a request of another partner, or (for a customer) one the customer
+ * is not the payer of, is reported exactly like a missing one (NotFound).
+ */
+import { DateTime, Effect, Option, Result } from "effect"
+import { Company, CompanyReference } from "../companies/index.ts"
+import { Customer } from "../customers/index.ts"
+import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import type { EventStore, EventStoreUnavailable, VersionConflict } from "../infrastructure/EventStore.ts"
+import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import type { UnitOfWork } from "../infrastructure/UnitOfWork.ts"
+import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
+import type { WireAmount } from "../kernel/Amounts.ts"
+import type { CalendarDate } from "../kernel/CalendarDate.ts"
+import { type DomainError, type FieldIssue, NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
+import type {
+  BankAccountId,
+  CompanyReferenceId,
+  PartnerId,
+  PaymentRequestId,
+  RegistrationId,
+  TransferId,
+} from "../kernel/Ids.ts"
+import * as Money from "../kernel/Money.ts"
+import * as PaymentRequest from "./PaymentRequest.ts"
+import * as PaymentRequests from "./PaymentRequestsProjection.ts"
+import * as Transfer from "./Transfer.ts"
+import type { Attachment, RecipientAddress } from "./TransferEvents.ts"
+
+/** Every failure a payment use case reports (all mapped to HTTP problems). */
+export type Failure = DomainError | VersionConflict | EventStoreUnavailable
+
+const notFound = new NotFound({ entity: "PaymentRequest" })
+
+/** The country of every recipient address: partnerpay serves US companies (state abbreviations are US states). */
+export const recipientCountry = "US"
+
+/**
+ * The masked settlement account of a company. Companies' payout accounts are
+ * not modelled yet (TODO): every transfer shows this placeholder mask.
+ */
+export const companyAccountMasked = "****0000"
+
+// ---------------------------------------------------------------------------
+// Create
+
+export interface CreateInput {
+  readonly partnerId: PartnerId
+  readonly companyId?: string | undefined
+  readonly companyReferenceId?: string | undefined
+  readonly payerRegistrationId: RegistrationId
+  readonly amount: WireAmount
+  readonly description: string
+  readonly dueDate: CalendarDate
+  readonly enableAutoPay?: boolean | undefined
+  readonly autoPayLimit?: WireAmount | undefined
+  readonly enableDebitAuth?: boolean | undefined
+  readonly debitAuthLimit?: WireAmount | undefined
+  readonly attachmentUrl?: string | undefined
+}
+
+const convert = (issues: Array<FieldIssue>, field: string, wire: WireAmount): Money.Money | undefined =>
+  Result.match(Money.fromDecimal(wire.value, wire.currencyCode), {
+    onSuccess: (money) => money,
+    onFailure: (problem) => {
+      issues.push({ field: `${field}.value`, message: Money.describeProblem(problem) })
+      return undefined
+    },
+  })
+
+/** The partner's company named by id or by the partner's reference, or NotFound. */
+export const findCompany = Effect.fn("Payments.findCompany")(function* (
+  partnerId: PartnerId,
+  companyId: string | undefined,
+  companyReferenceId: string | undefined,
+) {
+  let id = companyId
+  if (id === undefined && companyReferenceId !== undefined) {
+    const reference = yield* dieOnCorruptEvent(
+      CommandHandler.load(
+        CompanyReference.aggregate,
+        CompanyReference.idOf(partnerId, companyReferenceId as CompanyReferenceId),
+      ),
+    )
+    if (reference.state._tag === "Reserved") id = reference.state.companyId
+  }
+  if (id === undefined) return yield* new NotFound({ entity: "Company" })
+  const company = yield* dieOnCorruptEvent(CommandHandler.load(Company.aggregate, id))
+  if (company.state._tag === "Initial" || company.state.partnerId !== partnerId)
+    return yield* new NotFound({ entity: "Company" })
+  return company.state
+})
+
+/** Creates a Pending payment request for one of the partner's companies; returns its id and status. */
+export const create = Effect.fn("Payments.create")(function* (input: CreateInput) {
+  const issues: Array<FieldIssue> = []
+  if ((input.companyId === undefined) === (input.companyReferenceId === undefined)) {
+    const message =
+      input.companyId === undefined
+        ? "give companyId or companyReferenceId"
+        : "give either companyId or companyReferenceId, not both"
+    issues.push({ field: "companyId", message }, { field: "companyReferenceId", message })
+  }
+  const amount = convert(issues, "amount", input.amount)
+  const autoPayLimit =
+    input.autoPayLimit === undefined ? undefined : convert(issues, "autoPayLimit", input.autoPayLimit)
+  const debitAuthLimit =
+    input.debitAuthLimit === undefined ? undefined : convert(issues, "debitAuthLimit", input.debitAuthLimit)
+  if (issues.length > 0 || amount === undefined) return yield* new ValidationFailed({ issues })
+  const company = yield* findCompany(input.partnerId, input.companyId, input.companyReferenceId)
+  if (company._tag === "Rejected")
+    return yield* new RuleViolated({
+      code: "COMPANY_REJECTED",
+      reason: "the company failed business verification and cannot receive payments",
+    })
+  // TODO(customers read model): until it exists, any registration id is accepted as payer unless it
+  // is a known customer of another partner.
+  const payer = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.payerRegistrationId))
+  if (payer.state._tag === "Registered" && payer.state.partnerId !== input.partnerId)
+    return yield* ValidationFailed.of("payerRegistrationId", "is not a customer of this partner")
+  const ids = yield* IdGenerator
+  const paymentRequestId = (yield* ids.next) as PaymentRequestId
+  const at = yield* DateTime.now
+  const command: PaymentRequest.CreatePaymentRequest = {
+    _tag: "CreatePaymentRequest",
+    paymentRequestId,
+    partnerId: input.partnerId,
+    companyId: company.companyId,
+    payerRegistrationId: input.payerRegistrationId,
+    amount,
+    description: input.description,
+    dueDate: input.dueDate,
+    ...(input.attachmentUrl === undefined ? {} : { attachmentUrl: input.attachmentUrl }),
+    ...(input.enableAutoPay === undefined ? {} : { enableAutoPay: input.enableAutoPay }),
+    ...(autoPayLimit === undefined ? {} : { autoPayLimit }),
+    ...(input.enableDebitAuth === undefined ? {} : { enableDebitAuth: input.enableDebitAuth }),
+    ...(debitAuthLimit === undefined ? {} : { debitAuthLimit }),
+    at,
+  }
+  yield* unitOfWork(CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, command))
+  return { paymentRequestId, status: "Pending" as const }
+})
+
+// ---------------------------------------------------------------------------
+// Read
+
+/** The payment request document, or NotFound when missing or of another partner. */
+export const get = Effect.fn("Payments.get")(function* (partnerId: PartnerId, paymentRequestId: string) {
+  const store = yield* ReadModelStore
+  const stored = yield* store.get(PaymentRequests.collection, paymentRequestId)
+  if (Option.isNone(stored) || stored.value.index.partnerId !== partnerId) return yield* notFound
+  return decodeDocument(PaymentRequests.projection, stored.value)
+})
+
+export interface HistoryQuery {
+  readonly partnerId: PartnerId
+  readonly companyId?: string | undefined
+  readonly status?: PaymentRequest.PaymentRequestStatus | undefined
+  readonly payerRegistrationId?: string | undefined
+  /** Inclusive UTC calendar dates of creation. */
+  readonly from?: CalendarDate | undefined
+  readonly to?: CalendarDate | undefined
+  readonly limit: number
+  readonly startingAfter?: string | undefined
+}
+
+/** The partner's payment requests, newest first, filtered and paginated by cursor. */
+export const history = Effect.fn("Payments.history")(function* (query: HistoryQuery) {
+  if (query.from !== undefined && query.to !== undefined && query.from > query.to)
+    return yield* ValidationFailed.of("from", "must not be after to")
+  const store = yield* ReadModelStore
+  const keys: Record<string, string> = {}
+  if (query.companyId !== undefined) keys.companyId = query.companyId
+  if (query.status !== undefined) keys.status = query.status
+  if (query.payerRegistrationId !== undefined) keys.payerRegistrationId = query.payerRegistrationId
+  const page = yield* store.find(PaymentRequests.collection, {
+    partnerId: query.partnerId,
+    keys,
+    ...(query.from === undefined ? {} : { sortKeyFrom: `${query.from}T00:00:00.000Z` }),
+    ...(query.to === undefined ? {} : { sortKeyTo: `${query.to}T23:59:59.999Z` }),
+    ...(query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter }),
+    limit: query.limit,
+    order: "desc",
+  })
+  return {
+    data: page.items.map((item) => decodeDocument(PaymentRequests.projection, item)),
+    hasMore: page.hasMore,
+  }
+})
+
+// ---------------------------------------------------------------------------
+// Cancel
+
+/** Cancels a Pending request; a repeat is a no-op; after acceptance IllegalTransition (409). */
+export const cancel = Effect.fn("Payments.cancel")(function* (partnerId: PartnerId, paymentRequestId: string) {
+  const at = yield* DateTime.now
+  yield* unitOfWork(
+    CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, {
+      _tag: "CancelPaymentRequest",
+      paymentRequestId: paymentRequestId as PaymentRequestId,
+      partnerId,
+      at,
+    }),
+  ).pipe(
+    // Another partner's request looks missing.
+    Effect.catchIf(
+      (error) => error._tag === "RuleViolated" && error.code === "NotThePartner",
+      () => Effect.fail(notFound),
+    ),
+  )
+})
+
+// ---------------------------------------------------------------------------
+// Accept (the payer)
+
+export interface AcceptInput {
+  readonly partnerId: PartnerId
+  readonly registrationId: RegistrationId
+  readonly paymentRequestId: string
+  readonly bankAccountId: BankAccountId
+  readonly acceptDebitAuth: boolean
+  readonly transferDescription: string
+}
+
+const contentTypes: Record<string, string> = {
+  pdf: "application/pdf",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  txt: "text/plain",
+  csv: "text/csv",
+  json: "application/json",
+  xml: "application/xml",
+  html: "text/html",
+}
+
+/** The attachment a request's attachment URL becomes on its transfer: named after the URL's last path segment. */
+export const attachmentOf = (attachmentId: string, url: string): Attachment => {
+  const path = url.replace(/[?#].*$/, "").replace(/^https:\/\/[^/]+/, "")
+  let name =
+    path
+      .split("/")
+      .filter((segment) => segment !== "")
+      .pop() ?? ""
+  try {
+    name = decodeURIComponent(name)
+  } catch {
+    // keep the raw segment
+  }
+  name = name.trim().slice(0, 200)
+  if (name === "") name = "attachment"
+  const extension = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase()
+  return {
+    id: attachmentId,
+    name,
+    contentType: (extension === undefined ? undefined : contentTypes[extension]) ?? "application/octet-stream",
+  }
+}
+
+/** The display name of a customer: verified first and last name, else the bank account's name. */
+const senderNameOf = (customer: Customer.RegisteredCustomer, accountName: string): string => {
+  const personal = customer.personalData
+  const name = personal === null ? "" : `${personal.firstName} ${personal.lastName}`.trim()
+  return name !== "" ? name : accountName.trim() !== "" ? accountName : "Customer"
+}
+
+/**
+ * The payer accepts a Pending request with one of their linked bank accounts:
+ * the request becomes Accepted and its Transfer is initiated, in one unit of
+ * work. Repeating the acceptance with the same account changes nothing.
+ */
+export const accept = Effect.fn("Payments.accept")(function* (input: AcceptInput) {
+  const loaded = yield* dieOnCorruptEvent(CommandHandler.load(PaymentRequest.aggregate, input.paymentRequestId))
+  const state = loaded.state
+  if (
+    state._tag === "Initial" ||
+    state.request.partnerId !== input.partnerId ||
+    state.request.payerRegistrationId !== input.registrationId
+  )
+    return yield* notFound
+  const request = state.request
+  // The payer's linked account (TODO: read it from the customers read model once it exists).
+  const customer = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.registrationId))
+  const account = Customer.linkedBankAccounts(customer.state).find((a) => a.bankAccountId === input.bankAccountId)
+  if (customer.state._tag !== "Registered" || account === undefined)
+    return yield* new RuleViolated({
+      code: "BANK_ACCOUNT_NOT_LINKED",
+      reason: "the bank account is not linked to the payer",
+    })
+  const company = yield* findCompany(request.partnerId, request.companyId, undefined).pipe(
+    Effect.catchTag("NotFound", () =>
+      Effect.fail(new RuleViolated({ code: "COMPANY_NOT_FOUND", reason: "the recipient company no longer exists" })),
+    ),
+  )
+  const ids = yield* IdGenerator
+  const transferId = (yield* ids.next) as TransferId
+  const at = yield* DateTime.now
+  const accountNumberMasked = Transfer.maskAccountNumber(account.mask)
+  const acceptCommand: PaymentRequest.AcceptPaymentRequest = {
+    _tag: "AcceptPaymentRequest",
+    paymentRequestId: request.paymentRequestId,
+    registrationId: input.registrationId,
+    bankAccountId: input.bankAccountId,
+    accountNumberMasked,
+    acceptDebitAuth: input.acceptDebitAuth,
+    transferDescription: input.transferDescription,
+    transferId,
+    at,
+  }
+  // Decide first (pure) so that a refused acceptance never initiates a transfer.
+  const decision = PaymentRequest.aggregate.decide(acceptCommand, state)
+  if (decision._tag === "Failure") return yield* Effect.fail(decision.failure)
+  if (decision.success.length === 0) return { status: PaymentRequest.status(state) ?? "Accepted" }
+  const profile = company.profile
+  const address: RecipientAddress = {
+    streetNumberAndName: profile.streetNumberAndName,
+    apartmentNumber: profile.apartmentNumber ?? "",
+    city: profile.city,
+    zipCode: profile.zipCode,
+    state: profile.state,
+    country: recipientCountry,
+  }
+  const attachments =
+    request.attachmentUrl === undefined ? [] : [attachmentOf((yield* ids.next) as string, request.attachmentUrl)]
+  const accepted = decision.success[0]
+  const initiate: Transfer.InitiateTransfer = {
+    _tag: "InitiateTransfer",
+    transferId,
+    paymentRequestId: request.paymentRequestId,
+    partnerId: request.partnerId,
+    companyId: request.companyId,
+    amount: request.amount,
+    senderName: senderNameOf(customer.state, account.name),
+    recipientName: profile.name,
+    senderAccountMasked: accountNumberMasked,
+    recipientAccountMasked: companyAccountMasked,
+    recipientAddress: address,
+    attachments,
+    description: accepted?._tag === "PaymentRequestAccepted" ? accepted.transferDescription : request.description,
+    at,
+  }
+  const transferDecision = Transfer.aggregate.decide(initiate, Transfer.initialState)
+  if (transferDecision._tag === "Failure") return yield* Effect.fail(transferDecision.failure)
+  const handled = yield* unitOfWork(
+    Effect.gen(function* () {
+      const handled = yield* CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, acceptCommand)
+      if (handled.events.length > 0) yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate)
+      return handled
+    }),
+  )
+  return { status: PaymentRequest.status(handled.state) ?? "Accepted" }
+})
+
+// ---------------------------------------------------------------------------
+// Settlement (the app's workers)
+
+/** Applies a transfer command and mirrors its events onto the payment request it pays, in one unit of work. */
+const applyToTransfer = (transferId: string, command: Transfer.TransferCommand) =>
+  unitOfWork(
+    Effect.gen(function* () {
+      const handled = yield* CommandHandler.handle(Transfer.aggregate, transferId, command)
+      const paymentRequestId = handled.state._tag === "Initial" ? undefined : handled.state.details.paymentRequestId
+      if (paymentRequestId !== undefined) {
+        for (const event of handled.events) {
+          const follow = PaymentRequest.fromTransferEvent(paymentRequestId, event)
+          if (follow !== undefined) yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, follow)
+        }
+      }
+      return handled
+    }),
+  )
+
+/** The bank settled the transfer: it becomes Settled and the request it pays Paid. A repeat changes nothing. */
+export const settleTransfer = Effect.fn("Payments.settleTransfer")(function* (transferId: TransferId) {
+  const at = yield* DateTime.now
+  const handled = yield* applyToTransfer(transferId, { _tag: "SettleTransfer", transferId, at })
+  return Transfer.summary(handled.state)
+})
+
+/** The bank failed the transfer (return code, e.g. R01): it becomes Failed and the request it pays Failed. */
+export const failTransfer = Effect.fn("Payments.failTransfer")(function* (
+  transferId: TransferId,
+  returnCode: string,
+  reason = "returned by the bank",
+) {
+  const at = yield* DateTime.now
+  const handled = yield* applyToTransfer(transferId, { _tag: "FailTransfer", transferId, returnCode, reason, at })
+  return Transfer.summary(handled.state)
+})
+
+/** @internal shared with Transfers.ts */
+export const applyTransferCommand = applyToTransfer
+
+/** The ports the payment use cases need. */
+export type Requirements = EventStore | ReadModelStore | IdGenerator | UnitOfWork

@@ -1,0 +1,465 @@
+/**
+ * The Transfer aggregate: one bank-to-bank money movement from a payer to a
+ * company (GET /Transaction/{transferId}). It starts Pending, the bank settles
+ * or fails it, a settled transfer can be refunded (cumulatively, never above
+ * its amount) or the payer can apply for its reimbursement by a provider, but
+ * not both. Account numbers are only ever held masked (`maskAccountNumber`).
+ *
+ * State machine: packages/domain/docs/Transfer.md.
+ */
+import type { DateTime, Result } from "effect"
+import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import {
+  AlreadyExists,
+  type DomainError,
+  IllegalTransition,
+  NotFound,
+  RuleViolated,
+  type ValidationFailed,
+} from "../kernel/DomainError.ts"
+import * as Check from "../kernel/FieldChecks.ts"
+import type { CompanyId, PartnerId, PaymentRequestId, TransferId } from "../kernel/Ids.ts"
+import type * as Money from "../kernel/Money.ts"
+import {
+  type Attachment,
+  type RecipientAddress,
+  type RefundId,
+  type ReimbursementProviderId,
+  TransferEvent,
+  type TransferInitiated,
+  type TransferStatus,
+} from "./TransferEvents.ts"
+
+export type { TransferStatus } from "./TransferEvents.ts"
+
+/**
+ * Masks an account number for storage and display: four asterisks and the last
+ * four digits ("123456789" -> "****6789"). Non-digits are ignored; a number
+ * with fewer than four digits keeps the digits it has. Pure and total.
+ */
+export const maskAccountNumber = (accountNumber: string): string => `****${accountNumber.replace(/\D/g, "").slice(-4)}`
+
+/** The most attachments one transfer carries. */
+export const maxAttachments = 20
+
+// ---------------------------------------------------------------------------
+// Commands
+
+export interface InitiateTransfer {
+  readonly _tag: "InitiateTransfer"
+  readonly transferId: TransferId
+  readonly paymentRequestId?: PaymentRequestId
+  readonly partnerId: PartnerId
+  readonly companyId: CompanyId
+  readonly amount: Money.Money
+  readonly senderName: string
+  readonly recipientName: string
+  /** Already masked by the edge with `maskAccountNumber`; a full number is refused. */
+  readonly senderAccountMasked: string
+  readonly recipientAccountMasked: string
+  readonly recipientAddress: RecipientAddress
+  readonly attachments: ReadonlyArray<Attachment>
+  readonly description: string
+  readonly at: DateTime.Utc
+}
+
+export interface SettleTransfer {
+  readonly _tag: "SettleTransfer"
+  readonly transferId: TransferId
+  readonly at: DateTime.Utc
+}
+
+export interface FailTransfer {
+  readonly _tag: "FailTransfer"
+  readonly transferId: TransferId
+  /** Return code of the rail, e.g. "R01" (insufficient funds). */
+  readonly returnCode: string
+  readonly reason: string
+  readonly at: DateTime.Utc
+}
+
+export interface RefundTransfer {
+  readonly _tag: "RefundTransfer"
+  readonly transferId: TransferId
+  /** New id from the edge; repeating the same refund (same id, same amount) changes nothing. */
+  readonly refundId: RefundId
+  readonly amount: Money.Money
+  readonly at: DateTime.Utc
+}
+
+export interface ApplyForReimbursement {
+  readonly _tag: "ApplyForReimbursement"
+  readonly transferId: TransferId
+  readonly providerId: ReimbursementProviderId
+  /** Where the payer signs the reimbursement claim (from the provider, via the edge). */
+  readonly signingUrl: string
+  /** The provider's envelope id of the signing document, when it gives one. */
+  readonly envelopeId?: string
+  readonly at: DateTime.Utc
+}
+
+export interface CompleteReimbursement {
+  readonly _tag: "CompleteReimbursement"
+  readonly transferId: TransferId
+  readonly at: DateTime.Utc
+}
+
+export type TransferCommand =
+  | InitiateTransfer
+  | SettleTransfer
+  | FailTransfer
+  | RefundTransfer
+  | ApplyForReimbursement
+  | CompleteReimbursement
+
+// ---------------------------------------------------------------------------
+// State
+
+/** What the transfer moves, from whom to whom: fixed at initiation. */
+export type TransferDetails = Omit<TransferInitiated, "_tag" | "status" | "at"> & { readonly initiatedAt: DateTime.Utc }
+
+export interface Refund {
+  readonly refundId: RefundId
+  readonly amount: Money.Money
+}
+
+export type Reimbursement =
+  | { readonly _tag: "NotApplied" }
+  | {
+      readonly _tag: "Applied"
+      readonly providerId: ReimbursementProviderId
+      readonly signingUrl: string
+      readonly envelopeId?: string
+      readonly appliedAt: DateTime.Utc
+    }
+  | {
+      readonly _tag: "Reimbursed"
+      readonly providerId: ReimbursementProviderId
+      readonly signingUrl: string
+      readonly envelopeId?: string
+      readonly appliedAt: DateTime.Utc
+      readonly reimbursedAt: DateTime.Utc
+    }
+
+export type TransferState =
+  | { readonly _tag: "Initial" }
+  | { readonly _tag: "Pending"; readonly details: TransferDetails }
+  | {
+      readonly _tag: "Settled"
+      readonly details: TransferDetails
+      readonly settledAt: DateTime.Utc
+      readonly refunds: ReadonlyArray<Refund>
+      readonly refundedAmount: Money.Money
+      readonly reimbursement: Reimbursement
+    }
+  | {
+      readonly _tag: "Failed"
+      readonly details: TransferDetails
+      readonly failedAt: DateTime.Utc
+      readonly returnCode: string
+      readonly reason: string
+    }
+
+export const initialState: TransferState = { _tag: "Initial" }
+
+/** The flags of GET /Transaction/{transferId}, derived from the state (undefined before initiation). */
+export interface TransferSummary {
+  readonly status: TransferStatus
+  readonly isRefunded: boolean
+  readonly refundedAmount: Money.Money
+  readonly appliedForReimbursement: boolean
+  readonly isReimbursed: boolean
+}
+
+export const summary = (state: TransferState): TransferSummary | undefined => {
+  switch (state._tag) {
+    case "Initial":
+      return undefined
+    case "Pending":
+    case "Failed":
+      return {
+        status: state._tag,
+        isRefunded: false,
+        refundedAmount: { minorUnits: 0, currency: state.details.amount.currency },
+        appliedForReimbursement: false,
+        isReimbursed: false,
+      }
+    case "Settled":
+      return {
+        status: "Settled",
+        isRefunded: state.refundedAmount.minorUnits === state.details.amount.minorUnits,
+        refundedAmount: state.refundedAmount,
+        appliedForReimbursement: state.reimbursement._tag !== "NotApplied",
+        isReimbursed: state.reimbursement._tag === "Reimbursed",
+      }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Decide
+
+type Decision = Result.Result<ReadonlyArray<TransferEvent>, DomainError>
+
+const illegal = (state: TransferState, command: TransferCommand, reason: string) =>
+  refuse(new IllegalTransition({ entity: "Transfer", state: state._tag, command: command._tag, reason }))
+
+const notFound = refuse(new NotFound({ entity: "Transfer" }))
+
+const validateInitiate = (command: InitiateTransfer): Result.Result<never, ValidationFailed> | undefined => {
+  const issues: Check.Issues = []
+  Check.positiveMoney(issues, "amount", command.amount)
+  Check.requiredText(issues, "senderName", command.senderName, Check.maxNameLength)
+  Check.requiredText(issues, "recipientName", command.recipientName, Check.maxNameLength)
+  Check.maskedAccountNumber(issues, "senderAccount", command.senderAccountMasked)
+  Check.maskedAccountNumber(issues, "recipientAccount", command.recipientAccountMasked)
+  const address = command.recipientAddress
+  Check.requiredText(issues, "recipientAddress.streetNumberAndName", address.streetNumberAndName, Check.maxNameLength)
+  Check.optionalText(issues, "recipientAddress.apartmentNumber", address.apartmentNumber, Check.maxNameLength)
+  Check.requiredText(issues, "recipientAddress.city", address.city, Check.maxNameLength)
+  Check.requiredText(issues, "recipientAddress.zipCode", address.zipCode, Check.maxNameLength)
+  Check.requiredText(issues, "recipientAddress.state", address.state, Check.maxNameLength)
+  Check.requiredText(issues, "recipientAddress.country", address.country, Check.maxNameLength)
+  if (command.attachments.length > maxAttachments)
+    issues.push({ field: "attachments", message: `must hold at most ${maxAttachments} attachments` })
+  command.attachments.forEach((attachment, index) => {
+    Check.requiredText(issues, `attachments[${index}].id`, attachment.id, Check.maxNameLength)
+    Check.requiredText(issues, `attachments[${index}].name`, attachment.name, Check.maxNameLength)
+    if (!/^[\w.+-]+\/[\w.+-]+$/.test(attachment.contentType))
+      issues.push({
+        field: `attachments[${index}].contentType`,
+        message: 'must be a media type such as "application/pdf"',
+      })
+  })
+  Check.requiredText(issues, "description", command.description, Check.maxTextLength)
+  return Check.refusal(issues)
+}
+
+const initiate = (command: InitiateTransfer, state: TransferState): Decision => {
+  if (state._tag !== "Initial") return refuse(new AlreadyExists({ entity: "Transfer" }))
+  const invalid = validateInitiate(command)
+  if (invalid) return invalid
+  return accept({
+    _tag: "TransferInitiated",
+    transferId: command.transferId,
+    ...(command.paymentRequestId === undefined ? {} : { paymentRequestId: command.paymentRequestId }),
+    partnerId: command.partnerId,
+    companyId: command.companyId,
+    amount: command.amount,
+    senderName: command.senderName,
+    recipientName: command.recipientName,
+    senderAccountMasked: command.senderAccountMasked,
+    recipientAccountMasked: command.recipientAccountMasked,
+    recipientAddress: command.recipientAddress,
+    attachments: command.attachments,
+    description: command.description,
+    status: "Pending",
+    at: command.at,
+  })
+}
+
+const settle = (command: SettleTransfer, state: TransferState): Decision => {
+  switch (state._tag) {
+    case "Initial":
+      return notFound
+    case "Pending":
+      return accept({
+        _tag: "TransferSettled",
+        transferId: state.details.transferId,
+        status: "Settled",
+        at: command.at,
+      })
+    case "Settled":
+      return nothing
+    case "Failed":
+      return illegal(state, command, "a failed transfer cannot be settled")
+  }
+}
+
+const fail = (command: FailTransfer, state: TransferState): Decision => {
+  if (state._tag === "Initial") return notFound
+  const issues: Check.Issues = []
+  Check.returnCode(issues, "returnCode", command.returnCode)
+  Check.requiredText(issues, "reason", command.reason, Check.maxTextLength)
+  const invalid = Check.refusal(issues)
+  if (invalid) return invalid
+  switch (state._tag) {
+    case "Pending":
+      return accept({
+        _tag: "TransferFailed",
+        transferId: state.details.transferId,
+        returnCode: command.returnCode,
+        reason: command.reason,
+        status: "Failed",
+        at: command.at,
+      })
+    case "Failed":
+      return nothing
+    case "Settled":
+      return illegal(state, command, "a settled transfer cannot fail; pay money back with a refund")
+  }
+}
+
+const refund = (command: RefundTransfer, state: TransferState): Decision => {
+  if (state._tag === "Initial") return notFound
+  if (state._tag !== "Settled") return illegal(state, command, "only a settled transfer can be refunded")
+  const issues: Check.Issues = []
+  Check.positiveMoney(issues, "amount", command.amount)
+  Check.sameCurrency(issues, "amount", command.amount, state.details.amount)
+  const invalid = Check.refusal(issues)
+  if (invalid) return invalid
+  const earlier = state.refunds.find((r) => r.refundId === command.refundId)
+  if (earlier) {
+    return earlier.amount.minorUnits === command.amount.minorUnits
+      ? nothing
+      : refuse(
+          new RuleViolated({ code: "RefundIdReused", reason: "this refund id was already used for another amount" }),
+        )
+  }
+  if (state.reimbursement._tag !== "NotApplied")
+    return illegal(state, command, "a transfer applied for reimbursement cannot be refunded")
+  const total = state.refundedAmount.minorUnits + command.amount.minorUnits
+  if (total > state.details.amount.minorUnits)
+    return refuse(
+      new RuleViolated({
+        code: "RefundExceedsTransfer",
+        reason: `refunds would total ${total} minor units, more than the ${state.details.amount.minorUnits} transferred`,
+      }),
+    )
+  return accept({
+    _tag: "TransferRefunded",
+    transferId: state.details.transferId,
+    refundId: command.refundId,
+    amount: command.amount,
+    totalRefunded: { minorUnits: total, currency: state.details.amount.currency },
+    isRefunded: total === state.details.amount.minorUnits,
+    at: command.at,
+  })
+}
+
+const applyForReimbursement = (command: ApplyForReimbursement, state: TransferState): Decision => {
+  if (state._tag === "Initial") return notFound
+  if (state._tag !== "Settled") return illegal(state, command, "only a settled transfer can be reimbursed")
+  const issues: Check.Issues = []
+  Check.httpsUrl(issues, "signingUrl", command.signingUrl)
+  if (command.envelopeId !== undefined)
+    Check.requiredText(issues, "envelopeId", command.envelopeId, Check.maxNameLength)
+  const invalid = Check.refusal(issues)
+  if (invalid) return invalid
+  if (state.reimbursement._tag !== "NotApplied") {
+    return state.reimbursement.providerId === command.providerId
+      ? nothing
+      : illegal(state, command, "the transfer was already applied for reimbursement with another provider")
+  }
+  if (state.refunds.length > 0) return illegal(state, command, "a refunded transfer cannot be reimbursed")
+  return accept({
+    _tag: "TransferReimbursementApplied",
+    transferId: state.details.transferId,
+    providerId: command.providerId,
+    signingUrl: command.signingUrl,
+    ...(command.envelopeId === undefined ? {} : { envelopeId: command.envelopeId }),
+    at: command.at,
+  })
+}
+
+const completeReimbursement = (command: CompleteReimbursement, state: TransferState): Decision => {
+  if (state._tag === "Initial") return notFound
+  if (state._tag !== "Settled") return illegal(state, command, "only a settled transfer can be reimbursed")
+  switch (state.reimbursement._tag) {
+    case "NotApplied":
+      return illegal(state, command, "the transfer was not applied for reimbursement")
+    case "Reimbursed":
+      return nothing
+    case "Applied":
+      return accept({
+        _tag: "TransferReimbursed",
+        transferId: state.details.transferId,
+        providerId: state.reimbursement.providerId,
+        at: command.at,
+      })
+  }
+}
+
+export const decide = (command: TransferCommand, state: TransferState): Decision => {
+  switch (command._tag) {
+    case "InitiateTransfer":
+      return initiate(command, state)
+    case "SettleTransfer":
+      return settle(command, state)
+    case "FailTransfer":
+      return fail(command, state)
+    case "RefundTransfer":
+      return refund(command, state)
+    case "ApplyForReimbursement":
+      return applyForReimbursement(command, state)
+    case "CompleteReimbursement":
+      return completeReimbursement(command, state)
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Evolve (total: an event that does not fit the state leaves it unchanged)
+
+export const evolve = (state: TransferState, event: TransferEvent): TransferState => {
+  switch (event._tag) {
+    case "TransferInitiated": {
+      if (state._tag !== "Initial") return state
+      const { _tag, status, at, ...details } = event
+      return { _tag: "Pending", details: { ...details, initiatedAt: at } }
+    }
+    case "TransferSettled":
+      return state._tag === "Pending"
+        ? {
+            _tag: "Settled",
+            details: state.details,
+            settledAt: event.at,
+            refunds: [],
+            refundedAmount: { minorUnits: 0, currency: state.details.amount.currency },
+            reimbursement: { _tag: "NotApplied" },
+          }
+        : state
+    case "TransferFailed":
+      return state._tag === "Pending"
+        ? {
+            _tag: "Failed",
+            details: state.details,
+            failedAt: event.at,
+            returnCode: event.returnCode,
+            reason: event.reason,
+          }
+        : state
+    case "TransferRefunded":
+      return state._tag === "Settled"
+        ? {
+            ...state,
+            refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount }],
+            refundedAmount: event.totalRefunded,
+          }
+        : state
+    case "TransferReimbursementApplied":
+      return state._tag === "Settled"
+        ? {
+            ...state,
+            reimbursement: {
+              _tag: "Applied",
+              providerId: event.providerId,
+              signingUrl: event.signingUrl,
+              ...(event.envelopeId === undefined ? {} : { envelopeId: event.envelopeId }),
+              appliedAt: event.at,
+            },
+          }
+        : state
+    case "TransferReimbursed":
+      return state._tag === "Settled" && state.reimbursement._tag === "Applied"
+        ? { ...state, reimbursement: { ...state.reimbursement, _tag: "Reimbursed", reimbursedAt: event.at } }
+        : state
+  }
+}
+
+export const aggregate: Aggregate<TransferCommand, TransferEvent, TransferState, DomainError> = {
+  name: "Transfer",
+  initialState,
+  decide,
+  evolve,
+  events: TransferEvent,
+  eventVersion: () => 1,
+}

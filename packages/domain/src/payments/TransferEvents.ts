@@ -1,0 +1,132 @@
+/**
+ * Events of the Transfer aggregate: one bank-to-bank money movement, as read by
+ * GET /Transaction/{transferId}. Account numbers appear in these events only
+ * masked ("****6789"): the schema refuses a full number, so one can never be
+ * stored. Events that change the transfer's status carry the new `status`.
+ */
+import { Schema } from "effect"
+import { httpsUrlPattern, maskedAccountNumberPattern, returnCodePattern } from "../kernel/FieldChecks.ts"
+import { CompanyId, PartnerId, PaymentRequestId, TransferId, Uuid } from "../kernel/Ids.ts"
+import { Money } from "../kernel/Money.ts"
+
+/** Identifies one refund of a transfer (new id from the edge); repeating a refund with the same id changes nothing. */
+export const RefundId = Uuid.pipe(Schema.brand("RefundId"))
+export type RefundId = typeof RefundId.Type
+
+/** The reimbursement provider a payer applies to (POST /Reimbursement/Create providerId). */
+export const ReimbursementProviderId = Uuid.pipe(Schema.brand("ReimbursementProviderId"))
+export type ReimbursementProviderId = typeof ReimbursementProviderId.Type
+
+/** "****6789": four asterisks and at most the last four digits of an account number. */
+export const MaskedAccountNumber = Schema.String.check(
+  Schema.isPattern(maskedAccountNumberPattern, {
+    expected: "a masked account number",
+    message: 'must be a masked account number such as "****6789"',
+  }),
+)
+
+export const HttpsUrl = Schema.String.check(
+  Schema.isPattern(httpsUrlPattern, { expected: "an https URL", message: "must be an absolute https URL" }),
+)
+
+export const ReturnCode = Schema.String.check(
+  Schema.isPattern(returnCodePattern, { expected: "a return code", message: 'must be a return code such as "R01"' }),
+)
+
+/** The statuses a client reads in the transfer's `status` field. */
+export const TransferStatus = Schema.Literals(["Pending", "Settled", "Failed"])
+export type TransferStatus = typeof TransferStatus.Type
+
+export const RecipientAddress = Schema.Struct({
+  streetNumberAndName: Schema.String,
+  apartmentNumber: Schema.String,
+  city: Schema.String,
+  zipCode: Schema.String,
+  state: Schema.String,
+  country: Schema.String,
+})
+export type RecipientAddress = typeof RecipientAddress.Type
+
+export const Attachment = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  contentType: Schema.String,
+})
+export type Attachment = typeof Attachment.Type
+
+/** A transfer was started; it is Pending until the bank settles or fails it. */
+export const TransferInitiated = Schema.TaggedStruct("TransferInitiated", {
+  transferId: TransferId,
+  paymentRequestId: Schema.optionalKey(PaymentRequestId),
+  partnerId: PartnerId,
+  companyId: CompanyId,
+  amount: Money,
+  senderName: Schema.String,
+  recipientName: Schema.String,
+  senderAccountMasked: MaskedAccountNumber,
+  recipientAccountMasked: MaskedAccountNumber,
+  recipientAddress: RecipientAddress,
+  attachments: Schema.Array(Attachment),
+  description: Schema.String,
+  status: Schema.Literal("Pending"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferInitiated = typeof TransferInitiated.Type
+
+/** The bank settled the transfer: the money reached the recipient. */
+export const TransferSettled = Schema.TaggedStruct("TransferSettled", {
+  transferId: TransferId,
+  status: Schema.Literal("Settled"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferSettled = typeof TransferSettled.Type
+
+/** The bank failed the transfer with a return code (e.g. "R01", insufficient funds). */
+export const TransferFailed = Schema.TaggedStruct("TransferFailed", {
+  transferId: TransferId,
+  returnCode: ReturnCode,
+  reason: Schema.String,
+  status: Schema.Literal("Failed"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferFailed = typeof TransferFailed.Type
+
+/** Part or all of a settled transfer was paid back; `isRefunded` is true once refunds reach the amount. */
+export const TransferRefunded = Schema.TaggedStruct("TransferRefunded", {
+  transferId: TransferId,
+  refundId: RefundId,
+  amount: Money,
+  totalRefunded: Money,
+  isRefunded: Schema.Boolean,
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferRefunded = typeof TransferRefunded.Type
+
+/** The payer applied to a provider for reimbursement of the settled transfer and has a document to sign. */
+export const TransferReimbursementApplied = Schema.TaggedStruct("TransferReimbursementApplied", {
+  transferId: TransferId,
+  providerId: ReimbursementProviderId,
+  signingUrl: HttpsUrl,
+  envelopeId: Schema.optionalKey(Schema.String),
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferReimbursementApplied = typeof TransferReimbursementApplied.Type
+
+/** The provider reimbursed the payer for the transfer. */
+export const TransferReimbursed = Schema.TaggedStruct("TransferReimbursed", {
+  transferId: TransferId,
+  providerId: ReimbursementProviderId,
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferReimbursed = typeof TransferReimbursed.Type
+
+/** Every event of a transfer: the codec of its stream. */
+export const TransferEvent = Schema.Union([
+  TransferInitiated,
+  TransferSettled,
+  TransferFailed,
+  TransferRefunded,
+  TransferReimbursementApplied,
+  TransferReimbursed,
+])
+export type TransferEvent = typeof TransferEvent.Type

@@ -1,0 +1,277 @@
+/**
+ * Transfer use cases: read one transfer (the partner, or the customer who paid
+ * it), refund it (partner; mirrored onto the payment request it pays, in the
+ * same unit of work), the transaction report (partner), and reimbursement
+ * (the payer applies to a provider and gets an e-signature URL).
+ *
+ * A transfer of another partner, or one the customer did not pay, is reported
+ * exactly like a missing one (NotFound).
+ */
+import { DateTime, Effect, Layer, Option } from "effect"
+import { Customer } from "../customers/index.ts"
+import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
+import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import { ESignature } from "../infrastructure/Providers.ts"
+import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import { dieOnCorruptEvent } from "../infrastructure/UseCase.ts"
+import type { WireAmount } from "../kernel/Amounts.ts"
+import type { CalendarDate } from "../kernel/CalendarDate.ts"
+import { NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
+import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import * as Money from "../kernel/Money.ts"
+import * as PaymentRequests from "./PaymentRequestsProjection.ts"
+import { applyTransferCommand } from "./Payments.ts"
+import * as Transfer from "./Transfer.ts"
+import type { RefundId, ReimbursementProviderId } from "./TransferEvents.ts"
+import * as Transfers from "./TransfersProjection.ts"
+
+const notFound = new NotFound({ entity: "Transfer" })
+
+/** Who reads a transfer: a partner (its own transfers) or a customer (transfers they paid). */
+export type Reader =
+  | { readonly _tag: "Partner"; readonly partnerId: PartnerId }
+  | { readonly _tag: "Customer"; readonly partnerId: PartnerId; readonly registrationId: RegistrationId }
+
+/** The payer of a transfer: the payer of the payment request it pays (undefined for a stand-alone transfer). */
+const payerOf = Effect.fn("Transfers.payerOf")(function* (doc: Transfers.TransferDocument) {
+  if (doc.paymentRequestId === undefined) return undefined
+  const store = yield* ReadModelStore
+  const stored = yield* store.get(PaymentRequests.collection, doc.paymentRequestId)
+  return Option.isNone(stored)
+    ? undefined
+    : decodeDocument(PaymentRequests.projection, stored.value).payerRegistrationId
+})
+
+/** The transfer document if the reader may see it, else NotFound. */
+export const get = Effect.fn("Transfers.get")(function* (reader: Reader, transferId: string) {
+  const store = yield* ReadModelStore
+  const stored = yield* store.get(Transfers.collection, transferId)
+  if (Option.isNone(stored) || stored.value.index.partnerId !== reader.partnerId) return yield* notFound
+  const doc = decodeDocument(Transfers.projection, stored.value)
+  if (reader._tag === "Customer" && (yield* payerOf(doc)) !== reader.registrationId) return yield* notFound
+  return doc
+})
+
+// ---------------------------------------------------------------------------
+// Refund
+
+export interface RefundInput {
+  readonly partnerId: PartnerId
+  readonly transferId: string
+  /** Omitted: refund everything not refunded yet. */
+  readonly amount?: WireAmount | undefined
+  readonly reason?: string | undefined
+}
+
+/** Refunds part or all of a settled transfer (cumulative; never above the amount). */
+export const refund = Effect.fn("Transfers.refund")(function* (input: RefundInput) {
+  if (input.reason !== undefined && input.reason.length > 500)
+    return yield* ValidationFailed.of("reason", "must be at most 500 characters")
+  const loaded = yield* dieOnCorruptEvent(CommandHandler.load(Transfer.aggregate, input.transferId))
+  const state = loaded.state
+  if (state._tag === "Initial" || state.details.partnerId !== input.partnerId) return yield* notFound
+  let amount: Money.Money
+  if (input.amount === undefined) {
+    const remaining =
+      state._tag === "Settled"
+        ? state.details.amount.minorUnits - state.refundedAmount.minorUnits
+        : state.details.amount.minorUnits
+    if (remaining === 0)
+      return yield* new RuleViolated({ code: "NOTHING_TO_REFUND", reason: "the transfer is already fully refunded" })
+    amount = { minorUnits: remaining, currency: state.details.amount.currency }
+  } else {
+    const converted = Money.fromDecimal(input.amount.value, input.amount.currencyCode)
+    if (converted._tag === "Failure")
+      return yield* ValidationFailed.of("amount.value", Money.describeProblem(converted.failure))
+    amount = converted.success
+  }
+  const ids = yield* IdGenerator
+  const refundId = (yield* ids.next) as RefundId
+  const at = yield* DateTime.now
+  const handled = yield* applyTransferCommand(input.transferId, {
+    _tag: "RefundTransfer",
+    transferId: state.details.transferId,
+    refundId,
+    amount,
+    at,
+  })
+  const summary = Transfer.summary(handled.state)
+  return {
+    refundId,
+    status: "Completed" as const,
+    amount,
+    refundedAmount: summary?.refundedAmount ?? amount,
+    isRefunded: summary?.isRefunded ?? false,
+  }
+})
+
+// ---------------------------------------------------------------------------
+// Report
+
+export interface ReportQuery {
+  readonly partnerId: PartnerId
+  /** Inclusive UTC calendar dates of the transfers' `date` (initiation). */
+  readonly from: CalendarDate
+  readonly to: CalendarDate
+  readonly companyId?: string | undefined
+  readonly limit: number
+  readonly startingAfter?: string | undefined
+}
+
+export interface CurrencyTotal {
+  readonly currencyCode: Money.CurrencyCode
+  readonly count: number
+  readonly totalAmount: Money.Money
+  readonly refundedAmount: Money.Money
+  readonly netAmount: Money.Money
+}
+
+/** Longest report window, in days (inclusive of both ends). */
+export const maxReportDays = 366
+
+/**
+ * The settled transfers of the partner initiated between `from` and `to`
+ * (inclusive), optionally of one company: totals per currency over the whole
+ * window, and one page of items (newest first, cursor `startingAfter`).
+ */
+export const report = Effect.fn("Transfers.report")(function* (query: ReportQuery) {
+  if (query.from > query.to) return yield* ValidationFailed.of("from", "must not be after to")
+  const days = (Date.parse(query.to) - Date.parse(query.from)) / 86_400_000 + 1
+  if (days > maxReportDays) return yield* ValidationFailed.of("to", `the window must be at most ${maxReportDays} days`)
+  const store = yield* ReadModelStore
+  const base = {
+    partnerId: query.partnerId,
+    keys: { status: "Settled", ...(query.companyId === undefined ? {} : { companyId: query.companyId }) },
+    sortKeyFrom: `${query.from}T00:00:00.000Z`,
+    sortKeyTo: `${query.to}T23:59:59.999Z`,
+  }
+  const totals = new Map<Money.CurrencyCode, { count: number; total: number; refunded: number }>()
+  let cursor: string | undefined
+  while (true) {
+    const page = yield* store.find(Transfers.collection, {
+      ...base,
+      limit: 500,
+      order: "asc",
+      ...(cursor === undefined ? {} : { startingAfter: cursor }),
+    })
+    for (const item of page.items) {
+      const doc = decodeDocument(Transfers.projection, item)
+      const entry = totals.get(doc.amount.currency) ?? { count: 0, total: 0, refunded: 0 }
+      entry.count += 1
+      entry.total += doc.amount.minorUnits
+      entry.refunded += doc.refundedAmount.minorUnits
+      totals.set(doc.amount.currency, entry)
+    }
+    if (!page.hasMore || page.items.length === 0) break
+    cursor = page.items[page.items.length - 1]!.id
+  }
+  const items = yield* store.find(Transfers.collection, {
+    ...base,
+    limit: query.limit,
+    order: "desc",
+    ...(query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter }),
+  })
+  const currencyTotals: Array<CurrencyTotal> = [...totals.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([currency, entry]) => ({
+      currencyCode: currency,
+      count: entry.count,
+      totalAmount: Money.make(entry.total, currency),
+      refundedAmount: Money.make(entry.refunded, currency),
+      netAmount: Money.make(entry.total - entry.refunded, currency),
+    }))
+  return {
+    from: query.from,
+    to: query.to,
+    currencyTotals,
+    items: items.items.map((item) => decodeDocument(Transfers.projection, item)),
+    hasMore: items.hasMore,
+  }
+})
+
+// ---------------------------------------------------------------------------
+// Reimbursement
+
+export interface ReimbursementInput {
+  readonly partnerId: PartnerId
+  readonly registrationId: RegistrationId
+  readonly transferId: string
+  readonly providerId: ReimbursementProviderId
+}
+
+/** A signing URL only used to check, before calling the provider, that the application would be accepted. */
+const dryRunUrl = "https://sandbox.partnerpay.dev/sign/dry-run"
+
+/**
+ * The payer applies to a provider for reimbursement of a settled transfer they
+ * paid: the e-signature provider creates the claim document and the signer's
+ * URL, recorded on the transfer. A repeat with the same provider returns the
+ * first URL without a new envelope.
+ */
+export const createReimbursement = Effect.fn("Transfers.createReimbursement")(function* (input: ReimbursementInput) {
+  yield* get({ _tag: "Customer", partnerId: input.partnerId, registrationId: input.registrationId }, input.transferId)
+  const loaded = yield* dieOnCorruptEvent(CommandHandler.load(Transfer.aggregate, input.transferId))
+  const state = loaded.state
+  if (state._tag === "Initial") return yield* notFound
+  const at = yield* DateTime.now
+  const transferId = state.details.transferId
+  const command = (signingUrl: string, envelopeId?: string): Transfer.ApplyForReimbursement => ({
+    _tag: "ApplyForReimbursement",
+    transferId,
+    providerId: input.providerId,
+    signingUrl,
+    ...(envelopeId === undefined ? {} : { envelopeId }),
+    at,
+  })
+  const dryRun = Transfer.aggregate.decide(command(dryRunUrl), state)
+  if (dryRun._tag === "Failure") return yield* Effect.fail(dryRun.failure)
+  if (dryRun.success.length === 0 && state._tag === "Settled" && state.reimbursement._tag !== "NotApplied")
+    return { signingUrl: state.reimbursement.signingUrl }
+  const customer = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.registrationId))
+  const personal = Customer.personalData(customer.state)
+  const signing = yield* ESignature
+  const envelope = yield* signing
+    .createReimbursementEnvelope({
+      transferId,
+      providerId: input.providerId,
+      signer: {
+        registrationId: input.registrationId,
+        name: personal === null ? state.details.senderName : `${personal.firstName} ${personal.lastName}`,
+        emailAddress: personal?.emailAddress ?? "",
+      },
+    })
+    .pipe(
+      Effect.catchTags({
+        ESignatureRefused: (error) =>
+          Effect.fail(new RuleViolated({ code: "ESIGNATURE_REFUSED", reason: error.reason })),
+        ProviderUnavailable: (error) => Effect.fail(new EventStoreUnavailable({ reason: error.message, cause: error })),
+      }),
+    )
+  const handled = yield* applyTransferCommand(input.transferId, command(envelope.signingUrl, envelope.envelopeId))
+  const reimbursement = handled.state._tag === "Settled" ? handled.state.reimbursement : undefined
+  return {
+    signingUrl:
+      reimbursement !== undefined && reimbursement._tag !== "NotApplied"
+        ? reimbursement.signingUrl
+        : envelope.signingUrl,
+  }
+})
+
+/** The sandbox e-signature provider's base signing address. */
+export const sandboxSigningBase = "https://sandbox.partnerpay.dev/sign/"
+
+/**
+ * A deterministic sandbox ESignature provider: the envelope id is built from
+ * the transfer and provider ids, and the signing URL is
+ * `https://sandbox.partnerpay.dev/sign/<envelopeId>`. No I/O.
+ */
+export const eSignatureSandbox: Layer.Layer<ESignature> = Layer.succeed(
+  ESignature,
+  ESignature.of({
+    createReimbursementEnvelope: (request) => {
+      const envelopeId = `rb-${request.transferId}-${request.providerId}`
+      return Effect.succeed({ envelopeId, signingUrl: `${sandboxSigningBase}${envelopeId}` })
+    },
+  }),
+)

@@ -1,0 +1,122 @@
+/**
+ * The `transfers` read model: one document per transfer, kept from the
+ * Transfer stream alone (pure). It answers GET /Transaction/{transferId}
+ * (spec 2.9) and the transaction report. Account numbers are stored masked
+ * only (the events never carry anything else).
+ *
+ * Index keys: `companyId`, `status` and, when the transfer pays one,
+ * `paymentRequestId`. Sort key: the initiation instant (ISO 8601), which is
+ * the transfer's `date`; the report selects a date range of it.
+ */
+import { DateTime, Schema } from "effect"
+import type { Envelope } from "../DomainEvents.ts"
+import type { Projection } from "../infrastructure/ReadModel.ts"
+import { Money } from "../kernel/Money.ts"
+import { Attachment, RecipientAddress, TransferStatus } from "./TransferEvents.ts"
+
+export const collection = "transfers"
+
+export const TransferDocument = Schema.Struct({
+  transferId: Schema.String,
+  partnerId: Schema.String,
+  companyId: Schema.String,
+  paymentRequestId: Schema.optionalKey(Schema.String),
+  status: TransferStatus,
+  amount: Money,
+  senderName: Schema.String,
+  recipientName: Schema.String,
+  senderAccountMasked: Schema.String,
+  recipientAccountMasked: Schema.String,
+  recipientAddress: RecipientAddress,
+  attachments: Schema.Array(Attachment),
+  description: Schema.String,
+  refundedAmount: Money,
+  isRefunded: Schema.Boolean,
+  appliedForReimbursement: Schema.Boolean,
+  isReimbursed: Schema.Boolean,
+  reimbursementProviderId: Schema.optionalKey(Schema.String),
+  signingUrl: Schema.optionalKey(Schema.String),
+  returnCode: Schema.optionalKey(Schema.String),
+  failureReason: Schema.optionalKey(Schema.String),
+  /** ISO 8601 instants; `createdAt` is the initiation, the transfer's `date`. */
+  createdAt: Schema.String,
+  settledAt: Schema.optionalKey(Schema.String),
+  failedAt: Schema.optionalKey(Schema.String),
+  updatedAt: Schema.String,
+})
+export type TransferDocument = typeof TransferDocument.Type
+
+const iso = DateTime.formatIso
+
+export const apply = (current: TransferDocument | undefined, envelope: Envelope): TransferDocument | undefined => {
+  if (envelope.streamType !== "Transfer") return current
+  const event = envelope.event
+  if (event._tag === "TransferInitiated") {
+    return {
+      transferId: event.transferId,
+      partnerId: event.partnerId,
+      companyId: event.companyId,
+      ...(event.paymentRequestId === undefined ? {} : { paymentRequestId: event.paymentRequestId }),
+      status: "Pending",
+      amount: event.amount,
+      senderName: event.senderName,
+      recipientName: event.recipientName,
+      senderAccountMasked: event.senderAccountMasked,
+      recipientAccountMasked: event.recipientAccountMasked,
+      recipientAddress: event.recipientAddress,
+      attachments: event.attachments,
+      description: event.description,
+      refundedAmount: { minorUnits: 0, currency: event.amount.currency },
+      isRefunded: false,
+      appliedForReimbursement: false,
+      isReimbursed: false,
+      createdAt: iso(event.at),
+      updatedAt: iso(event.at),
+    }
+  }
+  if (current === undefined) return undefined
+  const updatedAt = iso(event.at)
+  switch (event._tag) {
+    case "TransferSettled":
+      return { ...current, status: "Settled", settledAt: updatedAt, updatedAt }
+    case "TransferFailed":
+      return {
+        ...current,
+        status: "Failed",
+        returnCode: event.returnCode,
+        failureReason: event.reason,
+        failedAt: updatedAt,
+        updatedAt,
+      }
+    case "TransferRefunded":
+      return { ...current, refundedAmount: event.totalRefunded, isRefunded: event.isRefunded, updatedAt }
+    case "TransferReimbursementApplied":
+      return {
+        ...current,
+        appliedForReimbursement: true,
+        reimbursementProviderId: event.providerId,
+        signingUrl: event.signingUrl,
+        updatedAt,
+      }
+    case "TransferReimbursed":
+      return { ...current, isReimbursed: true, updatedAt }
+  }
+}
+
+export const projection: Projection<TransferDocument> = {
+  collection,
+  document: TransferDocument,
+  streamTypes: ["Transfer"],
+  creates: ["TransferInitiated"],
+  key: (envelope) => (envelope.streamType === "Transfer" ? envelope.event.transferId : undefined),
+  apply,
+  index: (doc) => ({
+    partnerId: doc.partnerId,
+    keys: {
+      companyId: doc.companyId,
+      status: doc.status,
+      ...(doc.paymentRequestId === undefined ? {} : { paymentRequestId: doc.paymentRequestId }),
+    },
+    sortKey: doc.createdAt,
+  }),
+}

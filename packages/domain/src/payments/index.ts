@@ -1,0 +1,17 @@
+/**
+ * The payments area's public module: payment requests, transfers and
+ * refunds (PaymentRequest, Transfer), debit authorizations (DebitAuth), their
+ * use cases, read models and the payment request status webhook. Other areas
+ * import payments only through this module.
+ */
+export * as DebitAuth from "./DebitAuth.ts"
+export * as DebitAuths from "./DebitAuths.ts"
+export * as DebitAuthsProjection from "./DebitAuthsProjection.ts"
+export * as PaymentRequest from "./PaymentRequest.ts"
+export * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
+export * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
+export * as Payments from "./Payments.ts"
+export * as Transfer from "./Transfer.ts"
+export * as TransferEvents from "./TransferEvents.ts"
+export * as Transfers from "./Transfers.ts"
+export * as TransfersProjection from "./TransfersProjection.ts"

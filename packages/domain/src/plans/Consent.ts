@@ -1,0 +1,258 @@
+/**
+ * Consent: a payer's consent to a company's recurring payment plan (spec 3.2,
+ * changelog v0.4.1-v0.4.4).
+ *
+ * States: Pending, Accepted, Declined, Revoked. The company's plan creation
+ * requests the consent (Pending); the payer accepts it (Accepted) or declines
+ * it: a Pending consent becomes Declined, an Accepted one becomes Revoked
+ * (there is no separate revoke operation). Declined and Revoked are terminal.
+ * Only Pending and Accepted consents are listed.
+ *
+ * Only the consent's own payer may accept or decline it; to anyone else the
+ * consent does not exist (NotFound), so its existence is not disclosed.
+ */
+import { type DateTime, Schema } from "effect"
+import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import {
+  AlreadyExists,
+  type DomainError,
+  IllegalTransition,
+  NotFound,
+  ValidationFailed,
+} from "../kernel/DomainError.ts"
+import type * as Ids from "../kernel/Ids.ts"
+import * as Money from "../kernel/Money.ts"
+import type { ConsentEvent } from "./ConsentEvents.ts"
+import * as Events from "./ConsentEvents.ts"
+import type { Frequency } from "./PaymentPlanSchedule.ts"
+
+export { ConsentEvent } from "./ConsentEvents.ts"
+
+// ---------------------------------------------------------------------------
+// Commands
+
+/** The company asks the payer to consent to a plan (sent together with the plan's creation). */
+export interface RequestConsent {
+  readonly _tag: "RequestConsent"
+  readonly consentId: Ids.ConsentId
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly partnerId: Ids.PartnerId
+  readonly companyId: Ids.CompanyId
+  readonly payerRegistrationId: Ids.RegistrationId
+  readonly amount: Money.Money
+  readonly frequency: Frequency
+  readonly at: DateTime.Utc
+}
+
+/** The payer (`registrationId`) accepts, naming the bank account to debit. */
+export interface AcceptConsent {
+  readonly _tag: "AcceptConsent"
+  readonly consentId: Ids.ConsentId
+  readonly registrationId: Ids.RegistrationId
+  readonly bankAccountId: Ids.BankAccountId
+  readonly at: DateTime.Utc
+}
+
+/** The payer (`registrationId`) declines: a Pending consent is Declined, an Accepted one is Revoked. */
+export interface DeclineConsent {
+  readonly _tag: "DeclineConsent"
+  readonly consentId: Ids.ConsentId
+  readonly registrationId: Ids.RegistrationId
+  readonly at: DateTime.Utc
+}
+
+export type Command = RequestConsent | AcceptConsent | DeclineConsent
+
+// ---------------------------------------------------------------------------
+// State
+
+/** The status a client sees, PascalCase as in the spec. */
+export const ConsentStatus = Schema.Literals(["Pending", "Accepted", "Declined", "Revoked"])
+export type ConsentStatus = typeof ConsentStatus.Type
+
+/** What the consent is about, fixed when it is requested. */
+export interface ConsentTerms {
+  readonly consentId: Ids.ConsentId
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly partnerId: Ids.PartnerId
+  readonly companyId: Ids.CompanyId
+  readonly payerRegistrationId: Ids.RegistrationId
+  readonly amount: Money.Money
+  readonly frequency: Frequency
+  readonly requestedAt: DateTime.Utc
+}
+
+export type State =
+  | { readonly _tag: "Initial" }
+  | ({ readonly _tag: "Pending" } & ConsentTerms)
+  | ({
+      readonly _tag: "Accepted"
+      readonly bankAccountId: Ids.BankAccountId
+      readonly acceptedAt: DateTime.Utc
+    } & ConsentTerms)
+  | ({ readonly _tag: "Declined"; readonly declinedAt: DateTime.Utc } & ConsentTerms)
+  | ({
+      readonly _tag: "Revoked"
+      readonly bankAccountId: Ids.BankAccountId
+      readonly acceptedAt: DateTime.Utc
+      readonly revokedAt: DateTime.Utc
+    } & ConsentTerms)
+
+export type ExistingState = Exclude<State, { readonly _tag: "Initial" }>
+
+export const initialState: State = { _tag: "Initial" }
+
+/** The client-visible status of a consent, undefined when it does not exist. */
+export const statusOf = (state: State): ConsentStatus | undefined => (state._tag === "Initial" ? undefined : state._tag)
+
+/** Only Pending and Accepted consents appear in the consent list (changelog v0.4.3). */
+export const isListable = (state: State | ConsentStatus): boolean => {
+  const status = typeof state === "string" ? state : state._tag
+  return status === "Pending" || status === "Accepted"
+}
+
+/** Declined and Revoked are final: no command moves a consent out of them. */
+export const isTerminal = (state: State): boolean => state._tag === "Declined" || state._tag === "Revoked"
+
+// ---------------------------------------------------------------------------
+// Decide
+
+const entity = "Consent"
+
+const validateRequest = (command: RequestConsent) =>
+  command.amount.minorUnits > 0 ? undefined : ValidationFailed.of("amount", "must be greater than zero")
+
+const sameTerms = (state: ExistingState, command: RequestConsent): boolean =>
+  state.consentId === command.consentId &&
+  state.paymentPlanId === command.paymentPlanId &&
+  state.partnerId === command.partnerId &&
+  state.companyId === command.companyId &&
+  state.payerRegistrationId === command.payerRegistrationId &&
+  state.frequency === command.frequency &&
+  Money.equals(state.amount, command.amount)
+
+const ids = (state: ExistingState) => ({
+  consentId: state.consentId,
+  paymentPlanId: state.paymentPlanId,
+  partnerId: state.partnerId,
+  companyId: state.companyId,
+  payerRegistrationId: state.payerRegistrationId,
+})
+
+const requestConsent = (command: RequestConsent, state: State) => {
+  if (state._tag !== "Initial") {
+    // A retried request with the same terms changes nothing; other terms under the same id are refused.
+    return sameTerms(state, command) ? nothing : refuse(new AlreadyExists({ entity }))
+  }
+  const invalid = validateRequest(command)
+  if (invalid) return refuse(invalid)
+  return accept<ConsentEvent>({
+    _tag: "ConsentRequested",
+    consentId: command.consentId,
+    paymentPlanId: command.paymentPlanId,
+    partnerId: command.partnerId,
+    companyId: command.companyId,
+    payerRegistrationId: command.payerRegistrationId,
+    amount: command.amount,
+    frequency: command.frequency,
+    at: command.at,
+  })
+}
+
+const acceptConsent = (command: AcceptConsent, state: ExistingState) => {
+  switch (state._tag) {
+    case "Pending":
+      return accept<ConsentEvent>({
+        _tag: "ConsentAccepted",
+        ...ids(state),
+        bankAccountId: command.bankAccountId,
+        at: command.at,
+      })
+    case "Accepted":
+      // Accepting again with the same account is a retry; switching accounts is not a move the spec offers.
+      return state.bankAccountId === command.bankAccountId
+        ? nothing
+        : refuse(
+            new IllegalTransition({
+              entity,
+              state: state._tag,
+              command: command._tag,
+              reason: "the consent is already accepted with another bank account",
+            }),
+          )
+    case "Declined":
+    case "Revoked":
+      return refuse(
+        new IllegalTransition({
+          entity,
+          state: state._tag,
+          command: command._tag,
+          reason: `a ${state._tag} consent cannot be accepted`,
+        }),
+      )
+  }
+}
+
+const declineConsent = (command: DeclineConsent, state: ExistingState) => {
+  switch (state._tag) {
+    case "Pending":
+      return accept<ConsentEvent>({ _tag: "ConsentDeclined", ...ids(state), at: command.at })
+    case "Accepted":
+      return accept<ConsentEvent>({
+        _tag: "ConsentRevoked",
+        ...ids(state),
+        bankAccountId: state.bankAccountId,
+        at: command.at,
+      })
+    case "Declined":
+    case "Revoked":
+      // Declining again changes nothing: the consent is already withdrawn.
+      return nothing
+  }
+}
+
+export const decide = (command: Command, state: State) => {
+  if (command._tag === "RequestConsent") return requestConsent(command, state)
+  // To anyone but its payer, a consent does not exist.
+  if (state._tag === "Initial" || state.payerRegistrationId !== command.registrationId) {
+    return refuse(new NotFound({ entity }))
+  }
+  return command._tag === "AcceptConsent" ? acceptConsent(command, state) : declineConsent(command, state)
+}
+
+// ---------------------------------------------------------------------------
+// Evolve
+
+export const evolve = (state: State, event: ConsentEvent): State => {
+  switch (event._tag) {
+    case "ConsentRequested":
+      return {
+        _tag: "Pending",
+        consentId: event.consentId,
+        paymentPlanId: event.paymentPlanId,
+        partnerId: event.partnerId,
+        companyId: event.companyId,
+        payerRegistrationId: event.payerRegistrationId,
+        amount: event.amount,
+        frequency: event.frequency,
+        requestedAt: event.at,
+      }
+    case "ConsentAccepted":
+      return state._tag === "Pending"
+        ? { ...state, _tag: "Accepted", bankAccountId: event.bankAccountId, acceptedAt: event.at }
+        : state
+    case "ConsentDeclined":
+      return state._tag === "Pending" ? { ...state, _tag: "Declined", declinedAt: event.at } : state
+    case "ConsentRevoked":
+      return state._tag === "Accepted" ? { ...state, _tag: "Revoked", revokedAt: event.at } : state
+  }
+}
+
+export const aggregate: Aggregate<Command, ConsentEvent, State, DomainError> = {
+  name: "Consent",
+  initialState,
+  decide,
+  evolve,
+  events: Events.ConsentEvent,
+  eventVersion: () => 1,
+}

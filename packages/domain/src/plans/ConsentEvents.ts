@@ -1,0 +1,50 @@
+/**
+ * Events of the Consent aggregate: a payer's consent to a company's recurring
+ * payment plan (spec 3.2). Every event names the consent, its plan, the
+ * partner, the company and the payer, and the instant it happened, so read
+ * models (consent list, single consent, plan policy) need nothing else.
+ */
+import { Schema } from "effect"
+import * as Ids from "../kernel/Ids.ts"
+import * as Money from "../kernel/Money.ts"
+import { Frequency } from "./PaymentPlanSchedule.ts"
+
+/** The ids every consent event carries. */
+const consentFields = {
+  consentId: Ids.ConsentId,
+  paymentPlanId: Ids.PaymentPlanId,
+  partnerId: Ids.PartnerId,
+  companyId: Ids.CompanyId,
+  payerRegistrationId: Ids.RegistrationId,
+  at: Schema.DateTimeUtcFromString,
+}
+
+/** The company asked the payer to consent to a plan of `amount` every `frequency`; the consent is Pending. */
+export const ConsentRequested = Schema.TaggedStruct("ConsentRequested", {
+  ...consentFields,
+  amount: Money.Money,
+  frequency: Frequency,
+})
+export type ConsentRequested = typeof ConsentRequested.Type
+
+/** The payer accepted, naming the bank account to debit; the consent is Accepted. */
+export const ConsentAccepted = Schema.TaggedStruct("ConsentAccepted", {
+  ...consentFields,
+  bankAccountId: Ids.BankAccountId,
+})
+export type ConsentAccepted = typeof ConsentAccepted.Type
+
+/** The payer declined a Pending consent; the consent is Declined (terminal). */
+export const ConsentDeclined = Schema.TaggedStruct("ConsentDeclined", consentFields)
+export type ConsentDeclined = typeof ConsentDeclined.Type
+
+/** The payer declined an Accepted consent; the consent is Revoked (terminal). */
+export const ConsentRevoked = Schema.TaggedStruct("ConsentRevoked", {
+  ...consentFields,
+  bankAccountId: Ids.BankAccountId,
+})
+export type ConsentRevoked = typeof ConsentRevoked.Type
+
+/** Every event of a consent; the codec of its stream. */
+export const ConsentEvent = Schema.Union([ConsentRequested, ConsentAccepted, ConsentDeclined, ConsentRevoked])
+export type ConsentEvent = typeof ConsentEvent.Type

@@ -1,0 +1,189 @@
+/**
+ * Use cases of the payer's consents (spec 3.2, changelog v0.4.1-v0.4.4): the
+ * payer (a customer, by registration id) lists its Pending and Accepted
+ * consents, reads one, accepts it with a bank account, or declines it (a
+ * Pending consent becomes Declined, an Accepted one Revoked).
+ *
+ * The consent policy is applied in the same unit of work: acceptance tells
+ * the plan (RecordConsentAccepted); a decline or revocation withdraws it
+ * (RecordConsentWithdrawn), which cancels the plan.
+ *
+ * Tenancy: a consent of another payer or another partner is `NotFound`.
+ * The recipient company is the company's current contact data, joined from the
+ * `companies` read model when the consent is read.
+ */
+import { DateTime, Effect, Option } from "effect"
+import { CompaniesProjection } from "../companies/index.ts"
+import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import { decodeDocument, ReadModelStore, type StoredDocument } from "../infrastructure/ReadModel.ts"
+import { unitOfWork } from "../infrastructure/UseCase.ts"
+import type * as CalendarDate from "../kernel/CalendarDate.ts"
+import { NotFound } from "../kernel/DomainError.ts"
+import type * as Ids from "../kernel/Ids.ts"
+import type * as Money from "../kernel/Money.ts"
+import * as Consent from "./Consent.ts"
+import type { ConsentEvent } from "./ConsentEvents.ts"
+import { type ConsentDocument, consents } from "./ConsentsProjection.ts"
+import * as PaymentPlan from "./PaymentPlan.ts"
+import type { Frequency } from "./PaymentPlanSchedule.ts"
+import { type RecipientCompany, recipientCompanyOf } from "./PaymentPlans.ts"
+import { paymentPlans } from "./PaymentPlansProjection.ts"
+
+/** The recipient company of a consent (changelog v0.4.2). */
+export type { RecipientCompany } from "./PaymentPlans.ts"
+
+/** A consent as the payer sees it. */
+export interface ConsentView {
+  readonly consentId: Ids.ConsentId
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly status: Consent.ConsentStatus
+  readonly amount: Money.Money
+  readonly frequency: Frequency
+  readonly recurrenceInterval: number
+  readonly startDate: CalendarDate.CalendarDate
+  readonly recipientCompany: RecipientCompany
+  readonly createdAt: DateTime.Utc
+  readonly acceptedAt?: DateTime.Utc
+  readonly declinedAt?: DateTime.Utc
+  readonly revokedAt?: DateTime.Utc
+}
+
+/** Who asks: the payer, a customer of one partner. */
+export interface Payer {
+  readonly partnerId: Ids.PartnerId
+  readonly registrationId: Ids.RegistrationId
+}
+
+const unknownCompany: RecipientCompany = {
+  name: "",
+  contactNumber: "",
+  emailAddress: "",
+  address: { streetNumberAndName: "", city: "", zipCode: "", state: "" },
+}
+
+const recipientCompany = Effect.fn("Consents.recipientCompany")(function* (doc: ConsentDocument) {
+  const store = yield* ReadModelStore
+  const stored = yield* store.get(CompaniesProjection.collection, doc.companyId)
+  // A consent's company always exists (the plan was created for it); the fallback keeps reads total.
+  return Option.isSome(stored)
+    ? recipientCompanyOf(decodeDocument(CompaniesProjection.projection, stored.value))
+    : unknownCompany
+})
+
+/** The plan's schedule terms, when the consent document lacks them (never after a complete creation). */
+const scheduleOf = Effect.fn("Consents.scheduleOf")(function* (doc: ConsentDocument) {
+  if (doc.recurrenceInterval !== undefined && doc.startDate !== undefined) {
+    return { recurrenceInterval: doc.recurrenceInterval, startDate: doc.startDate }
+  }
+  const store = yield* ReadModelStore
+  const stored = yield* store.get(paymentPlans.collection, doc.paymentPlanId)
+  if (Option.isNone(stored)) return yield* new NotFound({ entity: "Consent" })
+  const plan = decodeDocument(paymentPlans, stored.value)
+  return { recurrenceInterval: plan.recurrenceInterval, startDate: plan.startDate }
+})
+
+const toView = Effect.fn("Consents.toView")(function* (doc: ConsentDocument) {
+  const view: ConsentView = {
+    consentId: doc.consentId,
+    paymentPlanId: doc.paymentPlanId,
+    status: doc.status,
+    amount: doc.amount,
+    frequency: doc.frequency,
+    ...(yield* scheduleOf(doc)),
+    recipientCompany: yield* recipientCompany(doc),
+    createdAt: doc.createdAt,
+    ...(doc.acceptedAt !== undefined ? { acceptedAt: doc.acceptedAt } : {}),
+    ...(doc.declinedAt !== undefined ? { declinedAt: doc.declinedAt } : {}),
+    ...(doc.revokedAt !== undefined ? { revokedAt: doc.revokedAt } : {}),
+  }
+  return view
+})
+
+const isPayers = (payer: Payer, stored: StoredDocument, doc: ConsentDocument): boolean =>
+  stored.index.partnerId === payer.partnerId && doc.payerRegistrationId === payer.registrationId
+
+/** The payer's consent document; anyone else's (or a missing one) is NotFound. */
+const findOwn = Effect.fn("Consents.findOwn")(function* (payer: Payer, consentId: string) {
+  const store = yield* ReadModelStore
+  const stored = yield* store.get(consents.collection, consentId)
+  if (Option.isSome(stored)) {
+    const doc = decodeDocument(consents, stored.value)
+    if (isPayers(payer, stored.value, doc)) return doc
+  }
+  return yield* new NotFound({ entity: "Consent" })
+})
+
+/** One consent of the payer, whatever its status. */
+export const get = Effect.fn("Consents.get")(function* (payer: Payer, consentId: string) {
+  return yield* toView(yield* findOwn(payer, consentId))
+})
+
+export interface ListInput {
+  readonly limit: number
+  readonly startingAfter?: string | undefined
+}
+
+/** The payer's Pending and Accepted consents, newest first, one page at a time. */
+export const list = Effect.fn("Consents.list")(function* (payer: Payer, input: ListInput) {
+  const store = yield* ReadModelStore
+  const page = yield* store.find(consents.collection, {
+    partnerId: payer.partnerId,
+    keys: { payerRegistrationId: payer.registrationId, listable: "true" },
+    limit: input.limit,
+    ...(input.startingAfter !== undefined ? { startingAfter: input.startingAfter } : {}),
+  })
+  const data = yield* Effect.forEach(page.items, (item) => toView(decodeDocument(consents, item)))
+  return { data, hasMore: page.hasMore }
+})
+
+/** Sends the plan the command the consent policy derives from each consent event. */
+const applyPolicy = (events: ReadonlyArray<ConsentEvent>, partnerId: Ids.PartnerId) =>
+  Effect.forEach(
+    events,
+    (event) => {
+      const command = PaymentPlan.consentPolicy(event)
+      return command === undefined
+        ? Effect.void
+        : Effect.asVoid(
+            CommandHandler.handle(PaymentPlan.aggregate, command.paymentPlanId, command, {
+              metadata: { partnerId },
+            }),
+          )
+    },
+    { discard: true },
+  )
+
+const answer = (payer: Payer, command: (at: DateTime.Utc) => Consent.Command, consentId: string) =>
+  unitOfWork(
+    Effect.gen(function* () {
+      yield* findOwn(payer, consentId)
+      const at = yield* DateTime.now
+      const handled = yield* CommandHandler.handle(Consent.aggregate, consentId, command(at), {
+        metadata: { partnerId: payer.partnerId },
+      })
+      yield* applyPolicy(handled.events, payer.partnerId)
+      return yield* get(payer, consentId)
+    }),
+  )
+
+/** The payer accepts, naming the bank account to debit; the plan learns it in the same unit of work. */
+export const accept = Effect.fn("Consents.accept")(function* (
+  payer: Payer,
+  consentId: Ids.ConsentId,
+  bankAccountId: Ids.BankAccountId,
+) {
+  return yield* answer(
+    payer,
+    (at) => ({ _tag: "AcceptConsent", consentId, registrationId: payer.registrationId, bankAccountId, at }),
+    consentId,
+  )
+})
+
+/** The payer declines: Pending -> Declined, Accepted -> Revoked; either way the plan is cancelled. */
+export const decline = Effect.fn("Consents.decline")(function* (payer: Payer, consentId: Ids.ConsentId) {
+  return yield* answer(
+    payer,
+    (at) => ({ _tag: "DeclineConsent", consentId, registrationId: payer.registrationId, at }),
+    consentId,
+  )
+})

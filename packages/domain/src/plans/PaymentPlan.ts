@@ -1,0 +1,610 @@
+/**
+ * PaymentPlan: a company's recurring collection of a fixed amount from one
+ * payer, on the schedule of `PaymentPlanSchedule`, only while the payer's
+ * consent is Accepted (spec 2.16, changelog v0.4-v0.4.4).
+ *
+ * States: Draft (created, waiting for consent and activation), Active
+ * (collecting), Paused, Cancelled and Completed (both terminal).
+ *
+ * The plan never reads the Consent aggregate. It learns the consent's status
+ * through policy commands that `consentPolicy` derives from consent events
+ * (RecordConsentAccepted, RecordConsentWithdrawn), and keeps its own view of
+ * the consent: Pending, Accepted or Withdrawn. A withdrawn consent (declined
+ * or revoked) can never be accepted again, so it cancels the plan.
+ *
+ * Collection is driven by the edge: a scheduler sends CollectInstalment for
+ * the next due date once it has arrived, with the id of the payment request or
+ * transfer it will use; the plan records each due date at most once, in
+ * schedule order. Due dates that pass while the plan is not collecting (Draft
+ * or Paused) are skipped when it is activated or resumed, never caught up.
+ */
+import { DateTime, Schema } from "effect"
+import * as CalendarDate from "../kernel/CalendarDate.ts"
+import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import {
+  AlreadyExists,
+  type DomainError,
+  type FieldIssue,
+  IllegalTransition,
+  NotFound,
+  RuleViolated,
+  ValidationFailed,
+} from "../kernel/DomainError.ts"
+import type * as Ids from "../kernel/Ids.ts"
+import * as Money from "../kernel/Money.ts"
+import type { ConsentEvent } from "./ConsentEvents.ts"
+import type { CancellationReason, ConsentWithdrawal, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
+import * as Events from "./PaymentPlanEvents.ts"
+import type { Frequency } from "./PaymentPlanSchedule.ts"
+import * as Schedule from "./PaymentPlanSchedule.ts"
+
+export { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
+
+// ---------------------------------------------------------------------------
+// Commands
+
+/** The company creates a plan (the HTTP layer requests its Pending consent in the same operation). */
+export interface CreatePaymentPlan {
+  readonly _tag: "CreatePaymentPlan"
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly consentId: Ids.ConsentId
+  readonly partnerId: Ids.PartnerId
+  readonly companyId: Ids.CompanyId
+  readonly payerRegistrationId: Ids.RegistrationId
+  readonly amount: Money.Money
+  readonly frequency: Frequency
+  readonly recurrenceInterval: number
+  readonly startDate: CalendarDate.CalendarDate
+  readonly numberOfPayments?: number
+  readonly endDate?: CalendarDate.CalendarDate
+  /** The company's free text about the plan (at most `maxDescriptionLength` characters). */
+  readonly description?: string
+  readonly at: DateTime.Utc
+}
+
+/** Longest description of a plan. */
+export const maxDescriptionLength = 500
+
+/** Policy command: the plan's consent was accepted by the payer. */
+export interface RecordConsentAccepted {
+  readonly _tag: "RecordConsentAccepted"
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly consentId: Ids.ConsentId
+  readonly at: DateTime.Utc
+}
+
+/** Policy command: the plan's consent was declined (while Pending) or revoked (after acceptance). */
+export interface RecordConsentWithdrawn {
+  readonly _tag: "RecordConsentWithdrawn"
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly consentId: Ids.ConsentId
+  readonly withdrawal: ConsentWithdrawal
+  readonly at: DateTime.Utc
+}
+
+export interface ActivatePaymentPlan {
+  readonly _tag: "ActivatePaymentPlan"
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly at: DateTime.Utc
+}
+
+export interface PausePaymentPlan {
+  readonly _tag: "PausePaymentPlan"
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly at: DateTime.Utc
+}
+
+export interface ResumePaymentPlan {
+  readonly _tag: "ResumePaymentPlan"
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly at: DateTime.Utc
+}
+
+export interface CancelPaymentPlan {
+  readonly _tag: "CancelPaymentPlan"
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly at: DateTime.Utc
+}
+
+/**
+ * The edge collects the instalment due on `dueDate`, through exactly one of a
+ * payment request or a transfer whose id it allocated beforehand.
+ */
+export interface CollectInstalment {
+  readonly _tag: "CollectInstalment"
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly dueDate: CalendarDate.CalendarDate
+  readonly paymentRequestId?: Ids.PaymentRequestId
+  readonly transferId?: Ids.TransferId
+  readonly at: DateTime.Utc
+}
+
+export type Command =
+  | CreatePaymentPlan
+  | RecordConsentAccepted
+  | RecordConsentWithdrawn
+  | ActivatePaymentPlan
+  | PausePaymentPlan
+  | ResumePaymentPlan
+  | CancelPaymentPlan
+  | CollectInstalment
+
+// ---------------------------------------------------------------------------
+// State
+
+/** The status a client sees. */
+export const PlanStatus = Schema.Literals(["Draft", "Active", "Paused", "Cancelled", "Completed"])
+export type PlanStatus = typeof PlanStatus.Type
+
+/** The plan's knowledge of its consent, fed by the consent policy. */
+export type PlanConsent = "Pending" | "Accepted" | "Withdrawn"
+
+/** What the plan is, fixed at creation. */
+export interface PlanTerms extends Schedule.ScheduleTerms {
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly consentId: Ids.ConsentId
+  readonly partnerId: Ids.PartnerId
+  readonly companyId: Ids.CompanyId
+  readonly payerRegistrationId: Ids.RegistrationId
+  readonly amount: Money.Money
+  readonly description?: string
+  readonly createdAt: DateTime.Utc
+}
+
+/** One collected instalment and the payment that collects it. */
+export interface CollectedInstalment {
+  readonly dueDate: CalendarDate.CalendarDate
+  readonly paymentRequestId?: Ids.PaymentRequestId
+  readonly transferId?: Ids.TransferId
+}
+
+export interface Plan {
+  readonly terms: PlanTerms
+  readonly consent: PlanConsent
+  /** Index in the schedule of the next due date to collect (every earlier one was collected or skipped). */
+  readonly nextIndex: number
+  readonly collected: ReadonlyArray<CollectedInstalment>
+}
+
+export type State =
+  | { readonly _tag: "Initial" }
+  | ({ readonly _tag: "Draft" | "Active" | "Paused" | "Completed" } & Plan)
+  | ({ readonly _tag: "Cancelled"; readonly reason: CancellationReason } & Plan)
+
+export type ExistingState = Exclude<State, { readonly _tag: "Initial" }>
+
+export const initialState: State = { _tag: "Initial" }
+
+export const statusOf = (state: State): PlanStatus | undefined => (state._tag === "Initial" ? undefined : state._tag)
+
+export const isTerminal = (state: State): boolean => state._tag === "Cancelled" || state._tag === "Completed"
+
+/** The next due date the plan will collect, if any is left (whether or not it has arrived). */
+export const nextDueDate = (state: State): CalendarDate.CalendarDate | undefined =>
+  state._tag === "Initial" || isTerminal(state) ? undefined : Schedule.dueDateAt(state.terms, state.nextIndex)
+
+/** The calendar date (UTC) of an instant: "today" for a command. */
+export const today = (at: DateTime.Utc): CalendarDate.CalendarDate =>
+  CalendarDate.fromEpochMillis(DateTime.toEpochMillis(at))
+
+// ---------------------------------------------------------------------------
+// Policy: consent events -> plan commands
+
+/**
+ * What a consent event tells its plan. Acceptance and withdrawal become
+ * policy commands; a consent request tells the plan nothing new (the plan was
+ * created with its consent Pending).
+ */
+export const consentPolicy = (event: ConsentEvent): RecordConsentAccepted | RecordConsentWithdrawn | undefined => {
+  switch (event._tag) {
+    case "ConsentRequested":
+      return undefined
+    case "ConsentAccepted":
+      return {
+        _tag: "RecordConsentAccepted",
+        paymentPlanId: event.paymentPlanId,
+        consentId: event.consentId,
+        at: event.at,
+      }
+    case "ConsentDeclined":
+    case "ConsentRevoked":
+      return {
+        _tag: "RecordConsentWithdrawn",
+        paymentPlanId: event.paymentPlanId,
+        consentId: event.consentId,
+        withdrawal: event._tag === "ConsentDeclined" ? "Declined" : "Revoked",
+        at: event.at,
+      }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Decide
+
+const entity = "PaymentPlan"
+
+const illegal = (state: ExistingState, command: Command, reason: string) =>
+  refuse(new IllegalTransition({ entity, state: state._tag, command: command._tag, reason }))
+
+const planIds = (state: ExistingState) => ({
+  paymentPlanId: state.terms.paymentPlanId,
+  partnerId: state.terms.partnerId,
+  companyId: state.terms.companyId,
+})
+
+const validateCreate = (command: CreatePaymentPlan): ReadonlyArray<FieldIssue> => {
+  const issues: Array<FieldIssue> = []
+  if (command.amount.minorUnits <= 0) issues.push({ field: "amount", message: "must be greater than zero" })
+  const maxInterval = Schedule.maxRecurrenceInterval[command.frequency]
+  if (
+    !Number.isInteger(command.recurrenceInterval) ||
+    command.recurrenceInterval < 1 ||
+    command.recurrenceInterval > maxInterval
+  ) {
+    issues.push({
+      field: "recurrenceInterval",
+      message: `must be a whole number from 1 to ${maxInterval} for a ${command.frequency} plan`,
+    })
+  }
+  const createdOn = today(command.at)
+  if (CalendarDate.compare(command.startDate, createdOn) < 0) {
+    issues.push({ field: "startDate", message: `must not be before the creation date ${createdOn}` })
+  }
+  const { numberOfPayments, endDate } = command
+  if (numberOfPayments !== undefined && endDate !== undefined) {
+    issues.push({ field: "endDate", message: "give either numberOfPayments or endDate, not both" })
+  }
+  if (
+    numberOfPayments !== undefined &&
+    (!Number.isInteger(numberOfPayments) || numberOfPayments < 1 || numberOfPayments > Schedule.maxNumberOfPayments)
+  ) {
+    issues.push({
+      field: "numberOfPayments",
+      message: `must be a whole number from 1 to ${Schedule.maxNumberOfPayments}`,
+    })
+  }
+  if (endDate !== undefined && CalendarDate.compare(endDate, command.startDate) < 0) {
+    issues.push({ field: "endDate", message: "must not be before the start date" })
+  }
+  if (command.description !== undefined && command.description.length > maxDescriptionLength) {
+    issues.push({ field: "description", message: `must be at most ${maxDescriptionLength} characters` })
+  }
+  return issues
+}
+
+const sameTerms = (terms: PlanTerms, command: CreatePaymentPlan): boolean =>
+  terms.paymentPlanId === command.paymentPlanId &&
+  terms.consentId === command.consentId &&
+  terms.partnerId === command.partnerId &&
+  terms.companyId === command.companyId &&
+  terms.payerRegistrationId === command.payerRegistrationId &&
+  Money.equals(terms.amount, command.amount) &&
+  terms.frequency === command.frequency &&
+  terms.recurrenceInterval === command.recurrenceInterval &&
+  terms.startDate === command.startDate &&
+  terms.numberOfPayments === command.numberOfPayments &&
+  terms.endDate === command.endDate &&
+  terms.description === command.description
+
+const createPaymentPlan = (command: CreatePaymentPlan, state: State) => {
+  if (state._tag !== "Initial") {
+    // A retried creation with the same terms changes nothing; other terms under the same id are refused.
+    return sameTerms(state.terms, command) ? nothing : refuse(new AlreadyExists({ entity }))
+  }
+  const issues = validateCreate(command)
+  if (issues.length > 0) return refuse(new ValidationFailed({ issues }))
+  return accept<PaymentPlanEvent>({
+    _tag: "PaymentPlanCreated",
+    paymentPlanId: command.paymentPlanId,
+    partnerId: command.partnerId,
+    companyId: command.companyId,
+    consentId: command.consentId,
+    payerRegistrationId: command.payerRegistrationId,
+    amount: command.amount,
+    frequency: command.frequency,
+    recurrenceInterval: command.recurrenceInterval,
+    startDate: command.startDate,
+    ...(command.numberOfPayments !== undefined ? { numberOfPayments: command.numberOfPayments } : {}),
+    ...(command.endDate !== undefined ? { endDate: command.endDate } : {}),
+    ...(command.description !== undefined ? { description: command.description } : {}),
+    at: command.at,
+  })
+}
+
+const consentMismatch = (state: ExistingState, command: RecordConsentAccepted | RecordConsentWithdrawn) =>
+  refuse(
+    new RuleViolated({
+      code: "ConsentMismatch",
+      reason: `consent ${command.consentId} is not the consent of payment plan ${state.terms.paymentPlanId}`,
+    }),
+  )
+
+const recordConsentAccepted = (command: RecordConsentAccepted, state: ExistingState) => {
+  if (state.terms.consentId !== command.consentId) return consentMismatch(state, command)
+  // A finished plan has no use for the news; an accepted consent is already known; a withdrawn
+  // consent is final, so a late acceptance (redelivered event) cannot revive it.
+  if (isTerminal(state) || state.consent !== "Pending") return nothing
+  return accept<PaymentPlanEvent>({
+    _tag: "PaymentPlanConsentAccepted",
+    ...planIds(state),
+    consentId: command.consentId,
+    at: command.at,
+  })
+}
+
+const recordConsentWithdrawn = (command: RecordConsentWithdrawn, state: ExistingState) => {
+  if (state.terms.consentId !== command.consentId) return consentMismatch(state, command)
+  if (isTerminal(state) || state.consent === "Withdrawn") return nothing
+  // The consent can never be accepted again, so the plan can never collect again: it is cancelled.
+  return accept<PaymentPlanEvent>(
+    {
+      _tag: "PaymentPlanConsentWithdrawn",
+      ...planIds(state),
+      consentId: command.consentId,
+      withdrawal: command.withdrawal,
+      at: command.at,
+    },
+    {
+      _tag: "PaymentPlanCancelled",
+      ...planIds(state),
+      reason: command.withdrawal === "Declined" ? "ConsentDeclined" : "ConsentRevoked",
+      at: command.at,
+    },
+  )
+}
+
+/** Due dates from the next one up to (excluding) `before` that were never collected: skipped on (re)activation. */
+const passedDueDates = (state: ExistingState, before: CalendarDate.CalendarDate): Array<CalendarDate.CalendarDate> => {
+  const passed: Array<CalendarDate.CalendarDate> = []
+  for (let index = state.nextIndex; ; index++) {
+    const date = Schedule.dueDateAt(state.terms, index)
+    if (date === undefined || CalendarDate.compare(date, before) >= 0) return passed
+    passed.push(date)
+  }
+}
+
+const completedIfExhausted = (state: ExistingState, nextIndex: number, collected: number, at: DateTime.Utc) =>
+  Schedule.isPastEnd(state.terms, nextIndex)
+    ? [{ _tag: "PaymentPlanCompleted" as const, ...planIds(state), instalmentsCollected: collected, at }]
+    : []
+
+const consentNotAccepted = (state: ExistingState) =>
+  refuse(
+    new RuleViolated({
+      code: "ConsentNotAccepted",
+      reason: `the payer's consent is ${state.consent}; a plan collects only with an Accepted consent`,
+    }),
+  )
+
+/** Activated or Resumed: skip the due dates that passed, and complete the plan if none is left. */
+const startCollecting = (
+  tag: "PaymentPlanActivated" | "PaymentPlanResumed",
+  state: ExistingState,
+  at: DateTime.Utc,
+) => {
+  const skippedDueDates = passedDueDates(state, today(at))
+  return accept<PaymentPlanEvent>(
+    { _tag: tag, ...planIds(state), skippedDueDates, at },
+    ...completedIfExhausted(state, state.nextIndex + skippedDueDates.length, state.collected.length, at),
+  )
+}
+
+const activate = (command: ActivatePaymentPlan, state: ExistingState) => {
+  switch (state._tag) {
+    case "Draft":
+      return state.consent === "Accepted"
+        ? startCollecting("PaymentPlanActivated", state, command.at)
+        : consentNotAccepted(state)
+    case "Active":
+      return nothing
+    case "Paused":
+      return illegal(state, command, "the plan is paused: resume it instead")
+    case "Cancelled":
+    case "Completed":
+      return illegal(state, command, `a ${state._tag} plan cannot be activated`)
+  }
+}
+
+const pause = (command: PausePaymentPlan, state: ExistingState) => {
+  switch (state._tag) {
+    case "Active":
+      return accept<PaymentPlanEvent>({ _tag: "PaymentPlanPaused", ...planIds(state), at: command.at })
+    case "Paused":
+      return nothing
+    case "Draft":
+      return illegal(state, command, "a Draft plan is not collecting yet: only an Active plan can be paused")
+    case "Cancelled":
+    case "Completed":
+      return illegal(state, command, `a ${state._tag} plan cannot be paused`)
+  }
+}
+
+const resume = (command: ResumePaymentPlan, state: ExistingState) => {
+  switch (state._tag) {
+    case "Paused":
+      return state.consent === "Accepted"
+        ? startCollecting("PaymentPlanResumed", state, command.at)
+        : consentNotAccepted(state)
+    case "Active":
+      return nothing
+    case "Draft":
+      return illegal(state, command, "a Draft plan was never active: activate it instead")
+    case "Cancelled":
+    case "Completed":
+      return illegal(state, command, `a ${state._tag} plan cannot be resumed`)
+  }
+}
+
+const cancel = (command: CancelPaymentPlan, state: ExistingState) => {
+  switch (state._tag) {
+    case "Draft":
+    case "Active":
+    case "Paused":
+      return accept<PaymentPlanEvent>({
+        _tag: "PaymentPlanCancelled",
+        ...planIds(state),
+        reason: "CancelledByCompany",
+        at: command.at,
+      })
+    case "Cancelled":
+      return nothing
+    case "Completed":
+      return illegal(state, command, "a Completed plan has nothing left to cancel")
+  }
+}
+
+const validateCollect = (command: CollectInstalment): ReadonlyArray<FieldIssue> => {
+  const hasRequest = command.paymentRequestId !== undefined
+  const hasTransfer = command.transferId !== undefined
+  if (hasRequest && hasTransfer) {
+    return [{ field: "transferId", message: "give either paymentRequestId or transferId, not both" }]
+  }
+  if (!hasRequest && !hasTransfer) {
+    return [
+      { field: "paymentRequestId", message: "either paymentRequestId or transferId is required" },
+      { field: "transferId", message: "either paymentRequestId or transferId is required" },
+    ]
+  }
+  return []
+}
+
+const collect = (command: CollectInstalment, state: ExistingState) => {
+  const issues = validateCollect(command)
+  if (issues.length > 0) return refuse(new ValidationFailed({ issues }))
+  const already = state.collected.find((instalment) => instalment.dueDate === command.dueDate)
+  if (already !== undefined) {
+    // A retry (same payment) changes nothing; a second, different payment for one due date is refused.
+    return already.paymentRequestId === command.paymentRequestId && already.transferId === command.transferId
+      ? nothing
+      : refuse(
+          new RuleViolated({
+            code: "InstalmentAlreadyCollected",
+            reason: `the instalment due ${command.dueDate} was already collected by another payment`,
+          }),
+        )
+  }
+  if (state._tag !== "Active") return illegal(state, command, `a ${state._tag} plan collects nothing`)
+  if (state.consent !== "Accepted") return consentNotAccepted(state)
+  const next = Schedule.dueDateAt(state.terms, state.nextIndex)
+  if (next === undefined) return illegal(state, command, "the plan has no due date left")
+  if (command.dueDate !== next) {
+    return refuse(
+      new RuleViolated({
+        code: "NotNextInstalment",
+        reason: `the next instalment of the plan is due ${next}, not ${command.dueDate}`,
+      }),
+    )
+  }
+  const collectedOn = today(command.at)
+  if (CalendarDate.compare(command.dueDate, collectedOn) > 0) {
+    return refuse(
+      new RuleViolated({
+        code: "InstalmentNotDue",
+        reason: `the instalment due ${command.dueDate} cannot be collected on ${collectedOn}`,
+      }),
+    )
+  }
+  return accept<PaymentPlanEvent>(
+    {
+      _tag: "InstalmentCollected",
+      ...planIds(state),
+      consentId: state.terms.consentId,
+      payerRegistrationId: state.terms.payerRegistrationId,
+      dueDate: command.dueDate,
+      instalmentNumber: state.nextIndex + 1,
+      amount: state.terms.amount,
+      ...(command.paymentRequestId !== undefined ? { paymentRequestId: command.paymentRequestId } : {}),
+      ...(command.transferId !== undefined ? { transferId: command.transferId } : {}),
+      at: command.at,
+    },
+    ...completedIfExhausted(state, state.nextIndex + 1, state.collected.length + 1, command.at),
+  )
+}
+
+export const decide = (command: Command, state: State) => {
+  if (command._tag === "CreatePaymentPlan") return createPaymentPlan(command, state)
+  if (state._tag === "Initial") return refuse(new NotFound({ entity }))
+  switch (command._tag) {
+    case "RecordConsentAccepted":
+      return recordConsentAccepted(command, state)
+    case "RecordConsentWithdrawn":
+      return recordConsentWithdrawn(command, state)
+    case "ActivatePaymentPlan":
+      return activate(command, state)
+    case "PausePaymentPlan":
+      return pause(command, state)
+    case "ResumePaymentPlan":
+      return resume(command, state)
+    case "CancelPaymentPlan":
+      return cancel(command, state)
+    case "CollectInstalment":
+      return collect(command, state)
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Evolve
+
+export const evolve = (state: State, event: PaymentPlanEvent): State => {
+  if (event._tag === "PaymentPlanCreated") {
+    return {
+      _tag: "Draft",
+      terms: {
+        paymentPlanId: event.paymentPlanId,
+        consentId: event.consentId,
+        partnerId: event.partnerId,
+        companyId: event.companyId,
+        payerRegistrationId: event.payerRegistrationId,
+        amount: event.amount,
+        frequency: event.frequency,
+        recurrenceInterval: event.recurrenceInterval,
+        startDate: event.startDate,
+        ...(event.numberOfPayments !== undefined ? { numberOfPayments: event.numberOfPayments } : {}),
+        ...(event.endDate !== undefined ? { endDate: event.endDate } : {}),
+        ...(event.description !== undefined ? { description: event.description } : {}),
+        createdAt: event.at,
+      },
+      consent: "Pending",
+      nextIndex: 0,
+      collected: [],
+    }
+  }
+  if (state._tag === "Initial") return state
+  switch (event._tag) {
+    case "PaymentPlanConsentAccepted":
+      return { ...state, consent: "Accepted" }
+    case "PaymentPlanConsentWithdrawn":
+      return { ...state, consent: "Withdrawn" }
+    case "PaymentPlanActivated":
+    case "PaymentPlanResumed":
+      return { ...state, _tag: "Active", nextIndex: state.nextIndex + event.skippedDueDates.length }
+    case "PaymentPlanPaused":
+      return { ...state, _tag: "Paused" }
+    case "PaymentPlanCancelled":
+      return { ...state, _tag: "Cancelled", reason: event.reason }
+    case "InstalmentCollected":
+      return {
+        ...state,
+        nextIndex: state.nextIndex + 1,
+        collected: [
+          ...state.collected,
+          {
+            dueDate: event.dueDate,
+            ...(event.paymentRequestId !== undefined ? { paymentRequestId: event.paymentRequestId } : {}),
+            ...(event.transferId !== undefined ? { transferId: event.transferId } : {}),
+          },
+        ],
+      }
+    case "PaymentPlanCompleted":
+      return { ...state, _tag: "Completed" }
+  }
+}
+
+export const aggregate: Aggregate<Command, PaymentPlanEvent, State, DomainError> = {
+  name: "PaymentPlan",
+  initialState,
+  decide,
+  evolve,
+  events: Events.PaymentPlanEvent,
+  eventVersion: () => 1,
+}

@@ -1,0 +1,125 @@
+/**
+ * Events of the PaymentPlan aggregate: a company's recurring collection from
+ * one payer, run only while the payer's consent is Accepted. Every event names
+ * the plan, the partner and the company and carries the instant it happened;
+ * collection events also carry the payer, the due date and the amount.
+ */
+import { Schema } from "effect"
+import { CalendarDate } from "../kernel/CalendarDate.ts"
+import * as Ids from "../kernel/Ids.ts"
+import * as Money from "../kernel/Money.ts"
+import { Frequency } from "./PaymentPlanSchedule.ts"
+
+/** The ids every plan event carries. */
+const planFields = {
+  paymentPlanId: Ids.PaymentPlanId,
+  partnerId: Ids.PartnerId,
+  companyId: Ids.CompanyId,
+  at: Schema.DateTimeUtcFromString,
+}
+
+/** The company created a plan; it is a Draft waiting for the payer's consent. */
+export const PaymentPlanCreated = Schema.TaggedStruct("PaymentPlanCreated", {
+  ...planFields,
+  consentId: Ids.ConsentId,
+  payerRegistrationId: Ids.RegistrationId,
+  amount: Money.Money,
+  frequency: Frequency,
+  recurrenceInterval: Schema.Number,
+  startDate: CalendarDate,
+  numberOfPayments: Schema.optionalKey(Schema.Number),
+  endDate: Schema.optionalKey(CalendarDate),
+  /** The company's free text about the plan, when it gave one. */
+  description: Schema.optionalKey(Schema.String),
+})
+export type PaymentPlanCreated = typeof PaymentPlanCreated.Type
+
+/** The plan learned (through the consent policy) that the payer accepted its consent. */
+export const PaymentPlanConsentAccepted = Schema.TaggedStruct("PaymentPlanConsentAccepted", {
+  ...planFields,
+  consentId: Ids.ConsentId,
+})
+export type PaymentPlanConsentAccepted = typeof PaymentPlanConsentAccepted.Type
+
+/** How a consent was withdrawn: declined while Pending, or revoked after acceptance. */
+export const ConsentWithdrawal = Schema.Literals(["Declined", "Revoked"])
+export type ConsentWithdrawal = typeof ConsentWithdrawal.Type
+
+/** The plan learned that the payer declined or revoked its consent; it will never collect again. */
+export const PaymentPlanConsentWithdrawn = Schema.TaggedStruct("PaymentPlanConsentWithdrawn", {
+  ...planFields,
+  consentId: Ids.ConsentId,
+  withdrawal: ConsentWithdrawal,
+})
+export type PaymentPlanConsentWithdrawn = typeof PaymentPlanConsentWithdrawn.Type
+
+/**
+ * The plan started (or restarted) collecting. `skippedDueDates` are the due
+ * dates that passed before this instant while the plan was not collecting
+ * (Draft or Paused): they are never collected.
+ */
+export const PaymentPlanActivated = Schema.TaggedStruct("PaymentPlanActivated", {
+  ...planFields,
+  skippedDueDates: Schema.Array(CalendarDate),
+})
+export type PaymentPlanActivated = typeof PaymentPlanActivated.Type
+
+/** The company paused collection. */
+export const PaymentPlanPaused = Schema.TaggedStruct("PaymentPlanPaused", planFields)
+export type PaymentPlanPaused = typeof PaymentPlanPaused.Type
+
+/** The company resumed collection; due dates that passed while paused are skipped, never collected. */
+export const PaymentPlanResumed = Schema.TaggedStruct("PaymentPlanResumed", {
+  ...planFields,
+  skippedDueDates: Schema.Array(CalendarDate),
+})
+export type PaymentPlanResumed = typeof PaymentPlanResumed.Type
+
+/** Why a plan was cancelled: by the company, or because the payer withdrew consent. */
+export const CancellationReason = Schema.Literals(["CancelledByCompany", "ConsentDeclined", "ConsentRevoked"])
+export type CancellationReason = typeof CancellationReason.Type
+
+/** The plan stopped for good before its schedule ended. */
+export const PaymentPlanCancelled = Schema.TaggedStruct("PaymentPlanCancelled", {
+  ...planFields,
+  reason: CancellationReason,
+})
+export type PaymentPlanCancelled = typeof PaymentPlanCancelled.Type
+
+/**
+ * One instalment was collected for `dueDate` (instalment `instalmentNumber`,
+ * 1-based, of the schedule), through a payment request or a transfer created
+ * by the edge.
+ */
+export const InstalmentCollected = Schema.TaggedStruct("InstalmentCollected", {
+  ...planFields,
+  consentId: Ids.ConsentId,
+  payerRegistrationId: Ids.RegistrationId,
+  dueDate: CalendarDate,
+  instalmentNumber: Schema.Number,
+  amount: Money.Money,
+  paymentRequestId: Schema.optionalKey(Ids.PaymentRequestId),
+  transferId: Schema.optionalKey(Ids.TransferId),
+})
+export type InstalmentCollected = typeof InstalmentCollected.Type
+
+/** The schedule has no due date left: the plan is Completed. */
+export const PaymentPlanCompleted = Schema.TaggedStruct("PaymentPlanCompleted", {
+  ...planFields,
+  instalmentsCollected: Schema.Number,
+})
+export type PaymentPlanCompleted = typeof PaymentPlanCompleted.Type
+
+/** Every event of a payment plan; the codec of its stream. */
+export const PaymentPlanEvent = Schema.Union([
+  PaymentPlanCreated,
+  PaymentPlanConsentAccepted,
+  PaymentPlanConsentWithdrawn,
+  PaymentPlanActivated,
+  PaymentPlanPaused,
+  PaymentPlanResumed,
+  PaymentPlanCancelled,
+  InstalmentCollected,
+  PaymentPlanCompleted,
+])
+export type PaymentPlanEvent = typeof PaymentPlanEvent.Type

@@ -1,0 +1,310 @@
+/**
+ * Use cases of recurring payment plans (spec 2.16, changelog v0.4.1):
+ * create a plan with its payer consent, read it, activate, pause, resume and
+ * cancel it (the partner's operations), and the scheduler's two entry points,
+ * `duePlans(today)` and `collectDue(paymentPlanId)`.
+ *
+ * Tenancy: a plan or company of another partner is `NotFound`, exactly like a
+ * missing one. Business rules stay in the PaymentPlan and Consent aggregates;
+ * this module only orchestrates (one unit of work per operation).
+ */
+import { DateTime, Effect, Option } from "effect"
+import { Companies } from "../companies/index.ts"
+import { Customer } from "../customers/index.ts"
+import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import { unitOfWork } from "../infrastructure/UseCase.ts"
+import * as CalendarDate from "../kernel/CalendarDate.ts"
+import { NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
+import * as Ids from "../kernel/Ids.ts"
+import type * as Money from "../kernel/Money.ts"
+import * as Consent from "./Consent.ts"
+import * as PaymentPlan from "./PaymentPlan.ts"
+import type { Frequency } from "./PaymentPlanSchedule.ts"
+import {
+  type DuePlanDocument,
+  duePlans as duePlansProjection,
+  type PaymentPlanDocument,
+  paymentPlans,
+  schedulerTenant,
+} from "./PaymentPlansProjection.ts"
+
+// ---------------------------------------------------------------------------
+// Companies (read model `companies`)
+
+/** A company's public contact data, as a consent's recipient company shows it. */
+export interface RecipientCompany {
+  readonly name: string
+  readonly contactNumber: string
+  readonly emailAddress: string
+  readonly websiteUrl?: string
+  readonly address: {
+    readonly streetNumberAndName: string
+    readonly apartmentNumber?: string
+    readonly city: string
+    readonly zipCode: string
+    readonly state: string
+  }
+}
+
+/** The recipient company of a consent, from the company document (its current contact data). */
+export const recipientCompanyOf = (company: Companies.CompanyDocument): RecipientCompany => ({
+  name: company.name,
+  contactNumber: company.contactNumber,
+  emailAddress: company.emailAddress,
+  ...(company.websiteUrl !== undefined ? { websiteUrl: company.websiteUrl } : {}),
+  address: {
+    streetNumberAndName: company.streetNumberAndName,
+    ...(company.apartmentNumber !== undefined ? { apartmentNumber: company.apartmentNumber } : {}),
+    city: company.city,
+    zipCode: company.zipCode,
+    state: company.state,
+  },
+})
+
+/** How a partner names its company: by id or by its own reference id. */
+export type CompanySelector = Companies.CompanyLookup
+
+// ---------------------------------------------------------------------------
+// Create
+
+export interface CreateInput {
+  readonly partnerId: Ids.PartnerId
+  readonly companyId?: string | undefined
+  readonly companyReferenceId?: string | undefined
+  readonly payerRegistrationId: Ids.RegistrationId
+  readonly amount: Money.Money
+  readonly frequency: Frequency
+  readonly recurrenceInterval: number
+  readonly startDate: CalendarDate.CalendarDate
+  readonly numberOfPayments?: number | undefined
+  readonly endDate?: CalendarDate.CalendarDate | undefined
+  readonly description?: string | undefined
+}
+
+export interface Created {
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly consentId: Ids.ConsentId
+  readonly status: PaymentPlan.PlanStatus
+}
+
+const companySelector = (input: CreateInput): Effect.Effect<CompanySelector, ValidationFailed> => {
+  if (input.companyId !== undefined && input.companyReferenceId !== undefined) {
+    return Effect.fail(
+      ValidationFailed.of("companyReferenceId", "give either companyId or companyReferenceId, not both"),
+    )
+  }
+  if (input.companyId !== undefined) return Effect.succeed({ companyId: input.companyId })
+  if (input.companyReferenceId !== undefined) return Effect.succeed({ companyReferenceId: input.companyReferenceId })
+  return Effect.fail(
+    new ValidationFailed({
+      issues: [
+        { field: "companyId", message: "either companyId or companyReferenceId is required" },
+        { field: "companyReferenceId", message: "either companyId or companyReferenceId is required" },
+      ],
+    }),
+  )
+}
+
+/**
+ * Creates a Draft plan and its Pending consent, in one unit of work. The plan
+ * is recorded first (its validation names every bad term), then the consent,
+ * with the same ids.
+ */
+export const create = Effect.fn("PaymentPlans.create")(function* (input: CreateInput) {
+  const selector = yield* companySelector(input)
+  return yield* unitOfWork(
+    Effect.gen(function* () {
+      const company =
+        "companyId" in selector
+          ? yield* Companies.get(input.partnerId, selector.companyId)
+          : yield* Companies.findByReference(input.partnerId, selector.companyReferenceId)
+      if (company.status === "Rejected") {
+        return yield* new RuleViolated({
+          code: "COMPANY_REJECTED",
+          reason: "the company failed business verification and cannot collect payments",
+        })
+      }
+      // Any registration id may be the payer, unless it is a known customer of another partner.
+      const payer = yield* CommandHandler.load(Customer.aggregate, input.payerRegistrationId)
+      if (payer.state._tag === "Registered" && payer.state.partnerId !== input.partnerId) {
+        return yield* ValidationFailed.of("payerRegistrationId", "is not a customer of this partner")
+      }
+      const ids = yield* IdGenerator
+      const paymentPlanId = Ids.PaymentPlanId.make(yield* ids.next)
+      const consentId = Ids.ConsentId.make(yield* ids.next)
+      const companyId = company.companyId
+      const at = yield* DateTime.now
+      const metadata = { partnerId: input.partnerId }
+      const plan = yield* CommandHandler.handle(
+        PaymentPlan.aggregate,
+        paymentPlanId,
+        {
+          _tag: "CreatePaymentPlan",
+          paymentPlanId,
+          consentId,
+          partnerId: input.partnerId,
+          companyId,
+          payerRegistrationId: input.payerRegistrationId,
+          amount: input.amount,
+          frequency: input.frequency,
+          recurrenceInterval: input.recurrenceInterval,
+          startDate: input.startDate,
+          ...(input.numberOfPayments !== undefined ? { numberOfPayments: input.numberOfPayments } : {}),
+          ...(input.endDate !== undefined ? { endDate: input.endDate } : {}),
+          ...(input.description !== undefined ? { description: input.description } : {}),
+          at,
+        },
+        { metadata },
+      )
+      yield* CommandHandler.handle(
+        Consent.aggregate,
+        consentId,
+        {
+          _tag: "RequestConsent",
+          consentId,
+          paymentPlanId,
+          partnerId: input.partnerId,
+          companyId,
+          payerRegistrationId: input.payerRegistrationId,
+          amount: input.amount,
+          frequency: input.frequency,
+          at,
+        },
+        { metadata },
+      )
+      const created: Created = {
+        paymentPlanId,
+        consentId,
+        status: PaymentPlan.statusOf(plan.state) ?? "Draft",
+      }
+      return created
+    }),
+  )
+})
+
+// ---------------------------------------------------------------------------
+// Read
+
+/** The partner's plan as the read model has it; another partner's plan is NotFound. */
+export const get = Effect.fn("PaymentPlans.get")(function* (partnerId: Ids.PartnerId, paymentPlanId: string) {
+  const store = yield* ReadModelStore
+  const stored = yield* store.get(paymentPlans.collection, paymentPlanId)
+  if (Option.isNone(stored) || stored.value.index.partnerId !== partnerId) {
+    return yield* new NotFound({ entity: "PaymentPlan" })
+  }
+  return decodeDocument(paymentPlans, stored.value)
+})
+
+// ---------------------------------------------------------------------------
+// The partner's moves
+
+type Move = "ActivatePaymentPlan" | "PausePaymentPlan" | "ResumePaymentPlan" | "CancelPaymentPlan"
+
+const move = (tag: Move) =>
+  Effect.fn(`PaymentPlans.${tag}`)(function* (partnerId: Ids.PartnerId, paymentPlanId: string) {
+    return yield* unitOfWork(
+      Effect.gen(function* () {
+        const { state } = yield* CommandHandler.load(PaymentPlan.aggregate, paymentPlanId)
+        if (state._tag === "Initial" || state.terms.partnerId !== partnerId) {
+          return yield* new NotFound({ entity: "PaymentPlan" })
+        }
+        const at = yield* DateTime.now
+        const id = state.terms.paymentPlanId
+        yield* CommandHandler.handle(
+          PaymentPlan.aggregate,
+          id,
+          { _tag: tag, paymentPlanId: id, at },
+          { metadata: { partnerId } },
+        )
+        return yield* get(partnerId, id)
+      }),
+    )
+  })
+
+/** Starts collecting a Draft plan; its consent must be Accepted (RuleViolated ConsentNotAccepted). */
+export const activate = move("ActivatePaymentPlan")
+/** Suspends collection of an Active plan. */
+export const pause = move("PausePaymentPlan")
+/** Resumes a Paused plan (due dates passed while paused are skipped). */
+export const resume = move("ResumePaymentPlan")
+/** Cancels a Draft, Active or Paused plan for good. */
+export const cancel = move("CancelPaymentPlan")
+
+// ---------------------------------------------------------------------------
+// Scheduler
+
+/** A plan with an instalment to collect. */
+export interface DuePlan {
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly partnerId: Ids.PartnerId
+  readonly nextDueDate: CalendarDate.CalendarDate
+}
+
+/**
+ * Plans of every partner that are collecting (Active, consent Accepted) with
+ * a next due date on or before `today`, earliest first, at most `limit`.
+ */
+export const duePlans = Effect.fn("PaymentPlans.duePlans")(function* (today: CalendarDate.CalendarDate, limit = 100) {
+  const store = yield* ReadModelStore
+  const page = yield* store.find(duePlansProjection.collection, {
+    partnerId: schedulerTenant,
+    keys: { collecting: "true" },
+    sortKeyTo: today,
+    limit,
+    order: "asc",
+  })
+  return page.items.map((item): DuePlan => {
+    const doc: DuePlanDocument = decodeDocument(duePlansProjection, item)
+    return { paymentPlanId: doc.paymentPlanId, partnerId: doc.partnerId, nextDueDate: doc.nextDueDate }
+  })
+})
+
+/** One instalment the scheduler recorded, with the transfer id allocated for it. */
+export interface CollectedInstalment {
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly partnerId: Ids.PartnerId
+  readonly dueDate: CalendarDate.CalendarDate
+  readonly transferId: Ids.TransferId
+  readonly plan: PaymentPlanDocument
+}
+
+/**
+ * Records the plan's next instalment if it is due by `today` (default: the
+ * clock's UTC date) and the plan is collecting; `Option.none()` when there is
+ * nothing to collect. The instalment is collected through a transfer whose id
+ * is allocated here (`transferId`), for the money-movement side to execute.
+ */
+export const collectDue = Effect.fn("PaymentPlans.collectDue")(function* (
+  paymentPlanId: string,
+  today?: CalendarDate.CalendarDate,
+) {
+  return yield* unitOfWork(
+    Effect.gen(function* () {
+      const at = yield* DateTime.now
+      const day = today ?? PaymentPlan.today(at)
+      const { state } = yield* CommandHandler.load(PaymentPlan.aggregate, paymentPlanId)
+      if (state._tag !== "Active" || state.consent !== "Accepted") return Option.none<CollectedInstalment>()
+      const dueDate = PaymentPlan.nextDueDate(state)
+      if (dueDate === undefined || CalendarDate.compare(dueDate, day) > 0) return Option.none<CollectedInstalment>()
+      const ids = yield* IdGenerator
+      const transferId = Ids.TransferId.make(yield* ids.next)
+      const id = state.terms.paymentPlanId
+      yield* CommandHandler.handle(
+        PaymentPlan.aggregate,
+        id,
+        { _tag: "CollectInstalment", paymentPlanId: id, dueDate, transferId, at },
+        { metadata: { partnerId: state.terms.partnerId } },
+      )
+      const plan = yield* get(state.terms.partnerId, id)
+      return Option.some<CollectedInstalment>({
+        paymentPlanId: id,
+        partnerId: state.terms.partnerId,
+        dueDate,
+        transferId,
+        plan,
+      })
+    }),
+  )
+})

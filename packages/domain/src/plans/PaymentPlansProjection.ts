@@ -1,0 +1,206 @@
+/**
+ * Read models of payment plans (spec 2.16, changelog v0.4.1):
+ *
+ * - `payment_plans`: one document per plan, the answer to GET /PaymentPlan/{id}:
+ *   terms, status, the plan's view of its consent, the next due date and the
+ *   collected instalments. Indexed by partner, company and status.
+ * - `payment_plans_due`: the scheduler's work list, one document per plan that
+ *   is collecting (Active with an Accepted consent and a due date left), sorted
+ *   by its next due date. It spans every partner, so it is owned by the system
+ *   tenant `schedulerTenant` (the nil UUID, never a partner's id): no partner
+ *   query can ever see it.
+ *
+ * Both are pure functions of the PaymentPlan events.
+ */
+import { DateTime, Schema } from "effect"
+import type { Envelope } from "../DomainEvents.ts"
+import type { Projection } from "../infrastructure/ReadModel.ts"
+import { CalendarDate } from "../kernel/CalendarDate.ts"
+import * as Ids from "../kernel/Ids.ts"
+import * as Money from "../kernel/Money.ts"
+import type { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
+import { CancellationReason } from "./PaymentPlanEvents.ts"
+import * as Schedule from "./PaymentPlanSchedule.ts"
+
+/** The plan's status as clients see it. */
+export const PlanStatus = Schema.Literals(["Draft", "Active", "Paused", "Cancelled", "Completed"])
+export type PlanStatus = typeof PlanStatus.Type
+
+/** The status of the plan's consent as the plan learned it (the consent's own status names). */
+export const PlanConsentStatus = Schema.Literals(["Pending", "Accepted", "Declined", "Revoked"])
+export type PlanConsentStatus = typeof PlanConsentStatus.Type
+
+/** One collected instalment: its due date, the payment collecting it, and when it was recorded. */
+export const InstalmentView = Schema.Struct({
+  dueDate: CalendarDate,
+  paymentRequestId: Schema.optionalKey(Ids.PaymentRequestId),
+  transferId: Schema.optionalKey(Ids.TransferId),
+  collectedAt: Schema.DateTimeUtcFromString,
+})
+export type InstalmentView = typeof InstalmentView.Type
+
+export const PaymentPlanDocument = Schema.Struct({
+  paymentPlanId: Ids.PaymentPlanId,
+  consentId: Ids.ConsentId,
+  partnerId: Ids.PartnerId,
+  companyId: Ids.CompanyId,
+  payerRegistrationId: Ids.RegistrationId,
+  status: PlanStatus,
+  consentStatus: PlanConsentStatus,
+  amount: Money.Money,
+  frequency: Schedule.Frequency,
+  recurrenceInterval: Schema.Number,
+  startDate: CalendarDate,
+  numberOfPayments: Schema.optionalKey(Schema.Number),
+  endDate: Schema.optionalKey(CalendarDate),
+  description: Schema.optionalKey(Schema.String),
+  /** Index in the schedule of the next due date (every earlier one was collected or skipped). */
+  nextIndex: Schema.Number,
+  /** The next due date while the plan is Draft, Active or Paused and one is left. */
+  nextDueDate: Schema.optionalKey(CalendarDate),
+  collectedCount: Schema.Number,
+  instalments: Schema.Array(InstalmentView),
+  cancellationReason: Schema.optionalKey(CancellationReason),
+  createdAt: Schema.DateTimeUtcFromString,
+  updatedAt: Schema.DateTimeUtcFromString,
+})
+export type PaymentPlanDocument = typeof PaymentPlanDocument.Type
+
+const planEvent = (envelope: Envelope): PaymentPlanEvent | undefined =>
+  envelope.streamType === "PaymentPlan" ? envelope.event : undefined
+
+const isFinished = (status: PlanStatus): boolean => status === "Cancelled" || status === "Completed"
+
+/** Recomputes the derived next due date after a change. */
+const withNextDueDate = (doc: PaymentPlanDocument): PaymentPlanDocument => {
+  const { nextDueDate: _previous, ...rest } = doc
+  const next = isFinished(doc.status) ? undefined : Schedule.dueDateAt(doc, doc.nextIndex)
+  return next === undefined ? rest : { ...rest, nextDueDate: next }
+}
+
+/** The plan document after one plan event (pure). */
+export const applyPlanEvent = (
+  current: PaymentPlanDocument | undefined,
+  event: PaymentPlanEvent,
+): PaymentPlanDocument | undefined => {
+  if (event._tag === "PaymentPlanCreated") {
+    if (current !== undefined) return current
+    return withNextDueDate({
+      paymentPlanId: event.paymentPlanId,
+      consentId: event.consentId,
+      partnerId: event.partnerId,
+      companyId: event.companyId,
+      payerRegistrationId: event.payerRegistrationId,
+      status: "Draft",
+      consentStatus: "Pending",
+      amount: event.amount,
+      frequency: event.frequency,
+      recurrenceInterval: event.recurrenceInterval,
+      startDate: event.startDate,
+      ...(event.numberOfPayments !== undefined ? { numberOfPayments: event.numberOfPayments } : {}),
+      ...(event.endDate !== undefined ? { endDate: event.endDate } : {}),
+      ...(event.description !== undefined ? { description: event.description } : {}),
+      nextIndex: 0,
+      collectedCount: 0,
+      instalments: [],
+      createdAt: event.at,
+      updatedAt: event.at,
+    })
+  }
+  if (current === undefined) return undefined
+  const touched = { ...current, updatedAt: event.at }
+  switch (event._tag) {
+    case "PaymentPlanConsentAccepted":
+      return { ...touched, consentStatus: "Accepted" }
+    case "PaymentPlanConsentWithdrawn":
+      return { ...touched, consentStatus: event.withdrawal }
+    case "PaymentPlanActivated":
+    case "PaymentPlanResumed":
+      return withNextDueDate({
+        ...touched,
+        status: "Active",
+        nextIndex: current.nextIndex + event.skippedDueDates.length,
+      })
+    case "PaymentPlanPaused":
+      return { ...touched, status: "Paused" }
+    case "PaymentPlanCancelled":
+      return withNextDueDate({ ...touched, status: "Cancelled", cancellationReason: event.reason })
+    case "InstalmentCollected":
+      return withNextDueDate({
+        ...touched,
+        nextIndex: event.instalmentNumber,
+        collectedCount: current.collectedCount + 1,
+        instalments: [
+          ...current.instalments,
+          {
+            dueDate: event.dueDate,
+            ...(event.paymentRequestId !== undefined ? { paymentRequestId: event.paymentRequestId } : {}),
+            ...(event.transferId !== undefined ? { transferId: event.transferId } : {}),
+            collectedAt: event.at,
+          },
+        ],
+      })
+    case "PaymentPlanCompleted":
+      return withNextDueDate({ ...touched, status: "Completed" })
+  }
+}
+
+export const paymentPlans: Projection<PaymentPlanDocument> = {
+  collection: "payment_plans",
+  document: PaymentPlanDocument,
+  streamTypes: ["PaymentPlan"],
+  key: (envelope) => planEvent(envelope)?.paymentPlanId,
+  apply: (current, envelope) => {
+    const event = planEvent(envelope)
+    return event === undefined ? current : applyPlanEvent(current, event)
+  },
+  index: (doc) => ({
+    partnerId: doc.partnerId,
+    keys: { companyId: doc.companyId, status: doc.status, payerRegistrationId: doc.payerRegistrationId },
+    sortKey: DateTime.formatIso(doc.createdAt),
+  }),
+}
+
+// ---------------------------------------------------------------------------
+// The scheduler's work list
+
+/** The owner of system-wide documents: the nil UUID, which no partner can have. */
+export const schedulerTenant = "00000000-0000-0000-0000-000000000000"
+
+export const DuePlanDocument = Schema.Struct({
+  paymentPlanId: Ids.PaymentPlanId,
+  partnerId: Ids.PartnerId,
+  nextDueDate: CalendarDate,
+  /** The plan document, kept here so the work list is a pure function of the plan's events. */
+  plan: PaymentPlanDocument,
+})
+export type DuePlanDocument = typeof DuePlanDocument.Type
+
+/** A plan collects when it is Active, its consent is Accepted and a due date is left. */
+export const isCollecting = (doc: PaymentPlanDocument): boolean =>
+  doc.status === "Active" && doc.consentStatus === "Accepted" && doc.nextDueDate !== undefined
+
+export const duePlans: Projection<DuePlanDocument> = {
+  collection: "payment_plans_due",
+  document: DuePlanDocument,
+  streamTypes: ["PaymentPlan"],
+  key: (envelope) => planEvent(envelope)?.paymentPlanId,
+  apply: (current, envelope) => {
+    const event = planEvent(envelope)
+    if (event === undefined) return current
+    // The plan is kept while it is not collecting only if it may collect again (Draft or Paused).
+    const plan = applyPlanEvent(current?.plan, event)
+    if (plan === undefined || isFinished(plan.status)) return undefined
+    return {
+      paymentPlanId: plan.paymentPlanId,
+      partnerId: plan.partnerId,
+      nextDueDate: plan.nextDueDate ?? plan.startDate,
+      plan,
+    }
+  },
+  index: (doc) => ({
+    partnerId: schedulerTenant,
+    keys: { collecting: isCollecting(doc.plan) ? "true" : "false" },
+    sortKey: doc.nextDueDate,
+  }),
+}

@@ -1,0 +1,106 @@
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Schema } from "effect"
+import fc from "fast-check"
+import * as CardPayment from "../../src/cards-and-charity/CardPayment.ts"
+import { fold } from "../../src/kernel/Decider.ts"
+import type { CardPaymentId, MerchantId, PartnerId } from "../../src/kernel/Ids.ts"
+import * as Money from "../../src/kernel/Money.ts"
+import { DeciderSpecification } from "../../src/testing/index.ts"
+
+const spec = DeciderSpecification.forAggregate(CardPayment.aggregate)
+
+const cardPaymentId = "ab8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a60" as CardPaymentId
+const partnerId = "1b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a61" as PartnerId
+const merchantId = "bb8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a62" as MerchantId
+const at = DateTime.makeUnsafe("2026-03-01T10:00:00.000Z")
+const later = DateTime.makeUnsafe("2026-03-01T10:05:00.000Z")
+
+const details = {
+  cardPaymentId,
+  partnerId,
+  merchantId,
+  amount: Money.make(4_250, "USD"),
+  last4: "4242",
+  brand: "visa",
+  externalReference: "term-7781-txn-000123",
+}
+const register = (changes: Partial<CardPayment.RegisterCardPayment> = {}): CardPayment.RegisterCardPayment => ({
+  _tag: "RegisterCardPayment",
+  ...details,
+  at,
+  ...changes,
+})
+const registered = CardPayment.CardPaymentRegistered.make({ ...details, at })
+
+describe("a card payment not yet registered", () => {
+  it("registering records the payment for the merchant", () => {
+    spec.given([]).when(register()).then([registered])
+  })
+  it("every bad field is named: a zero amount, a full card number, an empty brand and reference", () => {
+    spec
+      .given([])
+      .when(register({ amount: Money.make(0, "USD"), last4: "4242424242424242", brand: " ", externalReference: "" }))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [
+          { field: "amount", message: "must be greater than zero" },
+          { field: "last4", message: "must be exactly the last 4 digits of the card number" },
+          { field: "brand", message: "must not be empty" },
+          { field: "externalReference", message: "must not be empty" },
+        ],
+      })
+  })
+  it("an amount with a fraction of a minor unit is refused", () => {
+    spec
+      .given([])
+      .when(register({ amount: { minorUnits: 12.5, currency: "USD" } }))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "amount", message: "must be a whole number of minor units of a supported currency" }],
+      })
+  })
+})
+
+describe("a registered card payment", () => {
+  it("registering it again with the same details (a retry) changes nothing", () => {
+    spec
+      .given([registered])
+      .when(register({ at: later }))
+      .thenNothingHappens()
+  })
+  it("registering it again with other details is refused as AlreadyExists", () => {
+    spec
+      .given([registered])
+      .when(register({ amount: Money.make(4_251, "USD") }))
+      .thenFails({ _tag: "AlreadyExists", entity: "CardPayment" })
+  })
+})
+
+describe("properties of card payments", () => {
+  it("replaying the stored (JSON-encoded) event reproduces the state, and only the last 4 digits are kept", () => {
+    const encode = Schema.encodeSync(CardPayment.aggregate.events)
+    const decode = Schema.decodeUnknownSync(CardPayment.aggregate.events)
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.oneof(fc.stringMatching(/^\d{4}$/), fc.stringMatching(/^\d{12,19}$/)),
+        fc.constantFrom("visa", "mastercard", ""),
+        (minorUnits, last4, brand) => {
+          const decision = CardPayment.decide(
+            register({ amount: Money.make(minorUnits, "USD"), last4, brand }),
+            CardPayment.initialState,
+          )
+          if (decision._tag === "Failure") return
+          const state = fold(CardPayment.aggregate, decision.success)
+          const replayed = fold(
+            CardPayment.aggregate,
+            decision.success.map((event) => decode(JSON.parse(JSON.stringify(encode(event))))),
+          )
+          assert.deepStrictEqual(replayed, state)
+          assert.match(state._tag === "Registered" ? state.last4 : "", /^\d{4}$/)
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+})

@@ -1,0 +1,185 @@
+/**
+ * Registering external card payments (POST /cardpayment, v0.4.8/v0.4.10) and
+ * anonymous charity transactions through their use cases.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import * as CardPayments from "../../src/cards-and-charity/CardPayments.ts"
+import * as Charity from "../../src/cards-and-charity/Charity.ts"
+import * as EventPipeline from "../../src/infrastructure/EventPipeline.ts"
+import { EventStore } from "../../src/infrastructure/EventStore.ts"
+import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
+import type { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
+import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
+import * as Ids from "../../src/kernel/Ids.ts"
+import { registerCompany } from "../fixtures/Parties.ts"
+
+const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b")
+const otherPartnerId = Ids.PartnerId.make("1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f")
+const merchantId = Ids.MerchantId.make("a0000000-0000-4000-8000-000000000001")
+const charity = Ids.CompanyId.make("c0000000-0000-4000-8000-000000000001")
+const verificationId = Ids.VerificationId.make("e0000000-0000-4000-8000-000000000001")
+
+const domain = () => Layer.mergeAll(EventPipeline.layerMemory(), UnitOfWork.layerMemory, IdGenerator.layerRandom)
+
+const scenario = <A, E>(body: Effect.Effect<A, E, EventStore | ReadModelStore | IdGenerator | UnitOfWork>) =>
+  Effect.gen(function* () {
+    yield* TestClock.setTime(Date.parse("2026-03-02T10:00:00Z"))
+    yield* registerCompany(partnerId, charity, "Helping Hands")
+    return yield* body
+  }).pipe(Effect.provide(domain()))
+
+const allEventTypes = Effect.gen(function* () {
+  const store = yield* EventStore
+  const events = yield* store.readAll({ after: 0, limit: 1000 })
+  return events.map((e) => e.eventType).filter((t) => t !== "CompanyRegistered")
+})
+
+const payment = (overrides: Partial<CardPayments.RegisterInput> = {}): CardPayments.RegisterInput => ({
+  partnerId,
+  merchantId,
+  amount: { value: 12.34, currencyCode: "USD" },
+  last4: "4242",
+  brand: "visa",
+  externalReference: "terminal-txn-0001",
+  ...overrides,
+})
+
+const fieldsOf = (error: { readonly _tag: string }) =>
+  error._tag === "ValidationFailed"
+    ? (error as unknown as { issues: Array<{ field: string }> }).issues.map((i) => i.field)
+    : []
+
+describe("registering an external card payment", () => {
+  it.effect("records it and answers its id with status Registered", () =>
+    scenario(
+      Effect.gen(function* () {
+        const registered = yield* CardPayments.register(payment())
+        assert.strictEqual(registered.status, "Registered")
+        assert.match(registered.cardPaymentId, /^[0-9a-f-]{36}$/)
+        assert.deepStrictEqual(yield* allEventTypes, ["CardPaymentRegistered"])
+      }),
+    ),
+  )
+
+  it.effect("a retry (same merchant, external reference and details) answers the same id and records nothing", () =>
+    scenario(
+      Effect.gen(function* () {
+        const first = yield* CardPayments.register(payment())
+        const retry = yield* CardPayments.register(payment())
+        assert.deepStrictEqual(retry, first)
+        assert.deepStrictEqual(yield* allEventTypes, ["CardPaymentRegistered"])
+      }),
+    ),
+  )
+
+  it.effect("the same external reference with other details is refused as AlreadyExists", () =>
+    scenario(
+      Effect.gen(function* () {
+        yield* CardPayments.register(payment())
+        const error = yield* Effect.flip(CardPayments.register(payment({ amount: { value: 99, currencyCode: "USD" } })))
+        assert.strictEqual(error._tag, "AlreadyExists")
+      }),
+    ),
+  )
+
+  it.effect("the same external reference at another merchant, or another partner, is another payment", () =>
+    scenario(
+      Effect.gen(function* () {
+        const first = yield* CardPayments.register(payment())
+        const otherMerchant = yield* CardPayments.register(
+          payment({ merchantId: Ids.MerchantId.make("a0000000-0000-4000-8000-000000000002") }),
+        )
+        const otherPartner = yield* CardPayments.register(payment({ partnerId: otherPartnerId }))
+        assert.strictEqual(new Set([first, otherMerchant, otherPartner].map((p) => p.cardPaymentId)).size, 3)
+      }),
+    ),
+  )
+
+  it.effect("bad fields are all named: amount, last4, brand", () =>
+    scenario(
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(
+          CardPayments.register(
+            payment({ amount: { value: 0, currencyCode: "USD" }, last4: "4242424242424242", brand: "" }),
+          ),
+        )
+        assert.deepStrictEqual(fieldsOf(error), ["amount", "last4", "brand"])
+        const precise = yield* Effect.flip(
+          CardPayments.register(payment({ amount: { value: 1.005, currencyCode: "USD" } })),
+        )
+        assert.deepStrictEqual(fieldsOf(precise), ["amount.value"])
+      }),
+    ),
+  )
+})
+
+describe("an anonymous charity transaction", () => {
+  const donation = (overrides: Partial<Charity.CreateAnonymousInput> = {}): Charity.CreateAnonymousInput => ({
+    partnerId,
+    verificationId,
+    companyId: charity,
+    amount: { value: 100, currencyCode: "USD" },
+    isRecurring: false,
+    payerCoversFee: true,
+    ...overrides,
+  })
+
+  it.effect("when the payer covers the fee, the payer is charged amount + 1% and the charity receives the amount", () =>
+    scenario(
+      Effect.gen(function* () {
+        const created = yield* Charity.createAnonymous(donation())
+        assert.deepStrictEqual(created.fee, { minorUnits: 100, currency: "USD" })
+        assert.deepStrictEqual(created.payerCharged, { minorUnits: 10100, currency: "USD" })
+        assert.deepStrictEqual(created.charityReceives, { minorUnits: 10000, currency: "USD" })
+        assert.deepStrictEqual(yield* allEventTypes, ["AnonymousCharityTransactionCreated"])
+      }),
+    ),
+  )
+
+  it.effect("otherwise the fee comes out of the donation", () =>
+    scenario(
+      Effect.gen(function* () {
+        const created = yield* Charity.createAnonymous(donation({ payerCoversFee: false }))
+        assert.deepStrictEqual(created.payerCharged, { minorUnits: 10000, currency: "USD" })
+        assert.deepStrictEqual(created.charityReceives, { minorUnits: 9900, currency: "USD" })
+      }),
+    ),
+  )
+
+  it.effect("each call records a new donation", () =>
+    scenario(
+      Effect.gen(function* () {
+        const a = yield* Charity.createAnonymous(donation())
+        const b = yield* Charity.createAnonymous(donation())
+        assert.notStrictEqual(a.charityTransactionId, b.charityTransactionId)
+      }),
+    ),
+  )
+
+  it.effect("a charity of another partner is not found, and nothing is recorded", () =>
+    scenario(
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(Charity.createAnonymous(donation({ partnerId: otherPartnerId })))
+        assert.strictEqual(error._tag, "NotFound")
+        assert.deepStrictEqual(yield* allEventTypes, [])
+      }),
+    ),
+  )
+
+  it.effect("a zero or negative amount is refused on the amount", () =>
+    scenario(
+      Effect.gen(function* () {
+        const zero = yield* Effect.flip(
+          Charity.createAnonymous(donation({ amount: { value: 0, currencyCode: "USD" } })),
+        )
+        assert.deepStrictEqual(fieldsOf(zero), ["amount"])
+        const negative = yield* Effect.flip(
+          Charity.createAnonymous(donation({ amount: { value: -1, currencyCode: "USD" } })),
+        )
+        assert.deepStrictEqual(fieldsOf(negative), ["amount.value"])
+      }),
+    ),
+  )
+})

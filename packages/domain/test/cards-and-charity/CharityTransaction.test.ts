@@ -1,0 +1,175 @@
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Schema } from "effect"
+import fc from "fast-check"
+import * as Charity from "../../src/cards-and-charity/CharityTransaction.ts"
+import { fold } from "../../src/kernel/Decider.ts"
+import type { CompanyId, PartnerId, VerificationId } from "../../src/kernel/Ids.ts"
+import * as Money from "../../src/kernel/Money.ts"
+import { DeciderSpecification } from "../../src/testing/index.ts"
+
+const spec = DeciderSpecification.forAggregate(Charity.aggregate)
+
+const charityTransactionId = "cb8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a60" as Charity.CharityTransactionId
+const partnerId = "1b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a61" as PartnerId
+const verificationId = "db8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a62" as VerificationId
+const companyId = "2b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a62" as CompanyId
+const at = DateTime.makeUnsafe("2026-03-01T10:00:00.000Z")
+const usd = (minorUnits: number) => Money.make(minorUnits, "USD")
+
+const create = (
+  changes: Partial<Charity.CreateAnonymousCharityTransaction> = {},
+): Charity.CreateAnonymousCharityTransaction => ({
+  _tag: "CreateAnonymousCharityTransaction",
+  charityTransactionId,
+  partnerId,
+  verificationId,
+  companyId,
+  amount: usd(10_000),
+  isRecurring: false,
+  payerCoversFee: true,
+  at,
+  ...changes,
+})
+const created = (payerCoversFee: boolean) =>
+  Charity.AnonymousCharityTransactionCreated.make({
+    charityTransactionId,
+    partnerId,
+    verificationId,
+    companyId,
+    amount: usd(10_000),
+    isRecurring: false,
+    payerCoversFee,
+    fee: usd(100),
+    payerCharged: payerCoversFee ? usd(10_100) : usd(10_000),
+    charityReceives: payerCoversFee ? usd(10_000) : usd(9_900),
+    at,
+  })
+
+describe("the charity fee", () => {
+  it("is 1% of the donation, rounded half up to a whole cent", () => {
+    assert.deepStrictEqual(Charity.computeFee(usd(10_000)), usd(100))
+    assert.deepStrictEqual(Charity.computeFee(usd(149)), usd(1)) // 1.49 cents
+    assert.deepStrictEqual(Charity.computeFee(usd(150)), usd(2)) // 1.5 cents
+    assert.deepStrictEqual(Charity.computeFee(usd(49)), usd(0)) // 0.49 cent
+    assert.deepStrictEqual(Charity.computeFee(Money.make(250, "JPY")), Money.make(3, "JPY")) // 2.5 yen
+  })
+  it("is exact for the largest amounts", () => {
+    assert.deepStrictEqual(Charity.computeFee(usd(Money.maxMinorUnits)), usd(Money.maxMinorUnits / 100))
+    assert.deepStrictEqual(
+      Charity.computeFee(usd(9_999_999_999_999), { basisPoints: 9_999, fixedMinorUnits: 0 }),
+      usd(9_998_999_999_999),
+    )
+  })
+})
+
+describe("a new anonymous charity transaction", () => {
+  it("when the payer covers the fee, the payer is charged donation + fee and the charity receives the donation", () => {
+    spec
+      .given([])
+      .when(create())
+      .then([created(true)])
+  })
+  it("otherwise the payer is charged the donation and the charity receives donation - fee", () => {
+    spec
+      .given([])
+      .when(create({ payerCoversFee: false }))
+      .then([created(false)])
+  })
+  it("a zero donation is refused", () => {
+    spec
+      .given([])
+      .when(create({ amount: usd(0) }))
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "amount", message: "must be greater than zero" }] })
+  })
+  it("a donation the fee would swallow entirely is refused (with a fixed fee of 30 cents)", () => {
+    const withFixedFee = DeciderSpecification.forAggregate(
+      Charity.makeAggregate({ basisPoints: 100, fixedMinorUnits: 30 }),
+    )
+    withFixedFee
+      .given([])
+      .when(create({ amount: usd(30), payerCoversFee: false }))
+      .thenFails({ _tag: "RuleViolated", code: "AMOUNT_BELOW_FEE" })
+    withFixedFee
+      .given([])
+      .when(create({ amount: usd(30), payerCoversFee: true }))
+      .thenState((state) => assert.deepStrictEqual(state._tag === "Created" ? state.payerCharged : undefined, usd(60)))
+  })
+  it("the smallest donation, 1 cent, is accepted with the default 1% fee (rounded to 0)", () => {
+    spec
+      .given([])
+      .when(create({ amount: usd(1), payerCoversFee: false }))
+      .thenState((state) =>
+        assert.deepStrictEqual(state._tag === "Created" ? state.charityReceives : undefined, usd(1)),
+      )
+  })
+})
+
+describe("an existing anonymous charity transaction", () => {
+  it("the same request again changes nothing", () => {
+    spec
+      .given([created(true)])
+      .when(create())
+      .thenNothingHappens()
+  })
+  it("a different request with the same id is refused as AlreadyExists", () => {
+    spec
+      .given([created(true)])
+      .when(create({ isRecurring: true }))
+      .thenFails({ _tag: "AlreadyExists", entity: "CharityTransaction" })
+  })
+})
+
+describe("properties of charity transactions", () => {
+  it("payer charged - charity receives = fee; the fee is within half a minor unit of the exact percentage", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: Money.maxMinorUnits / 2 }),
+        fc.boolean(),
+        fc.integer({ min: 0, max: 5_000 }),
+        (minorUnits, payerCoversFee, basisPoints) => {
+          const amount = usd(minorUnits)
+          const { fee, payerCharged, charityReceives } = Charity.split(amount, payerCoversFee, {
+            basisPoints,
+            fixedMinorUnits: 0,
+          })
+          assert.strictEqual(payerCharged.minorUnits - charityReceives.minorUnits, fee.minorUnits)
+          assert.isTrue(Number.isInteger(fee.minorUnits) && fee.minorUnits >= 0)
+          // fee * 10000 - amount * bp is in (-5000, 5000]: rounded half up, in exact integers
+          const error = BigInt(fee.minorUnits) * 10_000n - BigInt(minorUnits) * BigInt(basisPoints)
+          assert.isTrue(
+            error > -5_000n && error <= 5_000n,
+            `fee ${fee.minorUnits} for ${minorUnits} at ${basisPoints}bp`,
+          )
+          assert.strictEqual(payerCoversFee ? charityReceives.minorUnits : payerCharged.minorUnits, minorUnits)
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+
+  it("replaying the stored (JSON-encoded) event reproduces the state", () => {
+    const encode = Schema.encodeSync(Charity.aggregate.events)
+    const decode = Schema.decodeUnknownSync(Charity.aggregate.events)
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10_000_000 }),
+        fc.boolean(),
+        fc.boolean(),
+        (minorUnits, isRecurring, payerCoversFee) => {
+          const decision = Charity.decide(
+            create({ amount: usd(minorUnits), isRecurring, payerCoversFee }),
+            Charity.initialState,
+          )
+          if (decision._tag === "Failure") return
+          const state = fold(Charity.aggregate, decision.success)
+          const replayed = fold(
+            Charity.aggregate,
+            decision.success.map((event) => decode(JSON.parse(JSON.stringify(encode(event))))),
+          )
+          assert.deepStrictEqual(replayed, state)
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+})

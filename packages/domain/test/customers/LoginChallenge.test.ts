@@ -1,0 +1,285 @@
+/** The one-time-code login rules of one phone number at one partner. */
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime } from "effect"
+import fc from "fast-check"
+import * as LoginChallenge from "../../src/customers/LoginChallenge.ts"
+import { fold } from "../../src/kernel/Decider.ts"
+import type { PartnerId, RegistrationId } from "../../src/kernel/Ids.ts"
+import { DeciderSpecification } from "../../src/testing/index.ts"
+
+const spec = DeciderSpecification.forAggregate(LoginChallenge.aggregate)
+
+const partnerId = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as PartnerId
+const otherPartnerId = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f" as PartnerId
+const phoneNumber = "+14155550123"
+const registrationId = "7e57ab1e-0000-4000-8000-00000000c0de" as RegistrationId
+const otherRegistrationId = "7e57ab1e-0000-4000-8000-00000000beef" as RegistrationId
+const t0 = DateTime.makeUnsafe("2026-03-01T10:00:00.000Z")
+const later = (minutes: number, seconds = 0) => DateTime.add(t0, { minutes, seconds })
+const challenge = { partnerId, phoneNumber }
+
+const issue = (at = t0, codeHash = "hash-1"): LoginChallenge.IssueCode => ({
+  _tag: "IssueCode",
+  ...challenge,
+  codeHash,
+  at,
+})
+const verify = (codeHash: string, at = later(1), candidate = registrationId): LoginChallenge.VerifyCode => ({
+  _tag: "VerifyCode",
+  ...challenge,
+  codeHash,
+  registrationId: candidate,
+  at,
+})
+const issued = (at = t0, codeHash = "hash-1") =>
+  LoginChallenge.LoginCodeIssued.make({ ...challenge, codeHash, expiresAt: DateTime.add(at, { minutes: 5 }), at })
+const verified = (at = later(1), id = registrationId) =>
+  LoginChallenge.LoginCodeVerified.make({ ...challenge, registrationId: id, at })
+const rejected = (failedAttempts: number, at = later(1)) =>
+  LoginChallenge.LoginCodeRejected.make({ ...challenge, failedAttempts, at })
+const fourWrong = [rejected(1), rejected(2), rejected(3), rejected(4)]
+const locked = (at = later(1)) =>
+  LoginChallenge.LoginLocked.make({ ...challenge, lockedUntil: DateTime.add(at, { minutes: 15 }), at })
+
+describe("a phone number that never got a code", () => {
+  it("issuing a code records it with its hash, valid 5 minutes", () => {
+    spec.given([]).when(issue()).then([issued()])
+  })
+  it("a malformed phone number or an empty hash is refused, naming both fields", () => {
+    const error = spec
+      .given([])
+      .when({ ...issue(), phoneNumber: "4155550123", codeHash: "" })
+      .thenFails({ _tag: "ValidationFailed" })
+    assert.deepStrictEqual(
+      (error as { issues: ReadonlyArray<{ field: string }> }).issues.map((i) => i.field),
+      ["phoneNumber", "codeHash"],
+    )
+  })
+  it("verifying a code is refused: no code is pending", () => {
+    spec.given([]).when(verify("hash-1")).thenFails({ _tag: "RuleViolated", code: "OTP_NOT_ISSUED" })
+  })
+})
+
+describe("a phone number awaiting its code", () => {
+  it("the right code logs in with the new registration id on the first login", () => {
+    spec.given([issued()]).when(verify("hash-1")).then([verified()])
+  })
+  it("a later login keeps the registration id fixed by the first one", () => {
+    spec
+      .given([issued(), verified(), issued(later(10), "hash-2")])
+      .when(verify("hash-2", later(11), otherRegistrationId))
+      .then([verified(later(11), registrationId)])
+  })
+  it("a wrong code is recorded and counted", () => {
+    spec
+      .given([issued()])
+      .when(verify("wrong"))
+      .then([rejected(1)])
+  })
+  it("the fifth wrong code in a row locks the phone for 15 minutes", () => {
+    spec
+      .given([issued(), ...fourWrong])
+      .when(verify("wrong"))
+      .then([rejected(5), locked()])
+  })
+  it("wrong codes keep counting across a new code (a resend does not reset the count)", () => {
+    spec
+      .given([issued(), ...fourWrong, issued(later(2), "hash-2")])
+      .when(verify("wrong", later(3)))
+      .then([rejected(5, later(3)), locked(later(3))])
+  })
+  it("a code is refused once it expired (5 minutes), and nothing is recorded", () => {
+    spec
+      .given([issued()])
+      .when(verify("hash-1", later(5)))
+      .thenFails({ _tag: "RuleViolated", code: "OTP_EXPIRED" })
+  })
+  it("a code is still accepted one second before it expires", () => {
+    spec
+      .given([issued()])
+      .when(verify("hash-1", later(4, 59)))
+      .then([verified(later(4, 59))])
+  })
+  it("a new code replaces the previous one", () => {
+    spec
+      .given([issued(), issued(later(1), "hash-2")])
+      .when(verify("hash-1", later(2)))
+      .then([rejected(1, later(2))])
+  })
+  it("a command for another partner's challenge is refused", () => {
+    spec
+      .given([issued()])
+      .when({ ...verify("hash-1"), partnerId: otherPartnerId })
+      .thenFails({ _tag: "IllegalTransition" })
+  })
+})
+
+describe("a phone number that just logged in", () => {
+  it("the same code cannot be used twice", () => {
+    spec
+      .given([issued(), verified()])
+      .when(verify("hash-1", later(2)))
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "OTP_NOT_ISSUED",
+      })
+  })
+  it("a success resets the wrong-attempt count", () => {
+    spec
+      .given([issued(), ...fourWrong, verified(), issued(later(2), "hash-2")])
+      .when(verify("wrong", later(3)))
+      .then([rejected(1, later(3))])
+  })
+})
+
+describe("a locked phone number", () => {
+  const history = [issued(), ...fourWrong, rejected(5), locked()]
+  it("even the right code is refused while locked", () => {
+    spec
+      .given(history)
+      .when(verify("hash-1", later(2)))
+      .thenFails({ _tag: "RuleViolated", code: "LOGIN_LOCKED" })
+  })
+  it("no new code is sent while locked", () => {
+    spec
+      .given(history)
+      .when(issue(later(10)))
+      .thenFails({ _tag: "RuleViolated", code: "LOGIN_LOCKED" })
+  })
+  it("after 15 minutes a new code can be issued and used", () => {
+    spec
+      .given(history)
+      .when(issue(later(16), "hash-3"))
+      .then([issued(later(16), "hash-3")])
+    spec
+      .given([...history, issued(later(16), "hash-3")])
+      .when(verify("hash-3", later(17)))
+      .then([verified(later(17))])
+  })
+  it("the code pending at the lock is void after the lock", () => {
+    spec
+      .given(history)
+      .when(verify("hash-1", later(16)))
+      .thenFails({ _tag: "RuleViolated", code: "OTP_NOT_ISSUED" })
+  })
+  it("tells how long to wait", () => {
+    const state = fold(LoginChallenge.aggregate, history)
+    assert.strictEqual(LoginChallenge.retryAfterSeconds(state, later(2)), 14 * 60)
+    assert.strictEqual(LoginChallenge.retryAfterSeconds(state, later(16)), undefined)
+  })
+})
+
+describe("resend limits", () => {
+  const fiveCodes = [0, 5, 10, 15, 20].map((m) => issued(later(m), `hash-${m}`))
+  it("a sixth code within an hour is refused", () => {
+    spec
+      .given(fiveCodes)
+      .when(issue(later(30)))
+      .thenFails({ _tag: "RuleViolated", code: "OTP_RESEND_LIMIT" })
+  })
+  it("a code is allowed again once the oldest of the five is an hour old", () => {
+    spec
+      .given(fiveCodes)
+      .when(issue(later(60), "hash-60"))
+      .then([issued(later(60), "hash-60")])
+  })
+  it("tells how long to wait for the next code", () => {
+    const state = fold(LoginChallenge.aggregate, fiveCodes)
+    assert.strictEqual(LoginChallenge.retryAfterSeconds(state, later(30)), 30 * 60)
+  })
+})
+
+describe("properties", () => {
+  const command = fc.oneof(
+    fc.record({
+      kind: fc.constant("issue" as const),
+      hash: fc.constantFrom("h1", "h2"),
+      minutes: fc.integer({ min: 0, max: 20 }),
+    }),
+    fc.record({
+      kind: fc.constant("verify" as const),
+      hash: fc.constantFrom("h1", "h2", "bad"),
+      minutes: fc.integer({ min: 0, max: 20 }),
+    }),
+  )
+  const play = (steps: ReadonlyArray<{ kind: "issue" | "verify"; hash: string; minutes: number }>) => {
+    let at = t0
+    let state = LoginChallenge.initialState
+    const log: Array<LoginChallenge.LoginChallengeEvent> = []
+    const outcomes: Array<{
+      state: LoginChallenge.LoginChallengeState
+      command: LoginChallenge.LoginChallengeCommand
+      events: ReadonlyArray<LoginChallenge.LoginChallengeEvent>
+    }> = []
+    for (const step of steps) {
+      at = DateTime.add(at, { minutes: step.minutes })
+      const cmd: LoginChallenge.LoginChallengeCommand =
+        step.kind === "issue" ? issue(at, step.hash) : verify(step.hash, at)
+      const decision = LoginChallenge.decide(cmd, state)
+      const events = decision._tag === "Success" ? decision.success : []
+      outcomes.push({ state, command: cmd, events })
+      for (const e of events) state = LoginChallenge.evolve(state, e)
+      log.push(...events)
+    }
+    return { state, log, outcomes }
+  }
+
+  it("replaying the recorded events reproduces the state", () => {
+    fc.assert(
+      fc.property(fc.array(command, { maxLength: 40 }), (steps) => {
+        const { state, log } = play(steps)
+        assert.deepStrictEqual(fold(LoginChallenge.aggregate, log), state)
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it("a code logs in at most once, and never after it expired", () => {
+    fc.assert(
+      fc.property(fc.array(command, { maxLength: 40 }), (steps) => {
+        const { log } = play(steps)
+        const used = new Set<string>()
+        let pending: LoginChallenge.LoginCodeIssued | undefined
+        for (const event of log) {
+          if (event._tag === "LoginCodeIssued") pending = event
+          if (event._tag === "LoginCodeVerified") {
+            assert.isDefined(pending)
+            const key = `${pending?.codeHash}@${pending?.at.epochMilliseconds}`
+            assert.isFalse(used.has(key))
+            used.add(key)
+            assert.isTrue(event.at.epochMilliseconds < (pending?.expiresAt.epochMilliseconds ?? 0))
+          }
+        }
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it("never more than five codes in any hour, and never more than five wrong codes without a lock", () => {
+    fc.assert(
+      fc.property(fc.array(command, { maxLength: 40 }), (steps) => {
+        const { log } = play(steps)
+        const sent = log.filter((e) => e._tag === "LoginCodeIssued").map((e) => e.at.epochMilliseconds)
+        for (const s of sent) assert.isAtMost(sent.filter((x) => x >= s && x < s + 3_600_000).length, 5)
+        for (const e of log) if (e._tag === "LoginCodeRejected") assert.isAtMost(e.failedAttempts, 5)
+        log.forEach((e, i) => {
+          if (e._tag === "LoginCodeRejected" && e.failedAttempts === 5)
+            assert.strictEqual(log[i + 1]?._tag, "LoginLocked")
+        })
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it("no code is accepted while the phone is locked", () => {
+    fc.assert(
+      fc.property(fc.array(command, { maxLength: 40 }), (steps) => {
+        const { outcomes } = play(steps)
+        for (const { state, command: cmd, events } of outcomes) {
+          if (LoginChallenge.isLocked(state, cmd.at)) assert.strictEqual(events.length, 0)
+        }
+      }),
+      { numRuns: 200 },
+    )
+  })
+})

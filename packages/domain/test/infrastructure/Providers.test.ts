@@ -1,0 +1,63 @@
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Effect, Layer } from "effect"
+import * as Providers from "../../src/infrastructure/Providers.ts"
+import type { RegistrationId } from "../../src/kernel/Ids.ts"
+
+const registrationId = "3b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a64" as RegistrationId
+
+describe("provider ports", () => {
+  it("each port has a partnerpay service id", () => {
+    assert.deepStrictEqual(
+      [
+        Providers.KybVerifier,
+        Providers.BankLinker,
+        Providers.KycProvider,
+        Providers.OtpSender,
+        Providers.CardProcessor,
+        Providers.ESignature,
+      ].map((port) => port.key),
+      [
+        "partnerpay/KybVerifier",
+        "partnerpay/BankLinker",
+        "partnerpay/KycProvider",
+        "partnerpay/OtpSender",
+        "partnerpay/CardProcessor",
+        "partnerpay/ESignature",
+      ],
+    )
+  })
+
+  it.effect("a link failure reaches the caller as a typed BankLinkFailed with the spec's linkError fields", () => {
+    const failing = Layer.succeed(
+      Providers.BankLinker,
+      Providers.BankLinker.of({
+        createLinkToken: () =>
+          Effect.succeed({ linkToken: "link-sandbox-1", expiration: DateTime.makeUnsafe("2026-03-01T11:00:00.000Z") }),
+        exchangePublicToken: () =>
+          Effect.fail(
+            new Providers.BankLinkFailed({
+              errorType: "ITEM_ERROR",
+              errorCode: "INVALID_CREDENTIALS",
+              errorMessage: "the provided credentials were not correct",
+              displayMessage: "The credentials you entered were incorrect.",
+            }),
+          ),
+      }),
+    )
+    return Effect.gen(function* () {
+      const linker = yield* Providers.BankLinker
+      const error = yield* Effect.flip(
+        linker.exchangePublicToken({
+          registrationId,
+          tokenId: "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66",
+          publicToken: "public-sandbox",
+          linkSessionId: "s",
+          institutionId: "ins_1",
+          accountIds: ["a"],
+        }),
+      )
+      assert.strictEqual(error._tag, "BankLinkFailed")
+      if (error._tag === "BankLinkFailed") assert.strictEqual(error.errorCode, "INVALID_CREDENTIALS")
+    }).pipe(Effect.provide(failing))
+  })
+})

@@ -1,0 +1,738 @@
+/**
+ * Executable specification of the PaymentRequest aggregate: creation (with
+ * autopay or a debit authorization, never both), acceptance by the payer,
+ * cancellation before acceptance only, the transfer's outcome, refunds, and
+ * the status history the PAYMENT_REQUEST_STATUS_CHANGED webhook is built from.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Schema } from "effect"
+import fc from "fast-check"
+import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
+import { fold } from "../../src/kernel/Decider.ts"
+import type {
+  BankAccountId,
+  CompanyId,
+  PartnerId,
+  PaymentRequestId,
+  RegistrationId,
+  TransferId,
+} from "../../src/kernel/Ids.ts"
+import * as Money from "../../src/kernel/Money.ts"
+import * as PaymentRequest from "../../src/payments/PaymentRequest.ts"
+import {
+  PaymentRequestAccepted,
+  PaymentRequestCancelled,
+  PaymentRequestCreated,
+  type PaymentRequestEvent,
+  PaymentRequestFailed,
+  PaymentRequestPaid,
+  PaymentRequestPartiallyRefunded,
+  PaymentRequestRefunded,
+} from "../../src/payments/PaymentRequestEvents.ts"
+import {
+  type RefundId,
+  type ReimbursementProviderId,
+  TransferFailed,
+  TransferRefunded,
+  TransferReimbursed,
+  TransferSettled,
+} from "../../src/payments/TransferEvents.ts"
+import { DeciderSpecification } from "../../src/testing/index.ts"
+
+const spec = DeciderSpecification.forAggregate(PaymentRequest.aggregate)
+
+const id = (n: number) => `9d2e3f40-5b6c-4d7e-8f90-1a2b3c4d5e${String(n).padStart(2, "0")}`
+const paymentRequestId = id(1) as PaymentRequestId
+const partnerId = id(2) as PartnerId
+const otherPartnerId = id(3) as PartnerId
+const companyId = id(4) as CompanyId
+const payer = id(5) as RegistrationId
+const stranger = id(6) as RegistrationId
+const bankAccountId = id(7) as BankAccountId
+const otherBankAccountId = id(8) as BankAccountId
+const transferId = id(9) as TransferId
+const otherTransferId = id(10) as TransferId
+const refundIds = [11, 12, 13, 14].map((n) => id(n) as RefundId)
+const [refund1, refund2] = refundIds as [RefundId, RefundId]
+
+const at = DateTime.makeUnsafe("2026-03-01T10:00:00.000Z")
+const later = DateTime.makeUnsafe("2026-03-02T10:00:00.000Z")
+const dueDate = "2026-03-15" as CalendarDate
+const usd = (minorUnits: number) => Money.make(minorUnits, "USD")
+const amount = usd(10_000)
+
+// ---------------------------------------------------------------------------
+// Commands and events, in the words of the tests
+// ---------------------------------------------------------------------------
+
+const create: PaymentRequest.CreatePaymentRequest = {
+  _tag: "CreatePaymentRequest",
+  paymentRequestId,
+  partnerId,
+  companyId,
+  payerRegistrationId: payer,
+  amount,
+  description: "Invoice 42: cleaning",
+  dueDate,
+  at,
+}
+const created = PaymentRequestCreated.make({
+  paymentRequestId,
+  partnerId,
+  companyId,
+  payerRegistrationId: payer,
+  amount,
+  description: "Invoice 42: cleaning",
+  dueDate,
+  status: "Pending",
+  at,
+})
+const createdWithDebitAuth = PaymentRequestCreated.make({ ...created, debitAuthLimit: usd(50_000) })
+
+const acceptBy = (
+  registrationId: RegistrationId,
+  overrides: Partial<PaymentRequest.AcceptPaymentRequest> = {},
+): PaymentRequest.AcceptPaymentRequest => ({
+  _tag: "AcceptPaymentRequest",
+  paymentRequestId,
+  registrationId,
+  bankAccountId,
+  accountNumberMasked: "****6789",
+  acceptDebitAuth: false,
+  transferDescription: "Dental invoice",
+  transferId,
+  at: later,
+  ...overrides,
+})
+const accepted = PaymentRequestAccepted.make({
+  paymentRequestId,
+  registrationId: payer,
+  bankAccountId,
+  accountNumberMasked: "****6789",
+  debitAuthAccepted: false,
+  transferId,
+  transferDescription: "Dental invoice",
+  status: "Accepted",
+  at: later,
+})
+
+const cancelBy = (who: PartnerId): PaymentRequest.CancelPaymentRequest => ({
+  _tag: "CancelPaymentRequest",
+  paymentRequestId,
+  partnerId: who,
+  at: later,
+})
+const cancelled = PaymentRequestCancelled.make({ paymentRequestId, status: "Cancelled", at: later })
+
+const settledWith = (transfer: TransferId): PaymentRequest.RecordTransferSettled => ({
+  _tag: "RecordTransferSettled",
+  paymentRequestId,
+  transferId: transfer,
+  at: later,
+})
+const paid = PaymentRequestPaid.make({ paymentRequestId, transferId, status: "Paid", at: later })
+
+const failedWith = (transfer: TransferId, returnCode = "R01"): PaymentRequest.RecordTransferFailed => ({
+  _tag: "RecordTransferFailed",
+  paymentRequestId,
+  transferId: transfer,
+  returnCode,
+  reason: "insufficient funds",
+  at: later,
+})
+const failed = PaymentRequestFailed.make({
+  paymentRequestId,
+  transferId,
+  returnCode: "R01",
+  reason: "insufficient funds",
+  status: "Failed",
+  at: later,
+})
+
+const refund = (refundId: RefundId, minorUnits?: number): PaymentRequest.RefundPaymentRequest => ({
+  _tag: "RefundPaymentRequest",
+  paymentRequestId,
+  refundId,
+  ...(minorUnits === undefined ? {} : { amount: usd(minorUnits) }),
+  at: later,
+})
+const partiallyRefunded = (refundId: RefundId, minorUnits: number, total: number) =>
+  PaymentRequestPartiallyRefunded.make({
+    paymentRequestId,
+    refundId,
+    amount: usd(minorUnits),
+    totalRefunded: usd(total),
+    at: later,
+  })
+const refunded = (refundId: RefundId, minorUnits: number) =>
+  PaymentRequestRefunded.make({
+    paymentRequestId,
+    refundId,
+    amount: usd(minorUnits),
+    totalRefunded: amount,
+    status: "Refunded",
+    at: later,
+  })
+
+const illegal = (state: string) => ({ _tag: "IllegalTransition", entity: "PaymentRequest", state })
+
+// ---------------------------------------------------------------------------
+
+describe("no payment request yet", () => {
+  it("create records a Pending request with its partner, company and payer", () => {
+    spec.given([]).when(create).then([created])
+    spec
+      .given([])
+      .when(create)
+      .thenState((state) => assert.strictEqual(PaymentRequest.status(state), "Pending"))
+  })
+  it("create with autopay records the autopay limit; the limit may be below the amount", () => {
+    spec
+      .given([])
+      .when({
+        ...create,
+        enableAutoPay: true,
+        autoPayLimit: usd(5_000),
+        attachmentUrl: "https://files.example.com/a.pdf",
+      })
+      .then([
+        PaymentRequestCreated.make({
+          ...created,
+          autoPayLimit: usd(5_000),
+          attachmentUrl: "https://files.example.com/a.pdf",
+        }),
+      ])
+  })
+  it("create with a debit authorization records the debit authorization limit", () => {
+    spec
+      .given([])
+      .when({ ...create, enableDebitAuth: true, debitAuthLimit: usd(50_000), enableAutoPay: false })
+      .then([createdWithDebitAuth])
+  })
+  it("a due date on the day of creation is allowed", () => {
+    spec
+      .given([])
+      .when({ ...create, dueDate: "2026-03-01" as CalendarDate })
+      .then([PaymentRequestCreated.make({ ...created, dueDate: "2026-03-01" as CalendarDate })])
+  })
+  it("create refuses autopay together with a debit authorization, naming both fields", () => {
+    const message = "autopay and a debit authorization cannot both be enabled: choose one"
+    spec
+      .given([])
+      .when({ ...create, enableAutoPay: true, autoPayLimit: usd(1), enableDebitAuth: true, debitAuthLimit: usd(1) })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [
+          { field: "enableAutoPay", message },
+          { field: "enableDebitAuth", message },
+        ],
+      })
+  })
+  it("create refuses a limit without its enable flag, and an enable flag without its limit", () => {
+    spec
+      .given([])
+      .when({ ...create, autoPayLimit: usd(1), enableDebitAuth: true })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [
+          { field: "autoPayLimit", message: "is only allowed when enableAutoPay is true" },
+          { field: "debitAuthLimit", message: "is required when enableDebitAuth is true" },
+        ],
+      })
+  })
+  it("create refuses every bad field at once", () => {
+    spec
+      .given([])
+      .when({
+        ...create,
+        amount: usd(0),
+        description: "x".repeat(501),
+        dueDate: "2026-02-28" as CalendarDate,
+        attachmentUrl: "http://files.example.com/a.pdf",
+        enableAutoPay: true,
+        autoPayLimit: Money.make(0, "EUR"),
+      })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [
+          { field: "amount", message: "must be greater than zero" },
+          { field: "description", message: "must be at most 500 characters" },
+          { field: "dueDate", message: "must not be before the creation date 2026-03-01" },
+          { field: "attachmentUrl", message: "must be an absolute https URL such as https://example.com/file.pdf" },
+          { field: "autoPayLimit", message: "must be greater than zero" },
+          { field: "autoPayLimit", message: "must be in USD, the currency of the amount" },
+        ],
+      })
+  })
+  it("create refuses a blank description", () => {
+    spec
+      .given([])
+      .when({ ...create, description: "   " })
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "description", message: "must not be empty" }] })
+  })
+  it("every other command is refused as NotFound", () => {
+    const commands: ReadonlyArray<PaymentRequest.PaymentRequestCommand> = [
+      acceptBy(payer),
+      cancelBy(partnerId),
+      settledWith(transferId),
+      failedWith(transferId),
+      refund(refund1),
+    ]
+    for (const command of commands)
+      spec.given([]).when(command).thenFails({ _tag: "NotFound", entity: "PaymentRequest" })
+  })
+})
+
+describe("a Pending payment request", () => {
+  it("creating it again is refused as AlreadyExists", () => {
+    spec.given([created]).when(create).thenFails({ _tag: "AlreadyExists", entity: "PaymentRequest" })
+  })
+  it("the payer accepting it moves it to Accepted, naming the transfer and the masked account", () => {
+    spec.given([created]).when(acceptBy(payer)).then([accepted])
+  })
+  it("a blank transfer description falls back to the request's description", () => {
+    spec
+      .given([created])
+      .when(acceptBy(payer, { transferDescription: " " }))
+      .then([PaymentRequestAccepted.make({ ...accepted, transferDescription: "Invoice 42: cleaning" })])
+  })
+  it("the payer can grant the debit authorization the request offers", () => {
+    spec
+      .given([createdWithDebitAuth])
+      .when(acceptBy(payer, { acceptDebitAuth: true }))
+      .then([PaymentRequestAccepted.make({ ...accepted, debitAuthAccepted: true })])
+  })
+  it("granting a debit authorization the request does not offer is refused", () => {
+    spec
+      .given([created])
+      .when(acceptBy(payer, { acceptDebitAuth: true }))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "acceptDebitAuth", message: "this payment request does not offer a debit authorization" }],
+      })
+  })
+  it("accept refuses a full account number", () => {
+    spec
+      .given([created])
+      .when(acceptBy(payer, { accountNumberMasked: "123456789" }))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [
+          {
+            field: "accountNumberMasked",
+            message: 'must be a masked account number such as "****6789" (never the full number)',
+          },
+        ],
+      })
+  })
+  it("anyone but the payer is refused (NotThePayer)", () => {
+    spec.given([created]).when(acceptBy(stranger)).thenFails({ _tag: "RuleViolated", code: "NotThePayer" })
+  })
+  it("the partner cancelling it moves it to Cancelled", () => {
+    spec.given([created]).when(cancelBy(partnerId)).then([cancelled])
+  })
+  it("another partner cannot cancel it (NotThePartner)", () => {
+    spec.given([created]).when(cancelBy(otherPartnerId)).thenFails({ _tag: "RuleViolated", code: "NotThePartner" })
+  })
+  it("transfer outcomes and refunds are refused: no transfer pays it yet", () => {
+    spec.given([created]).when(settledWith(transferId)).thenFails(illegal("Pending"))
+    spec.given([created]).when(failedWith(transferId)).thenFails(illegal("Pending"))
+    spec.given([created]).when(refund(refund1)).thenFails(illegal("Pending"))
+  })
+})
+
+describe("a Cancelled payment request", () => {
+  it("cancelling it again changes nothing", () => {
+    spec.given([created, cancelled]).when(cancelBy(partnerId)).thenNothingHappens()
+  })
+  it("accepting it is refused", () => {
+    spec
+      .given([created, cancelled])
+      .when(acceptBy(payer))
+      .thenFails({ ...illegal("Cancelled"), reason: "a cancelled payment request cannot be accepted" })
+  })
+  it("transfer outcomes and refunds are refused", () => {
+    spec.given([created, cancelled]).when(settledWith(transferId)).thenFails(illegal("Cancelled"))
+    spec.given([created, cancelled]).when(failedWith(transferId)).thenFails(illegal("Cancelled"))
+    spec.given([created, cancelled]).when(refund(refund1)).thenFails(illegal("Cancelled"))
+  })
+})
+
+describe("an Accepted payment request", () => {
+  it("accepting it again with the same bank account changes nothing", () => {
+    spec
+      .given([created, accepted])
+      .when(acceptBy(payer, { transferId: otherTransferId }))
+      .thenNothingHappens()
+  })
+  it("accepting it again with another bank account is refused", () => {
+    spec
+      .given([created, accepted])
+      .when(acceptBy(payer, { bankAccountId: otherBankAccountId }))
+      .thenFails(illegal("Accepted"))
+  })
+  it("cancelling it is refused (cancel after accept is 409)", () => {
+    spec
+      .given([created, accepted])
+      .when(cancelBy(partnerId))
+      .thenFails({ ...illegal("Accepted"), reason: "a payment request cannot be cancelled after it was accepted" })
+  })
+  it("its transfer settling moves it to Paid", () => {
+    spec.given([created, accepted]).when(settledWith(transferId)).then([paid])
+  })
+  it("its transfer failing moves it to Failed with the return code", () => {
+    spec.given([created, accepted]).when(failedWith(transferId)).then([failed])
+  })
+  it("the outcome of another transfer is refused (TransferMismatch)", () => {
+    spec
+      .given([created, accepted])
+      .when(settledWith(otherTransferId))
+      .thenFails({ _tag: "RuleViolated", code: "TransferMismatch" })
+    spec
+      .given([created, accepted])
+      .when(failedWith(otherTransferId))
+      .thenFails({ _tag: "RuleViolated", code: "TransferMismatch" })
+  })
+  it("a malformed return code is refused", () => {
+    spec
+      .given([created, accepted])
+      .when(failedWith(transferId, ""))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "returnCode", message: 'must be 2 to 8 upper-case letters or digits, such as "R01"' }],
+      })
+  })
+  it("a refund is refused before the money arrived", () => {
+    spec.given([created, accepted]).when(refund(refund1)).thenFails(illegal("Accepted"))
+  })
+})
+
+describe("a Paid payment request", () => {
+  const paidHistory = [created, accepted, paid]
+  it("its transfer settling again changes nothing; failing is refused", () => {
+    spec.given(paidHistory).when(settledWith(transferId)).thenNothingHappens()
+    spec.given(paidHistory).when(failedWith(transferId)).thenFails(illegal("Paid"))
+  })
+  it("accepting it again changes nothing; cancelling it is refused", () => {
+    spec.given(paidHistory).when(acceptBy(payer)).thenNothingHappens()
+    spec.given(paidHistory).when(cancelBy(partnerId)).thenFails(illegal("Paid"))
+  })
+  it("a partial refund is recorded and it stays Paid", () => {
+    spec
+      .given(paidHistory)
+      .when(refund(refund1, 3_000))
+      .then([partiallyRefunded(refund1, 3_000, 3_000)])
+    spec
+      .given(paidHistory)
+      .when(refund(refund1, 3_000))
+      .thenState((state) => assert.strictEqual(PaymentRequest.status(state), "Paid"))
+  })
+  it("a refund without an amount refunds what remains and moves it to Refunded", () => {
+    spec
+      .given([...paidHistory, partiallyRefunded(refund1, 3_000, 3_000)])
+      .when(refund(refund2))
+      .then([refunded(refund2, 7_000)])
+  })
+  it("refunds reaching the paid amount move it to Refunded", () => {
+    spec
+      .given([...paidHistory, partiallyRefunded(refund1, 3_000, 3_000)])
+      .when(refund(refund2, 7_000))
+      .thenState((state) => assert.strictEqual(PaymentRequest.status(state), "Refunded"))
+  })
+  it("a refund above what remains is refused", () => {
+    spec
+      .given([...paidHistory, partiallyRefunded(refund1, 3_000, 3_000)])
+      .when(refund(refund2, 7_001))
+      .thenFails({ _tag: "RuleViolated", code: "RefundExceedsPayment" })
+  })
+  it("repeating a refund changes nothing; reusing its id for another amount is refused", () => {
+    const history = [...paidHistory, partiallyRefunded(refund1, 3_000, 3_000)]
+    spec.given(history).when(refund(refund1, 3_000)).thenNothingHappens()
+    spec.given(history).when(refund(refund1)).thenNothingHappens()
+    spec.given(history).when(refund(refund1, 2_000)).thenFails({ _tag: "RuleViolated", code: "RefundIdReused" })
+  })
+  it("a refund in another currency is refused", () => {
+    spec
+      .given(paidHistory)
+      .when({ ...refund(refund1), amount: Money.make(100, "EUR") })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "amount", message: "must be in USD, the currency of the amount" }],
+      })
+  })
+})
+
+describe("a Failed payment request", () => {
+  const failedHistory = [created, accepted, failed]
+  it("its transfer failing again changes nothing", () => {
+    spec.given(failedHistory).when(failedWith(transferId, "R02")).thenNothingHappens()
+  })
+  it("settling, cancelling and refunding are refused", () => {
+    spec.given(failedHistory).when(settledWith(transferId)).thenFails(illegal("Failed"))
+    spec.given(failedHistory).when(cancelBy(partnerId)).thenFails(illegal("Failed"))
+    spec.given(failedHistory).when(refund(refund1)).thenFails(illegal("Failed"))
+  })
+})
+
+describe("a Refunded payment request", () => {
+  const refundedHistory = [created, accepted, paid, refunded(refund1, 10_000)]
+  it("repeating the last refund changes nothing; a new refund is refused", () => {
+    spec.given(refundedHistory).when(refund(refund1)).thenNothingHappens()
+    spec
+      .given(refundedHistory)
+      .when(refund(refund2, 1))
+      .thenFails({ ...illegal("Refunded"), reason: "the payment request is already fully refunded" })
+  })
+  it("its transfer settling again changes nothing; cancelling is refused", () => {
+    spec.given(refundedHistory).when(settledWith(transferId)).thenNothingHappens()
+    spec.given(refundedHistory).when(cancelBy(partnerId)).thenFails(illegal("Refunded"))
+  })
+})
+
+describe("the status history (PAYMENT_REQUEST_STATUS_CHANGED)", () => {
+  it("lists every status with its time, and the masked account number once known", () => {
+    const history = PaymentRequest.statusHistory([
+      created,
+      accepted,
+      paid,
+      partiallyRefunded(refund1, 3_000, 3_000),
+      refunded(refund2, 7_000),
+    ])
+    assert.deepStrictEqual(
+      history.map((change) => [change.status, change.accountNumberMasked, DateTime.formatIso(change.timestamp)]),
+      [
+        ["Pending", undefined, "2026-03-01T10:00:00.000Z"],
+        ["Accepted", "****6789", "2026-03-02T10:00:00.000Z"],
+        ["Paid", "****6789", "2026-03-02T10:00:00.000Z"],
+        ["Refunded", "****6789", "2026-03-02T10:00:00.000Z"],
+      ],
+    )
+    assert.isTrue(history.every((change) => change.paymentRequestId === paymentRequestId))
+  })
+})
+
+describe("the transfer policy", () => {
+  it("turns the transfer's settlement, failure and refunds into commands for the request it pays", () => {
+    assert.deepStrictEqual(
+      PaymentRequest.fromTransferEvent(
+        paymentRequestId,
+        TransferSettled.make({ transferId, status: "Settled", at: later }),
+      ),
+      settledWith(transferId),
+    )
+    assert.deepStrictEqual(
+      PaymentRequest.fromTransferEvent(
+        paymentRequestId,
+        TransferFailed.make({
+          transferId,
+          returnCode: "R01",
+          reason: "insufficient funds",
+          status: "Failed",
+          at: later,
+        }),
+      ),
+      failedWith(transferId),
+    )
+    assert.deepStrictEqual(
+      PaymentRequest.fromTransferEvent(
+        paymentRequestId,
+        TransferRefunded.make({
+          transferId,
+          refundId: refund1,
+          amount: usd(3_000),
+          totalRefunded: usd(3_000),
+          isRefunded: false,
+          at: later,
+        }),
+      ),
+      refund(refund1, 3_000),
+    )
+    assert.isUndefined(
+      PaymentRequest.fromTransferEvent(
+        paymentRequestId,
+        TransferReimbursed.make({ transferId, providerId: id(20) as ReimbursementProviderId, at: later }),
+      ),
+    )
+  })
+})
+
+// ---------------------------------------------------------------------------
+// Properties over generated command sequences
+// ---------------------------------------------------------------------------
+
+const instant = fc.integer({ min: 1_772_000_000_000, max: 1_800_000_000_000 }).map((ms) => DateTime.makeUnsafe(ms))
+const command: fc.Arbitrary<PaymentRequest.PaymentRequestCommand> = fc.oneof(
+  fc.constantFrom<PaymentRequest.PaymentRequestCommand>(
+    create,
+    { ...create, enableDebitAuth: true, debitAuthLimit: usd(50_000) },
+    { ...create, amount: usd(0) },
+  ),
+  fc
+    .record({
+      at: instant,
+      registrationId: fc.constantFrom(payer, payer, payer, stranger),
+      bankAccountId: fc.constantFrom(bankAccountId, otherBankAccountId),
+      acceptDebitAuth: fc.boolean(),
+      transferId: fc.constantFrom(transferId, otherTransferId),
+    })
+    .map(({ registrationId, ...rest }) => acceptBy(registrationId, rest)),
+  fc
+    .record({ at: instant, partnerId: fc.constantFrom(partnerId, partnerId, otherPartnerId) })
+    .map(({ at, partnerId: who }) => ({ ...cancelBy(who), at })),
+  fc
+    .record({ at: instant, transferId: fc.constantFrom(transferId, transferId, otherTransferId) })
+    .map(({ at, transferId: t }) => ({ ...settledWith(t), at })),
+  fc
+    .record({
+      at: instant,
+      transferId: fc.constantFrom(transferId, otherTransferId),
+      code: fc.constantFrom("R01", "?"),
+    })
+    .map(({ at, transferId: t, code }) => ({ ...failedWith(t, code), at })),
+  {
+    weight: 4,
+    arbitrary: fc
+      .record({
+        at: instant,
+        refundId: fc.constantFrom(...refundIds),
+        amount: fc.option(
+          fc.record({
+            minorUnits: fc.oneof(
+              fc.integer({ min: 0, max: 12_000 }),
+              fc.constantFrom(1, 2_999, 3_000, 5_000, 7_000, 7_001, 9_999, 10_000, 10_001),
+            ),
+            currency: fc.constantFrom<Money.CurrencyCode>("USD", "USD", "USD", "EUR"),
+          }),
+          { nil: undefined },
+        ),
+      })
+      .map(
+        ({ at, refundId, amount: money }): PaymentRequest.RefundPaymentRequest => ({
+          _tag: "RefundPaymentRequest",
+          paymentRequestId,
+          refundId,
+          ...(money === undefined ? {} : { amount: money }),
+          at,
+        }),
+      ),
+  },
+)
+// Start most sequences somewhere along the lifecycle, so that refunds and late commands are exercised often.
+const lifecycle: ReadonlyArray<PaymentRequest.PaymentRequestCommand> = [
+  create,
+  acceptBy(payer),
+  settledWith(transferId),
+]
+const commands = fc
+  .tuple(fc.integer({ min: 0, max: lifecycle.length }), fc.array(command, { maxLength: 30 }))
+  .map(([reached, rest]) => [...lifecycle.slice(0, reached), ...rest])
+
+/** Runs a sequence, calling `step` with each accepted decision and the states around it. */
+const runSequence = (
+  sequence: ReadonlyArray<PaymentRequest.PaymentRequestCommand>,
+  step: (
+    events: ReadonlyArray<PaymentRequestEvent>,
+    before: PaymentRequest.PaymentRequestState,
+    after: PaymentRequest.PaymentRequestState,
+  ) => void,
+): PaymentRequest.PaymentRequestState => {
+  let state = PaymentRequest.initialState
+  for (const cmd of sequence) {
+    const decision = PaymentRequest.decide(cmd, state)
+    if (decision._tag === "Failure") continue
+    const next = fold(PaymentRequest.aggregate, decision.success, state)
+    step(decision.success, state, next)
+    state = next
+  }
+  return state
+}
+
+describe("properties of payment requests", () => {
+  it("a cancelled payment request is never accepted and an accepted one is never cancelled", () => {
+    fc.assert(
+      fc.property(commands, (sequence) => {
+        let wasCancelled = false
+        let wasAccepted = false
+        runSequence(sequence, (events, _before, after) => {
+          for (const event of events) {
+            if (event._tag === "PaymentRequestAccepted") {
+              assert.isFalse(wasCancelled, "a cancelled request was accepted")
+              wasAccepted = true
+            }
+            if (event._tag === "PaymentRequestCancelled") {
+              assert.isFalse(wasAccepted, "an accepted request was cancelled")
+              wasCancelled = true
+            }
+          }
+          if (wasCancelled) assert.strictEqual(after._tag, "Cancelled")
+        })
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it("replaying the stored (JSON-encoded) events decide emitted reproduces the state", () => {
+    const encode = Schema.encodeSync(PaymentRequest.aggregate.events)
+    const decode = Schema.decodeUnknownSync(PaymentRequest.aggregate.events)
+    fc.assert(
+      fc.property(commands, (sequence) => {
+        const stored: Array<string> = []
+        const state = runSequence(sequence, (events) => {
+          for (const event of events) stored.push(JSON.stringify(encode(event)))
+        })
+        const replayed = fold(
+          PaymentRequest.aggregate,
+          stored.map((json) => decode(JSON.parse(json))),
+        )
+        assert.deepStrictEqual(replayed, state)
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it("refunds never exceed the paid amount", () => {
+    fc.assert(
+      fc.property(commands, (sequence) => {
+        let refundedSum = 0
+        runSequence(sequence, (events, _before, after) => {
+          for (const event of events) {
+            if (event._tag === "PaymentRequestPartiallyRefunded" || event._tag === "PaymentRequestRefunded") {
+              assert.isAbove(event.amount.minorUnits, 0)
+              assert.strictEqual(event.amount.currency, "USD")
+              refundedSum += event.amount.minorUnits
+              assert.strictEqual(event.totalRefunded.minorUnits, refundedSum)
+            }
+          }
+          if (after._tag !== "Initial") assert.isAtMost(refundedSum, after.request.amount.minorUnits)
+          if (after._tag === "Refunded") assert.strictEqual(refundedSum, after.request.amount.minorUnits)
+          if (after._tag === "Paid" || after._tag === "Refunded")
+            assert.strictEqual(after.refundedAmount.minorUnits, refundedSum)
+        })
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it("every status change emits exactly one status event, and the history ends at the current status", () => {
+    fc.assert(
+      fc.property(commands, (sequence) => {
+        const all: Array<PaymentRequestEvent> = []
+        let changes = 0
+        const state = runSequence(sequence, (events, before, after) => {
+          all.push(...events)
+          const statusEvents = events.filter((event) => PaymentRequest.statusOf(event) !== undefined)
+          if (PaymentRequest.status(before) === PaymentRequest.status(after)) assert.strictEqual(statusEvents.length, 0)
+          else {
+            changes += 1
+            assert.strictEqual(statusEvents.length, 1)
+            assert.strictEqual(PaymentRequest.statusOf(statusEvents[0]!), PaymentRequest.status(after))
+          }
+        })
+        const history = PaymentRequest.statusHistory(all)
+        assert.strictEqual(history.length, changes)
+        assert.strictEqual(history.at(-1)?.status, PaymentRequest.status(state))
+      }),
+      { numRuns: 200 },
+    )
+  })
+})

@@ -1,0 +1,694 @@
+/**
+ * Executable specification of the payment use cases: a partner creates,
+ * reads, lists and cancels payment requests; the payer accepts one with a
+ * linked bank account, which starts its transfer; the bank settles or fails
+ * the transfer, which makes the request Paid or Failed; the partner refunds a
+ * settled transfer, reads the transaction report; the payer applies for
+ * reimbursement. Every status change is a PAYMENT_REQUEST_STATUS_CHANGED
+ * notification in the outbox, in the same unit of work as the change.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Effect, Exit, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import fc from "fast-check"
+import * as Companies from "../../src/companies/Companies.ts"
+import * as Customer from "../../src/customers/Customer.ts"
+import * as CommandHandler from "../../src/infrastructure/CommandHandler.ts"
+import * as EventPipeline from "../../src/infrastructure/EventPipeline.ts"
+import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
+import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
+import { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
+import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
+import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
+import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
+import * as PaymentRequests from "../../src/payments/PaymentRequestsProjection.ts"
+import * as Payments from "../../src/payments/Payments.ts"
+import type { ReimbursementProviderId } from "../../src/payments/TransferEvents.ts"
+import * as Transfers from "../../src/payments/Transfers.ts"
+import * as TransfersProjection from "../../src/payments/TransfersProjection.ts"
+
+const partnerId = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as PartnerId
+const otherPartnerId = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f" as PartnerId
+const payer = "7e57ab1e-0000-4000-8000-00000000c0de" as RegistrationId
+const stranger = "7e57ab1e-0000-4000-8000-00000000c0df" as RegistrationId
+const checking = "8b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a69" as BankAccountId
+const unlinked = "8b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a6a" as BankAccountId
+const providerId = "5a5a5a5a-0000-4000-8000-000000000001" as ReimbursementProviderId
+
+export const layer = () =>
+  Layer.mergeAll(
+    EventPipeline.layerMemory(),
+    UnitOfWork.layerMemory,
+    IdGenerator.layerRandom,
+    Transfers.eSignatureSandbox,
+  )
+
+const march2026 = TestClock.setTime(Date.parse("2026-03-01T10:00:00.000Z"))
+
+const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
+  if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+  const reason = exit.cause.reasons[0]
+  if (reason?._tag !== "Fail") throw new Error(`expected a typed failure, got ${String(exit.cause)}`)
+  return reason.error
+}
+
+const companyBody = (companyReferenceId: string) => ({
+  companyReferenceId,
+  name: "Acme Coffee",
+  emailAddress: "hello@acme.example.com",
+  taxId: "12-3456789",
+  taxIdType: "EIN",
+  streetNumberAndName: "100 Main St",
+  apartmentNumber: "Suite 200",
+  zipCode: "94105",
+  city: "San Francisco",
+  state: "CA",
+  contactNumber: "+14155550199",
+  companyType: "ForProfit",
+  owner: {
+    name: "Ada Lovelace",
+    emailAddress: "ada@acme.example.com",
+    contactNumber: "(415) 555-0100",
+    title: "CEO",
+    documentNumber: "D7654321",
+    documentType: "DriversLicense",
+    ssn: "987-65-4321",
+    dateOfBirth: "1980-12-10",
+    streetNumberAndName: "1 Analytical Way",
+    apartmentNumber: "Apt 4",
+    zipCode: "94105-1234",
+    city: "San Francisco",
+    state: "CA",
+  },
+  employees: [],
+  locations: [],
+})
+
+/** Registers a company of `partner` and returns its id. */
+export const seedCompany = (partner: PartnerId, reference = "acme-001") =>
+  Effect.map(Companies.register(partner, companyBody(reference)), (r) => r.companyId)
+
+/** Registers a verified customer of `partner` with the checking account ****6789 linked. */
+export const seedCustomer = (partner: PartnerId, registrationId: RegistrationId) =>
+  Effect.gen(function* () {
+    const at = yield* DateTime.now
+    const expiration = DateTime.add(at, { hours: 1 })
+    const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
+    const run = (command: Customer.CustomerCommand) =>
+      CommandHandler.handle(Customer.aggregate, registrationId, command)
+    yield* run({ _tag: "RegisterCustomer", registrationId, partnerId: partner, phoneNumber: "+14155550123", at })
+    yield* run({ _tag: "StartKyc", tokenId, expiration, at })
+    yield* run({
+      _tag: "RecordKycResult",
+      outcome: "Verified",
+      referenceId: "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a68",
+      personalData: {
+        profileName: "Grace H.",
+        firstName: "Grace",
+        lastName: "Hopper",
+        birthDate: "1990-12-10" as CalendarDate,
+        ssnLastFourDigits: "6789",
+        emailAddress: "grace@example.com",
+        phoneNumber: "+14155550123",
+      },
+      at,
+    })
+    yield* run({
+      _tag: "LinkBankAccounts",
+      tokenId,
+      accounts: [
+        { bankAccountId: checking, institutionId: "ins_1", name: "Everyday Checking", mask: "6789", type: "checking" },
+      ],
+      at,
+    })
+  })
+
+const createInput = (companyId: CompanyId, overrides: Partial<Payments.CreateInput> = {}): Payments.CreateInput => ({
+  partnerId,
+  companyId,
+  payerRegistrationId: payer,
+  amount: { value: 125.5, currencyCode: "USD" },
+  description: "Invoice 42: cleaning",
+  dueDate: "2026-03-15" as CalendarDate,
+  attachmentUrl: "https://files.example.com/invoices/invoice-42.pdf",
+  ...overrides,
+})
+
+const acceptInput = (
+  paymentRequestId: string,
+  overrides: Partial<Payments.AcceptInput> = {},
+): Payments.AcceptInput => ({
+  partnerId,
+  registrationId: payer,
+  paymentRequestId,
+  bankAccountId: checking,
+  acceptDebitAuth: false,
+  transferDescription: "",
+  ...overrides,
+})
+
+/** A company, a payer and one Pending request. */
+const pending = Effect.gen(function* () {
+  yield* march2026
+  const companyId = yield* seedCompany(partnerId)
+  yield* seedCustomer(partnerId, payer)
+  const { paymentRequestId } = yield* Payments.create(createInput(companyId))
+  return { companyId, paymentRequestId }
+})
+
+/** ... accepted by the payer. */
+const accepted = Effect.gen(function* () {
+  const { companyId, paymentRequestId } = yield* pending
+  yield* Payments.accept(acceptInput(paymentRequestId))
+  const doc = yield* Payments.get(partnerId, paymentRequestId)
+  return { companyId, paymentRequestId, transferId: doc.transferId as TransferId }
+})
+
+/** ... whose transfer settled. */
+const paid = Effect.gen(function* () {
+  const ids = yield* accepted
+  yield* TestClock.adjust("1 day")
+  yield* Payments.settleTransfer(ids.transferId)
+  return ids
+})
+
+const notifications = Effect.gen(function* () {
+  const outbox = yield* MemoryOutbox
+  return outbox.recorded.filter((n) => n.eventType === "PAYMENT_REQUEST_STATUS_CHANGED")
+})
+
+describe("creating a payment request", () => {
+  it.effect("returns its id and Pending; the request reads back with its details and history", () =>
+    Effect.gen(function* () {
+      const { companyId, paymentRequestId } = yield* pending
+      const doc = yield* Payments.get(partnerId, paymentRequestId)
+      assert.strictEqual(doc.status, "Pending")
+      assert.strictEqual(doc.companyId, companyId)
+      assert.deepStrictEqual(doc.amount, { minorUnits: 12550, currency: "USD" })
+      assert.strictEqual(doc.dueDate, "2026-03-15")
+      assert.deepStrictEqual(doc.statusHistory, [{ status: "Pending", timestamp: "2026-03-01T10:00:00.000Z" }])
+      assert.deepStrictEqual(doc.refundedAmount, { minorUnits: 0, currency: "USD" })
+      assert.isFalse(doc.enableAutoPay)
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("the company can be named by the partner's reference instead of its id", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(partnerId, "ref-77")
+      const { paymentRequestId } = yield* Payments.create(
+        createInput(companyId, { companyId: undefined, companyReferenceId: "ref-77" }),
+      )
+      assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).companyId, companyId)
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("naming both or neither of companyId and companyReferenceId is refused, both fields named", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(partnerId)
+      const both = failureOf(
+        yield* Effect.exit(Payments.create(createInput(companyId, { companyReferenceId: "acme-001" }))),
+      )
+      const neither = failureOf(yield* Effect.exit(Payments.create(createInput(companyId, { companyId: undefined }))))
+      for (const error of [both, neither]) {
+        assert.strictEqual(error._tag, "ValidationFailed")
+        if (error._tag === "ValidationFailed")
+          assert.deepStrictEqual(
+            error.issues.map((i) => i.field),
+            ["companyId", "companyReferenceId"],
+          )
+      }
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("autopay and a debit authorization together are refused with both flags named", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(partnerId)
+      const error = failureOf(
+        yield* Effect.exit(
+          Payments.create(
+            createInput(companyId, {
+              enableAutoPay: true,
+              autoPayLimit: { value: 500, currencyCode: "USD" },
+              enableDebitAuth: true,
+              debitAuthLimit: { value: 500, currencyCode: "USD" },
+            }),
+          ),
+        ),
+      )
+      assert.strictEqual(error._tag, "ValidationFailed")
+      if (error._tag === "ValidationFailed") {
+        const fields = error.issues.map((i) => i.field)
+        assert.include(fields, "enableAutoPay")
+        assert.include(fields, "enableDebitAuth")
+      }
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("an amount with too many decimals is refused on amount.value", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(partnerId)
+      const error = failureOf(
+        yield* Effect.exit(Payments.create(createInput(companyId, { amount: { value: 1.005, currencyCode: "USD" } }))),
+      )
+      assert.deepStrictEqual(error._tag === "ValidationFailed" ? error.issues.map((i) => i.field) : [], [
+        "amount.value",
+      ])
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("another partner's company, or an unknown one, is NotFound", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(otherPartnerId)
+      const error = failureOf(yield* Effect.exit(Payments.create(createInput(companyId))))
+      assert.deepStrictEqual([error._tag, error._tag === "NotFound" ? error.entity : ""], ["NotFound", "Company"])
+      const unknown = failureOf(
+        yield* Effect.exit(Payments.create(createInput("9f9f9f9f-0000-4000-8000-000000000000" as CompanyId))),
+      )
+      assert.strictEqual(unknown._tag, "NotFound")
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a customer of another partner cannot be the payer", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(partnerId)
+      yield* seedCustomer(otherPartnerId, stranger)
+      const error = failureOf(
+        yield* Effect.exit(Payments.create(createInput(companyId, { payerRegistrationId: stranger }))),
+      )
+      assert.strictEqual(error._tag, "ValidationFailed")
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("reading and listing payment requests", () => {
+  it.effect("another partner's request is NotFound", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId } = yield* pending
+      const error = failureOf(yield* Effect.exit(Payments.get(otherPartnerId, paymentRequestId)))
+      assert.strictEqual(error._tag, "NotFound")
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("history lists newest first, filters by status, company, payer and dates, and pages by cursor", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(partnerId)
+      yield* seedCustomer(partnerId, payer)
+      const ids: Array<string> = []
+      for (let i = 0; i < 3; i++) {
+        ids.push((yield* Payments.create(createInput(companyId))).paymentRequestId)
+        yield* TestClock.adjust("1 day")
+      }
+      yield* Payments.cancel(partnerId, ids[0]!)
+      const all = yield* Payments.history({ partnerId, limit: 10 })
+      assert.deepStrictEqual(
+        all.data.map((d) => d.paymentRequestId),
+        [...ids].reverse(),
+      )
+      assert.isFalse(all.hasMore)
+      const first = yield* Payments.history({ partnerId, limit: 2 })
+      assert.isTrue(first.hasMore)
+      const second = yield* Payments.history({ partnerId, limit: 2, startingAfter: first.data[1]!.paymentRequestId })
+      assert.deepStrictEqual(
+        second.data.map((d) => d.paymentRequestId),
+        [ids[0]],
+      )
+      const cancelled = yield* Payments.history({ partnerId, status: "Cancelled", limit: 10 })
+      assert.deepStrictEqual(
+        cancelled.data.map((d) => d.paymentRequestId),
+        [ids[0]],
+      )
+      const onDay2 = yield* Payments.history({
+        partnerId,
+        from: "2026-03-02" as CalendarDate,
+        to: "2026-03-02" as CalendarDate,
+        limit: 10,
+      })
+      assert.deepStrictEqual(
+        onDay2.data.map((d) => d.paymentRequestId),
+        [ids[1]],
+      )
+      assert.strictEqual(
+        (yield* Payments.history({ partnerId, companyId, payerRegistrationId: payer, limit: 10 })).data.length,
+        3,
+      )
+      assert.strictEqual((yield* Payments.history({ partnerId: otherPartnerId, limit: 10 })).data.length, 0)
+      assert.strictEqual(
+        (yield* Payments.history({ partnerId, payerRegistrationId: stranger, limit: 10 })).data.length,
+        0,
+      )
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("cancelling a payment request", () => {
+  it.effect("a Pending request becomes Cancelled; cancelling again changes nothing", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId } = yield* pending
+      yield* Payments.cancel(partnerId, paymentRequestId)
+      yield* Payments.cancel(partnerId, paymentRequestId)
+      const doc = yield* Payments.get(partnerId, paymentRequestId)
+      assert.strictEqual(doc.status, "Cancelled")
+      assert.deepStrictEqual(
+        doc.statusHistory.map((s) => s.status),
+        ["Pending", "Cancelled"],
+      )
+      assert.deepStrictEqual(
+        (yield* notifications).map((n) => n.data.Status),
+        ["Pending", "Cancelled"],
+      )
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("after acceptance it is an IllegalTransition; another partner gets NotFound", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId } = yield* accepted
+      assert.strictEqual(
+        failureOf(yield* Effect.exit(Payments.cancel(partnerId, paymentRequestId)))._tag,
+        "IllegalTransition",
+      )
+      assert.strictEqual(
+        failureOf(yield* Effect.exit(Payments.cancel(otherPartnerId, paymentRequestId)))._tag,
+        "NotFound",
+      )
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("accepting a payment request", () => {
+  it.effect("the payer's acceptance makes it Accepted and initiates its transfer with masked accounts", () =>
+    Effect.gen(function* () {
+      const { companyId, paymentRequestId, transferId } = yield* accepted
+      const doc = yield* Payments.get(partnerId, paymentRequestId)
+      assert.strictEqual(doc.status, "Accepted")
+      assert.strictEqual(doc.accountNumberMasked, "****6789")
+      const transfer = yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)
+      assert.strictEqual(transfer.status, "Pending")
+      assert.strictEqual(transfer.companyId, companyId)
+      assert.strictEqual(transfer.paymentRequestId, paymentRequestId)
+      assert.strictEqual(transfer.senderName, "Grace Hopper")
+      assert.strictEqual(transfer.recipientName, "Acme Coffee")
+      assert.strictEqual(transfer.senderAccountMasked, "****6789")
+      assert.match(transfer.recipientAccountMasked, /^\*{4}\d{1,4}$/)
+      assert.strictEqual(transfer.description, "Invoice 42: cleaning")
+      assert.deepStrictEqual(transfer.recipientAddress, {
+        streetNumberAndName: "100 Main St",
+        apartmentNumber: "Suite 200",
+        city: "San Francisco",
+        zipCode: "94105",
+        state: "CA",
+        country: "US",
+      })
+      assert.strictEqual(transfer.attachments.length, 1)
+      assert.strictEqual(transfer.attachments[0]!.name, "invoice-42.pdf")
+      assert.strictEqual(transfer.attachments[0]!.contentType, "application/pdf")
+      const accept = (yield* notifications)[1]!
+      assert.strictEqual(accept.partnerId, partnerId)
+      assert.deepStrictEqual(Object.keys(accept.data).sort(), [
+        "AccountNumberMasked",
+        "PaymentRequestId",
+        "Status",
+        "Timestamp",
+      ])
+      assert.strictEqual(accept.data.AccountNumberMasked, "****6789")
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("repeating the acceptance changes nothing and starts no second transfer", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId } = yield* accepted
+      const again = yield* Payments.accept(acceptInput(paymentRequestId))
+      assert.strictEqual(again.status, "Accepted")
+      const store = yield* ReadModelStore
+      const transfers = yield* store.find(TransfersProjection.collection, { partnerId, limit: 10 })
+      assert.strictEqual(transfers.items.length, 1)
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("someone other than the payer, or another partner's customer, gets NotFound", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId } = yield* pending
+      yield* seedCustomer(partnerId, stranger)
+      const byStranger = yield* Effect.exit(
+        Payments.accept(acceptInput(paymentRequestId, { registrationId: stranger })),
+      )
+      assert.strictEqual(failureOf(byStranger)._tag, "NotFound")
+      const otherTenant = yield* Effect.exit(
+        Payments.accept(acceptInput(paymentRequestId, { partnerId: otherPartnerId })),
+      )
+      assert.strictEqual(failureOf(otherTenant)._tag, "NotFound")
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("an account not linked to the payer is refused with BANK_ACCOUNT_NOT_LINKED", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId } = yield* pending
+      const error = failureOf(
+        yield* Effect.exit(Payments.accept(acceptInput(paymentRequestId, { bankAccountId: unlinked }))),
+      )
+      assert.deepStrictEqual(
+        [error._tag, error._tag === "RuleViolated" ? error.code : ""],
+        ["RuleViolated", "BANK_ACCOUNT_NOT_LINKED"],
+      )
+      assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).status, "Pending")
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a cancelled request cannot be accepted", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId } = yield* pending
+      yield* Payments.cancel(partnerId, paymentRequestId)
+      const error = failureOf(yield* Effect.exit(Payments.accept(acceptInput(paymentRequestId))))
+      assert.strictEqual(error._tag, "IllegalTransition")
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("settlement", () => {
+  it.effect("a settled transfer makes the request Paid; a failed one makes it Failed; each is notified", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* paid
+      assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).status, "Paid")
+      assert.strictEqual((yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)).status, "Settled")
+      assert.deepStrictEqual(
+        (yield* notifications).map((n) => n.data.Status),
+        ["Pending", "Accepted", "Paid"],
+      )
+      // settling again changes nothing
+      yield* Payments.settleTransfer(transferId)
+      assert.strictEqual((yield* notifications).length, 3)
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a failed transfer makes the request Failed with its return code", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* accepted
+      yield* Payments.failTransfer(transferId, "R01", "insufficient funds")
+      const doc = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual([doc.status, doc.returnCode], ["Failed", "R01"])
+      assert.deepStrictEqual(
+        (yield* notifications).map((n) => n.data.Status),
+        ["Pending", "Accepted", "Failed"],
+      )
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("refunds", () => {
+  it.effect("a partial refund keeps the request Paid; refunding the rest makes it Refunded", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* paid
+      const first = yield* Transfers.refund({ partnerId, transferId, amount: { value: 25.5, currencyCode: "USD" } })
+      assert.deepStrictEqual(first.refundedAmount, { minorUnits: 2550, currency: "USD" })
+      assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).status, "Paid")
+      const rest = yield* Transfers.refund({ partnerId, transferId })
+      assert.deepStrictEqual(rest.refundedAmount, { minorUnits: 12550, currency: "USD" })
+      assert.isTrue(rest.isRefunded)
+      const doc = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual([doc.status, doc.refundedAmount.minorUnits], ["Refunded", 12550])
+      assert.isTrue((yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)).isRefunded)
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("refunding more than was paid is a RuleViolated; before settlement an IllegalTransition", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* accepted
+      const early = failureOf(yield* Effect.exit(Transfers.refund({ partnerId, transferId })))
+      assert.strictEqual(early._tag, "IllegalTransition")
+      yield* Payments.settleTransfer(transferId)
+      const over = failureOf(
+        yield* Effect.exit(Transfers.refund({ partnerId, transferId, amount: { value: 200, currencyCode: "USD" } })),
+      )
+      assert.strictEqual(over._tag, "RuleViolated")
+      const other = failureOf(yield* Effect.exit(Transfers.refund({ partnerId: otherPartnerId, transferId })))
+      assert.strictEqual(other._tag, "NotFound")
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("reading transfers", () => {
+  it.effect("the payer may read their transfer; another customer and another partner get NotFound", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* accepted
+      const mine = yield* Transfers.get({ _tag: "Customer", partnerId, registrationId: payer }, transferId)
+      assert.strictEqual(mine.transferId, transferId)
+      const theirs = yield* Effect.exit(
+        Transfers.get({ _tag: "Customer", partnerId, registrationId: stranger }, transferId),
+      )
+      assert.strictEqual(failureOf(theirs)._tag, "NotFound")
+      const otherTenant = yield* Effect.exit(Transfers.get({ _tag: "Partner", partnerId: otherPartnerId }, transferId))
+      assert.strictEqual(failureOf(otherTenant)._tag, "NotFound")
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("the transaction report", () => {
+  it.effect("totals settled transfers of the window per currency, net of refunds", () =>
+    Effect.gen(function* () {
+      const { transferId, companyId } = yield* paid
+      yield* Transfers.refund({ partnerId, transferId, amount: { value: 10, currencyCode: "USD" } })
+      // a second request, accepted but never settled, is left out
+      const { paymentRequestId } = yield* Payments.create(createInput(companyId))
+      yield* Payments.accept(acceptInput(paymentRequestId))
+      const report = yield* Transfers.report({
+        partnerId,
+        from: "2026-03-01" as CalendarDate,
+        to: "2026-03-31" as CalendarDate,
+        limit: 20,
+      })
+      assert.deepStrictEqual(report.currencyTotals, [
+        {
+          currencyCode: "USD",
+          count: 1,
+          totalAmount: { minorUnits: 12550, currency: "USD" },
+          refundedAmount: { minorUnits: 1000, currency: "USD" },
+          netAmount: { minorUnits: 11550, currency: "USD" },
+        },
+      ])
+      assert.deepStrictEqual(
+        report.items.map((i) => i.transferId),
+        [transferId],
+      )
+      const empty = yield* Transfers.report({
+        partnerId,
+        from: "2026-04-01" as CalendarDate,
+        to: "2026-04-30" as CalendarDate,
+        limit: 20,
+      })
+      assert.deepStrictEqual(empty.currencyTotals, [])
+      const reversed = yield* Effect.exit(
+        Transfers.report({
+          partnerId,
+          from: "2026-04-01" as CalendarDate,
+          to: "2026-03-01" as CalendarDate,
+          limit: 20,
+        }),
+      )
+      assert.strictEqual(failureOf(reversed)._tag, "ValidationFailed")
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("reimbursement", () => {
+  it.effect("the payer of a settled transfer gets a sandbox signing URL; a repeat returns the same URL", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* paid
+      const input = { partnerId, registrationId: payer, transferId, providerId }
+      const { signingUrl } = yield* Transfers.createReimbursement(input)
+      assert.strictEqual(signingUrl, `https://sandbox.partnerpay.dev/sign/rb-${transferId}-${providerId}`)
+      assert.strictEqual((yield* Transfers.createReimbursement(input)).signingUrl, signingUrl)
+      assert.isTrue((yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)).appliedForReimbursement)
+      // once applied, the transfer can no longer be refunded
+      assert.strictEqual(
+        failureOf(yield* Effect.exit(Transfers.refund({ partnerId, transferId })))._tag,
+        "IllegalTransition",
+      )
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("before settlement it is an IllegalTransition; another customer gets NotFound", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* accepted
+      const early = yield* Effect.exit(
+        Transfers.createReimbursement({ partnerId, registrationId: payer, transferId, providerId }),
+      )
+      assert.strictEqual(failureOf(early)._tag, "IllegalTransition")
+      const stranger_ = yield* Effect.exit(
+        Transfers.createReimbursement({ partnerId, registrationId: stranger, transferId, providerId }),
+      )
+      assert.strictEqual(failureOf(stranger_)._tag, "NotFound")
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("read models and the log", () => {
+  type Step = "create" | "accept" | "cancel" | "settle" | "fail" | "refund"
+  const steps = fc.array(fc.constantFrom<Step>("create", "accept", "cancel", "settle", "fail", "refund"), {
+    maxLength: 12,
+  })
+
+  it("rebuilding payment_requests and transfers from the log equals the live read models, whatever happened", async () => {
+    await fc.assert(
+      fc.asyncProperty(steps, async (history) => {
+        const program = Effect.gen(function* () {
+          yield* march2026
+          const companyId = yield* seedCompany(partnerId)
+          yield* seedCustomer(partnerId, payer)
+          const requests: Array<string> = []
+          for (const step of history) {
+            const last = requests[requests.length - 1]
+            const doc = last === undefined ? undefined : yield* Payments.get(partnerId, last)
+            const transferId = doc?.transferId as TransferId | undefined
+            const attempt = (() => {
+              switch (step) {
+                case "create":
+                  return Effect.map(Payments.create(createInput(companyId)), (r) => {
+                    requests.push(r.paymentRequestId)
+                  })
+                case "accept":
+                  return last === undefined ? Effect.void : Payments.accept(acceptInput(last))
+                case "cancel":
+                  return last === undefined ? Effect.void : Payments.cancel(partnerId, last)
+                case "settle":
+                  return transferId === undefined ? Effect.void : Payments.settleTransfer(transferId)
+                case "fail":
+                  return transferId === undefined ? Effect.void : Payments.failTransfer(transferId, "R01")
+                case "refund":
+                  return transferId === undefined
+                    ? Effect.void
+                    : Transfers.refund({ partnerId, transferId, amount: { value: 50, currencyCode: "USD" } })
+              }
+            })()
+            yield* Effect.exit(attempt)
+            yield* TestClock.adjust("1 hour")
+          }
+          const store = yield* ReadModelStore
+          const snapshot = Effect.gen(function* () {
+            const requestsPage = yield* store.find(PaymentRequests.collection, { partnerId, limit: 100 })
+            const transfersPage = yield* store.find(TransfersProjection.collection, { partnerId, limit: 100 })
+            return [requestsPage.items, transfersPage.items]
+          })
+          const live = yield* snapshot
+          yield* EventPipeline.rebuild([PaymentRequests.projection, TransfersProjection.projection])
+          const rebuilt = yield* snapshot
+          assert.deepStrictEqual(rebuilt, live)
+          // every status in every request's history was notified exactly once
+          const outbox = yield* notifications
+          const historyCount = (live[0] ?? []).reduce(
+            (n, item) => n + (item.data as { statusHistory: ReadonlyArray<unknown> }).statusHistory.length,
+            0,
+          )
+          assert.strictEqual(outbox.length, historyCount)
+        }).pipe(Effect.provide(layer()))
+        await Effect.runPromise(program.pipe(Effect.provide(TestClock.layer())))
+      }),
+      { numRuns: 25 },
+    )
+  })
+})
