@@ -22,9 +22,11 @@
  * so that neither runs in the other's shadow. Before every measured phase the database is
  * made quiet: the service's outbox drained (operator API), a CHECKPOINT, and no other
  * active backend of the benchmark's database in pg_stat_activity (PostgreSQL); PGlite is
- * quiet once the previous process exited (and its lock file says so). Each payment-request
- * cancel scenario gets its own fresh payment requests every round (a repeated cancel is a
- * no-op); the report says which share of the cancels were first cancels.
+ * quiet once the previous process exited (and its lock file says so). Both sides get the
+ * same check (one request of each load must answer 2xx) and the same short warm-up. Each
+ * payment-request cancel scenario gets its own fresh payment requests every round, created
+ * for a time proportional to the load's length (a repeated cancel is a no-op 200); the
+ * report gives the share of first cancels.
  *
  * Scenarios: POST /Company/Create and PUT /Payment/{id}/Cancel (1, 16, 64 connections;
  * --quick: 64) against (c); GET /company/status and GET /Transaction/{id} (64) against (b)
@@ -68,6 +70,12 @@ const tokenSecret = randomBytes(48).toString("base64url")
 const adminToken = randomBytes(32).toString("base64url")
 const overallDeadlineMillis = (quick ? 6 : profile ? 5 : 25) * 60_000
 const notes: Array<string> = []
+const runStartedAt = Date.now()
+/** Progress on stderr, with the seconds since the start. */
+const progress = (line: string) =>
+  console.error(
+    `${line.startsWith("\n") ? "\n" : ""}[${Math.round((Date.now() - runStartedAt) / 1000)} s] ${line.trim()}`,
+  )
 
 // ---------------------------------------------------------------------------------------------
 // child processes: tracked, killed on every way out
@@ -434,30 +442,31 @@ const paymentBody = (companyId: string, payerRegistrationId: string, description
 })
 
 /**
- * `counts[i]` fresh (pending) payment requests for the i-th cancel scenario of this round,
- * created 32 at a time, at most 90 s in all (fewer when the time runs out).
+ * Fresh (pending) payment requests for each cancel scenario of this round: created 32 at a
+ * time for `budgets[i]` ms each (at most 20,000), so that a load can cancel about as many as
+ * the service cancels in a load; a cancel of an already cancelled request is a no-op 200, so
+ * the report gives the share of first cancels.
  */
 const createCancellable = async (
   base: string,
   fixture: Fixture,
-  counts: ReadonlyArray<number>,
+  budgets: ReadonlyArray<number>,
 ): Promise<ReadonlyArray<ReadonlyArray<string>>> => {
-  const until = Date.now() + 90_000
   const out: Array<Array<string>> = []
-  for (const count of counts) {
+  for (const budget of budgets) {
+    const until = Date.now() + budget
     const ids: Array<string> = []
     let issued = 0
     await Promise.all(
       Array.from({ length: 32 }, async () => {
-        while (issued < count && Date.now() < until) {
+        while (issued < 20_000 && Date.now() < until) {
           issued++
           const body = paymentBody(fixture.companyId, fixture.payerRegistrationId, `bench cancel ${issued}`)
           ids.push((await call(base, "POST", "/Payment/Create", fixture.token, body)).paymentRequestId as string)
         }
       }),
     )
-    if (ids.length < count) notes.push(`only ${ids.length} of ${count} payment requests to cancel created in time`)
-    out.push(ids.length === 0 ? ["00000000-0000-4000-8000-000000000000"] : ids)
+    out.push(ids)
   }
   return out
 }
@@ -527,6 +536,8 @@ interface LoadSpec {
   readonly token?: string
   readonly body?: string
   readonly idReplacement?: boolean
+  /** false: not warmed up (see `warmUp`) */
+  readonly warmUp?: boolean
 }
 
 /**
@@ -585,7 +596,7 @@ interface Scenario {
   readonly connections: number
   /** The ceilings it is compared with; the first is the one its target refers to. */
   readonly ceilings: ReadonlyArray<Ceiling>
-  /** Fresh payment requests to cancel per round (cancel scenarios only). */
+  /** Cancel scenarios: how long to create fresh payment requests for it each round (ms). */
   readonly cancellable?: number
   readonly spec: (fixture: Fixture, cancellable: ReadonlyArray<string>) => LoadSpec
 }
@@ -608,7 +619,14 @@ const cancelPayment = (connections: number, cancellable: number): Scenario => ({
   connections,
   ceilings: ["insert"],
   cancellable,
-  spec: (f, ids) => ({ connections, method: "PUT", paths: ids.map((id) => `/Payment/${id}/Cancel`), token: f.token }),
+  spec: (f, ids) => ({
+    connections,
+    method: "PUT",
+    paths: ids.map((id) => `/Payment/${id}/Cancel`),
+    token: f.token,
+    // Warming up would use up the fresh requests; the INSERT ceiling is warmed by the create load.
+    warmUp: false,
+  }),
 })
 const readScenarios: ReadonlyArray<Scenario> = [
   {
@@ -645,12 +663,12 @@ const readScenarios: ReadonlyArray<Scenario> = [
 const scenarios: ReadonlyArray<Scenario> = profile
   ? [createCompany(64)]
   : quick
-    ? [createCompany(64), cancelPayment(64, 600), ...readScenarios]
+    ? [createCompany(64), cancelPayment(64, 1.5 * seconds * 1000), ...readScenarios]
     : [
         ...[1, 16, 64].map(createCompany),
-        cancelPayment(1, 300),
-        cancelPayment(16, 1200),
-        cancelPayment(64, 1200),
+        cancelPayment(1, 0.5 * seconds * 1000),
+        cancelPayment(16, 1.5 * seconds * 1000),
+        cancelPayment(64, 1.5 * seconds * 1000),
         ...readScenarios,
       ]
 
@@ -727,21 +745,48 @@ const startCeiling = async (ceiling: Ceiling, target: Target): Promise<Running> 
   return { base: `http://127.0.0.1:${server.match![1]}`, child: server.child }
 }
 
-/** One request of each load (the first path; `[<id>]` made unique): each must answer 2xx, or nothing is measured. */
-const check = async (base: string, specs: ReadonlyArray<LoadSpec>, what: string) => {
+const send = (base: string, spec: LoadSpec, path: string) =>
+  fetch(`${base}${path}`, {
+    method: spec.method,
+    headers: {
+      ...(spec.body === undefined ? {} : { "content-type": "application/json" }),
+      ...(spec.token === undefined ? {} : { authorization: `Bearer ${spec.token}` }),
+    },
+    // `[<id>]` made unique as autocannon's idReplacement does.
+    ...(spec.body === undefined ? {} : { body: spec.body.replaceAll("[<id>]", randomBytes(8).toString("hex")) }),
+    signal: AbortSignal.timeout(15_000),
+  })
+
+const warmUpMillis = quick ? 500 : 1000
+
+/**
+ * Before a phase's load: one request of each load (the first path), which must answer 2xx or
+ * nothing is measured; then the same warm-up on both sides, up to `warmUpMillis` (at most 500
+ * requests) of each load that allows it, min(connections, 16) at a time. The service has also
+ * served the set-up requests; a ceiling process is new each phase (cold JIT, and on PGlite a
+ * freshly opened database), and would otherwise pay its warm-up inside a short load.
+ */
+const checkAndWarmUp = async (base: string, specs: ReadonlyArray<LoadSpec>, what: string) => {
   for (const spec of specs) {
-    const response = await fetch(`${base}${spec.paths[0]}`, {
-      method: spec.method,
-      headers: {
-        ...(spec.body === undefined ? {} : { "content-type": "application/json" }),
-        ...(spec.token === undefined ? {} : { authorization: `Bearer ${spec.token}` }),
-      },
-      ...(spec.body === undefined ? {} : { body: spec.body.replaceAll("[<id>]", randomBytes(6).toString("hex")) }),
-      signal: AbortSignal.timeout(15_000),
-    })
+    const response = await send(base, spec, spec.paths[0]!)
     const text = await response.text()
     if (response.status < 200 || response.status > 299)
       throw new Error(`${what}: ${spec.method} ${spec.paths[0]} answered ${response.status}: ${text.slice(0, 300)}`)
+  }
+  for (const spec of specs) {
+    if (spec.warmUp === false) continue
+    const until = Date.now() + warmUpMillis
+    let sent = 0
+    await Promise.all(
+      Array.from({ length: Math.min(spec.connections, 16) }, async () => {
+        while (sent < 500 && Date.now() < until) {
+          const path = spec.paths[sent++ % spec.paths.length]!
+          await send(base, spec, path)
+            .then((response) => response.arrayBuffer())
+            .catch(() => undefined)
+        }
+      }),
+    )
   }
 }
 
@@ -780,11 +825,11 @@ const benchDatabase = async (target: Target): Promise<DatabaseRuns> => {
   for (let round = 1; round <= rounds; round++) {
     const tag = `[${target.name} ${round}/${rounds}]`
     await quietDatabase(target, `round ${round}, before starting the service`)
-    console.error(`\n${tag} starting the service...`)
+    progress(`\n${tag} starting the service...`)
     const service = await startService(target)
     let specs: ReadonlyArray<LoadSpec>
     try {
-      console.error(`${tag} up after ${service.startupMillis} ms, idle RSS ${service.idleRssMb} MB; preparing...`)
+      progress(`${tag} up after ${service.startupMillis} ms, idle RSS ${service.idleRssMb} MB; preparing...`)
       fixture ??= await prepare(service.base)
       const fixed = fixture
       const created = await createCancellable(
@@ -798,10 +843,10 @@ const benchDatabase = async (target: Target): Promise<DatabaseRuns> => {
       scenarios.forEach((s, i) => {
         if (s.cancellable !== undefined) runs.cancellable[i]!.push(specs[i]!.paths.length)
       })
-      await check(service.base, specs, "the service")
+      await checkAndWarmUp(service.base, specs, "the service")
       await drainOutbox(service.base, target.name)
       await quietDatabase(target, `round ${round}, before the service's load`, true)
-      console.error(`${tag} service: ${scenarios.length} loads of ${seconds} s`)
+      progress(`${tag} service: ${scenarios.length} loads of ${seconds} s`)
       const figures = await loadAll(service.base, specs)
       figures.forEach((f, i) => {
         runs.service[i]!.push(f)
@@ -819,11 +864,11 @@ const benchDatabase = async (target: Target): Promise<DatabaseRuns> => {
       const indices = scenarios.flatMap((s, i) => (s.ceilings.includes(ceiling) ? [i] : []))
       if (indices.length === 0) continue
       await quietDatabase(target, `round ${round}, before ceiling ${ceiling}`)
-      console.error(`${tag} ceiling ${ceilingLabel(ceiling, target.name)}: ${indices.length} loads of ${seconds} s`)
+      progress(`${tag} ceiling ${ceilingLabel(ceiling, target.name)}: ${indices.length} loads of ${seconds} s`)
       const server = await startCeiling(ceiling, target)
       try {
         const ceilingSpecs = indices.map((i) => specs[i]!)
-        await check(server.base, ceilingSpecs, `ceiling ${ceiling}`)
+        await checkAndWarmUp(server.base, ceilingSpecs, `ceiling ${ceiling}`)
         const figures = await loadAll(server.base, ceilingSpecs)
         indices.forEach((i, k) => {
           runs.ceilings[ceiling][i]!.push(figures[k]!)
@@ -920,7 +965,7 @@ const packageBenches = async (databaseUrl: string | undefined): Promise<Readonly
     out.push({ name: "adapters-pg: event store", command: "-", output: "skipped: no PostgreSQL server" })
   } else {
     const command = `node bench/eventstore.ts${quick ? " (BENCH_SECONDS_PER_RUN=0.25)" : ""}`
-    console.error(`\n[packages] ${command}`)
+    progress(`\n[packages] ${command}`)
     try {
       out.push({
         name: "adapters-pg: event store",
@@ -936,7 +981,7 @@ const packageBenches = async (databaseUrl: string | undefined): Promise<Readonly
     }
   }
   const rehydrateArgs = ["bench/rehydrate.ts", ...(quick ? ["50000"] : [])]
-  console.error(`[packages] node ${rehydrateArgs.join(" ")}`)
+  progress(`[packages] node ${rehydrateArgs.join(" ")}`)
   try {
     out.push({
       name: "domain: rehydrate",
@@ -974,7 +1019,7 @@ const flatten = (value: unknown, prefix = ""): Hook["figures"] =>
 const runHook = async (file: string, databaseUrl: string | undefined): Promise<Hook> => {
   if (!existsSync(join(root, "bench", file)))
     return { file, status: "skipped", note: `bench/${file} not present (optional hook)`, figures: [] }
-  console.error(`[hook] node bench/${file}${quick ? " --quick" : ""}`)
+  progress(`[hook] node bench/${file}${quick ? " --quick" : ""}`)
   try {
     const output = await runNode([join(root, "bench", file), ...(quick ? ["--quick"] : [])], {
       env: { BENCH_QUICK: quick ? "1" : "0", ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }) },
