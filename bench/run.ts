@@ -466,6 +466,7 @@ const createCancellable = async (
         }
       }),
     )
+    if (ids.length === 0) throw new Error(`no payment request to cancel could be created in ${budget} ms`)
     out.push(ids)
   }
   return out
@@ -810,16 +811,22 @@ interface DatabaseRuns {
 
 const allCeilings: ReadonlyArray<Ceiling> = ["bare", "select", "insert"]
 
-/** Rounds of service -> ceilings on one database (each side stopped while the other runs). */
-const benchDatabase = async (target: Target): Promise<DatabaseRuns> => {
+const emptyRuns = (database: Target["name"]): DatabaseRuns => {
   const empty = () => scenarios.map((): Array<Figures> => [])
-  const runs: DatabaseRuns = {
-    database: target.name,
+  return {
+    database,
     starts: [],
     service: empty(),
     ceilings: { bare: empty(), select: empty(), insert: empty() },
     cancellable: scenarios.map((): Array<number> => []),
   }
+}
+
+/**
+ * Rounds of service -> ceilings on one database (each side stopped while the other runs),
+ * recorded into `runs` as they complete (a failure keeps the rounds measured before it).
+ */
+const benchDatabase = async (target: Target, runs: DatabaseRuns): Promise<void> => {
   const cancelScenarios = scenarios.filter((s) => s.cancellable !== undefined)
   let fixture: Fixture | undefined
   for (let round = 1; round <= rounds; round++) {
@@ -878,7 +885,6 @@ const benchDatabase = async (target: Target): Promise<DatabaseRuns> => {
       }
     }
   }
-  return runs
 }
 
 interface Row {
@@ -1281,7 +1287,18 @@ const main = async () => {
   }
   // PostgreSQL first: it holds the issue's targets.
   const runs: Array<DatabaseRuns> = []
-  for (const target of targetList) runs.push(await benchDatabase(target))
+  for (const target of targetList) {
+    const measured = emptyRuns(target.name)
+    runs.push(measured)
+    try {
+      await benchDatabase(target, measured)
+    } catch (error) {
+      const message = `${target.name}: the run failed, only the rounds before the failure are reported: ${error instanceof Error ? error.message : String(error)}`
+      console.error(`\n!!! ${message}`)
+      skipped.push(message.slice(0, 2000))
+      process.exitCode = 1
+    }
+  }
   const benches = await packageBenches(postgres?.url)
   const hooks = [await runHook("startup.ts", postgres?.url), await runHook("webhooks.ts", postgres?.url)]
   const rows = runs.flatMap(rowsOf)
