@@ -1,41 +1,54 @@
 /**
- * End-to-end benchmarks of the running service (`pnpm bench`, `pnpm bench --quick`).
+ * End-to-end benchmark of the running service against hand-written ceilings
+ * (`pnpm bench`, `pnpm bench --quick`; issue 9).
  *
- * Starts the real service process (`node packages/app/src/main.ts`, LOG_LEVEL=Warn,
- * PARTNERPAY_RATE_LIMITING=off so that the figures are the service's, not the per-caller
- * rate limiter's; the limiter is not benchmarked here) once per database, for all
- * scenarios: on the embedded PGlite database in a temporary directory, and on a fresh
- * database of the PostgreSQL server at DATABASE_URL (default
- * postgres://postgres@127.0.0.1:5432/test; created and dropped here). Against each,
- * autocannon runs in its own child process (bench/load.ts) and measures:
+ * For each database, the embedded PGlite database (a data directory kept for the whole
+ * run) and a fresh database on the PostgreSQL server at DATABASE_URL (default
+ * postgres://postgres@127.0.0.1:5432/test; created here and dropped at the end), it
+ * alternates rounds (3; --quick: 1):
  *
- *   write path  POST /Company/Create (unique companyReferenceId per request) and
- *               PUT /Payment/{id}/Cancel (round-robin over pre-created requests;
- *               repeats are idempotent 200s) under 1, 16 and 64 connections, beside
- *               the durable-write ceiling: single-row INSERT transactions on the same
- *               database with the same pool size (bench/baselines.ts insert);
- *   read path   GET /company/status and GET /Transaction/{id} under 64 connections,
- *               beside a bare node:http server answering a fixed JSON body
- *               (bench/baselines.ts http; measured once per run, shared by both databases);
- *   tokens      POST /auth/token under 4 connections (scrypt-bound), beside the same bare server;
- *   memory      the service's VmRSS after start and at the end of the load.
+ *   service   the real service (`node packages/app/src/main.ts`, LOG_LEVEL=Warn,
+ *             PARTNERPAY_RATE_LIMITING=off, KYB and settlement delays of 24 h so those
+ *             workers decide nothing during a measurement, no webhook URL so no webhook
+ *             is sent), started on the SAME data each round, runs every scenario in one
+ *             autocannon child (bench/load.ts), then is stopped;
+ *   ceilings  with the service stopped, the hand-written node:http servers of
+ *             bench/baselines.ts, one at a time on the same database, each loaded by the
+ *             same load process with the same requests as the scenarios it bounds:
+ *             (a) bare fixed JSON, (b) HS256 bearer check + the same indexed SELECT,
+ *             (c) one single-row INSERT transaction per request (pool 10 on PostgreSQL,
+ *             the service's one PGlite session on PGlite).
  *
- * Then it runs the two package micro-benchmarks (event store append/read, rehydrate)
- * as child processes and folds their output into the report. Each figure is the
- * median of 3 runs of 5 s (--quick: 1 run of 2 s, fewer connection levels, shorter
- * package benches; under 2 minutes). The scenarios run one after the other in one load
- * process, and the INSERT baselines at every level in one process per database.
+ * so that neither runs in the other's shadow. Before every measured phase the database is
+ * made quiet: the service's outbox drained (operator API), a CHECKPOINT, and no other
+ * active backend of the benchmark's database in pg_stat_activity (PostgreSQL); PGlite is
+ * quiet once the previous process exited (and its lock file says so). Both sides get the
+ * same check (one request of each load must answer 2xx) and the same short warm-up. Each
+ * payment-request cancel scenario gets its own fresh payment requests every round, created
+ * for a time proportional to the load's length (a repeated cancel is a no-op 200); the
+ * report gives the share of first cancels.
  *
- * Output: a Markdown table on stdout, bench/results/latest.md and latest.json.
- * Flags: --quick; --profile (only the heaviest write scenario on PostgreSQL, with the
- * service under `node --cpu-prof`; prints the top frames by self time).
+ * Scenarios: POST /Company/Create and PUT /Payment/{id}/Cancel (1, 16, 64 connections;
+ * --quick: 64) against (c); GET /company/status and GET /Transaction/{id} (64) against (b)
+ * and, for information, (a); POST /auth/token (4: scrypt-bound) against (a). Figures are
+ * medians across rounds; ratio = median service req/s ÷ median ceiling req/s.
  *
- * Bounded: every load is bounded in time and count, every child has a kill timer,
- * the whole run has a deadline, and every child process is killed on exit, on error
- * and on SIGINT/SIGTERM. Only 127.0.0.1 is contacted.
+ * Then, with nothing else running: the package micro-benchmarks (event store appends at
+ * 1/8/32 writers vs plain INSERT, the 32-writer ratio being an issue target; rehydrate),
+ * and the OPTIONAL hooks bench/startup.ts and bench/webhooks.ts, each run only when its
+ * file exists, its last JSON line folded into the report.
+ *
+ * Output: bench/results/latest.md (also printed) and latest.json, with a "targets" section.
+ * Flags: --quick; --profile (only POST /Company/Create x64 on PostgreSQL, with the service
+ * under `node --cpu-prof`; prints the top frames by self time).
+ *
+ * Bounded: every load is bounded in time and count, every child has a kill timer, every
+ * wait has a limit, the whole run has a deadline, and every child process is killed on
+ * exit, on error and on SIGINT/SIGTERM. Only 127.0.0.1 is contacted.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { randomBytes } from "node:crypto"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -45,13 +58,24 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 const resultsDir = join(root, "bench", "results")
 const quick = process.argv.includes("--quick")
 const profile = process.argv.includes("--profile")
-const runs = quick || profile ? 1 : 3
-const seconds = quick ? 2 : profile ? 10 : 5
+const rounds = quick || profile ? 1 : 3
+const seconds = quick ? 2 : profile ? 10 : 4
 const servicePoolSize = 10 // the service's PostgreSQL pool (PgDatabase.layerPostgres default)
 const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const clientId = "bench-client"
 const clientSecret = "bench-client-secret-0123456789"
-const overallDeadlineMillis = (quick ? 6 : profile ? 5 : 30) * 60_000
+// Shared by the service (which signs) and the read ceiling (which verifies): the same tokens work on both.
+const tokenSecret = randomBytes(48).toString("base64url")
+// Enables the service's operator API, used only to see its outbox drained before a measurement.
+const adminToken = randomBytes(32).toString("base64url")
+const overallDeadlineMillis = (quick ? 6 : profile ? 5 : 25) * 60_000
+const notes: Array<string> = []
+const runStartedAt = Date.now()
+/** Progress on stderr, with the seconds since the start. */
+const progress = (line: string) =>
+  console.error(
+    `${line.startsWith("\n") ? "\n" : ""}[${Math.round((Date.now() - runStartedAt) / 1000)} s] ${line.trim()}`,
+  )
 
 // ---------------------------------------------------------------------------------------------
 // child processes: tracked, killed on every way out
@@ -228,32 +252,84 @@ const rssMegabytes = (pid: number | undefined): number | undefined => {
 }
 
 // ---------------------------------------------------------------------------------------------
-// PostgreSQL databases (psql, synchronous so that the exit handler can drop them)
+// PostgreSQL (psql, synchronous so that the exit handler can drop the database)
 
-const psql = (statement: string): { ok: boolean; message: string } => {
-  const result = spawnSync("psql", [adminUrl, "-v", "ON_ERROR_STOP=1", "-qAtc", statement], {
+const psql = (url: string, statement: string): { ok: boolean; message: string; stdout: string } => {
+  const result = spawnSync("psql", [url, "-v", "ON_ERROR_STOP=1", "-qAtc", statement], {
     encoding: "utf8",
-    timeout: 15_000,
+    timeout: 30_000,
     env: { ...process.env, PGCONNECT_TIMEOUT: "5" },
   })
   return {
     ok: result.status === 0,
     message: (result.stderr || result.error?.message || "").trim().split("\n")[0] ?? "",
+    stdout: (result.stdout ?? "").trim(),
   }
 }
 
-const freshDatabase = (): string | { problem: string } => {
+const freshDatabase = (): { url: string; name: string } | { problem: string } => {
   const host = new URL(adminUrl).hostname
   if (host !== "127.0.0.1" && host !== "localhost") return { problem: `DATABASE_URL host ${host} is not local` }
   const name = `bench_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6).toString(36)}`
-  const created = psql(`CREATE DATABASE ${name}`)
+  const created = psql(adminUrl, `CREATE DATABASE ${name}`)
   if (!created.ok) return { problem: created.message }
   cleanups.push(() => {
-    psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    psql(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
   })
   const url = new URL(adminUrl)
   url.pathname = `/${name}`
-  return url.toString()
+  return { url: url.toString(), name }
+}
+
+const sleep = (millis: number) => new Promise((done) => setTimeout(done, millis))
+
+/** A database the service and the ceilings share for the whole run. */
+type Target =
+  | { readonly name: "PGlite"; readonly kind: "pglite"; readonly dataDir: string }
+  | { readonly name: "PostgreSQL"; readonly kind: "postgres"; readonly dataDir: string; readonly url: string }
+
+/** The service keeps PGlite in `<PARTNERPAY_DATA_DIR>/pglite` (packages/app/src/Config.ts). */
+const pgliteDir = (target: Target) => join(target.dataDir, "pglite")
+
+/**
+ * Waits (at most 20 s) until the database is quiet. PostgreSQL: a CHECKPOINT (so that a phase
+ * does not pay for the previous one's dirty pages), then no other active client backend or
+ * autovacuum worker on the benchmark's database. PGlite: no process holds its lock file
+ * (unless the service, about to be measured, does).
+ */
+const quietDatabase = async (target: Target, phase: string, serviceRunning = false) => {
+  const until = Date.now() + 20_000
+  if (target.kind === "pglite") {
+    if (serviceRunning) return // the service holds the lock; its outbox was drained
+    const lock = `${pgliteDir(target)}.lock`
+    while (existsSync(lock) && Date.now() < until) {
+      const owner = Number(readFileSync(lock, "utf8").trim())
+      try {
+        process.kill(owner, 0)
+      } catch {
+        return // a dead owner's lock: taken over by the next opener
+      }
+      await sleep(100)
+    }
+    if (existsSync(lock)) notes.push(`${target.name} ${phase}: the data directory was still locked after 20 s`)
+    return
+  }
+  const checkpoint = psql(target.url, "CHECKPOINT")
+  if (!checkpoint.ok) notes.push(`${target.name} ${phase}: CHECKPOINT failed (${checkpoint.message})`)
+  while (Date.now() < until) {
+    const active = psql(
+      target.url,
+      "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() " +
+        "AND backend_type IN ('client backend', 'autovacuum worker') AND state IS DISTINCT FROM 'idle'",
+    )
+    if (!active.ok) {
+      notes.push(`${target.name} ${phase}: pg_stat_activity unreadable (${active.message})`)
+      return
+    }
+    if (active.stdout === "0") return
+    await sleep(200)
+  }
+  notes.push(`${target.name} ${phase}: other backends were still active after 20 s`)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -318,15 +394,16 @@ const companyBody = (companyReferenceId: string) => ({
   ],
 })
 
+/** What the scenarios of one database read and write; prepared once, in the first round. */
 interface Fixture {
   readonly token: string
   readonly companyId: string
+  readonly payerRegistrationId: string
   readonly transferId: string
-  readonly cancellable: ReadonlyArray<string>
 }
 
-/** A company, a customer with a linked account, one accepted payment (its transfer) and payment requests to cancel. */
-const prepare = async (base: string, cancellableCount: number): Promise<Fixture> => {
+/** A company, a customer with a linked account, and one accepted payment (its transfer). */
+const prepare = async (base: string): Promise<Fixture> => {
   const token = (await call(base, "POST", "/auth/token", undefined, { ClientId: clientId, ClientSecret: clientSecret }))
     .AccessToken as string
   const companyId = (await call(base, "POST", "/Company/Create", token, companyBody("bench-fixture")))
@@ -344,47 +421,97 @@ const prepare = async (base: string, cancellableCount: number): Promise<Fixture>
   })
   if (link.isOk !== true) throw new Error(`account link failed: ${JSON.stringify(link)}`)
   const accounts = (await call(base, "GET", "/Account/List", customerToken)).accounts as Array<{ accountId: string }>
-  const dueDate = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10)
-  const payment = (description: string) => ({
-    companyId,
-    payerRegistrationId,
-    amount: { value: 10.5, currencyCode: "USD" },
-    description,
-    dueDate,
-  })
-  const paid = (await call(base, "POST", "/Payment/Create", token, payment("bench transfer")))
-    .paymentRequestId as string
+  const paid = (
+    await call(base, "POST", "/Payment/Create", token, paymentBody(companyId, payerRegistrationId, "bench"))
+  ).paymentRequestId as string
   await call(base, "POST", `/Transaction/PaymentRequest/${paid}/Accept`, customerToken, {
     bankAccountId: accounts[0]!.accountId,
     acceptDebitAuth: false,
     transferDescription: "bench",
   })
   const transferId = (await call(base, "GET", `/Payment/${paid}`, token)).transferId as string
-  // Payment requests to cancel: bounded in count and time, 16 at a time.
-  const cancellable: Array<string> = []
-  const until = Date.now() + 60_000
-  let issued = 0
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (issued < cancellableCount && Date.now() < until) {
-        issued++
-        const created = await call(base, "POST", "/Payment/Create", token, payment(`bench cancel ${issued}`))
-        cancellable.push(created.paymentRequestId as string)
-      }
-    }),
-  )
-  return { token, companyId, transferId, cancellable }
+  return { token, companyId, payerRegistrationId, transferId }
+}
+
+const paymentBody = (companyId: string, payerRegistrationId: string, description: string) => ({
+  companyId,
+  payerRegistrationId,
+  amount: { value: 10.5, currencyCode: "USD" },
+  description,
+  dueDate: new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
+})
+
+/**
+ * Fresh (pending) payment requests for each cancel scenario of this round: created 32 at a
+ * time for `budgets[i]` ms each (at most 20,000). A cancel of an already cancelled request
+ * is a no-op 200, so a cancel load cancels each once and ends early when they run out (its
+ * req/s is over the time it ran; the report gives that time and the share of first cancels).
+ */
+const createCancellable = async (
+  base: string,
+  fixture: Fixture,
+  budgets: ReadonlyArray<number>,
+): Promise<ReadonlyArray<ReadonlyArray<string>>> => {
+  const out: Array<Array<string>> = []
+  for (const budget of budgets) {
+    const until = Date.now() + budget
+    const ids: Array<string> = []
+    let issued = 0
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (issued < 20_000 && Date.now() < until) {
+          issued++
+          const body = paymentBody(fixture.companyId, fixture.payerRegistrationId, `bench cancel ${issued}`)
+          ids.push((await call(base, "POST", "/Payment/Create", fixture.token, body)).paymentRequestId as string)
+        }
+      }),
+    )
+    if (ids.length < 2) throw new Error(`fewer than 2 payment requests to cancel created in ${budget} ms`)
+    out.push(ids)
+  }
+  return out
+}
+
+/**
+ * Waits (at most 45 s) until the service's outbox holds nothing pending or being delivered,
+ * asked through the operator API (enabled by PARTNERPAY_ADMIN_TOKEN). Without it (the API
+ * changed), waits 2 s and says so in the report.
+ */
+const drainOutbox = async (base: string, database: string) => {
+  const until = Date.now() + 45_000
+  const open = async (status: string) => {
+    const response = await fetch(`${base}/admin/webhooks/deliveries?status=${status}&limit=1`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+      signal: AbortSignal.timeout(5000),
+    })
+    if (response.status !== 200) return undefined
+    const body = (await response.json()) as { data?: ReadonlyArray<unknown> }
+    return Array.isArray(body.data) ? body.data.length : undefined
+  }
+  while (Date.now() < until) {
+    const pending = await open("pending").catch(() => undefined)
+    const delivering = await open("delivering").catch(() => undefined)
+    if (pending === undefined || delivering === undefined) {
+      notes.push(`${database}: the outbox could not be read through /admin/webhooks/deliveries; waited 2 s instead`)
+      await sleep(2000)
+      return
+    }
+    if (pending === 0 && delivering === 0) return
+    await sleep(250)
+  }
+  notes.push(`${database}: the outbox was not drained after 45 s`)
 }
 
 // ---------------------------------------------------------------------------------------------
-// measuring
+// load
 
 interface Figures {
   /** 2xx answers per second. */
   readonly requestsPerSecond: number
-  /** All answers per second, 429s included. */
-  readonly answeredPerSecond?: number
-  readonly rateLimited?: number
+  /** 2xx answers in all. */
+  readonly ok?: number
+  /** How long the load ran (a load bounded by a request count may end early). */
+  readonly seconds?: number
   readonly p50: number
   readonly p99: number
   readonly non2xx?: number
@@ -392,59 +519,51 @@ interface Figures {
   readonly timeouts?: number
 }
 
-interface Row {
-  readonly database: string
-  readonly scenario: string
-  readonly connections: number
-  readonly service: Figures
-  readonly baselineName: string
-  readonly baseline: Figures
-  /** service req/s ÷ baseline req/s */
-  readonly ratio: number
-  readonly runs: ReadonlyArray<Figures>
-}
-
 const median = (values: ReadonlyArray<number>): number => {
   const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
+  return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)]!
 }
 const medianFigures = (all: ReadonlyArray<Figures>): Figures => ({
   requestsPerSecond: median(all.map((f) => f.requestsPerSecond)),
+  ok: median(all.map((f) => f.ok ?? 0)),
+  seconds: median(all.map((f) => f.seconds ?? Number.NaN)),
   p50: median(all.map((f) => f.p50)),
   p99: median(all.map((f) => f.p99)),
-  answeredPerSecond: median(all.map((f) => f.answeredPerSecond ?? f.requestsPerSecond)),
-  rateLimited: all.reduce((sum, f) => sum + (f.rateLimited ?? 0), 0),
   non2xx: all.reduce((sum, f) => sum + (f.non2xx ?? 0), 0),
   errors: all.reduce((sum, f) => sum + (f.errors ?? 0) + (f.timeouts ?? 0), 0),
 })
 
 interface LoadSpec {
+  readonly connections: number
   readonly method: string
   readonly paths: ReadonlyArray<string>
   readonly token?: string
   readonly body?: string
   readonly idReplacement?: boolean
+  /** false: not warmed up (see `checkAndWarmUp`) */
+  readonly warmUp?: boolean
+  /** The load ends after this many requests, or after `seconds`, whichever comes first. */
+  readonly maxRequests?: number
+  /** The path of the pre-load check (default: the first of `paths`). */
+  readonly checkPath?: string
 }
 
 /**
- * Runs the scenarios one after the other in one load-generator child (one process start-up
- * for all of them); resolves with their figures, in order.
+ * Runs the loads one after the other in one load-generator child (bench/load.ts; one
+ * process start-up for all of them); resolves with their figures, in order.
  */
-const loadAll = async (
-  base: string,
-  scenarios: ReadonlyArray<{ readonly connections: number; readonly spec: LoadSpec }>,
-): Promise<ReadonlyArray<Figures>> => {
-  // The scenarios (with every pre-created payment path) go through a file: as an argument they
-  // can exceed the OS limit on argument size (E2BIG) in the full run.
-  const specFile = join(mkdtempSync(join(tmpdir(), "partnerpay-load-")), "scenarios.json")
+const loadAll = async (base: string, specs: ReadonlyArray<LoadSpec>): Promise<ReadonlyArray<Figures>> => {
+  // Through a file: with every pre-created payment path, an argument can exceed the OS limit (E2BIG).
+  const specDir = mkdtempSync(join(tmpdir(), "partnerpay-load-"))
+  const specFile = join(specDir, "scenarios.json")
   writeFileSync(
     specFile,
     JSON.stringify(
-      scenarios.map(({ connections, spec }) => ({
+      specs.map((spec) => ({
         url: base,
-        connections,
+        connections: spec.connections,
         seconds,
-        maxRequests: 2_000_000,
+        maxRequests: spec.maxRequests ?? 2_000_000,
         method: spec.method,
         headers: {
           ...(spec.body === undefined ? {} : { "content-type": "application/json" }),
@@ -457,75 +576,45 @@ const loadAll = async (
     ),
   )
   const output = await runNode([join(root, "bench", "load.ts"), specFile], {
-    timeoutMillis: scenarios.length * (seconds * 1000 + 15_000) + 15_000,
-  }).finally(() => rmSync(join(specFile, ".."), { recursive: true, force: true }))
+    timeoutMillis: specs.length * (seconds * 1000 + 15_000) + 15_000,
+  }).finally(() => rmSync(specDir, { recursive: true, force: true }))
   const figures = output
     .trim()
     .split("\n")
     .map((line) => JSON.parse(line) as Figures)
-  if (figures.length !== scenarios.length)
-    throw new Error(`bench/load.ts printed ${figures.length} results for ${scenarios.length} scenarios`)
+  if (figures.length !== specs.length)
+    throw new Error(`bench/load.ts printed ${figures.length} results for ${specs.length} loads`)
   return figures
 }
 
-const repeat = async <A>(measure: () => Promise<A>): Promise<ReadonlyArray<A>> => {
-  const all: Array<A> = []
-  for (let i = 0; i < runs; i++) all.push(await measure())
-  return all
-}
+// ---------------------------------------------------------------------------------------------
+// scenarios and ceilings
 
-/** The INSERT baseline at each connection level, one after the other in one child (the database opened once). */
-const insertBaseline = async (
-  target: { kind: "postgres"; url: string } | { kind: "pglite"; dataDir: string },
-  connections: ReadonlyArray<number>,
-): Promise<ReadonlyArray<Figures>> => {
-  const output = await runNode(
-    [
-      join(root, "bench", "baselines.ts"),
-      "insert",
-      JSON.stringify({ ...target, poolSize: servicePoolSize, connections, seconds }),
-    ],
-    { timeoutMillis: connections.length * (seconds * 1000 + 10_000) + 60_000 },
-  )
-  const figures = output
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as Figures)
-  if (figures.length !== connections.length)
-    throw new Error(`bench/baselines.ts printed ${figures.length} results for ${connections.length} levels`)
-  return figures
-}
+type Ceiling = "bare" | "select" | "insert"
 
-/** The bare node:http baseline at each connection level, one after the other against one server. */
-const httpBaselineOnce = async (connections: ReadonlyArray<number>): Promise<ReadonlyArray<Figures>> => {
-  const server = await startNode([join(root, "bench", "baselines.ts"), "http"], {
-    cwd: root,
-    env: {},
-    ready: /"port":(\d+)/,
-    timeoutMillis: 15_000,
-  })
-  try {
-    return await loadAll(
-      `http://127.0.0.1:${server.match![1]}`,
-      connections.map((c) => ({ connections: c, spec: { method: "GET", paths: ["/"] } })),
-    )
-  } finally {
-    await stopChild(server.child, 2000)
-  }
-}
+const ceilingLabel = (ceiling: Ceiling, database: string) =>
+  ceiling === "bare"
+    ? "(a) bare node:http"
+    : ceiling === "select"
+      ? `(b) HS256 check + SELECT (${database === "PGlite" ? "PGlite" : `pool ${servicePoolSize}`})`
+      : `(c) 1 INSERT tx (${database === "PGlite" ? "PGlite" : `pool ${servicePoolSize}`})`
 
 interface Scenario {
   readonly name: string
   readonly connections: number
-  readonly baseline: "insert" | "http"
-  readonly spec: (fixture: Fixture) => LoadSpec
+  /** The ceilings it is compared with; the first is the one its target refers to. */
+  readonly ceilings: ReadonlyArray<Ceiling>
+  /** Cancel scenarios: how long to create fresh payment requests for it each round (ms). */
+  readonly cancellable?: number
+  readonly spec: (fixture: Fixture, cancellable: ReadonlyArray<string>) => LoadSpec
 }
 
 const createCompany = (connections: number): Scenario => ({
   name: "POST /Company/Create",
   connections,
-  baseline: "insert",
+  ceilings: ["insert"],
   spec: (f) => ({
+    connections,
     method: "POST",
     paths: ["/Company/Create"],
     token: f.token,
@@ -533,32 +622,50 @@ const createCompany = (connections: number): Scenario => ({
     idReplacement: true,
   }),
 })
-const cancelPayment = (connections: number): Scenario => ({
+const cancelPayment = (connections: number, cancellable: number): Scenario => ({
   name: "PUT /Payment/{id}/Cancel",
   connections,
-  baseline: "insert",
-  spec: (f) => ({ method: "PUT", paths: f.cancellable.map((id) => `/Payment/${id}/Cancel`), token: f.token }),
+  ceilings: ["insert"],
+  cancellable,
+  // Each fresh payment request is cancelled once: the first by the check, the others by the load,
+  // which ends when all are cancelled (or after `seconds`). No warm-up: it would use them up (the
+  // INSERT ceiling is warmed by the create load).
+  spec: (f, ids) => ({
+    connections,
+    method: "PUT",
+    checkPath: `/Payment/${ids[0]}/Cancel`,
+    paths: ids.slice(1).map((id) => `/Payment/${id}/Cancel`),
+    maxRequests: ids.length - 1,
+    token: f.token,
+    warmUp: false,
+  }),
 })
 const readScenarios: ReadonlyArray<Scenario> = [
   {
     name: "GET /company/status",
     connections: 64,
-    baseline: "http",
-    spec: (f) => ({ method: "GET", paths: [`/company/status?companyId=${f.companyId}`], token: f.token }),
+    ceilings: ["select", "bare"],
+    spec: (f) => ({
+      connections: 64,
+      method: "GET",
+      paths: [`/company/status?companyId=${f.companyId}`],
+      token: f.token,
+    }),
   },
   {
     name: "GET /Transaction/{id}",
     connections: 64,
-    baseline: "http",
-    spec: (f) => ({ method: "GET", paths: [`/Transaction/${f.transferId}`], token: f.token }),
+    ceilings: ["select", "bare"],
+    spec: (f) => ({ connections: 64, method: "GET", paths: [`/Transaction/${f.transferId}`], token: f.token }),
   },
   {
     name: "POST /auth/token",
     // Each token checks the client secret against its scrypt hash (CPU-bound, in libuv's pool of 4
     // threads): 64 connections would only queue, and in 2 s not one answer came back.
     connections: 4,
-    baseline: "http",
+    ceilings: ["bare"],
     spec: () => ({
+      connections: 4,
       method: "POST",
       paths: ["/auth/token"],
       body: JSON.stringify({ ClientId: clientId, ClientSecret: clientSecret }),
@@ -568,122 +675,285 @@ const readScenarios: ReadonlyArray<Scenario> = [
 const scenarios: ReadonlyArray<Scenario> = profile
   ? [createCompany(64)]
   : quick
-    ? [createCompany(1), createCompany(64), cancelPayment(64), ...readScenarios]
-    : [1, 16, 64].flatMap((c) => [createCompany(c), cancelPayment(c)]).concat(readScenarios)
+    ? [createCompany(64), cancelPayment(64, 2 * seconds * 1000), ...readScenarios]
+    : [
+        ...[1, 16, 64].map(createCompany),
+        cancelPayment(1, 0.5 * seconds * 1000),
+        cancelPayment(16, 2 * seconds * 1000),
+        cancelPayment(64, 2 * seconds * 1000),
+        ...readScenarios,
+      ]
 
-const uniqueConnections = (kind: Scenario["baseline"]) => [
-  ...new Set(scenarios.filter((s) => s.baseline === kind).map((s) => s.connections)),
+/** The issue's targets: service ÷ its first ceiling, PostgreSQL, 64 connections. */
+const targets: ReadonlyArray<{ readonly scenario: string; readonly ratio: number }> = [
+  { scenario: "GET /company/status", ratio: 0.5 },
+  { scenario: "GET /Transaction/{id}", ratio: 0.5 },
+  { scenario: "POST /Company/Create", ratio: 0.35 },
+  { scenario: "PUT /Payment/{id}/Cancel", ratio: 0.5 },
 ]
+const eventStoreTarget = 0.8
 
-/**
- * The bare node:http baseline does not depend on the database: measured once per run (after
- * the first service stopped), every level in one load process, shared by both databases' rows.
- */
-let httpBaselineRuns: Promise<ReadonlyArray<ReadonlyArray<Figures>>> | undefined
-const httpBaseline = async (connections: number): Promise<ReadonlyArray<Figures>> => {
-  const levels = uniqueConnections("http")
-  if (httpBaselineRuns === undefined) {
-    console.error(`\n[baseline] bare node:http x${levels.join(", x")}`)
-    httpBaselineRuns = repeat(() => httpBaselineOnce(levels))
-  }
-  return (await httpBaselineRuns).map((run) => run[levels.indexOf(connections)]!)
+// ---------------------------------------------------------------------------------------------
+// the service and the ceiling servers, alternated
+
+interface Running {
+  readonly base: string
+  readonly child: ChildProcess
 }
 
-interface ServiceReport {
-  readonly database: string
+const serviceEnv = (target: Target, port: number): Record<string, string> => ({
+  PORT: String(port),
+  HOST: "127.0.0.1",
+  PARTNERPAY_DATA_DIR: target.dataDir,
+  PARTNERPAY_SANDBOX_CLIENT_ID: clientId,
+  PARTNERPAY_SANDBOX_CLIENT_SECRET: clientSecret,
+  PARTNERPAY_TOKEN_SECRET: tokenSecret,
+  PARTNERPAY_ADMIN_TOKEN: adminToken,
+  // The sandbox KYB and settlement workers decide nothing for 24 h (they still poll, about once a
+  // second); no PARTNERPAY_SANDBOX_WEBHOOK_URL, so no webhook is sent (the dispatcher marks the
+  // outbox rows failed at once, as it does for any partner without a webhook URL).
+  PARTNERPAY_KYB_DELAY_MS: "86400000",
+  PARTNERPAY_SETTLEMENT_DELAY_MS: "86400000",
+  LOG_LEVEL: "Warn",
+  // Measure the service, not the per-caller rate limiter (which would answer 429 at 100/s).
+  PARTNERPAY_RATE_LIMITING: "off",
+  ...(target.kind === "postgres" ? { DATABASE_URL: target.url } : {}),
+})
+
+/** Starts the service on the target's data; resolves once it answers, with its start-up time and idle RSS. */
+const startService = async (
+  target: Target,
+  cpuProfileDir?: string,
+): Promise<Running & { readonly startupMillis: number; readonly idleRssMb: number | undefined }> => {
+  const started = Date.now()
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const service = await startNode(
+    [...(cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`]), "src/main.ts"],
+    { cwd: join(root, "packages", "app"), env: serviceEnv(target, port), timeoutMillis: 120_000 },
+  )
+  await waitForHttp(base, service.child, service.output, 120_000)
+  const startupMillis = Date.now() - started
+  await sleep(1000)
+  return { base, child: service.child, startupMillis, idleRssMb: rssMegabytes(service.child.pid) }
+}
+
+/** Starts one ceiling server of bench/baselines.ts on the target's database. */
+const startCeiling = async (ceiling: Ceiling, target: Target): Promise<Running> => {
+  const database =
+    target.kind === "postgres"
+      ? { kind: "postgres", url: target.url, poolSize: servicePoolSize }
+      : { kind: "pglite", dataDir: pgliteDir(target) }
+  const server = await startNode(
+    [join(root, "bench", "baselines.ts"), ceiling === "bare" ? "bare" : ceiling === "select" ? "read" : "write"],
+    {
+      cwd: root,
+      // The database (its URL may hold a password) and the token secret go through the environment, not argv.
+      env: { BENCH_DATABASE: JSON.stringify(database), BENCH_TOKEN_SECRET: tokenSecret },
+      ready: /"port":(\d+)/,
+      timeoutMillis: 60_000,
+    },
+  )
+  return { base: `http://127.0.0.1:${server.match![1]}`, child: server.child }
+}
+
+const send = (base: string, spec: LoadSpec, path: string) =>
+  fetch(`${base}${path}`, {
+    method: spec.method,
+    headers: {
+      ...(spec.body === undefined ? {} : { "content-type": "application/json" }),
+      ...(spec.token === undefined ? {} : { authorization: `Bearer ${spec.token}` }),
+    },
+    // `[<id>]` made unique as autocannon's idReplacement does.
+    ...(spec.body === undefined ? {} : { body: spec.body.replaceAll("[<id>]", randomBytes(8).toString("hex")) }),
+    signal: AbortSignal.timeout(15_000),
+  })
+
+const warmUpMillis = 500
+
+/**
+ * Before a phase's load: one request of each load (the first path), which must answer 2xx or
+ * nothing is measured; then the same warm-up on both sides, up to `warmUpMillis` (at most 500
+ * requests) of each load that allows it, min(connections, 16) at a time. The service has also
+ * served the set-up requests; a ceiling process is new each phase (cold JIT, and on PGlite a
+ * freshly opened database), and would otherwise pay its warm-up inside a short load.
+ */
+const checkAndWarmUp = async (base: string, specs: ReadonlyArray<LoadSpec>, what: string) => {
+  for (const spec of specs) {
+    const path = spec.checkPath ?? spec.paths[0]!
+    const response = await send(base, spec, path)
+    const text = await response.text()
+    if (response.status < 200 || response.status > 299)
+      throw new Error(`${what}: ${spec.method} ${path} answered ${response.status}: ${text.slice(0, 300)}`)
+  }
+  for (const spec of specs) {
+    if (spec.warmUp === false) continue
+    const until = Date.now() + warmUpMillis
+    let sent = 0
+    await Promise.all(
+      Array.from({ length: Math.min(spec.connections, 16) }, async () => {
+        while (sent < 500 && Date.now() < until) {
+          const path = spec.paths[sent++ % spec.paths.length]!
+          await send(base, spec, path)
+            .then((response) => response.arrayBuffer())
+            .catch(() => undefined)
+        }
+      }),
+    )
+  }
+}
+
+interface Start {
+  readonly round: number
   readonly startupMillis: number
   readonly idleRssMb: number | undefined
   readonly loadedRssMb: number | undefined
-  readonly cancellable: number
-  readonly rows: ReadonlyArray<Row>
 }
 
-const benchService = async (database: "PGlite" | "PostgreSQL", databaseUrl?: string): Promise<ServiceReport> => {
-  const dataDir = mkdtempSync(join(tmpdir(), "partnerpay-bench-"))
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
-  const started = Date.now()
-  console.error(`\n[${database}] starting the service...`)
-  const profileDir = join(resultsDir, "profile")
-  const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
-  const service = await startNode([...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "src/main.ts"], {
-    cwd: join(root, "packages", "app"),
-    env: {
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      PARTNERPAY_DATA_DIR: dataDir,
-      PARTNERPAY_SANDBOX_CLIENT_ID: clientId,
-      PARTNERPAY_SANDBOX_CLIENT_SECRET: clientSecret,
-      // Keep the sandbox workers from deciding during the load (they still poll).
-      PARTNERPAY_KYB_DELAY_MS: "3600000",
-      PARTNERPAY_SETTLEMENT_DELAY_MS: "3600000",
-      LOG_LEVEL: "Warn",
-      // Measure the service, not the per-caller rate limiter (which would answer 429 at 100/s).
-      PARTNERPAY_RATE_LIMITING: "off",
-      ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
-    },
-    timeoutMillis: 120_000,
-  })
-  await waitForHttp(base, service.child, service.output, 120_000)
-  const startupMillis = Date.now() - started
-  const pid = service.child.pid
-  await new Promise((done) => setTimeout(done, 1000))
-  const idleRssMb = rssMegabytes(pid)
-  console.error(`[${database}] listening at ${base} after ${startupMillis} ms, idle RSS ${idleRssMb} MB; preparing...`)
-  const fixture = await prepare(base, profile ? 16 : quick ? 128 : 2000)
-  const specs = scenarios.map((scenario) => ({ connections: scenario.connections, spec: scenario.spec(fixture) }))
-  console.error(
-    `[${database}] ${scenarios.length} scenarios of ${seconds} s, one after the other in one load process` +
-      (runs > 1 ? `, ${runs} times` : ""),
-  )
-  const batches = await repeat(() => loadAll(base, specs))
-  const measured = scenarios.map((scenario, i) => ({ scenario, all: batches.map((batch) => batch[i]!) }))
-  const loadedRssMb = rssMegabytes(pid)
-  const stopping = Date.now()
-  await stopChild(service.child)
-  console.error(`[${database}] service stopped in ${Date.now() - stopping} ms`)
-  if (profile) return { database, startupMillis, idleRssMb, loadedRssMb, cancellable: 0, rows: [] }
+interface DatabaseRuns {
+  readonly database: Target["name"]
+  readonly starts: Array<Start>
+  /** [scenario][round] */
+  readonly service: Array<Array<Figures>>
+  /** [ceiling][scenario][round] (empty for a scenario not compared with that ceiling) */
+  readonly ceilings: Record<Ceiling, Array<Array<Figures>>>
+  /** [scenario][round]: fresh payment requests its cancels went round-robin over */
+  readonly cancellable: Array<Array<number>>
+}
 
-  // Baselines after the service stopped (PGlite allows one process per data directory).
-  const insertLevels = uniqueConnections("insert")
-  console.error(`[${database}] baseline INSERT x${insertLevels.join(", x")}`)
-  const insertRuns = await repeat(() =>
-    insertBaseline(
-      databaseUrl === undefined
-        ? { kind: "pglite", dataDir: join(dataDir, "pglite") }
-        : { kind: "postgres", url: databaseUrl },
-      insertLevels,
-    ),
-  )
-  const baselineFor = async (kind: "insert" | "http", connections: number) =>
-    medianFigures(
-      kind === "insert"
-        ? insertRuns.map((run) => run[insertLevels.indexOf(connections)]!)
-        : await httpBaseline(connections),
-    )
-  const rows: Array<Row> = []
-  for (const { scenario, all } of measured) {
-    const service = medianFigures(all)
-    const baseline = await baselineFor(scenario.baseline, scenario.connections)
-    rows.push({
-      database,
-      scenario: scenario.name,
-      connections: scenario.connections,
-      service,
-      baselineName:
-        scenario.baseline === "insert"
-          ? `INSERT tx (${databaseUrl === undefined ? "PGlite direct" : `pool ${servicePoolSize}`})`
-          : "bare node:http",
-      baseline,
-      ratio: service.requestsPerSecond / baseline.requestsPerSecond,
-      runs: all,
-    })
+const allCeilings: ReadonlyArray<Ceiling> = ["bare", "select", "insert"]
+
+const emptyRuns = (database: Target["name"]): DatabaseRuns => {
+  const empty = () => scenarios.map((): Array<Figures> => [])
+  return {
+    database,
+    starts: [],
+    service: empty(),
+    ceilings: { bare: empty(), select: empty(), insert: empty() },
+    cancellable: scenarios.map((): Array<number> => []),
   }
-  return { database, startupMillis, idleRssMb, loadedRssMb, cancellable: fixture.cancellable.length, rows }
 }
+
+/**
+ * Rounds of service -> ceilings on one database (each side stopped while the other runs),
+ * recorded into `runs` as they complete (a failure keeps the rounds measured before it).
+ */
+const benchDatabase = async (target: Target, runs: DatabaseRuns): Promise<void> => {
+  const cancelScenarios = scenarios.filter((s) => s.cancellable !== undefined)
+  let fixture: Fixture | undefined
+  for (let round = 1; round <= rounds; round++) {
+    const tag = `[${target.name} ${round}/${rounds}]`
+    await quietDatabase(target, `round ${round}, before starting the service`)
+    progress(`\n${tag} starting the service...`)
+    const service = await startService(target)
+    let specs: ReadonlyArray<LoadSpec>
+    try {
+      progress(`${tag} up after ${service.startupMillis} ms, idle RSS ${service.idleRssMb} MB; preparing...`)
+      fixture ??= await prepare(service.base)
+      const fixed = fixture
+      const created = await createCancellable(
+        service.base,
+        fixed,
+        cancelScenarios.map((s) => s.cancellable!),
+      )
+      specs = scenarios.map((s) =>
+        s.spec(fixed, s.cancellable === undefined ? [] : created[cancelScenarios.indexOf(s)]!),
+      )
+      scenarios.forEach((s, i) => {
+        if (s.cancellable !== undefined) runs.cancellable[i]!.push(specs[i]!.paths.length)
+      })
+      await checkAndWarmUp(service.base, specs, "the service")
+      await drainOutbox(service.base, target.name)
+      await quietDatabase(target, `round ${round}, before the service's load`, true)
+      progress(`${tag} service: ${scenarios.length} loads of ${seconds} s`)
+      const figures = await loadAll(service.base, specs)
+      figures.forEach((f, i) => {
+        runs.service[i]!.push(f)
+      })
+      runs.starts.push({
+        round,
+        startupMillis: service.startupMillis,
+        idleRssMb: service.idleRssMb,
+        loadedRssMb: rssMegabytes(service.child.pid),
+      })
+    } finally {
+      await stopChild(service.child)
+    }
+    for (const ceiling of allCeilings) {
+      const indices = scenarios.flatMap((s, i) => (s.ceilings.includes(ceiling) ? [i] : []))
+      if (indices.length === 0) continue
+      await quietDatabase(target, `round ${round}, before ceiling ${ceiling}`)
+      progress(`${tag} ceiling ${ceilingLabel(ceiling, target.name)}: ${indices.length} loads of ${seconds} s`)
+      const server = await startCeiling(ceiling, target)
+      try {
+        const ceilingSpecs = indices.map((i) => specs[i]!)
+        await checkAndWarmUp(server.base, ceilingSpecs, `ceiling ${ceiling}`)
+        const figures = await loadAll(server.base, ceilingSpecs)
+        indices.forEach((i, k) => {
+          runs.ceilings[ceiling][i]!.push(figures[k]!)
+        })
+      } finally {
+        await stopChild(server.child)
+      }
+    }
+  }
+}
+
+interface Row {
+  readonly database: string
+  readonly scenario: string
+  readonly connections: number
+  readonly ceiling: Ceiling
+  readonly ceilingName: string
+  readonly service: Figures
+  readonly ceilingFigures: Figures
+  /** median service req/s ÷ median ceiling req/s */
+  readonly ratio: number
+  readonly roundRatios: ReadonlyArray<number>
+  /** The issue's target for this row; `targetApplies` false: PGlite, reported only. */
+  readonly target?: number
+  readonly targetApplies?: boolean
+  /** Cancel rows: share of the cancels that found a pending request (the rest were no-op repeats). */
+  readonly firstCancelShare?: number
+}
+
+const rowsOf = (runs: DatabaseRuns): ReadonlyArray<Row> =>
+  scenarios.flatMap((scenario, i) =>
+    scenario.ceilings.flatMap((ceiling, c): ReadonlyArray<Row> => {
+      const serviceRuns = runs.service[i]!
+      const ceilingRuns = runs.ceilings[ceiling][i]!
+      if (serviceRuns.length === 0 || ceilingRuns.length === 0) return []
+      const service = medianFigures(serviceRuns)
+      const ceilingFigures = medianFigures(ceilingRuns)
+      const target =
+        c === 0 && scenario.connections === 64 ? targets.find((t) => t.scenario === scenario.name) : undefined
+      const fresh = runs.cancellable[i]!
+      const firstCancelShare =
+        scenario.cancellable === undefined
+          ? undefined
+          : median(serviceRuns.map((f, r) => Math.min(1, (fresh[r] ?? 0) / Math.max(1, f.ok ?? 0))))
+      return [
+        {
+          database: runs.database,
+          scenario: scenario.name,
+          connections: scenario.connections,
+          ceiling,
+          ceilingName: ceilingLabel(ceiling, runs.database),
+          service,
+          ceilingFigures,
+          ratio: service.requestsPerSecond / ceilingFigures.requestsPerSecond,
+          roundRatios: serviceRuns.map(
+            (f, r) => f.requestsPerSecond / (ceilingRuns[r]?.requestsPerSecond ?? Number.NaN),
+          ),
+          ...(target === undefined ? {} : { target: target.ratio, targetApplies: runs.database === "PostgreSQL" }),
+          ...(firstCancelShare === undefined ? {} : { firstCancelShare }),
+        },
+      ]
+    }),
+  )
 
 // ---------------------------------------------------------------------------------------------
-// the package micro-benchmarks
+// the package micro-benchmarks and the optional hooks (run with nothing else running)
 
 interface PackageBench {
   readonly name: string
@@ -691,10 +961,45 @@ interface PackageBench {
   readonly output: string
 }
 
+interface EventStoreLine {
+  readonly scenario: string
+  readonly storePerSecond: number
+  readonly baselinePerSecond: number
+  readonly ratio: number
+}
+
+/** The "N writers, ..." lines of packages/adapters-pg/bench/eventstore.ts's PostgreSQL table. */
+const parseEventStore = (output: string): ReadonlyArray<EventStoreLine> =>
+  [...output.matchAll(/^(\d+ writers?, [^\n]*?)\s+([\d,]+)\s+([\d,]+)\s+([\d.]+)\s*$/gm)].map((m) => ({
+    scenario: m[1]!.trim(),
+    storePerSecond: Number(m[2]!.replaceAll(",", "")),
+    baselinePerSecond: Number(m[3]!.replaceAll(",", "")),
+    ratio: Number(m[4]),
+  }))
+
 const packageBenches = async (databaseUrl: string | undefined): Promise<ReadonlyArray<PackageBench>> => {
   const out: Array<PackageBench> = []
+  if (databaseUrl === undefined) {
+    out.push({ name: "adapters-pg: event store", command: "-", output: "skipped: no PostgreSQL server" })
+  } else {
+    const command = `node bench/eventstore.ts${quick ? " (BENCH_SECONDS_PER_RUN=0.25)" : ""}`
+    progress(`\n[packages] ${command}`)
+    try {
+      out.push({
+        name: "adapters-pg: event store",
+        command,
+        output: await runNode(["bench/eventstore.ts"], {
+          cwd: join(root, "packages", "adapters-pg"),
+          env: { DATABASE_URL: databaseUrl, ...(quick ? { BENCH_SECONDS_PER_RUN: "0.25" } : {}) },
+          timeoutMillis: 300_000,
+        }),
+      })
+    } catch (error) {
+      out.push({ name: "adapters-pg: event store", command, output: `FAILED: ${String(error)}` })
+    }
+  }
   const rehydrateArgs = ["bench/rehydrate.ts", ...(quick ? ["50000"] : [])]
-  console.error(`\n[packages] node ${rehydrateArgs.join(" ")}`)
+  progress(`[packages] node ${rehydrateArgs.join(" ")}`)
   try {
     out.push({
       name: "domain: rehydrate",
@@ -704,25 +1009,57 @@ const packageBenches = async (databaseUrl: string | undefined): Promise<Readonly
   } catch (error) {
     out.push({ name: "domain: rehydrate", command: rehydrateArgs.join(" "), output: `FAILED: ${String(error)}` })
   }
-  if (databaseUrl === undefined) {
-    out.push({ name: "adapters-pg: eventstore", command: "-", output: "skipped: no PostgreSQL server" })
-    return out
-  }
-  console.error("[packages] node bench/eventstore.ts")
-  try {
-    out.push({
-      name: "adapters-pg: event store",
-      command: `node bench/eventstore.ts${quick ? " (BENCH_SECONDS_PER_RUN=0.25)" : ""}`,
-      output: await runNode(["bench/eventstore.ts"], {
-        cwd: join(root, "packages", "adapters-pg"),
-        env: { DATABASE_URL: databaseUrl, ...(quick ? { BENCH_SECONDS_PER_RUN: "0.25" } : {}) },
-        timeoutMillis: 300_000,
-      }),
-    })
-  } catch (error) {
-    out.push({ name: "adapters-pg: event store", command: "bench/eventstore.ts", output: `FAILED: ${String(error)}` })
-  }
   return out
+}
+
+interface Hook {
+  readonly file: string
+  readonly status: "ok" | "skipped" | "failed"
+  readonly note?: string
+  /** Every scalar of the hook's JSON, nested keys joined with "." */
+  readonly figures: ReadonlyArray<{ readonly figure: string; readonly value: number | string | boolean }>
+}
+
+const flatten = (value: unknown, prefix = ""): Hook["figures"] =>
+  typeof value === "number" || typeof value === "string" || typeof value === "boolean"
+    ? [{ figure: prefix, value }]
+    : typeof value === "object" && value !== null && !Array.isArray(value)
+      ? Object.entries(value).flatMap(([key, v]) => flatten(v, prefix === "" ? key : `${prefix}.${key}`))
+      : []
+
+/**
+ * OPTIONAL HOOKS (bench/startup.ts: PGlite fresh-directory start time and idle RSS;
+ * bench/webhooks.ts: `{ dispatcherPerSecond, handWrittenPerSecond, ratio }`), written by
+ * others: each runs as `node bench/<file> [--quick]` (env BENCH_QUICK=1|0 and, when there is
+ * a server, DATABASE_URL of the benchmark's database) ONLY WHEN ITS FILE EXISTS; its last
+ * stdout line that is a JSON object is folded into the report, a row per figure.
+ */
+const runHook = async (file: string, databaseUrl: string | undefined): Promise<Hook> => {
+  if (!existsSync(join(root, "bench", file)))
+    return { file, status: "skipped", note: `bench/${file} not present (optional hook)`, figures: [] }
+  progress(`[hook] node bench/${file}${quick ? " --quick" : ""}`)
+  try {
+    const output = await runNode([join(root, "bench", file), ...(quick ? ["--quick"] : [])], {
+      env: { BENCH_QUICK: quick ? "1" : "0", ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }) },
+      timeoutMillis: (quick ? 90 : 300) * 1000,
+    })
+    const json = output
+      .trim()
+      .split("\n")
+      .reverse()
+      .map((line) => {
+        try {
+          return JSON.parse(line) as unknown
+        } catch {
+          return undefined
+        }
+      })
+      .find((v) => typeof v === "object" && v !== null && !Array.isArray(v))
+    if (json === undefined) return { file, status: "failed", note: "printed no JSON object", figures: [] }
+    return { file, status: "ok", figures: flatten(json) }
+  } catch (error) {
+    return { file, status: "failed", note: String(error).slice(0, 500), figures: [] }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -766,42 +1103,153 @@ const summariseProfile = (dir: string): string => {
 
 const number = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "-")
 const ms = (n: number) => (Number.isFinite(n) ? `${n < 10 ? n.toFixed(1) : Math.round(n)} ms` : "-")
+const ratioText = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : "-")
 
-const markdown = (
-  services: ReadonlyArray<ServiceReport>,
-  benches: ReadonlyArray<PackageBench>,
-  skipped: ReadonlyArray<string>,
-) => {
+interface TargetResult {
+  readonly target: string
+  readonly required: string
+  readonly measured: string
+  readonly met: boolean | "reported" | "not measured"
+}
+
+const targetResults = (
+  rows: ReadonlyArray<Row>,
+  eventStore: ReadonlyArray<EventStoreLine>,
+  databases: ReadonlyArray<string>,
+): ReadonlyArray<TargetResult> => {
+  const out: Array<TargetResult> = targets.map((t) => {
+    const row = rows.find((r) => r.database === "PostgreSQL" && r.scenario === t.scenario && r.target !== undefined)
+    const ceiling = t.scenario.startsWith("GET") ? "the SELECT ceiling (b)" : "the INSERT ceiling (c)"
+    return {
+      target: `${t.scenario}, 64 connections, PostgreSQL`,
+      required: `>= ${t.ratio}x ${ceiling}`,
+      measured:
+        row === undefined
+          ? "-"
+          : `${ratioText(row.ratio)}x (${number(row.service.requestsPerSecond)} vs ${number(row.ceilingFigures.requestsPerSecond)} req/s)`,
+      met: row === undefined ? "not measured" : row.ratio >= t.ratio,
+    }
+  })
+  const appends = eventStore.find((line) => line.scenario.startsWith("32 writers, single"))
+  out.push({
+    target: "Event store appends, 32 writers, single events (packages/adapters-pg/bench/eventstore.ts)",
+    required: `>= ${eventStoreTarget}x the plain INSERT baseline`,
+    measured:
+      appends === undefined
+        ? "-"
+        : `${ratioText(appends.ratio)}x (${number(appends.storePerSecond)} vs ${number(appends.baselinePerSecond)} events/s)`,
+    met: appends === undefined ? "not measured" : appends.ratio >= eventStoreTarget,
+  })
+  const pglite = rows.filter((r) => r.database === "PGlite" && r.target !== undefined)
+  out.push({
+    target: "The same scenarios on PGlite",
+    required: "reported",
+    measured: pglite.length === 0 ? "-" : pglite.map((r) => `${r.scenario} ${ratioText(r.ratio)}x`).join("; "),
+    met: databases.includes("PGlite") && pglite.length > 0 ? "reported" : "not measured",
+  })
+  return out
+}
+
+const markdown = (report: {
+  readonly rows: ReadonlyArray<Row>
+  readonly targets: ReadonlyArray<TargetResult>
+  readonly runs: ReadonlyArray<DatabaseRuns>
+  readonly eventStore: ReadonlyArray<EventStoreLine>
+  readonly benches: ReadonlyArray<PackageBench>
+  readonly hooks: ReadonlyArray<Hook>
+  readonly skipped: ReadonlyArray<string>
+}) => {
+  const metText = (met: TargetResult["met"]) => (met === true ? "**met**" : met === false ? "**NOT met**" : met)
   const lines: Array<string> = [
-    `# partnerpay benchmarks (${quick ? "quick: 1 run of 2 s" : `median of ${runs} runs of ${seconds} s`})`,
+    `# partnerpay benchmarks (${quick ? `quick: 1 round of ${seconds} s loads` : `median of ${rounds} rounds of ${seconds} s loads`})`,
     "",
     `${new Date().toISOString()}, Node ${process.version}, ${process.platform}/${process.arch}. ` +
-      "Service: `node packages/app/src/main.ts`, LOG_LEVEL=Warn; load: autocannon in a separate process. " +
-      "PARTNERPAY_RATE_LIMITING=off: the rows measure the service, not the per-caller rate limiter (not benchmarked here). " +
-      "ratio = service req/s ÷ baseline req/s measured in the same run.",
+      "Service: `node packages/app/src/main.ts`, LOG_LEVEL=Warn, PARTNERPAY_RATE_LIMITING=off, workers idle " +
+      "(KYB/settlement delays 24 h, no webhook URL). Ceilings: hand-written node:http servers (bench/baselines.ts) " +
+      "on the same database, run while the service is stopped, rounds alternated service -> ceilings. " +
+      "Load: autocannon in a separate process, the same requests for the service and its ceilings.",
     "",
-    "req/s counts 2xx answers; answers/s counts every answer, 429s included; p50/p99 cover every answer. " +
-      "The 429 column should read 0 (limiter off); a non-zero count means a limiter capped the scenario.",
+    "Ceilings: (a) bare node:http, fixed JSON; (b) HS256 bearer check by hand (createHmac + timingSafeEqual, exp) + " +
+      "the read-model SELECT by (collection, id), through @effect/sql-pg; (c) JSON body parsed + one single-row INSERT " +
+      "in autocommit (one transaction) into an events-shaped table, through @effect/sql-pg. PostgreSQL: pool " +
+      `${servicePoolSize}, as the service; PGlite: its one session, on the service's data directory.`,
     "",
-    "| database | scenario | connections | req/s | p50 | p99 | baseline | baseline req/s | baseline p50 | ratio | answers/s | 429 | other non-2xx/errors |",
-    "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|",
+    "## Targets (issue 9)",
+    "",
+    "| target | required | measured | met? |",
+    "|---|---|---|---|",
+    ...report.targets.map((t) => `| ${t.target} | ${t.required} | ${t.measured} | ${metText(t.met)} |`),
+    "",
+    "## Service vs ceilings",
+    "",
+    "req/s counts 2xx answers; p50/p99 cover every answer; ratio = service req/s ÷ ceiling req/s (medians across rounds). " +
+      "err = non-2xx answers + errors + timeouts over all rounds (should be 0).",
+    "",
+    "| db | scenario | conns | req/s | p50 | p99 | ceiling | ceiling req/s | ratio | target | met? | err | notes |",
+    "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---|---:|---|",
   ]
-  for (const service of services) {
-    for (const row of service.rows) {
+  for (const row of report.rows) {
+    const target = row.target === undefined ? "" : row.targetApplies === true ? `${row.target}` : `(${row.target})`
+    const met =
+      row.target === undefined ? "" : row.targetApplies === true ? (row.ratio >= row.target ? "yes" : "NO") : "reported"
+    const err = (row.service.non2xx ?? 0) + (row.service.errors ?? 0)
+    const ceilingErr = (row.ceilingFigures.non2xx ?? 0) + (row.ceilingFigures.errors ?? 0)
+    const notes = [
+      ...(row.firstCancelShare === undefined
+        ? []
+        : [
+            `${Math.round(row.firstCancelShare * 100)}% first cancels; the load ran ${row.service.seconds?.toFixed(1)} s (ceiling ${row.ceilingFigures.seconds?.toFixed(1)} s) over the same requests`,
+          ]),
+      ...(ceilingErr === 0 ? [] : [`ceiling err ${ceilingErr}`]),
+      `rounds: ${row.roundRatios.map(ratioText).join(", ")}`,
+    ].join("; ")
+    lines.push(
+      `| ${row.database} | ${row.scenario} | ${row.connections} | ${number(row.service.requestsPerSecond)} | ${ms(row.service.p50)} | ${ms(row.service.p99)} | ${row.ceilingName} | ${number(row.ceilingFigures.requestsPerSecond)} | ${ratioText(row.ratio)} | ${target} | ${met} | ${err} | ${notes} |`,
+    )
+  }
+  lines.push(
+    "",
+    "## Service start-up and memory",
+    "",
+    "| db | first start (new database) | restarts (median) | RSS idle (median) | RSS after load (median) |",
+    "|---|---:|---:|---:|---:|",
+  )
+  for (const runs of report.runs) {
+    const [first, ...rest] = runs.starts
+    const mb = (values: ReadonlyArray<number | undefined>) => {
+      const known = values.filter((v): v is number => v !== undefined)
+      return known.length === 0 ? "-" : `${median(known)} MB`
+    }
+    lines.push(
+      `| ${runs.database} | ${first === undefined ? "-" : `${number(first.startupMillis)} ms`} | ${rest.length === 0 ? "-" : `${number(median(rest.map((s) => s.startupMillis)))} ms`} | ${mb(runs.starts.map((s) => s.idleRssMb))} | ${mb(runs.starts.map((s) => s.loadedRssMb))} |`,
+    )
+  }
+  lines.push("", "## Event store appends vs plain INSERT (packages/adapters-pg/bench/eventstore.ts, PostgreSQL)", "")
+  if (report.eventStore.length === 0) lines.push("Not measured (see the raw output below).")
+  else {
+    lines.push("| scenario | store events/s | INSERT baseline events/s | ratio | target |", "|---|---:|---:|---:|---|")
+    for (const line of report.eventStore) {
+      const target = line.scenario.startsWith("32 writers, single")
+        ? `**>= ${eventStoreTarget}: ${line.ratio >= eventStoreTarget ? "met" : "NOT met"}**`
+        : ""
       lines.push(
-        `| ${row.database} | ${row.scenario} | ${row.connections} | ${number(row.service.requestsPerSecond)} | ${ms(row.service.p50)} | ${ms(row.service.p99)} | ${row.baselineName} | ${number(row.baseline.requestsPerSecond)} | ${ms(row.baseline.p50)} | ${row.ratio.toFixed(2)} | ${number(row.service.answeredPerSecond ?? Number.NaN)} | ${row.service.rateLimited ?? 0} | ${(row.service.non2xx ?? 0) - (row.service.rateLimited ?? 0) + (row.service.errors ?? 0)} |`,
+        `| ${line.scenario} | ${number(line.storePerSecond)} | ${number(line.baselinePerSecond)} | ${ratioText(line.ratio)} | ${target} |`,
       )
     }
   }
-  lines.push("", "| database | start-up | RSS idle | RSS after load | payment requests cancelled round-robin |")
-  lines.push("|---|---:|---:|---:|---:|")
-  for (const service of services) {
-    lines.push(
-      `| ${service.database} | ${number(service.startupMillis)} ms | ${service.idleRssMb ?? "-"} MB | ${service.loadedRssMb ?? "-"} MB | ${service.cancellable} |`,
-    )
+  lines.push("", "## Optional hooks (bench/startup.ts, bench/webhooks.ts)", "")
+  lines.push("| hook | figure | value |", "|---|---|---:|")
+  for (const hook of report.hooks) {
+    if (hook.status !== "ok") lines.push(`| ${hook.file} | ${hook.status}: ${hook.note ?? ""} | |`)
+    for (const { figure, value } of hook.figures)
+      lines.push(
+        `| ${hook.file} | ${figure === "ratio" ? `**${figure}**` : figure} | ${typeof value === "number" && !Number.isInteger(value) ? value.toFixed(2) : String(value)} |`,
+      )
   }
-  for (const reason of skipped) lines.push("", `**Skipped:** ${reason}`)
-  for (const bench of benches)
+  for (const reason of report.skipped) lines.push("", `**Skipped:** ${reason}`)
+  const uniqueNotes = [...new Set(notes)]
+  if (uniqueNotes.length > 0) lines.push("", "## Notes", "", ...uniqueNotes.map((note) => `- ${note}`))
+  for (const bench of report.benches)
     lines.push("", `## ${bench.name} (\`${bench.command}\`)`, "", "```", bench.output.trim(), "```")
   return `${lines.join("\n")}\n`
 }
@@ -809,29 +1257,72 @@ const markdown = (
 // ---------------------------------------------------------------------------------------------
 // main
 
+/** --profile: POST /Company/Create x64 against the service under `node --cpu-prof`, on PostgreSQL. */
+const profileRun = async (target: Target) => {
+  const profileDir = join(resultsDir, "profile")
+  rmSync(profileDir, { recursive: true, force: true })
+  const service = await startService(target, profileDir)
+  try {
+    const fixture = await prepare(service.base)
+    const figures = await loadAll(service.base, [createCompany(64).spec(fixture, [])])
+    console.error(`POST /Company/Create x64: ${number(figures[0]!.requestsPerSecond)} req/s`)
+  } finally {
+    await stopChild(service.child)
+  }
+  console.log(summariseProfile(profileDir))
+}
+
 const main = async () => {
   const startedAt = Date.now()
   mkdirSync(resultsDir, { recursive: true })
-  const services: Array<ServiceReport> = []
   const skipped: Array<string> = []
   const database = freshDatabase()
-  const databaseUrl = typeof database === "string" ? database : undefined
-  if (typeof database !== "string") {
-    const message = `PostgreSQL at ${adminUrl.replace(/:[^:@/]*@/, ":***@")} unavailable (${database.problem})`
+  const postgres = "url" in database ? database : undefined
+  if (postgres === undefined) {
+    const message = `PostgreSQL at ${adminUrl.replace(/:[^:@/]*@/, ":***@")} unavailable (${"problem" in database ? database.problem : ""})`
     console.error(`\n${"!".repeat(80)}\n!!! ${message}: SKIPPING the PostgreSQL runs\n${"!".repeat(80)}`)
     skipped.push(message)
   }
-  if (profile) {
-    if (databaseUrl === undefined) throw new Error("--profile needs the PostgreSQL server")
-    rmSync(join(resultsDir, "profile"), { recursive: true, force: true })
-    await benchService("PostgreSQL", databaseUrl)
-    console.log(summariseProfile(join(resultsDir, "profile")))
-    return
+  const dataDir = (name: string) => {
+    const dir = mkdtempSync(join(tmpdir(), `partnerpay-bench-${name}-`))
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+    return dir
   }
-  services.push(await benchService("PGlite"))
-  if (databaseUrl !== undefined) services.push(await benchService("PostgreSQL", databaseUrl))
-  const benches = await packageBenches(databaseUrl)
-  const report = markdown(services, benches, skipped)
+  const targetList: Array<Target> = [
+    ...(postgres === undefined
+      ? []
+      : [{ name: "PostgreSQL" as const, kind: "postgres" as const, dataDir: dataDir("pg"), url: postgres.url }]),
+    { name: "PGlite", kind: "pglite", dataDir: dataDir("pglite") },
+  ]
+  if (profile) {
+    const target = targetList.find((t) => t.kind === "postgres")
+    if (target === undefined) throw new Error("--profile needs the PostgreSQL server")
+    return profileRun(target)
+  }
+  // PostgreSQL first: it holds the issue's targets.
+  const runs: Array<DatabaseRuns> = []
+  for (const target of targetList) {
+    const measured = emptyRuns(target.name)
+    runs.push(measured)
+    try {
+      await benchDatabase(target, measured)
+    } catch (error) {
+      const message = `${target.name}: the run failed, only the rounds before the failure are reported: ${error instanceof Error ? error.message : String(error)}`
+      console.error(`\n!!! ${message}`)
+      skipped.push(message.slice(0, 2000))
+      process.exitCode = 1
+    }
+  }
+  const benches = await packageBenches(postgres?.url)
+  const hooks = [await runHook("startup.ts", postgres?.url), await runHook("webhooks.ts", postgres?.url)]
+  const rows = runs.flatMap(rowsOf)
+  const eventStore = parseEventStore(benches.find((b) => b.name === "adapters-pg: event store")?.output ?? "")
+  const targetsMet = targetResults(
+    rows,
+    eventStore,
+    runs.map((r) => r.database),
+  )
+  const report = markdown({ rows, targets: targetsMet, runs, eventStore, benches, hooks, skipped })
   writeFileSync(join(resultsDir, "latest.md"), report)
   writeFileSync(
     join(resultsDir, "latest.json"),
@@ -840,11 +1331,16 @@ const main = async () => {
         at: new Date().toISOString(),
         node: process.version,
         quick,
-        runs,
-        secondsPerRun: seconds,
+        rounds,
+        secondsPerLoad: seconds,
         servicePoolSize,
-        services,
+        targets: targetsMet,
+        rows,
+        databases: runs,
+        eventStore,
+        hooks,
         packageBenches: benches,
+        notes: [...new Set(notes)],
         skipped,
         totalSeconds: (Date.now() - startedAt) / 1000,
       },
