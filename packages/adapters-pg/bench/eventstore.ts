@@ -5,11 +5,21 @@
  * appends of single events by 1, 8 and 32 concurrent writers and batches of
  * 100 events by 8 writers, each beside a baseline of plain INSERT transactions
  * into a table of the same shape, measured in the same run. Then the PGlite
- * append rate and the read rate of a 10,000-event stream on both.
+ * append rate and the read rate of a 10,000-event stream on both, and the
+ * time to load a Customer aggregate with 10,000 events, from its snapshot and
+ * (for comparison) by replaying the whole stream.
  * Bounded: about a minute in total (BENCH_SECONDS_PER_RUN, default 2.5, sets the length of each run).
  */
-import { EventStore, ExpectedVersion, type NewEvent } from "@partnerpay/domain"
-import { Effect, Layer } from "effect"
+import {
+  CommandHandler,
+  Customer,
+  EventStore,
+  ExpectedVersion,
+  IdGenerator,
+  type Ids,
+  type NewEvent,
+} from "@partnerpay/domain"
+import { DateTime, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
 import * as PgDatabase from "../src/PgDatabase.ts"
@@ -113,6 +123,67 @@ const readRate = Effect.gen(function* () {
   return read / ((performance.now() - started) / 1000)
 })
 
+/**
+ * A customer stream of 10,000 events (a registration, then push tokens registered and, past the cap,
+ * replaced), written in batches; then the median time of `CommandHandler.load` over the whole stream
+ * (no snapshot yet), and after one command (which stores a snapshot) from the snapshot.
+ */
+const customerLoad = Effect.gen(function* () {
+  const store = yield* EventStore
+  const registrationId = crypto.randomUUID() as Ids.RegistrationId
+  const partnerId = crypto.randomUUID() as Ids.PartnerId
+  const at = DateTime.makeUnsafe("2026-11-01T09:00:00Z")
+  const expireAt = DateTime.makeUnsafe("2027-11-01T09:00:00Z")
+  const events: Array<Customer.CustomerEvent> = []
+  let state = Customer.initialState
+  const record = (command: Customer.CustomerCommand) => {
+    const decision = Customer.decide(command, state)
+    if (decision._tag === "Failure") throw new Error(`bench history refused: ${command._tag}`)
+    for (const event of decision.success) {
+      events.push(event)
+      state = Customer.evolve(state, event)
+    }
+  }
+  record({ _tag: "RegisterCustomer", registrationId, partnerId, phoneNumber: "+14155550123", at })
+  for (let i = 0; events.length < 10_000; i++) record({ _tag: "RegisterPushToken", token: `t-${i}`, expireAt, at })
+  const encode = Schema.encodeSync(Customer.aggregate.events)
+  const streamId = `Customer-${registrationId}`
+  for (let v = 0; v < events.length; v += 500) {
+    yield* store.append(
+      streamId,
+      "Customer",
+      ExpectedVersion.exact(v),
+      events.slice(v, v + 500).map((event) => ({
+        eventId: crypto.randomUUID(),
+        eventType: event._tag,
+        schemaVersion: 1,
+        data: encode(event),
+        metadata: { partnerId },
+      })),
+    )
+  }
+  const median = (samples: Array<number>) => samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)] ?? 0
+  const timeLoads = (times: number) =>
+    Effect.gen(function* () {
+      const samples: Array<number> = []
+      for (let i = 0; i < times; i++) {
+        const started = performance.now()
+        yield* CommandHandler.load(Customer.aggregate, registrationId)
+        samples.push(performance.now() - started)
+      }
+      return median(samples)
+    })
+  const replay = yield* timeLoads(5)
+  yield* CommandHandler.handle(Customer.aggregate, registrationId, {
+    _tag: "RegisterPushToken",
+    token: "snapshot-maker",
+    expireAt,
+    at,
+  }).pipe(Effect.provide(IdGenerator.layerRandom))
+  const fromSnapshot = yield* timeLoads(21)
+  return { events: events.length + 2, replay, fromSnapshot }
+})
+
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US").padStart(10)
 
 const postgres = Effect.gen(function* () {
@@ -135,6 +206,10 @@ const postgres = Effect.gen(function* () {
     console.log(`${name.padEnd(28)} ${fmt(store)} ${fmt(baseline)}  ${(store / baseline).toFixed(2)}`)
   }
   console.log(`${"read a 10,000-event stream".padEnd(28)} ${fmt(yield* readRate)}`)
+  const load = yield* customerLoad
+  console.log(
+    `${"load a 10,000-event customer".padEnd(28)} ${load.fromSnapshot.toFixed(2).padStart(8)}ms from its snapshot (target < 5 ms), ${load.replay.toFixed(1)}ms replaying all ${load.events} events`,
+  )
   yield* sql`DROP TABLE bench_events_baseline`
 })
 
@@ -143,6 +218,10 @@ const pglite = Effect.gen(function* () {
   console.log(`${"1 writer, single events".padEnd(28)} ${fmt(yield* appendRun(1, 1))}`)
   console.log(`${"8 writers, single events".padEnd(28)} ${fmt(yield* appendRun(8, 1))}`)
   console.log(`${"read a 10,000-event stream".padEnd(28)} ${fmt(yield* readRate)}`)
+  const load = yield* customerLoad
+  console.log(
+    `${"load a 10,000-event customer".padEnd(28)} ${load.fromSnapshot.toFixed(2).padStart(8)}ms from its snapshot, ${load.replay.toFixed(1)}ms replaying all ${load.events} events`,
+  )
 })
 
 const storeOn = <E>(database: Layer.Layer<SqlClient, E>) =>

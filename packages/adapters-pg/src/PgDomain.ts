@@ -72,7 +72,8 @@ export const layer = (
  * no older transaction runs, so it replays exactly the committed log and no
  * unit writes read models concurrently. Units that read a document before the
  * rebuild and commit after it fail with a document conflict (every write
- * draws a new revision) and are retried on the rebuilt documents.
+ * draws a new revision) and are retried on the rebuilt documents. Aggregate
+ * snapshots are deleted too (they are rebuilt by the next commands).
  */
 export const rebuildProjections = (
   options: {
@@ -100,6 +101,8 @@ export const rebuildProjections = (
           }
           yield* Effect.sleep(10)
         }
+        // Snapshots are derived from the log too: a rebuild (often after a code change) starts them afresh.
+        yield* sql`DELETE FROM snapshots`
         return yield* EventPipeline.rebuild(options.projections, options.batchSize)
       }),
     )

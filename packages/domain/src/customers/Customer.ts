@@ -50,6 +50,7 @@ import {
   type PushTokenRegistered,
   type PushTokenRemoved,
 } from "./CustomerEvents.ts"
+import * as CustomerSnapshot from "./CustomerSnapshot.ts"
 
 export * from "./CustomerEvents.ts"
 
@@ -705,4 +706,5 @@ export const aggregate: Aggregate<CustomerCommand, CustomerEvent, CustomerState,
   evolve,
   events: CustomerEventSchema,
   eventVersion: () => 1,
+  snapshot: CustomerSnapshot.policy,
 }

@@ -690,6 +690,19 @@ describe("properties of customers", () => {
     )
   })
 
+  it("a snapshot of the state (JSON) decodes to the same state, whatever the history", () => {
+    const policy = Customer.aggregate.snapshot!
+    const encode = Schema.encodeSync(policy.state)
+    const decode = Schema.decodeUnknownSync(policy.state)
+    fc.assert(
+      fc.property(commands, (sequence) => {
+        const { state } = play(sequence)
+        assert.deepStrictEqual(decode(JSON.parse(JSON.stringify(encode(state)))), state)
+      }),
+      { numRuns: 200 },
+    )
+  })
+
   it("decide never throws, whatever the command and state", () => {
     fc.assert(
       fc.property(commands, (sequence) => {
