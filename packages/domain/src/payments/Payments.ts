@@ -144,7 +144,7 @@ export const create = Effect.fn("Payments.create")(function* (input: CreateInput
     ...(debitAuthLimit === undefined ? {} : { debitAuthLimit }),
     at,
   }
-  yield* unitOfWork(CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, command))
+  yield* unitOfWork(CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, command, { expectNew: true }))
   return { paymentRequestId, status: "Pending" as const }
 })
 
@@ -352,7 +352,9 @@ export const accept = Effect.fn("Payments.accept")(function* (input: AcceptInput
   const handled = yield* unitOfWork(
     Effect.gen(function* () {
       const handled = yield* CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, acceptCommand)
-      if (handled.events.length > 0) yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate)
+      if (handled.events.length > 0) {
+        yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { expectNew: true })
+      }
       return handled
     }),
   )

@@ -156,7 +156,7 @@ export const create = Effect.fn("PaymentPlans.create")(function* (input: CreateI
           ...(input.description !== undefined ? { description: input.description } : {}),
           at,
         },
-        { metadata },
+        { metadata, expectNew: true },
       )
       yield* CommandHandler.handle(
         Consent.aggregate,
@@ -172,7 +172,7 @@ export const create = Effect.fn("PaymentPlans.create")(function* (input: CreateI
           frequency: input.frequency,
           at,
         },
-        { metadata },
+        { metadata, expectNew: true },
       )
       const created: Created = {
         paymentPlanId,
