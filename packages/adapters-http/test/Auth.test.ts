@@ -3,16 +3,19 @@
  * every other endpoint, GET /Auth/ExchangeToken.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import * as Jose from "jose"
 import { afterAll } from "vitest"
+import * as Server from "../src/Server.ts"
 import { Tokens } from "../src/Tokens.ts"
 import {
   bearer,
   clientId,
   clientSecret,
+  type Handler,
   makeServer,
+  Ports,
   partnerToken,
   postJson,
   send,
@@ -238,6 +241,67 @@ describe("GET /Auth/ExchangeToken", () => {
   it.effect("without a token is 401", () =>
     Effect.gen(function* () {
       expectUnauthorized(yield* send(handler, "/Auth/ExchangeToken"))
+    }),
+  )
+})
+
+describe("bearer verification", () => {
+  // The real token service, counting calls to `verify` (the cross-cutting middleware and the
+  // Authentication middleware both need the caller; the token must be checked only once).
+  const calls = { verify: 0 }
+  const CountingTokens = Layer.effect(
+    Tokens,
+    Effect.gen(function* () {
+      const real = yield* Tokens
+      return Tokens.of({
+        issue: real.issue,
+        verify: (token) => {
+          calls.verify++
+          return real.verify(token)
+        },
+      })
+    }),
+  ).pipe(Layer.provide(TokensTest))
+  const counted = Server.toWebHandler(Layer.mergeAll(Ports, CountingTokens))
+  afterAll(counted.dispose)
+  const countedHandler = counted.handler as unknown as Handler
+
+  const verificationsOf = (path: string, init: RequestInit) =>
+    Effect.gen(function* () {
+      calls.verify = 0
+      const r = yield* send(countedHandler, path, init)
+      return { status: r.status, verifications: calls.verify, response: r }
+    })
+
+  it.effect("an accepted token is verified once per request", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(countedHandler)
+      const r = yield* verificationsOf("/HealthCheck/Get", bearer(token))
+      assert.strictEqual(r.status, 200)
+      assert.strictEqual(r.verifications, 1)
+    }),
+  )
+
+  it.effect("a refused token is verified once per request, and still gets the 401 with WWW-Authenticate", () =>
+    Effect.gen(function* () {
+      const forged = yield* craft("HS256", partnerClaims, { secret: new TextEncoder().encode("x".repeat(40)) })
+      const r = yield* verificationsOf("/HealthCheck/Get", bearer(forged))
+      expectUnauthorized(r.response)
+      assert.strictEqual(r.verifications, 1)
+    }),
+  )
+
+  it.effect("a request with a body (POST) is verified once too", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(countedHandler)
+      const init = postJson({})
+      const r = yield* verificationsOf("/Company/Create", {
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` },
+      })
+      // Authenticated (the empty company is refused by validation, not by authentication).
+      assert.strictEqual(r.status, 422)
+      assert.strictEqual(r.verifications, 1)
     }),
   )
 })
