@@ -21,6 +21,7 @@ const countingTracer = () => {
 }
 
 const handler = Effect.fn("HttpTest.handler")(function* () {
+  yield* Effect.void
   return HttpServerResponse.text("ok", { headers: { "x-correlation-id": "c0ffee00-0000-4000-8000-000000000001" } })
 })
 
