@@ -3,12 +3,16 @@
  * every other endpoint, GET /Auth/ExchangeToken.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Exit, Layer, Redacted, Result } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { TestClock } from "effect/testing"
 import * as Jose from "jose"
 import { afterAll } from "vitest"
+import { Authentication } from "../src/Authentication.ts"
+import { AuthenticationLive } from "../src/AuthenticationLive.ts"
+import { type BearerVerification, Caller, CurrentBearerVerification } from "../src/Caller.ts"
 import * as Server from "../src/Server.ts"
-import { Tokens } from "../src/Tokens.ts"
+import { InvalidToken, Tokens } from "../src/Tokens.ts"
 import {
   bearer,
   clientId,
@@ -303,5 +307,60 @@ describe("bearer verification", () => {
       assert.strictEqual(r.status, 422)
       assert.strictEqual(r.verifications, 1)
     }),
+  )
+})
+
+describe("the Authentication middleware on its own", () => {
+  /** Runs the bearer middleware around a route answering the caller's partner id. */
+  const authenticate = (token: string, shared?: BearerVerification) =>
+    Effect.gen(function* () {
+      const auth = yield* Authentication
+      const route = Effect.gen(function* () {
+        const caller = yield* Caller
+        return HttpServerResponse.text(caller.partnerId)
+      })
+      // The middleware reads no request service (only Tokens and the shared verification).
+      const guarded = auth.bearer(route as never, {
+        credential: Redacted.make(token),
+        endpoint: undefined as never,
+        group: undefined as never,
+      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
+      return yield* Effect.exit(
+        shared === undefined ? guarded : Effect.provideService(guarded, CurrentBearerVerification, shared),
+      )
+    }).pipe(Effect.provide(AuthenticationLive.pipe(Layer.provideMerge(TokensTest))))
+
+  const partner = { _tag: "Partner", partnerId: partnerClaims.sub } as never
+
+  it.effect("without a shared verification it verifies the token itself", () =>
+    Effect.gen(function* () {
+      const tokens = yield* Tokens
+      const issued = yield* tokens.issue(partner)
+      assert.isTrue(Exit.isSuccess(yield* authenticate(issued.accessToken)))
+      const forged = yield* craft("HS256", partnerClaims, { secret: new TextEncoder().encode("x".repeat(40)) })
+      assert.isTrue(Exit.isFailure(yield* authenticate(forged)))
+    }).pipe(Effect.provide(TokensTest)),
+  )
+
+  it.effect("a verification shared for ANOTHER token is not trusted: the forged token is refused", () =>
+    Effect.gen(function* () {
+      const forged = yield* craft("HS256", partnerClaims, { secret: new TextEncoder().encode("x".repeat(40)) })
+      const exit = yield* authenticate(forged, { token: "some-other-token", outcome: Result.succeed(partner) })
+      assert.isTrue(Exit.isFailure(exit))
+    }),
+  )
+
+  it.effect("a verification shared for the same token is reused (a refusal stays a refusal)", () =>
+    Effect.gen(function* () {
+      const tokens = yield* Tokens
+      const issued = yield* tokens.issue(partner)
+      const refused = yield* authenticate(issued.accessToken, {
+        token: issued.accessToken,
+        outcome: Result.fail(new InvalidToken({ reason: "signature" })),
+      })
+      assert.isTrue(Exit.isFailure(refused))
+      const accepted = yield* authenticate("opaque", { token: "opaque", outcome: Result.succeed(partner) })
+      assert.isTrue(Exit.isSuccess(accepted))
+    }).pipe(Effect.provide(TokensTest)),
   )
 })
