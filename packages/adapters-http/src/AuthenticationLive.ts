@@ -4,10 +4,14 @@
  * decoder then hands over an empty credential), a malformed, forged, expired
  * or `alg: none` token all get the same 401 problem with
  * `WWW-Authenticate: Bearer` (added by `Problem.toResponse`).
+ *
+ * The token is verified once per request: when the cross-cutting middleware
+ * already verified this very token (`CurrentBearerVerification`), its
+ * outcome is reused.
  */
 import { Effect, Layer, Redacted } from "effect"
 import { Authentication } from "./Authentication.ts"
-import { Caller } from "./Caller.ts"
+import { Caller, CurrentBearerVerification } from "./Caller.ts"
 import * as Problem from "./Problem.ts"
 import { Tokens } from "./Tokens.ts"
 
@@ -17,7 +21,12 @@ export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = La
     const tokens = yield* Tokens
     return Authentication.of({
       bearer: (httpEffect, { credential }) =>
-        tokens.verify(Redacted.value(credential)).pipe(
+        Effect.flatMap(CurrentBearerVerification, (shared) => {
+          const token = Redacted.value(credential)
+          return shared !== undefined && shared.token === token
+            ? Effect.fromResult(shared.outcome)
+            : tokens.verify(token)
+        }).pipe(
           Effect.matchEffect({
             onFailure: (invalid) =>
               Effect.logDebug("bearer token refused").pipe(

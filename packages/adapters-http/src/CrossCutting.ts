@@ -20,7 +20,9 @@
  *
  * The caller is read from the bearer token here (verified with `Tokens`);
  * a request without a valid token is passed on untouched by the
- * idempotency step (the route's authentication answers 401).
+ * idempotency step (the route's authentication answers 401). The outcome is
+ * handed to the route as `CurrentBearerVerification`, so the route's
+ * `Authentication` middleware does not verify the same token again.
  *
  * Time comes from the Effect `Clock` of the request fiber (TestClock in tests).
  * `openApiTransform` documents the header and the extra responses in /openapi.json.
@@ -29,7 +31,7 @@ import { createHash, randomUUID } from "node:crypto"
 import { type EventStoreUnavailable, type Idempotency, IdempotencyStore } from "@partnerpay/domain"
 import { ByteSize, Clock, Context, DateTime, Effect, Layer, Option, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import type { CallerIdentity } from "./Caller.ts"
+import { type CallerIdentity, CurrentBearerVerification } from "./Caller.ts"
 import * as Problem from "./Problem.ts"
 import * as RateLimit from "./RateLimit.ts"
 import { Tokens } from "./Tokens.ts"
@@ -279,22 +281,55 @@ export const make = Effect.gen(function* () {
       }
     })
 
-  const rateLimited = (request: HttpServerRequest.HttpServerRequest, caller: Option.Option<CallerIdentity>) =>
-    Effect.gen(function* () {
-      if (!limits.rateLimiting) return undefined
-      const [bucket, rule] = Option.match(caller, {
-        onNone: () => [`ip:${clientIp(request, limits)}`, limits.anonymous] as const,
-        onSome: (c) => [scopeOf(c), c._tag === "Partner" ? limits.partner : limits.customer] as const,
-      })
-      const decision = limiter.take(bucket, rule, yield* Clock.currentTimeMillis)
+  const notLimited = Effect.succeed(undefined)
+  const rateLimited = (
+    request: HttpServerRequest.HttpServerRequest,
+    caller: Option.Option<CallerIdentity>,
+  ): Effect.Effect<number | undefined> => {
+    if (!limits.rateLimiting) return notLimited
+    const [bucket, rule] = Option.match(caller, {
+      onNone: () => [`ip:${clientIp(request, limits)}`, limits.anonymous] as const,
+      onSome: (c) => [scopeOf(c), c._tag === "Partner" ? limits.partner : limits.customer] as const,
+    })
+    return Effect.map(Clock.currentTimeMillis, (now) => {
+      const decision = limiter.take(bucket, rule, now)
       return decision.allowed ? undefined : decision.retryAfterSeconds
     })
+  }
 
-  return (app: App): App =>
+  /** POST, PUT, PATCH, DELETE: buffer the body once (the route's decoder reads the same cached bytes), so that an oversized body is a 413 whatever reads it first. */
+  const withBody = (request: HttpServerRequest.HttpServerRequest, caller: Option.Option<CallerIdentity>, app: App) =>
+    Effect.gen(function* () {
+      const read = yield* Effect.result(request.arrayBuffer)
+      if (read._tag === "Failure") {
+        const reason = read.failure.reason
+        return yield* respond(
+          reason._tag === "RequestParseError" && reason.reason === "BodyTooLarge"
+            ? tooLarge(limits.maxBodyBytes)
+            : new Problem.BadRequest({
+                detail: "The request body could not be read.",
+                code: "BAD_REQUEST",
+                errors: [{ field: "body", message: "could not be read" }],
+              }),
+        )
+      }
+      const body = new Uint8Array(read.success)
+      if (containsNul(body)) return yield* respond(nulRefused("body"))
+      return yield* idempotent(request, caller, body, app)
+    }).pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize))
+
+  return (route: App): App =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const token = bearerToken(request.headers.authorization)
-      const caller = token === undefined ? Option.none() : yield* Effect.option(tokens.verify(token))
+      const outcome = token === undefined ? undefined : yield* Effect.result(tokens.verify(token))
+      const caller: Option.Option<CallerIdentity> =
+        outcome !== undefined && outcome._tag === "Success" ? Option.some(outcome.success) : Option.none()
+      // This request's route reuses the outcome (Authentication middleware) instead of verifying again.
+      const app =
+        token === undefined || outcome === undefined
+          ? route
+          : Effect.provideService(route, CurrentBearerVerification, { token, outcome })
       const retryAfter = yield* rateLimited(request, caller)
       if (retryAfter !== undefined) return yield* respond(Problem.tooManyRequests(retryAfter))
       if (/%00/i.test(request.url) || request.url.includes("\0")) return yield* respond(nulRefused("path"))
@@ -302,28 +337,9 @@ export const make = Effect.gen(function* () {
       if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
         return yield* respond(tooLarge(limits.maxBodyBytes))
       }
-      // Buffer the body once (the route's decoder reads the same cached bytes),
-      // so that an oversized body is a 413 whatever reads it first.
-      if (!methodsWithoutBody.has(request.method)) {
-        const read = yield* Effect.result(request.arrayBuffer)
-        if (read._tag === "Failure") {
-          const reason = read.failure.reason
-          return yield* respond(
-            reason._tag === "RequestParseError" && reason.reason === "BodyTooLarge"
-              ? tooLarge(limits.maxBodyBytes)
-              : new Problem.BadRequest({
-                  detail: "The request body could not be read.",
-                  code: "BAD_REQUEST",
-                  errors: [{ field: "body", message: "could not be read" }],
-                }),
-          )
-        }
-        const body = new Uint8Array(read.success)
-        if (containsNul(body)) return yield* respond(nulRefused("body"))
-        return yield* idempotent(request, caller, body, app)
-      }
-      return yield* app
-    }).pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize)) as App
+      if (methodsWithoutBody.has(request.method)) return yield* app
+      return yield* withBody(request, caller, app)
+    }) as App
 })
 
 /** The global router middleware; requires `Tokens` and `IdempotencyStore` (limits: `HttpLimits`). */

@@ -32,11 +32,14 @@ export class ProblemHandling extends HttpApiMiddleware.Service<ProblemHandling>(
   static readonly layer: Layer.Layer<ProblemHandling> = Layer.succeed(ProblemHandling, (httpEffect) =>
     Effect.suspend(() => {
       const correlationId = crypto.randomUUID()
-      return httpEffect.pipe(
-        Effect.flatMap((response) => normalizeResponse(response, correlationId)),
-        Effect.catchCause((cause) => failureResponse(cause, correlationId)),
-        Effect.map(HttpServerResponse.setHeader("x-correlation-id", correlationId)),
-      )
+      // One continuation per request: a plain response only gets its header (the common case).
+      return Effect.matchCauseEffect(httpEffect, {
+        onSuccess: (response) =>
+          response.status === 413 || response.status === 415
+            ? normalizeResponse(response, correlationId)
+            : Effect.succeed(HttpServerResponse.setHeader(response, "x-correlation-id", correlationId)),
+        onFailure: (cause) => failureResponse(cause, correlationId),
+      })
     }),
   )
 }

@@ -7,11 +7,18 @@
  * unique `jti`. Verification accepts HS256 only (so never `alg: none`), checks
  * signature, issuer, audience and expiry against the Effect `Clock` (so tests
  * can move time with `TestClock`), then decodes the claims with Schema.
+ *
+ * Verified tokens are remembered in a bounded cache (`TokenCache.ts`, 10,000
+ * tokens by default, `cacheSize: 0` turns it off): a cached token is accepted
+ * without the HMAC check until its `exp` (on the same Effect `Clock`), never
+ * after. A future revocation check goes in `verify` after the cache lookup,
+ * on the cached claims (see `TokenCache.ts`).
  */
 import { IdGenerator, Ids } from "@partnerpay/domain"
 import { Clock, Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import * as Jose from "jose"
 import type { CallerIdentity } from "./Caller.ts"
+import * as TokenCache from "./TokenCache.ts"
 
 /** Lifetime of every access token, in seconds (interface section 8). */
 export const tokenLifetimeSeconds = 3600
@@ -24,6 +31,8 @@ export interface TokensOptions {
   readonly issuer?: string | undefined
   readonly audience?: string | undefined
   readonly lifetimeSeconds?: number | undefined
+  /** How many verified tokens to remember (default 10,000; 0 verifies every time). */
+  readonly cacheSize?: number | undefined
 }
 
 export interface IssuedToken {
@@ -106,10 +115,15 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
       return { accessToken, expiresInSeconds: lifetime }
     })
 
+  const cache = TokenCache.make({ maxEntries: options.cacheSize })
+
   const verify = (token: string): Effect.Effect<CallerIdentity, InvalidToken> =>
     Effect.gen(function* () {
       if (token === "") return yield* new InvalidToken({ reason: "missing" })
       const now = yield* Clock.currentTimeMillis
+      // A revocation check would apply here to `cached` (and below to fresh claims).
+      const cached = cache.get(token, now)
+      if (cached !== undefined) return cached.caller
       const { payload } = yield* Effect.tryPromise({
         try: () =>
           Jose.jwtVerify(token, key, {
@@ -124,9 +138,21 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
       const claims = decodeClaims(payload)
       if (Option.isNone(claims)) return yield* new InvalidToken({ reason: "claims" })
       const c = claims.value
-      return c.scope === "partner"
-        ? { _tag: "Partner" as const, partnerId: c.sub }
-        : { _tag: "Customer" as const, partnerId: c.pid, registrationId: c.sub }
+      const caller: CallerIdentity =
+        c.scope === "partner"
+          ? { _tag: "Partner", partnerId: c.sub }
+          : { _tag: "Customer", partnerId: c.pid, registrationId: c.sub }
+      // `exp`, `iat` and `jti` are required claims (checked above); a token with `nbf` is not
+      // cached (it could be presented before its start on a clock moved back).
+      if (payload.nbf === undefined && typeof payload.jti === "string") {
+        cache.set(token, {
+          caller,
+          expiresAtMillis: payload.exp! * 1000,
+          issuedAtSeconds: payload.iat!,
+          jti: payload.jti,
+        })
+      }
+      return caller
     })
 
   return Tokens.of({ issue, verify })

@@ -3,16 +3,23 @@
  * every other endpoint, GET /Auth/ExchangeToken.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import { Effect, Exit, Layer, Redacted, Result } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { TestClock } from "effect/testing"
 import * as Jose from "jose"
 import { afterAll } from "vitest"
-import { Tokens } from "../src/Tokens.ts"
+import { Authentication } from "../src/Authentication.ts"
+import { AuthenticationLive } from "../src/AuthenticationLive.ts"
+import { type BearerVerification, Caller, CurrentBearerVerification } from "../src/Caller.ts"
+import * as Server from "../src/Server.ts"
+import { InvalidToken, Tokens } from "../src/Tokens.ts"
 import {
   bearer,
   clientId,
   clientSecret,
+  type Handler,
   makeServer,
+  Ports,
   partnerToken,
   postJson,
   send,
@@ -239,5 +246,121 @@ describe("GET /Auth/ExchangeToken", () => {
     Effect.gen(function* () {
       expectUnauthorized(yield* send(handler, "/Auth/ExchangeToken"))
     }),
+  )
+})
+
+describe("bearer verification", () => {
+  // The real token service, counting calls to `verify` (the cross-cutting middleware and the
+  // Authentication middleware both need the caller; the token must be checked only once).
+  const calls = { verify: 0 }
+  const CountingTokens = Layer.effect(
+    Tokens,
+    Effect.gen(function* () {
+      const real = yield* Tokens
+      return Tokens.of({
+        issue: real.issue,
+        verify: (token) => {
+          calls.verify++
+          return real.verify(token)
+        },
+      })
+    }),
+  ).pipe(Layer.provide(TokensTest))
+  const counted = Server.toWebHandler(Layer.mergeAll(Ports, CountingTokens))
+  afterAll(counted.dispose)
+  const countedHandler = counted.handler as unknown as Handler
+
+  const verificationsOf = (path: string, init: RequestInit) =>
+    Effect.gen(function* () {
+      calls.verify = 0
+      const r = yield* send(countedHandler, path, init)
+      return { status: r.status, verifications: calls.verify, response: r }
+    })
+
+  it.effect("an accepted token is verified once per request", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(countedHandler)
+      const r = yield* verificationsOf("/HealthCheck/Get", bearer(token))
+      assert.strictEqual(r.status, 200)
+      assert.strictEqual(r.verifications, 1)
+    }),
+  )
+
+  it.effect("a refused token is verified once per request, and still gets the 401 with WWW-Authenticate", () =>
+    Effect.gen(function* () {
+      const forged = yield* craft("HS256", partnerClaims, { secret: new TextEncoder().encode("x".repeat(40)) })
+      const r = yield* verificationsOf("/HealthCheck/Get", bearer(forged))
+      expectUnauthorized(r.response)
+      assert.strictEqual(r.verifications, 1)
+    }),
+  )
+
+  it.effect("a request with a body (POST) is verified once too", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(countedHandler)
+      const init = postJson({})
+      const r = yield* verificationsOf("/Company/Create", {
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` },
+      })
+      // Authenticated (the empty company is refused by validation, not by authentication).
+      assert.strictEqual(r.status, 422)
+      assert.strictEqual(r.verifications, 1)
+    }),
+  )
+})
+
+describe("the Authentication middleware on its own", () => {
+  /** Runs the bearer middleware around a route answering the caller's partner id. */
+  const authenticate = (token: string, shared?: BearerVerification) =>
+    Effect.gen(function* () {
+      const auth = yield* Authentication
+      const route = Effect.gen(function* () {
+        const caller = yield* Caller
+        return HttpServerResponse.text(caller.partnerId)
+      })
+      // The middleware reads no request service (only Tokens and the shared verification).
+      const guarded = auth.bearer(route as never, {
+        credential: Redacted.make(token),
+        endpoint: undefined as never,
+        group: undefined as never,
+      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
+      return yield* Effect.exit(
+        shared === undefined ? guarded : Effect.provideService(guarded, CurrentBearerVerification, shared),
+      )
+    }).pipe(Effect.provide(AuthenticationLive.pipe(Layer.provideMerge(TokensTest))))
+
+  const partner = { _tag: "Partner", partnerId: partnerClaims.sub } as never
+
+  it.effect("without a shared verification it verifies the token itself", () =>
+    Effect.gen(function* () {
+      const tokens = yield* Tokens
+      const issued = yield* tokens.issue(partner)
+      assert.isTrue(Exit.isSuccess(yield* authenticate(issued.accessToken)))
+      const forged = yield* craft("HS256", partnerClaims, { secret: new TextEncoder().encode("x".repeat(40)) })
+      assert.isTrue(Exit.isFailure(yield* authenticate(forged)))
+    }).pipe(Effect.provide(TokensTest)),
+  )
+
+  it.effect("a verification shared for ANOTHER token is not trusted: the forged token is refused", () =>
+    Effect.gen(function* () {
+      const forged = yield* craft("HS256", partnerClaims, { secret: new TextEncoder().encode("x".repeat(40)) })
+      const exit = yield* authenticate(forged, { token: "some-other-token", outcome: Result.succeed(partner) })
+      assert.isTrue(Exit.isFailure(exit))
+    }),
+  )
+
+  it.effect("a verification shared for the same token is reused (a refusal stays a refusal)", () =>
+    Effect.gen(function* () {
+      const tokens = yield* Tokens
+      const issued = yield* tokens.issue(partner)
+      const refused = yield* authenticate(issued.accessToken, {
+        token: issued.accessToken,
+        outcome: Result.fail(new InvalidToken({ reason: "signature" })),
+      })
+      assert.isTrue(Exit.isFailure(refused))
+      const accepted = yield* authenticate("opaque", { token: "opaque", outcome: Result.succeed(partner) })
+      assert.isTrue(Exit.isSuccess(accepted))
+    }).pipe(Effect.provide(TokensTest)),
   )
 })

@@ -329,6 +329,19 @@ describe("Idempotency-Key on POST", () => {
     }),
   )
 
+  it.effect("a GET is never an idempotent request: even an invalid key is ignored", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(handler)
+      for (const key of ["", "k".repeat(300), "same"]) {
+        const r = yield* send(handler, "/HealthCheck/Get", {
+          headers: { authorization: `Bearer ${token}`, "idempotency-key": key },
+        })
+        assert.strictEqual(r.status, 200)
+        assert.isNull(r.headers.get("idempotent-replayed"))
+      }
+    }),
+  )
+
   it.effect("POST /auth/token is exempt: a repeated key issues a fresh token each time", () =>
     Effect.gen(function* () {
       const request = (): RequestInit => ({

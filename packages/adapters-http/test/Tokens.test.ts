@@ -72,6 +72,37 @@ describe("Tokens", () => {
     }).pipe(Effect.provide(TokensTest)),
   )
 
+  it.effect("a token verified (hence cached) before its exp is refused from its exp on (TestClock)", () =>
+    Effect.gen(function* () {
+      const tokens = yield* Tokens
+      const issued = yield* tokens.issue(partner)
+      // Verified several times: later verifications are answered by the cache.
+      yield* tokens.verify(issued.accessToken)
+      yield* TestClock.adjust("3599 seconds")
+      yield* tokens.verify(issued.accessToken)
+      yield* TestClock.adjust("999 millis")
+      assert.deepStrictEqual(yield* tokens.verify(issued.accessToken), partner)
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual(yield* reasonOf(issued.accessToken), "expired")
+      assert.strictEqual(yield* reasonOf(issued.accessToken), "expired")
+    }).pipe(Effect.provide(TokensTest)),
+  )
+
+  it.effect(
+    "only the exact token string hits the cache (a tampered copy of a cached token is checked and refused)",
+    () =>
+      Effect.gen(function* () {
+        const tokens = yield* Tokens
+        const issued = yield* tokens.issue(partner)
+        yield* tokens.verify(issued.accessToken)
+        // The same bytes with the signature altered: not in the cache, so checked (and refused).
+        const [h, p, s] = issued.accessToken.split(".")
+        const tampered = `${h}.${p}.${s!.startsWith("A") ? "B" : "A"}${s!.slice(1)}`
+        assert.strictEqual(yield* reasonOf(tampered), "signature")
+        assert.deepStrictEqual(yield* tokens.verify(issued.accessToken), partner)
+      }).pipe(Effect.provide(TokensTest)),
+  )
+
   it.effect("refusals: empty, malformed, alg none, other algorithm, other audience, forged", () =>
     Effect.gen(function* () {
       const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)

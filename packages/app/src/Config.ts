@@ -47,6 +47,8 @@ export interface AppConfig {
   readonly settlementDelayMillis: number
   /** Per-caller rate limits (PARTNERPAY_RATE_LIMITING, "on" by default; "off" for load tests behind another limiter). */
   readonly rateLimiting: boolean
+  /** Effect spans (PARTNERPAY_TRACING, "off" by default: span creation costs CPU on every request). */
+  readonly tracing: boolean
   readonly logLevel: LogLevel.LogLevel
   /** The partner created at start in sandbox (absent in production). */
   readonly sandboxPartner: Option.Option<SandboxPartnerConfig>
@@ -80,6 +82,7 @@ export const variables = [
   "PARTNERPAY_KYB_DELAY_MS",
   "PARTNERPAY_SETTLEMENT_DELAY_MS",
   "PARTNERPAY_RATE_LIMITING",
+  "PARTNERPAY_TRACING",
   "PARTNERPAY_SANDBOX_CLIENT_ID",
   "PARTNERPAY_SANDBOX_CLIENT_SECRET",
   "PARTNERPAY_SANDBOX_WEBHOOK_URL",
@@ -245,6 +248,17 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
         })
     }
 
+    let tracing = false
+    if (raw.PARTNERPAY_TRACING !== undefined) {
+      const wanted = raw.PARTNERPAY_TRACING.trim().toLowerCase()
+      if (wanted === "on" || wanted === "off") tracing = wanted === "on"
+      else
+        issues.push({
+          variable: "PARTNERPAY_TRACING",
+          message: `must be "on" or "off" (got ${quote(raw.PARTNERPAY_TRACING)})`,
+        })
+    }
+
     // LOG_LEVEL (any case)
     let logLevel: LogLevel.LogLevel = "Info"
     if (raw.LOG_LEVEL !== undefined) {
@@ -336,6 +350,7 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       kybDelayMillis,
       settlementDelayMillis,
       rateLimiting,
+      tracing,
       logLevel,
       sandboxPartner,
     })

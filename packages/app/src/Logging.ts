@@ -4,16 +4,86 @@
  * filtered by LOG_LEVEL. Secrets travel as `Redacted` values, which the
  * formatter renders as "<redacted>"; request headers and bodies are never
  * logged.
+ *
+ * The access line (one per HTTP request, `accessLine`) has the same shape
+ * but is built by hand from a few strings and numbers and written straight
+ * to the same sink: it is the one line written per request, so it skips the
+ * logger's generic work (collecting annotations and spans, formatting the
+ * whole structure). Lines reach stdout in batches: at most one write per
+ * event-loop turn (or every 64 KiB), and whatever is pending is written when
+ * the process exits.
  */
-import { Layer, Logger, type LogLevel, References } from "effect"
+import { Context, Layer, Logger, LogLevel, References } from "effect"
 
 /** Where log lines go (stdout by default; tests capture them). */
 export type Write = (line: string) => void
 
-const stdout: Write = (line) => {
-  process.stdout.write(`${line}\n`)
+const flushAtBytes = 64 * 1024
+
+/** A `Write` that gathers lines and writes them once per event-loop turn (and at exit). */
+export const batched = (sink: (chunk: string) => void): Write => {
+  let pending = ""
+  let scheduled = false
+  const flush = () => {
+    scheduled = false
+    if (pending === "") return
+    const chunk = pending
+    pending = ""
+    sink(chunk)
+  }
+  process.once("exit", flush)
+  return (line) => {
+    pending += `${line}\n`
+    if (pending.length >= flushAtBytes) flush()
+    else if (!scheduled) {
+      scheduled = true
+      setImmediate(flush)
+    }
+  }
 }
 
-/** JSON lines at or above `level`. */
+let stdoutWrite: Write | undefined
+/** The process's stdout, batched (one writer for every logger and the access log, so lines keep their order). */
+const stdout: Write = (line) => {
+  stdoutWrite ??= batched((chunk) => {
+    process.stdout.write(chunk)
+  })
+  stdoutWrite(line)
+}
+
+/** The sink of the access log lines (the same as the logger's once `layer` is provided). */
+export const AccessLog = Context.Reference<Write>("partnerpay/app/AccessLog", { defaultValue: () => stdout })
+
+/** JSON lines at or above `level` (the logger and the access log). */
 export const layer = (level: LogLevel.LogLevel, write: Write = stdout): Layer.Layer<never> =>
-  Layer.merge(Logger.layer([Logger.map(Logger.formatJson, write)]), Layer.succeed(References.MinimumLogLevel, level))
+  Layer.mergeAll(
+    Logger.layer([Logger.map(Logger.formatJson, write)]),
+    Layer.succeed(References.MinimumLogLevel, level),
+    Layer.succeed(AccessLog, write),
+  )
+
+/** True when lines at Info are written under the minimum level `minimum`. */
+export const infoEnabled = (minimum: LogLevel.LogLevel): boolean => !LogLevel.isGreaterThan(minimum, "Info")
+
+/** What the access line records for one request. */
+export interface AccessEntry {
+  readonly requestId: string
+  readonly method: string
+  /** The route's path, without the query string. */
+  readonly path: string
+  readonly status: number
+  readonly durationMs: number
+  /** The id the client got in `X-Correlation-Id` (absent when no response header carried one). */
+  readonly correlationId: string | undefined
+}
+
+/**
+ * The access line, shaped like the logger's JSON lines (message "request",
+ * level INFO, timestamp, annotations, spans). Strings from the request (the
+ * path) go through `JSON.stringify`, so no input can break the line.
+ */
+export const accessLine = (entry: AccessEntry, timestamp: Date): string =>
+  `{"message":"request","level":"INFO","timestamp":"${timestamp.toISOString()}","annotations":{` +
+  `"requestId":${JSON.stringify(entry.requestId)},"method":${JSON.stringify(entry.method)},` +
+  `"path":${JSON.stringify(entry.path)},"status":${entry.status},"durationMs":${entry.durationMs},` +
+  `"correlationId":${entry.correlationId === undefined ? "null" : JSON.stringify(entry.correlationId)}},"spans":{}}`

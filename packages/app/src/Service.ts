@@ -13,7 +13,7 @@ import { CrossCutting, Server, Tokens } from "@partnerpay/adapters-http"
 import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import type { EventStore, IdGenerator, ReadModelStore, UnitOfWork } from "@partnerpay/domain"
 import { Effect, Layer, type Redacted } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import * as Admin from "./Admin.ts"
 import { type AppConfig, describeDatabase, load } from "./Config.ts"
@@ -76,10 +76,11 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts).
   const routes = sandbox ? Layer.mergeAll(Server.Routes, SandboxClock.routes, SandboxCards.routes) : Server.Routes
   // The operator API (/admin) exists only when PARTNERPAY_ADMIN_TOKEN is set (Admin.ts).
-  const http = HttpRouter.serve(Layer.merge(routes, Admin.routes(config.adminToken)), {
-    ...Http.serveOptions,
-    middleware: (effect) => Http.requestLogging(effect),
-  }).pipe(Layer.provideMerge(Http.nodeServer({ port: config.port, host: config.host })), Layer.provide(ports))
+  const http = Http.serve(Layer.merge(routes, Admin.routes(config.adminToken)), {
+    port: config.port,
+    host: config.host,
+    tracing: config.tracing,
+  }).pipe(Layer.provide(ports))
   const announce = Layer.effectDiscard(
     Effect.gen(function* () {
       yield* HttpServer.addressFormattedWith((address) =>
@@ -94,6 +95,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Layer.provideMerge(http),
     Layer.provideMerge(Layer.provide(workers(config), ports)),
     Layer.provide(sandbox ? SandboxClock.layer() : Layer.succeed(SandboxClock.SandboxClock, SandboxClock.make())),
+    // Spans off unless PARTNERPAY_TRACING=on: seen by every fiber the service starts (requests, workers).
+    Layer.provide(Http.tracing(config.tracing)),
   )
 }
 

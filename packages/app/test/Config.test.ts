@@ -102,6 +102,16 @@ describe("configuration", () => {
     }),
   )
 
+  it.effect("tracing (span creation) is off unless PARTNERPAY_TRACING is on; other values are refused", () =>
+    Effect.gen(function* () {
+      assert.isFalse((yield* loadFrom({})).tracing)
+      assert.isTrue((yield* loadFrom({ PARTNERPAY_TRACING: "On" })).tracing)
+      assert.isFalse((yield* loadFrom({ PARTNERPAY_TRACING: "off" })).tracing)
+      const error = yield* issuesOf({ PARTNERPAY_TRACING: "yes" })
+      assert.include(error.message, 'PARTNERPAY_TRACING: must be "on" or "off"')
+    }),
+  )
+
   it.effect("rate limiting is on unless PARTNERPAY_RATE_LIMITING is off; other values are refused", () =>
     Effect.gen(function* () {
       assert.isTrue((yield* loadFrom({})).rateLimiting)
