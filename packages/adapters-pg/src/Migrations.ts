@@ -14,6 +14,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import createEvents from "./migrations/0001_create_events.ts"
 import readSide from "./migrations/0002_read_side.ts"
 import createIdempotencyKeys from "./migrations/0003_create_idempotency_keys.ts"
+import outboxClaim from "./migrations/0005_outbox_claim.ts"
 
 /** Every migration of this package, keyed `<id>_<name>`. */
 // Ids must only grow: the migrator applies ids above the highest one already applied.
@@ -21,6 +22,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0001_create_events": createEvents,
   "0002_read_side": readSide,
   "0003_create_idempotency_keys": createIdempotencyKeys,
+  "0005_outbox_claim": outboxClaim,
 }
 
 /** The table recording applied migrations. */
