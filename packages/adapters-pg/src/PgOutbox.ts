@@ -183,6 +183,9 @@ const returned = columns
  *   re-checks that each row is still due on its latest version.
  * - `chosen`: the longest prefix of each run that was wholly locked (a row
  *   skipped because another claimer holds it ends the run), at most `limit`.
+ * - the update finds the chosen rows by their `ctid` (as locked: a locked row
+ *   cannot move before this statement updates it), a TID scan whatever the
+ *   planner thinks of the table's size.
  */
 export const claimStatement = (sql: SqlClient, { workerId, limit, perPartner = 1, leaseMs }: ClaimOptions) => {
   const total = Math.max(0, Math.floor(limit))
@@ -231,23 +234,23 @@ export const claimStatement = (sql: SqlClient, { workerId, limit, perPartner = 1
                      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
     ),
     locked AS (
-      SELECT o.id FROM outbox o
-      WHERE o.id IN (SELECT id FROM candidates WHERE claimable) AND ${sql.literal(due("o"))}
+      SELECT o.id, o.ctid FROM outbox o
+      WHERE o.id = ANY(ARRAY(SELECT id FROM candidates WHERE claimable)) AND ${sql.literal(due("o"))}
       FOR UPDATE OF o SKIP LOCKED
     ),
     runs AS (
-      SELECT c.id, c.partner_rank, c.n,
+      SELECT c.id, l.ctid, c.partner_rank, c.n,
              bool_and(l.id IS NOT NULL) OVER (PARTITION BY c.partner_id ORDER BY c.n
                                               ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS whole
       FROM candidates c LEFT JOIN locked l ON l.id = c.id
       WHERE c.claimable
     ),
     chosen AS (
-      SELECT r.id, r.partner_rank, r.n FROM runs r WHERE r.whole ORDER BY r.partner_rank, r.n LIMIT ${total}
+      SELECT r.ctid, r.partner_rank, r.n FROM runs r WHERE r.whole ORDER BY r.partner_rank, r.n LIMIT ${total}
     )
     UPDATE outbox SET status = 'delivering', attempts = outbox.attempts + 1, claimed_by = ${workerId},
            claimed_until = now() + make_interval(secs => ${Math.max(0, leaseMs) / 1000})
-    FROM chosen WHERE outbox.id = chosen.id
+    FROM chosen WHERE outbox.ctid = ANY(ARRAY(SELECT ctid FROM chosen)) AND outbox.ctid = chosen.ctid
     RETURNING ${sql.literal(returned)}, chosen.partner_rank, chosen.n`
 }
 
