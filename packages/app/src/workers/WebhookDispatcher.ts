@@ -85,25 +85,34 @@ const makeAgents = (): Agents => ({
 
 class NoAnswer extends Error {}
 
-/** POSTs `body`; the answer's status, or a failure message. The answer's body is read and ignored. */
-const post = (agents: Agents, url: string, body: string, headers: Record<string, string>, timeoutMillis: number) =>
-  Effect.callback<number, string>((resume, signal) => {
-    let target: URL
-    try {
-      target = new URL(url)
-    } catch {
-      return resume(Effect.fail("connection failed: invalid URL"))
-    }
+/** POSTs `body`: the answer's status, or rejects with the failure's message. The answer's body is drained. */
+const post = (
+  agents: Agents,
+  target: URL,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMillis: number,
+  signal: AbortSignal,
+) =>
+  new Promise<number>((resolve, reject) => {
     const secure = target.protocol === "https:"
-    if (!secure && target.protocol !== "http:") return resume(Effect.fail("connection failed: unsupported protocol"))
+    if (!secure && target.protocol !== "http:") return reject(new Error("connection failed: unsupported protocol"))
     const payload = Buffer.from(body, "utf8")
     let settled = false
-    const settle = (outcome: Effect.Effect<number, string>) => {
+    const settle = (status: number | Error) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
       signal.removeEventListener("abort", abort)
-      resume(outcome)
+      if (typeof status === "number") resolve(status)
+      else
+        reject(
+          new Error(
+            status instanceof NoAnswer
+              ? `no answer within ${timeoutMillis} ms`
+              : `connection failed: ${status.cause instanceof Error ? status.cause.message : status.message}`,
+          ),
+        )
     }
     const request = (secure ? Https : Http).request(
       target,
@@ -115,21 +124,75 @@ const post = (agents: Agents, url: string, body: string, headers: Record<string,
       (response) => {
         // Drain the body so the connection can be reused; its content is ignored.
         response.resume()
-        response.on("end", () => settle(Effect.succeed(response.statusCode ?? 0)))
-        response.on("error", (error) => settle(Effect.fail(failure(error, timeoutMillis))))
+        response.on("end", () => settle(response.statusCode ?? 0))
+        response.on("error", settle)
       },
     )
     const timer = setTimeout(() => request.destroy(new NoAnswer()), timeoutMillis)
     const abort = () => request.destroy()
     signal.addEventListener("abort", abort)
-    request.on("error", (error) => settle(Effect.fail(failure(error, timeoutMillis))))
+    request.on("error", settle)
     request.end(payload)
   })
 
-const failure = (error: Error, timeoutMillis: number): string =>
-  error instanceof NoAnswer
-    ? `no answer within ${timeoutMillis} ms`
-    : `connection failed: ${error.cause instanceof Error ? error.cause.message : error.message}`
+/** How a partner's run of deliveries ended. */
+interface RunOutcome {
+  /** The first `delivered` entries were delivered (2xx). */
+  readonly delivered: number
+  /** The next entry's attempt failed (else: all delivered, or the batch's time was up). */
+  readonly failure?: { readonly error: string; readonly durationMs: number }
+}
+
+/**
+ * Posts a partner's entries one at a time, in order, until one fails or no
+ * attempt may start any more (`startBy`); `onDelivered` is told each success. Plain promises: no per-delivery
+ * effect machinery on the hot path.
+ */
+const postInOrder = async (
+  agents: Agents,
+  entries: ReadonlyArray<Entry>,
+  webhook: PgPartnerCredentials.Webhook,
+  live: boolean,
+  timeoutMillis: number,
+  startBy: number,
+  onDelivered: (id: string) => void,
+  signal: AbortSignal,
+): Promise<RunOutcome> => {
+  let target: URL
+  try {
+    target = new URL(webhook.url)
+  } catch {
+    return { delivered: 0, failure: { error: "connection failed: invalid URL", durationMs: 0 } }
+  }
+  // An empty signing secret means "none configured": no signature header.
+  const signed = Redacted.value(webhook.signingSecret) !== ""
+  for (let i = 0; i < entries.length; i++) {
+    if (Date.now() > startBy || signal.aborted) return { delivered: i }
+    const entry = entries[i]!
+    const body = JSON.stringify({ Live: live, Event: entry.eventType, Data: entry.data })
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "user-agent": "partnerpay-webhooks/1",
+      "x-partnerpay-event-id": entry.id,
+      "x-partnerpay-delivery-attempt": String(entry.attempts),
+    }
+    if (signed) headers["x-hmac-signature"] = sign(body, webhook.signingSecret)
+    const started = Date.now()
+    let error: string
+    try {
+      const status = await post(agents, target, body, headers, timeoutMillis, signal)
+      if (status >= 200 && status < 300) {
+        onDelivered(entry.id)
+        continue
+      }
+      error = `the endpoint answered HTTP ${status}`
+    } catch (failure) {
+      error = failure instanceof Error ? failure.message : String(failure)
+    }
+    return { delivered: i, failure: { error, durationMs: Date.now() - started } }
+  }
+  return { delivered: entries.length }
+}
 
 /** The rows of each partner, in claim order (the claim lists a partner's rows together, in its order). */
 const byPartner = (entries: ReadonlyArray<Entry>): ReadonlyArray<ReadonlyArray<Entry>> => {
@@ -165,8 +228,8 @@ const dispatcher = (options: DispatcherOptions, agents: Agents) =>
       const timeoutMillis = options.timeoutMillis ?? deliveryTimeoutMillis
       const claimed = yield* dispatch.claim({
         workerId: options.workerId,
-        limit: options.batchSize ?? 500,
-        perPartner: options.perPartner ?? 100,
+        limit: options.batchSize ?? 1000,
+        perPartner: options.perPartner ?? 300,
         leaseMs: timeoutMillis * 3,
       })
       if (claimed.length === 0) return 0
@@ -174,29 +237,14 @@ const dispatcher = (options: DispatcherOptions, agents: Agents) =>
       const startBy = Date.now() + timeoutMillis
       const delivered: Array<string> = []
       const released: Array<string> = []
+      // Recorded as each delivery succeeds, so an interrupted batch still marks what went out.
+      const onDelivered = (id: string) => {
+        delivered.push(id)
+      }
 
-      /** One attempt: true when delivered; otherwise the failure is recorded (retry or give up). */
-      const attempt = (entry: Entry, webhook: PgPartnerCredentials.Webhook) =>
+      /** Records a failed attempt: retry later, or give up 72 h after the notification was recorded. */
+      const failed = (entry: Entry, error: string, durationMs: number) =>
         Effect.gen(function* () {
-          const body = JSON.stringify({ Live: options.live, Event: entry.eventType, Data: entry.data })
-          const headers: Record<string, string> = {
-            "content-type": "application/json",
-            "user-agent": "partnerpay-webhooks/1",
-            "x-partnerpay-event-id": entry.id,
-            "x-partnerpay-delivery-attempt": String(entry.attempts),
-          }
-          // An empty signing secret means "none configured": no signature header.
-          if (Redacted.value(webhook.signingSecret) !== "") {
-            headers["x-hmac-signature"] = sign(body, webhook.signingSecret)
-          }
-          const started = Date.now()
-          const outcome = yield* Effect.result(post(agents, webhook.url, body, headers, timeoutMillis))
-          const durationMs = Date.now() - started
-          if (outcome._tag === "Success" && outcome.success >= 200 && outcome.success < 300) {
-            yield* Effect.logDebug("webhook delivered", { status: outcome.success, durationMs })
-            return true
-          }
-          const error = outcome._tag === "Success" ? `the endpoint answered HTTP ${outcome.success}` : outcome.failure
           const now = yield* DateTime.now
           const nextAt = DateTime.add(now, { milliseconds: retryDelayMillis(entry.attempts) })
           const giveUp = DateTime.toEpochMillis(nextAt) - DateTime.toEpochMillis(entry.createdAt) > giveUpAfterMillis
@@ -206,7 +254,6 @@ const dispatcher = (options: DispatcherOptions, agents: Agents) =>
             durationMs,
             ...(giveUp ? {} : { nextAttemptAt: DateTime.formatIso(nextAt) }),
           })
-          return false
         }).pipe(
           Effect.annotateLogs({
             notificationId: entry.id,
@@ -231,17 +278,13 @@ const dispatcher = (options: DispatcherOptions, agents: Agents) =>
             }
             return
           }
-          for (let i = 0; i < entries.length; i++) {
-            const entry = entries[i]!
-            if (Date.now() > startBy) {
-              for (const rest of entries.slice(i)) released.push(rest.id)
-              return
-            }
-            if (!(yield* attempt(entry, webhook.value))) {
-              for (const rest of entries.slice(i + 1)) released.push(rest.id)
-              return
-            }
-            delivered.push(entry.id)
+          const outcome = yield* Effect.promise((signal) =>
+            postInOrder(agents, entries, webhook.value, options.live, timeoutMillis, startBy, onDelivered, signal),
+          )
+          const rest = outcome.failure === undefined ? outcome.delivered : outcome.delivered + 1
+          for (const entry of entries.slice(rest)) released.push(entry.id)
+          if (outcome.failure !== undefined) {
+            yield* failed(entries[outcome.delivered]!, outcome.failure.error, outcome.failure.durationMs)
           }
         })
 
