@@ -82,6 +82,12 @@ export interface ClaimOptions {
   readonly limit: number
   /** At most this many rows of one partner, consecutive in its order (default 1). */
   readonly perPartner?: number
+  /**
+   * Rows this worker delivered since its last claim: marked delivered by the same statement (as
+   * `markDelivered`), and no longer open for the claim, so one round trip both records a batch and
+   * claims the next.
+   */
+  readonly delivered?: ReadonlyArray<string>
   /** How long the rows are reserved for this worker; after that they can be claimed again. */
   readonly leaseMs: number
 }
@@ -172,6 +178,10 @@ const returned = columns
  *
  * - `horizon`: the oldest running transaction; rows of transactions at or
  *   above it are not claimed.
+ * - `done`: marks the rows the worker reports delivered (`delivered`); the
+ *   walks below skip them (in this statement's snapshot they are still open),
+ *   so they count as delivered for the order rule. A skipped entry costs one
+ *   index entry: the walks stay bounded by the batch, not the backlog.
  * - `partners`: the partners with open rows, by a recursive skip scan of
  *   `outbox_claim` (one probe per partner, however many rows each has).
  * - `heads`: each partner's first open row (index order); partners whose head
@@ -187,18 +197,38 @@ const returned = columns
  *   cannot move before this statement updates it), a TID scan whatever the
  *   planner thinks of the table's size.
  */
-export const claimStatement = (sql: SqlClient, { workerId, limit, perPartner = 1, leaseMs }: ClaimOptions) => {
+export const claimStatement = (
+  sql: SqlClient,
+  { workerId, limit, perPartner = 1, leaseMs, delivered = [] }: ClaimOptions,
+) => {
   const total = Math.max(0, Math.floor(limit))
   const per = Math.max(1, Math.floor(perPartner))
+  const done =
+    delivered.length === 0
+      ? sql.literal("")
+      : sql`
+    done_ids AS MATERIALIZED (
+      SELECT array_agg(d.id) AS ids FROM jsonb_array_elements_text(${idList(delivered)}::jsonb) AS d(id)
+    ),
+    done AS (
+      UPDATE outbox SET status = 'delivered', delivered_at = now(), claimed_by = NULL, claimed_until = NULL
+      WHERE outbox.id = ANY((SELECT ids FROM done_ids)::text[]) AND outbox.status <> 'delivered'
+      RETURNING outbox.id
+    ),`
+  const notDone = sql.literal(delivered.length === 0 ? "" : " AND o.id <> ALL((SELECT ids FROM done_ids)::text[])")
   return sql<Row & { readonly partner_rank: string | number; readonly n: string | number }>`
     WITH RECURSIVE horizon AS MATERIALIZED (
       SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin
     ),
+    ${done}
     partners AS (
-      (SELECT o.partner_id FROM outbox o WHERE o.status IN ('pending', 'delivering') ORDER BY o.partner_id LIMIT 1)
+      (SELECT o.partner_id FROM outbox o
+       WHERE o.status IN ('pending', 'delivering')${notDone}
+       ORDER BY o.partner_id LIMIT 1)
       UNION ALL
       SELECT (SELECT o.partner_id FROM outbox o
               WHERE o.status IN ('pending', 'delivering') AND o.partner_id > p.partner_id
+               ${notDone}
               ORDER BY o.partner_id LIMIT 1)
       FROM partners p WHERE p.partner_id IS NOT NULL
     ),
@@ -209,6 +239,7 @@ export const claimStatement = (sql: SqlClient, { workerId, limit, perPartner = 1
         SELECT o.partner_id, o.transaction_id, o.position, o.id, o.status, o.next_attempt_at, o.claimed_until
         FROM outbox o
         WHERE o.partner_id = p.partner_id AND o.status IN ('pending', 'delivering')
+         ${notDone}
         ORDER BY o.transaction_id, o.position, o.id
         LIMIT 1
       ) h
@@ -227,6 +258,7 @@ export const claimStatement = (sql: SqlClient, { workerId, limit, perPartner = 1
         SELECT o.id, o.transaction_id, o.position, o.status, o.next_attempt_at, o.claimed_until
         FROM outbox o
         WHERE o.partner_id = hd.partner_id AND o.status IN ('pending', 'delivering')
+         ${notDone}
         ORDER BY o.transaction_id, o.position, o.id
         LIMIT ${per}
       ) c

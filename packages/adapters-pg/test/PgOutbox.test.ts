@@ -131,6 +131,57 @@ for (const database of databases) {
     )
 
     it(
+      "a claim can mark the previous batch delivered and take the partner's next run in one statement",
+      {
+        timeout: 60_000,
+      },
+      () =>
+        run(
+          Effect.gen(function* () {
+            const outbox = yield* Outbox
+            const dispatch = yield* PgOutbox.OutboxDispatch
+            const sql = yield* SqlClient
+            yield* sql`DELETE FROM outbox`
+            const p = crypto.randomUUID()
+            const rows = Array.from({ length: 6 }, (_, k) => notification(p, k))
+            yield* outbox.record(rows)
+            const first = yield* claimSome({ workerId: "w", limit: 100, perPartner: 3, ...lease })
+            assert.deepStrictEqual(ids(first), ids(rows.slice(0, 3)))
+            // Reporting only part of the batch: the unreported row is still leased and holds the rest back.
+            const partial = yield* dispatch.claim({
+              workerId: "w",
+              limit: 100,
+              perPartner: 3,
+              delivered: ids(first.slice(0, 2)),
+              ...lease,
+            })
+            assert.deepStrictEqual(ids(partial), [])
+            const next = yield* claimSome({
+              workerId: "w",
+              limit: 100,
+              perPartner: 3,
+              delivered: ids(first.slice(2)),
+              ...lease,
+            })
+            assert.deepStrictEqual(ids(next), ids(rows.slice(3)))
+            // The next row fails (retry later) and the last is released: reporting the delivered one claims nothing.
+            yield* dispatch.markFailedAttempt(next[1]!.id, "HTTP 500", DateTime.makeUnsafe(Date.now() + 60_000))
+            yield* dispatch.release([next[2]!.id])
+            assert.deepStrictEqual(
+              ids(
+                yield* dispatch.claim({ workerId: "w", limit: 100, perPartner: 3, delivered: [next[0]!.id], ...lease }),
+              ),
+              [],
+            )
+            assert.deepStrictEqual(
+              (yield* dispatch.list({ status: "delivered", limit: 10 })).map((e) => e.id),
+              [next[0]!.id, ...ids(first).reverse()],
+            )
+          }),
+        ),
+    )
+
+    it(
       "a retrying row holds back its partner's later rows, not other partners'; released rows keep their attempt",
       {
         timeout: 60_000,
@@ -211,6 +262,14 @@ for (const database of databases) {
             )
             assert.isTrue(scans.some((n) => n["Index Name"] === "outbox_claim"))
             const large = rowsRead(yield* claimPlan(options, true))
+            // Also when the claim marks the previous batch delivered.
+            const previous = yield* sql<{ id: string }>`
+              SELECT id FROM outbox WHERE partner_id = ${p} ORDER BY position LIMIT 20`
+            const marking = yield* claimPlan({ ...options, delivered: previous.map((r) => r.id) }, false)
+            assert.deepStrictEqual(
+              marking.filter((n) => n["Relation Name"] === "outbox" && n["Node Type"] === "Seq Scan"),
+              [],
+            )
             // The same rows are visited (partners, heads, runs of 20), whatever the backlog behind them.
             assert.strictEqual(large, small)
           }),

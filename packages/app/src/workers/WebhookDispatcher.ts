@@ -9,8 +9,9 @@
  * order: after a failed attempt the partner's remaining rows of the batch are
  * released unattempted (they wait behind the retrying row), and no new row is
  * started once the batch is `timeoutMillis` old, so every attempt ends within
- * the lease (3 x timeout). The rows delivered are marked in one statement at
- * the end of the batch (also on interruption). Requests go through
+ * the lease (3 x timeout). The rows delivered are recorded by the next claim
+ * (the same statement: one round trip records a batch and claims the next),
+ * or at shutdown by a finalizer. Requests go through
  * keep-alive agents (node:http/https), so a partner's deliveries reuse one
  * connection.
  *
@@ -207,18 +208,26 @@ const byPartner = (entries: ReadonlyArray<Entry>): ReadonlyArray<ReadonlyArray<E
 
 export const layer = (options: DispatcherOptions) =>
   Layer.unwrap(
-    Effect.map(
-      Effect.acquireRelease(Effect.sync(makeAgents), (agents) =>
+    Effect.gen(function* () {
+      const agents = yield* Effect.acquireRelease(Effect.sync(makeAgents), (agents) =>
         Effect.sync(() => {
           agents.http.destroy()
           agents.https.destroy()
         }),
-      ),
-      (agents) => dispatcher(options, agents),
-    ),
+      )
+      // Delivered, not yet recorded: the next claim records them (same statement); at shutdown, this finalizer.
+      const unreported: Array<string> = []
+      const dispatch = yield* PgOutbox.OutboxDispatch
+      yield* Effect.addFinalizer(() =>
+        dispatch
+          .markDelivered(unreported.splice(0))
+          .pipe(Effect.catch((error) => Effect.logWarning("delivered webhooks could not be recorded", error))),
+      )
+      return dispatcher(options, agents, unreported)
+    }),
   )
 
-const dispatcher = (options: DispatcherOptions, agents: Agents) =>
+const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Array<string>) =>
   worker(
     "webhook-dispatcher",
     options.pollMillis ?? 200,
@@ -226,20 +235,25 @@ const dispatcher = (options: DispatcherOptions, agents: Agents) =>
       const dispatch = yield* PgOutbox.OutboxDispatch
       const partners = yield* PgPartnerCredentials.Partners
       const timeoutMillis = options.timeoutMillis ?? deliveryTimeoutMillis
-      const claimed = yield* dispatch.claim({
-        workerId: options.workerId,
-        limit: options.batchSize ?? 1000,
-        perPartner: options.perPartner ?? 300,
-        leaseMs: timeoutMillis * 3,
-      })
+      // The previous batch's deliveries are recorded by this claim (one round trip for both).
+      const report = unreported.splice(0)
+      const claimed = yield* dispatch
+        .claim({
+          workerId: options.workerId,
+          limit: options.batchSize ?? 1000,
+          perPartner: options.perPartner ?? 300,
+          leaseMs: timeoutMillis * 3,
+          delivered: report,
+        })
+        .pipe(Effect.tapError(() => Effect.sync(() => unreported.unshift(...report))))
+      if (report.length > 0) yield* Effect.logInfo("webhooks delivered", { count: report.length })
       if (claimed.length === 0) return 0
       // No attempt starts after this: the last one ends within 2 x timeout, inside the 3 x timeout lease.
       const startBy = Date.now() + timeoutMillis
-      const delivered: Array<string> = []
       const released: Array<string> = []
-      // Recorded as each delivery succeeds, so an interrupted batch still marks what went out.
+      // Recorded as each delivery succeeds, so an interrupted batch still reports what went out.
       const onDelivered = (id: string) => {
-        delivered.push(id)
+        unreported.push(id)
       }
 
       /** Records a failed attempt: retry later, or give up 72 h after the notification was recorded. */
@@ -292,13 +306,11 @@ const dispatcher = (options: DispatcherOptions, agents: Agents) =>
         concurrency: options.partnerConcurrency ?? 32,
         discard: true,
       }).pipe(
-        // Delivered rows are marked even when a partner's step failed or the worker stops.
+        // Rows not attempted go back to pending, even when a partner's step failed or the worker stops.
         Effect.ensuring(
-          Effect.gen(function* () {
-            yield* dispatch.markDelivered(delivered)
-            yield* dispatch.release(released)
-            if (delivered.length > 0) yield* Effect.logInfo("webhooks delivered", { count: delivered.length })
-          }).pipe(Effect.catch((error) => Effect.logWarning("webhook batch could not be recorded", error))),
+          Effect.suspend(() => dispatch.release(released)).pipe(
+            Effect.catch((error) => Effect.logWarning("webhooks could not be released", error)),
+          ),
         ),
       )
       return claimed.length
