@@ -21,8 +21,10 @@
  * The two alternate (`rounds` each, at least 2). Prints one JSON line:
  * `{ dispatcherPerSecond, handWrittenPerSecond, ratio, ... }` (medians; ratio
  * = dispatcher / hand-written). Bounded: at most 100,000 notifications, every
- * round has a 120 s limit, the whole run 10 minutes; only 127.0.0.1.
+ * round has a 120 s limit, the whole run 10 minutes; only 127.0.0.1; the
+ * database is dropped on exit, error, SIGINT and SIGTERM.
  */
+import { spawnSync } from "node:child_process"
 import { createHmac } from "node:crypto"
 import { Agent, createServer, request } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -49,7 +51,7 @@ const spec: Spec = {
 const roundLimitMillis = 120_000
 const overall = setTimeout(() => {
   console.error("bench/webhooks.ts: the run took more than 10 minutes, giving up")
-  process.exit(1)
+  dropNow(1)
 }, 600_000)
 overall.unref()
 
@@ -63,6 +65,18 @@ const databaseUrl = (() => {
   return url.toString()
 })()
 const signingSecret = "bench-webhook-signing-secret"
+
+// Killed (SIGINT/SIGTERM) or its output closed: drop the database synchronously before leaving.
+const dropNow = (code: number) => {
+  spawnSync("psql", [adminUrl, "-qAtc", `DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`], {
+    timeout: 15_000,
+    stdio: "ignore",
+  })
+  process.exit(code)
+}
+process.once("SIGINT", () => dropNow(130))
+process.once("SIGTERM", () => dropNow(143))
+process.stdout.on("error", () => dropNow(1))
 
 const admin = (statement: string) =>
   Effect.flatMap(SqlClient, (sql) => sql.unsafe(statement)).pipe(
