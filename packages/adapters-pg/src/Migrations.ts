@@ -15,6 +15,7 @@ import createEvents from "./migrations/0001_create_events.ts"
 import readSide from "./migrations/0002_read_side.ts"
 import createIdempotencyKeys from "./migrations/0003_create_idempotency_keys.ts"
 import commitUnit from "./migrations/0004_commit_unit.ts"
+import outboxClaim from "./migrations/0005_outbox_claim.ts"
 
 /** Every migration of this package, keyed `<id>_<name>`. */
 // Ids must only grow: the migrator applies ids above the highest one already applied.
@@ -23,6 +24,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0002_read_side": readSide,
   "0003_create_idempotency_keys": createIdempotencyKeys,
   "0004_commit_unit": commitUnit,
+  "0005_outbox_claim": outboxClaim,
 }
 
 /** The table recording applied migrations. */

@@ -1,27 +1,51 @@
 /**
- * The outbox on PostgreSQL (table `outbox`, migration 0002): the domain
- * `Outbox` port (`record`, called by the event pipeline inside the append's
- * transaction) and `OutboxDispatch`, the API webhook dispatchers and
+ * The outbox on PostgreSQL (table `outbox`, migrations 0002 and 0005): the
+ * domain `Outbox` port (`record`, called by the event pipeline inside the
+ * append's transaction) and `OutboxDispatch`, the API webhook dispatchers and
  * operators use.
  *
  * Row life: `pending` -> claimed: `delivering` (leased to one worker until
  * `claimed_until`) -> `delivered`, or back to `pending` with a later
  * `next_attempt_at` after a failed attempt, or `failed` when the dispatcher
- * gives up. An operator's `redeliver` puts a failed or delivered row back to
- * `pending`, due now.
+ * gives up; a claimed row the worker did not attempt is `release`d (pending,
+ * the claim's attempt not counted). An operator's `redeliver` puts a failed or
+ * delivered row back to `pending`, due now.
  *
- * Claiming (`FOR UPDATE SKIP LOCKED`, so concurrent claimers never take the
- * same row and never wait for each other) takes rows that are due: pending
- * with `next_attempt_at <= now()`, or delivering whose lease expired (the
- * worker died). Order rule: notifications of one partner are delivered in
- * commit order, one at a time. A row is claimable only when no row of the same
- * partner that comes before it (lower position; same position: lower id) is
- * still pending or delivering, whether due or not. So a failing webhook delays
- * that partner's later notifications (while retrying), never other partners';
- * giving up (`failed`) releases the partner's next row; a redelivered row is
- * delivered before the partner's later pending rows but after ones already
- * delivered. Delivery is at least once: a worker whose lease expired may still
- * deliver, so receivers de-duplicate by notification id (the event id).
+ * Order rule: a partner's notifications are delivered in order, where order
+ * is (transaction_id, position, id): the id of the transaction that recorded
+ * the row (migration 0005), then its position. A partner's open rows
+ * (pending or delivering) form a queue; only its head, and the rows right
+ * after it, can be claimed:
+ * - a row is claimable when it is due (pending with `next_attempt_at <=
+ *   now()`, or delivering whose lease expired: the worker died) and its
+ *   transaction is below the horizon (`transaction_id <
+ *   pg_snapshot_xmin(pg_current_snapshot())`: older than every running
+ *   transaction, so no row that sorts before it can still be committed);
+ * - a claim takes, per partner, the longest run of claimable rows starting at
+ *   the head (at most `perPartner`), for at most `limit` rows in all,
+ *   partners with the oldest head first.
+ * So a row is never claimed while an earlier row of its partner is pending
+ * (retrying: not due) or delivering (leased): that row is the head or sits
+ * before the run and ends it. A failing webhook delays that partner's later
+ * notifications, never other partners'; giving up (`failed`) releases the
+ * partner's next row; a redelivered row is delivered before the partner's
+ * later open rows but after ones already delivered. Delivery is at least
+ * once: a worker whose lease expired may still deliver, so receivers
+ * de-duplicate by notification id (the event id).
+ *
+ * Cost: the claim walks the partial index `outbox_claim` (partner_id,
+ * transaction_id, position, id) of open rows: a skip scan finds the partners
+ * with open rows (one index probe each), then each partner's head and its
+ * next `perPartner` rows are read in index order. Nothing scans a partner's
+ * whole backlog: the cost grows with the number of partners and the batch,
+ * not with the number of pending rows.
+ *
+ * Concurrency: the run's rows are locked `FOR UPDATE SKIP LOCKED`, so
+ * concurrent claimers never take the same row and never wait for each other.
+ * A claimer keeps a partner's rows only when it locked the whole run from the
+ * head (the lock re-checks the row's latest version, so a row another claimer
+ * took or delivered meanwhile is skipped): a skipped row ends the run, so a
+ * later row is never claimed without the earlier ones.
  *
  * Times (`next_attempt_at`, leases) use the database clock, shared by all
  * workers.
@@ -54,8 +78,16 @@ export interface OutboxEntry {
 export interface ClaimOptions {
   /** Recorded in `claimed_by` (diagnostics). */
   readonly workerId: string
-  /** At most this many rows (at most one per partner, see the order rule). */
+  /** At most this many rows in all. */
   readonly limit: number
+  /** At most this many rows of one partner, consecutive in its order (default 1). */
+  readonly perPartner?: number
+  /**
+   * Rows this worker delivered since its last claim: marked delivered by the same statement (as
+   * `markDelivered`), and no longer open for the claim, so one round trip both records a batch and
+   * claims the next.
+   */
+  readonly delivered?: ReadonlyArray<string>
   /** How long the rows are reserved for this worker; after that they can be claimed again. */
   readonly leaseMs: number
 }
@@ -63,10 +95,18 @@ export interface ClaimOptions {
 export class OutboxDispatch extends Context.Service<
   OutboxDispatch,
   {
-    /** Claims due rows (see the module doc for the order rule); they become `delivering`, attempts + 1. */
+    /**
+     * Claims due rows (see the module doc for the order rule); they become `delivering`, attempts + 1.
+     * The result lists each partner's rows together, in the partner's order.
+     */
     claim(options: ClaimOptions): Effect.Effect<ReadonlyArray<OutboxEntry>, EventStoreUnavailable>
-    /** The row was delivered. */
-    markDelivered(id: string): Effect.Effect<void, EventStoreUnavailable>
+    /** The rows were delivered (one statement). */
+    markDelivered(ids: string | ReadonlyArray<string>): Effect.Effect<void, EventStoreUnavailable>
+    /**
+     * Claimed rows the worker did not attempt go back to `pending` (due now), their claim's attempt not
+     * counted (one statement).
+     */
+    release(ids: ReadonlyArray<string>): Effect.Effect<void, EventStoreUnavailable>
     /** A delivery attempt failed: retry at `nextAttemptAt`, or give up (`failed`). */
     markFailedAttempt(
       id: string,
@@ -120,6 +160,132 @@ const toEntry = (row: Row): OutboxEntry => ({
   deliveredAt: row.delivered_at === null ? null : instant(row.delivered_at),
 })
 
+/** Ids as one bind parameter (a JSON array), whatever their number. */
+const idList = (ids: ReadonlyArray<string>): string => JSON.stringify(ids)
+
+/** A row is due: pending and its attempt time came, or leased and the lease expired. */
+const due = (alias: string) =>
+  `((${alias}.status = 'pending' AND ${alias}.next_attempt_at <= now()) OR (${alias}.status = 'delivering' AND ${alias}.claimed_until <= now()))`
+
+const returned = columns
+  .split(", ")
+  .map((c) => `outbox.${c}`)
+  .join(", ")
+
+/**
+ * The claim (one statement; see the module doc). Exported so that tests can
+ * EXPLAIN it.
+ *
+ * - `horizon`: the oldest running transaction; rows of transactions at or
+ *   above it are not claimed.
+ * - `done`: marks the rows the worker reports delivered (`delivered`); the
+ *   walks below skip them (in this statement's snapshot they are still open),
+ *   so they count as delivered for the order rule. A skipped entry costs one
+ *   index entry: the walks stay bounded by the batch, not the backlog.
+ * - `partners`: the partners with open rows, by a recursive skip scan of
+ *   `outbox_claim` (one probe per partner, however many rows each has).
+ * - `heads`: each partner's first open row (index order); partners whose head
+ *   is claimable, oldest head first, at most `limit`.
+ * - `candidates`: each such partner's first `perPartner` open rows (index
+ *   order), with `claimable` true while every row from the head to this one
+ *   is due and below the horizon (the run).
+ * - `locked`: the run's rows, locked `FOR UPDATE SKIP LOCKED`; the lock
+ *   re-checks that each row is still due on its latest version.
+ * - `chosen`: the longest prefix of each run that was wholly locked (a row
+ *   skipped because another claimer holds it ends the run), at most `limit`.
+ * - the update finds the chosen rows by their `ctid` (as locked: a locked row
+ *   cannot move before this statement updates it), a TID scan whatever the
+ *   planner thinks of the table's size.
+ */
+export const claimStatement = (
+  sql: SqlClient,
+  { workerId, limit, perPartner = 1, leaseMs, delivered = [] }: ClaimOptions,
+) => {
+  const total = Math.max(0, Math.floor(limit))
+  const per = Math.max(1, Math.floor(perPartner))
+  const done =
+    delivered.length === 0
+      ? sql.literal("")
+      : sql`
+    done_ids AS MATERIALIZED (
+      SELECT array_agg(d.id) AS ids FROM jsonb_array_elements_text(${idList(delivered)}::jsonb) AS d(id)
+    ),
+    done AS (
+      UPDATE outbox SET status = 'delivered', delivered_at = now(), claimed_by = NULL, claimed_until = NULL
+      WHERE outbox.id = ANY((SELECT ids FROM done_ids)::text[]) AND outbox.status <> 'delivered'
+      RETURNING outbox.id
+    ),`
+  const notDone = sql.literal(delivered.length === 0 ? "" : " AND o.id <> ALL((SELECT ids FROM done_ids)::text[])")
+  return sql<Row & { readonly partner_rank: string | number; readonly n: string | number }>`
+    WITH RECURSIVE horizon AS MATERIALIZED (
+      SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin
+    ),
+    ${done}
+    partners AS (
+      (SELECT o.partner_id FROM outbox o
+       WHERE o.status IN ('pending', 'delivering')${notDone}
+       ORDER BY o.partner_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT o.partner_id FROM outbox o
+              WHERE o.status IN ('pending', 'delivering') AND o.partner_id > p.partner_id
+               ${notDone}
+              ORDER BY o.partner_id LIMIT 1)
+      FROM partners p WHERE p.partner_id IS NOT NULL
+    ),
+    heads AS (
+      SELECT h.partner_id, row_number() OVER (ORDER BY h.transaction_id, h.position, h.id) AS partner_rank
+      FROM partners p
+      CROSS JOIN LATERAL (
+        SELECT o.partner_id, o.transaction_id, o.position, o.id, o.status, o.next_attempt_at, o.claimed_until
+        FROM outbox o
+        WHERE o.partner_id = p.partner_id AND o.status IN ('pending', 'delivering')
+         ${notDone}
+        ORDER BY o.transaction_id, o.position, o.id
+        LIMIT 1
+      ) h
+      WHERE p.partner_id IS NOT NULL
+        AND h.transaction_id < (SELECT xmin FROM horizon)
+        AND ${sql.literal(due("h"))}
+      ORDER BY h.transaction_id, h.position, h.id
+      LIMIT ${total}
+    ),
+    candidates AS (
+      SELECT c.id, hd.partner_id, hd.partner_rank,
+             row_number() OVER run AS n,
+             bool_and(c.transaction_id < (SELECT xmin FROM horizon) AND ${sql.literal(due("c"))}) OVER run AS claimable
+      FROM heads hd
+      CROSS JOIN LATERAL (
+        SELECT o.id, o.transaction_id, o.position, o.status, o.next_attempt_at, o.claimed_until
+        FROM outbox o
+        WHERE o.partner_id = hd.partner_id AND o.status IN ('pending', 'delivering')
+         ${notDone}
+        ORDER BY o.transaction_id, o.position, o.id
+        LIMIT ${per}
+      ) c
+      WINDOW run AS (PARTITION BY hd.partner_id ORDER BY c.transaction_id, c.position, c.id
+                     ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+    ),
+    locked AS (
+      SELECT o.id, o.ctid FROM outbox o
+      WHERE o.id = ANY(ARRAY(SELECT id FROM candidates WHERE claimable)) AND ${sql.literal(due("o"))}
+      FOR UPDATE OF o SKIP LOCKED
+    ),
+    runs AS (
+      SELECT c.id, l.ctid, c.partner_rank, c.n,
+             bool_and(l.id IS NOT NULL) OVER (PARTITION BY c.partner_id ORDER BY c.n
+                                              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS whole
+      FROM candidates c LEFT JOIN locked l ON l.id = c.id
+      WHERE c.claimable
+    ),
+    chosen AS (
+      SELECT r.ctid, r.partner_rank, r.n FROM runs r WHERE r.whole ORDER BY r.partner_rank, r.n LIMIT ${total}
+    )
+    UPDATE outbox SET status = 'delivering', attempts = outbox.attempts + 1, claimed_by = ${workerId},
+           claimed_until = now() + make_interval(secs => ${Math.max(0, leaseMs) / 1000})
+    FROM chosen WHERE outbox.ctid = ANY(ARRAY(SELECT ctid FROM chosen)) AND outbox.ctid = chosen.ctid
+    RETURNING ${sql.literal(returned)}, chosen.partner_rank, chosen.n`
+}
+
 /** Builds `Outbox` and `OutboxDispatch` on the `SqlClient` in context. */
 export const make: Effect.Effect<
   { readonly outbox: Outbox["Service"]; readonly dispatch: OutboxDispatch["Service"] },
@@ -139,38 +305,35 @@ export const make: Effect.Effect<
           ORDER BY n.ord
           ON CONFLICT (id) DO NOTHING`.pipe(Effect.asVoid, unavailable("outbox record"))
 
-  const claim = ({ workerId, limit, leaseMs }: ClaimOptions) =>
-    Effect.map(
-      sql<Row>`
-        WITH claimable AS (
-          SELECT o.id FROM outbox o
-          WHERE ((o.status = 'pending' AND o.next_attempt_at <= now())
-              OR (o.status = 'delivering' AND o.claimed_until <= now()))
-            AND NOT EXISTS (
-              SELECT 1 FROM outbox earlier
-              WHERE earlier.partner_id = o.partner_id
-                AND earlier.status IN ('pending', 'delivering')
-                AND (earlier.position < o.position OR (earlier.position = o.position AND earlier.id < o.id)))
-          ORDER BY o.position, o.id
-          LIMIT ${Math.max(0, Math.floor(limit))}
-          FOR UPDATE OF o SKIP LOCKED
-        )
-        UPDATE outbox SET status = 'delivering', attempts = outbox.attempts + 1, claimed_by = ${workerId},
-               claimed_until = now() + make_interval(secs => ${Math.max(0, leaseMs) / 1000})
-        FROM claimable WHERE outbox.id = claimable.id
-        RETURNING ${sql.literal(
-          columns
-            .split(", ")
-            .map((c) => `outbox.${c}`)
-            .join(", "),
-        )}`,
-      (rows) => rows.map(toEntry).sort((a, b) => a.position - b.position),
+  const claim = (options: ClaimOptions) =>
+    Effect.map(claimStatement(sql, options), (rows) =>
+      [...rows]
+        .sort((a, b) => Number(a.partner_rank) - Number(b.partner_rank) || Number(a.n) - Number(b.n))
+        .map(toEntry),
     ).pipe(unavailable("outbox claim"))
 
-  const markDelivered = (id: string) =>
-    sql`
-      UPDATE outbox SET status = 'delivered', delivered_at = now(), claimed_by = NULL, claimed_until = NULL
-      WHERE id = ${id} AND status <> 'delivered'`.pipe(Effect.asVoid, unavailable("outbox mark delivered"))
+  const markDelivered = (ids: string | ReadonlyArray<string>) => {
+    const list = typeof ids === "string" ? [ids] : ids
+    return list.length === 0
+      ? Effect.void
+      : sql`
+          UPDATE outbox SET status = 'delivered', delivered_at = now(), claimed_by = NULL, claimed_until = NULL
+          WHERE id IN (SELECT jsonb_array_elements_text(${idList(list)}::jsonb)) AND status <> 'delivered'`.pipe(
+          Effect.asVoid,
+          unavailable("outbox mark delivered"),
+        )
+  }
+
+  const release = (ids: ReadonlyArray<string>) =>
+    ids.length === 0
+      ? Effect.void
+      : sql`
+          UPDATE outbox SET status = 'pending', attempts = greatest(0, attempts - 1), next_attempt_at = now(),
+                 claimed_by = NULL, claimed_until = NULL
+          WHERE id IN (SELECT jsonb_array_elements_text(${idList(ids)}::jsonb)) AND status = 'delivering'`.pipe(
+          Effect.asVoid,
+          unavailable("outbox release"),
+        )
 
   const markFailedAttempt = (id: string, error: string, next: DateTime.DateTime | "give up") =>
     (next === "give up"
@@ -203,7 +366,7 @@ export const make: Effect.Effect<
 
   return {
     outbox: Outbox.of({ record }),
-    dispatch: OutboxDispatch.of({ claim, markDelivered, markFailedAttempt, list, redeliver }),
+    dispatch: OutboxDispatch.of({ claim, markDelivered, release, markFailedAttempt, list, redeliver }),
   }
 })
 

@@ -82,6 +82,40 @@ export class Unit {
     this.documents.set(Unit.documentKey(document.collection, document.id), document)
   }
 
+  /** Everything the unit holds now, to go back to if a nested unit fails (an in-memory savepoint). */
+  mark(): UnitMark {
+    return {
+      streams: new Map([...this.streams].map(([id, stream]) => [id, stream.events.length])),
+      documents: new Map([...this.documents].map(([key, doc]) => [key, { current: doc.current, dirty: doc.dirty }])),
+      outbox: this.outbox.length,
+      snapshots: new Map(this.snapshots),
+    }
+  }
+
+  /** Goes back to `mark`: what was added since is forgotten, documents read since stay known (unchanged). */
+  restore(mark: UnitMark): void {
+    for (const [id, stream] of this.streams) {
+      const length = mark.streams.get(id)
+      if (length === undefined) this.streams.delete(id)
+      else {
+        stream.events.length = length
+        stream.recorded.length = length
+      }
+    }
+    for (const [key, doc] of this.documents) {
+      const before = mark.documents.get(key)
+      if (before === undefined) {
+        if (doc.dirty) this.documents.delete(key)
+      } else {
+        doc.current = before.current
+        doc.dirty = before.dirty
+      }
+    }
+    this.outbox.length = mark.outbox
+    this.snapshots.clear()
+    for (const [id, snapshot] of mark.snapshots) this.snapshots.set(id, snapshot)
+  }
+
   get isEmpty(): boolean {
     return (
       this.streams.size === 0 &&
@@ -90,6 +124,17 @@ export class Unit {
       ![...this.documents.values()].some((doc) => doc.dirty)
     )
   }
+}
+
+/** A unit's contents at one moment (see `Unit.mark`). */
+export interface UnitMark {
+  readonly streams: ReadonlyMap<string, number>
+  readonly documents: ReadonlyMap<
+    string,
+    { readonly current: ReadModel.StoredDocument | undefined; readonly dirty: boolean }
+  >
+  readonly outbox: number
+  readonly snapshots: ReadonlyMap<string, PendingSnapshot>
 }
 
 /** The unit of work the current fiber runs in, if any. */

@@ -5,7 +5,9 @@
  * `commit_unit` statement (all or nothing, one round trip). Reads made during
  * the unit go to the database as plain statements (no transaction is open
  * while the use case decides), so units never hold locks or connections while
- * Node works. A nested unit joins the outer one; a failed effect writes nothing.
+ * Node works. A failed effect writes nothing. A nested unit joins the outer
+ * one like a savepoint: if it fails, what it added to the unit is dropped and
+ * the outer unit goes on (e.g. a batch whose refused items are skipped).
  *
  * A conflict found at commit (a stream's expected version, or a document
  * revision read by the unit) fails the unit with `VersionConflict`: the
@@ -23,7 +25,11 @@ export const make = Effect.fn("PgUnitOfWork.make")(function* () {
       effect: Effect.Effect<A, E, R>,
     ): Effect.Effect<A, E | VersionConflict | EventStoreUnavailable, R> =>
       Effect.gen(function* () {
-        if ((yield* PgUnit.CurrentUnit) !== undefined) return yield* effect
+        const outer = yield* PgUnit.CurrentUnit
+        if (outer !== undefined) {
+          const mark = outer.mark()
+          return yield* Effect.onError(effect, () => Effect.sync(() => outer.restore(mark)))
+        }
         const unit = new PgUnit.Unit()
         const result = yield* Effect.provideService(effect, PgUnit.CurrentUnit, unit)
         yield* PgUnit.commit(sql, unit)

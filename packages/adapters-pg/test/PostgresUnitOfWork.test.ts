@@ -228,6 +228,46 @@ suite("PostgreSQL units of work", () => {
     )
   })
 
+  it("a nested unit that fails is dropped like a savepoint; the outer unit commits the rest", {
+    timeout: 30_000,
+  }, async () => {
+    const outcome = await runtime.runPromise(
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        const uow = yield* UnitOfWork
+        const readModels = yield* ReadModelStore
+        const id = crypto.randomUUID()
+        yield* uow.transactional(
+          Effect.gen(function* () {
+            yield* store.append(`Kept-${id}`, "Kept", ExpectedVersion.noStream, [newEvent({})])
+            yield* uow
+              .transactional(
+                Effect.gen(function* () {
+                  yield* store.append(`Dropped-${id}`, "Dropped", ExpectedVersion.noStream, [newEvent({})])
+                  yield* readModels.put({
+                    collection: "dropped",
+                    id,
+                    data: {},
+                    index: { partnerId: "p", keys: {}, sortKey: "s" },
+                  })
+                  return yield* Effect.fail("refused")
+                }),
+              )
+              .pipe(Effect.ignore)
+          }),
+        )
+        return {
+          kept: yield* store.readStream(`Kept-${id}`),
+          dropped: yield* store.readStream(`Dropped-${id}`),
+          document: yield* readModels.get("dropped", id),
+        }
+      }),
+    )
+    assert.strictEqual(outcome.kept.length, 1)
+    assert.strictEqual(outcome.dropped.length, 0)
+    assert.isTrue(Option.isNone(outcome.document))
+  })
+
   it("a unit whose connection is lost fails with EventStoreUnavailable, not a defect, though its ROLLBACK fails too", {
     timeout: 30_000,
   }, async () => {

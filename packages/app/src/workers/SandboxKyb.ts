@@ -4,9 +4,12 @@
  * through `Companies.completeKyb` (which causes the
  * COMPANY_VERIFICATION_STATUS_CHANGED webhook). Due companies are found in the
  * `companies` read model (all partners; sort key = registration instant).
+ * Batches: each poll reads up to 100 due companies in one query (oldest
+ * first) and records their verdicts with `Companies.completeKybBatch`, one
+ * unit of work (one commit) for the batch.
  * Safe with several instances: the verdict is a pure function of the name and
- * `completeKyb` is idempotent (a racing loser gets a version conflict or
- * changes nothing).
+ * completing KYB is idempotent (a racing loser gets a version conflict, reported
+ * as skipped, or changes nothing); both take the companies in the same order.
  */
 import { Companies, Ids } from "@partnerpay/domain"
 import { Clock, Effect } from "effect"
@@ -16,6 +19,9 @@ import { worker } from "./Polling.ts"
 /** The sandbox verdict for a company name. */
 export const verdictFor = (name: string): "Verified" | "Rejected" =>
   name.toLowerCase().includes("reject") ? "Rejected" : "Verified"
+
+/** Companies decided per poll. */
+export const batchSize = 100
 
 export const layer = (options: { readonly delayMillis: number }) =>
   worker(
@@ -27,23 +33,35 @@ export const layer = (options: { readonly delayMillis: number }) =>
       const due = yield* sql<{ id: string; name: string }>`
         SELECT id, data ->> 'name' AS name FROM read_models
         WHERE collection = 'companies' AND data ->> 'status' = 'Unverified' AND sort_key <= ${cutoff}
-        ORDER BY sort_key LIMIT 50`
-      let done = 0
-      for (const company of due) {
-        const outcome = verdictFor(company.name ?? "")
-        yield* Companies.completeKyb(
-          Ids.CompanyId.make(company.id),
-          outcome,
-          ...(outcome === "Rejected" ? ['sandbox: the company name contains "reject"'] : []),
-        ).pipe(
-          Effect.tap(({ changed }) => {
-            done++
-            return changed ? Effect.logInfo("sandbox KYB completed", { companyId: company.id, outcome }) : Effect.void
-          }),
-          Effect.catch((error) =>
-            Effect.logWarning("sandbox KYB could not complete", { companyId: company.id, error: error._tag }),
+        ORDER BY sort_key, id LIMIT ${batchSize}`
+      if (due.length === 0) return 0
+      const results = yield* Companies.completeKybBatch(
+        due.map((company) => {
+          const outcome = verdictFor(company.name ?? "")
+          return {
+            companyId: Ids.CompanyId.make(company.id),
+            outcome,
+            ...(outcome === "Rejected" ? { reason: 'sandbox: the company name contains "reject"' } : {}),
+          }
+        }),
+      ).pipe(
+        Effect.catch((error) =>
+          Effect.logWarning("sandbox KYB batch could not complete", { companies: due.length, error: error._tag }).pipe(
+            Effect.as([]),
           ),
-        )
+        ),
+      )
+      let done = 0
+      for (const result of results) {
+        if (result._tag === "Skipped") {
+          yield* Effect.logWarning("sandbox KYB could not complete", {
+            companyId: result.companyId,
+            error: result.error,
+          })
+          continue
+        }
+        done++
+        if (result.changed) yield* Effect.logInfo("sandbox KYB completed", { companyId: result.companyId })
       }
       // Failures are not counted: a step that only failed waits before retrying.
       return done

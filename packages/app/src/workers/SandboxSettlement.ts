@@ -4,8 +4,12 @@
  * in ".13" (e.g. 10.13 USD), which fail with bank return code R01
  * ("insufficient funds", `Payments.failTransfer`). Due transfers are found in
  * the `transfers` read model (all partners; sort key = initiation instant).
+ * Batches: each poll reads up to 100 due transfers in one query (oldest
+ * first) and applies their outcomes with `Payments.settleBatch`, one unit of
+ * work (one commit) for the batch, each transfer atomic on its own.
  * Safe with several instances: the outcome is a pure function of the amount
- * and both use cases change nothing when repeated.
+ * and both outcomes change nothing when repeated (a racing loser is reported
+ * as skipped); both take the transfers in the same order.
  */
 import { Ids, Money, Payments } from "@partnerpay/domain"
 import { Clock, Effect } from "effect"
@@ -18,6 +22,9 @@ export const failingReturnCode = "R01"
 export const outcomeFor = (amount: Money.Money): "Settle" | "Fail" =>
   Money.toDecimalString(amount).endsWith(".13") ? "Fail" : "Settle"
 
+/** Transfers decided per poll. */
+export const batchSize = 100
+
 export const layer = (options: { readonly delayMillis: number }) =>
   worker(
     "sandbox-settlement",
@@ -29,28 +36,42 @@ export const layer = (options: { readonly delayMillis: number }) =>
         SELECT id, data -> 'amount' ->> 'minorUnits' AS minor_units, data -> 'amount' ->> 'currency' AS currency
         FROM read_models
         WHERE collection = 'transfers' AND keys ->> 'status' = 'Pending' AND sort_key <= ${cutoff}
-        ORDER BY sort_key LIMIT 50`
-      let done = 0
-      for (const transfer of due) {
+        ORDER BY sort_key, id LIMIT ${batchSize}`
+      if (due.length === 0) return 0
+      const decisions = due.map((transfer): Payments.SettlementDecision => {
         const amount = { minorUnits: Number(transfer.minor_units), currency: transfer.currency } as Money.Money
         const transferId = Ids.TransferId.make(transfer.id)
-        const outcome = outcomeFor(amount)
-        yield* (
-          outcome === "Settle"
-            ? Payments.settleTransfer(transferId)
-            : Payments.failTransfer(transferId, failingReturnCode, "sandbox: insufficient funds (amount ends in .13)")
-        ).pipe(
-          Effect.tap(() => {
-            done++
-            return Effect.logInfo("sandbox settlement", { transferId: transfer.id, outcome })
-          }),
-          Effect.catch((error) =>
-            Effect.logWarning("sandbox settlement could not complete", {
-              transferId: transfer.id,
-              error: (error as { _tag?: string })._tag ?? "unknown",
-            }),
-          ),
-        )
+        return outcomeFor(amount) === "Settle"
+          ? { _tag: "Settle", transferId }
+          : {
+              _tag: "Fail",
+              transferId,
+              returnCode: failingReturnCode,
+              reason: "sandbox: insufficient funds (amount ends in .13)",
+            }
+      })
+      const results = yield* Payments.settleBatch(decisions).pipe(
+        Effect.catch((error) =>
+          Effect.logWarning("sandbox settlement batch could not complete", {
+            transfers: due.length,
+            error: (error as { _tag?: string })._tag ?? "unknown",
+          }).pipe(Effect.as([])),
+        ),
+      )
+      let done = 0
+      for (const result of results) {
+        if (result._tag === "Skipped") {
+          yield* Effect.logWarning("sandbox settlement could not complete", {
+            transferId: result.transferId,
+            error: result.error,
+          })
+          continue
+        }
+        done++
+        yield* Effect.logInfo("sandbox settlement", {
+          transferId: result.transferId,
+          outcome: result.decision === "Settle" ? "Settle" : "Fail",
+        })
       }
       // Failures are not counted: a step that only failed waits before retrying.
       return done

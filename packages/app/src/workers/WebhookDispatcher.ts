@@ -1,11 +1,22 @@
 /**
  * Delivers the outbox's notifications as webhooks.
  *
- * Each poll claims due rows (`OutboxDispatch.claim`: `FOR UPDATE SKIP LOCKED`
- * with a lease, so several instances never deliver the same row at once, and
- * one partner's notifications go out one at a time in commit order) and POSTs
- * to the partner's webhook URL the JSON `{ "Live", "Event", "Data" }` (Live is
- * true only in production) with headers:
+ * Each poll claims a batch (`OutboxDispatch.claim`: up to `perPartner` rows
+ * of each partner, consecutive in the partner's order, `batchSize` in all;
+ * `FOR UPDATE SKIP LOCKED` with a lease, so several instances never deliver
+ * the same row at once). Partners are served concurrently (at most
+ * `partnerConcurrency` at once); one partner's rows go out one at a time, in
+ * order: after a failed attempt the partner's remaining rows of the batch are
+ * released unattempted (they wait behind the retrying row), and no new row is
+ * started once the batch is `timeoutMillis` old, so every attempt ends within
+ * the lease (3 x timeout). The rows delivered are recorded by the next claim
+ * (the same statement: one round trip records a batch and claims the next),
+ * or at shutdown by a finalizer. Requests go through
+ * keep-alive agents (node:http/https), so a partner's deliveries reuse one
+ * connection.
+ *
+ * Each POST to the partner's webhook URL carries the JSON
+ * `{ "Live", "Event", "Data" }` (Live is true only in production) with headers:
  * - `Content-Type: application/json`
  * - `X-Partnerpay-Event-Id`: the notification id (the causing event's id;
  *   stable across retries, for de-duplication: delivery is at least once)
@@ -20,9 +31,11 @@
  * Polls every 200 ms when idle (PGlite has no LISTEN/NOTIFY).
  */
 import { createHmac } from "node:crypto"
+import * as Http from "node:http"
+import * as Https from "node:https"
 import { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import { Ids } from "@partnerpay/domain"
-import { DateTime, Effect, Option, Redacted } from "effect"
+import { DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { worker } from "./Polling.ts"
 
 export interface DispatcherOptions {
@@ -31,7 +44,12 @@ export interface DispatcherOptions {
   readonly workerId: string
   readonly pollMillis?: number
   readonly timeoutMillis?: number
+  /** Rows claimed per poll, in all (default 500). */
   readonly batchSize?: number
+  /** Rows of one partner claimed per poll (default 100). */
+  readonly perPartner?: number
+  /** Partners served at once (default 32). */
+  readonly partnerConcurrency?: number
 }
 
 export const deliveryTimeoutMillis = 10_000
@@ -55,27 +73,161 @@ export const sign = (body: string, secret: Redacted.Redacted<string>): string =>
 
 type Entry = PgOutbox.OutboxEntry
 
-const post = (url: string, body: string, headers: Record<string, string>, timeoutMillis: number) =>
-  Effect.tryPromise({
-    try: async (signal) => {
-      const response = await fetch(url, {
+/** Keep-alive connection pools for the webhook requests (one per protocol). */
+interface Agents {
+  readonly http: Http.Agent
+  readonly https: Https.Agent
+}
+
+const makeAgents = (): Agents => ({
+  http: new Http.Agent({ keepAlive: true, maxSockets: 256 }),
+  https: new Https.Agent({ keepAlive: true, maxSockets: 256 }),
+})
+
+class NoAnswer extends Error {}
+
+/** POSTs `body`: the answer's status, or rejects with the failure's message. The answer's body is drained. */
+const post = (
+  agents: Agents,
+  target: URL,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMillis: number,
+  signal: AbortSignal,
+) =>
+  new Promise<number>((resolve, reject) => {
+    const secure = target.protocol === "https:"
+    if (!secure && target.protocol !== "http:") return reject(new Error("connection failed: unsupported protocol"))
+    const payload = Buffer.from(body, "utf8")
+    let settled = false
+    const settle = (status: number | Error) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      signal.removeEventListener("abort", abort)
+      if (typeof status === "number") resolve(status)
+      else
+        reject(
+          new Error(
+            status instanceof NoAnswer
+              ? `no answer within ${timeoutMillis} ms`
+              : `connection failed: ${status.cause instanceof Error ? status.cause.message : status.message}`,
+          ),
+        )
+    }
+    const request = (secure ? Https : Http).request(
+      target,
+      {
         method: "POST",
-        body,
-        headers,
-        redirect: "manual",
-        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMillis)]),
-      })
-      // Drain the body so the connection can be reused; its content is ignored.
-      await response.arrayBuffer().catch(() => undefined)
-      return response.status
-    },
-    catch: (error) =>
-      error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")
-        ? `no answer within ${timeoutMillis} ms`
-        : `connection failed: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`,
+        agent: secure ? agents.https : agents.http,
+        headers: { ...headers, "content-length": String(payload.length) },
+      },
+      (response) => {
+        // Drain the body so the connection can be reused; its content is ignored.
+        response.resume()
+        response.on("end", () => settle(response.statusCode ?? 0))
+        response.on("error", settle)
+      },
+    )
+    const timer = setTimeout(() => request.destroy(new NoAnswer()), timeoutMillis)
+    const abort = () => request.destroy()
+    signal.addEventListener("abort", abort)
+    request.on("error", settle)
+    request.end(payload)
   })
 
+/** How a partner's run of deliveries ended. */
+interface RunOutcome {
+  /** The first `delivered` entries were delivered (2xx). */
+  readonly delivered: number
+  /** The next entry's attempt failed (else: all delivered, or the batch's time was up). */
+  readonly failure?: { readonly error: string; readonly durationMs: number }
+}
+
+/**
+ * Posts a partner's entries one at a time, in order, until one fails or no
+ * attempt may start any more (`startBy`); `onDelivered` is told each success. Plain promises: no per-delivery
+ * effect machinery on the hot path.
+ */
+const postInOrder = async (
+  agents: Agents,
+  entries: ReadonlyArray<Entry>,
+  webhook: PgPartnerCredentials.Webhook,
+  live: boolean,
+  timeoutMillis: number,
+  startBy: number,
+  onDelivered: (id: string) => void,
+  signal: AbortSignal,
+): Promise<RunOutcome> => {
+  let target: URL
+  try {
+    target = new URL(webhook.url)
+  } catch {
+    return { delivered: 0, failure: { error: "connection failed: invalid URL", durationMs: 0 } }
+  }
+  // An empty signing secret means "none configured": no signature header.
+  const signed = Redacted.value(webhook.signingSecret) !== ""
+  for (let i = 0; i < entries.length; i++) {
+    if (Date.now() > startBy || signal.aborted) return { delivered: i }
+    const entry = entries[i]!
+    const body = JSON.stringify({ Live: live, Event: entry.eventType, Data: entry.data })
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "user-agent": "partnerpay-webhooks/1",
+      "x-partnerpay-event-id": entry.id,
+      "x-partnerpay-delivery-attempt": String(entry.attempts),
+    }
+    if (signed) headers["x-hmac-signature"] = sign(body, webhook.signingSecret)
+    const started = Date.now()
+    let error: string
+    try {
+      const status = await post(agents, target, body, headers, timeoutMillis, signal)
+      if (status >= 200 && status < 300) {
+        onDelivered(entry.id)
+        continue
+      }
+      error = `the endpoint answered HTTP ${status}`
+    } catch (failure) {
+      error = failure instanceof Error ? failure.message : String(failure)
+    }
+    return { delivered: i, failure: { error, durationMs: Date.now() - started } }
+  }
+  return { delivered: entries.length }
+}
+
+/** The rows of each partner, in claim order (the claim lists a partner's rows together, in its order). */
+const byPartner = (entries: ReadonlyArray<Entry>): ReadonlyArray<ReadonlyArray<Entry>> => {
+  const groups = new Map<string, Array<Entry>>()
+  for (const entry of entries) {
+    const group = groups.get(entry.partnerId)
+    if (group === undefined) groups.set(entry.partnerId, [entry])
+    else group.push(entry)
+  }
+  return [...groups.values()]
+}
+
 export const layer = (options: DispatcherOptions) =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const agents = yield* Effect.acquireRelease(Effect.sync(makeAgents), (agents) =>
+        Effect.sync(() => {
+          agents.http.destroy()
+          agents.https.destroy()
+        }),
+      )
+      // Delivered, not yet recorded: the next claim records them (same statement); at shutdown, this finalizer.
+      const unreported: Array<string> = []
+      const dispatch = yield* PgOutbox.OutboxDispatch
+      yield* Effect.addFinalizer(() =>
+        dispatch
+          .markDelivered(unreported.splice(0))
+          .pipe(Effect.catch((error) => Effect.logWarning("delivered webhooks could not be recorded", error))),
+      )
+      return dispatcher(options, agents, unreported)
+    }),
+  )
+
+const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Array<string>) =>
   worker(
     "webhook-dispatcher",
     options.pollMillis ?? 200,
@@ -83,37 +235,30 @@ export const layer = (options: DispatcherOptions) =>
       const dispatch = yield* PgOutbox.OutboxDispatch
       const partners = yield* PgPartnerCredentials.Partners
       const timeoutMillis = options.timeoutMillis ?? deliveryTimeoutMillis
-      const claimed = yield* dispatch.claim({
-        workerId: options.workerId,
-        limit: options.batchSize ?? 10,
-        leaseMs: timeoutMillis * 3,
-      })
-      const deliver = (entry: Entry) =>
+      // The previous batch's deliveries are recorded by this claim (one round trip for both).
+      const report = unreported.splice(0)
+      const claimed = yield* dispatch
+        .claim({
+          workerId: options.workerId,
+          limit: options.batchSize ?? 1000,
+          perPartner: options.perPartner ?? 300,
+          leaseMs: timeoutMillis * 3,
+          delivered: report,
+        })
+        .pipe(Effect.tapError(() => Effect.sync(() => unreported.unshift(...report))))
+      if (report.length > 0) yield* Effect.logInfo("webhooks delivered", { count: report.length })
+      if (claimed.length === 0) return 0
+      // No attempt starts after this: the last one ends within 2 x timeout, inside the 3 x timeout lease.
+      const startBy = Date.now() + timeoutMillis
+      const released: Array<string> = []
+      // Recorded as each delivery succeeds, so an interrupted batch still reports what went out.
+      const onDelivered = (id: string) => {
+        unreported.push(id)
+      }
+
+      /** Records a failed attempt: retry later, or give up 72 h after the notification was recorded. */
+      const failed = (entry: Entry, error: string, durationMs: number) =>
         Effect.gen(function* () {
-          const webhook = yield* partners.getWebhook(Ids.PartnerId.make(entry.partnerId))
-          if (Option.isNone(webhook)) {
-            yield* Effect.logWarning("webhook not delivered: the partner has no webhook URL")
-            return yield* dispatch.markFailedAttempt(entry.id, "the partner has no webhook URL", "give up")
-          }
-          const body = JSON.stringify({ Live: options.live, Event: entry.eventType, Data: entry.data })
-          const headers: Record<string, string> = {
-            "content-type": "application/json",
-            "user-agent": "partnerpay-webhooks/1",
-            "x-partnerpay-event-id": entry.id,
-            "x-partnerpay-delivery-attempt": String(entry.attempts),
-          }
-          // An empty signing secret means "none configured": no signature header.
-          if (Redacted.value(webhook.value.signingSecret) !== "") {
-            headers["x-hmac-signature"] = sign(body, webhook.value.signingSecret)
-          }
-          const started = Date.now()
-          const outcome = yield* Effect.result(post(webhook.value.url, body, headers, timeoutMillis))
-          const durationMs = Date.now() - started
-          if (outcome._tag === "Success" && outcome.success >= 200 && outcome.success < 300) {
-            yield* dispatch.markDelivered(entry.id)
-            return yield* Effect.logInfo("webhook delivered", { status: outcome.success, durationMs })
-          }
-          const error = outcome._tag === "Success" ? `the endpoint answered HTTP ${outcome.success}` : outcome.failure
           const now = yield* DateTime.now
           const nextAt = DateTime.add(now, { milliseconds: retryDelayMillis(entry.attempts) })
           const giveUp = DateTime.toEpochMillis(nextAt) - DateTime.toEpochMillis(entry.createdAt) > giveUpAfterMillis
@@ -131,7 +276,43 @@ export const layer = (options: DispatcherOptions) =>
             attempt: entry.attempts,
           }),
         )
-      yield* Effect.forEach(claimed, deliver, { concurrency: "unbounded", discard: true })
+
+      /** A partner's rows, one at a time in order; stops at the first failure (the rest is released). */
+      const deliverPartner = (entries: ReadonlyArray<Entry>) =>
+        Effect.gen(function* () {
+          const partnerId = entries[0]!.partnerId
+          const webhook = yield* partners.getWebhook(Ids.PartnerId.make(partnerId))
+          if (Option.isNone(webhook)) {
+            yield* Effect.logWarning("webhooks not delivered: the partner has no webhook URL", {
+              partnerId,
+              notifications: entries.length,
+            })
+            for (const entry of entries) {
+              yield* dispatch.markFailedAttempt(entry.id, "the partner has no webhook URL", "give up")
+            }
+            return
+          }
+          const outcome = yield* Effect.promise((signal) =>
+            postInOrder(agents, entries, webhook.value, options.live, timeoutMillis, startBy, onDelivered, signal),
+          )
+          const rest = outcome.failure === undefined ? outcome.delivered : outcome.delivered + 1
+          for (const entry of entries.slice(rest)) released.push(entry.id)
+          if (outcome.failure !== undefined) {
+            yield* failed(entries[outcome.delivered]!, outcome.failure.error, outcome.failure.durationMs)
+          }
+        })
+
+      yield* Effect.forEach(byPartner(claimed), deliverPartner, {
+        concurrency: options.partnerConcurrency ?? 32,
+        discard: true,
+      }).pipe(
+        // Rows not attempted go back to pending, even when a partner's step failed or the worker stops.
+        Effect.ensuring(
+          Effect.suspend(() => dispatch.release(released)).pipe(
+            Effect.catch((error) => Effect.logWarning("webhooks could not be released", error)),
+          ),
+        ),
+      )
       return claimed.length
     }),
   )

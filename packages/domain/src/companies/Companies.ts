@@ -237,3 +237,44 @@ export const completeKyb = Effect.fn("Companies.completeKyb")(function* (
 
 /** The failures of these use cases, for adapters mapping them. */
 export type CompaniesError = DomainError | VersionConflict | EventStoreUnavailable
+
+/** One company's outcome in `completeKybBatch`. */
+export type KybBatchResult =
+  | { readonly _tag: "Recorded"; readonly companyId: CompanyId; readonly changed: boolean }
+  | { readonly _tag: "Skipped"; readonly companyId: CompanyId; readonly error: string }
+
+/**
+ * Records many KYB verdicts in ONE unit of work (the KYB worker's batches: one
+ * commit instead of one per company), each by the rule of `completeKyb`. A
+ * company whose command is refused (another verdict already recorded) or loses
+ * a race (version conflict; its append is rolled back to its savepoint) is
+ * reported as Skipped and the others still commit; a database failure fails
+ * the whole batch (nothing recorded).
+ */
+export const completeKybBatch = Effect.fn("Companies.completeKybBatch")(function* (
+  verdicts: ReadonlyArray<{
+    readonly companyId: CompanyId
+    readonly outcome: "Verified" | "Rejected"
+    readonly reason?: string
+  }>,
+) {
+  const at = yield* DateTime.now
+  return yield* unitOfWork(
+    Effect.forEach(verdicts, ({ companyId, outcome, reason }) =>
+      CommandHandler.handle(Company.aggregate, companyId, {
+        _tag: "CompleteKyb",
+        companyId,
+        outcome,
+        ...(reason === undefined ? {} : { reason }),
+        at,
+      }).pipe(
+        Effect.map((handled): KybBatchResult => ({ _tag: "Recorded", companyId, changed: handled.events.length > 0 })),
+        Effect.catch((error) =>
+          error._tag === "EventStoreUnavailable" || error._tag === "EventDecodeFailed"
+            ? Effect.fail(error)
+            : Effect.succeed<KybBatchResult>({ _tag: "Skipped", companyId, error: error._tag }),
+        ),
+      ),
+    ),
+  )
+})

@@ -403,3 +403,56 @@ export const applyTransferCommand = applyToTransfer
 
 /** The ports the payment use cases need. */
 export type Requirements = EventStore | ReadModelStore | IdGenerator | UnitOfWork
+
+/** The bank's outcome for one transfer, for `settleBatch`. */
+export type SettlementDecision =
+  | { readonly _tag: "Settle"; readonly transferId: TransferId }
+  | { readonly _tag: "Fail"; readonly transferId: TransferId; readonly returnCode: string; readonly reason: string }
+
+/** One transfer's outcome in `settleBatch`. */
+export type SettlementBatchResult =
+  | { readonly _tag: "Applied"; readonly transferId: TransferId; readonly decision: SettlementDecision["_tag"] }
+  | { readonly _tag: "Skipped"; readonly transferId: TransferId; readonly error: string }
+
+/**
+ * Applies many bank outcomes in ONE unit of work (the settlement worker's
+ * batches: one commit instead of one per transfer), each by the rule of
+ * `settleTransfer` / `failTransfer` and each atomic on its own (a nested unit:
+ * the transfer and the request it pays change together or not at all). A
+ * transfer whose command is refused or loses a race is reported as Skipped and
+ * the others still commit; a database failure fails the whole batch.
+ */
+export const settleBatch = Effect.fn("Payments.settleBatch")(function* (decisions: ReadonlyArray<SettlementDecision>) {
+  const at = yield* DateTime.now
+  return yield* unitOfWork(
+    Effect.forEach(decisions, (decision) =>
+      applyToTransfer(
+        decision.transferId,
+        decision._tag === "Settle"
+          ? { _tag: "SettleTransfer", transferId: decision.transferId, at }
+          : {
+              _tag: "FailTransfer",
+              transferId: decision.transferId,
+              returnCode: decision.returnCode,
+              reason: decision.reason,
+              at,
+            },
+      ).pipe(
+        Effect.as<SettlementBatchResult>({
+          _tag: "Applied",
+          transferId: decision.transferId,
+          decision: decision._tag,
+        }),
+        Effect.catch((error) =>
+          error._tag === "EventStoreUnavailable"
+            ? Effect.fail(error)
+            : Effect.succeed<SettlementBatchResult>({
+                _tag: "Skipped",
+                transferId: decision.transferId,
+                error: error._tag,
+              }),
+        ),
+      ),
+    ),
+  )
+})

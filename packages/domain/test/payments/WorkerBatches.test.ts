@@ -1,0 +1,195 @@
+/**
+ * The workers' batch entry points: `Companies.completeKybBatch` and
+ * `Payments.settleBatch` apply each item by the single-item rule, in one unit
+ * of work, and report an item that is refused as Skipped without failing the
+ * others.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import * as Companies from "../../src/companies/Companies.ts"
+import * as Customer from "../../src/customers/Customer.ts"
+import * as CommandHandler from "../../src/infrastructure/CommandHandler.ts"
+import * as EventPipeline from "../../src/infrastructure/EventPipeline.ts"
+import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
+import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
+import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
+import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
+import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
+import * as Payments from "../../src/payments/Payments.ts"
+import * as Transfers from "../../src/payments/Transfers.ts"
+
+const partnerId = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as PartnerId
+const payer = "7e57ab1e-0000-4000-8000-00000000c0de" as RegistrationId
+const checking = "8b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a69" as BankAccountId
+const unknownTransfer = "9f9f9f9f-0000-4000-8000-000000000000" as TransferId
+
+const layer = () =>
+  Layer.mergeAll(
+    EventPipeline.layerMemory(),
+    UnitOfWork.layerMemory,
+    IdGenerator.layerRandom,
+    Transfers.eSignatureSandbox,
+  )
+
+const march2026 = TestClock.setTime(Date.parse("2026-03-01T10:00:00.000Z"))
+
+const company = (companyReferenceId: string) =>
+  Effect.map(
+    Companies.register(partnerId, {
+      companyReferenceId,
+      name: "Acme Coffee",
+      emailAddress: "hello@acme.example.com",
+      taxId: "12-3456789",
+      taxIdType: "EIN",
+      streetNumberAndName: "100 Main St",
+      zipCode: "94105",
+      city: "San Francisco",
+      state: "CA",
+      contactNumber: "+14155550199",
+      companyType: "ForProfit",
+      owner: {
+        name: "Ada Lovelace",
+        emailAddress: "ada@acme.example.com",
+        contactNumber: "(415) 555-0100",
+        title: "CEO",
+        documentNumber: "D7654321",
+        documentType: "DriversLicense",
+        ssn: "987-65-4321",
+        dateOfBirth: "1980-12-10",
+        streetNumberAndName: "1 Analytical Way",
+        zipCode: "94105-1234",
+        city: "San Francisco",
+        state: "CA",
+      },
+      employees: [],
+      locations: [],
+    }),
+    (r) => r.companyId as CompanyId,
+  )
+
+/** A verified payer with the checking account ****6789 linked. */
+const customer = Effect.gen(function* () {
+  const at = yield* DateTime.now
+  const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
+  const run = (command: Customer.CustomerCommand) => CommandHandler.handle(Customer.aggregate, payer, command)
+  yield* run({ _tag: "RegisterCustomer", registrationId: payer, partnerId, phoneNumber: "+14155550123", at })
+  yield* run({ _tag: "StartKyc", tokenId, expiration: DateTime.add(at, { hours: 1 }), at })
+  yield* run({
+    _tag: "RecordKycResult",
+    outcome: "Verified",
+    referenceId: "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a68",
+    personalData: {
+      profileName: "Grace H.",
+      firstName: "Grace",
+      lastName: "Hopper",
+      birthDate: "1990-12-10" as CalendarDate,
+      ssnLastFourDigits: "6789",
+      emailAddress: "grace@example.com",
+      phoneNumber: "+14155550123",
+    },
+    at,
+  })
+  yield* run({
+    _tag: "LinkBankAccounts",
+    tokenId,
+    accounts: [
+      { bankAccountId: checking, institutionId: "ins_1", name: "Everyday Checking", mask: "6789", type: "checking" },
+    ],
+    at,
+  })
+})
+
+/** An accepted payment request to `companyId`: its id and its transfer's. */
+const acceptedRequest = (companyId: CompanyId) =>
+  Effect.gen(function* () {
+    const { paymentRequestId } = yield* Payments.create({
+      partnerId,
+      companyId,
+      payerRegistrationId: payer,
+      amount: { value: 125.5, currencyCode: "USD" },
+      description: "Invoice 42",
+      dueDate: "2026-03-15" as CalendarDate,
+    })
+    yield* Payments.accept({
+      partnerId,
+      registrationId: payer,
+      paymentRequestId,
+      bankAccountId: checking,
+      acceptDebitAuth: false,
+      transferDescription: "",
+    })
+    const doc = yield* Payments.get(partnerId, paymentRequestId)
+    return { paymentRequestId, transferId: doc.transferId as TransferId }
+  })
+
+describe("a batch of KYB verdicts", () => {
+  it.effect("records each verdict like completeKyb; a refused one is skipped, the others recorded", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const [a, b, c] = [yield* company("a-1"), yield* company("b-1"), yield* company("c-1")]
+      yield* Companies.completeKyb(b, "Rejected", "tax id mismatch")
+      const results = yield* Companies.completeKybBatch([
+        { companyId: a, outcome: "Verified" },
+        { companyId: b, outcome: "Verified" },
+        { companyId: c, outcome: "Rejected", reason: "sandbox" },
+      ])
+      assert.deepStrictEqual(results, [
+        { _tag: "Recorded", companyId: a, changed: true },
+        { _tag: "Skipped", companyId: b, error: "IllegalTransition" },
+        { _tag: "Recorded", companyId: c, changed: true },
+      ])
+      const statuses = yield* Effect.forEach([a, b, c], (companyId) =>
+        Effect.map(Companies.status(partnerId, { companyId }), (s) => s.Status),
+      )
+      assert.deepStrictEqual(statuses, ["Verified", "Rejected", "Rejected"])
+      const { recorded } = yield* MemoryOutbox
+      assert.deepStrictEqual(
+        recorded.map((n) => [n.data.CompanyId, n.data.Status]),
+        [
+          [b, "Rejected"],
+          [a, "Verified"],
+          [c, "Rejected"],
+        ],
+      )
+      // A repeat changes nothing and notifies nothing.
+      const again = yield* Companies.completeKybBatch([{ companyId: a, outcome: "Verified" }])
+      assert.deepStrictEqual(again, [{ _tag: "Recorded", companyId: a, changed: false }])
+      assert.strictEqual(recorded.length, 3)
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("a batch of settlement outcomes", () => {
+  it.effect("settles or fails each transfer with the request it pays; an unknown transfer is skipped", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* company("acme-001")
+      yield* customer
+      const first = yield* acceptedRequest(companyId)
+      const second = yield* acceptedRequest(companyId)
+      yield* TestClock.adjust("1 day")
+      const results = yield* Payments.settleBatch([
+        { _tag: "Settle", transferId: first.transferId },
+        { _tag: "Settle", transferId: unknownTransfer },
+        { _tag: "Fail", transferId: second.transferId, returnCode: "R01", reason: "insufficient funds" },
+      ])
+      assert.deepStrictEqual(
+        results.map((r) => [r._tag, r.transferId]),
+        [
+          ["Applied", first.transferId],
+          ["Skipped", unknownTransfer],
+          ["Applied", second.transferId],
+        ],
+      )
+      const firstDoc = yield* Payments.get(partnerId, first.paymentRequestId)
+      const secondDoc = yield* Payments.get(partnerId, second.paymentRequestId)
+      assert.deepStrictEqual([firstDoc.status, secondDoc.status, secondDoc.returnCode], ["Paid", "Failed", "R01"])
+      // A repeat changes nothing.
+      const { recorded } = yield* MemoryOutbox
+      const before = recorded.length
+      yield* Payments.settleBatch([{ _tag: "Settle", transferId: first.transferId }])
+      assert.strictEqual(recorded.length, before)
+    }).pipe(Effect.provide(layer())),
+  )
+})
