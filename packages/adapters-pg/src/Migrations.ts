@@ -6,11 +6,17 @@
  * processes may start at once: the whole run happens in one transaction that
  * first takes `pg_advisory_xact_lock`, so one process migrates while the
  * others wait and then find nothing left to do.
+ *
+ * Functions are code, not schema: after the versioned migrations, the same
+ * transaction re-creates `commit_unit` from its current source
+ * (`CommitUnitFunction.ts`), so a database always runs the function of the
+ * code that opened it.
  */
 import { Effect, Layer } from "effect"
 import * as Migrator from "effect/sql/Migrator"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import * as CommitUnitFunction from "./CommitUnitFunction.ts"
 import createEvents from "./migrations/0001_create_events.ts"
 import readSide from "./migrations/0002_read_side.ts"
 import createIdempotencyKeys from "./migrations/0003_create_idempotency_keys.ts"
@@ -47,7 +53,9 @@ export const run: Effect.Effect<
   return yield* sql.withTransaction(
     Effect.gen(function* () {
       yield* sql`SELECT pg_advisory_xact_lock(${lockKey})`
-      return yield* runMigrator({ loader: Migrator.fromRecord(migrations), table })
+      const applied = yield* runMigrator({ loader: Migrator.fromRecord(migrations), table })
+      yield* sql.unsafe(CommitUnitFunction.definition)
+      return applied
     }),
   )
 })

@@ -1,0 +1,174 @@
+/**
+ * The current definition of `commit_unit(unit jsonb)`, the one statement that
+ * writes a whole unit of work (see the README, "Write path", and migration
+ * 0004 for the unit JSON, the result and the error codes).
+ *
+ * A function is code, not schema: migration 0004 created the first version,
+ * and `Migrations.run` re-creates it from this text at every start (in the
+ * migration transaction, under the migration lock), so a database always runs
+ * the function of the code that opened it, without a new migration per change.
+ *
+ * Kept cheap for the common cases: an append expecting a version (or no
+ * stream) checks for an idempotent replay only when the version check fails
+ * (a replay of a committed append always fails it, since the stream moved
+ * on); only `Any` checks first. A single event is inserted with VALUES, a
+ * batch from the JSON array; the outbox and snapshot statements run only when
+ * the unit has rows for them.
+ */
+import { rebuildLockKey } from "./migrations/0004_commit_unit.ts"
+
+export const definition = `
+CREATE OR REPLACE FUNCTION commit_unit(unit jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  s jsonb;
+  d jsonb;
+  e jsonb;
+  n integer;
+  expected text;
+  new_version integer;
+  actual integer;
+  first_id uuid;
+  hit record;
+  last_position bigint;
+  affected integer;
+  replayed boolean;
+  results jsonb := '[]'::jsonb;
+BEGIN
+  PERFORM pg_advisory_xact_lock_shared(${rebuildLockKey});
+
+  FOR s IN SELECT value FROM jsonb_array_elements(COALESCE(unit -> 'streams', '[]'::jsonb)) LOOP
+    n := jsonb_array_length(s -> 'events');
+    first_id := (s -> 'events' -> 0 ->> 'eventId')::uuid;
+    expected := s ->> 'expected';
+    new_version := NULL;
+    replayed := false;
+    IF expected = 'any' THEN
+      SELECT stream_id, stream_version INTO hit FROM events WHERE event_id = first_id;
+      IF FOUND THEN
+        replayed := true;
+      ELSE
+        INSERT INTO streams (stream_id, stream_type, version) VALUES (s ->> 'id', s ->> 'type', n)
+        ON CONFLICT (stream_id) DO UPDATE SET version = streams.version + EXCLUDED.version, updated_at = now()
+        RETURNING version INTO new_version;
+      END IF;
+    ELSE
+      IF expected = 'none' THEN
+        INSERT INTO streams (stream_id, stream_type, version) VALUES (s ->> 'id', s ->> 'type', n)
+        ON CONFLICT (stream_id) DO NOTHING RETURNING version INTO new_version;
+      ELSE
+        UPDATE streams SET version = version + n, updated_at = now()
+        WHERE stream_id = s ->> 'id' AND version = expected::integer
+        RETURNING version INTO new_version;
+      END IF;
+      IF new_version IS NULL THEN
+        -- The stream is not where the append expects it: a replay of a committed append, or a conflict.
+        SELECT stream_id, stream_version INTO hit FROM events WHERE event_id = first_id;
+        IF NOT FOUND THEN
+          SELECT version INTO actual FROM streams WHERE stream_id = s ->> 'id';
+          RAISE EXCEPTION 'version conflict' USING ERRCODE = 'PP001',
+            DETAIL = jsonb_build_object('streamId', s ->> 'id', 'expected', expected, 'actual', COALESCE(actual, 0))::text;
+        END IF;
+        replayed := true;
+      END IF;
+    END IF;
+
+    IF replayed THEN
+      -- Idempotent replay: the first event is stored; answer with the stored outcome, write nothing.
+      IF hit.stream_id <> s ->> 'id' THEN
+        RAISE EXCEPTION 'event id already recorded in another stream' USING ERRCODE = 'PP003',
+          DETAIL = jsonb_build_object('streamId', s ->> 'id')::text;
+      END IF;
+      SELECT stream_version, global_position INTO hit FROM events
+      WHERE stream_id = s ->> 'id' AND stream_version BETWEEN hit.stream_version AND hit.stream_version + n - 1
+      ORDER BY stream_version DESC LIMIT 1;
+      results := results || jsonb_build_object('version', hit.stream_version, 'lastPosition', hit.global_position, 'replayed', true);
+      CONTINUE;
+    END IF;
+
+    IF n = 1 THEN
+      e := s -> 'events' -> 0;
+      INSERT INTO events (stream_id, stream_type, stream_version, event_id, event_type, schema_version, data, metadata)
+      VALUES (s ->> 'id', s ->> 'type', new_version, first_id, e ->> 'eventType', (e ->> 'schemaVersion')::integer,
+              e -> 'data', COALESCE(e -> 'metadata', '{}'::jsonb))
+      RETURNING global_position INTO last_position;
+    ELSE
+      WITH inserted AS (
+        INSERT INTO events (stream_id, stream_type, stream_version, event_id, event_type, schema_version, data, metadata)
+        SELECT s ->> 'id', s ->> 'type', new_version - n + x.ord::integer, (x.value ->> 'eventId')::uuid,
+               x.value ->> 'eventType', (x.value ->> 'schemaVersion')::integer, x.value -> 'data',
+               COALESCE(x.value -> 'metadata', '{}'::jsonb)
+        FROM jsonb_array_elements(s -> 'events') WITH ORDINALITY AS x(value, ord)
+        ORDER BY x.ord
+        RETURNING global_position
+      )
+      SELECT max(global_position) INTO last_position FROM inserted;
+    END IF;
+    results := results || jsonb_build_object('version', new_version, 'lastPosition', last_position, 'replayed', false);
+  END LOOP;
+
+  FOR d IN SELECT value FROM jsonb_array_elements(COALESCE(unit -> 'documents', '[]'::jsonb)) LOOP
+    expected := d ->> 'expected';
+    IF (d ->> 'delete') = 'true' THEN
+      DELETE FROM read_models WHERE collection = d ->> 'collection' AND id = d ->> 'id'
+        AND (expected = 'any' OR revision = expected::bigint);
+      GET DIAGNOSTICS affected = ROW_COUNT;
+      IF affected = 0 AND expected <> 'any' THEN
+        RAISE EXCEPTION 'document conflict' USING ERRCODE = 'PP002',
+          DETAIL = jsonb_build_object('collection', d ->> 'collection', 'id', d ->> 'id')::text;
+      END IF;
+    ELSIF expected = 'absent' THEN
+      INSERT INTO read_models (collection, id, partner_id, keys, sort_key, data, revision)
+      VALUES (d ->> 'collection', d ->> 'id', d ->> 'partnerId', d -> 'keys', d ->> 'sortKey', d -> 'data',
+              nextval('read_model_revisions'))
+      ON CONFLICT (collection, id) DO NOTHING;
+      GET DIAGNOSTICS affected = ROW_COUNT;
+      IF affected = 0 THEN
+        RAISE EXCEPTION 'document conflict' USING ERRCODE = 'PP002',
+          DETAIL = jsonb_build_object('collection', d ->> 'collection', 'id', d ->> 'id')::text;
+      END IF;
+    ELSIF expected = 'any' THEN
+      INSERT INTO read_models (collection, id, partner_id, keys, sort_key, data, revision)
+      VALUES (d ->> 'collection', d ->> 'id', d ->> 'partnerId', d -> 'keys', d ->> 'sortKey', d -> 'data',
+              nextval('read_model_revisions'))
+      ON CONFLICT (collection, id) DO UPDATE SET partner_id = EXCLUDED.partner_id, keys = EXCLUDED.keys,
+        sort_key = EXCLUDED.sort_key, data = EXCLUDED.data, revision = EXCLUDED.revision;
+    ELSE
+      UPDATE read_models SET partner_id = d ->> 'partnerId', keys = d -> 'keys', sort_key = d ->> 'sortKey',
+        data = d -> 'data', revision = nextval('read_model_revisions')
+      WHERE collection = d ->> 'collection' AND id = d ->> 'id' AND revision = expected::bigint;
+      GET DIAGNOSTICS affected = ROW_COUNT;
+      IF affected = 0 THEN
+        RAISE EXCEPTION 'document conflict' USING ERRCODE = 'PP002',
+          DETAIL = jsonb_build_object('collection', d ->> 'collection', 'id', d ->> 'id')::text;
+      END IF;
+    END IF;
+  END LOOP;
+
+  IF jsonb_array_length(COALESCE(unit -> 'outbox', '[]'::jsonb)) > 0 THEN
+    -- A notification's id is its causing event's id: its position is that event's.
+    INSERT INTO outbox (id, partner_id, event_type, data, position)
+    SELECT o.value ->> 'id', o.value ->> 'partnerId', o.value ->> 'eventType', o.value -> 'data',
+           COALESCE(
+             (SELECT ev.global_position FROM events ev
+              WHERE (o.value ->> 'id') ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+                AND ev.event_id = (o.value ->> 'id')::uuid),
+             (o.value ->> 'position')::bigint)
+    FROM jsonb_array_elements(unit -> 'outbox') WITH ORDINALITY AS o(value, ord)
+    ORDER BY o.ord
+    ON CONFLICT (id) DO NOTHING;
+  END IF;
+
+  IF jsonb_array_length(COALESCE(unit -> 'snapshots', '[]'::jsonb)) > 0 THEN
+    INSERT INTO snapshots (stream_id, stream_version, schema_version, state)
+    SELECT x.value ->> 'streamId', (x.value ->> 'streamVersion')::integer, (x.value ->> 'schemaVersion')::integer,
+           x.value -> 'state'
+    FROM jsonb_array_elements(unit -> 'snapshots') AS x(value)
+    ON CONFLICT (stream_id) DO UPDATE SET stream_version = EXCLUDED.stream_version,
+      schema_version = EXCLUDED.schema_version, state = EXCLUDED.state, updated_at = now()
+    WHERE snapshots.stream_version < EXCLUDED.stream_version OR snapshots.schema_version <> EXCLUDED.schema_version;
+  END IF;
+
+  RETURN jsonb_build_object('transactionId', pg_current_xact_id()::text, 'streams', results);
+END
+$fn$`
