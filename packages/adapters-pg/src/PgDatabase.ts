@@ -135,7 +135,12 @@ export const openPglite = async (options: PgliteOptions = {}): Promise<{ db: PGl
   let opened: { db: PGlite; origin: PgliteOrigin } | undefined
   if (cachePath !== undefined && image !== undefined) {
     try {
-      opened = { db: await open({ loadDataDir: new Blob([image]) }), origin: "image" }
+      if (dataDir === undefined) {
+        opened = { db: await open({ loadDataDir: new Blob([image]) }), origin: "image" }
+      } else {
+        await PgliteImage.extract(image, dataDir)
+        opened = { db: await open({}), origin: "image" }
+      }
     } catch {
       PgliteImage.discard(cachePath)
       if (dataDir !== undefined) marker = resetDataDir(dataDir)
@@ -144,6 +149,8 @@ export const openPglite = async (options: PgliteOptions = {}): Promise<{ db: PGl
   if (opened === undefined) {
     const db = await open({})
     opened = { db, origin: "initdb" }
+    // The cluster is whole: unmark it first, so that the image does not carry the marker.
+    if (marker !== undefined) rmSync(marker, { force: true })
     if (cachePath !== undefined && PgliteImage.writable(cachePath)) {
       // Best effort: without an image the next new cluster runs initdb again.
       await PgliteImage.dump(db).then(
