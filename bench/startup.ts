@@ -2,8 +2,9 @@
  * Start-up benchmark of the service on the embedded PGlite database (`node bench/startup.ts [--runs N]`).
  *
  * Starts the real service process (`node packages/app/src/main.ts`, sandbox, LOG_LEVEL=Info, PORT=0)
- * and measures the time from spawn to its "partnerpay listening" log line, then its VmRSS after
- * 3 s of idling, in these situations:
+ * and measures the time from spawn to its "partnerpay listening" log line (and the CPU time the
+ * process used until then, less sensitive to a busy machine), then its VmRSS after 3 s of idling,
+ * in these situations:
  *
  *   coldImage  a fresh data directory and an EMPTY data-directory image cache (XDG_CACHE_HOME
  *              pointed at a new temporary directory): the first start of a fresh clone or CI
@@ -55,8 +56,20 @@ const rssMegabytes = (pid: number): number | undefined => {
   }
 }
 
+/** CPU time (user + system) the process used so far, in ms (less sensitive to a busy machine than wall time). */
+const cpuMillis = (pid: number): number | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 10 // utime, stime in clock ticks (100 Hz)
+  } catch {
+    return undefined
+  }
+}
+
 interface Run {
   readonly listeningMs: number
+  readonly cpuAtListeningMs: number | undefined
   readonly rssAtListeningMb: number | undefined
   readonly idleRssMb: number | undefined
 }
@@ -90,10 +103,11 @@ const startOnce = (dataDir: string, cacheHome: string): Promise<Run> =>
       listening = true
       const listeningMs = Math.round(performance.now() - started)
       const pid = child.pid ?? -1
+      const cpuAtListeningMs = cpuMillis(pid)
       const rssAtListeningMb = rssMegabytes(pid)
       setTimeout(() => {
         const idleRssMb = rssMegabytes(pid)
-        child.once("exit", () => resolve({ listeningMs, rssAtListeningMb, idleRssMb }))
+        child.once("exit", () => resolve({ listeningMs, cpuAtListeningMs, rssAtListeningMb, idleRssMb }))
         child.kill("SIGTERM")
       }, idleMillis)
     }
@@ -124,6 +138,7 @@ const median = (values: ReadonlyArray<number | undefined>): number | undefined =
 
 const summary = (all: ReadonlyArray<Run>) => ({
   medianListeningMs: median(all.map((run) => run.listeningMs)),
+  medianCpuAtListeningMs: median(all.map((run) => run.cpuAtListeningMs)),
   medianIdleRssMb: median(all.map((run) => run.idleRssMb)),
   runs: all,
 })

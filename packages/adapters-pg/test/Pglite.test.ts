@@ -221,6 +221,45 @@ describe("PGlite new clusters from the cached data-directory image", () => {
     assert.isFalse(existsSync(join(interrupted, PgDatabase.initialisingMarker)))
   })
 
+  const tarEntry = (name: string, body: string, type = "0") => {
+    const header = Buffer.alloc(512)
+    header.write(name, 0, "utf8")
+    header.write("0000600", 100)
+    header.write(body.length.toString(8).padStart(11, "0"), 124)
+    header.write(type, 156)
+    header.write("ustar", 257)
+    const data = Buffer.alloc(Math.ceil(body.length / 512) * 512)
+    data.write(body)
+    return Buffer.concat([header, data])
+  }
+  const tarGzOf = (...entries: Array<Buffer>) => gzipSync(Buffer.concat([...entries, Buffer.alloc(1024)]))
+
+  it("extract writes the image's directories and files into the data directory", async () => {
+    const target = dir("extracted")
+    await PgliteImage.extract(
+      tarGzOf(tarEntry("/PG_VERSION", "17\n"), tarEntry("/base", "", "5"), tarEntry("/base/1/112", "page")),
+      target,
+    )
+    assert.strictEqual(readFileSync(join(target, "PG_VERSION"), "utf8"), "17\n")
+    assert.strictEqual(readFileSync(join(target, "base", "1", "112"), "utf8"), "page")
+  })
+
+  it("extract refuses entries outside the data directory and links", async () => {
+    const outside = tarGzOf(tarEntry("/PG_VERSION", "17\n"), tarEntry("/../escaped", "x"))
+    const failed = await PgliteImage.extract(outside, dir("escape-target")).then(
+      () => false,
+      () => true,
+    )
+    assert.isTrue(failed)
+    assert.isFalse(existsSync(join(root, "escaped")))
+    const link = tarGzOf(tarEntry("/PG_VERSION", "17\n"), tarEntry("/base", "", "2"))
+    const linkFailed = await PgliteImage.extract(link, dir("link-target")).then(
+      () => false,
+      () => true,
+    )
+    assert.isTrue(linkFailed)
+  })
+
   it("a cached image file is accepted only with its header and checksum", () => {
     const tarGz = gzipSync(Buffer.from("payload"))
     const file = PgliteImage.encode(tarGz)
