@@ -3,16 +3,22 @@
  * @effect/sql-pg, either to a PostgreSQL server or to an embedded PGlite
  * database driven through the same client (see `PgliteBridge.ts`).
  *
+ * New PGlite clusters come from a cached, pre-initialised image instead of
+ * initdb (`openPglite`, `PgliteImage.ts`).
+ *
  * Types as decoded by the client: bigint columns arrive as JS `bigint`,
  * jsonb as parsed JSON, timestamptz as `Date`. Stores convert at their edge.
  */
 
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
-import { PGlite } from "@electric-sql/pglite"
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite"
 import { Effect, type Layer, Redacted } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { connect, makeSession } from "./PgliteBridge.ts"
+import * as PgliteImage from "./PgliteImage.ts"
 
 /** The default test/development server. */
 export const defaultUrl = "postgres://postgres@127.0.0.1:5432/test"
@@ -50,6 +56,118 @@ export const layerPostgres = (
 export interface PgliteOptions {
   /** Directory holding the database files; omitted: in memory, lost at the end of the layer. */
   readonly dataDir?: string
+  /**
+   * Where pre-initialised cluster images are cached (see `PgliteImage.ts`); default
+   * `PgliteImage.defaultCacheDir()`. `false`: no image, every new cluster runs initdb.
+   */
+  readonly imageCacheDir?: string | false
+  /**
+   * PostgreSQL's `shared_buffers` (default `16MB`). It lives in PGlite's WebAssembly heap, so
+   * PostgreSQL's own default (128MB) grows the heap past its initial 128 MB and costs resident memory.
+   */
+  readonly sharedBuffers?: string
+}
+
+/** How `openPglite` got its cluster: an existing one, loaded from the cached image, or made by initdb. */
+export type PgliteOrigin = "existing" | "image" | "initdb"
+
+/**
+ * Written into an empty data directory before a cluster is put there and removed once PGlite is
+ * ready: found at open, it means that an earlier start was interrupted half-way (PGlite writes the
+ * cluster file by file), so the directory is emptied and the cluster made again.
+ */
+export const initialisingMarker = ".partnerpay-initialising"
+
+const defaultSharedBuffers = "16MB"
+
+type DataDirState = "cluster" | "empty" | "interrupted" | "other"
+
+const inspectDataDir = (dataDir: string): DataDirState => {
+  if (existsSync(join(dataDir, initialisingMarker))) return "interrupted"
+  if (existsSync(join(dataDir, "PG_VERSION"))) return "cluster"
+  try {
+    return readdirSync(dataDir).length === 0 ? "empty" : "other"
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "empty"
+    throw error
+  }
+}
+
+/** Empties `dataDir` (keeping the directory itself), then marks it as being initialised. */
+const resetDataDir = (dataDir: string): string => {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  for (const entry of readdirSync(dataDir)) rmSync(join(dataDir, entry), { recursive: true, force: true })
+  const marker = join(dataDir, initialisingMarker)
+  writeFileSync(marker, `${process.pid}\n`, { mode: 0o600 })
+  return marker
+}
+
+/**
+ * Opens a PGlite database (see `PgliteOptions`). A new cluster (empty or missing `dataDir`, or in
+ * memory) is loaded from the cached image when there is one; otherwise initdb makes it and, if the
+ * cache is writable, the fresh cluster is dumped as the image for the next ones. An image PGlite
+ * cannot load is discarded and the cluster made by initdb. A directory with other files and no
+ * cluster is left to PGlite as before (initdb over it).
+ */
+export const openPglite = async (options: PgliteOptions = {}): Promise<{ db: PGlite; origin: PgliteOrigin }> => {
+  const { dataDir } = options
+  const defaults = (PGlite as unknown as { readonly defaultStartParams?: ReadonlyArray<string> }).defaultStartParams
+  const base: PGliteOptions =
+    defaults === undefined
+      ? {}
+      : { startParams: [...defaults, "-c", `shared_buffers=${options.sharedBuffers ?? defaultSharedBuffers}`] }
+  const open = async (extra: PGliteOptions): Promise<PGlite> => {
+    const db = dataDir === undefined ? new PGlite({ ...base, ...extra }) : new PGlite(dataDir, { ...base, ...extra })
+    try {
+      await db.waitReady
+      return db
+    } catch (error) {
+      await db.close().catch(() => undefined)
+      throw error
+    }
+  }
+
+  let marker: string | undefined
+  if (dataDir !== undefined) {
+    const state = inspectDataDir(dataDir)
+    if (state === "cluster") return { db: await open({}), origin: "existing" }
+    if (state === "other") return { db: await open({}), origin: "initdb" }
+    marker = resetDataDir(dataDir)
+  }
+  const cachePath =
+    options.imageCacheDir === false
+      ? undefined
+      : PgliteImage.imagePath(options.imageCacheDir ?? PgliteImage.defaultCacheDir())
+  const image = cachePath === undefined ? undefined : PgliteImage.read(cachePath)
+  let opened: { db: PGlite; origin: PgliteOrigin } | undefined
+  if (cachePath !== undefined && image !== undefined) {
+    try {
+      if (dataDir === undefined) {
+        opened = { db: await open({ loadDataDir: new Blob([image]) }), origin: "image" }
+      } else {
+        await PgliteImage.extract(image, dataDir)
+        opened = { db: await open({}), origin: "image" }
+      }
+    } catch {
+      PgliteImage.discard(cachePath)
+      if (dataDir !== undefined) marker = resetDataDir(dataDir)
+    }
+  }
+  if (opened === undefined) {
+    const db = await open({})
+    opened = { db, origin: "initdb" }
+    // The cluster is whole: unmark it first, so that the image does not carry the marker.
+    if (marker !== undefined) rmSync(marker, { force: true })
+    if (cachePath !== undefined && PgliteImage.writable(cachePath)) {
+      // Best effort: without an image the next new cluster runs initdb again.
+      await PgliteImage.dump(db).then(
+        (tarGz) => PgliteImage.write(cachePath, tarGz),
+        () => false,
+      )
+    }
+  }
+  if (marker !== undefined) rmSync(marker, { force: true })
+  return opened
 }
 
 /**
@@ -57,15 +175,17 @@ export interface PgliteOptions {
  * PGlite has a single backend session, so the pool holds exactly one
  * connection (kept open) and does not multiplex: a transaction reserves the
  * only connection and other fibers wait for it, so statements of concurrent
- * transactions never interleave.
+ * transactions never interleave. Opened by `openPglite` (new clusters come
+ * from the cached image).
  */
 export const layerPglite = (options: PgliteOptions = {}): Layer.Layer<PgClient.PgClient | SqlClient, SqlError> =>
   PgClient.layerFrom(
     Effect.gen(function* () {
       const session = yield* Effect.acquireRelease(
-        Effect.promise(async () => {
-          const db = options.dataDir === undefined ? new PGlite() : new PGlite(options.dataDir)
-          await db.waitReady
+        Effect.gen(function* () {
+          const started = Date.now()
+          const { db, origin } = yield* Effect.promise(() => openPglite(options))
+          yield* Effect.logDebug("PGlite opened").pipe(Effect.annotateLogs({ origin, millis: Date.now() - started }))
           return makeSession(db)
         }),
         (session) =>

@@ -11,6 +11,10 @@
  * owner's pid; created exclusively): while a live process holds it, opening
  * fails with `DatabaseInUse`, a clear message. A lock left by a dead process
  * (crash, SIGKILL) is taken over. The lock is released after PGlite closed.
+ *
+ * A new (empty) data directory gets its cluster from the cached,
+ * pre-initialised image (`PgDatabase.openPglite`, `PgliteImage`), not from
+ * initdb: the first start of a new directory takes about as long as a restart.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { HealthCheck, Unhealthy } from "@partnerpay/adapters-http"
