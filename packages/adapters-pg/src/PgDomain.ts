@@ -15,6 +15,8 @@ import {
   EventStoreUnavailable,
   type Notification,
   Outbox,
+  Projections,
+  ReadModel,
   type ReadModelStore,
   type UnitOfWork,
 } from "@partnerpay/domain"
@@ -58,7 +60,8 @@ export const layer = (
     EventStore,
     Effect.gen(function* () {
       const onAppend = yield* EventPipeline.makeHook(options)
-      return yield* PgEventStore.make({ onAppend })
+      const ownedCollections = ReadModel.collectionsOwnedBy(options.projections ?? Projections.all)
+      return yield* PgEventStore.make({ onAppend, ownedCollections })
     }),
   )
   return store.pipe(Layer.provideMerge(base), Layer.provideMerge(Migrations.layer))

@@ -54,6 +54,7 @@ import {
 import { Clock, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import * as PgReadModelStore from "./PgReadModelStore.ts"
 import * as PgUnit from "./PgUnit.ts"
 
 /**
@@ -67,6 +68,12 @@ export type OnAppend = (events: ReadonlyArray<RecordedEvent>) => Effect.Effect<v
 
 export interface Options {
   readonly onAppend?: OnAppend
+  /**
+   * The read-model collections whose documents are keyed by the aggregate id of a stream type
+   * (`ReadModel.collectionsOwnedBy`): inside a unit of work, reading such a stream also reads those
+   * documents, in the same round trip (pipelined), for the append's hook to use.
+   */
+  readonly ownedCollections?: (streamType: string) => ReadonlyArray<string>
 }
 
 interface EventRow {
@@ -233,14 +240,31 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
     return { streamVersion: outcome.version, lastPosition: outcome.lastPosition }
   })
 
-  const readStored = (streamId: string, afterVersion: number) =>
+  /** Inside a unit: the documents owned by the stream's aggregate, read beside the stream (see Options). */
+  const prefetchOwned = (unit: PgUnit.Unit | undefined, streamId: string): Effect.Effect<void, SqlError> => {
+    if (unit === undefined || options.ownedCollections === undefined) return Effect.void
+    const dash = streamId.indexOf("-")
+    if (dash <= 0) return Effect.void
+    const collections = options.ownedCollections(streamId.slice(0, dash))
+    return collections.length === 0
+      ? Effect.void
+      : PgReadModelStore.prefetchInto(sql, unit, collections, streamId.slice(dash + 1))
+  }
+
+  const readStored = (streamId: string, afterVersion: number, unit?: PgUnit.Unit) =>
     mapSqlErrors(
       Effect.map(
-        sql<EventRow>`
-          SELECT ${sql.literal(columns)} FROM events
-          WHERE stream_id = ${streamId} AND stream_version > ${afterVersion}
-          ORDER BY stream_version`,
-        (rows) => rows.map(toRecorded),
+        Effect.all(
+          [
+            sql<EventRow>`
+              SELECT ${sql.literal(columns)} FROM events
+              WHERE stream_id = ${streamId} AND stream_version > ${afterVersion}
+              ORDER BY stream_version`,
+            prefetchOwned(unit, streamId),
+          ],
+          { concurrency: 2 },
+        ),
+        ([rows]) => rows.map(toRecorded),
       ),
     )
 
@@ -251,7 +275,7 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
     const afterVersion = options?.afterVersion ?? 0
     const unit = yield* PgUnit.CurrentUnit
     const pending = unit?.streams.get(streamId)
-    if (pending === undefined) return yield* readStored(streamId, afterVersion)
+    if (pending === undefined) return yield* readStored(streamId, afterVersion, unit)
     // Stored events up to the unit's base version (none for a stream the unit creates), then the pending ones.
     const stored =
       pending.baseVersion === 0
@@ -269,8 +293,10 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
   ) {
     const unit = yield* PgUnit.CurrentUnit
     if (unit?.streams.has(streamId) === true) return { snapshot: undefined, events: yield* readStream(streamId) }
-    const rows = yield* mapSqlErrors(
-      sql<EventRow & { readonly kind: number }>`
+    const [rows] = yield* mapSqlErrors(
+      Effect.all(
+        [
+          sql<EventRow & { readonly kind: number }>`
         SELECT 0 AS kind, NULL::bigint AS global_position, stream_id, NULL AS stream_type, stream_version,
                NULL::uuid AS event_id, NULL AS event_type, schema_version, state AS data, NULL::jsonb AS metadata,
                updated_at AS recorded_at
@@ -280,6 +306,10 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
         WHERE stream_id = ${streamId} AND stream_version > COALESCE(
           (SELECT stream_version FROM snapshots WHERE stream_id = ${streamId} AND schema_version = ${schemaVersion}), 0)
         ORDER BY kind, stream_version`,
+          prefetchOwned(unit, streamId),
+        ],
+        { concurrency: 2 },
+      ),
     )
     const head = rows[0]
     const snapshot =

@@ -24,6 +24,7 @@
 import { type EventStoreUnavailable, type ReadModel, ReadModelStore } from "@partnerpay/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import * as PgUnit from "./PgUnit.ts"
 import { unavailable } from "./SqlErrors.ts"
 
@@ -42,6 +43,40 @@ const toStored = (collection: string, row: Row): ReadModel.StoredDocument => ({
   data: row.data,
   index: { partnerId: row.partner_id, keys: row.keys, sortKey: row.sort_key },
 })
+
+/**
+ * Reads the documents `ids` of `collections` that `unit` does not know yet and
+ * remembers them in it with their revisions (absent ones as absent), so the
+ * unit's later `get`s need no round trip. Used by `PgEventStore` to read an
+ * aggregate's own documents together with its stream.
+ */
+export const prefetchInto = (
+  sql: SqlClient,
+  unit: PgUnit.Unit,
+  collections: ReadonlyArray<string>,
+  id: string,
+): Effect.Effect<void, SqlError> => {
+  const wanted = collections.filter((collection) => unit.document(collection, id) === undefined)
+  if (wanted.length === 0) return Effect.void
+  return Effect.map(
+    sql<Row & { readonly collection: string }>`
+      SELECT collection, revision, id, partner_id, keys, sort_key, data FROM read_models
+      WHERE id = ${id} AND collection IN ${sql.in(wanted)}`,
+    (rows) => {
+      for (const collection of wanted) {
+        if (unit.document(collection, id) !== undefined) continue
+        const row = rows.find((candidate) => candidate.collection === collection)
+        unit.remember({
+          collection,
+          id,
+          expected: row === undefined ? { _tag: "Absent" } : { _tag: "Revision", revision: String(row.revision ?? 0) },
+          current: row === undefined ? undefined : toStored(collection, row),
+          dirty: false,
+        })
+      }
+    },
+  )
+}
 
 /** Builds the store on the `SqlClient` in context (migrations must have run). */
 export const make: Effect.Effect<ReadModelStore["Service"], never, SqlClient> = Effect.gen(function* () {

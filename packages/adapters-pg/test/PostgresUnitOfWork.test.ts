@@ -155,6 +155,51 @@ suite("PostgreSQL units of work", () => {
     assert.strictEqual(statements, 1)
   })
 
+  it("reading a stream inside a unit also reads the documents its aggregate owns: the later get sends nothing", {
+    timeout: 30_000,
+  }, async () => {
+    const counts = await runtime.runPromise(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient
+        const store = yield* PgEventStore.make({
+          ownedCollections: (streamType) => (streamType === "Owner" ? ["owned"] : []),
+        })
+        const uow = yield* UnitOfWork
+        const readModels = yield* ReadModelStore
+        const id = crypto.randomUUID()
+        yield* store.append(`Owner-${id}`, "Owner", ExpectedVersion.noStream, [newEvent({})])
+        yield* readModels.put({
+          collection: "owned",
+          id,
+          data: { n: 1 },
+          index: { partnerId: "p", keys: {}, sortKey: id },
+        })
+        let count = 0
+        const counting: Statement.Transformer = (statement) =>
+          Effect.sync(() => {
+            count++
+            return statement
+          })
+        return yield* uow
+          .transactional(
+            Effect.gen(function* () {
+              yield* store.readStream(`Owner-${id}`)
+              const afterRead = count
+              const doc = yield* readModels.get("owned", id)
+              assert.deepStrictEqual(
+                Option.map(doc, (d) => d.data),
+                Option.some({ n: 1 }),
+              )
+              return { afterRead, afterGet: count }
+            }),
+          )
+          .pipe(Effect.provideService(Statement.CurrentTransformer, counting), Effect.provideService(SqlClient, sql))
+      }),
+    )
+    assert.strictEqual(counts.afterRead, 2)
+    assert.strictEqual(counts.afterGet, 2)
+  })
+
   it("a unit whose second stream conflicts writes nothing at all, and reports the conflict", {
     timeout: 30_000,
   }, async () => {

@@ -28,6 +28,7 @@ export const projection: Projection<CardPaymentDocument> = {
   collection,
   document: CardPaymentDocument,
   streamTypes: ["CardPayment"],
+  ownedBy: "CardPayment",
   key: (envelope: Envelope) => (envelope.streamType === "CardPayment" ? envelope.event.cardPaymentId : undefined),
   apply: (current, envelope) => {
     if (envelope.streamType !== "CardPayment") return current

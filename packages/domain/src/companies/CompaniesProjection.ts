@@ -88,6 +88,7 @@ export const projection: Projection<CompanyDocument> = {
   collection,
   document: CompanyDocument as Schema.Codec<CompanyDocument, unknown>,
   streamTypes: ["Company"],
+  ownedBy: "Company",
   creates: ["CompanyRegistered"],
   key: (envelope) => (envelope.streamType === "Company" ? envelope.event.companyId : undefined),
   apply,

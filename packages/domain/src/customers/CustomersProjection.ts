@@ -142,6 +142,7 @@ export const projection: Projection<CustomerDocument> = {
   collection,
   document: CustomerDocument as Schema.Codec<CustomerDocument, unknown>,
   streamTypes: ["Customer"],
+  ownedBy: "Customer",
   creates: ["CustomerRegistered"],
   key: (envelope) => (envelope.streamType === "Customer" ? envelope.event.registrationId : undefined),
   apply,

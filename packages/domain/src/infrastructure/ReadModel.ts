@@ -31,6 +31,11 @@ export interface Projection<Doc> {
   /** The stream types whose events this projection reads (omitted: all); events of others are never routed to it. */
   readonly streamTypes?: ReadonlyArray<Envelope["streamType"]>
   /**
+   * The stream type whose aggregate id is the document's id (e.g. a payment request's document is
+   * keyed by the request's id): a store may read the document together with that aggregate's stream.
+   */
+  readonly ownedBy?: Envelope["streamType"]
+  /**
    * Event types (`_tag`) that start a document: `apply` makes it from the event alone, and the
    * document cannot exist before (its id is new), so it is not read first.
    */
@@ -222,6 +227,20 @@ const routed = (projections: ReadonlyArray<AnyProjection>, streamType: string): 
     byStreamType.set(streamType, found)
   }
   return found
+}
+
+/** The collections whose documents are keyed by the aggregate id of `streamType` (see `Projection.ownedBy`). */
+export const collectionsOwnedBy = (
+  projections: ReadonlyArray<AnyProjection>,
+): ((streamType: string) => ReadonlyArray<string>) => {
+  const byStreamType = new Map<string, Array<string>>()
+  for (const projection of projections) {
+    if (projection.ownedBy === undefined) continue
+    const list = byStreamType.get(projection.ownedBy) ?? []
+    list.push(projection.collection)
+    byStreamType.set(projection.ownedBy, list)
+  }
+  return (streamType) => byStreamType.get(streamType) ?? []
 }
 
 /** Applies events, in order, to every projection that reads them. */

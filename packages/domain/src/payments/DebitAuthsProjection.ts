@@ -34,6 +34,7 @@ export const projection: Projection<DebitAuthDocument> = {
   collection,
   document: DebitAuthDocument,
   streamTypes: ["DebitAuth"],
+  ownedBy: "DebitAuth",
   creates: ["DebitAuthSet"],
   key: (envelope: Envelope) => (envelope.streamType === "DebitAuth" ? envelope.event.debitAuthId : undefined),
   apply: (current, envelope) => {

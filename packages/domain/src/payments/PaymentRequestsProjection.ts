@@ -125,6 +125,7 @@ export const projection: Projection<PaymentRequestDocument> = {
   collection,
   document: PaymentRequestDocument,
   streamTypes: ["PaymentRequest"],
+  ownedBy: "PaymentRequest",
   creates: ["PaymentRequestCreated"],
   key: (envelope) => (envelope.streamType === "PaymentRequest" ? envelope.event.paymentRequestId : undefined),
   apply,

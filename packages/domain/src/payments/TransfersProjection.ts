@@ -107,6 +107,7 @@ export const projection: Projection<TransferDocument> = {
   collection,
   document: TransferDocument,
   streamTypes: ["Transfer"],
+  ownedBy: "Transfer",
   creates: ["TransferInitiated"],
   key: (envelope) => (envelope.streamType === "Transfer" ? envelope.event.transferId : undefined),
   apply,

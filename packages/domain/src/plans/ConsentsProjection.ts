@@ -101,6 +101,7 @@ export const consents: Projection<ConsentDocument> = {
   collection: "consents",
   document: ConsentDocument,
   streamTypes: ["Consent", "PaymentPlan"],
+  ownedBy: "Consent",
   key,
   apply,
   index: (doc) => ({

@@ -149,6 +149,7 @@ export const paymentPlans: Projection<PaymentPlanDocument> = {
   collection: "payment_plans",
   document: PaymentPlanDocument,
   streamTypes: ["PaymentPlan"],
+  ownedBy: "PaymentPlan",
   key: (envelope) => planEvent(envelope)?.paymentPlanId,
   apply: (current, envelope) => {
     const event = planEvent(envelope)
@@ -184,6 +185,7 @@ export const duePlans: Projection<DuePlanDocument> = {
   collection: "payment_plans_due",
   document: DuePlanDocument,
   streamTypes: ["PaymentPlan"],
+  ownedBy: "PaymentPlan",
   key: (envelope) => planEvent(envelope)?.paymentPlanId,
   apply: (current, envelope) => {
     const event = planEvent(envelope)
