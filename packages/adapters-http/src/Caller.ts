@@ -24,4 +24,4 @@ export const CallerIdentity = Schema.Union([PartnerCaller, CustomerCaller])
 export type CallerIdentity = typeof CallerIdentity.Type
 
 /** The authenticated caller of the current request. */
-export class Caller extends Context.Service<Caller, CallerIdentity>()("partnerpay/http/Caller") {}
+export class Caller extends Context.Service<Caller, CallerIdentity>()("partnerpay/adapters-http/Caller") {}

@@ -139,7 +139,7 @@ export class SentOtps extends Context.Service<
   {
     readonly all: Effect.Effect<ReadonlyArray<SentOtp>>
   }
->()("partnerpay/SentOtps") {}
+>()("partnerpay/domain/SentOtps") {}
 
 /** The in-memory OTP sender (tests, sandbox): records messages; numbers ending in 0000 are unreachable. */
 export const layerOtpSenderMemory: Layer.Layer<OtpSender | SentOtps> = Layer.effectContext(

@@ -64,7 +64,7 @@ const viewOf = (doc: DebitAuths.DebitAuthDocument): DebitAuthView => ({
   limit: doc.limit,
 })
 
-const viewOfState = (state: DebitAuth.DebitAuthState): Option.Option<DebitAuthView> =>
+const viewOfState = (state: DebitAuth.State): Option.Option<DebitAuthView> =>
   state._tag === "Initial"
     ? Option.none()
     : Option.some({
@@ -177,7 +177,7 @@ export const update = Effect.fn("DebitAuths.update")(function* (input: UpdateInp
         return yield* new NotFound({ entity: "DebitAuth" })
       }
       const at = yield* DateTime.now
-      let current: DebitAuth.DebitAuthState = state
+      let current: DebitAuth.State = state
       if (limit !== undefined) {
         current = (yield* CommandHandler.handle(DebitAuth.aggregate, input.debitAuthId, {
           _tag: "UpdateDebitAuthLimit",

@@ -363,7 +363,7 @@ export const accept = Effect.fn("Payments.accept")(function* (input: AcceptInput
 // Settlement (the app's workers)
 
 /** Applies a transfer command and mirrors its events onto the payment request it pays, in one unit of work. */
-const applyToTransfer = (transferId: string, command: Transfer.TransferCommand) =>
+const applyToTransfer = (transferId: string, command: Transfer.Command) =>
   unitOfWork(
     Effect.gen(function* () {
       const handled = yield* CommandHandler.handle(Transfer.aggregate, transferId, command)

@@ -94,8 +94,7 @@ export const seedCustomer = (partner: PartnerId, registrationId: RegistrationId)
     const at = yield* DateTime.now
     const expiration = DateTime.add(at, { hours: 1 })
     const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
-    const run = (command: Customer.CustomerCommand) =>
-      CommandHandler.handle(Customer.aggregate, registrationId, command)
+    const run = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, registrationId, command)
     yield* run({ _tag: "RegisterCustomer", registrationId, partnerId: partner, phoneNumber: "+14155550123", at })
     yield* run({ _tag: "StartKyc", tokenId, expiration, at })
     yield* run({
