@@ -21,10 +21,9 @@ import type * as CalendarDate from "../kernel/CalendarDate.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import type * as Ids from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
+import * as Policies from "../Policies.ts"
 import * as Consent from "./Consent.ts"
-import type { ConsentEvent } from "./ConsentEvents.ts"
 import { type ConsentDocument, consents } from "./ConsentsProjection.ts"
-import * as PaymentPlan from "./PaymentPlan.ts"
 import type { Frequency } from "./PaymentPlanSchedule.ts"
 import { type RecipientCompany, recipientCompanyOf } from "./PaymentPlans.ts"
 import { paymentPlans } from "./PaymentPlansProjection.ts"
@@ -136,23 +135,6 @@ export const list = Effect.fn("Consents.list")(function* (payer: Payer, input: L
   return { data, hasMore: page.hasMore }
 })
 
-/** Sends the plan the command the consent policy derives from each consent event. */
-const applyPolicy = (events: ReadonlyArray<ConsentEvent>, partnerId: Ids.PartnerId) =>
-  Effect.forEach(
-    events,
-    (event) => {
-      const command = PaymentPlan.consentPolicy(event)
-      return command === undefined
-        ? Effect.void
-        : Effect.asVoid(
-            CommandHandler.handle(PaymentPlan.aggregate, command.paymentPlanId, command, {
-              metadata: { partnerId },
-            }),
-          )
-    },
-    { discard: true },
-  )
-
 const answer = (payer: Payer, command: (at: DateTime.Utc) => Consent.Command, consentId: string) =>
   unitOfWork(
     Effect.gen(function* () {
@@ -161,7 +143,7 @@ const answer = (payer: Payer, command: (at: DateTime.Utc) => Consent.Command, co
       const handled = yield* CommandHandler.handle(Consent.aggregate, consentId, command(at), {
         metadata: { partnerId: payer.partnerId },
       })
-      yield* applyPolicy(handled.events, payer.partnerId)
+      yield* Policies.apply(Consent.aggregate, handled, { metadata: { partnerId: payer.partnerId } })
       return yield* get(payer, consentId)
     }),
   )

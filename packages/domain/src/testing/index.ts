@@ -2,3 +2,4 @@
 export * as DeciderSpecification from "./DeciderSpecification.ts"
 export * from "./EventStoreContract.ts"
 export * from "./IdempotencyStoreContract.ts"
+export * as PolicySpecification from "./PolicySpecification.ts"
