@@ -7,19 +7,10 @@ import { requireCustomer } from "../Authentication.ts"
 import * as MoneyResponse from "../MoneyResponse.ts"
 import * as Problem from "../Problem.ts"
 
+/** The consent view on the wire: the same fields, the amount in its wire form. */
 export const toResponse = (consent: Consents.ConsentView) => ({
-  consentId: consent.consentId,
-  paymentPlanId: consent.paymentPlanId,
-  status: consent.status,
+  ...consent,
   amount: MoneyResponse.toResponse(consent.amount),
-  frequency: consent.frequency,
-  recurrenceInterval: consent.recurrenceInterval,
-  startDate: consent.startDate,
-  recipientCompany: consent.recipientCompany,
-  createdAt: consent.createdAt,
-  ...(consent.acceptedAt !== undefined ? { acceptedAt: consent.acceptedAt } : {}),
-  ...(consent.declinedAt !== undefined ? { declinedAt: consent.declinedAt } : {}),
-  ...(consent.revokedAt !== undefined ? { revokedAt: consent.revokedAt } : {}),
 })
 
 /** The calling payer: a customer token (a partner token is 403). */
