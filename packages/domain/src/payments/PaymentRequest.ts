@@ -385,20 +385,26 @@ const transferMismatch = refuse(
   new RuleViolated({ code: "TransferMismatch", reason: "this transfer does not pay this payment request" }),
 )
 
-const recordSettled = (command: RecordTransferSettled, state: State): Decision<Event> => {
-  switch (state._tag) {
-    case "Initial":
-      return notFound
-    case "Pending":
-    case "Cancelled":
-      return illegal(state, command, "the payment request was not accepted, so no transfer pays it")
-    case "Accepted":
-    case "Paid":
-    case "Failed":
-    case "Refunded":
-      break
+/** A request some transfer pays: accepted, and maybe already settled, failed or refunded. */
+type Paying = Extract<State, { readonly _tag: "Accepted" | "Paid" | "Failed" | "Refunded" }>
+
+/** The request a transfer's outcome is about, or the refusal: it must have been accepted, and paid by this transfer. */
+const payingRequest = (
+  command: RecordTransferSettled | RecordTransferFailed,
+  state: Exclude<State, { readonly _tag: "Initial" }>,
+): { readonly refusal: Decision<Event> } | { readonly paying: Paying } => {
+  if (state._tag === "Pending" || state._tag === "Cancelled") {
+    return { refusal: illegal(state, command, "the payment request was not accepted, so no transfer pays it") }
   }
-  if (command.transferId !== state.acceptance.transferId) return transferMismatch
+  if (command.transferId !== state.acceptance.transferId) return { refusal: transferMismatch }
+  return { paying: state }
+}
+
+const recordSettled = (command: RecordTransferSettled, current: State): Decision<Event> => {
+  if (current._tag === "Initial") return notFound
+  const checked = payingRequest(command, current)
+  if ("refusal" in checked) return checked.refusal
+  const state = checked.paying
   switch (state._tag) {
     case "Accepted":
       return accept({
@@ -423,18 +429,10 @@ const recordFailed = (command: RecordTransferFailed, state: State): Decision<Eve
   Check.requiredText(issues, "reason", command.reason, Check.maxTextLength)
   const invalid = Check.refusal(issues)
   if (invalid) return invalid
-  switch (state._tag) {
-    case "Pending":
-    case "Cancelled":
-      return illegal(state, command, "the payment request was not accepted, so no transfer pays it")
-    case "Accepted":
-    case "Paid":
-    case "Failed":
-    case "Refunded":
-      break
-  }
-  if (command.transferId !== state.acceptance.transferId) return transferMismatch
-  switch (state._tag) {
+  const checked = payingRequest(command, state)
+  if ("refusal" in checked) return checked.refusal
+  const paying = checked.paying
+  switch (paying._tag) {
     case "Accepted":
       return accept({
         _tag: "PaymentRequestFailed",
