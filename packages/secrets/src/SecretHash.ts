@@ -28,27 +28,28 @@ const derive = (secret: string, salt: Buffer, params: ScryptParams): Effect.Effe
   })
 
 /** A stored secret: `scrypt$N$r$p$<salt base64>$<hash base64>`. */
-export const hashSecret = (
+export const hashSecret = Effect.fn("SecretHash.hashSecret")(function* (
   secret: Redacted.Redacted<string>,
   params: ScryptParams = defaultParams,
-): Effect.Effect<string> =>
-  Effect.gen(function* () {
-    const salt = randomBytes(16)
-    const hash = yield* derive(Redacted.value(secret), salt, params)
-    return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString("base64")}$${hash.toString("base64")}`
-  })
+) {
+  const salt = randomBytes(16)
+  const hash = yield* derive(Redacted.value(secret), salt, params)
+  return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString("base64")}$${hash.toString("base64")}`
+})
 
 /** Whether the secret matches a stored `hashSecret` value, compared in constant time. */
-export const verifySecret = (secret: Redacted.Redacted<string>, stored: string): Effect.Effect<boolean> =>
-  Effect.gen(function* () {
-    const [scheme, N, r, p, salt, hash] = stored.split("$")
-    if (scheme !== "scrypt" || hash === undefined || salt === undefined) return false
-    const params = { N: Number(N), r: Number(r), p: Number(p) }
-    if (!Number.isInteger(params.N) || !Number.isInteger(params.r) || !Number.isInteger(params.p)) return false
-    const expected = Buffer.from(hash, "base64")
-    const actual = yield* derive(Redacted.value(secret), Buffer.from(salt, "base64"), params)
-    return expected.length === actual.length && timingSafeEqual(expected, actual)
-  })
+export const verifySecret = Effect.fn("SecretHash.verifySecret")(function* (
+  secret: Redacted.Redacted<string>,
+  stored: string,
+) {
+  const [scheme, N, r, p, salt, hash] = stored.split("$")
+  if (scheme !== "scrypt" || hash === undefined || salt === undefined) return false
+  const params = { N: Number(N), r: Number(r), p: Number(p) }
+  if (!Number.isInteger(params.N) || !Number.isInteger(params.r) || !Number.isInteger(params.p)) return false
+  const expected = Buffer.from(hash, "base64")
+  const actual = yield* derive(Redacted.value(secret), Buffer.from(salt, "base64"), params)
+  return expected.length === actual.length && timingSafeEqual(expected, actual)
+})
 
 /** A new random secret (32 bytes, base64url). */
 export const generateSecret = (): Redacted.Redacted<string> => Redacted.make(randomBytes(32).toString("base64url"))

@@ -8,8 +8,9 @@ import * as MoneyResponse from "../MoneyResponse.ts"
 import * as Problem from "../Problem.ts"
 
 export const CharityLive = HttpApiBuilder.group(Api, "charity", (handlers) =>
-  handlers.handle("createAnonymous", ({ payload }) =>
-    Effect.gen(function* () {
+  handlers.handle(
+    "createAnonymous",
+    Effect.fn("CharityLive.createAnonymous")(function* ({ payload }) {
       const { partnerId } = yield* Caller
       const created = yield* Charity.createAnonymous({ partnerId, ...payload }).pipe(
         Effect.mapError(Problem.fromDomain),

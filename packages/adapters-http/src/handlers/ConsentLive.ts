@@ -18,8 +18,9 @@ const payer = Effect.map(requireCustomer, ({ partnerId, registrationId }) => ({ 
 
 export const ConsentLive = HttpApiBuilder.group(Api, "consents", (handlers) =>
   handlers
-    .handle("list", ({ query }) =>
-      Effect.gen(function* () {
+    .handle(
+      "list",
+      Effect.fn("ConsentLive.list")(function* ({ query }) {
         const caller = yield* payer
         const page = yield* Consents.list(caller, {
           limit: query.limit ?? 20,
@@ -28,15 +29,16 @@ export const ConsentLive = HttpApiBuilder.group(Api, "consents", (handlers) =>
         return { data: page.data.map(toResponse), hasMore: page.hasMore }
       }),
     )
-    .handle("get", ({ params }) =>
-      Effect.gen(function* () {
+    .handle(
+      "get",
+      Effect.fn("ConsentLive.get")(function* ({ params }) {
         const caller = yield* payer
-        const consent = yield* Consents.get(caller, params.consentId).pipe(Effect.mapError(Problem.fromDomain))
-        return toResponse(consent)
+        return toResponse(yield* Consents.get(caller, params.consentId).pipe(Effect.mapError(Problem.fromDomain)))
       }),
     )
-    .handle("accept", ({ params, payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "accept",
+      Effect.fn("ConsentLive.accept")(function* ({ params, payload }) {
         const caller = yield* payer
         const consent = yield* Consents.accept(caller, params.consentId, payload.bankAccountId).pipe(
           Effect.mapError(Problem.fromDomain),
@@ -44,11 +46,11 @@ export const ConsentLive = HttpApiBuilder.group(Api, "consents", (handlers) =>
         return toResponse(consent)
       }),
     )
-    .handle("decline", ({ params }) =>
-      Effect.gen(function* () {
+    .handle(
+      "decline",
+      Effect.fn("ConsentLive.decline")(function* ({ params }) {
         const caller = yield* payer
-        const consent = yield* Consents.decline(caller, params.consentId).pipe(Effect.mapError(Problem.fromDomain))
-        return toResponse(consent)
+        return toResponse(yield* Consents.decline(caller, params.consentId).pipe(Effect.mapError(Problem.fromDomain)))
       }),
     ),
 )

@@ -8,24 +8,27 @@ import * as Problem from "../Problem.ts"
 
 export const CustomerLive = HttpApiBuilder.group(Api, "customer", (handlers) =>
   handlers
-    .handle("notifications", () =>
-      Effect.gen(function* () {
+    .handle(
+      "notifications",
+      Effect.fn("CustomerLive.notifications")(function* () {
         const { partnerId, registrationId } = yield* requireCustomer
         return yield* CustomerPreferences.notificationPreferences(partnerId, registrationId).pipe(
           Effect.mapError(Problem.fromDomain),
         )
       }),
     )
-    .handle("updateNotifications", ({ payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "updateNotifications",
+      Effect.fn("CustomerLive.updateNotifications")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         return yield* CustomerPreferences.updateNotificationPreferences(partnerId, registrationId, payload).pipe(
           Effect.mapError(Problem.fromDomain),
         )
       }),
     )
-    .handle("registerNotificationToken", ({ payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "registerNotificationToken",
+      Effect.fn("CustomerLive.registerNotificationToken")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         yield* CustomerPreferences.registerPushToken(partnerId, registrationId, {
           token: payload.token,
@@ -33,8 +36,9 @@ export const CustomerLive = HttpApiBuilder.group(Api, "customer", (handlers) =>
         }).pipe(Effect.mapError(Problem.fromDomain))
       }),
     )
-    .handle("removeNotificationToken", ({ payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "removeNotificationToken",
+      Effect.fn("CustomerLive.removeNotificationToken")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         yield* CustomerPreferences.removePushToken(partnerId, registrationId, payload.token).pipe(
           Effect.mapError(Problem.fromDomain),

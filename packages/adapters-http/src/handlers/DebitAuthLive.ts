@@ -18,8 +18,9 @@ const toResponse = (view: DebitAuths.DebitAuthView) => ({
 
 export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =>
   handlers
-    .handle("set", ({ payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "set",
+      Effect.fn("DebitAuthLive.set")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         const view = yield* DebitAuths.set({
           partnerId,
@@ -30,8 +31,9 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
         return toResponse(view)
       }),
     )
-    .handle("update", ({ params, payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "update",
+      Effect.fn("DebitAuthLive.update")(function* ({ params, payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         const view = yield* DebitAuths.update({
           partnerId,
@@ -43,8 +45,9 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
         return toResponse(view)
       }),
     )
-    .handle("list", () =>
-      Effect.gen(function* () {
+    .handle(
+      "list",
+      Effect.fn("DebitAuthLive.list")(function* () {
         const { partnerId, registrationId } = yield* requireCustomer
         const items = yield* DebitAuths.list(partnerId, registrationId).pipe(Effect.mapError(Problem.fromDomain))
         return {
@@ -59,8 +62,9 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
         }
       }),
     )
-    .handle("forUser", ({ params, query }) =>
-      Effect.gen(function* () {
+    .handle(
+      "forUser",
+      Effect.fn("DebitAuthLive.forUser")(function* ({ params, query }) {
         const partnerId = yield* partnerForCustomer(params.registrationId)
         const view = yield* DebitAuths.forUser(partnerId, params.registrationId, query.companyId).pipe(
           Effect.mapError(Problem.fromDomain),

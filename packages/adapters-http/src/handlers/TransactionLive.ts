@@ -37,8 +37,9 @@ export const toResponse = (doc: TransferDocument): TransferResponse => ({
 
 export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handlers) =>
   handlers
-    .handle("report", ({ query }) =>
-      Effect.gen(function* () {
+    .handle(
+      "report",
+      Effect.fn("TransactionLive.report")(function* ({ query }) {
         const { partnerId } = yield* requirePartner
         const report = yield* Transfers.report({ partnerId, ...query, limit: query.limit ?? 20 }).pipe(
           Effect.mapError(Problem.fromDomain),
@@ -68,15 +69,17 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
         }
       }),
     )
-    .handle("get", ({ params }) =>
-      Effect.gen(function* () {
+    .handle(
+      "get",
+      Effect.fn("TransactionLive.get")(function* ({ params }) {
         const caller = yield* Caller
         const doc = yield* Transfers.get(caller, params.transferId).pipe(Effect.mapError(Problem.fromDomain))
         return toResponse(doc)
       }),
     )
-    .handle("accept", ({ params, payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "accept",
+      Effect.fn("TransactionLive.accept")(function* ({ params, payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         return yield* Payments.accept({
           partnerId,
@@ -86,8 +89,9 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
         }).pipe(Effect.mapError(Problem.fromDomain))
       }),
     )
-    .handle("refund", ({ params, payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "refund",
+      Effect.fn("TransactionLive.refund")(function* ({ params, payload }) {
         const { partnerId } = yield* requirePartner
         const refund = yield* Transfers.refund({ partnerId, transferId: params.transferId, ...payload }).pipe(
           Effect.mapError(Problem.fromDomain),
@@ -99,8 +103,9 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
         }
       }),
     )
-    .handle("reimbursement", ({ payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "reimbursement",
+      Effect.fn("TransactionLive.reimbursement")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         return yield* Transfers.createReimbursement({
           partnerId,
