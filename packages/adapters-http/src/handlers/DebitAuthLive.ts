@@ -8,11 +8,8 @@ import * as MoneyResponse from "../MoneyResponse.ts"
 import * as Problem from "../Problem.ts"
 import { partnerForCustomer } from "./CustomerAccess.ts"
 
-const toResponse = (view: DebitAuths.DebitAuthView) => ({
-  debitAuthId: view.debitAuthId,
-  companyId: view.companyId,
-  enabled: view.enabled,
-  status: view.status,
+const toResponse = ({ registrationId: _registrationId, ...view }: DebitAuths.DebitAuthView) => ({
+  ...view,
   limit: MoneyResponse.toResponse(view.limit),
 })
 

@@ -83,7 +83,8 @@ export type Command = SetDebitAuth | UpdateDebitAuthLimit | EnableDebitAuth | Di
 // ---------------------------------------------------------------------------
 
 /** Status names visible to clients. */
-export type DebitAuthStatus = "Active" | "Disabled"
+export const DebitAuthStatus = Schema.Literals(["Active", "Disabled"])
+export type DebitAuthStatus = typeof DebitAuthStatus.Type
 
 interface Details {
   readonly debitAuthId: DebitAuthId

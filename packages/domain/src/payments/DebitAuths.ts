@@ -16,7 +16,7 @@
  * current, and a company of another partner is NotFound("Company"), like a
  * missing one. Authorizations are read from the `debit_auths` read model.
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
 import { Company } from "../companies/index.ts"
 import { CustomerPreferences } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
@@ -25,8 +25,8 @@ import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
 import * as Amounts from "../kernel/Amounts.ts"
 import { NotFound, ValidationFailed } from "../kernel/DomainError.ts"
-import type { CompanyId, DebitAuthId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
-import type * as Money from "../kernel/Money.ts"
+import { CompanyId, DebitAuthId, type PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import * as Money from "../kernel/Money.ts"
 import * as DebitAuth from "./DebitAuth.ts"
 import * as DebitAuths from "./DebitAuthsProjection.ts"
 
@@ -45,15 +45,16 @@ export const loadCompany = Effect.fn("DebitAuths.loadCompany")(function* (partne
   return summary
 })
 
-/** A debit authorization as answered to clients. */
-export interface DebitAuthView {
-  readonly debitAuthId: DebitAuthId
-  readonly companyId: CompanyId
-  readonly registrationId: RegistrationId
-  readonly enabled: boolean
-  readonly status: DebitAuth.DebitAuthStatus
-  readonly limit: Money.Money
-}
+/** A debit authorization as answered to clients: the one declaration the HTTP response reuses. */
+export const DebitAuthView = Schema.Struct({
+  debitAuthId: DebitAuthId,
+  companyId: CompanyId,
+  registrationId: RegistrationId,
+  enabled: Schema.Boolean,
+  status: DebitAuth.DebitAuthStatus,
+  limit: Money.Money,
+})
+export type DebitAuthView = typeof DebitAuthView.Type
 
 const viewOf = (doc: DebitAuths.DebitAuthDocument): DebitAuthView => ({
   debitAuthId: doc.debitAuthId,
