@@ -35,8 +35,8 @@ export const CardPaymentLive = HttpApiBuilder.group(Api, "cardPayments", (handle
           last4: payload.last4,
           brand: payload.brand,
           externalReference: payload.externalReference,
-        }).pipe(Effect.mapError(Problem.fromDomain))
-      }),
+        })
+      }, Problem.domainProblems),
     )
     .handle(
       "cardPaymentMethods",
@@ -44,7 +44,7 @@ export const CardPaymentLive = HttpApiBuilder.group(Api, "cardPayments", (handle
         const partnerId = yield* partnerForCustomer(params.registrationId)
         return yield* CustomerPreferences.cardPaymentMethods(partnerId, params.registrationId, {
           type: query.type,
-        }).pipe(Effect.mapError(Problem.fromDomain))
-      }),
+        })
+      }, Problem.domainProblems),
     ),
 )

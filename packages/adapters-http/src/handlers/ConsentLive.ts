@@ -25,32 +25,30 @@ export const ConsentLive = HttpApiBuilder.group(Api, "consents", (handlers) =>
         const page = yield* Consents.list(caller, {
           limit: query.limit ?? 20,
           startingAfter: query.startingAfter,
-        }).pipe(Effect.mapError(Problem.fromDomain))
+        })
         return { data: page.data.map(toResponse), hasMore: page.hasMore }
-      }),
+      }, Problem.domainProblems),
     )
     .handle(
       "get",
       Effect.fn("ConsentLive.get")(function* ({ params }) {
         const caller = yield* payer
-        return toResponse(yield* Consents.get(caller, params.consentId).pipe(Effect.mapError(Problem.fromDomain)))
-      }),
+        return toResponse(yield* Consents.get(caller, params.consentId))
+      }, Problem.domainProblems),
     )
     .handle(
       "accept",
       Effect.fn("ConsentLive.accept")(function* ({ params, payload }) {
         const caller = yield* payer
-        const consent = yield* Consents.accept(caller, params.consentId, payload.bankAccountId).pipe(
-          Effect.mapError(Problem.fromDomain),
-        )
+        const consent = yield* Consents.accept(caller, params.consentId, payload.bankAccountId)
         return toResponse(consent)
-      }),
+      }, Problem.domainProblems),
     )
     .handle(
       "decline",
       Effect.fn("ConsentLive.decline")(function* ({ params }) {
         const caller = yield* payer
-        return toResponse(yield* Consents.decline(caller, params.consentId).pipe(Effect.mapError(Problem.fromDomain)))
-      }),
+        return toResponse(yield* Consents.decline(caller, params.consentId))
+      }, Problem.domainProblems),
     ),
 )

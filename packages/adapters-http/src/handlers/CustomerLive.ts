@@ -12,19 +12,15 @@ export const CustomerLive = HttpApiBuilder.group(Api, "customer", (handlers) =>
       "notifications",
       Effect.fn("CustomerLive.notifications")(function* () {
         const { partnerId, registrationId } = yield* requireCustomer
-        return yield* CustomerPreferences.notificationPreferences(partnerId, registrationId).pipe(
-          Effect.mapError(Problem.fromDomain),
-        )
-      }),
+        return yield* CustomerPreferences.notificationPreferences(partnerId, registrationId)
+      }, Problem.domainProblems),
     )
     .handle(
       "updateNotifications",
       Effect.fn("CustomerLive.updateNotifications")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
-        return yield* CustomerPreferences.updateNotificationPreferences(partnerId, registrationId, payload).pipe(
-          Effect.mapError(Problem.fromDomain),
-        )
-      }),
+        return yield* CustomerPreferences.updateNotificationPreferences(partnerId, registrationId, payload)
+      }, Problem.domainProblems),
     )
     .handle(
       "registerNotificationToken",
@@ -33,16 +29,14 @@ export const CustomerLive = HttpApiBuilder.group(Api, "customer", (handlers) =>
         yield* CustomerPreferences.registerPushToken(partnerId, registrationId, {
           token: payload.token,
           expireAt: payload.expireAt.value,
-        }).pipe(Effect.mapError(Problem.fromDomain))
-      }),
+        })
+      }, Problem.domainProblems),
     )
     .handle(
       "removeNotificationToken",
       Effect.fn("CustomerLive.removeNotificationToken")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
-        yield* CustomerPreferences.removePushToken(partnerId, registrationId, payload.token).pipe(
-          Effect.mapError(Problem.fromDomain),
-        )
-      }),
+        yield* CustomerPreferences.removePushToken(partnerId, registrationId, payload.token)
+      }, Problem.domainProblems),
     ),
 )

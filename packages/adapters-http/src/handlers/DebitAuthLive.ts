@@ -24,9 +24,9 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
           registrationId,
           companyId: payload.companyId,
           limit: payload.limit,
-        }).pipe(Effect.mapError(Problem.fromDomain))
+        })
         return toResponse(view)
-      }),
+      }, Problem.domainProblems),
     )
     .handle(
       "update",
@@ -38,15 +38,15 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
           debitAuthId: params.debitAuthId,
           limit: payload.limit,
           enabled: payload.enabled,
-        }).pipe(Effect.mapError(Problem.fromDomain))
+        })
         return toResponse(view)
-      }),
+      }, Problem.domainProblems),
     )
     .handle(
       "list",
       Effect.fn("DebitAuthLive.list")(function* () {
         const { partnerId, registrationId } = yield* requireCustomer
-        const items = yield* DebitAuths.list(partnerId, registrationId).pipe(Effect.mapError(Problem.fromDomain))
+        const items = yield* DebitAuths.list(partnerId, registrationId)
         return {
           debitAuths: items.map((item) => ({
             debitAuthId: { value: item.debitAuthId },
@@ -57,16 +57,14 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
             status: item.status,
           })),
         }
-      }),
+      }, Problem.domainProblems),
     )
     .handle(
       "forUser",
       Effect.fn("DebitAuthLive.forUser")(function* ({ params, query }) {
         const partnerId = yield* partnerForCustomer(params.registrationId)
-        const view = yield* DebitAuths.forUser(partnerId, params.registrationId, query.companyId).pipe(
-          Effect.mapError(Problem.fromDomain),
-        )
+        const view = yield* DebitAuths.forUser(partnerId, params.registrationId, query.companyId)
         return { enabled: view.enabled, limit: Money.toDecimal(view.limit), status: view.status }
-      }),
+      }, Problem.domainProblems),
     ),
 )

@@ -41,9 +41,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
       "report",
       Effect.fn("TransactionLive.report")(function* ({ query }) {
         const { partnerId } = yield* requirePartner
-        const report = yield* Transfers.report({ partnerId, ...query, limit: query.limit ?? 20 }).pipe(
-          Effect.mapError(Problem.fromDomain),
-        )
+        const report = yield* Transfers.report({ partnerId, ...query, limit: query.limit ?? 20 })
         return {
           from: report.from,
           to: report.to,
@@ -67,15 +65,15 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
           })),
           hasMore: report.hasMore,
         }
-      }),
+      }, Problem.domainProblems),
     )
     .handle(
       "get",
       Effect.fn("TransactionLive.get")(function* ({ params }) {
         const caller = yield* Caller
-        const doc = yield* Transfers.get(caller, params.transferId).pipe(Effect.mapError(Problem.fromDomain))
+        const doc = yield* Transfers.get(caller, params.transferId)
         return toResponse(doc)
-      }),
+      }, Problem.domainProblems),
     )
     .handle(
       "accept",
@@ -86,22 +84,20 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
           registrationId,
           paymentRequestId: params.paymentRequestId,
           ...payload,
-        }).pipe(Effect.mapError(Problem.fromDomain))
-      }),
+        })
+      }, Problem.domainProblems),
     )
     .handle(
       "refund",
       Effect.fn("TransactionLive.refund")(function* ({ params, payload }) {
         const { partnerId } = yield* requirePartner
-        const refund = yield* Transfers.refund({ partnerId, transferId: params.transferId, ...payload }).pipe(
-          Effect.mapError(Problem.fromDomain),
-        )
+        const refund = yield* Transfers.refund({ partnerId, transferId: params.transferId, ...payload })
         return {
           refundId: refund.refundId,
           status: refund.status,
           refundedAmount: MoneyResponse.toResponse(refund.refundedAmount),
         }
-      }),
+      }, Problem.domainProblems),
     )
     .handle(
       "reimbursement",
@@ -112,7 +108,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
           registrationId,
           transferId: payload.transferId,
           providerId: payload.providerId as Parameters<typeof Transfers.createReimbursement>[0]["providerId"],
-        }).pipe(Effect.mapError(Problem.fromDomain))
-      }),
+        })
+      }, Problem.domainProblems),
     ),
 )
