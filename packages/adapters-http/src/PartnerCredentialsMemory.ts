@@ -36,12 +36,11 @@ export const layerMemory = (
       // Checked when the ClientId is unknown, so both refusals take the same time.
       const dummy = yield* SecretHash.hashSecret(SecretHash.generateSecret(), params)
       return PartnerCredentials.of({
-        authenticate: (clientId, clientSecret) =>
-          Effect.gen(function* () {
-            const entry = byClientId.get(clientId)
-            const matches = yield* SecretHash.verifySecret(clientSecret, entry?.stored ?? dummy)
-            return entry !== undefined && matches ? Option.some({ partnerId: entry.partnerId }) : Option.none()
-          }),
+        authenticate: Effect.fn("PartnerCredentialsMemory.authenticate")(function* (clientId, clientSecret) {
+          const entry = byClientId.get(clientId)
+          const matches = yield* SecretHash.verifySecret(clientSecret, entry?.stored ?? dummy)
+          return entry !== undefined && matches ? Option.some({ partnerId: entry.partnerId }) : Option.none()
+        }),
       })
     }),
   )

@@ -99,15 +99,14 @@ export const layerKycProviderSandbox: Layer.Layer<KycProvider> = Layer.effect(
         return found === undefined ? Effect.fail(new KycSessionNotFound({ tokenId })) : Effect.succeed(found)
       })
     return KycProvider.of({
-      start: ({ tokenId, deviceId, phoneNumber }) =>
-        Effect.gen(function* () {
-          yield* Ref.update(sessions, (all) => new Map(all).set(tokenId, { deviceId, phoneNumber }))
-          const now = yield* DateTime.now
-          return {
-            linkToken: `kyc-sandbox-${tokenId}`,
-            expiration: DateTime.add(now, { minutes: sandboxSessionMinutes }),
-          }
-        }),
+      start: Effect.fn("ProviderSandboxes.start")(function* ({ tokenId, deviceId, phoneNumber }) {
+        yield* Ref.update(sessions, (all) => new Map(all).set(tokenId, { deviceId, phoneNumber }))
+        const now = yield* DateTime.now
+        return {
+          linkToken: `kyc-sandbox-${tokenId}`,
+          expiration: DateTime.add(now, { minutes: sandboxSessionMinutes }),
+        }
+      }),
       check: ({ tokenId }) =>
         Effect.map(session(tokenId), ({ deviceId }) => {
           const status = deviceId.includes("reject")
