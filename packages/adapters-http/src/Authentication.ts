@@ -12,7 +12,7 @@ import { Caller, type CustomerCaller, type PartnerCaller } from "./Caller.ts"
 import * as Problem from "./Problem.ts"
 
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: Caller }>()(
-  "partnerpay/http/Authentication",
+  "partnerpay/adapters-http/Authentication",
   {
     security: { bearer: HttpApiSecurity.bearer },
     error: [Problem.Unauthorized, Problem.Forbidden],

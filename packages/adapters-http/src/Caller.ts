@@ -25,7 +25,7 @@ export const CallerIdentity = Schema.Union([PartnerCaller, CustomerCaller])
 export type CallerIdentity = typeof CallerIdentity.Type
 
 /** The authenticated caller of the current request. */
-export class Caller extends Context.Service<Caller, CallerIdentity>()("partnerpay/http/Caller") {}
+export class Caller extends Context.Service<Caller, CallerIdentity>()("partnerpay/adapters-http/Caller") {}
 
 /**
  * The bearer token verification already done for the current request: the
@@ -42,6 +42,6 @@ export interface BearerVerification {
 }
 
 export const CurrentBearerVerification = Context.Reference<BearerVerification | undefined>(
-  "partnerpay/http/CurrentBearerVerification",
+  "partnerpay/adapters-http/CurrentBearerVerification",
   { defaultValue: () => undefined },
 )

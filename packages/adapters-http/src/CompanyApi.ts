@@ -15,7 +15,7 @@
  * request body (see `documentBodyAs`). A body that is not a JSON object is a
  * 400.
  */
-import { Company, Ids } from "@partnerpay/domain"
+import { Companies, Company, Ids } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.ts"
@@ -115,11 +115,8 @@ export const CompanyCreateResponse = Schema.Struct({
 
 export const LocationAddResponse = Schema.Struct({ locationId: Ids.LocationId })
 
-/** Spec 2.8: PascalCase as the spec writes it. */
-export const CompanyStatusResponse = Schema.Struct({
-  CompanyId: Ids.CompanyId,
-  Status: Company.CompanyStatus,
-})
+/** Spec 2.8: PascalCase as the spec writes it (the domain's shape). */
+export const CompanyStatusResponse = Companies.StatusResponse
 
 export const CompanyStatusQuery = {
   companyId: Schema.optionalKey(Ids.Uuid.annotate({ description: "Our id of the company; or companyReferenceId" })),

@@ -10,7 +10,7 @@
  * outcome is applied to the plan at once (a withdrawn consent cancels it).
  * Another customer's consent is 404.
  */
-import { CalendarDate, Ids, PaymentPlanSchedule } from "@partnerpay/domain"
+import { Consents, Ids, PaymentPlans } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.ts"
@@ -18,34 +18,11 @@ import { AmountResponse } from "./MoneyResponse.ts"
 import { Limit } from "./PaymentApi.ts"
 import * as Problem from "./Problem.ts"
 
-export const RecipientCompanyResponse = Schema.Struct({
-  name: Schema.String,
-  contactNumber: Schema.String,
-  emailAddress: Schema.String,
-  websiteUrl: Schema.optionalKey(Schema.String),
-  address: Schema.Struct({
-    streetNumberAndName: Schema.String,
-    apartmentNumber: Schema.optionalKey(Schema.String),
-    city: Schema.String,
-    zipCode: Schema.String,
-    state: Schema.String,
-  }),
-})
+/** The recipient company, as the domain declares it. */
+export const RecipientCompanyResponse = PaymentPlans.RecipientCompany
 
-export const ConsentResponse = Schema.Struct({
-  consentId: Ids.ConsentId,
-  paymentPlanId: Ids.PaymentPlanId,
-  status: Schema.Literals(["Pending", "Accepted", "Declined", "Revoked"]),
-  amount: AmountResponse,
-  frequency: PaymentPlanSchedule.Frequency,
-  recurrenceInterval: Schema.Number,
-  startDate: CalendarDate.CalendarDate,
-  recipientCompany: RecipientCompanyResponse,
-  createdAt: Schema.DateTimeUtcFromString,
-  acceptedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
-  declinedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
-  revokedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
-})
+/** The domain's consent view; only the amount takes its wire form. */
+export const ConsentResponse = Schema.Struct({ ...Consents.ConsentView.fields, amount: AmountResponse })
 
 export const ConsentListResponse = Schema.Struct({
   data: Schema.Array(ConsentResponse),

@@ -25,7 +25,7 @@ export class ChatSigner extends Context.Service<
     /** Hex HMAC-SHA256 of `userId` with the chat secret. */
     readonly sign: (userId: string) => Effect.Effect<string>
   }
->()("partnerpay/http/ChatSigner") {
+>()("partnerpay/adapters-http/ChatSigner") {
   static readonly layer = (secret: Redacted.Redacted<string>): Layer.Layer<ChatSigner> =>
     Layer.succeed(
       ChatSigner,

@@ -9,14 +9,14 @@
  * (GET /User/{registrationId}/DebitAuth, optional query `companyId`, required
  * when the payer has several).
  */
-import { Ids, Money } from "@partnerpay/domain"
+import { DebitAuth, DebitAuths, Ids, Money } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.ts"
 import { AmountResponse } from "./MoneyResponse.ts"
 import * as Problem from "./Problem.ts"
 
-const Status = Schema.Literals(["Active", "Disabled"])
+const Status = DebitAuth.DebitAuthStatus
 
 export const SetRequest = Schema.Struct({
   companyId: Ids.CompanyId,
@@ -29,13 +29,10 @@ export const UpdateRequest = Schema.Struct({
 })
 
 /** Answer of Set and Update. */
-export const DebitAuthResponse = Schema.Struct({
-  debitAuthId: Ids.DebitAuthId,
-  companyId: Ids.CompanyId,
-  enabled: Schema.Boolean,
-  status: Status,
-  limit: AmountResponse,
-})
+const { registrationId: _registrationId, ...debitAuthFields } = DebitAuths.DebitAuthView.fields
+
+/** The domain's debit authorization view without the customer's id (the caller), the limit in its wire form. */
+export const DebitAuthResponse = Schema.Struct({ ...debitAuthFields, limit: AmountResponse })
 
 const IdObject = <S extends Schema.Top>(id: S) => Schema.Struct({ value: id })
 

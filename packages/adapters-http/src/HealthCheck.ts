@@ -15,7 +15,7 @@ export class HealthCheck extends Context.Service<
   {
     readonly check: Effect.Effect<void, Unhealthy>
   }
->()("partnerpay/http/HealthCheck") {
+>()("partnerpay/adapters-http/HealthCheck") {
   /** Always healthy: for tests and for running without dependencies. */
   static readonly layerAlwaysHealthy: Layer.Layer<HealthCheck> = Layer.succeed(
     HealthCheck,

@@ -8,15 +8,12 @@
  * payer's Accepted consent: otherwise 409 with code CONSENT_NOT_ACCEPTED.
  * Another partner's plan is 404.
  */
-import { CalendarDate, Ids, Money, PaymentPlanSchedule } from "@partnerpay/domain"
+import { CalendarDate, Consent, Ids, Money, PaymentPlan, PaymentPlanSchedule } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.ts"
 import { AmountResponse } from "./MoneyResponse.ts"
 import * as Problem from "./Problem.ts"
-
-const PlanStatus = Schema.Literals(["Draft", "Active", "Paused", "Cancelled", "Completed"])
-const ConsentStatus = Schema.Literals(["Pending", "Accepted", "Declined", "Revoked"])
 
 export const CreatePaymentPlanRequest = Schema.Struct({
   companyId: Schema.optionalKey(
@@ -48,7 +45,7 @@ export const CreatePaymentPlanRequest = Schema.Struct({
 export const CreatePaymentPlanResponse = Schema.Struct({
   paymentPlanId: Ids.PaymentPlanId,
   consentId: Ids.ConsentId,
-  status: PlanStatus,
+  status: PaymentPlan.PlanStatus,
 })
 
 export const InstalmentResponse = Schema.Struct({
@@ -63,8 +60,8 @@ export const PaymentPlanResponse = Schema.Struct({
   consentId: Ids.ConsentId,
   companyId: Ids.CompanyId,
   payerRegistrationId: Ids.RegistrationId,
-  status: PlanStatus,
-  consentStatus: ConsentStatus,
+  status: PaymentPlan.PlanStatus,
+  consentStatus: Consent.ConsentStatus,
   amount: AmountResponse,
   frequency: PaymentPlanSchedule.Frequency,
   recurrenceInterval: Schema.Number,

@@ -256,6 +256,18 @@ const domainErrorClasses = [
 
 export const isDomainFailure = (u: unknown): u is DomainFailure => domainErrorClasses.some((C) => u instanceof C)
 
+/**
+ * A handler group's one error mapping (the pipe of each handler's
+ * `Effect.fn`): every domain failure becomes its problem; problems already
+ * raised (a 403 from `requirePartner` / `requireCustomer`) pass through.
+ */
+export const domainProblems = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+): Effect.Effect<A, Exclude<E, DomainFailure> | DomainProblem, R> =>
+  Effect.mapError(effect, (error) =>
+    isDomainFailure(error) ? fromDomain(error) : (error as Exclude<E, DomainFailure>),
+  )
+
 // ---------------------------------------------------------------------------
 // Request decoding failures
 

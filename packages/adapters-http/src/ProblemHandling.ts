@@ -20,15 +20,18 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import * as Problem from "./Problem.ts"
 
-export class ProblemHandling extends HttpApiMiddleware.Service<ProblemHandling>()("partnerpay/http/ProblemHandling", {
-  error: [
-    Problem.BadRequest,
-    Problem.PayloadTooLarge,
-    Problem.UnsupportedMediaType,
-    Problem.TooManyRequests,
-    Problem.InternalError,
-  ],
-}) {
+export class ProblemHandling extends HttpApiMiddleware.Service<ProblemHandling>()(
+  "partnerpay/adapters-http/ProblemHandling",
+  {
+    error: [
+      Problem.BadRequest,
+      Problem.PayloadTooLarge,
+      Problem.UnsupportedMediaType,
+      Problem.TooManyRequests,
+      Problem.InternalError,
+    ],
+  },
+) {
   static readonly layer: Layer.Layer<ProblemHandling> = Layer.succeed(ProblemHandling, (httpEffect) =>
     Effect.suspend(() => {
       const correlationId = crypto.randomUUID()

@@ -9,6 +9,7 @@
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { assert, describe, it } from "@effect/vitest"
 import { Companies, type Ids, MemoryOutbox } from "@partnerpay/domain"
+import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
 import { otherPartnerId, partnerId, send } from "./fixtures.ts"
@@ -37,48 +38,12 @@ let counter = 0
 const uniqueReference = () => `ref-${Date.now()}-${++counter}`
 
 /** A valid create request body (spec 2.2). */
-const createBody = (overrides: Record<string, unknown> = {}) => ({
-  companyReferenceId: uniqueReference(),
-  name: "Acme Coffee",
-  emailAddress: "hello@acme.example.com",
-  taxId: "12-3456789",
-  taxIdType: "EIN",
-  streetNumberAndName: "100 Main St",
-  apartmentNumber: "Suite 200",
-  zipCode: "94105",
-  city: "San Francisco",
-  state: "CA",
-  contactNumber: "+14155550199",
-  websiteUrl: "https://acme.example.com",
-  companyType: "ForProfit",
-  owner: {
-    name: "Ada Lovelace",
-    emailAddress: "ada@acme.example.com",
-    contactNumber: "(415) 555-0100",
-    title: "CEO",
-    documentNumber: "D1234567",
-    documentType: "DriversLicense",
-    ssn: "987-65-4321",
-    dateOfBirth: "1980-12-10",
-    streetNumberAndName: "1 Analytical Way",
-    apartmentNumber: "Apt 4",
-    zipCode: "94105-1234",
-    city: "San Francisco",
-    state: "CA",
-  },
-  employees: [{ name: "Bob", emailAddress: "bob@acme.example.com", contactNumber: "415-555-0101", title: "Cashier" }],
-  locations: [
-    {
-      name: "Main Street Store",
-      streetNumberAndName: "100 Main St",
-      apartmentNumber: "",
-      zipCode: "94105",
-      city: "San Francisco",
-      state: "CA",
-    },
-  ],
-  ...overrides,
-})
+const createBody = (overrides: Record<string, unknown> = {}) =>
+  Fixtures.companyRegistrationBody({
+    companyReferenceId: uniqueReference(),
+    locations: [{ ...Fixtures.mainStreetStore, apartmentNumber: "" }],
+    ...overrides,
+  })
 
 const locationBody = {
   name: "Airport Cart",

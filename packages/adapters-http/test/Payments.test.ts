@@ -26,8 +26,7 @@ const linkedCustomer = (registrationId: Ids.RegistrationId) =>
   Effect.gen(function* () {
     const at = yield* DateTime.now
     const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
-    const handle = (command: Customer.CustomerCommand) =>
-      CommandHandler.handle(Customer.aggregate, registrationId, command)
+    const handle = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, registrationId, command)
     yield* handle({ _tag: "RegisterCustomer", registrationId, partnerId, phoneNumber: "+14155550123", at })
     yield* handle({ _tag: "StartKyc", tokenId, expiration: DateTime.add(at, { hours: 1 }), at })
     yield* handle({

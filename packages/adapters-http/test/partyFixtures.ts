@@ -3,8 +3,9 @@
  * customers are registered through their aggregates (as the company and login
  * flows do), and customer tokens are minted with the `Tokens` service.
  */
-import { CommandHandler, Company, Customer, type Ids } from "@partnerpay/domain"
-import { DateTime, Effect, Layer, ManagedRuntime } from "effect"
+import type { Ids } from "@partnerpay/domain"
+import { Fixtures } from "@partnerpay/domain/testing"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import type { CallerIdentity } from "../src/Caller.ts"
 import * as Server from "../src/Server.ts"
 import { Tokens } from "../src/Tokens.ts"
@@ -51,58 +52,8 @@ export const customerToken = (partnerId: Ids.PartnerId, registrationId: Ids.Regi
 
 export const partnerTokenFor = (partnerId: Ids.PartnerId) => issue({ _tag: "Partner", partnerId })
 
-const registration = (name: string, reference: string) =>
-  ({
-    companyReferenceId: reference,
-    name,
-    emailAddress: "hello@acme.example.com",
-    taxId: "12-3456789",
-    taxIdType: "EIN",
-    streetNumberAndName: "100 Main St",
-    apartmentNumber: "Suite 200",
-    zipCode: "94105",
-    city: "San Francisco",
-    state: "CA",
-    contactNumber: "+14155550199",
-    companyType: "ForProfit",
-    owner: {
-      name: "Ada Lovelace",
-      emailAddress: "ada@acme.example.com",
-      contactNumber: "(415) 555-0100",
-      title: "CEO",
-      documentNumber: "D1234567",
-      documentType: "DriversLicense",
-      ssn: "123-45-6789",
-      dateOfBirth: "1980-12-10",
-      streetNumberAndName: "1 Analytical Way",
-      apartmentNumber: "Apt 4",
-      zipCode: "94105-1234",
-      city: "San Francisco",
-      state: "CA",
-    },
-    employees: [],
-    locations: [],
-  }) as unknown as Company.RegistrationInput
-
 export const registerCompany = (partnerId: Ids.PartnerId, companyId: Ids.CompanyId, name: string) =>
-  Effect.gen(function* () {
-    yield* CommandHandler.handle(Company.aggregate, companyId, {
-      _tag: "RegisterCompany",
-      partnerId,
-      companyId,
-      locationIds: [],
-      registration: registration(name, `ref-${companyId.slice(-6)}`),
-      at: yield* DateTime.now,
-    })
-  })
+  Fixtures.registerCompany(partnerId, companyId, name, { locations: 0, body: { websiteUrl: undefined } })
 
 export const registerCustomer = (partnerId: Ids.PartnerId, registrationId: Ids.RegistrationId) =>
-  Effect.gen(function* () {
-    yield* CommandHandler.handle(Customer.aggregate, registrationId, {
-      _tag: "RegisterCustomer",
-      registrationId,
-      partnerId,
-      phoneNumber: "+14155550123",
-      at: yield* DateTime.now,
-    })
-  })
+  Fixtures.registerCustomer(partnerId, registrationId)

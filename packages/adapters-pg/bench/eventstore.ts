@@ -134,9 +134,9 @@ const customerLoad = Effect.gen(function* () {
   const partnerId = crypto.randomUUID() as Ids.PartnerId
   const at = DateTime.makeUnsafe("2026-11-01T09:00:00Z")
   const expireAt = DateTime.makeUnsafe("2027-11-01T09:00:00Z")
-  const events: Array<Customer.CustomerEvent> = []
+  const events: Array<Customer.Event> = []
   let state = Customer.initialState
-  const record = (command: Customer.CustomerCommand) => {
+  const record = (command: Customer.Command) => {
     const decision = Customer.decide(command, state)
     if (decision._tag === "Failure") throw new Error(`bench history refused: ${command._tag}`)
     for (const event of decision.success) {

@@ -27,7 +27,7 @@ for (const database of databases) {
             const registrationId = crypto.randomUUID() as Ids.RegistrationId
             const partnerId = crypto.randomUUID() as Ids.PartnerId
             const uow = yield* UnitOfWork
-            const run = (command: Customer.CustomerCommand) =>
+            const run = (command: Customer.Command) =>
               uow.transactional(CommandHandler.handle(Customer.aggregate, registrationId, command))
             yield* run({ _tag: "RegisterCustomer", registrationId, partnerId, phoneNumber: "+14155550123", at })
             // every registration of a new token is one event (two once the cap of tokens is reached)

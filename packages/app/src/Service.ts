@@ -101,12 +101,11 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
 }
 
 /** Loads the configuration, then runs the service until interrupted. */
-export const main = (startedAt = Date.now()) =>
-  Effect.gen(function* () {
-    const config = yield* load
-    const tokenSecret = yield* TokenSecret.resolve(config)
-    yield* Layer.launch(makeLayer(config, tokenSecret, startedAt)).pipe(
-      Effect.ensuring(Effect.logInfo("partnerpay stopped")),
-      Effect.provide(Logging.layer(config.logLevel)),
-    )
-  })
+export const main = Effect.fn("Service.main")(function* (startedAt: number = Date.now()) {
+  const config = yield* load
+  const tokenSecret = yield* TokenSecret.resolve(config)
+  yield* Layer.launch(makeLayer(config, tokenSecret, startedAt)).pipe(
+    Effect.ensuring(Effect.logInfo("partnerpay stopped")),
+    Effect.provide(Logging.layer(config.logLevel)),
+  )
+})

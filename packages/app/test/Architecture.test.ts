@@ -1,7 +1,7 @@
 /**
  * The architecture, checked: dependencies point inward. The domain imports
- * nothing but `effect`; each adapter imports the domain but never the other
- * adapter or the app. Inside the domain, the kernel imports no business area
+ * nothing but `effect`; each adapter imports the domain (and the shared
+ * secret hashing) but never the other adapter or the app. Inside the domain, the kernel imports no business area
  * and an area imports another only through its public module (`index.ts`).
  * Reads every source file's import specifiers.
  */
@@ -42,6 +42,10 @@ const importsOf = (pkg: string): Map<string, Array<string>> => {
 describe("dependencies point inward", () => {
   it("the domain imports nothing but effect", () => {
     expect([...importsOf("domain").keys()].sort()).toEqual(["effect"])
+  })
+
+  it("the secret-hashing package imports nothing but effect and Node's crypto", () => {
+    expect([...importsOf("secrets").keys()].sort()).toEqual(["effect", "node:crypto"])
   })
 
   it("the PostgreSQL adapter depends on the domain, never on the HTTP adapter or the app", () => {

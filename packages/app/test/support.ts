@@ -9,6 +9,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
 import { PgDatabase } from "@partnerpay/adapters-pg"
+import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 
@@ -196,41 +197,14 @@ export const freshDatabase = async (): Promise<{ url: string; drop: () => Promis
 }
 
 /** A valid company registration (owner SSN and document number must never be logged). */
-export const companyBody = (overrides: Record<string, unknown>) => ({
-  companyReferenceId: "acme-001",
-  name: "Acme Coffee",
-  emailAddress: "hello@acme.example.com",
-  taxId: "12-3456789",
-  taxIdType: "EIN",
-  streetNumberAndName: "100 Main St",
-  zipCode: "94105",
-  city: "San Francisco",
-  state: "CA",
-  contactNumber: "+14155550199",
-  companyType: "ForProfit",
-  owner: {
-    name: "Ada Lovelace",
-    emailAddress: "ada@acme.example.com",
-    contactNumber: "(415) 555-0100",
-    title: "CEO",
-    documentNumber: "D7654321",
-    documentType: "DriversLicense",
-    ssn: "987-65-4321",
-    dateOfBirth: "1980-12-10",
-    streetNumberAndName: "1 Analytical Way",
-    zipCode: "94105-1234",
-    city: "San Francisco",
-    state: "CA",
-  },
-  employees: [{ name: "Bob", emailAddress: "bob@acme.example.com", contactNumber: "415-555-0101", title: "Cashier" }],
-  locations: [
-    {
-      name: "Main Street Store",
-      streetNumberAndName: "100 Main St",
-      zipCode: "94105",
-      city: "San Francisco",
-      state: "CA",
-    },
-  ],
-  ...overrides,
-})
+const { apartmentNumber: _ownerApartment, ...ownerWithoutApartment } = Fixtures.owner
+
+/** A valid company registration body without the optional apartment numbers and website, with one location. */
+export const companyBody = (overrides: Record<string, unknown>) =>
+  Fixtures.companyRegistrationBody({
+    apartmentNumber: undefined,
+    websiteUrl: undefined,
+    owner: ownerWithoutApartment,
+    locations: [Fixtures.mainStreetStore],
+    ...overrides,
+  })

@@ -8,7 +8,7 @@
  * and notifications), one folder per business area (`companies/`,
  * `customers/`, `payments/`, `plans/`, `cards-and-charity/`, each with a
  * public `index.ts`), and the registries that compose the areas
- * (`DomainEvents.ts`, `Projections.ts`, `Notifications.ts`).
+ * (`DomainEvents.ts`, `Projections.ts`, `Notifications.ts`, `Policies.ts`).
  */
 
 // cards and charity

@@ -16,8 +16,9 @@ export const AccountLive = HttpApiBuilder.group(
   Effect.fn(function* (handlers) {
     const tokens = yield* Tokens
     return handlers
-      .handle("link", ({ payload }) =>
-        Effect.gen(function* () {
+      .handle(
+        "link",
+        Effect.fn("AccountLive.link")(function* ({ payload }) {
           const caller = yield* requireCustomer
           const result = yield* BankAccounts.link(caller.partnerId, caller.registrationId, {
             tokenId: payload.tokenId,
@@ -39,8 +40,9 @@ export const AccountLive = HttpApiBuilder.group(
           return { refreshToken: refreshed.accessToken, isOk: true, errors: [], screenerErrors: [], linkError: null }
         }),
       )
-      .handle("list", () =>
-        Effect.gen(function* () {
+      .handle(
+        "list",
+        Effect.fn("AccountLive.list")(function* () {
           const { partnerId, registrationId } = yield* requireCustomer
           const accounts = yield* BankAccounts.list(partnerId, registrationId).pipe(Effect.mapError(toProblem))
           return {
@@ -54,8 +56,9 @@ export const AccountLive = HttpApiBuilder.group(
           }
         }),
       )
-      .handle("delete", ({ payload }) =>
-        Effect.gen(function* () {
+      .handle(
+        "delete",
+        Effect.fn("AccountLive.delete")(function* ({ payload }) {
           const { partnerId, registrationId } = yield* requireCustomer
           yield* BankAccounts.remove(partnerId, registrationId, payload.accountId).pipe(Effect.mapError(toProblem))
         }),

@@ -15,8 +15,9 @@ export const AuthLive = HttpApiBuilder.group(
     const credentials = yield* PartnerCredentials
     const tokens = yield* Tokens
     return handlers
-      .handle("token", ({ payload }) =>
-        Effect.gen(function* () {
+      .handle(
+        "token",
+        Effect.fn("AuthLive.token")(function* ({ payload }) {
           const partner = yield* credentials.authenticate(payload.ClientId, payload.ClientSecret)
           if (Option.isNone(partner)) {
             return yield* Problem.unauthorized("The ClientId and ClientSecret do not match a partner.")
@@ -29,8 +30,9 @@ export const AuthLive = HttpApiBuilder.group(
           }
         }),
       )
-      .handle("exchangeToken", () =>
-        Effect.gen(function* () {
+      .handle(
+        "exchangeToken",
+        Effect.fn("AuthLive.exchangeToken")(function* () {
           const caller = yield* Caller
           const issued = yield* tokens.issue(caller)
           return { accessToken: issued.accessToken }

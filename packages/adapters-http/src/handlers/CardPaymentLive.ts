@@ -11,8 +11,9 @@ const removedFields = ["companyId", "companyReferenceId", "CompanyId", "CompanyR
 
 export const CardPaymentLive = HttpApiBuilder.group(Api, "cardPayments", (handlers) =>
   handlers
-    .handle("register", ({ payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "register",
+      Effect.fn("CardPaymentLive.register")(function* ({ payload }) {
         const { partnerId } = yield* requirePartner
         const stale = removedFields.filter((field) => payload[field] !== undefined)
         if (stale.length > 0) {
@@ -34,15 +35,16 @@ export const CardPaymentLive = HttpApiBuilder.group(Api, "cardPayments", (handle
           last4: payload.last4,
           brand: payload.brand,
           externalReference: payload.externalReference,
-        }).pipe(Effect.mapError(Problem.fromDomain))
-      }),
+        })
+      }, Problem.domainProblems),
     )
-    .handle("cardPaymentMethods", ({ params, query }) =>
-      Effect.gen(function* () {
+    .handle(
+      "cardPaymentMethods",
+      Effect.fn("CardPaymentLive.cardPaymentMethods")(function* ({ params, query }) {
         const partnerId = yield* partnerForCustomer(params.registrationId)
         return yield* CustomerPreferences.cardPaymentMethods(partnerId, params.registrationId, {
           type: query.type,
-        }).pipe(Effect.mapError(Problem.fromDomain))
-      }),
+        })
+      }, Problem.domainProblems),
     ),
 )

@@ -8,12 +8,11 @@ import * as MoneyResponse from "../MoneyResponse.ts"
 import * as Problem from "../Problem.ts"
 
 export const CharityLive = HttpApiBuilder.group(Api, "charity", (handlers) =>
-  handlers.handle("createAnonymous", ({ payload }) =>
-    Effect.gen(function* () {
+  handlers.handle(
+    "createAnonymous",
+    Effect.fn("CharityLive.createAnonymous")(function* ({ payload }) {
       const { partnerId } = yield* Caller
-      const created = yield* Charity.createAnonymous({ partnerId, ...payload }).pipe(
-        Effect.mapError(Problem.fromDomain),
-      )
+      const created = yield* Charity.createAnonymous({ partnerId, ...payload })
       return {
         charityTransactionId: created.charityTransactionId,
         amount: MoneyResponse.toResponse(created.amount),
@@ -21,6 +20,6 @@ export const CharityLive = HttpApiBuilder.group(Api, "charity", (handlers) =>
         payerCharged: MoneyResponse.toResponse(created.payerCharged),
         charityReceives: MoneyResponse.toResponse(created.charityReceives),
       }
-    }),
+    }, Problem.domainProblems),
   ),
 )

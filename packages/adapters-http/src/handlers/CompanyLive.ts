@@ -51,8 +51,9 @@ const exactlyOne = (query: {
 export const CompanyLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
   Effect.succeed(
     handlers
-      .handle("create", ({ payload }) =>
-        Effect.gen(function* () {
+      .handle(
+        "create",
+        Effect.fn("CompanyLive.create")(function* ({ payload }) {
           const { partnerId } = yield* requirePartner
           const registered = yield* Companies.register(partnerId, payload).pipe(Effect.mapError(toProblem))
           // The KYB submission (registered.kybSubmission) is handed to the KYB provider by the
@@ -60,16 +61,18 @@ export const CompanyLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
           return { companyId: registered.companyId, locationIds: registered.locationIds }
         }),
       )
-      .handle("addLocation", ({ params, payload }) =>
-        Effect.gen(function* () {
+      .handle(
+        "addLocation",
+        Effect.fn("CompanyLive.addLocation")(function* ({ params, payload }) {
           const { partnerId } = yield* requirePartner
           return yield* Companies.addLocation(partnerId, params.companyReferenceId, payload).pipe(
             Effect.mapError(toProblem),
           )
         }),
       )
-      .handle("status", ({ query }) =>
-        Effect.gen(function* () {
+      .handle(
+        "status",
+        Effect.fn("CompanyLive.status")(function* ({ query }) {
           const { partnerId } = yield* requirePartner
           const lookup = yield* exactlyOne(query).pipe(Effect.mapError(toProblem))
           return yield* Companies.status(partnerId, lookup).pipe(Effect.mapError(toProblem))

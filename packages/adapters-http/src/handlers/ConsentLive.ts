@@ -7,19 +7,10 @@ import { requireCustomer } from "../Authentication.ts"
 import * as MoneyResponse from "../MoneyResponse.ts"
 import * as Problem from "../Problem.ts"
 
+/** The consent view on the wire: the same fields, the amount in its wire form. */
 export const toResponse = (consent: Consents.ConsentView) => ({
-  consentId: consent.consentId,
-  paymentPlanId: consent.paymentPlanId,
-  status: consent.status,
+  ...consent,
   amount: MoneyResponse.toResponse(consent.amount),
-  frequency: consent.frequency,
-  recurrenceInterval: consent.recurrenceInterval,
-  startDate: consent.startDate,
-  recipientCompany: consent.recipientCompany,
-  createdAt: consent.createdAt,
-  ...(consent.acceptedAt !== undefined ? { acceptedAt: consent.acceptedAt } : {}),
-  ...(consent.declinedAt !== undefined ? { declinedAt: consent.declinedAt } : {}),
-  ...(consent.revokedAt !== undefined ? { revokedAt: consent.revokedAt } : {}),
 })
 
 /** The calling payer: a customer token (a partner token is 403). */
@@ -27,37 +18,37 @@ const payer = Effect.map(requireCustomer, ({ partnerId, registrationId }) => ({ 
 
 export const ConsentLive = HttpApiBuilder.group(Api, "consents", (handlers) =>
   handlers
-    .handle("list", ({ query }) =>
-      Effect.gen(function* () {
+    .handle(
+      "list",
+      Effect.fn("ConsentLive.list")(function* ({ query }) {
         const caller = yield* payer
         const page = yield* Consents.list(caller, {
           limit: query.limit ?? 20,
           startingAfter: query.startingAfter,
-        }).pipe(Effect.mapError(Problem.fromDomain))
+        })
         return { data: page.data.map(toResponse), hasMore: page.hasMore }
-      }),
+      }, Problem.domainProblems),
     )
-    .handle("get", ({ params }) =>
-      Effect.gen(function* () {
+    .handle(
+      "get",
+      Effect.fn("ConsentLive.get")(function* ({ params }) {
         const caller = yield* payer
-        const consent = yield* Consents.get(caller, params.consentId).pipe(Effect.mapError(Problem.fromDomain))
-        return toResponse(consent)
-      }),
+        return toResponse(yield* Consents.get(caller, params.consentId))
+      }, Problem.domainProblems),
     )
-    .handle("accept", ({ params, payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "accept",
+      Effect.fn("ConsentLive.accept")(function* ({ params, payload }) {
         const caller = yield* payer
-        const consent = yield* Consents.accept(caller, params.consentId, payload.bankAccountId).pipe(
-          Effect.mapError(Problem.fromDomain),
-        )
+        const consent = yield* Consents.accept(caller, params.consentId, payload.bankAccountId)
         return toResponse(consent)
-      }),
+      }, Problem.domainProblems),
     )
-    .handle("decline", ({ params }) =>
-      Effect.gen(function* () {
+    .handle(
+      "decline",
+      Effect.fn("ConsentLive.decline")(function* ({ params }) {
         const caller = yield* payer
-        const consent = yield* Consents.decline(caller, params.consentId).pipe(Effect.mapError(Problem.fromDomain))
-        return toResponse(consent)
-      }),
+        return toResponse(yield* Consents.decline(caller, params.consentId))
+      }, Problem.domainProblems),
     ),
 )

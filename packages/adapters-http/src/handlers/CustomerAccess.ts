@@ -8,11 +8,12 @@ import { Effect } from "effect"
 import { Caller } from "../Caller.ts"
 import * as Problem from "../Problem.ts"
 
-export const partnerForCustomer = (registrationId: Ids.RegistrationId) =>
-  Effect.gen(function* () {
-    const caller = yield* Caller
-    if (caller._tag === "Customer" && caller.registrationId !== registrationId) {
-      return yield* new Problem.ResourceNotFound({ detail: "Customer not found.", code: "NOT_FOUND" })
-    }
-    return caller.partnerId
-  })
+export const partnerForCustomer = Effect.fn("CustomerAccess.partnerForCustomer")(function* (
+  registrationId: Ids.RegistrationId,
+) {
+  const caller = yield* Caller
+  if (caller._tag === "Customer" && caller.registrationId !== registrationId) {
+    return yield* new Problem.ResourceNotFound({ detail: "Customer not found.", code: "NOT_FOUND" })
+  }
+  return caller.partnerId
+})

@@ -8,37 +8,35 @@ import * as Problem from "../Problem.ts"
 
 export const CustomerLive = HttpApiBuilder.group(Api, "customer", (handlers) =>
   handlers
-    .handle("notifications", () =>
-      Effect.gen(function* () {
+    .handle(
+      "notifications",
+      Effect.fn("CustomerLive.notifications")(function* () {
         const { partnerId, registrationId } = yield* requireCustomer
-        return yield* CustomerPreferences.notificationPreferences(partnerId, registrationId).pipe(
-          Effect.mapError(Problem.fromDomain),
-        )
-      }),
+        return yield* CustomerPreferences.notificationPreferences(partnerId, registrationId)
+      }, Problem.domainProblems),
     )
-    .handle("updateNotifications", ({ payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "updateNotifications",
+      Effect.fn("CustomerLive.updateNotifications")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
-        return yield* CustomerPreferences.updateNotificationPreferences(partnerId, registrationId, payload).pipe(
-          Effect.mapError(Problem.fromDomain),
-        )
-      }),
+        return yield* CustomerPreferences.updateNotificationPreferences(partnerId, registrationId, payload)
+      }, Problem.domainProblems),
     )
-    .handle("registerNotificationToken", ({ payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "registerNotificationToken",
+      Effect.fn("CustomerLive.registerNotificationToken")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         yield* CustomerPreferences.registerPushToken(partnerId, registrationId, {
           token: payload.token,
           expireAt: payload.expireAt.value,
-        }).pipe(Effect.mapError(Problem.fromDomain))
-      }),
+        })
+      }, Problem.domainProblems),
     )
-    .handle("removeNotificationToken", ({ payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "removeNotificationToken",
+      Effect.fn("CustomerLive.removeNotificationToken")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
-        yield* CustomerPreferences.removePushToken(partnerId, registrationId, payload.token).pipe(
-          Effect.mapError(Problem.fromDomain),
-        )
-      }),
+        yield* CustomerPreferences.removePushToken(partnerId, registrationId, payload.token)
+      }, Problem.domainProblems),
     ),
 )

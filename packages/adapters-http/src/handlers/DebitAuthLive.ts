@@ -8,30 +8,29 @@ import * as MoneyResponse from "../MoneyResponse.ts"
 import * as Problem from "../Problem.ts"
 import { partnerForCustomer } from "./CustomerAccess.ts"
 
-const toResponse = (view: DebitAuths.DebitAuthView) => ({
-  debitAuthId: view.debitAuthId,
-  companyId: view.companyId,
-  enabled: view.enabled,
-  status: view.status,
+const toResponse = ({ registrationId: _registrationId, ...view }: DebitAuths.DebitAuthView) => ({
+  ...view,
   limit: MoneyResponse.toResponse(view.limit),
 })
 
 export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =>
   handlers
-    .handle("set", ({ payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "set",
+      Effect.fn("DebitAuthLive.set")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         const view = yield* DebitAuths.set({
           partnerId,
           registrationId,
           companyId: payload.companyId,
           limit: payload.limit,
-        }).pipe(Effect.mapError(Problem.fromDomain))
+        })
         return toResponse(view)
-      }),
+      }, Problem.domainProblems),
     )
-    .handle("update", ({ params, payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "update",
+      Effect.fn("DebitAuthLive.update")(function* ({ params, payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         const view = yield* DebitAuths.update({
           partnerId,
@@ -39,14 +38,15 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
           debitAuthId: params.debitAuthId,
           limit: payload.limit,
           enabled: payload.enabled,
-        }).pipe(Effect.mapError(Problem.fromDomain))
+        })
         return toResponse(view)
-      }),
+      }, Problem.domainProblems),
     )
-    .handle("list", () =>
-      Effect.gen(function* () {
+    .handle(
+      "list",
+      Effect.fn("DebitAuthLive.list")(function* () {
         const { partnerId, registrationId } = yield* requireCustomer
-        const items = yield* DebitAuths.list(partnerId, registrationId).pipe(Effect.mapError(Problem.fromDomain))
+        const items = yield* DebitAuths.list(partnerId, registrationId)
         return {
           debitAuths: items.map((item) => ({
             debitAuthId: { value: item.debitAuthId },
@@ -57,15 +57,14 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
             status: item.status,
           })),
         }
-      }),
+      }, Problem.domainProblems),
     )
-    .handle("forUser", ({ params, query }) =>
-      Effect.gen(function* () {
+    .handle(
+      "forUser",
+      Effect.fn("DebitAuthLive.forUser")(function* ({ params, query }) {
         const partnerId = yield* partnerForCustomer(params.registrationId)
-        const view = yield* DebitAuths.forUser(partnerId, params.registrationId, query.companyId).pipe(
-          Effect.mapError(Problem.fromDomain),
-        )
+        const view = yield* DebitAuths.forUser(partnerId, params.registrationId, query.companyId)
         return { enabled: view.enabled, limit: Money.toDecimal(view.limit), status: view.status }
-      }),
+      }, Problem.domainProblems),
     ),
 )

@@ -16,14 +16,16 @@ export const LoginLive = HttpApiBuilder.group(
   Effect.fn(function* (handlers) {
     const tokens = yield* Tokens
     return handlers
-      .handle("sendOtp", ({ payload }) =>
-        Effect.gen(function* () {
+      .handle(
+        "sendOtp",
+        Effect.fn("LoginLive.sendOtp")(function* ({ payload }) {
           const { partnerId } = yield* requirePartner
           return yield* CustomerLogin.sendOtp(partnerId, payload.phoneNumber).pipe(Effect.mapError(toProblem))
         }),
       )
-      .handle("checkOtp", ({ payload }) =>
-        Effect.gen(function* () {
+      .handle(
+        "checkOtp",
+        Effect.fn("LoginLive.checkOtp")(function* ({ payload }) {
           const { partnerId } = yield* requirePartner
           const { registrationId } = yield* CustomerLogin.checkOtp(partnerId, payload.phoneNumber, payload.code).pipe(
             Effect.mapError(toProblem),

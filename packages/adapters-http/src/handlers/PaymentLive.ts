@@ -34,32 +34,34 @@ export const toResponse = (doc: PaymentRequestDocument): PaymentRequestResponse 
 
 export const PaymentLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
   handlers
-    .handle("create", ({ payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "create",
+      Effect.fn("PaymentLive.create")(function* ({ payload }) {
         const { partnerId } = yield* requirePartner
-        return yield* Payments.create({ partnerId, ...payload }).pipe(Effect.mapError(Problem.fromDomain))
-      }),
+        return yield* Payments.create({ partnerId, ...payload })
+      }, Problem.domainProblems),
     )
-    .handle("history", ({ query }) =>
-      Effect.gen(function* () {
+    .handle(
+      "history",
+      Effect.fn("PaymentLive.history")(function* ({ query }) {
         const { partnerId } = yield* requirePartner
-        const page = yield* Payments.history({ partnerId, ...query, limit: query.limit ?? 20 }).pipe(
-          Effect.mapError(Problem.fromDomain),
-        )
+        const page = yield* Payments.history({ partnerId, ...query, limit: query.limit ?? 20 })
         return { data: page.data.map(toResponse), hasMore: page.hasMore }
-      }),
+      }, Problem.domainProblems),
     )
-    .handle("get", ({ params }) =>
-      Effect.gen(function* () {
+    .handle(
+      "get",
+      Effect.fn("PaymentLive.get")(function* ({ params }) {
         const { partnerId } = yield* requirePartner
-        const doc = yield* Payments.get(partnerId, params.paymentRequestId).pipe(Effect.mapError(Problem.fromDomain))
+        const doc = yield* Payments.get(partnerId, params.paymentRequestId)
         return toResponse(doc)
-      }),
+      }, Problem.domainProblems),
     )
-    .handle("cancel", ({ params }) =>
-      Effect.gen(function* () {
+    .handle(
+      "cancel",
+      Effect.fn("PaymentLive.cancel")(function* ({ params }) {
         const { partnerId } = yield* requirePartner
-        yield* Payments.cancel(partnerId, params.paymentRequestId).pipe(Effect.mapError(Problem.fromDomain))
-      }),
+        yield* Payments.cancel(partnerId, params.paymentRequestId)
+      }, Problem.domainProblems),
     ),
 )

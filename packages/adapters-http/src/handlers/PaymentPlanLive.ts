@@ -40,19 +40,18 @@ export const toResponse = (plan: PaymentPlansProjection.PaymentPlanDocument) => 
   createdAt: plan.createdAt,
 })
 
-const moveHandler =
-  (move: typeof PaymentPlans.activate) =>
-  ({ params }: { readonly params: { readonly paymentPlanId: string } }) =>
-    Effect.gen(function* () {
-      const { partnerId } = yield* requirePartner
-      const plan = yield* move(partnerId, params.paymentPlanId).pipe(Effect.mapError(planProblem))
-      return toResponse(plan)
-    })
+const moveHandler = (move: typeof PaymentPlans.activate) =>
+  Effect.fn("PaymentPlanLive.move")(function* ({ params }: { readonly params: { readonly paymentPlanId: string } }) {
+    const { partnerId } = yield* requirePartner
+    const plan = yield* move(partnerId, params.paymentPlanId).pipe(Effect.mapError(planProblem))
+    return toResponse(plan)
+  })
 
 export const PaymentPlanLive = HttpApiBuilder.group(Api, "paymentPlans", (handlers) =>
   handlers
-    .handle("create", ({ payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "create",
+      Effect.fn("PaymentPlanLive.create")(function* ({ payload }) {
         const { partnerId } = yield* requirePartner
         const created = yield* PaymentPlans.create({
           partnerId,
@@ -70,8 +69,9 @@ export const PaymentPlanLive = HttpApiBuilder.group(Api, "paymentPlans", (handle
         return { paymentPlanId: created.paymentPlanId, consentId: created.consentId, status: created.status }
       }),
     )
-    .handle("get", ({ params }) =>
-      Effect.gen(function* () {
+    .handle(
+      "get",
+      Effect.fn("PaymentPlanLive.get")(function* ({ params }) {
         const { partnerId } = yield* requirePartner
         const plan = yield* PaymentPlans.get(partnerId, params.paymentPlanId).pipe(Effect.mapError(planProblem))
         return toResponse(plan)

@@ -37,12 +37,11 @@ export const toResponse = (doc: TransferDocument): TransferResponse => ({
 
 export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handlers) =>
   handlers
-    .handle("report", ({ query }) =>
-      Effect.gen(function* () {
+    .handle(
+      "report",
+      Effect.fn("TransactionLive.report")(function* ({ query }) {
         const { partnerId } = yield* requirePartner
-        const report = yield* Transfers.report({ partnerId, ...query, limit: query.limit ?? 20 }).pipe(
-          Effect.mapError(Problem.fromDomain),
-        )
+        const report = yield* Transfers.report({ partnerId, ...query, limit: query.limit ?? 20 })
         return {
           from: report.from,
           to: report.to,
@@ -66,48 +65,50 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
           })),
           hasMore: report.hasMore,
         }
-      }),
+      }, Problem.domainProblems),
     )
-    .handle("get", ({ params }) =>
-      Effect.gen(function* () {
+    .handle(
+      "get",
+      Effect.fn("TransactionLive.get")(function* ({ params }) {
         const caller = yield* Caller
-        const doc = yield* Transfers.get(caller, params.transferId).pipe(Effect.mapError(Problem.fromDomain))
+        const doc = yield* Transfers.get(caller, params.transferId)
         return toResponse(doc)
-      }),
+      }, Problem.domainProblems),
     )
-    .handle("accept", ({ params, payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "accept",
+      Effect.fn("TransactionLive.accept")(function* ({ params, payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         return yield* Payments.accept({
           partnerId,
           registrationId,
           paymentRequestId: params.paymentRequestId,
           ...payload,
-        }).pipe(Effect.mapError(Problem.fromDomain))
-      }),
+        })
+      }, Problem.domainProblems),
     )
-    .handle("refund", ({ params, payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "refund",
+      Effect.fn("TransactionLive.refund")(function* ({ params, payload }) {
         const { partnerId } = yield* requirePartner
-        const refund = yield* Transfers.refund({ partnerId, transferId: params.transferId, ...payload }).pipe(
-          Effect.mapError(Problem.fromDomain),
-        )
+        const refund = yield* Transfers.refund({ partnerId, transferId: params.transferId, ...payload })
         return {
           refundId: refund.refundId,
           status: refund.status,
           refundedAmount: MoneyResponse.toResponse(refund.refundedAmount),
         }
-      }),
+      }, Problem.domainProblems),
     )
-    .handle("reimbursement", ({ payload }) =>
-      Effect.gen(function* () {
+    .handle(
+      "reimbursement",
+      Effect.fn("TransactionLive.reimbursement")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         return yield* Transfers.createReimbursement({
           partnerId,
           registrationId,
           transferId: payload.transferId,
           providerId: payload.providerId as Parameters<typeof Transfers.createReimbursement>[0]["providerId"],
-        }).pipe(Effect.mapError(Problem.fromDomain))
-      }),
+        })
+      }, Problem.domainProblems),
     ),
 )

@@ -16,27 +16,31 @@ export const VerificationLive = HttpApiBuilder.group(
   Effect.fn(function* (handlers) {
     const signer = yield* ChatSigner
     return handlers
-      .handle("startKyc", ({ payload }) =>
-        Effect.gen(function* () {
+      .handle(
+        "startKyc",
+        Effect.fn("VerificationLive.startKyc")(function* ({ payload }) {
           const { partnerId, registrationId } = yield* requireCustomer
           return yield* Verification.start(partnerId, registrationId, payload.deviceId).pipe(Effect.mapError(toProblem))
         }),
       )
-      .handle("checkVerification", () =>
-        Effect.gen(function* () {
+      .handle(
+        "checkVerification",
+        Effect.fn("VerificationLive.checkVerification")(function* () {
           const { partnerId, registrationId } = yield* requireCustomer
           return yield* Verification.check(partnerId, registrationId).pipe(Effect.mapError(toProblem))
         }),
       )
-      .handle("personalData", () =>
-        Effect.gen(function* () {
+      .handle(
+        "personalData",
+        Effect.fn("VerificationLive.personalData")(function* () {
           const { partnerId, registrationId } = yield* requireCustomer
           const data = yield* Verification.personalData(partnerId, registrationId).pipe(Effect.mapError(toProblem))
           return { ...data, birthDate: `${data.birthDate}T00:00:00.000Z` }
         }),
       )
-      .handle("chatSignature", () =>
-        Effect.gen(function* () {
+      .handle(
+        "chatSignature",
+        Effect.fn("VerificationLive.chatSignature")(function* () {
           const { registrationId } = yield* requireCustomer
           return { userId: registrationId, signature: yield* signer.sign(registrationId) }
         }),

@@ -10,35 +10,18 @@
  * with other details it is refused as AlreadyExists.
  */
 import { type DateTime, Schema } from "effect"
-import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError, type FieldIssue, ValidationFailed } from "../kernel/DomainError.ts"
-import { CardPaymentId, MerchantId, PartnerId } from "../kernel/Ids.ts"
+import type { CardPaymentId, MerchantId, PartnerId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import { CardPaymentEvent, type CardPaymentRegistered } from "./CardPaymentEvents.ts"
+
+export * from "./CardPaymentEvents.ts"
 
 /** Longest card brand accepted ("visa", "mastercard", "amex", ...). */
 export const maxBrandLength = 32
 /** Longest external reference accepted (the terminal's or processor's transaction id). */
 export const maxExternalReferenceLength = 128
-
-// ---------------------------------------------------------------------------
-// Events
-// ---------------------------------------------------------------------------
-
-/** A card payment made on an external terminal was registered for a merchant. */
-export const CardPaymentRegistered = Schema.TaggedStruct("CardPaymentRegistered", {
-  cardPaymentId: CardPaymentId,
-  partnerId: PartnerId,
-  merchantId: MerchantId,
-  amount: Money.Money,
-  last4: Schema.String.check(Schema.isPattern(/^\d{4}$/, { message: "must be exactly 4 digits" })),
-  brand: Schema.String,
-  externalReference: Schema.String,
-  at: Schema.DateTimeUtcFromString,
-})
-export type CardPaymentRegistered = typeof CardPaymentRegistered.Type
-
-export const CardPaymentEvent = Schema.Union([CardPaymentRegistered])
-export type CardPaymentEvent = typeof CardPaymentEvent.Type
 
 // ---------------------------------------------------------------------------
 // Commands and state
@@ -58,9 +41,12 @@ export interface RegisterCardPayment {
   readonly at: DateTime.Utc
 }
 
-export type CardPaymentCommand = RegisterCardPayment
+/** The events of this aggregate. */
+export type Event = CardPaymentEvent
 
-export type CardPaymentState =
+export type Command = RegisterCardPayment
+
+export type State =
   | { readonly _tag: "Initial" }
   | {
       readonly _tag: "Registered"
@@ -73,7 +59,7 @@ export type CardPaymentState =
       readonly externalReference: string
     }
 
-export const initialState: CardPaymentState = { _tag: "Initial" }
+export const initialState: State = { _tag: "Initial" }
 
 // ---------------------------------------------------------------------------
 // Decide and evolve
@@ -107,7 +93,7 @@ const validate = (command: RegisterCardPayment): ValidationFailed | undefined =>
   return issues.length > 0 ? new ValidationFailed({ issues }) : undefined
 }
 
-export const decide = (command: CardPaymentCommand, state: CardPaymentState) => {
+export const decide = (command: Command, state: State): Decision<Event> => {
   const invalid = validate(command)
   if (invalid) return refuse(invalid)
   if (state._tag === "Registered") {
@@ -135,12 +121,12 @@ export const decide = (command: CardPaymentCommand, state: CardPaymentState) => 
   return accept<CardPaymentEvent>(event)
 }
 
-export const evolve = (_state: CardPaymentState, event: CardPaymentEvent): CardPaymentState => {
+export const evolve = (_state: State, event: Event): State => {
   const { _tag, at: _at, ...details } = event
   return { _tag: "Registered", ...details }
 }
 
-export const aggregate: Aggregate<CardPaymentCommand, CardPaymentEvent, CardPaymentState, DomainError> = {
+export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "CardPayment",
   initialState,
   decide,

@@ -15,14 +15,17 @@
  * done here (a recurring donation would be a payment plan).
  */
 import { type DateTime, Schema } from "effect"
-import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
-import { CompanyId, PartnerId, Uuid, VerificationId } from "../kernel/Ids.ts"
+import type { CompanyId, PartnerId, VerificationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import {
+  type AnonymousCharityTransactionCreated,
+  CharityTransactionEvent,
+  type CharityTransactionId,
+} from "./CharityTransactionEvents.ts"
 
-/** The id of one anonymous charity transaction (made by the application like every other id). */
-export const CharityTransactionId = Uuid.pipe(Schema.brand("CharityTransactionId"))
-export type CharityTransactionId = typeof CharityTransactionId.Type
+export * from "./CharityTransactionEvents.ts"
 
 // ---------------------------------------------------------------------------
 // Fee policy
@@ -61,29 +64,6 @@ export const split = (
 }
 
 // ---------------------------------------------------------------------------
-// Events
-// ---------------------------------------------------------------------------
-
-export const AnonymousCharityTransactionCreated = Schema.TaggedStruct("AnonymousCharityTransactionCreated", {
-  charityTransactionId: CharityTransactionId,
-  partnerId: PartnerId,
-  verificationId: VerificationId,
-  companyId: CompanyId,
-  /** The donation as asked. */
-  amount: Money.Money,
-  isRecurring: Schema.Boolean,
-  payerCoversFee: Schema.Boolean,
-  fee: Money.Money,
-  payerCharged: Money.Money,
-  charityReceives: Money.Money,
-  at: Schema.DateTimeUtcFromString,
-})
-export type AnonymousCharityTransactionCreated = typeof AnonymousCharityTransactionCreated.Type
-
-export const CharityTransactionEvent = Schema.Union([AnonymousCharityTransactionCreated])
-export type CharityTransactionEvent = typeof CharityTransactionEvent.Type
-
-// ---------------------------------------------------------------------------
 // Commands and state
 // ---------------------------------------------------------------------------
 
@@ -100,13 +80,16 @@ export interface CreateAnonymousCharityTransaction {
   readonly at: DateTime.Utc
 }
 
-export type CharityTransactionCommand = CreateAnonymousCharityTransaction
+/** The events of this aggregate. */
+export type Event = CharityTransactionEvent
 
-export type CharityTransactionState =
+export type Command = CreateAnonymousCharityTransaction
+
+export type State =
   | { readonly _tag: "Initial" }
   | ({ readonly _tag: "Created" } & Omit<AnonymousCharityTransactionCreated, "_tag" | "at">)
 
-export const initialState: CharityTransactionState = { _tag: "Initial" }
+export const initialState: State = { _tag: "Initial" }
 
 // ---------------------------------------------------------------------------
 // Decide and evolve
@@ -116,7 +99,8 @@ const isMoney = Schema.is(Money.Money)
 
 /** Decides with a fee schedule; `decide` uses the default one. */
 export const decideWith =
-  (schedule: FeeSchedule) => (command: CharityTransactionCommand, state: CharityTransactionState) => {
+  (schedule: FeeSchedule) =>
+  (command: Command, state: State): Decision<Event> => {
     if (!isMoney(command.amount)) {
       return refuse(ValidationFailed.of("amount", "must be a whole number of minor units of a supported currency"))
     }
@@ -163,17 +147,12 @@ export const decideWith =
 
 export const decide = decideWith(defaultFeeSchedule)
 
-export const evolve = (_state: CharityTransactionState, event: CharityTransactionEvent): CharityTransactionState => {
+export const evolve = (_state: State, event: Event): State => {
   const { _tag, at: _at, ...details } = event
   return { _tag: "Created", ...details }
 }
 
-export type CharityTransactionAggregate = Aggregate<
-  CharityTransactionCommand,
-  CharityTransactionEvent,
-  CharityTransactionState,
-  DomainError
->
+export type CharityTransactionAggregate = Aggregate<Command, Event, State, DomainError>
 
 /** The aggregate with another fee schedule (for a partner with negotiated fees, or tests). */
 export const makeAggregate = (schedule: FeeSchedule): CharityTransactionAggregate => ({

@@ -20,7 +20,7 @@
  * event or a read model. `register` returns them once, inside
  * `kybSubmission`, for the caller to hand to the KYB provider.
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import type { EventMetadata, EventStoreUnavailable, VersionConflict } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
@@ -43,11 +43,12 @@ export interface Registration {
   readonly kybSubmission: KybSubmission
 }
 
-/** The company status response (spec 2.8), PascalCase as the spec writes it. */
-export interface StatusResponse {
-  readonly CompanyId: CompanyId
-  readonly Status: Company.CompanyStatus
-}
+/** The company status response (spec 2.8), PascalCase as the spec writes it; the HTTP response is this Schema. */
+export const StatusResponse = Schema.Struct({
+  CompanyId: CompanyId,
+  Status: Company.CompanyStatus,
+})
+export type StatusResponse = typeof StatusResponse.Type
 
 /** How a partner names a company in a status query: by our id or by its own reference. */
 export type CompanyLookup = { readonly companyId: string } | { readonly companyReferenceId: string }

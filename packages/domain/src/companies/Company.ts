@@ -16,8 +16,8 @@
  * Only the partner that registered a company may add locations to it; to
  * any other partner the company does not exist (NotFound).
  */
-import type { DateTime, Result } from "effect"
-import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import type { DateTime } from "effect"
+import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
   type DomainError,
@@ -77,6 +77,9 @@ export interface CompleteKyb {
   readonly at: DateTime.Utc
 }
 
+/** The events of this aggregate. */
+export type Event = CompanyEvent
+
 export type Command = RegisterCompany | AddLocation | CompleteKyb
 
 // ---------------------------------------------------------------------------
@@ -120,7 +123,7 @@ const sameLocation = (existing: Location, details: LocationDetails): boolean =>
   existing.city === details.city &&
   existing.state === details.state
 
-const register = (command: RegisterCompany, state: State) => {
+const register = (command: RegisterCompany, state: State): Decision<Event> => {
   if (state._tag !== "Initial") return refuse(new AlreadyExists({ entity: "Company" }))
   const checked = alreadyValidated(command.registration, command.at)
   const validated = checked === undefined ? validateRegistration(command.registration, command.at) : undefined
@@ -144,7 +147,7 @@ const register = (command: RegisterCompany, state: State) => {
   )
 }
 
-const addLocation = (command: AddLocation, state: State) => {
+const addLocation = (command: AddLocation, state: State): Decision<Event> => {
   if (state._tag === "Initial" || state.partnerId !== command.partnerId) return refuse(notFound)
   if (state._tag === "Rejected") return illegal(state, command, "locations cannot be added to a Rejected company")
   const validated = validateLocation(command.location)
@@ -164,7 +167,7 @@ const addLocation = (command: AddLocation, state: State) => {
   )
 }
 
-const completeKyb = (command: CompleteKyb, state: State) => {
+const completeKyb = (command: CompleteKyb, state: State): Decision<Event> => {
   switch (state._tag) {
     case "Initial":
       return refuse(notFound)
@@ -189,7 +192,7 @@ const completeKyb = (command: CompleteKyb, state: State) => {
   }
 }
 
-export const decide = (command: Command, state: State): Result.Result<ReadonlyArray<CompanyEvent>, DomainError> => {
+export const decide = (command: Command, state: State): Decision<Event> => {
   switch (command._tag) {
     case "RegisterCompany":
       return register(command, state)
@@ -203,7 +206,7 @@ export const decide = (command: Command, state: State): Result.Result<ReadonlyAr
 // ---------------------------------------------------------------------------
 // Evolve
 
-export const evolve = (state: State, event: CompanyEvent): State => {
+export const evolve = (state: State, event: Event): State => {
   switch (event._tag) {
     case "CompanyRegistered": {
       if (state._tag !== "Initial") return state
@@ -227,7 +230,7 @@ export const evolve = (state: State, event: CompanyEvent): State => {
   }
 }
 
-export const aggregate: Aggregate<Command, CompanyEvent, State, DomainError> = {
+export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "Company",
   initialState,
   decide,

@@ -15,25 +15,13 @@
  * does nothing (an idempotent repeat); for another company it is refused as
  * AlreadyExists (entity "CompanyReference").
  */
-import { type DateTime, type Result, Schema } from "effect"
-import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import type { DateTime } from "effect"
+import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError } from "../kernel/DomainError.ts"
-import { CompanyId, CompanyReferenceId, PartnerId } from "../kernel/Ids.ts"
+import type { CompanyId, CompanyReferenceId, PartnerId } from "../kernel/Ids.ts"
+import { CompanyReferenceEvent, CompanyReferenceReserved } from "./CompanyReferenceEvents.ts"
 
-// ---------------------------------------------------------------------------
-// Events
-
-/** A partner's reference id now names one company. */
-export const CompanyReferenceReserved = Schema.TaggedStruct("CompanyReferenceReserved", {
-  partnerId: PartnerId,
-  companyReferenceId: CompanyReferenceId,
-  companyId: CompanyId,
-  at: Schema.DateTimeUtcFromString,
-})
-export type CompanyReferenceReserved = typeof CompanyReferenceReserved.Type
-
-export const CompanyReferenceEvent = Schema.Union([CompanyReferenceReserved])
-export type CompanyReferenceEvent = typeof CompanyReferenceEvent.Type
+export * from "./CompanyReferenceEvents.ts"
 
 // ---------------------------------------------------------------------------
 // Commands and state
@@ -47,6 +35,9 @@ export interface ReserveCompanyReference {
   readonly at: DateTime.Utc
 }
 
+/** The events of this aggregate. */
+export type Event = CompanyReferenceEvent
+
 export type Command = ReserveCompanyReference
 
 export type State =
@@ -59,10 +50,7 @@ export const initialState: State = { _tag: "Free" }
 export const idOf = (partnerId: PartnerId, companyReferenceId: CompanyReferenceId): string =>
   `${partnerId}:${companyReferenceId}`
 
-export const decide = (
-  command: Command,
-  state: State,
-): Result.Result<ReadonlyArray<CompanyReferenceEvent>, DomainError> => {
+export const decide = (command: Command, state: State): Decision<Event> => {
   if (state._tag === "Reserved") {
     return state.companyId === command.companyId ? nothing : refuse(new AlreadyExists({ entity: "CompanyReference" }))
   }
@@ -76,10 +64,10 @@ export const decide = (
   )
 }
 
-export const evolve = (state: State, event: CompanyReferenceEvent): State =>
+export const evolve = (state: State, event: Event): State =>
   state._tag === "Free" ? { _tag: "Reserved", companyId: event.companyId, reservedAt: event.at } : state
 
-export const aggregate: Aggregate<Command, CompanyReferenceEvent, State, DomainError> = {
+export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "CompanyReference",
   initialState,
   decide,

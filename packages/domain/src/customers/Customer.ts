@@ -17,7 +17,7 @@
  */
 import type { DateTime } from "effect"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
-import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
   type DomainError,
@@ -166,7 +166,10 @@ export interface SaveCardPaymentMethod {
   readonly at: DateTime.Utc
 }
 
-export type CustomerCommand =
+/** The events of this aggregate. */
+export type Event = CustomerEvent
+
+export type Command =
   | RegisterCustomer
   | StartKyc
   | RecordKycResult
@@ -215,43 +218,42 @@ export interface RegisteredCustomer {
   readonly cardPaymentMethods: ReadonlyArray<CardPaymentMethod>
 }
 
-export type CustomerState = { readonly _tag: "Unregistered" } | RegisteredCustomer
+export type State = { readonly _tag: "Unregistered" } | RegisteredCustomer
 
-export const initialState: CustomerState = { _tag: "Unregistered" }
+export const initialState: State = { _tag: "Unregistered" }
 
 // ---------------------------------------------------------------------------
 // Queries for read models and the HTTP layer
 // ---------------------------------------------------------------------------
 
-export const isRegistered = (state: CustomerState): state is RegisteredCustomer => state._tag === "Registered"
+export const isRegistered = (state: State): state is RegisteredCustomer => state._tag === "Registered"
 
 /** True when the customer exists and belongs to the partner (tenancy check at the edge). */
-export const belongsTo = (state: CustomerState, partnerId: PartnerId): boolean =>
+export const belongsTo = (state: State, partnerId: PartnerId): boolean =>
   state._tag === "Registered" && state.partnerId === partnerId
 
-export const kycStatus = (state: CustomerState): KycStatus =>
-  state._tag === "Registered" ? state.kycStatus : "NotStarted"
+export const kycStatus = (state: State): KycStatus => (state._tag === "Registered" ? state.kycStatus : "NotStarted")
 
-export const personalData = (state: CustomerState): PersonalData | null =>
+export const personalData = (state: State): PersonalData | null =>
   state._tag === "Registered" ? state.personalData : null
 
 /** True when the bank account is currently linked to the customer. */
-export const hasBankAccount = (state: CustomerState, bankAccountId: BankAccountId): boolean =>
+export const hasBankAccount = (state: State, bankAccountId: BankAccountId): boolean =>
   state._tag === "Registered" && state.bankAccounts.some((a) => a.bankAccountId === bankAccountId && a.linked)
 
 /** The currently linked bank accounts (masked), in order of first link. */
-export const linkedBankAccounts = (state: CustomerState): ReadonlyArray<LinkedBankAccount> =>
+export const linkedBankAccounts = (state: State): ReadonlyArray<LinkedBankAccount> =>
   state._tag === "Registered"
     ? state.bankAccounts.filter((a) => a.linked).map(({ linked: _linked, ...account }) => account)
     : []
 
-export const notificationPreferences = (state: CustomerState): NotificationPreferences =>
+export const notificationPreferences = (state: State): NotificationPreferences =>
   state._tag === "Registered" ? state.notificationPreferences : defaultNotificationPreferences
 
-export const pushTokens = (state: CustomerState): ReadonlyArray<PushToken> =>
+export const pushTokens = (state: State): ReadonlyArray<PushToken> =>
   state._tag === "Registered" ? state.pushTokens : []
 
-export const cardPaymentMethods = (state: CustomerState): ReadonlyArray<CardPaymentMethod> =>
+export const cardPaymentMethods = (state: State): ReadonlyArray<CardPaymentMethod> =>
   state._tag === "Registered" ? state.cardPaymentMethods : []
 
 // ---------------------------------------------------------------------------
@@ -349,168 +351,200 @@ const personalDataOnly = (data: PersonalData): PersonalData => ({
 // ---------------------------------------------------------------------------
 
 const entity = "Customer"
-type Decision = ReturnType<typeof accept<CustomerEvent>> | ReturnType<typeof refuse<DomainError>> | typeof nothing
 
-const illegal = (state: RegisteredCustomer, command: CustomerCommand, reason: string) =>
+const illegal = (state: RegisteredCustomer, command: Command, reason: string) =>
   refuse(new IllegalTransition({ entity, state: state.kycStatus, command: command._tag, reason }))
 
-export const decide = (command: CustomerCommand, state: CustomerState): Decision => {
+export const decide = (command: Command, state: State): Decision<Event> => {
   if (command._tag === "RegisterCustomer") return register(command, state)
   if (state._tag === "Unregistered") return refuse(new NotFound({ entity }))
-  const customer = { registrationId: state.registrationId, partnerId: state.partnerId }
   switch (command._tag) {
-    case "StartKyc": {
-      if (state.kycStatus === "Verified") return illegal(state, command, "the customer's identity is already verified")
-      const invalid = validateSession(command)
-      if (invalid) return refuse(invalid)
-      if (state.linkSessions.includes(command.tokenId)) return nothing
-      const event: KycStarted = {
-        _tag: "KycStarted",
-        ...customer,
-        tokenId: command.tokenId,
-        expiration: command.expiration,
-        at: command.at,
-      }
-      return accept<CustomerEvent>(event)
-    }
+    case "StartKyc":
+      return startKyc(command, state)
     case "RecordKycResult":
       return recordKycResult(command, state)
-    case "OpenBankLinkSession": {
-      if (state.kycStatus !== "Verified") {
-        return illegal(state, command, "start identity verification (StartKyc) to open a bank-link session")
-      }
-      const invalid = validateSession(command)
-      if (invalid) return refuse(invalid)
-      if (state.linkSessions.includes(command.tokenId)) return nothing
-      const event: BankLinkSessionOpened = {
-        _tag: "BankLinkSessionOpened",
-        ...customer,
-        tokenId: command.tokenId,
-        expiration: command.expiration,
-        at: command.at,
-      }
-      return accept<CustomerEvent>(event)
-    }
+    case "OpenBankLinkSession":
+      return openBankLinkSession(command, state)
     case "LinkBankAccounts":
       return linkBankAccounts(command, state)
-    case "UnlinkBankAccount": {
-      const account = state.bankAccounts.find((a) => a.bankAccountId === command.bankAccountId)
-      if (account === undefined) return refuse(new NotFound({ entity: "BankAccount" }))
-      if (!account.linked) return nothing
-      const event: BankAccountUnlinked = {
-        _tag: "BankAccountUnlinked",
-        ...customer,
-        bankAccountId: command.bankAccountId,
-        at: command.at,
-      }
-      return accept<CustomerEvent>(event)
-    }
-    case "UpdateNotificationPreferences": {
-      const issues: Issues = []
-      const preferences = { ...state.notificationPreferences }
-      for (const [key, value] of Object.entries(command.changes)) {
-        if (!Object.hasOwn(defaultNotificationPreferences, key)) {
-          issues.push({ field: `changes.${key}`, message: "is not a notification preference" })
-        } else if (typeof value !== "boolean") {
-          issues.push({ field: `changes.${key}`, message: "must be true or false" })
-        } else {
-          preferences[key as keyof NotificationPreferences] = value
-        }
-      }
-      const invalid = failIfAny(issues)
-      if (invalid) return refuse(invalid)
-      const unchanged = (Object.keys(preferences) as Array<keyof NotificationPreferences>).every(
-        (key) => preferences[key] === state.notificationPreferences[key],
-      )
-      if (unchanged) return nothing
-      const event: NotificationPreferencesUpdated = {
-        _tag: "NotificationPreferencesUpdated",
-        ...customer,
-        preferences,
-        at: command.at,
-      }
-      return accept<CustomerEvent>(event)
-    }
-    case "RegisterPushToken": {
-      const issues: Issues = []
-      if (typeof command.token !== "string" || command.token.trim().length === 0) {
-        issues.push({ field: "token", message: "must not be empty" })
-      } else if (command.token.length > maxPushTokenLength) {
-        issues.push({ field: "token", message: `must be at most ${maxPushTokenLength} characters` })
-      }
-      if (millis(command.expireAt) <= millis(command.at)) {
-        issues.push({ field: "expireAt", message: "must be in the future" })
-      }
-      const invalid = failIfAny(issues)
-      if (invalid) return refuse(invalid)
-      const known = state.pushTokens.find((t) => t.token === command.token)
-      if (known !== undefined && millis(known.expireAt) === millis(command.expireAt)) return nothing
-      const events: Array<CustomerEvent> = []
-      const oldest = state.pushTokens[0]
-      if (known === undefined && state.pushTokens.length >= maxPushTokens && oldest !== undefined) {
-        const removed: PushTokenRemoved = {
-          _tag: "PushTokenRemoved",
-          ...customer,
-          token: oldest.token,
-          reason: "CapReached",
-          at: command.at,
-        }
-        events.push(removed)
-      }
-      const registered: PushTokenRegistered = {
-        _tag: "PushTokenRegistered",
-        ...customer,
-        token: command.token,
-        expireAt: command.expireAt,
-        at: command.at,
-      }
-      events.push(registered)
-      return accept(...events)
-    }
-    case "RemovePushToken": {
-      if (!state.pushTokens.some((t) => t.token === command.token)) return nothing
-      const event: PushTokenRemoved = {
-        _tag: "PushTokenRemoved",
-        ...customer,
-        token: command.token,
-        reason: "RemovedByCustomer",
-        at: command.at,
-      }
-      return accept<CustomerEvent>(event)
-    }
-    case "SaveCardPaymentMethod": {
-      const issues: Issues = []
-      const card = command.method
-      text(issues, "method.id", card.id)
-      text(issues, "method.type", card.type)
-      text(issues, "method.brand", card.brand)
-      pattern(issues, "method.last4", card.last4, lastFourPattern, lastFourMessage)
-      const today = CalendarDate.fromEpochMillis(millis(command.at))
-      const [year, month] = today.split("-").map(Number) as [number, number]
-      const monthOk = Number.isInteger(card.expMonth) && card.expMonth >= 1 && card.expMonth <= 12
-      const yearOk = Number.isInteger(card.expYear) && card.expYear <= 9999
-      if (!monthOk) issues.push({ field: "method.expMonth", message: "must be a month number from 1 to 12" })
-      if (!yearOk) issues.push({ field: "method.expYear", message: "must be a four-digit year" })
-      else if (card.expYear < year) issues.push({ field: "method.expYear", message: "the card has expired" })
-      else if (monthOk && card.expYear === year && card.expMonth < month) {
-        issues.push({ field: "method.expMonth", message: "the card has expired" })
-      }
-      const invalid = failIfAny(issues)
-      if (invalid) return refuse(invalid)
-      const known = state.cardPaymentMethods.find((m) => m.id === card.id)
-      if (known !== undefined && sameCard(known, card)) return nothing
-      const event: CardPaymentMethodSaved = {
-        _tag: "CardPaymentMethodSaved",
-        ...customer,
-        method: cardOnly(card),
-        at: command.at,
-      }
-      return accept<CustomerEvent>(event)
-    }
+    case "UnlinkBankAccount":
+      return unlinkBankAccount(command, state)
+    case "UpdateNotificationPreferences":
+      return updateNotificationPreferences(command, state)
+    case "RegisterPushToken":
+      return registerPushToken(command, state)
+    case "RemovePushToken":
+      return removePushToken(command, state)
+    case "SaveCardPaymentMethod":
+      return saveCardPaymentMethod(command, state)
   }
 }
 
-const register = (command: RegisterCustomer, state: CustomerState): Decision => {
+/** The registration id and partner id every event carries. */
+const identityOf = (state: RegisteredCustomer) => ({ registrationId: state.registrationId, partnerId: state.partnerId })
+
+const startKyc = (command: StartKyc, state: RegisteredCustomer): Decision<Event> => {
+  const customer = identityOf(state)
+  if (state.kycStatus === "Verified") return illegal(state, command, "the customer's identity is already verified")
+  const invalid = validateSession(command)
+  if (invalid) return refuse(invalid)
+  if (state.linkSessions.includes(command.tokenId)) return nothing
+  const event: KycStarted = {
+    _tag: "KycStarted",
+    ...customer,
+    tokenId: command.tokenId,
+    expiration: command.expiration,
+    at: command.at,
+  }
+  return accept<CustomerEvent>(event)
+}
+
+const openBankLinkSession = (command: OpenBankLinkSession, state: RegisteredCustomer): Decision<Event> => {
+  const customer = identityOf(state)
+  if (state.kycStatus !== "Verified") {
+    return illegal(state, command, "start identity verification (StartKyc) to open a bank-link session")
+  }
+  const invalid = validateSession(command)
+  if (invalid) return refuse(invalid)
+  if (state.linkSessions.includes(command.tokenId)) return nothing
+  const event: BankLinkSessionOpened = {
+    _tag: "BankLinkSessionOpened",
+    ...customer,
+    tokenId: command.tokenId,
+    expiration: command.expiration,
+    at: command.at,
+  }
+  return accept<CustomerEvent>(event)
+}
+
+const unlinkBankAccount = (command: UnlinkBankAccount, state: RegisteredCustomer): Decision<Event> => {
+  const customer = identityOf(state)
+  const account = state.bankAccounts.find((a) => a.bankAccountId === command.bankAccountId)
+  if (account === undefined) return refuse(new NotFound({ entity: "BankAccount" }))
+  if (!account.linked) return nothing
+  const event: BankAccountUnlinked = {
+    _tag: "BankAccountUnlinked",
+    ...customer,
+    bankAccountId: command.bankAccountId,
+    at: command.at,
+  }
+  return accept<CustomerEvent>(event)
+}
+
+const updateNotificationPreferences = (
+  command: UpdateNotificationPreferences,
+  state: RegisteredCustomer,
+): Decision<Event> => {
+  const customer = identityOf(state)
+  const issues: Issues = []
+  const preferences = { ...state.notificationPreferences }
+  for (const [key, value] of Object.entries(command.changes)) {
+    if (!Object.hasOwn(defaultNotificationPreferences, key)) {
+      issues.push({ field: `changes.${key}`, message: "is not a notification preference" })
+    } else if (typeof value !== "boolean") {
+      issues.push({ field: `changes.${key}`, message: "must be true or false" })
+    } else {
+      preferences[key as keyof NotificationPreferences] = value
+    }
+  }
+  const invalid = failIfAny(issues)
+  if (invalid) return refuse(invalid)
+  const unchanged = (Object.keys(preferences) as Array<keyof NotificationPreferences>).every(
+    (key) => preferences[key] === state.notificationPreferences[key],
+  )
+  if (unchanged) return nothing
+  const event: NotificationPreferencesUpdated = {
+    _tag: "NotificationPreferencesUpdated",
+    ...customer,
+    preferences,
+    at: command.at,
+  }
+  return accept<CustomerEvent>(event)
+}
+
+const registerPushToken = (command: RegisterPushToken, state: RegisteredCustomer): Decision<Event> => {
+  const customer = identityOf(state)
+  const issues: Issues = []
+  if (typeof command.token !== "string" || command.token.trim().length === 0) {
+    issues.push({ field: "token", message: "must not be empty" })
+  } else if (command.token.length > maxPushTokenLength) {
+    issues.push({ field: "token", message: `must be at most ${maxPushTokenLength} characters` })
+  }
+  if (millis(command.expireAt) <= millis(command.at)) {
+    issues.push({ field: "expireAt", message: "must be in the future" })
+  }
+  const invalid = failIfAny(issues)
+  if (invalid) return refuse(invalid)
+  const known = state.pushTokens.find((t) => t.token === command.token)
+  if (known !== undefined && millis(known.expireAt) === millis(command.expireAt)) return nothing
+  const events: Array<CustomerEvent> = []
+  const oldest = state.pushTokens[0]
+  if (known === undefined && state.pushTokens.length >= maxPushTokens && oldest !== undefined) {
+    const removed: PushTokenRemoved = {
+      _tag: "PushTokenRemoved",
+      ...customer,
+      token: oldest.token,
+      reason: "CapReached",
+      at: command.at,
+    }
+    events.push(removed)
+  }
+  const registered: PushTokenRegistered = {
+    _tag: "PushTokenRegistered",
+    ...customer,
+    token: command.token,
+    expireAt: command.expireAt,
+    at: command.at,
+  }
+  events.push(registered)
+  return accept(...events)
+}
+
+const removePushToken = (command: RemovePushToken, state: RegisteredCustomer): Decision<Event> => {
+  const customer = identityOf(state)
+  if (!state.pushTokens.some((t) => t.token === command.token)) return nothing
+  const event: PushTokenRemoved = {
+    _tag: "PushTokenRemoved",
+    ...customer,
+    token: command.token,
+    reason: "RemovedByCustomer",
+    at: command.at,
+  }
+  return accept<CustomerEvent>(event)
+}
+
+const saveCardPaymentMethod = (command: SaveCardPaymentMethod, state: RegisteredCustomer): Decision<Event> => {
+  const customer = identityOf(state)
+  const issues: Issues = []
+  const card = command.method
+  text(issues, "method.id", card.id)
+  text(issues, "method.type", card.type)
+  text(issues, "method.brand", card.brand)
+  pattern(issues, "method.last4", card.last4, lastFourPattern, lastFourMessage)
+  const today = CalendarDate.fromEpochMillis(millis(command.at))
+  const [year, month] = today.split("-").map(Number) as [number, number]
+  const monthOk = Number.isInteger(card.expMonth) && card.expMonth >= 1 && card.expMonth <= 12
+  const yearOk = Number.isInteger(card.expYear) && card.expYear <= 9999
+  if (!monthOk) issues.push({ field: "method.expMonth", message: "must be a month number from 1 to 12" })
+  if (!yearOk) issues.push({ field: "method.expYear", message: "must be a four-digit year" })
+  else if (card.expYear < year) issues.push({ field: "method.expYear", message: "the card has expired" })
+  else if (monthOk && card.expYear === year && card.expMonth < month) {
+    issues.push({ field: "method.expMonth", message: "the card has expired" })
+  }
+  const invalid = failIfAny(issues)
+  if (invalid) return refuse(invalid)
+  const known = state.cardPaymentMethods.find((m) => m.id === card.id)
+  if (known !== undefined && sameCard(known, card)) return nothing
+  const event: CardPaymentMethodSaved = {
+    _tag: "CardPaymentMethodSaved",
+    ...customer,
+    method: cardOnly(card),
+    at: command.at,
+  }
+  return accept<CustomerEvent>(event)
+}
+
+const register = (command: RegisterCustomer, state: State): Decision<Event> => {
   if (state._tag === "Registered") {
     return state.partnerId === command.partnerId && state.phoneNumber === command.phoneNumber
       ? nothing
@@ -539,8 +573,8 @@ const validateSession = (command: StartKyc | OpenBankLinkSession): ValidationFai
   return failIfAny(issues)
 }
 
-const recordKycResult = (command: RecordKycResult, state: RegisteredCustomer): Decision => {
-  const customer = { registrationId: state.registrationId, partnerId: state.partnerId }
+const recordKycResult = (command: RecordKycResult, state: RegisteredCustomer): Decision<Event> => {
+  const customer = identityOf(state)
   switch (state.kycStatus) {
     case "NotStarted":
       return illegal(state, command, "no identity verification was started")
@@ -589,7 +623,7 @@ const recordKycResult = (command: RecordKycResult, state: RegisteredCustomer): D
   }
 }
 
-const linkBankAccounts = (command: LinkBankAccounts, state: RegisteredCustomer): Decision => {
+const linkBankAccounts = (command: LinkBankAccounts, state: RegisteredCustomer): Decision<Event> => {
   const issues: Issues = []
   if (command.accounts.length === 0) issues.push({ field: "accounts", message: "must list at least one account" })
   const seen = new Set<string>()
@@ -633,7 +667,7 @@ const linkBankAccounts = (command: LinkBankAccounts, state: RegisteredCustomer):
 // Evolve
 // ---------------------------------------------------------------------------
 
-export const evolve = (state: CustomerState, event: CustomerEvent): CustomerState => {
+export const evolve = (state: State, event: Event): State => {
   if (event._tag === "CustomerRegistered") {
     return {
       _tag: "Registered",
@@ -699,7 +733,7 @@ export const evolve = (state: CustomerState, event: CustomerEvent): CustomerStat
   }
 }
 
-export const aggregate: Aggregate<CustomerCommand, CustomerEvent, CustomerState, DomainError> = {
+export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "Customer",
   initialState,
   decide,

@@ -31,7 +31,7 @@ export const loadCustomer = Effect.fn("CustomerPreferences.loadCustomer")(functi
 const handleForCustomer = (
   partnerId: PartnerId,
   registrationId: RegistrationId,
-  command: (at: DateTime.Utc) => Customer.CustomerCommand,
+  command: (at: DateTime.Utc) => Customer.Command,
 ) =>
   unitOfWork(
     Effect.gen(function* () {

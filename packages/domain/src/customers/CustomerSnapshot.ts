@@ -8,7 +8,7 @@
 import { Schema } from "effect"
 import type { SnapshotPolicy } from "../kernel/Decider.ts"
 import { PartnerId, RegistrationId } from "../kernel/Ids.ts"
-import type { CustomerState } from "./Customer.ts"
+import type { State as CustomerState } from "./Customer.ts"
 import { CardPaymentMethod, LinkedBankAccount, NotificationPreferences, PersonalData } from "./CustomerEvents.ts"
 
 const Unregistered = Schema.TaggedStruct("Unregistered", {})

@@ -22,7 +22,7 @@
  * expired code, malformed input.
  */
 import { DateTime } from "effect"
-import { type Aggregate, accept, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, type Decision, refuse } from "../kernel/Decider.ts"
 import {
   type DomainError,
   type FieldIssue,
@@ -87,7 +87,10 @@ export interface VerifyCode {
   readonly at: DateTime.Utc
 }
 
-export type LoginChallengeCommand = IssueCode | VerifyCode
+/** The events of this aggregate. */
+export type Event = LoginChallengeEvent
+
+export type Command = IssueCode | VerifyCode
 
 // ---------------------------------------------------------------------------
 // State
@@ -122,9 +125,9 @@ export interface Locked extends Known {
   readonly lockedUntil: DateTime.Utc
 }
 
-export type LoginChallengeState = { readonly _tag: "Initial" } | AwaitingCode | Idle | Locked
+export type State = { readonly _tag: "Initial" } | AwaitingCode | Idle | Locked
 
-export const initialState: LoginChallengeState = { _tag: "Initial" }
+export const initialState: State = { _tag: "Initial" }
 
 // ---------------------------------------------------------------------------
 // Queries
@@ -133,18 +136,18 @@ export const initialState: LoginChallengeState = { _tag: "Initial" }
 const millis = (instant: DateTime.Utc): number => instant.epochMilliseconds
 
 /** True while the phone is locked at `at`. */
-export const isLocked = (state: LoginChallengeState, at: DateTime.Utc): state is Locked =>
+export const isLocked = (state: State, at: DateTime.Utc): state is Locked =>
   state._tag === "Locked" && millis(at) < millis(state.lockedUntil)
 
 /** The codes sent in the hour before `at`. */
-const codesInLastHour = (state: LoginChallengeState, at: DateTime.Utc): ReadonlyArray<DateTime.Utc> =>
+const codesInLastHour = (state: State, at: DateTime.Utc): ReadonlyArray<DateTime.Utc> =>
   state._tag === "Initial" ? [] : state.recentCodes.filter((sent) => millis(sent) > millis(at) - hourMillis)
 
 /**
  * How many whole seconds (at least 1) until the phone may try again, when it is
  * locked or has used up its codes for the hour; undefined when it may go on.
  */
-export const retryAfterSeconds = (state: LoginChallengeState, at: DateTime.Utc): number | undefined => {
+export const retryAfterSeconds = (state: State, at: DateTime.Utc): number | undefined => {
   const seconds = (until: number) => Math.max(1, Math.ceil((until - millis(at)) / 1000))
   if (isLocked(state, at)) return seconds(millis(state.lockedUntil))
   const recent = codesInLastHour(state, at)
@@ -168,7 +171,7 @@ const sameHash = (a: string, b: string): boolean => {
   return difference === 0
 }
 
-const validate = (command: LoginChallengeCommand): ValidationFailed | undefined => {
+const validate = (command: Command): ValidationFailed | undefined => {
   const issues: Array<FieldIssue> = []
   if (typeof command.phoneNumber !== "string" || !e164Pattern.test(command.phoneNumber)) {
     issues.push({ field: "phoneNumber", message: "must be an E.164 phone number such as +14155550123" })
@@ -179,10 +182,7 @@ const validate = (command: LoginChallengeCommand): ValidationFailed | undefined 
   return issues.length > 0 ? new ValidationFailed({ issues }) : undefined
 }
 
-export const decide = (
-  command: LoginChallengeCommand,
-  state: LoginChallengeState,
-): ReturnType<typeof accept<LoginChallengeEvent>> | ReturnType<typeof refuse<DomainError>> => {
+export const decide = (command: Command, state: State): Decision<Event> => {
   const invalid = validate(command)
   if (invalid) return refuse(invalid)
   if (
@@ -261,7 +261,7 @@ export const decide = (
 // Evolve
 // ---------------------------------------------------------------------------
 
-const known = (state: LoginChallengeState, event: LoginChallengeEvent): Known =>
+const known = (state: State, event: LoginChallengeEvent): Known =>
   state._tag === "Initial"
     ? {
         partnerId: event.partnerId,
@@ -278,7 +278,7 @@ const known = (state: LoginChallengeState, event: LoginChallengeEvent): Known =>
         recentCodes: state.recentCodes,
       }
 
-export const evolve = (state: LoginChallengeState, event: LoginChallengeEvent): LoginChallengeState => {
+export const evolve = (state: State, event: Event): State => {
   const base = known(state, event)
   switch (event._tag) {
     case "LoginCodeIssued":
@@ -300,7 +300,7 @@ export const evolve = (state: LoginChallengeState, event: LoginChallengeEvent): 
   }
 }
 
-export const aggregate: Aggregate<LoginChallengeCommand, LoginChallengeEvent, LoginChallengeState, DomainError> = {
+export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "LoginChallenge",
   initialState,
   decide,

@@ -40,7 +40,7 @@ export class OtpCodes extends Context.Service<
     /** A new 6-digit code. */
     readonly next: Effect.Effect<string>
   }
->()("partnerpay/OtpCodes") {
+>()("partnerpay/domain/OtpCodes") {
   /** Uniformly random codes from the platform's cryptographic generator (rejection sampling, no modulo bias). */
   static readonly layerRandom: Layer.Layer<OtpCodes> = Layer.succeed(
     OtpCodes,
@@ -74,7 +74,7 @@ export class CodeHasher extends Context.Service<
   {
     readonly hash: (input: CodeToHash) => Effect.Effect<string>
   }
->()("partnerpay/CodeHasher") {
+>()("partnerpay/domain/CodeHasher") {
   /** HMAC-SHA256 keyed with `secret` (at least 32 characters, kept by the server, never in events). */
   static readonly layer = (secret: Redacted.Redacted<string>): Layer.Layer<CodeHasher> =>
     Layer.effect(

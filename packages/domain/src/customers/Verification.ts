@@ -49,7 +49,7 @@ export const start = Effect.fn("Verification.start")(function* (
   yield* unitOfWork(
     Effect.gen(function* () {
       const at = yield* DateTime.now
-      const command: Customer.CustomerCommand = verified
+      const command: Customer.Command = verified
         ? { _tag: "OpenBankLinkSession", tokenId, expiration: provided.expiration, at }
         : { _tag: "StartKyc", tokenId, expiration: provided.expiration, at }
       return yield* CommandHandler.handle(Customer.aggregate, registrationId, command)

@@ -15,7 +15,7 @@ export class IdGenerator extends Context.Service<
     /** A new lowercase UUID v4. */
     readonly next: Effect.Effect<string>
   }
->()("partnerpay/IdGenerator") {
+>()("partnerpay/domain/IdGenerator") {
   /** Random v4 UUIDs from the platform's cryptographic generator. */
   static readonly layerRandom: Layer.Layer<IdGenerator> = Layer.succeed(
     IdGenerator,

@@ -70,7 +70,7 @@ export class IdempotencyStore extends Context.Service<
     /** Frees the key of a `Started` request that must stay retryable. */
     readonly abandon: (scope: string, key: string) => Effect.Effect<void, EventStoreUnavailable>
   }
->()("partnerpay/IdempotencyStore") {}
+>()("partnerpay/domain/IdempotencyStore") {}
 
 interface MemoryRecord {
   readonly requestHash: string

@@ -29,4 +29,4 @@ export class PartnerCredentials extends Context.Service<
       clientSecret: Redacted.Redacted<string>,
     ) => Effect.Effect<Option.Option<AuthenticatedPartner>>
   }
->()("partnerpay/PartnerCredentials") {}
+>()("partnerpay/domain/PartnerCredentials") {}

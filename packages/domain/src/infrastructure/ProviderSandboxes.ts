@@ -99,15 +99,14 @@ export const layerKycProviderSandbox: Layer.Layer<KycProvider> = Layer.effect(
         return found === undefined ? Effect.fail(new KycSessionNotFound({ tokenId })) : Effect.succeed(found)
       })
     return KycProvider.of({
-      start: ({ tokenId, deviceId, phoneNumber }) =>
-        Effect.gen(function* () {
-          yield* Ref.update(sessions, (all) => new Map(all).set(tokenId, { deviceId, phoneNumber }))
-          const now = yield* DateTime.now
-          return {
-            linkToken: `kyc-sandbox-${tokenId}`,
-            expiration: DateTime.add(now, { minutes: sandboxSessionMinutes }),
-          }
-        }),
+      start: Effect.fn("ProviderSandboxes.start")(function* ({ tokenId, deviceId, phoneNumber }) {
+        yield* Ref.update(sessions, (all) => new Map(all).set(tokenId, { deviceId, phoneNumber }))
+        const now = yield* DateTime.now
+        return {
+          linkToken: `kyc-sandbox-${tokenId}`,
+          expiration: DateTime.add(now, { minutes: sandboxSessionMinutes }),
+        }
+      }),
       check: ({ tokenId }) =>
         Effect.map(session(tokenId), ({ deviceId }) => {
           const status = deviceId.includes("reject")
@@ -139,7 +138,7 @@ export class SentOtps extends Context.Service<
   {
     readonly all: Effect.Effect<ReadonlyArray<SentOtp>>
   }
->()("partnerpay/SentOtps") {}
+>()("partnerpay/domain/SentOtps") {}
 
 /** The in-memory OTP sender (tests, sandbox): records messages; numbers ending in 0000 are unreachable. */
 export const layerOtpSenderMemory: Layer.Layer<OtpSender | SentOtps> = Layer.effectContext(

@@ -126,7 +126,7 @@ export class KybVerifier extends Context.Service<
     /** The current verdict of a submission. */
     readonly status: (submissionId: string) => Effect.Effect<KybOutcome, ProviderUnavailable>
   }
->()("partnerpay/KybVerifier") {}
+>()("partnerpay/domain/KybVerifier") {}
 
 // ---------------------------------------------------------------------------
 // Bank linking
@@ -165,7 +165,7 @@ export class BankLinker extends Context.Service<
       readonly accountIds: ReadonlyArray<string>
     }) => Effect.Effect<{ readonly accounts: ReadonlyArray<ProviderBankAccount> }, BankLinkFailed | ProviderUnavailable>
   }
->()("partnerpay/BankLinker") {}
+>()("partnerpay/domain/BankLinker") {}
 
 // ---------------------------------------------------------------------------
 // KYC: identity verification of a customer
@@ -203,7 +203,7 @@ export class KycProvider extends Context.Service<
       referenceId: string,
     ) => Effect.Effect<PersonalData, KycSessionNotFound | ProviderUnavailable>
   }
->()("partnerpay/KycProvider") {}
+>()("partnerpay/domain/KycProvider") {}
 
 // ---------------------------------------------------------------------------
 // One-time codes
@@ -222,7 +222,7 @@ export class OtpSender extends Context.Service<
       readonly code: string
     }) => Effect.Effect<void, OtpDeliveryFailed | ProviderUnavailable>
   }
->()("partnerpay/OtpSender") {}
+>()("partnerpay/domain/OtpSender") {}
 
 // ---------------------------------------------------------------------------
 // Cards
@@ -244,7 +244,7 @@ export class CardProcessor extends Context.Service<
       readonly externalReference: string
     }) => Effect.Effect<{ readonly processorReference: string }, CardProcessorRefused | ProviderUnavailable>
   }
->()("partnerpay/CardProcessor") {}
+>()("partnerpay/domain/CardProcessor") {}
 
 // ---------------------------------------------------------------------------
 // E-signature
@@ -265,7 +265,7 @@ export class ESignature extends Context.Service<
       ESignatureRefused | ProviderUnavailable
     >
   }
->()("partnerpay/ESignature") {}
+>()("partnerpay/domain/ESignature") {}
 
 /** Every provider port, for layers that provide them all (a sandbox, a test). */
 export type AllProviders = KybVerifier | BankLinker | KycProvider | OtpSender | CardProcessor | ESignature

@@ -8,10 +8,18 @@
  */
 import type { Schema } from "effect"
 import { Result } from "effect"
+import type { DomainError } from "./DomainError.ts"
+
+/**
+ * What `decide` returns: the events to record (none when the command changes
+ * nothing) or a typed refusal. Every decider and each of its per-command
+ * functions returns a `Decision`.
+ */
+export type Decision<Event, Error = DomainError> = Result.Result<ReadonlyArray<Event>, Error>
 
 export interface Decider<Command, Event, State, Error> {
   readonly initialState: State
-  readonly decide: (command: Command, state: State) => Result.Result<ReadonlyArray<Event>, Error>
+  readonly decide: (command: Command, state: State) => Decision<Event, Error>
   readonly evolve: (state: State, event: Event) => State
 }
 

@@ -12,7 +12,7 @@
  * Clients see `status` Active/Disabled and `enabled` true/false.
  */
 import { type DateTime, Schema } from "effect"
-import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError, NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import type { CompanyId, DebitAuthId, PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
@@ -73,14 +73,18 @@ export interface AuthorizeDebit {
   readonly at: DateTime.Utc
 }
 
-export type DebitAuthCommand = SetDebitAuth | UpdateDebitAuthLimit | EnableDebitAuth | DisableDebitAuth | AuthorizeDebit
+/** The events of this aggregate. */
+export type Event = DebitAuthEvent
+
+export type Command = SetDebitAuth | UpdateDebitAuthLimit | EnableDebitAuth | DisableDebitAuth | AuthorizeDebit
 
 // ---------------------------------------------------------------------------
 // State
 // ---------------------------------------------------------------------------
 
 /** Status names visible to clients. */
-export type DebitAuthStatus = "Active" | "Disabled"
+export const DebitAuthStatus = Schema.Literals(["Active", "Disabled"])
+export type DebitAuthStatus = typeof DebitAuthStatus.Type
 
 interface Details {
   readonly debitAuthId: DebitAuthId
@@ -93,12 +97,12 @@ interface Details {
   readonly authorizedDebits: Readonly<Record<string, Money.Money>>
 }
 
-export type DebitAuthState =
+export type State =
   | { readonly _tag: "Initial" }
   | ({ readonly _tag: "Active" } & Details)
   | ({ readonly _tag: "Disabled" } & Details)
 
-export const initialState: DebitAuthState = { _tag: "Initial" }
+export const initialState: State = { _tag: "Initial" }
 
 /** Refusal codes of `AuthorizeDebit` (RuleViolated.code). */
 export const RefusalCode = {
@@ -114,18 +118,17 @@ export const RefusalCode = {
 // ---------------------------------------------------------------------------
 
 /** Active or Disabled; undefined when no authorization was set. */
-export const status = (state: DebitAuthState): DebitAuthStatus | undefined =>
-  state._tag === "Initial" ? undefined : state._tag
+export const status = (state: State): DebitAuthStatus | undefined => (state._tag === "Initial" ? undefined : state._tag)
 
 /** True when debits within the limit are authorized. */
-export const isEnabled = (state: DebitAuthState): boolean => state._tag === "Active"
+export const isEnabled = (state: State): boolean => state._tag === "Active"
 
 /** The limit per debit in force, if the authorization exists. */
-export const limitInForce = (state: DebitAuthState): Money.Money | undefined =>
+export const limitInForce = (state: State): Money.Money | undefined =>
   state._tag === "Initial" ? undefined : state.limit
 
 /** True when `amount` could be debited now: enabled, same currency and within the limit. */
-export const canDebit = (state: DebitAuthState, amount: Money.Money): boolean =>
+export const canDebit = (state: State, amount: Money.Money): boolean =>
   state._tag === "Active" && Money.isWithin(amount, state.limit)
 
 // ---------------------------------------------------------------------------
@@ -144,7 +147,7 @@ const positive = (field: string, money: Money.Money): ValidationFailed | undefin
       ? undefined
       : ValidationFailed.of(field, "must be greater than zero")
 
-export const decide = (command: DebitAuthCommand, state: DebitAuthState) => {
+export const decide = (command: Command, state: State): Decision<Event> => {
   switch (command._tag) {
     case "SetDebitAuth": {
       const invalid = positive("limit", command.limit)
@@ -259,7 +262,7 @@ const parties = (state: Details) => ({
 // Evolve
 // ---------------------------------------------------------------------------
 
-export const evolve = (state: DebitAuthState, event: DebitAuthEvent): DebitAuthState => {
+export const evolve = (state: State, event: Event): State => {
   switch (event._tag) {
     case "DebitAuthSet":
       return {
@@ -284,7 +287,7 @@ export const evolve = (state: DebitAuthState, event: DebitAuthEvent): DebitAuthS
   }
 }
 
-export const aggregate: Aggregate<DebitAuthCommand, DebitAuthEvent, DebitAuthState, DomainError> = {
+export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "DebitAuth",
   initialState,
   decide,

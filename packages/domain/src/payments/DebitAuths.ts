@@ -16,7 +16,7 @@
  * current, and a company of another partner is NotFound("Company"), like a
  * missing one. Authorizations are read from the `debit_auths` read model.
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
 import { Company } from "../companies/index.ts"
 import { CustomerPreferences } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
@@ -25,8 +25,8 @@ import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
 import * as Amounts from "../kernel/Amounts.ts"
 import { NotFound, ValidationFailed } from "../kernel/DomainError.ts"
-import type { CompanyId, DebitAuthId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
-import type * as Money from "../kernel/Money.ts"
+import { CompanyId, DebitAuthId, type PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import * as Money from "../kernel/Money.ts"
 import * as DebitAuth from "./DebitAuth.ts"
 import * as DebitAuths from "./DebitAuthsProjection.ts"
 
@@ -45,15 +45,16 @@ export const loadCompany = Effect.fn("DebitAuths.loadCompany")(function* (partne
   return summary
 })
 
-/** A debit authorization as answered to clients. */
-export interface DebitAuthView {
-  readonly debitAuthId: DebitAuthId
-  readonly companyId: CompanyId
-  readonly registrationId: RegistrationId
-  readonly enabled: boolean
-  readonly status: DebitAuth.DebitAuthStatus
-  readonly limit: Money.Money
-}
+/** A debit authorization as answered to clients: the one declaration the HTTP response reuses. */
+export const DebitAuthView = Schema.Struct({
+  debitAuthId: DebitAuthId,
+  companyId: CompanyId,
+  registrationId: RegistrationId,
+  enabled: Schema.Boolean,
+  status: DebitAuth.DebitAuthStatus,
+  limit: Money.Money,
+})
+export type DebitAuthView = typeof DebitAuthView.Type
 
 const viewOf = (doc: DebitAuths.DebitAuthDocument): DebitAuthView => ({
   debitAuthId: doc.debitAuthId,
@@ -64,7 +65,7 @@ const viewOf = (doc: DebitAuths.DebitAuthDocument): DebitAuthView => ({
   limit: doc.limit,
 })
 
-const viewOfState = (state: DebitAuth.DebitAuthState): Option.Option<DebitAuthView> =>
+const viewOfState = (state: DebitAuth.State): Option.Option<DebitAuthView> =>
   state._tag === "Initial"
     ? Option.none()
     : Option.some({
@@ -177,7 +178,7 @@ export const update = Effect.fn("DebitAuths.update")(function* (input: UpdateInp
         return yield* new NotFound({ entity: "DebitAuth" })
       }
       const at = yield* DateTime.now
-      let current: DebitAuth.DebitAuthState = state
+      let current: DebitAuth.State = state
       if (limit !== undefined) {
         current = (yield* CommandHandler.handle(DebitAuth.aggregate, input.debitAuthId, {
           _tag: "UpdateDebitAuthLimit",

@@ -14,6 +14,7 @@ import type { Envelope } from "../DomainEvents.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CompanyId, DebitAuthId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
+import { DebitAuthStatus } from "./DebitAuth.ts"
 
 export const collection = "debit_auths"
 
@@ -24,7 +25,7 @@ export const DebitAuthDocument = Schema.Struct({
   registrationId: RegistrationId,
   /** The limit per debit in force. */
   limit: Money,
-  status: Schema.Literals(["Active", "Disabled"]),
+  status: DebitAuthStatus,
   setAt: Schema.DateTimeUtcFromString,
   updatedAt: Schema.DateTimeUtcFromString,
 })

@@ -15,7 +15,7 @@
  */
 import { DateTime, type Result } from "effect"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
-import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
   type DomainError,
@@ -114,7 +114,10 @@ export interface RefundPaymentRequest {
   readonly at: DateTime.Utc
 }
 
-export type PaymentRequestCommand =
+/** The events of this aggregate. */
+export type Event = PaymentRequestEvent
+
+export type Command =
   | CreatePaymentRequest
   | AcceptPaymentRequest
   | CancelPaymentRequest
@@ -146,7 +149,7 @@ export interface Refund {
   readonly amount: Money.Money
 }
 
-export type PaymentRequestState =
+export type State =
   | { readonly _tag: "Initial" }
   | { readonly _tag: "Pending"; readonly request: RequestDetails }
   | { readonly _tag: "Cancelled"; readonly request: RequestDetails; readonly cancelledAt: DateTime.Utc }
@@ -177,10 +180,10 @@ export type PaymentRequestState =
       readonly refundedAt: DateTime.Utc
     }
 
-export const initialState: PaymentRequestState = { _tag: "Initial" }
+export const initialState: State = { _tag: "Initial" }
 
 /** The status a client reads, or undefined when the request does not exist. */
-export const status = (state: PaymentRequestState): PaymentRequestStatus | undefined =>
+export const status = (state: State): PaymentRequestStatus | undefined =>
   state._tag === "Initial" ? undefined : state._tag
 
 // ---------------------------------------------------------------------------
@@ -225,10 +228,7 @@ export const statusHistory = (events: Iterable<PaymentRequestEvent>): ReadonlyAr
  * (`paymentRequestId` is the transfer's, from TransferInitiated), or undefined
  * when the event concerns only the transfer.
  */
-export const fromTransferEvent = (
-  paymentRequestId: PaymentRequestId,
-  event: TransferEvent,
-): PaymentRequestCommand | undefined => {
+export const fromTransferEvent = (paymentRequestId: PaymentRequestId, event: TransferEvent): Command | undefined => {
   switch (event._tag) {
     case "TransferSettled":
       return { _tag: "RecordTransferSettled", paymentRequestId, transferId: event.transferId, at: event.at }
@@ -259,9 +259,7 @@ export const fromTransferEvent = (
 // ---------------------------------------------------------------------------
 // Decide
 
-type Decision = Result.Result<ReadonlyArray<PaymentRequestEvent>, DomainError>
-
-const illegal = (state: PaymentRequestState, command: PaymentRequestCommand, reason: string) =>
+const illegal = (state: State, command: Command, reason: string) =>
   refuse(new IllegalTransition({ entity: "PaymentRequest", state: state._tag, command: command._tag, reason }))
 
 const notFound = refuse(new NotFound({ entity: "PaymentRequest" }))
@@ -300,7 +298,7 @@ const validateCreate = (command: CreatePaymentRequest): Result.Result<never, Val
   return Check.refusal(issues)
 }
 
-const create = (command: CreatePaymentRequest, state: PaymentRequestState): Decision => {
+const create = (command: CreatePaymentRequest, state: State): Decision<Event> => {
   if (state._tag !== "Initial") return refuse(new AlreadyExists({ entity: "PaymentRequest" }))
   const invalid = validateCreate(command)
   if (invalid) return invalid
@@ -321,7 +319,7 @@ const create = (command: CreatePaymentRequest, state: PaymentRequestState): Deci
   })
 }
 
-const acceptRequest = (command: AcceptPaymentRequest, state: PaymentRequestState): Decision => {
+const acceptRequest = (command: AcceptPaymentRequest, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   if (command.registrationId !== state.request.payerRegistrationId)
     return refuse(new RuleViolated({ code: "NotThePayer", reason: "only the payer can accept this payment request" }))
@@ -359,7 +357,7 @@ const acceptRequest = (command: AcceptPaymentRequest, state: PaymentRequestState
   }
 }
 
-const cancel = (command: CancelPaymentRequest, state: PaymentRequestState): Decision => {
+const cancel = (command: CancelPaymentRequest, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   if (command.partnerId !== state.request.partnerId)
     return refuse(
@@ -387,20 +385,26 @@ const transferMismatch = refuse(
   new RuleViolated({ code: "TransferMismatch", reason: "this transfer does not pay this payment request" }),
 )
 
-const recordSettled = (command: RecordTransferSettled, state: PaymentRequestState): Decision => {
-  switch (state._tag) {
-    case "Initial":
-      return notFound
-    case "Pending":
-    case "Cancelled":
-      return illegal(state, command, "the payment request was not accepted, so no transfer pays it")
-    case "Accepted":
-    case "Paid":
-    case "Failed":
-    case "Refunded":
-      break
+/** A request some transfer pays: accepted, and maybe already settled, failed or refunded. */
+type Paying = Extract<State, { readonly _tag: "Accepted" | "Paid" | "Failed" | "Refunded" }>
+
+/** The request a transfer's outcome is about, or the refusal: it must have been accepted, and paid by this transfer. */
+const payingRequest = (
+  command: RecordTransferSettled | RecordTransferFailed,
+  state: Exclude<State, { readonly _tag: "Initial" }>,
+): { readonly refusal: Decision<Event> } | { readonly paying: Paying } => {
+  if (state._tag === "Pending" || state._tag === "Cancelled") {
+    return { refusal: illegal(state, command, "the payment request was not accepted, so no transfer pays it") }
   }
-  if (command.transferId !== state.acceptance.transferId) return transferMismatch
+  if (command.transferId !== state.acceptance.transferId) return { refusal: transferMismatch }
+  return { paying: state }
+}
+
+const recordSettled = (command: RecordTransferSettled, current: State): Decision<Event> => {
+  if (current._tag === "Initial") return notFound
+  const checked = payingRequest(command, current)
+  if ("refusal" in checked) return checked.refusal
+  const state = checked.paying
   switch (state._tag) {
     case "Accepted":
       return accept({
@@ -418,25 +422,17 @@ const recordSettled = (command: RecordTransferSettled, state: PaymentRequestStat
   }
 }
 
-const recordFailed = (command: RecordTransferFailed, state: PaymentRequestState): Decision => {
+const recordFailed = (command: RecordTransferFailed, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   const issues: Check.Issues = []
   Check.returnCode(issues, "returnCode", command.returnCode)
   Check.requiredText(issues, "reason", command.reason, Check.maxTextLength)
   const invalid = Check.refusal(issues)
   if (invalid) return invalid
-  switch (state._tag) {
-    case "Pending":
-    case "Cancelled":
-      return illegal(state, command, "the payment request was not accepted, so no transfer pays it")
-    case "Accepted":
-    case "Paid":
-    case "Failed":
-    case "Refunded":
-      break
-  }
-  if (command.transferId !== state.acceptance.transferId) return transferMismatch
-  switch (state._tag) {
+  const checked = payingRequest(command, state)
+  if ("refusal" in checked) return checked.refusal
+  const paying = checked.paying
+  switch (paying._tag) {
     case "Accepted":
       return accept({
         _tag: "PaymentRequestFailed",
@@ -455,7 +451,7 @@ const recordFailed = (command: RecordTransferFailed, state: PaymentRequestState)
   }
 }
 
-const refund = (command: RefundPaymentRequest, state: PaymentRequestState): Decision => {
+const refund = (command: RefundPaymentRequest, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   if (command.amount !== undefined) {
     const issues: Check.Issues = []
@@ -500,7 +496,7 @@ const refund = (command: RefundPaymentRequest, state: PaymentRequestState): Deci
     : accept({ _tag: "PaymentRequestPartiallyRefunded", ...common })
 }
 
-export const decide = (command: PaymentRequestCommand, state: PaymentRequestState): Decision => {
+export const decide = (command: Command, state: State): Decision<Event> => {
   switch (command._tag) {
     case "CreatePaymentRequest":
       return create(command, state)
@@ -520,7 +516,7 @@ export const decide = (command: PaymentRequestCommand, state: PaymentRequestStat
 // ---------------------------------------------------------------------------
 // Evolve (total: an event that does not fit the state leaves it unchanged)
 
-export const evolve = (state: PaymentRequestState, event: PaymentRequestEvent): PaymentRequestState => {
+export const evolve = (state: State, event: Event): State => {
   switch (event._tag) {
     case "PaymentRequestCreated": {
       if (state._tag !== "Initial") return state
@@ -590,7 +586,7 @@ export const evolve = (state: PaymentRequestState, event: PaymentRequestEvent): 
   }
 }
 
-export const aggregate: Aggregate<PaymentRequestCommand, PaymentRequestEvent, PaymentRequestState, DomainError> = {
+export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "PaymentRequest",
   initialState,
   decide,

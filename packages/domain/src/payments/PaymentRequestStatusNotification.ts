@@ -13,28 +13,27 @@ import * as PaymentRequests from "./PaymentRequestsProjection.ts"
 
 export const eventType = "PAYMENT_REQUEST_STATUS_CHANGED"
 
-export const rule: NotificationRule = (envelope) =>
-  Effect.gen(function* () {
-    if (envelope.streamType !== "PaymentRequest") return []
-    const event = envelope.event
-    const status = PaymentRequest.statusOf(event)
-    if (status === undefined) return []
-    const store = yield* ReadModelStore
-    const stored = yield* store.get(PaymentRequests.collection, event.paymentRequestId)
-    if (Option.isNone(stored)) return []
-    const doc = decodeDocument(PaymentRequests.projection, stored.value)
-    return [
-      {
-        id: envelope.eventId,
-        partnerId: doc.partnerId,
-        eventType,
-        data: {
-          PaymentRequestId: event.paymentRequestId,
-          Status: status,
-          ...(doc.accountNumberMasked === undefined ? {} : { AccountNumberMasked: doc.accountNumberMasked }),
-          Timestamp: DateTime.formatIso(event.at),
-        },
-        position: envelope.globalPosition,
+export const rule: NotificationRule = Effect.fn("PaymentRequestStatusNotification.rule")(function* (envelope) {
+  if (envelope.streamType !== "PaymentRequest") return []
+  const event = envelope.event
+  const status = PaymentRequest.statusOf(event)
+  if (status === undefined) return []
+  const store = yield* ReadModelStore
+  const stored = yield* store.get(PaymentRequests.collection, event.paymentRequestId)
+  if (Option.isNone(stored)) return []
+  const doc = decodeDocument(PaymentRequests.projection, stored.value)
+  return [
+    {
+      id: envelope.eventId,
+      partnerId: doc.partnerId,
+      eventType,
+      data: {
+        PaymentRequestId: event.paymentRequestId,
+        Status: status,
+        ...(doc.accountNumberMasked === undefined ? {} : { AccountNumberMasked: doc.accountNumberMasked }),
+        Timestamp: DateTime.formatIso(event.at),
       },
-    ]
-  })
+      position: envelope.globalPosition,
+    },
+  ]
+})

@@ -29,6 +29,7 @@ import type {
   TransferId,
 } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import * as Policies from "../Policies.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import * as PaymentRequests from "./PaymentRequestsProjection.ts"
 import * as Transfer from "./Transfer.ts"
@@ -364,18 +365,12 @@ export const accept = Effect.fn("Payments.accept")(function* (input: AcceptInput
 // ---------------------------------------------------------------------------
 // Settlement (the app's workers)
 
-/** Applies a transfer command and mirrors its events onto the payment request it pays, in one unit of work. */
-const applyToTransfer = (transferId: string, command: Transfer.TransferCommand) =>
+/** Applies a transfer command and its policies (the payment request it pays follows), in one unit of work. */
+const applyToTransfer = (transferId: string, command: Transfer.Command) =>
   unitOfWork(
     Effect.gen(function* () {
       const handled = yield* CommandHandler.handle(Transfer.aggregate, transferId, command)
-      const paymentRequestId = handled.state._tag === "Initial" ? undefined : handled.state.details.paymentRequestId
-      if (paymentRequestId !== undefined) {
-        for (const event of handled.events) {
-          const follow = PaymentRequest.fromTransferEvent(paymentRequestId, event)
-          if (follow !== undefined) yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, follow)
-        }
-      }
+      yield* Policies.apply(Transfer.aggregate, handled)
       return handled
     }),
   )

@@ -8,7 +8,7 @@
  * State machine: packages/domain/docs/Transfer.md.
  */
 import type { DateTime, Result } from "effect"
-import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
   type DomainError,
@@ -104,7 +104,10 @@ export interface CompleteReimbursement {
   readonly at: DateTime.Utc
 }
 
-export type TransferCommand =
+/** The events of this aggregate. */
+export type Event = TransferEvent
+
+export type Command =
   | InitiateTransfer
   | SettleTransfer
   | FailTransfer
@@ -141,7 +144,7 @@ export type Reimbursement =
       readonly reimbursedAt: DateTime.Utc
     }
 
-export type TransferState =
+export type State =
   | { readonly _tag: "Initial" }
   | { readonly _tag: "Pending"; readonly details: TransferDetails }
   | {
@@ -160,7 +163,7 @@ export type TransferState =
       readonly reason: string
     }
 
-export const initialState: TransferState = { _tag: "Initial" }
+export const initialState: State = { _tag: "Initial" }
 
 /** The flags of GET /Transaction/{transferId}, derived from the state (undefined before initiation). */
 export interface TransferSummary {
@@ -171,7 +174,7 @@ export interface TransferSummary {
   readonly isReimbursed: boolean
 }
 
-export const summary = (state: TransferState): TransferSummary | undefined => {
+export const summary = (state: State): TransferSummary | undefined => {
   switch (state._tag) {
     case "Initial":
       return undefined
@@ -198,9 +201,7 @@ export const summary = (state: TransferState): TransferSummary | undefined => {
 // ---------------------------------------------------------------------------
 // Decide
 
-type Decision = Result.Result<ReadonlyArray<TransferEvent>, DomainError>
-
-const illegal = (state: TransferState, command: TransferCommand, reason: string) =>
+const illegal = (state: State, command: Command, reason: string) =>
   refuse(new IllegalTransition({ entity: "Transfer", state: state._tag, command: command._tag, reason }))
 
 const notFound = refuse(new NotFound({ entity: "Transfer" }))
@@ -234,7 +235,7 @@ const validateInitiate = (command: InitiateTransfer): Result.Result<never, Valid
   return Check.refusal(issues)
 }
 
-const initiate = (command: InitiateTransfer, state: TransferState): Decision => {
+const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
   if (state._tag !== "Initial") return refuse(new AlreadyExists({ entity: "Transfer" }))
   const invalid = validateInitiate(command)
   if (invalid) return invalid
@@ -257,7 +258,7 @@ const initiate = (command: InitiateTransfer, state: TransferState): Decision => 
   })
 }
 
-const settle = (command: SettleTransfer, state: TransferState): Decision => {
+const settle = (command: SettleTransfer, state: State): Decision<Event> => {
   switch (state._tag) {
     case "Initial":
       return notFound
@@ -275,7 +276,7 @@ const settle = (command: SettleTransfer, state: TransferState): Decision => {
   }
 }
 
-const fail = (command: FailTransfer, state: TransferState): Decision => {
+const fail = (command: FailTransfer, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   const issues: Check.Issues = []
   Check.returnCode(issues, "returnCode", command.returnCode)
@@ -299,7 +300,7 @@ const fail = (command: FailTransfer, state: TransferState): Decision => {
   }
 }
 
-const refund = (command: RefundTransfer, state: TransferState): Decision => {
+const refund = (command: RefundTransfer, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   if (state._tag !== "Settled") return illegal(state, command, "only a settled transfer can be refunded")
   const issues: Check.Issues = []
@@ -336,7 +337,7 @@ const refund = (command: RefundTransfer, state: TransferState): Decision => {
   })
 }
 
-const applyForReimbursement = (command: ApplyForReimbursement, state: TransferState): Decision => {
+const applyForReimbursement = (command: ApplyForReimbursement, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   if (state._tag !== "Settled") return illegal(state, command, "only a settled transfer can be reimbursed")
   const issues: Check.Issues = []
@@ -361,7 +362,7 @@ const applyForReimbursement = (command: ApplyForReimbursement, state: TransferSt
   })
 }
 
-const completeReimbursement = (command: CompleteReimbursement, state: TransferState): Decision => {
+const completeReimbursement = (command: CompleteReimbursement, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   if (state._tag !== "Settled") return illegal(state, command, "only a settled transfer can be reimbursed")
   switch (state.reimbursement._tag) {
@@ -379,7 +380,7 @@ const completeReimbursement = (command: CompleteReimbursement, state: TransferSt
   }
 }
 
-export const decide = (command: TransferCommand, state: TransferState): Decision => {
+export const decide = (command: Command, state: State): Decision<Event> => {
   switch (command._tag) {
     case "InitiateTransfer":
       return initiate(command, state)
@@ -399,7 +400,7 @@ export const decide = (command: TransferCommand, state: TransferState): Decision
 // ---------------------------------------------------------------------------
 // Evolve (total: an event that does not fit the state leaves it unchanged)
 
-export const evolve = (state: TransferState, event: TransferEvent): TransferState => {
+export const evolve = (state: State, event: Event): State => {
   switch (event._tag) {
     case "TransferInitiated": {
       if (state._tag !== "Initial") return state
@@ -455,7 +456,7 @@ export const evolve = (state: TransferState, event: TransferEvent): TransferStat
   }
 }
 
-export const aggregate: Aggregate<TransferCommand, TransferEvent, TransferState, DomainError> = {
+export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "Transfer",
   initialState,
   decide,

@@ -12,7 +12,7 @@
  * consent does not exist (NotFound), so its existence is not disclosed.
  */
 import { type DateTime, Schema } from "effect"
-import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
   type DomainError,
@@ -60,6 +60,9 @@ export interface DeclineConsent {
   readonly registrationId: Ids.RegistrationId
   readonly at: DateTime.Utc
 }
+
+/** The events of this aggregate. */
+export type Event = ConsentEvent
 
 export type Command = RequestConsent | AcceptConsent | DeclineConsent
 
@@ -139,7 +142,7 @@ const ids = (state: ExistingState) => ({
   payerRegistrationId: state.payerRegistrationId,
 })
 
-const requestConsent = (command: RequestConsent, state: State) => {
+const requestConsent = (command: RequestConsent, state: State): Decision<Event> => {
   if (state._tag !== "Initial") {
     // A retried request with the same terms changes nothing; other terms under the same id are refused.
     return sameTerms(state, command) ? nothing : refuse(new AlreadyExists({ entity }))
@@ -159,7 +162,7 @@ const requestConsent = (command: RequestConsent, state: State) => {
   })
 }
 
-const acceptConsent = (command: AcceptConsent, state: ExistingState) => {
+const acceptConsent = (command: AcceptConsent, state: ExistingState): Decision<Event> => {
   switch (state._tag) {
     case "Pending":
       return accept<ConsentEvent>({
@@ -193,7 +196,7 @@ const acceptConsent = (command: AcceptConsent, state: ExistingState) => {
   }
 }
 
-const declineConsent = (command: DeclineConsent, state: ExistingState) => {
+const declineConsent = (command: DeclineConsent, state: ExistingState): Decision<Event> => {
   switch (state._tag) {
     case "Pending":
       return accept<ConsentEvent>({ _tag: "ConsentDeclined", ...ids(state), at: command.at })
@@ -211,7 +214,7 @@ const declineConsent = (command: DeclineConsent, state: ExistingState) => {
   }
 }
 
-export const decide = (command: Command, state: State) => {
+export const decide = (command: Command, state: State): Decision<Event> => {
   if (command._tag === "RequestConsent") return requestConsent(command, state)
   // To anyone but its payer, a consent does not exist.
   if (state._tag === "Initial" || state.payerRegistrationId !== command.registrationId) {
@@ -223,7 +226,7 @@ export const decide = (command: Command, state: State) => {
 // ---------------------------------------------------------------------------
 // Evolve
 
-export const evolve = (state: State, event: ConsentEvent): State => {
+export const evolve = (state: State, event: Event): State => {
   switch (event._tag) {
     case "ConsentRequested":
       return {
@@ -248,7 +251,7 @@ export const evolve = (state: State, event: ConsentEvent): State => {
   }
 }
 
-export const aggregate: Aggregate<Command, ConsentEvent, State, DomainError> = {
+export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "Consent",
   initialState,
   decide,

@@ -12,41 +12,44 @@
  * The recipient company is the company's current contact data, joined from the
  * `companies` read model when the consent is read.
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
 import { CompaniesProjection } from "../companies/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { decodeDocument, ReadModelStore, type StoredDocument } from "../infrastructure/ReadModel.ts"
 import { unitOfWork } from "../infrastructure/UseCase.ts"
-import type * as CalendarDate from "../kernel/CalendarDate.ts"
+import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { NotFound } from "../kernel/DomainError.ts"
-import type * as Ids from "../kernel/Ids.ts"
-import type * as Money from "../kernel/Money.ts"
+import * as Ids from "../kernel/Ids.ts"
+import * as Money from "../kernel/Money.ts"
+import * as Policies from "../Policies.ts"
 import * as Consent from "./Consent.ts"
-import type { ConsentEvent } from "./ConsentEvents.ts"
 import { type ConsentDocument, consents } from "./ConsentsProjection.ts"
-import * as PaymentPlan from "./PaymentPlan.ts"
-import type { Frequency } from "./PaymentPlanSchedule.ts"
-import { type RecipientCompany, recipientCompanyOf } from "./PaymentPlans.ts"
+import { Frequency } from "./PaymentPlanSchedule.ts"
+import { RecipientCompany, recipientCompanyOf } from "./PaymentPlans.ts"
 import { paymentPlans } from "./PaymentPlansProjection.ts"
 
 /** The recipient company of a consent (changelog v0.4.2). */
 export type { RecipientCompany } from "./PaymentPlans.ts"
 
-/** A consent as the payer sees it. */
-export interface ConsentView {
-  readonly consentId: Ids.ConsentId
-  readonly paymentPlanId: Ids.PaymentPlanId
-  readonly status: Consent.ConsentStatus
-  readonly amount: Money.Money
-  readonly frequency: Frequency
-  readonly recurrenceInterval: number
-  readonly startDate: CalendarDate.CalendarDate
-  readonly recipientCompany: RecipientCompany
-  readonly createdAt: DateTime.Utc
-  readonly acceptedAt?: DateTime.Utc
-  readonly declinedAt?: DateTime.Utc
-  readonly revokedAt?: DateTime.Utc
-}
+/**
+ * A consent as the payer sees it: the one declaration of the consent view.
+ * The HTTP response reuses it, replacing only the wire form of `amount`.
+ */
+export const ConsentView = Schema.Struct({
+  consentId: Ids.ConsentId,
+  paymentPlanId: Ids.PaymentPlanId,
+  status: Consent.ConsentStatus,
+  amount: Money.Money,
+  frequency: Frequency,
+  recurrenceInterval: Schema.Number,
+  startDate: CalendarDate.CalendarDate,
+  recipientCompany: RecipientCompany,
+  createdAt: Schema.DateTimeUtcFromString,
+  acceptedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+  declinedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+  revokedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+})
+export type ConsentView = typeof ConsentView.Type
 
 /** Who asks: the payer, a customer of one partner. */
 export interface Payer {
@@ -136,23 +139,6 @@ export const list = Effect.fn("Consents.list")(function* (payer: Payer, input: L
   return { data, hasMore: page.hasMore }
 })
 
-/** Sends the plan the command the consent policy derives from each consent event. */
-const applyPolicy = (events: ReadonlyArray<ConsentEvent>, partnerId: Ids.PartnerId) =>
-  Effect.forEach(
-    events,
-    (event) => {
-      const command = PaymentPlan.consentPolicy(event)
-      return command === undefined
-        ? Effect.void
-        : Effect.asVoid(
-            CommandHandler.handle(PaymentPlan.aggregate, command.paymentPlanId, command, {
-              metadata: { partnerId },
-            }),
-          )
-    },
-    { discard: true },
-  )
-
 const answer = (payer: Payer, command: (at: DateTime.Utc) => Consent.Command, consentId: string) =>
   unitOfWork(
     Effect.gen(function* () {
@@ -161,7 +147,7 @@ const answer = (payer: Payer, command: (at: DateTime.Utc) => Consent.Command, co
       const handled = yield* CommandHandler.handle(Consent.aggregate, consentId, command(at), {
         metadata: { partnerId: payer.partnerId },
       })
-      yield* applyPolicy(handled.events, payer.partnerId)
+      yield* Policies.apply(Consent.aggregate, handled, { metadata: { partnerId: payer.partnerId } })
       return yield* get(payer, consentId)
     }),
   )

@@ -20,7 +20,7 @@
  */
 import { DateTime, Schema } from "effect"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
-import { type Aggregate, accept, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
   type DomainError,
@@ -118,6 +118,9 @@ export interface CollectInstalment {
   readonly transferId?: Ids.TransferId
   readonly at: DateTime.Utc
 }
+
+/** The events of this aggregate. */
+export type Event = PaymentPlanEvent
 
 export type Command =
   | CreatePaymentPlan
@@ -286,7 +289,7 @@ const sameTerms = (terms: PlanTerms, command: CreatePaymentPlan): boolean =>
   terms.endDate === command.endDate &&
   terms.description === command.description
 
-const createPaymentPlan = (command: CreatePaymentPlan, state: State) => {
+const createPaymentPlan = (command: CreatePaymentPlan, state: State): Decision<Event> => {
   if (state._tag !== "Initial") {
     // A retried creation with the same terms changes nothing; other terms under the same id are refused.
     return sameTerms(state.terms, command) ? nothing : refuse(new AlreadyExists({ entity }))
@@ -319,7 +322,7 @@ const consentMismatch = (state: ExistingState, command: RecordConsentAccepted | 
     }),
   )
 
-const recordConsentAccepted = (command: RecordConsentAccepted, state: ExistingState) => {
+const recordConsentAccepted = (command: RecordConsentAccepted, state: ExistingState): Decision<Event> => {
   if (state.terms.consentId !== command.consentId) return consentMismatch(state, command)
   // A finished plan has no use for the news; an accepted consent is already known; a withdrawn
   // consent is final, so a late acceptance (redelivered event) cannot revive it.
@@ -332,7 +335,7 @@ const recordConsentAccepted = (command: RecordConsentAccepted, state: ExistingSt
   })
 }
 
-const recordConsentWithdrawn = (command: RecordConsentWithdrawn, state: ExistingState) => {
+const recordConsentWithdrawn = (command: RecordConsentWithdrawn, state: ExistingState): Decision<Event> => {
   if (state.terms.consentId !== command.consentId) return consentMismatch(state, command)
   if (isTerminal(state) || state.consent === "Withdrawn") return nothing
   // The consent can never be accepted again, so the plan can never collect again: it is cancelled.
@@ -389,7 +392,7 @@ const startCollecting = (
   )
 }
 
-const activate = (command: ActivatePaymentPlan, state: ExistingState) => {
+const activate = (command: ActivatePaymentPlan, state: ExistingState): Decision<Event> => {
   switch (state._tag) {
     case "Draft":
       return state.consent === "Accepted"
@@ -405,7 +408,7 @@ const activate = (command: ActivatePaymentPlan, state: ExistingState) => {
   }
 }
 
-const pause = (command: PausePaymentPlan, state: ExistingState) => {
+const pause = (command: PausePaymentPlan, state: ExistingState): Decision<Event> => {
   switch (state._tag) {
     case "Active":
       return accept<PaymentPlanEvent>({ _tag: "PaymentPlanPaused", ...planIds(state), at: command.at })
@@ -419,7 +422,7 @@ const pause = (command: PausePaymentPlan, state: ExistingState) => {
   }
 }
 
-const resume = (command: ResumePaymentPlan, state: ExistingState) => {
+const resume = (command: ResumePaymentPlan, state: ExistingState): Decision<Event> => {
   switch (state._tag) {
     case "Paused":
       return state.consent === "Accepted"
@@ -435,7 +438,7 @@ const resume = (command: ResumePaymentPlan, state: ExistingState) => {
   }
 }
 
-const cancel = (command: CancelPaymentPlan, state: ExistingState) => {
+const cancel = (command: CancelPaymentPlan, state: ExistingState): Decision<Event> => {
   switch (state._tag) {
     case "Draft":
     case "Active":
@@ -468,7 +471,7 @@ const validateCollect = (command: CollectInstalment): ReadonlyArray<FieldIssue> 
   return []
 }
 
-const collect = (command: CollectInstalment, state: ExistingState) => {
+const collect = (command: CollectInstalment, state: ExistingState): Decision<Event> => {
   const issues = validateCollect(command)
   if (issues.length > 0) return refuse(new ValidationFailed({ issues }))
   const already = state.collected.find((instalment) => instalment.dueDate === command.dueDate)
@@ -521,7 +524,7 @@ const collect = (command: CollectInstalment, state: ExistingState) => {
   )
 }
 
-export const decide = (command: Command, state: State) => {
+export const decide = (command: Command, state: State): Decision<Event> => {
   if (command._tag === "CreatePaymentPlan") return createPaymentPlan(command, state)
   if (state._tag === "Initial") return refuse(new NotFound({ entity }))
   switch (command._tag) {
@@ -545,7 +548,7 @@ export const decide = (command: Command, state: State) => {
 // ---------------------------------------------------------------------------
 // Evolve
 
-export const evolve = (state: State, event: PaymentPlanEvent): State => {
+export const evolve = (state: State, event: Event): State => {
   if (event._tag === "PaymentPlanCreated") {
     return {
       _tag: "Draft",
@@ -600,7 +603,7 @@ export const evolve = (state: State, event: PaymentPlanEvent): State => {
   }
 }
 
-export const aggregate: Aggregate<Command, PaymentPlanEvent, State, DomainError> = {
+export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "PaymentPlan",
   initialState,
   decide,

@@ -8,7 +8,7 @@
  * missing one. Business rules stay in the PaymentPlan and Consent aggregates;
  * this module only orchestrates (one unit of work per operation).
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
 import { Companies } from "../companies/index.ts"
 import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
@@ -34,19 +34,20 @@ import {
 // Companies (read model `companies`)
 
 /** A company's public contact data, as a consent's recipient company shows it. */
-export interface RecipientCompany {
-  readonly name: string
-  readonly contactNumber: string
-  readonly emailAddress: string
-  readonly websiteUrl?: string
-  readonly address: {
-    readonly streetNumberAndName: string
-    readonly apartmentNumber?: string
-    readonly city: string
-    readonly zipCode: string
-    readonly state: string
-  }
-}
+export const RecipientCompany = Schema.Struct({
+  name: Schema.String,
+  contactNumber: Schema.String,
+  emailAddress: Schema.String,
+  websiteUrl: Schema.optionalKey(Schema.String),
+  address: Schema.Struct({
+    streetNumberAndName: Schema.String,
+    apartmentNumber: Schema.optionalKey(Schema.String),
+    city: Schema.String,
+    zipCode: Schema.String,
+    state: Schema.String,
+  }),
+})
+export type RecipientCompany = typeof RecipientCompany.Type
 
 /** The recipient company of a consent, from the company document (its current contact data). */
 export const recipientCompanyOf = (company: Companies.CompanyDocument): RecipientCompany => ({

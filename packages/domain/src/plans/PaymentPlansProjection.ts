@@ -18,16 +18,18 @@ import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import { ConsentStatus } from "./Consent.ts"
+import * as PaymentPlan from "./PaymentPlan.ts"
 import type { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 import { CancellationReason } from "./PaymentPlanEvents.ts"
 import * as Schedule from "./PaymentPlanSchedule.ts"
 
 /** The plan's status as clients see it. */
-export const PlanStatus = Schema.Literals(["Draft", "Active", "Paused", "Cancelled", "Completed"])
-export type PlanStatus = typeof PlanStatus.Type
+export const PlanStatus = PaymentPlan.PlanStatus
+export type PlanStatus = PaymentPlan.PlanStatus
 
 /** The status of the plan's consent as the plan learned it (the consent's own status names). */
-export const PlanConsentStatus = Schema.Literals(["Pending", "Accepted", "Declined", "Revoked"])
+export const PlanConsentStatus = ConsentStatus
 export type PlanConsentStatus = typeof PlanConsentStatus.Type
 
 /** One collected instalment: its due date, the payment collecting it, and when it was recorded. */

@@ -13,7 +13,7 @@ import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import type { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import * as Ids from "../../src/kernel/Ids.ts"
-import { registerCompany } from "../fixtures/Parties.ts"
+import { Fixtures } from "../../src/testing/index.ts"
 
 const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b")
 const otherPartnerId = Ids.PartnerId.make("1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f")
@@ -26,7 +26,7 @@ const domain = () => Layer.mergeAll(EventPipeline.layerMemory(), UnitOfWork.laye
 const scenario = <A, E>(body: Effect.Effect<A, E, EventStore | ReadModelStore | IdGenerator | UnitOfWork>) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(Date.parse("2026-03-02T10:00:00Z"))
-    yield* registerCompany(partnerId, charity, "Helping Hands")
+    yield* Fixtures.registerCompany(partnerId, charity, "Helping Hands")
     return yield* body
   }).pipe(Effect.provide(domain()))
 

@@ -11,6 +11,7 @@ import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
 import { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type { CompanyId, PartnerId } from "../../src/kernel/Ids.ts"
+import { Fixtures } from "../../src/testing/index.ts"
 
 const partnerId = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as PartnerId
 const otherPartnerId = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f" as PartnerId
@@ -44,48 +45,7 @@ const layerWithoutLock = () => {
 const layer = () => Layer.mergeAll(EventPipeline.layerMemory(), UnitOfWork.layerMemory, IdGenerator.layerRandom)
 
 /** A valid create request body (spec 2.2) with `overrides` on top-level fields. */
-export const body = (overrides: Record<string, unknown> = {}) => ({
-  companyReferenceId: "acme-001",
-  name: "Acme Coffee",
-  emailAddress: "hello@acme.example.com",
-  taxId: "12-3456789",
-  taxIdType: "EIN",
-  streetNumberAndName: "100 Main St",
-  apartmentNumber: "Suite 200",
-  zipCode: "94105",
-  city: "San Francisco",
-  state: "CA",
-  contactNumber: "+14155550199",
-  websiteUrl: "https://acme.example.com",
-  companyType: "ForProfit",
-  owner: {
-    name: "Ada Lovelace",
-    emailAddress: "ada@acme.example.com",
-    contactNumber: "(415) 555-0100",
-    title: "CEO",
-    documentNumber: "D7654321",
-    documentType: "DriversLicense",
-    ssn: "987-65-4321",
-    dateOfBirth: "1980-12-10",
-    streetNumberAndName: "1 Analytical Way",
-    apartmentNumber: "Apt 4",
-    zipCode: "94105-1234",
-    city: "San Francisco",
-    state: "CA",
-  },
-  employees: [{ name: "Bob", emailAddress: "bob@acme.example.com", contactNumber: "415-555-0101", title: "Cashier" }],
-  locations: [
-    {
-      name: "Main Street Store",
-      streetNumberAndName: "100 Main St",
-      zipCode: "94105",
-      city: "San Francisco",
-      state: "CA",
-    },
-    { name: "Harbor Kiosk", streetNumberAndName: "1 Pier", zipCode: "94111", city: "San Francisco", state: "CA" },
-  ],
-  ...overrides,
-})
+export const body = (overrides: Record<string, unknown> = {}) => Fixtures.companyRegistrationBody(overrides)
 
 const location = {
   name: "Airport Cart",

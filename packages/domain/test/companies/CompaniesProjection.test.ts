@@ -4,6 +4,7 @@ import { type CompanyDocument, projection } from "../../src/companies/CompaniesP
 import * as Company from "../../src/companies/Company.ts"
 import type { Envelope } from "../../src/DomainEvents.ts"
 import type { CompanyId, CompanyReferenceId, LocationId, PartnerId } from "../../src/kernel/Ids.ts"
+import { ProjectionSpecification } from "../../src/testing/index.ts"
 
 const partnerId = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as PartnerId
 const companyId = "2b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a62" as CompanyId
@@ -56,6 +57,11 @@ const registered = Company.CompanyRegistered.make({
 const fold = (events: ReadonlyArray<Company.CompanyEvent>): CompanyDocument | undefined =>
   events.reduce<CompanyDocument | undefined>((doc, event) => projection.apply(doc, envelope(event)), undefined)
 
+const spec = ProjectionSpecification.forProjection(projection, {
+  streamType: "Company",
+  streamId: `Company-${companyId}`,
+})
+
 describe("the companies projection", () => {
   it("a registration makes an Unverified document with the partner-readable fields, without owner, employees or tax id", () => {
     const doc = fold([registered])!
@@ -80,22 +86,29 @@ describe("the companies projection", () => {
       location: { locationId: newLocationId, name: "Kiosk", ...address },
       at: later,
     })
-    const doc = fold([registered, added, added])!
-    assert.deepStrictEqual(
-      doc.locations.map((l) => l.locationId),
-      [locationId, newLocationId],
+    spec.given([registered, added, added]).thenDocument((doc) =>
+      assert.deepStrictEqual(
+        doc.locations.map((l) => l.locationId),
+        [locationId, newLocationId],
+      ),
     )
   })
 
   it("KYB Verified sets the status and verifiedAt; a later Rejected does not change a decided company", () => {
-    const doc = fold([
+    const verified = fold([
       registered,
       Company.CompanyVerified.make({ companyId, partnerId, status: "Verified", at: later }),
-      Company.CompanyRejected.make({ companyId, partnerId, status: "Rejected", at: later }),
     ])!
-    assert.strictEqual(doc.status, "Verified")
-    assert.strictEqual(DateTime.formatIso(doc.verifiedAt!), "2026-03-02T10:00:00.000Z")
-    assert.isUndefined(doc.rejectedAt)
+    spec
+      .given([
+        registered,
+        Company.CompanyVerified.make({ companyId, partnerId, status: "Verified", at: later }),
+        Company.CompanyRejected.make({ companyId, partnerId, status: "Rejected", at: later }),
+      ])
+      .then(verified)
+    assert.strictEqual(verified.status, "Verified")
+    assert.strictEqual(DateTime.formatIso(verified.verifiedAt!), "2026-03-02T10:00:00.000Z")
+    assert.isUndefined(verified.rejectedAt)
   })
 
   it("KYB Rejected sets the status, rejectedAt and the reason", () => {
@@ -108,7 +121,7 @@ describe("the companies projection", () => {
   })
 
   it("events before a registration change nothing, and other streams are ignored", () => {
-    assert.isUndefined(fold([Company.CompanyVerified.make({ companyId, partnerId, status: "Verified", at: later })]))
+    spec.given([Company.CompanyVerified.make({ companyId, partnerId, status: "Verified", at: later })]).thenNoDocument()
     const other = { ...envelope(registered), streamType: "CompanyReference" } as unknown as Envelope
     assert.isUndefined(projection.key(other))
   })

@@ -5,7 +5,7 @@ import * as Company from "../../src/companies/Company.ts"
 import { fold } from "../../src/kernel/Decider.ts"
 import type { ValidationFailed } from "../../src/kernel/DomainError.ts"
 import type { CompanyId, LocationId, PartnerId } from "../../src/kernel/Ids.ts"
-import { DeciderSpecification } from "../../src/testing/index.ts"
+import { DeciderSpecification, Fixtures } from "../../src/testing/index.ts"
 
 const spec = DeciderSpecification.forAggregate(Company.aggregate)
 
@@ -57,25 +57,12 @@ const employee = (n: number): Company.EmployeeInput => ({
 
 /** A registration that passes every rule; `overrides` replace top-level fields. */
 const registration = (overrides: Json = {}): Company.RegistrationInput =>
-  ({
-    companyReferenceId: "acme-001",
-    name: "Acme Coffee",
-    emailAddress: "hello@acme.example.com",
-    taxId: "12-3456789",
-    taxIdType: "EIN",
-    streetNumberAndName: "100 Main St",
-    apartmentNumber: "Suite 200",
-    zipCode: "94105",
-    city: "San Francisco",
-    state: "CA",
-    contactNumber: "+14155550199",
-    websiteUrl: "https://acme.example.com",
-    companyType: "ForProfit",
+  Fixtures.companyRegistrationBody({
     owner,
     employees: [employee(1), employee(2)],
     locations: [location(), location("Harbor Kiosk")],
     ...overrides,
-  }) as Company.RegistrationInput
+  }) as unknown as Company.RegistrationInput
 
 const withOwner = (fields: Json) => registration({ owner: { ...owner, ...fields } })
 const withEmployee = (index: number, fields: Json) =>

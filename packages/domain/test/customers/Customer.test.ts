@@ -46,7 +46,7 @@ const checking: Customer.LinkedBankAccount = {
 const savings: Customer.LinkedBankAccount = { ...checking, bankAccountId: accountB, name: "Savings", mask: "1111" }
 const linked = (...accounts: Array<Customer.LinkedBankAccount>) =>
   Customer.BankAccountsLinked.make({ ...customer, tokenId, accounts, at })
-const link = (...accounts: Array<Customer.LinkedBankAccount>): Customer.CustomerCommand => ({
+const link = (...accounts: Array<Customer.LinkedBankAccount>): Customer.Command => ({
   _tag: "LinkBankAccounts",
   tokenId,
   accounts,
@@ -80,7 +80,7 @@ describe("an unregistered customer", () => {
       })
   })
   it("every other command is refused as NotFound", () => {
-    const commands: ReadonlyArray<Customer.CustomerCommand> = [
+    const commands: ReadonlyArray<Customer.Command> = [
       { _tag: "StartKyc", tokenId, expiration: inAnHour, at },
       { _tag: "RecordKycResult", outcome: "Rejected", referenceId, at },
       { _tag: "OpenBankLinkSession", tokenId, expiration: inAnHour, at },
@@ -503,10 +503,10 @@ const preferenceKey = fc.constantFrom(
   ...(Object.keys(Customer.defaultNotificationPreferences) as Array<keyof Customer.NotificationPreferences>),
 )
 
-const command: fc.Arbitrary<Customer.CustomerCommand> = fc.oneof(
-  instant.map((at): Customer.CustomerCommand => ({ _tag: "RegisterCustomer", ...customer, phoneNumber, at })),
+const command: fc.Arbitrary<Customer.Command> = fc.oneof(
+  instant.map((at): Customer.Command => ({ _tag: "RegisterCustomer", ...customer, phoneNumber, at })),
   fc.record({ tokenId: fc.constantFrom(...tokenIds), at: instant, hours: fc.integer({ min: -1, max: 4 }) }).map(
-    ({ tokenId, at, hours }): Customer.CustomerCommand => ({
+    ({ tokenId, at, hours }): Customer.Command => ({
       _tag: "StartKyc",
       tokenId,
       expiration: DateTime.add(at, { hours }),
@@ -520,7 +520,7 @@ const command: fc.Arbitrary<Customer.CustomerCommand> = fc.oneof(
       withData: fc.boolean(),
     })
     .map(
-      ({ outcome, at, withData }): Customer.CustomerCommand => ({
+      ({ outcome, at, withData }): Customer.Command => ({
         _tag: "RecordKycResult",
         outcome,
         referenceId,
@@ -529,7 +529,7 @@ const command: fc.Arbitrary<Customer.CustomerCommand> = fc.oneof(
       }),
     ),
   fc.record({ tokenId: fc.constantFrom(...tokenIds), at: instant }).map(
-    ({ tokenId, at }): Customer.CustomerCommand => ({
+    ({ tokenId, at }): Customer.Command => ({
       _tag: "OpenBankLinkSession",
       tokenId,
       expiration: DateTime.add(at, { hours: 1 }),
@@ -538,9 +538,9 @@ const command: fc.Arbitrary<Customer.CustomerCommand> = fc.oneof(
   ),
   fc
     .record({ tokenId: fc.constantFrom(...tokenIds), accounts: fc.array(account, { maxLength: 3 }), at: instant })
-    .map((c): Customer.CustomerCommand => ({ _tag: "LinkBankAccounts", ...c })),
+    .map((c): Customer.Command => ({ _tag: "LinkBankAccounts", ...c })),
   fc.record({ tokenId: fc.constantFrom(...tokenIds), account, at: instant }).map(
-    ({ tokenId, account, at }): Customer.CustomerCommand => ({
+    ({ tokenId, account, at }): Customer.Command => ({
       _tag: "LinkBankAccounts",
       tokenId,
       accounts: [account],
@@ -549,25 +549,23 @@ const command: fc.Arbitrary<Customer.CustomerCommand> = fc.oneof(
   ),
   fc
     .record({ bankAccountId: fc.constantFrom(...accountIds), at: instant })
-    .map((c): Customer.CustomerCommand => ({ _tag: "UnlinkBankAccount", ...c })),
+    .map((c): Customer.Command => ({ _tag: "UnlinkBankAccount", ...c })),
   fc
     .record({ changes: fc.dictionary(preferenceKey, fc.boolean()), at: instant })
-    .map((c): Customer.CustomerCommand => ({ _tag: "UpdateNotificationPreferences", ...c })),
+    .map((c): Customer.Command => ({ _tag: "UpdateNotificationPreferences", ...c })),
   fc.record({ token: pushToken, days: fc.integer({ min: -1, max: 3 }), at: instant }).map(
-    ({ token, days, at }): Customer.CustomerCommand => ({
+    ({ token, days, at }): Customer.Command => ({
       _tag: "RegisterPushToken",
       token,
       expireAt: DateTime.add(at, { days }),
       at,
     }),
   ),
-  fc
-    .record({ token: pushToken, at: instant })
-    .map((c): Customer.CustomerCommand => ({ _tag: "RemovePushToken", ...c })),
+  fc.record({ token: pushToken, at: instant }).map((c): Customer.Command => ({ _tag: "RemovePushToken", ...c })),
   fc
     .record({ expMonth: fc.integer({ min: 0, max: 13 }), expYear: fc.integer({ min: 2025, max: 2030 }), at: instant })
     .map(
-      ({ expMonth, expYear, at }): Customer.CustomerCommand => ({
+      ({ expMonth, expYear, at }): Customer.Command => ({
         _tag: "SaveCardPaymentMethod",
         method: { ...card, expMonth, expYear },
         at,
@@ -577,15 +575,10 @@ const command: fc.Arbitrary<Customer.CustomerCommand> = fc.oneof(
 /** Sequences that start by registering the customer, so most commands reach a registered customer. */
 const commands = fc
   .tuple(instant, fc.array(command, { maxLength: 60 }))
-  .map(
-    ([at, rest]): Array<Customer.CustomerCommand> => [
-      { _tag: "RegisterCustomer", ...customer, phoneNumber, at },
-      ...rest,
-    ],
-  )
+  .map(([at, rest]): Array<Customer.Command> => [{ _tag: "RegisterCustomer", ...customer, phoneNumber, at }, ...rest])
 
 /** Runs the commands, skipping refusals; returns the final state and every recorded event. */
-const play = (sequence: ReadonlyArray<Customer.CustomerCommand>) => {
+const play = (sequence: ReadonlyArray<Customer.Command>) => {
   let state = Customer.initialState
   const events: Array<Customer.CustomerEvent> = []
   for (const cmd of sequence) {
@@ -608,23 +601,18 @@ const tokenCommands = fc
         {
           weight: 4,
           arbitrary: pushToken.map(
-            (token): Customer.CustomerCommand => ({ _tag: "RegisterPushToken", token, expireAt: nextYear, at }),
+            (token): Customer.Command => ({ _tag: "RegisterPushToken", token, expireAt: nextYear, at }),
           ),
         },
         {
           weight: 1,
-          arbitrary: pushToken.map((token): Customer.CustomerCommand => ({ _tag: "RemovePushToken", token, at })),
+          arbitrary: pushToken.map((token): Customer.Command => ({ _tag: "RemovePushToken", token, at })),
         },
       ),
       { minLength: 30, maxLength: 120 },
     ),
   )
-  .map(
-    ([at, rest]): Array<Customer.CustomerCommand> => [
-      { _tag: "RegisterCustomer", ...customer, phoneNumber, at },
-      ...rest,
-    ],
-  )
+  .map(([at, rest]): Array<Customer.Command> => [{ _tag: "RegisterCustomer", ...customer, phoneNumber, at }, ...rest])
 
 describe("properties of customers", () => {
   it(`a customer never holds more than ${Customer.maxPushTokens} push tokens, each at most once, and a token just registered is always kept`, () => {

@@ -12,7 +12,7 @@ import { EventStore } from "../../src/infrastructure/EventStore.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import * as Ids from "../../src/kernel/Ids.ts"
-import { registerCustomer } from "../fixtures/Parties.ts"
+import { Fixtures } from "../../src/testing/index.ts"
 
 const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b")
 const otherPartnerId = Ids.PartnerId.make("1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f")
@@ -26,7 +26,7 @@ const now = Date.parse("2026-03-02T10:00:00Z")
 const scenario = <A, E>(body: Effect.Effect<A, E, EventStore | IdGenerator | UnitOfWork | never>) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(now)
-    yield* registerCustomer(partnerId, customer)
+    yield* Fixtures.registerCustomer(partnerId, customer)
     return yield* body
   }).pipe(Effect.provide(domain()))
 

@@ -17,12 +17,12 @@ describe("provider ports", () => {
         Providers.ESignature,
       ].map((port) => port.key),
       [
-        "partnerpay/KybVerifier",
-        "partnerpay/BankLinker",
-        "partnerpay/KycProvider",
-        "partnerpay/OtpSender",
-        "partnerpay/CardProcessor",
-        "partnerpay/ESignature",
+        "partnerpay/domain/KybVerifier",
+        "partnerpay/domain/BankLinker",
+        "partnerpay/domain/KycProvider",
+        "partnerpay/domain/OtpSender",
+        "partnerpay/domain/CardProcessor",
+        "partnerpay/domain/ESignature",
       ],
     )
   })

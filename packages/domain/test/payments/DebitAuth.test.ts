@@ -60,7 +60,7 @@ describe("no debit authorization yet", () => {
       })
   })
   it("every other command is refused as NotFound", () => {
-    const commands: ReadonlyArray<DebitAuth.DebitAuthCommand> = [
+    const commands: ReadonlyArray<DebitAuth.Command> = [
       { _tag: "UpdateDebitAuthLimit", limit: usd(1), at },
       { _tag: "EnableDebitAuth", at },
       { _tag: "DisableDebitAuth", at },
@@ -216,16 +216,16 @@ const currency = fc.constantFrom<Money.CurrencyCode>("USD", "USD", "USD", "EUR")
 const money = fc.record({ minorUnits: fc.integer({ min: 0, max: 2_000 }), currency })
 const instant = fc.integer({ min: 1_700_000_000_000, max: 1_800_000_000_000 }).map((ms) => DateTime.makeUnsafe(ms))
 
-const command: fc.Arbitrary<DebitAuth.DebitAuthCommand> = fc.oneof(
+const command: fc.Arbitrary<DebitAuth.Command> = fc.oneof(
   { depthSize: "small" },
   fc
     .record({ limit: money, at: instant })
-    .map(({ limit, at }): DebitAuth.DebitAuthCommand => ({ _tag: "SetDebitAuth", ...parties, limit, at })),
+    .map(({ limit, at }): DebitAuth.Command => ({ _tag: "SetDebitAuth", ...parties, limit, at })),
   fc
     .record({ limit: money, at: instant })
-    .map(({ limit, at }): DebitAuth.DebitAuthCommand => ({ _tag: "UpdateDebitAuthLimit", limit, at })),
-  instant.map((at): DebitAuth.DebitAuthCommand => ({ _tag: "EnableDebitAuth", at })),
-  instant.map((at): DebitAuth.DebitAuthCommand => ({ _tag: "DisableDebitAuth", at })),
+    .map(({ limit, at }): DebitAuth.Command => ({ _tag: "UpdateDebitAuthLimit", limit, at })),
+  instant.map((at): DebitAuth.Command => ({ _tag: "EnableDebitAuth", at })),
+  instant.map((at): DebitAuth.Command => ({ _tag: "DisableDebitAuth", at })),
   fc
     .record({
       amount: money,
@@ -233,7 +233,7 @@ const command: fc.Arbitrary<DebitAuth.DebitAuthCommand> = fc.oneof(
       paymentRequestId: fc.constantFrom(...paymentRequestIds),
       companyId: fc.constantFrom(companyId, companyId, otherCompanyId),
     })
-    .map((c): DebitAuth.DebitAuthCommand => ({ _tag: "AuthorizeDebit", ...c })),
+    .map((c): DebitAuth.Command => ({ _tag: "AuthorizeDebit", ...c })),
 )
 const commands = fc.array(command, { maxLength: 40 })
 

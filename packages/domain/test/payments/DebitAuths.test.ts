@@ -18,7 +18,7 @@ import * as Ids from "../../src/kernel/Ids.ts"
 import * as DebitAuth from "../../src/payments/DebitAuth.ts"
 import * as DebitAuths from "../../src/payments/DebitAuths.ts"
 import { collection, projection } from "../../src/payments/DebitAuthsProjection.ts"
-import { registerCompany, registerCustomer } from "../fixtures/Parties.ts"
+import { Fixtures } from "../../src/testing/index.ts"
 
 const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b")
 const otherPartnerId = Ids.PartnerId.make("1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f")
@@ -37,11 +37,11 @@ type Env = EventStore | ReadModelStore | IdGenerator | UnitOfWork
 const scenario = <A, E>(body: Effect.Effect<A, E, Env>) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(now)
-    yield* registerCompany(partnerId, acme, "Acme Coffee")
-    yield* registerCompany(partnerId, globex, "Globex Water")
-    yield* registerCompany(otherPartnerId, foreignCompany, "Initech")
-    yield* registerCustomer(partnerId, payer)
-    yield* registerCustomer(partnerId, otherPayer, "+14155550124")
+    yield* Fixtures.registerCompany(partnerId, acme, "Acme Coffee")
+    yield* Fixtures.registerCompany(partnerId, globex, "Globex Water")
+    yield* Fixtures.registerCompany(otherPartnerId, foreignCompany, "Initech")
+    yield* Fixtures.registerCustomer(partnerId, payer)
+    yield* Fixtures.registerCustomer(partnerId, otherPayer, "+14155550124")
     return yield* body
   }).pipe(Effect.provide(domain()))
 

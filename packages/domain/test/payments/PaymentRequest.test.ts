@@ -271,7 +271,7 @@ describe("no payment request yet", () => {
       .thenFails({ _tag: "ValidationFailed", issues: [{ field: "description", message: "must not be empty" }] })
   })
   it("every other command is refused as NotFound", () => {
-    const commands: ReadonlyArray<PaymentRequest.PaymentRequestCommand> = [
+    const commands: ReadonlyArray<PaymentRequest.Command> = [
       acceptBy(payer),
       cancelBy(partnerId),
       settledWith(transferId),
@@ -561,8 +561,8 @@ describe("the transfer policy", () => {
 // ---------------------------------------------------------------------------
 
 const instant = fc.integer({ min: 1_772_000_000_000, max: 1_800_000_000_000 }).map((ms) => DateTime.makeUnsafe(ms))
-const command: fc.Arbitrary<PaymentRequest.PaymentRequestCommand> = fc.oneof(
-  fc.constantFrom<PaymentRequest.PaymentRequestCommand>(
+const command: fc.Arbitrary<PaymentRequest.Command> = fc.oneof(
+  fc.constantFrom<PaymentRequest.Command>(
     create,
     { ...create, enableDebitAuth: true, debitAuthLimit: usd(50_000) },
     { ...create, amount: usd(0) },
@@ -618,24 +618,16 @@ const command: fc.Arbitrary<PaymentRequest.PaymentRequestCommand> = fc.oneof(
   },
 )
 // Start most sequences somewhere along the lifecycle, so that refunds and late commands are exercised often.
-const lifecycle: ReadonlyArray<PaymentRequest.PaymentRequestCommand> = [
-  create,
-  acceptBy(payer),
-  settledWith(transferId),
-]
+const lifecycle: ReadonlyArray<PaymentRequest.Command> = [create, acceptBy(payer), settledWith(transferId)]
 const commands = fc
   .tuple(fc.integer({ min: 0, max: lifecycle.length }), fc.array(command, { maxLength: 30 }))
   .map(([reached, rest]) => [...lifecycle.slice(0, reached), ...rest])
 
 /** Runs a sequence, calling `step` with each accepted decision and the states around it. */
 const runSequence = (
-  sequence: ReadonlyArray<PaymentRequest.PaymentRequestCommand>,
-  step: (
-    events: ReadonlyArray<PaymentRequestEvent>,
-    before: PaymentRequest.PaymentRequestState,
-    after: PaymentRequest.PaymentRequestState,
-  ) => void,
-): PaymentRequest.PaymentRequestState => {
+  sequence: ReadonlyArray<PaymentRequest.Command>,
+  step: (events: ReadonlyArray<PaymentRequestEvent>, before: PaymentRequest.State, after: PaymentRequest.State) => void,
+): PaymentRequest.State => {
   let state = PaymentRequest.initialState
   for (const cmd of sequence) {
     const decision = PaymentRequest.decide(cmd, state)

@@ -26,6 +26,7 @@ import * as Payments from "../../src/payments/Payments.ts"
 import type { ReimbursementProviderId } from "../../src/payments/TransferEvents.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
 import * as TransfersProjection from "../../src/payments/TransfersProjection.ts"
+import { Fixtures } from "../../src/testing/index.ts"
 
 const partnerId = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as PartnerId
 const otherPartnerId = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f" as PartnerId
@@ -52,37 +53,8 @@ const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
   return reason.error
 }
 
-const companyBody = (companyReferenceId: string) => ({
-  companyReferenceId,
-  name: "Acme Coffee",
-  emailAddress: "hello@acme.example.com",
-  taxId: "12-3456789",
-  taxIdType: "EIN",
-  streetNumberAndName: "100 Main St",
-  apartmentNumber: "Suite 200",
-  zipCode: "94105",
-  city: "San Francisco",
-  state: "CA",
-  contactNumber: "+14155550199",
-  companyType: "ForProfit",
-  owner: {
-    name: "Ada Lovelace",
-    emailAddress: "ada@acme.example.com",
-    contactNumber: "(415) 555-0100",
-    title: "CEO",
-    documentNumber: "D7654321",
-    documentType: "DriversLicense",
-    ssn: "987-65-4321",
-    dateOfBirth: "1980-12-10",
-    streetNumberAndName: "1 Analytical Way",
-    apartmentNumber: "Apt 4",
-    zipCode: "94105-1234",
-    city: "San Francisco",
-    state: "CA",
-  },
-  employees: [],
-  locations: [],
-})
+const companyBody = (companyReferenceId: string) =>
+  Fixtures.companyRegistrationBody({ companyReferenceId, websiteUrl: undefined, employees: [], locations: [] })
 
 /** Registers a company of `partner` and returns its id. */
 export const seedCompany = (partner: PartnerId, reference = "acme-001") =>
@@ -94,8 +66,7 @@ export const seedCustomer = (partner: PartnerId, registrationId: RegistrationId)
     const at = yield* DateTime.now
     const expiration = DateTime.add(at, { hours: 1 })
     const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
-    const run = (command: Customer.CustomerCommand) =>
-      CommandHandler.handle(Customer.aggregate, registrationId, command)
+    const run = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, registrationId, command)
     yield* run({ _tag: "RegisterCustomer", registrationId, partnerId: partner, phoneNumber: "+14155550123", at })
     yield* run({ _tag: "StartKyc", tokenId, expiration, at })
     yield* run({

@@ -359,12 +359,12 @@ describe("masking account numbers", () => {
 // ---------------------------------------------------------------------------
 
 const instant = fc.integer({ min: 1_700_000_000_000, max: 1_800_000_000_000 }).map((ms) => DateTime.makeUnsafe(ms))
-const command: fc.Arbitrary<Transfer.TransferCommand> = fc.oneof(
-  instant.map((at): Transfer.TransferCommand => ({ ...initiate, at })),
-  instant.map((at): Transfer.TransferCommand => ({ ...settle, at })),
+const command: fc.Arbitrary<Transfer.Command> = fc.oneof(
+  instant.map((at): Transfer.Command => ({ ...initiate, at })),
+  instant.map((at): Transfer.Command => ({ ...settle, at })),
   fc
     .record({ at: instant, returnCode: fc.constantFrom("R01", "R02", "bad") })
-    .map(({ at, returnCode }): Transfer.TransferCommand => ({ ...fail(returnCode), at })),
+    .map(({ at, returnCode }): Transfer.Command => ({ ...fail(returnCode), at })),
   fc
     .record({
       at: instant,
@@ -376,7 +376,7 @@ const command: fc.Arbitrary<Transfer.TransferCommand> = fc.oneof(
       currency: fc.constantFrom<Money.CurrencyCode>("USD", "USD", "USD", "EUR"),
     })
     .map(
-      ({ at, refundId, minorUnits, currency }): Transfer.TransferCommand => ({
+      ({ at, refundId, minorUnits, currency }): Transfer.Command => ({
         _tag: "RefundTransfer",
         transferId,
         refundId,
@@ -386,8 +386,8 @@ const command: fc.Arbitrary<Transfer.TransferCommand> = fc.oneof(
     ),
   fc
     .record({ at: instant, providerId: fc.constantFrom(...providerIds) })
-    .map(({ at, providerId }): Transfer.TransferCommand => ({ ...apply(providerId), at })),
-  instant.map((at): Transfer.TransferCommand => ({ ...complete, at })),
+    .map(({ at, providerId }): Transfer.Command => ({ ...apply(providerId), at })),
+  instant.map((at): Transfer.Command => ({ ...complete, at })),
 )
 // Settled transfers are where refunds and reimbursement happen: start most sequences there.
 const commands = fc

@@ -72,7 +72,7 @@ const company = (companyReferenceId: string) =>
 const customer = Effect.gen(function* () {
   const at = yield* DateTime.now
   const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
-  const run = (command: Customer.CustomerCommand) => CommandHandler.handle(Customer.aggregate, payer, command)
+  const run = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, payer, command)
   yield* run({ _tag: "RegisterCustomer", registrationId: payer, partnerId, phoneNumber: "+14155550123", at })
   yield* run({ _tag: "StartKyc", tokenId, expiration: DateTime.add(at, { hours: 1 }), at })
   yield* run({

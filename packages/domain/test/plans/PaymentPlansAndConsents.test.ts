@@ -97,27 +97,52 @@ const failureTag = <A, E extends { readonly _tag: string }, R>(effect: Effect.Ef
   })
 
 describe("creating a payment plan", () => {
-  it.effect("records a Draft plan and a Pending consent, listed for the payer, in one operation", () =>
+  /** A plan just created for the fixture company and payer. */
+  const created = Effect.gen(function* () {
+    yield* setup
+    return yield* PaymentPlans.create(planInput())
+  })
+
+  it.effect("a new plan is a Draft with nothing collected, first due on its start date", () =>
     Effect.gen(function* () {
-      yield* setup
-      const created = yield* PaymentPlans.create(planInput())
-      assert.strictEqual(created.status, "Draft")
-      const plan = yield* PaymentPlans.get(partnerId, created.paymentPlanId)
-      assert.strictEqual(plan.consentId, created.consentId)
-      assert.strictEqual(plan.consentStatus, "Pending")
-      assert.strictEqual(plan.nextDueDate, "2026-03-02")
+      const { paymentPlanId, status } = yield* created
+      assert.strictEqual(status, "Draft")
+      const plan = yield* PaymentPlans.get(partnerId, paymentPlanId)
       assert.strictEqual(plan.collectedCount, 0)
-      const consent = yield* Consents.get(payerCaller, created.consentId)
+      assert.strictEqual(plan.nextDueDate, "2026-03-02")
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("the plan is created with its consent, which is Pending", () =>
+    Effect.gen(function* () {
+      const { paymentPlanId, consentId } = yield* created
+      const plan = yield* PaymentPlans.get(partnerId, paymentPlanId)
+      assert.strictEqual(plan.consentId, consentId)
+      assert.strictEqual(plan.consentStatus, "Pending")
+      const consent = yield* Consents.get(payerCaller, consentId)
       assert.strictEqual(consent.status, "Pending")
-      assert.strictEqual(consent.paymentPlanId, created.paymentPlanId)
+      assert.strictEqual(consent.paymentPlanId, paymentPlanId)
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("the consent shows the payer the plan's terms and the company that collects", () =>
+    Effect.gen(function* () {
+      const { consentId } = yield* created
+      const consent = yield* Consents.get(payerCaller, consentId)
       assert.strictEqual(consent.recurrenceInterval, 1)
       assert.strictEqual(consent.startDate, "2026-03-02")
       assert.strictEqual(consent.recipientCompany.name, "Acme Plumbing")
       assert.strictEqual(consent.recipientCompany.address.city, "Springfield")
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("the new consent is listed for the payer", () =>
+    Effect.gen(function* () {
+      const { consentId } = yield* created
       const listed = yield* Consents.list(payerCaller, { limit: 20 })
       assert.deepStrictEqual(
         listed.data.map((c) => c.consentId),
-        [created.consentId],
+        [consentId],
       )
     }).pipe(Effect.provide(domain())),
   )
@@ -141,11 +166,17 @@ describe("creating a payment plan", () => {
     }).pipe(Effect.provide(domain())),
   )
 
-  it.effect("refuses another partner's company as not found, and bad terms with every field named", () =>
+  it.effect("another partner's company is not found", () =>
     Effect.gen(function* () {
       yield* setup
       const foreign = yield* failureTag(PaymentPlans.create(planInput({ companyId: otherCompanyId })))
       assert.strictEqual((foreign as { _tag: string })._tag, "NotFound")
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("bad terms are refused with every field named, and nothing is recorded", () =>
+    Effect.gen(function* () {
+      yield* setup
       const exit = yield* Effect.exit(
         PaymentPlans.create(planInput({ recurrenceInterval: 0, startDate: CalendarDate.make("2026-01-01") })),
       )
@@ -276,35 +307,58 @@ describe("an Accepted consent", () => {
 })
 
 describe("the partner's moves", () => {
-  it.effect("pause, resume and cancel follow the plan's state machine; illegal moves are refused", () =>
+  const tagOf = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.map(failureTag(effect), (failure) => (failure as { _tag: string })._tag)
+
+  /** A plan whose payer accepted its consent and whose partner activated it. */
+  const activePlan = Effect.gen(function* () {
+    yield* setup
+    const created = yield* PaymentPlans.create(planInput())
+    yield* Consents.accept(payerCaller, created.consentId, bankAccountId)
+    yield* PaymentPlans.activate(partnerId, created.paymentPlanId)
+    return created.paymentPlanId
+  })
+
+  it.effect("a Draft plan can be neither paused nor resumed", () =>
     Effect.gen(function* () {
       yield* setup
-      const created = yield* PaymentPlans.create(planInput())
-      const id = created.paymentPlanId
-      assert.strictEqual(
-        ((yield* failureTag(PaymentPlans.pause(partnerId, id))) as { _tag: string })._tag,
-        "IllegalTransition",
-      )
-      assert.strictEqual(
-        ((yield* failureTag(PaymentPlans.resume(partnerId, id))) as { _tag: string })._tag,
-        "IllegalTransition",
-      )
-      yield* Consents.accept(payerCaller, created.consentId, bankAccountId)
-      yield* PaymentPlans.activate(partnerId, id)
+      const id = (yield* PaymentPlans.create(planInput())).paymentPlanId
+      assert.strictEqual(yield* tagOf(PaymentPlans.pause(partnerId, id)), "IllegalTransition")
+      assert.strictEqual(yield* tagOf(PaymentPlans.resume(partnerId, id)), "IllegalTransition")
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("an Active plan pauses, and a Paused plan resumes to Active", () =>
+    Effect.gen(function* () {
+      const id = yield* activePlan
       assert.strictEqual((yield* PaymentPlans.pause(partnerId, id)).status, "Paused")
-      assert.strictEqual(
-        ((yield* failureTag(PaymentPlans.activate(partnerId, id))) as { _tag: string })._tag,
-        "IllegalTransition",
-      )
       assert.strictEqual((yield* PaymentPlans.resume(partnerId, id)).status, "Active")
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("a Paused plan is resumed, not activated again", () =>
+    Effect.gen(function* () {
+      const id = yield* activePlan
+      yield* PaymentPlans.pause(partnerId, id)
+      assert.strictEqual(yield* tagOf(PaymentPlans.activate(partnerId, id)), "IllegalTransition")
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("the partner's cancel makes the plan Cancelled by the company, with no next due date", () =>
+    Effect.gen(function* () {
+      const id = yield* activePlan
       const cancelled = yield* PaymentPlans.cancel(partnerId, id)
       assert.strictEqual(cancelled.status, "Cancelled")
       assert.strictEqual(cancelled.cancellationReason, "CancelledByCompany")
       assert.isUndefined(cancelled.nextDueDate)
-      assert.strictEqual(
-        ((yield* failureTag(PaymentPlans.resume(partnerId, id))) as { _tag: string })._tag,
-        "IllegalTransition",
-      )
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("a Cancelled plan cannot be resumed", () =>
+    Effect.gen(function* () {
+      const id = yield* activePlan
+      yield* PaymentPlans.cancel(partnerId, id)
+      assert.strictEqual(yield* tagOf(PaymentPlans.resume(partnerId, id)), "IllegalTransition")
     }).pipe(Effect.provide(domain())),
   )
 

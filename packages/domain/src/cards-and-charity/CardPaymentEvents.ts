@@ -1,0 +1,20 @@
+/** The events of CardPayment: a card payment registered for a merchant. */
+import { Schema } from "effect"
+import { CardPaymentId, MerchantId, PartnerId } from "../kernel/Ids.ts"
+import * as Money from "../kernel/Money.ts"
+
+/** A card payment made on an external terminal was registered for a merchant. */
+export const CardPaymentRegistered = Schema.TaggedStruct("CardPaymentRegistered", {
+  cardPaymentId: CardPaymentId,
+  partnerId: PartnerId,
+  merchantId: MerchantId,
+  amount: Money.Money,
+  last4: Schema.String.check(Schema.isPattern(/^\d{4}$/, { message: "must be exactly 4 digits" })),
+  brand: Schema.String,
+  externalReference: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type CardPaymentRegistered = typeof CardPaymentRegistered.Type
+
+export const CardPaymentEvent = Schema.Union([CardPaymentRegistered])
+export type CardPaymentEvent = typeof CardPaymentEvent.Type

@@ -1,0 +1,131 @@
+/**
+ * Shared test fixtures for every package, the benchmarks and the fault suite:
+ * a valid company registration body (spec 2.2, the payload of POST
+ * /Company/Create and of `Companies.register`) and effects that register a
+ * company or a customer through their aggregates (the source of truth the
+ * use cases read), as the company and login flows do.
+ */
+import { DateTime, Effect } from "effect"
+import * as Company from "../companies/Company.ts"
+import * as Customer from "../customers/Customer.ts"
+import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import type { CompanyId, LocationId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+
+/** The first location of the fixture company. */
+export const mainStreetStore = {
+  name: "Main Street Store",
+  streetNumberAndName: "100 Main St",
+  zipCode: "94105",
+  city: "San Francisco",
+  state: "CA",
+}
+
+/** The owner of the fixture company (full KYB data, as the partner sends it). */
+export const owner = {
+  name: "Ada Lovelace",
+  emailAddress: "ada@acme.example.com",
+  contactNumber: "(415) 555-0100",
+  title: "CEO",
+  documentNumber: "D7654321",
+  documentType: "DriversLicense",
+  ssn: "987-65-4321",
+  dateOfBirth: "1980-12-10",
+  streetNumberAndName: "1 Analytical Way",
+  apartmentNumber: "Apt 4",
+  zipCode: "94105-1234",
+  city: "San Francisco",
+  state: "CA",
+}
+
+/**
+ * A valid company registration body: "Acme Coffee", reference "acme-001", one
+ * employee, two locations. `overrides` replace top-level fields; an override
+ * whose value is `undefined` removes the field (an optional field left out).
+ */
+export const companyRegistrationBody = (overrides: Record<string, unknown> = {}): CompanyRegistrationBody => {
+  const body: Record<string, unknown> = {
+    companyReferenceId: "acme-001",
+    name: "Acme Coffee",
+    emailAddress: "hello@acme.example.com",
+    taxId: "12-3456789",
+    taxIdType: "EIN",
+    streetNumberAndName: "100 Main St",
+    apartmentNumber: "Suite 200",
+    zipCode: "94105",
+    city: "San Francisco",
+    state: "CA",
+    contactNumber: "+14155550199",
+    websiteUrl: "https://acme.example.com",
+    companyType: "ForProfit",
+    owner,
+    employees: [{ name: "Bob", emailAddress: "bob@acme.example.com", contactNumber: "415-555-0101", title: "Cashier" }],
+    locations: [
+      mainStreetStore,
+      { name: "Harbor Kiosk", streetNumberAndName: "1 Pier", zipCode: "94111", city: "San Francisco", state: "CA" },
+    ],
+    ...overrides,
+  }
+  for (const [key, value] of Object.entries(overrides)) if (value === undefined) delete body[key]
+  return body as CompanyRegistrationBody
+}
+
+/** The fields tests read back from a registration body (the JSON sent is whatever the overrides made it). */
+export type CompanyRegistrationBody = Record<string, unknown> & {
+  readonly companyReferenceId: string
+  readonly name: string
+  readonly emailAddress: string
+  readonly taxId: string
+  readonly streetNumberAndName: string
+  readonly zipCode: string
+  readonly city: string
+  readonly state: string
+  readonly contactNumber: string
+  readonly owner: typeof owner
+}
+
+/**
+ * Registers a company of `partnerId` named `name` through the Company
+ * aggregate, with one location (none with `{ locations: 0 }`) and the
+ * reference `ref-<last 6 characters of the id>`; `body` overrides fields of
+ * the registration as in `companyRegistrationBody`.
+ */
+export const registerCompany = Effect.fn("Fixtures.registerCompany")(function* (
+  partnerId: PartnerId,
+  companyId: CompanyId,
+  name: string,
+  options: { readonly locations?: 0 | 1; readonly body?: Record<string, unknown> } = {},
+) {
+  const withLocation = (options.locations ?? 1) === 1
+  const locationIds = withLocation ? [(yield* (yield* IdGenerator).next) as LocationId] : []
+  const registration = companyRegistrationBody({
+    name,
+    companyReferenceId: `ref-${companyId.slice(-6)}`,
+    employees: [],
+    locations: withLocation ? [mainStreetStore] : [],
+    ...options.body,
+  }) as unknown as Company.RegistrationInput
+  yield* CommandHandler.handle(Company.aggregate, companyId, {
+    _tag: "RegisterCompany",
+    partnerId,
+    companyId,
+    locationIds,
+    registration,
+    at: yield* DateTime.now,
+  })
+})
+
+/** Registers a customer of `partnerId` through the Customer aggregate (as the first OTP login does). */
+export const registerCustomer = Effect.fn("Fixtures.registerCustomer")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+  phoneNumber = "+14155550123",
+) {
+  yield* CommandHandler.handle(Customer.aggregate, registrationId, {
+    _tag: "RegisterCustomer",
+    registrationId,
+    partnerId,
+    phoneNumber,
+    at: yield* DateTime.now,
+  })
+})
