@@ -93,10 +93,14 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   const sandbox = config.environment === "sandbox"
   // Sandbox: `POST /Sandbox/Clock/Advance` moves Effect's Clock (hence every "now") for the whole service.
   // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts).
-  const routes = sandbox ? Layer.mergeAll(Server.Routes, SandboxClock.routes, SandboxCards.routes) : Server.Routes
   // The operator API (/admin) exists only when PARTNERPAY_ADMIN_TOKEN is set (Admin.ts).
   // Unauthenticated probes for load balancers: GET /livez, GET /readyz (Readiness.ts).
-  const http = Http.serve(Layer.mergeAll(routes, Admin.routes(config.adminToken), Readiness.routes), {
+  const own = Layer.mergeAll(
+    Admin.routes(config.adminToken),
+    Readiness.routes,
+    ...(sandbox ? [SandboxClock.routes, SandboxCards.routes] : []),
+  ).pipe(Layer.provide(Http.serviceRoutes))
+  const http = Http.serve(Layer.merge(Server.Routes, own), {
     port: config.port,
     host: config.host,
     tracing: config.tracing,
