@@ -27,13 +27,14 @@
  * Time comes from the Effect `Clock` of the request fiber (TestClock in tests).
  * `openApiTransform` documents the header and the extra responses in /openapi.json.
  */
-import { createHash, randomUUID } from "node:crypto"
+import { createHash } from "node:crypto"
 import { type EventStoreUnavailable, type Idempotency, IdempotencyStore } from "@partnerpay/domain"
 import { ByteSize, Clock, Context, DateTime, Effect, Layer, Option, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type CallerIdentity, CurrentBearerVerification } from "./Caller.ts"
 import * as Problem from "./Problem.ts"
 import * as RateLimit from "./RateLimit.ts"
+import { CurrentRequestRecord, correlationIdOf } from "./RequestRecord.ts"
 import { Tokens } from "./Tokens.ts"
 
 // ---------------------------------------------------------------------------
@@ -109,7 +110,8 @@ const clientIp = (request: HttpServerRequest.HttpServerRequest, limits: Limits):
 export const requestHash = (method: string, url: string, body: Uint8Array): string =>
   createHash("sha256").update(`${method}\n${url}\n`).update(body).digest("hex")
 
-const respond = (problem: Problem.Problem) => Problem.toResponse(problem, randomUUID())
+const respond = (problem: Problem.Problem) =>
+  Effect.withFiber((fiber) => Problem.toResponse(problem, correlationIdOf(fiber)))
 
 const withHeader = (name: string, value: string) => (response: HttpServerResponse.HttpServerResponse) =>
   HttpServerResponse.setHeader(response, name, value)
@@ -133,7 +135,7 @@ const capture = (response: HttpServerResponse.HttpServerResponse): Idempotency.S
   }
 }
 
-const replay = (stored: Idempotency.StoredResponse): HttpServerResponse.HttpServerResponse => {
+const replay = (stored: Idempotency.StoredResponse, correlationId: string): HttpServerResponse.HttpServerResponse => {
   const response =
     stored.body.length === 0 && stored.contentType === undefined
       ? HttpServerResponse.empty({ status: stored.status })
@@ -143,7 +145,7 @@ const replay = (stored: Idempotency.StoredResponse): HttpServerResponse.HttpServ
         })
   return HttpServerResponse.setHeaders(response, {
     "idempotent-replayed": "true",
-    "x-correlation-id": randomUUID(),
+    "x-correlation-id": correlationId,
   })
 }
 
@@ -245,7 +247,7 @@ export const make = Effect.gen(function* () {
       const outcome = begun.success
       switch (outcome._tag) {
         case "Replay":
-          return replay(outcome.response)
+          return yield* Effect.withFiber((fiber) => Effect.succeed(replay(outcome.response, correlationIdOf(fiber))))
         case "InProgress":
           return yield* Effect.map(
             respond(
@@ -325,6 +327,11 @@ export const make = Effect.gen(function* () {
       const outcome = token === undefined ? undefined : yield* Effect.result(tokens.verify(token))
       const caller: Option.Option<CallerIdentity> =
         outcome !== undefined && outcome._tag === "Success" ? Option.some(outcome.success) : Option.none()
+      // The access line names the partner (RequestRecord.ts).
+      if (caller._tag === "Some") {
+        const record = yield* CurrentRequestRecord
+        if (record !== undefined) record.partnerId = caller.value.partnerId
+      }
       // This request's route reuses the outcome (Authentication middleware) instead of verifying again.
       const app =
         token === undefined || outcome === undefined

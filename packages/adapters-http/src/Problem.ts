@@ -312,7 +312,11 @@ export const badRequest = (kind: string, issue: SchemaIssue.Issue): BadRequest =
 // Rendering
 
 /** The `instance` of a problem answered to the request with this correlation id. */
-export const instanceOf = (correlationId: string): string => `urn:uuid:${correlationId}`
+export const instanceOf = (correlationId: string): string =>
+  uuidFormat.test(correlationId) ? `urn:uuid:${correlationId}` : `urn:partnerpay:correlation:${correlationId}`
+
+/** A UUID (any version); other correlation ids come from clients (`X-Correlation-Id`, `traceparent`). */
+const uuidFormat = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 
 /** Renders a problem as an `application/problem+json` response, with its instance and protocol headers. */
 export const toResponse = (

@@ -1,6 +1,8 @@
 /**
- * The outermost middleware of every endpoint: it gives each request a
- * correlation id (`X-Correlation-Id` response header, problem `instance`)
+ * The outermost middleware of every endpoint: it gives each request its
+ * correlation id (`X-Correlation-Id` response header, problem `instance`; the
+ * server's id for the request when it keeps a `RequestRecord`, which also gets
+ * the route template)
  * and turns every failure into an `application/problem+json` response:
  *
  * - request decoding failures (malformed JSON, wrong types, missing fields in
@@ -15,10 +17,11 @@
  * It must be applied last (`Api.middleware(ProblemHandling)` after every
  * `.add(group)`) so that it wraps the security middleware too.
  */
-import { Cause, Effect, Layer, Option } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { Cause, Context, Effect, Layer, Option } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import * as Problem from "./Problem.ts"
+import { CurrentRequestRecord } from "./RequestRecord.ts"
 
 export class ProblemHandling extends HttpApiMiddleware.Service<ProblemHandling>()(
   "partnerpay/adapters-http/ProblemHandling",
@@ -33,8 +36,12 @@ export class ProblemHandling extends HttpApiMiddleware.Service<ProblemHandling>(
   },
 ) {
   static readonly layer: Layer.Layer<ProblemHandling> = Layer.succeed(ProblemHandling, (httpEffect) =>
-    Effect.suspend(() => {
-      const correlationId = crypto.randomUUID()
+    Effect.withFiber((fiber) => {
+      // The request's one id and, for its access line, the route template (RequestRecord.ts).
+      const record = fiber.getRef(CurrentRequestRecord)
+      const correlationId = record?.correlationId ?? crypto.randomUUID()
+      if (record !== undefined)
+        record.route = Context.getOrUndefined(fiber.context, HttpRouter.RouteContext)?.route.path
       // One continuation per request: a plain response only gets its header (the common case).
       return Effect.matchCauseEffect(httpEffect, {
         onSuccess: (response) =>

@@ -18,7 +18,7 @@ import type {
   ReadModelStore,
   UnitOfWork,
 } from "@partnerpay/domain"
-import { Effect, Layer, Option, type Types } from "effect"
+import { Effect, Fiber, Layer, Option, type Types } from "effect"
 import {
   FetchHttpClient,
   type HttpClient,
@@ -50,6 +50,7 @@ import { VerificationLive } from "./handlers/VerificationLive.ts"
 import { WebhookLive } from "./handlers/WebhookLive.ts"
 import * as Problem from "./Problem.ts"
 import { failureResponse, ProblemHandling } from "./ProblemHandling.ts"
+import { correlationIdOf } from "./RequestRecord.ts"
 import type { Tokens } from "./Tokens.ts"
 
 /** Router options used by every way of serving: exact-case paths. */
@@ -63,7 +64,8 @@ export const docsPath = "/docs"
 export const RouterProblems = HttpRouter.middleware(
   (httpEffect) =>
     Effect.catchCause(httpEffect, (cause) => {
-      const correlationId = crypto.randomUUID()
+      const fiber = Fiber.getCurrent()
+      const correlationId = fiber === undefined ? crypto.randomUUID() : correlationIdOf(fiber)
       const failure = Problem.squashCause(cause)
       if (
         Option.isSome(failure) &&

@@ -18,7 +18,7 @@
  * The operations themselves (`Operations`) are shared with the CLI.
  */
 import { createHash, timingSafeEqual } from "node:crypto"
-import { Problem } from "@partnerpay/adapters-http"
+import { Problem, RequestRecord } from "@partnerpay/adapters-http"
 import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import { Cause, type Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -119,7 +119,7 @@ const guarded =
     HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext
   > =>
     Effect.gen(function* () {
-      const correlationId = crypto.randomUUID()
+      const correlationId = RequestRecord.correlationIdOf(yield* Effect.fiber)
       const request = yield* HttpServerRequest.HttpServerRequest
       if (!isAuthorized(request.headers.authorization, token)) {
         return yield* Problem.toResponse(

@@ -11,8 +11,12 @@
  *   the network by accident); containers set HOST=0.0.0.0.
  * - PORT 0 is accepted (the OS picks a free port; the start line shows it).
  * - without DATABASE_URL the embedded PGlite database lives in
- *   PARTNERPAY_DATA_DIR (default ./.data).
+ *   PARTNERPAY_DATA_DIR (default `packages/app/.data`, an absolute path
+ *   resolved from this file, so the service and the CLI use the same
+ *   database wherever they are started from; a relative
+ *   PARTNERPAY_DATA_DIR is relative to the working directory).
  */
+import { fileURLToPath } from "node:url"
 import { Config, Effect, type LogLevel, Option, Redacted, Schema } from "effect"
 
 export type Environment = "sandbox" | "production"
@@ -91,6 +95,9 @@ export const variables = [
 ] as const
 
 export type Variable = (typeof variables)[number]
+
+/** The data directory when PARTNERPAY_DATA_DIR is unset: `packages/app/.data`, whatever the working directory. */
+export const defaultDataDir: string = fileURLToPath(new URL("../.data", import.meta.url))
 
 export const minimumTokenSecretBytes = 32
 export const minimumAdminTokenLength = 32
@@ -171,7 +178,7 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
     }
 
     // PARTNERPAY_DATA_DIR, DATABASE_URL
-    const dataDir = raw.PARTNERPAY_DATA_DIR ?? "./.data"
+    const dataDir = raw.PARTNERPAY_DATA_DIR ?? defaultDataDir
     let database: DatabaseConfig = { _tag: "Pglite", dataDir: `${dataDir.replace(/\/+$/, "")}/pglite` }
     if (raw.DATABASE_URL !== undefined) {
       if (!/^postgres(ql)?:\/\/\S+$/.test(raw.DATABASE_URL.trim())) {

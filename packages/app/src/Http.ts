@@ -1,18 +1,20 @@
 /**
  * The HTTP server of the service: the adapters-http routes on a Node server,
- * plus request logging (composed in Service.ts). Every request gets a `requestId` log annotation, so
- * each line logged while serving it (including ProblemHandling's failure
- * logs, which carry the client-visible `correlationId`) can be grouped; one
- * access line per request records method, path (query string dropped: it may
- * carry ids a partner considers sensitive), status, duration and the
- * correlation id sent to the client in `X-Correlation-Id` (written cheaply:
- * `Logging.accessLine`).
+ * plus request logging (composed in Service.ts). Every request has one id:
+ * the client's `X-Correlation-Id` when valid (1-128 of `A-Za-z0-9._:~-`), else
+ * the trace id of a valid W3C `traceparent`, else a new UUID. It is returned
+ * in `X-Correlation-Id` (and the problem `instance`), and is the `requestId`
+ * annotation of every line logged while serving the request. One access line
+ * per request records that id, method, route template, path (query string
+ * dropped: it may carry ids a partner considers sensitive), status, duration
+ * and the partner of a valid bearer token (written cheaply:
+ * `Logging.accessLine`, from the `RequestRecord` the API fills in).
  */
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Server } from "@partnerpay/adapters-http"
-import { Cause, Effect, Layer, References } from "effect"
-import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { RequestRecord, Server } from "@partnerpay/adapters-http"
+import { Cause, Context, Effect, Layer, References } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Logging from "./Logging.ts"
 
 export interface HttpOptions {
@@ -29,7 +31,7 @@ const pathOf = (url: string): string => {
 const logAccess = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse,
-  requestId: string,
+  record: RequestRecord.RequestRecord,
   started: number,
 ) =>
   Effect.withFiber((fiber) => {
@@ -38,12 +40,13 @@ const logAccess = (
       fiber.getRef(Logging.AccessLog)(
         Logging.accessLine(
           {
-            requestId,
+            requestId: record.correlationId,
             method: request.method,
+            route: record.route,
             path: pathOf(request.url),
             status: response.status,
             durationMs,
-            correlationId: response.headers["x-correlation-id"],
+            partnerId: record.partnerId,
           },
           new Date(),
         ),
@@ -52,15 +55,23 @@ const logAccess = (
     return Effect.void
   })
 
-/** Server middleware: request id annotation and one access log line per request. */
+/**
+ * Server middleware: the request's one id (the client's `X-Correlation-Id`
+ * or `traceparent` trace id when valid, else a new UUID) as the `requestId`
+ * of every log line and in the `RequestRecord` the API fills in; one access
+ * line per request.
+ */
 export const requestLogging = <E, R>(
   httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const requestId = crypto.randomUUID()
+    const headers = request.headers
+    const record = new RequestRecord.RequestRecord(
+      RequestRecord.fromHeaders(headers["x-correlation-id"], headers.traceparent) ?? crypto.randomUUID(),
+    )
     const started = performance.now()
     return httpEffect.pipe(
-      Effect.tap((response) => logAccess(request, response, requestId, started)),
+      Effect.tap((response) => logAccess(request, response, record, started)),
       Effect.tapCause((cause) =>
         // An interrupted request (client gone, shutdown) is not a failure worth a warning.
         Cause.hasInterruptsOnly(cause)
@@ -69,9 +80,28 @@ export const requestLogging = <E, R>(
               Effect.annotateLogs({ method: request.method, path: pathOf(request.url) }),
             ),
       ),
-      Effect.annotateLogs("requestId", requestId),
+      Effect.annotateLogs("requestId", record.correlationId),
+      Effect.provideService(RequestRecord.CurrentRequestRecord, record),
     )
   })
+
+/**
+ * Route middleware for the service's own routes (outside the API's
+ * ProblemHandling: sandbox, operator API, probes): records the route template
+ * and sends the request's id in `X-Correlation-Id` when the route did not.
+ */
+export const serviceRoutes = HttpRouter.middleware((handler) =>
+  Effect.withFiber((fiber) => {
+    const record = fiber.getRef(RequestRecord.CurrentRequestRecord)
+    if (record === undefined) return handler
+    record.route = Context.getOrUndefined(fiber.context, HttpRouter.RouteContext)?.route.path
+    return Effect.map(handler, (response) =>
+      response.headers["x-correlation-id"] === undefined
+        ? HttpServerResponse.setHeader(response, "x-correlation-id", record.correlationId)
+        : response,
+    )
+  }),
+).layer
 
 /**
  * Span creation for the whole service: off unless PARTNERPAY_TRACING=on.

@@ -1,6 +1,7 @@
 /**
  * Structured logs: one JSON object per line on stdout (Effect's
- * `Logger.formatJson`: message, level, timestamp, annotations, spans),
+ * `Logger.formatStructured` as JSON: message, level, timestamp, annotations, spans;
+ * `message` always a string, other logged values in `details`),
  * filtered by LOG_LEVEL. Secrets travel as `Redacted` values, which the
  * formatter renders as "<redacted>"; request headers and bodies are never
  * logged.
@@ -13,7 +14,7 @@
  * event-loop turn (or every 64 KiB), and whatever is pending is written when
  * the process exits.
  */
-import { Context, Layer, Logger, LogLevel, References } from "effect"
+import { Context, Formatter, Layer, Logger, LogLevel, References } from "effect"
 
 /** Where log lines go (stdout by default; tests capture them). */
 export type Write = (line: string) => void
@@ -54,10 +55,30 @@ const stdout: Write = (line) => {
 /** The sink of the access log lines (the same as the logger's once `layer` is provided). */
 export const AccessLog = Context.Reference<Write>("partnerpay/app/AccessLog", { defaultValue: () => stdout })
 
+/**
+ * A structured log entry whose `message` is always a string: a log call with
+ * several values (`Effect.logInfo("webhooks delivered", { count })`) keeps
+ * the first as the message (a non-string one as its JSON) and the others in
+ * `details`.
+ */
+export const withStringMessage = <A extends { readonly message: unknown }>(
+  entry: A,
+): Omit<A, "message"> & { readonly message: string; readonly details?: unknown } => {
+  const message = entry.message
+  if (typeof message === "string") return entry as A & { readonly message: string }
+  const [first, ...rest] = Array.isArray(message) ? message : [message]
+  const text = typeof first === "string" ? first : (JSON.stringify(first) ?? String(first))
+  const details = typeof first === "string" ? (rest.length === 1 ? rest[0] : rest) : message
+  return { ...entry, message: text, details }
+}
+
+/** The logger's JSON lines (Effect's `formatStructured`, with a string `message`). */
+export const formatJson = Logger.map(Logger.formatStructured, (entry) => Formatter.formatJson(withStringMessage(entry)))
+
 /** JSON lines at or above `level` (the logger and the access log). */
 export const layer = (level: LogLevel.LogLevel, write: Write = stdout): Layer.Layer<never> =>
   Layer.mergeAll(
-    Logger.layer([Logger.map(Logger.formatJson, write)]),
+    Logger.layer([Logger.map(formatJson, write)]),
     Layer.succeed(References.MinimumLogLevel, level),
     Layer.succeed(AccessLog, write),
   )
@@ -67,23 +88,28 @@ export const infoEnabled = (minimum: LogLevel.LogLevel): boolean => !LogLevel.is
 
 /** What the access line records for one request. */
 export interface AccessEntry {
+  /** The request's one id (also in `X-Correlation-Id`). */
   readonly requestId: string
   readonly method: string
-  /** The route's path, without the query string. */
+  /** The matched route's template (`/Payment/:id`); undefined when no route matched. */
+  readonly route: string | undefined
+  /** The request's path, without the query string. */
   readonly path: string
   readonly status: number
   readonly durationMs: number
-  /** The id the client got in `X-Correlation-Id` (absent when no response header carried one). */
-  readonly correlationId: string | undefined
+  /** The partner of a valid bearer token (undefined without one). */
+  readonly partnerId: string | undefined
 }
+
+const jsonOrNull = (value: string | undefined): string => (value === undefined ? "null" : JSON.stringify(value))
 
 /**
  * The access line, shaped like the logger's JSON lines (message "request",
  * level INFO, timestamp, annotations, spans). Strings from the request (the
- * path) go through `JSON.stringify`, so no input can break the line.
+ * path, the client's id) go through `JSON.stringify`, so no input can break the line.
  */
 export const accessLine = (entry: AccessEntry, timestamp: Date): string =>
   `{"message":"request","level":"INFO","timestamp":"${timestamp.toISOString()}","annotations":{` +
   `"requestId":${JSON.stringify(entry.requestId)},"method":${JSON.stringify(entry.method)},` +
-  `"path":${JSON.stringify(entry.path)},"status":${entry.status},"durationMs":${entry.durationMs},` +
-  `"correlationId":${entry.correlationId === undefined ? "null" : JSON.stringify(entry.correlationId)}},"spans":{}}`
+  `"route":${jsonOrNull(entry.route)},"path":${JSON.stringify(entry.path)},"status":${entry.status},` +
+  `"durationMs":${entry.durationMs},"partnerId":${jsonOrNull(entry.partnerId)}},"spans":{}}`

@@ -26,7 +26,7 @@
  * - `POST /Sandbox/Clock/Advance` with `{ "seconds": n }` or `{ "days": n }`
  *   (exactly one; a whole number, 1 .. 400 days) -> `{ now, offsetSeconds }`.
  */
-import { Problem, Tokens } from "@partnerpay/adapters-http"
+import { Problem, RequestRecord, Tokens } from "@partnerpay/adapters-http"
 import type { Ids } from "@partnerpay/domain"
 import { Clock, Context, type Duration, Effect, Layer, Option } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -122,8 +122,9 @@ export const parseAdvance = (body: unknown): { seconds: number } | { errors: Arr
 
 const json = (body: unknown) => HttpServerResponse.jsonUnsafe(body)
 
-/** Renders a problem with a fresh correlation id (these routes are outside the API's ProblemHandling). */
-export const problem = (value: Problem.Problem) => Problem.toResponse(value, crypto.randomUUID())
+/** Renders a problem with the request's correlation id (these routes are outside the API's ProblemHandling). */
+export const problem = (value: Problem.Problem) =>
+  Effect.withFiber((fiber) => Problem.toResponse(value, RequestRecord.correlationIdOf(fiber)))
 
 const bearerOf = (request: HttpServerRequest.HttpServerRequest): string => {
   const header = request.headers.authorization ?? ""

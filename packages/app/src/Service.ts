@@ -12,7 +12,7 @@
 import { CrossCutting, Server, Tokens } from "@partnerpay/adapters-http"
 import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import type { EventStore, IdGenerator, ReadModelStore, UnitOfWork } from "@partnerpay/domain"
-import { Effect, Layer, type Redacted } from "effect"
+import { Effect, Layer, Option, type Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import * as Admin from "./Admin.ts"
@@ -22,6 +22,7 @@ import * as Domain from "./Domain.ts"
 import * as Http from "./Http.ts"
 import * as Logging from "./Logging.ts"
 import * as Partners from "./Partners.ts"
+import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
 import * as SandboxClock from "./SandboxClock.ts"
 import * as SandboxProviders from "./SandboxProviders.ts"
@@ -41,6 +42,14 @@ export type WorkerRequirements =
   | PgOutbox.OutboxDispatch
   | PgPartnerCredentials.Partners
 
+const isSandbox = (config: AppConfig) => config.environment === "sandbox"
+
+/** The names of the workers `workers(config)` starts (what `GET /readyz` expects to be running). */
+export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
+  isSandbox(config)
+    ? ["webhook-dispatcher", "payment-plan-scheduler", "sandbox-kyb", "sandbox-settlement"]
+    : ["webhook-dispatcher", "payment-plan-scheduler"]
+
 /** The background workers for the environment. */
 export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequirements> => {
   const common = Layer.mergeAll(
@@ -50,7 +59,7 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     ),
     PlanScheduler.layer(),
   )
-  return config.environment === "sandbox"
+  return isSandbox(config)
     ? Layer.mergeAll(
         common,
         SandboxKyb.layer({ delayMillis: config.kybDelayMillis }),
@@ -58,6 +67,16 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
       )
     : common
 }
+
+/** In a sandbox without a configured partner, how to get one (nothing can call the API without). */
+export const sandboxPartnerHint = (config: AppConfig): Effect.Effect<void> =>
+  config.environment === "sandbox" && Option.isNone(config.sandboxPartner)
+    ? Effect.logInfo(
+        "no sandbox partner configured: restart with PARTNERPAY_SANDBOX_CLIENT_ID=<id> and " +
+          "PARTNERPAY_SANDBOX_CLIENT_SECRET=<at least 16 characters> to get one, or create a partner with " +
+          '`./pnpm partnerpay partners create --name "My company"` (while the service is stopped, on the embedded database)',
+      )
+    : Effect.void
 
 /** Everything the service runs, for a validated configuration and its token secret. */
 export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<string>, startedAt = Date.now()) => {
@@ -74,9 +93,14 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   const sandbox = config.environment === "sandbox"
   // Sandbox: `POST /Sandbox/Clock/Advance` moves Effect's Clock (hence every "now") for the whole service.
   // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts).
-  const routes = sandbox ? Layer.mergeAll(Server.Routes, SandboxClock.routes, SandboxCards.routes) : Server.Routes
   // The operator API (/admin) exists only when PARTNERPAY_ADMIN_TOKEN is set (Admin.ts).
-  const http = Http.serve(Layer.merge(routes, Admin.routes(config.adminToken)), {
+  // Unauthenticated probes for load balancers: GET /livez, GET /readyz (Readiness.ts).
+  const own = Layer.mergeAll(
+    Admin.routes(config.adminToken),
+    Readiness.routes,
+    ...(sandbox ? [SandboxClock.routes, SandboxCards.routes] : []),
+  ).pipe(Layer.provide(Http.serviceRoutes))
+  const http = Http.serve(Layer.merge(Server.Routes, own), {
     port: config.port,
     host: config.host,
     tracing: config.tracing,
@@ -86,7 +110,11 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
       yield* HttpServer.addressFormattedWith((address) =>
         Effect.logInfo(
           `partnerpay listening on ${address} (${config.environment}, ${describeDatabase(config.database)})`,
-        ).pipe(Effect.annotateLogs({ address, startupMs: Date.now() - startedAt })),
+        ).pipe(
+          Effect.annotateLogs({ address, startupMs: Date.now() - startedAt }),
+          Effect.andThen(Effect.logInfo(`API reference: ${address}${Server.docsPath}`)),
+          Effect.andThen(sandboxPartnerHint(config)),
+        ),
       )
       yield* Effect.addFinalizer(() => Effect.logInfo("partnerpay shutting down"))
     }),
@@ -94,6 +122,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   return announce.pipe(
     Layer.provideMerge(http),
     Layer.provideMerge(Layer.provide(workers(config), ports)),
+    Layer.provide(Readiness.layerWorkers(workerNames(config))),
     Layer.provide(sandbox ? SandboxClock.layer() : Layer.succeed(SandboxClock.SandboxClock, SandboxClock.make())),
     // Spans off unless PARTNERPAY_TRACING=on: seen by every fiber the service starts (requests, workers).
     Layer.provide(Http.tracing(config.tracing)),

@@ -1,23 +1,55 @@
-/** Service entry point: `node src/main.ts` (see README.md for the environment variables). */
+/**
+ * Service entry point: `node src/main.ts` (see README.md for the environment variables).
+ *
+ * A start that cannot happen says why in one line (bad configuration, the
+ * embedded database held by another process, the port already in use), and a
+ * stop asked for with Ctrl-C or SIGTERM is a clean stop: exit code 0, so that
+ * `./pnpm start` ends quietly (no package-manager failure lines).
+ */
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Console, Effect } from "effect"
+import { Cause, Console, Effect, Exit } from "effect"
 import { ConfigInvalid } from "./Config.ts"
 import { DatabaseInUse } from "./Database.ts"
 import { main } from "./Service.ts"
 
 const startedAt = Date.now()
 
+/** The first error of `error`'s `cause` chain (itself included) that Node raised with this `code`. */
+const findCode = (error: unknown, code: string): (Error & { readonly port?: number }) | undefined => {
+  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 10; depth++) {
+    if (current instanceof Error && (current as NodeJS.ErrnoException).code === code) return current
+    current = (current as { readonly cause?: unknown }).cause
+  }
+  return undefined
+}
+
+/** The one-line reason for a start that failed, or undefined for an unexpected failure. */
+const startFailure = (error: unknown): string | undefined => {
+  if (error instanceof ConfigInvalid || error instanceof DatabaseInUse) return error.message
+  const inUse = findCode(error, "EADDRINUSE")
+  if (inUse !== undefined) return `port ${inUse.port ?? process.env.PORT ?? 3000} is in use; set PORT`
+  const denied = findCode(error, "EACCES")
+  if (denied !== undefined) return `port ${denied.port ?? process.env.PORT ?? 3000} needs privileges; set PORT`
+  const address = findCode(error, "EADDRNOTAVAIL")
+  if (address !== undefined) return `HOST ${process.env.HOST ?? ""} is not an address of this machine; set HOST`
+  return undefined
+}
+
 NodeRuntime.runMain(
   main(startedAt).pipe(
     Effect.tapCause((cause) => {
       if (Cause.hasInterruptsOnly(cause)) return Effect.void
-      const error = Cause.squash(cause)
+      const reason = startFailure(Cause.squash(cause))
       return Console.error(
-        error instanceof ConfigInvalid || error instanceof DatabaseInUse
-          ? `partnerpay cannot start: ${error.message}`
+        reason !== undefined
+          ? `partnerpay cannot start: ${reason}`
           : `partnerpay stopped with an error:\n${Cause.pretty(cause)}`,
       )
     }),
   ),
-  { disableErrorReporting: true },
+  {
+    disableErrorReporting: true,
+    // Interrupted (Ctrl-C, SIGTERM): a requested stop, exit 0; a failure: 1.
+    teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1),
+  },
 )

@@ -1,7 +1,12 @@
 /** Configuration: defaults, and start-up refusals that name every bad variable without echoing secrets. */
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
 import * as AppConfig from "../src/Config.ts"
+
+/** packages/app/.data, written independently of the module under test. */
+const appData = fileURLToPath(new URL("../.data", import.meta.url))
 
 const loadFrom = (env: Record<string, string>) =>
   AppConfig.load.pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env)))
@@ -11,14 +16,15 @@ const issuesOf = (env: Record<string, string>) => Effect.flip(loadFrom(env))
 
 describe("configuration", () => {
   it.effect(
-    "an empty environment starts a sandbox on 127.0.0.1:3000 with the embedded database in ./.data/pglite",
+    "an empty environment starts a sandbox on 127.0.0.1:3000 with the embedded database in packages/app/.data/pglite",
     () =>
       Effect.gen(function* () {
         const config = yield* loadFrom({})
         assert.strictEqual(config.port, 3000)
         assert.strictEqual(config.host, "127.0.0.1")
         assert.strictEqual(config.environment, "sandbox")
-        assert.deepStrictEqual(config.database, { _tag: "Pglite", dataDir: "./.data/pglite" })
+        assert.deepStrictEqual(config.database, { _tag: "Pglite", dataDir: join(appData, "pglite") })
+        assert.strictEqual(config.dataDir, appData)
         assert.strictEqual(config.kybDelayMillis, 2000)
         assert.strictEqual(config.logLevel, "Info")
         assert.isTrue(Option.isNone(config.tokenSecret))

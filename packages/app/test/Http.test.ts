@@ -1,8 +1,11 @@
 /**
  * The service's HTTP serving (Http.ts) on a real Node server: spans only when
- * PARTNERPAY_TRACING asks for them, and one cheap access line per request.
+ * PARTNERPAY_TRACING asks for them, one cheap access line per request, one id
+ * per request (the client's X-Correlation-Id or traceparent trace id when
+ * valid), and log lines whose message is always a string.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { RequestRecord } from "@partnerpay/adapters-http"
 import { Effect, Layer, Tracer } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import * as Http from "../src/Http.ts"
@@ -22,21 +25,29 @@ const countingTracer = () => {
 
 const handler = Effect.fn("HttpTest.handler")(function* () {
   yield* Effect.void
-  return HttpServerResponse.text("ok", { headers: { "x-correlation-id": "c0ffee00-0000-4000-8000-000000000001" } })
+  yield* Effect.logInfo("handled", { extra: 1 })
+  return HttpServerResponse.text("ok")
 })
 
-const Route = HttpRouter.add("GET", "/traced", handler())
+/** A plain route, as the service's own routes are served (route template and id header by `Http.serviceRoutes`). */
+const Route = HttpRouter.add("GET", "/traced", handler()).pipe(Layer.provide(Http.serviceRoutes))
 
 /** Serves the route on a free port, sends `path`, returns the status and the log lines. */
-const serveAndGet = (options: { readonly tracing: boolean; readonly tracer: Tracer.Tracer }, path: string) =>
+const serveAndGet = (
+  options: { readonly tracing: boolean; readonly tracer: Tracer.Tracer },
+  path: string,
+  headers: Record<string, string> = {},
+) =>
   Effect.gen(function* () {
     const lines: Array<string> = []
+    let header: string | null = null
     const status = yield* Effect.gen(function* () {
       const server = yield* HttpServer.HttpServer
       const address = server.address
       if (address._tag !== "InetAddressV4") throw new Error("expected an IPv4 address")
-      const response = yield* Effect.promise(() => fetch(`http://127.0.0.1:${address.port}${path}`))
+      const response = yield* Effect.promise(() => fetch(`http://127.0.0.1:${address.port}${path}`, { headers }))
       yield* Effect.promise(() => response.text())
+      header = response.headers.get("x-correlation-id")
       return response.status
     }).pipe(
       Effect.provide(
@@ -47,7 +58,7 @@ const serveAndGet = (options: { readonly tracing: boolean; readonly tracer: Trac
       ),
       Effect.scoped,
     )
-    return { status, lines }
+    return { status, lines, header }
   })
 
 describe("HTTP serving", () => {
@@ -89,10 +100,99 @@ describe("HTTP serving", () => {
       assert.strictEqual(line.annotations.status, 200)
       assert.isNumber(line.annotations.durationMs)
       assert.match(String(line.annotations.requestId), /^[0-9a-f]{8}-[0-9a-f]{4}-/)
-      assert.strictEqual(line.annotations.correlationId, "c0ffee00-0000-4000-8000-000000000001")
+      assert.strictEqual(line.annotations.route, "/traced")
+      assert.isNull(line.annotations.partnerId)
       assert.notInclude(access[0]!, "secret-looking-id")
     }),
   )
+
+  const requestIdsOf = (lines: ReadonlyArray<string>) =>
+    lines.map((line) => (JSON.parse(line) as { annotations: { requestId?: string } }).annotations.requestId)
+
+  it.live("uses the client's X-Correlation-Id as the id of every line of the request", () =>
+    Effect.gen(function* () {
+      const { tracer } = countingTracer()
+      const { lines, header } = yield* serveAndGet({ tracing: false, tracer }, "/traced", {
+        "x-correlation-id": "client-id.42",
+        traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+      })
+      assert.strictEqual(header, "client-id.42")
+      assert.strictEqual(lines.length, 2)
+      assert.deepStrictEqual(requestIdsOf(lines), ["client-id.42", "client-id.42"])
+    }),
+  )
+
+  it.live("uses the trace id of a valid traceparent when no X-Correlation-Id is sent", () =>
+    Effect.gen(function* () {
+      const { tracer } = countingTracer()
+      const { lines, header } = yield* serveAndGet({ tracing: false, tracer }, "/traced", {
+        traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+      })
+      assert.strictEqual(header, "4bf92f3577b34da6a3ce929d0e0e4736")
+      assert.deepStrictEqual(requestIdsOf(lines), [
+        "4bf92f3577b34da6a3ce929d0e0e4736",
+        "4bf92f3577b34da6a3ce929d0e0e4736",
+      ])
+    }),
+  )
+
+  it.live("ignores an unusable X-Correlation-Id and makes one id for the request", () =>
+    Effect.gen(function* () {
+      const { tracer } = countingTracer()
+      const { lines, header } = yield* serveAndGet({ tracing: false, tracer }, "/traced", {
+        "x-correlation-id": "has spaces and {braces}",
+      })
+      const ids = requestIdsOf(lines)
+      assert.strictEqual(header, ids[0])
+      assert.match(String(ids[0]), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/)
+      assert.strictEqual(ids[1], ids[0])
+    }),
+  )
+
+  it.live("logs a message with other values as a string message and details", () =>
+    Effect.gen(function* () {
+      const { tracer } = countingTracer()
+      const { lines } = yield* serveAndGet({ tracing: false, tracer }, "/traced")
+      const handled = lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((l) => l.message === "handled")
+      assert.deepStrictEqual(handled?.details, { extra: 1 })
+    }),
+  )
+})
+
+describe("a client's correlation id", () => {
+  it("is its X-Correlation-Id when made of 1 to 128 letters, digits and -._:~", () => {
+    assert.strictEqual(RequestRecord.fromHeaders("abc-123_x.y:z~", undefined), "abc-123_x.y:z~")
+    assert.isUndefined(RequestRecord.fromHeaders("a".repeat(129), undefined))
+    assert.isUndefined(RequestRecord.fromHeaders("", undefined))
+    assert.isUndefined(RequestRecord.fromHeaders('x"\n', undefined))
+  })
+
+  it("is else the trace id of a valid traceparent (not all zeros, not version ff)", () => {
+    const id = "4bf92f3577b34da6a3ce929d0e0e4736"
+    assert.strictEqual(RequestRecord.fromHeaders(undefined, `00-${id}-00f067aa0ba902b7-01`), id)
+    assert.strictEqual(RequestRecord.fromHeaders("bad id!", `00-${id}-00f067aa0ba902b7-01`), id)
+    assert.isUndefined(RequestRecord.fromHeaders(undefined, `00-${"0".repeat(32)}-00f067aa0ba902b7-01`))
+    assert.isUndefined(RequestRecord.fromHeaders(undefined, `ff-${id}-00f067aa0ba902b7-01`))
+    assert.isUndefined(RequestRecord.fromHeaders(undefined, `00-${id.toUpperCase()}-00f067aa0ba902b7-01`))
+    assert.isUndefined(RequestRecord.fromHeaders(undefined, "garbage"))
+  })
+})
+
+describe("log messages", () => {
+  it("are always strings", () => {
+    assert.deepStrictEqual(Logging.withStringMessage({ message: "plain" }), { message: "plain" })
+    assert.deepStrictEqual(Logging.withStringMessage({ message: ["sent", { count: 2 }] }), {
+      message: "sent",
+      details: { count: 2 },
+    })
+    assert.deepStrictEqual(Logging.withStringMessage({ message: ["a", 1, 2] }), { message: "a", details: [1, 2] })
+    assert.deepStrictEqual(Logging.withStringMessage({ message: { _tag: "Oops" } }), {
+      message: '{"_tag":"Oops"}',
+      details: { _tag: "Oops" },
+    })
+  })
 })
 
 describe("the access line", () => {
@@ -101,16 +201,18 @@ describe("the access line", () => {
       {
         requestId: "r-1",
         method: "GET",
+        route: undefined,
         path: '/a"b\\c\u0001\n',
         status: 404,
         durationMs: 0.3,
-        correlationId: undefined,
+        partnerId: undefined,
       },
       new Date(0),
     )
     const parsed = JSON.parse(line) as { timestamp: string; annotations: Record<string, unknown> }
     assert.strictEqual(parsed.annotations.path, '/a"b\\c\u0001\n')
-    assert.strictEqual(parsed.annotations.correlationId, null)
+    assert.strictEqual(parsed.annotations.partnerId, null)
+    assert.strictEqual(parsed.annotations.route, null)
     assert.strictEqual(parsed.timestamp, "1970-01-01T00:00:00.000Z")
   })
 

@@ -3,8 +3,11 @@
  * repeatedly; when a step did no work (returned 0) it waits `idle` before the
  * next one. A failing step is logged and retried after `idle` (the worker
  * never dies); interruption (shutdown) stops it between or inside steps.
+ * It reports to the `Readiness.Workers` registry (when one is provided):
+ * started when forked, stopped when its fiber ends.
  */
 import { Cause, type Duration, Effect, Layer } from "effect"
+import { Workers } from "../Readiness.ts"
 
 export const worker = <E, R>(
   name: string,
@@ -26,6 +29,11 @@ export const worker = <E, R>(
           if (done === 0) yield* Effect.sleep(idle)
         }
       }).pipe(Effect.annotateLogs({ worker: name }))
-      yield* Effect.forkScoped(loop)
+      const fiber = yield* Effect.forkScoped(loop)
+      const registry = yield* Workers
+      if (registry !== undefined) {
+        registry.started(name)
+        fiber.addObserver(() => registry.stopped(name))
+      }
     }),
   ) as Layer.Layer<never, never, R>
