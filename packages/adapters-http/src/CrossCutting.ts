@@ -65,7 +65,7 @@ export const defaultLimits: Limits = {
 }
 
 /** The limits in force; `defaultLimits` unless a layer provides others (e.g. `layerLimits`). */
-export const HttpLimits = Context.Reference<Limits>("partnerpay/http/HttpLimits", {
+export const HttpLimits = Context.Reference<Limits>("partnerpay/adapters-http/HttpLimits", {
   defaultValue: () => defaultLimits,
 })
 

@@ -28,7 +28,7 @@ export class RequestRecord {
 
 /** The record of the current request (undefined when the server keeps none). */
 export const CurrentRequestRecord = Context.Reference<RequestRecord | undefined>(
-  "partnerpay/http/CurrentRequestRecord",
+  "partnerpay/adapters-http/CurrentRequestRecord",
   { defaultValue: () => undefined },
 )
 

@@ -68,7 +68,7 @@ export class Tokens extends Context.Service<
     /** The caller a token proves, or why it proves nothing. */
     readonly verify: (token: string) => Effect.Effect<CallerIdentity, InvalidToken>
   }
->()("partnerpay/http/Tokens") {
+>()("partnerpay/adapters-http/Tokens") {
   /** Tokens signed with the given secret; ids (`jti`) come from `IdGenerator`. */
   static readonly layer = (options: TokensOptions): Layer.Layer<Tokens, never, IdGenerator> =>
     Layer.effect(Tokens, make(options))

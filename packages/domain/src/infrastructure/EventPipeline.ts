@@ -1,10 +1,11 @@
 /**
  * The event pipeline: what happens atomically with every append. The new
- * events are decoded, every projection is applied, and the notifications they
- * cause are recorded in the outbox, all inside the append's unit of work (one
- * PostgreSQL transaction), so read models and webhooks never disagree with the
- * log. `layerMemory` assembles the complete in-memory stack for tests and
- * embedders.
+ * events (typed when the appender has them, else decoded) go to the
+ * projections that read their stream type, and the notifications they cause
+ * are recorded in the outbox, all inside the append's unit of work (with
+ * PostgreSQL: written by the unit's one commit statement), so read models and
+ * webhooks never disagree with the log. `layerMemory` assembles the complete
+ * in-memory stack for tests and embedders.
  */
 import { Context, Effect, Layer } from "effect"
 import * as DomainEvents from "../DomainEvents.ts"
@@ -21,51 +22,50 @@ export interface PipelineOptions {
 }
 
 /** Builds the append hook from the read model store and the outbox in context. */
-export const makeHook = (options: PipelineOptions = {}): Effect.Effect<AppendHook, never, ReadModelStore | Outbox> =>
-  Effect.gen(function* () {
-    const context = yield* Effect.context<ReadModelStore | Outbox>()
-    const projections = options.projections ?? Projections.all
-    const rules = options.notificationRules ?? Notifications.rules
-    const outbox = Context.get(context, Outbox)
-    return (recorded) =>
-      Effect.gen(function* () {
-        const events = yield* Effect.forEach(recorded, DomainEvents.decode).pipe(
-          Effect.mapError(
-            (error) => new EventStoreUnavailable({ reason: `cannot project: ${error.message}`, cause: error }),
-          ),
-        )
-        yield* applyAll(projections, events)
-        for (const event of events) {
-          for (const rule of rules) {
-            const notifications = yield* rule(event)
-            if (notifications.length > 0) yield* outbox.record(notifications)
-          }
-        }
-      }).pipe(Effect.provideContext(context))
-  })
-
-/** Rebuilds read models from the whole log: clears each collection and replays every event in order. */
-export const rebuild = (
-  projections: ReadonlyArray<AnyProjection> = Projections.all,
-  batchSize = 1000,
-): Effect.Effect<number, EventStoreUnavailable, EventStore | ReadModelStore> =>
-  Effect.gen(function* () {
-    const store = yield* EventStore
-    const readModels = yield* ReadModelStore
-    for (const projection of projections) yield* readModels.clear(projection.collection)
-    let after = 0
-    let count = 0
-    while (true) {
-      const batch = yield* store.readAll({ after, limit: batchSize })
-      if (batch.length === 0) return count
-      const events = yield* Effect.forEach(batch, DomainEvents.decode).pipe(
-        Effect.mapError((error) => new EventStoreUnavailable({ reason: `cannot rebuild: ${error.message}` })),
+export const makeHook = Effect.fn("EventPipeline.makeHook")(function* (options: PipelineOptions = {}) {
+  const context = yield* Effect.context<ReadModelStore | Outbox>()
+  const projections = options.projections ?? Projections.all
+  const rules = options.notificationRules ?? Notifications.rules
+  const outbox = Context.get(context, Outbox)
+  const hook: AppendHook = (recorded) =>
+    Effect.gen(function* () {
+      const events = yield* Effect.forEach(recorded, DomainEvents.decode).pipe(
+        Effect.mapError(
+          (error) => new EventStoreUnavailable({ reason: `cannot project: ${error.message}`, cause: error }),
+        ),
       )
       yield* applyAll(projections, events)
-      after = batch[batch.length - 1]!.globalPosition
-      count += batch.length
-    }
-  })
+      for (const event of events) {
+        for (const rule of rules) {
+          const notifications = yield* rule(event)
+          if (notifications.length > 0) yield* outbox.record(notifications)
+        }
+      }
+    }).pipe(Effect.provideContext(context))
+  return hook
+})
+
+/** Rebuilds read models from the whole log: clears each collection and replays every event in order. */
+export const rebuild = Effect.fn("EventPipeline.rebuild")(function* (
+  projections: ReadonlyArray<AnyProjection> = Projections.all,
+  batchSize = 1000,
+) {
+  const store = yield* EventStore
+  const readModels = yield* ReadModelStore
+  for (const projection of projections) yield* readModels.clear(projection.collection)
+  let after = 0
+  let count = 0
+  while (true) {
+    const batch = yield* store.readAll({ after, limit: batchSize })
+    if (batch.length === 0) return count
+    const events = yield* Effect.forEach(batch, DomainEvents.decode).pipe(
+      Effect.mapError((error) => new EventStoreUnavailable({ reason: `cannot rebuild: ${error.message}` })),
+    )
+    yield* applyAll(projections, events)
+    after = batch[batch.length - 1]!.globalPosition
+    count += batch.length
+  }
+})
 
 /**
  * The complete in-memory stack: an event store whose appends update the
@@ -87,7 +87,4 @@ export const layerMemory = (
 export const transactional = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
 ): Effect.Effect<A, E | VersionConflict | EventStoreUnavailable, R | UnitOfWork> =>
-  Effect.gen(function* () {
-    const uow = yield* UnitOfWork
-    return yield* uow.transactional(effect)
-  })
+  Effect.flatMap(UnitOfWork, (uow) => uow.transactional(effect))

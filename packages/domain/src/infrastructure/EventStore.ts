@@ -164,7 +164,7 @@ export class EventStore extends Context.Service<
       readonly limit: number
     }): Effect.Effect<ReadonlyArray<RecordedEvent>, EventStoreUnavailable>
   }
->()("partnerpay/EventStore") {
+>()("partnerpay/domain/EventStore") {
   /** An in-memory store: one process, lost on exit. For tests and embedders. */
   static readonly layerMemory: Layer.Layer<EventStore> = Layer.sync(EventStore, () => makeMemory())
 }

@@ -23,7 +23,7 @@ export class Outbox extends Context.Service<
   {
     record(notifications: ReadonlyArray<Notification>): Effect.Effect<void, EventStoreUnavailable>
   }
->()("partnerpay/Outbox") {
+>()("partnerpay/domain/Outbox") {
   /** Keeps notifications in memory, in recording order; `recorded` exposes them (tests, embedders). */
   static readonly layerMemory: Layer.Layer<Outbox | MemoryOutbox> = Layer.effectContext(
     Effect.sync(() => {
@@ -46,5 +46,5 @@ export class Outbox extends Context.Service<
 
 /** Read access to the in-memory outbox's notifications. */
 export class MemoryOutbox extends Context.Service<MemoryOutbox, { readonly recorded: ReadonlyArray<Notification> }>()(
-  "partnerpay/MemoryOutbox",
+  "partnerpay/domain/MemoryOutbox",
 ) {}

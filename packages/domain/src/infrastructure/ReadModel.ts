@@ -88,7 +88,7 @@ export class ReadModelStore extends Context.Service<
     /** Removes every document of a collection (before a rebuild). */
     clear(collection: string): Effect.Effect<void, EventStoreUnavailable>
   }
->()("partnerpay/ReadModelStore") {
+>()("partnerpay/domain/ReadModelStore") {
   static readonly layerMemory: Layer.Layer<ReadModelStore> = Layer.sync(ReadModelStore, () => makeMemory())
 }
 

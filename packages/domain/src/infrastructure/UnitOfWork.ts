@@ -18,7 +18,7 @@ export class UnitOfWork extends Context.Service<
       effect: Effect.Effect<A, E, R>,
     ): Effect.Effect<A, E | VersionConflict | EventStoreUnavailable, R>
   }
->()("partnerpay/UnitOfWork") {
+>()("partnerpay/domain/UnitOfWork") {
   static readonly layerMemory: Layer.Layer<UnitOfWork> = Layer.sync(UnitOfWork, () => {
     const lock = Semaphore.makeUnsafe(1)
     return UnitOfWork.of({
@@ -32,4 +32,4 @@ export class UnitOfWork extends Context.Service<
 }
 
 /** True while the current fiber runs inside an in-memory unit of work. */
-const InsideUnitOfWork = Context.Reference<boolean>("partnerpay/InsideUnitOfWork", { defaultValue: () => false })
+const InsideUnitOfWork = Context.Reference<boolean>("partnerpay/domain/InsideUnitOfWork", { defaultValue: () => false })
