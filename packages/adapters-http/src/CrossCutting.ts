@@ -15,7 +15,8 @@
  *    `Idempotent-Replayed: true`); with a different request -> 422
  *    IDEMPOTENCY_KEY_REUSED; while the first is still running -> 409
  *    IDEMPOTENCY_REQUEST_IN_PROGRESS (`Retry-After: 1`). Keys are scoped per
- *    caller. 5xx responses are not stored (the key stays usable). An empty
+ *    caller. Answers that tell the client to retry (5xx, 429, 409
+ *    CONCURRENT_MODIFICATION / IDEMPOTENCY_REQUEST_IN_PROGRESS) are not stored (the key stays usable). An empty
  *    key or one longer than 255 characters -> 400.
  *
  * The caller is read from the bearer token here (verified with `Tokens`);
@@ -132,6 +133,28 @@ const capture = (response: HttpServerResponse.HttpServerResponse): Idempotency.S
       return undefined
     default:
       return undefined
+  }
+}
+
+/** Problem codes of 409 answers that mean "try again" rather than "this is the outcome". */
+const retryCodes = new Set(["CONCURRENT_MODIFICATION", "IDEMPOTENCY_REQUEST_IN_PROGRESS"])
+
+/**
+ * An answer that tells the client to retry is not the request's outcome, so it is not stored
+ * under the Idempotency-Key (the key stays usable): any 5xx (e.g. 503 database unavailable),
+ * 429, and a 409 whose problem code is a concurrency conflict. Other 409s (an illegal state
+ * transition) are outcomes and are stored.
+ */
+const tellsToRetry = (response: HttpServerResponse.HttpServerResponse): boolean => {
+  if (response.status >= 500 || response.status === 429) return true
+  if (response.status !== 409) return false
+  const captured = capture(response)
+  if (captured === undefined) return false
+  try {
+    const code = (JSON.parse(new TextDecoder().decode(captured.body)) as { readonly code?: unknown }).code
+    return typeof code === "string" && retryCodes.has(code)
+  } catch {
+    return false
   }
 }
 
@@ -271,7 +294,7 @@ export const make = Effect.gen(function* () {
             .pipe(Effect.catch((error) => Effect.logWarning("could not free an idempotency key", error)))
           return yield* app.pipe(
             Effect.tap((response) => {
-              const stored = response.status >= 500 ? undefined : capture(response)
+              const stored = tellsToRetry(response) ? undefined : capture(response)
               if (stored === undefined) return forget
               return store
                 .complete(scope, key, stored)

@@ -78,6 +78,21 @@ const CountingLive = HttpApiBuilder.group(TestApi, "counting", (handlers) =>
         g.entered()
         yield* Effect.promise(() => g.release)
       }
+      if (payload.name === "conflict") {
+        return yield* new Problem.ConcurrentModification({
+          detail: "The resource changed meanwhile; retry.",
+          code: "CONCURRENT_MODIFICATION",
+        })
+      }
+      if (payload.name === "unavailable") {
+        return yield* new Problem.ServiceUnavailable({ detail: "The database is unavailable.", code: "UNAVAILABLE" })
+      }
+      if (payload.name === "transition") {
+        return yield* new Problem.IllegalTransitionProblem({
+          detail: "The request is already accepted.",
+          code: "ILLEGAL_TRANSITION",
+        })
+      }
       if (payload.name === "invalid") {
         return yield* new Problem.ValidationProblem({
           detail: "The request has 1 invalid field(s).",
@@ -255,6 +270,38 @@ describe("Idempotency-Key on POST", () => {
       assert.strictEqual(retried.status, 200)
       assert.isNull(retried.headers.get("idempotent-replayed"))
       assert.strictEqual(runs - before, 2)
+    }),
+  )
+
+  for (const [name, status] of [
+    ["conflict", 409],
+    ["unavailable", 503],
+  ] as const) {
+    it.effect(`a ${status} that tells the client to retry (${name}) is not stored: the key stays usable`, () =>
+      Effect.gen(function* () {
+        const token = yield* partnerToken(handler)
+        const key = newKey()
+        const before = runs
+        const first = yield* send(handler, "/Probe/Create", withKey(token, key, { name }))
+        assert.strictEqual(first.status, status)
+        const again = yield* send(handler, "/Probe/Create", withKey(token, key, { name }))
+        assert.strictEqual(again.status, status)
+        assert.isNull(again.headers.get("idempotent-replayed"))
+        assert.strictEqual(runs - before, 2)
+      }),
+    )
+  }
+
+  it.effect("a 409 that is the outcome (an illegal transition) is stored and replayed", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(handler)
+      const key = newKey()
+      const before = runs
+      const first = yield* send(handler, "/Probe/Create", withKey(token, key, { name: "transition" }))
+      const second = yield* send(handler, "/Probe/Create", withKey(token, key, { name: "transition" }))
+      assert.strictEqual(first.status, 409)
+      assert.strictEqual(second.headers.get("idempotent-replayed"), "true")
+      assert.strictEqual(runs - before, 1)
     }),
   )
 
