@@ -181,6 +181,11 @@ describe("registration validation", () => {
         refusedFor(registration({ emailAddress: email }), "emailAddress", "email address")
       }
     })
+    it("refuses a domain of one label, however long (ops@localhost)", () => {
+      for (const email of ["ops@localhost", "billing@intranet"]) {
+        refusedFor(registration({ emailAddress: email }), "emailAddress", "email address")
+      }
+    })
     it("refuses addresses longer than 254 characters", () => {
       const long = `${"a".repeat(60)}@${"b".repeat(60)}.${"c".repeat(60)}.${"d".repeat(60)}.${"e".repeat(10)}.com`
       assert.isAbove(long.length, 254)

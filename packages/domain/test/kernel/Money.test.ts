@@ -132,6 +132,12 @@ describe("MoneyFromWire, the request schema of an amount", () => {
 })
 
 describe("arithmetic on amounts", () => {
+  it("equal amounts are the same number of minor units in the same currency: 100 USD is not 100 EUR", () => {
+    assert.isTrue(Money.equals(usd(10000), usd(10000)))
+    assert.isFalse(Money.equals(usd(10000), eur(10000)))
+    assert.isFalse(Money.equals(usd(10000), usd(10001)))
+  })
+
   it("adds amounts of one currency exactly", () => {
     assert.deepStrictEqual(Money.add(usd(1050), usd(25)), Result.succeed(usd(1075)))
   })

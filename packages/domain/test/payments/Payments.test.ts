@@ -231,6 +231,18 @@ describe("creating a payment request", () => {
     }).pipe(Effect.provide(layer())),
   )
 
+  it.effect("a company whose business verification was Rejected cannot receive a payment request", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(partnerId)
+      yield* seedCustomer(partnerId, payer)
+      yield* Companies.completeKyb(companyId, "Rejected", "sanctions list")
+      const error = failureOf(yield* Effect.exit(Payments.create(createInput(companyId))))
+      assert.strictEqual(error._tag, "RuleViolated")
+      if (error._tag === "RuleViolated") assert.strictEqual(error.code, "COMPANY_REJECTED")
+    }).pipe(Effect.provide(layer())),
+  )
+
   it.effect("another partner's company, or an unknown one, is NotFound", () =>
     Effect.gen(function* () {
       yield* march2026
@@ -314,6 +326,36 @@ describe("reading and listing payment requests", () => {
         (yield* Payments.history({ partnerId, payerRegistrationId: stranger, limit: 10 })).data.length,
         0,
       )
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("the payment history query", () => {
+  it.effect("a range whose from is after its to is refused on from, and an equal from and to is a valid day", () =>
+    Effect.gen(function* () {
+      const error = failureOf(
+        yield* Effect.exit(
+          Payments.history({
+            partnerId,
+            limit: 10,
+            from: "2026-03-02" as CalendarDate,
+            to: "2026-03-01" as CalendarDate,
+          }),
+        ),
+      )
+      assert.strictEqual(error._tag, "ValidationFailed")
+      if (error._tag === "ValidationFailed")
+        assert.deepStrictEqual(
+          error.issues.map((issue) => issue.field),
+          ["from"],
+        )
+      const oneDay = yield* Payments.history({
+        partnerId,
+        limit: 10,
+        from: "2026-03-01" as CalendarDate,
+        to: "2026-03-01" as CalendarDate,
+      })
+      assert.deepStrictEqual(oneDay.data, [])
     }).pipe(Effect.provide(layer())),
   )
 })
