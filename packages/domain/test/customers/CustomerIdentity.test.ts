@@ -116,6 +116,23 @@ describe("logging in with a one-time code", () => {
     ),
   )
 
+  it.effect("each wrong code says how many attempts are left before the lock: 4, 3, 2, 1", () =>
+    run(
+      Effect.gen(function* () {
+        yield* CustomerLogin.sendOtp(partnerId, phone)
+        const reasons: Array<string> = []
+        for (let i = 1; i <= 4; i++) {
+          const error = failureOf(yield* Effect.exit(CustomerLogin.checkOtp(partnerId, phone, "000000")))
+          reasons.push(error._tag === "RuleViolated" ? error.reason : error._tag)
+        }
+        assert.deepStrictEqual(
+          reasons.map((reason) => /(\d+) attempt\(s\) left/.exec(reason)?.[1]),
+          ["4", "3", "2", "1"],
+        )
+      }),
+    ),
+  )
+
   it.effect("at most 5 codes an hour", () =>
     run(
       Effect.gen(function* () {

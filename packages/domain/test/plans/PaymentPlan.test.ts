@@ -392,6 +392,18 @@ describe("an Active plan", () => {
       .when(collect("2026-01-15", on("2026-03-01"), { paymentRequestId: request2 }))
       .thenFails({ _tag: "RuleViolated", code: "InstalmentAlreadyCollected" })
   })
+  it("collecting a due date already collected by a transfer is refused, whatever transfer id it carries", () => {
+    const byTransfer = [...active, collected("2026-01-15", 1, on("2026-01-15"), { transferId: transfer1 })]
+    const otherTransfer = "7d8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a70" as TransferId
+    spec
+      .given(byTransfer)
+      .when(collect("2026-01-15", on("2026-01-20"), { transferId: otherTransfer }))
+      .thenFails({ _tag: "RuleViolated", code: "InstalmentAlreadyCollected" })
+    spec
+      .given(byTransfer)
+      .when(collect("2026-01-15", on("2026-01-20"), { transferId: transfer1 }))
+      .thenNothingHappens()
+  })
   it("collection needs exactly one of a payment request or a transfer", () => {
     spec
       .given(active)
