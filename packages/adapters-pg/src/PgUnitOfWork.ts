@@ -14,9 +14,23 @@
  * caller's bounded retry runs the whole unit again on fresh reads.
  */
 import { type EventStoreUnavailable, UnitOfWork, type VersionConflict } from "@partnerpay/domain"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Metric } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import * as PgMetrics from "./PgMetrics.ts"
 import * as PgUnit from "./PgUnit.ts"
+
+/** One update of each counter per commit (the events the unit wrote; an empty unit wrote nothing). */
+const countCommitted = (unit: PgUnit.Unit, committed: PgUnit.Committed): Effect.Effect<void> => {
+  if (unit.isEmpty) return Effect.void
+  let events = 0
+  let index = 0
+  for (const stream of unit.streams.values()) {
+    // A replayed stream (its events were already recorded) wrote nothing new.
+    if (committed.streams[index]?.replayed !== true) events += stream.events.length
+    index++
+  }
+  return Effect.andThen(Metric.update(PgMetrics.unitsCommitted, 1), Metric.update(PgMetrics.eventsAppended, events))
+}
 
 export const make = Effect.fn("PgUnitOfWork.make")(function* () {
   const sql = yield* SqlClient
@@ -32,7 +46,12 @@ export const make = Effect.fn("PgUnitOfWork.make")(function* () {
         }
         const unit = new PgUnit.Unit()
         const result = yield* Effect.provideService(effect, PgUnit.CurrentUnit, unit)
-        yield* PgUnit.commit(sql, unit)
+        const committed = yield* PgUnit.commit(sql, unit).pipe(
+          Effect.tapError((error) =>
+            error._tag === "VersionConflict" ? Metric.update(PgMetrics.unitsConflicted, 1) : Effect.void,
+          ),
+        )
+        yield* countCommitted(unit, committed)
         return result
       }),
   })

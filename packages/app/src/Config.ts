@@ -51,11 +51,24 @@ export interface AppConfig {
   readonly settlementDelayMillis: number
   /** Per-caller rate limits (PARTNERPAY_RATE_LIMITING, "on" by default; "off" for load tests behind another limiter). */
   readonly rateLimiting: boolean
-  /** Effect spans (PARTNERPAY_TRACING, "off" by default: span creation costs CPU on every request). */
+  /** Effect spans (PARTNERPAY_TRACING, "off" by default: span creation costs CPU on every request; on when traces are exported). */
   readonly tracing: boolean
+  /** `GET /metrics` in the Prometheus text format (PARTNERPAY_METRICS, "on" by default). */
+  readonly metrics: boolean
+  /** OpenTelemetry trace export (OTLP over HTTP, JSON), when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set. */
+  readonly traceExport: Option.Option<TraceExportConfig>
   readonly logLevel: LogLevel.LogLevel
   /** The partner created at start in sandbox (absent in production). */
   readonly sandboxPartner: Option.Option<SandboxPartnerConfig>
+}
+
+export interface TraceExportConfig {
+  /** Where spans are sent: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as is, or OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`. */
+  readonly url: string
+  /** OTEL_SERVICE_NAME, default `partnerpay`. */
+  readonly serviceName: string
+  /** OTEL_BSP_SCHEDULE_DELAY (milliseconds between exports), default 5000. */
+  readonly exportIntervalMillis: number
 }
 
 /** One bad variable. `message` never contains a secret's value. */
@@ -87,6 +100,11 @@ export const variables = [
   "PARTNERPAY_SETTLEMENT_DELAY_MS",
   "PARTNERPAY_RATE_LIMITING",
   "PARTNERPAY_TRACING",
+  "PARTNERPAY_METRICS",
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+  "OTEL_SERVICE_NAME",
+  "OTEL_BSP_SCHEDULE_DELAY",
   "PARTNERPAY_SANDBOX_CLIENT_ID",
   "PARTNERPAY_SANDBOX_CLIENT_SECRET",
   "PARTNERPAY_SANDBOX_WEBHOOK_URL",
@@ -266,6 +284,41 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
         })
     }
 
+    let metrics = true
+    if (raw.PARTNERPAY_METRICS !== undefined) {
+      const wanted = raw.PARTNERPAY_METRICS.trim().toLowerCase()
+      if (wanted === "on" || wanted === "off") metrics = wanted === "on"
+      else
+        issues.push({
+          variable: "PARTNERPAY_METRICS",
+          message: `must be "on" or "off" (got ${quote(raw.PARTNERPAY_METRICS)})`,
+        })
+    }
+
+    // OpenTelemetry (the standard variables): traces exported when an endpoint is set.
+    let traceExport = Option.none<TraceExportConfig>()
+    const tracesEndpoint = raw.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim()
+    const baseEndpoint = raw.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
+    const endpointVariable =
+      tracesEndpoint !== undefined ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT"
+    const endpoint = tracesEndpoint ?? baseEndpoint
+    if (endpoint !== undefined) {
+      if (!isHttpUrl(endpoint)) {
+        issues.push({
+          variable: endpointVariable,
+          message: `must be an absolute http:// or https:// URL (got ${quote(endpoint)})`,
+        })
+      } else {
+        const exportIntervalMillis = parseMillis(issues, "OTEL_BSP_SCHEDULE_DELAY", raw.OTEL_BSP_SCHEDULE_DELAY, 5000)
+        traceExport = Option.some({
+          url: tracesEndpoint ?? `${endpoint.replace(/\/+$/, "")}/v1/traces`,
+          serviceName: raw.OTEL_SERVICE_NAME?.trim() ?? "partnerpay",
+          exportIntervalMillis,
+        })
+        tracing = true
+      }
+    }
+
     // LOG_LEVEL (any case)
     let logLevel: LogLevel.LogLevel = "Info"
     if (raw.LOG_LEVEL !== undefined) {
@@ -358,6 +411,8 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       settlementDelayMillis,
       rateLimiting,
       tracing,
+      metrics,
+      traceExport,
       logLevel,
       sandboxPartner,
     })

@@ -16,6 +16,7 @@ import { RequestRecord, Server } from "@partnerpay/adapters-http"
 import { Cause, Context, Effect, Layer, References } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Logging from "./Logging.ts"
+import * as Metrics from "./Metrics.ts"
 
 export interface HttpOptions {
   readonly port: number
@@ -27,7 +28,7 @@ const pathOf = (url: string): string => {
   return query === -1 ? url : url.slice(0, query)
 }
 
-/** Writes the access line of a served request (when Info lines are on). */
+/** Records a served request: its metrics, and its access line (when Info lines are on). */
 const logAccess = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse,
@@ -35,8 +36,10 @@ const logAccess = (
   started: number,
 ) =>
   Effect.withFiber((fiber) => {
+    const elapsed = performance.now() - started
+    Metrics.recordRequestUnsafe(fiber.context, request.method, record.route, response.status, elapsed / 1000)
     if (Logging.infoEnabled(fiber.getRef(References.MinimumLogLevel))) {
-      const durationMs = Math.round((performance.now() - started) * 10) / 10
+      const durationMs = Math.round(elapsed * 10) / 10
       fiber.getRef(Logging.AccessLog)(
         Logging.accessLine(
           {

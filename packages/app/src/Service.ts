@@ -21,11 +21,13 @@ import * as Database from "./Database.ts"
 import * as Domain from "./Domain.ts"
 import * as Http from "./Http.ts"
 import * as Logging from "./Logging.ts"
+import * as Metrics from "./Metrics.ts"
 import * as Partners from "./Partners.ts"
 import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
 import * as SandboxClock from "./SandboxClock.ts"
 import * as SandboxProviders from "./SandboxProviders.ts"
+import * as Telemetry from "./Telemetry.ts"
 import * as TokenSecret from "./TokenSecret.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
@@ -95,9 +97,11 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts).
   // The operator API (/admin) exists only when PARTNERPAY_ADMIN_TOKEN is set (Admin.ts).
   // Unauthenticated probes for load balancers: GET /livez, GET /readyz (Readiness.ts).
+  // GET /metrics (Prometheus text), unless PARTNERPAY_METRICS=off (Metrics.ts).
   const own = Layer.mergeAll(
     Admin.routes(config.adminToken),
     Readiness.routes,
+    ...(config.metrics ? [Metrics.routes] : []),
     ...(sandbox ? [SandboxClock.routes, SandboxCards.routes] : []),
   ).pipe(Layer.provide(Http.serviceRoutes))
   const http = Http.serve(Layer.merge(Server.Routes, own), {
@@ -124,8 +128,10 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Layer.provideMerge(Layer.provide(workers(config), ports)),
     Layer.provide(Readiness.layerWorkers(workerNames(config))),
     Layer.provide(sandbox ? SandboxClock.layer() : Layer.succeed(SandboxClock.SandboxClock, SandboxClock.make())),
-    // Spans off unless PARTNERPAY_TRACING=on: seen by every fiber the service starts (requests, workers).
+    // Spans off unless PARTNERPAY_TRACING=on or traces are exported: seen by every fiber the service starts
+    // (requests, workers), as is the OTLP tracer when OTEL_EXPORTER_OTLP_ENDPOINT is set (Telemetry.ts).
     Layer.provide(Http.tracing(config.tracing)),
+    Layer.provide(Telemetry.layer(config.traceExport)),
   )
 }
 

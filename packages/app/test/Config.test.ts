@@ -159,4 +159,49 @@ describe("configuration", () => {
       assert.strictEqual(config.database._tag, "Pglite")
     }),
   )
+  describe("observability", () => {
+    it.effect("/metrics is served unless PARTNERPAY_METRICS=off, and no trace is exported without an endpoint", () =>
+      Effect.gen(function* () {
+        const defaults = yield* loadFrom({})
+        assert.isTrue(defaults.metrics)
+        assert.isFalse(defaults.tracing)
+        assert.isTrue(Option.isNone(defaults.traceExport))
+        assert.isFalse((yield* loadFrom({ PARTNERPAY_METRICS: "off" })).metrics)
+      }),
+    )
+
+    it.effect("OTEL_EXPORTER_OTLP_ENDPOINT exports traces to its /v1/traces path and turns spans on", () =>
+      Effect.gen(function* () {
+        const config = yield* loadFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/" })
+        assert.isTrue(config.tracing)
+        assert.deepStrictEqual(Option.getOrUndefined(config.traceExport), {
+          url: "http://collector:4318/v1/traces",
+          serviceName: "partnerpay",
+          exportIntervalMillis: 5000,
+        })
+      }),
+    )
+
+    it.effect("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used as given, with OTEL_SERVICE_NAME", () =>
+      Effect.gen(function* () {
+        const config = yield* loadFrom({
+          OTEL_EXPORTER_OTLP_ENDPOINT: "http://ignored:4318",
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://collector.example.com/traces",
+          OTEL_SERVICE_NAME: "payments-eu",
+        })
+        assert.strictEqual(Option.getOrUndefined(config.traceExport)?.url, "https://collector.example.com/traces")
+        assert.strictEqual(Option.getOrUndefined(config.traceExport)?.serviceName, "payments-eu")
+      }),
+    )
+
+    it.effect("a trace endpoint that is not an http(s) URL, or a bad PARTNERPAY_METRICS, is named", () =>
+      Effect.gen(function* () {
+        const refusal = yield* issuesOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318", PARTNERPAY_METRICS: "yes" })
+        assert.deepStrictEqual(
+          refusal.issues.map((issue) => issue.variable),
+          ["PARTNERPAY_METRICS", "OTEL_EXPORTER_OTLP_ENDPOINT"],
+        )
+      }),
+    )
+  })
 })

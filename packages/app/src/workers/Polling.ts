@@ -4,9 +4,11 @@
  * next one. A failing step is logged and retried after `idle` (the worker
  * never dies); interruption (shutdown) stops it between or inside steps.
  * It reports to the `Readiness.Workers` registry (when one is provided):
- * started when forked, stopped when its fiber ends.
+ * started when forked, stopped when its fiber ends; each step is counted in
+ * `partnerpay_worker_runs_total` (Metrics.ts).
  */
 import { Cause, type Duration, Effect, Layer } from "effect"
+import * as Metrics from "../Metrics.ts"
 import { Workers } from "../Readiness.ts"
 
 export const worker = <E, R>(
@@ -20,10 +22,14 @@ export const worker = <E, R>(
       const loop = Effect.gen(function* () {
         while (true) {
           const done = yield* step.pipe(
+            Effect.tap((done) => Metrics.workerRun(name, done === 0 ? "idle" : "work")),
             Effect.catchCause((cause) =>
               Cause.hasInterruptsOnly(cause)
                 ? Effect.failCause(cause)
-                : Effect.logWarning("worker step failed", cause).pipe(Effect.as(0)),
+                : Effect.logWarning("worker step failed", cause).pipe(
+                    Effect.andThen(Metrics.workerRun(name, "failed")),
+                    Effect.as(0),
+                  ),
             ),
           )
           if (done === 0) yield* Effect.sleep(idle)

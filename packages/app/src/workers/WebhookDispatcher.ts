@@ -35,7 +35,8 @@ import * as Http from "node:http"
 import * as Https from "node:https"
 import { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import { Ids } from "@partnerpay/domain"
-import { DateTime, Effect, Layer, Option, Redacted } from "effect"
+import { DateTime, Effect, Layer, Metric, Option, Redacted } from "effect"
+import * as Metrics from "../Metrics.ts"
 import { worker } from "./Polling.ts"
 
 export interface DispatcherOptions {
@@ -263,6 +264,7 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Arra
           const nextAt = DateTime.add(now, { milliseconds: retryDelayMillis(entry.attempts) })
           const giveUp = DateTime.toEpochMillis(nextAt) - DateTime.toEpochMillis(entry.createdAt) > giveUpAfterMillis
           yield* dispatch.markFailedAttempt(entry.id, error, giveUp ? "give up" : nextAt)
+          yield* Metric.update(giveUp ? Metrics.webhookDeliveries.gaveUp : Metrics.webhookDeliveries.failed, 1)
           yield* Effect.logWarning(giveUp ? "webhook failed; giving up" : "webhook attempt failed; will retry", {
             error,
             durationMs,
@@ -290,11 +292,13 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Arra
             for (const entry of entries) {
               yield* dispatch.markFailedAttempt(entry.id, "the partner has no webhook URL", "give up")
             }
+            yield* Metric.update(Metrics.webhookDeliveries.gaveUp, entries.length)
             return
           }
           const outcome = yield* Effect.promise((signal) =>
             postInOrder(agents, entries, webhook.value, options.live, timeoutMillis, startBy, onDelivered, signal),
           )
+          if (outcome.delivered > 0) yield* Metric.update(Metrics.webhookDeliveries.delivered, outcome.delivered)
           const rest = outcome.failure === undefined ? outcome.delivered : outcome.delivered + 1
           for (const entry of entries.slice(rest)) released.push(entry.id)
           if (outcome.failure !== undefined) {

@@ -1,0 +1,47 @@
+/**
+ * What the PostgreSQL adapters tell an operator through Effect's metric
+ * registry (rendered by the service's `GET /metrics`): events appended and
+ * units of work committed or refused on a version conflict (updated by
+ * `PgUnitOfWork` once per commit, never per statement), and the outbox
+ * backlog (read on demand by `outboxBacklog`, one indexed statement per
+ * scrape).
+ */
+import { Effect, Metric } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+
+/** Events written by committed units of work (re-appends of recorded event ids not counted). */
+export const eventsAppended = Metric.counter("partnerpay_events_appended_total", {
+  description: "Events appended to the event store by committed units of work",
+  incremental: true,
+})
+
+/** Units of work by outcome: `committed`, or `conflict` (refused at commit; the use case retries). */
+export const unitsCommitted = Metric.counter("partnerpay_units_of_work_total", {
+  description: "Units of work sent to the database, by outcome",
+  attributes: { outcome: "committed" },
+  incremental: true,
+})
+export const unitsConflicted = Metric.counter("partnerpay_units_of_work_total", {
+  description: "Units of work sent to the database, by outcome",
+  attributes: { outcome: "conflict" },
+  incremental: true,
+})
+
+/** Webhook notifications not yet delivered nor given up, and how old the oldest one is. */
+export const outboxPending = Metric.gauge("partnerpay_outbox_backlog", {
+  description: "Webhook notifications waiting for delivery (pending or being delivered)",
+})
+export const outboxOldestAge = Metric.gauge("partnerpay_outbox_oldest_age_seconds", {
+  description: "Age of the oldest webhook notification waiting for delivery (0 when none)",
+})
+
+/** Reads the outbox backlog into the two gauges (one statement over the open rows' partial index). */
+export const outboxBacklog = Effect.fn("PgMetrics.outboxBacklog")(function* () {
+  const sql = yield* SqlClient
+  const rows = yield* sql<{ readonly pending: number; readonly oldest: number | null }>`
+    SELECT count(*)::int AS pending, extract(epoch FROM now() - min(created_at))::float8 AS oldest
+    FROM outbox WHERE status IN ('pending', 'delivering')`
+  const row = rows[0]
+  yield* Metric.update(outboxPending, row?.pending ?? 0)
+  yield* Metric.update(outboxOldestAge, Math.max(0, row?.oldest ?? 0))
+})

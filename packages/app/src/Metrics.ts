@@ -1,0 +1,125 @@
+/**
+ * The service's metrics, in Effect's metric registry, served in the
+ * Prometheus text format at `GET /metrics` (unauthenticated like the probes,
+ * it carries counts, never partner data; off with PARTNERPAY_METRICS=off):
+ *
+ * - `partnerpay_http_requests_total{method,route,status}` and
+ *   `partnerpay_http_request_duration_seconds{method,route}` (histogram):
+ *   every answered request, by route template (`unmatched` for a path no
+ *   route knows, so a scan of random paths cannot grow the series);
+ * - `partnerpay_events_appended_total`, `partnerpay_units_of_work_total{outcome}`,
+ *   `partnerpay_outbox_backlog`, `partnerpay_outbox_oldest_age_seconds`
+ *   (adapters-pg `PgMetrics`; the backlog is read when scraped);
+ * - `partnerpay_webhook_deliveries_total{outcome}`: `delivered`, `failed`
+ *   (will retry), `gave_up`;
+ * - `partnerpay_worker_runs_total{worker,outcome}`: background worker steps
+ *   that did work (`work`), found nothing (`idle`) or failed (`failed`).
+ *
+ * Recording a request costs two map lookups and two updates: the series of a
+ * (method, route, status) are made once and kept.
+ */
+import { PgMetrics } from "@partnerpay/adapters-pg"
+import { type Context, Effect, type Layer, Metric } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { PrometheusMetrics } from "effect/observability"
+import { SqlClient } from "effect/sql/SqlClient"
+
+/** Upper bounds (seconds) of the request latency buckets: 1 ms to 10 s. */
+export const latencyBuckets: ReadonlyArray<number> = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+]
+
+interface RequestSeries {
+  readonly count: Metric.Counter<number>
+  readonly duration: Metric.Histogram<number>
+}
+
+const series = new Map<string, RequestSeries>()
+
+const seriesOf = (method: string, route: string, status: number): RequestSeries => {
+  const key = `${method} ${route} ${status}`
+  let found = series.get(key)
+  if (found === undefined) {
+    found = {
+      count: Metric.counter("partnerpay_http_requests_total", {
+        description: "HTTP requests answered, by method, route template and status",
+        attributes: { method, route, status: String(status) },
+        incremental: true,
+      }),
+      duration: Metric.histogram("partnerpay_http_request_duration_seconds", {
+        description: "Time to answer an HTTP request, by method and route template",
+        attributes: { method, route },
+        boundaries: latencyBuckets,
+      }),
+    }
+    series.set(key, found)
+  }
+  return found
+}
+
+/** Records one answered request (synchronously, in the request fiber's context). */
+export const recordRequestUnsafe = (
+  context: Context.Context<never>,
+  method: string,
+  route: string | undefined,
+  status: number,
+  durationSeconds: number,
+): void => {
+  const requestSeries = seriesOf(method, route ?? "unmatched", status)
+  requestSeries.count.updateUnsafe(1, context)
+  requestSeries.duration.updateUnsafe(durationSeconds, context)
+}
+
+const deliveries = (outcome: "delivered" | "failed" | "gave_up") =>
+  Metric.counter("partnerpay_webhook_deliveries_total", {
+    description: "Webhook delivery attempts, by outcome (failed: will be retried)",
+    attributes: { outcome },
+    incremental: true,
+  })
+
+/** Webhook delivery attempts by outcome. */
+export const webhookDeliveries = {
+  delivered: deliveries("delivered"),
+  failed: deliveries("failed"),
+  gaveUp: deliveries("gave_up"),
+} as const
+
+const workerRunSeries = new Map<string, Metric.Counter<number>>()
+
+/** Counts one step of a background worker: `work` (did something), `idle` or `failed`. */
+export const workerRun = (worker: string, outcome: "work" | "idle" | "failed"): Effect.Effect<void> => {
+  const key = `${worker} ${outcome}`
+  let counter = workerRunSeries.get(key)
+  if (counter === undefined) {
+    counter = Metric.counter("partnerpay_worker_runs_total", {
+      description: "Background worker steps (scheduler, settlement, KYB, webhook dispatcher), by outcome",
+      attributes: { worker, outcome },
+      incremental: true,
+    })
+    workerRunSeries.set(key, counter)
+  }
+  return Metric.update(counter, 1)
+}
+
+const contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+/** The Prometheus text of every metric, the outbox backlog read now (a failed read keeps the last values). */
+export const render: Effect.Effect<string, never, SqlClient> = PgMetrics.outboxBacklog().pipe(
+  Effect.catchCause(() => Effect.void),
+  Effect.andThen(PrometheusMetrics.format()),
+)
+
+/** `GET /metrics`. */
+export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | SqlClient> = HttpRouter.use(
+  Effect.fnUntraced(function* (router) {
+    const sql = yield* SqlClient
+    yield* router.add(
+      "GET",
+      "/metrics",
+      render.pipe(
+        Effect.provideService(SqlClient, sql),
+        Effect.map((body) => HttpServerResponse.text(body, { contentType })),
+      ),
+    )
+  }),
+)
