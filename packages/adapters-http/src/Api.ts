@@ -45,7 +45,8 @@ export class Api extends HttpApi.make("partnerpay")
   .add(AccountApi)
   .add(VerificationApi)
   .middleware(ProblemHandling)
-  .annotate(HttpApi.PayloadParseOptions, allErrors)
+  // A body field the operation does not define is an error (never silently dropped), listed with the others.
+  .annotate(HttpApi.PayloadParseOptions, { ...allErrors, onExcessProperty: "error" })
   .annotate(HttpApi.QueryParseOptions, allErrors)
   .annotate(HttpApi.ParamsParseOptions, allErrors)
   .annotateMerge(

@@ -12,14 +12,15 @@
  * partner would fix its request in several round trips. The OpenAPI document
  * still describes the precise shape: `CompanyCreateRequest` and
  * `LocationRequest` below replace the permissive schema in the generated
- * request body (see `documentBodyAs`). A body that is not a JSON object is a
- * 400.
+ * request body (see `documentBodyAs`). A body that is not a JSON object, or
+ * that carries a field these shapes do not define (at any depth), is a 400.
  */
 import { Companies, Company, Ids } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.ts"
 import * as Problem from "./Problem.ts"
+import * as UnknownFields from "./UnknownFields.ts"
 
 // ---------------------------------------------------------------------------
 // Precise request shapes (documentation)
@@ -91,9 +92,9 @@ export const CompanyCreateRequest = Schema.Struct({
 /** Any JSON object: the fields are checked by the domain rules (every bad field in one 422). */
 export const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
 
-/** Replaces the generated request body schema of an operation with the precise one. */
+/** Replaces the generated request body schema of an operation with the precise one (no other field allowed). */
 const documentBodyAs = (precise: Schema.Top) => {
-  const document = Schema.toJsonSchemaDocument(precise)
+  const document = Schema.toJsonSchemaDocument(precise, { onExcessProperty: "error" })
   const schema =
     Object.keys(document.definitions).length === 0
       ? document.schema
@@ -125,12 +126,16 @@ export const CompanyStatusQuery = {
   ),
 }
 
+/** The fields of a create or location body that the precise shapes above do not define (a 400). */
+export const unknownCreateFields = UnknownFields.checker(CompanyCreateRequest)
+export const unknownLocationFields = UnknownFields.checker(LocationRequest)
+
 export class CompanyApi extends HttpApiGroup.make("companies")
   .add(
     HttpApiEndpoint.post("create", "/Company/Create", {
       payload: JsonObject,
       success: CompanyCreateResponse,
-      error: Problem.DomainProblems,
+      error: [...Problem.DomainProblems, Problem.BadRequest],
     }).annotateMerge(
       OpenApi.annotations({
         summary: "Register a company",
@@ -143,7 +148,7 @@ export class CompanyApi extends HttpApiGroup.make("companies")
       params: { companyReferenceId: Schema.String },
       payload: JsonObject,
       success: LocationAddResponse,
-      error: Problem.DomainProblems,
+      error: [...Problem.DomainProblems, Problem.BadRequest],
     }).annotateMerge(
       OpenApi.annotations({
         summary: "Add a location to a company",

@@ -280,6 +280,11 @@ const slotPrefix: Record<string, string | undefined> = {
   Payload: undefined,
 }
 
+/** Schema's message for a body field the operation does not define (`onExcessProperty: "error"`, Api.ts). */
+const excessProperty = "Expected no excess property"
+/** What a client is told about such a field (also UnknownFields.ts). */
+export const unknownField = "is not a field of this operation"
+
 /** `["owner", "emails", 1, "x"]` -> `owner.emails[1].x`. */
 export const formatPath = (path: ReadonlyArray<PropertyKey>, prefix?: string): string => {
   let out = prefix ?? ""
@@ -298,7 +303,7 @@ export const badRequest = (kind: string, issue: SchemaIssue.Issue): BadRequest =
       (i.path ?? []).map((s) => (typeof s === "object" ? s.key : s)),
       prefix,
     ),
-    message: i.message,
+    message: i.message === excessProperty ? unknownField : i.message,
   }))
   return new BadRequest({
     detail:

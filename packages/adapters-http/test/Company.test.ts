@@ -79,6 +79,18 @@ const expectProblem = (r: { status: number; headers: Headers; json: unknown }, s
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 describe("POST /Company/Create", () => {
+  it.effect("a field the operation does not define, at any depth, is 400 naming it, and no company is created", () =>
+    Effect.gen(function* () {
+      const body = createBody({ colour: "blue", owner: { ...Fixtures.owner, nickname: "Ada" } })
+      const r = yield* create(body)
+      expectProblem(r, 400, "BAD_REQUEST")
+      assert.sameMembers([...fieldsOf(r.json)], ["colour", "owner.nickname"])
+      // The same reference is still free: the refused request changed nothing.
+      const retried = yield* create({ ...createBody(), companyReferenceId: body.companyReferenceId })
+      assert.strictEqual(retried.status, 200, retried.text)
+    }),
+  )
+
   it.effect("answers 200 with exactly companyId and one locationId per location", () =>
     Effect.gen(function* () {
       const r = yield* create(createBody())

@@ -252,6 +252,24 @@ describe("debit authorizations", () => {
     }),
   )
 
+  it.effect("a misspelt field (preAuthLimit for limit) is 400 naming it, and the authorization is unchanged", () =>
+    Effect.gen(function* () {
+      const w = yield* world
+      const set = yield* call(
+        "/DebitAuth/Set",
+        json("POST", w.customer, { companyId: w.acme, limit: { value: 250.5, currencyCode: "USD" } }),
+      )
+      const { debitAuthId } = set.json as { debitAuthId: string }
+      const misspelt = yield* call(`/DebitAuth/${debitAuthId}/Update`, json("PUT", w.customer, { preAuthLimit: 750 }))
+      assert.strictEqual(misspelt.status, 400)
+      assert.deepStrictEqual((misspelt.json as { errors: unknown }).errors, [
+        { field: "preAuthLimit", message: "is not a field of this operation" },
+      ])
+      const after = yield* call(`/User/${w.registrationId}/DebitAuth?companyId=${w.acme}`, bearer(w.partner))
+      assert.deepStrictEqual(after.json, { enabled: true, limit: 250.5, status: "Active" })
+    }),
+  )
+
   it.effect("limit rules: zero and negative limits are 422 naming the field; an unknown currency is 400", () =>
     Effect.gen(function* () {
       const w = yield* world

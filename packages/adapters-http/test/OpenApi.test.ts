@@ -99,6 +99,43 @@ describe("GET /openapi.json", () => {
     }),
   )
 
+  it.effect("every request body object, at any depth, says additionalProperties: false", () =>
+    Effect.gen(function* () {
+      const doc = (yield* fetchDoc) as unknown as {
+        paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>>
+        components: { schemas?: Record<string, unknown> }
+      }
+      const open: Array<string> = []
+      const seen = new Set<unknown>()
+      const visit = (schema: unknown, where: string): void => {
+        if (typeof schema !== "object" || schema === null || seen.has(schema)) return
+        seen.add(schema)
+        const node = schema as Record<string, unknown>
+        if (typeof node.$ref === "string") {
+          const name = node.$ref.replace("#/components/schemas/", "")
+          return visit(doc.components.schemas?.[name], `${where} -> ${name}`)
+        }
+        if (node.type === "object" && node.additionalProperties !== false) open.push(where)
+        for (const [key, value] of Object.entries(node)) {
+          if (key === "properties" && typeof value === "object" && value !== null) {
+            for (const [name, property] of Object.entries(value)) visit(property, `${where}.${name}`)
+          } else if (Array.isArray(value)) value.forEach((item, i) => visit(item, `${where}.${key}[${i}]`))
+          else if (key === "items" || key === "additionalProperties") visit(value, `${where}.${key}`)
+        }
+      }
+      let bodies = 0
+      for (const [path, item] of Object.entries(doc.paths))
+        for (const [method, operation] of Object.entries(item)) {
+          const schema = operation.requestBody?.content["application/json"]?.schema
+          if (schema === undefined) continue
+          bodies++
+          visit(schema, `${method.toUpperCase()} ${path}`)
+        }
+      assert.isAtLeast(bodies, 20)
+      assert.deepStrictEqual(open, [], `request bodies accepting unknown fields: ${open.join(", ")}`)
+    }),
+  )
+
   it.effect("every POST except /auth/token documents the Idempotency-Key header", () =>
     Effect.gen(function* () {
       const doc = yield* fetchDoc

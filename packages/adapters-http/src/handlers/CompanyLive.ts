@@ -16,7 +16,9 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { requirePartner } from "../Authentication.ts"
+import { unknownCreateFields, unknownLocationFields } from "../CompanyApi.ts"
 import * as Problem from "../Problem.ts"
+import * as UnknownFields from "../UnknownFields.ts"
 
 /** Domain errors to problems; a second use of a reference gets its own code. */
 const toProblem = (error: DomainError | VersionConflict | EventStoreUnavailable): Problem.DomainProblem =>
@@ -26,6 +28,9 @@ const toProblem = (error: DomainError | VersionConflict | EventStoreUnavailable)
         code: "DUPLICATE_COMPANY_REFERENCE",
       })
     : Problem.fromDomain(error)
+
+const refuseUnknown = (fields: ReadonlyArray<string>): Effect.Effect<void, Problem.BadRequest> =>
+  fields.length === 0 ? Effect.void : Effect.fail(UnknownFields.refusal(fields))
 
 const exactlyOne = (query: {
   readonly companyId?: string
@@ -55,6 +60,7 @@ export const CompanyLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
         "create",
         Effect.fn("CompanyLive.create")(function* ({ payload }) {
           const { partnerId } = yield* requirePartner
+          yield* refuseUnknown(unknownCreateFields(payload))
           const registered = yield* Companies.register(partnerId, payload).pipe(Effect.mapError(toProblem))
           // The KYB submission (registered.kybSubmission) is handed to the KYB provider by the
           // application's KYB integration; the HTTP answer carries only the new ids.
@@ -65,6 +71,7 @@ export const CompanyLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
         "addLocation",
         Effect.fn("CompanyLive.addLocation")(function* ({ params, payload }) {
           const { partnerId } = yield* requirePartner
+          yield* refuseUnknown(unknownLocationFields(payload))
           return yield* Companies.addLocation(partnerId, params.companyReferenceId, payload).pipe(
             Effect.mapError(toProblem),
           )
