@@ -104,7 +104,9 @@ export const HandlersLive = Layer.mergeAll(
  */
 export const Routes = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: openApiPath }),
-  HttpApiScalar.layer(Api, { path: docsPath }),
+  // The reference page is self-contained: Scalar's script is inlined and its default web fonts (fetched from
+  // Scalar's CDN) are off, so /docs makes no request outside the service (tested in a real browser).
+  HttpApiScalar.layer(Api, { path: docsPath, scalar: { withDefaultFonts: false } }),
   RouterProblems,
   // rate limits, body size limit, Idempotency-Key on every POST (see CrossCutting.ts)
   CrossCutting.layer,
