@@ -41,24 +41,48 @@ export const lockKey = 7460398523113402000n
 
 const runMigrator = Migrator.make({})
 
+/** One migration applied by a run, and how long it took. */
+export interface Applied {
+  readonly migration: string
+  readonly millis: number
+}
+
+/** `migrations`, each telling `report` when it has been applied (in order, inside the run's transaction). */
+const reporting = (report: (applied: Applied) => Effect.Effect<void>) =>
+  Object.fromEntries(
+    Object.entries(migrations).map(([migration, apply]) => [
+      migration,
+      Effect.suspend(() => {
+        const started = performance.now()
+        return Effect.tap(apply, () => report({ migration, millis: Math.round(performance.now() - started) }))
+      }),
+    ]),
+  )
+
+/** Applies pending migrations, telling `report` as each one is applied; returns the ones applied by this call. */
+export const runReporting = (
+  report: (applied: Applied) => Effect.Effect<void>,
+): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, Migrator.MigrationError | SqlError, SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient
+    // One transaction on one connection: the lock is held until it commits,
+    // and the migrator's own transaction becomes a savepoint inside it.
+    return yield* sql.withTransaction(
+      Effect.gen(function* () {
+        yield* sql`SELECT pg_advisory_xact_lock(${lockKey})`
+        const applied = yield* runMigrator({ loader: Migrator.fromRecord(reporting(report)), table })
+        yield* sql.unsafe(CommitUnitFunction.definition)
+        return applied
+      }),
+    )
+  })
+
 /** Applies pending migrations; returns the ones applied by this call. */
 export const run: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
   Migrator.MigrationError | SqlError,
   SqlClient
-> = Effect.gen(function* () {
-  const sql = yield* SqlClient
-  // One transaction on one connection: the lock is held until it commits,
-  // and the migrator's own transaction becomes a savepoint inside it.
-  return yield* sql.withTransaction(
-    Effect.gen(function* () {
-      yield* sql`SELECT pg_advisory_xact_lock(${lockKey})`
-      const applied = yield* runMigrator({ loader: Migrator.fromRecord(migrations), table })
-      yield* sql.unsafe(CommitUnitFunction.definition)
-      return applied
-    }),
-  )
-})
+> = runReporting(() => Effect.void)
 
 /** Runs the migrations when the layer is built. */
 export const layer: Layer.Layer<never, Migrator.MigrationError | SqlError, SqlClient> = Layer.effectDiscard(run)

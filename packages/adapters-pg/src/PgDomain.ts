@@ -84,6 +84,8 @@ export const rebuildProjections = (
     readonly batchSize?: number
     /** How long to wait for older transactions to end (default 30 s). */
     readonly waitMillis?: number
+    /** Told the events replayed so far and the events to replay in all, at the start and after each batch. */
+    readonly onProgress?: (replayed: number, total: number) => Effect.Effect<void>
   } = {},
 ): Effect.Effect<number, EventStoreUnavailable | SqlError, SqlClient | EventStore | ReadModelStore> =>
   Effect.gen(function* () {
@@ -106,7 +108,14 @@ export const rebuildProjections = (
         }
         // Snapshots are derived from the log too: a rebuild (often after a code change) starts them afresh.
         yield* sql`DELETE FROM snapshots`
-        return yield* EventPipeline.rebuild(options.projections, options.batchSize)
+        const onProgress = options.onProgress
+        if (onProgress === undefined) return yield* EventPipeline.rebuild(options.projections, options.batchSize)
+        const counted = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM events`
+        const total = counted[0]?.total ?? 0
+        yield* onProgress(0, total)
+        return yield* EventPipeline.rebuild(options.projections, options.batchSize, (replayed) =>
+          onProgress(replayed, total),
+        )
       }),
     )
   })

@@ -6,7 +6,10 @@
  * the same operations as the operator API (`Operations.ts`).
  *
  * Output is human-readable by default; `--json` prints one JSON document on
- * stdout for scripts. Failures print one line on stderr and exit with code 1.
+ * stdout for scripts. Long commands (migrate, projections rebuild) show their
+ * progress on stderr (Progress.ts: a line rewritten in place on a terminal,
+ * JSON lines with `--json`). Failures print one line on stderr and exit with
+ * code 1.
  * Logs go to stderr at Warn level (never mixed into stdout).
  *
  * PGlite is single-process: on the embedded database, a command fails with a
@@ -21,6 +24,7 @@ import * as Database from "./Database.ts"
 import * as Domain from "./Domain.ts"
 import * as Logging from "./Logging.ts"
 import * as Operations from "./Operations.ts"
+import * as Progress from "./Progress.ts"
 
 const json = Flag.Boolean("json").pipe(
   Flag.withDescription("Print one JSON document (for scripts) instead of text"),
@@ -67,8 +71,18 @@ const withDomain = <A, E, R extends Domain.DomainPorts | Domain.DomainRequiremen
     )
   })
 
+/** One progress line per migration applied (stderr; JSON lines with --json). */
+const migrationLine = (asJson: boolean) => (applied: Migrations.Applied) =>
+  Effect.sync(() =>
+    process.stderr.write(
+      asJson
+        ? `${JSON.stringify({ progress: { operation: "migrate", applied: applied.migration, elapsedMs: applied.millis } })}\n`
+        : `applied ${applied.migration} (${applied.millis} ms)\n`,
+    ),
+  )
+
 const migrate = Command.make("migrate", { json }, ({ json }) =>
-  onDatabase(Migrations.run).pipe(
+  onDatabase(Migrations.runReporting(migrationLine(json))).pipe(
     Effect.flatMap((applied) =>
       print(json, { applied: applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`) }, () =>
         applied.length === 0
@@ -80,14 +94,26 @@ const migrate = Command.make("migrate", { json }, ({ json }) =>
 ).pipe(Command.withDescription("Apply the pending schema migrations (a no-op when the database is up to date)"))
 
 const rebuild = Command.make("rebuild", { json }, ({ json }) =>
-  withDomain(PgDomain.rebuildProjections()).pipe(
+  Effect.suspend(() => {
+    const progress = Progress.onStderr("rebuilding read models", "events", json)
+    let last = { replayed: 0, total: 0 }
+    return withDomain(
+      PgDomain.rebuildProjections({
+        onProgress: (replayed, total) =>
+          Effect.sync(() => {
+            last = { replayed, total }
+            progress.update(replayed, total)
+          }),
+      }),
+    ).pipe(Effect.tap(() => Effect.sync(() => progress.finish(last.replayed, last.total))))
+  }).pipe(
     Effect.flatMap((eventsReplayed) =>
       print(json, { eventsReplayed }, () => `Rebuilt the read models: ${eventsReplayed} event(s) replayed.`),
     ),
   ),
 ).pipe(
   Command.withDescription(
-    "Rebuild every read model from the event log (one transaction; appends wait meanwhile). Prints the number of events replayed",
+    "Rebuild every read model from the event log (one transaction; appends wait meanwhile). Shows progress on stderr (events done, events/s, ETA; JSON lines with --json) and prints the number of events replayed",
   ),
 )
 

@@ -45,6 +45,13 @@ const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Pro
     )
   })
 
+/** The `{"progress":{...}}` lines a command wrote on stderr. */
+const progressLines = (run: Run): Array<Record<string, unknown>> =>
+  run.stderr
+    .split("\n")
+    .filter((line) => line.startsWith('{"progress"'))
+    .map((line) => (JSON.parse(line) as { progress: Record<string, unknown> }).progress)
+
 const jsonOf = (run: Run) => {
   assert.strictEqual(run.code, 0, `exit ${run.code}\n${run.stdout}\n${run.stderr}`)
   return JSON.parse(run.stdout) as Record<string, unknown>
@@ -118,8 +125,14 @@ describe("partnerpay on the embedded database", () => {
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
     const env = { PARTNERPAY_DATA_DIR: dataDir }
 
-    const first = jsonOf(await cli(["migrate", "--json"], env))
+    const migrated = await cli(["migrate", "--json"], env)
+    const first = jsonOf(migrated)
     assert.isAbove((first.applied as Array<string>).length, 0)
+    // One JSON progress line per migration applied, on stderr, in order.
+    assert.deepStrictEqual(
+      progressLines(migrated).map((line) => line.applied),
+      first.applied as Array<string>,
+    )
     const second = await cli(["migrate"], env)
     assert.strictEqual(second.code, 0)
     assert.include(second.stdout, "no migration applied")
@@ -142,8 +155,14 @@ describe.skipIf(!postgresAvailable)("partnerpay on PostgreSQL", () => {
     cleanups.push(db.drop)
     const env = { DATABASE_URL: db.url }
 
-    const first = jsonOf(await cli(["migrate", "--json"], env))
+    const migrated = await cli(["migrate", "--json"], env)
+    const first = jsonOf(migrated)
     assert.isAbove((first.applied as Array<string>).length, 0)
+    // One JSON progress line per migration applied, on stderr, in order.
+    assert.deepStrictEqual(
+      progressLines(migrated).map((line) => line.applied),
+      first.applied as Array<string>,
+    )
     assert.deepStrictEqual(jsonOf(await cli(["migrate", "--json"], env)), { applied: [] })
 
     const created = await onboarding(env, false)
@@ -184,7 +203,13 @@ describe.skipIf(!postgresAvailable)("partnerpay on PostgreSQL", () => {
       ),
     )
     assert.isAbove(events, 0)
-    assert.deepStrictEqual(jsonOf(await cli(["projections", "rebuild", "--json"], env)), { eventsReplayed: events })
+    const rebuilt = await cli(["projections", "rebuild", "--json"], env)
+    assert.deepStrictEqual(jsonOf(rebuilt), { eventsReplayed: events })
+    // Progress on stderr: starts at 0 of every event, ends with all of them done.
+    const progress = progressLines(rebuilt)
+    assert.isAtLeast(progress.length, 2)
+    assert.deepInclude(progress[0], { operation: "rebuilding read models", done: 0, total: events })
+    assert.deepInclude(progress.at(-1), { done: events, total: events, etaSeconds: 0 })
     const list = jsonOf(await cli(["webhooks", "list", "--status", "pending", "--limit", "5", "--json"], env))
     assert.isArray(list.data)
     const missing = await cli(["webhooks", "redeliver", "no-such-delivery"], env)

@@ -49,6 +49,8 @@ export const makeHook = Effect.fn("EventPipeline.makeHook")(function* (options: 
 export const rebuild = Effect.fn("EventPipeline.rebuild")(function* (
   projections: ReadonlyArray<AnyProjection> = Projections.all,
   batchSize = 1000,
+  /** Told the number of events replayed so far after each batch (progress of a long rebuild). */
+  onBatch: (replayed: number) => Effect.Effect<void> = () => Effect.void,
 ) {
   const store = yield* EventStore
   const readModels = yield* ReadModelStore
@@ -64,6 +66,7 @@ export const rebuild = Effect.fn("EventPipeline.rebuild")(function* (
     yield* applyAll(projections, events)
     after = batch[batch.length - 1]!.globalPosition
     count += batch.length
+    yield* onBatch(count)
   }
 })
 
