@@ -62,6 +62,7 @@ export * as Money from "./kernel/Money.ts"
 export * as Notifications from "./Notifications.ts"
 export * as Projections from "./Projections.ts"
 // payments
+export * as AutoCollection from "./payments/AutoCollection.ts"
 export * as DebitAuth from "./payments/DebitAuth.ts"
 export * as DebitAuths from "./payments/DebitAuths.ts"
 export * as DebitAuthsProjection from "./payments/DebitAuthsProjection.ts"
