@@ -735,7 +735,7 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
         at: command.at,
       })
     case "PaidByCard":
-      return state.card.cardPaymentId === command.cardPaymentId
+      return state.card.paymentMethodId === command.paymentMethodId
         ? nothing
         : illegal(state, command, "the payment request was already paid by card")
     case "Cancelled":
