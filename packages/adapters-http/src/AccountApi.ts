@@ -11,6 +11,10 @@
  * still 400/422.
  *
  * GET /Account/List is an addition: the linked accounts, masked.
+ *
+ * PUT /Account/Default and GET /Account/Default are additions: the linked
+ * account the service debits when it collects an autopay or
+ * debit-authorization payment request by itself on its due date.
  */
 import { Ids } from "@partnerpay/domain"
 import { Schema } from "effect"
@@ -55,6 +59,17 @@ export const AccountListResponse = Schema.Struct({ accounts: Schema.Array(BankAc
 
 export const AccountDeleteRequest = Schema.Struct({ accountId: Ids.BankAccountId })
 
+export const DefaultAccountRequest = Schema.Struct({
+  bankAccountId: Ids.BankAccountId.annotate({ description: "One of the customer's linked accounts" }),
+})
+
+export const DefaultAccountResponse = Schema.Struct({
+  account: Schema.NullOr(BankAccount).annotate({
+    description:
+      "The account autopay debits, or null when none is set (autopay then uses the account of the customer's most recent acceptance, if still linked)",
+  }),
+})
+
 export class AccountApi extends HttpApiGroup.make("account")
   .add(
     HttpApiEndpoint.put("link", "/Account/Link", {
@@ -85,6 +100,26 @@ export class AccountApi extends HttpApiGroup.make("account")
       OpenApi.annotations({
         summary: "Delete a linked bank account",
         description: "Removes the account (idempotent). An account the customer never had: 404.",
+      }),
+    ),
+    HttpApiEndpoint.put("setDefault", "/Account/Default", {
+      payload: DefaultAccountRequest,
+      success: HttpApiSchema.Empty(200),
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Designate the account autopay debits",
+        description:
+          "Addition to the interface, for the customer: the linked account the service debits when it collects an autopay or debit-authorization payment request by itself on its due date. 200, no body; setting it again is fine. An account not linked to the customer: 404. Unlinking the account clears the choice.",
+      }),
+    ),
+    HttpApiEndpoint.get("getDefault", "/Account/Default", {
+      success: DefaultAccountResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Read the account autopay debits",
+        description: "Addition to the interface: the customer's designated account (masked), or null.",
       }),
     ),
   )

@@ -12,6 +12,13 @@ import { Authentication } from "./Authentication.ts"
 import { AmountResponse } from "./MoneyResponse.ts"
 import * as Problem from "./Problem.ts"
 
+/** One invoice line on the wire: quantity x unitAmount (in the request's currency). */
+export const LineItemRequest = Schema.Struct({
+  description: Schema.String.annotate({ description: "1 to 200 characters" }),
+  quantity: Schema.Int.annotate({ description: "A whole number from 1 to 1,000,000" }),
+  unitAmount: Money.WireAmount,
+})
+
 export const CreatePaymentRequest = Schema.Struct({
   companyId: Schema.optionalKey(
     Ids.CompanyId.annotate({ description: "Our id of the company; or companyReferenceId" }),
@@ -28,6 +35,14 @@ export const CreatePaymentRequest = Schema.Struct({
   enableDebitAuth: Schema.optionalKey(Schema.Boolean),
   debitAuthLimit: Schema.optionalKey(Money.WireAmount),
   attachmentUrl: Schema.optionalKey(Schema.String.annotate({ description: "https URL of a document" })),
+  invoiceNumber: Schema.optionalKey(
+    Schema.String.annotate({ description: "The partner's invoice number, 1 to 64 characters" }),
+  ),
+  lineItems: Schema.optionalKey(
+    Schema.Array(LineItemRequest).annotate({
+      description: "1 to 100 invoice lines; quantity x unitAmount summed over the lines must equal amount exactly",
+    }),
+  ),
 })
 
 export const CreatePaymentResponse = Schema.Struct({
@@ -56,6 +71,37 @@ export const PaymentRequestResponse = Schema.Struct({
   debitAuthAccepted: Schema.optionalKey(Schema.Boolean),
   transferId: Schema.optionalKey(Schema.String),
   accountNumberMasked: Schema.optionalKey(Schema.String),
+  invoiceNumber: Schema.optionalKey(Schema.String),
+  lineItems: Schema.optionalKey(
+    Schema.Array(
+      Schema.Struct({
+        description: Schema.String,
+        quantity: Schema.Int,
+        unitAmount: AmountResponse,
+        amount: AmountResponse.annotate({ description: "quantity x unitAmount" }),
+      }),
+    ),
+  ),
+  collectedBy: Schema.optionalKey(
+    PaymentRequestEvents.AutomaticCollection.annotate({
+      description:
+        "Set when the service collected the request by itself on its due date (autopay or debit authorization)",
+    }),
+  ),
+  autoCollectionSkipped: Schema.optionalKey(
+    PaymentRequestEvents.AutoCollectionSkipReason.annotate({
+      description:
+        "Set when the service could not collect the request by itself on its due date; it stays Pending for the payer to accept",
+    }),
+  ),
+  cardPayment: Schema.optionalKey(
+    Schema.Struct({
+      cardPaymentId: Schema.String,
+      paymentMethodId: Schema.String,
+      brand: Schema.String,
+      last4: Schema.String,
+    }).annotate({ description: "Set when the payer paid the request in the app with a saved card" }),
+  ),
   refundedAmount: AmountResponse,
   statusHistory: Schema.Array(StatusChangeResponse),
   createdAt: Schema.String,
@@ -83,7 +129,7 @@ export class PaymentApi extends HttpApiGroup.make("payments")
       OpenApi.annotations({
         summary: "Create a payment request",
         description:
-          "For partners. Name the company by exactly one of companyId and companyReferenceId (another partner's company is 404). Autopay (enableAutoPay + autoPayLimit) and a debit authorization (enableDebitAuth + debitAuthLimit) exclude each other (422 naming both flags). The request starts Pending.",
+          "For partners. Name the company by exactly one of companyId and companyReferenceId (another partner's company is 404). Autopay (enableAutoPay + autoPayLimit) and a debit authorization (enableDebitAuth + debitAuthLimit) exclude each other (422 naming both flags). The request starts Pending. With autopay, the service collects it by itself on its due date (the same day when dueDate is today) from the payer's designated account when the amount is within autoPayLimit; with a debit authorization, when the payer holds an Active authorization for the company covering the amount and debitAuthLimit. An invoice: optional invoiceNumber and lineItems adding up to amount (else 422 on lineItems).",
       }),
     ),
     HttpApiEndpoint.get("history", "/Payment/History", {

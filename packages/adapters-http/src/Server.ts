@@ -10,6 +10,7 @@
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import type {
+  CardCharger,
   EventStore,
   IdempotencyStore,
   IdGenerator,
@@ -158,6 +159,8 @@ export type RoutesPorts =
   | CustomerIdentityPorts
   // reimbursement signing (the app provides the sandbox or a real provider)
   | Providers.ESignature
+  // in-app card payment of a payment request (POST .../PayWithCard)
+  | CardCharger
 
 /** An `HttpClient` that sends every request to a web handler in-process. */
 export const clientFor = (handler: (request: Request) => Promise<Response>): Layer.Layer<HttpClient.HttpClient> =>

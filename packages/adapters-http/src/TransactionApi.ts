@@ -3,7 +3,9 @@
  * payment request (which starts its transfer), the partner or the paying
  * customer reads a transfer, the partner refunds a settled transfer and reads
  * the transaction report, and the payer applies for reimbursement
- * (POST /Reimbursement/Create, answered with an e-signature URL).
+ * (POST /Reimbursement/Create, answered with an e-signature URL). The payer
+ * can also pay a request in the app with a saved card
+ * (POST /Transaction/PaymentRequest/{paymentRequestId}/PayWithCard).
  */
 import { CalendarDate, Ids, Money } from "@partnerpay/domain"
 import { Schema } from "effect"
@@ -20,6 +22,17 @@ export const AcceptRequest = Schema.Struct({
 })
 
 export const AcceptResponse = Schema.Struct({ status: Schema.String })
+
+export const PayWithCardRequest = Schema.Struct({
+  paymentMethodId: Schema.String.annotate({
+    description: "The id of one of the payer's saved cards (GET /Payment/CardPaymentMethods/{registrationId})",
+  }),
+})
+
+export const PayWithCardResponse = Schema.Struct({
+  status: Schema.Literal("Paid"),
+  cardPaymentId: Ids.CardPaymentId.annotate({ description: "The card payment recorded on the request" }),
+})
 
 /** Spec 2.9, field for field. */
 export const TransferResponse = Schema.Struct({
@@ -132,6 +145,18 @@ export class TransactionApi extends HttpApiGroup.make("transactions")
         summary: "Accept a payment request",
         description:
           "For the payer (a customer). Pays from one of the payer's linked bank accounts (else 422 BANK_ACCOUNT_NOT_LINKED) and starts the transfer. A cancelled request is 409; someone other than the payer gets 404. Repeating it with the same account answers the current status.",
+      }),
+    ),
+    HttpApiEndpoint.post("payWithCard", "/Transaction/PaymentRequest/:paymentRequestId/PayWithCard", {
+      params: { paymentRequestId: Ids.PaymentRequestId },
+      payload: PayWithCardRequest,
+      success: PayWithCardResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Pay a payment request with a saved card",
+        description:
+          "For the payer (a customer token). The card processor charges the saved card paymentMethodId for the request's amount; the request becomes Paid at once (no transfer), the card payment is recorded on it (cardPayment in GET /Payment/{paymentRequestId}) and PAYMENT_REQUEST_STATUS_CHANGED (Paid) is sent. A declined card is 422 CARD_DECLINED and changes nothing (sandbox: a card whose last4 is 0002). The request must be Pending (else 409; paying again with the same card answers Paid). Another customer's request or card, or an unknown one, is 404.",
       }),
     ),
     HttpApiEndpoint.post("refund", "/Transaction/:transferId/Refund", {

@@ -1,5 +1,5 @@
 /** Shared test wiring: in-memory ports, an in-process server, raw and typed clients. */
-import { EventPipeline, Idempotency, IdGenerator, Ids, Transfers, UnitOfWork } from "@partnerpay/domain"
+import { CardCharger, EventPipeline, Idempotency, IdGenerator, Ids, Transfers, UnitOfWork } from "@partnerpay/domain"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
@@ -33,6 +33,7 @@ export const DomainInMemory = Layer.mergeAll(
 
 export const Ports = Layer.mergeAll(
   Transfers.eSignatureSandbox,
+  CardCharger.layerSandbox,
   DomainInMemory,
   // OTP code always 123456, sandbox bank-link and KYC providers, recorded SMS
   CustomerIdentityPorts.layerSandbox,

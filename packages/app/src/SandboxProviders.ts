@@ -11,12 +11,12 @@
  */
 
 import { CustomerIdentityPorts } from "@partnerpay/adapters-http"
-import { Transfers } from "@partnerpay/domain"
+import { CardCharger, Transfers } from "@partnerpay/domain"
 import { Layer, Option, Redacted } from "effect"
 import type { AppConfig } from "./Config.ts"
 
 export const layer = (config: AppConfig) =>
-  Layer.merge(
+  Layer.mergeAll(
     config.environment === "sandbox"
       ? CustomerIdentityPorts.layerSandbox
       : CustomerIdentityPorts.layer({
@@ -25,4 +25,6 @@ export const layer = (config: AppConfig) =>
           chatSecret: Option.getOrElse(config.chatSecret, () => Redacted.make("")),
         }),
     Transfers.eSignatureSandbox,
+    // in-app card payments: no production card processor exists yet either (last4 0002 is declined)
+    CardCharger.layerSandbox,
   )

@@ -29,6 +29,7 @@ import * as SandboxClock from "./SandboxClock.ts"
 import * as SandboxProviders from "./SandboxProviders.ts"
 import * as Telemetry from "./Telemetry.ts"
 import * as TokenSecret from "./TokenSecret.ts"
+import * as AutoPayScheduler from "./workers/AutoPayScheduler.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
 import * as SandboxSettlement from "./workers/SandboxSettlement.ts"
@@ -49,8 +50,8 @@ const isSandbox = (config: AppConfig) => config.environment === "sandbox"
 /** The names of the workers `workers(config)` starts (what `GET /readyz` expects to be running). */
 export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
   isSandbox(config)
-    ? ["webhook-dispatcher", "payment-plan-scheduler", "sandbox-kyb", "sandbox-settlement"]
-    : ["webhook-dispatcher", "payment-plan-scheduler"]
+    ? ["webhook-dispatcher", "payment-plan-scheduler", AutoPayScheduler.name, "sandbox-kyb", "sandbox-settlement"]
+    : ["webhook-dispatcher", "payment-plan-scheduler", AutoPayScheduler.name]
 
 /** The background workers for the environment. */
 export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequirements> => {
@@ -60,6 +61,7 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
       WebhookDispatcher.layer({ live: config.environment === "production", workerId: `pid-${process.pid}` }),
     ),
     PlanScheduler.layer(),
+    AutoPayScheduler.layer(),
   )
   return isSandbox(config)
     ? Layer.mergeAll(

@@ -80,6 +80,7 @@ describe("the README in a clone", () => {
       assert.include(output, '"Status":"Verified"', `round ${round}:\n${output}`)
       assert.include(output, '"Paid"', `round ${round}:\n${output}`)
       assert.include(output, '"Active"', `round ${round}:\n${output}`)
+      assert.include(output, '"collectedBy":"AutoPay"', `round ${round}:\n${output}`)
       assert.notInclude(output, "DUPLICATE", `round ${round}:\n${output}`)
     }
     await service.stop()

@@ -8,7 +8,7 @@ import { projection as companies } from "./companies/CompaniesProjection.ts"
 import { projection as customers } from "./customers/CustomersProjection.ts"
 import type { AnyProjection } from "./infrastructure/ReadModel.ts"
 import { projection as debitAuths } from "./payments/DebitAuthsProjection.ts"
-import { projection as paymentRequests } from "./payments/PaymentRequestsProjection.ts"
+import { dueForAutomaticCollection, projection as paymentRequests } from "./payments/PaymentRequestsProjection.ts"
 import { projection as transfers } from "./payments/TransfersProjection.ts"
 import { consents } from "./plans/ConsentsProjection.ts"
 import { duePlans, paymentPlans } from "./plans/PaymentPlansProjection.ts"
@@ -19,6 +19,7 @@ export const all: ReadonlyArray<AnyProjection> = [
   consents,
   companies,
   paymentRequests,
+  dueForAutomaticCollection,
   transfers,
   customers,
   debitAuths,

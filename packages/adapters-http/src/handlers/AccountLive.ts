@@ -57,6 +57,34 @@ export const AccountLive = HttpApiBuilder.group(
         }),
       )
       .handle(
+        "setDefault",
+        Effect.fn("AccountLive.setDefault")(function* ({ payload }) {
+          const { partnerId, registrationId } = yield* requireCustomer
+          yield* BankAccounts.setDefault(partnerId, registrationId, payload.bankAccountId).pipe(
+            Effect.mapError(toProblem),
+          )
+        }),
+      )
+      .handle(
+        "getDefault",
+        Effect.fn("AccountLive.getDefault")(function* () {
+          const { partnerId, registrationId } = yield* requireCustomer
+          const account = yield* BankAccounts.getDefault(partnerId, registrationId).pipe(Effect.mapError(toProblem))
+          return {
+            account:
+              account === undefined
+                ? null
+                : {
+                    accountId: account.bankAccountId,
+                    institutionId: account.institutionId,
+                    name: account.name,
+                    mask: account.mask,
+                    type: account.type,
+                  },
+          }
+        }),
+      )
+      .handle(
         "delete",
         Effect.fn("AccountLive.delete")(function* ({ payload }) {
           const { partnerId, registrationId } = yield* requireCustomer

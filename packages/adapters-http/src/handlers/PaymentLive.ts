@@ -27,6 +27,23 @@ export const toResponse = (doc: PaymentRequestDocument): PaymentRequestResponse 
   ...(doc.debitAuthAccepted === undefined ? {} : { debitAuthAccepted: doc.debitAuthAccepted }),
   ...(doc.transferId === undefined ? {} : { transferId: doc.transferId }),
   ...(doc.accountNumberMasked === undefined ? {} : { accountNumberMasked: doc.accountNumberMasked }),
+  ...(doc.invoiceNumber === undefined ? {} : { invoiceNumber: doc.invoiceNumber }),
+  ...(doc.lineItems === undefined
+    ? {}
+    : {
+        lineItems: doc.lineItems.map((line) => ({
+          description: line.description,
+          quantity: line.quantity,
+          unitAmount: MoneyResponse.toResponse(line.unitAmount),
+          amount: MoneyResponse.toResponse({
+            minorUnits: line.quantity * line.unitAmount.minorUnits,
+            currency: line.unitAmount.currency,
+          }),
+        })),
+      }),
+  ...(doc.collectedBy === undefined ? {} : { collectedBy: doc.collectedBy }),
+  ...(doc.autoCollectionSkipped === undefined ? {} : { autoCollectionSkipped: doc.autoCollectionSkipped }),
+  ...(doc.cardPayment === undefined ? {} : { cardPayment: doc.cardPayment }),
   refundedAmount: MoneyResponse.toResponse(doc.refundedAmount),
   statusHistory: doc.statusHistory,
   createdAt: doc.createdAt,

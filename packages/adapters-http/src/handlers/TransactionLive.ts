@@ -3,7 +3,7 @@
  * use cases, encode; domain errors become problems. Needs the `ESignature`
  * provider (reimbursement).
  */
-import { Payments, type Providers, Transfers } from "@partnerpay/domain"
+import { type CardCharger, InAppCardPayments, Payments, type Providers, Transfers } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -14,7 +14,7 @@ import * as Problem from "../Problem.ts"
 import type { TransferResponse } from "../TransactionApi.ts"
 
 /** The provider this group needs beyond the domain ports (reimbursement envelopes). */
-export type Requires = Providers.ESignature
+export type Requires = Providers.ESignature | CardCharger
 
 type TransferDocument = Effect.Success<ReturnType<typeof Transfers.get>>
 
@@ -84,6 +84,18 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
           registrationId,
           paymentRequestId: params.paymentRequestId,
           ...payload,
+        })
+      }, Problem.domainProblems),
+    )
+    .handle(
+      "payWithCard",
+      Effect.fn("TransactionLive.payWithCard")(function* ({ params, payload }) {
+        const { partnerId, registrationId } = yield* requireCustomer
+        return yield* InAppCardPayments.pay({
+          partnerId,
+          registrationId,
+          paymentRequestId: params.paymentRequestId,
+          paymentMethodId: payload.paymentMethodId,
         })
       }, Problem.domainProblems),
     )

@@ -206,3 +206,36 @@ export const remove = Effect.fn("BankAccounts.remove")(function* (
     }),
   )
 })
+
+/**
+ * The customer designates one of their linked accounts for autopay and
+ * debit-authorization collections (PUT /Account/Default); NotFound
+ * (BankAccount) when it is not linked. Setting the same account again changes
+ * nothing. Unlinking the account clears the choice.
+ */
+export const setDefault = Effect.fn("BankAccounts.setDefault")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+  bankAccountId: BankAccountId,
+) {
+  yield* unitOfWork(
+    Effect.gen(function* () {
+      yield* loadCustomer(partnerId, registrationId)
+      const at = yield* DateTime.now
+      return yield* CommandHandler.handle(Customer.aggregate, registrationId, {
+        _tag: "SetDefaultBankAccount",
+        bankAccountId,
+        at,
+      })
+    }),
+  )
+})
+
+/** The linked account the customer designated for autopay, if any (GET /Account/Default). */
+export const getDefault = Effect.fn("BankAccounts.getDefault")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+) {
+  const customer = yield* loadCustomer(partnerId, registrationId)
+  return Customer.defaultBankAccount(customer)
+})

@@ -37,6 +37,7 @@ import {
   type CustomerEvent,
   CustomerEvent as CustomerEventSchema,
   type CustomerRegistered,
+  type DefaultBankAccountSet,
   e164Pattern,
   emailPattern,
   type KycRejected,
@@ -166,6 +167,13 @@ export interface SaveCardPaymentMethod {
   readonly at: DateTime.Utc
 }
 
+/** The customer designates a linked account for autopay and debit-authorization collections. */
+export interface SetDefaultBankAccount {
+  readonly _tag: "SetDefaultBankAccount"
+  readonly bankAccountId: BankAccountId
+  readonly at: DateTime.Utc
+}
+
 /** The events of this aggregate. */
 export type Event = CustomerEvent
 
@@ -180,6 +188,7 @@ export type Command =
   | RegisterPushToken
   | RemovePushToken
   | SaveCardPaymentMethod
+  | SetDefaultBankAccount
 
 // ---------------------------------------------------------------------------
 // State
@@ -216,6 +225,8 @@ export interface RegisteredCustomer {
   /** Push tokens, least recently registered first; never more than `maxPushTokens`. */
   readonly pushTokens: ReadonlyArray<PushToken>
   readonly cardPaymentMethods: ReadonlyArray<CardPaymentMethod>
+  /** The account autopay debits (PUT /Account/Default); cleared when that account is unlinked. */
+  readonly defaultBankAccountId?: BankAccountId
 }
 
 export type State = { readonly _tag: "Unregistered" } | RegisteredCustomer
@@ -252,6 +263,12 @@ export const notificationPreferences = (state: State): NotificationPreferences =
 
 export const pushTokens = (state: State): ReadonlyArray<PushToken> =>
   state._tag === "Registered" ? state.pushTokens : []
+
+/** The linked account the customer designated for autopay, if any. */
+export const defaultBankAccount = (state: State): LinkedBankAccount | undefined =>
+  state._tag === "Registered" && state.defaultBankAccountId !== undefined
+    ? linkedBankAccounts(state).find((a) => a.bankAccountId === state.defaultBankAccountId)
+    : undefined
 
 export const cardPaymentMethods = (state: State): ReadonlyArray<CardPaymentMethod> =>
   state._tag === "Registered" ? state.cardPaymentMethods : []
@@ -377,7 +394,21 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return removePushToken(command, state)
     case "SaveCardPaymentMethod":
       return saveCardPaymentMethod(command, state)
+    case "SetDefaultBankAccount":
+      return setDefaultBankAccount(command, state)
   }
+}
+
+const setDefaultBankAccount = (command: SetDefaultBankAccount, state: RegisteredCustomer): Decision<Event> => {
+  if (!hasBankAccount(state, command.bankAccountId)) return refuse(new NotFound({ entity: "BankAccount" }))
+  if (state.defaultBankAccountId === command.bankAccountId) return nothing
+  const event: DefaultBankAccountSet = {
+    _tag: "DefaultBankAccountSet",
+    ...identityOf(state),
+    bankAccountId: command.bankAccountId,
+    at: command.at,
+  }
+  return accept<CustomerEvent>(event)
 }
 
 /** The registration id and partner id every event carries. */
@@ -704,13 +735,17 @@ export const evolve = (state: State, event: Event): State => {
       }
       return { ...state, bankAccounts: accounts }
     }
-    case "BankAccountUnlinked":
+    case "BankAccountUnlinked": {
+      const { defaultBankAccountId, ...rest } = state
       return {
-        ...state,
+        ...(defaultBankAccountId === event.bankAccountId ? rest : state),
         bankAccounts: state.bankAccounts.map((a) =>
           a.bankAccountId === event.bankAccountId ? { ...a, linked: false } : a,
         ),
       }
+    }
+    case "DefaultBankAccountSet":
+      return { ...state, defaultBankAccountId: event.bankAccountId }
     case "NotificationPreferencesUpdated":
       return { ...state, notificationPreferences: event.preferences }
     case "PushTokenRegistered":

@@ -174,6 +174,17 @@ export const CardPaymentMethodSaved = Schema.TaggedStruct("CardPaymentMethodSave
 })
 export type CardPaymentMethodSaved = typeof CardPaymentMethodSaved.Type
 
+/**
+ * The customer chose the linked bank account the service debits for autopay
+ * and debit-authorization collections (PUT /Account/Default).
+ */
+export const DefaultBankAccountSet = Schema.TaggedStruct("DefaultBankAccountSet", {
+  ...customer,
+  bankAccountId: BankAccountId,
+  at: Schema.DateTimeUtcFromString,
+})
+export type DefaultBankAccountSet = typeof DefaultBankAccountSet.Type
+
 export const CustomerEvent = Schema.Union([
   CustomerRegistered,
   KycStarted,
@@ -186,5 +197,6 @@ export const CustomerEvent = Schema.Union([
   PushTokenRegistered,
   PushTokenRemoved,
   CardPaymentMethodSaved,
+  DefaultBankAccountSet,
 ])
 export type CustomerEvent = typeof CustomerEvent.Type

@@ -7,7 +7,7 @@
  */
 import { Schema } from "effect"
 import type { SnapshotPolicy } from "../kernel/Decider.ts"
-import { PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import type { State as CustomerState } from "./Customer.ts"
 import { CardPaymentMethod, LinkedBankAccount, NotificationPreferences, PersonalData } from "./CustomerEvents.ts"
 
@@ -25,6 +25,7 @@ const Registered = Schema.TaggedStruct("Registered", {
   notificationPreferences: NotificationPreferences,
   pushTokens: Schema.Array(Schema.Struct({ token: Schema.String, expireAt: Schema.DateTimeUtcFromString })),
   cardPaymentMethods: Schema.Array(CardPaymentMethod),
+  defaultBankAccountId: Schema.optionalKey(BankAccountId),
 })
 
 /** The Customer state's JSON codec. */
@@ -32,7 +33,7 @@ export const CustomerStateJson: Schema.Codec<CustomerState, unknown> = Schema.Un
 
 /** A snapshot at least every 100 events. */
 export const policy: SnapshotPolicy<CustomerState> = {
-  schemaVersion: 1,
+  schemaVersion: 2,
   state: CustomerStateJson,
   every: 100,
 }

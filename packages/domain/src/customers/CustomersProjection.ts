@@ -135,6 +135,8 @@ const apply = (current: CustomerDocument | undefined, envelope: Envelope): Custo
           ? doc.cardPaymentMethods.map((m) => (m.id === event.method.id ? event.method : m))
           : [...doc.cardPaymentMethods, event.method],
       }
+    case "DefaultBankAccountSet":
+      return doc
   }
 }
 

@@ -6,6 +6,16 @@
  * partially and cumulatively, until Refunded. The partner can cancel it only
  * while it is Pending.
  *
+ * Same-day autopay and debit-authorization collection: a Pending request
+ * offering autopay (`autoPayLimit`) or a debit authorization
+ * (`debitAuthLimit`) is collected by the service itself on its due date with
+ * `CollectAutomatically` (the guard `automaticCollection` decides whether it
+ * may be: Accepted exactly like a manual acceptance, or Skipped once with a
+ * reason). The payer can also pay in the app with a saved card
+ * (`PayWithCard`): the request is Paid at once, without a transfer.
+ *
+ * An invoice: optional `invoiceNumber` and `lineItems` whose total is the amount.
+ *
  * Cross-aggregate rule: the request never reads the Transfer. The application
  * initiates the transfer named in PaymentRequestAccepted, and the pure policy
  * `fromTransferEvent` turns that transfer's events into RecordTransferSettled,
@@ -27,14 +37,22 @@ import {
 import * as Check from "../kernel/FieldChecks.ts"
 import type {
   BankAccountId,
+  CardPaymentId,
   CompanyId,
   PartnerId,
   PaymentRequestId,
   RegistrationId,
   TransferId,
 } from "../kernel/Ids.ts"
-import type * as Money from "../kernel/Money.ts"
-import { type PaymentRequestCreated, PaymentRequestEvent, type PaymentRequestStatus } from "./PaymentRequestEvents.ts"
+import * as Money from "../kernel/Money.ts"
+import {
+  type AutoCollectionSkipReason,
+  type AutomaticCollection,
+  type InvoiceLineItem,
+  type PaymentRequestCreated,
+  PaymentRequestEvent,
+  type PaymentRequestStatus,
+} from "./PaymentRequestEvents.ts"
 import type { RefundId, TransferEvent } from "./TransferEvents.ts"
 
 export type { PaymentRequestStatus } from "./PaymentRequestEvents.ts"
@@ -59,6 +77,10 @@ export interface CreatePaymentRequest {
   readonly autoPayLimit?: Money.Money
   readonly enableDebitAuth?: boolean
   readonly debitAuthLimit?: Money.Money
+  /** Invoice number: 1 to 64 characters, no surrounding blanks. */
+  readonly invoiceNumber?: string
+  /** Invoice lines (1 to 100), each positive, in the amount's currency, adding up to the amount exactly. */
+  readonly lineItems?: ReadonlyArray<InvoiceLineItem>
   readonly at: DateTime.Utc
 }
 
@@ -76,6 +98,40 @@ export interface AcceptPaymentRequest {
   readonly transferDescription: string
   /** New id from the edge for the transfer that pays this request. */
   readonly transferId: TransferId
+  readonly at: DateTime.Utc
+}
+
+/**
+ * The service collects a due autopay / debit-authorization request by itself
+ * (the scheduler, on or after the due date). The edge gives what the decision
+ * needs but the request does not hold: the payer's designated account and,
+ * for a debit authorization, the payer's authorization for the company.
+ */
+export interface CollectAutomatically {
+  readonly _tag: "CollectAutomatically"
+  readonly paymentRequestId: PaymentRequestId
+  /** The (UTC) day of the collection; the due date must not be after it. */
+  readonly today: CalendarDate.CalendarDate
+  /** The payer's designated account (masked by the edge), or undefined when the payer has none usable. */
+  readonly account?: { readonly bankAccountId: BankAccountId; readonly accountNumberMasked: string }
+  /** The payer's debit authorization for the request's company, if any (only read for a debit-authorization request). */
+  readonly debitAuth?: { readonly active: boolean; readonly limit: Money.Money }
+  /** New id from the edge for the transfer, used only when the request is collected. */
+  readonly transferId: TransferId
+  readonly at: DateTime.Utc
+}
+
+/** The payer paid in the app with a saved card, which the card processor charged. */
+export interface PayWithCard {
+  readonly _tag: "PayWithCard"
+  readonly paymentRequestId: PaymentRequestId
+  /** Who pays: must be the request's payer. */
+  readonly registrationId: RegistrationId
+  readonly cardPaymentId: CardPaymentId
+  readonly paymentMethodId: string
+  readonly brand: string
+  readonly last4: string
+  readonly processorReference: string
   readonly at: DateTime.Utc
 }
 
@@ -124,6 +180,8 @@ export type Command =
   | RecordTransferSettled
   | RecordTransferFailed
   | RefundPaymentRequest
+  | CollectAutomatically
+  | PayWithCard
 
 // ---------------------------------------------------------------------------
 // State
@@ -144,6 +202,16 @@ export interface Acceptance {
   readonly acceptedAt: DateTime.Utc
 }
 
+/** The card a request was paid with in the app. */
+export interface CardCharge {
+  readonly registrationId: RegistrationId
+  readonly cardPaymentId: CardPaymentId
+  readonly paymentMethodId: string
+  readonly brand: string
+  readonly last4: string
+  readonly processorReference: string
+}
+
 export interface Refund {
   readonly refundId: RefundId
   readonly amount: Money.Money
@@ -151,7 +219,12 @@ export interface Refund {
 
 export type State =
   | { readonly _tag: "Initial" }
-  | { readonly _tag: "Pending"; readonly request: RequestDetails }
+  | {
+      readonly _tag: "Pending"
+      readonly request: RequestDetails
+      /** Set once the service tried to collect it by itself and could not: it does not try again. */
+      readonly autoCollectionSkipped?: AutoCollectionSkipReason
+    }
   | { readonly _tag: "Cancelled"; readonly request: RequestDetails; readonly cancelledAt: DateTime.Utc }
   | { readonly _tag: "Accepted"; readonly request: RequestDetails; readonly acceptance: Acceptance }
   | {
@@ -179,12 +252,69 @@ export type State =
       readonly refundedAmount: Money.Money
       readonly refundedAt: DateTime.Utc
     }
+  | {
+      readonly _tag: "PaidByCard"
+      readonly request: RequestDetails
+      readonly card: CardCharge
+      readonly paidAt: DateTime.Utc
+    }
 
 export const initialState: State = { _tag: "Initial" }
 
 /** The status a client reads, or undefined when the request does not exist. */
 export const status = (state: State): PaymentRequestStatus | undefined =>
-  state._tag === "Initial" ? undefined : state._tag
+  state._tag === "Initial" ? undefined : state._tag === "PaidByCard" ? "Paid" : state._tag
+
+// ---------------------------------------------------------------------------
+// Automatic collection (autopay, debit authorization)
+
+/** How a request is collected automatically (autopay or debit authorization), or undefined when it is not. */
+export const automaticCollectionOf = (request: RequestDetails): AutomaticCollection | undefined =>
+  request.autoPayLimit !== undefined ? "AutoPay" : request.debitAuthLimit !== undefined ? "DebitAuth" : undefined
+
+/**
+ * True when the service should try to collect the request by itself on
+ * `today`: Pending, offering autopay or a debit authorization, due on or
+ * before `today`, and not tried before.
+ */
+export const isDueForAutomaticCollection = (state: State, today: CalendarDate.CalendarDate): boolean =>
+  state._tag === "Pending" &&
+  state.autoCollectionSkipped === undefined &&
+  automaticCollectionOf(state.request) !== undefined &&
+  CalendarDate.compare(state.request.dueDate, today) <= 0
+
+/**
+ * Whether a due request may be collected: the reason it may not, or undefined
+ * when it may. Autopay: within `autoPayLimit`, from the designated account.
+ * Debit authorization: an Active authorization whose limit (same currency)
+ * covers the amount, the amount within the request's `debitAuthLimit`, and a
+ * designated account.
+ */
+export const automaticCollectionRefusal = (
+  request: RequestDetails,
+  command: Pick<CollectAutomatically, "account" | "debitAuth">,
+): AutoCollectionSkipReason | undefined => {
+  const within = (limit: Money.Money) => Money.isWithin(request.amount, limit)
+  if (request.autoPayLimit !== undefined) {
+    if (!within(request.autoPayLimit)) return "OverAutoPayLimit"
+  } else if (request.debitAuthLimit !== undefined) {
+    if (!within(request.debitAuthLimit)) return "OverDebitAuthLimit"
+    if (command.debitAuth === undefined || !command.debitAuth.active) return "NoDebitAuthorization"
+    if (!within(command.debitAuth.limit)) return "OverDebitAuthLimit"
+  }
+  return command.account === undefined ? "NoDesignatedAccount" : undefined
+}
+
+/** The total of invoice lines, in minor units. */
+export const lineItemsTotal = (lineItems: ReadonlyArray<InvoiceLineItem>): number =>
+  lineItems.reduce((total, item) => total + item.quantity * item.unitAmount.minorUnits, 0)
+
+/** Longest invoice number. */
+export const maxInvoiceNumberLength = 64
+/** Most invoice lines. */
+export const maxLineItems = 100
+/** Largest quantity of one invoice line. */
+export const maxQuantity = 1_000_000
 
 // ---------------------------------------------------------------------------
 // Status history (PAYMENT_REQUEST_STATUS_CHANGED)
@@ -281,6 +411,41 @@ const validateLimit = (
   Check.sameCurrency(issues, limitField, limit, command.amount)
 }
 
+const validateInvoice = (issues: Check.Issues, command: CreatePaymentRequest): void => {
+  const number = command.invoiceNumber
+  if (number !== undefined) {
+    if (number.trim() === "" || number.length > maxInvoiceNumberLength || number !== number.trim())
+      issues.push({
+        field: "invoiceNumber",
+        message: `must be 1 to ${maxInvoiceNumberLength} characters, without leading or trailing blanks`,
+      })
+  }
+  const lines = command.lineItems
+  if (lines === undefined) return
+  if (lines.length === 0 || lines.length > maxLineItems) {
+    issues.push({ field: "lineItems", message: `must have 1 to ${maxLineItems} lines` })
+    return
+  }
+  let valid = true
+  lines.forEach((line, index) => {
+    const field = `lineItems[${index}]`
+    const before = issues.length
+    Check.requiredText(issues, `${field}.description`, line.description, Check.maxNameLength)
+    if (!Number.isInteger(line.quantity) || line.quantity < 1 || line.quantity > maxQuantity)
+      issues.push({ field: `${field}.quantity`, message: `must be a whole number from 1 to ${maxQuantity}` })
+    Check.positiveMoney(issues, `${field}.unitAmount`, line.unitAmount)
+    Check.sameCurrency(issues, `${field}.unitAmount`, line.unitAmount, command.amount)
+    if (issues.length > before) valid = false
+  })
+  if (!valid) return
+  const total = lineItemsTotal(lines)
+  if (total !== command.amount.minorUnits)
+    issues.push({
+      field: "lineItems",
+      message: `add up to ${Money.toDecimalString({ minorUnits: total, currency: command.amount.currency })} ${command.amount.currency}, not the amount ${Money.toDecimalString(command.amount)}`,
+    })
+}
+
 const validateCreate = (command: CreatePaymentRequest): Result.Result<never, ValidationFailed> | undefined => {
   const issues: Check.Issues = []
   Check.positiveMoney(issues, "amount", command.amount)
@@ -295,6 +460,7 @@ const validateCreate = (command: CreatePaymentRequest): Result.Result<never, Val
   }
   validateLimit(issues, command, command.enableAutoPay, command.autoPayLimit, "enableAutoPay", "autoPayLimit")
   validateLimit(issues, command, command.enableDebitAuth, command.debitAuthLimit, "enableDebitAuth", "debitAuthLimit")
+  validateInvoice(issues, command)
   return Check.refusal(issues)
 }
 
@@ -314,6 +480,8 @@ const create = (command: CreatePaymentRequest, state: State): Decision<Event> =>
     ...(command.attachmentUrl === undefined ? {} : { attachmentUrl: command.attachmentUrl }),
     ...(command.autoPayLimit === undefined ? {} : { autoPayLimit: command.autoPayLimit }),
     ...(command.debitAuthLimit === undefined ? {} : { debitAuthLimit: command.debitAuthLimit }),
+    ...(command.invoiceNumber === undefined ? {} : { invoiceNumber: command.invoiceNumber }),
+    ...(command.lineItems === undefined ? {} : { lineItems: command.lineItems }),
     status: "Pending",
     at: command.at,
   })
@@ -347,6 +515,8 @@ const acceptRequest = (command: AcceptPaymentRequest, state: State): Decision<Ev
       })
     case "Cancelled":
       return illegal(state, command, "a cancelled payment request cannot be accepted")
+    case "PaidByCard":
+      return illegal(state, command, "the payment request was already paid by card")
     case "Accepted":
     case "Paid":
     case "Failed":
@@ -378,6 +548,8 @@ const cancel = (command: CancelPaymentRequest, state: State): Decision<Event> =>
     case "Failed":
     case "Refunded":
       return illegal(state, command, "a payment request cannot be cancelled after it was accepted")
+    case "PaidByCard":
+      return illegal(state, command, "a payment request cannot be cancelled after it was paid")
   }
 }
 
@@ -396,6 +568,7 @@ const payingRequest = (
   if (state._tag === "Pending" || state._tag === "Cancelled") {
     return { refusal: illegal(state, command, "the payment request was not accepted, so no transfer pays it") }
   }
+  if (state._tag === "PaidByCard") return { refusal: transferMismatch }
   if (command.transferId !== state.acceptance.transferId) return { refusal: transferMismatch }
   return { paying: state }
 }
@@ -460,6 +633,8 @@ const refund = (command: RefundPaymentRequest, state: State): Decision<Event> =>
     const invalid = Check.refusal(issues)
     if (invalid) return invalid
   }
+  if (state._tag === "PaidByCard")
+    return illegal(state, command, "a card payment is refunded through the card processor, not with a transfer refund")
   if (state._tag !== "Paid" && state._tag !== "Refunded")
     return illegal(state, command, "only a paid payment request can be refunded")
   const earlier = state.refunds.find((r) => r.refundId === command.refundId)
@@ -496,6 +671,83 @@ const refund = (command: RefundPaymentRequest, state: State): Decision<Event> =>
     : accept({ _tag: "PaymentRequestPartiallyRefunded", ...common })
 }
 
+const collectAutomatically = (command: CollectAutomatically, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  // At most once: a request that is no longer Pending (collected, paid, cancelled) or was tried already is left alone.
+  if (state._tag !== "Pending" || state.autoCollectionSkipped !== undefined) return nothing
+  const request = state.request
+  const collection = automaticCollectionOf(request)
+  if (collection === undefined)
+    return refuse(
+      new RuleViolated({
+        code: "NotAutomatic",
+        reason: "the payment request offers neither autopay nor a debit authorization",
+      }),
+    )
+  if (!isDueForAutomaticCollection(state, command.today))
+    return refuse(new RuleViolated({ code: "NotDue", reason: `the payment request is due on ${request.dueDate}` }))
+  const reason = automaticCollectionRefusal(request, command)
+  if (reason !== undefined || command.account === undefined)
+    return accept({
+      _tag: "PaymentRequestAutoCollectionSkipped",
+      paymentRequestId: request.paymentRequestId,
+      payerRegistrationId: request.payerRegistrationId,
+      collection,
+      reason: reason ?? "NoDesignatedAccount",
+      dueDate: request.dueDate,
+      at: command.at,
+    })
+  const issues: Check.Issues = []
+  Check.maskedAccountNumber(issues, "accountNumberMasked", command.account.accountNumberMasked)
+  const invalid = Check.refusal(issues)
+  if (invalid) return invalid
+  return accept({
+    _tag: "PaymentRequestAccepted",
+    paymentRequestId: request.paymentRequestId,
+    registrationId: request.payerRegistrationId,
+    bankAccountId: command.account.bankAccountId,
+    accountNumberMasked: command.account.accountNumberMasked,
+    debitAuthAccepted: collection === "DebitAuth",
+    transferId: command.transferId,
+    transferDescription: request.description,
+    collectedBy: collection,
+    status: "Accepted",
+    at: command.at,
+  })
+}
+
+const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  if (command.registrationId !== state.request.payerRegistrationId)
+    return refuse(new RuleViolated({ code: "NotThePayer", reason: "only the payer can pay this payment request" }))
+  switch (state._tag) {
+    case "Pending":
+      return accept({
+        _tag: "PaymentRequestPaidByCard",
+        paymentRequestId: state.request.paymentRequestId,
+        registrationId: command.registrationId,
+        cardPaymentId: command.cardPaymentId,
+        paymentMethodId: command.paymentMethodId,
+        brand: command.brand,
+        last4: command.last4,
+        processorReference: command.processorReference,
+        status: "Paid",
+        at: command.at,
+      })
+    case "PaidByCard":
+      return state.card.paymentMethodId === command.paymentMethodId
+        ? nothing
+        : illegal(state, command, "the payment request was already paid by card")
+    case "Cancelled":
+      return illegal(state, command, "a cancelled payment request cannot be paid")
+    case "Accepted":
+    case "Paid":
+    case "Failed":
+    case "Refunded":
+      return illegal(state, command, "the payment request was already accepted with a bank account")
+  }
+}
+
 export const decide = (command: Command, state: State): Decision<Event> => {
   switch (command._tag) {
     case "CreatePaymentRequest":
@@ -510,6 +762,10 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return recordFailed(command, state)
     case "RefundPaymentRequest":
       return refund(command, state)
+    case "CollectAutomatically":
+      return collectAutomatically(command, state)
+    case "PayWithCard":
+      return payWithCard(command, state)
   }
 }
 
@@ -581,6 +837,24 @@ export const evolve = (state: State, event: Event): State => {
             refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount }],
             refundedAmount: event.totalRefunded,
             refundedAt: event.at,
+          }
+        : state
+    case "PaymentRequestAutoCollectionSkipped":
+      return state._tag === "Pending" ? { ...state, autoCollectionSkipped: event.reason } : state
+    case "PaymentRequestPaidByCard":
+      return state._tag === "Pending"
+        ? {
+            _tag: "PaidByCard",
+            request: state.request,
+            card: {
+              registrationId: event.registrationId,
+              cardPaymentId: event.cardPaymentId,
+              paymentMethodId: event.paymentMethodId,
+              brand: event.brand,
+              last4: event.last4,
+              processorReference: event.processorReference,
+            },
+            paidAt: event.at,
           }
         : state
   }

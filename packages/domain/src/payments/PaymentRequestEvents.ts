@@ -8,13 +8,57 @@
  */
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
-import { BankAccountId, CompanyId, PartnerId, PaymentRequestId, RegistrationId, TransferId } from "../kernel/Ids.ts"
+import {
+  BankAccountId,
+  CardPaymentId,
+  CompanyId,
+  PartnerId,
+  PaymentRequestId,
+  RegistrationId,
+  TransferId,
+} from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
 import { HttpsUrl, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
 
 /** The statuses a client reads (webhook Data.Status, payment status). */
 export const PaymentRequestStatus = Schema.Literals(["Pending", "Accepted", "Paid", "Failed", "Cancelled", "Refunded"])
 export type PaymentRequestStatus = typeof PaymentRequestStatus.Type
+
+/**
+ * One line of an invoice: `quantity` times `unitAmount` (same currency as the
+ * request). The line items of a request add up to its amount exactly.
+ */
+export const InvoiceLineItem = Schema.Struct({
+  description: Schema.String,
+  quantity: Schema.Int,
+  unitAmount: Money,
+})
+export type InvoiceLineItem = typeof InvoiceLineItem.Type
+
+/**
+ * How a Pending request was collected without the payer accepting it by hand:
+ * autopay (the payer's designated account, within `autoPayLimit`), or the
+ * payer's standing debit authorization for the company.
+ */
+export const AutomaticCollection = Schema.Literals(["AutoPay", "DebitAuth"])
+export type AutomaticCollection = typeof AutomaticCollection.Type
+
+/**
+ * Why the service could not collect a due autopay / debit-authorization
+ * request by itself (it stays Pending, for the payer to accept; a reminder
+ * may be sent):
+ * - `OverAutoPayLimit`: the amount is above the request's autoPayLimit;
+ * - `OverDebitAuthLimit`: above the payer's debit authorization limit or the request's debitAuthLimit;
+ * - `NoDebitAuthorization`: the payer holds no Active debit authorization for the company;
+ * - `NoDesignatedAccount`: the payer has no default account and no earlier acceptance with a still linked account.
+ */
+export const AutoCollectionSkipReason = Schema.Literals([
+  "OverAutoPayLimit",
+  "OverDebitAuthLimit",
+  "NoDebitAuthorization",
+  "NoDesignatedAccount",
+])
+export type AutoCollectionSkipReason = typeof AutoCollectionSkipReason.Type
 
 /**
  * A partner asked a payer to pay one of its companies. `autoPayLimit` is present
@@ -32,6 +76,10 @@ export const PaymentRequestCreated = Schema.TaggedStruct("PaymentRequestCreated"
   attachmentUrl: Schema.optionalKey(HttpsUrl),
   autoPayLimit: Schema.optionalKey(Money),
   debitAuthLimit: Schema.optionalKey(Money),
+  /** The partner's invoice number, when the request is an invoice. */
+  invoiceNumber: Schema.optionalKey(Schema.String),
+  /** The invoice's lines; they add up to `amount`. */
+  lineItems: Schema.optionalKey(Schema.Array(InvoiceLineItem)),
   status: Schema.Literal("Pending"),
   at: Schema.DateTimeUtcFromString,
 })
@@ -50,6 +98,8 @@ export const PaymentRequestAccepted = Schema.TaggedStruct("PaymentRequestAccepte
   debitAuthAccepted: Schema.Boolean,
   transferId: TransferId,
   transferDescription: Schema.String,
+  /** Present when the service collected the request by itself (autopay or debit authorization) on its due date. */
+  collectedBy: Schema.optionalKey(AutomaticCollection),
   status: Schema.Literal("Accepted"),
   at: Schema.DateTimeUtcFromString,
 })
@@ -104,6 +154,39 @@ export const PaymentRequestRefunded = Schema.TaggedStruct("PaymentRequestRefunde
 })
 export type PaymentRequestRefunded = typeof PaymentRequestRefunded.Type
 
+/**
+ * The service could not collect a due autopay / debit-authorization request
+ * by itself; it stays Pending. Recorded once: the service does not try again
+ * (the payer can still accept it). Not a status change.
+ */
+export const PaymentRequestAutoCollectionSkipped = Schema.TaggedStruct("PaymentRequestAutoCollectionSkipped", {
+  paymentRequestId: PaymentRequestId,
+  payerRegistrationId: RegistrationId,
+  collection: AutomaticCollection,
+  reason: AutoCollectionSkipReason,
+  dueDate: CalendarDate,
+  at: Schema.DateTimeUtcFromString,
+})
+export type PaymentRequestAutoCollectionSkipped = typeof PaymentRequestAutoCollectionSkipped.Type
+
+/**
+ * The payer paid the request in the app with one of their saved cards; the
+ * card processor charged it (`processorReference`), so the request is Paid at
+ * once (no transfer). The card payment is `cardPaymentId`.
+ */
+export const PaymentRequestPaidByCard = Schema.TaggedStruct("PaymentRequestPaidByCard", {
+  paymentRequestId: PaymentRequestId,
+  registrationId: RegistrationId,
+  cardPaymentId: CardPaymentId,
+  paymentMethodId: Schema.String,
+  brand: Schema.String,
+  last4: Schema.String,
+  processorReference: Schema.String,
+  status: Schema.Literal("Paid"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type PaymentRequestPaidByCard = typeof PaymentRequestPaidByCard.Type
+
 /** Every event of a payment request: the codec of its stream. */
 export const PaymentRequestEvent = Schema.Union([
   PaymentRequestCreated,
@@ -113,5 +196,7 @@ export const PaymentRequestEvent = Schema.Union([
   PaymentRequestFailed,
   PaymentRequestPartiallyRefunded,
   PaymentRequestRefunded,
+  PaymentRequestAutoCollectionSkipped,
+  PaymentRequestPaidByCard,
 ])
 export type PaymentRequestEvent = typeof PaymentRequestEvent.Type

@@ -8,12 +8,25 @@
  * `transferId` (to find the request a transfer pays). Sort key: the creation
  * instant (ISO 8601), so history pages are newest first and date filters are
  * sort-key ranges.
+ *
+ * `payment_requests_autocollect` (`dueForAutomaticCollection`): the autopay
+ * scheduler's work list, one document per Pending request offering autopay or
+ * a debit authorization that the service has not tried to collect yet, sorted
+ * by due date. It spans every partner, so it is owned by the system tenant
+ * (the nil UUID, which no partner can have). The rule deciding whether a
+ * listed request may be collected is the aggregate's (`CollectAutomatically`).
  */
 import { DateTime, Schema } from "effect"
 import type { Envelope } from "../DomainEvents.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
+import { PaymentRequestId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
-import { PaymentRequestStatus } from "./PaymentRequestEvents.ts"
+import {
+  AutoCollectionSkipReason,
+  AutomaticCollection,
+  InvoiceLineItem,
+  PaymentRequestStatus,
+} from "./PaymentRequestEvents.ts"
 
 export const collection = "payment_requests"
 
@@ -39,6 +52,21 @@ export const PaymentRequestDocument = Schema.Struct({
   autoPayLimit: Schema.optionalKey(Money),
   enableDebitAuth: Schema.Boolean,
   debitAuthLimit: Schema.optionalKey(Money),
+  invoiceNumber: Schema.optionalKey(Schema.String),
+  lineItems: Schema.optionalKey(Schema.Array(InvoiceLineItem)),
+  /** Set when the service could not collect it by itself (it stays Pending). */
+  autoCollectionSkipped: Schema.optionalKey(AutoCollectionSkipReason),
+  /** Set when the service collected it by itself. */
+  collectedBy: Schema.optionalKey(AutomaticCollection),
+  /** Set when the payer paid it in the app with a saved card. */
+  cardPayment: Schema.optionalKey(
+    Schema.Struct({
+      cardPaymentId: Schema.String,
+      paymentMethodId: Schema.String,
+      brand: Schema.String,
+      last4: Schema.String,
+    }),
+  ),
   /** From acceptance on. */
   debitAuthAccepted: Schema.optionalKey(Schema.Boolean),
   bankAccountId: Schema.optionalKey(Schema.String),
@@ -87,6 +115,8 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Env
       ...(event.autoPayLimit === undefined ? {} : { autoPayLimit: event.autoPayLimit }),
       enableDebitAuth: event.debitAuthLimit !== undefined,
       ...(event.debitAuthLimit === undefined ? {} : { debitAuthLimit: event.debitAuthLimit }),
+      ...(event.invoiceNumber === undefined ? {} : { invoiceNumber: event.invoiceNumber }),
+      ...(event.lineItems === undefined ? {} : { lineItems: event.lineItems }),
       refundedAmount: { minorUnits: 0, currency: event.amount.currency },
       statusHistory: [{ status: "Pending", timestamp: iso(event.at) }],
       createdAt: iso(event.at),
@@ -104,6 +134,7 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Env
           accountNumberMasked: event.accountNumberMasked,
           transferId: event.transferId,
           transferDescription: event.transferDescription,
+          ...(event.collectedBy === undefined ? {} : { collectedBy: event.collectedBy }),
         },
         "Accepted",
         event.at,
@@ -118,6 +149,22 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Env
       return { ...current, refundedAmount: event.totalRefunded, updatedAt: iso(event.at) }
     case "PaymentRequestRefunded":
       return withStatus({ ...current, refundedAmount: event.totalRefunded }, "Refunded", event.at)
+    case "PaymentRequestAutoCollectionSkipped":
+      return { ...current, autoCollectionSkipped: event.reason, updatedAt: iso(event.at) }
+    case "PaymentRequestPaidByCard":
+      return withStatus(
+        {
+          ...current,
+          cardPayment: {
+            cardPaymentId: event.cardPaymentId,
+            paymentMethodId: event.paymentMethodId,
+            brand: event.brand,
+            last4: event.last4,
+          },
+        },
+        "Paid",
+        event.at,
+      )
   }
 }
 
@@ -139,4 +186,43 @@ export const projection: Projection<PaymentRequestDocument> = {
     },
     sortKey: doc.createdAt,
   }),
+}
+
+// ---------------------------------------------------------------------------
+// The autopay scheduler's work list
+
+/** The owner of system-wide documents: the nil UUID, which no partner can have. */
+export const systemTenant = "00000000-0000-0000-0000-000000000000"
+
+export const DueCollectionDocument = Schema.Struct({
+  paymentRequestId: PaymentRequestId,
+  partnerId: Schema.String,
+  collection: AutomaticCollection,
+  /** YYYY-MM-DD. */
+  dueDate: Schema.String,
+})
+export type DueCollectionDocument = typeof DueCollectionDocument.Type
+
+/**
+ * Pending requests offering autopay or a debit authorization, not tried yet,
+ * by due date. Any later event of the request (accepted, cancelled, paid by
+ * card, skipped) takes it off the list.
+ */
+export const dueForAutomaticCollection: Projection<DueCollectionDocument> = {
+  collection: "payment_requests_autocollect",
+  document: DueCollectionDocument,
+  streamTypes: ["PaymentRequest"],
+  ownedBy: "PaymentRequest",
+  creates: ["PaymentRequestCreated"],
+  key: (envelope) => (envelope.streamType === "PaymentRequest" ? envelope.event.paymentRequestId : undefined),
+  apply: (_current, envelope) => {
+    if (envelope.streamType !== "PaymentRequest") return undefined
+    const event = envelope.event
+    if (event._tag !== "PaymentRequestCreated") return undefined
+    const collection =
+      event.autoPayLimit !== undefined ? "AutoPay" : event.debitAuthLimit !== undefined ? "DebitAuth" : undefined
+    if (collection === undefined) return undefined
+    return { paymentRequestId: event.paymentRequestId, partnerId: event.partnerId, collection, dueDate: event.dueDate }
+  },
+  index: (doc) => ({ partnerId: systemTenant, keys: {}, sortKey: doc.dueDate }),
 }

@@ -31,6 +31,7 @@ import type {
 import * as Money from "../kernel/Money.ts"
 import * as Policies from "../Policies.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
+import type * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
 import * as PaymentRequests from "./PaymentRequestsProjection.ts"
 import * as Transfer from "./Transfer.ts"
 import type { Attachment, RecipientAddress } from "./TransferEvents.ts"
@@ -65,6 +66,10 @@ export interface CreateInput {
   readonly enableDebitAuth?: boolean | undefined
   readonly debitAuthLimit?: WireAmount | undefined
   readonly attachmentUrl?: string | undefined
+  readonly invoiceNumber?: string | undefined
+  readonly lineItems?:
+    | ReadonlyArray<{ readonly description: string; readonly quantity: number; readonly unitAmount: WireAmount }>
+    | undefined
 }
 
 const convert = (issues: Array<FieldIssue>, field: string, wire: WireAmount): Money.Money | undefined =>
@@ -114,6 +119,12 @@ export const create = Effect.fn("Payments.create")(function* (input: CreateInput
     input.autoPayLimit === undefined ? undefined : convert(issues, "autoPayLimit", input.autoPayLimit)
   const debitAuthLimit =
     input.debitAuthLimit === undefined ? undefined : convert(issues, "debitAuthLimit", input.debitAuthLimit)
+  const lineItems = input.lineItems?.map((line, index) => ({
+    description: line.description,
+    quantity: line.quantity,
+    unitAmount:
+      convert(issues, `lineItems[${index}].unitAmount`, line.unitAmount) ?? Money.zero(line.unitAmount.currencyCode),
+  }))
   if (issues.length > 0 || amount === undefined) return yield* new ValidationFailed({ issues })
   const company = yield* findCompany(input.partnerId, input.companyId, input.companyReferenceId)
   if (company._tag === "Rejected")
@@ -143,6 +154,8 @@ export const create = Effect.fn("Payments.create")(function* (input: CreateInput
     ...(autoPayLimit === undefined ? {} : { autoPayLimit }),
     ...(input.enableDebitAuth === undefined ? {} : { enableDebitAuth: input.enableDebitAuth }),
     ...(debitAuthLimit === undefined ? {} : { debitAuthLimit }),
+    ...(input.invoiceNumber === undefined ? {} : { invoiceNumber: input.invoiceNumber }),
+    ...(lineItems === undefined ? {} : { lineItems }),
     at,
   }
   yield* unitOfWork(CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, command, { expectNew: true }))
@@ -296,21 +309,16 @@ export const accept = Effect.fn("Payments.accept")(function* (input: AcceptInput
       code: "BANK_ACCOUNT_NOT_LINKED",
       reason: "the bank account is not linked to the payer",
     })
-  const company = yield* findCompany(request.partnerId, request.companyId, undefined).pipe(
-    Effect.catchTag("NotFound", () =>
-      Effect.fail(new RuleViolated({ code: "COMPANY_NOT_FOUND", reason: "the recipient company no longer exists" })),
-    ),
-  )
+  const payer = customer.state
   const ids = yield* IdGenerator
   const transferId = (yield* ids.next) as TransferId
   const at = yield* DateTime.now
-  const accountNumberMasked = Transfer.maskAccountNumber(account.mask)
   const acceptCommand: PaymentRequest.AcceptPaymentRequest = {
     _tag: "AcceptPaymentRequest",
     paymentRequestId: request.paymentRequestId,
     registrationId: input.registrationId,
     bankAccountId: input.bankAccountId,
-    accountNumberMasked,
+    accountNumberMasked: Transfer.maskAccountNumber(account.mask),
     acceptDebitAuth: input.acceptDebitAuth,
     transferDescription: input.transferDescription,
     transferId,
@@ -319,7 +327,42 @@ export const accept = Effect.fn("Payments.accept")(function* (input: AcceptInput
   // Decide first (pure) so that a refused acceptance never initiates a transfer.
   const decision = PaymentRequest.aggregate.decide(acceptCommand, state)
   if (decision._tag === "Failure") return yield* Effect.fail(decision.failure)
-  if (decision.success.length === 0) return { status: PaymentRequest.status(state) ?? "Accepted" }
+  const accepted = decision.success[0]
+  if (accepted?._tag !== "PaymentRequestAccepted") return { status: PaymentRequest.status(state) ?? "Accepted" }
+  const initiate = yield* transferOf(request, payer, account, accepted)
+  const handled = yield* unitOfWork(
+    Effect.gen(function* () {
+      const handled = yield* CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, acceptCommand)
+      if (handled.events.length > 0) {
+        yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { expectNew: true })
+      }
+      return handled
+    }),
+  )
+  return { status: PaymentRequest.status(handled.state) ?? "Accepted" }
+})
+
+/** The request's recipient company; RuleViolated COMPANY_NOT_FOUND when it no longer exists. */
+const recipientCompany = (request: PaymentRequest.RequestDetails) =>
+  findCompany(request.partnerId, request.companyId, undefined).pipe(
+    Effect.catchTag("NotFound", () =>
+      Effect.fail(new RuleViolated({ code: "COMPANY_NOT_FOUND", reason: "the recipient company no longer exists" })),
+    ),
+  )
+
+/**
+ * @internal The transfer an acceptance starts (manual, or automatic: autopay
+ * and debit authorization), from the payer's account to the company, with
+ * the request's attachment; checked against the Transfer decider.
+ */
+export const transferOf = Effect.fn("Payments.transferOf")(function* (
+  request: PaymentRequest.RequestDetails,
+  payer: Customer.RegisteredCustomer,
+  account: { readonly name: string },
+  accepted: PaymentRequestEvents.PaymentRequestAccepted,
+) {
+  const company = yield* recipientCompany(request)
+  const ids = yield* IdGenerator
   const profile = company.profile
   const address: RecipientAddress = {
     streetNumberAndName: profile.streetNumberAndName,
@@ -331,35 +374,25 @@ export const accept = Effect.fn("Payments.accept")(function* (input: AcceptInput
   }
   const attachments =
     request.attachmentUrl === undefined ? [] : [attachmentOf((yield* ids.next) as string, request.attachmentUrl)]
-  const accepted = decision.success[0]
   const initiate: Transfer.InitiateTransfer = {
     _tag: "InitiateTransfer",
-    transferId,
+    transferId: accepted.transferId,
     paymentRequestId: request.paymentRequestId,
     partnerId: request.partnerId,
     companyId: request.companyId,
     amount: request.amount,
-    senderName: senderNameOf(customer.state, account.name),
+    senderName: senderNameOf(payer, account.name),
     recipientName: profile.name,
-    senderAccountMasked: accountNumberMasked,
+    senderAccountMasked: accepted.accountNumberMasked,
     recipientAccountMasked: companyAccountMasked,
     recipientAddress: address,
     attachments,
-    description: accepted?._tag === "PaymentRequestAccepted" ? accepted.transferDescription : request.description,
-    at,
+    description: accepted.transferDescription,
+    at: accepted.at,
   }
   const transferDecision = Transfer.aggregate.decide(initiate, Transfer.initialState)
   if (transferDecision._tag === "Failure") return yield* Effect.fail(transferDecision.failure)
-  const handled = yield* unitOfWork(
-    Effect.gen(function* () {
-      const handled = yield* CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, acceptCommand)
-      if (handled.events.length > 0) {
-        yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { expectNew: true })
-      }
-      return handled
-    }),
-  )
-  return { status: PaymentRequest.status(handled.state) ?? "Accepted" }
+  return initiate
 })
 
 // ---------------------------------------------------------------------------

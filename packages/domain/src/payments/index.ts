@@ -4,9 +4,11 @@
  * use cases, read models and the payment request status webhook. Other areas
  * import payments only through this module.
  */
+export * as AutoCollection from "./AutoCollection.ts"
 export * as DebitAuth from "./DebitAuth.ts"
 export * as DebitAuths from "./DebitAuths.ts"
 export * as DebitAuthsProjection from "./DebitAuthsProjection.ts"
+export * as InAppCardPayments from "./InAppCardPayments.ts"
 export * as PaymentRequest from "./PaymentRequest.ts"
 export * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
 export * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"

@@ -1,0 +1,85 @@
+/**
+ * The autopay scheduler: every second, the Pending payment requests offering
+ * autopay or a debit authorization that are due today or earlier and were
+ * not tried yet (`AutoCollection.due`, all partners) are collected by the
+ * service itself (`AutoCollection.collect`): accepted from the payer's
+ * designated account exactly like a manual acceptance (transfer, settlement,
+ * PAYMENT_REQUEST_STATUS_CHANGED webhooks), or skipped once with a reason
+ * (over the limit, no usable account, no debit authorization) and left
+ * Pending for the payer. "Today" is the service clock's UTC date, so in the
+ * sandbox it follows the sandbox clock, and a request created with a due date
+ * of today is collected within a second or so.
+ *
+ * Which requests may be collected is the domain's rule (the PaymentRequest
+ * decider's `CollectAutomatically`); this worker only polls.
+ *
+ * Exactly once, with any number of instances: each request is collected in a
+ * database transaction that first takes a transaction-level advisory lock on
+ * it (`pg_try_advisory_xact_lock`); an instance that does not get it skips the
+ * request this round. Under the lock `collect` reloads the request from its
+ * stream, so a request collected a moment earlier by another instance is no
+ * longer due and nothing is recorded; the stream's optimistic concurrency is
+ * the backstop.
+ */
+import { createHash } from "node:crypto"
+import { AutoCollection, CalendarDate } from "@partnerpay/domain"
+import { Clock, Effect } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import { worker } from "./Polling.ts"
+
+/** First key of this scheduler's advisory locks (arbitrary, fixed; not the plan scheduler's). */
+export const lockNamespace = 74603986
+
+/** Requests tried per round. */
+export const batchSize = 50
+
+const lockKeyOf = (paymentRequestId: string): number =>
+  createHash("sha256").update(paymentRequestId).digest().readInt32BE(0)
+
+export const name = "autopay-scheduler"
+
+export const layer = (options: { readonly pollMillis?: number } = {}) =>
+  worker(
+    name,
+    options.pollMillis ?? 1000,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient
+      const today = CalendarDate.fromEpochMillis(yield* Clock.currentTimeMillis)
+      const due = yield* AutoCollection.due(today, batchSize)
+      let done = 0
+      for (const request of due) {
+        const outcome = yield* sql
+          .withTransaction(
+            Effect.gen(function* () {
+              const rows = yield* sql<{ locked: boolean }>`
+              SELECT pg_try_advisory_xact_lock(${lockNamespace}, ${lockKeyOf(request.paymentRequestId)}) AS locked`
+              if (rows[0]?.locked !== true) return undefined
+              return yield* AutoCollection.collect(request.paymentRequestId, today)
+            }),
+          )
+          .pipe(
+            Effect.catch((error) =>
+              Effect.logWarning("payment request not collected automatically", {
+                paymentRequestId: request.paymentRequestId,
+                error: (error as { _tag?: string })._tag ?? "unknown",
+              }).pipe(Effect.as(undefined)),
+            ),
+          )
+        if (outcome === undefined || outcome._tag === "NothingToDo") continue
+        done++
+        if (outcome._tag === "Collected")
+          yield* Effect.logInfo("payment request collected automatically", {
+            paymentRequestId: outcome.paymentRequestId,
+            collection: outcome.collection,
+            transferId: outcome.transferId,
+          })
+        else
+          yield* Effect.logInfo("automatic collection skipped", {
+            paymentRequestId: outcome.paymentRequestId,
+            reason: outcome.reason,
+          })
+      }
+      // Requests locked by another instance stay due: wait for the next round rather than spin.
+      return done
+    }),
+  )

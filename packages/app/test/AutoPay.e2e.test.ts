@@ -1,0 +1,254 @@
+/**
+ * Same-day autopay, in-app card payment and invoices, end to end against the
+ * real service process (sandbox, embedded database, a webhook receiver):
+ * - a request created with autopay and a due date of today is collected by
+ *   the service itself from the payer's designated account (PUT
+ *   /Account/Default), settles, becomes Paid, and the partner receives
+ *   PAYMENT_REQUEST_STATUS_CHANGED for Accepted and Paid;
+ * - a request above its autopay limit is left Pending, marked OverAutoPayLimit;
+ * - the payer pays a request with a saved card (Paid at once, webhook); the
+ *   sandbox card ending in 0002 is declined (422 CARD_DECLINED); another
+ *   customer's request is 404;
+ * - an invoice's number and lines are shown on the request; lines that do
+ *   not add up to the amount are refused.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import {
+  companyBody,
+  eventually,
+  killAll,
+  type RunningService,
+  startReceiver,
+  startService,
+  type WebhookReceiver,
+} from "./support.ts"
+
+const clientId = "autopay-client"
+const clientSecret = "autopay-secret-0123456789"
+const dataDir = mkdtempSync(join(tmpdir(), "partnerpay-autopay-"))
+let service: RunningService
+let receiver: WebhookReceiver
+
+beforeAll(async () => {
+  receiver = await startReceiver()
+  service = await startService({
+    PORT: "0",
+    PARTNERPAY_DATA_DIR: dataDir,
+    PARTNERPAY_KYB_DELAY_MS: "200",
+    PARTNERPAY_SETTLEMENT_DELAY_MS: "200",
+    PARTNERPAY_SANDBOX_CLIENT_ID: clientId,
+    PARTNERPAY_SANDBOX_CLIENT_SECRET: clientSecret,
+    PARTNERPAY_SANDBOX_WEBHOOK_URL: receiver.url,
+    PARTNERPAY_SANDBOX_WEBHOOK_SECRET: "autopay-webhook-secret-0123456789",
+  })
+}, 60_000)
+
+afterAll(async () => {
+  killAll()
+  await receiver.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field and asserted
+type Json = any
+
+const call = async (method: string, path: string, token: string | undefined, body?: unknown) => {
+  const headers: Record<string, string> = {}
+  if (token !== undefined) headers.authorization = `Bearer ${token}`
+  if (body !== undefined) headers["content-type"] = "application/json"
+  const response = await fetch(`${service.url}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await response.text()
+  return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as Json }
+}
+
+const ok = async (method: string, path: string, token: string | undefined, body?: unknown): Promise<Json> => {
+  const answer = await call(method, path, token, body)
+  assert.strictEqual(answer.status, 200, `${method} ${path}: ${JSON.stringify(answer.body)}`)
+  return answer.body
+}
+
+/** Polls a GET every 100 ms until `accept` holds for its answer. */
+const poll = async (path: string, token: string, accept: (body: Json) => boolean): Promise<Json> => {
+  const deadline = Date.now() + 15_000
+  let last: Json
+  while (Date.now() < deadline) {
+    last = (await call("GET", path, token)).body
+    if (accept(last)) return last
+    await new Promise((done) => setTimeout(done, 100))
+  }
+  assert.fail(`${path} never matched; last answer ${JSON.stringify(last)}`)
+}
+
+const partnerToken = async (): Promise<string> =>
+  (await ok("POST", "/auth/token", undefined, { ClientId: clientId, ClientSecret: clientSecret })).AccessToken
+
+const customer = async (token: string, phoneNumber: string) => {
+  await ok("POST", "/Login/SendOtp", token, { phoneNumber })
+  const login = await ok("PUT", "/Login/CheckOtp", token, { phoneNumber, code: "123456" })
+  const customerToken = login.accessToken as string
+  const session = await ok("POST", "/Verification/StartKyc", customerToken, { deviceId: "my-phone" })
+  await ok("PUT", "/Account/Link", customerToken, {
+    tokenId: session.tokenId,
+    publicToken: "public-sandbox-ok",
+    linkAccountsMetadata: { linkSessionId: "link-1", institutionId: "ins_1", accountIds: ["acc-checking"] },
+  })
+  const accountId = (await ok("GET", "/Account/List", customerToken)).accounts[0].accountId as string
+  return { customerToken, registrationId: login.registrationId as string, accountId }
+}
+
+const statusHooks = (paymentRequestId: string): Array<string> =>
+  receiver.received
+    .map((hook) => JSON.parse(hook.body) as Json)
+    .filter(
+      (hook) => hook.Event === "PAYMENT_REQUEST_STATUS_CHANGED" && hook.Data.PaymentRequestId === paymentRequestId,
+    )
+    .map((hook) => hook.Data.Status as string)
+
+let token: string
+let companyId: string
+let today: string
+
+const setup = async () => {
+  token = await partnerToken()
+  companyId = (await ok("POST", "/Company/Create", token, companyBody({ companyReferenceId: `autopay-${Date.now()}` })))
+    .companyId
+  await poll(`/company/status?companyId=${companyId}`, token, (body) => body.Status === "Verified")
+  today = (await ok("GET", "/Sandbox/Clock", token)).now.slice(0, 10)
+}
+
+describe("same-day autopay in the sandbox", () => {
+  it("a request with autopay due today is collected by the service, settles and is Paid, with its webhooks", {
+    timeout: 60_000,
+  }, async () => {
+    await setup()
+    const payer = await customer(token, "+14155550131")
+    await ok("PUT", "/Account/Default", payer.customerToken, { bankAccountId: payer.accountId })
+    const designated = await ok("GET", "/Account/Default", payer.customerToken)
+    assert.strictEqual(designated.account.accountId, payer.accountId)
+
+    const created = await ok("POST", "/Payment/Create", token, {
+      companyId,
+      payerRegistrationId: payer.registrationId,
+      amount: { value: 19.99, currencyCode: "USD" },
+      description: "Lawn care, November",
+      dueDate: today,
+      enableAutoPay: true,
+      autoPayLimit: { value: 50, currencyCode: "USD" },
+    })
+    assert.strictEqual(created.status, "Pending")
+    const paid = await poll(`/Payment/${created.paymentRequestId}`, token, (body) => body.status === "Paid")
+    assert.strictEqual(paid.collectedBy, "AutoPay")
+    assert.deepStrictEqual(
+      paid.statusHistory.map((entry: Json) => entry.status),
+      ["Pending", "Accepted", "Paid"],
+    )
+    const transfer = await ok("GET", `/Transaction/${paid.transferId}`, token)
+    assert.strictEqual(transfer.status, "Settled")
+    assert.strictEqual(transfer.amount.value, 19.99)
+    const hooks = await eventually(() => {
+      const statuses = statusHooks(created.paymentRequestId)
+      return statuses.includes("Paid") ? statuses : undefined
+    })
+    assert.deepStrictEqual(hooks, ["Pending", "Accepted", "Paid"])
+
+    // Above the autopay limit: left Pending for the payer, marked so a reminder can be sent.
+    const over = await ok("POST", "/Payment/Create", token, {
+      companyId,
+      payerRegistrationId: payer.registrationId,
+      amount: { value: 80, currencyCode: "USD" },
+      description: "Tree trimming",
+      dueDate: today,
+      enableAutoPay: true,
+      autoPayLimit: { value: 50, currencyCode: "USD" },
+    })
+    const skipped = await poll(
+      `/Payment/${over.paymentRequestId}`,
+      token,
+      (body) => body.autoCollectionSkipped !== undefined,
+    )
+    assert.strictEqual(skipped.status, "Pending")
+    assert.strictEqual(skipped.autoCollectionSkipped, "OverAutoPayLimit")
+  })
+
+  it("a payer pays a request with a saved card; a declined card and another customer's request change nothing", {
+    timeout: 60_000,
+  }, async () => {
+    if (token === undefined) await setup()
+    const payer = await customer(token, "+14155550132")
+    const other = await customer(token, "+14155550133")
+    const good = await ok("POST", "/Sandbox/CardPaymentMethods", token, { registrationId: payer.registrationId })
+    const declined = await ok("POST", "/Sandbox/CardPaymentMethods", token, {
+      registrationId: payer.registrationId,
+      last4: "0002",
+    })
+    const request = await ok("POST", "/Payment/Create", token, {
+      companyId,
+      payerRegistrationId: payer.registrationId,
+      amount: { value: 60, currencyCode: "USD" },
+      description: "Invoice INV-7",
+      dueDate: today,
+      invoiceNumber: "INV-7",
+      lineItems: [
+        { description: "Window cleaning", quantity: 2, unitAmount: { value: 25, currencyCode: "USD" } },
+        { description: "Call-out fee", quantity: 1, unitAmount: { value: 10, currencyCode: "USD" } },
+      ],
+    })
+    const path = `/Transaction/PaymentRequest/${request.paymentRequestId}/PayWithCard`
+
+    const refused = await call("POST", path, payer.customerToken, { paymentMethodId: declined.id })
+    assert.strictEqual(refused.status, 422)
+    assert.strictEqual(refused.body.code, "CARD_DECLINED")
+    const strangers = await call("POST", path, other.customerToken, { paymentMethodId: good.id })
+    assert.strictEqual(strangers.status, 404)
+    const unknownCard = await call("POST", path, payer.customerToken, { paymentMethodId: "card_unknown" })
+    assert.strictEqual(unknownCard.status, 404)
+    assert.strictEqual((await ok("GET", `/Payment/${request.paymentRequestId}`, token)).status, "Pending")
+
+    const paid = await ok("POST", path, payer.customerToken, { paymentMethodId: good.id })
+    assert.strictEqual(paid.status, "Paid")
+    const again = await ok("POST", path, payer.customerToken, { paymentMethodId: good.id })
+    assert.strictEqual(again.cardPaymentId, paid.cardPaymentId)
+    const doc = await ok("GET", `/Payment/${request.paymentRequestId}`, token)
+    assert.strictEqual(doc.status, "Paid")
+    assert.deepStrictEqual(doc.cardPayment, {
+      cardPaymentId: paid.cardPaymentId,
+      paymentMethodId: good.id,
+      brand: "visa",
+      last4: "4242",
+    })
+    assert.strictEqual(doc.invoiceNumber, "INV-7")
+    assert.deepStrictEqual(
+      doc.lineItems.map((line: Json) => [line.description, line.quantity, line.unitAmount.value, line.amount.value]),
+      [
+        ["Window cleaning", 2, 25, 50],
+        ["Call-out fee", 1, 10, 10],
+      ],
+    )
+    const hooks = await eventually(() => {
+      const statuses = statusHooks(request.paymentRequestId)
+      return statuses.includes("Paid") ? statuses : undefined
+    })
+    assert.deepStrictEqual(hooks, ["Pending", "Paid"])
+
+    const wrongTotal = await call("POST", "/Payment/Create", token, {
+      companyId,
+      payerRegistrationId: payer.registrationId,
+      amount: { value: 60, currencyCode: "USD" },
+      description: "Invoice INV-8",
+      dueDate: today,
+      lineItems: [{ description: "Window cleaning", quantity: 2, unitAmount: { value: 25, currencyCode: "USD" } }],
+    })
+    assert.strictEqual(wrongTotal.status, 422)
+    assert.deepStrictEqual(
+      wrongTotal.body.errors.map((error: Json) => error.field),
+      ["lineItems"],
+    )
+  })
+})

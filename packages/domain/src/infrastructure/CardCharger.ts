@@ -1,0 +1,79 @@
+/**
+ * The card processor's charge operation, as its own port: charging one of a
+ * customer's saved cards for an in-app payment of a payment request
+ * (POST /Transaction/PaymentRequest/{id}/PayWithCard). Kept apart from the
+ * `CardProcessor` port (listing saved cards, registering terminal payments)
+ * so that the in-app payment needs only this operation.
+ *
+ * `charge` is idempotent by `idempotencyKey` (the payment request id): asking
+ * again with the same key answers the first charge and never charges twice,
+ * so a retried or concurrent payment of one request costs the payer once.
+ * `refund` gives a charge back (used when the payment cannot be recorded
+ * after the charge, e.g. the request was paid another way meanwhile).
+ *
+ * `layerSandbox`: a card whose last 4 digits are `0002` is declined
+ * (`card_declined`), any other is charged; charges are kept in memory.
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import type { Money } from "../kernel/Money.ts"
+import type { ProviderUnavailable } from "./Providers.ts"
+
+/** The processor declined the card; `code` is its reason (e.g. "card_declined", "insufficient_funds"). */
+export class CardDeclined extends Schema.TaggedError<CardDeclined>()("CardDeclined", {
+  code: Schema.String,
+  reason: Schema.String,
+}) {}
+
+export interface ChargeRequest {
+  /** One charge per key: the payment request id. */
+  readonly idempotencyKey: string
+  /** The processor's id of the saved card. */
+  readonly paymentMethodId: string
+  readonly last4: string
+  readonly amount: Money
+  /** Shown on the payer's statement. */
+  readonly description: string
+}
+
+export class CardCharger extends Context.Service<
+  CardCharger,
+  {
+    readonly charge: (
+      request: ChargeRequest,
+    ) => Effect.Effect<{ readonly processorReference: string }, CardDeclined | ProviderUnavailable>
+    readonly refund: (processorReference: string) => Effect.Effect<void, ProviderUnavailable>
+  }
+>()("partnerpay/domain/CardCharger") {
+  /** Sandbox: last4 `0002` is declined, every other card is charged (in memory, once per key). */
+  static readonly layerSandbox: Layer.Layer<CardCharger> = Layer.sync(CardCharger, () => makeSandbox())
+}
+
+/** The last 4 digits of the sandbox card that is always declined. */
+export const declinedLast4 = "0002"
+
+/** A sandbox charger; `charges()` lists what it charged (tests). */
+export const makeSandbox = () => {
+  const charges = new Map<string, { processorReference: string; refunded: boolean }>()
+  let counter = 0
+  const service = CardCharger.of({
+    charge: (request) =>
+      Effect.suspend(() => {
+        if (request.last4 === declinedLast4)
+          return Effect.fail(new CardDeclined({ code: "card_declined", reason: "the card was declined" }))
+        const earlier = charges.get(request.idempotencyKey)
+        if (earlier !== undefined) return Effect.succeed({ processorReference: earlier.processorReference })
+        counter += 1
+        const processorReference = `ch_sandbox_${String(counter).padStart(6, "0")}`
+        charges.set(request.idempotencyKey, { processorReference, refunded: false })
+        return Effect.succeed({ processorReference })
+      }),
+    refund: (processorReference) =>
+      Effect.sync(() => {
+        for (const charge of charges.values())
+          if (charge.processorReference === processorReference) charge.refunded = true
+      }),
+  })
+  return Object.assign(service, {
+    charges: () => [...charges.entries()].map(([key, charge]) => ({ idempotencyKey: key, ...charge })),
+  })
+}

@@ -1,0 +1,92 @@
+/**
+ * In-app card payment of a payment request (POST
+ * /Transaction/PaymentRequest/{paymentRequestId}/PayWithCard): the payer
+ * chooses one of their saved cards, the card processor charges it
+ * (`CardCharger`), and the request becomes Paid at once, recording the card
+ * payment (`PaymentRequestPaidByCard`: card payment id, card, processor
+ * reference) and sending the usual PAYMENT_REQUEST_STATUS_CHANGED webhook.
+ *
+ * - Someone other than the payer, another partner's request, or a card the
+ *   payer did not save: NotFound, like a missing one.
+ * - A declined card: RuleViolated CARD_DECLINED (422); nothing changes.
+ * - The request must be Pending (decided before charging: a refused payment
+ *   never charges). Paying again with the same card answers Paid.
+ * - The charge is idempotent by payment request id; if recording fails after
+ *   the charge (the request was accepted or cancelled meanwhile), the charge
+ *   is refunded and the error reported.
+ */
+import { DateTime, Effect } from "effect"
+import { Customer } from "../customers/index.ts"
+import { CardCharger } from "../infrastructure/CardCharger.ts"
+import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
+import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
+import { NotFound, RuleViolated } from "../kernel/DomainError.ts"
+import type { CardPaymentId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import * as PaymentRequest from "./PaymentRequest.ts"
+
+export interface PayInput {
+  readonly partnerId: PartnerId
+  readonly registrationId: RegistrationId
+  readonly paymentRequestId: string
+  readonly paymentMethodId: string
+}
+
+const processorUnavailable = (reason: string) =>
+  new EventStoreUnavailable({ reason: `the card processor is unavailable: ${reason}` })
+
+/** Charges the payer's saved card and marks the request Paid; answers its status and the card payment id. */
+export const pay = Effect.fn("InAppCardPayments.pay")(function* (input: PayInput) {
+  const { state } = yield* dieOnCorruptEvent(CommandHandler.load(PaymentRequest.aggregate, input.paymentRequestId))
+  if (
+    state._tag === "Initial" ||
+    state.request.partnerId !== input.partnerId ||
+    state.request.payerRegistrationId !== input.registrationId
+  )
+    return yield* new NotFound({ entity: "PaymentRequest" })
+  const request = state.request
+  const customer = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.registrationId))
+  const card = Customer.cardPaymentMethods(customer.state).find((method) => method.id === input.paymentMethodId)
+  if (card === undefined) return yield* new NotFound({ entity: "CardPaymentMethod" })
+  const cardPaymentId = (yield* (yield* IdGenerator).next) as CardPaymentId
+  const at = yield* DateTime.now
+  const command = (processorReference: string): PaymentRequest.PayWithCard => ({
+    _tag: "PayWithCard",
+    paymentRequestId: request.paymentRequestId,
+    registrationId: input.registrationId,
+    cardPaymentId,
+    paymentMethodId: card.id,
+    brand: card.brand,
+    last4: card.last4,
+    processorReference,
+    at,
+  })
+  // Decide first (pure): a payment the request refuses never charges the card.
+  const decision = PaymentRequest.decide(command("pending"), state)
+  if (decision._tag === "Failure") return yield* Effect.fail(decision.failure)
+  if (decision.success.length === 0 && state._tag === "PaidByCard")
+    return { status: "Paid" as const, cardPaymentId: state.card.cardPaymentId }
+  const charger = yield* CardCharger
+  const charged = yield* charger
+    .charge({
+      idempotencyKey: request.paymentRequestId,
+      paymentMethodId: card.id,
+      last4: card.last4,
+      amount: request.amount,
+      description: request.description,
+    })
+    .pipe(
+      Effect.catchTags({
+        CardDeclined: (declined) =>
+          Effect.fail(new RuleViolated({ code: "CARD_DECLINED", reason: `the card was declined (${declined.code})` })),
+        ProviderUnavailable: (unavailable) => Effect.fail(processorUnavailable(unavailable.reason)),
+      }),
+    )
+  const handled = yield* unitOfWork(
+    CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, command(charged.processorReference)),
+  ).pipe(Effect.tapError(() => charger.refund(charged.processorReference).pipe(Effect.ignore)))
+  // A concurrent payment with the same card may have recorded its own card payment id first.
+  const recorded = handled.state._tag === "PaidByCard" ? handled.state.card.cardPaymentId : cardPaymentId
+  return { status: "Paid" as const, cardPaymentId: recorded }
+})

@@ -1,0 +1,457 @@
+/**
+ * Executable specification of the PaymentRequest's automatic collection
+ * (same-day autopay and debit-authorization collection, `CollectAutomatically`),
+ * its in-app card payment (`PayWithCard`) and its invoice (number and line
+ * items), with the property that an autopay request is collected at most once
+ * and never above its limit.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime } from "effect"
+import fc from "fast-check"
+import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
+import { fold } from "../../src/kernel/Decider.ts"
+import type {
+  BankAccountId,
+  CardPaymentId,
+  CompanyId,
+  PartnerId,
+  PaymentRequestId,
+  RegistrationId,
+  TransferId,
+} from "../../src/kernel/Ids.ts"
+import * as Money from "../../src/kernel/Money.ts"
+import * as PaymentRequest from "../../src/payments/PaymentRequest.ts"
+import {
+  PaymentRequestAccepted,
+  PaymentRequestAutoCollectionSkipped,
+  PaymentRequestCancelled,
+  PaymentRequestCreated,
+  type PaymentRequestEvent,
+  PaymentRequestPaidByCard,
+} from "../../src/payments/PaymentRequestEvents.ts"
+import { DeciderSpecification } from "../../src/testing/index.ts"
+
+const spec = DeciderSpecification.forAggregate(PaymentRequest.aggregate)
+
+const id = (n: number) => `6d2e3f40-5b6c-4d7e-8f90-1a2b3c4d5e${String(n).padStart(2, "0")}`
+const paymentRequestId = id(1) as PaymentRequestId
+const partnerId = id(2) as PartnerId
+const companyId = id(4) as CompanyId
+const payer = id(5) as RegistrationId
+const stranger = id(6) as RegistrationId
+const bankAccountId = id(7) as BankAccountId
+const transferId = id(9) as TransferId
+const otherTransferId = id(10) as TransferId
+const cardPaymentId = id(11) as CardPaymentId
+
+const at = DateTime.makeUnsafe("2026-03-01T10:00:00.000Z")
+const onDueDate = DateTime.makeUnsafe("2026-03-15T00:00:05.000Z")
+const dueDate = "2026-03-15" as CalendarDate
+const dayBefore = "2026-03-14" as CalendarDate
+const usd = (minorUnits: number) => Money.make(minorUnits, "USD")
+const amount = usd(10_000)
+
+const created = PaymentRequestCreated.make({
+  paymentRequestId,
+  partnerId,
+  companyId,
+  payerRegistrationId: payer,
+  amount,
+  description: "Invoice 42: cleaning",
+  dueDate,
+  status: "Pending",
+  at,
+})
+const withAutoPay = (limit: number) => PaymentRequestCreated.make({ ...created, autoPayLimit: usd(limit) })
+const withDebitAuth = (limit: number) => PaymentRequestCreated.make({ ...created, debitAuthLimit: usd(limit) })
+
+const account = { bankAccountId, accountNumberMasked: "****6789" }
+
+const collect = (
+  overrides: Partial<PaymentRequest.CollectAutomatically> = {},
+): PaymentRequest.CollectAutomatically => ({
+  _tag: "CollectAutomatically",
+  paymentRequestId,
+  today: dueDate,
+  account,
+  transferId,
+  at: onDueDate,
+  ...overrides,
+})
+const { account: _noAccount, ...withoutAccount } = collect()
+
+const acceptedAutomatically = (collectedBy: "AutoPay" | "DebitAuth") =>
+  PaymentRequestAccepted.make({
+    paymentRequestId,
+    registrationId: payer,
+    bankAccountId,
+    accountNumberMasked: "****6789",
+    debitAuthAccepted: collectedBy === "DebitAuth",
+    transferId,
+    transferDescription: "Invoice 42: cleaning",
+    collectedBy,
+    status: "Accepted",
+    at: onDueDate,
+  })
+
+const skipped = (
+  reason: PaymentRequestAutoCollectionSkipped["reason"],
+  collection: "AutoPay" | "DebitAuth" = "AutoPay",
+) =>
+  PaymentRequestAutoCollectionSkipped.make({
+    paymentRequestId,
+    payerRegistrationId: payer,
+    collection,
+    reason,
+    dueDate,
+    at: onDueDate,
+  })
+
+const activeDebitAuth = (limit: number) => ({ active: true, limit: usd(limit) })
+
+describe("a Pending request with autopay, on its due date", () => {
+  it("is accepted from the payer's designated account, like a manual acceptance, marked as collected by autopay", () => {
+    spec
+      .given([withAutoPay(10_000)])
+      .when(collect())
+      .then([acceptedAutomatically("AutoPay")])
+  })
+  it("is also collected on a later day (a scheduler that was down catches up)", () => {
+    spec
+      .given([withAutoPay(20_000)])
+      .when(collect({ today: "2026-03-20" as CalendarDate }))
+      .thenState((state) => assert.strictEqual(PaymentRequest.status(state), "Accepted"))
+  })
+  it("above its autopay limit is skipped once (OverAutoPayLimit) and stays Pending", () => {
+    spec
+      .given([withAutoPay(9_999)])
+      .when(collect())
+      .then([skipped("OverAutoPayLimit")])
+    spec
+      .given([withAutoPay(9_999)])
+      .when(collect())
+      .thenState((state) => assert.strictEqual(PaymentRequest.status(state), "Pending"))
+  })
+  it("without a designated account is skipped once (NoDesignatedAccount)", () => {
+    spec
+      .given([withAutoPay(10_000)])
+      .when(withoutAccount)
+      .then([skipped("NoDesignatedAccount")])
+  })
+  it("once skipped, is not tried again, but the payer can still accept it", () => {
+    spec
+      .given([withAutoPay(10_000), skipped("NoDesignatedAccount")])
+      .when(collect())
+      .thenNothingHappens()
+    spec
+      .given([withAutoPay(10_000), skipped("NoDesignatedAccount")])
+      .when({
+        _tag: "AcceptPaymentRequest",
+        paymentRequestId,
+        registrationId: payer,
+        bankAccountId,
+        accountNumberMasked: "****6789",
+        acceptDebitAuth: false,
+        transferDescription: "",
+        transferId,
+        at: onDueDate,
+      })
+      .thenState((state) => assert.strictEqual(PaymentRequest.status(state), "Accepted"))
+  })
+})
+
+describe("a Pending request with autopay, before its due date", () => {
+  it("is not collected (NotDue)", () => {
+    spec
+      .given([withAutoPay(10_000)])
+      .when(collect({ today: dayBefore }))
+      .thenFails({ _tag: "RuleViolated", code: "NotDue" })
+  })
+})
+
+describe("a Pending request without autopay or a debit authorization", () => {
+  it("is never collected automatically (NotAutomatic)", () => {
+    spec.given([created]).when(collect()).thenFails({ _tag: "RuleViolated", code: "NotAutomatic" })
+  })
+})
+
+describe("a request collected, paid, cancelled or missing", () => {
+  it("collecting again changes nothing (at most once), whatever transfer id the repeat carries", () => {
+    spec
+      .given([withAutoPay(10_000), acceptedAutomatically("AutoPay")])
+      .when(collect({ transferId: otherTransferId }))
+      .thenNothingHappens()
+  })
+  it("a cancelled request is not collected", () => {
+    spec
+      .given([withAutoPay(10_000), PaymentRequestCancelled.make({ paymentRequestId, status: "Cancelled", at })])
+      .when(collect())
+      .thenNothingHappens()
+  })
+  it("a missing request is NotFound", () => {
+    spec.given([]).when(collect()).thenFails({ _tag: "NotFound", entity: "PaymentRequest" })
+  })
+})
+
+describe("a Pending request offering a debit authorization, on its due date", () => {
+  it("is collected when the payer's Active authorization covers the amount and the request's limit does too", () => {
+    spec
+      .given([withDebitAuth(10_000)])
+      .when(collect({ debitAuth: activeDebitAuth(10_000) }))
+      .then([acceptedAutomatically("DebitAuth")])
+  })
+  it("without an authorization, or a disabled one, is skipped (NoDebitAuthorization)", () => {
+    spec
+      .given([withDebitAuth(10_000)])
+      .when(collect())
+      .then([skipped("NoDebitAuthorization", "DebitAuth")])
+    spec
+      .given([withDebitAuth(10_000)])
+      .when(collect({ debitAuth: { active: false, limit: usd(50_000) } }))
+      .then([skipped("NoDebitAuthorization", "DebitAuth")])
+  })
+  it("above the authorization's limit, in another currency, or above the request's debitAuthLimit, is skipped (OverDebitAuthLimit)", () => {
+    spec
+      .given([withDebitAuth(10_000)])
+      .when(collect({ debitAuth: activeDebitAuth(9_999) }))
+      .then([skipped("OverDebitAuthLimit", "DebitAuth")])
+    spec
+      .given([withDebitAuth(10_000)])
+      .when(collect({ debitAuth: { active: true, limit: Money.make(50_000, "EUR") } }))
+      .then([skipped("OverDebitAuthLimit", "DebitAuth")])
+    spec
+      .given([withDebitAuth(9_999)])
+      .when(collect({ debitAuth: activeDebitAuth(50_000) }))
+      .then([skipped("OverDebitAuthLimit", "DebitAuth")])
+  })
+})
+
+// ---------------------------------------------------------------------------
+// In-app card payment
+
+const payWithCard = (overrides: Partial<PaymentRequest.PayWithCard> = {}): PaymentRequest.PayWithCard => ({
+  _tag: "PayWithCard",
+  paymentRequestId,
+  registrationId: payer,
+  cardPaymentId,
+  paymentMethodId: "card_1",
+  brand: "visa",
+  last4: "4242",
+  processorReference: "ch_1",
+  at: onDueDate,
+  ...overrides,
+})
+const paidByCard = PaymentRequestPaidByCard.make({
+  paymentRequestId,
+  registrationId: payer,
+  cardPaymentId,
+  paymentMethodId: "card_1",
+  brand: "visa",
+  last4: "4242",
+  processorReference: "ch_1",
+  status: "Paid",
+  at: onDueDate,
+})
+
+describe("a Pending request paid in the app with a card", () => {
+  it("is Paid at once, recording the card payment", () => {
+    spec.given([created]).when(payWithCard()).then([paidByCard])
+    spec
+      .given([created])
+      .when(payWithCard())
+      .thenState((state) => assert.strictEqual(PaymentRequest.status(state), "Paid"))
+  })
+  it("only by its payer", () => {
+    spec
+      .given([created])
+      .when(payWithCard({ registrationId: stranger }))
+      .thenFails({ _tag: "RuleViolated", code: "NotThePayer" })
+  })
+})
+
+describe("a request paid by card", () => {
+  it("paying again with the same card changes nothing; with another card is a 409", () => {
+    spec.given([created, paidByCard]).when(payWithCard()).thenNothingHappens()
+    spec
+      .given([created, paidByCard])
+      .when(payWithCard({ paymentMethodId: "card_2" }))
+      .thenFails({ _tag: "IllegalTransition" })
+  })
+  it("is neither accepted, cancelled, collected automatically nor refunded with a transfer refund", () => {
+    spec
+      .given([created, paidByCard])
+      .when({ _tag: "CancelPaymentRequest", paymentRequestId, partnerId, at })
+      .thenFails({ _tag: "IllegalTransition" })
+    spec
+      .given([withAutoPay(10_000), paidByCard])
+      .when(collect())
+      .thenNothingHappens()
+    spec
+      .given([created, paidByCard])
+      .when({ _tag: "RefundPaymentRequest", paymentRequestId, refundId: id(12) as never, at })
+      .thenFails({ _tag: "IllegalTransition" })
+  })
+})
+
+describe("an accepted or cancelled request", () => {
+  it("cannot be paid by card", () => {
+    spec
+      .given([withAutoPay(10_000), acceptedAutomatically("AutoPay")])
+      .when(payWithCard())
+      .thenFails({ _tag: "IllegalTransition" })
+    spec
+      .given([created, PaymentRequestCancelled.make({ paymentRequestId, status: "Cancelled", at })])
+      .when(payWithCard())
+      .thenFails({ _tag: "IllegalTransition" })
+  })
+})
+
+// ---------------------------------------------------------------------------
+// Invoice
+
+const create: PaymentRequest.CreatePaymentRequest = {
+  _tag: "CreatePaymentRequest",
+  paymentRequestId,
+  partnerId,
+  companyId,
+  payerRegistrationId: payer,
+  amount,
+  description: "Invoice 42: cleaning",
+  dueDate,
+  at,
+}
+const lines = [
+  { description: "Cleaning, hours", quantity: 3, unitAmount: usd(2_500) },
+  { description: "Supplies", quantity: 1, unitAmount: usd(2_500) },
+]
+
+describe("creating a payment request with an invoice", () => {
+  it("records the invoice number and the line items when they add up to the amount", () => {
+    spec
+      .given([])
+      .when({ ...create, invoiceNumber: "INV-2026-0042", lineItems: lines })
+      .then([PaymentRequestCreated.make({ ...created, invoiceNumber: "INV-2026-0042", lineItems: lines })])
+  })
+  it("refuses line items that do not add up to the amount, naming lineItems", () => {
+    spec
+      .given([])
+      .when({ ...create, lineItems: [lines[0]!] })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "lineItems", message: "add up to 75.00 USD, not the amount 100.00" }],
+      })
+  })
+  it("refuses a bad line, naming the line's field", () => {
+    spec
+      .given([])
+      .when({
+        ...create,
+        lineItems: [
+          { description: "", quantity: 0, unitAmount: Money.make(10_000, "EUR") },
+          { description: "ok", quantity: 1, unitAmount: usd(10_000) },
+        ],
+      })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [
+          { field: "lineItems[0].description", message: "must not be empty" },
+          { field: "lineItems[0].quantity", message: "must be a whole number from 1 to 1000000" },
+          { field: "lineItems[0].unitAmount", message: "must be in USD, the currency of the amount" },
+        ],
+      })
+  })
+  it("refuses an empty list of lines and a blank or too long invoice number", () => {
+    spec
+      .given([])
+      .when({ ...create, lineItems: [], invoiceNumber: " INV " })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [
+          {
+            field: "invoiceNumber",
+            message: "must be 1 to 64 characters, without leading or trailing blanks",
+          },
+          { field: "lineItems", message: "must have 1 to 100 lines" },
+        ],
+      })
+    spec
+      .given([])
+      .when({ ...create, invoiceNumber: "x".repeat(65) })
+      .thenFails({ _tag: "ValidationFailed" })
+  })
+})
+
+// ---------------------------------------------------------------------------
+// Property: at most once, never above the limit
+
+const day = fc
+  .integer({ min: 0, max: 40 })
+  .map((n) => DateTime.makeUnsafe(Date.parse("2026-03-01T12:00:00Z") + n * 86_400_000))
+const anyCommand: fc.Arbitrary<PaymentRequest.Command> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc
+      .record({
+        when: day,
+        hasAccount: fc.boolean(),
+        transfer: fc.constantFrom(transferId, otherTransferId),
+      })
+      .map(({ when, hasAccount, transfer }) => {
+        const today = new Date(DateTime.toEpochMillis(when)).toISOString().slice(0, 10) as CalendarDate
+        const command = collect({ today, transferId: transfer, at: when })
+        if (hasAccount) return command
+        const { account: _dropped, ...rest } = command
+        return rest
+      }),
+  },
+  fc.constant<PaymentRequest.Command>({ _tag: "CancelPaymentRequest", paymentRequestId, partnerId, at }),
+  fc.constant<PaymentRequest.Command>({
+    _tag: "RecordTransferSettled",
+    paymentRequestId,
+    transferId,
+    at: onDueDate,
+  }),
+)
+
+describe("properties of automatic collection", () => {
+  it("an autopay request is collected at most once and never above its limit, and never before its due date", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 20_000 }),
+        fc.integer({ min: 1, max: 20_000 }),
+        fc.array(anyCommand, { maxLength: 25 }),
+        (amountMinor, limitMinor, commands) => {
+          const creation = PaymentRequestCreated.make({
+            ...created,
+            amount: usd(amountMinor),
+            autoPayLimit: usd(limitMinor),
+          })
+          let state = fold(PaymentRequest.aggregate, [creation], PaymentRequest.initialState)
+          const recorded: Array<PaymentRequestEvent> = []
+          for (const command of commands) {
+            const decision = PaymentRequest.decide(command, state)
+            if (decision._tag === "Failure") continue
+            if (command._tag === "CollectAutomatically")
+              for (const event of decision.success)
+                if (event._tag === "PaymentRequestAccepted")
+                  assert.isTrue(command.today >= dueDate, "collected before its due date")
+            recorded.push(...decision.success)
+            state = fold(PaymentRequest.aggregate, decision.success, state)
+          }
+          const collections = recorded.filter(
+            (event) => event._tag === "PaymentRequestAccepted" && event.collectedBy === "AutoPay",
+          )
+          const attempts = recorded.filter(
+            (event) =>
+              event._tag === "PaymentRequestAutoCollectionSkipped" ||
+              (event._tag === "PaymentRequestAccepted" && event.collectedBy !== undefined),
+          )
+          assert.isAtMost(collections.length, 1)
+          assert.isAtMost(attempts.length, 1)
+          if (collections.length === 1) assert.isAtMost(amountMinor, limitMinor)
+        },
+      ),
+      { seed: 20261123, numRuns: 300 },
+    )
+  })
+})
