@@ -6,7 +6,7 @@
  * Layout: `kernel/` (shared vocabulary: ids, money, dates, deciders, errors),
  * `infrastructure/` (ports and the machinery that runs deciders, projections
  * and notifications), one folder per business area (`companies/`,
- * `customers/`, `payments/`, `plans/`, `cards-and-charity/`, each with a
+ * `customers/`, `notifications/`, `payments/`, `plans/`, `cards-and-charity/`, each with a
  * public `index.ts`), and the registries that compose the areas
  * (`DomainEvents.ts`, `Projections.ts`, `Notifications.ts`, `Policies.ts`).
  */
@@ -61,6 +61,11 @@ export * as Ids from "./kernel/Ids.ts"
 export * as Money from "./kernel/Money.ts"
 export * as Notifications from "./Notifications.ts"
 export * as Projections from "./Projections.ts"
+// notifications
+export * as Messaging from "./notifications/Messaging.ts"
+export * as PaymentNotice from "./notifications/PaymentNotice.ts"
+export * as PaymentNotices from "./notifications/PaymentNotices.ts"
+export * as PaymentNoticesProjection from "./notifications/PaymentNoticesProjection.ts"
 // payments
 export * as DebitAuth from "./payments/DebitAuth.ts"
 export * as DebitAuths from "./payments/DebitAuths.ts"
