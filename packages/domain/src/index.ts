@@ -60,12 +60,12 @@ export * from "./kernel/DomainError.ts"
 export * as Ids from "./kernel/Ids.ts"
 export * as Money from "./kernel/Money.ts"
 export * as Notifications from "./Notifications.ts"
-export * as Projections from "./Projections.ts"
 // notifications
 export * as Messaging from "./notifications/Messaging.ts"
 export * as PaymentNotice from "./notifications/PaymentNotice.ts"
 export * as PaymentNotices from "./notifications/PaymentNotices.ts"
 export * as PaymentNoticesProjection from "./notifications/PaymentNoticesProjection.ts"
+export * as Projections from "./Projections.ts"
 // payments
 export * as DebitAuth from "./payments/DebitAuth.ts"
 export * as DebitAuths from "./payments/DebitAuths.ts"

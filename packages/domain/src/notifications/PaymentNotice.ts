@@ -13,7 +13,8 @@
  *   was down, the request was created late) are not sent late: only the
  *   latest due one is.
  * - A reminder is only for a request that is still Pending, and only when
- *   `dueReminder` says it is today's.
+ *   `dueReminder` says it is today's. A status message only for a status the
+ *   request reached (Paid also when it was refunded since).
  * - `reminderChannels` / `statusChannels`: SMS always for a reminder (when the
  *   customer has a phone number); push and e-mail as the customer's
  *   `paymentDue*` / `paymentStatus*` switches say, push only with an unexpired
@@ -21,13 +22,14 @@
  *
  * State machine: packages/domain/docs/PaymentNotice.md.
  */
+
+import type { DateTime } from "effect"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { type Aggregate, accept, type Decision, nothing } from "../kernel/Decider.ts"
 import type { DomainError } from "../kernel/DomainError.ts"
 import type { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import type { Channel } from "./Messaging.ts"
 import { type NoticeStatus, PaymentNoticeEvent } from "./PaymentNoticeEvents.ts"
-import type { DateTime } from "effect"
 
 export type { NoticeStatus } from "./PaymentNoticeEvents.ts"
 
@@ -146,9 +148,13 @@ const sendReminder = (command: SendPaymentReminder, state: State): Decision<Even
   })
 }
 
+/** A request refunded after it was paid did reach Paid. */
+const reached = (status: NoticeStatus, current: string): boolean =>
+  current === status || (status === "Paid" && current === "Refunded")
+
 const sendStatusMessage = (command: SendPaymentStatusMessage, state: State): Decision<Event> => {
   if (state._tag === "Sent") return nothing
-  if (command.request.status !== command.status) return nothing
+  if (!reached(command.status, command.request.status)) return nothing
   return accept({ _tag: "PaymentStatusMessageSent", ...common(command), status: command.status })
 }
 

@@ -146,14 +146,9 @@ export const messagesFor = (
   const { recipient } = loaded
   const base = { partnerId: loaded.partnerId, registrationId: loaded.registrationId, template, paymentRequestId }
   return channels.flatMap((channel): Array<ChannelMessage> => {
-    switch (channel) {
-      case "sms":
-        return recipient.phoneNumber === undefined ? [] : [{ ...base, channel, to: recipient.phoneNumber }]
-      case "email":
-        return recipient.emailAddress === undefined ? [] : [{ ...base, channel, to: recipient.emailAddress }]
-      case "push":
-        return recipient.pushTokens.map((token) => ({ ...base, channel, to: token }))
-    }
+    if (channel === "push") return recipient.pushTokens.map((token) => ({ ...base, channel, to: token }))
+    const to = channel === "sms" ? recipient.phoneNumber : recipient.emailAddress
+    return to === undefined ? [] : [{ ...base, channel, to }]
   })
 }
 
