@@ -54,6 +54,8 @@ export interface AppConfig {
   /** Effect spans (PARTNERPAY_TRACING, "off" by default: span creation costs CPU on every request). */
   readonly tracing: boolean
   readonly logLevel: LogLevel.LogLevel
+  /** Days before a payment request's due date its payer is reminded (PARTNERPAY_REMINDER_DAYS, default 3,0). */
+  readonly reminderDays: ReadonlyArray<number>
   /** The partner created at start in sandbox (absent in production). */
   readonly sandboxPartner: Option.Option<SandboxPartnerConfig>
 }
@@ -87,6 +89,7 @@ export const variables = [
   "PARTNERPAY_SETTLEMENT_DELAY_MS",
   "PARTNERPAY_RATE_LIMITING",
   "PARTNERPAY_TRACING",
+  "PARTNERPAY_REMINDER_DAYS",
   "PARTNERPAY_SANDBOX_CLIENT_ID",
   "PARTNERPAY_SANDBOX_CLIENT_SECRET",
   "PARTNERPAY_SANDBOX_WEBHOOK_URL",
@@ -124,6 +127,28 @@ const parseMillis = (issues: Array<ConfigIssue>, variable: Variable, raw: string
     return fallback
   }
   return value
+}
+
+/** Most days ahead a reminder may go out. */
+export const maxReminderDays = 30
+
+/** PARTNERPAY_REMINDER_DAYS: distinct whole numbers of days 0..30, comma-separated ("3,0"); largest first. */
+const parseReminderDays = (issues: Array<ConfigIssue>, raw: string | undefined): ReadonlyArray<number> => {
+  if (raw === undefined) return [3, 0]
+  const parts = raw.split(",").map((part) => part.trim())
+  const days = parts.map(Number)
+  const valid =
+    parts.every((part) => /^\d{1,2}$/.test(part)) &&
+    days.every((day) => day <= maxReminderDays) &&
+    new Set(days).size === days.length
+  if (!valid) {
+    issues.push({
+      variable: "PARTNERPAY_REMINDER_DAYS",
+      message: `must be distinct whole numbers of days between 0 and ${maxReminderDays}, comma-separated, e.g. "3,0" (got ${quote(raw)})`,
+    })
+    return [3, 0]
+  }
+  return [...days].sort((a, b) => b - a)
 }
 
 const isHttpUrl = (raw: string): boolean => {
@@ -266,6 +291,8 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
         })
     }
 
+    const reminderDays = parseReminderDays(issues, raw.PARTNERPAY_REMINDER_DAYS)
+
     // LOG_LEVEL (any case)
     let logLevel: LogLevel.LogLevel = "Info"
     if (raw.LOG_LEVEL !== undefined) {
@@ -359,6 +386,7 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       rateLimiting,
       tracing,
       logLevel,
+      reminderDays,
       sandboxPartner,
     })
   })

@@ -25,8 +25,10 @@ import * as Partners from "./Partners.ts"
 import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
 import * as SandboxClock from "./SandboxClock.ts"
+import * as SandboxMessages from "./SandboxMessages.ts"
 import * as SandboxProviders from "./SandboxProviders.ts"
 import * as TokenSecret from "./TokenSecret.ts"
+import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
 import * as SandboxSettlement from "./workers/SandboxSettlement.ts"
@@ -41,13 +43,14 @@ export type WorkerRequirements =
   | SqlClient
   | PgOutbox.OutboxDispatch
   | PgPartnerCredentials.Partners
+  | PaymentNotifier.Requirements
 
 const isSandbox = (config: AppConfig) => config.environment === "sandbox"
 
 /** The names of the workers `workers(config)` starts (what `GET /readyz` expects to be running). */
 export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
   isSandbox(config)
-    ? ["webhook-dispatcher", "payment-plan-scheduler", "sandbox-kyb", "sandbox-settlement"]
+    ? ["webhook-dispatcher", "payment-plan-scheduler", "sandbox-kyb", "sandbox-settlement", "payment-notifier"]
     : ["webhook-dispatcher", "payment-plan-scheduler"]
 
 /** The background workers for the environment. */
@@ -64,6 +67,8 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
         common,
         SandboxKyb.layer({ delayMillis: config.kybDelayMillis }),
         SandboxSettlement.layer({ delayMillis: config.settlementDelayMillis }),
+        // Message senders exist in the sandbox only (recording); production has none yet.
+        PaymentNotifier.layer({ reminderDays: config.reminderDays }),
       )
     : common
 }
@@ -84,21 +89,22 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Partners.bootstrap(config),
     Domain.layer.pipe(Layer.provideMerge(Database.layer(config.database))),
   )
+  const sandbox = config.environment === "sandbox"
   const ports = Layer.mergeAll(
     Tokens.layer({ secret: tokenSecret }),
     Database.healthCheck,
-    SandboxProviders.layer(config),
+    sandbox ? Layer.merge(SandboxProviders.layer(config), SandboxProviders.messaging) : SandboxProviders.layer(config),
     CrossCutting.layerLimits({ rateLimiting: config.rateLimiting }),
   ).pipe(Layer.provideMerge(core))
-  const sandbox = config.environment === "sandbox"
   // Sandbox: `POST /Sandbox/Clock/Advance` moves Effect's Clock (hence every "now") for the whole service.
-  // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts).
+  // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts),
+  // and `GET /Sandbox/Messages` lists the messages sent to a customer (SandboxMessages.ts).
   // The operator API (/admin) exists only when PARTNERPAY_ADMIN_TOKEN is set (Admin.ts).
   // Unauthenticated probes for load balancers: GET /livez, GET /readyz (Readiness.ts).
   const own = Layer.mergeAll(
     Admin.routes(config.adminToken),
     Readiness.routes,
-    ...(sandbox ? [SandboxClock.routes, SandboxCards.routes] : []),
+    ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes] : []),
   ).pipe(Layer.provide(Http.serviceRoutes))
   const http = Http.serve(Layer.merge(Server.Routes, own), {
     port: config.port,
