@@ -58,6 +58,8 @@ export interface AppConfig {
   /** OpenTelemetry trace export (OTLP over HTTP, JSON), when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set. */
   readonly traceExport: Option.Option<TraceExportConfig>
   readonly logLevel: LogLevel.LogLevel
+  /** Days before a payment request's due date its payer is reminded (PARTNERPAY_REMINDER_DAYS, default 3,0). */
+  readonly reminderDays: ReadonlyArray<number>
   /** The partner created at start in sandbox (absent in production). */
   readonly sandboxPartner: Option.Option<SandboxPartnerConfig>
 }
@@ -105,6 +107,7 @@ export const variables = [
   "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
   "OTEL_SERVICE_NAME",
   "OTEL_BSP_SCHEDULE_DELAY",
+  "PARTNERPAY_REMINDER_DAYS",
   "PARTNERPAY_SANDBOX_CLIENT_ID",
   "PARTNERPAY_SANDBOX_CLIENT_SECRET",
   "PARTNERPAY_SANDBOX_WEBHOOK_URL",
@@ -142,6 +145,28 @@ const parseMillis = (issues: Array<ConfigIssue>, variable: Variable, raw: string
     return fallback
   }
   return value
+}
+
+/** Most days ahead a reminder may go out. */
+export const maxReminderDays = 30
+
+/** PARTNERPAY_REMINDER_DAYS: distinct whole numbers of days 0..30, comma-separated ("3,0"); largest first. */
+const parseReminderDays = (issues: Array<ConfigIssue>, raw: string | undefined): ReadonlyArray<number> => {
+  if (raw === undefined) return [3, 0]
+  const parts = raw.split(",").map((part) => part.trim())
+  const days = parts.map(Number)
+  const valid =
+    parts.every((part) => /^\d{1,2}$/.test(part)) &&
+    days.every((day) => day <= maxReminderDays) &&
+    new Set(days).size === days.length
+  if (!valid) {
+    issues.push({
+      variable: "PARTNERPAY_REMINDER_DAYS",
+      message: `must be distinct whole numbers of days between 0 and ${maxReminderDays}, comma-separated, e.g. "3,0" (got ${quote(raw)})`,
+    })
+    return [3, 0]
+  }
+  return [...days].sort((a, b) => b - a)
 }
 
 const isHttpUrl = (raw: string): boolean => {
@@ -318,6 +343,7 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
         tracing = true
       }
     }
+    const reminderDays = parseReminderDays(issues, raw.PARTNERPAY_REMINDER_DAYS)
 
     // LOG_LEVEL (any case)
     let logLevel: LogLevel.LogLevel = "Info"
@@ -414,6 +440,7 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       metrics,
       traceExport,
       logLevel,
+      reminderDays,
       sandboxPartner,
     })
   })

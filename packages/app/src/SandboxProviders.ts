@@ -8,11 +8,18 @@
  * Production: random OTP codes keyed with PARTNERPAY_OTP_SECRET and the chat secret PARTNERPAY_CHAT_SECRET; the
  * providers themselves are still the sandboxes (no production integration
  * exists yet; README.md says so).
+ *
+ * Messages to customers (`messaging`, sandbox only): the SMS, push and e-mail
+ * senders record every message in the database (`sent_messages`, read at
+ * GET /Sandbox/Messages) instead of sending it, and the OTP sender is one use
+ * of the SMS sender. Production has no message senders yet (docs/decisions.md).
  */
 
 import { CustomerIdentityPorts } from "@partnerpay/adapters-http"
-import { CardCharger, Transfers } from "@partnerpay/domain"
+import { PgSentMessages } from "@partnerpay/adapters-pg"
+import { CardCharger, type IdGenerator, Messaging, type Providers, Transfers } from "@partnerpay/domain"
 import { Layer, Option, Redacted } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
 import type { AppConfig } from "./Config.ts"
 
 export const layer = (config: AppConfig) =>
@@ -28,3 +35,16 @@ export const layer = (config: AppConfig) =>
     // in-app card payments: no production card processor exists yet either (last4 0002 is declined)
     CardCharger.layerSandbox,
   )
+
+/**
+ * Sandbox messaging: the recording SMS, push and e-mail senders on the
+ * database message log, and the OTP sender over the SMS sender (it replaces the
+ * in-memory OTP sender of `layer`: merge this after it).
+ */
+export const messaging: Layer.Layer<
+  Messaging.Senders | Messaging.SentMessages | Providers.OtpSender,
+  never,
+  SqlClient | IdGenerator
+> = Layer.provideMerge(Messaging.otpSenderOverSms, Messaging.layerRecording).pipe(
+  Layer.provideMerge(PgSentMessages.layer),
+)

@@ -26,10 +26,12 @@ import * as Partners from "./Partners.ts"
 import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
 import * as SandboxClock from "./SandboxClock.ts"
+import * as SandboxMessages from "./SandboxMessages.ts"
 import * as SandboxProviders from "./SandboxProviders.ts"
 import * as Telemetry from "./Telemetry.ts"
 import * as TokenSecret from "./TokenSecret.ts"
 import * as AutoPayScheduler from "./workers/AutoPayScheduler.ts"
+import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
 import * as SandboxSettlement from "./workers/SandboxSettlement.ts"
@@ -44,13 +46,21 @@ export type WorkerRequirements =
   | SqlClient
   | PgOutbox.OutboxDispatch
   | PgPartnerCredentials.Partners
+  | PaymentNotifier.Requirements
 
 const isSandbox = (config: AppConfig) => config.environment === "sandbox"
 
 /** The names of the workers `workers(config)` starts (what `GET /readyz` expects to be running). */
 export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
   isSandbox(config)
-    ? ["webhook-dispatcher", "payment-plan-scheduler", AutoPayScheduler.name, "sandbox-kyb", "sandbox-settlement"]
+    ? [
+        "webhook-dispatcher",
+        "payment-plan-scheduler",
+        AutoPayScheduler.name,
+        "sandbox-kyb",
+        "sandbox-settlement",
+        "payment-notifier",
+      ]
     : ["webhook-dispatcher", "payment-plan-scheduler", AutoPayScheduler.name]
 
 /** The background workers for the environment. */
@@ -68,6 +78,8 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
         common,
         SandboxKyb.layer({ delayMillis: config.kybDelayMillis }),
         SandboxSettlement.layer({ delayMillis: config.settlementDelayMillis }),
+        // Message senders exist in the sandbox only (recording); production has none yet.
+        PaymentNotifier.layer({ reminderDays: config.reminderDays }),
       )
     : common
 }
@@ -88,15 +100,16 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Partners.bootstrap(config),
     Domain.layer.pipe(Layer.provideMerge(Database.layer(config.database))),
   )
+  const sandbox = config.environment === "sandbox"
   const ports = Layer.mergeAll(
     Tokens.layer({ secret: tokenSecret }),
     Database.healthCheck,
-    SandboxProviders.layer(config),
+    sandbox ? Layer.merge(SandboxProviders.layer(config), SandboxProviders.messaging) : SandboxProviders.layer(config),
     CrossCutting.layerLimits({ rateLimiting: config.rateLimiting }),
   ).pipe(Layer.provideMerge(core))
-  const sandbox = config.environment === "sandbox"
   // Sandbox: `POST /Sandbox/Clock/Advance` moves Effect's Clock (hence every "now") for the whole service.
-  // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts).
+  // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts),
+  // and `GET /Sandbox/Messages` lists the messages sent to a customer (SandboxMessages.ts).
   // The operator API (/admin) exists only when PARTNERPAY_ADMIN_TOKEN is set (Admin.ts).
   // Unauthenticated probes for load balancers: GET /livez, GET /readyz (Readiness.ts).
   // GET /metrics (Prometheus text), unless PARTNERPAY_METRICS=off (Metrics.ts).
@@ -104,7 +117,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Admin.routes(config.adminToken),
     Readiness.routes,
     ...(config.metrics ? [Metrics.routes] : []),
-    ...(sandbox ? [SandboxClock.routes, SandboxCards.routes] : []),
+    ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes] : []),
   ).pipe(Layer.provide(Http.serviceRoutes))
   const http = Http.serve(Layer.merge(Server.Routes, own), {
     port: config.port,

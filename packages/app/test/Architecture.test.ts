@@ -64,7 +64,7 @@ describe("dependencies point inward", () => {
 })
 
 const domainSource = join(root, "packages", "domain", "src")
-const areas = ["cards-and-charity", "companies", "customers", "payments", "plans"]
+const areas = ["cards-and-charity", "companies", "customers", "notifications", "payments", "plans"]
 
 /** A domain source path as `folder/File.ts` relative to domain/src (root-level modules have no folder). */
 const domainPath = (file: string) => relative(domainSource, file).split(sep).join("/")

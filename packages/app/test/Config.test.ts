@@ -118,6 +118,20 @@ describe("configuration", () => {
     }),
   )
 
+  it.effect("reminders go 3 days before and on the due date unless PARTNERPAY_REMINDER_DAYS says otherwise", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual((yield* loadFrom({})).reminderDays, [3, 0])
+      assert.deepStrictEqual((yield* loadFrom({ PARTNERPAY_REMINDER_DAYS: "1, 7" })).reminderDays, [7, 1])
+      for (const bad of ["3,3", "-1", "31", "soon", "3,,0"]) {
+        const error = yield* issuesOf({ PARTNERPAY_REMINDER_DAYS: bad })
+        assert.include(
+          error.message,
+          "PARTNERPAY_REMINDER_DAYS: must be distinct whole numbers of days between 0 and 30",
+        )
+      }
+    }),
+  )
+
   it.effect("rate limiting is on unless PARTNERPAY_RATE_LIMITING is off; other values are refused", () =>
     Effect.gen(function* () {
       assert.isTrue((yield* loadFrom({})).rateLimiting)

@@ -82,6 +82,11 @@ describe("the README in a clone", () => {
       assert.include(output, '"Active"', `round ${round}:\n${output}`)
       assert.include(output, '"collectedBy":"AutoPay"', `round ${round}:\n${output}`)
       assert.notInclude(output, "DUPLICATE", `round ${round}:\n${output}`)
+      assert.include(
+        output,
+        '[{"channel":"sms","template":"PaymentDueToday"},{"channel":"sms","template":"PaymentDueSoon"}]',
+        `round ${round}:\n${output}`,
+      )
     }
     await service.stop()
   }, 300_000)

@@ -7,6 +7,7 @@ import { projection as cardPayments } from "./cards-and-charity/CardPaymentsProj
 import { projection as companies } from "./companies/CompaniesProjection.ts"
 import { projection as customers } from "./customers/CustomersProjection.ts"
 import type { AnyProjection } from "./infrastructure/ReadModel.ts"
+import { projection as paymentNotices } from "./notifications/PaymentNoticesProjection.ts"
 import { projection as debitAuths } from "./payments/DebitAuthsProjection.ts"
 import { dueForAutomaticCollection, projection as paymentRequests } from "./payments/PaymentRequestsProjection.ts"
 import { projection as transfers } from "./payments/TransfersProjection.ts"
@@ -24,4 +25,5 @@ export const all: ReadonlyArray<AnyProjection> = [
   customers,
   debitAuths,
   cardPayments,
+  paymentNotices,
 ]

@@ -6,7 +6,7 @@
  * Layout: `kernel/` (shared vocabulary: ids, money, dates, deciders, errors),
  * `infrastructure/` (ports and the machinery that runs deciders, projections
  * and notifications), one folder per business area (`companies/`,
- * `customers/`, `payments/`, `plans/`, `cards-and-charity/`, each with a
+ * `customers/`, `notifications/`, `payments/`, `plans/`, `cards-and-charity/`, each with a
  * public `index.ts`), and the registries that compose the areas
  * (`DomainEvents.ts`, `Projections.ts`, `Notifications.ts`, `Policies.ts`).
  */
@@ -62,6 +62,11 @@ export * from "./kernel/DomainError.ts"
 export * as Ids from "./kernel/Ids.ts"
 export * as Money from "./kernel/Money.ts"
 export * as Notifications from "./Notifications.ts"
+// notifications
+export * as Messaging from "./notifications/Messaging.ts"
+export * as PaymentNotice from "./notifications/PaymentNotice.ts"
+export * as PaymentNotices from "./notifications/PaymentNotices.ts"
+export * as PaymentNoticesProjection from "./notifications/PaymentNoticesProjection.ts"
 export * as Projections from "./Projections.ts"
 // payments
 export * as AutoCollection from "./payments/AutoCollection.ts"

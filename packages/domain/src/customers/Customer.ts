@@ -15,7 +15,7 @@
  * not require a verified identity; whether a payment may use an account is the
  * payment's rule, given the facts by the application.
  */
-import type { DateTime } from "effect"
+import { DateTime } from "effect"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
@@ -160,6 +160,12 @@ export interface RemovePushToken {
   readonly at: DateTime.Utc
 }
 
+/** Removes every push token expired at `at` (before pushing a message: an expired token is never used). */
+export interface PruneExpiredPushTokens {
+  readonly _tag: "PruneExpiredPushTokens"
+  readonly at: DateTime.Utc
+}
+
 /** A card saved with the card processor, as it lists it (`id` is the processor's id). */
 export interface SaveCardPaymentMethod {
   readonly _tag: "SaveCardPaymentMethod"
@@ -187,6 +193,7 @@ export type Command =
   | UpdateNotificationPreferences
   | RegisterPushToken
   | RemovePushToken
+  | PruneExpiredPushTokens
   | SaveCardPaymentMethod
   | SetDefaultBankAccount
 
@@ -392,6 +399,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return registerPushToken(command, state)
     case "RemovePushToken":
       return removePushToken(command, state)
+    case "PruneExpiredPushTokens":
+      return pruneExpiredPushTokens(command, state)
     case "SaveCardPaymentMethod":
       return saveCardPaymentMethod(command, state)
     case "SetDefaultBankAccount":
@@ -542,6 +551,27 @@ const removePushToken = (command: RemovePushToken, state: RegisteredCustomer): D
     at: command.at,
   }
   return accept<CustomerEvent>(event)
+}
+
+/** The push tokens that can still be used at `at` (expiry is exclusive: a token expiring at `at` is expired). */
+export const activePushTokens = (state: State, at: DateTime.Utc): ReadonlyArray<PushToken> =>
+  pushTokens(state).filter((t) => DateTime.isGreaterThan(t.expireAt, at))
+
+const pruneExpiredPushTokens = (command: PruneExpiredPushTokens, state: RegisteredCustomer): Decision<Event> => {
+  const customer = identityOf(state)
+  const expired = state.pushTokens.filter((t) => !DateTime.isGreaterThan(t.expireAt, command.at))
+  if (expired.length === 0) return nothing
+  return accept<CustomerEvent>(
+    ...expired.map(
+      (t): PushTokenRemoved => ({
+        _tag: "PushTokenRemoved",
+        ...customer,
+        token: t.token,
+        reason: "Expired",
+        at: command.at,
+      }),
+    ),
+  )
 }
 
 const saveCardPaymentMethod = (command: SaveCardPaymentMethod, state: RegisteredCustomer): Decision<Event> => {

@@ -154,8 +154,11 @@ export const PushTokenRegistered = Schema.TaggedStruct("PushTokenRegistered", {
 })
 export type PushTokenRegistered = typeof PushTokenRegistered.Type
 
-/** Why a push token was removed: the customer asked, or the oldest token made room for a new one. */
-export const PushTokenRemovalReason = Schema.Literals(["RemovedByCustomer", "CapReached"])
+/**
+ * Why a push token was removed: the customer asked, the oldest token made room for a new one, or it had
+ * expired when a message was to be pushed to it (pruned by the notifications).
+ */
+export const PushTokenRemovalReason = Schema.Literals(["RemovedByCustomer", "CapReached", "Expired"])
 export type PushTokenRemovalReason = typeof PushTokenRemovalReason.Type
 
 export const PushTokenRemoved = Schema.TaggedStruct("PushTokenRemoved", {

@@ -91,7 +91,8 @@ export const sendOtp = Effect.fn("CustomerLogin.sendOtp")(function* (partnerId: 
   ).pipe(Effect.catch(throttle(partnerId, phoneNumber)))
   const issued = handled.events.find((e) => e._tag === "LoginCodeIssued")
   const expiresAt = issued?._tag === "LoginCodeIssued" ? issued.expiresAt : yield* DateTime.now
-  yield* (yield* OtpSender).send({ phoneNumber, code }).pipe(
+  const registrationId = handled.state._tag === "Initial" ? null : handled.state.registrationId
+  yield* (yield* OtpSender).send({ phoneNumber, code, partnerId, registrationId: registrationId ?? undefined }).pipe(
     Effect.catchTag("OtpDeliveryFailed", (failed) =>
       Effect.fail(
         new RuleViolated({

@@ -220,6 +220,9 @@ export class OtpSender extends Context.Service<
     readonly send: (request: {
       readonly phoneNumber: string
       readonly code: string
+      /** Who asked and, for a returning customer, who receives it (the message log of the sandbox lists it). */
+      readonly partnerId?: PartnerId | undefined
+      readonly registrationId?: RegistrationId | undefined
     }) => Effect.Effect<void, OtpDeliveryFailed | ProviderUnavailable>
   }
 >()("partnerpay/domain/OtpSender") {}

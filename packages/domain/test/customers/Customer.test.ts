@@ -428,6 +428,26 @@ describe("push tokens", () => {
   it("removing an unknown token changes nothing", () => {
     spec.given([registered]).when({ _tag: "RemovePushToken", token: "device-1", at }).thenNothingHappens()
   })
+  it("pruning removes every token expired at that instant (reason Expired), and keeps the others", () => {
+    spec
+      .given([
+        registered,
+        tokenRegistered("device-1", inAnHour),
+        tokenRegistered("device-2"),
+        tokenRegistered("device-3", inAnHour),
+      ])
+      .when({ _tag: "PruneExpiredPushTokens", at: inAnHour })
+      .then([
+        Customer.PushTokenRemoved.make({ ...customer, token: "device-1", reason: "Expired", at: inAnHour }),
+        Customer.PushTokenRemoved.make({ ...customer, token: "device-3", reason: "Expired", at: inAnHour }),
+      ])
+  })
+  it("pruning with no expired token changes nothing", () => {
+    spec
+      .given([registered, tokenRegistered("device-1", inAnHour)])
+      .when({ _tag: "PruneExpiredPushTokens", at })
+      .thenNothingHappens()
+  })
 })
 
 describe("saved card payment methods", () => {

@@ -1,0 +1,173 @@
+/**
+ * The payment notifier sends each reminder exactly once, even with two
+ * service instances (two connection pools, two notifier fibers polling every
+ * 10 ms) racing on one PostgreSQL database; and two instances deciding the
+ * same reminder at the same instant without the worker's lock still record
+ * one reminder and one set of messages (the notice stream's "no stream yet"
+ * expectation).
+ */
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { PgDatabase } from "@partnerpay/adapters-pg"
+import {
+  CalendarDate,
+  Companies,
+  CustomerPreferences,
+  EventStore,
+  Ids,
+  PaymentNotices,
+  Payments,
+} from "@partnerpay/domain"
+import { Fixtures } from "@partnerpay/domain/testing"
+import { DateTime, Effect, Fiber, Layer } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import * as Domain from "../src/Domain.ts"
+import * as SandboxProviders from "../src/SandboxProviders.ts"
+import * as PaymentNotifier from "../src/workers/PaymentNotifier.ts"
+import { companyBody, freshDatabase, postgresAvailable } from "./support.ts"
+
+const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b")
+const payer = Ids.RegistrationId.make("7e57ab1e-0000-4000-8000-00000000c0de")
+const phoneNumber = "+14155550123"
+
+const drops: Array<() => Promise<void>> = []
+afterAll(async () => {
+  for (const drop of drops) await drop()
+})
+
+const instance = (url: string) =>
+  SandboxProviders.messaging.pipe(
+    Layer.provideMerge(Domain.layer),
+    Layer.provideMerge(PgDatabase.layerPostgres(url, { maxConnections: 4 })),
+  )
+
+/** A customer with two push tokens and `dueInDays.length` requests, due that many days from today. */
+const seed = (dueInDays: ReadonlyArray<number>, reference: string) =>
+  Effect.gen(function* () {
+    const company = yield* Companies.register(partnerId, companyBody({ companyReferenceId: reference }))
+    yield* Companies.completeKyb(company.companyId, "Verified")
+    yield* Fixtures.registerCustomer(partnerId, payer, phoneNumber).pipe(Effect.ignore)
+    const expireAt = DateTime.add(yield* DateTime.now, { days: 30 })
+    for (const token of ["device-a", "device-b"]) {
+      yield* CustomerPreferences.registerPushToken(partnerId, payer, { token, expireAt })
+    }
+    const today = CalendarDate.fromEpochMillis(Date.now())
+    const ids: Array<Ids.PaymentRequestId> = []
+    for (const [index, days] of dueInDays.entries()) {
+      const created = yield* Payments.create({
+        partnerId,
+        companyId: company.companyId,
+        payerRegistrationId: payer,
+        amount: { value: 10 + index, currencyCode: "USD" },
+        description: `Invoice ${index}`,
+        dueDate: CalendarDate.addDays(today, days),
+      })
+      ids.push(created.paymentRequestId as Ids.PaymentRequestId)
+    }
+    return ids
+  })
+
+interface MessageRow {
+  readonly payment_request_id: string
+  readonly channel: string
+  readonly recipient: string
+  readonly template: string
+}
+
+const messagesOf = (ids: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient
+    const rows = yield* sql<MessageRow>`
+      SELECT payment_request_id::text, channel, recipient, template FROM sent_messages
+      WHERE payment_request_id::text IN ${sql.in(ids)}`
+    return rows.map((r) => `${r.payment_request_id} ${r.template} ${r.channel} ${r.recipient}`).sort()
+  })
+
+const remindersRecorded = Effect.gen(function* () {
+  const store = yield* EventStore
+  const events = yield* store.readAll({ after: 0, limit: 10_000 })
+  return events.filter((event) => event.eventType === "PaymentReminderSent")
+})
+
+const expected = (ids: ReadonlyArray<string>, templates: ReadonlyArray<string>) =>
+  ids
+    .flatMap((id, index) => {
+      const template = templates[index]!
+      return [`sms ${phoneNumber}`, "push device-a", "push device-b"].map((to) => `${id} ${template} ${to}`)
+    })
+    .sort()
+
+describe("the payment notifier", () => {
+  it.skipIf(!postgresAvailable)(
+    "two instances send each reminder once: one SMS and one push per token, never twice",
+    async () => {
+      const db = await freshDatabase()
+      drops.push(db.drop)
+      const first = instance(db.url)
+      const second = instance(db.url)
+      const program = Effect.gen(function* () {
+        const dueIn = [3, 3, 3, 3, 0, 0, 0]
+        const ids = yield* Effect.provide(seed(dueIn, "notify-1"), first)
+        const run = (layer: typeof first) =>
+          Effect.forkChild(
+            Layer.launch(PaymentNotifier.layer({ reminderDays: [3, 0], pollMillis: 10 }).pipe(Layer.provide(layer))),
+          )
+        const a = yield* run(first)
+        const b = yield* run(second)
+        yield* Effect.sleep("2 seconds")
+        yield* Fiber.interrupt(a)
+        yield* Fiber.interrupt(b)
+        const messages = yield* Effect.provide(messagesOf(ids), first)
+        const reminders = yield* Effect.provide(remindersRecorded, first)
+        const templates = dueIn.map((days) => (days === 0 ? "PaymentDueToday" : "PaymentDueSoon"))
+        return { messages, reminders: reminders.length, wanted: expected(ids, templates) }
+      })
+      const result = await Effect.runPromise(
+        Effect.scoped(program) as Effect.Effect<{
+          messages: Array<string>
+          reminders: number
+          wanted: Array<string>
+        }>,
+      )
+      assert.strictEqual(result.reminders, 7)
+      assert.deepStrictEqual(result.messages, result.wanted)
+    },
+    60_000,
+  )
+
+  it.skipIf(!postgresAvailable)(
+    "two instances deciding the same reminder at once, without the worker's lock, record it once",
+    async () => {
+      const db = await freshDatabase()
+      drops.push(db.drop)
+      const first = instance(db.url)
+      const second = instance(db.url)
+      const program = Effect.gen(function* () {
+        const ids = yield* Effect.provide(seed([3, 0], "notify-2"), first)
+        for (const id of ids) {
+          yield* Effect.all(
+            [
+              Effect.provide(PaymentNotices.remind(id, [3, 0]), first),
+              Effect.provide(PaymentNotices.remind(id, [3, 0]), second),
+            ],
+            { concurrency: 2 },
+          )
+        }
+        return {
+          messages: yield* Effect.provide(messagesOf(ids), first),
+          reminders: (yield* Effect.provide(remindersRecorded, first)).length,
+          wanted: expected(ids, ["PaymentDueSoon", "PaymentDueToday"]),
+        }
+      })
+      const result = await Effect.runPromise(
+        Effect.scoped(program) as Effect.Effect<{
+          messages: Array<string>
+          reminders: number
+          wanted: Array<string>
+        }>,
+      )
+      assert.strictEqual(result.reminders, 2)
+      assert.deepStrictEqual(result.messages, result.wanted)
+    },
+    60_000,
+  )
+})

@@ -1,0 +1,203 @@
+/**
+ * The messaging ports: how partnerpay reaches a partner's customers. One
+ * service per channel (`SmsSender`, `PushSender`, `EmailSender`); each takes
+ * an `OutgoingMessage` naming a template (the provider renders it) and fails
+ * with `MessageUndeliverable` (the address cannot receive messages: retrying
+ * will not help) or `ProviderUnavailable` (nothing is known to have happened).
+ *
+ * The one-time login code is one use of the SMS port: `otpSenderOverSms`
+ * implements the `OtpSender` provider port with the `LoginCode` template.
+ *
+ * `SentMessages` keeps what the sandbox senders "sent" (they deliver nothing),
+ * so a partner reads them at `GET /Sandbox/Messages`. `layerMemory` keeps them
+ * in memory (tests); adapters-pg keeps them in the database, written in the
+ * transaction of the decision that sent them.
+ */
+import { Context, DateTime, Effect, Layer, Ref, Schema } from "effect"
+import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
+import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import { OtpDeliveryFailed, OtpSender, type ProviderUnavailable } from "../infrastructure/Providers.ts"
+import { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
+
+/** The ways a customer is reached. */
+export const Channel = Schema.Literals(["sms", "push", "email"])
+export type Channel = typeof Channel.Type
+
+/** What a message says, by name; the provider holds the wording. */
+export const Template = Schema.Literals([
+  "LoginCode",
+  "PaymentDueSoon",
+  "PaymentDueToday",
+  "PaymentPaid",
+  "PaymentFailed",
+])
+export type Template = typeof Template.Type
+
+/** One message to one address (an E.164 number, a device push token or an e-mail address). */
+export interface OutgoingMessage {
+  readonly partnerId: PartnerId
+  /** The customer, when known (a first login code goes to a phone before the customer exists). */
+  readonly registrationId?: RegistrationId | undefined
+  readonly to: string
+  readonly template: Template
+  readonly paymentRequestId?: PaymentRequestId | undefined
+}
+
+/** The address cannot receive messages on this channel; retrying will not help. */
+export class MessageUndeliverable extends Schema.TaggedError<MessageUndeliverable>()("MessageUndeliverable", {
+  channel: Channel,
+  reason: Schema.String,
+}) {}
+
+type Send = (message: OutgoingMessage) => Effect.Effect<void, MessageUndeliverable | ProviderUnavailable>
+
+export class SmsSender extends Context.Service<SmsSender, { readonly send: Send }>()(
+  "partnerpay/domain/notifications/SmsSender",
+) {}
+
+export class PushSender extends Context.Service<PushSender, { readonly send: Send }>()(
+  "partnerpay/domain/notifications/PushSender",
+) {}
+
+export class EmailSender extends Context.Service<EmailSender, { readonly send: Send }>()(
+  "partnerpay/domain/notifications/EmailSender",
+) {}
+
+export type Senders = SmsSender | PushSender | EmailSender
+
+/** The sender of a channel. */
+export const senderOf = (channel: Channel): Effect.Effect<{ readonly send: Send }, never, Senders> =>
+  channel === "sms"
+    ? Effect.service(SmsSender)
+    : channel === "push"
+      ? Effect.service(PushSender)
+      : Effect.service(EmailSender)
+
+// ---------------------------------------------------------------------------
+// Recorded messages (sandbox)
+
+/** A message a sandbox sender recorded instead of sending. */
+export const SentMessage = Schema.Struct({
+  id: Schema.String,
+  partnerId: PartnerId,
+  registrationId: Schema.optionalKey(RegistrationId),
+  channel: Channel,
+  to: Schema.String,
+  template: Template,
+  paymentRequestId: Schema.optionalKey(PaymentRequestId),
+  sentAt: Schema.DateTimeUtcFromString,
+})
+export type SentMessage = typeof SentMessage.Type
+
+export interface SentMessagesQuery {
+  readonly partnerId: PartnerId
+  readonly registrationId: RegistrationId
+  /** 1..100. */
+  readonly limit: number
+  /** The id of the last message of the previous page. */
+  readonly startingAfter?: string | undefined
+}
+
+export interface SentMessagesPage {
+  /** Newest first (the order they were recorded). */
+  readonly items: ReadonlyArray<SentMessage>
+  readonly hasMore: boolean
+}
+
+export class SentMessages extends Context.Service<
+  SentMessages,
+  {
+    readonly record: (message: SentMessage) => Effect.Effect<void, EventStoreUnavailable>
+    /** One customer's messages of one partner, newest first; an unknown `startingAfter` is an empty page. */
+    readonly list: (query: SentMessagesQuery) => Effect.Effect<SentMessagesPage, EventStoreUnavailable>
+  }
+>()("partnerpay/domain/notifications/SentMessages") {
+  /** In memory, at most `capacity` messages (the oldest are forgotten first): tests and embedders. */
+  static readonly layerMemory = (capacity = 10_000): Layer.Layer<SentMessages> =>
+    Layer.effect(
+      SentMessages,
+      Effect.gen(function* () {
+        const all = yield* Ref.make<ReadonlyArray<SentMessage>>([])
+        return SentMessages.of({
+          record: (message) => Ref.update(all, (messages) => [...messages, message].slice(-capacity)),
+          list: ({ partnerId, registrationId, limit, startingAfter }) =>
+            Effect.map(Ref.get(all), (messages) => {
+              const mine = messages
+                .filter((m) => m.partnerId === partnerId && m.registrationId === registrationId)
+                .reverse()
+              const from = startingAfter === undefined ? 0 : mine.findIndex((m) => m.id === startingAfter) + 1
+              if (startingAfter !== undefined && from === 0) return { items: [], hasMore: false }
+              return { items: mine.slice(from, from + limit), hasMore: mine.length > from + limit }
+            }),
+        })
+      }),
+    )
+}
+
+/** A sandbox phone number ending in 0000 cannot receive SMS (the same rule as the sandbox OTP sender). */
+export const isUnreachableSandboxNumber = (phoneNumber: string): boolean => phoneNumber.endsWith("0000")
+
+/**
+ * The sandbox senders of the three channels: every message is recorded in
+ * `SentMessages` with a new id and the current time, nothing leaves the
+ * service. An SMS to a number ending in 0000 is undeliverable.
+ */
+export const layerRecording: Layer.Layer<Senders, never, SentMessages | IdGenerator> = Layer.effectContext(
+  Effect.gen(function* () {
+    const store = yield* SentMessages
+    const ids = yield* IdGenerator
+    const recorder =
+      (channel: Channel): Send =>
+      (message) =>
+        Effect.gen(function* () {
+          if (channel === "sms" && isUnreachableSandboxNumber(message.to)) {
+            return yield* new MessageUndeliverable({ channel, reason: "the number cannot receive SMS" })
+          }
+          const id = yield* ids.next
+          const sentAt = yield* DateTime.now
+          yield* store
+            .record({
+              id,
+              partnerId: message.partnerId,
+              ...(message.registrationId === undefined ? {} : { registrationId: message.registrationId }),
+              channel,
+              to: message.to,
+              template: message.template,
+              ...(message.paymentRequestId === undefined ? {} : { paymentRequestId: message.paymentRequestId }),
+              sentAt,
+            })
+            .pipe(Effect.orDie)
+        })
+    return Context.make(SmsSender, SmsSender.of({ send: recorder("sms") })).pipe(
+      Context.add(PushSender, PushSender.of({ send: recorder("push") })),
+      Context.add(EmailSender, EmailSender.of({ send: recorder("email") })),
+    )
+  }),
+)
+
+/**
+ * The one-time code sender as one use of the SMS port (template `LoginCode`;
+ * the code itself travels to the SMS provider only and is never recorded).
+ * An undeliverable number is `OtpDeliveryFailed`.
+ */
+export const otpSenderOverSms: Layer.Layer<OtpSender, never, SmsSender> = Layer.effect(
+  OtpSender,
+  Effect.gen(function* () {
+    const sms = yield* SmsSender
+    return OtpSender.of({
+      send: ({ phoneNumber, partnerId, registrationId }) =>
+        sms
+          .send({
+            partnerId: (partnerId ?? "00000000-0000-0000-0000-000000000000") as PartnerId,
+            registrationId,
+            to: phoneNumber,
+            template: "LoginCode",
+          })
+          .pipe(
+            Effect.catchTag("MessageUndeliverable", (failed) =>
+              Effect.fail(new OtpDeliveryFailed({ reason: failed.reason })),
+            ),
+          ),
+    })
+  }),
+)

@@ -1,0 +1,99 @@
+/**
+ * The `payment_notices` work list: one document per payment request that may
+ * still cause a notice, owned by the system tenant (`schedulerTenant`, the nil
+ * UUID: no partner query ever sees it). Kept from the PaymentRequest and
+ * PaymentNotice streams alone (pure).
+ *
+ * `stage` (index key) says what the notifications worker looks for:
+ * - `reminding`: the request is Pending; sort key = due date, so the worker
+ *   reads only requests due within the largest reminder offset;
+ * - `notify`: the request became Paid or Failed and the payer was not told yet;
+ * - `waiting`: accepted, waiting for the transfer's outcome.
+ * A request that can cause nothing more (cancelled, or its status message sent)
+ * has no document.
+ */
+import { Schema } from "effect"
+import type { Envelope } from "../DomainEvents.ts"
+import type { Projection } from "../infrastructure/ReadModel.ts"
+import { CalendarDate } from "../kernel/CalendarDate.ts"
+import { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
+import { NoticeStatus } from "./PaymentNoticeEvents.ts"
+
+/** The owner of system-wide documents: the nil UUID, which no partner can have. */
+export const systemTenant = "00000000-0000-0000-0000-000000000000"
+
+export const Stage = Schema.Literals(["reminding", "waiting", "notify"])
+export type Stage = typeof Stage.Type
+
+export const PaymentNoticeDocument = Schema.Struct({
+  paymentRequestId: PaymentRequestId,
+  partnerId: PartnerId,
+  payerRegistrationId: RegistrationId,
+  dueDate: CalendarDate,
+  stage: Stage,
+  /** Offsets of the reminders already sent. */
+  remindedOffsets: Schema.Array(Schema.Int),
+  /** The status whose message is still to send (stage `notify`). */
+  unsentStatus: Schema.optionalKey(NoticeStatus),
+})
+export type PaymentNoticeDocument = typeof PaymentNoticeDocument.Type
+
+const keyOf = (envelope: Envelope): string | undefined =>
+  envelope.streamType === "PaymentRequest" || envelope.streamType === "PaymentNotice"
+    ? envelope.event.paymentRequestId
+    : undefined
+
+export const apply = (
+  current: PaymentNoticeDocument | undefined,
+  envelope: Envelope,
+): PaymentNoticeDocument | undefined => {
+  if (envelope.streamType === "PaymentRequest") {
+    const event = envelope.event
+    if (event._tag === "PaymentRequestCreated") {
+      return {
+        paymentRequestId: event.paymentRequestId,
+        partnerId: event.partnerId,
+        payerRegistrationId: event.payerRegistrationId,
+        dueDate: event.dueDate,
+        stage: "reminding",
+        remindedOffsets: [],
+      }
+    }
+    if (current === undefined) return undefined
+    switch (event._tag) {
+      case "PaymentRequestAccepted":
+        return { ...current, stage: "waiting" }
+      case "PaymentRequestCancelled":
+        return undefined
+      case "PaymentRequestPaid":
+        return { ...current, stage: "notify", unsentStatus: "Paid" }
+      case "PaymentRequestFailed":
+        return { ...current, stage: "notify", unsentStatus: "Failed" }
+      case "PaymentRequestPartiallyRefunded":
+      case "PaymentRequestRefunded":
+        return current
+    }
+  }
+  if (envelope.streamType === "PaymentNotice" && current !== undefined) {
+    const event = envelope.event
+    switch (event._tag) {
+      case "PaymentReminderSent":
+        return current.remindedOffsets.includes(event.offsetDays)
+          ? current
+          : { ...current, remindedOffsets: [...current.remindedOffsets, event.offsetDays] }
+      case "PaymentStatusMessageSent":
+        return current.unsentStatus === event.status ? undefined : current
+    }
+  }
+  return current
+}
+
+export const projection: Projection<PaymentNoticeDocument> = {
+  collection: "payment_notices",
+  document: PaymentNoticeDocument,
+  streamTypes: ["PaymentRequest", "PaymentNotice"],
+  creates: ["PaymentRequestCreated"],
+  key: keyOf,
+  apply,
+  index: (doc) => ({ partnerId: systemTenant, keys: { stage: doc.stage }, sortKey: doc.dueDate }),
+}

@@ -1,0 +1,207 @@
+/**
+ * Executable specification of the payment notice use cases on the in-memory
+ * stack: a Pending request is reminded 3 days before and on its due date, by
+ * SMS and by e-mail and push as the payer's switches say, once; an expired
+ * push token is skipped and pruned (PushTokenRemoved, reason Expired); a
+ * request that is no longer Pending is not reminded; a Paid request's message
+ * follows the paymentStatus switches, once; the work list empties as notices
+ * go out.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import * as Companies from "../../src/companies/Companies.ts"
+import * as Customer from "../../src/customers/Customer.ts"
+import * as CustomerPreferences from "../../src/customers/CustomerPreferences.ts"
+import * as CommandHandler from "../../src/infrastructure/CommandHandler.ts"
+import * as EventPipeline from "../../src/infrastructure/EventPipeline.ts"
+import { EventStore } from "../../src/infrastructure/EventStore.ts"
+import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
+import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
+import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
+import { streamId } from "../../src/kernel/Decider.ts"
+import type { BankAccountId, PartnerId, PaymentRequestId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
+import * as Messaging from "../../src/notifications/Messaging.ts"
+import * as PaymentNotices from "../../src/notifications/PaymentNotices.ts"
+import * as Payments from "../../src/payments/Payments.ts"
+import * as Transfers from "../../src/payments/Transfers.ts"
+import { Fixtures } from "../../src/testing/index.ts"
+
+const partnerId = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as PartnerId
+const payer = "7e57ab1e-0000-4000-8000-00000000c0de" as RegistrationId
+const checking = "8b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a69" as BankAccountId
+const phoneNumber = "+14155550123"
+const offsets = [3, 0]
+
+const layer = () =>
+  Messaging.layerRecording.pipe(
+    Layer.provideMerge(Messaging.SentMessages.layerMemory()),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        EventPipeline.layerMemory(),
+        UnitOfWork.layerMemory,
+        IdGenerator.layerRandom,
+        Transfers.eSignatureSandbox,
+      ),
+    ),
+  )
+
+const at = (iso: string) => DateTime.makeUnsafe(iso)
+
+/** 12 March 2026: a verified payer (grace@example.com) with a linked account and two push tokens, one expiring tomorrow. */
+const seed = Effect.gen(function* () {
+  yield* TestClock.setTime(Date.parse("2026-03-12T10:00:00.000Z"))
+  const now = yield* DateTime.now
+  const { companyId } = yield* Companies.register(
+    partnerId,
+    Fixtures.companyRegistrationBody({ websiteUrl: undefined, employees: [], locations: [] }),
+  )
+  const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
+  const run = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, payer, command)
+  yield* run({ _tag: "RegisterCustomer", registrationId: payer, partnerId, phoneNumber, at: now })
+  yield* run({ _tag: "StartKyc", tokenId, expiration: DateTime.add(now, { hours: 1 }), at: now })
+  yield* run({
+    _tag: "RecordKycResult",
+    outcome: "Verified",
+    referenceId: "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a68",
+    personalData: {
+      profileName: "Grace H.",
+      firstName: "Grace",
+      lastName: "Hopper",
+      birthDate: "1990-12-10" as CalendarDate,
+      ssnLastFourDigits: "6789",
+      emailAddress: "grace@example.com",
+      phoneNumber,
+    },
+    at: now,
+  })
+  yield* run({
+    _tag: "LinkBankAccounts",
+    tokenId,
+    accounts: [{ bankAccountId: checking, institutionId: "ins_1", name: "Checking", mask: "6789", type: "checking" }],
+    at: now,
+  })
+  yield* CustomerPreferences.registerPushToken(partnerId, payer, {
+    token: "phone-old",
+    expireAt: at("2026-03-13T10:00:00.000Z"),
+  })
+  yield* CustomerPreferences.registerPushToken(partnerId, payer, {
+    token: "phone-new",
+    expireAt: at("2026-04-30T10:00:00.000Z"),
+  })
+  const { paymentRequestId } = yield* Payments.create({
+    partnerId,
+    companyId,
+    payerRegistrationId: payer,
+    amount: { value: 125.5, currencyCode: "USD" },
+    description: "Invoice 42",
+    dueDate: "2026-03-15" as CalendarDate,
+  })
+  return paymentRequestId as PaymentRequestId
+})
+
+const summary = (
+  messages: ReadonlyArray<{ readonly channel: string; readonly to: string; readonly template: string }>,
+) => messages.map((m) => `${m.channel} ${m.to} ${m.template}`).sort()
+
+const recorded = Effect.gen(function* () {
+  const page = yield* (yield* Messaging.SentMessages).list({ partnerId, registrationId: payer, limit: 100 })
+  return page.items
+})
+
+describe("a Pending request 3 days before its due date", () => {
+  it.effect("is reminded once: SMS, e-mail, and push to each unexpired token", () =>
+    Effect.gen(function* () {
+      const id = yield* seed
+      assert.deepStrictEqual(yield* PaymentNotices.dueReminders("2026-03-12" as CalendarDate, offsets), [
+        { paymentRequestId: id, offsetDays: 3 },
+      ])
+      const sent = yield* PaymentNotices.remind(id, offsets)
+      assert.deepStrictEqual(summary(sent), [
+        "email grace@example.com PaymentDueSoon",
+        "push phone-new PaymentDueSoon",
+        "push phone-old PaymentDueSoon",
+        `sms ${phoneNumber} PaymentDueSoon`,
+      ])
+      assert.deepStrictEqual(yield* PaymentNotices.remind(id, offsets), [])
+      assert.deepStrictEqual(yield* PaymentNotices.dueReminders("2026-03-12" as CalendarDate, offsets), [])
+      assert.strictEqual((yield* recorded).length, 4)
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("with the paymentDue switches off is reminded by SMS only", () =>
+    Effect.gen(function* () {
+      const id = yield* seed
+      yield* CustomerPreferences.updateNotificationPreferences(partnerId, payer, {
+        paymentDueEmail: false,
+        paymentDuePush: false,
+      })
+      assert.deepStrictEqual(summary(yield* PaymentNotices.remind(id, offsets)), [`sms ${phoneNumber} PaymentDueSoon`])
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("a Pending request on its due date", () => {
+  it.effect("is reminded again; the expired push token is skipped and pruned (reason Expired)", () =>
+    Effect.gen(function* () {
+      const id = yield* seed
+      yield* PaymentNotices.remind(id, offsets)
+      yield* TestClock.adjust("3 days")
+      const sent = yield* PaymentNotices.remind(id, offsets)
+      assert.deepStrictEqual(summary(sent), [
+        "email grace@example.com PaymentDueToday",
+        "push phone-new PaymentDueToday",
+        `sms ${phoneNumber} PaymentDueToday`,
+      ])
+      const { state } = yield* CommandHandler.load(Customer.aggregate, payer)
+      assert.deepStrictEqual(
+        Customer.pushTokens(state).map((t) => t.token),
+        ["phone-new"],
+      )
+      const events = yield* (yield* EventStore).readStream(streamId(Customer.aggregate, payer))
+      const removed = events.filter((e) => e.eventType === "PushTokenRemoved").map((e) => e.data)
+      assert.deepStrictEqual(
+        removed.map((e) => [(e as { token: string }).token, (e as { reason: string }).reason]),
+        [["phone-old", "Expired"]],
+      )
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("a request that is no longer Pending", () => {
+  it.effect("is not reminded once cancelled", () =>
+    Effect.gen(function* () {
+      const id = yield* seed
+      yield* Payments.cancel(partnerId, id)
+      assert.deepStrictEqual(yield* PaymentNotices.remind(id, offsets), [])
+      assert.deepStrictEqual(yield* PaymentNotices.dueReminders("2026-03-12" as CalendarDate, offsets), [])
+      assert.strictEqual((yield* recorded).length, 0)
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("a request that became Paid", () => {
+  it.effect("sends its status message once, as the paymentStatus switches say (push only here)", () =>
+    Effect.gen(function* () {
+      const id = yield* seed
+      yield* CustomerPreferences.updateNotificationPreferences(partnerId, payer, { paymentStatusEmail: false })
+      yield* Payments.accept({
+        partnerId,
+        registrationId: payer,
+        paymentRequestId: id,
+        bankAccountId: checking,
+        acceptDebitAuth: false,
+        transferDescription: "",
+      })
+      assert.deepStrictEqual(yield* PaymentNotices.remind(id, offsets), [])
+      const accepted = yield* Payments.get(partnerId, id)
+      yield* Payments.settleTransfer(accepted.transferId as TransferId)
+      assert.deepStrictEqual(yield* PaymentNotices.unsentStatusMessages(), [{ paymentRequestId: id, status: "Paid" }])
+      const sent = yield* PaymentNotices.sendStatusMessage(id, "Paid")
+      assert.deepStrictEqual(summary(sent), ["push phone-new PaymentPaid", "push phone-old PaymentPaid"])
+      assert.deepStrictEqual(yield* PaymentNotices.sendStatusMessage(id, "Paid"), [])
+      assert.deepStrictEqual(yield* PaymentNotices.unsentStatusMessages(), [])
+      assert.deepStrictEqual(yield* PaymentNotices.sendStatusMessage(id, "Failed"), [])
+    }).pipe(Effect.provide(layer())),
+  )
+})
