@@ -38,7 +38,8 @@ export const checker = (precise: Schema.Top): ((body: unknown) => ReadonlyArray<
   const walk = (schema: JsonSchema, value: unknown, path: string, found: Array<string>): void => {
     for (const candidate of objectsOf(schema)) {
       if (candidate.items !== undefined && Array.isArray(value)) {
-        value.forEach((item, index) => walk(candidate.items!, item, `${path}[${index}]`, found))
+        const items = candidate.items
+        for (const [index, item] of value.entries()) walk(items, item, `${path}[${index}]`, found)
         return
       }
       if (candidate.properties !== undefined && typeof value === "object" && value !== null && !Array.isArray(value)) {

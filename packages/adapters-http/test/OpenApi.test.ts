@@ -113,14 +113,16 @@ describe("GET /openapi.json", () => {
         const node = schema as Record<string, unknown>
         if (typeof node.$ref === "string") {
           const name = node.$ref.replace("#/components/schemas/", "")
-          return visit(doc.components.schemas?.[name], `${where} -> ${name}`)
+          visit(doc.components.schemas?.[name], `${where} -> ${name}`)
+          return
         }
         if (node.type === "object" && node.additionalProperties !== false) open.push(where)
         for (const [key, value] of Object.entries(node)) {
           if (key === "properties" && typeof value === "object" && value !== null) {
             for (const [name, property] of Object.entries(value)) visit(property, `${where}.${name}`)
-          } else if (Array.isArray(value)) value.forEach((item, i) => visit(item, `${where}.${key}[${i}]`))
-          else if (key === "items" || key === "additionalProperties") visit(value, `${where}.${key}`)
+          } else if (Array.isArray(value)) {
+            for (const [i, item] of value.entries()) visit(item, `${where}.${key}[${i}]`)
+          } else if (key === "items" || key === "additionalProperties") visit(value, `${where}.${key}`)
         }
       }
       let bodies = 0
