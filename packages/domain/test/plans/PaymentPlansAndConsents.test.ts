@@ -71,10 +71,27 @@ const seedCompany = (
     })
   })
 
+/** Registers `registrationId` as a verified customer of `owner` with the checking account `bankAccountId` (****6789) linked. */
+const seedPayer = (owner: Ids.PartnerId, registrationId: Ids.RegistrationId) =>
+  Effect.gen(function* () {
+    const at = yield* DateTime.now
+    const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
+    const run = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, registrationId, command)
+    yield* run({ _tag: "RegisterCustomer", registrationId, partnerId: owner, phoneNumber: "+14155550123", at })
+    yield* run({ _tag: "StartKyc", tokenId, expiration: DateTime.add(at, { hours: 1 }), at })
+    yield* run({
+      _tag: "LinkBankAccounts",
+      tokenId,
+      accounts: [{ bankAccountId, institutionId: "ins_1", name: "Everyday Checking", mask: "6789", type: "checking" }],
+      at,
+    })
+  })
+
 const setup = Effect.gen(function* () {
   yield* TestClock.setTime(now)
   yield* seedCompany(partnerId, companyId, "ACME-1")
   yield* seedCompany(otherPartnerId, otherCompanyId, "OTHER-1")
+  yield* seedPayer(partnerId, payer)
 })
 
 const planInput = (overrides: Partial<PaymentPlans.CreateInput> = {}): PaymentPlans.CreateInput => ({
