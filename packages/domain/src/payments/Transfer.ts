@@ -18,7 +18,14 @@ import {
   type ValidationFailed,
 } from "../kernel/DomainError.ts"
 import * as Check from "../kernel/FieldChecks.ts"
-import type { CompanyId, PartnerId, PaymentPlanId, PaymentRequestId, RegistrationId, TransferId } from "../kernel/Ids.ts"
+import type {
+  CompanyId,
+  PartnerId,
+  PaymentPlanId,
+  PaymentRequestId,
+  RegistrationId,
+  TransferId,
+} from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
 import {
   type Attachment,

@@ -6,7 +6,15 @@
  */
 import { Schema } from "effect"
 import { httpsUrlPattern, maskedAccountNumberPattern, returnCodePattern } from "../kernel/FieldChecks.ts"
-import { CompanyId, PartnerId, PaymentPlanId, PaymentRequestId, RegistrationId, TransferId, Uuid } from "../kernel/Ids.ts"
+import {
+  CompanyId,
+  PartnerId,
+  PaymentPlanId,
+  PaymentRequestId,
+  RegistrationId,
+  TransferId,
+  Uuid,
+} from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
 
 /** Identifies one refund of a transfer (new id from the edge); repeating a refund with the same id changes nothing. */

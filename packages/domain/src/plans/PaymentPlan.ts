@@ -38,12 +38,7 @@ import {
 import type * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
-import type {
-  CancellationReason,
-  ConsentWithdrawal,
-  InstalmentStatus,
-  PaymentPlanEvent,
-} from "./PaymentPlanEvents.ts"
+import type { CancellationReason, ConsentWithdrawal, InstalmentStatus, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 import * as Events from "./PaymentPlanEvents.ts"
 import type { Frequency } from "./PaymentPlanSchedule.ts"
 import * as Schedule from "./PaymentPlanSchedule.ts"
