@@ -452,22 +452,24 @@ describe("PUT /Consent/{consentId}/Accept and /Decline", () => {
     }),
   )
 
-  it.effect("accepting again with the same bank account changes nothing; an account that is not the payer's is 404", () =>
-    Effect.gen(function* () {
-      const w = yield* world
-      const { consentId } = yield* createPlan(w)
-      yield* call("PUT", `/Consent/${consentId}/Accept`, w.customer, { bankAccountId })
-      const again = yield* call("PUT", `/Consent/${consentId}/Accept`, w.customer, { bankAccountId })
-      assert.strictEqual(again.status, 200, again.text)
-      assert.strictEqual((again.json as Json).status, "Accepted")
-      expectProblem(
-        yield* call("PUT", `/Consent/${consentId}/Accept`, w.customer, {
-          bankAccountId: "ba000000-0000-4000-8000-000000000002",
-        }),
-        404,
-        "NOT_FOUND",
-      )
-    }),
+  it.effect(
+    "accepting again with the same bank account changes nothing; an account that is not the payer's is 404",
+    () =>
+      Effect.gen(function* () {
+        const w = yield* world
+        const { consentId } = yield* createPlan(w)
+        yield* call("PUT", `/Consent/${consentId}/Accept`, w.customer, { bankAccountId })
+        const again = yield* call("PUT", `/Consent/${consentId}/Accept`, w.customer, { bankAccountId })
+        assert.strictEqual(again.status, 200, again.text)
+        assert.strictEqual((again.json as Json).status, "Accepted")
+        expectProblem(
+          yield* call("PUT", `/Consent/${consentId}/Accept`, w.customer, {
+            bankAccountId: "ba000000-0000-4000-8000-000000000002",
+          }),
+          404,
+          "NOT_FOUND",
+        )
+      }),
   )
 
   it.effect(
