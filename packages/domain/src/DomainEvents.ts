@@ -11,6 +11,7 @@ import * as CompanyReference from "./companies/CompanyReference.ts"
 import * as Customer from "./customers/Customer.ts"
 import * as LoginChallenge from "./customers/LoginChallenge.ts"
 import { EventDecodeFailed, type RecordedEvent } from "./infrastructure/EventStore.ts"
+import * as NaturalKey from "./infrastructure/NaturalKey.ts"
 import * as DebitAuth from "./payments/DebitAuth.ts"
 import * as PaymentRequest from "./payments/PaymentRequest.ts"
 import type * as PaymentRequestEvents from "./payments/PaymentRequestEvents.ts"
@@ -32,6 +33,7 @@ export type DomainEvent =
   | { readonly streamType: "CardPayment"; readonly event: CardPayment.CardPaymentEvent }
   | { readonly streamType: "CharityTransaction"; readonly event: CharityTransaction.CharityTransactionEvent }
   | { readonly streamType: "LoginChallenge"; readonly event: LoginChallenge.LoginChallengeEvent }
+  | { readonly streamType: "NaturalKey"; readonly event: NaturalKey.NaturalKeyEvent }
 
 /** A decoded event with where and when it was recorded. */
 export type Envelope = DomainEvent & {
@@ -56,6 +58,7 @@ export const codecs: Record<DomainEvent["streamType"], Schema.Codec<unknown, unk
   CardPayment: CardPayment.aggregate.events as Schema.Codec<unknown, unknown>,
   CharityTransaction: CharityTransaction.aggregate.events as Schema.Codec<unknown, unknown>,
   LoginChallenge: LoginChallenge.aggregate.events as Schema.Codec<unknown, unknown>,
+  NaturalKey: NaturalKey.aggregate.events as Schema.Codec<unknown, unknown>,
 }
 
 const decoders = Object.fromEntries(
