@@ -167,6 +167,13 @@ describe("the README walkthrough against the real service", () => {
     assert.strictEqual(once.instalments[0].dueDate, dueDate)
     const nextDueDate = once.nextDueDate as string
     assert.isTrue(nextDueDate > dueDate)
+    // The instalment is a transfer from the payer's account, read by the partner and the payer; it settles.
+    const transferId = once.instalments[0].transferId as string
+    const settled = await until(`/Transaction/${transferId}`, token, (body) => body.status === "Settled")
+    assert.strictEqual(settled.amount.value, 25)
+    assert.strictEqual((await ok("GET", `/Transaction/${transferId}`, customerToken)).status, "Settled")
+    const settledOnce = await until(`/PaymentPlan/${plan.paymentPlanId}`, token, (body) => body.settledCount === 1)
+    assert.strictEqual(settledOnce.instalments[0].status, "Settled")
 
     // 7. The sandbox clock moves a week ahead: the next instalment is collected.
     const before = await ok("GET", "/Sandbox/Clock", token)
