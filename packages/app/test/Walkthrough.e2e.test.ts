@@ -276,6 +276,25 @@ describe("the README walkthrough against the real service", () => {
     })
     const failedPayment = await until(`/Payment/${request.paymentRequestId}`, token, (body) => body.status === "Failed")
     assert.strictEqual((await ok("GET", `/Transaction/${failedPayment.transferId}`, token)).status, "Failed")
+    // The same for a plan's instalment: it fails, the plan counts it and goes on with the next due date.
+    const failingPlan = await ok("POST", "/PaymentPlan/Create", token, {
+      companyId,
+      payerRegistrationId: registrationId,
+      amount: { value: 10.13, currencyCode: "USD" },
+      frequency: "Monthly",
+      recurrenceInterval: 1,
+      startDate: await today(token),
+      numberOfPayments: 2,
+    })
+    await ok("PUT", `/Consent/${failingPlan.consentId}/Accept`, customerToken, { bankAccountId: accountId })
+    await ok("PUT", `/PaymentPlan/${failingPlan.paymentPlanId}/Activate`, token)
+    const failedPlan = await until(`/PaymentPlan/${failingPlan.paymentPlanId}`, token, (body) => body.failedCount === 1)
+    assert.deepInclude(failedPlan.instalments[0], { instalmentNumber: 1, status: "Failed", returnCode: "R01" })
+    assert.strictEqual(failedPlan.status, "Active")
+    assert.strictEqual(
+      (await ok("GET", `/Transaction/${failedPlan.instalments[0].transferId}`, token)).status,
+      "Failed",
+    )
 
     // Debit authorization: the customer sets one; the partner reads it.
     const debitAuth = await ok("POST", "/DebitAuth/Set", customerToken, {
