@@ -71,7 +71,7 @@ export class ConsentApi extends HttpApiGroup.make("consents")
       OpenApi.annotations({
         summary: "Accept a consent",
         description:
-          "Pending -> Accepted, with the bank account to debit. Accepting again with the same account: no change; with another account, or a Declined or Revoked consent: 409.",
+          "Pending -> Accepted, with the bank account to debit: one of the payer's linked accounts (any other is 404). Accepting again with the same account: no change; with another account, or a Declined or Revoked consent: 409.",
       }),
     ),
     HttpApiEndpoint.put("decline", "/Consent/:consentId/Decline", {

@@ -8,7 +8,15 @@
  * payer's Accepted consent: otherwise 409 with code CONSENT_NOT_ACCEPTED.
  * Another partner's plan is 404.
  */
-import { CalendarDate, Consent, Ids, Money, PaymentPlan, PaymentPlanSchedule } from "@partnerpay/domain"
+import {
+  CalendarDate,
+  Consent,
+  Ids,
+  Money,
+  PaymentPlan,
+  PaymentPlanSchedule,
+  PaymentPlansProjection,
+} from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.ts"
@@ -48,11 +56,10 @@ export const CreatePaymentPlanResponse = Schema.Struct({
   status: PaymentPlan.PlanStatus,
 })
 
-export const InstalmentResponse = Schema.Struct({
-  dueDate: CalendarDate.CalendarDate,
-  paymentRequestId: Schema.optionalKey(Ids.PaymentRequestId),
-  transferId: Schema.optionalKey(Ids.TransferId),
-  collectedAt: Schema.DateTimeUtcFromString,
+/** One collected instalment: the read model's view as is (its transfer and the transfer's status). */
+export const InstalmentResponse = PaymentPlansProjection.InstalmentView.annotate({
+  description:
+    "A collected instalment: its number and due date, the transfer collecting it (GET /Transaction/{transferId}) and that transfer's status: Pending, then Settled or Failed (returnCode). A failed instalment is not collected again; the plan goes on with the next due date.",
 })
 
 export const PaymentPlanResponse = Schema.Struct({
@@ -73,6 +80,8 @@ export const PaymentPlanResponse = Schema.Struct({
     CalendarDate.CalendarDate.annotate({ description: "Absent when the plan is Cancelled or Completed" }),
   ),
   collectedCount: Schema.Number,
+  settledCount: Schema.Number.annotate({ description: "Collected instalments whose transfer settled" }),
+  failedCount: Schema.Number.annotate({ description: "Collected instalments whose transfer failed" }),
   instalments: Schema.Array(InstalmentResponse),
   cancellationReason: Schema.optionalKey(Schema.Literals(["CancelledByCompany", "ConsentDeclined", "ConsentRevoked"])),
   createdAt: Schema.DateTimeUtcFromString,

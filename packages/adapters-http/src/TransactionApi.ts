@@ -74,6 +74,9 @@ export const ReportItem = Schema.Struct({
   externalTransferId: Schema.String,
   companyId: Schema.String,
   paymentRequestId: Schema.optionalKey(Schema.String),
+  paymentPlanId: Schema.optionalKey(
+    Schema.String.annotate({ description: "When the transfer collects a plan's instalment" }),
+  ),
   status: Schema.String,
   date: Schema.String,
   amount: AmountResponse,

@@ -3,7 +3,8 @@
  * (customer) (spec 2.16, 3.2, changelog v0.4.1-v0.4.4).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Ids } from "@partnerpay/domain"
+import { Ids, PaymentPlans, Payments } from "@partnerpay/domain"
+import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import { otherPartnerId, partnerId, send } from "./fixtures.ts"
@@ -38,6 +39,7 @@ const world = Effect.gen(function* () {
   yield* server.run(
     Effect.gen(function* () {
       yield* registerCustomer(partnerId, payer)
+      yield* Fixtures.linkBankAccount(payer, Ids.BankAccountId.make(bankAccountId))
       yield* registerCustomer(partnerId, otherPayer)
       yield* registerCompany(partnerId, acme, "Acme Coffee")
       yield* registerCompany(otherPartnerId, foreign, "Initech")
@@ -215,6 +217,7 @@ describe("GET /PaymentPlan/{paymentPlanId}", () => {
         "consentId",
         "consentStatus",
         "createdAt",
+        "failedCount",
         "frequency",
         "instalments",
         "nextDueDate",
@@ -222,6 +225,7 @@ describe("GET /PaymentPlan/{paymentPlanId}", () => {
         "payerRegistrationId",
         "paymentPlanId",
         "recurrenceInterval",
+        "settledCount",
         "startDate",
         "status",
       ])
@@ -448,21 +452,120 @@ describe("PUT /Consent/{consentId}/Accept and /Decline", () => {
     }),
   )
 
-  it.effect("accepting again with another bank account is 409; with the same one, no change", () =>
+  it.effect(
+    "accepting again with the same bank account changes nothing; an account that is not the payer's is 404",
+    () =>
+      Effect.gen(function* () {
+        const w = yield* world
+        const { consentId } = yield* createPlan(w)
+        yield* call("PUT", `/Consent/${consentId}/Accept`, w.customer, { bankAccountId })
+        const again = yield* call("PUT", `/Consent/${consentId}/Accept`, w.customer, { bankAccountId })
+        assert.strictEqual(again.status, 200, again.text)
+        assert.strictEqual((again.json as Json).status, "Accepted")
+        expectProblem(
+          yield* call("PUT", `/Consent/${consentId}/Accept`, w.customer, {
+            bankAccountId: "ba000000-0000-4000-8000-000000000002",
+          }),
+          404,
+          "NOT_FOUND",
+        )
+      }),
+  )
+
+  it.effect(
+    "accepting with a bank account that is not one of the payer's linked accounts is 404, and changes nothing",
+    () =>
+      Effect.gen(function* () {
+        const w = yield* world
+        const { consentId } = yield* createPlan(w)
+        const refused = yield* call("PUT", `/Consent/${consentId}/Accept`, w.customer, {
+          bankAccountId: "ba000000-0000-4000-8000-0000000000ff",
+        })
+        expectProblem(refused, 404, "NOT_FOUND")
+        assert.strictEqual(((yield* call("GET", `/Consent/${consentId}`, w.customer)).json as Json).status, "Pending")
+      }),
+  )
+})
+
+describe("a plan's instalments through HTTP", () => {
+  /** An Active plan of `value` USD with the payer's consent, and its first instalment collected by the scheduler. */
+  const collectedFirst = (w: World, value: number) =>
+    Effect.gen(function* () {
+      const { paymentPlanId, consentId } = yield* createPlan(w, { amount: { value, currencyCode: "USD" } })
+      yield* call("PUT", `/Consent/${consentId}/Accept`, w.customer, { bankAccountId })
+      yield* call("PUT", `/PaymentPlan/${paymentPlanId}/Activate`, w.partner)
+      const collected = yield* server.run(PaymentPlans.collectDue(paymentPlanId))
+      assert.strictEqual(collected._tag, "Some")
+      const transferId = collected._tag === "Some" ? collected.value.transferId : ""
+      return { paymentPlanId, transferId }
+    })
+
+  it.effect("each instalment is a transfer, read at GET /Transaction/{transferId} by the partner and the payer", () =>
     Effect.gen(function* () {
       const w = yield* world
-      const { consentId } = yield* createPlan(w)
-      yield* call("PUT", `/Consent/${consentId}/Accept`, w.customer, { bankAccountId })
-      const again = yield* call("PUT", `/Consent/${consentId}/Accept`, w.customer, { bankAccountId })
-      assert.strictEqual(again.status, 200, again.text)
-      assert.strictEqual((again.json as Json).status, "Accepted")
-      expectProblem(
-        yield* call("PUT", `/Consent/${consentId}/Accept`, w.customer, {
-          bankAccountId: "ba000000-0000-4000-8000-000000000002",
-        }),
-        409,
-        "ILLEGAL_TRANSITION",
+      const { paymentPlanId, transferId } = yield* collectedFirst(w, 25.5)
+      const plan = (yield* call("GET", `/PaymentPlan/${paymentPlanId}`, w.partner)).json as Json
+      const [instalment] = plan.instalments as Array<Json>
+      assert.deepStrictEqual(
+        [instalment?.instalmentNumber, instalment?.dueDate, instalment?.transferId, instalment?.status],
+        [1, today(), transferId, "Pending"],
       )
+      const byPartner = yield* call("GET", `/Transaction/${transferId}`, w.partner)
+      assert.strictEqual(byPartner.status, 200, byPartner.text)
+      const transfer = byPartner.json as Json
+      assert.deepStrictEqual(
+        [transfer.externalTransferId, transfer.status, transfer.senderAccount, transfer.recipientName],
+        [transferId, "Pending", "****6789", "Acme Coffee"],
+      )
+      assert.deepStrictEqual(transfer.amount, amountShape)
+      assert.strictEqual((yield* call("GET", `/Transaction/${transferId}`, w.customer)).status, 200)
+      expectProblem(yield* call("GET", `/Transaction/${transferId}`, w.otherCustomer), 404)
+      expectProblem(yield* call("GET", `/Transaction/${transferId}`, w.otherPartner), 404)
     }),
+  )
+
+  it.effect("a settled instalment shows Settled, appears in the report and can be refunded", () =>
+    Effect.gen(function* () {
+      const w = yield* world
+      const { paymentPlanId, transferId } = yield* collectedFirst(w, 25.5)
+      yield* server.run(Payments.settleTransfer(Ids.TransferId.make(transferId)))
+      assert.strictEqual(((yield* call("GET", `/Transaction/${transferId}`, w.partner)).json as Json).status, "Settled")
+      const plan = (yield* call("GET", `/PaymentPlan/${paymentPlanId}`, w.partner)).json as Json
+      assert.deepStrictEqual(
+        [plan.settledCount, plan.failedCount, (plan.instalments as Array<Json>)[0]?.status],
+        [1, 0, "Settled"],
+      )
+      const report = yield* call(
+        "GET",
+        `/Transaction/Report?from=${today()}&to=${today()}&companyId=${w.acme}`,
+        w.partner,
+      )
+      assert.strictEqual(report.status, 200, report.text)
+      const items = (report.json as Json).items as Array<Json>
+      assert.deepStrictEqual(
+        items.map((item) => [item.externalTransferId, item.paymentPlanId]),
+        [[transferId, paymentPlanId]],
+      )
+      const refund = yield* call("POST", `/Transaction/${transferId}/Refund`, w.partner, {
+        amount: { value: 5, currencyCode: "USD" },
+      })
+      assert.strictEqual(refund.status, 200, refund.text)
+    }),
+  )
+
+  it.effect(
+    "a failed instalment (an amount ending in .13) shows Failed and counts in failedCount; the plan goes on",
+    () =>
+      Effect.gen(function* () {
+        const w = yield* world
+        const { paymentPlanId, transferId } = yield* collectedFirst(w, 10.13)
+        yield* server.run(Payments.failTransfer(Ids.TransferId.make(transferId), "R01", "insufficient funds"))
+        const plan = (yield* call("GET", `/PaymentPlan/${paymentPlanId}`, w.partner)).json as Json
+        const [instalment] = plan.instalments as Array<Json>
+        assert.deepStrictEqual([instalment?.status, instalment?.returnCode], ["Failed", "R01"])
+        assert.deepStrictEqual([plan.status, plan.failedCount, plan.collectedCount], ["Active", 1, 1])
+        assert.isString(plan.nextDueDate)
+        assert.notStrictEqual(plan.nextDueDate, today())
+      }),
   )
 })

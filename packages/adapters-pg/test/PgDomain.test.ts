@@ -53,6 +53,19 @@ const PaymentPlans = (await applicationModule("PaymentPlans")) as {
   pause(partnerId: Ids.PartnerId, id: string): UseCase<unknown>
   resume(partnerId: Ids.PartnerId, id: string): UseCase<unknown>
   cancel(partnerId: Ids.PartnerId, id: string): UseCase<unknown>
+  collectDue(
+    id: string,
+  ): UseCase<{ readonly _tag: "Some"; readonly value: { readonly transferId: string } } | { readonly _tag: "None" }>
+}
+const Payments = (await applicationModule("Payments")) as {
+  settleTransfer(transferId: string): UseCase<unknown>
+  failTransfer(transferId: string, returnCode: string): UseCase<unknown>
+}
+const { Fixtures } = (await import("@partnerpay/domain/testing")) as unknown as {
+  Fixtures: {
+    registerCustomer(partnerId: Ids.PartnerId, registrationId: string): UseCase<unknown>
+    linkBankAccount(registrationId: string, bankAccountId: string): UseCase<unknown>
+  }
 }
 
 const partnerA = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as Ids.PartnerId
@@ -355,7 +368,9 @@ for (const database of databases) {
       timeout: 60_000,
     }, async () => {
       const partners = [partnerA, partnerB] as const
-      const payer = "7e57ab1e-0000-4000-8000-00000000c0de"
+      // One payer per partner, each with a linked account (a consent is accepted only with one).
+      const payers = ["7e57ab1e-0000-4000-8000-00000000c0de", "7e57ab1e-0000-4000-8000-00000000c0df"] as const
+      const payerOf = (partnerId: Ids.PartnerId) => payers[partnerId === partnerA ? 0 : 1]
       const bankAccountId = "ba000000-0000-4000-8000-000000000001"
       const op = fc.oneof(
         fc.record({
@@ -375,6 +390,9 @@ for (const database of databases) {
           plan: fc.nat(5),
           move: fc.constantFrom("activate", "pause", "resume", "cancel"),
         }),
+        // The scheduler collects a plan's instalment (a transfer); the bank settles or fails the last one.
+        fc.record({ _tag: fc.constant("collect" as const), plan: fc.nat(5) }),
+        fc.record({ _tag: fc.constant("outcome" as const), plan: fc.nat(5), settle: fc.boolean() }),
       )
       const prefix = crypto.randomUUID().slice(0, 8)
       await fc.assert(
@@ -382,7 +400,11 @@ for (const database of databases) {
           await run(
             Effect.gen(function* () {
               const companies: Array<{ partnerId: Ids.PartnerId; companyId: string }> = []
-              const plans: Array<{ partnerId: Ids.PartnerId; plan: Created }> = []
+              const plans: Array<{ partnerId: Ids.PartnerId; plan: Created; transferId?: string }> = []
+              for (const [index, payer] of payers.entries()) {
+                yield* Effect.exit(Fixtures.registerCustomer(partners[index]!, payer))
+                yield* Effect.exit(Fixtures.linkBankAccount(payer, bankAccountId))
+              }
               for (const o of ops) {
                 const attempt: Effect.Effect<unknown, unknown, Services> =
                   o._tag === "register"
@@ -402,7 +424,7 @@ for (const database of databases) {
                                 PaymentPlans.create({
                                   partnerId: companies[o.company]!.partnerId,
                                   companyId: companies[o.company]!.companyId,
-                                  payerRegistrationId: payer,
+                                  payerRegistrationId: payerOf(companies[o.company]!.partnerId),
                                   amount: { minorUnits: 2500, currency: "USD" },
                                   frequency: "Monthly",
                                   recurrenceInterval: 1,
@@ -417,15 +439,31 @@ for (const database of databases) {
                           : o._tag === "consent"
                             ? o.accept
                               ? Consents.accept(
-                                  { partnerId: plans[o.plan]!.partnerId, registrationId: payer },
+                                  {
+                                    partnerId: plans[o.plan]!.partnerId,
+                                    registrationId: payerOf(plans[o.plan]!.partnerId),
+                                  },
                                   plans[o.plan]!.plan.consentId,
                                   bankAccountId,
                                 )
                               : Consents.decline(
-                                  { partnerId: plans[o.plan]!.partnerId, registrationId: payer },
+                                  {
+                                    partnerId: plans[o.plan]!.partnerId,
+                                    registrationId: payerOf(plans[o.plan]!.partnerId),
+                                  },
                                   plans[o.plan]!.plan.consentId,
                                 )
-                            : PaymentPlans[o.move](plans[o.plan]!.partnerId, plans[o.plan]!.plan.paymentPlanId)
+                            : o._tag === "collect"
+                              ? Effect.map(PaymentPlans.collectDue(plans[o.plan]!.plan.paymentPlanId), (collected) => {
+                                  if (collected._tag === "Some") plans[o.plan]!.transferId = collected.value.transferId
+                                })
+                              : o._tag === "outcome"
+                                ? plans[o.plan]!.transferId === undefined
+                                  ? Effect.void
+                                  : o.settle
+                                    ? Payments.settleTransfer(plans[o.plan]!.transferId!)
+                                    : Payments.failTransfer(plans[o.plan]!.transferId!, "R01")
+                                : PaymentPlans[o.move](plans[o.plan]!.partnerId, plans[o.plan]!.plan.paymentPlanId)
                 yield* Effect.exit(attempt)
               }
               const live = yield* readModelRows

@@ -1,7 +1,9 @@
 /**
  * The payment plan scheduler collects each due date exactly once, even with
  * two service instances (two connection pools, two scheduler fibers polling
- * every 10 ms) racing on one PostgreSQL database.
+ * every 10 ms) racing on one PostgreSQL database, and each collection is one
+ * transfer. A consent revoked while a collection runs never yields a transfer
+ * after the revocation.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { PgDatabase } from "@partnerpay/adapters-pg"
@@ -16,6 +18,7 @@ import {
   PaymentPlan,
   PaymentPlans,
 } from "@partnerpay/domain"
+import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect, Fiber, Layer } from "effect"
 import * as Domain from "../src/Domain.ts"
 import * as PlanScheduler from "../src/workers/PlanScheduler.ts"
@@ -46,6 +49,8 @@ describe("the payment plan scheduler", () => {
         const setup = Effect.gen(function* () {
           const company = yield* Companies.register(partnerId, companyBody({ companyReferenceId: "sched-1" }))
           yield* Companies.completeKyb(company.companyId, "Verified")
+          yield* Fixtures.registerCustomer(partnerId, payer.registrationId)
+          yield* Fixtures.linkBankAccount(payer.registrationId, bankAccountId)
           const created = yield* PaymentPlans.create({
             partnerId,
             companyId: company.companyId,
@@ -77,12 +82,102 @@ describe("the payment plan scheduler", () => {
           ),
           first,
         )
-        return events.filter((event) => event.eventType === "InstalmentCollected")
+        const transfers = yield* Effect.provide(
+          Effect.flatMap(EventStore, (store) => store.readAll({ after: 0, limit: 10_000 })),
+          first,
+        )
+        return {
+          collected: events.filter((event) => event.eventType === "InstalmentCollected"),
+          transfers: transfers.filter((event) => event.eventType === "TransferInitiated"),
+        }
       })
-      const collected = await Effect.runPromise(program as Effect.Effect<ReadonlyArray<{ data: unknown }>, unknown>)
+      const { collected, transfers } = await Effect.runPromise(
+        program as Effect.Effect<
+          { collected: ReadonlyArray<{ data: unknown }>; transfers: ReadonlyArray<{ data: unknown }> },
+          unknown
+        >,
+      )
       assert.strictEqual(collected.length, 1)
       assert.strictEqual((collected[0]!.data as { dueDate: string }).dueDate, new Date().toISOString().slice(0, 10))
+      // One collection, one transfer: the one the instalment names.
+      assert.deepStrictEqual(
+        transfers.map((event) => (event.data as { transferId: string }).transferId),
+        [(collected[0]!.data as { transferId: string }).transferId],
+      )
     },
     60_000,
+  )
+})
+
+describe("a consent revoked while its plan's instalment is collected", () => {
+  const rounds = 15
+
+  it.skipIf(!postgresAvailable)(
+    `never yields a transfer after the revocation (${rounds} races of revoke and collect)`,
+    async () => {
+      const db = await freshDatabase()
+      drops.push(db.drop)
+      const layer = instance(db.url)
+      const program = Effect.gen(function* () {
+        const company = yield* Companies.register(partnerId, companyBody({ companyReferenceId: "race-1" }))
+        yield* Companies.completeKyb(company.companyId, "Verified")
+        yield* Fixtures.registerCustomer(partnerId, payer.registrationId)
+        yield* Fixtures.linkBankAccount(payer.registrationId, bankAccountId)
+        for (let round = 0; round < rounds; round++) {
+          const created = yield* PaymentPlans.create({
+            partnerId,
+            companyId: company.companyId,
+            payerRegistrationId: payer.registrationId,
+            amount: Money.make(2500, "USD"),
+            frequency: "Monthly",
+            recurrenceInterval: 1,
+            startDate: CalendarDate.fromEpochMillis(Date.now()),
+            numberOfPayments: 3,
+          })
+          yield* Consents.accept(payer, created.consentId, bankAccountId)
+          yield* PaymentPlans.activate(partnerId, created.paymentPlanId)
+          // Revoke and collect at once; either may lose the race (a conflict), never both win against each other.
+          yield* Effect.all(
+            [
+              // The revocation starts 0 to 24 ms after the collection, so either may commit first.
+              Effect.result(
+                Effect.andThen(Effect.sleep(`${(round % 4) * 8} millis`), Consents.decline(payer, created.consentId)),
+              ),
+              Effect.result(PaymentPlans.collectDue(created.paymentPlanId)),
+            ],
+            { concurrency: 2 },
+          )
+        }
+        const log = yield* Effect.flatMap(EventStore, (store) => store.readAll({ after: 0, limit: 100_000 }))
+        return { log }
+      })
+      const { log } = await Effect.runPromise(
+        Effect.provide(program, layer) as Effect.Effect<
+          { log: ReadonlyArray<{ eventType: string; data: unknown }> },
+          unknown
+        >,
+      )
+      // In commit order: once a plan's consent is revoked, no transfer of that plan follows.
+      const revokedPlans = new Set<string>()
+      const late: Array<string> = []
+      const collections = new Map<string, number>()
+      const transfers = new Map<string, number>()
+      for (const event of log) {
+        const data = event.data as { paymentPlanId?: string }
+        if (data.paymentPlanId === undefined) continue
+        if (event.eventType === "ConsentRevoked") revokedPlans.add(data.paymentPlanId)
+        if (event.eventType === "InstalmentCollected")
+          collections.set(data.paymentPlanId, (collections.get(data.paymentPlanId) ?? 0) + 1)
+        if (event.eventType === "TransferInitiated") {
+          transfers.set(data.paymentPlanId, (transfers.get(data.paymentPlanId) ?? 0) + 1)
+          if (revokedPlans.has(data.paymentPlanId)) late.push(data.paymentPlanId)
+        }
+      }
+      assert.deepStrictEqual(late, [])
+      assert.strictEqual(revokedPlans.size, rounds)
+      // Each collection is exactly one transfer.
+      assert.deepStrictEqual([...transfers.entries()].sort(), [...collections.entries()].sort())
+    },
+    120_000,
   )
 })

@@ -167,6 +167,13 @@ describe("the README walkthrough against the real service", () => {
     assert.strictEqual(once.instalments[0].dueDate, dueDate)
     const nextDueDate = once.nextDueDate as string
     assert.isTrue(nextDueDate > dueDate)
+    // The instalment is a transfer from the payer's account, read by the partner and the payer; it settles.
+    const transferId = once.instalments[0].transferId as string
+    const settled = await until(`/Transaction/${transferId}`, token, (body) => body.status === "Settled")
+    assert.strictEqual(settled.amount.value, 25)
+    assert.strictEqual((await ok("GET", `/Transaction/${transferId}`, customerToken)).status, "Settled")
+    const settledOnce = await until(`/PaymentPlan/${plan.paymentPlanId}`, token, (body) => body.settledCount === 1)
+    assert.strictEqual(settledOnce.instalments[0].status, "Settled")
 
     // 7. The sandbox clock moves a week ahead: the next instalment is collected.
     const before = await ok("GET", "/Sandbox/Clock", token)
@@ -269,6 +276,25 @@ describe("the README walkthrough against the real service", () => {
     })
     const failedPayment = await until(`/Payment/${request.paymentRequestId}`, token, (body) => body.status === "Failed")
     assert.strictEqual((await ok("GET", `/Transaction/${failedPayment.transferId}`, token)).status, "Failed")
+    // The same for a plan's instalment: it fails, the plan counts it and goes on with the next due date.
+    const failingPlan = await ok("POST", "/PaymentPlan/Create", token, {
+      companyId,
+      payerRegistrationId: registrationId,
+      amount: { value: 10.13, currencyCode: "USD" },
+      frequency: "Monthly",
+      recurrenceInterval: 1,
+      startDate: await today(token),
+      numberOfPayments: 2,
+    })
+    await ok("PUT", `/Consent/${failingPlan.consentId}/Accept`, customerToken, { bankAccountId: accountId })
+    await ok("PUT", `/PaymentPlan/${failingPlan.paymentPlanId}/Activate`, token)
+    const failedPlan = await until(`/PaymentPlan/${failingPlan.paymentPlanId}`, token, (body) => body.failedCount === 1)
+    assert.deepInclude(failedPlan.instalments[0], { instalmentNumber: 1, status: "Failed", returnCode: "R01" })
+    assert.strictEqual(failedPlan.status, "Active")
+    assert.strictEqual(
+      (await ok("GET", `/Transaction/${failedPlan.instalments[0].transferId}`, token)).status,
+      "Failed",
+    )
 
     // Debit authorization: the customer sets one; the partner reads it.
     const debitAuth = await ok("POST", "/DebitAuth/Set", customerToken, {

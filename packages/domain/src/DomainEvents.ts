@@ -11,6 +11,7 @@ import * as CompanyReference from "./companies/CompanyReference.ts"
 import * as Customer from "./customers/Customer.ts"
 import * as LoginChallenge from "./customers/LoginChallenge.ts"
 import { EventDecodeFailed, type RecordedEvent } from "./infrastructure/EventStore.ts"
+import * as NaturalKey from "./infrastructure/NaturalKey.ts"
 import * as PaymentNotice from "./notifications/PaymentNotice.ts"
 import type * as PaymentNoticeEvents from "./notifications/PaymentNoticeEvents.ts"
 import * as DebitAuth from "./payments/DebitAuth.ts"
@@ -35,6 +36,7 @@ export type DomainEvent =
   | { readonly streamType: "CharityTransaction"; readonly event: CharityTransaction.CharityTransactionEvent }
   | { readonly streamType: "LoginChallenge"; readonly event: LoginChallenge.LoginChallengeEvent }
   | { readonly streamType: "PaymentNotice"; readonly event: PaymentNoticeEvents.PaymentNoticeEvent }
+  | { readonly streamType: "NaturalKey"; readonly event: NaturalKey.NaturalKeyEvent }
 
 /** A decoded event with where and when it was recorded. */
 export type Envelope = DomainEvent & {
@@ -60,6 +62,7 @@ export const codecs: Record<DomainEvent["streamType"], Schema.Codec<unknown, unk
   CharityTransaction: CharityTransaction.aggregate.events as Schema.Codec<unknown, unknown>,
   LoginChallenge: LoginChallenge.aggregate.events as Schema.Codec<unknown, unknown>,
   PaymentNotice: PaymentNotice.aggregate.events as Schema.Codec<unknown, unknown>,
+  NaturalKey: NaturalKey.aggregate.events as Schema.Codec<unknown, unknown>,
 }
 
 const decoders = Object.fromEntries(

@@ -11,6 +11,7 @@ import type { EventStoreUnavailable } from "./infrastructure/EventStore.ts"
 import type { Notification } from "./infrastructure/Outbox.ts"
 import type { ReadModelStore } from "./infrastructure/ReadModel.ts"
 import * as PaymentRequestStatus from "./payments/PaymentRequestStatusNotification.ts"
+import * as PaymentPlanInstalmentStatus from "./plans/PaymentPlanInstalmentNotification.ts"
 
 /** One source of notifications, e.g. company verification or payment request status. */
 export type NotificationRule = (
@@ -18,4 +19,8 @@ export type NotificationRule = (
 ) => Effect.Effect<ReadonlyArray<Notification>, EventStoreUnavailable, ReadModelStore>
 
 /** Every notification rule; each webhook module adds itself here. */
-export const rules: ReadonlyArray<NotificationRule> = [CompanyVerification.rule, PaymentRequestStatus.rule]
+export const rules: ReadonlyArray<NotificationRule> = [
+  CompanyVerification.rule,
+  PaymentRequestStatus.rule,
+  PaymentPlanInstalmentStatus.rule,
+]

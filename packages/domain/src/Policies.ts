@@ -7,8 +7,9 @@ import type * as CommandHandler from "./infrastructure/CommandHandler.ts"
 import * as Policy from "./infrastructure/Policy.ts"
 import { policy as transferOutcome } from "./payments/TransferOutcomePolicy.ts"
 import { policy as consentAnswer } from "./plans/ConsentAnswerPolicy.ts"
+import { policy as instalmentOutcome } from "./plans/InstalmentOutcomePolicy.ts"
 
-export const all: ReadonlyArray<Policy.AnyPolicy> = [consentAnswer, transferOutcome]
+export const all: ReadonlyArray<Policy.AnyPolicy> = [consentAnswer, transferOutcome, instalmentOutcome]
 
 /** Applies every policy reacting to `source` to the events it just recorded (see `Policy.apply`). */
 export const apply = (

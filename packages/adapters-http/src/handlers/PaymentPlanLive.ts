@@ -35,6 +35,8 @@ export const toResponse = (plan: PaymentPlansProjection.PaymentPlanDocument) => 
   ...(plan.description !== undefined ? { description: plan.description } : {}),
   ...(plan.nextDueDate !== undefined ? { nextDueDate: plan.nextDueDate } : {}),
   collectedCount: plan.collectedCount,
+  settledCount: plan.settledCount,
+  failedCount: plan.failedCount,
   instalments: plan.instalments,
   ...(plan.cancellationReason !== undefined ? { cancellationReason: plan.cancellationReason } : {}),
   createdAt: plan.createdAt,

@@ -56,6 +56,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
             externalTransferId: doc.transferId,
             companyId: doc.companyId,
             ...(doc.paymentRequestId === undefined ? {} : { paymentRequestId: doc.paymentRequestId }),
+            ...(doc.paymentPlanId === undefined ? {} : { paymentPlanId: doc.paymentPlanId }),
             status: doc.status,
             date: doc.createdAt,
             amount: MoneyResponse.toResponse(doc.amount),

@@ -1,7 +1,9 @@
 /**
  * The payment plan scheduler: every second, the plans due today or earlier
  * (`PaymentPlans.duePlans`, all partners) get their instalment collected
- * (`PaymentPlans.collectDue`).
+ * (`PaymentPlans.collectDue`): the plan records it and its Transfer is
+ * initiated, in one unit of work (the sandbox settlement then settles or
+ * fails it like any transfer).
  *
  * Exactly once per due date, with any number of instances: each plan is
  * collected inside a database transaction that first takes a transaction-level
@@ -53,6 +55,7 @@ export const layer = (options: { readonly pollMillis?: number } = {}) =>
           yield* Effect.logInfo("instalment collected", {
             paymentPlanId: plan.paymentPlanId,
             dueDate: result.value.dueDate,
+            instalmentNumber: result.value.instalmentNumber,
             transferId: result.value.transferId,
           })
         }

@@ -1,12 +1,15 @@
 /**
- * Sandbox settlement: a transfer Pending for PARTNERPAY_SETTLEMENT_DELAY_MS
+ * Sandbox settlement: a transfer (paying a payment request or collecting a
+ * plan's instalment) Pending for PARTNERPAY_SETTLEMENT_DELAY_MS
  * settles (`Payments.settleTransfer`), except amounts whose decimal form ends
  * in ".13" (e.g. 10.13 USD), which fail with bank return code R01
  * ("insufficient funds", `Payments.failTransfer`). Due transfers are found in
  * the `transfers` read model (all partners; sort key = initiation instant).
  * Batches: each poll reads up to 100 due transfers in one query (oldest
  * first) and applies their outcomes with `Payments.settleBatch`, one unit of
- * work (one commit) for the batch, each transfer atomic on its own.
+ * work (one commit) for the batch, each transfer atomic on its own with what
+ * its outcome causes (the request Paid or Failed, the instalment Settled or
+ * Failed, through the policies).
  * Safe with several instances: the outcome is a pure function of the amount
  * and both outcomes change nothing when repeated (a racing loser is reported
  * as skipped); both take the transfers in the same order.

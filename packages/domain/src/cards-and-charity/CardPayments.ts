@@ -5,12 +5,17 @@
  * Retry-safe: the merchant and the terminal's `externalReference` identify the
  * payment. Registering again with the same merchant and external reference
  * answers the same `cardPaymentId` when the details are the same, and
- * AlreadyExists (409) when they differ. The merchant id is recorded as given:
- * the interface has no merchant registry to check it against.
+ * AlreadyExists (409) when they differ. The event store enforces it: the
+ * first registration claims the (partner, merchant, external reference)
+ * `NaturalKey` stream expecting no stream yet, so of concurrent registrations
+ * one creates the payment and the others (run again after the conflict) find
+ * it. The merchant id is recorded as given: the interface has no merchant
+ * registry to check it against.
  */
 import { DateTime, Effect } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import * as NaturalKey from "../infrastructure/NaturalKey.ts"
 import { ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { unitOfWork } from "../infrastructure/UseCase.ts"
 import * as Amounts from "../kernel/Amounts.ts"
@@ -32,6 +37,10 @@ export interface Registered {
   readonly status: "Registered"
 }
 
+/** The natural key of a card payment: one per (partner, merchant, external reference). */
+export const naturalKeyOf = (partnerId: PartnerId, merchantId: MerchantId, externalReference: string): string =>
+  NaturalKey.idOf("CardPayment", [partnerId, merchantId, externalReference])
+
 export const register = Effect.fn("CardPayments.register")(function* (input: RegisterInput) {
   const amount = yield* Amounts.fromWire("amount", input.amount)
   return yield* unitOfWork(
@@ -42,20 +51,34 @@ export const register = Effect.fn("CardPayments.register")(function* (input: Reg
         keys: { merchantId: input.merchantId, externalReference: input.externalReference },
         limit: 1,
       })
+      // A payment registered before keys were claimed has no key yet: it claims it now.
       const known = existing.items[0]
-      const cardPaymentId = (known?.id ?? (yield* (yield* IdGenerator).next)) as CardPaymentId
+      const candidate = known?.id ?? (yield* (yield* IdGenerator).next)
       const at = yield* DateTime.now
-      yield* CommandHandler.handle(CardPayment.aggregate, cardPaymentId, {
-        _tag: "RegisterCardPayment",
+      const claimed = yield* CommandHandler.handle(
+        NaturalKey.aggregate,
+        naturalKeyOf(input.partnerId, input.merchantId, input.externalReference),
+        { _tag: "ClaimNaturalKey", scope: "CardPayment", ownerId: candidate, at },
+        { expectNew: known === undefined },
+      )
+      const cardPaymentId = NaturalKey.ownerOf(claimed.state, candidate) as CardPaymentId
+      const isNew = claimed.events.length > 0 && known === undefined
+      yield* CommandHandler.handle(
+        CardPayment.aggregate,
         cardPaymentId,
-        partnerId: input.partnerId,
-        merchantId: input.merchantId,
-        amount,
-        last4: input.last4,
-        brand: input.brand,
-        externalReference: input.externalReference,
-        at,
-      })
+        {
+          _tag: "RegisterCardPayment",
+          cardPaymentId,
+          partnerId: input.partnerId,
+          merchantId: input.merchantId,
+          amount,
+          last4: input.last4,
+          brand: input.brand,
+          externalReference: input.externalReference,
+          at,
+        },
+        { expectNew: isNew },
+      )
       const registered: Registered = { cardPaymentId, status: "Registered" }
       return registered
     }),

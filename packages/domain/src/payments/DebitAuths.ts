@@ -3,9 +3,10 @@
  * authorized debit limit"; 2.10, 2.11).
  *
  * - `set`: the customer (payer) authorizes one company of its partner to debit
- *   up to a limit per debit. One authorization per payer and company: setting
- *   again for the same company sets the new limit on the existing
- *   authorization and enables it (the answer carries the same debitAuthId).
+ *   up to a limit per debit. One authorization per payer and company, claimed
+ *   in the event store (`NaturalKey`): setting again for the same company sets
+ *   the new limit on the existing authorization and enables it (the answer
+ *   carries the same debitAuthId), even when the two sets race.
  * - `update`: the customer changes the limit and/or enables or disables one of
  *   its authorizations.
  * - `list`: the customer's authorizations, with the company's name.
@@ -21,6 +22,7 @@ import { Company } from "../companies/index.ts"
 import { CustomerPreferences } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import * as NaturalKey from "../infrastructure/NaturalKey.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
 import * as Amounts from "../kernel/Amounts.ts"
@@ -112,7 +114,18 @@ export interface SetInput {
   readonly limit: Amounts.WireAmount
 }
 
-/** Authorizes the company up to `limit` per debit; on an existing authorization sets the limit and enables it. */
+/** The natural key of an authorization: one per (partner, payer, company). */
+export const naturalKeyOf = (partnerId: PartnerId, registrationId: RegistrationId, companyId: CompanyId): string =>
+  NaturalKey.idOf("DebitAuth", [partnerId, registrationId, companyId])
+
+/**
+ * Authorizes the company up to `limit` per debit; on an existing authorization
+ * sets the limit and enables it. One authorization per (partner, payer,
+ * company), enforced by the event store: the first set claims the pair's
+ * `NaturalKey` stream expecting no stream yet, so of concurrent first sets one
+ * creates the authorization and the others (run again after the conflict)
+ * update that one.
+ */
 export const set = Effect.fn("DebitAuths.set")(function* (input: SetInput) {
   const limit = yield* Amounts.fromWire("limit", input.limit)
   return yield* unitOfWork(
@@ -120,26 +133,39 @@ export const set = Effect.fn("DebitAuths.set")(function* (input: SetInput) {
       yield* CustomerPreferences.loadCustomer(input.partnerId, input.registrationId)
       yield* loadCompany(input.partnerId, input.companyId)
       const at = yield* DateTime.now
+      // An authorization set before keys were claimed has no key yet: it claims it now.
       const [existing] = yield* authorizationsOf(input.partnerId, input.registrationId, input.companyId)
-      if (existing === undefined) {
-        const debitAuthId = (yield* (yield* IdGenerator).next) as DebitAuthId
-        const handled = yield* CommandHandler.handle(DebitAuth.aggregate, debitAuthId, {
-          _tag: "SetDebitAuth",
+      const candidate = existing?.debitAuthId ?? ((yield* (yield* IdGenerator).next) as DebitAuthId)
+      const claimed = yield* CommandHandler.handle(
+        NaturalKey.aggregate,
+        naturalKeyOf(input.partnerId, input.registrationId, input.companyId),
+        { _tag: "ClaimNaturalKey", scope: "DebitAuth", ownerId: candidate, at },
+        { expectNew: existing === undefined },
+      )
+      const debitAuthId = NaturalKey.ownerOf(claimed.state, candidate) as DebitAuthId
+      if (claimed.events.length > 0 && existing === undefined) {
+        const handled = yield* CommandHandler.handle(
+          DebitAuth.aggregate,
           debitAuthId,
-          partnerId: input.partnerId,
-          companyId: input.companyId,
-          registrationId: input.registrationId,
-          limit,
-          at,
-        })
+          {
+            _tag: "SetDebitAuth",
+            debitAuthId,
+            partnerId: input.partnerId,
+            companyId: input.companyId,
+            registrationId: input.registrationId,
+            limit,
+            at,
+          },
+          { expectNew: true },
+        )
         return Option.getOrThrow(viewOfState(handled.state))
       }
-      yield* CommandHandler.handle(DebitAuth.aggregate, existing.debitAuthId, {
+      yield* CommandHandler.handle(DebitAuth.aggregate, debitAuthId, {
         _tag: "UpdateDebitAuthLimit",
         limit,
         at,
       })
-      const handled = yield* CommandHandler.handle(DebitAuth.aggregate, existing.debitAuthId, {
+      const handled = yield* CommandHandler.handle(DebitAuth.aggregate, debitAuthId, {
         _tag: "EnableDebitAuth",
         at,
       })

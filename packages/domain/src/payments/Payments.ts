@@ -280,7 +280,7 @@ export const attachmentOf = (attachmentId: string, url: string): Attachment => {
 }
 
 /** The display name of a customer: verified first and last name, else the bank account's name. */
-const senderNameOf = (customer: Customer.RegisteredCustomer, accountName: string): string => {
+export const senderNameOf = (customer: Customer.RegisteredCustomer, accountName: string): string => {
   const personal = customer.personalData
   const name = personal === null ? "" : `${personal.firstName} ${personal.lastName}`.trim()
   return name !== "" ? name : accountName.trim() !== "" ? accountName : "Customer"

@@ -18,7 +18,14 @@ import {
   type ValidationFailed,
 } from "../kernel/DomainError.ts"
 import * as Check from "../kernel/FieldChecks.ts"
-import type { CompanyId, PartnerId, PaymentRequestId, TransferId } from "../kernel/Ids.ts"
+import type {
+  CompanyId,
+  PartnerId,
+  PaymentPlanId,
+  PaymentRequestId,
+  RegistrationId,
+  TransferId,
+} from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
 import {
   type Attachment,
@@ -49,6 +56,10 @@ export interface InitiateTransfer {
   readonly _tag: "InitiateTransfer"
   readonly transferId: TransferId
   readonly paymentRequestId?: PaymentRequestId
+  /** The plan whose instalment `instalmentNumber` this transfer collects (with the payer). */
+  readonly paymentPlanId?: PaymentPlanId
+  readonly instalmentNumber?: number
+  readonly payerRegistrationId?: RegistrationId
   readonly partnerId: PartnerId
   readonly companyId: CompanyId
   readonly amount: Money.Money
@@ -243,6 +254,9 @@ const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
     _tag: "TransferInitiated",
     transferId: command.transferId,
     ...(command.paymentRequestId === undefined ? {} : { paymentRequestId: command.paymentRequestId }),
+    ...(command.paymentPlanId === undefined ? {} : { paymentPlanId: command.paymentPlanId }),
+    ...(command.instalmentNumber === undefined ? {} : { instalmentNumber: command.instalmentNumber }),
+    ...(command.payerRegistrationId === undefined ? {} : { payerRegistrationId: command.payerRegistrationId }),
     partnerId: command.partnerId,
     companyId: command.companyId,
     amount: command.amount,

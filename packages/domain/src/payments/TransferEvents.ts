@@ -6,7 +6,15 @@
  */
 import { Schema } from "effect"
 import { httpsUrlPattern, maskedAccountNumberPattern, returnCodePattern } from "../kernel/FieldChecks.ts"
-import { CompanyId, PartnerId, PaymentRequestId, TransferId, Uuid } from "../kernel/Ids.ts"
+import {
+  CompanyId,
+  PartnerId,
+  PaymentPlanId,
+  PaymentRequestId,
+  RegistrationId,
+  TransferId,
+  Uuid,
+} from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
 
 /** Identifies one refund of a transfer (new id from the edge); repeating a refund with the same id changes nothing. */
@@ -54,10 +62,19 @@ export const Attachment = Schema.Struct({
 })
 export type Attachment = typeof Attachment.Type
 
-/** A transfer was started; it is Pending until the bank settles or fails it. */
+/**
+ * A transfer was started; it is Pending until the bank settles or fails it.
+ * It pays a payment request (`paymentRequestId`) or collects instalment
+ * `instalmentNumber` of a payment plan (`paymentPlanId`), or neither; the
+ * payer (`payerRegistrationId`) is named when the transfer collects a plan's
+ * instalment (a payment request's payer is the request's).
+ */
 export const TransferInitiated = Schema.TaggedStruct("TransferInitiated", {
   transferId: TransferId,
   paymentRequestId: Schema.optionalKey(PaymentRequestId),
+  paymentPlanId: Schema.optionalKey(PaymentPlanId),
+  instalmentNumber: Schema.optionalKey(Schema.Number),
+  payerRegistrationId: Schema.optionalKey(RegistrationId),
   partnerId: PartnerId,
   companyId: CompanyId,
   amount: Money,

@@ -33,8 +33,12 @@ export type Reader =
   | { readonly _tag: "Partner"; readonly partnerId: PartnerId }
   | { readonly _tag: "Customer"; readonly partnerId: PartnerId; readonly registrationId: RegistrationId }
 
-/** The payer of a transfer: the payer of the payment request it pays (undefined for a stand-alone transfer). */
+/**
+ * The payer of a transfer: named on a plan instalment's transfer, else the
+ * payer of the payment request it pays (undefined for a stand-alone transfer).
+ */
 const payerOf = Effect.fn("Transfers.payerOf")(function* (doc: Transfers.TransferDocument) {
+  if (doc.payerRegistrationId !== undefined) return doc.payerRegistrationId
   if (doc.paymentRequestId === undefined) return undefined
   const store = yield* ReadModelStore
   const stored = yield* store.get(PaymentRequests.collection, doc.paymentRequestId)

@@ -5,7 +5,7 @@
  * only (the events never carry anything else).
  *
  * Index keys: `companyId`, `status` and, when the transfer pays one,
- * `paymentRequestId`. Sort key: the initiation instant (ISO 8601), which is
+ * `paymentRequestId` (or, when it collects a plan's instalment, `paymentPlanId`). Sort key: the initiation instant (ISO 8601), which is
  * the transfer's `date`; the report selects a date range of it.
  */
 import { DateTime, Schema } from "effect"
@@ -21,6 +21,10 @@ export const TransferDocument = Schema.Struct({
   partnerId: Schema.String,
   companyId: Schema.String,
   paymentRequestId: Schema.optionalKey(Schema.String),
+  /** The plan (and its instalment) the transfer collects, with the payer. */
+  paymentPlanId: Schema.optionalKey(Schema.String),
+  instalmentNumber: Schema.optionalKey(Schema.Number),
+  payerRegistrationId: Schema.optionalKey(Schema.String),
   status: TransferStatus,
   amount: Money,
   senderName: Schema.String,
@@ -57,6 +61,9 @@ export const apply = (current: TransferDocument | undefined, envelope: Envelope)
       partnerId: event.partnerId,
       companyId: event.companyId,
       ...(event.paymentRequestId === undefined ? {} : { paymentRequestId: event.paymentRequestId }),
+      ...(event.paymentPlanId === undefined ? {} : { paymentPlanId: event.paymentPlanId }),
+      ...(event.instalmentNumber === undefined ? {} : { instalmentNumber: event.instalmentNumber }),
+      ...(event.payerRegistrationId === undefined ? {} : { payerRegistrationId: event.payerRegistrationId }),
       status: "Pending",
       amount: event.amount,
       senderName: event.senderName,
@@ -117,6 +124,7 @@ export const projection: Projection<TransferDocument> = {
       companyId: doc.companyId,
       status: doc.status,
       ...(doc.paymentRequestId === undefined ? {} : { paymentRequestId: doc.paymentRequestId }),
+      ...(doc.paymentPlanId === undefined ? {} : { paymentPlanId: doc.paymentPlanId }),
     },
     sortKey: doc.createdAt,
   }),

@@ -14,7 +14,9 @@
  */
 import { DateTime, Effect, Option, Schema } from "effect"
 import { CompaniesProjection } from "../companies/index.ts"
+import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import type { EventDecodeFailed, EventStore, EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { decodeDocument, ReadModelStore, type StoredDocument } from "../infrastructure/ReadModel.ts"
 import { unitOfWork } from "../infrastructure/UseCase.ts"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
@@ -139,10 +141,16 @@ export const list = Effect.fn("Consents.list")(function* (payer: Payer, input: L
   return { data, hasMore: page.hasMore }
 })
 
-const answer = (payer: Payer, command: (at: DateTime.Utc) => Consent.Command, consentId: string) =>
+const answer = (
+  payer: Payer,
+  command: (at: DateTime.Utc) => Consent.Command,
+  consentId: string,
+  check: Effect.Effect<void, NotFound | EventStoreUnavailable | EventDecodeFailed, EventStore> = Effect.void,
+) =>
   unitOfWork(
     Effect.gen(function* () {
       yield* findOwn(payer, consentId)
+      yield* check
       const at = yield* DateTime.now
       const handled = yield* CommandHandler.handle(Consent.aggregate, consentId, command(at), {
         metadata: { partnerId: payer.partnerId },
@@ -152,7 +160,18 @@ const answer = (payer: Payer, command: (at: DateTime.Utc) => Consent.Command, co
     }),
   )
 
-/** The payer accepts, naming the bank account to debit; the plan learns it in the same unit of work. */
+/** The payer's linked bank account, else NotFound("BankAccount") like any unknown account. */
+const requireLinkedAccount = (payer: Payer, bankAccountId: Ids.BankAccountId) =>
+  Effect.gen(function* () {
+    const customer = yield* CommandHandler.load(Customer.aggregate, payer.registrationId)
+    if (!Customer.belongsTo(customer.state, payer.partnerId) || !Customer.hasBankAccount(customer.state, bankAccountId))
+      return yield* new NotFound({ entity: "BankAccount" })
+  })
+
+/**
+ * The payer accepts, naming one of their linked bank accounts to debit (any
+ * other account is NotFound); the plan learns it in the same unit of work.
+ */
 export const accept = Effect.fn("Consents.accept")(function* (
   payer: Payer,
   consentId: Ids.ConsentId,
@@ -162,6 +181,7 @@ export const accept = Effect.fn("Consents.accept")(function* (
     payer,
     (at) => ({ _tag: "AcceptConsent", consentId, registrationId: payer.registrationId, bankAccountId, at }),
     consentId,
+    requireLinkedAccount(payer, bankAccountId),
   )
 })
 

@@ -17,6 +17,11 @@
  * transfer it will use; the plan records each due date at most once, in
  * schedule order. Due dates that pass while the plan is not collecting (Draft
  * or Paused) are skipped when it is activated or resumed, never caught up.
+ *
+ * The plan learns what became of an instalment's transfer through the policy
+ * command RecordInstalmentOutcome (`InstalmentOutcomePolicy`): the instalment
+ * becomes Settled or Failed. A failed instalment is not collected again; the
+ * plan goes on with its next due date (as GoCardless subscriptions do).
  */
 import { DateTime, Schema } from "effect"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
@@ -33,7 +38,7 @@ import {
 import type * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
-import type { CancellationReason, ConsentWithdrawal, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
+import type { CancellationReason, ConsentWithdrawal, InstalmentStatus, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 import * as Events from "./PaymentPlanEvents.ts"
 import type { Frequency } from "./PaymentPlanSchedule.ts"
 import * as Schedule from "./PaymentPlanSchedule.ts"
@@ -119,6 +124,17 @@ export interface CollectInstalment {
   readonly at: DateTime.Utc
 }
 
+/** Policy command: the bank settled or failed the transfer `transferId` collecting one of the plan's instalments. */
+export interface RecordInstalmentOutcome {
+  readonly _tag: "RecordInstalmentOutcome"
+  readonly paymentPlanId: Ids.PaymentPlanId
+  readonly transferId: Ids.TransferId
+  readonly outcome:
+    | { readonly _tag: "Settled" }
+    | { readonly _tag: "Failed"; readonly returnCode: string; readonly reason: string }
+  readonly at: DateTime.Utc
+}
+
 /** The events of this aggregate. */
 export type Event = PaymentPlanEvent
 
@@ -131,6 +147,7 @@ export type Command =
   | ResumePaymentPlan
   | CancelPaymentPlan
   | CollectInstalment
+  | RecordInstalmentOutcome
 
 // ---------------------------------------------------------------------------
 // State
@@ -154,11 +171,13 @@ export interface PlanTerms extends Schedule.ScheduleTerms {
   readonly createdAt: DateTime.Utc
 }
 
-/** One collected instalment and the payment that collects it. */
+/** One collected instalment, the payment that collects it, and what became of it. */
 export interface CollectedInstalment {
+  readonly instalmentNumber: number
   readonly dueDate: CalendarDate.CalendarDate
   readonly paymentRequestId?: Ids.PaymentRequestId
   readonly transferId?: Ids.TransferId
+  readonly status: InstalmentStatus
 }
 
 export interface Plan {
@@ -524,6 +543,36 @@ const collect = (command: CollectInstalment, state: ExistingState): Decision<Eve
   )
 }
 
+const recordInstalmentOutcome = (command: RecordInstalmentOutcome, state: ExistingState): Decision<Event> => {
+  // Whatever the plan's status (a cancelled or completed plan still learns what its last transfers became).
+  const instalment = state.collected.find((collected) => collected.transferId === command.transferId)
+  if (instalment === undefined) {
+    return refuse(
+      new RuleViolated({
+        code: "UnknownInstalmentTransfer",
+        reason: `transfer ${command.transferId} collects no instalment of payment plan ${state.terms.paymentPlanId}`,
+      }),
+    )
+  }
+  // A transfer's outcome is final: a repeat (or a late, contradicting one) changes nothing.
+  if (instalment.status !== "Pending") return nothing
+  const fields = {
+    ...planIds(state),
+    instalmentNumber: instalment.instalmentNumber,
+    dueDate: instalment.dueDate,
+    transferId: command.transferId,
+    at: command.at,
+  }
+  return command.outcome._tag === "Settled"
+    ? accept<PaymentPlanEvent>({ _tag: "InstalmentSettled", ...fields })
+    : accept<PaymentPlanEvent>({
+        _tag: "InstalmentFailed",
+        ...fields,
+        returnCode: command.outcome.returnCode,
+        reason: command.outcome.reason,
+      })
+}
+
 export const decide = (command: Command, state: State): Decision<Event> => {
   if (command._tag === "CreatePaymentPlan") return createPaymentPlan(command, state)
   if (state._tag === "Initial") return refuse(new NotFound({ entity }))
@@ -542,6 +591,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return cancel(command, state)
     case "CollectInstalment":
       return collect(command, state)
+    case "RecordInstalmentOutcome":
+      return recordInstalmentOutcome(command, state)
   }
 }
 
@@ -592,14 +643,26 @@ export const evolve = (state: State, event: Event): State => {
         collected: [
           ...state.collected,
           {
+            instalmentNumber: event.instalmentNumber,
             dueDate: event.dueDate,
             ...(event.paymentRequestId !== undefined ? { paymentRequestId: event.paymentRequestId } : {}),
             ...(event.transferId !== undefined ? { transferId: event.transferId } : {}),
+            status: "Pending",
           },
         ],
       }
     case "PaymentPlanCompleted":
       return { ...state, _tag: "Completed" }
+    case "InstalmentSettled":
+    case "InstalmentFailed": {
+      const status: InstalmentStatus = event._tag === "InstalmentSettled" ? "Settled" : "Failed"
+      return {
+        ...state,
+        collected: state.collected.map((instalment) =>
+          instalment.transferId === event.transferId ? { ...instalment, status } : instalment,
+        ),
+      }
+    }
   }
 }
 

@@ -103,6 +103,34 @@ export const InstalmentCollected = Schema.TaggedStruct("InstalmentCollected", {
 })
 export type InstalmentCollected = typeof InstalmentCollected.Type
 
+/** What became of an instalment's transfer: Pending until the bank settles or fails it. */
+export const InstalmentStatus = Schema.Literals(["Pending", "Settled", "Failed"])
+export type InstalmentStatus = typeof InstalmentStatus.Type
+
+/** The fields naming one instalment and the transfer collecting it. */
+const instalmentFields = {
+  ...planFields,
+  instalmentNumber: Schema.Number,
+  dueDate: CalendarDate,
+  transferId: Ids.TransferId,
+}
+
+/** The bank settled the transfer collecting an instalment: the money reached the company. */
+export const InstalmentSettled = Schema.TaggedStruct("InstalmentSettled", instalmentFields)
+export type InstalmentSettled = typeof InstalmentSettled.Type
+
+/**
+ * The bank failed the transfer collecting an instalment (return code, e.g.
+ * "R01"). The instalment is not collected again: the plan goes on with its
+ * next due date.
+ */
+export const InstalmentFailed = Schema.TaggedStruct("InstalmentFailed", {
+  ...instalmentFields,
+  returnCode: Schema.String,
+  reason: Schema.String,
+})
+export type InstalmentFailed = typeof InstalmentFailed.Type
+
 /** The schedule has no due date left: the plan is Completed. */
 export const PaymentPlanCompleted = Schema.TaggedStruct("PaymentPlanCompleted", {
   ...planFields,
@@ -121,5 +149,7 @@ export const PaymentPlanEvent = Schema.Union([
   PaymentPlanCancelled,
   InstalmentCollected,
   PaymentPlanCompleted,
+  InstalmentSettled,
+  InstalmentFailed,
 ])
 export type PaymentPlanEvent = typeof PaymentPlanEvent.Type

@@ -2,7 +2,8 @@
  * Use cases of recurring payment plans (spec 2.16, changelog v0.4.1):
  * create a plan with its payer consent, read it, activate, pause, resume and
  * cancel it (the partner's operations), and the scheduler's two entry points,
- * `duePlans(today)` and `collectDue(paymentPlanId)`.
+ * `duePlans(today)` and `collectDue(paymentPlanId)`, which initiates the
+ * instalment's Transfer with the plan's event.
  *
  * Tenancy: a plan or company of another partner is `NotFound`, exactly like a
  * missing one. Business rules stay in the PaymentPlan and Consent aggregates;
@@ -19,6 +20,8 @@ import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import * as Ids from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
+import * as Policies from "../Policies.ts"
+import { Payments, Transfer } from "../payments/index.ts"
 import * as Consent from "./Consent.ts"
 import * as PaymentPlan from "./PaymentPlan.ts"
 import type { Frequency } from "./PaymentPlanSchedule.ts"
@@ -262,20 +265,81 @@ export const duePlans = Effect.fn("PaymentPlans.duePlans")(function* (today: Cal
   })
 })
 
-/** One instalment the scheduler recorded, with the transfer id allocated for it. */
+/** One instalment the scheduler recorded, with the transfer collecting it. */
 export interface CollectedInstalment {
   readonly paymentPlanId: Ids.PaymentPlanId
   readonly partnerId: Ids.PartnerId
   readonly dueDate: CalendarDate.CalendarDate
+  readonly instalmentNumber: number
   readonly transferId: Ids.TransferId
   readonly plan: PaymentPlanDocument
 }
 
+/** The bank's return code of an instalment whose account was unlinked after the consent named it. */
+export const accountClosedReturnCode = "R02"
+
 /**
- * Records the plan's next instalment if it is due by `today` (default: the
+ * The transfer collecting the plan's next instalment: from the bank account
+ * the payer named when accepting the consent, to the plan's company, for the
+ * plan's amount. `linked` is false when the payer unlinked that account since.
+ */
+const instalmentTransfer = Effect.fn("PaymentPlans.instalmentTransfer")(function* (
+  terms: PaymentPlan.PlanTerms,
+  instalmentNumber: number,
+  transferId: Ids.TransferId,
+  at: DateTime.Utc,
+) {
+  const consent = yield* CommandHandler.load(Consent.aggregate, terms.consentId)
+  const customer = yield* CommandHandler.load(Customer.aggregate, terms.payerRegistrationId)
+  const bankAccountId = consent.state._tag === "Accepted" ? consent.state.bankAccountId : undefined
+  const account =
+    customer.state._tag === "Registered"
+      ? customer.state.bankAccounts.find((candidate) => candidate.bankAccountId === bankAccountId)
+      : undefined
+  if (customer.state._tag !== "Registered" || account === undefined) {
+    // The plan's consent is Accepted (the plan checked it), so the payer and the account exist.
+    return yield* new RuleViolated({
+      code: "BANK_ACCOUNT_NOT_LINKED",
+      reason: "the bank account named by the consent is unknown",
+    })
+  }
+  const company = yield* Companies.get(terms.partnerId, terms.companyId)
+  const initiate: Transfer.InitiateTransfer = {
+    _tag: "InitiateTransfer",
+    transferId,
+    paymentPlanId: terms.paymentPlanId,
+    instalmentNumber,
+    payerRegistrationId: terms.payerRegistrationId,
+    partnerId: terms.partnerId,
+    companyId: terms.companyId,
+    amount: terms.amount,
+    senderName: Payments.senderNameOf(customer.state, account.name),
+    recipientName: company.name,
+    senderAccountMasked: Transfer.maskAccountNumber(account.mask),
+    recipientAccountMasked: Payments.companyAccountMasked,
+    recipientAddress: {
+      streetNumberAndName: company.streetNumberAndName,
+      apartmentNumber: company.apartmentNumber ?? "",
+      city: company.city,
+      zipCode: company.zipCode,
+      state: company.state,
+      country: Payments.recipientCountry,
+    },
+    attachments: [],
+    description: terms.description ?? `Instalment ${instalmentNumber} of payment plan ${terms.paymentPlanId}`,
+    at,
+  }
+  return { initiate, linked: account.linked }
+})
+
+/**
+ * Collects the plan's next instalment if it is due by `today` (default: the
  * clock's UTC date) and the plan is collecting; `Option.none()` when there is
- * nothing to collect. The instalment is collected through a transfer whose id
- * is allocated here (`transferId`), for the money-movement side to execute.
+ * nothing to collect. In one unit of work the plan records the instalment and
+ * its Transfer is initiated (Pending; the bank settles or fails it later, and
+ * `InstalmentOutcomePolicy` brings the outcome back to the plan). A consent
+ * revoked concurrently makes the plan's append conflict, so the unit runs
+ * again, finds the plan cancelled and creates no transfer.
  */
 export const collectDue = Effect.fn("PaymentPlans.collectDue")(function* (
   paymentPlanId: string,
@@ -292,17 +356,40 @@ export const collectDue = Effect.fn("PaymentPlans.collectDue")(function* (
       const ids = yield* IdGenerator
       const transferId = Ids.TransferId.make(yield* ids.next)
       const id = state.terms.paymentPlanId
-      yield* CommandHandler.handle(
+      const partnerId = state.terms.partnerId
+      const instalmentNumber = state.nextIndex + 1
+      const { initiate, linked } = yield* instalmentTransfer(state.terms, instalmentNumber, transferId, at)
+      const options = { metadata: { partnerId } }
+      const handled = yield* CommandHandler.handle(
         PaymentPlan.aggregate,
         id,
         { _tag: "CollectInstalment", paymentPlanId: id, dueDate, transferId, at },
-        { metadata: { partnerId: state.terms.partnerId } },
+        options,
       )
-      const plan = yield* get(state.terms.partnerId, id)
+      yield* Policies.apply(PaymentPlan.aggregate, handled, options)
+      yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { ...options, expectNew: true })
+      if (!linked) {
+        // The payer unlinked the account since accepting: the bank returns the debit at once.
+        const failed = yield* CommandHandler.handle(
+          Transfer.aggregate,
+          transferId,
+          {
+            _tag: "FailTransfer",
+            transferId,
+            returnCode: accountClosedReturnCode,
+            reason: "the bank account named by the consent is no longer linked",
+            at,
+          },
+          options,
+        )
+        yield* Policies.apply(Transfer.aggregate, failed, options)
+      }
+      const plan = yield* get(partnerId, id)
       return Option.some<CollectedInstalment>({
         paymentPlanId: id,
-        partnerId: state.terms.partnerId,
+        partnerId,
         dueDate,
+        instalmentNumber,
         transferId,
         plan,
       })

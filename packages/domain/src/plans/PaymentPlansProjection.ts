@@ -3,7 +3,8 @@
  *
  * - `payment_plans`: one document per plan, the answer to GET /PaymentPlan/{id}:
  *   terms, status, the plan's view of its consent, the next due date and the
- *   collected instalments. Indexed by partner, company and status.
+ *   collected instalments with their transfers' status (and how many settled
+ *   or failed). Indexed by partner, company and status.
  * - `payment_plans_due`: the scheduler's work list, one document per plan that
  *   is collecting (Active with an Accepted consent and a due date left), sorted
  *   by its next due date. It spans every partner, so it is owned by the system
@@ -21,7 +22,7 @@ import * as Money from "../kernel/Money.ts"
 import { ConsentStatus } from "./Consent.ts"
 import * as PaymentPlan from "./PaymentPlan.ts"
 import type { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
-import { CancellationReason } from "./PaymentPlanEvents.ts"
+import { CancellationReason, InstalmentStatus } from "./PaymentPlanEvents.ts"
 import * as Schedule from "./PaymentPlanSchedule.ts"
 
 /** The plan's status as clients see it. */
@@ -32,12 +33,21 @@ export type PlanStatus = PaymentPlan.PlanStatus
 export const PlanConsentStatus = ConsentStatus
 export type PlanConsentStatus = typeof PlanConsentStatus.Type
 
-/** One collected instalment: its due date, the payment collecting it, and when it was recorded. */
+/**
+ * One collected instalment: its number (1-based) and due date, the payment
+ * collecting it, when it was recorded, and what became of its transfer
+ * (`status`; a failed one names the bank's return code).
+ */
 export const InstalmentView = Schema.Struct({
+  instalmentNumber: Schema.Number,
   dueDate: CalendarDate,
   paymentRequestId: Schema.optionalKey(Ids.PaymentRequestId),
   transferId: Schema.optionalKey(Ids.TransferId),
+  status: InstalmentStatus,
+  returnCode: Schema.optionalKey(Schema.String),
   collectedAt: Schema.DateTimeUtcFromString,
+  settledAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+  failedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
 })
 export type InstalmentView = typeof InstalmentView.Type
 
@@ -61,6 +71,9 @@ export const PaymentPlanDocument = Schema.Struct({
   /** The next due date while the plan is Draft, Active or Paused and one is left. */
   nextDueDate: Schema.optionalKey(CalendarDate),
   collectedCount: Schema.Number,
+  /** How many collected instalments settled, and how many failed (the plan went on after each). */
+  settledCount: Schema.Number,
+  failedCount: Schema.Number,
   instalments: Schema.Array(InstalmentView),
   cancellationReason: Schema.optionalKey(CancellationReason),
   createdAt: Schema.DateTimeUtcFromString,
@@ -104,6 +117,8 @@ export const applyPlanEvent = (
       ...(event.description !== undefined ? { description: event.description } : {}),
       nextIndex: 0,
       collectedCount: 0,
+      settledCount: 0,
+      failedCount: 0,
       instalments: [],
       createdAt: event.at,
       updatedAt: event.at,
@@ -135,15 +150,37 @@ export const applyPlanEvent = (
         instalments: [
           ...current.instalments,
           {
+            instalmentNumber: event.instalmentNumber,
             dueDate: event.dueDate,
             ...(event.paymentRequestId !== undefined ? { paymentRequestId: event.paymentRequestId } : {}),
             ...(event.transferId !== undefined ? { transferId: event.transferId } : {}),
+            status: "Pending",
             collectedAt: event.at,
           },
         ],
       })
     case "PaymentPlanCompleted":
       return withNextDueDate({ ...touched, status: "Completed" })
+    case "InstalmentSettled":
+      return {
+        ...touched,
+        settledCount: current.settledCount + 1,
+        instalments: current.instalments.map((instalment) =>
+          instalment.transferId === event.transferId
+            ? { ...instalment, status: "Settled", settledAt: event.at }
+            : instalment,
+        ),
+      }
+    case "InstalmentFailed":
+      return {
+        ...touched,
+        failedCount: current.failedCount + 1,
+        instalments: current.instalments.map((instalment) =>
+          instalment.transferId === event.transferId
+            ? { ...instalment, status: "Failed", returnCode: event.returnCode, failedAt: event.at }
+            : instalment,
+        ),
+      }
   }
 }
 

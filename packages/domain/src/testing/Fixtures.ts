@@ -10,7 +10,7 @@ import * as Company from "../companies/Company.ts"
 import * as Customer from "../customers/Customer.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
-import type { CompanyId, LocationId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import type { BankAccountId, CompanyId, LocationId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 
 /** The first location of the fixture company. */
 export const mainStreetStore = {
@@ -127,5 +127,23 @@ export const registerCustomer = Effect.fn("Fixtures.registerCustomer")(function*
     partnerId,
     phoneNumber,
     at: yield* DateTime.now,
+  })
+})
+
+/** Links one checking account (`mask`, the last 4 digits) to a registered customer through a bank-link session. */
+export const linkBankAccount = Effect.fn("Fixtures.linkBankAccount")(function* (
+  registrationId: RegistrationId,
+  bankAccountId: BankAccountId,
+  mask = "6789",
+) {
+  const at = yield* DateTime.now
+  const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
+  const handle = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, registrationId, command)
+  yield* handle({ _tag: "StartKyc", tokenId, expiration: DateTime.add(at, { hours: 1 }), at })
+  yield* handle({
+    _tag: "LinkBankAccounts",
+    tokenId,
+    accounts: [{ bankAccountId, institutionId: "ins_1", name: "Everyday Checking", mask, type: "checking" }],
+    at,
   })
 })

@@ -58,7 +58,7 @@ describe("registering an external card payment", () => {
         const registered = yield* CardPayments.register(payment())
         assert.strictEqual(registered.status, "Registered")
         assert.match(registered.cardPaymentId, /^[0-9a-f-]{36}$/)
-        assert.deepStrictEqual(yield* allEventTypes, ["CardPaymentRegistered"])
+        assert.deepStrictEqual(yield* allEventTypes, ["NaturalKeyClaimed", "CardPaymentRegistered"])
       }),
     ),
   )
@@ -69,7 +69,7 @@ describe("registering an external card payment", () => {
         const first = yield* CardPayments.register(payment())
         const retry = yield* CardPayments.register(payment())
         assert.deepStrictEqual(retry, first)
-        assert.deepStrictEqual(yield* allEventTypes, ["CardPaymentRegistered"])
+        assert.deepStrictEqual(yield* allEventTypes, ["NaturalKeyClaimed", "CardPaymentRegistered"])
       }),
     ),
   )

@@ -32,6 +32,7 @@ const bankAccount = "5d8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66" as BankAccountId
 const request1 = "6d8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a67" as PaymentRequestId
 const request2 = "6d8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a68" as PaymentRequestId
 const transfer1 = "7d8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a69" as TransferId
+const transfer2 = "7d8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a6a" as TransferId
 
 const on = (iso: string) => DateTime.makeUnsafe(`${iso}T09:00:00.000Z`)
 const date = (text: string) => text as CalendarDate.CalendarDate
@@ -570,6 +571,66 @@ describe("a Completed plan", () => {
   })
   it("a revoked consent changes nothing", () => {
     spec.given(completedPlan).when(recordWithdrawn("Revoked")).thenNothingHappens()
+  })
+})
+
+describe("an instalment collected through a transfer", () => {
+  const byTransfer = [...active, collected("2026-01-15", 1, on("2026-01-15"), { transferId: transfer1 })]
+  const outcome = (
+    result: PaymentPlan.RecordInstalmentOutcome["outcome"],
+    transferId: TransferId = transfer1,
+  ): PaymentPlan.Command => ({
+    _tag: "RecordInstalmentOutcome",
+    paymentPlanId: planIds.paymentPlanId,
+    transferId,
+    outcome: result,
+    at: on("2026-01-17"),
+  })
+  const instalment = { ...planIds, instalmentNumber: 1, dueDate: date("2026-01-15"), transferId: transfer1 }
+  const settled: PaymentPlanEvent = { _tag: "InstalmentSettled", ...instalment, at: on("2026-01-17") }
+  const failed: PaymentPlanEvent = {
+    _tag: "InstalmentFailed",
+    ...instalment,
+    returnCode: "R01",
+    reason: "insufficient funds",
+    at: on("2026-01-17"),
+  }
+  const r01 = { _tag: "Failed", returnCode: "R01", reason: "insufficient funds" } as const
+
+  it("is Settled when its transfer settles", () => {
+    spec
+      .given(byTransfer)
+      .when(outcome({ _tag: "Settled" }))
+      .then([settled])
+  })
+  it("is Failed when its transfer fails, and the plan still collects the next due date", () => {
+    spec.given(byTransfer).when(outcome(r01)).then([failed])
+    spec
+      .given([...byTransfer, failed])
+      .when(collect("2026-02-15", on("2026-02-15"), { transferId: transfer2 }))
+      .then([collected("2026-02-15", 2, on("2026-02-15"), { transferId: transfer2 })])
+  })
+  it("keeps its first outcome: a repeated or contradicting outcome changes nothing", () => {
+    spec
+      .given([...byTransfer, settled])
+      .when(outcome({ _tag: "Settled" }))
+      .thenNothingHappens()
+    spec
+      .given([...byTransfer, failed])
+      .when(outcome({ _tag: "Settled" }))
+      .thenNothingHappens()
+  })
+  it("learns its outcome even after the plan was cancelled", () => {
+    spec
+      .given([...byTransfer, cancelled()])
+      .when(outcome({ _tag: "Settled" }))
+      .then([settled])
+  })
+  it("a transfer collecting no instalment of the plan is refused", () => {
+    spec
+      .given(byTransfer)
+      .when(outcome({ _tag: "Settled" }, transfer2))
+      .thenFails({ _tag: "RuleViolated", code: "UnknownInstalmentTransfer" })
   })
 })
 

@@ -12,11 +12,15 @@ import * as CommandHandler from "../../src/infrastructure/CommandHandler.ts"
 import * as EventPipeline from "../../src/infrastructure/EventPipeline.ts"
 import type { EventStore } from "../../src/infrastructure/EventStore.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
+import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
 import { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import { CalendarDate } from "../../src/kernel/CalendarDate.ts"
+import { NotFound } from "../../src/kernel/DomainError.ts"
 import * as Ids from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
+import * as Payments from "../../src/payments/Payments.ts"
+import * as Transfers from "../../src/payments/Transfers.ts"
 import * as Consents from "../../src/plans/Consents.ts"
 import { consents } from "../../src/plans/ConsentsProjection.ts"
 import * as PaymentPlans from "../../src/plans/PaymentPlans.ts"
@@ -71,10 +75,27 @@ const seedCompany = (
     })
   })
 
+/** Registers `registrationId` as a verified customer of `owner` with the checking account `bankAccountId` (****6789) linked. */
+const seedPayer = (owner: Ids.PartnerId, registrationId: Ids.RegistrationId) =>
+  Effect.gen(function* () {
+    const at = yield* DateTime.now
+    const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
+    const run = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, registrationId, command)
+    yield* run({ _tag: "RegisterCustomer", registrationId, partnerId: owner, phoneNumber: "+14155550123", at })
+    yield* run({ _tag: "StartKyc", tokenId, expiration: DateTime.add(at, { hours: 1 }), at })
+    yield* run({
+      _tag: "LinkBankAccounts",
+      tokenId,
+      accounts: [{ bankAccountId, institutionId: "ins_1", name: "Everyday Checking", mask: "6789", type: "checking" }],
+      at,
+    })
+  })
+
 const setup = Effect.gen(function* () {
   yield* TestClock.setTime(now)
   yield* seedCompany(partnerId, companyId, "ACME-1")
   yield* seedCompany(otherPartnerId, otherCompanyId, "OTHER-1")
+  yield* seedPayer(partnerId, payer)
 })
 
 const planInput = (overrides: Partial<PaymentPlans.CreateInput> = {}): PaymentPlans.CreateInput => ({
@@ -424,6 +445,157 @@ describe("the scheduler", () => {
       assert.strictEqual(last.plan.collectedCount, 3)
       assert.isUndefined(last.plan.nextDueDate)
       assert.deepStrictEqual(yield* PaymentPlans.duePlans(CalendarDate.make("2027-01-01")), [])
+    }).pipe(Effect.provide(domain())),
+  )
+})
+
+describe("an instalment's transfer", () => {
+  /** An Active plan of `amount` whose consent the payer accepted with the checking account, and its first collection. */
+  const collectedFirst = (amount = Money.make(2500, "USD")) =>
+    Effect.gen(function* () {
+      yield* setup
+      const created = yield* PaymentPlans.create(planInput({ amount }))
+      yield* Consents.accept(payerCaller, created.consentId, bankAccountId)
+      yield* PaymentPlans.activate(partnerId, created.paymentPlanId)
+      return Option.getOrThrow(yield* PaymentPlans.collectDue(created.paymentPlanId))
+    })
+
+  const instalmentNotifications = Effect.map(MemoryOutbox, (outbox) =>
+    outbox.recorded.filter((n) => n.eventType === "PAYMENT_PLAN_INSTALMENT_STATUS_CHANGED").map((n) => n.data),
+  )
+
+  it.effect("is initiated with the instalment, Pending, from the consent's account to the plan's company", () =>
+    Effect.gen(function* () {
+      const collected = yield* collectedFirst()
+      const transfer = yield* Transfers.get({ _tag: "Partner", partnerId }, collected.transferId)
+      assert.strictEqual(transfer.status, "Pending")
+      assert.deepStrictEqual(transfer.amount, Money.make(2500, "USD"))
+      assert.strictEqual(transfer.companyId, companyId)
+      assert.strictEqual(transfer.senderAccountMasked, "****6789")
+      assert.strictEqual(transfer.recipientName, "Acme Plumbing")
+      assert.strictEqual(transfer.paymentPlanId, collected.paymentPlanId)
+      assert.strictEqual(transfer.instalmentNumber, 1)
+      assert.deepStrictEqual(
+        collected.plan.instalments.map((i): Array<unknown> => [i.instalmentNumber, i.dueDate, i.transferId, i.status]),
+        [[1, "2026-03-02", collected.transferId, "Pending"]],
+      )
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("is read by the payer, and by no other customer or partner", () =>
+    Effect.gen(function* () {
+      const collected = yield* collectedFirst()
+      const payers = yield* Transfers.get({ _tag: "Customer", partnerId, registrationId: payer }, collected.transferId)
+      assert.strictEqual(payers.transferId, collected.transferId)
+      const stranger = yield* failureTag(
+        Transfers.get({ _tag: "Customer", partnerId, registrationId: otherPayer }, collected.transferId),
+      )
+      assert.strictEqual((stranger as { _tag: string })._tag, "NotFound")
+      const otherPartner = yield* failureTag(
+        Transfers.get({ _tag: "Partner", partnerId: otherPartnerId }, collected.transferId),
+      )
+      assert.strictEqual((otherPartner as { _tag: string })._tag, "NotFound")
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("settled, settles the instalment, shows in the report and can be refunded", () =>
+    Effect.gen(function* () {
+      const collected = yield* collectedFirst()
+      yield* Payments.settleTransfer(collected.transferId)
+      const plan = yield* PaymentPlans.get(partnerId, collected.paymentPlanId)
+      assert.deepStrictEqual(
+        plan.instalments.map((i) => i.status),
+        ["Settled"],
+      )
+      assert.deepStrictEqual([plan.settledCount, plan.failedCount], [1, 0])
+      const report = yield* Transfers.report({ partnerId, from: today, to: today, limit: 10 })
+      assert.deepStrictEqual(
+        report.items.map((item) => item.transferId),
+        [collected.transferId],
+      )
+      const refund = yield* Transfers.refund({
+        partnerId,
+        transferId: collected.transferId,
+        amount: { value: 5, currencyCode: "USD" },
+      })
+      assert.deepStrictEqual(refund.refundedAmount, Money.make(500, "USD"))
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("failed (R01), fails the instalment and the plan goes on with the next due date", () =>
+    Effect.gen(function* () {
+      const collected = yield* collectedFirst(Money.make(1013, "USD"))
+      yield* Payments.failTransfer(collected.transferId, "R01", "insufficient funds")
+      const plan = yield* PaymentPlans.get(partnerId, collected.paymentPlanId)
+      assert.strictEqual(plan.status, "Active")
+      assert.deepStrictEqual(
+        plan.instalments.map((i) => [i.status, i.returnCode]),
+        [["Failed", "R01"]],
+      )
+      assert.deepStrictEqual([plan.failedCount, plan.settledCount], [1, 0])
+      assert.strictEqual(plan.nextDueDate, "2026-04-02")
+      yield* TestClock.adjust(Duration.days(31))
+      const second = Option.getOrThrow(yield* PaymentPlans.collectDue(collected.paymentPlanId))
+      assert.deepStrictEqual(
+        second.plan.instalments.map((i) => [i.instalmentNumber, i.status]),
+        [
+          [1, "Failed"],
+          [2, "Pending"],
+        ],
+      )
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("each status change is a PAYMENT_PLAN_INSTALMENT_STATUS_CHANGED webhook", () =>
+    Effect.gen(function* () {
+      const collected = yield* collectedFirst()
+      yield* Payments.settleTransfer(collected.transferId)
+      yield* Payments.settleTransfer(collected.transferId)
+      const base = {
+        PaymentPlanId: collected.paymentPlanId,
+        InstalmentNumber: 1,
+        DueDate: "2026-03-02",
+        TransferId: collected.transferId,
+        Timestamp: "2026-03-02T10:00:00.000Z",
+      }
+      assert.deepStrictEqual(yield* instalmentNotifications, [
+        { ...base, Status: "Pending" },
+        { ...base, Status: "Settled" },
+      ])
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("from an account the payer unlinked since accepting, fails at once (R02) and the plan goes on", () =>
+    Effect.gen(function* () {
+      yield* setup
+      const created = yield* PaymentPlans.create(planInput())
+      yield* Consents.accept(payerCaller, created.consentId, bankAccountId)
+      yield* PaymentPlans.activate(partnerId, created.paymentPlanId)
+      yield* CommandHandler.handle(Customer.aggregate, payer, {
+        _tag: "UnlinkBankAccount",
+        bankAccountId,
+        at: yield* DateTime.now,
+      })
+      const collected = Option.getOrThrow(yield* PaymentPlans.collectDue(created.paymentPlanId))
+      const transfer = yield* Transfers.get({ _tag: "Partner", partnerId }, collected.transferId)
+      assert.deepStrictEqual([transfer.status, transfer.returnCode], ["Failed", "R02"])
+      assert.deepStrictEqual(
+        [collected.plan.failedCount, collected.plan.instalments[0]?.status, collected.plan.nextDueDate],
+        [1, "Failed", "2026-04-02"],
+      )
+    }).pipe(Effect.provide(domain())),
+  )
+})
+
+describe("accepting a consent", () => {
+  it.effect("with a bank account that is not one of the payer's linked accounts is NotFound, and changes nothing", () =>
+    Effect.gen(function* () {
+      yield* setup
+      const created = yield* PaymentPlans.create(planInput())
+      const strangers = Ids.BankAccountId.make("ba000000-0000-4000-8000-0000000000ff")
+      const refused = yield* failureTag(Consents.accept(payerCaller, created.consentId, strangers))
+      assert.deepStrictEqual(refused, new NotFound({ entity: "BankAccount" }))
+      assert.strictEqual((yield* Consents.get(payerCaller, created.consentId)).status, "Pending")
     }).pipe(Effect.provide(domain())),
   )
 })

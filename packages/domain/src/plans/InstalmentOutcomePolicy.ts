@@ -1,0 +1,55 @@
+/**
+ * Policy: a transfer's outcome reaches the payment plan whose instalment it
+ * collects. Settled makes the instalment Settled, Failed makes it Failed (the
+ * plan goes on with its next due date); a transfer collecting no instalment
+ * issues nothing.
+ *
+ * The source and target are read when the policy is applied, not when this
+ * module loads: the payments area reaches the policy registry too, so the
+ * Transfer module may not be loaded yet at that moment.
+ */
+import * as Policy from "../infrastructure/Policy.ts"
+import { Transfer } from "../payments/index.ts"
+import * as PaymentPlan from "./PaymentPlan.ts"
+
+/** The plan's command for one transfer event; undefined for an event that is not an outcome. */
+export const commandFor = (
+  paymentPlanId: PaymentPlan.RecordInstalmentOutcome["paymentPlanId"],
+  event: Transfer.Event,
+): PaymentPlan.RecordInstalmentOutcome | undefined => {
+  switch (event._tag) {
+    case "TransferSettled":
+      return {
+        _tag: "RecordInstalmentOutcome",
+        paymentPlanId,
+        transferId: event.transferId,
+        outcome: { _tag: "Settled" },
+        at: event.at,
+      }
+    case "TransferFailed":
+      return {
+        _tag: "RecordInstalmentOutcome",
+        paymentPlanId,
+        transferId: event.transferId,
+        outcome: { _tag: "Failed", returnCode: event.returnCode, reason: event.reason },
+        at: event.at,
+      }
+    default:
+      return undefined
+  }
+}
+
+export const policy = Policy.make<Transfer.Event, Transfer.State, PaymentPlan.Command>({
+  name: "a transfer's outcome reaches the plan instalment it collects",
+  get source() {
+    return Transfer.aggregate
+  },
+  reactsTo: ["TransferSettled", "TransferFailed"],
+  target: PaymentPlan.aggregate,
+  react: (event, state) => {
+    const paymentPlanId = state._tag === "Initial" ? undefined : state.details.paymentPlanId
+    if (paymentPlanId === undefined) return undefined
+    const command = commandFor(paymentPlanId, event)
+    return command === undefined ? undefined : { id: paymentPlanId, command }
+  },
+})

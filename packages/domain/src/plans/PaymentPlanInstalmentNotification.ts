@@ -1,0 +1,51 @@
+/**
+ * The PAYMENT_PLAN_INSTALMENT_STATUS_CHANGED webhook: one notification each
+ * time an instalment collected through a transfer changes status: Pending
+ * when it is collected (its transfer is initiated), then Settled or Failed.
+ * Data { PaymentPlanId, InstalmentNumber, DueDate, TransferId, Status,
+ * Timestamp }. The plan's events carry the partner, so no read model is read.
+ */
+import { DateTime, Effect } from "effect"
+import type { NotificationRule } from "../Notifications.ts"
+import type { InstalmentStatus, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
+
+export const eventType = "PAYMENT_PLAN_INSTALMENT_STATUS_CHANGED"
+
+/** The instalment status an event announces, with the transfer; undefined for other events. */
+const statusOf = (event: PaymentPlanEvent) => {
+  switch (event._tag) {
+    case "InstalmentCollected":
+      return event.transferId === undefined
+        ? undefined
+        : { status: "Pending" as InstalmentStatus, transferId: event.transferId }
+    case "InstalmentSettled":
+      return { status: "Settled" as InstalmentStatus, transferId: event.transferId }
+    case "InstalmentFailed":
+      return { status: "Failed" as InstalmentStatus, transferId: event.transferId }
+    default:
+      return undefined
+  }
+}
+
+export const rule: NotificationRule = (envelope) => {
+  if (envelope.streamType !== "PaymentPlan") return Effect.succeed([])
+  const event = envelope.event
+  const change = statusOf(event)
+  if (change === undefined || !("instalmentNumber" in event)) return Effect.succeed([])
+  return Effect.succeed([
+    {
+      id: envelope.eventId,
+      partnerId: event.partnerId,
+      eventType,
+      data: {
+        PaymentPlanId: event.paymentPlanId,
+        InstalmentNumber: event.instalmentNumber,
+        DueDate: event.dueDate,
+        TransferId: change.transferId,
+        Status: change.status,
+        Timestamp: DateTime.formatIso(event.at),
+      },
+      position: envelope.globalPosition,
+    },
+  ])
+}
