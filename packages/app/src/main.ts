@@ -6,7 +6,7 @@
  * stop asked for with Ctrl-C or SIGTERM is a clean stop: exit code 0, so that
  * `./pnpm start` ends quietly (no package-manager failure lines).
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit } from "effect"
 import { ConfigInvalid } from "./Config.ts"
 import { DatabaseInUse } from "./Database.ts"
