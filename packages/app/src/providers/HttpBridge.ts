@@ -62,6 +62,10 @@ class Retryable extends Schema.TaggedError<Retryable>()("Retryable", { reason: S
 
 const joinUrl = (base: string, operation: string) => `${base.replace(/\/+$/, "")}/${operation}`
 
+/** One warning line per failed call: the provider and the reason (never a body). */
+const logFailure = (provider: string, error: Providers.ProviderUnavailable) =>
+  Effect.logWarning("provider call failed", { provider, reason: error.reason })
+
 /** Builds a bridge on the `HttpClient` in context. */
 export const make = (
   provider: string,
@@ -128,7 +132,7 @@ export const make = (
         }
         return { status, body: json }
       }).pipe(
-        Effect.tapError((error) => Effect.logWarning("provider call failed", { provider, reason: error.reason })),
+        Effect.tapError((error) => logFailure(provider, error)),
         Effect.withSpan("HttpBridge.call", { attributes: { provider, operation } }),
       )
 
@@ -200,9 +204,15 @@ export const expect =
   <S extends Decodable, E = never>(bridge: Bridge, operation: string, schema: S, refusals: Refusals<E> = {}) =>
   (answer: Answer): Effect.Effect<S["Type"], E | Providers.ProviderUnavailable> => {
     const refusal = refusals[answer.status]
-    if (refusal !== undefined) return refusal(answer)
-    if (answer.status >= 200 && answer.status < 300) return decodeAnswer(bridge, operation, schema)(answer)
-    return Effect.fail(refused(bridge, operation, answer))
+    const read: Effect.Effect<S["Type"], E | Providers.ProviderUnavailable> =
+      refusal !== undefined
+        ? refusal(answer)
+        : answer.status >= 200 && answer.status < 300
+          ? decodeAnswer(bridge, operation, schema)(answer)
+          : Effect.fail(refused(bridge, operation, answer))
+    return Effect.tapError(read, (error) =>
+      error instanceof Providers.ProviderUnavailable ? logFailure(bridge.provider, error) : Effect.void,
+    )
   }
 
 /** A refusal whose body is decoded with `schema` and turned into the port's error. */
