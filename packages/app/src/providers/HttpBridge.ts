@@ -80,6 +80,7 @@ export const make = (
 
     const attempt = (operation: string, body: string, requestId: string, number: number) =>
       Effect.gen(function* () {
+        // Wall-clock time on purpose: the bridge checks it against its own clock (never the sandbox clock).
         const timestamp = String(Math.floor(Date.now() / 1000))
         const request = HttpClientRequest.post(joinUrl(config.url, operation)).pipe(
           HttpClientRequest.setHeaders({
@@ -139,9 +140,15 @@ export const make = (
     return { provider, call }
   })
 
-/** Builds a bridge with the fetch-based client. */
+/**
+ * Builds a bridge with the fetch-based client. Redirects are not followed: a
+ * signed request only goes to the configured URL (a 3xx is an unexpected answer).
+ */
 export const makeFetch = (provider: string, config: BridgeConfig, options?: { readonly backoffMillis?: number }) =>
-  make(provider, config, options).pipe(Effect.provide(FetchHttpClient.layer))
+  make(provider, config, options).pipe(
+    Effect.provide(FetchHttpClient.layer),
+    Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
+  )
 
 /**
  * Decodes an answer's body with `schema` (extra fields are ignored: providers

@@ -17,6 +17,7 @@ export interface Scripted {
   readonly body?: unknown
   /** Answer only after this long. */
   readonly delayMillis?: number
+  readonly headers?: Record<string, string>
 }
 
 export interface Received {
@@ -82,7 +83,7 @@ export const start = (
                 : (queue[0] as Scripted)
           const send = () => {
             if (response.destroyed) return
-            response.writeHead(answer.status, { "content-type": "application/json" })
+            response.writeHead(answer.status, { "content-type": "application/json", ...answer.headers })
             response.end(
               answer.body === undefined
                 ? ""

@@ -173,6 +173,21 @@ describe("a provider bridge that fails", () => {
     }),
   )
 
+  it.live("a redirect is not followed: the signed request goes only to the configured URL", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("status", [{ status: 307, headers: { location: `${fake.url}/elsewhere` } }])
+      fake.script("elsewhere", [{ status: 200, body: { status: "Settled" } }])
+      const settlement = SettlementBridge.make(yield* bridgeOn(fake))
+      const error = yield* Effect.flip(settlement.status({ transferId, amount: Money.make(100, "USD") }))
+      assert.include(error.reason, "status: unexpected answer 307")
+      assert.deepStrictEqual(
+        fake.received().map((request) => request.operation),
+        ["status"],
+      )
+    }),
+  )
+
   it.live("no answer within the timeout is retried, then ProviderUnavailable names the timeout", () =>
     Effect.gen(function* () {
       const fake = yield* FakeProvider.start()
