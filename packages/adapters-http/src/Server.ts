@@ -8,7 +8,7 @@
  * deliberately by `ProblemHandling`. Unknown routes answer a 404 problem.
  */
 import { createServer } from "node:http"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type {
   CardCharger,
   EventStore,

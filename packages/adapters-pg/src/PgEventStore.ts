@@ -56,6 +56,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as PgReadModelStore from "./PgReadModelStore.ts"
 import * as PgUnit from "./PgUnit.ts"
+import { logFailure, redact } from "./SqlErrors.ts"
 
 /**
  * Extra work done with an append, in its unit of work (e.g. projections,
@@ -121,9 +122,7 @@ const toRecorded = (row: EventRow): RecordedEvent => ({
 const describeSqlError = (error: SqlError): string => `database error (${error.reason._tag})`
 
 const unavailable = (reason: string) => (error: SqlError) =>
-  Effect.logWarning("event store failure", { reason, error: error.reason._tag }).pipe(
-    Effect.andThen(Effect.fail(new EventStoreUnavailable({ reason }))),
-  )
+  logFailure("event store", error).pipe(Effect.andThen(Effect.fail(new EventStoreUnavailable({ reason }))))
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -196,7 +195,7 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
         Effect.provideService(SqlClient, sql),
         Effect.provideService(PgUnit.CurrentUnit, unit),
         Effect.catch((cause) =>
-          Effect.logWarning("append hook failed", cause).pipe(
+          Effect.logWarning("append hook failed", redact(cause)).pipe(
             Effect.andThen(Effect.fail(new EventStoreUnavailable({ reason: "append hook failed" }))),
           ),
         ),

@@ -16,6 +16,7 @@ import { EventStoreUnavailable, Idempotency, IdempotencyStore } from "@partnerpa
 import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import { logFailure } from "./SqlErrors.ts"
 
 export interface Options {
   /** Minimum interval between purges of expired rows (default one minute). */
@@ -30,7 +31,7 @@ interface Row {
 }
 
 const unavailable = (error: SqlError) =>
-  Effect.logWarning("idempotency store failure", error).pipe(
+  logFailure("idempotency store", error).pipe(
     Effect.andThen(
       Effect.fail(new EventStoreUnavailable({ reason: `idempotency store: database error (${error.reason._tag})` })),
     ),
@@ -49,7 +50,7 @@ export const make = (options: Options = {}): Effect.Effect<IdempotencyStore["Ser
         lastPurge = now
         return sql`DELETE FROM idempotency_keys WHERE expires_at <= ${new Date(now)}`.pipe(
           Effect.asVoid,
-          Effect.catch((error) => Effect.logWarning("idempotency purge failed", error)),
+          Effect.catch((error) => logFailure("idempotency purge", error)),
         )
       })
 

@@ -27,6 +27,7 @@ import {
 import { Context, Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { SqlError } from "effect/sql/SqlError"
+import { logFailure } from "./SqlErrors.ts"
 
 /** The events one unit appends to one stream, with the expectation checked at commit. */
 export interface PendingStream {
@@ -258,7 +259,7 @@ export const commitFailure = (error: SqlError): Effect.Effect<never, VersionConf
   if (error.reason._tag === "UniqueViolation" && fields.constraint === "events_event_id_key") {
     return Effect.fail(new EventStoreUnavailable({ reason: "event id already recorded in another stream" }))
   }
-  return Effect.logWarning("event store commit failed", { reason: error.reason._tag, code: fields.code }).pipe(
+  return logFailure("event store commit", error).pipe(
     Effect.andThen(Effect.fail(new EventStoreUnavailable({ reason: `database error (${error.reason._tag})` }))),
   )
 }

@@ -20,7 +20,7 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import { Problem, RequestRecord } from "@partnerpay/adapters-http"
 import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
-import { Cause, type Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { type Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import * as Operations from "./Operations.ts"
@@ -137,7 +137,8 @@ const guarded =
           if (Option.isSome(failure) && Operations.isOperationError(failure.value)) {
             return Problem.toResponse(toProblem(failure.value), correlationId)
           }
-          return Effect.logError("admin request failed", Cause.pretty(cause)).pipe(
+          // The cause goes to the logger as a cause, so SQL errors in it are redacted (Logging.ts).
+          return Effect.logError("admin request failed", cause).pipe(
             Effect.annotateLogs({ correlationId }),
             Effect.andThen(Problem.toResponse(Problem.internalError(), correlationId)),
           )

@@ -18,6 +18,8 @@
  */
 import { fileURLToPath } from "node:url"
 import { Config, Effect, type LogLevel, Option, Redacted, Schema } from "effect"
+import * as HttpBridge from "./providers/HttpBridge.ts"
+import * as ProviderPorts from "./providers/ProviderPorts.ts"
 
 export type Environment = "sandbox" | "production"
 
@@ -62,6 +64,8 @@ export interface AppConfig {
   readonly reminderDays: ReadonlyArray<number>
   /** The partner created at start in sandbox (absent in production). */
   readonly sandboxPartner: Option.Option<SandboxPartnerConfig>
+  /** The providers' HTTP bridges (PARTNERPAY_PROVIDER_<PORT>_*): every port in production, unused in sandbox. */
+  readonly providers: ProviderPorts.Bridges
 }
 
 export interface TraceExportConfig {
@@ -113,6 +117,7 @@ export const variables = [
   "PARTNERPAY_SANDBOX_WEBHOOK_URL",
   "PARTNERPAY_SANDBOX_WEBHOOK_SECRET",
   "LOG_LEVEL",
+  ...ProviderPorts.providerVariables,
 ] as const
 
 export type Variable = (typeof variables)[number]
@@ -422,6 +427,8 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       })
     }
 
+    const providers = parseProviders(issues, raw, environment)
+
     if (issues.length > 0) return Effect.fail(new ConfigInvalid({ issues }))
     return Effect.succeed({
       port,
@@ -442,8 +449,99 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       logLevel,
       reminderDays,
       sandboxPartner,
+      providers,
     })
   })
+
+export const minimumProviderSecretLength = 32
+
+const isLoopback = (url: URL) => ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname)
+
+/**
+ * The bridges of PARTNERPAY_PROVIDER_<PORT>_{URL,SECRET,TIMEOUT_MS,RETRIES}.
+ * URL and SECRET go together; production needs https (but on loopback) and
+ * every port configured: each port left out is one issue naming it.
+ */
+const parseProviders = (
+  issues: Array<ConfigIssue>,
+  raw: Partial<Record<Variable, string>>,
+  environment: Environment,
+): ProviderPorts.Bridges => {
+  const bridges: ProviderPorts.Bridges = {}
+  for (const entry of ProviderPorts.ports) {
+    const [urlVariable, secretVariable, timeoutVariable, retriesVariable] = ProviderPorts.variablesOf(entry.key)
+    const url = raw[urlVariable]?.trim()
+    const secret = raw[secretVariable]
+    if (url === undefined && secret === undefined) {
+      if (environment === "production") {
+        issues.push({
+          variable: urlVariable,
+          message:
+            `is required when PARTNERPAY_ENV=production, with ${secretVariable}: ` +
+            `${entry.port} has no production provider (sandboxes never run in production)`,
+        })
+      }
+      continue
+    }
+    let valid = true
+    if (url === undefined || !isHttpUrl(url)) {
+      valid = false
+      issues.push({
+        variable: urlVariable,
+        message:
+          url === undefined
+            ? `is required when ${secretVariable} is set`
+            : `must be an absolute http:// or https:// URL (got ${quote(url)})`,
+      })
+    } else if (environment === "production" && new URL(url).protocol !== "https:" && !isLoopback(new URL(url))) {
+      valid = false
+      issues.push({ variable: urlVariable, message: "must be an https:// URL in production (http only on loopback)" })
+    }
+    if (secret === undefined || secret.length < minimumProviderSecretLength) {
+      valid = false
+      issues.push({
+        variable: secretVariable,
+        message:
+          secret === undefined
+            ? `is required when ${urlVariable} is set (at least ${minimumProviderSecretLength} characters)`
+            : `must be at least ${minimumProviderSecretLength} characters long (got ${secret.length})`,
+      })
+    }
+    const timeoutMillis = parseBounded(issues, timeoutVariable, raw[timeoutVariable], HttpBridge.defaultTimeoutMillis, {
+      minimum: 1,
+      maximum: 120_000,
+      unit: "milliseconds",
+    })
+    const retries = parseBounded(issues, retriesVariable, raw[retriesVariable], HttpBridge.defaultRetries, {
+      minimum: 0,
+      maximum: 10,
+      unit: "retries",
+    })
+    if (valid && url !== undefined && secret !== undefined) {
+      bridges[entry.key] = { url, secret: Redacted.make(secret), timeoutMillis, retries }
+    }
+  }
+  return bridges
+}
+
+const parseBounded = (
+  issues: Array<ConfigIssue>,
+  variable: Variable,
+  raw: string | undefined,
+  fallback: number,
+  range: { readonly minimum: number; readonly maximum: number; readonly unit: string },
+): number => {
+  if (raw === undefined) return fallback
+  const value = Number(raw.trim())
+  if (!/^\d+$/.test(raw.trim()) || value < range.minimum || value > range.maximum) {
+    issues.push({
+      variable,
+      message: `must be a whole number of ${range.unit} between ${range.minimum} and ${range.maximum} (got ${quote(raw)})`,
+    })
+    return fallback
+  }
+  return value
+}
 
 /** A one-line description of where the data lives, for the start line (no secrets). */
 export const describeDatabase = (database: DatabaseConfig): string => {

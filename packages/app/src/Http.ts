@@ -11,7 +11,7 @@
  * `Logging.accessLine`, from the `RequestRecord` the API fills in).
  */
 import { createServer } from "node:http"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { RequestRecord, Server } from "@partnerpay/adapters-http"
 import { Cause, Context, Effect, Layer, References } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"

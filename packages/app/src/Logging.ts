@@ -4,7 +4,10 @@
  * `message` always a string, other logged values in `details`),
  * filtered by LOG_LEVEL. Secrets travel as `Redacted` values, which the
  * formatter renders as "<redacted>"; request headers and bodies are never
- * logged.
+ * logged. A SQL error that reaches a log line (as a logged value, or in the
+ * cause of an unexpected failure) is replaced by its operation, kind and
+ * SQLSTATE code (`SqlErrors.redact`): its message, detail and query may
+ * quote data.
  *
  * The access line (one per HTTP request, `accessLine`) has the same shape
  * but is built by hand from a few strings and numbers and written straight
@@ -14,7 +17,9 @@
  * event-loop turn (or every 64 KiB), and whatever is pending is written when
  * the process exits.
  */
-import { Context, Formatter, Layer, Logger, LogLevel, References } from "effect"
+import { SqlErrors } from "@partnerpay/adapters-pg"
+import { Cause, Context, Formatter, Layer, Logger, LogLevel, References } from "effect"
+import { isSqlError } from "effect/sql/SqlError"
 
 /** Where log lines go (stdout by default; tests capture them). */
 export type Write = (line: string) => void
@@ -72,8 +77,35 @@ export const withStringMessage = <A extends { readonly message: unknown }>(
   return { ...entry, message: text, details }
 }
 
-/** The logger's JSON lines (Effect's `formatStructured`, with a string `message`). */
-export const formatJson = Logger.map(Logger.formatStructured, (entry) => Formatter.formatJson(withStringMessage(entry)))
+/** The structured formatter, with a string `message`. */
+const structured = Logger.map(Logger.formatStructured, (entry) => Formatter.formatJson(withStringMessage(entry)))
+
+/** A SQL error failure or defect in `reason`. */
+const holdsSqlError = (reason: Cause.Reason<unknown>): boolean =>
+  (reason._tag === "Fail" && isSqlError(reason.error)) || (reason._tag === "Die" && isSqlError(reason.defect))
+
+/** `cause` with every SQL error replaced by its redacted stand-in. */
+export const redactCause = (cause: Cause.Cause<unknown>): Cause.Cause<unknown> =>
+  cause.reasons.some(holdsSqlError)
+    ? Cause.fromReasons(
+        cause.reasons.map((reason) =>
+          reason._tag === "Fail"
+            ? Cause.makeFailReason(SqlErrors.redact(reason.error))
+            : reason._tag === "Die"
+              ? Cause.makeDieReason(SqlErrors.redact(reason.defect))
+              : reason,
+        ),
+      )
+    : cause
+
+/** The logged values with every SQL error replaced by its redacted stand-in. */
+const redactMessage = (message: unknown): unknown =>
+  Array.isArray(message) ? message.map(SqlErrors.redact) : SqlErrors.redact(message)
+
+/** The logger's JSON lines (Effect's `formatStructured`, with a string `message`; SQL errors redacted). */
+export const formatJson: Logger.Logger<unknown, string> = Logger.make((options) =>
+  structured.log({ ...options, message: redactMessage(options.message), cause: redactCause(options.cause) }),
+)
 
 /** JSON lines at or above `level` (the logger and the access log). */
 export const layer = (level: LogLevel.LogLevel, write: Write = stdout): Layer.Layer<never> =>

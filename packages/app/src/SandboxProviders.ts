@@ -1,40 +1,57 @@
 /**
- * The external providers and edge secrets the handlers need.
+ * The external providers and edge secrets the handlers need, per environment.
  *
  * Sandbox: adapters-http's `CustomerIdentityPorts.layerSandbox` (customer OTP
  * codes are always 123456, OTP messages are recorded in memory, bank linking
  * and KYC are the domain's sandboxes, public test chat secret) and the
  * domain's deterministic e-signature sandbox (`Transfers.eSignatureSandbox`).
- * Production: random OTP codes keyed with PARTNERPAY_OTP_SECRET and the chat secret PARTNERPAY_CHAT_SECRET; the
- * providers themselves are still the sandboxes (no production integration
- * exists yet; README.md says so).
+ *
+ * Production: random OTP codes keyed with PARTNERPAY_OTP_SECRET, the chat
+ * secret PARTNERPAY_CHAT_SECRET, and every provider port on its operator's
+ * HTTP bridge (`providers/ProviderPorts.ts`). No sandbox provider is ever
+ * part of the production layer: a port without a bridge refuses the start
+ * (Config.ts already refuses such a configuration; the layer checks again).
  *
  * Messages to customers (`messaging`, sandbox only): the SMS, push and e-mail
  * senders record every message in the database (`sent_messages`, read at
  * GET /Sandbox/Messages) instead of sending it, and the OTP sender is one use
  * of the SMS sender. Production has no message senders yet (docs/decisions.md).
  */
-
 import { CustomerIdentityPorts } from "@partnerpay/adapters-http"
 import { PgSentMessages } from "@partnerpay/adapters-pg"
-import { CardCharger, type IdGenerator, Messaging, type Providers, Transfers } from "@partnerpay/domain"
+import {
+  CardCharger,
+  CodeHasher,
+  type IdGenerator,
+  Messaging,
+  OtpCodes,
+  type Providers,
+  Transfers,
+} from "@partnerpay/domain"
 import { Layer, Option, Redacted } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { AppConfig } from "./Config.ts"
+import * as ProviderPorts from "./providers/ProviderPorts.ts"
 
-export const layer = (config: AppConfig) =>
+/** Production: real codes and secrets, every provider on its bridge. */
+export const layerProduction = (config: AppConfig) =>
   Layer.mergeAll(
-    config.environment === "sandbox"
-      ? CustomerIdentityPorts.layerSandbox
-      : CustomerIdentityPorts.layer({
-          // Both are required in production by Config.ts.
-          otpSecret: Option.getOrElse(config.otpSecret, () => Redacted.make("")),
-          chatSecret: Option.getOrElse(config.chatSecret, () => Redacted.make("")),
-        }),
-    Transfers.eSignatureSandbox,
-    // in-app card payments: no production card processor exists yet either (last4 0002 is declined)
-    CardCharger.layerSandbox,
+    OtpCodes.layerRandom,
+    // Both secrets are required in production by Config.ts.
+    CodeHasher.layer(Option.getOrElse(config.otpSecret, () => Redacted.make(""))),
+    CustomerIdentityPorts.ChatSigner.layer(Option.getOrElse(config.chatSecret, () => Redacted.make(""))),
+    ProviderPorts.layer(config.providers),
   )
+
+/** Sandbox: fixed codes, in-memory providers, public test secrets. */
+export const layerSandbox = Layer.mergeAll(
+  CustomerIdentityPorts.layerSandbox,
+  Transfers.eSignatureSandbox,
+  // in-app card payments: last4 0002 is declined
+  CardCharger.layerSandbox,
+)
+
+export const layer = (config: AppConfig) => (config.environment === "sandbox" ? layerSandbox : layerProduction(config))
 
 /**
  * Sandbox messaging: the recording SMS, push and e-mail senders on the

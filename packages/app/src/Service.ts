@@ -104,7 +104,9 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   const ports = Layer.mergeAll(
     Tokens.layer({ secret: tokenSecret }),
     Database.healthCheck,
-    sandbox ? Layer.merge(SandboxProviders.layer(config), SandboxProviders.messaging) : SandboxProviders.layer(config),
+    sandbox
+      ? Layer.merge(SandboxProviders.layerSandbox, SandboxProviders.messaging)
+      : SandboxProviders.layerProduction(config),
     CrossCutting.layerLimits({ rateLimiting: config.rateLimiting }),
   ).pipe(Layer.provideMerge(core))
   // Sandbox: `POST /Sandbox/Clock/Advance` moves Effect's Clock (hence every "now") for the whole service.

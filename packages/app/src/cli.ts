@@ -1,5 +1,6 @@
 /** Operator CLI entry point: `node src/cli.ts <command>` (`pnpm partnerpay <command>`; see README.md "Operators"). */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Console, Effect } from "effect"
 import { CliError } from "effect/cli"
 import { describeFailure, run } from "./CliCommands.ts"

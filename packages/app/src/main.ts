@@ -6,10 +6,11 @@
  * stop asked for with Ctrl-C or SIGTERM is a clean stop: exit code 0, so that
  * `./pnpm start` ends quietly (no package-manager failure lines).
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit } from "effect"
 import { ConfigInvalid } from "./Config.ts"
 import { DatabaseInUse } from "./Database.ts"
+import { ProvidersNotConfigured } from "./providers/ProviderPorts.ts"
 import { main } from "./Service.ts"
 
 const startedAt = Date.now()
@@ -25,7 +26,9 @@ const findCode = (error: unknown, code: string): (Error & { readonly port?: numb
 
 /** The one-line reason for a start that failed, or undefined for an unexpected failure. */
 const startFailure = (error: unknown): string | undefined => {
-  if (error instanceof ConfigInvalid || error instanceof DatabaseInUse) return error.message
+  if (error instanceof ConfigInvalid || error instanceof DatabaseInUse || error instanceof ProvidersNotConfigured) {
+    return error.message
+  }
   const inUse = findCode(error, "EADDRINUSE")
   if (inUse !== undefined) return `port ${inUse.port ?? process.env.PORT ?? 3000} is in use; set PORT`
   const denied = findCode(error, "EACCES")

@@ -63,6 +63,21 @@ describe("dependencies point inward", () => {
   })
 })
 
+describe("unused optional dependencies stay out", () => {
+  it("no module imports @effect/platform-node's index (it loads the Redis module, whose redis is not installed)", () => {
+    const barrel = ["adapters-http", "adapters-pg", "app"].flatMap((pkg) =>
+      sourceFiles(join(root, "packages", pkg, "src")).filter((file) =>
+        specifiersOf(file).includes("@effect/platform-node"),
+      ),
+    )
+    expect(barrel).toEqual([])
+  })
+
+  it("redis is not installed", () => {
+    expect(readFileSync(join(root, "pnpm-lock.yaml"), "utf8")).not.toMatch(/^ {2}redis@/m)
+  })
+})
+
 const domainSource = join(root, "packages", "domain", "src")
 const areas = ["cards-and-charity", "companies", "customers", "notifications", "payments", "plans"]
 

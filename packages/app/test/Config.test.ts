@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
 import * as AppConfig from "../src/Config.ts"
+import * as ProviderPorts from "../src/providers/ProviderPorts.ts"
 
 /** packages/app/.data, written independently of the module under test. */
 const appData = fileURLToPath(new URL("../.data", import.meta.url))
@@ -89,14 +90,100 @@ describe("configuration", () => {
     }),
   )
 
-  it.effect("production requires the token, OTP and chat secrets", () =>
+  it.effect("production requires the token, OTP and chat secrets, and a provider bridge for every port", () =>
     Effect.gen(function* () {
       const error = yield* issuesOf({ PARTNERPAY_ENV: "production" })
       assert.deepStrictEqual(
         error.issues.map((issue) => issue.variable),
-        ["PARTNERPAY_TOKEN_SECRET", "PARTNERPAY_OTP_SECRET", "PARTNERPAY_CHAT_SECRET"],
+        [
+          "PARTNERPAY_TOKEN_SECRET",
+          "PARTNERPAY_OTP_SECRET",
+          "PARTNERPAY_CHAT_SECRET",
+          "PARTNERPAY_PROVIDER_OTP_URL",
+          "PARTNERPAY_PROVIDER_KYC_URL",
+          "PARTNERPAY_PROVIDER_BANK_LINKING_URL",
+          "PARTNERPAY_PROVIDER_KYB_URL",
+          "PARTNERPAY_PROVIDER_SETTLEMENT_URL",
+          "PARTNERPAY_PROVIDER_CARD_PROCESSOR_URL",
+          "PARTNERPAY_PROVIDER_E_SIGNATURE_URL",
+        ],
       )
       assert.include(error.message, "is required when PARTNERPAY_ENV=production")
+    }),
+  )
+
+  const productionSecrets = {
+    PARTNERPAY_ENV: "production",
+    PARTNERPAY_TOKEN_SECRET: "t".repeat(40),
+    PARTNERPAY_OTP_SECRET: "o".repeat(40),
+    PARTNERPAY_CHAT_SECRET: "c".repeat(40),
+  }
+  const allBridges = Object.fromEntries(
+    ProviderPorts.ports.flatMap(({ key }) => [
+      [`PARTNERPAY_PROVIDER_${key}_URL`, `https://bridge.example.com/${key.toLowerCase()}`],
+      [`PARTNERPAY_PROVIDER_${key}_SECRET`, `${key}-secret-`.padEnd(40, "s")],
+    ]),
+  )
+
+  it.effect("production names, in one error, each port left without a provider (and only those)", () =>
+    Effect.gen(function* () {
+      const { PARTNERPAY_PROVIDER_KYC_URL: _url, PARTNERPAY_PROVIDER_KYC_SECRET: _secret, ...others } = allBridges
+      const error = yield* issuesOf({ ...productionSecrets, ...others })
+      assert.deepStrictEqual(
+        error.issues.map((issue) => issue.variable),
+        ["PARTNERPAY_PROVIDER_KYC_URL"],
+      )
+      assert.include(error.message, "identity verification (KYC) has no production provider")
+    }),
+  )
+
+  it.effect("production with every bridge starts with each port on its bridge", () =>
+    Effect.gen(function* () {
+      const config = yield* loadFrom({
+        ...productionSecrets,
+        ...allBridges,
+        PARTNERPAY_PROVIDER_KYC_TIMEOUT_MS: "2500",
+      })
+      assert.deepStrictEqual(Object.keys(config.providers).sort(), ProviderPorts.ports.map(({ key }) => key).sort())
+      assert.strictEqual(config.providers.KYC?.timeoutMillis, 2500)
+      assert.strictEqual(config.providers.OTP?.retries, 2)
+      assert.strictEqual(config.providers.OTP?.url, "https://bridge.example.com/otp")
+    }),
+  )
+
+  it.effect("a bridge needs its URL and a long secret; production needs https but on loopback", () =>
+    Effect.gen(function* () {
+      const error = yield* issuesOf({
+        ...productionSecrets,
+        ...allBridges,
+        PARTNERPAY_PROVIDER_OTP_URL: "http://sms.example.com",
+        PARTNERPAY_PROVIDER_KYC_SECRET: "short-kyc-secret",
+        PARTNERPAY_PROVIDER_KYB_URL: "not a url",
+        PARTNERPAY_PROVIDER_SETTLEMENT_RETRIES: "50",
+        PARTNERPAY_PROVIDER_CARD_PROCESSOR_URL: "http://127.0.0.1:9000",
+      })
+      assert.deepStrictEqual(
+        error.issues.map((issue) => issue.variable),
+        [
+          "PARTNERPAY_PROVIDER_OTP_URL",
+          "PARTNERPAY_PROVIDER_KYC_SECRET",
+          "PARTNERPAY_PROVIDER_KYB_URL",
+          "PARTNERPAY_PROVIDER_SETTLEMENT_RETRIES",
+        ],
+      )
+      assert.include(error.message, "PARTNERPAY_PROVIDER_KYC_SECRET: must be at least 32 characters long (got 16)")
+      assert.notInclude(error.message, "short-kyc-secret")
+    }),
+  )
+
+  it.effect("the sandbox needs no bridge, and a secret without its URL is refused", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual((yield* loadFrom({})).providers, {})
+      const error = yield* issuesOf({ PARTNERPAY_PROVIDER_OTP_SECRET: "o".repeat(40) })
+      assert.include(
+        error.message,
+        "PARTNERPAY_PROVIDER_OTP_URL: is required when PARTNERPAY_PROVIDER_OTP_SECRET is set",
+      )
     }),
   )
 

@@ -51,6 +51,7 @@ export {
   KybVerifier,
   KycProvider,
   OtpSender,
+  SettlementProvider,
 } from "./infrastructure/Providers.ts"
 export * as ReadModel from "./infrastructure/ReadModel.ts"
 export { ReadModelStore } from "./infrastructure/ReadModel.ts"

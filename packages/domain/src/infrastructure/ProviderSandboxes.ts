@@ -12,9 +12,15 @@
  * - `OtpSender`: records every message instead of sending it; a phone number
  *   ending in 0000 cannot receive SMS (OtpDeliveryFailed).
  *
- * Production implementations of these ports do not exist yet.
+ * What they keep in memory is bounded and expires (`SandboxLimits`): at most
+ * `maxEntries` KYC sessions and recorded messages (the oldest is evicted
+ * first), each forgotten `ttlMillis` after it was stored (on the Effect
+ * `Clock`). An expired KYC session is unknown (`KycSessionNotFound`).
+ *
+ * These never run in production: the app requires a real provider (its HTTP
+ * bridge) for every port there.
  */
-import { Context, DateTime, Effect, Layer, Ref } from "effect"
+import { Clock, Context, DateTime, Effect, Layer } from "effect"
 import type { PersonalData } from "../customers/CustomerEvents.ts"
 import type { CalendarDate } from "../kernel/CalendarDate.ts"
 import {
@@ -77,6 +83,67 @@ interface KycSession {
   readonly phoneNumber: string
 }
 
+/** How much a sandbox keeps, and for how long. */
+export interface SandboxLimits {
+  readonly maxEntries: number
+  readonly ttlMillis: number
+}
+
+/** KYC sessions: 10,000 for 24 hours. */
+export const kycSessionLimits: SandboxLimits = { maxEntries: 10_000, ttlMillis: 24 * 60 * 60 * 1000 }
+
+/** Recorded OTP messages: 1,000 for 15 minutes (a code is worth nothing after its challenge expired). */
+export const sentOtpLimits: SandboxLimits = { maxEntries: 1_000, ttlMillis: 15 * 60 * 1000 }
+
+/**
+ * An insertion-ordered store of at most `maxEntries` values, each expiring
+ * `ttlMillis` after it was (last) stored. Pure: every operation takes the time.
+ */
+export class BoundedStore<V> {
+  private readonly entries = new Map<string, { readonly value: V; readonly storedAt: number }>()
+  readonly limits: SandboxLimits
+  constructor(limits: SandboxLimits) {
+    this.limits = limits
+  }
+
+  /** Stores `value` under `key` as the newest entry; evicts what expired, then the oldest beyond the limit. */
+  set(key: string, value: V, now: number): void {
+    this.entries.delete(key)
+    this.entries.set(key, { value, storedAt: now })
+    this.evict(now)
+  }
+
+  /** The value under `key`, unless absent or expired. */
+  get(key: string, now: number): V | undefined {
+    const entry = this.entries.get(key)
+    if (entry === undefined) return undefined
+    if (now - entry.storedAt >= this.limits.ttlMillis) {
+      this.entries.delete(key)
+      return undefined
+    }
+    return entry.value
+  }
+
+  /** The live values, oldest first. */
+  values(now: number): ReadonlyArray<V> {
+    this.evict(now)
+    return Array.from(this.entries.values(), (entry) => entry.value)
+  }
+
+  get size(): number {
+    return this.entries.size
+  }
+
+  private evict(now: number): void {
+    // Insertion order is storage order, so expired entries are at the front.
+    for (const [key, entry] of this.entries) {
+      if (this.entries.size > this.limits.maxEntries || now - entry.storedAt >= this.limits.ttlMillis) {
+        this.entries.delete(key)
+      } else break
+    }
+  }
+}
+
 /** The fixed person every sandbox verification confirms (only the SSN's last four digits). */
 export const sandboxPersonalData = (phoneNumber: string): PersonalData => ({
   profileName: "",
@@ -89,19 +156,18 @@ export const sandboxPersonalData = (phoneNumber: string): PersonalData => ({
 })
 
 /** The sandbox identity-verification provider; sessions live in memory. The reference id is the session's tokenId. */
-export const layerKycProviderSandbox: Layer.Layer<KycProvider> = Layer.effect(
-  KycProvider,
-  Effect.gen(function* () {
-    const sessions = yield* Ref.make(new Map<string, KycSession>())
+export const makeKycProviderSandbox = (limits: SandboxLimits = kycSessionLimits) =>
+  Effect.sync(() => {
+    const sessions = new BoundedStore<KycSession>(limits)
     const session = (tokenId: string) =>
-      Effect.flatMap(Ref.get(sessions), (all) => {
-        const found = all.get(tokenId)
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const found = sessions.get(tokenId, now)
         return found === undefined ? Effect.fail(new KycSessionNotFound({ tokenId })) : Effect.succeed(found)
       })
     return KycProvider.of({
       start: Effect.fn("ProviderSandboxes.start")(function* ({ tokenId, deviceId, phoneNumber }) {
-        yield* Ref.update(sessions, (all) => new Map(all).set(tokenId, { deviceId, phoneNumber }))
         const now = yield* DateTime.now
+        sessions.set(tokenId, { deviceId, phoneNumber }, DateTime.toEpochMillis(now))
         return {
           linkToken: `kyc-sandbox-${tokenId}`,
           expiration: DateTime.add(now, { minutes: sandboxSessionMinutes }),
@@ -123,8 +189,10 @@ export const layerKycProviderSandbox: Layer.Layer<KycProvider> = Layer.effect(
       personalData: (referenceId) =>
         Effect.map(session(referenceId), ({ phoneNumber }) => sandboxPersonalData(phoneNumber)),
     })
-  }),
-)
+  })
+
+/** The sandbox identity-verification provider with the default limits. */
+export const layerKycProviderSandbox: Layer.Layer<KycProvider> = Layer.effect(KycProvider, makeKycProviderSandbox())
 
 /** A message the in-memory OTP sender "sent". */
 export interface SentOtp {
@@ -141,15 +209,20 @@ export class SentOtps extends Context.Service<
 >()("partnerpay/domain/SentOtps") {}
 
 /** The in-memory OTP sender (tests, sandbox): records messages; numbers ending in 0000 are unreachable. */
-export const layerOtpSenderMemory: Layer.Layer<OtpSender | SentOtps> = Layer.effectContext(
-  Effect.gen(function* () {
-    const sent = yield* Ref.make<ReadonlyArray<SentOtp>>([])
+export const makeOtpSenderMemory = (limits: SandboxLimits = sentOtpLimits) =>
+  Effect.sync(() => {
+    const sent = new BoundedStore<SentOtp>(limits)
+    let sequence = 0
     const sender = OtpSender.of({
       send: ({ phoneNumber, code }) =>
         phoneNumber.endsWith("0000")
           ? Effect.fail(new OtpDeliveryFailed({ reason: "the number cannot receive SMS" }))
-          : Ref.update(sent, (all) => [...all, { phoneNumber, code }]),
+          : Effect.map(Clock.currentTimeMillis, (now) => sent.set(String(sequence++), { phoneNumber, code }, now)),
     })
-    return Context.make(OtpSender, sender).pipe(Context.add(SentOtps, SentOtps.of({ all: Ref.get(sent) })))
-  }),
-)
+    return Context.make(OtpSender, sender).pipe(
+      Context.add(SentOtps, SentOtps.of({ all: Effect.map(Clock.currentTimeMillis, (now) => sent.values(now)) })),
+    )
+  })
+
+/** The in-memory OTP sender with the default limits. */
+export const layerOtpSenderMemory: Layer.Layer<OtpSender | SentOtps> = Layer.effectContext(makeOtpSenderMemory())

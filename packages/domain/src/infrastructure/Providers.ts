@@ -270,5 +270,37 @@ export class ESignature extends Context.Service<
   }
 >()("partnerpay/domain/ESignature") {}
 
+// ---------------------------------------------------------------------------
+// Settlement
+// ---------------------------------------------------------------------------
+
+/** Where a transfer stands at the bank: still moving, settled, or returned with an ACH return code. */
+export type SettlementOutcome =
+  | { readonly status: "Pending" }
+  | { readonly status: "Settled" }
+  | { readonly status: "Failed"; readonly returnCode: string; readonly reason: string }
+
+/**
+ * The bank (ACH) side of transfers: reports whether a pending transfer
+ * settled or was returned. The application records the outcome on the
+ * Transfer (`Payments.settleTransfer` / `Payments.failTransfer`).
+ */
+export class SettlementProvider extends Context.Service<
+  SettlementProvider,
+  {
+    readonly status: (request: {
+      readonly transferId: TransferId
+      readonly amount: Money
+    }) => Effect.Effect<SettlementOutcome, ProviderUnavailable>
+  }
+>()("partnerpay/domain/SettlementProvider") {}
+
 /** Every provider port, for layers that provide them all (a sandbox, a test). */
-export type AllProviders = KybVerifier | BankLinker | KycProvider | OtpSender | CardProcessor | ESignature
+export type AllProviders =
+  | KybVerifier
+  | BankLinker
+  | KycProvider
+  | OtpSender
+  | CardProcessor
+  | ESignature
+  | SettlementProvider

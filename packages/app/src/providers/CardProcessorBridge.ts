@@ -1,0 +1,80 @@
+/**
+ * `CardProcessor` over the HTTP bridge (docs/providers.md, "Card processor").
+ *
+ * - `card-methods` `{ registrationId }` -> `{ cards: [{ id, type, brand, last4, expMonth, expYear }] }`
+ * - `card-payments` `{ cardPaymentId, merchantId, amount: { minorUnits, currency }, externalReference }`
+ *   -> `{ processorReference }`; 422 `{ code, reason }`: refused (`CardProcessorRefused`)
+ *
+ * And `CardCharger` (in-app payment of a payment request with a saved card) on the same bridge:
+ *
+ * - `card-charges` `{ idempotencyKey, paymentMethodId, last4, amount: { minorUnits, currency }, description }`
+ *   -> `{ processorReference }`; 402 `{ code, reason }`: the card was declined (`CardDeclined`).
+ *   The processor charges once per `idempotencyKey` (the payment request id) and answers a repeated
+ *   key with the first charge.
+ * - `card-refunds` `{ processorReference }` -> any 2xx.
+ */
+import { CardCharger, CardCharges, Providers } from "@partnerpay/domain"
+import { Effect, Layer, Schema } from "effect"
+import * as HttpBridge from "./HttpBridge.ts"
+
+const Cards = Schema.Struct({
+  cards: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      type: Schema.String,
+      brand: Schema.String,
+      last4: Schema.String.check(Schema.isPattern(/^\d{4}$/)),
+      expMonth: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 12 })),
+      expYear: Schema.Int,
+    }),
+  ),
+})
+const Registered = Schema.Struct({ processorReference: Schema.String })
+const Refusal = Schema.Struct({ code: Schema.String, reason: Schema.String })
+
+export const make = (bridge: HttpBridge.Bridge) =>
+  Providers.CardProcessor.of({
+    listCardMethods: (registrationId) =>
+      bridge.call("card-methods", { registrationId }).pipe(
+        Effect.flatMap(HttpBridge.expect(bridge, "card-methods", Cards)),
+        Effect.map(({ cards }) => cards),
+      ),
+    registerCardPayment: (request) =>
+      Effect.flatMap(
+        bridge.call("card-payments", request),
+        HttpBridge.expect(bridge, "card-payments", Registered, {
+          422: HttpBridge.refusal(bridge, "card-payments", Refusal, (body) => new Providers.CardProcessorRefused(body)),
+        }),
+      ),
+  })
+
+/** The charge and refund operations of the same processor. */
+export const makeCharger = (bridge: HttpBridge.Bridge) =>
+  CardCharger.of({
+    charge: (request) =>
+      Effect.flatMap(
+        bridge.call("card-charges", {
+          idempotencyKey: request.idempotencyKey,
+          paymentMethodId: request.paymentMethodId,
+          last4: request.last4,
+          amount: { minorUnits: request.amount.minorUnits, currency: request.amount.currency },
+          description: request.description,
+        }),
+        HttpBridge.expect(bridge, "card-charges", Registered, {
+          402: HttpBridge.refusal(bridge, "card-charges", Refusal, (body) => new CardCharges.CardDeclined(body)),
+        }),
+      ),
+    refund: (processorReference) =>
+      Effect.asVoid(
+        Effect.flatMap(
+          bridge.call("card-refunds", { processorReference }),
+          HttpBridge.expect(bridge, "card-refunds", Schema.Unknown),
+        ),
+      ),
+  })
+
+export const layer = (config: HttpBridge.BridgeConfig): Layer.Layer<Providers.CardProcessor | CardCharger> =>
+  Layer.merge(
+    HttpBridge.layer(Providers.CardProcessor, "card processor", config, make),
+    HttpBridge.layer(CardCharger, "card processor", config, makeCharger),
+  )

@@ -1,0 +1,144 @@
+/**
+ * The real service process in production: it refuses to start without a
+ * provider for every port, and with bridges it sends one-time codes through
+ * the operator's provider (signed) and answers a provider's malformed answer
+ * with a 503 problem+json.
+ */
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as ProviderPorts from "../src/providers/ProviderPorts.ts"
+import * as FakeProvider from "./providers/FakeProvider.ts"
+import { appDir, killAll, startService } from "./support.ts"
+
+const directories: Array<string> = []
+afterAll(() => {
+  killAll()
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true })
+})
+
+const freshDataDir = () => {
+  const directory = mkdtempSync(join(tmpdir(), "partnerpay-production-"))
+  directories.push(directory)
+  return directory
+}
+
+const adminToken = "an-operator-token-of-at-least-32-characters"
+const production = {
+  PORT: "0",
+  PARTNERPAY_ENV: "production",
+  PARTNERPAY_TOKEN_SECRET: "a-token-secret-of-at-least-32-bytes-long",
+  PARTNERPAY_OTP_SECRET: "an-otp-secret-of-at-least-32-characters",
+  PARTNERPAY_CHAT_SECRET: "a-chat-secret-of-at-least-32-characters",
+  PARTNERPAY_ADMIN_TOKEN: adminToken,
+}
+
+const request = (url: string, method: string, token: string | undefined, body?: unknown) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, {
+      method,
+      headers: {
+        "content-type": "application/json",
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    const text = await response.text()
+    return {
+      status: response.status,
+      contentType: response.headers.get("content-type") ?? "",
+      body: text === "" ? undefined : JSON.parse(text),
+    }
+  })
+
+describe("production without a provider for every port", () => {
+  it("refuses to start, naming each missing port in one error", { timeout: 60_000 }, () => {
+    const started = spawnSync(process.execPath, ["src/main.ts"], {
+      cwd: appDir,
+      env: {
+        PATH: process.env.PATH ?? "",
+        ...production,
+        PARTNERPAY_DATA_DIR: freshDataDir(),
+        PARTNERPAY_PROVIDER_OTP_URL: "https://sms.example.com",
+        PARTNERPAY_PROVIDER_OTP_SECRET: "an-otp-bridge-secret-of-32-characters",
+      },
+      encoding: "utf8",
+      timeout: 30_000,
+    })
+    assert.strictEqual(started.status, 1)
+    const missing = ProviderPorts.ports.filter(({ key }) => key !== "OTP")
+    for (const { key, port } of missing) {
+      assert.include(started.stderr, `PARTNERPAY_PROVIDER_${key}_URL: is required when PARTNERPAY_ENV=production`)
+      assert.include(started.stderr, `${port} has no production provider`)
+    }
+    assert.notInclude(started.stderr, "PARTNERPAY_PROVIDER_OTP_URL")
+    assert.notInclude(started.stderr, "    at ") // one clear error, no stack
+  })
+})
+
+describe("production with a bridge for every port", () => {
+  it.live(
+    "a one-time code goes to the operator's provider, and a malformed provider answer is a 503 problem",
+    () =>
+      Effect.gen(function* () {
+        const fake = yield* FakeProvider.start()
+        const bridges = Object.fromEntries(
+          ProviderPorts.ports.flatMap(({ key }) => [
+            [`PARTNERPAY_PROVIDER_${key}_URL`, fake.url],
+            [`PARTNERPAY_PROVIDER_${key}_SECRET`, "fake-provider-secret-of-32-characters-or-more"],
+            [`PARTNERPAY_PROVIDER_${key}_RETRIES`, "0"],
+          ]),
+        )
+        const service = yield* Effect.promise(() =>
+          startService({ ...production, ...bridges, PARTNERPAY_DATA_DIR: freshDataDir() }),
+        )
+        yield* Effect.addFinalizer(() => Effect.promise(() => service.stop()))
+
+        const partner = yield* request(`${service.url}/admin/partners`, "POST", adminToken, { name: "Acme" })
+        assert.strictEqual(partner.status, 201)
+        const token = yield* request(`${service.url}/auth/token`, "POST", undefined, {
+          ClientId: partner.body.clientId,
+          ClientSecret: partner.body.clientSecret,
+        })
+        const partnerToken = token.body.AccessToken as string
+
+        // The code is sent through the OTP bridge, signed; it is random (not the sandbox's 123456).
+        fake.script("send", [{ status: 200, body: {} }])
+        const phoneNumber = "+15557654321"
+        const sent = yield* request(`${service.url}/Login/SendOtp`, "POST", partnerToken, { phoneNumber })
+        assert.strictEqual(sent.status, 200, JSON.stringify(sent.body))
+        const delivery = fake.received().find((received) => received.operation === "send")
+        if (delivery === undefined) return assert.fail("no code was sent to the OTP bridge")
+        assert.isTrue(delivery.signed)
+        const { code, phoneNumber: to } = delivery.body as { code: string; phoneNumber: string }
+        assert.match(code, /^\d{6}$/)
+        assert.strictEqual(to, phoneNumber)
+        const checked = yield* request(`${service.url}/Login/CheckOtp`, "PUT", partnerToken, { phoneNumber, code })
+        assert.strictEqual(checked.status, 200, JSON.stringify(checked.body))
+        const customerToken = checked.body.accessToken as string
+
+        // The KYC bridge answers nonsense: the customer gets a 503 problem, not a 500.
+        fake.script("start", [{ status: 200, body: { linkToken: 42, expiration: "soon" } }])
+        const started = yield* request(`${service.url}/Verification/StartKyc`, "POST", customerToken, {
+          deviceId: "device-1",
+        })
+        assert.strictEqual(started.status, 503)
+        assert.include(started.contentType, "application/problem+json")
+        assert.strictEqual(started.body.code, "PROVIDER_UNAVAILABLE")
+        // Log lines reach stdout in batches: wait for the warning.
+        let warning: string | undefined
+        for (let wait = 0; wait < 50 && warning === undefined; wait++) {
+          warning = service.output.find((line) => line.includes("provider call failed"))
+          if (warning === undefined) yield* Effect.sleep("100 millis")
+        }
+        assert.include(
+          warning ?? service.output.join("\n"),
+          "start: malformed answer 200 (field linkToken: wrong type)",
+        )
+      }),
+    { timeout: 90_000 },
+  )
+})

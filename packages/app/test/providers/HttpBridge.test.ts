@@ -1,0 +1,318 @@
+/**
+ * The provider HTTP bridges against a fake provider server: signed requests,
+ * retries on 5xx and timeouts only, answers decoded (a malformed one is a
+ * clear ProviderUnavailable, never quoted), refusals mapped to the ports' errors.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Ids, Money, Providers } from "@partnerpay/domain"
+import { Context, Effect, Layer, Redacted } from "effect"
+import * as BankLinkerBridge from "../../src/providers/BankLinkerBridge.ts"
+import * as ESignatureBridge from "../../src/providers/ESignatureBridge.ts"
+import * as HttpBridge from "../../src/providers/HttpBridge.ts"
+import * as KycBridge from "../../src/providers/KycBridge.ts"
+import * as OtpSenderBridge from "../../src/providers/OtpSenderBridge.ts"
+import * as ProviderPorts from "../../src/providers/ProviderPorts.ts"
+import * as SettlementBridge from "../../src/providers/SettlementBridge.ts"
+import * as FakeProvider from "./FakeProvider.ts"
+
+const registrationId = Ids.RegistrationId.make("7b0c9f9e-3a51-4a7e-9a53-4d6f2a0b1c11")
+const transferId = Ids.TransferId.make("2f7a1c3e-8b4d-4e6f-9a0b-1c2d3e4f5a6b")
+
+/** A bridge on the fake, with short backoffs. */
+const bridgeOn = (fake: FakeProvider.FakeProvider, overrides?: Partial<HttpBridge.BridgeConfig>) =>
+  HttpBridge.makeFetch("test provider", fake.config(overrides), { backoffMillis: 5 })
+
+describe("a provider bridge that answers", () => {
+  it.live("signs each request over its timestamp and body; the provider verifies it and the call succeeds", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("send", [{ status: 200, body: { delivered: true } }])
+      const sender = OtpSenderBridge.make(yield* bridgeOn(fake))
+      yield* sender.send({ phoneNumber: "+15551234567", code: "482913" })
+      const [request] = fake.received()
+      assert.strictEqual(request?.operation, "send")
+      assert.isTrue(request?.signed)
+      assert.strictEqual(request?.attempt, 1)
+      assert.deepStrictEqual(request?.body, { phoneNumber: "+15551234567", code: "482913" })
+    }),
+  )
+
+  it.live("a request signed with another secret is refused by the provider and not retried", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("send", [{ status: 200, body: {} }])
+      const sender = OtpSenderBridge.make(
+        yield* bridgeOn(fake, { secret: Redacted.make("another-secret-of-more-than-32-characters") }),
+      )
+      const error = yield* Effect.flip(sender.send({ phoneNumber: "+15551234567", code: "1" }))
+      assert.strictEqual(error._tag, "ProviderUnavailable")
+      assert.include(error.message, "send: unexpected answer 401")
+      assert.strictEqual(fake.received().length, 1)
+      assert.isFalse(fake.received()[0]?.signed)
+    }),
+  )
+
+  it.live("the answer is decoded into the port's result (KYC check, personal data)", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("check", [
+        { status: 200, body: { status: "Verified", referenceId: "ref-1", redirectUrl: "", extra: "ignored" } },
+      ])
+      fake.script("personal-data", [
+        {
+          status: 200,
+          body: {
+            firstName: "Ada",
+            lastName: "Lovelace",
+            birthDate: "1990-12-10",
+            ssnLastFourDigits: "1234",
+            emailAddress: "ada@example.com",
+            phoneNumber: "+15551234567",
+          },
+        },
+      ])
+      const kyc = KycBridge.make(yield* bridgeOn(fake))
+      const check = yield* kyc.check({ registrationId, tokenId: "token-1" })
+      assert.deepStrictEqual(check, { status: "Verified", referenceId: "ref-1", redirectUrl: "" })
+      const person = yield* kyc.personalData("ref-1")
+      assert.strictEqual(person.profileName, "")
+      assert.strictEqual(person.ssnLastFourDigits, "1234")
+    }),
+  )
+
+  it.live("a 404 from the KYC provider is an unknown session", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("check", [{ status: 404, body: {} }])
+      const kyc = KycBridge.make(yield* bridgeOn(fake))
+      const error = yield* Effect.flip(kyc.check({ registrationId, tokenId: "token-unknown" }))
+      assert.strictEqual(error._tag, "KycSessionNotFound")
+    }),
+  )
+
+  it.live("a 422 is the port's refusal with the provider's fields (bank link error, undeliverable code)", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      const linkError = {
+        errorType: "ITEM_ERROR",
+        errorCode: "INVALID_CREDENTIALS",
+        errorMessage: "the provided credentials were not correct",
+        displayMessage: "Please try again.",
+      }
+      fake.script("exchange", [{ status: 422, body: linkError }])
+      fake.script("send", [{ status: 422, body: { reason: "landline" } }])
+      const bridge = yield* bridgeOn(fake)
+      const failed = yield* Effect.flip(
+        BankLinkerBridge.make(bridge).exchangePublicToken({
+          registrationId,
+          tokenId: "t",
+          publicToken: "p",
+          linkSessionId: "s",
+          institutionId: "ins_1",
+          accountIds: ["a"],
+        }),
+      )
+      assert.strictEqual(failed._tag, "BankLinkFailed")
+      if (failed._tag === "BankLinkFailed") assert.strictEqual(failed.errorCode, "INVALID_CREDENTIALS")
+      const undelivered = yield* Effect.flip(
+        OtpSenderBridge.make(bridge).send({ phoneNumber: "+15550000000", code: "1" }),
+      )
+      assert.deepStrictEqual(
+        [undelivered._tag, (undelivered as Providers.OtpDeliveryFailed).reason],
+        ["OtpDeliveryFailed", "landline"],
+      )
+    }),
+  )
+})
+
+describe("a provider bridge that fails", () => {
+  it.live("5xx answers are retried with the same request id until one succeeds", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("status", [
+        { status: 503 },
+        { status: 502, body: "<html>bad gateway</html>" },
+        {
+          status: 200,
+          body: { status: "Failed", returnCode: "R01", reason: "insufficient funds" },
+        },
+      ])
+      const settlement = SettlementBridge.make(yield* bridgeOn(fake))
+      const outcome = yield* settlement.status({ transferId, amount: Money.make(1013, "USD") })
+      assert.deepStrictEqual(outcome, { status: "Failed", returnCode: "R01", reason: "insufficient funds" })
+      const received = fake.received()
+      assert.deepStrictEqual(
+        received.map((request) => request.attempt),
+        [1, 2, 3],
+      )
+      assert.strictEqual(new Set(received.map((request) => request.requestId)).size, 1)
+      assert.isTrue(received.every((request) => request.signed))
+    }),
+  )
+
+  it.live("retries are bounded: after the last one the port fails with ProviderUnavailable", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("status", [{ status: 500 }])
+      const settlement = SettlementBridge.make(yield* bridgeOn(fake, { retries: 2 }))
+      const error = yield* Effect.flip(settlement.status({ transferId, amount: Money.make(100, "USD") }))
+      assert.strictEqual(error._tag, "ProviderUnavailable")
+      assert.include(error.reason, "status: answered 500 (after 3 attempts)")
+      assert.strictEqual(fake.received().length, 3)
+    }),
+  )
+
+  it.live("a 4xx other than the port's refusals is final: not retried", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("status", [{ status: 400, body: { error: "bad request" } }])
+      const settlement = SettlementBridge.make(yield* bridgeOn(fake))
+      const error = yield* Effect.flip(settlement.status({ transferId, amount: Money.make(100, "USD") }))
+      assert.include(error.reason, "status: unexpected answer 400")
+      assert.strictEqual(fake.received().length, 1)
+    }),
+  )
+
+  it.live("a redirect is not followed: the signed request goes only to the configured URL", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("status", [{ status: 307, headers: { location: `${fake.url}/elsewhere` } }])
+      fake.script("elsewhere", [{ status: 200, body: { status: "Settled" } }])
+      const settlement = SettlementBridge.make(yield* bridgeOn(fake))
+      const error = yield* Effect.flip(settlement.status({ transferId, amount: Money.make(100, "USD") }))
+      assert.include(error.reason, "status: unexpected answer 307")
+      assert.deepStrictEqual(
+        fake.received().map((request) => request.operation),
+        ["status"],
+      )
+    }),
+  )
+
+  it.live("no answer within the timeout is retried, then ProviderUnavailable names the timeout", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("reimbursement-envelope", [{ status: 200, body: {}, delayMillis: 2_000 }])
+      const signing = ESignatureBridge.make(yield* bridgeOn(fake, { timeoutMillis: 100, retries: 1 }))
+      const error = yield* Effect.flip(
+        signing.createReimbursementEnvelope({
+          transferId,
+          providerId: "docusign",
+          signer: { registrationId, name: "Ada", emailAddress: "ada@example.com" },
+        }),
+      )
+      assert.strictEqual(error._tag, "ProviderUnavailable")
+      assert.include(error.message, "reimbursement-envelope: no answer within 100 ms (after 2 attempts)")
+      assert.strictEqual(fake.received().length, 2)
+    }),
+  )
+
+  it.live("a slow first attempt is retried and the second answer is used", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("reimbursement-envelope", [
+        { status: 200, body: { envelopeId: "late", signingUrl: "https://sign/late" }, delayMillis: 1_000 },
+        { status: 200, body: { envelopeId: "env-1", signingUrl: "https://sign/env-1" } },
+      ])
+      const signing = ESignatureBridge.make(yield* bridgeOn(fake, { timeoutMillis: 150 }))
+      const envelope = yield* signing.createReimbursementEnvelope({
+        transferId,
+        providerId: "docusign",
+        signer: { registrationId, name: "Ada", emailAddress: "ada@example.com" },
+      })
+      assert.strictEqual(envelope.envelopeId, "env-1")
+    }),
+  )
+
+  it.live("a connection refused is retried, then ProviderUnavailable", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      const bridge = yield* HttpBridge.makeFetch(
+        "test provider",
+        { ...fake.config({ retries: 1 }), url: "http://127.0.0.1:1/bridge" },
+        { backoffMillis: 5 },
+      )
+      const error = yield* Effect.flip(OtpSenderBridge.make(bridge).send({ phoneNumber: "+15551234567", code: "1" }))
+      assert.strictEqual(error._tag, "ProviderUnavailable")
+      assert.include(error.message, "send: connection failed")
+      assert.include(error.message, "(after 2 attempts)")
+    }),
+  )
+})
+
+describe("a provider bridge that answers nonsense", () => {
+  it.live("a body that does not match the contract is ProviderUnavailable naming the field, never its value", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("personal-data", [
+        {
+          status: 200,
+          body: {
+            firstName: "Ada",
+            lastName: "Lovelace",
+            birthDate: "1990-12-10",
+            ssnLastFourDigits: "123-45-6789",
+            emailAddress: "ada@example.com",
+            phoneNumber: "+15551234567",
+          },
+        },
+      ])
+      const kyc = KycBridge.make(yield* bridgeOn(fake))
+      const error = yield* Effect.flip(kyc.personalData("ref-1"))
+      assert.strictEqual(error._tag, "ProviderUnavailable")
+      assert.include(error.message, "personal-data: malformed answer 200 (field ssnLastFourDigits: invalid value)")
+      assert.notInclude(error.message, "6789")
+      assert.strictEqual(fake.received().length, 1)
+    }),
+  )
+
+  it.live("a body that is not JSON, or a missing field, is a malformed answer", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("check", [{ status: 200, body: "<html>ok</html>" }])
+      fake.script("status", [{ status: 200, body: { status: "Failed" } }])
+      const bridge = yield* bridgeOn(fake)
+      const notJson = yield* Effect.flip(KycBridge.make(bridge).check({ registrationId, tokenId: "t" }))
+      assert.include(notJson.message, "check: malformed answer 200: not JSON")
+      const missing = yield* Effect.flip(
+        SettlementBridge.make(bridge).status({ transferId, amount: Money.make(1, "USD") }),
+      )
+      assert.include(missing.message, "status: malformed answer 200")
+    }),
+  )
+
+  it.live("a refusal whose body is malformed is ProviderUnavailable, not a refusal", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("send", [{ status: 422, body: { why: "?" } }])
+      const error = yield* Effect.flip(
+        OtpSenderBridge.make(yield* bridgeOn(fake)).send({ phoneNumber: "+15551234567", code: "1" }),
+      )
+      assert.strictEqual(error._tag, "ProviderUnavailable")
+      assert.include(error.message, "send: malformed answer 422 (field reason: missing)")
+    }),
+  )
+})
+
+describe("production providers", () => {
+  it.effect("without bridges, the providers layer refuses to build and names every missing port at once", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(Layer.build(ProviderPorts.layer({})).pipe(Effect.scoped))
+      assert.strictEqual(error._tag, "ProvidersNotConfigured")
+      assert.strictEqual(error.missing.length, ProviderPorts.ports.length)
+      assert.include(error.message, "OTP sender (SMS one-time login codes) (set PARTNERPAY_PROVIDER_OTP_URL")
+      assert.include(error.message, "e-signature")
+    }),
+  )
+
+  it.live("with every bridge, each port is served by its bridge (an OTP goes to the operator's provider)", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("send", [{ status: 204 }])
+      const bridges = Object.fromEntries(ProviderPorts.ports.map(({ key }) => [key, fake.config()]))
+      const context = yield* Layer.build(ProviderPorts.layer(bridges))
+      const sender = Context.get(context, Providers.OtpSender)
+      yield* sender.send({ phoneNumber: "+15551234567", code: "777777" })
+      assert.deepStrictEqual(fake.received()[0]?.body, { phoneNumber: "+15551234567", code: "777777" })
+    }),
+  )
+})
