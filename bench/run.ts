@@ -38,7 +38,8 @@
  * and the OPTIONAL hooks bench/startup.ts and bench/webhooks.ts, each run only when its
  * file exists, its last JSON line folded into the report.
  *
- * Output: bench/results/latest.md (also printed) and latest.json, with a "targets" section.
+ * Output: bench/results/latest.md (also printed) and latest.json, with a "targets" section, and
+ * latest.svg, the ratios as a chart (bench/chart.ts).
  * Flags: --quick; --profile (only POST /Company/Create x64 on PostgreSQL, with the service
  * under `node --cpu-prof`; prints the top frames by self time).
  *
@@ -53,6 +54,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { chart } from "./chart.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const resultsDir = join(root, "bench", "results")
@@ -1348,9 +1350,13 @@ const main = async () => {
       2,
     )}\n`,
   )
+  writeFileSync(
+    join(resultsDir, "latest.svg"),
+    chart({ at: new Date().toISOString(), node: process.version, quick, rounds, rows, eventStore }),
+  )
   console.log(`\n${report}`)
   console.log(
-    `(${((Date.now() - startedAt) / 1000).toFixed(0)} s in total; written to bench/results/latest.md and latest.json)`,
+    `(${((Date.now() - startedAt) / 1000).toFixed(0)} s in total; written to bench/results/latest.md, latest.json and latest.svg)`,
   )
 }
 
