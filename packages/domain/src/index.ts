@@ -18,12 +18,14 @@ export * as Charity from "./cards-and-charity/Charity.ts"
 export * as CharityTransaction from "./cards-and-charity/CharityTransaction.ts"
 // companies
 export * as Companies from "./companies/Companies.ts"
+export * as CompanyPersonalData from "./companies/CompanyPersonalData.ts"
 export * as Company from "./companies/Company.ts"
 export * as CompanyReference from "./companies/CompanyReference.ts"
 // customers
 export * as BankAccounts from "./customers/BankAccounts.ts"
 export * as Customer from "./customers/Customer.ts"
 export * as CustomerLogin from "./customers/CustomerLogin.ts"
+export * as CustomerPersonalData from "./customers/CustomerPersonalData.ts"
 export * as CustomerPreferences from "./customers/CustomerPreferences.ts"
 export * as CustomersProjection from "./customers/CustomersProjection.ts"
 export * as LoginChallenge from "./customers/LoginChallenge.ts"
@@ -50,6 +52,8 @@ export {
   KycProvider,
   OtpSender,
 } from "./infrastructure/Providers.ts"
+export * as PersonalData from "./infrastructure/PersonalData.ts"
+export { PersonalDataVault, PhoneIndex } from "./infrastructure/PersonalData.ts"
 export * as ReadModel from "./infrastructure/ReadModel.ts"
 export { ReadModelStore } from "./infrastructure/ReadModel.ts"
 export * from "./infrastructure/UnitOfWork.ts"
@@ -59,7 +63,9 @@ export * as Decider from "./kernel/Decider.ts"
 export * from "./kernel/DomainError.ts"
 export * as Ids from "./kernel/Ids.ts"
 export * as Money from "./kernel/Money.ts"
+export * as Personal from "./kernel/Personal.ts"
 export * as Notifications from "./Notifications.ts"
+export * as PersonalDataMap from "./PersonalDataMap.ts"
 export * as Projections from "./Projections.ts"
 // payments
 export * as DebitAuth from "./payments/DebitAuth.ts"

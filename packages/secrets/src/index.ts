@@ -6,3 +6,4 @@
  * without depending on each other.
  */
 export * as SecretHash from "./SecretHash.ts"
+export * as PersonalDataCrypto from "./PersonalDataCrypto.ts"
