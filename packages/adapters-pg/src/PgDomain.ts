@@ -83,9 +83,7 @@ export const layer = (
       const ownedCollections = ReadModel.collectionsOwnedBy(options.projections ?? Projections.all)
       const store = yield* PgEventStore.make({ onAppend, ownedCollections })
       const vault = yield* Effect.serviceOption(PersonalDataVault)
-      return Option.isSome(vault)
-        ? PersonalData.protectEventStore(store, vault.value, PersonalDataMap.fields)
-        : store
+      return Option.isSome(vault) ? PersonalData.protectEventStore(store, vault.value, PersonalDataMap.fields) : store
     }),
   )
   return store.pipe(Layer.provideMerge(base), Layer.provideMerge(Migrations.layer))

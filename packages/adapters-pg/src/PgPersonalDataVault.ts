@@ -29,7 +29,11 @@ export interface KeyTable {
   /** The subject's wrapped key, if any. */
   readonly get: (subject: string) => Effect.Effect<Option.Option<string>, EventStoreUnavailable>
   /** Inserts `wrapped` unless the subject already has a key; answers the key the subject has now. */
-  readonly insert: (subject: string, wrapped: string, masterKeyId: string) => Effect.Effect<string, EventStoreUnavailable>
+  readonly insert: (
+    subject: string,
+    wrapped: string,
+    masterKeyId: string,
+  ) => Effect.Effect<string, EventStoreUnavailable>
   /** Deletes the subject's key; true if there was one. */
   readonly delete: (subject: string) => Effect.Effect<boolean, EventStoreUnavailable>
 }
@@ -209,3 +213,20 @@ export const rotateMaster = (
       }),
     )
   })
+
+/** Parses a master key written as text (base64 of 32 bytes, or 64 hex digits); throws with a reason. */
+export const parseMasterKey = (text: string): Redacted.Redacted<Uint8Array> =>
+  Redacted.make(PersonalDataCrypto.parseMasterKey(text))
+
+/** A new random master key as text (for the sandbox key file, or for an operator to store). */
+export const newMasterKeyText = (): string => PersonalDataCrypto.newMasterKey()
+
+/** The secret of the phone number index (`PhoneIndex`), derived from the master key (HKDF). */
+export const phoneIndexSecret = (master: Redacted.Redacted<Uint8Array>): Redacted.Redacted<string> =>
+  Redacted.make(
+    Buffer.from(PersonalDataCrypto.deriveKey(Redacted.value(master), "partnerpay/phone-index/v1")).toString("hex"),
+  )
+
+/** The public fingerprint of a master key (which key wrapped the stored data keys). */
+export const masterKeyId = (master: Redacted.Redacted<Uint8Array>): string =>
+  PersonalDataCrypto.masterKeyId(Redacted.value(master))

@@ -60,7 +60,10 @@ const throttle =
     Effect.gen(function* () {
       if (error instanceof RuleViolated && (error.code === "LOGIN_LOCKED" || error.code === "OTP_RESEND_LIMIT")) {
         const { state } = yield* dieOnCorruptEvent(
-          CommandHandler.load(LoginChallenge.aggregate, LoginChallenge.challengeId(partnerId, yield* phoneIndexOf(phoneNumber))),
+          CommandHandler.load(
+            LoginChallenge.aggregate,
+            LoginChallenge.challengeId(partnerId, yield* phoneIndexOf(phoneNumber)),
+          ),
         )
         const now = yield* DateTime.now
         return yield* new LoginThrottled({

@@ -24,7 +24,6 @@
  */
 import { DateTime } from "effect"
 import { type Aggregate, accept, type Decision, refuse } from "../kernel/Decider.ts"
-import { isErased } from "../kernel/Personal.ts"
 import {
   type DomainError,
   type FieldIssue,
@@ -33,6 +32,7 @@ import {
   ValidationFailed,
 } from "../kernel/DomainError.ts"
 import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import { isErased } from "../kernel/Personal.ts"
 import { e164Pattern } from "./CustomerEvents.ts"
 import {
   type LoginChallengeEvent,

@@ -137,7 +137,11 @@ const expand = (value: unknown, pattern: ReadonlyArray<string>, prefix: Array<st
     return found
   }
   if (head === "*") {
-    if (Array.isArray(value)) value.forEach((item, index) => found.push(...expand(item, rest, [...prefix, index])))
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => {
+        found.push(...expand(item, rest, [...prefix, index]))
+      })
+    }
     return found
   }
   if (isObject(value) && head in value) found.push(...expand(value[head], rest, [...prefix, head]))
@@ -224,7 +228,10 @@ export const protectEventStore = (
   fields: PersonalFields,
 ): EventStore["Service"] => {
   const openEvent = (event: RecordedEvent) =>
-    Effect.map(openRecord(vault, event.data), (data): RecordedEvent => (data === event.data ? event : { ...event, data }))
+    Effect.map(
+      openRecord(vault, event.data),
+      (data): RecordedEvent => (data === event.data ? event : { ...event, data }),
+    )
   const openEvents = (events: ReadonlyArray<RecordedEvent>) => Effect.forEach(events, openEvent)
   const sealSnapshot = (streamId: string, streamType: string, snapshot: Snapshot) =>
     Effect.map(
@@ -238,14 +245,15 @@ export const protectEventStore = (
     append: (streamId, streamType, expected, events, options) =>
       Effect.gen(function* () {
         const byType = fields.events[streamType]
-        const sealed = byType === undefined
-          ? events
-          : yield* Effect.forEach(events, (event) =>
-              Effect.map(
-                sealRecord(vault, byType[event.eventType], event.data, streamId),
-                (data): NewEvent => (data === event.data ? event : { ...event, data }),
-              ),
-            )
+        const sealed =
+          byType === undefined
+            ? events
+            : yield* Effect.forEach(events, (event) =>
+                Effect.map(
+                  sealRecord(vault, byType[event.eventType], event.data, streamId),
+                  (data): NewEvent => (data === event.data ? event : { ...event, data }),
+                ),
+              )
         const snapshot = options?.snapshot
         const sealedOptions =
           snapshot === undefined || fields.snapshots[streamType] === undefined
@@ -276,8 +284,9 @@ export const protectReadModels = (
   fields: PersonalFields,
 ): ReadModelStore["Service"] => {
   const openDocument = (document: StoredDocument) =>
-    Effect.map(openRecord(vault, document.data), (data): StoredDocument =>
-      data === document.data ? document : { ...document, data },
+    Effect.map(
+      openRecord(vault, document.data),
+      (data): StoredDocument => (data === document.data ? document : { ...document, data }),
     )
   return {
     get: (collection, id) =>
@@ -289,9 +298,8 @@ export const protectReadModels = (
         Effect.map(Effect.forEach(page.items, openDocument), (items) => ({ ...page, items })),
       ),
     put: (document) =>
-      Effect.flatMap(
-        sealRecord(vault, fields.documents[document.collection], document.data, document.id),
-        (data) => store.put(data === document.data ? document : { ...document, data }),
+      Effect.flatMap(sealRecord(vault, fields.documents[document.collection], document.data, document.id), (data) =>
+        store.put(data === document.data ? document : { ...document, data }),
       ),
     delete: (collection, id) => store.delete(collection, id),
     clear: (collection) => store.clear(collection),
