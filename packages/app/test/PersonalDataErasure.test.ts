@@ -4,19 +4,21 @@
  * database and on PostgreSQL (skipped loudly without a server, failing with
  * CI=true; see support.ts).
  *
- * A company owner and a verified customer give personal data; every text and
- * jsonb column of every table is then scanned for their plaintext values:
+ * A company owner and a verified customer give personal data (every POST with
+ * an Idempotency-Key, so stored answers count too); every text and jsonb column of every table is then scanned for their plaintext values:
  * none is there (sealed at rest), the API still answers them. After erasure
  * (operator API) the API answers "[erased]", the scan still finds nothing, a
  * projection rebuild works, and the rest of the service keeps working: the
  * company's status, logins (the erased customer's too, same registration id),
  * payment requests.
  */
-import { mkdtempSync, rmSync } from "node:fs"
+import { randomUUID } from "node:crypto"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { PgDomain } from "@partnerpay/adapters-pg"
+import { PgDomain, PgPersonalDataVault } from "@partnerpay/adapters-pg"
+import { PersonalData } from "@partnerpay/domain"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -122,6 +124,9 @@ const call = async (base: string, method: string, path: string, token?: string, 
   const headers: Record<string, string> = {}
   if (token !== undefined) headers.authorization = `Bearer ${token}`
   if (body !== undefined) headers["content-type"] = "application/json"
+  // Every POST carries an Idempotency-Key, so stored answers are scanned too.
+  if (method === "POST" && !path.startsWith("/admin") && path !== "/auth/token")
+    headers["idempotency-key"] = randomUUID()
   const response = await fetch(`${base}${path}`, {
     method,
     headers,
@@ -232,9 +237,29 @@ const scenario = async (database: "pglite" | "postgres") => {
     config,
     Effect.gen(function* () {
       const sql = yield* SqlClient
+      const stored = yield* sql<{ n: number | string }>`SELECT count(*) AS n FROM idempotency_keys`
+      assert.isAbove(Number(stored[0]?.n), 3, "stored Idempotency-Key answers were scanned")
       return yield* sql<{ subject: string }>`SELECT subject FROM personal_data_keys`
     }),
   ).then((rows) => rows.map((row) => row.subject))
+  // Challenge streams are keyed by the phone's HMAC with the key derived from this service's master key.
+  const master = PgPersonalDataVault.parseMasterKey(readFileSync(join(config.dataDir, "data-key"), "utf8"))
+  const phoneIndex = PersonalData.makePhoneIndexWith(PgPersonalDataVault.phoneIndexSecret(master))
+  const challenges = await offline(
+    config,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient
+      return yield* sql<{ stream_id: string }>`
+        SELECT stream_id FROM streams WHERE stream_id LIKE 'LoginChallenge-%' ORDER BY stream_id`
+    }),
+  ).then((rows) => rows.map((row) => row.stream_id))
+  const partnerOf = challenges[0]!.slice("LoginChallenge-".length).split(":")[0]
+  const expected = await Effect.runPromise(
+    Effect.forEach([erasedPhone, otherPhone], (phone) =>
+      Effect.map(phoneIndex.of(phone), (hash) => `LoginChallenge-${partnerOf}:${hash}`),
+    ),
+  )
+  assert.deepStrictEqual(challenges, [...expected].sort())
   assert.notInclude(subjects, `customer:${customer.registrationId}`)
   assert.notInclude(subjects, `company-owner:${companyId}`)
   assert.include(subjects, `customer:${other.registrationId}`)
