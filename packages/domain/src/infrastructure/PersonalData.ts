@@ -24,6 +24,10 @@
  * not personal) lists the removed fields. Opening puts them back, or, when
  * the subject is erased, sets each listed field to "[erased]". Records
  * written before sealing existed (no `$personal`) open unchanged.
+ *
+ * The append hook (projections, notifications) runs inside the decorated
+ * store: it must get the typed events (`NewEvent.event`, which the command
+ * handler always passes), since the stored `data` is sealed by then.
  */
 import { Context, Effect, Option, Redacted } from "effect"
 import { erased } from "../kernel/Personal.ts"
