@@ -7,7 +7,7 @@
  * without it generates one once and keeps it in `<dataDir>/data-key` with
  * mode 0600 (created exclusively, so two instances starting together agree),
  * like the token secret. Losing the key loses every personal field (they read
- * as erased); keep it with the database's backups, apart from them.
+ * as erased): back it up, but never next to the database's backups.
  */
 import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
@@ -67,7 +67,7 @@ const fromFile = async (dataDir: string): Promise<string> => {
 /** The vault (keys in `personal_data_keys`) and the phone index, for a master key. */
 export const layerWith = (
   master: Redacted.Redacted<Uint8Array>,
-): Layer.Layer<PersonalDataVault | never, never, SqlClient> =>
+): Layer.Layer<PersonalDataVault, never, SqlClient> =>
   Layer.merge(
     PgPersonalDataVault.layer(master),
     Layer.succeed(PhoneIndex, PersonalData.makePhoneIndexWith(PgPersonalDataVault.phoneIndexSecret(master))),
