@@ -65,9 +65,7 @@ const fromFile = async (dataDir: string): Promise<string> => {
 }
 
 /** The vault (keys in `personal_data_keys`) and the phone index, for a master key. */
-export const layerWith = (
-  master: Redacted.Redacted<Uint8Array>,
-): Layer.Layer<PersonalDataVault, never, SqlClient> =>
+export const layerWith = (master: Redacted.Redacted<Uint8Array>): Layer.Layer<PersonalDataVault, never, SqlClient> =>
   Layer.merge(
     PgPersonalDataVault.layer(master),
     Layer.succeed(PhoneIndex, PersonalData.makePhoneIndexWith(PgPersonalDataVault.phoneIndexSecret(master))),
