@@ -40,7 +40,9 @@ export const PersonalDataResponse = Schema.Struct({
   profileName: Schema.String,
   firstName: Schema.String,
   lastName: Schema.String,
-  birthDate: Schema.String.annotate({ description: "date-time, midnight UTC of the birth date" }),
+  birthDate: Schema.String.annotate({
+    description: 'date-time, midnight UTC of the birth date; every field reads "[erased]" once the customer is erased',
+  }),
   ssnLastFourDigits: Schema.String,
   emailAddress: Schema.String,
   phoneNumber: Schema.String,

@@ -22,6 +22,7 @@ import readSide from "./migrations/0002_read_side.ts"
 import createIdempotencyKeys from "./migrations/0003_create_idempotency_keys.ts"
 import commitUnit from "./migrations/0004_commit_unit.ts"
 import outboxClaim from "./migrations/0005_outbox_claim.ts"
+import personalDataKeys from "./migrations/0008_personal_data_keys.ts"
 import sentMessages from "./migrations/0011_sent_messages.ts"
 
 /** Every migration of this package, keyed `<id>_<name>`. */
@@ -32,6 +33,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0003_create_idempotency_keys": createIdempotencyKeys,
   "0004_commit_unit": commitUnit,
   "0005_outbox_claim": outboxClaim,
+  "0008_personal_data_keys": personalDataKeys,
   "0011_sent_messages": sentMessages,
 }
 

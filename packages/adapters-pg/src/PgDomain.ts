@@ -5,6 +5,10 @@
  * `read_models` and notifications into `outbox`), `ReadModelStore`, `Outbox`,
  * `OutboxDispatch` and `UnitOfWork`.
  *
+ * With a `PersonalDataVault` in context, the event store and the read-model
+ * store are protected (`PersonalData.protectEventStore` / `protectReadModels`):
+ * personal fields are sealed per data subject before they reach a table.
+ *
  * The hook runs in the append's unit of work (`PgUnit.ts`): its documents and
  * outbox rows are committed by the same `commit_unit` statement as the events,
  * and a failing projection fails the append, so nothing is written.
@@ -15,12 +19,15 @@ import {
   EventStoreUnavailable,
   type Notification,
   Outbox,
+  PersonalData,
+  PersonalDataMap,
+  PersonalDataVault,
   Projections,
   ReadModel,
-  type ReadModelStore,
+  ReadModelStore,
   type UnitOfWork,
 } from "@partnerpay/domain"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type { MigrationError } from "effect/sql/Migrator"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -49,19 +56,34 @@ const outboxInUnits = Layer.effectContext(
   }),
 )
 
+/**
+ * `PgReadModelStore`, protected (personal fields sealed) when a `PersonalDataVault`
+ * is in context (the service always provides one; see docs/personal-data.md).
+ */
+const readModelsProtected = Layer.effect(
+  ReadModelStore,
+  Effect.gen(function* () {
+    const store = yield* ReadModelStore
+    const vault = yield* Effect.serviceOption(PersonalDataVault)
+    return Option.isSome(vault) ? PersonalData.protectReadModels(store, vault.value, PersonalDataMap.fields) : store
+  }),
+).pipe(Layer.provide(PgReadModelStore.layer))
+
 export type Services = EventStore | ReadModelStore | Outbox | PgOutbox.OutboxDispatch | UnitOfWork
 
 /** The domain ports on the `SqlClient` in context, after running the migrations. */
 export const layer = (
   options: EventPipeline.PipelineOptions = {},
 ): Layer.Layer<Services, MigrationError | SqlError, SqlClient> => {
-  const base = Layer.mergeAll(PgReadModelStore.layer, outboxInUnits, PgUnitOfWork.layer)
+  const base = Layer.mergeAll(readModelsProtected, outboxInUnits, PgUnitOfWork.layer)
   const store = Layer.effect(
     EventStore,
     Effect.gen(function* () {
       const onAppend = yield* EventPipeline.makeHook(options)
       const ownedCollections = ReadModel.collectionsOwnedBy(options.projections ?? Projections.all)
-      return yield* PgEventStore.make({ onAppend, ownedCollections })
+      const store = yield* PgEventStore.make({ onAppend, ownedCollections })
+      const vault = yield* Effect.serviceOption(PersonalDataVault)
+      return Option.isSome(vault) ? PersonalData.protectEventStore(store, vault.value, PersonalDataMap.fields) : store
     }),
   )
   return store.pipe(Layer.provideMerge(base), Layer.provideMerge(Migrations.layer))

@@ -15,7 +15,11 @@
  * - Secrets: a client secret is shown once (create, rotate); a webhook
  *   signing secret is never returned; delivery listings carry no payload.
  *
- * The operations themselves (`Operations`) are shared with the CLI.
+ * Personal data erasure (docs/personal-data.md): `POST /admin/customers/{registrationId}/erase`
+ * and `POST /admin/companies/{companyId}/erase-owner` (200 with what was
+ * erased; repeating is harmless; unknown id -> 404).
+ *
+ * The operations themselves (`Operations`, `Erasure`) are shared with the CLI.
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import { Problem, RequestRecord } from "@partnerpay/adapters-http"
@@ -23,10 +27,15 @@ import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import { type Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
+import * as Erasure from "./Erasure.ts"
 import * as Operations from "./Operations.ts"
 
 /** What the admin routes use (provided by the service's ports). */
-export type AdminRequirements = PgOutbox.OutboxDispatch | PgPartnerCredentials.Partners | SqlClient
+export type AdminRequirements =
+  | PgOutbox.OutboxDispatch
+  | PgPartnerCredentials.Partners
+  | SqlClient
+  | Erasure.ErasureRequirements
 
 /** Every admin path starts with this. */
 export const prefix = "/admin"
@@ -233,6 +242,16 @@ export const routes = (
               return json({ data: deliveries.map(Operations.encodeDelivery) })
             }),
           ),
+        ),
+        HttpRouter.route(
+          "POST",
+          `${prefix}/customers/:registrationId/erase`,
+          guard(Effect.flatMap(routeParam("registrationId"), (id) => Effect.map(Erasure.eraseCustomer(id), json))),
+        ),
+        HttpRouter.route(
+          "POST",
+          `${prefix}/companies/:companyId/erase-owner`,
+          guard(Effect.flatMap(routeParam("companyId"), (id) => Effect.map(Erasure.eraseCompanyOwner(id), json))),
         ),
         HttpRouter.route(
           "POST",

@@ -16,12 +16,14 @@
  * clear message while the service (or another command) holds the data
  * directory (`Database.DatabaseInUse`); use the operator API meanwhile.
  */
-import { Migrations, PgDomain } from "@partnerpay/adapters-pg"
+import { Migrations, PgDomain, PgPersonalDataVault } from "@partnerpay/adapters-pg"
 import { Cause, Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as AppConfig from "./Config.ts"
 import * as Database from "./Database.ts"
+import * as DataKey from "./DataKey.ts"
 import * as Domain from "./Domain.ts"
+import * as Erasure from "./Erasure.ts"
 import * as Logging from "./Logging.ts"
 import * as Operations from "./Operations.ts"
 import * as Progress from "./Progress.ts"
@@ -64,7 +66,7 @@ const withDomain = <A, E, R extends Domain.DomainPorts | Domain.DomainRequiremen
     const config = yield* AppConfig.load
     return yield* Effect.provide(
       effect,
-      Domain.layer.pipe(Layer.provideMerge(Database.layer(config.database))) as Layer.Layer<
+      Domain.layerWith(config).pipe(Layer.provideMerge(Database.layer(config.database))) as Layer.Layer<
         Domain.DomainPorts | Domain.DomainRequirements,
         unknown
       >,
@@ -237,12 +239,86 @@ const webhooks = Command.make("webhooks").pipe(
   Command.withSubcommands([list, redeliver]),
 )
 
+const eraseCustomer = Command.make(
+  "erase",
+  {
+    registrationId: Argument.String("registrationId").pipe(Argument.withDescription("The customer's registration id")),
+    json,
+  },
+  ({ registrationId, json }) =>
+    withDomain(Erasure.eraseCustomer(registrationId)).pipe(
+      Effect.flatMap((erased) =>
+        print(
+          json,
+          erased,
+          () => `Customer ${registrationId}: personal data erased (${erased.keysDeleted} key(s) deleted).`,
+        ),
+      ),
+    ),
+).pipe(Command.withDescription("Erase a customer's personal data (deletes their data keys; docs/personal-data.md)"))
+
+const customers = Command.make("customers").pipe(
+  Command.withDescription("Customers' personal data"),
+  Command.withSubcommands([eraseCustomer]),
+)
+
+const eraseOwner = Command.make(
+  "erase-owner",
+  { companyId: Argument.String("companyId").pipe(Argument.withDescription("The company's id")), json },
+  ({ companyId, json }) =>
+    withDomain(Erasure.eraseCompanyOwner(companyId)).pipe(
+      Effect.flatMap((erased) =>
+        print(
+          json,
+          erased,
+          () => `Company ${companyId}: owner's personal data erased (${erased.keysDeleted} key(s) deleted).`,
+        ),
+      ),
+    ),
+).pipe(Command.withDescription("Erase the personal data of a company's owner (deletes the owner's data key)"))
+
+const companies = Command.make("companies").pipe(
+  Command.withDescription("Companies' personal data"),
+  Command.withSubcommands([eraseOwner]),
+)
+
+const rotateMaster = Command.make("rotate-master", { json }, ({ json }) =>
+  Effect.gen(function* () {
+    const config = yield* AppConfig.load
+    const current = yield* DataKey.resolve(config)
+    const next = yield* DataKey.resolveNew
+    const rewrapped = yield* Effect.provide(
+      Effect.andThen(Migrations.run, PgPersonalDataVault.rotateMaster(current, next)),
+      Database.layer(config.database),
+    )
+    const keyFile = yield* DataKey.replaceSandboxFile(config, next)
+    yield* print(
+      json,
+      { rewrapped, masterKeyId: PgPersonalDataVault.masterKeyId(next), keyFile: Option.getOrNull(keyFile) },
+      () =>
+        `Re-wrapped ${rewrapped} data key(s) under the new master key (${PgPersonalDataVault.masterKeyId(next)}). ` +
+        (Option.isSome(keyFile)
+          ? `The sandbox key file ${keyFile.value} now holds the new key.`
+          : `Now set ${DataKey.variable} to the new key and restart the service.`),
+    )
+  }),
+).pipe(
+  Command.withDescription(
+    `Master key rotation: re-wrap every data key from the current master key (${DataKey.variable}) to the new one (${DataKey.newVariable}), in one transaction. Stop the service first`,
+  ),
+)
+
+const keys = Command.make("keys").pipe(
+  Command.withDescription("The data master key (personal data encryption)"),
+  Command.withSubcommands([rotateMaster]),
+)
+
 /** The root command. */
 export const partnerpay = Command.make("partnerpay").pipe(
   Command.withDescription(
     "partnerpay operator commands. Configuration as for the service: DATABASE_URL, or the embedded database in PARTNERPAY_DATA_DIR",
   ),
-  Command.withSubcommands([migrate, projections, partners, webhooks]),
+  Command.withSubcommands([migrate, projections, partners, webhooks, customers, companies, keys]),
 )
 
 /** Runs the CLI on `process.argv`; logs to stderr (Warn and above). */

@@ -2,17 +2,27 @@
  * The domain stack on the configured database: migrations, then EventStore
  * (with the event pipeline as its append hook), ReadModelStore, Outbox +
  * OutboxDispatch, UnitOfWork (adapters-pg `PgDomain`), the idempotency store,
- * partner credentials + the Partners admin service, and random ids.
+ * partner credentials + the Partners admin service, and random ids; personal
+ * data sealed with the data master key (`DataKey`: the vault and the phone
+ * index, docs/personal-data.md).
  */
 import { PgDomain, PgIdempotencyStore, PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import { IdGenerator } from "@partnerpay/domain"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
+import { type AppConfig, load } from "./Config.ts"
+import * as DataKey from "./DataKey.ts"
 
-export const layer = Layer.mergeAll(PgIdempotencyStore.layer(), PgPartnerCredentials.layer()).pipe(
-  Layer.provideMerge(PgDomain.layer()),
-  Layer.provideMerge(IdGenerator.layerRandom),
-)
+/** The stack for a configuration (its data key: PARTNERPAY_DATA_KEY, or the sandbox key file). */
+export const layerWith = (config: AppConfig) =>
+  Layer.mergeAll(PgIdempotencyStore.layer(), PgPartnerCredentials.layer()).pipe(
+    Layer.provideMerge(PgDomain.layer()),
+    Layer.provideMerge(DataKey.layer(config)),
+    Layer.provideMerge(IdGenerator.layerRandom),
+  )
+
+/** The stack for the configuration read from the environment. */
+export const layer = Layer.unwrap(Effect.map(load, layerWith))
 
 export type DomainPorts = Layer.Success<typeof layer>
 export type DomainRequirements = SqlClient

@@ -98,7 +98,7 @@ export const sandboxPartnerHint = (config: AppConfig): Effect.Effect<void> =>
 export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<string>, startedAt = Date.now()) => {
   const core = Layer.provideMerge(
     Partners.bootstrap(config),
-    Domain.layer.pipe(Layer.provideMerge(Database.layer(config.database))),
+    Domain.layerWith(config).pipe(Layer.provideMerge(Database.layer(config.database))),
   )
   const sandbox = config.environment === "sandbox"
   const ports = Layer.mergeAll(

@@ -5,4 +5,6 @@
  * (the PostgreSQL partner store and the HTTP adapter's in-memory credentials)
  * without depending on each other.
  */
+
+export * as PersonalDataCrypto from "./PersonalDataCrypto.ts"
 export * as SecretHash from "./SecretHash.ts"

@@ -1,5 +1,5 @@
 /** Handlers of the `verification` group: KYC start and status, personal data, chat signature (customer tokens only). */
-import { type Providers, Verification } from "@partnerpay/domain"
+import { Personal, type Providers, Verification } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -35,7 +35,11 @@ export const VerificationLive = HttpApiBuilder.group(
         Effect.fn("VerificationLive.personalData")(function* () {
           const { partnerId, registrationId } = yield* requireCustomer
           const data = yield* Verification.personalData(partnerId, registrationId).pipe(Effect.mapError(toProblem))
-          return { ...data, birthDate: `${data.birthDate}T00:00:00.000Z` }
+          // An erased customer's fields all read "[erased]" (docs/personal-data.md).
+          return {
+            ...data,
+            birthDate: Personal.isErased(data.birthDate) ? data.birthDate : `${data.birthDate}T00:00:00.000Z`,
+          }
         }),
       )
       .handle(

@@ -11,6 +11,7 @@
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import { CompanyId, CompanyReferenceId, LocationId, PartnerId } from "../kernel/Ids.ts"
+import { Erasable } from "../kernel/Personal.ts"
 
 /** Legal forms of a company (the spec names ForProfit only; the others are our choice). */
 export const companyTypes = ["ForProfit", "NonProfit", "SoleProprietorship", "Partnership", "Government"] as const
@@ -73,7 +74,8 @@ export const OwnerRecord = Schema.Struct({
   title: Schema.String,
   documentType: DocumentType,
   ssnLastFour: Schema.String,
-  dateOfBirth: CalendarDate,
+  /** "[erased]" once the owner is erased (every text field of the owner reads so then). */
+  dateOfBirth: Erasable(CalendarDate),
   ...addressFields,
 })
 export type OwnerRecord = typeof OwnerRecord.Type

@@ -6,4 +6,5 @@
 export * as Companies from "./Companies.ts"
 export * as CompaniesProjection from "./CompaniesProjection.ts"
 export * as Company from "./Company.ts"
+export * as CompanyErasure from "./CompanyErasure.ts"
 export * as CompanyReference from "./CompanyReference.ts"

@@ -28,6 +28,7 @@ import {
   ValidationFailed,
 } from "../kernel/DomainError.ts"
 import type { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import { isErased } from "../kernel/Personal.ts"
 import {
   type BankAccountsLinked,
   type BankAccountUnlinked,
@@ -313,7 +314,9 @@ const validatePersonalData = (issues: Issues, data: PersonalData, at: DateTime.U
   text(issues, "personalData.lastName", data.lastName)
   if (typeof data.birthDate !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(data.birthDate)) {
     issues.push({ field: "personalData.birthDate", message: "must be a date YYYY-MM-DD" })
-  } else if (CalendarDate.compare(data.birthDate, CalendarDate.fromEpochMillis(millis(at))) >= 0) {
+  } else if (
+    CalendarDate.compare(data.birthDate as CalendarDate.CalendarDate, CalendarDate.fromEpochMillis(millis(at))) >= 0
+  ) {
     issues.push({ field: "personalData.birthDate", message: "must be in the past" })
   }
   pattern(
@@ -607,7 +610,9 @@ const saveCardPaymentMethod = (command: SaveCardPaymentMethod, state: Registered
 
 const register = (command: RegisterCustomer, state: State): Decision<Event> => {
   if (state._tag === "Registered") {
-    return state.partnerId === command.partnerId && state.phoneNumber === command.phoneNumber
+    // An erased customer logging in again with their phone (same challenge, same id) stays registered as is.
+    return state.partnerId === command.partnerId &&
+      (state.phoneNumber === command.phoneNumber || isErased(state.phoneNumber))
       ? nothing
       : refuse(new AlreadyExists({ entity }))
   }

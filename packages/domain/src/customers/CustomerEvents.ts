@@ -13,6 +13,7 @@
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import { BankAccountId, PartnerId, RegistrationId, Uuid } from "../kernel/Ids.ts"
+import { Erasable } from "../kernel/Personal.ts"
 
 /** Phone numbers in E.164 form: `+` then 2 to 15 digits, no leading zero (`+14155550123`). */
 export const e164Pattern = /^\+[1-9]\d{1,14}$/
@@ -39,15 +40,18 @@ export const NotificationPreferences = Schema.Struct({
 })
 export type NotificationPreferences = typeof NotificationPreferences.Type
 
-/** Identity data confirmed by KYC (spec 2.14). Only the last four digits of the SSN are ever kept. */
+/**
+ * Identity data confirmed by KYC (spec 2.14). Only the last four digits of the SSN are ever kept.
+ * Personal data of the customer: stored sealed, and "[erased]" in every field once the customer is erased.
+ */
 export const PersonalData = Schema.Struct({
   profileName: Schema.String,
   firstName: Schema.String,
   lastName: Schema.String,
-  birthDate: CalendarDate,
-  ssnLastFourDigits: LastFour,
+  birthDate: Erasable(CalendarDate),
+  ssnLastFourDigits: Erasable(LastFour),
   emailAddress: Schema.String,
-  phoneNumber: PhoneNumber,
+  phoneNumber: Erasable(PhoneNumber),
 })
 export type PersonalData = typeof PersonalData.Type
 
@@ -80,7 +84,8 @@ const customer = {
 /** The customer logged in for the first time with a one-time code sent to `phoneNumber`. */
 export const CustomerRegistered = Schema.TaggedStruct("CustomerRegistered", {
   ...customer,
-  phoneNumber: PhoneNumber,
+  /** Personal: stored sealed; "[erased]" once the customer is erased. */
+  phoneNumber: Erasable(PhoneNumber),
   at: Schema.DateTimeUtcFromString,
 })
 export type CustomerRegistered = typeof CustomerRegistered.Type

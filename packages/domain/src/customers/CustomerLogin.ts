@@ -16,6 +16,7 @@
 import { DateTime, Effect, Schema } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import { PhoneIndex } from "../infrastructure/PersonalData.ts"
 import { OtpSender } from "../infrastructure/Providers.ts"
 import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
 import { type FieldIssue, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
@@ -40,6 +41,13 @@ export class LoginThrottled extends Schema.TaggedError<LoginThrottled>()("LoginT
   }
 }
 
+/** The keyed hash of a phone number: challenge stream ids never hold the number itself. */
+const phoneIndexOf = (phoneNumber: string) =>
+  Effect.gen(function* () {
+    const index = yield* PhoneIndex
+    return yield* index.of(phoneNumber)
+  })
+
 const phoneIssue = (phoneNumber: unknown): Array<FieldIssue> =>
   typeof phoneNumber === "string" && e164Pattern.test(phoneNumber)
     ? []
@@ -52,7 +60,10 @@ const throttle =
     Effect.gen(function* () {
       if (error instanceof RuleViolated && (error.code === "LOGIN_LOCKED" || error.code === "OTP_RESEND_LIMIT")) {
         const { state } = yield* dieOnCorruptEvent(
-          CommandHandler.load(LoginChallenge.aggregate, LoginChallenge.challengeId(partnerId, phoneNumber)),
+          CommandHandler.load(
+            LoginChallenge.aggregate,
+            LoginChallenge.challengeId(partnerId, yield* phoneIndexOf(phoneNumber)),
+          ),
         )
         const now = yield* DateTime.now
         return yield* new LoginThrottled({
@@ -78,7 +89,7 @@ export const sendOtp = Effect.fn("CustomerLogin.sendOtp")(function* (partnerId: 
       const at = yield* DateTime.now
       return yield* CommandHandler.handle(
         LoginChallenge.aggregate,
-        LoginChallenge.challengeId(partnerId, phoneNumber),
+        LoginChallenge.challengeId(partnerId, yield* phoneIndexOf(phoneNumber)),
         {
           _tag: "IssueCode",
           partnerId,
@@ -135,7 +146,7 @@ export const checkOtp = Effect.fn("CustomerLogin.checkOtp")(function* (
       const at = yield* DateTime.now
       const { events, state } = yield* CommandHandler.handle(
         LoginChallenge.aggregate,
-        LoginChallenge.challengeId(partnerId, phoneNumber),
+        LoginChallenge.challengeId(partnerId, yield* phoneIndexOf(phoneNumber)),
         { _tag: "VerifyCode", partnerId, phoneNumber, codeHash, registrationId: candidate, at },
       )
       const verified = events.find((e) => e._tag === "LoginCodeVerified")

@@ -6,8 +6,9 @@
  * bank accounts (masked), notification preferences, push tokens and saved
  * card payment methods.
  *
- * Indexed by partner and by `phoneNumber` (a customer is one phone at one
- * partner), sorted by registration instant. Push tokens are kept (with their
+ * Indexed by partner (never by phone number: index keys are stored plain),
+ * sorted by registration instant. The phone number and the personal data are
+ * sealed at rest (`CustomerPersonalData.ts`). Push tokens are kept (with their
  * expiry) because a push sender needs them; they are device addresses, not
  * credentials, and they are already in the log.
  */
@@ -15,6 +16,7 @@ import { DateTime, Schema } from "effect"
 import type { Envelope } from "../DomainEvents.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { PartnerId, RegistrationId, Uuid } from "../kernel/Ids.ts"
+import { Erasable } from "../kernel/Personal.ts"
 import { defaultNotificationPreferences } from "./Customer.ts"
 import {
   CardPaymentMethod,
@@ -47,7 +49,8 @@ export type PushToken = typeof PushToken.Type
 export const CustomerDocument = Schema.Struct({
   registrationId: RegistrationId,
   partnerId: PartnerId,
-  phoneNumber: PhoneNumber,
+  /** Personal (sealed at rest, like `personalData`); "[erased]" once the customer is erased. */
+  phoneNumber: Erasable(PhoneNumber),
   registeredAt: Schema.DateTimeUtcFromString,
   kycStatus: KycStatus,
   /** The provider's reference of the latest verdict (null before any). */
@@ -150,7 +153,7 @@ export const projection: Projection<CustomerDocument> = {
   apply,
   index: (document) => ({
     partnerId: document.partnerId,
-    keys: { phoneNumber: document.phoneNumber },
+    keys: {},
     sortKey: DateTime.formatIso(document.registeredAt),
   }),
 }

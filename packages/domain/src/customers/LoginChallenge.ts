@@ -1,6 +1,7 @@
 /**
  * LoginChallenge: the one-time-code login of one phone number at one partner
- * (stream id `LoginChallenge-<partnerId>:<phoneNumber>`). It holds the OTP
+ * (stream id `LoginChallenge-<partnerId>:<phone index>`, the phone number's
+ * keyed hash from the `PhoneIndex` port, never the number). It holds the OTP
  * rules (interface changelog v0.4, "stronger OTP protections"):
  *
  * - a code is valid 5 minutes and can be used once; a new code replaces the
@@ -31,6 +32,7 @@ import {
   ValidationFailed,
 } from "../kernel/DomainError.ts"
 import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import { isErased } from "../kernel/Personal.ts"
 import { e164Pattern } from "./CustomerEvents.ts"
 import {
   type LoginChallengeEvent,
@@ -58,8 +60,8 @@ export const maxCodesPerHour = 5
 
 const hourMillis = 60 * 60 * 1000
 
-/** The stream id of the challenge of one phone at one partner. */
-export const challengeId = (partnerId: PartnerId, phoneNumber: string): string => `${partnerId}:${phoneNumber}`
+/** The stream id of the challenge of one phone at one partner, from the phone's keyed hash (`PhoneIndex`). */
+export const challengeId = (partnerId: PartnerId, phoneIndex: string): string => `${partnerId}:${phoneIndex}`
 
 // ---------------------------------------------------------------------------
 // Commands
@@ -187,7 +189,9 @@ export const decide = (command: Command, state: State): Decision<Event> => {
   if (invalid) return refuse(invalid)
   if (
     state._tag !== "Initial" &&
-    (state.partnerId !== command.partnerId || state.phoneNumber !== command.phoneNumber)
+    (state.partnerId !== command.partnerId ||
+      // An erased phone number reads "[erased]": the challenge is still this phone's (its id is the phone's hash).
+      (state.phoneNumber !== command.phoneNumber && !isErased(state.phoneNumber)))
   ) {
     return refuse(
       new IllegalTransition({

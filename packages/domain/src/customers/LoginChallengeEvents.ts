@@ -9,11 +9,13 @@
  */
 import { Schema } from "effect"
 import { PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import { Erasable } from "../kernel/Personal.ts"
 import { PhoneNumber } from "./CustomerEvents.ts"
 
 const challenge = {
   partnerId: PartnerId,
-  phoneNumber: PhoneNumber,
+  /** Personal: stored sealed (subject `login:<stream id>`); "[erased]" once erased. */
+  phoneNumber: Erasable(PhoneNumber),
 }
 
 /** A new code was sent; it replaces any earlier code and can be used once until `expiresAt`. */

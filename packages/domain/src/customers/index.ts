@@ -6,6 +6,7 @@
  */
 export * as BankAccounts from "./BankAccounts.ts"
 export * as Customer from "./Customer.ts"
+export * as CustomerErasure from "./CustomerErasure.ts"
 export * as CustomerLogin from "./CustomerLogin.ts"
 export * as CustomerPreferences from "./CustomerPreferences.ts"
 export * as CustomersProjection from "./CustomersProjection.ts"

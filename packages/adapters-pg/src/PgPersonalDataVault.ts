@@ -1,0 +1,232 @@
+/**
+ * The domain `PersonalDataVault` port: data keys per data subject, wrapped by
+ * the master key, in the table `personal_data_keys` (migration 0008), or in
+ * memory (`makeMemory`: tests and embedders). Crypto: `@partnerpay/secrets`
+ * `PersonalDataCrypto` (AES-256-GCM, node:crypto).
+ *
+ * - `seal(subject, text)`: the subject's key from the cache, else read (or
+ *   created and inserted, racing writers agree on the first) in one
+ *   statement; a new subject costs one statement outside the unit's commit
+ *   (an orphan key of a unit that then fails is harmless: it seals nothing).
+ * - `open(subject, sealed)`: `None` when the subject has no key (erased), or
+ *   when its value does not open with the current key (the subject was erased
+ *   and came back: a new key). A key that does not unwrap with the master key
+ *   is a configuration error (wrong PARTNERPAY_DATA_KEY): a defect, loud.
+ * - `erase(subject)`: deletes the row and forgets the cached key.
+ *
+ * Cache: unwrapped keys are kept `cacheMillis` (default 30 s), so another
+ * process's erasure is seen by this one within that time.
+ */
+import { EventStoreUnavailable, PersonalDataVault } from "@partnerpay/domain"
+import { PersonalDataCrypto } from "@partnerpay/secrets"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import { unavailable } from "./SqlErrors.ts"
+
+/** Where wrapped keys are kept. */
+export interface KeyTable {
+  /** The subject's wrapped key, if any. */
+  readonly get: (subject: string) => Effect.Effect<Option.Option<string>, EventStoreUnavailable>
+  /** Inserts `wrapped` unless the subject already has a key; answers the key the subject has now. */
+  readonly insert: (
+    subject: string,
+    wrapped: string,
+    masterKeyId: string,
+  ) => Effect.Effect<string, EventStoreUnavailable>
+  /** Deletes the subject's key; true if there was one. */
+  readonly delete: (subject: string) => Effect.Effect<boolean, EventStoreUnavailable>
+}
+
+export interface Options {
+  readonly cacheMillis?: number
+}
+
+/** The vault on a key table, with the master key. */
+export const make = (
+  master: Redacted.Redacted<Uint8Array>,
+  table: KeyTable,
+  options: Options = {},
+): PersonalDataVault["Service"] => {
+  const cacheMillis = options.cacheMillis ?? 30_000
+  const masterKey = Redacted.value(master)
+  const masterId = PersonalDataCrypto.masterKeyId(masterKey)
+  const cache = new Map<string, { readonly key: Uint8Array; readonly until: number }>()
+
+  const unwrap = (subject: string, wrapped: string): Uint8Array => {
+    try {
+      return PersonalDataCrypto.unwrapDataKey(masterKey, subject, wrapped)
+    } catch {
+      throw new Error(`the data key of ${subject} does not unwrap with the configured master key (PARTNERPAY_DATA_KEY)`)
+    }
+  }
+
+  const remember = (subject: string, key: Uint8Array) => {
+    cache.set(subject, { key, until: Date.now() + cacheMillis })
+    return key
+  }
+
+  const cached = (subject: string): Uint8Array | undefined => {
+    const hit = cache.get(subject)
+    if (hit === undefined) return undefined
+    if (hit.until < Date.now()) {
+      cache.delete(subject)
+      return undefined
+    }
+    return hit.key
+  }
+
+  const existing = (subject: string): Effect.Effect<Option.Option<Uint8Array>, EventStoreUnavailable> => {
+    const hit = cached(subject)
+    if (hit !== undefined) return Effect.succeed(Option.some(hit))
+    return Effect.map(
+      table.get(subject),
+      Option.map((wrapped) => remember(subject, unwrap(subject, wrapped))),
+    )
+  }
+
+  const keyFor = (subject: string): Effect.Effect<Uint8Array, EventStoreUnavailable> => {
+    const hit = cached(subject)
+    if (hit !== undefined) return Effect.succeed(hit)
+    return Effect.flatMap(table.get(subject), (found) => {
+      if (Option.isSome(found)) return Effect.sync(() => remember(subject, unwrap(subject, found.value)))
+      const fresh = PersonalDataCrypto.newDataKey()
+      const wrapped = PersonalDataCrypto.wrapDataKey(masterKey, subject, fresh)
+      return Effect.map(table.insert(subject, wrapped, masterId), (stored) =>
+        remember(subject, stored === wrapped ? fresh : unwrap(subject, stored)),
+      )
+    })
+  }
+
+  return PersonalDataVault.of({
+    seal: (subject, plaintext) =>
+      Effect.map(keyFor(subject), (key) => PersonalDataCrypto.seal(key, subject, plaintext)),
+    open: (subject, sealed) =>
+      Effect.map(existing(subject), (key) => {
+        if (Option.isNone(key)) return Option.none()
+        try {
+          return Option.some(PersonalDataCrypto.open(key.value, subject, sealed))
+        } catch {
+          return Option.none()
+        }
+      }),
+    erase: (subject) =>
+      Effect.suspend(() => {
+        cache.delete(subject)
+        return table.delete(subject)
+      }),
+  })
+}
+
+/** Wrapped keys in memory: tests and embedders (lost on exit, so is everything sealed with them). */
+export const memoryTable = (): KeyTable => {
+  const rows = new Map<string, string>()
+  return {
+    get: (subject) => Effect.sync(() => Option.fromUndefinedOr(rows.get(subject))),
+    insert: (subject, wrapped) =>
+      Effect.sync(() => {
+        const current = rows.get(subject)
+        if (current !== undefined) return current
+        rows.set(subject, wrapped)
+        return wrapped
+      }),
+    delete: (subject) => Effect.sync(() => rows.delete(subject)),
+  }
+}
+
+/** The vault with keys in memory. */
+export const makeMemory = (master: Redacted.Redacted<Uint8Array>, options: Options = {}) =>
+  make(master, memoryTable(), options)
+
+/** The `personal_data_keys` table on the `SqlClient` in context. */
+export const sqlTable = (sql: SqlClient): KeyTable => ({
+  get: (subject) =>
+    sql<{ wrapped_key: string }>`SELECT wrapped_key FROM personal_data_keys WHERE subject = ${subject}`.pipe(
+      Effect.map((rows) => Option.fromUndefinedOr(rows[0]?.wrapped_key)),
+      unavailable("reading a data key"),
+    ),
+  insert: (subject, wrapped, masterKeyId) =>
+    sql<{ wrapped_key: string }>`
+      WITH inserted AS (
+        INSERT INTO personal_data_keys (subject, wrapped_key, master_key_id)
+        VALUES (${subject}, ${wrapped}, ${masterKeyId})
+        ON CONFLICT (subject) DO NOTHING
+        RETURNING wrapped_key)
+      SELECT wrapped_key FROM inserted
+      UNION ALL SELECT wrapped_key FROM personal_data_keys WHERE subject = ${subject}
+      LIMIT 1`.pipe(
+      Effect.flatMap((rows) =>
+        rows[0] === undefined
+          ? Effect.fail(new EventStoreUnavailable({ reason: "a data key could not be stored" }))
+          : Effect.succeed(rows[0].wrapped_key),
+      ),
+      unavailable("storing a data key"),
+    ),
+  delete: (subject) =>
+    sql<{ subject: string }>`DELETE FROM personal_data_keys WHERE subject = ${subject} RETURNING subject`.pipe(
+      Effect.map((rows) => rows.length > 0),
+      unavailable("erasing a data key"),
+    ),
+})
+
+/** The vault on PostgreSQL (migrations must have run). */
+export const layer = (
+  master: Redacted.Redacted<Uint8Array>,
+  options: Options = {},
+): Layer.Layer<PersonalDataVault, never, SqlClient> =>
+  Layer.effect(
+    PersonalDataVault,
+    Effect.gen(function* () {
+      return make(master, sqlTable(yield* SqlClient), options)
+    }),
+  )
+
+/**
+ * Master key rotation: re-wraps every data key from `from` to `to` in one
+ * transaction (the data sealed with the data keys is untouched). Keys already
+ * wrapped by `to` are left as they are, so a rerun after a failure is safe.
+ * Answers how many keys were re-wrapped. Run it with the service stopped (or
+ * expect the service to fail on keys it cannot unwrap until it restarts with
+ * the new key).
+ */
+export const rotateMaster = (
+  from: Redacted.Redacted<Uint8Array>,
+  to: Redacted.Redacted<Uint8Array>,
+): Effect.Effect<number, SqlError, SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient
+    const oldKey = Redacted.value(from)
+    const newKey = Redacted.value(to)
+    const newId = PersonalDataCrypto.masterKeyId(newKey)
+    return yield* sql.withTransaction(
+      Effect.gen(function* () {
+        const rows = yield* sql<{ subject: string; wrapped_key: string }>`
+          SELECT subject, wrapped_key FROM personal_data_keys WHERE master_key_id <> ${newId} FOR UPDATE`
+        for (const row of rows) {
+          const dataKey = PersonalDataCrypto.unwrapDataKey(oldKey, row.subject, row.wrapped_key)
+          const rewrapped = PersonalDataCrypto.wrapDataKey(newKey, row.subject, dataKey)
+          yield* sql`
+            UPDATE personal_data_keys SET wrapped_key = ${rewrapped}, master_key_id = ${newId}
+            WHERE subject = ${row.subject}`
+        }
+        return rows.length
+      }),
+    )
+  })
+
+/** Parses a master key written as text (base64 of 32 bytes, or 64 hex digits); throws with a reason. */
+export const parseMasterKey = (text: string): Redacted.Redacted<Uint8Array> =>
+  Redacted.make(PersonalDataCrypto.parseMasterKey(text))
+
+/** A new random master key as text (for the sandbox key file, or for an operator to store). */
+export const newMasterKeyText = (): string => PersonalDataCrypto.newMasterKey()
+
+/** The secret of the phone number index (`PhoneIndex`), derived from the master key (HKDF). */
+export const phoneIndexSecret = (master: Redacted.Redacted<Uint8Array>): Redacted.Redacted<string> =>
+  Redacted.make(
+    Buffer.from(PersonalDataCrypto.deriveKey(Redacted.value(master), "partnerpay/phone-index/v1")).toString("hex"),
+  )
+
+/** The public fingerprint of a master key (which key wrapped the stored data keys). */
+export const masterKeyId = (master: Redacted.Redacted<Uint8Array>): string =>
+  PersonalDataCrypto.masterKeyId(Redacted.value(master))

@@ -1,0 +1,32 @@
+/**
+ * Operator erasure of personal data (crypto-shredding, docs/personal-data.md),
+ * shared by the operator API (`Admin.ts`) and the CLI: the domain's
+ * `CustomerErasure.erase` and `CompanyErasure.eraseOwner`, with their errors
+ * as operation errors (unknown id -> NotFound, 404).
+ */
+import { CompanyErasure, CustomerErasure, type PersonalDataVault, type ReadModelStore } from "@partnerpay/domain"
+import { Effect } from "effect"
+import * as Operations from "./Operations.ts"
+
+/** What the erasure operations use. */
+export type ErasureRequirements = ReadModelStore | PersonalDataVault
+
+const notFound = (entity: string) => () => Effect.fail(new Operations.NotFound({ entity }))
+
+/** Erases a customer's personal data; answers the wire form. */
+export const eraseCustomer = (registrationId: string) =>
+  CustomerErasure.erase(registrationId).pipe(
+    Effect.catchTag("NotFound", notFound("Customer")),
+    Effect.map((erased) => ({
+      registrationId: erased.registrationId,
+      erased: true,
+      keysDeleted: erased.subjects.length,
+    })),
+  )
+
+/** Erases a company owner's personal data; answers the wire form. */
+export const eraseCompanyOwner = (companyId: string) =>
+  CompanyErasure.eraseOwner(companyId).pipe(
+    Effect.catchTag("NotFound", notFound("Company")),
+    Effect.map((erased) => ({ companyId: erased.companyId, ownerErased: true, keysDeleted: erased.erasedNow ? 1 : 0 })),
+  )

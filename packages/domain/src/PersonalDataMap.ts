@@ -1,0 +1,19 @@
+/**
+ * Where personal data is, for the whole domain: the registry the protected
+ * stores use (`infrastructure/PersonalData.ts`), composed from the areas'
+ * declarations. Events, snapshots and documents not listed hold none.
+ */
+import * as CompanyPersonalData from "./companies/CompanyPersonalData.ts"
+import * as CustomerPersonalData from "./customers/CustomerPersonalData.ts"
+import * as CustomersProjection from "./customers/CustomersProjection.ts"
+import type { PersonalFields } from "./infrastructure/PersonalData.ts"
+
+export const fields: PersonalFields = {
+  events: {
+    Company: CompanyPersonalData.events,
+    Customer: CustomerPersonalData.customerEvents,
+    LoginChallenge: CustomerPersonalData.loginChallengeEvents,
+  },
+  snapshots: { Customer: CustomerPersonalData.customerSnapshot },
+  documents: { [CustomersProjection.collection]: CustomerPersonalData.customerDocument },
+}

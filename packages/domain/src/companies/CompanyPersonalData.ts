@@ -1,0 +1,48 @@
+/**
+ * The personal data of the companies area, and whose it is.
+ *
+ * A company's owner is a person: in `CompanyRegistered` every text field of
+ * `owner` (name, e-mail, phone, title, SSN last four, date of birth, address)
+ * and the company's tax id when it is a personal number (taxIdType SSN or
+ * ITIN: a sole proprietor's own SSN) belong to the subject
+ * `company-owner:<companyId>` (erased by POST /admin/companies/{id}/erase-owner).
+ * The employees are people too: their fields belong to
+ * `company-employees:<companyId>`. The company's own name, e-mail, phone,
+ * address and an EIN are business data and stay plain. The `companies` read
+ * model holds no personal data.
+ */
+import type { FieldsOf } from "../infrastructure/PersonalData.ts"
+
+/** The data subject of a company's owner. */
+export const ownerSubject = (companyId: string): string => `company-owner:${companyId}`
+
+/** The data subject of a company's employees (erased together). */
+export const employeesSubject = (companyId: string): string => `company-employees:${companyId}`
+
+const ownerFields = [
+  "name",
+  "emailAddress",
+  "contactNumber",
+  "title",
+  "ssnLastFour",
+  "dateOfBirth",
+  "streetNumberAndName",
+  "apartmentNumber",
+  "zipCode",
+  "city",
+  "state",
+].map((field) => `owner.${field}`)
+
+const employeeFields = ["name", "emailAddress", "contactNumber", "title"].map((field) => `employees.*.${field}`)
+
+const registered: FieldsOf = (data) => {
+  const companyId = String(data.companyId)
+  const personalTaxId = data.taxIdType === "SSN" || data.taxIdType === "ITIN"
+  return [
+    { subject: ownerSubject(companyId), paths: personalTaxId ? [...ownerFields, "taxId"] : ownerFields },
+    { subject: employeesSubject(companyId), paths: employeeFields },
+  ]
+}
+
+/** Personal fields of Company events, by event type. */
+export const events: Readonly<Record<string, FieldsOf>> = { CompanyRegistered: registered }

@@ -1,0 +1,311 @@
+/**
+ * Personal data at rest: sealed per data subject, erasable by key
+ * (crypto-shredding). See docs/personal-data.md.
+ *
+ * - `PersonalDataVault` (port): seals a text for a subject with the subject's
+ *   data key, opens it again (`None` once the subject is erased), erases a
+ *   subject (deletes its key). Implemented with node:crypto by the adapters.
+ * - `PhoneIndex` (port): the keyed hash of a phone number, used wherever a
+ *   phone number would be an id or a lookup key (login challenge streams).
+ * - `PersonalFields`: where the personal fields are: for an event (by stream
+ *   type and event type), a snapshot (by stream type) or a read-model document
+ *   (by collection), which subjects own which fields (paths such as
+ *   `owner.dateOfBirth` or `employees.*.name`). The areas declare them
+ *   (`CompanyPersonalData.ts`, `CustomerPersonalData.ts`).
+ * - `protectEventStore` / `protectReadModels`: decorators of the store ports
+ *   that seal those fields on the way in and open them on the way out, so the
+ *   deciders, projections and use cases see plain (or erased) values and the
+ *   database only ever sees sealed ones. Every store (memory, PostgreSQL,
+ *   PGlite) is protected the same way.
+ *
+ * A sealed record keeps its non-personal fields as they were; each personal
+ * field is removed and collected, per subject, into one sealed value under
+ * `$personal`: `[{ subject, paths, sealed }]`, where `paths` (field names,
+ * not personal) lists the removed fields. Opening puts them back, or, when
+ * the subject is erased, sets each listed field to "[erased]". Records
+ * written before sealing existed (no `$personal`) open unchanged.
+ *
+ * The append hook (projections, notifications) runs inside the decorated
+ * store: it must get the typed events (`NewEvent.event`, which the command
+ * handler always passes), since the stored `data` is sealed by then.
+ */
+import { Context, Effect, Option, Redacted } from "effect"
+import { erased } from "../kernel/Personal.ts"
+import type { EventStore, EventStoreUnavailable, NewEvent, RecordedEvent, Snapshot } from "./EventStore.ts"
+import type { ReadModelStore, StoredDocument } from "./ReadModel.ts"
+
+/** The data keys of data subjects ("customer:<registrationId>", "company-owner:<companyId>"...). */
+export class PersonalDataVault extends Context.Service<
+  PersonalDataVault,
+  {
+    /** `plaintext` sealed under `subject`'s data key (created on first use). */
+    readonly seal: (subject: string, plaintext: string) => Effect.Effect<string, EventStoreUnavailable>
+    /** The plaintext of a value sealed for `subject`, or `None` when the subject has been erased. */
+    readonly open: (subject: string, sealed: string) => Effect.Effect<Option.Option<string>, EventStoreUnavailable>
+    /** Deletes the subject's data key: everything sealed for it is unreadable from now on. True if a key existed. */
+    readonly erase: (subject: string) => Effect.Effect<boolean, EventStoreUnavailable>
+  }
+>()("partnerpay/domain/PersonalDataVault") {}
+
+declare const crypto: {
+  readonly subtle: {
+    importKey(
+      format: "raw",
+      keyData: Uint8Array,
+      algorithm: { readonly name: "HMAC"; readonly hash: "SHA-256" },
+      extractable: boolean,
+      usages: ReadonlyArray<"sign">,
+    ): Promise<unknown>
+    sign(algorithm: "HMAC", key: unknown, data: Uint8Array): Promise<ArrayBuffer>
+  }
+}
+declare const TextEncoder: new () => { encode(input: string): Uint8Array }
+
+const testPhoneIndexKey = Redacted.make("partnerpay-test-phone-index-key-not-secret")
+
+/** HMAC-SHA256 (Web Crypto) of a phone number, lowercase hex. */
+const makePhoneIndex = (secret: Redacted.Redacted<string>): PhoneIndexShape => {
+  let key: Promise<unknown> | undefined
+  return {
+    of: (phoneNumber) =>
+      Effect.promise(async () => {
+        key ??= crypto.subtle.importKey(
+          "raw",
+          new TextEncoder().encode(Redacted.value(secret)),
+          { name: "HMAC", hash: "SHA-256" },
+          false,
+          ["sign"],
+        )
+        const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await key, new TextEncoder().encode(phoneNumber)))
+        return Array.from(mac, (byte) => byte.toString(16).padStart(2, "0")).join("")
+      }),
+  }
+}
+
+export interface PhoneIndexShape {
+  /** The keyed hash of an E.164 phone number: equal numbers give equal hashes; the number cannot be read back. */
+  readonly of: (phoneNumber: string) => Effect.Effect<string>
+}
+
+/**
+ * The phone number index key. The service provides one derived from the data
+ * master key (`PhoneIndex.make(secret)`); the default, a public test key, is
+ * for tests and embedders only.
+ */
+export const PhoneIndex = Context.Reference<PhoneIndexShape>("partnerpay/domain/PhoneIndex", {
+  defaultValue: () => makePhoneIndex(testPhoneIndexKey),
+})
+
+/** A phone index keyed with `secret` (at least 32 characters, derived from the master key, never stored). */
+export const makePhoneIndexWith = makePhoneIndex
+
+/** Which fields of one record belong to one subject. */
+export interface SubjectFields {
+  readonly subject: string
+  /** Dotted paths of text fields; `*` walks every element of an array. */
+  readonly paths: ReadonlyArray<string>
+}
+
+/** The personal fields of a record (its encoded JSON), or none. */
+export type FieldsOf = (record: Readonly<Record<string, unknown>>, streamId: string) => ReadonlyArray<SubjectFields>
+
+/** Where personal data is, for every kind of stored record. */
+export interface PersonalFields {
+  /** By stream type, then event type. */
+  readonly events: Readonly<Record<string, Readonly<Record<string, FieldsOf>>>>
+  /** Aggregate snapshots' states, by stream type. */
+  readonly snapshots: Readonly<Record<string, FieldsOf>>
+  /** Read-model documents, by collection. */
+  readonly documents: Readonly<Record<string, FieldsOf>>
+}
+
+/** The key under which a sealed record keeps its sealed fields. */
+export const sealedKey = "$personal"
+
+interface SealedGroup {
+  readonly subject: string
+  readonly paths: ReadonlyArray<ReadonlyArray<string | number>>
+  readonly sealed: string
+}
+
+type Json = Record<string, unknown>
+
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** The concrete paths of a pattern present in `value` whose value is text that is not already erased. */
+const expand = (value: unknown, pattern: ReadonlyArray<string>, prefix: Array<string | number> = []) => {
+  const found: Array<Array<string | number>> = []
+  const [head, ...rest] = pattern
+  if (head === undefined) {
+    if (typeof value === "string" && value !== erased) found.push(prefix)
+    return found
+  }
+  if (head === "*") {
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => {
+        found.push(...expand(item, rest, [...prefix, index]))
+      })
+    }
+    return found
+  }
+  if (isObject(value) && head in value) found.push(...expand(value[head], rest, [...prefix, head]))
+  return found
+}
+
+const getAt = (value: unknown, path: ReadonlyArray<string | number>): unknown =>
+  path.reduce<unknown>((current, key) => (current as Record<string | number, unknown>)[key], value)
+
+/** A deep copy of `value` with the value at `path` replaced. */
+const setAt = (value: unknown, path: ReadonlyArray<string | number>, replacement: unknown): unknown => {
+  const [head, ...rest] = path
+  if (head === undefined) return replacement
+  if (Array.isArray(value)) return value.map((item, index) => (index === head ? setAt(item, rest, replacement) : item))
+  if (isObject(value)) return { ...value, [head]: setAt(value[head], rest, replacement) }
+  return value
+}
+
+/** Removes the value at `path` (object key) or leaves a placeholder in arrays' objects. */
+const removeAt = (value: unknown, path: ReadonlyArray<string | number>): unknown => {
+  const [head, ...rest] = path
+  if (head === undefined) return value
+  if (Array.isArray(value)) return value.map((item, index) => (index === head ? removeAt(item, rest) : item))
+  if (!isObject(value)) return value
+  if (rest.length === 0) {
+    const { [head]: _removed, ...others } = value
+    return others
+  }
+  return { ...value, [head]: removeAt(value[head], rest) }
+}
+
+/** Seals the personal fields of `data` (encoded JSON) as `fieldsOf` says; other values are returned as they are. */
+export const sealRecord = (
+  vault: PersonalDataVault["Service"],
+  fieldsOf: FieldsOf | undefined,
+  data: unknown,
+  streamId: string,
+): Effect.Effect<unknown, EventStoreUnavailable> =>
+  Effect.gen(function* () {
+    if (fieldsOf === undefined || !isObject(data) || sealedKey in data) return data
+    let out: unknown = data
+    const groups: Array<SealedGroup> = []
+    for (const { subject, paths } of fieldsOf(data, streamId)) {
+      const concrete = paths.flatMap((path) => expand(data, path.split(".")))
+      if (concrete.length === 0) continue
+      const values = concrete.map((path) => getAt(data, path))
+      for (const path of concrete) out = removeAt(out, path)
+      groups.push({ subject, paths: concrete, sealed: yield* vault.seal(subject, JSON.stringify(values)) })
+    }
+    return groups.length === 0 ? data : { ...(out as Json), [sealedKey]: groups }
+  })
+
+/** Opens a record sealed by `sealRecord`: its fields back, or "[erased]" for an erased subject's fields. */
+export const openRecord = (
+  vault: PersonalDataVault["Service"],
+  data: unknown,
+): Effect.Effect<unknown, EventStoreUnavailable> =>
+  Effect.gen(function* () {
+    if (!isObject(data) || !(sealedKey in data)) return data
+    const { [sealedKey]: groups, ...rest } = data
+    let out: unknown = rest
+    for (const group of groups as ReadonlyArray<SealedGroup>) {
+      const opened = yield* vault.open(group.subject, group.sealed)
+      const values: ReadonlyArray<unknown> = Option.isSome(opened)
+        ? (JSON.parse(opened.value) as ReadonlyArray<unknown>)
+        : group.paths.map(() => erased)
+      group.paths.forEach((path, index) => {
+        out = setAt(out, path, values[index] ?? erased)
+      })
+    }
+    return out
+  })
+
+/** The subjects whose data a stored record holds (sealed), for audits and tests. */
+export const subjectsOf = (data: unknown): ReadonlyArray<string> =>
+  isObject(data) && Array.isArray(data[sealedKey])
+    ? (data[sealedKey] as ReadonlyArray<SealedGroup>).map((group) => group.subject)
+    : []
+
+/** An event store that seals personal fields of events and snapshots on append and opens them on read. */
+export const protectEventStore = (
+  store: EventStore["Service"],
+  vault: PersonalDataVault["Service"],
+  fields: PersonalFields,
+): EventStore["Service"] => {
+  const openEvent = (event: RecordedEvent) =>
+    Effect.map(
+      openRecord(vault, event.data),
+      (data): RecordedEvent => (data === event.data ? event : { ...event, data }),
+    )
+  const openEvents = (events: ReadonlyArray<RecordedEvent>) => Effect.forEach(events, openEvent)
+  const sealSnapshot = (streamId: string, streamType: string, snapshot: Snapshot) =>
+    Effect.map(
+      sealRecord(vault, fields.snapshots[streamType], snapshot.state, streamId),
+      (state): Snapshot => ({ ...snapshot, state }),
+    )
+  const readFromSnapshot = store.readFromSnapshot
+  return {
+    readStream: (streamId, options) => Effect.flatMap(store.readStream(streamId, options), openEvents),
+    readAll: (options) => Effect.flatMap(store.readAll(options), openEvents),
+    append: (streamId, streamType, expected, events, options) =>
+      Effect.gen(function* () {
+        const byType = fields.events[streamType]
+        const sealed =
+          byType === undefined
+            ? events
+            : yield* Effect.forEach(events, (event) =>
+                Effect.map(
+                  sealRecord(vault, byType[event.eventType], event.data, streamId),
+                  (data): NewEvent => (data === event.data ? event : { ...event, data }),
+                ),
+              )
+        const snapshot = options?.snapshot
+        const sealedOptions =
+          snapshot === undefined || fields.snapshots[streamType] === undefined
+            ? options
+            : { ...options, snapshot: yield* sealSnapshot(streamId, streamType, snapshot) }
+        return yield* store.append(streamId, streamType, expected, sealed, sealedOptions)
+      }),
+    ...(readFromSnapshot === undefined
+      ? {}
+      : {
+          readFromSnapshot: (streamId: string, schemaVersion: number) =>
+            Effect.gen(function* () {
+              const { snapshot, events } = yield* readFromSnapshot(streamId, schemaVersion)
+              const state = snapshot === undefined ? undefined : yield* openRecord(vault, snapshot.state)
+              return {
+                snapshot: snapshot === undefined ? undefined : { ...snapshot, state },
+                events: yield* openEvents(events),
+              }
+            }),
+        }),
+  }
+}
+
+/** A read-model store that seals personal fields of documents on put and opens them on get and find. */
+export const protectReadModels = (
+  store: ReadModelStore["Service"],
+  vault: PersonalDataVault["Service"],
+  fields: PersonalFields,
+): ReadModelStore["Service"] => {
+  const openDocument = (document: StoredDocument) =>
+    Effect.map(
+      openRecord(vault, document.data),
+      (data): StoredDocument => (data === document.data ? document : { ...document, data }),
+    )
+  return {
+    get: (collection, id) =>
+      Effect.flatMap(store.get(collection, id), (found) =>
+        Option.isNone(found) ? Effect.succeed(found) : Effect.map(openDocument(found.value), Option.some),
+      ),
+    find: (collection, query) =>
+      Effect.flatMap(store.find(collection, query), (page) =>
+        Effect.map(Effect.forEach(page.items, openDocument), (items) => ({ ...page, items })),
+      ),
+    put: (document) =>
+      Effect.flatMap(sealRecord(vault, fields.documents[document.collection], document.data, document.id), (data) =>
+        store.put(data === document.data ? document : { ...document, data }),
+      ),
+    delete: (collection, id) => store.delete(collection, id),
+    clear: (collection) => store.clear(collection),
+  }
+}
