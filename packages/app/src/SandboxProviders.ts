@@ -63,5 +63,5 @@ export const messaging: Layer.Layer<
   never,
   SqlClient | IdGenerator
 > = Layer.provideMerge(Messaging.otpSenderOverSms, Messaging.layerRecording).pipe(
-  Layer.provideMerge(PgSentMessages.layer),
+  Layer.provideMerge(PgSentMessages.layer()),
 )

@@ -20,8 +20,10 @@ import {
 import { Fixtures } from "@partnerpay/domain/testing"
 import { DateTime, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import * as Config from "../src/Config.ts"
 import * as Domain from "../src/Domain.ts"
 import * as SandboxProviders from "../src/SandboxProviders.ts"
+import * as Service from "../src/Service.ts"
 import * as PaymentNotifier from "../src/workers/PaymentNotifier.ts"
 import { companyBody, freshDatabase, postgresAvailable } from "./support.ts"
 
@@ -169,5 +171,22 @@ describe("the payment notifier", () => {
       assert.deepStrictEqual(result.messages, result.wanted)
     },
     60_000,
+  )
+})
+
+describe("where the payment notifier runs", () => {
+  it.effect("in the sandbox only: production has no message senders yet", () =>
+    Effect.gen(function* () {
+      const secret = "s".repeat(48)
+      const sandbox = yield* Config.fromRecord({})
+      const production = yield* Config.fromRecord({
+        PARTNERPAY_ENV: "production",
+        PARTNERPAY_TOKEN_SECRET: secret,
+        PARTNERPAY_OTP_SECRET: secret,
+        PARTNERPAY_CHAT_SECRET: secret,
+      })
+      assert.include(Service.workerNames(sandbox), "payment-notifier")
+      assert.notInclude(Service.workerNames(production), "payment-notifier")
+    }),
   )
 })

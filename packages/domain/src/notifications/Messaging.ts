@@ -16,7 +16,7 @@
 import { Context, DateTime, Effect, Layer, Ref, Schema } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
-import { OtpDeliveryFailed, OtpSender, type ProviderUnavailable } from "../infrastructure/Providers.ts"
+import { OtpDeliveryFailed, OtpSender, ProviderUnavailable } from "../infrastructure/Providers.ts"
 import { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 
 /** The ways a customer is reached. */
@@ -140,7 +140,8 @@ export const isUnreachableSandboxNumber = (phoneNumber: string): boolean => phon
 /**
  * The sandbox senders of the three channels: every message is recorded in
  * `SentMessages` with a new id and the current time, nothing leaves the
- * service. An SMS to a number ending in 0000 is undeliverable.
+ * service. An SMS to a number ending in 0000 is undeliverable; a message log
+ * that cannot be written is `ProviderUnavailable` (the caller retries).
  */
 export const layerRecording: Layer.Layer<Senders, never, SentMessages | IdGenerator> = Layer.effectContext(
   Effect.gen(function* () {
@@ -166,7 +167,11 @@ export const layerRecording: Layer.Layer<Senders, never, SentMessages | IdGenera
               ...(message.paymentRequestId === undefined ? {} : { paymentRequestId: message.paymentRequestId }),
               sentAt,
             })
-            .pipe(Effect.orDie)
+            .pipe(
+              Effect.mapError(
+                (error) => new ProviderUnavailable({ provider: `sandbox ${channel}`, reason: error.message }),
+              ),
+            )
         })
     return Context.make(SmsSender, SmsSender.of({ send: recorder("sms") })).pipe(
       Context.add(PushSender, PushSender.of({ send: recorder("push") })),

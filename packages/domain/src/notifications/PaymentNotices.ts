@@ -8,7 +8,9 @@
  * - `remind(paymentRequestId, offsets)` / `sendStatusMessage(paymentRequestId)`:
  *   in one unit of work, load the request and its payer, prune the payer's
  *   expired push tokens (`PruneExpiredPushTokens`), decide the notice
- *   (`PaymentNotice`, a new stream per notice), then, once the unit of work has
+ *   (`PaymentNotice`, a new stream per notice: read first, so that under the
+ *   worker's lock a notice sent a moment ago by another instance is seen and
+ *   nothing is appended; appended expecting no stream), then, once the unit of work has
  *   recorded it, hand the messages to the channel senders. Answers the
  *   messages sent (empty when nothing was due or it was already sent).
  *
@@ -201,7 +203,6 @@ export const remind = Effect.fn("PaymentNotices.remind")(function* (
         PaymentNotice.aggregate,
         PaymentNotice.reminderId(paymentRequestId, offsetDays),
         { _tag: "SendPaymentReminder", request, offsetDays, offsets, today, channels, at },
-        { expectNew: true },
       )
       if (handled.events.length === 0) return []
       const template: Template = offsetDays === 0 ? "PaymentDueToday" : "PaymentDueSoon"
@@ -228,7 +229,6 @@ export const sendStatusMessage = Effect.fn("PaymentNotices.sendStatusMessage")(f
         PaymentNotice.aggregate,
         PaymentNotice.statusMessageId(paymentRequestId, status),
         { _tag: "SendPaymentStatusMessage", request, status, channels, at },
-        { expectNew: true },
       )
       if (handled.events.length === 0) return []
       return messagesFor(loaded, channels, status === "Paid" ? "PaymentPaid" : "PaymentFailed", paymentRequestId)

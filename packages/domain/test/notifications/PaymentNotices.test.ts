@@ -205,3 +205,30 @@ describe("a request that became Paid", () => {
     }).pipe(Effect.provide(layer())),
   )
 })
+
+describe("a request that became Failed", () => {
+  it.effect("sends PaymentFailed by e-mail and push (the defaults), and nothing for Paid", () =>
+    Effect.gen(function* () {
+      const id = yield* seed
+      yield* Payments.accept({
+        partnerId,
+        registrationId: payer,
+        paymentRequestId: id,
+        bankAccountId: checking,
+        acceptDebitAuth: false,
+        transferDescription: "",
+      })
+      const accepted = yield* Payments.get(partnerId, id)
+      yield* Payments.failTransfer(accepted.transferId as TransferId, "R01")
+      assert.deepStrictEqual(yield* PaymentNotices.unsentStatusMessages(), [{ paymentRequestId: id, status: "Failed" }])
+      assert.deepStrictEqual(yield* PaymentNotices.sendStatusMessage(id, "Paid"), [])
+      const sent = yield* PaymentNotices.sendStatusMessage(id, "Failed")
+      assert.deepStrictEqual(summary(sent), [
+        "email grace@example.com PaymentFailed",
+        "push phone-new PaymentFailed",
+        "push phone-old PaymentFailed",
+      ])
+      assert.deepStrictEqual(yield* PaymentNotices.unsentStatusMessages(), [])
+    }).pipe(Effect.provide(layer())),
+  )
+})
