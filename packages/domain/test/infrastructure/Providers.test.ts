@@ -15,6 +15,7 @@ describe("provider ports", () => {
         Providers.OtpSender,
         Providers.CardProcessor,
         Providers.ESignature,
+        Providers.SettlementProvider,
       ].map((port) => port.key),
       [
         "partnerpay/domain/KybVerifier",
@@ -23,6 +24,7 @@ describe("provider ports", () => {
         "partnerpay/domain/OtpSender",
         "partnerpay/domain/CardProcessor",
         "partnerpay/domain/ESignature",
+        "partnerpay/domain/SettlementProvider",
       ],
     )
   })
