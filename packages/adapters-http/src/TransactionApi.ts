@@ -56,6 +56,19 @@ export const TransferResponse = Schema.Struct({
     country: Schema.String,
   }),
   attachments: Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, contentType: Schema.String })),
+  invoiceNumber: Schema.optionalKey(
+    Schema.String.annotate({ description: "Addition: the invoice number of the payment request the transfer pays" }),
+  ),
+  lineItems: Schema.optionalKey(
+    Schema.Array(
+      Schema.Struct({
+        description: Schema.String,
+        quantity: Schema.Int,
+        unitAmount: AmountResponse,
+        amount: AmountResponse,
+      }),
+    ).annotate({ description: "Addition: the invoice lines of the payment request the transfer pays" }),
+  ),
 })
 export type TransferResponse = typeof TransferResponse.Type
 

@@ -141,6 +141,8 @@ describe("same-day autopay in the sandbox", () => {
       dueDate: today,
       enableAutoPay: true,
       autoPayLimit: { value: 50, currencyCode: "USD" },
+      invoiceNumber: "LAWN-11",
+      lineItems: [{ description: "Lawn care", quantity: 1, unitAmount: { value: 19.99, currencyCode: "USD" } }],
     })
     assert.strictEqual(created.status, "Pending")
     const paid = await poll(`/Payment/${created.paymentRequestId}`, token, (body) => body.status === "Paid")
@@ -152,6 +154,9 @@ describe("same-day autopay in the sandbox", () => {
     const transfer = await ok("GET", `/Transaction/${paid.transferId}`, token)
     assert.strictEqual(transfer.status, "Settled")
     assert.strictEqual(transfer.amount.value, 19.99)
+    // The invoice shows on the transfer that pays it.
+    assert.strictEqual(transfer.invoiceNumber, "LAWN-11")
+    assert.strictEqual(transfer.lineItems[0].amount.value, 19.99)
     const hooks = await eventually(() => {
       const statuses = statusHooks(created.paymentRequestId)
       return statuses.includes("Paid") ? statuses : undefined

@@ -10,6 +10,20 @@ import * as Problem from "../Problem.ts"
 
 type PaymentRequestDocument = Effect.Success<ReturnType<typeof Payments.get>>
 
+type LineItems = NonNullable<PaymentRequestDocument["lineItems"]>
+
+/** Invoice lines as clients read them: each with its amount (quantity x unit amount). */
+export const lineItemsResponse = (lineItems: LineItems) =>
+  lineItems.map((line) => ({
+    description: line.description,
+    quantity: line.quantity,
+    unitAmount: MoneyResponse.toResponse(line.unitAmount),
+    amount: MoneyResponse.toResponse({
+      minorUnits: line.quantity * line.unitAmount.minorUnits,
+      currency: line.unitAmount.currency,
+    }),
+  }))
+
 /** The read model document as clients read it. */
 export const toResponse = (doc: PaymentRequestDocument): PaymentRequestResponse => ({
   paymentRequestId: doc.paymentRequestId,
@@ -28,19 +42,7 @@ export const toResponse = (doc: PaymentRequestDocument): PaymentRequestResponse 
   ...(doc.transferId === undefined ? {} : { transferId: doc.transferId }),
   ...(doc.accountNumberMasked === undefined ? {} : { accountNumberMasked: doc.accountNumberMasked }),
   ...(doc.invoiceNumber === undefined ? {} : { invoiceNumber: doc.invoiceNumber }),
-  ...(doc.lineItems === undefined
-    ? {}
-    : {
-        lineItems: doc.lineItems.map((line) => ({
-          description: line.description,
-          quantity: line.quantity,
-          unitAmount: MoneyResponse.toResponse(line.unitAmount),
-          amount: MoneyResponse.toResponse({
-            minorUnits: line.quantity * line.unitAmount.minorUnits,
-            currency: line.unitAmount.currency,
-          }),
-        })),
-      }),
+  ...(doc.lineItems === undefined ? {} : { lineItems: lineItemsResponse(doc.lineItems) }),
   ...(doc.collectedBy === undefined ? {} : { collectedBy: doc.collectedBy }),
   ...(doc.autoCollectionSkipped === undefined ? {} : { autoCollectionSkipped: doc.autoCollectionSkipped }),
   ...(doc.cardPayment === undefined ? {} : { cardPayment: doc.cardPayment }),

@@ -12,6 +12,7 @@ import { Caller } from "../Caller.ts"
 import * as MoneyResponse from "../MoneyResponse.ts"
 import * as Problem from "../Problem.ts"
 import type { TransferResponse } from "../TransactionApi.ts"
+import { lineItemsResponse } from "./PaymentLive.ts"
 
 /** The provider this group needs beyond the domain ports (reimbursement envelopes). */
 export type Requires = Providers.ESignature | CardCharger
@@ -73,7 +74,12 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
       Effect.fn("TransactionLive.get")(function* ({ params }) {
         const caller = yield* Caller
         const doc = yield* Transfers.get(caller, params.transferId)
-        return toResponse(doc)
+        const invoice = yield* Payments.invoiceOf(caller.partnerId, doc.paymentRequestId)
+        return {
+          ...toResponse(doc),
+          ...(invoice?.invoiceNumber === undefined ? {} : { invoiceNumber: invoice.invoiceNumber }),
+          ...(invoice?.lineItems === undefined ? {} : { lineItems: lineItemsResponse(invoice.lineItems) }),
+        }
       }, Problem.domainProblems),
     )
     .handle(

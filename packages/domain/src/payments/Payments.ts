@@ -173,6 +173,27 @@ export const get = Effect.fn("Payments.get")(function* (partnerId: PartnerId, pa
   return decodeDocument(PaymentRequests.projection, stored.value)
 })
 
+/**
+ * The invoice (number and lines) of the payment request a transfer pays, for
+ * showing on the transfer; undefined when the transfer pays no request, or a
+ * request without an invoice.
+ */
+export const invoiceOf = Effect.fn("Payments.invoiceOf")(function* (
+  partnerId: PartnerId,
+  paymentRequestId: string | undefined,
+) {
+  if (paymentRequestId === undefined) return undefined
+  const store = yield* ReadModelStore
+  const stored = yield* store.get(PaymentRequests.collection, paymentRequestId)
+  if (Option.isNone(stored) || stored.value.index.partnerId !== partnerId) return undefined
+  const doc = decodeDocument(PaymentRequests.projection, stored.value)
+  if (doc.invoiceNumber === undefined && doc.lineItems === undefined) return undefined
+  return {
+    ...(doc.invoiceNumber === undefined ? {} : { invoiceNumber: doc.invoiceNumber }),
+    ...(doc.lineItems === undefined ? {} : { lineItems: doc.lineItems }),
+  }
+})
+
 export interface HistoryQuery {
   readonly partnerId: PartnerId
   readonly companyId?: string | undefined
