@@ -121,7 +121,8 @@ export class PaymentPlanApi extends HttpApiGroup.make("paymentPlans")
     }).annotateMerge(
       OpenApi.annotations({
         summary: "Read a payment plan",
-        description: "For partners: status, consent status, schedule, next due date and collected instalments.",
+        description:
+          "For partners: status, consent status, schedule, next due date and collected instalments, each with the transfer collecting it and that transfer's status (Pending, Settled, Failed); settledCount and failedCount count them. A failed instalment is not collected again: the plan goes on with the next due date.",
       }),
     ),
     move(

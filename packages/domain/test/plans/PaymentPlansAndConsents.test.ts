@@ -21,6 +21,7 @@ import * as Ids from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import * as Payments from "../../src/payments/Payments.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
+import * as TransfersProjection from "../../src/payments/TransfersProjection.ts"
 import * as Consents from "../../src/plans/Consents.ts"
 import { consents } from "../../src/plans/ConsentsProjection.ts"
 import * as PaymentPlans from "../../src/plans/PaymentPlans.ts"
@@ -606,7 +607,17 @@ describe("accepting a consent", () => {
 type Step =
   | { readonly _tag: "Create"; readonly startInDays: number; readonly payments: number; readonly weekly: boolean }
   | {
-      readonly _tag: "Advance" | "Accept" | "Decline" | "Activate" | "Pause" | "Resume" | "Cancel" | "Collect"
+      readonly _tag:
+        | "Advance"
+        | "Accept"
+        | "Decline"
+        | "Activate"
+        | "Pause"
+        | "Resume"
+        | "Cancel"
+        | "Collect"
+        | "Settle"
+        | "Fail"
       readonly plan: number
     }
   | { readonly _tag: "Wait"; readonly days: number }
@@ -627,6 +638,8 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
       _tag: fc.oneof(
         { weight: 10, arbitrary: fc.constantFrom("Advance", "Advance", "Accept", "Activate", "Collect") },
         { weight: 3, arbitrary: fc.constantFrom("Pause", "Resume") },
+        // the bank's outcome for the plan's last instalment
+        { weight: 3, arbitrary: fc.constantFrom("Settle", "Fail") },
         { weight: 1, arbitrary: fc.constantFrom("Decline", "Cancel") },
       ),
       plan: fc.nat({ max: 1 }),
@@ -648,6 +661,7 @@ const snapshot = Effect.gen(function* () {
     plans: yield* all(paymentPlans.collection, partnerId),
     due: yield* all(duePlans.collection, schedulerTenant),
     consents: yield* all(consents.collection, partnerId),
+    transfers: yield* all(TransfersProjection.collection, partnerId),
   }
 })
 
@@ -702,6 +716,18 @@ const stepEffect = (
       return PaymentPlans.cancel(partnerId, target.paymentPlanId)
     case "Collect":
       return PaymentPlans.collectDue(target.paymentPlanId)
+    case "Settle":
+    case "Fail":
+      return Effect.flatMap(
+        PaymentPlans.get(partnerId, target.paymentPlanId),
+        (plan): Effect.Effect<unknown, unknown, Ports> => {
+          const transferId = plan.instalments.at(-1)?.transferId
+          if (transferId === undefined) return Effect.void
+          return step._tag === "Settle"
+            ? Payments.settleTransfer(transferId)
+            : Payments.failTransfer(transferId, "R01", "insufficient funds")
+        },
+      )
   }
 }
 
@@ -715,7 +741,7 @@ const runHistory = (steps: ReadonlyArray<Step>) =>
       if (attempt !== undefined) yield* Effect.ignore(attempt)
     }
     const live = yield* snapshot
-    yield* EventPipeline.rebuild([paymentPlans, duePlans, consents])
+    yield* EventPipeline.rebuild([paymentPlans, duePlans, consents, TransfersProjection.projection])
     const rebuilt = yield* snapshot
     return { live, rebuilt, created: created.length }
   }).pipe(Effect.provide(Layer.merge(domain(), TestClock.layer())))
@@ -725,21 +751,31 @@ describe("the plan and consent read models", () => {
     let withPlans = 0
     let withCollections = 0
     let withRevocations = 0
+    let withOutcomes = 0
     await fc.assert(
       fc.asyncProperty(historyArbitrary, async (steps) => {
         const { live, rebuilt, created } = await Effect.runPromise(runHistory(steps))
         if (created > 0) withPlans++
         if (live.plans.some((p) => (p.data as { collectedCount: number }).collectedCount > 0)) withCollections++
         if (live.consents.some((c) => (c.data as { status: string }).status === "Revoked")) withRevocations++
+        const outcomes = (p: { data: unknown }) => p.data as { failedCount: number; settledCount: number }
+        if (live.plans.some((p) => outcomes(p).failedCount + outcomes(p).settledCount > 0)) withOutcomes++
+        // each collected instalment is one transfer
+        assert.strictEqual(
+          live.transfers.length,
+          live.plans.reduce((sum, p) => sum + (p.data as { collectedCount: number }).collectedCount, 0),
+        )
         assert.deepStrictEqual(rebuilt, live)
         assert.strictEqual(live.plans.length, created)
         assert.strictEqual(live.consents.length, created)
       }),
-      { numRuns: 50 },
+      // a fixed seed: the same histories on every run (the counts below depend on them)
+      { numRuns: 50, seed: 20261123 },
     )
     // the generated histories reach the interesting states, not only Draft plans
     assert.strictEqual(withPlans, 50)
     assert.isAbove(withCollections, 0)
     assert.isAbove(withRevocations, 0)
+    assert.isAbove(withOutcomes, 0)
   })
 })
