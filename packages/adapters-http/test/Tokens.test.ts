@@ -1,7 +1,7 @@
 /** The token service on its own: claims, lifetime on the Effect clock, refusals with their reasons. */
 
 import { assert, describe, it } from "@effect/vitest"
-import { IdGenerator } from "@partnerpay/domain"
+import { IdGenerator, TokenGenerations } from "@partnerpay/domain"
 import { Clock, Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import * as Jose from "jose"
@@ -146,7 +146,10 @@ describe("Tokens", () => {
           Effect.gen(function* () {
             return yield* Tokens
           }),
-          Tokens.layer({ secret: Redacted.make("short") }).pipe(Layer.provide(IdGenerator.layerRandom)),
+          Tokens.layer({ secret: Redacted.make("short") }).pipe(
+            Layer.provide(IdGenerator.layerRandom),
+            Layer.provide(TokenGenerations.layerMemory),
+          ),
         ),
       )
       assert.isTrue(exit._tag === "Failure")

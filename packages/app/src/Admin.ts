@@ -1,6 +1,6 @@
 /**
  * The operator API under `/admin`: partner onboarding (create, rotate the
- * client secret, set the webhook) and webhook delivery inspection and
+ * client secret, revoke its tokens, set the webhook) and webhook delivery inspection and
  * redelivery. Plain `HttpRouter` routes added to the service's server, NOT
  * part of the partner `HttpApi` (so /openapi.json never lists them).
  *
@@ -20,13 +20,14 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import { Problem, RequestRecord } from "@partnerpay/adapters-http"
 import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
+import type { TokenGenerations } from "@partnerpay/domain"
 import { Cause, type Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import * as Operations from "./Operations.ts"
 
 /** What the admin routes use (provided by the service's ports). */
-export type AdminRequirements = PgOutbox.OutboxDispatch | PgPartnerCredentials.Partners | SqlClient
+export type AdminRequirements = PgOutbox.OutboxDispatch | PgPartnerCredentials.Partners | SqlClient | TokenGenerations
 
 /** Every admin path starts with this. */
 export const prefix = "/admin"
@@ -197,6 +198,16 @@ export const routes = (
               const partnerId = yield* routeParam("partnerId")
               const rotated = yield* Operations.rotateSecret(partnerId)
               return json(Operations.encodeCreated(rotated))
+            }),
+          ),
+        ),
+        HttpRouter.route(
+          "POST",
+          `${prefix}/partners/:partnerId/revoke-tokens`,
+          guard(
+            Effect.gen(function* () {
+              const partnerId = yield* routeParam("partnerId")
+              return json(yield* Operations.revokeTokens(partnerId))
             }),
           ),
         ),

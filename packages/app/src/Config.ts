@@ -41,6 +41,12 @@ export interface AppConfig {
   readonly dataDir: string
   /** From PARTNERPAY_TOKEN_SECRET; required in production, generated in sandbox when absent. */
   readonly tokenSecret: Option.Option<Redacted.Redacted<string>>
+  /** From PARTNERPAY_TOKEN_SECRET_PREVIOUS: tokens signed with it still verify during a key rotation. */
+  readonly tokenSecretPrevious: Option.Option<Redacted.Redacted<string>>
+  /** From PARTNERPAY_SECRET_PEPPER: keys client-secret hashes; required in production, generated in sandbox. */
+  readonly secretPepper: Option.Option<Redacted.Redacted<string>>
+  /** PARTNERPAY_TRUST_PROXY ("off" by default): the first X-Forwarded-For entry names the client. */
+  readonly trustProxy: boolean
   /** Keys customer OTP hashes (production; the sandbox uses fixed codes). */
   readonly otpSecret: Option.Option<Redacted.Redacted<string>>
   /** Shared with the chat provider (production; the sandbox uses a public test secret). */
@@ -80,6 +86,9 @@ export const variables = [
   "PARTNERPAY_DATA_DIR",
   "PARTNERPAY_ENV",
   "PARTNERPAY_TOKEN_SECRET",
+  "PARTNERPAY_TOKEN_SECRET_PREVIOUS",
+  "PARTNERPAY_SECRET_PEPPER",
+  "PARTNERPAY_TRUST_PROXY",
   "PARTNERPAY_ADMIN_TOKEN",
   "PARTNERPAY_OTP_SECRET",
   "PARTNERPAY_CHAT_SECRET",
@@ -205,6 +214,45 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
         variable: "PARTNERPAY_TOKEN_SECRET",
         message: `is required when PARTNERPAY_ENV=production (at least ${minimumTokenSecretBytes} random bytes)`,
       })
+    }
+
+    // PARTNERPAY_TOKEN_SECRET_PREVIOUS (optional), PARTNERPAY_SECRET_PEPPER (required in production)
+    const longSecret = (
+      variable: "PARTNERPAY_TOKEN_SECRET_PREVIOUS" | "PARTNERPAY_SECRET_PEPPER",
+      required: boolean,
+    ) => {
+      const value = raw[variable]
+      if (value === undefined) {
+        if (required) {
+          issues.push({
+            variable,
+            message: `is required when PARTNERPAY_ENV=production (at least ${minimumTokenSecretBytes} random bytes)`,
+          })
+        }
+        return Option.none<Redacted.Redacted<string>>()
+      }
+      const bytes = new TextEncoder().encode(value).byteLength
+      if (bytes < minimumTokenSecretBytes) {
+        issues.push({
+          variable,
+          message: `must be at least ${minimumTokenSecretBytes} bytes long (got ${bytes}); e.g. \`openssl rand -base64 48\``,
+        })
+        return Option.none<Redacted.Redacted<string>>()
+      }
+      return Option.some(Redacted.make(value))
+    }
+    const tokenSecretPrevious = longSecret("PARTNERPAY_TOKEN_SECRET_PREVIOUS", false)
+    const secretPepper = longSecret("PARTNERPAY_SECRET_PEPPER", environment === "production")
+
+    let trustProxy = false
+    if (raw.PARTNERPAY_TRUST_PROXY !== undefined) {
+      const wanted = raw.PARTNERPAY_TRUST_PROXY.trim().toLowerCase()
+      if (wanted === "on" || wanted === "off") trustProxy = wanted === "on"
+      else
+        issues.push({
+          variable: "PARTNERPAY_TRUST_PROXY",
+          message: `must be "on" or "off" (got ${quote(raw.PARTNERPAY_TRUST_PROXY)})`,
+        })
     }
 
     // PARTNERPAY_ADMIN_TOKEN
@@ -351,6 +399,9 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       database,
       dataDir,
       tokenSecret,
+      tokenSecretPrevious,
+      secretPepper,
+      trustProxy,
       otpSecret,
       chatSecret,
       adminToken,

@@ -82,13 +82,17 @@ export const sandboxPartnerHint = (config: AppConfig): Effect.Effect<void> =>
 export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<string>, startedAt = Date.now()) => {
   const core = Layer.provideMerge(
     Partners.bootstrap(config),
-    Domain.layer.pipe(Layer.provideMerge(Database.layer(config.database))),
+    Domain.layer.pipe(
+      Layer.provideMerge(Database.layer(config.database)),
+      // The client-secret pepper (PARTNERPAY_SECRET_PEPPER, or generated in a sandbox): TokenSecret.ts.
+      Layer.provide(TokenSecret.pepperLayer(config)),
+    ),
   )
   const ports = Layer.mergeAll(
-    Tokens.layer({ secret: tokenSecret }),
+    Tokens.layer({ secret: tokenSecret, previousSecret: Option.getOrUndefined(config.tokenSecretPrevious) }),
     Database.healthCheck,
     SandboxProviders.layer(config),
-    CrossCutting.layerLimits({ rateLimiting: config.rateLimiting }),
+    CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustForwardedFor: config.trustProxy }),
   ).pipe(Layer.provideMerge(core))
   const sandbox = config.environment === "sandbox"
   // Sandbox: `POST /Sandbox/Clock/Advance` moves Effect's Clock (hence every "now") for the whole service.
