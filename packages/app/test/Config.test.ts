@@ -89,14 +89,43 @@ describe("configuration", () => {
     }),
   )
 
-  it.effect("production requires the token, OTP and chat secrets", () =>
+  it.effect("production requires the token secret, the pepper, the OTP and chat secrets", () =>
     Effect.gen(function* () {
       const error = yield* issuesOf({ PARTNERPAY_ENV: "production" })
       assert.deepStrictEqual(
         error.issues.map((issue) => issue.variable),
-        ["PARTNERPAY_TOKEN_SECRET", "PARTNERPAY_OTP_SECRET", "PARTNERPAY_CHAT_SECRET"],
+        ["PARTNERPAY_TOKEN_SECRET", "PARTNERPAY_SECRET_PEPPER", "PARTNERPAY_OTP_SECRET", "PARTNERPAY_CHAT_SECRET"],
       )
       assert.include(error.message, "is required when PARTNERPAY_ENV=production")
+    }),
+  )
+
+  it.effect("the previous token secret and the pepper are optional in sandbox, redacted, and refused when short", () =>
+    Effect.gen(function* () {
+      const none = yield* loadFrom({})
+      assert.isTrue(Option.isNone(none.tokenSecretPrevious))
+      assert.isTrue(Option.isNone(none.secretPepper))
+      const set = yield* loadFrom({
+        PARTNERPAY_TOKEN_SECRET_PREVIOUS: "p".repeat(40),
+        PARTNERPAY_SECRET_PEPPER: "q".repeat(40),
+      })
+      assert.strictEqual(Redacted.value(Option.getOrThrow(set.tokenSecretPrevious)), "p".repeat(40))
+      assert.strictEqual(Redacted.value(Option.getOrThrow(set.secretPepper)), "q".repeat(40))
+      const error = yield* issuesOf({ PARTNERPAY_TOKEN_SECRET_PREVIOUS: "old-tiny", PARTNERPAY_SECRET_PEPPER: "salty" })
+      assert.include(error.message, "PARTNERPAY_TOKEN_SECRET_PREVIOUS: must be at least 32 bytes long (got 8)")
+      assert.include(error.message, "PARTNERPAY_SECRET_PEPPER: must be at least 32 bytes long (got 5)")
+      assert.notInclude(error.message, "old-tiny")
+      assert.notInclude(error.message, "salty")
+    }),
+  )
+
+  it.effect("X-Forwarded-For is trusted only with PARTNERPAY_TRUST_PROXY=on; other values are refused", () =>
+    Effect.gen(function* () {
+      assert.isFalse((yield* loadFrom({})).trustProxy)
+      assert.isTrue((yield* loadFrom({ PARTNERPAY_TRUST_PROXY: "on" })).trustProxy)
+      assert.isFalse((yield* loadFrom({ PARTNERPAY_TRUST_PROXY: "off" })).trustProxy)
+      const error = yield* issuesOf({ PARTNERPAY_TRUST_PROXY: "yes" })
+      assert.include(error.message, 'PARTNERPAY_TRUST_PROXY: must be "on" or "off" (got "yes")')
     }),
   )
 
