@@ -11,15 +11,11 @@ import { Clock, Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
+import { presentedToken } from "../Authentication.ts"
 import { clientIp, HttpLimits } from "../CrossCutting.ts"
 import * as Problem from "../Problem.ts"
 import * as RateLimit from "../RateLimit.ts"
 import { Tokens } from "../Tokens.ts"
-
-const bearerToken = (authorization: string | undefined): string => {
-  const match = authorization === undefined ? null : /^bearer +(\S+)\s*$/i.exec(authorization)
-  return match?.[1] ?? ""
-}
 
 export const AuthLive = HttpApiBuilder.group(
   Api,
@@ -58,9 +54,8 @@ export const AuthLive = HttpApiBuilder.group(
       .handle(
         "exchangeToken",
         Effect.fn("AuthLive.exchangeToken")(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
           const issued = yield* tokens
-            .renew(bearerToken(request.headers.authorization))
+            .renew(yield* presentedToken)
             .pipe(
               Effect.catchTag("InvalidToken", (invalid) =>
                 Effect.logDebug("token renewal refused").pipe(
