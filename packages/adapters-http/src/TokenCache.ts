@@ -11,7 +11,7 @@
  *   (milliseconds from the Effect `Clock`), so tests drive it with
  *   `TestClock`. Expired entries are dropped when met.
  * - Revocation: the cache stores the verified claims (`jti`, `iat`, `exp`,
- *   `gen`, `auth_time`), not a bare yes/no. `Tokens.verify` applies the
+ *   `gen`, `pgen`, `auth_time`), not a bare yes/no. `Tokens.verify` applies the
  *   revocation check (the subject's token generation, in memory) and the
  *   issued-in-the-future check AFTER the lookup, to hits and fresh
  *   verifications alike; `delete` and `clear` drop entries at once.
@@ -33,6 +33,8 @@ export interface VerifiedToken {
   readonly authTimeSeconds: number
   /** `gen`: the subject's token generation when the token was issued. */
   readonly generation: number
+  /** `pgen` for a customer token (its partner's generation); `gen` for a partner token. */
+  readonly partnerGeneration: number
   readonly jti: string
 }
 

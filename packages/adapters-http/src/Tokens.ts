@@ -7,8 +7,11 @@
  * default), `sub` (the partner id, or the registration id for a customer),
  * `scope` ("partner" | "customer"), `pid` (the partner id, customers only),
  * `iat`, `exp`, a unique `jti`, `gen` (the subject's token generation at
- * issue, see `TokenGenerations`) and `auth_time` (when the subject logged in
- * with its credentials or one-time code; carried over on renewal).
+ * issue, see `TokenGenerations`), `pgen` (customers: their partner's
+ * generation, so that revoking a partner's tokens, e.g. after a leaked
+ * secret, also revokes the customer tokens obtained through it) and
+ * `auth_time` (when the subject logged in with its credentials or one-time
+ * code; carried over on renewal).
  *
  * Verification accepts HS256 only (so never `alg: none`), picks the key by
  * `kid` (the current secret, or `previousSecret` during a key rotation; no
@@ -20,7 +23,8 @@
  * - a token whose `exp` lies more than `sessionSeconds` (24 h) after its
  *   `auth_time`, or whose `auth_time` follows its `iat`: reason "claims";
  * - a token whose `gen` is below its subject's current generation (revoked by
- *   a secret rotation, an operator, or a customer's logout): reason "revoked".
+ *   a secret rotation, an operator, or a customer's logout), or a customer
+ *   token whose `pgen` is below its partner's: reason "revoked".
  *   The generation comes from `TokenGenerations.known` (memory, no I/O).
  *
  * Verified tokens are remembered in a bounded cache (`TokenCache.ts`, 10,000
@@ -91,7 +95,13 @@ const Session = {
 }
 const Claims = Schema.Union([
   Schema.Struct({ scope: Schema.Literal("partner"), sub: Ids.PartnerId, ...Session }),
-  Schema.Struct({ scope: Schema.Literal("customer"), sub: Ids.RegistrationId, pid: Ids.PartnerId, ...Session }),
+  Schema.Struct({
+    scope: Schema.Literal("customer"),
+    sub: Ids.RegistrationId,
+    pid: Ids.PartnerId,
+    pgen: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+    ...Session,
+  }),
 ])
 const decodeClaims = Schema.decodeUnknownOption(Claims)
 
@@ -159,7 +169,24 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
   const audience = options.audience ?? "partnerpay"
   const lifetime = options.lifetimeSeconds ?? tokenLifetimeSeconds
 
-  const sign = (caller: CallerIdentity, generation: number, authTimeSeconds: number) =>
+  /** The generations a token of `caller` must carry: its own, and (customers) its partner's. */
+  interface Generations {
+    readonly generation: number
+    readonly partnerGeneration: number
+  }
+  const currentGenerations = (caller: CallerIdentity): Effect.Effect<Generations> =>
+    caller._tag === "Partner"
+      ? Effect.map(generations.current(subjectOf(caller)), (generation) => ({
+          generation,
+          partnerGeneration: generation,
+        }))
+      : Effect.zipWith(
+          generations.current(subjectOf(caller)),
+          generations.current(TokenGeneration.partnerSubject(caller.partnerId)),
+          (generation, partnerGeneration) => ({ generation, partnerGeneration }),
+        )
+
+  const sign = (caller: CallerIdentity, current: Generations, authTimeSeconds: number) =>
     Effect.gen(function* () {
       const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
       const expiresAt = Math.min(nowSeconds + lifetime, authTimeSeconds + sessionSeconds)
@@ -167,10 +194,10 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
       const claims =
         caller._tag === "Partner"
           ? { scope: "partner", sub: caller.partnerId }
-          : { scope: "customer", sub: caller.registrationId, pid: caller.partnerId }
+          : { scope: "customer", sub: caller.registrationId, pid: caller.partnerId, pgen: current.partnerGeneration }
       const { sub, ...rest } = claims
       const accessToken = yield* Effect.promise(() =>
-        new Jose.SignJWT({ ...rest, gen: generation, auth_time: authTimeSeconds })
+        new Jose.SignJWT({ ...rest, gen: current.generation, auth_time: authTimeSeconds })
           .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: currentKeyId })
           .setIssuer(issuer)
           .setAudience(audience)
@@ -185,9 +212,9 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
 
   const issue = (caller: CallerIdentity): Effect.Effect<IssuedToken> =>
     Effect.gen(function* () {
-      const generation = yield* generations.current(subjectOf(caller))
+      const current = yield* currentGenerations(caller)
       const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      return yield* sign(caller, generation, nowSeconds)
+      return yield* sign(caller, current, nowSeconds)
     })
 
   const cache = TokenCache.make({ maxEntries: options.cacheSize })
@@ -196,7 +223,11 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
   const stillValid = (verified: TokenCache.VerifiedToken, nowMillis: number): InvalidToken | undefined => {
     if (verified.issuedAtSeconds * 1000 > nowMillis + clockSkewSeconds * 1000)
       return new InvalidToken({ reason: "future" })
-    if (verified.generation < generations.known(subjectOf(verified.caller))) {
+    if (
+      verified.generation < generations.known(subjectOf(verified.caller)) ||
+      (verified.caller._tag === "Customer" &&
+        verified.partnerGeneration < generations.known(TokenGeneration.partnerSubject(verified.caller.partnerId)))
+    ) {
       return new InvalidToken({ reason: "revoked" })
     }
     return undefined
@@ -255,6 +286,7 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
         issuedAtSeconds,
         authTimeSeconds,
         generation: c.gen ?? 0,
+        partnerGeneration: c.scope === "customer" ? (c.pgen ?? 0) : (c.gen ?? 0),
         jti: payload.jti!,
       }
       const refused = stillValid(verified, now)
@@ -274,9 +306,11 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
       if (now >= (verified.authTimeSeconds + sessionSeconds) * 1000)
         return yield* new InvalidToken({ reason: "expired" })
       // The store, not this process's memory: a revocation made elsewhere a moment ago counts.
-      const generation = yield* generations.current(subjectOf(verified.caller))
-      if (verified.generation < generation) return yield* new InvalidToken({ reason: "revoked" })
-      return yield* sign(verified.caller, generation, verified.authTimeSeconds)
+      const current = yield* currentGenerations(verified.caller)
+      if (verified.generation < current.generation || verified.partnerGeneration < current.partnerGeneration) {
+        return yield* new InvalidToken({ reason: "revoked" })
+      }
+      return yield* sign(verified.caller, current, verified.authTimeSeconds)
     })
 
   const revokeAll = (caller: CallerIdentity): Effect.Effect<void> => Effect.asVoid(generations.bump(subjectOf(caller)))

@@ -9,6 +9,7 @@ const verified = (expiresAtMillis: number): TokenCache.VerifiedToken => ({
   issuedAtSeconds: 0,
   authTimeSeconds: 0,
   generation: 0,
+  partnerGeneration: 0,
   jti: "5c0ffee0-0000-4000-8000-000000000009",
 })
 

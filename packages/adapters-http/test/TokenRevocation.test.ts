@@ -104,6 +104,25 @@ describe("a partner's tokens after a revocation", () => {
   )
 })
 
+describe("customer tokens after their partner's tokens are revoked", () => {
+  it.effect("are 401 too (they were obtained with the partner's credentials); a new login works", () =>
+    Effect.gen(function* () {
+      const partner = yield* partnerToken(handler)
+      const login = yield* customerLogin(partner)
+      assert.strictEqual(
+        Jose.decodeJwt(login.accessToken).pgen,
+        main.generations.known(TokenGeneration.partnerSubject(partnerId)),
+      )
+      assert.strictEqual(yield* probe(login.accessToken), 200)
+      yield* main.generations.bump(TokenGeneration.partnerSubject(partnerId))
+      assert.strictEqual(yield* probe(login.accessToken), 401)
+      assert.strictEqual((yield* exchange(login.accessToken)).status, 401)
+      const again = yield* customerLogin(yield* partnerToken(handler), login.phoneNumber)
+      assert.strictEqual(yield* probe(again.accessToken), 200)
+    }),
+  )
+})
+
 describe("DELETE /Login/Session (customer logout everywhere)", () => {
   it.effect("answers 204; every token of that customer is then 401, other customers and the partner unaffected", () =>
     Effect.gen(function* () {
