@@ -61,7 +61,10 @@ const commands: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<str
     ["--name", "--json"],
   ],
   [["partners", "rotate-secret"], ["partnerId"]],
-  [["partners", "revoke-tokens"], ["partnerId", "--json"]],
+  [
+    ["partners", "revoke-tokens"],
+    ["partnerId", "--json"],
+  ],
   [
     ["partners", "set-webhook"],
     ["partnerId", "--url", "--signing-secret"],
