@@ -32,6 +32,17 @@
  *     Answers `{"eventId": ...}`. No token check (the issue's ceiling is "one INSERT
  *     transaction per request").
  *
+ *   node bench/baselines.ts token     (database in BENCH_DATABASE, BENCH_TOKEN_SECRET, BENCH_SECRET_PEPPER)
+ *     (d) The token-endpoint ceiling (POST /auth/token). Per request: reads and parses the
+ *     JSON body `{ ClientId, ClientSecret }`, then ONE statement reading the partner row and
+ *     its token generation (the service's `partners` and `token_generations` tables):
+ *       SELECT p.partner_id, p.secret_hash, g.generation FROM partners p
+ *         LEFT JOIN token_generations g ON g.subject = 'partner:' || p.partner_id WHERE p.client_id = $1
+ *     checks the secret as the service stores it (`hmac-sha256$` + base64 of HMAC-SHA-256
+ *     under the pepper, `timingSafeEqual`), then signs an HS256 JWT with node:crypto carrying
+ *     the service's claims (iss, aud, sub, scope, gen, auth_time, iat, exp, jti) and `kid`,
+ *     and answers `{ AccessToken, TokenType, ExpiresInSeconds }`. A wrong pair is 401.
+ *
  * BENCH_DATABASE: `{"kind":"postgres","url":...,"poolSize":10}` or `{"kind":"pglite","dataDir":...}`.
  * Both go through the service's own client, @effect/sql-pg, built by the service's
  * own layers (packages/adapters-pg/src/PgDatabase.ts): `layerPostgres` with the same
@@ -306,6 +317,87 @@ const write = (spec: DatabaseSpec) =>
   )
 
 // ---------------------------------------------------------------------------------------------
+// (d) token: parse the body + one SELECT + HMAC secret check + HS256 signature
+
+const b64url = (value: string | Buffer) => Buffer.from(value).toString("base64url")
+
+const token = (spec: DatabaseSpec) => {
+  const secret = process.env.BENCH_TOKEN_SECRET
+  const pepper = process.env.BENCH_SECRET_PEPPER
+  if (secret === undefined || secret === "" || pepper === undefined || pepper === "")
+    throw new Error("BENCH_TOKEN_SECRET and BENCH_SECRET_PEPPER must be set")
+  const key = Buffer.from(secret, "utf8")
+  const header = b64url(JSON.stringify({ alg: "HS256", typ: "JWT", kid: "bench" }))
+  const unmatchable = Buffer.alloc(32)
+  return withDatabase(
+    spec,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient
+      const find = (clientId: string) =>
+        Effect.runPromise(
+          sql<{ partner_id: string; secret_hash: string; generation: string | null }>`
+            SELECT p.partner_id, p.secret_hash, g.generation FROM partners p
+            LEFT JOIN token_generations g ON g.subject = 'partner:' || p.partner_id::text
+            WHERE p.client_id = ${clientId}`,
+        )
+      yield* Effect.promise(() =>
+        serve((request, response) => {
+          const chunks: Array<Buffer> = []
+          request.on("data", (chunk: Buffer) => chunks.push(chunk))
+          request.on("end", () => {
+            let body: { ClientId?: unknown; ClientSecret?: unknown }
+            try {
+              body = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+            } catch {
+              return fail(response, 400, "malformed JSON body")
+            }
+            if (typeof body.ClientId !== "string" || typeof body.ClientSecret !== "string")
+              return fail(response, 400, "ClientId and ClientSecret are required")
+            const clientSecret = body.ClientSecret
+            find(body.ClientId).then(
+              (rows) => {
+                const row = rows[0]
+                const stored = row?.secret_hash.startsWith("hmac-sha256$")
+                  ? Buffer.from(row.secret_hash.slice("hmac-sha256$".length), "base64")
+                  : unmatchable
+                const given = createHmac("sha256", pepper).update(clientSecret, "utf8").digest()
+                if (row === undefined || stored.length !== given.length || !timingSafeEqual(stored, given))
+                  return fail(response, 401, "invalid credentials")
+                const now = Math.floor(Date.now() / 1000)
+                const payload = b64url(
+                  JSON.stringify({
+                    scope: "partner",
+                    gen: Number(row.generation ?? 0),
+                    auth_time: now,
+                    iss: "partnerpay",
+                    aud: "partnerpay",
+                    sub: row.partner_id,
+                    iat: now,
+                    exp: now + 3600,
+                    jti: randomUUID(),
+                  }),
+                )
+                const signature = createHmac("sha256", key).update(`${header}.${payload}`).digest("base64url")
+                send(
+                  response,
+                  200,
+                  JSON.stringify({
+                    AccessToken: `${header}.${payload}.${signature}`,
+                    TokenType: "Bearer",
+                    ExpiresInSeconds: 3600,
+                  }),
+                )
+              },
+              (error: unknown) => fail(response, 503, String(error)),
+            )
+          })
+        }),
+      )
+    }),
+  )
+}
+
+// ---------------------------------------------------------------------------------------------
 
 const mode = process.argv[2]
 // From the environment, not argv: a database URL may hold a password.
@@ -313,5 +405,6 @@ const database = () => JSON.parse(process.env.BENCH_DATABASE ?? "{}") as Databas
 if (mode === "bare") await bare()
 else if (mode === "read") await read(database())
 else if (mode === "write") await write(database())
-else throw new Error("usage: node bench/baselines.ts bare | read | write (database in BENCH_DATABASE)")
+else if (mode === "token") await token(database())
+else throw new Error("usage: node bench/baselines.ts bare | read | write | token (database in BENCH_DATABASE)")
 process.exit(0)

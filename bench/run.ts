@@ -17,7 +17,10 @@
  *             same load process with the same requests as the scenarios it bounds:
  *             (a) bare fixed JSON, (b) HS256 bearer check + the same indexed SELECT,
  *             (c) one single-row INSERT transaction per request (pool 10 on PostgreSQL,
- *             the service's one PGlite session on PGlite).
+ *             the service's one PGlite session on PGlite), (d) the token endpoint's
+ *             essential work: parse the body, one SELECT of the partner (with its token
+ *             generation), HMAC-SHA-256 of the secret under the pepper, constant-time
+ *             compare, sign an HS256 JWT.
  *
  * so that neither runs in the other's shadow. Before every measured phase the database is
  * made quiet: the service's outbox drained (operator API), a CHECKPOINT, and no other
@@ -30,7 +33,7 @@
  *
  * Scenarios: POST /Company/Create and PUT /Payment/{id}/Cancel (1, 16, 64 connections;
  * --quick: 64) against (c); GET /company/status and GET /Transaction/{id} (64) against (b)
- * and, for information, (a); POST /auth/token (4: scrypt-bound) against (a). Figures are
+ * and, for information, (a); POST /auth/token (64) against (d) and, for information, (a). Figures are
  * medians across rounds; ratio = median service req/s ÷ median ceiling req/s.
  *
  * Then, with nothing else running: the package micro-benchmarks (event store appends at
@@ -68,6 +71,8 @@ const clientId = "bench-client"
 const clientSecret = "bench-client-secret-0123456789"
 // Shared by the service (which signs) and the read ceiling (which verifies): the same tokens work on both.
 const tokenSecret = randomBytes(48).toString("base64url")
+// Shared by the service (which hashes the sandbox partner's secret) and the token ceiling (which checks it).
+const secretPepper = randomBytes(48).toString("base64url")
 // Enables the service's operator API, used only to see its outbox drained before a measurement.
 const adminToken = randomBytes(32).toString("base64url")
 const overallDeadlineMillis = (quick ? 6 : profile ? 5 : 25) * 60_000
@@ -592,14 +597,16 @@ const loadAll = async (base: string, specs: ReadonlyArray<LoadSpec>): Promise<Re
 // ---------------------------------------------------------------------------------------------
 // scenarios and ceilings
 
-type Ceiling = "bare" | "select" | "insert"
+type Ceiling = "bare" | "select" | "insert" | "token"
 
 const ceilingLabel = (ceiling: Ceiling, database: string) =>
   ceiling === "bare"
     ? "(a) bare node:http"
     : ceiling === "select"
       ? `(b) HS256 check + SELECT (${database === "PGlite" ? "PGlite" : `pool ${servicePoolSize}`})`
-      : `(c) 1 INSERT tx (${database === "PGlite" ? "PGlite" : `pool ${servicePoolSize}`})`
+      : ceiling === "token"
+        ? `(d) SELECT + HMAC secret check + HS256 sign (${database === "PGlite" ? "PGlite" : `pool ${servicePoolSize}`})`
+        : `(c) 1 INSERT tx (${database === "PGlite" ? "PGlite" : `pool ${servicePoolSize}`})`
 
 interface Scenario {
   readonly name: string
@@ -662,12 +669,11 @@ const readScenarios: ReadonlyArray<Scenario> = [
   },
   {
     name: "POST /auth/token",
-    // Each token checks the client secret against its scrypt hash (CPU-bound, in libuv's pool of 4
-    // threads): 64 connections would only queue, and in 2 s not one answer came back.
-    connections: 4,
-    ceilings: ["bare"],
+    // Client secrets are checked with HMAC-SHA-256 under the pepper (microseconds), no longer scrypt.
+    connections: 64,
+    ceilings: ["token", "bare"],
     spec: () => ({
-      connections: 4,
+      connections: 64,
       method: "POST",
       paths: ["/auth/token"],
       body: JSON.stringify({ ClientId: clientId, ClientSecret: clientSecret }),
@@ -710,6 +716,7 @@ const serviceEnv = (target: Target, port: number): Record<string, string> => ({
   PARTNERPAY_SANDBOX_CLIENT_ID: clientId,
   PARTNERPAY_SANDBOX_CLIENT_SECRET: clientSecret,
   PARTNERPAY_TOKEN_SECRET: tokenSecret,
+  PARTNERPAY_SECRET_PEPPER: secretPepper,
   PARTNERPAY_ADMIN_TOKEN: adminToken,
   // The sandbox KYB and settlement workers decide nothing for 24 h (they still poll, about once a
   // second); no PARTNERPAY_SANDBOX_WEBHOOK_URL, so no webhook is sent (the dispatcher marks the
@@ -747,11 +754,18 @@ const startCeiling = async (ceiling: Ceiling, target: Target): Promise<Running> 
       ? { kind: "postgres", url: target.url, poolSize: servicePoolSize }
       : { kind: "pglite", dataDir: pgliteDir(target) }
   const server = await startNode(
-    [join(root, "bench", "baselines.ts"), ceiling === "bare" ? "bare" : ceiling === "select" ? "read" : "write"],
+    [
+      join(root, "bench", "baselines.ts"),
+      ceiling === "bare" ? "bare" : ceiling === "select" ? "read" : ceiling === "token" ? "token" : "write",
+    ],
     {
       cwd: root,
-      // The database (its URL may hold a password) and the token secret go through the environment, not argv.
-      env: { BENCH_DATABASE: JSON.stringify(database), BENCH_TOKEN_SECRET: tokenSecret },
+      // The database (its URL may hold a password) and the secrets go through the environment, not argv.
+      env: {
+        BENCH_DATABASE: JSON.stringify(database),
+        BENCH_TOKEN_SECRET: tokenSecret,
+        BENCH_SECRET_PEPPER: secretPepper,
+      },
       ready: /"port":(\d+)/,
       timeoutMillis: 60_000,
     },
@@ -823,7 +837,7 @@ interface DatabaseRuns {
   readonly cancellable: Array<Array<number>>
 }
 
-const allCeilings: ReadonlyArray<Ceiling> = ["bare", "select", "insert"]
+const allCeilings: ReadonlyArray<Ceiling> = ["bare", "select", "insert", "token"]
 
 const emptyRuns = (database: Target["name"]): DatabaseRuns => {
   const empty = () => scenarios.map((): Array<Figures> => [])
@@ -831,7 +845,7 @@ const emptyRuns = (database: Target["name"]): DatabaseRuns => {
     database,
     starts: [],
     service: empty(),
-    ceilings: { bare: empty(), select: empty(), insert: empty() },
+    ceilings: { bare: empty(), select: empty(), insert: empty(), token: empty() },
     cancellable: scenarios.map((): Array<number> => []),
   }
 }

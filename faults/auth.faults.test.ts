@@ -5,6 +5,15 @@
  * operation tried (401 / 403 problem+json). A second partner enumerating the
  * first partner's ids learns nothing: each answer equals the answer for a
  * missing id (status, content type, body modulo the correlation id).
+ *
+ * Revocation, on two instances sharing one database: a partner's tokens
+ * revoked through the operator API of instance 1 are refused by instance 1 at
+ * once and by instance 2 within its poll interval (2 s; waited for, bounded);
+ * tokens of an older generation stay refused after later revocations; a
+ * customer logout (DELETE /Login/Session) reaches the other instance the same
+ * way; a token issued in the future (iat beyond the 60 s skew) is refused; a
+ * chain of renewals (GET /Auth/ExchangeToken) on the sandbox clock never
+ * reaches past 24 h after the client-credentials login.
  */
 import { randomUUID } from "node:crypto"
 import { afterAll, assert, describe, it } from "@effect/vitest"
@@ -27,6 +36,8 @@ import {
   tokenSecret,
   tomorrow,
 } from "./support.ts"
+
+const adminToken = "faults-admin-token-0123456789-abcdefghijklmnop"
 
 const partnerA = { clientId: "faults-auth-client-a", clientSecret: "faults-auth-secret-a-0123456789" }
 const partnerB = { clientId: "faults-auth-client-b", clientSecret: "faults-auth-secret-b-0123456789" }
@@ -211,6 +222,137 @@ describe("auth", () => {
       db.drop()
       dataA.remove()
       dataB.remove()
+    }
+  })
+
+  it("revoked, stale-generation, future-issued and renewed-past-24-h tokens are refused, on every instance", async () => {
+    const db = freshDatabase("revocation")
+    const data1 = tempDir("revocation-1")
+    const data2 = tempDir("revocation-2")
+    try {
+      const env = (dataDir: string) =>
+        serviceEnv({
+          ...partnerA,
+          dataDir,
+          databaseUrl: db.url,
+          extra: {
+            PARTNERPAY_ADMIN_TOKEN: adminToken,
+            // Refused tokens count against the per-IP bucket; this scenario asks about them in loops.
+            PARTNERPAY_RATE_LIMITING: "off",
+          },
+        })
+      const one = await start(env(data1.dir))
+      const two = await start(env(data2.dir))
+      const login = () => partnerToken(one, partnerA.clientId, partnerA.clientSecret)
+      /** 200 when the token is accepted (the authenticated health check), 401 when refused. */
+      const status = async (base: string, token: string) =>
+        (await call(base, "GET", "/HealthCheck/Get", { token })).status
+      const violations: Array<string> = []
+      const expect = (label: string, actual: number, expected: number) => {
+        if (actual !== expected) violations.push(`${label}: ${actual}, expected ${expected}`)
+      }
+      /** Asks until the answer is `expected` (bounded); how long it took, in ms. */
+      const until = async (label: string, ask: () => Promise<number>, expected: number, limitMs = 10_000) => {
+        const started = Date.now()
+        for (;;) {
+          const actual = await ask()
+          if (actual === expected) return Date.now() - started
+          if (Date.now() - started > limitMs) {
+            violations.push(`${label}: still ${actual} after ${limitMs} ms, expected ${expected}`)
+            return limitMs
+          }
+          await sleep(100)
+        }
+      }
+
+      // Revoked: through instance 1's operator API.
+      const first = await login()
+      const partnerId = String(claimsOf(first).sub)
+      expect("fresh token on instance 1", await status(one.url, first), 200)
+      expect("fresh token on instance 2", await status(two.url, first), 200)
+      const revoke = await call(one.url, "POST", `/admin/partners/${partnerId}/revoke-tokens`, { token: adminToken })
+      expect("revoke-tokens", revoke.status, 200)
+      expect("revoked token on instance 1 (at once)", await status(one.url, first), 401)
+      const propagationMs = await until("revoked token on instance 2", () => status(two.url, first), 401)
+      expect(
+        "renewal of a revoked token on instance 2",
+        (await call(two.url, "GET", "/Auth/ExchangeToken", { token: first })).status,
+        401,
+      )
+
+      // Stale generation: a token of generation g survives nothing after g + 1.
+      const second = await login()
+      const secondGeneration = Number(claimsOf(second).gen)
+      expect("token after the revocation", await status(two.url, second), 200)
+      if (!(secondGeneration > Number(claimsOf(first).gen ?? 0))) violations.push("generation did not grow")
+      await call(one.url, "POST", `/admin/partners/${partnerId}/revoke-tokens`, { token: adminToken })
+      await until("second-generation token on instance 2", () => status(two.url, second), 401)
+      expect("first-generation token after two revocations", await status(two.url, first), 401)
+      const now = Math.floor(Date.now() / 1000)
+      const crafted = (claims: Record<string, unknown>) =>
+        signJwt(
+          { iss: "partnerpay", aud: "partnerpay", sub: partnerId, scope: "partner", jti: randomUUID(), ...claims },
+          tokenSecret,
+        )
+      const staleCrafted = crafted({ gen: secondGeneration, auth_time: now, iat: now, exp: now + 600 })
+      expect("well-signed token of a stale generation", await status(one.url, staleCrafted), 401)
+      const currentGeneration = Number(claimsOf(await login()).gen)
+      const currentCrafted = crafted({ gen: currentGeneration, auth_time: now, iat: now, exp: now + 600 })
+      expect("control: the same token at the current generation", await status(one.url, currentCrafted), 200)
+
+      // Customer logout everywhere, through instance 1; instance 2 follows.
+      const partner = await login()
+      const payer = await customer(one.url, partner, "+14155552301")
+      const customerStatus = async (base: string) =>
+        (await call(base, "GET", "/Account/List", { token: payer.token })).status
+      expect("customer token before logout", await customerStatus(two.url), 200)
+      const logout = await call(one.url, "DELETE", "/Login/Session", { token: payer.token })
+      expect("DELETE /Login/Session", logout.status, 204)
+      expect("customer token after logout on instance 1", await customerStatus(one.url), 401)
+      await until("customer token after logout on instance 2", () => customerStatus(two.url), 401)
+      expect("partner token after the customer's logout", await status(two.url, partner), 200)
+
+      // Issued in the future.
+      const future = crafted({ gen: currentGeneration, auth_time: now + 3600, iat: now + 3600, exp: now + 7200 })
+      expect("token issued an hour ahead", await status(one.url, future), 401)
+      const skewed = crafted({ gen: currentGeneration, auth_time: now + 10, iat: now + 10, exp: now + 600 })
+      expect("control: token issued 10 s ahead (within the skew)", await status(one.url, skewed), 200)
+
+      // Renewal chain on instance 1's sandbox clock: every 50 minutes for a day.
+      let token = await login()
+      const authTime = Number(claimsOf(token).auth_time)
+      let renewals = 0
+      let lastExp = 0
+      for (;;) {
+        const advanced = await call(one.url, "POST", "/Sandbox/Clock/Advance", { token, body: { seconds: 3000 } })
+        if (advanced.status !== 200) {
+          violations.push(`clock advance: ${advanced.status} ${advanced.text}`)
+          break
+        }
+        const renewed = await call(one.url, "GET", "/Auth/ExchangeToken", { token })
+        if (renewed.status !== 200) break
+        token = (renewed.body as { accessToken: string }).accessToken
+        renewals++
+        lastExp = Number(claimsOf(token).exp)
+        if (Number(claimsOf(token).auth_time) !== authTime) violations.push("renewal changed auth_time")
+        if (lastExp > authTime + 24 * 3600)
+          violations.push(`renewed token valid until ${lastExp - authTime} s after login`)
+        if (renewals > 40) break
+      }
+      if (renewals !== 28) violations.push(`renewals before the 24 h cap: ${renewals}, expected 28 (every 50 min)`)
+      expect("last renewed token once past 24 h", await status(one.url, token), 401)
+
+      summary(
+        "auth",
+        `revocation on 2 instances: revoked token refused by the revoking instance at once, by the other after ${propagationMs} ms (bound: poll 2 s); stale generation, logout everywhere, future iat refused; ${renewals} renewals every 50 min (sandbox clock) ended ${lastExp - authTime} s after login (cap 86400); ${violations.length} violations`,
+      )
+      for (const line of violations) console.log(`[faults] auth VIOLATION: ${line}`)
+      assert.deepStrictEqual(violations, [])
+    } finally {
+      killAll()
+      db.drop()
+      data1.remove()
+      data2.remove()
     }
   })
 })

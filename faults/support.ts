@@ -60,6 +60,8 @@ export const tempDir = (label: string) => {
 }
 
 export const tokenSecret = "faults-token-secret-0123456789-abcdefghijklmnop"
+/** Shared by every instance on one database (each would otherwise generate its own into its data directory). */
+export const secretPepper = "faults-secret-pepper-0123456789-abcdefghijklmnop"
 export const webhookSecret = "faults-webhook-signing-secret-9f2c"
 
 export interface ServiceEnv {
@@ -76,6 +78,7 @@ export const serviceEnv = (options: ServiceEnv): Record<string, string> => ({
   PORT: "0",
   PARTNERPAY_DATA_DIR: options.dataDir,
   PARTNERPAY_TOKEN_SECRET: tokenSecret,
+  PARTNERPAY_SECRET_PEPPER: secretPepper,
   PARTNERPAY_KYB_DELAY_MS: String(options.kybDelayMs ?? 60_000),
   PARTNERPAY_SETTLEMENT_DELAY_MS: "600000",
   PARTNERPAY_SANDBOX_CLIENT_ID: options.clientId,

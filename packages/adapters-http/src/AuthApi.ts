@@ -3,8 +3,11 @@
  *
  * POST /auth/token exchanges a partner's ClientId and ClientSecret for a bearer
  * token (PascalCase fields, as the interface writes them); a wrong id and a
- * wrong secret get the same 401. GET /Auth/ExchangeToken gives the bearer a
- * fresh token for the same subject and scope.
+ * wrong secret get the same 401. Failed attempts are limited per ClientId and
+ * per client address: over the limit, 429 with Retry-After before any check.
+ * GET /Auth/ExchangeToken gives the bearer a fresh token for the same subject
+ * and scope, never valid beyond 24 h after the original login; a revoked token
+ * is 401.
  */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
@@ -36,21 +39,24 @@ export class AuthApi extends HttpApiGroup.make("auth")
     HttpApiEndpoint.post("token", "/auth/token", {
       payload: TokenRequest,
       success: TokenResponse,
-      error: Problem.Unauthorized,
+      error: [Problem.Unauthorized, Problem.TooManyRequests],
     }).annotateMerge(
       OpenApi.annotations({
         summary: "Obtain an access token",
-        description: "Exchanges the partner's ClientId and ClientSecret for a bearer token valid 3600 seconds.",
+        description:
+          "Exchanges the partner's ClientId and ClientSecret for a bearer token valid 3600 seconds. After repeated failures for a ClientId (10, then one every 6 s) or from an address (30, then one every 2 s) the answer is 429 with Retry-After.",
       }),
     ),
     HttpApiEndpoint.get("exchangeToken", "/Auth/ExchangeToken", {
       success: ExchangeTokenResponse,
+      error: Problem.Unauthorized,
     })
       .middleware(Authentication)
       .annotateMerge(
         OpenApi.annotations({
           summary: "Exchange a token for a fresh one",
-          description: "Returns a new token for the bearer's own subject and scope.",
+          description:
+            "Returns a new token for the bearer's own subject and scope, valid 3600 seconds but never beyond 24 hours after the original login (POST /auth/token or PUT /Login/CheckOtp); after that, log in again. A revoked token is 401.",
         }),
       ),
   )

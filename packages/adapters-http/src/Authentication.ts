@@ -4,9 +4,11 @@
  * the bearer scheme, 401 and 403 in OpenAPI.
  *
  * Handlers narrow the caller with `requirePartner` / `requireCustomer`, which
- * fail with a 403 problem for the other kind of caller.
+ * fail with a 403 problem for the other kind of caller; `presentedToken` is
+ * the bearer token itself (for renewals, which carry its login time over).
  */
 import { Effect } from "effect"
+import { HttpServerRequest } from "effect/http"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { Caller, type CustomerCaller, type PartnerCaller } from "./Caller.ts"
 import * as Problem from "./Problem.ts"
@@ -32,3 +34,13 @@ export const requireCustomer: Effect.Effect<CustomerCaller, Problem.Forbidden, C
   if (caller._tag === "Customer") return caller
   return yield* Problem.forbidden("This operation is for customers; a partner token was presented.")
 })
+
+/** The bearer token of the current request ("" when there is none). */
+export const presentedToken: Effect.Effect<string, never, HttpServerRequest.HttpServerRequest> = Effect.map(
+  HttpServerRequest.HttpServerRequest,
+  (request) => {
+    const authorization = request.headers.authorization
+    const match = authorization === undefined ? null : /^bearer +(\S+)\s*$/i.exec(authorization)
+    return match?.[1] ?? ""
+  },
+)

@@ -99,7 +99,8 @@ const bearerToken = (authorization: string | undefined): string | undefined => {
 export const scopeOf = (caller: CallerIdentity): string =>
   caller._tag === "Partner" ? `partner:${caller.partnerId}` : `customer:${caller.partnerId}:${caller.registrationId}`
 
-const clientIp = (request: HttpServerRequest.HttpServerRequest, limits: Limits): string => {
+/** The client's address: the socket's, or the first `X-Forwarded-For` entry behind a trusted proxy. */
+export const clientIp = (request: HttpServerRequest.HttpServerRequest, limits: Limits): string => {
   if (limits.trustForwardedFor) {
     const forwarded = request.headers["x-forwarded-for"]?.split(",")[0]?.trim()
     if (forwarded !== undefined && forwarded !== "") return forwarded

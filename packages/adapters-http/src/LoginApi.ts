@@ -9,6 +9,10 @@
  * answer `{ accessToken, registrationId }`: the customer-scoped token is the
  * point of logging in. The first successful login registers the customer.
  *
+ * DELETE /Login/Session is an addition: called with a customer token, it logs
+ * the customer out everywhere (every customer token issued so far is revoked,
+ * including the one presented) and answers 204. A partner token is 403.
+ *
  * Refusals: wrong code 422 OTP_INVALID (recorded; the fifth in a row locks),
  * no pending code 422 OTP_NOT_ISSUED, expired code 422 OTP_EXPIRED, locked or
  * more than 5 codes in an hour 429 LOGIN_LOCKED / OTP_RESEND_LIMIT with
@@ -16,7 +20,7 @@
  */
 import { Ids } from "@partnerpay/domain"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.ts"
 import * as Problem from "./Problem.ts"
 
@@ -62,8 +66,20 @@ export class LoginApi extends HttpApiGroup.make("login")
           "Verifies the code (single use). Success answers a customer token and the registration id (the first login registers the customer; the same phone at another partner is another customer). 5 wrong codes lock the phone 15 minutes.",
       }),
     ),
+    HttpApiEndpoint.delete("logout", "/Login/Session", {
+      success: HttpApiSchema.Empty(204),
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Log the customer out everywhere",
+        description:
+          "Addition to the interface. Called with a customer token: revokes every customer token issued so far (the presented one included) on every device; answers 204. A partner token is 403.",
+      }),
+    ),
   )
   .middleware(Authentication)
   .annotateMerge(
-    OpenApi.annotations({ title: "Login", description: "Customer one-time-code login (partner token)" }),
+    OpenApi.annotations({
+      title: "Login",
+      description: "Customer one-time-code login (partner token) and logout (customer token)",
+    }),
   ) {}

@@ -1,45 +1,45 @@
 /**
  * An in-memory `PartnerCredentials`: for tests, local runs and embedders.
  *
- * Secrets are kept only as scrypt hashes (`@partnerpay/secrets`, the same
- * hashing as the PostgreSQL partner store) and compared in constant time. An
- * unknown ClientId is checked against a dummy hash, so it costs the same time
- * as a wrong secret.
+ * Secrets are kept only as hashes (`@partnerpay/secrets`: HMAC-SHA-256 under
+ * the `Pepper` in context, the same scheme as the PostgreSQL partner store) and
+ * compared in constant time. An entry may be given as a stored hash instead of
+ * a secret (e.g. a legacy scrypt hash): a legacy hash is replaced by the HMAC
+ * form on the first successful login. An unknown ClientId is checked against
+ * an unmatchable hash, so it costs the same as a wrong secret.
  */
 import { type Ids, PartnerCredentials } from "@partnerpay/domain"
 import { SecretHash } from "@partnerpay/secrets"
 import { Effect, Layer, Option, type Redacted } from "effect"
 
-export { defaultParams, hashSecret, type ScryptParams, verifySecret } from "@partnerpay/secrets/SecretHash"
+export { generateSecret, hashSecret, hashSecretScrypt, verifySecret } from "@partnerpay/secrets/SecretHash"
 
-export interface PartnerCredentialEntry {
+export type PartnerCredentialEntry = {
   readonly clientId: string
-  readonly clientSecret: Redacted.Redacted<string>
   readonly partnerId: Ids.PartnerId
-}
+} & ({ readonly clientSecret: Redacted.Redacted<string> } | { readonly storedHash: string })
 
 /** The given partners' credentials, hashed when the layer is built. */
-export const layerMemory = (
-  partners: ReadonlyArray<PartnerCredentialEntry>,
-  params: SecretHash.ScryptParams = SecretHash.defaultParams,
-): Layer.Layer<PartnerCredentials> =>
+export const layerMemory = (partners: ReadonlyArray<PartnerCredentialEntry>): Layer.Layer<PartnerCredentials> =>
   Layer.effect(
     PartnerCredentials,
     Effect.gen(function* () {
-      const byClientId = new Map<string, { readonly stored: string; readonly partnerId: Ids.PartnerId }>()
+      const pepper = yield* SecretHash.Pepper
+      const byClientId = new Map<string, { stored: string; readonly partnerId: Ids.PartnerId }>()
       for (const partner of partners) {
         byClientId.set(partner.clientId, {
-          stored: yield* SecretHash.hashSecret(partner.clientSecret, params),
+          stored: "storedHash" in partner ? partner.storedHash : SecretHash.hashSecret(partner.clientSecret, pepper),
           partnerId: partner.partnerId,
         })
       }
-      // Checked when the ClientId is unknown, so both refusals take the same time.
-      const dummy = yield* SecretHash.hashSecret(SecretHash.generateSecret(), params)
+      const unmatchable = SecretHash.unmatchableHash()
       return PartnerCredentials.of({
         authenticate: Effect.fn("PartnerCredentialsMemory.authenticate")(function* (clientId, clientSecret) {
           const entry = byClientId.get(clientId)
-          const matches = yield* SecretHash.verifySecret(clientSecret, entry?.stored ?? dummy)
-          return entry !== undefined && matches ? Option.some({ partnerId: entry.partnerId }) : Option.none()
+          const verdict = yield* SecretHash.verifySecret(clientSecret, entry?.stored ?? unmatchable, pepper)
+          if (entry === undefined || verdict === "mismatch") return Option.none()
+          if (verdict === "legacy-match") entry.stored = SecretHash.hashSecret(clientSecret, pepper)
+          return Option.some({ partnerId: entry.partnerId })
         }),
       })
     }),

@@ -9,7 +9,13 @@
  *
  * Buckets of callers that have been idle long enough to be full again carry
  * no information and are dropped when the table grows beyond `maxBuckets`.
+ *
+ * Failure limiting (POST /auth/token) uses the same buckets differently: a
+ * failed attempt takes a token (`take`), and an attempt is refused before any
+ * work while the bucket is empty (`peek`, which takes nothing), per ClientId
+ * and per client address (`AuthFailureLimits`).
  */
+import { Context } from "effect"
 
 export interface RateLimitRule {
   /** Sustained rate: tokens added per second. */
@@ -28,6 +34,8 @@ interface Bucket {
 export interface RateLimiter {
   /** Takes one token from the bucket of `key` under `rule` at `nowMillis`. */
   readonly take: (key: string, rule: RateLimitRule, nowMillis: number) => Decision
+  /** What `take` would decide, without taking a token. */
+  readonly peek: (key: string, rule: RateLimitRule, nowMillis: number) => Decision
   /** Number of buckets currently kept (for tests and metrics). */
   readonly size: () => number
 }
@@ -50,7 +58,18 @@ export const make = (options: { readonly maxBuckets?: number } = {}): RateLimite
     }
   }
 
+  const refused = (bucket: Bucket, rule: RateLimitRule): Decision => ({
+    allowed: false,
+    retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / rule.perSecond)),
+  })
+
   return {
+    peek: (key, rule, now) => {
+      const entry = buckets.get(key)
+      if (entry === undefined) return { allowed: true }
+      refill(entry.bucket, rule, now)
+      return entry.bucket.tokens >= 1 ? { allowed: true } : refused(entry.bucket, rule)
+    },
     take: (key, rule, now) => {
       let entry = buckets.get(key)
       if (entry === undefined) {
@@ -65,9 +84,26 @@ export const make = (options: { readonly maxBuckets?: number } = {}): RateLimite
         entry.bucket.tokens -= 1
         return { allowed: true }
       }
-      const missing = 1 - entry.bucket.tokens
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(missing / rule.perSecond)) }
+      return refused(entry.bucket, rule)
     },
     size: () => buckets.size,
   }
 }
+
+/** Failed logins allowed at POST /auth/token before it answers 429 without checking anything. */
+export interface FailureLimits {
+  /** Per ClientId (known or not): 10 failures, then one more every 6 s. */
+  readonly perClientId: RateLimitRule
+  /** Per client address (`X-Forwarded-For` only when trusted): 30 failures, then one every 2 s. */
+  readonly perAddress: RateLimitRule
+}
+
+export const defaultFailureLimits: FailureLimits = {
+  perClientId: { perSecond: 1 / 6, burst: 10 },
+  perAddress: { perSecond: 1 / 2, burst: 30 },
+}
+
+/** The failure limits in force (independent of the per-caller rate limiting switch). */
+export const AuthFailureLimits = Context.Reference<FailureLimits>("partnerpay/adapters-http/AuthFailureLimits", {
+  defaultValue: () => defaultFailureLimits,
+})

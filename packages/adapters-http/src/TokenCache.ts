@@ -10,11 +10,11 @@
  *   same rule as jose: valid while `now < exp`); time is passed in
  *   (milliseconds from the Effect `Clock`), so tests drive it with
  *   `TestClock`. Expired entries are dropped when met.
- * - Revocation: the cache stores the verified claims (`jti`, `iat`, `exp`),
- *   not a bare yes/no. A later revocation check (a revoked-`jti` list, or a
- *   per-partner "token generation" refusing tokens issued before a given
- *   `iat`) belongs in `Tokens.verify` AFTER the lookup, applied to hits and
- *   fresh verifications alike; `delete` and `clear` drop entries at once.
+ * - Revocation: the cache stores the verified claims (`jti`, `iat`, `exp`,
+ *   `gen`, `pgen`, `auth_time`), not a bare yes/no. `Tokens.verify` applies the
+ *   revocation check (the subject's token generation, in memory) and the
+ *   issued-in-the-future check AFTER the lookup, to hits and fresh
+ *   verifications alike; `delete` and `clear` drop entries at once.
  *
  * The key is the token string itself (only tokens whose signature verified
  * are stored, so the cache cannot be filled with forgeries). Tokens are
@@ -29,6 +29,12 @@ export interface VerifiedToken {
   readonly expiresAtMillis: number
   /** `iat` in epoch seconds. */
   readonly issuedAtSeconds: number
+  /** `auth_time` in epoch seconds: when the subject logged in (carried over on renewal). */
+  readonly authTimeSeconds: number
+  /** `gen`: the subject's token generation when the token was issued. */
+  readonly generation: number
+  /** `pgen` for a customer token (its partner's generation); `gen` for a partner token. */
+  readonly partnerGeneration: number
   readonly jti: string
 }
 

@@ -1,20 +1,46 @@
 /**
  * Access tokens: JWTs signed with HS256 and a server secret (`jose`).
  *
- * Claims: `iss` and `aud` (both "partnerpay" by default), `sub` (the partner id,
- * or the registration id for a customer), `scope` ("partner" | "customer"),
- * `pid` (the partner id, customers only), `iat`, `exp` (iat + 3600 s) and a
- * unique `jti`. Verification accepts HS256 only (so never `alg: none`), checks
- * signature, issuer, audience and expiry against the Effect `Clock` (so tests
- * can move time with `TestClock`), then decodes the claims with Schema.
+ * Header: `alg: HS256`, `typ: JWT` and `kid`, a fingerprint of the signing
+ * secret (the first 16 base64url characters of a SHA-256 over it; it reveals
+ * nothing usable about the secret). Claims: `iss` and `aud` ("partnerpay" by
+ * default), `sub` (the partner id, or the registration id for a customer),
+ * `scope` ("partner" | "customer"), `pid` (the partner id, customers only),
+ * `iat`, `exp`, a unique `jti`, `gen` (the subject's token generation at
+ * issue, see `TokenGenerations`), `pgen` (customers: their partner's
+ * generation, so that revoking a partner's tokens, e.g. after a leaked
+ * secret, also revokes the customer tokens obtained through it) and
+ * `auth_time` (when the subject logged in with its credentials or one-time
+ * code; carried over on renewal).
+ *
+ * Verification accepts HS256 only (so never `alg: none`), picks the key by
+ * `kid` (the current secret, or `previousSecret` during a key rotation; no
+ * `kid` means the current secret), checks signature, issuer, audience and
+ * expiry against the Effect `Clock` (so tests move time with `TestClock`),
+ * decodes the claims with Schema, then refuses:
+ * - a token issued in the future (`iat` more than `clockSkewSeconds`, 60 s,
+ *   ahead of our clock): reason "future";
+ * - a token whose `exp` lies more than `sessionSeconds` (24 h) after its
+ *   `auth_time`, or whose `auth_time` follows its `iat`: reason "claims";
+ * - a token whose `gen` is below its subject's current generation (revoked by
+ *   a secret rotation, an operator, or a customer's logout), or a customer
+ *   token whose `pgen` is below its partner's: reason "revoked".
+ *   The generation comes from `TokenGenerations.known` (memory, no I/O).
  *
  * Verified tokens are remembered in a bounded cache (`TokenCache.ts`, 10,000
- * tokens by default, `cacheSize: 0` turns it off): a cached token is accepted
- * without the HMAC check until its `exp` (on the same Effect `Clock`), never
- * after. A future revocation check goes in `verify` after the cache lookup,
- * on the cached claims (see `TokenCache.ts`).
+ * tokens by default, `cacheSize: 0` turns it off): a cached token skips the
+ * HMAC check until its `exp`, never after; the "future" and "revoked" checks
+ * run on cache hits too (two comparisons and a map lookup).
+ *
+ * Renewal (`renew`, GET /Auth/ExchangeToken) reads the subject's generation
+ * from the store (`current`), refuses a revoked token, and issues a token with
+ * the same `auth_time` whose `exp` never passes `auth_time` + 24 h.
+ *
+ * Tokens issued before `kid`, `gen` and `auth_time` existed verify with the
+ * current secret as generation 0 logged in at their `iat`.
  */
-import { IdGenerator, Ids } from "@partnerpay/domain"
+import { createHash } from "node:crypto"
+import { IdGenerator, Ids, TokenGeneration, TokenGenerations } from "@partnerpay/domain"
 import { Clock, Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import * as Jose from "jose"
 import type { CallerIdentity } from "./Caller.ts"
@@ -23,11 +49,19 @@ import * as TokenCache from "./TokenCache.ts"
 /** Lifetime of every access token, in seconds (interface section 8). */
 export const tokenLifetimeSeconds = 3600
 
+/** How long after a login its tokens (renewed or not) may live: 24 hours. */
+export const sessionSeconds = 24 * 3600
+
+/** How far in the future an `iat` may lie (clocks of two instances disagree a little). */
+export const clockSkewSeconds = 60
+
 const minimumSecretBytes = 32
 
 export interface TokensOptions {
-  /** The HMAC key; at least 32 bytes. */
+  /** The HMAC key new tokens are signed with; at least 32 bytes. */
   readonly secret: Redacted.Redacted<string>
+  /** The key of the previous rotation: its tokens still verify (never used to sign). */
+  readonly previousSecret?: Redacted.Redacted<string> | undefined
   readonly issuer?: string | undefined
   readonly audience?: string | undefined
   readonly lifetimeSeconds?: number | undefined
@@ -42,12 +76,32 @@ export interface IssuedToken {
 
 /** Why a token was refused; for logs only, never shown to the client. */
 export class InvalidToken extends Schema.TaggedError<InvalidToken>()("InvalidToken", {
-  reason: Schema.Literals(["missing", "malformed", "algorithm", "signature", "expired", "claims"]),
+  reason: Schema.Literals([
+    "missing",
+    "malformed",
+    "algorithm",
+    "key",
+    "signature",
+    "expired",
+    "claims",
+    "future",
+    "revoked",
+  ]),
 }) {}
 
+const Session = {
+  gen: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  auth_time: Schema.optionalKey(Schema.Int),
+}
 const Claims = Schema.Union([
-  Schema.Struct({ scope: Schema.Literal("partner"), sub: Ids.PartnerId }),
-  Schema.Struct({ scope: Schema.Literal("customer"), sub: Ids.RegistrationId, pid: Ids.PartnerId }),
+  Schema.Struct({ scope: Schema.Literal("partner"), sub: Ids.PartnerId, ...Session }),
+  Schema.Struct({
+    scope: Schema.Literal("customer"),
+    sub: Ids.RegistrationId,
+    pid: Ids.PartnerId,
+    pgen: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+    ...Session,
+  }),
 ])
 const decodeClaims = Schema.decodeUnknownOption(Claims)
 
@@ -60,70 +114,148 @@ const reasonOf = (error: unknown): InvalidToken["reason"] => {
   return "malformed"
 }
 
+/** The `kid` of a signing secret: a fingerprint, not the secret. */
+export const keyIdOf = (secret: Redacted.Redacted<string>): string =>
+  createHash("sha256").update("partnerpay token key\0").update(Redacted.value(secret)).digest("base64url").slice(0, 16)
+
+/** The revocation subject of a caller's tokens. */
+export const subjectOf = (caller: CallerIdentity): string =>
+  caller._tag === "Partner"
+    ? TokenGeneration.partnerSubject(caller.partnerId)
+    : TokenGeneration.customerSubject(caller.registrationId)
+
 export class Tokens extends Context.Service<
   Tokens,
   {
-    /** A fresh token for the caller, valid `lifetimeSeconds` from now. */
+    /** A fresh token for a caller who just logged in: current generation, `auth_time` now, valid `lifetimeSeconds`. */
     readonly issue: (caller: CallerIdentity) => Effect.Effect<IssuedToken>
     /** The caller a token proves, or why it proves nothing. */
     readonly verify: (token: string) => Effect.Effect<CallerIdentity, InvalidToken>
+    /** A new token for the bearer of a valid, unrevoked token; same `auth_time`, never past it + 24 h. */
+    readonly renew: (token: string) => Effect.Effect<IssuedToken, InvalidToken>
+    /** Revokes every token of the caller's subject issued so far (here at once; elsewhere see the store). */
+    readonly revokeAll: (caller: CallerIdentity) => Effect.Effect<void>
   }
 >()("partnerpay/adapters-http/Tokens") {
-  /** Tokens signed with the given secret; ids (`jti`) come from `IdGenerator`. */
-  static readonly layer = (options: TokensOptions): Layer.Layer<Tokens, never, IdGenerator> =>
+  /** Tokens signed with the given secret; ids (`jti`) from `IdGenerator`, revocation from `TokenGenerations`. */
+  static readonly layer = (options: TokensOptions): Layer.Layer<Tokens, never, IdGenerator | TokenGenerations> =>
     Layer.effect(Tokens, make(options))
 
-  /** Reads the secret from `PARTNERPAY_TOKEN_SECRET` (at least 32 bytes). */
-  static readonly layerConfig: Layer.Layer<Tokens, Config.ConfigError, IdGenerator> = Layer.unwrap(
+  /** Reads `PARTNERPAY_TOKEN_SECRET` and the optional `PARTNERPAY_TOKEN_SECRET_PREVIOUS` (each at least 32 bytes). */
+  static readonly layerConfig: Layer.Layer<Tokens, Config.ConfigError, IdGenerator | TokenGenerations> = Layer.unwrap(
     Effect.gen(function* () {
       const secret = yield* Config.Redacted("PARTNERPAY_TOKEN_SECRET")
-      return Tokens.layer({ secret })
+      const previousSecret = yield* Config.option(Config.Redacted("PARTNERPAY_TOKEN_SECRET_PREVIOUS"))
+      return Tokens.layer({ secret, previousSecret: Option.getOrUndefined(previousSecret) })
     }),
   )
 }
 
 const make = Effect.fnUntraced(function* (options: TokensOptions) {
   const ids = yield* IdGenerator
-  const key = new TextEncoder().encode(Redacted.value(options.secret))
-  if (key.byteLength < minimumSecretBytes) {
-    return yield* Effect.die(new Error(`the token secret must be at least ${minimumSecretBytes} bytes`))
+  const generations = yield* TokenGenerations
+  const keys = new Map<string, Uint8Array>()
+  for (const secret of [options.secret, options.previousSecret]) {
+    if (secret === undefined) continue
+    const key = new TextEncoder().encode(Redacted.value(secret))
+    if (key.byteLength < minimumSecretBytes) {
+      return yield* Effect.die(new Error(`the token secret must be at least ${minimumSecretBytes} bytes`))
+    }
+    if (!keys.has(keyIdOf(secret))) keys.set(keyIdOf(secret), key)
   }
+  const currentKeyId = keyIdOf(options.secret)
+  const currentKey = keys.get(currentKeyId)!
   const issuer = options.issuer ?? "partnerpay"
   const audience = options.audience ?? "partnerpay"
   const lifetime = options.lifetimeSeconds ?? tokenLifetimeSeconds
 
-  const issue = (caller: CallerIdentity): Effect.Effect<IssuedToken> =>
+  /** The generations a token of `caller` must carry: its own, and (customers) its partner's. */
+  interface Generations {
+    readonly generation: number
+    readonly partnerGeneration: number
+  }
+  const currentGenerations = (caller: CallerIdentity): Effect.Effect<Generations> =>
+    caller._tag === "Partner"
+      ? Effect.map(generations.current(subjectOf(caller)), (generation) => ({
+          generation,
+          partnerGeneration: generation,
+        }))
+      : Effect.zipWith(
+          generations.current(subjectOf(caller)),
+          generations.current(TokenGeneration.partnerSubject(caller.partnerId)),
+          (generation, partnerGeneration) => ({ generation, partnerGeneration }),
+        )
+
+  const sign = (caller: CallerIdentity, current: Generations, authTimeSeconds: number) =>
     Effect.gen(function* () {
       const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      const expiresAt = Math.min(nowSeconds + lifetime, authTimeSeconds + sessionSeconds)
       const jti = yield* ids.next
       const claims =
         caller._tag === "Partner"
           ? { scope: "partner", sub: caller.partnerId }
-          : { scope: "customer", sub: caller.registrationId, pid: caller.partnerId }
+          : { scope: "customer", sub: caller.registrationId, pid: caller.partnerId, pgen: current.partnerGeneration }
       const { sub, ...rest } = claims
       const accessToken = yield* Effect.promise(() =>
-        new Jose.SignJWT(rest)
-          .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        new Jose.SignJWT({ ...rest, gen: current.generation, auth_time: authTimeSeconds })
+          .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: currentKeyId })
           .setIssuer(issuer)
           .setAudience(audience)
           .setSubject(sub)
           .setIssuedAt(nowSeconds)
-          .setExpirationTime(nowSeconds + lifetime)
+          .setExpirationTime(expiresAt)
           .setJti(jti)
-          .sign(key),
+          .sign(currentKey),
       )
-      return { accessToken, expiresInSeconds: lifetime }
+      return { accessToken, expiresInSeconds: expiresAt - nowSeconds }
+    })
+
+  const issue = (caller: CallerIdentity): Effect.Effect<IssuedToken> =>
+    Effect.gen(function* () {
+      const current = yield* currentGenerations(caller)
+      const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      return yield* sign(caller, current, nowSeconds)
     })
 
   const cache = TokenCache.make({ maxEntries: options.cacheSize })
 
-  const verify = (token: string): Effect.Effect<CallerIdentity, InvalidToken> =>
+  /** The checks that depend on time and revocation: run on cache hits and fresh verifications alike. */
+  const stillValid = (verified: TokenCache.VerifiedToken, nowMillis: number): InvalidToken | undefined => {
+    if (verified.issuedAtSeconds * 1000 > nowMillis + clockSkewSeconds * 1000)
+      return new InvalidToken({ reason: "future" })
+    if (
+      verified.generation < generations.known(subjectOf(verified.caller)) ||
+      (verified.caller._tag === "Customer" &&
+        verified.partnerGeneration < generations.known(TokenGeneration.partnerSubject(verified.caller.partnerId)))
+    ) {
+      return new InvalidToken({ reason: "revoked" })
+    }
+    return undefined
+  }
+
+  const keyFor = (token: string): Effect.Effect<Uint8Array, InvalidToken> => {
+    let kid: unknown
+    try {
+      kid = Jose.decodeProtectedHeader(token).kid
+    } catch {
+      return Effect.fail(new InvalidToken({ reason: "malformed" }))
+    }
+    if (kid === undefined) return Effect.succeed(currentKey)
+    const key = typeof kid === "string" ? keys.get(kid) : undefined
+    return key === undefined ? Effect.fail(new InvalidToken({ reason: "key" })) : Effect.succeed(key)
+  }
+
+  const verifyToken = (token: string): Effect.Effect<TokenCache.VerifiedToken, InvalidToken> =>
     Effect.gen(function* () {
       if (token === "") return yield* new InvalidToken({ reason: "missing" })
       const now = yield* Clock.currentTimeMillis
-      // A revocation check would apply here to `cached` (and below to fresh claims).
       const cached = cache.get(token, now)
-      if (cached !== undefined) return cached.caller
+      if (cached !== undefined) {
+        const refused = stillValid(cached, now)
+        if (refused !== undefined) return yield* refused
+        return cached
+      }
+      const key = yield* keyFor(token)
       const { payload } = yield* Effect.tryPromise({
         try: () =>
           Jose.jwtVerify(token, key, {
@@ -142,18 +274,46 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
         c.scope === "partner"
           ? { _tag: "Partner", partnerId: c.sub }
           : { _tag: "Customer", partnerId: c.pid, registrationId: c.sub }
-      // `exp`, `iat` and `jti` are required claims (checked above); a token with `nbf` is not
-      // cached (it could be presented before its start on a clock moved back).
-      if (payload.nbf === undefined && typeof payload.jti === "string") {
-        cache.set(token, {
-          caller,
-          expiresAtMillis: payload.exp! * 1000,
-          issuedAtSeconds: payload.iat!,
-          jti: payload.jti,
-        })
+      // `exp`, `iat` and `jti` are required claims (checked above).
+      const issuedAtSeconds = payload.iat!
+      const authTimeSeconds = c.auth_time ?? issuedAtSeconds
+      if (authTimeSeconds > issuedAtSeconds || payload.exp! > authTimeSeconds + sessionSeconds) {
+        return yield* new InvalidToken({ reason: "claims" })
       }
-      return caller
+      const verified: TokenCache.VerifiedToken = {
+        caller,
+        expiresAtMillis: payload.exp! * 1000,
+        issuedAtSeconds,
+        authTimeSeconds,
+        generation: c.gen ?? 0,
+        partnerGeneration: c.scope === "customer" ? (c.pgen ?? 0) : (c.gen ?? 0),
+        jti: payload.jti!,
+      }
+      const refused = stillValid(verified, now)
+      if (refused !== undefined) return yield* refused
+      // A token with `nbf` is not cached (it could be presented before its start on a clock moved back).
+      if (payload.nbf === undefined) cache.set(token, verified)
+      return verified
     })
 
-  return Tokens.of({ issue, verify })
+  const verify = (token: string): Effect.Effect<CallerIdentity, InvalidToken> =>
+    Effect.map(verifyToken(token), (verified) => verified.caller)
+
+  const renew = (token: string): Effect.Effect<IssuedToken, InvalidToken> =>
+    Effect.gen(function* () {
+      const verified = yield* verifyToken(token)
+      const now = yield* Clock.currentTimeMillis
+      if (now >= (verified.authTimeSeconds + sessionSeconds) * 1000)
+        return yield* new InvalidToken({ reason: "expired" })
+      // The store, not this process's memory: a revocation made elsewhere a moment ago counts.
+      const current = yield* currentGenerations(verified.caller)
+      if (verified.generation < current.generation || verified.partnerGeneration < current.partnerGeneration) {
+        return yield* new InvalidToken({ reason: "revoked" })
+      }
+      return yield* sign(verified.caller, current, verified.authTimeSeconds)
+    })
+
+  const revokeAll = (caller: CallerIdentity): Effect.Effect<void> => Effect.asVoid(generations.bump(subjectOf(caller)))
+
+  return Tokens.of({ issue, verify, renew, revokeAll })
 })

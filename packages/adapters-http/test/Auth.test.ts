@@ -258,7 +258,7 @@ describe("bearer verification", () => {
     Effect.gen(function* () {
       const real = yield* Tokens
       return Tokens.of({
-        issue: real.issue,
+        ...real,
         verify: (token) => {
           calls.verify++
           return real.verify(token)

@@ -7,6 +7,9 @@ const verified = (expiresAtMillis: number): TokenCache.VerifiedToken => ({
   caller: { _tag: "Partner", partnerId },
   expiresAtMillis,
   issuedAtSeconds: 0,
+  authTimeSeconds: 0,
+  generation: 0,
+  partnerGeneration: 0,
   jti: "5c0ffee0-0000-4000-8000-000000000009",
 })
 

@@ -1,11 +1,11 @@
 /** The token service on its own: claims, lifetime on the Effect clock, refusals with their reasons. */
 
 import { assert, describe, it } from "@effect/vitest"
-import { IdGenerator } from "@partnerpay/domain"
+import { IdGenerator, TokenGenerations } from "@partnerpay/domain"
 import { Clock, Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import * as Jose from "jose"
-import { Tokens } from "../src/Tokens.ts"
+import { keyIdOf, sessionSeconds, subjectOf, Tokens } from "../src/Tokens.ts"
 import { partnerId, registrationId, TokensTest, tokenSecret } from "./fixtures.ts"
 
 const partner = { _tag: "Partner", partnerId } as const
@@ -139,6 +139,71 @@ describe("Tokens", () => {
     }).pipe(Effect.provide(TokensTest)),
   )
 
+  it.effect(
+    "a token carries kid, gen and auth_time; a cached token is refused once its subject's generation moves on",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(1_800_000_000_000)
+        const tokens = yield* Tokens
+        const generations = yield* TokenGenerations
+        const issued = yield* tokens.issue(partner)
+        assert.strictEqual(Jose.decodeProtectedHeader(issued.accessToken).kid, keyIdOf(tokenSecret))
+        const claims = Jose.decodeJwt(issued.accessToken)
+        assert.strictEqual(claims.auth_time, 1_800_000_000)
+        assert.strictEqual(claims.gen, generations.known(subjectOf(partner)))
+        // Verified (hence cached), then revoked: the cache hit is refused too.
+        yield* tokens.verify(issued.accessToken)
+        yield* generations.bump(subjectOf(partner))
+        assert.strictEqual(yield* reasonOf(issued.accessToken), "revoked")
+        assert.strictEqual((yield* Effect.flip(tokens.renew(issued.accessToken))).reason, "revoked")
+        // The customer's tokens are another subject: untouched.
+        const customerToken = (yield* tokens.issue(customer)).accessToken
+        assert.deepStrictEqual(yield* tokens.verify(customerToken), customer)
+        yield* tokens.revokeAll(customer)
+        assert.strictEqual(yield* reasonOf(customerToken), "revoked")
+        assert.deepStrictEqual(yield* tokens.verify((yield* tokens.issue(partner)).accessToken), partner)
+      }).pipe(Effect.provide(TokensTest)),
+  )
+
+  it.effect("a renewal keeps auth_time and ends its exp at auth_time + 24 h; from then on nothing renews", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(1_800_000_000_000)
+      const tokens = yield* Tokens
+      let token = (yield* tokens.issue(partner)).accessToken
+      // An expired token cannot be renewed: walk to the end of the day with renewals every 50 minutes.
+      for (let elapsed = 3000; elapsed <= sessionSeconds - 1800; elapsed += 3000) {
+        yield* TestClock.setTime((1_800_000_000 + elapsed) * 1000)
+        const renewed = yield* tokens.renew(token)
+        token = renewed.accessToken
+        assert.isAtMost(Jose.decodeJwt(token).exp!, 1_800_000_000 + sessionSeconds)
+        assert.strictEqual(Jose.decodeJwt(token).auth_time, 1_800_000_000)
+      }
+      const last = Jose.decodeJwt(token)
+      assert.strictEqual(last.exp, 1_800_000_000 + sessionSeconds)
+      assert.isBelow(last.exp! - last.iat!, 3600)
+      yield* TestClock.setTime((1_800_000_000 + sessionSeconds) * 1000)
+      assert.strictEqual(yield* reasonOf(token), "expired")
+    }).pipe(Effect.provide(TokensTest)),
+  )
+
+  it.effect("a token issued more than 60 s ahead of our clock is refused as future; 60 s ahead is accepted", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(1_800_000_000_000)
+      const tokens = yield* Tokens
+      // Issued by an instance whose clock runs ahead of ours.
+      const ahead = (seconds: number) =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime((1_800_000_000 + seconds) * 1000)
+          return (yield* tokens.issue(partner)).accessToken
+        })
+      const far = yield* ahead(61)
+      const near = yield* ahead(60)
+      yield* TestClock.setTime(1_800_000_000_000)
+      assert.strictEqual(yield* reasonOf(far), "future")
+      assert.deepStrictEqual(yield* tokens.verify(near), partner)
+    }).pipe(Effect.provide(TokensTest)),
+  )
+
   it.effect("a secret shorter than 32 bytes is refused when the layer is built", () =>
     Effect.gen(function* () {
       const exit = yield* Effect.exit(
@@ -146,7 +211,10 @@ describe("Tokens", () => {
           Effect.gen(function* () {
             return yield* Tokens
           }),
-          Tokens.layer({ secret: Redacted.make("short") }).pipe(Layer.provide(IdGenerator.layerRandom)),
+          Tokens.layer({ secret: Redacted.make("short") }).pipe(
+            Layer.provide(IdGenerator.layerRandom),
+            Layer.provide(TokenGenerations.layerMemory),
+          ),
         ),
       )
       assert.isTrue(exit._tag === "Failure")

@@ -1,5 +1,14 @@
 /** Shared test wiring: in-memory ports, an in-process server, raw and typed clients. */
-import { CardCharger, EventPipeline, Idempotency, IdGenerator, Ids, Transfers, UnitOfWork } from "@partnerpay/domain"
+import {
+  CardCharger,
+  EventPipeline,
+  Idempotency,
+  IdGenerator,
+  Ids,
+  TokenGenerations,
+  Transfers,
+  UnitOfWork,
+} from "@partnerpay/domain"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
@@ -22,7 +31,11 @@ export const baseUrl = "http://partnerpay.test"
 /** Health is controlled by the test through this flag. */
 export const health = { healthy: true }
 
-export const TokensTest = Tokens.layer({ secret: tokenSecret }).pipe(Layer.provide(IdGenerator.layerRandom))
+/** Tokens with in-memory revocation (the same `TokenGenerations` is provided to the tests). */
+export const TokensTest = Tokens.layer({ secret: tokenSecret }).pipe(
+  Layer.provide(IdGenerator.layerRandom),
+  Layer.provideMerge(TokenGenerations.layerMemory),
+)
 
 /** The whole domain in memory: event store with projections and outbox, unit of work, ids. */
 export const DomainInMemory = Layer.mergeAll(
@@ -40,14 +53,10 @@ export const Ports = Layer.mergeAll(
   Idempotency.layerMemory,
   // Suites send bursts of requests from one "IP"; CrossCutting.test.ts checks the real limits.
   CrossCutting.layerLimits({ rateLimiting: false }),
-  // Cheap scrypt parameters keep the suite fast; production uses the defaults.
-  layerMemory(
-    [
-      { clientId, clientSecret: Redacted.make(clientSecret), partnerId },
-      { clientId: "partner-client-2", clientSecret: Redacted.make("another secret"), partnerId: otherPartnerId },
-    ],
-    { N: 2 ** 10, r: 8, p: 1 },
-  ),
+  layerMemory([
+    { clientId, clientSecret: Redacted.make(clientSecret), partnerId },
+    { clientId: "partner-client-2", clientSecret: Redacted.make("another secret"), partnerId: otherPartnerId },
+  ]),
   TokensTest,
   Layer.succeed(
     HealthCheck,

@@ -22,6 +22,7 @@ import readSide from "./migrations/0002_read_side.ts"
 import createIdempotencyKeys from "./migrations/0003_create_idempotency_keys.ts"
 import commitUnit from "./migrations/0004_commit_unit.ts"
 import outboxClaim from "./migrations/0005_outbox_claim.ts"
+import tokenGenerations from "./migrations/0006_token_generations.ts"
 import personalDataKeys from "./migrations/0008_personal_data_keys.ts"
 import sentMessages from "./migrations/0011_sent_messages.ts"
 
@@ -33,6 +34,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0003_create_idempotency_keys": createIdempotencyKeys,
   "0004_commit_unit": commitUnit,
   "0005_outbox_claim": outboxClaim,
+  "0006_token_generations": tokenGenerations,
   "0008_personal_data_keys": personalDataKeys,
   "0011_sent_messages": sentMessages,
 }

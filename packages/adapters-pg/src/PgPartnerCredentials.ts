@@ -4,11 +4,17 @@
  * the `Partners` admin service (create, sandbox upsert, secret rotation,
  * webhook settings).
  *
- * Client secrets are stored only as scrypt hashes (`SecretHash.ts`) and shown
- * once, when created or rotated. Authentication compares in constant time and
- * checks an unknown ClientId against a dummy hash, so it costs the same as a
- * wrong secret. A database failure during authentication is a defect (the
- * port never fails).
+ * Client secrets (256-bit random values) are stored only as HMAC-SHA-256
+ * hashes under the server pepper (`SecretHash.ts`, the `Pepper` in context)
+ * and shown once, when created or rotated. Authentication compares in
+ * constant time and checks an unknown ClientId against an unmatchable hash, so
+ * it costs the same as a wrong secret. A partner whose row still holds a
+ * legacy scrypt hash is verified with scrypt once more and, on success, its
+ * row is rewritten with the HMAC form (one UPDATE, guarded by the old hash).
+ * A database failure during authentication is a defect (the port never fails).
+ *
+ * Rotating a secret does not revoke the partner's tokens by itself: the
+ * operations (app `Operations.ts`) bump the partner's token generation too.
  *
  * Webhook signing secrets must be readable (the dispatcher signs with them),
  * so they are stored as given, not hashed. Decision: they are never returned
@@ -21,7 +27,7 @@ import { randomBytes } from "node:crypto"
 import { EventStoreUnavailable, Ids, NotFound, PartnerCredentials } from "@partnerpay/domain"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { defaultParams, generateSecret, hashSecret, type ScryptParams, verifySecret } from "./SecretHash.ts"
+import { generateSecret, hashSecret, Pepper, type ScryptParams, unmatchableHash, verifySecret } from "./SecretHash.ts"
 import { unavailable } from "./SqlErrors.ts"
 
 export interface CreatedPartner {
@@ -51,6 +57,8 @@ export class Partners extends Context.Service<
       readonly partnerId?: Ids.PartnerId
       readonly name?: string
     }): Effect.Effect<Ids.PartnerId, EventStoreUnavailable>
+    /** Whether the partner exists. */
+    exists(partnerId: Ids.PartnerId): Effect.Effect<boolean, EventStoreUnavailable>
     /** A new ClientSecret (shown once); the old one stops working at once. */
     rotateSecret(partnerId: Ids.PartnerId): Effect.Effect<Redacted.Redacted<string>, NotFound | EventStoreUnavailable>
     setWebhook(partnerId: Ids.PartnerId, webhook: Webhook): Effect.Effect<void, NotFound | EventStoreUnavailable>
@@ -61,9 +69,13 @@ export class Partners extends Context.Service<
 
 const partnerNotFound = new NotFound({ entity: "Partner" })
 
-/** Builds both services on the `SqlClient` in context. */
+/**
+ * Builds both services on the `SqlClient` in context, hashing with the `Pepper`
+ * in context. (`_legacy` is accepted for compatibility and ignored: no scrypt
+ * hash is written any more.)
+ */
 export const make = (
-  params: ScryptParams = defaultParams,
+  _legacy?: ScryptParams,
 ): Effect.Effect<
   { readonly credentials: PartnerCredentials["Service"]; readonly partners: Partners["Service"] },
   never,
@@ -71,18 +83,23 @@ export const make = (
 > =>
   Effect.gen(function* () {
     const sql = yield* SqlClient
+    const pepper = yield* Pepper
     // Checked when the ClientId is unknown, so both refusals take the same time.
-    const dummy = yield* hashSecret(generateSecret(), params)
+    const unmatchable = unmatchableHash()
 
     const authenticate = (clientId: string, clientSecret: Redacted.Redacted<string>) =>
       Effect.gen(function* () {
         const rows = yield* sql<{ partner_id: string; secret_hash: string }>`
           SELECT partner_id, secret_hash FROM partners WHERE client_id = ${clientId}`
         const row = rows[0]
-        const matches = yield* verifySecret(clientSecret, row?.secret_hash ?? dummy)
-        return row !== undefined && matches
-          ? Option.some({ partnerId: Ids.PartnerId.make(row.partner_id) })
-          : Option.none()
+        const verdict = yield* verifySecret(clientSecret, row?.secret_hash ?? unmatchable, pepper)
+        if (row === undefined || verdict === "mismatch") return Option.none()
+        if (verdict === "legacy-match") {
+          yield* sql`
+            UPDATE partners SET secret_hash = ${hashSecret(clientSecret, pepper)}, updated_at = now()
+            WHERE partner_id = ${row.partner_id}::uuid AND secret_hash = ${row.secret_hash}`
+        }
+        return Option.some({ partnerId: Ids.PartnerId.make(row.partner_id) })
       }).pipe(Effect.orDie)
 
     const create = (input: { readonly name: string }) =>
@@ -90,7 +107,7 @@ export const make = (
         const partnerId = Ids.PartnerId.make(crypto.randomUUID())
         const clientId = `pp_${randomBytes(12).toString("hex")}`
         const clientSecret = generateSecret()
-        const hash = yield* hashSecret(clientSecret, params)
+        const hash = hashSecret(clientSecret, pepper)
         yield* sql`
           INSERT INTO partners (partner_id, name, client_id, secret_hash)
           VALUES (${partnerId}::uuid, ${input.name}, ${clientId}, ${hash})`
@@ -99,7 +116,7 @@ export const make = (
 
     const upsertSandboxPartner: Partners["Service"]["upsertSandboxPartner"] = (input) =>
       Effect.gen(function* () {
-        const hash = yield* hashSecret(input.clientSecret, params)
+        const hash = hashSecret(input.clientSecret, pepper)
         const partnerId = input.partnerId ?? crypto.randomUUID()
         const rows = yield* sql<{ partner_id: string }>`
           INSERT INTO partners (partner_id, name, client_id, secret_hash)
@@ -114,13 +131,19 @@ export const make = (
     const rotateSecret = (partnerId: Ids.PartnerId) =>
       Effect.gen(function* () {
         const clientSecret = generateSecret()
-        const hash = yield* hashSecret(clientSecret, params)
+        const hash = hashSecret(clientSecret, pepper)
         const rows = yield* sql<{ partner_id: string }>`
           UPDATE partners SET secret_hash = ${hash}, updated_at = now()
           WHERE partner_id = ${partnerId}::uuid RETURNING partner_id`
         if (rows.length === 0) return yield* partnerNotFound
         return clientSecret
       }).pipe(unavailable("partners rotate secret"))
+
+    const exists = (partnerId: Ids.PartnerId) =>
+      Effect.map(
+        sql<{ partner_id: string }>`SELECT partner_id FROM partners WHERE partner_id = ${partnerId}::uuid`,
+        (rows) => rows.length > 0,
+      ).pipe(unavailable("partners exists"))
 
     const setWebhook = (partnerId: Ids.PartnerId, webhook: Webhook) =>
       Effect.gen(function* () {
@@ -145,16 +168,14 @@ export const make = (
 
     return {
       credentials: PartnerCredentials.of({ authenticate }),
-      partners: Partners.of({ create, upsertSandboxPartner, rotateSecret, setWebhook, getWebhook }),
+      partners: Partners.of({ create, upsertSandboxPartner, exists, rotateSecret, setWebhook, getWebhook }),
     }
   })
 
 /** `PartnerCredentials` and `Partners` on the `SqlClient` in context (migrations must have run). */
-export const layer = (
-  params: ScryptParams = defaultParams,
-): Layer.Layer<PartnerCredentials | Partners, never, SqlClient> =>
+export const layer = (_legacy?: ScryptParams): Layer.Layer<PartnerCredentials | Partners, never, SqlClient> =>
   Layer.effectContext(
-    Effect.map(make(params), ({ credentials, partners }) =>
+    Effect.map(make(), ({ credentials, partners }) =>
       Context.make(PartnerCredentials, credentials).pipe(Context.add(Partners, partners)),
     ),
   )

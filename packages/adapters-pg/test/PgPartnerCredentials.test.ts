@@ -1,33 +1,25 @@
-/** Partner credentials and partner administration on PGlite and PostgreSQL (fresh schema). */
+/** Partner credentials, partner administration and token generations on PGlite and PostgreSQL (fresh schema). */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { type Ids, PartnerCredentials } from "@partnerpay/domain"
+import { type Ids, PartnerCredentials, TokenGenerations } from "@partnerpay/domain"
 import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
 import * as PgPartnerCredentials from "../src/PgPartnerCredentials.ts"
-import { hashSecret, verifySecret } from "../src/SecretHash.ts"
+import * as PgTokenGenerations from "../src/PgTokenGenerations.ts"
+import { hashSecretScrypt } from "../src/SecretHash.ts"
 import { databases } from "./readSideSupport.ts"
-
-/** Cheap scrypt parameters: the tests check behaviour, not cost. */
-const fast = { N: 2 ** 10, r: 8, p: 1 }
-
-describe("SecretHash", () => {
-  it("verifies the right secret and refuses a wrong one or a malformed hash", async () => {
-    const stored = await Effect.runPromise(hashSecret(Redacted.make("s3cret"), fast))
-    assert.match(stored, /^scrypt\$1024\$8\$1\$[^$]+\$[^$]+$/)
-    assert.isTrue(await Effect.runPromise(verifySecret(Redacted.make("s3cret"), stored)))
-    assert.isFalse(await Effect.runPromise(verifySecret(Redacted.make("s3cret!"), stored)))
-    assert.isFalse(await Effect.runPromise(verifySecret(Redacted.make("s3cret"), "plain$text")))
-  })
-})
 
 for (const database of databases) {
   describe(`partners on ${database.name}`, () => {
     const runtime = ManagedRuntime.make(
-      PgPartnerCredentials.layer(fast).pipe(Layer.provideMerge(Migrations.layer), Layer.provideMerge(database.layer())),
+      Layer.mergeAll(PgPartnerCredentials.layer(), PgTokenGenerations.layer({ pollMillis: 100 })).pipe(
+        Layer.provideMerge(Migrations.layer),
+        Layer.provideMerge(database.layer()),
+      ),
     )
-    const run = <A, E>(effect: Effect.Effect<A, E, PartnerCredentials | PgPartnerCredentials.Partners | SqlClient>) =>
-      runtime.runPromise(effect)
+    const run = <A, E>(
+      effect: Effect.Effect<A, E, PartnerCredentials | PgPartnerCredentials.Partners | SqlClient | TokenGenerations>,
+    ) => runtime.runPromise(effect)
     afterAll(() => runtime.dispose())
     const authenticate = (clientId: string, secret: string) =>
       Effect.flatMap(PartnerCredentials, (c) => c.authenticate(clientId, Redacted.make(secret)))
@@ -50,7 +42,7 @@ for (const database of databases) {
           const rows = yield* sql<{ secret_hash: string; name: string }>`
             SELECT secret_hash, name FROM partners WHERE client_id = ${created.clientId}`
           assert.strictEqual(rows[0]?.name, "Acme Payments")
-          assert.match(rows[0]?.secret_hash ?? "", /^scrypt\$/)
+          assert.match(rows[0]?.secret_hash ?? "", /^hmac-sha256\$/)
           assert.notInclude(rows[0]?.secret_hash ?? "", secret)
           assert.strictEqual(String(created.clientSecret), "<redacted>")
         }),
@@ -116,6 +108,73 @@ for (const database of databases) {
             }),
           )
           assert.strictEqual(missing._tag, "NotFound")
+        }),
+      )
+    })
+
+    it("a legacy scrypt hash still authenticates and is replaced by the HMAC form on that login", {
+      timeout: 60_000,
+    }, async () => {
+      await run(
+        Effect.gen(function* () {
+          const partners = yield* PgPartnerCredentials.Partners
+          const created = yield* partners.create({ name: "Legacy" })
+          const secret = Redacted.value(created.clientSecret)
+          const sql = yield* SqlClient
+          const legacy = yield* hashSecretScrypt(created.clientSecret, { N: 2 ** 10, r: 8, p: 1 })
+          yield* sql`UPDATE partners SET secret_hash = ${legacy} WHERE partner_id = ${created.partnerId}::uuid`
+          const stored = () =>
+            Effect.map(
+              sql<{
+                secret_hash: string
+              }>`SELECT secret_hash FROM partners WHERE partner_id = ${created.partnerId}::uuid`,
+              (rows) => rows[0]?.secret_hash ?? "",
+            )
+          assert.isTrue(Option.isNone(yield* authenticate(created.clientId, `${secret}x`)))
+          assert.strictEqual(yield* stored(), legacy)
+          assert.isTrue(Option.isSome(yield* authenticate(created.clientId, secret)))
+          assert.match(yield* stored(), /^hmac-sha256\$/)
+          assert.isTrue(Option.isSome(yield* authenticate(created.clientId, secret)))
+          assert.isTrue(Option.isNone(yield* authenticate(created.clientId, `${secret}x`)))
+        }),
+      )
+    })
+
+    it("a token generation starts at 0, each bump is above every earlier generation, and current reads the store", {
+      timeout: 60_000,
+    }, async () => {
+      await run(
+        Effect.gen(function* () {
+          const generations = yield* TokenGenerations
+          const a = `partner:${crypto.randomUUID()}`
+          const b = `customer:${crypto.randomUUID()}`
+          assert.strictEqual(generations.known(a), 0)
+          assert.strictEqual(yield* generations.current(a), 0)
+          const first = yield* generations.bump(a)
+          const other = yield* generations.bump(b)
+          const second = yield* generations.bump(a)
+          assert.isAbove(first, 0)
+          assert.isAbove(other, first)
+          assert.isAbove(second, other)
+          assert.strictEqual(generations.known(a), second)
+          assert.strictEqual(yield* generations.current(a), second)
+        }),
+      )
+    })
+
+    it("a bump made by another process (straight in the table) is learnt by polling, without a read per check", {
+      timeout: 60_000,
+    }, async () => {
+      await run(
+        Effect.gen(function* () {
+          const generations = yield* TokenGenerations
+          const sql = yield* SqlClient
+          const subject = `partner:${crypto.randomUUID()}`
+          yield* sql`
+            INSERT INTO token_generations (subject, generation) VALUES (${subject}, nextval('token_generation_seq'))`
+          // Polls every 100 ms here: wait for it (bounded), never a timed assertion.
+          for (let i = 0; i < 100 && generations.known(subject) === 0; i++) yield* Effect.sleep("50 millis")
+          assert.isAbove(generations.known(subject), 0)
         }),
       )
     })

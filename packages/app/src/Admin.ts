@@ -1,6 +1,6 @@
 /**
  * The operator API under `/admin`: partner onboarding (create, rotate the
- * client secret, set the webhook) and webhook delivery inspection and
+ * client secret, revoke its tokens, set the webhook) and webhook delivery inspection and
  * redelivery. Plain `HttpRouter` routes added to the service's server, NOT
  * part of the partner `HttpApi` (so /openapi.json never lists them).
  *
@@ -24,6 +24,7 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import { Problem, RequestRecord } from "@partnerpay/adapters-http"
 import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
+import type { TokenGenerations } from "@partnerpay/domain"
 import { type Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
@@ -35,6 +36,7 @@ export type AdminRequirements =
   | PgOutbox.OutboxDispatch
   | PgPartnerCredentials.Partners
   | SqlClient
+  | TokenGenerations
   | Erasure.ErasureRequirements
 
 /** Every admin path starts with this. */
@@ -207,6 +209,16 @@ export const routes = (
               const partnerId = yield* routeParam("partnerId")
               const rotated = yield* Operations.rotateSecret(partnerId)
               return json(Operations.encodeCreated(rotated))
+            }),
+          ),
+        ),
+        HttpRouter.route(
+          "POST",
+          `${prefix}/partners/:partnerId/revoke-tokens`,
+          guard(
+            Effect.gen(function* () {
+              const partnerId = yield* routeParam("partnerId")
+              return json(yield* Operations.revokeTokens(partnerId))
             }),
           ),
         ),

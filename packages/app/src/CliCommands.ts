@@ -27,6 +27,7 @@ import * as Erasure from "./Erasure.ts"
 import * as Logging from "./Logging.ts"
 import * as Operations from "./Operations.ts"
 import * as Progress from "./Progress.ts"
+import * as TokenSecret from "./TokenSecret.ts"
 
 const json = Flag.Boolean("json").pipe(
   Flag.withDescription("Print one JSON document (for scripts) instead of text"),
@@ -66,10 +67,10 @@ const withDomain = <A, E, R extends Domain.DomainPorts | Domain.DomainRequiremen
     const config = yield* AppConfig.load
     return yield* Effect.provide(
       effect,
-      Domain.layerWith(config).pipe(Layer.provideMerge(Database.layer(config.database))) as Layer.Layer<
-        Domain.DomainPorts | Domain.DomainRequirements,
-        unknown
-      >,
+      Domain.layerWith(config).pipe(
+        Layer.provideMerge(Database.layer(config.database)),
+        Layer.provide(TokenSecret.pepperLayer(config)),
+      ) as Layer.Layer<Domain.DomainPorts | Domain.DomainRequirements, unknown>,
     )
   })
 
@@ -150,7 +151,7 @@ const rotateSecret = Command.make("rotate-secret", { partnerId: partnerIdArgumen
     Effect.flatMap((rotated) =>
       print(json, Operations.encodeCreated(rotated), () =>
         [
-          "Client secret rotated; the old secret no longer works.",
+          "Client secret rotated; the old secret and every token issued so far no longer work.",
           `  partnerId:    ${rotated.partnerId}`,
           `  clientId:     ${rotated.clientId}`,
           `  clientSecret: ${Operations.encodeCreated(rotated).clientSecret}`,
@@ -159,7 +160,24 @@ const rotateSecret = Command.make("rotate-secret", { partnerId: partnerIdArgumen
       ),
     ),
   ),
-).pipe(Command.withDescription("Give a partner a new ClientSecret (shown once); the old one stops working at once"))
+).pipe(
+  Command.withDescription(
+    "Give a partner a new ClientSecret (shown once); the old one and every token issued so far stop working at once",
+  ),
+)
+
+const revokeTokens = Command.make("revoke-tokens", { partnerId: partnerIdArgument, json }, ({ partnerId, json }) =>
+  withDomain(Operations.revokeTokens(partnerId)).pipe(
+    Effect.flatMap((revoked) =>
+      print(
+        json,
+        revoked,
+        () =>
+          `Every token of partner ${revoked.partnerId} is revoked (running instances refuse them within a few seconds); its ClientSecret still works.`,
+      ),
+    ),
+  ),
+).pipe(Command.withDescription("Revoke every access token issued to a partner so far (its ClientSecret keeps working)"))
 
 const setWebhook = Command.make(
   "set-webhook",
@@ -181,7 +199,7 @@ const setWebhook = Command.make(
 
 const partners = Command.make("partners").pipe(
   Command.withDescription("Partner onboarding"),
-  Command.withSubcommands([create, rotateSecret, setWebhook]),
+  Command.withSubcommands([create, rotateSecret, revokeTokens, setWebhook]),
 )
 
 const list = Command.make(

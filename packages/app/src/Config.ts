@@ -17,6 +17,7 @@
  *   PARTNERPAY_DATA_DIR is relative to the working directory).
  */
 import { fileURLToPath } from "node:url"
+import { PgPersonalDataVault } from "@partnerpay/adapters-pg"
 import { Config, Effect, type LogLevel, Option, Redacted, Schema } from "effect"
 import * as HttpBridge from "./providers/HttpBridge.ts"
 import * as ProviderPorts from "./providers/ProviderPorts.ts"
@@ -43,6 +44,12 @@ export interface AppConfig {
   readonly dataDir: string
   /** From PARTNERPAY_TOKEN_SECRET; required in production, generated in sandbox when absent. */
   readonly tokenSecret: Option.Option<Redacted.Redacted<string>>
+  /** From PARTNERPAY_TOKEN_SECRET_PREVIOUS: tokens signed with it still verify during a key rotation. */
+  readonly tokenSecretPrevious: Option.Option<Redacted.Redacted<string>>
+  /** From PARTNERPAY_SECRET_PEPPER: keys client-secret hashes; required in production, generated in sandbox. */
+  readonly secretPepper: Option.Option<Redacted.Redacted<string>>
+  /** PARTNERPAY_TRUST_PROXY ("off" by default): the first X-Forwarded-For entry names the client. */
+  readonly trustProxy: boolean
   /** Keys customer OTP hashes (production; the sandbox uses fixed codes). */
   readonly otpSecret: Option.Option<Redacted.Redacted<string>>
   /** Shared with the chat provider (production; the sandbox uses a public test secret). */
@@ -99,6 +106,10 @@ export const variables = [
   "PARTNERPAY_DATA_DIR",
   "PARTNERPAY_ENV",
   "PARTNERPAY_TOKEN_SECRET",
+  "PARTNERPAY_TOKEN_SECRET_PREVIOUS",
+  "PARTNERPAY_SECRET_PEPPER",
+  "PARTNERPAY_DATA_KEY",
+  "PARTNERPAY_TRUST_PROXY",
   "PARTNERPAY_ADMIN_TOKEN",
   "PARTNERPAY_OTP_SECRET",
   "PARTNERPAY_CHAT_SECRET",
@@ -253,6 +264,60 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
         variable: "PARTNERPAY_TOKEN_SECRET",
         message: `is required when PARTNERPAY_ENV=production (at least ${minimumTokenSecretBytes} random bytes)`,
       })
+    }
+
+    // PARTNERPAY_TOKEN_SECRET_PREVIOUS (optional), PARTNERPAY_SECRET_PEPPER (required in production)
+    const longSecret = (
+      variable: "PARTNERPAY_TOKEN_SECRET_PREVIOUS" | "PARTNERPAY_SECRET_PEPPER",
+      required: boolean,
+    ) => {
+      const value = raw[variable]
+      if (value === undefined) {
+        if (required) {
+          issues.push({
+            variable,
+            message: `is required when PARTNERPAY_ENV=production (at least ${minimumTokenSecretBytes} random bytes)`,
+          })
+        }
+        return Option.none<Redacted.Redacted<string>>()
+      }
+      const bytes = new TextEncoder().encode(value).byteLength
+      if (bytes < minimumTokenSecretBytes) {
+        issues.push({
+          variable,
+          message: `must be at least ${minimumTokenSecretBytes} bytes long (got ${bytes}); e.g. \`openssl rand -base64 48\``,
+        })
+        return Option.none<Redacted.Redacted<string>>()
+      }
+      return Option.some(Redacted.make(value))
+    }
+    const tokenSecretPrevious = longSecret("PARTNERPAY_TOKEN_SECRET_PREVIOUS", false)
+    const secretPepper = longSecret("PARTNERPAY_SECRET_PEPPER", environment === "production")
+
+    // PARTNERPAY_DATA_KEY: the personal-data master key (DataKey.ts reads it); required in production,
+    // generated into the data directory in a sandbox. Checked here so a bad start names it with the others.
+    if (raw.PARTNERPAY_DATA_KEY !== undefined) {
+      try {
+        PgPersonalDataVault.parseMasterKey(raw.PARTNERPAY_DATA_KEY)
+      } catch (error) {
+        issues.push({ variable: "PARTNERPAY_DATA_KEY", message: (error as Error).message })
+      }
+    } else if (environment === "production") {
+      issues.push({
+        variable: "PARTNERPAY_DATA_KEY",
+        message: "is required when PARTNERPAY_ENV=production (32 random bytes: `openssl rand -base64 32`)",
+      })
+    }
+
+    let trustProxy = false
+    if (raw.PARTNERPAY_TRUST_PROXY !== undefined) {
+      const wanted = raw.PARTNERPAY_TRUST_PROXY.trim().toLowerCase()
+      if (wanted === "on" || wanted === "off") trustProxy = wanted === "on"
+      else
+        issues.push({
+          variable: "PARTNERPAY_TRUST_PROXY",
+          message: `must be "on" or "off" (got ${quote(raw.PARTNERPAY_TRUST_PROXY)})`,
+        })
     }
 
     // PARTNERPAY_ADMIN_TOKEN
@@ -437,6 +502,9 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       database,
       dataDir,
       tokenSecret,
+      tokenSecretPrevious,
+      secretPepper,
+      trustProxy,
       otpSecret,
       chatSecret,
       adminToken,

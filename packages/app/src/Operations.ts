@@ -1,6 +1,6 @@
 /**
  * Operator operations, shared by the operator API (`Admin.ts`) and the CLI
- * (`Cli.ts`): create a partner, rotate its client secret, set its webhook,
+ * (`Cli.ts`): create a partner, rotate its client secret, revoke its tokens, set its webhook,
  * list and redeliver webhook deliveries. They validate their plain inputs and
  * use the adapters-pg services (`Partners`, `OutboxDispatch`) plus two small
  * reads of their tables.
@@ -11,11 +11,14 @@
  *   characters (it is needed to sign, so it is stored readable; see
  *   PgPartnerCredentials) and is never returned;
  * - an id that is not a UUID names no partner (404, not a database error);
+ * - rotating a secret also revokes every token issued to the partner (a
+ *   new token generation, `TokenGenerations`): a leaked secret's tokens die
+ *   with it. Revoking tokens alone keeps the secret;
  * - redelivering a delivery that is still pending or delivering is refused
  *   (409): it is already queued.
  */
 import { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
-import { EventStoreUnavailable, Ids } from "@partnerpay/domain"
+import { EventStoreUnavailable, Ids, TokenGeneration, TokenGenerations } from "@partnerpay/domain"
 import { DateTime, Effect, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 
@@ -89,11 +92,25 @@ export const createPartner = Effect.fn("Operations.createPartner")(function* (in
   return created
 })
 
-/** A new ClientSecret for the partner; the old one stops working at once. */
+/**
+ * Revokes every token issued to the partner so far (its ClientSecret keeps
+ * working: it logs in again for a new token). This process enforces it at
+ * once, other instances within their poll interval (PgTokenGenerations).
+ */
+export const revokeTokens = Effect.fn("Operations.revokeTokens")(function* (rawPartnerId: string) {
+  const partnerId = yield* partnerIdOf(rawPartnerId)
+  const partners = yield* PgPartnerCredentials.Partners
+  if (!(yield* partners.exists(partnerId))) return yield* new NotFound({ entity: "Partner" })
+  const tokenGeneration = yield* (yield* TokenGenerations).bump(TokenGeneration.partnerSubject(partnerId))
+  return { partnerId, tokenGeneration }
+})
+
+/** A new ClientSecret for the partner; the old one and every token issued so far stop working at once. */
 export const rotateSecret = Effect.fn("Operations.rotateSecret")(function* (rawPartnerId: string) {
   const partnerId = yield* partnerIdOf(rawPartnerId)
   const partners = yield* PgPartnerCredentials.Partners
   const clientSecret = yield* toNotFound(partners.rotateSecret(partnerId))
+  yield* (yield* TokenGenerations).bump(TokenGeneration.partnerSubject(partnerId))
   const sql = yield* SqlClient
   const rows = yield* sql<{
     client_id: string

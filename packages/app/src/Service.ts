@@ -98,16 +98,20 @@ export const sandboxPartnerHint = (config: AppConfig): Effect.Effect<void> =>
 export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<string>, startedAt = Date.now()) => {
   const core = Layer.provideMerge(
     Partners.bootstrap(config),
-    Domain.layerWith(config).pipe(Layer.provideMerge(Database.layer(config.database))),
+    Domain.layerWith(config).pipe(
+      Layer.provideMerge(Database.layer(config.database)),
+      // The client-secret pepper (PARTNERPAY_SECRET_PEPPER, or generated in a sandbox): TokenSecret.ts.
+      Layer.provide(TokenSecret.pepperLayer(config)),
+    ),
   )
   const sandbox = config.environment === "sandbox"
   const ports = Layer.mergeAll(
-    Tokens.layer({ secret: tokenSecret }),
+    Tokens.layer({ secret: tokenSecret, previousSecret: Option.getOrUndefined(config.tokenSecretPrevious) }),
     Database.healthCheck,
     sandbox
       ? Layer.merge(SandboxProviders.layerSandbox, SandboxProviders.messaging)
       : SandboxProviders.layerProduction(config),
-    CrossCutting.layerLimits({ rateLimiting: config.rateLimiting }),
+    CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustForwardedFor: config.trustProxy }),
   ).pipe(Layer.provideMerge(core))
   // Sandbox: `POST /Sandbox/Clock/Advance` moves Effect's Clock (hence every "now") for the whole service.
   // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts),

@@ -152,7 +152,27 @@ describe.skipIf(!postgresAvailable)("the operator API", () => {
     assert.strictEqual(unknownPartner.status, 404)
     assert.strictEqual((await admin(base, "POST", "/partners/not-a-uuid/rotate-secret")).status, 404)
 
-    // Rotation: the old secret stops working, the new one works.
+    // Revoking tokens: a token obtained before is 401 (renewal too), the secret still logs in.
+    const login = async (secret: string) =>
+      (await call(base, "POST", "/auth/token", { body: { ClientId: clientId, ClientSecret: secret } })).body
+        .AccessToken as string
+    const renewStatus = async (token: string) => (await call(base, "GET", "/Auth/ExchangeToken", { token })).status
+    const beforeRevocation = await login(clientSecret!)
+    assert.strictEqual(await renewStatus(beforeRevocation), 200)
+    const revoked = await admin(base, "POST", `/partners/${partnerId}/revoke-tokens`)
+    assert.strictEqual(revoked.status, 200)
+    assert.deepStrictEqual(Object.keys(revoked.body).sort(), ["partnerId", "tokenGeneration"])
+    assert.strictEqual(revoked.body.partnerId, partnerId)
+    assert.strictEqual(await renewStatus(beforeRevocation), 401)
+    const afterRevocation = await login(clientSecret!)
+    assert.strictEqual(await renewStatus(afterRevocation), 200)
+    assert.strictEqual(
+      (await admin(base, "POST", "/partners/0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b/revoke-tokens")).status,
+      404,
+    )
+    assert.strictEqual((await admin(base, "POST", "/partners/not-a-uuid/revoke-tokens")).status, 404)
+
+    // Rotation: the old secret and the tokens issued so far stop working, the new secret works.
     const rotated = await admin(base, "POST", `/partners/${partnerId}/rotate-secret`)
     assert.strictEqual(rotated.status, 200)
     assert.deepStrictEqual(Object.keys(rotated.body).sort(), ["clientId", "clientSecret", "partnerId"])
@@ -160,6 +180,7 @@ describe.skipIf(!postgresAvailable)("the operator API", () => {
     assert.notStrictEqual(rotated.body.clientSecret, clientSecret)
     assert.strictEqual(await tokenStatus(base, clientId!, clientSecret!), 401)
     assert.strictEqual(await tokenStatus(base, clientId!, rotated.body.clientSecret), 200)
+    assert.strictEqual(await renewStatus(afterRevocation), 401)
 
     // A delivery: register a company; the sandbox KYB decides at once and the partner is notified.
     const token = await call(base, "POST", "/auth/token", {

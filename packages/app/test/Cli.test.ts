@@ -62,12 +62,16 @@ const commands: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<str
   [["migrate"], ["--json"]],
   [["projections"], ["rebuild"]],
   [["projections", "rebuild"], ["--json"]],
-  [["partners"], ["create", "rotate-secret", "set-webhook"]],
+  [["partners"], ["create", "rotate-secret", "revoke-tokens", "set-webhook"]],
   [
     ["partners", "create"],
     ["--name", "--json"],
   ],
   [["partners", "rotate-secret"], ["partnerId"]],
+  [
+    ["partners", "revoke-tokens"],
+    ["partnerId", "--json"],
+  ],
   [
     ["partners", "set-webhook"],
     ["partnerId", "--url", "--signing-secret"],
@@ -100,7 +104,7 @@ describe("partnerpay --help", () => {
   })
 })
 
-/** create, rotate-secret, set-webhook, list on the database `env` names. */
+/** create, rotate-secret, revoke-tokens, set-webhook, list on the database `env` names. */
 const onboarding = async (env: Record<string, string>, checkUnknown: boolean) => {
   const created = jsonOf(await cli(["partners", "create", "--name", "Acme Payroll", "--json"], env))
   assert.deepStrictEqual(Object.keys(created).sort(), ["clientId", "clientSecret", "partnerId"])
@@ -109,7 +113,13 @@ const onboarding = async (env: Record<string, string>, checkUnknown: boolean) =>
   assert.strictEqual(rotated.clientId, created.clientId)
   assert.notStrictEqual(rotated.clientSecret, created.clientSecret)
   assert.match(String(rotated.clientSecret), /^\S{32,}$/)
+  const revoked = jsonOf(await cli(["partners", "revoke-tokens", String(created.partnerId), "--json"], env))
+  assert.strictEqual(revoked.partnerId, created.partnerId)
+  assert.isAbove(Number(revoked.tokenGeneration), 0)
   if (checkUnknown) {
+    const unknownRevoke = await cli(["partners", "revoke-tokens", "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b"], env)
+    assert.strictEqual(unknownRevoke.code, 1)
+    assert.include(unknownRevoke.stderr, "Partner not found")
     const unknown = await cli(["partners", "rotate-secret", "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b"], env)
     assert.strictEqual(unknown.code, 1)
     assert.include(unknown.stderr, "Partner not found")

@@ -12,6 +12,9 @@ const appData = fileURLToPath(new URL("../.data", import.meta.url))
 const loadFrom = (env: Record<string, string>) =>
   AppConfig.load.pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env)))
 
+/** A valid personal-data master key (32 bytes, hex). */
+const productionDataKey = "d".repeat(64)
+
 /** The refusal (fails the test when the configuration is accepted). */
 const issuesOf = (env: Record<string, string>) => Effect.flip(loadFrom(env))
 
@@ -90,31 +93,37 @@ describe("configuration", () => {
     }),
   )
 
-  it.effect("production requires the token, OTP and chat secrets, and a provider bridge for every port", () =>
-    Effect.gen(function* () {
-      const error = yield* issuesOf({ PARTNERPAY_ENV: "production" })
-      assert.deepStrictEqual(
-        error.issues.map((issue) => issue.variable),
-        [
-          "PARTNERPAY_TOKEN_SECRET",
-          "PARTNERPAY_OTP_SECRET",
-          "PARTNERPAY_CHAT_SECRET",
-          "PARTNERPAY_PROVIDER_OTP_URL",
-          "PARTNERPAY_PROVIDER_KYC_URL",
-          "PARTNERPAY_PROVIDER_BANK_LINKING_URL",
-          "PARTNERPAY_PROVIDER_KYB_URL",
-          "PARTNERPAY_PROVIDER_SETTLEMENT_URL",
-          "PARTNERPAY_PROVIDER_CARD_PROCESSOR_URL",
-          "PARTNERPAY_PROVIDER_E_SIGNATURE_URL",
-        ],
-      )
-      assert.include(error.message, "is required when PARTNERPAY_ENV=production")
-    }),
+  it.effect(
+    "production requires the token secret, the pepper, the data key, the OTP and chat secrets, and a provider bridge for every port",
+    () =>
+      Effect.gen(function* () {
+        const error = yield* issuesOf({ PARTNERPAY_ENV: "production" })
+        assert.deepStrictEqual(
+          error.issues.map((issue) => issue.variable),
+          [
+            "PARTNERPAY_TOKEN_SECRET",
+            "PARTNERPAY_SECRET_PEPPER",
+            "PARTNERPAY_DATA_KEY",
+            "PARTNERPAY_OTP_SECRET",
+            "PARTNERPAY_CHAT_SECRET",
+            "PARTNERPAY_PROVIDER_OTP_URL",
+            "PARTNERPAY_PROVIDER_KYC_URL",
+            "PARTNERPAY_PROVIDER_BANK_LINKING_URL",
+            "PARTNERPAY_PROVIDER_KYB_URL",
+            "PARTNERPAY_PROVIDER_SETTLEMENT_URL",
+            "PARTNERPAY_PROVIDER_CARD_PROCESSOR_URL",
+            "PARTNERPAY_PROVIDER_E_SIGNATURE_URL",
+          ],
+        )
+        assert.include(error.message, "is required when PARTNERPAY_ENV=production")
+      }),
   )
 
   const productionSecrets = {
     PARTNERPAY_ENV: "production",
     PARTNERPAY_TOKEN_SECRET: "t".repeat(40),
+    PARTNERPAY_SECRET_PEPPER: "p".repeat(40),
+    PARTNERPAY_DATA_KEY: productionDataKey,
     PARTNERPAY_OTP_SECRET: "o".repeat(40),
     PARTNERPAY_CHAT_SECRET: "c".repeat(40),
   }
@@ -184,6 +193,35 @@ describe("configuration", () => {
         error.message,
         "PARTNERPAY_PROVIDER_OTP_URL: is required when PARTNERPAY_PROVIDER_OTP_SECRET is set",
       )
+    }),
+  )
+
+  it.effect("the previous token secret and the pepper are optional in sandbox, redacted, and refused when short", () =>
+    Effect.gen(function* () {
+      const none = yield* loadFrom({})
+      assert.isTrue(Option.isNone(none.tokenSecretPrevious))
+      assert.isTrue(Option.isNone(none.secretPepper))
+      const set = yield* loadFrom({
+        PARTNERPAY_TOKEN_SECRET_PREVIOUS: "p".repeat(40),
+        PARTNERPAY_SECRET_PEPPER: "q".repeat(40),
+      })
+      assert.strictEqual(Redacted.value(Option.getOrThrow(set.tokenSecretPrevious)), "p".repeat(40))
+      assert.strictEqual(Redacted.value(Option.getOrThrow(set.secretPepper)), "q".repeat(40))
+      const error = yield* issuesOf({ PARTNERPAY_TOKEN_SECRET_PREVIOUS: "old-tiny", PARTNERPAY_SECRET_PEPPER: "salty" })
+      assert.include(error.message, "PARTNERPAY_TOKEN_SECRET_PREVIOUS: must be at least 32 bytes long (got 8)")
+      assert.include(error.message, "PARTNERPAY_SECRET_PEPPER: must be at least 32 bytes long (got 5)")
+      assert.notInclude(error.message, "old-tiny")
+      assert.notInclude(error.message, "salty")
+    }),
+  )
+
+  it.effect("X-Forwarded-For is trusted only with PARTNERPAY_TRUST_PROXY=on; other values are refused", () =>
+    Effect.gen(function* () {
+      assert.isFalse((yield* loadFrom({})).trustProxy)
+      assert.isTrue((yield* loadFrom({ PARTNERPAY_TRUST_PROXY: "on" })).trustProxy)
+      assert.isFalse((yield* loadFrom({ PARTNERPAY_TRUST_PROXY: "off" })).trustProxy)
+      const error = yield* issuesOf({ PARTNERPAY_TRUST_PROXY: "yes" })
+      assert.include(error.message, 'PARTNERPAY_TRUST_PROXY: must be "on" or "off" (got "yes")')
     }),
   )
 

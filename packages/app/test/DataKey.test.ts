@@ -67,21 +67,25 @@ describe("the data master key", () => {
     }),
   )
 
-  it.effect(
-    "production refuses to start without PARTNERPAY_DATA_KEY; a malformed key is refused, named, not echoed",
-    () =>
-      Effect.gen(function* () {
-        const missing = yield* resolveWith({ PARTNERPAY_ENV: "production", ...secrets })
-        assert.strictEqual(missing.key._tag, "Failure")
-        if (missing.key._tag === "Failure") {
-          assert.include(missing.key.failure.message, "PARTNERPAY_DATA_KEY is required when PARTNERPAY_ENV=production")
-        }
-        const malformed = yield* resolveWith({}, { PARTNERPAY_DATA_KEY: "not-a-key-at-all" })
-        assert.strictEqual(malformed.key._tag, "Failure")
-        if (malformed.key._tag === "Failure") {
-          assert.include(malformed.key.failure.message, "PARTNERPAY_DATA_KEY: a data master key must be 32 bytes")
-          assert.notInclude(malformed.key.failure.message, "not-a-key-at-all")
-        }
-      }),
+  it.effect("production refuses to start without PARTNERPAY_DATA_KEY, naming it with the other variables", () =>
+    Effect.gen(function* () {
+      const refusal = yield* Effect.flip(AppConfig.fromRecord({ PARTNERPAY_ENV: "production", ...secrets }))
+      const issue = refusal.issues.find((candidate) => candidate.variable === "PARTNERPAY_DATA_KEY")
+      assert.include(issue?.message, "is required when PARTNERPAY_ENV=production")
+    }),
+  )
+
+  it.effect("a malformed key is refused at start and when resolved, named, never echoed", () =>
+    Effect.gen(function* () {
+      const refusal = yield* Effect.flip(AppConfig.fromRecord({ PARTNERPAY_DATA_KEY: "not-a-key-at-all" }))
+      assert.include(refusal.message, "PARTNERPAY_DATA_KEY: a data master key must be 32 bytes")
+      assert.notInclude(refusal.message, "not-a-key-at-all")
+      const malformed = yield* resolveWith({}, { PARTNERPAY_DATA_KEY: "not-a-key-at-all" })
+      assert.strictEqual(malformed.key._tag, "Failure")
+      if (malformed.key._tag === "Failure") {
+        assert.include(malformed.key.failure.message, "PARTNERPAY_DATA_KEY: a data master key must be 32 bytes")
+        assert.notInclude(malformed.key.failure.message, "not-a-key-at-all")
+      }
+    }),
   )
 })

@@ -22,6 +22,7 @@ import { DateTime, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Config from "../src/Config.ts"
 import * as Domain from "../src/Domain.ts"
+import * as ProviderPorts from "../src/providers/ProviderPorts.ts"
 import * as SandboxProviders from "../src/SandboxProviders.ts"
 import * as Service from "../src/Service.ts"
 import * as PaymentNotifier from "../src/workers/PaymentNotifier.ts"
@@ -179,11 +180,20 @@ describe("where the payment notifier runs", () => {
     Effect.gen(function* () {
       const secret = "s".repeat(48)
       const sandbox = yield* Config.fromRecord({})
+      const bridges = Object.fromEntries(
+        ProviderPorts.ports.flatMap(({ key }) => [
+          [`PARTNERPAY_PROVIDER_${key}_URL`, `https://bridge.example.com/${key.toLowerCase()}`],
+          [`PARTNERPAY_PROVIDER_${key}_SECRET`, secret],
+        ]),
+      )
       const production = yield* Config.fromRecord({
         PARTNERPAY_ENV: "production",
         PARTNERPAY_TOKEN_SECRET: secret,
+        PARTNERPAY_SECRET_PEPPER: secret,
+        PARTNERPAY_DATA_KEY: "d".repeat(64),
         PARTNERPAY_OTP_SECRET: secret,
         PARTNERPAY_CHAT_SECRET: secret,
+        ...bridges,
       })
       assert.include(Service.workerNames(sandbox), "payment-notifier")
       assert.notInclude(Service.workerNames(production), "payment-notifier")

@@ -31,6 +31,8 @@ const production = {
   PORT: "0",
   PARTNERPAY_ENV: "production",
   PARTNERPAY_TOKEN_SECRET: "a-token-secret-of-at-least-32-bytes-long",
+  PARTNERPAY_SECRET_PEPPER: "a-client-secret-pepper-of-at-least-32-bytes",
+  PARTNERPAY_DATA_KEY: "d".repeat(64),
   PARTNERPAY_OTP_SECRET: "an-otp-secret-of-at-least-32-characters",
   PARTNERPAY_CHAT_SECRET: "a-chat-secret-of-at-least-32-characters",
   PARTNERPAY_ADMIN_TOKEN: adminToken,

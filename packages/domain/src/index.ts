@@ -61,6 +61,8 @@ export {
 } from "./infrastructure/Providers.ts"
 export * as ReadModel from "./infrastructure/ReadModel.ts"
 export { ReadModelStore } from "./infrastructure/ReadModel.ts"
+export * as TokenGeneration from "./infrastructure/TokenGenerations.ts"
+export { TokenGenerations } from "./infrastructure/TokenGenerations.ts"
 export * from "./infrastructure/UnitOfWork.ts"
 // kernel (and, below, the registries composing the areas)
 export * as CalendarDate from "./kernel/CalendarDate.ts"

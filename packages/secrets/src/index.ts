@@ -1,8 +1,9 @@
 /**
  * @partnerpay/secrets: the one implementation of client-secret hashing
- * (scrypt, constant-time comparison). It needs `node:crypto`, so it cannot
- * live in the domain (which imports only `effect`); both adapters import it
- * (the PostgreSQL partner store and the HTTP adapter's in-memory credentials)
+ * (HMAC-SHA-256 with a server pepper, legacy scrypt hashes still verified,
+ * constant-time comparison). It needs `node:crypto`, so it cannot live in the
+ * domain (which imports only `effect`); both adapters import it (the
+ * PostgreSQL partner store and the HTTP adapter's in-memory credentials)
  * without depending on each other.
  */
 

@@ -3,7 +3,7 @@ import { BankAccounts, type Providers } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
-import { requireCustomer } from "../Authentication.ts"
+import { presentedToken, requireCustomer } from "../Authentication.ts"
 import { Tokens } from "../Tokens.ts"
 import { toProblem } from "./IdentityProblems.ts"
 
@@ -36,8 +36,13 @@ export const AccountLive = HttpApiBuilder.group(
               linkError: result.linkError,
             }
           }
-          const refreshed = yield* tokens.issue(caller)
-          return { refreshToken: refreshed.accessToken, isOk: true, errors: [], screenerErrors: [], linkError: null }
+          // A renewal of the presented token (same login time, so never past 24 h after the login);
+          // a token revoked meanwhile gets no refresh token.
+          const refreshed = yield* tokens.renew(yield* presentedToken).pipe(
+            Effect.map((issued) => issued.accessToken),
+            Effect.orElseSucceed(() => ""),
+          )
+          return { refreshToken: refreshed, isOk: true, errors: [], screenerErrors: [], linkError: null }
         }),
       )
       .handle(

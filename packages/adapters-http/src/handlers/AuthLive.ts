@@ -1,11 +1,20 @@
-/** Handlers of the `auth` group: token issuance and exchange. */
-
+/**
+ * Handlers of the `auth` group: token issuance and exchange.
+ *
+ * POST /auth/token limits failures (`RateLimit.AuthFailureLimits`) per ClientId
+ * and per client address (`X-Forwarded-For` only when `trustForwardedFor`):
+ * while either bucket is empty the answer is 429 before the credentials are
+ * looked at, so guessing costs the service no hashing and no query.
+ */
 import { PartnerCredentials } from "@partnerpay/domain"
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
+import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
-import { Caller } from "../Caller.ts"
+import { presentedToken } from "../Authentication.ts"
+import { clientIp, HttpLimits } from "../CrossCutting.ts"
 import * as Problem from "../Problem.ts"
+import * as RateLimit from "../RateLimit.ts"
 import { Tokens } from "../Tokens.ts"
 
 export const AuthLive = HttpApiBuilder.group(
@@ -14,12 +23,24 @@ export const AuthLive = HttpApiBuilder.group(
   Effect.fn(function* (handlers) {
     const credentials = yield* PartnerCredentials
     const tokens = yield* Tokens
+    const failures = RateLimit.make()
     return handlers
       .handle(
         "token",
         Effect.fn("AuthLive.token")(function* ({ payload }) {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const rules = yield* RateLimit.AuthFailureLimits
+          const buckets = [
+            [`client:${payload.ClientId}`, rules.perClientId],
+            [`address:${clientIp(request, yield* HttpLimits)}`, rules.perAddress],
+          ] as const
+          const now = yield* Clock.currentTimeMillis
+          const waits = buckets.map(([key, rule]) => failures.peek(key, rule, now))
+          const retryAfter = Math.max(0, ...waits.map((d) => (d.allowed ? 0 : d.retryAfterSeconds)))
+          if (retryAfter > 0) return yield* Problem.tooManyRequests(retryAfter)
           const partner = yield* credentials.authenticate(payload.ClientId, payload.ClientSecret)
           if (Option.isNone(partner)) {
+            for (const [key, rule] of buckets) failures.take(key, rule, now)
             return yield* Problem.unauthorized("The ClientId and ClientSecret do not match a partner.")
           }
           const issued = yield* tokens.issue({ _tag: "Partner", partnerId: partner.value.partnerId })
@@ -33,8 +54,22 @@ export const AuthLive = HttpApiBuilder.group(
       .handle(
         "exchangeToken",
         Effect.fn("AuthLive.exchangeToken")(function* () {
-          const caller = yield* Caller
-          const issued = yield* tokens.issue(caller)
+          const issued = yield* tokens
+            .renew(yield* presentedToken)
+            .pipe(
+              Effect.catchTag("InvalidToken", (invalid) =>
+                Effect.logDebug("token renewal refused").pipe(
+                  Effect.annotateLogs({ reason: invalid.reason }),
+                  Effect.andThen(
+                    Effect.fail(
+                      Problem.unauthorized(
+                        "This token can no longer be renewed (revoked, or 24 hours after the login): log in again.",
+                      ),
+                    ),
+                  ),
+                ),
+              ),
+            )
           return { accessToken: issued.accessToken }
         }),
       )

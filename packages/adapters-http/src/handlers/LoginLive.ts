@@ -1,9 +1,9 @@
-/** Handlers of the `login` group: send and check one-time codes (partner tokens only). */
+/** Handlers of the `login` group: send and check one-time codes (partner tokens), log out (customer tokens). */
 import { CustomerLogin, type Providers } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
-import { requirePartner } from "../Authentication.ts"
+import { requireCustomer, requirePartner } from "../Authentication.ts"
 import { Tokens } from "../Tokens.ts"
 import { toProblem } from "./IdentityProblems.ts"
 
@@ -32,6 +32,13 @@ export const LoginLive = HttpApiBuilder.group(
           )
           const issued = yield* tokens.issue({ _tag: "Customer", partnerId, registrationId })
           return { accessToken: issued.accessToken, registrationId }
+        }),
+      )
+      .handle(
+        "logout",
+        Effect.fn("LoginLive.logout")(function* () {
+          const customer = yield* requireCustomer
+          yield* tokens.revokeAll(customer)
         }),
       )
   }),

@@ -3,9 +3,10 @@
  * (issued by the service operator) and says which partner they belong to.
  *
  * Interface only: adapters implement it (an in-memory one in adapters-http,
- * a PostgreSQL one later). Every implementation must store secrets only as the
- * output of a slow key-derivation function (scrypt, argon2id, ...), compare in
- * constant time, and take the same time whether the ClientId is unknown or the
+ * a PostgreSQL one in adapters-pg). Every implementation must store secrets
+ * only as keyed hashes (client secrets are 256-bit random values, so a keyed
+ * HMAC under a server pepper suffices, see `@partnerpay/secrets`), compare in
+ * constant time, and do the same work whether the ClientId is unknown or the
  * secret is wrong, so that the answer does not reveal which ClientIds exist.
  */
 import { Context, type Effect, type Option, type Redacted } from "effect"
