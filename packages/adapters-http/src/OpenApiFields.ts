@@ -15,6 +15,12 @@ export interface FieldDoc {
   readonly description: string
   readonly format?: Format
   readonly example?: unknown
+  /**
+   * In a request body, this optional field is an alternative to another one
+   * (exactly one of them, or they exclude each other): the example leaves it out
+   * when it already shows the other.
+   */
+  readonly alternativeTo?: string
 }
 
 const id = (what: string, example: string): FieldDoc => ({
@@ -76,7 +82,10 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   transferId: id("Our id of the transfer (bank payment)", exampleIds.transfer),
   bankAccountId: id("Our id of one of the customer's linked bank accounts", exampleIds.bankAccount),
   accountId: id("Our id of one of the customer's linked bank accounts", exampleIds.bankAccount),
-  accountIds: { description: "Our ids of the customer's linked bank accounts" },
+  accountIds: {
+    description: "The bank-linking provider's ids of the accounts the customer chose",
+    example: ["acc_7Bq2xLm9PdRt", "acc_3Kw8nVc1ZsHy"],
+  },
   debitAuthId: id("Our id of the debit authorization", exampleIds.debitAuth),
   paymentPlanId: id("Our id of the payment plan", exampleIds.paymentPlan),
   consentId: id("Our id of the payer's consent to the plan", exampleIds.consent),
@@ -87,7 +96,10 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   referenceId: id("Our id of the identity verification", exampleIds.verification),
   refundId: id("Our id of the refund", exampleIds.refund),
   userId: id("The customer's registration id", exampleIds.registration),
-  companyReferenceId: text("The partner's own reference of the company", "acme-bakery-001"),
+  companyReferenceId: {
+    ...text("The partner's own reference of the company", "acme-bakery-001"),
+    alternativeTo: "companyId",
+  },
   externalTransferId: text("The bank transfer's id at the payment network", "ach_9f8e7d6c5b4a"),
   externalReference: text("The card processor's reference of the payment", "ch_3NqLxY2eZvKYlo2C"),
   paymentMethodId: text("The card processor's id of the saved card", "pm_1NqLxY2eZvKYlo2C"),
@@ -109,10 +121,10 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   expiresAt: instant("When it expires"),
   timestamp: instant("When the status changed"),
   expiration: instant("When it expires"),
-  expireAt: { description: "When it expires" },
+  expireAt: { description: "When it expires", example: "2027-11-23T09:15:00.000Z" },
   dueDate: day("The due date"),
   startDate: day("The first due date"),
-  endDate: day("The last possible due date", "2027-11-30"),
+  endDate: { ...day("The last possible due date", "2027-11-30"), alternativeTo: "numberOfPayments" },
   nextDueDate: day("The next due date"),
   birthDate: day("Date of birth", "1988-04-17"),
   dateOfBirth: day("Date of birth", "1988-04-17"),
@@ -127,7 +139,10 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   displayName: text("The currency's name", "US Dollar"),
   cultureName: text("The locale the currency is shown in", "en-US"),
   autoPayLimit: amount("With enableAutoPay: the largest amount collected automatically"),
-  debitAuthLimit: amount("With enableDebitAuth: the largest amount debited under an authorization"),
+  debitAuthLimit: {
+    ...amount("With enableDebitAuth: the largest amount debited under an authorization"),
+    alternativeTo: "autoPayLimit",
+  },
   limit: amount("The limit per debit"),
   preAuthLimit: { description: "The limit per debit, decimal, in the limit's currency", example: 750 },
   refundedAmount: amount("How much of the amount was refunded"),
@@ -152,7 +167,10 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   },
   attachments: { description: "Documents attached" },
   enableAutoPay: flag("Collect automatically on the due date from the payer's designated account", false),
-  enableDebitAuth: flag("Collect automatically under the payer's debit authorization", false),
+  enableDebitAuth: {
+    ...flag("Collect automatically under the payer's debit authorization", false),
+    alternativeTo: "enableAutoPay",
+  },
   debitAuthAccepted: flag("Whether the payer accepted a debit authorization with the request"),
   acceptDebitAuth: flag("Also authorize the company to debit future requests", false),
   transferDescription: text("Text shown on the payer's bank statement", "ACME BAKERY INV 118"),

@@ -228,13 +228,20 @@ export const exampleOf = (spec: Json, schema: unknown, name?: string, parent?: s
     case "object": {
       const out: Json = {}
       const properties = isObject(node.properties) ? node.properties : {}
+      const required = Array.isArray(node.required) ? node.required : []
       for (const [key, property] of Object.entries(properties)) {
+        // A property whose schema says nothing (a removed field the service refuses) gets no example.
+        if (isObject(property) && Object.keys(property).every((k) => k === "description" || k === "deprecated"))
+          continue
+        const alternative = fields[key]?.alternativeTo
+        if (alternative !== undefined && out[alternative] !== undefined && !required.includes(key)) continue
         const value = exampleOf(spec, property, key, name, depth + 1)
         if (value !== undefined) out[key] = value
       }
       return out
     }
     case "array": {
+      if (hint !== undefined) return hint
       const item = exampleOf(spec, node.items, name, parent, depth + 1)
       return item === undefined ? [] : [item]
     }
