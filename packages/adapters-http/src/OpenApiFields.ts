@@ -6,6 +6,8 @@
  * not describe itself (a Schema's own `description`, `format` or `examples`
  * annotation always wins), and builds the operations' examples from it.
  *
+ * Keys are property names, or `parent.name` where the same name means something
+ * else under one parent (`debitAuthId.value`: the `{ value: <uuid> }` wrappers).
  * A new field name: add it here (the OpenAPI test names every undescribed property).
  */
 
@@ -40,7 +42,9 @@ const day = (what: string, example = "2026-12-01"): FieldDoc => ({
 })
 const flag = (description: string, example = true): FieldDoc => ({ description, example })
 const text = (description: string, example: string): FieldDoc => ({ description, example })
-const amount = (description: string): FieldDoc => ({ description })
+const amount = (description: string): FieldDoc => ({
+  description: `${description}: value (decimal, in major units) and ISO 4217 currency`,
+})
 
 /** Example ids: lowercase RFC 9562 UUIDs (version 4), one per kind so examples read naturally. */
 export const exampleIds = {
@@ -109,6 +113,16 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   linkSessionId: text("The bank-linking session id of the link token", "link-session-2f4a6c8e"),
   deviceId: text("The customer's device id", "iphone-15-4c2d"),
   id: text("The identifier", "0f1e2d3c"),
+  "paymentMethods.id": text("The card processor's id of the saved card", "pm_1NqLxY2eZvKYlo2C"),
+  "debitAuthId.value": id("Our id of the debit authorization", exampleIds.debitAuth),
+  "companyId.value": id("Our id of the company", exampleIds.company),
+  "expireAt.value": instant("When the push token expires"),
+  "accounts.type": text("Kind of bank account", "checking"),
+  "account.type": text("Kind of bank account", "checking"),
+  "paymentMethods.type": text("Kind of payment method", "card"),
+  "accounts.name": text("The account's name at the bank", "Everyday Checking"),
+  "account.name": text("The account's name at the bank", "Everyday Checking"),
+  "recipientCompany.name": text("The company's name", "Acme Bakery LLC"),
 
   // Times and dates
   createdAt: instant("When it was created"),
@@ -128,14 +142,15 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   nextDueDate: day("The next due date"),
   birthDate: day("Date of birth", "1988-04-17"),
   dateOfBirth: day("Date of birth", "1988-04-17"),
-  date: day("The day"),
+  date: instant("When the transfer was initiated"),
   from: day("First day of the period", "2026-11-01"),
   to: day("Last day of the period", "2026-11-30"),
 
   // Money
   amount: amount("The amount"),
+  "lineItems.amount": amount("quantity x unitAmount"),
   value: { description: "The value", example: 42.5 },
-  currencyCode: amount("ISO 4217 currency"),
+  currencyCode: { description: "ISO 4217 currency" },
   displayName: text("The currency's name", "US Dollar"),
   cultureName: text("The locale the currency is shown in", "en-US"),
   autoPayLimit: amount("With enableAutoPay: the largest amount collected automatically"),
@@ -155,7 +170,7 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   currencyTotals: { description: "Totals per currency" },
 
   // Payments, transfers, plans
-  status: text("The current status", "Pending"),
+  status: text("The current status (one of the listed values)", "Pending"),
   description: text("Free text description", "Invoice 2026-118: November bread deliveries"),
   quantity: { description: "A whole number of units", example: 2 },
   lineItems: { description: "Invoice lines" },
@@ -166,6 +181,8 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
     example: "https://acme.example/invoices/118.pdf",
   },
   attachments: { description: "Documents attached" },
+  "attachments.id": text("Our id of the document", "doc_5b7d9f1a"),
+  "attachments.name": text("The document's file name", "invoice-INV-2026-118.pdf"),
   enableAutoPay: flag("Collect automatically on the due date from the payer's designated account", false),
   enableDebitAuth: {
     ...flag("Collect automatically under the payer's debit authorization", false),
@@ -181,7 +198,7 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   cardPayment: { description: "The saved-card payment" },
   data: { description: "The page's items, newest first" },
   hasMore: flag("Whether another page follows (pass the last id as startingAfter)", false),
-  items: { description: "The items" },
+  items: { description: "The report's transfers, newest first" },
   count: { description: "How many", example: 3 },
   isRefunded: flag("Whether the transfer was refunded", false),
   isReimbursed: flag("Whether the payment was reimbursed", false),
@@ -225,6 +242,7 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
 
   // Companies and people
   name: text("The name", "Acme Bakery LLC"),
+  "recipientAddress.name": text("The recipient's name", "Acme Bakery LLC"),
   title: text("The title", "Owner"),
   firstName: text("First name", "Jane"),
   lastName: text("Last name", "Doe"),

@@ -21,7 +21,7 @@
  * names what is missing).
  */
 import { Schema } from "effect"
-import { fields } from "./OpenApiFields.ts"
+import { type FieldDoc, fields } from "./OpenApiFields.ts"
 import * as WebhookEvents from "./WebhookEvents.ts"
 
 type Json = { [key: string]: unknown }
@@ -144,26 +144,34 @@ const setFormat = (schema: Json, format: string): void => {
         member.format = format
 }
 
-/** Walks every schema node once, describing and formatting every property. */
-const describeProperties = (root: unknown, seen: Set<unknown>): void => {
+/** The glossary entry of a property: `parent.name` (e.g. `debitAuthId.value`) first, then `name`. */
+export const fieldDoc = (name: string | undefined, parent?: string): FieldDoc | undefined =>
+  name === undefined ? undefined : ((parent === undefined ? undefined : fields[`${parent}.${name}`]) ?? fields[name])
+
+/**
+ * Walks every schema node once, describing and formatting every property;
+ * `parent` is the property that leads to the node (through items and unions too).
+ */
+const describeProperties = (root: unknown, seen: Set<unknown>, parent?: string): void => {
   if (typeof root !== "object" || root === null || seen.has(root)) return
   seen.add(root)
   if (Array.isArray(root)) {
-    for (const item of root) describeProperties(item, seen)
+    for (const item of root) describeProperties(item, seen, parent)
     return
   }
   const node = root as Json
   if (isObject(node.properties)) {
     for (const [name, property] of Object.entries(node.properties)) {
       if (!isObject(property)) continue
-      const doc = fields[name]
+      const doc = fieldDoc(name, parent)
       if (doc !== undefined) {
         if (property.description === undefined) property.description = doc.description
         if (doc.format !== undefined && isStringSchema(property)) setFormat(property, doc.format)
       }
+      describeProperties(property, seen, name)
     }
   }
-  for (const value of Object.values(node)) describeProperties(value, seen)
+  for (const [key, value] of Object.entries(node)) if (key !== "properties") describeProperties(value, seen, parent)
 }
 
 const describeParameters = (operation: Json): void => {
@@ -211,7 +219,7 @@ export const exampleOf = (spec: Json, schema: unknown, name?: string, parent?: s
   if (node.example !== undefined) return node.example
   if (node.const !== undefined) return node.const
   if (Array.isArray(node.enum) && node.enum.length > 0) {
-    const hinted = name === undefined ? undefined : fields[name]?.example
+    const hinted = fieldDoc(name, parent)?.example
     return node.enum.includes(hinted) ? hinted : node.enum[0]
   }
   const union = Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : undefined
@@ -221,9 +229,9 @@ export const exampleOf = (spec: Json, schema: unknown, name?: string, parent?: s
   }
   if (Array.isArray(node.allOf) && node.allOf.length > 0 && node.type === undefined)
     return exampleOf(spec, node.allOf[0], name, parent, depth + 1)
-  const hint = [name, parent]
-    .map((n) => (n === undefined ? undefined : fields[n]?.example))
-    .find((v) => v !== undefined && fits(node, v))
+  const hint = [fieldDoc(name, parent)?.example, fieldDoc(parent)?.example].find(
+    (v) => v !== undefined && fits(node, v),
+  )
   switch (node.type) {
     case "object": {
       const out: Json = {}
