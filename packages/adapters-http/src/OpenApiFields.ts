@@ -18,9 +18,9 @@ export interface FieldDoc {
   readonly format?: Format
   readonly example?: unknown
   /**
-   * In a request body, this optional field is an alternative to another one
-   * (exactly one of them, or they exclude each other): the example leaves it out
-   * when it already shows the other.
+   * This optional field is an alternative to another one (exactly one of them,
+   * or they exclude each other): an example leaves it out when it already shows
+   * the other.
    */
   readonly alternativeTo?: string
 }
@@ -194,8 +194,11 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   accountNumberMasked: text("The payer's bank account number, masked", "****6789"),
   statusHistory: { description: "Every status the resource went through, oldest first" },
   collectedBy: text("How the service collected it", "AutoPay"),
-  autoCollectionSkipped: text("Why automatic collection was skipped", "LimitExceeded"),
-  cardPayment: { description: "The saved-card payment" },
+  autoCollectionSkipped: {
+    ...text("Why automatic collection was skipped", "LimitExceeded"),
+    alternativeTo: "collectedBy",
+  },
+  cardPayment: { description: "The saved-card payment", alternativeTo: "transferId" },
   data: { description: "The page's items, newest first" },
   hasMore: flag("Whether another page follows (pass the last id as startingAfter)", false),
   items: { description: "The report's transfers, newest first" },
