@@ -18,6 +18,7 @@ import { CustomerApi } from "./CustomerApi.ts"
 import { DebitAuthApi } from "./DebitAuthApi.ts"
 import { HealthApi } from "./HealthApi.ts"
 import { LoginApi } from "./LoginApi.ts"
+import * as OpenApiReference from "./OpenApiReference.ts"
 import { PaymentApi } from "./PaymentApi.ts"
 import { PaymentPlanApi } from "./PaymentPlanApi.ts"
 import { ProblemHandling } from "./ProblemHandling.ts"
@@ -55,7 +56,8 @@ export class Api extends HttpApi.make("partnerpay")
       version: "v1",
       description:
         "Payments partner service. Every request except POST /auth/token carries `Authorization: Bearer <token>`. Errors are RFC 9457 problem details (application/problem+json). Every POST (except /auth/token) accepts an `Idempotency-Key` header (1-255 characters): a retry with the same key and request replays the first response for 24 hours. Requests are rate limited per caller (429 with Retry-After); request bodies are limited to 1 MiB (413).",
-      // Idempotency-Key header and 409/422/429 answers on every operation (see CrossCutting.ts)
-      transform: CrossCutting.openApiTransform,
+      // Idempotency-Key header and 409/422/429 answers on every operation (see CrossCutting.ts), then the
+      // reference: descriptions, formats, examples, error codes, servers, webhooks (see OpenApiReference.ts)
+      transform: (spec) => OpenApiReference.openApiTransform(CrossCutting.openApiTransform(spec)),
     }),
   ) {}

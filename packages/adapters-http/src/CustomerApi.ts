@@ -31,7 +31,10 @@ export const NotificationPreferencesUpdate = Schema.Struct({
 export const NotificationTokenRequest = Schema.Struct({
   token: Schema.String.annotate({ description: "The device's push token (at most 4096 characters)" }),
   expireAt: Schema.Struct({
-    value: Schema.DateTimeUtcFromString.annotate({ description: "ISO 8601 instant; must be in the future" }),
+    value: Schema.DateTimeUtcFromString.annotate({
+      description: "ISO 8601 instant; must be in the future",
+      format: "date-time",
+    }),
   }),
 })
 

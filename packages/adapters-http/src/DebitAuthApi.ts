@@ -43,7 +43,7 @@ export const DebitAuthListResponse = Schema.Struct({
       debitAuthId: IdObject(Ids.DebitAuthId),
       companyId: IdObject(Ids.CompanyId),
       enabled: Schema.Boolean,
-      preAuthLimit: Schema.Number.annotate({ description: "The limit per debit, decimal, in the limit's currency" }),
+      preAuthLimit: Schema.Finite.annotate({ description: "The limit per debit, decimal, in the limit's currency" }),
       companyName: Schema.String,
       status: Status,
     }),
@@ -53,7 +53,7 @@ export const DebitAuthListResponse = Schema.Struct({
 /** Spec 2.11. */
 export const UserDebitAuthResponse = Schema.Struct({
   enabled: Schema.Boolean,
-  limit: Schema.Number,
+  limit: Schema.Finite,
   status: Status,
 })
 

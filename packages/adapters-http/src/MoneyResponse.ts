@@ -12,7 +12,7 @@ export const CurrencyResponse = Schema.Struct({
 })
 
 export const AmountResponse = Schema.Struct({
-  value: Schema.Number.annotate({ description: "Decimal amount in major units, e.g. 12.34" }),
+  value: Schema.Finite.annotate({ description: "Decimal amount in major units, e.g. 12.34" }),
   currencyCode: CurrencyResponse,
 })
 export type AmountResponse = typeof AmountResponse.Type

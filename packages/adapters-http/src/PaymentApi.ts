@@ -43,6 +43,23 @@ export const CreatePaymentRequest = Schema.Struct({
       description: "1 to 100 invoice lines; quantity x unitAmount summed over the lines must equal amount exactly",
     }),
   ),
+}).annotate({
+  examples: [
+    {
+      companyId: Ids.CompanyId.make("5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f"),
+      payerRegistrationId: Ids.RegistrationId.make("7e57ab1e-4c2d-4e8f-9a0b-1c2d3e4f5a6b"),
+      amount: { value: 42.5, currencyCode: "USD" },
+      description: "Invoice INV-2026-118: November bread deliveries",
+      dueDate: CalendarDate.CalendarDate.make("2026-12-01"),
+      enableAutoPay: true,
+      autoPayLimit: { value: 100, currencyCode: "USD" },
+      invoiceNumber: "INV-2026-118",
+      lineItems: [
+        { description: "Sourdough loaf", quantity: 10, unitAmount: { value: 3.5, currencyCode: "USD" } },
+        { description: "Croissant", quantity: 5, unitAmount: { value: 1.5, currencyCode: "USD" } },
+      ],
+    },
+  ],
 })
 
 export const CreatePaymentResponse = Schema.Struct({

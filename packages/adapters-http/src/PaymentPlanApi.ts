@@ -33,12 +33,12 @@ export const CreatePaymentPlanRequest = Schema.Struct({
   payerRegistrationId: Ids.RegistrationId.annotate({ description: "The payer: a customer's registration id" }),
   amount: Money.MoneyFromWire.annotate({ description: "The amount of every instalment, greater than zero" }),
   frequency: PaymentPlanSchedule.Frequency,
-  recurrenceInterval: Schema.Number.annotate({
+  recurrenceInterval: Schema.Finite.annotate({
     description: "Every how many weeks or months: 1..52 (Weekly) or 1..12 (Monthly)",
   }),
   startDate: CalendarDate.CalendarDate.annotate({ description: "First due date (YYYY-MM-DD), not in the past (UTC)" }),
   numberOfPayments: Schema.optionalKey(
-    Schema.Number.annotate({ description: "How many instalments, 1..1000; or endDate; neither: until cancelled" }),
+    Schema.Finite.annotate({ description: "How many instalments, 1..1000; or endDate; neither: until cancelled" }),
   ),
   endDate: Schema.optionalKey(
     CalendarDate.CalendarDate.annotate({ description: "Last possible due date; not with numberOfPayments" }),
@@ -71,17 +71,17 @@ export const PaymentPlanResponse = Schema.Struct({
   consentStatus: Consent.ConsentStatus,
   amount: AmountResponse,
   frequency: PaymentPlanSchedule.Frequency,
-  recurrenceInterval: Schema.Number,
+  recurrenceInterval: Schema.Int,
   startDate: CalendarDate.CalendarDate,
-  numberOfPayments: Schema.optionalKey(Schema.Number),
+  numberOfPayments: Schema.optionalKey(Schema.Int),
   endDate: Schema.optionalKey(CalendarDate.CalendarDate),
   description: Schema.optionalKey(Schema.String),
   nextDueDate: Schema.optionalKey(
     CalendarDate.CalendarDate.annotate({ description: "Absent when the plan is Cancelled or Completed" }),
   ),
-  collectedCount: Schema.Number,
-  settledCount: Schema.Number.annotate({ description: "Collected instalments whose transfer settled" }),
-  failedCount: Schema.Number.annotate({ description: "Collected instalments whose transfer failed" }),
+  collectedCount: Schema.Int,
+  settledCount: Schema.Int.annotate({ description: "Collected instalments whose transfer settled" }),
+  failedCount: Schema.Int.annotate({ description: "Collected instalments whose transfer failed" }),
   instalments: Schema.Array(InstalmentResponse),
   cancellationReason: Schema.optionalKey(Schema.Literals(["CancelledByCompany", "ConsentDeclined", "ConsentRevoked"])),
   createdAt: Schema.DateTimeUtcFromString,

@@ -16,4 +16,9 @@ export class WebhookApi extends HttpApiGroup.make("webhooks")
     }),
   )
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ title: "Webhooks", description: "Inbound provider notifications" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Provider callbacks",
+      description: "Inbound notifications from providers (the outgoing webhooks to partners are under `webhooks`)",
+    }),
+  ) {}

@@ -16,9 +16,11 @@ const isRealDate = (text: string): boolean => {
 }
 
 /** An ISO 8601 calendar date, `YYYY-MM-DD`, between 1900 and 9999, that exists in the calendar. */
-export const CalendarDate = Schema.String.check(
-  Schema.makeFilter(isRealDate, { expected: "a date YYYY-MM-DD", message: "must be a real date written YYYY-MM-DD" }),
-).pipe(Schema.brand("CalendarDate"))
+export const CalendarDate = Schema.String.annotate({ format: "date" })
+  .check(
+    Schema.makeFilter(isRealDate, { expected: "a date YYYY-MM-DD", message: "must be a real date written YYYY-MM-DD" }),
+  )
+  .pipe(Schema.brand("CalendarDate"))
 export type CalendarDate = typeof CalendarDate.Type
 
 export const daysInMonth = (year: number, month: number): number => new Date(Date.UTC(year, month, 0)).getUTCDate()

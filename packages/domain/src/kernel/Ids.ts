@@ -10,7 +10,7 @@ import { Schema } from "effect"
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 /** A lowercase RFC 9562 UUID (versions 1 to 8, never the nil UUID). */
-export const Uuid = Schema.String.check(
+export const Uuid = Schema.String.annotate({ format: "uuid" }).check(
   Schema.isPattern(uuidPattern, {
     expected: "a lowercase UUID",
     message: "must be a lowercase UUID such as 3f1c2b1e-8a3d-4c2e-9f5a-2b7d1e0c4a6f",

@@ -27,7 +27,7 @@ export const CurrencyCode = Schema.Literals(Object.keys(currencies) as Array<Cur
 export const maxMinorUnits = 10_000_000_000_000
 
 /** A non-negative whole number of minor units, at most `maxMinorUnits`. */
-export const MinorUnits = Schema.Number.check(
+export const MinorUnits = Schema.Finite.check(
   Schema.isInt({ message: "must be a whole number of minor units" }),
   Schema.isBetween({ minimum: 0, maximum: maxMinorUnits }, { message: `must be between 0 and ${maxMinorUnits}` }),
 )
@@ -151,7 +151,7 @@ export const equals = (left: Money, right: Money): boolean =>
  * on the `value` field ("USD allows at most 2 decimal places").
  */
 export const WireAmount = Schema.Struct({
-  value: Schema.Number.annotate({ description: "Decimal amount in major units, e.g. 12.34" }),
+  value: Schema.Finite.annotate({ description: "Decimal amount in major units, e.g. 12.34" }),
   currencyCode: CurrencyCode,
 })
 export type WireAmount = typeof WireAmount.Type

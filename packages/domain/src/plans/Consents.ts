@@ -43,7 +43,7 @@ export const ConsentView = Schema.Struct({
   status: Consent.ConsentStatus,
   amount: Money.Money,
   frequency: Frequency,
-  recurrenceInterval: Schema.Number,
+  recurrenceInterval: Schema.Int,
   startDate: CalendarDate.CalendarDate,
   recipientCompany: RecipientCompany,
   createdAt: Schema.DateTimeUtcFromString,

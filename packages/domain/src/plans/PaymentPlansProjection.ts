@@ -39,7 +39,7 @@ export type PlanConsentStatus = typeof PlanConsentStatus.Type
  * (`status`; a failed one names the bank's return code).
  */
 export const InstalmentView = Schema.Struct({
-  instalmentNumber: Schema.Number,
+  instalmentNumber: Schema.Int,
   dueDate: CalendarDate,
   paymentRequestId: Schema.optionalKey(Ids.PaymentRequestId),
   transferId: Schema.optionalKey(Ids.TransferId),
