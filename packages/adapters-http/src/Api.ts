@@ -16,6 +16,8 @@ import { ConsentApi } from "./ConsentApi.ts"
 import * as CrossCutting from "./CrossCutting.ts"
 import { CustomerApi } from "./CustomerApi.ts"
 import { DebitAuthApi } from "./DebitAuthApi.ts"
+import { DeliveriesApi } from "./DeliveriesApi.ts"
+import { EventsApi } from "./EventsApi.ts"
 import { HealthApi } from "./HealthApi.ts"
 import { LoginApi } from "./LoginApi.ts"
 import { PaymentApi } from "./PaymentApi.ts"
@@ -44,6 +46,8 @@ export class Api extends HttpApi.make("partnerpay")
   .add(LoginApi)
   .add(AccountApi)
   .add(VerificationApi)
+  .add(DeliveriesApi)
+  .add(EventsApi)
   .middleware(ProblemHandling)
   .annotate(HttpApi.PayloadParseOptions, allErrors)
   .annotate(HttpApi.QueryParseOptions, allErrors)

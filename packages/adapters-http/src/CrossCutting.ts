@@ -5,7 +5,10 @@
  * 1. Rate limiting (token bucket per caller, `RateLimit.ts`): a valid bearer
  *    token's partner (or partner + customer) is the caller; requests without
  *    a valid token (POST /auth/token, bad tokens) are limited per client IP.
- *    Over the limit -> 429 problem with `Retry-After` (seconds).
+ *    Over the limit -> 429 problem with `Retry-After` (seconds). Every answer
+ *    (when rate limiting is on) carries `RateLimit-Limit` (bucket size),
+ *    `RateLimit-Remaining` (requests left now) and `RateLimit-Reset` (seconds
+ *    until the bucket is full again).
  * 2. Request body size: at most `maxBodyBytes` (1 MiB) -> else 413 problem
  *    (checked on `Content-Length` and enforced while reading the body).
  * 3. Idempotency (`Idempotency-Key` header on POST, except POST /auth/token):
@@ -113,6 +116,14 @@ export const requestHash = (method: string, url: string, body: Uint8Array): stri
 
 const respond = (problem: Problem.Problem) =>
   Effect.withFiber((fiber) => Problem.toResponse(problem, correlationIdOf(fiber)))
+
+/** The `RateLimit-*` headers of a rate-limit decision. */
+const quotaHeaders = (quota: RateLimit.Quota) => (response: HttpServerResponse.HttpServerResponse) =>
+  HttpServerResponse.setHeaders(response, {
+    "ratelimit-limit": String(quota.limit),
+    "ratelimit-remaining": String(quota.remaining),
+    "ratelimit-reset": String(quota.resetSeconds),
+  })
 
 const withHeader = (name: string, value: string) => (response: HttpServerResponse.HttpServerResponse) =>
   HttpServerResponse.setHeader(response, name, value)
@@ -310,16 +321,13 @@ export const make = Effect.gen(function* () {
   const rateLimited = (
     request: HttpServerRequest.HttpServerRequest,
     caller: Option.Option<CallerIdentity>,
-  ): Effect.Effect<number | undefined> => {
+  ): Effect.Effect<RateLimit.Decision | undefined> => {
     if (!limits.rateLimiting) return notLimited
     const [bucket, rule] = Option.match(caller, {
       onNone: () => [`ip:${clientIp(request, limits)}`, limits.anonymous] as const,
       onSome: (c) => [scopeOf(c), c._tag === "Partner" ? limits.partner : limits.customer] as const,
     })
-    return Effect.map(Clock.currentTimeMillis, (now) => {
-      const decision = limiter.take(bucket, rule, now)
-      return decision.allowed ? undefined : decision.retryAfterSeconds
-    })
+    return Effect.map(Clock.currentTimeMillis, (now) => limiter.take(bucket, rule, now))
   }
 
   /** POST, PUT, PATCH, DELETE: buffer the body once (the route's decoder reads the same cached bytes), so that an oversized body is a 413 whatever reads it first. */
@@ -343,6 +351,15 @@ export const make = Effect.gen(function* () {
       return yield* idempotent(request, caller, body, app)
     }).pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize))
 
+  /** NUL in the path, the body size, then the body and idempotency (rate limiting done). */
+  const checked = (request: HttpServerRequest.HttpServerRequest, caller: Option.Option<CallerIdentity>, app: App) => {
+    if (/%00/i.test(request.url) || request.url.includes("\0")) return respond(nulRefused("path"))
+    const declared = Number(request.headers["content-length"] ?? "0")
+    if (Number.isFinite(declared) && declared > limits.maxBodyBytes) return respond(tooLarge(limits.maxBodyBytes))
+    if (methodsWithoutBody.has(request.method)) return app
+    return withBody(request, caller, app)
+  }
+
   return (route: App): App =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -360,15 +377,12 @@ export const make = Effect.gen(function* () {
         token === undefined || outcome === undefined
           ? route
           : Effect.provideService(route, CurrentBearerVerification, { token, outcome })
-      const retryAfter = yield* rateLimited(request, caller)
-      if (retryAfter !== undefined) return yield* respond(Problem.tooManyRequests(retryAfter))
-      if (/%00/i.test(request.url) || request.url.includes("\0")) return yield* respond(nulRefused("path"))
-      const declared = Number(request.headers["content-length"] ?? "0")
-      if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
-        return yield* respond(tooLarge(limits.maxBodyBytes))
+      const decision = yield* rateLimited(request, caller)
+      if (decision === undefined) return yield* checked(request, caller, app)
+      if (!decision.allowed) {
+        return yield* Effect.map(respond(Problem.tooManyRequests(decision.retryAfterSeconds)), quotaHeaders(decision))
       }
-      if (methodsWithoutBody.has(request.method)) return yield* app
-      return yield* withBody(request, caller, app)
+      return yield* Effect.map(checked(request, caller, app), quotaHeaders(decision))
     }) as App
 })
 

@@ -7,6 +7,11 @@
  * which a token will be there (the `Retry-After` value). Time is passed in
  * (milliseconds from the Effect `Clock`), so tests drive it with `TestClock`.
  *
+ * Every decision also says what the `RateLimit-*` response headers announce
+ * (IETF draft "RateLimit header fields for HTTP"): `limit` (the bucket size),
+ * `remaining` (whole tokens left after this request) and `resetSeconds`
+ * (whole seconds until the bucket is full again).
+ *
  * Buckets of callers that have been idle long enough to be full again carry
  * no information and are dropped when the table grows beyond `maxBuckets`.
  */
@@ -18,7 +23,16 @@ export interface RateLimitRule {
   readonly burst: number
 }
 
-export type Decision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number }
+/** What the `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` headers say. */
+export interface Quota {
+  readonly limit: number
+  readonly remaining: number
+  readonly resetSeconds: number
+}
+
+export type Decision =
+  | ({ readonly allowed: true } & Quota)
+  | ({ readonly allowed: false; readonly retryAfterSeconds: number } & Quota)
 
 interface Bucket {
   tokens: number
@@ -61,12 +75,15 @@ export const make = (options: { readonly maxBuckets?: number } = {}): RateLimite
         entry.rule = rule
         refill(entry.bucket, rule, now)
       }
-      if (entry.bucket.tokens >= 1) {
-        entry.bucket.tokens -= 1
-        return { allowed: true }
-      }
-      const missing = 1 - entry.bucket.tokens
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(missing / rule.perSecond)) }
+      const bucket = entry.bucket
+      const allowed = bucket.tokens >= 1
+      if (allowed) bucket.tokens -= 1
+      const limit = rule.burst
+      const remaining = Math.floor(bucket.tokens)
+      const resetSeconds = Math.ceil((rule.burst - bucket.tokens) / rule.perSecond)
+      if (allowed) return { allowed, limit, remaining, resetSeconds }
+      const retryAfterSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / rule.perSecond))
+      return { allowed, retryAfterSeconds, limit, remaining, resetSeconds }
     },
     size: () => buckets.size,
   }

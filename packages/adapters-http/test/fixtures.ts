@@ -1,5 +1,5 @@
 /** Shared test wiring: in-memory ports, an in-process server, raw and typed clients. */
-import { EventPipeline, Idempotency, IdGenerator, Ids, Transfers, UnitOfWork } from "@partnerpay/domain"
+import { EventPipeline, Idempotency, IdGenerator, Ids, Transfers, UnitOfWork, WebhookLog } from "@partnerpay/domain"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
@@ -26,7 +26,7 @@ export const TokensTest = Tokens.layer({ secret: tokenSecret }).pipe(Layer.provi
 
 /** The whole domain in memory: event store with projections and outbox, unit of work, ids. */
 export const DomainInMemory = Layer.mergeAll(
-  EventPipeline.layerMemory(),
+  Layer.provideMerge(WebhookLog.layerMemory, EventPipeline.layerMemory()),
   UnitOfWork.layerMemory,
   IdGenerator.layerRandom,
 )

@@ -22,6 +22,7 @@ import readSide from "./migrations/0002_read_side.ts"
 import createIdempotencyKeys from "./migrations/0003_create_idempotency_keys.ts"
 import commitUnit from "./migrations/0004_commit_unit.ts"
 import outboxClaim from "./migrations/0005_outbox_claim.ts"
+import webhookLog from "./migrations/0009_webhook_log.ts"
 
 /** Every migration of this package, keyed `<id>_<name>`. */
 // Ids must only grow: the migrator applies ids above the highest one already applied.
@@ -31,6 +32,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0003_create_idempotency_keys": createIdempotencyKeys,
   "0004_commit_unit": commitUnit,
   "0005_outbox_claim": outboxClaim,
+  "0009_webhook_log": webhookLog,
 }
 
 /** The table recording applied migrations. */

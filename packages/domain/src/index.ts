@@ -53,6 +53,7 @@ export {
 export * as ReadModel from "./infrastructure/ReadModel.ts"
 export { ReadModelStore } from "./infrastructure/ReadModel.ts"
 export * from "./infrastructure/UnitOfWork.ts"
+export * from "./infrastructure/WebhookLog.ts"
 // kernel (and, below, the registries composing the areas)
 export * as CalendarDate from "./kernel/CalendarDate.ts"
 export * as Decider from "./kernel/Decider.ts"
