@@ -34,7 +34,7 @@
 import { createHash } from "node:crypto"
 import { type EventStoreUnavailable, type Idempotency, IdempotencyStore } from "@partnerpay/domain"
 import { ByteSize, Clock, Context, DateTime, Effect, Layer, Option, type Types } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpEffect, HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type CallerIdentity, CurrentBearerVerification } from "./Caller.ts"
 import * as Problem from "./Problem.ts"
 import * as RateLimit from "./RateLimit.ts"
@@ -117,13 +117,17 @@ export const requestHash = (method: string, url: string, body: Uint8Array): stri
 const respond = (problem: Problem.Problem) =>
   Effect.withFiber((fiber) => Problem.toResponse(problem, correlationIdOf(fiber)))
 
-/** The `RateLimit-*` headers of a rate-limit decision. */
-const quotaHeaders = (quota: RateLimit.Quota) => (response: HttpServerResponse.HttpServerResponse) =>
-  HttpServerResponse.setHeaders(response, {
-    "ratelimit-limit": String(quota.limit),
-    "ratelimit-remaining": String(quota.remaining),
-    "ratelimit-reset": String(quota.resetSeconds),
-  })
+/** A pre-response handler adding the `RateLimit-*` headers of a rate-limit decision. */
+const quotaHeaders =
+  (quota: RateLimit.Quota): HttpEffect.PreResponseHandler =>
+  (_request, response) =>
+    Effect.succeed(
+      HttpServerResponse.setHeaders(response, {
+        "ratelimit-limit": String(quota.limit),
+        "ratelimit-remaining": String(quota.remaining),
+        "ratelimit-reset": String(quota.resetSeconds),
+      }),
+    )
 
 const withHeader = (name: string, value: string) => (response: HttpServerResponse.HttpServerResponse) =>
   HttpServerResponse.setHeader(response, name, value)
@@ -379,10 +383,13 @@ export const make = Effect.gen(function* () {
           : Effect.provideService(route, CurrentBearerVerification, { token, outcome })
       const decision = yield* rateLimited(request, caller)
       if (decision === undefined) return yield* checked(request, caller, app)
-      if (!decision.allowed) {
-        return yield* Effect.map(respond(Problem.tooManyRequests(decision.retryAfterSeconds)), quotaHeaders(decision))
-      }
-      return yield* Effect.map(checked(request, caller, app), quotaHeaders(decision))
+      // On whatever answer leaves, even one made from a failure further out (an unknown route's 404).
+      yield* Effect.withFiber((fiber) => {
+        HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, quotaHeaders(decision))
+        return Effect.void
+      })
+      if (!decision.allowed) return yield* respond(Problem.tooManyRequests(decision.retryAfterSeconds))
+      return yield* checked(request, caller, app)
     }) as App
 })
 

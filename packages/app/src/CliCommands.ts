@@ -21,6 +21,7 @@ import * as Database from "./Database.ts"
 import * as Domain from "./Domain.ts"
 import * as Logging from "./Logging.ts"
 import * as Operations from "./Operations.ts"
+import * as WebhookTarget from "./WebhookTarget.ts"
 
 const json = Flag.Boolean("json").pipe(
   Flag.withDescription("Print one JSON document (for scripts) instead of text"),
@@ -37,6 +38,7 @@ export const describeFailure = (cause: Cause.Cause<unknown>): string => {
   if (error instanceof Operations.InvalidInput) {
     return `invalid input: ${error.issues.map((issue) => `${issue.field} ${issue.message}`).join("; ")}`
   }
+  if (error instanceof Operations.UnsafeUrl) return `invalid input: ${error.field} ${error.message}`
   if (error instanceof Operations.NotFound) return `${error.entity} not found`
   if (error instanceof Operations.DeliveryInProgress) {
     return `the delivery is ${error.status}: it is already queued for delivery`
@@ -59,7 +61,7 @@ const withDomain = <A, E, R extends Domain.DomainPorts | Domain.DomainRequiremen
   Effect.gen(function* () {
     const config = yield* AppConfig.load
     return yield* Effect.provide(
-      effect,
+      Effect.provideService(effect, WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyFor(config.environment)),
       Domain.layer.pipe(Layer.provideMerge(Database.layer(config.database))) as Layer.Layer<
         Domain.DomainPorts | Domain.DomainRequirements,
         unknown
@@ -139,14 +141,21 @@ const setWebhook = Command.make(
     partnerId: partnerIdArgument,
     url: Flag.String("url").pipe(Flag.withDescription("The webhook endpoint (absolute http:// or https:// URL)")),
     signingSecret: Flag.Redacted("signing-secret").pipe(
-      Flag.withDescription("The HMAC-SHA256 signing secret (X-HMAC-Signature); never printed"),
+      Flag.withDescription(
+        "The HMAC-SHA256 signing secret (X-HMAC-Signature, X-Partnerpay-Signature); never printed. Omitted: one is generated and printed once",
+      ),
+      Flag.optional,
     ),
     json,
   },
   ({ partnerId, url, signingSecret, json }) =>
-    withDomain(Operations.setWebhook({ partnerId, url, signingSecret })).pipe(
+    withDomain(Operations.setWebhook({ partnerId, url, signingSecret: Option.getOrUndefined(signingSecret) })).pipe(
       Effect.flatMap((result) =>
-        print(json, result, () => `Webhook of partner ${result.partnerId} set to ${result.url} (signed).`),
+        print(json, result, () =>
+          "signingSecret" in result
+            ? `Webhook of partner ${result.partnerId} set to ${result.url}, signed with the generated secret ${result.signingSecret} (shown only now; the partner can read it with GET /Webhooks/Endpoint).`
+            : `Webhook of partner ${result.partnerId} set to ${result.url} (signed).`,
+        ),
       ),
     ),
 ).pipe(Command.withDescription("Set a partner's webhook URL and signing secret"))

@@ -26,7 +26,9 @@ import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
 import * as SandboxClock from "./SandboxClock.ts"
 import * as SandboxProviders from "./SandboxProviders.ts"
+import * as SandboxWebhooks from "./SandboxWebhooks.ts"
 import * as TokenSecret from "./TokenSecret.ts"
+import * as WebhookTarget from "./WebhookTarget.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
 import * as SandboxSettlement from "./workers/SandboxSettlement.ts"
@@ -93,12 +95,13 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   const sandbox = config.environment === "sandbox"
   // Sandbox: `POST /Sandbox/Clock/Advance` moves Effect's Clock (hence every "now") for the whole service.
   // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts).
+  // `POST /Sandbox/Webhooks/Test` queues a signed test webhook (SandboxWebhooks.ts).
   // The operator API (/admin) exists only when PARTNERPAY_ADMIN_TOKEN is set (Admin.ts).
   // Unauthenticated probes for load balancers: GET /livez, GET /readyz (Readiness.ts).
   const own = Layer.mergeAll(
     Admin.routes(config.adminToken),
     Readiness.routes,
-    ...(sandbox ? [SandboxClock.routes, SandboxCards.routes] : []),
+    ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxWebhooks.routes] : []),
   ).pipe(Layer.provide(Http.serviceRoutes))
   const http = Http.serve(Layer.merge(Server.Routes, own), {
     port: config.port,
@@ -126,6 +129,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Layer.provide(sandbox ? SandboxClock.layer() : Layer.succeed(SandboxClock.SandboxClock, SandboxClock.make())),
     // Spans off unless PARTNERPAY_TRACING=on: seen by every fiber the service starts (requests, workers).
     Layer.provide(Http.tracing(config.tracing)),
+    // Production: webhook URLs must be public internet addresses, when set and at delivery (WebhookTarget.ts).
+    Layer.provide(Layer.succeed(WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyFor(config.environment))),
   )
 }
 

@@ -37,6 +37,11 @@ export const WebhookTargetPolicy = Context.Reference<TargetPolicy>("partnerpay/a
   defaultValue: () => ({ refusePrivateAddresses: false }),
 })
 
+/** The policy of an environment: production refuses non-public addresses, the sandbox allows them. */
+export const policyFor = (environment: "sandbox" | "production"): TargetPolicy => ({
+  refusePrivateAddresses: environment === "production",
+})
+
 const blocked = new BlockList()
 for (const [network, prefix] of [
   ["0.0.0.0", 8],
