@@ -9,7 +9,8 @@
  * `next_attempt_at` after a failed attempt, or `failed` when the dispatcher
  * gives up; a claimed row the worker did not attempt is `release`d (pending,
  * the claim's attempt not counted). An operator's `redeliver` puts a failed or
- * delivered row back to `pending`, due now.
+ * delivered row back to `pending`, due now; `redeliverFailed` does so for the
+ * failed rows recorded since an instant, a batch at a time.
  *
  * Order rule: a partner's notifications are delivered in order, where order
  * is (transaction_id, position, id): the id of the transaction that recorded
@@ -131,6 +132,13 @@ export class OutboxDispatch extends Context.Service<
     }): Effect.Effect<ReadonlyArray<OutboxEntry>, EventStoreUnavailable>
     /** Puts a failed or delivered row back to pending, due now. False when no such row. */
     redeliver(id: string): Effect.Effect<boolean, EventStoreUnavailable>
+    /** How many rows are `failed` that were recorded at or after `since`. */
+    countFailed(since: DateTime.DateTime): Effect.Effect<number, EventStoreUnavailable>
+    /**
+     * Puts up to `limit` failed rows recorded at or after `since` back to pending, due now (oldest first);
+     * how many it queued (one statement).
+     */
+    redeliverFailed(since: DateTime.DateTime, limit: number): Effect.Effect<number, EventStoreUnavailable>
   }
 >()("partnerpay/adapters-pg/OutboxDispatch") {}
 
@@ -392,9 +400,38 @@ export const make: Effect.Effect<
       (rows) => rows.length > 0,
     ).pipe(unavailable("outbox redeliver"))
 
+  const countFailed = (since: DateTime.DateTime) =>
+    Effect.map(
+      sql<{ count: string }>`
+        SELECT count(*)::text AS count FROM outbox
+        WHERE status = 'failed' AND created_at >= ${DateTime.formatIso(since)}::timestamptz`,
+      (rows) => Number(rows[0]?.count ?? 0),
+    ).pipe(unavailable("outbox count failed"))
+
+  const redeliverFailed = (since: DateTime.DateTime, limit: number) =>
+    Effect.map(
+      sql<{ id: string }>`
+        UPDATE outbox SET status = 'pending', next_attempt_at = now(), claimed_by = NULL, claimed_until = NULL
+        WHERE id IN (
+          SELECT id FROM outbox WHERE status = 'failed' AND created_at >= ${DateTime.formatIso(since)}::timestamptz
+          ORDER BY transaction_id, position, id LIMIT ${Math.max(1, Math.floor(limit))}
+          FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+      (rows) => rows.length,
+    ).pipe(unavailable("outbox redeliver failed"))
+
   return {
     outbox: Outbox.of({ record }),
-    dispatch: OutboxDispatch.of({ claim, markDelivered, release, markFailedAttempt, list, redeliver }),
+    dispatch: OutboxDispatch.of({
+      claim,
+      markDelivered,
+      release,
+      markFailedAttempt,
+      list,
+      redeliver,
+      countFailed,
+      redeliverFailed,
+    }),
   }
 })
 

@@ -14,7 +14,7 @@
  * directory (`Database.DatabaseInUse`); use the operator API meanwhile.
  */
 import { Migrations, PgDomain } from "@partnerpay/adapters-pg"
-import { Cause, Console, Effect, Layer, Option } from "effect"
+import { Cause, Console, DateTime, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as AppConfig from "./Config.ts"
 import * as Database from "./Database.ts"
@@ -206,14 +206,58 @@ const list = Command.make(
 
 const redeliver = Command.make(
   "redeliver",
-  { id: Argument.String("id").pipe(Argument.withDescription("The delivery id (the notification's event id)")), json },
-  ({ id, json }) =>
-    withDomain(Operations.redeliver(id)).pipe(
-      Effect.flatMap(() =>
-        print(json, { id, status: "pending" }, () => `Delivery ${id} queued again (the service delivers it).`),
-      ),
+  {
+    id: Argument.String("id").pipe(
+      Argument.withDescription("The delivery id (the notification's event id); or use --failed --since"),
+      Argument.optional,
     ),
-).pipe(Command.withDescription("Queue a failed or delivered webhook delivery again"))
+    failed: Flag.Boolean("failed").pipe(Flag.withDescription("Every failed delivery recorded since --since")),
+    since: Flag.String("since").pipe(
+      Flag.withDescription("With --failed: an ISO 8601 instant, e.g. 2026-11-20T00:00:00Z"),
+      Flag.optional,
+    ),
+    json,
+  },
+  ({ id, failed, since, json }) =>
+    Effect.gen(function* () {
+      if (!failed) {
+        if (Option.isNone(id) || Option.isSome(since)) {
+          return yield* new Operations.InvalidInput({
+            issues: [{ field: "id", message: "give a delivery id, or --failed --since <ISO instant>" }],
+          })
+        }
+        yield* withDomain(Operations.redeliver(id.value))
+        return yield* print(json, { id: id.value, status: "pending" }, () => {
+          return `Delivery ${id.value} queued again (the service delivers it).`
+        })
+      }
+      const instant = Option.flatMap(since, (raw) =>
+        /^\d{4}-\d{2}-\d{2}T/.test(raw) ? DateTime.make(raw) : Option.none(),
+      )
+      if (Option.isSome(id) || Option.isNone(instant)) {
+        return yield* new Operations.InvalidInput({
+          issues: [
+            Option.isSome(id)
+              ? { field: "id", message: "is not used with --failed" }
+              : { field: "--since", message: "must be an ISO 8601 instant, e.g. 2026-11-20T00:00:00Z" },
+          ],
+        })
+      }
+      const from = DateTime.toUtc(instant.value)
+      const progress = (queued: number, total: number) =>
+        json ? Effect.void : Console.log(`queued ${queued}/${total}`)
+      const result = yield* withDomain(Operations.redeliverFailed(from, progress))
+      return yield* print(json, { since: DateTime.formatIso(from), ...result }, () =>
+        result.total === 0
+          ? `No failed deliveries since ${DateTime.formatIso(from)}.`
+          : `${result.queued} failed deliveries since ${DateTime.formatIso(from)} queued again (the service delivers them).`,
+      )
+    }),
+).pipe(
+  Command.withDescription(
+    "Queue a failed or delivered webhook delivery again, or every failed one since an instant (--failed --since)",
+  ),
+)
 
 const webhooks = Command.make("webhooks").pipe(
   Command.withDescription("Webhook deliveries"),

@@ -170,6 +170,30 @@ export const encodeDelivery = (entry: PgOutbox.OutboxEntry) => ({
   deliveredAt: entry.deliveredAt === null ? null : DateTime.formatIso(entry.deliveredAt),
 })
 
+/** Rows queued per statement by `redeliverFailed`. */
+export const redeliverBatch = 100
+
+/**
+ * Queues again every delivery that failed among those recorded at or after `since`, a batch at a time;
+ * `onProgress(queued, total)` after each batch. Stops after the number counted at the start (rows failing
+ * again meanwhile are not queued twice). How many were queued.
+ */
+export const redeliverFailed = Effect.fn("Operations.redeliverFailed")(function* (
+  since: DateTime.Utc,
+  onProgress: (queued: number, total: number) => Effect.Effect<void>,
+) {
+  const dispatch = yield* PgOutbox.OutboxDispatch
+  const total = yield* dispatch.countFailed(since)
+  let queued = 0
+  while (queued < total) {
+    const batch = yield* dispatch.redeliverFailed(since, Math.min(redeliverBatch, total - queued))
+    if (batch === 0) break
+    queued += batch
+    yield* onProgress(queued, total)
+  }
+  return { queued, total }
+})
+
 /** Puts a failed or delivered delivery back in the queue, due now. */
 export const redeliver = Effect.fn("Operations.redeliver")(function* (id: string) {
   const dispatch = yield* PgOutbox.OutboxDispatch

@@ -63,7 +63,7 @@ const base = Layer.mergeAll(PgOutbox.layer, PgPartnerCredentials.layer({ N: 2 **
 )
 
 /** Waits (at most 20 s) until `done` holds. */
-const until = (done: () => Effect.Effect<boolean>) =>
+const until = <E, R>(done: () => Effect.Effect<boolean, E, R>) =>
   Effect.gen(function* () {
     for (let i = 0; i < 400 && !(yield* done()); i++) yield* Effect.sleep(50)
     assert.isTrue(yield* done(), "condition not met within 20 s")
