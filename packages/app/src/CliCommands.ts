@@ -211,7 +211,10 @@ const redeliver = Command.make(
       Argument.withDescription("The delivery id (the notification's event id); or use --failed --since"),
       Argument.optional,
     ),
-    failed: Flag.Boolean("failed").pipe(Flag.withDescription("Every failed delivery recorded since --since")),
+    failed: Flag.Boolean("failed").pipe(
+      Flag.withDescription("Every failed delivery recorded since --since"),
+      Flag.withDefault(false),
+    ),
     since: Flag.String("since").pipe(
       Flag.withDescription("With --failed: an ISO 8601 instant, e.g. 2026-11-20T00:00:00Z"),
       Flag.optional,

@@ -65,6 +65,7 @@ describe.skipIf(!postgresAvailable)("partnerpay webhooks redeliver --failed --si
     assert.include(bad.stderr, "--since must be an ISO 8601 instant")
     const neither = await cli(["webhooks", "redeliver"], env)
     assert.strictEqual(neither.code, 1)
+    assert.include(neither.stderr, "give a delivery id, or --failed --since")
 
     const done = await cli(["webhooks", "redeliver", "--failed", "--since", "2025-01-01T00:00:00Z"], env)
     assert.strictEqual(done.code, 0, done.stderr)
