@@ -94,7 +94,7 @@ export const make: Effect.Effect<WebhookLog["Service"], never, SqlClient | Partn
   const partners = yield* Partners
 
   /** One page of the partner's rows (with payload only when `withData`), newest first. */
-  const page = (partnerId: string, request: WebhookPageRequest, withData: boolean, since: DateTime.Utc | undefined) =>
+  const page = (partnerId: string, request: WebhookPageRequest, withData: boolean, maxAgeDays: number | undefined) =>
     Effect.gen(function* () {
       const after = request.startingAfter
       const limit = Math.max(1, Math.floor(request.limit))
@@ -102,7 +102,9 @@ export const make: Effect.Effect<WebhookLog["Service"], never, SqlClient | Partn
         `o.id, o.event_type, ${withData ? "o.data" : "NULL AS data"}, o.status, o.attempts, o.last_response_status, o.last_error, o.next_attempt_at, o.created_at, o.delivered_at`,
       )
       const recent =
-        since === undefined ? sql.literal("") : sql` AND o.created_at >= ${DateTime.formatIso(since)}::timestamptz`
+        maxAgeDays === undefined
+          ? sql.literal("")
+          : sql` AND o.created_at >= now() - make_interval(days => ${Math.max(0, Math.floor(maxAgeDays))})`
       const below =
         after === undefined
           ? sql.literal("")
@@ -127,7 +129,7 @@ export const make: Effect.Effect<WebhookLog["Service"], never, SqlClient | Partn
         hasMore,
       })),
     events: (partnerId, request) =>
-      Effect.map(page(partnerId, request, true, request.since), ({ rows, hasMore }) => ({
+      Effect.map(page(partnerId, request, true, request.maxAgeDays), ({ rows, hasMore }) => ({
         items: rows.map(toEvent),
         hasMore,
       })),

@@ -13,11 +13,10 @@ export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
     Effect.fn("EventsLive.list")(function* ({ query }) {
       const { partnerId } = yield* requirePartner
       const log = yield* WebhookLog
-      const since = DateTime.subtract(yield* DateTime.now, { days: eventsRetentionDays })
       const page = yield* log.events(partnerId, {
         limit: query.limit ?? 20,
         startingAfter: query.startingAfter,
-        since,
+        maxAgeDays: eventsRetentionDays,
       })
       return {
         data: page.items.map((item) => ({

@@ -10,14 +10,15 @@
  * - `deliveries`: the partner's notifications with their delivery state,
  *   newest first (commit order), cursor-paginated.
  * - `events`: the partner's notifications with their payload (the webhook's
- *   `Event` and `Data`), newest first, recorded at or after `since`.
+ *   `Event` and `Data`), newest first, recorded in the last `maxAgeDays` days
+ *   (by the clock that dated the rows: the store's, not a sandbox clock).
  * - `redeliver`: queues a delivered or failed notification again.
  *
  * Pages follow the API's convention (`limit`, `startingAfter`: the last id of
  * the previous page; `hasMore`): an id that is not one of the partner's rows
  * gives an empty page, as elsewhere (it reveals nothing about other partners).
  */
-import { Context, type DateTime, DateTime as DateTimeModule, Effect, Layer, type Redacted } from "effect"
+import { Context, DateTime, Effect, Layer, type Redacted } from "effect"
 import type { EventStoreUnavailable } from "./EventStore.ts"
 import { MemoryOutbox } from "./Outbox.ts"
 
@@ -74,7 +75,7 @@ export class WebhookLog extends Context.Service<
     ): Effect.Effect<WebhookPage<DeliveryView>, EventStoreUnavailable>
     events(
       partnerId: string,
-      page: WebhookPageRequest & { readonly since: DateTime.Utc },
+      page: WebhookPageRequest & { readonly maxAgeDays: number },
     ): Effect.Effect<WebhookPage<EventView>, EventStoreUnavailable>
     redeliver(partnerId: string, id: string): Effect.Effect<RedeliverOutcome, EventStoreUnavailable>
   }
@@ -93,7 +94,7 @@ export class WebhookLog extends Context.Service<
         const from = page.startingAfter !== undefined && start === 0 ? rows.length : start
         return { rows: rows.slice(from, from + page.limit), hasMore: from + page.limit < rows.length }
       }
-      const epoch = DateTimeModule.makeUnsafe(0)
+      const epoch = DateTime.makeUnsafe(0)
       return WebhookLog.of({
         endpoint: () => Effect.succeed(undefined),
         deliveries: (partnerId, page) =>
