@@ -16,6 +16,8 @@ import { ConsentApi } from "./ConsentApi.ts"
 import * as CrossCutting from "./CrossCutting.ts"
 import { CustomerApi } from "./CustomerApi.ts"
 import { DebitAuthApi } from "./DebitAuthApi.ts"
+import { DeliveriesApi } from "./DeliveriesApi.ts"
+import { EventsApi } from "./EventsApi.ts"
 import { HealthApi } from "./HealthApi.ts"
 import { LoginApi } from "./LoginApi.ts"
 import * as OpenApiReference from "./OpenApiReference.ts"
@@ -45,6 +47,8 @@ export class Api extends HttpApi.make("partnerpay")
   .add(LoginApi)
   .add(AccountApi)
   .add(VerificationApi)
+  .add(DeliveriesApi)
+  .add(EventsApi)
   .middleware(ProblemHandling)
   // A body field the operation does not define is an error (never silently dropped), listed with the others.
   .annotate(HttpApi.PayloadParseOptions, { ...allErrors, onExcessProperty: "error" })

@@ -5,7 +5,10 @@
  * 1. Rate limiting (token bucket per caller, `RateLimit.ts`): a valid bearer
  *    token's partner (or partner + customer) is the caller; requests without
  *    a valid token (POST /auth/token, bad tokens) are limited per client IP.
- *    Over the limit -> 429 problem with `Retry-After` (seconds).
+ *    Over the limit -> 429 problem with `Retry-After` (seconds). Every answer
+ *    (when rate limiting is on) carries `RateLimit-Limit` (bucket size),
+ *    `RateLimit-Remaining` (requests left now) and `RateLimit-Reset` (seconds
+ *    until the bucket is full again).
  * 2. Request body size: at most `maxBodyBytes` (1 MiB) -> else 413 problem
  *    (checked on `Content-Length` and enforced while reading the body).
  * 3. Idempotency (`Idempotency-Key` header on POST, except POST /auth/token):
@@ -31,7 +34,7 @@
 import { createHash } from "node:crypto"
 import { type EventStoreUnavailable, type Idempotency, IdempotencyStore } from "@partnerpay/domain"
 import { ByteSize, Clock, Context, DateTime, Effect, Layer, Option, type Types } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpEffect, HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type CallerIdentity, CurrentBearerVerification } from "./Caller.ts"
 import * as Problem from "./Problem.ts"
 import * as RateLimit from "./RateLimit.ts"
@@ -114,6 +117,18 @@ export const requestHash = (method: string, url: string, body: Uint8Array): stri
 
 const respond = (problem: Problem.Problem) =>
   Effect.withFiber((fiber) => Problem.toResponse(problem, correlationIdOf(fiber)))
+
+/** A pre-response handler adding the `RateLimit-*` headers of a rate-limit decision. */
+const quotaHeaders =
+  (quota: RateLimit.Quota): HttpEffect.PreResponseHandler =>
+  (_request, response) =>
+    Effect.succeed(
+      HttpServerResponse.setHeaders(response, {
+        "ratelimit-limit": String(quota.limit),
+        "ratelimit-remaining": String(quota.remaining),
+        "ratelimit-reset": String(quota.resetSeconds),
+      }),
+    )
 
 const withHeader = (name: string, value: string) => (response: HttpServerResponse.HttpServerResponse) =>
   HttpServerResponse.setHeader(response, name, value)
@@ -311,16 +326,13 @@ export const make = Effect.gen(function* () {
   const rateLimited = (
     request: HttpServerRequest.HttpServerRequest,
     caller: Option.Option<CallerIdentity>,
-  ): Effect.Effect<number | undefined> => {
+  ): Effect.Effect<RateLimit.Decision | undefined> => {
     if (!limits.rateLimiting) return notLimited
     const [bucket, rule] = Option.match(caller, {
       onNone: () => [`ip:${clientIp(request, limits)}`, limits.anonymous] as const,
       onSome: (c) => [scopeOf(c), c._tag === "Partner" ? limits.partner : limits.customer] as const,
     })
-    return Effect.map(Clock.currentTimeMillis, (now) => {
-      const decision = limiter.take(bucket, rule, now)
-      return decision.allowed ? undefined : decision.retryAfterSeconds
-    })
+    return Effect.map(Clock.currentTimeMillis, (now) => limiter.take(bucket, rule, now))
   }
 
   /** POST, PUT, PATCH, DELETE: buffer the body once (the route's decoder reads the same cached bytes), so that an oversized body is a 413 whatever reads it first. */
@@ -344,6 +356,15 @@ export const make = Effect.gen(function* () {
       return yield* idempotent(request, caller, body, app)
     }).pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize))
 
+  /** NUL in the path, the body size, then the body and idempotency (rate limiting done). */
+  const checked = (request: HttpServerRequest.HttpServerRequest, caller: Option.Option<CallerIdentity>, app: App) => {
+    if (/%00/i.test(request.url) || request.url.includes("\0")) return respond(nulRefused("path"))
+    const declared = Number(request.headers["content-length"] ?? "0")
+    if (Number.isFinite(declared) && declared > limits.maxBodyBytes) return respond(tooLarge(limits.maxBodyBytes))
+    if (methodsWithoutBody.has(request.method)) return app
+    return withBody(request, caller, app)
+  }
+
   return (route: App): App =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -361,15 +382,15 @@ export const make = Effect.gen(function* () {
         token === undefined || outcome === undefined
           ? route
           : Effect.provideService(route, CurrentBearerVerification, { token, outcome })
-      const retryAfter = yield* rateLimited(request, caller)
-      if (retryAfter !== undefined) return yield* respond(Problem.tooManyRequests(retryAfter))
-      if (/%00/i.test(request.url) || request.url.includes("\0")) return yield* respond(nulRefused("path"))
-      const declared = Number(request.headers["content-length"] ?? "0")
-      if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
-        return yield* respond(tooLarge(limits.maxBodyBytes))
-      }
-      if (methodsWithoutBody.has(request.method)) return yield* app
-      return yield* withBody(request, caller, app)
+      const decision = yield* rateLimited(request, caller)
+      if (decision === undefined) return yield* checked(request, caller, app)
+      // On whatever answer leaves, even one made from a failure further out (an unknown route's 404).
+      yield* Effect.withFiber((fiber) => {
+        HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, quotaHeaders(decision))
+        return Effect.void
+      })
+      if (!decision.allowed) return yield* respond(Problem.tooManyRequests(decision.retryAfterSeconds))
+      return yield* checked(request, caller, app)
     }) as App
 })
 

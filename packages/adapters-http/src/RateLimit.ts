@@ -7,6 +7,11 @@
  * which a token will be there (the `Retry-After` value). Time is passed in
  * (milliseconds from the Effect `Clock`), so tests drive it with `TestClock`.
  *
+ * Every decision also says what the `RateLimit-*` response headers announce
+ * (IETF draft "RateLimit header fields for HTTP"): `limit` (the bucket size),
+ * `remaining` (whole tokens left after this request) and `resetSeconds`
+ * (whole seconds until the bucket is full again).
+ *
  * Buckets of callers that have been idle long enough to be full again carry
  * no information and are dropped when the table grows beyond `maxBuckets`.
  *
@@ -24,7 +29,16 @@ export interface RateLimitRule {
   readonly burst: number
 }
 
-export type Decision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number }
+/** What the `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` headers say. */
+export interface Quota {
+  readonly limit: number
+  readonly remaining: number
+  readonly resetSeconds: number
+}
+
+export type Decision =
+  | ({ readonly allowed: true } & Quota)
+  | ({ readonly allowed: false; readonly retryAfterSeconds: number } & Quota)
 
 interface Bucket {
   tokens: number
@@ -58,17 +72,27 @@ export const make = (options: { readonly maxBuckets?: number } = {}): RateLimite
     }
   }
 
+  /** What the headers announce for `bucket` (after this request's token, if any, was taken). */
+  const quota = (tokens: number, rule: RateLimitRule): Quota => ({
+    limit: rule.burst,
+    remaining: Math.floor(tokens),
+    resetSeconds: Math.ceil((rule.burst - tokens) / rule.perSecond),
+  })
+
+  const allowedWith = (tokens: number, rule: RateLimitRule): Decision => ({ allowed: true, ...quota(tokens, rule) })
+
   const refused = (bucket: Bucket, rule: RateLimitRule): Decision => ({
     allowed: false,
     retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / rule.perSecond)),
+    ...quota(bucket.tokens, rule),
   })
 
   return {
     peek: (key, rule, now) => {
       const entry = buckets.get(key)
-      if (entry === undefined) return { allowed: true }
+      if (entry === undefined) return allowedWith(rule.burst, rule)
       refill(entry.bucket, rule, now)
-      return entry.bucket.tokens >= 1 ? { allowed: true } : refused(entry.bucket, rule)
+      return entry.bucket.tokens >= 1 ? allowedWith(entry.bucket.tokens, rule) : refused(entry.bucket, rule)
     },
     take: (key, rule, now) => {
       let entry = buckets.get(key)
@@ -82,7 +106,7 @@ export const make = (options: { readonly maxBuckets?: number } = {}): RateLimite
       }
       if (entry.bucket.tokens >= 1) {
         entry.bucket.tokens -= 1
-        return { allowed: true }
+        return allowedWith(entry.bucket.tokens, rule)
       }
       return refused(entry.bucket, rule)
     },

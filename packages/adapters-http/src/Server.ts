@@ -18,6 +18,7 @@ import type {
   Providers,
   ReadModelStore,
   UnitOfWork,
+  WebhookLog,
 } from "@partnerpay/domain"
 import { Effect, Fiber, Layer, Option, type Types } from "effect"
 import {
@@ -42,6 +43,8 @@ import { CompanyLive } from "./handlers/CompanyLive.ts"
 import { ConsentLive } from "./handlers/ConsentLive.ts"
 import { CustomerLive } from "./handlers/CustomerLive.ts"
 import { DebitAuthLive } from "./handlers/DebitAuthLive.ts"
+import { DeliveriesLive } from "./handlers/DeliveriesLive.ts"
+import { EventsLive } from "./handlers/EventsLive.ts"
 import { HealthLive } from "./handlers/HealthLive.ts"
 import { LoginLive } from "./handlers/LoginLive.ts"
 import { PaymentLive } from "./handlers/PaymentLive.ts"
@@ -97,6 +100,8 @@ export const HandlersLive = Layer.mergeAll(
   ConsentLive,
   PaymentLive,
   TransactionLive,
+  DeliveriesLive,
+  EventsLive,
 ).pipe(Layer.provideMerge(AuthenticationLive), Layer.provideMerge(ProblemHandling.layer))
 
 /**
@@ -161,6 +166,8 @@ export type RoutesPorts =
   | Providers.ESignature
   // in-app card payment of a payment request (POST .../PayWithCard)
   | CardCharger
+  // the partner's own webhooks: deliveries, events, endpoint (DeliveriesApi.ts, EventsApi.ts)
+  | WebhookLog
 
 /** An `HttpClient` that sends every request to a web handler in-process. */
 export const clientFor = (handler: (request: Request) => Promise<Response>): Layer.Layer<HttpClient.HttpClient> =>

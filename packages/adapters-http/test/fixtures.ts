@@ -8,6 +8,7 @@ import {
   TokenGenerations,
   Transfers,
   UnitOfWork,
+  WebhookLog,
 } from "@partnerpay/domain"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
@@ -39,7 +40,7 @@ export const TokensTest = Tokens.layer({ secret: tokenSecret }).pipe(
 
 /** The whole domain in memory: event store with projections and outbox, unit of work, ids. */
 export const DomainInMemory = Layer.mergeAll(
-  EventPipeline.layerMemory(),
+  Layer.provideMerge(WebhookLog.layerMemory, EventPipeline.layerMemory()),
   UnitOfWork.layerMemory,
   IdGenerator.layerRandom,
 )

@@ -24,6 +24,7 @@ import commitUnit from "./migrations/0004_commit_unit.ts"
 import outboxClaim from "./migrations/0005_outbox_claim.ts"
 import tokenGenerations from "./migrations/0006_token_generations.ts"
 import personalDataKeys from "./migrations/0008_personal_data_keys.ts"
+import webhookLog from "./migrations/0009_webhook_log.ts"
 import sentMessages from "./migrations/0011_sent_messages.ts"
 
 /** Every migration of this package, keyed `<id>_<name>`. */
@@ -36,6 +37,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0005_outbox_claim": outboxClaim,
   "0006_token_generations": tokenGenerations,
   "0008_personal_data_keys": personalDataKeys,
+  "0009_webhook_log": webhookLog,
   "0011_sent_messages": sentMessages,
 }
 

@@ -9,7 +9,8 @@
  * `next_attempt_at` after a failed attempt, or `failed` when the dispatcher
  * gives up; a claimed row the worker did not attempt is `release`d (pending,
  * the claim's attempt not counted). An operator's `redeliver` puts a failed or
- * delivered row back to `pending`, due now.
+ * delivered row back to `pending`, due now; `redeliverFailed` does so for the
+ * failed rows recorded since an instant, a batch at a time.
  *
  * Order rule: a partner's notifications are delivered in order, where order
  * is (transaction_id, position, id): the id of the transaction that recorded
@@ -69,6 +70,8 @@ export interface OutboxEntry {
   readonly attempts: number
   readonly nextAttemptAt: DateTime.Utc
   readonly lastError: string | null
+  /** HTTP status of the receiver's last answer (null: none yet, or no answer). */
+  readonly lastResponseStatus: number | null
   readonly claimedBy: string | null
   readonly claimedUntil: DateTime.Utc | null
   readonly createdAt: DateTime.Utc
@@ -88,6 +91,8 @@ export interface ClaimOptions {
    * claims the next.
    */
   readonly delivered?: ReadonlyArray<string>
+  /** The receivers' answer status of `delivered` rows, by id (recorded as `last_response_status`). */
+  readonly deliveredStatuses?: Readonly<Record<string, number>>
   /** How long the rows are reserved for this worker; after that they can be claimed again. */
   readonly leaseMs: number
 }
@@ -101,17 +106,24 @@ export class OutboxDispatch extends Context.Service<
      */
     claim(options: ClaimOptions): Effect.Effect<ReadonlyArray<OutboxEntry>, EventStoreUnavailable>
     /** The rows were delivered (one statement). */
-    markDelivered(ids: string | ReadonlyArray<string>): Effect.Effect<void, EventStoreUnavailable>
+    markDelivered(
+      ids: string | ReadonlyArray<string>,
+      statuses?: Readonly<Record<string, number>>,
+    ): Effect.Effect<void, EventStoreUnavailable>
     /**
      * Claimed rows the worker did not attempt go back to `pending` (due now), their claim's attempt not
      * counted (one statement).
      */
     release(ids: ReadonlyArray<string>): Effect.Effect<void, EventStoreUnavailable>
-    /** A delivery attempt failed: retry at `nextAttemptAt`, or give up (`failed`). */
+    /**
+     * A delivery attempt failed: retry at `nextAttemptAt`, or give up (`failed`); `responseStatus` is the
+     * receiver's answer status, when it answered.
+     */
     markFailedAttempt(
       id: string,
       error: string,
       next: DateTime.DateTime | "give up",
+      responseStatus?: number | null,
     ): Effect.Effect<void, EventStoreUnavailable>
     /** Rows for operators, newest (highest position) first, optionally of one status. */
     list(options: {
@@ -120,6 +132,13 @@ export class OutboxDispatch extends Context.Service<
     }): Effect.Effect<ReadonlyArray<OutboxEntry>, EventStoreUnavailable>
     /** Puts a failed or delivered row back to pending, due now. False when no such row. */
     redeliver(id: string): Effect.Effect<boolean, EventStoreUnavailable>
+    /** How many rows are `failed` that were recorded at or after `since`. */
+    countFailed(since: DateTime.DateTime): Effect.Effect<number, EventStoreUnavailable>
+    /**
+     * Puts up to `limit` failed rows recorded at or after `since` back to pending, due now (oldest first);
+     * how many it queued (one statement).
+     */
+    redeliverFailed(since: DateTime.DateTime, limit: number): Effect.Effect<number, EventStoreUnavailable>
   }
 >()("partnerpay/adapters-pg/OutboxDispatch") {}
 
@@ -133,6 +152,7 @@ interface Row {
   readonly attempts: number
   readonly next_attempt_at: Date
   readonly last_error: string | null
+  readonly last_response_status: number | null
   readonly claimed_by: string | null
   readonly claimed_until: Date | null
   readonly created_at: Date
@@ -140,7 +160,7 @@ interface Row {
 }
 
 const columns =
-  "id, partner_id, event_type, data, position, status, attempts, next_attempt_at, last_error, claimed_by, claimed_until, created_at, delivered_at"
+  "id, partner_id, event_type, data, position, status, attempts, next_attempt_at, last_error, last_response_status, claimed_by, claimed_until, created_at, delivered_at"
 
 const instant = (date: Date): DateTime.Utc => DateTime.makeUnsafe(date.getTime())
 
@@ -154,6 +174,7 @@ const toEntry = (row: Row): OutboxEntry => ({
   attempts: Number(row.attempts),
   nextAttemptAt: instant(row.next_attempt_at),
   lastError: row.last_error,
+  lastResponseStatus: row.last_response_status === null ? null : Number(row.last_response_status),
   claimedBy: row.claimed_by,
   claimedUntil: row.claimed_until === null ? null : instant(row.claimed_until),
   createdAt: instant(row.created_at),
@@ -162,6 +183,12 @@ const toEntry = (row: Row): OutboxEntry => ({
 
 /** Ids as one bind parameter (a JSON array), whatever their number. */
 const idList = (ids: ReadonlyArray<string>): string => JSON.stringify(ids)
+
+/** `last_response_status` for delivered rows: the status given for the row's id, else unchanged. */
+const statusOf = (sql: SqlClient, statuses: Readonly<Record<string, number>> | undefined) =>
+  statuses === undefined
+    ? sql.literal("outbox.last_response_status")
+    : sql`COALESCE((${JSON.stringify(statuses)}::jsonb ->> outbox.id)::integer, outbox.last_response_status)`
 
 /** A row is due: pending and its attempt time came, or leased and the lease expired. */
 const due = (alias: string) =>
@@ -199,7 +226,7 @@ const returned = columns
  */
 export const claimStatement = (
   sql: SqlClient,
-  { workerId, limit, perPartner = 1, leaseMs, delivered = [] }: ClaimOptions,
+  { workerId, limit, perPartner = 1, leaseMs, delivered = [], deliveredStatuses }: ClaimOptions,
 ) => {
   const total = Math.max(0, Math.floor(limit))
   const per = Math.max(1, Math.floor(perPartner))
@@ -211,7 +238,8 @@ export const claimStatement = (
       SELECT array_agg(d.id) AS ids FROM jsonb_array_elements_text(${idList(delivered)}::jsonb) AS d(id)
     ),
     done AS (
-      UPDATE outbox SET status = 'delivered', delivered_at = now(), claimed_by = NULL, claimed_until = NULL
+      UPDATE outbox SET status = 'delivered', delivered_at = now(), claimed_by = NULL, claimed_until = NULL,
+             last_response_status = ${statusOf(sql, deliveredStatuses)}
       WHERE outbox.id = ANY((SELECT ids FROM done_ids)::text[]) AND outbox.status <> 'delivered'
       RETURNING outbox.id
     ),`
@@ -312,12 +340,13 @@ export const make: Effect.Effect<
         .map(toEntry),
     ).pipe(unavailable("outbox claim"))
 
-  const markDelivered = (ids: string | ReadonlyArray<string>) => {
+  const markDelivered = (ids: string | ReadonlyArray<string>, statuses?: Readonly<Record<string, number>>) => {
     const list = typeof ids === "string" ? [ids] : ids
     return list.length === 0
       ? Effect.void
       : sql`
-          UPDATE outbox SET status = 'delivered', delivered_at = now(), claimed_by = NULL, claimed_until = NULL
+          UPDATE outbox SET status = 'delivered', delivered_at = now(), claimed_by = NULL, claimed_until = NULL,
+                 last_response_status = ${statusOf(sql, statuses)}
           WHERE id IN (SELECT jsonb_array_elements_text(${idList(list)}::jsonb)) AND status <> 'delivered'`.pipe(
           Effect.asVoid,
           unavailable("outbox mark delivered"),
@@ -335,13 +364,20 @@ export const make: Effect.Effect<
           unavailable("outbox release"),
         )
 
-  const markFailedAttempt = (id: string, error: string, next: DateTime.DateTime | "give up") =>
+  const markFailedAttempt = (
+    id: string,
+    error: string,
+    next: DateTime.DateTime | "give up",
+    responseStatus: number | null = null,
+  ) =>
     (next === "give up"
       ? sql`
-          UPDATE outbox SET status = 'failed', last_error = ${error}, claimed_by = NULL, claimed_until = NULL
+          UPDATE outbox SET status = 'failed', last_error = ${error}, claimed_by = NULL, claimed_until = NULL,
+                 last_response_status = ${responseStatus}
           WHERE id = ${id} AND status IN ('pending', 'delivering')`
       : sql`
           UPDATE outbox SET status = 'pending', last_error = ${error}, claimed_by = NULL, claimed_until = NULL,
+                 last_response_status = ${responseStatus},
                  next_attempt_at = ${DateTime.formatIso(next)}::timestamptz
           WHERE id = ${id} AND status IN ('pending', 'delivering')`
     ).pipe(Effect.asVoid, unavailable("outbox mark failed attempt"))
@@ -364,9 +400,38 @@ export const make: Effect.Effect<
       (rows) => rows.length > 0,
     ).pipe(unavailable("outbox redeliver"))
 
+  const countFailed = (since: DateTime.DateTime) =>
+    Effect.map(
+      sql<{ count: string }>`
+        SELECT count(*)::text AS count FROM outbox
+        WHERE status = 'failed' AND created_at >= ${DateTime.formatIso(since)}::timestamptz`,
+      (rows) => Number(rows[0]?.count ?? 0),
+    ).pipe(unavailable("outbox count failed"))
+
+  const redeliverFailed = (since: DateTime.DateTime, limit: number) =>
+    Effect.map(
+      sql<{ id: string }>`
+        UPDATE outbox SET status = 'pending', next_attempt_at = now(), claimed_by = NULL, claimed_until = NULL
+        WHERE id IN (
+          SELECT id FROM outbox WHERE status = 'failed' AND created_at >= ${DateTime.formatIso(since)}::timestamptz
+          ORDER BY transaction_id, position, id LIMIT ${Math.max(1, Math.floor(limit))}
+          FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+      (rows) => rows.length,
+    ).pipe(unavailable("outbox redeliver failed"))
+
   return {
     outbox: Outbox.of({ record }),
-    dispatch: OutboxDispatch.of({ claim, markDelivered, release, markFailedAttempt, list, redeliver }),
+    dispatch: OutboxDispatch.of({
+      claim,
+      markDelivered,
+      release,
+      markFailedAttempt,
+      list,
+      redeliver,
+      countFailed,
+      redeliverFailed,
+    }),
   }
 })
 

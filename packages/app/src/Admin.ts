@@ -13,7 +13,10 @@
  *   (400 malformed body/query, 401, 404 unknown partner or delivery, 409
  *   redelivering a row still pending, 422 invalid field values, 503 database).
  * - Secrets: a client secret is shown once (create, rotate); a webhook
- *   signing secret is never returned; delivery listings carry no payload.
+ *   signing secret given is never returned (one generated because none was
+ *   given is answered once); delivery listings carry no payload.
+ * - In production a webhook URL that is or resolves to a non-public address
+ *   is a 400 naming `url` (WebhookTarget.ts).
  *
  * Personal data erasure (docs/personal-data.md): `POST /admin/customers/{registrationId}/erase`
  * and `POST /admin/companies/{companyId}/erase-owner` (200 with what was
@@ -72,6 +75,8 @@ const toProblem = (error: Operations.OperationError): Problem.Problem => {
   switch (error._tag) {
     case "InvalidInput":
       return validation(error.issues)
+    case "UnsafeUrl":
+      return badRequest(error.field, error.message)
     case "NotFound":
       return new Problem.ResourceNotFound({ detail: `${error.entity} not found.`, code: "NOT_FOUND" })
     case "DeliveryInProgress":
@@ -191,11 +196,13 @@ export const routes = (
               const partnerId = yield* routeParam("partnerId")
               const body = yield* jsonBody
               const url = yield* stringField(body, "url")
-              const signingSecret = yield* stringField(body, "signingSecret")
+              // Optional: without one, a secret is generated and answered once.
+              const signingSecret =
+                body.signingSecret === undefined ? undefined : yield* stringField(body, "signingSecret")
               const result = yield* Operations.setWebhook({
                 partnerId,
                 url,
-                signingSecret: Redacted.make(signingSecret),
+                signingSecret: signingSecret === undefined ? undefined : Redacted.make(signingSecret),
               })
               return json(result)
             }),

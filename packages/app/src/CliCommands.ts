@@ -17,7 +17,7 @@
  * directory (`Database.DatabaseInUse`); use the operator API meanwhile.
  */
 import { Migrations, PgDomain, PgPersonalDataVault } from "@partnerpay/adapters-pg"
-import { Cause, Console, Effect, Layer, Option } from "effect"
+import { Cause, Console, DateTime, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as AppConfig from "./Config.ts"
 import * as Database from "./Database.ts"
@@ -28,6 +28,7 @@ import * as Logging from "./Logging.ts"
 import * as Operations from "./Operations.ts"
 import * as Progress from "./Progress.ts"
 import * as TokenSecret from "./TokenSecret.ts"
+import * as WebhookTarget from "./WebhookTarget.ts"
 
 const json = Flag.Boolean("json").pipe(
   Flag.withDescription("Print one JSON document (for scripts) instead of text"),
@@ -44,6 +45,7 @@ export const describeFailure = (cause: Cause.Cause<unknown>): string => {
   if (error instanceof Operations.InvalidInput) {
     return `invalid input: ${error.issues.map((issue) => `${issue.field} ${issue.message}`).join("; ")}`
   }
+  if (error instanceof Operations.UnsafeUrl) return `invalid input: ${error.field} ${error.message}`
   if (error instanceof Operations.NotFound) return `${error.entity} not found`
   if (error instanceof Operations.DeliveryInProgress) {
     return `the delivery is ${error.status}: it is already queued for delivery`
@@ -66,7 +68,7 @@ const withDomain = <A, E, R extends Domain.DomainPorts | Domain.DomainRequiremen
   Effect.gen(function* () {
     const config = yield* AppConfig.load
     return yield* Effect.provide(
-      effect,
+      Effect.provideService(effect, WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyFor(config.environment)),
       Domain.layerWith(config).pipe(
         Layer.provideMerge(Database.layer(config.database)),
         Layer.provide(TokenSecret.pepperLayer(config)),
@@ -185,14 +187,21 @@ const setWebhook = Command.make(
     partnerId: partnerIdArgument,
     url: Flag.String("url").pipe(Flag.withDescription("The webhook endpoint (absolute http:// or https:// URL)")),
     signingSecret: Flag.Redacted("signing-secret").pipe(
-      Flag.withDescription("The HMAC-SHA256 signing secret (X-HMAC-Signature); never printed"),
+      Flag.withDescription(
+        "The HMAC-SHA256 signing secret (X-HMAC-Signature, X-Partnerpay-Signature); never printed. Omitted: one is generated and printed once",
+      ),
+      Flag.optional,
     ),
     json,
   },
   ({ partnerId, url, signingSecret, json }) =>
-    withDomain(Operations.setWebhook({ partnerId, url, signingSecret })).pipe(
+    withDomain(Operations.setWebhook({ partnerId, url, signingSecret: Option.getOrUndefined(signingSecret) })).pipe(
       Effect.flatMap((result) =>
-        print(json, result, () => `Webhook of partner ${result.partnerId} set to ${result.url} (signed).`),
+        print(json, result, () =>
+          "signingSecret" in result
+            ? `Webhook of partner ${result.partnerId} set to ${result.url}, signed with the generated secret ${result.signingSecret} (shown only now; the partner can read it with GET /Webhooks/Endpoint).`
+            : `Webhook of partner ${result.partnerId} set to ${result.url} (signed).`,
+        ),
       ),
     ),
 ).pipe(Command.withDescription("Set a partner's webhook URL and signing secret"))
@@ -243,14 +252,61 @@ const list = Command.make(
 
 const redeliver = Command.make(
   "redeliver",
-  { id: Argument.String("id").pipe(Argument.withDescription("The delivery id (the notification's event id)")), json },
-  ({ id, json }) =>
-    withDomain(Operations.redeliver(id)).pipe(
-      Effect.flatMap(() =>
-        print(json, { id, status: "pending" }, () => `Delivery ${id} queued again (the service delivers it).`),
-      ),
+  {
+    id: Argument.String("id").pipe(
+      Argument.withDescription("The delivery id (the notification's event id); or use --failed --since"),
+      Argument.optional,
     ),
-).pipe(Command.withDescription("Queue a failed or delivered webhook delivery again"))
+    failed: Flag.Boolean("failed").pipe(
+      Flag.withDescription("Every failed delivery recorded since --since"),
+      Flag.withDefault(false),
+    ),
+    since: Flag.String("since").pipe(
+      Flag.withDescription("With --failed: an ISO 8601 instant, e.g. 2026-11-20T00:00:00Z"),
+      Flag.optional,
+    ),
+    json,
+  },
+  ({ id, failed, since, json }) =>
+    Effect.gen(function* () {
+      if (!failed) {
+        if (Option.isNone(id) || Option.isSome(since)) {
+          return yield* new Operations.InvalidInput({
+            issues: [{ field: "id", message: "give a delivery id, or --failed --since <ISO instant>" }],
+          })
+        }
+        yield* withDomain(Operations.redeliver(id.value))
+        return yield* print(json, { id: id.value, status: "pending" }, () => {
+          return `Delivery ${id.value} queued again (the service delivers it).`
+        })
+      }
+      const instant = Option.flatMap(since, (raw) =>
+        /^\d{4}-\d{2}-\d{2}T/.test(raw) ? DateTime.make(raw) : Option.none(),
+      )
+      if (Option.isSome(id) || Option.isNone(instant)) {
+        return yield* new Operations.InvalidInput({
+          issues: [
+            Option.isSome(id)
+              ? { field: "id", message: "is not used with --failed" }
+              : { field: "--since", message: "must be an ISO 8601 instant, e.g. 2026-11-20T00:00:00Z" },
+          ],
+        })
+      }
+      const from = DateTime.toUtc(instant.value)
+      const progress = (queued: number, total: number) =>
+        json ? Effect.void : Console.log(`queued ${queued}/${total}`)
+      const result = yield* withDomain(Operations.redeliverFailed(from, progress))
+      return yield* print(json, { since: DateTime.formatIso(from), ...result }, () =>
+        result.total === 0
+          ? `No failed deliveries since ${DateTime.formatIso(from)}.`
+          : `${result.queued} failed deliveries since ${DateTime.formatIso(from)} queued again (the service delivers them).`,
+      )
+    }),
+).pipe(
+  Command.withDescription(
+    "Queue a failed or delivered webhook delivery again, or every failed one since an instant (--failed --since)",
+  ),
+)
 
 const webhooks = Command.make("webhooks").pipe(
   Command.withDescription("Webhook deliveries"),

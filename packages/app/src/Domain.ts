@@ -3,10 +3,17 @@
  * (with the event pipeline as its append hook), ReadModelStore, Outbox +
  * OutboxDispatch, UnitOfWork (adapters-pg `PgDomain`), the idempotency store,
  * partner credentials + the Partners admin service, token generations
- * (revocation), and random ids; personal data sealed with the data master
- * key (`DataKey`: the vault and the phone index, docs/personal-data.md).
+ * (revocation), the partner's webhook log (`PgWebhookLog`), and random ids;
+ * personal data sealed with the data master key (`DataKey`: the vault and the
+ * phone index, docs/personal-data.md).
  */
-import { PgDomain, PgIdempotencyStore, PgPartnerCredentials, PgTokenGenerations } from "@partnerpay/adapters-pg"
+import {
+  PgDomain,
+  PgIdempotencyStore,
+  PgPartnerCredentials,
+  PgTokenGenerations,
+  PgWebhookLog,
+} from "@partnerpay/adapters-pg"
 import { IdGenerator } from "@partnerpay/domain"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
@@ -15,7 +22,12 @@ import * as DataKey from "./DataKey.ts"
 
 /** The stack for a configuration (its data key: PARTNERPAY_DATA_KEY, or the sandbox key file). */
 export const layerWith = (config: AppConfig) =>
-  Layer.mergeAll(PgIdempotencyStore.layer(), PgPartnerCredentials.layer(), PgTokenGenerations.layer()).pipe(
+  Layer.mergeAll(
+    PgIdempotencyStore.layer(),
+    PgTokenGenerations.layer(),
+    // the partner's own webhooks (deliveries, events, endpoint), over the outbox and the partners table
+    Layer.provideMerge(PgWebhookLog.layer, PgPartnerCredentials.layer()),
+  ).pipe(
     Layer.provideMerge(PgDomain.layer()),
     Layer.provideMerge(DataKey.layer(config)),
     Layer.provideMerge(IdGenerator.layerRandom),

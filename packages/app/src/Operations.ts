@@ -9,7 +9,12 @@
  * - a partner name is 1..200 characters (trimmed);
  * - a webhook URL is an absolute http(s) URL; the signing secret is 1..500
  *   characters (it is needed to sign, so it is stored readable; see
- *   PgPartnerCredentials) and is never returned;
+ *   PgPartnerCredentials) and is never returned; without one, a secret is
+ *   generated and returned once (the partner can read it again with
+ *   `GET /Webhooks/Endpoint`); no webhook is ever unsigned;
+ * - in production (`WebhookTargetPolicy`), a URL that is or resolves to a
+ *   loopback, private, link-local or metadata address is refused
+ *   (`UnsafeUrl`, a 400 naming `url`; see WebhookTarget.ts);
  * - an id that is not a UUID names no partner (404, not a database error);
  * - rotating a secret also revokes every token issued to the partner (a
  *   new token generation, `TokenGenerations`): a leaked secret's tokens die
@@ -17,10 +22,11 @@
  * - redelivering a delivery that is still pending or delivering is refused
  *   (409): it is already queued.
  */
-import { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
+import { PgOutbox, PgPartnerCredentials, PgWebhookLog } from "@partnerpay/adapters-pg"
 import { EventStoreUnavailable, Ids, TokenGeneration, TokenGenerations } from "@partnerpay/domain"
 import { DateTime, Effect, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import { checkUrl, WebhookTargetPolicy } from "./WebhookTarget.ts"
 
 /** A request field value the operation refuses. */
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
@@ -29,14 +35,21 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
 
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { entity: Schema.String }) {}
 
+/** A webhook URL the service refuses to call (not a public address, in production). */
+export class UnsafeUrl extends Schema.TaggedError<UnsafeUrl>()("UnsafeUrl", {
+  field: Schema.String,
+  message: Schema.String,
+}) {}
+
 export class DeliveryInProgress extends Schema.TaggedError<DeliveryInProgress>()("DeliveryInProgress", {
   status: Schema.String,
 }) {}
 
-export type OperationError = InvalidInput | NotFound | DeliveryInProgress | EventStoreUnavailable
+export type OperationError = InvalidInput | UnsafeUrl | NotFound | DeliveryInProgress | EventStoreUnavailable
 
 export const isOperationError = (u: unknown): u is OperationError =>
   u instanceof InvalidInput ||
+  u instanceof UnsafeUrl ||
   u instanceof NotFound ||
   u instanceof DeliveryInProgress ||
   u instanceof EventStoreUnavailable
@@ -123,24 +136,33 @@ export const rotateSecret = Effect.fn("Operations.rotateSecret")(function* (rawP
   return shown
 })
 
-/** Sets the partner's webhook endpoint and signing secret (the secret is never returned). */
+/**
+ * Sets the partner's webhook endpoint and signing secret. A secret given is never returned; without one, a
+ * secret is generated and returned (`signingSecret`, this once).
+ */
 export const setWebhook = Effect.fn("Operations.setWebhook")(function* (input: {
   readonly partnerId: string
   readonly url: string
-  readonly signingSecret: Redacted.Redacted<string>
+  readonly signingSecret?: Redacted.Redacted<string> | undefined
 }) {
   const url = input.url.trim()
-  const secret = Redacted.value(input.signingSecret)
+  const secret = input.signingSecret === undefined ? undefined : Redacted.value(input.signingSecret)
   const issues: Array<{ field: string; message: string }> = []
   if (!isHttpUrl(url)) issues.push({ field: "url", message: "must be an absolute http:// or https:// URL" })
-  if (secret.length === 0 || secret.length > 500) {
+  if (secret !== undefined && (secret.length === 0 || secret.length > 500)) {
     issues.push({ field: "signingSecret", message: "must be 1 to 500 characters" })
   }
   const partnerId = yield* partnerIdOf(input.partnerId)
   if (issues.length > 0) return yield* new InvalidInput({ issues })
+  const policy = yield* WebhookTargetPolicy
+  const refused = yield* Effect.promise(() => checkUrl(url, policy))
+  if (refused !== undefined) return yield* new UnsafeUrl({ field: "url", message: refused })
   const partners = yield* PgPartnerCredentials.Partners
-  yield* toNotFound(partners.setWebhook(partnerId, { url, signingSecret: input.signingSecret }))
-  return { partnerId, url }
+  const signingSecret = input.signingSecret ?? PgWebhookLog.generateSigningSecret()
+  yield* toNotFound(partners.setWebhook(partnerId, { url, signingSecret }))
+  return input.signingSecret === undefined
+    ? { partnerId, url, signingSecret: Redacted.value(signingSecret) }
+    : { partnerId, url }
 })
 
 /** Recent deliveries, newest first; no payload, no secret. */
@@ -163,6 +185,30 @@ export const encodeDelivery = (entry: PgOutbox.OutboxEntry) => ({
   nextAttemptAt: entry.status === "pending" ? DateTime.formatIso(entry.nextAttemptAt) : null,
   createdAt: DateTime.formatIso(entry.createdAt),
   deliveredAt: entry.deliveredAt === null ? null : DateTime.formatIso(entry.deliveredAt),
+})
+
+/** Rows queued per statement by `redeliverFailed`. */
+export const redeliverBatch = 100
+
+/**
+ * Queues again every delivery that failed among those recorded at or after `since`, a batch at a time;
+ * `onProgress(queued, total)` after each batch. Stops after the number counted at the start (rows failing
+ * again meanwhile are not queued twice). How many were queued.
+ */
+export const redeliverFailed = Effect.fn("Operations.redeliverFailed")(function* (
+  since: DateTime.Utc,
+  onProgress: (queued: number, total: number) => Effect.Effect<void>,
+) {
+  const dispatch = yield* PgOutbox.OutboxDispatch
+  const total = yield* dispatch.countFailed(since)
+  let queued = 0
+  while (queued < total) {
+    const batch = yield* dispatch.redeliverFailed(since, Math.min(redeliverBatch, total - queued))
+    if (batch === 0) break
+    queued += batch
+    yield* onProgress(queued, total)
+  }
+  return { queued, total }
 })
 
 /** Puts a failed or delivered delivery back in the queue, due now. */

@@ -2,13 +2,14 @@
  * The sandbox partner bootstrap: when PARTNERPAY_ENV=sandbox and
  * PARTNERPAY_SANDBOX_CLIENT_ID/_CLIENT_SECRET are set, that partner exists
  * after start (created once; a changed secret replaces the old one at once),
- * with the webhook URL and signing secret when set (a URL without a secret is
- * stored with an empty secret, meaning "unsigned"). Its PartnerId is derived
+ * with the webhook URL and signing secret when set (a URL without a secret
+ * keeps the secret stored earlier, else gets one generated: every delivery is
+ * signed; the partner reads it with `GET /Webhooks/Endpoint`). Its PartnerId is derived
  * from the ClientId, so it is the same on every database. Unsetting the
  * webhook variables does not remove a webhook stored earlier.
  */
 import { createHash } from "node:crypto"
-import { PgPartnerCredentials } from "@partnerpay/adapters-pg"
+import { PgPartnerCredentials, PgWebhookLog } from "@partnerpay/adapters-pg"
 import { Ids } from "@partnerpay/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
 import type { AppConfig } from "./Config.ts"
@@ -35,16 +36,24 @@ export const bootstrap = (config: AppConfig) =>
         name: "Sandbox partner",
       })
       if (Option.isSome(partner.webhookUrl)) {
-        yield* partners.setWebhook(partnerId, {
-          url: partner.webhookUrl.value,
-          signingSecret: Option.getOrElse(partner.webhookSecret, () => Redacted.make("")),
-        })
+        // No secret configured: keep the one stored (generated) before, so it does not change at each start.
+        const stored = Option.isSome(partner.webhookSecret) ? Option.none() : yield* partners.getWebhook(partnerId)
+        const signingSecret = Option.isSome(partner.webhookSecret)
+          ? partner.webhookSecret.value
+          : Option.match(stored, {
+              onNone: PgWebhookLog.generateSigningSecret,
+              onSome: (webhook) =>
+                Redacted.value(webhook.signingSecret) === ""
+                  ? PgWebhookLog.generateSigningSecret()
+                  : webhook.signingSecret,
+            })
+        yield* partners.setWebhook(partnerId, { url: partner.webhookUrl.value, signingSecret })
       }
       yield* Effect.logInfo("sandbox partner ready", {
         partnerId,
         clientId: partner.clientId,
         webhook: Option.getOrNull(partner.webhookUrl),
-        signed: Option.isSome(partner.webhookSecret),
+        signed: true,
       })
     }),
   )

@@ -28,8 +28,10 @@ import * as SandboxCards from "./SandboxCards.ts"
 import * as SandboxClock from "./SandboxClock.ts"
 import * as SandboxMessages from "./SandboxMessages.ts"
 import * as SandboxProviders from "./SandboxProviders.ts"
+import * as SandboxWebhooks from "./SandboxWebhooks.ts"
 import * as Telemetry from "./Telemetry.ts"
 import * as TokenSecret from "./TokenSecret.ts"
+import * as WebhookTarget from "./WebhookTarget.ts"
 import * as AutoPayScheduler from "./workers/AutoPayScheduler.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
@@ -116,6 +118,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   // Sandbox: `POST /Sandbox/Clock/Advance` moves Effect's Clock (hence every "now") for the whole service.
   // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts),
   // and `GET /Sandbox/Messages` lists the messages sent to a customer (SandboxMessages.ts).
+  // `POST /Sandbox/Webhooks/Test` queues a signed test webhook (SandboxWebhooks.ts).
   // The operator API (/admin) exists only when PARTNERPAY_ADMIN_TOKEN is set (Admin.ts).
   // Unauthenticated probes for load balancers: GET /livez, GET /readyz (Readiness.ts).
   // GET /metrics (Prometheus text), unless PARTNERPAY_METRICS=off (Metrics.ts).
@@ -123,7 +126,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Admin.routes(config.adminToken),
     Readiness.routes,
     ...(config.metrics ? [Metrics.routes] : []),
-    ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes] : []),
+    ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes, SandboxWebhooks.routes] : []),
   ).pipe(Layer.provide(Http.serviceRoutes))
   const http = Http.serve(Layer.merge(Server.Routes, own), {
     port: config.port,
@@ -153,6 +156,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     // (requests, workers), as is the OTLP tracer when OTEL_EXPORTER_OTLP_ENDPOINT is set (Telemetry.ts).
     Layer.provide(Http.tracing(config.tracing)),
     Layer.provide(Telemetry.layer(config.traceExport)),
+    // Production: webhook URLs must be public internet addresses, when set and at delivery (WebhookTarget.ts).
+    Layer.provide(Layer.succeed(WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyFor(config.environment))),
   )
 }
 

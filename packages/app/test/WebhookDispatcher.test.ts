@@ -1,7 +1,8 @@
 /**
  * The webhook dispatcher against local receivers (embedded database): a
  * partner's backlog arrives in order, over several batches, signed, with the
- * event id and attempt headers; a failed delivery holds back that partner's
+ * event id and attempt headers (a partner without a signing secret gets one
+ * generated); a failed delivery holds back that partner's
  * later notifications (released unattempted) and never another partner's.
  */
 import { createHmac } from "node:crypto"
@@ -10,7 +11,7 @@ import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Migrations, PgDatabase, PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import { type Notification, Outbox } from "@partnerpay/domain"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import * as WebhookDispatcher from "../src/workers/WebhookDispatcher.ts"
 
 interface Received {
@@ -115,11 +116,17 @@ describe("the webhook dispatcher", () => {
             `sha256=${createHmac("sha256", secret).update(Buffer.from(request.body, "utf8")).digest("hex")}`,
           )
         }
-        // B: no secret, no signature; the second notification fails (always), the third waits behind its retries.
+        // B: no secret configured: one was generated (and stored) and signs its deliveries; the second
+        // notification fails (always), the third waits behind its retries.
         const bIds = receiverB.requests.map((r) => r.headers["x-partnerpay-event-id"])
         assert.deepStrictEqual(bIds.slice(0, 2), [bRows[0]!.id, bRows[1]!.id])
         assert.isTrue(bIds.slice(2).every((id) => id === bRows[1]!.id))
-        assert.isUndefined(receiverB.requests[0]!.headers["x-hmac-signature"])
+        const generated = Redacted.value((yield* partners.getWebhook(b)).pipe(Option.getOrThrow).signingSecret)
+        assert.match(generated, /^whsec_[A-Za-z0-9_-]{43}$/)
+        assert.strictEqual(
+          receiverB.requests[0]!.headers["x-hmac-signature"],
+          `sha256=${createHmac("sha256", generated).update(Buffer.from(receiverB.requests[0]!.body, "utf8")).digest("hex")}`,
+        )
         const pending = yield* dispatch.list({ status: "pending", limit: 10 })
         assert.deepStrictEqual(
           pending.map((e) => [e.id, e.attempts, e.lastError]),

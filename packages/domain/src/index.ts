@@ -64,6 +64,7 @@ export { ReadModelStore } from "./infrastructure/ReadModel.ts"
 export * as TokenGeneration from "./infrastructure/TokenGenerations.ts"
 export { TokenGenerations } from "./infrastructure/TokenGenerations.ts"
 export * from "./infrastructure/UnitOfWork.ts"
+export * from "./infrastructure/WebhookLog.ts"
 // kernel (and, below, the registries composing the areas)
 export * as CalendarDate from "./kernel/CalendarDate.ts"
 export * as Decider from "./kernel/Decider.ts"

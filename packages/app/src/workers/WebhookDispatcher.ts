@@ -22,21 +22,33 @@
  *   stable across retries, for de-duplication: delivery is at least once)
  * - `X-Partnerpay-Delivery-Attempt`: 1, 2, ...
  * - `X-HMAC-Signature: sha256=<hex>`: HMAC-SHA256 of the exact body bytes
- *   with the partner's signing secret, when one is configured.
+ *   with the partner's signing secret (the interface's header);
+ * - `X-Partnerpay-Signature: t=<unix seconds>,v1=<hex>`: HMAC-SHA256 of
+ *   `<t>.<event id>.<body>` with the same secret, so a receiver can refuse a
+ *   replayed request (too old a `t`) and a body moved to another event id
+ *   (docs/webhooks/verifyWebhook.ts; docs/api/webhooks.md).
+ * Every delivery is signed: a partner whose webhook has no secret gets one
+ * generated before its first delivery (`PgWebhookLog.signedWebhook`).
  * A 2xx answer within 10 s is a delivery; anything else (other status,
- * timeout, connection error, redirect) a failed attempt, retried with
- * exponential backoff and jitter (`retryDelayMillis`) until 72 h after the
- * notification was recorded, then marked failed (an operator can redeliver).
+ * timeout, connection error, redirect, refused address) a failed attempt,
+ * retried with exponential backoff and jitter (`retryDelayMillis`) until 72 h
+ * after the notification was recorded, then marked failed (the partner or an
+ * operator can redeliver). The answer's status is recorded
+ * (`last_response_status`); at most 64 KiB of its body is read (then the
+ * connection is closed), and the content is ignored.
+ * In production (`WebhookTargetPolicy`), the connection resolves the host
+ * through `WebhookTarget.pinnedLookup`: an address that is not public is
+ * refused, and the socket connects to the address that was checked.
  * A partner without a webhook URL: the notification is marked failed at once.
  * Polls every 200 ms when idle (PGlite has no LISTEN/NOTIFY).
  */
 import { createHmac } from "node:crypto"
 import * as Http from "node:http"
 import * as Https from "node:https"
-import { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
-import { Ids } from "@partnerpay/domain"
-import { DateTime, Effect, Layer, Metric, Option, Redacted } from "effect"
+import { PgOutbox, PgPartnerCredentials, PgWebhookLog } from "@partnerpay/adapters-pg"
+import { DateTime, Effect, Layer, Metric, Redacted } from "effect"
 import * as Metrics from "../Metrics.ts"
+import { pinnedLookup, refusedLiteral, WebhookTargetPolicy } from "../WebhookTarget.ts"
 import { worker } from "./Polling.ts"
 
 export interface DispatcherOptions {
@@ -68,9 +80,21 @@ export const retryDelayMillis = (failedAttempts: number, random: number = Math.r
   return Math.round(nominal * (0.5 + random / 2))
 }
 
-/** The signature header value for a body and secret. */
+/** The most of a receiver's answer body that is read (64 KiB); the connection is closed after that. */
+export const maxAnswerBytes = 64 * 1024
+
+/** The `X-HMAC-Signature` value for a body and secret. */
 export const sign = (body: string, secret: Redacted.Redacted<string>): string =>
   `sha256=${createHmac("sha256", Redacted.value(secret)).update(body, "utf8").digest("hex")}`
+
+/** The `X-Partnerpay-Signature` value: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.eventId.body">`. */
+export const signTimestamped = (
+  body: string,
+  eventId: string,
+  unixSeconds: number,
+  secret: Redacted.Redacted<string>,
+): string =>
+  `t=${unixSeconds},v1=${createHmac("sha256", Redacted.value(secret)).update(`${unixSeconds}.${eventId}.${body}`, "utf8").digest("hex")}`
 
 type Entry = PgOutbox.OutboxEntry
 
@@ -87,7 +111,19 @@ const makeAgents = (): Agents => ({
 
 class NoAnswer extends Error {}
 
-/** POSTs `body`: the answer's status, or rejects with the failure's message. The answer's body is drained. */
+/** A failed attempt: its message, and the answer's status when the receiver answered. */
+class AttemptFailed extends Error {
+  readonly status: number | null
+  constructor(message: string, status: number | null = null) {
+    super(message)
+    this.status = status
+  }
+}
+
+/**
+ * POSTs `body`: the answer's status, or rejects with the failure's message. At most `maxAnswerBytes` of the
+ * answer's body are read (drained, so the connection can be reused; a longer one is cut off).
+ */
 const post = (
   agents: Agents,
   target: URL,
@@ -95,10 +131,13 @@ const post = (
   headers: Record<string, string>,
   timeoutMillis: number,
   signal: AbortSignal,
+  refusePrivate: boolean,
 ) =>
   new Promise<number>((resolve, reject) => {
     const secure = target.protocol === "https:"
     if (!secure && target.protocol !== "http:") return reject(new Error("connection failed: unsupported protocol"))
+    const refused = refusePrivate ? refusedLiteral(target) : undefined
+    if (refused !== undefined) return reject(new Error(refused))
     const payload = Buffer.from(body, "utf8")
     let settled = false
     const settle = (status: number | Error) => {
@@ -112,7 +151,9 @@ const post = (
           new Error(
             status instanceof NoAnswer
               ? `no answer within ${timeoutMillis} ms`
-              : `connection failed: ${status.cause instanceof Error ? status.cause.message : status.message}`,
+              : (status as { code?: unknown }).code === "EADDRREFUSED"
+                ? status.message
+                : `connection failed: ${status.cause instanceof Error ? status.cause.message : status.message}`,
           ),
         )
     }
@@ -122,11 +163,20 @@ const post = (
         method: "POST",
         agent: secure ? agents.https : agents.http,
         headers: { ...headers, "content-length": String(payload.length) },
+        ...(refusePrivate ? { lookup: pinnedLookup } : {}),
       },
       (response) => {
-        // Drain the body so the connection can be reused; its content is ignored.
-        response.resume()
-        response.on("end", () => settle(response.statusCode ?? 0))
+        // Drain the body so the connection can be reused; its content is ignored, and at most 64 KiB is read.
+        const status = response.statusCode ?? 0
+        let read = 0
+        response.on("data", (chunk: Buffer) => {
+          read += chunk.length
+          if (read > maxAnswerBytes) {
+            settle(status)
+            response.destroy()
+          }
+        })
+        response.on("end", () => settle(status))
         response.on("error", settle)
       },
     )
@@ -142,7 +192,7 @@ interface RunOutcome {
   /** The first `delivered` entries were delivered (2xx). */
   readonly delivered: number
   /** The next entry's attempt failed (else: all delivered, or the batch's time was up). */
-  readonly failure?: { readonly error: string; readonly durationMs: number }
+  readonly failure?: { readonly error: string; readonly durationMs: number; readonly status: number | null }
 }
 
 /**
@@ -157,17 +207,16 @@ const postInOrder = async (
   live: boolean,
   timeoutMillis: number,
   startBy: number,
-  onDelivered: (id: string) => void,
+  onDelivered: (id: string, status: number) => void,
   signal: AbortSignal,
+  refusePrivate: boolean,
 ): Promise<RunOutcome> => {
   let target: URL
   try {
     target = new URL(webhook.url)
   } catch {
-    return { delivered: 0, failure: { error: "connection failed: invalid URL", durationMs: 0 } }
+    return { delivered: 0, failure: { error: "connection failed: invalid URL", durationMs: 0, status: null } }
   }
-  // An empty signing secret means "none configured": no signature header.
-  const signed = Redacted.value(webhook.signingSecret) !== ""
   for (let i = 0; i < entries.length; i++) {
     if (Date.now() > startBy || signal.aborted) return { delivered: i }
     const entry = entries[i]!
@@ -178,20 +227,29 @@ const postInOrder = async (
       "x-partnerpay-event-id": entry.id,
       "x-partnerpay-delivery-attempt": String(entry.attempts),
     }
-    if (signed) headers["x-hmac-signature"] = sign(body, webhook.signingSecret)
+    headers["x-hmac-signature"] = sign(body, webhook.signingSecret)
+    headers["x-partnerpay-signature"] = signTimestamped(
+      body,
+      entry.id,
+      Math.floor(Date.now() / 1000),
+      webhook.signingSecret,
+    )
     const started = Date.now()
-    let error: string
+    let failed: AttemptFailed
     try {
-      const status = await post(agents, target, body, headers, timeoutMillis, signal)
+      const status = await post(agents, target, body, headers, timeoutMillis, signal, refusePrivate)
       if (status >= 200 && status < 300) {
-        onDelivered(entry.id)
+        onDelivered(entry.id, status)
         continue
       }
-      error = `the endpoint answered HTTP ${status}`
+      failed = new AttemptFailed(`the endpoint answered HTTP ${status}`, status)
     } catch (failure) {
-      error = failure instanceof Error ? failure.message : String(failure)
+      failed = new AttemptFailed(failure instanceof Error ? failure.message : String(failure))
     }
-    return { delivered: i, failure: { error, durationMs: Date.now() - started } }
+    return {
+      delivered: i,
+      failure: { error: failed.message, durationMs: Date.now() - started, status: failed.status },
+    }
   }
   return { delivered: entries.length }
 }
@@ -217,18 +275,33 @@ export const layer = (options: DispatcherOptions) =>
         }),
       )
       // Delivered, not yet recorded: the next claim records them (same statement); at shutdown, this finalizer.
-      const unreported: Array<string> = []
+      const unreported: Unreported = { ids: [], statuses: {} }
       const dispatch = yield* PgOutbox.OutboxDispatch
+      const policy = yield* WebhookTargetPolicy
       yield* Effect.addFinalizer(() =>
-        dispatch
-          .markDelivered(unreported.splice(0))
-          .pipe(Effect.catch((error) => Effect.logWarning("delivered webhooks could not be recorded", error))),
+        Effect.suspend(() => {
+          const { ids, statuses } = takeReport(unreported)
+          return dispatch.markDelivered(ids, statuses)
+        }).pipe(Effect.catch((error) => Effect.logWarning("delivered webhooks could not be recorded", error))),
       )
-      return dispatcher(options, agents, unreported)
+      return dispatcher(options, agents, unreported, policy.refusePrivateAddresses)
     }),
   )
 
-const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Array<string>) =>
+/** Deliveries not yet recorded, with the receiver's answer status of each. */
+interface Unreported {
+  ids: Array<string>
+  statuses: Record<string, number>
+}
+
+const takeReport = (unreported: Unreported) => {
+  const report = { ids: unreported.ids, statuses: unreported.statuses }
+  unreported.ids = []
+  unreported.statuses = {}
+  return report
+}
+
+const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Unreported, refusePrivate: boolean) =>
   worker(
     "webhook-dispatcher",
     options.pollMillis ?? 200,
@@ -237,33 +310,42 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Arra
       const partners = yield* PgPartnerCredentials.Partners
       const timeoutMillis = options.timeoutMillis ?? deliveryTimeoutMillis
       // The previous batch's deliveries are recorded by this claim (one round trip for both).
-      const report = unreported.splice(0)
+      const report = takeReport(unreported)
       const claimed = yield* dispatch
         .claim({
           workerId: options.workerId,
           limit: options.batchSize ?? 1000,
           perPartner: options.perPartner ?? 300,
           leaseMs: timeoutMillis * 3,
-          delivered: report,
+          delivered: report.ids,
+          deliveredStatuses: report.statuses,
         })
-        .pipe(Effect.tapError(() => Effect.sync(() => unreported.unshift(...report))))
-      if (report.length > 0) yield* Effect.logInfo("webhooks delivered", { count: report.length })
+        .pipe(
+          Effect.tapError(() =>
+            Effect.sync(() => {
+              unreported.ids.unshift(...report.ids)
+              Object.assign(unreported.statuses, report.statuses)
+            }),
+          ),
+        )
+      if (report.ids.length > 0) yield* Effect.logInfo("webhooks delivered", { count: report.ids.length })
       if (claimed.length === 0) return 0
       // No attempt starts after this: the last one ends within 2 x timeout, inside the 3 x timeout lease.
       const startBy = Date.now() + timeoutMillis
       const released: Array<string> = []
       // Recorded as each delivery succeeds, so an interrupted batch still reports what went out.
-      const onDelivered = (id: string) => {
-        unreported.push(id)
+      const onDelivered = (id: string, status: number) => {
+        unreported.ids.push(id)
+        unreported.statuses[id] = status
       }
 
       /** Records a failed attempt: retry later, or give up 72 h after the notification was recorded. */
-      const failed = (entry: Entry, error: string, durationMs: number) =>
+      const failed = (entry: Entry, error: string, durationMs: number, status: number | null) =>
         Effect.gen(function* () {
           const now = yield* DateTime.now
           const nextAt = DateTime.add(now, { milliseconds: retryDelayMillis(entry.attempts) })
           const giveUp = DateTime.toEpochMillis(nextAt) - DateTime.toEpochMillis(entry.createdAt) > giveUpAfterMillis
-          yield* dispatch.markFailedAttempt(entry.id, error, giveUp ? "give up" : nextAt)
+          yield* dispatch.markFailedAttempt(entry.id, error, giveUp ? "give up" : nextAt, status)
           yield* Metric.update(giveUp ? Metrics.webhookDeliveries.gaveUp : Metrics.webhookDeliveries.failed, 1)
           yield* Effect.logWarning(giveUp ? "webhook failed; giving up" : "webhook attempt failed; will retry", {
             error,
@@ -283,8 +365,9 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Arra
       const deliverPartner = (entries: ReadonlyArray<Entry>) =>
         Effect.gen(function* () {
           const partnerId = entries[0]!.partnerId
-          const webhook = yield* partners.getWebhook(Ids.PartnerId.make(partnerId))
-          if (Option.isNone(webhook)) {
+          // Never unsigned: a webhook without a secret gets one generated (and stored) here.
+          const webhook = yield* PgWebhookLog.signedWebhook(partners, partnerId)
+          if (webhook === undefined) {
             yield* Effect.logWarning("webhooks not delivered: the partner has no webhook URL", {
               partnerId,
               notifications: entries.length,
@@ -296,13 +379,24 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Arra
             return
           }
           const outcome = yield* Effect.promise((signal) =>
-            postInOrder(agents, entries, webhook.value, options.live, timeoutMillis, startBy, onDelivered, signal),
+            postInOrder(
+              agents,
+              entries,
+              webhook,
+              options.live,
+              timeoutMillis,
+              startBy,
+              onDelivered,
+              signal,
+              refusePrivate,
+            ),
           )
           if (outcome.delivered > 0) yield* Metric.update(Metrics.webhookDeliveries.delivered, outcome.delivered)
           const rest = outcome.failure === undefined ? outcome.delivered : outcome.delivered + 1
           for (const entry of entries.slice(rest)) released.push(entry.id)
           if (outcome.failure !== undefined) {
-            yield* failed(entries[outcome.delivered]!, outcome.failure.error, outcome.failure.durationMs)
+            const { error, durationMs, status } = outcome.failure
+            yield* failed(entries[outcome.delivered]!, error, durationMs, status)
           }
         })
 

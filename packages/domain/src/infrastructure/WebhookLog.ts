@@ -1,0 +1,135 @@
+/**
+ * The WebhookLog port: what a partner may see of its own webhooks, so it can
+ * reconcile after missing some (issue 14 section 3). Every operation takes the
+ * caller's partner id and only ever touches that partner's rows: another
+ * partner's delivery is "not found", never "forbidden".
+ *
+ * - `endpoint`: the partner's webhook URL and signing secret. A partner whose
+ *   URL has no secret gets one generated here (and stored), so no delivery is
+ *   ever unsigned.
+ * - `deliveries`: the partner's notifications with their delivery state,
+ *   newest first (commit order), cursor-paginated.
+ * - `events`: the partner's notifications with their payload (the webhook's
+ *   `Event` and `Data`), newest first, recorded in the last `maxAgeDays` days
+ *   (by the clock that dated the rows: the store's, not a sandbox clock).
+ * - `redeliver`: queues a delivered or failed notification again.
+ *
+ * Pages follow the API's convention (`limit`, `startingAfter`: the last id of
+ * the previous page; `hasMore`): an id that is not one of the partner's rows
+ * gives an empty page, as elsewhere (it reveals nothing about other partners).
+ */
+import { Context, DateTime, Effect, Layer, type Redacted } from "effect"
+import type { EventStoreUnavailable } from "./EventStore.ts"
+import { MemoryOutbox } from "./Outbox.ts"
+
+export type WebhookDeliveryStatus = "pending" | "delivering" | "delivered" | "failed"
+
+export interface DeliveryView {
+  readonly id: string
+  readonly eventType: string
+  readonly status: WebhookDeliveryStatus
+  /** Attempts started so far. */
+  readonly attempts: number
+  /** HTTP status of the receiver's last answer; null when none (not tried yet, or no answer). */
+  readonly lastResponseStatus: number | null
+  readonly lastError: string | null
+  readonly createdAt: DateTime.Utc
+  readonly deliveredAt: DateTime.Utc | null
+  /** When the next attempt is due (pending rows only). */
+  readonly nextAttemptAt: DateTime.Utc | null
+}
+
+export interface EventView {
+  readonly id: string
+  readonly eventType: string
+  readonly data: Readonly<Record<string, unknown>>
+  readonly createdAt: DateTime.Utc
+}
+
+export interface WebhookPage<A> {
+  readonly items: ReadonlyArray<A>
+  /** More (older) rows follow the last item. */
+  readonly hasMore: boolean
+}
+
+export interface WebhookPageRequest {
+  readonly limit: number
+  /** The last id of the previous page. */
+  readonly startingAfter?: string | undefined
+}
+
+export interface WebhookEndpoint {
+  readonly url: string
+  readonly signingSecret: Redacted.Redacted<string>
+}
+
+export type RedeliverOutcome = "queued" | "not found" | "in progress"
+
+export class WebhookLog extends Context.Service<
+  WebhookLog,
+  {
+    endpoint(partnerId: string): Effect.Effect<WebhookEndpoint | undefined, EventStoreUnavailable>
+    deliveries(
+      partnerId: string,
+      page: WebhookPageRequest,
+    ): Effect.Effect<WebhookPage<DeliveryView>, EventStoreUnavailable>
+    events(
+      partnerId: string,
+      page: WebhookPageRequest & { readonly maxAgeDays: number },
+    ): Effect.Effect<WebhookPage<EventView>, EventStoreUnavailable>
+    redeliver(partnerId: string, id: string): Effect.Effect<RedeliverOutcome, EventStoreUnavailable>
+  }
+>()("partnerpay/domain/WebhookLog") {
+  /**
+   * In memory, over the `MemoryOutbox` (tests, embedders): nothing is ever delivered there, so every
+   * notification is pending (a redelivery is "in progress"); no endpoint is configured.
+   */
+  static readonly layerMemory: Layer.Layer<WebhookLog, never, MemoryOutbox> = Layer.effect(
+    WebhookLog,
+    Effect.gen(function* () {
+      const { recorded } = yield* MemoryOutbox
+      const own = (partnerId: string, page: WebhookPageRequest) => {
+        const rows = recorded.filter((n) => n.partnerId === partnerId).reverse()
+        const start = page.startingAfter === undefined ? 0 : rows.findIndex((n) => n.id === page.startingAfter) + 1
+        const from = page.startingAfter !== undefined && start === 0 ? rows.length : start
+        return { rows: rows.slice(from, from + page.limit), hasMore: from + page.limit < rows.length }
+      }
+      const epoch = DateTime.makeUnsafe(0)
+      return WebhookLog.of({
+        endpoint: () => Effect.succeed(undefined),
+        deliveries: (partnerId, page) =>
+          Effect.sync(() => {
+            const { rows, hasMore } = own(partnerId, page)
+            const items = rows.map(
+              (n): DeliveryView => ({
+                id: n.id,
+                eventType: n.eventType,
+                status: "pending",
+                attempts: 0,
+                lastResponseStatus: null,
+                lastError: null,
+                createdAt: epoch,
+                deliveredAt: null,
+                nextAttemptAt: epoch,
+              }),
+            )
+            return { items, hasMore }
+          }),
+        events: (partnerId, page) =>
+          Effect.sync(() => {
+            const { rows, hasMore } = own(partnerId, page)
+            return {
+              items: rows.map((n) => ({ id: n.id, eventType: n.eventType, data: n.data, createdAt: epoch })),
+              hasMore,
+            }
+          }),
+        redeliver: (partnerId, id) =>
+          Effect.succeed(
+            recorded.some((n) => n.id === id && n.partnerId === partnerId)
+              ? ("in progress" as const)
+              : ("not found" as const),
+          ),
+      })
+    }),
+  )
+}
