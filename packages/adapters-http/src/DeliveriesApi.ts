@@ -37,7 +37,9 @@ export const Delivery = Schema.Struct({
   }),
   lastError: Schema.NullOr(Schema.String).annotate({ description: "Why the last attempt failed, if it did" }),
   createdAt: Schema.String.annotate({ description: "ISO 8601 instant the notification was recorded" }),
-  deliveredAt: Schema.NullOr(Schema.String),
+  deliveredAt: Schema.NullOr(Schema.String).annotate({
+    description: "ISO 8601 instant your endpoint answered 2xx; null until delivered",
+  }),
   nextAttemptAt: Schema.NullOr(Schema.String).annotate({ description: "When a pending delivery is next tried" }),
 })
 
@@ -48,7 +50,7 @@ export const RedeliverResponse = Schema.Struct({ id: DeliveryId, status: Schema.
 )
 
 export const EndpointResponse = Schema.Struct({
-  url: Schema.String,
+  url: Schema.String.annotate({ description: "Your webhook endpoint: every webhook is POSTed there" }),
   signingSecret: Schema.String.annotate({
     description: "Key of the HMAC-SHA256 signatures (X-Partnerpay-Signature, X-HMAC-Signature). Keep it secret.",
   }),

@@ -33,42 +33,46 @@ const deadPid = (): number => {
 const lockModule = fileURLToPath(new URL("../src/DataDirLock.ts", import.meta.url))
 
 /**
- * A separate process that waits until `startAt`, tries to take the lock, prints
- * "acquired" or "in-use <pid>", and holds a lock it got for `holdMillis`.
+ * A process that tries to lock `dataDir` at `startAt`: it prints its outcome at once (`acquired`, or
+ * `in-use <pid>`), and a winner holds the lock until `releaseFile` exists, however late the others start.
  */
-const contender = (dataDir: string, startAt: number, holdMillis: number) =>
-  new Promise<string>((resolve, reject) => {
-    const script = `
+const contender = (dataDir: string, startAt: number, releaseFile: string) => {
+  const script = `
+      const { existsSync } = await import("node:fs")
       const { Effect } = await import("effect")
       const { lockDataDir } = await import(${JSON.stringify(lockModule)})
       while (Date.now() < ${startAt}) {}
-      const outcome = await Effect.runPromise(
+      await Effect.runPromise(
         Effect.scoped(
           lockDataDir(${JSON.stringify(dataDir)}).pipe(
             Effect.andThen(Effect.sync(() => process.stdout.write("acquired"))),
-            Effect.andThen(Effect.sleep(${holdMillis})),
-            Effect.as("ok"),
+            Effect.andThen(
+              Effect.promise(async () => {
+                while (!existsSync(${JSON.stringify(releaseFile)})) await new Promise((done) => setTimeout(done, 20))
+              }),
+            ),
             Effect.catchTag("DatabaseInUse", (error) => Effect.sync(() => process.stdout.write("in-use " + error.pid))),
           ),
         ),
       )
     `
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
-      cwd: fileURLToPath(new URL("..", import.meta.url)),
-      stdio: ["ignore", "pipe", "pipe"],
-    })
-    let out = ""
-    let err = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString()
-    })
-    child.stderr.on("data", (chunk: Buffer) => {
-      err += chunk.toString()
-    })
-    child.on("exit", (code) =>
-      code === 0 ? resolve(`${out}|${child.pid}`) : reject(new Error(`exit ${code}: ${err}`)),
-    )
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+    cwd: fileURLToPath(new URL("..", import.meta.url)),
+    stdio: ["ignore", "pipe", "pipe"],
   })
+  let err = ""
+  child.stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString()
+  })
+  const outcome = new Promise<string>((resolve, reject) => {
+    child.stdout.once("data", (chunk: Buffer) => resolve(`${chunk.toString()}|${child.pid}`))
+    child.once("exit", (code) => reject(new Error(`exit ${code} before an outcome: ${err}`)))
+  })
+  const exited = new Promise<void>((resolve, reject) =>
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}: ${err}`)))),
+  )
+  return { outcome, exited }
+}
 
 describe("a data directory without a lock", () => {
   it.effect("is locked for this process and released when the scope closes", () =>
@@ -135,7 +139,11 @@ describe("a data directory locked by a dead process", () => {
       const dataDir = freshDataDir()
       writeFileSync(DataDirLock.lockPathOf(dataDir), String(deadPid()))
       const startAt = Date.now() + 1_500
-      const outcomes = await Promise.all([1, 2, 3].map(() => contender(dataDir, startAt, 1_000)))
+      const releaseFile = join(dataDir, "..", `release-${round}-${crypto.randomUUID()}`)
+      const contenders = [1, 2, 3].map(() => contender(dataDir, startAt, releaseFile))
+      const outcomes = await Promise.all(contenders.map((c) => c.outcome))
+      writeFileSync(releaseFile, "")
+      await Promise.all(contenders.map((c) => c.exited))
       const winners = outcomes.filter((outcome) => outcome.startsWith("acquired|"))
       assert.strictEqual(winners.length, 1, outcomes.join(", "))
       const winner = (winners[0] as string).split("|")[1]

@@ -68,6 +68,8 @@ describe("a database failure logged by an adapter", () => {
       const lines = yield* logsOf(failure)
       assertRedacted(lines, "probe insert")
     }),
+    // An embedded database starts in about a second, several on a busy machine.
+    60_000,
   )
 })
 

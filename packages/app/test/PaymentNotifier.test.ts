@@ -22,11 +22,10 @@ import { DateTime, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Config from "../src/Config.ts"
 import * as Domain from "../src/Domain.ts"
-import * as ProviderPorts from "../src/providers/ProviderPorts.ts"
 import * as SandboxProviders from "../src/SandboxProviders.ts"
 import * as Service from "../src/Service.ts"
 import * as PaymentNotifier from "../src/workers/PaymentNotifier.ts"
-import { companyBody, freshDatabase, postgresAvailable } from "./support.ts"
+import { companyBody, freshDatabase, postgresAvailable, productionEnvironment } from "./support.ts"
 
 const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b")
 const payer = Ids.RegistrationId.make("7e57ab1e-0000-4000-8000-00000000c0de")
@@ -178,23 +177,8 @@ describe("the payment notifier", () => {
 describe("where the payment notifier runs", () => {
   it.effect("in the sandbox only: production has no message senders yet", () =>
     Effect.gen(function* () {
-      const secret = "s".repeat(48)
       const sandbox = yield* Config.fromRecord({})
-      const bridges = Object.fromEntries(
-        ProviderPorts.ports.flatMap(({ key }) => [
-          [`PARTNERPAY_PROVIDER_${key}_URL`, `https://bridge.example.com/${key.toLowerCase()}`],
-          [`PARTNERPAY_PROVIDER_${key}_SECRET`, secret],
-        ]),
-      )
-      const production = yield* Config.fromRecord({
-        PARTNERPAY_ENV: "production",
-        PARTNERPAY_TOKEN_SECRET: secret,
-        PARTNERPAY_SECRET_PEPPER: secret,
-        PARTNERPAY_DATA_KEY: "d".repeat(64),
-        PARTNERPAY_OTP_SECRET: secret,
-        PARTNERPAY_CHAT_SECRET: secret,
-        ...bridges,
-      })
+      const production = yield* Config.fromRecord(productionEnvironment())
       assert.include(Service.workerNames(sandbox), "payment-notifier")
       assert.notInclude(Service.workerNames(production), "payment-notifier")
     }),

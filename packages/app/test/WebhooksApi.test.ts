@@ -21,7 +21,7 @@ import { HttpServer } from "effect/http"
 import * as AppConfig from "../src/Config.ts"
 import * as Logging from "../src/Logging.ts"
 import * as Service from "../src/Service.ts"
-import { eventually, freshDatabase, postgresAvailable, startReceiver } from "./support.ts"
+import { eventually, freshDatabase, postgresAvailable, productionEnvironment, startReceiver } from "./support.ts"
 
 /** The documented snippet, loaded from the docs (outside every TypeScript project, so typed here). */
 const snippetUrl = new URL("../../../docs/webhooks/verifyWebhook.ts", import.meta.url)
@@ -325,12 +325,7 @@ describe.skipIf(!postgresAvailable)("in production, a webhook URL", () => {
   it("pointing to a loopback, private or link-local address is refused when set (400 naming url)", {
     timeout: 30_000,
   }, async () => {
-    const base = await startInProcess({
-      PARTNERPAY_ENV: "production",
-      PARTNERPAY_TOKEN_SECRET: "p".repeat(48),
-      PARTNERPAY_OTP_SECRET: "o".repeat(40),
-      PARTNERPAY_CHAT_SECRET: "c".repeat(40),
-    })
+    const base = await startInProcess(productionEnvironment())
     const created = await admin(base, "POST", "/partners", { name: "Production partner" })
     const path = `/partners/${created.body.partnerId}/webhook`
     for (const url of [

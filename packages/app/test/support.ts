@@ -12,6 +12,7 @@ import { PgDatabase } from "@partnerpay/adapters-pg"
 import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import * as ProviderPorts from "../src/providers/ProviderPorts.ts"
 
 export const appDir = fileURLToPath(new URL("..", import.meta.url))
 
@@ -208,3 +209,22 @@ export const companyBody = (overrides: Record<string, unknown>) =>
     locations: [Fixtures.mainStreetStore],
     ...overrides,
   })
+
+/**
+ * Every variable a production start requires (secrets, data key, a bridge per provider port), with
+ * test values: bridges point at `bridgeBase` (nothing listens there unless a test starts a fake).
+ */
+export const productionEnvironment = (bridgeBase = "https://bridge.example.com"): Record<string, string> => ({
+  PARTNERPAY_ENV: "production",
+  PARTNERPAY_TOKEN_SECRET: "p".repeat(48),
+  PARTNERPAY_SECRET_PEPPER: "q".repeat(48),
+  PARTNERPAY_DATA_KEY: "d".repeat(64),
+  PARTNERPAY_OTP_SECRET: "o".repeat(40),
+  PARTNERPAY_CHAT_SECRET: "c".repeat(40),
+  ...Object.fromEntries(
+    ProviderPorts.ports.flatMap(({ key }) => [
+      [`PARTNERPAY_PROVIDER_${key}_URL`, `${bridgeBase}/${key.toLowerCase()}`],
+      [`PARTNERPAY_PROVIDER_${key}_SECRET`, `${key}-bridge-secret`.padEnd(40, "s")],
+    ]),
+  ),
+})
