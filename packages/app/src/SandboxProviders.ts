@@ -25,10 +25,11 @@ import {
   type IdGenerator,
   Messaging,
   OtpCodes,
+  type PersonalDataVault,
   type Providers,
   Transfers,
 } from "@partnerpay/domain"
-import { Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { AppConfig } from "./Config.ts"
 import * as ProviderPorts from "./providers/ProviderPorts.ts"
@@ -55,13 +56,16 @@ export const layer = (config: AppConfig) => (config.environment === "sandbox" ? 
 
 /**
  * Sandbox messaging: the recording SMS, push and e-mail senders on the
- * database message log, and the OTP sender over the SMS sender (it replaces the
- * in-memory OTP sender of `layer`: merge this after it).
+ * database message log (recipients sealed for their customer:
+ * `Messaging.protectSentMessages`), and the OTP sender over the SMS sender (it
+ * replaces the in-memory OTP sender of `layer`: merge this after it).
  */
 export const messaging: Layer.Layer<
   Messaging.Senders | Messaging.SentMessages | Providers.OtpSender,
   never,
-  SqlClient | IdGenerator
+  SqlClient | IdGenerator | PersonalDataVault
 > = Layer.provideMerge(Messaging.otpSenderOverSms, Messaging.layerRecording).pipe(
-  Layer.provideMerge(PgSentMessages.layer()),
+  Layer.provideMerge(
+    Layer.effect(Messaging.SentMessages, Effect.flatMap(PgSentMessages.make(), Messaging.protectSentMessages)),
+  ),
 )

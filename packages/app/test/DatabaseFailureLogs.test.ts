@@ -57,17 +57,19 @@ describe("a database failure logged by an adapter", () => {
     }),
   )
 
-  it.effect("from a real database: the SQLSTATE of a duplicate key, without the key", () =>
-    Effect.gen(function* () {
-      const failure = Effect.gen(function* () {
-        const sql = yield* SqlClient
-        yield* sql`CREATE TABLE log_probe (email text PRIMARY KEY)`
-        yield* sql`INSERT INTO log_probe (email) VALUES (${secretValue})`
-        yield* sql`INSERT INTO log_probe (email) VALUES (${secretValue})`
-      }).pipe(SqlErrors.unavailable("probe insert"), Effect.provide(PgDatabase.layerPglite()))
-      const lines = yield* logsOf(failure)
-      assertRedacted(lines, "probe insert")
-    }),
+  it.effect(
+    "from a real database: the SQLSTATE of a duplicate key, without the key",
+    () =>
+      Effect.gen(function* () {
+        const failure = Effect.gen(function* () {
+          const sql = yield* SqlClient
+          yield* sql`CREATE TABLE log_probe (email text PRIMARY KEY)`
+          yield* sql`INSERT INTO log_probe (email) VALUES (${secretValue})`
+          yield* sql`INSERT INTO log_probe (email) VALUES (${secretValue})`
+        }).pipe(SqlErrors.unavailable("probe insert"), Effect.provide(PgDatabase.layerPglite()))
+        const lines = yield* logsOf(failure)
+        assertRedacted(lines, "probe insert")
+      }),
     // An embedded database starts in about a second, several on a busy machine.
     60_000,
   )

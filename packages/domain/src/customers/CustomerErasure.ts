@@ -18,7 +18,7 @@ import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { streamId } from "../kernel/Decider.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import { isErased } from "../kernel/Personal.ts"
-import { customerSubject, loginSubject } from "./CustomerPersonalData.ts"
+import { customerSubject, loginSubject, messagesSubject } from "./CustomerPersonalData.ts"
 import * as Customers from "./CustomersProjection.ts"
 import * as LoginChallenge from "./LoginChallenge.ts"
 
@@ -43,7 +43,7 @@ export const erase = Effect.fn("CustomerErasure.erase")(function* (registrationI
       loginSubject(streamId(LoginChallenge.aggregate, LoginChallenge.challengeId(document.partnerId, index))),
     )
   }
-  subjects.push(customerSubject(registrationId))
+  subjects.push(customerSubject(registrationId), messagesSubject(registrationId))
   const erased: Array<string> = []
   for (const subject of subjects) if (yield* vault.erase(subject)) erased.push(subject)
   const after = yield* store.get(Customers.collection, registrationId)

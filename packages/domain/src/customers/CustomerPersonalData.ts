@@ -17,6 +17,12 @@ import type { FieldsOf } from "../infrastructure/PersonalData.ts"
 /** The data subject of a customer. */
 export const customerSubject = (registrationId: string): string => `customer:${registrationId}`
 
+/**
+ * The data subject of the recipients (phone, push tokens, e-mail) in the log of messages sent to a
+ * customer (the sandbox message log): its own key, erased with the customer's.
+ */
+export const messagesSubject = (registrationId: string): string => `messages:${registrationId}`
+
 /** The data subject of the phone number of a login challenge stream. */
 export const loginSubject = (challengeStreamId: string): string => `login:${challengeStreamId}`
 

@@ -14,10 +14,13 @@
  * transaction of the decision that sent them.
  */
 import { Context, DateTime, Effect, Layer, Ref, Schema } from "effect"
+import { CustomerPersonalData } from "../customers/index.ts"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import { PersonalDataVault } from "../infrastructure/PersonalData.ts"
 import { OtpDeliveryFailed, OtpSender, ProviderUnavailable } from "../infrastructure/Providers.ts"
 import { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
+import { erased } from "../kernel/Personal.ts"
 
 /** The ways a customer is reached. */
 export const Channel = Schema.Literals(["sms", "push", "email"])
@@ -206,3 +209,42 @@ export const otpSenderOverSms: Layer.Layer<OtpSender, never, SmsSender> = Layer.
     })
   }),
 )
+
+/**
+ * The message log with its recipients (phone numbers, push tokens, e-mail
+ * addresses: personal data) sealed at rest for the customer they were sent
+ * to (subject `messages:<registrationId>`, erased with the customer,
+ * docs/personal-data.md): the stored log
+ * never holds a recipient in plaintext, and once the customer is erased the
+ * log shows `"[erased]"`. A message without a customer (a login code to a
+ * phone number not registered yet) is never listed, so its recipient is not
+ * kept at all.
+ */
+export const protectSentMessages = (
+  log: SentMessages["Service"],
+): Effect.Effect<SentMessages["Service"], never, PersonalDataVault> =>
+  Effect.map(Effect.service(PersonalDataVault), (vault) =>
+    SentMessages.of({
+      record: (message) =>
+        Effect.flatMap(
+          message.registrationId === undefined
+            ? Effect.succeed(erased as string)
+            : vault.seal(CustomerPersonalData.messagesSubject(message.registrationId), message.to),
+          (to) => log.record({ ...message, to }),
+        ),
+      list: (query) =>
+        Effect.flatMap(log.list(query), (page) =>
+          Effect.map(
+            Effect.forEach(page.items, (message) =>
+              message.registrationId === undefined || message.to === erased
+                ? Effect.succeed(message)
+                : Effect.map(
+                    vault.open(CustomerPersonalData.messagesSubject(message.registrationId), message.to),
+                    (to) => ({ ...message, to: to._tag === "Some" ? to.value : erased }),
+                  ),
+            ),
+            (items) => ({ ...page, items }),
+          ),
+        ),
+    }),
+  )
