@@ -20,8 +20,8 @@ import type {
 import * as PaymentRequest from "../../src/payments/PaymentRequest.ts"
 import {
   dueForAutomaticCollection,
-  projection,
   type PaymentRequestDocument,
+  projection,
 } from "../../src/payments/PaymentRequestsProjection.ts"
 import type { RefundId } from "../../src/payments/TransferEvents.ts"
 import { documentOf, history, iso, runs, type Timed, usd, uuid } from "./RandomHistory.ts"
@@ -49,38 +49,36 @@ const arbitraryCreate = fc
     invoiceNumber: fc.option(fc.constantFrom("INV-1", "2026/042"), { nil: undefined }),
     attachmentUrl: fc.option(fc.constant("https://files.example.com/invoice.pdf"), { nil: undefined }),
   })
-  .map(
-    (r): { readonly request: Request; readonly create: Timed<PaymentRequest.Command> } => ({
-      request: {
-        paymentRequestId: r.paymentRequestId as PaymentRequestId,
-        partnerId: r.partnerId as PartnerId,
-        amount: r.amount,
-      },
-      create: (at) => ({
-        _tag: "CreatePaymentRequest",
-        paymentRequestId: r.paymentRequestId as PaymentRequestId,
-        partnerId: r.partnerId as PartnerId,
-        companyId: r.companyId as CompanyId,
-        payerRegistrationId: payer,
-        amount: usd(r.amount),
-        description: "Cleaning, March",
-        dueDate,
-        ...(r.attachmentUrl === undefined ? {} : { attachmentUrl: r.attachmentUrl }),
-        ...(r.offer === "autoPay" ? { enableAutoPay: true, autoPayLimit: usd(r.limit) } : {}),
-        ...(r.offer === "debitAuth" ? { enableDebitAuth: true, debitAuthLimit: usd(r.limit) } : {}),
-        ...(r.invoiceNumber === undefined ? {} : { invoiceNumber: r.invoiceNumber }),
-        at,
-      }),
+  .map((r): { readonly request: Request; readonly create: Timed<PaymentRequest.Command> } => ({
+    request: {
+      paymentRequestId: r.paymentRequestId as PaymentRequestId,
+      partnerId: r.partnerId as PartnerId,
+      amount: r.amount,
+    },
+    create: (at) => ({
+      _tag: "CreatePaymentRequest",
+      paymentRequestId: r.paymentRequestId as PaymentRequestId,
+      partnerId: r.partnerId as PartnerId,
+      companyId: r.companyId as CompanyId,
+      payerRegistrationId: payer,
+      amount: usd(r.amount),
+      description: "Cleaning, March",
+      dueDate,
+      ...(r.attachmentUrl === undefined ? {} : { attachmentUrl: r.attachmentUrl }),
+      ...(r.offer === "autoPay" ? { enableAutoPay: true, autoPayLimit: usd(r.limit) } : {}),
+      ...(r.offer === "debitAuth" ? { enableDebitAuth: true, debitAuthLimit: usd(r.limit) } : {}),
+      ...(r.invoiceNumber === undefined ? {} : { invoiceNumber: r.invoiceNumber }),
+      at,
     }),
-  )
+  }))
 
 /** The commands that may follow the creation, some of them refused in the state they meet. */
 const arbitraryCommand = (request: Request): fc.Arbitrary<Timed<PaymentRequest.Command>> => {
   const paymentRequestId = request.paymentRequestId
   return fc.oneof(
-    { weight: 3, arbitrary: fc
-      .record({ who: fc.constantFrom(payer, payer, stranger), acceptDebitAuth: fc.boolean() })
-      .map(
+    {
+      weight: 3,
+      arbitrary: fc.record({ who: fc.constantFrom(payer, payer, stranger), acceptDebitAuth: fc.boolean() }).map(
         ({ who, acceptDebitAuth }): Timed<PaymentRequest.Command> =>
           (at) => ({
             _tag: "AcceptPaymentRequest",
@@ -93,74 +91,95 @@ const arbitraryCommand = (request: Request): fc.Arbitrary<Timed<PaymentRequest.C
             transferId,
             at,
           }),
-      ) },
-    { weight: 1, arbitrary: fc.constant<Timed<PaymentRequest.Command>>((at) => ({
-      _tag: "CancelPaymentRequest",
-      paymentRequestId,
-      partnerId: request.partnerId,
-      at,
-    })) },
-    { weight: 3, arbitrary: fc.constant<Timed<PaymentRequest.Command>>((at) => ({
-      _tag: "RecordTransferSettled",
-      paymentRequestId,
-      transferId,
-      at,
-    })) },
-    { weight: 1, arbitrary: fc.constant<Timed<PaymentRequest.Command>>((at) => ({
-      _tag: "RecordTransferFailed",
-      paymentRequestId,
-      transferId,
-      returnCode: "R01",
-      reason: "Insufficient funds",
-      at,
-    })) },
-    { weight: 5, arbitrary: fc
-      .record({
-        refundId: uuid,
-        amount: fc.option(fc.integer({ min: 1, max: Math.max(1, Math.floor(request.amount / 2)) }), {
-          nil: undefined,
-        }),
-      })
-      .map(
-        ({ refundId, amount }): Timed<PaymentRequest.Command> =>
-          (at) => ({
-            _tag: "RefundPaymentRequest",
-            paymentRequestId,
-            refundId: refundId as RefundId,
-            ...(amount === undefined ? {} : { amount: usd(amount) }),
-            at,
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant<Timed<PaymentRequest.Command>>((at) => ({
+        _tag: "CancelPaymentRequest",
+        paymentRequestId,
+        partnerId: request.partnerId,
+        at,
+      })),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.constant<Timed<PaymentRequest.Command>>((at) => ({
+        _tag: "RecordTransferSettled",
+        paymentRequestId,
+        transferId,
+        at,
+      })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant<Timed<PaymentRequest.Command>>((at) => ({
+        _tag: "RecordTransferFailed",
+        paymentRequestId,
+        transferId,
+        returnCode: "R01",
+        reason: "Insufficient funds",
+        at,
+      })),
+    },
+    {
+      weight: 5,
+      arbitrary: fc
+        .record({
+          refundId: uuid,
+          amount: fc.option(fc.integer({ min: 1, max: Math.max(1, Math.floor(request.amount / 2)) }), {
+            nil: undefined,
           }),
-      ) },
-    { weight: 2, arbitrary: fc
-      .record({
-        account: fc.boolean(),
-        debitAuth: fc.option(fc.record({ active: fc.boolean(), limit: fc.integer({ min: 100, max: 100_000 }) }), {
-          nil: undefined,
-        }),
-      })
-      .map(
-        ({ account, debitAuth }): Timed<PaymentRequest.Command> =>
-          (at) => ({
-            _tag: "CollectAutomatically",
-            paymentRequestId,
-            today: dueDate,
-            ...(account ? { account: { bankAccountId, accountNumberMasked: "****6789" } } : {}),
-            ...(debitAuth === undefined ? {} : { debitAuth: { active: debitAuth.active, limit: usd(debitAuth.limit) } }),
-            transferId,
-            at,
+        })
+        .map(
+          ({ refundId, amount }): Timed<PaymentRequest.Command> =>
+            (at) => ({
+              _tag: "RefundPaymentRequest",
+              paymentRequestId,
+              refundId: refundId as RefundId,
+              ...(amount === undefined ? {} : { amount: usd(amount) }),
+              at,
+            }),
+        ),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .record({
+          account: fc.boolean(),
+          debitAuth: fc.option(fc.record({ active: fc.boolean(), limit: fc.integer({ min: 100, max: 100_000 }) }), {
+            nil: undefined,
           }),
-      ) },
-    { weight: 1, arbitrary: fc.constant<Timed<PaymentRequest.Command>>((at) => ({
-      _tag: "PayWithCard",
-      paymentRequestId,
-      registrationId: payer,
-      cardPaymentId: "9b40ce72-5f63-4071-8283-9e0f1a2b3c4d" as CardPaymentId,
-      paymentMethodId: "pm_1",
-      brand: "visa",
-      last4: "4242",
-      processorReference: "ch_1",
-      at,
-    })) },
+        })
+        .map(
+          ({ account, debitAuth }): Timed<PaymentRequest.Command> =>
+            (at) => ({
+              _tag: "CollectAutomatically",
+              paymentRequestId,
+              today: dueDate,
+              ...(account ? { account: { bankAccountId, accountNumberMasked: "****6789" } } : {}),
+              ...(debitAuth === undefined
+                ? {}
+                : { debitAuth: { active: debitAuth.active, limit: usd(debitAuth.limit) } }),
+              transferId,
+              at,
+            }),
+        ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant<Timed<PaymentRequest.Command>>((at) => ({
+        _tag: "PayWithCard",
+        paymentRequestId,
+        registrationId: payer,
+        cardPaymentId: "9b40ce72-5f63-4071-8283-9e0f1a2b3c4d" as CardPaymentId,
+        paymentMethodId: "pm_1",
+        brand: "visa",
+        last4: "4242",
+        processorReference: "ch_1",
+        at,
+      })),
+    },
   )
 }
 
@@ -177,7 +196,13 @@ const documentAfter = (paymentRequestId: string, events: ReadonlyArray<PaymentRe
   return document
 }
 
-const property = (check: (state: PaymentRequest.State, document: PaymentRequestDocument, events: ReadonlyArray<PaymentRequest.Event>) => void) =>
+const property = (
+  check: (
+    state: PaymentRequest.State,
+    document: PaymentRequestDocument,
+    events: ReadonlyArray<PaymentRequest.Event>,
+  ) => void,
+) =>
   fc.assert(
     fc.property(arbitraryHistory, ({ request, events, state }) => {
       assert.notStrictEqual(state._tag, "Initial")
@@ -198,7 +223,10 @@ describe("the payment request document, after any history", () => {
       assert.strictEqual(document.status, PaymentRequest.status(state))
       assert.deepStrictEqual(
         document.statusHistory,
-        PaymentRequest.statusHistory(events).map((change) => ({ status: change.status, timestamp: iso(change.timestamp) })),
+        PaymentRequest.statusHistory(events).map((change) => ({
+          status: change.status,
+          timestamp: iso(change.timestamp),
+        })),
       )
     }))
 
