@@ -34,7 +34,7 @@ const arbitraryRegistration = fc
     const company: Registered = {
       companyId: r.companyId as CompanyId,
       partnerId: r.partnerId as PartnerId,
-      locationIds: r.locationIds as ReadonlyArray<LocationId>,
+      locationIds: r.locationIds.map((id) => id as LocationId),
     }
     const register: Timed<Company.Command> = (at) => ({
       _tag: "RegisterCompany",

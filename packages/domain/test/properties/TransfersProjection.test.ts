@@ -13,10 +13,9 @@ import { projection, type TransferDocument } from "../../src/payments/TransfersP
 import { documentOf, history, iso, runs, type Timed, usd, uuid } from "./RandomHistory.ts"
 
 const repeatedRefundId = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f" as RefundId
-const providers = [
-  "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-  "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
-] as ReadonlyArray<ReimbursementProviderId>
+const providers = ["1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e"].map(
+  (id) => id as ReimbursementProviderId,
+)
 
 interface Initiated {
   readonly transferId: TransferId
