@@ -31,22 +31,27 @@ export const minorUnits = (max = 1_000_000): fc.Arbitrary<number> => fc.integer(
 
 export const usd = (units: number): Money.Money => Money.make(units, "USD")
 
-/** The instant of the n-th command of a history: one hour apart from a fixed start. */
+/** The instant of the n-th command of a history: `hoursApart` hours apart (one by default) from a fixed start. */
 export const start = DateTime.makeUnsafe("2026-03-01T10:00:00.000Z")
-export const instant = (n: number): DateTime.Utc => DateTime.add(start, { hours: n })
+export const instant = (n: number, hoursApart = 1): DateTime.Utc => DateTime.add(start, { hours: n * hoursApart })
 
-/** A command that still needs the instant it is given at. */
-export type Timed<Command> = (at: DateTime.Utc) => Command
+/**
+ * A command that still needs the instant it is given at; it may also read the
+ * state it meets (e.g. to name the next due date), as the edge reads the
+ * aggregate before sending a command.
+ */
+export type Timed<Command, State = unknown> = (at: DateTime.Utc, state: State) => Command
 
 /** The events a command sequence records (refused commands record nothing) and the state they fold into. */
 export const history = <Command, Event, State, Error>(
   decider: Decider<Command, Event, State, Error>,
-  commands: ReadonlyArray<Timed<Command>>,
+  commands: ReadonlyArray<Timed<Command, State>>,
+  hoursApart = 1,
 ): { readonly events: ReadonlyArray<Event>; readonly state: State } => {
   let state = decider.initialState
   const events: Array<Event> = []
   commands.forEach((command, index) => {
-    const decision = decider.decide(command(instant(index)), state)
+    const decision = decider.decide(command(instant(index, hoursApart), state), state)
     if (Result.isFailure(decision)) return
     for (const event of decision.success) {
       events.push(event)
