@@ -75,3 +75,23 @@ export const documentOf = <Doc>(
 
 /** An ISO 8601 instant, as documents store them. */
 export const iso = (at: DateTime.Utc): string => DateTime.formatIso(at)
+
+/** One event recorded on some stream, in the order of the global log. */
+export interface Recorded {
+  readonly streamType: DomainEvent["streamType"]
+  readonly streamId: string
+  readonly event: unknown
+}
+
+/** The document a projection reading several streams makes from their events, in the order they were recorded. */
+export const documentOfLog = <Doc>(
+  projection: Projection<Doc>,
+  id: string,
+  log: ReadonlyArray<Recorded>,
+): Doc | undefined =>
+  log
+    .flatMap(({ streamType, streamId, event }) => envelopes({ streamType, streamId }, [event as DomainEvent["event"]]))
+    .reduce<Doc | undefined>(
+      (current, envelope) => (projection.key(envelope) === id ? projection.apply(current, envelope) : current),
+      undefined,
+    )
