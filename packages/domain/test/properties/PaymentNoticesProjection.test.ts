@@ -56,53 +56,57 @@ const snapshotOf = (state: PaymentRequest.State): PaymentNotice.RequestSnapshot 
         dueDate: state.request.dueDate,
       }
 
-const run = (steps: ReadonlyArray<Step>): World =>
-  steps.reduce<World>(
-    (world, step, index) => {
-      const at = instant(index, hoursApart)
-      if (step._tag === "Request") {
-        const decision = PaymentRequest.decide(step.command(at), world.request)
-        if (Result.isFailure(decision)) return world
-        let request = world.request
-        const log = [...world.log]
-        for (const event of decision.success) {
-          request = PaymentRequest.evolve(request, event)
-          if (request._tag !== "Initial")
-            log.push({ streamType: "PaymentRequest", streamId: request.request.paymentRequestId, event })
+/** The world after one step at `at`: a refused or idle decision leaves it as it was. */
+const next = (world: World, step: Step, at: DateTime.Utc): World => {
+  if (step._tag === "Request") {
+    const decision = PaymentRequest.decide(step.command(at), world.request)
+    if (Result.isFailure(decision)) return world
+    let request = world.request
+    const log = [...world.log]
+    for (const event of decision.success) {
+      request = PaymentRequest.evolve(request, event)
+      if (request._tag !== "Initial")
+        log.push({ streamType: "PaymentRequest", streamId: request.request.paymentRequestId, event })
+    }
+    return { ...world, request, log }
+  }
+  const snapshot = snapshotOf(world.request)
+  if (snapshot === undefined) return world
+  const noticeId =
+    step._tag === "Reminder"
+      ? PaymentNotice.reminderId(snapshot.paymentRequestId, step.offsetDays)
+      : PaymentNotice.statusMessageId(snapshot.paymentRequestId, step.status)
+  const notice = world.notices.get(noticeId) ?? PaymentNotice.initialState
+  const command: PaymentNotice.Command =
+    step._tag === "Reminder"
+      ? {
+          _tag: "SendPaymentReminder",
+          request: snapshot,
+          offsetDays: step.offsetDays,
+          offsets,
+          today: CalendarDate.fromEpochMillis(DateTime.toEpochMillis(at)),
+          channels: ["sms"],
+          at,
         }
-        return { ...world, request, log }
-      }
-      const snapshot = snapshotOf(world.request)
-      if (snapshot === undefined) return world
-      const noticeId =
-        step._tag === "Reminder"
-          ? PaymentNotice.reminderId(snapshot.paymentRequestId, step.offsetDays)
-          : PaymentNotice.statusMessageId(snapshot.paymentRequestId, step.status)
-      const notice = world.notices.get(noticeId) ?? PaymentNotice.initialState
-      const command: PaymentNotice.Command =
-        step._tag === "Reminder"
-          ? {
-              _tag: "SendPaymentReminder",
-              request: snapshot,
-              offsetDays: step.offsetDays,
-              offsets,
-              today: CalendarDate.fromEpochMillis(DateTime.toEpochMillis(at)),
-              channels: ["sms"],
-              at,
-            }
-          : { _tag: "SendPaymentStatusMessage", request: snapshot, status: step.status, channels: ["push"], at }
-      const decision = PaymentNotice.decide(command, notice)
-      if (Result.isFailure(decision) || decision.success.length === 0) return world
-      const notices = new Map(world.notices)
-      notices.set(noticeId, decision.success.reduce(PaymentNotice.evolve, notice))
-      const log = [
-        ...world.log,
-        ...decision.success.map((event): Recorded => ({ streamType: "PaymentNotice", streamId: noticeId, event })),
-      ]
-      return { ...world, notices, log }
-    },
-    { request: PaymentRequest.initialState, notices: new Map(), log: [] },
-  )
+      : { _tag: "SendPaymentStatusMessage", request: snapshot, status: step.status, channels: ["push"], at }
+  const decision = PaymentNotice.decide(command, notice)
+  if (Result.isFailure(decision) || decision.success.length === 0) return world
+  const notices = new Map(world.notices)
+  notices.set(noticeId, decision.success.reduce(PaymentNotice.evolve, notice))
+  const log = [
+    ...world.log,
+    ...decision.success.map((event): Recorded => ({ streamType: "PaymentNotice", streamId: noticeId, event })),
+  ]
+  return { ...world, notices, log }
+}
+
+const run = (steps: ReadonlyArray<Step>): World => {
+  let world: World = { request: PaymentRequest.initialState, notices: new Map(), log: [] }
+  steps.forEach((step, index) => {
+    world = next(world, step, instant(index, hoursApart))
+  })
+  return world
+}
 
 const arbitraryRequestStep = (paymentRequestId: PaymentRequestId, partnerId: PartnerId): fc.Arbitrary<Step> =>
   fc
