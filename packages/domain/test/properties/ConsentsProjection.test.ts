@@ -18,7 +18,8 @@ import type {
 import * as Money from "../../src/kernel/Money.ts"
 import * as Consent from "../../src/plans/Consent.ts"
 import { type ConsentDocument, consents } from "../../src/plans/ConsentsProjection.ts"
-import { documentOf, history, iso, runs, type Timed, uuid } from "./RandomHistory.ts"
+import * as PaymentPlan from "../../src/plans/PaymentPlan.ts"
+import { documentOf, documentOfLog, history, iso, type Recorded, runs, type Timed, uuid } from "./RandomHistory.ts"
 
 const stranger = "0b1c2d3e-4f5a-4b6c-9d7e-8f9a0b1c2d3e" as RegistrationId
 const accounts = ["1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f", "2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a"].map(
@@ -123,4 +124,68 @@ describe("the consent document, after any history", () => {
       assert.strictEqual(document.frequency, state.frequency)
       assert.strictEqual(iso(document.createdAt), iso(state.requestedAt))
     }))
+})
+
+/** The plan created with the consent (same terms), whose creation the consent document also reads. */
+const planCreated = (terms: Terms, recurrenceInterval: number, startDate: string) => {
+  const { events, state } = history(PaymentPlan.aggregate, [
+    (at): PaymentPlan.Command => ({
+      _tag: "CreatePaymentPlan",
+      paymentPlanId: terms.paymentPlanId as PaymentPlanId,
+      consentId: terms.consentId as ConsentId,
+      partnerId: terms.partnerId as PartnerId,
+      companyId: terms.companyId as CompanyId,
+      payerRegistrationId: terms.payer as RegistrationId,
+      amount: Money.make(terms.amount, "USD"),
+      frequency: terms.frequency,
+      recurrenceInterval,
+      startDate: startDate as PaymentPlan.CreatePaymentPlan["startDate"],
+      at,
+    }),
+  ])
+  if (state._tag === "Initial" || events.length !== 1) throw new Error("the plan was created")
+  return { event: events[0]!, terms: state.terms }
+}
+
+describe("the consent document, with its plan's creation anywhere in the log", () => {
+  it("says the consent aggregate's status and terms, and the plan's recurrence and start date, whichever came first", () =>
+    fc.assert(
+      fc.property(
+        arbitraryHistory,
+        fc.integer({ min: 1, max: 3 }),
+        fc.constantFrom("2026-03-01", "2026-04-15"),
+        fc.nat(),
+        ({ terms, events, state }, recurrenceInterval, startDate, position) => {
+          if (state._tag === "Initial") throw new Error("the consent was requested")
+          const plan = planCreated(terms, recurrenceInterval, startDate)
+          const consentLog = events.map(
+            (event): Recorded => ({ streamType: "Consent", streamId: terms.consentId, event }),
+          )
+          const at = position % (consentLog.length + 1)
+          const log = [
+            ...consentLog.slice(0, at),
+            { streamType: "PaymentPlan", streamId: terms.paymentPlanId, event: plan.event } satisfies Recorded,
+            ...consentLog.slice(at),
+          ]
+          const document = documentOfLog(consents, terms.consentId, log)
+          if (document === undefined) throw new Error("a requested consent has a document")
+          assert.strictEqual(document.status, Consent.statusOf(state))
+          assert.deepStrictEqual(document.amount, state.amount)
+          assert.strictEqual(document.frequency, state.frequency)
+          assert.strictEqual(document.payerRegistrationId, state.payerRegistrationId)
+          assert.strictEqual(iso(document.createdAt), iso(state.requestedAt))
+          assert.strictEqual(document.recurrenceInterval, plan.terms.recurrenceInterval)
+          assert.strictEqual(document.startDate, plan.terms.startDate)
+          assert.deepStrictEqual(
+            { ...document, recurrenceInterval: undefined, startDate: undefined },
+            {
+              ...documentOf(consents, "Consent", terms.consentId, events),
+              recurrenceInterval: undefined,
+              startDate: undefined,
+            },
+          )
+        },
+      ),
+      runs,
+    ))
 })
