@@ -6,7 +6,14 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import type { CompanyId, PartnerId, PaymentRequestId, TransferId } from "../../src/kernel/Ids.ts"
+import type {
+  CompanyId,
+  PartnerId,
+  PaymentPlanId,
+  PaymentRequestId,
+  RegistrationId,
+  TransferId,
+} from "../../src/kernel/Ids.ts"
 import * as Transfer from "../../src/payments/Transfer.ts"
 import type { RefundId, ReimbursementProviderId } from "../../src/payments/TransferEvents.ts"
 import { projection, type TransferDocument } from "../../src/payments/TransfersProjection.ts"
@@ -27,7 +34,18 @@ const arbitraryInitiate = fc
     transferId: uuid,
     partnerId: uuid,
     companyId: uuid,
-    paymentRequestId: fc.option(uuid, { nil: undefined }),
+    /** What the transfer pays: nothing named, a payment request, or a plan's instalment (with the payer). */
+    pays: fc.oneof(
+      fc.constant({}),
+      uuid.map((id) => ({ paymentRequestId: id as PaymentRequestId })),
+      fc
+        .record({ paymentPlanId: uuid, instalmentNumber: fc.integer({ min: 1, max: 24 }), payer: uuid })
+        .map((plan) => ({
+          paymentPlanId: plan.paymentPlanId as PaymentPlanId,
+          instalmentNumber: plan.instalmentNumber,
+          payerRegistrationId: plan.payer as RegistrationId,
+        })),
+    ),
     amount: fc.integer({ min: 100, max: 100_000 }),
     attachments: fc.integer({ min: 0, max: 2 }),
   })
@@ -36,7 +54,7 @@ const arbitraryInitiate = fc
     initiate: (at) => ({
       _tag: "InitiateTransfer",
       transferId: r.transferId as TransferId,
-      ...(r.paymentRequestId === undefined ? {} : { paymentRequestId: r.paymentRequestId as PaymentRequestId }),
+      ...r.pays,
       partnerId: r.partnerId as PartnerId,
       companyId: r.companyId as CompanyId,
       amount: usd(r.amount),
@@ -150,6 +168,9 @@ describe("the transfer document, after any history", () => {
       assert.strictEqual(document.partnerId, details.partnerId)
       assert.strictEqual(document.companyId, details.companyId)
       assert.strictEqual(document.paymentRequestId, details.paymentRequestId)
+      assert.strictEqual(document.paymentPlanId, details.paymentPlanId)
+      assert.strictEqual(document.instalmentNumber, details.instalmentNumber)
+      assert.strictEqual(document.payerRegistrationId, details.payerRegistrationId)
       assert.deepStrictEqual(document.amount, details.amount)
       assert.strictEqual(document.senderName, details.senderName)
       assert.strictEqual(document.recipientName, details.recipientName)
