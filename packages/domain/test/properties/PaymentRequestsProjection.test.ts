@@ -48,29 +48,42 @@ const arbitraryCreate = fc
     limit: fc.integer({ min: 100, max: 100_000 }),
     invoiceNumber: fc.option(fc.constantFrom("INV-1", "2026/042"), { nil: undefined }),
     attachmentUrl: fc.option(fc.constant("https://files.example.com/invoice.pdf"), { nil: undefined }),
+    /** An invoice line; the amount is then its total. */
+    line: fc.option(
+      fc.record({ quantity: fc.integer({ min: 1, max: 5 }), unit: fc.integer({ min: 100, max: 20_000 }) }),
+      {
+        nil: undefined,
+      },
+    ),
   })
-  .map((r): { readonly request: Request; readonly create: Timed<PaymentRequest.Command> } => ({
-    request: {
-      paymentRequestId: r.paymentRequestId as PaymentRequestId,
-      partnerId: r.partnerId as PartnerId,
-      amount: r.amount,
-    },
-    create: (at) => ({
-      _tag: "CreatePaymentRequest",
-      paymentRequestId: r.paymentRequestId as PaymentRequestId,
-      partnerId: r.partnerId as PartnerId,
-      companyId: r.companyId as CompanyId,
-      payerRegistrationId: payer,
-      amount: usd(r.amount),
-      description: "Cleaning, March",
-      dueDate,
-      ...(r.attachmentUrl === undefined ? {} : { attachmentUrl: r.attachmentUrl }),
-      ...(r.offer === "autoPay" ? { enableAutoPay: true, autoPayLimit: usd(r.limit) } : {}),
-      ...(r.offer === "debitAuth" ? { enableDebitAuth: true, debitAuthLimit: usd(r.limit) } : {}),
-      ...(r.invoiceNumber === undefined ? {} : { invoiceNumber: r.invoiceNumber }),
-      at,
-    }),
-  }))
+  .map((r): { readonly request: Request; readonly create: Timed<PaymentRequest.Command> } => {
+    const amount = r.line === undefined ? r.amount : r.line.quantity * r.line.unit
+    return {
+      request: {
+        paymentRequestId: r.paymentRequestId as PaymentRequestId,
+        partnerId: r.partnerId as PartnerId,
+        amount,
+      },
+      create: (at) => ({
+        _tag: "CreatePaymentRequest",
+        paymentRequestId: r.paymentRequestId as PaymentRequestId,
+        partnerId: r.partnerId as PartnerId,
+        companyId: r.companyId as CompanyId,
+        payerRegistrationId: payer,
+        amount: usd(amount),
+        description: "Cleaning, March",
+        dueDate,
+        ...(r.attachmentUrl === undefined ? {} : { attachmentUrl: r.attachmentUrl }),
+        ...(r.offer === "autoPay" ? { enableAutoPay: true, autoPayLimit: usd(r.limit) } : {}),
+        ...(r.offer === "debitAuth" ? { enableDebitAuth: true, debitAuthLimit: usd(r.limit) } : {}),
+        ...(r.invoiceNumber === undefined ? {} : { invoiceNumber: r.invoiceNumber }),
+        ...(r.line === undefined
+          ? {}
+          : { lineItems: [{ description: "Cleaning", quantity: r.line.quantity, unitAmount: usd(r.line.unit) }] }),
+        at,
+      }),
+    }
+  })
 
 /** The commands that may follow the creation, some of them refused in the state they meet. */
 const arbitraryCommand = (request: Request): fc.Arbitrary<Timed<PaymentRequest.Command>> => {
