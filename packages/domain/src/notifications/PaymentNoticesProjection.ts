@@ -66,11 +66,13 @@ export const apply = (
       case "PaymentRequestCancelled":
         return undefined
       case "PaymentRequestPaid":
+      case "PaymentRequestPaidByCard":
         return { ...current, stage: "notify", unsentStatus: "Paid" }
       case "PaymentRequestFailed":
         return { ...current, stage: "notify", unsentStatus: "Failed" }
       case "PaymentRequestPartiallyRefunded":
       case "PaymentRequestRefunded":
+      case "PaymentRequestAutoCollectionSkipped":
         return current
     }
   }

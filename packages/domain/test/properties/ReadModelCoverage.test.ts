@@ -1,0 +1,28 @@
+/**
+ * Every read model the event pipeline keeps has a property in this folder
+ * saying it agrees with its aggregates after random histories. A new
+ * projection fails this test until its property is written and listed here.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { all } from "../../src/Projections.ts"
+
+/** The collections whose agreement with their aggregates is stated here, and where. */
+const stated: Readonly<Record<string, string>> = {
+  payment_requests: "PaymentRequestsProjection.test.ts",
+  payment_requests_autocollect: "PaymentRequestsProjection.test.ts",
+  transfers: "TransfersProjection.test.ts",
+  debit_auths: "DebitAuthsProjection.test.ts",
+  card_payments: "CardPaymentsProjection.test.ts",
+  companies: "CompaniesProjection.test.ts",
+  customers: "CustomersProjection.test.ts",
+  consents: "ConsentsProjection.test.ts",
+  payment_plans: "PaymentPlansProjection.test.ts",
+  payment_plans_due: "PaymentPlansProjection.test.ts",
+  payment_notices: "PaymentNoticesProjection.test.ts",
+}
+
+describe("the read models", () => {
+  it("each have a property saying they agree with their aggregates after any history", () => {
+    assert.deepStrictEqual(all.map((projection) => projection.collection).sort(), Object.keys(stated).sort())
+  })
+})
