@@ -3,11 +3,17 @@
  * (with the event pipeline as its append hook), ReadModelStore, Outbox +
  * OutboxDispatch, UnitOfWork (adapters-pg `PgDomain`), the idempotency store,
  * partner credentials + the Partners admin service, token generations
- * (revocation), and random ids; personal data sealed with the data master
+ * (revocation), payment attachments (`PgAttachments`), and random ids; personal data sealed with the data master
  * key (`DataKey`: the vault and the phone index, docs/personal-data.md).
  */
-import { PgDomain, PgIdempotencyStore, PgPartnerCredentials, PgTokenGenerations } from "@partnerpay/adapters-pg"
-import { IdGenerator } from "@partnerpay/domain"
+import {
+  PgAttachments,
+  PgDomain,
+  PgIdempotencyStore,
+  PgPartnerCredentials,
+  PgTokenGenerations,
+} from "@partnerpay/adapters-pg"
+import { type Attachments, IdGenerator } from "@partnerpay/domain"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { type AppConfig, load } from "./Config.ts"
@@ -15,7 +21,12 @@ import * as DataKey from "./DataKey.ts"
 
 /** The stack for a configuration (its data key: PARTNERPAY_DATA_KEY, or the sandbox key file). */
 export const layerWith = (config: AppConfig) =>
-  Layer.mergeAll(PgIdempotencyStore.layer(), PgPartnerCredentials.layer(), PgTokenGenerations.layer()).pipe(
+  Layer.mergeAll(
+    PgIdempotencyStore.layer(),
+    PgPartnerCredentials.layer(),
+    PgTokenGenerations.layer(),
+    PgAttachments.layer,
+  ).pipe(
     Layer.provideMerge(PgDomain.layer()),
     Layer.provideMerge(DataKey.layer(config)),
     Layer.provideMerge(IdGenerator.layerRandom),
@@ -26,3 +37,6 @@ export const layer = Layer.unwrap(Effect.map(load, layerWith))
 
 export type DomainPorts = Layer.Success<typeof layer>
 export type DomainRequirements = SqlClient
+
+/** The attachments store is one of the ports (named here so the layer types are portable). */
+export type AttachmentsPort = Attachments.PaymentAttachments

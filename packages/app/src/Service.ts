@@ -11,7 +11,7 @@
  */
 import { CrossCutting, Server, Tokens } from "@partnerpay/adapters-http"
 import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
-import type { EventStore, IdGenerator, ReadModelStore, UnitOfWork } from "@partnerpay/domain"
+import type { Attachments, EventStore, IdGenerator, ReadModelStore, UnitOfWork } from "@partnerpay/domain"
 import { Effect, Layer, Option, type Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
@@ -30,6 +30,7 @@ import * as SandboxMessages from "./SandboxMessages.ts"
 import * as SandboxProviders from "./SandboxProviders.ts"
 import * as Telemetry from "./Telemetry.ts"
 import * as TokenSecret from "./TokenSecret.ts"
+import * as AttachmentFetcher from "./workers/AttachmentFetcher.ts"
 import * as AutoPayScheduler from "./workers/AutoPayScheduler.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
@@ -47,6 +48,7 @@ export type WorkerRequirements =
   | PgOutbox.OutboxDispatch
   | PgPartnerCredentials.Partners
   | PaymentNotifier.Requirements
+  | Attachments.PaymentAttachments
 
 const isSandbox = (config: AppConfig) => config.environment === "sandbox"
 
@@ -60,8 +62,9 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         "sandbox-kyb",
         "sandbox-settlement",
         "payment-notifier",
+        AttachmentFetcher.name,
       ]
-    : ["webhook-dispatcher", "payment-plan-scheduler", AutoPayScheduler.name]
+    : ["webhook-dispatcher", "payment-plan-scheduler", AutoPayScheduler.name, AttachmentFetcher.name]
 
 /** The background workers for the environment. */
 export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequirements> => {
@@ -72,6 +75,8 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     ),
     PlanScheduler.layer(),
     AutoPayScheduler.layer(),
+    // Download retries follow real time, as webhook retries do.
+    SandboxClock.onRealClock(AttachmentFetcher.layer({ sandbox: isSandbox(config) })),
   )
   return isSandbox(config)
     ? Layer.mergeAll(
