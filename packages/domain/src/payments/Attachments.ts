@@ -11,9 +11,10 @@
  * when retrying cannot help). The app's worker does the I/O and applies them;
  * the adapter (`PgAttachments`) stores rows and bytes.
  */
-import { Context, type Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import type { PartnerId, PaymentRequestId } from "../kernel/Ids.ts"
+import { attachmentOf } from "./Payments.ts"
 
 /** Where an attachment stands: waiting for a download, kept, or given up (with a reason). */
 export const AttachmentStatus = Schema.Literals(["Pending", "Stored", "Failed"]).annotate({
@@ -187,4 +188,93 @@ export class PaymentAttachments extends Context.Service<
       attachmentId: string,
     ) => Effect.Effect<Content | undefined, EventStoreUnavailable>
   }
->()("partnerpay/domain/payments/PaymentAttachments") {}
+>()("partnerpay/domain/payments/PaymentAttachments") {
+  /** In memory (tests, embedding without a database): registration and reads; downloads are the worker's. */
+  static readonly layerMemory: Layer.Layer<PaymentAttachments> = Layer.sync(PaymentAttachments, () => {
+    interface Row extends AttachmentView {
+      readonly partnerId: string
+      readonly paymentRequestId: string
+      readonly url: string
+      bytes?: Uint8Array
+    }
+    const rows = new Map<string, Row>()
+    let next = 0
+    const find = (id: string) => [...rows.values()].find((row) => row.id === id)
+    return PaymentAttachments.of({
+      register: (registration) =>
+        Effect.sync(() => {
+          if (rows.has(registration.paymentRequestId)) return
+          next++
+          rows.set(registration.paymentRequestId, {
+            id: `00000000-0000-4000-8000-${next.toString(16).padStart(12, "0")}`,
+            partnerId: registration.partnerId,
+            paymentRequestId: registration.paymentRequestId,
+            url: registration.url,
+            name: registration.name,
+            contentType: "application/octet-stream",
+            status: "Pending",
+          })
+        }),
+      discover: () => Effect.succeed(0),
+      claimDue: () => Effect.succeed([]),
+      recordStored: (id, stored) =>
+        Effect.sync(() => {
+          const row = find(id)
+          if (row === undefined) return
+          rows.set(row.paymentRequestId, {
+            ...row,
+            contentType: stored.contentType,
+            sizeBytes: stored.bytes.byteLength,
+            sha256: stored.sha256,
+            status: "Stored",
+            bytes: stored.bytes,
+          })
+        }),
+      recordFailure: (id, failure) =>
+        Effect.sync(() => {
+          const row = find(id)
+          if (row !== undefined && failure.outcome._tag === "Failed")
+            rows.set(row.paymentRequestId, { ...row, status: "Failed", failureReason: failure.reason })
+        }),
+      list: (partnerId, paymentRequestId) =>
+        Effect.sync(() => {
+          const row = rows.get(paymentRequestId)
+          if (row === undefined || row.partnerId !== partnerId) return []
+          const { partnerId: _p, paymentRequestId: _r, url: _u, bytes: _b, ...view } = row
+          return [view]
+        }),
+      content: (partnerId, paymentRequestId, attachmentId) =>
+        Effect.sync(() => {
+          const row = rows.get(paymentRequestId)
+          return row === undefined || row.partnerId !== partnerId || row.id !== attachmentId || row.bytes === undefined
+            ? undefined
+            : { contentType: row.contentType, bytes: row.bytes }
+        }),
+    })
+  })
+}
+
+/** A payment request as its attachments need it. */
+export interface RequestRef {
+  readonly partnerId: string
+  readonly paymentRequestId: string
+  readonly attachmentUrl?: string | undefined
+}
+
+/**
+ * The attachments of a payment request. A request with an attachment URL
+ * whose attachment the worker has not registered yet is registered here
+ * (idempotent), so its first reader already sees it Pending with its id.
+ */
+export const forRequest = Effect.fn("Attachments.forRequest")(function* (request: RequestRef) {
+  const store = yield* PaymentAttachments
+  const listed = yield* store.list(request.partnerId, request.paymentRequestId)
+  if (listed.length > 0 || request.attachmentUrl === undefined) return listed
+  yield* store.register({
+    partnerId: request.partnerId,
+    paymentRequestId: request.paymentRequestId,
+    url: request.attachmentUrl,
+    name: attachmentOf("", request.attachmentUrl).name,
+  })
+  return yield* store.list(request.partnerId, request.paymentRequestId)
+})
