@@ -207,7 +207,7 @@ describe("GET /Payment/{paymentRequestId} and /Payment/History", () => {
       assert.deepStrictEqual(attachment, {
         id: attachmentId,
         name: "invoice-42.pdf",
-        contentType: "application/octet-stream",
+        contentType: "application/pdf",
         status: "Pending",
       })
       const download = (token: string) => send(handler, `/Payment/${id}/Attachments/${attachmentId}`, bearer(token))
@@ -306,7 +306,7 @@ describe("POST /Transaction/PaymentRequest/{paymentRequestId}/Accept", () => {
 describe("GET /Transaction/{transferId}", () => {
   it.effect("answers spec 2.9 with masked accounts to the partner and the payer; others get 404", () =>
     Effect.gen(function* () {
-      const { transferId } = yield* acceptedTransfer
+      const { id, transferId } = yield* acceptedTransfer
       const r = yield* send(handler, `/Transaction/${transferId}`, bearer(partner))
       assert.strictEqual(r.status, 200, r.text)
       const body = r.json as Record<string, unknown>
@@ -342,6 +342,12 @@ describe("GET /Transaction/{transferId}", () => {
           contentType: "application/pdf",
         },
       ])
+      // The transfer names the payment request's document, by the same id.
+      const request = yield* send(handler, `/Payment/${id}`, bearer(partner))
+      assert.deepStrictEqual(
+        (request.json as { attachments: Array<{ id: string }> }).attachments.map((attachment) => attachment.id),
+        (body.attachments as Array<{ id: string }>).map((attachment) => attachment.id),
+      )
       assert.strictEqual((yield* send(handler, `/Transaction/${transferId}`, bearer(payerToken))).status, 200)
       assert.strictEqual((yield* send(handler, `/Transaction/${transferId}`, bearer(strangerToken))).status, 404)
       assert.strictEqual((yield* send(handler, `/Transaction/${transferId}`, bearer(otherPartner))).status, 404)

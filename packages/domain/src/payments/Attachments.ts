@@ -14,7 +14,8 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import type { PartnerId, PaymentRequestId } from "../kernel/Ids.ts"
-import { attachmentOf } from "./Payments.ts"
+import { attachmentOf, get as getPaymentRequest } from "./Payments.ts"
+import type { Attachment } from "./TransferEvents.ts"
 
 /** Where an attachment stands: waiting for a download, kept, or given up (with a reason). */
 export const AttachmentStatus = Schema.Literals(["Pending", "Stored", "Failed"]).annotate({
@@ -211,7 +212,7 @@ export class PaymentAttachments extends Context.Service<
             paymentRequestId: registration.paymentRequestId,
             url: registration.url,
             name: registration.name,
-            contentType: "application/octet-stream",
+            contentType: attachmentOf("", registration.url).contentType,
             status: "Pending",
           })
         }),
@@ -277,4 +278,25 @@ export const forRequest = Effect.fn("Attachments.forRequest")(function* (request
     name: attachmentOf("", request.attachmentUrl).name,
   })
   return yield* store.list(request.partnerId, request.paymentRequestId)
+})
+
+/**
+ * The documents a transfer names (spec 2.9): those of the payment request it
+ * pays, with the same ids as on GET /Payment/{paymentRequestId}; the
+ * transfer's recorded ones when it pays no request with an attachment.
+ */
+export const namedOnTransfer = Effect.fn("Attachments.namedOnTransfer")(function* (
+  partnerId: PartnerId,
+  paymentRequestId: string | undefined,
+  recorded: ReadonlyArray<Attachment>,
+) {
+  if (paymentRequestId === undefined) return recorded
+  const request = yield* getPaymentRequest(partnerId, paymentRequestId).pipe(
+    Effect.catchTag("NotFound", () => Effect.succeed(undefined)),
+  )
+  if (request === undefined) return recorded
+  const documents = yield* forRequest(request)
+  return documents.length === 0
+    ? recorded
+    : documents.map((document) => ({ id: document.id, name: document.name, contentType: document.contentType }))
 })
