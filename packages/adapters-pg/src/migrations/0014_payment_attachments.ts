@@ -7,6 +7,8 @@
  * `next_attempt_at` has come (`payment_attachments_due`, partial index on
  * Pending rows only; a new row is due at once: `-infinity`, whatever the
  * worker's clock); `bytes` holds the document once Stored.
+ * `read_models_attachment_urls` (partial: payment requests with an
+ * attachment URL) keeps the worker's discovery to those requests only.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -34,4 +36,7 @@ export default Effect.gen(function* () {
   yield* sql`
     CREATE INDEX IF NOT EXISTS payment_attachments_due ON payment_attachments (next_attempt_at)
     WHERE status = 'Pending'`
+  yield* sql`
+    CREATE INDEX IF NOT EXISTS read_models_attachment_urls ON read_models (id)
+    WHERE collection = 'payment_requests' AND (data->>'attachmentUrl') IS NOT NULL`
 })

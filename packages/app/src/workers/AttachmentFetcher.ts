@@ -43,6 +43,8 @@ export interface Options {
   readonly batchSize?: number
   /** Wait between polls when nothing was due (default 1 s). */
   readonly idleMillis?: number
+  /** Least interval between two discoveries of new requests (default 10 s; reads register on their own). */
+  readonly discoverEveryMillis?: number
 }
 
 /** A downloaded document the domain accepts. */
@@ -170,11 +172,15 @@ export const download = (url: string, sandbox: boolean): Effect.Effect<Downloade
   })
 
 /** One poll: register new attachments, try each due download once and record the outcome; the downloads tried. */
-export const step = (options: Options) =>
-  Effect.gen(function* () {
+export const step = (options: Options) => {
+  let lastDiscovery = Number.NEGATIVE_INFINITY
+  return Effect.gen(function* () {
     const store = yield* Attachments.PaymentAttachments
-    yield* store.discover(100)
     const now = yield* Clock.currentTimeMillis
+    if (now - lastDiscovery >= (options.discoverEveryMillis ?? 10_000)) {
+      lastDiscovery = now
+      yield* store.discover(100)
+    }
     const due = yield* store.claimDue(now, options.batchSize ?? 4, 2 * Attachments.timeoutMillis)
     for (const attachment of due) {
       const attempts = attachment.attempts + 1
@@ -197,5 +203,6 @@ export const step = (options: Options) =>
     }
     return due.length
   })
+}
 
 export const layer = (options: Options) => worker(name, options.idleMillis ?? 1000, step(options))
