@@ -11,7 +11,14 @@
  */
 import { CrossCutting, Server, Tokens } from "@partnerpay/adapters-http"
 import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
-import type { Attachments, EventStore, IdGenerator, ReadModelStore, UnitOfWork } from "@partnerpay/domain"
+import {
+  type Attachments,
+  type EventStore,
+  type IdGenerator,
+  Payments,
+  type ReadModelStore,
+  type UnitOfWork,
+} from "@partnerpay/domain"
 import { Effect, Layer, Option, type Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
@@ -134,7 +141,11 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     port: config.port,
     host: config.host,
     tracing: config.tracing,
-  }).pipe(Layer.provide(ports))
+  }).pipe(
+    Layer.provide(ports),
+    // Sandbox: attachment URLs may be http and name local hosts (a partner's local server).
+    Layer.provide(Layer.succeed(Payments.SandboxAttachmentUrls, sandbox)),
+  )
   const announce = Layer.effectDiscard(
     Effect.gen(function* () {
       yield* HttpServer.addressFormattedWith((address) =>

@@ -66,6 +66,9 @@ export const afterFailure = (failure: DownloadFailure, attempts: number, nowMill
     ? { _tag: "Failed" }
     : { _tag: "Retry", nextAttemptAtMillis: nowMillis + retryDelayMillis(attempts) }
 
+/** Sandbox: attachment URLs may be http and name local hosts at creation too (defined with the use case). */
+export { SandboxAttachmentUrls as SandboxUrls } from "./Payments.ts"
+
 /** The URL schemes fetched: https only in production; http too in the sandbox. */
 export const allowedSchemes = (sandbox: boolean): ReadonlyArray<string> => (sandbox ? ["https:", "http:"] : ["https:"])
 
