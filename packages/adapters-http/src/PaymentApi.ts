@@ -34,7 +34,12 @@ export const CreatePaymentRequest = Schema.Struct({
   autoPayLimit: Schema.optionalKey(Money.WireAmount),
   enableDebitAuth: Schema.optionalKey(Schema.Boolean),
   debitAuthLimit: Schema.optionalKey(Money.WireAmount),
-  attachmentUrl: Schema.optionalKey(Schema.String.annotate({ description: "https URL of a document" })),
+  attachmentUrl: Schema.optionalKey(
+    Schema.String.annotate({
+      description:
+        "https URL of a PDF, PNG or JPEG document (at most 10 MiB) that the service downloads and keeps; in the sandbox also http and local hosts",
+    }),
+  ),
   invoiceNumber: Schema.optionalKey(
     Schema.String.annotate({ description: "The partner's invoice number, 1 to 64 characters" }),
   ),
