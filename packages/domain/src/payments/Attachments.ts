@@ -193,7 +193,7 @@ export class PaymentAttachments extends Context.Service<
     ) => Effect.Effect<Content | undefined, EventStoreUnavailable>
   }
 >()("partnerpay/domain/payments/PaymentAttachments") {
-  /** In memory (tests, embedding without a database): registration and reads; downloads are the worker's. */
+  /** In memory (tests, embedding without a database): registration, outcomes and reads; nothing is ever claimed for download. */
   static readonly layerMemory: Layer.Layer<PaymentAttachments> = Layer.sync(PaymentAttachments, () => {
     interface Row extends AttachmentView {
       readonly partnerId: string
