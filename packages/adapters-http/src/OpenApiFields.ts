@@ -176,7 +176,8 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   lineItems: { description: "Invoice lines" },
   invoiceNumber: text("The partner's invoice number", "INV-2026-118"),
   attachmentUrl: {
-    description: "https URL of a document",
+    description:
+      "https URL of a PDF, PNG or JPEG document (at most 10 MiB) that the service downloads and keeps (listed in attachments); in the sandbox also http and local hosts",
     format: "uri",
     example: "https://acme.example/invoices/118.pdf",
   },

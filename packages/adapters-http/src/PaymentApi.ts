@@ -5,7 +5,7 @@
  * history and cancels it while Pending. The payer accepts it through
  * POST /Transaction/PaymentRequest/{paymentRequestId}/Accept (TransactionApi).
  */
-import { CalendarDate, Ids, Money, PaymentRequestEvents } from "@partnerpay/domain"
+import { Attachments, CalendarDate, Ids, Money, PaymentRequestEvents } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.ts"
@@ -34,7 +34,12 @@ export const CreatePaymentRequest = Schema.Struct({
   autoPayLimit: Schema.optionalKey(Money.WireAmount),
   enableDebitAuth: Schema.optionalKey(Schema.Boolean),
   debitAuthLimit: Schema.optionalKey(Money.WireAmount),
-  attachmentUrl: Schema.optionalKey(Schema.String.annotate({ description: "https URL of a document" })),
+  attachmentUrl: Schema.optionalKey(
+    Schema.String.annotate({
+      description:
+        "https URL of a PDF, PNG or JPEG document (at most 10 MiB) that the service downloads and keeps; in the sandbox also http and local hosts",
+    }),
+  ),
   invoiceNumber: Schema.optionalKey(
     Schema.String.annotate({ description: "The partner's invoice number, 1 to 64 characters" }),
   ),
@@ -72,6 +77,38 @@ export const StatusChangeResponse = Schema.Struct({
   timestamp: Schema.String.annotate({ description: "ISO 8601 instant (UTC)" }),
 })
 
+/** One document of a payment request (downloaded from its attachmentUrl). */
+export const AttachmentResponse = Schema.Struct({
+  id: Schema.String.annotate({
+    description: "Our id of the document; download it from GET /Payment/{paymentRequestId}/Attachments/{id}",
+  }),
+  name: Schema.String.annotate({ description: "The document's file name, from the URL's last path segment" }),
+  contentType: Schema.String.annotate({
+    description: "application/pdf, image/png or image/jpeg once Stored; guessed from the name before",
+  }),
+  sizeBytes: Schema.optionalKey(
+    Schema.Int.annotate({ description: "Size of the stored document in bytes (Stored only)" }),
+  ),
+  sha256: Schema.optionalKey(
+    Schema.String.annotate({ description: "SHA-256 of the stored bytes, lower-case hex (Stored only)" }),
+  ),
+  status: Attachments.AttachmentStatus,
+  failureReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "Why the service gave up downloading the document (Failed only)" }),
+  ),
+}).annotate({
+  examples: [
+    {
+      id: "3f6c1d2e-8a4b-4c5d-9e7f-0a1b2c3d4e5f",
+      name: "invoice-INV-2026-118.pdf",
+      contentType: "application/pdf",
+      sizeBytes: 48213,
+      sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+      status: "Stored",
+    },
+  ],
+})
+
 export const PaymentRequestResponse = Schema.Struct({
   paymentRequestId: Schema.String,
   companyId: Schema.String,
@@ -81,6 +118,12 @@ export const PaymentRequestResponse = Schema.Struct({
   description: Schema.String,
   dueDate: Schema.String,
   attachmentUrl: Schema.optionalKey(Schema.String),
+  attachments: Schema.optionalKey(
+    Schema.Array(AttachmentResponse).annotate({
+      description:
+        "The documents downloaded from attachmentUrl (on GET /Payment/{paymentRequestId}): Pending until the service has downloaded it, then Stored (or Failed with the reason)",
+    }),
+  ),
   enableAutoPay: Schema.Boolean,
   autoPayLimit: Schema.optionalKey(AmountResponse),
   enableDebitAuth: Schema.Boolean,
@@ -176,6 +219,19 @@ export class PaymentApi extends HttpApiGroup.make("payments")
       OpenApi.annotations({
         summary: "Payment request details and status",
         description: "For partners. Another partner's request is 404.",
+      }),
+    ),
+    HttpApiEndpoint.get("attachment", "/Payment/:paymentRequestId/Attachments/:attachmentId", {
+      params: { paymentRequestId: Ids.PaymentRequestId, attachmentId: Schema.String },
+      success: Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "application/pdf" })).annotate({
+        description: "The stored bytes, with their content type (application/pdf, image/png or image/jpeg)",
+      }),
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Download a payment request's attachment",
+        description:
+          "For the partner and for the payer (customer token). The document the service downloaded from the request's attachmentUrl, as stored (Content-Type application/pdf, image/png or image/jpeg; its SHA-256 is listed on GET /Payment/{paymentRequestId}). 404 while it is not Stored (Pending or Failed), and for another partner's request or a customer who is not its payer.",
       }),
     ),
     HttpApiEndpoint.put("cancel", "/Payment/:paymentRequestId/Cancel", {

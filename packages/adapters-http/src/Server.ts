@@ -10,6 +10,7 @@
 import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type {
+  Attachments,
   CardCharger,
   EventStore,
   IdempotencyStore,
@@ -168,6 +169,8 @@ export type RoutesPorts =
   | CardCharger
   // the partner's own webhooks: deliveries, events, endpoint (DeliveriesApi.ts, EventsApi.ts)
   | WebhookLog
+  // payment attachments: listed with a request, downloaded by the partner or the payer
+  | Attachments.PaymentAttachments
 
 /** An `HttpClient` that sends every request to a web handler in-process. */
 export const clientFor = (handler: (request: Request) => Promise<Response>): Layer.Layer<HttpClient.HttpClient> =>

@@ -6,7 +6,7 @@
  */
 
 import { assert, describe, it } from "@effect/vitest"
-import { CommandHandler, Customer, Ids, MemoryOutbox, Payments } from "@partnerpay/domain"
+import { Attachments, CommandHandler, Customer, Ids, MemoryOutbox, Payments } from "@partnerpay/domain"
 import { DateTime, Effect } from "effect"
 import { afterAll } from "vitest"
 import { bearer, otherPartnerId, partnerId, send } from "./fixtures.ts"
@@ -172,6 +172,7 @@ describe("GET /Payment/{paymentRequestId} and /Payment/History", () => {
       assert.deepStrictEqual(Object.keys(body).sort(), [
         "amount",
         "attachmentUrl",
+        "attachments",
         "companyId",
         "createdAt",
         "description",
@@ -194,6 +195,54 @@ describe("GET /Payment/{paymentRequestId} and /Payment/History", () => {
       )
       assert.strictEqual((yield* send(handler, `/Payment/${id}`, bearer(otherPartner))).status, 404)
       assert.strictEqual((yield* send(handler, `/Payment/${id}`)).status, 401)
+    }),
+  )
+
+  it.effect("lists the attachment Pending until stored; its bytes go to the partner and the payer only", () =>
+    Effect.gen(function* () {
+      const id = yield* createRequest
+      const r = yield* send(handler, `/Payment/${id}`, bearer(partner))
+      const [attachment] = (r.json as { attachments: Array<Record<string, unknown>> }).attachments
+      const attachmentId = String(attachment?.id)
+      assert.deepStrictEqual(attachment, {
+        id: attachmentId,
+        name: "invoice-42.pdf",
+        contentType: "application/pdf",
+        status: "Pending",
+      })
+      const download = (token: string) => send(handler, `/Payment/${id}/Attachments/${attachmentId}`, bearer(token))
+      // Not downloaded yet: nothing to read.
+      assert.strictEqual((yield* download(partner)).status, 404)
+      const bytes = new TextEncoder().encode("%PDF-1.7 invoice 42")
+      yield* run(
+        Effect.gen(function* () {
+          const store = yield* Attachments.PaymentAttachments
+          yield* store.recordStored(attachmentId, { contentType: "application/pdf", bytes, sha256: "ab".repeat(32) })
+        }),
+      )
+      const listed = yield* send(handler, `/Payment/${id}`, bearer(partner))
+      assert.deepStrictEqual((listed.json as { attachments: Array<unknown> }).attachments, [
+        {
+          id: attachmentId,
+          name: "invoice-42.pdf",
+          contentType: "application/pdf",
+          sizeBytes: bytes.byteLength,
+          sha256: "ab".repeat(32),
+          status: "Stored",
+        },
+      ])
+      for (const token of [partner, payerToken]) {
+        const ok = yield* download(token)
+        assert.strictEqual(ok.status, 200)
+        assert.strictEqual(ok.headers.get("content-type"), "application/pdf")
+        assert.strictEqual(ok.text, "%PDF-1.7 invoice 42")
+      }
+      // Another partner, a customer who is not the payer, another id: 404, as if nothing existed.
+      assert.strictEqual((yield* download(otherPartner)).status, 404)
+      assert.strictEqual((yield* download(strangerToken)).status, 404)
+      const unknown = yield* send(handler, `/Payment/${id}/Attachments/${id}`, bearer(partner))
+      assert.strictEqual(unknown.status, 404)
+      assert.strictEqual((yield* send(handler, `/Payment/${id}/Attachments/${attachmentId}`)).status, 401)
     }),
   )
 
@@ -257,7 +306,7 @@ describe("POST /Transaction/PaymentRequest/{paymentRequestId}/Accept", () => {
 describe("GET /Transaction/{transferId}", () => {
   it.effect("answers spec 2.9 with masked accounts to the partner and the payer; others get 404", () =>
     Effect.gen(function* () {
-      const { transferId } = yield* acceptedTransfer
+      const { id, transferId } = yield* acceptedTransfer
       const r = yield* send(handler, `/Transaction/${transferId}`, bearer(partner))
       assert.strictEqual(r.status, 200, r.text)
       const body = r.json as Record<string, unknown>
@@ -293,6 +342,12 @@ describe("GET /Transaction/{transferId}", () => {
           contentType: "application/pdf",
         },
       ])
+      // The transfer names the payment request's document, by the same id.
+      const request = yield* send(handler, `/Payment/${id}`, bearer(partner))
+      assert.deepStrictEqual(
+        (request.json as { attachments: Array<{ id: string }> }).attachments.map((attachment) => attachment.id),
+        (body.attachments as Array<{ id: string }>).map((attachment) => attachment.id),
+      )
       assert.strictEqual((yield* send(handler, `/Transaction/${transferId}`, bearer(payerToken))).status, 200)
       assert.strictEqual((yield* send(handler, `/Transaction/${transferId}`, bearer(strangerToken))).status, 404)
       assert.strictEqual((yield* send(handler, `/Transaction/${transferId}`, bearer(otherPartner))).status, 404)

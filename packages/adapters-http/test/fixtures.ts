@@ -1,5 +1,6 @@
 /** Shared test wiring: in-memory ports, an in-process server, raw and typed clients. */
 import {
+  Attachments,
   CardCharger,
   EventPipeline,
   Idempotency,
@@ -38,11 +39,12 @@ export const TokensTest = Tokens.layer({ secret: tokenSecret }).pipe(
   Layer.provideMerge(TokenGenerations.layerMemory),
 )
 
-/** The whole domain in memory: event store with projections and outbox, unit of work, ids. */
+/** The whole domain in memory: event store with projections and outbox, unit of work, ids, attachments. */
 export const DomainInMemory = Layer.mergeAll(
   Layer.provideMerge(WebhookLog.layerMemory, EventPipeline.layerMemory()),
   UnitOfWork.layerMemory,
   IdGenerator.layerRandom,
+  Attachments.PaymentAttachments.layerMemory,
 )
 
 export const Ports = Layer.mergeAll(

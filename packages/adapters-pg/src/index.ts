@@ -5,6 +5,7 @@
  * partner credentials.
  */
 export * as Migrations from "./Migrations.ts"
+export * as PgAttachments from "./PgAttachments.ts"
 export * as PgDatabase from "./PgDatabase.ts"
 export * as PgDomain from "./PgDomain.ts"
 export * as PgEventStore from "./PgEventStore.ts"

@@ -3,18 +3,20 @@
  * (with the event pipeline as its append hook), ReadModelStore, Outbox +
  * OutboxDispatch, UnitOfWork (adapters-pg `PgDomain`), the idempotency store,
  * partner credentials + the Partners admin service, token generations
- * (revocation), the partner's webhook log (`PgWebhookLog`), and random ids;
- * personal data sealed with the data master key (`DataKey`: the vault and the
- * phone index, docs/personal-data.md).
+ * (revocation), the partner's webhook log (`PgWebhookLog`), payment
+ * attachments (`PgAttachments`), and random ids; personal data sealed with
+ * the data master key (`DataKey`: the vault and the phone index,
+ * docs/personal-data.md).
  */
 import {
+  PgAttachments,
   PgDomain,
   PgIdempotencyStore,
   PgPartnerCredentials,
   PgTokenGenerations,
   PgWebhookLog,
 } from "@partnerpay/adapters-pg"
-import { IdGenerator } from "@partnerpay/domain"
+import { type Attachments, IdGenerator } from "@partnerpay/domain"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { type AppConfig, load } from "./Config.ts"
@@ -25,6 +27,7 @@ export const layerWith = (config: AppConfig) =>
   Layer.mergeAll(
     PgIdempotencyStore.layer(),
     PgTokenGenerations.layer(),
+    PgAttachments.layer,
     // the partner's own webhooks (deliveries, events, endpoint), over the outbox and the partners table
     Layer.provideMerge(PgWebhookLog.layer, PgPartnerCredentials.layer()),
   ).pipe(
@@ -38,3 +41,6 @@ export const layer = Layer.unwrap(Effect.map(load, layerWith))
 
 export type DomainPorts = Layer.Success<typeof layer>
 export type DomainRequirements = SqlClient
+
+/** The attachments store is one of the ports (named here so the layer types are portable). */
+export type AttachmentsPort = Attachments.PaymentAttachments

@@ -11,7 +11,14 @@
  */
 import { CrossCutting, Server, Tokens } from "@partnerpay/adapters-http"
 import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
-import type { EventStore, IdGenerator, ReadModelStore, UnitOfWork } from "@partnerpay/domain"
+import {
+  type Attachments,
+  type EventStore,
+  type IdGenerator,
+  Payments,
+  type ReadModelStore,
+  type UnitOfWork,
+} from "@partnerpay/domain"
 import { Effect, Layer, Option, type Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
@@ -32,6 +39,7 @@ import * as SandboxWebhooks from "./SandboxWebhooks.ts"
 import * as Telemetry from "./Telemetry.ts"
 import * as TokenSecret from "./TokenSecret.ts"
 import * as WebhookTarget from "./WebhookTarget.ts"
+import * as AttachmentFetcher from "./workers/AttachmentFetcher.ts"
 import * as AutoPayScheduler from "./workers/AutoPayScheduler.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
@@ -49,6 +57,7 @@ export type WorkerRequirements =
   | PgOutbox.OutboxDispatch
   | PgPartnerCredentials.Partners
   | PaymentNotifier.Requirements
+  | Attachments.PaymentAttachments
 
 const isSandbox = (config: AppConfig) => config.environment === "sandbox"
 
@@ -62,8 +71,9 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         "sandbox-kyb",
         "sandbox-settlement",
         "payment-notifier",
+        AttachmentFetcher.name,
       ]
-    : ["webhook-dispatcher", "payment-plan-scheduler", AutoPayScheduler.name]
+    : ["webhook-dispatcher", "payment-plan-scheduler", AutoPayScheduler.name, AttachmentFetcher.name]
 
 /** The background workers for the environment. */
 export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequirements> => {
@@ -74,6 +84,8 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     ),
     PlanScheduler.layer(),
     AutoPayScheduler.layer(),
+    // Download retries follow real time, as webhook retries do.
+    SandboxClock.onRealClock(AttachmentFetcher.layer({ sandbox: isSandbox(config) })),
   )
   return isSandbox(config)
     ? Layer.mergeAll(
@@ -132,7 +144,11 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     port: config.port,
     host: config.host,
     tracing: config.tracing,
-  }).pipe(Layer.provide(ports))
+  }).pipe(
+    Layer.provide(ports),
+    // Sandbox: attachment URLs may be http and name local hosts (a partner's local server).
+    Layer.provide(Layer.succeed(Payments.SandboxAttachmentUrls, sandbox)),
+  )
   const announce = Layer.effectDiscard(
     Effect.gen(function* () {
       yield* HttpServer.addressFormattedWith((address) =>

@@ -81,6 +81,7 @@ export * as PaymentNoticesProjection from "./notifications/PaymentNoticesProject
 export * as PersonalDataMap from "./PersonalDataMap.ts"
 export * as Projections from "./Projections.ts"
 // payments
+export * as Attachments from "./payments/Attachments.ts"
 export * as AutoCollection from "./payments/AutoCollection.ts"
 export * as DebitAuth from "./payments/DebitAuth.ts"
 export * as DebitAuths from "./payments/DebitAuths.ts"

@@ -1,9 +1,11 @@
 /** Handlers of the `payments` group: decode, call the Payments use cases, encode; domain errors become problems. */
-import { Payments } from "@partnerpay/domain"
+import { Attachments, NotFound, Payments } from "@partnerpay/domain"
 import { Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { requirePartner } from "../Authentication.ts"
+import { Caller } from "../Caller.ts"
 import * as MoneyResponse from "../MoneyResponse.ts"
 import type { PaymentRequestResponse } from "../PaymentApi.ts"
 import * as Problem from "../Problem.ts"
@@ -73,7 +75,25 @@ export const PaymentLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
       Effect.fn("PaymentLive.get")(function* ({ params }) {
         const { partnerId } = yield* requirePartner
         const doc = yield* Payments.get(partnerId, params.paymentRequestId)
-        return toResponse(doc)
+        const attachments = yield* Attachments.forRequest(doc)
+        return { ...toResponse(doc), attachments }
+      }, Problem.domainProblems),
+    )
+    .handle(
+      "attachment",
+      Effect.fn("PaymentLive.attachment")(function* ({ params }) {
+        const caller = yield* Caller
+        const doc = yield* Payments.get(caller.partnerId, params.paymentRequestId)
+        // The payer may read the request's documents; any other customer learns nothing (404).
+        if (caller._tag === "Customer" && doc.payerRegistrationId !== caller.registrationId)
+          return yield* new NotFound({ entity: "Attachment" })
+        const store = yield* Attachments.PaymentAttachments
+        const content = yield* store.content(caller.partnerId, params.paymentRequestId, params.attachmentId)
+        if (content === undefined) return yield* new NotFound({ entity: "Attachment" })
+        return HttpServerResponse.uint8Array(content.bytes, {
+          contentType: content.contentType,
+          headers: { "x-content-type-options": "nosniff", "content-disposition": "attachment" },
+        })
       }, Problem.domainProblems),
     )
     .handle(

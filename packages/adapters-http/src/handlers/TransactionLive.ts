@@ -3,7 +3,14 @@
  * use cases, encode; domain errors become problems. Needs the `ESignature`
  * provider (reimbursement).
  */
-import { type CardCharger, InAppCardPayments, Payments, type Providers, Transfers } from "@partnerpay/domain"
+import {
+  Attachments,
+  type CardCharger,
+  InAppCardPayments,
+  Payments,
+  type Providers,
+  Transfers,
+} from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -75,8 +82,10 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
         const caller = yield* Caller
         const doc = yield* Transfers.get(caller, params.transferId)
         const invoice = yield* Payments.invoiceOf(caller.partnerId, doc.paymentRequestId)
+        const attachments = yield* Attachments.namedOnTransfer(caller.partnerId, doc.paymentRequestId, doc.attachments)
         return {
           ...toResponse(doc),
+          attachments,
           ...(invoice?.invoiceNumber === undefined ? {} : { invoiceNumber: invoice.invoiceNumber }),
           ...(invoice?.lineItems === undefined ? {} : { lineItems: lineItemsResponse(invoice.lineItems) }),
         }

@@ -25,6 +25,14 @@ export const maskedAccountNumberPattern = /^\*{4}[0-9]{1,4}$/
 export const httpsUrlPattern =
   /^https:\/\/(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}(?::[0-9]{1,5})?(?:[/?#][^\s]*)?$/i
 
+/**
+ * A sandbox attachment URL: http or https, and the host may also be
+ * `localhost`, an IPv4 address, a bracketed IPv6 address or a single label
+ * (a partner's local server).
+ */
+export const sandboxUrlPattern =
+  /^https?:\/\/(?:localhost|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|\[[0-9a-f:.]+\]|(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?::[0-9]{1,5})?(?:[/?#][^\s]*)?$/i
+
 /** A return or failure code of the payment rail, e.g. the ACH code "R01" (insufficient funds). */
 export const returnCodePattern = /^[A-Z0-9]{2,8}$/
 
@@ -64,6 +72,14 @@ export const httpsUrl = (issues: Issues, field: string, value: string): void => 
   if (value.length > maxUrlLength) issues.push({ field, message: `must be at most ${maxUrlLength} characters` })
   else if (!httpsUrlPattern.test(value))
     issues.push({ field, message: "must be an absolute https URL such as https://example.com/file.pdf" })
+}
+
+/** An attachment URL: an https URL in production; in the sandbox also http and local hosts. */
+export const attachmentUrl = (issues: Issues, field: string, value: string, sandbox: boolean): void => {
+  if (!sandbox) httpsUrl(issues, field, value)
+  else if (value.length > maxUrlLength) issues.push({ field, message: `must be at most ${maxUrlLength} characters` })
+  else if (!sandboxUrlPattern.test(value))
+    issues.push({ field, message: "must be an absolute http or https URL such as http://localhost:8080/file.pdf" })
 }
 
 export const returnCode = (issues: Issues, field: string, value: string): void => {

@@ -73,6 +73,8 @@ export interface CreatePaymentRequest {
   readonly dueDate: CalendarDate.CalendarDate
   /** https URL of a document the service downloads and stores with the request. */
   readonly attachmentUrl?: string
+  /** Sandbox: `attachmentUrl` may also be http and name a local host (`Attachments.SandboxUrls`). */
+  readonly sandboxAttachmentUrl?: boolean
   readonly enableAutoPay?: boolean
   readonly autoPayLimit?: Money.Money
   readonly enableDebitAuth?: boolean
@@ -453,7 +455,8 @@ const validateCreate = (command: CreatePaymentRequest): Result.Result<never, Val
   const createdOn = CalendarDate.fromEpochMillis(DateTime.toEpochMillis(command.at))
   if (CalendarDate.compare(command.dueDate, createdOn) < 0)
     issues.push({ field: "dueDate", message: `must not be before the creation date ${createdOn}` })
-  if (command.attachmentUrl !== undefined) Check.httpsUrl(issues, "attachmentUrl", command.attachmentUrl)
+  if (command.attachmentUrl !== undefined)
+    Check.attachmentUrl(issues, "attachmentUrl", command.attachmentUrl, command.sandboxAttachmentUrl === true)
   if (command.enableAutoPay === true && command.enableDebitAuth === true) {
     const message = "autopay and a debit authorization cannot both be enabled: choose one"
     issues.push({ field: "enableAutoPay", message }, { field: "enableDebitAuth", message })

@@ -18,7 +18,7 @@ import {
   TransferId,
 } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
-import { HttpsUrl, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
+import { AttachmentUrl, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
 
 /** The statuses a client reads (webhook Data.Status, payment status). */
 export const PaymentRequestStatus = Schema.Literals(["Pending", "Accepted", "Paid", "Failed", "Cancelled", "Refunded"])
@@ -73,7 +73,7 @@ export const PaymentRequestCreated = Schema.TaggedStruct("PaymentRequestCreated"
   amount: Money,
   description: Schema.String,
   dueDate: CalendarDate,
-  attachmentUrl: Schema.optionalKey(HttpsUrl),
+  attachmentUrl: Schema.optionalKey(AttachmentUrl),
   autoPayLimit: Schema.optionalKey(Money),
   debitAuthLimit: Schema.optionalKey(Money),
   /** The partner's invoice number, when the request is an invoice. */

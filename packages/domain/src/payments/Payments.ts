@@ -8,7 +8,7 @@
  * Tenancy: a request of another partner, or (for a customer) one the customer
  * is not the payer of, is reported exactly like a missing one (NotFound).
  */
-import { DateTime, Effect, Option, Result } from "effect"
+import { Context, DateTime, Effect, Option, Result } from "effect"
 import { Company, CompanyReference } from "../companies/index.ts"
 import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
@@ -40,6 +40,15 @@ import type { Attachment, RecipientAddress } from "./TransferEvents.ts"
 export type Failure = DomainError | VersionConflict | EventStoreUnavailable
 
 const notFound = new NotFound({ entity: "PaymentRequest" })
+
+/**
+ * Sandbox: a payment request's `attachmentUrl` may be http and name a local
+ * host (a partner's local server); the app provides `true` in the sandbox,
+ * production keeps the default (https URLs with a host name only).
+ */
+export const SandboxAttachmentUrls = Context.Reference<boolean>("partnerpay/domain/payments/SandboxAttachmentUrls", {
+  defaultValue: () => false,
+})
 
 /** The country of every recipient address: partnerpay serves US companies (state abbreviations are US states). */
 export const recipientCountry = "US"
@@ -149,7 +158,9 @@ export const create = Effect.fn("Payments.create")(function* (input: CreateInput
     amount,
     description: input.description,
     dueDate: input.dueDate,
-    ...(input.attachmentUrl === undefined ? {} : { attachmentUrl: input.attachmentUrl }),
+    ...(input.attachmentUrl === undefined
+      ? {}
+      : { attachmentUrl: input.attachmentUrl, sandboxAttachmentUrl: yield* SandboxAttachmentUrls }),
     ...(input.enableAutoPay === undefined ? {} : { enableAutoPay: input.enableAutoPay }),
     ...(autoPayLimit === undefined ? {} : { autoPayLimit }),
     ...(input.enableDebitAuth === undefined ? {} : { enableDebitAuth: input.enableDebitAuth }),
@@ -279,7 +290,7 @@ const contentTypes: Record<string, string> = {
 
 /** The attachment a request's attachment URL becomes on its transfer: named after the URL's last path segment. */
 export const attachmentOf = (attachmentId: string, url: string): Attachment => {
-  const path = url.replace(/[?#].*$/, "").replace(/^https:\/\/[^/]+/, "")
+  const path = url.replace(/[?#].*$/, "").replace(/^https?:\/\/[^/]+/, "")
   let name =
     path
       .split("/")

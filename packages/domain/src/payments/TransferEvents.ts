@@ -5,7 +5,12 @@
  * stored. Events that change the transfer's status carry the new `status`.
  */
 import { Schema } from "effect"
-import { httpsUrlPattern, maskedAccountNumberPattern, returnCodePattern } from "../kernel/FieldChecks.ts"
+import {
+  httpsUrlPattern,
+  maskedAccountNumberPattern,
+  returnCodePattern,
+  sandboxUrlPattern,
+} from "../kernel/FieldChecks.ts"
 import {
   CompanyId,
   PartnerId,
@@ -35,6 +40,11 @@ export const MaskedAccountNumber = Schema.String.check(
 
 export const HttpsUrl = Schema.String.check(
   Schema.isPattern(httpsUrlPattern, { expected: "an https URL", message: "must be an absolute https URL" }),
+)
+
+/** An attachment URL as recorded: https, or in the sandbox also http and local hosts. */
+export const AttachmentUrl = Schema.String.check(
+  Schema.isPattern(sandboxUrlPattern, { expected: "an http(s) URL", message: "must be an absolute http(s) URL" }),
 )
 
 export const ReturnCode = Schema.String.check(

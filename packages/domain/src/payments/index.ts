@@ -4,6 +4,7 @@
  * use cases, read models and the payment request status webhook. Other areas
  * import payments only through this module.
  */
+export * as Attachments from "./Attachments.ts"
 export * as AutoCollection from "./AutoCollection.ts"
 export * as DebitAuth from "./DebitAuth.ts"
 export * as DebitAuths from "./DebitAuths.ts"

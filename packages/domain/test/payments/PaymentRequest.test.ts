@@ -203,6 +203,35 @@ describe("no payment request yet", () => {
         }),
       ])
   })
+  it("create in the sandbox accepts an http attachment URL on a local host", () => {
+    spec
+      .given([])
+      .when({ ...create, attachmentUrl: "http://127.0.0.1:8080/invoice.pdf", sandboxAttachmentUrl: true })
+      .then([PaymentRequestCreated.make({ ...created, attachmentUrl: "http://127.0.0.1:8080/invoice.pdf" })])
+    spec
+      .given([])
+      .when({ ...create, attachmentUrl: "ftp://127.0.0.1/invoice.pdf", sandboxAttachmentUrl: true })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [
+          {
+            field: "attachmentUrl",
+            message: "must be an absolute http or https URL such as http://localhost:8080/file.pdf",
+          },
+        ],
+      })
+  })
+  it("create outside the sandbox refuses an attachment URL on a local host", () => {
+    spec
+      .given([])
+      .when({ ...create, attachmentUrl: "https://127.0.0.1/invoice.pdf" })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [
+          { field: "attachmentUrl", message: "must be an absolute https URL such as https://example.com/file.pdf" },
+        ],
+      })
+  })
   it("create with a debit authorization records the debit authorization limit", () => {
     spec
       .given([])

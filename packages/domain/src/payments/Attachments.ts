@@ -1,0 +1,305 @@
+/**
+ * Payment attachments (spec 2.16 "an attachment URL that the service downloads
+ * and stores with the payment"): what the service accepts when it downloads a
+ * payment request's document, and the port that keeps the bytes.
+ *
+ * The rules are pure: which content types are kept (PDF, PNG, JPEG), the
+ * largest document (10 MiB), how long one download may take, which network
+ * addresses may be fetched (production: public addresses only; the sandbox
+ * also allows loopback and private ones), and what a failed attempt becomes
+ * (retried with exponential backoff, or Failed after `maxAttempts` or at once
+ * when retrying cannot help). The app's worker does the I/O and applies them;
+ * the adapter (`PgAttachments`) stores rows and bytes.
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
+import type { PartnerId, PaymentRequestId } from "../kernel/Ids.ts"
+import { attachmentOf, get as getPaymentRequest } from "./Payments.ts"
+import type { Attachment } from "./TransferEvents.ts"
+
+/** Where an attachment stands: waiting for a download, kept, or given up (with a reason). */
+export const AttachmentStatus = Schema.Literals(["Pending", "Stored", "Failed"]).annotate({
+  description: "Pending until downloaded, Stored once kept, Failed when the service gave up",
+})
+export type AttachmentStatus = typeof AttachmentStatus.Type
+
+/** The content types the service keeps. */
+export const allowedContentTypes: ReadonlyArray<string> = ["application/pdf", "image/png", "image/jpeg"]
+
+/** The largest document kept: 10 MiB. */
+export const maxBytes = 10 * 1024 * 1024
+
+/** How long one download may take, connection to last byte. */
+export const timeoutMillis = 15_000
+
+/** Downloads tried before the attachment is Failed. */
+export const maxAttempts = 5
+
+/** The first retry's delay; each further retry doubles it, up to `maxRetryDelayMillis`. */
+export const firstRetryDelayMillis = 30_000
+export const maxRetryDelayMillis = 60 * 60_000
+
+/** The delay before attempt `attempts + 1`, after `attempts` failed ones (>= 1). */
+export const retryDelayMillis = (attempts: number): number =>
+  Math.min(maxRetryDelayMillis, firstRetryDelayMillis * 2 ** Math.max(0, attempts - 1))
+
+/** The media type of a Content-Type header (lower case, parameters dropped) when it is kept, else undefined. */
+export const acceptedContentType = (header: string | undefined): string | undefined => {
+  const type = header?.split(";")[0]?.trim().toLowerCase()
+  return type !== undefined && allowedContentTypes.includes(type) ? type : undefined
+}
+
+/** Why one download attempt did not keep the document; `permanent` when trying again cannot help. */
+export interface DownloadFailure {
+  readonly reason: string
+  readonly permanent: boolean
+}
+
+/** What a failed attempt becomes: another attempt later, or Failed. */
+export type AfterFailure =
+  | { readonly _tag: "Retry"; readonly nextAttemptAtMillis: number }
+  | { readonly _tag: "Failed" }
+
+/** After the `attempts`-th attempt failed at `nowMillis`. */
+export const afterFailure = (failure: DownloadFailure, attempts: number, nowMillis: number): AfterFailure =>
+  failure.permanent || attempts >= maxAttempts
+    ? { _tag: "Failed" }
+    : { _tag: "Retry", nextAttemptAtMillis: nowMillis + retryDelayMillis(attempts) }
+
+/** Sandbox: attachment URLs may be http and name local hosts at creation too (defined with the use case). */
+export { SandboxAttachmentUrls as SandboxUrls } from "./Payments.ts"
+
+/** The URL schemes fetched: https only in production; http too in the sandbox. */
+export const allowedSchemes = (sandbox: boolean): ReadonlyArray<string> => (sandbox ? ["https:", "http:"] : ["https:"])
+
+const ipv4 = (address: string): ReadonlyArray<number> | undefined => {
+  const parts = address.split(".")
+  if (parts.length !== 4) return undefined
+  const bytes = parts.map((part) => (/^[0-9]{1,3}$/.test(part) ? Number(part) : Number.NaN))
+  return bytes.every((byte) => byte >= 0 && byte <= 255) ? bytes : undefined
+}
+
+const publicIpv4 = ([a = 0, b = 0]: ReadonlyArray<number>): boolean =>
+  !(
+    a === 0 || // "this" network
+    a === 10 || // private
+    a === 127 || // loopback
+    (a === 100 && b >= 64 && b <= 127) || // carrier-grade NAT
+    (a === 169 && b === 254) || // link-local, cloud metadata (169.254.169.254)
+    (a === 172 && b >= 16 && b <= 31) || // private
+    (a === 192 && b === 168) || // private
+    (a === 192 && b === 0) || // IETF protocol assignments
+    (a === 198 && (b === 18 || b === 19)) || // benchmarking
+    a >= 224 // multicast, reserved, broadcast
+  )
+
+/**
+ * True when a resolved address (IPv4 or IPv6 text) is a public one the
+ * production service may connect to: never loopback, private, link-local
+ * (which holds the cloud metadata address), unique-local, multicast or
+ * unspecified; an IPv4-mapped IPv6 address is judged as its IPv4 address.
+ */
+export const isPublicAddress = (address: string): boolean => {
+  const v4 = ipv4(address)
+  if (v4 !== undefined) return publicIpv4(v4)
+  const lower = address.toLowerCase()
+  if (!lower.includes(":")) return false
+  const mapped = /^::ffff:([0-9.]+)$/.exec(lower)?.[1]
+  if (mapped !== undefined) {
+    const bytes = ipv4(mapped)
+    return bytes !== undefined && publicIpv4(bytes)
+  }
+  if (lower === "::" || lower === "::1") return false
+  const first = Number.parseInt(lower.split(":")[0] || "0", 16)
+  if ((first & 0xfe00) === 0xfc00) return false // unique local fc00::/7
+  if ((first & 0xffc0) === 0xfe80) return false // link-local fe80::/10
+  if ((first & 0xff00) === 0xff00) return false // multicast
+  if (lower.startsWith("64:ff9b:") || lower.startsWith("::")) return false // NAT64 and other embedded IPv4
+  return true
+}
+
+/** The address rule of the environment: the sandbox connects anywhere, production only to public addresses. */
+export const mayConnect = (address: string, sandbox: boolean): boolean => sandbox || isPublicAddress(address)
+
+/** One attachment as clients read it with its payment request (and the transfer names). */
+export const AttachmentView = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  contentType: Schema.String,
+  sizeBytes: Schema.optionalKey(Schema.Int),
+  sha256: Schema.optionalKey(Schema.String),
+  status: AttachmentStatus,
+  failureReason: Schema.optionalKey(Schema.String),
+})
+export type AttachmentView = typeof AttachmentView.Type
+
+/** A download the worker should attempt now. */
+export interface DueDownload {
+  readonly id: string
+  readonly partnerId: string
+  readonly paymentRequestId: string
+  readonly url: string
+  readonly attempts: number
+}
+
+/** The stored bytes of one attachment. */
+export interface Content {
+  readonly contentType: string
+  readonly bytes: Uint8Array
+}
+
+/** A request whose attachment URL should have an attachment. */
+export interface Registration {
+  readonly partnerId: PartnerId | string
+  readonly paymentRequestId: PaymentRequestId | string
+  readonly url: string
+  readonly name: string
+}
+
+/**
+ * The attachments store. One attachment per payment request (its
+ * `attachmentUrl`): `register` is idempotent. `discover` registers the
+ * requests of the payment requests read model that have an attachment URL but
+ * no attachment yet. `claimDue` hands out due downloads (each to one worker at
+ * a time, for `leaseMillis`). Reads are scoped by partner: another partner's
+ * attachment does not exist.
+ */
+export class PaymentAttachments extends Context.Service<
+  PaymentAttachments,
+  {
+    readonly register: (registration: Registration) => Effect.Effect<void, EventStoreUnavailable>
+    readonly discover: (limit: number) => Effect.Effect<number, EventStoreUnavailable>
+    readonly claimDue: (
+      nowMillis: number,
+      limit: number,
+      leaseMillis: number,
+    ) => Effect.Effect<ReadonlyArray<DueDownload>, EventStoreUnavailable>
+    readonly recordStored: (
+      id: string,
+      stored: { readonly contentType: string; readonly bytes: Uint8Array; readonly sha256: string },
+    ) => Effect.Effect<void, EventStoreUnavailable>
+    readonly recordFailure: (
+      id: string,
+      failure: { readonly reason: string; readonly attempts: number; readonly outcome: AfterFailure },
+    ) => Effect.Effect<void, EventStoreUnavailable>
+    readonly list: (
+      partnerId: string,
+      paymentRequestId: string,
+    ) => Effect.Effect<ReadonlyArray<AttachmentView>, EventStoreUnavailable>
+    readonly content: (
+      partnerId: string,
+      paymentRequestId: string,
+      attachmentId: string,
+    ) => Effect.Effect<Content | undefined, EventStoreUnavailable>
+  }
+>()("partnerpay/domain/payments/PaymentAttachments") {
+  /** In memory (tests, embedding without a database): registration, outcomes and reads; nothing is ever claimed for download. */
+  static readonly layerMemory: Layer.Layer<PaymentAttachments> = Layer.sync(PaymentAttachments, () => {
+    interface Row extends AttachmentView {
+      readonly partnerId: string
+      readonly paymentRequestId: string
+      readonly url: string
+      bytes?: Uint8Array
+    }
+    const rows = new Map<string, Row>()
+    let next = 0
+    const find = (id: string) => [...rows.values()].find((row) => row.id === id)
+    return PaymentAttachments.of({
+      register: (registration) =>
+        Effect.sync(() => {
+          if (rows.has(registration.paymentRequestId)) return
+          next++
+          rows.set(registration.paymentRequestId, {
+            id: `00000000-0000-4000-8000-${next.toString(16).padStart(12, "0")}`,
+            partnerId: registration.partnerId,
+            paymentRequestId: registration.paymentRequestId,
+            url: registration.url,
+            name: registration.name,
+            contentType: attachmentOf("", registration.url).contentType,
+            status: "Pending",
+          })
+        }),
+      discover: () => Effect.succeed(0),
+      claimDue: () => Effect.succeed([]),
+      recordStored: (id, stored) =>
+        Effect.sync(() => {
+          const row = find(id)
+          if (row === undefined) return
+          rows.set(row.paymentRequestId, {
+            ...row,
+            contentType: stored.contentType,
+            sizeBytes: stored.bytes.byteLength,
+            sha256: stored.sha256,
+            status: "Stored",
+            bytes: stored.bytes,
+          })
+        }),
+      recordFailure: (id, failure) =>
+        Effect.sync(() => {
+          const row = find(id)
+          if (row !== undefined && failure.outcome._tag === "Failed")
+            rows.set(row.paymentRequestId, { ...row, status: "Failed", failureReason: failure.reason })
+        }),
+      list: (partnerId, paymentRequestId) =>
+        Effect.sync(() => {
+          const row = rows.get(paymentRequestId)
+          if (row === undefined || row.partnerId !== partnerId) return []
+          const { partnerId: _p, paymentRequestId: _r, url: _u, bytes: _b, ...view } = row
+          return [view]
+        }),
+      content: (partnerId, paymentRequestId, attachmentId) =>
+        Effect.sync(() => {
+          const row = rows.get(paymentRequestId)
+          return row === undefined || row.partnerId !== partnerId || row.id !== attachmentId || row.bytes === undefined
+            ? undefined
+            : { contentType: row.contentType, bytes: row.bytes }
+        }),
+    })
+  })
+}
+
+/** A payment request as its attachments need it. */
+export interface RequestRef {
+  readonly partnerId: string
+  readonly paymentRequestId: string
+  readonly attachmentUrl?: string | undefined
+}
+
+/**
+ * The attachments of a payment request. A request with an attachment URL
+ * whose attachment the worker has not registered yet is registered here
+ * (idempotent), so its first reader already sees it Pending with its id.
+ */
+export const forRequest = Effect.fn("Attachments.forRequest")(function* (request: RequestRef) {
+  const store = yield* PaymentAttachments
+  const listed = yield* store.list(request.partnerId, request.paymentRequestId)
+  if (listed.length > 0 || request.attachmentUrl === undefined) return listed
+  yield* store.register({
+    partnerId: request.partnerId,
+    paymentRequestId: request.paymentRequestId,
+    url: request.attachmentUrl,
+    name: attachmentOf("", request.attachmentUrl).name,
+  })
+  return yield* store.list(request.partnerId, request.paymentRequestId)
+})
+
+/**
+ * The documents a transfer names (spec 2.9): those of the payment request it
+ * pays, with the same ids as on GET /Payment/{paymentRequestId}; the
+ * transfer's recorded ones when it pays no request with an attachment.
+ */
+export const namedOnTransfer = Effect.fn("Attachments.namedOnTransfer")(function* (
+  partnerId: PartnerId,
+  paymentRequestId: string | undefined,
+  recorded: ReadonlyArray<Attachment>,
+) {
+  if (paymentRequestId === undefined) return recorded
+  const request = yield* getPaymentRequest(partnerId, paymentRequestId).pipe(
+    Effect.catchTag("NotFound", () => Effect.succeed(undefined)),
+  )
+  if (request === undefined) return recorded
+  const documents = yield* forRequest(request)
+  return documents.length === 0
+    ? recorded
+    : documents.map((document) => ({ id: document.id, name: document.name, contentType: document.contentType }))
+})
