@@ -22,6 +22,7 @@ import { PgSentMessages } from "@partnerpay/adapters-pg"
 import {
   CardCharger,
   CodeHasher,
+  CustomerPersonalData,
   type IdGenerator,
   Messaging,
   OtpCodes,
@@ -66,6 +67,11 @@ export const messaging: Layer.Layer<
   SqlClient | IdGenerator | PersonalDataVault
 > = Layer.provideMerge(Messaging.otpSenderOverSms, Messaging.layerRecording).pipe(
   Layer.provideMerge(
-    Layer.effect(Messaging.SentMessages, Effect.flatMap(PgSentMessages.make(), Messaging.protectSentMessages)),
+    Layer.effect(
+      Messaging.SentMessages,
+      Effect.flatMap(PgSentMessages.make(), (log) =>
+        Messaging.protectSentMessages(log, CustomerPersonalData.messagesSubject),
+      ),
+    ),
   ),
 )

@@ -14,7 +14,6 @@
  * transaction of the decision that sent them.
  */
 import { Context, DateTime, Effect, Layer, Ref, Schema } from "effect"
-import { CustomerPersonalData } from "../customers/index.ts"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { PersonalDataVault } from "../infrastructure/PersonalData.ts"
@@ -213,7 +212,8 @@ export const otpSenderOverSms: Layer.Layer<OtpSender, never, SmsSender> = Layer.
 /**
  * The message log with its recipients (phone numbers, push tokens, e-mail
  * addresses: personal data) sealed at rest for the customer they were sent
- * to (subject `messages:<registrationId>`, erased with the customer,
+ * to (`subjectOf(registrationId)`: the customers area names it,
+ * `CustomerPersonalData.messagesSubject`, and erases it with the customer;
  * docs/personal-data.md): the stored log
  * never holds a recipient in plaintext, and once the customer is erased the
  * log shows `"[erased]"`. A message without a customer (a login code to a
@@ -222,6 +222,7 @@ export const otpSenderOverSms: Layer.Layer<OtpSender, never, SmsSender> = Layer.
  */
 export const protectSentMessages = (
   log: SentMessages["Service"],
+  subjectOf: (registrationId: string) => string,
 ): Effect.Effect<SentMessages["Service"], never, PersonalDataVault> =>
   Effect.map(Effect.service(PersonalDataVault), (vault) =>
     SentMessages.of({
@@ -229,7 +230,7 @@ export const protectSentMessages = (
         Effect.flatMap(
           message.registrationId === undefined
             ? Effect.succeed(erased as string)
-            : vault.seal(CustomerPersonalData.messagesSubject(message.registrationId), message.to),
+            : vault.seal(subjectOf(message.registrationId), message.to),
           (to) => log.record({ ...message, to }),
         ),
       list: (query) =>
@@ -238,10 +239,10 @@ export const protectSentMessages = (
             Effect.forEach(page.items, (message) =>
               message.registrationId === undefined || message.to === erased
                 ? Effect.succeed(message)
-                : Effect.map(
-                    vault.open(CustomerPersonalData.messagesSubject(message.registrationId), message.to),
-                    (to) => ({ ...message, to: to._tag === "Some" ? to.value : erased }),
-                  ),
+                : Effect.map(vault.open(subjectOf(message.registrationId), message.to), (to) => ({
+                    ...message,
+                    to: to._tag === "Some" ? to.value : erased,
+                  })),
             ),
             (items) => ({ ...page, items }),
           ),
