@@ -49,16 +49,20 @@ export const make: Effect.Effect<Messaging.SentMessages["Service"], never, SqlCl
         VALUES (${message.id}, ${message.partnerId}, ${message.registrationId ?? null}, ${message.channel},
           ${message.to}, ${message.template}, ${message.paymentRequestId ?? null},
           ${new Date(DateTime.toEpochMillis(message.sentAt))})`.pipe(Effect.asVoid, unavailable("recording a message")),
-    list: ({ partnerId, registrationId, limit, startingAfter }) =>
-      Effect.gen(function* () {
-        const rows =
-          startingAfter === undefined
-            ? yield* sql<Row>`
+    list: Effect.fn("PgSentMessages.list")(function* ({
+      partnerId,
+      registrationId,
+      limit,
+      startingAfter,
+    }: Parameters<Messaging.SentMessages["Service"]["list"]>[0]) {
+      const rows =
+        startingAfter === undefined
+          ? yield* sql<Row>`
                 SELECT id, partner_id, registration_id, channel, recipient, template, payment_request_id, sent_at
                 FROM sent_messages
                 WHERE partner_id = ${partnerId} AND registration_id = ${registrationId}
                 ORDER BY seq DESC LIMIT ${limit + 1}`
-            : yield* sql<Row>`
+          : yield* sql<Row>`
                 SELECT id, partner_id, registration_id, channel, recipient, template, payment_request_id, sent_at
                 FROM sent_messages
                 WHERE partner_id = ${partnerId} AND registration_id = ${registrationId}
@@ -66,8 +70,8 @@ export const make: Effect.Effect<Messaging.SentMessages["Service"], never, SqlCl
                              WHERE id = ${startingAfter} AND partner_id = ${partnerId}
                                AND registration_id = ${registrationId})
                 ORDER BY seq DESC LIMIT ${limit + 1}`
-        return { items: rows.slice(0, limit).map(toMessage), hasMore: rows.length > limit }
-      }).pipe(unavailable("reading messages")),
+      return { items: rows.slice(0, limit).map(toMessage), hasMore: rows.length > limit }
+    }, unavailable("reading messages")),
   })
 })
 

@@ -178,46 +178,44 @@ const removeAt = (value: unknown, path: ReadonlyArray<string | number>): unknown
 }
 
 /** Seals the personal fields of `data` (encoded JSON) as `fieldsOf` says; other values are returned as they are. */
-export const sealRecord = (
+export const sealRecord = Effect.fnUntraced(function* (
   vault: PersonalDataVault["Service"],
   fieldsOf: FieldsOf | undefined,
   data: unknown,
   streamId: string,
-): Effect.Effect<unknown, EventStoreUnavailable> =>
-  Effect.gen(function* () {
-    if (fieldsOf === undefined || !isObject(data) || sealedKey in data) return data
-    let out: unknown = data
-    const groups: Array<SealedGroup> = []
-    for (const { subject, paths } of fieldsOf(data, streamId)) {
-      const concrete = paths.flatMap((path) => expand(data, path.split(".")))
-      if (concrete.length === 0) continue
-      const values = concrete.map((path) => getAt(data, path))
-      for (const path of concrete) out = removeAt(out, path)
-      groups.push({ subject, paths: concrete, sealed: yield* vault.seal(subject, JSON.stringify(values)) })
-    }
-    return groups.length === 0 ? data : { ...(out as Json), [sealedKey]: groups }
-  })
+): Effect.fn.Return<unknown, EventStoreUnavailable> {
+  if (fieldsOf === undefined || !isObject(data) || sealedKey in data) return data
+  let out: unknown = data
+  const groups: Array<SealedGroup> = []
+  for (const { subject, paths } of fieldsOf(data, streamId)) {
+    const concrete = paths.flatMap((path) => expand(data, path.split(".")))
+    if (concrete.length === 0) continue
+    const values = concrete.map((path) => getAt(data, path))
+    for (const path of concrete) out = removeAt(out, path)
+    groups.push({ subject, paths: concrete, sealed: yield* vault.seal(subject, JSON.stringify(values)) })
+  }
+  return groups.length === 0 ? data : { ...(out as Json), [sealedKey]: groups }
+})
 
 /** Opens a record sealed by `sealRecord`: its fields back, or "[erased]" for an erased subject's fields. */
-export const openRecord = (
+export const openRecord = Effect.fnUntraced(function* (
   vault: PersonalDataVault["Service"],
   data: unknown,
-): Effect.Effect<unknown, EventStoreUnavailable> =>
-  Effect.gen(function* () {
-    if (!isObject(data) || !(sealedKey in data)) return data
-    const { [sealedKey]: groups, ...rest } = data
-    let out: unknown = rest
-    for (const group of groups as ReadonlyArray<SealedGroup>) {
-      const opened = yield* vault.open(group.subject, group.sealed)
-      const values: ReadonlyArray<unknown> = Option.isSome(opened)
-        ? (JSON.parse(opened.value) as ReadonlyArray<unknown>)
-        : group.paths.map(() => erased)
-      group.paths.forEach((path, index) => {
-        out = setAt(out, path, values[index] ?? erased)
-      })
-    }
-    return out
-  })
+): Effect.fn.Return<unknown, EventStoreUnavailable> {
+  if (!isObject(data) || !(sealedKey in data)) return data
+  const { [sealedKey]: groups, ...rest } = data
+  let out: unknown = rest
+  for (const group of groups as ReadonlyArray<SealedGroup>) {
+    const opened = yield* vault.open(group.subject, group.sealed)
+    const values: ReadonlyArray<unknown> = Option.isSome(opened)
+      ? (JSON.parse(opened.value) as ReadonlyArray<unknown>)
+      : group.paths.map(() => erased)
+    group.paths.forEach((path, index) => {
+      out = setAt(out, path, values[index] ?? erased)
+    })
+  }
+  return out
+})
 
 /** The subjects whose data a stored record holds (sealed), for audits and tests. */
 export const subjectsOf = (data: unknown): ReadonlyArray<string> =>

@@ -146,28 +146,26 @@ export const layerRecording: Layer.Layer<Senders, never, SentMessages | IdGenera
   Effect.gen(function* () {
     const store = yield* SentMessages
     const ids = yield* IdGenerator
-    const recorder =
-      (channel: Channel): Send =>
-      (message) =>
-        Effect.gen(function* () {
-          if (channel === "sms" && isUnreachableSandboxNumber(message.to)) {
-            return yield* new MessageUndeliverable({ channel, reason: "the number cannot receive SMS" })
-          }
-          const id = yield* ids.next
-          const sentAt = yield* DateTime.now
-          yield* store
-            .record({
-              id,
-              partnerId: message.partnerId,
-              ...(message.registrationId === undefined ? {} : { registrationId: message.registrationId }),
-              channel,
-              to: message.to,
-              template: message.template,
-              ...(message.paymentRequestId === undefined ? {} : { paymentRequestId: message.paymentRequestId }),
-              sentAt,
-            })
-            .pipe(Effect.orDie)
-        })
+    const recorder = (channel: Channel): Send =>
+      Effect.fn("Messaging.send")(function* (message: OutgoingMessage) {
+        if (channel === "sms" && isUnreachableSandboxNumber(message.to)) {
+          return yield* new MessageUndeliverable({ channel, reason: "the number cannot receive SMS" })
+        }
+        const id = yield* ids.next
+        const sentAt = yield* DateTime.now
+        yield* store
+          .record({
+            id,
+            partnerId: message.partnerId,
+            ...(message.registrationId === undefined ? {} : { registrationId: message.registrationId }),
+            channel,
+            to: message.to,
+            template: message.template,
+            ...(message.paymentRequestId === undefined ? {} : { paymentRequestId: message.paymentRequestId }),
+            sentAt,
+          })
+          .pipe(Effect.orDie)
+      })
     return Context.make(SmsSender, SmsSender.of({ send: recorder("sms") })).pipe(
       Context.add(PushSender, PushSender.of({ send: recorder("push") })),
       Context.add(EmailSender, EmailSender.of({ send: recorder("email") })),
