@@ -7,7 +7,7 @@
  * can also pay a request in the app with a saved card
  * (POST /Transaction/PaymentRequest/{paymentRequestId}/PayWithCard).
  */
-import { CalendarDate, Ids, Money } from "@partnerpay/domain"
+import { CalendarDate, Ids, Money, Transfers } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.ts"
@@ -34,29 +34,8 @@ export const PayWithCardResponse = Schema.Struct({
   cardPaymentId: Ids.CardPaymentId.annotate({ description: "The card payment recorded on the request" }),
 })
 
-/** Spec 2.9, field for field. */
-export const TransferResponse = Schema.Struct({
-  externalTransferId: Schema.String,
-  status: Schema.String,
-  amount: AmountResponse,
-  date: Schema.String.annotate({ description: "ISO 8601 instant the transfer was initiated" }),
-  senderName: Schema.String,
-  recipientName: Schema.String,
-  senderAccount: Schema.String.annotate({ description: "Masked, e.g. ****6789" }),
-  recipientAccount: Schema.String.annotate({ description: "Masked, e.g. ****0000" }),
-  isRefunded: Schema.Boolean,
-  isReimbursed: Schema.Boolean,
-  appliedForReimbursement: Schema.Boolean,
-  recipientAddress: Schema.Struct({
-    streetNumberAndName: Schema.String,
-    apartmentNumber: Schema.String,
-    city: Schema.String,
-    zipCode: Schema.String,
-    state: Schema.String,
-    country: Schema.String,
-  }),
-  attachments: Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, contentType: Schema.String })),
-})
+/** Spec 2.9, field for field: the domain's transfer view, the amount in wire form. */
+export const TransferResponse = Schema.Struct({ ...Transfers.TransferView.fields, amount: AmountResponse })
 export type TransferResponse = typeof TransferResponse.Type
 
 export const RefundRequest = Schema.Struct({
