@@ -30,6 +30,7 @@
  * handler always passes), since the stored `data` is sealed by then.
  */
 import { Context, Effect, Option, Redacted } from "effect"
+import * as Hmac from "../kernel/Hmac.ts"
 import { erased } from "../kernel/Personal.ts"
 import type { EventStore, EventStoreUnavailable, NewEvent, RecordedEvent, Snapshot } from "./EventStore.ts"
 import type { ReadModelStore, StoredDocument } from "./ReadModel.ts"
@@ -47,37 +48,16 @@ export class PersonalDataVault extends Context.Service<
   }
 >()("partnerpay/domain/PersonalDataVault") {}
 
-declare const crypto: {
-  readonly subtle: {
-    importKey(
-      format: "raw",
-      keyData: Uint8Array,
-      algorithm: { readonly name: "HMAC"; readonly hash: "SHA-256" },
-      extractable: boolean,
-      usages: ReadonlyArray<"sign">,
-    ): Promise<unknown>
-    sign(algorithm: "HMAC", key: unknown, data: Uint8Array): Promise<ArrayBuffer>
-  }
-}
-declare const TextEncoder: new () => { encode(input: string): Uint8Array }
-
 const testPhoneIndexKey = Redacted.make("partnerpay-test-phone-index-key-not-secret")
 
 /** HMAC-SHA256 (Web Crypto) of a phone number, lowercase hex. */
 const makePhoneIndex = (secret: Redacted.Redacted<string>): PhoneIndexShape => {
-  let key: Promise<unknown> | undefined
+  let key: Promise<Hmac.Key> | undefined
   return {
     of: (phoneNumber) =>
       Effect.promise(async () => {
-        key ??= crypto.subtle.importKey(
-          "raw",
-          new TextEncoder().encode(Redacted.value(secret)),
-          { name: "HMAC", hash: "SHA-256" },
-          false,
-          ["sign"],
-        )
-        const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await key, new TextEncoder().encode(phoneNumber)))
-        return Array.from(mac, (byte) => byte.toString(16).padStart(2, "0")).join("")
+        key ??= Hmac.importKey(Redacted.value(secret))
+        return Hmac.hexDigest(await key, phoneNumber)
       }),
   }
 }
