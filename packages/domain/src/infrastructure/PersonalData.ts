@@ -32,7 +32,15 @@
 import { Context, Effect, Option, Redacted } from "effect"
 import * as Hmac from "../kernel/Hmac.ts"
 import { erased } from "../kernel/Personal.ts"
-import type { EventStore, EventStoreUnavailable, NewEvent, RecordedEvent, Snapshot } from "./EventStore.ts"
+import type {
+  AppendOptions,
+  EventStore,
+  EventStoreUnavailable,
+  ExpectedVersion,
+  NewEvent,
+  RecordedEvent,
+  Snapshot,
+} from "./EventStore.ts"
 import type { ReadModelStore, StoredDocument } from "./ReadModel.ts"
 
 /** The data keys of data subjects ("customer:<registrationId>", "company-owner:<companyId>"...). */
@@ -224,37 +232,41 @@ export const protectEventStore = (
   return {
     readStream: (streamId, options) => Effect.flatMap(store.readStream(streamId, options), openEvents),
     readAll: (options) => Effect.flatMap(store.readAll(options), openEvents),
-    append: (streamId, streamType, expected, events, options) =>
-      Effect.gen(function* () {
-        const byType = fields.events[streamType]
-        const sealed =
-          byType === undefined
-            ? events
-            : yield* Effect.forEach(events, (event) =>
-                Effect.map(
-                  sealRecord(vault, byType[event.eventType], event.data, streamId),
-                  (data): NewEvent => (data === event.data ? event : { ...event, data }),
-                ),
-              )
-        const snapshot = options?.snapshot
-        const sealedOptions =
-          snapshot === undefined || fields.snapshots[streamType] === undefined
-            ? options
-            : { ...options, snapshot: yield* sealSnapshot(streamId, streamType, snapshot) }
-        return yield* store.append(streamId, streamType, expected, sealed, sealedOptions)
-      }),
+    append: Effect.fnUntraced(function* (
+      streamId: string,
+      streamType: string,
+      expected: ExpectedVersion,
+      events: ReadonlyArray<NewEvent>,
+      options?: AppendOptions,
+    ) {
+      const byType = fields.events[streamType]
+      const sealed =
+        byType === undefined
+          ? events
+          : yield* Effect.forEach(events, (event) =>
+              Effect.map(
+                sealRecord(vault, byType[event.eventType], event.data, streamId),
+                (data): NewEvent => (data === event.data ? event : { ...event, data }),
+              ),
+            )
+      const snapshot = options?.snapshot
+      const sealedOptions =
+        snapshot === undefined || fields.snapshots[streamType] === undefined
+          ? options
+          : { ...options, snapshot: yield* sealSnapshot(streamId, streamType, snapshot) }
+      return yield* store.append(streamId, streamType, expected, sealed, sealedOptions)
+    }),
     ...(readFromSnapshot === undefined
       ? {}
       : {
-          readFromSnapshot: (streamId: string, schemaVersion: number) =>
-            Effect.gen(function* () {
-              const { snapshot, events } = yield* readFromSnapshot(streamId, schemaVersion)
-              const state = snapshot === undefined ? undefined : yield* openRecord(vault, snapshot.state)
-              return {
-                snapshot: snapshot === undefined ? undefined : { ...snapshot, state },
-                events: yield* openEvents(events),
-              }
-            }),
+          readFromSnapshot: Effect.fnUntraced(function* (streamId: string, schemaVersion: number) {
+            const { snapshot, events } = yield* readFromSnapshot(streamId, schemaVersion)
+            const state = snapshot === undefined ? undefined : yield* openRecord(vault, snapshot.state)
+            return {
+              snapshot: snapshot === undefined ? undefined : { ...snapshot, state },
+              events: yield* openEvents(events),
+            }
+          }),
         }),
   }
 }
