@@ -16,7 +16,7 @@
  * account the service debits when it collects an autopay or
  * debit-authorization payment request by itself on its due date.
  */
-import { Ids } from "@partnerpay/domain"
+import { BankAccounts, Ids } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.ts"
@@ -32,12 +32,7 @@ export const AccountLinkRequest = Schema.Struct({
   }),
 })
 
-export const LinkError = Schema.Struct({
-  errorType: Schema.String,
-  errorCode: Schema.String,
-  errorMessage: Schema.String,
-  displayMessage: Schema.String,
-})
+export const LinkError = BankAccounts.LinkError
 
 export const AccountLinkResult = Schema.Struct({
   refreshToken: Schema.String,

@@ -5,7 +5,7 @@
  * history and cancels it while Pending. The payer accepts it through
  * POST /Transaction/PaymentRequest/{paymentRequestId}/Accept (TransactionApi).
  */
-import { Attachments, CalendarDate, Ids, Money, PaymentRequestEvents } from "@partnerpay/domain"
+import { Attachments, CalendarDate, Ids, Money, PaymentRequestEvents, Payments } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.ts"
@@ -109,62 +109,28 @@ export const AttachmentResponse = Schema.Struct({
   ],
 })
 
+/** The domain's payment request view, its amounts in wire form (each invoice line with its total). */
 export const PaymentRequestResponse = Schema.Struct({
-  paymentRequestId: Schema.String,
-  companyId: Schema.String,
-  payerRegistrationId: Schema.String,
-  status: PaymentRequestEvents.PaymentRequestStatus,
+  ...Payments.PaymentRequestView.fields,
   amount: AmountResponse,
-  description: Schema.String,
-  dueDate: Schema.String,
-  attachmentUrl: Schema.optionalKey(Schema.String),
   attachments: Schema.optionalKey(
     Schema.Array(AttachmentResponse).annotate({
       description:
         "The documents downloaded from attachmentUrl (on GET /Payment/{paymentRequestId}): Pending until the service has downloaded it, then Stored (or Failed with the reason)",
     }),
   ),
-  enableAutoPay: Schema.Boolean,
   autoPayLimit: Schema.optionalKey(AmountResponse),
-  enableDebitAuth: Schema.Boolean,
   debitAuthLimit: Schema.optionalKey(AmountResponse),
-  debitAuthAccepted: Schema.optionalKey(Schema.Boolean),
-  transferId: Schema.optionalKey(Schema.String),
-  accountNumberMasked: Schema.optionalKey(Schema.String),
-  invoiceNumber: Schema.optionalKey(Schema.String),
   lineItems: Schema.optionalKey(
     Schema.Array(
       Schema.Struct({
-        description: Schema.String,
-        quantity: Schema.Int,
+        ...PaymentRequestEvents.InvoiceLineItem.fields,
         unitAmount: AmountResponse,
         amount: AmountResponse.annotate({ description: "quantity x unitAmount" }),
       }),
     ),
   ),
-  collectedBy: Schema.optionalKey(
-    PaymentRequestEvents.AutomaticCollection.annotate({
-      description:
-        "Set when the service collected the request by itself on its due date (autopay or debit authorization)",
-    }),
-  ),
-  autoCollectionSkipped: Schema.optionalKey(
-    PaymentRequestEvents.AutoCollectionSkipReason.annotate({
-      description:
-        "Set when the service could not collect the request by itself on its due date; it stays Pending for the payer to accept",
-    }),
-  ),
-  cardPayment: Schema.optionalKey(
-    Schema.Struct({
-      cardPaymentId: Schema.String,
-      paymentMethodId: Schema.String,
-      brand: Schema.String,
-      last4: Schema.String,
-    }).annotate({ description: "Set when the payer paid the request in the app with a saved card" }),
-  ),
   refundedAmount: AmountResponse,
-  statusHistory: Schema.Array(StatusChangeResponse),
-  createdAt: Schema.String,
 })
 export type PaymentRequestResponse = typeof PaymentRequestResponse.Type
 

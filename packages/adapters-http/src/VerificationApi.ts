@@ -15,26 +15,18 @@
  * - GET /Verification/ChatSignature: `userId` = registration id, `signature`
  *   = hex HMAC-SHA256 of it with the chat secret.
  */
-import { Ids } from "@partnerpay/domain"
+import { Customer, Ids, Verification } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.ts"
 import * as Problem from "./Problem.ts"
 
 export const StartKycRequest = Schema.Struct({ deviceId: Schema.String })
-export const StartKycResponse = Schema.Struct({
-  tokenId: Ids.Uuid,
-  linkToken: Schema.String,
-  expiration: Schema.DateTimeUtcFromString,
-})
+export const StartKycResponse = Schema.Struct({ ...Verification.Session.fields, tokenId: Ids.Uuid })
 
-export const VerificationStatus = Schema.Literals(["NotStarted", "Pending", "Verified", "Rejected"])
+export const VerificationStatus = Customer.KycStatus
 
-export const CheckVerificationResponse = Schema.Struct({
-  status: VerificationStatus,
-  referenceId: Schema.NullOr(Schema.String),
-  redirectUrl: Schema.String,
-})
+export const CheckVerificationResponse = Verification.VerificationCheck
 
 export const PersonalDataResponse = Schema.Struct({
   profileName: Schema.String,

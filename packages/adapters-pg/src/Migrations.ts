@@ -70,22 +70,21 @@ const reporting = (report: (applied: Applied) => Effect.Effect<void>) =>
   )
 
 /** Applies pending migrations, telling `report` as each one is applied; returns the ones applied by this call. */
-export const runReporting = (
+export const runReporting = Effect.fn("Migrations.runReporting")(function* (
   report: (applied: Applied) => Effect.Effect<void>,
-): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, Migrator.MigrationError | SqlError, SqlClient> =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient
-    // One transaction on one connection: the lock is held until it commits,
-    // and the migrator's own transaction becomes a savepoint inside it.
-    return yield* sql.withTransaction(
-      Effect.gen(function* () {
-        yield* sql`SELECT pg_advisory_xact_lock(${lockKey})`
-        const applied = yield* runMigrator({ loader: Migrator.fromRecord(reporting(report)), table })
-        yield* sql.unsafe(CommitUnitFunction.definition)
-        return applied
-      }),
-    )
-  })
+): Effect.fn.Return<ReadonlyArray<readonly [id: number, name: string]>, Migrator.MigrationError | SqlError, SqlClient> {
+  const sql = yield* SqlClient
+  // One transaction on one connection: the lock is held until it commits,
+  // and the migrator's own transaction becomes a savepoint inside it.
+  return yield* sql.withTransaction(
+    Effect.gen(function* () {
+      yield* sql`SELECT pg_advisory_xact_lock(${lockKey})`
+      const applied = yield* runMigrator({ loader: Migrator.fromRecord(reporting(report)), table })
+      yield* sql.unsafe(CommitUnitFunction.definition)
+      return applied
+    }),
+  )
+})
 
 /** Applies pending migrations; returns the ones applied by this call. */
 export const run: Effect.Effect<

@@ -100,7 +100,7 @@ export const layer = (
  * draws a new revision) and are retried on the rebuilt documents. Aggregate
  * snapshots are deleted too (they are rebuilt by the next commands).
  */
-export const rebuildProjections = (
+export const rebuildProjections = Effect.fn("PgDomain.rebuildProjections")(function* (
   options: {
     readonly projections?: EventPipeline.PipelineOptions["projections"]
     readonly batchSize?: number
@@ -109,35 +109,34 @@ export const rebuildProjections = (
     /** Told the events replayed so far and the events to replay in all, at the start and after each batch. */
     readonly onProgress?: (replayed: number, total: number) => Effect.Effect<void>
   } = {},
-): Effect.Effect<number, EventStoreUnavailable | SqlError, SqlClient | EventStore | ReadModelStore> =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient
-    return yield* sql.withTransaction(
-      Effect.gen(function* () {
-        yield* sql`SELECT pg_advisory_xact_lock(${rebuildLockKey})`
-        yield* sql`SELECT pg_current_xact_id()::text`
-        // Wait until no transaction older than this one runs (in-flight appends committed or rolled back);
-        // give up after `waitMillis` (an old idle transaction elsewhere would otherwise hold the rebuild forever).
-        const deadline = Date.now() + (options.waitMillis ?? 30_000)
-        while (true) {
-          const rows = yield* sql<{ alone: boolean }>`
+): Effect.fn.Return<number, EventStoreUnavailable | SqlError, SqlClient | EventStore | ReadModelStore> {
+  const sql = yield* SqlClient
+  return yield* sql.withTransaction(
+    Effect.gen(function* () {
+      yield* sql`SELECT pg_advisory_xact_lock(${rebuildLockKey})`
+      yield* sql`SELECT pg_current_xact_id()::text`
+      // Wait until no transaction older than this one runs (in-flight appends committed or rolled back);
+      // give up after `waitMillis` (an old idle transaction elsewhere would otherwise hold the rebuild forever).
+      const deadline = Date.now() + (options.waitMillis ?? 30_000)
+      while (true) {
+        const rows = yield* sql<{ alone: boolean }>`
             SELECT pg_snapshot_xmin(pg_current_snapshot()) = pg_current_xact_id() AS alone`
-          if (rows[0]?.alone === true) break
-          if (Date.now() > deadline) {
-            return yield* new EventStoreUnavailable({ reason: "rebuild: older transactions are still running" })
-          }
-          yield* Effect.sleep(10)
+        if (rows[0]?.alone === true) break
+        if (Date.now() > deadline) {
+          return yield* new EventStoreUnavailable({ reason: "rebuild: older transactions are still running" })
         }
-        // Snapshots are derived from the log too: a rebuild (often after a code change) starts them afresh.
-        yield* sql`DELETE FROM snapshots`
-        const onProgress = options.onProgress
-        if (onProgress === undefined) return yield* EventPipeline.rebuild(options.projections, options.batchSize)
-        const counted = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM events`
-        const total = counted[0]?.total ?? 0
-        yield* onProgress(0, total)
-        return yield* EventPipeline.rebuild(options.projections, options.batchSize, (replayed) =>
-          onProgress(replayed, total),
-        )
-      }),
-    )
-  })
+        yield* Effect.sleep(10)
+      }
+      // Snapshots are derived from the log too: a rebuild (often after a code change) starts them afresh.
+      yield* sql`DELETE FROM snapshots`
+      const onProgress = options.onProgress
+      if (onProgress === undefined) return yield* EventPipeline.rebuild(options.projections, options.batchSize)
+      const counted = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM events`
+      const total = counted[0]?.total ?? 0
+      yield* onProgress(0, total)
+      return yield* EventPipeline.rebuild(options.projections, options.batchSize, (replayed) =>
+        onProgress(replayed, total),
+      )
+    }),
+  )
+})

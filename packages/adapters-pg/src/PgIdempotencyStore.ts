@@ -38,24 +38,25 @@ const unavailable = (error: SqlError) =>
   )
 
 /** Builds the store on the `SqlClient` in context. */
-export const make = (options: Options = {}): Effect.Effect<IdempotencyStore["Service"], never, SqlClient> =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient
-    const purgeEveryMillis = options.purgeEveryMillis ?? 60_000
-    let lastPurge = Number.NEGATIVE_INFINITY
+export const make = Effect.fn("PgIdempotencyStore.make")(function* (
+  options: Options = {},
+): Effect.fn.Return<IdempotencyStore["Service"], never, SqlClient> {
+  const sql = yield* SqlClient
+  const purgeEveryMillis = options.purgeEveryMillis ?? 60_000
+  let lastPurge = Number.NEGATIVE_INFINITY
 
-    const purge = (now: number) =>
-      Effect.suspend(() => {
-        if (now - lastPurge < purgeEveryMillis) return Effect.void
-        lastPurge = now
-        return sql`DELETE FROM idempotency_keys WHERE expires_at <= ${new Date(now)}`.pipe(
-          Effect.asVoid,
-          Effect.catch((error) => logFailure("idempotency purge", error)),
-        )
-      })
+  const purge = (now: number) =>
+    Effect.suspend(() => {
+      if (now - lastPurge < purgeEveryMillis) return Effect.void
+      lastPurge = now
+      return sql`DELETE FROM idempotency_keys WHERE expires_at <= ${new Date(now)}`.pipe(
+        Effect.asVoid,
+        Effect.catch((error) => logFailure("idempotency purge", error)),
+      )
+    })
 
-    const claim = (scope: string, key: string, requestHash: string, now: number) =>
-      sql<{ claimed: number }>`
+  const claim = (scope: string, key: string, requestHash: string, now: number) =>
+    sql<{ claimed: number }>`
         INSERT INTO idempotency_keys (scope, key, request_hash, started_at, expires_at)
         VALUES (${scope}, ${key}, ${requestHash}, ${new Date(now)}, ${new Date(now + Idempotency.retentionMillis)})
         ON CONFLICT (scope, key) DO UPDATE SET
@@ -71,56 +72,55 @@ export const make = (options: Options = {}): Effect.Effect<IdempotencyStore["Ser
                AND idempotency_keys.started_at <= ${new Date(now - Idempotency.staleAfterMillis)})
         RETURNING 1 AS claimed`
 
-    const read = (scope: string, key: string) =>
-      sql<Row>`
+  const read = (scope: string, key: string) =>
+    sql<Row>`
         SELECT request_hash, status, content_type, body
         FROM idempotency_keys WHERE scope = ${scope} AND key = ${key}`
 
-    const begin = (
-      scope: string,
-      key: string,
-      requestHash: string,
-      at: DateTime.Utc,
-    ): Effect.Effect<Idempotency.BeginResult, SqlError> =>
-      Effect.gen(function* () {
-        const now = DateTime.toEpochMillis(at)
-        yield* purge(now)
-        // A row can vanish between the claim and the read (abandoned); then claim again.
-        for (let attempt = 0; attempt < 3; attempt++) {
-          const claimed = yield* claim(scope, key, requestHash, now)
-          if (claimed.length > 0) return Idempotency.Started
-          const [row] = yield* read(scope, key)
-          if (row === undefined) continue
-          if (row.request_hash !== requestHash) return Idempotency.Mismatch
-          if (row.status === null) return Idempotency.InProgress
-          return Idempotency.Replay({
-            status: row.status,
-            contentType: row.content_type ?? undefined,
-            body: row.body === null ? new Uint8Array() : new Uint8Array(row.body),
-          })
-        }
-        return Idempotency.InProgress
+  const begin = Effect.fn("PgIdempotencyStore.begin")(function* (
+    scope: string,
+    key: string,
+    requestHash: string,
+    at: DateTime.Utc,
+  ): Effect.fn.Return<Idempotency.BeginResult, SqlError> {
+    const now = DateTime.toEpochMillis(at)
+    yield* purge(now)
+    // A row can vanish between the claim and the read (abandoned); then claim again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const claimed = yield* claim(scope, key, requestHash, now)
+      if (claimed.length > 0) return Idempotency.Started
+      const [row] = yield* read(scope, key)
+      if (row === undefined) continue
+      if (row.request_hash !== requestHash) return Idempotency.Mismatch
+      if (row.status === null) return Idempotency.InProgress
+      return Idempotency.Replay({
+        status: row.status,
+        contentType: row.content_type ?? undefined,
+        body: row.body === null ? new Uint8Array() : new Uint8Array(row.body),
       })
+    }
+    return Idempotency.InProgress
+  })
 
-    return IdempotencyStore.of({
-      begin: (scope, key, requestHash, now) =>
-        begin(scope, key, requestHash, now).pipe(Effect.catchTag("SqlError", unavailable)),
-      complete: (scope, key, response) =>
-        sql`
+  return IdempotencyStore.of({
+    begin: (scope, key, requestHash, now) =>
+      begin(scope, key, requestHash, now).pipe(Effect.catchTag("SqlError", unavailable)),
+    complete: (scope, key, response) =>
+      sql`
           UPDATE idempotency_keys
           SET status = ${response.status}, content_type = ${response.contentType ?? null},
               body = ${Buffer.from(response.body)}, completed_at = now()
           WHERE scope = ${scope} AND key = ${key} AND status IS NULL`.pipe(
-          Effect.asVoid,
-          Effect.catchTag("SqlError", unavailable),
-        ),
-      abandon: (scope, key) =>
-        sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND key = ${key} AND status IS NULL`.pipe(
-          Effect.asVoid,
-          Effect.catchTag("SqlError", unavailable),
-        ),
-    })
+        Effect.asVoid,
+        Effect.catchTag("SqlError", unavailable),
+      ),
+    abandon: (scope, key) =>
+      sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND key = ${key} AND status IS NULL`.pipe(
+        Effect.asVoid,
+        Effect.catchTag("SqlError", unavailable),
+      ),
   })
+})
 
 /** The store as a layer (run `Migrations.layer` first). */
 export const layer = (options: Options = {}): Layer.Layer<IdempotencyStore, never, SqlClient> =>

@@ -189,30 +189,29 @@ export const layer = (
  * expect the service to fail on keys it cannot unwrap until it restarts with
  * the new key).
  */
-export const rotateMaster = (
+export const rotateMaster = Effect.fn("PgPersonalDataVault.rotateMaster")(function* (
   from: Redacted.Redacted<Uint8Array>,
   to: Redacted.Redacted<Uint8Array>,
-): Effect.Effect<number, SqlError, SqlClient> =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient
-    const oldKey = Redacted.value(from)
-    const newKey = Redacted.value(to)
-    const newId = PersonalDataCrypto.masterKeyId(newKey)
-    return yield* sql.withTransaction(
-      Effect.gen(function* () {
-        const rows = yield* sql<{ subject: string; wrapped_key: string }>`
+): Effect.fn.Return<number, SqlError, SqlClient> {
+  const sql = yield* SqlClient
+  const oldKey = Redacted.value(from)
+  const newKey = Redacted.value(to)
+  const newId = PersonalDataCrypto.masterKeyId(newKey)
+  return yield* sql.withTransaction(
+    Effect.gen(function* () {
+      const rows = yield* sql<{ subject: string; wrapped_key: string }>`
           SELECT subject, wrapped_key FROM personal_data_keys WHERE master_key_id <> ${newId} FOR UPDATE`
-        for (const row of rows) {
-          const dataKey = PersonalDataCrypto.unwrapDataKey(oldKey, row.subject, row.wrapped_key)
-          const rewrapped = PersonalDataCrypto.wrapDataKey(newKey, row.subject, dataKey)
-          yield* sql`
+      for (const row of rows) {
+        const dataKey = PersonalDataCrypto.unwrapDataKey(oldKey, row.subject, row.wrapped_key)
+        const rewrapped = PersonalDataCrypto.wrapDataKey(newKey, row.subject, dataKey)
+        yield* sql`
             UPDATE personal_data_keys SET wrapped_key = ${rewrapped}, master_key_id = ${newId}
             WHERE subject = ${row.subject}`
-        }
-        return rows.length
-      }),
-    )
-  })
+      }
+      return rows.length
+    }),
+  )
+})
 
 /** Parses a master key written as text (base64 of 32 bytes, or 64 hex digits); throws with a reason. */
 export const parseMasterKey = (text: string): Redacted.Redacted<Uint8Array> =>

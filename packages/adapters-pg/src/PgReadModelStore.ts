@@ -21,7 +21,7 @@
  * reads the database (it does not see the unit's own uncommitted documents).
  * Outside a unit, `put` and `delete` write at once, unconditionally (rebuilds).
  */
-import { type EventStoreUnavailable, type ReadModel, ReadModelStore } from "@partnerpay/domain"
+import { type ReadModel, ReadModelStore } from "@partnerpay/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -110,39 +110,38 @@ export const make: Effect.Effect<ReadModelStore["Service"], never, SqlClient> = 
     return Option.fromUndefinedOr(current)
   }, unavailable("read model get"))
 
-  const find = (collection: string, query: ReadModel.Query): Effect.Effect<ReadModel.Page, EventStoreUnavailable> =>
-    Effect.gen(function* () {
-      const filters = [sql`collection = ${collection}`, sql`partner_id = ${query.partnerId}`]
-      if (query.keys !== undefined && Object.keys(query.keys).length > 0) {
-        filters.push(sql`keys @> ${JSON.stringify(query.keys)}::jsonb`)
-      }
-      if (query.sortKeyFrom !== undefined) filters.push(sql`sort_key COLLATE "C" >= ${query.sortKeyFrom}`)
-      if (query.sortKeyTo !== undefined) filters.push(sql`sort_key COLLATE "C" <= ${query.sortKeyTo}`)
-      const descending = (query.order ?? "desc") === "desc"
-      if (query.startingAfter !== undefined) {
-        // The cursor must itself match the query, as in `selectPage`.
-        const cursor = yield* sql<{ sort_key: string; id: string }>`
+  const find = Effect.fn("PgReadModelStore.find")(function* (collection: string, query: ReadModel.Query) {
+    const filters = [sql`collection = ${collection}`, sql`partner_id = ${query.partnerId}`]
+    if (query.keys !== undefined && Object.keys(query.keys).length > 0) {
+      filters.push(sql`keys @> ${JSON.stringify(query.keys)}::jsonb`)
+    }
+    if (query.sortKeyFrom !== undefined) filters.push(sql`sort_key COLLATE "C" >= ${query.sortKeyFrom}`)
+    if (query.sortKeyTo !== undefined) filters.push(sql`sort_key COLLATE "C" <= ${query.sortKeyTo}`)
+    const descending = (query.order ?? "desc") === "desc"
+    if (query.startingAfter !== undefined) {
+      // The cursor must itself match the query, as in `selectPage`.
+      const cursor = yield* sql<{ sort_key: string; id: string }>`
           SELECT sort_key, id FROM read_models WHERE ${sql.and([...filters, sql`id = ${query.startingAfter}`])}`
-        const at = cursor[0]
-        if (at === undefined) return { items: [], hasMore: false }
-        filters.push(
-          descending
-            ? sql`(sort_key COLLATE "C", id COLLATE "C") < (${at.sort_key}, ${at.id})`
-            : sql`(sort_key COLLATE "C", id COLLATE "C") > (${at.sort_key}, ${at.id})`,
-        )
-      }
-      const limit = Math.max(0, Math.floor(query.limit))
-      const direction = sql.literal(descending ? "DESC" : "ASC")
-      const rows = yield* sql<Row>`
+      const at = cursor[0]
+      if (at === undefined) return { items: [], hasMore: false }
+      filters.push(
+        descending
+          ? sql`(sort_key COLLATE "C", id COLLATE "C") < (${at.sort_key}, ${at.id})`
+          : sql`(sort_key COLLATE "C", id COLLATE "C") > (${at.sort_key}, ${at.id})`,
+      )
+    }
+    const limit = Math.max(0, Math.floor(query.limit))
+    const direction = sql.literal(descending ? "DESC" : "ASC")
+    const rows = yield* sql<Row>`
         SELECT id, partner_id, keys, sort_key, data FROM read_models
         WHERE ${sql.and(filters)}
         ORDER BY sort_key COLLATE "C" ${direction}, id COLLATE "C" ${direction}
         LIMIT ${limit + 1}`
-      return {
-        items: rows.slice(0, limit).map((row) => toStored(collection, row)),
-        hasMore: rows.length > limit,
-      }
-    }).pipe(unavailable("read model find"))
+    return {
+      items: rows.slice(0, limit).map((row) => toStored(collection, row)),
+      hasMore: rows.length > limit,
+    }
+  }, unavailable("read model find"))
 
   /** The unit's entry for a document it writes (a write without a read expects nothing). */
   const entryFor = (unit: PgUnit.Unit, collection: string, id: string): PgUnit.PendingDocument => {

@@ -35,25 +35,24 @@ const countCommitted = (unit: PgUnit.Unit, committed: PgUnit.Committed): Effect.
 export const make = Effect.fn("PgUnitOfWork.make")(function* () {
   const sql = yield* SqlClient
   return UnitOfWork.of({
-    transactional: <A, E, R>(
+    transactional: Effect.fnUntraced(function* <A, E, R>(
       effect: Effect.Effect<A, E, R>,
-    ): Effect.Effect<A, E | VersionConflict | EventStoreUnavailable, R> =>
-      Effect.gen(function* () {
-        const outer = yield* PgUnit.CurrentUnit
-        if (outer !== undefined) {
-          const mark = outer.mark()
-          return yield* Effect.onError(effect, () => Effect.sync(() => outer.restore(mark)))
-        }
-        const unit = new PgUnit.Unit()
-        const result = yield* Effect.provideService(effect, PgUnit.CurrentUnit, unit)
-        const committed = yield* PgUnit.commit(sql, unit).pipe(
-          Effect.tapError((error) =>
-            error._tag === "VersionConflict" ? Metric.update(PgMetrics.unitsConflicted, 1) : Effect.void,
-          ),
-        )
-        yield* countCommitted(unit, committed)
-        return result
-      }),
+    ): Effect.fn.Return<A, E | VersionConflict | EventStoreUnavailable, R> {
+      const outer = yield* PgUnit.CurrentUnit
+      if (outer !== undefined) {
+        const mark = outer.mark()
+        return yield* Effect.onError(effect, () => Effect.sync(() => outer.restore(mark)))
+      }
+      const unit = new PgUnit.Unit()
+      const result = yield* Effect.provideService(effect, PgUnit.CurrentUnit, unit)
+      const committed = yield* PgUnit.commit(sql, unit).pipe(
+        Effect.tapError((error) =>
+          error._tag === "VersionConflict" ? Metric.update(PgMetrics.unitsConflicted, 1) : Effect.void,
+        ),
+      )
+      yield* countCommitted(unit, committed)
+      return result
+    }),
   })
 })
 

@@ -25,8 +25,9 @@ if (postgresAvailable) {
 }
 
 describe("PgIdempotencyStore purge", () => {
-  it("begin deletes expired rows of every scope (at most once per interval)", { timeout: 60_000 }, () =>
-    Effect.runPromise(
+  it.effect(
+    "begin deletes expired rows of every scope (at most once per interval)",
+    () =>
       Effect.gen(function* () {
         const store = yield* IdempotencyStore
         const sql = yield* SqlClient
@@ -41,6 +42,6 @@ describe("PgIdempotencyStore purge", () => {
           ["partner:b/new"],
         )
       }).pipe(Effect.provide(storeOn(PgDatabase.layerPglite(), { purgeEveryMillis: 0 }))),
-    ),
+    60_000,
   )
 })

@@ -7,16 +7,14 @@
  * the claim walks the `outbox_claim` index and reads as many rows with a
  * small backlog as with a large one (EXPLAIN).
  */
-import { afterAll, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import type { Notification } from "@partnerpay/domain"
 import { Outbox } from "@partnerpay/domain"
-import { DateTime, Deferred, Effect, Fiber, Layer, ManagedRuntime } from "effect"
+import { DateTime, Deferred, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
 import * as PgOutbox from "../src/PgOutbox.ts"
 import { databases } from "./readSideSupport.ts"
-
-type Services = Outbox | PgOutbox.OutboxDispatch | SqlClient
 
 const notification = (partnerId: string, position: number, id = crypto.randomUUID()): Notification => ({
   id,
@@ -86,57 +84,52 @@ const claimPlan = (options: PgOutbox.ClaimOptions, analyze: boolean) =>
 
 for (const database of databases) {
   describe(`the outbox claim on ${database.name}`, () => {
-    const runtime = ManagedRuntime.make(
-      PgOutbox.layer.pipe(Layer.provideMerge(Migrations.layer), Layer.provideMerge(database.layer())),
-    )
-    const run = <A, E>(effect: Effect.Effect<A, E, Services>) => runtime.runPromise(effect)
-    afterAll(() => runtime.dispose())
+    const layer = PgOutbox.layer.pipe(Layer.provideMerge(Migrations.layer), Layer.provideMerge(database.layer()))
     const lease = { leaseMs: 60_000 }
 
-    it("claims several rows of one partner per call, in (transaction, position) order", { timeout: 60_000 }, () =>
-      run(
-        Effect.gen(function* () {
-          const outbox = yield* Outbox
-          const sql = yield* SqlClient
-          yield* sql`DELETE FROM outbox`
-          const p = crypto.randomUUID()
-          // Recorded by three transactions: the first one's row comes first whatever its position.
-          const late = notification(p, 50)
-          const [p1, p2] = [notification(p, 10), notification(p, 11)]
-          const p3 = notification(p, 5)
-          yield* outbox.record([late])
-          yield* outbox.record([p2, p1])
-          yield* outbox.record([p3])
-          const claimed = yield* claimSome({ workerId: "w1", limit: 100, perPartner: 10, ...lease })
-          assert.deepStrictEqual(ids(claimed), [late.id, p1.id, p2.id, p3.id])
-          assert.isTrue(claimed.every((e) => e.status === "delivering" && e.attempts === 1 && e.claimedBy === "w1"))
-          // Bounded per partner and in all: the next claim starts after the claimed run.
-          yield* sql`DELETE FROM outbox`
-          const rows = Array.from({ length: 5 }, (_, k) => notification(p, k))
-          yield* outbox.record(rows)
-          const two = yield* claimSome({ workerId: "w1", limit: 100, perPartner: 2, ...lease })
-          assert.deepStrictEqual(ids(two), ids(rows.slice(0, 2)))
-          // The partner's head is leased: nothing more of this partner until it is delivered.
-          const dispatch = yield* PgOutbox.OutboxDispatch
-          assert.deepStrictEqual(yield* dispatch.claim({ workerId: "w2", limit: 100, perPartner: 10, ...lease }), [])
-          yield* dispatch.markDelivered(ids(two))
-          const rest = yield* claimSome({ workerId: "w2", limit: 2, perPartner: 10, ...lease })
-          assert.deepStrictEqual(ids(rest), ids(rows.slice(2, 4)))
-          assert.deepStrictEqual(
-            (yield* dispatch.list({ status: "delivered", limit: 10 })).map((e) => e.id).sort(),
-            ids(two).sort(),
-          )
-        }),
-      ),
-    )
+    // The real clock (no test services): claims wait between polls and leases expire.
+    it.layer(layer, { timeout: 120_000, excludeTestServices: true })((it) => {
+      it.effect(
+        "claims several rows of one partner per call, in (transaction, position) order",
+        () =>
+          Effect.gen(function* () {
+            const outbox = yield* Outbox
+            const sql = yield* SqlClient
+            yield* sql`DELETE FROM outbox`
+            const p = crypto.randomUUID()
+            // Recorded by three transactions: the first one's row comes first whatever its position.
+            const late = notification(p, 50)
+            const [p1, p2] = [notification(p, 10), notification(p, 11)]
+            const p3 = notification(p, 5)
+            yield* outbox.record([late])
+            yield* outbox.record([p2, p1])
+            yield* outbox.record([p3])
+            const claimed = yield* claimSome({ workerId: "w1", limit: 100, perPartner: 10, ...lease })
+            assert.deepStrictEqual(ids(claimed), [late.id, p1.id, p2.id, p3.id])
+            assert.isTrue(claimed.every((e) => e.status === "delivering" && e.attempts === 1 && e.claimedBy === "w1"))
+            // Bounded per partner and in all: the next claim starts after the claimed run.
+            yield* sql`DELETE FROM outbox`
+            const rows = Array.from({ length: 5 }, (_, k) => notification(p, k))
+            yield* outbox.record(rows)
+            const two = yield* claimSome({ workerId: "w1", limit: 100, perPartner: 2, ...lease })
+            assert.deepStrictEqual(ids(two), ids(rows.slice(0, 2)))
+            // The partner's head is leased: nothing more of this partner until it is delivered.
+            const dispatch = yield* PgOutbox.OutboxDispatch
+            assert.deepStrictEqual(yield* dispatch.claim({ workerId: "w2", limit: 100, perPartner: 10, ...lease }), [])
+            yield* dispatch.markDelivered(ids(two))
+            const rest = yield* claimSome({ workerId: "w2", limit: 2, perPartner: 10, ...lease })
+            assert.deepStrictEqual(ids(rest), ids(rows.slice(2, 4)))
+            assert.deepStrictEqual(
+              (yield* dispatch.list({ status: "delivered", limit: 10 })).map((e) => e.id).sort(),
+              ids(two).sort(),
+            )
+          }),
+        60_000,
+      )
 
-    it(
-      "a claim can mark the previous batch delivered and take the partner's next run in one statement",
-      {
-        timeout: 60_000,
-      },
-      () =>
-        run(
+      it.effect(
+        "a claim can mark the previous batch delivered and take the partner's next run in one statement",
+        () =>
           Effect.gen(function* () {
             const outbox = yield* Outbox
             const dispatch = yield* PgOutbox.OutboxDispatch
@@ -178,16 +171,12 @@ for (const database of databases) {
               [next[0]!.id, ...ids(first).reverse()],
             )
           }),
-        ),
-    )
+        60_000,
+      )
 
-    it(
-      "a retrying row holds back its partner's later rows, not other partners'; released rows keep their attempt",
-      {
-        timeout: 60_000,
-      },
-      () =>
-        run(
+      it.effect(
+        "a retrying row holds back its partner's later rows, not other partners'; released rows keep their attempt",
+        () =>
           Effect.gen(function* () {
             const outbox = yield* Outbox
             const dispatch = yield* PgOutbox.OutboxDispatch
@@ -220,16 +209,12 @@ for (const database of databases) {
               ],
             )
           }),
-        ),
-    )
+        60_000,
+      )
 
-    it(
-      "the claim walks the outbox_claim index and reads as many rows with a backlog of 1,000 or of 4,000",
-      {
-        timeout: 60_000,
-      },
-      () =>
-        run(
+      it.effect(
+        "the claim walks the outbox_claim index and reads as many rows with a backlog of 1,000 or of 4,000",
+        () =>
           Effect.gen(function* () {
             const sql = yield* SqlClient
             yield* sql`DELETE FROM outbox`
@@ -273,17 +258,13 @@ for (const database of databases) {
             // The same rows are visited (partners, heads, runs of 20), whatever the backlog behind them.
             assert.strictEqual(large, small)
           }),
-        ),
-    )
+        60_000,
+      )
 
-    if (database.name === "PostgreSQL") {
-      it(
-        "a row whose transaction is older than a running one waits until that transaction ends",
-        {
-          timeout: 60_000,
-        },
-        () =>
-          run(
+      if (database.name === "PostgreSQL") {
+        it.effect(
+          "a row whose transaction is older than a running one waits until that transaction ends",
+          () =>
             Effect.gen(function* () {
               const outbox = yield* Outbox
               const dispatch = yield* PgOutbox.OutboxDispatch
@@ -330,8 +311,9 @@ for (const database of databases) {
                 [early.id, later.id],
               )
             }),
-          ),
-      )
-    }
+          60_000,
+        )
+      }
+    })
   })
 }

@@ -29,8 +29,9 @@ describe("PGlite persisted in a data directory", () => {
   })
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
-  it("concurrent fibers each running a multi-statement transaction never interleave", { timeout: 60_000 }, () =>
-    Effect.runPromise(
+  it.live(
+    "concurrent fibers each running a multi-statement transaction never interleave",
+    () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient
         yield* sql`CREATE TABLE tx_log (fiber int NOT NULL, step int NOT NULL, seq bigint GENERATED ALWAYS AS IDENTITY)`
@@ -64,11 +65,12 @@ describe("PGlite persisted in a data directory", () => {
           assert.isTrue(block.every((row) => row.fiber === block[0]?.fiber && row.fiber % 2 === 0))
         }
       }).pipe(Effect.provide(PgDatabase.layerPglite({ dataDir }))),
-    ),
+    60_000,
   )
 
-  it("keeps appended events across a close and reopen", { timeout: 60_000 }, () =>
-    Effect.runPromise(
+  it.live(
+    "keeps appended events across a close and reopen",
+    () =>
       Effect.gen(function* () {
         const streamId = `Persisted-${crypto.randomUUID()}`
         const event = {
@@ -89,7 +91,7 @@ describe("PGlite persisted in a data directory", () => {
           [event.eventId],
         )
       }),
-    ),
+    60_000,
   )
 })
 
@@ -154,8 +156,9 @@ describe("PGlite new clusters from the cached data-directory image", () => {
     }
   })
 
-  it("the layer works on a fresh data directory opened from the image", { timeout: 120_000 }, () =>
-    Effect.runPromise(
+  it.live(
+    "the layer works on a fresh data directory opened from the image",
+    () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient
         yield* sql`CREATE TABLE notes (id int PRIMARY KEY)`
@@ -163,7 +166,7 @@ describe("PGlite new clusters from the cached data-directory image", () => {
         const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM notes`
         assert.strictEqual(rows[0]?.n, 2)
       }).pipe(Effect.provide(PgDatabase.layerPglite({ dataDir: dir("layer"), imageCacheDir: cacheDir }))),
-    ),
+    120_000,
   )
 
   it("a corrupt cached image is discarded, initdb makes the cluster and a valid image replaces it", {

@@ -16,10 +16,11 @@ import {
   type RecordedEvent,
 } from "@partnerpay/domain"
 import { eventStoreContract } from "@partnerpay/domain/testing"
-import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
 import * as PgDatabase from "../src/PgDatabase.ts"
+import * as PgEventStore from "../src/PgEventStore.ts"
 import * as PgReadModelStore from "../src/PgReadModelStore.ts"
 import { databaseUrl, postgresAvailable, postgresStore } from "./support.ts"
 
@@ -38,279 +39,256 @@ if (postgresAvailable) {
 }
 
 suite("PostgreSQL", () => {
-  const runtime = ManagedRuntime.make(Layer.fresh(postgresStore()))
-  const run = <A, E>(effect: Effect.Effect<A, E, EventStore | SqlClient>) => runtime.runPromise(effect)
-  afterAll(() => runtime.dispose())
-
-  it("migrations started by two processes at once apply exactly once", { timeout: 30_000 }, async () => {
-    const schema = `mig_${crypto.randomUUID().replaceAll("-", "")}`
-    await run(Effect.flatMap(SqlClient, (sql) => sql.unsafe(`CREATE SCHEMA ${schema}`)))
-    try {
-      // Two separate pools stand for two processes; both target the fresh schema.
-      const process = () =>
-        Effect.runPromise(
-          Migrations.run.pipe(
-            Effect.provide(PgDatabase.layerPostgres(databaseUrl, { startupParameters: { search_path: schema } })),
-          ),
-        )
-      const [a, b] = await Promise.all([process(), process()])
-      const applied = [...a, ...b]
-      // Every migration exactly once, whichever process applied it.
-      assert.deepStrictEqual(
-        [...applied].sort((x, y) => x[0] - y[0]),
-        Object.keys(Migrations.migrations).map((key) => {
-          const [, id, name] = /^(\d+)_(.*)$/.exec(key) ?? []
-          return [Number(id), name ?? ""] as const
+  // The real clock (no test services): writers keep their transactions open a random while.
+  it.layer(Layer.fresh(postgresStore()), { timeout: 120_000, excludeTestServices: true })((it) => {
+    /** A fresh, empty schema for one test, dropped after it. */
+    const scratchSchema = (prefix: string) =>
+      Effect.acquireRelease(
+        Effect.flatMap(SqlClient, (sql) => {
+          const schema = `${prefix}_${crypto.randomUUID().replaceAll("-", "")}`
+          return Effect.as(sql.unsafe(`CREATE SCHEMA ${schema}`), schema)
         }),
+        (schema) => Effect.orDie(Effect.flatMap(SqlClient, (sql) => sql.unsafe(`DROP SCHEMA ${schema} CASCADE`))),
       )
-      const tables = await run(
-        Effect.flatMap(
-          SqlClient,
-          (sql) =>
-            sql<{
-              table_name: string
-            }>`SELECT table_name FROM information_schema.tables WHERE table_schema = ${schema} ORDER BY table_name`,
-        ),
-      )
-      const names = tables.map((row) => row.table_name)
-      for (const table of ["events", "streams", Migrations.table, "read_models", "outbox", "partners"]) {
-        assert.include(names, table)
-      }
-    } finally {
-      await run(Effect.flatMap(SqlClient, (sql) => sql.unsafe(`DROP SCHEMA ${schema} CASCADE`)))
-    }
-  })
 
-  it("32 fibers appending to one stream at the same expected version: exactly one wins", async () => {
-    const streamId = `Race-${crypto.randomUUID()}`
-    const outcomes = await run(
+    it.effect(
+      "migrations started by two processes at once apply exactly once",
+      () =>
+        Effect.gen(function* () {
+          const schema = yield* scratchSchema("mig")
+          // Two separate pools stand for two processes; both target the fresh schema.
+          const process = Migrations.run.pipe(
+            Effect.provide(PgDatabase.layerPostgres(databaseUrl, { startupParameters: { search_path: schema } })),
+          )
+          const [a, b] = yield* Effect.all([process, process], { concurrency: 2 })
+          const applied = [...a, ...b]
+          // Every migration exactly once, whichever process applied it.
+          assert.deepStrictEqual(
+            [...applied].sort((x, y) => x[0] - y[0]),
+            Object.keys(Migrations.migrations).map((key) => {
+              const [, id, name] = /^(\d+)_(.*)$/.exec(key) ?? []
+              return [Number(id), name ?? ""] as const
+            }),
+          )
+          const sql = yield* SqlClient
+          const tables = yield* sql<{
+            table_name: string
+          }>`SELECT table_name FROM information_schema.tables WHERE table_schema = ${schema} ORDER BY table_name`
+          const names = tables.map((row) => row.table_name)
+          for (const table of ["events", "streams", Migrations.table, "read_models", "outbox", "partners"]) {
+            assert.include(names, table)
+          }
+        }).pipe(Effect.scoped),
+      30_000,
+    )
+
+    it.effect("32 fibers appending to one stream at the same expected version: exactly one wins", () =>
       Effect.gen(function* () {
-        const store = yield* EventStore
-        yield* store.append(streamId, "Race", ExpectedVersion.noStream, [newEvent({ n: 0 })])
-        return yield* Effect.all(
-          Array.from({ length: 32 }, (_, i) =>
-            Effect.result(store.append(streamId, "Race", ExpectedVersion.exact(1), [newEvent({ writer: i })])),
-          ),
-          { concurrency: "unbounded" },
-        )
+        const streamId = `Race-${crypto.randomUUID()}`
+        const outcomes = yield* Effect.gen(function* () {
+          const store = yield* EventStore
+          yield* store.append(streamId, "Race", ExpectedVersion.noStream, [newEvent({ n: 0 })])
+          return yield* Effect.all(
+            Array.from({ length: 32 }, (_, i) =>
+              Effect.result(store.append(streamId, "Race", ExpectedVersion.exact(1), [newEvent({ writer: i })])),
+            ),
+            { concurrency: "unbounded" },
+          )
+        })
+        assert.strictEqual(outcomes.filter((o) => o._tag === "Success").length, 1)
+        for (const outcome of outcomes) {
+          if (outcome._tag === "Failure") {
+            assert.strictEqual(outcome.failure._tag, "VersionConflict")
+            if (outcome.failure._tag === "VersionConflict") assert.strictEqual(outcome.failure.actual, 2)
+          }
+        }
       }),
     )
-    assert.strictEqual(outcomes.filter((o) => o._tag === "Success").length, 1)
-    for (const outcome of outcomes) {
-      if (outcome._tag === "Failure") {
-        assert.strictEqual(outcome.failure._tag, "VersionConflict")
-        if (outcome.failure._tag === "VersionConflict") assert.strictEqual(outcome.failure.actual, 2)
-      }
-    }
-  })
 
-  it("many streams appended in parallel get unique global positions", async () => {
-    const results = await run(
-      Effect.flatMap(EventStore, (store) =>
-        Effect.all(
-          Array.from({ length: 64 }, () =>
-            store.append(`Parallel-${crypto.randomUUID()}`, "Parallel", ExpectedVersion.any, [
-              newEvent({}),
-              newEvent({}),
-            ]),
+    it.effect("many streams appended in parallel get unique global positions", () =>
+      Effect.gen(function* () {
+        const results = yield* Effect.flatMap(EventStore, (store) =>
+          Effect.all(
+            Array.from({ length: 64 }, () =>
+              store.append(`Parallel-${crypto.randomUUID()}`, "Parallel", ExpectedVersion.any, [
+                newEvent({}),
+                newEvent({}),
+              ]),
+            ),
+            { concurrency: 16 },
           ),
-          { concurrency: 16 },
-        ),
-      ),
+        )
+        const positions = results.map((r) => r.lastPosition)
+        assert.strictEqual(new Set(positions).size, positions.length)
+      }),
     )
-    const positions = results.map((r) => r.lastPosition)
-    assert.strictEqual(new Set(positions).size, positions.length)
-  })
 
-  it("a reader following readAll while 8 writers append sees every event exactly once, each stream in order", {
-    timeout: 30_000,
-  }, async () => {
-    // Each append runs in a transaction kept open for a random while after its
-    // positions are drawn, so commits land out of position order.
-    const jittery = ManagedRuntime.make(Layer.fresh(postgresStore()))
-    try {
-      const result = await jittery.runPromise(
+    it.effect(
+      "a reader following readAll while 8 writers append sees every event exactly once, each stream in order",
+      () =>
         Effect.gen(function* () {
-          const store = yield* EventStore
-          const sql = yield* SqlClient
-          const start = Number(
-            (yield* sql<{ max: bigint | null }>`SELECT max(global_position) AS max FROM events`)[0]?.max ?? 0,
-          )
-          const streams = Array.from({ length: 24 }, () => `Follow-${crypto.randomUUID()}`)
-          const expected = new Set<string>()
-          const writer = (w: number) =>
-            Effect.gen(function* () {
-              for (let i = 0; i < 25; i++) {
-                const events = [newEvent({ w, i }), ...(i % 3 === 0 ? [newEvent({ w, i, second: true })] : [])]
-                for (const e of events) expected.add(e.eventId)
-                yield* sql.withTransaction(
-                  store
-                    .append(streams[(w * 7 + i) % streams.length] ?? "", "Follow", ExpectedVersion.any, events)
-                    .pipe(Effect.tap(() => Effect.sleep(Math.floor(Math.random() * 6)))),
-                )
+          // Each append runs in a transaction kept open for a random while after its
+          // positions are drawn, so commits land out of position order.
+          const result = yield* Effect.gen(function* () {
+            const store = yield* EventStore
+            const sql = yield* SqlClient
+            const start = Number(
+              (yield* sql<{ max: bigint | null }>`SELECT max(global_position) AS max FROM events`)[0]?.max ?? 0,
+            )
+            const streams = Array.from({ length: 24 }, () => `Follow-${crypto.randomUUID()}`)
+            const expected = new Set<string>()
+            const writer = (w: number) =>
+              Effect.gen(function* () {
+                for (let i = 0; i < 25; i++) {
+                  const events = [newEvent({ w, i }), ...(i % 3 === 0 ? [newEvent({ w, i, second: true })] : [])]
+                  for (const e of events) expected.add(e.eventId)
+                  yield* sql.withTransaction(
+                    store
+                      .append(streams[(w * 7 + i) % streams.length] ?? "", "Follow", ExpectedVersion.any, events)
+                      .pipe(Effect.tap(() => Effect.sleep(Math.floor(Math.random() * 6)))),
+                  )
+                }
+              })
+            const seen: Array<RecordedEvent> = []
+            let writersDone = false
+            const writers = Effect.all(
+              Array.from({ length: 8 }, (_, w) => writer(w)),
+              { concurrency: "unbounded" },
+            ).pipe(Effect.ensuring(Effect.sync(() => (writersDone = true))))
+            const reader = Effect.gen(function* () {
+              let checkpoint = start
+              const deadline = Date.now() + 20_000
+              while (Date.now() < deadline) {
+                const page = yield* store.readAll({ after: checkpoint, limit: 20 })
+                for (const event of page) {
+                  checkpoint = event.globalPosition
+                  seen.push(event)
+                }
+                const mine = seen.filter((e) => expected.has(e.eventId)).length
+                if (writersDone && mine === expected.size) return
+                if (page.length === 0) yield* Effect.sleep(2)
               }
             })
-          const seen: Array<RecordedEvent> = []
-          let writersDone = false
-          const writers = Effect.all(
-            Array.from({ length: 8 }, (_, w) => writer(w)),
-            { concurrency: "unbounded" },
-          ).pipe(Effect.ensuring(Effect.sync(() => (writersDone = true))))
-          const reader = Effect.gen(function* () {
-            let checkpoint = start
-            const deadline = Date.now() + 20_000
-            while (Date.now() < deadline) {
-              const page = yield* store.readAll({ after: checkpoint, limit: 20 })
-              for (const event of page) {
-                checkpoint = event.globalPosition
-                seen.push(event)
-              }
-              const mine = seen.filter((e) => expected.has(e.eventId)).length
-              if (writersDone && mine === expected.size) return
-              if (page.length === 0) yield* Effect.sleep(2)
-            }
-          })
-          yield* Effect.all([writers, reader], { concurrency: 2 })
-          return { seen, expected }
+            yield* Effect.all([writers, reader], { concurrency: 2 })
+            return { seen, expected }
+          }).pipe(Effect.provide(Layer.fresh(postgresStore())))
+          const mine = result.seen.filter((e) => result.expected.has(e.eventId))
+          assert.strictEqual(mine.length, result.expected.size)
+          assert.strictEqual(new Set(mine.map((e) => e.eventId)).size, mine.length)
+          const byStream = new Map<string, Array<number>>()
+          for (const e of mine) byStream.set(e.streamId, [...(byStream.get(e.streamId) ?? []), e.streamVersion])
+          for (const versions of byStream.values()) {
+            assert.deepStrictEqual(
+              versions,
+              versions.map((_, i) => i + 1),
+            )
+          }
         }),
-      )
-      const mine = result.seen.filter((e) => result.expected.has(e.eventId))
-      assert.strictEqual(mine.length, result.expected.size)
-      assert.strictEqual(new Set(mine.map((e) => e.eventId)).size, mine.length)
-      const byStream = new Map<string, Array<number>>()
-      for (const e of mine) byStream.set(e.streamId, [...(byStream.get(e.streamId) ?? []), e.streamVersion])
-      for (const versions of byStream.values()) {
-        assert.deepStrictEqual(
-          versions,
-          versions.map((_, i) => i + 1),
-        )
-      }
-    } finally {
-      await jittery.dispose()
-    }
-  })
+      30_000,
+    )
 
-  it("the append hook's documents are written with the append, and not at all when the hook fails", async () => {
-    const streamId = `Hooked-${crypto.randomUUID()}`
-    const hooked = (fail: boolean) =>
-      ManagedRuntime.make(
-        Layer.fresh(
-          postgresStore({
-            onAppend: (events) =>
-              Effect.gen(function* () {
-                const readModels = yield* ReadModelStore
-                for (const e of events) {
-                  yield* readModels.put({
-                    collection: "hooked",
-                    id: e.eventId,
-                    data: { version: e.streamVersion },
-                    index: { partnerId: "p", keys: {}, sortKey: e.eventId },
-                  })
-                }
-                if (fail) return yield* Effect.fail("projection refused")
-              }).pipe(Effect.provide(PgReadModelStore.layer)),
-          }),
-        ),
-      )
-    const ok = hooked(false)
-    const failing = hooked(true)
-    try {
-      const first = newEvent({ n: 1 })
-      await ok.runPromise(
-        Effect.flatMap(EventStore, (store) => store.append(streamId, "Hooked", ExpectedVersion.noStream, [first])),
-      )
-      const second = newEvent({ n: 2 })
-      const refused = await failing.runPromise(
-        Effect.flip(
-          Effect.flatMap(EventStore, (store) => store.append(streamId, "Hooked", ExpectedVersion.exact(1), [second])),
-        ),
-      )
-      assert.strictEqual(refused._tag, "EventStoreUnavailable")
-      const rows = await run(
-        Effect.flatMap(
-          SqlClient,
-          (sql) =>
-            sql<{
-              id: string
-            }>`SELECT id FROM read_models WHERE collection = 'hooked' AND id IN (${first.eventId}, ${second.eventId})`,
-        ),
-      )
-      assert.deepStrictEqual(
-        rows.map((r) => r.id),
-        [first.eventId],
-      )
-      const stored = await run(Effect.flatMap(EventStore, (store) => store.readStream(streamId)))
-      assert.deepStrictEqual(
-        stored.map((e) => e.eventId),
-        [first.eventId],
-      )
-    } finally {
-      await ok.dispose()
-      await failing.dispose()
-    }
-  })
-
-  it("an event its aggregate cannot decode is reported with stream, version and type", async () => {
-    const Noted = Schema.TaggedStruct("Noted", { text: Schema.String })
-    type Noted = typeof Noted.Type
-    const aggregate: Decider.Aggregate<{ readonly _tag: "Note"; readonly text: string }, Noted, number, never> = {
-      name: "Notebook",
-      initialState: 0,
-      decide: (command) => Decider.accept({ _tag: "Noted" as const, text: command.text }),
-      evolve: (count) => count + 1,
-      events: Noted,
-      eventVersion: () => 1,
-    }
-    const id = crypto.randomUUID()
-    const streamId = Decider.streamId(aggregate, id)
-    const error = await run(
+    it.effect("the append hook's documents are written with the append, and not at all when the hook fails", () =>
       Effect.gen(function* () {
-        const store = yield* EventStore
+        const streamId = `Hooked-${crypto.randomUUID()}`
+        const hooked = (fail: boolean) =>
+          Layer.fresh(
+            postgresStore({
+              onAppend: (events) =>
+                Effect.gen(function* () {
+                  const readModels = yield* ReadModelStore
+                  for (const e of events) {
+                    yield* readModels.put({
+                      collection: "hooked",
+                      id: e.eventId,
+                      data: { version: e.streamVersion },
+                      index: { partnerId: "p", keys: {}, sortKey: e.eventId },
+                    })
+                  }
+                  if (fail) return yield* Effect.fail("projection refused")
+                }).pipe(Effect.provide(PgReadModelStore.layer)),
+            }),
+          )
+        const first = newEvent({ n: 1 })
+        yield* Effect.flatMap(EventStore, (store) =>
+          store.append(streamId, "Hooked", ExpectedVersion.noStream, [first]),
+        ).pipe(Effect.provide(hooked(false)))
+        const second = newEvent({ n: 2 })
+        const refused = yield* Effect.flip(
+          Effect.flatMap(EventStore, (store) => store.append(streamId, "Hooked", ExpectedVersion.exact(1), [second])),
+        ).pipe(Effect.provide(hooked(true)))
+        assert.strictEqual(refused._tag, "EventStoreUnavailable")
         const sql = yield* SqlClient
-        yield* store.append(streamId, "Notebook", ExpectedVersion.noStream, [
-          newEvent({ _tag: "Noted", text: "fine" }, "Noted"),
-          newEvent({ _tag: "Noted", text: "fine too" }, "Noted"),
-        ])
-        const loaded = yield* CommandHandler.load(aggregate, id)
-        assert.deepStrictEqual(loaded, { state: 2, version: 2 })
-        yield* sql`UPDATE events SET data = '{"_tag":"Noted","text":42}'::jsonb WHERE stream_id = ${streamId} AND stream_version = 2`
-        return yield* Effect.flip(CommandHandler.load(aggregate, id))
+        const rows = yield* sql<{
+          id: string
+        }>`SELECT id FROM read_models WHERE collection = 'hooked' AND id IN (${first.eventId}, ${second.eventId})`
+        assert.deepStrictEqual(
+          rows.map((r) => r.id),
+          [first.eventId],
+        )
+        const stored = yield* Effect.flatMap(EventStore, (store) => store.readStream(streamId))
+        assert.deepStrictEqual(
+          stored.map((e) => e.eventId),
+          [first.eventId],
+        )
       }),
     )
-    assert.strictEqual(error._tag, "EventDecodeFailed")
-    if (error._tag === "EventDecodeFailed") {
-      assert.strictEqual(error.streamId, streamId)
-      assert.strictEqual(error.streamVersion, 2)
-      assert.strictEqual(error.eventType, "Noted")
-    }
-  })
 
-  it("database failures become EventStoreUnavailable without SQL text", async () => {
-    const schema = `empty_${crypto.randomUUID().replaceAll("-", "")}`
-    await run(Effect.flatMap(SqlClient, (sql) => sql.unsafe(`CREATE SCHEMA ${schema}`)))
-    try {
-      // A store whose tables do not exist (a schema never migrated).
-      const { PgEventStore } = await import("../src/index.ts")
-      const broken = PgEventStore.layer().pipe(
-        Layer.provide(PgDatabase.layerPostgres(databaseUrl, { startupParameters: { search_path: schema } })),
-      )
-      const errors = await Effect.runPromise(
-        Effect.gen(function* () {
+    it.effect("an event its aggregate cannot decode is reported with stream, version and type", () =>
+      Effect.gen(function* () {
+        const Noted = Schema.TaggedStruct("Noted", { text: Schema.String })
+        type Noted = typeof Noted.Type
+        const aggregate: Decider.Aggregate<{ readonly _tag: "Note"; readonly text: string }, Noted, number, never> = {
+          name: "Notebook",
+          initialState: 0,
+          decide: (command) => Decider.accept({ _tag: "Noted" as const, text: command.text }),
+          evolve: (count) => count + 1,
+          events: Noted,
+          eventVersion: () => 1,
+        }
+        const id = crypto.randomUUID()
+        const streamId = Decider.streamId(aggregate, id)
+        const error = yield* Effect.gen(function* () {
+          const store = yield* EventStore
+          const sql = yield* SqlClient
+          yield* store.append(streamId, "Notebook", ExpectedVersion.noStream, [
+            newEvent({ _tag: "Noted", text: "fine" }, "Noted"),
+            newEvent({ _tag: "Noted", text: "fine too" }, "Noted"),
+          ])
+          const loaded = yield* CommandHandler.load(aggregate, id)
+          assert.deepStrictEqual(loaded, { state: 2, version: 2 })
+          yield* sql`UPDATE events SET data = '{"_tag":"Noted","text":42}'::jsonb WHERE stream_id = ${streamId} AND stream_version = 2`
+          return yield* Effect.flip(CommandHandler.load(aggregate, id))
+        })
+        assert.strictEqual(error._tag, "EventDecodeFailed")
+        if (error._tag === "EventDecodeFailed") {
+          assert.strictEqual(error.streamId, streamId)
+          assert.strictEqual(error.streamVersion, 2)
+          assert.strictEqual(error.eventType, "Noted")
+        }
+      }),
+    )
+
+    it.effect("database failures become EventStoreUnavailable without SQL text", () =>
+      Effect.gen(function* () {
+        // A store whose tables do not exist (a schema never migrated).
+        const schema = yield* scratchSchema("empty")
+        const broken = PgEventStore.layer().pipe(
+          Layer.provide(PgDatabase.layerPostgres(databaseUrl, { startupParameters: { search_path: schema } })),
+        )
+        const errors = yield* Effect.gen(function* () {
           const store = yield* EventStore
           return [
             yield* Effect.flip(store.readStream("S-1")),
             yield* Effect.flip(store.readAll({ after: 0, limit: 1 })),
             yield* Effect.flip(store.append("S-1", "S", ExpectedVersion.any, [newEvent({})])),
           ]
-        }).pipe(Effect.provide(broken)),
-      )
-      for (const error of errors) {
-        assert.instanceOf(error, EventStoreUnavailable)
-        assert.notMatch(error.message, /select|insert|events|streams/i)
-        assert.isUndefined((error as EventStoreUnavailable).cause)
-      }
-    } finally {
-      await run(Effect.flatMap(SqlClient, (sql) => sql.unsafe(`DROP SCHEMA ${schema} CASCADE`)))
-    }
+        }).pipe(Effect.provide(broken))
+        for (const error of errors) {
+          assert.instanceOf(error, EventStoreUnavailable)
+          assert.notMatch(error.message, /select|insert|events|streams/i)
+          assert.isUndefined((error as EventStoreUnavailable).cause)
+        }
+      }).pipe(Effect.scoped),
+    )
   })
 })

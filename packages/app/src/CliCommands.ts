@@ -57,11 +57,10 @@ export const describeFailure = (cause: Cause.Cause<unknown>): string => {
 }
 
 /** Runs `effect` on the configured database (connection only: no migration). */
-const onDatabase = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    const config = yield* AppConfig.load
-    return yield* Effect.provide(effect, Database.layer(config.database) as Layer.Layer<Exclude<R, never>, unknown>)
-  })
+const onDatabase = Effect.fn("CliCommands.onDatabase")(function* <A, E, R>(effect: Effect.Effect<A, E, R>) {
+  const config = yield* AppConfig.load
+  return yield* Effect.provide(effect, Database.layer(config.database) as Layer.Layer<Exclude<R, never>, unknown>)
+})
 
 /** Runs `effect` with the service's domain stack (migrations applied first, as at service start). */
 const withDomain = <A, E, R extends Domain.DomainPorts | Domain.DomainRequirements>(effect: Effect.Effect<A, E, R>) =>

@@ -35,21 +35,22 @@ const parse = (text: string, where: string) =>
   })
 
 /** The master key: PARTNERPAY_DATA_KEY, or (sandbox only) the generated key file. */
-export const resolve = (config: AppConfig): Effect.Effect<Redacted.Redacted<Uint8Array>, Error> =>
-  Effect.gen(function* () {
-    const given = yield* fromEnvironment
-    if (Option.isSome(given)) return yield* parse(given.value, variable)
-    if (config.environment === "production") {
-      return yield* Effect.fail(
-        new Error(`${variable} is required when PARTNERPAY_ENV=production (32 random bytes: openssl rand -base64 32)`),
-      )
-    }
-    const text = yield* Effect.tryPromise({
-      try: () => fromFile(config.dataDir),
-      catch: (cause) => new Error(`cannot create or read the sandbox data key in ${config.dataDir}: ${String(cause)}`),
-    })
-    return yield* parse(text, join(config.dataDir, fileName))
+export const resolve = Effect.fn("DataKey.resolve")(function* (
+  config: AppConfig,
+): Effect.fn.Return<Redacted.Redacted<Uint8Array>, Error> {
+  const given = yield* fromEnvironment
+  if (Option.isSome(given)) return yield* parse(given.value, variable)
+  if (config.environment === "production") {
+    return yield* Effect.fail(
+      new Error(`${variable} is required when PARTNERPAY_ENV=production (32 random bytes: openssl rand -base64 32)`),
+    )
+  }
+  const text = yield* Effect.tryPromise({
+    try: () => fromFile(config.dataDir),
+    catch: (cause) => new Error(`cannot create or read the sandbox data key in ${config.dataDir}: ${String(cause)}`),
   })
+  return yield* parse(text, join(config.dataDir, fileName))
+})
 
 const fromFile = async (dataDir: string): Promise<string> => {
   await mkdir(dataDir, { recursive: true, mode: 0o700 })
@@ -95,16 +96,15 @@ export const resolveNew: Effect.Effect<Redacted.Redacted<Uint8Array>, Error> = C
  * PARTNERPAY_DATA_KEY): writes the new key into the file. Answers the file's
  * path when it did.
  */
-export const replaceSandboxFile = (
+export const replaceSandboxFile = Effect.fn("DataKey.replaceSandboxFile")(function* (
   config: AppConfig,
   next: Redacted.Redacted<Uint8Array>,
-): Effect.Effect<Option.Option<string>, Error> =>
-  Effect.gen(function* () {
-    if (Option.isSome(yield* fromEnvironment)) return Option.none()
-    const path = join(config.dataDir, fileName)
-    yield* Effect.tryPromise({
-      try: () => writeFile(path, Buffer.from(Redacted.value(next)).toString("base64url"), { mode: 0o600 }),
-      catch: (cause) => new Error(`cannot write the new data key to ${path}: ${String(cause)}`),
-    })
-    return Option.some(path)
+): Effect.fn.Return<Option.Option<string>, Error> {
+  if (Option.isSome(yield* fromEnvironment)) return Option.none()
+  const path = join(config.dataDir, fileName)
+  yield* Effect.tryPromise({
+    try: () => writeFile(path, Buffer.from(Redacted.value(next)).toString("base64url"), { mode: 0o600 }),
+    catch: (cause) => new Error(`cannot write the new data key to ${path}: ${String(cause)}`),
   })
+  return Option.some(path)
+})

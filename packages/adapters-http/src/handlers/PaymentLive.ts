@@ -10,15 +10,10 @@ import * as MoneyResponse from "../MoneyResponse.ts"
 import type { PaymentRequestResponse } from "../PaymentApi.ts"
 import * as Problem from "../Problem.ts"
 
-type PaymentRequestDocument = Effect.Success<ReturnType<typeof Payments.get>>
-
-type LineItems = NonNullable<PaymentRequestDocument["lineItems"]>
-
 /** Invoice lines as clients read them: each with its amount (quantity x unit amount). */
-export const lineItemsResponse = (lineItems: LineItems) =>
+export const lineItemsResponse = (lineItems: NonNullable<Payments.PaymentRequestView["lineItems"]>) =>
   lineItems.map((line) => ({
-    description: line.description,
-    quantity: line.quantity,
+    ...line,
     unitAmount: MoneyResponse.toResponse(line.unitAmount),
     amount: MoneyResponse.toResponse({
       minorUnits: line.quantity * line.unitAmount.minorUnits,
@@ -26,31 +21,24 @@ export const lineItemsResponse = (lineItems: LineItems) =>
     }),
   }))
 
-/** The read model document as clients read it. */
-export const toResponse = (doc: PaymentRequestDocument): PaymentRequestResponse => ({
-  paymentRequestId: doc.paymentRequestId,
-  companyId: doc.companyId,
-  payerRegistrationId: doc.payerRegistrationId,
-  status: doc.status,
-  amount: MoneyResponse.toResponse(doc.amount),
-  description: doc.description,
-  dueDate: doc.dueDate,
-  ...(doc.attachmentUrl === undefined ? {} : { attachmentUrl: doc.attachmentUrl }),
-  enableAutoPay: doc.enableAutoPay,
-  ...(doc.autoPayLimit === undefined ? {} : { autoPayLimit: MoneyResponse.toResponse(doc.autoPayLimit) }),
-  enableDebitAuth: doc.enableDebitAuth,
-  ...(doc.debitAuthLimit === undefined ? {} : { debitAuthLimit: MoneyResponse.toResponse(doc.debitAuthLimit) }),
-  ...(doc.debitAuthAccepted === undefined ? {} : { debitAuthAccepted: doc.debitAuthAccepted }),
-  ...(doc.transferId === undefined ? {} : { transferId: doc.transferId }),
-  ...(doc.accountNumberMasked === undefined ? {} : { accountNumberMasked: doc.accountNumberMasked }),
-  ...(doc.invoiceNumber === undefined ? {} : { invoiceNumber: doc.invoiceNumber }),
-  ...(doc.lineItems === undefined ? {} : { lineItems: lineItemsResponse(doc.lineItems) }),
-  ...(doc.collectedBy === undefined ? {} : { collectedBy: doc.collectedBy }),
-  ...(doc.autoCollectionSkipped === undefined ? {} : { autoCollectionSkipped: doc.autoCollectionSkipped }),
-  ...(doc.cardPayment === undefined ? {} : { cardPayment: doc.cardPayment }),
-  refundedAmount: MoneyResponse.toResponse(doc.refundedAmount),
-  statusHistory: doc.statusHistory,
-  createdAt: doc.createdAt,
+/**
+ * The payment request view as clients read it: its amounts in wire form, each
+ * invoice line with its total (the response Schema keeps only the view's fields).
+ */
+export const toResponse = ({
+  amount,
+  autoPayLimit,
+  debitAuthLimit,
+  lineItems,
+  refundedAmount,
+  ...view
+}: Payments.PaymentRequestView): PaymentRequestResponse => ({
+  ...view,
+  amount: MoneyResponse.toResponse(amount),
+  ...(autoPayLimit === undefined ? {} : { autoPayLimit: MoneyResponse.toResponse(autoPayLimit) }),
+  ...(debitAuthLimit === undefined ? {} : { debitAuthLimit: MoneyResponse.toResponse(debitAuthLimit) }),
+  ...(lineItems === undefined ? {} : { lineItems: lineItemsResponse(lineItems) }),
+  refundedAmount: MoneyResponse.toResponse(refundedAmount),
 })
 
 export const PaymentLive = HttpApiBuilder.group(Api, "payments", (handlers) =>

@@ -24,24 +24,11 @@ import { lineItemsResponse } from "./PaymentLive.ts"
 /** The provider this group needs beyond the domain ports (reimbursement envelopes). */
 export type Requires = Providers.ESignature | CardCharger
 
-type TransferDocument = Effect.Success<ReturnType<typeof Transfers.get>>
-
 /** Spec 2.9 from the transfers read model. */
-export const toResponse = (doc: TransferDocument): TransferResponse => ({
-  externalTransferId: doc.transferId,
-  status: doc.status,
-  amount: MoneyResponse.toResponse(doc.amount),
-  date: doc.createdAt,
-  senderName: doc.senderName,
-  recipientName: doc.recipientName,
-  senderAccount: doc.senderAccountMasked,
-  recipientAccount: doc.recipientAccountMasked,
-  isRefunded: doc.isRefunded,
-  isReimbursed: doc.isReimbursed,
-  appliedForReimbursement: doc.appliedForReimbursement,
-  recipientAddress: doc.recipientAddress,
-  attachments: doc.attachments,
-})
+export const toResponse = (doc: Effect.Success<ReturnType<typeof Transfers.get>>): TransferResponse => {
+  const view = Transfers.viewOf(doc)
+  return { ...view, amount: MoneyResponse.toResponse(view.amount) }
+}
 
 export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handlers) =>
   handlers

@@ -67,78 +67,75 @@ const logFailure = (provider: string, error: Providers.ProviderUnavailable) =>
   Effect.logWarning("provider call failed", { provider, reason: error.reason })
 
 /** Builds a bridge on the `HttpClient` in context. */
-export const make = (
+export const make = Effect.fn("HttpBridge.make")(function* (
   provider: string,
   config: BridgeConfig,
   options: { readonly backoffMillis?: number } = {},
-): Effect.Effect<Bridge, never, HttpClient.HttpClient> =>
-  Effect.gen(function* () {
-    const client = yield* HttpClient.HttpClient
-    const backoff = options.backoffMillis ?? defaultBackoffMillis
-    const unavailable = (operation: string, reason: string) =>
-      new Providers.ProviderUnavailable({ provider, reason: `${operation}: ${reason}` })
+): Effect.fn.Return<Bridge, never, HttpClient.HttpClient> {
+  const client = yield* HttpClient.HttpClient
+  const backoff = options.backoffMillis ?? defaultBackoffMillis
+  const unavailable = (operation: string, reason: string) =>
+    new Providers.ProviderUnavailable({ provider, reason: `${operation}: ${reason}` })
 
-    const attempt = (operation: string, body: string, requestId: string, number: number) =>
-      Effect.gen(function* () {
-        // Wall-clock time on purpose: the bridge checks it against its own clock (never the sandbox clock).
-        const timestamp = String(Math.floor(Date.now() / 1000))
-        const request = HttpClientRequest.post(joinUrl(config.url, operation)).pipe(
-          HttpClientRequest.setHeaders({
-            accept: "application/json",
-            "x-partnerpay-timestamp": timestamp,
-            "x-partnerpay-signature": signature(config.secret, timestamp, body),
-            "x-partnerpay-request-id": requestId,
-            "x-partnerpay-attempt": String(number),
-          }),
-          HttpClientRequest.bodyText(body, "application/json"),
-        )
-        const response = yield* client
-          .execute(request)
-          .pipe(Effect.mapError((error) => new Retryable({ reason: `connection failed (${error.reason._tag})` })))
-        const text = yield* response.text.pipe(
-          Effect.mapError(() => new Retryable({ reason: "the answer was cut off" })),
-        )
-        if (response.status >= 500) return yield* new Retryable({ reason: `answered ${response.status}` })
-        return { status: response.status, text }
-      }).pipe(
-        Effect.timeoutOrElse({
-          duration: config.timeoutMillis,
-          orElse: () => Effect.fail(new Retryable({ reason: `no answer within ${config.timeoutMillis} ms` })),
+  const attempt = (operation: string, body: string, requestId: string, number: number) =>
+    Effect.gen(function* () {
+      // Wall-clock time on purpose: the bridge checks it against its own clock (never the sandbox clock).
+      const timestamp = String(Math.floor(Date.now() / 1000))
+      const request = HttpClientRequest.post(joinUrl(config.url, operation)).pipe(
+        HttpClientRequest.setHeaders({
+          accept: "application/json",
+          "x-partnerpay-timestamp": timestamp,
+          "x-partnerpay-signature": signature(config.secret, timestamp, body),
+          "x-partnerpay-request-id": requestId,
+          "x-partnerpay-attempt": String(number),
         }),
-        Effect.scoped,
+        HttpClientRequest.bodyText(body, "application/json"),
       )
+      const response = yield* client
+        .execute(request)
+        .pipe(Effect.mapError((error) => new Retryable({ reason: `connection failed (${error.reason._tag})` })))
+      const text = yield* response.text.pipe(Effect.mapError(() => new Retryable({ reason: "the answer was cut off" })))
+      if (response.status >= 500) return yield* new Retryable({ reason: `answered ${response.status}` })
+      return { status: response.status, text }
+    }).pipe(
+      Effect.timeoutOrElse({
+        duration: config.timeoutMillis,
+        orElse: () => Effect.fail(new Retryable({ reason: `no answer within ${config.timeoutMillis} ms` })),
+      }),
+      Effect.scoped,
+    )
 
-    const call = (operation: string, payload: unknown) =>
-      Effect.gen(function* () {
-        const body = JSON.stringify(payload)
-        const requestId = randomUUID()
-        let attempts = 0
-        const { status, text } = yield* Effect.suspend(() => attempt(operation, body, requestId, ++attempts)).pipe(
-          Effect.retry({
-            schedule: Schedule.exponential(backoff).pipe(Schedule.jittered),
-            times: config.retries,
-          }),
-          Effect.mapError((error) =>
-            unavailable(operation, `${error.reason}${attempts > 1 ? ` (after ${attempts} attempts)` : ""}`),
-          ),
-        )
-        if (status < 200 || (status >= 300 && status < 400)) {
-          return yield* unavailable(operation, `unexpected answer ${status}`)
-        }
-        let json: unknown
-        try {
-          json = text.trim() === "" ? {} : JSON.parse(text)
-        } catch {
-          return yield* unavailable(operation, `malformed answer ${status}: not JSON`)
-        }
-        return { status, body: json }
-      }).pipe(
-        Effect.tapError((error) => logFailure(provider, error)),
-        Effect.withSpan("HttpBridge.call", { attributes: { provider, operation } }),
+  const call = (operation: string, payload: unknown) =>
+    Effect.gen(function* () {
+      const body = JSON.stringify(payload)
+      const requestId = randomUUID()
+      let attempts = 0
+      const { status, text } = yield* Effect.suspend(() => attempt(operation, body, requestId, ++attempts)).pipe(
+        Effect.retry({
+          schedule: Schedule.exponential(backoff).pipe(Schedule.jittered),
+          times: config.retries,
+        }),
+        Effect.mapError((error) =>
+          unavailable(operation, `${error.reason}${attempts > 1 ? ` (after ${attempts} attempts)` : ""}`),
+        ),
       )
+      if (status < 200 || (status >= 300 && status < 400)) {
+        return yield* unavailable(operation, `unexpected answer ${status}`)
+      }
+      let json: unknown
+      try {
+        json = text.trim() === "" ? {} : JSON.parse(text)
+      } catch {
+        return yield* unavailable(operation, `malformed answer ${status}: not JSON`)
+      }
+      return { status, body: json }
+    }).pipe(
+      Effect.tapError((error) => logFailure(provider, error)),
+      Effect.withSpan("HttpBridge.call", { attributes: { provider, operation } }),
+    )
 
-    return { provider, call }
-  })
+  return { provider, call }
+})
 
 /**
  * Builds a bridge with the fetch-based client. Redirects are not followed: a

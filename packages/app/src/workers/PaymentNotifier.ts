@@ -44,51 +44,52 @@ export interface Options {
 export type Requirements = SqlClient | ReadModelStore | EventStore | IdGenerator | UnitOfWork | Messaging.Senders
 
 /** One round: every due notice once; answers how many messages went out. */
-export const step = (options: Options): Effect.Effect<number, unknown, Requirements> =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient
-    const today = CalendarDate.fromEpochMillis(yield* Clock.currentTimeMillis)
-    const reminders = yield* PaymentNotices.dueReminders(today, options.reminderDays, 50)
-    const statuses = yield* PaymentNotices.unsentStatusMessages(50)
-    const notices = [
-      ...reminders.map((r) => ({
-        noticeId: PaymentNotice.reminderId(r.paymentRequestId, r.offsetDays),
-        send: PaymentNotices.remind(r.paymentRequestId, options.reminderDays),
-      })),
-      ...statuses.map((s) => ({
-        noticeId: PaymentNotice.statusMessageId(s.paymentRequestId, s.status),
-        send: PaymentNotices.sendStatusMessage(s.paymentRequestId, s.status),
-      })),
-    ]
-    let sent = 0
-    for (const notice of notices) {
-      const messages = yield* sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const rows = yield* sql<{ locked: boolean }>`
+export const step = Effect.fn("PaymentNotifier.step")(function* (
+  options: Options,
+): Effect.fn.Return<number, unknown, Requirements> {
+  const sql = yield* SqlClient
+  const today = CalendarDate.fromEpochMillis(yield* Clock.currentTimeMillis)
+  const reminders = yield* PaymentNotices.dueReminders(today, options.reminderDays, 50)
+  const statuses = yield* PaymentNotices.unsentStatusMessages(50)
+  const notices = [
+    ...reminders.map((r) => ({
+      noticeId: PaymentNotice.reminderId(r.paymentRequestId, r.offsetDays),
+      send: PaymentNotices.remind(r.paymentRequestId, options.reminderDays),
+    })),
+    ...statuses.map((s) => ({
+      noticeId: PaymentNotice.statusMessageId(s.paymentRequestId, s.status),
+      send: PaymentNotices.sendStatusMessage(s.paymentRequestId, s.status),
+    })),
+  ]
+  let sent = 0
+  for (const notice of notices) {
+    const messages = yield* sql
+      .withTransaction(
+        Effect.gen(function* () {
+          const rows = yield* sql<{ locked: boolean }>`
               SELECT pg_try_advisory_xact_lock(${lockNamespace}, ${lockKeyOf(notice.noticeId)}) AS locked`
-            if (rows[0]?.locked !== true) return []
-            return yield* notice.send
-          }),
-        )
-        .pipe(
-          Effect.catch((error) =>
-            Effect.logWarning("notice not sent", {
-              notice: notice.noticeId,
-              error: (error as { _tag?: string })._tag ?? "unknown",
-            }).pipe(Effect.as([])),
-          ),
-        )
-      if (messages.length > 0) {
-        sent += messages.length
-        yield* Effect.logInfo("notice sent", {
-          notice: notice.noticeId,
-          channels: [...new Set(messages.map((m) => m.channel))].join(","),
-        })
-      }
+          if (rows[0]?.locked !== true) return []
+          return yield* notice.send
+        }),
+      )
+      .pipe(
+        Effect.catch((error) =>
+          Effect.logWarning("notice not sent", {
+            notice: notice.noticeId,
+            error: (error as { _tag?: string })._tag ?? "unknown",
+          }).pipe(Effect.as([])),
+        ),
+      )
+    if (messages.length > 0) {
+      sent += messages.length
+      yield* Effect.logInfo("notice sent", {
+        notice: notice.noticeId,
+        channels: [...new Set(messages.map((m) => m.channel))].join(","),
+      })
     }
-    return sent
-  })
+  }
+  return sent
+})
 
 export const layer = (options: Options): Layer.Layer<never, never, Requirements> =>
   worker("payment-notifier", options.pollMillis ?? 1000, step(options))

@@ -13,7 +13,7 @@
  * institution, name, mask and type) keeps its id when linked again; any other
  * gets a new id from `IdGenerator`.
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { BankLinker } from "../infrastructure/Providers.ts"
@@ -57,12 +57,13 @@ export interface LinkRequest {
 }
 
 /** The provider's link error (spec 2.15 `linkError`). */
-export interface LinkError {
-  readonly errorType: string
-  readonly errorCode: string
-  readonly errorMessage: string
-  readonly displayMessage: string
-}
+export const LinkError = Schema.Struct({
+  errorType: Schema.String,
+  errorCode: Schema.String,
+  errorMessage: Schema.String,
+  displayMessage: Schema.String,
+})
+export type LinkError = typeof LinkError.Type
 
 export type LinkResult =
   | { readonly isOk: true; readonly accounts: ReadonlyArray<LinkedBankAccount> }

@@ -43,6 +43,7 @@ import {
   emailPattern,
   type KycRejected,
   type KycStarted,
+  KycStatus as KycStatusSchema,
   type KycVerified,
   type LinkedBankAccount,
   lastFourPattern,
@@ -203,7 +204,8 @@ export type Command =
 // ---------------------------------------------------------------------------
 
 /** Identity verification status, as clients see it. */
-export type KycStatus = "NotStarted" | "Pending" | "Verified" | "Rejected"
+export const KycStatus = KycStatusSchema
+export type KycStatus = typeof KycStatus.Type
 
 /** A bank account known to the customer; `linked` is false once removed. */
 export interface BankAccount extends LinkedBankAccount {

@@ -28,6 +28,10 @@ export const PhoneNumber = Schema.String.check(
 export const LastFour = Schema.String.check(Schema.isPattern(lastFourPattern, { message: "must be exactly 4 digits" }))
 
 /** Which kind of message a customer receives on which channel (spec 2.13). */
+/** A customer's identity verification status, as clients read it. */
+export const KycStatus = Schema.Literals(["NotStarted", "Pending", "Verified", "Rejected"])
+export type KycStatus = typeof KycStatus.Type
+
 export const NotificationPreferences = Schema.Struct({
   newsEmail: Schema.Boolean,
   newsPush: Schema.Boolean,

@@ -42,11 +42,10 @@ export class LoginThrottled extends Schema.TaggedError<LoginThrottled>()("LoginT
 }
 
 /** The keyed hash of a phone number: challenge stream ids never hold the number itself. */
-const phoneIndexOf = (phoneNumber: string) =>
-  Effect.gen(function* () {
-    const index = yield* PhoneIndex
-    return yield* index.of(phoneNumber)
-  })
+const phoneIndexOf = Effect.fn("CustomerLogin.phoneIndexOf")(function* (phoneNumber: string) {
+  const index = yield* PhoneIndex
+  return yield* index.of(phoneNumber)
+})
 
 const phoneIssue = (phoneNumber: unknown): Array<FieldIssue> =>
   typeof phoneNumber === "string" && e164Pattern.test(phoneNumber)

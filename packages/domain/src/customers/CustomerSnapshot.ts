@@ -9,7 +9,13 @@ import { Schema } from "effect"
 import type { SnapshotPolicy } from "../kernel/Decider.ts"
 import { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import type { State as CustomerState } from "./Customer.ts"
-import { CardPaymentMethod, LinkedBankAccount, NotificationPreferences, PersonalData } from "./CustomerEvents.ts"
+import {
+  CardPaymentMethod,
+  KycStatus,
+  LinkedBankAccount,
+  NotificationPreferences,
+  PersonalData,
+} from "./CustomerEvents.ts"
 
 const Unregistered = Schema.TaggedStruct("Unregistered", {})
 
@@ -17,7 +23,7 @@ const Registered = Schema.TaggedStruct("Registered", {
   registrationId: RegistrationId,
   partnerId: PartnerId,
   phoneNumber: Schema.String,
-  kycStatus: Schema.Literals(["NotStarted", "Pending", "Verified", "Rejected"]),
+  kycStatus: KycStatus,
   kycReferenceId: Schema.NullOr(Schema.String),
   personalData: Schema.NullOr(PersonalData),
   linkSessions: Schema.Array(Schema.String),

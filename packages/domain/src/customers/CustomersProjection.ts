@@ -20,6 +20,7 @@ import { Erasable } from "../kernel/Personal.ts"
 import { defaultNotificationPreferences } from "./Customer.ts"
 import {
   CardPaymentMethod,
+  KycStatus,
   LinkedBankAccount,
   NotificationPreferences,
   PersonalData,
@@ -28,8 +29,7 @@ import {
 
 export const collection = "customers"
 
-export const KycStatus = Schema.Literals(["NotStarted", "Pending", "Verified", "Rejected"])
-export type KycStatus = typeof KycStatus.Type
+export { KycStatus }
 
 /** A verification (or bank-link) session issued to the customer. */
 export const LinkSession = Schema.Struct({

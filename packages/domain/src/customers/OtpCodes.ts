@@ -7,25 +7,16 @@
  * six-digit code could be reversed by hashing all million codes, a keyed one
  * cannot without the key, and binding the partner and phone makes a hash
  * useless for any other challenge. Both use the platform's Web Crypto (Node
- * >= 22, browsers, Deno, Bun), declared here because the domain compiles
- * without DOM or Node typings.
+ * >= 22, browsers, Deno, Bun): the random generator is declared here, the
+ * HMAC in `kernel/Hmac.ts`, because the domain compiles without DOM or Node
+ * typings.
  */
 import { Context, Effect, Layer, Redacted } from "effect"
+import * as Hmac from "../kernel/Hmac.ts"
 
 declare const crypto: {
   getRandomValues<T extends Uint32Array>(array: T): T
-  readonly subtle: {
-    importKey(
-      format: "raw",
-      keyData: Uint8Array,
-      algorithm: { readonly name: "HMAC"; readonly hash: "SHA-256" },
-      extractable: boolean,
-      usages: ReadonlyArray<"sign">,
-    ): Promise<unknown>
-    sign(algorithm: "HMAC", key: unknown, data: Uint8Array): Promise<ArrayBuffer>
-  }
 }
-declare const TextEncoder: new () => { encode(input: string): Uint8Array }
 
 /** Every code is this many decimal digits. */
 export const codeLength = 6
@@ -83,18 +74,10 @@ export class CodeHasher extends Context.Service<
         const raw = Redacted.value(secret)
         if (raw.length < 32)
           return yield* Effect.die(new Error("the OTP hashing secret must be at least 32 characters"))
-        const key = yield* Effect.promise(() =>
-          crypto.subtle.importKey("raw", new TextEncoder().encode(raw), { name: "HMAC", hash: "SHA-256" }, false, [
-            "sign",
-          ]),
-        )
+        const key = yield* Effect.promise(() => Hmac.importKey(raw))
         return CodeHasher.of({
           hash: ({ partnerId, phoneNumber, code }) =>
-            Effect.promise(async () => {
-              const data = new TextEncoder().encode(`${partnerId}\n${phoneNumber}\n${code}`)
-              const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, data))
-              return Array.from(mac, (byte) => byte.toString(16).padStart(2, "0")).join("")
-            }),
+            Effect.promise(() => Hmac.hexDigest(key, `${partnerId}\n${phoneNumber}\n${code}`)),
         })
       }),
     )

@@ -14,7 +14,7 @@
  * confirmed personal data when Verified). Personal data is read from the
  * `customers` read model and holds only the SSN's last four digits.
  */
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Schema } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { BankLinker, KycProvider } from "../infrastructure/Providers.ts"
@@ -24,11 +24,13 @@ import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import { customerDocument, loadCustomer } from "./BankAccounts.ts"
 import * as Customer from "./Customer.ts"
 
-export interface Session {
-  readonly tokenId: string
-  readonly linkToken: string
-  readonly expiration: DateTime.Utc
-}
+/** A verification (or bank-link) session as answered to the customer's device. */
+export const Session = Schema.Struct({
+  tokenId: Schema.String,
+  linkToken: Schema.String,
+  expiration: Schema.DateTimeUtcFromString,
+})
+export type Session = typeof Session.Type
 
 /** Starts identity verification (or, once verified, opens a bank-link session) for the customer's device. */
 export const start = Effect.fn("Verification.start")(function* (
@@ -59,13 +61,15 @@ export const start = Effect.fn("Verification.start")(function* (
   return session
 })
 
-export interface VerificationCheck {
-  readonly status: Customer.KycStatus
+/** The answer of a verification check: the one declaration the HTTP response reuses. */
+export const VerificationCheck = Schema.Struct({
+  status: Customer.KycStatus,
   /** The provider's reference of the verification; null before one was started. */
-  readonly referenceId: string | null
+  referenceId: Schema.NullOr(Schema.String),
   /** Where the client continues a pending verification; empty when nothing is left to do. */
-  readonly redirectUrl: string
-}
+  redirectUrl: Schema.String,
+})
+export type VerificationCheck = typeof VerificationCheck.Type
 
 /** The customer's verification status, after recording the provider's verdict if it is final now. */
 export const check = Effect.fn("Verification.check")(function* (partnerId: PartnerId, registrationId: RegistrationId) {

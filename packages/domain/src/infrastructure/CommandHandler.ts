@@ -131,86 +131,85 @@ export const load = <Command, Event extends { readonly _tag: string }, State, Er
   EventStore
 > => Effect.map(loadFull(aggregate, id), ({ state, version }) => ({ state, version }))
 
-const loadFull = <Command, Event extends { readonly _tag: string }, State, Error>(
+/** Per command, so untraced (no span of its own under the use case's). */
+const loadFull = Effect.fnUntraced(function* <Command, Event extends { readonly _tag: string }, State, Error>(
   aggregate: Aggregate<Command, Event, State, Error>,
   id: string,
-): Effect.Effect<Loaded<State>, EventDecodeFailedType | EventStoreUnavailable, EventStore> =>
-  Effect.gen(function* () {
-    const store = yield* EventStore
-    const streamId = makeStreamId(aggregate, id)
-    const policy = aggregate.snapshot
-    if (policy !== undefined && store.readFromSnapshot !== undefined) {
-      const { snapshot, events: after } = yield* store.readFromSnapshot(streamId, policy.schemaVersion)
-      const decodeState = codecsOf(aggregate as unknown as AnyAggregate).decodeState!
-      const decoded = snapshot === undefined ? undefined : decodeState(snapshot.state)
-      if (snapshot !== undefined && decoded !== undefined && Exit.isSuccess(decoded)) {
-        const events = yield* decodeEvents(aggregate, after)
-        return {
-          state: fold(aggregate, events, decoded.value as State),
-          version: snapshot.streamVersion + after.length,
-          snapshotVersion: snapshot.streamVersion,
-        }
-      }
-      if (snapshot === undefined) {
-        const events = yield* decodeEvents(aggregate, after)
-        return { state: fold(aggregate, events), version: after.length, snapshotVersion: 0 }
+): Effect.fn.Return<Loaded<State>, EventDecodeFailedType | EventStoreUnavailable, EventStore> {
+  const store = yield* EventStore
+  const streamId = makeStreamId(aggregate, id)
+  const policy = aggregate.snapshot
+  if (policy !== undefined && store.readFromSnapshot !== undefined) {
+    const { snapshot, events: after } = yield* store.readFromSnapshot(streamId, policy.schemaVersion)
+    const decodeState = codecsOf(aggregate as unknown as AnyAggregate).decodeState!
+    const decoded = snapshot === undefined ? undefined : decodeState(snapshot.state)
+    if (snapshot !== undefined && decoded !== undefined && Exit.isSuccess(decoded)) {
+      const events = yield* decodeEvents(aggregate, after)
+      return {
+        state: fold(aggregate, events, decoded.value as State),
+        version: snapshot.streamVersion + after.length,
+        snapshotVersion: snapshot.streamVersion,
       }
     }
-    const recorded = yield* store.readStream(streamId)
-    const events = yield* decodeEvents(aggregate, recorded)
-    return { state: fold(aggregate, events), version: recorded.length, snapshotVersion: 0 }
-  })
+    if (snapshot === undefined) {
+      const events = yield* decodeEvents(aggregate, after)
+      return { state: fold(aggregate, events), version: after.length, snapshotVersion: 0 }
+    }
+  }
+  const recorded = yield* store.readStream(streamId)
+  const events = yield* decodeEvents(aggregate, recorded)
+  return { state: fold(aggregate, events), version: recorded.length, snapshotVersion: 0 }
+})
 
-const handleOnce = <Command, Event extends { readonly _tag: string }, State, Error>(
+const handleOnce = Effect.fnUntraced(function* <Command, Event extends { readonly _tag: string }, State, Error>(
   aggregate: Aggregate<Command, Event, State, Error>,
   id: string,
   command: Command,
   metadata: EventMetadata,
   expectNew: boolean,
-): Effect.Effect<
+): Effect.fn.Return<
   Handled<Event, State>,
   Error | VersionConflict | EventDecodeFailedType | EventStoreUnavailable,
   EventStore | IdGenerator
-> =>
-  Effect.gen(function* () {
-    const fresh = expectNew && !(yield* Retrying)
-    const { state, version, snapshotVersion } = fresh
-      ? { state: aggregate.initialState, version: 0, snapshotVersion: 0 }
-      : yield* loadFull(aggregate, id)
-    const decision = aggregate.decide(command, state)
-    if (decision._tag === "Failure") return yield* Effect.fail(decision.failure)
-    const events = decision.success
-    if (events.length === 0) return { events, state, version }
-    const ids = yield* IdGenerator
-    const codecs = codecsOf(aggregate as unknown as AnyAggregate)
-    const toStore: Array<NewEvent> = []
-    for (const event of events) {
-      toStore.push({
-        eventId: yield* ids.next,
-        eventType: event._tag,
-        schemaVersion: aggregate.eventVersion(event._tag),
-        data: codecs.encode(event),
-        metadata,
-        event,
-      })
-    }
-    const next = fold(aggregate, events, state)
-    const newVersion = version + events.length
-    const policy = aggregate.snapshot
-    const snapshot: Snapshot | undefined =
-      policy !== undefined && newVersion - snapshotVersion >= policy.every
-        ? { streamVersion: newVersion, schemaVersion: policy.schemaVersion, state: codecs.encodeState!(next) }
-        : undefined
-    const store = yield* EventStore
-    const result = yield* store.append(
-      makeStreamId(aggregate, id),
-      aggregate.name,
-      ExpectedVersion.exact(version),
-      toStore,
-      snapshot === undefined ? undefined : { snapshot },
-    )
-    return { events, state: next, version: result.streamVersion }
-  })
+> {
+  const fresh = expectNew && !(yield* Retrying)
+  const { state, version, snapshotVersion } = fresh
+    ? { state: aggregate.initialState, version: 0, snapshotVersion: 0 }
+    : yield* loadFull(aggregate, id)
+  const decision = aggregate.decide(command, state)
+  if (decision._tag === "Failure") return yield* Effect.fail(decision.failure)
+  const events = decision.success
+  if (events.length === 0) return { events, state, version }
+  const ids = yield* IdGenerator
+  const codecs = codecsOf(aggregate as unknown as AnyAggregate)
+  const toStore: Array<NewEvent> = []
+  for (const event of events) {
+    toStore.push({
+      eventId: yield* ids.next,
+      eventType: event._tag,
+      schemaVersion: aggregate.eventVersion(event._tag),
+      data: codecs.encode(event),
+      metadata,
+      event,
+    })
+  }
+  const next = fold(aggregate, events, state)
+  const newVersion = version + events.length
+  const policy = aggregate.snapshot
+  const snapshot: Snapshot | undefined =
+    policy !== undefined && newVersion - snapshotVersion >= policy.every
+      ? { streamVersion: newVersion, schemaVersion: policy.schemaVersion, state: codecs.encodeState!(next) }
+      : undefined
+  const store = yield* EventStore
+  const result = yield* store.append(
+    makeStreamId(aggregate, id),
+    aggregate.name,
+    ExpectedVersion.exact(version),
+    toStore,
+    snapshot === undefined ? undefined : { snapshot },
+  )
+  return { events, state: next, version: result.streamVersion }
+})
 
 /** Handles one command for the aggregate instance `id`. */
 export const handle = <Command, Event extends { readonly _tag: string }, State, Error>(

@@ -11,7 +11,14 @@ import { Context, Effect, Layer } from "effect"
 import * as DomainEvents from "../DomainEvents.ts"
 import * as Notifications from "../Notifications.ts"
 import * as Projections from "../Projections.ts"
-import { type AppendHook, EventStore, EventStoreUnavailable, makeMemory, type VersionConflict } from "./EventStore.ts"
+import {
+  type AppendHook,
+  EventStore,
+  EventStoreUnavailable,
+  makeMemory,
+  type RecordedEvent,
+  type VersionConflict,
+} from "./EventStore.ts"
 import { type MemoryOutbox, Outbox } from "./Outbox.ts"
 import { type AnyProjection, applyAll, ReadModelStore } from "./ReadModel.ts"
 import { UnitOfWork } from "./UnitOfWork.ts"
@@ -27,21 +34,20 @@ export const makeHook = Effect.fn("EventPipeline.makeHook")(function* (options: 
   const projections = options.projections ?? Projections.all
   const rules = options.notificationRules ?? Notifications.rules
   const outbox = Context.get(context, Outbox)
-  const hook: AppendHook = (recorded) =>
-    Effect.gen(function* () {
-      const events = yield* Effect.forEach(recorded, DomainEvents.decode).pipe(
-        Effect.mapError(
-          (error) => new EventStoreUnavailable({ reason: `cannot project: ${error.message}`, cause: error }),
-        ),
-      )
-      yield* applyAll(projections, events)
-      for (const event of events) {
-        for (const rule of rules) {
-          const notifications = yield* rule(event)
-          if (notifications.length > 0) yield* outbox.record(notifications)
-        }
+  const hook: AppendHook = Effect.fnUntraced(function* (recorded: ReadonlyArray<RecordedEvent>) {
+    const events = yield* Effect.forEach(recorded, DomainEvents.decode).pipe(
+      Effect.mapError(
+        (error) => new EventStoreUnavailable({ reason: `cannot project: ${error.message}`, cause: error }),
+      ),
+    )
+    yield* applyAll(projections, events)
+    for (const event of events) {
+      for (const rule of rules) {
+        const notifications = yield* rule(event)
+        if (notifications.length > 0) yield* outbox.record(notifications)
       }
-    }).pipe(Effect.provideContext(context))
+    }
+  }, Effect.provideContext(context))
   return hook
 })
 

@@ -187,51 +187,50 @@ export const makeMemory = (options: { readonly onAppend?: AppendHook } = {}): Ev
   const snapshots = new Map<string, Snapshot>()
   const lock = Semaphore.makeUnsafe(1)
 
-  const append = (
+  const append = Effect.fnUntraced(function* (
     streamId: string,
     streamType: string,
     expected: ExpectedVersion,
     events: ReadonlyArray<NewEvent>,
     appendOptions: AppendOptions | undefined,
-  ): Effect.Effect<AppendResult, VersionConflict | EventStoreUnavailable> =>
-    Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const stream = streams.get(streamId) ?? []
-      const first = events[0]
-      if (first === undefined) return { streamVersion: stream.length, lastPosition: all.length }
-      const replayed = byEventId.get(first.eventId)
-      if (replayed !== undefined && replayed.streamId === streamId) {
-        const last = stream[replayed.streamVersion - 1 + events.length - 1] ?? replayed
-        return { streamVersion: last.streamVersion, lastPosition: last.globalPosition }
-      }
-      if (!ExpectedVersion.matches(expected, stream.length)) {
-        return yield* new VersionConflict({
-          streamId,
-          expected: ExpectedVersion.describe(expected),
-          actual: stream.length,
-        })
-      }
-      const recordedAt = DateTime.makeUnsafe(now)
-      const recorded: Array<RecordedEvent> = events.map((event, index) => ({
-        ...event,
+  ): Effect.fn.Return<AppendResult, VersionConflict | EventStoreUnavailable> {
+    const now = yield* Clock.currentTimeMillis
+    const stream = streams.get(streamId) ?? []
+    const first = events[0]
+    if (first === undefined) return { streamVersion: stream.length, lastPosition: all.length }
+    const replayed = byEventId.get(first.eventId)
+    if (replayed !== undefined && replayed.streamId === streamId) {
+      const last = stream[replayed.streamVersion - 1 + events.length - 1] ?? replayed
+      return { streamVersion: last.streamVersion, lastPosition: last.globalPosition }
+    }
+    if (!ExpectedVersion.matches(expected, stream.length)) {
+      return yield* new VersionConflict({
         streamId,
-        streamType,
-        streamVersion: stream.length + index + 1,
-        globalPosition: all.length + index + 1,
-        recordedAt,
-      }))
-      if (options.onAppend !== undefined) yield* options.onAppend(recorded)
-      // Stored as a database would store them: the typed `event` stays with the hook.
-      for (const { event: _typed, ...event } of recorded) {
-        stream.push(event)
-        all.push(event)
-        byEventId.set(event.eventId, event)
-      }
-      streams.set(streamId, stream)
-      const snapshot = appendOptions?.snapshot
-      if (snapshot !== undefined && snapshot.streamVersion === stream.length) snapshots.set(streamId, snapshot)
-      return { streamVersion: stream.length, lastPosition: all.length }
-    })
+        expected: ExpectedVersion.describe(expected),
+        actual: stream.length,
+      })
+    }
+    const recordedAt = DateTime.makeUnsafe(now)
+    const recorded: Array<RecordedEvent> = events.map((event, index) => ({
+      ...event,
+      streamId,
+      streamType,
+      streamVersion: stream.length + index + 1,
+      globalPosition: all.length + index + 1,
+      recordedAt,
+    }))
+    if (options.onAppend !== undefined) yield* options.onAppend(recorded)
+    // Stored as a database would store them: the typed `event` stays with the hook.
+    for (const { event: _typed, ...event } of recorded) {
+      stream.push(event)
+      all.push(event)
+      byEventId.set(event.eventId, event)
+    }
+    streams.set(streamId, stream)
+    const snapshot = appendOptions?.snapshot
+    if (snapshot !== undefined && snapshot.streamVersion === stream.length) snapshots.set(streamId, snapshot)
+    return { streamVersion: stream.length, lastPosition: all.length }
+  })
 
   return EventStore.of({
     readStream: (streamId, options) =>

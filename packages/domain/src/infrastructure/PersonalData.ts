@@ -30,8 +30,17 @@
  * handler always passes), since the stored `data` is sealed by then.
  */
 import { Context, Effect, Option, Redacted } from "effect"
+import * as Hmac from "../kernel/Hmac.ts"
 import { erased } from "../kernel/Personal.ts"
-import type { EventStore, EventStoreUnavailable, NewEvent, RecordedEvent, Snapshot } from "./EventStore.ts"
+import type {
+  AppendOptions,
+  EventStore,
+  EventStoreUnavailable,
+  ExpectedVersion,
+  NewEvent,
+  RecordedEvent,
+  Snapshot,
+} from "./EventStore.ts"
 import type { ReadModelStore, StoredDocument } from "./ReadModel.ts"
 
 /** The data keys of data subjects ("customer:<registrationId>", "company-owner:<companyId>"...). */
@@ -47,37 +56,16 @@ export class PersonalDataVault extends Context.Service<
   }
 >()("partnerpay/domain/PersonalDataVault") {}
 
-declare const crypto: {
-  readonly subtle: {
-    importKey(
-      format: "raw",
-      keyData: Uint8Array,
-      algorithm: { readonly name: "HMAC"; readonly hash: "SHA-256" },
-      extractable: boolean,
-      usages: ReadonlyArray<"sign">,
-    ): Promise<unknown>
-    sign(algorithm: "HMAC", key: unknown, data: Uint8Array): Promise<ArrayBuffer>
-  }
-}
-declare const TextEncoder: new () => { encode(input: string): Uint8Array }
-
 const testPhoneIndexKey = Redacted.make("partnerpay-test-phone-index-key-not-secret")
 
 /** HMAC-SHA256 (Web Crypto) of a phone number, lowercase hex. */
 const makePhoneIndex = (secret: Redacted.Redacted<string>): PhoneIndexShape => {
-  let key: Promise<unknown> | undefined
+  let key: Promise<Hmac.Key> | undefined
   return {
     of: (phoneNumber) =>
       Effect.promise(async () => {
-        key ??= crypto.subtle.importKey(
-          "raw",
-          new TextEncoder().encode(Redacted.value(secret)),
-          { name: "HMAC", hash: "SHA-256" },
-          false,
-          ["sign"],
-        )
-        const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await key, new TextEncoder().encode(phoneNumber)))
-        return Array.from(mac, (byte) => byte.toString(16).padStart(2, "0")).join("")
+        key ??= Hmac.importKey(Redacted.value(secret))
+        return Hmac.hexDigest(await key, phoneNumber)
       }),
   }
 }
@@ -178,46 +166,44 @@ const removeAt = (value: unknown, path: ReadonlyArray<string | number>): unknown
 }
 
 /** Seals the personal fields of `data` (encoded JSON) as `fieldsOf` says; other values are returned as they are. */
-export const sealRecord = (
+export const sealRecord = Effect.fnUntraced(function* (
   vault: PersonalDataVault["Service"],
   fieldsOf: FieldsOf | undefined,
   data: unknown,
   streamId: string,
-): Effect.Effect<unknown, EventStoreUnavailable> =>
-  Effect.gen(function* () {
-    if (fieldsOf === undefined || !isObject(data) || sealedKey in data) return data
-    let out: unknown = data
-    const groups: Array<SealedGroup> = []
-    for (const { subject, paths } of fieldsOf(data, streamId)) {
-      const concrete = paths.flatMap((path) => expand(data, path.split(".")))
-      if (concrete.length === 0) continue
-      const values = concrete.map((path) => getAt(data, path))
-      for (const path of concrete) out = removeAt(out, path)
-      groups.push({ subject, paths: concrete, sealed: yield* vault.seal(subject, JSON.stringify(values)) })
-    }
-    return groups.length === 0 ? data : { ...(out as Json), [sealedKey]: groups }
-  })
+): Effect.fn.Return<unknown, EventStoreUnavailable> {
+  if (fieldsOf === undefined || !isObject(data) || sealedKey in data) return data
+  let out: unknown = data
+  const groups: Array<SealedGroup> = []
+  for (const { subject, paths } of fieldsOf(data, streamId)) {
+    const concrete = paths.flatMap((path) => expand(data, path.split(".")))
+    if (concrete.length === 0) continue
+    const values = concrete.map((path) => getAt(data, path))
+    for (const path of concrete) out = removeAt(out, path)
+    groups.push({ subject, paths: concrete, sealed: yield* vault.seal(subject, JSON.stringify(values)) })
+  }
+  return groups.length === 0 ? data : { ...(out as Json), [sealedKey]: groups }
+})
 
 /** Opens a record sealed by `sealRecord`: its fields back, or "[erased]" for an erased subject's fields. */
-export const openRecord = (
+export const openRecord = Effect.fnUntraced(function* (
   vault: PersonalDataVault["Service"],
   data: unknown,
-): Effect.Effect<unknown, EventStoreUnavailable> =>
-  Effect.gen(function* () {
-    if (!isObject(data) || !(sealedKey in data)) return data
-    const { [sealedKey]: groups, ...rest } = data
-    let out: unknown = rest
-    for (const group of groups as ReadonlyArray<SealedGroup>) {
-      const opened = yield* vault.open(group.subject, group.sealed)
-      const values: ReadonlyArray<unknown> = Option.isSome(opened)
-        ? (JSON.parse(opened.value) as ReadonlyArray<unknown>)
-        : group.paths.map(() => erased)
-      group.paths.forEach((path, index) => {
-        out = setAt(out, path, values[index] ?? erased)
-      })
-    }
-    return out
-  })
+): Effect.fn.Return<unknown, EventStoreUnavailable> {
+  if (!isObject(data) || !(sealedKey in data)) return data
+  const { [sealedKey]: groups, ...rest } = data
+  let out: unknown = rest
+  for (const group of groups as ReadonlyArray<SealedGroup>) {
+    const opened = yield* vault.open(group.subject, group.sealed)
+    const values: ReadonlyArray<unknown> = Option.isSome(opened)
+      ? (JSON.parse(opened.value) as ReadonlyArray<unknown>)
+      : group.paths.map(() => erased)
+    group.paths.forEach((path, index) => {
+      out = setAt(out, path, values[index] ?? erased)
+    })
+  }
+  return out
+})
 
 /** The subjects whose data a stored record holds (sealed), for audits and tests. */
 export const subjectsOf = (data: unknown): ReadonlyArray<string> =>
@@ -246,37 +232,41 @@ export const protectEventStore = (
   return {
     readStream: (streamId, options) => Effect.flatMap(store.readStream(streamId, options), openEvents),
     readAll: (options) => Effect.flatMap(store.readAll(options), openEvents),
-    append: (streamId, streamType, expected, events, options) =>
-      Effect.gen(function* () {
-        const byType = fields.events[streamType]
-        const sealed =
-          byType === undefined
-            ? events
-            : yield* Effect.forEach(events, (event) =>
-                Effect.map(
-                  sealRecord(vault, byType[event.eventType], event.data, streamId),
-                  (data): NewEvent => (data === event.data ? event : { ...event, data }),
-                ),
-              )
-        const snapshot = options?.snapshot
-        const sealedOptions =
-          snapshot === undefined || fields.snapshots[streamType] === undefined
-            ? options
-            : { ...options, snapshot: yield* sealSnapshot(streamId, streamType, snapshot) }
-        return yield* store.append(streamId, streamType, expected, sealed, sealedOptions)
-      }),
+    append: Effect.fnUntraced(function* (
+      streamId: string,
+      streamType: string,
+      expected: ExpectedVersion,
+      events: ReadonlyArray<NewEvent>,
+      options?: AppendOptions,
+    ) {
+      const byType = fields.events[streamType]
+      const sealed =
+        byType === undefined
+          ? events
+          : yield* Effect.forEach(events, (event) =>
+              Effect.map(
+                sealRecord(vault, byType[event.eventType], event.data, streamId),
+                (data): NewEvent => (data === event.data ? event : { ...event, data }),
+              ),
+            )
+      const snapshot = options?.snapshot
+      const sealedOptions =
+        snapshot === undefined || fields.snapshots[streamType] === undefined
+          ? options
+          : { ...options, snapshot: yield* sealSnapshot(streamId, streamType, snapshot) }
+      return yield* store.append(streamId, streamType, expected, sealed, sealedOptions)
+    }),
     ...(readFromSnapshot === undefined
       ? {}
       : {
-          readFromSnapshot: (streamId: string, schemaVersion: number) =>
-            Effect.gen(function* () {
-              const { snapshot, events } = yield* readFromSnapshot(streamId, schemaVersion)
-              const state = snapshot === undefined ? undefined : yield* openRecord(vault, snapshot.state)
-              return {
-                snapshot: snapshot === undefined ? undefined : { ...snapshot, state },
-                events: yield* openEvents(events),
-              }
-            }),
+          readFromSnapshot: Effect.fnUntraced(function* (streamId: string, schemaVersion: number) {
+            const { snapshot, events } = yield* readFromSnapshot(streamId, schemaVersion)
+            const state = snapshot === undefined ? undefined : yield* openRecord(vault, snapshot.state)
+            return {
+              snapshot: snapshot === undefined ? undefined : { ...snapshot, state },
+              events: yield* openEvents(events),
+            }
+          }),
         }),
   }
 }

@@ -173,41 +173,40 @@ const codecsOf = (projection: AnyProjection): DocumentCodecs => {
 }
 
 /** Applies one event to one projection through the store. Pure decisions, effectful storage. */
-export const applyProjection = <Doc>(
+export const applyProjection = Effect.fnUntraced(function* <Doc>(
   projection: Projection<Doc>,
   event: Envelope,
-): Effect.Effect<void, EventStoreUnavailable, ReadModelStore> =>
-  Effect.gen(function* () {
-    const id = projection.key(event)
-    if (id === undefined) return
-    const store = yield* ReadModelStore
-    const codecs = codecsOf(projection)
-    let current: Doc | undefined
-    if (projection.creates === undefined || !projection.creates.includes(event.event._tag)) {
-      const stored = yield* store.get(projection.collection, id)
-      if (Option.isSome(stored)) {
-        try {
-          current = codecs.decode(stored.value.data) as Doc
-        } catch (cause) {
-          return yield* new EventStoreUnavailable({
-            reason: `read model ${projection.collection}/${id} is corrupt`,
-            cause,
-          })
-        }
+): Effect.fn.Return<void, EventStoreUnavailable, ReadModelStore> {
+  const id = projection.key(event)
+  if (id === undefined) return
+  const store = yield* ReadModelStore
+  const codecs = codecsOf(projection)
+  let current: Doc | undefined
+  if (projection.creates === undefined || !projection.creates.includes(event.event._tag)) {
+    const stored = yield* store.get(projection.collection, id)
+    if (Option.isSome(stored)) {
+      try {
+        current = codecs.decode(stored.value.data) as Doc
+      } catch (cause) {
+        return yield* new EventStoreUnavailable({
+          reason: `read model ${projection.collection}/${id} is corrupt`,
+          cause,
+        })
       }
     }
-    const next = projection.apply(current, event)
-    if (next === undefined) {
-      if (current !== undefined) yield* store.delete(projection.collection, id)
-      return
-    }
-    yield* store.put({
-      collection: projection.collection,
-      id,
-      data: codecs.encode(next),
-      index: projection.index(next),
-    })
+  }
+  const next = projection.apply(current, event)
+  if (next === undefined) {
+    if (current !== undefined) yield* store.delete(projection.collection, id)
+    return
+  }
+  yield* store.put({
+    collection: projection.collection,
+    id,
+    data: codecs.encode(next),
+    index: projection.index(next),
   })
+})
 
 const routes = new WeakMap<ReadonlyArray<AnyProjection>, Map<string, ReadonlyArray<AnyProjection>>>()
 

@@ -22,11 +22,10 @@ export class UnitOfWork extends Context.Service<
   static readonly layerMemory: Layer.Layer<UnitOfWork> = Layer.sync(UnitOfWork, () => {
     const lock = Semaphore.makeUnsafe(1)
     return UnitOfWork.of({
-      transactional: (effect) =>
-        Effect.gen(function* () {
-          const inside = yield* InsideUnitOfWork
-          return yield* inside ? effect : lock.withPermits(1)(Effect.provideService(effect, InsideUnitOfWork, true))
-        }),
+      transactional: Effect.fnUntraced(function* <A, E, R>(effect: Effect.Effect<A, E, R>) {
+        const inside = yield* InsideUnitOfWork
+        return yield* inside ? effect : lock.withPermits(1)(Effect.provideService(effect, InsideUnitOfWork, true))
+      }),
     })
   })
 }

@@ -32,14 +32,25 @@ export const collection = "payment_requests"
 
 export const StatusChange = Schema.Struct({
   status: PaymentRequestStatus,
-  /** ISO 8601 instant. */
-  timestamp: Schema.String,
+  timestamp: Schema.String.annotate({ description: "ISO 8601 instant (UTC)" }),
 })
 export type StatusChange = typeof StatusChange.Type
 
-export const PaymentRequestDocument = Schema.Struct({
+/** The saved card a payer paid a request with in the app. */
+export const CardPaymentSummary = Schema.Struct({
+  cardPaymentId: Schema.String,
+  paymentMethodId: Schema.String,
+  brand: Schema.String,
+  last4: Schema.String,
+})
+
+/**
+ * A payment request as clients read it, in the order it is answered: the one
+ * declaration of its shape (the document adds the service's own fields, the
+ * HTTP response replaces the amounts with their wire form).
+ */
+export const PaymentRequestView = Schema.Struct({
   paymentRequestId: Schema.String,
-  partnerId: Schema.String,
   companyId: Schema.String,
   payerRegistrationId: Schema.String,
   status: PaymentRequestStatus,
@@ -52,34 +63,44 @@ export const PaymentRequestDocument = Schema.Struct({
   autoPayLimit: Schema.optionalKey(Money),
   enableDebitAuth: Schema.Boolean,
   debitAuthLimit: Schema.optionalKey(Money),
-  invoiceNumber: Schema.optionalKey(Schema.String),
-  lineItems: Schema.optionalKey(Schema.Array(InvoiceLineItem)),
-  /** Set when the service could not collect it by itself (it stays Pending). */
-  autoCollectionSkipped: Schema.optionalKey(AutoCollectionSkipReason),
-  /** Set when the service collected it by itself. */
-  collectedBy: Schema.optionalKey(AutomaticCollection),
-  /** Set when the payer paid it in the app with a saved card. */
-  cardPayment: Schema.optionalKey(
-    Schema.Struct({
-      cardPaymentId: Schema.String,
-      paymentMethodId: Schema.String,
-      brand: Schema.String,
-      last4: Schema.String,
-    }),
-  ),
   /** From acceptance on. */
   debitAuthAccepted: Schema.optionalKey(Schema.Boolean),
-  bankAccountId: Schema.optionalKey(Schema.String),
-  accountNumberMasked: Schema.optionalKey(Schema.String),
   transferId: Schema.optionalKey(Schema.String),
+  accountNumberMasked: Schema.optionalKey(Schema.String),
+  invoiceNumber: Schema.optionalKey(Schema.String),
+  lineItems: Schema.optionalKey(Schema.Array(InvoiceLineItem)),
+  collectedBy: Schema.optionalKey(
+    AutomaticCollection.annotate({
+      description:
+        "Set when the service collected the request by itself on its due date (autopay or debit authorization)",
+    }),
+  ),
+  autoCollectionSkipped: Schema.optionalKey(
+    AutoCollectionSkipReason.annotate({
+      description:
+        "Set when the service could not collect the request by itself on its due date; it stays Pending for the payer to accept",
+    }),
+  ),
+  cardPayment: Schema.optionalKey(
+    CardPaymentSummary.annotate({ description: "Set when the payer paid the request in the app with a saved card" }),
+  ),
+  refundedAmount: Money,
+  statusHistory: Schema.Array(StatusChange),
+  /** ISO 8601 instant. */
+  createdAt: Schema.String,
+})
+export type PaymentRequestView = typeof PaymentRequestView.Type
+
+/** The read model document: the view and what only the service reads. */
+export const PaymentRequestDocument = Schema.Struct({
+  ...PaymentRequestView.fields,
+  partnerId: Schema.String,
+  bankAccountId: Schema.optionalKey(Schema.String),
   transferDescription: Schema.optionalKey(Schema.String),
   /** Once Failed. */
   returnCode: Schema.optionalKey(Schema.String),
   failureReason: Schema.optionalKey(Schema.String),
-  refundedAmount: Money,
-  statusHistory: Schema.Array(StatusChange),
-  /** ISO 8601 instants. */
-  createdAt: Schema.String,
+  /** ISO 8601 instant. */
   updatedAt: Schema.String,
 })
 export type PaymentRequestDocument = typeof PaymentRequestDocument.Type

@@ -176,6 +176,10 @@ export const create = Effect.fn("Payments.create")(function* (input: CreateInput
 // ---------------------------------------------------------------------------
 // Read
 
+/** A payment request as clients read it: the one declaration the HTTP response reuses. */
+export const PaymentRequestView = PaymentRequests.PaymentRequestView
+export type PaymentRequestView = PaymentRequests.PaymentRequestView
+
 /** The payment request document, or NotFound when missing or of another partner. */
 export const get = Effect.fn("Payments.get")(function* (partnerId: PartnerId, paymentRequestId: string) {
   const store = yield* ReadModelStore

@@ -7,7 +7,7 @@
  * A transfer of another partner, or one the customer did not pay, is reported
  * exactly like a missing one (NotFound).
  */
-import { DateTime, Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
@@ -23,7 +23,13 @@ import * as Money from "../kernel/Money.ts"
 import * as PaymentRequests from "./PaymentRequestsProjection.ts"
 import { applyTransferCommand } from "./Payments.ts"
 import * as Transfer from "./Transfer.ts"
-import type { RefundId, ReimbursementProviderId } from "./TransferEvents.ts"
+import {
+  Attachment,
+  RecipientAddress,
+  type RefundId,
+  type ReimbursementProviderId,
+  TransferStatus,
+} from "./TransferEvents.ts"
 import * as Transfers from "./TransfersProjection.ts"
 
 const notFound = new NotFound({ entity: "Transfer" })
@@ -45,6 +51,44 @@ const payerOf = Effect.fn("Transfers.payerOf")(function* (doc: Transfers.Transfe
   return Option.isNone(stored)
     ? undefined
     : decodeDocument(PaymentRequests.projection, stored.value).payerRegistrationId
+})
+
+/**
+ * A transfer as clients read it (spec 2.9, field for field): the one
+ * declaration the HTTP response reuses with the amount in wire form.
+ */
+export const TransferView = Schema.Struct({
+  externalTransferId: Schema.String,
+  status: TransferStatus,
+  amount: Money.Money,
+  date: Schema.String.annotate({ description: "ISO 8601 instant the transfer was initiated" }),
+  senderName: Schema.String,
+  recipientName: Schema.String,
+  senderAccount: Schema.String.annotate({ description: "Masked, e.g. ****6789" }),
+  recipientAccount: Schema.String.annotate({ description: "Masked, e.g. ****0000" }),
+  isRefunded: Schema.Boolean,
+  isReimbursed: Schema.Boolean,
+  appliedForReimbursement: Schema.Boolean,
+  recipientAddress: RecipientAddress,
+  attachments: Schema.Array(Attachment),
+})
+export type TransferView = typeof TransferView.Type
+
+/** The view of a transfer document. */
+export const viewOf = (doc: Transfers.TransferDocument): TransferView => ({
+  externalTransferId: doc.transferId,
+  status: doc.status,
+  amount: doc.amount,
+  date: doc.createdAt,
+  senderName: doc.senderName,
+  recipientName: doc.recipientName,
+  senderAccount: doc.senderAccountMasked,
+  recipientAccount: doc.recipientAccountMasked,
+  isRefunded: doc.isRefunded,
+  isReimbursed: doc.isReimbursed,
+  appliedForReimbursement: doc.appliedForReimbursement,
+  recipientAddress: doc.recipientAddress,
+  attachments: doc.attachments,
 })
 
 /** The transfer document if the reader may see it, else NotFound. */

@@ -161,12 +161,14 @@ const answer = (
   )
 
 /** The payer's linked bank account, else NotFound("BankAccount") like any unknown account. */
-const requireLinkedAccount = (payer: Payer, bankAccountId: Ids.BankAccountId) =>
-  Effect.gen(function* () {
-    const customer = yield* CommandHandler.load(Customer.aggregate, payer.registrationId)
-    if (!Customer.belongsTo(customer.state, payer.partnerId) || !Customer.hasBankAccount(customer.state, bankAccountId))
-      return yield* new NotFound({ entity: "BankAccount" })
-  })
+const requireLinkedAccount = Effect.fn("Consents.requireLinkedAccount")(function* (
+  payer: Payer,
+  bankAccountId: Ids.BankAccountId,
+) {
+  const customer = yield* CommandHandler.load(Customer.aggregate, payer.registrationId)
+  if (!Customer.belongsTo(customer.state, payer.partnerId) || !Customer.hasBankAccount(customer.state, bankAccountId))
+    return yield* new NotFound({ entity: "BankAccount" })
+})
 
 /**
  * The payer accepts, naming one of their linked bank accounts to debit (any

@@ -94,18 +94,21 @@ const readStream = (streamId: string, afterVersion?: number) =>
   )
 
 /** Expects the append to fail with a VersionConflict and returns it. */
-const conflict = (streamId: string, expected: ExpectedVersion, events: ReadonlyArray<NewEvent>) =>
-  Effect.gen(function* () {
-    const result = yield* Effect.result(append(streamId, expected, events))
-    if (result._tag === "Success") {
-      throw new ContractViolation(
-        `append to ${streamId} expecting ${ExpectedVersion.describe(expected)} should fail with VersionConflict but succeeded at version ${result.success.streamVersion}`,
-      )
-    }
-    const error = result.failure
-    check(error._tag === "VersionConflict", `expected a VersionConflict but got ${error._tag}: ${error.message}`)
-    return error as VersionConflict
-  })
+const conflict = Effect.fn("EventStoreContract.conflict")(function* (
+  streamId: string,
+  expected: ExpectedVersion,
+  events: ReadonlyArray<NewEvent>,
+) {
+  const result = yield* Effect.result(append(streamId, expected, events))
+  if (result._tag === "Success") {
+    throw new ContractViolation(
+      `append to ${streamId} expecting ${ExpectedVersion.describe(expected)} should fail with VersionConflict but succeeded at version ${result.success.streamVersion}`,
+    )
+  }
+  const error = result.failure
+  check(error._tag === "VersionConflict", `expected a VersionConflict but got ${error._tag}: ${error.message}`)
+  return error as VersionConflict
+})
 
 /**
  * Appends one event to a fresh stream and returns its position: a checkpoint
@@ -124,39 +127,42 @@ const marker = Effect.map(
  * A store may hold back events whose appends are still in flight, so an empty
  * page is retried briefly.
  */
-const readAllUntil = (after: number, awaited: ReadonlyArray<string>, limit: number) =>
-  Effect.gen(function* () {
-    const store = yield* EventStore
-    const events: Array<RecordedEvent> = []
-    const seen = new Set<string>()
-    const missing = new Set(awaited)
-    let checkpoint = after
-    let emptyPages = 0
-    while (missing.size > 0) {
-      const page = yield* store.readAll({ after: checkpoint, limit })
-      check(page.length <= limit, `readAll returned ${page.length} events for a limit of ${limit}`)
-      if (page.length === 0) {
-        emptyPages++
-        check(
-          emptyPages < 200,
-          `readAll after ${checkpoint} stays empty although ${missing.size} appended events are missing`,
-        )
-        yield* Effect.sleep(10)
-        continue
-      }
-      for (const event of page) {
-        check(
-          !seen.has(event.eventId),
-          `readAll returned event ${event.eventId} (position ${event.globalPosition}) twice`,
-        )
-        seen.add(event.eventId)
-        missing.delete(event.eventId)
-        events.push(event)
-        checkpoint = event.globalPosition
-      }
+const readAllUntil = Effect.fn("EventStoreContract.readAllUntil")(function* (
+  after: number,
+  awaited: ReadonlyArray<string>,
+  limit: number,
+) {
+  const store = yield* EventStore
+  const events: Array<RecordedEvent> = []
+  const seen = new Set<string>()
+  const missing = new Set(awaited)
+  let checkpoint = after
+  let emptyPages = 0
+  while (missing.size > 0) {
+    const page = yield* store.readAll({ after: checkpoint, limit })
+    check(page.length <= limit, `readAll returned ${page.length} events for a limit of ${limit}`)
+    if (page.length === 0) {
+      emptyPages++
+      check(
+        emptyPages < 200,
+        `readAll after ${checkpoint} stays empty although ${missing.size} appended events are missing`,
+      )
+      yield* Effect.sleep(10)
+      continue
     }
-    return events
-  })
+    for (const event of page) {
+      check(
+        !seen.has(event.eventId),
+        `readAll returned event ${event.eventId} (position ${event.globalPosition}) twice`,
+      )
+      seen.add(event.eventId)
+      missing.delete(event.eventId)
+      events.push(event)
+      checkpoint = event.globalPosition
+    }
+  }
+  return events
+})
 
 const versions = (events: ReadonlyArray<RecordedEvent>) => events.map((event) => event.streamVersion)
 const dataOf = (events: ReadonlyArray<RecordedEvent>) => events.map((event) => event.data)

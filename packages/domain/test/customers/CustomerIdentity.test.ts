@@ -226,29 +226,51 @@ describe("identity verification and bank accounts", () => {
     ),
   )
 
-  it.effect("links accounts through the session, lists them masked, removes one; link failure is data", () =>
+  /** A logged-in customer with a bank-link session, and a link request for two of its accounts. */
+  const linkSession = Effect.gen(function* () {
+    const { registrationId } = yield* login()
+    const { tokenId } = yield* Verification.start(partnerId, registrationId, "device-1")
+    const request = {
+      tokenId,
+      publicToken: "public-sandbox",
+      linkSessionId: "ls-1",
+      institutionId: "ins_1",
+      accountIds: ["acc-1", "acc-2"],
+    }
+    return { registrationId, request }
+  })
+
+  it.effect("a link the provider refuses is answered as data with its linkError, not as an error", () =>
     run(
       Effect.gen(function* () {
-        const { registrationId } = yield* login()
-        const { tokenId } = yield* Verification.start(partnerId, registrationId, "device-1")
-        const request = {
-          tokenId,
-          publicToken: "public-sandbox",
-          linkSessionId: "ls-1",
-          institutionId: "ins_1",
-          accountIds: ["acc-1", "acc-2"],
-        }
+        const { registrationId, request } = yield* linkSession
         const failedLink = yield* BankAccounts.link(partnerId, registrationId, {
           ...request,
           publicToken: "please-fail",
         })
         assert.isFalse(failedLink.isOk)
         if (!failedLink.isOk) assert.strictEqual(failedLink.linkError?.errorCode, "INVALID_CREDENTIALS")
+      }),
+    ),
+  )
+
+  it.effect("a link through a session not issued to the customer is not ok", () =>
+    run(
+      Effect.gen(function* () {
+        const { registrationId, request } = yield* linkSession
         const unknownSession = yield* BankAccounts.link(partnerId, registrationId, {
           ...request,
           tokenId: "9e57ab1e-0000-4000-8000-000000000001",
         })
         assert.isFalse(unknownSession.isOk)
+      }),
+    ),
+  )
+
+  it.effect("linked accounts are listed with their names and masks only", () =>
+    run(
+      Effect.gen(function* () {
+        const { registrationId, request } = yield* linkSession
         const linked = yield* BankAccounts.link(partnerId, registrationId, request)
         assert.isTrue(linked.isOk)
         const accounts = yield* BankAccounts.list(partnerId, registrationId)
@@ -259,14 +281,42 @@ describe("identity verification and bank accounts", () => {
             ["Sandbox Savings", ProviderSandboxes.sandboxMask("acc-2")],
           ],
         )
-        // linking the same accounts again keeps their ids
+      }),
+    ),
+  )
+
+  it.effect("linking the same accounts again keeps their ids", () =>
+    run(
+      Effect.gen(function* () {
+        const { registrationId, request } = yield* linkSession
+        yield* BankAccounts.link(partnerId, registrationId, request)
+        const accounts = yield* BankAccounts.list(partnerId, registrationId)
         yield* BankAccounts.link(partnerId, registrationId, request)
         const again = yield* BankAccounts.list(partnerId, registrationId)
         assert.deepStrictEqual(again, accounts)
-        const first = accounts[0]!
+      }),
+    ),
+  )
+
+  it.effect("removing an account unlists it, and removing it again changes nothing", () =>
+    run(
+      Effect.gen(function* () {
+        const { registrationId, request } = yield* linkSession
+        yield* BankAccounts.link(partnerId, registrationId, request)
+        const first = (yield* BankAccounts.list(partnerId, registrationId))[0]!
         yield* BankAccounts.remove(partnerId, registrationId, first.bankAccountId)
         yield* BankAccounts.remove(partnerId, registrationId, first.bankAccountId)
         assert.strictEqual((yield* BankAccounts.list(partnerId, registrationId)).length, 1)
+      }),
+    ),
+  )
+
+  it.effect("another customer's account cannot be removed: NotFound, like a missing one", () =>
+    run(
+      Effect.gen(function* () {
+        const { registrationId, request } = yield* linkSession
+        yield* BankAccounts.link(partnerId, registrationId, request)
+        const accounts = yield* BankAccounts.list(partnerId, registrationId)
         const other = yield* login(partnerId, "+14155550199")
         const error = failureOf(
           yield* Effect.exit(BankAccounts.remove(partnerId, other.registrationId, accounts[1]!.bankAccountId)),

@@ -269,6 +269,20 @@ describe("creating a payment request", () => {
   )
 })
 
+/** Three requests of one company and payer, created on 1, 2 and 3 March 2026; the first is cancelled. */
+const threeRequests = Effect.gen(function* () {
+  yield* march2026
+  const companyId = yield* seedCompany(partnerId)
+  yield* seedCustomer(partnerId, payer)
+  const ids: Array<string> = []
+  for (let i = 0; i < 3; i++) {
+    ids.push((yield* Payments.create(createInput(companyId))).paymentRequestId)
+    yield* TestClock.adjust("1 day")
+  }
+  yield* Payments.cancel(partnerId, ids[0]!)
+  return { companyId, ids }
+})
+
 describe("reading and listing payment requests", () => {
   it.effect("another partner's request is NotFound", () =>
     Effect.gen(function* () {
@@ -278,23 +292,21 @@ describe("reading and listing payment requests", () => {
     }).pipe(Effect.provide(layer())),
   )
 
-  it.effect("history lists newest first, filters by status, company, payer and dates, and pages by cursor", () =>
+  it.effect("history lists the partner's requests newest first", () =>
     Effect.gen(function* () {
-      yield* march2026
-      const companyId = yield* seedCompany(partnerId)
-      yield* seedCustomer(partnerId, payer)
-      const ids: Array<string> = []
-      for (let i = 0; i < 3; i++) {
-        ids.push((yield* Payments.create(createInput(companyId))).paymentRequestId)
-        yield* TestClock.adjust("1 day")
-      }
-      yield* Payments.cancel(partnerId, ids[0]!)
+      const { ids } = yield* threeRequests
       const all = yield* Payments.history({ partnerId, limit: 10 })
       assert.deepStrictEqual(
         all.data.map((d) => d.paymentRequestId),
         [...ids].reverse(),
       )
       assert.isFalse(all.hasMore)
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("history pages by cursor: a full page says hasMore, the next starts after its last request", () =>
+    Effect.gen(function* () {
+      const { ids } = yield* threeRequests
       const first = yield* Payments.history({ partnerId, limit: 2 })
       assert.isTrue(first.hasMore)
       const second = yield* Payments.history({ partnerId, limit: 2, startingAfter: first.data[1]!.paymentRequestId })
@@ -302,11 +314,23 @@ describe("reading and listing payment requests", () => {
         second.data.map((d) => d.paymentRequestId),
         [ids[0]],
       )
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("history filters by status", () =>
+    Effect.gen(function* () {
+      const { ids } = yield* threeRequests
       const cancelled = yield* Payments.history({ partnerId, status: "Cancelled", limit: 10 })
       assert.deepStrictEqual(
         cancelled.data.map((d) => d.paymentRequestId),
         [ids[0]],
       )
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("history filters by creation date, from and to inclusive", () =>
+    Effect.gen(function* () {
+      const { ids } = yield* threeRequests
       const onDay2 = yield* Payments.history({
         partnerId,
         from: "2026-03-02" as CalendarDate,
@@ -317,15 +341,27 @@ describe("reading and listing payment requests", () => {
         onDay2.data.map((d) => d.paymentRequestId),
         [ids[1]],
       )
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("history filters by company and payer: a payer without requests lists none", () =>
+    Effect.gen(function* () {
+      const { companyId } = yield* threeRequests
       assert.strictEqual(
         (yield* Payments.history({ partnerId, companyId, payerRegistrationId: payer, limit: 10 })).data.length,
         3,
       )
-      assert.strictEqual((yield* Payments.history({ partnerId: otherPartnerId, limit: 10 })).data.length, 0)
       assert.strictEqual(
         (yield* Payments.history({ partnerId, payerRegistrationId: stranger, limit: 10 })).data.length,
         0,
       )
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("history never lists another partner's requests", () =>
+    Effect.gen(function* () {
+      yield* threeRequests
+      assert.strictEqual((yield* Payments.history({ partnerId: otherPartnerId, limit: 10 })).data.length, 0)
     }).pipe(Effect.provide(layer())),
   )
 })
