@@ -25,6 +25,7 @@ import outboxClaim from "./migrations/0005_outbox_claim.ts"
 import tokenGenerations from "./migrations/0006_token_generations.ts"
 import personalDataKeys from "./migrations/0008_personal_data_keys.ts"
 import sentMessages from "./migrations/0011_sent_messages.ts"
+import sandboxClocks from "./migrations/0013_sandbox_clocks.ts"
 
 /** Every migration of this package, keyed `<id>_<name>`. */
 // Ids must only grow: the migrator applies ids above the highest one already applied.
@@ -37,6 +38,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0006_token_generations": tokenGenerations,
   "0008_personal_data_keys": personalDataKeys,
   "0011_sent_messages": sentMessages,
+  "0013_sandbox_clocks": sandboxClocks,
 }
 
 /** The table recording applied migrations. */
