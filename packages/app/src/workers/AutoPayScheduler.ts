@@ -6,9 +6,9 @@
  * designated account exactly like a manual acceptance (transfer, settlement,
  * PAYMENT_REQUEST_STATUS_CHANGED webhooks), or skipped once with a reason
  * (over the limit, no usable account, no debit authorization) and left
- * Pending for the payer. "Today" is the service clock's UTC date, so in the
- * sandbox it follows the sandbox clock, and a request created with a due date
- * of today is collected within a second or so.
+ * Pending for the payer. "Today" is the UTC date of the request's partner's
+ * clock (in the sandbox each partner's own time, SandboxClock.ts), and a
+ * request created with a due date of today is collected within a second or so.
  *
  * Which requests may be collected is the domain's rule (the PaymentRequest
  * decider's `CollectAutomatically`); this worker only polls.
