@@ -38,7 +38,7 @@
 import { Problem, RequestRecord, Tokens } from "@partnerpay/adapters-http"
 import { PgSandboxClocks } from "@partnerpay/adapters-pg"
 import type { EventStoreUnavailable, Ids } from "@partnerpay/domain"
-import { Clock, Context, type Duration, Effect, Layer, Option } from "effect"
+import { Clock, Context, type Duration, Effect, Layer, Option, Semaphore } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
 
@@ -91,26 +91,30 @@ export const make = (
   const offsets = new Map<string, number>(initial)
   const clocks = new Map<string, Clock.Clock>()
   const offsetOf = (partnerId: string) => offsets.get(partnerId) ?? 0
+  // One advance at a time: two at once would both start from the same offset.
+  const advancing = Semaphore.makeUnsafe(1)
+  // Only partners that advanced are cached: any token can name any partner (the claim is read unverified).
   const clockFor = (partnerId: string): Clock.Clock => {
-    let clock = clocks.get(partnerId)
-    if (clock === undefined) {
-      clock = offsetClock(base, () => offsetOf(partnerId))
-      clocks.set(partnerId, clock)
-    }
+    const cached = clocks.get(partnerId)
+    if (cached !== undefined) return cached
+    const clock = offsetClock(base, () => offsetOf(partnerId))
+    if (offsets.has(partnerId)) clocks.set(partnerId, clock)
     return clock
   }
   return SandboxClock.of({
     offsetOf,
     advance: (partnerId, millis) =>
-      Effect.suspend(() => {
-        const next = offsetOf(partnerId) + Math.max(0, Math.trunc(millis))
-        return store(partnerId, next).pipe(
-          Effect.map(() => {
-            offsets.set(partnerId, Math.max(next, offsetOf(partnerId)))
-            return offsetOf(partnerId)
-          }),
-        )
-      }),
+      advancing.withPermit(
+        Effect.suspend(() => {
+          const next = offsetOf(partnerId) + Math.max(0, Math.trunc(millis))
+          return store(partnerId, next).pipe(
+            Effect.map(() => {
+              offsets.set(partnerId, next)
+              return next
+            }),
+          )
+        }),
+      ),
     clockFor,
     within: (partnerId, self) =>
       partnerId === undefined ? self : Effect.provideService(self, Clock.Clock, clockFor(partnerId)),

@@ -46,10 +46,15 @@ describe("the sandbox clocks of two partners", () => {
     Effect.gen(function* () {
       const stored: Array<readonly [string, number]> = []
       const first = SandboxClock.make(fixed(0), [], (partnerId, offset) =>
-        Effect.sync(() => void stored.push([partnerId, offset])),
+        // Storing takes a while: another advance could start meanwhile.
+        Effect.andThen(Effect.yieldNow, Effect.sync(() => void stored.push([partnerId, offset]))),
       )
       yield* first.advance(partnerA, 8 * 86_400_000)
       assert.deepStrictEqual(stored, [[partnerA, 8 * 86_400_000]])
+      // Advances one after the other, even when asked at once.
+      yield* Effect.all([first.advance(partnerA, 1_000), first.advance(partnerA, 1_000)], { concurrency: "unbounded" })
+      assert.strictEqual(first.offsetOf(partnerA), 8 * 86_400_000 + 2_000)
+      stored.splice(0, stored.length, [partnerA, 8 * 86_400_000])
       const restarted = SandboxClock.make(fixed(0), stored)
       assert.strictEqual(restarted.offsetOf(partnerA), 8 * 86_400_000)
       assert.strictEqual(restarted.offsetOf(partnerB), 0)
