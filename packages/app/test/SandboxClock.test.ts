@@ -47,7 +47,10 @@ describe("the sandbox clocks of two partners", () => {
       const stored: Array<readonly [string, number]> = []
       const first = SandboxClock.make(fixed(0), [], (partnerId, offset) =>
         // Storing takes a while: another advance could start meanwhile.
-        Effect.andThen(Effect.yieldNow, Effect.sync(() => void stored.push([partnerId, offset]))),
+        Effect.andThen(
+          Effect.yieldNow,
+          Effect.sync(() => void stored.push([partnerId, offset])),
+        ),
       )
       yield* first.advance(partnerA, 8 * 86_400_000)
       assert.deepStrictEqual(stored, [[partnerA, 8 * 86_400_000]])
