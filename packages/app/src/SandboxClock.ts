@@ -208,7 +208,7 @@ export const requestClock = <E, R>(
   Effect.flatMap(
     Effect.all([HttpServerRequest.HttpServerRequest, Effect.serviceOption(SandboxClock)]),
     ([request, clocks]) => {
-      if (Option.isNone(clocks)) return httpEffect
+      if (Option.isNone(clocks) || clocks.value === none) return httpEffect
       const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")
       return clocks.value.within(match === null ? undefined : partnerClaimOf(match[1]!), httpEffect)
     },

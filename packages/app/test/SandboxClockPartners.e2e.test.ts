@@ -99,7 +99,19 @@ const weeklyPlan = async (base: string, token: string, reference: string, phoneN
   await ok(base, "PUT", `/Consent/${plan.consentId}/Accept`, customer, { bankAccountId: accountId })
   await ok(base, "PUT", `/PaymentPlan/${plan.paymentPlanId}/Activate`, token)
   await until(base, `/PaymentPlan/${plan.paymentPlanId}`, token, (body) => body.collectedCount === 1)
-  return plan.paymentPlanId as string
+  return { planId: plan.paymentPlanId as string, companyId, payer: login.registrationId as string, startDate }
+}
+
+/** A new payment request's `createdAt`, in epoch milliseconds: the instant the request was handled at. */
+const createdAt = async (base: string, token: string, companyId: string, payer: string, dueDate: string) => {
+  const created = await ok(base, "POST", "/Payment/Create", token, {
+    companyId,
+    payerRegistrationId: payer,
+    amount: { value: 5, currencyCode: "USD" },
+    description: "Clock check",
+    dueDate,
+  })
+  return Date.parse((await ok(base, "GET", `/Payment/${created.paymentRequestId}`, token)).createdAt)
 }
 
 describe("two partners' sandbox clocks", () => {
@@ -113,8 +125,8 @@ describe("two partners' sandbox clocks", () => {
     const b = await admin("Partner B")
     const tokenA = await tokenOf(service.url, a)
     const tokenB = await tokenOf(service.url, b)
-    const planA = await weeklyPlan(service.url, tokenA, "clock-a", "+14155550181")
-    const planB = await weeklyPlan(service.url, tokenB, "clock-b", "+14155550182")
+    const { planId: planA, ...a1 } = await weeklyPlan(service.url, tokenA, "clock-a", "+14155550181")
+    const { planId: planB, ...b1 } = await weeklyPlan(service.url, tokenB, "clock-b", "+14155550182")
 
     const clockB = await ok(service.url, "GET", "/Sandbox/Clock", tokenB)
     const advanced = await ok(service.url, "POST", "/Sandbox/Clock/Advance", tokenA, { days: 8 })
@@ -130,6 +142,11 @@ describe("two partners' sandbox clocks", () => {
     const freshA = await tokenOf(service.url, a)
     const twice = await until(service.url, `/PaymentPlan/${planA}`, freshA, (body) => body.collectedCount === 2)
     assert.strictEqual(twice.instalments.length, 2)
+    // Requests are handled on their partner's time.
+    const aheadA = (await createdAt(service.url, freshA, a1.companyId, a1.payer, twice.nextDueDate)) - Date.now()
+    assert.isAbove(aheadA, 8 * 86_400_000 - 60_000)
+    const aheadB = (await createdAt(service.url, tokenB, b1.companyId, b1.payer, b1.startDate)) - Date.now()
+    assert.isBelow(Math.abs(aheadB), 60_000)
     await new Promise((resolve) => setTimeout(resolve, 2_500)) // a few scheduler rounds
     const planOfB = await ok(service.url, "GET", `/PaymentPlan/${planB}`, tokenB)
     assert.strictEqual(planOfB.collectedCount, 1)
