@@ -13,7 +13,8 @@
  * the customer out everywhere (every customer token issued so far is revoked,
  * including the one presented) and answers 204. A partner token is 403.
  *
- * Refusals: wrong code 422 OTP_INVALID (recorded; the fifth in a row locks),
+ * Refusals: wrong code 422 OTP_INVALID (recorded; the fifth in a row locks for
+ * 15 min, then 1 h, then 24 h; at most 20 wrong codes a day),
  * no pending code 422 OTP_NOT_ISSUED, expired code 422 OTP_EXPIRED, locked or
  * more than 5 codes in an hour 429 LOGIN_LOCKED / OTP_RESEND_LIMIT with
  * Retry-After, undeliverable number 422 OTP_DELIVERY_FAILED.

@@ -6,10 +6,20 @@ import { createHmac } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Ids } from "@partnerpay/domain"
 import { Effect, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { afterAll } from "vitest"
 import { testChatSecret } from "../src/CustomerIdentityPorts.ts"
 import { Tokens } from "../src/Tokens.ts"
-import { bearer, type Handler, makeServer, partnerToken, postJson, send, TokensTest } from "./fixtures.ts"
+import {
+  bearer,
+  type Handler,
+  makeServer,
+  partnerToken,
+  postJson,
+  send,
+  TokensTest,
+  withTestClock,
+} from "./fixtures.ts"
 
 const { handler, dispose } = makeServer()
 // the in-process handler provides every port itself
@@ -154,6 +164,36 @@ describe("login with a one-time code", () => {
         const resend = yield* send(server, "/Login/SendOtp", withToken(postJson({ phoneNumber }), partner))
         assert.strictEqual(resend.status, 429)
       }),
+  )
+
+  it.effect("locks escalate: after the 15-minute lock, five more wrong codes lock for 1 hour (TestClock)", () =>
+    Effect.gen(function* () {
+      const clock = yield* withTestClock
+      const partner = yield* partnerToken(server, clock)
+      const phoneNumber = freshPhone()
+      const fiveWrong = Effect.gen(function* () {
+        const sent = yield* send(server, "/Login/SendOtp", withToken(postJson({ phoneNumber }), partner), clock)
+        assert.strictEqual(sent.status, 200, sent.text)
+        let last = sent
+        for (let i = 0; i < 5; i++) {
+          last = yield* send(server, "/Login/CheckOtp", json("PUT", { phoneNumber, code: "000000" }, partner), clock)
+        }
+        return last
+      })
+      const first = yield* fiveWrong
+      assert.strictEqual(first.status, 429)
+      assert.strictEqual(first.headers.get("retry-after"), "900")
+      yield* TestClock.adjust("16 minutes")
+      const second = yield* fiveWrong
+      assert.strictEqual(second.status, 429)
+      assert.strictEqual(codeOf(second), "LOGIN_LOCKED")
+      assert.strictEqual(second.headers.get("retry-after"), "3600")
+      assert.match((second.json as { detail: string }).detail, /locked until 1970-01-01T01:16:00/)
+      yield* TestClock.adjust("30 minutes")
+      const stillLocked = yield* send(server, "/Login/SendOtp", withToken(postJson({ phoneNumber }), partner), clock)
+      assert.strictEqual(stillLocked.status, 429)
+      assert.strictEqual(stillLocked.headers.get("retry-after"), "1800")
+    }),
   )
 
   it.effect("a code is single use", () =>

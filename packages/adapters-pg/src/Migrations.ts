@@ -26,6 +26,7 @@ import tokenGenerations from "./migrations/0006_token_generations.ts"
 import personalDataKeys from "./migrations/0008_personal_data_keys.ts"
 import webhookLog from "./migrations/0009_webhook_log.ts"
 import sentMessages from "./migrations/0011_sent_messages.ts"
+import sandboxClocks from "./migrations/0013_sandbox_clocks.ts"
 import paymentAttachments from "./migrations/0014_payment_attachments.ts"
 
 /** Every migration of this package, keyed `<id>_<name>`. */
@@ -40,6 +41,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0008_personal_data_keys": personalDataKeys,
   "0009_webhook_log": webhookLog,
   "0011_sent_messages": sentMessages,
+  "0013_sandbox_clocks": sandboxClocks,
   "0014_payment_attachments": paymentAttachments,
 }
 

@@ -17,6 +17,7 @@ import { Cause, Context, Effect, Layer, References } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Logging from "./Logging.ts"
 import * as Metrics from "./Metrics.ts"
+import * as SandboxClock from "./SandboxClock.ts"
 
 export interface HttpOptions {
   readonly port: number
@@ -130,7 +131,7 @@ export const nodeServer = (options: HttpOptions) =>
  * the Node server (kept visible), spans on or off for every request fiber.
  */
 export const serve = <A, E, R>(routes: Layer.Layer<A, E, R>, options: HttpOptions & { readonly tracing: boolean }) =>
-  HttpRouter.serve(routes, { ...serveOptions, middleware: (effect) => requestLogging(effect) }).pipe(
-    Layer.provideMerge(nodeServer(options)),
-    Layer.provide(tracing(options.tracing)),
-  )
+  HttpRouter.serve(routes, {
+    ...serveOptions,
+    middleware: (effect) => requestLogging(SandboxClock.requestClock(effect)),
+  }).pipe(Layer.provideMerge(nodeServer(options)), Layer.provide(tracing(options.tracing)))

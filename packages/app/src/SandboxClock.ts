@@ -1,35 +1,46 @@
 /**
- * The sandbox clock: lets a sandbox client move the service's notion of time
- * forward, so that a payment plan's next instalment, a KYB or settlement
- * delay, or an OTP expiry can be reached without waiting.
+ * The sandbox clocks: each partner has its own sandbox time (as a payment
+ * sandbox's test clocks), which `POST /Sandbox/Clock/Advance` moves forward
+ * so that a payment plan's next instalment, a due date, a KYB or settlement
+ * delay, or an OTP expiry can be reached without waiting. Moving one
+ * partner's time never moves another's.
  *
- * One process-wide offset (milliseconds, only ever growing) is added to the
- * wall clock by a custom Effect `Clock` provided to the whole service (HTTP
- * handlers, use cases, workers): everything reading `Clock.currentTimeMillis`
- * or `DateTime.now` sees "now + offset". Consequences, on purpose:
- * - events, read models, due dates, the plan scheduler's "today", KYB and
- *   settlement delays, OTP expiry and the idempotency-key retention all follow
- *   the sandbox clock;
- * - access tokens too (issued and verified against the same clock): advancing
- *   by more than the token lifetime (3600 s) expires every token, get a new one.
- * Not affected: `Effect.sleep`, timeouts and polling intervals (they wait real
- * time), and the webhook dispatcher (it schedules retries with the database
- * clock, so it runs on the real clock).
+ * Each partner's offset (milliseconds, only ever growing) is stored in the
+ * database (`sandbox_clocks`, migration 0013; PgSandboxClocks.ts), read once
+ * at start and kept in memory, so it survives a restart. With several
+ * instances, an advance reaches the other instances at their next start
+ * (acceptable for a sandbox, which runs one).
  *
- * The offset is held in memory only: it is not persisted, a restart goes back
- * to real time (events already recorded keep their future instants), and
- * with several instances each has its own offset. Acceptable for a sandbox.
+ * Where the partner's time applies (a `Clock` running "real time + offset",
+ * provided with `within(partnerId, effect)`; everything inside reading
+ * `Clock.currentTimeMillis` or `DateTime.now` sees it):
+ * - a request with a bearer token runs on the clock of the token's partner
+ *   (`requestClock`, from the token's unverified partner claim: only the
+ *   clock is chosen from it, the token is then verified against that clock,
+ *   so the partner's tokens expire on the partner's time);
+ * - tokens are issued and renewed on their partner's clock (`partnerTokens`),
+ *   whatever the request (`POST /auth/token` has no bearer yet);
+ * - the workers look for work up to the furthest-ahead partner's time
+ *   (`latestMillis`), keep what is due on its own partner's time and do it on
+ *   that partner's clock (plans, autopay, reminders, KYB, settlement).
+ * Not affected: `Effect.sleep`, timeouts and polling intervals (real time),
+ * requests without a token, and the webhook dispatcher (database clock).
+ *
+ * Production has no sandbox clocks (`none`): nothing is looked up, `within`
+ * returns the effect unchanged.
  *
  * HTTP (sandbox only; in production the paths do not exist: 404), partner
  * token required (a customer token: 403), not part of the OpenAPI document:
- * - `GET /Sandbox/Clock` -> `{ now, offsetSeconds }`
+ * - `GET /Sandbox/Clock` -> `{ now, offsetSeconds }` of the caller's partner
  * - `POST /Sandbox/Clock/Advance` with `{ "seconds": n }` or `{ "days": n }`
  *   (exactly one; a whole number, 1 .. 400 days) -> `{ now, offsetSeconds }`.
  */
 import { Problem, RequestRecord, Tokens } from "@partnerpay/adapters-http"
-import type { Ids } from "@partnerpay/domain"
-import { Clock, Context, type Duration, Effect, Layer, Option } from "effect"
-import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { PgSandboxClocks } from "@partnerpay/adapters-pg"
+import type { EventStoreUnavailable, Ids } from "@partnerpay/domain"
+import { Clock, Context, type Duration, Effect, Layer, Option, Semaphore } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { SqlClient } from "effect/sql/SqlClient"
 
 /** Largest single advance: 400 days. */
 export const maxAdvanceSeconds = 400 * 24 * 60 * 60
@@ -37,12 +48,16 @@ export const maxAdvanceSeconds = 400 * 24 * 60 * 60
 export class SandboxClock extends Context.Service<
   SandboxClock,
   {
-    /** How far ahead of the wall clock the service runs, in milliseconds. */
-    readonly offsetMillis: Effect.Effect<number>
-    /** Moves time forward (millis > 0); answers the new offset. */
-    readonly advance: (millis: number) => Effect.Effect<number>
-    /** The `Clock` that adds the offset to the wall clock. */
-    readonly clock: Clock.Clock
+    /** How far ahead of real time the partner's sandbox runs, in milliseconds (0 when it never advanced). */
+    readonly offsetOf: (partnerId: string) => number
+    /** Moves the partner's time forward (millis > 0), stored; answers the partner's new offset. */
+    readonly advance: (partnerId: Ids.PartnerId, millis: number) => Effect.Effect<number, EventStoreUnavailable>
+    /** The partner's clock (real time plus its offset). */
+    readonly clockFor: (partnerId: string) => Clock.Clock
+    /** Runs `self` on the partner's clock (unchanged without a partner, and always in production). */
+    readonly within: <A, E, R>(partnerId: string | undefined, self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    /** The time of the furthest-ahead partner: how far the workers look for due work. */
+    readonly latestMillis: Effect.Effect<number>
   }
 >()("partnerpay/app/SandboxClock") {}
 
@@ -64,30 +79,155 @@ export const offsetClock = (base: Clock.Clock, offset: () => number): Clock.Cloc
 /** The real clock (Effect's default), e.g. for a worker that must not follow the sandbox clock. */
 export const realClock: Clock.Clock = Clock.Clock.defaultValue()
 
-/** A fresh sandbox clock starting at offset 0. */
-export const make = (base: Clock.Clock = realClock): SandboxClock["Service"] => {
-  let offset = 0
+/**
+ * Sandbox clocks over `base` (the real clock), starting from `initial`
+ * offsets; `store` records each advance before it applies.
+ */
+export const make = (
+  base: Clock.Clock = realClock,
+  initial: Iterable<readonly [string, number]> = [],
+  store: (partnerId: string, offsetMillis: number) => Effect.Effect<void, EventStoreUnavailable> = () => Effect.void,
+): SandboxClock["Service"] => {
+  const offsets = new Map<string, number>(initial)
+  const clocks = new Map<string, Clock.Clock>()
+  const offsetOf = (partnerId: string) => offsets.get(partnerId) ?? 0
+  // One advance at a time: two at once would both start from the same offset.
+  const advancing = Semaphore.makeUnsafe(1)
+  // Only partners that advanced are cached: any token can name any partner (the claim is read unverified).
+  const clockFor = (partnerId: string): Clock.Clock => {
+    const cached = clocks.get(partnerId)
+    if (cached !== undefined) return cached
+    const clock = offsetClock(base, () => offsetOf(partnerId))
+    if (offsets.has(partnerId)) clocks.set(partnerId, clock)
+    return clock
+  }
   return SandboxClock.of({
-    offsetMillis: Effect.sync(() => offset),
-    advance: (millis) =>
-      Effect.sync(() => {
-        offset += Math.max(0, Math.trunc(millis))
-        return offset
-      }),
-    clock: offsetClock(base, () => offset),
+    offsetOf,
+    advance: (partnerId, millis) =>
+      advancing.withPermit(
+        Effect.suspend(() => {
+          const next = offsetOf(partnerId) + Math.max(0, Math.trunc(millis))
+          return store(partnerId, next).pipe(
+            Effect.map(() => {
+              offsets.set(partnerId, next)
+              return next
+            }),
+          )
+        }),
+      ),
+    clockFor,
+    within: (partnerId, self) =>
+      partnerId === undefined ? self : Effect.provideService(self, Clock.Clock, clockFor(partnerId)),
+    latestMillis: Effect.sync(() => base.currentTimeMillisUnsafe() + Math.max(0, ...offsets.values())),
   })
 }
 
+/** Production: no sandbox time; every effect runs on the surrounding clock. */
+export const none: SandboxClock["Service"] = SandboxClock.of({
+  offsetOf: () => 0,
+  advance: () => Effect.succeed(0),
+  clockFor: () => Clock.Clock.defaultValue(),
+  within: (_, self) => self,
+  latestMillis: Clock.currentTimeMillis,
+})
+
+/** The service's sandbox clocks, or `none` where none is provided (workers run without one in tests). */
+export const current: Effect.Effect<SandboxClock["Service"]> = Effect.map(
+  Effect.serviceOption(SandboxClock),
+  Option.getOrElse(() => none),
+)
+
+/** The partner's time now, in milliseconds (the surrounding clock's without sandbox clocks). */
+export const nowFor = (clocks: SandboxClock["Service"], partnerId: string): Effect.Effect<number> =>
+  clocks.within(partnerId, Clock.currentTimeMillis)
+
 /**
- * The `SandboxClock` service and, in the same context, Effect's `Clock`
- * replaced by its offset clock. Provide it to the whole service.
+ * The rows due on their own partner's time (`sort_key`, an ISO instant, at
+ * least `delayMillis` before the partner's now), grouped by partner in order.
  */
+export const duePerPartner = <Row extends { readonly partner_id: string; readonly sort_key: string }>(
+  clocks: SandboxClock["Service"],
+  rows: ReadonlyArray<Row>,
+  delayMillis: number,
+): Effect.Effect<ReadonlyArray<readonly [string, ReadonlyArray<Row>]>> =>
+  Effect.gen(function* () {
+    const groups = new Map<string, Array<Row>>()
+    for (const row of rows) {
+      const cutoff = new Date((yield* nowFor(clocks, row.partner_id)) - delayMillis).toISOString()
+      if (row.sort_key > cutoff) continue
+      const group = groups.get(row.partner_id)
+      if (group === undefined) groups.set(row.partner_id, [row])
+      else group.push(row)
+    }
+    return [...groups.entries()]
+  })
+
+/** Sandbox clocks with the given service (tests), or none. */
 export const layer = (service: SandboxClock["Service"] = make()): Layer.Layer<SandboxClock> =>
-  Layer.merge(Layer.succeed(SandboxClock, service), Layer.succeed(Clock.Clock, service.clock))
+  Layer.succeed(SandboxClock, service)
+
+/** The sandbox: the partners' offsets stored in the database, loaded at start. */
+export const layerStored: Layer.Layer<SandboxClock, never, SqlClient> = Layer.effect(
+  SandboxClock,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient
+    const stored = yield* Effect.orDie(PgSandboxClocks.loadAll)
+    return make(
+      realClock,
+      stored.map((row) => [row.partnerId, row.offsetMillis] as const),
+      (partnerId, offsetMillis) => Effect.provideService(PgSandboxClocks.save(partnerId, offsetMillis), SqlClient, sql),
+    )
+  }),
+)
 
 /** Makes a worker (or any layer) run on the real clock whatever clock surrounds it. */
 export const onRealClock = <A, E, R>(self: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
   Layer.provide(self, Layer.succeed(Clock.Clock, realClock))
+
+/** The partner a bearer token names (its `sub` for a partner token, `pid` for a customer token), unverified. */
+export const partnerClaimOf = (token: string): string | undefined => {
+  const payload = token.split(".")[1]
+  if (payload === undefined || payload.length > 4096) return undefined
+  try {
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Record<string, unknown>
+    const partner = claims.scope === "partner" ? claims.sub : claims.pid
+    return typeof partner === "string" ? partner : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * HTTP middleware (of every server, a no-op without `SandboxClock`): the request runs on the clock of its bearer token's
+ * partner (chosen from the unverified claim; the token is then verified on
+ * that clock, so an advanced partner's tokens expire on its time).
+ */
+export const requestClock = <E, R>(
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(
+    Effect.all([HttpServerRequest.HttpServerRequest, Effect.serviceOption(SandboxClock)]),
+    ([request, clocks]) => {
+      if (Option.isNone(clocks) || clocks.value === none) return httpEffect
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")
+      return clocks.value.within(match === null ? undefined : partnerClaimOf(match[1]!), httpEffect)
+    },
+  )
+
+/** Tokens issued, renewed and verified on their partner's clock. */
+export const partnerTokens: Layer.Layer<Tokens, never, Tokens | SandboxClock> = Layer.effect(
+  Tokens,
+  Effect.gen(function* () {
+    const tokens = yield* Tokens
+    const clocks = yield* SandboxClock
+    return Tokens.of({
+      issue: (caller) => clocks.within(caller.partnerId, tokens.issue(caller)),
+      verify: (token) => clocks.within(partnerClaimOf(token), tokens.verify(token)),
+      renew: (token) => clocks.within(partnerClaimOf(token), tokens.renew(token)),
+      revokeAll: tokens.revokeAll,
+    })
+  }),
+)
 
 // HTTP
 
@@ -169,16 +309,16 @@ export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens | 
   Effect.fnUntraced(function* (router) {
     const tokens = yield* Tokens
     const sandbox = yield* SandboxClock
-    const answer = Effect.gen(function* () {
-      const offset = yield* sandbox.offsetMillis
-      return json({
-        now: new Date(sandbox.clock.currentTimeMillisUnsafe()).toISOString(),
-        offsetSeconds: Math.floor(offset / 1000),
-      })
-    })
-    yield* router.add("GET", "/Sandbox/Clock", (request) => asPartner(tokens, request, () => answer))
+    const answer = (partnerId: Ids.PartnerId) =>
+      Effect.sync(() =>
+        json({
+          now: new Date(sandbox.clockFor(partnerId).currentTimeMillisUnsafe()).toISOString(),
+          offsetSeconds: Math.floor(sandbox.offsetOf(partnerId) / 1000),
+        }),
+      )
+    yield* router.add("GET", "/Sandbox/Clock", (request) => asPartner(tokens, request, answer))
     yield* router.add("POST", "/Sandbox/Clock/Advance", (request) =>
-      asPartner(tokens, request, () =>
+      asPartner(tokens, request, (partnerId) =>
         Effect.gen(function* () {
           const body = yield* jsonBody(request)
           const parsed = parseAdvance(body)
@@ -191,9 +331,9 @@ export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens | 
               }),
             )
           }
-          yield* sandbox.advance(parsed.seconds * 1000)
-          yield* Effect.logInfo("sandbox clock advanced", { seconds: parsed.seconds })
-          return yield* answer
+          yield* sandbox.advance(partnerId, parsed.seconds * 1000).pipe(Effect.mapError(Problem.fromDomain))
+          yield* Effect.logInfo("sandbox clock advanced", { partnerId, seconds: parsed.seconds })
+          return yield* answer(partnerId)
         }).pipe(Effect.catch(problem)),
       ),
     )

@@ -119,15 +119,21 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     ),
   )
   const sandbox = config.environment === "sandbox"
+  const tokens = Tokens.layer({
+    secret: tokenSecret,
+    previousSecret: Option.getOrUndefined(config.tokenSecretPrevious),
+  })
+  // Sandbox: each partner's own time (SandboxClock.ts), stored; production: none.
+  const clocks = sandbox ? SandboxClock.layerStored : SandboxClock.layer(SandboxClock.none)
   const ports = Layer.mergeAll(
-    Tokens.layer({ secret: tokenSecret, previousSecret: Option.getOrUndefined(config.tokenSecretPrevious) }),
+    sandbox ? Layer.provide(SandboxClock.partnerTokens, tokens) : tokens,
     Database.healthCheck,
     sandbox
       ? Layer.merge(SandboxProviders.layerSandbox, SandboxProviders.messaging)
       : SandboxProviders.layerProduction(config),
     CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustForwardedFor: config.trustProxy }),
-  ).pipe(Layer.provideMerge(core))
-  // Sandbox: `POST /Sandbox/Clock/Advance` moves Effect's Clock (hence every "now") for the whole service.
+  ).pipe(Layer.provideMerge(clocks), Layer.provideMerge(core))
+  // Sandbox: `POST /Sandbox/Clock/Advance` moves the caller's partner's time only (SandboxClock.ts),
   // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts),
   // and `GET /Sandbox/Messages` lists the messages sent to a customer (SandboxMessages.ts).
   // `POST /Sandbox/Webhooks/Test` queues a signed test webhook (SandboxWebhooks.ts).
@@ -167,7 +173,6 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Layer.provideMerge(http),
     Layer.provideMerge(Layer.provide(workers(config), ports)),
     Layer.provide(Readiness.layerWorkers(workerNames(config))),
-    Layer.provide(sandbox ? SandboxClock.layer() : Layer.succeed(SandboxClock.SandboxClock, SandboxClock.make())),
     // Spans off unless PARTNERPAY_TRACING=on or traces are exported: seen by every fiber the service starts
     // (requests, workers), as is the OTLP tracer when OTEL_EXPORTER_OTLP_ENDPOINT is set (Telemetry.ts).
     Layer.provide(Http.tracing(config.tracing)),

@@ -1,6 +1,7 @@
-/** The sandbox clock's rules: the offset clock, the advance body, and that Effect's time follows it. */
+/** The sandbox clocks' rules: one per partner, stored, the advance body, and that Effect's time follows them. */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, DateTime, Effect, Layer } from "effect"
+import type { Ids } from "@partnerpay/domain"
+import { Clock, DateTime, Effect } from "effect"
 import * as SandboxClock from "../src/SandboxClock.ts"
 
 const fixed = (millis: number): Clock.Clock => ({
@@ -13,45 +14,72 @@ const fixed = (millis: number): Clock.Clock => ({
   sleep: () => Effect.void,
 })
 
-describe("the sandbox clock", () => {
-  it.effect("DateTime.now and Clock follow the offset once advanced", () =>
+const partnerA = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as Ids.PartnerId
+const partnerB = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f" as Ids.PartnerId
+const now = Effect.all([Clock.currentTimeMillis, DateTime.now.pipe(Effect.map(DateTime.toEpochMillis))])
+
+describe("the sandbox clocks of two partners", () => {
+  it.effect("DateTime.now and Clock follow a partner's offset once advanced; the other partner's time stays", () =>
     Effect.gen(function* () {
       const sandbox = SandboxClock.make(fixed(1_000_000))
-      const read = Effect.all([Clock.currentTimeMillis, DateTime.now.pipe(Effect.map(DateTime.toEpochMillis))])
-      const layer = SandboxClock.layer(sandbox)
-      assert.deepStrictEqual(yield* Effect.provide(read, layer), [1_000_000, 1_000_000])
-      assert.strictEqual(yield* sandbox.advance(86_400_000), 86_400_000)
-      assert.deepStrictEqual(yield* Effect.provide(read, layer), [87_400_000, 87_400_000])
-      assert.strictEqual(sandbox.clock.currentTimeNanosUnsafe(), 87_400_000n * 1_000_000n)
+      assert.deepStrictEqual(yield* sandbox.within(partnerA, now), [1_000_000, 1_000_000])
+      assert.strictEqual(yield* sandbox.advance(partnerA, 86_400_000), 86_400_000)
+      assert.deepStrictEqual(yield* sandbox.within(partnerA, now), [87_400_000, 87_400_000])
+      assert.deepStrictEqual(yield* sandbox.within(partnerB, now), [1_000_000, 1_000_000])
+      assert.strictEqual(sandbox.clockFor(partnerA).currentTimeNanosUnsafe(), 87_400_000n * 1_000_000n)
       // Monotonic time (durations) is the base clock's.
-      assert.strictEqual(sandbox.clock.monotonicTimeNanosUnsafe(), 7n)
+      assert.strictEqual(sandbox.clockFor(partnerA).monotonicTimeNanosUnsafe(), 7n)
+      // The workers look for work up to the furthest-ahead partner's time.
+      assert.strictEqual(yield* sandbox.latestMillis, 87_400_000)
     }),
   )
 
-  it.effect("time never moves backwards", () =>
+  it.effect("a partner's time never moves backwards", () =>
     Effect.gen(function* () {
       const sandbox = SandboxClock.make(fixed(0))
-      yield* sandbox.advance(5_000)
-      assert.strictEqual(yield* sandbox.advance(-3_000), 5_000)
+      yield* sandbox.advance(partnerA, 5_000)
+      assert.strictEqual(yield* sandbox.advance(partnerA, -3_000), 5_000)
     }),
   )
 
-  it.effect("a layer on the real clock (the webhook dispatcher) ignores the surrounding sandbox clock", () =>
+  it.effect("each advance is stored before it applies, and the stored offsets are where a restart starts", () =>
     Effect.gen(function* () {
-      const sandbox = SandboxClock.make()
-      yield* sandbox.advance(400 * 86_400_000)
-      const seen: Array<number> = []
-      // Two distinct layers (a layer value is built once per build, whatever the number of uses).
-      const record = () => Layer.effectDiscard(Effect.map(Clock.currentTimeMillis, (now) => void seen.push(now)))
-      yield* Effect.scoped(Layer.build(Layer.merge(record(), SandboxClock.onRealClock(record())))).pipe(
-        Effect.provide(SandboxClock.layer(sandbox)),
+      const stored: Array<readonly [string, number]> = []
+      const first = SandboxClock.make(fixed(0), [], (partnerId, offset) =>
+        // Storing takes a while: another advance could start meanwhile.
+        Effect.andThen(
+          Effect.yieldNow,
+          Effect.sync(() => void stored.push([partnerId, offset])),
+        ),
       )
-      const [real, sandboxed] = [...seen].sort((a, b) => a - b)
-      assert.strictEqual(seen.length, 2)
-      assert.isAbove(sandboxed! - Date.now(), 399 * 86_400_000)
-      assert.isBelow(Math.abs(real! - Date.now()), 60_000)
+      yield* first.advance(partnerA, 8 * 86_400_000)
+      assert.deepStrictEqual(stored, [[partnerA, 8 * 86_400_000]])
+      // Advances one after the other, even when asked at once.
+      yield* Effect.all([first.advance(partnerA, 1_000), first.advance(partnerA, 1_000)], { concurrency: "unbounded" })
+      assert.strictEqual(first.offsetOf(partnerA), 8 * 86_400_000 + 2_000)
+      stored.splice(0, stored.length, [partnerA, 8 * 86_400_000])
+      const restarted = SandboxClock.make(fixed(0), stored)
+      assert.strictEqual(restarted.offsetOf(partnerA), 8 * 86_400_000)
+      assert.strictEqual(restarted.offsetOf(partnerB), 0)
     }),
   )
+
+  it.effect("production has no sandbox time: effects run on the surrounding clock", () =>
+    Effect.gen(function* () {
+      const inside = yield* SandboxClock.none.within(partnerA, now)
+      assert.deepStrictEqual(inside, [42, 42])
+    }).pipe(Effect.provideService(Clock.Clock, fixed(42))),
+  )
+})
+
+describe("a bearer token's partner claim", () => {
+  const token = (claims: object) => `h.${Buffer.from(JSON.stringify(claims)).toString("base64url")}.s`
+  it("is the subject of a partner token and the pid of a customer token; nothing for garbage", () => {
+    assert.strictEqual(SandboxClock.partnerClaimOf(token({ scope: "partner", sub: partnerA })), partnerA)
+    assert.strictEqual(SandboxClock.partnerClaimOf(token({ scope: "customer", sub: "x", pid: partnerB })), partnerB)
+    assert.strictEqual(SandboxClock.partnerClaimOf("not-a-token"), undefined)
+    assert.strictEqual(SandboxClock.partnerClaimOf("a.%%%.b"), undefined)
+  })
 })
 
 describe("an advance request", () => {

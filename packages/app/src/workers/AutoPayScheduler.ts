@@ -6,9 +6,9 @@
  * designated account exactly like a manual acceptance (transfer, settlement,
  * PAYMENT_REQUEST_STATUS_CHANGED webhooks), or skipped once with a reason
  * (over the limit, no usable account, no debit authorization) and left
- * Pending for the payer. "Today" is the service clock's UTC date, so in the
- * sandbox it follows the sandbox clock, and a request created with a due date
- * of today is collected within a second or so.
+ * Pending for the payer. "Today" is the UTC date of the request's partner's
+ * clock (in the sandbox each partner's own time, SandboxClock.ts), and a
+ * request created with a due date of today is collected within a second or so.
  *
  * Which requests may be collected is the domain's rule (the PaymentRequest
  * decider's `CollectAutomatically`); this worker only polls.
@@ -23,8 +23,9 @@
  */
 import { createHash } from "node:crypto"
 import { AutoCollection, CalendarDate } from "@partnerpay/domain"
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import * as SandboxClock from "../SandboxClock.ts"
 import { worker } from "./Polling.ts"
 
 /** First key of this scheduler's advisory locks (arbitrary, fixed; not the plan scheduler's). */
@@ -44,27 +45,29 @@ export const layer = (options: { readonly pollMillis?: number } = {}) =>
     options.pollMillis ?? 1000,
     Effect.gen(function* () {
       const sql = yield* SqlClient
-      const today = CalendarDate.fromEpochMillis(yield* Clock.currentTimeMillis)
-      const due = yield* AutoCollection.due(today, batchSize)
+      const clocks = yield* SandboxClock.current
+      // Up to the furthest-ahead partner's today; each request is due by its own partner's today.
+      const due = yield* AutoCollection.due(CalendarDate.fromEpochMillis(yield* clocks.latestMillis), batchSize)
       let done = 0
       for (const request of due) {
-        const outcome = yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              const rows = yield* sql<{ locked: boolean }>`
+        const today = CalendarDate.fromEpochMillis(yield* SandboxClock.nowFor(clocks, request.partnerId))
+        if (request.dueDate > today) continue
+        const transaction = sql.withTransaction(
+          Effect.gen(function* () {
+            const rows = yield* sql<{ locked: boolean }>`
               SELECT pg_try_advisory_xact_lock(${lockNamespace}, ${lockKeyOf(request.paymentRequestId)}) AS locked`
-              if (rows[0]?.locked !== true) return undefined
-              return yield* AutoCollection.collect(request.paymentRequestId, today)
-            }),
-          )
-          .pipe(
-            Effect.catch((error) =>
-              Effect.logWarning("payment request not collected automatically", {
-                paymentRequestId: request.paymentRequestId,
-                error: (error as { _tag?: string })._tag ?? "unknown",
-              }).pipe(Effect.as(undefined)),
-            ),
-          )
+            if (rows[0]?.locked !== true) return undefined
+            return yield* AutoCollection.collect(request.paymentRequestId, today)
+          }),
+        )
+        const outcome = yield* clocks.within(request.partnerId, transaction).pipe(
+          Effect.catch((error) =>
+            Effect.logWarning("payment request not collected automatically", {
+              paymentRequestId: request.paymentRequestId,
+              error: (error as { _tag?: string })._tag ?? "unknown",
+            }).pipe(Effect.as(undefined)),
+          ),
+        )
         if (outcome === undefined || outcome._tag === "NothingToDo") continue
         done++
         if (outcome._tag === "Collected")

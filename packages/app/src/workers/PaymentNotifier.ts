@@ -3,7 +3,7 @@
  * (`PaymentNotices.dueReminders`, all partners, offsets from
  * PARTNERPAY_REMINDER_DAYS) and the Paid/Failed status messages not sent yet
  * (`PaymentNotices.unsentStatusMessages`) are decided and handed to the
- * channel senders. "Today" follows the sandbox clock.
+ * channel senders. "Today" is each partner's (its sandbox clock, SandboxClock.ts).
  *
  * Exactly once with any number of instances: each notice is handled inside a
  * database transaction that first takes a transaction-level advisory lock on
@@ -27,6 +27,7 @@ import {
 } from "@partnerpay/domain"
 import { Clock, Effect, type Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import * as SandboxClock from "../SandboxClock.ts"
 import { worker } from "./Polling.ts"
 
 /** First key of the notifier's advisory locks (arbitrary, fixed; not the plan scheduler's). */
@@ -44,52 +45,62 @@ export interface Options {
 export type Requirements = SqlClient | ReadModelStore | EventStore | IdGenerator | UnitOfWork | Messaging.Senders
 
 /** One round: every due notice once; answers how many messages went out. */
-export const step = Effect.fn("PaymentNotifier.step")(function* (
-  options: Options,
-): Effect.fn.Return<number, unknown, Requirements> {
-  const sql = yield* SqlClient
-  const today = CalendarDate.fromEpochMillis(yield* Clock.currentTimeMillis)
-  const reminders = yield* PaymentNotices.dueReminders(today, options.reminderDays, 50)
-  const statuses = yield* PaymentNotices.unsentStatusMessages(50)
-  const notices = [
-    ...reminders.map((r) => ({
-      noticeId: PaymentNotice.reminderId(r.paymentRequestId, r.offsetDays),
-      send: PaymentNotices.remind(r.paymentRequestId, options.reminderDays),
-    })),
-    ...statuses.map((s) => ({
-      noticeId: PaymentNotice.statusMessageId(s.paymentRequestId, s.status),
-      send: PaymentNotices.sendStatusMessage(s.paymentRequestId, s.status),
-    })),
-  ]
-  let sent = 0
-  for (const notice of notices) {
-    const messages = yield* sql
-      .withTransaction(
-        Effect.gen(function* () {
-          const rows = yield* sql<{ locked: boolean }>`
+export const step = (options: Options): Effect.Effect<number, unknown, Requirements> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient
+    const clocks = yield* SandboxClock.current
+    // Each partner's today (sandbox time per partner; the same for all in production).
+    const now = yield* Clock.currentTimeMillis
+    const today = CalendarDate.fromEpochMillis(now)
+    const reminders = yield* PaymentNotices.dueReminders(today, options.reminderDays, 50, {
+      latest: CalendarDate.fromEpochMillis(Math.max(now, yield* clocks.latestMillis)),
+      of: (partnerId) => CalendarDate.fromEpochMillis(now + clocks.offsetOf(partnerId)),
+    })
+    const statuses = yield* PaymentNotices.unsentStatusMessages(50)
+    const notices = [
+      ...reminders.map((r) => ({
+        partnerId: r.partnerId,
+        noticeId: PaymentNotice.reminderId(r.paymentRequestId, r.offsetDays),
+        send: PaymentNotices.remind(r.paymentRequestId, options.reminderDays),
+      })),
+      ...statuses.map((s) => ({
+        partnerId: s.partnerId,
+        noticeId: PaymentNotice.statusMessageId(s.paymentRequestId, s.status),
+        send: PaymentNotices.sendStatusMessage(s.paymentRequestId, s.status),
+      })),
+    ]
+    let sent = 0
+    for (const notice of notices) {
+      const messages = yield* clocks
+        .within(
+          notice.partnerId,
+          sql.withTransaction(
+            Effect.gen(function* () {
+              const rows = yield* sql<{ locked: boolean }>`
               SELECT pg_try_advisory_xact_lock(${lockNamespace}, ${lockKeyOf(notice.noticeId)}) AS locked`
-          if (rows[0]?.locked !== true) return []
-          return yield* notice.send
-        }),
-      )
-      .pipe(
-        Effect.catch((error) =>
-          Effect.logWarning("notice not sent", {
-            notice: notice.noticeId,
-            error: (error as { _tag?: string })._tag ?? "unknown",
-          }).pipe(Effect.as([])),
-        ),
-      )
-    if (messages.length > 0) {
-      sent += messages.length
-      yield* Effect.logInfo("notice sent", {
-        notice: notice.noticeId,
-        channels: [...new Set(messages.map((m) => m.channel))].join(","),
-      })
+              if (rows[0]?.locked !== true) return []
+              return yield* notice.send
+            }),
+          ),
+        )
+        .pipe(
+          Effect.catch((error) =>
+            Effect.logWarning("notice not sent", {
+              notice: notice.noticeId,
+              error: (error as { _tag?: string })._tag ?? "unknown",
+            }).pipe(Effect.as([])),
+          ),
+        )
+      if (messages.length > 0) {
+        sent += messages.length
+        yield* Effect.logInfo("notice sent", {
+          notice: notice.noticeId,
+          channels: [...new Set(messages.map((m) => m.channel))].join(","),
+        })
+      }
     }
-  }
-  return sent
-})
+    return sent
+  })
 
 export const layer = (options: Options): Layer.Layer<never, never, Requirements> =>
   worker("payment-notifier", options.pollMillis ?? 1000, step(options))

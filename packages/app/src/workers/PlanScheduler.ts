@@ -3,7 +3,8 @@
  * (`PaymentPlans.duePlans`, all partners) get their instalment collected
  * (`PaymentPlans.collectDue`): the plan records it and its Transfer is
  * initiated, in one unit of work (the sandbox settlement then settles or
- * fails it like any transfer).
+ * fails it like any transfer). "Today" is the plan's partner's (each partner
+ * has its own sandbox time, SandboxClock.ts; real time in production).
  *
  * Exactly once per due date, with any number of instances: each plan is
  * collected inside a database transaction that first takes a transaction-level
@@ -15,8 +16,9 @@
  */
 import { createHash } from "node:crypto"
 import { CalendarDate, PaymentPlans } from "@partnerpay/domain"
-import { Clock, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import * as SandboxClock from "../SandboxClock.ts"
 import { worker } from "./Polling.ts"
 
 /** First key of the scheduler's advisory locks (arbitrary, fixed). */
@@ -30,26 +32,29 @@ export const layer = (options: { readonly pollMillis?: number } = {}) =>
     options.pollMillis ?? 1000,
     Effect.gen(function* () {
       const sql = yield* SqlClient
-      const due = yield* PaymentPlans.duePlans(CalendarDate.fromEpochMillis(yield* Clock.currentTimeMillis), 50)
+      const clocks = yield* SandboxClock.current
+      // Up to the furthest-ahead partner's today; each plan is due by its own partner's today.
+      const due = yield* PaymentPlans.duePlans(CalendarDate.fromEpochMillis(yield* clocks.latestMillis), 50)
       let collected = 0
       for (const plan of due) {
-        const result = yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              const rows = yield* sql<{ locked: boolean }>`
+        if (plan.nextDueDate > CalendarDate.fromEpochMillis(yield* SandboxClock.nowFor(clocks, plan.partnerId)))
+          continue
+        const transaction = sql.withTransaction(
+          Effect.gen(function* () {
+            const rows = yield* sql<{ locked: boolean }>`
               SELECT pg_try_advisory_xact_lock(${lockNamespace}, ${lockKeyOf(plan.paymentPlanId)}) AS locked`
-              if (rows[0]?.locked !== true) return Option.none()
-              return yield* PaymentPlans.collectDue(plan.paymentPlanId)
-            }),
-          )
-          .pipe(
-            Effect.catch((error) =>
-              Effect.logWarning("instalment not collected", {
-                paymentPlanId: plan.paymentPlanId,
-                error: (error as { _tag?: string })._tag ?? "unknown",
-              }).pipe(Effect.as(Option.none())),
-            ),
-          )
+            if (rows[0]?.locked !== true) return Option.none()
+            return yield* PaymentPlans.collectDue(plan.paymentPlanId)
+          }),
+        )
+        const result = yield* clocks.within(plan.partnerId, transaction).pipe(
+          Effect.catch((error) =>
+            Effect.logWarning("instalment not collected", {
+              paymentPlanId: plan.paymentPlanId,
+              error: (error as { _tag?: string })._tag ?? "unknown",
+            }).pipe(Effect.as(Option.none())),
+          ),
+        )
         if (Option.isSome(result)) {
           collected++
           yield* Effect.logInfo("instalment collected", {

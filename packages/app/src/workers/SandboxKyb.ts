@@ -12,8 +12,9 @@
  * as skipped, or changes nothing); both take the companies in the same order.
  */
 import { Companies, Ids } from "@partnerpay/domain"
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import * as SandboxClock from "../SandboxClock.ts"
 import { worker } from "./Polling.ts"
 
 /** The sandbox verdict for a company name. */
@@ -29,41 +30,51 @@ export const layer = (options: { readonly delayMillis: number }) =>
     Math.min(1000, Math.max(100, Math.floor(options.delayMillis / 4))),
     Effect.gen(function* () {
       const sql = yield* SqlClient
-      const cutoff = new Date((yield* Clock.currentTimeMillis) - options.delayMillis).toISOString()
-      const due = yield* sql<{ id: string; name: string }>`
-        SELECT id, data ->> 'name' AS name FROM read_models
+      const clocks = yield* SandboxClock.current
+      // Up to the furthest-ahead partner's time; each company is due on its own partner's time.
+      const cutoff = new Date((yield* clocks.latestMillis) - options.delayMillis).toISOString()
+      const rows = yield* sql<{ id: string; partner_id: string; sort_key: string; name: string }>`
+        SELECT id, partner_id::text AS partner_id, sort_key, data ->> 'name' AS name FROM read_models
         WHERE collection = 'companies' AND data ->> 'status' = 'Unverified' AND sort_key <= ${cutoff}
         ORDER BY sort_key, id LIMIT ${batchSize}`
-      if (due.length === 0) return 0
-      const results = yield* Companies.completeKybBatch(
-        due.map((company) => {
-          const outcome = verdictFor(company.name ?? "")
-          return {
-            companyId: Ids.CompanyId.make(company.id),
-            outcome,
-            ...(outcome === "Rejected" ? { reason: 'sandbox: the company name contains "reject"' } : {}),
-          }
-        }),
-      ).pipe(
-        Effect.catch((error) =>
-          Effect.logWarning("sandbox KYB batch could not complete", { companies: due.length, error: error._tag }).pipe(
-            Effect.as([]),
-          ),
-        ),
-      )
       let done = 0
-      for (const result of results) {
-        if (result._tag === "Skipped") {
-          yield* Effect.logWarning("sandbox KYB could not complete", {
-            companyId: result.companyId,
-            error: result.error,
-          })
-          continue
-        }
-        done++
-        if (result.changed) yield* Effect.logInfo("sandbox KYB completed", { companyId: result.companyId })
+      for (const [partnerId, due] of yield* SandboxClock.duePerPartner(clocks, rows, options.delayMillis)) {
+        done += yield* clocks.within(partnerId, complete(due))
       }
-      // Failures are not counted: a step that only failed waits before retrying.
       return done
     }),
   )
+
+const complete = (due: ReadonlyArray<{ id: string; name: string }>) =>
+  Effect.gen(function* () {
+    const results = yield* Companies.completeKybBatch(
+      due.map((company) => {
+        const outcome = verdictFor(company.name ?? "")
+        return {
+          companyId: Ids.CompanyId.make(company.id),
+          outcome,
+          ...(outcome === "Rejected" ? { reason: 'sandbox: the company name contains "reject"' } : {}),
+        }
+      }),
+    ).pipe(
+      Effect.catch((error) =>
+        Effect.logWarning("sandbox KYB batch could not complete", { companies: due.length, error: error._tag }).pipe(
+          Effect.as([]),
+        ),
+      ),
+    )
+    let done = 0
+    for (const result of results) {
+      if (result._tag === "Skipped") {
+        yield* Effect.logWarning("sandbox KYB could not complete", {
+          companyId: result.companyId,
+          error: result.error,
+        })
+        continue
+      }
+      done++
+      if (result.changed) yield* Effect.logInfo("sandbox KYB completed", { companyId: result.companyId })
+    }
+    // Failures are not counted: a step that only failed waits before retrying.
+    return done
+  })

@@ -15,8 +15,9 @@
  * as skipped); both take the transfers in the same order.
  */
 import { Ids, Money, Payments } from "@partnerpay/domain"
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import * as SandboxClock from "../SandboxClock.ts"
 import { worker } from "./Polling.ts"
 
 export const failingReturnCode = "R01"
@@ -34,49 +35,66 @@ export const layer = (options: { readonly delayMillis: number }) =>
     Math.min(1000, Math.max(100, Math.floor(options.delayMillis / 4))),
     Effect.gen(function* () {
       const sql = yield* SqlClient
-      const cutoff = new Date((yield* Clock.currentTimeMillis) - options.delayMillis).toISOString()
-      const due = yield* sql<{ id: string; minor_units: string; currency: string }>`
-        SELECT id, data -> 'amount' ->> 'minorUnits' AS minor_units, data -> 'amount' ->> 'currency' AS currency
+      const clocks = yield* SandboxClock.current
+      // Up to the furthest-ahead partner's time; each transfer is due on its own partner's time.
+      const cutoff = new Date((yield* clocks.latestMillis) - options.delayMillis).toISOString()
+      const rows = yield* sql<{
+        id: string
+        partner_id: string
+        sort_key: string
+        minor_units: string
+        currency: string
+      }>`
+        SELECT id, partner_id::text AS partner_id, sort_key,
+          data -> 'amount' ->> 'minorUnits' AS minor_units, data -> 'amount' ->> 'currency' AS currency
         FROM read_models
         WHERE collection = 'transfers' AND keys ->> 'status' = 'Pending' AND sort_key <= ${cutoff}
         ORDER BY sort_key, id LIMIT ${batchSize}`
-      if (due.length === 0) return 0
-      const decisions = due.map((transfer): Payments.SettlementDecision => {
-        const amount = { minorUnits: Number(transfer.minor_units), currency: transfer.currency } as Money.Money
-        const transferId = Ids.TransferId.make(transfer.id)
-        return outcomeFor(amount) === "Settle"
-          ? { _tag: "Settle", transferId }
-          : {
-              _tag: "Fail",
-              transferId,
-              returnCode: failingReturnCode,
-              reason: "sandbox: insufficient funds (amount ends in .13)",
-            }
-      })
-      const results = yield* Payments.settleBatch(decisions).pipe(
-        Effect.catch((error) =>
-          Effect.logWarning("sandbox settlement batch could not complete", {
-            transfers: due.length,
-            error: (error as { _tag?: string })._tag ?? "unknown",
-          }).pipe(Effect.as([])),
-        ),
-      )
       let done = 0
-      for (const result of results) {
-        if (result._tag === "Skipped") {
-          yield* Effect.logWarning("sandbox settlement could not complete", {
-            transferId: result.transferId,
-            error: result.error,
-          })
-          continue
-        }
-        done++
-        yield* Effect.logInfo("sandbox settlement", {
-          transferId: result.transferId,
-          outcome: result.decision === "Settle" ? "Settle" : "Fail",
-        })
+      for (const [partnerId, due] of yield* SandboxClock.duePerPartner(clocks, rows, options.delayMillis)) {
+        done += yield* clocks.within(partnerId, settle(due))
       }
-      // Failures are not counted: a step that only failed waits before retrying.
       return done
     }),
   )
+
+const settle = (due: ReadonlyArray<{ id: string; minor_units: string; currency: string }>) =>
+  Effect.gen(function* () {
+    const decisions = due.map((transfer): Payments.SettlementDecision => {
+      const amount = { minorUnits: Number(transfer.minor_units), currency: transfer.currency } as Money.Money
+      const transferId = Ids.TransferId.make(transfer.id)
+      return outcomeFor(amount) === "Settle"
+        ? { _tag: "Settle", transferId }
+        : {
+            _tag: "Fail",
+            transferId,
+            returnCode: failingReturnCode,
+            reason: "sandbox: insufficient funds (amount ends in .13)",
+          }
+    })
+    const results = yield* Payments.settleBatch(decisions).pipe(
+      Effect.catch((error) =>
+        Effect.logWarning("sandbox settlement batch could not complete", {
+          transfers: due.length,
+          error: (error as { _tag?: string })._tag ?? "unknown",
+        }).pipe(Effect.as([])),
+      ),
+    )
+    let done = 0
+    for (const result of results) {
+      if (result._tag === "Skipped") {
+        yield* Effect.logWarning("sandbox settlement could not complete", {
+          transferId: result.transferId,
+          error: result.error,
+        })
+        continue
+      }
+      done++
+      yield* Effect.logInfo("sandbox settlement", {
+        transferId: result.transferId,
+        outcome: result.decision === "Settle" ? "Settle" : "Fail",
+      })
+    }
+    // Failures are not counted: a step that only failed waits before retrying.
+    return done
+  })

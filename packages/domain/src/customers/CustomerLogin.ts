@@ -166,15 +166,19 @@ export const checkOtp = Effect.fn("CustomerLogin.checkOtp")(function* (
       return result
     }
     if (event._tag === "LoginLocked") {
+      const seconds = Math.max(1, Math.ceil((event.lockedUntil.epochMilliseconds - event.at.epochMilliseconds) / 1000))
       return yield* new LoginThrottled({
         code: "LOGIN_LOCKED",
-        reason: `too many wrong codes: this phone number is locked for ${LoginChallenge.lockMinutes} minutes`,
-        retryAfterSeconds: LoginChallenge.lockMinutes * 60,
+        reason: `too many wrong codes: this phone number is locked until ${DateTime.formatIso(event.lockedUntil)}`,
+        retryAfterSeconds: seconds,
       })
     }
   }
   const rejected = outcome.events.find((e) => e._tag === "LoginCodeRejected")
-  const left = LoginChallenge.maxFailedAttempts - (rejected?._tag === "LoginCodeRejected" ? rejected.failedAttempts : 0)
+  const left =
+    rejected?._tag === "LoginCodeRejected"
+      ? LoginChallenge.wrongCodesLeft(outcome.state, rejected.at)
+      : LoginChallenge.maxFailedAttempts
   return yield* new RuleViolated({
     code: "OTP_INVALID",
     reason: `the code is wrong; ${left} attempt(s) left before the phone number is locked`,

@@ -8,8 +8,13 @@
  *   previous one;
  * - at most 5 codes per phone in any rolling hour;
  * - 5 wrong codes in a row (across resends: a new code does not reset the
- *   count) lock the phone for 15 minutes: no login and no new code, and the
- *   pending code is void;
+ *   count) lock the phone: no login and no new code, and the pending code is
+ *   void. Locks escalate: the first lock lasts 15 minutes, the next 1 hour,
+ *   any further one 24 hours, while the previous lock ended less than 24
+ *   hours ago; a successful login starts over at 15 minutes;
+ * - at most 20 wrong codes per phone in any rolling 24 hours (a login does not
+ *   reset this budget): the 20th locks the phone until the oldest of them is
+ *   24 hours old, if that is later than the escalated lock;
  * - the first successful login fixes the customer's registration id for this
  *   phone at this partner; every later login gives the same id. The same phone
  *   at another partner is another challenge, hence another customer.
@@ -53,12 +58,17 @@ export * from "./LoginChallengeEvents.ts"
 export const codeLifetimeMinutes = 5
 /** Wrong codes in a row that lock the phone. */
 export const maxFailedAttempts = 5
-/** How long a lock lasts. */
+/** How long the first lock lasts. */
 export const lockMinutes = 15
+/** How long successive locks last (the last step repeats), while each follows the previous within a day. */
+export const lockSteps: ReadonlyArray<number> = [lockMinutes, 60, 24 * 60]
+/** Wrong codes a phone may send in any rolling 24 hours. */
+export const maxWrongCodesPerDay = 20
 /** Codes a phone may be sent in any rolling hour. */
 export const maxCodesPerHour = 5
 
 const hourMillis = 60 * 60 * 1000
+const dayMillis = 24 * hourMillis
 
 /** The stream id of the challenge of one phone at one partner, from the phone's keyed hash (`PhoneIndex`). */
 export const challengeId = (partnerId: PartnerId, phoneIndex: string): string => `${partnerId}:${phoneIndex}`
@@ -107,6 +117,10 @@ interface Known {
   readonly failedAttempts: number
   /** When the latest codes were sent (at most `maxCodesPerHour`, oldest first). */
   readonly recentCodes: ReadonlyArray<DateTime.Utc>
+  /** When the latest wrong codes were typed (at most `maxWrongCodesPerDay`, oldest first). */
+  readonly recentWrongCodes: ReadonlyArray<DateTime.Utc>
+  /** The latest lock since the last login: its step in `lockSteps` and its end (null when none). */
+  readonly lastLock: { readonly step: number; readonly until: DateTime.Utc } | null
 }
 
 /** A code was sent and is neither used nor replaced (it may have expired: see `expiresAt`). */
@@ -144,6 +158,41 @@ export const isLocked = (state: State, at: DateTime.Utc): state is Locked =>
 /** The codes sent in the hour before `at`. */
 const codesInLastHour = (state: State, at: DateTime.Utc): ReadonlyArray<DateTime.Utc> =>
   state._tag === "Initial" ? [] : state.recentCodes.filter((sent) => millis(sent) > millis(at) - hourMillis)
+
+/**
+ * How long a lock starting at `at` lasts, in minutes: one step longer than the
+ * previous lock when that one ended less than 24 hours before `at`.
+ */
+export const nextLockMinutes = (state: State, at: DateTime.Utc): number =>
+  lockSteps[nextLockStep(state, at)] ?? lockMinutes
+
+const nextLockStep = (state: State, at: DateTime.Utc): number => {
+  if (state._tag === "Initial" || state.lastLock === null) return 0
+  if (millis(at) - millis(state.lastLock.until) >= dayMillis) return 0
+  return Math.min(state.lastLock.step + 1, lockSteps.length - 1)
+}
+
+/** When the lock caused by a wrong code at `at` ends: the escalated lock, or later when the daily budget is used up. */
+const lockEndAt = (state: State, at: DateTime.Utc): DateTime.Utc => {
+  const escalated = DateTime.add(at, { minutes: nextLockMinutes(state, at) })
+  if (state._tag === "Initial") return escalated
+  const today = [...state.recentWrongCodes, at].filter((wrong) => millis(wrong) > millis(at) - dayMillis)
+  const oldest = today[0]
+  if (today.length < maxWrongCodesPerDay || oldest === undefined) return escalated
+  return millis(oldest) + dayMillis > millis(escalated) ? DateTime.add(oldest, { hours: 24 }) : escalated
+}
+
+/** True when a wrong code at `at` would use up the phone's daily budget of wrong codes. */
+const lastWrongCodeOfTheDay = (state: State, at: DateTime.Utc): boolean =>
+  state._tag !== "Initial" &&
+  state.recentWrongCodes.filter((wrong) => millis(wrong) > millis(at) - dayMillis).length + 1 >= maxWrongCodesPerDay
+
+/** How many more wrong codes at `at` the phone may type before it is locked (the last of them locks it). */
+export const wrongCodesLeft = (state: State, at: DateTime.Utc): number => {
+  if (state._tag === "Initial") return maxFailedAttempts
+  const today = state.recentWrongCodes.filter((wrong) => millis(wrong) > millis(at) - dayMillis).length
+  return Math.max(0, Math.min(maxFailedAttempts - state.failedAttempts, maxWrongCodesPerDay - today))
+}
 
 /**
  * How many whole seconds (at least 1) until the phone may try again, when it is
@@ -251,11 +300,13 @@ export const decide = (command: Command, state: State): Decision<Event> => {
   }
   const failedAttempts = state.failedAttempts + 1
   const rejected: LoginCodeRejected = { _tag: "LoginCodeRejected", ...challenge, failedAttempts, at: command.at }
-  if (failedAttempts < maxFailedAttempts) return accept<LoginChallengeEvent>(rejected)
+  if (failedAttempts < maxFailedAttempts && !lastWrongCodeOfTheDay(state, command.at)) {
+    return accept<LoginChallengeEvent>(rejected)
+  }
   const locked: LoginLocked = {
     _tag: "LoginLocked",
     ...challenge,
-    lockedUntil: DateTime.add(command.at, { minutes: lockMinutes }),
+    lockedUntil: lockEndAt(state, command.at),
     at: command.at,
   }
   return accept<LoginChallengeEvent>(rejected, locked)
@@ -273,6 +324,8 @@ const known = (state: State, event: LoginChallengeEvent): Known =>
         registrationId: null,
         failedAttempts: 0,
         recentCodes: [],
+        recentWrongCodes: [],
+        lastLock: null,
       }
     : {
         partnerId: state.partnerId,
@@ -280,6 +333,8 @@ const known = (state: State, event: LoginChallengeEvent): Known =>
         registrationId: state.registrationId,
         failedAttempts: state.failedAttempts,
         recentCodes: state.recentCodes,
+        recentWrongCodes: state.recentWrongCodes,
+        lastLock: state.lastLock,
       }
 
 export const evolve = (state: State, event: Event): State => {
@@ -294,13 +349,21 @@ export const evolve = (state: State, event: Event): State => {
         recentCodes: [...base.recentCodes, event.at].slice(-maxCodesPerHour),
       }
     case "LoginCodeVerified":
-      return { ...base, _tag: "Idle", registrationId: event.registrationId, failedAttempts: 0 }
-    case "LoginCodeRejected":
+      return { ...base, _tag: "Idle", registrationId: event.registrationId, failedAttempts: 0, lastLock: null }
+    case "LoginCodeRejected": {
+      const recentWrongCodes = [...base.recentWrongCodes, event.at].slice(-maxWrongCodesPerDay)
       return state._tag === "Initial"
-        ? { ...base, _tag: "Idle", failedAttempts: event.failedAttempts }
-        : { ...state, failedAttempts: event.failedAttempts }
+        ? { ...base, _tag: "Idle", failedAttempts: event.failedAttempts, recentWrongCodes }
+        : { ...state, failedAttempts: event.failedAttempts, recentWrongCodes }
+    }
     case "LoginLocked":
-      return { ...base, _tag: "Locked", lockedUntil: event.lockedUntil, failedAttempts: 0 }
+      return {
+        ...base,
+        _tag: "Locked",
+        lockedUntil: event.lockedUntil,
+        failedAttempts: 0,
+        lastLock: { step: nextLockStep(state, event.at), until: event.lockedUntil },
+      }
   }
 }
 

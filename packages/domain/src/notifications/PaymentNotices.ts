@@ -40,21 +40,33 @@ export interface ChannelMessage extends OutgoingMessage {
 
 export interface ReminderToSend {
   readonly paymentRequestId: PaymentRequestId
+  readonly partnerId: PartnerId
   readonly offsetDays: number
 }
 
 export interface StatusMessageToSend {
   readonly paymentRequestId: PaymentRequestId
+  readonly partnerId: PartnerId
   readonly status: NoticeStatus
+}
+
+/**
+ * Where each partner's today differs (sandbox time per partner): `of` gives a
+ * partner's today, `latest` the latest of them (`today` is then the earliest).
+ */
+export interface TodayPerPartner {
+  readonly latest: CalendarDate.CalendarDate
+  readonly of: (partnerId: PartnerId) => CalendarDate.CalendarDate
 }
 
 const todayOf = (at: DateTime.Utc) => CalendarDate.fromEpochMillis(DateTime.toEpochMillis(at))
 
-/** The reminders due on `today` and not sent yet, every partner, at most `limit`. */
+/** The reminders due on `today` (or each partner's today) and not sent yet, every partner, at most `limit`. */
 export const dueReminders = Effect.fn("PaymentNotices.dueReminders")(function* (
   today: CalendarDate.CalendarDate,
   offsets: ReadonlyArray<number>,
   limit = 200,
+  perPartner: TodayPerPartner = { latest: today, of: () => today },
 ) {
   const store = yield* ReadModelStore
   const due: Array<ReminderToSend> = []
@@ -64,16 +76,16 @@ export const dueReminders = Effect.fn("PaymentNotices.dueReminders")(function* (
       partnerId: systemTenant,
       keys: { stage: "reminding" },
       sortKeyFrom: today,
-      sortKeyTo: CalendarDate.addDays(today, Math.max(0, ...offsets)),
+      sortKeyTo: CalendarDate.addDays(perPartner.latest, Math.max(0, ...offsets)),
       limit: 100,
       order: "asc",
       ...(startingAfter === undefined ? {} : { startingAfter }),
     })
     for (const item of page.items) {
       const doc = decodeDocument(noticesProjection, item)
-      const offset = PaymentNotice.dueReminder(offsets, doc.dueDate, today)
+      const offset = PaymentNotice.dueReminder(offsets, doc.dueDate, perPartner.of(doc.partnerId))
       if (offset !== undefined && !doc.remindedOffsets.includes(offset)) {
-        due.push({ paymentRequestId: doc.paymentRequestId, offsetDays: offset })
+        due.push({ paymentRequestId: doc.paymentRequestId, partnerId: doc.partnerId, offsetDays: offset })
       }
     }
     const last = page.items.at(-1)
@@ -94,7 +106,9 @@ export const unsentStatusMessages = Effect.fn("PaymentNotices.unsentStatusMessag
   })
   return page.items.flatMap((item): Array<StatusMessageToSend> => {
     const doc = decodeDocument(noticesProjection, item)
-    return doc.unsentStatus === undefined ? [] : [{ paymentRequestId: doc.paymentRequestId, status: doc.unsentStatus }]
+    return doc.unsentStatus === undefined
+      ? []
+      : [{ paymentRequestId: doc.paymentRequestId, partnerId: doc.partnerId, status: doc.unsentStatus }]
   })
 })
 

@@ -169,6 +169,113 @@ describe("a locked phone number", () => {
   })
 })
 
+describe("a phone number locked before (locks escalate)", () => {
+  const minutes = (at: DateTime.Utc) => at.epochMilliseconds / 60_000 - t0.epochMilliseconds / 60_000
+  /** Five wrong codes on a fresh code sent at `at`, then the lock that ends `lockMinutes` later. */
+  const lockRound = (at: DateTime.Utc, lockFor: number) => {
+    const wrongAt = DateTime.add(at, { minutes: 1 })
+    return [
+      issued(at, `hash-${minutes(at)}`),
+      ...[1, 2, 3, 4, 5].map((n) => rejected(n, wrongAt)),
+      LoginChallenge.LoginLocked.make({
+        ...challenge,
+        lockedUntil: DateTime.add(wrongAt, { minutes: lockFor }),
+        at: wrongAt,
+      }),
+    ]
+  }
+  const fiveWrongAfter = (history: ReadonlyArray<LoginChallenge.LoginChallengeEvent>, at: DateTime.Utc) =>
+    spec
+      .given([...history, issued(at, "hash-x"), ...[1, 2, 3, 4].map((n) => rejected(n, at))])
+      .when(verify("wrong", at))
+  const lockedFor = (at: DateTime.Utc, lockFor: number) => [
+    rejected(5, at),
+    LoginChallenge.LoginLocked.make({ ...challenge, lockedUntil: DateTime.add(at, { minutes: lockFor }), at }),
+  ]
+  const first = lockRound(t0, 15) // locked 10:01 - 10:16
+  const second = lockRound(later(20), 60) // locked 10:21 - 11:21
+
+  it("the second lock within a day of the first lasts 1 hour", () => {
+    fiveWrongAfter(first, later(20)).then(lockedFor(later(20), 60))
+  })
+  it("the third lock within a day of the second lasts 24 hours", () => {
+    fiveWrongAfter([...first, ...second], later(90)).then(lockedFor(later(90), 24 * 60))
+  })
+  it("further locks within a day of the previous one stay at 24 hours", () => {
+    const third = lockRound(later(90), 24 * 60) // locked 11:31 - next day 11:31
+    fiveWrongAfter([...first, ...second, ...third], later(91 + 24 * 60 + 5)).then(
+      lockedFor(later(91 + 24 * 60 + 5), 24 * 60),
+    )
+  })
+  it("a lock more than a day after the previous one ended is back to 15 minutes", () => {
+    fiveWrongAfter(first, later(16 + 24 * 60)).then(lockedFor(later(16 + 24 * 60), 15))
+  })
+  it("a successful login starts the escalation over at 15 minutes", () => {
+    const loggedIn = [...first, issued(later(20), "hash-ok"), verified(later(21))]
+    fiveWrongAfter(loggedIn, later(30)).then(lockedFor(later(30), 15))
+  })
+  it("tells how long to wait: the escalated lock", () => {
+    const state = fold(LoginChallenge.aggregate, [...first, ...second])
+    assert.strictEqual(LoginChallenge.retryAfterSeconds(state, later(21)), 60 * 60)
+    assert.strictEqual(LoginChallenge.nextLockMinutes(state, later(90)), 24 * 60)
+  })
+})
+
+describe("a phone number's daily budget of wrong codes", () => {
+  /** Four wrong codes then a login, at hour `h`: wrong codes without a lock. */
+  const fourWrongThenLogin = (h: number) => {
+    const at = later(h * 60)
+    return [issued(at, `hash-${h}`), ...[1, 2, 3, 4].map((n) => rejected(n, at)), issued(at, `ok-${h}`), verified(at)]
+  }
+  const sixteenWrong = [0, 1, 2, 3].flatMap(fourWrongThenLogin) // 16 wrong codes from 10:00 to 13:00
+  const more = (at: DateTime.Utc, wrong: number) => [
+    issued(at, "hash-more"),
+    ...Array.from({ length: wrong }, (_, i) => rejected(i + 1, at)),
+  ]
+
+  it("a login does not reset it: the 20th wrong code of the day locks until the first is 24 hours old", () => {
+    spec
+      .given([...sixteenWrong, ...more(later(5 * 60), 3)])
+      .when(verify("wrong", later(5 * 60)))
+      .then([
+        rejected(4, later(5 * 60)),
+        LoginChallenge.LoginLocked.make({
+          ...challenge,
+          lockedUntil: DateTime.add(t0, { hours: 24 }),
+          at: later(5 * 60),
+        }),
+      ])
+  })
+  it("tells how many wrong codes are left: the fewer of the lock's and the day's", () => {
+    const state = fold(LoginChallenge.aggregate, [...sixteenWrong, ...more(later(5 * 60), 1)])
+    assert.strictEqual(LoginChallenge.wrongCodesLeft(state, later(5 * 60)), 3)
+    assert.strictEqual(LoginChallenge.wrongCodesLeft(state, later(24 * 60 + 1)), 4)
+  })
+  it("wrong codes older than 24 hours no longer count", () => {
+    spec
+      .given([...sixteenWrong, ...more(later(24 * 60 + 1), 3)])
+      .when(verify("wrong", later(24 * 60 + 1)))
+      .then([rejected(4, later(24 * 60 + 1))])
+  })
+  it("the phone is locked for the rest of the budget's day, even for the right code", () => {
+    const lockedAtTheTwentieth = [
+      ...sixteenWrong,
+      ...more(later(5 * 60), 4),
+      LoginChallenge.LoginLocked.make({
+        ...challenge,
+        lockedUntil: DateTime.add(t0, { hours: 24 }),
+        at: later(5 * 60),
+      }),
+    ]
+    spec
+      .given(lockedAtTheTwentieth)
+      .when(issue(later(23 * 60)))
+      .thenFails({ _tag: "RuleViolated", code: "LOGIN_LOCKED" })
+    const state = fold(LoginChallenge.aggregate, lockedAtTheTwentieth)
+    assert.strictEqual(LoginChallenge.retryAfterSeconds(state, later(23 * 60)), 60 * 60)
+  })
+})
+
 describe("resend limits", () => {
   const fiveCodes = [0, 5, 10, 15, 20].map((m) => issued(later(m), `hash-${m}`))
   it("a sixth code within an hour is refused", () => {
@@ -258,7 +365,7 @@ describe("properties", () => {
     )
   })
 
-  it("never more than five codes in any hour, and never more than five wrong codes without a lock", () => {
+  it("never more than five codes in any hour, never more than five wrong codes without a lock, at most 20 a day", () => {
     fc.assert(
       fc.property(fc.array(command, { maxLength: 40 }), (steps) => {
         const { log } = play(steps)
@@ -269,6 +376,8 @@ describe("properties", () => {
           if (e._tag === "LoginCodeRejected" && e.failedAttempts === 5)
             assert.strictEqual(log[i + 1]?._tag, "LoginLocked")
         })
+        const wrong = log.filter((e) => e._tag === "LoginCodeRejected").map((e) => e.at.epochMilliseconds)
+        for (const w of wrong) assert.isAtMost(wrong.filter((x) => x >= w && x < w + 86_400_000).length, 20)
       }),
       { numRuns: 200 },
     )

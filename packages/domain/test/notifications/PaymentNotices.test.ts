@@ -114,7 +114,7 @@ describe("a Pending request 3 days before its due date", () => {
     Effect.gen(function* () {
       const id = yield* seed
       assert.deepStrictEqual(yield* PaymentNotices.dueReminders("2026-03-12" as CalendarDate, offsets), [
-        { paymentRequestId: id, offsetDays: 3 },
+        { paymentRequestId: id, partnerId, offsetDays: 3 },
       ])
       const sent = yield* PaymentNotices.remind(id, offsets)
       assert.deepStrictEqual(summary(sent), [
@@ -196,7 +196,9 @@ describe("a request that became Paid", () => {
       assert.deepStrictEqual(yield* PaymentNotices.remind(id, offsets), [])
       const accepted = yield* Payments.get(partnerId, id)
       yield* Payments.settleTransfer(accepted.transferId as TransferId)
-      assert.deepStrictEqual(yield* PaymentNotices.unsentStatusMessages(), [{ paymentRequestId: id, status: "Paid" }])
+      assert.deepStrictEqual(yield* PaymentNotices.unsentStatusMessages(), [
+        { paymentRequestId: id, partnerId, status: "Paid" },
+      ])
       const sent = yield* PaymentNotices.sendStatusMessage(id, "Paid")
       assert.deepStrictEqual(summary(sent), ["push phone-new PaymentPaid", "push phone-old PaymentPaid"])
       assert.deepStrictEqual(yield* PaymentNotices.sendStatusMessage(id, "Paid"), [])
@@ -220,7 +222,9 @@ describe("a request that became Failed", () => {
       })
       const accepted = yield* Payments.get(partnerId, id)
       yield* Payments.failTransfer(accepted.transferId as TransferId, "R01")
-      assert.deepStrictEqual(yield* PaymentNotices.unsentStatusMessages(), [{ paymentRequestId: id, status: "Failed" }])
+      assert.deepStrictEqual(yield* PaymentNotices.unsentStatusMessages(), [
+        { paymentRequestId: id, partnerId, status: "Failed" },
+      ])
       assert.deepStrictEqual(yield* PaymentNotices.sendStatusMessage(id, "Paid"), [])
       const sent = yield* PaymentNotices.sendStatusMessage(id, "Failed")
       assert.deepStrictEqual(summary(sent), [
