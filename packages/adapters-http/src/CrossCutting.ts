@@ -329,7 +329,12 @@ export const make = Effect.gen(function* () {
   ): Effect.Effect<RateLimit.Decision | undefined> => {
     if (!limits.rateLimiting) return notLimited
     const [bucket, rule] = Option.match(caller, {
-      onNone: () => [`ip:${clientIp(request, limits)}`, limits.anonymous] as const,
+      // The operator API (/admin, its own bearer token) is not an anonymous client: its own bucket per address,
+      // at the partner rate, so an operator's script does not starve POST /auth/token from the same address.
+      onNone: () =>
+        request.url.startsWith("/admin/")
+          ? ([`admin:${clientIp(request, limits)}`, limits.partner] as const)
+          : ([`ip:${clientIp(request, limits)}`, limits.anonymous] as const),
       onSome: (c) => [scopeOf(c), c._tag === "Partner" ? limits.partner : limits.customer] as const,
     })
     return Effect.map(Clock.currentTimeMillis, (now) => limiter.take(bucket, rule, now))

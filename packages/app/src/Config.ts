@@ -48,6 +48,8 @@ export interface AppConfig {
   readonly tokenSecretPrevious: Option.Option<Redacted.Redacted<string>>
   /** From PARTNERPAY_SECRET_PEPPER: keys client-secret hashes; required in production, generated in sandbox. */
   readonly secretPepper: Option.Option<Redacted.Redacted<string>>
+  /** PARTNERPAY_DATA_KEY: the personal-data master key (DataKey.ts); required in production, generated in sandbox. */
+  readonly dataKey: Option.Option<Redacted.Redacted<string>>
   /** PARTNERPAY_TRUST_PROXY ("off" by default): the first X-Forwarded-For entry names the client. */
   readonly trustProxy: boolean
   /** Keys customer OTP hashes (production; the sandbox uses fixed codes). */
@@ -296,9 +298,11 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
 
     // PARTNERPAY_DATA_KEY: the personal-data master key (DataKey.ts reads it); required in production,
     // generated into the data directory in a sandbox. Checked here so a bad start names it with the others.
+    let dataKey = Option.none<Redacted.Redacted<string>>()
     if (raw.PARTNERPAY_DATA_KEY !== undefined) {
       try {
         PgPersonalDataVault.parseMasterKey(raw.PARTNERPAY_DATA_KEY)
+        dataKey = Option.some(Redacted.make(raw.PARTNERPAY_DATA_KEY))
       } catch (error) {
         issues.push({ variable: "PARTNERPAY_DATA_KEY", message: (error as Error).message })
       }
@@ -504,6 +508,7 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       tokenSecret,
       tokenSecretPrevious,
       secretPepper,
+      dataKey,
       trustProxy,
       otpSecret,
       chatSecret,

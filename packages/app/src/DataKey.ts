@@ -38,7 +38,11 @@ const parse = (text: string, where: string) =>
 export const resolve = Effect.fn("DataKey.resolve")(function* (
   config: AppConfig,
 ): Effect.fn.Return<Redacted.Redacted<Uint8Array>, Error> {
-  const given = yield* fromEnvironment
+  // The validated configuration's value first (a configuration built from a record, e.g. in tests), then the
+  // environment (CLI commands that resolve the key on their own).
+  const given = Option.isSome(config.dataKey)
+    ? Option.some(Redacted.value(config.dataKey.value))
+    : yield* fromEnvironment
   if (Option.isSome(given)) return yield* parse(given.value, variable)
   if (config.environment === "production") {
     return yield* Effect.fail(
