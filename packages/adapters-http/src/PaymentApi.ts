@@ -109,6 +109,13 @@ export const AttachmentResponse = Schema.Struct({
   ],
 })
 
+/** An invoice line as clients read it: the domain's line, its amounts in wire form, with its total. */
+export const LineItemResponse = Schema.Struct({
+  ...PaymentRequestEvents.InvoiceLineItem.fields,
+  unitAmount: AmountResponse,
+  amount: AmountResponse.annotate({ description: "quantity x unitAmount" }),
+})
+
 /** The domain's payment request view, its amounts in wire form (each invoice line with its total). */
 export const PaymentRequestResponse = Schema.Struct({
   ...Payments.PaymentRequestView.fields,
@@ -121,15 +128,7 @@ export const PaymentRequestResponse = Schema.Struct({
   ),
   autoPayLimit: Schema.optionalKey(AmountResponse),
   debitAuthLimit: Schema.optionalKey(AmountResponse),
-  lineItems: Schema.optionalKey(
-    Schema.Array(
-      Schema.Struct({
-        ...PaymentRequestEvents.InvoiceLineItem.fields,
-        unitAmount: AmountResponse,
-        amount: AmountResponse.annotate({ description: "quantity x unitAmount" }),
-      }),
-    ),
-  ),
+  lineItems: Schema.optionalKey(Schema.Array(LineItemResponse)),
   refundedAmount: AmountResponse,
 })
 export type PaymentRequestResponse = typeof PaymentRequestResponse.Type

@@ -7,12 +7,12 @@
  * can also pay a request in the app with a saved card
  * (POST /Transaction/PaymentRequest/{paymentRequestId}/PayWithCard).
  */
-import { CalendarDate, Ids, Money } from "@partnerpay/domain"
+import { CalendarDate, Ids, Money, Transfers } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.ts"
 import { AmountResponse } from "./MoneyResponse.ts"
-import { Limit } from "./PaymentApi.ts"
+import { Limit, LineItemResponse } from "./PaymentApi.ts"
 import * as Problem from "./Problem.ts"
 
 export const AcceptRequest = Schema.Struct({
@@ -34,40 +34,20 @@ export const PayWithCardResponse = Schema.Struct({
   cardPaymentId: Ids.CardPaymentId.annotate({ description: "The card payment recorded on the request" }),
 })
 
-/** Spec 2.9, field for field. */
+/**
+ * Spec 2.9, field for field: the domain's transfer view (declared once, `Transfers.TransferView`), its
+ * amount in wire form, plus the invoice of the payment request the transfer pays (additions).
+ */
 export const TransferResponse = Schema.Struct({
-  externalTransferId: Schema.String,
-  status: Schema.String,
+  ...Transfers.TransferView.fields,
   amount: AmountResponse,
-  date: Schema.String.annotate({ description: "ISO 8601 instant the transfer was initiated" }),
-  senderName: Schema.String,
-  recipientName: Schema.String,
-  senderAccount: Schema.String.annotate({ description: "Masked, e.g. ****6789" }),
-  recipientAccount: Schema.String.annotate({ description: "Masked, e.g. ****0000" }),
-  isRefunded: Schema.Boolean,
-  isReimbursed: Schema.Boolean,
-  appliedForReimbursement: Schema.Boolean,
-  recipientAddress: Schema.Struct({
-    streetNumberAndName: Schema.String,
-    apartmentNumber: Schema.String,
-    city: Schema.String,
-    zipCode: Schema.String,
-    state: Schema.String,
-    country: Schema.String,
-  }),
-  attachments: Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, contentType: Schema.String })),
   invoiceNumber: Schema.optionalKey(
     Schema.String.annotate({ description: "Addition: the invoice number of the payment request the transfer pays" }),
   ),
   lineItems: Schema.optionalKey(
-    Schema.Array(
-      Schema.Struct({
-        description: Schema.String,
-        quantity: Schema.Int,
-        unitAmount: AmountResponse,
-        amount: AmountResponse,
-      }),
-    ).annotate({ description: "Addition: the invoice lines of the payment request the transfer pays" }),
+    Schema.Array(LineItemResponse).annotate({
+      description: "Addition: the invoice lines of the payment request the transfer pays",
+    }),
   ),
 })
 export type TransferResponse = typeof TransferResponse.Type
