@@ -10,6 +10,7 @@ import {
   PaymentPlans,
   UnitOfWork,
 } from "@partnerpay/domain"
+import { Fixtures } from "@partnerpay/domain/testing"
 import { DateTime, Effect, Layer } from "effect"
 
 // Who acts. In a real service these come from your authentication.
@@ -19,6 +20,10 @@ const bankAccountId = Ids.BankAccountId.make("ba000000-0000-4000-8000-0000000000
 
 /** A company collects from a payer: the plan asks for consent, the payer accepts, then declines. */
 export const consentLifecycle = Effect.gen(function* () {
+  // The payer, with a linked bank account: in a real service, your login (OTP) and bank-link flows
+  // (CustomerLogin, BankAccounts.link) create them; the test kit does it directly here.
+  yield* Fixtures.registerCustomer(partnerId, payer.registrationId)
+  yield* Fixtures.linkBankAccount(payer.registrationId, bankAccountId)
   const { companyId } = yield* Companies.register(partnerId, {
     companyReferenceId: "acme-001",
     name: "Acme Coffee",
