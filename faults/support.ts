@@ -62,6 +62,8 @@ export const tempDir = (label: string) => {
 export const tokenSecret = "faults-token-secret-0123456789-abcdefghijklmnop"
 /** Shared by every instance on one database (each would otherwise generate its own into its data directory). */
 export const secretPepper = "faults-secret-pepper-0123456789-abcdefghijklmnop"
+/** The personal-data master key, shared likewise: an instance must unwrap the data keys another one wrapped. */
+export const dataKey = "fa".repeat(32)
 export const webhookSecret = "faults-webhook-signing-secret-9f2c"
 
 export interface ServiceEnv {
@@ -79,6 +81,7 @@ export const serviceEnv = (options: ServiceEnv): Record<string, string> => ({
   PARTNERPAY_DATA_DIR: options.dataDir,
   PARTNERPAY_TOKEN_SECRET: tokenSecret,
   PARTNERPAY_SECRET_PEPPER: secretPepper,
+  PARTNERPAY_DATA_KEY: dataKey,
   PARTNERPAY_KYB_DELAY_MS: String(options.kybDelayMs ?? 60_000),
   PARTNERPAY_SETTLEMENT_DELAY_MS: "600000",
   PARTNERPAY_SANDBOX_CLIENT_ID: options.clientId,
