@@ -293,7 +293,9 @@ export const namedOnTransfer = Effect.fn("Attachments.namedOnTransfer")(function
   paymentRequestId: string | undefined,
   recorded: ReadonlyArray<Attachment>,
 ) {
-  if (paymentRequestId === undefined) return recorded
+  // A transfer records its request's attachment at acceptance: none recorded, the request has no document, and
+  // the common read (GET /Transaction/{id}) costs no further statement.
+  if (paymentRequestId === undefined || recorded.length === 0) return recorded
   const request = yield* getPaymentRequest(partnerId, paymentRequestId).pipe(
     Effect.catchTag("NotFound", () => Effect.succeed(undefined)),
   )
