@@ -14,6 +14,10 @@
  * on); only `Any` checks first. A single event is inserted with VALUES, a
  * batch from the JSON array; the outbox and snapshot statements run only when
  * the unit has rows for them.
+ *
+ * Error codes: PP001 version conflict, PP002 document conflict, PP003 event id
+ * in another stream, PP004 a data key made by the unit for a subject that has
+ * one already (`PgPersonalDataVault`).
  */
 import { rebuildLockKey } from "./migrations/0004_commit_unit.ts"
 
@@ -36,6 +40,18 @@ DECLARE
   results jsonb := '[]'::jsonb;
 BEGIN
   PERFORM pg_advisory_xact_lock_shared(${rebuildLockKey});
+
+  -- Data keys made by the unit for subjects that had none: a subject that got one meanwhile is a conflict.
+  FOR d IN SELECT value FROM jsonb_array_elements(COALESCE(unit -> 'dataKeys', '[]'::jsonb)) LOOP
+    INSERT INTO personal_data_keys (subject, wrapped_key, master_key_id)
+    VALUES (d ->> 'subject', d ->> 'wrapped', d ->> 'masterKeyId')
+    ON CONFLICT (subject) DO NOTHING;
+    GET DIAGNOSTICS affected = ROW_COUNT;
+    IF affected = 0 THEN
+      RAISE EXCEPTION 'data key conflict' USING ERRCODE = 'PP004',
+        DETAIL = jsonb_build_object('subject', d ->> 'subject')::text;
+    END IF;
+  END LOOP;
 
   FOR s IN SELECT value FROM jsonb_array_elements(COALESCE(unit -> 'streams', '[]'::jsonb)) LOOP
     n := jsonb_array_length(s -> 'events');

@@ -4,10 +4,15 @@
  * memory (`makeMemory`: tests and embedders). Crypto: `@partnerpay/secrets`
  * `PersonalDataCrypto` (AES-256-GCM, node:crypto).
  *
- * - `seal(subject, text)`: the subject's key from the cache, else read (or
- *   created and inserted, racing writers agree on the first) in one
- *   statement; a new subject costs one statement outside the unit's commit
- *   (an orphan key of a unit that then fails is harmless: it seals nothing).
+ * - `seal(subject, text, { likelyNew })`: the subject's key from the current
+ *   unit of work (a key it made), the cache, or the table. A subject without
+ *   a key gets a new one; during a unit (`PgUnit`), the key is inserted by
+ *   the unit's commit, in the same statement as the data it seals, and the
+ *   commit fails with a conflict (retried by the caller) if the subject got
+ *   a key meanwhile. `likelyNew` (the append creates the subject's stream)
+ *   skips the lookup: a new company or customer costs no statement here.
+ *   Outside a unit the key is inserted at once (racing writers agree on the
+ *   first).
  * - `open(subject, sealed)`: `None` when the subject has no key (erased), or
  *   when its value does not open with the current key (the subject was erased
  *   and came back: a new key). A key that does not unwrap with the master key
@@ -17,11 +22,13 @@
  * Cache: unwrapped keys are kept `cacheMillis` (default 30 s), so another
  * process's erasure is seen by this one within that time.
  */
-import { EventStoreUnavailable, PersonalDataVault } from "@partnerpay/domain"
+import type { KeyObject } from "node:crypto"
+import { EventStoreUnavailable, type PersonalData, PersonalDataVault } from "@partnerpay/domain"
 import { PersonalDataCrypto } from "@partnerpay/secrets"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import * as PgUnit from "./PgUnit.ts"
 import { unavailable } from "./SqlErrors.ts"
 
 /** Where wrapped keys are kept. */
@@ -36,11 +43,19 @@ export interface KeyTable {
   ) => Effect.Effect<string, EventStoreUnavailable>
   /** Deletes the subject's key; true if there was one. */
   readonly delete: (subject: string) => Effect.Effect<boolean, EventStoreUnavailable>
+  /**
+   * The unit of work in flight, if the table takes part in units (the SQL table): a key made
+   * during a unit is inserted by the unit's commit, in the same statement as what it seals.
+   */
+  readonly currentUnit?: Effect.Effect<PgUnit.Unit | undefined>
 }
 
 export interface Options {
   readonly cacheMillis?: number
 }
+
+/** At most this many subjects are remembered as "has a key" after a wrong `likelyNew` guess. */
+const maxKnownTaken = 10_000
 
 /** The vault on a key table, with the master key. */
 export const make = (
@@ -49,24 +64,28 @@ export const make = (
   options: Options = {},
 ): PersonalDataVault["Service"] => {
   const cacheMillis = options.cacheMillis ?? 30_000
-  const masterKey = Redacted.value(master)
-  const masterId = PersonalDataCrypto.masterKeyId(masterKey)
-  const cache = new Map<string, { readonly key: Uint8Array; readonly until: number }>()
+  const masterKey = PersonalDataCrypto.keyObject(Redacted.value(master))
+  const masterId = PersonalDataCrypto.masterKeyId(Redacted.value(master))
+  const cache = new Map<string, { readonly key: KeyObject; readonly until: number }>()
+  /** Subjects guessed new that had a key: looked up from now on. */
+  const taken = new Set<string>()
+  const noUnit: Effect.Effect<PgUnit.Unit | undefined> = Effect.succeed(undefined)
+  const currentUnit = table.currentUnit ?? noUnit
 
-  const unwrap = (subject: string, wrapped: string): Uint8Array => {
+  const unwrap = (subject: string, wrapped: string): KeyObject => {
     try {
-      return PersonalDataCrypto.unwrapDataKey(masterKey, subject, wrapped)
+      return PersonalDataCrypto.keyObject(PersonalDataCrypto.unwrapDataKey(masterKey, subject, wrapped))
     } catch {
       throw new Error(`the data key of ${subject} does not unwrap with the configured master key (PARTNERPAY_DATA_KEY)`)
     }
   }
 
-  const remember = (subject: string, key: Uint8Array) => {
+  const remember = (subject: string, key: KeyObject) => {
     cache.set(subject, { key, until: Date.now() + cacheMillis })
     return key
   }
 
-  const cached = (subject: string): Uint8Array | undefined => {
+  const cached = (subject: string): KeyObject | undefined => {
     const hit = cache.get(subject)
     if (hit === undefined) return undefined
     if (hit.until < Date.now()) {
@@ -76,31 +95,53 @@ export const make = (
     return hit.key
   }
 
-  const existing = (subject: string): Effect.Effect<Option.Option<Uint8Array>, EventStoreUnavailable> => {
-    const hit = cached(subject)
-    if (hit !== undefined) return Effect.succeed(Option.some(hit))
-    return Effect.map(
-      table.get(subject),
-      Option.map((wrapped) => remember(subject, unwrap(subject, wrapped))),
-    )
+  /** A new key for `subject`, to be inserted by `unit`'s commit. */
+  const pendingKey = (unit: PgUnit.Unit, subject: string): KeyObject => {
+    const fresh = PersonalDataCrypto.newDataKey()
+    const key = PersonalDataCrypto.keyObject(fresh)
+    unit.dataKeys.set(subject, {
+      subject,
+      wrapped: PersonalDataCrypto.wrapDataKey(masterKey, subject, fresh),
+      masterKeyId: masterId,
+      key,
+      stored: () => remember(subject, key),
+      taken: () => {
+        if (taken.size >= maxKnownTaken) taken.clear()
+        taken.add(subject)
+      },
+    })
+    return key
   }
 
-  const keyFor = (subject: string): Effect.Effect<Uint8Array, EventStoreUnavailable> => {
+  const existing = Effect.fnUntraced(function* (subject: string) {
+    const pending = (yield* currentUnit)?.dataKeys.get(subject)
+    if (pending !== undefined) return Option.some(pending.key)
     const hit = cached(subject)
-    if (hit !== undefined) return Effect.succeed(hit)
-    return Effect.flatMap(table.get(subject), (found) => {
-      if (Option.isSome(found)) return Effect.sync(() => remember(subject, unwrap(subject, found.value)))
-      const fresh = PersonalDataCrypto.newDataKey()
-      const wrapped = PersonalDataCrypto.wrapDataKey(masterKey, subject, fresh)
-      return Effect.map(table.insert(subject, wrapped, masterId), (stored) =>
-        remember(subject, stored === wrapped ? fresh : unwrap(subject, stored)),
-      )
-    })
-  }
+    if (hit !== undefined) return Option.some(hit)
+    const found = yield* table.get(subject)
+    return Option.map(found, (wrapped) => remember(subject, unwrap(subject, wrapped)))
+  })
+
+  const keyFor = Effect.fnUntraced(function* (subject: string, sealOptions: PersonalData.SealOptions | undefined) {
+    const unit = yield* currentUnit
+    const pending = unit?.dataKeys.get(subject)
+    if (pending !== undefined) return pending.key
+    const hit = cached(subject)
+    if (hit !== undefined) return hit
+    // A subject whose stream the unit creates has no key yet (or the commit says otherwise): no lookup.
+    if (unit !== undefined && sealOptions?.likelyNew === true && !taken.has(subject)) return pendingKey(unit, subject)
+    const found = yield* table.get(subject)
+    if (Option.isSome(found)) return remember(subject, unwrap(subject, found.value))
+    if (unit !== undefined) return pendingKey(unit, subject)
+    const fresh = PersonalDataCrypto.newDataKey()
+    const wrapped = PersonalDataCrypto.wrapDataKey(masterKey, subject, fresh)
+    const stored = yield* table.insert(subject, wrapped, masterId)
+    return remember(subject, stored === wrapped ? PersonalDataCrypto.keyObject(fresh) : unwrap(subject, stored))
+  })
 
   return PersonalDataVault.of({
-    seal: (subject, plaintext) =>
-      Effect.map(keyFor(subject), (key) => PersonalDataCrypto.seal(key, subject, plaintext)),
+    seal: (subject, plaintext, sealOptions) =>
+      Effect.map(keyFor(subject, sealOptions), (key) => PersonalDataCrypto.seal(key, subject, plaintext)),
     open: (subject, sealed) =>
       Effect.map(existing(subject), (key) => {
         if (Option.isNone(key)) return Option.none()
@@ -135,7 +176,10 @@ export const memoryTable = (): KeyTable => {
 }
 
 /** The vault with keys in memory. */
-export const makeMemory = (master: Redacted.Redacted<Uint8Array>, options: Options = {}) =>
+export const makeMemory = (
+  master: Redacted.Redacted<Uint8Array>,
+  options: Options = {},
+): PersonalDataVault["Service"] =>
   make(master, memoryTable(), options)
 
 /** The `personal_data_keys` table on the `SqlClient` in context. */
@@ -167,6 +211,7 @@ export const sqlTable = (sql: SqlClient): KeyTable => ({
       Effect.map((rows) => rows.length > 0),
       unavailable("erasing a data key"),
     ),
+  currentUnit: Effect.service(PgUnit.CurrentUnit),
 })
 
 /** The vault on PostgreSQL (migrations must have run). */

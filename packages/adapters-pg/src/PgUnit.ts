@@ -15,6 +15,7 @@
  * and raises on the first mismatch, rolling the whole unit back; the caller's
  * bounded retry re-reads and decides again (`VersionConflict`).
  */
+import type { KeyObject } from "node:crypto"
 import {
   EventStoreUnavailable,
   type ExpectedVersion,
@@ -65,8 +66,27 @@ export interface PendingSnapshot {
   readonly state: unknown
 }
 
+/**
+ * A data key made during the unit for a subject that had none (`PgPersonalDataVault`): inserted by
+ * the commit, which fails with a conflict (`PP004`) if the subject got a key meanwhile, so that
+ * no value is ever committed sealed with a key that is not its subject's.
+ */
+export interface PendingDataKey {
+  readonly subject: string
+  readonly wrapped: string
+  readonly masterKeyId: string
+  /** The key itself, for what the unit seals and opens before its commit. */
+  readonly key: KeyObject
+  /** Told once the commit stored the key. */
+  readonly stored: () => void
+  /** Told when the commit found that the subject already had a key. */
+  readonly taken: () => void
+}
+
 export class Unit {
   readonly streams = new Map<string, PendingStream>()
+  /** Kept when a nested unit fails: a key stored for nothing seals nothing (as a key made outside a unit). */
+  readonly dataKeys = new Map<string, PendingDataKey>()
   readonly documents = new Map<string, PendingDocument>()
   readonly outbox: Array<Notification> = []
   readonly snapshots = new Map<string, PendingSnapshot>()
@@ -120,6 +140,7 @@ export class Unit {
   get isEmpty(): boolean {
     return (
       this.streams.size === 0 &&
+      this.dataKeys.size === 0 &&
       this.outbox.length === 0 &&
       this.snapshots.size === 0 &&
       ![...this.documents.values()].some((doc) => doc.dirty)
@@ -204,6 +225,11 @@ export const payload = (unit: Unit): string => {
     })
   }
   return JSON.stringify({
+    dataKeys: [...unit.dataKeys.values()].map((key) => ({
+      subject: key.subject,
+      wrapped: key.wrapped,
+      masterKeyId: key.masterKeyId,
+    })),
     streams,
     documents,
     outbox: unit.outbox,
@@ -253,6 +279,15 @@ export const commitFailure = (error: SqlError): Effect.Effect<never, VersionConf
           actual: -1,
         }),
       )
+    case "PP004":
+      // A subject this unit made a data key for got one meanwhile: decide again with that key.
+      return Effect.fail(
+        new VersionConflict({
+          streamId: `data key ${String(detail.subject ?? "")}`,
+          expected: "no key",
+          actual: -1,
+        }),
+      )
     case "PP003":
       return Effect.fail(new EventStoreUnavailable({ reason: "event id already recorded in another stream" }))
   }
@@ -290,9 +325,18 @@ export const commit = (
         })),
       }
     }),
+    Effect.tap(() =>
+      Effect.sync(() => {
+        for (const key of unit.dataKeys.values()) key.stored()
+      }),
+    ),
     Effect.catchIf(
       (error): error is SqlError => error instanceof SqlError,
-      (error) => commitFailure(error),
+      (error) => {
+        const fields = pgFields(error)
+        if (fields.code === "PP004") unit.dataKeys.get(String(parseDetail(fields.detail).subject ?? ""))?.taken()
+        return commitFailure(error)
+      },
     ),
     Effect.withSpan("PgUnit.commit"),
   )

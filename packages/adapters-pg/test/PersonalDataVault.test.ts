@@ -19,12 +19,14 @@ import {
   PersonalDataMap,
   ReadModel,
   ReadModelStore,
+  UnitOfWork,
 } from "@partnerpay/domain"
 import { DateTime, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
 import * as PgDatabase from "../src/PgDatabase.ts"
 import * as PgPersonalDataVault from "../src/PgPersonalDataVault.ts"
+import * as PgUnitOfWork from "../src/PgUnitOfWork.ts"
 
 const master = PgPersonalDataVault.parseMasterKey(PgPersonalDataVault.newMasterKeyText())
 const registrationId = "0b6f3c1e-1111-4c2a-9d3e-5f6a7b8c9d01" as Ids.RegistrationId
@@ -200,4 +202,74 @@ describe("the PostgreSQL vault (on PGlite)", () => {
       }).pipe(Effect.provide(database)),
     30_000,
   )
+
+  describe("a key made during a unit of work", () => {
+    const unitOfWork = PgUnitOfWork.layer.pipe(Layer.provideMerge(database))
+    const keyRows = (subject: string) =>
+      Effect.flatMap(
+        Effect.service(SqlClient),
+        (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM personal_data_keys WHERE subject = ${subject}`,
+      ).pipe(Effect.map((rows) => rows[0]!.n))
+
+    it.effect(
+      "is stored by the unit's commit, not before",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient
+          const units = yield* UnitOfWork
+          const vault = PgPersonalDataVault.make(master, PgPersonalDataVault.sqlTable(sql))
+          const sealed = yield* units.transactional(
+            Effect.gen(function* () {
+              const value = yield* vault.seal("company-owner:new", "Ada", { likelyNew: true })
+              assert.strictEqual(yield* keyRows("company-owner:new"), 0)
+              // What the unit sealed opens within the unit, before its commit.
+              assert.deepStrictEqual(yield* vault.open("company-owner:new", value), Option.some("Ada"))
+              return value
+            }),
+          )
+          assert.strictEqual(yield* keyRows("company-owner:new"), 1)
+          const other = PgPersonalDataVault.make(master, PgPersonalDataVault.sqlTable(sql))
+          assert.deepStrictEqual(yield* other.open("company-owner:new", sealed), Option.some("Ada"))
+        }).pipe(Effect.provide(unitOfWork)),
+      30_000,
+    )
+
+    it.effect(
+      "is not stored when the unit fails",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient
+          const units = yield* UnitOfWork
+          const vault = PgPersonalDataVault.make(master, PgPersonalDataVault.sqlTable(sql))
+          const exit = yield* Effect.exit(
+            units.transactional(
+              Effect.andThen(vault.seal("customer:refused", "Grace", { likelyNew: true }), Effect.fail("refused")),
+            ),
+          )
+          assert.isTrue(Exit.isFailure(exit))
+          assert.strictEqual(yield* keyRows("customer:refused"), 0)
+        }).pipe(Effect.provide(unitOfWork)),
+      30_000,
+    )
+
+    it.effect(
+      "conflicts when the subject got a key meanwhile, and the retry seals with that key",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient
+          const units = yield* UnitOfWork
+          const elsewhere = PgPersonalDataVault.make(master, PgPersonalDataVault.sqlTable(sql))
+          const first = yield* elsewhere.seal("customer:raced", "first")
+          const vault = PgPersonalDataVault.make(master, PgPersonalDataVault.sqlTable(sql))
+          const attempt = units.transactional(vault.seal("customer:raced", "second", { likelyNew: true }))
+          const conflict = yield* Effect.flip(attempt)
+          assert.strictEqual(conflict._tag, "VersionConflict")
+          const second = yield* attempt
+          assert.strictEqual(yield* keyRows("customer:raced"), 1)
+          assert.deepStrictEqual(yield* elsewhere.open("customer:raced", second), Option.some("second"))
+          assert.deepStrictEqual(yield* vault.open("customer:raced", first), Option.some("first"))
+        }).pipe(Effect.provide(unitOfWork)),
+      30_000,
+    )
+  })
 })

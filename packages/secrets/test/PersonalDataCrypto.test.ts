@@ -18,6 +18,19 @@ describe("a sealed value", () => {
     assert.notStrictEqual(Crypto.seal(key, "s", "same"), Crypto.seal(key, "s", "same"))
   })
 
+  it("never reuses an IV, across many refills of the IV pool", () => {
+    const key = Crypto.keyObject(Crypto.newDataKey())
+    const ivs = new Set(Array.from({ length: 2000 }, () => Crypto.seal(key, "s", "same").split(".")[1]))
+    assert.strictEqual(ivs.size, 2000)
+  })
+
+  it("opens the same with the key's bytes or its key object", () => {
+    const bytes = Crypto.newDataKey()
+    const sealed = Crypto.seal(Crypto.keyObject(bytes), "customer:1", "Ada")
+    assert.strictEqual(Crypto.open(bytes, "customer:1", sealed), "Ada")
+    assert.strictEqual(Crypto.open(Crypto.keyObject(bytes), "customer:1", Crypto.seal(bytes, "customer:1", "Ada")), "Ada")
+  })
+
   it("does not open with another key", () => {
     const sealed = Crypto.seal(Crypto.newDataKey(), "customer:1", "secret")
     assert.throws(() => Crypto.open(Crypto.newDataKey(), "customer:1", sealed))

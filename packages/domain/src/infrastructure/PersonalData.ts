@@ -48,13 +48,23 @@ export class PersonalDataVault extends Context.Service<
   PersonalDataVault,
   {
     /** `plaintext` sealed under `subject`'s data key (created on first use). */
-    readonly seal: (subject: string, plaintext: string) => Effect.Effect<string, EventStoreUnavailable>
+    readonly seal: (subject: string, plaintext: string, options?: SealOptions) => Effect.Effect<string, EventStoreUnavailable>
     /** The plaintext of a value sealed for `subject`, or `None` when the subject has been erased. */
     readonly open: (subject: string, sealed: string) => Effect.Effect<Option.Option<string>, EventStoreUnavailable>
     /** Deletes the subject's data key: everything sealed for it is unreadable from now on. True if a key existed. */
     readonly erase: (subject: string) => Effect.Effect<boolean, EventStoreUnavailable>
   }
 >()("partnerpay/domain/PersonalDataVault") {}
+
+/** What the caller knows about a subject it seals for. */
+export interface SealOptions {
+  /**
+   * The subject very likely has no key yet: its data arrives with the append that creates its
+   * stream. A vault may then make the key without looking for one first; it must still seal with
+   * the subject's one key if the hint is wrong (a subject erased and registered again, a race).
+   */
+  readonly likelyNew?: boolean
+}
 
 const testPhoneIndexKey = Redacted.make("partnerpay-test-phone-index-key-not-secret")
 
@@ -171,6 +181,7 @@ export const sealRecord = Effect.fnUntraced(function* (
   fieldsOf: FieldsOf | undefined,
   data: unknown,
   streamId: string,
+  options?: SealOptions,
 ): Effect.fn.Return<unknown, EventStoreUnavailable> {
   if (fieldsOf === undefined || !isObject(data) || sealedKey in data) return data
   let out: unknown = data
@@ -180,7 +191,7 @@ export const sealRecord = Effect.fnUntraced(function* (
     if (concrete.length === 0) continue
     const values = concrete.map((path) => getAt(data, path))
     for (const path of concrete) out = removeAt(out, path)
-    groups.push({ subject, paths: concrete, sealed: yield* vault.seal(subject, JSON.stringify(values)) })
+    groups.push({ subject, paths: concrete, sealed: yield* vault.seal(subject, JSON.stringify(values), options) })
   }
   return groups.length === 0 ? data : { ...(out as Json), [sealedKey]: groups }
 })
@@ -240,12 +251,15 @@ export const protectEventStore = (
       options?: AppendOptions,
     ) {
       const byType = fields.events[streamType]
+      // A subject's data first comes with the append that creates its stream (subjects are named after
+      // their stream: customer:<registrationId>, company-owner:<companyId>, login:<stream id>).
+      const sealOptions: SealOptions = { likelyNew: expected._tag === "NoStream" }
       const sealed =
         byType === undefined
           ? events
           : yield* Effect.forEach(events, (event) =>
               Effect.map(
-                sealRecord(vault, byType[event.eventType], event.data, streamId),
+                sealRecord(vault, byType[event.eventType], event.data, streamId, sealOptions),
                 (data): NewEvent => (data === event.data ? event : { ...event, data }),
               ),
             )
