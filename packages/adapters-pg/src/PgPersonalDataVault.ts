@@ -179,8 +179,7 @@ export const memoryTable = (): KeyTable => {
 export const makeMemory = (
   master: Redacted.Redacted<Uint8Array>,
   options: Options = {},
-): PersonalDataVault["Service"] =>
-  make(master, memoryTable(), options)
+): PersonalDataVault["Service"] => make(master, memoryTable(), options)
 
 /** The `personal_data_keys` table on the `SqlClient` in context. */
 export const sqlTable = (sql: SqlClient): KeyTable => ({

@@ -28,7 +28,10 @@ describe("a sealed value", () => {
     const bytes = Crypto.newDataKey()
     const sealed = Crypto.seal(Crypto.keyObject(bytes), "customer:1", "Ada")
     assert.strictEqual(Crypto.open(bytes, "customer:1", sealed), "Ada")
-    assert.strictEqual(Crypto.open(Crypto.keyObject(bytes), "customer:1", Crypto.seal(bytes, "customer:1", "Ada")), "Ada")
+    assert.strictEqual(
+      Crypto.open(Crypto.keyObject(bytes), "customer:1", Crypto.seal(bytes, "customer:1", "Ada")),
+      "Ada",
+    )
   })
 
   it("does not open with another key", () => {

@@ -48,7 +48,11 @@ export class PersonalDataVault extends Context.Service<
   PersonalDataVault,
   {
     /** `plaintext` sealed under `subject`'s data key (created on first use). */
-    readonly seal: (subject: string, plaintext: string, options?: SealOptions) => Effect.Effect<string, EventStoreUnavailable>
+    readonly seal: (
+      subject: string,
+      plaintext: string,
+      options?: SealOptions,
+    ) => Effect.Effect<string, EventStoreUnavailable>
     /** The plaintext of a value sealed for `subject`, or `None` when the subject has been erased. */
     readonly open: (subject: string, sealed: string) => Effect.Effect<Option.Option<string>, EventStoreUnavailable>
     /** Deletes the subject's data key: everything sealed for it is unreadable from now on. True if a key existed. */
