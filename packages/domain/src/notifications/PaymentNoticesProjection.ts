@@ -94,6 +94,8 @@ export const projection: Projection<PaymentNoticeDocument> = {
   collection: "payment_notices",
   document: PaymentNoticeDocument,
   streamTypes: ["PaymentRequest", "PaymentNotice"],
+  // Keyed by the payment request's id: read beside the request's stream.
+  ownedBy: "PaymentRequest",
   creates: ["PaymentRequestCreated"],
   key: keyOf,
   apply,

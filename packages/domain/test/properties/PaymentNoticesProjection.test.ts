@@ -215,6 +215,23 @@ const messageFor = (status: PaymentRequest.PaymentRequestStatus): PaymentNotice.
 const sent = (world: World, noticeId: string) => world.notices.get(noticeId)?._tag === "Sent"
 
 describe("the payment notices work list, after any history of the request and its notices", () => {
+  it("keys every payment request event by the request's own id (owned by the PaymentRequest stream)", () =>
+    fc.assert(
+      fc.property(arbitraryHistory, ({ paymentRequestId, log }) => {
+        for (const recorded of log) {
+          if (recorded.streamType !== "PaymentRequest") continue
+          const envelope = { ...recorded, eventId: "", streamVersion: 0, globalPosition: 0, metadata: {} }
+          assert.strictEqual(projection.ownedBy, "PaymentRequest")
+          assert.strictEqual(recorded.streamId, paymentRequestId)
+          assert.strictEqual(
+            projection.key(envelope as unknown as Parameters<typeof projection.key>[0]),
+            paymentRequestId,
+          )
+        }
+      }),
+      runs,
+    ))
+
   it("holds a request exactly while it may still cause a notice: not cancelled, and its status message not sent", () =>
     fc.assert(
       fc.property(arbitraryHistory, ({ paymentRequestId, ...world }) => {
