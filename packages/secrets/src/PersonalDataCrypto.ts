@@ -43,27 +43,29 @@ export type Key = Uint8Array | KeyObject
 /** The key object of raw key bytes (AES-256: 32 bytes), to reuse across `seal`/`open` calls. */
 export const keyObject = (key: Uint8Array): KeyObject => createSecretKey(key)
 
-const ivBytes = 12
 /**
- * IVs come from a pool of random bytes filled 4 KiB at a time (one call into the CSPRNG per 341
- * seals instead of one per seal); each IV takes fresh bytes of the pool, none is ever reused.
+ * Random bytes for IVs and data keys come from a pool filled 4 KiB at a time by the CSPRNG (one
+ * call per ~100 new keys or ~340 IVs instead of one per value); every value takes fresh bytes of
+ * the pool, none is ever handed out twice.
  */
-const ivPool = Buffer.alloc(ivBytes * 341)
-let ivOffset = ivPool.length
+const pool = Buffer.alloc(4096)
+let poolOffset = pool.length
 
-const nextIv = (): Buffer => {
-  if (ivOffset + ivBytes > ivPool.length) {
-    randomFillSync(ivPool)
-    ivOffset = 0
+const freshBytes = (length: number): Buffer => {
+  if (poolOffset + length > pool.length) {
+    randomFillSync(pool)
+    poolOffset = 0
   }
-  const iv = Buffer.from(ivPool.subarray(ivOffset, ivOffset + ivBytes))
-  ivOffset += ivBytes
-  return iv
+  const bytes = Buffer.from(pool.subarray(poolOffset, poolOffset + length))
+  poolOffset += length
+  return bytes
 }
+
+const ivBytes = 12
 
 /** Seals `plaintext` (UTF-8) with `key`, binding `associated` (authenticated, not encrypted). */
 export const seal = (key: Key, associated: string, plaintext: string): string => {
-  const iv = nextIv()
+  const iv = freshBytes(ivBytes)
   const cipher = createCipheriv("aes-256-gcm", key, iv)
   cipher.setAAD(Buffer.from(associated, "utf8"))
   const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()])
@@ -85,7 +87,7 @@ export const open = (key: Key, associated: string, sealed: string): string => {
 }
 
 /** A new random data key. */
-export const newDataKey = (): Uint8Array => randomBytes(keyBytes)
+export const newDataKey = (): Uint8Array => new Uint8Array(freshBytes(keyBytes))
 
 /** The data key of `subject`, wrapped (sealed) under the master key. */
 export const wrapDataKey = (master: Key, subject: string, dataKey: Uint8Array): string =>

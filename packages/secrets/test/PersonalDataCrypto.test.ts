@@ -18,7 +18,7 @@ describe("a sealed value", () => {
     assert.notStrictEqual(Crypto.seal(key, "s", "same"), Crypto.seal(key, "s", "same"))
   })
 
-  it("never reuses an IV, across many refills of the IV pool", () => {
+  it("never reuses an IV, across many refills of the random pool", () => {
     const key = Crypto.keyObject(Crypto.newDataKey())
     const ivs = new Set(Array.from({ length: 2000 }, () => Crypto.seal(key, "s", "same").split(".")[1]))
     assert.strictEqual(ivs.size, 2000)
@@ -50,6 +50,14 @@ describe("a sealed value", () => {
     const [version, iv, body, tag] = Crypto.seal(key, "s", "amount 100").split(".")
     const flipped = `${body!.startsWith("A") ? "B" : "A"}${body!.slice(1)}`
     assert.throws(() => Crypto.open(key, "s", [version, iv, flipped, tag].join(".")))
+  })
+})
+
+describe("a data key", () => {
+  it("is new every time, across many refills of the random pool", () => {
+    const keys = new Set(Array.from({ length: 1000 }, () => Buffer.from(Crypto.newDataKey()).toString("hex")))
+    assert.strictEqual(keys.size, 1000)
+    assert.strictEqual(Crypto.newDataKey().byteLength, Crypto.keyBytes)
   })
 })
 
