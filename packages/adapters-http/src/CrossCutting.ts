@@ -32,7 +32,7 @@
  * `openApiTransform` documents the header and the extra responses in /openapi.json.
  */
 import { createHash } from "node:crypto"
-import { type EventStoreUnavailable, type Idempotency, IdempotencyStore } from "@partnerpay/domain"
+import { type EventStore, IdempotencyStore } from "@partnerpay/domain"
 import { ByteSize, Clock, Context, DateTime, Effect, Layer, Option, type Types } from "effect"
 import { HttpEffect, HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type CallerIdentity, CurrentBearerVerification } from "./Caller.ts"
@@ -134,7 +134,7 @@ const withHeader = (name: string, value: string) => (response: HttpServerRespons
   HttpServerResponse.setHeader(response, name, value)
 
 /** The bytes of a response, when it can be stored (streams and forms cannot). */
-const capture = (response: HttpServerResponse.HttpServerResponse): Idempotency.StoredResponse | undefined => {
+const capture = (response: HttpServerResponse.HttpServerResponse): IdempotencyStore.StoredResponse | undefined => {
   const body = response.body
   switch (body._tag) {
     case "Empty":
@@ -174,7 +174,10 @@ const tellsToRetry = (response: HttpServerResponse.HttpServerResponse): boolean 
   }
 }
 
-const replay = (stored: Idempotency.StoredResponse, correlationId: string): HttpServerResponse.HttpServerResponse => {
+const replay = (
+  stored: IdempotencyStore.StoredResponse,
+  correlationId: string,
+): HttpServerResponse.HttpServerResponse => {
   const response =
     stored.body.length === 0 && stored.contentType === undefined
       ? HttpServerResponse.empty({ status: stored.status })
@@ -231,7 +234,7 @@ const nulRefused = (field: "path" | "body") =>
     errors: [{ field, message: "must not contain the NUL character (U+0000)" }],
   })
 
-const storeUnavailable = (_: EventStoreUnavailable) =>
+const storeUnavailable = (_: EventStore.EventStoreUnavailable) =>
   respond(
     new Problem.ServiceUnavailable({
       detail: "The service is temporarily unavailable; retry later.",
@@ -247,7 +250,7 @@ type App = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>
 /** Builds the per-request function from the ports (rate-limit buckets live as long as the routes). */
 export const make = Effect.gen(function* () {
   const tokens = yield* Tokens
-  const store = yield* IdempotencyStore
+  const store = yield* IdempotencyStore.IdempotencyStore
   const limits = yield* HttpLimits
   const limiter = RateLimit.make()
   const maxBodySize = ByteSize.bytes(limits.maxBodyBytes)

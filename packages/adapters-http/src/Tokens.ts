@@ -40,7 +40,7 @@
  * current secret as generation 0 logged in at their `iat`.
  */
 import { createHash } from "node:crypto"
-import { IdGenerator, Ids, TokenGeneration, TokenGenerations } from "@partnerpay/domain"
+import { IdGenerator, Ids, TokenGenerations } from "@partnerpay/domain"
 import { Clock, Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import * as Jose from "jose"
 import type { CallerIdentity } from "./Caller.ts"
@@ -121,8 +121,8 @@ export const keyIdOf = (secret: Redacted.Redacted<string>): string =>
 /** The revocation subject of a caller's tokens. */
 export const subjectOf = (caller: CallerIdentity): string =>
   caller._tag === "Partner"
-    ? TokenGeneration.partnerSubject(caller.partnerId)
-    : TokenGeneration.customerSubject(caller.registrationId)
+    ? TokenGenerations.partnerSubject(caller.partnerId)
+    : TokenGenerations.customerSubject(caller.registrationId)
 
 export class Tokens extends Context.Service<
   Tokens,
@@ -138,11 +138,17 @@ export class Tokens extends Context.Service<
   }
 >()("partnerpay/adapters-http/Tokens") {
   /** Tokens signed with the given secret; ids (`jti`) from `IdGenerator`, revocation from `TokenGenerations`. */
-  static readonly layer = (options: TokensOptions): Layer.Layer<Tokens, never, IdGenerator | TokenGenerations> =>
+  static readonly layer = (
+    options: TokensOptions,
+  ): Layer.Layer<Tokens, never, IdGenerator.IdGenerator | TokenGenerations.TokenGenerations> =>
     Layer.effect(Tokens, make(options))
 
   /** Reads `PARTNERPAY_TOKEN_SECRET` and the optional `PARTNERPAY_TOKEN_SECRET_PREVIOUS` (each at least 32 bytes). */
-  static readonly layerConfig: Layer.Layer<Tokens, Config.ConfigError, IdGenerator | TokenGenerations> = Layer.unwrap(
+  static readonly layerConfig: Layer.Layer<
+    Tokens,
+    Config.ConfigError,
+    IdGenerator.IdGenerator | TokenGenerations.TokenGenerations
+  > = Layer.unwrap(
     Effect.gen(function* () {
       const secret = yield* Config.Redacted("PARTNERPAY_TOKEN_SECRET")
       const previousSecret = yield* Config.option(Config.Redacted("PARTNERPAY_TOKEN_SECRET_PREVIOUS"))
@@ -152,8 +158,8 @@ export class Tokens extends Context.Service<
 }
 
 const make = Effect.fnUntraced(function* (options: TokensOptions) {
-  const ids = yield* IdGenerator
-  const generations = yield* TokenGenerations
+  const ids = yield* IdGenerator.IdGenerator
+  const generations = yield* TokenGenerations.TokenGenerations
   const keys = new Map<string, Uint8Array>()
   for (const secret of [options.secret, options.previousSecret]) {
     if (secret === undefined) continue
@@ -182,7 +188,7 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
         }))
       : Effect.zipWith(
           generations.current(subjectOf(caller)),
-          generations.current(TokenGeneration.partnerSubject(caller.partnerId)),
+          generations.current(TokenGenerations.partnerSubject(caller.partnerId)),
           (generation, partnerGeneration) => ({ generation, partnerGeneration }),
         )
 
@@ -226,7 +232,7 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
     if (
       verified.generation < generations.known(subjectOf(verified.caller)) ||
       (verified.caller._tag === "Customer" &&
-        verified.partnerGeneration < generations.known(TokenGeneration.partnerSubject(verified.caller.partnerId)))
+        verified.partnerGeneration < generations.known(TokenGenerations.partnerSubject(verified.caller.partnerId)))
     ) {
       return new InvalidToken({ reason: "revoked" })
     }

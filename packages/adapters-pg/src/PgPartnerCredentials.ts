@@ -24,7 +24,7 @@
  * from the environment is a possible later step.
  */
 import { randomBytes } from "node:crypto"
-import { EventStoreUnavailable, Ids, NotFound, PartnerCredentials } from "@partnerpay/domain"
+import { DomainError, EventStore, Ids, PartnerCredentials } from "@partnerpay/domain"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { generateSecret, hashSecret, Pepper, type ScryptParams, unmatchableHash, verifySecret } from "./SecretHash.ts"
@@ -46,7 +46,7 @@ export class Partners extends Context.Service<
   Partners,
   {
     /** A new partner with a fresh ClientId and ClientSecret. */
-    create(input: { readonly name: string }): Effect.Effect<CreatedPartner, EventStoreUnavailable>
+    create(input: { readonly name: string }): Effect.Effect<CreatedPartner, EventStore.EventStoreUnavailable>
     /**
      * Makes `clientId` authenticate with `clientSecret` (sandbox/dev set-up, idempotent):
      * creates the partner when the ClientId is new (with `partnerId` if given), else replaces its secret.
@@ -56,18 +56,23 @@ export class Partners extends Context.Service<
       readonly clientSecret: Redacted.Redacted<string>
       readonly partnerId?: Ids.PartnerId
       readonly name?: string
-    }): Effect.Effect<Ids.PartnerId, EventStoreUnavailable>
+    }): Effect.Effect<Ids.PartnerId, EventStore.EventStoreUnavailable>
     /** Whether the partner exists. */
-    exists(partnerId: Ids.PartnerId): Effect.Effect<boolean, EventStoreUnavailable>
+    exists(partnerId: Ids.PartnerId): Effect.Effect<boolean, EventStore.EventStoreUnavailable>
     /** A new ClientSecret (shown once); the old one stops working at once. */
-    rotateSecret(partnerId: Ids.PartnerId): Effect.Effect<Redacted.Redacted<string>, NotFound | EventStoreUnavailable>
-    setWebhook(partnerId: Ids.PartnerId, webhook: Webhook): Effect.Effect<void, NotFound | EventStoreUnavailable>
+    rotateSecret(
+      partnerId: Ids.PartnerId,
+    ): Effect.Effect<Redacted.Redacted<string>, DomainError.NotFound | EventStore.EventStoreUnavailable>
+    setWebhook(
+      partnerId: Ids.PartnerId,
+      webhook: Webhook,
+    ): Effect.Effect<void, DomainError.NotFound | EventStore.EventStoreUnavailable>
     /** The partner's webhook, for the dispatcher; None when the partner has none (or does not exist). */
-    getWebhook(partnerId: Ids.PartnerId): Effect.Effect<Option.Option<Webhook>, EventStoreUnavailable>
+    getWebhook(partnerId: Ids.PartnerId): Effect.Effect<Option.Option<Webhook>, EventStore.EventStoreUnavailable>
   }
 >()("partnerpay/adapters-pg/Partners") {}
 
-const partnerNotFound = new NotFound({ entity: "Partner" })
+const partnerNotFound = new DomainError.NotFound({ entity: "Partner" })
 
 /**
  * Builds both services on the `SqlClient` in context, hashing with the `Pepper`
@@ -77,7 +82,7 @@ const partnerNotFound = new NotFound({ entity: "Partner" })
 export const make = (
   _legacy?: ScryptParams,
 ): Effect.Effect<
-  { readonly credentials: PartnerCredentials["Service"]; readonly partners: Partners["Service"] },
+  { readonly credentials: PartnerCredentials.PartnerCredentials["Service"]; readonly partners: Partners["Service"] },
   never,
   SqlClient
 > =>
@@ -124,7 +129,8 @@ export const make = (
           ON CONFLICT (client_id) DO UPDATE SET secret_hash = EXCLUDED.secret_hash, updated_at = now()
           RETURNING partner_id`
         const row = rows[0]
-        if (row === undefined) return yield* new EventStoreUnavailable({ reason: "partners upsert returned no row" })
+        if (row === undefined)
+          return yield* new EventStore.EventStoreUnavailable({ reason: "partners upsert returned no row" })
         return Ids.PartnerId.make(row.partner_id)
       }).pipe(unavailable("partners upsert"))
 
@@ -167,15 +173,17 @@ export const make = (
       ).pipe(unavailable("partners get webhook"))
 
     return {
-      credentials: PartnerCredentials.of({ authenticate }),
+      credentials: PartnerCredentials.PartnerCredentials.of({ authenticate }),
       partners: Partners.of({ create, upsertSandboxPartner, exists, rotateSecret, setWebhook, getWebhook }),
     }
   })
 
 /** `PartnerCredentials` and `Partners` on the `SqlClient` in context (migrations must have run). */
-export const layer = (_legacy?: ScryptParams): Layer.Layer<PartnerCredentials | Partners, never, SqlClient> =>
+export const layer = (
+  _legacy?: ScryptParams,
+): Layer.Layer<PartnerCredentials.PartnerCredentials | Partners, never, SqlClient> =>
   Layer.effectContext(
     Effect.map(make(), ({ credentials, partners }) =>
-      Context.make(PartnerCredentials, credentials).pipe(Context.add(Partners, partners)),
+      Context.make(PartnerCredentials.PartnerCredentials, credentials).pipe(Context.add(Partners, partners)),
     ),
   )

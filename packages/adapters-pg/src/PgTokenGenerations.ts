@@ -106,9 +106,9 @@ export const make = (options: Options = {}) =>
         return known(subject)
       }).pipe(Effect.orDie)
 
-    return TokenGenerations.of({ known, current, bump })
+    return TokenGenerations.TokenGenerations.of({ known, current, bump })
   })
 
 /** `TokenGenerations` on the `SqlClient` in context (migrations must have run); polls while the layer lives. */
-export const layer = (options: Options = {}): Layer.Layer<TokenGenerations, never, SqlClient> =>
-  Layer.effect(TokenGenerations, make(options))
+export const layer = (options: Options = {}): Layer.Layer<TokenGenerations.TokenGenerations, never, SqlClient> =>
+  Layer.effect(TokenGenerations.TokenGenerations, make(options))

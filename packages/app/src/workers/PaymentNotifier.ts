@@ -22,7 +22,7 @@ import {
   type Messaging,
   PaymentNotice,
   PaymentNotices,
-  type ReadModelStore,
+  type ReadModel,
   type UnitOfWork,
 } from "@partnerpay/domain"
 import { Clock, Effect, type Layer } from "effect"
@@ -42,7 +42,13 @@ export interface Options {
 }
 
 /** What the notifier needs: the domain stack, the database and the channel senders. */
-export type Requirements = SqlClient | ReadModelStore | EventStore | IdGenerator | UnitOfWork | Messaging.Senders
+export type Requirements =
+  | SqlClient
+  | ReadModel.ReadModelStore
+  | EventStore.EventStore
+  | IdGenerator.IdGenerator
+  | UnitOfWork.UnitOfWork
+  | Messaging.Senders
 
 /** One round: every due notice once; answers how many messages went out. */
 export const step = (options: Options): Effect.Effect<number, unknown, Requirements> =>
