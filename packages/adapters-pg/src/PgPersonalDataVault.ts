@@ -17,7 +17,7 @@
  * Cache: unwrapped keys are kept `cacheMillis` (default 30 s), so another
  * process's erasure is seen by this one within that time.
  */
-import { EventStoreUnavailable, PersonalDataVault } from "@partnerpay/domain"
+import { EventStore, PersonalData } from "@partnerpay/domain"
 import { PersonalDataCrypto } from "@partnerpay/secrets"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -27,15 +27,15 @@ import { unavailable } from "./SqlErrors.ts"
 /** Where wrapped keys are kept. */
 export interface KeyTable {
   /** The subject's wrapped key, if any. */
-  readonly get: (subject: string) => Effect.Effect<Option.Option<string>, EventStoreUnavailable>
+  readonly get: (subject: string) => Effect.Effect<Option.Option<string>, EventStore.EventStoreUnavailable>
   /** Inserts `wrapped` unless the subject already has a key; answers the key the subject has now. */
   readonly insert: (
     subject: string,
     wrapped: string,
     masterKeyId: string,
-  ) => Effect.Effect<string, EventStoreUnavailable>
+  ) => Effect.Effect<string, EventStore.EventStoreUnavailable>
   /** Deletes the subject's key; true if there was one. */
-  readonly delete: (subject: string) => Effect.Effect<boolean, EventStoreUnavailable>
+  readonly delete: (subject: string) => Effect.Effect<boolean, EventStore.EventStoreUnavailable>
 }
 
 export interface Options {
@@ -47,7 +47,7 @@ export const make = (
   master: Redacted.Redacted<Uint8Array>,
   table: KeyTable,
   options: Options = {},
-): PersonalDataVault["Service"] => {
+): PersonalData.PersonalDataVault["Service"] => {
   const cacheMillis = options.cacheMillis ?? 30_000
   const masterKey = Redacted.value(master)
   const masterId = PersonalDataCrypto.masterKeyId(masterKey)
@@ -76,7 +76,7 @@ export const make = (
     return hit.key
   }
 
-  const existing = (subject: string): Effect.Effect<Option.Option<Uint8Array>, EventStoreUnavailable> => {
+  const existing = (subject: string): Effect.Effect<Option.Option<Uint8Array>, EventStore.EventStoreUnavailable> => {
     const hit = cached(subject)
     if (hit !== undefined) return Effect.succeed(Option.some(hit))
     return Effect.map(
@@ -85,7 +85,7 @@ export const make = (
     )
   }
 
-  const keyFor = (subject: string): Effect.Effect<Uint8Array, EventStoreUnavailable> => {
+  const keyFor = (subject: string): Effect.Effect<Uint8Array, EventStore.EventStoreUnavailable> => {
     const hit = cached(subject)
     if (hit !== undefined) return Effect.succeed(hit)
     return Effect.flatMap(table.get(subject), (found) => {
@@ -98,7 +98,7 @@ export const make = (
     })
   }
 
-  return PersonalDataVault.of({
+  return PersonalData.PersonalDataVault.of({
     seal: (subject, plaintext) =>
       Effect.map(keyFor(subject), (key) => PersonalDataCrypto.seal(key, subject, plaintext)),
     open: (subject, sealed) =>
@@ -157,7 +157,7 @@ export const sqlTable = (sql: SqlClient): KeyTable => ({
       LIMIT 1`.pipe(
       Effect.flatMap((rows) =>
         rows[0] === undefined
-          ? Effect.fail(new EventStoreUnavailable({ reason: "a data key could not be stored" }))
+          ? Effect.fail(new EventStore.EventStoreUnavailable({ reason: "a data key could not be stored" }))
           : Effect.succeed(rows[0].wrapped_key),
       ),
       unavailable("storing a data key"),
@@ -173,9 +173,9 @@ export const sqlTable = (sql: SqlClient): KeyTable => ({
 export const layer = (
   master: Redacted.Redacted<Uint8Array>,
   options: Options = {},
-): Layer.Layer<PersonalDataVault, never, SqlClient> =>
+): Layer.Layer<PersonalData.PersonalDataVault, never, SqlClient> =>
   Layer.effect(
-    PersonalDataVault,
+    PersonalData.PersonalDataVault,
     Effect.gen(function* () {
       return make(master, sqlTable(yield* SqlClient), options)
     }),
