@@ -192,36 +192,38 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
           (generation, partnerGeneration) => ({ generation, partnerGeneration }),
         )
 
-  const sign = (caller: CallerIdentity, current: Generations, authTimeSeconds: number) =>
-    Effect.gen(function* () {
-      const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      const expiresAt = Math.min(nowSeconds + lifetime, authTimeSeconds + sessionSeconds)
-      const jti = yield* ids.next
-      const claims =
-        caller._tag === "Partner"
-          ? { scope: "partner", sub: caller.partnerId }
-          : { scope: "customer", sub: caller.registrationId, pid: caller.partnerId, pgen: current.partnerGeneration }
-      const { sub, ...rest } = claims
-      const accessToken = yield* Effect.promise(() =>
-        new Jose.SignJWT({ ...rest, gen: current.generation, auth_time: authTimeSeconds })
-          .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: currentKeyId })
-          .setIssuer(issuer)
-          .setAudience(audience)
-          .setSubject(sub)
-          .setIssuedAt(nowSeconds)
-          .setExpirationTime(expiresAt)
-          .setJti(jti)
-          .sign(currentKey),
-      )
-      return { accessToken, expiresInSeconds: expiresAt - nowSeconds }
-    })
+  const sign = Effect.fn("Tokens.sign")(function* (
+    caller: CallerIdentity,
+    current: Generations,
+    authTimeSeconds: number,
+  ) {
+    const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const expiresAt = Math.min(nowSeconds + lifetime, authTimeSeconds + sessionSeconds)
+    const jti = yield* ids.next
+    const claims =
+      caller._tag === "Partner"
+        ? { scope: "partner", sub: caller.partnerId }
+        : { scope: "customer", sub: caller.registrationId, pid: caller.partnerId, pgen: current.partnerGeneration }
+    const { sub, ...rest } = claims
+    const accessToken = yield* Effect.promise(() =>
+      new Jose.SignJWT({ ...rest, gen: current.generation, auth_time: authTimeSeconds })
+        .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: currentKeyId })
+        .setIssuer(issuer)
+        .setAudience(audience)
+        .setSubject(sub)
+        .setIssuedAt(nowSeconds)
+        .setExpirationTime(expiresAt)
+        .setJti(jti)
+        .sign(currentKey),
+    )
+    return { accessToken, expiresInSeconds: expiresAt - nowSeconds }
+  })
 
-  const issue = (caller: CallerIdentity): Effect.Effect<IssuedToken> =>
-    Effect.gen(function* () {
-      const current = yield* currentGenerations(caller)
-      const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      return yield* sign(caller, current, nowSeconds)
-    })
+  const issue = Effect.fn("Tokens.issue")(function* (caller: CallerIdentity): Effect.fn.Return<IssuedToken> {
+    const current = yield* currentGenerations(caller)
+    const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    return yield* sign(caller, current, nowSeconds)
+  })
 
   const cache = TokenCache.make({ maxEntries: options.cacheSize })
 
@@ -251,73 +253,72 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
     return key === undefined ? Effect.fail(new InvalidToken({ reason: "key" })) : Effect.succeed(key)
   }
 
-  const verifyToken = (token: string): Effect.Effect<TokenCache.VerifiedToken, InvalidToken> =>
-    Effect.gen(function* () {
-      if (token === "") return yield* new InvalidToken({ reason: "missing" })
-      const now = yield* Clock.currentTimeMillis
-      const cached = cache.get(token, now)
-      if (cached !== undefined) {
-        const refused = stillValid(cached, now)
-        if (refused !== undefined) return yield* refused
-        return cached
-      }
-      const key = yield* keyFor(token)
-      const { payload } = yield* Effect.tryPromise({
-        try: () =>
-          Jose.jwtVerify(token, key, {
-            algorithms: ["HS256"],
-            issuer,
-            audience,
-            currentDate: new Date(now),
-            requiredClaims: ["exp", "iat", "sub", "jti"],
-          }),
-        catch: (error) => new InvalidToken({ reason: reasonOf(error) }),
-      })
-      const claims = decodeClaims(payload)
-      if (Option.isNone(claims)) return yield* new InvalidToken({ reason: "claims" })
-      const c = claims.value
-      const caller: CallerIdentity =
-        c.scope === "partner"
-          ? { _tag: "Partner", partnerId: c.sub }
-          : { _tag: "Customer", partnerId: c.pid, registrationId: c.sub }
-      // `exp`, `iat` and `jti` are required claims (checked above).
-      const issuedAtSeconds = payload.iat!
-      const authTimeSeconds = c.auth_time ?? issuedAtSeconds
-      if (authTimeSeconds > issuedAtSeconds || payload.exp! > authTimeSeconds + sessionSeconds) {
-        return yield* new InvalidToken({ reason: "claims" })
-      }
-      const verified: TokenCache.VerifiedToken = {
-        caller,
-        expiresAtMillis: payload.exp! * 1000,
-        issuedAtSeconds,
-        authTimeSeconds,
-        generation: c.gen ?? 0,
-        partnerGeneration: c.scope === "customer" ? (c.pgen ?? 0) : (c.gen ?? 0),
-        jti: payload.jti!,
-      }
-      const refused = stillValid(verified, now)
+  const verifyToken = Effect.fnUntraced(function* (
+    token: string,
+  ): Effect.fn.Return<TokenCache.VerifiedToken, InvalidToken> {
+    if (token === "") return yield* new InvalidToken({ reason: "missing" })
+    const now = yield* Clock.currentTimeMillis
+    const cached = cache.get(token, now)
+    if (cached !== undefined) {
+      const refused = stillValid(cached, now)
       if (refused !== undefined) return yield* refused
-      // A token with `nbf` is not cached (it could be presented before its start on a clock moved back).
-      if (payload.nbf === undefined) cache.set(token, verified)
-      return verified
+      return cached
+    }
+    const key = yield* keyFor(token)
+    const { payload } = yield* Effect.tryPromise({
+      try: () =>
+        Jose.jwtVerify(token, key, {
+          algorithms: ["HS256"],
+          issuer,
+          audience,
+          currentDate: new Date(now),
+          requiredClaims: ["exp", "iat", "sub", "jti"],
+        }),
+      catch: (error) => new InvalidToken({ reason: reasonOf(error) }),
     })
+    const claims = decodeClaims(payload)
+    if (Option.isNone(claims)) return yield* new InvalidToken({ reason: "claims" })
+    const c = claims.value
+    const caller: CallerIdentity =
+      c.scope === "partner"
+        ? { _tag: "Partner", partnerId: c.sub }
+        : { _tag: "Customer", partnerId: c.pid, registrationId: c.sub }
+    // `exp`, `iat` and `jti` are required claims (checked above).
+    const issuedAtSeconds = payload.iat!
+    const authTimeSeconds = c.auth_time ?? issuedAtSeconds
+    if (authTimeSeconds > issuedAtSeconds || payload.exp! > authTimeSeconds + sessionSeconds) {
+      return yield* new InvalidToken({ reason: "claims" })
+    }
+    const verified: TokenCache.VerifiedToken = {
+      caller,
+      expiresAtMillis: payload.exp! * 1000,
+      issuedAtSeconds,
+      authTimeSeconds,
+      generation: c.gen ?? 0,
+      partnerGeneration: c.scope === "customer" ? (c.pgen ?? 0) : (c.gen ?? 0),
+      jti: payload.jti!,
+    }
+    const refused = stillValid(verified, now)
+    if (refused !== undefined) return yield* refused
+    // A token with `nbf` is not cached (it could be presented before its start on a clock moved back).
+    if (payload.nbf === undefined) cache.set(token, verified)
+    return verified
+  })
 
   const verify = (token: string): Effect.Effect<CallerIdentity, InvalidToken> =>
     Effect.map(verifyToken(token), (verified) => verified.caller)
 
-  const renew = (token: string): Effect.Effect<IssuedToken, InvalidToken> =>
-    Effect.gen(function* () {
-      const verified = yield* verifyToken(token)
-      const now = yield* Clock.currentTimeMillis
-      if (now >= (verified.authTimeSeconds + sessionSeconds) * 1000)
-        return yield* new InvalidToken({ reason: "expired" })
-      // The store, not this process's memory: a revocation made elsewhere a moment ago counts.
-      const current = yield* currentGenerations(verified.caller)
-      if (verified.generation < current.generation || verified.partnerGeneration < current.partnerGeneration) {
-        return yield* new InvalidToken({ reason: "revoked" })
-      }
-      return yield* sign(verified.caller, current, verified.authTimeSeconds)
-    })
+  const renew = Effect.fn("Tokens.renew")(function* (token: string): Effect.fn.Return<IssuedToken, InvalidToken> {
+    const verified = yield* verifyToken(token)
+    const now = yield* Clock.currentTimeMillis
+    if (now >= (verified.authTimeSeconds + sessionSeconds) * 1000) return yield* new InvalidToken({ reason: "expired" })
+    // The store, not this process's memory: a revocation made elsewhere a moment ago counts.
+    const current = yield* currentGenerations(verified.caller)
+    if (verified.generation < current.generation || verified.partnerGeneration < current.partnerGeneration) {
+      return yield* new InvalidToken({ reason: "revoked" })
+    }
+    return yield* sign(verified.caller, current, verified.authTimeSeconds)
+  })
 
   const revokeAll = (caller: CallerIdentity): Effect.Effect<void> => Effect.asVoid(generations.bump(subjectOf(caller)))
 

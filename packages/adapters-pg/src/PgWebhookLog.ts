@@ -31,25 +31,24 @@ export const generateSigningSecret = (): Redacted.Redacted<string> =>
  * The partner's webhook, with a signing secret generated and stored when it has none; undefined when the
  * partner has no webhook URL.
  */
-export const signedWebhook = (
+export const signedWebhook = Effect.fn("PgWebhookLog.signedWebhook")(function* (
   partners: Partners["Service"],
   partnerId: string,
-): Effect.Effect<Webhook | undefined, EventStore.EventStoreUnavailable> =>
-  Effect.gen(function* () {
-    const id = Ids.PartnerId.make(partnerId)
-    const found = yield* partners.getWebhook(id)
-    if (Option.isNone(found)) return undefined
-    if (Redacted.value(found.value.signingSecret) !== "") return found.value
-    const webhook: Webhook = { url: found.value.url, signingSecret: generateSigningSecret() }
-    yield* partners
-      .setWebhook(id, webhook)
-      .pipe(
-        Effect.catchTag("NotFound", () =>
-          Effect.fail(new EventStore.EventStoreUnavailable({ reason: "partner vanished" })),
-        ),
-      )
-    return webhook
-  })
+): Effect.fn.Return<Webhook | undefined, EventStore.EventStoreUnavailable> {
+  const id = Ids.PartnerId.make(partnerId)
+  const found = yield* partners.getWebhook(id)
+  if (Option.isNone(found)) return undefined
+  if (Redacted.value(found.value.signingSecret) !== "") return found.value
+  const webhook: Webhook = { url: found.value.url, signingSecret: generateSigningSecret() }
+  yield* partners
+    .setWebhook(id, webhook)
+    .pipe(
+      Effect.catchTag("NotFound", () =>
+        Effect.fail(new EventStore.EventStoreUnavailable({ reason: "partner vanished" })),
+      ),
+    )
+  return webhook
+})
 
 interface LogRow {
   readonly id: string
@@ -91,34 +90,33 @@ export const make: Effect.Effect<WebhookLog.WebhookLog["Service"], never, SqlCli
     const partners = yield* Partners
 
     /** One page of the partner's rows (with payload only when `withData`), newest first. */
-    const page = (
+    const page = Effect.fn("PgWebhookLog.page")(function* (
       partnerId: string,
       request: WebhookLog.WebhookPageRequest,
       withData: boolean,
       maxAgeDays: number | undefined,
-    ) =>
-      Effect.gen(function* () {
-        const after = request.startingAfter
-        const limit = Math.max(1, Math.floor(request.limit))
-        const columns = sql.literal(
-          `o.id, o.event_type, ${withData ? "o.data" : "NULL AS data"}, o.status, o.attempts, o.last_response_status, o.last_error, o.next_attempt_at, o.created_at, o.delivered_at`,
-        )
-        const recent =
-          maxAgeDays === undefined
-            ? sql.literal("")
-            : sql` AND o.created_at >= now() - make_interval(days => ${Math.max(0, Math.floor(maxAgeDays))})`
-        const below =
-          after === undefined
-            ? sql.literal("")
-            : sql` AND (o.transaction_id, o.position, o.id) < (
+    ) {
+      const after = request.startingAfter
+      const limit = Math.max(1, Math.floor(request.limit))
+      const columns = sql.literal(
+        `o.id, o.event_type, ${withData ? "o.data" : "NULL AS data"}, o.status, o.attempts, o.last_response_status, o.last_error, o.next_attempt_at, o.created_at, o.delivered_at`,
+      )
+      const recent =
+        maxAgeDays === undefined
+          ? sql.literal("")
+          : sql` AND o.created_at >= now() - make_interval(days => ${Math.max(0, Math.floor(maxAgeDays))})`
+      const below =
+        after === undefined
+          ? sql.literal("")
+          : sql` AND (o.transaction_id, o.position, o.id) < (
                 SELECT c.transaction_id, c.position, c.id FROM outbox c WHERE c.id = ${after} AND c.partner_id = ${partnerId})`
-        const rows = yield* sql<LogRow>`
+      const rows = yield* sql<LogRow>`
           SELECT ${columns} FROM outbox o
           WHERE o.partner_id = ${partnerId}${recent}${below}
           ORDER BY o.transaction_id DESC, o.position DESC, o.id DESC
           LIMIT ${limit + 1}`.pipe(unavailable("webhook log page"))
-        return { rows: rows.slice(0, limit), hasMore: rows.length > limit }
-      })
+      return { rows: rows.slice(0, limit), hasMore: rows.length > limit }
+    })
 
     return WebhookLog.WebhookLog.of({
       endpoint: (partnerId) =>
@@ -135,17 +133,16 @@ export const make: Effect.Effect<WebhookLog.WebhookLog["Service"], never, SqlCli
           items: rows.map(toEvent),
           hasMore,
         })),
-      redeliver: (partnerId, id) =>
-        Effect.gen(function* () {
-          const queued = yield* sql<{ id: string }>`
+      redeliver: Effect.fn("PgWebhookLog.redeliver")(function* (partnerId, id) {
+        const queued = yield* sql<{ id: string }>`
             UPDATE outbox SET status = 'pending', next_attempt_at = now(), claimed_by = NULL, claimed_until = NULL,
                    delivered_at = NULL
             WHERE id = ${id} AND partner_id = ${partnerId} AND status IN ('failed', 'delivered') RETURNING id`
-          if (queued.length > 0) return "queued" as const
-          const rows = yield* sql<{ status: string }>`
+        if (queued.length > 0) return "queued" as const
+        const rows = yield* sql<{ status: string }>`
             SELECT status FROM outbox WHERE id = ${id} AND partner_id = ${partnerId}`
-          return rows.length === 0 ? ("not found" as const) : ("in progress" as const)
-        }).pipe(unavailable("webhook log redeliver")),
+        return rows.length === 0 ? ("not found" as const) : ("in progress" as const)
+      }, unavailable("webhook log redeliver")),
     })
   },
 )

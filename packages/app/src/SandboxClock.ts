@@ -149,22 +149,23 @@ export const nowFor = (clocks: SandboxClock["Service"], partnerId: string): Effe
  * The rows due on their own partner's time (`sort_key`, an ISO instant, at
  * least `delayMillis` before the partner's now), grouped by partner in order.
  */
-export const duePerPartner = <Row extends { readonly partner_id: string; readonly sort_key: string }>(
+export const duePerPartner = Effect.fn("SandboxClock.duePerPartner")(function* <
+  Row extends { readonly partner_id: string; readonly sort_key: string },
+>(
   clocks: SandboxClock["Service"],
   rows: ReadonlyArray<Row>,
   delayMillis: number,
-): Effect.Effect<ReadonlyArray<readonly [string, ReadonlyArray<Row>]>> =>
-  Effect.gen(function* () {
-    const groups = new Map<string, Array<Row>>()
-    for (const row of rows) {
-      const cutoff = new Date((yield* nowFor(clocks, row.partner_id)) - delayMillis).toISOString()
-      if (row.sort_key > cutoff) continue
-      const group = groups.get(row.partner_id)
-      if (group === undefined) groups.set(row.partner_id, [row])
-      else group.push(row)
-    }
-    return [...groups.entries()]
-  })
+): Effect.fn.Return<ReadonlyArray<readonly [string, ReadonlyArray<Row>]>> {
+  const groups = new Map<string, Array<Row>>()
+  for (const row of rows) {
+    const cutoff = new Date((yield* nowFor(clocks, row.partner_id)) - delayMillis).toISOString()
+    if (row.sort_key > cutoff) continue
+    const group = groups.get(row.partner_id)
+    if (group === undefined) groups.set(row.partner_id, [row])
+    else group.push(row)
+  }
+  return [...groups.entries()]
+})
 
 /** Sandbox clocks with the given service (tests), or none. */
 export const layer = (service: SandboxClock["Service"] = make()): Layer.Layer<SandboxClock> =>
