@@ -82,10 +82,14 @@ export const consentLifecycle = Effect.gen(function* () {
 })
 
 /** Everything in memory: events, read models and outbox live as long as the layer. */
-export const inMemory = Layer.mergeAll(EventPipeline.layerMemory(), UnitOfWork.layerMemory, IdGenerator.layerRandom)
+export const inMemory = Layer.mergeAll(
+  EventPipeline.layerMemory(),
+  UnitOfWork.UnitOfWork.layerMemory,
+  IdGenerator.IdGenerator.layerRandom,
+)
 
 /** PostgreSQL, here embedded PGlite (in memory); `PgDatabase.layerPostgres(url)` for a server. Migrates at start. */
 export const onPglite = Layer.mergeAll(
   PgDomain.layer().pipe(Layer.provide(PgDatabase.layerPglite())),
-  IdGenerator.layerRandom,
+  IdGenerator.IdGenerator.layerRandom,
 )

@@ -32,7 +32,7 @@
  * `openApiTransform` documents the header and the extra responses in /openapi.json.
  */
 import { createHash } from "node:crypto"
-import { type EventStoreUnavailable, type Idempotency, IdempotencyStore } from "@partnerpay/domain"
+import { type EventStore, IdempotencyStore } from "@partnerpay/domain"
 import { ByteSize, Clock, Context, DateTime, Effect, Layer, Option, type Types } from "effect"
 import { HttpEffect, HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type CallerIdentity, CurrentBearerVerification } from "./Caller.ts"
@@ -134,7 +134,7 @@ const withHeader = (name: string, value: string) => (response: HttpServerRespons
   HttpServerResponse.setHeader(response, name, value)
 
 /** The bytes of a response, when it can be stored (streams and forms cannot). */
-const capture = (response: HttpServerResponse.HttpServerResponse): Idempotency.StoredResponse | undefined => {
+const capture = (response: HttpServerResponse.HttpServerResponse): IdempotencyStore.StoredResponse | undefined => {
   const body = response.body
   switch (body._tag) {
     case "Empty":
@@ -174,7 +174,10 @@ const tellsToRetry = (response: HttpServerResponse.HttpServerResponse): boolean 
   }
 }
 
-const replay = (stored: Idempotency.StoredResponse, correlationId: string): HttpServerResponse.HttpServerResponse => {
+const replay = (
+  stored: IdempotencyStore.StoredResponse,
+  correlationId: string,
+): HttpServerResponse.HttpServerResponse => {
   const response =
     stored.body.length === 0 && stored.contentType === undefined
       ? HttpServerResponse.empty({ status: stored.status })
@@ -231,7 +234,7 @@ const nulRefused = (field: "path" | "body") =>
     errors: [{ field, message: "must not contain the NUL character (U+0000)" }],
   })
 
-const storeUnavailable = (_: EventStoreUnavailable) =>
+const storeUnavailable = (_: EventStore.EventStoreUnavailable) =>
   respond(
     new Problem.ServiceUnavailable({
       detail: "The service is temporarily unavailable; retry later.",
@@ -247,80 +250,79 @@ type App = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>
 /** Builds the per-request function from the ports (rate-limit buckets live as long as the routes). */
 export const make = Effect.gen(function* () {
   const tokens = yield* Tokens
-  const store = yield* IdempotencyStore
+  const store = yield* IdempotencyStore.IdempotencyStore
   const limits = yield* HttpLimits
   const limiter = RateLimit.make()
   const maxBodySize = ByteSize.bytes(limits.maxBodyBytes)
 
-  const idempotent = (
+  const idempotent = Effect.fnUntraced(function* (
     request: HttpServerRequest.HttpServerRequest,
     caller: Option.Option<CallerIdentity>,
     body: Uint8Array,
     app: App,
-  ): App =>
-    Effect.gen(function* () {
-      if (request.method !== "POST" || idempotencyExempt.has(pathOf(request.url))) return yield* app
-      const key = request.headers["idempotency-key"]
-      if (key === undefined) return yield* app
-      if (key.length === 0 || key.length > maxIdempotencyKeyLength) {
+  ): Effect.fn.Return<HttpServerResponse.HttpServerResponse, Types.unhandled> {
+    if (request.method !== "POST" || idempotencyExempt.has(pathOf(request.url))) return yield* app
+    const key = request.headers["idempotency-key"]
+    if (key === undefined) return yield* app
+    if (key.length === 0 || key.length > maxIdempotencyKeyLength) {
+      return yield* respond(
+        new Problem.BadRequest({
+          detail: "The request has an invalid value.",
+          code: "BAD_REQUEST",
+          errors: [
+            {
+              field: `header.${idempotencyHeader}`,
+              message: `must be between 1 and ${maxIdempotencyKeyLength} characters`,
+            },
+          ],
+        }),
+      )
+    }
+    // Without a valid token the route answers 401; nothing to remember.
+    if (Option.isNone(caller)) return yield* app
+    const scope = scopeOf(caller.value)
+    const hash = requestHash(request.method, request.url, body)
+    const now = yield* DateTime.now
+    const begun = yield* Effect.result(store.begin(scope, key, hash, now))
+    if (begun._tag === "Failure") return yield* storeUnavailable(begun.failure)
+    const outcome = begun.success
+    switch (outcome._tag) {
+      case "Replay":
+        return yield* Effect.withFiber((fiber) => Effect.succeed(replay(outcome.response, correlationIdOf(fiber))))
+      case "InProgress":
+        return yield* Effect.map(
+          respond(
+            new Problem.ConcurrentModification({
+              detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
+              code: "IDEMPOTENCY_REQUEST_IN_PROGRESS",
+            }),
+          ),
+          withHeader("retry-after", "1"),
+        )
+      case "Mismatch":
         return yield* respond(
-          new Problem.BadRequest({
-            detail: "The request has an invalid value.",
-            code: "BAD_REQUEST",
-            errors: [
-              {
-                field: `header.${idempotencyHeader}`,
-                message: `must be between 1 and ${maxIdempotencyKeyLength} characters`,
-              },
-            ],
+          new Problem.RuleViolation({
+            detail: "This Idempotency-Key was already used for a different request (method, path or body).",
+            code: "IDEMPOTENCY_KEY_REUSED",
           }),
         )
+      case "Started": {
+        const forget = store
+          .abandon(scope, key)
+          .pipe(Effect.catch((error) => Effect.logWarning("could not free an idempotency key", error)))
+        return yield* app.pipe(
+          Effect.tap((response) => {
+            const stored = tellsToRetry(response) ? undefined : capture(response)
+            if (stored === undefined) return forget
+            return store
+              .complete(scope, key, stored)
+              .pipe(Effect.catch((error) => Effect.logWarning("could not store an idempotent response", error)))
+          }),
+          Effect.onError(() => forget),
+        )
       }
-      // Without a valid token the route answers 401; nothing to remember.
-      if (Option.isNone(caller)) return yield* app
-      const scope = scopeOf(caller.value)
-      const hash = requestHash(request.method, request.url, body)
-      const now = yield* DateTime.now
-      const begun = yield* Effect.result(store.begin(scope, key, hash, now))
-      if (begun._tag === "Failure") return yield* storeUnavailable(begun.failure)
-      const outcome = begun.success
-      switch (outcome._tag) {
-        case "Replay":
-          return yield* Effect.withFiber((fiber) => Effect.succeed(replay(outcome.response, correlationIdOf(fiber))))
-        case "InProgress":
-          return yield* Effect.map(
-            respond(
-              new Problem.ConcurrentModification({
-                detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
-                code: "IDEMPOTENCY_REQUEST_IN_PROGRESS",
-              }),
-            ),
-            withHeader("retry-after", "1"),
-          )
-        case "Mismatch":
-          return yield* respond(
-            new Problem.RuleViolation({
-              detail: "This Idempotency-Key was already used for a different request (method, path or body).",
-              code: "IDEMPOTENCY_KEY_REUSED",
-            }),
-          )
-        case "Started": {
-          const forget = store
-            .abandon(scope, key)
-            .pipe(Effect.catch((error) => Effect.logWarning("could not free an idempotency key", error)))
-          return yield* app.pipe(
-            Effect.tap((response) => {
-              const stored = tellsToRetry(response) ? undefined : capture(response)
-              if (stored === undefined) return forget
-              return store
-                .complete(scope, key, stored)
-                .pipe(Effect.catch((error) => Effect.logWarning("could not store an idempotent response", error)))
-            }),
-            Effect.onError(() => forget),
-          )
-        }
-      }
-    })
+    }
+  })
 
   const notLimited = Effect.succeed(undefined)
   const rateLimited = (
@@ -341,8 +343,8 @@ export const make = Effect.gen(function* () {
   }
 
   /** POST, PUT, PATCH, DELETE: buffer the body once (the route's decoder reads the same cached bytes), so that an oversized body is a 413 whatever reads it first. */
-  const withBody = (request: HttpServerRequest.HttpServerRequest, caller: Option.Option<CallerIdentity>, app: App) =>
-    Effect.gen(function* () {
+  const withBody = Effect.fnUntraced(
+    function* (request: HttpServerRequest.HttpServerRequest, caller: Option.Option<CallerIdentity>, app: App) {
       const read = yield* Effect.result(request.arrayBuffer)
       if (read._tag === "Failure") {
         const reason = read.failure.reason
@@ -359,7 +361,9 @@ export const make = Effect.gen(function* () {
       const body = new Uint8Array(read.success)
       if (containsNul(body)) return yield* respond(nulRefused("body"))
       return yield* idempotent(request, caller, body, app)
-    }).pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize))
+    },
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
+  )
 
   /** NUL in the path, the body size, then the body and idempotency (rate limiting done). */
   const checked = (request: HttpServerRequest.HttpServerRequest, caller: Option.Option<CallerIdentity>, app: App) => {
@@ -370,33 +374,34 @@ export const make = Effect.gen(function* () {
     return withBody(request, caller, app)
   }
 
-  return (route: App): App =>
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const token = bearerToken(request.headers.authorization)
-      const outcome = token === undefined ? undefined : yield* Effect.result(tokens.verify(token))
-      const caller: Option.Option<CallerIdentity> =
-        outcome !== undefined && outcome._tag === "Success" ? Option.some(outcome.success) : Option.none()
-      // The access line names the partner (RequestRecord.ts).
-      if (caller._tag === "Some") {
-        const record = yield* CurrentRequestRecord
-        if (record !== undefined) record.partnerId = caller.value.partnerId
-      }
-      // This request's route reuses the outcome (Authentication middleware) instead of verifying again.
-      const app =
-        token === undefined || outcome === undefined
-          ? route
-          : Effect.provideService(route, CurrentBearerVerification, { token, outcome })
-      const decision = yield* rateLimited(request, caller)
-      if (decision === undefined) return yield* checked(request, caller, app)
-      // On whatever answer leaves, even one made from a failure further out (an unknown route's 404).
-      yield* Effect.withFiber((fiber) => {
-        HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, quotaHeaders(decision))
-        return Effect.void
-      })
-      if (!decision.allowed) return yield* respond(Problem.tooManyRequests(decision.retryAfterSeconds))
-      return yield* checked(request, caller, app)
-    }) as App
+  const guarded = Effect.fnUntraced(function* (route: App) {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const token = bearerToken(request.headers.authorization)
+    const outcome = token === undefined ? undefined : yield* Effect.result(tokens.verify(token))
+    const caller: Option.Option<CallerIdentity> =
+      outcome !== undefined && outcome._tag === "Success" ? Option.some(outcome.success) : Option.none()
+    // The access line names the partner (RequestRecord.ts).
+    if (caller._tag === "Some") {
+      const record = yield* CurrentRequestRecord
+      if (record !== undefined) record.partnerId = caller.value.partnerId
+    }
+    // This request's route reuses the outcome (Authentication middleware) instead of verifying again.
+    const app =
+      token === undefined || outcome === undefined
+        ? route
+        : Effect.provideService(route, CurrentBearerVerification, { token, outcome })
+    const decision = yield* rateLimited(request, caller)
+    if (decision === undefined) return yield* checked(request, caller, app)
+    // On whatever answer leaves, even one made from a failure further out (an unknown route's 404).
+    yield* Effect.withFiber((fiber) => {
+      HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, quotaHeaders(decision))
+      return Effect.void
+    })
+    if (!decision.allowed) return yield* respond(Problem.tooManyRequests(decision.retryAfterSeconds))
+    return yield* checked(request, caller, app)
+  })
+
+  return (route: App): App => guarded(route) as App
 })
 
 /** The global router middleware; requires `Tokens` and `IdempotencyStore` (limits: `HttpLimits`). */

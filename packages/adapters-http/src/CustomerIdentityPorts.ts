@@ -16,7 +16,7 @@
  * providers are still the sandboxes (no production provider exists yet).
  */
 import { createHmac } from "node:crypto"
-import { CodeHasher, OtpCodes, ProviderSandboxes, type Providers } from "@partnerpay/domain"
+import { OtpCodes, ProviderSandboxes, type Providers } from "@partnerpay/domain"
 import { Context, Effect, Layer, Redacted } from "effect"
 
 export class ChatSigner extends Context.Service<
@@ -38,8 +38,8 @@ export class ChatSigner extends Context.Service<
 
 /** Every port of the customer identity groups. */
 export type CustomerIdentityPorts =
-  | OtpCodes
-  | CodeHasher
+  | OtpCodes.OtpCodes
+  | OtpCodes.CodeHasher
   | Providers.OtpSender
   | Providers.BankLinker
   | Providers.KycProvider
@@ -49,8 +49,8 @@ export const testChatSecret = Redacted.make("partnerpay-test-chat-secret-not-sec
 
 /** Sandbox and tests: fixed code 123456, recorded OTP messages, sandbox providers, public test secrets. */
 export const layerSandbox: Layer.Layer<CustomerIdentityPorts | ProviderSandboxes.SentOtps> = Layer.mergeAll(
-  OtpCodes.layerSandbox,
-  CodeHasher.layerTest,
+  OtpCodes.OtpCodes.layerSandbox,
+  OtpCodes.CodeHasher.layerTest,
   ProviderSandboxes.layerOtpSenderMemory,
   ProviderSandboxes.layerBankLinkerSandbox,
   ProviderSandboxes.layerKycProviderSandbox,
@@ -67,8 +67,8 @@ export interface Secrets {
 /** Random codes and real secrets; providers are the sandboxes until production ones exist. */
 export const layer = (secrets: Secrets): Layer.Layer<CustomerIdentityPorts> =>
   Layer.mergeAll(
-    OtpCodes.layerRandom,
-    CodeHasher.layer(secrets.otpSecret),
+    OtpCodes.OtpCodes.layerRandom,
+    OtpCodes.CodeHasher.layer(secrets.otpSecret),
     ProviderSandboxes.layerOtpSenderMemory,
     ProviderSandboxes.layerBankLinkerSandbox,
     ProviderSandboxes.layerKycProviderSandbox,

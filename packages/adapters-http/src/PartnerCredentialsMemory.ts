@@ -20,9 +20,11 @@ export type PartnerCredentialEntry = {
 } & ({ readonly clientSecret: Redacted.Redacted<string> } | { readonly storedHash: string })
 
 /** The given partners' credentials, hashed when the layer is built. */
-export const layerMemory = (partners: ReadonlyArray<PartnerCredentialEntry>): Layer.Layer<PartnerCredentials> =>
+export const layerMemory = (
+  partners: ReadonlyArray<PartnerCredentialEntry>,
+): Layer.Layer<PartnerCredentials.PartnerCredentials> =>
   Layer.effect(
-    PartnerCredentials,
+    PartnerCredentials.PartnerCredentials,
     Effect.gen(function* () {
       const pepper = yield* SecretHash.Pepper
       const byClientId = new Map<string, { stored: string; readonly partnerId: Ids.PartnerId }>()
@@ -33,7 +35,7 @@ export const layerMemory = (partners: ReadonlyArray<PartnerCredentialEntry>): La
         })
       }
       const unmatchable = SecretHash.unmatchableHash()
-      return PartnerCredentials.of({
+      return PartnerCredentials.PartnerCredentials.of({
         authenticate: Effect.fn("PartnerCredentialsMemory.authenticate")(function* (clientId, clientSecret) {
           const entry = byClientId.get(clientId)
           const verdict = yield* SecretHash.verifySecret(clientSecret, entry?.stored ?? unmatchable, pepper)

@@ -11,15 +11,7 @@
  * Handlers map domain errors with `fromDomain` and declare `DomainProblems` on
  * their endpoints; anything else that escapes becomes a 500 with no internals.
  */
-import {
-  AlreadyExists,
-  EventStoreUnavailable,
-  IllegalTransition,
-  NotFound,
-  RuleViolated,
-  ValidationFailed,
-  VersionConflict,
-} from "@partnerpay/domain"
+import { DomainError, EventStore } from "@partnerpay/domain"
 import { type Cause, Effect, Option, Schema, SchemaIssue } from "effect"
 import { HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
@@ -189,13 +181,13 @@ export const tooManyRequests = (retryAfterSeconds: number): TooManyRequests =>
 
 /** The errors the domain (deciders, command handler, event store) can return. */
 export type DomainFailure =
-  | ValidationFailed
-  | IllegalTransition
-  | RuleViolated
-  | NotFound
-  | AlreadyExists
-  | VersionConflict
-  | EventStoreUnavailable
+  | DomainError.ValidationFailed
+  | DomainError.IllegalTransition
+  | DomainError.RuleViolated
+  | DomainError.NotFound
+  | DomainError.AlreadyExists
+  | EventStore.VersionConflict
+  | EventStore.EventStoreUnavailable
 
 /** The problems `fromDomain` produces: declare them as an endpoint's `error` when its handler uses `fromDomain`. */
 export const DomainProblems = [
@@ -245,13 +237,13 @@ export const fromDomain = (error: DomainFailure): DomainProblem => {
 }
 
 const domainErrorClasses = [
-  ValidationFailed,
-  IllegalTransition,
-  RuleViolated,
-  NotFound,
-  AlreadyExists,
-  VersionConflict,
-  EventStoreUnavailable,
+  DomainError.ValidationFailed,
+  DomainError.IllegalTransition,
+  DomainError.RuleViolated,
+  DomainError.NotFound,
+  DomainError.AlreadyExists,
+  EventStore.VersionConflict,
+  EventStore.EventStoreUnavailable,
 ] as const
 
 export const isDomainFailure = (u: unknown): u is DomainFailure => domainErrorClasses.some((C) => u instanceof C)

@@ -17,7 +17,7 @@ import type {
   IdGenerator,
   PartnerCredentials,
   Providers,
-  ReadModelStore,
+  ReadModel,
   UnitOfWork,
   WebhookLog,
 } from "@partnerpay/domain"
@@ -152,23 +152,23 @@ export type HandlerProviders = Providers.BankLinker | Providers.KycProvider | Pr
 /** The ports `Routes` needs from the application. */
 export type RoutesPorts =
   | Tokens
-  | PartnerCredentials
+  | PartnerCredentials.PartnerCredentials
   | HealthCheck
   // the domain's ports, used by the business groups' handlers
-  | EventStore
-  | ReadModelStore
-  | UnitOfWork
-  | IdGenerator
+  | EventStore.EventStore
+  | ReadModel.ReadModelStore
+  | UnitOfWork.UnitOfWork
+  | IdGenerator.IdGenerator
   // Idempotency-Key records (CrossCutting.ts)
-  | IdempotencyStore
+  | IdempotencyStore.IdempotencyStore
   // customer login, bank accounts, verification (CustomerIdentityPorts.ts)
   | CustomerIdentityPorts
   // reimbursement signing (the app provides the sandbox or a real provider)
   | Providers.ESignature
   // in-app card payment of a payment request (POST .../PayWithCard)
-  | CardCharger
+  | CardCharger.CardCharger
   // the partner's own webhooks: deliveries, events, endpoint (DeliveriesApi.ts, EventsApi.ts)
-  | WebhookLog
+  | WebhookLog.WebhookLog
   // payment attachments: listed with a request, downloaded by the partner or the payer
   | Attachments.PaymentAttachments
 

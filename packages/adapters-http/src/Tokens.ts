@@ -40,7 +40,7 @@
  * current secret as generation 0 logged in at their `iat`.
  */
 import { createHash } from "node:crypto"
-import { IdGenerator, Ids, TokenGeneration, TokenGenerations } from "@partnerpay/domain"
+import { IdGenerator, Ids, TokenGenerations } from "@partnerpay/domain"
 import { Clock, Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import * as Jose from "jose"
 import type { CallerIdentity } from "./Caller.ts"
@@ -121,8 +121,8 @@ export const keyIdOf = (secret: Redacted.Redacted<string>): string =>
 /** The revocation subject of a caller's tokens. */
 export const subjectOf = (caller: CallerIdentity): string =>
   caller._tag === "Partner"
-    ? TokenGeneration.partnerSubject(caller.partnerId)
-    : TokenGeneration.customerSubject(caller.registrationId)
+    ? TokenGenerations.partnerSubject(caller.partnerId)
+    : TokenGenerations.customerSubject(caller.registrationId)
 
 export class Tokens extends Context.Service<
   Tokens,
@@ -138,11 +138,17 @@ export class Tokens extends Context.Service<
   }
 >()("partnerpay/adapters-http/Tokens") {
   /** Tokens signed with the given secret; ids (`jti`) from `IdGenerator`, revocation from `TokenGenerations`. */
-  static readonly layer = (options: TokensOptions): Layer.Layer<Tokens, never, IdGenerator | TokenGenerations> =>
+  static readonly layer = (
+    options: TokensOptions,
+  ): Layer.Layer<Tokens, never, IdGenerator.IdGenerator | TokenGenerations.TokenGenerations> =>
     Layer.effect(Tokens, make(options))
 
   /** Reads `PARTNERPAY_TOKEN_SECRET` and the optional `PARTNERPAY_TOKEN_SECRET_PREVIOUS` (each at least 32 bytes). */
-  static readonly layerConfig: Layer.Layer<Tokens, Config.ConfigError, IdGenerator | TokenGenerations> = Layer.unwrap(
+  static readonly layerConfig: Layer.Layer<
+    Tokens,
+    Config.ConfigError,
+    IdGenerator.IdGenerator | TokenGenerations.TokenGenerations
+  > = Layer.unwrap(
     Effect.gen(function* () {
       const secret = yield* Config.Redacted("PARTNERPAY_TOKEN_SECRET")
       const previousSecret = yield* Config.option(Config.Redacted("PARTNERPAY_TOKEN_SECRET_PREVIOUS"))
@@ -152,8 +158,8 @@ export class Tokens extends Context.Service<
 }
 
 const make = Effect.fnUntraced(function* (options: TokensOptions) {
-  const ids = yield* IdGenerator
-  const generations = yield* TokenGenerations
+  const ids = yield* IdGenerator.IdGenerator
+  const generations = yield* TokenGenerations.TokenGenerations
   const keys = new Map<string, Uint8Array>()
   for (const secret of [options.secret, options.previousSecret]) {
     if (secret === undefined) continue
@@ -182,40 +188,42 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
         }))
       : Effect.zipWith(
           generations.current(subjectOf(caller)),
-          generations.current(TokenGeneration.partnerSubject(caller.partnerId)),
+          generations.current(TokenGenerations.partnerSubject(caller.partnerId)),
           (generation, partnerGeneration) => ({ generation, partnerGeneration }),
         )
 
-  const sign = (caller: CallerIdentity, current: Generations, authTimeSeconds: number) =>
-    Effect.gen(function* () {
-      const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      const expiresAt = Math.min(nowSeconds + lifetime, authTimeSeconds + sessionSeconds)
-      const jti = yield* ids.next
-      const claims =
-        caller._tag === "Partner"
-          ? { scope: "partner", sub: caller.partnerId }
-          : { scope: "customer", sub: caller.registrationId, pid: caller.partnerId, pgen: current.partnerGeneration }
-      const { sub, ...rest } = claims
-      const accessToken = yield* Effect.promise(() =>
-        new Jose.SignJWT({ ...rest, gen: current.generation, auth_time: authTimeSeconds })
-          .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: currentKeyId })
-          .setIssuer(issuer)
-          .setAudience(audience)
-          .setSubject(sub)
-          .setIssuedAt(nowSeconds)
-          .setExpirationTime(expiresAt)
-          .setJti(jti)
-          .sign(currentKey),
-      )
-      return { accessToken, expiresInSeconds: expiresAt - nowSeconds }
-    })
+  const sign = Effect.fn("Tokens.sign")(function* (
+    caller: CallerIdentity,
+    current: Generations,
+    authTimeSeconds: number,
+  ) {
+    const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const expiresAt = Math.min(nowSeconds + lifetime, authTimeSeconds + sessionSeconds)
+    const jti = yield* ids.next
+    const claims =
+      caller._tag === "Partner"
+        ? { scope: "partner", sub: caller.partnerId }
+        : { scope: "customer", sub: caller.registrationId, pid: caller.partnerId, pgen: current.partnerGeneration }
+    const { sub, ...rest } = claims
+    const accessToken = yield* Effect.promise(() =>
+      new Jose.SignJWT({ ...rest, gen: current.generation, auth_time: authTimeSeconds })
+        .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: currentKeyId })
+        .setIssuer(issuer)
+        .setAudience(audience)
+        .setSubject(sub)
+        .setIssuedAt(nowSeconds)
+        .setExpirationTime(expiresAt)
+        .setJti(jti)
+        .sign(currentKey),
+    )
+    return { accessToken, expiresInSeconds: expiresAt - nowSeconds }
+  })
 
-  const issue = (caller: CallerIdentity): Effect.Effect<IssuedToken> =>
-    Effect.gen(function* () {
-      const current = yield* currentGenerations(caller)
-      const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-      return yield* sign(caller, current, nowSeconds)
-    })
+  const issue = Effect.fn("Tokens.issue")(function* (caller: CallerIdentity): Effect.fn.Return<IssuedToken> {
+    const current = yield* currentGenerations(caller)
+    const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    return yield* sign(caller, current, nowSeconds)
+  })
 
   const cache = TokenCache.make({ maxEntries: options.cacheSize })
 
@@ -226,7 +234,7 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
     if (
       verified.generation < generations.known(subjectOf(verified.caller)) ||
       (verified.caller._tag === "Customer" &&
-        verified.partnerGeneration < generations.known(TokenGeneration.partnerSubject(verified.caller.partnerId)))
+        verified.partnerGeneration < generations.known(TokenGenerations.partnerSubject(verified.caller.partnerId)))
     ) {
       return new InvalidToken({ reason: "revoked" })
     }
@@ -245,73 +253,72 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
     return key === undefined ? Effect.fail(new InvalidToken({ reason: "key" })) : Effect.succeed(key)
   }
 
-  const verifyToken = (token: string): Effect.Effect<TokenCache.VerifiedToken, InvalidToken> =>
-    Effect.gen(function* () {
-      if (token === "") return yield* new InvalidToken({ reason: "missing" })
-      const now = yield* Clock.currentTimeMillis
-      const cached = cache.get(token, now)
-      if (cached !== undefined) {
-        const refused = stillValid(cached, now)
-        if (refused !== undefined) return yield* refused
-        return cached
-      }
-      const key = yield* keyFor(token)
-      const { payload } = yield* Effect.tryPromise({
-        try: () =>
-          Jose.jwtVerify(token, key, {
-            algorithms: ["HS256"],
-            issuer,
-            audience,
-            currentDate: new Date(now),
-            requiredClaims: ["exp", "iat", "sub", "jti"],
-          }),
-        catch: (error) => new InvalidToken({ reason: reasonOf(error) }),
-      })
-      const claims = decodeClaims(payload)
-      if (Option.isNone(claims)) return yield* new InvalidToken({ reason: "claims" })
-      const c = claims.value
-      const caller: CallerIdentity =
-        c.scope === "partner"
-          ? { _tag: "Partner", partnerId: c.sub }
-          : { _tag: "Customer", partnerId: c.pid, registrationId: c.sub }
-      // `exp`, `iat` and `jti` are required claims (checked above).
-      const issuedAtSeconds = payload.iat!
-      const authTimeSeconds = c.auth_time ?? issuedAtSeconds
-      if (authTimeSeconds > issuedAtSeconds || payload.exp! > authTimeSeconds + sessionSeconds) {
-        return yield* new InvalidToken({ reason: "claims" })
-      }
-      const verified: TokenCache.VerifiedToken = {
-        caller,
-        expiresAtMillis: payload.exp! * 1000,
-        issuedAtSeconds,
-        authTimeSeconds,
-        generation: c.gen ?? 0,
-        partnerGeneration: c.scope === "customer" ? (c.pgen ?? 0) : (c.gen ?? 0),
-        jti: payload.jti!,
-      }
-      const refused = stillValid(verified, now)
+  const verifyToken = Effect.fnUntraced(function* (
+    token: string,
+  ): Effect.fn.Return<TokenCache.VerifiedToken, InvalidToken> {
+    if (token === "") return yield* new InvalidToken({ reason: "missing" })
+    const now = yield* Clock.currentTimeMillis
+    const cached = cache.get(token, now)
+    if (cached !== undefined) {
+      const refused = stillValid(cached, now)
       if (refused !== undefined) return yield* refused
-      // A token with `nbf` is not cached (it could be presented before its start on a clock moved back).
-      if (payload.nbf === undefined) cache.set(token, verified)
-      return verified
+      return cached
+    }
+    const key = yield* keyFor(token)
+    const { payload } = yield* Effect.tryPromise({
+      try: () =>
+        Jose.jwtVerify(token, key, {
+          algorithms: ["HS256"],
+          issuer,
+          audience,
+          currentDate: new Date(now),
+          requiredClaims: ["exp", "iat", "sub", "jti"],
+        }),
+      catch: (error) => new InvalidToken({ reason: reasonOf(error) }),
     })
+    const claims = decodeClaims(payload)
+    if (Option.isNone(claims)) return yield* new InvalidToken({ reason: "claims" })
+    const c = claims.value
+    const caller: CallerIdentity =
+      c.scope === "partner"
+        ? { _tag: "Partner", partnerId: c.sub }
+        : { _tag: "Customer", partnerId: c.pid, registrationId: c.sub }
+    // `exp`, `iat` and `jti` are required claims (checked above).
+    const issuedAtSeconds = payload.iat!
+    const authTimeSeconds = c.auth_time ?? issuedAtSeconds
+    if (authTimeSeconds > issuedAtSeconds || payload.exp! > authTimeSeconds + sessionSeconds) {
+      return yield* new InvalidToken({ reason: "claims" })
+    }
+    const verified: TokenCache.VerifiedToken = {
+      caller,
+      expiresAtMillis: payload.exp! * 1000,
+      issuedAtSeconds,
+      authTimeSeconds,
+      generation: c.gen ?? 0,
+      partnerGeneration: c.scope === "customer" ? (c.pgen ?? 0) : (c.gen ?? 0),
+      jti: payload.jti!,
+    }
+    const refused = stillValid(verified, now)
+    if (refused !== undefined) return yield* refused
+    // A token with `nbf` is not cached (it could be presented before its start on a clock moved back).
+    if (payload.nbf === undefined) cache.set(token, verified)
+    return verified
+  })
 
   const verify = (token: string): Effect.Effect<CallerIdentity, InvalidToken> =>
     Effect.map(verifyToken(token), (verified) => verified.caller)
 
-  const renew = (token: string): Effect.Effect<IssuedToken, InvalidToken> =>
-    Effect.gen(function* () {
-      const verified = yield* verifyToken(token)
-      const now = yield* Clock.currentTimeMillis
-      if (now >= (verified.authTimeSeconds + sessionSeconds) * 1000)
-        return yield* new InvalidToken({ reason: "expired" })
-      // The store, not this process's memory: a revocation made elsewhere a moment ago counts.
-      const current = yield* currentGenerations(verified.caller)
-      if (verified.generation < current.generation || verified.partnerGeneration < current.partnerGeneration) {
-        return yield* new InvalidToken({ reason: "revoked" })
-      }
-      return yield* sign(verified.caller, current, verified.authTimeSeconds)
-    })
+  const renew = Effect.fn("Tokens.renew")(function* (token: string): Effect.fn.Return<IssuedToken, InvalidToken> {
+    const verified = yield* verifyToken(token)
+    const now = yield* Clock.currentTimeMillis
+    if (now >= (verified.authTimeSeconds + sessionSeconds) * 1000) return yield* new InvalidToken({ reason: "expired" })
+    // The store, not this process's memory: a revocation made elsewhere a moment ago counts.
+    const current = yield* currentGenerations(verified.caller)
+    if (verified.generation < current.generation || verified.partnerGeneration < current.partnerGeneration) {
+      return yield* new InvalidToken({ reason: "revoked" })
+    }
+    return yield* sign(verified.caller, current, verified.authTimeSeconds)
+  })
 
   const revokeAll = (caller: CallerIdentity): Effect.Effect<void> => Effect.asVoid(generations.bump(subjectOf(caller)))
 

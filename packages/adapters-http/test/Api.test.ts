@@ -7,15 +7,7 @@
  */
 
 import { assert, describe, it } from "@effect/vitest"
-import {
-  AlreadyExists,
-  EventStoreUnavailable,
-  IllegalTransition,
-  NotFound,
-  RuleViolated,
-  ValidationFailed,
-  VersionConflict,
-} from "@partnerpay/domain"
+import { DomainError, EventStore } from "@partnerpay/domain"
 import { Effect, Layer, Schema } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
@@ -75,23 +67,26 @@ class ProbeApi extends HttpApiGroup.make("probe")
 const TestApi = Api.add(ProbeApi)
 
 const domainErrors = {
-  ValidationFailed: new ValidationFailed({
+  ValidationFailed: new DomainError.ValidationFailed({
     issues: [
       { field: "owner.emailAddress", message: "must be an email address" },
       { field: "employees[1].emailAddress", message: "duplicates employees[0].emailAddress" },
     ],
   }),
-  IllegalTransition: new IllegalTransition({
+  IllegalTransition: new DomainError.IllegalTransition({
     entity: "Consent",
     state: "Revoked",
     command: "AcceptConsent",
     reason: "a revoked consent cannot be accepted",
   }),
-  RuleViolated: new RuleViolated({ code: "DEBIT_LIMIT_EXCEEDED", reason: "the amount exceeds the authorized limit" }),
-  NotFound: new NotFound({ entity: "PaymentRequest" }),
-  AlreadyExists: new AlreadyExists({ entity: "Company" }),
-  VersionConflict: new VersionConflict({ streamId: "Consent-1", expected: "3", actual: 4 }),
-  EventStoreUnavailable: new EventStoreUnavailable({ reason: "connection refused to db.internal:5432" }),
+  RuleViolated: new DomainError.RuleViolated({
+    code: "DEBIT_LIMIT_EXCEEDED",
+    reason: "the amount exceeds the authorized limit",
+  }),
+  NotFound: new DomainError.NotFound({ entity: "PaymentRequest" }),
+  AlreadyExists: new DomainError.AlreadyExists({ entity: "Company" }),
+  VersionConflict: new EventStore.VersionConflict({ streamId: "Consent-1", expected: "3", actual: 4 }),
+  EventStoreUnavailable: new EventStore.EventStoreUnavailable({ reason: "connection refused to db.internal:5432" }),
 } as const
 
 const ProbeLive = HttpApiBuilder.group(TestApi, "probe", (handlers) =>

@@ -8,7 +8,7 @@
 
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { assert, describe, it } from "@effect/vitest"
-import { Companies, type Ids, MemoryOutbox } from "@partnerpay/domain"
+import { Companies, type Ids, Outbox } from "@partnerpay/domain"
 import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
@@ -295,7 +295,7 @@ describe("KYB completion", () => {
       yield* run(Companies.completeKyb(company.companyId, "Verified"))
       const r = yield* send(handler, `/company/status?companyId=${company.companyId}`, request("GET", partner))
       assert.deepStrictEqual(r.json, { CompanyId: company.companyId, Status: "Verified" })
-      const recorded = yield* run(Effect.map(Effect.service(MemoryOutbox), (o) => o.recorded))
+      const recorded = yield* run(Effect.map(Effect.service(Outbox.MemoryOutbox), (o) => o.recorded))
       const mine = recorded.filter((n) => n.data.CompanyId === company.companyId)
       assert.strictEqual(mine.length, 1)
       const notification = mine[0]!

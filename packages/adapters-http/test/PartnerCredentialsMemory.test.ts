@@ -10,7 +10,7 @@ const Credentials = layerMemory([{ clientId: "client-a", clientSecret: Redacted.
 describe("PartnerCredentials (in memory)", () => {
   it.effect("the right pair authenticates the partner", () =>
     Effect.gen(function* () {
-      const credentials = yield* PartnerCredentials
+      const credentials = yield* PartnerCredentials.PartnerCredentials
       const result = yield* credentials.authenticate("client-a", Redacted.make("s3cret-a"))
       assert.deepStrictEqual(result, Option.some({ partnerId }))
     }).pipe(Effect.provide(Credentials)),
@@ -18,7 +18,7 @@ describe("PartnerCredentials (in memory)", () => {
 
   it.effect("a wrong secret, an unknown id and an empty secret are all None", () =>
     Effect.gen(function* () {
-      const credentials = yield* PartnerCredentials
+      const credentials = yield* PartnerCredentials.PartnerCredentials
       assert.isTrue(Option.isNone(yield* credentials.authenticate("client-a", Redacted.make("s3cret-b"))))
       assert.isTrue(Option.isNone(yield* credentials.authenticate("client-b", Redacted.make("s3cret-a"))))
       assert.isTrue(Option.isNone(yield* credentials.authenticate("client-a", Redacted.make(""))))
@@ -32,7 +32,7 @@ describe("a partner whose secret is still stored as a legacy scrypt hash", () =>
       const storedHash = yield* hashSecretScrypt(Redacted.make("s3cret-a"), { N: 2 ** 10, r: 8, p: 1 })
       const credentials = yield* Effect.provide(
         Effect.gen(function* () {
-          return yield* PartnerCredentials
+          return yield* PartnerCredentials.PartnerCredentials
         }),
         layerMemory([{ clientId: "client-a", storedHash, partnerId }]),
       )

@@ -6,7 +6,7 @@
  */
 
 import { assert, describe, it } from "@effect/vitest"
-import { Attachments, CommandHandler, Customer, Ids, MemoryOutbox, Payments } from "@partnerpay/domain"
+import { Attachments, CommandHandler, Customer, Ids, Outbox, Payments } from "@partnerpay/domain"
 import { DateTime, Effect } from "effect"
 import { afterAll } from "vitest"
 import { bearer, otherPartnerId, partnerId, send } from "./fixtures.ts"
@@ -453,7 +453,7 @@ describe("PAYMENT_REQUEST_STATUS_CHANGED", () => {
   it.effect("create, accept, settle each put one notification in the outbox", () =>
     Effect.gen(function* () {
       const { id } = yield* settledTransfer
-      const recorded = yield* run(Effect.map(Effect.service(MemoryOutbox), (o) => o.recorded))
+      const recorded = yield* run(Effect.map(Effect.service(Outbox.MemoryOutbox), (o) => o.recorded))
       const mine = recorded.filter((n) => n.data.PaymentRequestId === id)
       assert.deepStrictEqual(
         mine.map((n) => [n.eventType, n.partnerId, n.data.Status]),

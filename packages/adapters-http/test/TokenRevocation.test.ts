@@ -5,7 +5,7 @@
  * limits of POST /auth/token.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { IdGenerator, TokenGeneration, TokenGenerations } from "@partnerpay/domain"
+import { IdGenerator, TokenGenerations } from "@partnerpay/domain"
 import { Clock, Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import * as Jose from "jose"
@@ -31,10 +31,10 @@ import {
 
 /** A server whose revocation state the test holds (and may bump directly, as another instance would). */
 const serverWith = (extra: Layer.Layer<never> = Layer.empty) => {
-  const generations = TokenGeneration.makeMemory()
+  const generations = TokenGenerations.makeMemory()
   const tokens = Tokens.layer({ secret: tokenSecret }).pipe(
-    Layer.provide(IdGenerator.layerRandom),
-    Layer.provideMerge(Layer.succeed(TokenGenerations, generations)),
+    Layer.provide(IdGenerator.IdGenerator.layerRandom),
+    Layer.provideMerge(Layer.succeed(TokenGenerations.TokenGenerations, generations)),
   )
   const { handler, dispose } = Server.toWebHandler(Layer.mergeAll(Ports, tokens, extra))
   return { handler: handler as unknown as Handler, dispose, generations }
@@ -72,7 +72,7 @@ describe("a partner's tokens after a revocation", () => {
     Effect.gen(function* () {
       const before = yield* partnerToken(handler)
       assert.strictEqual(yield* probe(before), 403)
-      yield* main.generations.bump(TokenGeneration.partnerSubject(partnerId))
+      yield* main.generations.bump(TokenGenerations.partnerSubject(partnerId))
       assert.strictEqual(yield* probe(before), 401)
       assert.strictEqual((yield* exchange(before)).status, 401)
       const after = yield* partnerToken(handler)
@@ -84,10 +84,10 @@ describe("a partner's tokens after a revocation", () => {
   it.effect("a token of an older generation stays refused after further revocations (stale generation)", () =>
     Effect.gen(function* () {
       const first = yield* partnerToken(handler)
-      yield* main.generations.bump(TokenGeneration.partnerSubject(partnerId))
+      yield* main.generations.bump(TokenGenerations.partnerSubject(partnerId))
       const second = yield* partnerToken(handler)
-      assert.strictEqual(Jose.decodeJwt(second).gen, main.generations.known(TokenGeneration.partnerSubject(partnerId)))
-      yield* main.generations.bump(TokenGeneration.partnerSubject(partnerId))
+      assert.strictEqual(Jose.decodeJwt(second).gen, main.generations.known(TokenGenerations.partnerSubject(partnerId)))
+      yield* main.generations.bump(TokenGenerations.partnerSubject(partnerId))
       assert.strictEqual(yield* probe(first), 401)
       assert.strictEqual(yield* probe(second), 401)
       assert.strictEqual(yield* probe(yield* partnerToken(handler)), 403)
@@ -98,7 +98,7 @@ describe("a partner's tokens after a revocation", () => {
     Effect.gen(function* () {
       const renewed = (yield* exchange(yield* partnerToken(handler))).json as { accessToken: string }
       assert.strictEqual(yield* probe(renewed.accessToken), 403)
-      yield* main.generations.bump(TokenGeneration.partnerSubject(partnerId))
+      yield* main.generations.bump(TokenGenerations.partnerSubject(partnerId))
       assert.strictEqual(yield* probe(renewed.accessToken), 401)
     }),
   )
@@ -111,10 +111,10 @@ describe("customer tokens after their partner's tokens are revoked", () => {
       const login = yield* customerLogin(partner)
       assert.strictEqual(
         Jose.decodeJwt(login.accessToken).pgen,
-        main.generations.known(TokenGeneration.partnerSubject(partnerId)),
+        main.generations.known(TokenGenerations.partnerSubject(partnerId)),
       )
       assert.strictEqual(yield* probe(login.accessToken), 200)
-      yield* main.generations.bump(TokenGeneration.partnerSubject(partnerId))
+      yield* main.generations.bump(TokenGenerations.partnerSubject(partnerId))
       assert.strictEqual(yield* probe(login.accessToken), 401)
       assert.strictEqual((yield* exchange(login.accessToken)).status, 401)
       const again = yield* customerLogin(yield* partnerToken(handler), login.phoneNumber)
@@ -236,7 +236,10 @@ describe("renewal through GET /Auth/ExchangeToken", () => {
 describe("signing-key rotation", () => {
   const previous = Redacted.make("the-previous-signing-secret-0123456789abcdef")
   const tokensWith = (options: Parameters<typeof Tokens.layer>[0]) =>
-    Tokens.layer(options).pipe(Layer.provide(IdGenerator.layerRandom), Layer.provide(TokenGenerations.layerMemory))
+    Tokens.layer(options).pipe(
+      Layer.provide(IdGenerator.IdGenerator.layerRandom),
+      Layer.provide(TokenGenerations.TokenGenerations.layerMemory),
+    )
   const issueWith = (secret: Redacted.Redacted<string>) =>
     Effect.gen(function* () {
       return (yield* (yield* Tokens).issue({ _tag: "Partner", partnerId })).accessToken

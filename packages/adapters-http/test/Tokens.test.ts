@@ -145,7 +145,7 @@ describe("Tokens", () => {
       Effect.gen(function* () {
         yield* TestClock.setTime(1_800_000_000_000)
         const tokens = yield* Tokens
-        const generations = yield* TokenGenerations
+        const generations = yield* TokenGenerations.TokenGenerations
         const issued = yield* tokens.issue(partner)
         assert.strictEqual(Jose.decodeProtectedHeader(issued.accessToken).kid, keyIdOf(tokenSecret))
         const claims = Jose.decodeJwt(issued.accessToken)
@@ -212,8 +212,8 @@ describe("Tokens", () => {
             return yield* Tokens
           }),
           Tokens.layer({ secret: Redacted.make("short") }).pipe(
-            Layer.provide(IdGenerator.layerRandom),
-            Layer.provide(TokenGenerations.layerMemory),
+            Layer.provide(IdGenerator.IdGenerator.layerRandom),
+            Layer.provide(TokenGenerations.TokenGenerations.layerMemory),
           ),
         ),
       )

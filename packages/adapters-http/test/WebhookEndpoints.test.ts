@@ -6,7 +6,7 @@
  * and the PostgreSQL adapter: packages/app/test/WebhooksApi.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { type Ids, type Notification, Outbox } from "@partnerpay/domain"
+import { type Ids, Outbox } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
 import { bearer, otherPartnerId, partnerId, postJson, send } from "./fixtures.ts"
@@ -21,7 +21,7 @@ const customer = await Effect.runPromise(
   customerToken(partnerId, "7e57ab1e-0000-4000-8000-0000000000c1" as Ids.RegistrationId),
 )
 
-const notification = (owner: string, k: number): Notification => ({
+const notification = (owner: string, k: number): Outbox.Notification => ({
   id: crypto.randomUUID(),
   partnerId: owner,
   eventType: "PAYMENT_REQUEST_STATUS_CHANGED",
@@ -33,7 +33,7 @@ const theirs = notification(otherPartnerId, 4)
 await Effect.runPromise(
   run(
     Effect.gen(function* () {
-      const outbox = yield* Outbox
+      const outbox = yield* Outbox.Outbox
       yield* outbox.record([...mine, theirs])
     }),
   ),

@@ -3,7 +3,7 @@ import {
   Attachments,
   CardCharger,
   EventPipeline,
-  Idempotency,
+  IdempotencyStore,
   IdGenerator,
   Ids,
   TokenGenerations,
@@ -35,25 +35,25 @@ export const health = { healthy: true }
 
 /** Tokens with in-memory revocation (the same `TokenGenerations` is provided to the tests). */
 export const TokensTest = Tokens.layer({ secret: tokenSecret }).pipe(
-  Layer.provide(IdGenerator.layerRandom),
-  Layer.provideMerge(TokenGenerations.layerMemory),
+  Layer.provide(IdGenerator.IdGenerator.layerRandom),
+  Layer.provideMerge(TokenGenerations.TokenGenerations.layerMemory),
 )
 
 /** The whole domain in memory: event store with projections and outbox, unit of work, ids, attachments. */
 export const DomainInMemory = Layer.mergeAll(
-  Layer.provideMerge(WebhookLog.layerMemory, EventPipeline.layerMemory()),
-  UnitOfWork.layerMemory,
-  IdGenerator.layerRandom,
+  Layer.provideMerge(WebhookLog.WebhookLog.layerMemory, EventPipeline.layerMemory()),
+  UnitOfWork.UnitOfWork.layerMemory,
+  IdGenerator.IdGenerator.layerRandom,
   Attachments.PaymentAttachments.layerMemory,
 )
 
 export const Ports = Layer.mergeAll(
   Transfers.eSignatureSandbox,
-  CardCharger.layerSandbox,
+  CardCharger.CardCharger.layerSandbox,
   DomainInMemory,
   // OTP code always 123456, sandbox bank-link and KYC providers, recorded SMS
   CustomerIdentityPorts.layerSandbox,
-  Idempotency.layerMemory,
+  IdempotencyStore.layerMemory,
   // Suites send bursts of requests from one "IP"; CrossCutting.test.ts checks the real limits.
   CrossCutting.layerLimits({ rateLimiting: false }),
   layerMemory([

@@ -10,15 +10,7 @@
  * (for comparison) by replaying the whole stream.
  * Bounded: about a minute in total (BENCH_SECONDS_PER_RUN, default 2.5, sets the length of each run).
  */
-import {
-  CommandHandler,
-  Customer,
-  EventStore,
-  ExpectedVersion,
-  IdGenerator,
-  type Ids,
-  type NewEvent,
-} from "@partnerpay/domain"
+import { CommandHandler, Customer, EventStore, IdGenerator, type Ids } from "@partnerpay/domain"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
@@ -28,7 +20,7 @@ import * as PgEventStore from "../src/PgEventStore.ts"
 const poolSize = 32
 const secondsPerRun = Number(process.env.BENCH_SECONDS_PER_RUN ?? 2.5)
 
-const newEvent = (n: number): NewEvent => ({
+const newEvent = (n: number): EventStore.NewEvent => ({
   eventId: crypto.randomUUID(),
   eventType: "Benchmarked",
   schemaVersion: 1,
@@ -64,12 +56,12 @@ const measure = (
 
 const appendRun = (writers: number, batch: number) =>
   Effect.gen(function* () {
-    const store = yield* EventStore
+    const store = yield* EventStore.EventStore
     const prefix = `Bench-${crypto.randomUUID()}`
     const versions = Array.from({ length: writers }, () => 0)
     return yield* measure(writers, batch, (w, i) => {
       const events = Array.from({ length: batch }, (_, k) => newEvent(i * batch + k))
-      const expected = ExpectedVersion.exact(versions[w] ?? 0)
+      const expected = EventStore.ExpectedVersion.exact(versions[w] ?? 0)
       return Effect.tap(store.append(`${prefix}-${w}`, "Bench", expected, events), (r) =>
         Effect.sync(() => {
           versions[w] = r.streamVersion
@@ -107,13 +99,13 @@ const baselineRun = (writers: number, batch: number) =>
   })
 
 const readRate = Effect.gen(function* () {
-  const store = yield* EventStore
+  const store = yield* EventStore.EventStore
   const streamId = `BenchRead-${crypto.randomUUID()}`
   for (let v = 0; v < 10_000; v += 500) {
     yield* store.append(
       streamId,
       "BenchRead",
-      ExpectedVersion.exact(v),
+      EventStore.ExpectedVersion.exact(v),
       Array.from({ length: 500 }, (_, k) => newEvent(v + k)),
     )
   }
@@ -129,7 +121,7 @@ const readRate = Effect.gen(function* () {
  * (no snapshot yet), and after one command (which stores a snapshot) from the snapshot.
  */
 const customerLoad = Effect.gen(function* () {
-  const store = yield* EventStore
+  const store = yield* EventStore.EventStore
   const registrationId = crypto.randomUUID() as Ids.RegistrationId
   const partnerId = crypto.randomUUID() as Ids.PartnerId
   const at = DateTime.makeUnsafe("2026-11-01T09:00:00Z")
@@ -152,7 +144,7 @@ const customerLoad = Effect.gen(function* () {
     yield* store.append(
       streamId,
       "Customer",
-      ExpectedVersion.exact(v),
+      EventStore.ExpectedVersion.exact(v),
       events.slice(v, v + 500).map((event) => ({
         eventId: crypto.randomUUID(),
         eventType: event._tag,
@@ -179,7 +171,7 @@ const customerLoad = Effect.gen(function* () {
     token: "snapshot-maker",
     expireAt,
     at,
-  }).pipe(Effect.provide(IdGenerator.layerRandom))
+  }).pipe(Effect.provide(IdGenerator.IdGenerator.layerRandom))
   const fromSnapshot = yield* timeLoads(21)
   return { events: events.length + 2, replay, fromSnapshot }
 })

@@ -59,23 +59,22 @@ export const make: Effect.Effect<Attachments.PaymentAttachments["Service"], neve
     }
     return Attachments.PaymentAttachments.of({
       register,
-      discover: (limit) =>
-        Effect.gen(function* () {
-          const rows = yield* sql<{ partner_id: string; id: string; url: string }>`
+      discover: Effect.fn("PgAttachments.discover")(function* (limit) {
+        const rows = yield* sql<{ partner_id: string; id: string; url: string }>`
             SELECT r.partner_id, r.id, r.data->>'attachmentUrl' AS url
             FROM read_models r
             WHERE r.collection = 'payment_requests' AND r.data->>'attachmentUrl' IS NOT NULL
               AND NOT EXISTS (SELECT 1 FROM payment_attachments a WHERE a.payment_request_id = r.id)
             LIMIT ${limit}`.pipe(unavailable("discovering attachments"))
-          for (const row of rows)
-            yield* register({
-              partnerId: row.partner_id,
-              paymentRequestId: row.id,
-              url: row.url,
-              name: Payments.attachmentOf("", row.url).name,
-            })
-          return rows.length
-        }),
+        for (const row of rows)
+          yield* register({
+            partnerId: row.partner_id,
+            paymentRequestId: row.id,
+            url: row.url,
+            name: Payments.attachmentOf("", row.url).name,
+          })
+        return rows.length
+      }),
       claimDue: (nowMillis, limit, leaseMillis) =>
         sql<DueRow>`
           UPDATE payment_attachments SET next_attempt_at = ${new Date(nowMillis + leaseMillis)}, updated_at = now()

@@ -16,15 +16,11 @@
 import {
   EventPipeline,
   EventStore,
-  EventStoreUnavailable,
-  type Notification,
   Outbox,
   PersonalData,
   PersonalDataMap,
-  PersonalDataVault,
   Projections,
   ReadModel,
-  ReadModelStore,
   type UnitOfWork,
 } from "@partnerpay/domain"
 import { Context, Effect, Layer, Option } from "effect"
@@ -46,13 +42,15 @@ import * as PgUnitOfWork from "./PgUnitOfWork.ts"
 const outboxInUnits = Layer.effectContext(
   Effect.gen(function* () {
     const context = yield* Layer.build(PgOutbox.layer)
-    const direct = Context.get(context, Outbox)
-    const record = Effect.fn("PgDomain.recordNotifications")(function* (notifications: ReadonlyArray<Notification>) {
+    const direct = Context.get(context, Outbox.Outbox)
+    const record = Effect.fn("PgDomain.recordNotifications")(function* (
+      notifications: ReadonlyArray<Outbox.Notification>,
+    ) {
       const unit = yield* PgUnit.CurrentUnit
       if (unit === undefined) return yield* direct.record(notifications)
       unit.outbox.push(...notifications)
     })
-    return Context.add(context, Outbox, Outbox.of({ record }))
+    return Context.add(context, Outbox.Outbox, Outbox.Outbox.of({ record }))
   }),
 )
 
@@ -61,15 +59,20 @@ const outboxInUnits = Layer.effectContext(
  * is in context (the service always provides one; see docs/personal-data.md).
  */
 const readModelsProtected = Layer.effect(
-  ReadModelStore,
+  ReadModel.ReadModelStore,
   Effect.gen(function* () {
-    const store = yield* ReadModelStore
-    const vault = yield* Effect.serviceOption(PersonalDataVault)
+    const store = yield* ReadModel.ReadModelStore
+    const vault = yield* Effect.serviceOption(PersonalData.PersonalDataVault)
     return Option.isSome(vault) ? PersonalData.protectReadModels(store, vault.value, PersonalDataMap.fields) : store
   }),
 ).pipe(Layer.provide(PgReadModelStore.layer))
 
-export type Services = EventStore | ReadModelStore | Outbox | PgOutbox.OutboxDispatch | UnitOfWork
+export type Services =
+  | EventStore.EventStore
+  | ReadModel.ReadModelStore
+  | Outbox.Outbox
+  | PgOutbox.OutboxDispatch
+  | UnitOfWork.UnitOfWork
 
 /** The domain ports on the `SqlClient` in context, after running the migrations. */
 export const layer = (
@@ -77,12 +80,12 @@ export const layer = (
 ): Layer.Layer<Services, MigrationError | SqlError, SqlClient> => {
   const base = Layer.mergeAll(readModelsProtected, outboxInUnits, PgUnitOfWork.layer)
   const store = Layer.effect(
-    EventStore,
+    EventStore.EventStore,
     Effect.gen(function* () {
       const onAppend = yield* EventPipeline.makeHook(options)
       const ownedCollections = ReadModel.collectionsOwnedBy(options.projections ?? Projections.all)
       const store = yield* PgEventStore.make({ onAppend, ownedCollections })
-      const vault = yield* Effect.serviceOption(PersonalDataVault)
+      const vault = yield* Effect.serviceOption(PersonalData.PersonalDataVault)
       return Option.isSome(vault) ? PersonalData.protectEventStore(store, vault.value, PersonalDataMap.fields) : store
     }),
   )
@@ -109,7 +112,11 @@ export const rebuildProjections = Effect.fn("PgDomain.rebuildProjections")(funct
     /** Told the events replayed so far and the events to replay in all, at the start and after each batch. */
     readonly onProgress?: (replayed: number, total: number) => Effect.Effect<void>
   } = {},
-): Effect.fn.Return<number, EventStoreUnavailable | SqlError, SqlClient | EventStore | ReadModelStore> {
+): Effect.fn.Return<
+  number,
+  EventStore.EventStoreUnavailable | SqlError,
+  SqlClient | EventStore.EventStore | ReadModel.ReadModelStore
+> {
   const sql = yield* SqlClient
   return yield* sql.withTransaction(
     Effect.gen(function* () {
@@ -123,7 +130,9 @@ export const rebuildProjections = Effect.fn("PgDomain.rebuildProjections")(funct
             SELECT pg_snapshot_xmin(pg_current_snapshot()) = pg_current_xact_id() AS alone`
         if (rows[0]?.alone === true) break
         if (Date.now() > deadline) {
-          return yield* new EventStoreUnavailable({ reason: "rebuild: older transactions are still running" })
+          return yield* new EventStore.EventStoreUnavailable({
+            reason: "rebuild: older transactions are still running",
+          })
         }
         yield* Effect.sleep(10)
       }

@@ -40,17 +40,7 @@
  * reason (the SQL error is logged, never returned).
  */
 
-import {
-  type AppendOptions,
-  type AppendResult,
-  type EventMetadata,
-  EventStore,
-  EventStoreUnavailable,
-  ExpectedVersion,
-  type NewEvent,
-  type RecordedEvent,
-  VersionConflict,
-} from "@partnerpay/domain"
+import { EventStore } from "@partnerpay/domain"
 import { Clock, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -65,7 +55,7 @@ import { logFailure, redact } from "./SqlErrors.ts"
  * package join the unit. A failure fails the append (reported as
  * `EventStoreUnavailable`). Not called for idempotent replays.
  */
-export type OnAppend = (events: ReadonlyArray<RecordedEvent>) => Effect.Effect<void, unknown, SqlClient>
+export type OnAppend = (events: ReadonlyArray<EventStore.RecordedEvent>) => Effect.Effect<void, unknown, SqlClient>
 
 export interface Options {
   readonly onAppend?: OnAppend
@@ -94,7 +84,7 @@ const columns = `global_position, stream_id, stream_type, stream_version, event_
 
 const metadataKeys = ["partnerId", "correlationId", "causationId", "idempotencyKey"] as const
 
-const toMetadata = (value: unknown): EventMetadata => {
+const toMetadata = (value: unknown): EventStore.EventMetadata => {
   const out: Record<string, string> = {}
   if (typeof value === "object" && value !== null) {
     for (const key of metadataKeys) {
@@ -106,7 +96,7 @@ const toMetadata = (value: unknown): EventMetadata => {
 }
 
 /** Bigint columns arrive as JS bigint: positions are converted here, at the edge. */
-const toRecorded = (row: EventRow): RecordedEvent => ({
+const toRecorded = (row: EventRow): EventStore.RecordedEvent => ({
   eventId: row.event_id,
   eventType: row.event_type,
   schemaVersion: Number(row.schema_version),
@@ -122,7 +112,7 @@ const toRecorded = (row: EventRow): RecordedEvent => ({
 const describeSqlError = (error: SqlError): string => `database error (${error.reason._tag})`
 
 const unavailable = (reason: string) => (error: SqlError) =>
-  logFailure("event store", error).pipe(Effect.andThen(Effect.fail(new EventStoreUnavailable({ reason }))))
+  logFailure("event store", error).pipe(Effect.andThen(Effect.fail(new EventStore.EventStoreUnavailable({ reason }))))
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -131,7 +121,7 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
   const sql = yield* SqlClient
   const onAppend = options.onAppend
 
-  const mapSqlErrors = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A, EventStoreUnavailable> =>
+  const mapSqlErrors = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A, EventStore.EventStoreUnavailable> =>
     Effect.catchTag(effect, "SqlError", (error) => unavailable(describeSqlError(error))(error))
 
   const storedVersion = (streamId: string) =>
@@ -146,9 +136,9 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
     unit: PgUnit.Unit,
     streamId: string,
     streamType: string,
-    expected: ExpectedVersion,
-    events: ReadonlyArray<NewEvent>,
-    options: AppendOptions | undefined,
+    expected: EventStore.ExpectedVersion,
+    events: ReadonlyArray<EventStore.NewEvent>,
+    options: EventStore.AppendOptions | undefined,
   ) {
     const pending = unit.streams.get(streamId)
     const first = events[0]!
@@ -156,7 +146,7 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
       const replayAt = pending.events.findIndex((event) => event.eventId === first.eventId)
       if (replayAt >= 0) {
         const last = pending.recorded[Math.min(replayAt + events.length, pending.recorded.length) - 1]!
-        return { streamVersion: last.streamVersion, lastPosition: 0 } satisfies AppendResult
+        return { streamVersion: last.streamVersion, lastPosition: 0 } satisfies EventStore.AppendResult
       }
     }
     let base: number
@@ -175,13 +165,17 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
     } else {
       stream = pending
       base = (pending.baseVersion ?? 0) + pending.events.length
-      if (!ExpectedVersion.matches(expected, base)) {
-        return yield* new VersionConflict({ streamId, expected: ExpectedVersion.describe(expected), actual: base })
+      if (!EventStore.ExpectedVersion.matches(expected, base)) {
+        return yield* new EventStore.VersionConflict({
+          streamId,
+          expected: EventStore.ExpectedVersion.describe(expected),
+          actual: base,
+        })
       }
     }
     const recordedAt = DateTime.makeUnsafe(yield* Clock.currentTimeMillis)
     const recorded = events.map(
-      (event, index): RecordedEvent => ({
+      (event, index): EventStore.RecordedEvent => ({
         ...event,
         streamId,
         streamType,
@@ -196,7 +190,7 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
         Effect.provideService(PgUnit.CurrentUnit, unit),
         Effect.catch((cause) =>
           Effect.logWarning("append hook failed", redact(cause)).pipe(
-            Effect.andThen(Effect.fail(new EventStoreUnavailable({ reason: "append hook failed" }))),
+            Effect.andThen(Effect.fail(new EventStore.EventStoreUnavailable({ reason: "append hook failed" }))),
           ),
         ),
       )
@@ -208,15 +202,15 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
     if (snapshot !== undefined && snapshot.streamVersion === base + events.length) {
       unit.snapshots.set(streamId, { streamId, ...snapshot })
     }
-    return { streamVersion: base + events.length, lastPosition: 0 } satisfies AppendResult
+    return { streamVersion: base + events.length, lastPosition: 0 } satisfies EventStore.AppendResult
   })
 
-  const append: EventStore["Service"]["append"] = Effect.fn("PgEventStore.append")(function* (
+  const append: EventStore.EventStore["Service"]["append"] = Effect.fn("PgEventStore.append")(function* (
     streamId: string,
     streamType: string,
-    expected: ExpectedVersion,
-    events: ReadonlyArray<NewEvent>,
-    options?: AppendOptions,
+    expected: EventStore.ExpectedVersion,
+    events: ReadonlyArray<EventStore.NewEvent>,
+    options?: EventStore.AppendOptions,
   ) {
     if (events.length === 0) {
       const rows = yield* mapSqlErrors(
@@ -227,7 +221,7 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
       return { streamVersion: Number(rows[0]?.version ?? 0), lastPosition: Number(rows[0]?.position ?? 0) }
     }
     if (!events.every((event) => uuidPattern.test(event.eventId))) {
-      return yield* new EventStoreUnavailable({ reason: "event ids must be UUIDs" })
+      return yield* new EventStore.EventStoreUnavailable({ reason: "event ids must be UUIDs" })
     }
     const outer = yield* PgUnit.CurrentUnit
     if (outer !== undefined) return yield* appendToUnit(outer, streamId, streamType, expected, events, options)
@@ -267,7 +261,7 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
       ),
     )
 
-  const readStream: EventStore["Service"]["readStream"] = Effect.fn("PgEventStore.readStream")(function* (
+  const readStream: EventStore.EventStore["Service"]["readStream"] = Effect.fn("PgEventStore.readStream")(function* (
     streamId: string,
     options?: { readonly afterVersion?: number },
   ) {
@@ -318,7 +312,7 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
     return { snapshot, events: (snapshot === undefined ? rows : rows.slice(1)).map(toRecorded) }
   })
 
-  const readAll: EventStore["Service"]["readAll"] = ({ after, limit }) =>
+  const readAll: EventStore.EventStore["Service"]["readAll"] = ({ after, limit }) =>
     mapSqlErrors(
       Effect.map(
         after <= 0
@@ -338,9 +332,9 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
       ),
     ).pipe(Effect.withSpan("PgEventStore.readAll", { attributes: { after, limit } }))
 
-  return EventStore.of({ append, readStream, readFromSnapshot, readAll })
+  return EventStore.EventStore.of({ append, readStream, readFromSnapshot, readAll })
 })
 
 /** `EventStore` on the `SqlClient` in context (migrations must have run: see `Migrations.layer`). */
-export const layer = (options: Options = {}): Layer.Layer<EventStore, never, SqlClient> =>
-  Layer.effect(EventStore, make(options))
+export const layer = (options: Options = {}): Layer.Layer<EventStore.EventStore, never, SqlClient> =>
+  Layer.effect(EventStore.EventStore, make(options))

@@ -12,7 +12,7 @@
  * by a purge that `begin` runs at most once per `purgeEveryMillis` per process.
  * Every database failure becomes `EventStoreUnavailable` (answered as 503).
  */
-import { EventStoreUnavailable, Idempotency, IdempotencyStore } from "@partnerpay/domain"
+import { EventStore, IdempotencyStore } from "@partnerpay/domain"
 import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -33,14 +33,16 @@ interface Row {
 const unavailable = (error: SqlError) =>
   logFailure("idempotency store", error).pipe(
     Effect.andThen(
-      Effect.fail(new EventStoreUnavailable({ reason: `idempotency store: database error (${error.reason._tag})` })),
+      Effect.fail(
+        new EventStore.EventStoreUnavailable({ reason: `idempotency store: database error (${error.reason._tag})` }),
+      ),
     ),
   )
 
 /** Builds the store on the `SqlClient` in context. */
 export const make = Effect.fn("PgIdempotencyStore.make")(function* (
   options: Options = {},
-): Effect.fn.Return<IdempotencyStore["Service"], never, SqlClient> {
+): Effect.fn.Return<IdempotencyStore.IdempotencyStore["Service"], never, SqlClient> {
   const sql = yield* SqlClient
   const purgeEveryMillis = options.purgeEveryMillis ?? 60_000
   let lastPurge = Number.NEGATIVE_INFINITY
@@ -58,7 +60,7 @@ export const make = Effect.fn("PgIdempotencyStore.make")(function* (
   const claim = (scope: string, key: string, requestHash: string, now: number) =>
     sql<{ claimed: number }>`
         INSERT INTO idempotency_keys (scope, key, request_hash, started_at, expires_at)
-        VALUES (${scope}, ${key}, ${requestHash}, ${new Date(now)}, ${new Date(now + Idempotency.retentionMillis)})
+        VALUES (${scope}, ${key}, ${requestHash}, ${new Date(now)}, ${new Date(now + IdempotencyStore.retentionMillis)})
         ON CONFLICT (scope, key) DO UPDATE SET
           request_hash = EXCLUDED.request_hash,
           started_at = EXCLUDED.started_at,
@@ -69,7 +71,7 @@ export const make = Effect.fn("PgIdempotencyStore.make")(function* (
           completed_at = NULL
         WHERE idempotency_keys.expires_at <= EXCLUDED.started_at
            OR (idempotency_keys.status IS NULL
-               AND idempotency_keys.started_at <= ${new Date(now - Idempotency.staleAfterMillis)})
+               AND idempotency_keys.started_at <= ${new Date(now - IdempotencyStore.staleAfterMillis)})
         RETURNING 1 AS claimed`
 
   const read = (scope: string, key: string) =>
@@ -82,27 +84,27 @@ export const make = Effect.fn("PgIdempotencyStore.make")(function* (
     key: string,
     requestHash: string,
     at: DateTime.Utc,
-  ): Effect.fn.Return<Idempotency.BeginResult, SqlError> {
+  ): Effect.fn.Return<IdempotencyStore.BeginResult, SqlError> {
     const now = DateTime.toEpochMillis(at)
     yield* purge(now)
     // A row can vanish between the claim and the read (abandoned); then claim again.
     for (let attempt = 0; attempt < 3; attempt++) {
       const claimed = yield* claim(scope, key, requestHash, now)
-      if (claimed.length > 0) return Idempotency.Started
+      if (claimed.length > 0) return IdempotencyStore.Started
       const [row] = yield* read(scope, key)
       if (row === undefined) continue
-      if (row.request_hash !== requestHash) return Idempotency.Mismatch
-      if (row.status === null) return Idempotency.InProgress
-      return Idempotency.Replay({
+      if (row.request_hash !== requestHash) return IdempotencyStore.Mismatch
+      if (row.status === null) return IdempotencyStore.InProgress
+      return IdempotencyStore.Replay({
         status: row.status,
         contentType: row.content_type ?? undefined,
         body: row.body === null ? new Uint8Array() : new Uint8Array(row.body),
       })
     }
-    return Idempotency.InProgress
+    return IdempotencyStore.InProgress
   })
 
-  return IdempotencyStore.of({
+  return IdempotencyStore.IdempotencyStore.of({
     begin: (scope, key, requestHash, now) =>
       begin(scope, key, requestHash, now).pipe(Effect.catchTag("SqlError", unavailable)),
     complete: (scope, key, response) =>
@@ -123,5 +125,5 @@ export const make = Effect.fn("PgIdempotencyStore.make")(function* (
 })
 
 /** The store as a layer (run `Migrations.layer` first). */
-export const layer = (options: Options = {}): Layer.Layer<IdempotencyStore, never, SqlClient> =>
-  Layer.effect(IdempotencyStore, make(options))
+export const layer = (options: Options = {}): Layer.Layer<IdempotencyStore.IdempotencyStore, never, SqlClient> =>
+  Layer.effect(IdempotencyStore.IdempotencyStore, make(options))

@@ -51,7 +51,7 @@
  * Times (`next_attempt_at`, leases) use the database clock, shared by all
  * workers.
  */
-import { type EventStoreUnavailable, type Notification, Outbox } from "@partnerpay/domain"
+import { type EventStore, Outbox } from "@partnerpay/domain"
 import { Context, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { unavailable } from "./SqlErrors.ts"
@@ -104,17 +104,17 @@ export class OutboxDispatch extends Context.Service<
      * Claims due rows (see the module doc for the order rule); they become `delivering`, attempts + 1.
      * The result lists each partner's rows together, in the partner's order.
      */
-    claim(options: ClaimOptions): Effect.Effect<ReadonlyArray<OutboxEntry>, EventStoreUnavailable>
+    claim(options: ClaimOptions): Effect.Effect<ReadonlyArray<OutboxEntry>, EventStore.EventStoreUnavailable>
     /** The rows were delivered (one statement). */
     markDelivered(
       ids: string | ReadonlyArray<string>,
       statuses?: Readonly<Record<string, number>>,
-    ): Effect.Effect<void, EventStoreUnavailable>
+    ): Effect.Effect<void, EventStore.EventStoreUnavailable>
     /**
      * Claimed rows the worker did not attempt go back to `pending` (due now), their claim's attempt not
      * counted (one statement).
      */
-    release(ids: ReadonlyArray<string>): Effect.Effect<void, EventStoreUnavailable>
+    release(ids: ReadonlyArray<string>): Effect.Effect<void, EventStore.EventStoreUnavailable>
     /**
      * A delivery attempt failed: retry at `nextAttemptAt`, or give up (`failed`); `responseStatus` is the
      * receiver's answer status, when it answered.
@@ -124,21 +124,21 @@ export class OutboxDispatch extends Context.Service<
       error: string,
       next: DateTime.DateTime | "give up",
       responseStatus?: number | null,
-    ): Effect.Effect<void, EventStoreUnavailable>
+    ): Effect.Effect<void, EventStore.EventStoreUnavailable>
     /** Rows for operators, newest (highest position) first, optionally of one status. */
     list(options: {
       readonly status?: OutboxStatus
       readonly limit: number
-    }): Effect.Effect<ReadonlyArray<OutboxEntry>, EventStoreUnavailable>
+    }): Effect.Effect<ReadonlyArray<OutboxEntry>, EventStore.EventStoreUnavailable>
     /** Puts a failed or delivered row back to pending, due now. False when no such row. */
-    redeliver(id: string): Effect.Effect<boolean, EventStoreUnavailable>
+    redeliver(id: string): Effect.Effect<boolean, EventStore.EventStoreUnavailable>
     /** How many rows are `failed` that were recorded at or after `since`. */
-    countFailed(since: DateTime.DateTime): Effect.Effect<number, EventStoreUnavailable>
+    countFailed(since: DateTime.DateTime): Effect.Effect<number, EventStore.EventStoreUnavailable>
     /**
      * Puts up to `limit` failed rows recorded at or after `since` back to pending, due now (oldest first);
      * how many it queued (one statement).
      */
-    redeliverFailed(since: DateTime.DateTime, limit: number): Effect.Effect<number, EventStoreUnavailable>
+    redeliverFailed(since: DateTime.DateTime, limit: number): Effect.Effect<number, EventStore.EventStoreUnavailable>
   }
 >()("partnerpay/adapters-pg/OutboxDispatch") {}
 
@@ -316,13 +316,13 @@ export const claimStatement = (
 
 /** Builds `Outbox` and `OutboxDispatch` on the `SqlClient` in context. */
 export const make: Effect.Effect<
-  { readonly outbox: Outbox["Service"]; readonly dispatch: OutboxDispatch["Service"] },
+  { readonly outbox: Outbox.Outbox["Service"]; readonly dispatch: OutboxDispatch["Service"] },
   never,
   SqlClient
 > = Effect.gen(function* () {
   const sql = yield* SqlClient
 
-  const record = (notifications: ReadonlyArray<Notification>) =>
+  const record = (notifications: ReadonlyArray<Outbox.Notification>) =>
     notifications.length === 0
       ? Effect.void
       : sql`
@@ -421,7 +421,7 @@ export const make: Effect.Effect<
     ).pipe(unavailable("outbox redeliver failed"))
 
   return {
-    outbox: Outbox.of({ record }),
+    outbox: Outbox.Outbox.of({ record }),
     dispatch: OutboxDispatch.of({
       claim,
       markDelivered,
@@ -436,6 +436,8 @@ export const make: Effect.Effect<
 })
 
 /** `Outbox` and `OutboxDispatch` on the `SqlClient` in context. */
-export const layer: Layer.Layer<Outbox | OutboxDispatch, never, SqlClient> = Layer.effectContext(
-  Effect.map(make, ({ outbox, dispatch }) => Context.make(Outbox, outbox).pipe(Context.add(OutboxDispatch, dispatch))),
+export const layer: Layer.Layer<Outbox.Outbox | OutboxDispatch, never, SqlClient> = Layer.effectContext(
+  Effect.map(make, ({ outbox, dispatch }) =>
+    Context.make(Outbox.Outbox, outbox).pipe(Context.add(OutboxDispatch, dispatch)),
+  ),
 )

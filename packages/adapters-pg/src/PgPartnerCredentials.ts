@@ -24,7 +24,7 @@
  * from the environment is a possible later step.
  */
 import { randomBytes } from "node:crypto"
-import { EventStoreUnavailable, Ids, NotFound, PartnerCredentials } from "@partnerpay/domain"
+import { DomainError, EventStore, Ids, PartnerCredentials } from "@partnerpay/domain"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { generateSecret, hashSecret, Pepper, type ScryptParams, unmatchableHash, verifySecret } from "./SecretHash.ts"
@@ -46,7 +46,7 @@ export class Partners extends Context.Service<
   Partners,
   {
     /** A new partner with a fresh ClientId and ClientSecret. */
-    create(input: { readonly name: string }): Effect.Effect<CreatedPartner, EventStoreUnavailable>
+    create(input: { readonly name: string }): Effect.Effect<CreatedPartner, EventStore.EventStoreUnavailable>
     /**
      * Makes `clientId` authenticate with `clientSecret` (sandbox/dev set-up, idempotent):
      * creates the partner when the ClientId is new (with `partnerId` if given), else replaces its secret.
@@ -56,126 +56,136 @@ export class Partners extends Context.Service<
       readonly clientSecret: Redacted.Redacted<string>
       readonly partnerId?: Ids.PartnerId
       readonly name?: string
-    }): Effect.Effect<Ids.PartnerId, EventStoreUnavailable>
+    }): Effect.Effect<Ids.PartnerId, EventStore.EventStoreUnavailable>
     /** Whether the partner exists. */
-    exists(partnerId: Ids.PartnerId): Effect.Effect<boolean, EventStoreUnavailable>
+    exists(partnerId: Ids.PartnerId): Effect.Effect<boolean, EventStore.EventStoreUnavailable>
     /** A new ClientSecret (shown once); the old one stops working at once. */
-    rotateSecret(partnerId: Ids.PartnerId): Effect.Effect<Redacted.Redacted<string>, NotFound | EventStoreUnavailable>
-    setWebhook(partnerId: Ids.PartnerId, webhook: Webhook): Effect.Effect<void, NotFound | EventStoreUnavailable>
+    rotateSecret(
+      partnerId: Ids.PartnerId,
+    ): Effect.Effect<Redacted.Redacted<string>, DomainError.NotFound | EventStore.EventStoreUnavailable>
+    setWebhook(
+      partnerId: Ids.PartnerId,
+      webhook: Webhook,
+    ): Effect.Effect<void, DomainError.NotFound | EventStore.EventStoreUnavailable>
     /** The partner's webhook, for the dispatcher; None when the partner has none (or does not exist). */
-    getWebhook(partnerId: Ids.PartnerId): Effect.Effect<Option.Option<Webhook>, EventStoreUnavailable>
+    getWebhook(partnerId: Ids.PartnerId): Effect.Effect<Option.Option<Webhook>, EventStore.EventStoreUnavailable>
   }
 >()("partnerpay/adapters-pg/Partners") {}
 
-const partnerNotFound = new NotFound({ entity: "Partner" })
+const partnerNotFound = new DomainError.NotFound({ entity: "Partner" })
 
 /**
  * Builds both services on the `SqlClient` in context, hashing with the `Pepper`
  * in context. (`_legacy` is accepted for compatibility and ignored: no scrypt
  * hash is written any more.)
  */
-export const make = (
+export const make = Effect.fn("PgPartnerCredentials.make")(function* (
   _legacy?: ScryptParams,
-): Effect.Effect<
-  { readonly credentials: PartnerCredentials["Service"]; readonly partners: Partners["Service"] },
+): Effect.fn.Return<
+  { readonly credentials: PartnerCredentials.PartnerCredentials["Service"]; readonly partners: Partners["Service"] },
   never,
   SqlClient
-> =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient
-    const pepper = yield* Pepper
-    // Checked when the ClientId is unknown, so both refusals take the same time.
-    const unmatchable = unmatchableHash()
+> {
+  const sql = yield* SqlClient
+  const pepper = yield* Pepper
+  // Checked when the ClientId is unknown, so both refusals take the same time.
+  const unmatchable = unmatchableHash()
 
-    const authenticate = (clientId: string, clientSecret: Redacted.Redacted<string>) =>
-      Effect.gen(function* () {
-        const rows = yield* sql<{ partner_id: string; secret_hash: string }>`
+  const authenticate = Effect.fn("PgPartnerCredentials.authenticate")(function* (
+    clientId: string,
+    clientSecret: Redacted.Redacted<string>,
+  ) {
+    const rows = yield* sql<{ partner_id: string; secret_hash: string }>`
           SELECT partner_id, secret_hash FROM partners WHERE client_id = ${clientId}`
-        const row = rows[0]
-        const verdict = yield* verifySecret(clientSecret, row?.secret_hash ?? unmatchable, pepper)
-        if (row === undefined || verdict === "mismatch") return Option.none()
-        if (verdict === "legacy-match") {
-          yield* sql`
+    const row = rows[0]
+    const verdict = yield* verifySecret(clientSecret, row?.secret_hash ?? unmatchable, pepper)
+    if (row === undefined || verdict === "mismatch") return Option.none()
+    if (verdict === "legacy-match") {
+      yield* sql`
             UPDATE partners SET secret_hash = ${hashSecret(clientSecret, pepper)}, updated_at = now()
             WHERE partner_id = ${row.partner_id}::uuid AND secret_hash = ${row.secret_hash}`
-        }
-        return Option.some({ partnerId: Ids.PartnerId.make(row.partner_id) })
-      }).pipe(Effect.orDie)
+    }
+    return Option.some({ partnerId: Ids.PartnerId.make(row.partner_id) })
+  }, Effect.orDie)
 
-    const create = (input: { readonly name: string }) =>
-      Effect.gen(function* () {
-        const partnerId = Ids.PartnerId.make(crypto.randomUUID())
-        const clientId = `pp_${randomBytes(12).toString("hex")}`
-        const clientSecret = generateSecret()
-        const hash = hashSecret(clientSecret, pepper)
-        yield* sql`
+  const create = Effect.fn("PgPartnerCredentials.create")(function* (input: { readonly name: string }) {
+    const partnerId = Ids.PartnerId.make(crypto.randomUUID())
+    const clientId = `pp_${randomBytes(12).toString("hex")}`
+    const clientSecret = generateSecret()
+    const hash = hashSecret(clientSecret, pepper)
+    yield* sql`
           INSERT INTO partners (partner_id, name, client_id, secret_hash)
           VALUES (${partnerId}::uuid, ${input.name}, ${clientId}, ${hash})`
-        return { partnerId, clientId, clientSecret }
-      }).pipe(unavailable("partners create"))
+    return { partnerId, clientId, clientSecret }
+  }, unavailable("partners create"))
 
-    const upsertSandboxPartner: Partners["Service"]["upsertSandboxPartner"] = (input) =>
-      Effect.gen(function* () {
-        const hash = hashSecret(input.clientSecret, pepper)
-        const partnerId = input.partnerId ?? crypto.randomUUID()
-        const rows = yield* sql<{ partner_id: string }>`
+  const upsertSandboxPartner: Partners["Service"]["upsertSandboxPartner"] = Effect.fn(
+    "PgPartnerCredentials.upsertSandboxPartner",
+  )(function* (input) {
+    const hash = hashSecret(input.clientSecret, pepper)
+    const partnerId = input.partnerId ?? crypto.randomUUID()
+    const rows = yield* sql<{ partner_id: string }>`
           INSERT INTO partners (partner_id, name, client_id, secret_hash)
           VALUES (${partnerId}::uuid, ${input.name ?? "Sandbox partner"}, ${input.clientId}, ${hash})
           ON CONFLICT (client_id) DO UPDATE SET secret_hash = EXCLUDED.secret_hash, updated_at = now()
           RETURNING partner_id`
-        const row = rows[0]
-        if (row === undefined) return yield* new EventStoreUnavailable({ reason: "partners upsert returned no row" })
-        return Ids.PartnerId.make(row.partner_id)
-      }).pipe(unavailable("partners upsert"))
+    const row = rows[0]
+    if (row === undefined)
+      return yield* new EventStore.EventStoreUnavailable({ reason: "partners upsert returned no row" })
+    return Ids.PartnerId.make(row.partner_id)
+  }, unavailable("partners upsert"))
 
-    const rotateSecret = (partnerId: Ids.PartnerId) =>
-      Effect.gen(function* () {
-        const clientSecret = generateSecret()
-        const hash = hashSecret(clientSecret, pepper)
-        const rows = yield* sql<{ partner_id: string }>`
+  const rotateSecret = Effect.fn("PgPartnerCredentials.rotateSecret")(function* (partnerId: Ids.PartnerId) {
+    const clientSecret = generateSecret()
+    const hash = hashSecret(clientSecret, pepper)
+    const rows = yield* sql<{ partner_id: string }>`
           UPDATE partners SET secret_hash = ${hash}, updated_at = now()
           WHERE partner_id = ${partnerId}::uuid RETURNING partner_id`
-        if (rows.length === 0) return yield* partnerNotFound
-        return clientSecret
-      }).pipe(unavailable("partners rotate secret"))
+    if (rows.length === 0) return yield* partnerNotFound
+    return clientSecret
+  }, unavailable("partners rotate secret"))
 
-    const exists = (partnerId: Ids.PartnerId) =>
-      Effect.map(
-        sql<{ partner_id: string }>`SELECT partner_id FROM partners WHERE partner_id = ${partnerId}::uuid`,
-        (rows) => rows.length > 0,
-      ).pipe(unavailable("partners exists"))
+  const exists = (partnerId: Ids.PartnerId) =>
+    Effect.map(
+      sql<{ partner_id: string }>`SELECT partner_id FROM partners WHERE partner_id = ${partnerId}::uuid`,
+      (rows) => rows.length > 0,
+    ).pipe(unavailable("partners exists"))
 
-    const setWebhook = (partnerId: Ids.PartnerId, webhook: Webhook) =>
-      Effect.gen(function* () {
-        const rows = yield* sql<{ partner_id: string }>`
+  const setWebhook = Effect.fn("PgPartnerCredentials.setWebhook")(function* (
+    partnerId: Ids.PartnerId,
+    webhook: Webhook,
+  ) {
+    const rows = yield* sql<{ partner_id: string }>`
           UPDATE partners SET webhook_url = ${webhook.url}, webhook_secret = ${Redacted.value(webhook.signingSecret)},
                  updated_at = now()
           WHERE partner_id = ${partnerId}::uuid RETURNING partner_id`
-        if (rows.length === 0) return yield* partnerNotFound
-      }).pipe(unavailable("partners set webhook"))
+    if (rows.length === 0) return yield* partnerNotFound
+  }, unavailable("partners set webhook"))
 
-    const getWebhook = (partnerId: Ids.PartnerId) =>
-      Effect.map(
-        sql<{ webhook_url: string | null; webhook_secret: string | null }>`
+  const getWebhook = (partnerId: Ids.PartnerId) =>
+    Effect.map(
+      sql<{ webhook_url: string | null; webhook_secret: string | null }>`
           SELECT webhook_url, webhook_secret FROM partners WHERE partner_id = ${partnerId}::uuid`,
-        (rows): Option.Option<Webhook> => {
-          const row = rows[0]
-          return row?.webhook_url == null || row.webhook_secret == null
-            ? Option.none()
-            : Option.some({ url: row.webhook_url, signingSecret: Redacted.make(row.webhook_secret) })
-        },
-      ).pipe(unavailable("partners get webhook"))
+      (rows): Option.Option<Webhook> => {
+        const row = rows[0]
+        return row?.webhook_url == null || row.webhook_secret == null
+          ? Option.none()
+          : Option.some({ url: row.webhook_url, signingSecret: Redacted.make(row.webhook_secret) })
+      },
+    ).pipe(unavailable("partners get webhook"))
 
-    return {
-      credentials: PartnerCredentials.of({ authenticate }),
-      partners: Partners.of({ create, upsertSandboxPartner, exists, rotateSecret, setWebhook, getWebhook }),
-    }
-  })
+  return {
+    credentials: PartnerCredentials.PartnerCredentials.of({ authenticate }),
+    partners: Partners.of({ create, upsertSandboxPartner, exists, rotateSecret, setWebhook, getWebhook }),
+  }
+})
 
 /** `PartnerCredentials` and `Partners` on the `SqlClient` in context (migrations must have run). */
-export const layer = (_legacy?: ScryptParams): Layer.Layer<PartnerCredentials | Partners, never, SqlClient> =>
+export const layer = (
+  _legacy?: ScryptParams,
+): Layer.Layer<PartnerCredentials.PartnerCredentials | Partners, never, SqlClient> =>
   Layer.effectContext(
     Effect.map(make(), ({ credentials, partners }) =>
-      Context.make(PartnerCredentials, credentials).pipe(Context.add(Partners, partners)),
+      Context.make(PartnerCredentials.PartnerCredentials, credentials).pipe(Context.add(Partners, partners)),
     ),
   )

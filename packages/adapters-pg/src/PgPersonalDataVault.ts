@@ -23,7 +23,7 @@
  * process's erasure is seen by this one within that time.
  */
 import type { KeyObject } from "node:crypto"
-import { EventStoreUnavailable, type PersonalData, PersonalDataVault } from "@partnerpay/domain"
+import { EventStore, PersonalData } from "@partnerpay/domain"
 import { PersonalDataCrypto } from "@partnerpay/secrets"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -34,15 +34,15 @@ import { unavailable } from "./SqlErrors.ts"
 /** Where wrapped keys are kept. */
 export interface KeyTable {
   /** The subject's wrapped key, if any. */
-  readonly get: (subject: string) => Effect.Effect<Option.Option<string>, EventStoreUnavailable>
+  readonly get: (subject: string) => Effect.Effect<Option.Option<string>, EventStore.EventStoreUnavailable>
   /** Inserts `wrapped` unless the subject already has a key; answers the key the subject has now. */
   readonly insert: (
     subject: string,
     wrapped: string,
     masterKeyId: string,
-  ) => Effect.Effect<string, EventStoreUnavailable>
+  ) => Effect.Effect<string, EventStore.EventStoreUnavailable>
   /** Deletes the subject's key; true if there was one. */
-  readonly delete: (subject: string) => Effect.Effect<boolean, EventStoreUnavailable>
+  readonly delete: (subject: string) => Effect.Effect<boolean, EventStore.EventStoreUnavailable>
   /**
    * The unit of work in flight, if the table takes part in units (the SQL table): a key made
    * during a unit is inserted by the unit's commit, in the same statement as what it seals.
@@ -62,7 +62,7 @@ export const make = (
   master: Redacted.Redacted<Uint8Array>,
   table: KeyTable,
   options: Options = {},
-): PersonalDataVault["Service"] => {
+): PersonalData.PersonalDataVault["Service"] => {
   const cacheMillis = options.cacheMillis ?? 30_000
   const masterKey = PersonalDataCrypto.keyObject(Redacted.value(master))
   const masterId = PersonalDataCrypto.masterKeyId(Redacted.value(master))
@@ -139,7 +139,7 @@ export const make = (
     return remember(subject, stored === wrapped ? PersonalDataCrypto.keyObject(fresh) : unwrap(subject, stored))
   })
 
-  return PersonalDataVault.of({
+  return PersonalData.PersonalDataVault.of({
     seal: (subject, plaintext, sealOptions) =>
       Effect.map(keyFor(subject, sealOptions), (key) => PersonalDataCrypto.seal(key, subject, plaintext)),
     open: (subject, sealed) =>
@@ -179,7 +179,7 @@ export const memoryTable = (): KeyTable => {
 export const makeMemory = (
   master: Redacted.Redacted<Uint8Array>,
   options: Options = {},
-): PersonalDataVault["Service"] => make(master, memoryTable(), options)
+): PersonalData.PersonalDataVault["Service"] => make(master, memoryTable(), options)
 
 /** The `personal_data_keys` table on the `SqlClient` in context. */
 export const sqlTable = (sql: SqlClient): KeyTable => ({
@@ -200,7 +200,7 @@ export const sqlTable = (sql: SqlClient): KeyTable => ({
       LIMIT 1`.pipe(
       Effect.flatMap((rows) =>
         rows[0] === undefined
-          ? Effect.fail(new EventStoreUnavailable({ reason: "a data key could not be stored" }))
+          ? Effect.fail(new EventStore.EventStoreUnavailable({ reason: "a data key could not be stored" }))
           : Effect.succeed(rows[0].wrapped_key),
       ),
       unavailable("storing a data key"),
@@ -217,9 +217,9 @@ export const sqlTable = (sql: SqlClient): KeyTable => ({
 export const layer = (
   master: Redacted.Redacted<Uint8Array>,
   options: Options = {},
-): Layer.Layer<PersonalDataVault, never, SqlClient> =>
+): Layer.Layer<PersonalData.PersonalDataVault, never, SqlClient> =>
   Layer.effect(
-    PersonalDataVault,
+    PersonalData.PersonalDataVault,
     Effect.gen(function* () {
       return make(master, sqlTable(yield* SqlClient), options)
     }),

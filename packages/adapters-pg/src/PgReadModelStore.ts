@@ -21,7 +21,7 @@
  * reads the database (it does not see the unit's own uncommitted documents).
  * Outside a unit, `put` and `delete` write at once, unconditionally (rebuilds).
  */
-import { type ReadModel, ReadModelStore } from "@partnerpay/domain"
+import { ReadModel } from "@partnerpay/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -79,7 +79,7 @@ export const prefetchInto = (
 }
 
 /** Builds the store on the `SqlClient` in context (migrations must have run). */
-export const make: Effect.Effect<ReadModelStore["Service"], never, SqlClient> = Effect.gen(function* () {
+export const make: Effect.Effect<ReadModel.ReadModelStore["Service"], never, SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient
 
   const read = (collection: string, id: string) =>
@@ -190,8 +190,11 @@ export const make: Effect.Effect<ReadModelStore["Service"], never, SqlClient> = 
   const clear = (collection: string) =>
     sql`DELETE FROM read_models WHERE collection = ${collection}`.pipe(Effect.asVoid, unavailable("read model clear"))
 
-  return ReadModelStore.of({ get, find, put, delete: remove, clear })
+  return ReadModel.ReadModelStore.of({ get, find, put, delete: remove, clear })
 })
 
 /** `ReadModelStore` on the `SqlClient` in context. */
-export const layer: Layer.Layer<ReadModelStore, never, SqlClient> = Layer.effect(ReadModelStore, make)
+export const layer: Layer.Layer<ReadModel.ReadModelStore, never, SqlClient> = Layer.effect(
+  ReadModel.ReadModelStore,
+  make,
+)

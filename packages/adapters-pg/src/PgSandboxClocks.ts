@@ -24,11 +24,10 @@ export const loadAll = Effect.gen(function* () {
 }).pipe(unavailable("load sandbox clocks"))
 
 /** Records a partner's offset (the larger of the stored and the given one). */
-export const save = (partnerId: string, offsetMillis: number) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient
-    yield* sql`
+export const save = Effect.fn("PgSandboxClocks.save")(function* (partnerId: string, offsetMillis: number) {
+  const sql = yield* SqlClient
+  yield* sql`
       INSERT INTO sandbox_clocks (partner_id, offset_ms) VALUES (${partnerId}, ${offsetMillis})
       ON CONFLICT (partner_id) DO UPDATE
       SET offset_ms = GREATEST(sandbox_clocks.offset_ms, EXCLUDED.offset_ms), updated_at = now()`
-  }).pipe(unavailable("save a sandbox clock"))
+}, unavailable("save a sandbox clock"))

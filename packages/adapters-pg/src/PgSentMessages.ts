@@ -51,40 +51,40 @@ export interface Options {
   readonly purgeEveryMillis?: number
 }
 
-export const make = (options: Options = {}): Effect.Effect<Messaging.SentMessages["Service"], never, SqlClient> =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient
-    const retentionDays = options.retentionDays ?? 90
-    const purgeEveryMillis = options.purgeEveryMillis ?? 60_000
-    let lastPurge = Number.NEGATIVE_INFINITY
-    const purge = Effect.suspend(() => {
-      const now = Date.now()
-      if (now - lastPurge < purgeEveryMillis) return Effect.void
-      lastPurge = now
-      return sql`DELETE FROM sent_messages WHERE sent_at < now() - make_interval(days => ${retentionDays})`.pipe(
-        Effect.asVoid,
-        Effect.catch((error) => Effect.logWarning("message log purge failed", error)),
-      )
-    })
-    return Messaging.SentMessages.of({
-      record: (message) =>
-        sql`
+export const make = Effect.fn("PgSentMessages.make")(function* (
+  options: Options = {},
+): Effect.fn.Return<Messaging.SentMessages["Service"], never, SqlClient> {
+  const sql = yield* SqlClient
+  const retentionDays = options.retentionDays ?? 90
+  const purgeEveryMillis = options.purgeEveryMillis ?? 60_000
+  let lastPurge = Number.NEGATIVE_INFINITY
+  const purge = Effect.suspend(() => {
+    const now = Date.now()
+    if (now - lastPurge < purgeEveryMillis) return Effect.void
+    lastPurge = now
+    return sql`DELETE FROM sent_messages WHERE sent_at < now() - make_interval(days => ${retentionDays})`.pipe(
+      Effect.asVoid,
+      Effect.catch((error) => Effect.logWarning("message log purge failed", error)),
+    )
+  })
+  return Messaging.SentMessages.of({
+    record: (message) =>
+      sql`
         INSERT INTO sent_messages
           (id, partner_id, registration_id, channel, recipient, template, payment_request_id, sent_at)
         VALUES (${message.id}, ${message.partnerId}, ${message.registrationId ?? null}, ${message.channel},
           ${message.to}, ${message.template}, ${message.paymentRequestId ?? null},
           ${new Date(DateTime.toEpochMillis(message.sentAt))})`.pipe(Effect.asVoid, unavailable("recording a message")),
-      list: ({ partnerId, registrationId, limit, startingAfter }) =>
-        Effect.gen(function* () {
-          yield* purge
-          const rows =
-            startingAfter === undefined
-              ? yield* sql<Row>`
+    list: Effect.fn("PgSentMessages.list")(function* ({ partnerId, registrationId, limit, startingAfter }) {
+      yield* purge
+      const rows =
+        startingAfter === undefined
+          ? yield* sql<Row>`
                 SELECT id, partner_id, registration_id, channel, recipient, template, payment_request_id, sent_at
                 FROM sent_messages
                 WHERE partner_id = ${partnerId} AND registration_id = ${registrationId}
                 ORDER BY seq DESC LIMIT ${limit + 1}`
-              : yield* sql<Row>`
+          : yield* sql<Row>`
                 SELECT id, partner_id, registration_id, channel, recipient, template, payment_request_id, sent_at
                 FROM sent_messages
                 WHERE partner_id = ${partnerId} AND registration_id = ${registrationId}
@@ -92,10 +92,10 @@ export const make = (options: Options = {}): Effect.Effect<Messaging.SentMessage
                              WHERE id = ${startingAfter} AND partner_id = ${partnerId}
                                AND registration_id = ${registrationId})
                 ORDER BY seq DESC LIMIT ${limit + 1}`
-          return { items: rows.slice(0, limit).map(toMessage), hasMore: rows.length > limit }
-        }).pipe(unavailable("reading messages")),
-    })
+      return { items: rows.slice(0, limit).map(toMessage), hasMore: rows.length > limit }
+    }, unavailable("reading messages")),
   })
+})
 
 export const layer = (options: Options = {}): Layer.Layer<Messaging.SentMessages, never, SqlClient> =>
   Layer.effect(Messaging.SentMessages, make(options))

@@ -45,70 +45,67 @@ interface Entry {
 
 type Row = { readonly subject: string; readonly generation: string | number }
 
-export const make = (options: Options = {}) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient
-    const pollMillis = options.pollMillis ?? defaultPollMillis
-    const entries = new Map<string, Entry>()
+export const make = Effect.fn("PgTokenGenerations.make")(function* (options: Options = {}) {
+  const sql = yield* SqlClient
+  const pollMillis = options.pollMillis ?? defaultPollMillis
+  const entries = new Map<string, Entry>()
 
-    const merge = (subject: string, generation: number, now: number) => {
-      const entry = entries.get(subject)
-      if (entry === undefined) entries.set(subject, { generation, learnedAt: now })
-      else if (generation >= entry.generation) {
-        entry.generation = generation
-        entry.learnedAt = now
-      }
+  const merge = (subject: string, generation: number, now: number) => {
+    const entry = entries.get(subject)
+    if (entry === undefined) entries.set(subject, { generation, learnedAt: now })
+    else if (generation >= entry.generation) {
+      entry.generation = generation
+      entry.learnedAt = now
     }
-    const mergeRows = (rows: ReadonlyArray<Row>, now: number) => {
-      for (const row of rows) merge(row.subject, Number(row.generation), now)
-    }
+  }
+  const mergeRows = (rows: ReadonlyArray<Row>, now: number) => {
+    for (const row of rows) merge(row.subject, Number(row.generation), now)
+  }
 
-    const loadAll = sql<Row>`
+  const loadAll = sql<Row>`
       SELECT subject, generation FROM token_generations WHERE updated_at > now() - interval '25 hours'`
-    const loadRecent = sql<Row>`
+  const loadRecent = sql<Row>`
       SELECT subject, generation FROM token_generations WHERE updated_at > now() - interval '1 minute'`
 
-    let lastLoad = yield* Clock.currentTimeMillis
-    let lastPrune = lastLoad
-    mergeRows(yield* Effect.orDie(loadAll), lastLoad)
+  let lastLoad = yield* Clock.currentTimeMillis
+  let lastPrune = lastLoad
+  mergeRows(yield* Effect.orDie(loadAll), lastLoad)
 
-    const poll = Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const rows = yield* now - lastLoad > overlapMillis ? loadAll : loadRecent
-      mergeRows(rows, now)
-      lastLoad = now
-      if (now - lastPrune > pruneEveryMillis) {
-        lastPrune = now
-        for (const [subject, entry] of entries) if (now - entry.learnedAt > retentionMillis) entries.delete(subject)
-      }
-    }).pipe(Effect.catch((error) => Effect.logWarning("token generations refresh failed", error)))
+  const poll = Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const rows = yield* now - lastLoad > overlapMillis ? loadAll : loadRecent
+    mergeRows(rows, now)
+    lastLoad = now
+    if (now - lastPrune > pruneEveryMillis) {
+      lastPrune = now
+      for (const [subject, entry] of entries) if (now - entry.learnedAt > retentionMillis) entries.delete(subject)
+    }
+  }).pipe(Effect.catch((error) => Effect.logWarning("token generations refresh failed", error)))
 
-    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(pollMillis), poll)))
+  yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(pollMillis), poll)))
 
-    const known = (subject: string) => entries.get(subject)?.generation ?? 0
+  const known = (subject: string) => entries.get(subject)?.generation ?? 0
 
-    const current = (subject: string) =>
-      Effect.gen(function* () {
-        const rows = yield* sql<Row>`SELECT subject, generation FROM token_generations WHERE subject = ${subject}`
-        mergeRows(rows, yield* Clock.currentTimeMillis)
-        return known(subject)
-      }).pipe(Effect.orDie)
+  const current = Effect.fn("PgTokenGenerations.current")(function* (subject: string) {
+    const rows = yield* sql<Row>`SELECT subject, generation FROM token_generations WHERE subject = ${subject}`
+    mergeRows(rows, yield* Clock.currentTimeMillis)
+    return known(subject)
+  }, Effect.orDie)
 
-    const bump = (subject: string) =>
-      Effect.gen(function* () {
-        const rows = yield* sql<Row>`
+  const bump = Effect.fn("PgTokenGenerations.bump")(function* (subject: string) {
+    const rows = yield* sql<Row>`
           INSERT INTO token_generations (subject, generation, updated_at)
           VALUES (${subject}, nextval('token_generation_seq'), now())
           ON CONFLICT (subject) DO UPDATE SET generation = EXCLUDED.generation, updated_at = now()
           RETURNING subject, generation`
-        mergeRows(rows, yield* Clock.currentTimeMillis)
-        yield* sql`DELETE FROM token_generations WHERE updated_at < now() - interval '25 hours'`
-        return known(subject)
-      }).pipe(Effect.orDie)
+    mergeRows(rows, yield* Clock.currentTimeMillis)
+    yield* sql`DELETE FROM token_generations WHERE updated_at < now() - interval '25 hours'`
+    return known(subject)
+  }, Effect.orDie)
 
-    return TokenGenerations.of({ known, current, bump })
-  })
+  return TokenGenerations.TokenGenerations.of({ known, current, bump })
+})
 
 /** `TokenGenerations` on the `SqlClient` in context (migrations must have run); polls while the layer lives. */
-export const layer = (options: Options = {}): Layer.Layer<TokenGenerations, never, SqlClient> =>
-  Layer.effect(TokenGenerations, make(options))
+export const layer = (options: Options = {}): Layer.Layer<TokenGenerations.TokenGenerations, never, SqlClient> =>
+  Layer.effect(TokenGenerations.TokenGenerations, make(options))

@@ -16,15 +16,7 @@
  * bounded retry re-reads and decides again (`VersionConflict`).
  */
 import type { KeyObject } from "node:crypto"
-import {
-  EventStoreUnavailable,
-  type ExpectedVersion,
-  type NewEvent,
-  type Notification,
-  type ReadModel,
-  type RecordedEvent,
-  VersionConflict,
-} from "@partnerpay/domain"
+import { EventStore, type Outbox, type ReadModel } from "@partnerpay/domain"
 import { Context, Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { SqlError } from "effect/sql/SqlError"
@@ -35,12 +27,12 @@ export interface PendingStream {
   readonly streamId: string
   readonly streamType: string
   /** The expectation of the unit's first append to this stream. */
-  readonly expected: ExpectedVersion
+  readonly expected: EventStore.ExpectedVersion
   /** The stream's version before the unit (known unless the first append expected Any). */
   readonly baseVersion: number | undefined
-  readonly events: Array<NewEvent>
+  readonly events: Array<EventStore.NewEvent>
   /** The same events as the adapters show them before the commit (positions 0: not drawn yet). */
-  readonly recorded: Array<RecordedEvent>
+  readonly recorded: Array<EventStore.RecordedEvent>
 }
 
 /** What a document must still be at commit for the unit's write to apply. */
@@ -88,7 +80,7 @@ export class Unit {
   /** Kept when a nested unit fails: a key stored for nothing seals nothing (as a key made outside a unit). */
   readonly dataKeys = new Map<string, PendingDataKey>()
   readonly documents = new Map<string, PendingDocument>()
-  readonly outbox: Array<Notification> = []
+  readonly outbox: Array<Outbox.Notification> = []
   readonly snapshots = new Map<string, PendingSnapshot>()
 
   static documentKey(collection: string, id: string): string {
@@ -174,13 +166,13 @@ export interface Committed {
   }>
 }
 
-const expectationJson = (expected: ExpectedVersion): string | number =>
+const expectationJson = (expected: EventStore.ExpectedVersion): string | number =>
   expected._tag === "NoStream" ? "none" : expected._tag === "Any" ? "any" : expected.version
 
 const metadataKeys = ["partnerId", "correlationId", "causationId", "idempotencyKey"] as const
 
 /** The stored metadata: only the known keys that are set. */
-export const metadataJson = (metadata: NewEvent["metadata"]): Record<string, string> => {
+export const metadataJson = (metadata: EventStore.NewEvent["metadata"]): Record<string, string> => {
   const out: Record<string, string> = {}
   for (const key of metadataKeys) {
     const field = metadata[key]
@@ -258,13 +250,15 @@ const parseDetail = (detail: string | undefined): Record<string, unknown> => {
 }
 
 /** A commit's SqlError as the domain sees it: a conflict to retry, or the store being unavailable. */
-export const commitFailure = (error: SqlError): Effect.Effect<never, VersionConflict | EventStoreUnavailable> => {
+export const commitFailure = (
+  error: SqlError,
+): Effect.Effect<never, EventStore.VersionConflict | EventStore.EventStoreUnavailable> => {
   const fields = pgFields(error)
   const detail = parseDetail(fields.detail)
   switch (fields.code) {
     case "PP001":
       return Effect.fail(
-        new VersionConflict({
+        new EventStore.VersionConflict({
           streamId: String(detail.streamId ?? ""),
           expected: describeExpectation(detail.expected),
           actual: Number(detail.actual ?? 0),
@@ -273,7 +267,7 @@ export const commitFailure = (error: SqlError): Effect.Effect<never, VersionConf
     case "PP002":
       // A document this unit read was written meanwhile: the unit decided on stale data; retry it.
       return Effect.fail(
-        new VersionConflict({
+        new EventStore.VersionConflict({
           streamId: `read model ${String(detail.collection ?? "")}/${String(detail.id ?? "")}`,
           expected: "the revision read",
           actual: -1,
@@ -282,20 +276,24 @@ export const commitFailure = (error: SqlError): Effect.Effect<never, VersionConf
     case "PP004":
       // A subject this unit made a data key for got one meanwhile: decide again with that key.
       return Effect.fail(
-        new VersionConflict({
+        new EventStore.VersionConflict({
           streamId: `data key ${String(detail.subject ?? "")}`,
           expected: "no key",
           actual: -1,
         }),
       )
     case "PP003":
-      return Effect.fail(new EventStoreUnavailable({ reason: "event id already recorded in another stream" }))
+      return Effect.fail(
+        new EventStore.EventStoreUnavailable({ reason: "event id already recorded in another stream" }),
+      )
   }
   if (error.reason._tag === "UniqueViolation" && fields.constraint === "events_event_id_key") {
-    return Effect.fail(new EventStoreUnavailable({ reason: "event id already recorded in another stream" }))
+    return Effect.fail(new EventStore.EventStoreUnavailable({ reason: "event id already recorded in another stream" }))
   }
   return logFailure("event store commit", error).pipe(
-    Effect.andThen(Effect.fail(new EventStoreUnavailable({ reason: `database error (${error.reason._tag})` }))),
+    Effect.andThen(
+      Effect.fail(new EventStore.EventStoreUnavailable({ reason: `database error (${error.reason._tag})` })),
+    ),
   )
 }
 
@@ -310,7 +308,7 @@ interface CommitRow {
 export const commit = (
   sql: SqlClient,
   unit: Unit,
-): Effect.Effect<Committed, VersionConflict | EventStoreUnavailable> => {
+): Effect.Effect<Committed, EventStore.VersionConflict | EventStore.EventStoreUnavailable> => {
   if (unit.isEmpty) return Effect.succeed({ transactionId: "", streams: [] })
   return sql<CommitRow>`SELECT commit_unit(${payload(unit)}::jsonb) AS result`.pipe(
     Effect.map((rows) => {

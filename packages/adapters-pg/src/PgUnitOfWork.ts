@@ -13,7 +13,7 @@
  * revision read by the unit) fails the unit with `VersionConflict`: the
  * caller's bounded retry runs the whole unit again on fresh reads.
  */
-import { type EventStoreUnavailable, UnitOfWork, type VersionConflict } from "@partnerpay/domain"
+import { type EventStore, UnitOfWork } from "@partnerpay/domain"
 import { Effect, Layer, Metric } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as PgMetrics from "./PgMetrics.ts"
@@ -34,10 +34,10 @@ const countCommitted = (unit: PgUnit.Unit, committed: PgUnit.Committed): Effect.
 
 export const make = Effect.fn("PgUnitOfWork.make")(function* () {
   const sql = yield* SqlClient
-  return UnitOfWork.of({
+  return UnitOfWork.UnitOfWork.of({
     transactional: Effect.fnUntraced(function* <A, E, R>(
       effect: Effect.Effect<A, E, R>,
-    ): Effect.fn.Return<A, E | VersionConflict | EventStoreUnavailable, R> {
+    ): Effect.fn.Return<A, E | EventStore.VersionConflict | EventStore.EventStoreUnavailable, R> {
       const outer = yield* PgUnit.CurrentUnit
       if (outer !== undefined) {
         const mark = outer.mark()
@@ -57,4 +57,4 @@ export const make = Effect.fn("PgUnitOfWork.make")(function* () {
 })
 
 /** `UnitOfWork` on the `SqlClient` in context. */
-export const layer: Layer.Layer<UnitOfWork, never, SqlClient> = Layer.effect(UnitOfWork, make())
+export const layer: Layer.Layer<UnitOfWork.UnitOfWork, never, SqlClient> = Layer.effect(UnitOfWork.UnitOfWork, make())

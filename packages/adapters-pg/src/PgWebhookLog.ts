@@ -17,15 +17,7 @@
  *   delivery signed with the other one fails verification and is retried.
  */
 import { randomBytes } from "node:crypto"
-import {
-  type DeliveryView,
-  EventStoreUnavailable,
-  type EventView,
-  Ids,
-  type WebhookDeliveryStatus,
-  WebhookLog,
-  type WebhookPageRequest,
-} from "@partnerpay/domain"
+import { EventStore, Ids, WebhookLog } from "@partnerpay/domain"
 import { DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { Partners, type Webhook } from "./PgPartnerCredentials.ts"
@@ -39,27 +31,30 @@ export const generateSigningSecret = (): Redacted.Redacted<string> =>
  * The partner's webhook, with a signing secret generated and stored when it has none; undefined when the
  * partner has no webhook URL.
  */
-export const signedWebhook = (
+export const signedWebhook = Effect.fn("PgWebhookLog.signedWebhook")(function* (
   partners: Partners["Service"],
   partnerId: string,
-): Effect.Effect<Webhook | undefined, EventStoreUnavailable> =>
-  Effect.gen(function* () {
-    const id = Ids.PartnerId.make(partnerId)
-    const found = yield* partners.getWebhook(id)
-    if (Option.isNone(found)) return undefined
-    if (Redacted.value(found.value.signingSecret) !== "") return found.value
-    const webhook: Webhook = { url: found.value.url, signingSecret: generateSigningSecret() }
-    yield* partners
-      .setWebhook(id, webhook)
-      .pipe(Effect.catchTag("NotFound", () => Effect.fail(new EventStoreUnavailable({ reason: "partner vanished" }))))
-    return webhook
-  })
+): Effect.fn.Return<Webhook | undefined, EventStore.EventStoreUnavailable> {
+  const id = Ids.PartnerId.make(partnerId)
+  const found = yield* partners.getWebhook(id)
+  if (Option.isNone(found)) return undefined
+  if (Redacted.value(found.value.signingSecret) !== "") return found.value
+  const webhook: Webhook = { url: found.value.url, signingSecret: generateSigningSecret() }
+  yield* partners
+    .setWebhook(id, webhook)
+    .pipe(
+      Effect.catchTag("NotFound", () =>
+        Effect.fail(new EventStore.EventStoreUnavailable({ reason: "partner vanished" })),
+      ),
+    )
+  return webhook
+})
 
 interface LogRow {
   readonly id: string
   readonly event_type: string
   readonly data: Record<string, unknown>
-  readonly status: WebhookDeliveryStatus
+  readonly status: WebhookLog.WebhookDeliveryStatus
   readonly attempts: number
   readonly last_response_status: number | null
   readonly last_error: string | null
@@ -70,7 +65,7 @@ interface LogRow {
 
 const instant = (date: Date): DateTime.Utc => DateTime.makeUnsafe(date.getTime())
 
-const toDelivery = (row: LogRow): DeliveryView => ({
+const toDelivery = (row: LogRow): WebhookLog.DeliveryView => ({
   id: row.id,
   eventType: row.event_type,
   status: row.status,
@@ -82,20 +77,25 @@ const toDelivery = (row: LogRow): DeliveryView => ({
   nextAttemptAt: row.status === "pending" ? instant(row.next_attempt_at) : null,
 })
 
-const toEvent = (row: LogRow): EventView => ({
+const toEvent = (row: LogRow): WebhookLog.EventView => ({
   id: row.id,
   eventType: row.event_type,
   data: row.data,
   createdAt: instant(row.created_at),
 })
 
-export const make: Effect.Effect<WebhookLog["Service"], never, SqlClient | Partners> = Effect.gen(function* () {
-  const sql = yield* SqlClient
-  const partners = yield* Partners
+export const make: Effect.Effect<WebhookLog.WebhookLog["Service"], never, SqlClient | Partners> = Effect.gen(
+  function* () {
+    const sql = yield* SqlClient
+    const partners = yield* Partners
 
-  /** One page of the partner's rows (with payload only when `withData`), newest first. */
-  const page = (partnerId: string, request: WebhookPageRequest, withData: boolean, maxAgeDays: number | undefined) =>
-    Effect.gen(function* () {
+    /** One page of the partner's rows (with payload only when `withData`), newest first. */
+    const page = Effect.fn("PgWebhookLog.page")(function* (
+      partnerId: string,
+      request: WebhookLog.WebhookPageRequest,
+      withData: boolean,
+      maxAgeDays: number | undefined,
+    ) {
       const after = request.startingAfter
       const limit = Math.max(1, Math.floor(request.limit))
       const columns = sql.literal(
@@ -118,23 +118,22 @@ export const make: Effect.Effect<WebhookLog["Service"], never, SqlClient | Partn
       return { rows: rows.slice(0, limit), hasMore: rows.length > limit }
     })
 
-  return WebhookLog.of({
-    endpoint: (partnerId) =>
-      Effect.map(signedWebhook(partners, partnerId), (webhook) =>
-        webhook === undefined ? undefined : { url: webhook.url, signingSecret: webhook.signingSecret },
-      ),
-    deliveries: (partnerId, request) =>
-      Effect.map(page(partnerId, request, false, undefined), ({ rows, hasMore }) => ({
-        items: rows.map(toDelivery),
-        hasMore,
-      })),
-    events: (partnerId, request) =>
-      Effect.map(page(partnerId, request, true, request.maxAgeDays), ({ rows, hasMore }) => ({
-        items: rows.map(toEvent),
-        hasMore,
-      })),
-    redeliver: (partnerId, id) =>
-      Effect.gen(function* () {
+    return WebhookLog.WebhookLog.of({
+      endpoint: (partnerId) =>
+        Effect.map(signedWebhook(partners, partnerId), (webhook) =>
+          webhook === undefined ? undefined : { url: webhook.url, signingSecret: webhook.signingSecret },
+        ),
+      deliveries: (partnerId, request) =>
+        Effect.map(page(partnerId, request, false, undefined), ({ rows, hasMore }) => ({
+          items: rows.map(toDelivery),
+          hasMore,
+        })),
+      events: (partnerId, request) =>
+        Effect.map(page(partnerId, request, true, request.maxAgeDays), ({ rows, hasMore }) => ({
+          items: rows.map(toEvent),
+          hasMore,
+        })),
+      redeliver: Effect.fn("PgWebhookLog.redeliver")(function* (partnerId, id) {
         const queued = yield* sql<{ id: string }>`
             UPDATE outbox SET status = 'pending', next_attempt_at = now(), claimed_by = NULL, claimed_until = NULL,
                    delivered_at = NULL
@@ -143,9 +142,13 @@ export const make: Effect.Effect<WebhookLog["Service"], never, SqlClient | Partn
         const rows = yield* sql<{ status: string }>`
             SELECT status FROM outbox WHERE id = ${id} AND partner_id = ${partnerId}`
         return rows.length === 0 ? ("not found" as const) : ("in progress" as const)
-      }).pipe(unavailable("webhook log redeliver")),
-  })
-})
+      }, unavailable("webhook log redeliver")),
+    })
+  },
+)
 
 /** `WebhookLog` on the `SqlClient` in context (with `Partners` for the endpoint). */
-export const layer: Layer.Layer<WebhookLog, never, SqlClient | Partners> = Layer.effect(WebhookLog, make)
+export const layer: Layer.Layer<WebhookLog.WebhookLog, never, SqlClient | Partners> = Layer.effect(
+  WebhookLog.WebhookLog,
+  make,
+)

@@ -9,7 +9,7 @@
  * the domain's `EventStoreUnavailable` with a short reason; the app's logger
  * replaces any SQL error that still reaches a log line (`redact`).
  */
-import { EventStoreUnavailable } from "@partnerpay/domain"
+import { EventStore } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { isSqlError, type SqlError } from "effect/sql/SqlError"
 
@@ -64,11 +64,13 @@ export const unavailable =
   (what: string) =>
   <A, E, R>(
     effect: Effect.Effect<A, E | SqlError, R>,
-  ): Effect.Effect<A, Exclude<E, SqlError> | EventStoreUnavailable, R> =>
+  ): Effect.Effect<A, Exclude<E, SqlError> | EventStore.EventStoreUnavailable, R> =>
     Effect.catchTag(effect as Effect.Effect<A, SqlError, R>, "SqlError", (error: SqlError) =>
       logFailure(what, error).pipe(
         Effect.andThen(
-          Effect.fail(new EventStoreUnavailable({ reason: `${what}: database error (${error.reason._tag})` })),
+          Effect.fail(
+            new EventStore.EventStoreUnavailable({ reason: `${what}: database error (${error.reason._tag})` }),
+          ),
         ),
       ),
-    ) as Effect.Effect<A, Exclude<E, SqlError> | EventStoreUnavailable, R>
+    ) as Effect.Effect<A, Exclude<E, SqlError> | EventStore.EventStoreUnavailable, R>

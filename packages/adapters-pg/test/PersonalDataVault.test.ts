@@ -13,12 +13,10 @@ import {
   EventStore,
   IdGenerator,
   type Ids,
-  makeMemory as makeMemoryEventStore,
   Outbox,
   PersonalData,
   PersonalDataMap,
   ReadModel,
-  ReadModelStore,
   UnitOfWork,
 } from "@partnerpay/domain"
 import { DateTime, Effect, Exit, Layer, Option } from "effect"
@@ -51,20 +49,20 @@ const makeStack = Effect.gen(function* () {
   const documents = PersonalData.protectReadModels(rawDocuments, vault, PersonalDataMap.fields)
   const outbox = yield* Effect.provide(
     Effect.gen(function* () {
-      return yield* Outbox
+      return yield* Outbox.Outbox
     }),
-    Outbox.layerMemory,
+    Outbox.Outbox.layerMemory,
   )
   const hook = yield* EventPipeline.makeHook().pipe(
-    Effect.provideService(ReadModelStore, documents),
-    Effect.provideService(Outbox, outbox),
+    Effect.provideService(ReadModel.ReadModelStore, documents),
+    Effect.provideService(Outbox.Outbox, outbox),
   )
-  const rawEvents = makeMemoryEventStore({ onAppend: hook })
+  const rawEvents = EventStore.makeMemory({ onAppend: hook })
   const events = PersonalData.protectEventStore(rawEvents, vault, PersonalDataMap.fields)
   const layer = Layer.mergeAll(
-    Layer.succeed(EventStore, events),
-    Layer.succeed(ReadModelStore, documents),
-    IdGenerator.layerRandom,
+    Layer.succeed(EventStore.EventStore, events),
+    Layer.succeed(ReadModel.ReadModelStore, documents),
+    IdGenerator.IdGenerator.layerRandom,
   )
   return { vault, rawDocuments, rawEvents, layer }
 })
@@ -98,7 +96,7 @@ const leaks = (stored: unknown): ReadonlyArray<string> => {
 }
 
 const customerDocument = Effect.gen(function* () {
-  const stored = yield* (yield* ReadModelStore).get(CustomersProjection.collection, registrationId)
+  const stored = yield* (yield* ReadModel.ReadModelStore).get(CustomersProjection.collection, registrationId)
   return ReadModel.decodeDocument(CustomersProjection.projection, Option.getOrThrow(stored))
 })
 
@@ -216,7 +214,7 @@ describe("the PostgreSQL vault (on PGlite)", () => {
       () =>
         Effect.gen(function* () {
           const sql = yield* SqlClient
-          const units = yield* UnitOfWork
+          const units = yield* UnitOfWork.UnitOfWork
           const vault = PgPersonalDataVault.make(master, PgPersonalDataVault.sqlTable(sql))
           const sealed = yield* units.transactional(
             Effect.gen(function* () {
@@ -239,7 +237,7 @@ describe("the PostgreSQL vault (on PGlite)", () => {
       () =>
         Effect.gen(function* () {
           const sql = yield* SqlClient
-          const units = yield* UnitOfWork
+          const units = yield* UnitOfWork.UnitOfWork
           const vault = PgPersonalDataVault.make(master, PgPersonalDataVault.sqlTable(sql))
           const exit = yield* Effect.exit(
             units.transactional(
@@ -257,7 +255,7 @@ describe("the PostgreSQL vault (on PGlite)", () => {
       () =>
         Effect.gen(function* () {
           const sql = yield* SqlClient
-          const units = yield* UnitOfWork
+          const units = yield* UnitOfWork.UnitOfWork
           const elsewhere = PgPersonalDataVault.make(master, PgPersonalDataVault.sqlTable(sql))
           const first = yield* elsewhere.seal("customer:raced", "first")
           const vault = PgPersonalDataVault.make(master, PgPersonalDataVault.sqlTable(sql))

@@ -13,11 +13,10 @@ import {
   EventPipeline,
   IdGenerator,
   type Ids,
-  type Notification,
   Outbox,
   PaymentPlans,
   Payments,
-  ReadModelStore,
+  ReadModel,
 } from "@partnerpay/domain"
 import { Fixtures } from "@partnerpay/domain/testing"
 import { DateTime, Effect, Layer } from "effect"
@@ -33,9 +32,9 @@ const partnerB = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f" as Ids.PartnerId
 /** A valid company registration body (spec 2.2) with the reference `companyReferenceId`. */
 const body = (companyReferenceId: string) => Fixtures.companyRegistrationBody({ companyReferenceId })
 
-type Services = PgDomain.Services | IdGenerator | SqlClient
+type Services = PgDomain.Services | IdGenerator.IdGenerator | SqlClient
 
-const notification = (partnerId: string, position: number, id = crypto.randomUUID()): Notification => ({
+const notification = (partnerId: string, position: number, id = crypto.randomUUID()): Outbox.Notification => ({
   id,
   partnerId,
   eventType: "TEST_EVENT",
@@ -56,7 +55,9 @@ const readModelRows = Effect.flatMap(
 
 for (const database of databases) {
   describe(`the domain on ${database.name}`, () => {
-    const layer = Layer.mergeAll(PgDomain.layer(), IdGenerator.layerRandom).pipe(Layer.provideMerge(database.layer()))
+    const layer = Layer.mergeAll(PgDomain.layer(), IdGenerator.IdGenerator.layerRandom).pipe(
+      Layer.provideMerge(database.layer()),
+    )
 
     // The real clock (no test services): registration checks the owner's age, outbox leases expire.
     it.layer(layer, { timeout: 120_000, excludeTestServices: true })((it) => {
@@ -103,7 +104,7 @@ for (const database of databases) {
             )
             assert.strictEqual(refused._tag, "AlreadyExists")
             assert.strictEqual(yield* eventCount, before)
-            const store = yield* ReadModelStore
+            const store = yield* ReadModel.ReadModelStore
             for (const ref of [reference, twice]) {
               const page = yield* store.find("companies", {
                 partnerId: partnerA,
@@ -152,7 +153,7 @@ for (const database of databases) {
         "outbox: record is idempotent by id; claims keep each partner's order; failures retry then give up",
         () =>
           Effect.gen(function* () {
-            const outbox = yield* Outbox
+            const outbox = yield* Outbox.Outbox
             const dispatch = yield* OutboxDispatch
             const sql = yield* SqlClient
             // Start from an empty outbox (earlier tests of this suite left rows).
@@ -218,7 +219,7 @@ for (const database of databases) {
         "outbox: a lease that expires (the worker died) makes the row claimable again",
         () =>
           Effect.gen(function* () {
-            const outbox = yield* Outbox
+            const outbox = yield* Outbox.Outbox
             const dispatch = yield* OutboxDispatch
             const sql = yield* SqlClient
             yield* sql`DELETE FROM outbox`
@@ -240,7 +241,7 @@ for (const database of databases) {
         "outbox: concurrent claimers never claim the same row, and all rows get claimed in per-partner order",
         () =>
           Effect.gen(function* () {
-            const outbox = yield* Outbox
+            const outbox = yield* Outbox.Outbox
             const dispatch = yield* OutboxDispatch
             const sql = yield* SqlClient
             yield* sql`DELETE FROM outbox`

@@ -5,7 +5,7 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { IdempotencyStore } from "@partnerpay/domain"
-import { idempotencyStoreContract } from "@partnerpay/domain/testing"
+import { IdempotencyStoreContract } from "@partnerpay/domain/testing"
 import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
@@ -18,10 +18,17 @@ const storeOn = <E>(database: Layer.Layer<SqlClient, E>, options: PgIdempotencyS
 
 const runner = { describe, it, beforeAll, afterAll }
 
-idempotencyStoreContract("PGlite", storeOn(PgDatabase.layerPglite()), runner, { timeout: 60_000 })
+IdempotencyStoreContract.idempotencyStoreContract("PGlite", storeOn(PgDatabase.layerPglite()), runner, {
+  timeout: 60_000,
+})
 
 if (postgresAvailable) {
-  idempotencyStoreContract("PostgreSQL", storeOn(PgDatabase.layerPostgres(databaseUrl)), runner, { timeout: 60_000 })
+  IdempotencyStoreContract.idempotencyStoreContract(
+    "PostgreSQL",
+    storeOn(PgDatabase.layerPostgres(databaseUrl)),
+    runner,
+    { timeout: 60_000 },
+  )
 }
 
 describe("PgIdempotencyStore purge", () => {
@@ -29,7 +36,7 @@ describe("PgIdempotencyStore purge", () => {
     "begin deletes expired rows of every scope (at most once per interval)",
     () =>
       Effect.gen(function* () {
-        const store = yield* IdempotencyStore
+        const store = yield* IdempotencyStore.IdempotencyStore
         const sql = yield* SqlClient
         const t0 = DateTime.makeUnsafe("2030-01-01T00:00:00Z")
         yield* store.begin("partner:a", "old", "h", t0)

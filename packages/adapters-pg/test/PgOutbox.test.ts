@@ -8,7 +8,6 @@
  * small backlog as with a large one (EXPLAIN).
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { Notification } from "@partnerpay/domain"
 import { Outbox } from "@partnerpay/domain"
 import { DateTime, Deferred, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -16,7 +15,7 @@ import * as Migrations from "../src/Migrations.ts"
 import * as PgOutbox from "../src/PgOutbox.ts"
 import { databases } from "./readSideSupport.ts"
 
-const notification = (partnerId: string, position: number, id = crypto.randomUUID()): Notification => ({
+const notification = (partnerId: string, position: number, id = crypto.randomUUID()): Outbox.Notification => ({
   id,
   partnerId,
   eventType: "TEST_EVENT",
@@ -93,7 +92,7 @@ for (const database of databases) {
         "claims several rows of one partner per call, in (transaction, position) order",
         () =>
           Effect.gen(function* () {
-            const outbox = yield* Outbox
+            const outbox = yield* Outbox.Outbox
             const sql = yield* SqlClient
             yield* sql`DELETE FROM outbox`
             const p = crypto.randomUUID()
@@ -131,7 +130,7 @@ for (const database of databases) {
         "a claim can mark the previous batch delivered and take the partner's next run in one statement",
         () =>
           Effect.gen(function* () {
-            const outbox = yield* Outbox
+            const outbox = yield* Outbox.Outbox
             const dispatch = yield* PgOutbox.OutboxDispatch
             const sql = yield* SqlClient
             yield* sql`DELETE FROM outbox`
@@ -178,7 +177,7 @@ for (const database of databases) {
         "a retrying row holds back its partner's later rows, not other partners'; released rows keep their attempt",
         () =>
           Effect.gen(function* () {
-            const outbox = yield* Outbox
+            const outbox = yield* Outbox.Outbox
             const dispatch = yield* PgOutbox.OutboxDispatch
             const sql = yield* SqlClient
             yield* sql`DELETE FROM outbox`
@@ -266,7 +265,7 @@ for (const database of databases) {
           "a row whose transaction is older than a running one waits until that transaction ends",
           () =>
             Effect.gen(function* () {
-              const outbox = yield* Outbox
+              const outbox = yield* Outbox.Outbox
               const dispatch = yield* PgOutbox.OutboxDispatch
               const sql = yield* SqlClient
               yield* sql`DELETE FROM outbox`

@@ -18,11 +18,18 @@ for (const database of databases) {
       ),
     )
     const run = <A, E>(
-      effect: Effect.Effect<A, E, PartnerCredentials | PgPartnerCredentials.Partners | SqlClient | TokenGenerations>,
+      effect: Effect.Effect<
+        A,
+        E,
+        | PartnerCredentials.PartnerCredentials
+        | PgPartnerCredentials.Partners
+        | SqlClient
+        | TokenGenerations.TokenGenerations
+      >,
     ) => runtime.runPromise(effect)
     afterAll(() => runtime.dispose())
     const authenticate = (clientId: string, secret: string) =>
-      Effect.flatMap(PartnerCredentials, (c) => c.authenticate(clientId, Redacted.make(secret)))
+      Effect.flatMap(PartnerCredentials.PartnerCredentials, (c) => c.authenticate(clientId, Redacted.make(secret)))
 
     it("a created partner authenticates with its secret, shown once and stored only as a hash", {
       timeout: 60_000,
@@ -145,7 +152,7 @@ for (const database of databases) {
     }, async () => {
       await run(
         Effect.gen(function* () {
-          const generations = yield* TokenGenerations
+          const generations = yield* TokenGenerations.TokenGenerations
           const a = `partner:${crypto.randomUUID()}`
           const b = `customer:${crypto.randomUUID()}`
           assert.strictEqual(generations.known(a), 0)
@@ -167,7 +174,7 @@ for (const database of databases) {
     }, async () => {
       await run(
         Effect.gen(function* () {
-          const generations = yield* TokenGenerations
+          const generations = yield* TokenGenerations.TokenGenerations
           const sql = yield* SqlClient
           const subject = `partner:${crypto.randomUUID()}`
           yield* sql`

@@ -5,7 +5,7 @@
  * generated once when the webhook has none.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { type Notification, Outbox, WebhookLog } from "@partnerpay/domain"
+import { Outbox, WebhookLog } from "@partnerpay/domain"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
@@ -20,7 +20,7 @@ const layer = PgWebhookLog.layer.pipe(
   Layer.provideMerge(PgDatabase.layerPglite()),
 )
 
-const row = (partnerId: string, k: number): Notification => ({
+const row = (partnerId: string, k: number): Outbox.Notification => ({
   id: `n-${partnerId.slice(0, 4)}-${k}`,
   partnerId,
   eventType: "PAYMENT_REQUEST_STATUS_CHANGED",
@@ -36,13 +36,13 @@ describe("a partner's webhook log", () => {
         const partners = yield* PgPartnerCredentials.Partners
         const a = (yield* partners.create({ name: "A" })).partnerId
         const b = (yield* partners.create({ name: "B" })).partnerId
-        const outbox = yield* Outbox
+        const outbox = yield* Outbox.Outbox
         // One transaction each: commit order is the recording order.
         for (const k of [1, 2, 3]) yield* outbox.record([row(a, k)])
         yield* outbox.record([row(b, 4)])
         const sql = yield* SqlClient
         yield* sql`UPDATE outbox SET created_at = now() - interval '40 days' WHERE id = ${row(a, 1).id}`
-        const log = yield* WebhookLog
+        const log = yield* WebhookLog.WebhookLog
 
         const first = yield* log.deliveries(a, { limit: 2 })
         assert.deepStrictEqual(
@@ -84,7 +84,7 @@ describe("a partner's webhook log", () => {
       Effect.gen(function* () {
         const partners = yield* PgPartnerCredentials.Partners
         const a = (yield* partners.create({ name: "A" })).partnerId
-        const log = yield* WebhookLog
+        const log = yield* WebhookLog.WebhookLog
         assert.isUndefined(yield* log.endpoint(a))
         yield* partners.setWebhook(a, { url: "https://example.com/hooks", signingSecret: Redacted.make("") })
         const generated = yield* log.endpoint(a)

@@ -12,15 +12,20 @@ import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import type { PGlite } from "@electric-sql/pglite"
-import { EventStore, ExpectedVersion } from "@partnerpay/domain"
-import { eventStoreContract } from "@partnerpay/domain/testing"
+import { EventStore } from "@partnerpay/domain"
+import { EventStoreContract } from "@partnerpay/domain/testing"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as PgDatabase from "../src/PgDatabase.ts"
 import * as PgliteImage from "../src/PgliteImage.ts"
 import { pgliteStore, storeOn } from "./support.ts"
 
-eventStoreContract("PGlite (in memory)", pgliteStore(), { describe, it, beforeAll, afterAll }, { timeout: 60_000 })
+EventStoreContract.eventStoreContract(
+  "PGlite (in memory)",
+  pgliteStore(),
+  { describe, it, beforeAll, afterAll },
+  { timeout: 60_000 },
+)
 
 describe("PGlite persisted in a data directory", () => {
   let dataDir = ""
@@ -80,10 +85,10 @@ describe("PGlite persisted in a data directory", () => {
           data: { n: 1 },
           metadata: {},
         }
-        yield* Effect.flatMap(EventStore, (store) =>
-          store.append(streamId, "Persisted", ExpectedVersion.noStream, [event]),
+        yield* Effect.flatMap(EventStore.EventStore, (store) =>
+          store.append(streamId, "Persisted", EventStore.ExpectedVersion.noStream, [event]),
         ).pipe(Effect.provide(Layer.fresh(storeOn(PgDatabase.layerPglite({ dataDir })))))
-        const read = yield* Effect.flatMap(EventStore, (store) => store.readStream(streamId)).pipe(
+        const read = yield* Effect.flatMap(EventStore.EventStore, (store) => store.readStream(streamId)).pipe(
           Effect.provide(Layer.fresh(storeOn(PgDatabase.layerPglite({ dataDir })))),
         )
         assert.deepStrictEqual(

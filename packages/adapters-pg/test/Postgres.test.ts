@@ -5,17 +5,8 @@
  * append hook's writes joining the append, bad stored data, error mapping).
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import {
-  CommandHandler,
-  Decider,
-  EventStore,
-  EventStoreUnavailable,
-  ExpectedVersion,
-  type NewEvent,
-  ReadModelStore,
-  type RecordedEvent,
-} from "@partnerpay/domain"
-import { eventStoreContract } from "@partnerpay/domain/testing"
+import { CommandHandler, Decider, EventStore, ReadModel } from "@partnerpay/domain"
+import { EventStoreContract } from "@partnerpay/domain/testing"
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
@@ -24,7 +15,7 @@ import * as PgEventStore from "../src/PgEventStore.ts"
 import * as PgReadModelStore from "../src/PgReadModelStore.ts"
 import { databaseUrl, postgresAvailable, postgresStore } from "./support.ts"
 
-const newEvent = (data: unknown, eventType = "Tested"): NewEvent => ({
+const newEvent = (data: unknown, eventType = "Tested"): EventStore.NewEvent => ({
   eventId: crypto.randomUUID(),
   eventType,
   schemaVersion: 1,
@@ -35,7 +26,7 @@ const newEvent = (data: unknown, eventType = "Tested"): NewEvent => ({
 const suite = postgresAvailable ? describe : describe.skip
 
 if (postgresAvailable) {
-  eventStoreContract("PostgreSQL", postgresStore(), { describe, it, beforeAll, afterAll })
+  EventStoreContract.eventStoreContract("PostgreSQL", postgresStore(), { describe, it, beforeAll, afterAll })
 }
 
 suite("PostgreSQL", () => {
@@ -86,11 +77,13 @@ suite("PostgreSQL", () => {
       Effect.gen(function* () {
         const streamId = `Race-${crypto.randomUUID()}`
         const outcomes = yield* Effect.gen(function* () {
-          const store = yield* EventStore
-          yield* store.append(streamId, "Race", ExpectedVersion.noStream, [newEvent({ n: 0 })])
+          const store = yield* EventStore.EventStore
+          yield* store.append(streamId, "Race", EventStore.ExpectedVersion.noStream, [newEvent({ n: 0 })])
           return yield* Effect.all(
             Array.from({ length: 32 }, (_, i) =>
-              Effect.result(store.append(streamId, "Race", ExpectedVersion.exact(1), [newEvent({ writer: i })])),
+              Effect.result(
+                store.append(streamId, "Race", EventStore.ExpectedVersion.exact(1), [newEvent({ writer: i })]),
+              ),
             ),
             { concurrency: "unbounded" },
           )
@@ -107,10 +100,10 @@ suite("PostgreSQL", () => {
 
     it.effect("many streams appended in parallel get unique global positions", () =>
       Effect.gen(function* () {
-        const results = yield* Effect.flatMap(EventStore, (store) =>
+        const results = yield* Effect.flatMap(EventStore.EventStore, (store) =>
           Effect.all(
             Array.from({ length: 64 }, () =>
-              store.append(`Parallel-${crypto.randomUUID()}`, "Parallel", ExpectedVersion.any, [
+              store.append(`Parallel-${crypto.randomUUID()}`, "Parallel", EventStore.ExpectedVersion.any, [
                 newEvent({}),
                 newEvent({}),
               ]),
@@ -130,7 +123,7 @@ suite("PostgreSQL", () => {
           // Each append runs in a transaction kept open for a random while after its
           // positions are drawn, so commits land out of position order.
           const result = yield* Effect.gen(function* () {
-            const store = yield* EventStore
+            const store = yield* EventStore.EventStore
             const sql = yield* SqlClient
             const start = Number(
               (yield* sql<{ max: bigint | null }>`SELECT max(global_position) AS max FROM events`)[0]?.max ?? 0,
@@ -144,12 +137,17 @@ suite("PostgreSQL", () => {
                   for (const e of events) expected.add(e.eventId)
                   yield* sql.withTransaction(
                     store
-                      .append(streams[(w * 7 + i) % streams.length] ?? "", "Follow", ExpectedVersion.any, events)
+                      .append(
+                        streams[(w * 7 + i) % streams.length] ?? "",
+                        "Follow",
+                        EventStore.ExpectedVersion.any,
+                        events,
+                      )
                       .pipe(Effect.tap(() => Effect.sleep(Math.floor(Math.random() * 6)))),
                   )
                 }
               })
-            const seen: Array<RecordedEvent> = []
+            const seen: Array<EventStore.RecordedEvent> = []
             let writersDone = false
             const writers = Effect.all(
               Array.from({ length: 8 }, (_, w) => writer(w)),
@@ -195,7 +193,7 @@ suite("PostgreSQL", () => {
             postgresStore({
               onAppend: (events) =>
                 Effect.gen(function* () {
-                  const readModels = yield* ReadModelStore
+                  const readModels = yield* ReadModel.ReadModelStore
                   for (const e of events) {
                     yield* readModels.put({
                       collection: "hooked",
@@ -209,12 +207,14 @@ suite("PostgreSQL", () => {
             }),
           )
         const first = newEvent({ n: 1 })
-        yield* Effect.flatMap(EventStore, (store) =>
-          store.append(streamId, "Hooked", ExpectedVersion.noStream, [first]),
+        yield* Effect.flatMap(EventStore.EventStore, (store) =>
+          store.append(streamId, "Hooked", EventStore.ExpectedVersion.noStream, [first]),
         ).pipe(Effect.provide(hooked(false)))
         const second = newEvent({ n: 2 })
         const refused = yield* Effect.flip(
-          Effect.flatMap(EventStore, (store) => store.append(streamId, "Hooked", ExpectedVersion.exact(1), [second])),
+          Effect.flatMap(EventStore.EventStore, (store) =>
+            store.append(streamId, "Hooked", EventStore.ExpectedVersion.exact(1), [second]),
+          ),
         ).pipe(Effect.provide(hooked(true)))
         assert.strictEqual(refused._tag, "EventStoreUnavailable")
         const sql = yield* SqlClient
@@ -225,7 +225,7 @@ suite("PostgreSQL", () => {
           rows.map((r) => r.id),
           [first.eventId],
         )
-        const stored = yield* Effect.flatMap(EventStore, (store) => store.readStream(streamId))
+        const stored = yield* Effect.flatMap(EventStore.EventStore, (store) => store.readStream(streamId))
         assert.deepStrictEqual(
           stored.map((e) => e.eventId),
           [first.eventId],
@@ -248,9 +248,9 @@ suite("PostgreSQL", () => {
         const id = crypto.randomUUID()
         const streamId = Decider.streamId(aggregate, id)
         const error = yield* Effect.gen(function* () {
-          const store = yield* EventStore
+          const store = yield* EventStore.EventStore
           const sql = yield* SqlClient
-          yield* store.append(streamId, "Notebook", ExpectedVersion.noStream, [
+          yield* store.append(streamId, "Notebook", EventStore.ExpectedVersion.noStream, [
             newEvent({ _tag: "Noted", text: "fine" }, "Noted"),
             newEvent({ _tag: "Noted", text: "fine too" }, "Noted"),
           ])
@@ -276,17 +276,17 @@ suite("PostgreSQL", () => {
           Layer.provide(PgDatabase.layerPostgres(databaseUrl, { startupParameters: { search_path: schema } })),
         )
         const errors = yield* Effect.gen(function* () {
-          const store = yield* EventStore
+          const store = yield* EventStore.EventStore
           return [
             yield* Effect.flip(store.readStream("S-1")),
             yield* Effect.flip(store.readAll({ after: 0, limit: 1 })),
-            yield* Effect.flip(store.append("S-1", "S", ExpectedVersion.any, [newEvent({})])),
+            yield* Effect.flip(store.append("S-1", "S", EventStore.ExpectedVersion.any, [newEvent({})])),
           ]
         }).pipe(Effect.provide(broken))
         for (const error of errors) {
-          assert.instanceOf(error, EventStoreUnavailable)
+          assert.instanceOf(error, EventStore.EventStoreUnavailable)
           assert.notMatch(error.message, /select|insert|events|streams/i)
-          assert.isUndefined((error as EventStoreUnavailable).cause)
+          assert.isUndefined((error as EventStore.EventStoreUnavailable).cause)
         }
       }).pipe(Effect.scoped),
     )

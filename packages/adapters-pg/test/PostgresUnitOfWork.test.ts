@@ -7,15 +7,7 @@
  * written back only if nobody wrote it since.
  */
 import { assert, describe, it } from "@effect/vitest"
-import {
-  EventStore,
-  EventStoreUnavailable,
-  ExpectedVersion,
-  type NewEvent,
-  ReadModelStore,
-  type RecordedEvent,
-  UnitOfWork,
-} from "@partnerpay/domain"
+import { EventStore, ReadModel, UnitOfWork } from "@partnerpay/domain"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Statement from "effect/sql/Statement"
@@ -26,7 +18,7 @@ import * as PgUnit from "../src/PgUnit.ts"
 import * as PgUnitOfWork from "../src/PgUnitOfWork.ts"
 import { postgresAvailable, postgresFreshSchema } from "./readSideSupport.ts"
 
-const newEvent = (data: unknown): NewEvent => ({
+const newEvent = (data: unknown): EventStore.NewEvent => ({
   eventId: crypto.randomUUID(),
   eventType: "Tested",
   schemaVersion: 1,
@@ -49,13 +41,13 @@ suite("PostgreSQL units of work", () => {
       () =>
         Effect.gen(function* () {
           const result = yield* Effect.gen(function* () {
-            const store = yield* EventStore
-            const uow = yield* UnitOfWork
+            const store = yield* EventStore.EventStore
+            const uow = yield* UnitOfWork.UnitOfWork
             const sql = yield* SqlClient
             const expected = new Set<string>()
-            const append = (streamId: string, event: NewEvent) => {
+            const append = (streamId: string, event: EventStore.NewEvent) => {
               expected.add(event.eventId)
-              return store.append(streamId, "Follow", ExpectedVersion.any, [event])
+              return store.append(streamId, "Follow", EventStore.ExpectedVersion.any, [event])
             }
             // Positions are drawn when the events are inserted; the commit comes a random while later.
             const plainWriter = (w: number) =>
@@ -82,7 +74,7 @@ suite("PostgreSQL units of work", () => {
                   ),
                 { discard: true },
               )
-            const seen: Array<RecordedEvent> = []
+            const seen: Array<EventStore.RecordedEvent> = []
             let done = false
             const writers = Effect.all([...[0, 1, 2, 3].map(plainWriter), ...[0, 1, 2, 3].map(unitWriter)], {
               concurrency: "unbounded",
@@ -122,9 +114,9 @@ suite("PostgreSQL units of work", () => {
       () =>
         Effect.gen(function* () {
           const statements = yield* Effect.gen(function* () {
-            const store = yield* EventStore
-            const uow = yield* UnitOfWork
-            const readModels = yield* ReadModelStore
+            const store = yield* EventStore.EventStore
+            const uow = yield* UnitOfWork.UnitOfWork
+            const readModels = yield* ReadModel.ReadModelStore
             const id = crypto.randomUUID()
             let count = 0
             const counting: Statement.Transformer = (statement) =>
@@ -135,8 +127,12 @@ suite("PostgreSQL units of work", () => {
             yield* uow
               .transactional(
                 Effect.gen(function* () {
-                  yield* store.append(`OneTripA-${id}`, "OneTrip", ExpectedVersion.noStream, [newEvent({ a: 1 })])
-                  yield* store.append(`OneTripB-${id}`, "OneTrip", ExpectedVersion.noStream, [newEvent({ b: 1 })])
+                  yield* store.append(`OneTripA-${id}`, "OneTrip", EventStore.ExpectedVersion.noStream, [
+                    newEvent({ a: 1 }),
+                  ])
+                  yield* store.append(`OneTripB-${id}`, "OneTrip", EventStore.ExpectedVersion.noStream, [
+                    newEvent({ b: 1 }),
+                  ])
                   yield* readModels.put({
                     collection: "one_trip",
                     id,
@@ -165,10 +161,10 @@ suite("PostgreSQL units of work", () => {
             const store = yield* PgEventStore.make({
               ownedCollections: (streamType) => (streamType === "Owner" ? ["owned"] : []),
             })
-            const uow = yield* UnitOfWork
-            const readModels = yield* ReadModelStore
+            const uow = yield* UnitOfWork.UnitOfWork
+            const readModels = yield* ReadModel.ReadModelStore
             const id = crypto.randomUUID()
-            yield* store.append(`Owner-${id}`, "Owner", ExpectedVersion.noStream, [newEvent({})])
+            yield* store.append(`Owner-${id}`, "Owner", EventStore.ExpectedVersion.noStream, [newEvent({})])
             yield* readModels.put({
               collection: "owned",
               id,
@@ -210,23 +206,23 @@ suite("PostgreSQL units of work", () => {
       () =>
         Effect.gen(function* () {
           const outcome = yield* Effect.gen(function* () {
-            const store = yield* EventStore
-            const uow = yield* UnitOfWork
-            const readModels = yield* ReadModelStore
+            const store = yield* EventStore.EventStore
+            const uow = yield* UnitOfWork.UnitOfWork
+            const readModels = yield* ReadModel.ReadModelStore
             const id = crypto.randomUUID()
             const taken = `Taken-${id}`
-            yield* store.append(taken, "Taken", ExpectedVersion.noStream, [newEvent({})])
+            yield* store.append(taken, "Taken", EventStore.ExpectedVersion.noStream, [newEvent({})])
             const error = yield* Effect.flip(
               uow.transactional(
                 Effect.gen(function* () {
-                  yield* store.append(`Fresh-${id}`, "Fresh", ExpectedVersion.noStream, [newEvent({})])
+                  yield* store.append(`Fresh-${id}`, "Fresh", EventStore.ExpectedVersion.noStream, [newEvent({})])
                   yield* readModels.put({
                     collection: "probe",
                     id,
                     data: {},
                     index: { partnerId: "p", keys: {}, sortKey: "s" },
                   })
-                  yield* store.append(taken, "Taken", ExpectedVersion.noStream, [newEvent({})])
+                  yield* store.append(taken, "Taken", EventStore.ExpectedVersion.noStream, [newEvent({})])
                 }),
               ),
             )
@@ -249,8 +245,8 @@ suite("PostgreSQL units of work", () => {
       () =>
         Effect.gen(function* () {
           const outcome = yield* Effect.gen(function* () {
-            const uow = yield* UnitOfWork
-            const readModels = yield* ReadModelStore
+            const uow = yield* UnitOfWork.UnitOfWork
+            const readModels = yield* ReadModel.ReadModelStore
             const id = crypto.randomUUID()
             const doc = (n: number) => ({
               collection: "contended",
@@ -285,17 +281,19 @@ suite("PostgreSQL units of work", () => {
       () =>
         Effect.gen(function* () {
           const outcome = yield* Effect.gen(function* () {
-            const store = yield* EventStore
-            const uow = yield* UnitOfWork
-            const readModels = yield* ReadModelStore
+            const store = yield* EventStore.EventStore
+            const uow = yield* UnitOfWork.UnitOfWork
+            const readModels = yield* ReadModel.ReadModelStore
             const id = crypto.randomUUID()
             yield* uow.transactional(
               Effect.gen(function* () {
-                yield* store.append(`Kept-${id}`, "Kept", ExpectedVersion.noStream, [newEvent({})])
+                yield* store.append(`Kept-${id}`, "Kept", EventStore.ExpectedVersion.noStream, [newEvent({})])
                 yield* uow
                   .transactional(
                     Effect.gen(function* () {
-                      yield* store.append(`Dropped-${id}`, "Dropped", ExpectedVersion.noStream, [newEvent({})])
+                      yield* store.append(`Dropped-${id}`, "Dropped", EventStore.ExpectedVersion.noStream, [
+                        newEvent({}),
+                      ])
                       yield* readModels.put({
                         collection: "dropped",
                         id,
@@ -326,12 +324,12 @@ suite("PostgreSQL units of work", () => {
       () =>
         Effect.gen(function* () {
           const exit = yield* Effect.gen(function* () {
-            const uow = yield* UnitOfWork
+            const uow = yield* UnitOfWork.UnitOfWork
             const sql = yield* SqlClient
             return yield* Effect.exit(
               uow.transactional(
                 sql`SELECT pg_terminate_backend(pg_backend_pid())`.pipe(
-                  Effect.mapError(() => new EventStoreUnavailable({ reason: "connection lost" })),
+                  Effect.mapError(() => new EventStore.EventStoreUnavailable({ reason: "connection lost" })),
                 ),
               ),
             )

@@ -1,12 +1,12 @@
 /** The ReadModelStore contract on the in-memory store, PGlite and PostgreSQL (fresh schema). */
-import { ReadModelStore } from "@partnerpay/domain"
+import { ReadModel } from "@partnerpay/domain"
 import { Layer } from "effect"
 import * as Migrations from "../src/Migrations.ts"
 import * as PgReadModelStore from "../src/PgReadModelStore.ts"
 import { readModelStoreContract } from "./ReadModelStoreContract.ts"
 import { databases } from "./readSideSupport.ts"
 
-readModelStoreContract("memory", ReadModelStore.layerMemory)
+readModelStoreContract("memory", ReadModel.ReadModelStore.layerMemory)
 for (const database of databases) {
   readModelStoreContract(
     database.name,

@@ -5,7 +5,7 @@
  * PostgreSQL by ReadModelStore.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ReadModel, ReadModelStore } from "@partnerpay/domain"
+import { ReadModel } from "@partnerpay/domain"
 import { Effect, type Layer, Option } from "effect"
 import fc from "fast-check"
 
@@ -55,7 +55,7 @@ const plain = (page: ReadModel.Page) => ({
   items: page.items.map((d) => ({ id: d.id, data: d.data, index: d.index })),
 })
 
-export const readModelStoreContract = (name: string, layer: Layer.Layer<ReadModelStore, unknown>) =>
+export const readModelStoreContract = (name: string, layer: Layer.Layer<ReadModel.ReadModelStore, unknown>) =>
   describe(`ReadModelStore contract: ${name}`, () => {
     it.layer(layer, { timeout: 120_000 })((it) => {
       it.effect(
@@ -69,7 +69,7 @@ export const readModelStoreContract = (name: string, layer: Layer.Layer<ReadMode
               data: { Name: "Acme", amount: { minorUnits: 1234, currency: "USD" }, tags: ["x"], none: null },
               index: { partnerId: "p-1", keys: { companyReferenceId: "ACME-1" }, sortKey: "2024-01-01T00:00:00.000Z" },
             }
-            const store = yield* ReadModelStore
+            const store = yield* ReadModel.ReadModelStore
             assert.isTrue(Option.isNone(yield* store.get(collection, "doc-1")))
             yield* store.put(doc)
             assert.deepStrictEqual(Option.getOrUndefined(yield* store.get(collection, "doc-1")), doc)
@@ -95,7 +95,7 @@ export const readModelStoreContract = (name: string, layer: Layer.Layer<ReadMode
               data: {},
               index: { partnerId: "p-1", keys: {}, sortKey: "k" },
             })
-            const store = yield* ReadModelStore
+            const store = yield* ReadModel.ReadModelStore
             yield* store.put(doc(a, "1"))
             yield* store.put(doc(a, "2"))
             yield* store.put(doc(b, "1"))
@@ -120,7 +120,7 @@ export const readModelStoreContract = (name: string, layer: Layer.Layer<ReadMode
               data: { i },
               index: { partnerId: i % 4 === 0 ? "p-2" : "p-1", keys: {}, sortKey: `s-${i % 5}` },
             }))
-            const store = yield* ReadModelStore
+            const store = yield* ReadModel.ReadModelStore
             for (const doc of docs) yield* store.put(doc)
             const pages: Array<string> = []
             let cursor: string | undefined
@@ -148,7 +148,7 @@ export const readModelStoreContract = (name: string, layer: Layer.Layer<ReadMode
         "find answers every generated query exactly like selectPage",
         () =>
           Effect.gen(function* () {
-            const run = Effect.runPromiseWith(yield* Effect.context<ReadModelStore>())
+            const run = Effect.runPromiseWith(yield* Effect.context<ReadModel.ReadModelStore>())
             yield* Effect.promise(() =>
               fc.assert(
                 fc.asyncProperty(
@@ -164,7 +164,7 @@ export const readModelStoreContract = (name: string, layer: Layer.Layer<ReadMode
                   async ([collection, docs], queries) => {
                     await run(
                       Effect.gen(function* () {
-                        const store = yield* ReadModelStore
+                        const store = yield* ReadModel.ReadModelStore
                         for (const doc of docs) yield* store.put(doc)
                         for (const query of queries) {
                           const actual = yield* store.find(collection, query)

@@ -17,7 +17,9 @@ const later = DateTime.makeUnsafe("2027-11-01T09:00:00Z")
 
 for (const database of databases) {
   describe(`snapshots on ${database.name}`, () => {
-    const layer = Layer.mergeAll(PgDomain.layer(), IdGenerator.layerRandom).pipe(Layer.provideMerge(database.layer()))
+    const layer = Layer.mergeAll(PgDomain.layer(), IdGenerator.IdGenerator.layerRandom).pipe(
+      Layer.provideMerge(database.layer()),
+    )
 
     it.layer(layer, { timeout: 120_000 })((it) => {
       it.effect(
@@ -26,7 +28,7 @@ for (const database of databases) {
           Effect.gen(function* () {
             const registrationId = crypto.randomUUID() as Ids.RegistrationId
             const partnerId = crypto.randomUUID() as Ids.PartnerId
-            const uow = yield* UnitOfWork
+            const uow = yield* UnitOfWork.UnitOfWork
             const run = (command: Customer.Command) =>
               uow.transactional(CommandHandler.handle(Customer.aggregate, registrationId, command))
             yield* run({ _tag: "RegisterCustomer", registrationId, partnerId, phoneNumber: "+14155550123", at })
@@ -41,7 +43,7 @@ for (const database of databases) {
             const snapshotAt = stored[0]?.stream_version ?? 0
             assert.isAtLeast(snapshotAt, 150)
 
-            const store = yield* EventStore
+            const store = yield* EventStore.EventStore
             const policy = Customer.aggregate.snapshot!
             const fromSnapshot = yield* store.readFromSnapshot!(`Customer-${registrationId}`, policy.schemaVersion)
             assert.strictEqual(fromSnapshot.snapshot?.streamVersion, snapshotAt)

@@ -44,7 +44,7 @@ export const postgresAvailable = problem === undefined
 export const storeOn = <E>(
   database: Layer.Layer<SqlClient, E>,
   options: PgEventStore.Options = {},
-): Layer.Layer<EventStore | SqlClient, unknown> =>
+): Layer.Layer<EventStore.EventStore | SqlClient, unknown> =>
   PgEventStore.layer(options).pipe(Layer.provideMerge(Migrations.layer), Layer.provideMerge(database))
 
 export const postgresStore = (options: PgEventStore.Options = {}) =>

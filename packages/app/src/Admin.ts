@@ -39,7 +39,7 @@ export type AdminRequirements =
   | PgOutbox.OutboxDispatch
   | PgPartnerCredentials.Partners
   | SqlClient
-  | TokenGenerations
+  | TokenGenerations.TokenGenerations
   | Erasure.ErasureRequirements
 
 /** Every admin path starts with this. */

@@ -63,17 +63,20 @@ const onDatabase = Effect.fn("CliCommands.onDatabase")(function* <A, E, R>(effec
 })
 
 /** Runs `effect` with the service's domain stack (migrations applied first, as at service start). */
-const withDomain = <A, E, R extends Domain.DomainPorts | Domain.DomainRequirements>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    const config = yield* AppConfig.load
-    return yield* Effect.provide(
-      Effect.provideService(effect, WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyFor(config.environment)),
-      Domain.layerWith(config).pipe(
-        Layer.provideMerge(Database.layer(config.database)),
-        Layer.provide(TokenSecret.pepperLayer(config)),
-      ) as Layer.Layer<Domain.DomainPorts | Domain.DomainRequirements, unknown>,
-    )
-  })
+const withDomain = Effect.fn("CliCommands.withDomain")(function* <
+  A,
+  E,
+  R extends Domain.DomainPorts | Domain.DomainRequirements,
+>(effect: Effect.Effect<A, E, R>) {
+  const config = yield* AppConfig.load
+  return yield* Effect.provide(
+    Effect.provideService(effect, WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyFor(config.environment)),
+    Domain.layerWith(config).pipe(
+      Layer.provideMerge(Database.layer(config.database)),
+      Layer.provide(TokenSecret.pepperLayer(config)),
+    ) as Layer.Layer<Domain.DomainPorts | Domain.DomainRequirements, unknown>,
+  )
+})
 
 /** One progress line per migration applied (stderr; JSON lines with --json). */
 const migrationLine = (asJson: boolean) => (applied: Migrations.Applied) =>

@@ -12,7 +12,7 @@
 import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { PgPersonalDataVault } from "@partnerpay/adapters-pg"
-import { PersonalData, type PersonalDataVault, PhoneIndex } from "@partnerpay/domain"
+import { PersonalData } from "@partnerpay/domain"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { AppConfig } from "./Config.ts"
@@ -70,14 +70,19 @@ const fromFile = async (dataDir: string): Promise<string> => {
 }
 
 /** The vault (keys in `personal_data_keys`) and the phone index, for a master key. */
-export const layerWith = (master: Redacted.Redacted<Uint8Array>): Layer.Layer<PersonalDataVault, never, SqlClient> =>
+export const layerWith = (
+  master: Redacted.Redacted<Uint8Array>,
+): Layer.Layer<PersonalData.PersonalDataVault, never, SqlClient> =>
   Layer.merge(
     PgPersonalDataVault.layer(master),
-    Layer.succeed(PhoneIndex, PersonalData.makePhoneIndexWith(PgPersonalDataVault.phoneIndexSecret(master))),
+    Layer.succeed(
+      PersonalData.PhoneIndex,
+      PersonalData.makePhoneIndexWith(PgPersonalDataVault.phoneIndexSecret(master)),
+    ),
   )
 
 /** The vault and the phone index with the configured master key. */
-export const layer = (config: AppConfig): Layer.Layer<PersonalDataVault, Error, SqlClient> =>
+export const layer = (config: AppConfig): Layer.Layer<PersonalData.PersonalDataVault, Error, SqlClient> =>
   Layer.unwrap(Effect.map(resolve(config), layerWith))
 
 /** The variable holding the new master key for `keys rotate-master` (never a command-line argument). */

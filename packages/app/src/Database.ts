@@ -18,7 +18,7 @@
  * initdb: the first start of a new directory takes about as long as a restart.
  */
 import { mkdirSync } from "node:fs"
-import { HealthCheck, Unhealthy } from "@partnerpay/adapters-http"
+import { HealthCheck } from "@partnerpay/adapters-http"
 import { PgDatabase } from "@partnerpay/adapters-pg"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -41,19 +41,19 @@ export const layer = (database: DatabaseConfig) =>
       )
 
 /** GET /HealthCheck/Get: healthy when the database answers `SELECT 1` within 2 seconds. */
-export const healthCheck: Layer.Layer<HealthCheck, never, SqlClient> = Layer.effect(
-  HealthCheck,
+export const healthCheck: Layer.Layer<HealthCheck.HealthCheck, never, SqlClient> = Layer.effect(
+  HealthCheck.HealthCheck,
   Effect.gen(function* () {
     const sql = yield* SqlClient
-    return HealthCheck.of({
+    return HealthCheck.HealthCheck.of({
       check: sql`SELECT 1`.pipe(
         Effect.asVoid,
         Effect.catchCause((cause) =>
-          Effect.fail(new Unhealthy({ reason: `database unreachable: ${String(cause).split("\n")[0]}` })),
+          Effect.fail(new HealthCheck.Unhealthy({ reason: `database unreachable: ${String(cause).split("\n")[0]}` })),
         ),
         Effect.timeoutOrElse({
           duration: "2 seconds",
-          orElse: () => Effect.fail(new Unhealthy({ reason: "database did not answer within 2 s" })),
+          orElse: () => Effect.fail(new HealthCheck.Unhealthy({ reason: "database did not answer within 2 s" })),
         }),
       ),
     })

@@ -33,7 +33,7 @@ export const layerWith = (config: AppConfig) =>
   ).pipe(
     Layer.provideMerge(PgDomain.layer()),
     Layer.provideMerge(DataKey.layer(config)),
-    Layer.provideMerge(IdGenerator.layerRandom),
+    Layer.provideMerge(IdGenerator.IdGenerator.layerRandom),
   )
 
 /** The stack for the configuration read from the environment. */

@@ -4,12 +4,12 @@
  * `CustomerErasure.erase` and `CompanyErasure.eraseOwner`, with their errors
  * as operation errors (unknown id -> NotFound, 404).
  */
-import { CompanyErasure, CustomerErasure, type PersonalDataVault, type ReadModelStore } from "@partnerpay/domain"
+import { CompanyErasure, CustomerErasure, type PersonalData, type ReadModel } from "@partnerpay/domain"
 import { Effect } from "effect"
 import * as Operations from "./Operations.ts"
 
 /** What the erasure operations use. */
-export type ErasureRequirements = ReadModelStore | PersonalDataVault
+export type ErasureRequirements = ReadModel.ReadModelStore | PersonalData.PersonalDataVault
 
 const notFound = (entity: string) => () => Effect.fail(new Operations.NotFound({ entity }))
 

@@ -23,7 +23,7 @@
  *   (409): it is already queued.
  */
 import { PgOutbox, PgPartnerCredentials, PgWebhookLog } from "@partnerpay/adapters-pg"
-import { EventStoreUnavailable, Ids, TokenGeneration, TokenGenerations } from "@partnerpay/domain"
+import { EventStore, Ids, TokenGenerations } from "@partnerpay/domain"
 import { DateTime, Effect, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { checkUrl, WebhookTargetPolicy } from "./WebhookTarget.ts"
@@ -45,14 +45,14 @@ export class DeliveryInProgress extends Schema.TaggedError<DeliveryInProgress>()
   status: Schema.String,
 }) {}
 
-export type OperationError = InvalidInput | UnsafeUrl | NotFound | DeliveryInProgress | EventStoreUnavailable
+export type OperationError = InvalidInput | UnsafeUrl | NotFound | DeliveryInProgress | EventStore.EventStoreUnavailable
 
 export const isOperationError = (u: unknown): u is OperationError =>
   u instanceof InvalidInput ||
   u instanceof UnsafeUrl ||
   u instanceof NotFound ||
   u instanceof DeliveryInProgress ||
-  u instanceof EventStoreUnavailable
+  u instanceof EventStore.EventStoreUnavailable
 
 export const deliveryStatuses = ["pending", "delivering", "delivered", "failed"] as const
 export type DeliveryStatus = (typeof deliveryStatuses)[number]
@@ -67,8 +67,8 @@ const partnerIdOf = (raw: string): Effect.Effect<Ids.PartnerId, NotFound> =>
     : Effect.fail(new NotFound({ entity: "Partner" }))
 
 const toNotFound = <A, R>(
-  effect: Effect.Effect<A, { readonly _tag: "NotFound" } | EventStoreUnavailable, R>,
-): Effect.Effect<A, NotFound | EventStoreUnavailable, R> =>
+  effect: Effect.Effect<A, { readonly _tag: "NotFound" } | EventStore.EventStoreUnavailable, R>,
+): Effect.Effect<A, NotFound | EventStore.EventStoreUnavailable, R> =>
   Effect.catchTag(effect, "NotFound", () => Effect.fail(new NotFound({ entity: "Partner" })))
 
 const isHttpUrl = (raw: string): boolean => {
@@ -114,7 +114,9 @@ export const revokeTokens = Effect.fn("Operations.revokeTokens")(function* (rawP
   const partnerId = yield* partnerIdOf(rawPartnerId)
   const partners = yield* PgPartnerCredentials.Partners
   if (!(yield* partners.exists(partnerId))) return yield* new NotFound({ entity: "Partner" })
-  const tokenGeneration = yield* (yield* TokenGenerations).bump(TokenGeneration.partnerSubject(partnerId))
+  const tokenGeneration = yield* (yield* TokenGenerations.TokenGenerations).bump(
+    TokenGenerations.partnerSubject(partnerId),
+  )
   return { partnerId, tokenGeneration }
 })
 
@@ -123,12 +125,12 @@ export const rotateSecret = Effect.fn("Operations.rotateSecret")(function* (rawP
   const partnerId = yield* partnerIdOf(rawPartnerId)
   const partners = yield* PgPartnerCredentials.Partners
   const clientSecret = yield* toNotFound(partners.rotateSecret(partnerId))
-  yield* (yield* TokenGenerations).bump(TokenGeneration.partnerSubject(partnerId))
+  yield* (yield* TokenGenerations.TokenGenerations).bump(TokenGenerations.partnerSubject(partnerId))
   const sql = yield* SqlClient
   const rows = yield* sql<{
     client_id: string
   }>`SELECT client_id FROM partners WHERE partner_id = ${partnerId}::uuid`.pipe(
-    Effect.mapError((error) => new EventStoreUnavailable({ reason: `partners read: ${error.message}` })),
+    Effect.mapError((error) => new EventStore.EventStoreUnavailable({ reason: `partners read: ${error.message}` })),
   )
   const row = rows[0]
   if (row === undefined) return yield* new NotFound({ entity: "Partner" })
@@ -217,7 +219,7 @@ export const redeliver = Effect.fn("Operations.redeliver")(function* (id: string
   if (yield* dispatch.redeliver(id)) return
   const sql = yield* SqlClient
   const rows = yield* sql<{ status: string }>`SELECT status FROM outbox WHERE id = ${id}`.pipe(
-    Effect.mapError((error) => new EventStoreUnavailable({ reason: `outbox read: ${error.message}` })),
+    Effect.mapError((error) => new EventStore.EventStoreUnavailable({ reason: `outbox read: ${error.message}` })),
   )
   const row = rows[0]
   if (row === undefined) return yield* new NotFound({ entity: "Delivery" })

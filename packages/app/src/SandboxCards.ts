@@ -48,35 +48,38 @@ export const parseCard = (
   }
 }
 
-export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens | EventStore | IdGenerator | UnitOfWork> =
-  HttpRouter.use(
-    Effect.fnUntraced(function* (router) {
-      const tokens = yield* Tokens
-      const context = yield* Effect.context<EventStore | IdGenerator | UnitOfWork>()
-      yield* router.add("POST", "/Sandbox/CardPaymentMethods", (request) =>
-        asPartner(tokens, request, (partnerId) =>
-          Effect.gen(function* () {
-            const body = yield* jsonBody(request)
-            const now = yield* Clock.currentTimeMillis
-            const parsed = parseCard(body, new Date(now).getUTCFullYear())
-            if ("errors" in parsed) {
-              return yield* problem(
-                new Problem.ValidationProblem({
-                  detail: "The test card is not valid.",
-                  code: "VALIDATION_FAILED",
-                  errors: parsed.errors,
-                }),
-              )
-            }
-            const method = { id: `card_sandbox_${crypto.randomUUID().slice(0, 8)}`, ...parsed.card }
-            yield* CustomerPreferences.saveCardPaymentMethod(partnerId, parsed.registrationId, method as never).pipe(
-              Effect.mapError((error) =>
-                Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
-              ),
+export const routes: Layer.Layer<
+  never,
+  never,
+  HttpRouter.HttpRouter | Tokens.Tokens | EventStore.EventStore | IdGenerator.IdGenerator | UnitOfWork.UnitOfWork
+> = HttpRouter.use(
+  Effect.fnUntraced(function* (router) {
+    const tokens = yield* Tokens.Tokens
+    const context = yield* Effect.context<EventStore.EventStore | IdGenerator.IdGenerator | UnitOfWork.UnitOfWork>()
+    yield* router.add("POST", "/Sandbox/CardPaymentMethods", (request) =>
+      asPartner(tokens, request, (partnerId) =>
+        Effect.gen(function* () {
+          const body = yield* jsonBody(request)
+          const now = yield* Clock.currentTimeMillis
+          const parsed = parseCard(body, new Date(now).getUTCFullYear())
+          if ("errors" in parsed) {
+            return yield* problem(
+              new Problem.ValidationProblem({
+                detail: "The test card is not valid.",
+                code: "VALIDATION_FAILED",
+                errors: parsed.errors,
+              }),
             )
-            return HttpServerResponse.jsonUnsafe(method)
-          }).pipe(Effect.provideContext(context), Effect.catch(problem)),
-        ),
-      )
-    }),
-  )
+          }
+          const method = { id: `card_sandbox_${crypto.randomUUID().slice(0, 8)}`, ...parsed.card }
+          yield* CustomerPreferences.saveCardPaymentMethod(partnerId, parsed.registrationId, method as never).pipe(
+            Effect.mapError((error) =>
+              Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
+            ),
+          )
+          return HttpServerResponse.jsonUnsafe(method)
+        }).pipe(Effect.provideContext(context), Effect.catch(problem)),
+      ),
+    )
+  }),
+)

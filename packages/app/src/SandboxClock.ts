@@ -37,7 +37,7 @@
  */
 import { Problem, RequestRecord, Tokens } from "@partnerpay/adapters-http"
 import { PgSandboxClocks } from "@partnerpay/adapters-pg"
-import type { EventStoreUnavailable, Ids } from "@partnerpay/domain"
+import type { EventStore, Ids } from "@partnerpay/domain"
 import { Clock, Context, type Duration, Effect, Layer, Option, Semaphore } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -51,7 +51,10 @@ export class SandboxClock extends Context.Service<
     /** How far ahead of real time the partner's sandbox runs, in milliseconds (0 when it never advanced). */
     readonly offsetOf: (partnerId: string) => number
     /** Moves the partner's time forward (millis > 0), stored; answers the partner's new offset. */
-    readonly advance: (partnerId: Ids.PartnerId, millis: number) => Effect.Effect<number, EventStoreUnavailable>
+    readonly advance: (
+      partnerId: Ids.PartnerId,
+      millis: number,
+    ) => Effect.Effect<number, EventStore.EventStoreUnavailable>
     /** The partner's clock (real time plus its offset). */
     readonly clockFor: (partnerId: string) => Clock.Clock
     /** Runs `self` on the partner's clock (unchanged without a partner, and always in production). */
@@ -86,7 +89,8 @@ export const realClock: Clock.Clock = Clock.Clock.defaultValue()
 export const make = (
   base: Clock.Clock = realClock,
   initial: Iterable<readonly [string, number]> = [],
-  store: (partnerId: string, offsetMillis: number) => Effect.Effect<void, EventStoreUnavailable> = () => Effect.void,
+  store: (partnerId: string, offsetMillis: number) => Effect.Effect<void, EventStore.EventStoreUnavailable> = () =>
+    Effect.void,
 ): SandboxClock["Service"] => {
   const offsets = new Map<string, number>(initial)
   const clocks = new Map<string, Clock.Clock>()
@@ -145,22 +149,23 @@ export const nowFor = (clocks: SandboxClock["Service"], partnerId: string): Effe
  * The rows due on their own partner's time (`sort_key`, an ISO instant, at
  * least `delayMillis` before the partner's now), grouped by partner in order.
  */
-export const duePerPartner = <Row extends { readonly partner_id: string; readonly sort_key: string }>(
+export const duePerPartner = Effect.fn("SandboxClock.duePerPartner")(function* <
+  Row extends { readonly partner_id: string; readonly sort_key: string },
+>(
   clocks: SandboxClock["Service"],
   rows: ReadonlyArray<Row>,
   delayMillis: number,
-): Effect.Effect<ReadonlyArray<readonly [string, ReadonlyArray<Row>]>> =>
-  Effect.gen(function* () {
-    const groups = new Map<string, Array<Row>>()
-    for (const row of rows) {
-      const cutoff = new Date((yield* nowFor(clocks, row.partner_id)) - delayMillis).toISOString()
-      if (row.sort_key > cutoff) continue
-      const group = groups.get(row.partner_id)
-      if (group === undefined) groups.set(row.partner_id, [row])
-      else group.push(row)
-    }
-    return [...groups.entries()]
-  })
+): Effect.fn.Return<ReadonlyArray<readonly [string, ReadonlyArray<Row>]>> {
+  const groups = new Map<string, Array<Row>>()
+  for (const row of rows) {
+    const cutoff = new Date((yield* nowFor(clocks, row.partner_id)) - delayMillis).toISOString()
+    if (row.sort_key > cutoff) continue
+    const group = groups.get(row.partner_id)
+    if (group === undefined) groups.set(row.partner_id, [row])
+    else group.push(row)
+  }
+  return [...groups.entries()]
+})
 
 /** Sandbox clocks with the given service (tests), or none. */
 export const layer = (service: SandboxClock["Service"] = make()): Layer.Layer<SandboxClock> =>
@@ -215,12 +220,12 @@ export const requestClock = <E, R>(
   )
 
 /** Tokens issued, renewed and verified on their partner's clock. */
-export const partnerTokens: Layer.Layer<Tokens, never, Tokens | SandboxClock> = Layer.effect(
-  Tokens,
+export const partnerTokens: Layer.Layer<Tokens.Tokens, never, Tokens.Tokens | SandboxClock> = Layer.effect(
+  Tokens.Tokens,
   Effect.gen(function* () {
-    const tokens = yield* Tokens
+    const tokens = yield* Tokens.Tokens
     const clocks = yield* SandboxClock
-    return Tokens.of({
+    return Tokens.Tokens.of({
       issue: (caller) => clocks.within(caller.partnerId, tokens.issue(caller)),
       verify: (token) => clocks.within(partnerClaimOf(token), tokens.verify(token)),
       renew: (token) => clocks.within(partnerClaimOf(token), tokens.renew(token)),
@@ -274,7 +279,7 @@ const bearerOf = (request: HttpServerRequest.HttpServerRequest): string => {
 
 /** Runs `then` with the partner a bearer token proves; a 401 problem without one, 403 for a customer token. */
 export const asPartner = (
-  tokens: Tokens["Service"],
+  tokens: Tokens.Tokens["Service"],
   request: HttpServerRequest.HttpServerRequest,
   then: (partnerId: Ids.PartnerId) => Effect.Effect<HttpServerResponse.HttpServerResponse>,
 ) =>
@@ -305,9 +310,9 @@ export const jsonBody = (request: HttpServerRequest.HttpServerRequest) =>
   )
 
 /** `GET /Sandbox/Clock` and `POST /Sandbox/Clock/Advance` (sandbox only: add this layer in the sandbox). */
-export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens | SandboxClock> = HttpRouter.use(
+export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens.Tokens | SandboxClock> = HttpRouter.use(
   Effect.fnUntraced(function* (router) {
-    const tokens = yield* Tokens
+    const tokens = yield* Tokens.Tokens
     const sandbox = yield* SandboxClock
     const answer = (partnerId: Ids.PartnerId) =>
       Effect.sync(() =>

@@ -58,35 +58,38 @@ export const toWire = (message: Messaging.SentMessage) => ({
   sentAt: DateTime.formatIso(message.sentAt),
 })
 
-export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens | EventStore | Messaging.SentMessages> =
-  HttpRouter.use(
-    Effect.fnUntraced(function* (router) {
-      const tokens = yield* Tokens
-      const context = yield* Effect.context<EventStore>()
-      const log = yield* Messaging.SentMessages
-      yield* router.add("GET", "/Sandbox/Messages", (request) =>
-        asPartner(tokens, request, (partnerId) =>
-          Effect.gen(function* () {
-            const parsed = parseQuery(new URL(request.url, "http://sandbox.invalid").searchParams)
-            if ("errors" in parsed) {
-              return yield* problem(
-                new Problem.ValidationProblem({
-                  detail: "The query is not valid.",
-                  code: "VALIDATION_FAILED",
-                  errors: parsed.errors,
-                }),
-              )
-            }
-            yield* CustomerPreferences.loadCustomer(partnerId, parsed.registrationId).pipe(
-              Effect.provideContext(context),
-              Effect.mapError((error) =>
-                Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
-              ),
+export const routes: Layer.Layer<
+  never,
+  never,
+  HttpRouter.HttpRouter | Tokens.Tokens | EventStore.EventStore | Messaging.SentMessages
+> = HttpRouter.use(
+  Effect.fnUntraced(function* (router) {
+    const tokens = yield* Tokens.Tokens
+    const context = yield* Effect.context<EventStore.EventStore>()
+    const log = yield* Messaging.SentMessages
+    yield* router.add("GET", "/Sandbox/Messages", (request) =>
+      asPartner(tokens, request, (partnerId) =>
+        Effect.gen(function* () {
+          const parsed = parseQuery(new URL(request.url, "http://sandbox.invalid").searchParams)
+          if ("errors" in parsed) {
+            return yield* problem(
+              new Problem.ValidationProblem({
+                detail: "The query is not valid.",
+                code: "VALIDATION_FAILED",
+                errors: parsed.errors,
+              }),
             )
-            const page = yield* log.list({ partnerId, ...parsed }).pipe(Effect.mapError(Problem.fromDomain))
-            return HttpServerResponse.jsonUnsafe({ data: page.items.map(toWire), hasMore: page.hasMore })
-          }).pipe(Effect.catch(problem)),
-        ),
-      )
-    }),
-  )
+          }
+          yield* CustomerPreferences.loadCustomer(partnerId, parsed.registrationId).pipe(
+            Effect.provideContext(context),
+            Effect.mapError((error) =>
+              Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
+            ),
+          )
+          const page = yield* log.list({ partnerId, ...parsed }).pipe(Effect.mapError(Problem.fromDomain))
+          return HttpServerResponse.jsonUnsafe({ data: page.items.map(toWire), hasMore: page.hasMore })
+        }).pipe(Effect.catch(problem)),
+      ),
+    )
+  }),
+)

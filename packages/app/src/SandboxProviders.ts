@@ -21,12 +21,11 @@ import { CustomerIdentityPorts } from "@partnerpay/adapters-http"
 import { PgSentMessages } from "@partnerpay/adapters-pg"
 import {
   CardCharger,
-  CodeHasher,
   CustomerPersonalData,
   type IdGenerator,
   Messaging,
   OtpCodes,
-  type PersonalDataVault,
+  type PersonalData,
   type Providers,
   Transfers,
 } from "@partnerpay/domain"
@@ -38,9 +37,9 @@ import * as ProviderPorts from "./providers/ProviderPorts.ts"
 /** Production: real codes and secrets, every provider on its bridge. */
 export const layerProduction = (config: AppConfig) =>
   Layer.mergeAll(
-    OtpCodes.layerRandom,
+    OtpCodes.OtpCodes.layerRandom,
     // Both secrets are required in production by Config.ts.
-    CodeHasher.layer(Option.getOrElse(config.otpSecret, () => Redacted.make(""))),
+    OtpCodes.CodeHasher.layer(Option.getOrElse(config.otpSecret, () => Redacted.make(""))),
     CustomerIdentityPorts.ChatSigner.layer(Option.getOrElse(config.chatSecret, () => Redacted.make(""))),
     ProviderPorts.layer(config.providers),
   )
@@ -50,7 +49,7 @@ export const layerSandbox = Layer.mergeAll(
   CustomerIdentityPorts.layerSandbox,
   Transfers.eSignatureSandbox,
   // in-app card payments: last4 0002 is declined
-  CardCharger.layerSandbox,
+  CardCharger.CardCharger.layerSandbox,
 )
 
 export const layer = (config: AppConfig) => (config.environment === "sandbox" ? layerSandbox : layerProduction(config))
@@ -64,7 +63,7 @@ export const layer = (config: AppConfig) => (config.environment === "sandbox" ? 
 export const messaging: Layer.Layer<
   Messaging.Senders | Messaging.SentMessages | Providers.OtpSender,
   never,
-  SqlClient | IdGenerator | PersonalDataVault
+  SqlClient | IdGenerator.IdGenerator | PersonalData.PersonalDataVault
 > = Layer.provideMerge(Messaging.otpSenderOverSms, Messaging.layerRecording).pipe(
   Layer.provideMerge(
     Layer.effect(

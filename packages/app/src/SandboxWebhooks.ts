@@ -22,11 +22,15 @@ import { asPartner, problem } from "./SandboxClock.ts"
 /** The `Event` of a test webhook. */
 export const testEvent = "WEBHOOK_TEST"
 
-export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens | Outbox | WebhookLog> = HttpRouter.use(
+export const routes: Layer.Layer<
+  never,
+  never,
+  HttpRouter.HttpRouter | Tokens.Tokens | Outbox.Outbox | WebhookLog.WebhookLog
+> = HttpRouter.use(
   Effect.fnUntraced(function* (router) {
-    const tokens = yield* Tokens
-    const outbox = yield* Outbox
-    const log = yield* WebhookLog
+    const tokens = yield* Tokens.Tokens
+    const outbox = yield* Outbox.Outbox
+    const log = yield* WebhookLog.WebhookLog
     yield* router.add("POST", "/Sandbox/Webhooks/Test", (request) =>
       asPartner(tokens, request, (partnerId) =>
         Effect.gen(function* () {

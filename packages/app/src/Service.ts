@@ -16,7 +16,7 @@ import {
   type EventStore,
   type IdGenerator,
   Payments,
-  type ReadModelStore,
+  type ReadModel,
   type UnitOfWork,
 } from "@partnerpay/domain"
 import { Effect, Layer, Option, type Redacted } from "effect"
@@ -49,10 +49,10 @@ import * as WebhookDispatcher from "./workers/WebhookDispatcher.ts"
 
 /** What the workers need. */
 export type WorkerRequirements =
-  | EventStore
-  | IdGenerator
-  | ReadModelStore
-  | UnitOfWork
+  | EventStore.EventStore
+  | IdGenerator.IdGenerator
+  | ReadModel.ReadModelStore
+  | UnitOfWork.UnitOfWork
   | SqlClient
   | PgOutbox.OutboxDispatch
   | PgPartnerCredentials.Partners
@@ -119,7 +119,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     ),
   )
   const sandbox = config.environment === "sandbox"
-  const tokens = Tokens.layer({
+  const tokens = Tokens.Tokens.layer({
     secret: tokenSecret,
     previousSecret: Option.getOrUndefined(config.tokenSecretPrevious),
   })

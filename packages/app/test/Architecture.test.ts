@@ -120,3 +120,59 @@ describe("the domain is grouped by business area", () => {
     expect(deep).toEqual([])
   })
 })
+
+const packages = readdirSync(join(root, "packages"))
+
+describe("index files re-export modules, each as one namespace", () => {
+  const indexFiles = packages.flatMap((pkg) =>
+    sourceFiles(join(root, "packages", pkg, "src")).filter((file) => file.endsWith(`${sep}index.ts`)),
+  )
+
+  it("finds the index files of every package and of the domain's areas", () => {
+    expect(indexFiles.length).toBeGreaterThanOrEqual(packages.length + areas.length)
+  })
+
+  it.each(indexFiles.map((file) => relative(root, file)))('%s has only `export * as X from "./..."` lines', (file) => {
+    const code = readFileSync(join(root, file), "utf8")
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "" && !line.startsWith("//"))
+    expect(code.length).toBeGreaterThan(0)
+    expect(code.filter((line) => !/^export \* as [A-Za-z]\w* from "\.\/[\w./-]+\.ts"$/.test(line))).toEqual([])
+  })
+
+  it("code imports a package's modules through the entry points its manifest names, not the `./*` subpaths (those exist for declaration files)", () => {
+    const entries = new Set(
+      packages.flatMap((pkg) => {
+        const manifest = JSON.parse(readFileSync(join(root, "packages", pkg, "package.json"), "utf8")) as {
+          readonly name: string
+          readonly exports: Record<string, string>
+        }
+        return Object.keys(manifest.exports)
+          .filter((entry) => !entry.includes("*"))
+          .map((entry) => (entry === "." ? manifest.name : `${manifest.name}/${entry.slice(2)}`))
+      }),
+    )
+    const dirs = [
+      ...packages.flatMap((pkg) => ["src", "test", "bench"].map((dir) => join(root, "packages", pkg, dir))),
+      join(root, "bench"),
+      join(root, "faults"),
+      join(root, "examples", "embed", "src"),
+    ]
+    const deep = dirs
+      .flatMap((dir) => {
+        try {
+          return sourceFiles(dir)
+        } catch {
+          return []
+        }
+      })
+      .flatMap((file) =>
+        specifiersOf(file)
+          .filter((specifier) => specifier.startsWith("@partnerpay/") && !entries.has(specifier))
+          .map((specifier) => `${relative(root, file)}: ${specifier}`),
+      )
+    expect(deep).toEqual([])
+  })
+})

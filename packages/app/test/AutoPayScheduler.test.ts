@@ -18,7 +18,7 @@ import {
   Ids,
   PaymentRequest,
   Payments,
-  ReadModelStore,
+  ReadModel,
 } from "@partnerpay/domain"
 import { DateTime, Effect, Fiber, Layer } from "effect"
 import * as Domain from "../src/Domain.ts"
@@ -92,9 +92,9 @@ describe("the autopay scheduler", () => {
 
         return yield* Effect.provide(
           Effect.gen(function* () {
-            const store = yield* EventStore
+            const store = yield* EventStore.EventStore
             const events = yield* store.readStream(Decider.streamId(PaymentRequest.aggregate, paymentRequestId))
-            const transfers = yield* (yield* ReadModelStore).find("transfers", {
+            const transfers = yield* (yield* ReadModel.ReadModelStore).find("transfers", {
               partnerId,
               keys: { paymentRequestId },
               limit: 10,
@@ -146,7 +146,7 @@ describe("the autopay scheduler", () => {
           { concurrency: 2 },
         )
         const types = yield* Effect.provide(
-          Effect.flatMap(EventStore, (store) =>
+          Effect.flatMap(EventStore.EventStore, (store) =>
             store.readStream(Decider.streamId(PaymentRequest.aggregate, paymentRequestId)),
           ),
           first,

@@ -47,7 +47,7 @@ describe.skipIf(!postgresAvailable)("partnerpay webhooks redeliver --failed --si
       Effect.gen(function* () {
         const partners = yield* PgPartnerCredentials.Partners
         const { partnerId } = yield* partners.create({ name: "P" })
-        yield* (yield* Outbox).record(
+        yield* (yield* Outbox.Outbox).record(
           ids.map((id, k) => ({ id, partnerId, eventType: "WEBHOOK_TEST", data: { K: k }, position: k + 1 })),
         )
         const dispatch = yield* PgOutbox.OutboxDispatch

@@ -29,7 +29,7 @@ afterAll(async () => {
 const startServer = async () => {
   const db = await freshDatabase()
   cleanups.push(db.drop)
-  const tokens = Tokens.layer({ secret: Redacted.make("concurrent-creation-secret-0123456789abcdef") })
+  const tokens = Tokens.Tokens.layer({ secret: Redacted.make("concurrent-creation-secret-0123456789abcdef") })
   const domain = ManagedRuntime.make(
     Layer.mergeAll(tokens).pipe(
       Layer.provideMerge(Domain.layer),
@@ -42,17 +42,17 @@ const startServer = async () => {
     Layer.mergeAll(
       Layer.succeedContext(context),
       Transfers.eSignatureSandbox,
-      CardCharger.layerSandbox,
+      CardCharger.CardCharger.layerSandbox,
       CustomerIdentityPorts.layerSandbox,
       CrossCutting.layerLimits({ rateLimiting: false }),
-      Layer.succeed(HealthCheck, HealthCheck.of({ check: Effect.void })),
+      Layer.succeed(HealthCheck.HealthCheck, HealthCheck.HealthCheck.of({ check: Effect.void })),
     ),
   )
   cleanups.push(web.dispose)
   // Every port is provided above; the handler's optional per-request context is not used.
   const handler = web.handler as unknown as (request: Request) => Promise<Response>
-  const issue = (caller: Parameters<Tokens["Service"]["issue"]>[0]) =>
-    domain.runPromise(Effect.flatMap(Tokens, (service) => service.issue(caller))).then((t) => t.accessToken)
+  const issue = (caller: Parameters<Tokens.Tokens["Service"]["issue"]>[0]) =>
+    domain.runPromise(Effect.flatMap(Tokens.Tokens, (service) => service.issue(caller))).then((t) => t.accessToken)
   await domain.runPromise(
     Effect.gen(function* () {
       yield* Fixtures.registerCompany(partnerId, companyId, "Acme Coffee", { locations: 0 })

@@ -10,7 +10,7 @@ import * as Database from "../src/Database.ts"
 const fakeSql = (statement: Effect.Effect<ReadonlyArray<unknown>, Error>) =>
   Layer.succeed(SqlClient, (() => statement) as unknown as SqlClient)
 
-const check = Effect.flatMap(HealthCheck, (health) => health.check)
+const check = Effect.flatMap(HealthCheck.HealthCheck, (health) => health.check)
 
 describe("the health check", () => {
   it.effect("is healthy when the database answers", () =>

@@ -78,7 +78,7 @@ describe("the payment plan scheduler", () => {
         yield* Fiber.interrupt(b)
 
         const events = yield* Effect.provide(
-          Effect.flatMap(EventStore, (store) =>
+          Effect.flatMap(EventStore.EventStore, (store) =>
             store.readStream(Decider.streamId(PaymentPlan.aggregate, paymentPlanId)),
           ),
           first,

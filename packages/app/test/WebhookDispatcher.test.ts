@@ -10,7 +10,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Migrations, PgDatabase, PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
-import { type Notification, Outbox } from "@partnerpay/domain"
+import { Outbox } from "@partnerpay/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
 import * as WebhookDispatcher from "../src/workers/WebhookDispatcher.ts"
 
@@ -50,7 +50,7 @@ const receiver = (statusFor: (eventId: string) => number) =>
     (server) => Effect.sync(server.close),
   )
 
-const notification = (partnerId: string, position: number): Notification => ({
+const notification = (partnerId: string, position: number): Outbox.Notification => ({
   id: crypto.randomUUID(),
   partnerId,
   eventType: "COMPANY_VERIFICATION_STATUS_CHANGED",
@@ -77,7 +77,7 @@ describe("the webhook dispatcher", () => {
     "delivers a partner's backlog in order over several batches; a failure holds back only that partner",
     () =>
       Effect.gen(function* () {
-        const outbox = yield* Outbox
+        const outbox = yield* Outbox.Outbox
         const dispatch = yield* PgOutbox.OutboxDispatch
         const partners = yield* PgPartnerCredentials.Partners
         const a = (yield* partners.create({ name: "A" })).partnerId

@@ -14,7 +14,7 @@ import { createServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Migrations, PgDatabase, PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
-import { type Notification, Outbox } from "@partnerpay/domain"
+import { Outbox } from "@partnerpay/domain"
 import { Effect, Layer, Redacted } from "effect"
 import { isPublicAddress, pinnedLookup, WebhookTargetPolicy } from "../src/WebhookTarget.ts"
 import * as WebhookDispatcher from "../src/workers/WebhookDispatcher.ts"
@@ -49,7 +49,7 @@ const receiver = (answer: (response: ServerResponse) => void) =>
     (server) => Effect.sync(server.close),
   )
 
-const notification = (partnerId: string): Notification => ({
+const notification = (partnerId: string): Outbox.Notification => ({
   id: crypto.randomUUID(),
   partnerId,
   eventType: "COMPANY_VERIFICATION_STATUS_CHANGED",
@@ -77,7 +77,7 @@ const partnerWith = (url: string) =>
     // Stored directly: the set-time check is bypassed (a URL stored earlier, or a DNS answer that changed).
     yield* partners.setWebhook(partnerId, { url, signingSecret: Redacted.make("whsec_test") })
     const row = notification(partnerId)
-    yield* (yield* Outbox).record([row])
+    yield* (yield* Outbox.Outbox).record([row])
     return row.id
   })
 

@@ -21,7 +21,7 @@ export const AuthLive = HttpApiBuilder.group(
   Api,
   "auth",
   Effect.fn(function* (handlers) {
-    const credentials = yield* PartnerCredentials
+    const credentials = yield* PartnerCredentials.PartnerCredentials
     const tokens = yield* Tokens
     const failures = RateLimit.make()
     return handlers

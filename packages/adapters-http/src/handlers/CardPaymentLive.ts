@@ -1,5 +1,5 @@
 /** Handlers of the `cardPayments` group: POST /cardpayment and saved card payment methods. */
-import { CardPayments, CustomerPreferences, ValidationFailed } from "@partnerpay/domain"
+import { CardPayments, CustomerPreferences, DomainError } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -19,7 +19,7 @@ export const CardPaymentLive = HttpApiBuilder.group(Api, "cardPayments", (handle
         if (stale.length > 0) {
           return yield* Effect.fail(
             Problem.fromDomain(
-              new ValidationFailed({
+              new DomainError.ValidationFailed({
                 issues: stale.map((field) => ({
                   field,
                   message: "is no longer accepted (removed in v0.4.10): identify the merchant with merchantId",

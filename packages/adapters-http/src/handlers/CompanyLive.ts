@@ -5,13 +5,7 @@
  * DUPLICATE_COMPANY_REFERENCE; the status query must name the company by
  * exactly one of companyId or companyReferenceId (422 otherwise).
  */
-import {
-  Companies,
-  type DomainError,
-  type EventStoreUnavailable,
-  ValidationFailed,
-  type VersionConflict,
-} from "@partnerpay/domain"
+import { Companies, DomainError, type EventStore } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -21,7 +15,9 @@ import * as Problem from "../Problem.ts"
 import * as UnknownFields from "../UnknownFields.ts"
 
 /** Domain errors to problems; a second use of a reference gets its own code. */
-const toProblem = (error: DomainError | VersionConflict | EventStoreUnavailable): Problem.DomainProblem =>
+const toProblem = (
+  error: DomainError.DomainError | EventStore.VersionConflict | EventStore.EventStoreUnavailable,
+): Problem.DomainProblem =>
   error._tag === "AlreadyExists" && error.entity === "CompanyReference"
     ? new Problem.AlreadyExistsProblem({
         detail: "This partner already registered a company with this companyReferenceId.",
@@ -35,10 +31,10 @@ const refuseUnknown = (fields: ReadonlyArray<string>): Effect.Effect<void, Probl
 const exactlyOne = (query: {
   readonly companyId?: string
   readonly companyReferenceId?: string
-}): Effect.Effect<Companies.CompanyLookup, ValidationFailed> => {
+}): Effect.Effect<Companies.CompanyLookup, DomainError.ValidationFailed> => {
   if (query.companyId !== undefined && query.companyReferenceId !== undefined) {
     return Effect.fail(
-      new ValidationFailed({
+      new DomainError.ValidationFailed({
         issues: [
           { field: "query.companyId", message: "give either companyId or companyReferenceId, not both" },
           { field: "query.companyReferenceId", message: "give either companyId or companyReferenceId, not both" },
@@ -49,7 +45,10 @@ const exactlyOne = (query: {
   if (query.companyId !== undefined) return Effect.succeed({ companyId: query.companyId })
   if (query.companyReferenceId !== undefined) return Effect.succeed({ companyReferenceId: query.companyReferenceId })
   return Effect.fail(
-    ValidationFailed.of("query", "give exactly one of the query parameters companyId or companyReferenceId"),
+    DomainError.ValidationFailed.of(
+      "query",
+      "give exactly one of the query parameters companyId or companyReferenceId",
+    ),
   )
 }
 

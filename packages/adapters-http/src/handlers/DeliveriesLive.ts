@@ -3,7 +3,7 @@
  * redelivery and webhook endpoint, through the `WebhookLog` port (which only
  * ever reads the caller's rows).
  */
-import { type DeliveryView, NotFound, WebhookLog } from "@partnerpay/domain"
+import { DomainError, WebhookLog } from "@partnerpay/domain"
 import { DateTime, Effect, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -12,7 +12,7 @@ import * as Problem from "../Problem.ts"
 
 const iso = (instant: DateTime.Utc | null): string | null => (instant === null ? null : DateTime.formatIso(instant))
 
-export const toDelivery = (view: DeliveryView) => ({
+export const toDelivery = (view: WebhookLog.DeliveryView) => ({
   id: view.id,
   event: view.eventType,
   status: view.status,
@@ -30,7 +30,7 @@ export const DeliveriesLive = HttpApiBuilder.group(Api, "webhookDeliveries", (ha
       "list",
       Effect.fn("DeliveriesLive.list")(function* ({ query }) {
         const { partnerId } = yield* requirePartner
-        const log = yield* WebhookLog
+        const log = yield* WebhookLog.WebhookLog
         const page = yield* log.deliveries(partnerId, { limit: query.limit ?? 20, startingAfter: query.startingAfter })
         return { data: page.items.map(toDelivery), hasMore: page.hasMore }
       }, Problem.domainProblems),
@@ -39,9 +39,9 @@ export const DeliveriesLive = HttpApiBuilder.group(Api, "webhookDeliveries", (ha
       "redeliver",
       Effect.fn("DeliveriesLive.redeliver")(function* ({ params }) {
         const { partnerId } = yield* requirePartner
-        const log = yield* WebhookLog
+        const log = yield* WebhookLog.WebhookLog
         const outcome = yield* log.redeliver(partnerId, params.deliveryId)
-        if (outcome === "not found") return yield* new NotFound({ entity: "Delivery" })
+        if (outcome === "not found") return yield* new DomainError.NotFound({ entity: "Delivery" })
         if (outcome === "in progress") {
           return yield* new Problem.IllegalTransitionProblem({
             detail: "The delivery is still queued; it will be sent without a redelivery.",
@@ -56,9 +56,9 @@ export const DeliveriesLive = HttpApiBuilder.group(Api, "webhookDeliveries", (ha
       "endpoint",
       Effect.fn("DeliveriesLive.endpoint")(function* () {
         const { partnerId } = yield* requirePartner
-        const log = yield* WebhookLog
+        const log = yield* WebhookLog.WebhookLog
         const endpoint = yield* log.endpoint(partnerId)
-        if (endpoint === undefined) return yield* new NotFound({ entity: "Webhook endpoint" })
+        if (endpoint === undefined) return yield* new DomainError.NotFound({ entity: "Webhook endpoint" })
         return { url: endpoint.url, signingSecret: Redacted.value(endpoint.signingSecret) }
       }, Problem.domainProblems),
     ),

@@ -12,7 +12,7 @@ export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
     "list",
     Effect.fn("EventsLive.list")(function* ({ query }) {
       const { partnerId } = yield* requirePartner
-      const log = yield* WebhookLog
+      const log = yield* WebhookLog.WebhookLog
       const page = yield* log.events(partnerId, {
         limit: query.limit ?? 20,
         startingAfter: query.startingAfter,

@@ -1,5 +1,5 @@
 /** Handlers of the `payments` group: decode, call the Payments use cases, encode; domain errors become problems. */
-import { Attachments, NotFound, Payments } from "@partnerpay/domain"
+import { Attachments, DomainError, Payments } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -74,10 +74,10 @@ export const PaymentLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
         const doc = yield* Payments.get(caller.partnerId, params.paymentRequestId)
         // The payer may read the request's documents; any other customer learns nothing (404).
         if (caller._tag === "Customer" && doc.payerRegistrationId !== caller.registrationId)
-          return yield* new NotFound({ entity: "Attachment" })
+          return yield* new DomainError.NotFound({ entity: "Attachment" })
         const store = yield* Attachments.PaymentAttachments
         const content = yield* store.content(caller.partnerId, params.paymentRequestId, params.attachmentId)
-        if (content === undefined) return yield* new NotFound({ entity: "Attachment" })
+        if (content === undefined) return yield* new DomainError.NotFound({ entity: "Attachment" })
         return HttpServerResponse.uint8Array(content.bytes, {
           contentType: content.contentType,
           headers: { "x-content-type-options": "nosniff", "content-disposition": "attachment" },

@@ -13,7 +13,7 @@
  *   key with the first charge.
  * - `card-refunds` `{ processorReference }` -> any 2xx.
  */
-import { CardCharger, CardCharges, Providers } from "@partnerpay/domain"
+import { CardCharger, Providers } from "@partnerpay/domain"
 import { Effect, Layer, Schema } from "effect"
 import * as HttpBridge from "./HttpBridge.ts"
 
@@ -50,7 +50,7 @@ export const make = (bridge: HttpBridge.Bridge) =>
 
 /** The charge and refund operations of the same processor. */
 export const makeCharger = (bridge: HttpBridge.Bridge) =>
-  CardCharger.of({
+  CardCharger.CardCharger.of({
     charge: (request) =>
       Effect.flatMap(
         bridge.call("card-charges", {
@@ -61,7 +61,7 @@ export const makeCharger = (bridge: HttpBridge.Bridge) =>
           description: request.description,
         }),
         HttpBridge.expect(bridge, "card-charges", Registered, {
-          402: HttpBridge.refusal(bridge, "card-charges", Refusal, (body) => new CardCharges.CardDeclined(body)),
+          402: HttpBridge.refusal(bridge, "card-charges", Refusal, (body) => new CardCharger.CardDeclined(body)),
         }),
       ),
     refund: (processorReference) =>
@@ -73,8 +73,10 @@ export const makeCharger = (bridge: HttpBridge.Bridge) =>
       ),
   })
 
-export const layer = (config: HttpBridge.BridgeConfig): Layer.Layer<Providers.CardProcessor | CardCharger> =>
+export const layer = (
+  config: HttpBridge.BridgeConfig,
+): Layer.Layer<Providers.CardProcessor | CardCharger.CardCharger> =>
   Layer.merge(
     HttpBridge.layer(Providers.CardProcessor, "card processor", config, make),
-    HttpBridge.layer(CardCharger, "card processor", config, makeCharger),
+    HttpBridge.layer(CardCharger.CardCharger, "card processor", config, makeCharger),
   )

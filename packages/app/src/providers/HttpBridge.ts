@@ -77,8 +77,8 @@ export const make = Effect.fn("HttpBridge.make")(function* (
   const unavailable = (operation: string, reason: string) =>
     new Providers.ProviderUnavailable({ provider, reason: `${operation}: ${reason}` })
 
-  const attempt = (operation: string, body: string, requestId: string, number: number) =>
-    Effect.gen(function* () {
+  const attempt = Effect.fn("HttpBridge.attempt")(
+    function* (operation: string, body: string, requestId: string, number: number) {
       // Wall-clock time on purpose: the bridge checks it against its own clock (never the sandbox clock).
       const timestamp = String(Math.floor(Date.now() / 1000))
       const request = HttpClientRequest.post(joinUrl(config.url, operation)).pipe(
@@ -97,16 +97,16 @@ export const make = Effect.fn("HttpBridge.make")(function* (
       const text = yield* response.text.pipe(Effect.mapError(() => new Retryable({ reason: "the answer was cut off" })))
       if (response.status >= 500) return yield* new Retryable({ reason: `answered ${response.status}` })
       return { status: response.status, text }
-    }).pipe(
-      Effect.timeoutOrElse({
-        duration: config.timeoutMillis,
-        orElse: () => Effect.fail(new Retryable({ reason: `no answer within ${config.timeoutMillis} ms` })),
-      }),
-      Effect.scoped,
-    )
+    },
+    Effect.timeoutOrElse({
+      duration: config.timeoutMillis,
+      orElse: () => Effect.fail(new Retryable({ reason: `no answer within ${config.timeoutMillis} ms` })),
+    }),
+    Effect.scoped,
+  )
 
-  const call = (operation: string, payload: unknown) =>
-    Effect.gen(function* () {
+  const call = Effect.fnUntraced(
+    function* (operation: string, payload: unknown) {
       const body = JSON.stringify(payload)
       const requestId = randomUUID()
       let attempts = 0
@@ -129,10 +129,13 @@ export const make = Effect.fn("HttpBridge.make")(function* (
         return yield* unavailable(operation, `malformed answer ${status}: not JSON`)
       }
       return { status, body: json }
-    }).pipe(
-      Effect.tapError((error) => logFailure(provider, error)),
-      Effect.withSpan("HttpBridge.call", { attributes: { provider, operation } }),
-    )
+    },
+    (effect, operation) =>
+      effect.pipe(
+        Effect.tapError((error) => logFailure(provider, error)),
+        Effect.withSpan("HttpBridge.call", { attributes: { provider, operation } }),
+      ),
+  )
 
   return { provider, call }
 })

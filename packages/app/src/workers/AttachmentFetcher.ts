@@ -187,17 +187,16 @@ export const step = (options: Options) => {
       yield* download(attachment.url, options.sandbox).pipe(
         Effect.matchEffect({
           onSuccess: (downloaded) => store.recordStored(attachment.id, downloaded),
-          onFailure: (failure) =>
-            Effect.gen(function* () {
-              const outcome = Attachments.afterFailure(failure, attempts, yield* Clock.currentTimeMillis)
-              yield* Effect.logInfo("attachment download failed", {
-                attachmentId: attachment.id,
-                attempts,
-                reason: failure.reason,
-                outcome: outcome._tag,
-              })
-              yield* store.recordFailure(attachment.id, { reason: failure.reason, attempts, outcome })
-            }),
+          onFailure: Effect.fn("AttachmentFetcher.onFailure")(function* (failure) {
+            const outcome = Attachments.afterFailure(failure, attempts, yield* Clock.currentTimeMillis)
+            yield* Effect.logInfo("attachment download failed", {
+              attachmentId: attachment.id,
+              attempts,
+              reason: failure.reason,
+              outcome: outcome._tag,
+            })
+            yield* store.recordFailure(attachment.id, { reason: failure.reason, attempts, outcome })
+          }),
         }),
       )
     }

@@ -22,7 +22,7 @@ import {
   type Messaging,
   PaymentNotice,
   PaymentNotices,
-  type ReadModelStore,
+  type ReadModel,
   type UnitOfWork,
 } from "@partnerpay/domain"
 import { Clock, Effect, type Layer } from "effect"
@@ -42,65 +42,72 @@ export interface Options {
 }
 
 /** What the notifier needs: the domain stack, the database and the channel senders. */
-export type Requirements = SqlClient | ReadModelStore | EventStore | IdGenerator | UnitOfWork | Messaging.Senders
+export type Requirements =
+  | SqlClient
+  | ReadModel.ReadModelStore
+  | EventStore.EventStore
+  | IdGenerator.IdGenerator
+  | UnitOfWork.UnitOfWork
+  | Messaging.Senders
 
 /** One round: every due notice once; answers how many messages went out. */
-export const step = (options: Options): Effect.Effect<number, unknown, Requirements> =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient
-    const clocks = yield* SandboxClock.current
-    // Each partner's today (sandbox time per partner; the same for all in production).
-    const now = yield* Clock.currentTimeMillis
-    const today = CalendarDate.fromEpochMillis(now)
-    const reminders = yield* PaymentNotices.dueReminders(today, options.reminderDays, 50, {
-      latest: CalendarDate.fromEpochMillis(Math.max(now, yield* clocks.latestMillis)),
-      of: (partnerId) => CalendarDate.fromEpochMillis(now + clocks.offsetOf(partnerId)),
-    })
-    const statuses = yield* PaymentNotices.unsentStatusMessages(50)
-    const notices = [
-      ...reminders.map((r) => ({
-        partnerId: r.partnerId,
-        noticeId: PaymentNotice.reminderId(r.paymentRequestId, r.offsetDays),
-        send: PaymentNotices.remind(r.paymentRequestId, options.reminderDays),
-      })),
-      ...statuses.map((s) => ({
-        partnerId: s.partnerId,
-        noticeId: PaymentNotice.statusMessageId(s.paymentRequestId, s.status),
-        send: PaymentNotices.sendStatusMessage(s.paymentRequestId, s.status),
-      })),
-    ]
-    let sent = 0
-    for (const notice of notices) {
-      const messages = yield* clocks
-        .within(
-          notice.partnerId,
-          sql.withTransaction(
-            Effect.gen(function* () {
-              const rows = yield* sql<{ locked: boolean }>`
-              SELECT pg_try_advisory_xact_lock(${lockNamespace}, ${lockKeyOf(notice.noticeId)}) AS locked`
-              if (rows[0]?.locked !== true) return []
-              return yield* notice.send
-            }),
-          ),
-        )
-        .pipe(
-          Effect.catch((error) =>
-            Effect.logWarning("notice not sent", {
-              notice: notice.noticeId,
-              error: (error as { _tag?: string })._tag ?? "unknown",
-            }).pipe(Effect.as([])),
-          ),
-        )
-      if (messages.length > 0) {
-        sent += messages.length
-        yield* Effect.logInfo("notice sent", {
-          notice: notice.noticeId,
-          channels: [...new Set(messages.map((m) => m.channel))].join(","),
-        })
-      }
-    }
-    return sent
+export const step = Effect.fn("PaymentNotifier.step")(function* (
+  options: Options,
+): Effect.fn.Return<number, unknown, Requirements> {
+  const sql = yield* SqlClient
+  const clocks = yield* SandboxClock.current
+  // Each partner's today (sandbox time per partner; the same for all in production).
+  const now = yield* Clock.currentTimeMillis
+  const today = CalendarDate.fromEpochMillis(now)
+  const reminders = yield* PaymentNotices.dueReminders(today, options.reminderDays, 50, {
+    latest: CalendarDate.fromEpochMillis(Math.max(now, yield* clocks.latestMillis)),
+    of: (partnerId) => CalendarDate.fromEpochMillis(now + clocks.offsetOf(partnerId)),
   })
+  const statuses = yield* PaymentNotices.unsentStatusMessages(50)
+  const notices = [
+    ...reminders.map((r) => ({
+      partnerId: r.partnerId,
+      noticeId: PaymentNotice.reminderId(r.paymentRequestId, r.offsetDays),
+      send: PaymentNotices.remind(r.paymentRequestId, options.reminderDays),
+    })),
+    ...statuses.map((s) => ({
+      partnerId: s.partnerId,
+      noticeId: PaymentNotice.statusMessageId(s.paymentRequestId, s.status),
+      send: PaymentNotices.sendStatusMessage(s.paymentRequestId, s.status),
+    })),
+  ]
+  let sent = 0
+  for (const notice of notices) {
+    const messages = yield* clocks
+      .within(
+        notice.partnerId,
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const rows = yield* sql<{ locked: boolean }>`
+              SELECT pg_try_advisory_xact_lock(${lockNamespace}, ${lockKeyOf(notice.noticeId)}) AS locked`
+            if (rows[0]?.locked !== true) return []
+            return yield* notice.send
+          }),
+        ),
+      )
+      .pipe(
+        Effect.catch((error) =>
+          Effect.logWarning("notice not sent", {
+            notice: notice.noticeId,
+            error: (error as { _tag?: string })._tag ?? "unknown",
+          }).pipe(Effect.as([])),
+        ),
+      )
+    if (messages.length > 0) {
+      sent += messages.length
+      yield* Effect.logInfo("notice sent", {
+        notice: notice.noticeId,
+        channels: [...new Set(messages.map((m) => m.channel))].join(","),
+      })
+    }
+  }
+  return sent
+})
 
 export const layer = (options: Options): Layer.Layer<never, never, Requirements> =>
   worker("payment-notifier", options.pollMillis ?? 1000, step(options))

@@ -45,36 +45,35 @@ export const layer = (options: { readonly delayMillis: number }) =>
     }),
   )
 
-const complete = (due: ReadonlyArray<{ id: string; name: string }>) =>
-  Effect.gen(function* () {
-    const results = yield* Companies.completeKybBatch(
-      due.map((company) => {
-        const outcome = verdictFor(company.name ?? "")
-        return {
-          companyId: Ids.CompanyId.make(company.id),
-          outcome,
-          ...(outcome === "Rejected" ? { reason: 'sandbox: the company name contains "reject"' } : {}),
-        }
-      }),
-    ).pipe(
-      Effect.catch((error) =>
-        Effect.logWarning("sandbox KYB batch could not complete", { companies: due.length, error: error._tag }).pipe(
-          Effect.as([]),
-        ),
-      ),
-    )
-    let done = 0
-    for (const result of results) {
-      if (result._tag === "Skipped") {
-        yield* Effect.logWarning("sandbox KYB could not complete", {
-          companyId: result.companyId,
-          error: result.error,
-        })
-        continue
+const complete = Effect.fn("SandboxKyb.complete")(function* (due: ReadonlyArray<{ id: string; name: string }>) {
+  const results = yield* Companies.completeKybBatch(
+    due.map((company) => {
+      const outcome = verdictFor(company.name ?? "")
+      return {
+        companyId: Ids.CompanyId.make(company.id),
+        outcome,
+        ...(outcome === "Rejected" ? { reason: 'sandbox: the company name contains "reject"' } : {}),
       }
-      done++
-      if (result.changed) yield* Effect.logInfo("sandbox KYB completed", { companyId: result.companyId })
+    }),
+  ).pipe(
+    Effect.catch((error) =>
+      Effect.logWarning("sandbox KYB batch could not complete", { companies: due.length, error: error._tag }).pipe(
+        Effect.as([]),
+      ),
+    ),
+  )
+  let done = 0
+  for (const result of results) {
+    if (result._tag === "Skipped") {
+      yield* Effect.logWarning("sandbox KYB could not complete", {
+        companyId: result.companyId,
+        error: result.error,
+      })
+      continue
     }
-    // Failures are not counted: a step that only failed waits before retrying.
-    return done
-  })
+    done++
+    if (result.changed) yield* Effect.logInfo("sandbox KYB completed", { companyId: result.companyId })
+  }
+  // Failures are not counted: a step that only failed waits before retrying.
+  return done
+})

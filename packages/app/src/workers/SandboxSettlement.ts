@@ -58,43 +58,44 @@ export const layer = (options: { readonly delayMillis: number }) =>
     }),
   )
 
-const settle = (due: ReadonlyArray<{ id: string; minor_units: string; currency: string }>) =>
-  Effect.gen(function* () {
-    const decisions = due.map((transfer): Payments.SettlementDecision => {
-      const amount = { minorUnits: Number(transfer.minor_units), currency: transfer.currency } as Money.Money
-      const transferId = Ids.TransferId.make(transfer.id)
-      return outcomeFor(amount) === "Settle"
-        ? { _tag: "Settle", transferId }
-        : {
-            _tag: "Fail",
-            transferId,
-            returnCode: failingReturnCode,
-            reason: "sandbox: insufficient funds (amount ends in .13)",
-          }
-    })
-    const results = yield* Payments.settleBatch(decisions).pipe(
-      Effect.catch((error) =>
-        Effect.logWarning("sandbox settlement batch could not complete", {
-          transfers: due.length,
-          error: (error as { _tag?: string })._tag ?? "unknown",
-        }).pipe(Effect.as([])),
-      ),
-    )
-    let done = 0
-    for (const result of results) {
-      if (result._tag === "Skipped") {
-        yield* Effect.logWarning("sandbox settlement could not complete", {
-          transferId: result.transferId,
-          error: result.error,
-        })
-        continue
-      }
-      done++
-      yield* Effect.logInfo("sandbox settlement", {
-        transferId: result.transferId,
-        outcome: result.decision === "Settle" ? "Settle" : "Fail",
-      })
-    }
-    // Failures are not counted: a step that only failed waits before retrying.
-    return done
+const settle = Effect.fn("SandboxSettlement.settle")(function* (
+  due: ReadonlyArray<{ id: string; minor_units: string; currency: string }>,
+) {
+  const decisions = due.map((transfer): Payments.SettlementDecision => {
+    const amount = { minorUnits: Number(transfer.minor_units), currency: transfer.currency } as Money.Money
+    const transferId = Ids.TransferId.make(transfer.id)
+    return outcomeFor(amount) === "Settle"
+      ? { _tag: "Settle", transferId }
+      : {
+          _tag: "Fail",
+          transferId,
+          returnCode: failingReturnCode,
+          reason: "sandbox: insufficient funds (amount ends in .13)",
+        }
   })
+  const results = yield* Payments.settleBatch(decisions).pipe(
+    Effect.catch((error) =>
+      Effect.logWarning("sandbox settlement batch could not complete", {
+        transfers: due.length,
+        error: (error as { _tag?: string })._tag ?? "unknown",
+      }).pipe(Effect.as([])),
+    ),
+  )
+  let done = 0
+  for (const result of results) {
+    if (result._tag === "Skipped") {
+      yield* Effect.logWarning("sandbox settlement could not complete", {
+        transferId: result.transferId,
+        error: result.error,
+      })
+      continue
+    }
+    done++
+    yield* Effect.logInfo("sandbox settlement", {
+      transferId: result.transferId,
+      outcome: result.decision === "Settle" ? "Settle" : "Fail",
+    })
+  }
+  // Failures are not counted: a step that only failed waits before retrying.
+  return done
+})

@@ -340,8 +340,8 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Unre
       }
 
       /** Records a failed attempt: retry later, or give up 72 h after the notification was recorded. */
-      const failed = (entry: Entry, error: string, durationMs: number, status: number | null) =>
-        Effect.gen(function* () {
+      const failed = Effect.fn("WebhookDispatcher.failed")(
+        function* (entry: Entry, error: string, durationMs: number, status: number | null) {
           const now = yield* DateTime.now
           const nextAt = DateTime.add(now, { milliseconds: retryDelayMillis(entry.attempts) })
           const giveUp = DateTime.toEpochMillis(nextAt) - DateTime.toEpochMillis(entry.createdAt) > giveUpAfterMillis
@@ -352,53 +352,53 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Unre
             durationMs,
             ...(giveUp ? {} : { nextAttemptAt: DateTime.formatIso(nextAt) }),
           })
-        }).pipe(
-          Effect.annotateLogs({
+        },
+        (effect, entry) =>
+          Effect.annotateLogs(effect, {
             notificationId: entry.id,
             partnerId: entry.partnerId,
             event: entry.eventType,
             attempt: entry.attempts,
           }),
-        )
+      )
 
       /** A partner's rows, one at a time in order; stops at the first failure (the rest is released). */
-      const deliverPartner = (entries: ReadonlyArray<Entry>) =>
-        Effect.gen(function* () {
-          const partnerId = entries[0]!.partnerId
-          // Never unsigned: a webhook without a secret gets one generated (and stored) here.
-          const webhook = yield* PgWebhookLog.signedWebhook(partners, partnerId)
-          if (webhook === undefined) {
-            yield* Effect.logWarning("webhooks not delivered: the partner has no webhook URL", {
-              partnerId,
-              notifications: entries.length,
-            })
-            for (const entry of entries) {
-              yield* dispatch.markFailedAttempt(entry.id, "the partner has no webhook URL", "give up")
-            }
-            yield* Metric.update(Metrics.webhookDeliveries.gaveUp, entries.length)
-            return
+      const deliverPartner = Effect.fn("WebhookDispatcher.deliverPartner")(function* (entries: ReadonlyArray<Entry>) {
+        const partnerId = entries[0]!.partnerId
+        // Never unsigned: a webhook without a secret gets one generated (and stored) here.
+        const webhook = yield* PgWebhookLog.signedWebhook(partners, partnerId)
+        if (webhook === undefined) {
+          yield* Effect.logWarning("webhooks not delivered: the partner has no webhook URL", {
+            partnerId,
+            notifications: entries.length,
+          })
+          for (const entry of entries) {
+            yield* dispatch.markFailedAttempt(entry.id, "the partner has no webhook URL", "give up")
           }
-          const outcome = yield* Effect.promise((signal) =>
-            postInOrder(
-              agents,
-              entries,
-              webhook,
-              options.live,
-              timeoutMillis,
-              startBy,
-              onDelivered,
-              signal,
-              refusePrivate,
-            ),
-          )
-          if (outcome.delivered > 0) yield* Metric.update(Metrics.webhookDeliveries.delivered, outcome.delivered)
-          const rest = outcome.failure === undefined ? outcome.delivered : outcome.delivered + 1
-          for (const entry of entries.slice(rest)) released.push(entry.id)
-          if (outcome.failure !== undefined) {
-            const { error, durationMs, status } = outcome.failure
-            yield* failed(entries[outcome.delivered]!, error, durationMs, status)
-          }
-        })
+          yield* Metric.update(Metrics.webhookDeliveries.gaveUp, entries.length)
+          return
+        }
+        const outcome = yield* Effect.promise((signal) =>
+          postInOrder(
+            agents,
+            entries,
+            webhook,
+            options.live,
+            timeoutMillis,
+            startBy,
+            onDelivered,
+            signal,
+            refusePrivate,
+          ),
+        )
+        if (outcome.delivered > 0) yield* Metric.update(Metrics.webhookDeliveries.delivered, outcome.delivered)
+        const rest = outcome.failure === undefined ? outcome.delivered : outcome.delivered + 1
+        for (const entry of entries.slice(rest)) released.push(entry.id)
+        if (outcome.failure !== undefined) {
+          const { error, durationMs, status } = outcome.failure
+          yield* failed(entries[outcome.delivered]!, error, durationMs, status)
+        }
+      })
 
       yield* Effect.forEach(byPartner(claimed), deliverPartner, {
         concurrency: options.partnerConcurrency ?? 32,

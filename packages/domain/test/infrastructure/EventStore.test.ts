@@ -5,9 +5,9 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { EventStore, ExpectedVersion, makeMemory, VersionConflict } from "../../src/infrastructure/EventStore.ts"
-import { eventStoreContract, eventStoreContractCases } from "../../src/testing/index.ts"
+import { EventStoreContract } from "../../src/testing/index.ts"
 
-eventStoreContract("in memory", EventStore.layerMemory, { describe, it, beforeAll, afterAll })
+EventStoreContract.eventStoreContract("in memory", EventStore.layerMemory, { describe, it, beforeAll, afterAll })
 
 describe("the in-memory store", () => {
   it.effect("starts empty: the global log begins at position 1", () =>
@@ -27,7 +27,7 @@ describe("the EventStore contract", () => {
   const failingCases = (broken: EventStore["Service"]) =>
     Effect.gen(function* () {
       const failed: Array<string> = []
-      for (const contract of eventStoreContractCases) {
+      for (const contract of EventStoreContract.eventStoreContractCases) {
         const exit = yield* Effect.exit(Effect.provide(contract.run, Layer.succeed(EventStore, broken)))
         if (exit._tag === "Failure") failed.push(contract.name)
       }
