@@ -41,8 +41,7 @@ import * as PgUnitOfWork from "./PgUnitOfWork.ts"
  */
 const outboxInUnits = Layer.effectContext(
   Effect.gen(function* () {
-    const context = yield* Layer.build(PgOutbox.layer)
-    const direct = Context.get(context, Outbox.Outbox)
+    const { outbox: direct, dispatch } = yield* PgOutbox.make
     const record = Effect.fn("PgDomain.recordNotifications")(function* (
       notifications: ReadonlyArray<Outbox.Notification>,
     ) {
@@ -50,7 +49,9 @@ const outboxInUnits = Layer.effectContext(
       if (unit === undefined) return yield* direct.record(notifications)
       unit.outbox.push(...notifications)
     })
-    return Context.add(context, Outbox.Outbox, Outbox.Outbox.of({ record }))
+    return Context.make(Outbox.Outbox, Outbox.Outbox.of({ record })).pipe(
+      Context.add(PgOutbox.OutboxDispatch, dispatch),
+    )
   }),
 )
 

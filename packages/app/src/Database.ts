@@ -30,7 +30,7 @@ export { DatabaseInUse, lockDataDir, lockPathOf } from "./DataDirLock.ts"
 /** The connection layer for the configured database (migrations run with the domain stack). */
 export const layer = (database: DatabaseConfig) =>
   database._tag === "Postgres"
-    ? PgDatabase.layerPostgres(Redacted.value(database.url))
+    ? PgDatabase.layerPostgres(Redacted.value(database.url), { startupParameters: { application_name: "partnerpay" } })
     : Layer.unwrap(
         Effect.gen(function* () {
           mkdirSync(database.dataDir, { recursive: true, mode: 0o700 })
@@ -39,6 +39,23 @@ export const layer = (database: DatabaseConfig) =>
           return PgDatabase.layerPglite({ dataDir: database.dataDir })
         }),
       )
+
+/** Connections of the background workers' own pool on a PostgreSQL server (see `layerBackground`). */
+export const backgroundConnections = 3
+
+/**
+ * The background workers' connections: on a PostgreSQL server, a small pool of their own, so that a
+ * request's statements never queue behind a worker's (statements share pooled connections, one
+ * after the other: a 10 ms outbox claim would hold up every request pipelined behind it). On PGlite,
+ * there is one session: `undefined`, the workers use the service's client.
+ */
+export const layerBackground = (database: DatabaseConfig) =>
+  database._tag === "Postgres"
+    ? PgDatabase.layerPostgres(Redacted.value(database.url), {
+        maxConnections: backgroundConnections,
+        startupParameters: { application_name: "partnerpay-workers" },
+      })
+    : undefined
 
 /** GET /HealthCheck/Get: healthy when the database answers `SELECT 1` within 2 seconds. */
 export const healthCheck: Layer.Layer<HealthCheck.HealthCheck, never, SqlClient> = Layer.effect(

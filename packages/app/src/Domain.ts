@@ -36,6 +36,13 @@ export const layerWith = (config: AppConfig) =>
     Layer.provideMerge(IdGenerator.IdGenerator.layerRandom),
   )
 
+/**
+ * The stores the background workers write through, over the `SqlClient` in context (their own
+ * pool: `Database.layerBackground`), with the personal data vault of the service's stack (one key
+ * cache; keys made in a unit join that unit's commit whichever pool sends it).
+ */
+export const layerBackground = Layer.merge(PgDomain.layer(), PgAttachments.layer)
+
 /** The stack for the configuration read from the environment. */
 export const layer = Layer.unwrap(Effect.map(load, layerWith))
 

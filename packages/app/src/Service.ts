@@ -16,12 +16,15 @@ import {
   type EventStore,
   type IdGenerator,
   Payments,
+  type PersonalData,
   type ReadModel,
   type UnitOfWork,
 } from "@partnerpay/domain"
 import { Effect, Layer, Option, type Redacted } from "effect"
 import { HttpServer } from "effect/http"
+import type { MigrationError } from "effect/sql/Migrator"
 import type { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import * as Admin from "./Admin.ts"
 import { type AppConfig, describeDatabase, load } from "./Config.ts"
 import * as Database from "./Database.ts"
@@ -98,6 +101,21 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     : common
 }
 
+/**
+ * The workers, on their own connections when the database is a PostgreSQL server (their stores
+ * over `Database.layerBackground`; everything else shared with the requests), else on the
+ * service's (PGlite: one session).
+ */
+const backgroundWorkers = (
+  config: AppConfig,
+): Layer.Layer<never, MigrationError | SqlError, WorkerRequirements | PersonalData.PersonalDataVault> => {
+  const connections = Database.layerBackground(config.database)
+  if (connections === undefined) return workers(config)
+  // Fresh: the stores' layers are module constants, memoized across the whole service; these must be
+  // built again, on the workers' connections.
+  return Layer.provide(workers(config), Layer.fresh(Domain.layerBackground.pipe(Layer.provideMerge(connections))))
+}
+
 /** In a sandbox without a configured partner, how to get one (nothing can call the API without). */
 export const sandboxPartnerHint = (config: AppConfig): Effect.Effect<void> =>
   config.environment === "sandbox" && Option.isNone(config.sandboxPartner)
@@ -171,7 +189,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   )
   return announce.pipe(
     Layer.provideMerge(http),
-    Layer.provideMerge(Layer.provide(workers(config), ports)),
+    Layer.provideMerge(Layer.provide(backgroundWorkers(config), ports)),
     Layer.provide(Readiness.layerWorkers(workerNames(config))),
     // Spans off unless PARTNERPAY_TRACING=on or traces are exported: seen by every fiber the service starts
     // (requests, workers), as is the OTLP tracer when OTEL_EXPORTER_OTLP_ENDPOINT is set (Telemetry.ts).
