@@ -8,7 +8,7 @@
  * form on the first successful login. An unknown ClientId is checked against
  * an unmatchable hash, so it costs the same as a wrong secret.
  */
-import { type Ids, PartnerCredentials } from "@partnerpay/domain"
+import { type Ids, PartnerCredentials, Traced } from "@partnerpay/domain"
 import { SecretHash } from "@partnerpay/secrets"
 import { Effect, Layer, Option, type Redacted } from "effect"
 
@@ -36,7 +36,7 @@ export const layerMemory = (
       }
       const unmatchable = SecretHash.unmatchableHash()
       return PartnerCredentials.PartnerCredentials.of({
-        authenticate: Effect.fn("PartnerCredentialsMemory.authenticate")(function* (clientId, clientSecret) {
+        authenticate: Traced.fn("PartnerCredentialsMemory.authenticate")(function* (clientId, clientSecret) {
           const entry = byClientId.get(clientId)
           const verdict = yield* SecretHash.verifySecret(clientSecret, entry?.stored ?? unmatchable, pepper)
           if (entry === undefined || verdict === "mismatch") return Option.none()

@@ -39,8 +39,9 @@
  * Tokens issued before `kid`, `gen` and `auth_time` existed verify with the
  * current secret as generation 0 logged in at their `iat`.
  */
+
 import { createHash } from "node:crypto"
-import { IdGenerator, Ids, TokenGenerations } from "@partnerpay/domain"
+import { IdGenerator, Ids, TokenGenerations, Traced } from "@partnerpay/domain"
 import { Clock, Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import * as Jose from "jose"
 import type { CallerIdentity } from "./Caller.ts"
@@ -192,7 +193,7 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
           (generation, partnerGeneration) => ({ generation, partnerGeneration }),
         )
 
-  const sign = Effect.fn("Tokens.sign")(function* (
+  const sign = Traced.fn("Tokens.sign")(function* (
     caller: CallerIdentity,
     current: Generations,
     authTimeSeconds: number,
@@ -219,7 +220,7 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
     return { accessToken, expiresInSeconds: expiresAt - nowSeconds }
   })
 
-  const issue = Effect.fn("Tokens.issue")(function* (caller: CallerIdentity): Effect.fn.Return<IssuedToken> {
+  const issue = Traced.fn("Tokens.issue")(function* (caller: CallerIdentity): Effect.fn.Return<IssuedToken> {
     const current = yield* currentGenerations(caller)
     const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
     return yield* sign(caller, current, nowSeconds)
@@ -308,7 +309,7 @@ const make = Effect.fnUntraced(function* (options: TokensOptions) {
   const verify = (token: string): Effect.Effect<CallerIdentity, InvalidToken> =>
     Effect.map(verifyToken(token), (verified) => verified.caller)
 
-  const renew = Effect.fn("Tokens.renew")(function* (token: string): Effect.fn.Return<IssuedToken, InvalidToken> {
+  const renew = Traced.fn("Tokens.renew")(function* (token: string): Effect.fn.Return<IssuedToken, InvalidToken> {
     const verified = yield* verifyToken(token)
     const now = yield* Clock.currentTimeMillis
     if (now >= (verified.authTimeSeconds + sessionSeconds) * 1000) return yield* new InvalidToken({ reason: "expired" })

@@ -12,6 +12,7 @@
  * (`CommitUnitFunction.ts`), so a database always runs the function of the
  * code that opened it.
  */
+import { Traced } from "@partnerpay/domain"
 import { Effect, Layer } from "effect"
 import * as Migrator from "effect/sql/Migrator"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -72,7 +73,7 @@ const reporting = (report: (applied: Applied) => Effect.Effect<void>) =>
   )
 
 /** Applies pending migrations, telling `report` as each one is applied; returns the ones applied by this call. */
-export const runReporting = Effect.fn("Migrations.runReporting")(function* (
+export const runReporting = Traced.fn("Migrations.runReporting")(function* (
   report: (applied: Applied) => Effect.Effect<void>,
 ): Effect.fn.Return<ReadonlyArray<readonly [id: number, name: string]>, Migrator.MigrationError | SqlError, SqlClient> {
   const sql = yield* SqlClient

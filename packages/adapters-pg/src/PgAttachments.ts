@@ -13,7 +13,7 @@
  * download the same document at once and a crashed download is retried after
  * the lease. Every database failure becomes `EventStoreUnavailable`.
  */
-import { Attachments, Payments } from "@partnerpay/domain"
+import { Attachments, Payments, Traced } from "@partnerpay/domain"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { unavailable } from "./SqlErrors.ts"
@@ -59,7 +59,7 @@ export const make: Effect.Effect<Attachments.PaymentAttachments["Service"], neve
     }
     return Attachments.PaymentAttachments.of({
       register,
-      discover: Effect.fn("PgAttachments.discover")(function* (limit) {
+      discover: Traced.fn("PgAttachments.discover")(function* (limit) {
         const rows = yield* sql<{ partner_id: string; id: string; url: string }>`
             SELECT r.partner_id, r.id, r.data->>'attachmentUrl' AS url
             FROM read_models r

@@ -21,6 +21,7 @@ import {
   PersonalDataMap,
   Projections,
   ReadModel,
+  Traced,
   type UnitOfWork,
 } from "@partnerpay/domain"
 import { Context, Effect, Layer, Option } from "effect"
@@ -42,7 +43,7 @@ import * as PgUnitOfWork from "./PgUnitOfWork.ts"
 const outboxInUnits = Layer.effectContext(
   Effect.gen(function* () {
     const { outbox: direct, dispatch } = yield* PgOutbox.make
-    const record = Effect.fn("PgDomain.recordNotifications")(function* (
+    const record = Traced.fn("PgDomain.recordNotifications")(function* (
       notifications: ReadonlyArray<Outbox.Notification>,
     ) {
       const unit = yield* PgUnit.CurrentUnit
@@ -104,7 +105,7 @@ export const layer = (
  * draws a new revision) and are retried on the rebuilt documents. Aggregate
  * snapshots are deleted too (they are rebuilt by the next commands).
  */
-export const rebuildProjections = Effect.fn("PgDomain.rebuildProjections")(function* (
+export const rebuildProjections = Traced.fn("PgDomain.rebuildProjections")(function* (
   options: {
     readonly projections?: EventPipeline.PipelineOptions["projections"]
     readonly batchSize?: number

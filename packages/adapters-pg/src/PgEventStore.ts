@@ -40,7 +40,7 @@
  * reason (the SQL error is logged, never returned).
  */
 
-import { EventStore } from "@partnerpay/domain"
+import { EventStore, Traced } from "@partnerpay/domain"
 import { Clock, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -117,7 +117,7 @@ const unavailable = (reason: string) => (error: SqlError) =>
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** Builds the store on the `SqlClient` in context. */
-export const make = Effect.fn("PgEventStore.make")(function* (options: Options = {}) {
+export const make = Traced.fn("PgEventStore.make")(function* (options: Options = {}) {
   const sql = yield* SqlClient
   const onAppend = options.onAppend
 
@@ -132,7 +132,7 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
     )
 
   /** Records `events` in `unit`: checks a second append against the pending version, runs the hook. */
-  const appendToUnit = Effect.fn("PgEventStore.appendToUnit")(function* (
+  const appendToUnit = Traced.fn("PgEventStore.appendToUnit")(function* (
     unit: PgUnit.Unit,
     streamId: string,
     streamType: string,
@@ -205,7 +205,7 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
     return { streamVersion: base + events.length, lastPosition: 0 } satisfies EventStore.AppendResult
   })
 
-  const append: EventStore.EventStore["Service"]["append"] = Effect.fn("PgEventStore.append")(function* (
+  const append: EventStore.EventStore["Service"]["append"] = Traced.fn("PgEventStore.append")(function* (
     streamId: string,
     streamType: string,
     expected: EventStore.ExpectedVersion,
@@ -261,7 +261,7 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
       ),
     )
 
-  const readStream: EventStore.EventStore["Service"]["readStream"] = Effect.fn("PgEventStore.readStream")(function* (
+  const readStream: EventStore.EventStore["Service"]["readStream"] = Traced.fn("PgEventStore.readStream")(function* (
     streamId: string,
     options?: { readonly afterVersion?: number },
   ) {
@@ -280,7 +280,7 @@ export const make = Effect.fn("PgEventStore.make")(function* (options: Options =
   })
 
   /** The snapshot row (kind 0, its state in `data`) and the events after it (kind 1), in one statement. */
-  const readFromSnapshot = Effect.fn("PgEventStore.readFromSnapshot")(function* (
+  const readFromSnapshot = Traced.fn("PgEventStore.readFromSnapshot")(function* (
     streamId: string,
     schemaVersion: number,
   ) {

@@ -12,7 +12,7 @@
  * by a purge that `begin` runs at most once per `purgeEveryMillis` per process.
  * Every database failure becomes `EventStoreUnavailable` (answered as 503).
  */
-import { EventStore, IdempotencyStore } from "@partnerpay/domain"
+import { EventStore, IdempotencyStore, Traced } from "@partnerpay/domain"
 import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -40,7 +40,7 @@ const unavailable = (error: SqlError) =>
   )
 
 /** Builds the store on the `SqlClient` in context. */
-export const make = Effect.fn("PgIdempotencyStore.make")(function* (
+export const make = Traced.fn("PgIdempotencyStore.make")(function* (
   options: Options = {},
 ): Effect.fn.Return<IdempotencyStore.IdempotencyStore["Service"], never, SqlClient> {
   const sql = yield* SqlClient
@@ -79,7 +79,7 @@ export const make = Effect.fn("PgIdempotencyStore.make")(function* (
         SELECT request_hash, status, content_type, body
         FROM idempotency_keys WHERE scope = ${scope} AND key = ${key}`
 
-  const begin = Effect.fn("PgIdempotencyStore.begin")(function* (
+  const begin = Traced.fn("PgIdempotencyStore.begin")(function* (
     scope: string,
     key: string,
     requestHash: string,

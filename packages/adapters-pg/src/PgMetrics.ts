@@ -6,7 +6,8 @@
  * backlog (read on demand by `outboxBacklog`, one indexed statement per
  * scrape).
  */
-import { Effect, Metric } from "effect"
+import { Traced } from "@partnerpay/domain"
+import { Metric } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 
 /** Events written by committed units of work (re-appends of recorded event ids not counted). */
@@ -36,7 +37,7 @@ export const outboxOldestAge = Metric.gauge("partnerpay_outbox_oldest_age_second
 })
 
 /** Reads the outbox backlog into the two gauges (one statement over the open rows' partial index). */
-export const outboxBacklog = Effect.fn("PgMetrics.outboxBacklog")(function* () {
+export const outboxBacklog = Traced.fn("PgMetrics.outboxBacklog")(function* () {
   const sql = yield* SqlClient
   const rows = yield* sql<{ readonly pending: number; readonly oldest: number | null }>`
     SELECT count(*)::int AS pending, extract(epoch FROM now() - min(created_at))::float8 AS oldest

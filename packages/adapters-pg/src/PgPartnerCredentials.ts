@@ -23,8 +23,9 @@
  * only by the service's database role. Encrypting them at rest with a key
  * from the environment is a possible later step.
  */
+
 import { randomBytes } from "node:crypto"
-import { DomainError, EventStore, Ids, PartnerCredentials } from "@partnerpay/domain"
+import { DomainError, EventStore, Ids, PartnerCredentials, Traced } from "@partnerpay/domain"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { generateSecret, hashSecret, Pepper, type ScryptParams, unmatchableHash, verifySecret } from "./SecretHash.ts"
@@ -79,7 +80,7 @@ const partnerNotFound = new DomainError.NotFound({ entity: "Partner" })
  * in context. (`_legacy` is accepted for compatibility and ignored: no scrypt
  * hash is written any more.)
  */
-export const make = Effect.fn("PgPartnerCredentials.make")(function* (
+export const make = Traced.fn("PgPartnerCredentials.make")(function* (
   _legacy?: ScryptParams,
 ): Effect.fn.Return<
   { readonly credentials: PartnerCredentials.PartnerCredentials["Service"]; readonly partners: Partners["Service"] },
@@ -91,7 +92,7 @@ export const make = Effect.fn("PgPartnerCredentials.make")(function* (
   // Checked when the ClientId is unknown, so both refusals take the same time.
   const unmatchable = unmatchableHash()
 
-  const authenticate = Effect.fn("PgPartnerCredentials.authenticate")(function* (
+  const authenticate = Traced.fn("PgPartnerCredentials.authenticate")(function* (
     clientId: string,
     clientSecret: Redacted.Redacted<string>,
   ) {
@@ -108,7 +109,7 @@ export const make = Effect.fn("PgPartnerCredentials.make")(function* (
     return Option.some({ partnerId: Ids.PartnerId.make(row.partner_id) })
   }, Effect.orDie)
 
-  const create = Effect.fn("PgPartnerCredentials.create")(function* (input: { readonly name: string }) {
+  const create = Traced.fn("PgPartnerCredentials.create")(function* (input: { readonly name: string }) {
     const partnerId = Ids.PartnerId.make(crypto.randomUUID())
     const clientId = `pp_${randomBytes(12).toString("hex")}`
     const clientSecret = generateSecret()
@@ -119,7 +120,7 @@ export const make = Effect.fn("PgPartnerCredentials.make")(function* (
     return { partnerId, clientId, clientSecret }
   }, unavailable("partners create"))
 
-  const upsertSandboxPartner: Partners["Service"]["upsertSandboxPartner"] = Effect.fn(
+  const upsertSandboxPartner: Partners["Service"]["upsertSandboxPartner"] = Traced.fn(
     "PgPartnerCredentials.upsertSandboxPartner",
   )(function* (input) {
     const hash = hashSecret(input.clientSecret, pepper)
@@ -135,7 +136,7 @@ export const make = Effect.fn("PgPartnerCredentials.make")(function* (
     return Ids.PartnerId.make(row.partner_id)
   }, unavailable("partners upsert"))
 
-  const rotateSecret = Effect.fn("PgPartnerCredentials.rotateSecret")(function* (partnerId: Ids.PartnerId) {
+  const rotateSecret = Traced.fn("PgPartnerCredentials.rotateSecret")(function* (partnerId: Ids.PartnerId) {
     const clientSecret = generateSecret()
     const hash = hashSecret(clientSecret, pepper)
     const rows = yield* sql<{ partner_id: string }>`
@@ -151,7 +152,7 @@ export const make = Effect.fn("PgPartnerCredentials.make")(function* (
       (rows) => rows.length > 0,
     ).pipe(unavailable("partners exists"))
 
-  const setWebhook = Effect.fn("PgPartnerCredentials.setWebhook")(function* (
+  const setWebhook = Traced.fn("PgPartnerCredentials.setWebhook")(function* (
     partnerId: Ids.PartnerId,
     webhook: Webhook,
   ) {

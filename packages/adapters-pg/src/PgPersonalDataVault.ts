@@ -22,8 +22,9 @@
  * Cache: unwrapped keys are kept `cacheMillis` (default 30 s), so another
  * process's erasure is seen by this one within that time.
  */
+
 import type { KeyObject } from "node:crypto"
-import { EventStore, PersonalData } from "@partnerpay/domain"
+import { EventStore, PersonalData, Traced } from "@partnerpay/domain"
 import { PersonalDataCrypto } from "@partnerpay/secrets"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -233,7 +234,7 @@ export const layer = (
  * expect the service to fail on keys it cannot unwrap until it restarts with
  * the new key).
  */
-export const rotateMaster = Effect.fn("PgPersonalDataVault.rotateMaster")(function* (
+export const rotateMaster = Traced.fn("PgPersonalDataVault.rotateMaster")(function* (
   from: Redacted.Redacted<Uint8Array>,
   to: Redacted.Redacted<Uint8Array>,
 ): Effect.fn.Return<number, SqlError, SqlClient> {

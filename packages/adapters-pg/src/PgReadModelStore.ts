@@ -21,7 +21,7 @@
  * reads the database (it does not see the unit's own uncommitted documents).
  * Outside a unit, `put` and `delete` write at once, unconditionally (rebuilds).
  */
-import { ReadModel } from "@partnerpay/domain"
+import { ReadModel, Traced } from "@partnerpay/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -90,7 +90,7 @@ export const make: Effect.Effect<ReadModel.ReadModelStore["Service"], never, Sql
       (rows) => rows[0],
     )
 
-  const get = Effect.fn("PgReadModelStore.get")(function* (collection: string, id: string) {
+  const get = Traced.fn("PgReadModelStore.get")(function* (collection: string, id: string) {
     const unit = yield* PgUnit.CurrentUnit
     if (unit === undefined) {
       const row = yield* read(collection, id)
@@ -110,7 +110,7 @@ export const make: Effect.Effect<ReadModel.ReadModelStore["Service"], never, Sql
     return Option.fromUndefinedOr(current)
   }, unavailable("read model get"))
 
-  const find = Effect.fn("PgReadModelStore.find")(function* (collection: string, query: ReadModel.Query) {
+  const find = Traced.fn("PgReadModelStore.find")(function* (collection: string, query: ReadModel.Query) {
     const filters = [sql`collection = ${collection}`, sql`partner_id = ${query.partnerId}`]
     if (query.keys !== undefined && Object.keys(query.keys).length > 0) {
       filters.push(sql`keys @> ${JSON.stringify(query.keys)}::jsonb`)
@@ -158,7 +158,7 @@ export const make: Effect.Effect<ReadModel.ReadModelStore["Service"], never, Sql
     return entry
   }
 
-  const put = Effect.fn("PgReadModelStore.put")(function* (document: ReadModel.StoredDocument) {
+  const put = Traced.fn("PgReadModelStore.put")(function* (document: ReadModel.StoredDocument) {
     const unit = yield* PgUnit.CurrentUnit
     if (unit !== undefined) {
       const entry = entryFor(unit, document.collection, document.id)
@@ -176,7 +176,7 @@ export const make: Effect.Effect<ReadModel.ReadModelStore["Service"], never, Sql
         revision = EXCLUDED.revision`
   }, unavailable("read model put"))
 
-  const remove = Effect.fn("PgReadModelStore.delete")(function* (collection: string, id: string) {
+  const remove = Traced.fn("PgReadModelStore.delete")(function* (collection: string, id: string) {
     const unit = yield* PgUnit.CurrentUnit
     if (unit !== undefined) {
       const entry = entryFor(unit, collection, id)

@@ -5,6 +5,7 @@
  * (`save`, an upsert that never moves an offset backwards). Every database
  * failure becomes `EventStoreUnavailable`.
  */
+import { Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { unavailable } from "./SqlErrors.ts"
@@ -24,7 +25,7 @@ export const loadAll = Effect.gen(function* () {
 }).pipe(unavailable("load sandbox clocks"))
 
 /** Records a partner's offset (the larger of the stored and the given one). */
-export const save = Effect.fn("PgSandboxClocks.save")(function* (partnerId: string, offsetMillis: number) {
+export const save = Traced.fn("PgSandboxClocks.save")(function* (partnerId: string, offsetMillis: number) {
   const sql = yield* SqlClient
   yield* sql`
       INSERT INTO sandbox_clocks (partner_id, offset_ms) VALUES (${partnerId}, ${offsetMillis})

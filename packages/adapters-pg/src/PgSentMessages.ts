@@ -14,7 +14,7 @@
  * `purgeEveryMillis` per process (outside any notice's transaction). The
  * database clock is real time, so advancing the sandbox clock never purges.
  */
-import { Messaging } from "@partnerpay/domain"
+import { Messaging, Traced } from "@partnerpay/domain"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { unavailable } from "./SqlErrors.ts"
@@ -51,7 +51,7 @@ export interface Options {
   readonly purgeEveryMillis?: number
 }
 
-export const make = Effect.fn("PgSentMessages.make")(function* (
+export const make = Traced.fn("PgSentMessages.make")(function* (
   options: Options = {},
 ): Effect.fn.Return<Messaging.SentMessages["Service"], never, SqlClient> {
   const sql = yield* SqlClient
@@ -75,7 +75,7 @@ export const make = Effect.fn("PgSentMessages.make")(function* (
         VALUES (${message.id}, ${message.partnerId}, ${message.registrationId ?? null}, ${message.channel},
           ${message.to}, ${message.template}, ${message.paymentRequestId ?? null},
           ${new Date(DateTime.toEpochMillis(message.sentAt))})`.pipe(Effect.asVoid, unavailable("recording a message")),
-    list: Effect.fn("PgSentMessages.list")(function* ({ partnerId, registrationId, limit, startingAfter }) {
+    list: Traced.fn("PgSentMessages.list")(function* ({ partnerId, registrationId, limit, startingAfter }) {
       yield* purge
       const rows =
         startingAfter === undefined

@@ -24,7 +24,7 @@
  * once an hour). Generations come from one sequence, so a subject revoked
  * again after pruning still gets a generation above all its earlier tokens.
  */
-import { TokenGenerations } from "@partnerpay/domain"
+import { TokenGenerations, Traced } from "@partnerpay/domain"
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 
@@ -45,7 +45,7 @@ interface Entry {
 
 type Row = { readonly subject: string; readonly generation: string | number }
 
-export const make = Effect.fn("PgTokenGenerations.make")(function* (options: Options = {}) {
+export const make = Traced.fn("PgTokenGenerations.make")(function* (options: Options = {}) {
   const sql = yield* SqlClient
   const pollMillis = options.pollMillis ?? defaultPollMillis
   const entries = new Map<string, Entry>()
@@ -86,13 +86,13 @@ export const make = Effect.fn("PgTokenGenerations.make")(function* (options: Opt
 
   const known = (subject: string) => entries.get(subject)?.generation ?? 0
 
-  const current = Effect.fn("PgTokenGenerations.current")(function* (subject: string) {
+  const current = Traced.fn("PgTokenGenerations.current")(function* (subject: string) {
     const rows = yield* sql<Row>`SELECT subject, generation FROM token_generations WHERE subject = ${subject}`
     mergeRows(rows, yield* Clock.currentTimeMillis)
     return known(subject)
   }, Effect.orDie)
 
-  const bump = Effect.fn("PgTokenGenerations.bump")(function* (subject: string) {
+  const bump = Traced.fn("PgTokenGenerations.bump")(function* (subject: string) {
     const rows = yield* sql<Row>`
           INSERT INTO token_generations (subject, generation, updated_at)
           VALUES (${subject}, nextval('token_generation_seq'), now())

@@ -13,7 +13,7 @@
  * revision read by the unit) fails the unit with `VersionConflict`: the
  * caller's bounded retry runs the whole unit again on fresh reads.
  */
-import { type EventStore, UnitOfWork } from "@partnerpay/domain"
+import { type EventStore, Traced, UnitOfWork } from "@partnerpay/domain"
 import { Effect, Layer, Metric } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as PgMetrics from "./PgMetrics.ts"
@@ -32,7 +32,7 @@ const countCommitted = (unit: PgUnit.Unit, committed: PgUnit.Committed): Effect.
   return Effect.andThen(Metric.update(PgMetrics.unitsCommitted, 1), Metric.update(PgMetrics.eventsAppended, events))
 }
 
-export const make = Effect.fn("PgUnitOfWork.make")(function* () {
+export const make = Traced.fn("PgUnitOfWork.make")(function* () {
   const sql = yield* SqlClient
   return UnitOfWork.UnitOfWork.of({
     transactional: Effect.fnUntraced(function* <A, E, R>(

@@ -16,8 +16,9 @@
  *   processes generating at the same moment: the last write wins, and a
  *   delivery signed with the other one fails verification and is retried.
  */
+
 import { randomBytes } from "node:crypto"
-import { EventStore, Ids, WebhookLog } from "@partnerpay/domain"
+import { EventStore, Ids, Traced, WebhookLog } from "@partnerpay/domain"
 import { DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { Partners, type Webhook } from "./PgPartnerCredentials.ts"
@@ -31,7 +32,7 @@ export const generateSigningSecret = (): Redacted.Redacted<string> =>
  * The partner's webhook, with a signing secret generated and stored when it has none; undefined when the
  * partner has no webhook URL.
  */
-export const signedWebhook = Effect.fn("PgWebhookLog.signedWebhook")(function* (
+export const signedWebhook = Traced.fn("PgWebhookLog.signedWebhook")(function* (
   partners: Partners["Service"],
   partnerId: string,
 ): Effect.fn.Return<Webhook | undefined, EventStore.EventStoreUnavailable> {
@@ -90,7 +91,7 @@ export const make: Effect.Effect<WebhookLog.WebhookLog["Service"], never, SqlCli
     const partners = yield* Partners
 
     /** One page of the partner's rows (with payload only when `withData`), newest first. */
-    const page = Effect.fn("PgWebhookLog.page")(function* (
+    const page = Traced.fn("PgWebhookLog.page")(function* (
       partnerId: string,
       request: WebhookLog.WebhookPageRequest,
       withData: boolean,
@@ -133,7 +134,7 @@ export const make: Effect.Effect<WebhookLog.WebhookLog["Service"], never, SqlCli
           items: rows.map(toEvent),
           hasMore,
         })),
-      redeliver: Effect.fn("PgWebhookLog.redeliver")(function* (partnerId, id) {
+      redeliver: Traced.fn("PgWebhookLog.redeliver")(function* (partnerId, id) {
         const queued = yield* sql<{ id: string }>`
             UPDATE outbox SET status = 'pending', next_attempt_at = now(), claimed_by = NULL, claimed_until = NULL,
                    delivered_at = NULL

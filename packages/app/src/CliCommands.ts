@@ -16,7 +16,9 @@
  * clear message while the service (or another command) holds the data
  * directory (`Database.DatabaseInUse`); use the operator API meanwhile.
  */
+
 import { Migrations, PgDomain, PgPersonalDataVault } from "@partnerpay/adapters-pg"
+import { Traced } from "@partnerpay/domain"
 import { Cause, Console, DateTime, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as AppConfig from "./Config.ts"
@@ -57,13 +59,13 @@ export const describeFailure = (cause: Cause.Cause<unknown>): string => {
 }
 
 /** Runs `effect` on the configured database (connection only: no migration). */
-const onDatabase = Effect.fn("CliCommands.onDatabase")(function* <A, E, R>(effect: Effect.Effect<A, E, R>) {
+const onDatabase = Traced.fn("CliCommands.onDatabase")(function* <A, E, R>(effect: Effect.Effect<A, E, R>) {
   const config = yield* AppConfig.load
   return yield* Effect.provide(effect, Database.layer(config.database) as Layer.Layer<Exclude<R, never>, unknown>)
 })
 
 /** Runs `effect` with the service's domain stack (migrations applied first, as at service start). */
-const withDomain = Effect.fn("CliCommands.withDomain")(function* <
+const withDomain = Traced.fn("CliCommands.withDomain")(function* <
   A,
   E,
   R extends Domain.DomainPorts | Domain.DomainRequirements,

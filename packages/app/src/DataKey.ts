@@ -9,10 +9,11 @@
  * like the token secret. Losing the key loses every personal field (they read
  * as erased): back it up, but never next to the database's backups.
  */
+
 import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { PgPersonalDataVault } from "@partnerpay/adapters-pg"
-import { PersonalData } from "@partnerpay/domain"
+import { PersonalData, Traced } from "@partnerpay/domain"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { AppConfig } from "./Config.ts"
@@ -35,7 +36,7 @@ const parse = (text: string, where: string) =>
   })
 
 /** The master key: PARTNERPAY_DATA_KEY, or (sandbox only) the generated key file. */
-export const resolve = Effect.fn("DataKey.resolve")(function* (
+export const resolve = Traced.fn("DataKey.resolve")(function* (
   config: AppConfig,
 ): Effect.fn.Return<Redacted.Redacted<Uint8Array>, Error> {
   // The validated configuration's value first (a configuration built from a record, e.g. in tests), then the
@@ -105,7 +106,7 @@ export const resolveNew: Effect.Effect<Redacted.Redacted<Uint8Array>, Error> = C
  * PARTNERPAY_DATA_KEY): writes the new key into the file. Answers the file's
  * path when it did.
  */
-export const replaceSandboxFile = Effect.fn("DataKey.replaceSandboxFile")(function* (
+export const replaceSandboxFile = Traced.fn("DataKey.replaceSandboxFile")(function* (
   config: AppConfig,
   next: Redacted.Redacted<Uint8Array>,
 ): Effect.fn.Return<Option.Option<string>, Error> {

@@ -22,8 +22,9 @@
  * - redelivering a delivery that is still pending or delivering is refused
  *   (409): it is already queued.
  */
+
 import { PgOutbox, PgPartnerCredentials, PgWebhookLog } from "@partnerpay/adapters-pg"
-import { EventStore, Ids, TokenGenerations } from "@partnerpay/domain"
+import { EventStore, Ids, TokenGenerations, Traced } from "@partnerpay/domain"
 import { DateTime, Effect, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { checkUrl, WebhookTargetPolicy } from "./WebhookTarget.ts"
@@ -95,7 +96,7 @@ export const encodeCreated = (created: PartnerCredentialsShown) => ({
 })
 
 /** A new partner with a fresh ClientId and ClientSecret. */
-export const createPartner = Effect.fn("Operations.createPartner")(function* (input: { readonly name: string }) {
+export const createPartner = Traced.fn("Operations.createPartner")(function* (input: { readonly name: string }) {
   const name = input.name.trim()
   if (name.length === 0 || name.length > 200) {
     return yield* new InvalidInput({ issues: [{ field: "name", message: "must be 1 to 200 characters" }] })
@@ -110,7 +111,7 @@ export const createPartner = Effect.fn("Operations.createPartner")(function* (in
  * working: it logs in again for a new token). This process enforces it at
  * once, other instances within their poll interval (PgTokenGenerations).
  */
-export const revokeTokens = Effect.fn("Operations.revokeTokens")(function* (rawPartnerId: string) {
+export const revokeTokens = Traced.fn("Operations.revokeTokens")(function* (rawPartnerId: string) {
   const partnerId = yield* partnerIdOf(rawPartnerId)
   const partners = yield* PgPartnerCredentials.Partners
   if (!(yield* partners.exists(partnerId))) return yield* new NotFound({ entity: "Partner" })
@@ -121,7 +122,7 @@ export const revokeTokens = Effect.fn("Operations.revokeTokens")(function* (rawP
 })
 
 /** A new ClientSecret for the partner; the old one and every token issued so far stop working at once. */
-export const rotateSecret = Effect.fn("Operations.rotateSecret")(function* (rawPartnerId: string) {
+export const rotateSecret = Traced.fn("Operations.rotateSecret")(function* (rawPartnerId: string) {
   const partnerId = yield* partnerIdOf(rawPartnerId)
   const partners = yield* PgPartnerCredentials.Partners
   const clientSecret = yield* toNotFound(partners.rotateSecret(partnerId))
@@ -142,7 +143,7 @@ export const rotateSecret = Effect.fn("Operations.rotateSecret")(function* (rawP
  * Sets the partner's webhook endpoint and signing secret. A secret given is never returned; without one, a
  * secret is generated and returned (`signingSecret`, this once).
  */
-export const setWebhook = Effect.fn("Operations.setWebhook")(function* (input: {
+export const setWebhook = Traced.fn("Operations.setWebhook")(function* (input: {
   readonly partnerId: string
   readonly url: string
   readonly signingSecret?: Redacted.Redacted<string> | undefined
@@ -168,7 +169,7 @@ export const setWebhook = Effect.fn("Operations.setWebhook")(function* (input: {
 })
 
 /** Recent deliveries, newest first; no payload, no secret. */
-export const listDeliveries = Effect.fn("Operations.listDeliveries")(function* (options: {
+export const listDeliveries = Traced.fn("Operations.listDeliveries")(function* (options: {
   readonly status?: DeliveryStatus
   readonly limit: number
 }) {
@@ -197,7 +198,7 @@ export const redeliverBatch = 100
  * `onProgress(queued, total)` after each batch. Stops after the number counted at the start (rows failing
  * again meanwhile are not queued twice). How many were queued.
  */
-export const redeliverFailed = Effect.fn("Operations.redeliverFailed")(function* (
+export const redeliverFailed = Traced.fn("Operations.redeliverFailed")(function* (
   since: DateTime.Utc,
   onProgress: (queued: number, total: number) => Effect.Effect<void>,
 ) {
@@ -214,7 +215,7 @@ export const redeliverFailed = Effect.fn("Operations.redeliverFailed")(function*
 })
 
 /** Puts a failed or delivered delivery back in the queue, due now. */
-export const redeliver = Effect.fn("Operations.redeliver")(function* (id: string) {
+export const redeliver = Traced.fn("Operations.redeliver")(function* (id: string) {
   const dispatch = yield* PgOutbox.OutboxDispatch
   if (yield* dispatch.redeliver(id)) return
   const sql = yield* SqlClient

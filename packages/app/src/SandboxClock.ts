@@ -35,9 +35,11 @@
  * - `POST /Sandbox/Clock/Advance` with `{ "seconds": n }` or `{ "days": n }`
  *   (exactly one; a whole number, 1 .. 400 days) -> `{ now, offsetSeconds }`.
  */
+
 import { Problem, RequestRecord, Tokens } from "@partnerpay/adapters-http"
 import { PgSandboxClocks } from "@partnerpay/adapters-pg"
 import type { EventStore, Ids } from "@partnerpay/domain"
+import { Traced } from "@partnerpay/domain"
 import { Clock, Context, type Duration, Effect, Layer, Option, Semaphore } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -149,7 +151,7 @@ export const nowFor = (clocks: SandboxClock["Service"], partnerId: string): Effe
  * The rows due on their own partner's time (`sort_key`, an ISO instant, at
  * least `delayMillis` before the partner's now), grouped by partner in order.
  */
-export const duePerPartner = Effect.fn("SandboxClock.duePerPartner")(function* <
+export const duePerPartner = Traced.fn("SandboxClock.duePerPartner")(function* <
   Row extends { readonly partner_id: string; readonly sort_key: string },
 >(
   clocks: SandboxClock["Service"],

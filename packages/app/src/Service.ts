@@ -9,6 +9,7 @@
  * in-flight requests finish (up to 20 s), the workers are interrupted, then
  * the database closes (PGlite closes its data directory cleanly).
  */
+
 import { CrossCutting, Server, Tokens } from "@partnerpay/adapters-http"
 import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import {
@@ -18,6 +19,7 @@ import {
   Payments,
   type PersonalData,
   type ReadModel,
+  Traced,
   type UnitOfWork,
 } from "@partnerpay/domain"
 import { Effect, Layer, Option, type Redacted } from "effect"
@@ -201,7 +203,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
 }
 
 /** Loads the configuration, then runs the service until interrupted. */
-export const main = Effect.fn("Service.main")(function* (startedAt: number = Date.now()) {
+export const main = Traced.fn("Service.main")(function* (startedAt: number = Date.now()) {
   const config = yield* load
   const tokenSecret = yield* TokenSecret.resolve(config)
   yield* Layer.launch(makeLayer(config, tokenSecret, startedAt)).pipe(

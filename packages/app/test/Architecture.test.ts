@@ -176,3 +176,15 @@ describe("index files re-export modules, each as one namespace", () => {
     expect(deep).toEqual([])
   })
 })
+
+describe("named effectful functions are written one way", () => {
+  it("with `Traced.fn(name)` (a span when tracing is on, no span cost when off), not `Effect.fn(name)`, wherever the domain can be imported", () => {
+    const offenders = packages
+      .filter((pkg) => pkg !== "secrets")
+      .flatMap((pkg) => sourceFiles(join(root, "packages", pkg, "src")))
+      .filter((file) => !file.endsWith(`${sep}Traced.ts`))
+      .filter((file) => /Effect\.fn\(\s*["'`]/.test(readFileSync(file, "utf8")))
+      .map((file) => relative(root, file))
+    expect(offenders).toEqual([])
+  })
+})

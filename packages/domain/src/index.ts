@@ -57,6 +57,7 @@ export * as DomainError from "./kernel/DomainError.ts"
 export * as Ids from "./kernel/Ids.ts"
 export * as Money from "./kernel/Money.ts"
 export * as Personal from "./kernel/Personal.ts"
+export * as Traced from "./kernel/Traced.ts"
 export * as Notifications from "./Notifications.ts"
 // notifications
 export * as Messaging from "./notifications/Messaging.ts"

@@ -1,5 +1,5 @@
 /** Handlers of the `account` group: link, list and delete bank accounts (customer tokens only). */
-import { BankAccounts, type Providers } from "@partnerpay/domain"
+import { BankAccounts, type Providers, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -18,7 +18,7 @@ export const AccountLive = HttpApiBuilder.group(
     return handlers
       .handle(
         "link",
-        Effect.fn("AccountLive.link")(function* ({ payload }) {
+        Traced.fn("AccountLive.link")(function* ({ payload }) {
           const caller = yield* requireCustomer
           const result = yield* BankAccounts.link(caller.partnerId, caller.registrationId, {
             tokenId: payload.tokenId,
@@ -47,7 +47,7 @@ export const AccountLive = HttpApiBuilder.group(
       )
       .handle(
         "list",
-        Effect.fn("AccountLive.list")(function* () {
+        Traced.fn("AccountLive.list")(function* () {
           const { partnerId, registrationId } = yield* requireCustomer
           const accounts = yield* BankAccounts.list(partnerId, registrationId).pipe(Effect.mapError(toProblem))
           return {
@@ -63,7 +63,7 @@ export const AccountLive = HttpApiBuilder.group(
       )
       .handle(
         "setDefault",
-        Effect.fn("AccountLive.setDefault")(function* ({ payload }) {
+        Traced.fn("AccountLive.setDefault")(function* ({ payload }) {
           const { partnerId, registrationId } = yield* requireCustomer
           yield* BankAccounts.setDefault(partnerId, registrationId, payload.bankAccountId).pipe(
             Effect.mapError(toProblem),
@@ -72,7 +72,7 @@ export const AccountLive = HttpApiBuilder.group(
       )
       .handle(
         "getDefault",
-        Effect.fn("AccountLive.getDefault")(function* () {
+        Traced.fn("AccountLive.getDefault")(function* () {
           const { partnerId, registrationId } = yield* requireCustomer
           const account = yield* BankAccounts.getDefault(partnerId, registrationId).pipe(Effect.mapError(toProblem))
           return {
@@ -91,7 +91,7 @@ export const AccountLive = HttpApiBuilder.group(
       )
       .handle(
         "delete",
-        Effect.fn("AccountLive.delete")(function* ({ payload }) {
+        Traced.fn("AccountLive.delete")(function* ({ payload }) {
           const { partnerId, registrationId } = yield* requireCustomer
           yield* BankAccounts.remove(partnerId, registrationId, payload.accountId).pipe(Effect.mapError(toProblem))
         }),

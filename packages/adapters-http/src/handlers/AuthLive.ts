@@ -6,7 +6,7 @@
  * while either bucket is empty the answer is 429 before the credentials are
  * looked at, so guessing costs the service no hashing and no query.
  */
-import { PartnerCredentials } from "@partnerpay/domain"
+import { PartnerCredentials, Traced } from "@partnerpay/domain"
 import { Clock, Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -27,7 +27,7 @@ export const AuthLive = HttpApiBuilder.group(
     return handlers
       .handle(
         "token",
-        Effect.fn("AuthLive.token")(function* ({ payload }) {
+        Traced.fn("AuthLive.token")(function* ({ payload }) {
           const request = yield* HttpServerRequest.HttpServerRequest
           const rules = yield* RateLimit.AuthFailureLimits
           const buckets = [
@@ -53,7 +53,7 @@ export const AuthLive = HttpApiBuilder.group(
       )
       .handle(
         "exchangeToken",
-        Effect.fn("AuthLive.exchangeToken")(function* () {
+        Traced.fn("AuthLive.exchangeToken")(function* () {
           const issued = yield* tokens
             .renew(yield* presentedToken)
             .pipe(

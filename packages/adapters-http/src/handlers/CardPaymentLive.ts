@@ -1,5 +1,5 @@
 /** Handlers of the `cardPayments` group: POST /cardpayment and saved card payment methods. */
-import { CardPayments, CustomerPreferences, DomainError } from "@partnerpay/domain"
+import { CardPayments, CustomerPreferences, DomainError, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -13,7 +13,7 @@ export const CardPaymentLive = HttpApiBuilder.group(Api, "cardPayments", (handle
   handlers
     .handle(
       "register",
-      Effect.fn("CardPaymentLive.register")(function* ({ payload }) {
+      Traced.fn("CardPaymentLive.register")(function* ({ payload }) {
         const { partnerId } = yield* requirePartner
         const stale = removedFields.filter((field) => payload[field] !== undefined)
         if (stale.length > 0) {
@@ -40,7 +40,7 @@ export const CardPaymentLive = HttpApiBuilder.group(Api, "cardPayments", (handle
     )
     .handle(
       "cardPaymentMethods",
-      Effect.fn("CardPaymentLive.cardPaymentMethods")(function* ({ params, query }) {
+      Traced.fn("CardPaymentLive.cardPaymentMethods")(function* ({ params, query }) {
         const partnerId = yield* partnerForCustomer(params.registrationId)
         return yield* CustomerPreferences.cardPaymentMethods(partnerId, params.registrationId, {
           type: query.type,

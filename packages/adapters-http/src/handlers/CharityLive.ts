@@ -1,6 +1,5 @@
 /** Handlers of the `charity` group: anonymous donations (partner or customer tokens). */
-import { Charity } from "@partnerpay/domain"
-import { Effect } from "effect"
+import { Charity, Traced } from "@partnerpay/domain"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { Caller } from "../Caller.ts"
@@ -10,7 +9,7 @@ import * as Problem from "../Problem.ts"
 export const CharityLive = HttpApiBuilder.group(Api, "charity", (handlers) =>
   handlers.handle(
     "createAnonymous",
-    Effect.fn("CharityLive.createAnonymous")(function* ({ payload }) {
+    Traced.fn("CharityLive.createAnonymous")(function* ({ payload }) {
       const { partnerId } = yield* Caller
       const created = yield* Charity.createAnonymous({ partnerId, ...payload })
       return {

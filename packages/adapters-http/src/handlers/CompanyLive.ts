@@ -5,7 +5,7 @@
  * DUPLICATE_COMPANY_REFERENCE; the status query must name the company by
  * exactly one of companyId or companyReferenceId (422 otherwise).
  */
-import { Companies, DomainError, type EventStore } from "@partnerpay/domain"
+import { Companies, DomainError, type EventStore, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -57,7 +57,7 @@ export const CompanyLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
     handlers
       .handle(
         "create",
-        Effect.fn("CompanyLive.create")(function* ({ payload }) {
+        Traced.fn("CompanyLive.create")(function* ({ payload }) {
           const { partnerId } = yield* requirePartner
           yield* refuseUnknown(unknownCreateFields(payload))
           const registered = yield* Companies.register(partnerId, payload).pipe(Effect.mapError(toProblem))
@@ -68,7 +68,7 @@ export const CompanyLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
       )
       .handle(
         "addLocation",
-        Effect.fn("CompanyLive.addLocation")(function* ({ params, payload }) {
+        Traced.fn("CompanyLive.addLocation")(function* ({ params, payload }) {
           const { partnerId } = yield* requirePartner
           yield* refuseUnknown(unknownLocationFields(payload))
           return yield* Companies.addLocation(partnerId, params.companyReferenceId, payload).pipe(
@@ -78,7 +78,7 @@ export const CompanyLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
       )
       .handle(
         "status",
-        Effect.fn("CompanyLive.status")(function* ({ query }) {
+        Traced.fn("CompanyLive.status")(function* ({ query }) {
           const { partnerId } = yield* requirePartner
           const lookup = yield* exactlyOne(query).pipe(Effect.mapError(toProblem))
           return yield* Companies.status(partnerId, lookup).pipe(Effect.mapError(toProblem))

@@ -1,5 +1,5 @@
 /** Handlers of the `consents` group: the payer lists, reads, accepts and declines its consents. */
-import { Consents } from "@partnerpay/domain"
+import { Consents, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -20,7 +20,7 @@ export const ConsentLive = HttpApiBuilder.group(Api, "consents", (handlers) =>
   handlers
     .handle(
       "list",
-      Effect.fn("ConsentLive.list")(function* ({ query }) {
+      Traced.fn("ConsentLive.list")(function* ({ query }) {
         const caller = yield* payer
         const page = yield* Consents.list(caller, {
           limit: query.limit ?? 20,
@@ -31,14 +31,14 @@ export const ConsentLive = HttpApiBuilder.group(Api, "consents", (handlers) =>
     )
     .handle(
       "get",
-      Effect.fn("ConsentLive.get")(function* ({ params }) {
+      Traced.fn("ConsentLive.get")(function* ({ params }) {
         const caller = yield* payer
         return toResponse(yield* Consents.get(caller, params.consentId))
       }, Problem.domainProblems),
     )
     .handle(
       "accept",
-      Effect.fn("ConsentLive.accept")(function* ({ params, payload }) {
+      Traced.fn("ConsentLive.accept")(function* ({ params, payload }) {
         const caller = yield* payer
         const consent = yield* Consents.accept(caller, params.consentId, payload.bankAccountId)
         return toResponse(consent)
@@ -46,7 +46,7 @@ export const ConsentLive = HttpApiBuilder.group(Api, "consents", (handlers) =>
     )
     .handle(
       "decline",
-      Effect.fn("ConsentLive.decline")(function* ({ params }) {
+      Traced.fn("ConsentLive.decline")(function* ({ params }) {
         const caller = yield* payer
         return toResponse(yield* Consents.decline(caller, params.consentId))
       }, Problem.domainProblems),

@@ -3,12 +3,13 @@
  * or the customer itself. A customer naming another registration id gets the
  * same 404 as for an unknown customer (never 403: no existence leak).
  */
+
 import type { Ids } from "@partnerpay/domain"
-import { Effect } from "effect"
+import { Traced } from "@partnerpay/domain"
 import { Caller } from "../Caller.ts"
 import * as Problem from "../Problem.ts"
 
-export const partnerForCustomer = Effect.fn("CustomerAccess.partnerForCustomer")(function* (
+export const partnerForCustomer = Traced.fn("CustomerAccess.partnerForCustomer")(function* (
   registrationId: Ids.RegistrationId,
 ) {
   const caller = yield* Caller

@@ -1,6 +1,5 @@
 /** Handlers of the `customer` group: notification preferences and push tokens (customer tokens only). */
-import { CustomerPreferences } from "@partnerpay/domain"
-import { Effect } from "effect"
+import { CustomerPreferences, Traced } from "@partnerpay/domain"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { requireCustomer } from "../Authentication.ts"
@@ -10,21 +9,21 @@ export const CustomerLive = HttpApiBuilder.group(Api, "customer", (handlers) =>
   handlers
     .handle(
       "notifications",
-      Effect.fn("CustomerLive.notifications")(function* () {
+      Traced.fn("CustomerLive.notifications")(function* () {
         const { partnerId, registrationId } = yield* requireCustomer
         return yield* CustomerPreferences.notificationPreferences(partnerId, registrationId)
       }, Problem.domainProblems),
     )
     .handle(
       "updateNotifications",
-      Effect.fn("CustomerLive.updateNotifications")(function* ({ payload }) {
+      Traced.fn("CustomerLive.updateNotifications")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         return yield* CustomerPreferences.updateNotificationPreferences(partnerId, registrationId, payload)
       }, Problem.domainProblems),
     )
     .handle(
       "registerNotificationToken",
-      Effect.fn("CustomerLive.registerNotificationToken")(function* ({ payload }) {
+      Traced.fn("CustomerLive.registerNotificationToken")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         yield* CustomerPreferences.registerPushToken(partnerId, registrationId, {
           token: payload.token,
@@ -34,7 +33,7 @@ export const CustomerLive = HttpApiBuilder.group(Api, "customer", (handlers) =>
     )
     .handle(
       "removeNotificationToken",
-      Effect.fn("CustomerLive.removeNotificationToken")(function* ({ payload }) {
+      Traced.fn("CustomerLive.removeNotificationToken")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         yield* CustomerPreferences.removePushToken(partnerId, registrationId, payload.token)
       }, Problem.domainProblems),

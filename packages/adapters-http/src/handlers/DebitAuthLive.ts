@@ -1,6 +1,5 @@
 /** Handlers of the `debitAuth` group: set, update and list (customer), read one payer's (partner or customer). */
-import { DebitAuths, Money } from "@partnerpay/domain"
-import { Effect } from "effect"
+import { DebitAuths, Money, Traced } from "@partnerpay/domain"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { requireCustomer } from "../Authentication.ts"
@@ -17,7 +16,7 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
   handlers
     .handle(
       "set",
-      Effect.fn("DebitAuthLive.set")(function* ({ payload }) {
+      Traced.fn("DebitAuthLive.set")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         const view = yield* DebitAuths.set({
           partnerId,
@@ -30,7 +29,7 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
     )
     .handle(
       "update",
-      Effect.fn("DebitAuthLive.update")(function* ({ params, payload }) {
+      Traced.fn("DebitAuthLive.update")(function* ({ params, payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         const view = yield* DebitAuths.update({
           partnerId,
@@ -44,7 +43,7 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
     )
     .handle(
       "list",
-      Effect.fn("DebitAuthLive.list")(function* () {
+      Traced.fn("DebitAuthLive.list")(function* () {
         const { partnerId, registrationId } = yield* requireCustomer
         const items = yield* DebitAuths.list(partnerId, registrationId)
         return {
@@ -61,7 +60,7 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
     )
     .handle(
       "forUser",
-      Effect.fn("DebitAuthLive.forUser")(function* ({ params, query }) {
+      Traced.fn("DebitAuthLive.forUser")(function* ({ params, query }) {
         const partnerId = yield* partnerForCustomer(params.registrationId)
         const view = yield* DebitAuths.forUser(partnerId, params.registrationId, query.companyId)
         return { enabled: view.enabled, limit: Money.toDecimal(view.limit), status: view.status }

@@ -3,8 +3,8 @@
  * redelivery and webhook endpoint, through the `WebhookLog` port (which only
  * ever reads the caller's rows).
  */
-import { DomainError, WebhookLog } from "@partnerpay/domain"
-import { DateTime, Effect, Redacted } from "effect"
+import { DomainError, Traced, WebhookLog } from "@partnerpay/domain"
+import { DateTime, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { requirePartner } from "../Authentication.ts"
@@ -28,7 +28,7 @@ export const DeliveriesLive = HttpApiBuilder.group(Api, "webhookDeliveries", (ha
   handlers
     .handle(
       "list",
-      Effect.fn("DeliveriesLive.list")(function* ({ query }) {
+      Traced.fn("DeliveriesLive.list")(function* ({ query }) {
         const { partnerId } = yield* requirePartner
         const log = yield* WebhookLog.WebhookLog
         const page = yield* log.deliveries(partnerId, { limit: query.limit ?? 20, startingAfter: query.startingAfter })
@@ -37,7 +37,7 @@ export const DeliveriesLive = HttpApiBuilder.group(Api, "webhookDeliveries", (ha
     )
     .handle(
       "redeliver",
-      Effect.fn("DeliveriesLive.redeliver")(function* ({ params }) {
+      Traced.fn("DeliveriesLive.redeliver")(function* ({ params }) {
         const { partnerId } = yield* requirePartner
         const log = yield* WebhookLog.WebhookLog
         const outcome = yield* log.redeliver(partnerId, params.deliveryId)
@@ -54,7 +54,7 @@ export const DeliveriesLive = HttpApiBuilder.group(Api, "webhookDeliveries", (ha
     )
     .handle(
       "endpoint",
-      Effect.fn("DeliveriesLive.endpoint")(function* () {
+      Traced.fn("DeliveriesLive.endpoint")(function* () {
         const { partnerId } = yield* requirePartner
         const log = yield* WebhookLog.WebhookLog
         const endpoint = yield* log.endpoint(partnerId)

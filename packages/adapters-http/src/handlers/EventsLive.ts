@@ -1,6 +1,6 @@
 /** Handlers of the `events` group: the calling partner's notifications of the last 30 days (`WebhookLog`). */
-import { WebhookLog } from "@partnerpay/domain"
-import { DateTime, Effect } from "effect"
+import { Traced, WebhookLog } from "@partnerpay/domain"
+import { DateTime } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { requirePartner } from "../Authentication.ts"
@@ -10,7 +10,7 @@ import * as Problem from "../Problem.ts"
 export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
   handlers.handle(
     "list",
-    Effect.fn("EventsLive.list")(function* ({ query }) {
+    Traced.fn("EventsLive.list")(function* ({ query }) {
       const { partnerId } = yield* requirePartner
       const log = yield* WebhookLog.WebhookLog
       const page = yield* log.events(partnerId, {

@@ -1,5 +1,5 @@
 /** Handlers of the `login` group: send and check one-time codes (partner tokens), log out (customer tokens). */
-import { CustomerLogin, type Providers } from "@partnerpay/domain"
+import { CustomerLogin, type Providers, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -18,14 +18,14 @@ export const LoginLive = HttpApiBuilder.group(
     return handlers
       .handle(
         "sendOtp",
-        Effect.fn("LoginLive.sendOtp")(function* ({ payload }) {
+        Traced.fn("LoginLive.sendOtp")(function* ({ payload }) {
           const { partnerId } = yield* requirePartner
           return yield* CustomerLogin.sendOtp(partnerId, payload.phoneNumber).pipe(Effect.mapError(toProblem))
         }),
       )
       .handle(
         "checkOtp",
-        Effect.fn("LoginLive.checkOtp")(function* ({ payload }) {
+        Traced.fn("LoginLive.checkOtp")(function* ({ payload }) {
           const { partnerId } = yield* requirePartner
           const { registrationId } = yield* CustomerLogin.checkOtp(partnerId, payload.phoneNumber, payload.code).pipe(
             Effect.mapError(toProblem),
@@ -36,7 +36,7 @@ export const LoginLive = HttpApiBuilder.group(
       )
       .handle(
         "logout",
-        Effect.fn("LoginLive.logout")(function* () {
+        Traced.fn("LoginLive.logout")(function* () {
           const customer = yield* requireCustomer
           yield* tokens.revokeAll(customer)
         }),

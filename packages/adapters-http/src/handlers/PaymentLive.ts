@@ -1,6 +1,5 @@
 /** Handlers of the `payments` group: decode, call the Payments use cases, encode; domain errors become problems. */
-import { Attachments, DomainError, Payments } from "@partnerpay/domain"
-import { Effect } from "effect"
+import { Attachments, DomainError, Payments, Traced } from "@partnerpay/domain"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -45,14 +44,14 @@ export const PaymentLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
   handlers
     .handle(
       "create",
-      Effect.fn("PaymentLive.create")(function* ({ payload }) {
+      Traced.fn("PaymentLive.create")(function* ({ payload }) {
         const { partnerId } = yield* requirePartner
         return yield* Payments.create({ partnerId, ...payload })
       }, Problem.domainProblems),
     )
     .handle(
       "history",
-      Effect.fn("PaymentLive.history")(function* ({ query }) {
+      Traced.fn("PaymentLive.history")(function* ({ query }) {
         const { partnerId } = yield* requirePartner
         const page = yield* Payments.history({ partnerId, ...query, limit: query.limit ?? 20 })
         return { data: page.data.map(toResponse), hasMore: page.hasMore }
@@ -60,7 +59,7 @@ export const PaymentLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
     )
     .handle(
       "get",
-      Effect.fn("PaymentLive.get")(function* ({ params }) {
+      Traced.fn("PaymentLive.get")(function* ({ params }) {
         const { partnerId } = yield* requirePartner
         const doc = yield* Payments.get(partnerId, params.paymentRequestId)
         const attachments = yield* Attachments.forRequest(doc)
@@ -69,7 +68,7 @@ export const PaymentLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
     )
     .handle(
       "attachment",
-      Effect.fn("PaymentLive.attachment")(function* ({ params }) {
+      Traced.fn("PaymentLive.attachment")(function* ({ params }) {
         const caller = yield* Caller
         const doc = yield* Payments.get(caller.partnerId, params.paymentRequestId)
         // The payer may read the request's documents; any other customer learns nothing (404).
@@ -86,7 +85,7 @@ export const PaymentLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
     )
     .handle(
       "cancel",
-      Effect.fn("PaymentLive.cancel")(function* ({ params }) {
+      Traced.fn("PaymentLive.cancel")(function* ({ params }) {
         const { partnerId } = yield* requirePartner
         yield* Payments.cancel(partnerId, params.paymentRequestId)
       }, Problem.domainProblems),

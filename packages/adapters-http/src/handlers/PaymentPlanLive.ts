@@ -5,7 +5,7 @@
  * plan's situation, not the request, is what stands in the way, and the same
  * request succeeds once the payer accepts.
  */
-import { PaymentPlans, type PaymentPlansProjection } from "@partnerpay/domain"
+import { PaymentPlans, type PaymentPlansProjection, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -43,7 +43,7 @@ export const toResponse = (plan: PaymentPlansProjection.PaymentPlanDocument) => 
 })
 
 const moveHandler = (move: typeof PaymentPlans.activate) =>
-  Effect.fn("PaymentPlanLive.move")(function* ({ params }: { readonly params: { readonly paymentPlanId: string } }) {
+  Traced.fn("PaymentPlanLive.move")(function* ({ params }: { readonly params: { readonly paymentPlanId: string } }) {
     const { partnerId } = yield* requirePartner
     const plan = yield* move(partnerId, params.paymentPlanId).pipe(Effect.mapError(planProblem))
     return toResponse(plan)
@@ -53,7 +53,7 @@ export const PaymentPlanLive = HttpApiBuilder.group(Api, "paymentPlans", (handle
   handlers
     .handle(
       "create",
-      Effect.fn("PaymentPlanLive.create")(function* ({ payload }) {
+      Traced.fn("PaymentPlanLive.create")(function* ({ payload }) {
         const { partnerId } = yield* requirePartner
         const created = yield* PaymentPlans.create({
           partnerId,
@@ -73,7 +73,7 @@ export const PaymentPlanLive = HttpApiBuilder.group(Api, "paymentPlans", (handle
     )
     .handle(
       "get",
-      Effect.fn("PaymentPlanLive.get")(function* ({ params }) {
+      Traced.fn("PaymentPlanLive.get")(function* ({ params }) {
         const { partnerId } = yield* requirePartner
         const plan = yield* PaymentPlans.get(partnerId, params.paymentPlanId).pipe(Effect.mapError(planProblem))
         return toResponse(plan)

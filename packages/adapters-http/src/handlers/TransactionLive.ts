@@ -9,9 +9,10 @@ import {
   InAppCardPayments,
   Payments,
   type Providers,
+  Traced,
   Transfers,
 } from "@partnerpay/domain"
-import { Effect } from "effect"
+import type { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { requireCustomer, requirePartner } from "../Authentication.ts"
@@ -34,7 +35,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
   handlers
     .handle(
       "report",
-      Effect.fn("TransactionLive.report")(function* ({ query }) {
+      Traced.fn("TransactionLive.report")(function* ({ query }) {
         const { partnerId } = yield* requirePartner
         const report = yield* Transfers.report({ partnerId, ...query, limit: query.limit ?? 20 })
         return {
@@ -65,7 +66,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
     )
     .handle(
       "get",
-      Effect.fn("TransactionLive.get")(function* ({ params }) {
+      Traced.fn("TransactionLive.get")(function* ({ params }) {
         const caller = yield* Caller
         const doc = yield* Transfers.get(caller, params.transferId)
         const invoice = yield* Payments.invoiceOf(caller.partnerId, doc.paymentRequestId)
@@ -80,7 +81,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
     )
     .handle(
       "accept",
-      Effect.fn("TransactionLive.accept")(function* ({ params, payload }) {
+      Traced.fn("TransactionLive.accept")(function* ({ params, payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         return yield* Payments.accept({
           partnerId,
@@ -92,7 +93,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
     )
     .handle(
       "payWithCard",
-      Effect.fn("TransactionLive.payWithCard")(function* ({ params, payload }) {
+      Traced.fn("TransactionLive.payWithCard")(function* ({ params, payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         return yield* InAppCardPayments.pay({
           partnerId,
@@ -104,7 +105,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
     )
     .handle(
       "refund",
-      Effect.fn("TransactionLive.refund")(function* ({ params, payload }) {
+      Traced.fn("TransactionLive.refund")(function* ({ params, payload }) {
         const { partnerId } = yield* requirePartner
         const refund = yield* Transfers.refund({ partnerId, transferId: params.transferId, ...payload })
         return {
@@ -116,7 +117,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
     )
     .handle(
       "reimbursement",
-      Effect.fn("TransactionLive.reimbursement")(function* ({ payload }) {
+      Traced.fn("TransactionLive.reimbursement")(function* ({ payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
         return yield* Transfers.createReimbursement({
           partnerId,

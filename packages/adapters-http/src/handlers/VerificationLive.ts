@@ -1,5 +1,5 @@
 /** Handlers of the `verification` group: KYC start and status, personal data, chat signature (customer tokens only). */
-import { Personal, type Providers, Verification } from "@partnerpay/domain"
+import { Personal, type Providers, Traced, Verification } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -18,21 +18,21 @@ export const VerificationLive = HttpApiBuilder.group(
     return handlers
       .handle(
         "startKyc",
-        Effect.fn("VerificationLive.startKyc")(function* ({ payload }) {
+        Traced.fn("VerificationLive.startKyc")(function* ({ payload }) {
           const { partnerId, registrationId } = yield* requireCustomer
           return yield* Verification.start(partnerId, registrationId, payload.deviceId).pipe(Effect.mapError(toProblem))
         }),
       )
       .handle(
         "checkVerification",
-        Effect.fn("VerificationLive.checkVerification")(function* () {
+        Traced.fn("VerificationLive.checkVerification")(function* () {
           const { partnerId, registrationId } = yield* requireCustomer
           return yield* Verification.check(partnerId, registrationId).pipe(Effect.mapError(toProblem))
         }),
       )
       .handle(
         "personalData",
-        Effect.fn("VerificationLive.personalData")(function* () {
+        Traced.fn("VerificationLive.personalData")(function* () {
           const { partnerId, registrationId } = yield* requireCustomer
           const data = yield* Verification.personalData(partnerId, registrationId).pipe(Effect.mapError(toProblem))
           // An erased customer's fields all read "[erased]" (docs/personal-data.md).
@@ -44,7 +44,7 @@ export const VerificationLive = HttpApiBuilder.group(
       )
       .handle(
         "chatSignature",
-        Effect.fn("VerificationLive.chatSignature")(function* () {
+        Traced.fn("VerificationLive.chatSignature")(function* () {
           const { registrationId } = yield* requireCustomer
           return { userId: registrationId, signature: yield* signer.sign(registrationId) }
         }),

@@ -18,8 +18,9 @@
  * the caller cannot act on is the domain's `ProviderUnavailable`, with a
  * reason that names the operation and never quotes the provider's body.
  */
+
 import { createHmac, randomUUID } from "node:crypto"
-import { Providers } from "@partnerpay/domain"
+import { Providers, Traced } from "@partnerpay/domain"
 import { type Context, Effect, Layer, Redacted, Schedule, Schema, type SchemaIssue } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 
@@ -67,7 +68,7 @@ const logFailure = (provider: string, error: Providers.ProviderUnavailable) =>
   Effect.logWarning("provider call failed", { provider, reason: error.reason })
 
 /** Builds a bridge on the `HttpClient` in context. */
-export const make = Effect.fn("HttpBridge.make")(function* (
+export const make = Traced.fn("HttpBridge.make")(function* (
   provider: string,
   config: BridgeConfig,
   options: { readonly backoffMillis?: number } = {},
@@ -77,7 +78,7 @@ export const make = Effect.fn("HttpBridge.make")(function* (
   const unavailable = (operation: string, reason: string) =>
     new Providers.ProviderUnavailable({ provider, reason: `${operation}: ${reason}` })
 
-  const attempt = Effect.fn("HttpBridge.attempt")(
+  const attempt = Traced.fn("HttpBridge.attempt")(
     function* (operation: string, body: string, requestId: string, number: number) {
       // Wall-clock time on purpose: the bridge checks it against its own clock (never the sandbox clock).
       const timestamp = String(Math.floor(Date.now() / 1000))

@@ -25,12 +25,13 @@
  * large, 4xx, refused address or scheme, redirect to another host). Retries
  * follow the real clock (the sandbox clock does not move them).
  */
+
 import { createHash } from "node:crypto"
 import { lookup } from "node:dns/promises"
 import * as http from "node:http"
 import * as https from "node:https"
 import type { LookupFunction } from "node:net"
-import { Attachments } from "@partnerpay/domain"
+import { Attachments, Traced } from "@partnerpay/domain"
 import { Clock, Effect } from "effect"
 import { worker } from "./Polling.ts"
 
@@ -187,7 +188,7 @@ export const step = (options: Options) => {
       yield* download(attachment.url, options.sandbox).pipe(
         Effect.matchEffect({
           onSuccess: (downloaded) => store.recordStored(attachment.id, downloaded),
-          onFailure: Effect.fn("AttachmentFetcher.onFailure")(function* (failure) {
+          onFailure: Traced.fn("AttachmentFetcher.onFailure")(function* (failure) {
             const outcome = Attachments.afterFailure(failure, attempts, yield* Clock.currentTimeMillis)
             yield* Effect.logInfo("attachment download failed", {
               attachmentId: attachment.id,

@@ -14,6 +14,7 @@
  * The sandbox senders write the messages with the same transaction, so a
  * message exists exactly when its notice was recorded.
  */
+
 import { createHash } from "node:crypto"
 import {
   CalendarDate,
@@ -23,6 +24,7 @@ import {
   PaymentNotice,
   PaymentNotices,
   type ReadModel,
+  Traced,
   type UnitOfWork,
 } from "@partnerpay/domain"
 import { Clock, Effect, type Layer } from "effect"
@@ -51,7 +53,7 @@ export type Requirements =
   | Messaging.Senders
 
 /** One round: every due notice once; answers how many messages went out. */
-export const step = Effect.fn("PaymentNotifier.step")(function* (
+export const step = Traced.fn("PaymentNotifier.step")(function* (
   options: Options,
 ): Effect.fn.Return<number, unknown, Requirements> {
   const sql = yield* SqlClient

@@ -11,7 +11,7 @@
  * completing KYB is idempotent (a racing loser gets a version conflict, reported
  * as skipped, or changes nothing); both take the companies in the same order.
  */
-import { Companies, Ids } from "@partnerpay/domain"
+import { Companies, Ids, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as SandboxClock from "../SandboxClock.ts"
@@ -45,7 +45,7 @@ export const layer = (options: { readonly delayMillis: number }) =>
     }),
   )
 
-const complete = Effect.fn("SandboxKyb.complete")(function* (due: ReadonlyArray<{ id: string; name: string }>) {
+const complete = Traced.fn("SandboxKyb.complete")(function* (due: ReadonlyArray<{ id: string; name: string }>) {
   const results = yield* Companies.completeKybBatch(
     due.map((company) => {
       const outcome = verdictFor(company.name ?? "")

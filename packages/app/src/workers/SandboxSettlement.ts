@@ -14,7 +14,7 @@
  * and both outcomes change nothing when repeated (a racing loser is reported
  * as skipped); both take the transfers in the same order.
  */
-import { Ids, Money, Payments } from "@partnerpay/domain"
+import { Ids, Money, Payments, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as SandboxClock from "../SandboxClock.ts"
@@ -58,7 +58,7 @@ export const layer = (options: { readonly delayMillis: number }) =>
     }),
   )
 
-const settle = Effect.fn("SandboxSettlement.settle")(function* (
+const settle = Traced.fn("SandboxSettlement.settle")(function* (
   due: ReadonlyArray<{ id: string; minor_units: string; currency: string }>,
 ) {
   const decisions = due.map((transfer): Payments.SettlementDecision => {

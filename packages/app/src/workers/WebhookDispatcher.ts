@@ -42,10 +42,12 @@
  * A partner without a webhook URL: the notification is marked failed at once.
  * Polls every 200 ms when idle (PGlite has no LISTEN/NOTIFY).
  */
+
 import { createHmac } from "node:crypto"
 import * as Http from "node:http"
 import * as Https from "node:https"
 import { PgOutbox, PgPartnerCredentials, PgWebhookLog } from "@partnerpay/adapters-pg"
+import { Traced } from "@partnerpay/domain"
 import { DateTime, Effect, Layer, Metric, Redacted } from "effect"
 import * as Metrics from "../Metrics.ts"
 import { pinnedLookup, refusedLiteral, WebhookTargetPolicy } from "../WebhookTarget.ts"
@@ -340,7 +342,7 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Unre
       }
 
       /** Records a failed attempt: retry later, or give up 72 h after the notification was recorded. */
-      const failed = Effect.fn("WebhookDispatcher.failed")(
+      const failed = Traced.fn("WebhookDispatcher.failed")(
         function* (entry: Entry, error: string, durationMs: number, status: number | null) {
           const now = yield* DateTime.now
           const nextAt = DateTime.add(now, { milliseconds: retryDelayMillis(entry.attempts) })
@@ -363,7 +365,7 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Unre
       )
 
       /** A partner's rows, one at a time in order; stops at the first failure (the rest is released). */
-      const deliverPartner = Effect.fn("WebhookDispatcher.deliverPartner")(function* (entries: ReadonlyArray<Entry>) {
+      const deliverPartner = Traced.fn("WebhookDispatcher.deliverPartner")(function* (entries: ReadonlyArray<Entry>) {
         const partnerId = entries[0]!.partnerId
         // Never unsigned: a webhook without a secret gets one generated (and stored) here.
         const webhook = yield* PgWebhookLog.signedWebhook(partners, partnerId)

@@ -12,6 +12,7 @@
  * it. The merchant id is recorded as given: the interface has no merchant
  * registry to check it against.
  */
+
 import { DateTime, Effect } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
@@ -20,6 +21,7 @@ import { ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { unitOfWork } from "../infrastructure/UseCase.ts"
 import * as Amounts from "../kernel/Amounts.ts"
 import type { CardPaymentId, MerchantId, PartnerId } from "../kernel/Ids.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as CardPayment from "./CardPayment.ts"
 import * as CardPayments from "./CardPaymentsProjection.ts"
 
@@ -41,7 +43,7 @@ export interface Registered {
 export const naturalKeyOf = (partnerId: PartnerId, merchantId: MerchantId, externalReference: string): string =>
   NaturalKey.idOf("CardPayment", [partnerId, merchantId, externalReference])
 
-export const register = Effect.fn("CardPayments.register")(function* (input: RegisterInput) {
+export const register = Traced.fn("CardPayments.register")(function* (input: RegisterInput) {
   const amount = yield* Amounts.fromWire("amount", input.amount)
   return yield* unitOfWork(
     Effect.gen(function* () {

@@ -9,6 +9,7 @@
  * Each call records a new donation (there is no idempotency key in the
  * interface); `verificationId` is recorded as given.
  */
+
 import { DateTime, Effect } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
@@ -16,6 +17,7 @@ import { unitOfWork } from "../infrastructure/UseCase.ts"
 import * as Amounts from "../kernel/Amounts.ts"
 import type { CompanyId, PartnerId, VerificationId } from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
+import * as Traced from "../kernel/Traced.ts"
 import { DebitAuths } from "../payments/index.ts"
 import * as CharityTransaction from "./CharityTransaction.ts"
 
@@ -36,7 +38,7 @@ export interface Created {
   readonly charityReceives: Money.Money
 }
 
-export const createAnonymous = Effect.fn("Charity.createAnonymous")(function* (input: CreateAnonymousInput) {
+export const createAnonymous = Traced.fn("Charity.createAnonymous")(function* (input: CreateAnonymousInput) {
   const amount = yield* Amounts.fromWire("amount", input.amount)
   return yield* unitOfWork(
     Effect.gen(function* () {

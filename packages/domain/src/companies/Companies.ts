@@ -20,6 +20,7 @@
  * event or a read model. `register` returns them once, inside
  * `kybSubmission`, for the caller to hand to the KYB provider.
  */
+
 import { DateTime, Effect, Option, Schema } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import type { EventMetadata, EventStoreUnavailable, VersionConflict } from "../infrastructure/EventStore.ts"
@@ -29,6 +30,7 @@ import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { unitOfWork } from "../infrastructure/UseCase.ts"
 import { type DomainError, NotFound } from "../kernel/DomainError.ts"
 import { CompanyId, LocationId, type PartnerId } from "../kernel/Ids.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as Companies from "./CompaniesProjection.ts"
 import * as Company from "./Company.ts"
 import * as CompanyReference from "./CompanyReference.ts"
@@ -100,7 +102,7 @@ const kybSubmissionOf = (
  * Every bad field is reported at once (ValidationFailed); a reference the
  * partner already used is AlreadyExists (entity "CompanyReference").
  */
-export const register = Effect.fn("Companies.register")(function* (partnerId: PartnerId, body: unknown) {
+export const register = Traced.fn("Companies.register")(function* (partnerId: PartnerId, body: unknown) {
   const at = yield* DateTime.now
   const validated = Company.validateRegistration(body, at)
   if (validated._tag === "Failure") return yield* validated.failure
@@ -152,7 +154,7 @@ export const register = Effect.fn("Companies.register")(function* (partnerId: Pa
 })
 
 /** The partner's company with our id `companyId`; NotFound when missing or another partner's. */
-export const get = Effect.fn("Companies.get")(function* (partnerId: PartnerId, companyId: string) {
+export const get = Traced.fn("Companies.get")(function* (partnerId: PartnerId, companyId: string) {
   const store = yield* ReadModelStore
   const stored = yield* store.get(Companies.collection, companyId)
   if (Option.isNone(stored) || stored.value.index.partnerId !== partnerId) return yield* companyNotFound
@@ -160,7 +162,7 @@ export const get = Effect.fn("Companies.get")(function* (partnerId: PartnerId, c
 })
 
 /** The partner's company registered under `companyReferenceId`; NotFound when it has none. */
-export const findByReference = Effect.fn("Companies.findByReference")(function* (
+export const findByReference = Traced.fn("Companies.findByReference")(function* (
   partnerId: PartnerId,
   companyReferenceId: string,
 ) {
@@ -176,7 +178,7 @@ export const findByReference = Effect.fn("Companies.findByReference")(function* 
 })
 
 /** Adds a location (spec 2.5, 2.7) to the partner's company named by its reference; returns the new location's id. */
-export const addLocation = Effect.fn("Companies.addLocation")(function* (
+export const addLocation = Traced.fn("Companies.addLocation")(function* (
   partnerId: PartnerId,
   companyReferenceId: string,
   body: unknown,
@@ -204,7 +206,7 @@ export const addLocation = Effect.fn("Companies.addLocation")(function* (
 })
 
 /** The verification status of the partner's company (spec 2.8), by company id or by reference. */
-export const status = Effect.fn("Companies.status")(function* (partnerId: PartnerId, lookup: CompanyLookup) {
+export const status = Traced.fn("Companies.status")(function* (partnerId: PartnerId, lookup: CompanyLookup) {
   const company =
     "companyId" in lookup
       ? yield* get(partnerId, lookup.companyId)
@@ -218,7 +220,7 @@ export const status = Effect.fn("Companies.status")(function* (partnerId: Partne
  * Idempotent: the same verdict again changes nothing and causes no second
  * webhook; a different verdict after the first is IllegalTransition.
  */
-export const completeKyb = Effect.fn("Companies.completeKyb")(function* (
+export const completeKyb = Traced.fn("Companies.completeKyb")(function* (
   companyId: CompanyId,
   outcome: "Verified" | "Rejected",
   reason?: string,
@@ -252,7 +254,7 @@ export type KybBatchResult =
  * reported as Skipped and the others still commit; a database failure fails
  * the whole batch (nothing recorded).
  */
-export const completeKybBatch = Effect.fn("Companies.completeKybBatch")(function* (
+export const completeKybBatch = Traced.fn("Companies.completeKybBatch")(function* (
   verdicts: ReadonlyArray<{
     readonly companyId: CompanyId
     readonly outcome: "Verified" | "Rejected"

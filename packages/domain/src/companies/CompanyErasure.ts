@@ -6,10 +6,12 @@
  * The company itself (status, locations, payments) is unaffected; its read
  * model never held the owner.
  */
-import { Effect, Option } from "effect"
+
+import { Option } from "effect"
 import { PersonalDataVault } from "../infrastructure/PersonalData.ts"
 import { ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { NotFound } from "../kernel/DomainError.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as Companies from "./CompaniesProjection.ts"
 import { ownerSubject } from "./CompanyPersonalData.ts"
 
@@ -20,7 +22,7 @@ export interface OwnerErased {
 }
 
 /** Erases the personal data of the owner of `companyId` (any partner's): NotFound (Company) if unknown. */
-export const eraseOwner = Effect.fn("CompanyErasure.eraseOwner")(function* (companyId: string) {
+export const eraseOwner = Traced.fn("CompanyErasure.eraseOwner")(function* (companyId: string) {
   const store = yield* ReadModelStore
   const stored = yield* store.get(Companies.collection, companyId)
   if (Option.isNone(stored)) return yield* new NotFound({ entity: "Company" })

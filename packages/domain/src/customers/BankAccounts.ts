@@ -13,6 +13,7 @@
  * institution, name, mask and type) keeps its id when linked again; any other
  * gets a new id from `IdGenerator`.
  */
+
 import { DateTime, Effect, Option, Schema } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
@@ -21,6 +22,7 @@ import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
 import { type FieldIssue, NotFound, ValidationFailed } from "../kernel/DomainError.ts"
 import type { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as Customer from "./Customer.ts"
 import type { LinkedBankAccount } from "./CustomerEvents.ts"
 import * as Customers from "./CustomersProjection.ts"
@@ -28,7 +30,7 @@ import * as Customers from "./CustomersProjection.ts"
 const customerNotFound = new NotFound({ entity: "Customer" })
 
 /** The registered customer of the partner, from its aggregate (always current); NotFound otherwise. */
-export const loadCustomer = Effect.fn("BankAccounts.loadCustomer")(function* (
+export const loadCustomer = Traced.fn("BankAccounts.loadCustomer")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
 ) {
@@ -38,7 +40,7 @@ export const loadCustomer = Effect.fn("BankAccounts.loadCustomer")(function* (
 })
 
 /** The customer's read-model document; NotFound when missing or another partner's. */
-export const customerDocument = Effect.fn("BankAccounts.customerDocument")(function* (
+export const customerDocument = Traced.fn("BankAccounts.customerDocument")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
 ) {
@@ -100,7 +102,7 @@ const failed = (errors: ReadonlyArray<string>, linkError: LinkError | null = nul
 })
 
 /** Links the accounts the customer chose in the bank-link session `tokenId`. */
-export const link = Effect.fn("BankAccounts.link")(function* (
+export const link = Traced.fn("BankAccounts.link")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   request: LinkRequest,
@@ -184,13 +186,13 @@ export const link = Effect.fn("BankAccounts.link")(function* (
 })
 
 /** The customer's currently linked bank accounts (masked), in order of first link. */
-export const list = Effect.fn("BankAccounts.list")(function* (partnerId: PartnerId, registrationId: RegistrationId) {
+export const list = Traced.fn("BankAccounts.list")(function* (partnerId: PartnerId, registrationId: RegistrationId) {
   const document = yield* customerDocument(partnerId, registrationId)
   return document.bankAccounts
 })
 
 /** Removes a linked account; NotFound (BankAccount) when the customer never had it. Removing twice is fine. */
-export const remove = Effect.fn("BankAccounts.remove")(function* (
+export const remove = Traced.fn("BankAccounts.remove")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   bankAccountId: BankAccountId,
@@ -214,7 +216,7 @@ export const remove = Effect.fn("BankAccounts.remove")(function* (
  * (BankAccount) when it is not linked. Setting the same account again changes
  * nothing. Unlinking the account clears the choice.
  */
-export const setDefault = Effect.fn("BankAccounts.setDefault")(function* (
+export const setDefault = Traced.fn("BankAccounts.setDefault")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   bankAccountId: BankAccountId,
@@ -233,7 +235,7 @@ export const setDefault = Effect.fn("BankAccounts.setDefault")(function* (
 })
 
 /** The linked account the customer designated for autopay, if any (GET /Account/Default). */
-export const getDefault = Effect.fn("BankAccounts.getDefault")(function* (
+export const getDefault = Traced.fn("BankAccounts.getDefault")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
 ) {

@@ -12,12 +12,14 @@
  * customer (its challenge id is the phone's keyed hash); what the customer
  * gives from then on is new personal data, sealed under a new key.
  */
-import { Effect, Option } from "effect"
+
+import { Option } from "effect"
 import { PersonalDataVault, PhoneIndex } from "../infrastructure/PersonalData.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { streamId } from "../kernel/Decider.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import { isErased } from "../kernel/Personal.ts"
+import * as Traced from "../kernel/Traced.ts"
 import { customerSubject, loginSubject, messagesSubject } from "./CustomerPersonalData.ts"
 import * as Customers from "./CustomersProjection.ts"
 import * as LoginChallenge from "./LoginChallenge.ts"
@@ -29,7 +31,7 @@ export interface CustomerErased {
 }
 
 /** Erases the personal data of the customer `registrationId` (any partner's): NotFound (Customer) if unknown. */
-export const erase = Effect.fn("CustomerErasure.erase")(function* (registrationId: string) {
+export const erase = Traced.fn("CustomerErasure.erase")(function* (registrationId: string) {
   const store = yield* ReadModelStore
   const vault = yield* PersonalDataVault
   const stored = yield* store.get(Customers.collection, registrationId)

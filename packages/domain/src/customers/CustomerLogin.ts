@@ -13,6 +13,7 @@
  * A wrong code is recorded before the use case answers with an error (so the
  * attempt counts even though the request fails).
  */
+
 import { DateTime, Effect, Schema } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
@@ -21,6 +22,7 @@ import { OtpSender } from "../infrastructure/Providers.ts"
 import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
 import { type FieldIssue, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as Customer from "./Customer.ts"
 import { e164Pattern } from "./CustomerEvents.ts"
 import * as LoginChallenge from "./LoginChallenge.ts"
@@ -42,7 +44,7 @@ export class LoginThrottled extends Schema.TaggedError<LoginThrottled>()("LoginT
 }
 
 /** The keyed hash of a phone number: challenge stream ids never hold the number itself. */
-const phoneIndexOf = Effect.fn("CustomerLogin.phoneIndexOf")(function* (phoneNumber: string) {
+const phoneIndexOf = Traced.fn("CustomerLogin.phoneIndexOf")(function* (phoneNumber: string) {
   const index = yield* PhoneIndex
   return yield* index.of(phoneNumber)
 })
@@ -78,7 +80,7 @@ const throttle =
  * Sends a new code to the phone number (a partner's end user; the customer
  * need not exist yet). Answers when the code expires.
  */
-export const sendOtp = Effect.fn("CustomerLogin.sendOtp")(function* (partnerId: PartnerId, phoneNumber: string) {
+export const sendOtp = Traced.fn("CustomerLogin.sendOtp")(function* (partnerId: PartnerId, phoneNumber: string) {
   const issues = phoneIssue(phoneNumber)
   if (issues.length > 0) return yield* new ValidationFailed({ issues })
   const code = yield* (yield* OtpCodes).next
@@ -128,7 +130,7 @@ export interface LoggedIn {
  * LOGIN_LOCKED. No pending code or an expired one: RuleViolated OTP_NOT_ISSUED
  * / OTP_EXPIRED.
  */
-export const checkOtp = Effect.fn("CustomerLogin.checkOtp")(function* (
+export const checkOtp = Traced.fn("CustomerLogin.checkOtp")(function* (
   partnerId: PartnerId,
   phoneNumber: string,
   code: string,

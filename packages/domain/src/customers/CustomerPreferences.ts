@@ -8,15 +8,17 @@
  * always current. Tenancy: a customer of another partner, or one that never
  * registered, is `NotFound("Customer")`, exactly like a missing one.
  */
+
 import { DateTime, Effect } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as Customer from "./Customer.ts"
 
 /** The registered customer `registrationId` of the partner, or NotFound. */
-export const loadCustomer = Effect.fn("CustomerPreferences.loadCustomer")(function* (
+export const loadCustomer = Traced.fn("CustomerPreferences.loadCustomer")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
 ) {
@@ -45,7 +47,7 @@ const handleForCustomer = (
 // Notification preferences
 
 /** The customer's eight notification switches (spec 2.13). */
-export const notificationPreferences = Effect.fn("CustomerPreferences.notificationPreferences")(function* (
+export const notificationPreferences = Traced.fn("CustomerPreferences.notificationPreferences")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
 ) {
@@ -54,7 +56,7 @@ export const notificationPreferences = Effect.fn("CustomerPreferences.notificati
 })
 
 /** Changes the given switches (the others keep their value); answers the complete new set. */
-export const updateNotificationPreferences = Effect.fn("CustomerPreferences.updateNotificationPreferences")(function* (
+export const updateNotificationPreferences = Traced.fn("CustomerPreferences.updateNotificationPreferences")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   changes: Partial<Customer.NotificationPreferences>,
@@ -71,7 +73,7 @@ export const updateNotificationPreferences = Effect.fn("CustomerPreferences.upda
 // Push tokens
 
 /** Registers (or refreshes the expiry of) a device push token. */
-export const registerPushToken = Effect.fn("CustomerPreferences.registerPushToken")(function* (
+export const registerPushToken = Traced.fn("CustomerPreferences.registerPushToken")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   input: { readonly token: string; readonly expireAt: DateTime.Utc },
@@ -85,7 +87,7 @@ export const registerPushToken = Effect.fn("CustomerPreferences.registerPushToke
 })
 
 /** Removes a device push token; removing an unknown token changes nothing (idempotent). */
-export const removePushToken = Effect.fn("CustomerPreferences.removePushToken")(function* (
+export const removePushToken = Traced.fn("CustomerPreferences.removePushToken")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   token: string,
@@ -102,7 +104,7 @@ export interface CardPaymentMethodsQuery {
 }
 
 /** The customer's saved card payment methods (spec 2.12), in the order they were first saved. */
-export const cardPaymentMethods = Effect.fn("CustomerPreferences.cardPaymentMethods")(function* (
+export const cardPaymentMethods = Traced.fn("CustomerPreferences.cardPaymentMethods")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   query: CardPaymentMethodsQuery = {},
@@ -121,7 +123,7 @@ export const cardPaymentMethods = Effect.fn("CustomerPreferences.cardPaymentMeth
  * cards are saved through the processor's own flow, never by sending card
  * details to this service).
  */
-export const saveCardPaymentMethod = Effect.fn("CustomerPreferences.saveCardPaymentMethod")(function* (
+export const saveCardPaymentMethod = Traced.fn("CustomerPreferences.saveCardPaymentMethod")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   method: Customer.CardPaymentMethod,

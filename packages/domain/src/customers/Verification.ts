@@ -14,6 +14,7 @@
  * confirmed personal data when Verified). Personal data is read from the
  * `customers` read model and holds only the SSN's last four digits.
  */
+
 import { DateTime, Effect, Schema } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
@@ -21,6 +22,7 @@ import { BankLinker, KycProvider } from "../infrastructure/Providers.ts"
 import { unitOfWork } from "../infrastructure/UseCase.ts"
 import { NotFound, ValidationFailed } from "../kernel/DomainError.ts"
 import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import * as Traced from "../kernel/Traced.ts"
 import { customerDocument, loadCustomer } from "./BankAccounts.ts"
 import * as Customer from "./Customer.ts"
 
@@ -33,7 +35,7 @@ export const Session = Schema.Struct({
 export type Session = typeof Session.Type
 
 /** Starts identity verification (or, once verified, opens a bank-link session) for the customer's device. */
-export const start = Effect.fn("Verification.start")(function* (
+export const start = Traced.fn("Verification.start")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   deviceId: string,
@@ -72,7 +74,7 @@ export const VerificationCheck = Schema.Struct({
 export type VerificationCheck = typeof VerificationCheck.Type
 
 /** The customer's verification status, after recording the provider's verdict if it is final now. */
-export const check = Effect.fn("Verification.check")(function* (partnerId: PartnerId, registrationId: RegistrationId) {
+export const check = Traced.fn("Verification.check")(function* (partnerId: PartnerId, registrationId: RegistrationId) {
   const document = yield* customerDocument(partnerId, registrationId)
   const done = (status: Customer.KycStatus, referenceId: string | null, redirectUrl = ""): VerificationCheck => ({
     status,
@@ -111,7 +113,7 @@ export const check = Effect.fn("Verification.check")(function* (partnerId: Partn
 })
 
 /** The verified customer's personal data (spec 2.14); NotFound (PersonalData) before verification. */
-export const personalData = Effect.fn("Verification.personalData")(function* (
+export const personalData = Traced.fn("Verification.personalData")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
 ) {

@@ -7,8 +7,10 @@
  * webhooks never disagree with the log. `layerMemory` assembles the complete
  * in-memory stack for tests and embedders.
  */
+
 import { Context, Effect, Layer } from "effect"
 import * as DomainEvents from "../DomainEvents.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as Notifications from "../Notifications.ts"
 import * as Projections from "../Projections.ts"
 import {
@@ -29,7 +31,7 @@ export interface PipelineOptions {
 }
 
 /** Builds the append hook from the read model store and the outbox in context. */
-export const makeHook = Effect.fn("EventPipeline.makeHook")(function* (options: PipelineOptions = {}) {
+export const makeHook = Traced.fn("EventPipeline.makeHook")(function* (options: PipelineOptions = {}) {
   const context = yield* Effect.context<ReadModelStore | Outbox>()
   const projections = options.projections ?? Projections.all
   const rules = options.notificationRules ?? Notifications.rules
@@ -52,7 +54,7 @@ export const makeHook = Effect.fn("EventPipeline.makeHook")(function* (options: 
 })
 
 /** Rebuilds read models from the whole log: clears each collection and replays every event in order. */
-export const rebuild = Effect.fn("EventPipeline.rebuild")(function* (
+export const rebuild = Traced.fn("EventPipeline.rebuild")(function* (
   projections: ReadonlyArray<AnyProjection> = Projections.all,
   batchSize = 1000,
   /** Told the number of events replayed so far after each batch (progress of a long rebuild). */

@@ -7,9 +7,10 @@
  * just recorded, inside their unit of work, so the source's events and the
  * target's reaction commit (or roll back) together.
  */
-import { Effect } from "effect"
+
 import type { Aggregate, Decider } from "../kernel/Decider.ts"
 import type { DomainError } from "../kernel/DomainError.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as CommandHandler from "./CommandHandler.ts"
 
 /** What a policy issues: a command for one stream of its target aggregate. */
@@ -60,7 +61,7 @@ export const reactions = (
  * command is handled by its target aggregate. Run it inside the use case's
  * unit of work; a refusal by the target fails the whole unit.
  */
-export const apply = Effect.fn("Policy.apply")(function* (
+export const apply = Traced.fn("Policy.apply")(function* (
   policies: ReadonlyArray<AnyPolicy>,
   source: { readonly name: string },
   handled: { readonly events: ReadonlyArray<{ readonly _tag: string }>; readonly state: unknown },

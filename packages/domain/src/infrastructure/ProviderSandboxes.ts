@@ -20,9 +20,11 @@
  * These never run in production: the app requires a real provider (its HTTP
  * bridge) for every port there.
  */
+
 import { Clock, Context, DateTime, Effect, Layer } from "effect"
 import type { PersonalData } from "../customers/CustomerEvents.ts"
 import type { CalendarDate } from "../kernel/CalendarDate.ts"
+import * as Traced from "../kernel/Traced.ts"
 import {
   BankLinker,
   BankLinkFailed,
@@ -165,7 +167,7 @@ export const makeKycProviderSandbox = (limits: SandboxLimits = kycSessionLimits)
         return found === undefined ? Effect.fail(new KycSessionNotFound({ tokenId })) : Effect.succeed(found)
       })
     return KycProvider.of({
-      start: Effect.fn("ProviderSandboxes.start")(function* ({ tokenId, deviceId, phoneNumber }) {
+      start: Traced.fn("ProviderSandboxes.start")(function* ({ tokenId, deviceId, phoneNumber }) {
         const now = yield* DateTime.now
         sessions.set(tokenId, { deviceId, phoneNumber }, DateTime.toEpochMillis(now))
         return {

@@ -20,6 +20,7 @@
  * back and the notice is decided again next round. An undeliverable address
  * is logged and skipped; the notice counts as sent.
  */
+
 import { DateTime, Effect } from "effect"
 import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
@@ -27,6 +28,7 @@ import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { unitOfWork } from "../infrastructure/UseCase.ts"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
 import type { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
+import * as Traced from "../kernel/Traced.ts"
 import { PaymentRequest } from "../payments/index.ts"
 import { type Channel, type OutgoingMessage, senderOf, type Template } from "./Messaging.ts"
 import * as PaymentNotice from "./PaymentNotice.ts"
@@ -62,7 +64,7 @@ export interface TodayPerPartner {
 const todayOf = (at: DateTime.Utc) => CalendarDate.fromEpochMillis(DateTime.toEpochMillis(at))
 
 /** The reminders due on `today` (or each partner's today) and not sent yet, every partner, at most `limit`. */
-export const dueReminders = Effect.fn("PaymentNotices.dueReminders")(function* (
+export const dueReminders = Traced.fn("PaymentNotices.dueReminders")(function* (
   today: CalendarDate.CalendarDate,
   offsets: ReadonlyArray<number>,
   limit = 200,
@@ -96,7 +98,7 @@ export const dueReminders = Effect.fn("PaymentNotices.dueReminders")(function* (
 })
 
 /** The status messages not sent yet, every partner, at most `limit`. */
-export const unsentStatusMessages = Effect.fn("PaymentNotices.unsentStatusMessages")(function* (limit = 100) {
+export const unsentStatusMessages = Traced.fn("PaymentNotices.unsentStatusMessages")(function* (limit = 100) {
   const store = yield* ReadModelStore
   const page = yield* store.find(noticesProjection.collection, {
     partnerId: systemTenant,
@@ -169,7 +171,7 @@ export const messagesFor = (
 }
 
 /** Hands each message to its channel's sender; an undeliverable address is logged and skipped. */
-export const deliver = Effect.fn("PaymentNotices.deliver")(function* (messages: ReadonlyArray<ChannelMessage>) {
+export const deliver = Traced.fn("PaymentNotices.deliver")(function* (messages: ReadonlyArray<ChannelMessage>) {
   for (const { channel, ...message } of messages) {
     const sender = yield* senderOf(channel)
     yield* sender.send(message).pipe(
@@ -198,7 +200,7 @@ const snapshotOf = (state: PaymentRequest.State): PaymentNotice.RequestSnapshot 
       }
 
 /** Sends today's reminder of a Pending request, once (see the module doc). */
-export const remind = Effect.fn("PaymentNotices.remind")(function* (
+export const remind = Traced.fn("PaymentNotices.remind")(function* (
   paymentRequestId: PaymentRequestId,
   offsets: ReadonlyArray<number> = PaymentNotice.defaultReminderOffsets,
 ) {
@@ -227,7 +229,7 @@ export const remind = Effect.fn("PaymentNotices.remind")(function* (
 })
 
 /** Tells the payer that the request became Paid or Failed, once, as the `paymentStatus*` switches say. */
-export const sendStatusMessage = Effect.fn("PaymentNotices.sendStatusMessage")(function* (
+export const sendStatusMessage = Traced.fn("PaymentNotices.sendStatusMessage")(function* (
   paymentRequestId: PaymentRequestId,
   status: NoticeStatus,
 ) {

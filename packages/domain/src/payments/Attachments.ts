@@ -11,9 +11,11 @@
  * when retrying cannot help). The app's worker does the I/O and applies them;
  * the adapter (`PgAttachments`) stores rows and bytes.
  */
+
 import { Context, Effect, Layer, Schema } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import type { PartnerId, PaymentRequestId } from "../kernel/Ids.ts"
+import * as Traced from "../kernel/Traced.ts"
 import { attachmentOf, get as getPaymentRequest } from "./Payments.ts"
 import type { Attachment } from "./TransferEvents.ts"
 
@@ -270,7 +272,7 @@ export interface RequestRef {
  * whose attachment the worker has not registered yet is registered here
  * (idempotent), so its first reader already sees it Pending with its id.
  */
-export const forRequest = Effect.fn("Attachments.forRequest")(function* (request: RequestRef) {
+export const forRequest = Traced.fn("Attachments.forRequest")(function* (request: RequestRef) {
   const store = yield* PaymentAttachments
   const listed = yield* store.list(request.partnerId, request.paymentRequestId)
   if (listed.length > 0 || request.attachmentUrl === undefined) return listed
@@ -288,7 +290,7 @@ export const forRequest = Effect.fn("Attachments.forRequest")(function* (request
  * pays, with the same ids as on GET /Payment/{paymentRequestId}; the
  * transfer's recorded ones when it pays no request with an attachment.
  */
-export const namedOnTransfer = Effect.fn("Attachments.namedOnTransfer")(function* (
+export const namedOnTransfer = Traced.fn("Attachments.namedOnTransfer")(function* (
   partnerId: PartnerId,
   paymentRequestId: string | undefined,
   recorded: ReadonlyArray<Attachment>,

@@ -18,6 +18,7 @@
  * its Transfer is initiated (then settled by the bank, which makes the request
  * Paid), and for a debit authorization the debit is authorized on it.
  */
+
 import { DateTime, Effect } from "effect"
 import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
@@ -27,6 +28,7 @@ import { unitOfWork } from "../infrastructure/UseCase.ts"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import type { BankAccountId, DebitAuthId, PartnerId, PaymentRequestId, TransferId } from "../kernel/Ids.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as DebitAuth from "./DebitAuth.ts"
 import * as DebitAuths from "./DebitAuthsProjection.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
@@ -47,7 +49,7 @@ export interface DueRequest {
 }
 
 /** Requests of every partner offering autopay or a debit authorization, not tried yet, due by `today`, earliest first. */
-export const due = Effect.fn("AutoCollection.due")(function* (today: CalendarDate.CalendarDate, limit = 100) {
+export const due = Traced.fn("AutoCollection.due")(function* (today: CalendarDate.CalendarDate, limit = 100) {
   const store = yield* ReadModelStore
   const projection = PaymentRequests.dueForAutomaticCollection
   const page = yield* store.find(projection.collection, {
@@ -94,7 +96,7 @@ export const designatedAccount = (
 }
 
 /** The payer's earlier acceptances of the partner's requests (their newest `acceptanceLookback` requests). */
-const earlierAcceptances = Effect.fn("AutoCollection.earlierAcceptances")(function* (
+const earlierAcceptances = Traced.fn("AutoCollection.earlierAcceptances")(function* (
   partnerId: PartnerId,
   payerRegistrationId: string,
 ) {
@@ -116,7 +118,7 @@ const earlierAcceptances = Effect.fn("AutoCollection.earlierAcceptances")(functi
 })
 
 /** The payer's debit authorization for the request's company, with its current state. */
-const debitAuthOf = Effect.fn("AutoCollection.debitAuthOf")(function* (request: PaymentRequest.RequestDetails) {
+const debitAuthOf = Traced.fn("AutoCollection.debitAuthOf")(function* (request: PaymentRequest.RequestDetails) {
   const store = yield* ReadModelStore
   const page = yield* store.find(DebitAuths.collection, {
     partnerId: request.partnerId,
@@ -151,7 +153,7 @@ export type Outcome =
  * on the payer's debit authorization), or to skip it once with a reason.
  * A request already collected, paid, cancelled or tried: NothingToDo.
  */
-export const collect = Effect.fn("AutoCollection.collect")(function* (
+export const collect = Traced.fn("AutoCollection.collect")(function* (
   paymentRequestId: string,
   today?: CalendarDate.CalendarDate,
 ) {

@@ -17,6 +17,7 @@
  * current, and a company of another partner is NotFound("Company"), like a
  * missing one. Authorizations are read from the `debit_auths` read model.
  */
+
 import { DateTime, Effect, Option, Schema } from "effect"
 import { Company } from "../companies/index.ts"
 import { CustomerPreferences } from "../customers/index.ts"
@@ -29,6 +30,7 @@ import * as Amounts from "../kernel/Amounts.ts"
 import { NotFound, ValidationFailed } from "../kernel/DomainError.ts"
 import { CompanyId, DebitAuthId, type PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as DebitAuth from "./DebitAuth.ts"
 import * as DebitAuths from "./DebitAuthsProjection.ts"
 
@@ -40,7 +42,7 @@ export interface CompanySummary {
 }
 
 /** The partner's registered company, or NotFound("Company"). */
-export const loadCompany = Effect.fn("DebitAuths.loadCompany")(function* (partnerId: PartnerId, companyId: CompanyId) {
+export const loadCompany = Traced.fn("DebitAuths.loadCompany")(function* (partnerId: PartnerId, companyId: CompanyId) {
   const { state } = yield* dieOnCorruptEvent(CommandHandler.load(Company.aggregate, companyId))
   if (state._tag === "Initial" || state.partnerId !== partnerId) return yield* new NotFound({ entity: "Company" })
   const summary: CompanySummary = { companyId: state.companyId, partnerId: state.partnerId, name: state.profile.name }
@@ -80,7 +82,7 @@ const viewOfState = (state: DebitAuth.State): Option.Option<DebitAuthView> =>
       })
 
 /** Every authorization of the payer (all pages of the read model), oldest first. */
-const authorizationsOf = Effect.fn("DebitAuths.authorizationsOf")(function* (
+const authorizationsOf = Traced.fn("DebitAuths.authorizationsOf")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   companyId?: CompanyId,
@@ -126,7 +128,7 @@ export const naturalKeyOf = (partnerId: PartnerId, registrationId: RegistrationI
  * creates the authorization and the others (run again after the conflict)
  * update that one.
  */
-export const set = Effect.fn("DebitAuths.set")(function* (input: SetInput) {
+export const set = Traced.fn("DebitAuths.set")(function* (input: SetInput) {
   const limit = yield* Amounts.fromWire("limit", input.limit)
   return yield* unitOfWork(
     Effect.gen(function* () {
@@ -183,7 +185,7 @@ export interface UpdateInput {
 }
 
 /** Changes the limit and/or enables or disables one of the customer's authorizations. */
-export const update = Effect.fn("DebitAuths.update")(function* (input: UpdateInput) {
+export const update = Traced.fn("DebitAuths.update")(function* (input: UpdateInput) {
   if (input.limit === undefined && input.enabled === undefined) {
     return yield* new ValidationFailed({
       issues: [
@@ -233,7 +235,7 @@ export interface DebitAuthListItem extends DebitAuthView {
 }
 
 /** The customer's authorizations (Active and Disabled), oldest first, each with its company's name. */
-export const list = Effect.fn("DebitAuths.list")(function* (partnerId: PartnerId, registrationId: RegistrationId) {
+export const list = Traced.fn("DebitAuths.list")(function* (partnerId: PartnerId, registrationId: RegistrationId) {
   yield* CustomerPreferences.loadCustomer(partnerId, registrationId)
   const docs = yield* authorizationsOf(partnerId, registrationId)
   return yield* Effect.forEach(docs, (doc) =>
@@ -253,7 +255,7 @@ export const list = Effect.fn("DebitAuths.list")(function* (partnerId: PartnerId
  * has several, `companyId` is required (ValidationFailed on `companyId`).
  * NotFound("DebitAuth") when there is none.
  */
-export const forUser = Effect.fn("DebitAuths.forUser")(function* (
+export const forUser = Traced.fn("DebitAuths.forUser")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   companyId?: CompanyId,

@@ -15,6 +15,7 @@
  *   the charge (the request was accepted or cancelled meanwhile), the charge
  *   is refunded and the error reported.
  */
+
 import { DateTime, Effect } from "effect"
 import { Customer } from "../customers/index.ts"
 import { CardCharger } from "../infrastructure/CardCharger.ts"
@@ -24,6 +25,7 @@ import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
 import { NotFound, RuleViolated } from "../kernel/DomainError.ts"
 import type { CardPaymentId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 
 export interface PayInput {
@@ -37,7 +39,7 @@ const processorUnavailable = (reason: string) =>
   new EventStoreUnavailable({ reason: `the card processor is unavailable: ${reason}` })
 
 /** Charges the payer's saved card and marks the request Paid; answers its status and the card payment id. */
-export const pay = Effect.fn("InAppCardPayments.pay")(function* (input: PayInput) {
+export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput) {
   const { state } = yield* dieOnCorruptEvent(CommandHandler.load(PaymentRequest.aggregate, input.paymentRequestId))
   if (
     state._tag === "Initial" ||

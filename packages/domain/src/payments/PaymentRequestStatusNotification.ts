@@ -5,15 +5,17 @@
  * accepted with a bank account), Timestamp }. The partner to notify comes
  * from the `payment_requests` read model, already updated by the same append.
  */
-import { DateTime, Effect, Option } from "effect"
+
+import { DateTime, Option } from "effect"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import * as Traced from "../kernel/Traced.ts"
 import type { NotificationRule } from "../Notifications.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import * as PaymentRequests from "./PaymentRequestsProjection.ts"
 
 export const eventType = "PAYMENT_REQUEST_STATUS_CHANGED"
 
-export const rule: NotificationRule = Effect.fn("PaymentRequestStatusNotification.rule")(function* (envelope) {
+export const rule: NotificationRule = Traced.fn("PaymentRequestStatusNotification.rule")(function* (envelope) {
   if (envelope.streamType !== "PaymentRequest") return []
   const event = envelope.event
   const status = PaymentRequest.statusOf(event)

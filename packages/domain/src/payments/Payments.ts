@@ -8,6 +8,7 @@
  * Tenancy: a request of another partner, or (for a customer) one the customer
  * is not the payer of, is reported exactly like a missing one (NotFound).
  */
+
 import { Context, DateTime, Effect, Option, Result } from "effect"
 import { Company, CompanyReference } from "../companies/index.ts"
 import { Customer } from "../customers/index.ts"
@@ -29,6 +30,7 @@ import type {
   TransferId,
 } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as Policies from "../Policies.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import type * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
@@ -91,7 +93,7 @@ const convert = (issues: Array<FieldIssue>, field: string, wire: WireAmount): Mo
   })
 
 /** The partner's company named by id or by the partner's reference, or NotFound. */
-export const findCompany = Effect.fn("Payments.findCompany")(function* (
+export const findCompany = Traced.fn("Payments.findCompany")(function* (
   partnerId: PartnerId,
   companyId: string | undefined,
   companyReferenceId: string | undefined,
@@ -114,7 +116,7 @@ export const findCompany = Effect.fn("Payments.findCompany")(function* (
 })
 
 /** Creates a Pending payment request for one of the partner's companies; returns its id and status. */
-export const create = Effect.fn("Payments.create")(function* (input: CreateInput) {
+export const create = Traced.fn("Payments.create")(function* (input: CreateInput) {
   const issues: Array<FieldIssue> = []
   if ((input.companyId === undefined) === (input.companyReferenceId === undefined)) {
     const message =
@@ -181,7 +183,7 @@ export const PaymentRequestView = PaymentRequests.PaymentRequestView
 export type PaymentRequestView = PaymentRequests.PaymentRequestView
 
 /** The payment request document, or NotFound when missing or of another partner. */
-export const get = Effect.fn("Payments.get")(function* (partnerId: PartnerId, paymentRequestId: string) {
+export const get = Traced.fn("Payments.get")(function* (partnerId: PartnerId, paymentRequestId: string) {
   const store = yield* ReadModelStore
   const stored = yield* store.get(PaymentRequests.collection, paymentRequestId)
   if (Option.isNone(stored) || stored.value.index.partnerId !== partnerId) return yield* notFound
@@ -193,7 +195,7 @@ export const get = Effect.fn("Payments.get")(function* (partnerId: PartnerId, pa
  * showing on the transfer; undefined when the transfer pays no request, or a
  * request without an invoice.
  */
-export const invoiceOf = Effect.fn("Payments.invoiceOf")(function* (
+export const invoiceOf = Traced.fn("Payments.invoiceOf")(function* (
   partnerId: PartnerId,
   paymentRequestId: string | undefined,
 ) {
@@ -222,7 +224,7 @@ export interface HistoryQuery {
 }
 
 /** The partner's payment requests, newest first, filtered and paginated by cursor. */
-export const history = Effect.fn("Payments.history")(function* (query: HistoryQuery) {
+export const history = Traced.fn("Payments.history")(function* (query: HistoryQuery) {
   if (query.from !== undefined && query.to !== undefined && query.from > query.to)
     return yield* ValidationFailed.of("from", "must not be after to")
   const store = yield* ReadModelStore
@@ -249,7 +251,7 @@ export const history = Effect.fn("Payments.history")(function* (query: HistoryQu
 // Cancel
 
 /** Cancels a Pending request; a repeat is a no-op; after acceptance IllegalTransition (409). */
-export const cancel = Effect.fn("Payments.cancel")(function* (partnerId: PartnerId, paymentRequestId: string) {
+export const cancel = Traced.fn("Payments.cancel")(function* (partnerId: PartnerId, paymentRequestId: string) {
   const at = yield* DateTime.now
   yield* unitOfWork(
     CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, {
@@ -327,7 +329,7 @@ export const senderNameOf = (customer: Customer.RegisteredCustomer, accountName:
  * the request becomes Accepted and its Transfer is initiated, in one unit of
  * work. Repeating the acceptance with the same account changes nothing.
  */
-export const accept = Effect.fn("Payments.accept")(function* (input: AcceptInput) {
+export const accept = Traced.fn("Payments.accept")(function* (input: AcceptInput) {
   const loaded = yield* dieOnCorruptEvent(CommandHandler.load(PaymentRequest.aggregate, input.paymentRequestId))
   const state = loaded.state
   if (
@@ -391,7 +393,7 @@ const recipientCompany = (request: PaymentRequest.RequestDetails) =>
  * and debit authorization), from the payer's account to the company, with
  * the request's attachment; checked against the Transfer decider.
  */
-export const transferOf = Effect.fn("Payments.transferOf")(function* (
+export const transferOf = Traced.fn("Payments.transferOf")(function* (
   request: PaymentRequest.RequestDetails,
   payer: Customer.RegisteredCustomer,
   account: { readonly name: string },
@@ -445,14 +447,14 @@ const applyToTransfer = (transferId: string, command: Transfer.Command) =>
   )
 
 /** The bank settled the transfer: it becomes Settled and the request it pays Paid. A repeat changes nothing. */
-export const settleTransfer = Effect.fn("Payments.settleTransfer")(function* (transferId: TransferId) {
+export const settleTransfer = Traced.fn("Payments.settleTransfer")(function* (transferId: TransferId) {
   const at = yield* DateTime.now
   const handled = yield* applyToTransfer(transferId, { _tag: "SettleTransfer", transferId, at })
   return Transfer.summary(handled.state)
 })
 
 /** The bank failed the transfer (return code, e.g. R01): it becomes Failed and the request it pays Failed. */
-export const failTransfer = Effect.fn("Payments.failTransfer")(function* (
+export const failTransfer = Traced.fn("Payments.failTransfer")(function* (
   transferId: TransferId,
   returnCode: string,
   reason = "returned by the bank",
@@ -486,7 +488,7 @@ export type SettlementBatchResult =
  * transfer whose command is refused or loses a race is reported as Skipped and
  * the others still commit; a database failure fails the whole batch.
  */
-export const settleBatch = Effect.fn("Payments.settleBatch")(function* (decisions: ReadonlyArray<SettlementDecision>) {
+export const settleBatch = Traced.fn("Payments.settleBatch")(function* (decisions: ReadonlyArray<SettlementDecision>) {
   const at = yield* DateTime.now
   return yield* unitOfWork(
     Effect.forEach(decisions, (decision) =>

@@ -7,6 +7,7 @@
  * A transfer of another partner, or one the customer did not pay, is reported
  * exactly like a missing one (NotFound).
  */
+
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
@@ -20,6 +21,7 @@ import type { CalendarDate } from "../kernel/CalendarDate.ts"
 import { NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as PaymentRequests from "./PaymentRequestsProjection.ts"
 import { applyTransferCommand } from "./Payments.ts"
 import * as Transfer from "./Transfer.ts"
@@ -43,7 +45,7 @@ export type Reader =
  * The payer of a transfer: named on a plan instalment's transfer, else the
  * payer of the payment request it pays (undefined for a stand-alone transfer).
  */
-const payerOf = Effect.fn("Transfers.payerOf")(function* (doc: Transfers.TransferDocument) {
+const payerOf = Traced.fn("Transfers.payerOf")(function* (doc: Transfers.TransferDocument) {
   if (doc.payerRegistrationId !== undefined) return doc.payerRegistrationId
   if (doc.paymentRequestId === undefined) return undefined
   const store = yield* ReadModelStore
@@ -92,7 +94,7 @@ export const viewOf = (doc: Transfers.TransferDocument): TransferView => ({
 })
 
 /** The transfer document if the reader may see it, else NotFound. */
-export const get = Effect.fn("Transfers.get")(function* (reader: Reader, transferId: string) {
+export const get = Traced.fn("Transfers.get")(function* (reader: Reader, transferId: string) {
   const store = yield* ReadModelStore
   const stored = yield* store.get(Transfers.collection, transferId)
   if (Option.isNone(stored) || stored.value.index.partnerId !== reader.partnerId) return yield* notFound
@@ -113,7 +115,7 @@ export interface RefundInput {
 }
 
 /** Refunds part or all of a settled transfer (cumulative; never above the amount). */
-export const refund = Effect.fn("Transfers.refund")(function* (input: RefundInput) {
+export const refund = Traced.fn("Transfers.refund")(function* (input: RefundInput) {
   if (input.reason !== undefined && input.reason.length > 500)
     return yield* ValidationFailed.of("reason", "must be at most 500 characters")
   const loaded = yield* dieOnCorruptEvent(CommandHandler.load(Transfer.aggregate, input.transferId))
@@ -183,7 +185,7 @@ export const maxReportDays = 366
  * (inclusive), optionally of one company: totals per currency over the whole
  * window, and one page of items (newest first, cursor `startingAfter`).
  */
-export const report = Effect.fn("Transfers.report")(function* (query: ReportQuery) {
+export const report = Traced.fn("Transfers.report")(function* (query: ReportQuery) {
   if (query.from > query.to) return yield* ValidationFailed.of("from", "must not be after to")
   const days = (Date.parse(query.to) - Date.parse(query.from)) / 86_400_000 + 1
   if (days > maxReportDays) return yield* ValidationFailed.of("to", `the window must be at most ${maxReportDays} days`)
@@ -257,7 +259,7 @@ const dryRunUrl = "https://sandbox.partnerpay.dev/sign/dry-run"
  * URL, recorded on the transfer. A repeat with the same provider returns the
  * first URL without a new envelope.
  */
-export const createReimbursement = Effect.fn("Transfers.createReimbursement")(function* (input: ReimbursementInput) {
+export const createReimbursement = Traced.fn("Transfers.createReimbursement")(function* (input: ReimbursementInput) {
   yield* get({ _tag: "Customer", partnerId: input.partnerId, registrationId: input.registrationId }, input.transferId)
   const loaded = yield* dieOnCorruptEvent(CommandHandler.load(Transfer.aggregate, input.transferId))
   const state = loaded.state

@@ -12,6 +12,7 @@
  * The recipient company is the company's current contact data, joined from the
  * `companies` read model when the consent is read.
  */
+
 import { DateTime, Effect, Option, Schema } from "effect"
 import { CompaniesProjection } from "../companies/index.ts"
 import { Customer } from "../customers/index.ts"
@@ -23,6 +24,7 @@ import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as Policies from "../Policies.ts"
 import * as Consent from "./Consent.ts"
 import { type ConsentDocument, consents } from "./ConsentsProjection.ts"
@@ -66,7 +68,7 @@ const unknownCompany: RecipientCompany = {
   address: { streetNumberAndName: "", city: "", zipCode: "", state: "" },
 }
 
-const recipientCompany = Effect.fn("Consents.recipientCompany")(function* (doc: ConsentDocument) {
+const recipientCompany = Traced.fn("Consents.recipientCompany")(function* (doc: ConsentDocument) {
   const store = yield* ReadModelStore
   const stored = yield* store.get(CompaniesProjection.collection, doc.companyId)
   // A consent's company always exists (the plan was created for it); the fallback keeps reads total.
@@ -76,7 +78,7 @@ const recipientCompany = Effect.fn("Consents.recipientCompany")(function* (doc: 
 })
 
 /** The plan's schedule terms, when the consent document lacks them (never after a complete creation). */
-const scheduleOf = Effect.fn("Consents.scheduleOf")(function* (doc: ConsentDocument) {
+const scheduleOf = Traced.fn("Consents.scheduleOf")(function* (doc: ConsentDocument) {
   if (doc.recurrenceInterval !== undefined && doc.startDate !== undefined) {
     return { recurrenceInterval: doc.recurrenceInterval, startDate: doc.startDate }
   }
@@ -87,7 +89,7 @@ const scheduleOf = Effect.fn("Consents.scheduleOf")(function* (doc: ConsentDocum
   return { recurrenceInterval: plan.recurrenceInterval, startDate: plan.startDate }
 })
 
-const toView = Effect.fn("Consents.toView")(function* (doc: ConsentDocument) {
+const toView = Traced.fn("Consents.toView")(function* (doc: ConsentDocument) {
   const view: ConsentView = {
     consentId: doc.consentId,
     paymentPlanId: doc.paymentPlanId,
@@ -108,7 +110,7 @@ const isPayers = (payer: Payer, stored: StoredDocument, doc: ConsentDocument): b
   stored.index.partnerId === payer.partnerId && doc.payerRegistrationId === payer.registrationId
 
 /** The payer's consent document; anyone else's (or a missing one) is NotFound. */
-const findOwn = Effect.fn("Consents.findOwn")(function* (payer: Payer, consentId: string) {
+const findOwn = Traced.fn("Consents.findOwn")(function* (payer: Payer, consentId: string) {
   const store = yield* ReadModelStore
   const stored = yield* store.get(consents.collection, consentId)
   if (Option.isSome(stored)) {
@@ -119,7 +121,7 @@ const findOwn = Effect.fn("Consents.findOwn")(function* (payer: Payer, consentId
 })
 
 /** One consent of the payer, whatever its status. */
-export const get = Effect.fn("Consents.get")(function* (payer: Payer, consentId: string) {
+export const get = Traced.fn("Consents.get")(function* (payer: Payer, consentId: string) {
   return yield* toView(yield* findOwn(payer, consentId))
 })
 
@@ -129,7 +131,7 @@ export interface ListInput {
 }
 
 /** The payer's Pending and Accepted consents, newest first, one page at a time. */
-export const list = Effect.fn("Consents.list")(function* (payer: Payer, input: ListInput) {
+export const list = Traced.fn("Consents.list")(function* (payer: Payer, input: ListInput) {
   const store = yield* ReadModelStore
   const page = yield* store.find(consents.collection, {
     partnerId: payer.partnerId,
@@ -161,7 +163,7 @@ const answer = (
   )
 
 /** The payer's linked bank account, else NotFound("BankAccount") like any unknown account. */
-const requireLinkedAccount = Effect.fn("Consents.requireLinkedAccount")(function* (
+const requireLinkedAccount = Traced.fn("Consents.requireLinkedAccount")(function* (
   payer: Payer,
   bankAccountId: Ids.BankAccountId,
 ) {
@@ -174,7 +176,7 @@ const requireLinkedAccount = Effect.fn("Consents.requireLinkedAccount")(function
  * The payer accepts, naming one of their linked bank accounts to debit (any
  * other account is NotFound); the plan learns it in the same unit of work.
  */
-export const accept = Effect.fn("Consents.accept")(function* (
+export const accept = Traced.fn("Consents.accept")(function* (
   payer: Payer,
   consentId: Ids.ConsentId,
   bankAccountId: Ids.BankAccountId,
@@ -188,7 +190,7 @@ export const accept = Effect.fn("Consents.accept")(function* (
 })
 
 /** The payer declines: Pending -> Declined, Accepted -> Revoked; either way the plan is cancelled. */
-export const decline = Effect.fn("Consents.decline")(function* (payer: Payer, consentId: Ids.ConsentId) {
+export const decline = Traced.fn("Consents.decline")(function* (payer: Payer, consentId: Ids.ConsentId) {
   return yield* answer(
     payer,
     (at) => ({ _tag: "DeclineConsent", consentId, registrationId: payer.registrationId, at }),

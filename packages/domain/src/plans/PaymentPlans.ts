@@ -9,6 +9,7 @@
  * missing one. Business rules stay in the PaymentPlan and Consent aggregates;
  * this module only orchestrates (one unit of work per operation).
  */
+
 import { DateTime, Effect, Option, Schema } from "effect"
 import { Companies } from "../companies/index.ts"
 import { Customer } from "../customers/index.ts"
@@ -20,6 +21,7 @@ import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import * as Ids from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as Policies from "../Policies.ts"
 import { Payments, Transfer } from "../payments/index.ts"
 import * as Consent from "./Consent.ts"
@@ -116,7 +118,7 @@ const companySelector = (input: CreateInput): Effect.Effect<CompanySelector, Val
  * is recorded first (its validation names every bad term), then the consent,
  * with the same ids.
  */
-export const create = Effect.fn("PaymentPlans.create")(function* (input: CreateInput) {
+export const create = Traced.fn("PaymentPlans.create")(function* (input: CreateInput) {
   const selector = yield* companySelector(input)
   return yield* unitOfWork(
     Effect.gen(function* () {
@@ -192,7 +194,7 @@ export const create = Effect.fn("PaymentPlans.create")(function* (input: CreateI
 // Read
 
 /** The partner's plan as the read model has it; another partner's plan is NotFound. */
-export const get = Effect.fn("PaymentPlans.get")(function* (partnerId: Ids.PartnerId, paymentPlanId: string) {
+export const get = Traced.fn("PaymentPlans.get")(function* (partnerId: Ids.PartnerId, paymentPlanId: string) {
   const store = yield* ReadModelStore
   const stored = yield* store.get(paymentPlans.collection, paymentPlanId)
   if (Option.isNone(stored) || stored.value.index.partnerId !== partnerId) {
@@ -207,7 +209,7 @@ export const get = Effect.fn("PaymentPlans.get")(function* (partnerId: Ids.Partn
 type Move = "ActivatePaymentPlan" | "PausePaymentPlan" | "ResumePaymentPlan" | "CancelPaymentPlan"
 
 const move = (tag: Move) =>
-  Effect.fn(`PaymentPlans.${tag}`)(function* (partnerId: Ids.PartnerId, paymentPlanId: string) {
+  Traced.fn(`PaymentPlans.${tag}`)(function* (partnerId: Ids.PartnerId, paymentPlanId: string) {
     return yield* unitOfWork(
       Effect.gen(function* () {
         const { state } = yield* CommandHandler.load(PaymentPlan.aggregate, paymentPlanId)
@@ -250,7 +252,7 @@ export interface DuePlan {
  * Plans of every partner that are collecting (Active, consent Accepted) with
  * a next due date on or before `today`, earliest first, at most `limit`.
  */
-export const duePlans = Effect.fn("PaymentPlans.duePlans")(function* (today: CalendarDate.CalendarDate, limit = 100) {
+export const duePlans = Traced.fn("PaymentPlans.duePlans")(function* (today: CalendarDate.CalendarDate, limit = 100) {
   const store = yield* ReadModelStore
   const page = yield* store.find(duePlansProjection.collection, {
     partnerId: schedulerTenant,
@@ -283,7 +285,7 @@ export const accountClosedReturnCode = "R02"
  * the payer named when accepting the consent, to the plan's company, for the
  * plan's amount. `linked` is false when the payer unlinked that account since.
  */
-const instalmentTransfer = Effect.fn("PaymentPlans.instalmentTransfer")(function* (
+const instalmentTransfer = Traced.fn("PaymentPlans.instalmentTransfer")(function* (
   terms: PaymentPlan.PlanTerms,
   instalmentNumber: number,
   transferId: Ids.TransferId,
@@ -341,7 +343,7 @@ const instalmentTransfer = Effect.fn("PaymentPlans.instalmentTransfer")(function
  * revoked concurrently makes the plan's append conflict, so the unit runs
  * again, finds the plan cancelled and creates no transfer.
  */
-export const collectDue = Effect.fn("PaymentPlans.collectDue")(function* (
+export const collectDue = Traced.fn("PaymentPlans.collectDue")(function* (
   paymentPlanId: string,
   today?: CalendarDate.CalendarDate,
 ) {

@@ -15,6 +15,7 @@
  * shared with other tests or other processes (one test database) is fine.
  * The cases are also exported as plain Effects (`eventStoreContractCases`).
  */
+
 import { DateTime, Effect, Layer, ManagedRuntime } from "effect"
 import {
   type AppendResult,
@@ -25,6 +26,7 @@ import {
   type RecordedEvent,
   type VersionConflict,
 } from "../infrastructure/EventStore.ts"
+import * as Traced from "../kernel/Traced.ts"
 
 // The Web Crypto global exists in every supported runtime; declared because the domain compiles without DOM or Node typings.
 declare const crypto: { randomUUID(): string }
@@ -94,7 +96,7 @@ const readStream = (streamId: string, afterVersion?: number) =>
   )
 
 /** Expects the append to fail with a VersionConflict and returns it. */
-const conflict = Effect.fn("EventStoreContract.conflict")(function* (
+const conflict = Traced.fn("EventStoreContract.conflict")(function* (
   streamId: string,
   expected: ExpectedVersion,
   events: ReadonlyArray<NewEvent>,
@@ -127,7 +129,7 @@ const marker = Effect.map(
  * A store may hold back events whose appends are still in flight, so an empty
  * page is retried briefly.
  */
-const readAllUntil = Effect.fn("EventStoreContract.readAllUntil")(function* (
+const readAllUntil = Traced.fn("EventStoreContract.readAllUntil")(function* (
   after: number,
   awaited: ReadonlyArray<string>,
   limit: number,

@@ -5,12 +5,14 @@
  * company or a customer through their aggregates (the source of truth the
  * use cases read), as the company and login flows do.
  */
-import { DateTime, Effect } from "effect"
+
+import { DateTime } from "effect"
 import * as Company from "../companies/Company.ts"
 import * as Customer from "../customers/Customer.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import type { BankAccountId, CompanyId, LocationId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import * as Traced from "../kernel/Traced.ts"
 
 /** The first location of the fixture company. */
 export const mainStreetStore = {
@@ -90,7 +92,7 @@ export type CompanyRegistrationBody = Record<string, unknown> & {
  * reference `ref-<last 6 characters of the id>`; `body` overrides fields of
  * the registration as in `companyRegistrationBody`.
  */
-export const registerCompany = Effect.fn("Fixtures.registerCompany")(function* (
+export const registerCompany = Traced.fn("Fixtures.registerCompany")(function* (
   partnerId: PartnerId,
   companyId: CompanyId,
   name: string,
@@ -116,7 +118,7 @@ export const registerCompany = Effect.fn("Fixtures.registerCompany")(function* (
 })
 
 /** Registers a customer of `partnerId` through the Customer aggregate (as the first OTP login does). */
-export const registerCustomer = Effect.fn("Fixtures.registerCustomer")(function* (
+export const registerCustomer = Traced.fn("Fixtures.registerCustomer")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   phoneNumber = "+14155550123",
@@ -131,7 +133,7 @@ export const registerCustomer = Effect.fn("Fixtures.registerCustomer")(function*
 })
 
 /** Links one checking account (`mask`, the last 4 digits) to a registered customer through a bank-link session. */
-export const linkBankAccount = Effect.fn("Fixtures.linkBankAccount")(function* (
+export const linkBankAccount = Traced.fn("Fixtures.linkBankAccount")(function* (
   registrationId: RegistrationId,
   bankAccountId: BankAccountId,
   mask = "6789",
