@@ -43,8 +43,9 @@
  *
  * Output: bench/results/latest.md (also printed) and latest.json, with a "targets" section, and
  * latest.svg, the ratios as a chart (bench/chart.ts).
- * Flags: --quick; --profile (only POST /Company/Create x64 on PostgreSQL, with the service
- * under `node --cpu-prof`; prints the top frames by self time).
+ * Flags: --quick; --profile[=create|cancel|status|transaction] (only that scenario x64 on
+ * PostgreSQL, default create, with the service under `node --cpu-prof`; prints the top frames
+ * by self time).
  *
  * Bounded: every load is bounded in time and count, every child has a kill timer, every
  * wait has a limit, the whole run has a deadline, and every child process is killed on
@@ -62,7 +63,7 @@ import { chart } from "./chart.ts"
 const root = fileURLToPath(new URL("..", import.meta.url))
 const resultsDir = join(root, "bench", "results")
 const quick = process.argv.includes("--quick")
-const profile = process.argv.includes("--profile")
+const profile = process.argv.some((arg) => arg === "--profile" || arg.startsWith("--profile="))
 const rounds = quick || profile ? 1 : 3
 const seconds = quick ? 2 : profile ? 10 : 4
 const servicePoolSize = 10 // the service's PostgreSQL pool (PgDatabase.layerPostgres default)
@@ -680,8 +681,20 @@ const readScenarios: ReadonlyArray<Scenario> = [
     }),
   },
 ]
+const profiledScenario = (): Scenario => {
+  const which = process.argv.find((arg) => arg.startsWith("--profile="))?.slice("--profile=".length) ?? "create"
+  const byName: Record<string, Scenario> = {
+    create: createCompany(64),
+    cancel: cancelPayment(64, seconds * 1000),
+    status: readScenarios[0]!,
+    transaction: readScenarios[1]!,
+  }
+  const scenario = byName[which]
+  if (scenario === undefined) throw new Error(`--profile=${which}: expected one of ${Object.keys(byName).join(", ")}`)
+  return scenario
+}
 const scenarios: ReadonlyArray<Scenario> = profile
-  ? [createCompany(64)]
+  ? [profiledScenario()]
   : quick
     ? [createCompany(64), cancelPayment(64, 2 * seconds * 1000), ...readScenarios]
     : [
@@ -1273,15 +1286,47 @@ const markdown = (report: {
 // ---------------------------------------------------------------------------------------------
 // main
 
-/** --profile: POST /Company/Create x64 against the service under `node --cpu-prof`, on PostgreSQL. */
+/** CPU time (user + system) of the given processes, in ms, from /proc (0 where unreadable). */
+const cpuMillis = (pids: ReadonlyArray<number>): number =>
+  pids.reduce((sum, pid) => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+        .replace(/^.*\) /, "")
+        .split(" ")
+      return sum + ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+    } catch {
+      return sum
+    }
+  }, 0)
+const postgresPids = (): ReadonlyArray<number> =>
+  readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres"
+      } catch {
+        return false
+      }
+    })
+
+/** --profile[=create|cancel|status|transaction]: one scenario x64 against the service under `node --cpu-prof`, on PostgreSQL. */
 const profileRun = async (target: Target) => {
   const profileDir = join(resultsDir, "profile")
   rmSync(profileDir, { recursive: true, force: true })
+  const scenario = profiledScenario()
   const service = await startService(target, profileDir)
   try {
     const fixture = await prepare(service.base)
-    const figures = await loadAll(service.base, [createCompany(64).spec(fixture, [])])
-    console.error(`POST /Company/Create x64: ${number(figures[0]!.requestsPerSecond)} req/s`)
+    const [cancellable] =
+      scenario.cancellable === undefined ? [[]] : await createCancellable(service.base, fixture, [scenario.cancellable])
+    const before = { service: cpuMillis([service.child.pid!]), postgres: cpuMillis(postgresPids()) }
+    const figures = await loadAll(service.base, [scenario.spec(fixture, cancellable!)])
+    const ok = figures[0]!.ok ?? 0
+    const perRequest = (now: number, then: number) => `${((1000 * (now - then)) / Math.max(1, ok)).toFixed(0)} µs`
+    console.error(
+      `${scenario.name} x64: ${number(figures[0]!.requestsPerSecond)} req/s; CPU per request: service ${perRequest(cpuMillis([service.child.pid!]), before.service)}, PostgreSQL ${perRequest(cpuMillis(postgresPids()), before.postgres)}`,
+    )
   } finally {
     await stopChild(service.child)
   }

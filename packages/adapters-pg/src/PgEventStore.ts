@@ -330,7 +330,7 @@ export const make = Traced.fn("PgEventStore.make")(function* (options: Options =
               LIMIT ${limit}::int`,
         (rows) => rows.map(toRecorded),
       ),
-    ).pipe(Effect.withSpan("PgEventStore.readAll", { attributes: { after, limit } }))
+    ).pipe(Traced.withSpan("PgEventStore.readAll", { attributes: { after, limit } }))
 
   return EventStore.EventStore.of({ append, readStream, readFromSnapshot, readAll })
 })

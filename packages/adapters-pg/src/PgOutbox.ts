@@ -125,6 +125,11 @@ export class OutboxDispatch extends Context.Service<
       next: DateTime.DateTime | "give up",
       responseStatus?: number | null,
     ): Effect.Effect<void, EventStore.EventStoreUnavailable>
+    /**
+     * Gives up on rows at once (`failed`, `error` recorded, no receiver status), e.g. every claimed row of
+     * a partner that has no webhook URL (one statement).
+     */
+    giveUp(ids: ReadonlyArray<string>, error: string): Effect.Effect<void, EventStore.EventStoreUnavailable>
     /** Rows for operators, newest (highest position) first, optionally of one status. */
     list(options: {
       readonly status?: OutboxStatus
@@ -382,6 +387,17 @@ export const make: Effect.Effect<
           WHERE id = ${id} AND status IN ('pending', 'delivering')`
     ).pipe(Effect.asVoid, unavailable("outbox mark failed attempt"))
 
+  const giveUp = (ids: ReadonlyArray<string>, error: string) =>
+    ids.length === 0
+      ? Effect.void
+      : sql`
+          UPDATE outbox SET status = 'failed', last_error = ${error}, claimed_by = NULL, claimed_until = NULL,
+                 last_response_status = NULL
+          WHERE id IN (SELECT jsonb_array_elements_text(${idList(ids)}::jsonb)) AND status IN ('pending', 'delivering')`.pipe(
+          Effect.asVoid,
+          unavailable("outbox give up"),
+        )
+
   const list = (options: { readonly status?: OutboxStatus; readonly limit: number }) =>
     Effect.map(
       options.status === undefined
@@ -427,6 +443,7 @@ export const make: Effect.Effect<
       markDelivered,
       release,
       markFailedAttempt,
+      giveUp,
       list,
       redeliver,
       countFailed,

@@ -16,7 +16,7 @@
  * bounded retry re-reads and decides again (`VersionConflict`).
  */
 import type { KeyObject } from "node:crypto"
-import { EventStore, type Outbox, type ReadModel } from "@partnerpay/domain"
+import { EventStore, type Outbox, type ReadModel, Traced } from "@partnerpay/domain"
 import { Context, Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { SqlError } from "effect/sql/SqlError"
@@ -336,6 +336,6 @@ export const commit = (
         return commitFailure(error)
       },
     ),
-    Effect.withSpan("PgUnit.commit"),
+    Traced.withSpan("PgUnit.commit"),
   )
 }

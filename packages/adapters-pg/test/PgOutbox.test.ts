@@ -5,7 +5,8 @@
  * one else's; released rows keep their attempt count; rows of a transaction
  * older than a still-running one wait for it (PostgreSQL, two connections);
  * the claim walks the `outbox_claim` index and reads as many rows with a
- * small backlog as with a large one (EXPLAIN).
+ * small backlog as with a large one (EXPLAIN); a give-up fails a batch of
+ * open rows at once.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Outbox } from "@partnerpay/domain"
@@ -207,6 +208,31 @@ for (const database of databases) {
                 [p3.id, 1],
               ],
             )
+          }),
+        60_000,
+      )
+
+      it.effect(
+        "giving up fails every listed open row and leaves delivered rows as they are",
+        () =>
+          Effect.gen(function* () {
+            const outbox = yield* Outbox.Outbox
+            const dispatch = yield* PgOutbox.OutboxDispatch
+            const sql = yield* SqlClient
+            yield* sql`DELETE FROM outbox`
+            const p = crypto.randomUUID()
+            const [p1, p2, p3] = [notification(p, 1), notification(p, 2), notification(p, 3)]
+            yield* outbox.record([p1, p2, p3])
+            const claimed = yield* claimSome({ workerId: "w1", limit: 100, perPartner: 1, ...lease })
+            assert.deepStrictEqual(ids(claimed), [p1.id])
+            yield* dispatch.markDelivered([p1.id])
+            // p1 delivered, p2 pending, p3 pending: a give-up of all three fails the two still open.
+            yield* dispatch.giveUp([p1.id, p2.id, p3.id], "the partner has no webhook URL")
+            const failed = yield* dispatch.list({ status: "failed", limit: 10 })
+            assert.deepStrictEqual(ids(failed), [p3.id, p2.id])
+            assert.isTrue(failed.every((e) => e.lastError === "the partner has no webhook URL"))
+            assert.deepStrictEqual(ids(yield* dispatch.list({ status: "delivered", limit: 10 })), [p1.id])
+            assert.deepStrictEqual(yield* dispatch.claim({ workerId: "w2", limit: 100, perPartner: 10, ...lease }), [])
           }),
         60_000,
       )

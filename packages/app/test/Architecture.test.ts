@@ -187,4 +187,14 @@ describe("named effectful functions are written one way", () => {
       .map((file) => relative(root, file))
     expect(offenders).toEqual([])
   })
+
+  it("with `Traced.withSpan(name)` for a span around an effect, not `Effect.withSpan`, wherever the domain can be imported", () => {
+    const offenders = packages
+      .filter((pkg) => pkg !== "secrets")
+      .flatMap((pkg) => sourceFiles(join(root, "packages", pkg, "src")))
+      .filter((file) => !file.endsWith(`${sep}Traced.ts`))
+      .filter((file) => /Effect\.withSpan\(/.test(readFileSync(file, "utf8")))
+      .map((file) => relative(root, file))
+    expect(offenders).toEqual([])
+  })
 })

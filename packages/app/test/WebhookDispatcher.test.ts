@@ -3,7 +3,8 @@
  * partner's backlog arrives in order, over several batches, signed, with the
  * event id and attempt headers (a partner without a signing secret gets one
  * generated); a failed delivery holds back that partner's
- * later notifications (released unattempted) and never another partner's.
+ * later notifications (released unattempted) and never another partner's;
+ * a partner without a webhook URL has its notifications given up at once.
  */
 import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders } from "node:http"
@@ -136,6 +137,39 @@ describe("the webhook dispatcher", () => {
           ],
         )
         assert.strictEqual((yield* delivered()).length, 31)
+      }).pipe(Effect.scoped, Effect.provide(base)),
+    60_000,
+  )
+
+  it.live(
+    "gives up at once on every notification of a partner without a webhook URL, and only that partner's",
+    () =>
+      Effect.gen(function* () {
+        const outbox = yield* Outbox.Outbox
+        const dispatch = yield* PgOutbox.OutboxDispatch
+        const partners = yield* PgPartnerCredentials.Partners
+        const silent = (yield* partners.create({ name: "No URL" })).partnerId
+        const listening = (yield* partners.create({ name: "Listening" })).partnerId
+        const receiverL = yield* receiver(() => 200)
+        yield* partners.setWebhook(listening, { url: receiverL.url, signingSecret: Redacted.make(secret) })
+        const silentRows = Array.from({ length: 12 }, (_, k) => notification(silent, k + 1))
+        const listeningRows = Array.from({ length: 2 }, (_, k) => notification(listening, k + 50))
+        yield* outbox.record([...silentRows, ...listeningRows])
+
+        yield* Layer.build(
+          WebhookDispatcher.layer({ live: false, workerId: "test", pollMillis: 20, perPartner: 50, batchSize: 500 }),
+        )
+        const failed = () => dispatch.list({ status: "failed", limit: 100 })
+        for (let i = 0; i < 400 && (yield* failed()).length < silentRows.length; i++) yield* Effect.sleep(50)
+        yield* until(() => receiverL.requests.length === 2)
+
+        const gaveUp = yield* failed()
+        assert.deepStrictEqual(gaveUp.map((e) => e.id).sort(), silentRows.map((r) => r.id).sort())
+        assert.isTrue(gaveUp.every((e) => e.lastError === "the partner has no webhook URL" && e.attempts === 1))
+        assert.deepStrictEqual(
+          receiverL.requests.map((r) => r.headers["x-partnerpay-event-id"]),
+          listeningRows.map((r) => r.id),
+        )
       }).pipe(Effect.scoped, Effect.provide(base)),
     60_000,
   )

@@ -134,7 +134,7 @@ export const make = Traced.fn("HttpBridge.make")(function* (
     (effect, operation) =>
       effect.pipe(
         Effect.tapError((error) => logFailure(provider, error)),
-        Effect.withSpan("HttpBridge.call", { attributes: { provider, operation } }),
+        Traced.withSpan("HttpBridge.call", { attributes: { provider, operation } }),
       ),
   )
 

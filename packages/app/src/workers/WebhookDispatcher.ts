@@ -374,9 +374,10 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Unre
             partnerId,
             notifications: entries.length,
           })
-          for (const entry of entries) {
-            yield* dispatch.markFailedAttempt(entry.id, "the partner has no webhook URL", "give up")
-          }
+          yield* dispatch.giveUp(
+            entries.map((entry) => entry.id),
+            "the partner has no webhook URL",
+          )
           yield* Metric.update(Metrics.webhookDeliveries.gaveUp, entries.length)
           return
         }

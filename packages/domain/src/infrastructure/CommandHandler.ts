@@ -18,6 +18,7 @@
  */
 import { Context, Effect, Exit, Schema } from "effect"
 import { type Aggregate, fold, streamId as makeStreamId } from "../kernel/Decider.ts"
+import * as Traced from "../kernel/Traced.ts"
 import {
   EventDecodeFailed,
   type EventDecodeFailed as EventDecodeFailedType,
@@ -236,5 +237,5 @@ export const handle = <Command, Event extends { readonly _tag: string }, State, 
           ),
         )
       : once
-  return run.pipe(Effect.withSpan("CommandHandler.handle", { attributes: { aggregate: aggregate.name } }))
+  return run.pipe(Traced.withSpan("CommandHandler.handle", { attributes: { aggregate: aggregate.name } }))
 }

@@ -29,3 +29,12 @@ export const fn = (name: string, options?: SpanOptionsNoTrace): Effect.fn.Traced
       )
     }
   }) as unknown as Effect.fn.Traced
+
+/**
+ * `Effect.withSpan(name, options)` when the running fiber traces, the effect itself when it does
+ * not: with tracing off, `Effect.withSpan` still makes a no-op span with a call-site stack trace.
+ */
+export const withSpan =
+  (name: string, options?: SpanOptionsNoTrace) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.withFiber((fiber) => (fiber.getRef(References.TracerEnabled) ? Effect.withSpan(self, name, options) : self))

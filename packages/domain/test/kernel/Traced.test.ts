@@ -1,4 +1,4 @@
-/** Named functions: a span when the caller traces, none (and no span cost) when it does not. */
+/** Named functions and spans: a span when the caller traces, none (and no span cost) when it does not. */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import * as Traced from "../../src/kernel/Traced.ts"
@@ -40,6 +40,22 @@ describe("a traced function", () => {
       })
       assert.strictEqual(yield* Effect.flip(Effect.withTracerEnabled(refuse("no"), true)), "no")
       assert.strictEqual(yield* Effect.flip(Effect.withTracerEnabled(refuse("no"), false)), "no")
+    }),
+  )
+})
+
+describe("a traced span around an effect", () => {
+  const spanned = Traced.withSpan("Traced.spanned")(currentSpanName)
+
+  it.effect("is a span of its name when the fiber traces", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* Effect.withTracerEnabled(spanned, true), Option.some("Traced.spanned"))
+    }),
+  )
+
+  it.effect("is the effect alone, without a span, when the fiber does not trace", () =>
+    Effect.gen(function* () {
+      assert.isFalse(Option.getOrUndefined(yield* Effect.withTracerEnabled(spanned, false)) === "Traced.spanned")
     }),
   )
 })
