@@ -5,7 +5,15 @@
  * history and cancels it while Pending. The payer accepts it through
  * POST /Transaction/PaymentRequest/{paymentRequestId}/Accept (TransactionApi).
  */
-import { Attachments, CalendarDate, Ids, Money, PaymentRequestEvents, Payments } from "@partnerpay/domain"
+import {
+  Attachments,
+  CalendarDate,
+  Ids,
+  Money,
+  PaymentRequestEvents,
+  Payments,
+  TransferEvents,
+} from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./Authentication.ts"
@@ -111,7 +119,7 @@ export const AttachmentResponse = Schema.Struct({
 
 /** An invoice line as clients read it: the domain's line, its amounts in wire form, with its total. */
 export const LineItemResponse = Schema.Struct({
-  ...PaymentRequestEvents.InvoiceLineItem.fields,
+  ...TransferEvents.InvoiceLineItem.fields,
   unitAmount: AmountResponse,
   amount: AmountResponse.annotate({ description: "quantity x unitAmount" }),
 })

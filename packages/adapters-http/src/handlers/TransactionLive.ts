@@ -69,7 +69,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
       Traced.fn("TransactionLive.get")(function* ({ params }) {
         const caller = yield* Caller
         const doc = yield* Transfers.get(caller, params.transferId)
-        const invoice = yield* Payments.invoiceOf(caller.partnerId, doc.paymentRequestId)
+        const invoice = yield* Payments.invoiceOf(caller.partnerId, doc)
         const attachments = yield* Attachments.namedOnTransfer(caller.partnerId, doc.paymentRequestId, doc.attachments)
         return {
           ...toResponse(doc),

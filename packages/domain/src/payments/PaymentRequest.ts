@@ -48,12 +48,11 @@ import * as Money from "../kernel/Money.ts"
 import {
   type AutoCollectionSkipReason,
   type AutomaticCollection,
-  type InvoiceLineItem,
   type PaymentRequestCreated,
   PaymentRequestEvent,
   type PaymentRequestStatus,
 } from "./PaymentRequestEvents.ts"
-import type { RefundId, TransferEvent } from "./TransferEvents.ts"
+import type { InvoiceLineItem, RefundId, TransferEvent } from "./TransferEvents.ts"
 
 export type { PaymentRequestStatus } from "./PaymentRequestEvents.ts"
 

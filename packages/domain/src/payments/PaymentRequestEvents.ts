@@ -18,22 +18,11 @@ import {
   TransferId,
 } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
-import { AttachmentUrl, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
+import { AttachmentUrl, InvoiceLineItem, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
 
 /** The statuses a client reads (webhook Data.Status, payment status). */
 export const PaymentRequestStatus = Schema.Literals(["Pending", "Accepted", "Paid", "Failed", "Cancelled", "Refunded"])
 export type PaymentRequestStatus = typeof PaymentRequestStatus.Type
-
-/**
- * One line of an invoice: `quantity` times `unitAmount` (same currency as the
- * request). The line items of a request add up to its amount exactly.
- */
-export const InvoiceLineItem = Schema.Struct({
-  description: Schema.String,
-  quantity: Schema.Int,
-  unitAmount: Money,
-})
-export type InvoiceLineItem = typeof InvoiceLineItem.Type
 
 /**
  * How a Pending request was collected without the payer accepting it by hand:

@@ -21,12 +21,8 @@ import type { Envelope } from "../DomainEvents.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { PaymentRequestId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
-import {
-  AutoCollectionSkipReason,
-  AutomaticCollection,
-  InvoiceLineItem,
-  PaymentRequestStatus,
-} from "./PaymentRequestEvents.ts"
+import { AutoCollectionSkipReason, AutomaticCollection, PaymentRequestStatus } from "./PaymentRequestEvents.ts"
+import { InvoiceLineItem } from "./TransferEvents.ts"
 
 export const collection = "payment_requests"
 

@@ -36,7 +36,7 @@ import * as PaymentRequest from "./PaymentRequest.ts"
 import type * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
 import * as PaymentRequests from "./PaymentRequestsProjection.ts"
 import * as Transfer from "./Transfer.ts"
-import type { Attachment, RecipientAddress } from "./TransferEvents.ts"
+import type { Attachment, RecipientAddress, TransferInvoice } from "./TransferEvents.ts"
 
 /** Every failure a payment use case reports (all mapped to HTTP problems). */
 export type Failure = DomainError | VersionConflict | EventStoreUnavailable
@@ -193,12 +193,20 @@ export const get = Traced.fn("Payments.get")(function* (partnerId: PartnerId, pa
 /**
  * The invoice (number and lines) of the payment request a transfer pays, for
  * showing on the transfer; undefined when the transfer pays no request, or a
- * request without an invoice.
+ * request without an invoice. The transfer recorded it at initiation; one
+ * initiated before that was recorded has it read from the request's document.
  */
 export const invoiceOf = Traced.fn("Payments.invoiceOf")(function* (
   partnerId: PartnerId,
-  paymentRequestId: string | undefined,
+  transfer: {
+    readonly paymentRequestId?: string | undefined
+    readonly invoice?: TransferInvoice | undefined
+  },
 ) {
+  const recorded = transfer.invoice
+  if (recorded !== undefined)
+    return recorded.invoiceNumber === undefined && recorded.lineItems === undefined ? undefined : recorded
+  const paymentRequestId = transfer.paymentRequestId
   if (paymentRequestId === undefined) return undefined
   const store = yield* ReadModelStore
   const stored = yield* store.get(PaymentRequests.collection, paymentRequestId)
@@ -426,6 +434,10 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
     recipientAddress: address,
     attachments,
     description: accepted.transferDescription,
+    invoice: {
+      ...(request.invoiceNumber === undefined ? {} : { invoiceNumber: request.invoiceNumber }),
+      ...(request.lineItems === undefined ? {} : { lineItems: request.lineItems }),
+    },
     at: accepted.at,
   }
   const transferDecision = Transfer.aggregate.decide(initiate, Transfer.initialState)

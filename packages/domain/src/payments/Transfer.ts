@@ -34,6 +34,7 @@ import {
   type ReimbursementProviderId,
   TransferEvent,
   type TransferInitiated,
+  type TransferInvoice,
   type TransferStatus,
 } from "./TransferEvents.ts"
 
@@ -71,6 +72,8 @@ export interface InitiateTransfer {
   readonly recipientAddress: RecipientAddress
   readonly attachments: ReadonlyArray<Attachment>
   readonly description: string
+  /** The invoice of the payment request the transfer pays (see `TransferInitiated`). */
+  readonly invoice?: TransferInvoice
   readonly at: DateTime.Utc
 }
 
@@ -267,6 +270,7 @@ const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
     recipientAddress: command.recipientAddress,
     attachments: command.attachments,
     description: command.description,
+    ...(command.invoice === undefined ? {} : { invoice: command.invoice }),
     status: "Pending",
     at: command.at,
   })

@@ -73,11 +73,32 @@ export const Attachment = Schema.Struct({
 export type Attachment = typeof Attachment.Type
 
 /**
+ * One line of an invoice: `quantity` times `unitAmount` (same currency as the
+ * request). The line items of a request add up to its amount exactly.
+ */
+export const InvoiceLineItem = Schema.Struct({
+  description: Schema.String,
+  quantity: Schema.Int,
+  unitAmount: Money,
+})
+export type InvoiceLineItem = typeof InvoiceLineItem.Type
+
+/** The invoice a transfer pays, as its payment request stated it (each part when the request had it). */
+export const TransferInvoice = Schema.Struct({
+  invoiceNumber: Schema.optionalKey(Schema.String),
+  lineItems: Schema.optionalKey(Schema.Array(InvoiceLineItem)),
+})
+export type TransferInvoice = typeof TransferInvoice.Type
+
+/**
  * A transfer was started; it is Pending until the bank settles or fails it.
  * It pays a payment request (`paymentRequestId`) or collects instalment
  * `instalmentNumber` of a payment plan (`paymentPlanId`), or neither; the
  * payer (`payerRegistrationId`) is named when the transfer collects a plan's
- * instalment (a payment request's payer is the request's).
+ * instalment (a payment request's payer is the request's). A transfer that pays
+ * a payment request records the request's invoice (`invoice`, possibly empty),
+ * so that reading the transfer needs nothing else; transfers initiated before
+ * this field existed lack it.
  */
 export const TransferInitiated = Schema.TaggedStruct("TransferInitiated", {
   transferId: TransferId,
@@ -95,6 +116,7 @@ export const TransferInitiated = Schema.TaggedStruct("TransferInitiated", {
   recipientAddress: RecipientAddress,
   attachments: Schema.Array(Attachment),
   description: Schema.String,
+  invoice: Schema.optionalKey(TransferInvoice),
   status: Schema.Literal("Pending"),
   at: Schema.DateTimeUtcFromString,
 })

@@ -12,7 +12,7 @@ import { DateTime, Schema } from "effect"
 import type { Envelope } from "../DomainEvents.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { Money } from "../kernel/Money.ts"
-import { Attachment, RecipientAddress, TransferStatus } from "./TransferEvents.ts"
+import { Attachment, RecipientAddress, TransferInvoice, TransferStatus } from "./TransferEvents.ts"
 
 export const collection = "transfers"
 
@@ -34,6 +34,8 @@ export const TransferDocument = Schema.Struct({
   recipientAddress: RecipientAddress,
   attachments: Schema.Array(Attachment),
   description: Schema.String,
+  /** The paid request's invoice, recorded at initiation (absent on transfers initiated before it was). */
+  invoice: Schema.optionalKey(TransferInvoice),
   refundedAmount: Money,
   isRefunded: Schema.Boolean,
   appliedForReimbursement: Schema.Boolean,
@@ -73,6 +75,7 @@ export const apply = (current: TransferDocument | undefined, envelope: Envelope)
       recipientAddress: event.recipientAddress,
       attachments: event.attachments,
       description: event.description,
+      ...(event.invoice === undefined ? {} : { invoice: event.invoice }),
       refundedAmount: { minorUnits: 0, currency: event.amount.currency },
       isRefunded: false,
       appliedForReimbursement: false,

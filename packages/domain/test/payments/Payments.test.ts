@@ -469,6 +469,51 @@ describe("accepting a payment request", () => {
     }).pipe(Effect.provide(layer())),
   )
 
+  it.effect("the transfer of an invoice records the invoice, which reading the transfer shows", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(partnerId)
+      yield* seedCustomer(partnerId, payer)
+      const lineItems = [
+        { description: "Cleaning", quantity: 2, unitAmount: { value: 62.75, currencyCode: "USD" as const } },
+      ]
+      const { paymentRequestId } = yield* Payments.create(
+        createInput(companyId, { invoiceNumber: "INV-42", lineItems }),
+      )
+      yield* Payments.accept(acceptInput(paymentRequestId))
+      const transferId = (yield* Payments.get(partnerId, paymentRequestId)).transferId as TransferId
+      const transfer = yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)
+      const invoice = {
+        invoiceNumber: "INV-42",
+        lineItems: [
+          { description: "Cleaning", quantity: 2, unitAmount: { minorUnits: 6_275, currency: "USD" as const } },
+        ],
+      }
+      assert.deepStrictEqual(transfer.invoice, invoice)
+      assert.deepStrictEqual(yield* Payments.invoiceOf(partnerId, transfer), invoice)
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("the transfer of a request without an invoice records an empty one and shows none", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* accepted
+      const transfer = yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)
+      assert.deepStrictEqual(transfer.invoice, {})
+      assert.isUndefined(yield* Payments.invoiceOf(partnerId, transfer))
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a transfer recorded without its invoice (before transfers recorded it) shows its request's", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(partnerId)
+      yield* seedCustomer(partnerId, payer)
+      const { paymentRequestId } = yield* Payments.create(createInput(companyId, { invoiceNumber: "INV-7" }))
+      assert.deepStrictEqual(yield* Payments.invoiceOf(partnerId, { paymentRequestId }), { invoiceNumber: "INV-7" })
+      assert.isUndefined(yield* Payments.invoiceOf(otherPartnerId, { paymentRequestId }))
+    }).pipe(Effect.provide(layer())),
+  )
+
   it.effect("repeating the acceptance changes nothing and starts no second transfer", () =>
     Effect.gen(function* () {
       const { paymentRequestId } = yield* accepted

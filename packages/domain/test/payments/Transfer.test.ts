@@ -1,5 +1,6 @@
 /**
- * Executable specification of the Transfer aggregate: initiation, settlement
+ * Executable specification of the Transfer aggregate: initiation (with the
+ * invoice of the request it pays), settlement
  * or failure, refunds (never above the amount), reimbursement (never together
  * with a refund) and the account number masking rule.
  */
@@ -141,6 +142,16 @@ describe("no transfer yet", () => {
       .given([])
       .when(withoutRequest)
       .then([TransferInitiated.make(expected)])
+  })
+  it("initiate records the invoice of the request it pays, as the request stated it", () => {
+    const invoice = {
+      invoiceNumber: "INV-42",
+      lineItems: [{ description: "Cleaning", quantity: 2, unitAmount: usd(5_000) }],
+    }
+    spec
+      .given([])
+      .when({ ...initiate, invoice })
+      .then([TransferInitiated.make({ ...initiated, invoice })])
   })
   it("initiate refuses a full account number and every other bad field, naming each", () => {
     spec
