@@ -122,8 +122,11 @@ export const make = (
         }),
       ),
     clockFor,
+    // A partner that never advanced runs on the base clock itself (no clock made per request).
     within: (partnerId, self) =>
-      partnerId === undefined ? self : Effect.provideService(self, Clock.Clock, clockFor(partnerId)),
+      partnerId === undefined
+        ? self
+        : Effect.provideService(self, Clock.Clock, offsets.has(partnerId) ? clockFor(partnerId) : base),
     latestMillis: Effect.sync(() => base.currentTimeMillisUnsafe() + Math.max(0, ...offsets.values())),
   })
 }
@@ -191,8 +194,20 @@ export const layerStored: Layer.Layer<SandboxClock, never, SqlClient> = Layer.ef
 export const onRealClock = <A, E, R>(self: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
   Layer.provide(self, Layer.succeed(Clock.Clock, realClock))
 
+/** Recent tokens' partner claims: a request reads its token's claim twice (clock, then verification). */
+const claims = new Map<string, string | undefined>()
+const claimCacheSize = 1024
+
 /** The partner a bearer token names (its `sub` for a partner token, `pid` for a customer token), unverified. */
 export const partnerClaimOf = (token: string): string | undefined => {
+  if (claims.has(token)) return claims.get(token)
+  const claim = readPartnerClaim(token)
+  if (claims.size >= claimCacheSize) claims.clear()
+  claims.set(token, claim)
+  return claim
+}
+
+const readPartnerClaim = (token: string): string | undefined => {
   const payload = token.split(".")[1]
   if (payload === undefined || payload.length > 4096) return undefined
   try {

@@ -8,7 +8,7 @@
  * in-memory stack for tests and embedders.
  */
 
-import { Context, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import * as DomainEvents from "../DomainEvents.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as Notifications from "../Notifications.ts"
@@ -32,24 +32,29 @@ export interface PipelineOptions {
 
 /** Builds the append hook from the read model store and the outbox in context. */
 export const makeHook = Traced.fn("EventPipeline.makeHook")(function* (options: PipelineOptions = {}) {
-  const context = yield* Effect.context<ReadModelStore | Outbox>()
+  const store = yield* ReadModelStore
+  const outbox = yield* Outbox
   const projections = options.projections ?? Projections.all
   const rules = options.notificationRules ?? Notifications.rules
-  const outbox = Context.get(context, Outbox)
-  const hook: AppendHook = Effect.fnUntraced(function* (recorded: ReadonlyArray<RecordedEvent>) {
-    const events = yield* Effect.forEach(recorded, DomainEvents.decode).pipe(
-      Effect.mapError(
-        (error) => new EventStoreUnavailable({ reason: `cannot project: ${error.message}`, cause: error }),
-      ),
-    )
-    yield* applyAll(projections, events)
-    for (const event of events) {
-      for (const rule of rules) {
-        const notifications = yield* rule(event)
-        if (notifications.length > 0) yield* outbox.record(notifications)
+  // Provides the two services alone (one overlay each): merging a captured context into the fiber's
+  // would copy both whole on every append.
+  const hook: AppendHook = Effect.fnUntraced(
+    function* (recorded: ReadonlyArray<RecordedEvent>) {
+      const events = yield* Effect.forEach(recorded, DomainEvents.decode).pipe(
+        Effect.mapError(
+          (error) => new EventStoreUnavailable({ reason: `cannot project: ${error.message}`, cause: error }),
+        ),
+      )
+      yield* applyAll(projections, events)
+      for (const event of events) {
+        for (const rule of rules) {
+          const notifications = yield* rule(event)
+          if (notifications.length > 0) yield* outbox.record(notifications)
+        }
       }
-    }
-  }, Effect.provideContext(context))
+    },
+    (effect) => effect.pipe(Effect.provideService(ReadModelStore, store), Effect.provideService(Outbox, outbox)),
+  )
   return hook
 })
 

@@ -134,49 +134,105 @@ type Json = Record<string, unknown>
 
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** The concrete paths of a pattern present in `value` whose value is text that is not already erased. */
-const expand = (value: unknown, pattern: ReadonlyArray<string>, prefix: Array<string | number> = []) => {
-  const found: Array<Array<string | number>> = []
-  const [head, ...rest] = pattern
-  if (head === undefined) {
-    if (typeof value === "string" && value !== erased) found.push(prefix)
-    return found
+type Path = ReadonlyArray<string | number>
+
+/** Dotted field patterns, split once. */
+const patterns = new Map<string, ReadonlyArray<string>>()
+const patternOf = (dotted: string): ReadonlyArray<string> => {
+  let pattern = patterns.get(dotted)
+  if (pattern === undefined) {
+    pattern = dotted.split(".")
+    if (patterns.size < 10_000) patterns.set(dotted, pattern)
   }
+  return pattern
+}
+
+/** Adds to `found` the concrete paths of `pattern` (from `depth`) in `value` whose value is text not already erased. */
+const expand = (
+  value: unknown,
+  pattern: ReadonlyArray<string>,
+  depth: number,
+  prefix: Array<string | number>,
+  found: Array<Path>,
+): void => {
+  if (depth === pattern.length) {
+    if (typeof value === "string" && value !== erased) found.push(prefix.slice())
+    return
+  }
+  const head = pattern[depth]!
   if (head === "*") {
     if (Array.isArray(value)) {
-      value.forEach((item, index) => {
-        found.push(...expand(item, rest, [...prefix, index]))
-      })
+      for (let index = 0; index < value.length; index++) {
+        prefix.push(index)
+        expand(value[index], pattern, depth + 1, prefix, found)
+        prefix.pop()
+      }
     }
-    return found
+    return
   }
-  if (isObject(value) && head in value) found.push(...expand(value[head], rest, [...prefix, head]))
-  return found
+  if (isObject(value) && head in value) {
+    prefix.push(head)
+    expand(value[head], pattern, depth + 1, prefix, found)
+    prefix.pop()
+  }
 }
 
-const getAt = (value: unknown, path: ReadonlyArray<string | number>): unknown =>
-  path.reduce<unknown>((current, key) => (current as Record<string | number, unknown>)[key], value)
-
-/** A deep copy of `value` with the value at `path` replaced. */
-const setAt = (value: unknown, path: ReadonlyArray<string | number>, replacement: unknown): unknown => {
-  const [head, ...rest] = path
-  if (head === undefined) return replacement
-  if (Array.isArray(value)) return value.map((item, index) => (index === head ? setAt(item, rest, replacement) : item))
-  if (isObject(value)) return { ...value, [head]: setAt(value[head], rest, replacement) }
-  return value
+const getAt = (value: unknown, path: Path): unknown => {
+  let current = value
+  for (const key of path) current = (current as Record<string | number, unknown>)[key]
+  return current
 }
 
-/** Removes the value at `path` (object key) or leaves a placeholder in arrays' objects. */
-const removeAt = (value: unknown, path: ReadonlyArray<string | number>): unknown => {
-  const [head, ...rest] = path
-  if (head === undefined) return value
-  if (Array.isArray(value)) return value.map((item, index) => (index === head ? removeAt(item, rest) : item))
-  if (!isObject(value)) return value
-  if (rest.length === 0) {
-    const { [head]: _removed, ...others } = value
-    return others
+const isIndexOf = (array: ReadonlyArray<unknown>, key: string | number): key is number =>
+  typeof key === "number" && key >= 0 && key < array.length
+
+/**
+ * Copy-on-write edits of a JSON value: `edit(path, replace)` copies only the containers along
+ * `path` that this editor has not copied yet, so many edits cost one copy of each touched container
+ * and the input is never changed.
+ */
+const editor = (input: unknown) => {
+  const copies = new WeakSet<object>()
+  const copy = (container: unknown): unknown => {
+    if (Array.isArray(container)) {
+      if (copies.has(container)) return container
+      const fresh = container.slice()
+      copies.add(fresh)
+      return fresh
+    }
+    if (isObject(container)) {
+      if (copies.has(container)) return container
+      const fresh = { ...container }
+      copies.add(fresh)
+      return fresh
+    }
+    return container
   }
-  return { ...value, [head]: removeAt(value[head], rest) }
+  let root = copy(input)
+  return {
+    /** Replaces the value at `path` (`remove`: deletes an object's key; an array element stays). */
+    edit: (path: Path, replacement: unknown, remove = false) => {
+      if (path.length === 0) {
+        if (!remove) root = replacement
+        return
+      }
+      let parent = root as Record<string | number, unknown>
+      for (let i = 0; i < path.length - 1; i++) {
+        if (Array.isArray(parent) ? !isIndexOf(parent, path[i]!) : !isObject(parent)) return
+        const child = copy(parent[path[i]!])
+        parent[path[i]!] = child
+        parent = child as Record<string | number, unknown>
+      }
+      const last = path[path.length - 1]!
+      if (Array.isArray(parent)) {
+        if (!remove && isIndexOf(parent, last)) parent[last] = replacement
+      } else if (isObject(parent)) {
+        if (remove) delete parent[last]
+        else parent[last] = replacement
+      }
+    },
+    result: () => root,
+  }
 }
 
 /** Seals the personal fields of `data` (encoded JSON) as `fieldsOf` says; other values are returned as they are. */
@@ -188,16 +244,18 @@ export const sealRecord = Effect.fnUntraced(function* (
   options?: SealOptions,
 ): Effect.fn.Return<unknown, EventStoreUnavailable> {
   if (fieldsOf === undefined || !isObject(data) || sealedKey in data) return data
-  let out: unknown = data
+  let out: ReturnType<typeof editor> | undefined
   const groups: Array<SealedGroup> = []
   for (const { subject, paths } of fieldsOf(data, streamId)) {
-    const concrete = paths.flatMap((path) => expand(data, path.split(".")))
+    const concrete: Array<Path> = []
+    for (const path of paths) expand(data, patternOf(path), 0, [], concrete)
     if (concrete.length === 0) continue
     const values = concrete.map((path) => getAt(data, path))
-    for (const path of concrete) out = removeAt(out, path)
+    out ??= editor(data)
+    for (const path of concrete) out.edit(path, undefined, true)
     groups.push({ subject, paths: concrete, sealed: yield* vault.seal(subject, JSON.stringify(values), options) })
   }
-  return groups.length === 0 ? data : { ...(out as Json), [sealedKey]: groups }
+  return out === undefined ? data : { ...(out.result() as Json), [sealedKey]: groups }
 })
 
 /** Opens a record sealed by `sealRecord`: its fields back, or "[erased]" for an erased subject's fields. */
@@ -207,17 +265,17 @@ export const openRecord = Effect.fnUntraced(function* (
 ): Effect.fn.Return<unknown, EventStoreUnavailable> {
   if (!isObject(data) || !(sealedKey in data)) return data
   const { [sealedKey]: groups, ...rest } = data
-  let out: unknown = rest
+  const out = editor(rest)
   for (const group of groups as ReadonlyArray<SealedGroup>) {
     const opened = yield* vault.open(group.subject, group.sealed)
     const values: ReadonlyArray<unknown> = Option.isSome(opened)
       ? (JSON.parse(opened.value) as ReadonlyArray<unknown>)
       : group.paths.map(() => erased)
     group.paths.forEach((path, index) => {
-      out = setAt(out, path, values[index] ?? erased)
+      out.edit(path, values[index] ?? erased)
     })
   }
-  return out
+  return out.result()
 })
 
 /** The subjects whose data a stored record holds (sealed), for audits and tests. */

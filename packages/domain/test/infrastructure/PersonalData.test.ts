@@ -6,6 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
+import fc from "fast-check"
 import * as PersonalData from "../../src/infrastructure/PersonalData.ts"
 import { fields } from "../../src/PersonalDataMap.ts"
 
@@ -126,5 +127,65 @@ describe("a login challenge event", () => {
       assert.notInclude(JSON.stringify(sealed), "+14155550123")
       assert.deepStrictEqual(PersonalData.subjectsOf(sealed), ["login:LoginChallenge-p-1:hash"])
     }),
+  )
+})
+
+describe("any record with personal fields", () => {
+  // Nested objects and arrays of text, with fields named as the patterns below name them.
+  const text = fc.string({ maxLength: 6 })
+  const person = fc.record(
+    { name: text, emailAddress: text, title: fc.oneof(text, fc.integer()) },
+    { requiredKeys: ["name"] },
+  )
+  const record = fc.record(
+    {
+      id: text,
+      owner: fc.oneof(person, fc.constant(null), text),
+      employees: fc.oneof(fc.array(fc.oneof(person, text, fc.constant(null)), { maxLength: 4 }), person),
+      notes: fc.array(text, { maxLength: 3 }),
+    },
+    { requiredKeys: ["id"] },
+  )
+  const fieldsOf: PersonalData.FieldsOf = () => [
+    { subject: "owner", paths: ["owner.name", "owner.emailAddress", "owner.title"] },
+    { subject: "staff", paths: ["employees.*.name", "employees.*.emailAddress"] },
+  ]
+
+  it.effect("opens to exactly the record that was sealed, and sealing leaves its input as it was", () =>
+    Effect.sync(() =>
+      fc.assert(
+        fc.property(record, (input) => {
+          const before = JSON.parse(JSON.stringify(input)) as unknown
+          const vault = fakeVault()
+          const sealed = Effect.runSync(PersonalData.sealRecord(vault, fieldsOf, input, "Stream-1"))
+          assert.deepStrictEqual(input, before)
+          assert.deepStrictEqual(Effect.runSync(PersonalData.openRecord(vault, sealed)), input)
+        }),
+        { seed: 20261123, numRuns: 300 },
+      ),
+    ),
+  )
+
+  it.effect("keeps no personal text outside its sealed part", () =>
+    Effect.sync(() =>
+      fc.assert(
+        fc.property(record, (input) => {
+          const sealed = Effect.runSync(PersonalData.sealRecord(fakeVault(), fieldsOf, input, "Stream-1")) as Record<
+            string,
+            unknown
+          >
+          const { [PersonalData.sealedKey]: _groups, ...plain } = sealed
+          const people = [plain.owner, ...(Array.isArray(plain.employees) ? plain.employees : [])]
+          for (const person of people) {
+            if (typeof person !== "object" || person === null) continue
+            const fields = person as Record<string, unknown>
+            assert.isFalse(typeof fields.name === "string" || typeof fields.emailAddress === "string")
+          }
+          const owner = plain.owner as Record<string, unknown> | null | undefined
+          if (typeof owner === "object" && owner !== null) assert.notStrictEqual(typeof owner.title, "string")
+        }),
+        { seed: 20261124, numRuns: 300 },
+      ),
+    ),
   )
 })
