@@ -45,7 +45,8 @@
  * latest.svg, the ratios as a chart (bench/chart.ts).
  * Flags: --quick; --profile[=create|cancel|status|transaction] (only that scenario x64 on
  * PostgreSQL, default create, with the service under `node --cpu-prof`; prints the top frames
- * by self time).
+ * by self time, and the service's and PostgreSQL's CPU per request); --measure[=...] (the same
+ * without the profiler).
  *
  * Bounded: every load is bounded in time and count, every child has a kill timer, every
  * wait has a limit, the whole run has a deadline, and every child process is killed on
@@ -63,7 +64,9 @@ import { chart } from "./chart.ts"
 const root = fileURLToPath(new URL("..", import.meta.url))
 const resultsDir = join(root, "bench", "results")
 const quick = process.argv.includes("--quick")
-const profile = process.argv.some((arg) => arg === "--profile" || arg.startsWith("--profile="))
+const profile = process.argv.some((arg) => /^--(profile|measure)(=|$)/.test(arg))
+/** --measure: as --profile, without the CPU profiler (req/s and CPU per request of one scenario). */
+const measureOnly = process.argv.some((arg) => /^--measure(=|$)/.test(arg))
 const rounds = quick || profile ? 1 : 3
 const seconds = quick ? 2 : profile ? 10 : 4
 const servicePoolSize = 10 // the service's PostgreSQL pool (PgDatabase.layerPostgres default)
@@ -682,7 +685,7 @@ const readScenarios: ReadonlyArray<Scenario> = [
   },
 ]
 const profiledScenario = (): Scenario => {
-  const which = process.argv.find((arg) => arg.startsWith("--profile="))?.slice("--profile=".length) ?? "create"
+  const which = process.argv.find((arg) => /^--(profile|measure)=/.test(arg))?.replace(/^--\w+=/, "") ?? "create"
   const byName: Record<string, Scenario> = {
     create: createCompany(64),
     cancel: cancelPayment(64, seconds * 1000),
@@ -1315,7 +1318,7 @@ const profileRun = async (target: Target) => {
   const profileDir = join(resultsDir, "profile")
   rmSync(profileDir, { recursive: true, force: true })
   const scenario = profiledScenario()
-  const service = await startService(target, profileDir)
+  const service = await startService(target, measureOnly ? undefined : profileDir)
   try {
     const fixture = await prepare(service.base)
     const [cancellable] =
@@ -1330,7 +1333,7 @@ const profileRun = async (target: Target) => {
   } finally {
     await stopChild(service.child)
   }
-  console.log(summariseProfile(profileDir))
+  if (!measureOnly) console.log(summariseProfile(profileDir))
 }
 
 const main = async () => {
