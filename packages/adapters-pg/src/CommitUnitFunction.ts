@@ -8,7 +8,9 @@
  * migration transaction, under the migration lock), so a database always runs
  * the function of the code that opened it, without a new migration per change.
  *
- * Kept cheap for the common cases: an append expecting a version (or no
+ * Kept cheap for the common cases: the unit's arrays are walked by index
+ * (PL/pgSQL evaluates those as simple expressions; a FOR over a SELECT would
+ * start a query per loop); an append expecting a version (or no
  * stream) checks for an idempotent replay only when the version check fails
  * (a replay of a committed append always fails it, since the stream moved
  * on); only `Any` checks first. A single event is inserted with VALUES, a
@@ -28,6 +30,8 @@ DECLARE
   s jsonb;
   d jsonb;
   e jsonb;
+  items jsonb;
+  i integer;
   n integer;
   expected text;
   new_version integer;
@@ -42,7 +46,9 @@ BEGIN
   PERFORM pg_advisory_xact_lock_shared(${rebuildLockKey});
 
   -- Data keys made by the unit for subjects that had none: a subject that got one meanwhile is a conflict.
-  FOR d IN SELECT value FROM jsonb_array_elements(COALESCE(unit -> 'dataKeys', '[]'::jsonb)) LOOP
+  items := COALESCE(unit -> 'dataKeys', '[]'::jsonb);
+  FOR i IN 0 .. jsonb_array_length(items) - 1 LOOP
+    d := items -> i;
     INSERT INTO personal_data_keys (subject, wrapped_key, master_key_id)
     VALUES (d ->> 'subject', d ->> 'wrapped', d ->> 'masterKeyId')
     ON CONFLICT (subject) DO NOTHING;
@@ -53,7 +59,9 @@ BEGIN
     END IF;
   END LOOP;
 
-  FOR s IN SELECT value FROM jsonb_array_elements(COALESCE(unit -> 'streams', '[]'::jsonb)) LOOP
+  items := COALESCE(unit -> 'streams', '[]'::jsonb);
+  FOR i IN 0 .. jsonb_array_length(items) - 1 LOOP
+    s := items -> i;
     n := jsonb_array_length(s -> 'events');
     first_id := (s -> 'events' -> 0 ->> 'eventId')::uuid;
     expected := s ->> 'expected';
@@ -123,7 +131,9 @@ BEGIN
     results := results || jsonb_build_object('version', new_version, 'lastPosition', last_position, 'replayed', false);
   END LOOP;
 
-  FOR d IN SELECT value FROM jsonb_array_elements(COALESCE(unit -> 'documents', '[]'::jsonb)) LOOP
+  items := COALESCE(unit -> 'documents', '[]'::jsonb);
+  FOR i IN 0 .. jsonb_array_length(items) - 1 LOOP
+    d := items -> i;
     expected := d ->> 'expected';
     IF (d ->> 'delete') = 'true' THEN
       DELETE FROM read_models WHERE collection = d ->> 'collection' AND id = d ->> 'id'
