@@ -135,16 +135,16 @@ const register = (command: RegisterCompany, state: State): Decision<Event> => {
       ValidationFailed.of("locationIds", `must hold ${locations.length} distinct location ids, one per location`),
     )
   }
-  return accept<CompanyEvent>(
-    Events.CompanyRegistered.make({
-      companyId: command.companyId,
-      partnerId: command.partnerId,
-      ...profile,
-      owner: Events.toOwnerRecord(owner),
-      locations: locations.map((details, index) => ({ locationId: ids[index]!, ...details })),
-      registeredAt: command.at,
-    }),
-  )
+  // A plain value: the registration is validated above (a Schema `make` would check every field again).
+  return accept<CompanyEvent>({
+    _tag: "CompanyRegistered",
+    companyId: command.companyId,
+    partnerId: command.partnerId,
+    ...profile,
+    owner: Events.toOwnerRecord(owner),
+    locations: locations.map((details, index) => ({ locationId: ids[index]!, ...details })),
+    registeredAt: command.at,
+  })
 }
 
 const addLocation = (command: AddLocation, state: State): Decision<Event> => {

@@ -19,7 +19,7 @@ import type { DateTime } from "effect"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError } from "../kernel/DomainError.ts"
 import type { CompanyId, CompanyReferenceId, PartnerId } from "../kernel/Ids.ts"
-import { CompanyReferenceEvent, CompanyReferenceReserved } from "./CompanyReferenceEvents.ts"
+import { CompanyReferenceEvent } from "./CompanyReferenceEvents.ts"
 
 export * from "./CompanyReferenceEvents.ts"
 
@@ -54,14 +54,14 @@ export const decide = (command: Command, state: State): Decision<Event> => {
   if (state._tag === "Reserved") {
     return state.companyId === command.companyId ? nothing : refuse(new AlreadyExists({ entity: "CompanyReference" }))
   }
-  return accept<CompanyReferenceEvent>(
-    CompanyReferenceReserved.make({
-      partnerId: command.partnerId,
-      companyReferenceId: command.companyReferenceId,
-      companyId: command.companyId,
-      at: command.at,
-    }),
-  )
+  // A plain value: the command's fields are checked already (a Schema `make` would check them again).
+  return accept<CompanyReferenceEvent>({
+    _tag: "CompanyReferenceReserved",
+    partnerId: command.partnerId,
+    companyReferenceId: command.companyReferenceId,
+    companyId: command.companyId,
+    at: command.at,
+  })
 }
 
 export const evolve = (state: State, event: Event): State =>
