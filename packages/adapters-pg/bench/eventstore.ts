@@ -4,11 +4,12 @@
  * On the PostgreSQL server at DATABASE_URL (same pool size for everything):
  * appends of single events by 1, 8 and 32 concurrent writers and batches of
  * 100 events by 8 writers, each beside a baseline of plain INSERT transactions
- * into a table of the same shape, measured in the same run. Then the PGlite
+ * into a table of the same shape, measured in the same run: 3 rounds, store and
+ * baseline alternating, medians reported (with each round's ratio). Then the PGlite
  * append rate and the read rate of a 10,000-event stream on both, and the
  * time to load a Customer aggregate with 10,000 events, from its snapshot and
  * (for comparison) by replaying the whole stream.
- * Bounded: about a minute in total (BENCH_SECONDS_PER_RUN, default 2.5, sets the length of each run).
+ * Bounded: about a minute and a half in total (BENCH_SECONDS_PER_RUN, default 2.5, sets the length of each run).
  */
 import { CommandHandler, Customer, EventStore, IdGenerator, type Ids } from "@partnerpay/domain"
 import { DateTime, Effect, Layer, Schema } from "effect"
@@ -18,7 +19,9 @@ import * as PgDatabase from "../src/PgDatabase.ts"
 import * as PgEventStore from "../src/PgEventStore.ts"
 
 const poolSize = 32
-const secondsPerRun = Number(process.env.BENCH_SECONDS_PER_RUN ?? 2.5)
+const secondsPerRun = Number(process.env.BENCH_SECONDS_PER_RUN ?? 2)
+/** Store and baseline runs alternate, this many of each; the table gives their medians. */
+const rounds = 3
 
 const newEvent = (n: number): EventStore.NewEvent => ({
   eventId: crypto.randomUUID(),
@@ -154,7 +157,6 @@ const customerLoad = Effect.gen(function* () {
       })),
     )
   }
-  const median = (samples: Array<number>) => samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)] ?? 0
   const timeLoads = (times: number) =>
     Effect.gen(function* () {
       const samples: Array<number> = []
@@ -176,6 +178,9 @@ const customerLoad = Effect.gen(function* () {
   return { events: events.length + 2, replay, fromSnapshot }
 })
 
+const median = (samples: ReadonlyArray<number>) =>
+  [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)] ?? 0
+
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US").padStart(10)
 
 const postgres = Effect.gen(function* () {
@@ -193,9 +198,16 @@ const postgres = Effect.gen(function* () {
   )
   console.log(`${"scenario".padEnd(28)} ${"store ev/s".padStart(10)} ${"baseline".padStart(10)}  ratio`)
   for (const [name, writers, batch] of scenarios) {
-    const store = yield* appendRun(writers, batch)
-    const baseline = yield* baselineRun(writers, batch)
+    const stores: Array<number> = []
+    const baselines: Array<number> = []
+    for (let round = 0; round < rounds; round++) {
+      stores.push(yield* appendRun(writers, batch))
+      baselines.push(yield* baselineRun(writers, batch))
+    }
+    const store = median(stores)
+    const baseline = median(baselines)
     console.log(`${name.padEnd(28)} ${fmt(store)} ${fmt(baseline)}  ${(store / baseline).toFixed(2)}`)
+    console.log(`${"".padEnd(28)} rounds: ${stores.map((x, i) => (x / (baselines[i] ?? x)).toFixed(2)).join(", ")}`)
   }
   console.log(`${"read a 10,000-event stream".padEnd(28)} ${fmt(yield* readRate)}`)
   const load = yield* customerLoad

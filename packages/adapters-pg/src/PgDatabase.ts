@@ -35,6 +35,16 @@ export interface PostgresOptions {
    * per-statement socket cost under load. Transactions still reserve a connection.
    */
   readonly multiplex?: boolean
+  /**
+   * How many statements share one pooled connection before the pool opens the next (default 4;
+   * the client's own default is 32). Each statement outside a transaction is a transaction of its
+   * own, and a session commits one at a time, each waiting for its WAL flush: at 32, the commits of
+   * 32 concurrent writers queue behind each other on one session, while spread over sessions they
+   * share flushes (group commit). Event store appends by 32 writers, on this 2-core machine: 5,000
+   * events/s at 32, 8,000-8,800 at 8, 10,000 at 4; reads lose a little of the pipeline's saving as
+   * the number falls (GET /company/status: -2% at 8, -5% at 4).
+   */
+  readonly multiplexConcurrency?: number
   /** Session settings sent at connect, e.g. `{ search_path: "my_schema" }`. */
   readonly startupParameters?: Readonly<Record<string, string>>
   readonly connectTimeoutMillis?: number
@@ -49,6 +59,7 @@ export const layerPostgres = (
     url: Redacted.make(url),
     maxConnections: options.maxConnections ?? 10,
     multiplex: options.multiplex ?? true,
+    multiplexConcurrency: options.multiplexConcurrency ?? 4,
     connectTimeout: options.connectTimeoutMillis ?? 5000,
     ...(options.startupParameters === undefined ? {} : { startupParameters: options.startupParameters }),
   })

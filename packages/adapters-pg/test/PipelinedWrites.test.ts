@@ -7,6 +7,10 @@
  * ~50 µs of Node CPU here, so a read endpoint under load spent a quarter of
  * its CPU on them. Requests are modelled by callbacks of one check phase,
  * each starting its own fiber, as the HTTP server's callbacks do.
+ *
+ * A session takes at most four statements at once (`multiplexConcurrency`):
+ * statements outside a transaction commit one at a time on their session, so
+ * concurrent writers are spread over sessions to share WAL flushes.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -65,7 +69,26 @@ suite("statements of one event-loop iteration", () => {
         )
         // One connection: one write for the whole iteration (a flush per request would make 20).
         assert.isAtMost(writes, 2)
-      }).pipe(Effect.provide(PgDatabase.layerPostgres(databaseUrl, { maxConnections: 1 }))),
+      }).pipe(Effect.provide(PgDatabase.layerPostgres(databaseUrl, { maxConnections: 1, multiplexConcurrency: 32 }))),
+    30_000,
+  )
+})
+
+suite("concurrent statements", () => {
+  it.effect(
+    "are spread over sessions, four to a session, so that their commits do not queue on one",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient
+        const sessionOf = sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)::text AS slept`
+        const rows = yield* Effect.all(
+          Array.from({ length: 32 }, () => sessionOf),
+          { concurrency: "unbounded" },
+        )
+        const sessions = new Set(rows.map((r) => r[0]!.pid))
+        // The client's default (32 to a session) would run all 32 on one session, one commit at a time.
+        assert.strictEqual(sessions.size, 8)
+      }).pipe(Effect.provide(PgDatabase.layerPostgres(databaseUrl, { maxConnections: 10 }))),
     30_000,
   )
 })
