@@ -25,7 +25,7 @@
  *     one), then ONE single-row INSERT into `bench_ceiling_events`, a table shaped like
  *     the event store's `events` (identity position, stream id/type/version, unique
  *     event id, type, schema version, jsonb data and metadata, timestamp; the same
- *     unique and partner indexes), with the body (or the id from the path) as `data`.
+ *     unique indexes), with the body (or the id from the path) as `data`.
  *     The INSERT runs in autocommit: a single statement outside BEGIN/COMMIT IS one
  *     transaction, with its own commit (and WAL flush); an explicit BEGIN/INSERT/COMMIT
  *     would only add two round trips, so autocommit is the higher, stricter ceiling.
@@ -284,7 +284,6 @@ const write = (spec: DatabaseSpec) =>
           recorded_at timestamptz NOT NULL DEFAULT now(),
           UNIQUE (stream_id, stream_version)
         )`
-      yield* sql`CREATE INDEX IF NOT EXISTS bench_ceiling_events_partner ON bench_ceiling_events ((metadata ->> 'partnerId'), global_position)`
       const insert = (streamType: string, eventType: string, data: unknown) => {
         const eventId = randomUUID()
         return Effect.runPromise(

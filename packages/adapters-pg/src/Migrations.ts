@@ -29,6 +29,7 @@ import webhookLog from "./migrations/0009_webhook_log.ts"
 import sentMessages from "./migrations/0011_sent_messages.ts"
 import sandboxClocks from "./migrations/0013_sandbox_clocks.ts"
 import paymentAttachments from "./migrations/0014_payment_attachments.ts"
+import dropEventsPartnerIndex from "./migrations/0015_drop_events_partner_index.ts"
 
 /** Every migration of this package, keyed `<id>_<name>`. */
 // Ids must only grow: the migrator applies ids above the highest one already applied.
@@ -44,6 +45,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0011_sent_messages": sentMessages,
   "0013_sandbox_clocks": sandboxClocks,
   "0014_payment_attachments": paymentAttachments,
+  "0015_drop_events_partner_index": dropEventsPartnerIndex,
 }
 
 /** The table recording applied migrations. */

@@ -73,6 +73,23 @@ suite("PostgreSQL", () => {
       30_000,
     )
 
+    it.effect(
+      "an event is indexed only by what a statement reads it by: position, id, stream version, commit order",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient
+          const indexes = yield* sql<{ indexdef: string }>`
+          SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'events'`
+          const columns = indexes.map((row) => /\(([^)]*)\)$/.exec(row.indexdef)?.[1] ?? row.indexdef).sort()
+          assert.deepStrictEqual(columns, [
+            "event_id",
+            "global_position",
+            "stream_id, stream_version",
+            "transaction_id, global_position",
+          ])
+        }),
+    )
+
     it.effect("32 fibers appending to one stream at the same expected version: exactly one wins", () =>
       Effect.gen(function* () {
         const streamId = `Race-${crypto.randomUUID()}`
