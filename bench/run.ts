@@ -47,6 +47,9 @@
  * PostgreSQL, default create, with the service under `node --cpu-prof`; prints the top frames
  * by self time, and the service's and PostgreSQL's CPU per request); --measure[=...] (the same
  * without the profiler).
+ * Environment: the service gets a fixed environment (below), not the benchmark's; for an A/B of a
+ * setting read from the environment, name the variables to pass on in BENCH_SERVICE_ENV
+ * (comma-separated, e.g. `BENCH_SERVICE_ENV=NODE_OPTIONS`).
  *
  * Bounded: every load is bounded in time and count, every child has a kill timer, every
  * wait has a limit, the whole run has a deadline, and every child process is killed on
@@ -725,6 +728,18 @@ interface Running {
   readonly child: ChildProcess
 }
 
+/** The variables named in BENCH_SERVICE_ENV, with their values here (unset ones are left out). */
+const passedOn = (): Record<string, string> =>
+  Object.fromEntries(
+    (process.env.BENCH_SERVICE_ENV ?? "")
+      .split(",")
+      .map((name) => name.trim())
+      .flatMap((name) => {
+        const value = name === "" ? undefined : process.env[name]
+        return value === undefined ? [] : [[name, value]]
+      }),
+  )
+
 const serviceEnv = (target: Target, port: number): Record<string, string> => ({
   PORT: String(port),
   HOST: "127.0.0.1",
@@ -743,7 +758,9 @@ const serviceEnv = (target: Target, port: number): Record<string, string> => ({
   // Measure the service, not the per-caller rate limiter (which would answer 429 at 100/s).
   PARTNERPAY_RATE_LIMITING: "off",
   ...(target.kind === "postgres" ? { DATABASE_URL: target.url } : {}),
+  ...passedOn(),
 })
+
 
 /** Starts the service on the target's data; resolves once it answers, with its start-up time and idle RSS. */
 const startService = async (
