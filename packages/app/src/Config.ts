@@ -25,7 +25,12 @@ import * as ProviderPorts from "./providers/ProviderPorts.ts"
 export type Environment = "sandbox" | "production"
 
 export type DatabaseConfig =
-  | { readonly _tag: "Postgres"; readonly url: Redacted.Redacted<string> }
+  | {
+      readonly _tag: "Postgres"
+      readonly url: Redacted.Redacted<string>
+      /** PARTNERPAY_DB_STATEMENTS_PER_SESSION: statements pipelined on one pooled session (default 32). */
+      readonly statementsPerSession: number
+    }
   | { readonly _tag: "Pglite"; readonly dataDir: string }
 
 export interface SandboxPartnerConfig {
@@ -105,6 +110,7 @@ export const variables = [
   "PORT",
   "HOST",
   "DATABASE_URL",
+  "PARTNERPAY_DB_STATEMENTS_PER_SESSION",
   "PARTNERPAY_DATA_DIR",
   "PARTNERPAY_ENV",
   "PARTNERPAY_TOKEN_SECRET",
@@ -161,6 +167,27 @@ const parseMillis = (issues: Array<ConfigIssue>, variable: Variable, raw: string
       message: `must be a whole number of milliseconds between 0 and 86400000 (got ${quote(raw)})`,
     })
     return fallback
+  }
+  return value
+}
+
+/** Most statements pipelined on one pooled session (the client keeps at most 128 on the wire). */
+export const maxStatementsPerSession = 128
+
+/**
+ * PARTNERPAY_DB_STATEMENTS_PER_SESSION: how many concurrent statements share one pooled PostgreSQL
+ * session before the pool opens the next (1..128, default 32). Fewer spreads commits over sessions
+ * (they share WAL flushes), more shares socket writes; see packages/adapters-pg/README.md.
+ */
+const parseStatementsPerSession = (issues: Array<ConfigIssue>, raw: string | undefined): number => {
+  if (raw === undefined) return 32
+  const value = Number(raw)
+  if (!/^\d+$/.test(raw.trim()) || value < 1 || value > maxStatementsPerSession) {
+    issues.push({
+      variable: "PARTNERPAY_DB_STATEMENTS_PER_SESSION",
+      message: `must be a whole number between 1 and ${maxStatementsPerSession} (got ${quote(raw)})`,
+    })
+    return 32
   }
   return value
 }
@@ -248,7 +275,12 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
           variable: "DATABASE_URL",
           message: "must be a PostgreSQL connection URL (postgres://user:password@host:port/database)",
         })
-      } else database = { _tag: "Postgres", url: Redacted.make(raw.DATABASE_URL.trim()) }
+      } else
+        database = {
+          _tag: "Postgres",
+          url: Redacted.make(raw.DATABASE_URL.trim()),
+          statementsPerSession: parseStatementsPerSession(issues, raw.PARTNERPAY_DB_STATEMENTS_PER_SESSION),
+        }
     }
 
     // PARTNERPAY_TOKEN_SECRET

@@ -30,7 +30,10 @@ export { DatabaseInUse, lockDataDir, lockPathOf } from "./DataDirLock.ts"
 /** The connection layer for the configured database (migrations run with the domain stack). */
 export const layer = (database: DatabaseConfig) =>
   database._tag === "Postgres"
-    ? PgDatabase.layerPostgres(Redacted.value(database.url), { startupParameters: { application_name: "partnerpay" } })
+    ? PgDatabase.layerPostgres(Redacted.value(database.url), {
+        multiplexConcurrency: database.statementsPerSession,
+        startupParameters: { application_name: "partnerpay" },
+      })
     : Layer.unwrap(
         Effect.gen(function* () {
           mkdirSync(database.dataDir, { recursive: true, mode: 0o700 })

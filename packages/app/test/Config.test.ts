@@ -266,6 +266,34 @@ describe("configuration", () => {
     }),
   )
 
+  it.effect(
+    "a PostgreSQL session takes 32 statements at once unless PARTNERPAY_DB_STATEMENTS_PER_SESSION says otherwise",
+    () =>
+      Effect.gen(function* () {
+        const url = "postgres://u@db:5432/pp"
+        const byDefault = yield* loadFrom({ DATABASE_URL: url })
+        const lowered = yield* loadFrom({ DATABASE_URL: url, PARTNERPAY_DB_STATEMENTS_PER_SESSION: "4" })
+        assert.deepStrictEqual(
+          [byDefault.database, lowered.database].map((database) =>
+            database._tag === "Postgres" ? database.statementsPerSession : undefined,
+          ),
+          [32, 4],
+        )
+      }),
+  )
+
+  it.effect("PARTNERPAY_DB_STATEMENTS_PER_SESSION outside 1..128 is refused, naming the variable", () =>
+    Effect.gen(function* () {
+      for (const bad of ["0", "129", "four", "2.5"]) {
+        const error = yield* issuesOf({ DATABASE_URL: "postgres://u@db/pp", PARTNERPAY_DB_STATEMENTS_PER_SESSION: bad })
+        assert.include(
+          error.message,
+          `PARTNERPAY_DB_STATEMENTS_PER_SESSION: must be a whole number between 1 and 128 (got "${bad}")`,
+        )
+      }
+    }),
+  )
+
   it.effect("a malformed DATABASE_URL is refused without echoing it (it may hold a password)", () =>
     Effect.gen(function* () {
       const error = yield* issuesOf({ DATABASE_URL: "mysql://root:pa55word@db/x" })
