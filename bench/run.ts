@@ -761,7 +761,6 @@ const serviceEnv = (target: Target, port: number): Record<string, string> => ({
   ...passedOn(),
 })
 
-
 /** Starts the service on the target's data; resolves once it answers, with its start-up time and idle RSS. */
 const startService = async (
   target: Target,
