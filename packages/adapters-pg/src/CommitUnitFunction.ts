@@ -14,8 +14,13 @@
  * stream) checks for an idempotent replay only when the version check fails
  * (a replay of a committed append always fails it, since the stream moved
  * on); only `Any` checks first. A single event is inserted with VALUES, a
- * batch from the JSON array; the outbox and snapshot statements run only when
- * the unit has rows for them.
+ * batch from the JSON array, notifications one VALUES row each (units have
+ * one or a few); the outbox and snapshot statements run only when the unit
+ * has rows for them. A notification takes
+ * its causing event's position from the events the unit inserted (collected
+ * only when the unit has notifications), so the common case looks nothing up;
+ * a notification of an earlier unit's event keeps the position it was given,
+ * or is looked up by its id.
  *
  * Error codes: PP001 version conflict, PP002 document conflict, PP003 event id
  * in another stream, PP004 a data key made by the unit for a subject that has
@@ -42,6 +47,9 @@ DECLARE
   affected integer;
   replayed boolean;
   results jsonb := '[]'::jsonb;
+  notifying boolean := jsonb_array_length(COALESCE(unit -> 'outbox', '[]'::jsonb)) > 0;
+  positions jsonb := '{}'::jsonb;
+  batch_positions jsonb;
 BEGIN
   PERFORM pg_advisory_xact_lock_shared(${rebuildLockKey});
 
@@ -116,6 +124,9 @@ BEGIN
       VALUES (s ->> 'id', s ->> 'type', new_version, first_id, e ->> 'eventType', (e ->> 'schemaVersion')::integer,
               e -> 'data', COALESCE(e -> 'metadata', '{}'::jsonb))
       RETURNING global_position INTO last_position;
+      IF notifying THEN
+        positions := positions || jsonb_build_object(first_id::text, last_position);
+      END IF;
     ELSE
       WITH inserted AS (
         INSERT INTO events (stream_id, stream_type, stream_version, event_id, event_type, schema_version, data, metadata)
@@ -124,9 +135,14 @@ BEGIN
                COALESCE(x.value -> 'metadata', '{}'::jsonb)
         FROM jsonb_array_elements(s -> 'events') WITH ORDINALITY AS x(value, ord)
         ORDER BY x.ord
-        RETURNING global_position
+        RETURNING event_id, global_position
       )
-      SELECT max(global_position) INTO last_position FROM inserted;
+      SELECT max(global_position), CASE WHEN notifying THEN jsonb_object_agg(event_id::text, global_position) END
+      INTO last_position, batch_positions
+      FROM inserted;
+      IF notifying THEN
+        positions := positions || batch_positions;
+      END IF;
     END IF;
     results := results || jsonb_build_object('version', new_version, 'lastPosition', last_position, 'replayed', false);
   END LOOP;
@@ -171,18 +187,23 @@ BEGIN
     END IF;
   END LOOP;
 
-  IF jsonb_array_length(COALESCE(unit -> 'outbox', '[]'::jsonb)) > 0 THEN
-    -- A notification's id is its causing event's id: its position is that event's.
-    INSERT INTO outbox (id, partner_id, event_type, data, position)
-    SELECT o.value ->> 'id', o.value ->> 'partnerId', o.value ->> 'eventType', o.value -> 'data',
-           COALESCE(
-             (SELECT ev.global_position FROM events ev
-              WHERE (o.value ->> 'id') ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
-                AND ev.event_id = (o.value ->> 'id')::uuid),
-             (o.value ->> 'position')::bigint)
-    FROM jsonb_array_elements(unit -> 'outbox') WITH ORDINALITY AS o(value, ord)
-    ORDER BY o.ord
-    ON CONFLICT (id) DO NOTHING;
+  IF notifying THEN
+    -- A notification's id is its causing event's id, and its position that event's: taken from the
+    -- events this unit inserted, else the one given, else looked up (an event of an earlier unit).
+    -- Worked out in simple expressions, so that the INSERT's plan stays generic (a COALESCE over
+    -- a sub-select in the statement made PostgreSQL plan it again at every call).
+    items := unit -> 'outbox';
+    FOR i IN 0 .. jsonb_array_length(items) - 1 LOOP
+      d := items -> i;
+      last_position := COALESCE((positions ->> (d ->> 'id'))::bigint, NULLIF((d ->> 'position')::bigint, 0));
+      IF last_position IS NULL
+         AND (d ->> 'id') ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' THEN
+        SELECT ev.global_position INTO last_position FROM events ev WHERE ev.event_id = (d ->> 'id')::uuid;
+      END IF;
+      INSERT INTO outbox (id, partner_id, event_type, data, position)
+      VALUES (d ->> 'id', d ->> 'partnerId', d ->> 'eventType', d -> 'data', COALESCE(last_position, 0))
+      ON CONFLICT (id) DO NOTHING;
+    END LOOP;
   END IF;
 
   IF jsonb_array_length(COALESCE(unit -> 'snapshots', '[]'::jsonb)) > 0 THEN

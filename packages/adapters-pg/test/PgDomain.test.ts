@@ -150,6 +150,24 @@ for (const database of databases) {
       )
 
       it.effect(
+        "a notification takes the global position of the event that caused it, recorded in the same unit",
+        () =>
+          Effect.gen(function* () {
+            const sql = yield* SqlClient
+            const company = yield* Companies.register(partnerB, body(`ref-${crypto.randomUUID()}`))
+            yield* Companies.completeKyb(company.companyId, "Verified")
+            const rows = yield* sql<{ outbox_position: string; event_position: string }>`
+            SELECT o.position::text AS outbox_position, e.global_position::text AS event_position
+            FROM outbox o JOIN events e ON e.event_id = o.id::uuid
+            WHERE o.data ->> 'CompanyId' = ${company.companyId}`
+            assert.strictEqual(rows.length, 1)
+            assert.notStrictEqual(rows[0]?.event_position, "0")
+            assert.strictEqual(rows[0]?.outbox_position, rows[0]?.event_position)
+          }),
+        60_000,
+      )
+
+      it.effect(
         "outbox: record is idempotent by id; claims keep each partner's order; failures retry then give up",
         () =>
           Effect.gen(function* () {
