@@ -10,8 +10,14 @@
  * `paths` are used round-robin (e.g. one payment request id per request).
  * Bounded: autocannon stops after `seconds` or `maxRequests`, whichever comes first; the
  * printed `seconds` is how long it actually ran, and `requestsPerSecond` = 2xx ÷ that.
+ *
+ * CPU per 2xx answer (µs), read from /proc around each load (Linux; left out elsewhere): `server`
+ * (the process of `serverPid`, every thread), `postgres` (every process named postgres: the
+ * backends, WAL writer and checkpointer), `loadGenerator` (this process) and `machine` (every CPU
+ * of the machine, busy time). A load that keeps the machine busy is bounded by `machine`: two loads
+ * of the same request compare by it, and its parts say who spent it.
  */
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 
 interface LoadSpec {
@@ -24,6 +30,8 @@ interface LoadSpec {
   readonly body?: string
   readonly idReplacement?: boolean
   readonly paths: ReadonlyArray<string>
+  /** The process serving the load (the service or a ceiling server), for its CPU time. */
+  readonly serverPid?: number
 }
 
 interface Histogram {
@@ -55,9 +63,82 @@ for (const spec of specs)
 const require = createRequire(import.meta.url)
 const autocannon = require("autocannon") as Autocannon
 
+/** Clock ticks of /proc/<pid>/stat and /proc/stat (USER_HZ: 100 on Linux). */
+const tickMicros = 10_000
+
+/** CPU time (user + system) of a process, in µs; 0 when it cannot be read. */
+const processMicros = (pid: number): number => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+      .replace(/^.*\) /, "")
+      .split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * tickMicros
+  } catch {
+    return 0
+  }
+}
+
+const postgresMicros = (): number =>
+  readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .reduce((sum, name) => {
+      try {
+        return readFileSync(`/proc/${name}/comm`, "utf8").trim() === "postgres"
+          ? sum + processMicros(Number(name))
+          : sum
+      } catch {
+        return sum
+      }
+    }, 0)
+
+/** Busy CPU time of the whole machine (every CPU), in µs, from the first line of /proc/stat. */
+const machineMicros = (): number => {
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8")
+    .split("\n")[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number)
+  return (user! + nice! + system! + irq! + softirq! + (steal ?? 0)) * tickMicros
+}
+
+interface CpuReading {
+  readonly server: number
+  readonly postgres: number
+  readonly loadGenerator: number
+  readonly machine: number
+}
+
+const readCpu = (serverPid: number | undefined): CpuReading | undefined => {
+  try {
+    const own = process.cpuUsage()
+    return {
+      server: serverPid === undefined ? 0 : processMicros(serverPid),
+      postgres: postgresMicros(),
+      loadGenerator: own.user + own.system,
+      machine: machineMicros(),
+    }
+  } catch {
+    return undefined
+  }
+}
+
+/** µs of CPU per 2xx answer between two readings, by part. */
+const perAnswer = (before: CpuReading | undefined, after: CpuReading | undefined, ok: number) => {
+  if (before === undefined || after === undefined || ok === 0) return undefined
+  const per = (key: keyof CpuReading) => Math.round((after[key] - before[key]) / ok)
+  return {
+    server: per("server"),
+    postgres: per("postgres"),
+    loadGenerator: per("loadGenerator"),
+    machine: per("machine"),
+  }
+}
+
 /** Runs one scenario and prints its JSON line. */
 const run = async (spec: LoadSpec) => {
   let next = 0
+  const before = readCpu(spec.serverPid)
   const result = await autocannon({
     url: spec.url,
     connections: spec.connections,
@@ -80,6 +161,7 @@ const run = async (spec: LoadSpec) => {
       },
     ],
   })
+  const cpu = perAnswer(before, readCpu(spec.serverPid), result["2xx"])
   const statusCodes: Record<string, number> = {}
   for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats.count
   process.stdout.write(
@@ -95,6 +177,7 @@ const run = async (spec: LoadSpec) => {
       errors: result.errors,
       timeouts: result.timeouts,
       statusCodes,
+      ...(cpu === undefined ? {} : { cpuMicrosPerAnswer: cpu }),
     })}\n`,
   )
 }

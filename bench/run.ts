@@ -531,6 +531,18 @@ interface Figures {
   readonly non2xx?: number
   readonly errors?: number
   readonly timeouts?: number
+  /** CPU per 2xx answer, µs, by part (bench/load.ts): absent where /proc cannot be read. */
+  readonly cpuMicrosPerAnswer?: CpuPerAnswer
+}
+
+interface CpuPerAnswer {
+  /** The process answering: the service, or the ceiling server. */
+  readonly server: number
+  /** Every postgres process (backends, WAL writer, checkpointer); 0 on PGlite (inside the server). */
+  readonly postgres: number
+  readonly loadGenerator: number
+  /** Busy time of every CPU of the machine. */
+  readonly machine: number
 }
 
 const median = (values: ReadonlyArray<number>): number => {
@@ -545,7 +557,21 @@ const medianFigures = (all: ReadonlyArray<Figures>): Figures => ({
   p99: median(all.map((f) => f.p99)),
   non2xx: all.reduce((sum, f) => sum + (f.non2xx ?? 0), 0),
   errors: all.reduce((sum, f) => sum + (f.errors ?? 0) + (f.timeouts ?? 0), 0),
+  ...medianCpu(all.flatMap((f) => (f.cpuMicrosPerAnswer === undefined ? [] : [f.cpuMicrosPerAnswer]))),
 })
+
+/** The median of each part across rounds (none when no round could read it). */
+const medianCpu = (all: ReadonlyArray<CpuPerAnswer>): { readonly cpuMicrosPerAnswer?: CpuPerAnswer } =>
+  all.length === 0
+    ? {}
+    : {
+        cpuMicrosPerAnswer: {
+          server: median(all.map((c) => c.server)),
+          postgres: median(all.map((c) => c.postgres)),
+          loadGenerator: median(all.map((c) => c.loadGenerator)),
+          machine: median(all.map((c) => c.machine)),
+        },
+      }
 
 interface LoadSpec {
   readonly connections: number
@@ -566,7 +592,11 @@ interface LoadSpec {
  * Runs the loads one after the other in one load-generator child (bench/load.ts; one
  * process start-up for all of them); resolves with their figures, in order.
  */
-const loadAll = async (base: string, specs: ReadonlyArray<LoadSpec>): Promise<ReadonlyArray<Figures>> => {
+const loadAll = async (
+  base: string,
+  specs: ReadonlyArray<LoadSpec>,
+  serverPid?: number,
+): Promise<ReadonlyArray<Figures>> => {
   // Through a file: with every pre-created payment path, an argument can exceed the OS limit (E2BIG).
   const specDir = mkdtempSync(join(tmpdir(), "partnerpay-load-"))
   const specFile = join(specDir, "scenarios.json")
@@ -586,6 +616,7 @@ const loadAll = async (base: string, specs: ReadonlyArray<LoadSpec>): Promise<Re
         ...(spec.body === undefined ? {} : { body: spec.body }),
         idReplacement: spec.idReplacement ?? false,
         paths: spec.paths,
+        ...(serverPid === undefined ? {} : { serverPid }),
       })),
     ),
   )
@@ -914,7 +945,7 @@ const benchDatabase = async (target: Target, runs: DatabaseRuns): Promise<void> 
       await drainOutbox(service.base, target.name)
       await quietDatabase(target, `round ${round}, before the service's load`, true)
       progress(`${tag} service: ${scenarios.length} loads of ${seconds} s`)
-      const figures = await loadAll(service.base, specs)
+      const figures = await loadAll(service.base, specs, service.child.pid)
       figures.forEach((f, i) => {
         runs.service[i]!.push(f)
       })
@@ -936,7 +967,7 @@ const benchDatabase = async (target: Target, runs: DatabaseRuns): Promise<void> 
       try {
         const ceilingSpecs = indices.map((i) => specs[i]!)
         await checkAndWarmUp(server.base, ceilingSpecs, `ceiling ${ceiling}`)
-        const figures = await loadAll(server.base, ceilingSpecs)
+        const figures = await loadAll(server.base, ceilingSpecs, server.child.pid)
         indices.forEach((i, k) => {
           runs.ceilings[ceiling][i]!.push(figures[k]!)
         })
@@ -1255,6 +1286,7 @@ const markdown = (report: {
       `| ${row.database} | ${row.scenario} | ${row.connections} | ${number(row.service.requestsPerSecond)} | ${ms(row.service.p50)} | ${ms(row.service.p99)} | ${row.ceilingName} | ${number(row.ceilingFigures.requestsPerSecond)} | ${ratioText(row.ratio)} | ${target} | ${met} | ${err} | ${notes} |`,
     )
   }
+  lines.push(...cpuSection(report.rows))
   lines.push(
     "",
     "## Service start-up and memory",
@@ -1300,6 +1332,42 @@ const markdown = (report: {
   for (const bench of report.benches)
     lines.push("", `## ${bench.name} (\`${bench.command}\`)`, "", "```", bench.output.trim(), "```")
   return `${lines.join("\n")}\n`
+}
+
+/**
+ * Where each answer's CPU went, for the loads of 64 connections against their first ceiling:
+ * under such a load the machine is busy, so its busy CPU per answer bounds the rate (2 CPUs ÷ it),
+ * and a ratio cannot exceed ceiling machine µs ÷ service machine µs.
+ */
+const cpuSection = (rows: ReadonlyArray<Row>): ReadonlyArray<string> => {
+  const shown = rows.filter(
+    (row) =>
+      row.connections === 64 &&
+      row.service.cpuMicrosPerAnswer !== undefined &&
+      row.ceilingFigures.cpuMicrosPerAnswer !== undefined &&
+      scenarios.find((s) => s.name === row.scenario)?.ceilings[0] === row.ceiling,
+  )
+  if (shown.length === 0) return []
+  const parts = (cpu: CpuPerAnswer) =>
+    `${number(cpu.server)} | ${number(cpu.postgres)} | ${number(cpu.loadGenerator)} | ${number(cpu.machine)}`
+  return [
+    "",
+    "## CPU per answer (µs, medians across rounds, 64 connections)",
+    "",
+    "Read from /proc around each load by the load generator: the answering process (service or ceiling server, " +
+      "all its threads), every postgres process, the load generator, and the whole machine's busy time " +
+      "(all CPUs). A load that keeps the machine busy is bounded by its machine CPU per answer, so " +
+      "`bound` = ceiling machine ÷ service machine is about the ratio the service can reach here while each answer " +
+      "costs what it costs; a target above it needs less work per answer, not less waiting.",
+    "",
+    "| db | scenario | service: server | postgres | load | machine | ceiling: server | postgres | load | machine | bound | ratio |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...shown.map((row) => {
+      const service = row.service.cpuMicrosPerAnswer!
+      const ceiling = row.ceilingFigures.cpuMicrosPerAnswer!
+      return `| ${row.database} | ${row.scenario} | ${parts(service)} | ${parts(ceiling)} | ${ratioText(ceiling.machine / Math.max(1, service.machine))} | ${ratioText(row.ratio)} |`
+    }),
+  ]
 }
 
 // ---------------------------------------------------------------------------------------------
