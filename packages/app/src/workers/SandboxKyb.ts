@@ -3,7 +3,9 @@
  * becomes Verified, or Rejected when its name contains "reject" (any case),
  * through `Companies.completeKyb` (which causes the
  * COMPANY_VERIFICATION_STATUS_CHANGED webhook). Due companies are found in the
- * `companies` read model (all partners; sort key = registration instant).
+ * `companies` read model (all partners; sort key = registration instant) by
+ * `PgDueWork.unverifiedCompanies`, which reads a partial index of the
+ * Unverified ones only.
  * Batches: each poll reads up to 100 due companies in one query (oldest
  * first) and records their verdicts with `Companies.completeKybBatch`, one
  * unit of work (one commit) for the batch.
@@ -11,9 +13,10 @@
  * completing KYB is idempotent (a racing loser gets a version conflict, reported
  * as skipped, or changes nothing); both take the companies in the same order.
  */
+
+import { PgDueWork } from "@partnerpay/adapters-pg"
 import { Companies, Ids, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
-import { SqlClient } from "effect/sql/SqlClient"
 import * as SandboxClock from "../SandboxClock.ts"
 import { worker } from "./Polling.ts"
 
@@ -29,14 +32,10 @@ export const layer = (options: { readonly delayMillis: number }) =>
     "sandbox-kyb",
     Math.min(1000, Math.max(100, Math.floor(options.delayMillis / 4))),
     Effect.gen(function* () {
-      const sql = yield* SqlClient
       const clocks = yield* SandboxClock.current
       // Up to the furthest-ahead partner's time; each company is due on its own partner's time.
       const cutoff = new Date((yield* clocks.latestMillis) - options.delayMillis).toISOString()
-      const rows = yield* sql<{ id: string; partner_id: string; sort_key: string; name: string }>`
-        SELECT id, partner_id::text AS partner_id, sort_key, data ->> 'name' AS name FROM read_models
-        WHERE collection = 'companies' AND data ->> 'status' = 'Unverified' AND sort_key <= ${cutoff}
-        ORDER BY sort_key, id LIMIT ${batchSize}`
+      const rows = yield* PgDueWork.unverifiedCompanies(cutoff, batchSize)
       let done = 0
       for (const [partnerId, due] of yield* SandboxClock.duePerPartner(clocks, rows, options.delayMillis)) {
         done += yield* clocks.within(partnerId, complete(due))

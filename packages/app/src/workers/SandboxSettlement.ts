@@ -4,7 +4,9 @@
  * settles (`Payments.settleTransfer`), except amounts whose decimal form ends
  * in ".13" (e.g. 10.13 USD), which fail with bank return code R01
  * ("insufficient funds", `Payments.failTransfer`). Due transfers are found in
- * the `transfers` read model (all partners; sort key = initiation instant).
+ * the `transfers` read model (all partners; sort key = initiation instant) by
+ * `PgDueWork.pendingTransfers`, which reads a partial index of the Pending
+ * ones only.
  * Batches: each poll reads up to 100 due transfers in one query (oldest
  * first) and applies their outcomes with `Payments.settleBatch`, one unit of
  * work (one commit) for the batch, each transfer atomic on its own with what
@@ -14,9 +16,10 @@
  * and both outcomes change nothing when repeated (a racing loser is reported
  * as skipped); both take the transfers in the same order.
  */
+
+import { PgDueWork } from "@partnerpay/adapters-pg"
 import { Ids, Money, Payments, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
-import { SqlClient } from "effect/sql/SqlClient"
 import * as SandboxClock from "../SandboxClock.ts"
 import { worker } from "./Polling.ts"
 
@@ -34,22 +37,10 @@ export const layer = (options: { readonly delayMillis: number }) =>
     "sandbox-settlement",
     Math.min(1000, Math.max(100, Math.floor(options.delayMillis / 4))),
     Effect.gen(function* () {
-      const sql = yield* SqlClient
       const clocks = yield* SandboxClock.current
       // Up to the furthest-ahead partner's time; each transfer is due on its own partner's time.
       const cutoff = new Date((yield* clocks.latestMillis) - options.delayMillis).toISOString()
-      const rows = yield* sql<{
-        id: string
-        partner_id: string
-        sort_key: string
-        minor_units: string
-        currency: string
-      }>`
-        SELECT id, partner_id::text AS partner_id, sort_key,
-          data -> 'amount' ->> 'minorUnits' AS minor_units, data -> 'amount' ->> 'currency' AS currency
-        FROM read_models
-        WHERE collection = 'transfers' AND keys ->> 'status' = 'Pending' AND sort_key <= ${cutoff}
-        ORDER BY sort_key, id LIMIT ${batchSize}`
+      const rows = yield* PgDueWork.pendingTransfers(cutoff, batchSize)
       let done = 0
       for (const [partnerId, due] of yield* SandboxClock.duePerPartner(clocks, rows, options.delayMillis)) {
         done += yield* clocks.within(partnerId, settle(due))

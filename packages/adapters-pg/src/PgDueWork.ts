@@ -1,0 +1,51 @@
+/**
+ * The sandbox's due-work polls: the oldest companies still Unverified and
+ * transfers still Pending whose sort key (registration or initiation instant,
+ * ISO-8601) is at or before a cutoff, across partners, oldest first. Each
+ * reads a partial index of migration 16 (`read_models_unverified_companies`,
+ * `read_models_pending_transfers`), so a poll costs the due rows it returns,
+ * not the size of the read side.
+ */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+
+/** A company due for its sandbox KYB verdict. */
+export interface DueCompany {
+  readonly id: string
+  readonly partner_id: string
+  readonly sort_key: string
+  readonly name: string
+}
+
+/** A transfer due for its sandbox settlement. */
+export interface DueTransfer {
+  readonly id: string
+  readonly partner_id: string
+  readonly sort_key: string
+  readonly minor_units: string
+  readonly currency: string
+}
+
+/** The statement of `unverifiedCompanies` (exported for its plan's test). */
+export const unverifiedCompaniesStatement = (sql: SqlClient, cutoff: string, limit: number) =>
+  sql<DueCompany>`
+    SELECT id, partner_id::text AS partner_id, sort_key, data ->> 'name' AS name FROM read_models
+    WHERE collection = 'companies' AND data ->> 'status' = 'Unverified' AND sort_key <= ${cutoff}
+    ORDER BY sort_key, id LIMIT ${limit}`
+
+/** Up to `limit` Unverified companies registered at or before `cutoff`, oldest first. */
+export const unverifiedCompanies = (cutoff: string, limit: number) =>
+  Effect.flatMap(SqlClient, (sql) => unverifiedCompaniesStatement(sql, cutoff, limit))
+
+/** The statement of `pendingTransfers` (exported for its plan's test). */
+export const pendingTransfersStatement = (sql: SqlClient, cutoff: string, limit: number) =>
+  sql<DueTransfer>`
+    SELECT id, partner_id::text AS partner_id, sort_key,
+      data -> 'amount' ->> 'minorUnits' AS minor_units, data -> 'amount' ->> 'currency' AS currency
+    FROM read_models
+    WHERE collection = 'transfers' AND keys ->> 'status' = 'Pending' AND sort_key <= ${cutoff}
+    ORDER BY sort_key, id LIMIT ${limit}`
+
+/** Up to `limit` Pending transfers initiated at or before `cutoff`, oldest first. */
+export const pendingTransfers = (cutoff: string, limit: number) =>
+  Effect.flatMap(SqlClient, (sql) => pendingTransfersStatement(sql, cutoff, limit))
