@@ -18,9 +18,16 @@
  *    `Idempotent-Replayed: true`); with a different request -> 422
  *    IDEMPOTENCY_KEY_REUSED; while the first is still running -> 409
  *    IDEMPOTENCY_REQUEST_IN_PROGRESS (`Retry-After: 1`). Keys are scoped per
- *    caller. Answers that tell the client to retry (5xx, 429, 409
- *    CONCURRENT_MODIFICATION / IDEMPOTENCY_REQUEST_IN_PROGRESS) are not stored (the key stays usable). An empty
- *    key or one longer than 255 characters -> 400.
+ *    caller. The request holding a key runs as ONE unit of work (its use
+ *    cases' units join it) whose commit also stores the answer: a committed
+ *    request always has its answer stored, even if the process dies before
+ *    the client reads it, and a request that did not commit leaves the key
+ *    free (a key whose process died is free within seconds, see the store).
+ *    A conflict at commit runs the request again (at most 3 times) as the
+ *    same holder, unless another request took the key meanwhile. Answers that
+ *    tell the client to retry (5xx, 429, 409 CONCURRENT_MODIFICATION /
+ *    IDEMPOTENCY_REQUEST_IN_PROGRESS) commit nothing and are not stored (the
+ *    key stays usable). An empty key or one longer than 255 characters -> 400.
  *
  * The caller is read from the bearer token here (verified with `Tokens`);
  * a request without a valid token is passed on untouched by the
@@ -32,8 +39,8 @@
  * `openApiTransform` documents the header and the extra responses in /openapi.json.
  */
 import { createHash } from "node:crypto"
-import { type EventStore, IdempotencyStore } from "@partnerpay/domain"
-import { ByteSize, Clock, Context, DateTime, Effect, Layer, Option, type Types } from "effect"
+import { CommandHandler, EventStore, IdempotencyStore, UnitOfWork } from "@partnerpay/domain"
+import { ByteSize, Cause, Clock, Context, Data, DateTime, Effect, Exit, Layer, Option, type Types } from "effect"
 import { HttpEffect, HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type CallerIdentity, CurrentBearerVerification } from "./Caller.ts"
 import * as Problem from "./Problem.ts"
@@ -191,6 +198,28 @@ const replay = (
   })
 }
 
+/** An answer that tells the client to retry (not stored): the unit that produced it commits nothing. */
+class RetryAnswer extends Data.TaggedError("RetryAnswer")<{
+  readonly response: HttpServerResponse.HttpServerResponse
+}> {}
+
+/** What the request holding a key gave: its answer, or a conflict at commit (nothing written). */
+type Holding =
+  | { readonly _tag: "Answered"; readonly response: HttpServerResponse.HttpServerResponse }
+  | { readonly _tag: "Conflicted" }
+
+interface Answer {
+  readonly response: HttpServerResponse.HttpServerResponse
+  /** Whether the answer was stored under the key (a stream cannot be). */
+  readonly stored: boolean
+}
+
+/** Attempts of a request holding a key whose commit meets a conflict (as the use cases' own retries). */
+const maxAttempts = 3
+
+/** A retry is marked so that nothing is assumed new again (see CommandHandler `Retrying`). */
+const retrying = (app: App): App => Effect.provideService(app, CommandHandler.Retrying, true)
+
 const methodsWithoutBody: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"])
 
 const tooLarge = (maxBodyBytes: number) =>
@@ -251,6 +280,7 @@ type App = Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>
 export const make = Effect.gen(function* () {
   const tokens = yield* Tokens
   const store = yield* IdempotencyStore.IdempotencyStore
+  const uow = yield* UnitOfWork.UnitOfWork
   const limits = yield* HttpLimits
   const limiter = RateLimit.make()
   const maxBodySize = ByteSize.bytes(limits.maxBodyBytes)
@@ -283,14 +313,31 @@ export const make = Effect.gen(function* () {
     const scope = scopeOf(caller.value)
     const hash = requestHash(request.method, request.url, body)
     const now = yield* DateTime.now
-    const begun = yield* Effect.result(store.begin(scope, key, hash, now))
-    if (begun._tag === "Failure") return yield* storeUnavailable(begun.failure)
-    const outcome = begun.success
+    let claim: string | undefined
+    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+      // A retry after a conflict resumes the claim: unless another request took the key meanwhile
+      // (this process was taken for dead), it starts again as the same holder.
+      const begun = yield* Effect.result(store.begin(scope, key, hash, now, claim))
+      if (begun._tag === "Failure") return yield* storeUnavailable(begun.failure)
+      const outcome = begun.success
+      if (outcome._tag !== "Started") return yield* answerOutcome(outcome)
+      claim = outcome.claim
+      const held = yield* runHolding(scope, key, outcome.claim, attempt === 0 ? app : retrying(app))
+      if (held._tag === "Answered") return held.response
+    }
+    if (claim !== undefined) yield* forget(scope, key, claim)
+    return yield* respond(
+      Problem.fromDomain(new EventStore.VersionConflict({ streamId: key, expected: "", actual: -1 })),
+    )
+  })
+
+  /** The answer to a request whose key is not (or no longer) this request's to run. */
+  const answerOutcome = (outcome: Exclude<IdempotencyStore.BeginResult, { readonly _tag: "Started" }>) => {
     switch (outcome._tag) {
       case "Replay":
-        return yield* Effect.withFiber((fiber) => Effect.succeed(replay(outcome.response, correlationIdOf(fiber))))
+        return Effect.withFiber((fiber) => Effect.succeed(replay(outcome.response, correlationIdOf(fiber))))
       case "InProgress":
-        return yield* Effect.map(
+        return Effect.map(
           respond(
             new Problem.ConcurrentModification({
               detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
@@ -300,28 +347,55 @@ export const make = Effect.gen(function* () {
           withHeader("retry-after", "1"),
         )
       case "Mismatch":
-        return yield* respond(
+        return respond(
           new Problem.RuleViolation({
             detail: "This Idempotency-Key was already used for a different request (method, path or body).",
             code: "IDEMPOTENCY_KEY_REUSED",
           }),
         )
-      case "Started": {
-        const forget = store
-          .abandon(scope, key)
-          .pipe(Effect.catch((error) => Effect.logWarning("could not free an idempotency key", error)))
-        return yield* app.pipe(
-          Effect.tap((response) => {
-            const stored = tellsToRetry(response) ? undefined : capture(response)
-            if (stored === undefined) return forget
-            return store
-              .complete(scope, key, stored)
-              .pipe(Effect.catch((error) => Effect.logWarning("could not store an idempotent response", error)))
-          }),
-          Effect.onError(() => forget),
-        )
-      }
     }
+  }
+
+  const forget = (scope: string, key: string, claim: string) =>
+    store
+      .abandon(scope, key, claim)
+      .pipe(Effect.catch((error) => Effect.logWarning("could not free an idempotency key", error)))
+
+  /**
+   * Runs the request holding `claim` as ONE unit of work whose commit also stores its answer under
+   * the key (the use cases' own units join it): the answer is stored if and only if the request's
+   * writes commit. An answer that tells the client to retry commits nothing and frees the key; so
+   * does a failure. A conflict at commit (a concurrent writer, or the key taken by another request)
+   * writes nothing and is reported as `Conflicted`, for the caller to look at the key again.
+   */
+  const runHolding = Effect.fnUntraced(function* (
+    scope: string,
+    key: string,
+    claim: string,
+    app: App,
+  ): Effect.fn.Return<Holding, Types.unhandled> {
+    const answered = app.pipe(
+      Effect.flatMap((response): Effect.Effect<Answer, RetryAnswer | EventStore.EventStoreUnavailable> => {
+        if (tellsToRetry(response)) return Effect.fail(new RetryAnswer({ response }))
+        const stored = capture(response)
+        if (stored === undefined) return Effect.succeed({ response, stored: false })
+        return Effect.as(store.complete(scope, key, claim, stored), { response, stored: true })
+      }),
+    )
+    const exit = yield* Effect.exit(
+      uow.transactional(answered).pipe(Effect.onInterrupt(() => forget(scope, key, claim))),
+    )
+    if (Exit.isSuccess(exit)) {
+      if (!exit.value.stored) yield* forget(scope, key, claim)
+      return { _tag: "Answered", response: exit.value.response }
+    }
+    const failure: unknown = exit.cause.reasons.find(Cause.isFailReason)?.error
+    if (failure instanceof EventStore.VersionConflict) return { _tag: "Conflicted" }
+    yield* forget(scope, key, claim)
+    if (failure instanceof RetryAnswer) return { _tag: "Answered", response: failure.response }
+    if (failure instanceof EventStore.EventStoreUnavailable)
+      return { _tag: "Answered", response: yield* storeUnavailable(failure) }
+    return yield* Effect.failCause(exit.cause as Cause.Cause<Types.unhandled>)
   })
 
   const notLimited = Effect.succeed(undefined)

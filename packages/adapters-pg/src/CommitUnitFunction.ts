@@ -22,9 +22,14 @@
  * a notification of an earlier unit's event keeps the position it was given,
  * or is looked up by its id.
  *
+ * A unit that answers an Idempotency-Key stores the answer first, if the key
+ * is still held by the unit's claim (`PgIdempotencyStore`): the answer and the
+ * request's writes commit together or not at all.
+ *
  * Error codes: PP001 version conflict, PP002 document conflict, PP003 event id
  * in another stream, PP004 a data key made by the unit for a subject that has
- * one already (`PgPersonalDataVault`).
+ * one already (`PgPersonalDataVault`), PP005 the unit's Idempotency-Key is no
+ * longer held by its claim.
  */
 import { rebuildLockKey } from "./migrations/0004_commit_unit.ts"
 
@@ -52,6 +57,20 @@ DECLARE
   batch_positions jsonb;
 BEGIN
   PERFORM pg_advisory_xact_lock_shared(${rebuildLockKey});
+
+  -- The answer of the request holding an Idempotency-Key: stored with the writes, if still held by its claim.
+  IF unit ? 'idempotency' THEN
+    d := unit -> 'idempotency';
+    UPDATE idempotency_keys
+    SET status = (d ->> 'status')::integer, content_type = d ->> 'contentType',
+        body = decode(d ->> 'body', 'base64'), completed_at = now(), holder = NULL
+    WHERE scope = d ->> 'scope' AND key = d ->> 'key' AND claim = d ->> 'claim' AND status IS NULL;
+    GET DIAGNOSTICS affected = ROW_COUNT;
+    IF affected = 0 THEN
+      RAISE EXCEPTION 'idempotency key no longer held' USING ERRCODE = 'PP005',
+        DETAIL = jsonb_build_object('key', d ->> 'key')::text;
+    END IF;
+  END IF;
 
   -- Data keys made by the unit for subjects that had none: a subject that got one meanwhile is a conflict.
   items := COALESCE(unit -> 'dataKeys', '[]'::jsonb);

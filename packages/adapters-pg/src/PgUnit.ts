@@ -16,7 +16,7 @@
  * bounded retry re-reads and decides again (`VersionConflict`).
  */
 import type { KeyObject } from "node:crypto"
-import { EventStore, type Outbox, type ReadModel, Traced } from "@partnerpay/domain"
+import { EventStore, type IdempotencyStore, type Outbox, type ReadModel, Traced } from "@partnerpay/domain"
 import { Context, Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { SqlError } from "effect/sql/SqlError"
@@ -75,7 +75,18 @@ export interface PendingDataKey {
   readonly taken: () => void
 }
 
+/** The answer of the request that holds an Idempotency-Key, stored by the unit's commit (`PgIdempotencyStore`). */
+export interface PendingIdempotency {
+  readonly scope: string
+  readonly key: string
+  /** The claim the request holds: the commit fails (PP005) if the key is no longer held by it. */
+  readonly claim: string
+  readonly response: IdempotencyStore.StoredResponse
+}
+
 export class Unit {
+  /** Set when the unit completes an Idempotency-Key: its answer commits with the unit's writes. */
+  idempotency: PendingIdempotency | undefined = undefined
   readonly streams = new Map<string, PendingStream>()
   /** Kept when a nested unit fails: a key stored for nothing seals nothing (as a key made outside a unit). */
   readonly dataKeys = new Map<string, PendingDataKey>()
@@ -102,6 +113,7 @@ export class Unit {
       documents: new Map([...this.documents].map(([key, doc]) => [key, { current: doc.current, dirty: doc.dirty }])),
       outbox: this.outbox.length,
       snapshots: new Map(this.snapshots),
+      idempotency: this.idempotency,
     }
   }
 
@@ -125,12 +137,14 @@ export class Unit {
       }
     }
     this.outbox.length = mark.outbox
+    this.idempotency = mark.idempotency
     this.snapshots.clear()
     for (const [id, snapshot] of mark.snapshots) this.snapshots.set(id, snapshot)
   }
 
   get isEmpty(): boolean {
     return (
+      this.idempotency === undefined &&
       this.streams.size === 0 &&
       this.dataKeys.size === 0 &&
       this.outbox.length === 0 &&
@@ -149,6 +163,7 @@ export interface UnitMark {
   >
   readonly outbox: number
   readonly snapshots: ReadonlyMap<string, PendingSnapshot>
+  readonly idempotency: PendingIdempotency | undefined
 }
 
 /** The unit of work the current fiber runs in, if any. */
@@ -180,6 +195,15 @@ export const metadataJson = (metadata: EventStore.NewEvent["metadata"]): Record<
   }
   return out
 }
+
+const idempotencyJson = ({ scope, key, claim, response }: PendingIdempotency) => ({
+  scope,
+  key,
+  claim,
+  status: response.status,
+  contentType: response.contentType ?? null,
+  body: Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength).toString("base64"),
+})
 
 /** The JSON argument of `commit_unit` for a unit. */
 export const payload = (unit: Unit): string => {
@@ -226,6 +250,7 @@ export const payload = (unit: Unit): string => {
     documents,
     outbox: unit.outbox,
     snapshots: [...unit.snapshots.values()],
+    ...(unit.idempotency === undefined ? {} : { idempotency: idempotencyJson(unit.idempotency) }),
   })
 }
 
@@ -279,6 +304,16 @@ export const commitFailure = (
         new EventStore.VersionConflict({
           streamId: `data key ${String(detail.subject ?? "")}`,
           expected: "no key",
+          actual: -1,
+        }),
+      )
+    case "PP005":
+      // The Idempotency-Key this unit answers is no longer held by its request (its holder was taken
+      // for dead, and another request took the key): nothing is written; the caller looks again.
+      return Effect.fail(
+        new EventStore.VersionConflict({
+          streamId: `idempotency key ${String(detail.key ?? "")}`,
+          expected: "the request's claim",
           actual: -1,
         }),
       )

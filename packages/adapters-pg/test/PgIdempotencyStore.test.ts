@@ -11,10 +11,15 @@ import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
 import * as PgDatabase from "../src/PgDatabase.ts"
 import * as PgIdempotencyStore from "../src/PgIdempotencyStore.ts"
+import * as PgServiceInstance from "../src/PgServiceInstance.ts"
 import { databaseUrl, postgresAvailable } from "./support.ts"
 
 const storeOn = <E>(database: Layer.Layer<SqlClient, E>, options: PgIdempotencyStore.Options = {}) =>
-  PgIdempotencyStore.layer(options).pipe(Layer.provideMerge(Migrations.layer), Layer.provideMerge(database))
+  PgIdempotencyStore.layer(options).pipe(
+    Layer.provideMerge(PgServiceInstance.layer()),
+    Layer.provideMerge(Migrations.layer),
+    Layer.provideMerge(database),
+  )
 
 const runner = { describe, it, beforeAll, afterAll }
 
@@ -39,8 +44,14 @@ describe("PgIdempotencyStore purge", () => {
         const store = yield* IdempotencyStore.IdempotencyStore
         const sql = yield* SqlClient
         const t0 = DateTime.makeUnsafe("2030-01-01T00:00:00Z")
-        yield* store.begin("partner:a", "old", "h", t0)
-        yield* store.complete("partner:a", "old", { status: 200, contentType: undefined, body: new Uint8Array() })
+        const begun = yield* store.begin("partner:a", "old", "h", t0)
+        assert.strictEqual(begun._tag, "Started")
+        if (begun._tag !== "Started") return
+        yield* store.complete("partner:a", "old", begun.claim, {
+          status: 200,
+          contentType: undefined,
+          body: new Uint8Array(),
+        })
         const later = DateTime.makeUnsafe(DateTime.toEpochMillis(t0) + 25 * 60 * 60 * 1000)
         yield* store.begin("partner:b", "new", "h", later)
         const rows = yield* sql<{ scope: string; key: string }>`SELECT scope, key FROM idempotency_keys ORDER BY scope`

@@ -1,7 +1,8 @@
 /**
  * The domain stack on the configured database: migrations, then EventStore
  * (with the event pipeline as its append hook), ReadModelStore, Outbox +
- * OutboxDispatch, UnitOfWork (adapters-pg `PgDomain`), the idempotency store,
+ * OutboxDispatch, UnitOfWork (adapters-pg `PgDomain`), the idempotency store
+ * (its claims held by this process, `PgServiceInstance`),
  * partner credentials + the Partners admin service, token generations
  * (revocation), the partner's webhook log (`PgWebhookLog`), payment
  * attachments (`PgAttachments`), and random ids; personal data sealed with
@@ -13,6 +14,7 @@ import {
   PgDomain,
   PgIdempotencyStore,
   PgPartnerCredentials,
+  PgServiceInstance,
   PgTokenGenerations,
   PgWebhookLog,
 } from "@partnerpay/adapters-pg"
@@ -25,7 +27,11 @@ import * as DataKey from "./DataKey.ts"
 /** The stack for a configuration (its data key: PARTNERPAY_DATA_KEY, or the sandbox key file). */
 export const layerWith = (config: AppConfig) =>
   Layer.mergeAll(
-    PgIdempotencyStore.layer(),
+    // Idempotency-Key claims are held by this process (`service_instances`): free soon after it dies;
+    // an embedded database is this process's alone, so every earlier instance there is dead.
+    PgIdempotencyStore.layer().pipe(
+      Layer.provide(PgServiceInstance.layer({ exclusive: config.database._tag === "Pglite" })),
+    ),
     PgTokenGenerations.layer(),
     PgAttachments.layer,
     // the partner's own webhooks (deliveries, events, endpoint), over the outbox and the partners table

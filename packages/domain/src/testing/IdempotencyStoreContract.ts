@@ -1,20 +1,16 @@
 /**
  * The contract every IdempotencyStore implementation must pass: claim,
  * replay, mismatch, in-progress, abandon, per-scope isolation, 24 h expiry,
- * reclaiming a stale in-progress key, exact replay of the stored bytes, and
- * one winner among simultaneous claims of one key.
+ * a claim resumed by its holder only, completion and abandonment by the
+ * holder only, exact replay of the stored bytes, and one winner among
+ * simultaneous claims of one key.
  *
  * Framework-neutral like `eventStoreContract`: pass your runner's functions.
  * Every case uses a fresh random scope, so a shared database is fine.
  */
 import { DateTime, Effect, Layer, ManagedRuntime } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
-import {
-  IdempotencyStore,
-  retentionMillis,
-  type StoredResponse,
-  staleAfterMillis,
-} from "../infrastructure/IdempotencyStore.ts"
+import { IdempotencyStore, retentionMillis, type StoredResponse } from "../infrastructure/IdempotencyStore.ts"
 import type { TestRunner } from "./EventStoreContract.ts"
 
 declare const crypto: { randomUUID(): string }
@@ -40,6 +36,14 @@ const response = (text: string): StoredResponse => ({
   body: Uint8Array.from(text, (c) => c.charCodeAt(0)),
 })
 
+/** Begins and expects `Started`: the claim. */
+const started = (scope: string, key: string, hash: string, at = t0) =>
+  Effect.gen(function* () {
+    const result = yield* (yield* IdempotencyStore).begin(scope, key, hash, at)
+    if (result._tag !== "Started") return yield* Effect.fail(new Error(`expected Started, got ${result._tag}`))
+    return result.claim
+  })
+
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i])
 
 export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCase> = [
@@ -48,7 +52,7 @@ export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCas
     run: Effect.gen(function* () {
       const store = yield* IdempotencyStore
       const scope = newScope()
-      yield* expectTag(yield* store.begin(scope, "k1", "hash-a", t0), "Started", "first begin")
+      yield* started(scope, "k1", "hash-a")
       yield* expectTag(yield* store.begin(scope, "k1", "hash-a", after(1000)), "InProgress", "second begin")
     }),
   },
@@ -57,9 +61,9 @@ export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCas
     run: Effect.gen(function* () {
       const store = yield* IdempotencyStore
       const scope = newScope()
-      yield* store.begin(scope, "k1", "hash-a", t0)
+      const claim = yield* started(scope, "k1", "hash-a")
       yield* expectTag(yield* store.begin(scope, "k1", "hash-b", t0), "Mismatch", "in progress")
-      yield* store.complete(scope, "k1", response('{"ok":true}'))
+      yield* store.complete(scope, "k1", claim, response('{"ok":true}'))
       yield* expectTag(yield* store.begin(scope, "k1", "hash-b", after(1000)), "Mismatch", "completed")
     }),
   },
@@ -73,8 +77,8 @@ export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCas
         contentType: "application/problem+json",
         body: new Uint8Array([0, 255, 0xc3, 0x28, 10, 123]),
       }
-      yield* store.begin(scope, "k1", "hash-a", t0)
-      yield* store.complete(scope, "k1", stored)
+      const claim = yield* started(scope, "k1", "hash-a")
+      yield* store.complete(scope, "k1", claim, stored)
       const result = yield* store.begin(scope, "k1", "hash-a", after(60_000))
       if (result._tag !== "Replay") return yield* Effect.fail(new Error(`expected Replay, got ${result._tag}`))
       yield* check(result.response.status === 201, "status")
@@ -87,8 +91,8 @@ export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCas
     run: Effect.gen(function* () {
       const store = yield* IdempotencyStore
       const scope = newScope()
-      yield* store.begin(scope, "k", "h", t0)
-      yield* store.complete(scope, "k", { status: 200, contentType: undefined, body: new Uint8Array() })
+      const claim = yield* started(scope, "k", "h")
+      yield* store.complete(scope, "k", claim, { status: 200, contentType: undefined, body: new Uint8Array() })
       const result = yield* store.begin(scope, "k", "h", t0)
       if (result._tag !== "Replay") return yield* Effect.fail(new Error(`expected Replay, got ${result._tag}`))
       yield* check(result.response.contentType === undefined, "no content type")
@@ -100,9 +104,9 @@ export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCas
     run: Effect.gen(function* () {
       const store = yield* IdempotencyStore
       const scope = newScope()
-      yield* store.begin(scope, "k1", "hash-a", t0)
-      yield* store.abandon(scope, "k1")
-      yield* expectTag(yield* store.begin(scope, "k1", "hash-b", t0), "Started", "after abandon")
+      const claim = yield* started(scope, "k1", "hash-a")
+      yield* store.abandon(scope, "k1", claim)
+      yield* started(scope, "k1", "hash-b")
     }),
   },
   {
@@ -110,10 +114,35 @@ export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCas
     run: Effect.gen(function* () {
       const store = yield* IdempotencyStore
       const scope = newScope()
-      yield* store.begin(scope, "k1", "hash-a", t0)
-      yield* store.complete(scope, "k1", response("{}"))
-      yield* store.abandon(scope, "k1")
+      const claim = yield* started(scope, "k1", "hash-a")
+      yield* store.complete(scope, "k1", claim, response("{}"))
+      yield* store.abandon(scope, "k1", claim)
       yield* expectTag(yield* store.begin(scope, "k1", "hash-a", t0), "Replay", "after abandon")
+    }),
+  },
+  {
+    name: "only the claim's holder completes or abandons it: another claim changes nothing",
+    run: Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const scope = newScope()
+      yield* started(scope, "k1", "hash-a")
+      yield* store.complete(scope, "k1", "not-the-claim", response("forged"))
+      yield* expectTag(yield* store.begin(scope, "k1", "hash-a", t0), "InProgress", "after a foreign complete")
+      yield* store.abandon(scope, "k1", "not-the-claim")
+      yield* expectTag(yield* store.begin(scope, "k1", "hash-a", t0), "InProgress", "after a foreign abandon")
+    }),
+  },
+  {
+    name: "the holder resumes its claim (the same claim again); any other resume sees it in progress",
+    run: Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const scope = newScope()
+      const claim = yield* started(scope, "k1", "hash-a")
+      const resumed = yield* store.begin(scope, "k1", "hash-a", t0, claim)
+      yield* check(resumed._tag === "Started" && resumed.claim === claim, "resumed with the same claim")
+      yield* expectTag(yield* store.begin(scope, "k1", "hash-a", t0, "another"), "InProgress", "another resume")
+      yield* store.complete(scope, "k1", claim, response("done"))
+      yield* expectTag(yield* store.begin(scope, "k1", "hash-a", t0, claim), "Replay", "resumed once completed")
     }),
   },
   {
@@ -122,9 +151,9 @@ export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCas
       const store = yield* IdempotencyStore
       const a = newScope()
       const b = newScope()
-      yield* store.begin(a, "shared", "hash-a", t0)
-      yield* store.complete(a, "shared", response("a"))
-      yield* expectTag(yield* store.begin(b, "shared", "hash-b", t0), "Started", "other scope")
+      const claim = yield* started(a, "shared", "hash-a")
+      yield* store.complete(a, "shared", claim, response("a"))
+      yield* started(b, "shared", "hash-b")
     }),
   },
   {
@@ -132,20 +161,23 @@ export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCas
     run: Effect.gen(function* () {
       const store = yield* IdempotencyStore
       const scope = newScope()
-      yield* store.begin(scope, "k1", "hash-a", t0)
-      yield* store.complete(scope, "k1", response("first"))
+      const claim = yield* started(scope, "k1", "hash-a")
+      yield* store.complete(scope, "k1", claim, response("first"))
       yield* expectTag(yield* store.begin(scope, "k1", "hash-a", after(retentionMillis - 1)), "Replay", "at 24h-1ms")
-      yield* expectTag(yield* store.begin(scope, "k1", "hash-b", after(retentionMillis)), "Started", "at 24h")
+      yield* started(scope, "k1", "hash-b", after(retentionMillis))
     }),
   },
   {
-    name: "an in-progress key is reclaimable only once stale (the process handling it died)",
+    name: "a live claim is never taken over by time alone: still in progress 23 hours later",
     run: Effect.gen(function* () {
       const store = yield* IdempotencyStore
       const scope = newScope()
-      yield* store.begin(scope, "k1", "hash-a", t0)
-      yield* expectTag(yield* store.begin(scope, "k1", "hash-a", after(staleAfterMillis - 1)), "InProgress", "fresh")
-      yield* expectTag(yield* store.begin(scope, "k1", "hash-a", after(staleAfterMillis)), "Started", "stale")
+      yield* started(scope, "k1", "hash-a")
+      yield* expectTag(
+        yield* store.begin(scope, "k1", "hash-a", after(23 * 60 * 60 * 1000)),
+        "InProgress",
+        "23 hours later",
+      )
     }),
   },
   {
