@@ -5,9 +5,14 @@
  * body, odd or missing Content-Types, objects where one property (rotating)
  * has a type its schema excludes while the others carry huge strings, SQL
  * metacharacters, path traversal or control characters, and malformed ids
- * in the path (traversal, SQL, 5 000 characters, encoded NUL). Checks: zero
- * 5xx, every 4xx is problem+json, and the stored state does not change (row
- * counts of events, streams, read_models and outbox before and after).
+ * in the path (traversal, SQL, 5 000 characters, encoded NUL). Then text
+ * PostgreSQL cannot store (`unstorable.ts`): every string field of every
+ * documented example body in turn holds a lone surrogate (`\ud800`,
+ * `\udc00`, `\ud800\u0041`) or NUL, and every path id and query parameter
+ * percent-encoded invalid UTF-8 (`%ED%A0%80`) or `%00`; each must be a 400
+ * naming that field. Checks: zero 5xx, every 4xx is problem+json, and the
+ * stored state does not change (row counts of events, streams, read_models
+ * and outbox before and after).
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import {
@@ -25,6 +30,7 @@ import {
   tally,
   tempDir,
 } from "./support.ts"
+import { unstorableRequests } from "./unstorable.ts"
 
 const clientId = "faults-badinput-client"
 const clientSecret = "faults-badinput-secret-0123456789"
@@ -47,6 +53,8 @@ interface Operation {
   readonly pathParams: Array<string>
   readonly queryParams: Array<string>
   readonly body: Schema | undefined
+  /** The documented example of the JSON body. */
+  readonly example: unknown
 }
 
 const nasty = [
@@ -54,6 +62,7 @@ const nasty = [
   "' OR '1'='1'; DROP TABLE events; --",
   "../../../../etc/passwd",
   "\u0000\u0001\u001f\ud800",
+  "\udc00 low surrogate first",
   "Robert'); DELETE FROM read_models;--",
   "$" + "{jndi:ldap://127.0.0.1/a}",
   "%00%2e%2e%2f",
@@ -130,6 +139,8 @@ interface Generated {
   readonly rawBody?: string | Uint8Array
   readonly contentType?: string
   readonly token: "right" | "none"
+  /** Unstorable text: the field the 400 must name. */
+  readonly field?: string
 }
 
 const generate = (op: Operation, root: unknown): Array<Generated> => {
@@ -322,7 +333,7 @@ describe("bad input", () => {
             string,
             {
               parameters?: Array<{ name: string; in: string }>
-              requestBody?: { content?: Record<string, { schema: Schema }> }
+              requestBody?: { content?: Record<string, { schema: Schema; example?: unknown }> }
             }
           >
         >
@@ -337,6 +348,7 @@ describe("bad input", () => {
             pathParams: (op.parameters ?? []).filter((p) => p.in === "path").map((p) => p.name),
             queryParams: (op.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name),
             body: op.requestBody?.content?.["application/json"]?.schema,
+            example: op.requestBody?.content?.["application/json"]?.example,
           })
         }
       // Which kind of token each operation wants: a partner token that gets 403 means a customer operation.
@@ -351,8 +363,24 @@ describe("bad input", () => {
       await sleep(1500)
       const before = counts(db.url)
 
-      const results: Array<{ op: string; label: string; answer: Answer | undefined; error?: string }> = []
-      const jobs = operations.flatMap((op) => generate(op, doc).map((g, i) => ({ op, g, i })))
+      const withoutExample = operations.filter((op) => op.body !== undefined && op.example === undefined)
+      const results: Array<{
+        op: string
+        label: string
+        answer: Answer | undefined
+        error?: string
+        field?: string | undefined
+      }> = []
+      const unstorable = (op: Operation): Array<Generated> =>
+        unstorableRequests(op, op.example).map((r) => ({
+          label: `unstorable ${r.label}`,
+          path: r.path,
+          ...(r.rawBody === undefined ? {} : { rawBody: r.rawBody }),
+          contentType: "application/json",
+          token: "right",
+          field: r.field,
+        }))
+      const jobs = operations.flatMap((op) => [...generate(op, doc), ...unstorable(op)].map((g, i) => ({ op, g, i })))
       let next = 0
       const worker = async () => {
         while (next < jobs.length) {
@@ -366,7 +394,7 @@ describe("bad input", () => {
               ...(g.rawBody === undefined ? {} : { rawBody: g.rawBody }),
               headers: g.contentType === undefined ? {} : { "content-type": g.contentType },
             })
-            for (let retry = 0; answer.status === 429 && retry < 5; retry++) {
+            for (let retry = 0; answer.status === 429 && retry < 20; retry++) {
               await sleep(1000 * Number(answer.headers.get("retry-after") ?? "1"))
               answer = await call(base, op.method, g.path, {
                 token,
@@ -374,9 +402,9 @@ describe("bad input", () => {
                 headers: g.contentType === undefined ? {} : { "content-type": g.contentType },
               })
             }
-            results.push({ op: key, label: g.label, answer })
+            results.push({ op: key, label: g.label, answer, field: g.field })
           } catch (error) {
-            results.push({ op: key, label: g.label, answer: undefined, error: String(error) })
+            results.push({ op: key, label: g.label, answer: undefined, error: String(error), field: g.field })
           }
         }
       }
@@ -391,11 +419,16 @@ describe("bad input", () => {
         (r) => !r.op.startsWith("GET ") && r.answer !== undefined && r.answer.status < 300,
       )
       const gets2xx = results.filter((r) => r.op.startsWith("GET ") && r.answer !== undefined && r.answer.status < 300)
+      const unstorableSent = results.filter((r) => r.field !== undefined)
+      const unnamed = unstorableSent.filter((r) => {
+        const errors = (r.answer?.body as { errors?: Array<{ field?: unknown }> } | undefined)?.errors ?? []
+        return r.answer?.status !== 400 || !errors.some((e) => e.field === r.field)
+      })
       summary(
         "bad input",
-        `${operations.length} operations (${customerOps.size} customer), ${results.length} invalid requests [${tally(statuses)}]; 5xx or no answer: ${fiveXx.length}; 4xx not problem+json: ${notProblem.length}; mutations answered 2xx: ${mutations2xx.length}; GETs answered 2xx (junk query ignored): ${gets2xx.length}; rows events/streams/read_models/outbox before ${before}, after ${after}`,
+        `${operations.length} operations (${customerOps.size} customer), ${results.length} invalid requests [${tally(statuses)}]; 5xx or no answer: ${fiveXx.length}; 4xx not problem+json: ${notProblem.length}; mutations answered 2xx: ${mutations2xx.length}; GETs answered 2xx (junk query ignored): ${gets2xx.length}; unstorable text (lone surrogates, NUL) ${unstorableSent.length}, not a 400 naming the field: ${unnamed.length}; rows events/streams/read_models/outbox before ${before}, after ${after}`,
       )
-      for (const r of [...fiveXx, ...notProblem, ...mutations2xx].slice(0, 15))
+      for (const r of [...fiveXx, ...notProblem, ...mutations2xx, ...unnamed].slice(0, 15))
         console.log(
           `[faults] bad input VIOLATION: ${r.op} (${r.label}): ${r.answer?.status ?? r.error} ${r.answer?.contentType ?? ""} ${r.answer?.text.slice(0, 200) ?? ""}`,
         )
@@ -414,6 +447,14 @@ describe("bad input", () => {
       )
       assert.deepStrictEqual(
         mutations2xx.map((r) => `${r.op} ${r.label}`),
+        [],
+      )
+      assert.deepStrictEqual(
+        unnamed.map((r) => `${r.op} ${r.label}: ${r.answer?.status ?? r.error} ${r.answer?.text.slice(0, 120) ?? ""}`),
+        [],
+      )
+      assert.deepStrictEqual(
+        withoutExample.map((op) => `${op.method} ${op.path}`),
         [],
       )
       assert.strictEqual(after, before)

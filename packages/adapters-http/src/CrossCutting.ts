@@ -11,6 +11,8 @@
  *    until the bucket is full again).
  * 2. Request body size: at most `maxBodyBytes` (1 MiB) -> else 413 problem
  *    (checked on `Content-Length` and enforced while reading the body).
+ *    Text no field accepts (NUL, lone UTF-16 surrogates) in the path, the
+ *    query or the body -> 400 problem naming the field (`UnstorableText.ts`).
  * 3. Idempotency (`Idempotency-Key` header on POST, except POST /auth/token):
  *    the first request with a key runs and its response (status, content
  *    type, body) is stored for 24 h in the `IdempotencyStore`; the same key
@@ -47,6 +49,7 @@ import * as Problem from "./Problem.ts"
 import * as RateLimit from "./RateLimit.ts"
 import { CurrentRequestRecord, correlationIdOf } from "./RequestRecord.ts"
 import { Tokens } from "./Tokens.ts"
+import * as UnstorableText from "./UnstorableText.ts"
 
 // ---------------------------------------------------------------------------
 // Configuration
@@ -228,39 +231,12 @@ const tooLarge = (maxBodyBytes: number) =>
     code: "PAYLOAD_TOO_LARGE",
   })
 
-/**
- * True when the body holds a NUL character, raw or as the JSON escape `\u0000`
- * (an escape is real when preceded by an even number of backslashes). Scans
- * the bytes without decoding them. PostgreSQL text and jsonb cannot store
- * NUL, so such input is refused here, as a 400, before it can reach a query
- * and surface as an outage.
- */
-export const containsNul = (body: Uint8Array): boolean => {
-  const backslash = 0x5c
-  for (let i = 0; i < body.length; i++) {
-    const byte = body[i]!
-    if (byte === 0) return true
-    if (
-      byte === backslash &&
-      body[i + 1] === 0x75 && // u
-      body[i + 2] === 0x30 &&
-      body[i + 3] === 0x30 &&
-      body[i + 4] === 0x30 &&
-      body[i + 5] === 0x30
-    ) {
-      let backslashes = 0
-      for (let j = i - 1; j >= 0 && body[j] === backslash; j--) backslashes++
-      if (backslashes % 2 === 0) return true
-    }
-  }
-  return false
-}
-
-const nulRefused = (field: "path" | "body") =>
+/** 400 naming each field that holds text no field accepts (`UnstorableText.ts`). */
+const unstorableRefused = (errors: ReadonlyArray<Problem.FieldError>) =>
   new Problem.BadRequest({
-    detail: "The request contains a NUL character, which no field accepts.",
+    detail: "The request contains text that no field accepts: the NUL character or a lone UTF-16 surrogate.",
     code: "BAD_REQUEST",
-    errors: [{ field, message: "must not contain the NUL character (U+0000)" }],
+    errors,
   })
 
 const storeUnavailable = (_: EventStore.EventStoreUnavailable) =>
@@ -433,15 +409,18 @@ export const make = Effect.gen(function* () {
         )
       }
       const body = new Uint8Array(read.success)
-      if (containsNul(body)) return yield* respond(nulRefused("body"))
+      // One byte scan per body; only a flagged body is parsed, to name its fields.
+      if (UnstorableText.containsUnstorable(body))
+        return yield* respond(unstorableRefused(UnstorableText.unstorableFields(body)))
       return yield* idempotent(request, caller, body, app)
     },
     Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
   )
 
-  /** NUL in the path, the body size, then the body and idempotency (rate limiting done). */
+  /** Unstorable text in the path or query, the body size, then the body and idempotency (rate limiting done). */
   const checked = (request: HttpServerRequest.HttpServerRequest, caller: Option.Option<CallerIdentity>, app: App) => {
-    if (/%00/i.test(request.url) || request.url.includes("\0")) return respond(nulRefused("path"))
+    const inUrl = UnstorableText.unstorableInUrl(request.url)
+    if (inUrl !== undefined) return respond(unstorableRefused([inUrl]))
     const declared = Number(request.headers["content-length"] ?? "0")
     if (Number.isFinite(declared) && declared > limits.maxBodyBytes) return respond(tooLarge(limits.maxBodyBytes))
     if (methodsWithoutBody.has(request.method)) return app

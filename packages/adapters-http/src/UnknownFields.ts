@@ -45,9 +45,9 @@ export const checker = (precise: Schema.Top): ((body: unknown) => ReadonlyArray<
       if (candidate.properties !== undefined && typeof value === "object" && value !== null && !Array.isArray(value)) {
         for (const [key, field] of Object.entries(value)) {
           const name = path === "" ? key : `${path}.${key}`
-          const definition = candidate.properties[key]
-          if (definition === undefined) found.push(name)
-          else walk(definition, field, name, found)
+          // Own properties only: `constructor`, `toString` or `__proto__` are not fields because every object inherits them.
+          if (!Object.hasOwn(candidate.properties, key)) found.push(name)
+          else walk(candidate.properties[key]!, field, name, found)
         }
         return
       }

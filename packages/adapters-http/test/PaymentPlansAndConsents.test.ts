@@ -176,17 +176,21 @@ describe("POST /PaymentPlan/Create", () => {
     }),
   )
 
-  it.effect("a customer of another partner cannot be the payer (422 on payerRegistrationId)", () =>
+  it.effect("another partner's customer as payer gets the same 404 as an unknown registration id", () =>
     Effect.gen(function* () {
       const w = yield* world
       const foreignPayer = Ids.RegistrationId.make(freshId("7e57ab1e"))
+      const unknownPayer = Ids.RegistrationId.make(freshId("7e57ab1e"))
       yield* server.run(registerCustomer(otherPartnerId, foreignPayer))
-      const r = yield* call("POST", "/PaymentPlan/Create", w.partner, planBody(w.acme, foreignPayer))
-      expectProblem(r, 422, "VALIDATION_FAILED")
-      assert.deepStrictEqual(
-        ((r.json as Json).errors as Array<{ field: string }>).map((e) => e.field),
-        ["payerRegistrationId"],
-      )
+      const answers = []
+      for (const payer of [foreignPayer, unknownPayer]) {
+        const r = yield* call("POST", "/PaymentPlan/Create", w.partner, planBody(w.acme, payer))
+        expectProblem(r, 404, "NOT_FOUND")
+        const { instance: _instance, ...problem } = r.json as Json
+        answers.push(problem)
+      }
+      assert.deepStrictEqual(answers[0], answers[1])
+      assert.strictEqual(answers[0]?.detail, "Customer not found.")
     }),
   )
 

@@ -10,7 +10,7 @@ import { Attachments, CommandHandler, Customer, Ids, Outbox, Payments } from "@p
 import { DateTime, Effect } from "effect"
 import { afterAll } from "vitest"
 import { bearer, otherPartnerId, partnerId, send } from "./fixtures.ts"
-import { customerToken, makeSharedServer, partnerTokenFor, registerCompany } from "./partyFixtures.ts"
+import { customerToken, makeSharedServer, partnerTokenFor, registerCompany, registerCustomer } from "./partyFixtures.ts"
 
 const { handler, run, dispose } = await makeSharedServer()
 afterAll(dispose)
@@ -159,6 +159,42 @@ describe("POST /Payment/Create", () => {
       )
       assert.strictEqual(other.status, 404)
     }),
+  )
+
+  it.effect(
+    "another partner's customer as payer gets the same 404 as an unknown registration id; nothing is created",
+    () =>
+      Effect.gen(function* () {
+        const foreign = Ids.RegistrationId.make("7e57ab1e-0000-4000-8000-0000000000a3")
+        const unknown = Ids.RegistrationId.make("7e57ab1e-0000-4000-8000-0000000000a4")
+        yield* run(registerCustomer(otherPartnerId, foreign))
+        const answers = []
+        for (const payerRegistrationId of [foreign, unknown]) {
+          const r = yield* send(handler, "/Payment/Create", json("POST", partner, createBody({ payerRegistrationId })))
+          const { instance: _instance, ...problem } = r.json as { instance: string }
+          answers.push({ status: r.status, contentType: r.headers.get("content-type"), problem })
+        }
+        assert.deepStrictEqual(answers[0], answers[1])
+        assert.deepStrictEqual(answers[0], {
+          status: 404,
+          contentType: "application/problem+json",
+          problem: {
+            type: "https://partnerpay.dev/problems/not-found",
+            title: "Not Found",
+            status: 404,
+            detail: "Customer not found.",
+            code: "NOT_FOUND",
+          },
+        })
+        for (const payerRegistrationId of [foreign, unknown]) {
+          const history = yield* send(
+            handler,
+            `/Payment/History?payerRegistrationId=${payerRegistrationId}`,
+            bearer(partner),
+          )
+          assert.deepStrictEqual((history.json as { data: Array<unknown> }).data, [])
+        }
+      }),
   )
 })
 

@@ -3,16 +3,23 @@
  * single-process and does not lock its directory, so two processes opening
  * one directory would corrupt it.
  *
- * `<dataDir>.lock` holds the owner's pid and is only ever CREATED
- * exclusively (written aside, then hard-linked into place: atomic, fails if
- * it exists, never seen empty): whoever creates it owns the directory. A live owner
- * means `DatabaseInUse`. A lock left by a dead process (crash, SIGKILL) is
- * taken over without any window in which two processes could both own it:
+ * `<dataDir>.lock` holds the owner's pid and, on Linux, its start time
+ * (`<pid> <start>`, field 22 of `/proc/<pid>/stat`, clock ticks since boot)
+ * and is only ever CREATED exclusively (written aside, then hard-linked into
+ * place: atomic, fails if it exists, never seen empty): whoever creates it
+ * owns the directory. A live owner means `DatabaseInUse`. The owner is live
+ * when its pid runs AND, when the lock recorded a start time and the
+ * process's can be read, the two are equal: a pid that now belongs to
+ * another process (pids are reused after a crash or a container restart)
+ * is not the owner. Without a start time (a lock written before it was
+ * recorded, or no `/proc`), a running pid counts as the owner. A lock left
+ * by a dead owner (crash, SIGKILL) is taken over without any window in which
+ * two processes could both own it:
  *
  * 1. the taker exclusively creates a takeover marker named after the stale
- *    lock's content (`<dataDir>.lock.takeover-<stale pid>`), so at most one
- *    process takes over a given stale lock;
- * 2. holding the marker, it checks that the lock still holds that stale pid
+ *    lock's content (`<dataDir>.lock.takeover-<stale pid>[-<start>]`), so at
+ *    most one process takes over a given stale lock;
+ * 2. holding the marker, it checks that the lock still holds that stale owner
  *    (nobody else removes a lock: a new lock can only appear once the stale
  *    one is gone) and removes it;
  * 3. it creates the lock exclusively like any first start (another process
@@ -53,9 +60,36 @@ export class DatabaseInUse extends Schema.TaggedError<DatabaseInUse>()("Database
 /** The lock file of an embedded database directory. */
 export const lockPathOf = (dataDir: string): string => `${dataDir.replace(/\/+$/, "")}.lock`
 
+/** A lock's or marker's content: `<pid>`, or `<pid> <start time>`. */
+const ownerFormat = /^(\d{1,10})(?: (\d{1,20}))?$/
+
 /** The takeover marker of a stale lock whose content is `owner`. */
 export const takeoverPathOf = (lockPath: string, owner: string): string =>
-  `${lockPath}.takeover-${/^\d{1,10}$/.test(owner) ? owner : "unknown"}`
+  `${lockPath}.takeover-${ownerFormat.test(owner) ? owner.replace(" ", "-") : "unknown"}`
+
+/**
+ * The start time of process `pid` (field 22 of `/proc/<pid>/stat`: clock
+ * ticks after boot), or undefined where it cannot be read (no such process,
+ * not Linux). The command name (field 2) may hold spaces and parentheses, so
+ * fields are counted after its closing parenthesis.
+ */
+export const startTimeOf = (pid: number): string | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]
+    return start !== undefined && /^\d{1,20}$/.test(start) ? start : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** What a lock or marker written by process `pid` holds: its pid and, where readable, its start time. */
+export const ownerRecordOf = (pid: number): string => {
+  const start = startTimeOf(pid)
+  return start === undefined ? String(pid) : `${pid} ${start}`
+}
+
+const ownRecord = ownerRecordOf(process.pid)
 
 const isAlive = (pid: number): boolean => {
   try {
@@ -66,20 +100,30 @@ const isAlive = (pid: number): boolean => {
   }
 }
 
-/** A pid in a lock or marker file that belongs to another running process. */
+/**
+ * The pid of the other running process that wrote `content`, or undefined:
+ * no pid, our own, a pid no process has, or one whose process started at
+ * another time than the lock recorded (the pid was reused).
+ */
 const liveOwner = (content: string): number | undefined => {
-  const pid = Number(content)
-  return /^\d{1,10}$/.test(content) && pid > 0 && pid !== process.pid && isAlive(pid) ? pid : undefined
+  const match = ownerFormat.exec(content)
+  if (match === null) return undefined
+  const pid = Number(match[1])
+  if (pid <= 0 || pid === process.pid || !isAlive(pid)) return undefined
+  const recorded = match[2]
+  if (recorded === undefined) return pid
+  const current = startTimeOf(pid)
+  return current === undefined || current === recorded ? pid : undefined
 }
 
 /**
- * Creates `path` holding our pid, only if it does not exist. The pid is
- * written to a private file first, then hard-linked to `path` (atomic, fails
- * if `path` exists): a reader never sees a lock without its pid.
+ * Creates `path` holding our pid and start time, only if it does not exist.
+ * They are written to a private file first, then hard-linked to `path`
+ * (atomic, fails if `path` exists): a reader never sees a lock without them.
  */
 const createExclusive = (path: string): boolean => {
   const draft = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`
-  writeFileSync(draft, String(process.pid), { flag: "wx", mode: 0o600 })
+  writeFileSync(draft, ownRecord, { flag: "wx", mode: 0o600 })
   try {
     linkSync(draft, path)
     return true
@@ -144,7 +188,7 @@ export const lockDataDir = (dataDir: string): Effect.Effect<void, DatabaseInUse,
           continue
         case "Wait": {
           const taker = read(outcome.marker)
-          if (taker !== undefined && liveOwner(taker) === undefined && taker !== String(process.pid)) {
+          if (taker !== undefined && liveOwner(taker) === undefined && taker !== ownRecord) {
             // The taker died half-way: nobody will finish its takeover.
             return yield* new DatabaseInUse({ dataDir, pid: -1, leftovers: [outcome.marker, path] })
           }
@@ -162,7 +206,7 @@ export const lockDataDir = (dataDir: string): Effect.Effect<void, DatabaseInUse,
   return Effect.acquireRelease(acquire, (held) =>
     Effect.sync(() => {
       try {
-        if (read(held) === String(process.pid)) rmSync(held, { force: true })
+        if (read(held) === ownRecord) rmSync(held, { force: true })
       } catch {
         // already gone
       }

@@ -8,10 +8,12 @@
  * PGlite is single-process: two processes opening one data directory would
  * corrupt it (PGlite itself does not lock it). So the PGlite layer first
  * takes a lock file next to the directory (`DataDirLock.ts`: `<dataDir>.lock`,
- * holding the owner's pid, created atomically): while a live process holds
- * it, opening fails with `DatabaseInUse`, a clear message. A lock left by a
- * dead process (crash, SIGKILL) is taken over atomically (two processes can
- * never both take it over). The lock is released after PGlite closed.
+ * holding the owner's pid and start time, created atomically): while a live
+ * process holds it, opening fails with `DatabaseInUse`, a clear message. A
+ * lock left by a dead process (crash, SIGKILL), or naming a pid since reused
+ * by a process that started at another time, is taken over atomically (two
+ * processes can never both take it over). The lock is released after PGlite
+ * closed.
  *
  * A new (empty) data directory gets its cluster from the cached,
  * pre-initialised image (`PgDatabase.openPglite`, `PgliteImage`), not from

@@ -86,10 +86,14 @@ describe("payment attachments in the sandbox service", () => {
       .AccessToken as string
     const company = await ok("POST", "/Company/Create", token, companyBody({ companyReferenceId: "att-001" }))
     const dueDate = (await ok("GET", "/Sandbox/Clock", token)).now.slice(0, 10)
+    // The payer is one of the partner's customers (the first OTP login registers them).
+    const phoneNumber = "+14155550190"
+    await ok("POST", "/Login/SendOtp", token, { phoneNumber })
+    const payer = await ok("PUT", "/Login/CheckOtp", token, { phoneNumber, code: "123456" })
     const create = (attachmentUrl: string) =>
       ok("POST", "/Payment/Create", token, {
         companyId: company.companyId,
-        payerRegistrationId: "7e57ab1e-0000-4000-8000-0000000000a1",
+        payerRegistrationId: payer.registrationId,
         amount: { value: 10, currencyCode: "USD" },
         description: "Invoice with a document",
         dueDate,

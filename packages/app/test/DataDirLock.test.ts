@@ -1,7 +1,8 @@
 /**
  * The embedded database's lock file: one owner at a time, a dead owner's lock
- * taken over, and never two owners, even when several processes take over
- * the same stale lock at once.
+ * taken over (also when its pid now belongs to an unrelated process: the lock
+ * records the owner's start time), and never two owners, even when several
+ * processes take over the same stale lock at once.
  */
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -74,24 +75,45 @@ const contender = (dataDir: string, startAt: number, releaseFile: string) => {
   return { outcome, exited }
 }
 
+/** Linux: processes' start times can be read from /proc. */
+const linux = existsSync(`/proc/${process.pid}/stat`)
+
+/** A process that runs until killed. */
+const sleeper = () => spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" })
+
 describe("a data directory without a lock", () => {
   it.effect("is locked for this process and released when the scope closes", () =>
     Effect.gen(function* () {
       const dataDir = freshDataDir()
       const scope = yield* Scope.make()
       yield* Scope.provide(scope)(DataDirLock.lockDataDir(dataDir))
-      assert.strictEqual(readFileSync(DataDirLock.lockPathOf(dataDir), "utf8"), String(process.pid))
+      assert.strictEqual(readFileSync(DataDirLock.lockPathOf(dataDir), "utf8"), DataDirLock.ownerRecordOf(process.pid))
       yield* Scope.close(scope, Exit.void)
       assert.isFalse(existsSync(DataDirLock.lockPathOf(dataDir)))
+    }),
+  )
+
+  it.effect.skipIf(!linux)("records the owner's pid and its start time (Linux)", () =>
+    Effect.gen(function* () {
+      const dataDir = freshDataDir()
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* DataDirLock.lockDataDir(dataDir)
+          const [pid, start] = readFileSync(DataDirLock.lockPathOf(dataDir), "utf8").split(" ")
+          assert.strictEqual(pid, String(process.pid))
+          assert.match(start ?? "", /^\d+$/)
+          assert.strictEqual(start, DataDirLock.startTimeOf(process.pid))
+        }),
+      )
     }),
   )
 })
 
 describe("a data directory locked by a live process", () => {
-  it.effect("is refused with DatabaseInUse naming the owner", () =>
+  it.effect("is refused with DatabaseInUse naming the owner when the lock holds only its pid", () =>
     Effect.gen(function* () {
       const dataDir = freshDataDir()
-      const owner = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" })
+      const owner = sleeper()
       try {
         writeFileSync(DataDirLock.lockPathOf(dataDir), String(owner.pid))
         const error = yield* Effect.flip(Effect.scoped(DataDirLock.lockDataDir(dataDir)))
@@ -100,6 +122,58 @@ describe("a data directory locked by a live process", () => {
         assert.strictEqual(readFileSync(DataDirLock.lockPathOf(dataDir), "utf8"), String(owner.pid))
       } finally {
         owner.kill("SIGKILL")
+      }
+    }),
+  )
+
+  it.effect.skipIf(!linux)("is refused when the lock holds the owner's pid and start time", () =>
+    Effect.gen(function* () {
+      const dataDir = freshDataDir()
+      const owner = sleeper()
+      try {
+        const record = yield* Effect.promise(async () => {
+          // The child's start time is readable once it runs.
+          for (;;) {
+            const start = DataDirLock.startTimeOf(owner.pid!)
+            if (start !== undefined) return `${owner.pid} ${start}`
+            await new Promise((done) => setTimeout(done, 10))
+          }
+        })
+        writeFileSync(DataDirLock.lockPathOf(dataDir), record)
+        const error = yield* Effect.flip(Effect.scoped(DataDirLock.lockDataDir(dataDir)))
+        assert.strictEqual(error.pid, owner.pid)
+        assert.strictEqual(readFileSync(DataDirLock.lockPathOf(dataDir), "utf8"), record)
+      } finally {
+        owner.kill("SIGKILL")
+      }
+    }),
+  )
+})
+
+describe("a data directory whose lock names a pid now used by an unrelated process", () => {
+  it.effect.skipIf(!linux)("is taken over: the process started at another time than the lock's owner", () =>
+    Effect.gen(function* () {
+      const dataDir = freshDataDir()
+      const lock = DataDirLock.lockPathOf(dataDir)
+      // The lock as this service writes it, then its owner "crashed" and its pid went to another process.
+      const written = yield* Effect.scoped(
+        Effect.andThen(
+          DataDirLock.lockDataDir(dataDir),
+          Effect.sync(() => readFileSync(lock, "utf8")),
+        ),
+      )
+      const unrelated = sleeper()
+      try {
+        writeFileSync(lock, written.replace(/^\d+/, String(unrelated.pid)))
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            yield* DataDirLock.lockDataDir(dataDir)
+            assert.strictEqual(readFileSync(lock, "utf8"), DataDirLock.ownerRecordOf(process.pid))
+          }),
+        )
+        assert.isFalse(existsSync(lock))
+      } finally {
+        unrelated.kill("SIGKILL")
       }
     }),
   )
@@ -114,7 +188,10 @@ describe("a data directory locked by a dead process", () => {
       yield* Effect.scoped(
         Effect.gen(function* () {
           yield* DataDirLock.lockDataDir(dataDir)
-          assert.strictEqual(readFileSync(DataDirLock.lockPathOf(dataDir), "utf8"), String(process.pid))
+          assert.strictEqual(
+            readFileSync(DataDirLock.lockPathOf(dataDir), "utf8"),
+            DataDirLock.ownerRecordOf(process.pid),
+          )
         }),
       )
       assert.isFalse(existsSync(DataDirLock.takeoverPathOf(DataDirLock.lockPathOf(dataDir), String(dead))))

@@ -6,7 +6,9 @@
  * the payment request it pays through `PaymentRequest.fromTransferEvent`.
  *
  * Tenancy: a request of another partner, or (for a customer) one the customer
- * is not the payer of, is reported exactly like a missing one (NotFound).
+ * is not the payer of, is reported exactly like a missing one (NotFound); so
+ * is a payer that is not one of the partner's customers (NotFound "Customer",
+ * whether another partner's or unknown).
  */
 
 import { Context, DateTime, Effect, Option, Result } from "effect"
@@ -42,6 +44,7 @@ import type { Attachment, RecipientAddress, TransferInvoice } from "./TransferEv
 export type Failure = DomainError | VersionConflict | EventStoreUnavailable
 
 const notFound = new NotFound({ entity: "PaymentRequest" })
+const payerNotFound = new NotFound({ entity: "Customer" })
 
 /**
  * Sandbox: a payment request's `attachmentUrl` may be http and name a local
@@ -143,11 +146,10 @@ export const create = Traced.fn("Payments.create")(function* (input: CreateInput
       code: "COMPANY_REJECTED",
       reason: "the company failed business verification and cannot receive payments",
     })
-  // TODO(customers read model): until it exists, any registration id is accepted as payer unless it
-  // is a known customer of another partner.
+  // The payer is one of the partner's customers; another partner's customer is NotFound exactly like an
+  // unknown registration id, so the answer does not tell that the other partner's customer exists.
   const payer = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.payerRegistrationId))
-  if (payer.state._tag === "Registered" && payer.state.partnerId !== input.partnerId)
-    return yield* ValidationFailed.of("payerRegistrationId", "is not a customer of this partner")
+  if (!Customer.belongsTo(payer.state, input.partnerId)) return yield* payerNotFound
   const ids = yield* IdGenerator
   const paymentRequestId = (yield* ids.next) as PaymentRequestId
   const at = yield* DateTime.now

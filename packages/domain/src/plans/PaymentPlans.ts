@@ -5,7 +5,7 @@
  * `duePlans(today)` and `collectDue(paymentPlanId)`, which initiates the
  * instalment's Transfer with the plan's event.
  *
- * Tenancy: a plan or company of another partner is `NotFound`, exactly like a
+ * Tenancy: a plan, company or payer (customer) of another partner is `NotFound`, exactly like a
  * missing one. Business rules stay in the PaymentPlan and Consent aggregates;
  * this module only orchestrates (one unit of work per operation).
  */
@@ -132,11 +132,10 @@ export const create = Traced.fn("PaymentPlans.create")(function* (input: CreateI
           reason: "the company failed business verification and cannot collect payments",
         })
       }
-      // Any registration id may be the payer, unless it is a known customer of another partner.
+      // The payer is one of the partner's customers; another partner's customer is NotFound exactly like
+      // an unknown registration id (no existence oracle).
       const payer = yield* CommandHandler.load(Customer.aggregate, input.payerRegistrationId)
-      if (payer.state._tag === "Registered" && payer.state.partnerId !== input.partnerId) {
-        return yield* ValidationFailed.of("payerRegistrationId", "is not a customer of this partner")
-      }
+      if (!Customer.belongsTo(payer.state, input.partnerId)) return yield* new NotFound({ entity: "Customer" })
       const ids = yield* IdGenerator
       const paymentPlanId = Ids.PaymentPlanId.make(yield* ids.next)
       const consentId = Ids.ConsentId.make(yield* ids.next)

@@ -231,22 +231,33 @@ describe("who may be party to a plan", () => {
     }).pipe(Effect.provide(domain())),
   )
 
-  it.effect("a customer of another partner cannot be the payer", () =>
-    Effect.gen(function* () {
-      yield* setup
-      yield* CommandHandler.handle(Customer.aggregate, otherPayer, {
-        _tag: "RegisterCustomer",
-        registrationId: otherPayer,
-        partnerId: otherPartnerId,
-        phoneNumber: "+14155550123",
-        at: yield* DateTime.now,
-      })
-      const refused = yield* failureTag(PaymentPlans.create(planInput({ payerRegistrationId: otherPayer })))
-      assert.strictEqual((refused as { _tag: string })._tag, "ValidationFailed")
-      // an unknown registration id is accepted as payer (the customer may register later)
-      const created = yield* PaymentPlans.create(planInput())
-      assert.strictEqual(created.status, "Draft")
-    }).pipe(Effect.provide(domain())),
+  it.effect(
+    "a payer that is not the partner's customer is not found, alike for another partner's and an unknown one",
+    () =>
+      Effect.gen(function* () {
+        yield* setup
+        yield* CommandHandler.handle(Customer.aggregate, otherPayer, {
+          _tag: "RegisterCustomer",
+          registrationId: otherPayer,
+          partnerId: otherPartnerId,
+          phoneNumber: "+14155550123",
+          at: yield* DateTime.now,
+        })
+        const unknown = Ids.RegistrationId.make("7e57ab1e-0000-4000-8000-0000000000ff")
+        const refusals = []
+        for (const payerRegistrationId of [otherPayer, unknown])
+          refusals.push(yield* failureTag(PaymentPlans.create(planInput({ payerRegistrationId }))))
+        assert.deepStrictEqual(refusals, [new NotFound({ entity: "Customer" }), new NotFound({ entity: "Customer" })])
+        const store = yield* ReadModelStore
+        assert.deepStrictEqual(
+          (yield* store.find(paymentPlans.collection, { partnerId, keys: {}, limit: 10 })).items,
+          [],
+        )
+        assert.deepStrictEqual((yield* store.find(consents.collection, { partnerId, keys: {}, limit: 10 })).items, [])
+        // the partner's own customer is a payer
+        const created = yield* PaymentPlans.create(planInput())
+        assert.strictEqual(created.status, "Draft")
+      }).pipe(Effect.provide(domain())),
   )
 })
 
