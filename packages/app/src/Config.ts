@@ -17,8 +17,9 @@
  *   PARTNERPAY_DATA_DIR is relative to the working directory).
  */
 import { fileURLToPath } from "node:url"
+import { ClientAddress } from "@partnerpay/adapters-http"
 import { PgPersonalDataVault } from "@partnerpay/adapters-pg"
-import { Config, Effect, type LogLevel, Option, Redacted, Schema } from "effect"
+import { Config, Effect, type LogLevel, Option, Redacted, Result, Schema } from "effect"
 import * as HttpBridge from "./providers/HttpBridge.ts"
 import * as ProviderPorts from "./providers/ProviderPorts.ts"
 
@@ -55,8 +56,11 @@ export interface AppConfig {
   readonly secretPepper: Option.Option<Redacted.Redacted<string>>
   /** PARTNERPAY_DATA_KEY: the personal-data master key (DataKey.ts); required in production, generated in sandbox. */
   readonly dataKey: Option.Option<Redacted.Redacted<string>>
-  /** PARTNERPAY_TRUST_PROXY ("off" by default): the first X-Forwarded-For entry names the client. */
-  readonly trustProxy: boolean
+  /**
+   * PARTNERPAY_TRUST_PROXY ("off" by default): the proxies in front of the service, as a number of hops or
+   * their addresses and networks; X-Forwarded-For is read from the right through them (ClientAddress.ts).
+   */
+  readonly trustedProxies: ClientAddress.TrustedProxies
   /** Keys customer OTP hashes (production; the sandbox uses fixed codes). */
   readonly otpSecret: Option.Option<Redacted.Redacted<string>>
   /** Shared with the chat provider (production; the sandbox uses a public test secret). */
@@ -345,15 +349,12 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       })
     }
 
-    let trustProxy = false
+    // PARTNERPAY_TRUST_PROXY: "off", a hop count, or addresses and CIDR networks (ClientAddress.fromString).
+    let trustedProxies = ClientAddress.none
     if (raw.PARTNERPAY_TRUST_PROXY !== undefined) {
-      const wanted = raw.PARTNERPAY_TRUST_PROXY.trim().toLowerCase()
-      if (wanted === "on" || wanted === "off") trustProxy = wanted === "on"
-      else
-        issues.push({
-          variable: "PARTNERPAY_TRUST_PROXY",
-          message: `must be "on" or "off" (got ${quote(raw.PARTNERPAY_TRUST_PROXY)})`,
-        })
+      const parsed = ClientAddress.fromString(raw.PARTNERPAY_TRUST_PROXY)
+      if (Result.isSuccess(parsed)) trustedProxies = parsed.success
+      else issues.push({ variable: "PARTNERPAY_TRUST_PROXY", message: parsed.failure })
     }
 
     // PARTNERPAY_ADMIN_TOKEN
@@ -541,7 +542,7 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       tokenSecretPrevious,
       secretPepper,
       dataKey,
-      trustProxy,
+      trustedProxies,
       otpSecret,
       chatSecret,
       adminToken,

@@ -151,7 +151,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     sandbox
       ? Layer.merge(SandboxProviders.layerSandbox, SandboxProviders.messaging)
       : SandboxProviders.layerProduction(config),
-    CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustForwardedFor: config.trustProxy }),
+    CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustedProxies: config.trustedProxies }),
   ).pipe(Layer.provideMerge(clocks), Layer.provideMerge(core))
   // Sandbox: `POST /Sandbox/Clock/Advance` moves the caller's partner's time only (SandboxClock.ts),
   // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts),
