@@ -13,6 +13,8 @@
  *   as POST /auth/token's failed logins are (`operatorFailureLimit`: 10, then
  *   one every 6 s): while the address's bucket is empty every /admin request
  *   from it is 429 with `Retry-After`, before the token is looked at.
+ * - Served with the partner API, or on a listener of its own
+ *   (PARTNERPAY_ADMIN_PORT, `Service.ts`).
  * - Errors are `application/problem+json` problems like the partner API's
  *   (400 malformed body/query, 401, 404 unknown partner or delivery, 409
  *   redelivering a row still pending, 422 invalid field values, 503 database).
@@ -193,6 +195,7 @@ export const routes = (
   const token = adminToken.value
   return Layer.unwrap(
     Effect.map(Effect.context<AdminRequirements>(), (context) => {
+      // One failure table per listener the routes are served on.
       const guard = guarded(token, context, RateLimit.make())
       return HttpRouter.addAll([
         HttpRouter.route(

@@ -9,6 +9,9 @@
  * Defaults chosen where the interface is silent:
  * - HOST defaults to 127.0.0.1 (a sandbox started on a laptop is not exposed to
  *   the network by accident); containers set HOST=0.0.0.0.
+ * - PARTNERPAY_ADMIN_HOST (the operator listener's, with PARTNERPAY_ADMIN_PORT)
+ *   defaults to 127.0.0.1 whatever HOST is: the operator API is reachable from
+ *   elsewhere only when asked for.
  * - PORT 0 is accepted (the OS picks a free port; the start line shows it).
  * - without DATABASE_URL the embedded PGlite database lives in
  *   PARTNERPAY_DATA_DIR (default `packages/app/.data`, an absolute path
@@ -67,6 +70,11 @@ export interface AppConfig {
   readonly chatSecret: Option.Option<Redacted.Redacted<string>>
   /** Enables the operator API when set. */
   readonly adminToken: Option.Option<Redacted.Redacted<string>>
+  /**
+   * PARTNERPAY_ADMIN_PORT (and PARTNERPAY_ADMIN_HOST, default 127.0.0.1): the operator API on a listener of
+   * its own, and not on the public one. None: /admin is served with the partner API.
+   */
+  readonly adminListener: Option.Option<AdminListener>
   readonly kybDelayMillis: number
   readonly settlementDelayMillis: number
   /** Per-caller rate limits (PARTNERPAY_RATE_LIMITING, "on" by default; "off" for load tests behind another limiter). */
@@ -84,6 +92,11 @@ export interface AppConfig {
   readonly sandboxPartner: Option.Option<SandboxPartnerConfig>
   /** The providers' HTTP bridges (PARTNERPAY_PROVIDER_<PORT>_*): every port in production, unused in sandbox. */
   readonly providers: ProviderPorts.Bridges
+}
+
+export interface AdminListener {
+  readonly port: number
+  readonly host: string
 }
 
 export interface TraceExportConfig {
@@ -123,6 +136,8 @@ export const variables = [
   "PARTNERPAY_DATA_KEY",
   "PARTNERPAY_TRUST_PROXY",
   "PARTNERPAY_ADMIN_TOKEN",
+  "PARTNERPAY_ADMIN_PORT",
+  "PARTNERPAY_ADMIN_HOST",
   "PARTNERPAY_OTP_SECRET",
   "PARTNERPAY_CHAT_SECRET",
   "PARTNERPAY_KYB_DELAY_MS",
@@ -367,6 +382,7 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
         })
       } else adminToken = Option.some(Redacted.make(raw.PARTNERPAY_ADMIN_TOKEN))
     }
+    const adminListener = parseAdminListener(issues, raw, port)
 
     // PARTNERPAY_OTP_SECRET, PARTNERPAY_CHAT_SECRET: required in production, unused in sandbox.
     const productionSecret = (variable: "PARTNERPAY_OTP_SECRET" | "PARTNERPAY_CHAT_SECRET") => {
@@ -546,6 +562,7 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       otpSecret,
       chatSecret,
       adminToken,
+      adminListener,
       kybDelayMillis,
       settlementDelayMillis,
       rateLimiting,
@@ -558,6 +575,52 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       providers,
     })
   })
+
+/**
+ * PARTNERPAY_ADMIN_PORT (0..65535, not PORT) and PARTNERPAY_ADMIN_HOST (default 127.0.0.1, whatever HOST
+ * is: the operator API is reachable from elsewhere only when asked for). Both need PARTNERPAY_ADMIN_TOKEN.
+ */
+const parseAdminListener = (
+  issues: Array<ConfigIssue>,
+  raw: Partial<Record<Variable, string>>,
+  publicPort: number,
+): Option.Option<AdminListener> => {
+  const rawPort = raw.PARTNERPAY_ADMIN_PORT?.trim()
+  const host = raw.PARTNERPAY_ADMIN_HOST?.trim()
+  if (rawPort === undefined) {
+    if (host !== undefined) {
+      issues.push({ variable: "PARTNERPAY_ADMIN_HOST", message: "is set but PARTNERPAY_ADMIN_PORT is not" })
+    }
+    return Option.none()
+  }
+  const before = issues.length
+  const port = Number(rawPort)
+  if (!/^\d+$/.test(rawPort) || port > 65535) {
+    issues.push({
+      variable: "PARTNERPAY_ADMIN_PORT",
+      message: `must be an integer between 0 and 65535 (got ${quote(rawPort)})`,
+    })
+  } else if (port !== 0 && port === publicPort) {
+    issues.push({
+      variable: "PARTNERPAY_ADMIN_PORT",
+      message: `must differ from PORT (${publicPort}): the operator API gets a listener of its own`,
+    })
+  }
+  if (host !== undefined && /[\s/]/.test(host)) {
+    issues.push({
+      variable: "PARTNERPAY_ADMIN_HOST",
+      message: `must be a host name or IP address (got ${quote(host)})`,
+    })
+  }
+  if (raw.PARTNERPAY_ADMIN_TOKEN === undefined) {
+    issues.push({
+      variable: "PARTNERPAY_ADMIN_PORT",
+      message: "is set but PARTNERPAY_ADMIN_TOKEN is not (the operator API exists only with a token)",
+    })
+  }
+  if (issues.length > before) return Option.none()
+  return Option.some({ port, host: host ?? "127.0.0.1" })
+}
 
 export const minimumProviderSecretLength = 32
 

@@ -247,6 +247,34 @@ describe("configuration", () => {
     }),
   )
 
+  it.effect(
+    "PARTNERPAY_ADMIN_PORT puts the operator API on its own listener, on 127.0.0.1 unless ADMIN_HOST says",
+    () =>
+      Effect.gen(function* () {
+        const token = { PARTNERPAY_ADMIN_TOKEN: "a".repeat(40) }
+        assert.isTrue(Option.isNone((yield* loadFrom(token)).adminListener))
+        const own = yield* loadFrom({ ...token, HOST: "0.0.0.0", PARTNERPAY_ADMIN_PORT: "9090" })
+        assert.deepStrictEqual(own.adminListener, Option.some({ port: 9090, host: "127.0.0.1" }))
+        const exposed = yield* loadFrom({ ...token, PARTNERPAY_ADMIN_PORT: "0", PARTNERPAY_ADMIN_HOST: "10.1.2.3" })
+        assert.deepStrictEqual(exposed.adminListener, Option.some({ port: 0, host: "10.1.2.3" }))
+      }),
+  )
+
+  it.effect("PARTNERPAY_ADMIN_PORT is refused without a token, on PORT, or malformed; ADMIN_HOST needs it", () =>
+    Effect.gen(function* () {
+      const noToken = yield* issuesOf({ PARTNERPAY_ADMIN_PORT: "9090" })
+      assert.include(noToken.message, "PARTNERPAY_ADMIN_PORT: is set but PARTNERPAY_ADMIN_TOKEN is not")
+      const token = { PARTNERPAY_ADMIN_TOKEN: "a".repeat(40) }
+      const same = yield* issuesOf({ ...token, PORT: "8080", PARTNERPAY_ADMIN_PORT: "8080" })
+      assert.include(same.message, "PARTNERPAY_ADMIN_PORT: must differ from PORT (8080)")
+      const bad = yield* issuesOf({ ...token, PARTNERPAY_ADMIN_PORT: "70000", PARTNERPAY_ADMIN_HOST: "a b" })
+      assert.include(bad.message, 'PARTNERPAY_ADMIN_PORT: must be an integer between 0 and 65535 (got "70000")')
+      assert.include(bad.message, "PARTNERPAY_ADMIN_HOST: must be a host name or IP address")
+      const hostOnly = yield* issuesOf({ ...token, PARTNERPAY_ADMIN_HOST: "127.0.0.1" })
+      assert.include(hostOnly.message, "PARTNERPAY_ADMIN_HOST: is set but PARTNERPAY_ADMIN_PORT is not")
+    }),
+  )
+
   it.effect("a short token secret is refused without showing it", () =>
     Effect.gen(function* () {
       const error = yield* issuesOf({ PARTNERPAY_TOKEN_SECRET: "tiny-secret" })
