@@ -4,7 +4,9 @@
  *
  * 1. Rate limiting (token bucket per caller, `RateLimit.ts`): a valid bearer
  *    token's partner (or partner + customer) is the caller; requests without
- *    a valid token (POST /auth/token, bad tokens) are limited per client IP.
+ *    a valid token (POST /auth/token, bad tokens) are limited per client
+ *    address (`ClientAddress.ts`: the socket peer, or the address the trusted
+ *    proxies saw, read from the right of `X-Forwarded-For`).
  *    Over the limit -> 429 problem with `Retry-After` (seconds). Every answer
  *    (when rate limiting is on) carries `RateLimit-Limit` (bucket size),
  *    `RateLimit-Remaining` (requests left now) and `RateLimit-Reset` (seconds
@@ -45,6 +47,7 @@ import { CommandHandler, EventStore, IdempotencyStore, UnitOfWork } from "@partn
 import { ByteSize, Cause, Clock, Context, Data, DateTime, Effect, Exit, Layer, Option, type Types } from "effect"
 import { HttpEffect, HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type CallerIdentity, CurrentBearerVerification } from "./Caller.ts"
+import * as ClientAddress from "./ClientAddress.ts"
 import * as Problem from "./Problem.ts"
 import * as RateLimit from "./RateLimit.ts"
 import { CurrentRequestRecord, correlationIdOf } from "./RequestRecord.ts"
@@ -63,8 +66,8 @@ export interface Limits {
   readonly customer: RateLimit.RateLimitRule
   /** Per client IP, for requests without a valid token (POST /auth/token). */
   readonly anonymous: RateLimit.RateLimitRule
-  /** Take the client IP from the first `X-Forwarded-For` entry (only behind a trusted proxy). */
-  readonly trustForwardedFor: boolean
+  /** The proxies whose `X-Forwarded-For` entries name the client (`ClientAddress.ts`; none by default). */
+  readonly trustedProxies: ClientAddress.TrustedProxies
   /** Switch rate limiting off entirely. */
   readonly rateLimiting: boolean
 }
@@ -74,7 +77,7 @@ export const defaultLimits: Limits = {
   partner: { perSecond: 100, burst: 200 },
   customer: { perSecond: 10, burst: 20 },
   anonymous: { perSecond: 10, burst: 20 },
-  trustForwardedFor: false,
+  trustedProxies: ClientAddress.none,
   rateLimiting: true,
 }
 
@@ -112,14 +115,13 @@ const bearerToken = (authorization: string | undefined): string | undefined => {
 export const scopeOf = (caller: CallerIdentity): string =>
   caller._tag === "Partner" ? `partner:${caller.partnerId}` : `customer:${caller.partnerId}:${caller.registrationId}`
 
-/** The client's address: the socket's, or the first `X-Forwarded-For` entry behind a trusted proxy. */
-export const clientIp = (request: HttpServerRequest.HttpServerRequest, limits: Limits): string => {
-  if (limits.trustForwardedFor) {
-    const forwarded = request.headers["x-forwarded-for"]?.split(",")[0]?.trim()
-    if (forwarded !== undefined && forwarded !== "") return forwarded
-  }
-  return Option.getOrElse(request.remoteAddress, () => "unknown")
-}
+/**
+ * The client's address as limits key it: the socket peer's, or behind the trusted proxies the
+ * address they received the request from (`X-Forwarded-For` walked from the right); an IPv6
+ * client is its /64 (`ClientAddress.ts`).
+ */
+export const clientIp = (request: HttpServerRequest.HttpServerRequest, limits: Limits): string =>
+  ClientAddress.clientKey(request.peerAddress, request.headers["x-forwarded-for"], limits.trustedProxies)
 
 /** SHA-256 over method, path (with query) and the raw body bytes. */
 export const requestHash = (method: string, url: string, body: Uint8Array): string =>

@@ -118,7 +118,7 @@ export const make = (options: { readonly maxBuckets?: number } = {}): RateLimite
 export interface FailureLimits {
   /** Per ClientId (known or not): 10 failures, then one more every 6 s. */
   readonly perClientId: RateLimitRule
-  /** Per client address (`X-Forwarded-For` only when trusted): 30 failures, then one every 2 s. */
+  /** Per client address (`CrossCutting.clientIp`): 30 failures, then one every 2 s. */
   readonly perAddress: RateLimitRule
 }
 

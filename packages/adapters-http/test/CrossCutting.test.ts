@@ -10,6 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Schema } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { IpNetwork } from "effect/net"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { afterAll } from "vitest"
@@ -31,8 +32,10 @@ import {
   type Handler,
   Ports,
   partnerToken,
+  peerHeader,
   postJson,
   send,
+  socketPeerFromHeader,
   withTestClock,
 } from "./fixtures.ts"
 
@@ -105,6 +108,7 @@ const CountingLive = HttpApiBuilder.group(TestApi, "counting", (handlers) =>
   ),
 )
 
+/** An in-process server; a request's socket peer is its `x-test-socket-peer` header (fixtures.ts). */
 const serverWith = (limits: Partial<CrossCutting.Limits>) => {
   const routes = Layer.mergeAll(
     HttpApiBuilder.layer(TestApi, { openapiPath: Server.openApiPath }),
@@ -123,7 +127,7 @@ const serverWith = (limits: Partial<CrossCutting.Limits>) => {
       Layer.provide(Layer.mergeAll(Ports, CrossCutting.layerLimits(limits))),
       Layer.provide(HttpServer.layerServices),
     ),
-    { routerConfig: Server.routerConfig, disableLogger: true },
+    { routerConfig: Server.routerConfig, disableLogger: true, middleware: socketPeerFromHeader },
   )
 }
 
@@ -414,16 +418,22 @@ describe("rate limits", () => {
   const limited = serverWith({
     partner: { perSecond: 2, burst: 3 },
     anonymous: { perSecond: 1, burst: 2 },
-    trustForwardedFor: true,
+    trustedProxies: { _tag: "Networks", networks: [IpNetwork.fromStringUnsafe("10.0.0.0/8")] },
   })
   const h: Handler = limited.handler
   afterAll(async () => {
     await limited.dispose()
   })
 
-  const fromIp = (ip: string): RequestInit => ({
+  /** A login from `ip`, connected directly, or through the proxy 10.0.0.1 that appended `ip` to what the client sent. */
+  const fromIp = (ip: string, sent?: string): RequestInit => ({
     method: "POST",
-    headers: { "content-type": "application/json", "x-forwarded-for": ip },
+    headers: {
+      "content-type": "application/json",
+      ...(sent === undefined
+        ? { [peerHeader]: ip }
+        : { [peerHeader]: "10.0.0.1", "x-forwarded-for": sent === "" ? ip : `${sent}, ${ip}` }),
+    },
     body: JSON.stringify({ ClientId: clientId, ClientSecret: clientSecret }),
   })
 
@@ -458,6 +468,23 @@ describe("rate limits", () => {
       assert.strictEqual(refused.headers.get("retry-after"), "1")
       assert.strictEqual((yield* send(h, "/auth/token", fromIp("192.0.2.8"), context)).status, 200)
     }),
+  )
+
+  it.effect(
+    "behind the trusted proxy, per address the proxy saw: the client's own X-Forwarded-For entries change nothing",
+    () =>
+      Effect.gen(function* () {
+        const context = yield* withTestClock
+        yield* TestClock.adjust("2 hours")
+        assert.strictEqual((yield* send(h, "/auth/token", fromIp("198.51.100.4", "192.0.2.1"), context)).status, 200)
+        assert.strictEqual((yield* send(h, "/auth/token", fromIp("198.51.100.4", "192.0.2.2"), context)).status, 200)
+        const refused = yield* send(h, "/auth/token", fromIp("198.51.100.4", "192.0.2.3"), context)
+        assert.strictEqual(refused.status, 429)
+        assert.strictEqual(refused.headers.get("retry-after"), "1")
+        // Another client behind the same proxy, even one naming the limited address first, has its own bucket.
+        assert.strictEqual((yield* send(h, "/auth/token", fromIp("198.51.100.5", "198.51.100.4"), context)).status, 200)
+        assert.strictEqual((yield* send(h, "/auth/token", fromIp("198.51.100.6", ""), context)).status, 200)
+      }),
   )
 })
 

@@ -11,8 +11,8 @@ import {
   UnitOfWork,
   WebhookLog,
 } from "@partnerpay/domain"
-import { Clock, Context, Effect, Layer, Redacted } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
+import { HttpClient, HttpClientRequest, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { Api } from "../src/Api.ts"
 import * as CrossCutting from "../src/CrossCutting.ts"
@@ -135,4 +135,16 @@ export const partnerToken = (handler: Handler, context?: Context.Context<never>)
       if (r.status !== 200) throw new Error(`token request failed: ${r.status} ${r.text}`)
       return (r.json as { AccessToken: string }).AccessToken
     },
+  )
+
+/** The header through which a test plays the socket peer of an in-process request (it has no socket). */
+export const peerHeader = "x-test-socket-peer"
+
+/**
+ * Server middleware for in-process servers (`HttpRouter.toWebHandler`'s `middleware`): the
+ * request's peer address is the `x-test-socket-peer` header, as a socket's would be.
+ */
+export const socketPeerFromHeader = <E, R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.updateService(effect, HttpServerRequest.HttpServerRequest, (request) =>
+    request.modify({ remoteAddress: Option.fromUndefinedOr(request.headers[peerHeader]) }),
   )

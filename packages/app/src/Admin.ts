@@ -9,6 +9,12 @@
  * - Authentication: `Authorization: Bearer <admin token>`, compared in
  *   constant time (`timingSafeEqual` on the SHA-256 digests, so lengths leak
  *   nothing either). Missing or wrong -> 401 problem.
+ * - Failed tokens are limited per client address (`CrossCutting.clientIp`),
+ *   as POST /auth/token's failed logins are (`operatorFailureLimit`: 10, then
+ *   one every 6 s): while the address's bucket is empty every /admin request
+ *   from it is 429 with `Retry-After`, before the token is looked at.
+ * - Served with the partner API, or on a listener of its own
+ *   (PARTNERPAY_ADMIN_PORT, `Service.ts`).
  * - Errors are `application/problem+json` problems like the partner API's
  *   (400 malformed body/query, 401, 404 unknown partner or delivery, 409
  *   redelivering a row still pending, 422 invalid field values, 503 database).
@@ -25,10 +31,10 @@
  * The operations themselves (`Operations`, `Erasure`) are shared with the CLI.
  */
 import { createHash, timingSafeEqual } from "node:crypto"
-import { Problem, RequestRecord } from "@partnerpay/adapters-http"
+import { CrossCutting, Problem, RateLimit, RequestRecord } from "@partnerpay/adapters-http"
 import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import type { TokenGenerations } from "@partnerpay/domain"
-import { type Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import * as Erasure from "./Erasure.ts"
@@ -44,6 +50,12 @@ export type AdminRequirements =
 
 /** Every admin path starts with this. */
 export const prefix = "/admin"
+
+/** Failed operator tokens allowed per client address: 10, then one every 6 s (as a ClientId at POST /auth/token). */
+export const operatorFailureLimit = Context.Reference<RateLimit.RateLimitRule>(
+  "partnerpay/app/Admin/operatorFailureLimit",
+  { defaultValue: () => ({ perSecond: 1 / 6, burst: 10 }) },
+)
 
 const digest = (value: string): Buffer => createHash("sha256").update(value, "utf8").digest()
 
@@ -122,7 +134,7 @@ const routeParam = (name: string) => Effect.map(HttpRouter.params, (params) => p
  * Every failure (including defects) becomes a problem; nothing internal leaks.
  */
 const guarded =
-  (token: Redacted.Redacted<string>, context: Context.Context<AdminRequirements>) =>
+  (token: Redacted.Redacted<string>, context: Context.Context<AdminRequirements>, failures: RateLimit.RateLimiter) =>
   (
     handler: Effect.Effect<
       HttpServerResponse.HttpServerResponse,
@@ -137,7 +149,16 @@ const guarded =
     Effect.gen(function* () {
       const correlationId = RequestRecord.correlationIdOf(yield* Effect.fiber)
       const request = yield* HttpServerRequest.HttpServerRequest
+      // Failures are counted per client address; while its bucket is empty, nothing is checked.
+      const bucket = `operator:${CrossCutting.clientIp(request, yield* CrossCutting.HttpLimits)}`
+      const rule = yield* operatorFailureLimit
+      const now = yield* Clock.currentTimeMillis
+      const wait = failures.peek(bucket, rule, now)
+      if (!wait.allowed) {
+        return yield* Problem.toResponse(Problem.tooManyRequests(wait.retryAfterSeconds), correlationId)
+      }
       if (!isAuthorized(request.headers.authorization, token)) {
+        failures.take(bucket, rule, now)
         return yield* Problem.toResponse(
           Problem.unauthorized("A valid operator bearer token is required."),
           correlationId,
@@ -174,7 +195,8 @@ export const routes = (
   const token = adminToken.value
   return Layer.unwrap(
     Effect.map(Effect.context<AdminRequirements>(), (context) => {
-      const guard = guarded(token, context)
+      // One failure table per listener the routes are served on.
+      const guard = guarded(token, context, RateLimit.make())
       return HttpRouter.addAll([
         HttpRouter.route(
           "POST",

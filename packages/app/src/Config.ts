@@ -9,6 +9,9 @@
  * Defaults chosen where the interface is silent:
  * - HOST defaults to 127.0.0.1 (a sandbox started on a laptop is not exposed to
  *   the network by accident); containers set HOST=0.0.0.0.
+ * - PARTNERPAY_ADMIN_HOST (the operator listener's, with PARTNERPAY_ADMIN_PORT)
+ *   defaults to 127.0.0.1 whatever HOST is: the operator API is reachable from
+ *   elsewhere only when asked for.
  * - PORT 0 is accepted (the OS picks a free port; the start line shows it).
  * - without DATABASE_URL the embedded PGlite database lives in
  *   PARTNERPAY_DATA_DIR (default `packages/app/.data`, an absolute path
@@ -17,8 +20,9 @@
  *   PARTNERPAY_DATA_DIR is relative to the working directory).
  */
 import { fileURLToPath } from "node:url"
+import { ClientAddress } from "@partnerpay/adapters-http"
 import { PgPersonalDataVault } from "@partnerpay/adapters-pg"
-import { Config, Effect, type LogLevel, Option, Redacted, Schema } from "effect"
+import { Config, Effect, type LogLevel, Option, Redacted, Result, Schema } from "effect"
 import * as HttpBridge from "./providers/HttpBridge.ts"
 import * as ProviderPorts from "./providers/ProviderPorts.ts"
 
@@ -55,14 +59,22 @@ export interface AppConfig {
   readonly secretPepper: Option.Option<Redacted.Redacted<string>>
   /** PARTNERPAY_DATA_KEY: the personal-data master key (DataKey.ts); required in production, generated in sandbox. */
   readonly dataKey: Option.Option<Redacted.Redacted<string>>
-  /** PARTNERPAY_TRUST_PROXY ("off" by default): the first X-Forwarded-For entry names the client. */
-  readonly trustProxy: boolean
+  /**
+   * PARTNERPAY_TRUST_PROXY ("off" by default): the proxies in front of the service, as a number of hops or
+   * their addresses and networks; X-Forwarded-For is read from the right through them (ClientAddress.ts).
+   */
+  readonly trustedProxies: ClientAddress.TrustedProxies
   /** Keys customer OTP hashes (production; the sandbox uses fixed codes). */
   readonly otpSecret: Option.Option<Redacted.Redacted<string>>
   /** Shared with the chat provider (production; the sandbox uses a public test secret). */
   readonly chatSecret: Option.Option<Redacted.Redacted<string>>
   /** Enables the operator API when set. */
   readonly adminToken: Option.Option<Redacted.Redacted<string>>
+  /**
+   * PARTNERPAY_ADMIN_PORT (and PARTNERPAY_ADMIN_HOST, default 127.0.0.1): the operator API on a listener of
+   * its own, and not on the public one. None: /admin is served with the partner API.
+   */
+  readonly adminListener: Option.Option<AdminListener>
   readonly kybDelayMillis: number
   readonly settlementDelayMillis: number
   /** Per-caller rate limits (PARTNERPAY_RATE_LIMITING, "on" by default; "off" for load tests behind another limiter). */
@@ -80,6 +92,11 @@ export interface AppConfig {
   readonly sandboxPartner: Option.Option<SandboxPartnerConfig>
   /** The providers' HTTP bridges (PARTNERPAY_PROVIDER_<PORT>_*): every port in production, unused in sandbox. */
   readonly providers: ProviderPorts.Bridges
+}
+
+export interface AdminListener {
+  readonly port: number
+  readonly host: string
 }
 
 export interface TraceExportConfig {
@@ -119,6 +136,8 @@ export const variables = [
   "PARTNERPAY_DATA_KEY",
   "PARTNERPAY_TRUST_PROXY",
   "PARTNERPAY_ADMIN_TOKEN",
+  "PARTNERPAY_ADMIN_PORT",
+  "PARTNERPAY_ADMIN_HOST",
   "PARTNERPAY_OTP_SECRET",
   "PARTNERPAY_CHAT_SECRET",
   "PARTNERPAY_KYB_DELAY_MS",
@@ -345,15 +364,12 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       })
     }
 
-    let trustProxy = false
+    // PARTNERPAY_TRUST_PROXY: "off", a hop count, or addresses and CIDR networks (ClientAddress.fromString).
+    let trustedProxies = ClientAddress.none
     if (raw.PARTNERPAY_TRUST_PROXY !== undefined) {
-      const wanted = raw.PARTNERPAY_TRUST_PROXY.trim().toLowerCase()
-      if (wanted === "on" || wanted === "off") trustProxy = wanted === "on"
-      else
-        issues.push({
-          variable: "PARTNERPAY_TRUST_PROXY",
-          message: `must be "on" or "off" (got ${quote(raw.PARTNERPAY_TRUST_PROXY)})`,
-        })
+      const parsed = ClientAddress.fromString(raw.PARTNERPAY_TRUST_PROXY)
+      if (Result.isSuccess(parsed)) trustedProxies = parsed.success
+      else issues.push({ variable: "PARTNERPAY_TRUST_PROXY", message: parsed.failure })
     }
 
     // PARTNERPAY_ADMIN_TOKEN
@@ -366,6 +382,7 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
         })
       } else adminToken = Option.some(Redacted.make(raw.PARTNERPAY_ADMIN_TOKEN))
     }
+    const adminListener = parseAdminListener(issues, raw, port)
 
     // PARTNERPAY_OTP_SECRET, PARTNERPAY_CHAT_SECRET: required in production, unused in sandbox.
     const productionSecret = (variable: "PARTNERPAY_OTP_SECRET" | "PARTNERPAY_CHAT_SECRET") => {
@@ -541,10 +558,11 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       tokenSecretPrevious,
       secretPepper,
       dataKey,
-      trustProxy,
+      trustedProxies,
       otpSecret,
       chatSecret,
       adminToken,
+      adminListener,
       kybDelayMillis,
       settlementDelayMillis,
       rateLimiting,
@@ -557,6 +575,52 @@ export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effec
       providers,
     })
   })
+
+/**
+ * PARTNERPAY_ADMIN_PORT (0..65535, not PORT) and PARTNERPAY_ADMIN_HOST (default 127.0.0.1, whatever HOST
+ * is: the operator API is reachable from elsewhere only when asked for). Both need PARTNERPAY_ADMIN_TOKEN.
+ */
+const parseAdminListener = (
+  issues: Array<ConfigIssue>,
+  raw: Partial<Record<Variable, string>>,
+  publicPort: number,
+): Option.Option<AdminListener> => {
+  const rawPort = raw.PARTNERPAY_ADMIN_PORT?.trim()
+  const host = raw.PARTNERPAY_ADMIN_HOST?.trim()
+  if (rawPort === undefined) {
+    if (host !== undefined) {
+      issues.push({ variable: "PARTNERPAY_ADMIN_HOST", message: "is set but PARTNERPAY_ADMIN_PORT is not" })
+    }
+    return Option.none()
+  }
+  const before = issues.length
+  const port = Number(rawPort)
+  if (!/^\d+$/.test(rawPort) || port > 65535) {
+    issues.push({
+      variable: "PARTNERPAY_ADMIN_PORT",
+      message: `must be an integer between 0 and 65535 (got ${quote(rawPort)})`,
+    })
+  } else if (port !== 0 && port === publicPort) {
+    issues.push({
+      variable: "PARTNERPAY_ADMIN_PORT",
+      message: `must differ from PORT (${publicPort}): the operator API gets a listener of its own`,
+    })
+  }
+  if (host !== undefined && /[\s/]/.test(host)) {
+    issues.push({
+      variable: "PARTNERPAY_ADMIN_HOST",
+      message: `must be a host name or IP address (got ${quote(host)})`,
+    })
+  }
+  if (raw.PARTNERPAY_ADMIN_TOKEN === undefined) {
+    issues.push({
+      variable: "PARTNERPAY_ADMIN_PORT",
+      message: "is set but PARTNERPAY_ADMIN_TOKEN is not (the operator API exists only with a token)",
+    })
+  }
+  if (issues.length > before) return Option.none()
+  return Option.some({ port, host: host ?? "127.0.0.1" })
+}
 
 export const minimumProviderSecretLength = 32
 

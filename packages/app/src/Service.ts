@@ -151,17 +151,18 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     sandbox
       ? Layer.merge(SandboxProviders.layerSandbox, SandboxProviders.messaging)
       : SandboxProviders.layerProduction(config),
-    CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustForwardedFor: config.trustProxy }),
+    CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustedProxies: config.trustedProxies }),
   ).pipe(Layer.provideMerge(clocks), Layer.provideMerge(core))
   // Sandbox: `POST /Sandbox/Clock/Advance` moves the caller's partner's time only (SandboxClock.ts),
   // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts),
   // and `GET /Sandbox/Messages` lists the messages sent to a customer (SandboxMessages.ts).
   // `POST /Sandbox/Webhooks/Test` queues a signed test webhook (SandboxWebhooks.ts).
-  // The operator API (/admin) exists only when PARTNERPAY_ADMIN_TOKEN is set (Admin.ts).
+  // The operator API (/admin) exists only when PARTNERPAY_ADMIN_TOKEN is set (Admin.ts); with
+  // PARTNERPAY_ADMIN_PORT it is served on its own listener (`adminListener`) and not here.
   // Unauthenticated probes for load balancers: GET /livez, GET /readyz (Readiness.ts).
   // GET /metrics (Prometheus text), unless PARTNERPAY_METRICS=off (Metrics.ts).
   const own = Layer.mergeAll(
-    Admin.routes(config.adminToken),
+    Option.isNone(config.adminListener) ? Admin.routes(config.adminToken) : Layer.empty,
     Readiness.routes,
     ...(config.metrics ? [Metrics.routes] : []),
     ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes, SandboxWebhooks.routes] : []),
@@ -191,6 +192,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   )
   return announce.pipe(
     Layer.provideMerge(http),
+    Layer.provideMerge(Layer.provide(adminListener(config), ports)),
     Layer.provideMerge(Layer.provide(backgroundWorkers(config), ports)),
     Layer.provide(Readiness.layerWorkers(workerNames(config))),
     // Spans off unless PARTNERPAY_TRACING=on or traces are exported: seen by every fiber the service starts
@@ -200,6 +202,27 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     // Production: webhook URLs must be public internet addresses, when set and at delivery (WebhookTarget.ts).
     Layer.provide(Layer.succeed(WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyFor(config.environment))),
   )
+}
+
+/**
+ * The operator API on its own listener (PARTNERPAY_ADMIN_PORT): only /admin, with the same
+ * cross-cutting limits (rate limit, body size) as the public listener; any other path is 404.
+ * Announced with its own start line. Nothing when the operator API shares the public listener.
+ */
+const adminListener = (config: AppConfig) => {
+  if (Option.isNone(config.adminListener)) return Layer.empty
+  const { port, host } = config.adminListener.value
+  const routes = Layer.mergeAll(
+    Admin.routes(config.adminToken).pipe(Layer.provide(Http.serviceRoutes)),
+    Server.RouterProblems,
+    CrossCutting.layer,
+  )
+  const announce = Layer.effectDiscard(
+    HttpServer.addressFormattedWith((address) =>
+      Effect.logInfo(`partnerpay operator API listening on ${address}`).pipe(Effect.annotateLogs({ address })),
+    ),
+  )
+  return Layer.provide(announce, Http.serve(routes, { port, host, tracing: config.tracing }))
 }
 
 /** Loads the configuration, then runs the service until interrupted. */

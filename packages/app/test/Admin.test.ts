@@ -1,7 +1,8 @@
 /**
  * The operator API (/admin): off without PARTNERPAY_ADMIN_TOKEN, bearer
- * authentication, each operation's answer, secret rotation, and absence from
- * the partner OpenAPI document. The whole service (`Service.makeLayer`) runs
+ * authentication, failed tokens throttled per client address, each
+ * operation's answer, secret rotation, and absence from the partner OpenAPI
+ * document. The whole service (`Service.makeLayer`) runs
  * in-process on a fresh PostgreSQL database (skipped loudly without a server,
  * failing with CI=true; see support.ts).
  */
@@ -40,9 +41,9 @@ const call = async (
   base: string,
   method: string,
   path: string,
-  options: { token?: string | undefined; body?: unknown } = {},
+  options: { token?: string | undefined; body?: unknown; headers?: Record<string, string> } = {},
 ) => {
-  const headers: Record<string, string> = {}
+  const headers: Record<string, string> = { ...options.headers }
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
   if (options.body !== undefined) headers["content-type"] = "application/json"
   const response = await fetch(`${base}${path}`, {
@@ -228,5 +229,25 @@ describe.skipIf(!postgresAvailable)("the operator API", () => {
         : undefined,
     )
     assert.strictEqual((await admin(base, "POST", "/webhooks/deliveries/no-such-delivery/redeliver")).status, 404)
+  })
+
+  it("throttles failed operator tokens per client address: 429 with Retry-After, even for the right token", {
+    timeout: 30_000,
+  }, async () => {
+    // Behind one proxy (this test's socket): the X-Forwarded-For entry the proxy appended is the client.
+    const base = await startInProcess({ PARTNERPAY_ADMIN_TOKEN: adminToken, PARTNERPAY_TRUST_PROXY: "1" })
+    const from = (address: string, token: string) =>
+      call(base, "GET", "/admin/webhooks/deliveries", { token, headers: { "x-forwarded-for": address } })
+    for (let i = 0; i < 10; i++) assert.strictEqual((await from("203.0.113.66", `wrong-token-${i}`)).status, 401)
+    for (const token of ["wrong-token", adminToken]) {
+      const refused = await from("203.0.113.66", token)
+      assert.strictEqual(refused.status, 429)
+      assert.strictEqual(refused.headers.get("content-type"), "application/problem+json")
+      assert.strictEqual(refused.body.code, "RATE_LIMITED")
+      assert.isAtLeast(Number(refused.headers.get("retry-after")), 1)
+    }
+    // Another address, and the one a client names left of the proxy's entry, are not held back.
+    assert.strictEqual((await from("198.51.100.7", adminToken)).status, 200)
+    assert.strictEqual((await from("203.0.113.66, 198.51.100.7", adminToken)).status, 200)
   })
 })

@@ -2,6 +2,7 @@
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
+import { ClientAddress } from "@partnerpay/adapters-http"
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
 import * as AppConfig from "../src/Config.ts"
 import * as ProviderPorts from "../src/providers/ProviderPorts.ts"
@@ -215,13 +216,62 @@ describe("configuration", () => {
     }),
   )
 
-  it.effect("X-Forwarded-For is trusted only with PARTNERPAY_TRUST_PROXY=on; other values are refused", () =>
+  it.effect(
+    "PARTNERPAY_TRUST_PROXY names the proxies: off by default, a number of hops, or addresses and networks",
+    () =>
+      Effect.gen(function* () {
+        assert.deepStrictEqual((yield* loadFrom({})).trustedProxies, ClientAddress.none)
+        assert.deepStrictEqual((yield* loadFrom({ PARTNERPAY_TRUST_PROXY: "off" })).trustedProxies, ClientAddress.none)
+        assert.deepStrictEqual((yield* loadFrom({ PARTNERPAY_TRUST_PROXY: "2" })).trustedProxies, {
+          _tag: "Hops",
+          hops: 2,
+        })
+        const networks = (yield* loadFrom({ PARTNERPAY_TRUST_PROXY: "10.0.0.0/8,127.0.0.1,::1" })).trustedProxies
+        assert.strictEqual(ClientAddress.format(networks), "10.0.0.0/8,127.0.0.1/32,::1/128")
+      }),
+  )
+
+  it.effect("PARTNERPAY_TRUST_PROXY=on is refused at start, saying what to write instead; so are bad items", () =>
     Effect.gen(function* () {
-      assert.isFalse((yield* loadFrom({})).trustProxy)
-      assert.isTrue((yield* loadFrom({ PARTNERPAY_TRUST_PROXY: "on" })).trustProxy)
-      assert.isFalse((yield* loadFrom({ PARTNERPAY_TRUST_PROXY: "off" })).trustProxy)
-      const error = yield* issuesOf({ PARTNERPAY_TRUST_PROXY: "yes" })
-      assert.include(error.message, 'PARTNERPAY_TRUST_PROXY: must be "on" or "off" (got "yes")')
+      const on = yield* issuesOf({ PARTNERPAY_TRUST_PROXY: "on" })
+      assert.include(on.message, 'PARTNERPAY_TRUST_PROXY: "on" is no longer accepted')
+      assert.include(on.message, "which the client writes")
+      assert.include(on.message, 'e.g. "1" for one load balancer')
+      const bad = yield* issuesOf({ PARTNERPAY_TRUST_PROXY: "10.0.0.0/33,lb.internal", PORT: "x" })
+      assert.include(bad.message, "PORT:")
+      assert.include(bad.message, 'PARTNERPAY_TRUST_PROXY: must be "off", a number of proxies (1 to 10)')
+      assert.include(bad.message, '"10.0.0.0/33" is not a network in CIDR notation')
+      assert.include(bad.message, '"lb.internal" is not an IP address')
+      const hops = yield* issuesOf({ PARTNERPAY_TRUST_PROXY: "0" })
+      assert.include(hops.message, "PARTNERPAY_TRUST_PROXY: a number of proxies must be between 1 and 10")
+    }),
+  )
+
+  it.effect(
+    "PARTNERPAY_ADMIN_PORT puts the operator API on its own listener, on 127.0.0.1 unless ADMIN_HOST says",
+    () =>
+      Effect.gen(function* () {
+        const token = { PARTNERPAY_ADMIN_TOKEN: "a".repeat(40) }
+        assert.isTrue(Option.isNone((yield* loadFrom(token)).adminListener))
+        const own = yield* loadFrom({ ...token, HOST: "0.0.0.0", PARTNERPAY_ADMIN_PORT: "9090" })
+        assert.deepStrictEqual(own.adminListener, Option.some({ port: 9090, host: "127.0.0.1" }))
+        const exposed = yield* loadFrom({ ...token, PARTNERPAY_ADMIN_PORT: "0", PARTNERPAY_ADMIN_HOST: "10.1.2.3" })
+        assert.deepStrictEqual(exposed.adminListener, Option.some({ port: 0, host: "10.1.2.3" }))
+      }),
+  )
+
+  it.effect("PARTNERPAY_ADMIN_PORT is refused without a token, on PORT, or malformed; ADMIN_HOST needs it", () =>
+    Effect.gen(function* () {
+      const noToken = yield* issuesOf({ PARTNERPAY_ADMIN_PORT: "9090" })
+      assert.include(noToken.message, "PARTNERPAY_ADMIN_PORT: is set but PARTNERPAY_ADMIN_TOKEN is not")
+      const token = { PARTNERPAY_ADMIN_TOKEN: "a".repeat(40) }
+      const same = yield* issuesOf({ ...token, PORT: "8080", PARTNERPAY_ADMIN_PORT: "8080" })
+      assert.include(same.message, "PARTNERPAY_ADMIN_PORT: must differ from PORT (8080)")
+      const bad = yield* issuesOf({ ...token, PARTNERPAY_ADMIN_PORT: "70000", PARTNERPAY_ADMIN_HOST: "a b" })
+      assert.include(bad.message, 'PARTNERPAY_ADMIN_PORT: must be an integer between 0 and 65535 (got "70000")')
+      assert.include(bad.message, "PARTNERPAY_ADMIN_HOST: must be a host name or IP address")
+      const hostOnly = yield* issuesOf({ ...token, PARTNERPAY_ADMIN_HOST: "127.0.0.1" })
+      assert.include(hostOnly.message, "PARTNERPAY_ADMIN_HOST: is set but PARTNERPAY_ADMIN_PORT is not")
     }),
   )
 

@@ -2,7 +2,8 @@
  * Handlers of the `auth` group: token issuance and exchange.
  *
  * POST /auth/token limits failures (`RateLimit.AuthFailureLimits`) per ClientId
- * and per client address (`X-Forwarded-For` only when `trustForwardedFor`):
+ * and per client address (`CrossCutting.clientIp`: `X-Forwarded-For` only as the
+ * trusted proxies wrote it):
  * while either bucket is empty the answer is 429 before the credentials are
  * looked at, so guessing costs the service no hashing and no query.
  */
