@@ -108,6 +108,48 @@ describe("a login challenge event", () => {
   )
 })
 
+describe("a customer's devices and bank accounts", () => {
+  const customerFields = fields.events.Customer!
+  const state = {
+    _tag: "Registered",
+    registrationId: "reg-1",
+    phoneNumber: "+14155550123",
+    bankAccounts: [{ bankAccountId: "b-1", name: "Jane's savings", mask: "6789", linked: true }],
+    pushTokens: [{ token: "device-token-1", expireAt: "2026-04-01T00:00:00.000Z" }],
+  }
+
+  it.effect("seal push tokens and account names under the customer, in events, snapshot and read model", () =>
+    Effect.gen(function* () {
+      const vault = fakeVault()
+      const records: ReadonlyArray<readonly [PersonalData.FieldsOf | undefined, Record<string, unknown>]> = [
+        [
+          customerFields.PushTokenRegistered,
+          { _tag: "PushTokenRegistered", registrationId: "reg-1", token: "device-token-1" },
+        ],
+        [
+          customerFields.PushTokenRemoved,
+          { _tag: "PushTokenRemoved", registrationId: "reg-1", token: "device-token-1" },
+        ],
+        [
+          customerFields.BankAccountsLinked,
+          { _tag: "BankAccountsLinked", registrationId: "reg-1", accounts: [{ name: "Jane's savings", mask: "6789" }] },
+        ],
+        [fields.snapshots.Customer, state],
+        [fields.documents.customers, state],
+      ]
+      for (const [fieldsOf, record] of records) {
+        const sealed = yield* PersonalData.sealRecord(vault, fieldsOf, record, "Customer-reg-1")
+        const text = JSON.stringify(sealed)
+        assert.notInclude(text, "device-token-1")
+        assert.notInclude(text, "Jane's savings")
+        assert.include(text, "reg-1")
+        assert.deepStrictEqual(PersonalData.subjectsOf(sealed), ["customer:reg-1"])
+        assert.deepStrictEqual(yield* PersonalData.openRecord(vault, sealed), record)
+      }
+    }),
+  )
+})
+
 describe("a transfer", () => {
   const initiated = {
     _tag: "TransferInitiated",
