@@ -31,6 +31,7 @@ import sandboxClocks from "./migrations/0013_sandbox_clocks.ts"
 import paymentAttachments from "./migrations/0014_payment_attachments.ts"
 import dropEventsPartnerIndex from "./migrations/0015_drop_events_partner_index.ts"
 import dueWorkIndexes from "./migrations/0016_due_work_indexes.ts"
+import sealedWebhookSecrets from "./migrations/0017_sealed_webhook_secrets.ts"
 
 /** Every migration of this package, keyed `<id>_<name>`. */
 // Ids must only grow: the migrator applies ids above the highest one already applied.
@@ -48,6 +49,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0014_payment_attachments": paymentAttachments,
   "0015_drop_events_partner_index": dropEventsPartnerIndex,
   "0016_due_work_indexes": dueWorkIndexes,
+  "0017_sealed_webhook_secrets": sealedWebhookSecrets,
 }
 
 /** The table recording applied migrations. */
