@@ -34,6 +34,7 @@ import * as Migrations from "../packages/adapters-pg/src/Migrations.ts"
 import * as PgDatabase from "../packages/adapters-pg/src/PgDatabase.ts"
 import * as PgOutbox from "../packages/adapters-pg/src/PgOutbox.ts"
 import * as PgPartnerCredentials from "../packages/adapters-pg/src/PgPartnerCredentials.ts"
+import * as PgPersonalDataVault from "../packages/adapters-pg/src/PgPersonalDataVault.ts"
 import * as WebhookDispatcher from "../packages/app/src/workers/WebhookDispatcher.ts"
 
 interface Spec {
@@ -268,6 +269,9 @@ try {
     program.pipe(
       Effect.provide(
         Layer.mergeAll(PgOutbox.layer, PgPartnerCredentials.layer({ N: 2 ** 10, r: 8, p: 1 })).pipe(
+          Layer.provideMerge(
+            PgPersonalDataVault.layer(PgPersonalDataVault.parseMasterKey(PgPersonalDataVault.newMasterKeyText())),
+          ),
           Layer.provideMerge(Migrations.layer),
           Layer.provideMerge(PgDatabase.layerPostgres(databaseUrl, { maxConnections: 10 })),
         ),

@@ -32,6 +32,7 @@ import paymentAttachments from "./migrations/0014_payment_attachments.ts"
 import dropEventsPartnerIndex from "./migrations/0015_drop_events_partner_index.ts"
 import dueWorkIndexes from "./migrations/0016_due_work_indexes.ts"
 import idempotencyHolders from "./migrations/0017_idempotency_holders.ts"
+import sealedWebhookSecrets from "./migrations/0018_sealed_webhook_secrets.ts"
 
 /** Every migration of this package, keyed `<id>_<name>`. */
 // Ids must only grow: the migrator applies ids above the highest one already applied.
@@ -50,6 +51,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0015_drop_events_partner_index": dropEventsPartnerIndex,
   "0016_due_work_indexes": dueWorkIndexes,
   "0017_idempotency_holders": idempotencyHolders,
+  "0018_sealed_webhook_secrets": sealedWebhookSecrets,
 }
 
 /** The table recording applied migrations. */

@@ -17,15 +17,21 @@
  * operations (app `Operations.ts`) bump the partner's token generation too.
  *
  * Webhook signing secrets must be readable (the dispatcher signs with them),
- * so they are stored as given, not hashed. Decision: they are never returned
- * except by `getWebhook`, wrapped in `Redacted` (its `toString`/JSON print
- * `<redacted>`), never logged, and the `partners` table should be readable
- * only by the service's database role. Encrypting them at rest with a key
- * from the environment is a possible later step.
+ * so they cannot be hashed: they are sealed at rest instead, in
+ * `webhook_secret_sealed` (migration 0018), with the `PersonalDataVault` in
+ * context under the partner's own subject (`webhookSubject`: a data key
+ * wrapped by the master key PARTNERPAY_DATA_KEY, re-wrapped by a master key
+ * rotation like every other). A dump of the database alone does not reveal
+ * them. They are never returned except by `getWebhook`, wrapped in `Redacted`
+ * (its `toString`/JSON print `<redacted>`), and never logged. A secret stored
+ * in plaintext by an earlier version (`webhook_secret`) is still read, and
+ * sealed (then cleared) when the layer is built (`sealStoredSecrets`, every
+ * start); a secret that does not open (its key deleted, a wrong master key)
+ * is a defect, loud.
  */
 
 import { randomBytes } from "node:crypto"
-import { DomainError, EventStore, Ids, PartnerCredentials, Traced } from "@partnerpay/domain"
+import { DomainError, EventStore, Ids, PartnerCredentials, PersonalData, Traced } from "@partnerpay/domain"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { generateSecret, hashSecret, Pepper, type ScryptParams, unmatchableHash, verifySecret } from "./SecretHash.ts"
@@ -75,6 +81,9 @@ export class Partners extends Context.Service<
 
 const partnerNotFound = new DomainError.NotFound({ entity: "Partner" })
 
+/** The vault subject whose key seals a partner's webhook signing secret (not a person: never erased). */
+export const webhookSubject = (partnerId: string): string => `partner-webhook:${partnerId}`
+
 /**
  * Builds both services on the `SqlClient` in context, hashing with the `Pepper`
  * in context. (`_legacy` is accepted for compatibility and ignored: no scrypt
@@ -84,11 +93,12 @@ export const make = Traced.fn("PgPartnerCredentials.make")(function* (
   _legacy?: ScryptParams,
 ): Effect.fn.Return<
   { readonly credentials: PartnerCredentials.PartnerCredentials["Service"]; readonly partners: Partners["Service"] },
-  never,
-  SqlClient
+  EventStore.EventStoreUnavailable,
+  SqlClient | PersonalData.PersonalDataVault
 > {
   const sql = yield* SqlClient
   const pepper = yield* Pepper
+  const vault = yield* PersonalData.PersonalDataVault
   // Checked when the ClientId is unknown, so both refusals take the same time.
   const unmatchable = unmatchableHash()
 
@@ -156,24 +166,45 @@ export const make = Traced.fn("PgPartnerCredentials.make")(function* (
     partnerId: Ids.PartnerId,
     webhook: Webhook,
   ) {
+    // An unknown partner gets no key in the vault.
+    if (!(yield* exists(partnerId))) return yield* partnerNotFound
+    const sealed = yield* vault.seal(webhookSubject(partnerId), Redacted.value(webhook.signingSecret))
     const rows = yield* sql<{ partner_id: string }>`
-          UPDATE partners SET webhook_url = ${webhook.url}, webhook_secret = ${Redacted.value(webhook.signingSecret)},
+          UPDATE partners SET webhook_url = ${webhook.url}, webhook_secret_sealed = ${sealed}, webhook_secret = NULL,
                  updated_at = now()
           WHERE partner_id = ${partnerId}::uuid RETURNING partner_id`
     if (rows.length === 0) return yield* partnerNotFound
   }, unavailable("partners set webhook"))
 
-  const getWebhook = (partnerId: Ids.PartnerId) =>
-    Effect.map(
-      sql<{ webhook_url: string | null; webhook_secret: string | null }>`
-          SELECT webhook_url, webhook_secret FROM partners WHERE partner_id = ${partnerId}::uuid`,
-      (rows): Option.Option<Webhook> => {
-        const row = rows[0]
-        return row?.webhook_url == null || row.webhook_secret == null
-          ? Option.none()
-          : Option.some({ url: row.webhook_url, signingSecret: Redacted.make(row.webhook_secret) })
-      },
-    ).pipe(unavailable("partners get webhook"))
+  /** The plaintext of a sealed secret; one that does not open is a defect (its key is gone, or a wrong master key). */
+  const openSecret = Effect.fnUntraced(function* (partnerId: string, sealed: string) {
+    const opened = yield* vault.open(webhookSubject(partnerId), sealed)
+    if (Option.isNone(opened))
+      return yield* Effect.die(new Error(`the webhook signing secret of partner ${partnerId} cannot be opened`))
+    return opened.value
+  })
+
+  const getWebhook = Traced.fn("PgPartnerCredentials.getWebhook")(function* (partnerId: Ids.PartnerId) {
+    const rows = yield* sql<{
+      webhook_url: string | null
+      webhook_secret: string | null
+      webhook_secret_sealed: string | null
+    }>`SELECT webhook_url, webhook_secret, webhook_secret_sealed FROM partners WHERE partner_id = ${partnerId}::uuid`
+    const row = rows[0]
+    if (row?.webhook_url == null) return Option.none<Webhook>()
+    // A plaintext secret is one an earlier version wrote (after the last sealing pass): it is the current one.
+    const secret =
+      row.webhook_secret !== null
+        ? row.webhook_secret
+        : row.webhook_secret_sealed !== null
+          ? yield* openSecret(partnerId, row.webhook_secret_sealed)
+          : undefined
+    return secret === undefined
+      ? Option.none<Webhook>()
+      : Option.some<Webhook>({ url: row.webhook_url, signingSecret: Redacted.make(secret) })
+  }, unavailable("partners get webhook"))
+
+  yield* sealStoredSecrets(sql, vault)
 
   return {
     credentials: PartnerCredentials.PartnerCredentials.of({ authenticate }),
@@ -181,10 +212,40 @@ export const make = Traced.fn("PgPartnerCredentials.make")(function* (
   }
 })
 
-/** `PartnerCredentials` and `Partners` on the `SqlClient` in context (migrations must have run). */
+/**
+ * Seals the webhook signing secrets still stored in plaintext (written before migration 0018, or by an
+ * earlier version during a rolling upgrade) and clears the plaintext; answers how many. Each row is
+ * updated only if its plaintext is still the one sealed, so instances starting together agree.
+ */
+export const sealStoredSecrets = Traced.fn("PgPartnerCredentials.sealStoredSecrets")(function* (
+  sql: SqlClient,
+  vault: PersonalData.PersonalDataVault["Service"],
+) {
+  const rows = yield* sql<{ partner_id: string; webhook_secret: string }>`
+      SELECT partner_id, webhook_secret FROM partners WHERE webhook_secret IS NOT NULL`
+  let sealed = 0
+  for (const row of rows) {
+    const value = yield* vault.seal(webhookSubject(row.partner_id), row.webhook_secret)
+    const updated = yield* sql<{ partner_id: string }>`
+        UPDATE partners SET webhook_secret_sealed = ${value}, webhook_secret = NULL
+        WHERE partner_id = ${row.partner_id}::uuid AND webhook_secret = ${row.webhook_secret}
+        RETURNING partner_id`
+    sealed += updated.length
+  }
+  return sealed
+}, unavailable("sealing stored webhook secrets"))
+
+/**
+ * `PartnerCredentials` and `Partners` on the `SqlClient` in context (migrations must have run), sealing webhook
+ * signing secrets with the `PersonalDataVault` in context.
+ */
 export const layer = (
   _legacy?: ScryptParams,
-): Layer.Layer<PartnerCredentials.PartnerCredentials | Partners, never, SqlClient> =>
+): Layer.Layer<
+  PartnerCredentials.PartnerCredentials | Partners,
+  EventStore.EventStoreUnavailable,
+  SqlClient | PersonalData.PersonalDataVault
+> =>
   Layer.effectContext(
     Effect.map(make(), ({ credentials, partners }) =>
       Context.make(PartnerCredentials.PartnerCredentials, credentials).pipe(Context.add(Partners, partners)),

@@ -1,18 +1,23 @@
 /** Partner credentials, partner administration and token generations on PGlite and PostgreSQL (fresh schema). */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { type Ids, PartnerCredentials, TokenGenerations } from "@partnerpay/domain"
+import { type Ids, PartnerCredentials, PersonalData, TokenGenerations } from "@partnerpay/domain"
 import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
 import * as PgPartnerCredentials from "../src/PgPartnerCredentials.ts"
+import * as PgPersonalDataVault from "../src/PgPersonalDataVault.ts"
 import * as PgTokenGenerations from "../src/PgTokenGenerations.ts"
 import { hashSecretScrypt } from "../src/SecretHash.ts"
 import { databases } from "./readSideSupport.ts"
+
+/** The master key sealing webhook signing secrets in these tests. */
+const master = PgPersonalDataVault.parseMasterKey(PgPersonalDataVault.newMasterKeyText())
 
 for (const database of databases) {
   describe(`partners on ${database.name}`, () => {
     const runtime = ManagedRuntime.make(
       Layer.mergeAll(PgPartnerCredentials.layer(), PgTokenGenerations.layer({ pollMillis: 100 })).pipe(
+        Layer.provideMerge(PgPersonalDataVault.layer(master)),
         Layer.provideMerge(Migrations.layer),
         Layer.provideMerge(database.layer()),
       ),
@@ -25,6 +30,7 @@ for (const database of databases) {
         | PgPartnerCredentials.Partners
         | SqlClient
         | TokenGenerations.TokenGenerations
+        | PersonalData.PersonalDataVault
       >,
     ) => runtime.runPromise(effect)
     afterAll(() => runtime.dispose())
@@ -115,6 +121,63 @@ for (const database of databases) {
             }),
           )
           assert.strictEqual(missing._tag, "NotFound")
+        }),
+      )
+    })
+
+    it("a webhook signing secret is stored sealed with the partner's key, never in plaintext", {
+      timeout: 60_000,
+    }, async () => {
+      await run(
+        Effect.gen(function* () {
+          const partners = yield* PgPartnerCredentials.Partners
+          const sql = yield* SqlClient
+          const { partnerId } = yield* partners.create({ name: "Sealed" })
+          const secret = "whsec_sealed-at-rest-0123456789"
+          yield* partners.setWebhook(partnerId, {
+            url: "https://partner.example/hooks",
+            signingSecret: Redacted.make(secret),
+          })
+          const rows = yield* sql<{ row: string }>`SELECT row_to_json(p)::text AS row FROM partners p`
+          for (const { row } of rows) assert.notInclude(row, secret)
+          const [stored] = yield* sql<{ webhook_secret: string | null; webhook_secret_sealed: string | null }>`
+            SELECT webhook_secret, webhook_secret_sealed FROM partners WHERE partner_id = ${partnerId}::uuid`
+          assert.isNull(stored?.webhook_secret)
+          assert.match(stored?.webhook_secret_sealed ?? "", /^pd1\./)
+          const keys = yield* sql<{ subject: string }>`SELECT subject FROM personal_data_keys`
+          assert.include(
+            keys.map((key) => key.subject),
+            PgPartnerCredentials.webhookSubject(partnerId),
+          )
+          const webhook = Option.getOrThrow(yield* partners.getWebhook(partnerId))
+          assert.strictEqual(Redacted.value(webhook.signingSecret), secret)
+        }),
+      )
+    })
+
+    it("a signing secret an earlier version stored in plaintext is still read, then sealed and cleared", {
+      timeout: 60_000,
+    }, async () => {
+      await run(
+        Effect.gen(function* () {
+          const partners = yield* PgPartnerCredentials.Partners
+          const sql = yield* SqlClient
+          const vault = yield* PersonalData.PersonalDataVault
+          const { partnerId } = yield* partners.create({ name: "Legacy" })
+          yield* sql`
+            UPDATE partners SET webhook_url = 'https://legacy.example/hooks', webhook_secret = 'whsec_legacy-plain'
+            WHERE partner_id = ${partnerId}::uuid`
+          const secretOf = Effect.map(partners.getWebhook(partnerId), (found) =>
+            Redacted.value(Option.getOrThrow(found).signingSecret),
+          )
+          assert.strictEqual(yield* secretOf, "whsec_legacy-plain")
+          assert.strictEqual(yield* PgPartnerCredentials.sealStoredSecrets(sql, vault), 1)
+          const [stored] = yield* sql<{ webhook_secret: string | null; webhook_secret_sealed: string | null }>`
+            SELECT webhook_secret, webhook_secret_sealed FROM partners WHERE partner_id = ${partnerId}::uuid`
+          assert.isNull(stored?.webhook_secret)
+          assert.notInclude(stored?.webhook_secret_sealed ?? "", "whsec_legacy-plain")
+          assert.strictEqual(yield* secretOf, "whsec_legacy-plain")
+          assert.strictEqual(yield* PgPartnerCredentials.sealStoredSecrets(sql, vault), 0)
         }),
       )
     })

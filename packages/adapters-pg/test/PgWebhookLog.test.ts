@@ -12,10 +12,14 @@ import * as Migrations from "../src/Migrations.ts"
 import * as PgDatabase from "../src/PgDatabase.ts"
 import * as PgOutbox from "../src/PgOutbox.ts"
 import * as PgPartnerCredentials from "../src/PgPartnerCredentials.ts"
+import * as PgPersonalDataVault from "../src/PgPersonalDataVault.ts"
 import * as PgWebhookLog from "../src/PgWebhookLog.ts"
 
 const layer = PgWebhookLog.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(PgOutbox.layer, PgPartnerCredentials.layer({ N: 2 ** 10, r: 8, p: 1 }))),
+  Layer.provideMerge(
+    PgPersonalDataVault.layer(PgPersonalDataVault.parseMasterKey(PgPersonalDataVault.newMasterKeyText())),
+  ),
   Layer.provideMerge(Migrations.layer),
   Layer.provideMerge(PgDatabase.layerPglite()),
 )

@@ -329,11 +329,16 @@ const eraseCustomer = Command.make(
         print(
           json,
           erased,
-          () => `Customer ${registrationId}: personal data erased (${erased.keysDeleted} key(s) deleted).`,
+          () =>
+            `Customer ${registrationId}: personal data erased (${erased.keysDeleted} key(s) deleted), every token revoked (running instances refuse them within their generation refresh, about 2 s).`,
         ),
       ),
     ),
-).pipe(Command.withDescription("Erase a customer's personal data (deletes their data keys; docs/personal-data.md)"))
+).pipe(
+  Command.withDescription(
+    "Erase a customer's personal data (deletes their data keys; docs/personal-data.md) and revoke their tokens",
+  ),
+)
 
 const customers = Command.make("customers").pipe(
   Command.withDescription("Customers' personal data"),

@@ -2,16 +2,19 @@
  * The operator CLI's personal data commands, run as operators run them
  * (`node src/cli.ts ...` in a child process) on a fresh PostgreSQL database
  * (skipped loudly without a server, failing with CI=true; see support.ts):
- * `companies erase-owner`, `customers erase`, `keys rotate-master`.
+ * `companies erase-owner`, `customers erase` (which also revokes the
+ * customer's tokens), `keys rotate-master` (the webhook signing secrets,
+ * sealed with vault keys, still open afterwards).
  */
 import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { PgDatabase, PgPersonalDataVault } from "@partnerpay/adapters-pg"
-import { Companies, Ids } from "@partnerpay/domain"
-import { Effect, Layer } from "effect"
+import { PgDatabase, PgPartnerCredentials, PgPersonalDataVault } from "@partnerpay/adapters-pg"
+import { CommandHandler, Companies, Customer, Ids } from "@partnerpay/domain"
+import { DateTime, Effect, Layer, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
 import * as AppConfig from "../src/Config.ts"
 import * as Domain from "../src/Domain.ts"
 import { appDir, companyBody, freshDatabase, postgresAvailable } from "./support.ts"
@@ -50,7 +53,7 @@ const jsonOf = (run: Run) => {
 }
 
 describe.skipIf(!postgresAvailable)("partnerpay personal data commands on PostgreSQL", () => {
-  it("erase an owner, refuse unknown ids, rotate the master key, and rebuild with the new one", {
+  it("erase a customer and an owner, refuse unknown ids, rotate the master key, and rebuild with the new one", {
     timeout: 120_000,
   }, async () => {
     const db = await freshDatabase()
@@ -61,14 +64,64 @@ describe.skipIf(!postgresAvailable)("partnerpay personal data commands on Postgr
 
     const created = jsonOf(await cli(["partners", "create", "--name", "Erasure Inc", "--json"], env))
     const partnerId = Ids.PartnerId.make(String(created.partnerId))
-    const config = await Effect.runPromise(AppConfig.fromRecord(env))
-    const { companyId } = await Effect.runPromise(
-      Companies.register(partnerId, companyBody({ companyReferenceId: "cli-pii-1" })).pipe(
-        Effect.provide(
-          Domain.layerWith(config).pipe(Layer.provideMerge(PgDatabase.layerPostgres(db.url, { maxConnections: 2 }))),
-        ),
+    const signingSecret = "whsec_cli-rotation-0123456789"
+    jsonOf(
+      await cli(
+        [
+          "partners",
+          "set-webhook",
+          partnerId,
+          "--url",
+          "https://partner.example/hooks",
+          "--signing-secret",
+          signingSecret,
+          "--json",
+        ],
+        env,
       ),
     )
+    const config = await Effect.runPromise(AppConfig.fromRecord(env))
+    /** Runs `effect` with the service's domain stack (the data key as the sandbox key file holds it now). */
+    const withDomain = <A, E>(effect: Effect.Effect<A, E, Domain.DomainPorts | SqlClient>) =>
+      Effect.runPromise(
+        effect.pipe(
+          Effect.provide(
+            Domain.layerWith(config).pipe(Layer.provideMerge(PgDatabase.layerPostgres(db.url, { maxConnections: 2 }))),
+          ),
+        ),
+      )
+    const registrationId = Ids.RegistrationId.make(crypto.randomUUID())
+    const { companyId } = await withDomain(
+      Effect.gen(function* () {
+        yield* CommandHandler.handle(Customer.aggregate, registrationId, {
+          _tag: "RegisterCustomer",
+          registrationId,
+          partnerId,
+          phoneNumber: "+14155550163",
+          at: yield* DateTime.now,
+        })
+        return yield* Companies.register(partnerId, companyBody({ companyReferenceId: "cli-pii-1" }))
+      }),
+    )
+
+    // Erasing a customer revokes their tokens: a new generation in the table, which every running instance
+    // loads within its refresh (PgTokenGenerations).
+    assert.deepStrictEqual(jsonOf(await cli(["customers", "erase", registrationId, "--json"], env)), {
+      registrationId,
+      erased: true,
+      keysDeleted: 1,
+      tokensRevoked: true,
+    })
+    const generations = await withDomain(
+      Effect.flatMap(
+        SqlClient,
+        (sql) =>
+          sql<{
+            subject: string
+          }>`SELECT subject FROM token_generations WHERE subject = ${`customer:${registrationId}`}`,
+      ),
+    )
+    assert.strictEqual(generations.length, 1)
 
     assert.deepStrictEqual(jsonOf(await cli(["companies", "erase-owner", companyId, "--json"], env)), {
       companyId,
@@ -93,12 +146,18 @@ describe.skipIf(!postgresAvailable)("partnerpay personal data commands on Postgr
     const before = readFileSync(join(dataDir, "data-key"), "utf8")
     const next = PgPersonalDataVault.newMasterKeyText()
     const rotated = jsonOf(await cli(["keys", "rotate-master", "--json"], { ...env, PARTNERPAY_NEW_DATA_KEY: next }))
-    // The employees' key remains (the owner's was erased).
-    assert.strictEqual(rotated.rewrapped, 1)
+    // The employees' key and the key of the partner's webhook signing secret remain (the owner's and the
+    // customer's were erased).
+    assert.strictEqual(rotated.rewrapped, 2)
     assert.strictEqual(rotated.keyFile, join(dataDir, "data-key"))
     assert.strictEqual(rotated.masterKeyId, PgPersonalDataVault.masterKeyId(PgPersonalDataVault.parseMasterKey(next)))
     assert.notStrictEqual(readFileSync(join(dataDir, "data-key"), "utf8"), before)
     const rebuilt = jsonOf(await cli(["projections", "rebuild", "--json"], env))
     assert.isAbove(Number(rebuilt.eventsReplayed), 0)
+    // The signing secret, sealed under the rotated master key, still opens with the new one.
+    const webhook = await withDomain(
+      Effect.flatMap(PgPartnerCredentials.Partners, (partners) => partners.getWebhook(partnerId)),
+    )
+    assert.strictEqual(Redacted.value(Option.getOrThrow(webhook).signingSecret), signingSecret)
   })
 })

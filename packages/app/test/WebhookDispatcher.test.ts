@@ -10,7 +10,7 @@ import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
-import { Migrations, PgDatabase, PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
+import { Migrations, PgDatabase, PgOutbox, PgPartnerCredentials, PgPersonalDataVault } from "@partnerpay/adapters-pg"
 import { Outbox } from "@partnerpay/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
 import * as WebhookDispatcher from "../src/workers/WebhookDispatcher.ts"
@@ -62,6 +62,9 @@ const notification = (partnerId: string, position: number): Outbox.Notification 
 const secret = "whsec-dispatcher-test"
 
 const base = Layer.mergeAll(PgOutbox.layer, PgPartnerCredentials.layer({ N: 2 ** 10, r: 8, p: 1 })).pipe(
+  Layer.provideMerge(
+    PgPersonalDataVault.layer(PgPersonalDataVault.parseMasterKey(PgPersonalDataVault.newMasterKeyText())),
+  ),
   Layer.provideMerge(Migrations.layer),
   Layer.provideMerge(PgDatabase.layerPglite()),
 )

@@ -13,7 +13,7 @@
 import { createServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
-import { Migrations, PgDatabase, PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
+import { Migrations, PgDatabase, PgOutbox, PgPartnerCredentials, PgPersonalDataVault } from "@partnerpay/adapters-pg"
 import { Outbox } from "@partnerpay/domain"
 import { Effect, Layer, Redacted } from "effect"
 import { isPublicAddress, pinnedLookup, WebhookTargetPolicy } from "../src/WebhookTarget.ts"
@@ -58,6 +58,9 @@ const notification = (partnerId: string): Outbox.Notification => ({
 })
 
 const base = Layer.mergeAll(PgOutbox.layer, PgPartnerCredentials.layer({ N: 2 ** 10, r: 8, p: 1 })).pipe(
+  Layer.provideMerge(
+    PgPersonalDataVault.layer(PgPersonalDataVault.parseMasterKey(PgPersonalDataVault.newMasterKeyText())),
+  ),
   Layer.provideMerge(Migrations.layer),
   Layer.provideMerge(PgDatabase.layerPglite()),
 )

@@ -5,7 +5,10 @@
  * their phone number (`login:<challenge stream id>`) are deleted, so every
  * read shows those fields as "[erased]". The customer's read-model document
  * is written back at once in its erased form (no ciphertext of the person
- * stays there).
+ * stays there). Every token issued to the customer so far is revoked (a new
+ * token generation, `TokenGenerations`): a session opened before the erasure
+ * ends with it, on this process at once and on the others within their
+ * generation refresh. Repeating the erasure revokes again.
  *
  * Everything else stays: the registration id, bank accounts (masked), plans,
  * payments. Logging in again with the same phone number reaches the same
@@ -16,6 +19,7 @@
 import { Option } from "effect"
 import { PersonalDataVault, PhoneIndex } from "../infrastructure/PersonalData.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import * as TokenGenerations from "../infrastructure/TokenGenerations.ts"
 import { streamId } from "../kernel/Decider.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import { isErased } from "../kernel/Personal.ts"
@@ -28,6 +32,8 @@ export interface CustomerErased {
   readonly registrationId: string
   /** The data subjects whose keys were deleted now (none when the customer was already erased). */
   readonly subjects: ReadonlyArray<string>
+  /** The customer's token generation from now on: every token issued before is refused. */
+  readonly tokenGeneration: number
 }
 
 /** Erases the personal data of the customer `registrationId` (any partner's): NotFound (Customer) if unknown. */
@@ -50,6 +56,9 @@ export const erase = Traced.fn("CustomerErasure.erase")(function* (registrationI
   for (const subject of subjects) if (yield* vault.erase(subject)) erased.push(subject)
   const after = yield* store.get(Customers.collection, registrationId)
   if (Option.isSome(after)) yield* store.put(after.value)
-  const result: CustomerErased = { registrationId, subjects: erased }
+  const tokenGeneration = yield* (yield* TokenGenerations.TokenGenerations).bump(
+    TokenGenerations.customerSubject(document.registrationId),
+  )
+  const result: CustomerErased = { registrationId, subjects: erased, tokenGeneration }
   return result
 })

@@ -59,7 +59,10 @@ export const PersonalData = Schema.Struct({
 })
 export type PersonalData = typeof PersonalData.Type
 
-/** A bank account as linked: our id, the provider's institution, a display name, the last 4 digits and a type. */
+/**
+ * A bank account as linked: our id, the provider's institution, a display name, the last 4 digits and a type.
+ * The name is personal (the holder may have chosen it): sealed at rest, "[erased]" once the customer is erased.
+ */
 export const LinkedBankAccount = Schema.Struct({
   bankAccountId: BankAccountId,
   institutionId: Schema.String,
@@ -154,7 +157,10 @@ export const NotificationPreferencesUpdated = Schema.TaggedStruct("NotificationP
 })
 export type NotificationPreferencesUpdated = typeof NotificationPreferencesUpdated.Type
 
-/** A device push token was registered (or refreshed with a new expiry); it becomes the newest token. */
+/**
+ * A device push token was registered (or refreshed with a new expiry); it becomes the newest token. The token
+ * (here and in `PushTokenRemoved`) is personal: sealed at rest, "[erased]" once the customer is erased.
+ */
 export const PushTokenRegistered = Schema.TaggedStruct("PushTokenRegistered", {
   ...customer,
   token: Schema.String,

@@ -2,10 +2,14 @@
  * The personal data of the customers area, and whose it is.
  *
  * A customer (subject `customer:<registrationId>`): the phone number they
- * registered with (`CustomerRegistered`) and the identity data confirmed by
- * KYC (`KycVerified.personalData`: names, birth date, SSN last four, e-mail,
- * phone), in events, in the Customer snapshot and in the `customers` read
- * model.
+ * registered with (`CustomerRegistered`), the identity data confirmed by KYC
+ * (`KycVerified.personalData`: names, birth date, SSN last four, e-mail,
+ * phone), their devices' push tokens (`PushTokenRegistered`,
+ * `PushTokenRemoved`: a device address that reaches the person) and their
+ * linked bank accounts' names (`BankAccountsLinked`: a name the holder may
+ * have given, such as "Jane's savings"), in events, in the Customer snapshot
+ * and in the `customers` read model. The payer's name on a transfer belongs
+ * to the same subject (`payments/PaymentPersonalData.ts`).
  *
  * A login challenge is one phone number at one partner; its stream id holds
  * the phone's keyed hash (`PhoneIndex`), never the number, and the number in
@@ -45,7 +49,13 @@ const ofCustomer =
 export const customerEvents: Readonly<Record<string, FieldsOf>> = {
   CustomerRegistered: ofCustomer(["phoneNumber"]),
   KycVerified: ofCustomer(personalDataFields),
+  BankAccountsLinked: ofCustomer(["accounts.*.name"]),
+  PushTokenRegistered: ofCustomer(["token"]),
+  PushTokenRemoved: ofCustomer(["token"]),
 }
+
+/** The personal fields of the customer's state, in the snapshot and in the read model alike. */
+const stateFields = ["phoneNumber", ...personalDataFields, "bankAccounts.*.name", "pushTokens.*.token"]
 
 const ofChallenge: FieldsOf = (_data, streamId) => [{ subject: loginSubject(streamId), paths: ["phoneNumber"] }]
 
@@ -58,7 +68,7 @@ export const loginChallengeEvents: Readonly<Record<string, FieldsOf>> = {
 }
 
 /** Personal fields of the Customer snapshot (its state as JSON). */
-export const customerSnapshot: FieldsOf = ofCustomer(["phoneNumber", ...personalDataFields])
+export const customerSnapshot: FieldsOf = ofCustomer(stateFields)
 
 /** Personal fields of a `customers` read-model document. */
-export const customerDocument: FieldsOf = ofCustomer(["phoneNumber", ...personalDataFields])
+export const customerDocument: FieldsOf = ofCustomer(stateFields)

@@ -7,10 +7,11 @@
  * card payment methods.
  *
  * Indexed by partner (never by phone number: index keys are stored plain),
- * sorted by registration instant. The phone number and the personal data are
- * sealed at rest (`CustomerPersonalData.ts`). Push tokens are kept (with their
- * expiry) because a push sender needs them; they are device addresses, not
- * credentials, and they are already in the log.
+ * sorted by registration instant. The phone number, the personal data, the
+ * push tokens and the bank accounts' names are sealed at rest
+ * (`CustomerPersonalData.ts`). Push tokens are kept (with their expiry)
+ * because a push sender needs them; once the customer is erased they read
+ * "[erased]" and nothing is pushed to them.
  */
 import { DateTime, Schema } from "effect"
 import type { Envelope } from "../DomainEvents.ts"

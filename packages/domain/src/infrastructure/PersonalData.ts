@@ -235,7 +235,18 @@ const editor = (input: unknown) => {
   }
 }
 
-/** Seals the personal fields of `data` (encoded JSON) as `fieldsOf` says; other values are returned as they are. */
+/**
+ * Whether `subject` is named after the stream `streamId` (`customer:<id>` of `Customer-<id>`,
+ * `login:<stream id>` of a challenge): only such a subject can be new when its stream is. The payer of a
+ * `Transfer-<id>` stream is not.
+ */
+const namedAfter = (subject: string, streamId: string): boolean =>
+  subject.endsWith(`:${streamId}`) || subject.endsWith(`:${streamId.slice(streamId.indexOf("-") + 1)}`)
+
+/**
+ * Seals the personal fields of `data` (encoded JSON) as `fieldsOf` says; other values are returned as they
+ * are. `options.likelyNew` is passed on for the subjects named after the stream only.
+ */
 export const sealRecord = Effect.fnUntraced(function* (
   vault: PersonalDataVault["Service"],
   fieldsOf: FieldsOf | undefined,
@@ -253,7 +264,8 @@ export const sealRecord = Effect.fnUntraced(function* (
     const values = concrete.map((path) => getAt(data, path))
     out ??= editor(data)
     for (const path of concrete) out.edit(path, undefined, true)
-    groups.push({ subject, paths: concrete, sealed: yield* vault.seal(subject, JSON.stringify(values), options) })
+    const hint = options?.likelyNew === true && !namedAfter(subject, streamId) ? undefined : options
+    groups.push({ subject, paths: concrete, sealed: yield* vault.seal(subject, JSON.stringify(values), hint) })
   }
   return out === undefined ? data : { ...(out.result() as Json), [sealedKey]: groups }
 })
@@ -313,8 +325,9 @@ export const protectEventStore = (
       options?: AppendOptions,
     ) {
       const byType = fields.events[streamType]
-      // A subject's data first comes with the append that creates its stream (subjects are named after
-      // their stream: customer:<registrationId>, company-owner:<companyId>, login:<stream id>).
+      // A subject's data first comes with the append that creates its stream when the subject is named after
+      // its stream (customer:<registrationId>, company-owner:<companyId>, login:<stream id>; `sealRecord`
+      // passes the hint on for those only: a transfer's payer is not new with the transfer).
       const sealOptions: SealOptions = { likelyNew: expected._tag === "NoStream" }
       const sealed =
         byType === undefined

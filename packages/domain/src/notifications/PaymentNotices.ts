@@ -28,6 +28,7 @@ import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { unitOfWork } from "../infrastructure/UseCase.ts"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
 import type { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
+import { isErased } from "../kernel/Personal.ts"
 import * as Traced from "../kernel/Traced.ts"
 import { PaymentRequest } from "../payments/index.ts"
 import { type Channel, type OutgoingMessage, senderOf, type Template } from "./Messaging.ts"
@@ -120,6 +121,10 @@ interface LoadedRecipient {
   readonly registrationId: RegistrationId
 }
 
+/** An address a message can go to: not empty, not erased (an erased customer is sent nothing). */
+const reachable = (address: string | undefined): string | undefined =>
+  address === undefined || address === "" || isErased(address) ? undefined : address
+
 /** The payer's addresses and switches; expired push tokens are pruned first (in the caller's unit of work). */
 const recipientOf = Effect.fnUntraced(function* (
   partnerId: PartnerId,
@@ -143,9 +148,9 @@ const recipientOf = Effect.fnUntraced(function* (
   }
   const preferences = state.notificationPreferences
   const recipient: PaymentNotice.Recipient = {
-    phoneNumber: state.phoneNumber,
-    emailAddress: state.personalData?.emailAddress || undefined,
-    pushTokens: active.map((t) => t.token),
+    phoneNumber: reachable(state.phoneNumber),
+    emailAddress: reachable(state.personalData?.emailAddress),
+    pushTokens: active.flatMap((t) => reachable(t.token) ?? []),
     paymentDueEmail: preferences.paymentDueEmail,
     paymentDuePush: preferences.paymentDuePush,
     paymentStatusEmail: preferences.paymentStatusEmail,

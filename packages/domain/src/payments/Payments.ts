@@ -32,6 +32,7 @@ import type {
   TransferId,
 } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import { erased, isErased } from "../kernel/Personal.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as Policies from "../Policies.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
@@ -327,9 +328,13 @@ export const attachmentOf = (attachmentId: string, url: string): Attachment => {
   }
 }
 
-/** The display name of a customer: verified first and last name, else the bank account's name. */
+/**
+ * The display name of a customer: verified first and last name, else the bank account's name. A customer
+ * whose name was erased is "[erased]" (never "[erased] [erased]").
+ */
 export const senderNameOf = (customer: Customer.RegisteredCustomer, accountName: string): string => {
   const personal = customer.personalData
+  if (personal !== null && (isErased(personal.firstName) || isErased(personal.lastName))) return erased
   const name = personal === null ? "" : `${personal.firstName} ${personal.lastName}`.trim()
   return name !== "" ? name : accountName.trim() !== "" ? accountName : "Customer"
 }
@@ -426,6 +431,7 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
     _tag: "InitiateTransfer",
     transferId: accepted.transferId,
     paymentRequestId: request.paymentRequestId,
+    payerRegistrationId: payer.registrationId,
     partnerId: request.partnerId,
     companyId: request.companyId,
     amount: request.amount,

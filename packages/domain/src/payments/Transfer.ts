@@ -60,7 +60,8 @@ export interface InitiateTransfer {
   /** The plan whose instalment `instalmentNumber` this transfer collects (with the payer). */
   readonly paymentPlanId?: PaymentPlanId
   readonly instalmentNumber?: number
-  readonly payerRegistrationId?: RegistrationId
+  /** The customer whose account pays: the data subject of `senderName` (docs/personal-data.md). */
+  readonly payerRegistrationId: RegistrationId
   readonly partnerId: PartnerId
   readonly companyId: CompanyId
   readonly amount: Money.Money
@@ -259,7 +260,7 @@ const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
     ...(command.paymentRequestId === undefined ? {} : { paymentRequestId: command.paymentRequestId }),
     ...(command.paymentPlanId === undefined ? {} : { paymentPlanId: command.paymentPlanId }),
     ...(command.instalmentNumber === undefined ? {} : { instalmentNumber: command.instalmentNumber }),
-    ...(command.payerRegistrationId === undefined ? {} : { payerRegistrationId: command.payerRegistrationId }),
+    payerRegistrationId: command.payerRegistrationId,
     partnerId: command.partnerId,
     companyId: command.companyId,
     amount: command.amount,

@@ -93,9 +93,11 @@ export type TransferInvoice = typeof TransferInvoice.Type
 /**
  * A transfer was started; it is Pending until the bank settles or fails it.
  * It pays a payment request (`paymentRequestId`) or collects instalment
- * `instalmentNumber` of a payment plan (`paymentPlanId`), or neither; the
- * payer (`payerRegistrationId`) is named when the transfer collects a plan's
- * instalment (a payment request's payer is the request's). A transfer that pays
+ * `instalmentNumber` of a payment plan (`paymentPlanId`), or neither. The
+ * payer (`payerRegistrationId`) is named on every transfer initiated since the
+ * sender's name is sealed for them (`senderName` is the payer's personal data,
+ * `PaymentPersonalData.ts`); before, only on a plan's instalment (an older
+ * payment request transfer's payer is the request's). A transfer that pays
  * a payment request records the request's invoice (`invoice`, possibly empty),
  * so that reading the transfer needs nothing else; transfers initiated before
  * this field existed lack it.
@@ -109,6 +111,7 @@ export const TransferInitiated = Schema.TaggedStruct("TransferInitiated", {
   partnerId: PartnerId,
   companyId: CompanyId,
   amount: Money,
+  /** The payer's name (verified, else their account's): personal, sealed at rest; "[erased]" once the payer is. */
   senderName: Schema.String,
   recipientName: Schema.String,
   senderAccountMasked: MaskedAccountNumber,

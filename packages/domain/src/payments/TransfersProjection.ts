@@ -2,7 +2,8 @@
  * The `transfers` read model: one document per transfer, kept from the
  * Transfer stream alone (pure). It answers GET /Transaction/{transferId}
  * (spec 2.9) and the transaction report. Account numbers are stored masked
- * only (the events never carry anything else).
+ * only (the events never carry anything else). The sender's name is the
+ * payer's personal data, sealed at rest under the payer's key.
  *
  * Index keys: `companyId`, `status` and, when the transfer pays one,
  * `paymentRequestId` (or, when it collects a plan's instalment, `paymentPlanId`). Sort key: the initiation instant (ISO 8601), which is
@@ -21,12 +22,14 @@ export const TransferDocument = Schema.Struct({
   partnerId: Schema.String,
   companyId: Schema.String,
   paymentRequestId: Schema.optionalKey(Schema.String),
-  /** The plan (and its instalment) the transfer collects, with the payer. */
+  /** The plan (and its instalment) the transfer collects. */
   paymentPlanId: Schema.optionalKey(Schema.String),
   instalmentNumber: Schema.optionalKey(Schema.Number),
+  /** The payer (every transfer initiated since sender names are sealed; before, plan instalments only). */
   payerRegistrationId: Schema.optionalKey(Schema.String),
   status: TransferStatus,
   amount: Money,
+  /** Personal data of the payer (sealed at rest, `PaymentPersonalData.ts`); "[erased]" once the payer is erased. */
   senderName: Schema.String,
   recipientName: Schema.String,
   senderAccountMasked: Schema.String,

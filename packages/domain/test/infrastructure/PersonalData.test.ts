@@ -1,38 +1,16 @@
 /**
  * Sealing and opening records by their personal fields
  * (`PersonalData.sealRecord` / `openRecord`) with the domain's declarations
- * (`PersonalDataMap`), over a fake vault that keeps plaintexts in a map (the
- * real AES-256-GCM vault is tested in adapters-pg).
+ * (`PersonalDataMap`), over a fake vault that keeps plaintexts in a map
+ * (`fixtures/SealedMemory.ts`; the real AES-256-GCM vault is tested in
+ * adapters-pg).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import fc from "fast-check"
 import * as PersonalData from "../../src/infrastructure/PersonalData.ts"
 import { fields } from "../../src/PersonalDataMap.ts"
-
-/** A vault whose sealed values are opaque tokens; erasing a subject forgets its values. */
-const fakeVault = () => {
-  const values = new Map<string, { subject: string; plaintext: string }>()
-  const erased = new Set<string>()
-  let next = 0
-  const vault: PersonalData.PersonalDataVault["Service"] = {
-    seal: (subject, plaintext) =>
-      Effect.sync(() => {
-        const token = `sealed-${next++}`
-        values.set(token, { subject, plaintext })
-        return token
-      }),
-    open: (subject, sealed) =>
-      Effect.sync(() => {
-        const found = values.get(sealed)
-        return found === undefined || found.subject !== subject || erased.has(subject)
-          ? Option.none()
-          : Option.some(found.plaintext)
-      }),
-    erase: (subject) => Effect.sync(() => !erased.has(subject) && erased.add(subject) !== undefined),
-  }
-  return vault
-}
+import { fakeVault } from "../fixtures/SealedMemory.ts"
 
 const registered = (taxIdType: string) => ({
   _tag: "CompanyRegistered",
@@ -126,6 +104,142 @@ describe("a login challenge event", () => {
       )
       assert.notInclude(JSON.stringify(sealed), "+14155550123")
       assert.deepStrictEqual(PersonalData.subjectsOf(sealed), ["login:LoginChallenge-p-1:hash"])
+    }),
+  )
+})
+
+describe("a customer's devices and bank accounts", () => {
+  const customerFields = fields.events.Customer!
+  const state = {
+    _tag: "Registered",
+    registrationId: "reg-1",
+    phoneNumber: "+14155550123",
+    bankAccounts: [{ bankAccountId: "b-1", name: "Jane's savings", mask: "6789", linked: true }],
+    pushTokens: [{ token: "device-token-1", expireAt: "2026-04-01T00:00:00.000Z" }],
+  }
+
+  it.effect("seal push tokens and account names under the customer, in events, snapshot and read model", () =>
+    Effect.gen(function* () {
+      const vault = fakeVault()
+      const records: ReadonlyArray<readonly [PersonalData.FieldsOf | undefined, Record<string, unknown>]> = [
+        [
+          customerFields.PushTokenRegistered,
+          { _tag: "PushTokenRegistered", registrationId: "reg-1", token: "device-token-1" },
+        ],
+        [
+          customerFields.PushTokenRemoved,
+          { _tag: "PushTokenRemoved", registrationId: "reg-1", token: "device-token-1" },
+        ],
+        [
+          customerFields.BankAccountsLinked,
+          { _tag: "BankAccountsLinked", registrationId: "reg-1", accounts: [{ name: "Jane's savings", mask: "6789" }] },
+        ],
+        [fields.snapshots.Customer, state],
+        [fields.documents.customers, state],
+      ]
+      for (const [fieldsOf, record] of records) {
+        const sealed = yield* PersonalData.sealRecord(vault, fieldsOf, record, "Customer-reg-1")
+        const text = JSON.stringify(sealed)
+        assert.notInclude(text, "device-token-1")
+        assert.notInclude(text, "Jane's savings")
+        assert.include(text, "reg-1")
+        assert.deepStrictEqual(PersonalData.subjectsOf(sealed), ["customer:reg-1"])
+        assert.deepStrictEqual(yield* PersonalData.openRecord(vault, sealed), record)
+      }
+    }),
+  )
+})
+
+describe("a transfer", () => {
+  const initiated = {
+    _tag: "TransferInitiated",
+    transferId: "t-1",
+    paymentRequestId: "r-1",
+    payerRegistrationId: "reg-1",
+    senderName: "Grace Hopper",
+    recipientName: "Acme Coffee",
+    senderAccountMasked: "****6789",
+  }
+
+  it.effect("seals the sender's name under its payer's subject, in the event and in the read model", () =>
+    Effect.gen(function* () {
+      for (const [fieldsOf, record] of [
+        [fields.events.Transfer!.TransferInitiated, initiated],
+        [fields.documents.transfers, { ...initiated, status: "Settled" }],
+      ] as const) {
+        const vault = fakeVault()
+        const sealed = (yield* PersonalData.sealRecord(vault, fieldsOf, record, "Transfer-t-1")) as Record<
+          string,
+          unknown
+        >
+        assert.notInclude(JSON.stringify(sealed), "Grace Hopper")
+        assert.strictEqual(sealed.recipientName, "Acme Coffee")
+        assert.strictEqual(sealed.senderAccountMasked, "****6789")
+        assert.deepStrictEqual(PersonalData.subjectsOf(sealed), ["customer:reg-1"])
+        assert.deepStrictEqual(yield* PersonalData.openRecord(vault, sealed), record)
+        yield* vault.erase("customer:reg-1")
+        assert.strictEqual(
+          ((yield* PersonalData.openRecord(vault, sealed)) as Record<string, unknown>).senderName,
+          "[erased]",
+        )
+      }
+    }),
+  )
+
+  it.effect("is sealed without the new-subject hint: its payer is not new with the transfer's stream", () =>
+    Effect.gen(function* () {
+      const hints: Array<readonly [string, boolean]> = []
+      const inner = fakeVault()
+      const vault: PersonalData.PersonalDataVault["Service"] = {
+        ...inner,
+        seal: (subject, plaintext, options) => {
+          hints.push([subject, options?.likelyNew === true])
+          return inner.seal(subject, plaintext, options)
+        },
+      }
+      const likelyNew = { likelyNew: true }
+      yield* PersonalData.sealRecord(
+        vault,
+        fields.events.Transfer!.TransferInitiated,
+        initiated,
+        "Transfer-t-1",
+        likelyNew,
+      )
+      yield* PersonalData.sealRecord(
+        vault,
+        fields.events.Customer!.CustomerRegistered,
+        { _tag: "CustomerRegistered", registrationId: "reg-1", phoneNumber: "+14155550123" },
+        "Customer-reg-1",
+        likelyNew,
+      )
+      yield* PersonalData.sealRecord(vault, companyFields, registered("EIN"), "Company-c-1", likelyNew)
+      yield* PersonalData.sealRecord(
+        vault,
+        fields.events.LoginChallenge!.LoginCodeIssued,
+        { _tag: "LoginCodeIssued", phoneNumber: "+14155550123" },
+        "LoginChallenge-p-1:hash",
+        likelyNew,
+      )
+      assert.deepStrictEqual(hints, [
+        ["customer:reg-1", false],
+        ["customer:reg-1", true],
+        ["company-owner:c-1", true],
+        ["company-employees:c-1", true],
+        ["login:LoginChallenge-p-1:hash", true],
+      ])
+    }),
+  )
+
+  it.effect("initiated before payers were named keeps its sender's name as written", () =>
+    Effect.gen(function* () {
+      const { payerRegistrationId: _payer, ...older } = initiated
+      const sealed = yield* PersonalData.sealRecord(
+        fakeVault(),
+        fields.events.Transfer!.TransferInitiated,
+        older,
+        "Transfer-t-1",
+      )
+      assert.strictEqual(sealed, older)
     }),
   )
 })

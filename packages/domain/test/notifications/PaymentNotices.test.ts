@@ -17,6 +17,7 @@ import * as CommandHandler from "../../src/infrastructure/CommandHandler.ts"
 import * as EventPipeline from "../../src/infrastructure/EventPipeline.ts"
 import { EventStore } from "../../src/infrastructure/EventStore.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
+import type * as PersonalData from "../../src/infrastructure/PersonalData.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { streamId } from "../../src/kernel/Decider.ts"
@@ -26,6 +27,7 @@ import * as PaymentNotices from "../../src/notifications/PaymentNotices.ts"
 import * as Payments from "../../src/payments/Payments.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
 import { Fixtures } from "../../src/testing/index.ts"
+import { fakeVault, layerSealed } from "../fixtures/SealedMemory.ts"
 
 const partnerId = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as PartnerId
 const payer = "7e57ab1e-0000-4000-8000-00000000c0de" as RegistrationId
@@ -43,6 +45,15 @@ const layer = () =>
         IdGenerator.layerRandom,
         Transfers.eSignatureSandbox,
       ),
+    ),
+  )
+
+/** The same stack with the event store and the read models sealed per data subject, as the service's are. */
+const sealedLayer = (vault: PersonalData.PersonalDataVault["Service"]) =>
+  Messaging.layerRecording.pipe(
+    Layer.provideMerge(Messaging.SentMessages.layerMemory()),
+    Layer.provideMerge(
+      Layer.mergeAll(layerSealed(vault), UnitOfWork.layerMemory, IdGenerator.layerRandom, Transfers.eSignatureSandbox),
     ),
   )
 
@@ -166,6 +177,24 @@ describe("a Pending request on its due date", () => {
       )
     }).pipe(Effect.provide(layer())),
   )
+})
+
+describe("a Pending request of an erased payer", () => {
+  it.effect("is reminded on no channel: nothing goes to an erased phone number, e-mail address or push token", () => {
+    const vault = fakeVault()
+    return Effect.gen(function* () {
+      const id = yield* seed
+      yield* vault.erase(`customer:${payer}`)
+      // The tokens read "[erased]" (the two registrations now name the same unreadable token).
+      const { state } = yield* CommandHandler.load(Customer.aggregate, payer)
+      assert.deepStrictEqual(
+        Customer.pushTokens(state).map((t) => t.token),
+        ["[erased]"],
+      )
+      assert.deepStrictEqual(yield* PaymentNotices.remind(id, offsets), [])
+      assert.strictEqual((yield* recorded).length, 0)
+    }).pipe(Effect.provide(sealedLayer(vault)))
+  })
 })
 
 describe("a request that is no longer Pending", () => {

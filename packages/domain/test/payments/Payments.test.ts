@@ -439,6 +439,44 @@ describe("cancelling a payment request", () => {
   )
 })
 
+describe("the sender's name of a transfer", () => {
+  const customer = (personalData: Customer.RegisteredCustomer["personalData"]): Customer.RegisteredCustomer => ({
+    _tag: "Registered",
+    registrationId: payer,
+    partnerId,
+    phoneNumber: "+14155550123",
+    kycStatus: personalData === null ? "NotStarted" : "Verified",
+    kycReferenceId: null,
+    personalData,
+    linkSessions: [],
+    bankAccounts: [],
+    notificationPreferences: Customer.defaultNotificationPreferences,
+    pushTokens: [],
+    cardPaymentMethods: [],
+  })
+  const verified = {
+    profileName: "",
+    firstName: "Grace",
+    lastName: "Hopper",
+    birthDate: "1906-12-09" as CalendarDate,
+    ssnLastFourDigits: "6789",
+    emailAddress: "grace@example.com",
+    phoneNumber: "+14155550123",
+  }
+
+  it("is the verified name, else the account's name, else Customer", () => {
+    assert.strictEqual(Payments.senderNameOf(customer(verified), "Checking"), "Grace Hopper")
+    assert.strictEqual(Payments.senderNameOf(customer(null), "Checking"), "Checking")
+    assert.strictEqual(Payments.senderNameOf(customer(null), " "), "Customer")
+  })
+
+  it("is '[erased]' once the payer's name is erased (never '[erased] [erased]')", () => {
+    const erased = { ...verified, firstName: "[erased]", lastName: "[erased]" }
+    assert.strictEqual(Payments.senderNameOf(customer(erased), "[erased]"), "[erased]")
+    assert.strictEqual(Payments.senderNameOf(customer(erased), "Checking"), "[erased]")
+  })
+})
+
 describe("accepting a payment request", () => {
   it.effect("the payer's acceptance makes it Accepted and initiates its transfer with masked accounts", () =>
     Effect.gen(function* () {
@@ -450,6 +488,8 @@ describe("accepting a payment request", () => {
       assert.strictEqual(transfer.status, "Pending")
       assert.strictEqual(transfer.companyId, companyId)
       assert.strictEqual(transfer.paymentRequestId, paymentRequestId)
+      // The payer is named on the transfer: the data subject of its sender's name (sealed at rest for them).
+      assert.strictEqual(transfer.payerRegistrationId, payer)
       assert.strictEqual(transfer.senderName, "Grace Hopper")
       assert.strictEqual(transfer.recipientName, "Acme Coffee")
       assert.strictEqual(transfer.senderAccountMasked, "****6789")

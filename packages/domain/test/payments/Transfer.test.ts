@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Schema } from "effect"
 import fc from "fast-check"
 import { fold } from "../../src/kernel/Decider.ts"
-import type { CompanyId, PartnerId, PaymentRequestId, TransferId } from "../../src/kernel/Ids.ts"
+import type { CompanyId, PartnerId, PaymentRequestId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import * as Transfer from "../../src/payments/Transfer.ts"
 import {
@@ -30,6 +30,7 @@ const transferId = "6c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e50" as TransferId
 const paymentRequestId = "6c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e51" as PaymentRequestId
 const partnerId = "6c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e52" as PartnerId
 const companyId = "6c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e53" as CompanyId
+const payerRegistrationId = "6c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e54" as RegistrationId
 const refundIds = [0, 1, 2, 3].map((n) => `7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e6${n}` as RefundId)
 const [refund1, refund2] = refundIds as [RefundId, RefundId]
 const providerIds = [0, 1].map((n) => `8c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e7${n}` as ReimbursementProviderId)
@@ -54,6 +55,7 @@ const initiate: Transfer.InitiateTransfer = {
   _tag: "InitiateTransfer",
   transferId,
   paymentRequestId,
+  payerRegistrationId,
   partnerId,
   companyId,
   amount,
@@ -70,6 +72,7 @@ const initiate: Transfer.InitiateTransfer = {
 const initiated = TransferInitiated.make({
   transferId,
   paymentRequestId,
+  payerRegistrationId,
   partnerId,
   companyId,
   amount,

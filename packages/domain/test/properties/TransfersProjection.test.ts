@@ -34,17 +34,15 @@ const arbitraryInitiate = fc
     transferId: uuid,
     partnerId: uuid,
     companyId: uuid,
-    /** What the transfer pays: nothing named, a payment request, or a plan's instalment (with the payer). */
+    payer: uuid,
+    /** What the transfer pays: nothing named, a payment request, or a plan's instalment. */
     pays: fc.oneof(
       fc.constant({}),
       uuid.map((id) => ({ paymentRequestId: id as PaymentRequestId })),
-      fc
-        .record({ paymentPlanId: uuid, instalmentNumber: fc.integer({ min: 1, max: 24 }), payer: uuid })
-        .map((plan) => ({
-          paymentPlanId: plan.paymentPlanId as PaymentPlanId,
-          instalmentNumber: plan.instalmentNumber,
-          payerRegistrationId: plan.payer as RegistrationId,
-        })),
+      fc.record({ paymentPlanId: uuid, instalmentNumber: fc.integer({ min: 1, max: 24 }) }).map((plan) => ({
+        paymentPlanId: plan.paymentPlanId as PaymentPlanId,
+        instalmentNumber: plan.instalmentNumber,
+      })),
     ),
     amount: fc.integer({ min: 100, max: 100_000 }),
     attachments: fc.integer({ min: 0, max: 2 }),
@@ -55,6 +53,7 @@ const arbitraryInitiate = fc
       _tag: "InitiateTransfer",
       transferId: r.transferId as TransferId,
       ...r.pays,
+      payerRegistrationId: r.payer as RegistrationId,
       partnerId: r.partnerId as PartnerId,
       companyId: r.companyId as CompanyId,
       amount: usd(r.amount),
