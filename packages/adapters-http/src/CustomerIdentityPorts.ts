@@ -8,7 +8,7 @@
  * provider (which recomputes it to trust the `userId` the app presents).
  *
  * `layerSandbox`: codes are always 123456, OTP messages are recorded in memory
- * (`ProviderSandboxes.SentOtps`), bank linking and KYC are the domain's
+ * (`CustomerProviderSandboxes.SentOtps`), bank linking and KYC are the domain's
  * sandboxes, and both secrets are fixed test values. For the sandbox
  * environment and tests only.
  *
@@ -16,7 +16,7 @@
  * providers are still the sandboxes (no production provider exists yet).
  */
 import { createHmac } from "node:crypto"
-import { OtpCodes, ProviderSandboxes, type Providers } from "@partnerpay/domain"
+import { CustomerProviderSandboxes, type CustomerProviders, OtpCodes } from "@partnerpay/domain"
 import { Context, Effect, Layer, Redacted } from "effect"
 
 export class ChatSigner extends Context.Service<
@@ -40,20 +40,20 @@ export class ChatSigner extends Context.Service<
 export type CustomerIdentityPorts =
   | OtpCodes.OtpCodes
   | OtpCodes.CodeHasher
-  | Providers.OtpSender
-  | Providers.BankLinker
-  | Providers.KycProvider
+  | CustomerProviders.OtpSender
+  | CustomerProviders.BankLinker
+  | CustomerProviders.KycProvider
   | ChatSigner
 
 export const testChatSecret = Redacted.make("partnerpay-test-chat-secret-not-secret")
 
 /** Sandbox and tests: fixed code 123456, recorded OTP messages, sandbox providers, public test secrets. */
-export const layerSandbox: Layer.Layer<CustomerIdentityPorts | ProviderSandboxes.SentOtps> = Layer.mergeAll(
+export const layerSandbox: Layer.Layer<CustomerIdentityPorts | CustomerProviderSandboxes.SentOtps> = Layer.mergeAll(
   OtpCodes.OtpCodes.layerSandbox,
   OtpCodes.CodeHasher.layerTest,
-  ProviderSandboxes.layerOtpSenderMemory,
-  ProviderSandboxes.layerBankLinkerSandbox,
-  ProviderSandboxes.layerKycProviderSandbox,
+  CustomerProviderSandboxes.layerOtpSenderMemory,
+  CustomerProviderSandboxes.layerBankLinkerSandbox,
+  CustomerProviderSandboxes.layerKycProviderSandbox,
   ChatSigner.layer(testChatSecret),
 )
 
@@ -69,8 +69,8 @@ export const layer = (secrets: Secrets): Layer.Layer<CustomerIdentityPorts> =>
   Layer.mergeAll(
     OtpCodes.OtpCodes.layerRandom,
     OtpCodes.CodeHasher.layer(secrets.otpSecret),
-    ProviderSandboxes.layerOtpSenderMemory,
-    ProviderSandboxes.layerBankLinkerSandbox,
-    ProviderSandboxes.layerKycProviderSandbox,
+    CustomerProviderSandboxes.layerOtpSenderMemory,
+    CustomerProviderSandboxes.layerBankLinkerSandbox,
+    CustomerProviderSandboxes.layerKycProviderSandbox,
     ChatSigner.layer(secrets.chatSecret),
   )

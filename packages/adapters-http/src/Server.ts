@@ -12,11 +12,12 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type {
   Attachments,
   CardCharger,
+  CustomerProviders,
   EventStore,
   IdempotencyStore,
   IdGenerator,
   PartnerCredentials,
-  Providers,
+  PaymentProviders,
   ReadModel,
   UnitOfWork,
   WebhookLog,
@@ -147,7 +148,10 @@ export const toWebHandler = <E>(ports: Layer.Layer<RoutesPorts, E>) =>
   })
 
 /** Provider ports the handlers use (named here so the layers' types can be emitted). */
-export type HandlerProviders = Providers.BankLinker | Providers.KycProvider | Providers.OtpSender
+export type HandlerProviders =
+  | CustomerProviders.BankLinker
+  | CustomerProviders.KycProvider
+  | CustomerProviders.OtpSender
 
 /** The ports `Routes` needs from the application. */
 export type RoutesPorts =
@@ -164,7 +168,7 @@ export type RoutesPorts =
   // customer login, bank accounts, verification (CustomerIdentityPorts.ts)
   | CustomerIdentityPorts
   // reimbursement signing (the app provides the sandbox or a real provider)
-  | Providers.ESignature
+  | PaymentProviders.ESignature
   // in-app card payment of a payment request (POST .../PayWithCard)
   | CardCharger.CardCharger
   // the partner's own webhooks: deliveries, events, endpoint (DeliveriesApi.ts, EventsApi.ts)

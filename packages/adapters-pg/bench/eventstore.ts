@@ -11,7 +11,7 @@
  * (for comparison) by replaying the whole stream.
  * Bounded: about a minute and a half in total (BENCH_SECONDS_PER_RUN, default 2.5, sets the length of each run).
  */
-import { CommandHandler, Customer, EventStore, IdGenerator, type Ids } from "@partnerpay/domain"
+import { CommandHandler, Customer, EventStore, IdGenerator, type Ids, Policy } from "@partnerpay/domain"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
@@ -179,7 +179,7 @@ const customerLoad = Effect.gen(function* () {
     token: "snapshot-maker",
     expireAt,
     at,
-  }).pipe(Effect.provide(IdGenerator.IdGenerator.layerRandom))
+  }).pipe(Effect.provide(Layer.merge(IdGenerator.IdGenerator.layerRandom, Policy.Policies.layerNone)))
   const fromSnapshot = yield* timeLoads(21)
   return { events: events.length + 2, replay, fromSnapshot }
 })

@@ -3,7 +3,8 @@
  * `SqlClient`: migrations first, then `EventStore` (PgEventStore whose append
  * hook is the domain's `EventPipeline.makeHook()`: projections into
  * `read_models` and notifications into `outbox`), `ReadModelStore`, `Outbox`,
- * `OutboxDispatch` and `UnitOfWork`.
+ * `OutboxDispatch`, `UnitOfWork` and the domain's policy registry
+ * (`Policies.layer`, which the command handler applies after every decision).
  *
  * With a `PersonalDataVault` in context, the event store and the read-model
  * store are protected (`PersonalData.protectEventStore` / `protectReadModels`):
@@ -19,6 +20,8 @@ import {
   Outbox,
   PersonalData,
   PersonalDataMap,
+  Policies,
+  type Policy,
   Projections,
   ReadModel,
   Traced,
@@ -75,12 +78,13 @@ export type Services =
   | Outbox.Outbox
   | PgOutbox.OutboxDispatch
   | UnitOfWork.UnitOfWork
+  | Policy.Policies
 
 /** The domain ports on the `SqlClient` in context, after running the migrations. */
 export const layer = (
   options: EventPipeline.PipelineOptions = {},
 ): Layer.Layer<Services, MigrationError | SqlError, SqlClient> => {
-  const base = Layer.mergeAll(readModelsProtected, outboxInUnits, PgUnitOfWork.layer)
+  const base = Layer.mergeAll(readModelsProtected, outboxInUnits, PgUnitOfWork.layer, Policies.layer)
   const store = Layer.effect(
     EventStore.EventStore,
     Effect.gen(function* () {

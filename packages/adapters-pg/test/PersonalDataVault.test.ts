@@ -16,6 +16,7 @@ import {
   Outbox,
   PersonalData,
   PersonalDataMap,
+  Policies,
   ReadModel,
   UnitOfWork,
 } from "@partnerpay/domain"
@@ -63,6 +64,7 @@ const makeStack = Effect.gen(function* () {
     Layer.succeed(EventStore.EventStore, events),
     Layer.succeed(ReadModel.ReadModelStore, documents),
     IdGenerator.IdGenerator.layerRandom,
+    Policies.layer,
   )
   return { vault, rawDocuments, rawEvents, layer }
 })

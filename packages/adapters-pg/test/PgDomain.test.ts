@@ -10,13 +10,13 @@ import { assert, describe, it } from "@effect/vitest"
 import {
   Companies,
   Consents,
-  EventPipeline,
   IdGenerator,
   type Ids,
   Outbox,
   PaymentPlans,
   Payments,
   ReadModel,
+  UnitOfWork,
 } from "@partnerpay/domain"
 import { Fixtures } from "@partnerpay/domain/testing"
 import { DateTime, Effect, Layer } from "effect"
@@ -90,7 +90,7 @@ for (const database of databases) {
             const before = yield* eventCount
             const reference = `ref-${crypto.randomUUID()}`
             const failed = yield* Effect.flip(
-              EventPipeline.transactional(
+              UnitOfWork.transactional(
                 Effect.andThen(Companies.register(partnerA, body(reference)), Effect.fail("boom" as const)),
               ),
             )
@@ -98,7 +98,7 @@ for (const database of databases) {
             // The same reference twice in one unit: the second is refused and the first is undone too.
             const twice = `ref-${crypto.randomUUID()}`
             const refused = yield* Effect.flip(
-              EventPipeline.transactional(
+              UnitOfWork.transactional(
                 Effect.andThen(Companies.register(partnerA, body(twice)), Companies.register(partnerA, body(twice))),
               ),
             )

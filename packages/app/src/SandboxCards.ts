@@ -12,7 +12,14 @@
  * Another partner's or an unknown customer: 404.
  */
 import { Problem, Tokens } from "@partnerpay/adapters-http"
-import { CustomerPreferences, type EventStore, type IdGenerator, Ids, type UnitOfWork } from "@partnerpay/domain"
+import {
+  CustomerPreferences,
+  type EventStore,
+  type IdGenerator,
+  Ids,
+  type Policy,
+  type UnitOfWork,
+} from "@partnerpay/domain"
 import { Clock, Effect, type Layer, Schema } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { asPartner, jsonBody, problem } from "./SandboxClock.ts"
@@ -51,11 +58,18 @@ export const parseCard = (
 export const routes: Layer.Layer<
   never,
   never,
-  HttpRouter.HttpRouter | Tokens.Tokens | EventStore.EventStore | IdGenerator.IdGenerator | UnitOfWork.UnitOfWork
+  | HttpRouter.HttpRouter
+  | Tokens.Tokens
+  | EventStore.EventStore
+  | IdGenerator.IdGenerator
+  | UnitOfWork.UnitOfWork
+  | Policy.Policies
 > = HttpRouter.use(
   Effect.fnUntraced(function* (router) {
     const tokens = yield* Tokens.Tokens
-    const context = yield* Effect.context<EventStore.EventStore | IdGenerator.IdGenerator | UnitOfWork.UnitOfWork>()
+    const context = yield* Effect.context<
+      EventStore.EventStore | IdGenerator.IdGenerator | UnitOfWork.UnitOfWork | Policy.Policies
+    >()
     yield* router.add("POST", "/Sandbox/CardPaymentMethods", (request) =>
       asPartner(tokens, request, (partnerId) =>
         Effect.gen(function* () {

@@ -22,11 +22,11 @@ import { PgSentMessages } from "@partnerpay/adapters-pg"
 import {
   CardCharger,
   CustomerPersonalData,
+  type CustomerProviders,
   type IdGenerator,
   Messaging,
   OtpCodes,
   type PersonalData,
-  type Providers,
   Transfers,
 } from "@partnerpay/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
@@ -61,7 +61,7 @@ export const layer = (config: AppConfig) => (config.environment === "sandbox" ? 
  * replaces the in-memory OTP sender of `layer`: merge this after it).
  */
 export const messaging: Layer.Layer<
-  Messaging.Senders | Messaging.SentMessages | Providers.OtpSender,
+  Messaging.Senders | Messaging.SentMessages | CustomerProviders.OtpSender,
   never,
   SqlClient | IdGenerator.IdGenerator | PersonalData.PersonalDataVault
 > = Layer.provideMerge(Messaging.otpSenderOverSms, Messaging.layerRecording).pipe(

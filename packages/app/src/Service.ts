@@ -18,6 +18,7 @@ import {
   type IdGenerator,
   Payments,
   type PersonalData,
+  type Policy,
   type ReadModel,
   Traced,
   type UnitOfWork,
@@ -58,6 +59,7 @@ export type WorkerRequirements =
   | IdGenerator.IdGenerator
   | ReadModel.ReadModelStore
   | UnitOfWork.UnitOfWork
+  | Policy.Policies
   | SqlClient
   | PgOutbox.OutboxDispatch
   | PgPartnerCredentials.Partners

@@ -99,7 +99,7 @@ describe("the domain is grouped by business area", () => {
       .filter((entry) => entry.isDirectory())
       .map((entry) => entry.name)
       .sort()
-    expect(folders).toEqual([...areas, "infrastructure", "kernel", "testing"].sort())
+    expect(folders).toEqual([...areas, "composition", "infrastructure", "kernel", "testing"].sort())
   })
 
   it("every area has a public module", () => {
@@ -118,6 +118,100 @@ describe("the domain is grouped by business area", () => {
       return areas.includes(source) && areas.includes(target) && source !== target && to !== `${target}/index.ts`
     })
     expect(deep).toEqual([])
+  })
+})
+
+/**
+ * The layers inside the domain, innermost first: each may import its own and the layers before it.
+ * The composition root (`composition/`: the registries and the event pipeline) composes the areas;
+ * the test kit (`testing/`) may use everything; the package's entry (`index.ts`) exports it all.
+ */
+const layerOf = (path: string): number => {
+  const folder = folderOf(path)
+  if (folder === "kernel") return 0
+  if (folder === "infrastructure") return 1
+  if (areas.includes(folder)) return 2
+  if (folder === "composition") return 3
+  if (folder === "testing") return 4
+  return 5
+}
+
+/** The import cycles among `edges` (each strongly connected component of two or more files, or a self-import). */
+const cyclesOf = (edges: ReadonlyArray<readonly [string, string]>): Array<Array<string>> => {
+  const next = new Map<string, Array<string>>()
+  for (const [from, to] of edges) next.set(from, [...(next.get(from) ?? []), to])
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: Array<string> = []
+  const onStack = new Set<string>()
+  const cycles: Array<Array<string>> = []
+  const visit = (node: string) => {
+    index.set(node, index.size)
+    low.set(node, index.get(node)!)
+    stack.push(node)
+    onStack.add(node)
+    for (const target of next.get(node) ?? []) {
+      if (!index.has(target)) {
+        visit(target)
+        low.set(node, Math.min(low.get(node)!, low.get(target)!))
+      } else if (onStack.has(target)) low.set(node, Math.min(low.get(node)!, index.get(target)!))
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: Array<string> = []
+      let member: string
+      do {
+        member = stack.pop()!
+        onStack.delete(member)
+        component.push(member)
+      } while (member !== node)
+      if (component.length > 1 || (next.get(node) ?? []).includes(node)) cycles.push(component.sort())
+    }
+  }
+  for (const node of next.keys()) if (!index.has(node)) visit(node)
+  return cycles
+}
+
+describe("the domain's layers: kernel <- infrastructure <- areas <- composition", () => {
+  it("the top of the domain's src holds at most 3 modules besides index.ts", () => {
+    const loose = readdirSync(domainSource).filter((name) => name.endsWith(".ts") && name !== "index.ts")
+    expect(loose.length).toBeLessThanOrEqual(3)
+  })
+
+  it("infrastructure imports only the kernel (and itself): it is generic over the areas' events", () => {
+    const outward = domainImports().filter(
+      ([from, to]) => folderOf(from) === "infrastructure" && !["kernel", "infrastructure"].includes(folderOf(to)),
+    )
+    expect(outward).toEqual([])
+  })
+
+  it("areas never import the root registries (composition/) or another area past its index", () => {
+    const crossing = domainImports().filter(
+      ([from, to]) =>
+        layerOf(from) === 2 &&
+        (layerOf(to) > 2 ||
+          (areas.includes(folderOf(to)) && folderOf(to) !== folderOf(from) && to !== `${folderOf(to)}/index.ts`)),
+    )
+    expect(crossing).toEqual([])
+  })
+
+  it("no layer imports a layer after it (only the package entry and the test kit see everything)", () => {
+    const upward = domainImports().filter(([from, to]) => layerOf(from) < layerOf(to))
+    expect(upward).toEqual([])
+  })
+
+  it("no import cycle among the domain's modules (type-only imports included)", () => {
+    expect(cyclesOf(domainImports())).toEqual([])
+  })
+
+  it("the cycle check finds a cycle", () => {
+    expect(
+      cyclesOf([
+        ["a.ts", "b.ts"],
+        ["b.ts", "c.ts"],
+        ["c.ts", "a.ts"],
+        ["c.ts", "d.ts"],
+      ]),
+    ).toEqual([["a.ts", "b.ts", "c.ts"]])
   })
 })
 

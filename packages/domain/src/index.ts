@@ -7,8 +7,9 @@
  * `infrastructure/` (ports and the machinery that runs deciders, projections
  * and notifications), one folder per business area (`companies/`,
  * `customers/`, `notifications/`, `payments/`, `plans/`, `cards-and-charity/`, each with a
- * public `index.ts`), and the registries that compose the areas
- * (`DomainEvents.ts`, `Projections.ts`, `Notifications.ts`, `Policies.ts`).
+ * public `index.ts`), and `composition/`: the registries that compose the
+ * areas (`DomainEvents`, `Projections`, `Notifications`, `Policies`,
+ * `PersonalDataMap`) and the `EventPipeline` that runs them.
  */
 
 // cards and charity
@@ -21,7 +22,15 @@ export * as Companies from "./companies/Companies.ts"
 export * as Company from "./companies/Company.ts"
 export * as CompanyErasure from "./companies/CompanyErasure.ts"
 export * as CompanyPersonalData from "./companies/CompanyPersonalData.ts"
+export * as CompanyProviders from "./companies/CompanyProviders.ts"
 export * as CompanyReference from "./companies/CompanyReference.ts"
+// composition: the registries composing the areas, and the event pipeline
+export * as DomainEvents from "./composition/DomainEvents.ts"
+export * as EventPipeline from "./composition/EventPipeline.ts"
+export * as Notifications from "./composition/Notifications.ts"
+export * as PersonalDataMap from "./composition/PersonalDataMap.ts"
+export * as Policies from "./composition/Policies.ts"
+export * as Projections from "./composition/Projections.ts"
 // customers
 export * as BankAccounts from "./customers/BankAccounts.ts"
 export * as Customer from "./customers/Customer.ts"
@@ -29,28 +38,31 @@ export * as CustomerErasure from "./customers/CustomerErasure.ts"
 export * as CustomerLogin from "./customers/CustomerLogin.ts"
 export * as CustomerPersonalData from "./customers/CustomerPersonalData.ts"
 export * as CustomerPreferences from "./customers/CustomerPreferences.ts"
+export * as CustomerProviderSandboxes from "./customers/CustomerProviderSandboxes.ts"
+export * as CustomerProviders from "./customers/CustomerProviders.ts"
 export * as CustomersProjection from "./customers/CustomersProjection.ts"
 export * as LoginChallenge from "./customers/LoginChallenge.ts"
 export * as OtpCodes from "./customers/OtpCodes.ts"
 export * as Verification from "./customers/Verification.ts"
-export * as DomainEvents from "./DomainEvents.ts"
 // infrastructure: ports and machinery
-export * as CardCharger from "./infrastructure/CardCharger.ts"
 export * as CommandHandler from "./infrastructure/CommandHandler.ts"
-export * as EventPipeline from "./infrastructure/EventPipeline.ts"
+export * as Envelope from "./infrastructure/Envelope.ts"
 export * as EventStore from "./infrastructure/EventStore.ts"
 export * as IdempotencyStore from "./infrastructure/IdempotencyStore.ts"
 export * as IdGenerator from "./infrastructure/IdGenerator.ts"
+export * as NotificationRule from "./infrastructure/NotificationRule.ts"
 export * as Outbox from "./infrastructure/Outbox.ts"
 export * as PartnerCredentials from "./infrastructure/PartnerCredentials.ts"
 export * as PersonalData from "./infrastructure/PersonalData.ts"
+export * as Policy from "./infrastructure/Policy.ts"
 export * as ProviderSandboxes from "./infrastructure/ProviderSandboxes.ts"
 export * as Providers from "./infrastructure/Providers.ts"
 export * as ReadModel from "./infrastructure/ReadModel.ts"
 export * as TokenGenerations from "./infrastructure/TokenGenerations.ts"
 export * as UnitOfWork from "./infrastructure/UnitOfWork.ts"
+export * as UseCase from "./infrastructure/UseCase.ts"
 export * as WebhookLog from "./infrastructure/WebhookLog.ts"
-// kernel (and, below, the registries composing the areas)
+// kernel
 export * as CalendarDate from "./kernel/CalendarDate.ts"
 export * as Decider from "./kernel/Decider.ts"
 export * as DomainError from "./kernel/DomainError.ts"
@@ -58,21 +70,20 @@ export * as Ids from "./kernel/Ids.ts"
 export * as Money from "./kernel/Money.ts"
 export * as Personal from "./kernel/Personal.ts"
 export * as Traced from "./kernel/Traced.ts"
-export * as Notifications from "./Notifications.ts"
 // notifications
 export * as Messaging from "./notifications/Messaging.ts"
 export * as PaymentNotice from "./notifications/PaymentNotice.ts"
 export * as PaymentNotices from "./notifications/PaymentNotices.ts"
 export * as PaymentNoticesProjection from "./notifications/PaymentNoticesProjection.ts"
-export * as PersonalDataMap from "./PersonalDataMap.ts"
-export * as Projections from "./Projections.ts"
 // payments
 export * as Attachments from "./payments/Attachments.ts"
 export * as AutoCollection from "./payments/AutoCollection.ts"
+export * as CardCharger from "./payments/CardCharger.ts"
 export * as DebitAuth from "./payments/DebitAuth.ts"
 export * as DebitAuths from "./payments/DebitAuths.ts"
 export * as DebitAuthsProjection from "./payments/DebitAuthsProjection.ts"
 export * as InAppCardPayments from "./payments/InAppCardPayments.ts"
+export * as PaymentProviders from "./payments/PaymentProviders.ts"
 export * as PaymentRequest from "./payments/PaymentRequest.ts"
 export * as PaymentRequestEvents from "./payments/PaymentRequestEvents.ts"
 export * as Payments from "./payments/Payments.ts"

@@ -1,5 +1,5 @@
 /** Handlers of the `account` group: link, list and delete bank accounts (customer tokens only). */
-import { BankAccounts, type Providers, Traced } from "@partnerpay/domain"
+import { BankAccounts, type CustomerProviders, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -8,7 +8,7 @@ import { Tokens } from "../Tokens.ts"
 import { toProblem } from "./IdentityProblems.ts"
 
 /** Provider ports these handlers need (named so the layer's type can be emitted). */
-export type Requires = Providers.BankLinker
+export type Requires = CustomerProviders.BankLinker
 
 export const AccountLive = HttpApiBuilder.group(
   Api,

@@ -1,5 +1,5 @@
 /** Handlers of the `login` group: send and check one-time codes (partner tokens), log out (customer tokens). */
-import { CustomerLogin, type Providers, Traced } from "@partnerpay/domain"
+import { CustomerLogin, type CustomerProviders, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -8,7 +8,7 @@ import { Tokens } from "../Tokens.ts"
 import { toProblem } from "./IdentityProblems.ts"
 
 /** Provider ports these handlers need (named so the layer's type can be emitted). */
-export type Requires = Providers.OtpSender
+export type Requires = CustomerProviders.OtpSender
 
 export const LoginLive = HttpApiBuilder.group(
   Api,

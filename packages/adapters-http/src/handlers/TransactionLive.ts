@@ -7,8 +7,8 @@ import {
   Attachments,
   type CardCharger,
   InAppCardPayments,
+  type PaymentProviders,
   Payments,
-  type Providers,
   Traced,
   Transfers,
 } from "@partnerpay/domain"
@@ -23,7 +23,7 @@ import type { TransferResponse } from "../TransactionApi.ts"
 import { lineItemsResponse } from "./PaymentLive.ts"
 
 /** The provider this group needs beyond the domain ports (reimbursement envelopes). */
-export type Requires = Providers.ESignature | CardCharger.CardCharger
+export type Requires = PaymentProviders.ESignature | CardCharger.CardCharger
 
 /** Spec 2.9 from the transfers read model. */
 export const toResponse = (doc: Effect.Success<ReturnType<typeof Transfers.get>>): TransferResponse => {

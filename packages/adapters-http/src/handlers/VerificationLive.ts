@@ -1,5 +1,5 @@
 /** Handlers of the `verification` group: KYC start and status, personal data, chat signature (customer tokens only). */
-import { Personal, type Providers, Traced, Verification } from "@partnerpay/domain"
+import { type CustomerProviders, Personal, Traced, Verification } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -8,7 +8,7 @@ import { ChatSigner } from "../CustomerIdentityPorts.ts"
 import { toProblem } from "./IdentityProblems.ts"
 
 /** Provider ports these handlers need (named so the layer's type can be emitted). */
-export type Requires = Providers.BankLinker | Providers.KycProvider
+export type Requires = CustomerProviders.BankLinker | CustomerProviders.KycProvider
 
 export const VerificationLive = HttpApiBuilder.group(
   Api,

@@ -6,7 +6,7 @@
  *   -> `{ accounts: [{ providerAccountId, institutionId, name, mask, type }] }`;
  *   422 `{ errorType, errorCode, errorMessage, displayMessage }`: the link failed (`BankLinkFailed`).
  */
-import { Providers } from "@partnerpay/domain"
+import { CustomerProviders } from "@partnerpay/domain"
 import { Effect, type Layer, Schema } from "effect"
 import * as HttpBridge from "./HttpBridge.ts"
 
@@ -31,17 +31,22 @@ const LinkError = Schema.Struct({
 })
 
 export const make = (bridge: HttpBridge.Bridge) =>
-  Providers.BankLinker.of({
+  CustomerProviders.BankLinker.of({
     createLinkToken: (request) =>
       Effect.flatMap(bridge.call("link-token", request), HttpBridge.expect(bridge, "link-token", LinkToken)),
     exchangePublicToken: (request) =>
       Effect.flatMap(
         bridge.call("exchange", request),
         HttpBridge.expect(bridge, "exchange", Linked, {
-          422: HttpBridge.refusal(bridge, "exchange", LinkError, (error) => new Providers.BankLinkFailed(error)),
+          422: HttpBridge.refusal(
+            bridge,
+            "exchange",
+            LinkError,
+            (error) => new CustomerProviders.BankLinkFailed(error),
+          ),
         }),
       ),
   })
 
-export const layer = (config: HttpBridge.BridgeConfig): Layer.Layer<Providers.BankLinker> =>
-  HttpBridge.layer(Providers.BankLinker, "bank-link provider", config, make)
+export const layer = (config: HttpBridge.BridgeConfig): Layer.Layer<CustomerProviders.BankLinker> =>
+  HttpBridge.layer(CustomerProviders.BankLinker, "bank-link provider", config, make)

@@ -13,7 +13,7 @@
  *   key with the first charge.
  * - `card-refunds` `{ processorReference }` -> any 2xx.
  */
-import { CardCharger, Providers } from "@partnerpay/domain"
+import { CardCharger, CustomerProviders } from "@partnerpay/domain"
 import { Effect, Layer, Schema } from "effect"
 import * as HttpBridge from "./HttpBridge.ts"
 
@@ -33,7 +33,7 @@ const Registered = Schema.Struct({ processorReference: Schema.String })
 const Refusal = Schema.Struct({ code: Schema.String, reason: Schema.String })
 
 export const make = (bridge: HttpBridge.Bridge) =>
-  Providers.CardProcessor.of({
+  CustomerProviders.CardProcessor.of({
     listCardMethods: (registrationId) =>
       bridge.call("card-methods", { registrationId }).pipe(
         Effect.flatMap(HttpBridge.expect(bridge, "card-methods", Cards)),
@@ -43,7 +43,12 @@ export const make = (bridge: HttpBridge.Bridge) =>
       Effect.flatMap(
         bridge.call("card-payments", request),
         HttpBridge.expect(bridge, "card-payments", Registered, {
-          422: HttpBridge.refusal(bridge, "card-payments", Refusal, (body) => new Providers.CardProcessorRefused(body)),
+          422: HttpBridge.refusal(
+            bridge,
+            "card-payments",
+            Refusal,
+            (body) => new CustomerProviders.CardProcessorRefused(body),
+          ),
         }),
       ),
   })
@@ -75,8 +80,8 @@ export const makeCharger = (bridge: HttpBridge.Bridge) =>
 
 export const layer = (
   config: HttpBridge.BridgeConfig,
-): Layer.Layer<Providers.CardProcessor | CardCharger.CardCharger> =>
+): Layer.Layer<CustomerProviders.CardProcessor | CardCharger.CardCharger> =>
   Layer.merge(
-    HttpBridge.layer(Providers.CardProcessor, "card processor", config, make),
+    HttpBridge.layer(CustomerProviders.CardProcessor, "card processor", config, make),
     HttpBridge.layer(CardCharger.CardCharger, "card processor", config, makeCharger),
   )

@@ -4,7 +4,7 @@
  * `reimbursement-envelope` `{ transferId, providerId, signer: { registrationId, name, emailAddress } }`
  * -> `{ envelopeId, signingUrl }`; 422 `{ reason }`: refused (`ESignatureRefused`).
  */
-import { Providers } from "@partnerpay/domain"
+import { PaymentProviders } from "@partnerpay/domain"
 import { Effect, type Layer, Schema } from "effect"
 import * as HttpBridge from "./HttpBridge.ts"
 
@@ -13,7 +13,7 @@ const Envelope = Schema.Struct({ envelopeId: Schema.String, signingUrl: Schema.S
 const Refusal = Schema.Struct({ reason: Schema.String })
 
 export const make = (bridge: HttpBridge.Bridge) =>
-  Providers.ESignature.of({
+  PaymentProviders.ESignature.of({
     createReimbursementEnvelope: (request) =>
       Effect.flatMap(
         bridge.call(operation, request),
@@ -22,11 +22,11 @@ export const make = (bridge: HttpBridge.Bridge) =>
             bridge,
             operation,
             Refusal,
-            ({ reason }) => new Providers.ESignatureRefused({ reason }),
+            ({ reason }) => new PaymentProviders.ESignatureRefused({ reason }),
           ),
         }),
       ),
   })
 
-export const layer = (config: HttpBridge.BridgeConfig): Layer.Layer<Providers.ESignature> =>
-  HttpBridge.layer(Providers.ESignature, "e-signature provider", config, make)
+export const layer = (config: HttpBridge.BridgeConfig): Layer.Layer<PaymentProviders.ESignature> =>
+  HttpBridge.layer(PaymentProviders.ESignature, "e-signature provider", config, make)

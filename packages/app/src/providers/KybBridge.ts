@@ -6,7 +6,7 @@
  *   (`KybSubmissionRefused`)
  * - `status` `{ submissionId }` -> `{ status: "Pending" | "Verified" | "Rejected" }`
  */
-import { Providers } from "@partnerpay/domain"
+import { CompanyProviders } from "@partnerpay/domain"
 import { Effect, type Layer, Schema } from "effect"
 import * as HttpBridge from "./HttpBridge.ts"
 
@@ -15,7 +15,7 @@ const Status = Schema.Struct({ status: Schema.Literals(["Pending", "Verified", "
 const Refusal = Schema.Struct({ reason: Schema.String })
 
 export const make = (bridge: HttpBridge.Bridge) =>
-  Providers.KybVerifier.of({
+  CompanyProviders.KybVerifier.of({
     submit: (submission) =>
       Effect.flatMap(
         bridge.call("submit", submission),
@@ -24,7 +24,7 @@ export const make = (bridge: HttpBridge.Bridge) =>
             bridge,
             "submit",
             Refusal,
-            ({ reason }) => new Providers.KybSubmissionRefused({ reason }),
+            ({ reason }) => new CompanyProviders.KybSubmissionRefused({ reason }),
           ),
         }),
       ),
@@ -35,5 +35,5 @@ export const make = (bridge: HttpBridge.Bridge) =>
       ),
   })
 
-export const layer = (config: HttpBridge.BridgeConfig): Layer.Layer<Providers.KybVerifier> =>
-  HttpBridge.layer(Providers.KybVerifier, "KYB provider", config, make)
+export const layer = (config: HttpBridge.BridgeConfig): Layer.Layer<CompanyProviders.KybVerifier> =>
+  HttpBridge.layer(CompanyProviders.KybVerifier, "KYB provider", config, make)

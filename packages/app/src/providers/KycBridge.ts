@@ -5,7 +5,7 @@
  * - `check` `{ registrationId, tokenId }` -> `{ status, referenceId, redirectUrl }`; 404: unknown session
  * - `personal-data` `{ referenceId }` -> the person (`ssnLastFourDigits` only, never a full SSN); 404: unknown
  */
-import { CalendarDate, Providers } from "@partnerpay/domain"
+import { CalendarDate, CustomerProviders } from "@partnerpay/domain"
 import { Effect, type Layer, Schema } from "effect"
 import * as HttpBridge from "./HttpBridge.ts"
 
@@ -25,10 +25,10 @@ const Person = Schema.Struct({
   phoneNumber: Schema.String.check(Schema.isPattern(/^\+[1-9]\d{6,14}$/)),
 })
 
-const notFound = (tokenId: string) => () => Effect.fail(new Providers.KycSessionNotFound({ tokenId }))
+const notFound = (tokenId: string) => () => Effect.fail(new CustomerProviders.KycSessionNotFound({ tokenId }))
 
 export const make = (bridge: HttpBridge.Bridge) =>
-  Providers.KycProvider.of({
+  CustomerProviders.KycProvider.of({
     start: (request) => Effect.flatMap(bridge.call("start", request), HttpBridge.expect(bridge, "start", Session)),
     check: (request) =>
       Effect.flatMap(
@@ -42,5 +42,5 @@ export const make = (bridge: HttpBridge.Bridge) =>
       ),
   })
 
-export const layer = (config: HttpBridge.BridgeConfig): Layer.Layer<Providers.KycProvider> =>
-  HttpBridge.layer(Providers.KycProvider, "KYC provider", config, make)
+export const layer = (config: HttpBridge.BridgeConfig): Layer.Layer<CustomerProviders.KycProvider> =>
+  HttpBridge.layer(CustomerProviders.KycProvider, "KYC provider", config, make)

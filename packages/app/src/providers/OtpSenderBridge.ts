@@ -4,7 +4,7 @@
  * `send` `{ phoneNumber, code }` -> 2xx: delivered (any JSON object);
  * 422 `{ reason }`: the number cannot receive the code (`OtpDeliveryFailed`).
  */
-import { Providers } from "@partnerpay/domain"
+import { CustomerProviders } from "@partnerpay/domain"
 import { Effect, type Layer, Schema } from "effect"
 import * as HttpBridge from "./HttpBridge.ts"
 
@@ -12,7 +12,7 @@ const Delivered = Schema.Struct({})
 const Refusal = Schema.Struct({ reason: Schema.String })
 
 export const make = (bridge: HttpBridge.Bridge) =>
-  Providers.OtpSender.of({
+  CustomerProviders.OtpSender.of({
     send: (request) =>
       bridge.call("send", request).pipe(
         Effect.flatMap(
@@ -21,7 +21,7 @@ export const make = (bridge: HttpBridge.Bridge) =>
               bridge,
               "send",
               Refusal,
-              ({ reason }) => new Providers.OtpDeliveryFailed({ reason }),
+              ({ reason }) => new CustomerProviders.OtpDeliveryFailed({ reason }),
             ),
           }),
         ),
@@ -29,5 +29,5 @@ export const make = (bridge: HttpBridge.Bridge) =>
       ),
   })
 
-export const layer = (config: HttpBridge.BridgeConfig): Layer.Layer<Providers.OtpSender> =>
-  HttpBridge.layer(Providers.OtpSender, "OTP sender", config, make)
+export const layer = (config: HttpBridge.BridgeConfig): Layer.Layer<CustomerProviders.OtpSender> =>
+  HttpBridge.layer(CustomerProviders.OtpSender, "OTP sender", config, make)

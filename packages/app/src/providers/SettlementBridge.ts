@@ -5,7 +5,7 @@
  * `{ status: "Pending" }` | `{ status: "Settled" }` |
  * `{ status: "Failed", returnCode, reason }` (an ACH return code such as R01).
  */
-import { Providers } from "@partnerpay/domain"
+import { PaymentProviders } from "@partnerpay/domain"
 import { Effect, type Layer, Schema } from "effect"
 import * as HttpBridge from "./HttpBridge.ts"
 
@@ -16,9 +16,9 @@ const Outcome = Schema.Union([
 ])
 
 export const make = (bridge: HttpBridge.Bridge) =>
-  Providers.SettlementProvider.of({
+  PaymentProviders.SettlementProvider.of({
     status: (request) => Effect.flatMap(bridge.call("status", request), HttpBridge.expect(bridge, "status", Outcome)),
   })
 
-export const layer = (config: HttpBridge.BridgeConfig): Layer.Layer<Providers.SettlementProvider> =>
-  HttpBridge.layer(Providers.SettlementProvider, "settlement provider", config, make)
+export const layer = (config: HttpBridge.BridgeConfig): Layer.Layer<PaymentProviders.SettlementProvider> =>
+  HttpBridge.layer(PaymentProviders.SettlementProvider, "settlement provider", config, make)

@@ -23,6 +23,7 @@ import {
   type Messaging,
   PaymentNotice,
   PaymentNotices,
+  type Policy,
   type ReadModel,
   Traced,
   type UnitOfWork,
@@ -50,6 +51,7 @@ export type Requirements =
   | EventStore.EventStore
   | IdGenerator.IdGenerator
   | UnitOfWork.UnitOfWork
+  | Policy.Policies
   | Messaging.Senders
 
 /** One round: every due notice once; answers how many messages went out. */

@@ -4,7 +4,7 @@
  * clear ProviderUnavailable, never quoted), refusals mapped to the ports' errors.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Ids, Money, Providers } from "@partnerpay/domain"
+import { CustomerProviders, Ids, Money } from "@partnerpay/domain"
 import { Context, Effect, Layer, Redacted } from "effect"
 import * as BankLinkerBridge from "../../src/providers/BankLinkerBridge.ts"
 import * as ESignatureBridge from "../../src/providers/ESignatureBridge.ts"
@@ -118,7 +118,7 @@ describe("a provider bridge that answers", () => {
         OtpSenderBridge.make(bridge).send({ phoneNumber: "+15550000000", code: "1" }),
       )
       assert.deepStrictEqual(
-        [undelivered._tag, (undelivered as Providers.OtpDeliveryFailed).reason],
+        [undelivered._tag, (undelivered as CustomerProviders.OtpDeliveryFailed).reason],
         ["OtpDeliveryFailed", "landline"],
       )
     }),
@@ -310,7 +310,7 @@ describe("production providers", () => {
       fake.script("send", [{ status: 204 }])
       const bridges = Object.fromEntries(ProviderPorts.ports.map(({ key }) => [key, fake.config()]))
       const context = yield* Layer.build(ProviderPorts.layer(bridges))
-      const sender = Context.get(context, Providers.OtpSender)
+      const sender = Context.get(context, CustomerProviders.OtpSender)
       yield* sender.send({ phoneNumber: "+15551234567", code: "777777" })
       assert.deepStrictEqual(fake.received()[0]?.body, { phoneNumber: "+15551234567", code: "777777" })
     }),

@@ -5,10 +5,14 @@
  * name the same card payment.
  */
 import { DateTime, Schema } from "effect"
-import type { Envelope } from "../DomainEvents.ts"
+import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CardPaymentId, MerchantId, PartnerId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
+import type { CardPaymentEvent } from "./CardPaymentEvents.ts"
+
+/** The events this read model reads. */
+export type CardPaymentEnvelope = Envelope.Of<"CardPayment", CardPaymentEvent>
 
 export const collection = "card_payments"
 
@@ -24,12 +28,13 @@ export const CardPaymentDocument = Schema.Struct({
 })
 export type CardPaymentDocument = typeof CardPaymentDocument.Type
 
-export const projection: Projection<CardPaymentDocument> = {
+export const projection: Projection<CardPaymentDocument, CardPaymentEnvelope> = {
   collection,
   document: CardPaymentDocument,
   streamTypes: ["CardPayment"],
   ownedBy: "CardPayment",
-  key: (envelope: Envelope) => (envelope.streamType === "CardPayment" ? envelope.event.cardPaymentId : undefined),
+  key: (envelope: CardPaymentEnvelope) =>
+    envelope.streamType === "CardPayment" ? envelope.event.cardPaymentId : undefined,
   apply: (current, envelope) => {
     if (envelope.streamType !== "CardPayment") return current
     const { _tag, at, ...details } = envelope.event

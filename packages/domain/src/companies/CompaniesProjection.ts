@@ -9,10 +9,13 @@
  * unique per partner) and sorted by registration instant.
  */
 import { DateTime, Schema } from "effect"
-import type { Envelope } from "../DomainEvents.ts"
+import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CompanyId, CompanyReferenceId, PartnerId } from "../kernel/Ids.ts"
-import { CompanyStatus, CompanyType, Location } from "./CompanyEvents.ts"
+import { type CompanyEvent, CompanyStatus, CompanyType, Location } from "./CompanyEvents.ts"
+
+/** The events this read model reads. */
+export type CompanyEnvelope = Envelope.Of<"Company", CompanyEvent>
 
 export const collection = "companies"
 
@@ -41,7 +44,7 @@ export const CompanyDocument = Schema.Struct({
 })
 export type CompanyDocument = typeof CompanyDocument.Type
 
-const apply = (current: CompanyDocument | undefined, envelope: Envelope): CompanyDocument | undefined => {
+const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope): CompanyDocument | undefined => {
   if (envelope.streamType !== "Company") return current
   const event = envelope.event
   switch (event._tag) {
@@ -84,7 +87,7 @@ const apply = (current: CompanyDocument | undefined, envelope: Envelope): Compan
   }
 }
 
-export const projection: Projection<CompanyDocument> = {
+export const projection: Projection<CompanyDocument, CompanyEnvelope> = {
   collection,
   document: CompanyDocument as Schema.Codec<CompanyDocument, unknown>,
   streamTypes: ["Company"],

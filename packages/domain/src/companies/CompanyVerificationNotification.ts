@@ -7,13 +7,13 @@
  * receiver can de-duplicate retried deliveries.
  */
 import { DateTime, Effect } from "effect"
+import * as NotificationRule from "../infrastructure/NotificationRule.ts"
 import type { Notification } from "../infrastructure/Outbox.ts"
-import type { NotificationRule } from "../Notifications.ts"
+import type { CompanyEnvelope } from "./CompaniesProjection.ts"
 
 export const eventType = "COMPANY_VERIFICATION_STATUS_CHANGED"
 
-export const rule: NotificationRule = (envelope) => {
-  if (envelope.streamType !== "Company") return Effect.succeed([])
+const notifications = (envelope: CompanyEnvelope) => {
   const event = envelope.event
   if (event._tag !== "CompanyVerified" && event._tag !== "CompanyRejected") return Effect.succeed([])
   const notification: Notification = {
@@ -25,3 +25,5 @@ export const rule: NotificationRule = (envelope) => {
   }
   return Effect.succeed([notification])
 }
+
+export const rule = NotificationRule.make<CompanyEnvelope>({ streamTypes: ["Company"], notifications })

@@ -17,7 +17,6 @@
 import { DateTime, Effect, Option, Schema } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
-import { BankLinker } from "../infrastructure/Providers.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
 import { type FieldIssue, NotFound, ValidationFailed } from "../kernel/DomainError.ts"
@@ -25,6 +24,7 @@ import type { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as Customer from "./Customer.ts"
 import type { LinkedBankAccount } from "./CustomerEvents.ts"
+import { BankLinker } from "./CustomerProviders.ts"
 import * as Customers from "./CustomersProjection.ts"
 
 const customerNotFound = new NotFound({ entity: "Customer" })

@@ -8,7 +8,6 @@
 import { Schema } from "effect"
 import type { SnapshotPolicy } from "../kernel/Decider.ts"
 import { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
-import type { State as CustomerState } from "./Customer.ts"
 import {
   CardPaymentMethod,
   KycStatus,
@@ -16,6 +15,7 @@ import {
   NotificationPreferences,
   PersonalData,
 } from "./CustomerEvents.ts"
+import type { State as CustomerState } from "./CustomerState.ts"
 
 const Unregistered = Schema.TaggedStruct("Unregistered", {})
 

@@ -14,11 +14,12 @@
  * "[erased]" and nothing is pushed to them.
  */
 import { DateTime, Schema } from "effect"
-import type { Envelope } from "../DomainEvents.ts"
+import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { PartnerId, RegistrationId, Uuid } from "../kernel/Ids.ts"
 import { Erasable } from "../kernel/Personal.ts"
 import { defaultNotificationPreferences } from "./Customer.ts"
+import type { CustomerEvent } from "./CustomerEvents.ts"
 import {
   CardPaymentMethod,
   KycStatus,
@@ -27,6 +28,9 @@ import {
   PersonalData,
   PhoneNumber,
 } from "./CustomerEvents.ts"
+
+/** The events this read model reads. */
+export type CustomerEnvelope = Envelope.Of<"Customer", CustomerEvent>
 
 export const collection = "customers"
 
@@ -72,7 +76,7 @@ export const CustomerDocument = Schema.Struct({
 })
 export type CustomerDocument = typeof CustomerDocument.Type
 
-const apply = (current: CustomerDocument | undefined, envelope: Envelope): CustomerDocument | undefined => {
+const apply = (current: CustomerDocument | undefined, envelope: CustomerEnvelope): CustomerDocument | undefined => {
   if (envelope.streamType !== "Customer") return current
   const event = envelope.event
   if (event._tag === "CustomerRegistered") {
@@ -144,7 +148,7 @@ const apply = (current: CustomerDocument | undefined, envelope: Envelope): Custo
   }
 }
 
-export const projection: Projection<CustomerDocument> = {
+export const projection: Projection<CustomerDocument, CustomerEnvelope> = {
   collection,
   document: CustomerDocument as Schema.Codec<CustomerDocument, unknown>,
   streamTypes: ["Customer"],

@@ -18,13 +18,13 @@
 import { DateTime, Effect, Schema } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
-import { BankLinker, KycProvider } from "../infrastructure/Providers.ts"
 import { unitOfWork } from "../infrastructure/UseCase.ts"
 import { NotFound, ValidationFailed } from "../kernel/DomainError.ts"
 import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
 import { customerDocument, loadCustomer } from "./BankAccounts.ts"
 import * as Customer from "./Customer.ts"
+import { BankLinker, KycProvider } from "./CustomerProviders.ts"
 
 /** A verification (or bank-link) session as answered to the customer's device. */
 export const Session = Schema.Struct({

@@ -15,9 +15,15 @@
  *
  * Codecs are built once per aggregate; the typed events travel with their
  * encoding (`NewEvent.event`) so the append's hook need not decode them.
+ *
+ * After every decision that recorded events, the policies in context
+ * (`Policy.Policies`) react to them: each command a policy issues is handled
+ * the same way (its own policies included), in the same unit of work, with
+ * the same metadata. A refusal by a policy's target fails the command.
  */
 import { Context, Effect, Exit, Schema } from "effect"
 import { type Aggregate, fold, streamId as makeStreamId } from "../kernel/Decider.ts"
+import type { DomainError } from "../kernel/DomainError.ts"
 import * as Traced from "../kernel/Traced.ts"
 import {
   EventDecodeFailed,
@@ -32,6 +38,7 @@ import {
   VersionConflict,
 } from "./EventStore.ts"
 import { IdGenerator } from "./IdGenerator.ts"
+import { Policies, reactions } from "./Policy.ts"
 
 export interface HandleOptions {
   readonly metadata?: EventMetadata
@@ -212,17 +219,16 @@ const handleOnce = Effect.fnUntraced(function* <Command, Event extends { readonl
   return { events, state: next, version: result.streamVersion }
 })
 
-/** Handles one command for the aggregate instance `id`. */
+/** The failures of handling a command: the aggregate's refusal, a policy target's, or the store's. */
+export type HandleError<Error> = Error | DomainError | VersionConflict | EventDecodeFailedType | EventStoreUnavailable
+
+/** Handles one command for the aggregate instance `id`, then the commands its policies issue. */
 export const handle = <Command, Event extends { readonly _tag: string }, State, Error>(
   aggregate: Aggregate<Command, Event, State, Error>,
   id: string,
   command: Command,
   options: HandleOptions = {},
-): Effect.Effect<
-  Handled<Event, State>,
-  Error | VersionConflict | EventDecodeFailedType | EventStoreUnavailable,
-  EventStore | IdGenerator
-> => {
+): Effect.Effect<Handled<Event, State>, HandleError<Error>, EventStore | IdGenerator | Policies> => {
   const once = handleOnce(aggregate, id, command, options.metadata ?? {}, options.expectNew === true)
   const retries = options.retryOnConflict ?? 0
   const run =
@@ -237,5 +243,26 @@ export const handle = <Command, Event extends { readonly _tag: string }, State, 
           ),
         )
       : once
-  return run.pipe(Traced.withSpan("CommandHandler.handle", { attributes: { aggregate: aggregate.name } }))
+  return run.pipe(
+    Effect.tap((handled) => (handled.events.length === 0 ? Effect.void : react(aggregate, handled, options))),
+    Traced.withSpan("CommandHandler.handle", { attributes: { aggregate: aggregate.name } }),
+  )
 }
+
+/** Handles, in order, the commands the policies in context issue for what `source` just recorded. */
+const react = Effect.fnUntraced(function* (
+  source: { readonly name: string },
+  handled: { readonly events: ReadonlyArray<{ readonly _tag: string }>; readonly state: unknown },
+  options: HandleOptions,
+): Effect.fn.Return<
+  void,
+  DomainError | VersionConflict | EventDecodeFailedType | EventStoreUnavailable,
+  EventStore | IdGenerator | Policies
+> {
+  const policies = yield* Policies
+  if (policies.length === 0) return
+  const metadata = options.metadata === undefined ? {} : { metadata: options.metadata }
+  for (const { policy, issued } of reactions(policies, source, handled)) {
+    yield* handle(policy.target, issued.id, issued.command, metadata)
+  }
+})

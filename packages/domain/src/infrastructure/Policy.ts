@@ -2,16 +2,18 @@
  * Cross-aggregate policies: "when aggregate A records event E, aggregate B
  * is told command C". A policy names the aggregate whose events it reacts
  * to, the event types it reacts to, the aggregate it commands, and the pure
- * reaction (the command and the target stream, or nothing). The registry of
- * every policy is `Policies.ts`; use cases apply it to the events a command
- * just recorded, inside their unit of work, so the source's events and the
- * target's reaction commit (or roll back) together.
+ * reaction (the command and the target stream, or nothing).
+ *
+ * Policies are applied by the machinery, never by a use case:
+ * `CommandHandler.handle` runs the registry in context (`Policies`, provided
+ * by the composition root: `composition/Policies.ts`) over the events it just
+ * recorded, inside the same unit of work, so the source's events and the
+ * target's reaction commit (or roll back) together and no use case can
+ * forget one.
  */
-
+import { Context, Layer } from "effect"
 import type { Aggregate, Decider } from "../kernel/Decider.ts"
 import type { DomainError } from "../kernel/DomainError.ts"
-import * as Traced from "../kernel/Traced.ts"
-import * as CommandHandler from "./CommandHandler.ts"
 
 /** What a policy issues: a command for one stream of its target aggregate. */
 export interface Issued<Command> {
@@ -42,6 +44,18 @@ export const make = <SourceEvent extends { readonly _tag: string }, SourceState,
   policy: Policy<SourceEvent, SourceState, TargetCommand>,
 ): Policy<SourceEvent, SourceState, TargetCommand> => policy
 
+/**
+ * The policies the command handler applies after every decision. The composition root provides
+ * the registry of every policy (`composition/Policies.ts`, through `EventPipeline.layerMemory` or
+ * `PgDomain.layer`); a test of one aggregate alone may provide `layerNone`.
+ */
+export class Policies extends Context.Service<Policies, ReadonlyArray<AnyPolicy>>()("partnerpay/domain/Policies") {
+  static readonly layer = (policies: ReadonlyArray<AnyPolicy>): Layer.Layer<Policies> =>
+    Layer.succeed(Policies, policies)
+  /** No policy: each command records its own aggregate's events only. */
+  static readonly layerNone: Layer.Layer<Policies> = Policies.layer([])
+}
+
 /** The commands the policies issue for events just recorded by `source`, in event order. */
 export const reactions = (
   policies: ReadonlyArray<AnyPolicy>,
@@ -55,19 +69,3 @@ export const reactions = (
       return issued === undefined ? [] : [{ policy, issued }]
     }),
   )
-
-/**
- * Applies the policies to the events `source` just recorded: each issued
- * command is handled by its target aggregate. Run it inside the use case's
- * unit of work; a refusal by the target fails the whole unit.
- */
-export const apply = Traced.fn("Policy.apply")(function* (
-  policies: ReadonlyArray<AnyPolicy>,
-  source: { readonly name: string },
-  handled: { readonly events: ReadonlyArray<{ readonly _tag: string }>; readonly state: unknown },
-  options: CommandHandler.HandleOptions = {},
-) {
-  for (const { policy, issued } of reactions(policies, source, handled)) {
-    yield* CommandHandler.handle(policy.target, issued.id, issued.command, options)
-  }
-})

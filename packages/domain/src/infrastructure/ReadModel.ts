@@ -10,7 +10,7 @@
  * log, any read model can be rebuilt and the rebuilt one equals the live one.
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import type { Envelope } from "../DomainEvents.ts"
+import * as Envelope from "./Envelope.ts"
 import { EventStoreUnavailable } from "./EventStore.ts"
 
 /** How a document is found: its owner, equality keys and the order of lists. */
@@ -23,33 +23,37 @@ export interface DocumentIndex {
   readonly sortKey: string
 }
 
-export interface Projection<Doc> {
+/**
+ * A read model, generic over the envelopes it reads (`Env`): an area declares its projections over
+ * its own streams' envelopes; the event pipeline routes to each only the stream types it names.
+ */
+export interface Projection<Doc, Env extends Envelope.Any = Envelope.Any> {
   /** Collection name, also a table discriminator: `companies`, `payment_requests`... */
   readonly collection: string
   /** JSON codec of the document. */
   readonly document: Schema.Codec<Doc, unknown>
   /** The stream types whose events this projection reads (omitted: all); events of others are never routed to it. */
-  readonly streamTypes?: ReadonlyArray<Envelope["streamType"]>
+  readonly streamTypes?: ReadonlyArray<Env["streamType"]>
   /**
    * The stream type whose aggregate id is the document's id (e.g. a payment request's document is
    * keyed by the request's id): a store may read the document together with that aggregate's stream.
    */
-  readonly ownedBy?: Envelope["streamType"]
+  readonly ownedBy?: Env["streamType"]
   /**
    * Event types (`_tag`) that start a document: `apply` makes it from the event alone, and the
    * document cannot exist before (its id is new), so it is not read first.
    */
   readonly creates?: ReadonlyArray<string>
   /** The id of the document an event changes, or undefined when this projection ignores the event. */
-  readonly key: (event: Envelope) => string | undefined
+  readonly key: (event: Env) => string | undefined
   /** The document after the event; undefined deletes it. */
-  readonly apply: (current: Doc | undefined, event: Envelope) => Doc | undefined
+  readonly apply: (current: Doc | undefined, event: Env) => Doc | undefined
   readonly index: (document: Doc) => DocumentIndex
 }
 
 /** A projection of any document type (the pipeline only moves JSON between them). */
-// biome-ignore lint/suspicious/noExplicitAny: projections are invariant in their document type; the pipeline is generic over it.
-export type AnyProjection = Projection<any>
+// biome-ignore lint/suspicious/noExplicitAny: projections are invariant in their document type and contravariant in their envelope; the pipeline is generic over both.
+export type AnyProjection = Projection<any, any>
 
 /** A stored document with its index. */
 export interface StoredDocument {
@@ -173,9 +177,9 @@ const codecsOf = (projection: AnyProjection): DocumentCodecs => {
 }
 
 /** Applies one event to one projection through the store. Pure decisions, effectful storage. */
-export const applyProjection = Effect.fnUntraced(function* <Doc>(
-  projection: Projection<Doc>,
-  event: Envelope,
+export const applyProjection = Effect.fnUntraced(function* <Doc, Env extends Envelope.Any>(
+  projection: Projection<Doc, Env>,
+  event: Env,
 ): Effect.fn.Return<void, EventStoreUnavailable, ReadModelStore> {
   const id = projection.key(event)
   if (id === undefined) return
@@ -208,26 +212,6 @@ export const applyProjection = Effect.fnUntraced(function* <Doc>(
   })
 })
 
-const routes = new WeakMap<ReadonlyArray<AnyProjection>, Map<string, ReadonlyArray<AnyProjection>>>()
-
-/** The projections of `projections` that read events of `streamType`. */
-const routed = (projections: ReadonlyArray<AnyProjection>, streamType: string): ReadonlyArray<AnyProjection> => {
-  let byStreamType = routes.get(projections)
-  if (byStreamType === undefined) {
-    byStreamType = new Map()
-    routes.set(projections, byStreamType)
-  }
-  let found = byStreamType.get(streamType)
-  if (found === undefined) {
-    found = projections.filter(
-      (projection) =>
-        projection.streamTypes === undefined || projection.streamTypes.includes(streamType as Envelope["streamType"]),
-    )
-    byStreamType.set(streamType, found)
-  }
-  return found
-}
-
 /** The collections whose documents are keyed by the aggregate id of `streamType` (see `Projection.ownedBy`). */
 export const collectionsOwnedBy = (
   projections: ReadonlyArray<AnyProjection>,
@@ -245,17 +229,23 @@ export const collectionsOwnedBy = (
 /** Applies events, in order, to every projection that reads them. */
 export const applyAll = (
   projections: ReadonlyArray<AnyProjection>,
-  events: ReadonlyArray<Envelope>,
+  events: ReadonlyArray<Envelope.Any>,
 ): Effect.Effect<void, EventStoreUnavailable, ReadModelStore> =>
   Effect.forEach(
     events,
     (event) =>
-      Effect.forEach(routed(projections, event.streamType), (projection) => applyProjection(projection, event), {
-        discard: true,
-      }),
+      Effect.forEach(
+        Envelope.routed(projections, event.streamType),
+        (projection) => applyProjection(projection, event),
+        {
+          discard: true,
+        },
+      ),
     { discard: true },
   )
 
 /** Decodes a stored document with its projection's codec. */
-export const decodeDocument = <Doc>(projection: Projection<Doc>, document: StoredDocument): Doc =>
-  codecsOf(projection).decode(document.data) as Doc
+export const decodeDocument = <Doc, Env extends Envelope.Any>(
+  projection: Projection<Doc, Env>,
+  document: StoredDocument,
+): Doc => codecsOf(projection).decode(document.data) as Doc

@@ -30,5 +30,11 @@ export class UnitOfWork extends Context.Service<
   })
 }
 
+/** Runs `effect` as one unit of work (`UseCase.fn` adds the bounded retry; this is the bare port). */
+export const transactional = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+): Effect.Effect<A, E | VersionConflict | EventStoreUnavailable, R | UnitOfWork> =>
+  Effect.flatMap(UnitOfWork, (uow) => uow.transactional(effect))
+
 /** True while the current fiber runs inside an in-memory unit of work. */
 const InsideUnitOfWork = Context.Reference<boolean>("partnerpay/domain/InsideUnitOfWork", { defaultValue: () => false })

@@ -7,8 +7,8 @@
  */
 import { Effect } from "effect"
 import { Retrying } from "./CommandHandler.ts"
-import { transactional } from "./EventPipeline.ts"
 import { EventDecodeFailed, VersionConflict } from "./EventStore.ts"
+import { transactional } from "./UnitOfWork.ts"
 
 /** A corrupt stored event becomes a defect (a 500 at the edge, logged), never a typed error. */
 export const dieOnCorruptEvent = <A, E, R>(

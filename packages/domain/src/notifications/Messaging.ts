@@ -14,10 +14,11 @@
  * transaction of the decision that sent them.
  */
 import { Context, DateTime, Effect, Layer, Ref, Schema } from "effect"
+import { CustomerProviders } from "../customers/index.ts"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { PersonalDataVault } from "../infrastructure/PersonalData.ts"
-import { OtpDeliveryFailed, OtpSender, ProviderUnavailable } from "../infrastructure/Providers.ts"
+import { ProviderUnavailable } from "../infrastructure/Providers.ts"
 import { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import { erased } from "../kernel/Personal.ts"
 
@@ -187,11 +188,11 @@ export const layerRecording: Layer.Layer<Senders, never, SentMessages | IdGenera
  * the code itself travels to the SMS provider only and is never recorded).
  * An undeliverable number is `OtpDeliveryFailed`.
  */
-export const otpSenderOverSms: Layer.Layer<OtpSender, never, SmsSender> = Layer.effect(
-  OtpSender,
+export const otpSenderOverSms: Layer.Layer<CustomerProviders.OtpSender, never, SmsSender> = Layer.effect(
+  CustomerProviders.OtpSender,
   Effect.gen(function* () {
     const sms = yield* SmsSender
-    return OtpSender.of({
+    return CustomerProviders.OtpSender.of({
       send: ({ phoneNumber, partnerId, registrationId }) =>
         sms
           .send({
@@ -202,7 +203,7 @@ export const otpSenderOverSms: Layer.Layer<OtpSender, never, SmsSender> = Layer.
           })
           .pipe(
             Effect.catchTag("MessageUndeliverable", (failed) =>
-              Effect.fail(new OtpDeliveryFailed({ reason: failed.reason })),
+              Effect.fail(new CustomerProviders.OtpDeliveryFailed({ reason: failed.reason })),
             ),
           ),
     })

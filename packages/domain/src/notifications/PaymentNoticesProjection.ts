@@ -13,11 +13,18 @@
  * has no document.
  */
 import { Schema } from "effect"
-import type { Envelope } from "../DomainEvents.ts"
+import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
+import type { PaymentRequestEvents } from "../payments/index.ts"
+import type { PaymentNoticeEvent } from "./PaymentNoticeEvents.ts"
 import { NoticeStatus } from "./PaymentNoticeEvents.ts"
+
+/** The events this read model reads. */
+export type PaymentNoticesEnvelope =
+  | Envelope.Of<"PaymentRequest", PaymentRequestEvents.PaymentRequestEvent>
+  | Envelope.Of<"PaymentNotice", PaymentNoticeEvent>
 
 /** The owner of system-wide documents: the nil UUID, which no partner can have. */
 export const systemTenant = "00000000-0000-0000-0000-000000000000"
@@ -38,14 +45,14 @@ export const PaymentNoticeDocument = Schema.Struct({
 })
 export type PaymentNoticeDocument = typeof PaymentNoticeDocument.Type
 
-const keyOf = (envelope: Envelope): string | undefined =>
+const keyOf = (envelope: PaymentNoticesEnvelope): string | undefined =>
   envelope.streamType === "PaymentRequest" || envelope.streamType === "PaymentNotice"
     ? envelope.event.paymentRequestId
     : undefined
 
 export const apply = (
   current: PaymentNoticeDocument | undefined,
-  envelope: Envelope,
+  envelope: PaymentNoticesEnvelope,
 ): PaymentNoticeDocument | undefined => {
   if (envelope.streamType === "PaymentRequest") {
     const event = envelope.event
@@ -90,7 +97,7 @@ export const apply = (
   return current
 }
 
-export const projection: Projection<PaymentNoticeDocument> = {
+export const projection: Projection<PaymentNoticeDocument, PaymentNoticesEnvelope> = {
   collection: "payment_notices",
   document: PaymentNoticeDocument,
   streamTypes: ["PaymentRequest", "PaymentNotice"],

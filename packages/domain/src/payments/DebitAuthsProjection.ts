@@ -10,11 +10,15 @@
  * company shows its current name.
  */
 import { DateTime, Schema } from "effect"
-import type { Envelope } from "../DomainEvents.ts"
+import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CompanyId, DebitAuthId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
 import { DebitAuthStatus } from "./DebitAuth.ts"
+import type { DebitAuthEvent } from "./DebitAuthEvents.ts"
+
+/** The events this read model reads. */
+export type DebitAuthEnvelope = Envelope.Of<"DebitAuth", DebitAuthEvent>
 
 export const collection = "debit_auths"
 
@@ -31,13 +35,13 @@ export const DebitAuthDocument = Schema.Struct({
 })
 export type DebitAuthDocument = typeof DebitAuthDocument.Type
 
-export const projection: Projection<DebitAuthDocument> = {
+export const projection: Projection<DebitAuthDocument, DebitAuthEnvelope> = {
   collection,
   document: DebitAuthDocument,
   streamTypes: ["DebitAuth"],
   ownedBy: "DebitAuth",
   creates: ["DebitAuthSet"],
-  key: (envelope: Envelope) => (envelope.streamType === "DebitAuth" ? envelope.event.debitAuthId : undefined),
+  key: (envelope: DebitAuthEnvelope) => (envelope.streamType === "DebitAuth" ? envelope.event.debitAuthId : undefined),
   apply: (current, envelope) => {
     if (envelope.streamType !== "DebitAuth") return current
     const event = envelope.event

@@ -18,7 +18,6 @@
 
 import { DateTime, Effect } from "effect"
 import { Customer } from "../customers/index.ts"
-import { CardCharger } from "../infrastructure/CardCharger.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
@@ -26,6 +25,7 @@ import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
 import { NotFound, RuleViolated } from "../kernel/DomainError.ts"
 import type { CardPaymentId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
+import { CardCharger } from "./CardCharger.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 
 export interface PayInput {

@@ -6,17 +6,20 @@
  * from the `payment_requests` read model, already updated by the same append.
  */
 
-import { DateTime, Option } from "effect"
+import { DateTime, type Effect, Option } from "effect"
+import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
+import * as NotificationRule from "../infrastructure/NotificationRule.ts"
+import type { Notification } from "../infrastructure/Outbox.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as Traced from "../kernel/Traced.ts"
-import type { NotificationRule } from "../Notifications.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import * as PaymentRequests from "./PaymentRequestsProjection.ts"
 
 export const eventType = "PAYMENT_REQUEST_STATUS_CHANGED"
 
-export const rule: NotificationRule = Traced.fn("PaymentRequestStatusNotification.rule")(function* (envelope) {
-  if (envelope.streamType !== "PaymentRequest") return []
+const notifications = Traced.fn("PaymentRequestStatusNotification.rule")(function* (
+  envelope: PaymentRequests.PaymentRequestEnvelope,
+): Effect.fn.Return<ReadonlyArray<Notification>, EventStoreUnavailable, ReadModelStore> {
   const event = envelope.event
   const status = PaymentRequest.statusOf(event)
   if (status === undefined) return []
@@ -38,4 +41,9 @@ export const rule: NotificationRule = Traced.fn("PaymentRequestStatusNotificatio
       position: envelope.globalPosition,
     },
   ]
+})
+
+export const rule = NotificationRule.make<PaymentRequests.PaymentRequestEnvelope>({
+  streamTypes: ["PaymentRequest"],
+  notifications,
 })

@@ -17,12 +17,20 @@
  * listed request may be collected is the aggregate's (`CollectAutomatically`).
  */
 import { DateTime, Schema } from "effect"
-import type { Envelope } from "../DomainEvents.ts"
+import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { PaymentRequestId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
-import { AutoCollectionSkipReason, AutomaticCollection, PaymentRequestStatus } from "./PaymentRequestEvents.ts"
+import {
+  AutoCollectionSkipReason,
+  AutomaticCollection,
+  type PaymentRequestEvent,
+  PaymentRequestStatus,
+} from "./PaymentRequestEvents.ts"
 import { InvoiceLineItem } from "./TransferEvents.ts"
+
+/** The events this read model reads. */
+export type PaymentRequestEnvelope = Envelope.Of<"PaymentRequest", PaymentRequestEvent>
 
 export const collection = "payment_requests"
 
@@ -114,7 +122,7 @@ const withStatus = (
   updatedAt: iso(at),
 })
 
-export const apply = (current: PaymentRequestDocument | undefined, envelope: Envelope) => {
+export const apply = (current: PaymentRequestDocument | undefined, envelope: PaymentRequestEnvelope) => {
   if (envelope.streamType !== "PaymentRequest") return current
   const event = envelope.event
   if (event._tag === "PaymentRequestCreated") {
@@ -185,7 +193,7 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Env
   }
 }
 
-export const projection: Projection<PaymentRequestDocument> = {
+export const projection: Projection<PaymentRequestDocument, PaymentRequestEnvelope> = {
   collection,
   document: PaymentRequestDocument,
   streamTypes: ["PaymentRequest"],
@@ -225,7 +233,7 @@ export type DueCollectionDocument = typeof DueCollectionDocument.Type
  * by due date. Any later event of the request (accepted, cancelled, paid by
  * card, skipped) takes it off the list.
  */
-export const dueForAutomaticCollection: Projection<DueCollectionDocument> = {
+export const dueForAutomaticCollection: Projection<DueCollectionDocument, PaymentRequestEnvelope> = {
   collection: "payment_requests_autocollect",
   document: DueCollectionDocument,
   streamTypes: ["PaymentRequest"],

@@ -34,7 +34,6 @@ import type {
 import * as Money from "../kernel/Money.ts"
 import { erased, isErased } from "../kernel/Personal.ts"
 import * as Traced from "../kernel/Traced.ts"
-import * as Policies from "../Policies.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import type * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
 import * as PaymentRequests from "./PaymentRequestsProjection.ts"
@@ -456,15 +455,9 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
 // ---------------------------------------------------------------------------
 // Settlement (the app's workers)
 
-/** Applies a transfer command and its policies (the payment request it pays follows), in one unit of work. */
+/** Applies a transfer command (its policies: the payment request it pays follows), in one unit of work. */
 const applyToTransfer = (transferId: string, command: Transfer.Command) =>
-  unitOfWork(
-    Effect.gen(function* () {
-      const handled = yield* CommandHandler.handle(Transfer.aggregate, transferId, command)
-      yield* Policies.apply(Transfer.aggregate, handled)
-      return handled
-    }),
-  )
+  unitOfWork(CommandHandler.handle(Transfer.aggregate, transferId, command))
 
 /** The bank settled the transfer: it becomes Settled and the request it pays Paid. A repeat changes nothing. */
 export const settleTransfer = Traced.fn("Payments.settleTransfer")(function* (transferId: TransferId) {

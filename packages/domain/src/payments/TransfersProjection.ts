@@ -10,10 +10,13 @@
  * the transfer's `date`; the report selects a date range of it.
  */
 import { DateTime, Schema } from "effect"
-import type { Envelope } from "../DomainEvents.ts"
+import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { Money } from "../kernel/Money.ts"
-import { Attachment, RecipientAddress, TransferInvoice, TransferStatus } from "./TransferEvents.ts"
+import { Attachment, RecipientAddress, type TransferEvent, TransferInvoice, TransferStatus } from "./TransferEvents.ts"
+
+/** The events this read model reads. */
+export type TransferEnvelope = Envelope.Of<"Transfer", TransferEvent>
 
 export const collection = "transfers"
 
@@ -57,7 +60,10 @@ export type TransferDocument = typeof TransferDocument.Type
 
 const iso = DateTime.formatIso
 
-export const apply = (current: TransferDocument | undefined, envelope: Envelope): TransferDocument | undefined => {
+export const apply = (
+  current: TransferDocument | undefined,
+  envelope: TransferEnvelope,
+): TransferDocument | undefined => {
   if (envelope.streamType !== "Transfer") return current
   const event = envelope.event
   if (event._tag === "TransferInitiated") {
@@ -116,7 +122,7 @@ export const apply = (current: TransferDocument | undefined, envelope: Envelope)
   }
 }
 
-export const projection: Projection<TransferDocument> = {
+export const projection: Projection<TransferDocument, TransferEnvelope> = {
   collection,
   document: TransferDocument,
   streamTypes: ["Transfer"],

@@ -6,11 +6,13 @@
  */
 export * as Attachments from "./Attachments.ts"
 export * as AutoCollection from "./AutoCollection.ts"
+export * as CardCharger from "./CardCharger.ts"
 export * as DebitAuth from "./DebitAuth.ts"
 export * as DebitAuths from "./DebitAuths.ts"
 export * as DebitAuthsProjection from "./DebitAuthsProjection.ts"
 export * as InAppCardPayments from "./InAppCardPayments.ts"
 export * as PaymentPersonalData from "./PaymentPersonalData.ts"
+export * as PaymentProviders from "./PaymentProviders.ts"
 export * as PaymentRequest from "./PaymentRequest.ts"
 export * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
 export * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"

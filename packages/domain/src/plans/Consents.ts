@@ -25,7 +25,6 @@ import { NotFound } from "../kernel/DomainError.ts"
 import * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
-import * as Policies from "../Policies.ts"
 import * as Consent from "./Consent.ts"
 import { type ConsentDocument, consents } from "./ConsentsProjection.ts"
 import { Frequency } from "./PaymentPlanSchedule.ts"
@@ -154,10 +153,9 @@ const answer = (
       yield* findOwn(payer, consentId)
       yield* check
       const at = yield* DateTime.now
-      const handled = yield* CommandHandler.handle(Consent.aggregate, consentId, command(at), {
+      yield* CommandHandler.handle(Consent.aggregate, consentId, command(at), {
         metadata: { partnerId: payer.partnerId },
       })
-      yield* Policies.apply(Consent.aggregate, handled, { metadata: { partnerId: payer.partnerId } })
       return yield* get(payer, consentId)
     }),
   )

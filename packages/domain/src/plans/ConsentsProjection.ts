@@ -14,13 +14,18 @@
  * the company's current contact data at query time.
  */
 import { DateTime, Schema } from "effect"
-import type { Envelope } from "../DomainEvents.ts"
+import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import { ConsentStatus, isListable } from "./Consent.ts"
+import type { ConsentEvent } from "./ConsentEvents.ts"
+import type { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 import * as Schedule from "./PaymentPlanSchedule.ts"
+
+/** The events this read model reads. */
+export type ConsentsEnvelope = Envelope.Of<"Consent", ConsentEvent> | Envelope.Of<"PaymentPlan", PaymentPlanEvent>
 
 export const ConsentDocument = Schema.Struct({
   consentId: Ids.ConsentId,
@@ -41,7 +46,7 @@ export const ConsentDocument = Schema.Struct({
 })
 export type ConsentDocument = typeof ConsentDocument.Type
 
-const key = (envelope: Envelope): string | undefined => {
+const key = (envelope: ConsentsEnvelope): string | undefined => {
   if (envelope.streamType === "Consent") return envelope.event.consentId
   if (envelope.streamType === "PaymentPlan" && envelope.event._tag === "PaymentPlanCreated") {
     return envelope.event.consentId
@@ -50,7 +55,10 @@ const key = (envelope: Envelope): string | undefined => {
 }
 
 /** The consent document after one event (pure). */
-export const apply = (current: ConsentDocument | undefined, envelope: Envelope): ConsentDocument | undefined => {
+export const apply = (
+  current: ConsentDocument | undefined,
+  envelope: ConsentsEnvelope,
+): ConsentDocument | undefined => {
   if (envelope.streamType === "PaymentPlan") {
     const event = envelope.event
     if (event._tag !== "PaymentPlanCreated") return current
@@ -97,7 +105,7 @@ export const apply = (current: ConsentDocument | undefined, envelope: Envelope):
   }
 }
 
-export const consents: Projection<ConsentDocument> = {
+export const consents: Projection<ConsentDocument, ConsentsEnvelope> = {
   collection: "consents",
   document: ConsentDocument,
   streamTypes: ["Consent", "PaymentPlan"],

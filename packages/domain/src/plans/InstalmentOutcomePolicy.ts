@@ -3,10 +3,6 @@
  * collects. Settled makes the instalment Settled, Failed makes it Failed (the
  * plan goes on with its next due date); a transfer collecting no instalment
  * issues nothing.
- *
- * The source and target are read when the policy is applied, not when this
- * module loads: the payments area reaches the policy registry too, so the
- * Transfer module may not be loaded yet at that moment.
  */
 import * as Policy from "../infrastructure/Policy.ts"
 import { Transfer } from "../payments/index.ts"
@@ -41,9 +37,7 @@ export const commandFor = (
 
 export const policy = Policy.make<Transfer.Event, Transfer.State, PaymentPlan.Command>({
   name: "a transfer's outcome reaches the plan instalment it collects",
-  get source() {
-    return Transfer.aggregate
-  },
+  source: Transfer.aggregate,
   reactsTo: ["TransferSettled", "TransferFailed"],
   target: PaymentPlan.aggregate,
   react: (event, state) => {

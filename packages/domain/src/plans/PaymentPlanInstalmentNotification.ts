@@ -6,8 +6,9 @@
  * Timestamp }. The plan's events carry the partner, so no read model is read.
  */
 import { DateTime, Effect } from "effect"
-import type { NotificationRule } from "../Notifications.ts"
+import * as NotificationRule from "../infrastructure/NotificationRule.ts"
 import type { InstalmentStatus, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
+import type { PaymentPlanEnvelope } from "./PaymentPlansProjection.ts"
 
 export const eventType = "PAYMENT_PLAN_INSTALMENT_STATUS_CHANGED"
 
@@ -27,8 +28,7 @@ const statusOf = (event: PaymentPlanEvent) => {
   }
 }
 
-export const rule: NotificationRule = (envelope) => {
-  if (envelope.streamType !== "PaymentPlan") return Effect.succeed([])
+const notifications = (envelope: PaymentPlanEnvelope) => {
   const event = envelope.event
   const change = statusOf(event)
   if (change === undefined || !("instalmentNumber" in event)) return Effect.succeed([])
@@ -49,3 +49,5 @@ export const rule: NotificationRule = (envelope) => {
     },
   ])
 }
+
+export const rule = NotificationRule.make<PaymentPlanEnvelope>({ streamTypes: ["PaymentPlan"], notifications })

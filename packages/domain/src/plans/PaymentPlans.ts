@@ -22,7 +22,6 @@ import { NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.
 import * as Ids from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
-import * as Policies from "../Policies.ts"
 import { Payments, Transfer } from "../payments/index.ts"
 import * as Consent from "./Consent.ts"
 import * as PaymentPlan from "./PaymentPlan.ts"
@@ -361,17 +360,16 @@ export const collectDue = Traced.fn("PaymentPlans.collectDue")(function* (
       const instalmentNumber = state.nextIndex + 1
       const { initiate, linked } = yield* instalmentTransfer(state.terms, instalmentNumber, transferId, at)
       const options = { metadata: { partnerId } }
-      const handled = yield* CommandHandler.handle(
+      yield* CommandHandler.handle(
         PaymentPlan.aggregate,
         id,
         { _tag: "CollectInstalment", paymentPlanId: id, dueDate, transferId, at },
         options,
       )
-      yield* Policies.apply(PaymentPlan.aggregate, handled, options)
       yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { ...options, expectNew: true })
       if (!linked) {
         // The payer unlinked the account since accepting: the bank returns the debit at once.
-        const failed = yield* CommandHandler.handle(
+        yield* CommandHandler.handle(
           Transfer.aggregate,
           transferId,
           {
@@ -383,7 +381,6 @@ export const collectDue = Traced.fn("PaymentPlans.collectDue")(function* (
           },
           options,
         )
-        yield* Policies.apply(Transfer.aggregate, failed, options)
       }
       const plan = yield* get(partnerId, id)
       return Option.some<CollectedInstalment>({

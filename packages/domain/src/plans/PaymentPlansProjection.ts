@@ -14,7 +14,7 @@
  * Both are pure functions of the PaymentPlan events.
  */
 import { DateTime, Schema } from "effect"
-import type { Envelope } from "../DomainEvents.ts"
+import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import * as Ids from "../kernel/Ids.ts"
@@ -24,6 +24,9 @@ import * as PaymentPlan from "./PaymentPlan.ts"
 import type { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 import { CancellationReason, InstalmentStatus } from "./PaymentPlanEvents.ts"
 import * as Schedule from "./PaymentPlanSchedule.ts"
+
+/** The events this read model reads. */
+export type PaymentPlanEnvelope = Envelope.Of<"PaymentPlan", PaymentPlanEvent>
 
 /** The plan's status as clients see it. */
 export const PlanStatus = PaymentPlan.PlanStatus
@@ -81,7 +84,7 @@ export const PaymentPlanDocument = Schema.Struct({
 })
 export type PaymentPlanDocument = typeof PaymentPlanDocument.Type
 
-const planEvent = (envelope: Envelope): PaymentPlanEvent | undefined =>
+const planEvent = (envelope: PaymentPlanEnvelope): PaymentPlanEvent | undefined =>
   envelope.streamType === "PaymentPlan" ? envelope.event : undefined
 
 const isFinished = (status: PlanStatus): boolean => status === "Cancelled" || status === "Completed"
@@ -184,7 +187,7 @@ export const applyPlanEvent = (
   }
 }
 
-export const paymentPlans: Projection<PaymentPlanDocument> = {
+export const paymentPlans: Projection<PaymentPlanDocument, PaymentPlanEnvelope> = {
   collection: "payment_plans",
   document: PaymentPlanDocument,
   streamTypes: ["PaymentPlan"],
@@ -220,7 +223,7 @@ export type DuePlanDocument = typeof DuePlanDocument.Type
 export const isCollecting = (doc: PaymentPlanDocument): boolean =>
   doc.status === "Active" && doc.consentStatus === "Accepted" && doc.nextDueDate !== undefined
 
-export const duePlans: Projection<DuePlanDocument> = {
+export const duePlans: Projection<DuePlanDocument, PaymentPlanEnvelope> = {
   collection: "payment_plans_due",
   document: DuePlanDocument,
   streamTypes: ["PaymentPlan"],

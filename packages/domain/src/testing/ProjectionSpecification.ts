@@ -11,7 +11,7 @@
  * stored identically. Failures throw an Error describing expected and actual.
  */
 import { Schema } from "effect"
-import type { DomainEvent, Envelope } from "../DomainEvents.ts"
+import type { DomainEvent, Envelope } from "../composition/DomainEvents.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 
 const stable = (value: unknown): string =>
@@ -40,10 +40,10 @@ export interface Then<Doc> {
 }
 
 /** Recorded events of one stream, as the event pipeline hands them to projections. */
-export const envelopes = (
-  stream: Stream<DomainEvent["streamType"]>,
-  events: ReadonlyArray<DomainEvent["event"]>,
-): ReadonlyArray<Envelope> =>
+export const envelopes = <Type extends DomainEvent["streamType"]>(
+  stream: Stream<Type>,
+  events: ReadonlyArray<EventOf<Type>>,
+): ReadonlyArray<Extract<Envelope, { readonly streamType: Type }>> =>
   events.map(
     (event, index) =>
       ({
@@ -55,7 +55,7 @@ export const envelopes = (
         globalPosition: index + 1,
         recordedAt: (event as { readonly at?: unknown }).at,
         metadata: {},
-      }) as Envelope,
+      }) as Extract<Envelope, { readonly streamType: Type }>,
   )
 
 /** The events of one stream type. */
@@ -64,17 +64,16 @@ export type EventOf<Type extends DomainEvent["streamType"]> = Extract<
   { readonly streamType: Type }
 >["event"]
 
-export const forProjection = <Doc, Type extends DomainEvent["streamType"]>(
-  projection: Projection<Doc>,
+export const forProjection = <Doc, Env extends Envelope, Type extends Env["streamType"]>(
+  projection: Projection<Doc, Env>,
   stream: Stream<Type>,
 ) => {
   const encode = Schema.encodeSync(projection.document)
   return {
     given: (events: ReadonlyArray<EventOf<Type>>): Then<Doc> => {
-      const document = envelopes(stream, events).reduce<Doc | undefined>(
-        (current, envelope) => projection.apply(current, envelope),
-        undefined,
-      )
+      const document = (envelopes(stream, events) as ReadonlyArray<Envelope> as ReadonlyArray<Env>).reduce<
+        Doc | undefined
+      >((current, envelope) => projection.apply(current, envelope), undefined)
       const describe = () => `${projection.collection}: given ${events.map((e) => e._tag).join(", ") || "no events"}`
       const existing = (): Doc => {
         if (document === undefined) throw new Error(`${describe()}: expected a document but there is none`)

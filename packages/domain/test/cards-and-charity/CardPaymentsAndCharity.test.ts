@@ -7,9 +7,10 @@ import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import * as CardPayments from "../../src/cards-and-charity/CardPayments.ts"
 import * as Charity from "../../src/cards-and-charity/Charity.ts"
-import * as EventPipeline from "../../src/infrastructure/EventPipeline.ts"
+import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import { EventStore } from "../../src/infrastructure/EventStore.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
+import type { Policies } from "../../src/infrastructure/Policy.ts"
 import type { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import * as Ids from "../../src/kernel/Ids.ts"
@@ -23,7 +24,7 @@ const verificationId = Ids.VerificationId.make("e0000000-0000-4000-8000-00000000
 
 const domain = () => Layer.mergeAll(EventPipeline.layerMemory(), UnitOfWork.layerMemory, IdGenerator.layerRandom)
 
-const scenario = <A, E>(body: Effect.Effect<A, E, EventStore | ReadModelStore | IdGenerator | UnitOfWork>) =>
+const scenario = <A, E>(body: Effect.Effect<A, E, EventStore | ReadModelStore | IdGenerator | UnitOfWork | Policies>) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(Date.parse("2026-03-02T10:00:00Z"))
     yield* Fixtures.registerCompany(partnerId, charity, "Helping Hands")

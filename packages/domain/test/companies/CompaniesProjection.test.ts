@@ -1,8 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Schema } from "effect"
-import { type CompanyDocument, projection } from "../../src/companies/CompaniesProjection.ts"
+import { type CompanyDocument, type CompanyEnvelope, projection } from "../../src/companies/CompaniesProjection.ts"
 import * as Company from "../../src/companies/Company.ts"
-import type { Envelope } from "../../src/DomainEvents.ts"
 import type { CompanyId, CompanyReferenceId, LocationId, PartnerId } from "../../src/kernel/Ids.ts"
 import { ProjectionSpecification } from "../../src/testing/index.ts"
 
@@ -14,7 +13,7 @@ const at = DateTime.makeUnsafe("2026-03-01T10:00:00.000Z")
 const later = DateTime.makeUnsafe("2026-03-02T10:00:00.000Z")
 
 let position = 0
-const envelope = (event: Company.CompanyEvent): Envelope => ({
+const envelope = (event: Company.CompanyEvent): CompanyEnvelope => ({
   streamType: "Company",
   event,
   eventId: `00000000-0000-4000-8000-${String(++position).padStart(12, "0")}`,
@@ -122,7 +121,7 @@ describe("the companies projection", () => {
 
   it("events before a registration change nothing, and other streams are ignored", () => {
     spec.given([Company.CompanyVerified.make({ companyId, partnerId, status: "Verified", at: later })]).thenNoDocument()
-    const other = { ...envelope(registered), streamType: "CompanyReference" } as unknown as Envelope
+    const other = { ...envelope(registered), streamType: "CompanyReference" } as unknown as CompanyEnvelope
     assert.isUndefined(projection.key(other))
   })
 

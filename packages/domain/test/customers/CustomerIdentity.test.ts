@@ -6,15 +6,15 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Exit, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
+import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as BankAccounts from "../../src/customers/BankAccounts.ts"
 import * as CustomerLogin from "../../src/customers/CustomerLogin.ts"
+import * as CustomerProviderSandboxes from "../../src/customers/CustomerProviderSandboxes.ts"
 import * as Customers from "../../src/customers/CustomersProjection.ts"
 import { CodeHasher, OtpCodes } from "../../src/customers/OtpCodes.ts"
 import * as Verification from "../../src/customers/Verification.ts"
-import * as EventPipeline from "../../src/infrastructure/EventPipeline.ts"
 import { EventStore } from "../../src/infrastructure/EventStore.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
-import * as ProviderSandboxes from "../../src/infrastructure/ProviderSandboxes.ts"
 import { decodeDocument, ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import * as Ids from "../../src/kernel/Ids.ts"
@@ -30,9 +30,9 @@ const layer = () =>
     IdGenerator.layerRandom,
     OtpCodes.layerSandbox,
     CodeHasher.layerTest,
-    ProviderSandboxes.layerOtpSenderMemory,
-    ProviderSandboxes.layerBankLinkerSandbox,
-    ProviderSandboxes.layerKycProviderSandbox,
+    CustomerProviderSandboxes.layerOtpSenderMemory,
+    CustomerProviderSandboxes.layerBankLinkerSandbox,
+    CustomerProviderSandboxes.layerKycProviderSandbox,
   )
 
 const run = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -60,7 +60,7 @@ describe("logging in with a one-time code", () => {
       Effect.gen(function* () {
         const { expiresAt } = yield* CustomerLogin.sendOtp(partnerId, phone)
         assert.strictEqual(DateTime.formatIso(expiresAt), "2026-03-02T10:05:00.000Z")
-        const sent = yield* (yield* ProviderSandboxes.SentOtps).all
+        const sent = yield* (yield* CustomerProviderSandboxes.SentOtps).all
         assert.deepStrictEqual(sent, [{ phoneNumber: phone, code: "123456" }])
         const first = yield* CustomerLogin.checkOtp(partnerId, phone, "123456")
         assert.isTrue(first.registered)
@@ -277,8 +277,8 @@ describe("identity verification and bank accounts", () => {
         assert.deepStrictEqual(
           accounts.map((a) => [a.name, a.mask]),
           [
-            ["Sandbox Checking", ProviderSandboxes.sandboxMask("acc-1")],
-            ["Sandbox Savings", ProviderSandboxes.sandboxMask("acc-2")],
+            ["Sandbox Checking", CustomerProviderSandboxes.sandboxMask("acc-1")],
+            ["Sandbox Savings", CustomerProviderSandboxes.sandboxMask("acc-2")],
           ],
         )
       }),

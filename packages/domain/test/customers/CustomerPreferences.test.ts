@@ -5,11 +5,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
+import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as Customer from "../../src/customers/Customer.ts"
 import * as CustomerPreferences from "../../src/customers/CustomerPreferences.ts"
-import * as EventPipeline from "../../src/infrastructure/EventPipeline.ts"
 import { EventStore } from "../../src/infrastructure/EventStore.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
+import type { Policies } from "../../src/infrastructure/Policy.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import * as Ids from "../../src/kernel/Ids.ts"
 import { Fixtures } from "../../src/testing/index.ts"
@@ -23,7 +24,7 @@ const domain = () => Layer.mergeAll(EventPipeline.layerMemory(), UnitOfWork.laye
 const now = Date.parse("2026-03-02T10:00:00Z")
 
 /** Runs a scenario on a fresh in-memory domain with the customer registered at `now`. */
-const scenario = <A, E>(body: Effect.Effect<A, E, EventStore | IdGenerator | UnitOfWork | never>) =>
+const scenario = <A, E>(body: Effect.Effect<A, E, EventStore | IdGenerator | UnitOfWork | Policies>) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(now)
     yield* Fixtures.registerCustomer(partnerId, customer)

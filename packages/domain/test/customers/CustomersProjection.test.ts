@@ -2,10 +2,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect } from "effect"
 import * as Customer from "../../src/customers/Customer.ts"
+import { sandboxPersonalData } from "../../src/customers/CustomerProviderSandboxes.ts"
 import * as Customers from "../../src/customers/CustomersProjection.ts"
 import { CodeHasher, codePattern, OtpCodes } from "../../src/customers/OtpCodes.ts"
-import type { Envelope } from "../../src/DomainEvents.ts"
-import { sandboxPersonalData } from "../../src/infrastructure/ProviderSandboxes.ts"
 import type { BankAccountId, PartnerId, RegistrationId } from "../../src/kernel/Ids.ts"
 
 const registrationId = "3b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a64" as RegistrationId
@@ -22,7 +21,7 @@ const account = (id: string, mask: string) => ({
   type: "checking",
 })
 
-const envelope = (event: Customer.CustomerEvent, position: number): Envelope =>
+const envelope = (event: Customer.CustomerEvent, position: number): Customers.CustomerEnvelope =>
   ({
     streamType: "Customer",
     event,
@@ -32,7 +31,7 @@ const envelope = (event: Customer.CustomerEvent, position: number): Envelope =>
     globalPosition: position,
     recordedAt: at,
     metadata: {},
-  }) as Envelope
+  }) as Customers.CustomerEnvelope
 
 const project = (events: ReadonlyArray<Customer.CustomerEvent>) =>
   events.reduce<Customers.CustomerDocument | undefined>(

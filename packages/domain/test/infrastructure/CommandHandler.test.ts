@@ -1,13 +1,17 @@
 /**
  * The command handler: load a stream, fold it, decide, append with the loaded
- * version as the expected version. Shown with the Counter test aggregate.
+ * version as the expected version, then apply the policies in context.
+ * Shown with the Counter test aggregate.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Layer } from "effect"
 import { handle, load } from "../../src/infrastructure/CommandHandler.ts"
 import { EventStore, ExpectedVersion, makeMemory, type NewEvent } from "../../src/infrastructure/EventStore.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
+import * as Policy from "../../src/infrastructure/Policy.ts"
+import { Policies } from "../../src/infrastructure/Policy.ts"
 import { streamId } from "../../src/kernel/Decider.ts"
+import { NotFound } from "../../src/kernel/DomainError.ts"
 import * as Counter from "../fixtures/Counter.ts"
 
 const at = DateTime.makeUnsafe("2026-03-01T10:00:00Z")
@@ -19,7 +23,7 @@ const counterId = "0b6c3d1e-1f2a-4b3c-8d4e-5f6a7b8c9d0e"
 const stream = streamId(Counter.aggregate, counterId)
 
 const withStore = (store: EventStore["Service"]) =>
-  Layer.mergeAll(Layer.succeed(EventStore, store), IdGenerator.layerSequential)
+  Layer.mergeAll(Layer.succeed(EventStore, store), IdGenerator.layerSequential, Policies.layerNone)
 const fresh = () => withStore(makeMemory())
 
 let foreignIds = 0
@@ -283,5 +287,49 @@ describe("a stored event the aggregate cannot decode", () => {
       const loaded = yield* Effect.flip(load(Counter.aggregate, counterId))
       assert.strictEqual(loaded._tag, "EventDecodeFailed")
     }).pipe(Effect.provide(fresh())),
+  )
+})
+
+/** A second aggregate with the Counter's rules, told by a policy what the counter records. */
+const tally: typeof Counter.aggregate = { ...Counter.aggregate, name: "Tally" }
+const tallyId = "1c7d4e2f-2a3b-4c4d-9e5f-6a7b8c9d0e1f"
+const counted = Policy.make<Counter.CounterEvent, Counter.CounterState, Counter.CounterCommand>({
+  name: "what a counter counts up, its tally counts too",
+  source: Counter.aggregate,
+  reactsTo: ["Incremented"],
+  target: tally,
+  react: (event) => (event._tag === "Incremented" ? { id: tallyId, command: increment(event.by) } : undefined),
+})
+const withPolicies = () =>
+  Layer.mergeAll(Layer.succeed(EventStore, makeMemory()), IdGenerator.layerSequential, Policies.layer([counted]))
+
+describe("the policies in context", () => {
+  it.effect("react to what a command recorded: the command they issue is handled too, with the same metadata", () =>
+    Effect.gen(function* () {
+      yield* handle(tally, tallyId, open)
+      yield* handle(Counter.aggregate, counterId, open)
+      const counter = yield* handle(Counter.aggregate, counterId, increment(2), { metadata: { correlationId: "c-7" } })
+      assert.deepStrictEqual(counter.state, { _tag: "Open", value: 2, changes: 1 })
+      assert.deepStrictEqual((yield* load(tally, tallyId)).state, { _tag: "Open", value: 2, changes: 1 })
+      const tallied = yield* (yield* EventStore).readStream(streamId(tally, tallyId))
+      assert.strictEqual(tallied[1]?.metadata.correlationId, "c-7")
+    }).pipe(Effect.provide(withPolicies())),
+  )
+
+  it.effect("a refusal by the policy's target fails the command", () =>
+    Effect.gen(function* () {
+      yield* handle(Counter.aggregate, counterId, open)
+      const error = yield* Effect.flip(handle(Counter.aggregate, counterId, increment(2)))
+      assert.deepStrictEqual(error, new NotFound({ entity: "Counter" }))
+    }).pipe(Effect.provide(withPolicies())),
+  )
+
+  it.effect("issue nothing for events they do not react to, and nothing without policies", () =>
+    Effect.gen(function* () {
+      yield* handle(tally, tallyId, open)
+      yield* handle(Counter.aggregate, counterId, open)
+      yield* handle(Counter.aggregate, counterId, increment(3)).pipe(Effect.provide(Policies.layerNone))
+      assert.deepStrictEqual((yield* load(tally, tallyId)).state, { _tag: "Open", value: 0, changes: 0 })
+    }).pipe(Effect.provide(withPolicies())),
   )
 })

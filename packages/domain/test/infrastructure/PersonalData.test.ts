@@ -8,8 +8,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
+import { fields } from "../../src/composition/PersonalDataMap.ts"
 import * as PersonalData from "../../src/infrastructure/PersonalData.ts"
-import { fields } from "../../src/PersonalDataMap.ts"
 import { fakeVault } from "../fixtures/SealedMemory.ts"
 
 const registered = (taxIdType: string) => ({

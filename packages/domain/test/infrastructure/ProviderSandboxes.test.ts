@@ -2,8 +2,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect } from "effect"
 import { TestClock } from "effect/testing"
+import * as CustomerProviderSandboxes from "../../src/customers/CustomerProviderSandboxes.ts"
+import { type KycProvider, OtpSender } from "../../src/customers/CustomerProviders.ts"
 import * as ProviderSandboxes from "../../src/infrastructure/ProviderSandboxes.ts"
-import { type KycProvider, OtpSender } from "../../src/infrastructure/Providers.ts"
 import type { RegistrationId } from "../../src/kernel/Ids.ts"
 
 const registrationId = "3b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a64" as RegistrationId
@@ -52,7 +53,7 @@ describe("a bounded store", () => {
 describe("the sandbox KYC provider", () => {
   it.effect("keeps at most maxEntries sessions: the oldest session becomes unknown", () =>
     Effect.gen(function* () {
-      const kyc = yield* ProviderSandboxes.makeKycProviderSandbox(limits)
+      const kyc = yield* CustomerProviderSandboxes.makeKycProviderSandbox(limits)
       for (const tokenId of ["t1", "t2", "t3", "t4"]) yield* startSession(kyc, tokenId)
       assert.deepStrictEqual(yield* Effect.forEach(["t1", "t2", "t3", "t4"], (tokenId) => known(kyc, tokenId)), [
         false,
@@ -65,7 +66,7 @@ describe("the sandbox KYC provider", () => {
 
   it.effect("a session expires ttlMillis after it started", () =>
     Effect.gen(function* () {
-      const kyc = yield* ProviderSandboxes.makeKycProviderSandbox(limits)
+      const kyc = yield* CustomerProviderSandboxes.makeKycProviderSandbox(limits)
       yield* startSession(kyc, "t1")
       yield* TestClock.adjust("59 seconds")
       assert.isTrue(yield* known(kyc, "t1"))
@@ -80,10 +81,10 @@ describe("the sandbox KYC provider", () => {
 describe("the in-memory OTP sender", () => {
   it.effect("records at most maxEntries messages, the newest ones", () =>
     Effect.gen(function* () {
-      const context = yield* ProviderSandboxes.makeOtpSenderMemory(limits)
+      const context = yield* CustomerProviderSandboxes.makeOtpSenderMemory(limits)
       const sender = Context.get(context, OtpSender)
       for (const code of ["1", "2", "3", "4", "5"]) yield* sender.send({ phoneNumber: "+15551234567", code })
-      const sent = yield* Context.get(context, ProviderSandboxes.SentOtps).all
+      const sent = yield* Context.get(context, CustomerProviderSandboxes.SentOtps).all
       assert.deepStrictEqual(
         sent.map(({ code }) => code),
         ["3", "4", "5"],
@@ -93,9 +94,9 @@ describe("the in-memory OTP sender", () => {
 
   it.effect("forgets a message ttlMillis after it was sent", () =>
     Effect.gen(function* () {
-      const context = yield* ProviderSandboxes.makeOtpSenderMemory(limits)
+      const context = yield* CustomerProviderSandboxes.makeOtpSenderMemory(limits)
       const sender = Context.get(context, OtpSender)
-      const recorded = Context.get(context, ProviderSandboxes.SentOtps).all
+      const recorded = Context.get(context, CustomerProviderSandboxes.SentOtps).all
       yield* sender.send({ phoneNumber: "+15551234567", code: "old" })
       yield* TestClock.adjust("30 seconds")
       yield* sender.send({ phoneNumber: "+15551234567", code: "new" })

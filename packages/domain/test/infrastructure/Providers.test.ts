@@ -1,7 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Layer } from "effect"
-import * as Providers from "../../src/infrastructure/Providers.ts"
+import * as CompanyProviders from "../../src/companies/CompanyProviders.ts"
+import * as CustomerProviders from "../../src/customers/CustomerProviders.ts"
 import type { RegistrationId } from "../../src/kernel/Ids.ts"
+import * as PaymentProviders from "../../src/payments/PaymentProviders.ts"
 
 const registrationId = "3b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a64" as RegistrationId
 
@@ -9,13 +11,13 @@ describe("provider ports", () => {
   it("each port has a partnerpay service id", () => {
     assert.deepStrictEqual(
       [
-        Providers.KybVerifier,
-        Providers.BankLinker,
-        Providers.KycProvider,
-        Providers.OtpSender,
-        Providers.CardProcessor,
-        Providers.ESignature,
-        Providers.SettlementProvider,
+        CompanyProviders.KybVerifier,
+        CustomerProviders.BankLinker,
+        CustomerProviders.KycProvider,
+        CustomerProviders.OtpSender,
+        CustomerProviders.CardProcessor,
+        PaymentProviders.ESignature,
+        PaymentProviders.SettlementProvider,
       ].map((port) => port.key),
       [
         "partnerpay/domain/KybVerifier",
@@ -31,13 +33,13 @@ describe("provider ports", () => {
 
   it.effect("a link failure reaches the caller as a typed BankLinkFailed with the spec's linkError fields", () => {
     const failing = Layer.succeed(
-      Providers.BankLinker,
-      Providers.BankLinker.of({
+      CustomerProviders.BankLinker,
+      CustomerProviders.BankLinker.of({
         createLinkToken: () =>
           Effect.succeed({ linkToken: "link-sandbox-1", expiration: DateTime.makeUnsafe("2026-03-01T11:00:00.000Z") }),
         exchangePublicToken: () =>
           Effect.fail(
-            new Providers.BankLinkFailed({
+            new CustomerProviders.BankLinkFailed({
               errorType: "ITEM_ERROR",
               errorCode: "INVALID_CREDENTIALS",
               errorMessage: "the provided credentials were not correct",
@@ -47,7 +49,7 @@ describe("provider ports", () => {
       }),
     )
     return Effect.gen(function* () {
-      const linker = yield* Providers.BankLinker
+      const linker = yield* CustomerProviders.BankLinker
       const error = yield* Effect.flip(
         linker.exchangePublicToken({
           registrationId,

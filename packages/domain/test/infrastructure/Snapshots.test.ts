@@ -9,6 +9,7 @@ import { DateTime, Effect, Layer, Schema } from "effect"
 import { handle, load } from "../../src/infrastructure/CommandHandler.ts"
 import { EventStore, makeMemory } from "../../src/infrastructure/EventStore.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
+import { Policies } from "../../src/infrastructure/Policy.ts"
 import { type Aggregate, fold, streamId } from "../../src/kernel/Decider.ts"
 import * as Counter from "../fixtures/Counter.ts"
 
@@ -46,7 +47,11 @@ const countingStore = () => {
         }),
       ),
   }
-  return { store, read, layer: Layer.mergeAll(Layer.succeed(EventStore, store), IdGenerator.layerSequential) }
+  return {
+    store,
+    read,
+    layer: Layer.mergeAll(Layer.succeed(EventStore, store), IdGenerator.layerSequential, Policies.layerNone),
+  }
 }
 
 const history = (aggregate: ReturnType<typeof snapshotted>, increments: number) =>

@@ -7,10 +7,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
+import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as CommandHandler from "../../src/infrastructure/CommandHandler.ts"
-import * as EventPipeline from "../../src/infrastructure/EventPipeline.ts"
 import type { EventStore } from "../../src/infrastructure/EventStore.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
+import type { Policies } from "../../src/infrastructure/Policy.ts"
 import { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import { NotFound } from "../../src/kernel/DomainError.ts"
@@ -31,7 +32,7 @@ const foreignCompany = Ids.CompanyId.make("c0000000-0000-4000-8000-000000000003"
 const domain = () => Layer.mergeAll(EventPipeline.layerMemory(), UnitOfWork.layerMemory, IdGenerator.layerRandom)
 const now = Date.parse("2026-03-02T10:00:00Z")
 
-type Env = EventStore | ReadModelStore | IdGenerator | UnitOfWork
+type Env = EventStore | ReadModelStore | IdGenerator | UnitOfWork | Policies
 
 /** A fresh domain: two companies of the partner, one of another partner, two payers of the partner. */
 const scenario = <A, E>(body: Effect.Effect<A, E, Env>) =>

@@ -7,12 +7,13 @@ import { Clock, DateTime, Duration, Effect, Exit, Layer, Option, Schema } from "
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import * as Companies from "../../src/companies/CompaniesProjection.ts"
+import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as Customer from "../../src/customers/Customer.ts"
 import * as CommandHandler from "../../src/infrastructure/CommandHandler.ts"
-import * as EventPipeline from "../../src/infrastructure/EventPipeline.ts"
 import type { EventStore } from "../../src/infrastructure/EventStore.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
+import type { Policies } from "../../src/infrastructure/Policy.ts"
 import { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import { CalendarDate } from "../../src/kernel/CalendarDate.ts"
@@ -676,7 +677,7 @@ const snapshot = Effect.gen(function* () {
   }
 })
 
-type Ports = EventStore | ReadModelStore | UnitOfWork | IdGenerator
+type Ports = EventStore | ReadModelStore | UnitOfWork | IdGenerator | Policies
 
 const stepEffect = (
   step: Step,

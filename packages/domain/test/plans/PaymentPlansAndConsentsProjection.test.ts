@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
-import type { DomainEvent, Envelope } from "../../src/DomainEvents.ts"
+import type { DomainEvent, Envelope } from "../../src/composition/DomainEvents.ts"
 import type { Projection } from "../../src/infrastructure/ReadModel.ts"
 import { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import * as Ids from "../../src/kernel/Ids.ts"
@@ -13,9 +13,8 @@ import type { ConsentEvent } from "../../src/plans/ConsentEvents.ts"
 import { type ConsentDocument, consents } from "../../src/plans/ConsentsProjection.ts"
 import type { PaymentPlanEvent } from "../../src/plans/PaymentPlanEvents.ts"
 import {
-  type DuePlanDocument,
   duePlans,
-  type PaymentPlanDocument,
+  type PaymentPlanEnvelope,
   paymentPlans,
   schedulerTenant,
 } from "../../src/plans/PaymentPlansProjection.ts"
@@ -45,8 +44,11 @@ const envelope = (event: DomainEvent): Envelope =>
 const plan = (event: PaymentPlanEvent) => envelope({ streamType: "PaymentPlan", event })
 const consent = (event: ConsentEvent) => envelope({ streamType: "Consent", event })
 
-const fold = <Doc>(projection: Projection<Doc>, events: ReadonlyArray<Envelope>): Doc | undefined =>
-  events.reduce<Doc | undefined>(
+const fold = <Doc, Env extends Envelope>(
+  projection: Projection<Doc, Env>,
+  events: ReadonlyArray<Envelope>,
+): Doc | undefined =>
+  (events as ReadonlyArray<Env>).reduce<Doc | undefined>(
     (doc, event) => (projection.key(event) === undefined ? doc : projection.apply(doc, event)),
     undefined,
   )
@@ -92,8 +94,8 @@ const completed = plan({ _tag: "PaymentPlanCompleted", ...ids, instalmentsCollec
 
 describe("the consents read model", () => {
   it("is the same whether the plan or its consent was recorded first", () => {
-    const planFirst = fold<ConsentDocument>(consents, [created, requested])
-    const consentFirst = fold<ConsentDocument>(consents, [requested, created])
+    const planFirst = fold(consents, [created, requested])
+    const consentFirst = fold(consents, [requested, created])
     assert.deepStrictEqual(planFirst, consentFirst)
     assert.strictEqual(planFirst?.status, "Pending")
     assert.strictEqual(planFirst?.recurrenceInterval, 2)
@@ -101,15 +103,15 @@ describe("the consents read model", () => {
   })
 
   it("lists Pending and Accepted consents only", () => {
-    const pending = fold<ConsentDocument>(consents, [created, requested])
-    const acceptedDoc = fold<ConsentDocument>(consents, [created, requested, accepted])
-    const revoked = fold<ConsentDocument>(consents, [
+    const pending = fold(consents, [created, requested])
+    const acceptedDoc = fold(consents, [created, requested, accepted])
+    const revoked = fold(consents, [
       created,
       requested,
       accepted,
       consent({ _tag: "ConsentRevoked", ...consentIds, bankAccountId, at: at("2026-01-20") }),
     ])
-    const declined = fold<ConsentDocument>(consents, [
+    const declined = fold(consents, [
       created,
       requested,
       consent({ _tag: "ConsentDeclined", ...consentIds, at: at("2026-01-20") }),
@@ -131,19 +133,14 @@ describe("the consents read model", () => {
 
 describe("the payment plans read model", () => {
   it("follows the plan to completion: next due date, collected instalments, status", () => {
-    const active = fold<PaymentPlanDocument>(paymentPlans, [created, planAccepted, activated])
+    const active = fold(paymentPlans, [created, planAccepted, activated])
     assert.strictEqual(active?.status, "Active")
     assert.strictEqual(active?.consentStatus, "Accepted")
     assert.strictEqual(active?.nextDueDate, "2026-01-15")
-    const afterOne = fold<PaymentPlanDocument>(paymentPlans, [
-      created,
-      planAccepted,
-      activated,
-      collected("2026-01-15", 1),
-    ])
+    const afterOne = fold(paymentPlans, [created, planAccepted, activated, collected("2026-01-15", 1)])
     assert.strictEqual(afterOne?.nextDueDate, "2026-01-29")
     assert.strictEqual(afterOne?.collectedCount, 1)
-    const done = fold<PaymentPlanDocument>(paymentPlans, [
+    const done = fold(paymentPlans, [
       created,
       planAccepted,
       activated,
@@ -160,13 +157,13 @@ describe("the payment plans read model", () => {
   })
 
   it("ignores consent events (the plan learns them through its own events)", () => {
-    assert.isUndefined(paymentPlans.key(accepted))
+    assert.isUndefined(paymentPlans.key(accepted as unknown as PaymentPlanEnvelope))
   })
 })
 
 describe("the scheduler's work list", () => {
   const collecting = (events: ReadonlyArray<Envelope>) => {
-    const doc = fold<DuePlanDocument>(duePlans, events)
+    const doc = fold(duePlans, events)
     return doc === undefined ? undefined : duePlans.index(doc).keys.collecting
   }
 
@@ -187,7 +184,7 @@ describe("the scheduler's work list", () => {
         plan({ _tag: "PaymentPlanCancelled", ...ids, reason: "CancelledByCompany", at: at("2026-01-12") }),
       ]),
     )
-    const doc = fold<DuePlanDocument>(duePlans, [created, planAccepted, activated, collected("2026-01-15", 1)])
+    const doc = fold(duePlans, [created, planAccepted, activated, collected("2026-01-15", 1)])
     assert.deepStrictEqual(doc ? duePlans.index(doc) : undefined, {
       partnerId: schedulerTenant,
       keys: { collecting: "true" },

@@ -9,7 +9,7 @@
  */
 import { DateTime, Result } from "effect"
 import fc from "fast-check"
-import type { DomainEvent } from "../../src/DomainEvents.ts"
+import type { DomainEvent, Envelope } from "../../src/composition/DomainEvents.ts"
 import type { Projection } from "../../src/infrastructure/ReadModel.ts"
 import type { Decider } from "../../src/kernel/Decider.ts"
 import * as Money from "../../src/kernel/Money.ts"
@@ -62,13 +62,15 @@ export const history = <Command, Event, State, Error>(
 }
 
 /** The document a projection makes from the events of one stream, as the event pipeline applies them. */
-export const documentOf = <Doc>(
-  projection: Projection<Doc>,
+export const documentOf = <Doc, Env extends Envelope>(
+  projection: Projection<Doc, Env>,
   streamType: DomainEvent["streamType"],
   streamId: string,
   events: ReadonlyArray<unknown>,
 ): Doc | undefined =>
-  envelopes({ streamType, streamId }, events as ReadonlyArray<DomainEvent["event"]>).reduce<Doc | undefined>(
+  (envelopes({ streamType, streamId }, events as ReadonlyArray<DomainEvent["event"]>) as ReadonlyArray<Env>).reduce<
+    Doc | undefined
+  >(
     (current, envelope) => (projection.key(envelope) === undefined ? current : projection.apply(current, envelope)),
     undefined,
   )
@@ -84,13 +86,16 @@ export interface Recorded {
 }
 
 /** The document a projection reading several streams makes from their events, in the order they were recorded. */
-export const documentOfLog = <Doc>(
-  projection: Projection<Doc>,
+export const documentOfLog = <Doc, Env extends Envelope>(
+  projection: Projection<Doc, Env>,
   id: string,
   log: ReadonlyArray<Recorded>,
 ): Doc | undefined =>
   log
-    .flatMap(({ streamType, streamId, event }) => envelopes({ streamType, streamId }, [event as DomainEvent["event"]]))
+    .flatMap(
+      ({ streamType, streamId, event }) =>
+        envelopes({ streamType, streamId }, [event as DomainEvent["event"]]) as ReadonlyArray<Env>,
+    )
     .reduce<Doc | undefined>(
       (current, envelope) => (projection.key(envelope) === id ? projection.apply(current, envelope) : current),
       undefined,

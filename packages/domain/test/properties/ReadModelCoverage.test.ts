@@ -4,7 +4,7 @@
  * projection fails this test until its property is written and listed here.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { all } from "../../src/Projections.ts"
+import { all } from "../../src/composition/Projections.ts"
 
 /** The collections whose agreement with their aggregates is stated here, and where. */
 const stated: Readonly<Record<string, string>> = {

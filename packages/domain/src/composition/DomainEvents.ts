@@ -4,23 +4,24 @@
  * read the log through this registry.
  */
 import { Effect, Schema } from "effect"
-import * as CardPayment from "./cards-and-charity/CardPayment.ts"
-import * as CharityTransaction from "./cards-and-charity/CharityTransaction.ts"
-import * as Company from "./companies/Company.ts"
-import * as CompanyReference from "./companies/CompanyReference.ts"
-import * as Customer from "./customers/Customer.ts"
-import * as LoginChallenge from "./customers/LoginChallenge.ts"
-import { EventDecodeFailed, type RecordedEvent } from "./infrastructure/EventStore.ts"
-import * as NaturalKey from "./infrastructure/NaturalKey.ts"
-import * as PaymentNotice from "./notifications/PaymentNotice.ts"
-import type * as PaymentNoticeEvents from "./notifications/PaymentNoticeEvents.ts"
-import * as DebitAuth from "./payments/DebitAuth.ts"
-import * as PaymentRequest from "./payments/PaymentRequest.ts"
-import type * as PaymentRequestEvents from "./payments/PaymentRequestEvents.ts"
-import * as Transfer from "./payments/Transfer.ts"
-import type * as TransferEvents from "./payments/TransferEvents.ts"
-import * as Consent from "./plans/Consent.ts"
-import * as PaymentPlan from "./plans/PaymentPlan.ts"
+import * as CardPayment from "../cards-and-charity/CardPayment.ts"
+import * as CharityTransaction from "../cards-and-charity/CharityTransaction.ts"
+import * as Company from "../companies/Company.ts"
+import * as CompanyReference from "../companies/CompanyReference.ts"
+import * as Customer from "../customers/Customer.ts"
+import * as LoginChallenge from "../customers/LoginChallenge.ts"
+import type { Envelope as EnvelopeOf } from "../infrastructure/Envelope.ts"
+import { EventDecodeFailed, type RecordedEvent } from "../infrastructure/EventStore.ts"
+import * as NaturalKey from "../infrastructure/NaturalKey.ts"
+import * as PaymentNotice from "../notifications/PaymentNotice.ts"
+import type * as PaymentNoticeEvents from "../notifications/PaymentNoticeEvents.ts"
+import * as DebitAuth from "../payments/DebitAuth.ts"
+import * as PaymentRequest from "../payments/PaymentRequest.ts"
+import type * as PaymentRequestEvents from "../payments/PaymentRequestEvents.ts"
+import * as Transfer from "../payments/Transfer.ts"
+import type * as TransferEvents from "../payments/TransferEvents.ts"
+import * as Consent from "../plans/Consent.ts"
+import * as PaymentPlan from "../plans/PaymentPlan.ts"
 
 /** A decoded event of any aggregate, tagged with its stream type. */
 export type DomainEvent =
@@ -38,15 +39,8 @@ export type DomainEvent =
   | { readonly streamType: "PaymentNotice"; readonly event: PaymentNoticeEvents.PaymentNoticeEvent }
   | { readonly streamType: "NaturalKey"; readonly event: NaturalKey.NaturalKeyEvent }
 
-/** A decoded event with where and when it was recorded. */
-export type Envelope = DomainEvent & {
-  readonly eventId: string
-  readonly streamId: string
-  readonly streamVersion: number
-  readonly globalPosition: number
-  readonly recordedAt: RecordedEvent["recordedAt"]
-  readonly metadata: RecordedEvent["metadata"]
-}
+/** A decoded event of any aggregate with where and when it was recorded. */
+export type Envelope = EnvelopeOf<DomainEvent>
 
 /** Event codecs by stream type. */
 export const codecs: Record<DomainEvent["streamType"], Schema.Codec<unknown, unknown>> = {

@@ -15,8 +15,8 @@
  * (`card_declined`), any other is charged; charges are kept in memory.
  */
 import { Context, Effect, Layer, Schema } from "effect"
+import type { ProviderUnavailable } from "../infrastructure/Providers.ts"
 import type { Money } from "../kernel/Money.ts"
-import type { ProviderUnavailable } from "./Providers.ts"
 
 /** The processor declined the card; `code` is its reason (e.g. "card_declined", "insufficient_funds"). */
 export class CardDeclined extends Schema.TaggedError<CardDeclined>()("CardDeclined", {

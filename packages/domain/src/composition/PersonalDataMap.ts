@@ -3,12 +3,12 @@
  * stores use (`infrastructure/PersonalData.ts`), composed from the areas'
  * declarations. Events, snapshots and documents not listed hold none.
  */
-import * as CompanyPersonalData from "./companies/CompanyPersonalData.ts"
-import * as CustomerPersonalData from "./customers/CustomerPersonalData.ts"
-import * as CustomersProjection from "./customers/CustomersProjection.ts"
-import type { PersonalFields } from "./infrastructure/PersonalData.ts"
-import * as PaymentPersonalData from "./payments/PaymentPersonalData.ts"
-import * as TransfersProjection from "./payments/TransfersProjection.ts"
+import * as CompanyPersonalData from "../companies/CompanyPersonalData.ts"
+import * as CustomerPersonalData from "../customers/CustomerPersonalData.ts"
+import * as CustomersProjection from "../customers/CustomersProjection.ts"
+import type { PersonalFields } from "../infrastructure/PersonalData.ts"
+import * as PaymentPersonalData from "../payments/PaymentPersonalData.ts"
+import * as TransfersProjection from "../payments/TransfersProjection.ts"
 
 export const fields: PersonalFields = {
   events: {

@@ -5,29 +5,36 @@
  * are recorded in the outbox, all inside the append's unit of work (with
  * PostgreSQL: written by the unit's one commit statement), so read models and
  * webhooks never disagree with the log. `layerMemory` assembles the complete
- * in-memory stack for tests and embedders.
+ * in-memory stack for tests and embedders, the policy registry included
+ * (`Policy.Policies`, which the command handler applies after every decision).
+ *
+ * It sits beside the registries it runs (composition root of the domain):
+ * the machinery it uses (`ReadModel.applyAll`, `Envelope.routed`,
+ * the event store's append hook) is generic in `infrastructure/`.
  */
 
 import { Effect, Layer } from "effect"
-import * as DomainEvents from "../DomainEvents.ts"
-import * as Traced from "../kernel/Traced.ts"
-import * as Notifications from "../Notifications.ts"
-import * as Projections from "../Projections.ts"
+import * as Envelope from "../infrastructure/Envelope.ts"
 import {
   type AppendHook,
   EventStore,
   EventStoreUnavailable,
   makeMemory,
   type RecordedEvent,
-  type VersionConflict,
-} from "./EventStore.ts"
-import { type MemoryOutbox, Outbox } from "./Outbox.ts"
-import { type AnyProjection, applyAll, ReadModelStore } from "./ReadModel.ts"
-import { UnitOfWork } from "./UnitOfWork.ts"
+} from "../infrastructure/EventStore.ts"
+import type * as NotificationRule from "../infrastructure/NotificationRule.ts"
+import { type MemoryOutbox, Outbox } from "../infrastructure/Outbox.ts"
+import type { Policies as PolicyRegistry } from "../infrastructure/Policy.ts"
+import { type AnyProjection, applyAll, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import * as Traced from "../kernel/Traced.ts"
+import * as DomainEvents from "./DomainEvents.ts"
+import * as Notifications from "./Notifications.ts"
+import * as Policies from "./Policies.ts"
+import * as Projections from "./Projections.ts"
 
 export interface PipelineOptions {
   readonly projections?: ReadonlyArray<AnyProjection>
-  readonly notificationRules?: ReadonlyArray<Notifications.NotificationRule>
+  readonly notificationRules?: ReadonlyArray<NotificationRule.AnyNotificationRule>
 }
 
 /** Builds the append hook from the read model store and the outbox in context. */
@@ -47,8 +54,8 @@ export const makeHook = Traced.fn("EventPipeline.makeHook")(function* (options: 
       )
       yield* applyAll(projections, events)
       for (const event of events) {
-        for (const rule of rules) {
-          const notifications = yield* rule(event)
+        for (const rule of Envelope.routed(rules, event.streamType)) {
+          const notifications = yield* rule.notifications(event)
           if (notifications.length > 0) yield* outbox.record(notifications)
         }
       }
@@ -85,22 +92,17 @@ export const rebuild = Traced.fn("EventPipeline.rebuild")(function* (
 
 /**
  * The complete in-memory stack: an event store whose appends update the
- * in-memory read models and outbox, plus the unit of work and id generation
- * are left to the caller (UnitOfWork.layerMemory, IdGenerator.layerRandom).
+ * in-memory read models and outbox, and the registry of every policy; the
+ * unit of work and id generation are left to the caller
+ * (UnitOfWork.layerMemory, IdGenerator.layerRandom).
  */
 export const layerMemory = (
   options: PipelineOptions = {},
-): Layer.Layer<EventStore | ReadModelStore | Outbox | MemoryOutbox> => {
+): Layer.Layer<EventStore | ReadModelStore | Outbox | MemoryOutbox | PolicyRegistry> => {
   const base = Layer.merge(ReadModelStore.layerMemory, Outbox.layerMemory)
   const store = Layer.effect(
     EventStore,
     Effect.map(makeHook(options), (onAppend) => makeMemory({ onAppend })),
   )
-  return Layer.provideMerge(store, base)
+  return Layer.mergeAll(Layer.provideMerge(store, base), Policies.layer)
 }
-
-/** Runs `effect` as one unit of work (helper for application services). */
-export const transactional = <A, E, R>(
-  effect: Effect.Effect<A, E, R>,
-): Effect.Effect<A, E | VersionConflict | EventStoreUnavailable, R | UnitOfWork> =>
-  Effect.flatMap(UnitOfWork, (uow) => uow.transactional(effect))

@@ -1,0 +1,21 @@
+/**
+ * Every notification (webhook) rule of the interface. Each webhook module
+ * adds itself here; the event pipeline runs them with every append, inside
+ * the append's unit of work. Each area's rule reads its own streams'
+ * envelopes; `reading` checks that they are envelopes of this domain.
+ */
+import * as CompanyVerification from "../companies/CompanyVerificationNotification.ts"
+import type { AnyNotificationRule, NotificationRule } from "../infrastructure/NotificationRule.ts"
+import * as PaymentRequestStatus from "../payments/PaymentRequestStatusNotification.ts"
+import * as PaymentPlanInstalmentStatus from "../plans/PaymentPlanInstalmentNotification.ts"
+import type * as DomainEvents from "./DomainEvents.ts"
+
+/** A rule over some of the domain's envelopes, for the registry (the pipeline routes by stream type). */
+const reading = <Env extends DomainEvents.Envelope>(rule: NotificationRule<Env>): AnyNotificationRule => rule
+
+/** Every notification rule. */
+export const rules: ReadonlyArray<AnyNotificationRule> = [
+  reading(CompanyVerification.rule),
+  reading(PaymentRequestStatus.rule),
+  reading(PaymentPlanInstalmentStatus.rule),
+]

@@ -1,0 +1,15 @@
+/**
+ * Every cross-aggregate policy of the domain. Each policy module adds itself
+ * here; the composition root provides the registry (`layer`, part of
+ * `EventPipeline.layerMemory` and of `PgDomain.layer`) and the command handler
+ * applies it after every decision, inside the decision's unit of work.
+ */
+import * as Policy from "../infrastructure/Policy.ts"
+import { policy as transferOutcome } from "../payments/TransferOutcomePolicy.ts"
+import { policy as consentAnswer } from "../plans/ConsentAnswerPolicy.ts"
+import { policy as instalmentOutcome } from "../plans/InstalmentOutcomePolicy.ts"
+
+export const all: ReadonlyArray<Policy.AnyPolicy> = [consentAnswer, transferOutcome, instalmentOutcome]
+
+/** The registry the command handler applies (`Policy.Policies`). */
+export const layer = Policy.Policies.layer(all)

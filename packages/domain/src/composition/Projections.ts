@@ -1,0 +1,36 @@
+/**
+ * Every read model of the interface. Each projection module adds itself here;
+ * the event pipeline keeps them all up to date in the append's unit of work.
+ * Each area's projection reads its own streams' envelopes; `reading` checks
+ * that they are envelopes of this domain (`DomainEvents.Envelope`).
+ */
+
+import { projection as cardPayments } from "../cards-and-charity/CardPaymentsProjection.ts"
+import { projection as companies } from "../companies/CompaniesProjection.ts"
+import { projection as customers } from "../customers/CustomersProjection.ts"
+import type { AnyProjection, Projection } from "../infrastructure/ReadModel.ts"
+import { projection as paymentNotices } from "../notifications/PaymentNoticesProjection.ts"
+import { projection as debitAuths } from "../payments/DebitAuthsProjection.ts"
+import { dueForAutomaticCollection, projection as paymentRequests } from "../payments/PaymentRequestsProjection.ts"
+import { projection as transfers } from "../payments/TransfersProjection.ts"
+import { consents } from "../plans/ConsentsProjection.ts"
+import { duePlans, paymentPlans } from "../plans/PaymentPlansProjection.ts"
+
+import type * as DomainEvents from "./DomainEvents.ts"
+
+/** A projection over some of the domain's envelopes, for the registry (the pipeline routes by stream type). */
+const reading = <Doc, Env extends DomainEvents.Envelope>(projection: Projection<Doc, Env>): AnyProjection => projection
+
+export const all: ReadonlyArray<AnyProjection> = [
+  reading(paymentPlans),
+  reading(duePlans),
+  reading(consents),
+  reading(companies),
+  reading(paymentRequests),
+  reading(dueForAutomaticCollection),
+  reading(transfers),
+  reading(customers),
+  reading(debitAuths),
+  reading(cardPayments),
+  reading(paymentNotices),
+]

@@ -1,0 +1,167 @@
+/**
+ * The provider ports of the customers area: bank linking, identity
+ * verification (KYC), one-time codes by SMS and the card processor (a
+ * customer's saved cards; card payments made on terminals). Only interfaces
+ * and typed errors live here; the application provides implementations
+ * (sandboxes: `CustomerProviderSandboxes.ts`). Every port may fail with
+ * `ProviderUnavailable` (`infrastructure/Providers.ts`); each adds the
+ * refusals its callers can act on.
+ */
+import { Context, type DateTime, type Effect, Schema } from "effect"
+import type { ProviderUnavailable } from "../infrastructure/Providers.ts"
+import type { CardPaymentId, MerchantId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import type { Money } from "../kernel/Money.ts"
+import type { CardPaymentMethod, PersonalData } from "./CustomerEvents.ts"
+
+/**
+ * Linking bank accounts failed at the provider. The four fields are the
+ * spec's `linkError` (2.15) and go back to the client as they are;
+ * `displayMessage` is meant for the end user.
+ */
+export class BankLinkFailed extends Schema.TaggedError<BankLinkFailed>()("BankLinkFailed", {
+  errorType: Schema.String,
+  errorCode: Schema.String,
+  errorMessage: Schema.String,
+  displayMessage: Schema.String,
+}) {
+  override get message(): string {
+    return `${this.errorType}/${this.errorCode}: ${this.errorMessage}`
+  }
+}
+
+/** The identity verification session is unknown to the provider (never started, or expired and purged). */
+export class KycSessionNotFound extends Schema.TaggedError<KycSessionNotFound>()("KycSessionNotFound", {
+  tokenId: Schema.String,
+}) {}
+
+/** The one-time code could not be delivered to that number (unreachable, landline, blocked). Retrying will not help. */
+export class OtpDeliveryFailed extends Schema.TaggedError<OtpDeliveryFailed>()("OtpDeliveryFailed", {
+  reason: Schema.String,
+}) {}
+
+/** The card processor refused the request; `code` is the processor's reason code. */
+export class CardProcessorRefused extends Schema.TaggedError<CardProcessorRefused>()("CardProcessorRefused", {
+  code: Schema.String,
+  reason: Schema.String,
+}) {}
+
+// ---------------------------------------------------------------------------
+// Bank linking
+// ---------------------------------------------------------------------------
+
+/** A bank account as the provider describes it. `mask` is at most the last 4 digits. */
+export interface ProviderBankAccount {
+  /** The provider's id of the account (from `linkAccountsMetadata.accountIds`). */
+  readonly providerAccountId: string
+  readonly institutionId: string
+  readonly name: string
+  readonly mask: string
+  readonly type: string
+}
+
+/**
+ * Opens bank-link sessions and turns the public token of a completed session
+ * into the chosen accounts. The provider's access credentials stay inside the
+ * adapter; the domain only ever sees masked accounts.
+ */
+export class BankLinker extends Context.Service<
+  BankLinker,
+  {
+    /** A link token the client uses to open the provider's account picker, valid until `expiration`. */
+    readonly createLinkToken: (request: {
+      readonly registrationId: RegistrationId
+      readonly tokenId: string
+    }) => Effect.Effect<{ readonly linkToken: string; readonly expiration: DateTime.Utc }, ProviderUnavailable>
+    /** Exchanges the public token of a completed session for the accounts the customer chose. */
+    readonly exchangePublicToken: (request: {
+      readonly registrationId: RegistrationId
+      readonly tokenId: string
+      readonly publicToken: string
+      readonly linkSessionId: string
+      readonly institutionId: string
+      readonly accountIds: ReadonlyArray<string>
+    }) => Effect.Effect<{ readonly accounts: ReadonlyArray<ProviderBankAccount> }, BankLinkFailed | ProviderUnavailable>
+  }
+>()("partnerpay/domain/BankLinker") {}
+
+// ---------------------------------------------------------------------------
+// KYC: identity verification of a customer
+// ---------------------------------------------------------------------------
+
+export interface KycCheck {
+  readonly status: "Pending" | "Verified" | "Rejected"
+  /** The provider's reference of the verification (a UUID). */
+  readonly referenceId: string
+  /** Where the client continues the verification (empty when nothing is left to do). */
+  readonly redirectUrl: string
+}
+
+/** Identity verification of customers (spec: StartKyc, CheckVerification, PersonalData). */
+export class KycProvider extends Context.Service<
+  KycProvider,
+  {
+    /** Starts a verification session `tokenId` for the customer's device. */
+    readonly start: (request: {
+      readonly registrationId: RegistrationId
+      readonly tokenId: string
+      readonly deviceId: string
+      readonly phoneNumber: string
+    }) => Effect.Effect<{ readonly linkToken: string; readonly expiration: DateTime.Utc }, ProviderUnavailable>
+    /** The verdict so far. */
+    readonly check: (request: {
+      readonly registrationId: RegistrationId
+      readonly tokenId: string
+    }) => Effect.Effect<KycCheck, KycSessionNotFound | ProviderUnavailable>
+    /**
+     * The confirmed personal data of a verified customer. Implementations
+     * reduce the SSN to its last four digits before returning.
+     */
+    readonly personalData: (
+      referenceId: string,
+    ) => Effect.Effect<PersonalData, KycSessionNotFound | ProviderUnavailable>
+  }
+>()("partnerpay/domain/KycProvider") {}
+
+// ---------------------------------------------------------------------------
+// One-time codes
+// ---------------------------------------------------------------------------
+
+/**
+ * Delivers one-time login codes by SMS. The application makes the code and
+ * keeps only its hash; the sender just delivers it.
+ */
+export class OtpSender extends Context.Service<
+  OtpSender,
+  {
+    /** Sends `code` to an E.164 phone number. */
+    readonly send: (request: {
+      readonly phoneNumber: string
+      readonly code: string
+      /** Who asked and, for a returning customer, who receives it (the message log of the sandbox lists it). */
+      readonly partnerId?: PartnerId | undefined
+      readonly registrationId?: RegistrationId | undefined
+    }) => Effect.Effect<void, OtpDeliveryFailed | ProviderUnavailable>
+  }
+>()("partnerpay/domain/OtpSender") {}
+
+// ---------------------------------------------------------------------------
+// Cards
+// ---------------------------------------------------------------------------
+
+/** The card processor: saved card methods of customers, and registration of card payments. */
+export class CardProcessor extends Context.Service<
+  CardProcessor,
+  {
+    /** The cards a customer saved with the processor (last 4 digits only). */
+    readonly listCardMethods: (
+      registrationId: RegistrationId,
+    ) => Effect.Effect<ReadonlyArray<CardPaymentMethod>, ProviderUnavailable>
+    /** Registers a card payment made on an external terminal; returns the processor's reference. */
+    readonly registerCardPayment: (request: {
+      readonly cardPaymentId: CardPaymentId
+      readonly merchantId: MerchantId
+      readonly amount: Money
+      readonly externalReference: string
+    }) => Effect.Effect<{ readonly processorReference: string }, CardProcessorRefused | ProviderUnavailable>
+  }
+>()("partnerpay/domain/CardProcessor") {}

@@ -1,0 +1,122 @@
+/**
+ * The Customer aggregate's state, the limits its decider keeps, and the
+ * queries read models, use cases and other areas ask of it (is the customer
+ * the partner's, which bank accounts are linked...). The decider itself is
+ * `Customer.ts`; the state's JSON form for snapshots is `CustomerSnapshot.ts`.
+ */
+import type { DateTime } from "effect"
+import type { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import type {
+  CardPaymentMethod,
+  KycStatus,
+  LinkedBankAccount,
+  NotificationPreferences,
+  PersonalData,
+} from "./CustomerEvents.ts"
+
+// ---------------------------------------------------------------------------
+// Policies
+// ---------------------------------------------------------------------------
+
+/**
+ * Preferences of a new customer: messages about their own payments (status,
+ * due dates, overdraft warnings) on by email and push; news (marketing) off
+ * until the customer opts in.
+ */
+export const defaultNotificationPreferences: NotificationPreferences = {
+  newsEmail: false,
+  newsPush: false,
+  overdraftWarningsEmail: true,
+  overdraftWarningsPush: true,
+  paymentStatusEmail: true,
+  paymentStatusPush: true,
+  paymentDueEmail: true,
+  paymentDuePush: true,
+}
+
+/** At most this many push tokens per customer; registering one more drops the least recently registered. */
+export const maxPushTokens = 20
+/** Longest push token accepted (device tokens are far shorter; this bounds storage). */
+export const maxPushTokenLength = 4096
+/** Longest free-text field (names, institution ids, account types, card ids and brands). */
+export const maxTextLength = 255
+
+// ---------------------------------------------------------------------------
+// State
+// ---------------------------------------------------------------------------
+
+/** A bank account known to the customer; `linked` is false once removed. */
+export interface BankAccount extends LinkedBankAccount {
+  readonly linked: boolean
+}
+
+export interface PushToken {
+  readonly token: string
+  readonly expireAt: DateTime.Utc
+}
+
+export interface RegisteredCustomer {
+  readonly _tag: "Registered"
+  readonly registrationId: RegistrationId
+  readonly partnerId: PartnerId
+  readonly phoneNumber: string
+  readonly kycStatus: KycStatus
+  /** The provider's reference of the latest verdict (null before any). */
+  readonly kycReferenceId: string | null
+  /** Set once identity is verified. */
+  readonly personalData: PersonalData | null
+  /** Token ids of the bank-link sessions issued to the customer, oldest first. */
+  readonly linkSessions: ReadonlyArray<string>
+  /** Every bank account ever linked, in order of first link. */
+  readonly bankAccounts: ReadonlyArray<BankAccount>
+  readonly notificationPreferences: NotificationPreferences
+  /** Push tokens, least recently registered first; never more than `maxPushTokens`. */
+  readonly pushTokens: ReadonlyArray<PushToken>
+  readonly cardPaymentMethods: ReadonlyArray<CardPaymentMethod>
+  /** The account autopay debits (PUT /Account/Default); cleared when that account is unlinked. */
+  readonly defaultBankAccountId?: BankAccountId
+}
+
+export type State = { readonly _tag: "Unregistered" } | RegisteredCustomer
+
+export const initialState: State = { _tag: "Unregistered" }
+
+// ---------------------------------------------------------------------------
+// Queries for read models and the HTTP layer
+// ---------------------------------------------------------------------------
+
+export const isRegistered = (state: State): state is RegisteredCustomer => state._tag === "Registered"
+
+/** True when the customer exists and belongs to the partner (tenancy check at the edge). */
+export const belongsTo = (state: State, partnerId: PartnerId): boolean =>
+  state._tag === "Registered" && state.partnerId === partnerId
+
+export const kycStatus = (state: State): KycStatus => (state._tag === "Registered" ? state.kycStatus : "NotStarted")
+
+export const personalData = (state: State): PersonalData | null =>
+  state._tag === "Registered" ? state.personalData : null
+
+/** True when the bank account is currently linked to the customer. */
+export const hasBankAccount = (state: State, bankAccountId: BankAccountId): boolean =>
+  state._tag === "Registered" && state.bankAccounts.some((a) => a.bankAccountId === bankAccountId && a.linked)
+
+/** The currently linked bank accounts (masked), in order of first link. */
+export const linkedBankAccounts = (state: State): ReadonlyArray<LinkedBankAccount> =>
+  state._tag === "Registered"
+    ? state.bankAccounts.filter((a) => a.linked).map(({ linked: _linked, ...account }) => account)
+    : []
+
+export const notificationPreferences = (state: State): NotificationPreferences =>
+  state._tag === "Registered" ? state.notificationPreferences : defaultNotificationPreferences
+
+export const pushTokens = (state: State): ReadonlyArray<PushToken> =>
+  state._tag === "Registered" ? state.pushTokens : []
+
+/** The linked account the customer designated for autopay, if any. */
+export const defaultBankAccount = (state: State): LinkedBankAccount | undefined =>
+  state._tag === "Registered" && state.defaultBankAccountId !== undefined
+    ? linkedBankAccounts(state).find((a) => a.bankAccountId === state.defaultBankAccountId)
+    : undefined
+
+export const cardPaymentMethods = (state: State): ReadonlyArray<CardPaymentMethod> =>
+  state._tag === "Registered" ? state.cardPaymentMethods : []

@@ -1,0 +1,63 @@
+/**
+ * The provider ports of the payments area: e-signature (reimbursement
+ * requests) and settlement (the bank's outcome of a transfer). The card
+ * charger of in-app card payments is its own port (`CardCharger.ts`). Only
+ * interfaces and typed errors live here; the application provides
+ * implementations. Every port may fail with `ProviderUnavailable`
+ * (`infrastructure/Providers.ts`).
+ */
+import { Context, type Effect, Schema } from "effect"
+import type { ProviderUnavailable } from "../infrastructure/Providers.ts"
+import type { RegistrationId, TransferId } from "../kernel/Ids.ts"
+import type { Money } from "../kernel/Money.ts"
+
+/** The e-signature provider refused to create the envelope (unknown template, invalid signer). */
+export class ESignatureRefused extends Schema.TaggedError<ESignatureRefused>()("ESignatureRefused", {
+  reason: Schema.String,
+}) {}
+
+// ---------------------------------------------------------------------------
+// E-signature
+// ---------------------------------------------------------------------------
+
+/** Signing envelopes, used to have a reimbursement request signed (POST /Reimbursement/Create). */
+export class ESignature extends Context.Service<
+  ESignature,
+  {
+    /** Creates the envelope for reimbursing `transferId`; the signer opens `signingUrl`. */
+    readonly createReimbursementEnvelope: (request: {
+      readonly transferId: TransferId
+      /** The spec's providerId of POST /Reimbursement/Create. */
+      readonly providerId: string
+      readonly signer: { readonly registrationId: RegistrationId; readonly name: string; readonly emailAddress: string }
+    }) => Effect.Effect<
+      { readonly envelopeId: string; readonly signingUrl: string },
+      ESignatureRefused | ProviderUnavailable
+    >
+  }
+>()("partnerpay/domain/ESignature") {}
+
+// ---------------------------------------------------------------------------
+// Settlement
+// ---------------------------------------------------------------------------
+
+/** Where a transfer stands at the bank: still moving, settled, or returned with an ACH return code. */
+export type SettlementOutcome =
+  | { readonly status: "Pending" }
+  | { readonly status: "Settled" }
+  | { readonly status: "Failed"; readonly returnCode: string; readonly reason: string }
+
+/**
+ * The bank (ACH) side of transfers: reports whether a pending transfer
+ * settled or was returned. The application records the outcome on the
+ * Transfer (`Payments.settleTransfer` / `Payments.failTransfer`).
+ */
+export class SettlementProvider extends Context.Service<
+  SettlementProvider,
+  {
+    readonly status: (request: {
+      readonly transferId: TransferId
+      readonly amount: Money
+    }) => Effect.Effect<SettlementOutcome, ProviderUnavailable>
+  }
+>()("partnerpay/domain/SettlementProvider") {}
