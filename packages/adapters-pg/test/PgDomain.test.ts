@@ -8,6 +8,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import {
+  type CalendarDate,
   Companies,
   Consents,
   IdGenerator,
@@ -19,8 +20,9 @@ import {
   UnitOfWork,
 } from "@partnerpay/domain"
 import { Fixtures } from "@partnerpay/domain/testing"
-import { DateTime, Effect, Layer } from "effect"
+import { DateTime, Deferred, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import * as Statement from "effect/sql/Statement"
 import fc from "fast-check"
 import * as PgDomain from "../src/PgDomain.ts"
 import { OutboxDispatch } from "../src/PgOutbox.ts"
@@ -229,6 +231,54 @@ for (const database of databases) {
               again.map((e) => [e.id, e.attempts]),
               [[p2.id, 2]],
             )
+          }),
+        60_000,
+      )
+
+      it.effect(
+        "PUT /Payment/{id}/Cancel's use case crosses to the database twice: one read (the request's stream and documents), one commit",
+        () =>
+          Effect.gen(function* () {
+            const { companyId } = yield* Companies.register(partnerA, body(`ref-${crypto.randomUUID()}`))
+            const payer = crypto.randomUUID() as Ids.RegistrationId
+            yield* Fixtures.registerCustomer(partnerA, payer)
+            const today = DateTime.formatIsoDateUtc(yield* DateTime.now)
+            const { paymentRequestId } = yield* Payments.create({
+              partnerId: partnerA,
+              companyId,
+              payerRegistrationId: payer,
+              amount: { value: 12.5, currencyCode: "USD" },
+              description: "Invoice 7",
+              dueDate: today as CalendarDate.CalendarDate,
+            })
+            // Every statement the use case sends; the two reads of the stream and its documents must be in
+            // flight together (one round trip): each waits until the other was sent too.
+            const sent: Array<string> = []
+            const apart: Array<string> = []
+            const bothSent = yield* Deferred.make<void>()
+            let reads = 0
+            const counting: Statement.Transformer = (statement) => {
+              const text = statement.compile()[0].replace(/\s+/g, " ").trim()
+              sent.push(text)
+              if (!/FROM (events|read_models)/.test(text)) return Effect.succeed(statement)
+              if (++reads === 2) Deferred.doneUnsafe(bothSent, Exit.void)
+              return Deferred.await(bothSent).pipe(
+                Effect.timeoutOption(10_000),
+                Effect.map((together) => {
+                  if (Option.isNone(together)) apart.push(text)
+                  return statement
+                }),
+              )
+            }
+            yield* Payments.cancel(partnerA, paymentRequestId).pipe(
+              Effect.provideService(Statement.CurrentTransformer, counting),
+            )
+            assert.deepStrictEqual(
+              sent.map((text) => /FROM events|FROM read_models|commit_unit/.exec(text)?.[0]),
+              ["FROM events", "FROM read_models", "commit_unit"],
+            )
+            assert.deepStrictEqual(apart, [])
+            assert.strictEqual((yield* Payments.get(partnerA, paymentRequestId)).status, "Cancelled")
           }),
         60_000,
       )

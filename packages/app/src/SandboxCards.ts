@@ -18,6 +18,7 @@ import {
   type IdGenerator,
   Ids,
   type Policy,
+  Traced,
   type UnitOfWork,
 } from "@partnerpay/domain"
 import { Clock, Effect, type Layer, Schema } from "effect"
@@ -71,28 +72,34 @@ export const routes: Layer.Layer<
       EventStore.EventStore | IdGenerator.IdGenerator | UnitOfWork.UnitOfWork | Policy.Policies
     >()
     yield* router.add("POST", "/Sandbox/CardPaymentMethods", (request) =>
-      asPartner(tokens, request, (partnerId) =>
-        Effect.gen(function* () {
-          const body = yield* jsonBody(request)
-          const now = yield* Clock.currentTimeMillis
-          const parsed = parseCard(body, new Date(now).getUTCFullYear())
-          if ("errors" in parsed) {
-            return yield* problem(
-              new Problem.ValidationProblem({
-                detail: "The test card is not valid.",
-                code: "VALIDATION_FAILED",
-                errors: parsed.errors,
-              }),
+      asPartner(
+        tokens,
+        request,
+        Traced.fn("SandboxCards.saveCard")(
+          function* (partnerId: Ids.PartnerId) {
+            const body = yield* jsonBody(request)
+            const now = yield* Clock.currentTimeMillis
+            const parsed = parseCard(body, new Date(now).getUTCFullYear())
+            if ("errors" in parsed) {
+              return yield* problem(
+                new Problem.ValidationProblem({
+                  detail: "The test card is not valid.",
+                  code: "VALIDATION_FAILED",
+                  errors: parsed.errors,
+                }),
+              )
+            }
+            const method = { id: `card_sandbox_${crypto.randomUUID().slice(0, 8)}`, ...parsed.card }
+            yield* CustomerPreferences.saveCardPaymentMethod(partnerId, parsed.registrationId, method as never).pipe(
+              Effect.mapError((error) =>
+                Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
+              ),
             )
-          }
-          const method = { id: `card_sandbox_${crypto.randomUUID().slice(0, 8)}`, ...parsed.card }
-          yield* CustomerPreferences.saveCardPaymentMethod(partnerId, parsed.registrationId, method as never).pipe(
-            Effect.mapError((error) =>
-              Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
-            ),
-          )
-          return HttpServerResponse.jsonUnsafe(method)
-        }).pipe(Effect.provideContext(context), Effect.catch(problem)),
+            return HttpServerResponse.jsonUnsafe(method)
+          },
+          Effect.provideContext(context),
+          Effect.catch(problem),
+        ),
       ),
     )
   }),

@@ -340,8 +340,10 @@ export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens.To
       )
     yield* router.add("GET", "/Sandbox/Clock", (request) => asPartner(tokens, request, answer))
     yield* router.add("POST", "/Sandbox/Clock/Advance", (request) =>
-      asPartner(tokens, request, (partnerId) =>
-        Effect.gen(function* () {
+      asPartner(
+        tokens,
+        request,
+        Traced.fn("SandboxClock.advance")(function* (partnerId: Ids.PartnerId) {
           const body = yield* jsonBody(request)
           const parsed = parseAdvance(body)
           if ("errors" in parsed) {
@@ -356,7 +358,7 @@ export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens.To
           yield* sandbox.advance(partnerId, parsed.seconds * 1000).pipe(Effect.mapError(Problem.fromDomain))
           yield* Effect.logInfo("sandbox clock advanced", { partnerId, seconds: parsed.seconds })
           return yield* answer(partnerId)
-        }).pipe(Effect.catch(problem)),
+        }, Effect.catch(problem)),
       ),
     )
   }),

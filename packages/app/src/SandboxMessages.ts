@@ -11,7 +11,7 @@
  * Unknown query parameters and bad values: 422 naming each.
  */
 import { Problem, Tokens } from "@partnerpay/adapters-http"
-import { CustomerPreferences, type EventStore, Ids, Messaging } from "@partnerpay/domain"
+import { CustomerPreferences, type EventStore, Ids, Messaging, Traced } from "@partnerpay/domain"
 import { DateTime, Effect, type Layer, Schema } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { asPartner, problem } from "./SandboxClock.ts"
@@ -68,8 +68,10 @@ export const routes: Layer.Layer<
     const context = yield* Effect.context<EventStore.EventStore>()
     const log = yield* Messaging.SentMessages
     yield* router.add("GET", "/Sandbox/Messages", (request) =>
-      asPartner(tokens, request, (partnerId) =>
-        Effect.gen(function* () {
+      asPartner(
+        tokens,
+        request,
+        Traced.fn("SandboxMessages.list")(function* (partnerId: Ids.PartnerId) {
           const parsed = parseQuery(new URL(request.url, "http://sandbox.invalid").searchParams)
           if ("errors" in parsed) {
             return yield* problem(
@@ -88,7 +90,7 @@ export const routes: Layer.Layer<
           )
           const page = yield* log.list({ partnerId, ...parsed }).pipe(Effect.mapError(Problem.fromDomain))
           return HttpServerResponse.jsonUnsafe({ data: page.items.map(toWire), hasMore: page.hasMore })
-        }).pipe(Effect.catch(problem)),
+        }, Effect.catch(problem)),
       ),
     )
   }),

@@ -292,3 +292,36 @@ describe("named effectful functions are written one way", () => {
     expect(offenders).toEqual([])
   })
 })
+
+describe("use cases and effectful functions are written one way", () => {
+  const srcFiles = () => packages.flatMap((pkg) => sourceFiles(join(root, "packages", pkg, "src")))
+
+  it("no arrow function returns Effect.gen in any package's src (Traced.fn / UseCase.fn name it instead)", () => {
+    const offenders = srcFiles()
+      .filter((file) => /=>\s*\(?\s*Effect\.gen\(/.test(readFileSync(file, "utf8")))
+      .map((file) => relative(root, file))
+    expect(offenders).toEqual([])
+  })
+
+  it("the areas open a unit of work only through UseCase.fn (no UnitOfWork, transactional or unitOfWork of their own)", () => {
+    const offenders = areas
+      .flatMap((area) => sourceFiles(join(domainSource, area)))
+      .filter((file) =>
+        /\b(UnitOfWork|transactional|unitOfWork)\b/.test(
+          readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ""),
+        ),
+      )
+      .map((file) => relative(root, file))
+    expect(offenders).toEqual([])
+  })
+
+  it("the areas never apply policies themselves: the command handler does, after every decision", () => {
+    const offenders = areas
+      .flatMap((area) => sourceFiles(join(domainSource, area)))
+      .filter((file) =>
+        /\b(Policies|reactions)\b/.test(readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "")),
+      )
+      .map((file) => relative(root, file))
+    expect(offenders).toEqual([])
+  })
+})

@@ -13,15 +13,14 @@
  * registry to check it against.
  */
 
-import { DateTime, Effect } from "effect"
+import { DateTime } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import * as NaturalKey from "../infrastructure/NaturalKey.ts"
 import { ReadModelStore } from "../infrastructure/ReadModel.ts"
-import { unitOfWork } from "../infrastructure/UseCase.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
 import * as Amounts from "../kernel/Amounts.ts"
 import type { CardPaymentId, MerchantId, PartnerId } from "../kernel/Ids.ts"
-import * as Traced from "../kernel/Traced.ts"
 import * as CardPayment from "./CardPayment.ts"
 import * as CardPayments from "./CardPaymentsProjection.ts"
 
@@ -43,46 +42,42 @@ export interface Registered {
 export const naturalKeyOf = (partnerId: PartnerId, merchantId: MerchantId, externalReference: string): string =>
   NaturalKey.idOf("CardPayment", [partnerId, merchantId, externalReference])
 
-export const register = Traced.fn("CardPayments.register")(function* (input: RegisterInput) {
+export const register = UseCase.fn("CardPayments.register")(function* (input: RegisterInput) {
   const amount = yield* Amounts.fromWire("amount", input.amount)
-  return yield* unitOfWork(
-    Effect.gen(function* () {
-      const store = yield* ReadModelStore
-      const existing = yield* store.find(CardPayments.collection, {
-        partnerId: input.partnerId,
-        keys: { merchantId: input.merchantId, externalReference: input.externalReference },
-        limit: 1,
-      })
-      // A payment registered before keys were claimed has no key yet: it claims it now.
-      const known = existing.items[0]
-      const candidate = known?.id ?? (yield* (yield* IdGenerator).next)
-      const at = yield* DateTime.now
-      const claimed = yield* CommandHandler.handle(
-        NaturalKey.aggregate,
-        naturalKeyOf(input.partnerId, input.merchantId, input.externalReference),
-        { _tag: "ClaimNaturalKey", scope: "CardPayment", ownerId: candidate, at },
-        { expectNew: known === undefined },
-      )
-      const cardPaymentId = NaturalKey.ownerOf(claimed.state, candidate) as CardPaymentId
-      const isNew = claimed.events.length > 0 && known === undefined
-      yield* CommandHandler.handle(
-        CardPayment.aggregate,
-        cardPaymentId,
-        {
-          _tag: "RegisterCardPayment",
-          cardPaymentId,
-          partnerId: input.partnerId,
-          merchantId: input.merchantId,
-          amount,
-          last4: input.last4,
-          brand: input.brand,
-          externalReference: input.externalReference,
-          at,
-        },
-        { expectNew: isNew },
-      )
-      const registered: Registered = { cardPaymentId, status: "Registered" }
-      return registered
-    }),
+  const store = yield* ReadModelStore
+  const existing = yield* store.find(CardPayments.collection, {
+    partnerId: input.partnerId,
+    keys: { merchantId: input.merchantId, externalReference: input.externalReference },
+    limit: 1,
+  })
+  // A payment registered before keys were claimed has no key yet: it claims it now.
+  const known = existing.items[0]
+  const candidate = known?.id ?? (yield* (yield* IdGenerator).next)
+  const at = yield* DateTime.now
+  const claimed = yield* CommandHandler.handle(
+    NaturalKey.aggregate,
+    naturalKeyOf(input.partnerId, input.merchantId, input.externalReference),
+    { _tag: "ClaimNaturalKey", scope: "CardPayment", ownerId: candidate, at },
+    { expectNew: known === undefined },
   )
+  const cardPaymentId = NaturalKey.ownerOf(claimed.state, candidate) as CardPaymentId
+  const isNew = claimed.events.length > 0 && known === undefined
+  yield* CommandHandler.handle(
+    CardPayment.aggregate,
+    cardPaymentId,
+    {
+      _tag: "RegisterCardPayment",
+      cardPaymentId,
+      partnerId: input.partnerId,
+      merchantId: input.merchantId,
+      amount,
+      last4: input.last4,
+      brand: input.brand,
+      externalReference: input.externalReference,
+      at,
+    },
+    { expectNew: isNew },
+  )
+  const registered: Registered = { cardPaymentId, status: "Registered" }
+  return registered
 })

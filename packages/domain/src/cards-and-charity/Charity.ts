@@ -13,11 +13,10 @@
 import { DateTime, Effect } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
-import { unitOfWork } from "../infrastructure/UseCase.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
 import * as Amounts from "../kernel/Amounts.ts"
 import type { CompanyId, PartnerId, VerificationId } from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
-import * as Traced from "../kernel/Traced.ts"
 import { DebitAuths } from "../payments/index.ts"
 import * as CharityTransaction from "./CharityTransaction.ts"
 
@@ -38,34 +37,30 @@ export interface Created {
   readonly charityReceives: Money.Money
 }
 
-export const createAnonymous = Traced.fn("Charity.createAnonymous")(function* (input: CreateAnonymousInput) {
+export const createAnonymous = UseCase.fn("Charity.createAnonymous")(function* (input: CreateAnonymousInput) {
   const amount = yield* Amounts.fromWire("amount", input.amount)
-  return yield* unitOfWork(
-    Effect.gen(function* () {
-      yield* DebitAuths.loadCompany(input.partnerId, input.companyId)
-      const charityTransactionId = (yield* (yield* IdGenerator).next) as CharityTransaction.CharityTransactionId
-      const at = yield* DateTime.now
-      const handled = yield* CommandHandler.handle(CharityTransaction.aggregate, charityTransactionId, {
-        _tag: "CreateAnonymousCharityTransaction",
-        charityTransactionId,
-        partnerId: input.partnerId,
-        verificationId: input.verificationId,
-        companyId: input.companyId,
-        amount,
-        isRecurring: input.isRecurring,
-        payerCoversFee: input.payerCoversFee,
-        at,
-      })
-      const state = handled.state
-      if (state._tag !== "Created") return yield* Effect.die("charity transaction not created")
-      const created: Created = {
-        charityTransactionId,
-        amount: state.amount,
-        fee: state.fee,
-        payerCharged: state.payerCharged,
-        charityReceives: state.charityReceives,
-      }
-      return created
-    }),
-  )
+  yield* DebitAuths.loadCompany(input.partnerId, input.companyId)
+  const charityTransactionId = (yield* (yield* IdGenerator).next) as CharityTransaction.CharityTransactionId
+  const at = yield* DateTime.now
+  const handled = yield* CommandHandler.handle(CharityTransaction.aggregate, charityTransactionId, {
+    _tag: "CreateAnonymousCharityTransaction",
+    charityTransactionId,
+    partnerId: input.partnerId,
+    verificationId: input.verificationId,
+    companyId: input.companyId,
+    amount,
+    isRecurring: input.isRecurring,
+    payerCoversFee: input.payerCoversFee,
+    at,
+  })
+  const state = handled.state
+  if (state._tag !== "Created") return yield* Effect.die("charity transaction not created")
+  const created: Created = {
+    charityTransactionId,
+    amount: state.amount,
+    fee: state.fee,
+    payerCharged: state.payerCharged,
+    charityReceives: state.charityReceives,
+  }
+  return created
 })

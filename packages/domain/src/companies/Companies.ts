@@ -26,7 +26,7 @@ import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import type { EventMetadata, EventStoreUnavailable, VersionConflict } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
-import { unitOfWork } from "../infrastructure/UseCase.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
 import { type DomainError, NotFound } from "../kernel/DomainError.ts"
 import { CompanyId, LocationId, type PartnerId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
@@ -102,7 +102,7 @@ const kybSubmissionOf = (
  * Every bad field is reported at once (ValidationFailed); a reference the
  * partner already used is AlreadyExists (entity "CompanyReference").
  */
-export const register = Traced.fn("Companies.register")(function* (partnerId: PartnerId, body: unknown) {
+export const register = UseCase.fn("Companies.register")(function* (partnerId: PartnerId, body: unknown) {
   const at = yield* DateTime.now
   const validated = Company.validateRegistration(body, at)
   if (validated._tag === "Failure") return yield* validated.failure
@@ -113,37 +113,33 @@ export const register = Traced.fn("Companies.register")(function* (partnerId: Pa
     Effect.map(ids.next, (id) => LocationId.make(id)),
   )
   const metadata: EventMetadata = { partnerId }
-  yield* unitOfWork(
-    Effect.gen(function* () {
-      // Both streams are new in the common case: neither is read (a reference already taken
-      // conflicts at commit, and the retry reads it and refuses with AlreadyExists).
-      yield* CommandHandler.handle(
-        CompanyReference.aggregate,
-        CompanyReference.idOf(partnerId, registration.companyReferenceId),
-        {
-          _tag: "ReserveCompanyReference",
-          partnerId,
-          companyReferenceId: registration.companyReferenceId,
-          companyId,
-          at,
-        },
-        { metadata, expectNew: true },
-      )
-      yield* CommandHandler.handle(
-        Company.aggregate,
-        companyId,
-        {
-          _tag: "RegisterCompany",
-          partnerId,
-          companyId,
-          locationIds,
-          // validated above with the same instant: the decider does not check it again
-          registration,
-          at,
-        },
-        { metadata, expectNew: true },
-      )
-    }),
+  // Both streams are new in the common case: neither is read (a reference already taken
+  // conflicts at commit, and the retry reads it and refuses with AlreadyExists).
+  yield* CommandHandler.handle(
+    CompanyReference.aggregate,
+    CompanyReference.idOf(partnerId, registration.companyReferenceId),
+    {
+      _tag: "ReserveCompanyReference",
+      partnerId,
+      companyReferenceId: registration.companyReferenceId,
+      companyId,
+      at,
+    },
+    { metadata, expectNew: true },
+  )
+  yield* CommandHandler.handle(
+    Company.aggregate,
+    companyId,
+    {
+      _tag: "RegisterCompany",
+      partnerId,
+      companyId,
+      locationIds,
+      // validated above with the same instant: the decider does not check it again
+      registration,
+      at,
+    },
+    { metadata, expectNew: true },
   )
   const result: Registration = {
     companyId,
@@ -178,7 +174,7 @@ export const findByReference = Traced.fn("Companies.findByReference")(function* 
 })
 
 /** Adds a location (spec 2.5, 2.7) to the partner's company named by its reference; returns the new location's id. */
-export const addLocation = Traced.fn("Companies.addLocation")(function* (
+export const addLocation = UseCase.fn("Companies.addLocation")(function* (
   partnerId: PartnerId,
   companyReferenceId: string,
   body: unknown,
@@ -187,20 +183,18 @@ export const addLocation = Traced.fn("Companies.addLocation")(function* (
   const at = yield* DateTime.now
   const ids = yield* IdGenerator
   const locationId = LocationId.make(yield* ids.next)
-  yield* unitOfWork(
-    CommandHandler.handle(
-      Company.aggregate,
-      company.companyId,
-      {
-        _tag: "AddLocation",
-        partnerId,
-        companyId: company.companyId,
-        locationId,
-        location: body as Company.LocationInput,
-        at,
-      },
-      { metadata: { partnerId } },
-    ),
+  yield* CommandHandler.handle(
+    Company.aggregate,
+    company.companyId,
+    {
+      _tag: "AddLocation",
+      partnerId,
+      companyId: company.companyId,
+      locationId,
+      location: body as Company.LocationInput,
+      at,
+    },
+    { metadata: { partnerId } },
   )
   return { locationId }
 })
@@ -220,21 +214,19 @@ export const status = Traced.fn("Companies.status")(function* (partnerId: Partne
  * Idempotent: the same verdict again changes nothing and causes no second
  * webhook; a different verdict after the first is IllegalTransition.
  */
-export const completeKyb = Traced.fn("Companies.completeKyb")(function* (
+export const completeKyb = UseCase.fn("Companies.completeKyb")(function* (
   companyId: CompanyId,
   outcome: "Verified" | "Rejected",
   reason?: string,
 ) {
   const at = yield* DateTime.now
-  const handled = yield* unitOfWork(
-    CommandHandler.handle(Company.aggregate, companyId, {
-      _tag: "CompleteKyb",
-      companyId,
-      outcome,
-      ...(reason === undefined ? {} : { reason }),
-      at,
-    }),
-  )
+  const handled = yield* CommandHandler.handle(Company.aggregate, companyId, {
+    _tag: "CompleteKyb",
+    companyId,
+    outcome,
+    ...(reason === undefined ? {} : { reason }),
+    at,
+  })
   return { status: Company.statusOf(handled.state) ?? outcome, changed: handled.events.length > 0 }
 })
 
@@ -254,7 +246,7 @@ export type KybBatchResult =
  * reported as Skipped and the others still commit; a database failure fails
  * the whole batch (nothing recorded).
  */
-export const completeKybBatch = Traced.fn("Companies.completeKybBatch")(function* (
+export const completeKybBatch = UseCase.fn("Companies.completeKybBatch")(function* (
   verdicts: ReadonlyArray<{
     readonly companyId: CompanyId
     readonly outcome: "Verified" | "Rejected"
@@ -262,21 +254,19 @@ export const completeKybBatch = Traced.fn("Companies.completeKybBatch")(function
   }>,
 ) {
   const at = yield* DateTime.now
-  return yield* unitOfWork(
-    Effect.forEach(verdicts, ({ companyId, outcome, reason }) =>
-      CommandHandler.handle(Company.aggregate, companyId, {
-        _tag: "CompleteKyb",
-        companyId,
-        outcome,
-        ...(reason === undefined ? {} : { reason }),
-        at,
-      }).pipe(
-        Effect.map((handled): KybBatchResult => ({ _tag: "Recorded", companyId, changed: handled.events.length > 0 })),
-        Effect.catch((error) =>
-          error._tag === "EventStoreUnavailable" || error._tag === "EventDecodeFailed"
-            ? Effect.fail(error)
-            : Effect.succeed<KybBatchResult>({ _tag: "Skipped", companyId, error: error._tag }),
-        ),
+  return yield* Effect.forEach(verdicts, ({ companyId, outcome, reason }) =>
+    CommandHandler.handle(Company.aggregate, companyId, {
+      _tag: "CompleteKyb",
+      companyId,
+      outcome,
+      ...(reason === undefined ? {} : { reason }),
+      at,
+    }).pipe(
+      Effect.map((handled): KybBatchResult => ({ _tag: "Recorded", companyId, changed: handled.events.length > 0 })),
+      Effect.catch((error) =>
+        error._tag === "EventStoreUnavailable" || error._tag === "EventDecodeFailed"
+          ? Effect.fail(error)
+          : Effect.succeed<KybBatchResult>({ _tag: "Skipped", companyId, error: error._tag }),
       ),
     ),
   )

@@ -18,7 +18,7 @@ import { DateTime, Effect, Option, Schema } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
-import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
 import { type FieldIssue, NotFound, ValidationFailed } from "../kernel/DomainError.ts"
 import type { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
@@ -34,7 +34,7 @@ export const loadCustomer = Traced.fn("BankAccounts.loadCustomer")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
 ) {
-  const { state } = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, registrationId))
+  const { state } = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, registrationId))
   if (state._tag !== "Registered" || state.partnerId !== partnerId) return yield* customerNotFound
   return state
 })
@@ -101,6 +101,21 @@ const failed = (errors: ReadonlyArray<string>, linkError: LinkError | null = nul
   linkError,
 })
 
+/** Records the accounts the provider linked (its own unit, after the provider answered). */
+const recordLink = UseCase.fn("BankAccounts.recordLink")(function* (
+  registrationId: RegistrationId,
+  tokenId: string,
+  accounts: ReadonlyArray<LinkedBankAccount>,
+) {
+  const at = yield* DateTime.now
+  return yield* CommandHandler.handle(Customer.aggregate, registrationId, {
+    _tag: "LinkBankAccounts",
+    tokenId,
+    accounts,
+    at,
+  })
+})
+
 /** Links the accounts the customer chose in the bank-link session `tokenId`. */
 export const link = Traced.fn("BankAccounts.link")(function* (
   partnerId: PartnerId,
@@ -155,17 +170,7 @@ export const link = Traced.fn("BankAccounts.link")(function* (
       type: account.type,
     })
   }
-  const handled = yield* unitOfWork(
-    Effect.gen(function* () {
-      const at = yield* DateTime.now
-      return yield* CommandHandler.handle(Customer.aggregate, registrationId, {
-        _tag: "LinkBankAccounts",
-        tokenId: request.tokenId,
-        accounts,
-        at,
-      })
-    }),
-  ).pipe(Effect.result)
+  const handled = yield* recordLink(registrationId, request.tokenId, accounts).pipe(Effect.result)
   if (handled._tag === "Failure") {
     const error = handled.failure
     switch (error._tag) {
@@ -192,22 +197,18 @@ export const list = Traced.fn("BankAccounts.list")(function* (partnerId: Partner
 })
 
 /** Removes a linked account; NotFound (BankAccount) when the customer never had it. Removing twice is fine. */
-export const remove = Traced.fn("BankAccounts.remove")(function* (
+export const remove = UseCase.fn("BankAccounts.remove")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   bankAccountId: BankAccountId,
 ) {
-  yield* unitOfWork(
-    Effect.gen(function* () {
-      yield* loadCustomer(partnerId, registrationId)
-      const at = yield* DateTime.now
-      return yield* CommandHandler.handle(Customer.aggregate, registrationId, {
-        _tag: "UnlinkBankAccount",
-        bankAccountId,
-        at,
-      })
-    }),
-  )
+  yield* loadCustomer(partnerId, registrationId)
+  const at = yield* DateTime.now
+  return yield* CommandHandler.handle(Customer.aggregate, registrationId, {
+    _tag: "UnlinkBankAccount",
+    bankAccountId,
+    at,
+  })
 })
 
 /**
@@ -216,22 +217,18 @@ export const remove = Traced.fn("BankAccounts.remove")(function* (
  * (BankAccount) when it is not linked. Setting the same account again changes
  * nothing. Unlinking the account clears the choice.
  */
-export const setDefault = Traced.fn("BankAccounts.setDefault")(function* (
+export const setDefault = UseCase.fn("BankAccounts.setDefault")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   bankAccountId: BankAccountId,
 ) {
-  yield* unitOfWork(
-    Effect.gen(function* () {
-      yield* loadCustomer(partnerId, registrationId)
-      const at = yield* DateTime.now
-      return yield* CommandHandler.handle(Customer.aggregate, registrationId, {
-        _tag: "SetDefaultBankAccount",
-        bankAccountId,
-        at,
-      })
-    }),
-  )
+  yield* loadCustomer(partnerId, registrationId)
+  const at = yield* DateTime.now
+  return yield* CommandHandler.handle(Customer.aggregate, registrationId, {
+    _tag: "SetDefaultBankAccount",
+    bankAccountId,
+    at,
+  })
 })
 
 /** The linked account the customer designated for autopay, if any (GET /Account/Default). */

@@ -16,9 +16,10 @@
 
 import { DateTime, Effect, Schema } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import type { EventStore, EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { PhoneIndex } from "../infrastructure/PersonalData.ts"
-import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
 import { type FieldIssue, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
@@ -54,27 +55,47 @@ const phoneIssue = (phoneNumber: unknown): Array<FieldIssue> =>
     ? []
     : [{ field: "phoneNumber", message: "must be an E.164 phone number such as +14155550123" }]
 
-/** Turns the aggregate's throttling refusals into `LoginThrottled` with the wait computed from the challenge. */
+/** A throttling refusal as `LoginThrottled`, with the wait computed from the challenge. */
+const throttled = Traced.fn("CustomerLogin.throttled")(function* (
+  partnerId: PartnerId,
+  phoneNumber: string,
+  refusal: RuleViolated,
+) {
+  const { state } = yield* UseCase.dieOnCorruptEvent(
+    CommandHandler.load(
+      LoginChallenge.aggregate,
+      LoginChallenge.challengeId(partnerId, yield* phoneIndexOf(phoneNumber)),
+    ),
+  )
+  const now = yield* DateTime.now
+  return yield* new LoginThrottled({
+    code: refusal.code,
+    reason: refusal.reason,
+    retryAfterSeconds: LoginChallenge.retryAfterSeconds(state, now) ?? 1,
+  })
+})
+
+/** Turns the aggregate's throttling refusals into `LoginThrottled`; any other failure passes through. */
 const throttle =
   (partnerId: PartnerId, phoneNumber: string) =>
-  <E>(error: E) =>
-    Effect.gen(function* () {
-      if (error instanceof RuleViolated && (error.code === "LOGIN_LOCKED" || error.code === "OTP_RESEND_LIMIT")) {
-        const { state } = yield* dieOnCorruptEvent(
-          CommandHandler.load(
-            LoginChallenge.aggregate,
-            LoginChallenge.challengeId(partnerId, yield* phoneIndexOf(phoneNumber)),
-          ),
-        )
-        const now = yield* DateTime.now
-        return yield* new LoginThrottled({
-          code: error.code,
-          reason: error.reason,
-          retryAfterSeconds: LoginChallenge.retryAfterSeconds(state, now) ?? 1,
-        })
-      }
-      return yield* Effect.fail(error)
-    })
+  <E>(error: E): Effect.Effect<never, E | LoginThrottled | EventStoreUnavailable, EventStore> =>
+    error instanceof RuleViolated && (error.code === "LOGIN_LOCKED" || error.code === "OTP_RESEND_LIMIT")
+      ? throttled(partnerId, phoneNumber, error)
+      : Effect.fail(error)
+
+/** Records a new code's hash on the phone number's challenge (its own unit, before the code is sent). */
+const issueCode = UseCase.fn("CustomerLogin.issueCode")(function* (
+  partnerId: PartnerId,
+  phoneNumber: string,
+  codeHash: string,
+) {
+  const at = yield* DateTime.now
+  return yield* CommandHandler.handle(
+    LoginChallenge.aggregate,
+    LoginChallenge.challengeId(partnerId, yield* phoneIndexOf(phoneNumber)),
+    { _tag: "IssueCode", partnerId, phoneNumber, codeHash, at },
+  )
+})
 
 /**
  * Sends a new code to the phone number (a partner's end user; the customer
@@ -85,22 +106,9 @@ export const sendOtp = Traced.fn("CustomerLogin.sendOtp")(function* (partnerId: 
   if (issues.length > 0) return yield* new ValidationFailed({ issues })
   const code = yield* (yield* OtpCodes).next
   const codeHash = yield* (yield* CodeHasher).hash({ partnerId, phoneNumber, code })
-  const handled = yield* unitOfWork(
-    Effect.gen(function* () {
-      const at = yield* DateTime.now
-      return yield* CommandHandler.handle(
-        LoginChallenge.aggregate,
-        LoginChallenge.challengeId(partnerId, yield* phoneIndexOf(phoneNumber)),
-        {
-          _tag: "IssueCode",
-          partnerId,
-          phoneNumber,
-          codeHash,
-          at,
-        },
-      )
-    }),
-  ).pipe(Effect.catch(throttle(partnerId, phoneNumber)))
+  const handled = yield* issueCode(partnerId, phoneNumber, codeHash).pipe(
+    Effect.catch(throttle(partnerId, phoneNumber)),
+  )
   const issued = handled.events.find((e) => e._tag === "LoginCodeIssued")
   const expiresAt = issued?._tag === "LoginCodeIssued" ? issued.expiresAt : yield* DateTime.now
   const registrationId = handled.state._tag === "Initial" ? null : handled.state.registrationId
@@ -124,6 +132,34 @@ export interface LoggedIn {
 }
 
 /**
+ * Records a typed code's check on the challenge and, on the first success, registers the customer
+ * (one unit); a wrong code is recorded too (the refusal is reported after the unit committed).
+ */
+const verifyCode = UseCase.fn("CustomerLogin.verifyCode")(function* (
+  partnerId: PartnerId,
+  phoneNumber: string,
+  codeHash: string,
+  candidate: RegistrationId,
+) {
+  const at = yield* DateTime.now
+  const { events, state } = yield* CommandHandler.handle(
+    LoginChallenge.aggregate,
+    LoginChallenge.challengeId(partnerId, yield* phoneIndexOf(phoneNumber)),
+    { _tag: "VerifyCode", partnerId, phoneNumber, codeHash, registrationId: candidate, at },
+  )
+  const verified = events.find((e) => e._tag === "LoginCodeVerified")
+  if (verified?._tag !== "LoginCodeVerified") return { events, state, registered: false }
+  const registration = yield* CommandHandler.handle(Customer.aggregate, verified.registrationId, {
+    _tag: "RegisterCustomer",
+    registrationId: verified.registrationId,
+    partnerId,
+    phoneNumber,
+    at,
+  })
+  return { events, state, registered: registration.events.length > 0 }
+})
+
+/**
  * Checks a code typed by the end user. Success logs the customer in (and
  * registers them on their first login). A wrong code: RuleViolated
  * OTP_INVALID (the attempt is recorded); the fifth in a row: LoginThrottled
@@ -142,26 +178,9 @@ export const checkOtp = Traced.fn("CustomerLogin.checkOtp")(function* (
   if (issues.length > 0) return yield* new ValidationFailed({ issues })
   const codeHash = yield* (yield* CodeHasher).hash({ partnerId, phoneNumber, code })
   const candidate = (yield* (yield* IdGenerator).next) as RegistrationId
-  const outcome = yield* unitOfWork(
-    Effect.gen(function* () {
-      const at = yield* DateTime.now
-      const { events, state } = yield* CommandHandler.handle(
-        LoginChallenge.aggregate,
-        LoginChallenge.challengeId(partnerId, yield* phoneIndexOf(phoneNumber)),
-        { _tag: "VerifyCode", partnerId, phoneNumber, codeHash, registrationId: candidate, at },
-      )
-      const verified = events.find((e) => e._tag === "LoginCodeVerified")
-      if (verified?._tag !== "LoginCodeVerified") return { events, state, registered: false }
-      const registration = yield* CommandHandler.handle(Customer.aggregate, verified.registrationId, {
-        _tag: "RegisterCustomer",
-        registrationId: verified.registrationId,
-        partnerId,
-        phoneNumber,
-        at,
-      })
-      return { events, state, registered: registration.events.length > 0 }
-    }),
-  ).pipe(Effect.catch(throttle(partnerId, phoneNumber)))
+  const outcome = yield* verifyCode(partnerId, phoneNumber, codeHash, candidate).pipe(
+    Effect.catch(throttle(partnerId, phoneNumber)),
+  )
   for (const event of outcome.events) {
     if (event._tag === "LoginCodeVerified") {
       const result: LoggedIn = { registrationId: event.registrationId, registered: outcome.registered }

@@ -9,9 +9,9 @@
  * registered, is `NotFound("Customer")`, exactly like a missing one.
  */
 
-import { DateTime, Effect } from "effect"
+import { DateTime } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
-import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
@@ -22,26 +22,23 @@ export const loadCustomer = Traced.fn("CustomerPreferences.loadCustomer")(functi
   partnerId: PartnerId,
   registrationId: RegistrationId,
 ) {
-  const { state } = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, registrationId))
+  const { state } = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, registrationId))
   if (state._tag !== "Registered" || state.partnerId !== partnerId) {
     return yield* new NotFound({ entity: "Customer" })
   }
   return state
 })
 
-/** Runs a command for the partner's customer (tenancy checked first), in one unit of work. */
-const handleForCustomer = (
+/** Runs a command for the partner's customer (tenancy checked first), in the caller's unit of work. */
+const handleForCustomer = Traced.fn("CustomerPreferences.handleForCustomer")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   command: (at: DateTime.Utc) => Customer.Command,
-) =>
-  unitOfWork(
-    Effect.gen(function* () {
-      yield* loadCustomer(partnerId, registrationId)
-      const at = yield* DateTime.now
-      return yield* CommandHandler.handle(Customer.aggregate, registrationId, command(at))
-    }),
-  )
+) {
+  yield* loadCustomer(partnerId, registrationId)
+  const at = yield* DateTime.now
+  return yield* CommandHandler.handle(Customer.aggregate, registrationId, command(at))
+})
 
 // ---------------------------------------------------------------------------
 // Notification preferences
@@ -56,7 +53,7 @@ export const notificationPreferences = Traced.fn("CustomerPreferences.notificati
 })
 
 /** Changes the given switches (the others keep their value); answers the complete new set. */
-export const updateNotificationPreferences = Traced.fn("CustomerPreferences.updateNotificationPreferences")(function* (
+export const updateNotificationPreferences = UseCase.fn("CustomerPreferences.updateNotificationPreferences")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   changes: Partial<Customer.NotificationPreferences>,
@@ -73,7 +70,7 @@ export const updateNotificationPreferences = Traced.fn("CustomerPreferences.upda
 // Push tokens
 
 /** Registers (or refreshes the expiry of) a device push token. */
-export const registerPushToken = Traced.fn("CustomerPreferences.registerPushToken")(function* (
+export const registerPushToken = UseCase.fn("CustomerPreferences.registerPushToken")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   input: { readonly token: string; readonly expireAt: DateTime.Utc },
@@ -87,7 +84,7 @@ export const registerPushToken = Traced.fn("CustomerPreferences.registerPushToke
 })
 
 /** Removes a device push token; removing an unknown token changes nothing (idempotent). */
-export const removePushToken = Traced.fn("CustomerPreferences.removePushToken")(function* (
+export const removePushToken = UseCase.fn("CustomerPreferences.removePushToken")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   token: string,
@@ -123,7 +120,7 @@ export const cardPaymentMethods = Traced.fn("CustomerPreferences.cardPaymentMeth
  * cards are saved through the processor's own flow, never by sending card
  * details to this service).
  */
-export const saveCardPaymentMethod = Traced.fn("CustomerPreferences.saveCardPaymentMethod")(function* (
+export const saveCardPaymentMethod = UseCase.fn("CustomerPreferences.saveCardPaymentMethod")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   method: Customer.CardPaymentMethod,

@@ -18,7 +18,7 @@
 import { DateTime, Effect, Schema } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
-import { unitOfWork } from "../infrastructure/UseCase.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
 import { NotFound, ValidationFailed } from "../kernel/DomainError.ts"
 import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
@@ -33,6 +33,17 @@ export const Session = Schema.Struct({
   expiration: Schema.DateTimeUtcFromString,
 })
 export type Session = typeof Session.Type
+
+/** Records the session the provider opened (its own unit, after the provider answered). */
+const recordSession = UseCase.fn("Verification.recordSession")(function* (
+  registrationId: RegistrationId,
+  kind: "OpenBankLinkSession" | "StartKyc",
+  tokenId: string,
+  expiration: DateTime.Utc,
+) {
+  const at = yield* DateTime.now
+  return yield* CommandHandler.handle(Customer.aggregate, registrationId, { _tag: kind, tokenId, expiration, at })
+})
 
 /** Starts identity verification (or, once verified, opens a bank-link session) for the customer's device. */
 export const start = Traced.fn("Verification.start")(function* (
@@ -50,15 +61,7 @@ export const start = Traced.fn("Verification.start")(function* (
   const provided = verified
     ? yield* (yield* BankLinker).createLinkToken({ registrationId, tokenId })
     : yield* (yield* KycProvider).start({ registrationId, tokenId, deviceId, phoneNumber: customer.phoneNumber })
-  yield* unitOfWork(
-    Effect.gen(function* () {
-      const at = yield* DateTime.now
-      const command: Customer.Command = verified
-        ? { _tag: "OpenBankLinkSession", tokenId, expiration: provided.expiration, at }
-        : { _tag: "StartKyc", tokenId, expiration: provided.expiration, at }
-      return yield* CommandHandler.handle(Customer.aggregate, registrationId, command)
-    }),
-  )
+  yield* recordSession(registrationId, verified ? "OpenBankLinkSession" : "StartKyc", tokenId, provided.expiration)
   const session: Session = { tokenId, linkToken: provided.linkToken, expiration: provided.expiration }
   return session
 })
@@ -72,6 +75,22 @@ export const VerificationCheck = Schema.Struct({
   redirectUrl: Schema.String,
 })
 export type VerificationCheck = typeof VerificationCheck.Type
+
+/** Records the provider's final verdict (its own unit, after the provider answered). */
+const recordKycResult = UseCase.fn("Verification.recordKycResult")(function* (
+  registrationId: RegistrationId,
+  outcome: Customer.RecordKycResult["outcome"],
+  referenceId: string,
+  personalData: Customer.RecordKycResult["personalData"],
+) {
+  const at = yield* DateTime.now
+  return yield* CommandHandler.handle(
+    Customer.aggregate,
+    registrationId,
+    { _tag: "RecordKycResult", outcome, referenceId, personalData, at },
+    { retryOnConflict: 3 },
+  )
+})
 
 /** The customer's verification status, after recording the provider's verdict if it is final now. */
 export const check = Traced.fn("Verification.check")(function* (partnerId: PartnerId, registrationId: RegistrationId) {
@@ -98,17 +117,7 @@ export const check = Traced.fn("Verification.check")(function* (partnerId: Partn
       : undefined
   // The provider lost the verified person's data: leave the verification Pending rather than record it incomplete.
   if (verdict.status === "Verified" && personalData === undefined) return done("Pending", verdict.referenceId)
-  const handled = yield* unitOfWork(
-    Effect.gen(function* () {
-      const at = yield* DateTime.now
-      return yield* CommandHandler.handle(
-        Customer.aggregate,
-        registrationId,
-        { _tag: "RecordKycResult", outcome: verdict.status, referenceId: verdict.referenceId, personalData, at },
-        { retryOnConflict: 3 },
-      )
-    }),
-  )
+  const handled = yield* recordKycResult(registrationId, verdict.status, verdict.referenceId, personalData)
   return done(Customer.kycStatus(handled.state), verdict.referenceId, verdict.redirectUrl)
 })
 

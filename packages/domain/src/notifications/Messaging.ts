@@ -21,6 +21,7 @@ import { PersonalDataVault } from "../infrastructure/PersonalData.ts"
 import { ProviderUnavailable } from "../infrastructure/Providers.ts"
 import { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import { erased } from "../kernel/Personal.ts"
+import * as Traced from "../kernel/Traced.ts"
 
 /** The ways a customer is reached. */
 export const Channel = Schema.Literals(["sms", "push", "email"])
@@ -150,32 +151,30 @@ export const layerRecording: Layer.Layer<Senders, never, SentMessages | IdGenera
   Effect.gen(function* () {
     const store = yield* SentMessages
     const ids = yield* IdGenerator
-    const recorder =
-      (channel: Channel): Send =>
-      (message) =>
-        Effect.gen(function* () {
-          if (channel === "sms" && isUnreachableSandboxNumber(message.to)) {
-            return yield* new MessageUndeliverable({ channel, reason: "the number cannot receive SMS" })
-          }
-          const id = yield* ids.next
-          const sentAt = yield* DateTime.now
-          yield* store
-            .record({
-              id,
-              partnerId: message.partnerId,
-              ...(message.registrationId === undefined ? {} : { registrationId: message.registrationId }),
-              channel,
-              to: message.to,
-              template: message.template,
-              ...(message.paymentRequestId === undefined ? {} : { paymentRequestId: message.paymentRequestId }),
-              sentAt,
-            })
-            .pipe(
-              Effect.mapError(
-                (error) => new ProviderUnavailable({ provider: `sandbox ${channel}`, reason: error.message }),
-              ),
-            )
-        })
+    const recorder = (channel: Channel): Send =>
+      Traced.fn("Messaging.record")(function* (message: OutgoingMessage) {
+        if (channel === "sms" && isUnreachableSandboxNumber(message.to)) {
+          return yield* new MessageUndeliverable({ channel, reason: "the number cannot receive SMS" })
+        }
+        const id = yield* ids.next
+        const sentAt = yield* DateTime.now
+        yield* store
+          .record({
+            id,
+            partnerId: message.partnerId,
+            ...(message.registrationId === undefined ? {} : { registrationId: message.registrationId }),
+            channel,
+            to: message.to,
+            template: message.template,
+            ...(message.paymentRequestId === undefined ? {} : { paymentRequestId: message.paymentRequestId }),
+            sentAt,
+          })
+          .pipe(
+            Effect.mapError(
+              (error) => new ProviderUnavailable({ provider: `sandbox ${channel}`, reason: error.message }),
+            ),
+          )
+      })
     return Context.make(SmsSender, SmsSender.of({ send: recorder("sms") })).pipe(
       Context.add(PushSender, PushSender.of({ send: recorder("push") })),
       Context.add(EmailSender, EmailSender.of({ send: recorder("email") })),

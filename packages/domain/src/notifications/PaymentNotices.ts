@@ -25,7 +25,7 @@ import { DateTime, Effect } from "effect"
 import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
-import { unitOfWork } from "../infrastructure/UseCase.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
 import type { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import { isErased } from "../kernel/Personal.ts"
@@ -204,56 +204,52 @@ const snapshotOf = (state: PaymentRequest.State): PaymentNotice.RequestSnapshot 
         dueDate: state.request.dueDate,
       }
 
-/** Sends today's reminder of a Pending request, once (see the module doc). */
-export const remind = Traced.fn("PaymentNotices.remind")(function* (
-  paymentRequestId: PaymentRequestId,
-  offsets: ReadonlyArray<number> = PaymentNotice.defaultReminderOffsets,
-) {
-  const messages = yield* unitOfWork(
-    Effect.gen(function* () {
-      const at = yield* DateTime.now
-      const today = todayOf(at)
-      const { state } = yield* CommandHandler.load(PaymentRequest.aggregate, paymentRequestId)
-      const request = snapshotOf(state)
-      if (request === undefined || request.status !== "Pending") return []
-      const offsetDays = PaymentNotice.dueReminder(offsets, request.dueDate, today)
-      if (offsetDays === undefined) return []
-      const loaded = yield* recipientOf(request.partnerId, request.payerRegistrationId, at)
-      const channels = PaymentNotice.reminderChannels(loaded.recipient)
-      const handled = yield* CommandHandler.handle(
-        PaymentNotice.aggregate,
-        PaymentNotice.reminderId(paymentRequestId, offsetDays),
-        { _tag: "SendPaymentReminder", request, offsetDays, offsets, today, channels, at },
-      )
-      if (handled.events.length === 0) return []
-      const template: Template = offsetDays === 0 ? "PaymentDueToday" : "PaymentDueSoon"
-      return messagesFor(loaded, channels, template, paymentRequestId)
-    }),
-  )
-  return yield* deliver(messages)
-})
+/** Sends today's reminder of a Pending request, once (see the module doc): recorded in one unit, then sent. */
+export const remind = UseCase.fn("PaymentNotices.remind")(
+  function* (
+    paymentRequestId: PaymentRequestId,
+    offsets: ReadonlyArray<number> = PaymentNotice.defaultReminderOffsets,
+  ) {
+    const at = yield* DateTime.now
+    const today = todayOf(at)
+    const { state } = yield* CommandHandler.load(PaymentRequest.aggregate, paymentRequestId)
+    const request = snapshotOf(state)
+    if (request === undefined || request.status !== "Pending") return []
+    const offsetDays = PaymentNotice.dueReminder(offsets, request.dueDate, today)
+    if (offsetDays === undefined) return []
+    const loaded = yield* recipientOf(request.partnerId, request.payerRegistrationId, at)
+    const channels = PaymentNotice.reminderChannels(loaded.recipient)
+    const handled = yield* CommandHandler.handle(
+      PaymentNotice.aggregate,
+      PaymentNotice.reminderId(paymentRequestId, offsetDays),
+      { _tag: "SendPaymentReminder", request, offsetDays, offsets, today, channels, at },
+    )
+    if (handled.events.length === 0) return []
+    const template: Template = offsetDays === 0 ? "PaymentDueToday" : "PaymentDueSoon"
+    return messagesFor(loaded, channels, template, paymentRequestId)
+  },
+  (recorded) => Effect.flatMap(recorded, deliver),
+)
 
-/** Tells the payer that the request became Paid or Failed, once, as the `paymentStatus*` switches say. */
-export const sendStatusMessage = Traced.fn("PaymentNotices.sendStatusMessage")(function* (
-  paymentRequestId: PaymentRequestId,
-  status: NoticeStatus,
-) {
-  const messages = yield* unitOfWork(
-    Effect.gen(function* () {
-      const at = yield* DateTime.now
-      const { state } = yield* CommandHandler.load(PaymentRequest.aggregate, paymentRequestId)
-      const request = snapshotOf(state)
-      if (request === undefined) return []
-      const loaded = yield* recipientOf(request.partnerId, request.payerRegistrationId, at)
-      const channels = PaymentNotice.statusChannels(loaded.recipient)
-      const handled = yield* CommandHandler.handle(
-        PaymentNotice.aggregate,
-        PaymentNotice.statusMessageId(paymentRequestId, status),
-        { _tag: "SendPaymentStatusMessage", request, status, channels, at },
-      )
-      if (handled.events.length === 0) return []
-      return messagesFor(loaded, channels, status === "Paid" ? "PaymentPaid" : "PaymentFailed", paymentRequestId)
-    }),
-  )
-  return yield* deliver(messages)
-})
+/**
+ * Tells the payer that the request became Paid or Failed, once, as the `paymentStatus*` switches say:
+ * recorded in one unit, then sent.
+ */
+export const sendStatusMessage = UseCase.fn("PaymentNotices.sendStatusMessage")(
+  function* (paymentRequestId: PaymentRequestId, status: NoticeStatus) {
+    const at = yield* DateTime.now
+    const { state } = yield* CommandHandler.load(PaymentRequest.aggregate, paymentRequestId)
+    const request = snapshotOf(state)
+    if (request === undefined) return []
+    const loaded = yield* recipientOf(request.partnerId, request.payerRegistrationId, at)
+    const channels = PaymentNotice.statusChannels(loaded.recipient)
+    const handled = yield* CommandHandler.handle(
+      PaymentNotice.aggregate,
+      PaymentNotice.statusMessageId(paymentRequestId, status),
+      { _tag: "SendPaymentStatusMessage", request, status, channels, at },
+    )
+    if (handled.events.length === 0) return []
+    return messagesFor(loaded, channels, status === "Paid" ? "PaymentPaid" : "PaymentFailed", paymentRequestId)
+  },
+  (recorded) => Effect.flatMap(recorded, deliver),
+)

@@ -19,12 +19,12 @@
  * Paid), and for a debit authorization the debit is authorized on it.
  */
 
-import { DateTime, Effect } from "effect"
+import { DateTime } from "effect"
 import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
-import { unitOfWork } from "../infrastructure/UseCase.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import type { BankAccountId, DebitAuthId, PartnerId, PaymentRequestId, TransferId } from "../kernel/Ids.ts"
@@ -153,68 +153,64 @@ export type Outcome =
  * on the payer's debit authorization), or to skip it once with a reason.
  * A request already collected, paid, cancelled or tried: NothingToDo.
  */
-export const collect = Traced.fn("AutoCollection.collect")(function* (
+export const collect = UseCase.fn("AutoCollection.collect")(function* (
   paymentRequestId: string,
   today?: CalendarDate.CalendarDate,
 ) {
-  return yield* unitOfWork(
-    Effect.gen(function* () {
-      const at = yield* DateTime.now
-      const day = today ?? CalendarDate.fromEpochMillis(DateTime.toEpochMillis(at))
-      const { state } = yield* CommandHandler.load(PaymentRequest.aggregate, paymentRequestId)
-      if (state._tag === "Initial") return yield* new NotFound({ entity: "PaymentRequest" })
-      const request = state.request
-      const nothingToDo: Outcome = { _tag: "NothingToDo", paymentRequestId: request.paymentRequestId }
-      if (!PaymentRequest.isDueForAutomaticCollection(state, day)) return nothingToDo
-      const customer = yield* CommandHandler.load(Customer.aggregate, request.payerRegistrationId)
-      const payer = Customer.belongsTo(customer.state, request.partnerId)
-        ? (customer.state as Customer.RegisteredCustomer)
-        : undefined
-      const account =
-        payer === undefined
-          ? undefined
-          : designatedAccount(payer, yield* earlierAcceptances(request.partnerId, request.payerRegistrationId))
-      const debitAuth = request.debitAuthLimit === undefined ? undefined : yield* debitAuthOf(request)
-      const transferId = (yield* (yield* IdGenerator).next) as TransferId
-      const command: PaymentRequest.CollectAutomatically = {
-        _tag: "CollectAutomatically",
-        paymentRequestId: request.paymentRequestId,
-        today: day,
-        ...(account === undefined
-          ? {}
-          : {
-              account: {
-                bankAccountId: account.bankAccountId,
-                accountNumberMasked: Transfer.maskAccountNumber(account.mask),
-              },
-            }),
-        ...(debitAuth === undefined ? {} : { debitAuth: { active: debitAuth.active, limit: debitAuth.limit } }),
-        transferId,
-        at,
-      }
-      const handled = yield* CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, command)
-      const event = handled.events[0]
-      if (event?._tag === "PaymentRequestAutoCollectionSkipped")
-        return { _tag: "Skipped", paymentRequestId: request.paymentRequestId, reason: event.reason } satisfies Outcome
-      if (event?._tag !== "PaymentRequestAccepted" || payer === undefined || account === undefined) return nothingToDo
-      if (debitAuth !== undefined && event.collectedBy === "DebitAuth") {
-        yield* CommandHandler.handle(DebitAuth.aggregate, debitAuth.debitAuthId, {
-          _tag: "AuthorizeDebit",
-          paymentRequestId: request.paymentRequestId,
-          companyId: request.companyId,
-          amount: request.amount,
-          at,
-        })
-      }
-      const initiate = yield* Payments.transferOf(request, payer, account, event)
-      yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { expectNew: true })
-      return {
-        _tag: "Collected",
-        paymentRequestId: request.paymentRequestId,
-        collection: event.collectedBy ?? "AutoPay",
-        transferId,
-        bankAccountId: account.bankAccountId,
-      } satisfies Outcome
-    }),
-  )
+  const at = yield* DateTime.now
+  const day = today ?? CalendarDate.fromEpochMillis(DateTime.toEpochMillis(at))
+  const { state } = yield* CommandHandler.load(PaymentRequest.aggregate, paymentRequestId)
+  if (state._tag === "Initial") return yield* new NotFound({ entity: "PaymentRequest" })
+  const request = state.request
+  const nothingToDo: Outcome = { _tag: "NothingToDo", paymentRequestId: request.paymentRequestId }
+  if (!PaymentRequest.isDueForAutomaticCollection(state, day)) return nothingToDo
+  const customer = yield* CommandHandler.load(Customer.aggregate, request.payerRegistrationId)
+  const payer = Customer.belongsTo(customer.state, request.partnerId)
+    ? (customer.state as Customer.RegisteredCustomer)
+    : undefined
+  const account =
+    payer === undefined
+      ? undefined
+      : designatedAccount(payer, yield* earlierAcceptances(request.partnerId, request.payerRegistrationId))
+  const debitAuth = request.debitAuthLimit === undefined ? undefined : yield* debitAuthOf(request)
+  const transferId = (yield* (yield* IdGenerator).next) as TransferId
+  const command: PaymentRequest.CollectAutomatically = {
+    _tag: "CollectAutomatically",
+    paymentRequestId: request.paymentRequestId,
+    today: day,
+    ...(account === undefined
+      ? {}
+      : {
+          account: {
+            bankAccountId: account.bankAccountId,
+            accountNumberMasked: Transfer.maskAccountNumber(account.mask),
+          },
+        }),
+    ...(debitAuth === undefined ? {} : { debitAuth: { active: debitAuth.active, limit: debitAuth.limit } }),
+    transferId,
+    at,
+  }
+  const handled = yield* CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, command)
+  const event = handled.events[0]
+  if (event?._tag === "PaymentRequestAutoCollectionSkipped")
+    return { _tag: "Skipped", paymentRequestId: request.paymentRequestId, reason: event.reason } satisfies Outcome
+  if (event?._tag !== "PaymentRequestAccepted" || payer === undefined || account === undefined) return nothingToDo
+  if (debitAuth !== undefined && event.collectedBy === "DebitAuth") {
+    yield* CommandHandler.handle(DebitAuth.aggregate, debitAuth.debitAuthId, {
+      _tag: "AuthorizeDebit",
+      paymentRequestId: request.paymentRequestId,
+      companyId: request.companyId,
+      amount: request.amount,
+      at,
+    })
+  }
+  const initiate = yield* Payments.transferOf(request, payer, account, event)
+  yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { expectNew: true })
+  return {
+    _tag: "Collected",
+    paymentRequestId: request.paymentRequestId,
+    collection: event.collectedBy ?? "AutoPay",
+    transferId,
+    bankAccountId: account.bankAccountId,
+  } satisfies Outcome
 })

@@ -25,7 +25,7 @@ import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import * as NaturalKey from "../infrastructure/NaturalKey.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
-import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
 import * as Amounts from "../kernel/Amounts.ts"
 import { NotFound, ValidationFailed } from "../kernel/DomainError.ts"
 import { CompanyId, DebitAuthId, type PartnerId, RegistrationId } from "../kernel/Ids.ts"
@@ -43,7 +43,7 @@ export interface CompanySummary {
 
 /** The partner's registered company, or NotFound("Company"). */
 export const loadCompany = Traced.fn("DebitAuths.loadCompany")(function* (partnerId: PartnerId, companyId: CompanyId) {
-  const { state } = yield* dieOnCorruptEvent(CommandHandler.load(Company.aggregate, companyId))
+  const { state } = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, companyId))
   if (state._tag === "Initial" || state.partnerId !== partnerId) return yield* new NotFound({ entity: "Company" })
   const summary: CompanySummary = { companyId: state.companyId, partnerId: state.partnerId, name: state.profile.name }
   return summary
@@ -128,52 +128,48 @@ export const naturalKeyOf = (partnerId: PartnerId, registrationId: RegistrationI
  * creates the authorization and the others (run again after the conflict)
  * update that one.
  */
-export const set = Traced.fn("DebitAuths.set")(function* (input: SetInput) {
+export const set = UseCase.fn("DebitAuths.set")(function* (input: SetInput) {
   const limit = yield* Amounts.fromWire("limit", input.limit)
-  return yield* unitOfWork(
-    Effect.gen(function* () {
-      yield* CustomerPreferences.loadCustomer(input.partnerId, input.registrationId)
-      yield* loadCompany(input.partnerId, input.companyId)
-      const at = yield* DateTime.now
-      // An authorization set before keys were claimed has no key yet: it claims it now.
-      const [existing] = yield* authorizationsOf(input.partnerId, input.registrationId, input.companyId)
-      const candidate = existing?.debitAuthId ?? ((yield* (yield* IdGenerator).next) as DebitAuthId)
-      const claimed = yield* CommandHandler.handle(
-        NaturalKey.aggregate,
-        naturalKeyOf(input.partnerId, input.registrationId, input.companyId),
-        { _tag: "ClaimNaturalKey", scope: "DebitAuth", ownerId: candidate, at },
-        { expectNew: existing === undefined },
-      )
-      const debitAuthId = NaturalKey.ownerOf(claimed.state, candidate) as DebitAuthId
-      if (claimed.events.length > 0 && existing === undefined) {
-        const handled = yield* CommandHandler.handle(
-          DebitAuth.aggregate,
-          debitAuthId,
-          {
-            _tag: "SetDebitAuth",
-            debitAuthId,
-            partnerId: input.partnerId,
-            companyId: input.companyId,
-            registrationId: input.registrationId,
-            limit,
-            at,
-          },
-          { expectNew: true },
-        )
-        return Option.getOrThrow(viewOfState(handled.state))
-      }
-      yield* CommandHandler.handle(DebitAuth.aggregate, debitAuthId, {
-        _tag: "UpdateDebitAuthLimit",
+  yield* CustomerPreferences.loadCustomer(input.partnerId, input.registrationId)
+  yield* loadCompany(input.partnerId, input.companyId)
+  const at = yield* DateTime.now
+  // An authorization set before keys were claimed has no key yet: it claims it now.
+  const [existing] = yield* authorizationsOf(input.partnerId, input.registrationId, input.companyId)
+  const candidate = existing?.debitAuthId ?? ((yield* (yield* IdGenerator).next) as DebitAuthId)
+  const claimed = yield* CommandHandler.handle(
+    NaturalKey.aggregate,
+    naturalKeyOf(input.partnerId, input.registrationId, input.companyId),
+    { _tag: "ClaimNaturalKey", scope: "DebitAuth", ownerId: candidate, at },
+    { expectNew: existing === undefined },
+  )
+  const debitAuthId = NaturalKey.ownerOf(claimed.state, candidate) as DebitAuthId
+  if (claimed.events.length > 0 && existing === undefined) {
+    const handled = yield* CommandHandler.handle(
+      DebitAuth.aggregate,
+      debitAuthId,
+      {
+        _tag: "SetDebitAuth",
+        debitAuthId,
+        partnerId: input.partnerId,
+        companyId: input.companyId,
+        registrationId: input.registrationId,
         limit,
         at,
-      })
-      const handled = yield* CommandHandler.handle(DebitAuth.aggregate, debitAuthId, {
-        _tag: "EnableDebitAuth",
-        at,
-      })
-      return Option.getOrThrow(viewOfState(handled.state))
-    }),
-  )
+      },
+      { expectNew: true },
+    )
+    return Option.getOrThrow(viewOfState(handled.state))
+  }
+  yield* CommandHandler.handle(DebitAuth.aggregate, debitAuthId, {
+    _tag: "UpdateDebitAuthLimit",
+    limit,
+    at,
+  })
+  const handled = yield* CommandHandler.handle(DebitAuth.aggregate, debitAuthId, {
+    _tag: "EnableDebitAuth",
+    at,
+  })
+  return Option.getOrThrow(viewOfState(handled.state))
 })
 
 export interface UpdateInput {
@@ -185,7 +181,7 @@ export interface UpdateInput {
 }
 
 /** Changes the limit and/or enables or disables one of the customer's authorizations. */
-export const update = Traced.fn("DebitAuths.update")(function* (input: UpdateInput) {
+export const update = UseCase.fn("DebitAuths.update")(function* (input: UpdateInput) {
   if (input.limit === undefined && input.enabled === undefined) {
     return yield* new ValidationFailed({
       issues: [
@@ -195,35 +191,31 @@ export const update = Traced.fn("DebitAuths.update")(function* (input: UpdateInp
     })
   }
   const limit = input.limit === undefined ? undefined : yield* Amounts.fromWire("limit", input.limit)
-  return yield* unitOfWork(
-    Effect.gen(function* () {
-      const { state } = yield* dieOnCorruptEvent(CommandHandler.load(DebitAuth.aggregate, input.debitAuthId))
-      if (
-        state._tag === "Initial" ||
-        state.partnerId !== input.partnerId ||
-        state.registrationId !== input.registrationId
-      ) {
-        return yield* new NotFound({ entity: "DebitAuth" })
-      }
-      const at = yield* DateTime.now
-      let current: DebitAuth.State = state
-      if (limit !== undefined) {
-        current = (yield* CommandHandler.handle(DebitAuth.aggregate, input.debitAuthId, {
-          _tag: "UpdateDebitAuthLimit",
-          limit,
-          at,
-        })).state
-      }
-      if (input.enabled !== undefined) {
-        current = (yield* CommandHandler.handle(
-          DebitAuth.aggregate,
-          input.debitAuthId,
-          input.enabled ? { _tag: "EnableDebitAuth", at } : { _tag: "DisableDebitAuth", at },
-        )).state
-      }
-      return Option.getOrThrow(viewOfState(current))
-    }),
-  )
+  const { state } = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(DebitAuth.aggregate, input.debitAuthId))
+  if (
+    state._tag === "Initial" ||
+    state.partnerId !== input.partnerId ||
+    state.registrationId !== input.registrationId
+  ) {
+    return yield* new NotFound({ entity: "DebitAuth" })
+  }
+  const at = yield* DateTime.now
+  let current: DebitAuth.State = state
+  if (limit !== undefined) {
+    current = (yield* CommandHandler.handle(DebitAuth.aggregate, input.debitAuthId, {
+      _tag: "UpdateDebitAuthLimit",
+      limit,
+      at,
+    })).state
+  }
+  if (input.enabled !== undefined) {
+    current = (yield* CommandHandler.handle(
+      DebitAuth.aggregate,
+      input.debitAuthId,
+      input.enabled ? { _tag: "EnableDebitAuth", at } : { _tag: "DisableDebitAuth", at },
+    )).state
+  }
+  return Option.getOrThrow(viewOfState(current))
 })
 
 // ---------------------------------------------------------------------------
@@ -240,7 +232,7 @@ export const list = Traced.fn("DebitAuths.list")(function* (partnerId: PartnerId
   const docs = yield* authorizationsOf(partnerId, registrationId)
   return yield* Effect.forEach(docs, (doc) =>
     Effect.map(
-      dieOnCorruptEvent(CommandHandler.load(Company.aggregate, doc.companyId)),
+      UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, doc.companyId)),
       ({ state }): DebitAuthListItem => ({
         ...viewOf(doc),
         companyName: state._tag === "Initial" ? "" : state.profile.name,

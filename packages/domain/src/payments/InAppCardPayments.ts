@@ -21,7 +21,7 @@ import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
-import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
 import { NotFound, RuleViolated } from "../kernel/DomainError.ts"
 import type { CardPaymentId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
@@ -38,9 +38,19 @@ export interface PayInput {
 const processorUnavailable = (reason: string) =>
   new EventStoreUnavailable({ reason: `the card processor is unavailable: ${reason}` })
 
+/** Records the charged payment on the request (its own unit, after the card was charged). */
+const recordPayment = UseCase.fn("InAppCardPayments.recordPayment")(function* (
+  paymentRequestId: string,
+  command: PaymentRequest.PayWithCard,
+) {
+  return yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, command)
+})
+
 /** Charges the payer's saved card and marks the request Paid; answers its status and the card payment id. */
 export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput) {
-  const { state } = yield* dieOnCorruptEvent(CommandHandler.load(PaymentRequest.aggregate, input.paymentRequestId))
+  const { state } = yield* UseCase.dieOnCorruptEvent(
+    CommandHandler.load(PaymentRequest.aggregate, input.paymentRequestId),
+  )
   if (
     state._tag === "Initial" ||
     state.request.partnerId !== input.partnerId ||
@@ -48,7 +58,7 @@ export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput
   )
     return yield* new NotFound({ entity: "PaymentRequest" })
   const request = state.request
-  const customer = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.registrationId))
+  const customer = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.registrationId))
   const card = Customer.cardPaymentMethods(customer.state).find((method) => method.id === input.paymentMethodId)
   if (card === undefined) return yield* new NotFound({ entity: "CardPaymentMethod" })
   const cardPaymentId = (yield* (yield* IdGenerator).next) as CardPaymentId
@@ -85,9 +95,9 @@ export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput
         ProviderUnavailable: (unavailable) => Effect.fail(processorUnavailable(unavailable.reason)),
       }),
     )
-  const handled = yield* unitOfWork(
-    CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, command(charged.processorReference)),
-  ).pipe(Effect.tapError(() => charger.refund(charged.processorReference).pipe(Effect.ignore)))
+  const handled = yield* recordPayment(request.paymentRequestId, command(charged.processorReference)).pipe(
+    Effect.tapError(() => charger.refund(charged.processorReference).pipe(Effect.ignore)),
+  )
   // A concurrent payment with the same card may have recorded its own card payment id first.
   const recorded = handled.state._tag === "PaidByCard" ? handled.state.card.cardPaymentId : cardPaymentId
   return { status: "Paid" as const, cardPaymentId: recorded }

@@ -15,11 +15,10 @@ import { Context, DateTime, Effect, Option, Result } from "effect"
 import { Company, CompanyReference } from "../companies/index.ts"
 import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
-import type { EventStore, EventStoreUnavailable, VersionConflict } from "../infrastructure/EventStore.ts"
+import type { EventStoreUnavailable, VersionConflict } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
-import type { UnitOfWork } from "../infrastructure/UnitOfWork.ts"
-import { dieOnCorruptEvent, unitOfWork } from "../infrastructure/UseCase.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
 import type { WireAmount } from "../kernel/Amounts.ts"
 import type { CalendarDate } from "../kernel/CalendarDate.ts"
 import { type DomainError, type FieldIssue, NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
@@ -103,7 +102,7 @@ export const findCompany = Traced.fn("Payments.findCompany")(function* (
 ) {
   let id = companyId
   if (id === undefined && companyReferenceId !== undefined) {
-    const reference = yield* dieOnCorruptEvent(
+    const reference = yield* UseCase.dieOnCorruptEvent(
       CommandHandler.load(
         CompanyReference.aggregate,
         CompanyReference.idOf(partnerId, companyReferenceId as CompanyReferenceId),
@@ -112,14 +111,14 @@ export const findCompany = Traced.fn("Payments.findCompany")(function* (
     if (reference.state._tag === "Reserved") id = reference.state.companyId
   }
   if (id === undefined) return yield* new NotFound({ entity: "Company" })
-  const company = yield* dieOnCorruptEvent(CommandHandler.load(Company.aggregate, id))
+  const company = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, id))
   if (company.state._tag === "Initial" || company.state.partnerId !== partnerId)
     return yield* new NotFound({ entity: "Company" })
   return company.state
 })
 
 /** Creates a Pending payment request for one of the partner's companies; returns its id and status. */
-export const create = Traced.fn("Payments.create")(function* (input: CreateInput) {
+export const create = UseCase.fn("Payments.create")(function* (input: CreateInput) {
   const issues: Array<FieldIssue> = []
   if ((input.companyId === undefined) === (input.companyReferenceId === undefined)) {
     const message =
@@ -148,7 +147,7 @@ export const create = Traced.fn("Payments.create")(function* (input: CreateInput
     })
   // The payer is one of the partner's customers; another partner's customer is NotFound exactly like an
   // unknown registration id, so the answer does not tell that the other partner's customer exists.
-  const payer = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.payerRegistrationId))
+  const payer = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.payerRegistrationId))
   if (!Customer.belongsTo(payer.state, input.partnerId)) return yield* payerNotFound
   const ids = yield* IdGenerator
   const paymentRequestId = (yield* ids.next) as PaymentRequestId
@@ -173,7 +172,7 @@ export const create = Traced.fn("Payments.create")(function* (input: CreateInput
     ...(lineItems === undefined ? {} : { lineItems }),
     at,
   }
-  yield* unitOfWork(CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, command, { expectNew: true }))
+  yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, command, { expectNew: true })
   return { paymentRequestId, status: "Pending" as const }
 })
 
@@ -261,16 +260,14 @@ export const history = Traced.fn("Payments.history")(function* (query: HistoryQu
 // Cancel
 
 /** Cancels a Pending request; a repeat is a no-op; after acceptance IllegalTransition (409). */
-export const cancel = Traced.fn("Payments.cancel")(function* (partnerId: PartnerId, paymentRequestId: string) {
+export const cancel = UseCase.fn("Payments.cancel")(function* (partnerId: PartnerId, paymentRequestId: string) {
   const at = yield* DateTime.now
-  yield* unitOfWork(
-    CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, {
-      _tag: "CancelPaymentRequest",
-      paymentRequestId: paymentRequestId as PaymentRequestId,
-      partnerId,
-      at,
-    }),
-  ).pipe(
+  yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, {
+    _tag: "CancelPaymentRequest",
+    paymentRequestId: paymentRequestId as PaymentRequestId,
+    partnerId,
+    at,
+  }).pipe(
     // Another partner's request looks missing.
     Effect.catchIf(
       (error) => error._tag === "RuleViolated" && error.code === "NotThePartner",
@@ -343,8 +340,8 @@ export const senderNameOf = (customer: Customer.RegisteredCustomer, accountName:
  * the request becomes Accepted and its Transfer is initiated, in one unit of
  * work. Repeating the acceptance with the same account changes nothing.
  */
-export const accept = Traced.fn("Payments.accept")(function* (input: AcceptInput) {
-  const loaded = yield* dieOnCorruptEvent(CommandHandler.load(PaymentRequest.aggregate, input.paymentRequestId))
+export const accept = UseCase.fn("Payments.accept")(function* (input: AcceptInput) {
+  const loaded = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(PaymentRequest.aggregate, input.paymentRequestId))
   const state = loaded.state
   if (
     state._tag === "Initial" ||
@@ -354,7 +351,7 @@ export const accept = Traced.fn("Payments.accept")(function* (input: AcceptInput
     return yield* notFound
   const request = state.request
   // The payer's linked account (TODO: read it from the customers read model once it exists).
-  const customer = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.registrationId))
+  const customer = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.registrationId))
   const account = Customer.linkedBankAccounts(customer.state).find((a) => a.bankAccountId === input.bankAccountId)
   if (customer.state._tag !== "Registered" || account === undefined)
     return yield* new RuleViolated({
@@ -382,15 +379,10 @@ export const accept = Traced.fn("Payments.accept")(function* (input: AcceptInput
   const accepted = decision.success[0]
   if (accepted?._tag !== "PaymentRequestAccepted") return { status: PaymentRequest.status(state) ?? "Accepted" }
   const initiate = yield* transferOf(request, payer, account, accepted)
-  const handled = yield* unitOfWork(
-    Effect.gen(function* () {
-      const handled = yield* CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, acceptCommand)
-      if (handled.events.length > 0) {
-        yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { expectNew: true })
-      }
-      return handled
-    }),
-  )
+  const handled = yield* CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, acceptCommand)
+  if (handled.events.length > 0) {
+    yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { expectNew: true })
+  }
   return { status: PaymentRequest.status(handled.state) ?? "Accepted" }
 })
 
@@ -456,32 +448,43 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
 // Settlement (the app's workers)
 
 /** Applies a transfer command (its policies: the payment request it pays follows), in one unit of work. */
-const applyToTransfer = (transferId: string, command: Transfer.Command) =>
-  unitOfWork(CommandHandler.handle(Transfer.aggregate, transferId, command))
+const applyToTransfer = UseCase.fn("Payments.applyToTransfer")(function* (
+  transferId: string,
+  command: Transfer.Command,
+) {
+  return yield* CommandHandler.handle(Transfer.aggregate, transferId, command)
+})
 
 /** The bank settled the transfer: it becomes Settled and the request it pays Paid. A repeat changes nothing. */
-export const settleTransfer = Traced.fn("Payments.settleTransfer")(function* (transferId: TransferId) {
+export const settleTransfer = UseCase.fn("Payments.settleTransfer")(function* (transferId: TransferId) {
   const at = yield* DateTime.now
-  const handled = yield* applyToTransfer(transferId, { _tag: "SettleTransfer", transferId, at })
+  const handled = yield* CommandHandler.handle(Transfer.aggregate, transferId, {
+    _tag: "SettleTransfer",
+    transferId,
+    at,
+  })
   return Transfer.summary(handled.state)
 })
 
 /** The bank failed the transfer (return code, e.g. R01): it becomes Failed and the request it pays Failed. */
-export const failTransfer = Traced.fn("Payments.failTransfer")(function* (
+export const failTransfer = UseCase.fn("Payments.failTransfer")(function* (
   transferId: TransferId,
   returnCode: string,
   reason = "returned by the bank",
 ) {
   const at = yield* DateTime.now
-  const handled = yield* applyToTransfer(transferId, { _tag: "FailTransfer", transferId, returnCode, reason, at })
+  const handled = yield* CommandHandler.handle(Transfer.aggregate, transferId, {
+    _tag: "FailTransfer",
+    transferId,
+    returnCode,
+    reason,
+    at,
+  })
   return Transfer.summary(handled.state)
 })
 
-/** @internal shared with Transfers.ts */
-export const applyTransferCommand = applyToTransfer
-
-/** The ports the payment use cases need. */
-export type Requirements = EventStore | ReadModelStore | IdGenerator | UnitOfWork
+/** The ports the payment use cases need (those of `accept`, which reads and records the most). */
+export type Requirements = Effect.Services<ReturnType<typeof accept>>
 
 /** The bank's outcome for one transfer, for `settleBatch`. */
 export type SettlementDecision =
@@ -501,36 +504,34 @@ export type SettlementBatchResult =
  * transfer whose command is refused or loses a race is reported as Skipped and
  * the others still commit; a database failure fails the whole batch.
  */
-export const settleBatch = Traced.fn("Payments.settleBatch")(function* (decisions: ReadonlyArray<SettlementDecision>) {
+export const settleBatch = UseCase.fn("Payments.settleBatch")(function* (decisions: ReadonlyArray<SettlementDecision>) {
   const at = yield* DateTime.now
-  return yield* unitOfWork(
-    Effect.forEach(decisions, (decision) =>
-      applyToTransfer(
-        decision.transferId,
-        decision._tag === "Settle"
-          ? { _tag: "SettleTransfer", transferId: decision.transferId, at }
-          : {
-              _tag: "FailTransfer",
+  return yield* Effect.forEach(decisions, (decision) =>
+    applyToTransfer(
+      decision.transferId,
+      decision._tag === "Settle"
+        ? { _tag: "SettleTransfer", transferId: decision.transferId, at }
+        : {
+            _tag: "FailTransfer",
+            transferId: decision.transferId,
+            returnCode: decision.returnCode,
+            reason: decision.reason,
+            at,
+          },
+    ).pipe(
+      Effect.as<SettlementBatchResult>({
+        _tag: "Applied",
+        transferId: decision.transferId,
+        decision: decision._tag,
+      }),
+      Effect.catch((error) =>
+        error._tag === "EventStoreUnavailable"
+          ? Effect.fail(error)
+          : Effect.succeed<SettlementBatchResult>({
+              _tag: "Skipped",
               transferId: decision.transferId,
-              returnCode: decision.returnCode,
-              reason: decision.reason,
-              at,
-            },
-      ).pipe(
-        Effect.as<SettlementBatchResult>({
-          _tag: "Applied",
-          transferId: decision.transferId,
-          decision: decision._tag,
-        }),
-        Effect.catch((error) =>
-          error._tag === "EventStoreUnavailable"
-            ? Effect.fail(error)
-            : Effect.succeed<SettlementBatchResult>({
-                _tag: "Skipped",
-                transferId: decision.transferId,
-                error: error._tag,
-              }),
-        ),
+              error: error._tag,
+            }),
       ),
     ),
   )

@@ -14,7 +14,7 @@ import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
-import { dieOnCorruptEvent } from "../infrastructure/UseCase.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
 import type { WireAmount } from "../kernel/Amounts.ts"
 import type { CalendarDate } from "../kernel/CalendarDate.ts"
 import { NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
@@ -23,7 +23,6 @@ import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
 import { ESignature } from "./PaymentProviders.ts"
 import * as PaymentRequests from "./PaymentRequestsProjection.ts"
-import { applyTransferCommand } from "./Payments.ts"
 import * as Transfer from "./Transfer.ts"
 import {
   Attachment,
@@ -115,10 +114,10 @@ export interface RefundInput {
 }
 
 /** Refunds part or all of a settled transfer (cumulative; never above the amount). */
-export const refund = Traced.fn("Transfers.refund")(function* (input: RefundInput) {
+export const refund = UseCase.fn("Transfers.refund")(function* (input: RefundInput) {
   if (input.reason !== undefined && input.reason.length > 500)
     return yield* ValidationFailed.of("reason", "must be at most 500 characters")
-  const loaded = yield* dieOnCorruptEvent(CommandHandler.load(Transfer.aggregate, input.transferId))
+  const loaded = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Transfer.aggregate, input.transferId))
   const state = loaded.state
   if (state._tag === "Initial" || state.details.partnerId !== input.partnerId) return yield* notFound
   let amount: Money.Money
@@ -139,7 +138,7 @@ export const refund = Traced.fn("Transfers.refund")(function* (input: RefundInpu
   const ids = yield* IdGenerator
   const refundId = (yield* ids.next) as RefundId
   const at = yield* DateTime.now
-  const handled = yield* applyTransferCommand(input.transferId, {
+  const handled = yield* CommandHandler.handle(Transfer.aggregate, input.transferId, {
     _tag: "RefundTransfer",
     transferId: state.details.transferId,
     refundId,
@@ -253,6 +252,14 @@ export interface ReimbursementInput {
 /** A signing URL only used to check, before calling the provider, that the application would be accepted. */
 const dryRunUrl = "https://sandbox.partnerpay.dev/sign/dry-run"
 
+/** Records the e-signature provider's envelope on the transfer (its own unit, after the provider answered). */
+const recordReimbursement = UseCase.fn("Transfers.recordReimbursement")(function* (
+  transferId: string,
+  command: Transfer.ApplyForReimbursement,
+) {
+  return yield* CommandHandler.handle(Transfer.aggregate, transferId, command)
+})
+
 /**
  * The payer applies to a provider for reimbursement of a settled transfer they
  * paid: the e-signature provider creates the claim document and the signer's
@@ -261,7 +268,7 @@ const dryRunUrl = "https://sandbox.partnerpay.dev/sign/dry-run"
  */
 export const createReimbursement = Traced.fn("Transfers.createReimbursement")(function* (input: ReimbursementInput) {
   yield* get({ _tag: "Customer", partnerId: input.partnerId, registrationId: input.registrationId }, input.transferId)
-  const loaded = yield* dieOnCorruptEvent(CommandHandler.load(Transfer.aggregate, input.transferId))
+  const loaded = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Transfer.aggregate, input.transferId))
   const state = loaded.state
   if (state._tag === "Initial") return yield* notFound
   const at = yield* DateTime.now
@@ -278,7 +285,7 @@ export const createReimbursement = Traced.fn("Transfers.createReimbursement")(fu
   if (dryRun._tag === "Failure") return yield* Effect.fail(dryRun.failure)
   if (dryRun.success.length === 0 && state._tag === "Settled" && state.reimbursement._tag !== "NotApplied")
     return { signingUrl: state.reimbursement.signingUrl }
-  const customer = yield* dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.registrationId))
+  const customer = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.registrationId))
   const personal = Customer.personalData(customer.state)
   const signing = yield* ESignature
   const envelope = yield* signing
@@ -298,7 +305,7 @@ export const createReimbursement = Traced.fn("Transfers.createReimbursement")(fu
         ProviderUnavailable: (error) => Effect.fail(new EventStoreUnavailable({ reason: error.message, cause: error })),
       }),
     )
-  const handled = yield* applyTransferCommand(input.transferId, command(envelope.signingUrl, envelope.envelopeId))
+  const handled = yield* recordReimbursement(input.transferId, command(envelope.signingUrl, envelope.envelopeId))
   const reimbursement = handled.state._tag === "Settled" ? handled.state.reimbursement : undefined
   return {
     signingUrl:

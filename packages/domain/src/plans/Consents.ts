@@ -19,7 +19,7 @@ import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import type { EventDecodeFailed, EventStore, EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { decodeDocument, ReadModelStore, type StoredDocument } from "../infrastructure/ReadModel.ts"
-import { unitOfWork } from "../infrastructure/UseCase.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import * as Ids from "../kernel/Ids.ts"
@@ -142,23 +142,19 @@ export const list = Traced.fn("Consents.list")(function* (payer: Payer, input: L
   return { data, hasMore: page.hasMore }
 })
 
-const answer = (
+/** The payer's answer: the consent must be the payer's and `check` pass; the consent as it is afterwards. */
+const answer = Traced.fn("Consents.answer")(function* (
   payer: Payer,
   command: (at: DateTime.Utc) => Consent.Command,
   consentId: string,
   check: Effect.Effect<void, NotFound | EventStoreUnavailable | EventDecodeFailed, EventStore> = Effect.void,
-) =>
-  unitOfWork(
-    Effect.gen(function* () {
-      yield* findOwn(payer, consentId)
-      yield* check
-      const at = yield* DateTime.now
-      yield* CommandHandler.handle(Consent.aggregate, consentId, command(at), {
-        metadata: { partnerId: payer.partnerId },
-      })
-      return yield* get(payer, consentId)
-    }),
-  )
+) {
+  yield* findOwn(payer, consentId)
+  yield* check
+  const at = yield* DateTime.now
+  yield* CommandHandler.handle(Consent.aggregate, consentId, command(at), { metadata: { partnerId: payer.partnerId } })
+  return yield* get(payer, consentId)
+})
 
 /** The payer's linked bank account, else NotFound("BankAccount") like any unknown account. */
 const requireLinkedAccount = Traced.fn("Consents.requireLinkedAccount")(function* (
@@ -174,7 +170,7 @@ const requireLinkedAccount = Traced.fn("Consents.requireLinkedAccount")(function
  * The payer accepts, naming one of their linked bank accounts to debit (any
  * other account is NotFound); the plan learns it in the same unit of work.
  */
-export const accept = Traced.fn("Consents.accept")(function* (
+export const accept = UseCase.fn("Consents.accept")(function* (
   payer: Payer,
   consentId: Ids.ConsentId,
   bankAccountId: Ids.BankAccountId,
@@ -188,7 +184,7 @@ export const accept = Traced.fn("Consents.accept")(function* (
 })
 
 /** The payer declines: Pending -> Declined, Accepted -> Revoked; either way the plan is cancelled. */
-export const decline = Traced.fn("Consents.decline")(function* (payer: Payer, consentId: Ids.ConsentId) {
+export const decline = UseCase.fn("Consents.decline")(function* (payer: Payer, consentId: Ids.ConsentId) {
   return yield* answer(
     payer,
     (at) => ({ _tag: "DeclineConsent", consentId, registrationId: payer.registrationId, at }),

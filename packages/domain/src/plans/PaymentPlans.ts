@@ -16,7 +16,7 @@ import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
-import { unitOfWork } from "../infrastructure/UseCase.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import * as Ids from "../kernel/Ids.ts"
@@ -117,75 +117,71 @@ const companySelector = (input: CreateInput): Effect.Effect<CompanySelector, Val
  * is recorded first (its validation names every bad term), then the consent,
  * with the same ids.
  */
-export const create = Traced.fn("PaymentPlans.create")(function* (input: CreateInput) {
+export const create = UseCase.fn("PaymentPlans.create")(function* (input: CreateInput) {
   const selector = yield* companySelector(input)
-  return yield* unitOfWork(
-    Effect.gen(function* () {
-      const company =
-        "companyId" in selector
-          ? yield* Companies.get(input.partnerId, selector.companyId)
-          : yield* Companies.findByReference(input.partnerId, selector.companyReferenceId)
-      if (company.status === "Rejected") {
-        return yield* new RuleViolated({
-          code: "COMPANY_REJECTED",
-          reason: "the company failed business verification and cannot collect payments",
-        })
-      }
-      // The payer is one of the partner's customers; another partner's customer is NotFound exactly like
-      // an unknown registration id (no existence oracle).
-      const payer = yield* CommandHandler.load(Customer.aggregate, input.payerRegistrationId)
-      if (!Customer.belongsTo(payer.state, input.partnerId)) return yield* new NotFound({ entity: "Customer" })
-      const ids = yield* IdGenerator
-      const paymentPlanId = Ids.PaymentPlanId.make(yield* ids.next)
-      const consentId = Ids.ConsentId.make(yield* ids.next)
-      const companyId = company.companyId
-      const at = yield* DateTime.now
-      const metadata = { partnerId: input.partnerId }
-      const plan = yield* CommandHandler.handle(
-        PaymentPlan.aggregate,
-        paymentPlanId,
-        {
-          _tag: "CreatePaymentPlan",
-          paymentPlanId,
-          consentId,
-          partnerId: input.partnerId,
-          companyId,
-          payerRegistrationId: input.payerRegistrationId,
-          amount: input.amount,
-          frequency: input.frequency,
-          recurrenceInterval: input.recurrenceInterval,
-          startDate: input.startDate,
-          ...(input.numberOfPayments !== undefined ? { numberOfPayments: input.numberOfPayments } : {}),
-          ...(input.endDate !== undefined ? { endDate: input.endDate } : {}),
-          ...(input.description !== undefined ? { description: input.description } : {}),
-          at,
-        },
-        { metadata, expectNew: true },
-      )
-      yield* CommandHandler.handle(
-        Consent.aggregate,
-        consentId,
-        {
-          _tag: "RequestConsent",
-          consentId,
-          paymentPlanId,
-          partnerId: input.partnerId,
-          companyId,
-          payerRegistrationId: input.payerRegistrationId,
-          amount: input.amount,
-          frequency: input.frequency,
-          at,
-        },
-        { metadata, expectNew: true },
-      )
-      const created: Created = {
-        paymentPlanId,
-        consentId,
-        status: PaymentPlan.statusOf(plan.state) ?? "Draft",
-      }
-      return created
-    }),
+  const company =
+    "companyId" in selector
+      ? yield* Companies.get(input.partnerId, selector.companyId)
+      : yield* Companies.findByReference(input.partnerId, selector.companyReferenceId)
+  if (company.status === "Rejected") {
+    return yield* new RuleViolated({
+      code: "COMPANY_REJECTED",
+      reason: "the company failed business verification and cannot collect payments",
+    })
+  }
+  // The payer is one of the partner's customers; another partner's customer is NotFound exactly like
+  // an unknown registration id (no existence oracle).
+  const payer = yield* CommandHandler.load(Customer.aggregate, input.payerRegistrationId)
+  if (!Customer.belongsTo(payer.state, input.partnerId)) return yield* new NotFound({ entity: "Customer" })
+  const ids = yield* IdGenerator
+  const paymentPlanId = Ids.PaymentPlanId.make(yield* ids.next)
+  const consentId = Ids.ConsentId.make(yield* ids.next)
+  const companyId = company.companyId
+  const at = yield* DateTime.now
+  const metadata = { partnerId: input.partnerId }
+  const plan = yield* CommandHandler.handle(
+    PaymentPlan.aggregate,
+    paymentPlanId,
+    {
+      _tag: "CreatePaymentPlan",
+      paymentPlanId,
+      consentId,
+      partnerId: input.partnerId,
+      companyId,
+      payerRegistrationId: input.payerRegistrationId,
+      amount: input.amount,
+      frequency: input.frequency,
+      recurrenceInterval: input.recurrenceInterval,
+      startDate: input.startDate,
+      ...(input.numberOfPayments !== undefined ? { numberOfPayments: input.numberOfPayments } : {}),
+      ...(input.endDate !== undefined ? { endDate: input.endDate } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      at,
+    },
+    { metadata, expectNew: true },
   )
+  yield* CommandHandler.handle(
+    Consent.aggregate,
+    consentId,
+    {
+      _tag: "RequestConsent",
+      consentId,
+      paymentPlanId,
+      partnerId: input.partnerId,
+      companyId,
+      payerRegistrationId: input.payerRegistrationId,
+      amount: input.amount,
+      frequency: input.frequency,
+      at,
+    },
+    { metadata, expectNew: true },
+  )
+  const created: Created = {
+    paymentPlanId,
+    consentId,
+    status: PaymentPlan.statusOf(plan.state) ?? "Draft",
+  }
+  return created
 })
 
 // ---------------------------------------------------------------------------
@@ -207,24 +203,20 @@ export const get = Traced.fn("PaymentPlans.get")(function* (partnerId: Ids.Partn
 type Move = "ActivatePaymentPlan" | "PausePaymentPlan" | "ResumePaymentPlan" | "CancelPaymentPlan"
 
 const move = (tag: Move) =>
-  Traced.fn(`PaymentPlans.${tag}`)(function* (partnerId: Ids.PartnerId, paymentPlanId: string) {
-    return yield* unitOfWork(
-      Effect.gen(function* () {
-        const { state } = yield* CommandHandler.load(PaymentPlan.aggregate, paymentPlanId)
-        if (state._tag === "Initial" || state.terms.partnerId !== partnerId) {
-          return yield* new NotFound({ entity: "PaymentPlan" })
-        }
-        const at = yield* DateTime.now
-        const id = state.terms.paymentPlanId
-        yield* CommandHandler.handle(
-          PaymentPlan.aggregate,
-          id,
-          { _tag: tag, paymentPlanId: id, at },
-          { metadata: { partnerId } },
-        )
-        return yield* get(partnerId, id)
-      }),
+  UseCase.fn(`PaymentPlans.${tag}`)(function* (partnerId: Ids.PartnerId, paymentPlanId: string) {
+    const { state } = yield* CommandHandler.load(PaymentPlan.aggregate, paymentPlanId)
+    if (state._tag === "Initial" || state.terms.partnerId !== partnerId) {
+      return yield* new NotFound({ entity: "PaymentPlan" })
+    }
+    const at = yield* DateTime.now
+    const id = state.terms.paymentPlanId
+    yield* CommandHandler.handle(
+      PaymentPlan.aggregate,
+      id,
+      { _tag: tag, paymentPlanId: id, at },
+      { metadata: { partnerId } },
     )
+    return yield* get(partnerId, id)
   })
 
 /** Starts collecting a Draft plan; its consent must be Accepted (RuleViolated ConsentNotAccepted). */
@@ -341,56 +333,52 @@ const instalmentTransfer = Traced.fn("PaymentPlans.instalmentTransfer")(function
  * revoked concurrently makes the plan's append conflict, so the unit runs
  * again, finds the plan cancelled and creates no transfer.
  */
-export const collectDue = Traced.fn("PaymentPlans.collectDue")(function* (
+export const collectDue = UseCase.fn("PaymentPlans.collectDue")(function* (
   paymentPlanId: string,
   today?: CalendarDate.CalendarDate,
 ) {
-  return yield* unitOfWork(
-    Effect.gen(function* () {
-      const at = yield* DateTime.now
-      const day = today ?? PaymentPlan.today(at)
-      const { state } = yield* CommandHandler.load(PaymentPlan.aggregate, paymentPlanId)
-      if (state._tag !== "Active" || state.consent !== "Accepted") return Option.none<CollectedInstalment>()
-      const dueDate = PaymentPlan.nextDueDate(state)
-      if (dueDate === undefined || CalendarDate.compare(dueDate, day) > 0) return Option.none<CollectedInstalment>()
-      const ids = yield* IdGenerator
-      const transferId = Ids.TransferId.make(yield* ids.next)
-      const id = state.terms.paymentPlanId
-      const partnerId = state.terms.partnerId
-      const instalmentNumber = state.nextIndex + 1
-      const { initiate, linked } = yield* instalmentTransfer(state.terms, instalmentNumber, transferId, at)
-      const options = { metadata: { partnerId } }
-      yield* CommandHandler.handle(
-        PaymentPlan.aggregate,
-        id,
-        { _tag: "CollectInstalment", paymentPlanId: id, dueDate, transferId, at },
-        options,
-      )
-      yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { ...options, expectNew: true })
-      if (!linked) {
-        // The payer unlinked the account since accepting: the bank returns the debit at once.
-        yield* CommandHandler.handle(
-          Transfer.aggregate,
-          transferId,
-          {
-            _tag: "FailTransfer",
-            transferId,
-            returnCode: accountClosedReturnCode,
-            reason: "the bank account named by the consent is no longer linked",
-            at,
-          },
-          options,
-        )
-      }
-      const plan = yield* get(partnerId, id)
-      return Option.some<CollectedInstalment>({
-        paymentPlanId: id,
-        partnerId,
-        dueDate,
-        instalmentNumber,
-        transferId,
-        plan,
-      })
-    }),
+  const at = yield* DateTime.now
+  const day = today ?? PaymentPlan.today(at)
+  const { state } = yield* CommandHandler.load(PaymentPlan.aggregate, paymentPlanId)
+  if (state._tag !== "Active" || state.consent !== "Accepted") return Option.none<CollectedInstalment>()
+  const dueDate = PaymentPlan.nextDueDate(state)
+  if (dueDate === undefined || CalendarDate.compare(dueDate, day) > 0) return Option.none<CollectedInstalment>()
+  const ids = yield* IdGenerator
+  const transferId = Ids.TransferId.make(yield* ids.next)
+  const id = state.terms.paymentPlanId
+  const partnerId = state.terms.partnerId
+  const instalmentNumber = state.nextIndex + 1
+  const { initiate, linked } = yield* instalmentTransfer(state.terms, instalmentNumber, transferId, at)
+  const options = { metadata: { partnerId } }
+  yield* CommandHandler.handle(
+    PaymentPlan.aggregate,
+    id,
+    { _tag: "CollectInstalment", paymentPlanId: id, dueDate, transferId, at },
+    options,
   )
+  yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { ...options, expectNew: true })
+  if (!linked) {
+    // The payer unlinked the account since accepting: the bank returns the debit at once.
+    yield* CommandHandler.handle(
+      Transfer.aggregate,
+      transferId,
+      {
+        _tag: "FailTransfer",
+        transferId,
+        returnCode: accountClosedReturnCode,
+        reason: "the bank account named by the consent is no longer linked",
+        at,
+      },
+      options,
+    )
+  }
+  const plan = yield* get(partnerId, id)
+  return Option.some<CollectedInstalment>({
+    paymentPlanId: id,
+    partnerId,
+    dueDate,
+    instalmentNumber,
+    transferId,
+    plan,
+  })
 })

@@ -443,24 +443,20 @@ contractCase(
     const streams = Array.from({ length: 20 }, () => newStreamId())
     const checkpoint = yield* marker
     const appended: Array<string> = []
-    yield* Effect.all(
-      streams.map((streamId) =>
-        Effect.gen(function* () {
-          const out: Array<AppendResult> = []
-          let version = 0
-          // batches of 1, 2, 1, 2, 1 events: 7 per stream
-          for (let batch = 0; batch < 5; batch++) {
-            const size = 1 + (batch % 2)
-            const events = newEvents(size, version + 1)
-            out.push(yield* append(streamId, ExpectedVersion.exact(version), events))
-            appended.push(...events.map((event) => event.eventId))
-            version += size
-          }
-          return out
-        }),
-      ),
-      { concurrency: "unbounded" },
-    )
+    const writeSevenEvents = Traced.fn("EventStoreContract.writeSevenEvents")(function* (streamId: string) {
+      const out: Array<AppendResult> = []
+      let version = 0
+      // batches of 1, 2, 1, 2, 1 events: 7 per stream
+      for (let batch = 0; batch < 5; batch++) {
+        const size = 1 + (batch % 2)
+        const events = newEvents(size, version + 1)
+        out.push(yield* append(streamId, ExpectedVersion.exact(version), events))
+        appended.push(...events.map((event) => event.eventId))
+        version += size
+      }
+      return out
+    })
+    yield* Effect.all(streams.map(writeSevenEvents), { concurrency: "unbounded" })
     const all = yield* readAllUntil(checkpoint, appended, 25)
     const ours = new Set(streams)
     const positions = all.map((event) => event.globalPosition)

@@ -11,6 +11,7 @@
 import { DateTime, Effect, Layer, ManagedRuntime } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdempotencyStore, retentionMillis, type StoredResponse } from "../infrastructure/IdempotencyStore.ts"
+import * as Traced from "../kernel/Traced.ts"
 import type { TestRunner } from "./EventStoreContract.ts"
 
 declare const crypto: { randomUUID(): string }
@@ -37,12 +38,16 @@ const response = (text: string): StoredResponse => ({
 })
 
 /** Begins and expects `Started`: the claim. */
-const started = (scope: string, key: string, hash: string, at = t0) =>
-  Effect.gen(function* () {
-    const result = yield* (yield* IdempotencyStore).begin(scope, key, hash, at)
-    if (result._tag !== "Started") return yield* Effect.fail(new Error(`expected Started, got ${result._tag}`))
-    return result.claim
-  })
+const started = Traced.fn("IdempotencyStoreContract.started")(function* (
+  scope: string,
+  key: string,
+  hash: string,
+  at = t0,
+) {
+  const result = yield* (yield* IdempotencyStore).begin(scope, key, hash, at)
+  if (result._tag !== "Started") return yield* Effect.fail(new Error(`expected Started, got ${result._tag}`))
+  return result.claim
+})
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i])
 
