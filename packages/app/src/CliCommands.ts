@@ -21,7 +21,7 @@ import { Migrations, PgDomain, PgPersonalDataVault } from "@partnerpay/adapters-
 import { Traced } from "@partnerpay/domain"
 import { Cause, Console, DateTime, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import * as AppConfig from "./Config.ts"
+import * as Config from "./Config.ts"
 import * as Database from "./Database.ts"
 import * as DataKey from "./DataKey.ts"
 import * as Domain from "./Domain.ts"
@@ -43,7 +43,7 @@ const print = (asJson: boolean, value: unknown, text: () => string) =>
 /** A human message for a failure (never a secret: errors carry none). */
 export const describeFailure = (cause: Cause.Cause<unknown>): string => {
   const error = Cause.squash(cause)
-  if (error instanceof AppConfig.ConfigInvalid || error instanceof Database.DatabaseInUse) return error.message
+  if (error instanceof Config.ConfigInvalid || error instanceof Database.DatabaseInUse) return error.message
   if (error instanceof Operations.InvalidInput) {
     return `invalid input: ${error.issues.map((issue) => `${issue.field} ${issue.message}`).join("; ")}`
   }
@@ -60,7 +60,7 @@ export const describeFailure = (cause: Cause.Cause<unknown>): string => {
 
 /** Runs `effect` on the configured database (connection only: no migration). */
 const onDatabase = Traced.fn("CliCommands.onDatabase")(function* <A, E, R>(effect: Effect.Effect<A, E, R>) {
-  const config = yield* AppConfig.load
+  const config = yield* Config.load
   return yield* Effect.provide(effect, Database.layer(config.database) as Layer.Layer<Exclude<R, never>, unknown>)
 })
 
@@ -70,7 +70,7 @@ const withDomain = Traced.fn("CliCommands.withDomain")(function* <
   E,
   R extends Domain.DomainPorts | Domain.DomainRequirements,
 >(effect: Effect.Effect<A, E, R>) {
-  const config = yield* AppConfig.load
+  const config = yield* Config.load
   return yield* Effect.provide(
     Effect.provideService(effect, WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyFor(config.environment)),
     Domain.layerWith(config).pipe(
@@ -366,7 +366,7 @@ const rotateMaster = Command.make(
   "rotate-master",
   { json },
   Traced.fn("CliCommands.rotateMaster")(function* ({ json }) {
-    const config = yield* AppConfig.load
+    const config = yield* Config.load
     const current = yield* DataKey.resolve(config)
     const next = yield* DataKey.resolveNew
     const rewrapped = yield* Effect.provide(

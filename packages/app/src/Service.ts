@@ -46,7 +46,7 @@ import * as Telemetry from "./Telemetry.ts"
 import * as TokenSecret from "./TokenSecret.ts"
 import * as WebhookTarget from "./WebhookTarget.ts"
 import * as AttachmentFetcher from "./workers/AttachmentFetcher.ts"
-import * as AutoPayScheduler from "./workers/AutoPayScheduler.ts"
+import * as AutoCollectionScheduler from "./workers/AutoCollectionScheduler.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
@@ -74,13 +74,13 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
     ? [
         "webhook-dispatcher",
         "payment-plan-scheduler",
-        AutoPayScheduler.name,
+        AutoCollectionScheduler.name,
         "sandbox-kyb",
         "sandbox-settlement",
         "payment-notifier",
         AttachmentFetcher.name,
       ]
-    : ["webhook-dispatcher", "payment-plan-scheduler", AutoPayScheduler.name, AttachmentFetcher.name]
+    : ["webhook-dispatcher", "payment-plan-scheduler", AutoCollectionScheduler.name, AttachmentFetcher.name]
 
 /** The background workers for the environment. */
 export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequirements> => {
@@ -90,7 +90,7 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
       WebhookDispatcher.layer({ live: config.environment === "production", workerId: `pid-${process.pid}` }),
     ),
     PlanScheduler.layer(),
-    AutoPayScheduler.layer(),
+    AutoCollectionScheduler.layer(),
     // Download retries follow real time, as webhook retries do.
     SandboxClock.onRealClock(AttachmentFetcher.layer({ sandbox: isSandbox(config) })),
   )

@@ -3,7 +3,7 @@
  * process entry point is `src/main.ts`; these exports let embedders and tests
  * build the same service (`Service.makeLayer`) or reuse its parts.
  */
-export * as AppConfig from "./Config.ts"
+export * as Config from "./Config.ts"
 export * as Database from "./Database.ts"
 export * as Http from "./Http.ts"
 export * as Logging from "./Logging.ts"

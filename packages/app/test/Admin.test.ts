@@ -10,7 +10,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import { isAuthorized } from "../src/Admin.ts"
-import * as AppConfig from "../src/Config.ts"
+import * as Config from "../src/Config.ts"
 import * as Logging from "../src/Logging.ts"
 import * as Service from "../src/Service.ts"
 import { companyBody, eventually, freshDatabase, postgresAvailable, startReceiver } from "./support.ts"
@@ -22,11 +22,11 @@ afterAll(async () => {
 })
 
 /** Runs the service in-process on a fresh database; returns its base URL. */
-const startInProcess = async (extra: Partial<Record<AppConfig.Variable, string>>) => {
+const startInProcess = async (extra: Partial<Record<Config.Variable, string>>) => {
   const db = await freshDatabase()
   cleanups.push(db.drop)
   const config = await Effect.runPromise(
-    AppConfig.fromRecord({ DATABASE_URL: db.url, PORT: "0", PARTNERPAY_KYB_DELAY_MS: "0", ...extra }),
+    Config.fromRecord({ DATABASE_URL: db.url, PORT: "0", PARTNERPAY_KYB_DELAY_MS: "0", ...extra }),
   )
   const runtime = ManagedRuntime.make(
     Service.makeLayer(config, Redacted.make("t".repeat(48))).pipe(Layer.provide(Logging.layer("None"))),

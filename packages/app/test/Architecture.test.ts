@@ -325,3 +325,63 @@ describe("use cases and effectful functions are written one way", () => {
     expect(offenders).toEqual([])
   })
 })
+
+describe("one name per concept", () => {
+  /** Every TypeScript file of the workspace's code: each package's src, test and bench, the benchmarks, the fault suite, the embedding example. */
+  const everyFile = () =>
+    [
+      ...packages.flatMap((pkg) => ["src", "test", "bench"].map((dir) => join(root, "packages", pkg, dir))),
+      join(root, "bench"),
+      join(root, "faults"),
+      join(root, "examples", "embed", "src"),
+    ].flatMap((dir) => {
+      try {
+        return sourceFiles(dir)
+      } catch {
+        return []
+      }
+    })
+
+  /** `import * as X from "./Y.ts"` / `export * as X from "./Y.ts"` whose alias X is not the file's name Y. */
+  const misnamed = (code: string): Array<string> =>
+    [...code.matchAll(/^\s*(?:import|export)(?: type)? \* as (\w+) from ["'](\.[^"']*)["']/gm)].flatMap(
+      ([, alias, path]) => {
+        const file = path!
+          .split("/")
+          .pop()!
+          .replace(/\.(ts|js)$/, "")
+        return alias === file ? [] : [`${alias} <- ${path}`]
+      },
+    )
+
+  it("the alias check finds a namespace named apart from its file", () => {
+    expect(misnamed('import * as Events from "./ConsentEvents.ts"\nexport * as Consent from "./Consent.ts"')).toEqual([
+      "Events <- ./ConsentEvents.ts",
+    ])
+  })
+
+  it("automatic collection has one name, AutoCollection: no CollectAutomatically, AutomaticCollection or AutoPayScheduler in code, tests or docs", () => {
+    const docs = (dir: string): Array<string> =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.name === "node_modules" || entry.name.startsWith(".")
+          ? []
+          : entry.isDirectory()
+            ? docs(join(dir, entry.name))
+            : entry.name.endsWith(".md")
+              ? [join(dir, entry.name)]
+              : [],
+      )
+    const offenders = [...everyFile(), ...docs(join(root, "docs")), ...docs(join(root, "packages"))]
+      .filter((file) => !file.endsWith(`${sep}Architecture.test.ts`))
+      .filter((file) => /CollectAutomatically|AutomaticCollection|AutoPayScheduler/.test(readFileSync(file, "utf8")))
+      .map((file) => relative(root, file))
+    expect(offenders).toEqual([])
+  })
+
+  it("a namespace alias equals its file's name, in every import and re-export", () => {
+    const offenders = everyFile().flatMap((file) =>
+      misnamed(readFileSync(file, "utf8")).map((found) => `${relative(root, file)}: ${found}`),
+    )
+    expect(offenders).toEqual([])
+  })
+})

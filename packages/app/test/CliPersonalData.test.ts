@@ -15,7 +15,7 @@ import { PgDatabase, PgPartnerCredentials, PgPersonalDataVault } from "@partnerp
 import { CommandHandler, Companies, Customer, Ids } from "@partnerpay/domain"
 import { DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import * as AppConfig from "../src/Config.ts"
+import * as Config from "../src/Config.ts"
 import * as Domain from "../src/Domain.ts"
 import { appDir, companyBody, freshDatabase, postgresAvailable } from "./support.ts"
 
@@ -80,7 +80,7 @@ describe.skipIf(!postgresAvailable)("partnerpay personal data commands on Postgr
         env,
       ),
     )
-    const config = await Effect.runPromise(AppConfig.fromRecord(env))
+    const config = await Effect.runPromise(Config.fromRecord(env))
     /** Runs `effect` with the service's domain stack (the data key as the sandbox key file holds it now). */
     const withDomain = <A, E>(effect: Effect.Effect<A, E, Domain.DomainPorts | SqlClient>) =>
       Effect.runPromise(

@@ -4,14 +4,14 @@ import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { ClientAddress } from "@partnerpay/adapters-http"
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
-import * as AppConfig from "../src/Config.ts"
+import * as Config from "../src/Config.ts"
 import * as ProviderPorts from "../src/providers/ProviderPorts.ts"
 
 /** packages/app/.data, written independently of the module under test. */
 const appData = fileURLToPath(new URL("../.data", import.meta.url))
 
 const loadFrom = (env: Record<string, string>) =>
-  AppConfig.load.pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env)))
+  Config.load.pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env)))
 
 /** A valid personal-data master key (32 bytes, hex). */
 const productionDataKey = "d".repeat(64)
@@ -45,7 +45,7 @@ describe("configuration", () => {
         assert.strictEqual(Redacted.value(config.database.url), "postgres://u:hunter2@db:5432/pp")
         assert.notInclude(String(config.database.url), "hunter2")
       }
-      assert.strictEqual(AppConfig.describeDatabase(config.database), "PostgreSQL at db:5432/pp")
+      assert.strictEqual(Config.describeDatabase(config.database), "PostgreSQL at db:5432/pp")
     }),
   )
 

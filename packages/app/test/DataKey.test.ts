@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { PgPersonalDataVault } from "@partnerpay/adapters-pg"
 import { ConfigProvider, Effect, Redacted } from "effect"
-import * as AppConfig from "../src/Config.ts"
+import * as Config from "../src/Config.ts"
 import * as DataKey from "../src/DataKey.ts"
 
 const dirs: Array<string> = []
@@ -17,11 +17,11 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-const resolveWith = (raw: Partial<Record<AppConfig.Variable, string>>, env: Record<string, string> = {}) =>
+const resolveWith = (raw: Partial<Record<Config.Variable, string>>, env: Record<string, string> = {}) =>
   Effect.gen(function* () {
     const dataDir = mkdtempSync(join(tmpdir(), "partnerpay-data-key-"))
     dirs.push(dataDir)
-    const config = yield* AppConfig.fromRecord({ PARTNERPAY_DATA_DIR: dataDir, ...raw })
+    const config = yield* Config.fromRecord({ PARTNERPAY_DATA_DIR: dataDir, ...raw })
     const key = yield* DataKey.resolve(config).pipe(
       Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env)),
       Effect.result,
@@ -69,7 +69,7 @@ describe("the data master key", () => {
 
   it.effect("production refuses to start without PARTNERPAY_DATA_KEY, naming it with the other variables", () =>
     Effect.gen(function* () {
-      const refusal = yield* Effect.flip(AppConfig.fromRecord({ PARTNERPAY_ENV: "production", ...secrets }))
+      const refusal = yield* Effect.flip(Config.fromRecord({ PARTNERPAY_ENV: "production", ...secrets }))
       const issue = refusal.issues.find((candidate) => candidate.variable === "PARTNERPAY_DATA_KEY")
       assert.include(issue?.message, "is required when PARTNERPAY_ENV=production")
     }),
@@ -77,7 +77,7 @@ describe("the data master key", () => {
 
   it.effect("a malformed key is refused at start and when resolved, named, never echoed", () =>
     Effect.gen(function* () {
-      const refusal = yield* Effect.flip(AppConfig.fromRecord({ PARTNERPAY_DATA_KEY: "not-a-key-at-all" }))
+      const refusal = yield* Effect.flip(Config.fromRecord({ PARTNERPAY_DATA_KEY: "not-a-key-at-all" }))
       assert.include(refusal.message, "PARTNERPAY_DATA_KEY: a data master key must be 32 bytes")
       assert.notInclude(refusal.message, "not-a-key-at-all")
       const malformed = yield* resolveWith({}, { PARTNERPAY_DATA_KEY: "not-a-key-at-all" })

@@ -28,7 +28,7 @@ import { PersonalData } from "@partnerpay/domain"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
-import * as AppConfig from "../src/Config.ts"
+import * as Config from "../src/Config.ts"
 import * as Database from "../src/Database.ts"
 import * as Domain from "../src/Domain.ts"
 import * as Logging from "../src/Logging.ts"
@@ -108,7 +108,7 @@ interface Running {
 const configFor = async (database: "pglite" | "postgres") => {
   const dataDir = mkdtempSync(join(tmpdir(), "partnerpay-pii-"))
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
-  const record: Partial<Record<AppConfig.Variable, string>> = {
+  const record: Partial<Record<Config.Variable, string>> = {
     PORT: "0",
     PARTNERPAY_DATA_DIR: dataDir,
     PARTNERPAY_KYB_DELAY_MS: "0",
@@ -125,7 +125,7 @@ const configFor = async (database: "pglite" | "postgres") => {
     cleanups.push(db.drop)
     record.DATABASE_URL = db.url
   }
-  return await Effect.runPromise(AppConfig.fromRecord(record))
+  return await Effect.runPromise(Config.fromRecord(record))
 }
 
 /** Every log line the service writes in a scenario (every level), scanned like the tables. */
@@ -135,7 +135,7 @@ const logging = Logging.layer("All", (line) => {
 })
 
 /** The whole service in-process. */
-const start = async (config: AppConfig.AppConfig): Promise<Running> => {
+const start = async (config: Config.AppConfig): Promise<Running> => {
   const runtime = ManagedRuntime.make(
     Service.makeLayer(config, Redacted.make("t".repeat(48))).pipe(Layer.provide(logging)),
   )
@@ -146,7 +146,7 @@ const start = async (config: AppConfig.AppConfig): Promise<Running> => {
 }
 
 /** Runs `effect` with the service's domain stack on its database, the service stopped (PGlite is single-process). */
-const offline = <A>(config: AppConfig.AppConfig, effect: Effect.Effect<A, unknown, SqlClient | Domain.DomainPorts>) =>
+const offline = <A>(config: Config.AppConfig, effect: Effect.Effect<A, unknown, SqlClient | Domain.DomainPorts>) =>
   Effect.runPromise(
     effect.pipe(
       Effect.provide(Domain.layerWith(config).pipe(Layer.provideMerge(Database.layer(config.database)))),

@@ -18,7 +18,7 @@ import { readFileSync } from "node:fs"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { HttpServer } from "effect/http"
-import * as AppConfig from "../src/Config.ts"
+import * as Config from "../src/Config.ts"
 import * as Logging from "../src/Logging.ts"
 import * as Service from "../src/Service.ts"
 import { eventually, freshDatabase, postgresAvailable, productionEnvironment, startReceiver } from "./support.ts"
@@ -43,16 +43,16 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()
 }, 60_000)
 
-const startInProcess = async (extra: Partial<Record<AppConfig.Variable, string>>) => {
+const startInProcess = async (extra: Partial<Record<Config.Variable, string>>) => {
   const db = await freshDatabase()
   cleanups.push(db.drop)
   return (await startOn(db.url, extra)).base
 }
 
 /** The service on the database at `url`; its base URL and a function stopping it. */
-const startOn = async (url: string, extra: Partial<Record<AppConfig.Variable, string>>) => {
+const startOn = async (url: string, extra: Partial<Record<Config.Variable, string>>) => {
   const config = await Effect.runPromise(
-    AppConfig.fromRecord({
+    Config.fromRecord({
       DATABASE_URL: url,
       PORT: "0",
       PARTNERPAY_KYB_DELAY_MS: "0",

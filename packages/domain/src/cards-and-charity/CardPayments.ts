@@ -22,7 +22,7 @@ import * as UseCase from "../infrastructure/UseCase.ts"
 import * as Amounts from "../kernel/Amounts.ts"
 import type { CardPaymentId, MerchantId, PartnerId } from "../kernel/Ids.ts"
 import * as CardPayment from "./CardPayment.ts"
-import * as CardPayments from "./CardPaymentsProjection.ts"
+import * as CardPaymentsProjection from "./CardPaymentsProjection.ts"
 
 export interface RegisterInput {
   readonly partnerId: PartnerId
@@ -45,7 +45,7 @@ export const naturalKeyOf = (partnerId: PartnerId, merchantId: MerchantId, exter
 export const register = UseCase.fn("CardPayments.register")(function* (input: RegisterInput) {
   const amount = yield* Amounts.fromWire("amount", input.amount)
   const store = yield* ReadModelStore
-  const existing = yield* store.find(CardPayments.collection, {
+  const existing = yield* store.find(CardPaymentsProjection.collection, {
     partnerId: input.partnerId,
     keys: { merchantId: input.merchantId, externalReference: input.externalReference },
     limit: 1,

@@ -30,7 +30,7 @@ import * as UseCase from "../infrastructure/UseCase.ts"
 import { type DomainError, NotFound } from "../kernel/DomainError.ts"
 import { CompanyId, LocationId, type PartnerId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
-import * as Companies from "./CompaniesProjection.ts"
+import * as CompaniesProjection from "./CompaniesProjection.ts"
 import * as Company from "./Company.ts"
 import type { KybSubmission } from "./CompanyProviders.ts"
 import * as CompanyReference from "./CompanyReference.ts"
@@ -152,9 +152,9 @@ export const register = UseCase.fn("Companies.register")(function* (partnerId: P
 /** The partner's company with our id `companyId`; NotFound when missing or another partner's. */
 export const get = Traced.fn("Companies.get")(function* (partnerId: PartnerId, companyId: string) {
   const store = yield* ReadModelStore
-  const stored = yield* store.get(Companies.collection, companyId)
+  const stored = yield* store.get(CompaniesProjection.collection, companyId)
   if (Option.isNone(stored) || stored.value.index.partnerId !== partnerId) return yield* companyNotFound
-  return decodeDocument(Companies.projection, stored.value)
+  return decodeDocument(CompaniesProjection.projection, stored.value)
 })
 
 /** The partner's company registered under `companyReferenceId`; NotFound when it has none. */
@@ -163,14 +163,14 @@ export const findByReference = Traced.fn("Companies.findByReference")(function* 
   companyReferenceId: string,
 ) {
   const store = yield* ReadModelStore
-  const page = yield* store.find(Companies.collection, {
+  const page = yield* store.find(CompaniesProjection.collection, {
     partnerId,
     keys: { companyReferenceId },
     limit: 1,
   })
   const first = page.items[0]
   if (first === undefined) return yield* companyNotFound
-  return decodeDocument(Companies.projection, first)
+  return decodeDocument(CompaniesProjection.projection, first)
 })
 
 /** Adds a location (spec 2.5, 2.7) to the partner's company named by its reference; returns the new location's id. */

@@ -27,7 +27,7 @@ import {
 } from "../kernel/DomainError.ts"
 import type * as Ids from "../kernel/Ids.ts"
 import type { CompanyEvent, CompanyProfile, CompanyStatus, Location, LocationDetails } from "./CompanyEvents.ts"
-import * as Events from "./CompanyEvents.ts"
+import * as CompanyEvents from "./CompanyEvents.ts"
 import {
   alreadyValidated,
   type LocationInput,
@@ -141,7 +141,7 @@ const register = (command: RegisterCompany, state: State): Decision<Event> => {
     companyId: command.companyId,
     partnerId: command.partnerId,
     ...profile,
-    owner: Events.toOwnerRecord(owner),
+    owner: CompanyEvents.toOwnerRecord(owner),
     locations: locations.map((details, index) => ({ locationId: ids[index]!, ...details })),
     registeredAt: command.at,
   })
@@ -158,7 +158,7 @@ const addLocation = (command: AddLocation, state: State): Decision<Event> => {
     return sameLocation(existing, details) ? nothing : refuse(new AlreadyExists({ entity: "Location" }))
   }
   return accept<CompanyEvent>(
-    Events.LocationAdded.make({
+    CompanyEvents.LocationAdded.make({
       companyId: state.companyId,
       partnerId: state.partnerId,
       location: { locationId: command.locationId, ...details },
@@ -176,8 +176,8 @@ const completeKyb = (command: CompleteKyb, state: State): Decision<Event> => {
       const facts = { companyId: state.companyId, partnerId: state.partnerId, ...reason, at: command.at }
       return accept<CompanyEvent>(
         command.outcome === "Verified"
-          ? Events.CompanyVerified.make({ ...facts, status: "Verified" })
-          : Events.CompanyRejected.make({ ...facts, status: "Rejected" }),
+          ? CompanyEvents.CompanyVerified.make({ ...facts, status: "Verified" })
+          : CompanyEvents.CompanyRejected.make({ ...facts, status: "Rejected" }),
       )
     }
     case "Verified":
@@ -235,6 +235,6 @@ export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   initialState,
   decide,
   evolve,
-  events: Events.CompanyEvent,
+  events: CompanyEvents.CompanyEvent,
   eventVersion: () => 1,
 }

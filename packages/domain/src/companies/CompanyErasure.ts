@@ -12,7 +12,7 @@ import { PersonalDataVault } from "../infrastructure/PersonalData.ts"
 import { ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import * as Traced from "../kernel/Traced.ts"
-import * as Companies from "./CompaniesProjection.ts"
+import * as CompaniesProjection from "./CompaniesProjection.ts"
 import { ownerSubject } from "./CompanyPersonalData.ts"
 
 export interface OwnerErased {
@@ -24,7 +24,7 @@ export interface OwnerErased {
 /** Erases the personal data of the owner of `companyId` (any partner's): NotFound (Company) if unknown. */
 export const eraseOwner = Traced.fn("CompanyErasure.eraseOwner")(function* (companyId: string) {
   const store = yield* ReadModelStore
-  const stored = yield* store.get(Companies.collection, companyId)
+  const stored = yield* store.get(CompaniesProjection.collection, companyId)
   if (Option.isNone(stored)) return yield* new NotFound({ entity: "Company" })
   const erasedNow = yield* (yield* PersonalDataVault).erase(ownerSubject(companyId))
   const result: OwnerErased = { companyId, erasedNow }

@@ -4,10 +4,10 @@
  * the append's unit of work. Each area's rule reads its own streams'
  * envelopes; `reading` checks that they are envelopes of this domain.
  */
-import * as CompanyVerification from "../companies/CompanyVerificationNotification.ts"
+import * as CompanyVerificationNotification from "../companies/CompanyVerificationNotification.ts"
 import type { AnyNotificationRule, NotificationRule } from "../infrastructure/NotificationRule.ts"
-import * as PaymentRequestStatus from "../payments/PaymentRequestStatusNotification.ts"
-import * as PaymentPlanInstalmentStatus from "../plans/PaymentPlanInstalmentNotification.ts"
+import * as PaymentRequestStatusNotification from "../payments/PaymentRequestStatusNotification.ts"
+import * as PaymentPlanInstalmentNotification from "../plans/PaymentPlanInstalmentNotification.ts"
 import type * as DomainEvents from "./DomainEvents.ts"
 
 /** A rule over some of the domain's envelopes, for the registry (the pipeline routes by stream type). */
@@ -15,7 +15,7 @@ const reading = <Env extends DomainEvents.Envelope>(rule: NotificationRule<Env>)
 
 /** Every notification rule. */
 export const rules: ReadonlyArray<AnyNotificationRule> = [
-  reading(CompanyVerification.rule),
-  reading(PaymentRequestStatus.rule),
-  reading(PaymentPlanInstalmentStatus.rule),
+  reading(CompanyVerificationNotification.rule),
+  reading(PaymentRequestStatusNotification.rule),
+  reading(PaymentPlanInstalmentNotification.rule),
 ]

@@ -11,7 +11,7 @@ import { projection as customers } from "../customers/CustomersProjection.ts"
 import type { AnyProjection, Projection } from "../infrastructure/ReadModel.ts"
 import { projection as paymentNotices } from "../notifications/PaymentNoticesProjection.ts"
 import { projection as debitAuths } from "../payments/DebitAuthsProjection.ts"
-import { dueForAutomaticCollection, projection as paymentRequests } from "../payments/PaymentRequestsProjection.ts"
+import { dueForAutoCollection, projection as paymentRequests } from "../payments/PaymentRequestsProjection.ts"
 import { projection as transfers } from "../payments/TransfersProjection.ts"
 import { consents } from "../plans/ConsentsProjection.ts"
 import { duePlans, paymentPlans } from "../plans/PaymentPlansProjection.ts"
@@ -27,7 +27,7 @@ export const all: ReadonlyArray<AnyProjection> = [
   reading(consents),
   reading(companies),
   reading(paymentRequests),
-  reading(dueForAutomaticCollection),
+  reading(dueForAutoCollection),
   reading(transfers),
   reading(customers),
   reading(debitAuths),

@@ -25,7 +25,7 @@ import * as Traced from "../kernel/Traced.ts"
 import * as Customer from "./Customer.ts"
 import type { LinkedBankAccount } from "./CustomerEvents.ts"
 import { BankLinker } from "./CustomerProviders.ts"
-import * as Customers from "./CustomersProjection.ts"
+import * as CustomersProjection from "./CustomersProjection.ts"
 
 const customerNotFound = new NotFound({ entity: "Customer" })
 
@@ -45,9 +45,9 @@ export const customerDocument = Traced.fn("BankAccounts.customerDocument")(funct
   registrationId: RegistrationId,
 ) {
   const store = yield* ReadModelStore
-  const stored = yield* store.get(Customers.collection, registrationId)
+  const stored = yield* store.get(CustomersProjection.collection, registrationId)
   if (Option.isNone(stored) || stored.value.index.partnerId !== partnerId) return yield* customerNotFound
-  return decodeDocument(Customers.projection, stored.value)
+  return decodeDocument(CustomersProjection.projection, stored.value)
 })
 
 export interface LinkRequest {

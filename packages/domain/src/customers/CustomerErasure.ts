@@ -25,7 +25,7 @@ import { NotFound } from "../kernel/DomainError.ts"
 import { isErased } from "../kernel/Personal.ts"
 import * as Traced from "../kernel/Traced.ts"
 import { customerSubject, loginSubject, messagesSubject } from "./CustomerPersonalData.ts"
-import * as Customers from "./CustomersProjection.ts"
+import * as CustomersProjection from "./CustomersProjection.ts"
 import * as LoginChallenge from "./LoginChallenge.ts"
 
 export interface CustomerErased {
@@ -40,9 +40,9 @@ export interface CustomerErased {
 export const erase = Traced.fn("CustomerErasure.erase")(function* (registrationId: string) {
   const store = yield* ReadModelStore
   const vault = yield* PersonalDataVault
-  const stored = yield* store.get(Customers.collection, registrationId)
+  const stored = yield* store.get(CustomersProjection.collection, registrationId)
   if (Option.isNone(stored)) return yield* new NotFound({ entity: "Customer" })
-  const document = decodeDocument(Customers.projection, stored.value)
+  const document = decodeDocument(CustomersProjection.projection, stored.value)
   const subjects: Array<string> = []
   // The login subject first: its name needs the phone number, readable until the customer's key is gone.
   if (!isErased(document.phoneNumber)) {
@@ -54,7 +54,7 @@ export const erase = Traced.fn("CustomerErasure.erase")(function* (registrationI
   subjects.push(customerSubject(registrationId), messagesSubject(registrationId))
   const erased: Array<string> = []
   for (const subject of subjects) if (yield* vault.erase(subject)) erased.push(subject)
-  const after = yield* store.get(Customers.collection, registrationId)
+  const after = yield* store.get(CustomersProjection.collection, registrationId)
   if (Option.isSome(after)) yield* store.put(after.value)
   const tokenGeneration = yield* (yield* TokenGenerations.TokenGenerations).bump(
     TokenGenerations.customerSubject(document.registrationId),

@@ -1,10 +1,10 @@
 /**
  * Same-day autopay and debit-authorization collection: the use cases the
- * autopay scheduler calls, `due(today)` (the work list) and
+ * auto-collection scheduler calls, `due(today)` (the work list) and
  * `collect(paymentRequestId)` (one request, in one unit of work).
  *
  * The rule whether a request may be collected is the PaymentRequest
- * aggregate's (`CollectAutomatically`); this module only gathers what the
+ * aggregate's (`TryAutoCollection`); this module only gathers what the
  * decision needs and the request does not hold:
  * - the payer's designated account (`designatedAccount`): the default account
  *   the payer set with PUT /Account/Default if it is still linked, else the
@@ -30,10 +30,10 @@ import { NotFound } from "../kernel/DomainError.ts"
 import type { BankAccountId, DebitAuthId, PartnerId, PaymentRequestId, TransferId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as DebitAuth from "./DebitAuth.ts"
-import * as DebitAuths from "./DebitAuthsProjection.ts"
+import * as DebitAuthsProjection from "./DebitAuthsProjection.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
-import type { AutoCollectionSkipReason, AutomaticCollection } from "./PaymentRequestEvents.ts"
-import * as PaymentRequests from "./PaymentRequestsProjection.ts"
+import type { AutoCollectionMethod, AutoCollectionSkipReason } from "./PaymentRequestEvents.ts"
+import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
 import * as Payments from "./Payments.ts"
 import * as Transfer from "./Transfer.ts"
 
@@ -44,16 +44,16 @@ export const acceptanceLookback = 100
 export interface DueRequest {
   readonly paymentRequestId: PaymentRequestId
   readonly partnerId: PartnerId
-  readonly collection: AutomaticCollection
+  readonly collection: AutoCollectionMethod
   readonly dueDate: CalendarDate.CalendarDate
 }
 
 /** Requests of every partner offering autopay or a debit authorization, not tried yet, due by `today`, earliest first. */
 export const due = Traced.fn("AutoCollection.due")(function* (today: CalendarDate.CalendarDate, limit = 100) {
   const store = yield* ReadModelStore
-  const projection = PaymentRequests.dueForAutomaticCollection
+  const projection = PaymentRequestsProjection.dueForAutoCollection
   const page = yield* store.find(projection.collection, {
-    partnerId: PaymentRequests.systemTenant,
+    partnerId: PaymentRequestsProjection.systemTenant,
     sortKeyTo: today,
     limit,
     order: "asc",
@@ -101,7 +101,7 @@ const earlierAcceptances = Traced.fn("AutoCollection.earlierAcceptances")(functi
   payerRegistrationId: string,
 ) {
   const store = yield* ReadModelStore
-  const page = yield* store.find(PaymentRequests.collection, {
+  const page = yield* store.find(PaymentRequestsProjection.collection, {
     partnerId,
     keys: { payerRegistrationId },
     limit: acceptanceLookback,
@@ -109,7 +109,7 @@ const earlierAcceptances = Traced.fn("AutoCollection.earlierAcceptances")(functi
   })
   const acceptances: Array<EarlierAcceptance> = []
   for (const item of page.items) {
-    const doc = decodeDocument(PaymentRequests.projection, item)
+    const doc = decodeDocument(PaymentRequestsProjection.projection, item)
     const acceptedAt = doc.statusHistory.find((change) => change.status === "Accepted")?.timestamp
     if (doc.bankAccountId !== undefined && acceptedAt !== undefined)
       acceptances.push({ bankAccountId: doc.bankAccountId, acceptedAt })
@@ -120,7 +120,7 @@ const earlierAcceptances = Traced.fn("AutoCollection.earlierAcceptances")(functi
 /** The payer's debit authorization for the request's company, with its current state. */
 const debitAuthOf = Traced.fn("AutoCollection.debitAuthOf")(function* (request: PaymentRequest.RequestDetails) {
   const store = yield* ReadModelStore
-  const page = yield* store.find(DebitAuths.collection, {
+  const page = yield* store.find(DebitAuthsProjection.collection, {
     partnerId: request.partnerId,
     keys: { registrationId: request.payerRegistrationId, companyId: request.companyId },
     limit: 1,
@@ -138,7 +138,7 @@ export type Outcome =
   | {
       readonly _tag: "Collected"
       readonly paymentRequestId: PaymentRequestId
-      readonly collection: AutomaticCollection
+      readonly collection: AutoCollectionMethod
       readonly transferId: TransferId
       readonly bankAccountId: BankAccountId
     }
@@ -147,8 +147,8 @@ export type Outcome =
 
 /**
  * Tries to collect one request by itself, in one unit of work: when it is due
- * for automatic collection on `today` (default: the clock's UTC date), the
- * aggregate decides (`CollectAutomatically`) to accept it from the payer's
+ * for auto-collection on `today` (default: the clock's UTC date), the
+ * aggregate decides (`TryAutoCollection`) to accept it from the payer's
  * designated account, which initiates its transfer (and authorizes the debit
  * on the payer's debit authorization), or to skip it once with a reason.
  * A request already collected, paid, cancelled or tried: NothingToDo.
@@ -163,7 +163,7 @@ export const collect = UseCase.fn("AutoCollection.collect")(function* (
   if (state._tag === "Initial") return yield* new NotFound({ entity: "PaymentRequest" })
   const request = state.request
   const nothingToDo: Outcome = { _tag: "NothingToDo", paymentRequestId: request.paymentRequestId }
-  if (!PaymentRequest.isDueForAutomaticCollection(state, day)) return nothingToDo
+  if (!PaymentRequest.isDueForAutoCollection(state, day)) return nothingToDo
   const customer = yield* CommandHandler.load(Customer.aggregate, request.payerRegistrationId)
   const payer = Customer.belongsTo(customer.state, request.partnerId)
     ? (customer.state as Customer.RegisteredCustomer)
@@ -172,10 +172,10 @@ export const collect = UseCase.fn("AutoCollection.collect")(function* (
     payer === undefined
       ? undefined
       : designatedAccount(payer, yield* earlierAcceptances(request.partnerId, request.payerRegistrationId))
-  const debitAuth = request.debitAuthLimit === undefined ? undefined : yield* debitAuthOf(request)
+  const debitAuth = request.debitCeiling === undefined ? undefined : yield* debitAuthOf(request)
   const transferId = (yield* (yield* IdGenerator).next) as TransferId
-  const command: PaymentRequest.CollectAutomatically = {
-    _tag: "CollectAutomatically",
+  const command: PaymentRequest.TryAutoCollection = {
+    _tag: "TryAutoCollection",
     paymentRequestId: request.paymentRequestId,
     today: day,
     ...(account === undefined

@@ -32,7 +32,7 @@ import { CompanyId, DebitAuthId, type PartnerId, RegistrationId } from "../kerne
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as DebitAuth from "./DebitAuth.ts"
-import * as DebitAuths from "./DebitAuthsProjection.ts"
+import * as DebitAuthsProjection from "./DebitAuthsProjection.ts"
 
 /** A company as these use cases need it. */
 export interface CompanySummary {
@@ -60,7 +60,7 @@ export const DebitAuthView = Schema.Struct({
 })
 export type DebitAuthView = typeof DebitAuthView.Type
 
-const viewOf = (doc: DebitAuths.DebitAuthDocument): DebitAuthView => ({
+const viewOf = (doc: DebitAuthsProjection.DebitAuthDocument): DebitAuthView => ({
   debitAuthId: doc.debitAuthId,
   companyId: doc.companyId,
   registrationId: doc.registrationId,
@@ -89,17 +89,17 @@ const authorizationsOf = Traced.fn("DebitAuths.authorizationsOf")(function* (
 ) {
   const store = yield* ReadModelStore
   const keys = companyId === undefined ? { registrationId } : { registrationId, companyId }
-  const docs: Array<DebitAuths.DebitAuthDocument> = []
+  const docs: Array<DebitAuthsProjection.DebitAuthDocument> = []
   let startingAfter: string | undefined
   while (true) {
-    const page = yield* store.find(DebitAuths.collection, {
+    const page = yield* store.find(DebitAuthsProjection.collection, {
       partnerId,
       keys,
       limit: 100,
       order: "asc",
       ...(startingAfter === undefined ? {} : { startingAfter }),
     })
-    for (const item of page.items) docs.push(decodeDocument(DebitAuths.projection, item))
+    for (const item of page.items) docs.push(decodeDocument(DebitAuthsProjection.projection, item))
     const last = page.items[page.items.length - 1]
     if (!page.hasMore || last === undefined) return docs
     startingAfter = last.id

@@ -7,9 +7,9 @@
  * while it is Pending.
  *
  * Same-day autopay and debit-authorization collection: a Pending request
- * offering autopay (`autoPayLimit`) or a debit authorization
- * (`debitAuthLimit`) is collected by the service itself on its due date with
- * `CollectAutomatically` (the guard `automaticCollection` decides whether it
+ * offering autopay (`autoPayLimit`) or a debit authorization (up to the
+ * request's `debitCeiling`) is collected by the service itself on its due date with
+ * `TryAutoCollection` (the guard `autoCollectionRefusal` decides whether it
  * may be: Accepted exactly like a manual acceptance, or Skipped once with a
  * reason). The payer can also pay in the app with a saved card
  * (`PayWithCard`): the request is Paid at once, without a transfer.
@@ -34,7 +34,7 @@ import {
   RuleViolated,
   type ValidationFailed,
 } from "../kernel/DomainError.ts"
-import * as Check from "../kernel/FieldChecks.ts"
+import * as FieldChecks from "../kernel/FieldChecks.ts"
 import type {
   BankAccountId,
   CardPaymentId,
@@ -46,8 +46,8 @@ import type {
 } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import {
+  type AutoCollectionMethod,
   type AutoCollectionSkipReason,
-  type AutomaticCollection,
   type PaymentRequestCreated,
   PaymentRequestEvent,
   type PaymentRequestStatus,
@@ -77,7 +77,11 @@ export interface CreatePaymentRequest {
   readonly enableAutoPay?: boolean
   readonly autoPayLimit?: Money.Money
   readonly enableDebitAuth?: boolean
-  readonly debitAuthLimit?: Money.Money
+  /**
+   * The most a debit authorization may collect for this request, set by the partner (wire:
+   * `debitAuthLimit`). Not the authorization's own limit, which the payer sets (`DebitAuth`).
+   */
+  readonly debitCeiling?: Money.Money
   /** Invoice number: 1 to 64 characters, no surrounding blanks. */
   readonly invoiceNumber?: string
   /** Invoice lines (1 to 100), each positive, in the amount's currency, adding up to the amount exactly. */
@@ -108,8 +112,8 @@ export interface AcceptPaymentRequest {
  * needs but the request does not hold: the payer's designated account and,
  * for a debit authorization, the payer's authorization for the company.
  */
-export interface CollectAutomatically {
-  readonly _tag: "CollectAutomatically"
+export interface TryAutoCollection {
+  readonly _tag: "TryAutoCollection"
   readonly paymentRequestId: PaymentRequestId
   /** The (UTC) day of the collection; the due date must not be after it. */
   readonly today: CalendarDate.CalendarDate
@@ -181,14 +185,16 @@ export type Command =
   | RecordTransferSettled
   | RecordTransferFailed
   | RefundPaymentRequest
-  | CollectAutomatically
+  | TryAutoCollection
   | PayWithCard
 
 // ---------------------------------------------------------------------------
 // State
 
 /** What was asked, of whom, for whom: fixed at creation. */
-export type RequestDetails = Omit<PaymentRequestCreated, "_tag" | "status" | "at"> & {
+export type RequestDetails = Omit<PaymentRequestCreated, "_tag" | "status" | "at" | "debitAuthLimit"> & {
+  /** The partner's ceiling for a debit-authorization collection (recorded as the event's `debitAuthLimit`). */
+  readonly debitCeiling?: Money.Money
   readonly createdAt: DateTime.Utc
 }
 
@@ -267,39 +273,39 @@ export const status = (state: State): PaymentRequestStatus | undefined =>
   state._tag === "Initial" ? undefined : state._tag === "PaidByCard" ? "Paid" : state._tag
 
 // ---------------------------------------------------------------------------
-// Automatic collection (autopay, debit authorization)
+// Auto-collection (autopay, debit authorization)
 
 /** How a request is collected automatically (autopay or debit authorization), or undefined when it is not. */
-export const automaticCollectionOf = (request: RequestDetails): AutomaticCollection | undefined =>
-  request.autoPayLimit !== undefined ? "AutoPay" : request.debitAuthLimit !== undefined ? "DebitAuth" : undefined
+export const autoCollectionMethodOf = (request: RequestDetails): AutoCollectionMethod | undefined =>
+  request.autoPayLimit !== undefined ? "AutoPay" : request.debitCeiling !== undefined ? "DebitAuth" : undefined
 
 /**
  * True when the service should try to collect the request by itself on
  * `today`: Pending, offering autopay or a debit authorization, due on or
  * before `today`, and not tried before.
  */
-export const isDueForAutomaticCollection = (state: State, today: CalendarDate.CalendarDate): boolean =>
+export const isDueForAutoCollection = (state: State, today: CalendarDate.CalendarDate): boolean =>
   state._tag === "Pending" &&
   state.autoCollectionSkipped === undefined &&
-  automaticCollectionOf(state.request) !== undefined &&
+  autoCollectionMethodOf(state.request) !== undefined &&
   CalendarDate.compare(state.request.dueDate, today) <= 0
 
 /**
  * Whether a due request may be collected: the reason it may not, or undefined
  * when it may. Autopay: within `autoPayLimit`, from the designated account.
- * Debit authorization: an Active authorization whose limit (same currency)
- * covers the amount, the amount within the request's `debitAuthLimit`, and a
- * designated account.
+ * Debit authorization: the amount within the request's `debitCeiling` (the
+ * partner's), an Active authorization whose limit (the payer's, same currency)
+ * covers it, and a designated account.
  */
-export const automaticCollectionRefusal = (
+export const autoCollectionRefusal = (
   request: RequestDetails,
-  command: Pick<CollectAutomatically, "account" | "debitAuth">,
+  command: Pick<TryAutoCollection, "account" | "debitAuth">,
 ): AutoCollectionSkipReason | undefined => {
   const within = (limit: Money.Money) => Money.isWithin(request.amount, limit)
   if (request.autoPayLimit !== undefined) {
     if (!within(request.autoPayLimit)) return "OverAutoPayLimit"
-  } else if (request.debitAuthLimit !== undefined) {
-    if (!within(request.debitAuthLimit)) return "OverDebitAuthLimit"
+  } else if (request.debitCeiling !== undefined) {
+    if (!within(request.debitCeiling)) return "OverDebitAuthLimit"
     if (command.debitAuth === undefined || !command.debitAuth.active) return "NoDebitAuthorization"
     if (!within(command.debitAuth.limit)) return "OverDebitAuthLimit"
   }
@@ -396,7 +402,7 @@ const illegal = (state: State, command: Command, reason: string) =>
 const notFound = refuse(new NotFound({ entity: "PaymentRequest" }))
 
 const validateLimit = (
-  issues: Check.Issues,
+  issues: FieldChecks.Issues,
   command: CreatePaymentRequest,
   enabled: boolean | undefined,
   limit: Money.Money | undefined,
@@ -408,11 +414,11 @@ const validateLimit = (
     return
   }
   if (enabled !== true) issues.push({ field: limitField, message: `is only allowed when ${enableField} is true` })
-  Check.positiveMoney(issues, limitField, limit)
-  Check.sameCurrency(issues, limitField, limit, command.amount)
+  FieldChecks.positiveMoney(issues, limitField, limit)
+  FieldChecks.sameCurrency(issues, limitField, limit, command.amount)
 }
 
-const validateInvoice = (issues: Check.Issues, command: CreatePaymentRequest): void => {
+const validateInvoice = (issues: FieldChecks.Issues, command: CreatePaymentRequest): void => {
   const number = command.invoiceNumber
   if (number !== undefined) {
     if (number.trim() === "" || number.length > maxInvoiceNumberLength || number !== number.trim())
@@ -431,11 +437,11 @@ const validateInvoice = (issues: Check.Issues, command: CreatePaymentRequest): v
   lines.forEach((line, index) => {
     const field = `lineItems[${index}]`
     const before = issues.length
-    Check.requiredText(issues, `${field}.description`, line.description, Check.maxNameLength)
+    FieldChecks.requiredText(issues, `${field}.description`, line.description, FieldChecks.maxNameLength)
     if (!Number.isInteger(line.quantity) || line.quantity < 1 || line.quantity > maxQuantity)
       issues.push({ field: `${field}.quantity`, message: `must be a whole number from 1 to ${maxQuantity}` })
-    Check.positiveMoney(issues, `${field}.unitAmount`, line.unitAmount)
-    Check.sameCurrency(issues, `${field}.unitAmount`, line.unitAmount, command.amount)
+    FieldChecks.positiveMoney(issues, `${field}.unitAmount`, line.unitAmount)
+    FieldChecks.sameCurrency(issues, `${field}.unitAmount`, line.unitAmount, command.amount)
     if (issues.length > before) valid = false
   })
   if (!valid) return
@@ -448,22 +454,22 @@ const validateInvoice = (issues: Check.Issues, command: CreatePaymentRequest): v
 }
 
 const validateCreate = (command: CreatePaymentRequest): Result.Result<never, ValidationFailed> | undefined => {
-  const issues: Check.Issues = []
-  Check.positiveMoney(issues, "amount", command.amount)
-  Check.requiredText(issues, "description", command.description, Check.maxTextLength)
+  const issues: FieldChecks.Issues = []
+  FieldChecks.positiveMoney(issues, "amount", command.amount)
+  FieldChecks.requiredText(issues, "description", command.description, FieldChecks.maxTextLength)
   const createdOn = CalendarDate.fromEpochMillis(DateTime.toEpochMillis(command.at))
   if (CalendarDate.compare(command.dueDate, createdOn) < 0)
     issues.push({ field: "dueDate", message: `must not be before the creation date ${createdOn}` })
   if (command.attachmentUrl !== undefined)
-    Check.attachmentUrl(issues, "attachmentUrl", command.attachmentUrl, command.sandboxAttachmentUrl === true)
+    FieldChecks.attachmentUrl(issues, "attachmentUrl", command.attachmentUrl, command.sandboxAttachmentUrl === true)
   if (command.enableAutoPay === true && command.enableDebitAuth === true) {
     const message = "autopay and a debit authorization cannot both be enabled: choose one"
     issues.push({ field: "enableAutoPay", message }, { field: "enableDebitAuth", message })
   }
   validateLimit(issues, command, command.enableAutoPay, command.autoPayLimit, "enableAutoPay", "autoPayLimit")
-  validateLimit(issues, command, command.enableDebitAuth, command.debitAuthLimit, "enableDebitAuth", "debitAuthLimit")
+  validateLimit(issues, command, command.enableDebitAuth, command.debitCeiling, "enableDebitAuth", "debitAuthLimit")
   validateInvoice(issues, command)
-  return Check.refusal(issues)
+  return FieldChecks.refusal(issues)
 }
 
 const create = (command: CreatePaymentRequest, state: State): Decision<Event> => {
@@ -481,7 +487,7 @@ const create = (command: CreatePaymentRequest, state: State): Decision<Event> =>
     dueDate: command.dueDate,
     ...(command.attachmentUrl === undefined ? {} : { attachmentUrl: command.attachmentUrl }),
     ...(command.autoPayLimit === undefined ? {} : { autoPayLimit: command.autoPayLimit }),
-    ...(command.debitAuthLimit === undefined ? {} : { debitAuthLimit: command.debitAuthLimit }),
+    ...(command.debitCeiling === undefined ? {} : { debitAuthLimit: command.debitCeiling }),
     ...(command.invoiceNumber === undefined ? {} : { invoiceNumber: command.invoiceNumber }),
     ...(command.lineItems === undefined ? {} : { lineItems: command.lineItems }),
     status: "Pending",
@@ -493,12 +499,12 @@ const acceptRequest = (command: AcceptPaymentRequest, state: State): Decision<Ev
   if (state._tag === "Initial") return notFound
   if (command.registrationId !== state.request.payerRegistrationId)
     return refuse(new RuleViolated({ code: "NotThePayer", reason: "only the payer can accept this payment request" }))
-  const issues: Check.Issues = []
-  Check.maskedAccountNumber(issues, "accountNumberMasked", command.accountNumberMasked)
-  Check.optionalText(issues, "transferDescription", command.transferDescription, Check.maxTextLength)
-  if (command.acceptDebitAuth && state.request.debitAuthLimit === undefined)
+  const issues: FieldChecks.Issues = []
+  FieldChecks.maskedAccountNumber(issues, "accountNumberMasked", command.accountNumberMasked)
+  FieldChecks.optionalText(issues, "transferDescription", command.transferDescription, FieldChecks.maxTextLength)
+  if (command.acceptDebitAuth && state.request.debitCeiling === undefined)
     issues.push({ field: "acceptDebitAuth", message: "this payment request does not offer a debit authorization" })
-  const invalid = Check.refusal(issues)
+  const invalid = FieldChecks.refusal(issues)
   if (invalid) return invalid
   switch (state._tag) {
     case "Pending":
@@ -599,10 +605,10 @@ const recordSettled = (command: RecordTransferSettled, current: State): Decision
 
 const recordFailed = (command: RecordTransferFailed, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
-  const issues: Check.Issues = []
-  Check.returnCode(issues, "returnCode", command.returnCode)
-  Check.requiredText(issues, "reason", command.reason, Check.maxTextLength)
-  const invalid = Check.refusal(issues)
+  const issues: FieldChecks.Issues = []
+  FieldChecks.returnCode(issues, "returnCode", command.returnCode)
+  FieldChecks.requiredText(issues, "reason", command.reason, FieldChecks.maxTextLength)
+  const invalid = FieldChecks.refusal(issues)
   if (invalid) return invalid
   const checked = payingRequest(command, state)
   if ("refusal" in checked) return checked.refusal
@@ -629,10 +635,10 @@ const recordFailed = (command: RecordTransferFailed, state: State): Decision<Eve
 const refund = (command: RefundPaymentRequest, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   if (command.amount !== undefined) {
-    const issues: Check.Issues = []
-    Check.positiveMoney(issues, "amount", command.amount)
-    Check.sameCurrency(issues, "amount", command.amount, state.request.amount)
-    const invalid = Check.refusal(issues)
+    const issues: FieldChecks.Issues = []
+    FieldChecks.positiveMoney(issues, "amount", command.amount)
+    FieldChecks.sameCurrency(issues, "amount", command.amount, state.request.amount)
+    const invalid = FieldChecks.refusal(issues)
     if (invalid) return invalid
   }
   if (state._tag === "PaidByCard")
@@ -673,12 +679,12 @@ const refund = (command: RefundPaymentRequest, state: State): Decision<Event> =>
     : accept({ _tag: "PaymentRequestPartiallyRefunded", ...common })
 }
 
-const collectAutomatically = (command: CollectAutomatically, state: State): Decision<Event> => {
+const tryAutoCollection = (command: TryAutoCollection, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   // At most once: a request that is no longer Pending (collected, paid, cancelled) or was tried already is left alone.
   if (state._tag !== "Pending" || state.autoCollectionSkipped !== undefined) return nothing
   const request = state.request
-  const collection = automaticCollectionOf(request)
+  const collection = autoCollectionMethodOf(request)
   if (collection === undefined)
     return refuse(
       new RuleViolated({
@@ -686,9 +692,9 @@ const collectAutomatically = (command: CollectAutomatically, state: State): Deci
         reason: "the payment request offers neither autopay nor a debit authorization",
       }),
     )
-  if (!isDueForAutomaticCollection(state, command.today))
+  if (!isDueForAutoCollection(state, command.today))
     return refuse(new RuleViolated({ code: "NotDue", reason: `the payment request is due on ${request.dueDate}` }))
-  const reason = automaticCollectionRefusal(request, command)
+  const reason = autoCollectionRefusal(request, command)
   if (reason !== undefined || command.account === undefined)
     return accept({
       _tag: "PaymentRequestAutoCollectionSkipped",
@@ -699,9 +705,9 @@ const collectAutomatically = (command: CollectAutomatically, state: State): Deci
       dueDate: request.dueDate,
       at: command.at,
     })
-  const issues: Check.Issues = []
-  Check.maskedAccountNumber(issues, "accountNumberMasked", command.account.accountNumberMasked)
-  const invalid = Check.refusal(issues)
+  const issues: FieldChecks.Issues = []
+  FieldChecks.maskedAccountNumber(issues, "accountNumberMasked", command.account.accountNumberMasked)
+  const invalid = FieldChecks.refusal(issues)
   if (invalid) return invalid
   return accept({
     _tag: "PaymentRequestAccepted",
@@ -764,8 +770,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return recordFailed(command, state)
     case "RefundPaymentRequest":
       return refund(command, state)
-    case "CollectAutomatically":
-      return collectAutomatically(command, state)
+    case "TryAutoCollection":
+      return tryAutoCollection(command, state)
     case "PayWithCard":
       return payWithCard(command, state)
   }
@@ -778,8 +784,15 @@ export const evolve = (state: State, event: Event): State => {
   switch (event._tag) {
     case "PaymentRequestCreated": {
       if (state._tag !== "Initial") return state
-      const { _tag, status, at, ...request } = event
-      return { _tag: "Pending", request: { ...request, createdAt: at } }
+      const { _tag, status, at, debitAuthLimit, ...request } = event
+      return {
+        _tag: "Pending",
+        request: {
+          ...request,
+          ...(debitAuthLimit === undefined ? {} : { debitCeiling: debitAuthLimit }),
+          createdAt: at,
+        },
+      }
     }
     case "PaymentRequestAccepted":
       return state._tag === "Pending"

@@ -29,15 +29,15 @@ export type PaymentRequestStatus = typeof PaymentRequestStatus.Type
  * autopay (the payer's designated account, within `autoPayLimit`), or the
  * payer's standing debit authorization for the company.
  */
-export const AutomaticCollection = Schema.Literals(["AutoPay", "DebitAuth"])
-export type AutomaticCollection = typeof AutomaticCollection.Type
+export const AutoCollectionMethod = Schema.Literals(["AutoPay", "DebitAuth"])
+export type AutoCollectionMethod = typeof AutoCollectionMethod.Type
 
 /**
  * Why the service could not collect a due autopay / debit-authorization
  * request by itself (it stays Pending, for the payer to accept; a reminder
  * may be sent):
  * - `OverAutoPayLimit`: the amount is above the request's autoPayLimit;
- * - `OverDebitAuthLimit`: above the payer's debit authorization limit or the request's debitAuthLimit;
+ * - `OverDebitAuthLimit`: above the payer's debit authorization limit or the request's ceiling (`debitAuthLimit`);
  * - `NoDebitAuthorization`: the payer holds no Active debit authorization for the company;
  * - `NoDesignatedAccount`: the payer has no default account and no earlier acceptance with a still linked account.
  */
@@ -52,7 +52,8 @@ export type AutoCollectionSkipReason = typeof AutoCollectionSkipReason.Type
 /**
  * A partner asked a payer to pay one of its companies. `autoPayLimit` is present
  * when autopay was enabled, `debitAuthLimit` when a debit authorization was
- * offered; never both.
+ * offered (the request's ceiling, `debitCeiling` in the decider: the recorded
+ * name stays, as stored events keep theirs); never both.
  */
 export const PaymentRequestCreated = Schema.TaggedStruct("PaymentRequestCreated", {
   paymentRequestId: PaymentRequestId,
@@ -88,7 +89,7 @@ export const PaymentRequestAccepted = Schema.TaggedStruct("PaymentRequestAccepte
   transferId: TransferId,
   transferDescription: Schema.String,
   /** Present when the service collected the request by itself (autopay or debit authorization) on its due date. */
-  collectedBy: Schema.optionalKey(AutomaticCollection),
+  collectedBy: Schema.optionalKey(AutoCollectionMethod),
   status: Schema.Literal("Accepted"),
   at: Schema.DateTimeUtcFromString,
 })
@@ -151,7 +152,7 @@ export type PaymentRequestRefunded = typeof PaymentRequestRefunded.Type
 export const PaymentRequestAutoCollectionSkipped = Schema.TaggedStruct("PaymentRequestAutoCollectionSkipped", {
   paymentRequestId: PaymentRequestId,
   payerRegistrationId: RegistrationId,
-  collection: AutomaticCollection,
+  collection: AutoCollectionMethod,
   reason: AutoCollectionSkipReason,
   dueDate: CalendarDate,
   at: Schema.DateTimeUtcFromString,

@@ -13,20 +13,20 @@ import type { Notification } from "../infrastructure/Outbox.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
-import * as PaymentRequests from "./PaymentRequestsProjection.ts"
+import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
 
 export const eventType = "PAYMENT_REQUEST_STATUS_CHANGED"
 
 const notifications = Traced.fn("PaymentRequestStatusNotification.rule")(function* (
-  envelope: PaymentRequests.PaymentRequestEnvelope,
+  envelope: PaymentRequestsProjection.PaymentRequestEnvelope,
 ): Effect.fn.Return<ReadonlyArray<Notification>, EventStoreUnavailable, ReadModelStore> {
   const event = envelope.event
   const status = PaymentRequest.statusOf(event)
   if (status === undefined) return []
   const store = yield* ReadModelStore
-  const stored = yield* store.get(PaymentRequests.collection, event.paymentRequestId)
+  const stored = yield* store.get(PaymentRequestsProjection.collection, event.paymentRequestId)
   if (Option.isNone(stored)) return []
-  const doc = decodeDocument(PaymentRequests.projection, stored.value)
+  const doc = decodeDocument(PaymentRequestsProjection.projection, stored.value)
   return [
     {
       id: envelope.eventId,
@@ -43,7 +43,7 @@ const notifications = Traced.fn("PaymentRequestStatusNotification.rule")(functio
   ]
 })
 
-export const rule = NotificationRule.make<PaymentRequests.PaymentRequestEnvelope>({
+export const rule = NotificationRule.make<PaymentRequestsProjection.PaymentRequestEnvelope>({
   streamTypes: ["PaymentRequest"],
   notifications,
 })

@@ -9,12 +9,12 @@
  * instant (ISO 8601), so history pages are newest first and date filters are
  * sort-key ranges.
  *
- * `payment_requests_autocollect` (`dueForAutomaticCollection`): the autopay
+ * `payment_requests_autocollect` (`dueForAutoCollection`): the autopay
  * scheduler's work list, one document per Pending request offering autopay or
  * a debit authorization that the service has not tried to collect yet, sorted
  * by due date. It spans every partner, so it is owned by the system tenant
  * (the nil UUID, which no partner can have). The rule deciding whether a
- * listed request may be collected is the aggregate's (`CollectAutomatically`).
+ * listed request may be collected is the aggregate's (`TryAutoCollection`).
  */
 import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
@@ -22,8 +22,8 @@ import type { Projection } from "../infrastructure/ReadModel.ts"
 import { PaymentRequestId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
 import {
+  AutoCollectionMethod,
   AutoCollectionSkipReason,
-  AutomaticCollection,
   type PaymentRequestEvent,
   PaymentRequestStatus,
 } from "./PaymentRequestEvents.ts"
@@ -74,7 +74,7 @@ export const PaymentRequestView = Schema.Struct({
   invoiceNumber: Schema.optionalKey(Schema.String),
   lineItems: Schema.optionalKey(Schema.Array(InvoiceLineItem)),
   collectedBy: Schema.optionalKey(
-    AutomaticCollection.annotate({
+    AutoCollectionMethod.annotate({
       description:
         "Set when the service collected the request by itself on its due date (autopay or debit authorization)",
     }),
@@ -214,7 +214,7 @@ export const projection: Projection<PaymentRequestDocument, PaymentRequestEnvelo
 }
 
 // ---------------------------------------------------------------------------
-// The autopay scheduler's work list
+// The auto-collection scheduler's work list
 
 /** The owner of system-wide documents: the nil UUID, which no partner can have. */
 export const systemTenant = "00000000-0000-0000-0000-000000000000"
@@ -222,7 +222,7 @@ export const systemTenant = "00000000-0000-0000-0000-000000000000"
 export const DueCollectionDocument = Schema.Struct({
   paymentRequestId: PaymentRequestId,
   partnerId: Schema.String,
-  collection: AutomaticCollection,
+  collection: AutoCollectionMethod,
   /** YYYY-MM-DD. */
   dueDate: Schema.String,
 })
@@ -233,7 +233,7 @@ export type DueCollectionDocument = typeof DueCollectionDocument.Type
  * by due date. Any later event of the request (accepted, cancelled, paid by
  * card, skipped) takes it off the list.
  */
-export const dueForAutomaticCollection: Projection<DueCollectionDocument, PaymentRequestEnvelope> = {
+export const dueForAutoCollection: Projection<DueCollectionDocument, PaymentRequestEnvelope> = {
   collection: "payment_requests_autocollect",
   document: DueCollectionDocument,
   streamTypes: ["PaymentRequest"],

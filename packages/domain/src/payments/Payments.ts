@@ -35,7 +35,7 @@ import { erased, isErased } from "../kernel/Personal.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import type * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
-import * as PaymentRequests from "./PaymentRequestsProjection.ts"
+import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
 import * as Transfer from "./Transfer.ts"
 import type { Attachment, RecipientAddress, TransferInvoice } from "./TransferEvents.ts"
 
@@ -77,6 +77,7 @@ export interface CreateInput {
   readonly enableAutoPay?: boolean | undefined
   readonly autoPayLimit?: WireAmount | undefined
   readonly enableDebitAuth?: boolean | undefined
+  /** The request's ceiling for a debit-authorization collection (the command's `debitCeiling`). */
   readonly debitAuthLimit?: WireAmount | undefined
   readonly attachmentUrl?: string | undefined
   readonly invoiceNumber?: string | undefined
@@ -130,7 +131,7 @@ export const create = UseCase.fn("Payments.create")(function* (input: CreateInpu
   const amount = convert(issues, "amount", input.amount)
   const autoPayLimit =
     input.autoPayLimit === undefined ? undefined : convert(issues, "autoPayLimit", input.autoPayLimit)
-  const debitAuthLimit =
+  const debitCeiling =
     input.debitAuthLimit === undefined ? undefined : convert(issues, "debitAuthLimit", input.debitAuthLimit)
   const lineItems = input.lineItems?.map((line, index) => ({
     description: line.description,
@@ -167,7 +168,7 @@ export const create = UseCase.fn("Payments.create")(function* (input: CreateInpu
     ...(input.enableAutoPay === undefined ? {} : { enableAutoPay: input.enableAutoPay }),
     ...(autoPayLimit === undefined ? {} : { autoPayLimit }),
     ...(input.enableDebitAuth === undefined ? {} : { enableDebitAuth: input.enableDebitAuth }),
-    ...(debitAuthLimit === undefined ? {} : { debitAuthLimit }),
+    ...(debitCeiling === undefined ? {} : { debitCeiling }),
     ...(input.invoiceNumber === undefined ? {} : { invoiceNumber: input.invoiceNumber }),
     ...(lineItems === undefined ? {} : { lineItems }),
     at,
@@ -180,15 +181,15 @@ export const create = UseCase.fn("Payments.create")(function* (input: CreateInpu
 // Read
 
 /** A payment request as clients read it: the one declaration the HTTP response reuses. */
-export const PaymentRequestView = PaymentRequests.PaymentRequestView
-export type PaymentRequestView = PaymentRequests.PaymentRequestView
+export const PaymentRequestView = PaymentRequestsProjection.PaymentRequestView
+export type PaymentRequestView = PaymentRequestsProjection.PaymentRequestView
 
 /** The payment request document, or NotFound when missing or of another partner. */
 export const get = Traced.fn("Payments.get")(function* (partnerId: PartnerId, paymentRequestId: string) {
   const store = yield* ReadModelStore
-  const stored = yield* store.get(PaymentRequests.collection, paymentRequestId)
+  const stored = yield* store.get(PaymentRequestsProjection.collection, paymentRequestId)
   if (Option.isNone(stored) || stored.value.index.partnerId !== partnerId) return yield* notFound
-  return decodeDocument(PaymentRequests.projection, stored.value)
+  return decodeDocument(PaymentRequestsProjection.projection, stored.value)
 })
 
 /**
@@ -210,9 +211,9 @@ export const invoiceOf = Traced.fn("Payments.invoiceOf")(function* (
   const paymentRequestId = transfer.paymentRequestId
   if (paymentRequestId === undefined) return undefined
   const store = yield* ReadModelStore
-  const stored = yield* store.get(PaymentRequests.collection, paymentRequestId)
+  const stored = yield* store.get(PaymentRequestsProjection.collection, paymentRequestId)
   if (Option.isNone(stored) || stored.value.index.partnerId !== partnerId) return undefined
-  const doc = decodeDocument(PaymentRequests.projection, stored.value)
+  const doc = decodeDocument(PaymentRequestsProjection.projection, stored.value)
   if (doc.invoiceNumber === undefined && doc.lineItems === undefined) return undefined
   return {
     ...(doc.invoiceNumber === undefined ? {} : { invoiceNumber: doc.invoiceNumber }),
@@ -241,7 +242,7 @@ export const history = Traced.fn("Payments.history")(function* (query: HistoryQu
   if (query.companyId !== undefined) keys.companyId = query.companyId
   if (query.status !== undefined) keys.status = query.status
   if (query.payerRegistrationId !== undefined) keys.payerRegistrationId = query.payerRegistrationId
-  const page = yield* store.find(PaymentRequests.collection, {
+  const page = yield* store.find(PaymentRequestsProjection.collection, {
     partnerId: query.partnerId,
     keys,
     ...(query.from === undefined ? {} : { sortKeyFrom: `${query.from}T00:00:00.000Z` }),
@@ -251,7 +252,7 @@ export const history = Traced.fn("Payments.history")(function* (query: HistoryQu
     order: "desc",
   })
   return {
-    data: page.items.map((item) => decodeDocument(PaymentRequests.projection, item)),
+    data: page.items.map((item) => decodeDocument(PaymentRequestsProjection.projection, item)),
     hasMore: page.hasMore,
   }
 })

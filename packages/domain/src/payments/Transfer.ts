@@ -17,7 +17,7 @@ import {
   RuleViolated,
   type ValidationFailed,
 } from "../kernel/DomainError.ts"
-import * as Check from "../kernel/FieldChecks.ts"
+import * as FieldChecks from "../kernel/FieldChecks.ts"
 import type {
   CompanyId,
   PartnerId,
@@ -222,32 +222,42 @@ const illegal = (state: State, command: Command, reason: string) =>
 const notFound = refuse(new NotFound({ entity: "Transfer" }))
 
 const validateInitiate = (command: InitiateTransfer): Result.Result<never, ValidationFailed> | undefined => {
-  const issues: Check.Issues = []
-  Check.positiveMoney(issues, "amount", command.amount)
-  Check.requiredText(issues, "senderName", command.senderName, Check.maxNameLength)
-  Check.requiredText(issues, "recipientName", command.recipientName, Check.maxNameLength)
-  Check.maskedAccountNumber(issues, "senderAccount", command.senderAccountMasked)
-  Check.maskedAccountNumber(issues, "recipientAccount", command.recipientAccountMasked)
+  const issues: FieldChecks.Issues = []
+  FieldChecks.positiveMoney(issues, "amount", command.amount)
+  FieldChecks.requiredText(issues, "senderName", command.senderName, FieldChecks.maxNameLength)
+  FieldChecks.requiredText(issues, "recipientName", command.recipientName, FieldChecks.maxNameLength)
+  FieldChecks.maskedAccountNumber(issues, "senderAccount", command.senderAccountMasked)
+  FieldChecks.maskedAccountNumber(issues, "recipientAccount", command.recipientAccountMasked)
   const address = command.recipientAddress
-  Check.requiredText(issues, "recipientAddress.streetNumberAndName", address.streetNumberAndName, Check.maxNameLength)
-  Check.optionalText(issues, "recipientAddress.apartmentNumber", address.apartmentNumber, Check.maxNameLength)
-  Check.requiredText(issues, "recipientAddress.city", address.city, Check.maxNameLength)
-  Check.requiredText(issues, "recipientAddress.zipCode", address.zipCode, Check.maxNameLength)
-  Check.requiredText(issues, "recipientAddress.state", address.state, Check.maxNameLength)
-  Check.requiredText(issues, "recipientAddress.country", address.country, Check.maxNameLength)
+  FieldChecks.requiredText(
+    issues,
+    "recipientAddress.streetNumberAndName",
+    address.streetNumberAndName,
+    FieldChecks.maxNameLength,
+  )
+  FieldChecks.optionalText(
+    issues,
+    "recipientAddress.apartmentNumber",
+    address.apartmentNumber,
+    FieldChecks.maxNameLength,
+  )
+  FieldChecks.requiredText(issues, "recipientAddress.city", address.city, FieldChecks.maxNameLength)
+  FieldChecks.requiredText(issues, "recipientAddress.zipCode", address.zipCode, FieldChecks.maxNameLength)
+  FieldChecks.requiredText(issues, "recipientAddress.state", address.state, FieldChecks.maxNameLength)
+  FieldChecks.requiredText(issues, "recipientAddress.country", address.country, FieldChecks.maxNameLength)
   if (command.attachments.length > maxAttachments)
     issues.push({ field: "attachments", message: `must hold at most ${maxAttachments} attachments` })
   command.attachments.forEach((attachment, index) => {
-    Check.requiredText(issues, `attachments[${index}].id`, attachment.id, Check.maxNameLength)
-    Check.requiredText(issues, `attachments[${index}].name`, attachment.name, Check.maxNameLength)
+    FieldChecks.requiredText(issues, `attachments[${index}].id`, attachment.id, FieldChecks.maxNameLength)
+    FieldChecks.requiredText(issues, `attachments[${index}].name`, attachment.name, FieldChecks.maxNameLength)
     if (!/^[\w.+-]+\/[\w.+-]+$/.test(attachment.contentType))
       issues.push({
         field: `attachments[${index}].contentType`,
         message: 'must be a media type such as "application/pdf"',
       })
   })
-  Check.requiredText(issues, "description", command.description, Check.maxTextLength)
-  return Check.refusal(issues)
+  FieldChecks.requiredText(issues, "description", command.description, FieldChecks.maxTextLength)
+  return FieldChecks.refusal(issues)
 }
 
 const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
@@ -297,10 +307,10 @@ const settle = (command: SettleTransfer, state: State): Decision<Event> => {
 
 const fail = (command: FailTransfer, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
-  const issues: Check.Issues = []
-  Check.returnCode(issues, "returnCode", command.returnCode)
-  Check.requiredText(issues, "reason", command.reason, Check.maxTextLength)
-  const invalid = Check.refusal(issues)
+  const issues: FieldChecks.Issues = []
+  FieldChecks.returnCode(issues, "returnCode", command.returnCode)
+  FieldChecks.requiredText(issues, "reason", command.reason, FieldChecks.maxTextLength)
+  const invalid = FieldChecks.refusal(issues)
   if (invalid) return invalid
   switch (state._tag) {
     case "Pending":
@@ -322,10 +332,10 @@ const fail = (command: FailTransfer, state: State): Decision<Event> => {
 const refund = (command: RefundTransfer, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   if (state._tag !== "Settled") return illegal(state, command, "only a settled transfer can be refunded")
-  const issues: Check.Issues = []
-  Check.positiveMoney(issues, "amount", command.amount)
-  Check.sameCurrency(issues, "amount", command.amount, state.details.amount)
-  const invalid = Check.refusal(issues)
+  const issues: FieldChecks.Issues = []
+  FieldChecks.positiveMoney(issues, "amount", command.amount)
+  FieldChecks.sameCurrency(issues, "amount", command.amount, state.details.amount)
+  const invalid = FieldChecks.refusal(issues)
   if (invalid) return invalid
   const earlier = state.refunds.find((r) => r.refundId === command.refundId)
   if (earlier) {
@@ -359,11 +369,11 @@ const refund = (command: RefundTransfer, state: State): Decision<Event> => {
 const applyForReimbursement = (command: ApplyForReimbursement, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   if (state._tag !== "Settled") return illegal(state, command, "only a settled transfer can be reimbursed")
-  const issues: Check.Issues = []
-  Check.httpsUrl(issues, "signingUrl", command.signingUrl)
+  const issues: FieldChecks.Issues = []
+  FieldChecks.httpsUrl(issues, "signingUrl", command.signingUrl)
   if (command.envelopeId !== undefined)
-    Check.requiredText(issues, "envelopeId", command.envelopeId, Check.maxNameLength)
-  const invalid = Check.refusal(issues)
+    FieldChecks.requiredText(issues, "envelopeId", command.envelopeId, FieldChecks.maxNameLength)
+  const invalid = FieldChecks.refusal(issues)
   if (invalid) return invalid
   if (state.reimbursement._tag !== "NotApplied") {
     return state.reimbursement.providerId === command.providerId

@@ -22,7 +22,7 @@ import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
 import { ESignature } from "./PaymentProviders.ts"
-import * as PaymentRequests from "./PaymentRequestsProjection.ts"
+import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
 import * as Transfer from "./Transfer.ts"
 import {
   Attachment,
@@ -31,7 +31,7 @@ import {
   type ReimbursementProviderId,
   TransferStatus,
 } from "./TransferEvents.ts"
-import * as Transfers from "./TransfersProjection.ts"
+import * as TransfersProjection from "./TransfersProjection.ts"
 
 const notFound = new NotFound({ entity: "Transfer" })
 
@@ -44,14 +44,14 @@ export type Reader =
  * The payer of a transfer: named on a plan instalment's transfer, else the
  * payer of the payment request it pays (undefined for a stand-alone transfer).
  */
-const payerOf = Traced.fn("Transfers.payerOf")(function* (doc: Transfers.TransferDocument) {
+const payerOf = Traced.fn("Transfers.payerOf")(function* (doc: TransfersProjection.TransferDocument) {
   if (doc.payerRegistrationId !== undefined) return doc.payerRegistrationId
   if (doc.paymentRequestId === undefined) return undefined
   const store = yield* ReadModelStore
-  const stored = yield* store.get(PaymentRequests.collection, doc.paymentRequestId)
+  const stored = yield* store.get(PaymentRequestsProjection.collection, doc.paymentRequestId)
   return Option.isNone(stored)
     ? undefined
-    : decodeDocument(PaymentRequests.projection, stored.value).payerRegistrationId
+    : decodeDocument(PaymentRequestsProjection.projection, stored.value).payerRegistrationId
 })
 
 /**
@@ -76,7 +76,7 @@ export const TransferView = Schema.Struct({
 export type TransferView = typeof TransferView.Type
 
 /** The view of a transfer document. */
-export const viewOf = (doc: Transfers.TransferDocument): TransferView => ({
+export const viewOf = (doc: TransfersProjection.TransferDocument): TransferView => ({
   externalTransferId: doc.transferId,
   status: doc.status,
   amount: doc.amount,
@@ -95,9 +95,9 @@ export const viewOf = (doc: Transfers.TransferDocument): TransferView => ({
 /** The transfer document if the reader may see it, else NotFound. */
 export const get = Traced.fn("Transfers.get")(function* (reader: Reader, transferId: string) {
   const store = yield* ReadModelStore
-  const stored = yield* store.get(Transfers.collection, transferId)
+  const stored = yield* store.get(TransfersProjection.collection, transferId)
   if (Option.isNone(stored) || stored.value.index.partnerId !== reader.partnerId) return yield* notFound
-  const doc = decodeDocument(Transfers.projection, stored.value)
+  const doc = decodeDocument(TransfersProjection.projection, stored.value)
   if (reader._tag === "Customer" && (yield* payerOf(doc)) !== reader.registrationId) return yield* notFound
   return doc
 })
@@ -198,14 +198,14 @@ export const report = Traced.fn("Transfers.report")(function* (query: ReportQuer
   const totals = new Map<Money.CurrencyCode, { count: number; total: number; refunded: number }>()
   let cursor: string | undefined
   while (true) {
-    const page = yield* store.find(Transfers.collection, {
+    const page = yield* store.find(TransfersProjection.collection, {
       ...base,
       limit: 500,
       order: "asc",
       ...(cursor === undefined ? {} : { startingAfter: cursor }),
     })
     for (const item of page.items) {
-      const doc = decodeDocument(Transfers.projection, item)
+      const doc = decodeDocument(TransfersProjection.projection, item)
       const entry = totals.get(doc.amount.currency) ?? { count: 0, total: 0, refunded: 0 }
       entry.count += 1
       entry.total += doc.amount.minorUnits
@@ -215,7 +215,7 @@ export const report = Traced.fn("Transfers.report")(function* (query: ReportQuer
     if (!page.hasMore || page.items.length === 0) break
     cursor = page.items[page.items.length - 1]!.id
   }
-  const items = yield* store.find(Transfers.collection, {
+  const items = yield* store.find(TransfersProjection.collection, {
     ...base,
     limit: query.limit,
     order: "desc",
@@ -234,7 +234,7 @@ export const report = Traced.fn("Transfers.report")(function* (query: ReportQuer
     from: query.from,
     to: query.to,
     currencyTotals,
-    items: items.items.map((item) => decodeDocument(Transfers.projection, item)),
+    items: items.items.map((item) => decodeDocument(TransfersProjection.projection, item)),
     hasMore: items.hasMore,
   }
 })

@@ -23,7 +23,7 @@ import {
 import type * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
-import * as Events from "./ConsentEvents.ts"
+import * as ConsentEvents from "./ConsentEvents.ts"
 import type { Frequency } from "./PaymentPlanSchedule.ts"
 
 export { ConsentEvent } from "./ConsentEvents.ts"
@@ -256,6 +256,6 @@ export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   initialState,
   decide,
   evolve,
-  events: Events.ConsentEvent,
+  events: ConsentEvents.ConsentEvent,
   eventVersion: () => 1,
 }

@@ -22,7 +22,7 @@ import * as Money from "../kernel/Money.ts"
 import { ConsentStatus, isListable } from "./Consent.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
 import type { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
-import * as Schedule from "./PaymentPlanSchedule.ts"
+import * as PaymentPlanSchedule from "./PaymentPlanSchedule.ts"
 
 /** The events this read model reads. */
 export type ConsentsEnvelope = Envelope.Of<"Consent", ConsentEvent> | Envelope.Of<"PaymentPlan", PaymentPlanEvent>
@@ -35,7 +35,7 @@ export const ConsentDocument = Schema.Struct({
   payerRegistrationId: Ids.RegistrationId,
   status: ConsentStatus,
   amount: Money.Money,
-  frequency: Schedule.Frequency,
+  frequency: PaymentPlanSchedule.Frequency,
   recurrenceInterval: Schema.optionalKey(Schema.Number),
   startDate: Schema.optionalKey(CalendarDate),
   bankAccountId: Schema.optionalKey(Ids.BankAccountId),

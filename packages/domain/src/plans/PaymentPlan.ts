@@ -39,9 +39,9 @@ import type * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
 import type { CancellationReason, ConsentWithdrawal, InstalmentStatus, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
-import * as Events from "./PaymentPlanEvents.ts"
+import * as PaymentPlanEvents from "./PaymentPlanEvents.ts"
 import type { Frequency } from "./PaymentPlanSchedule.ts"
-import * as Schedule from "./PaymentPlanSchedule.ts"
+import * as PaymentPlanSchedule from "./PaymentPlanSchedule.ts"
 
 export { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 
@@ -160,7 +160,7 @@ export type PlanStatus = typeof PlanStatus.Type
 export type PlanConsent = "Pending" | "Accepted" | "Withdrawn"
 
 /** What the plan is, fixed at creation. */
-export interface PlanTerms extends Schedule.ScheduleTerms {
+export interface PlanTerms extends PaymentPlanSchedule.ScheduleTerms {
   readonly paymentPlanId: Ids.PaymentPlanId
   readonly consentId: Ids.ConsentId
   readonly partnerId: Ids.PartnerId
@@ -203,7 +203,9 @@ export const isTerminal = (state: State): boolean => state._tag === "Cancelled" 
 
 /** The next due date the plan will collect, if any is left (whether or not it has arrived). */
 export const nextDueDate = (state: State): CalendarDate.CalendarDate | undefined =>
-  state._tag === "Initial" || isTerminal(state) ? undefined : Schedule.dueDateAt(state.terms, state.nextIndex)
+  state._tag === "Initial" || isTerminal(state)
+    ? undefined
+    : PaymentPlanSchedule.dueDateAt(state.terms, state.nextIndex)
 
 /** The calendar date (UTC) of an instant: "today" for a command. */
 export const today = (at: DateTime.Utc): CalendarDate.CalendarDate =>
@@ -257,7 +259,7 @@ const planIds = (state: ExistingState) => ({
 const validateCreate = (command: CreatePaymentPlan): ReadonlyArray<FieldIssue> => {
   const issues: Array<FieldIssue> = []
   if (command.amount.minorUnits <= 0) issues.push({ field: "amount", message: "must be greater than zero" })
-  const maxInterval = Schedule.maxRecurrenceInterval[command.frequency]
+  const maxInterval = PaymentPlanSchedule.maxRecurrenceInterval[command.frequency]
   if (
     !Number.isInteger(command.recurrenceInterval) ||
     command.recurrenceInterval < 1 ||
@@ -278,11 +280,13 @@ const validateCreate = (command: CreatePaymentPlan): ReadonlyArray<FieldIssue> =
   }
   if (
     numberOfPayments !== undefined &&
-    (!Number.isInteger(numberOfPayments) || numberOfPayments < 1 || numberOfPayments > Schedule.maxNumberOfPayments)
+    (!Number.isInteger(numberOfPayments) ||
+      numberOfPayments < 1 ||
+      numberOfPayments > PaymentPlanSchedule.maxNumberOfPayments)
   ) {
     issues.push({
       field: "numberOfPayments",
-      message: `must be a whole number from 1 to ${Schedule.maxNumberOfPayments}`,
+      message: `must be a whole number from 1 to ${PaymentPlanSchedule.maxNumberOfPayments}`,
     })
   }
   if (endDate !== undefined && CalendarDate.compare(endDate, command.startDate) < 0) {
@@ -379,14 +383,14 @@ const recordConsentWithdrawn = (command: RecordConsentWithdrawn, state: Existing
 const passedDueDates = (state: ExistingState, before: CalendarDate.CalendarDate): Array<CalendarDate.CalendarDate> => {
   const passed: Array<CalendarDate.CalendarDate> = []
   for (let index = state.nextIndex; ; index++) {
-    const date = Schedule.dueDateAt(state.terms, index)
+    const date = PaymentPlanSchedule.dueDateAt(state.terms, index)
     if (date === undefined || CalendarDate.compare(date, before) >= 0) return passed
     passed.push(date)
   }
 }
 
 const completedIfExhausted = (state: ExistingState, nextIndex: number, collected: number, at: DateTime.Utc) =>
-  Schedule.isPastEnd(state.terms, nextIndex)
+  PaymentPlanSchedule.isPastEnd(state.terms, nextIndex)
     ? [{ _tag: "PaymentPlanCompleted" as const, ...planIds(state), instalmentsCollected: collected, at }]
     : []
 
@@ -507,7 +511,7 @@ const collect = (command: CollectInstalment, state: ExistingState): Decision<Eve
   }
   if (state._tag !== "Active") return illegal(state, command, `a ${state._tag} plan collects nothing`)
   if (state.consent !== "Accepted") return consentNotAccepted(state)
-  const next = Schedule.dueDateAt(state.terms, state.nextIndex)
+  const next = PaymentPlanSchedule.dueDateAt(state.terms, state.nextIndex)
   if (next === undefined) return illegal(state, command, "the plan has no due date left")
   if (command.dueDate !== next) {
     return refuse(
@@ -671,6 +675,6 @@ export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   initialState,
   decide,
   evolve,
-  events: Events.PaymentPlanEvent,
+  events: PaymentPlanEvents.PaymentPlanEvent,
   eventVersion: () => 1,
 }

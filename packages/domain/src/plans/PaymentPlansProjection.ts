@@ -23,7 +23,7 @@ import { ConsentStatus } from "./Consent.ts"
 import * as PaymentPlan from "./PaymentPlan.ts"
 import type { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 import { CancellationReason, InstalmentStatus } from "./PaymentPlanEvents.ts"
-import * as Schedule from "./PaymentPlanSchedule.ts"
+import * as PaymentPlanSchedule from "./PaymentPlanSchedule.ts"
 
 /** The events this read model reads. */
 export type PaymentPlanEnvelope = Envelope.Of<"PaymentPlan", PaymentPlanEvent>
@@ -63,7 +63,7 @@ export const PaymentPlanDocument = Schema.Struct({
   status: PlanStatus,
   consentStatus: PlanConsentStatus,
   amount: Money.Money,
-  frequency: Schedule.Frequency,
+  frequency: PaymentPlanSchedule.Frequency,
   recurrenceInterval: Schema.Number,
   startDate: CalendarDate,
   numberOfPayments: Schema.optionalKey(Schema.Number),
@@ -92,7 +92,7 @@ const isFinished = (status: PlanStatus): boolean => status === "Cancelled" || st
 /** Recomputes the derived next due date after a change. */
 const withNextDueDate = (doc: PaymentPlanDocument): PaymentPlanDocument => {
   const { nextDueDate: _previous, ...rest } = doc
-  const next = isFinished(doc.status) ? undefined : Schedule.dueDateAt(doc, doc.nextIndex)
+  const next = isFinished(doc.status) ? undefined : PaymentPlanSchedule.dueDateAt(doc, doc.nextIndex)
   return next === undefined ? rest : { ...rest, nextDueDate: next }
 }
 

@@ -1,15 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Schema } from "effect"
 import fc from "fast-check"
-import * as Charity from "../../src/cards-and-charity/CharityTransaction.ts"
+import * as CharityTransaction from "../../src/cards-and-charity/CharityTransaction.ts"
 import { fold } from "../../src/kernel/Decider.ts"
 import type { CompanyId, PartnerId, VerificationId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import { DeciderSpecification } from "../../src/testing/index.ts"
 
-const spec = DeciderSpecification.forAggregate(Charity.aggregate)
+const spec = DeciderSpecification.forAggregate(CharityTransaction.aggregate)
 
-const charityTransactionId = "cb8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a60" as Charity.CharityTransactionId
+const charityTransactionId = "cb8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a60" as CharityTransaction.CharityTransactionId
 const partnerId = "1b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a61" as PartnerId
 const verificationId = "db8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a62" as VerificationId
 const companyId = "2b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a62" as CompanyId
@@ -17,8 +17,8 @@ const at = DateTime.makeUnsafe("2026-03-01T10:00:00.000Z")
 const usd = (minorUnits: number) => Money.make(minorUnits, "USD")
 
 const create = (
-  changes: Partial<Charity.CreateAnonymousCharityTransaction> = {},
-): Charity.CreateAnonymousCharityTransaction => ({
+  changes: Partial<CharityTransaction.CreateAnonymousCharityTransaction> = {},
+): CharityTransaction.CreateAnonymousCharityTransaction => ({
   _tag: "CreateAnonymousCharityTransaction",
   charityTransactionId,
   partnerId,
@@ -31,7 +31,7 @@ const create = (
   ...changes,
 })
 const created = (payerCoversFee: boolean) =>
-  Charity.AnonymousCharityTransactionCreated.make({
+  CharityTransaction.AnonymousCharityTransactionCreated.make({
     charityTransactionId,
     partnerId,
     verificationId,
@@ -47,16 +47,16 @@ const created = (payerCoversFee: boolean) =>
 
 describe("the charity fee", () => {
   it("is 1% of the donation, rounded half up to a whole cent", () => {
-    assert.deepStrictEqual(Charity.computeFee(usd(10_000)), usd(100))
-    assert.deepStrictEqual(Charity.computeFee(usd(149)), usd(1)) // 1.49 cents
-    assert.deepStrictEqual(Charity.computeFee(usd(150)), usd(2)) // 1.5 cents
-    assert.deepStrictEqual(Charity.computeFee(usd(49)), usd(0)) // 0.49 cent
-    assert.deepStrictEqual(Charity.computeFee(Money.make(250, "JPY")), Money.make(3, "JPY")) // 2.5 yen
+    assert.deepStrictEqual(CharityTransaction.computeFee(usd(10_000)), usd(100))
+    assert.deepStrictEqual(CharityTransaction.computeFee(usd(149)), usd(1)) // 1.49 cents
+    assert.deepStrictEqual(CharityTransaction.computeFee(usd(150)), usd(2)) // 1.5 cents
+    assert.deepStrictEqual(CharityTransaction.computeFee(usd(49)), usd(0)) // 0.49 cent
+    assert.deepStrictEqual(CharityTransaction.computeFee(Money.make(250, "JPY")), Money.make(3, "JPY")) // 2.5 yen
   })
   it("is exact for the largest amounts", () => {
-    assert.deepStrictEqual(Charity.computeFee(usd(Money.maxMinorUnits)), usd(Money.maxMinorUnits / 100))
+    assert.deepStrictEqual(CharityTransaction.computeFee(usd(Money.maxMinorUnits)), usd(Money.maxMinorUnits / 100))
     assert.deepStrictEqual(
-      Charity.computeFee(usd(9_999_999_999_999), { basisPoints: 9_999, fixedMinorUnits: 0 }),
+      CharityTransaction.computeFee(usd(9_999_999_999_999), { basisPoints: 9_999, fixedMinorUnits: 0 }),
       usd(9_998_999_999_999),
     )
   })
@@ -83,7 +83,7 @@ describe("a new anonymous charity transaction", () => {
   })
   it("a donation the fee would swallow entirely is refused (with a fixed fee of 30 cents)", () => {
     const withFixedFee = DeciderSpecification.forAggregate(
-      Charity.makeAggregate({ basisPoints: 100, fixedMinorUnits: 30 }),
+      CharityTransaction.makeAggregate({ basisPoints: 100, fixedMinorUnits: 30 }),
     )
     withFixedFee
       .given([])
@@ -128,7 +128,7 @@ describe("properties of charity transactions", () => {
         fc.integer({ min: 0, max: 5_000 }),
         (minorUnits, payerCoversFee, basisPoints) => {
           const amount = usd(minorUnits)
-          const { fee, payerCharged, charityReceives } = Charity.split(amount, payerCoversFee, {
+          const { fee, payerCharged, charityReceives } = CharityTransaction.split(amount, payerCoversFee, {
             basisPoints,
             fixedMinorUnits: 0,
           })
@@ -148,22 +148,22 @@ describe("properties of charity transactions", () => {
   })
 
   it("replaying the stored (JSON-encoded) event reproduces the state", () => {
-    const encode = Schema.encodeSync(Charity.aggregate.events)
-    const decode = Schema.decodeUnknownSync(Charity.aggregate.events)
+    const encode = Schema.encodeSync(CharityTransaction.aggregate.events)
+    const decode = Schema.decodeUnknownSync(CharityTransaction.aggregate.events)
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 10_000_000 }),
         fc.boolean(),
         fc.boolean(),
         (minorUnits, isRecurring, payerCoversFee) => {
-          const decision = Charity.decide(
+          const decision = CharityTransaction.decide(
             create({ amount: usd(minorUnits), isRecurring, payerCoversFee }),
-            Charity.initialState,
+            CharityTransaction.initialState,
           )
           if (decision._tag === "Failure") return
-          const state = fold(Charity.aggregate, decision.success)
+          const state = fold(CharityTransaction.aggregate, decision.success)
           const replayed = fold(
-            Charity.aggregate,
+            CharityTransaction.aggregate,
             decision.success.map((event) => decode(JSON.parse(JSON.stringify(encode(event))))),
           )
           assert.deepStrictEqual(replayed, state)

@@ -388,10 +388,10 @@ describe("the companies read model", () => {
                     },
                   )
                 : o._tag === "addLocation"
-                  ? Companies.addLocation(partners[o.partner], `ref-${o.reference}`, location)
+                  ? Effect.asVoid(Companies.addLocation(partners[o.partner], `ref-${o.reference}`, location))
                   : companies[o.company] === undefined
                     ? Effect.void
-                    : Companies.completeKyb(companies[o.company]!, o.outcome)
+                    : Effect.asVoid(Companies.completeKyb(companies[o.company]!, o.outcome))
             yield* Effect.exit(attempt)
           }
           const live = yield* snapshot

@@ -10,7 +10,7 @@ import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as BankAccounts from "../../src/customers/BankAccounts.ts"
 import * as CustomerLogin from "../../src/customers/CustomerLogin.ts"
 import * as CustomerProviderSandboxes from "../../src/customers/CustomerProviderSandboxes.ts"
-import * as Customers from "../../src/customers/CustomersProjection.ts"
+import * as CustomersProjection from "../../src/customers/CustomersProjection.ts"
 import { CodeHasher, OtpCodes } from "../../src/customers/OtpCodes.ts"
 import * as Verification from "../../src/customers/Verification.ts"
 import { EventStore } from "../../src/infrastructure/EventStore.ts"
@@ -368,8 +368,8 @@ describe("the customers read model", () => {
           }
           const store = yield* ReadModelStore
           const snapshot = Effect.map(
-            store.find(Customers.collection, { partnerId, limit: 100, order: "asc" }),
-            (page) => page.items.map((d) => decodeDocument(Customers.projection, d)),
+            store.find(CustomersProjection.collection, { partnerId, limit: 100, order: "asc" }),
+            (page) => page.items.map((d) => decodeDocument(CustomersProjection.projection, d)),
           )
           const live = yield* snapshot
           yield* EventPipeline.rebuild()

@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect } from "effect"
 import * as Customer from "../../src/customers/Customer.ts"
 import { sandboxPersonalData } from "../../src/customers/CustomerProviderSandboxes.ts"
-import * as Customers from "../../src/customers/CustomersProjection.ts"
+import * as CustomersProjection from "../../src/customers/CustomersProjection.ts"
 import { CodeHasher, codePattern, OtpCodes } from "../../src/customers/OtpCodes.ts"
 import type { BankAccountId, PartnerId, RegistrationId } from "../../src/kernel/Ids.ts"
 
@@ -21,7 +21,7 @@ const account = (id: string, mask: string) => ({
   type: "checking",
 })
 
-const envelope = (event: Customer.CustomerEvent, position: number): Customers.CustomerEnvelope =>
+const envelope = (event: Customer.CustomerEvent, position: number): CustomersProjection.CustomerEnvelope =>
   ({
     streamType: "Customer",
     event,
@@ -31,11 +31,11 @@ const envelope = (event: Customer.CustomerEvent, position: number): Customers.Cu
     globalPosition: position,
     recordedAt: at,
     metadata: {},
-  }) as Customers.CustomerEnvelope
+  }) as CustomersProjection.CustomerEnvelope
 
 const project = (events: ReadonlyArray<Customer.CustomerEvent>) =>
-  events.reduce<Customers.CustomerDocument | undefined>(
-    (doc, event, i) => Customers.projection.apply(doc, envelope(event, i + 1)),
+  events.reduce<CustomersProjection.CustomerDocument | undefined>(
+    (doc, event, i) => CustomersProjection.projection.apply(doc, envelope(event, i + 1)),
     undefined,
   )
 
@@ -78,7 +78,7 @@ describe("the customers read model", () => {
       ["t2"],
     )
     assert.deepStrictEqual(doc.cardPaymentMethods, [{ ...card, expYear: 2031 }])
-    assert.deepStrictEqual(Customers.projection.index(doc), {
+    assert.deepStrictEqual(CustomersProjection.projection.index(doc), {
       partnerId,
       // Index keys are stored in plain: never the phone number.
       keys: {},

@@ -1,5 +1,5 @@
 /**
- * Executable specification of the automatic collection use cases
+ * Executable specification of the auto-collection use cases
  * (`AutoCollection.due` / `collect`): the payer's designated account (the
  * default account, else the account of their most recent acceptance), the
  * transfer a collection starts, the debit a debit-authorization collection

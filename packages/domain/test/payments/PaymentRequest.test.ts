@@ -235,7 +235,7 @@ describe("no payment request yet", () => {
   it("create with a debit authorization records the debit authorization limit", () => {
     spec
       .given([])
-      .when({ ...create, enableDebitAuth: true, debitAuthLimit: usd(50_000), enableAutoPay: false })
+      .when({ ...create, enableDebitAuth: true, debitCeiling: usd(50_000), enableAutoPay: false })
       .then([createdWithDebitAuth])
   })
   it("a due date on the day of creation is allowed", () => {
@@ -248,7 +248,7 @@ describe("no payment request yet", () => {
     const message = "autopay and a debit authorization cannot both be enabled: choose one"
     spec
       .given([])
-      .when({ ...create, enableAutoPay: true, autoPayLimit: usd(1), enableDebitAuth: true, debitAuthLimit: usd(1) })
+      .when({ ...create, enableAutoPay: true, autoPayLimit: usd(1), enableDebitAuth: true, debitCeiling: usd(1) })
       .thenFails({
         _tag: "ValidationFailed",
         issues: [
@@ -593,7 +593,7 @@ const instant = fc.integer({ min: 1_772_000_000_000, max: 1_800_000_000_000 }).m
 const command: fc.Arbitrary<PaymentRequest.Command> = fc.oneof(
   fc.constantFrom<PaymentRequest.Command>(
     create,
-    { ...create, enableDebitAuth: true, debitAuthLimit: usd(50_000) },
+    { ...create, enableDebitAuth: true, debitCeiling: usd(50_000) },
     { ...create, amount: usd(0) },
   ),
   fc

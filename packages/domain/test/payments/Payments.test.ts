@@ -22,7 +22,7 @@ import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { NotFound } from "../../src/kernel/DomainError.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
-import * as PaymentRequests from "../../src/payments/PaymentRequestsProjection.ts"
+import * as PaymentRequestsProjection from "../../src/payments/PaymentRequestsProjection.ts"
 import * as Payments from "../../src/payments/Payments.ts"
 import type { ReimbursementProviderId } from "../../src/payments/TransferEvents.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
@@ -272,7 +272,7 @@ describe("creating a payment request", () => {
           refusals.push(failureOf(yield* Effect.exit(Payments.create(createInput(companyId, { payerRegistrationId })))))
         assert.deepStrictEqual(refusals, [new NotFound({ entity: "Customer" }), new NotFound({ entity: "Customer" })])
         const store = yield* ReadModelStore
-        const created = yield* store.find(PaymentRequests.collection, { partnerId, keys: {}, limit: 10 })
+        const created = yield* store.find(PaymentRequestsProjection.collection, { partnerId, keys: {}, limit: 10 })
         assert.deepStrictEqual(created.items, [])
       }).pipe(Effect.provide(layer())),
   )
@@ -813,12 +813,12 @@ describe("read models and the log", () => {
           }
           const store = yield* ReadModelStore
           const snapshot = Effect.gen(function* () {
-            const requestsPage = yield* store.find(PaymentRequests.collection, { partnerId, limit: 100 })
+            const requestsPage = yield* store.find(PaymentRequestsProjection.collection, { partnerId, limit: 100 })
             const transfersPage = yield* store.find(TransfersProjection.collection, { partnerId, limit: 100 })
             return [requestsPage.items, transfersPage.items]
           })
           const live = yield* snapshot
-          yield* EventPipeline.rebuild([PaymentRequests.projection, TransfersProjection.projection])
+          yield* EventPipeline.rebuild([PaymentRequestsProjection.projection, TransfersProjection.projection])
           const rebuilt = yield* snapshot
           assert.deepStrictEqual(rebuilt, live)
           // every status in every request's history was notified exactly once

@@ -17,7 +17,7 @@ import * as Money from "../../src/kernel/Money.ts"
 import type { ConsentEvent } from "../../src/plans/ConsentEvents.ts"
 import * as PaymentPlan from "../../src/plans/PaymentPlan.ts"
 import type { CancellationReason, PaymentPlanEvent } from "../../src/plans/PaymentPlanEvents.ts"
-import * as Schedule from "../../src/plans/PaymentPlanSchedule.ts"
+import * as PaymentPlanSchedule from "../../src/plans/PaymentPlanSchedule.ts"
 import { DeciderSpecification } from "../../src/testing/index.ts"
 
 const spec = DeciderSpecification.forAggregate(PaymentPlan.aggregate)
@@ -714,7 +714,7 @@ const arbitraryStep = fc.record({
 
 const arbitraryCreate = fc
   .record({
-    frequency: fc.constantFrom<Schedule.Frequency>("Weekly", "Monthly"),
+    frequency: fc.constantFrom<PaymentPlanSchedule.Frequency>("Weekly", "Monthly"),
     recurrenceInterval: fc.integer({ min: 1, max: 3 }),
     startOffset: fc.integer({ min: 0, max: 20 }),
     end: fc.oneof(
@@ -896,7 +896,7 @@ describe("payment plan rules (properties)", () => {
         const terms = scenario.create
         for (const event of collections) {
           assert.strictEqual(
-            Schedule.dueDateAt(terms, event.instalmentNumber - 1),
+            PaymentPlanSchedule.dueDateAt(terms, event.instalmentNumber - 1),
             event.dueDate,
             "collected date is on the schedule",
           )
@@ -949,7 +949,7 @@ describe("payment plan rules (properties)", () => {
         const { state } = play(scenario)
         const plan = existing(state)
         if (plan === undefined || plan._tag === "Cancelled") return
-        const exhausted = Schedule.isPastEnd(plan.terms, plan.nextIndex)
+        const exhausted = PaymentPlanSchedule.isPastEnd(plan.terms, plan.nextIndex)
         if (plan._tag === "Completed") seen++
         assert.strictEqual(plan._tag === "Completed", exhausted)
       }),

@@ -1,20 +1,20 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import * as CalendarDate from "../../src/kernel/CalendarDate.ts"
-import * as Schedule from "../../src/plans/PaymentPlanSchedule.ts"
+import * as PaymentPlanSchedule from "../../src/plans/PaymentPlanSchedule.ts"
 
 const date = (text: string) => text as CalendarDate.CalendarDate
 /** Compares due dates with dates written as plain text. */
 const assertDates = (actual: ReadonlyArray<CalendarDate.CalendarDate>, expected: ReadonlyArray<string>) =>
   assert.deepStrictEqual<ReadonlyArray<string>>(actual, expected)
 
-const weekly = (overrides: Partial<Schedule.ScheduleTerms> = {}): Schedule.ScheduleTerms => ({
+const weekly = (overrides: Partial<PaymentPlanSchedule.ScheduleTerms> = {}): PaymentPlanSchedule.ScheduleTerms => ({
   startDate: date("2026-03-02"),
   frequency: "Weekly",
   recurrenceInterval: 1,
   ...overrides,
 })
-const monthly = (overrides: Partial<Schedule.ScheduleTerms> = {}): Schedule.ScheduleTerms => ({
+const monthly = (overrides: Partial<PaymentPlanSchedule.ScheduleTerms> = {}): PaymentPlanSchedule.ScheduleTerms => ({
   startDate: date("2026-01-31"),
   frequency: "Monthly",
   recurrenceInterval: 1,
@@ -22,10 +22,10 @@ const monthly = (overrides: Partial<Schedule.ScheduleTerms> = {}): Schedule.Sche
 })
 
 /** Every due date of a plan, enumerated one instalment at a time (at most `limit`). */
-const enumerate = (terms: Schedule.ScheduleTerms, limit: number): Array<CalendarDate.CalendarDate> => {
+const enumerate = (terms: PaymentPlanSchedule.ScheduleTerms, limit: number): Array<CalendarDate.CalendarDate> => {
   const dates: Array<CalendarDate.CalendarDate> = []
   for (let index = 0; index < limit; index++) {
-    const next = Schedule.dueDateAt(terms, index)
+    const next = PaymentPlanSchedule.dueDateAt(terms, index)
     if (next === undefined) break
     dates.push(next)
   }
@@ -34,12 +34,12 @@ const enumerate = (terms: Schedule.ScheduleTerms, limit: number): Array<Calendar
 
 /** Every due date of a plan up to `to`, enumerated one instalment at a time. */
 const enumerateUntil = (
-  terms: Schedule.ScheduleTerms,
+  terms: PaymentPlanSchedule.ScheduleTerms,
   to: CalendarDate.CalendarDate,
 ): Array<CalendarDate.CalendarDate> => {
   const dates: Array<CalendarDate.CalendarDate> = []
   for (let index = 0; ; index++) {
-    const next = Schedule.dueDateAt(terms, index)
+    const next = PaymentPlanSchedule.dueDateAt(terms, index)
     if (next === undefined || CalendarDate.compare(next, to) > 0) return dates
     dates.push(next)
   }
@@ -55,7 +55,7 @@ describe("a weekly plan", () => {
     assertDates(enumerate(terms, 10), ["2026-03-02", "2026-03-09", "2026-03-16"])
   })
   it("without an end keeps running (bounded only by the window asked for)", () => {
-    const dates = Schedule.dueDates(weekly(), { from: date("2030-01-01"), to: date("2030-01-20") })
+    const dates = PaymentPlanSchedule.dueDates(weekly(), { from: date("2030-01-01"), to: date("2030-01-20") })
     assertDates(dates, ["2030-01-07", "2030-01-14"])
   })
 })
@@ -88,15 +88,15 @@ describe("a monthly plan", () => {
 
 describe("due dates in a window", () => {
   it("include both ends of the window", () => {
-    const dates = Schedule.dueDates(monthly(), { from: date("2026-02-28"), to: date("2026-04-30") })
+    const dates = PaymentPlanSchedule.dueDates(monthly(), { from: date("2026-02-28"), to: date("2026-04-30") })
     assertDates(dates, ["2026-02-28", "2026-03-31", "2026-04-30"])
   })
   it("are empty when the window ends before it starts or before the plan starts", () => {
-    assertDates(Schedule.dueDates(monthly(), { from: date("2026-05-01"), to: date("2026-04-01") }), [])
-    assertDates(Schedule.dueDates(monthly(), { from: date("2025-01-01"), to: date("2026-01-30") }), [])
+    assertDates(PaymentPlanSchedule.dueDates(monthly(), { from: date("2026-05-01"), to: date("2026-04-01") }), [])
+    assertDates(PaymentPlanSchedule.dueDates(monthly(), { from: date("2025-01-01"), to: date("2026-01-30") }), [])
   })
   it("stop at the plan's number of payments", () => {
-    const dates = Schedule.dueDates(monthly({ numberOfPayments: 2 }), {
+    const dates = PaymentPlanSchedule.dueDates(monthly({ numberOfPayments: 2 }), {
       from: date("2026-01-01"),
       to: date("2027-01-01"),
     })
@@ -106,14 +106,17 @@ describe("due dates in a window", () => {
 
 describe("the next due date", () => {
   it("is the start date before anything was collected", () => {
-    assert.strictEqual(Schedule.nextDueDate(monthly(), undefined), "2026-01-31")
+    assert.strictEqual(PaymentPlanSchedule.nextDueDate(monthly(), undefined), "2026-01-31")
   })
   it("is the first due date after the last collected one", () => {
-    assert.strictEqual(Schedule.nextDueDate(monthly(), date("2026-02-28")), "2026-03-31")
+    assert.strictEqual(PaymentPlanSchedule.nextDueDate(monthly(), date("2026-02-28")), "2026-03-31")
   })
   it("does not exist after the last instalment", () => {
-    assert.strictEqual(Schedule.nextDueDate(monthly({ numberOfPayments: 2 }), date("2026-02-28")), undefined)
-    assert.strictEqual(Schedule.nextDueDate(weekly({ endDate: date("2026-03-09") }), date("2026-03-09")), undefined)
+    assert.strictEqual(PaymentPlanSchedule.nextDueDate(monthly({ numberOfPayments: 2 }), date("2026-02-28")), undefined)
+    assert.strictEqual(
+      PaymentPlanSchedule.nextDueDate(weekly({ endDate: date("2026-03-09") }), date("2026-03-09")),
+      undefined,
+    )
   })
 })
 
@@ -124,10 +127,10 @@ const startDay = CalendarDate.toEpochDay(date("2024-01-01"))
 const arbitraryDate = (fromDay: number, spanDays: number) =>
   fc.integer({ min: 0, max: spanDays }).map((offset) => CalendarDate.fromEpochDay(fromDay + offset))
 
-const arbitraryTerms: fc.Arbitrary<Schedule.ScheduleTerms> = fc
+const arbitraryTerms: fc.Arbitrary<PaymentPlanSchedule.ScheduleTerms> = fc
   .record({
     startDate: arbitraryDate(startDay, 3000),
-    frequency: fc.constantFrom<Schedule.Frequency>("Weekly", "Monthly"),
+    frequency: fc.constantFrom<PaymentPlanSchedule.Frequency>("Weekly", "Monthly"),
     intervalSeed: fc.integer({ min: 1, max: 52 }),
     end: fc.oneof(
       fc.constant({ kind: "none" as const }),
@@ -138,7 +141,7 @@ const arbitraryTerms: fc.Arbitrary<Schedule.ScheduleTerms> = fc
   .map(({ startDate, frequency, intervalSeed, end }) => ({
     startDate,
     frequency,
-    recurrenceInterval: ((intervalSeed - 1) % Schedule.maxRecurrenceInterval[frequency]) + 1,
+    recurrenceInterval: ((intervalSeed - 1) % PaymentPlanSchedule.maxRecurrenceInterval[frequency]) + 1,
     ...(end.kind === "count" ? { numberOfPayments: end.numberOfPayments } : {}),
     ...(end.kind === "date" ? { endDate: CalendarDate.addDays(startDate, end.days) } : {}),
   }))
@@ -184,7 +187,7 @@ describe("plan schedules (properties)", () => {
           const expected = enumerateUntil(terms, to).filter(
             (d) => CalendarDate.compare(d, from) >= 0 && CalendarDate.compare(d, to) <= 0,
           )
-          assert.deepStrictEqual(Schedule.dueDates(terms, { from, to }), expected)
+          assert.deepStrictEqual(PaymentPlanSchedule.dueDates(terms, { from, to }), expected)
         },
       ),
       { numRuns: 200 },
@@ -195,9 +198,12 @@ describe("plan schedules (properties)", () => {
     fc.assert(
       fc.property(arbitraryTerms, (terms) => {
         const dates = enumerate(terms, 30)
-        assert.strictEqual(Schedule.nextDueDate(terms, undefined), dates[0])
+        assert.strictEqual(PaymentPlanSchedule.nextDueDate(terms, undefined), dates[0])
         for (let i = 0; i < dates.length; i++) {
-          assert.strictEqual(Schedule.nextDueDate(terms, dates[i]), Schedule.dueDateAt(terms, i + 1))
+          assert.strictEqual(
+            PaymentPlanSchedule.nextDueDate(terms, dates[i]),
+            PaymentPlanSchedule.dueDateAt(terms, i + 1),
+          )
         }
       }),
       { numRuns: 200 },

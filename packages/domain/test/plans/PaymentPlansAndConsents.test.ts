@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, DateTime, Duration, Effect, Exit, Layer, Option, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
-import * as Companies from "../../src/companies/CompaniesProjection.ts"
+import * as CompaniesProjection from "../../src/companies/CompaniesProjection.ts"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as Customer from "../../src/customers/Customer.ts"
 import * as CommandHandler from "../../src/infrastructure/CommandHandler.ts"
@@ -48,11 +48,11 @@ const seedCompany = (
   owner: Ids.PartnerId,
   id: string,
   companyReferenceId: string,
-  status: Companies.CompanyDocument["status"] = "Verified",
+  status: CompaniesProjection.CompanyDocument["status"] = "Verified",
 ) =>
   Effect.gen(function* () {
     const store = yield* ReadModelStore
-    const document: Companies.CompanyDocument = {
+    const document: CompaniesProjection.CompanyDocument = {
       companyId: Ids.CompanyId.make(id),
       partnerId: owner,
       companyReferenceId: Ids.CompanyReferenceId.make(companyReferenceId),
@@ -70,10 +70,10 @@ const seedCompany = (
       registeredAt: DateTime.makeUnsafe("2026-01-01T00:00:00Z"),
     }
     yield* store.put({
-      collection: Companies.collection,
+      collection: CompaniesProjection.collection,
       id,
-      data: Schema.encodeSync(Companies.CompanyDocument)(document),
-      index: Companies.projection.index(document),
+      data: Schema.encodeSync(CompaniesProjection.CompanyDocument)(document),
+      index: CompaniesProjection.projection.index(document),
     })
   })
 

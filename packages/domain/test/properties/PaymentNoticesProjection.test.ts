@@ -2,7 +2,7 @@
  * The `payment_notices` work list agrees with the aggregates it is kept from:
  * the PaymentRequest and the PaymentNotice streams of its reminders and status
  * messages. After any interleaving of the request's history (accepted, paid,
- * paid by card, failed, refunded, cancelled, automatic collection skipped) and
+ * paid by card, failed, refunded, cancelled, auto-collection skipped) and
  * of the notifications worker's decisions, the document exists, and says the
  * stage, the reminders sent and the status message still to send, exactly as
  * the aggregates' states say.
@@ -165,7 +165,7 @@ const arbitraryRequestStep = (paymentRequestId: PaymentRequestId, partnerId: Par
                 at,
               }
             case "collect":
-              return { _tag: "CollectAutomatically", paymentRequestId, today: dueDate, transferId, at }
+              return { _tag: "TryAutoCollection", paymentRequestId, today: dueDate, transferId, at }
           }
         },
       }),

@@ -19,7 +19,7 @@ import type {
 } from "../../src/kernel/Ids.ts"
 import * as PaymentRequest from "../../src/payments/PaymentRequest.ts"
 import {
-  dueForAutomaticCollection,
+  dueForAutoCollection,
   type PaymentRequestDocument,
   projection,
 } from "../../src/payments/PaymentRequestsProjection.ts"
@@ -75,7 +75,7 @@ const arbitraryCreate = fc
         dueDate,
         ...(r.attachmentUrl === undefined ? {} : { attachmentUrl: r.attachmentUrl }),
         ...(r.offer === "autoPay" ? { enableAutoPay: true, autoPayLimit: usd(r.limit) } : {}),
-        ...(r.offer === "debitAuth" ? { enableDebitAuth: true, debitAuthLimit: usd(r.limit) } : {}),
+        ...(r.offer === "debitAuth" ? { enableDebitAuth: true, debitCeiling: usd(r.limit) } : {}),
         ...(r.invoiceNumber === undefined ? {} : { invoiceNumber: r.invoiceNumber }),
         ...(r.line === undefined
           ? {}
@@ -167,7 +167,7 @@ const arbitraryCommand = (request: Request): fc.Arbitrary<Timed<PaymentRequest.C
         .map(
           ({ account, debitAuth }): Timed<PaymentRequest.Command> =>
             (at) => ({
-              _tag: "CollectAutomatically",
+              _tag: "TryAutoCollection",
               paymentRequestId,
               today: dueDate,
               ...(account ? { account: { bankAccountId, accountNumberMasked: "****6789" } } : {}),
@@ -269,8 +269,8 @@ describe("the payment request document, after any history", () => {
   it("offers a debit authorization exactly when the aggregate has a debit authorization limit, with that limit", () =>
     property((state, document) => {
       const request = created(state).request
-      assert.strictEqual(document.enableDebitAuth, request.debitAuthLimit !== undefined)
-      assert.deepStrictEqual(document.debitAuthLimit, request.debitAuthLimit)
+      assert.strictEqual(document.enableDebitAuth, request.debitCeiling !== undefined)
+      assert.deepStrictEqual(document.debitAuthLimit, request.debitCeiling)
     }))
 
   it("says the refunded amount the aggregate has, partial refunds included", () =>
@@ -330,12 +330,12 @@ describe("the autopay work list, after any history", () => {
   it("lists a request exactly when the aggregate would still collect it by itself, with its way and due date", () =>
     fc.assert(
       fc.property(arbitraryHistory, ({ request, events, state }) => {
-        const document = documentOf(dueForAutomaticCollection, "PaymentRequest", request.paymentRequestId, events)
-        const stillDue = PaymentRequest.isDueForAutomaticCollection(state, "2999-12-31" as CalendarDate)
+        const document = documentOf(dueForAutoCollection, "PaymentRequest", request.paymentRequestId, events)
+        const stillDue = PaymentRequest.isDueForAutoCollection(state, "2999-12-31" as CalendarDate)
         assert.strictEqual(document !== undefined, stillDue)
         if (document === undefined) return
         const details = created(state).request
-        assert.strictEqual(document.collection, PaymentRequest.automaticCollectionOf(details))
+        assert.strictEqual(document.collection, PaymentRequest.autoCollectionMethodOf(details))
         assert.strictEqual(document.dueDate, details.dueDate)
         assert.strictEqual(document.partnerId, details.partnerId)
       }),

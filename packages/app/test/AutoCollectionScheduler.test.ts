@@ -1,5 +1,5 @@
 /**
- * The autopay scheduler collects a due autopay request exactly once, even with
+ * The auto-collection scheduler collects a due autopay request exactly once, even with
  * two service instances (two connection pools, two scheduler fibers polling
  * every 10 ms) racing on one PostgreSQL database: one acceptance, one
  * transfer, no skip.
@@ -22,7 +22,7 @@ import {
 } from "@partnerpay/domain"
 import { DateTime, Effect, Fiber, Layer } from "effect"
 import * as Domain from "../src/Domain.ts"
-import * as AutoPayScheduler from "../src/workers/AutoPayScheduler.ts"
+import * as AutoCollectionScheduler from "../src/workers/AutoCollectionScheduler.ts"
 import { companyBody, freshDatabase, postgresAvailable } from "./support.ts"
 
 const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b")
@@ -55,7 +55,7 @@ const seedPayer = Effect.gen(function* () {
   yield* BankAccounts.setDefault(partnerId, payer, checking)
 })
 
-describe("the autopay scheduler", () => {
+describe("the auto-collection scheduler", () => {
   it.skipIf(!postgresAvailable)(
     "two instances collect an autopay request due today exactly once",
     async () => {
@@ -83,7 +83,7 @@ describe("the autopay scheduler", () => {
         const paymentRequestId = yield* Effect.provide(setup, first)
 
         const run = (layer: typeof first) =>
-          Effect.forkChild(Layer.launch(AutoPayScheduler.layer({ pollMillis: 10 }).pipe(Layer.provide(layer))))
+          Effect.forkChild(Layer.launch(AutoCollectionScheduler.layer({ pollMillis: 10 }).pipe(Layer.provide(layer))))
         const a = yield* run(first)
         const b = yield* run(second)
         yield* Effect.sleep("2 seconds")

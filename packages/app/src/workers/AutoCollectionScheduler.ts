@@ -1,6 +1,6 @@
 /**
- * The autopay scheduler: every second, the Pending payment requests offering
- * autopay or a debit authorization that are due today or earlier and were
+ * The auto-collection scheduler: every second, the Pending payment requests
+ * offering autopay or a debit authorization that are due today or earlier and were
  * not tried yet (`AutoCollection.due`, all partners) are collected by the
  * service itself (`AutoCollection.collect`): accepted from the payer's
  * designated account exactly like a manual acceptance (transfer, settlement,
@@ -11,7 +11,7 @@
  * request created with a due date of today is collected within a second or so.
  *
  * Which requests may be collected is the domain's rule (the PaymentRequest
- * decider's `CollectAutomatically`); this worker only polls.
+ * decider's `TryAutoCollection`); this worker only polls.
  *
  * Exactly once, with any number of instances: each request is collected in a
  * database transaction that first takes a transaction-level advisory lock on
@@ -37,6 +37,7 @@ export const batchSize = 50
 const lockKeyOf = (paymentRequestId: string): number =>
   createHash("sha256").update(paymentRequestId).digest().readInt32BE(0)
 
+/** The worker's name in logs and `GET /readyz`; kept from before the module was named AutoCollectionScheduler (operators may watch it). */
 export const name = "autopay-scheduler"
 
 export const layer = (options: { readonly pollMillis?: number } = {}) =>
@@ -77,7 +78,7 @@ export const layer = (options: { readonly pollMillis?: number } = {}) =>
             transferId: outcome.transferId,
           })
         else
-          yield* Effect.logInfo("automatic collection skipped", {
+          yield* Effect.logInfo("auto-collection skipped", {
             paymentRequestId: outcome.paymentRequestId,
             reason: outcome.reason,
           })

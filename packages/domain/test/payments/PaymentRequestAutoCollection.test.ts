@@ -1,6 +1,6 @@
 /**
- * Executable specification of the PaymentRequest's automatic collection
- * (same-day autopay and debit-authorization collection, `CollectAutomatically`),
+ * Executable specification of the PaymentRequest's auto-collection
+ * (same-day autopay and debit-authorization collection, `TryAutoCollection`),
  * its in-app card payment (`PayWithCard`) and its invoice (number and line
  * items), with the property that an autopay request is collected at most once
  * and never above its limit.
@@ -67,10 +67,8 @@ const withDebitAuth = (limit: number) => PaymentRequestCreated.make({ ...created
 
 const account = { bankAccountId, accountNumberMasked: "****6789" }
 
-const collect = (
-  overrides: Partial<PaymentRequest.CollectAutomatically> = {},
-): PaymentRequest.CollectAutomatically => ({
-  _tag: "CollectAutomatically",
+const collect = (overrides: Partial<PaymentRequest.TryAutoCollection> = {}): PaymentRequest.TryAutoCollection => ({
+  _tag: "TryAutoCollection",
   paymentRequestId,
   today: dueDate,
   account,
@@ -210,7 +208,7 @@ describe("a Pending request offering a debit authorization, on its due date", ()
       .when(collect({ debitAuth: { active: false, limit: usd(50_000) } }))
       .then([skipped("NoDebitAuthorization", "DebitAuth")])
   })
-  it("above the authorization's limit, in another currency, or above the request's debitAuthLimit, is skipped (OverDebitAuthLimit)", () => {
+  it("above the authorization's limit, in another currency, or above the request's ceiling (debitAuthLimit), is skipped (OverDebitAuthLimit)", () => {
     spec
       .given([withDebitAuth(10_000)])
       .when(collect({ debitAuth: activeDebitAuth(9_999) }))
@@ -413,7 +411,7 @@ const anyCommand: fc.Arbitrary<PaymentRequest.Command> = fc.oneof(
   }),
 )
 
-describe("properties of automatic collection", () => {
+describe("properties of auto-collection", () => {
   it("an autopay request is collected at most once and never above its limit, and never before its due date", () => {
     fc.assert(
       fc.property(
@@ -431,7 +429,7 @@ describe("properties of automatic collection", () => {
           for (const command of commands) {
             const decision = PaymentRequest.decide(command, state)
             if (decision._tag === "Failure") continue
-            if (command._tag === "CollectAutomatically")
+            if (command._tag === "TryAutoCollection")
               for (const event of decision.success)
                 if (event._tag === "PaymentRequestAccepted")
                   assert.isTrue(command.today >= dueDate, "collected before its due date")
