@@ -15,8 +15,9 @@
  * `layer(secrets)`: random codes and real secrets; the bank-link, KYC and OTP
  * providers are still the sandboxes (no production provider exists yet).
  */
-import { createHmac } from "node:crypto"
+
 import { CustomerProviderSandboxes, type CustomerProviders, OtpCodes } from "@partnerpay/domain"
+import { Hmac } from "@partnerpay/secrets"
 import { Context, Effect, Layer, Redacted } from "effect"
 
 export class ChatSigner extends Context.Service<
@@ -30,8 +31,7 @@ export class ChatSigner extends Context.Service<
     Layer.succeed(
       ChatSigner,
       ChatSigner.of({
-        sign: (userId) =>
-          Effect.sync(() => createHmac("sha256", Redacted.value(secret)).update(userId, "utf8").digest("hex")),
+        sign: (userId) => Effect.sync(() => Hmac.sha256Hex(Redacted.value(secret), userId)),
       }),
     )
 }

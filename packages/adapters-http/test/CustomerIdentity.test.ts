@@ -2,9 +2,9 @@
  * Customer login by one-time code, bank accounts and identity verification
  * over HTTP (in-process server, sandbox providers: the code is always 123456).
  */
-import { createHmac } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Ids } from "@partnerpay/domain"
+import { Hmac } from "@partnerpay/secrets"
 import { Effect, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { afterAll } from "vitest"
@@ -251,7 +251,7 @@ describe("identity verification", () => {
       const signature = yield* send(server, "/Verification/ChatSignature", bearer(customer))
       assert.deepStrictEqual(signature.json, {
         userId: registrationId,
-        signature: createHmac("sha256", Redacted.value(testChatSecret)).update(registrationId).digest("hex"),
+        signature: Hmac.sha256Hex(Redacted.value(testChatSecret), registrationId),
       })
     }),
   )

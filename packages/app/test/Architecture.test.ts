@@ -293,6 +293,43 @@ describe("named effectful functions are written one way", () => {
   })
 })
 
+describe("deciders follow one template", () => {
+  /** The decider modules of the domain (those declaring an `aggregate`) with several commands. */
+  const deciders = () =>
+    sourceFiles(domainSource)
+      .map((file) => ({ file, code: readFileSync(file, "utf8") }))
+      .filter(({ code }) => /^export const aggregate\b/m.test(code))
+      .filter(({ code }) => /^export type Command =[^=]*?\|/ms.test(code.slice(code.search(/^export type Command =/m))))
+
+  /** The body of `export const decide`, up to its closing brace at the start of a line. */
+  const decideOf = (code: string): string => {
+    const start = code.search(/^export const decide\b/m)
+    return start === -1 ? "" : code.slice(start, code.indexOf("\n}", start) + 2)
+  }
+
+  it("finds the deciders with several commands", () => {
+    expect(deciders().map(({ file }) => domainPath(file))).toEqual(
+      expect.arrayContaining(["customers/Customer.ts", "customers/LoginChallenge.ts", "payments/DebitAuth.ts"]),
+    )
+  })
+
+  it("decide dispatches to one named function per command (a short switch whose cases each return a call)", () => {
+    const offenders = deciders().flatMap(({ file, code }) => {
+      const decide = decideOf(code)
+      const lines = decide.split("\n")
+      const inline = lines.flatMap((line, index) =>
+        /^\s*case "\w+":\s*$/.test(line) && !/^\s*return [\w.]+\(/.test(lines[index + 1] ?? "") ? [line.trim()] : [],
+      )
+      return decide === "" || lines.length > 30 || inline.length > 0
+        ? [
+            `${domainPath(file)}: ${decide === "" ? "no decide" : `${lines.length} lines; inline: ${inline.join(", ")}`}`,
+          ]
+        : []
+    })
+    expect(offenders).toEqual([])
+  })
+})
+
 describe("use cases and effectful functions are written one way", () => {
   const srcFiles = () => packages.flatMap((pkg) => sourceFiles(join(root, "packages", pkg, "src")))
 
@@ -382,6 +419,29 @@ describe("one name per concept", () => {
     const offenders = everyFile().flatMap((file) =>
       misnamed(readFileSync(file, "utf8")).map((found) => `${relative(root, file)}: ${found}`),
     )
+    expect(offenders).toEqual([])
+  })
+})
+
+describe("HMAC-SHA256 has one home per side", () => {
+  it("only secrets/src/Hmac.ts (node:crypto) and the domain's kernel/Hmac.ts (Web Crypto) compute it, in every package's src, test and bench", () => {
+    const homes = [
+      join("packages", "secrets", "src", "Hmac.ts"),
+      join("packages", "domain", "src", "kernel", "Hmac.ts"),
+    ]
+    const offenders = packages
+      .flatMap((pkg) =>
+        ["src", "test", "bench"].flatMap((dir) => {
+          try {
+            return sourceFiles(join(root, "packages", pkg, dir))
+          } catch {
+            return []
+          }
+        }),
+      )
+      .filter((file) => !homes.includes(relative(root, file)))
+      .filter((file) => /createHmac\(|subtle\.(sign|importKey)\(/.test(readFileSync(file, "utf8")))
+      .map((file) => relative(root, file))
     expect(offenders).toEqual([])
   })
 })

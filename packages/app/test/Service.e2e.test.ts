@@ -6,11 +6,11 @@
  * with SIGTERM mid-way and restarted on the same data: nothing is lost and the
  * pending verification is still delivered. Secrets never reach the logs.
  */
-import { createHmac } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Hmac } from "@partnerpay/secrets"
 import {
   companyBody,
   eventually,
@@ -61,7 +61,7 @@ const webhookFor = (received: ReadonlyArray<ReceivedWebhook>, companyId: string)
 
 /** The receiver's own check of the signature: HMAC-SHA256 over the exact body bytes. */
 const assertSigned = (hook: ReceivedWebhook) => {
-  const expected = `sha256=${createHmac("sha256", webhookSecret).update(Buffer.from(hook.body, "utf8")).digest("hex")}`
+  const expected = `sha256=${Hmac.sha256Hex(webhookSecret, hook.body)}`
   assert.strictEqual(hook.headers["x-hmac-signature"], expected)
 }
 

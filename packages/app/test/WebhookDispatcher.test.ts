@@ -6,12 +6,12 @@
  * later notifications (released unattempted) and never another partner's;
  * a partner without a webhook URL has its notifications given up at once.
  */
-import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Migrations, PgDatabase, PgOutbox, PgPartnerCredentials, PgPersonalDataVault } from "@partnerpay/adapters-pg"
 import { Outbox } from "@partnerpay/domain"
+import { Hmac } from "@partnerpay/secrets"
 import { Effect, Layer, Option, Redacted } from "effect"
 import * as WebhookDispatcher from "../src/workers/WebhookDispatcher.ts"
 
@@ -115,10 +115,7 @@ describe("the webhook dispatcher", () => {
           })
           assert.strictEqual(request.headers["content-type"], "application/json")
           assert.strictEqual(request.headers["x-partnerpay-delivery-attempt"], "1")
-          assert.strictEqual(
-            request.headers["x-hmac-signature"],
-            `sha256=${createHmac("sha256", secret).update(Buffer.from(request.body, "utf8")).digest("hex")}`,
-          )
+          assert.strictEqual(request.headers["x-hmac-signature"], `sha256=${Hmac.sha256Hex(secret, request.body)}`)
         }
         // B: no secret configured: one was generated (and stored) and signs its deliveries; the second
         // notification fails (always), the third waits behind its retries.
@@ -129,7 +126,7 @@ describe("the webhook dispatcher", () => {
         assert.match(generated, /^whsec_[A-Za-z0-9_-]{43}$/)
         assert.strictEqual(
           receiverB.requests[0]!.headers["x-hmac-signature"],
-          `sha256=${createHmac("sha256", generated).update(Buffer.from(receiverB.requests[0]!.body, "utf8")).digest("hex")}`,
+          `sha256=${Hmac.sha256Hex(generated, receiverB.requests[0]!.body)}`,
         )
         const pending = yield* dispatch.list({ status: "pending", limit: 10 })
         assert.deepStrictEqual(

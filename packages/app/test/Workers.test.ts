@@ -1,6 +1,6 @@
 /** The workers' pure rules: webhook signatures and retry schedule, sandbox verdicts, the sandbox partner id, log redaction. */
-import { createHmac } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
+import { Hmac } from "@partnerpay/secrets"
 import { Effect, Redacted } from "effect"
 import * as Logging from "../src/Logging.ts"
 import { sandboxPartnerId } from "../src/Partners.ts"
@@ -17,7 +17,7 @@ import {
 describe("webhook delivery", () => {
   it("the signature is sha256=<hex HMAC-SHA256 of the exact body> with the partner's secret", () => {
     const body = JSON.stringify({ Live: false, Event: "COMPANY_VERIFICATION_STATUS_CHANGED", Data: { Status: "é" } })
-    const expected = createHmac("sha256", "whsec").update(Buffer.from(body, "utf8")).digest("hex")
+    const expected = Hmac.sha256Hex("whsec", body)
     assert.strictEqual(sign(body, Redacted.make("whsec")), `sha256=${expected}`)
   })
 

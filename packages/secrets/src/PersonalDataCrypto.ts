@@ -19,13 +19,13 @@ import {
   createCipheriv,
   createDecipheriv,
   createHash,
-  createHmac,
   createSecretKey,
   hkdfSync,
   type KeyObject,
   randomBytes,
   randomFillSync,
 } from "node:crypto"
+import * as Hmac from "./Hmac.ts"
 
 /** Bytes of a master key and of a data key (AES-256). */
 export const keyBytes = 32
@@ -105,8 +105,7 @@ export const deriveKey = (master: Uint8Array, purpose: string): Uint8Array =>
   new Uint8Array(hkdfSync("sha256", master, Buffer.alloc(0), purpose, keyBytes))
 
 /** Lowercase hex HMAC-SHA256 of `value` keyed with `key`: a lookup key that reveals nothing without the key. */
-export const keyedHash = (key: Uint8Array, value: string): string =>
-  createHmac("sha256", key).update(value, "utf8").digest("hex")
+export const keyedHash = (key: Uint8Array, value: string): string => Hmac.sha256Hex(key, value)
 
 /** A short public fingerprint of a master key (which master wrapped a data key), never the key itself. */
 export const masterKeyId = (master: Uint8Array): string =>

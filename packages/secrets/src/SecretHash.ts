@@ -14,8 +14,9 @@
  * verified (`verifySecret` answers "legacy-match"); the stores replace them with
  * the HMAC form on the next successful login.
  */
-import { createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
+import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 import { Context, Effect, Redacted } from "effect"
+import * as Hmac from "./Hmac.ts"
 
 /** The server pepper keying the HMAC; at least `minimumPepperBytes`. */
 export const minimumPepperBytes = 32
@@ -32,7 +33,7 @@ export const Pepper = Context.Reference<Redacted.Redacted<string>>("partnerpay/s
 const hmacPrefix = "hmac-sha256$"
 
 const digest = (secret: Redacted.Redacted<string>, pepper: Redacted.Redacted<string>): Buffer =>
-  createHmac("sha256", Redacted.value(pepper)).update(Redacted.value(secret), "utf8").digest()
+  Hmac.sha256(Redacted.value(pepper), Redacted.value(secret))
 
 /** The stored form of a secret: `hmac-sha256$<base64 HMAC-SHA-256(pepper, secret)>` (deterministic). */
 export const hashSecret = (secret: Redacted.Redacted<string>, pepper: Redacted.Redacted<string>): string =>

@@ -1,5 +1,5 @@
 /** Handlers of the `payments` group: decode, call the Payments use cases, encode; domain errors become problems. */
-import { Attachments, DomainError, Payments, Traced } from "@partnerpay/domain"
+import { Attachments, Payments, Traced } from "@partnerpay/domain"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
@@ -70,13 +70,7 @@ export const PaymentLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
       "attachment",
       Traced.fn("PaymentLive.attachment")(function* ({ params }) {
         const caller = yield* Caller
-        const doc = yield* Payments.get(caller.partnerId, params.paymentRequestId)
-        // The payer may read the request's documents; any other customer learns nothing (404).
-        if (caller._tag === "Customer" && doc.payerRegistrationId !== caller.registrationId)
-          return yield* new DomainError.NotFound({ entity: "Attachment" })
-        const store = yield* Attachments.PaymentAttachments
-        const content = yield* store.content(caller.partnerId, params.paymentRequestId, params.attachmentId)
-        if (content === undefined) return yield* new DomainError.NotFound({ entity: "Attachment" })
+        const content = yield* Attachments.content(caller, params.paymentRequestId, params.attachmentId)
         return HttpServerResponse.uint8Array(content.bytes, {
           contentType: content.contentType,
           headers: { "x-content-type-options": "nosniff", "content-disposition": "attachment" },

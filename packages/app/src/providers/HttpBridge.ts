@@ -19,8 +19,9 @@
  * reason that names the operation and never quotes the provider's body.
  */
 
-import { createHmac, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import { Providers, Traced } from "@partnerpay/domain"
+import { Hmac } from "@partnerpay/secrets"
 import { type Context, Effect, Layer, Redacted, Schedule, Schema, type SchemaIssue } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 
@@ -56,7 +57,7 @@ export interface Bridge {
 
 /** The value of `X-Partnerpay-Signature` for a timestamp and body (what a bridge recomputes). */
 export const signature = (secret: Redacted.Redacted<string>, timestamp: string, body: string): string =>
-  `sha256=${createHmac("sha256", Redacted.value(secret)).update(`${timestamp}.${body}`, "utf8").digest("hex")}`
+  `sha256=${Hmac.sha256Hex(Redacted.value(secret), `${timestamp}.${body}`)}`
 
 /** A failed attempt worth retrying (its reason says why). */
 class Retryable extends Schema.TaggedError<Retryable>()("Retryable", { reason: Schema.String }) {}

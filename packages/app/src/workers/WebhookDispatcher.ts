@@ -43,11 +43,11 @@
  * Polls every 200 ms when idle (PGlite has no LISTEN/NOTIFY).
  */
 
-import { createHmac } from "node:crypto"
 import * as Http from "node:http"
 import * as Https from "node:https"
 import { PgOutbox, PgPartnerCredentials, PgWebhookLog } from "@partnerpay/adapters-pg"
 import { Traced } from "@partnerpay/domain"
+import { Hmac } from "@partnerpay/secrets"
 import { DateTime, Effect, Layer, Metric, Redacted } from "effect"
 import * as Metrics from "../Metrics.ts"
 import { pinnedLookup, refusedLiteral, WebhookTargetPolicy } from "../WebhookTarget.ts"
@@ -87,7 +87,7 @@ export const maxAnswerBytes = 64 * 1024
 
 /** The `X-HMAC-Signature` value for a body and secret. */
 export const sign = (body: string, secret: Redacted.Redacted<string>): string =>
-  `sha256=${createHmac("sha256", Redacted.value(secret)).update(body, "utf8").digest("hex")}`
+  `sha256=${Hmac.sha256Hex(Redacted.value(secret), body)}`
 
 /** The `X-Partnerpay-Signature` value: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.eventId.body">`. */
 export const signTimestamped = (
@@ -95,8 +95,7 @@ export const signTimestamped = (
   eventId: string,
   unixSeconds: number,
   secret: Redacted.Redacted<string>,
-): string =>
-  `t=${unixSeconds},v1=${createHmac("sha256", Redacted.value(secret)).update(`${unixSeconds}.${eventId}.${body}`, "utf8").digest("hex")}`
+): string => `t=${unixSeconds},v1=${Hmac.sha256Hex(Redacted.value(secret), `${unixSeconds}.${eventId}.${body}`)}`
 
 type Entry = PgOutbox.OutboxEntry
 

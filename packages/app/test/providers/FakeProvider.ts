@@ -5,9 +5,10 @@
  * answers from a script: per operation, a queue of answers (the last one
  * repeats).
  */
-import { createHmac, timingSafeEqual } from "node:crypto"
+import { timingSafeEqual } from "node:crypto"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+import { Hmac } from "@partnerpay/secrets"
 import { Effect, Redacted, type Scope } from "effect"
 import type { BridgeConfig } from "../../src/providers/HttpBridge.ts"
 
@@ -41,7 +42,7 @@ export interface FakeProvider {
 const verify = (secret: string, timestamp: string | undefined, body: string, header: string | undefined) => {
   if (timestamp === undefined || header === undefined) return false
   if (Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false
-  const expected = Buffer.from(`sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`)
+  const expected = Buffer.from(`sha256=${Hmac.sha256Hex(secret, `${timestamp}.${body}`)}`)
   const actual = Buffer.from(header)
   return expected.length === actual.length && timingSafeEqual(expected, actual)
 }

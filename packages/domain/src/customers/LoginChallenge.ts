@@ -233,7 +233,11 @@ const validate = (command: Command): ValidationFailed | undefined => {
   return issues.length > 0 ? new ValidationFailed({ issues }) : undefined
 }
 
-export const decide = (command: Command, state: State): Decision<Event> => {
+/** Who a challenge's events name: the partner and the phone number. */
+type Challenge = Pick<LoginChallengeEvent, "partnerId" | "phoneNumber">
+
+/** What every command must pass first: well-formed, this challenge's phone and partner, not locked. */
+const guard = (command: Command, state: State): Decision<Event> | undefined => {
   const invalid = validate(command)
   if (invalid) return refuse(invalid)
   if (
@@ -259,25 +263,31 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       }),
     )
   }
-  const challenge = { partnerId: command.partnerId, phoneNumber: command.phoneNumber }
-  if (command._tag === "IssueCode") {
-    if (codesInLastHour(state, command.at).length >= maxCodesPerHour) {
-      return refuse(
-        new RuleViolated({
-          code: "OTP_RESEND_LIMIT",
-          reason: `at most ${maxCodesPerHour} codes may be sent to a phone number in an hour`,
-        }),
-      )
-    }
-    const event: LoginCodeIssued = {
-      _tag: "LoginCodeIssued",
-      ...challenge,
-      codeHash: command.codeHash,
-      expiresAt: DateTime.add(command.at, { minutes: codeLifetimeMinutes }),
-      at: command.at,
-    }
-    return accept<LoginChallengeEvent>(event)
+  return undefined
+}
+
+/** A new code replaces the pending one, at most `maxCodesPerHour` an hour. */
+const issueCode = (command: IssueCode, state: State, challenge: Challenge): Decision<Event> => {
+  if (codesInLastHour(state, command.at).length >= maxCodesPerHour) {
+    return refuse(
+      new RuleViolated({
+        code: "OTP_RESEND_LIMIT",
+        reason: `at most ${maxCodesPerHour} codes may be sent to a phone number in an hour`,
+      }),
+    )
   }
+  const event: LoginCodeIssued = {
+    _tag: "LoginCodeIssued",
+    ...challenge,
+    codeHash: command.codeHash,
+    expiresAt: DateTime.add(command.at, { minutes: codeLifetimeMinutes }),
+    at: command.at,
+  }
+  return accept<LoginChallengeEvent>(event)
+}
+
+/** The pending, unexpired code logs in; a wrong one is recorded, and locks the phone when too many were. */
+const verifyCode = (command: VerifyCode, state: State, challenge: Challenge): Decision<Event> => {
   if (state._tag !== "AwaitingCode") {
     return refuse(
       new RuleViolated({
@@ -310,6 +320,18 @@ export const decide = (command: Command, state: State): Decision<Event> => {
     at: command.at,
   }
   return accept<LoginChallengeEvent>(rejected, locked)
+}
+
+export const decide = (command: Command, state: State): Decision<Event> => {
+  const refused = guard(command, state)
+  if (refused) return refused
+  const challenge: Challenge = { partnerId: command.partnerId, phoneNumber: command.phoneNumber }
+  switch (command._tag) {
+    case "IssueCode":
+      return issueCode(command, state, challenge)
+    case "VerifyCode":
+      return verifyCode(command, state, challenge)
+  }
 }
 
 // ---------------------------------------------------------------------------

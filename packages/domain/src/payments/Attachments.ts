@@ -14,7 +14,8 @@
 
 import { Context, Effect, Layer, Schema } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
-import type { PartnerId, PaymentRequestId } from "../kernel/Ids.ts"
+import { NotFound } from "../kernel/DomainError.ts"
+import type { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
 import { attachmentOf, get as getPaymentRequest } from "./Payments.ts"
 import type { Attachment } from "./TransferEvents.ts"
@@ -306,4 +307,33 @@ export const namedOnTransfer = Traced.fn("Attachments.namedOnTransfer")(function
   return documents.length === 0
     ? recorded
     : documents.map((document) => ({ id: document.id, name: document.name, contentType: document.contentType }))
+})
+
+/** Who reads a payment request's documents: its partner, or a customer of the partner. */
+export type Reader =
+  | { readonly _tag: "Partner"; readonly partnerId: PartnerId }
+  | { readonly _tag: "Customer"; readonly partnerId: PartnerId; readonly registrationId: RegistrationId }
+
+const attachmentNotFound = new NotFound({ entity: "Attachment" })
+
+/**
+ * The bytes of one stored document of a payment request
+ * (GET /Payment/{paymentRequestId}/Attachments/{id}). The request's partner
+ * and its payer may read them; any other customer learns nothing, exactly as
+ * for a missing document (NotFound "Attachment"), and another partner's or an
+ * unknown request is NotFound "PaymentRequest". A document not stored (yet)
+ * is NotFound "Attachment".
+ */
+export const content = Traced.fn("Attachments.content")(function* (
+  reader: Reader,
+  paymentRequestId: string,
+  attachmentId: string,
+) {
+  const request = yield* getPaymentRequest(reader.partnerId, paymentRequestId)
+  if (reader._tag === "Customer" && request.payerRegistrationId !== reader.registrationId)
+    return yield* attachmentNotFound
+  const store = yield* PaymentAttachments
+  const stored = yield* store.content(reader.partnerId, paymentRequestId, attachmentId)
+  if (stored === undefined) return yield* attachmentNotFound
+  return stored
 })

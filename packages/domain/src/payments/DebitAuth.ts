@@ -147,107 +147,128 @@ const positive = (field: string, money: Money.Money): ValidationFailed | undefin
       ? undefined
       : ValidationFailed.of(field, "must be greater than zero")
 
+/** The partner's company, the payer and the limit, once; repeating the same authorization changes nothing. */
+const set = (command: SetDebitAuth, state: State): Decision<Event> => {
+  const invalid = positive("limit", command.limit)
+  if (invalid) return refuse(invalid)
+  if (state._tag !== "Initial") {
+    const identical =
+      state._tag === "Active" &&
+      state.partnerId === command.partnerId &&
+      state.companyId === command.companyId &&
+      state.registrationId === command.registrationId &&
+      Money.equals(state.limit, command.limit)
+    return identical ? nothing : refuse(new AlreadyExists({ entity }))
+  }
+  return accept<DebitAuthEvent>(
+    DebitAuthSet.make({
+      debitAuthId: command.debitAuthId,
+      partnerId: command.partnerId,
+      companyId: command.companyId,
+      registrationId: command.registrationId,
+      limit: command.limit,
+      at: command.at,
+    }),
+  )
+}
+
+/** A new positive limit per debit; the same limit again changes nothing. */
+const updateLimit = (command: UpdateDebitAuthLimit, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return refuse(new NotFound({ entity }))
+  const invalid = positive("limit", command.limit)
+  if (invalid) return refuse(invalid)
+  if (Money.equals(state.limit, command.limit)) return nothing
+  return accept<DebitAuthEvent>(
+    DebitAuthLimitUpdated.make({
+      ...parties(state),
+      previousLimit: state.limit,
+      limit: command.limit,
+      at: command.at,
+    }),
+  )
+}
+
+const enable = (command: EnableDebitAuth, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return refuse(new NotFound({ entity }))
+  if (state._tag === "Active") return nothing
+  return accept<DebitAuthEvent>(DebitAuthEnabled.make({ ...parties(state), at: command.at }))
+}
+
+const disable = (command: DisableDebitAuth, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return refuse(new NotFound({ entity }))
+  if (state._tag === "Disabled") return nothing
+  return accept<DebitAuthEvent>(DebitAuthDisabled.make({ ...parties(state), at: command.at }))
+}
+
+/**
+ * One debit for a payment request of the authorized company: Active, in the limit's currency and
+ * within it; the same debit again changes nothing, another amount for the same request is refused.
+ */
+const authorize = (command: AuthorizeDebit, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return refuse(new NotFound({ entity }))
+  const invalid = positive("amount", command.amount)
+  if (invalid) return refuse(invalid)
+  if (command.companyId !== state.companyId) {
+    return refuse(
+      new RuleViolated({
+        code: RefusalCode.companyMismatch,
+        reason: "the debit authorization was given to another company",
+      }),
+    )
+  }
+  const previous = state.authorizedDebits[command.paymentRequestId]
+  if (previous !== undefined) {
+    return Money.equals(previous, command.amount)
+      ? nothing
+      : refuse(
+          new RuleViolated({
+            code: RefusalCode.alreadyAuthorized,
+            reason: `a debit of ${Money.toDecimalString(previous)} ${previous.currency} was already authorized for this payment request`,
+          }),
+        )
+  }
+  if (state._tag === "Disabled") {
+    return refuse(new RuleViolated({ code: RefusalCode.disabled, reason: "the debit authorization is disabled" }))
+  }
+  if (command.amount.currency !== state.limit.currency) {
+    return refuse(
+      new RuleViolated({
+        code: RefusalCode.currencyMismatch,
+        reason: `the debit is in ${command.amount.currency} but the limit is in ${state.limit.currency}`,
+      }),
+    )
+  }
+  if (!Money.isWithin(command.amount, state.limit)) {
+    return refuse(
+      new RuleViolated({
+        code: RefusalCode.limitExceeded,
+        reason: `the debit of ${Money.toDecimalString(command.amount)} exceeds the limit of ${Money.toDecimalString(state.limit)} ${state.limit.currency}`,
+      }),
+    )
+  }
+  return accept<DebitAuthEvent>(
+    DebitAuthorized.make({
+      ...parties(state),
+      paymentRequestId: command.paymentRequestId,
+      amount: command.amount,
+      limit: state.limit,
+      at: command.at,
+    }),
+  )
+}
+
 export const decide = (command: Command, state: State): Decision<Event> => {
   switch (command._tag) {
-    case "SetDebitAuth": {
-      const invalid = positive("limit", command.limit)
-      if (invalid) return refuse(invalid)
-      if (state._tag !== "Initial") {
-        const identical =
-          state._tag === "Active" &&
-          state.partnerId === command.partnerId &&
-          state.companyId === command.companyId &&
-          state.registrationId === command.registrationId &&
-          Money.equals(state.limit, command.limit)
-        return identical ? nothing : refuse(new AlreadyExists({ entity }))
-      }
-      return accept<DebitAuthEvent>(
-        DebitAuthSet.make({
-          debitAuthId: command.debitAuthId,
-          partnerId: command.partnerId,
-          companyId: command.companyId,
-          registrationId: command.registrationId,
-          limit: command.limit,
-          at: command.at,
-        }),
-      )
-    }
-    case "UpdateDebitAuthLimit": {
-      if (state._tag === "Initial") return refuse(new NotFound({ entity }))
-      const invalid = positive("limit", command.limit)
-      if (invalid) return refuse(invalid)
-      if (Money.equals(state.limit, command.limit)) return nothing
-      return accept<DebitAuthEvent>(
-        DebitAuthLimitUpdated.make({
-          ...parties(state),
-          previousLimit: state.limit,
-          limit: command.limit,
-          at: command.at,
-        }),
-      )
-    }
-    case "EnableDebitAuth": {
-      if (state._tag === "Initial") return refuse(new NotFound({ entity }))
-      if (state._tag === "Active") return nothing
-      return accept<DebitAuthEvent>(DebitAuthEnabled.make({ ...parties(state), at: command.at }))
-    }
-    case "DisableDebitAuth": {
-      if (state._tag === "Initial") return refuse(new NotFound({ entity }))
-      if (state._tag === "Disabled") return nothing
-      return accept<DebitAuthEvent>(DebitAuthDisabled.make({ ...parties(state), at: command.at }))
-    }
-    case "AuthorizeDebit": {
-      if (state._tag === "Initial") return refuse(new NotFound({ entity }))
-      const invalid = positive("amount", command.amount)
-      if (invalid) return refuse(invalid)
-      if (command.companyId !== state.companyId) {
-        return refuse(
-          new RuleViolated({
-            code: RefusalCode.companyMismatch,
-            reason: "the debit authorization was given to another company",
-          }),
-        )
-      }
-      const previous = state.authorizedDebits[command.paymentRequestId]
-      if (previous !== undefined) {
-        return Money.equals(previous, command.amount)
-          ? nothing
-          : refuse(
-              new RuleViolated({
-                code: RefusalCode.alreadyAuthorized,
-                reason: `a debit of ${Money.toDecimalString(previous)} ${previous.currency} was already authorized for this payment request`,
-              }),
-            )
-      }
-      if (state._tag === "Disabled") {
-        return refuse(new RuleViolated({ code: RefusalCode.disabled, reason: "the debit authorization is disabled" }))
-      }
-      if (command.amount.currency !== state.limit.currency) {
-        return refuse(
-          new RuleViolated({
-            code: RefusalCode.currencyMismatch,
-            reason: `the debit is in ${command.amount.currency} but the limit is in ${state.limit.currency}`,
-          }),
-        )
-      }
-      if (!Money.isWithin(command.amount, state.limit)) {
-        return refuse(
-          new RuleViolated({
-            code: RefusalCode.limitExceeded,
-            reason: `the debit of ${Money.toDecimalString(command.amount)} exceeds the limit of ${Money.toDecimalString(state.limit)} ${state.limit.currency}`,
-          }),
-        )
-      }
-      return accept<DebitAuthEvent>(
-        DebitAuthorized.make({
-          ...parties(state),
-          paymentRequestId: command.paymentRequestId,
-          amount: command.amount,
-          limit: state.limit,
-          at: command.at,
-        }),
-      )
-    }
+    case "SetDebitAuth":
+      return set(command, state)
+    case "UpdateDebitAuthLimit":
+      return updateLimit(command, state)
+    case "EnableDebitAuth":
+      return enable(command, state)
+    case "DisableDebitAuth":
+      return disable(command, state)
+    case "AuthorizeDebit":
+      return authorize(command, state)
   }
 }
 
