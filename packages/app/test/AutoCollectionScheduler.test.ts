@@ -10,9 +10,7 @@ import {
   AutoCollection,
   BankAccounts,
   CalendarDate,
-  CommandHandler,
   Companies,
-  Customer,
   Decider,
   EventStore,
   Ids,
@@ -20,7 +18,8 @@ import {
   Payments,
   ReadModel,
 } from "@partnerpay/domain"
-import { DateTime, Effect, Fiber, Layer } from "effect"
+import { Fixtures } from "@partnerpay/domain/testing"
+import { Effect, Fiber, Layer } from "effect"
 import * as Domain from "../src/Domain.ts"
 import * as AutoCollectionScheduler from "../src/workers/AutoCollectionScheduler.ts"
 import { companyBody, freshDatabase, postgresAvailable } from "./support.ts"
@@ -39,19 +38,8 @@ const instance = (url: string) =>
 
 /** A verified customer with the checking account linked and designated for autopay. */
 const seedPayer = Effect.gen(function* () {
-  const at = yield* DateTime.now
-  const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
-  const run = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, payer, command)
-  yield* run({ _tag: "RegisterCustomer", registrationId: payer, partnerId, phoneNumber: "+14155550123", at })
-  yield* run({ _tag: "StartKyc", tokenId, expiration: DateTime.add(at, { hours: 1 }), at })
-  yield* run({
-    _tag: "LinkBankAccounts",
-    tokenId,
-    accounts: [
-      { bankAccountId: checking, institutionId: "ins_1", name: "Everyday Checking", mask: "6789", type: "checking" },
-    ],
-    at,
-  })
+  yield* Fixtures.registerCustomer(partnerId, payer)
+  yield* Fixtures.linkBankAccount(payer, checking)
   yield* BankAccounts.setDefault(partnerId, payer, checking)
 })
 

@@ -2,8 +2,9 @@
  * Shared test fixtures for every package, the benchmarks and the fault suite:
  * a valid company registration body (spec 2.2, the payload of POST
  * /Company/Create and of `Companies.register`) and effects that register a
- * company or a customer through their aggregates (the source of truth the
- * use cases read), as the company and login flows do.
+ * company or a customer (plain, or verified with a linked account) through
+ * their aggregates (the source of truth the use cases read), as the company,
+ * login, KYC and bank-link flows do.
  */
 
 import { DateTime } from "effect"
@@ -11,6 +12,7 @@ import * as Company from "../companies/Company.ts"
 import * as Customer from "../customers/Customer.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import type { CalendarDate } from "../kernel/CalendarDate.ts"
 import type { BankAccountId, CompanyId, LocationId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
 
@@ -132,20 +134,70 @@ export const registerCustomer = Traced.fn("Fixtures.registerCustomer")(function*
   })
 })
 
-/** Links one checking account (`mask`, the last 4 digits) to a registered customer through a bank-link session. */
-export const linkBankAccount = Traced.fn("Fixtures.linkBankAccount")(function* (
+/** The bank-link session every fixture customer links its accounts in. */
+const linkSession = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
+
+/** An account to link: its id, name, last 4 digits and type (institution "ins_1"). */
+export interface FixtureAccount {
+  readonly bankAccountId: BankAccountId
+  readonly name: string
+  readonly mask: string
+  readonly type: string
+}
+
+/** Links accounts to a registered customer through one bank-link session (a verification started for it). */
+export const linkBankAccounts = Traced.fn("Fixtures.linkBankAccounts")(function* (
   registrationId: RegistrationId,
-  bankAccountId: BankAccountId,
-  mask = "6789",
+  accounts: ReadonlyArray<FixtureAccount>,
 ) {
   const at = yield* DateTime.now
-  const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
   const handle = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, registrationId, command)
-  yield* handle({ _tag: "StartKyc", tokenId, expiration: DateTime.add(at, { hours: 1 }), at })
+  const { state } = yield* CommandHandler.load(Customer.aggregate, registrationId)
+  if (!(state._tag === "Registered" && state.linkSessions.includes(linkSession)))
+    yield* handle({ _tag: "StartKyc", tokenId: linkSession, expiration: DateTime.add(at, { hours: 1 }), at })
   yield* handle({
     _tag: "LinkBankAccounts",
-    tokenId,
-    accounts: [{ bankAccountId, institutionId: "ins_1", name: "Everyday Checking", mask, type: "checking" }],
+    tokenId: linkSession,
+    accounts: accounts.map((account) => ({ institutionId: "ins_1", ...account })),
     at,
   })
+})
+
+/** Links one checking account ("Everyday Checking", `mask` the last 4 digits) to a registered customer. */
+export const linkBankAccount = (registrationId: RegistrationId, bankAccountId: BankAccountId, mask = "6789") =>
+  linkBankAccounts(registrationId, [{ bankAccountId, name: "Everyday Checking", mask, type: "checking" }])
+
+/** The person every verified fixture customer is (the KYC provider's confirmed data). */
+export const verifiedPerson = (phoneNumber = "+14155550123"): Customer.PersonalData => ({
+  profileName: "Grace H.",
+  firstName: "Grace",
+  lastName: "Hopper",
+  birthDate: "1990-12-10" as CalendarDate,
+  ssnLastFourDigits: "6789",
+  emailAddress: "grace@example.com",
+  phoneNumber,
+})
+
+/**
+ * Registers a verified customer of `partnerId` (`verifiedPerson`: Grace Hopper, grace@example.com)
+ * with the checking account `bankAccountId` (****6789) linked, as the login, KYC and bank-link flows do.
+ */
+export const registerVerifiedCustomer = Traced.fn("Fixtures.registerVerifiedCustomer")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+  bankAccountId: BankAccountId,
+  phoneNumber = "+14155550123",
+) {
+  yield* registerCustomer(partnerId, registrationId, phoneNumber)
+  const at = yield* DateTime.now
+  const handle = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, registrationId, command)
+  yield* handle({ _tag: "StartKyc", tokenId: linkSession, expiration: DateTime.add(at, { hours: 1 }), at })
+  yield* handle({
+    _tag: "RecordKycResult",
+    outcome: "Verified",
+    referenceId: "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a68",
+    personalData: verifiedPerson(phoneNumber),
+    at,
+  })
+  yield* linkBankAccount(registrationId, bankAccountId)
 })

@@ -62,36 +62,11 @@ const at = (iso: string) => DateTime.makeUnsafe(iso)
 /** 12 March 2026: a verified payer (grace@example.com) with a linked account and two push tokens, one expiring tomorrow. */
 const seed = Effect.gen(function* () {
   yield* TestClock.setTime(Date.parse("2026-03-12T10:00:00.000Z"))
-  const now = yield* DateTime.now
   const { companyId } = yield* Companies.register(
     partnerId,
     Fixtures.companyRegistrationBody({ websiteUrl: undefined, employees: [], locations: [] }),
   )
-  const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
-  const run = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, payer, command)
-  yield* run({ _tag: "RegisterCustomer", registrationId: payer, partnerId, phoneNumber, at: now })
-  yield* run({ _tag: "StartKyc", tokenId, expiration: DateTime.add(now, { hours: 1 }), at: now })
-  yield* run({
-    _tag: "RecordKycResult",
-    outcome: "Verified",
-    referenceId: "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a68",
-    personalData: {
-      profileName: "Grace H.",
-      firstName: "Grace",
-      lastName: "Hopper",
-      birthDate: "1990-12-10" as CalendarDate,
-      ssnLastFourDigits: "6789",
-      emailAddress: "grace@example.com",
-      phoneNumber,
-    },
-    at: now,
-  })
-  yield* run({
-    _tag: "LinkBankAccounts",
-    tokenId,
-    accounts: [{ bankAccountId: checking, institutionId: "ins_1", name: "Checking", mask: "6789", type: "checking" }],
-    at: now,
-  })
+  yield* Fixtures.registerVerifiedCustomer(partnerId, payer, checking, phoneNumber)
   yield* CustomerPreferences.registerPushToken(partnerId, payer, {
     token: "phone-old",
     expireAt: at("2026-03-13T10:00:00.000Z"),

@@ -6,12 +6,11 @@
  * authorizes, and the requests left Pending (skipped once).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import * as Companies from "../../src/companies/Companies.ts"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as BankAccounts from "../../src/customers/BankAccounts.ts"
-import * as Customer from "../../src/customers/Customer.ts"
 import * as CommandHandler from "../../src/infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
@@ -51,20 +50,11 @@ const seed = Effect.gen(function* () {
       locations: [],
     }),
   )
-  const at = yield* DateTime.now
-  const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
-  const run = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, payer, command)
-  yield* run({ _tag: "RegisterCustomer", registrationId: payer, partnerId, phoneNumber: "+14155550123", at })
-  yield* run({ _tag: "StartKyc", tokenId, expiration: DateTime.add(at, { hours: 1 }), at })
-  yield* run({
-    _tag: "LinkBankAccounts",
-    tokenId,
-    accounts: [
-      { bankAccountId: checking, institutionId: "ins_1", name: "Everyday Checking", mask: "6789", type: "checking" },
-      { bankAccountId: savings, institutionId: "ins_1", name: "Rainy Day Savings", mask: "1111", type: "savings" },
-    ],
-    at,
-  })
+  yield* Fixtures.registerCustomer(partnerId, payer)
+  yield* Fixtures.linkBankAccounts(payer, [
+    { bankAccountId: checking, name: "Everyday Checking", mask: "6789", type: "checking" },
+    { bankAccountId: savings, name: "Rainy Day Savings", mask: "1111", type: "savings" },
+  ])
   return company.companyId as CompanyId
 })
 

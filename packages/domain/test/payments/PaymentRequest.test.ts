@@ -9,14 +9,7 @@ import { DateTime, Schema } from "effect"
 import fc from "fast-check"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { fold } from "../../src/kernel/Decider.ts"
-import type {
-  BankAccountId,
-  CompanyId,
-  PartnerId,
-  PaymentRequestId,
-  RegistrationId,
-  TransferId,
-} from "../../src/kernel/Ids.ts"
+import type { BankAccountId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import * as PaymentRequest from "../../src/payments/PaymentRequest.ts"
 import {
@@ -38,55 +31,29 @@ import {
   TransferSettled,
 } from "../../src/payments/TransferEvents.ts"
 import { DeciderSpecification } from "../../src/testing/index.ts"
+import {
+  amount,
+  bankAccountId,
+  create,
+  created,
+  id,
+  partnerId,
+  payer,
+  paymentRequestId,
+  transferId,
+  usd,
+} from "../fixtures/PaymentRequestFixtures.ts"
 
 const spec = DeciderSpecification.forAggregate(PaymentRequest.aggregate)
 
-const id = (n: number) => `9d2e3f40-5b6c-4d7e-8f90-1a2b3c4d5e${String(n).padStart(2, "0")}`
-const paymentRequestId = id(1) as PaymentRequestId
-const partnerId = id(2) as PartnerId
 const otherPartnerId = id(3) as PartnerId
-const companyId = id(4) as CompanyId
-const payer = id(5) as RegistrationId
 const stranger = id(6) as RegistrationId
-const bankAccountId = id(7) as BankAccountId
-const otherBankAccountId = id(8) as BankAccountId
-const transferId = id(9) as TransferId
 const otherTransferId = id(10) as TransferId
+const otherBankAccountId = id(8) as BankAccountId
 const refundIds = [11, 12, 13, 14].map((n) => id(n) as RefundId)
 const [refund1, refund2] = refundIds as [RefundId, RefundId]
-
-const at = DateTime.makeUnsafe("2026-03-01T10:00:00.000Z")
 const later = DateTime.makeUnsafe("2026-03-02T10:00:00.000Z")
-const dueDate = "2026-03-15" as CalendarDate
-const usd = (minorUnits: number) => Money.make(minorUnits, "USD")
-const amount = usd(10_000)
 
-// ---------------------------------------------------------------------------
-// Commands and events, in the words of the tests
-// ---------------------------------------------------------------------------
-
-const create: PaymentRequest.CreatePaymentRequest = {
-  _tag: "CreatePaymentRequest",
-  paymentRequestId,
-  partnerId,
-  companyId,
-  payerRegistrationId: payer,
-  amount,
-  description: "Invoice 42: cleaning",
-  dueDate,
-  at,
-}
-const created = PaymentRequestCreated.make({
-  paymentRequestId,
-  partnerId,
-  companyId,
-  payerRegistrationId: payer,
-  amount,
-  description: "Invoice 42: cleaning",
-  dueDate,
-  status: "Pending",
-  at,
-})
 const createdWithDebitAuth = PaymentRequestCreated.make({ ...created, debitAuthLimit: usd(50_000) })
 
 const acceptBy = (

@@ -10,15 +10,7 @@ import { DateTime } from "effect"
 import fc from "fast-check"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { fold } from "../../src/kernel/Decider.ts"
-import type {
-  BankAccountId,
-  CardPaymentId,
-  CompanyId,
-  PartnerId,
-  PaymentRequestId,
-  RegistrationId,
-  TransferId,
-} from "../../src/kernel/Ids.ts"
+import type { CardPaymentId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import * as PaymentRequest from "../../src/payments/PaymentRequest.ts"
 import {
@@ -30,38 +22,28 @@ import {
   PaymentRequestPaidByCard,
 } from "../../src/payments/PaymentRequestEvents.ts"
 import { DeciderSpecification } from "../../src/testing/index.ts"
+import {
+  at,
+  bankAccountId,
+  create,
+  created,
+  dueDate,
+  id,
+  partnerId,
+  payer,
+  paymentRequestId,
+  transferId,
+  usd,
+} from "../fixtures/PaymentRequestFixtures.ts"
 
 const spec = DeciderSpecification.forAggregate(PaymentRequest.aggregate)
 
-const id = (n: number) => `6d2e3f40-5b6c-4d7e-8f90-1a2b3c4d5e${String(n).padStart(2, "0")}`
-const paymentRequestId = id(1) as PaymentRequestId
-const partnerId = id(2) as PartnerId
-const companyId = id(4) as CompanyId
-const payer = id(5) as RegistrationId
-const stranger = id(6) as RegistrationId
-const bankAccountId = id(7) as BankAccountId
-const transferId = id(9) as TransferId
-const otherTransferId = id(10) as TransferId
 const cardPaymentId = id(11) as CardPaymentId
-
-const at = DateTime.makeUnsafe("2026-03-01T10:00:00.000Z")
+const stranger = id(6) as RegistrationId
+const otherTransferId = id(10) as TransferId
 const onDueDate = DateTime.makeUnsafe("2026-03-15T00:00:05.000Z")
-const dueDate = "2026-03-15" as CalendarDate
 const dayBefore = "2026-03-14" as CalendarDate
-const usd = (minorUnits: number) => Money.make(minorUnits, "USD")
-const amount = usd(10_000)
 
-const created = PaymentRequestCreated.make({
-  paymentRequestId,
-  partnerId,
-  companyId,
-  payerRegistrationId: payer,
-  amount,
-  description: "Invoice 42: cleaning",
-  dueDate,
-  status: "Pending",
-  at,
-})
 const withAutoPay = (limit: number) => PaymentRequestCreated.make({ ...created, autoPayLimit: usd(limit) })
 const withDebitAuth = (limit: number) => PaymentRequestCreated.make({ ...created, debitAuthLimit: usd(limit) })
 
@@ -307,17 +289,6 @@ describe("an accepted or cancelled request", () => {
 // ---------------------------------------------------------------------------
 // Invoice
 
-const create: PaymentRequest.CreatePaymentRequest = {
-  _tag: "CreatePaymentRequest",
-  paymentRequestId,
-  partnerId,
-  companyId,
-  payerRegistrationId: payer,
-  amount,
-  description: "Invoice 42: cleaning",
-  dueDate,
-  at,
-}
 const lines = [
   { description: "Cleaning, hours", quantity: 3, unitAmount: usd(2_500) },
   { description: "Supplies", quantity: 1, unitAmount: usd(2_500) },

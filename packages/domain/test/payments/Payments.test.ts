@@ -8,13 +8,12 @@
  * notification in the outbox, in the same unit of work as the change.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Exit, Layer } from "effect"
+import { Effect, Exit, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import * as Companies from "../../src/companies/Companies.ts"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as Customer from "../../src/customers/Customer.ts"
-import * as CommandHandler from "../../src/infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
 import { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
@@ -63,37 +62,7 @@ export const seedCompany = (partner: PartnerId, reference = "acme-001") =>
 
 /** Registers a verified customer of `partner` with the checking account ****6789 linked. */
 export const seedCustomer = (partner: PartnerId, registrationId: RegistrationId) =>
-  Effect.gen(function* () {
-    const at = yield* DateTime.now
-    const expiration = DateTime.add(at, { hours: 1 })
-    const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
-    const run = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, registrationId, command)
-    yield* run({ _tag: "RegisterCustomer", registrationId, partnerId: partner, phoneNumber: "+14155550123", at })
-    yield* run({ _tag: "StartKyc", tokenId, expiration, at })
-    yield* run({
-      _tag: "RecordKycResult",
-      outcome: "Verified",
-      referenceId: "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a68",
-      personalData: {
-        profileName: "Grace H.",
-        firstName: "Grace",
-        lastName: "Hopper",
-        birthDate: "1990-12-10" as CalendarDate,
-        ssnLastFourDigits: "6789",
-        emailAddress: "grace@example.com",
-        phoneNumber: "+14155550123",
-      },
-      at,
-    })
-    yield* run({
-      _tag: "LinkBankAccounts",
-      tokenId,
-      accounts: [
-        { bankAccountId: checking, institutionId: "ins_1", name: "Everyday Checking", mask: "6789", type: "checking" },
-      ],
-      at,
-    })
-  })
+  Fixtures.registerVerifiedCustomer(partner, registrationId, checking)
 
 const createInput = (companyId: CompanyId, overrides: Partial<Payments.CreateInput> = {}): Payments.CreateInput => ({
   partnerId,

@@ -5,12 +5,10 @@
  * others.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import * as Companies from "../../src/companies/Companies.ts"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
-import * as Customer from "../../src/customers/Customer.ts"
-import * as CommandHandler from "../../src/infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
@@ -18,6 +16,7 @@ import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
 import * as Payments from "../../src/payments/Payments.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
+import { Fixtures } from "../../src/testing/index.ts"
 
 const partnerId = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as PartnerId
 const payer = "7e57ab1e-0000-4000-8000-00000000c0de" as RegistrationId
@@ -69,36 +68,7 @@ const company = (companyReferenceId: string) =>
   )
 
 /** A verified payer with the checking account ****6789 linked. */
-const customer = Effect.gen(function* () {
-  const at = yield* DateTime.now
-  const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
-  const run = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, payer, command)
-  yield* run({ _tag: "RegisterCustomer", registrationId: payer, partnerId, phoneNumber: "+14155550123", at })
-  yield* run({ _tag: "StartKyc", tokenId, expiration: DateTime.add(at, { hours: 1 }), at })
-  yield* run({
-    _tag: "RecordKycResult",
-    outcome: "Verified",
-    referenceId: "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a68",
-    personalData: {
-      profileName: "Grace H.",
-      firstName: "Grace",
-      lastName: "Hopper",
-      birthDate: "1990-12-10" as CalendarDate,
-      ssnLastFourDigits: "6789",
-      emailAddress: "grace@example.com",
-      phoneNumber: "+14155550123",
-    },
-    at,
-  })
-  yield* run({
-    _tag: "LinkBankAccounts",
-    tokenId,
-    accounts: [
-      { bankAccountId: checking, institutionId: "ins_1", name: "Everyday Checking", mask: "6789", type: "checking" },
-    ],
-    at,
-  })
-})
+const customer = Fixtures.registerVerifiedCustomer(partnerId, payer, checking)
 
 /** An accepted payment request to `companyId`: its id and its transfer's. */
 const acceptedRequest = (companyId: CompanyId) =>
