@@ -10,6 +10,7 @@
  * docs/personal-data.md).
  */
 import {
+  type Migrations,
   PgAttachments,
   PgDomain,
   PgIdempotencyStore,
@@ -54,6 +55,8 @@ export const layer = Layer.unwrap(Effect.map(load, layerWith))
 
 export type DomainPorts = Layer.Success<typeof layer>
 export type DomainRequirements = SqlClient
+/** Why the stack may fail to start besides the database: its migrations (named so the layer types are portable). */
+export type MigrationFailure = Migrations.UnknownMigrations | Migrations.MigrationFailed
 
 /** The attachments store is one of the ports (named here so the layer types are portable). */
 export type AttachmentsPort = Attachments.PaymentAttachments

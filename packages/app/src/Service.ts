@@ -11,7 +11,7 @@
  */
 
 import { CrossCutting, Server, Tokens } from "@partnerpay/adapters-http"
-import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
+import type { Migrations, PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import {
   type Attachments,
   type EventStore,
@@ -24,7 +24,6 @@ import {
 } from "@partnerpay/domain"
 import { Effect, Layer, Option, type Redacted } from "effect"
 import { HttpServer } from "effect/http"
-import type { MigrationError } from "effect/sql/Migrator"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as Admin from "./Admin.ts"
@@ -110,7 +109,11 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
  */
 const backgroundWorkers = (
   config: AppConfig,
-): Layer.Layer<never, MigrationError | SqlError, WorkerRequirements | PersonalData.PersonalDataVault> => {
+): Layer.Layer<
+  never,
+  Migrations.UnknownMigrations | Migrations.MigrationFailed | SqlError,
+  WorkerRequirements | PersonalData.PersonalDataVault
+> => {
   const connections = Database.layerBackground(config.database)
   if (connections === undefined) return workers(config)
   // Fresh: the stores' layers are module constants, memoized across the whole service; these must be
