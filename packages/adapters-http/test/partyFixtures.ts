@@ -6,9 +6,9 @@
 import type { Ids } from "@partnerpay/domain"
 import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import type { CallerIdentity } from "../src/Caller.ts"
+import type { CallerIdentity } from "../src/cross-cutting/Caller.ts"
+import { Tokens } from "../src/cross-cutting/Tokens.ts"
 import * as Server from "../src/Server.ts"
-import { Tokens } from "../src/Tokens.ts"
 import { DomainInMemory, type Handler, Ports, TokensTest } from "./fixtures.ts"
 
 type DomainServices = ManagedRuntime.ManagedRuntime.Services<
