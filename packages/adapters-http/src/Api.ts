@@ -28,6 +28,7 @@ import { PaymentPlanApi } from "./plans/PaymentPlanApi.ts"
 import { DeliveriesApi } from "./webhooks/DeliveriesApi.ts"
 import { EventsApi } from "./webhooks/EventsApi.ts"
 import { WebhookApi } from "./webhooks/WebhookApi.ts"
+import * as WebhookEvents from "./webhooks/WebhookEvents.ts"
 
 /** Decode every field of a request so that a 400 lists all bad fields, not only the first. */
 const allErrors = { errors: "all" } as const
@@ -62,7 +63,9 @@ export class Api extends HttpApi.make("partnerpay")
       description:
         "Payments partner service. Every request except POST /auth/token carries `Authorization: Bearer <token>`. Errors are RFC 9457 problem details (application/problem+json). Every POST (except /auth/token) accepts an `Idempotency-Key` header (1-255 characters): a retry with the same key and request replays the first response for 24 hours. Requests are rate limited per caller (429 with Retry-After); request bodies are limited to 1 MiB (413).",
       // Idempotency-Key header and 409/422/429 answers on every operation (see CrossCutting.ts), then the
-      // reference: descriptions, formats, examples, error codes, servers, webhooks (see OpenApiReference.ts)
-      transform: (spec) => OpenApiReference.openApiTransform(CrossCutting.openApiTransform(spec)),
+      // reference: descriptions, formats, examples, error codes, servers (see OpenApiReference.ts), then the
+      // outgoing webhooks (see WebhookEvents.ts)
+      transform: (spec) =>
+        WebhookEvents.openApiTransform(OpenApiReference.openApiTransform(CrossCutting.openApiTransform(spec))),
     }),
   ) {}

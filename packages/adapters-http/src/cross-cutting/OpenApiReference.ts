@@ -13,15 +13,15 @@
  *   and in each error response's description: the codes of the problem types it
  *   declares (`problemCodes`, by component schema) plus the business-rule codes
  *   of the operation (`ruleCodes`, by operationId);
- * - `servers` (relative: the service that serves the document);
- * - the outgoing `webhooks` (`WebhookEvents`), with their delivery headers.
+ * - `servers` (relative: the service that serves the document).
+ *
+ * The outgoing `webhooks` section is added after it by the webhooks feature
+ * (`webhooks/WebhookEvents.ts`), with this module's `exampleOf`.
  *
  * New endpoints are covered without changes here; a new field name needs a
  * glossary entry, a new rule code an entry in `ruleCodes` (the OpenAPI test
  * names what is missing).
  */
-import { Schema } from "effect"
-import * as WebhookEvents from "../webhooks/WebhookEvents.ts"
 import { type FieldDoc, fields } from "./OpenApiFields.ts"
 
 type Json = { [key: string]: unknown }
@@ -285,41 +285,6 @@ const exemplify = (spec: Json, content: unknown): void => {
 }
 
 // ---------------------------------------------------------------------------
-// Webhooks
-
-const toJsonSchema = (schema: Schema.Top): Json => {
-  const document = Schema.toJsonSchemaDocument(schema as Schema.Codec<unknown, unknown>)
-  return document.schema as Json
-}
-
-const webhooks = (): Json => {
-  const out: Json = {}
-  for (const event of WebhookEvents.events) {
-    const body = toJsonSchema(WebhookEvents.envelope(event.name, event.data))
-    const example = { Live: true, Event: event.name, Data: exampleOf({}, toJsonSchema(event.data)) }
-    out[event.name] = {
-      post: {
-        summary: event.summary,
-        description: `${event.description} partnerpay POSTs the envelope { Live, Event, Data } to the partner's webhook URL; a 2xx answer within 10 seconds acknowledges it, anything else is retried with exponential backoff for up to 72 hours.`,
-        operationId: `webhook.${event.name}`,
-        tags: ["Outgoing webhooks"],
-        parameters: WebhookEvents.deliveryHeaders.map((header) => ({
-          name: header.name,
-          in: "header",
-          required: header.required,
-          description: header.description,
-          schema: header.schema,
-          example: header.example,
-        })),
-        requestBody: { required: true, content: { "application/json": { schema: body, example } } },
-        responses: { "200": { description: "Any 2xx acknowledges the delivery" } },
-      },
-    }
-  }
-  return out
-}
-
-// ---------------------------------------------------------------------------
 // The transform
 
 const methods = new Set(["get", "put", "post", "delete", "patch", "head", "options"])
@@ -371,6 +336,5 @@ export const openApiTransform = (spec: Json): Json => {
       }
     }
   }
-  spec.webhooks = { ...(isObject(spec.webhooks) ? spec.webhooks : {}), ...webhooks() }
   return spec
 }

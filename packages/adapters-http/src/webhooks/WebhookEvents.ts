@@ -5,12 +5,16 @@
  * `{ Live, Event, Data }` the webhook worker POSTs, and the headers of a delivery
  * (`app/src/workers/WebhookDispatcher.ts`).
  *
+ * `openApiTransform` adds them to the document, after the reference transform
+ * (Api.ts), with examples built as the operations' are (`OpenApiReference.exampleOf`).
+ *
  * To document a new event: add its `Data` Schema to `events`. A new delivery
  * header: add it to `deliveryHeaders` (the one place where signature headers are
  * described).
  */
 import { PaymentPlanEvents, PaymentRequestEvents } from "@partnerpay/domain"
 import { Schema } from "effect"
+import { exampleOf } from "../cross-cutting/OpenApiReference.ts"
 
 const uuid = (description: string) => Schema.String.annotate({ description, format: "uuid" })
 const instant = Schema.String.annotate({ description: "ISO 8601 instant (UTC) of the change", format: "date-time" })
@@ -139,3 +143,48 @@ export const deliveryHeaders: ReadonlyArray<{
     example: "t=1795425300,v1=5f0c1e2d3b4a59687f6e5d4c3b2a19087f6e5d4c3b2a19087f6e5d4c3b2a1908",
   },
 ]
+
+type Json = { [key: string]: unknown }
+
+const toJsonSchema = (schema: Schema.Top): Json => {
+  const document = Schema.toJsonSchemaDocument(schema as Schema.Codec<unknown, unknown>)
+  return document.schema as Json
+}
+
+/** The `webhooks` section: one POST per event, with its envelope, an example and the delivery headers. */
+const webhooks = (): Json => {
+  const out: Json = {}
+  for (const event of events) {
+    const body = toJsonSchema(envelope(event.name, event.data))
+    const example = { Live: true, Event: event.name, Data: exampleOf({}, toJsonSchema(event.data)) }
+    out[event.name] = {
+      post: {
+        summary: event.summary,
+        description: `${event.description} partnerpay POSTs the envelope { Live, Event, Data } to the partner's webhook URL; a 2xx answer within 10 seconds acknowledges it, anything else is retried with exponential backoff for up to 72 hours.`,
+        operationId: `webhook.${event.name}`,
+        tags: ["Outgoing webhooks"],
+        parameters: deliveryHeaders.map((header) => ({
+          name: header.name,
+          in: "header",
+          required: header.required,
+          description: header.description,
+          schema: header.schema,
+          example: header.example,
+        })),
+        requestBody: { required: true, content: { "application/json": { schema: body, example } } },
+        responses: { "200": { description: "Any 2xx acknowledges the delivery" } },
+      },
+    }
+  }
+  return out
+}
+
+/** Adds the outgoing webhooks to the OpenAPI document (the last transform of Api.ts). */
+export const openApiTransform = (spec: Json): Json => {
+  const existing = spec.webhooks
+  spec.webhooks = {
+    ...(typeof existing === "object" && existing !== null && !Array.isArray(existing) ? existing : {}),
+    ...webhooks(),
+  }
+  return spec
+}
