@@ -8,15 +8,7 @@
  * payer's Accepted consent: otherwise 409 with code CONSENT_NOT_ACCEPTED.
  * Another partner's plan is 404.
  */
-import {
-  CalendarDate,
-  Consent,
-  Ids,
-  Money,
-  PaymentPlan,
-  PaymentPlanSchedule,
-  PaymentPlansProjection,
-} from "@partnerpay/domain"
+import { CalendarDate, Ids, Money, PaymentPlanSchedule, PaymentPlansProjection } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../cross-cutting/Authentication.ts"
@@ -50,10 +42,13 @@ export const CreatePaymentPlanRequest = Schema.Struct({
   ),
 })
 
+/** The plan's read model, as the domain declares it: the responses derive from it. */
+const document = PaymentPlansProjection.PaymentPlanDocument.fields
+
 export const CreatePaymentPlanResponse = Schema.Struct({
-  paymentPlanId: Ids.PaymentPlanId,
-  consentId: Ids.ConsentId,
-  status: PaymentPlan.PlanStatus,
+  paymentPlanId: document.paymentPlanId,
+  consentId: document.consentId,
+  status: document.status,
 })
 
 /** One collected instalment: the read model's view as is (its transfer and the transfer's status). */
@@ -62,20 +57,18 @@ export const InstalmentResponse = PaymentPlansProjection.InstalmentView.annotate
     "A collected instalment: its number and due date, the transfer collecting it (GET /Transaction/{transferId}) and that transfer's status: Pending, then Settled or Failed (returnCode). A failed instalment is not collected again; the plan goes on with the next due date.",
 })
 
+/** Read-model bookkeeping a partner does not read: the owner, the schedule index, the last change. */
+const { partnerId: _partnerId, nextIndex: _nextIndex, updatedAt: _updatedAt, ...readFields } = document
+
+/**
+ * A plan as a partner reads it: the read model's document without its bookkeeping, with the amount in wire
+ * form, counts as integers and the instalments described.
+ */
 export const PaymentPlanResponse = Schema.Struct({
-  paymentPlanId: Ids.PaymentPlanId,
-  consentId: Ids.ConsentId,
-  companyId: Ids.CompanyId,
-  payerRegistrationId: Ids.RegistrationId,
-  status: PaymentPlan.PlanStatus,
-  consentStatus: Consent.ConsentStatus,
+  ...readFields,
   amount: AmountResponse,
-  frequency: PaymentPlanSchedule.Frequency,
   recurrenceInterval: Schema.Int,
-  startDate: CalendarDate.CalendarDate,
   numberOfPayments: Schema.optionalKey(Schema.Int),
-  endDate: Schema.optionalKey(CalendarDate.CalendarDate),
-  description: Schema.optionalKey(Schema.String),
   nextDueDate: Schema.optionalKey(
     CalendarDate.CalendarDate.annotate({ description: "Absent when the plan is Cancelled or Completed" }),
   ),
@@ -83,8 +76,6 @@ export const PaymentPlanResponse = Schema.Struct({
   settledCount: Schema.Int.annotate({ description: "Collected instalments whose transfer settled" }),
   failedCount: Schema.Int.annotate({ description: "Collected instalments whose transfer failed" }),
   instalments: Schema.Array(InstalmentResponse),
-  cancellationReason: Schema.optionalKey(Schema.Literals(["CancelledByCompany", "ConsentDeclined", "ConsentRevoked"])),
-  createdAt: Schema.DateTimeUtcFromString,
 })
 
 const params = { paymentPlanId: Ids.PaymentPlanId }
