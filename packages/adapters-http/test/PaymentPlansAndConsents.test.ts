@@ -6,27 +6,14 @@ import { assert, describe, it } from "@effect/vitest"
 import { Ids, PaymentPlans, PaymentPlansProjection, Payments } from "@partnerpay/domain"
 import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect } from "effect"
-import { afterAll, beforeAll } from "vitest"
+import { afterAll } from "vitest"
 import * as PaymentPlanApi from "../src/plans/PaymentPlanApi.ts"
 import { otherPartnerId, partnerId, send } from "./fixtures.ts"
-import {
-  customerToken,
-  makeSharedServer,
-  partnerTokenFor,
-  registerCompany,
-  registerCustomer,
-  type SharedServer,
-} from "./partyFixtures.ts"
+import { customerToken, makeSharedServer, partnerTokenFor, registerCompany, registerCustomer } from "./partyFixtures.ts"
 
-let server: SharedServer
-beforeAll(async () => {
-  server = await makeSharedServer()
-})
-afterAll(() => server.dispose())
-
-let counter = 0
-/** A fresh id of the given kind for each test (the server is shared). */
-const freshId = (prefix: string) => `${prefix}-0000-4000-8000-${(++counter).toString(16).padStart(12, "0")}`
+const server = await makeSharedServer()
+afterAll(server.dispose)
+const { freshId } = server
 
 const today = () => new Date().toISOString().slice(0, 10)
 const bankAccountId = "ba000000-0000-4000-8000-000000000001"
