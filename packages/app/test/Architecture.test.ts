@@ -198,3 +198,49 @@ describe("named effectful functions are written one way", () => {
     expect(offenders).toEqual([])
   })
 })
+
+const httpSource = join(root, "packages", "adapters-http", "src")
+/** adapters-http's feature folders: one per business area of the domain, plus the token, health and webhook groups. */
+const httpFeatures = ["auth", "cards-and-charity", "companies", "customers", "health", "payments", "plans", "webhooks"]
+/** adapters-http's machinery shared by every group: server pieces, authentication, problems, limits, OpenAPI. */
+const httpMachinery = "cross-cutting"
+/** The only modules at the top of adapters-http/src: the public entry and the composition of every group. */
+const httpTop = ["Api.ts", "Server.ts", "index.ts"]
+
+/** An adapters-http source path relative to its src/, with `/` separators. */
+const httpPath = (file: string) => relative(httpSource, file).split(sep).join("/")
+
+describe("adapters-http has one home per feature", () => {
+  it("the top of src holds only the entry, the API definition and the server; every other module is in a feature folder or the cross-cutting one", () => {
+    const entries = readdirSync(httpSource, { withFileTypes: true })
+    const loose = entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name)
+    const folders = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name)
+    expect(loose.sort()).toEqual(httpTop)
+    expect(folders.sort()).toEqual([...httpFeatures, httpMachinery].sort())
+  })
+
+  it("a group's API definition (`XApi.ts`, HttpApiGroup.make) and its handlers (`XLive.ts`, HttpApiBuilder.group) sit side by side in a feature folder", () => {
+    const files = sourceFiles(httpSource).map(httpPath)
+    const declaring = (pattern: RegExp) =>
+      files.filter((file) => pattern.test(readFileSync(join(httpSource, file), "utf8")))
+    const apis = declaring(/HttpApiGroup\.make\(/)
+    const handlers = declaring(/HttpApiBuilder\.group\(/)
+    expect(apis.length).toBeGreaterThanOrEqual(httpFeatures.length)
+    const misplaced = [
+      ...apis.filter((api) => !api.endsWith("Api.ts") || !files.includes(api.replace(/Api\.ts$/, "Live.ts"))),
+      ...handlers.filter((live) => !live.endsWith("Live.ts") || !files.includes(live.replace(/Live\.ts$/, "Api.ts"))),
+      ...[...apis, ...handlers].filter((file) => !httpFeatures.includes(folderOf(file))),
+    ]
+    expect(misplaced).toEqual([])
+  })
+
+  it("the cross-cutting machinery imports neither a feature folder nor the composition at the top", () => {
+    const outside = sourceFiles(join(httpSource, httpMachinery)).flatMap((file) =>
+      specifiersOf(file)
+        .filter((specifier) => specifier.startsWith("."))
+        .map((specifier) => [httpPath(file), httpPath(resolve(dirname(file), specifier))] as const)
+        .filter(([, to]) => folderOf(to) !== httpMachinery),
+    )
+    expect(outside).toEqual([])
+  })
+})
