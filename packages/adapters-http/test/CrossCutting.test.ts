@@ -518,6 +518,40 @@ describe("token bucket", () => {
     )
   })
 
+  it("N instances sharing the limits each allow 1/N of a rule: together, never more than the rule", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.record({ perSecond: fc.integer({ min: 1, max: 50 }), burst: fc.integer({ min: 5, max: 50 }) }),
+        fc.array(fc.integer({ min: 0, max: 200 }), { minLength: 1, maxLength: 150 }),
+        (instances, rule, gaps) => {
+          // A round-robin balancer spreads the caller's requests over the instances.
+          const limiters = Array.from({ length: instances }, () => RateLimit.make({ share: () => instances }))
+          let now = 1_000_000
+          const start = now
+          let allowed = 0
+          gaps.forEach((gap, i) => {
+            now += gap
+            if (limiters[i % instances]!.take("k", rule, now).allowed) allowed++
+          })
+          assert.isAtMost(allowed, rule.burst + ((now - start) * rule.perSecond) / 1000 + instances)
+        },
+      ),
+      { numRuns: 200, seed: 20261125 },
+    )
+  })
+
+  it("a share is read at each decision: one instance joining halves what the next burst allows", () => {
+    let instances = 1
+    const limiter = RateLimit.make({ share: () => instances })
+    const rule = { perSecond: 1, burst: 10 }
+    const burst = (at: number, key: string) =>
+      Array.from({ length: 20 }, () => limiter.take(key, rule, at)).filter((d) => d.allowed).length
+    assert.strictEqual(burst(0, "alone"), 10)
+    instances = 2
+    assert.strictEqual(burst(0, "shared"), 5)
+  })
+
   it("a quiet caller gets its full burst back, and idle buckets are dropped when the table is full", () => {
     const limiter = RateLimit.make({ maxBuckets: 2 })
     const rule = { perSecond: 1, burst: 2 }

@@ -10,8 +10,8 @@
  * the database closes (PGlite closes its data directory cleanly).
  */
 
-import { CrossCutting, Server, Tokens } from "@partnerpay/adapters-http"
-import type { Migrations, PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
+import { CrossCutting, RateLimit, Server, Tokens } from "@partnerpay/adapters-http"
+import { type Migrations, type PgOutbox, type PgPartnerCredentials, PgServiceInstance } from "@partnerpay/adapters-pg"
 import {
   type Attachments,
   type EventStore,
@@ -155,6 +155,11 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
       ? Layer.merge(SandboxProviders.layerSandbox, SandboxProviders.messaging)
       : SandboxProviders.layerProduction(config),
     CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustedProxies: config.trustedProxies }),
+    // Several instances on one database enforce each rate limit together: each its share (docs/scaling.md).
+    Layer.effect(
+      RateLimit.InstanceShare,
+      Effect.map(Effect.service(PgServiceInstance.ServiceInstance), (instance) => instance.liveInstances),
+    ),
   ).pipe(Layer.provideMerge(clocks), Layer.provideMerge(core))
   // Sandbox: `POST /Sandbox/Clock/Advance` moves the caller's partner's time only (SandboxClock.ts),
   // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts),

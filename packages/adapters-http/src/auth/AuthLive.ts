@@ -24,7 +24,7 @@ export const AuthLive = HttpApiBuilder.group(
   Effect.fn(function* (handlers) {
     const credentials = yield* PartnerCredentials.PartnerCredentials
     const tokens = yield* Tokens
-    const failures = RateLimit.make()
+    const failures = RateLimit.make({ share: yield* RateLimit.InstanceShare })
     return handlers
       .handle(
         "token",

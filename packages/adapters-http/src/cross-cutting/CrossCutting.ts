@@ -260,7 +260,7 @@ export const make = Effect.gen(function* () {
   const store = yield* IdempotencyStore.IdempotencyStore
   const uow = yield* UnitOfWork.UnitOfWork
   const limits = yield* HttpLimits
-  const limiter = RateLimit.make()
+  const limiter = RateLimit.make({ share: yield* RateLimit.InstanceShare })
   const maxBodySize = ByteSize.bytes(limits.maxBodyBytes)
 
   const idempotent = Effect.fnUntraced(function* (

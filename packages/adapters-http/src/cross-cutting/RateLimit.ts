@@ -1,5 +1,9 @@
 /**
- * Token-bucket rate limiting, in memory (one process).
+ * Token-bucket rate limiting, in memory (one process). With several
+ * processes behind a load balancer, each enforces its share of every rule
+ * (the rule divided by the live instance count, `InstanceShare`), so that
+ * together they enforce the rule without a database round trip per request
+ * (docs/scaling.md says why and when this is exact).
  *
  * Each caller has a bucket holding up to `burst` tokens, refilled at
  * `perSecond` tokens per second; a request takes one token, and a request
@@ -54,8 +58,22 @@ export interface RateLimiter {
   readonly size: () => number
 }
 
-export const make = (options: { readonly maxBuckets?: number } = {}): RateLimiter => {
+export interface Options {
+  readonly maxBuckets?: number
+  /**
+   * How many processes share the limits (default: one): each rule is divided by it, so that N
+   * instances behind a load balancer that spreads a caller's requests enforce the rule together.
+   */
+  readonly share?: () => number
+}
+
+/** A rule as one of `n` processes enforces it (a bucket of at least one token). */
+export const shareOf = (rule: RateLimitRule, n: number): RateLimitRule =>
+  n <= 1 ? rule : { perSecond: rule.perSecond / n, burst: Math.max(1, rule.burst / n) }
+
+export const make = (options: Options = {}): RateLimiter => {
   const maxBuckets = options.maxBuckets ?? 100_000
+  const share = options.share ?? (() => 1)
   const buckets = new Map<string, { bucket: Bucket; rule: RateLimitRule }>()
 
   const refill = (bucket: Bucket, rule: RateLimitRule, now: number) => {
@@ -88,13 +106,15 @@ export const make = (options: { readonly maxBuckets?: number } = {}): RateLimite
   })
 
   return {
-    peek: (key, rule, now) => {
+    peek: (key, whole, now) => {
+      const rule = shareOf(whole, share())
       const entry = buckets.get(key)
       if (entry === undefined) return allowedWith(rule.burst, rule)
       refill(entry.bucket, rule, now)
       return entry.bucket.tokens >= 1 ? allowedWith(entry.bucket.tokens, rule) : refused(entry.bucket, rule)
     },
-    take: (key, rule, now) => {
+    take: (key, whole, now) => {
+      const rule = shareOf(whole, share())
       let entry = buckets.get(key)
       if (entry === undefined) {
         if (buckets.size >= maxBuckets) sweep(now)
@@ -113,6 +133,14 @@ export const make = (options: { readonly maxBuckets?: number } = {}): RateLimite
     size: () => buckets.size,
   }
 }
+
+/**
+ * How many processes share the rate limits now (a function, read at each decision): the app
+ * provides the live instance count of the database (`PgServiceInstance`); default one.
+ */
+export const InstanceShare = Context.Reference<() => number>("partnerpay/adapters-http/RateLimit/InstanceShare", {
+  defaultValue: () => () => 1,
+})
 
 /** Failed logins allowed at POST /auth/token before it answers 429 without checking anything. */
 export interface FailureLimits {
