@@ -83,17 +83,22 @@ export class PartnerpayError extends Error {
 }
 
 /** An openapi-fetch result: `data` on success, `error` (the parsed body) otherwise. */
-export type FetchResult<T> =
-  | { readonly data: T; readonly error?: never; readonly response: Response }
-  | { readonly data?: never; readonly error: unknown; readonly response: Response }
+export interface FetchResult {
+  readonly data?: unknown
+  readonly error?: unknown
+  readonly response: Response
+}
+
+/** The `data` type of the success member of an openapi-fetch result union. */
+export type SuccessData<R> = R extends { readonly data: infer D; readonly error?: never } ? D : never
 
 /**
  * The `data` of a successful call, or a thrown `PartnerpayError` carrying the problem:
  * `const { companyId } = unwrap(await client.POST("/Company/Create", { body }))`.
  */
-export const unwrap = <T>(result: FetchResult<T>): T => {
+export const unwrap = <R extends FetchResult>(result: R): SuccessData<R> => {
   if (result.error !== undefined || !result.response.ok) {
     throw new PartnerpayError(result.response.status, result.error, result.response.headers)
   }
-  return result.data as T
+  return result.data as SuccessData<R>
 }

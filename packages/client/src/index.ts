@@ -8,7 +8,7 @@ export {
   type PartnerpayClientOptions,
 } from "./client.ts"
 export type { components, operations, paths, webhooks } from "./generated/openapi.ts"
-export { type FetchResult, PartnerpayError, type Problem, unwrap } from "./PartnerpayError.ts"
+export { type FetchResult, PartnerpayError, type Problem, type SuccessData, unwrap } from "./PartnerpayError.ts"
 export type { ListItem, ListPath, ListQuery, PaginateOptions } from "./pagination.ts"
 export { defaultRetryPolicy, type RetryOptions } from "./retry.ts"
 export {

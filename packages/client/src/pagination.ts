@@ -80,7 +80,7 @@ export async function* paginate<Item>(
       (await get(path, {
         params: { query: startingAfter === undefined ? query : { ...query, startingAfter } },
         ...(options.signal === undefined ? {} : { signal: options.signal }),
-      })) as Parameters<typeof unwrap<Page>>[0],
+      })) as { data: Page; response: Response },
     )
     const items = (page.data ?? page.items ?? []) as ReadonlyArray<Item>
     for (const item of items) yield item
