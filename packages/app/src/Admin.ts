@@ -33,7 +33,7 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import { CrossCutting, Problem, RateLimit, RequestRecord } from "@partnerpay/adapters-http"
 import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
-import type { TokenGenerations } from "@partnerpay/domain"
+import { type TokenGenerations, Traced } from "@partnerpay/domain"
 import { Clock, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
@@ -133,57 +133,59 @@ const routeParam = (name: string) => Effect.map(HttpRouter.params, (params) => p
  * Wraps an admin handler: correlation id, authentication, problem rendering.
  * Every failure (including defects) becomes a problem; nothing internal leaks.
  */
-const guarded =
-  (token: Redacted.Redacted<string>, context: Context.Context<AdminRequirements>, failures: RateLimit.RateLimiter) =>
-  (
+const guarded = (
+  token: Redacted.Redacted<string>,
+  context: Context.Context<AdminRequirements>,
+  failures: RateLimit.RateLimiter,
+) =>
+  Traced.fn("Admin.guarded")(function* (
     handler: Effect.Effect<
       HttpServerResponse.HttpServerResponse,
       Problem.Problem | Operations.OperationError,
       AdminRequirements | HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext
     >,
-  ): Effect.Effect<
+  ): Effect.fn.Return<
     HttpServerResponse.HttpServerResponse,
     never,
     HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext
-  > =>
-    Effect.gen(function* () {
-      const correlationId = RequestRecord.correlationIdOf(yield* Effect.fiber)
-      const request = yield* HttpServerRequest.HttpServerRequest
-      // Failures are counted per client address; while its bucket is empty, nothing is checked.
-      const bucket = `operator:${CrossCutting.clientIp(request, yield* CrossCutting.HttpLimits)}`
-      const rule = yield* operatorFailureLimit
-      const now = yield* Clock.currentTimeMillis
-      const wait = failures.peek(bucket, rule, now)
-      if (!wait.allowed) {
-        return yield* Problem.toResponse(Problem.tooManyRequests(wait.retryAfterSeconds), correlationId)
-      }
-      if (!isAuthorized(request.headers.authorization, token)) {
-        failures.take(bucket, rule, now)
-        return yield* Problem.toResponse(
-          Problem.unauthorized("A valid operator bearer token is required."),
-          correlationId,
-        )
-      }
-      return yield* handler.pipe(
-        Effect.provide(context),
-        Effect.catchCause((cause) => {
-          const failure = Problem.squashCause(cause)
-          if (Option.isSome(failure) && Problem.isProblem(failure.value)) {
-            return Problem.toResponse(failure.value, correlationId)
-          }
-          if (Option.isSome(failure) && Operations.isOperationError(failure.value)) {
-            return Problem.toResponse(toProblem(failure.value), correlationId)
-          }
-          // The cause goes to the logger as a cause, so SQL errors in it are redacted (Logging.ts).
-          return Effect.logError("admin request failed", cause).pipe(
-            Effect.annotateLogs({ correlationId }),
-            Effect.andThen(Problem.toResponse(Problem.internalError(), correlationId)),
-          )
-        }),
-        Effect.map(HttpServerResponse.setHeader("x-correlation-id", correlationId)),
-        Effect.map(HttpServerResponse.setHeader("cache-control", "no-store")),
+  > {
+    const correlationId = RequestRecord.correlationIdOf(yield* Effect.fiber)
+    const request = yield* HttpServerRequest.HttpServerRequest
+    // Failures are counted per client address; while its bucket is empty, nothing is checked.
+    const bucket = `operator:${CrossCutting.clientIp(request, yield* CrossCutting.HttpLimits)}`
+    const rule = yield* operatorFailureLimit
+    const now = yield* Clock.currentTimeMillis
+    const wait = failures.peek(bucket, rule, now)
+    if (!wait.allowed) {
+      return yield* Problem.toResponse(Problem.tooManyRequests(wait.retryAfterSeconds), correlationId)
+    }
+    if (!isAuthorized(request.headers.authorization, token)) {
+      failures.take(bucket, rule, now)
+      return yield* Problem.toResponse(
+        Problem.unauthorized("A valid operator bearer token is required."),
+        correlationId,
       )
-    })
+    }
+    return yield* handler.pipe(
+      Effect.provide(context),
+      Effect.catchCause((cause) => {
+        const failure = Problem.squashCause(cause)
+        if (Option.isSome(failure) && Problem.isProblem(failure.value)) {
+          return Problem.toResponse(failure.value, correlationId)
+        }
+        if (Option.isSome(failure) && Operations.isOperationError(failure.value)) {
+          return Problem.toResponse(toProblem(failure.value), correlationId)
+        }
+        // The cause goes to the logger as a cause, so SQL errors in it are redacted (Logging.ts).
+        return Effect.logError("admin request failed", cause).pipe(
+          Effect.annotateLogs({ correlationId }),
+          Effect.andThen(Problem.toResponse(Problem.internalError(), correlationId)),
+        )
+      }),
+      Effect.map(HttpServerResponse.setHeader("x-correlation-id", correlationId)),
+      Effect.map(HttpServerResponse.setHeader("cache-control", "no-store")),
+    )
+  })
 
 const Status = Schema.Literals(Operations.deliveryStatuses)
 

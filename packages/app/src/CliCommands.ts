@@ -228,30 +228,29 @@ const list = Command.make(
     ),
     json,
   },
-  ({ status, limit, json }) =>
-    Effect.gen(function* () {
-      if (!Number.isInteger(limit) || limit < 1 || limit > Operations.maxDeliveryLimit) {
-        return yield* new Operations.InvalidInput({
-          issues: [{ field: "--limit", message: `must be between 1 and ${Operations.maxDeliveryLimit}` }],
-        })
-      }
-      const deliveries = yield* withDomain(
-        Operations.listDeliveries(Option.isSome(status) ? { status: status.value, limit } : { limit }),
-      )
-      const data = deliveries.map(Operations.encodeDelivery)
-      yield* print(json, { data }, () =>
-        data.length === 0
-          ? "No deliveries."
-          : data
-              .map(
-                (d) =>
-                  `${d.id}  ${d.status.padEnd(10)} attempts=${d.attempts}  ${d.eventType}  partner=${d.partnerId}  created=${d.createdAt}` +
-                  (d.nextAttemptAt === null ? "" : `  next=${d.nextAttemptAt}`) +
-                  (d.lastError === null ? "" : `  lastError=${JSON.stringify(d.lastError)}`),
-              )
-              .join("\n"),
-      )
-    }),
+  Traced.fn("CliCommands.listDeliveries")(function* ({ status, limit, json }) {
+    if (!Number.isInteger(limit) || limit < 1 || limit > Operations.maxDeliveryLimit) {
+      return yield* new Operations.InvalidInput({
+        issues: [{ field: "--limit", message: `must be between 1 and ${Operations.maxDeliveryLimit}` }],
+      })
+    }
+    const deliveries = yield* withDomain(
+      Operations.listDeliveries(Option.isSome(status) ? { status: status.value, limit } : { limit }),
+    )
+    const data = deliveries.map(Operations.encodeDelivery)
+    yield* print(json, { data }, () =>
+      data.length === 0
+        ? "No deliveries."
+        : data
+            .map(
+              (d) =>
+                `${d.id}  ${d.status.padEnd(10)} attempts=${d.attempts}  ${d.eventType}  partner=${d.partnerId}  created=${d.createdAt}` +
+                (d.nextAttemptAt === null ? "" : `  next=${d.nextAttemptAt}`) +
+                (d.lastError === null ? "" : `  lastError=${JSON.stringify(d.lastError)}`),
+            )
+            .join("\n"),
+    )
+  }),
 ).pipe(Command.withDescription("List recent webhook deliveries, newest first (no payloads, no secrets)"))
 
 const redeliver = Command.make(
@@ -271,41 +270,39 @@ const redeliver = Command.make(
     ),
     json,
   },
-  ({ id, failed, since, json }) =>
-    Effect.gen(function* () {
-      if (!failed) {
-        if (Option.isNone(id) || Option.isSome(since)) {
-          return yield* new Operations.InvalidInput({
-            issues: [{ field: "id", message: "give a delivery id, or --failed --since <ISO instant>" }],
-          })
-        }
-        yield* withDomain(Operations.redeliver(id.value))
-        return yield* print(json, { id: id.value, status: "pending" }, () => {
-          return `Delivery ${id.value} queued again (the service delivers it).`
-        })
-      }
-      const instant = Option.flatMap(since, (raw) =>
-        /^\d{4}-\d{2}-\d{2}T/.test(raw) ? DateTime.make(raw) : Option.none(),
-      )
-      if (Option.isSome(id) || Option.isNone(instant)) {
+  Traced.fn("CliCommands.redeliver")(function* ({ id, failed, since, json }) {
+    if (!failed) {
+      if (Option.isNone(id) || Option.isSome(since)) {
         return yield* new Operations.InvalidInput({
-          issues: [
-            Option.isSome(id)
-              ? { field: "id", message: "is not used with --failed" }
-              : { field: "--since", message: "must be an ISO 8601 instant, e.g. 2026-11-20T00:00:00Z" },
-          ],
+          issues: [{ field: "id", message: "give a delivery id, or --failed --since <ISO instant>" }],
         })
       }
-      const from = DateTime.toUtc(instant.value)
-      const progress = (queued: number, total: number) =>
-        json ? Effect.void : Console.log(`queued ${queued}/${total}`)
-      const result = yield* withDomain(Operations.redeliverFailed(from, progress))
-      return yield* print(json, { since: DateTime.formatIso(from), ...result }, () =>
-        result.total === 0
-          ? `No failed deliveries since ${DateTime.formatIso(from)}.`
-          : `${result.queued} failed deliveries since ${DateTime.formatIso(from)} queued again (the service delivers them).`,
-      )
-    }),
+      yield* withDomain(Operations.redeliver(id.value))
+      return yield* print(json, { id: id.value, status: "pending" }, () => {
+        return `Delivery ${id.value} queued again (the service delivers it).`
+      })
+    }
+    const instant = Option.flatMap(since, (raw) =>
+      /^\d{4}-\d{2}-\d{2}T/.test(raw) ? DateTime.make(raw) : Option.none(),
+    )
+    if (Option.isSome(id) || Option.isNone(instant)) {
+      return yield* new Operations.InvalidInput({
+        issues: [
+          Option.isSome(id)
+            ? { field: "id", message: "is not used with --failed" }
+            : { field: "--since", message: "must be an ISO 8601 instant, e.g. 2026-11-20T00:00:00Z" },
+        ],
+      })
+    }
+    const from = DateTime.toUtc(instant.value)
+    const progress = (queued: number, total: number) => (json ? Effect.void : Console.log(`queued ${queued}/${total}`))
+    const result = yield* withDomain(Operations.redeliverFailed(from, progress))
+    return yield* print(json, { since: DateTime.formatIso(from), ...result }, () =>
+      result.total === 0
+        ? `No failed deliveries since ${DateTime.formatIso(from)}.`
+        : `${result.queued} failed deliveries since ${DateTime.formatIso(from)} queued again (the service delivers them).`,
+    )
+  }),
 ).pipe(
   Command.withDescription(
     "Queue a failed or delivered webhook delivery again, or every failed one since an instant (--failed --since)",
@@ -365,8 +362,10 @@ const companies = Command.make("companies").pipe(
   Command.withSubcommands([eraseOwner]),
 )
 
-const rotateMaster = Command.make("rotate-master", { json }, ({ json }) =>
-  Effect.gen(function* () {
+const rotateMaster = Command.make(
+  "rotate-master",
+  { json },
+  Traced.fn("CliCommands.rotateMaster")(function* ({ json }) {
     const config = yield* AppConfig.load
     const current = yield* DataKey.resolve(config)
     const next = yield* DataKey.resolveNew

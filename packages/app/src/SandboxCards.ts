@@ -12,9 +12,16 @@
  * Another partner's or an unknown customer: 404.
  */
 import { Problem, Tokens } from "@partnerpay/adapters-http"
-import { CustomerPreferences, type EventStore, type IdGenerator, Ids, type UnitOfWork } from "@partnerpay/domain"
+import {
+  CustomerPreferences,
+  type EventStore,
+  type IdGenerator,
+  Ids,
+  Traced,
+  type UnitOfWork,
+} from "@partnerpay/domain"
 import { Clock, Effect, type Layer, Schema } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { asPartner, jsonBody, problem } from "./SandboxClock.ts"
 
 /** Validates the body; the card to save, or every bad field. */
@@ -56,30 +63,32 @@ export const routes: Layer.Layer<
   Effect.fnUntraced(function* (router) {
     const tokens = yield* Tokens.Tokens
     const context = yield* Effect.context<EventStore.EventStore | IdGenerator.IdGenerator | UnitOfWork.UnitOfWork>()
-    yield* router.add("POST", "/Sandbox/CardPaymentMethods", (request) =>
-      asPartner(tokens, request, (partnerId) =>
-        Effect.gen(function* () {
-          const body = yield* jsonBody(request)
-          const now = yield* Clock.currentTimeMillis
-          const parsed = parseCard(body, new Date(now).getUTCFullYear())
-          if ("errors" in parsed) {
-            return yield* problem(
-              new Problem.ValidationProblem({
-                detail: "The test card is not valid.",
-                code: "VALIDATION_FAILED",
-                errors: parsed.errors,
-              }),
-            )
-          }
-          const method = { id: `card_sandbox_${crypto.randomUUID().slice(0, 8)}`, ...parsed.card }
-          yield* CustomerPreferences.saveCardPaymentMethod(partnerId, parsed.registrationId, method as never).pipe(
-            Effect.mapError((error) =>
-              Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
-            ),
+    const saveCard = Traced.fn("SandboxCards.saveCard")(
+      function* (request: HttpServerRequest.HttpServerRequest, partnerId: Ids.PartnerId) {
+        const body = yield* jsonBody(request)
+        const now = yield* Clock.currentTimeMillis
+        const parsed = parseCard(body, new Date(now).getUTCFullYear())
+        if ("errors" in parsed) {
+          return yield* problem(
+            new Problem.ValidationProblem({
+              detail: "The test card is not valid.",
+              code: "VALIDATION_FAILED",
+              errors: parsed.errors,
+            }),
           )
-          return HttpServerResponse.jsonUnsafe(method)
-        }).pipe(Effect.provideContext(context), Effect.catch(problem)),
-      ),
+        }
+        const method = { id: `card_sandbox_${crypto.randomUUID().slice(0, 8)}`, ...parsed.card }
+        yield* CustomerPreferences.saveCardPaymentMethod(partnerId, parsed.registrationId, method as never).pipe(
+          Effect.mapError((error) =>
+            Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
+          ),
+        )
+        return HttpServerResponse.jsonUnsafe(method)
+      },
+      (effect) => effect.pipe(Effect.provideContext(context), Effect.catch(problem)),
+    )
+    yield* router.add("POST", "/Sandbox/CardPaymentMethods", (request) =>
+      asPartner(tokens, request, (partnerId) => saveCard(request, partnerId)),
     )
   }),
 )

@@ -371,25 +371,27 @@ export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens.To
         }),
       )
     yield* router.add("GET", "/Sandbox/Clock", (request) => asPartner(tokens, request, answer))
+    const advance = Traced.fn("SandboxClock.advance")(
+      function* (request: HttpServerRequest.HttpServerRequest, partnerId: Ids.PartnerId) {
+        const body = yield* jsonBody(request)
+        const parsed = parseAdvance(body)
+        if ("errors" in parsed) {
+          return yield* problem(
+            new Problem.ValidationProblem({
+              detail: "The advance is not valid.",
+              code: "VALIDATION_FAILED",
+              errors: parsed.errors,
+            }),
+          )
+        }
+        yield* sandbox.advance(partnerId, parsed.seconds * 1000).pipe(Effect.mapError(Problem.fromDomain))
+        yield* Effect.logInfo("sandbox clock advanced", { partnerId, seconds: parsed.seconds })
+        return yield* answer(partnerId)
+      },
+      (effect) => effect.pipe(Effect.catch(problem)),
+    )
     yield* router.add("POST", "/Sandbox/Clock/Advance", (request) =>
-      asPartner(tokens, request, (partnerId) =>
-        Effect.gen(function* () {
-          const body = yield* jsonBody(request)
-          const parsed = parseAdvance(body)
-          if ("errors" in parsed) {
-            return yield* problem(
-              new Problem.ValidationProblem({
-                detail: "The advance is not valid.",
-                code: "VALIDATION_FAILED",
-                errors: parsed.errors,
-              }),
-            )
-          }
-          yield* sandbox.advance(partnerId, parsed.seconds * 1000).pipe(Effect.mapError(Problem.fromDomain))
-          yield* Effect.logInfo("sandbox clock advanced", { partnerId, seconds: parsed.seconds })
-          return yield* answer(partnerId)
-        }).pipe(Effect.catch(problem)),
-      ),
+      asPartner(tokens, request, (partnerId) => advance(request, partnerId)),
     )
   }),
 )

@@ -14,7 +14,7 @@
  * No webhook URL configured: 422 WEBHOOK_NOT_CONFIGURED.
  */
 import { Problem, Tokens } from "@partnerpay/adapters-http"
-import { Outbox, WebhookLog } from "@partnerpay/domain"
+import { type Ids, Outbox, Traced, WebhookLog } from "@partnerpay/domain"
 import { DateTime, Effect, type Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { asPartner, problem } from "./SandboxClock.ts"
@@ -31,31 +31,32 @@ export const routes: Layer.Layer<
     const tokens = yield* Tokens.Tokens
     const outbox = yield* Outbox.Outbox
     const log = yield* WebhookLog.WebhookLog
-    yield* router.add("POST", "/Sandbox/Webhooks/Test", (request) =>
-      asPartner(tokens, request, (partnerId) =>
-        Effect.gen(function* () {
-          const endpoint = yield* log.endpoint(partnerId)
-          if (endpoint === undefined) {
-            return yield* problem(
-              new Problem.RuleViolation({
-                detail: "No webhook URL is configured for this partner; ask the operator to set one.",
-                code: "WEBHOOK_NOT_CONFIGURED",
-              }),
-            )
-          }
-          const id = `test_${crypto.randomUUID()}`
-          const now = yield* DateTime.now
-          yield* outbox.record([
-            {
-              id,
-              partnerId,
-              eventType: testEvent,
-              data: { Message: "This is a test webhook from the partnerpay sandbox.", SentAt: DateTime.formatIso(now) },
-              position: 0,
-            },
-          ])
-          return HttpServerResponse.jsonUnsafe({ id, event: testEvent, status: "pending" }, { status: 202 })
-        }).pipe(
+    const sendTest = Traced.fn("SandboxWebhooks.sendTest")(
+      function* (partnerId: Ids.PartnerId) {
+        const endpoint = yield* log.endpoint(partnerId)
+        if (endpoint === undefined) {
+          return yield* problem(
+            new Problem.RuleViolation({
+              detail: "No webhook URL is configured for this partner; ask the operator to set one.",
+              code: "WEBHOOK_NOT_CONFIGURED",
+            }),
+          )
+        }
+        const id = `test_${crypto.randomUUID()}`
+        const now = yield* DateTime.now
+        yield* outbox.record([
+          {
+            id,
+            partnerId,
+            eventType: testEvent,
+            data: { Message: "This is a test webhook from the partnerpay sandbox.", SentAt: DateTime.formatIso(now) },
+            position: 0,
+          },
+        ])
+        return HttpServerResponse.jsonUnsafe({ id, event: testEvent, status: "pending" }, { status: 202 })
+      },
+      (effect) =>
+        effect.pipe(
           Effect.catchTag("EventStoreUnavailable", () =>
             problem(
               new Problem.ServiceUnavailable({
@@ -65,7 +66,7 @@ export const routes: Layer.Layer<
             ),
           ),
         ),
-      ),
     )
+    yield* router.add("POST", "/Sandbox/Webhooks/Test", (request) => asPartner(tokens, request, sendTest))
   }),
 )

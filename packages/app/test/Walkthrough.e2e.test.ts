@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { companyBody, eventually, killAll, type RunningService, startService } from "./support.ts"
+import { type Json, on } from "./Requests.ts"
+import { companyBody, killAll, type RunningService, startService } from "./support.ts"
 
 /** The sandbox KYB verdict comes this long after registration. */
 const kybDelayMs = 1500
@@ -35,48 +36,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field and asserted
-type Json = any
-
-interface Answer {
-  readonly status: number
-  readonly body: Json
-}
-
-const call = async (method: string, path: string, token: string | undefined, body?: unknown): Promise<Answer> => {
-  const headers: Record<string, string> = {}
-  if (token !== undefined) headers.authorization = `Bearer ${token}`
-  if (body !== undefined) headers["content-type"] = "application/json"
-  const response = await fetch(`${service.url}${path}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await response.text()
-  return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
-}
-
-const ok = async (method: string, path: string, token: string | undefined, body?: unknown): Promise<Json> => {
-  const answer = await call(method, path, token, body)
-  assert.strictEqual(answer.status, 200, `${method} ${path}: ${JSON.stringify(answer.body)}`)
-  return answer.body
-}
-
-/** Polls a GET until `accept` holds for its answer. */
-const until = (path: string, token: string, accept: (body: Json) => boolean, timeoutMillis = 15_000) => {
-  let last: Json
-  let pending = false
-  return eventually(() => {
-    if (!pending) {
-      pending = true
-      void call("GET", path, token).then((answer) => {
-        last = answer.body
-        pending = false
-      })
-    }
-    return last !== undefined && accept(last) ? last : undefined
-  }, timeoutMillis)
-}
+const { call, ok, until } = on(() => service.url)
 
 const partnerToken = async (): Promise<string> =>
   (await ok("POST", "/auth/token", undefined, { ClientId: clientId, ClientSecret: clientSecret })).AccessToken
