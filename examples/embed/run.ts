@@ -107,6 +107,10 @@ const buildAndPack = async (packs: string) => {
     const made = readdirSync(packs).find((file) => !before.has(file))
     if (made === undefined) throw new Error(`pnpm pack made no tarball for ${name}`)
     tarballs[`@partnerpay/${name}`] = join(packs, made)
+    // The licence and the source maps (with their sources) travel with the JavaScript.
+    const listed = (await run("tar", ["-tzf", join(packs, made)], packs)).split("\n")
+    for (const needed of ["package/LICENSE", "package/dist/index.js.map"])
+      if (!listed.includes(needed)) throw new Error(`the ${name} tarball lacks ${needed}`)
   }
   log(`packed ${Object.values(tarballs).length} tarballs`)
   return tarballs

@@ -2,31 +2,33 @@
  * The partnerpay HTTP API definition: every group, shared by the server, the
  * typed client (`HttpApiClient`) and the OpenAPI document.
  *
- * To add a group: define it in its own module (`FooApi.ts`), `.add(FooApi)`
- * below BEFORE `.middleware(ProblemHandling)` (which only reaches groups added
- * before it), and implement it in `handlers/FooLive.ts`.
+ * To add a group: define it in its own module (`<area>/FooApi.ts`, in the
+ * folder of its business area), `.add(FooApi)` below BEFORE
+ * `.middleware(ProblemHandling)` (which only reaches groups added before it),
+ * and implement it beside its definition in `<area>/FooLive.ts`.
  */
 import { HttpApi, OpenApi } from "effect/http-api"
-import { AccountApi } from "./AccountApi.ts"
-import { AuthApi } from "./AuthApi.ts"
-import { CardPaymentApi } from "./CardPaymentApi.ts"
-import { CharityApi } from "./CharityApi.ts"
-import { CompanyApi } from "./CompanyApi.ts"
-import { ConsentApi } from "./ConsentApi.ts"
-import * as CrossCutting from "./CrossCutting.ts"
-import { CustomerApi } from "./CustomerApi.ts"
-import { DebitAuthApi } from "./DebitAuthApi.ts"
-import { DeliveriesApi } from "./DeliveriesApi.ts"
-import { EventsApi } from "./EventsApi.ts"
-import { HealthApi } from "./HealthApi.ts"
-import { LoginApi } from "./LoginApi.ts"
-import * as OpenApiReference from "./OpenApiReference.ts"
-import { PaymentApi } from "./PaymentApi.ts"
-import { PaymentPlanApi } from "./PaymentPlanApi.ts"
-import { ProblemHandling } from "./ProblemHandling.ts"
-import { TransactionApi } from "./TransactionApi.ts"
-import { VerificationApi } from "./VerificationApi.ts"
-import { WebhookApi } from "./WebhookApi.ts"
+import { AuthApi } from "./auth/AuthApi.ts"
+import { CardPaymentApi } from "./cards-and-charity/CardPaymentApi.ts"
+import { CharityApi } from "./cards-and-charity/CharityApi.ts"
+import { CompanyApi } from "./companies/CompanyApi.ts"
+import * as CrossCutting from "./cross-cutting/CrossCutting.ts"
+import * as OpenApiReference from "./cross-cutting/OpenApiReference.ts"
+import { ProblemHandling } from "./cross-cutting/ProblemHandling.ts"
+import { AccountApi } from "./customers/AccountApi.ts"
+import { CustomerApi } from "./customers/CustomerApi.ts"
+import { LoginApi } from "./customers/LoginApi.ts"
+import { VerificationApi } from "./customers/VerificationApi.ts"
+import { HealthApi } from "./health/HealthApi.ts"
+import { DebitAuthApi } from "./payments/DebitAuthApi.ts"
+import { PaymentApi } from "./payments/PaymentApi.ts"
+import { TransactionApi } from "./payments/TransactionApi.ts"
+import { ConsentApi } from "./plans/ConsentApi.ts"
+import { PaymentPlanApi } from "./plans/PaymentPlanApi.ts"
+import { DeliveriesApi } from "./webhooks/DeliveriesApi.ts"
+import { EventsApi } from "./webhooks/EventsApi.ts"
+import { WebhookApi } from "./webhooks/WebhookApi.ts"
+import * as WebhookEvents from "./webhooks/WebhookEvents.ts"
 
 /** Decode every field of a request so that a 400 lists all bad fields, not only the first. */
 const allErrors = { errors: "all" } as const
@@ -61,7 +63,9 @@ export class Api extends HttpApi.make("partnerpay")
       description:
         "Payments partner service. Every request except POST /auth/token carries `Authorization: Bearer <token>`. Errors are RFC 9457 problem details (application/problem+json). Every POST (except /auth/token) accepts an `Idempotency-Key` header (1-255 characters): a retry with the same key and request replays the first response for 24 hours. Requests are rate limited per caller (429 with Retry-After); request bodies are limited to 1 MiB (413).",
       // Idempotency-Key header and 409/422/429 answers on every operation (see CrossCutting.ts), then the
-      // reference: descriptions, formats, examples, error codes, servers, webhooks (see OpenApiReference.ts)
-      transform: (spec) => OpenApiReference.openApiTransform(CrossCutting.openApiTransform(spec)),
+      // reference: descriptions, formats, examples, error codes, servers (see OpenApiReference.ts), then the
+      // outgoing webhooks (see WebhookEvents.ts)
+      transform: (spec) =>
+        WebhookEvents.openApiTransform(OpenApiReference.openApiTransform(CrossCutting.openApiTransform(spec))),
     }),
   ) {}

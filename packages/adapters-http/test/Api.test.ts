@@ -13,11 +13,11 @@ import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { afterAll } from "vitest"
 import { Api } from "../src/Api.ts"
-import { Authentication, requireCustomer, requirePartner } from "../src/Authentication.ts"
-import * as Problem from "../src/Problem.ts"
-import { ProblemHandling } from "../src/ProblemHandling.ts"
+import { Authentication, requireCustomer, requirePartner } from "../src/cross-cutting/Authentication.ts"
+import * as Problem from "../src/cross-cutting/Problem.ts"
+import { ProblemHandling } from "../src/cross-cutting/ProblemHandling.ts"
+import { Tokens } from "../src/cross-cutting/Tokens.ts"
 import * as Server from "../src/Server.ts"
-import { Tokens } from "../src/Tokens.ts"
 import {
   bearer,
   type Handler,

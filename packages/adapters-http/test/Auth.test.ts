@@ -8,11 +8,11 @@ import { HttpServerResponse } from "effect/http"
 import { TestClock } from "effect/testing"
 import * as Jose from "jose"
 import { afterAll } from "vitest"
-import { Authentication } from "../src/Authentication.ts"
-import { AuthenticationLive } from "../src/AuthenticationLive.ts"
-import { type BearerVerification, Caller, CurrentBearerVerification } from "../src/Caller.ts"
+import { Authentication } from "../src/cross-cutting/Authentication.ts"
+import { AuthenticationLive } from "../src/cross-cutting/AuthenticationLive.ts"
+import { type BearerVerification, Caller, CurrentBearerVerification } from "../src/cross-cutting/Caller.ts"
+import { InvalidToken, Tokens } from "../src/cross-cutting/Tokens.ts"
 import * as Server from "../src/Server.ts"
-import { InvalidToken, Tokens } from "../src/Tokens.ts"
 import {
   bearer,
   clientId,

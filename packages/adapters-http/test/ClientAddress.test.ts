@@ -13,8 +13,8 @@ import { Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { IpNetwork } from "effect/net"
 import { afterAll } from "vitest"
-import * as ClientAddress from "../src/ClientAddress.ts"
-import * as CrossCutting from "../src/CrossCutting.ts"
+import * as ClientAddress from "../src/cross-cutting/ClientAddress.ts"
+import * as CrossCutting from "../src/cross-cutting/CrossCutting.ts"
 import * as Server from "../src/Server.ts"
 import {
   clientId,

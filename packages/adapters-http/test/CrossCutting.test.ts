@@ -14,16 +14,16 @@ import { IpNetwork } from "effect/net"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { afterAll } from "vitest"
-import { AuthApi } from "../src/AuthApi.ts"
-import { Authentication, requirePartner } from "../src/Authentication.ts"
-import { AuthenticationLive } from "../src/AuthenticationLive.ts"
-import * as CrossCutting from "../src/CrossCutting.ts"
-import { HealthApi } from "../src/HealthApi.ts"
-import { AuthLive } from "../src/handlers/AuthLive.ts"
-import { HealthLive } from "../src/handlers/HealthLive.ts"
-import * as Problem from "../src/Problem.ts"
-import { ProblemHandling } from "../src/ProblemHandling.ts"
-import * as RateLimit from "../src/RateLimit.ts"
+import { AuthApi } from "../src/auth/AuthApi.ts"
+import { AuthLive } from "../src/auth/AuthLive.ts"
+import { Authentication, requirePartner } from "../src/cross-cutting/Authentication.ts"
+import { AuthenticationLive } from "../src/cross-cutting/AuthenticationLive.ts"
+import * as CrossCutting from "../src/cross-cutting/CrossCutting.ts"
+import * as Problem from "../src/cross-cutting/Problem.ts"
+import { ProblemHandling } from "../src/cross-cutting/ProblemHandling.ts"
+import * as RateLimit from "../src/cross-cutting/RateLimit.ts"
+import { HealthApi } from "../src/health/HealthApi.ts"
+import { HealthLive } from "../src/health/HealthLive.ts"
 import * as Server from "../src/Server.ts"
 import {
   bearer,
@@ -516,6 +516,40 @@ describe("token bucket", () => {
       ),
       { numRuns: 200 },
     )
+  })
+
+  it("N instances sharing the limits each allow 1/N of a rule: together, never more than the rule", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.record({ perSecond: fc.integer({ min: 1, max: 50 }), burst: fc.integer({ min: 5, max: 50 }) }),
+        fc.array(fc.integer({ min: 0, max: 200 }), { minLength: 1, maxLength: 150 }),
+        (instances, rule, gaps) => {
+          // A round-robin balancer spreads the caller's requests over the instances.
+          const limiters = Array.from({ length: instances }, () => RateLimit.make({ share: () => instances }))
+          let now = 1_000_000
+          const start = now
+          let allowed = 0
+          gaps.forEach((gap, i) => {
+            now += gap
+            if (limiters[i % instances]!.take("k", rule, now).allowed) allowed++
+          })
+          assert.isAtMost(allowed, rule.burst + ((now - start) * rule.perSecond) / 1000 + instances)
+        },
+      ),
+      { numRuns: 200, seed: 20261125 },
+    )
+  })
+
+  it("a share is read at each decision: one instance joining halves what the next burst allows", () => {
+    let instances = 1
+    const limiter = RateLimit.make({ share: () => instances })
+    const rule = { perSecond: 1, burst: 10 }
+    const burst = (at: number, key: string) =>
+      Array.from({ length: 20 }, () => limiter.take(key, rule, at)).filter((d) => d.allowed).length
+    assert.strictEqual(burst(0, "alone"), 10)
+    instances = 2
+    assert.strictEqual(burst(0, "shared"), 5)
   })
 
   it("a quiet caller gets its full burst back, and idle buckets are dropped when the table is full", () => {

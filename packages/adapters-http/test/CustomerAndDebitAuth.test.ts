@@ -6,26 +6,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Customer, CustomerPreferences, Ids } from "@partnerpay/domain"
 import { Effect } from "effect"
-import { afterAll, beforeAll } from "vitest"
+import { afterAll } from "vitest"
 import { bearer, otherPartnerId, partnerId, send } from "./fixtures.ts"
-import {
-  customerToken,
-  makeSharedServer,
-  partnerTokenFor,
-  registerCompany,
-  registerCustomer,
-  type SharedServer,
-} from "./partyFixtures.ts"
+import { customerToken, makeSharedServer, partnerTokenFor, registerCompany, registerCustomer } from "./partyFixtures.ts"
 
-let server: SharedServer
-beforeAll(async () => {
-  server = await makeSharedServer()
-})
-afterAll(() => server.dispose())
-
-let counter = 0
-/** A fresh id of the given kind for each test (the server is shared). */
-const freshId = (prefix: string) => `${prefix}-0000-4000-8000-${(++counter).toString(16).padStart(12, "0")}`
+const server = await makeSharedServer()
+afterAll(server.dispose)
+const { freshId } = server
 
 /** A customer of `partnerId`, two companies of the partner and one of the other partner. */
 const world = Effect.gen(function* () {
@@ -355,7 +342,7 @@ describe("POST /cardpayment", () => {
     amount: { value: 12.34, currencyCode: "USD" },
     last4: "4242",
     brand: "visa",
-    externalReference: `terminal-${++counter}`,
+    externalReference: freshId("terminal"),
     ...overrides,
   })
 

@@ -8,8 +8,8 @@ import { Hmac } from "@partnerpay/secrets"
 import { Effect, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { afterAll } from "vitest"
-import { testChatSecret } from "../src/CustomerIdentityPorts.ts"
-import { Tokens } from "../src/Tokens.ts"
+import { Tokens } from "../src/cross-cutting/Tokens.ts"
+import { testChatSecret } from "../src/customers/CustomerIdentityPorts.ts"
 import {
   bearer,
   type Handler,

@@ -2,7 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { PartnerCredentials } from "@partnerpay/domain"
 import { Effect, Option, Redacted } from "effect"
-import { hashSecretScrypt, layerMemory } from "../src/PartnerCredentialsMemory.ts"
+import { hashSecretScrypt, layerMemory } from "../src/cross-cutting/PartnerCredentialsMemory.ts"
 import { partnerId } from "./fixtures.ts"
 
 const Credentials = layerMemory([{ clientId: "client-a", clientSecret: Redacted.make("s3cret-a"), partnerId }])

@@ -3,29 +3,17 @@
  * (customer) (spec 2.16, 3.2, changelog v0.4.1-v0.4.4).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Ids, PaymentPlans, Payments } from "@partnerpay/domain"
+import { Ids, PaymentPlans, PaymentPlansProjection, Payments } from "@partnerpay/domain"
 import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect } from "effect"
-import { afterAll, beforeAll } from "vitest"
+import { afterAll } from "vitest"
+import * as PaymentPlanApi from "../src/plans/PaymentPlanApi.ts"
 import { otherPartnerId, partnerId, send } from "./fixtures.ts"
-import {
-  customerToken,
-  makeSharedServer,
-  partnerTokenFor,
-  registerCompany,
-  registerCustomer,
-  type SharedServer,
-} from "./partyFixtures.ts"
+import { customerToken, makeSharedServer, partnerTokenFor, registerCompany, registerCustomer } from "./partyFixtures.ts"
 
-let server: SharedServer
-beforeAll(async () => {
-  server = await makeSharedServer()
-})
-afterAll(() => server.dispose())
-
-let counter = 0
-/** A fresh id of the given kind for each test (the server is shared). */
-const freshId = (prefix: string) => `${prefix}-0000-4000-8000-${(++counter).toString(16).padStart(12, "0")}`
+const server = await makeSharedServer()
+afterAll(server.dispose)
+const { freshId } = server
 
 const today = () => new Date().toISOString().slice(0, 10)
 const bankAccountId = "ba000000-0000-4000-8000-000000000001"
@@ -572,4 +560,34 @@ describe("a plan's instalments through HTTP", () => {
         assert.notStrictEqual(plan.nextDueDate, today())
       }),
   )
+})
+
+describe("a plan's response Schema", () => {
+  const document: Record<string, unknown> = PaymentPlansProjection.PaymentPlanDocument.fields
+  const response: Record<string, unknown> = PaymentPlanApi.PaymentPlanResponse.fields
+
+  it("has the read model document's fields in its order, less partnerId, nextIndex and updatedAt", () => {
+    const hidden = ["partnerId", "nextIndex", "updatedAt"]
+    assert.deepStrictEqual(
+      Object.keys(response),
+      Object.keys(document).filter((name) => !hidden.includes(name)),
+    )
+  })
+
+  it("takes every field the wire does not refine from the domain's Schema (the cancellation reasons among them)", () => {
+    // wire form of the amount, integers for the counts, descriptions
+    const refined = [
+      "amount",
+      "recurrenceInterval",
+      "numberOfPayments",
+      "nextDueDate",
+      "collectedCount",
+      "settledCount",
+      "failedCount",
+      "instalments",
+    ]
+    for (const name of Object.keys(response).filter((name) => !refined.includes(name)))
+      assert.strictEqual(response[name], document[name], name)
+    assert.strictEqual(PaymentPlanApi.CreatePaymentPlanResponse.fields.status, document.status)
+  })
 })

@@ -1,6 +1,6 @@
 /** Problem helpers: field paths as clients see them. */
 import { assert, describe, it } from "@effect/vitest"
-import * as Problem from "../src/Problem.ts"
+import * as Problem from "../src/cross-cutting/Problem.ts"
 
 describe("Problem.formatPath", () => {
   it("joins keys with dots and indexes with brackets", () => {

@@ -4,7 +4,7 @@
  * after the request, and the whole seconds until the bucket is full again.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as RateLimit from "../src/RateLimit.ts"
+import * as RateLimit from "../src/cross-cutting/RateLimit.ts"
 
 const rule = { perSecond: 2, burst: 4 }
 

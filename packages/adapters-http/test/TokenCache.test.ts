@@ -1,6 +1,6 @@
 /** The cache of verified tokens: bounded, least recently used evicted first, never past a token's exp. */
 import { assert, describe, it } from "@effect/vitest"
-import * as TokenCache from "../src/TokenCache.ts"
+import * as TokenCache from "../src/cross-cutting/TokenCache.ts"
 import { partnerId } from "./fixtures.ts"
 
 const verified = (expiresAtMillis: number): TokenCache.VerifiedToken => ({

@@ -10,9 +10,9 @@ import { Clock, Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import * as Jose from "jose"
 import { afterAll } from "vitest"
-import * as RateLimit from "../src/RateLimit.ts"
+import * as RateLimit from "../src/cross-cutting/RateLimit.ts"
+import { keyIdOf, sessionSeconds, Tokens } from "../src/cross-cutting/Tokens.ts"
 import * as Server from "../src/Server.ts"
-import { keyIdOf, sessionSeconds, Tokens } from "../src/Tokens.ts"
 import {
   bearer,
   clientId,

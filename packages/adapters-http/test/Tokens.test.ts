@@ -5,7 +5,7 @@ import { IdGenerator, TokenGenerations } from "@partnerpay/domain"
 import { Clock, Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import * as Jose from "jose"
-import { keyIdOf, sessionSeconds, subjectOf, Tokens } from "../src/Tokens.ts"
+import { keyIdOf, sessionSeconds, subjectOf, Tokens } from "../src/cross-cutting/Tokens.ts"
 import { partnerId, registrationId, TokensTest, tokenSecret } from "./fixtures.ts"
 
 const partner = { _tag: "Partner", partnerId } as const

@@ -10,7 +10,7 @@ import { Ids, Payments } from "@partnerpay/domain"
 import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
-import * as UnstorableText from "../src/UnstorableText.ts"
+import * as UnstorableText from "../src/cross-cutting/UnstorableText.ts"
 import { partnerId, send } from "./fixtures.ts"
 import { customerToken, makeSharedServer, partnerTokenFor, registerCompany, registerCustomer } from "./partyFixtures.ts"
 

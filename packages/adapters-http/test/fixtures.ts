@@ -15,12 +15,12 @@ import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpClient, HttpClientRequest, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { Api } from "../src/Api.ts"
-import * as CrossCutting from "../src/CrossCutting.ts"
-import * as CustomerIdentityPorts from "../src/CustomerIdentityPorts.ts"
-import { HealthCheck, Unhealthy } from "../src/HealthCheck.ts"
-import { layerMemory } from "../src/PartnerCredentialsMemory.ts"
+import * as CrossCutting from "../src/cross-cutting/CrossCutting.ts"
+import { layerMemory } from "../src/cross-cutting/PartnerCredentialsMemory.ts"
+import { Tokens } from "../src/cross-cutting/Tokens.ts"
+import * as CustomerIdentityPorts from "../src/customers/CustomerIdentityPorts.ts"
+import { HealthCheck, Unhealthy } from "../src/health/HealthCheck.ts"
 import * as Server from "../src/Server.ts"
-import { Tokens } from "../src/Tokens.ts"
 
 export const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b")
 export const otherPartnerId = Ids.PartnerId.make("1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f")

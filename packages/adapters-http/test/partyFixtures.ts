@@ -6,9 +6,9 @@
 import type { Ids } from "@partnerpay/domain"
 import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import type { CallerIdentity } from "../src/Caller.ts"
+import type { CallerIdentity } from "../src/cross-cutting/Caller.ts"
+import { Tokens } from "../src/cross-cutting/Tokens.ts"
 import * as Server from "../src/Server.ts"
-import { Tokens } from "../src/Tokens.ts"
 import { DomainInMemory, type Handler, Ports, TokensTest } from "./fixtures.ts"
 
 type DomainServices = ManagedRuntime.ManagedRuntime.Services<
@@ -19,6 +19,11 @@ export interface SharedServer {
   readonly handler: Handler
   readonly run: <A, E>(effect: Effect.Effect<A, E, DomainServices>) => Effect.Effect<A>
   readonly dispose: () => Promise<void>
+  /**
+   * A new id on this server for each call, so that tests sharing it never meet:
+   * `freshId("7e57ab1e")` is `7e57ab1e-0000-4000-8000-<n>`, n counting up (12 hex digits).
+   */
+  readonly freshId: (prefix: string) => string
 }
 
 export const makeSharedServer = async (): Promise<SharedServer> => {
@@ -26,9 +31,11 @@ export const makeSharedServer = async (): Promise<SharedServer> => {
   const context = await domain.context()
   const { handler, dispose } = Server.toWebHandler(Layer.mergeAll(Ports, Layer.succeedContext(context)))
   const run = <A, E>(effect: Effect.Effect<A, E, DomainServices>) => Effect.promise(() => domain.runPromise(effect))
+  let counter = 0
   return {
     handler: handler as Handler,
     run,
+    freshId: (prefix) => `${prefix}-0000-4000-8000-${(++counter).toString(16).padStart(12, "0")}`,
     dispose: async () => {
       await dispose()
       await domain.dispose()

@@ -28,7 +28,6 @@ import {
   type UnitOfWork,
 } from "@partnerpay/domain"
 import { Context, Effect, Layer, Option } from "effect"
-import type { MigrationError } from "effect/sql/Migrator"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as Migrations from "./Migrations.ts"
@@ -83,7 +82,7 @@ export type Services =
 /** The domain ports on the `SqlClient` in context, after running the migrations. */
 export const layer = (
   options: EventPipeline.PipelineOptions = {},
-): Layer.Layer<Services, MigrationError | SqlError, SqlClient> => {
+): Layer.Layer<Services, Migrations.UnknownMigrations | Migrations.MigrationFailed | SqlError, SqlClient> => {
   const base = Layer.mergeAll(readModelsProtected, outboxInUnits, PgUnitOfWork.layer, Policies.layer)
   const store = Layer.effect(
     EventStore.EventStore,

@@ -1,8 +1,9 @@
 /**
  * The sandbox clocks of the partners on PostgreSQL (table `sandbox_clocks`,
  * migration 0013): one offset in milliseconds per partner that advanced its
- * sandbox time. Read once at start (`loadAll`), written at each advance
- * (`save`, an upsert that never moves an offset backwards). Every database
+ * sandbox time. Read at start and then every few seconds by each instance
+ * (`loadAll`), moved at each advance by an atomic increment (`advance`, so
+ * two instances advancing one partner at once add both). Every database
  * failure becomes `EventStoreUnavailable`.
  */
 import { Traced } from "@partnerpay/domain"
@@ -24,11 +25,13 @@ export const loadAll = Effect.gen(function* () {
   return rows.map((row): PartnerOffset => ({ partnerId: row.partner_id, offsetMillis: Number(row.offset_ms) }))
 }).pipe(unavailable("load sandbox clocks"))
 
-/** Records a partner's offset (the larger of the stored and the given one). */
-export const save = Traced.fn("PgSandboxClocks.save")(function* (partnerId: string, offsetMillis: number) {
+/** Moves a partner's offset forward by `millis` (atomically, whatever other instances do); answers the new offset. */
+export const advance = Traced.fn("PgSandboxClocks.advance")(function* (partnerId: string, millis: number) {
   const sql = yield* SqlClient
-  yield* sql`
-      INSERT INTO sandbox_clocks (partner_id, offset_ms) VALUES (${partnerId}, ${offsetMillis})
+  const [row] = yield* sql<{ offset_ms: string | number }>`
+      INSERT INTO sandbox_clocks (partner_id, offset_ms) VALUES (${partnerId}, ${millis})
       ON CONFLICT (partner_id) DO UPDATE
-      SET offset_ms = GREATEST(sandbox_clocks.offset_ms, EXCLUDED.offset_ms), updated_at = now()`
-}, unavailable("save a sandbox clock"))
+      SET offset_ms = sandbox_clocks.offset_ms + EXCLUDED.offset_ms, updated_at = now()
+      RETURNING offset_ms`
+  return Number(row?.offset_ms ?? millis)
+}, unavailable("advance a sandbox clock"))

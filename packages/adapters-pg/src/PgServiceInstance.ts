@@ -12,6 +12,10 @@
  * is a leftover of a dead process and is removed at start, so what those
  * processes held is free at once.
  *
+ * Each heartbeat also counts the live instances (`liveInstances`): the
+ * per-instance rate limits are divided by it, so that several instances
+ * behind a load balancer enforce a caller's limit together (docs/scaling.md).
+ *
  * Liveness is judged with the database's clock on both sides (the heartbeat
  * writes `now()`, the check compares with `now()`), so clocks of the
  * instances' machines never matter.
@@ -33,6 +37,11 @@ export class ServiceInstance extends Context.Service<
   {
     /** This process's id in `service_instances`. */
     readonly instanceId: string
+    /**
+     * How many instances are live now, this one included (at least 1), as of the last heartbeat:
+     * what a per-instance limit is divided by so that the instances together enforce it.
+     */
+    readonly liveInstances: () => number
   }
 >()("partnerpay/adapters-pg/ServiceInstance") {}
 
@@ -46,9 +55,23 @@ export interface Options {
 export const make = Traced.fn("PgServiceInstance.make")(function* (options: Options = {}) {
   const sql = yield* SqlClient
   const instanceId = randomUUID()
-  const seen = sql`
-    INSERT INTO service_instances (instance_id) VALUES (${instanceId})
-    ON CONFLICT (instance_id) DO UPDATE SET seen_at = now()`
+  let live = 1
+  // One statement: this instance is seen, and the live ones are counted (the row written by this
+  // statement is not visible to its own SELECT, hence the instance counted apart).
+  const seen = sql<{ readonly live: number }>`
+    WITH seen AS (
+      INSERT INTO service_instances (instance_id) VALUES (${instanceId})
+      ON CONFLICT (instance_id) DO UPDATE SET seen_at = now()
+      RETURNING instance_id
+    )
+    SELECT 1 + count(*)::int AS live FROM service_instances
+    WHERE instance_id <> ${instanceId} AND seen_at > now() - ${livenessMillis} * interval '1 millisecond'`.pipe(
+    Effect.tap((rows) =>
+      Effect.sync(() => {
+        live = Math.max(1, rows[0]?.live ?? 1)
+      }),
+    ),
+  )
   if (options.exclusive === true) yield* sql`DELETE FROM service_instances`
   yield* seen
   yield* Effect.addFinalizer(() =>
@@ -59,7 +82,7 @@ export const make = Traced.fn("PgServiceInstance.make")(function* (options: Opti
     Effect.repeat(Schedule.spaced(options.heartbeatMillis ?? heartbeatMillis)),
     Effect.forkScoped,
   )
-  return ServiceInstance.of({ instanceId })
+  return ServiceInstance.of({ instanceId, liveInstances: () => live })
 })
 
 /** Registers this process and keeps it live while the layer lives. */

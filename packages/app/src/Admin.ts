@@ -196,9 +196,9 @@ export const routes = (
   if (Option.isNone(adminToken)) return Layer.empty
   const token = adminToken.value
   return Layer.unwrap(
-    Effect.map(Effect.context<AdminRequirements>(), (context) => {
-      // One failure table per listener the routes are served on.
-      const guard = guarded(token, context, RateLimit.make())
+    Effect.map(Effect.all([Effect.context<AdminRequirements>(), RateLimit.InstanceShare]), ([context, share]) => {
+      // One failure table per listener the routes are served on (its share of the limits with several instances).
+      const guard = guarded(token, context, RateLimit.make({ share }))
       return HttpRouter.addAll([
         HttpRouter.route(
           "POST",

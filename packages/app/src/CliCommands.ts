@@ -228,7 +228,7 @@ const list = Command.make(
     ),
     json,
   },
-  Traced.fn("CliCommands.list")(function* ({ status, limit, json }) {
+  Traced.fn("CliCommands.listDeliveries")(function* ({ status, limit, json }) {
     if (!Number.isInteger(limit) || limit < 1 || limit > Operations.maxDeliveryLimit) {
       return yield* new Operations.InvalidInput({
         issues: [{ field: "--limit", message: `must be between 1 and ${Operations.maxDeliveryLimit}` }],

@@ -2,9 +2,14 @@
  * The service's configuration, read from the environment (through Effect's
  * `ConfigProvider`, so tests pass a record) and validated once at start.
  *
- * Every variable is read as an optional string and checked here, so a bad
- * start names EVERY bad variable at once with a human message; secret values
- * are never echoed. An empty variable counts as unset. Secrets are `Redacted`.
+ * Each variable is a declared `Config` in Settings.ts (its Schema, default and
+ * documentation); this module reads them all at once and applies the rules
+ * that tie them together: what production requires (the secrets, a provider
+ * bridge for every port: sandboxes never run in production), what needs what
+ * (the admin port needs the admin token, a webhook secret needs its URL...).
+ * A bad start names EVERY bad variable at once with a human message; secret
+ * values are never echoed. An empty variable counts as unset. Secrets are
+ * `Redacted`.
  *
  * Defaults chosen where the interface is silent:
  * - HOST defaults to 127.0.0.1 (a sandbox started on a laptop is not exposed to
@@ -15,18 +20,17 @@
  * - PORT 0 is accepted (the OS picks a free port; the start line shows it).
  * - without DATABASE_URL the embedded PGlite database lives in
  *   PARTNERPAY_DATA_DIR (default `packages/app/.data`, an absolute path
- *   resolved from this file, so the service and the CLI use the same
+ *   resolved from Settings.ts, so the service and the CLI use the same
  *   database wherever they are started from; a relative
  *   PARTNERPAY_DATA_DIR is relative to the working directory).
  */
-import { fileURLToPath } from "node:url"
-import { ClientAddress } from "@partnerpay/adapters-http"
-import { PgPersonalDataVault } from "@partnerpay/adapters-pg"
-import { Config, Effect, type LogLevel, Option, Redacted, Result, Schema } from "effect"
-import * as HttpBridge from "./providers/HttpBridge.ts"
+import type { ClientAddress } from "@partnerpay/adapters-http"
+import { Config, ConfigProvider, Effect, type LogLevel, Option, Redacted, Schema } from "effect"
 import * as ProviderPorts from "./providers/ProviderPorts.ts"
+import * as SettingSchemas from "./SettingSchemas.ts"
+import * as Settings from "./Settings.ts"
 
-export type Environment = "sandbox" | "production"
+export type Environment = SettingSchemas.Environment
 
 export type DatabaseConfig =
   | {
@@ -108,11 +112,15 @@ export interface TraceExportConfig {
   readonly exportIntervalMillis: number
 }
 
-/** One bad variable. `message` never contains a secret's value. */
-export interface ConfigIssue {
-  readonly variable: string
-  readonly message: string
-}
+export {
+  maxReminderDays,
+  maxStatementsPerSession,
+  minimumAdminTokenLength,
+  minimumProviderSecretLength,
+  minimumTokenSecretBytes,
+} from "./SettingSchemas.ts"
+export type { ConfigIssue } from "./Settings.ts"
+export { defaultDataDir } from "./Settings.ts"
 
 export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigInvalid", {
   issues: Schema.Array(Schema.Struct({ variable: Schema.String, message: Schema.String })),
@@ -122,595 +130,250 @@ export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigIn
   }
 }
 
+export type Variable = Settings.Settings[keyof Settings.Settings]["name"] | ProviderPorts.ProviderVariable
+
 /** Every variable the service reads. */
-export const variables = [
-  "PORT",
-  "HOST",
-  "DATABASE_URL",
-  "PARTNERPAY_DB_STATEMENTS_PER_SESSION",
-  "PARTNERPAY_DATA_DIR",
-  "PARTNERPAY_ENV",
-  "PARTNERPAY_TOKEN_SECRET",
-  "PARTNERPAY_TOKEN_SECRET_PREVIOUS",
-  "PARTNERPAY_SECRET_PEPPER",
-  "PARTNERPAY_DATA_KEY",
-  "PARTNERPAY_TRUST_PROXY",
-  "PARTNERPAY_ADMIN_TOKEN",
-  "PARTNERPAY_ADMIN_PORT",
-  "PARTNERPAY_ADMIN_HOST",
-  "PARTNERPAY_OTP_SECRET",
-  "PARTNERPAY_CHAT_SECRET",
-  "PARTNERPAY_KYB_DELAY_MS",
-  "PARTNERPAY_SETTLEMENT_DELAY_MS",
-  "PARTNERPAY_RATE_LIMITING",
-  "PARTNERPAY_TRACING",
-  "PARTNERPAY_METRICS",
-  "OTEL_EXPORTER_OTLP_ENDPOINT",
-  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-  "OTEL_SERVICE_NAME",
-  "OTEL_BSP_SCHEDULE_DELAY",
-  "PARTNERPAY_REMINDER_DAYS",
-  "PARTNERPAY_SANDBOX_CLIENT_ID",
-  "PARTNERPAY_SANDBOX_CLIENT_SECRET",
-  "PARTNERPAY_SANDBOX_WEBHOOK_URL",
-  "PARTNERPAY_SANDBOX_WEBHOOK_SECRET",
-  "LOG_LEVEL",
-  ...ProviderPorts.providerVariables,
-] as const
+export const variables: ReadonlyArray<Variable> = Settings.all.map((setting) => setting.name as Variable)
 
-export type Variable = (typeof variables)[number]
+/** Every setting read at once: each its value or the issue naming its variable. */
+const readAll = Config.all({ settings: Settings.read(Settings.settings), bridges: Settings.readBridges })
 
-/** The data directory when PARTNERPAY_DATA_DIR is unset: `packages/app/.data`, whatever the working directory. */
-export const defaultDataDir: string = fileURLToPath(new URL("../.data", import.meta.url))
-
-export const minimumTokenSecretBytes = 32
-export const minimumAdminTokenLength = 32
-
-const logLevels: ReadonlyArray<LogLevel.LogLevel> = ["All", "Fatal", "Error", "Warn", "Info", "Debug", "Trace", "None"]
-
-const readRaw = (name: Variable): Effect.Effect<string | undefined> =>
-  Config.option(Config.String(name)).pipe(
-    Effect.map((value) => (Option.isSome(value) && value.value.trim() !== "" ? value.value : undefined)),
-    // A provider that cannot be read at all counts as "unset" for this variable.
-    Effect.orElseSucceed(() => undefined),
-  )
-
-const quote = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}...` : value)
-
-const parseMillis = (issues: Array<ConfigIssue>, variable: Variable, raw: string | undefined, fallback: number) => {
-  if (raw === undefined) return fallback
-  const value = Number(raw)
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value > 86_400_000) {
-    issues.push({
-      variable,
-      message: `must be a whole number of milliseconds between 0 and 86400000 (got ${quote(raw)})`,
-    })
-    return fallback
-  }
-  return value
-}
-
-/** Most statements pipelined on one pooled session (the client keeps at most 128 on the wire). */
-export const maxStatementsPerSession = 128
-
-/**
- * PARTNERPAY_DB_STATEMENTS_PER_SESSION: how many concurrent statements share one pooled PostgreSQL
- * session before the pool opens the next (1..128, default 32). Fewer spreads commits over sessions
- * (they share WAL flushes), more shares socket writes; see packages/adapters-pg/README.md.
- */
-const parseStatementsPerSession = (issues: Array<ConfigIssue>, raw: string | undefined): number => {
-  if (raw === undefined) return 32
-  const value = Number(raw)
-  if (!/^\d+$/.test(raw.trim()) || value < 1 || value > maxStatementsPerSession) {
-    issues.push({
-      variable: "PARTNERPAY_DB_STATEMENTS_PER_SESSION",
-      message: `must be a whole number between 1 and ${maxStatementsPerSession} (got ${quote(raw)})`,
-    })
-    return 32
-  }
-  return value
-}
-
-/** Most days ahead a reminder may go out. */
-export const maxReminderDays = 30
-
-/** PARTNERPAY_REMINDER_DAYS: distinct whole numbers of days 0..30, comma-separated ("3,0"); largest first. */
-const parseReminderDays = (issues: Array<ConfigIssue>, raw: string | undefined): ReadonlyArray<number> => {
-  if (raw === undefined) return [3, 0]
-  const parts = raw.split(",").map((part) => part.trim())
-  const days = parts.map(Number)
-  const valid =
-    parts.every((part) => /^\d{1,2}$/.test(part)) &&
-    days.every((day) => day <= maxReminderDays) &&
-    new Set(days).size === days.length
-  if (!valid) {
-    issues.push({
-      variable: "PARTNERPAY_REMINDER_DAYS",
-      message: `must be distinct whole numbers of days between 0 and ${maxReminderDays}, comma-separated, e.g. "3,0" (got ${quote(raw)})`,
-    })
-    return [3, 0]
-  }
-  return [...days].sort((a, b) => b - a)
-}
-
-const isHttpUrl = (raw: string): boolean => {
-  try {
-    const url = new URL(raw)
-    return url.protocol === "http:" || url.protocol === "https:"
-  } catch {
-    return false
-  }
-}
+type Read = Config.Success<typeof readAll>
 
 /** Reads and validates the configuration from the current `ConfigProvider` (the environment by default). */
 export const load: Effect.Effect<AppConfig, ConfigInvalid> = Effect.gen(function* () {
-  const raw: Partial<Record<Variable, string>> = {}
-  for (const name of variables) {
-    const value = yield* readRaw(name)
-    if (value !== undefined) raw[name] = value
-  }
-  return yield* fromRecord(raw)
+  const provider = yield* ConfigProvider.ConfigProvider
+  // Reading never fails: a bad value is an issue in its place, and an unreadable source counts as unset.
+  const read = yield* Effect.orDie(readAll.parse(Settings.blankAsUnset(provider)))
+  const issues = new Issues()
+  const config = validate(read, issues)
+  return issues.list.length > 0 ? yield* new ConfigInvalid({ issues: issues.list }) : config
 })
 
-/** Validates already-read raw values (exposed for tests and embedders). */
+/** Validates raw values given as a record (for tests and embedders); an empty value counts as unset. */
 export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effect<AppConfig, ConfigInvalid> =>
-  Effect.suspend(() => {
-    const issues: Array<ConfigIssue> = []
-
-    // PORT
-    let port = 3000
-    if (raw.PORT !== undefined) {
-      const value = Number(raw.PORT)
-      if (!/^\d+$/.test(raw.PORT.trim()) || value > 65535) {
-        issues.push({ variable: "PORT", message: `must be an integer between 0 and 65535 (got ${quote(raw.PORT)})` })
-      } else port = value
-    }
-
-    // HOST
-    const host = raw.HOST?.trim() ?? "127.0.0.1"
-    if (/[\s/]/.test(host)) {
-      issues.push({ variable: "HOST", message: `must be a host name or IP address (got ${quote(host)})` })
-    }
-
-    // PARTNERPAY_ENV
-    let environment: Environment = "sandbox"
-    if (raw.PARTNERPAY_ENV !== undefined) {
-      const value = raw.PARTNERPAY_ENV.trim().toLowerCase()
-      if (value === "sandbox" || value === "production") environment = value
-      else
-        issues.push({
-          variable: "PARTNERPAY_ENV",
-          message: `must be "sandbox" or "production" (got ${quote(raw.PARTNERPAY_ENV)})`,
-        })
-    }
-
-    // PARTNERPAY_DATA_DIR, DATABASE_URL
-    const dataDir = raw.PARTNERPAY_DATA_DIR ?? defaultDataDir
-    let database: DatabaseConfig = { _tag: "Pglite", dataDir: `${dataDir.replace(/\/+$/, "")}/pglite` }
-    if (raw.DATABASE_URL !== undefined) {
-      if (!/^postgres(ql)?:\/\/\S+$/.test(raw.DATABASE_URL.trim())) {
-        // The URL may hold a password: never echo it.
-        issues.push({
-          variable: "DATABASE_URL",
-          message: "must be a PostgreSQL connection URL (postgres://user:password@host:port/database)",
-        })
-      } else
-        database = {
-          _tag: "Postgres",
-          url: Redacted.make(raw.DATABASE_URL.trim()),
-          statementsPerSession: parseStatementsPerSession(issues, raw.PARTNERPAY_DB_STATEMENTS_PER_SESSION),
-        }
-    }
-
-    // PARTNERPAY_TOKEN_SECRET
-    let tokenSecret = Option.none<Redacted.Redacted<string>>()
-    if (raw.PARTNERPAY_TOKEN_SECRET !== undefined) {
-      const bytes = new TextEncoder().encode(raw.PARTNERPAY_TOKEN_SECRET).byteLength
-      if (bytes < minimumTokenSecretBytes) {
-        issues.push({
-          variable: "PARTNERPAY_TOKEN_SECRET",
-          message: `must be at least ${minimumTokenSecretBytes} bytes long (got ${bytes}); e.g. \`openssl rand -base64 48\``,
-        })
-      } else tokenSecret = Option.some(Redacted.make(raw.PARTNERPAY_TOKEN_SECRET))
-    } else if (environment === "production") {
-      issues.push({
-        variable: "PARTNERPAY_TOKEN_SECRET",
-        message: `is required when PARTNERPAY_ENV=production (at least ${minimumTokenSecretBytes} random bytes)`,
-      })
-    }
-
-    // PARTNERPAY_TOKEN_SECRET_PREVIOUS (optional), PARTNERPAY_SECRET_PEPPER (required in production)
-    const longSecret = (
-      variable: "PARTNERPAY_TOKEN_SECRET_PREVIOUS" | "PARTNERPAY_SECRET_PEPPER",
-      required: boolean,
-    ) => {
-      const value = raw[variable]
-      if (value === undefined) {
-        if (required) {
-          issues.push({
-            variable,
-            message: `is required when PARTNERPAY_ENV=production (at least ${minimumTokenSecretBytes} random bytes)`,
-          })
-        }
-        return Option.none<Redacted.Redacted<string>>()
-      }
-      const bytes = new TextEncoder().encode(value).byteLength
-      if (bytes < minimumTokenSecretBytes) {
-        issues.push({
-          variable,
-          message: `must be at least ${minimumTokenSecretBytes} bytes long (got ${bytes}); e.g. \`openssl rand -base64 48\``,
-        })
-        return Option.none<Redacted.Redacted<string>>()
-      }
-      return Option.some(Redacted.make(value))
-    }
-    const tokenSecretPrevious = longSecret("PARTNERPAY_TOKEN_SECRET_PREVIOUS", false)
-    const secretPepper = longSecret("PARTNERPAY_SECRET_PEPPER", environment === "production")
-
-    // PARTNERPAY_DATA_KEY: the personal-data master key (DataKey.ts reads it); required in production,
-    // generated into the data directory in a sandbox. Checked here so a bad start names it with the others.
-    let dataKey = Option.none<Redacted.Redacted<string>>()
-    if (raw.PARTNERPAY_DATA_KEY !== undefined) {
-      try {
-        PgPersonalDataVault.parseMasterKey(raw.PARTNERPAY_DATA_KEY)
-        dataKey = Option.some(Redacted.make(raw.PARTNERPAY_DATA_KEY))
-      } catch (error) {
-        issues.push({ variable: "PARTNERPAY_DATA_KEY", message: (error as Error).message })
-      }
-    } else if (environment === "production") {
-      issues.push({
-        variable: "PARTNERPAY_DATA_KEY",
-        message: "is required when PARTNERPAY_ENV=production (32 random bytes: `openssl rand -base64 32`)",
-      })
-    }
-
-    // PARTNERPAY_TRUST_PROXY: "off", a hop count, or addresses and CIDR networks (ClientAddress.fromString).
-    let trustedProxies = ClientAddress.none
-    if (raw.PARTNERPAY_TRUST_PROXY !== undefined) {
-      const parsed = ClientAddress.fromString(raw.PARTNERPAY_TRUST_PROXY)
-      if (Result.isSuccess(parsed)) trustedProxies = parsed.success
-      else issues.push({ variable: "PARTNERPAY_TRUST_PROXY", message: parsed.failure })
-    }
-
-    // PARTNERPAY_ADMIN_TOKEN
-    let adminToken = Option.none<Redacted.Redacted<string>>()
-    if (raw.PARTNERPAY_ADMIN_TOKEN !== undefined) {
-      if (raw.PARTNERPAY_ADMIN_TOKEN.length < minimumAdminTokenLength) {
-        issues.push({
-          variable: "PARTNERPAY_ADMIN_TOKEN",
-          message: `must be at least ${minimumAdminTokenLength} characters long (got ${raw.PARTNERPAY_ADMIN_TOKEN.length})`,
-        })
-      } else adminToken = Option.some(Redacted.make(raw.PARTNERPAY_ADMIN_TOKEN))
-    }
-    const adminListener = parseAdminListener(issues, raw, port)
-
-    // PARTNERPAY_OTP_SECRET, PARTNERPAY_CHAT_SECRET: required in production, unused in sandbox.
-    const productionSecret = (variable: "PARTNERPAY_OTP_SECRET" | "PARTNERPAY_CHAT_SECRET") => {
-      const value = raw[variable]
-      if (value === undefined) {
-        if (environment === "production") {
-          issues.push({ variable, message: `is required when PARTNERPAY_ENV=production (at least 32 characters)` })
-        }
-        return Option.none<Redacted.Redacted<string>>()
-      }
-      if (value.length < 32) {
-        issues.push({ variable, message: `must be at least 32 characters long (got ${value.length})` })
-        return Option.none<Redacted.Redacted<string>>()
-      }
-      return Option.some(Redacted.make(value))
-    }
-    const otpSecret = productionSecret("PARTNERPAY_OTP_SECRET")
-    const chatSecret = productionSecret("PARTNERPAY_CHAT_SECRET")
-
-    const kybDelayMillis = parseMillis(issues, "PARTNERPAY_KYB_DELAY_MS", raw.PARTNERPAY_KYB_DELAY_MS, 2000)
-    const settlementDelayMillis = parseMillis(
-      issues,
-      "PARTNERPAY_SETTLEMENT_DELAY_MS",
-      raw.PARTNERPAY_SETTLEMENT_DELAY_MS,
-      2000,
-    )
-
-    let rateLimiting = true
-    if (raw.PARTNERPAY_RATE_LIMITING !== undefined) {
-      const wanted = raw.PARTNERPAY_RATE_LIMITING.trim().toLowerCase()
-      if (wanted === "on" || wanted === "off") rateLimiting = wanted === "on"
-      else
-        issues.push({
-          variable: "PARTNERPAY_RATE_LIMITING",
-          message: `must be "on" or "off" (got "${raw.PARTNERPAY_RATE_LIMITING}")`,
-        })
-    }
-
-    let tracing = false
-    if (raw.PARTNERPAY_TRACING !== undefined) {
-      const wanted = raw.PARTNERPAY_TRACING.trim().toLowerCase()
-      if (wanted === "on" || wanted === "off") tracing = wanted === "on"
-      else
-        issues.push({
-          variable: "PARTNERPAY_TRACING",
-          message: `must be "on" or "off" (got ${quote(raw.PARTNERPAY_TRACING)})`,
-        })
-    }
-
-    let metrics = true
-    if (raw.PARTNERPAY_METRICS !== undefined) {
-      const wanted = raw.PARTNERPAY_METRICS.trim().toLowerCase()
-      if (wanted === "on" || wanted === "off") metrics = wanted === "on"
-      else
-        issues.push({
-          variable: "PARTNERPAY_METRICS",
-          message: `must be "on" or "off" (got ${quote(raw.PARTNERPAY_METRICS)})`,
-        })
-    }
-
-    // OpenTelemetry (the standard variables): traces exported when an endpoint is set.
-    let traceExport = Option.none<TraceExportConfig>()
-    const tracesEndpoint = raw.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim()
-    const baseEndpoint = raw.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
-    const endpointVariable =
-      tracesEndpoint !== undefined ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT"
-    const endpoint = tracesEndpoint ?? baseEndpoint
-    if (endpoint !== undefined) {
-      if (!isHttpUrl(endpoint)) {
-        issues.push({
-          variable: endpointVariable,
-          message: `must be an absolute http:// or https:// URL (got ${quote(endpoint)})`,
-        })
-      } else {
-        const exportIntervalMillis = parseMillis(issues, "OTEL_BSP_SCHEDULE_DELAY", raw.OTEL_BSP_SCHEDULE_DELAY, 5000)
-        traceExport = Option.some({
-          url: tracesEndpoint ?? `${endpoint.replace(/\/+$/, "")}/v1/traces`,
-          serviceName: raw.OTEL_SERVICE_NAME?.trim() ?? "partnerpay",
-          exportIntervalMillis,
-        })
-        tracing = true
-      }
-    }
-    const reminderDays = parseReminderDays(issues, raw.PARTNERPAY_REMINDER_DAYS)
-
-    // LOG_LEVEL (any case)
-    let logLevel: LogLevel.LogLevel = "Info"
-    if (raw.LOG_LEVEL !== undefined) {
-      const wanted = raw.LOG_LEVEL.trim().toLowerCase()
-      const found = logLevels.find(
-        (level) => level.toLowerCase() === wanted || (wanted === "warning" && level === "Warn"),
-      )
-      if (found === undefined) {
-        issues.push({
-          variable: "LOG_LEVEL",
-          message: `must be one of ${logLevels.join(", ")} (any case; got ${quote(raw.LOG_LEVEL)})`,
-        })
-      } else logLevel = found
-    }
-
-    // Sandbox partner
-    let sandboxPartner = Option.none<SandboxPartnerConfig>()
-    const clientId = raw.PARTNERPAY_SANDBOX_CLIENT_ID?.trim()
-    const clientSecret = raw.PARTNERPAY_SANDBOX_CLIENT_SECRET
-    const webhookUrl = raw.PARTNERPAY_SANDBOX_WEBHOOK_URL?.trim()
-    const webhookSecret = raw.PARTNERPAY_SANDBOX_WEBHOOK_SECRET
-    if (clientId !== undefined && clientSecret === undefined) {
-      issues.push({
-        variable: "PARTNERPAY_SANDBOX_CLIENT_SECRET",
-        message: "is required when PARTNERPAY_SANDBOX_CLIENT_ID is set",
-      })
-    }
-    if (clientId === undefined && clientSecret !== undefined) {
-      issues.push({
-        variable: "PARTNERPAY_SANDBOX_CLIENT_ID",
-        message: "is required when PARTNERPAY_SANDBOX_CLIENT_SECRET is set",
-      })
-    }
-    if (clientSecret !== undefined && clientSecret.length < 16) {
-      issues.push({
-        variable: "PARTNERPAY_SANDBOX_CLIENT_SECRET",
-        message: `must be at least 16 characters long (got ${clientSecret.length})`,
-      })
-    }
-    if (clientId !== undefined && !/^[\x21-\x7e]{1,200}$/.test(clientId)) {
-      issues.push({
-        variable: "PARTNERPAY_SANDBOX_CLIENT_ID",
-        message: "must be 1 to 200 printable ASCII characters without spaces",
-      })
-    }
-    if (webhookUrl !== undefined && !isHttpUrl(webhookUrl)) {
-      issues.push({
-        variable: "PARTNERPAY_SANDBOX_WEBHOOK_URL",
-        message: `must be an absolute http:// or https:// URL (got ${quote(webhookUrl)})`,
-      })
-    }
-    if ((webhookUrl !== undefined || webhookSecret !== undefined) && clientId === undefined) {
-      issues.push({
-        variable: webhookUrl !== undefined ? "PARTNERPAY_SANDBOX_WEBHOOK_URL" : "PARTNERPAY_SANDBOX_WEBHOOK_SECRET",
-        message: "needs PARTNERPAY_SANDBOX_CLIENT_ID and PARTNERPAY_SANDBOX_CLIENT_SECRET",
-      })
-    }
-    if (webhookSecret !== undefined && webhookUrl === undefined) {
-      issues.push({
-        variable: "PARTNERPAY_SANDBOX_WEBHOOK_SECRET",
-        message: "is set but PARTNERPAY_SANDBOX_WEBHOOK_URL is not (a signing secret needs an endpoint)",
-      })
-    }
-    if (
-      environment === "sandbox" &&
-      clientId !== undefined &&
-      clientSecret !== undefined &&
-      !issues.some((issue) => issue.variable.startsWith("PARTNERPAY_SANDBOX_"))
-    ) {
-      sandboxPartner = Option.some({
-        clientId,
-        clientSecret: Redacted.make(clientSecret),
-        webhookUrl: Option.fromUndefinedOr(webhookUrl),
-        webhookSecret: Option.map(Option.fromUndefinedOr(webhookSecret), (secret) => Redacted.make(secret)),
-      })
-    }
-
-    const providers = parseProviders(issues, raw, environment)
-
-    if (issues.length > 0) return Effect.fail(new ConfigInvalid({ issues }))
-    return Effect.succeed({
-      port,
-      host,
-      environment,
-      database,
-      dataDir,
-      tokenSecret,
-      tokenSecretPrevious,
-      secretPepper,
-      dataKey,
-      trustedProxies,
-      otpSecret,
-      chatSecret,
-      adminToken,
-      adminListener,
-      kybDelayMillis,
-      settlementDelayMillis,
-      rateLimiting,
-      tracing,
-      metrics,
-      traceExport,
-      logLevel,
-      reminderDays,
-      sandboxPartner,
-      providers,
-    })
-  })
+  load.pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(raw)))
 
 /**
- * PARTNERPAY_ADMIN_PORT (0..65535, not PORT) and PARTNERPAY_ADMIN_HOST (default 127.0.0.1, whatever HOST
- * is: the operator API is reachable from elsewhere only when asked for). Both need PARTNERPAY_ADMIN_TOKEN.
+ * The issues of the settings consulted, in the order they are consulted: a bad value is named where its
+ * setting matters (PARTNERPAY_DB_STATEMENTS_PER_SESSION only with DATABASE_URL, a bridge's timeout only
+ * with its URL or secret...), between the issues of the rules that tie settings together.
  */
-const parseAdminListener = (
-  issues: Array<ConfigIssue>,
-  raw: Partial<Record<Variable, string>>,
-  publicPort: number,
-): Option.Option<AdminListener> => {
-  const rawPort = raw.PARTNERPAY_ADMIN_PORT?.trim()
-  const host = raw.PARTNERPAY_ADMIN_HOST?.trim()
-  if (rawPort === undefined) {
-    if (host !== undefined) {
-      issues.push({ variable: "PARTNERPAY_ADMIN_HOST", message: "is set but PARTNERPAY_ADMIN_PORT is not" })
-    }
-    return Option.none()
+class Issues {
+  readonly list: Array<Settings.ConfigIssue> = []
+  add(variable: string, message: string): void {
+    this.list.push({ variable, message })
   }
-  const before = issues.length
-  const port = Number(rawPort)
-  if (!/^\d+$/.test(rawPort) || port > 65535) {
-    issues.push({
-      variable: "PARTNERPAY_ADMIN_PORT",
-      message: `must be an integer between 0 and 65535 (got ${quote(rawPort)})`,
-    })
-  } else if (port !== 0 && port === publicPort) {
-    issues.push({
-      variable: "PARTNERPAY_ADMIN_PORT",
-      message: `must differ from PORT (${publicPort}): the operator API gets a listener of its own`,
-    })
+  /** The setting's value (its default, or `None`, once its issue is named). */
+  take<A>(reading: Settings.Reading<A>): A {
+    if (reading.issue !== undefined) this.list.push(reading.issue)
+    return reading.value
   }
-  if (host !== undefined && /[\s/]/.test(host)) {
-    issues.push({
-      variable: "PARTNERPAY_ADMIN_HOST",
-      message: `must be a host name or IP address (got ${quote(host)})`,
-    })
+  /** Whether any issue names a variable starting with `prefix`. */
+  names(prefix: string): boolean {
+    return this.list.some((issue) => issue.variable.startsWith(prefix))
   }
-  if (raw.PARTNERPAY_ADMIN_TOKEN === undefined) {
-    issues.push({
-      variable: "PARTNERPAY_ADMIN_PORT",
-      message: "is set but PARTNERPAY_ADMIN_TOKEN is not (the operator API exists only with a token)",
-    })
-  }
-  if (issues.length > before) return Option.none()
-  return Option.some({ port, host: host ?? "127.0.0.1" })
 }
 
-export const minimumProviderSecretLength = 32
+const { settings } = Settings
+
+const requiredInProduction = (what: string) => `is required when PARTNERPAY_ENV=production (${what})`
+
+const randomBytes = `at least ${SettingSchemas.minimumTokenSecretBytes} random bytes`
+
+/** The configuration, every rule applied; its issues are left in `issues`. */
+const validate = (read: Read, issues: Issues): AppConfig => {
+  const value = read.settings
+  const port = issues.take(value.port)
+  const host = issues.take(value.host)
+  const environment = issues.take(value.environment)
+  const production = environment === "production"
+
+  const dataDir = issues.take(value.dataDir)
+  const databaseUrl = issues.take(value.databaseUrl)
+  const database: DatabaseConfig = Option.isSome(databaseUrl)
+    ? { _tag: "Postgres", url: databaseUrl.value, statementsPerSession: issues.take(value.statementsPerSession) }
+    : { _tag: "Pglite", dataDir: `${dataDir.replace(/\/+$/, "")}/pglite` }
+
+  /** An optional secret, named when production requires it and it is unset. */
+  const secret = <A>(
+    setting: { readonly name: string },
+    read: Settings.Reading<Option.Option<A>>,
+    required: string | undefined,
+  ) => {
+    if (required !== undefined && production && !read.set) issues.add(setting.name, requiredInProduction(required))
+    return issues.take(read)
+  }
+  const tokenSecret = secret(settings.tokenSecret, value.tokenSecret, randomBytes)
+  const tokenSecretPrevious = secret(settings.tokenSecretPrevious, value.tokenSecretPrevious, undefined)
+  const secretPepper = secret(settings.secretPepper, value.secretPepper, randomBytes)
+  const dataKey = secret(settings.dataKey, value.dataKey, "32 random bytes: `openssl rand -base64 32`")
+  const trustedProxies = issues.take(value.trustProxy)
+  const adminToken = issues.take(value.adminToken)
+  const adminListener = adminListenerOf(read, issues, port)
+  const otpSecret = secret(settings.otpSecret, value.otpSecret, "at least 32 characters")
+  const chatSecret = secret(settings.chatSecret, value.chatSecret, "at least 32 characters")
+
+  const kybDelayMillis = issues.take(value.kybDelayMillis)
+  const settlementDelayMillis = issues.take(value.settlementDelayMillis)
+  const rateLimiting = issues.take(value.rateLimiting)
+  const tracingAsked = issues.take(value.tracing)
+  const metrics = issues.take(value.metrics)
+  const traceExport = traceExportOf(read, issues)
+  const reminderDays = issues.take(value.reminderDays)
+  const logLevel = issues.take(value.logLevel)
+  const sandboxPartner = sandboxPartnerOf(read, issues, environment)
+  const providers = bridgesOf(read, issues, production)
+
+  return {
+    port,
+    host,
+    environment,
+    database,
+    dataDir,
+    tokenSecret,
+    tokenSecretPrevious,
+    secretPepper,
+    dataKey,
+    trustedProxies,
+    otpSecret,
+    chatSecret,
+    adminToken,
+    adminListener,
+    kybDelayMillis,
+    settlementDelayMillis,
+    rateLimiting,
+    tracing: tracingAsked || Option.isSome(traceExport),
+    metrics,
+    traceExport,
+    logLevel,
+    reminderDays,
+    sandboxPartner,
+    providers,
+  }
+}
+
+/**
+ * PARTNERPAY_ADMIN_PORT (not PORT) and PARTNERPAY_ADMIN_HOST (default 127.0.0.1, whatever HOST is: the
+ * operator API is reachable from elsewhere only when asked for). Both need PARTNERPAY_ADMIN_TOKEN.
+ */
+const adminListenerOf = (read: Read, issues: Issues, publicPort: number): Option.Option<AdminListener> => {
+  const { adminPort, adminHost, adminToken } = read.settings
+  if (!adminPort.set) {
+    if (adminHost.set) issues.add(settings.adminHost.name, "is set but PARTNERPAY_ADMIN_PORT is not")
+    return Option.none()
+  }
+  const before = issues.list.length
+  const port = issues.take(adminPort)
+  if (Option.isSome(port) && port.value !== 0 && port.value === publicPort) {
+    issues.add(
+      settings.adminPort.name,
+      `must differ from PORT (${publicPort}): the operator API gets a listener of its own`,
+    )
+  }
+  const host = issues.take(adminHost)
+  if (!adminToken.set) {
+    issues.add(
+      settings.adminPort.name,
+      "is set but PARTNERPAY_ADMIN_TOKEN is not (the operator API exists only with a token)",
+    )
+  }
+  if (issues.list.length > before || Option.isNone(port)) return Option.none()
+  return Option.some({ port: port.value, host: Option.getOrElse(host, () => "127.0.0.1") })
+}
+
+/** OpenTelemetry (the standard variables): traces are exported when an endpoint is set. */
+const traceExportOf = (read: Read, issues: Issues): Option.Option<TraceExportConfig> => {
+  const { otlpTracesEndpoint, otlpEndpoint, exportIntervalMillis, serviceName } = read.settings
+  const tracesUrl = otlpTracesEndpoint.set
+  const endpoint = issues.take(tracesUrl ? otlpTracesEndpoint : otlpEndpoint)
+  if (Option.isNone(endpoint)) return Option.none()
+  return Option.some({
+    url: tracesUrl ? endpoint.value : `${endpoint.value.replace(/\/+$/, "")}/v1/traces`,
+    exportIntervalMillis: issues.take(exportIntervalMillis),
+    serviceName: issues.take(serviceName),
+  })
+}
+
+/** The partner created at start in a sandbox: the client id and secret go together, the webhook needs them. */
+const sandboxPartnerOf = (
+  read: Read,
+  issues: Issues,
+  environment: Environment,
+): Option.Option<SandboxPartnerConfig> => {
+  const { sandboxClientId, sandboxClientSecret, sandboxWebhookUrl, sandboxWebhookSecret } = read.settings
+  const [idSet, secretSet] = [sandboxClientId.set, sandboxClientSecret.set]
+  const [urlSet, webhookSecretSet] = [sandboxWebhookUrl.set, sandboxWebhookSecret.set]
+  if (idSet && !secretSet) {
+    issues.add(settings.sandboxClientSecret.name, "is required when PARTNERPAY_SANDBOX_CLIENT_ID is set")
+  }
+  if (!idSet && secretSet) {
+    issues.add(settings.sandboxClientId.name, "is required when PARTNERPAY_SANDBOX_CLIENT_SECRET is set")
+  }
+  const clientSecret = issues.take(sandboxClientSecret)
+  const clientId = issues.take(sandboxClientId)
+  const webhookUrl = issues.take(sandboxWebhookUrl)
+  const webhookSecret = issues.take(sandboxWebhookSecret)
+  if ((urlSet || webhookSecretSet) && !idSet) {
+    issues.add(
+      urlSet ? settings.sandboxWebhookUrl.name : settings.sandboxWebhookSecret.name,
+      "needs PARTNERPAY_SANDBOX_CLIENT_ID and PARTNERPAY_SANDBOX_CLIENT_SECRET",
+    )
+  }
+  if (webhookSecretSet && !urlSet) {
+    issues.add(
+      settings.sandboxWebhookSecret.name,
+      "is set but PARTNERPAY_SANDBOX_WEBHOOK_URL is not (a signing secret needs an endpoint)",
+    )
+  }
+  if (environment !== "sandbox" || Option.isNone(clientId) || Option.isNone(clientSecret)) return Option.none()
+  if (issues.names("PARTNERPAY_SANDBOX_")) return Option.none()
+  return Option.some({ clientId: clientId.value, clientSecret: clientSecret.value, webhookUrl, webhookSecret })
+}
 
 const isLoopback = (url: URL) => ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname)
 
 /**
- * The bridges of PARTNERPAY_PROVIDER_<PORT>_{URL,SECRET,TIMEOUT_MS,RETRIES}.
- * URL and SECRET go together; production needs https (but on loopback) and
- * every port configured: each port left out is one issue naming it.
+ * The bridges of PARTNERPAY_PROVIDER_<PORT>_{URL,SECRET,TIMEOUT_MS,RETRIES}. URL and SECRET go together;
+ * production needs https (but on loopback) and every port configured: each port left out is one issue naming it.
  */
-const parseProviders = (
-  issues: Array<ConfigIssue>,
-  raw: Partial<Record<Variable, string>>,
-  environment: Environment,
-): ProviderPorts.Bridges => {
+const bridgesOf = (read: Read, issues: Issues, production: boolean): ProviderPorts.Bridges => {
   const bridges: ProviderPorts.Bridges = {}
   for (const entry of ProviderPorts.ports) {
-    const [urlVariable, secretVariable, timeoutVariable, retriesVariable] = ProviderPorts.variablesOf(entry.key)
-    const url = raw[urlVariable]?.trim()
-    const secret = raw[secretVariable]
-    if (url === undefined && secret === undefined) {
-      if (environment === "production") {
-        issues.push({
-          variable: urlVariable,
-          message:
-            `is required when PARTNERPAY_ENV=production, with ${secretVariable}: ` +
+    const value = read.bridges[entry.key]
+    const declared = Settings.bridges[entry.key]
+    const [urlVariable, secretVariable] = [declared.url.name, declared.secret.name]
+    if (!value.url.set && !value.secret.set) {
+      if (production) {
+        issues.add(
+          urlVariable,
+          `is required when PARTNERPAY_ENV=production, with ${secretVariable}: ` +
             `${entry.port} has no production provider (sandboxes never run in production)`,
-        })
+        )
       }
       continue
     }
-    let valid = true
-    if (url === undefined || !isHttpUrl(url)) {
-      valid = false
-      issues.push({
-        variable: urlVariable,
-        message:
-          url === undefined
-            ? `is required when ${secretVariable} is set`
-            : `must be an absolute http:// or https:// URL (got ${quote(url)})`,
-      })
-    } else if (environment === "production" && new URL(url).protocol !== "https:" && !isLoopback(new URL(url))) {
-      valid = false
-      issues.push({ variable: urlVariable, message: "must be an https:// URL in production (http only on loopback)" })
+    if (!value.url.set) issues.add(urlVariable, `is required when ${secretVariable} is set`)
+    const url = issues.take(value.url)
+    const insecure = Option.isSome(url) && production && !isSecure(new URL(url.value))
+    if (insecure) issues.add(urlVariable, "must be an https:// URL in production (http only on loopback)")
+    if (!value.secret.set) {
+      issues.add(
+        secretVariable,
+        `is required when ${urlVariable} is set (at least ${SettingSchemas.minimumProviderSecretLength} characters)`,
+      )
     }
-    if (secret === undefined || secret.length < minimumProviderSecretLength) {
-      valid = false
-      issues.push({
-        variable: secretVariable,
-        message:
-          secret === undefined
-            ? `is required when ${urlVariable} is set (at least ${minimumProviderSecretLength} characters)`
-            : `must be at least ${minimumProviderSecretLength} characters long (got ${secret.length})`,
-      })
-    }
-    const timeoutMillis = parseBounded(issues, timeoutVariable, raw[timeoutVariable], HttpBridge.defaultTimeoutMillis, {
-      minimum: 1,
-      maximum: 120_000,
-      unit: "milliseconds",
-    })
-    const retries = parseBounded(issues, retriesVariable, raw[retriesVariable], HttpBridge.defaultRetries, {
-      minimum: 0,
-      maximum: 10,
-      unit: "retries",
-    })
-    if (valid && url !== undefined && secret !== undefined) {
-      bridges[entry.key] = { url, secret: Redacted.make(secret), timeoutMillis, retries }
+    const secret = issues.take(value.secret)
+    const timeoutMillis = issues.take(value.timeoutMillis)
+    const retries = issues.take(value.retries)
+    if (Option.isSome(url) && !insecure && Option.isSome(secret)) {
+      bridges[entry.key] = { url: url.value, secret: secret.value, timeoutMillis, retries }
     }
   }
   return bridges
 }
 
-const parseBounded = (
-  issues: Array<ConfigIssue>,
-  variable: Variable,
-  raw: string | undefined,
-  fallback: number,
-  range: { readonly minimum: number; readonly maximum: number; readonly unit: string },
-): number => {
-  if (raw === undefined) return fallback
-  const value = Number(raw.trim())
-  if (!/^\d+$/.test(raw.trim()) || value < range.minimum || value > range.maximum) {
-    issues.push({
-      variable,
-      message: `must be a whole number of ${range.unit} between ${range.minimum} and ${range.maximum} (got ${quote(raw)})`,
-    })
-    return fallback
-  }
-  return value
-}
+const isSecure = (url: URL) => url.protocol === "https:" || isLoopback(url)
 
 /** A one-line description of where the data lives, for the start line (no secrets). */
 export const describeDatabase = (database: DatabaseConfig): string => {

@@ -10,6 +10,7 @@
  * docs/personal-data.md).
  */
 import {
+  type Migrations,
   PgAttachments,
   PgDomain,
   PgIdempotencyStore,
@@ -27,16 +28,16 @@ import * as DataKey from "./DataKey.ts"
 /** The stack for a configuration (its data key: PARTNERPAY_DATA_KEY, or the sandbox key file). */
 export const layerWith = (config: AppConfig) =>
   Layer.mergeAll(
-    // Idempotency-Key claims are held by this process (`service_instances`): free soon after it dies;
-    // an embedded database is this process's alone, so every earlier instance there is dead.
-    PgIdempotencyStore.layer().pipe(
-      Layer.provide(PgServiceInstance.layer({ exclusive: config.database._tag === "Pglite" })),
-    ),
+    PgIdempotencyStore.layer(),
     PgTokenGenerations.layer(),
     PgAttachments.layer,
     // the partner's own webhooks (deliveries, events, endpoint), over the outbox and the partners table
     Layer.provideMerge(PgWebhookLog.layer, PgPartnerCredentials.layer()),
   ).pipe(
+    // This process in `service_instances`: Idempotency-Key claims are held by it (free soon after it
+    // dies; an embedded database is this process's alone, so every earlier instance there is dead),
+    // and the per-instance rate limits are divided by the live instance count.
+    Layer.provideMerge(PgServiceInstance.layer({ exclusive: config.database._tag === "Pglite" })),
     Layer.provideMerge(PgDomain.layer()),
     Layer.provideMerge(DataKey.layer(config)),
     Layer.provideMerge(IdGenerator.IdGenerator.layerRandom),
@@ -54,6 +55,8 @@ export const layer = Layer.unwrap(Effect.map(load, layerWith))
 
 export type DomainPorts = Layer.Success<typeof layer>
 export type DomainRequirements = SqlClient
+/** Why the stack may fail to start besides the database: its migrations (named so the layer types are portable). */
+export type MigrationFailure = Migrations.UnknownMigrations | Migrations.MigrationFailed
 
 /** The attachments store is one of the ports (named here so the layer types are portable). */
 export type AttachmentsPort = Attachments.PaymentAttachments

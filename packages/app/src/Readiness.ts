@@ -42,11 +42,6 @@ export const Workers = Context.Reference<WorkerRegistry | undefined>("partnerpay
   defaultValue: () => undefined,
 })
 
-/** The highest migration id this build applies. */
-export const latestMigration: number = Math.max(
-  ...Object.keys(Migrations.migrations).map((key) => Number.parseInt(key, 10)),
-)
-
 export interface ReadinessReport {
   readonly ready: boolean
   readonly checks: {
@@ -56,13 +51,24 @@ export interface ReadinessReport {
   }
 }
 
+/** "ok" when the database has applied exactly the build's migrations, else what differs. */
+export const migrationsCheck = (applied: ReadonlySet<string>): string => {
+  const pending = Migrations.missing(applied).map(
+    (migration) => `${String(migration.id).padStart(4, "0")}_${migration.name}`,
+  )
+  const unknown = Migrations.unknown(applied)
+  if (pending.length === 0 && unknown.length === 0) return "ok"
+  return [
+    ...(pending.length === 0 ? [] : [`pending: ${pending.join(", ")}`]),
+    ...(unknown.length === 0 ? [] : [`unknown to this build: ${unknown.join(", ")}`]),
+  ].join("; ")
+}
+
 /** Runs the three checks (never fails: a failed check is reported). */
 export const check: Effect.Effect<ReadinessReport, never, SqlClient> = Effect.gen(function* () {
-  const sql = yield* SqlClient
   const registry = yield* Workers
-  const applied = yield* sql<{ readonly latest: number | null }>`
-    SELECT max(migration_id) AS latest FROM ${sql(Migrations.table)}`.pipe(
-    Effect.map((rows) => ({ _tag: "Answered" as const, latest: rows[0]?.latest ?? null })),
+  const applied = yield* Migrations.appliedKeys().pipe(
+    Effect.map((keys) => ({ _tag: "Answered" as const, keys })),
     Effect.timeoutOrElse({
       duration: "2 seconds",
       orElse: () => Effect.succeed({ _tag: "Failed" as const, reason: "did not answer within 2 s" }),
@@ -72,12 +78,7 @@ export const check: Effect.Effect<ReadinessReport, never, SqlClient> = Effect.ge
     ),
   )
   const database = applied._tag === "Answered" ? "ok" : applied.reason
-  const migrations =
-    applied._tag !== "Answered"
-      ? "unknown (database unreachable)"
-      : applied.latest !== null && Number(applied.latest) >= latestMigration
-        ? "ok"
-        : `pending: ${applied.latest ?? 0} of ${latestMigration} applied`
+  const migrations = applied._tag !== "Answered" ? "unknown (database unreachable)" : migrationsCheck(applied.keys)
   const notRunning = registry === undefined ? ["(no worker registry)"] : registry.notRunning()
   const workers = notRunning.length === 0 ? "ok" : `not running: ${notRunning.join(", ")}`
   return {

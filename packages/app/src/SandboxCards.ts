@@ -22,7 +22,7 @@ import {
   type UnitOfWork,
 } from "@partnerpay/domain"
 import { Clock, Effect, type Layer, Schema } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { asPartner, jsonBody, problem } from "./SandboxClock.ts"
 
 /** Validates the body; the card to save, or every bad field. */
@@ -71,36 +71,32 @@ export const routes: Layer.Layer<
     const context = yield* Effect.context<
       EventStore.EventStore | IdGenerator.IdGenerator | UnitOfWork.UnitOfWork | Policy.Policies
     >()
+    const saveCard = Traced.fn("SandboxCards.saveCard")(
+      function* (request: HttpServerRequest.HttpServerRequest, partnerId: Ids.PartnerId) {
+        const body = yield* jsonBody(request)
+        const now = yield* Clock.currentTimeMillis
+        const parsed = parseCard(body, new Date(now).getUTCFullYear())
+        if ("errors" in parsed) {
+          return yield* problem(
+            new Problem.ValidationProblem({
+              detail: "The test card is not valid.",
+              code: "VALIDATION_FAILED",
+              errors: parsed.errors,
+            }),
+          )
+        }
+        const method = { id: `card_sandbox_${crypto.randomUUID().slice(0, 8)}`, ...parsed.card }
+        yield* CustomerPreferences.saveCardPaymentMethod(partnerId, parsed.registrationId, method as never).pipe(
+          Effect.mapError((error) =>
+            Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
+          ),
+        )
+        return HttpServerResponse.jsonUnsafe(method)
+      },
+      (effect) => effect.pipe(Effect.provideContext(context), Effect.catch(problem)),
+    )
     yield* router.add("POST", "/Sandbox/CardPaymentMethods", (request) =>
-      asPartner(
-        tokens,
-        request,
-        Traced.fn("SandboxCards.saveCard")(
-          function* (partnerId: Ids.PartnerId) {
-            const body = yield* jsonBody(request)
-            const now = yield* Clock.currentTimeMillis
-            const parsed = parseCard(body, new Date(now).getUTCFullYear())
-            if ("errors" in parsed) {
-              return yield* problem(
-                new Problem.ValidationProblem({
-                  detail: "The test card is not valid.",
-                  code: "VALIDATION_FAILED",
-                  errors: parsed.errors,
-                }),
-              )
-            }
-            const method = { id: `card_sandbox_${crypto.randomUUID().slice(0, 8)}`, ...parsed.card }
-            yield* CustomerPreferences.saveCardPaymentMethod(partnerId, parsed.registrationId, method as never).pipe(
-              Effect.mapError((error) =>
-                Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
-              ),
-            )
-            return HttpServerResponse.jsonUnsafe(method)
-          },
-          Effect.provideContext(context),
-          Effect.catch(problem),
-        ),
-      ),
+      asPartner(tokens, request, (partnerId) => saveCard(request, partnerId)),
     )
   }),
 )

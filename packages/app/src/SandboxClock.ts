@@ -6,10 +6,11 @@
  * partner's time never moves another's.
  *
  * Each partner's offset (milliseconds, only ever growing) is stored in the
- * database (`sandbox_clocks`, migration 0013; PgSandboxClocks.ts), read once
- * at start and kept in memory, so it survives a restart. With several
- * instances, an advance reaches the other instances at their next start
- * (acceptable for a sandbox, which runs one).
+ * database (`sandbox_clocks`, migration 0013; PgSandboxClocks.ts), moved by
+ * an atomic increment, and kept in memory, so it survives a restart. With
+ * several instances, each reads the stored offsets again every
+ * `refreshMillis` (2 s): an advance made through one instance reaches the
+ * others within that bound (and at once on the instance that made it).
  *
  * Where the partner's time applies (a `Clock` running "real time + offset",
  * provided with `within(partnerId, effect)`; everything inside reading
@@ -40,7 +41,7 @@ import { Problem, RequestRecord, Tokens } from "@partnerpay/adapters-http"
 import { PgSandboxClocks } from "@partnerpay/adapters-pg"
 import type { EventStore, Ids } from "@partnerpay/domain"
 import { Traced } from "@partnerpay/domain"
-import { Clock, Context, type Duration, Effect, Layer, Option, Semaphore } from "effect"
+import { Clock, Context, type Duration, Effect, Layer, Option, Schedule, Semaphore } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql/SqlClient"
 
@@ -84,16 +85,25 @@ export const offsetClock = (base: Clock.Clock, offset: () => number): Clock.Cloc
 /** The real clock (Effect's default), e.g. for a worker that must not follow the sandbox clock. */
 export const realClock: Clock.Clock = Clock.Clock.defaultValue()
 
+/** How often an instance reads the stored offsets again (the bound on an advance made elsewhere). */
+export const refreshMillis = 2_000
+
+/** Sandbox clocks, and how they learn an offset stored by another instance. */
+export type Clocks = SandboxClock["Service"] & {
+  /** An offset read from the store: kept if it is ahead of the one known (offsets only grow). */
+  readonly learn: (partnerId: string, offsetMillis: number) => void
+}
+
 /**
  * Sandbox clocks over `base` (the real clock), starting from `initial`
- * offsets; `store` records each advance before it applies.
+ * offsets; `store` moves a partner's stored offset forward by an advance and
+ * answers the stored result, which then applies (the in-memory default adds).
  */
 export const make = (
   base: Clock.Clock = realClock,
   initial: Iterable<readonly [string, number]> = [],
-  store: (partnerId: string, offsetMillis: number) => Effect.Effect<void, EventStore.EventStoreUnavailable> = () =>
-    Effect.void,
-): SandboxClock["Service"] => {
+  store?: (partnerId: string, millis: number) => Effect.Effect<number, EventStore.EventStoreUnavailable>,
+): Clocks => {
   const offsets = new Map<string, number>(initial)
   const clocks = new Map<string, Clock.Clock>()
   const offsetOf = (partnerId: string) => offsets.get(partnerId) ?? 0
@@ -107,28 +117,35 @@ export const make = (
     if (offsets.has(partnerId)) clocks.set(partnerId, clock)
     return clock
   }
-  return SandboxClock.of({
-    offsetOf,
-    advance: (partnerId, millis) =>
-      advancing.withPermit(
-        Effect.suspend(() => {
-          const next = offsetOf(partnerId) + Math.max(0, Math.trunc(millis))
-          return store(partnerId, next).pipe(
-            Effect.map(() => {
-              offsets.set(partnerId, next)
-              return next
-            }),
-          )
-        }),
-      ),
-    clockFor,
-    // A partner that never advanced runs on the base clock itself (no clock made per request).
-    within: (partnerId, self) =>
-      partnerId === undefined
-        ? self
-        : Effect.provideService(self, Clock.Clock, offsets.has(partnerId) ? clockFor(partnerId) : base),
-    latestMillis: Effect.sync(() => base.currentTimeMillisUnsafe() + Math.max(0, ...offsets.values())),
-  })
+  const learn = (partnerId: string, offsetMillis: number) => {
+    if (offsetMillis > offsetOf(partnerId)) offsets.set(partnerId, offsetMillis)
+  }
+  return {
+    ...SandboxClock.of({
+      offsetOf,
+      advance: (partnerId, millis) =>
+        advancing.withPermit(
+          Effect.suspend(() => {
+            const step = Math.max(0, Math.trunc(millis))
+            const stored = store === undefined ? Effect.succeed(offsetOf(partnerId) + step) : store(partnerId, step)
+            return stored.pipe(
+              Effect.map((next) => {
+                learn(partnerId, next)
+                return offsetOf(partnerId)
+              }),
+            )
+          }),
+        ),
+      clockFor,
+      // A partner that never advanced runs on the base clock itself (no clock made per request).
+      within: (partnerId, self) =>
+        partnerId === undefined
+          ? self
+          : Effect.provideService(self, Clock.Clock, offsets.has(partnerId) ? clockFor(partnerId) : base),
+      latestMillis: Effect.sync(() => base.currentTimeMillisUnsafe() + Math.max(0, ...offsets.values())),
+    }),
+    learn,
+  }
 }
 
 /** Production: no sandbox time; every effect runs on the surrounding clock. */
@@ -176,17 +193,32 @@ export const duePerPartner = Traced.fn("SandboxClock.duePerPartner")(function* <
 export const layer = (service: SandboxClock["Service"] = make()): Layer.Layer<SandboxClock> =>
   Layer.succeed(SandboxClock, service)
 
-/** The sandbox: the partners' offsets stored in the database, loaded at start. */
+/**
+ * The sandbox: the partners' offsets stored in the database, loaded at start and read again every
+ * `refreshMillis` (what other instances advanced; a failed read is retried at the next round).
+ */
 export const layerStored: Layer.Layer<SandboxClock, never, SqlClient> = Layer.effect(
   SandboxClock,
   Effect.gen(function* () {
     const sql = yield* SqlClient
     const stored = yield* Effect.orDie(PgSandboxClocks.loadAll)
-    return make(
+    const clocks = make(
       realClock,
       stored.map((row) => [row.partnerId, row.offsetMillis] as const),
-      (partnerId, offsetMillis) => Effect.provideService(PgSandboxClocks.save(partnerId, offsetMillis), SqlClient, sql),
+      (partnerId, millis) => Effect.provideService(PgSandboxClocks.advance(partnerId, millis), SqlClient, sql),
     )
+    yield* PgSandboxClocks.loadAll.pipe(
+      Effect.tap((rows) =>
+        Effect.sync(() => {
+          for (const row of rows) clocks.learn(row.partnerId, row.offsetMillis)
+        }),
+      ),
+      Effect.catch((error) => Effect.logDebug("sandbox clocks refresh failed", error)),
+      Effect.provideService(SqlClient, sql),
+      Effect.repeat(Schedule.spaced(refreshMillis)),
+      Effect.forkScoped,
+    )
+    return clocks
   }),
 )
 
@@ -339,27 +371,27 @@ export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens.To
         }),
       )
     yield* router.add("GET", "/Sandbox/Clock", (request) => asPartner(tokens, request, answer))
+    const advance = Traced.fn("SandboxClock.advance")(
+      function* (request: HttpServerRequest.HttpServerRequest, partnerId: Ids.PartnerId) {
+        const body = yield* jsonBody(request)
+        const parsed = parseAdvance(body)
+        if ("errors" in parsed) {
+          return yield* problem(
+            new Problem.ValidationProblem({
+              detail: "The advance is not valid.",
+              code: "VALIDATION_FAILED",
+              errors: parsed.errors,
+            }),
+          )
+        }
+        yield* sandbox.advance(partnerId, parsed.seconds * 1000).pipe(Effect.mapError(Problem.fromDomain))
+        yield* Effect.logInfo("sandbox clock advanced", { partnerId, seconds: parsed.seconds })
+        return yield* answer(partnerId)
+      },
+      (effect) => effect.pipe(Effect.catch(problem)),
+    )
     yield* router.add("POST", "/Sandbox/Clock/Advance", (request) =>
-      asPartner(
-        tokens,
-        request,
-        Traced.fn("SandboxClock.advance")(function* (partnerId: Ids.PartnerId) {
-          const body = yield* jsonBody(request)
-          const parsed = parseAdvance(body)
-          if ("errors" in parsed) {
-            return yield* problem(
-              new Problem.ValidationProblem({
-                detail: "The advance is not valid.",
-                code: "VALIDATION_FAILED",
-                errors: parsed.errors,
-              }),
-            )
-          }
-          yield* sandbox.advance(partnerId, parsed.seconds * 1000).pipe(Effect.mapError(Problem.fromDomain))
-          yield* Effect.logInfo("sandbox clock advanced", { partnerId, seconds: parsed.seconds })
-          return yield* answer(partnerId)
-        }, Effect.catch(problem)),
-      ),
+      asPartner(tokens, request, (partnerId) => advance(request, partnerId)),
     )
   }),
 )

@@ -13,7 +13,7 @@
 import { Problem, Tokens } from "@partnerpay/adapters-http"
 import { CustomerPreferences, type EventStore, Ids, Messaging, Traced } from "@partnerpay/domain"
 import { DateTime, Effect, type Layer, Schema } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { asPartner, problem } from "./SandboxClock.ts"
 
 export const defaultLimit = 20
@@ -67,31 +67,31 @@ export const routes: Layer.Layer<
     const tokens = yield* Tokens.Tokens
     const context = yield* Effect.context<EventStore.EventStore>()
     const log = yield* Messaging.SentMessages
-    yield* router.add("GET", "/Sandbox/Messages", (request) =>
-      asPartner(
-        tokens,
-        request,
-        Traced.fn("SandboxMessages.list")(function* (partnerId: Ids.PartnerId) {
-          const parsed = parseQuery(new URL(request.url, "http://sandbox.invalid").searchParams)
-          if ("errors" in parsed) {
-            return yield* problem(
-              new Problem.ValidationProblem({
-                detail: "The query is not valid.",
-                code: "VALIDATION_FAILED",
-                errors: parsed.errors,
-              }),
-            )
-          }
-          yield* CustomerPreferences.loadCustomer(partnerId, parsed.registrationId).pipe(
-            Effect.provideContext(context),
-            Effect.mapError((error) =>
-              Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
-            ),
+    const listMessages = Traced.fn("SandboxMessages.list")(
+      function* (request: HttpServerRequest.HttpServerRequest, partnerId: Ids.PartnerId) {
+        const parsed = parseQuery(new URL(request.url, "http://sandbox.invalid").searchParams)
+        if ("errors" in parsed) {
+          return yield* problem(
+            new Problem.ValidationProblem({
+              detail: "The query is not valid.",
+              code: "VALIDATION_FAILED",
+              errors: parsed.errors,
+            }),
           )
-          const page = yield* log.list({ partnerId, ...parsed }).pipe(Effect.mapError(Problem.fromDomain))
-          return HttpServerResponse.jsonUnsafe({ data: page.items.map(toWire), hasMore: page.hasMore })
-        }, Effect.catch(problem)),
-      ),
+        }
+        yield* CustomerPreferences.loadCustomer(partnerId, parsed.registrationId).pipe(
+          Effect.provideContext(context),
+          Effect.mapError((error) =>
+            Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
+          ),
+        )
+        const page = yield* log.list({ partnerId, ...parsed }).pipe(Effect.mapError(Problem.fromDomain))
+        return HttpServerResponse.jsonUnsafe({ data: page.items.map(toWire), hasMore: page.hasMore })
+      },
+      (effect) => effect.pipe(Effect.catch(problem)),
+    )
+    yield* router.add("GET", "/Sandbox/Messages", (request) =>
+      asPartner(tokens, request, (partnerId) => listMessages(request, partnerId)),
     )
   }),
 )

@@ -31,37 +31,32 @@ export const routes: Layer.Layer<
     const tokens = yield* Tokens.Tokens
     const outbox = yield* Outbox.Outbox
     const log = yield* WebhookLog.WebhookLog
-    yield* router.add("POST", "/Sandbox/Webhooks/Test", (request) =>
-      asPartner(
-        tokens,
-        request,
-        Traced.fn("SandboxWebhooks.test")(
-          function* (partnerId: Ids.PartnerId) {
-            const endpoint = yield* log.endpoint(partnerId)
-            if (endpoint === undefined) {
-              return yield* problem(
-                new Problem.RuleViolation({
-                  detail: "No webhook URL is configured for this partner; ask the operator to set one.",
-                  code: "WEBHOOK_NOT_CONFIGURED",
-                }),
-              )
-            }
-            const id = `test_${crypto.randomUUID()}`
-            const now = yield* DateTime.now
-            yield* outbox.record([
-              {
-                id,
-                partnerId,
-                eventType: testEvent,
-                data: {
-                  Message: "This is a test webhook from the partnerpay sandbox.",
-                  SentAt: DateTime.formatIso(now),
-                },
-                position: 0,
-              },
-            ])
-            return HttpServerResponse.jsonUnsafe({ id, event: testEvent, status: "pending" }, { status: 202 })
+    const sendTest = Traced.fn("SandboxWebhooks.sendTest")(
+      function* (partnerId: Ids.PartnerId) {
+        const endpoint = yield* log.endpoint(partnerId)
+        if (endpoint === undefined) {
+          return yield* problem(
+            new Problem.RuleViolation({
+              detail: "No webhook URL is configured for this partner; ask the operator to set one.",
+              code: "WEBHOOK_NOT_CONFIGURED",
+            }),
+          )
+        }
+        const id = `test_${crypto.randomUUID()}`
+        const now = yield* DateTime.now
+        yield* outbox.record([
+          {
+            id,
+            partnerId,
+            eventType: testEvent,
+            data: { Message: "This is a test webhook from the partnerpay sandbox.", SentAt: DateTime.formatIso(now) },
+            position: 0,
           },
+        ])
+        return HttpServerResponse.jsonUnsafe({ id, event: testEvent, status: "pending" }, { status: 202 })
+      },
+      (effect) =>
+        effect.pipe(
           Effect.catchTag("EventStoreUnavailable", () =>
             problem(
               new Problem.ServiceUnavailable({
@@ -71,7 +66,7 @@ export const routes: Layer.Layer<
             ),
           ),
         ),
-      ),
     )
+    yield* router.add("POST", "/Sandbox/Webhooks/Test", (request) => asPartner(tokens, request, sendTest))
   }),
 )

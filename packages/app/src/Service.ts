@@ -10,8 +10,8 @@
  * the database closes (PGlite closes its data directory cleanly).
  */
 
-import { CrossCutting, Server, Tokens } from "@partnerpay/adapters-http"
-import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
+import { CrossCutting, RateLimit, Server, Tokens } from "@partnerpay/adapters-http"
+import { type Migrations, type PgOutbox, type PgPartnerCredentials, PgServiceInstance } from "@partnerpay/adapters-pg"
 import {
   type Attachments,
   type EventStore,
@@ -25,7 +25,6 @@ import {
 } from "@partnerpay/domain"
 import { Effect, Layer, Option, type Redacted } from "effect"
 import { HttpServer } from "effect/http"
-import type { MigrationError } from "effect/sql/Migrator"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as Admin from "./Admin.ts"
@@ -112,7 +111,11 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
  */
 const backgroundWorkers = (
   config: AppConfig,
-): Layer.Layer<never, MigrationError | SqlError, WorkerRequirements | PersonalData.PersonalDataVault> => {
+): Layer.Layer<
+  never,
+  Migrations.UnknownMigrations | Migrations.MigrationFailed | SqlError,
+  WorkerRequirements | PersonalData.PersonalDataVault
+> => {
   const connections = Database.layerBackground(config.database)
   if (connections === undefined) return workers(config)
   // Fresh: the stores' layers are module constants, memoized across the whole service; these must be
@@ -154,6 +157,11 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
       ? Layer.merge(SandboxProviders.layerSandbox, SandboxProviders.messaging)
       : SandboxProviders.layerProduction(config),
     CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustedProxies: config.trustedProxies }),
+    // Several instances on one database enforce each rate limit together: each its share (docs/scaling.md).
+    Layer.effect(
+      RateLimit.InstanceShare,
+      Effect.map(Effect.service(PgServiceInstance.ServiceInstance), (instance) => instance.liveInstances),
+    ),
   ).pipe(Layer.provideMerge(clocks), Layer.provideMerge(core))
   // Sandbox: `POST /Sandbox/Clock/Advance` moves the caller's partner's time only (SandboxClock.ts),
   // and `POST /Sandbox/CardPaymentMethods` saves a test card (SandboxCards.ts),

@@ -13,6 +13,7 @@ import { isAuthorized } from "../src/Admin.ts"
 import * as Config from "../src/Config.ts"
 import * as Logging from "../src/Logging.ts"
 import * as Service from "../src/Service.ts"
+import { request as call } from "./Requests.ts"
 import { companyBody, eventually, freshDatabase, postgresAvailable, startReceiver } from "./support.ts"
 
 const adminToken = "operator-token-0123456789abcdefghijklmnop"
@@ -35,29 +36,6 @@ const startInProcess = async (extra: Partial<Record<Config.Variable, string>>) =
   return await runtime.runPromise(
     Effect.map(HttpServer.HttpServer, (server) => HttpServer.formatAddress(server.address)),
   )
-}
-
-const call = async (
-  base: string,
-  method: string,
-  path: string,
-  options: { token?: string | undefined; body?: unknown; headers?: Record<string, string> } = {},
-) => {
-  const headers: Record<string, string> = { ...options.headers }
-  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
-  if (options.body !== undefined) headers["content-type"] = "application/json"
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers,
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-  })
-  const text = await response.text()
-  return {
-    status: response.status,
-    headers: response.headers,
-    // biome-ignore lint/suspicious/noExplicitAny: test reads of JSON answers
-    body: (text === "" ? undefined : JSON.parse(text)) as Record<string, any>,
-  }
 }
 
 const admin = (base: string, method: string, path: string, body?: unknown) =>

@@ -14,6 +14,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
+import { type RequestOptions, request } from "./Requests.ts"
 import { appDir, eventually, killAll, startService } from "./support.ts"
 
 const adminToken = "operator-e2e-token-0123456789abcdefghij"
@@ -23,19 +24,9 @@ afterAll(() => {
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
 })
 
-const call = async (url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) => {
-  const response = await fetch(url, {
-    method: init.method ?? "GET",
-    headers: { ...(init.body === undefined ? {} : { "content-type": "application/json" }), ...init.headers },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  })
-  const text = await response.text()
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: (text === "" ? undefined : JSON.parse(text)) as Record<string, unknown> | undefined,
-  }
-}
+/** One request to an absolute URL (GET unless `init.method` says). */
+const call = (url: string, init: RequestOptions & { readonly method?: string } = {}) =>
+  request(url, init.method ?? "GET", "", init)
 
 describe("the operator API on its own listener (PARTNERPAY_ADMIN_PORT)", () => {
   it("is served there only, throttles failed tokens per address, and the public limits key on the proxy's entry", async () => {

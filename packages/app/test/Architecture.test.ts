@@ -217,13 +217,20 @@ describe("the domain's layers: kernel <- infrastructure <- areas <- composition"
 
 const packages = readdirSync(join(root, "packages"))
 
+/**
+ * The packages written in Effect's style. `@partnerpay/client` is for users without Effect: its
+ * entry exports plain functions and types (`createPartnerpayClient`, `verifyWebhook`), as
+ * openapi-fetch-style clients do, rather than module namespaces.
+ */
+const effectPackages = packages.filter((pkg) => pkg !== "client")
+
 describe("index files re-export modules, each as one namespace", () => {
-  const indexFiles = packages.flatMap((pkg) =>
+  const indexFiles = effectPackages.flatMap((pkg) =>
     sourceFiles(join(root, "packages", pkg, "src")).filter((file) => file.endsWith(`${sep}index.ts`)),
   )
 
   it("finds the index files of every package and of the domain's areas", () => {
-    expect(indexFiles.length).toBeGreaterThanOrEqual(packages.length + areas.length)
+    expect(indexFiles.length).toBeGreaterThanOrEqual(effectPackages.length + areas.length)
   })
 
   it.each(indexFiles.map((file) => relative(root, file)))('%s has only `export * as X from "./..."` lines', (file) => {
@@ -424,10 +431,11 @@ describe("one name per concept", () => {
 })
 
 describe("HMAC-SHA256 has one home per side", () => {
-  it("only secrets/src/Hmac.ts (node:crypto) and the domain's kernel/Hmac.ts (Web Crypto) compute it, in every package's src, test and bench", () => {
+  it("only secrets/src/Hmac.ts (node:crypto), the domain's kernel/Hmac.ts and the browser client's verifyWebhook.ts (Web Crypto, no dependency of ours) compute it, in every package's src, test and bench", () => {
     const homes = [
       join("packages", "secrets", "src", "Hmac.ts"),
       join("packages", "domain", "src", "kernel", "Hmac.ts"),
+      join("packages", "client", "src", "verifyWebhook.ts"),
     ]
     const offenders = packages
       .flatMap((pkg) =>
@@ -443,5 +451,51 @@ describe("HMAC-SHA256 has one home per side", () => {
       .filter((file) => /createHmac\(|subtle\.(sign|importKey)\(/.test(readFileSync(file, "utf8")))
       .map((file) => relative(root, file))
     expect(offenders).toEqual([])
+  })
+})
+
+const httpSource = join(root, "packages", "adapters-http", "src")
+/** adapters-http's feature folders: one per business area of the domain, plus the token, health and webhook groups. */
+const httpFeatures = ["auth", "cards-and-charity", "companies", "customers", "health", "payments", "plans", "webhooks"]
+/** adapters-http's machinery shared by every group: server pieces, authentication, problems, limits, OpenAPI. */
+const httpMachinery = "cross-cutting"
+/** The only modules at the top of adapters-http/src: the public entry and the composition of every group. */
+const httpTop = ["Api.ts", "Server.ts", "index.ts"]
+
+/** An adapters-http source path relative to its src/, with `/` separators. */
+const httpPath = (file: string) => relative(httpSource, file).split(sep).join("/")
+
+describe("adapters-http has one home per feature", () => {
+  it("the top of src holds only the entry, the API definition and the server; every other module is in a feature folder or the cross-cutting one", () => {
+    const entries = readdirSync(httpSource, { withFileTypes: true })
+    const loose = entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name)
+    const folders = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name)
+    expect(loose.sort()).toEqual(httpTop)
+    expect(folders.sort()).toEqual([...httpFeatures, httpMachinery].sort())
+  })
+
+  it("a group's API definition (`XApi.ts`, HttpApiGroup.make) and its handlers (`XLive.ts`, HttpApiBuilder.group) sit side by side in a feature folder", () => {
+    const files = sourceFiles(httpSource).map(httpPath)
+    const declaring = (pattern: RegExp) =>
+      files.filter((file) => pattern.test(readFileSync(join(httpSource, file), "utf8")))
+    const apis = declaring(/HttpApiGroup\.make\(/)
+    const handlers = declaring(/HttpApiBuilder\.group\(/)
+    expect(apis.length).toBeGreaterThanOrEqual(httpFeatures.length)
+    const misplaced = [
+      ...apis.filter((api) => !api.endsWith("Api.ts") || !files.includes(api.replace(/Api\.ts$/, "Live.ts"))),
+      ...handlers.filter((live) => !live.endsWith("Live.ts") || !files.includes(live.replace(/Live\.ts$/, "Api.ts"))),
+      ...[...apis, ...handlers].filter((file) => !httpFeatures.includes(folderOf(file))),
+    ]
+    expect(misplaced).toEqual([])
+  })
+
+  it("the cross-cutting machinery imports neither a feature folder nor the composition at the top", () => {
+    const outside = sourceFiles(join(httpSource, httpMachinery)).flatMap((file) =>
+      specifiersOf(file)
+        .filter((specifier) => specifier.startsWith("."))
+        .map((specifier) => [httpPath(file), httpPath(resolve(dirname(file), specifier))] as const)
+        .filter(([, to]) => folderOf(to) !== httpMachinery),
+    )
+    expect(outside).toEqual([])
   })
 })

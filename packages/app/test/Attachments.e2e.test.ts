@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { type Json, on, send } from "./Requests.ts"
 import { companyBody, eventually, killAll, type RunningService, startService } from "./support.ts"
 
 const clientId = "attachments-client"
@@ -42,26 +43,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field and asserted
-type Json = any
-
-const call = async (method: string, path: string, token: string | undefined, body?: unknown) => {
-  const headers: Record<string, string> = {}
-  if (token !== undefined) headers.authorization = `Bearer ${token}`
-  if (body !== undefined) headers["content-type"] = "application/json"
-  return fetch(`${service.url}${path}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-}
-
-const ok = async (method: string, path: string, token: string | undefined, body?: unknown): Promise<Json> => {
-  const response = await call(method, path, token, body)
-  const text = await response.text()
-  assert.strictEqual(response.status, 200, `${method} ${path}: ${text}`)
-  return JSON.parse(text)
-}
+const { call, ok } = on(() => service.url)
 
 /** Polls GET /Payment/{id} until its attachment is no longer Pending. */
 const settled = (id: string, token: string) => {
@@ -113,7 +95,9 @@ describe("payment attachments in the sandbox service", () => {
       sha256: createHash("sha256").update(pdf).digest("hex"),
       status: "Stored",
     })
-    const download = await call("GET", `/Payment/${good.paymentRequestId}/Attachments/${stored.id}`, token)
+    const download = await send(`${service.url}/Payment/${good.paymentRequestId}/Attachments/${stored.id}`, "GET", {
+      token,
+    })
     assert.strictEqual(download.status, 200)
     assert.strictEqual(download.headers.get("content-type"), "application/pdf")
     assert.isTrue(Buffer.from(await download.arrayBuffer()).equals(pdf))

@@ -16,6 +16,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { type Json, on } from "./Requests.ts"
 import {
   companyBody,
   eventually,
@@ -52,27 +53,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field and asserted
-type Json = any
-
-const call = async (method: string, path: string, token: string | undefined, body?: unknown) => {
-  const headers: Record<string, string> = {}
-  if (token !== undefined) headers.authorization = `Bearer ${token}`
-  if (body !== undefined) headers["content-type"] = "application/json"
-  const response = await fetch(`${service.url}${path}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await response.text()
-  return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as Json }
-}
-
-const ok = async (method: string, path: string, token: string | undefined, body?: unknown): Promise<Json> => {
-  const answer = await call(method, path, token, body)
-  assert.strictEqual(answer.status, 200, `${method} ${path}: ${JSON.stringify(answer.body)}`)
-  return answer.body
-}
+const { call, ok } = on(() => service.url)
 
 /** Polls a GET every 100 ms until `accept` holds for its answer. */
 const poll = async (path: string, token: string, accept: (body: Json) => boolean): Promise<Json> => {

@@ -4,7 +4,6 @@
  * PostgreSQL database (skipped loudly without a server, failing with CI=true;
  * see support.ts).
  */
-import { execFile } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -14,48 +13,19 @@ import { Companies, Ids } from "@partnerpay/domain"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Domain from "../src/Domain.ts"
-import { appDir, companyBody, freshDatabase, postgresAvailable } from "./support.ts"
+import { type CliRun, cli, companyBody, freshDatabase, jsonOf, postgresAvailable } from "./support.ts"
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()
 })
 
-interface Run {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** `node src/cli.ts ...args` with exactly `env` (plus PATH/HOME). */
-const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Run> =>
-  new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["src/cli.ts", ...args],
-      {
-        cwd: appDir,
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
-        timeout: 100_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
-        resolve({ code, stdout, stderr })
-      },
-    )
-  })
-
 /** The `{"progress":{...}}` lines a command wrote on stderr. */
-const progressLines = (run: Run): Array<Record<string, unknown>> =>
+const progressLines = (run: CliRun): Array<Record<string, unknown>> =>
   run.stderr
     .split("\n")
     .filter((line) => line.startsWith('{"progress"'))
     .map((line) => (JSON.parse(line) as { progress: Record<string, unknown> }).progress)
-
-const jsonOf = (run: Run) => {
-  assert.strictEqual(run.code, 0, `exit ${run.code}\n${run.stdout}\n${run.stderr}`)
-  return JSON.parse(run.stdout) as Record<string, unknown>
-}
 
 const commands: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<string>]> = [
   [[], ["migrate", "projections", "partners", "webhooks"]],

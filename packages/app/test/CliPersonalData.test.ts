@@ -6,7 +6,6 @@
  * customer's tokens), `keys rotate-master` (the webhook signing secrets,
  * sealed with vault keys, still open afterwards).
  */
-import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -17,40 +16,12 @@ import { DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Config from "../src/Config.ts"
 import * as Domain from "../src/Domain.ts"
-import { appDir, companyBody, freshDatabase, postgresAvailable } from "./support.ts"
+import { cli, companyBody, freshDatabase, jsonOf, postgresAvailable } from "./support.ts"
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()
 })
-
-interface Run {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const cli = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<Run> =>
-  new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["src/cli.ts", ...args],
-      {
-        cwd: appDir,
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
-        timeout: 100_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
-        resolve({ code, stdout, stderr })
-      },
-    )
-  })
-
-const jsonOf = (run: Run) => {
-  assert.strictEqual(run.code, 0, `exit ${run.code}\n${run.stdout}\n${run.stderr}`)
-  return JSON.parse(run.stdout) as Record<string, unknown>
-}
 
 describe.skipIf(!postgresAvailable)("partnerpay personal data commands on PostgreSQL", () => {
   it("erase a customer and an owner, refuse unknown ids, rotate the master key, and rebuild with the new one", {

@@ -5,30 +5,18 @@
  * every failed delivery recorded since the instant is queued again, with
  * progress lines; older ones and other statuses are left alone.
  */
-import { execFile } from "node:child_process"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { PgDatabase, PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import { Outbox } from "@partnerpay/domain"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Domain from "../src/Domain.ts"
-import { appDir, freshDatabase, postgresAvailable } from "./support.ts"
+import { cli, freshDatabase, postgresAvailable } from "./support.ts"
 
 const cleanups: Array<() => Promise<void>> = []
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()
 })
-
-const cli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      ["src/cli.ts", ...args],
-      { cwd: appDir, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env }, timeout: 60_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
-    )
-  })
 
 describe.skipIf(!postgresAvailable)("partnerpay webhooks redeliver --failed --since", () => {
   it("queues every failed delivery recorded since the instant, printing progress", { timeout: 90_000 }, async () => {

@@ -1,4 +1,5 @@
 /** Configuration: defaults, and start-up refusals that name every bad variable without echoing secrets. */
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
@@ -6,6 +7,7 @@ import { ClientAddress } from "@partnerpay/adapters-http"
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
 import * as Config from "../src/Config.ts"
 import * as ProviderPorts from "../src/providers/ProviderPorts.ts"
+import * as Settings from "../src/Settings.ts"
 
 /** packages/app/.data, written independently of the module under test. */
 const appData = fileURLToPath(new URL("../.data", import.meta.url))
@@ -420,5 +422,36 @@ describe("configuration", () => {
         )
       }),
     )
+  })
+
+  describe("documentation", () => {
+    /** [variable, default] of each row of the README's "Environment variables" table. */
+    const documented = () => {
+      const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
+      const section = readme.slice(
+        readme.indexOf("## Environment variables"),
+        readme.indexOf("## Sandbox magic values"),
+      )
+      return [...section.matchAll(/^\| `([A-Z_<>]+)`\s*\|([^|]*)\|/gm)].map((row) => [row[1]!, row[2]!.trim()])
+    }
+    /** [variable, default] of each declared setting; a bridge's once, with `<PORT>` for the port. */
+    const declared = () => {
+      const [first] = ProviderPorts.ports
+      const bridge = Object.values(Settings.bridges[first.key]).map(
+        (setting) => [setting.name.replace(`_${first.key}_`, "_<PORT>_"), setting.documentedDefault] as const,
+      )
+      return [
+        ...Object.values(Settings.settings).map((setting) => [setting.name, setting.documentedDefault]),
+        ...bridge,
+      ]
+    }
+
+    it("the README's table lists every declared setting and nothing else, in order, with its default", () => {
+      assert.deepStrictEqual(documented(), declared())
+    })
+
+    it("every setting has a line of documentation", () => {
+      for (const setting of Settings.all) assert.isAbove(setting.doc.length, 10, setting.name)
+    })
   })
 })

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { type Json, on } from "./Requests.ts"
 import { companyBody, eventually, killAll, type RunningService, startService } from "./support.ts"
 
 const clientId = "notifications-client"
@@ -35,27 +36,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field and asserted
-type Json = any
-
-const call = async (method: string, path: string, token: string | undefined, body?: unknown) => {
-  const headers: Record<string, string> = {}
-  if (token !== undefined) headers.authorization = `Bearer ${token}`
-  if (body !== undefined) headers["content-type"] = "application/json"
-  const response = await fetch(`${service.url}${path}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await response.text()
-  return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as Json }
-}
-
-const ok = async (method: string, path: string, token: string | undefined, body?: unknown): Promise<Json> => {
-  const answer = await call(method, path, token, body)
-  assert.strictEqual(answer.status, 200, `${method} ${path}: ${JSON.stringify(answer.body)}`)
-  return answer.body
-}
+const { call, ok } = on(() => service.url)
 
 const partnerToken = async (): Promise<string> =>
   (await ok("POST", "/auth/token", undefined, { ClientId: clientId, ClientSecret: clientSecret })).AccessToken

@@ -56,11 +56,18 @@ const singleCopy = (name: string) => name === "effect" || name.startsWith("@effe
 describe.each(published)("the published package %s", (pkg) => {
   const manifest = manifestOf(pkg)
 
-  it("can be published: not private, with a license, a repository and the built files", () => {
+  it("can be published: not private, MIT licensed with the licence text, a repository and the built files with their source maps", () => {
     expect(manifest.private).toBeUndefined()
-    expect(manifest.license).toBeTypeOf("string")
+    expect(manifest.license).toBe("MIT")
+    expect(readFileSync(join(root, "packages", pkg, "LICENSE"), "utf8")).toBe(
+      readFileSync(join(root, "LICENSE"), "utf8"),
+    )
     expect(manifest.repository).toBeDefined()
-    expect(manifest.files).toEqual(["dist/**/*.js", "dist/**/*.d.ts"])
+    expect(manifest.files).toEqual(["dist/**/*.js", "dist/**/*.js.map", "dist/**/*.d.ts"])
+    const build = JSON.parse(readFileSync(join(root, "packages", pkg, "tsconfig.build.json"), "utf8")) as {
+      readonly compilerOptions: Record<string, unknown>
+    }
+    expect(build.compilerOptions).toMatchObject({ sourceMap: true, inlineSources: true })
   })
 
   it("declares every library its code imports, the single-copy ones as peer dependencies", () => {

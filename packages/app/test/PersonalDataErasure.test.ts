@@ -34,6 +34,8 @@ import * as Domain from "../src/Domain.ts"
 import * as Logging from "../src/Logging.ts"
 import * as Service from "../src/Service.ts"
 import { coverage, scan } from "./PersonalDataScan.ts"
+import type { Json } from "./Requests.ts"
+import * as Requests from "./Requests.ts"
 import { companyBody, freshDatabase, postgresAvailable } from "./support.ts"
 
 const adminToken = "operator-token-0123456789abcdefghijklmnop"
@@ -45,9 +47,6 @@ const cleanups: Array<() => Promise<void>> = []
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()
 })
-
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field
-type Json = any
 
 /** The owner: every value distinctive, so that finding it anywhere means it leaked. */
 const owner = {
@@ -154,27 +153,15 @@ const offline = <A>(config: Config.AppConfig, effect: Effect.Effect<A, unknown, 
     ) as Effect.Effect<A, unknown, never>,
   )
 
-const call = async (base: string, method: string, path: string, token?: string, body?: unknown) => {
-  const headers: Record<string, string> = {}
-  if (token !== undefined) headers.authorization = `Bearer ${token}`
-  if (body !== undefined) headers["content-type"] = "application/json"
-  // Every POST carries an Idempotency-Key, so stored answers are scanned too.
-  if (method === "POST" && !path.startsWith("/admin") && path !== "/auth/token")
-    headers["idempotency-key"] = randomUUID()
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await response.text()
-  return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as Json }
-}
+/** Every POST carries an Idempotency-Key, so stored answers are scanned too. */
+const idempotencyKey = (method: string, path: string): Record<string, string> =>
+  method === "POST" && !path.startsWith("/admin") && path !== "/auth/token" ? { "idempotency-key": randomUUID() } : {}
 
-const ok = async (base: string, method: string, path: string, token?: string, body?: unknown): Promise<Json> => {
-  const answer = await call(base, method, path, token, body)
-  if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`)
-  return answer.body
-}
+const call = (base: string, method: string, path: string, token?: string, body?: unknown) =>
+  Requests.call(base, method, path, token, body, idempotencyKey(method, path))
+
+const ok = (base: string, method: string, path: string, token?: string, body?: unknown) =>
+  Requests.succeeded(base, method, path, token, body, idempotencyKey(method, path))
 
 /** Polls a GET until `accept` holds for its answer. */
 const until = async (base: string, path: string, token: string, accept: (body: Json) => boolean): Promise<Json> => {

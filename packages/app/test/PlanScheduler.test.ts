@@ -37,6 +37,32 @@ afterAll(async () => {
 const instance = (url: string) =>
   Domain.layer.pipe(Layer.provideMerge(PgDatabase.layerPostgres(url, { maxConnections: 4 })))
 
+/** A verified company, and the payer: a customer of the partner with a linked bank account. */
+const companyAndPayer = Effect.fnUntraced(function* (companyReferenceId: string) {
+  const company = yield* Companies.register(partnerId, companyBody({ companyReferenceId }))
+  yield* Companies.completeKyb(company.companyId, "Verified")
+  yield* Fixtures.registerCustomer(partnerId, payer.registrationId)
+  yield* Fixtures.linkBankAccount(payer.registrationId, bankAccountId)
+  return company.companyId
+})
+
+/** A monthly plan of three 25 USD payments, the first due today, consented to by the payer and active. */
+const activePlan = Effect.fnUntraced(function* (companyId: Ids.CompanyId) {
+  const created = yield* PaymentPlans.create({
+    partnerId,
+    companyId,
+    payerRegistrationId: payer.registrationId,
+    amount: Money.make(2500, "USD"),
+    frequency: "Monthly",
+    recurrenceInterval: 1,
+    startDate: CalendarDate.fromEpochMillis(Date.now()),
+    numberOfPayments: 3,
+  })
+  yield* Consents.accept(payer, created.consentId, bankAccountId)
+  yield* PaymentPlans.activate(partnerId, created.paymentPlanId)
+  return created
+})
+
 describe("the payment plan scheduler", () => {
   it.skipIf(!postgresAvailable)(
     "two instances collect today's instalment of an active plan exactly once",
@@ -47,26 +73,8 @@ describe("the payment plan scheduler", () => {
       const second = instance(db.url)
       const program = Effect.gen(function* () {
         // An active plan, first payment due today.
-        const setup = Effect.gen(function* () {
-          const company = yield* Companies.register(partnerId, companyBody({ companyReferenceId: "sched-1" }))
-          yield* Companies.completeKyb(company.companyId, "Verified")
-          yield* Fixtures.registerCustomer(partnerId, payer.registrationId)
-          yield* Fixtures.linkBankAccount(payer.registrationId, bankAccountId)
-          const created = yield* PaymentPlans.create({
-            partnerId,
-            companyId: company.companyId,
-            payerRegistrationId: payer.registrationId,
-            amount: Money.make(2500, "USD"),
-            frequency: "Monthly",
-            recurrenceInterval: 1,
-            startDate: CalendarDate.fromEpochMillis(Date.now()),
-            numberOfPayments: 3,
-          })
-          yield* Consents.accept(payer, created.consentId, bankAccountId)
-          yield* PaymentPlans.activate(partnerId, created.paymentPlanId)
-          return created.paymentPlanId
-        })
-        const paymentPlanId = yield* Effect.provide(setup, first)
+        const setup = Effect.flatMap(companyAndPayer("sched-1"), activePlan)
+        const { paymentPlanId } = yield* Effect.provide(setup, first)
 
         // Two instances race for a while.
         const run = (layer: typeof first) =>
@@ -124,23 +132,9 @@ describe("a consent revoked while its plan's instalment is collected", () => {
       drops.push(db.drop)
       const layer = instance(db.url)
       const program = Effect.gen(function* () {
-        const company = yield* Companies.register(partnerId, companyBody({ companyReferenceId: "race-1" }))
-        yield* Companies.completeKyb(company.companyId, "Verified")
-        yield* Fixtures.registerCustomer(partnerId, payer.registrationId)
-        yield* Fixtures.linkBankAccount(payer.registrationId, bankAccountId)
+        const companyId = yield* companyAndPayer("race-1")
         for (let round = 0; round < rounds; round++) {
-          const created = yield* PaymentPlans.create({
-            partnerId,
-            companyId: company.companyId,
-            payerRegistrationId: payer.registrationId,
-            amount: Money.make(2500, "USD"),
-            frequency: "Monthly",
-            recurrenceInterval: 1,
-            startDate: CalendarDate.fromEpochMillis(Date.now()),
-            numberOfPayments: 3,
-          })
-          yield* Consents.accept(payer, created.consentId, bankAccountId)
-          yield* PaymentPlans.activate(partnerId, created.paymentPlanId)
+          const created = yield* activePlan(companyId)
           // Revoke and collect at once; either may lose the race (a conflict), never both win against each other.
           yield* Effect.all(
             [

@@ -45,11 +45,15 @@ describe("the sandbox clocks of two partners", () => {
   it.effect("each advance is stored before it applies, and the stored offsets are where a restart starts", () =>
     Effect.gen(function* () {
       const stored: Array<readonly [string, number]> = []
-      const first = SandboxClock.make(fixed(0), [], (partnerId, offset) =>
+      const first = SandboxClock.make(fixed(0), [], (partnerId, millis) =>
         // Storing takes a while: another advance could start meanwhile.
         Effect.andThen(
           Effect.yieldNow,
-          Effect.sync(() => void stored.push([partnerId, offset])),
+          Effect.sync(() => {
+            const next = (stored.findLast(([id]) => id === partnerId)?.[1] ?? 0) + millis
+            stored.push([partnerId, next])
+            return next
+          }),
         ),
       )
       yield* first.advance(partnerA, 8 * 86_400_000)
@@ -61,6 +65,34 @@ describe("the sandbox clocks of two partners", () => {
       const restarted = SandboxClock.make(fixed(0), stored)
       assert.strictEqual(restarted.offsetOf(partnerA), 8 * 86_400_000)
       assert.strictEqual(restarted.offsetOf(partnerB), 0)
+    }),
+  )
+
+  it.effect("an advance applies what the store answers: another instance's advance of the same partner adds up", () =>
+    Effect.gen(function* () {
+      // The store moved 7 days ahead through another instance; this one still knows nothing of it.
+      let storedOffset = 7 * 86_400_000
+      const here = SandboxClock.make(fixed(0), [], (_, millis) =>
+        Effect.sync(() => {
+          storedOffset += millis
+          return storedOffset
+        }),
+      )
+      assert.strictEqual(yield* here.advance(partnerA, 86_400_000), 8 * 86_400_000)
+      assert.strictEqual(here.offsetOf(partnerA), 8 * 86_400_000)
+    }),
+  )
+
+  it.effect("an offset read from the store is learned only when ahead (offsets never go back)", () =>
+    Effect.gen(function* () {
+      const clocks = SandboxClock.make(fixed(0), [[partnerA, 5_000]])
+      clocks.learn(partnerA, 3_000)
+      assert.strictEqual(clocks.offsetOf(partnerA), 5_000)
+      clocks.learn(partnerA, 9_000)
+      clocks.learn(partnerB, 1_000)
+      assert.strictEqual(clocks.offsetOf(partnerA), 9_000)
+      assert.strictEqual(clocks.offsetOf(partnerB), 1_000)
+      assert.deepStrictEqual(yield* clocks.within(partnerB, now), [1_000, 1_000])
     }),
   )
 

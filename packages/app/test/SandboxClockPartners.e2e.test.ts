@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { companyBody, eventually, killAll, type RunningService, startService } from "./support.ts"
+import { call, succeeded as ok, until } from "./Requests.ts"
+import { companyBody, killAll, type RunningService, startService } from "./support.ts"
 
 const adminToken = "sandbox-clock-admin-token-0123456789abcdef"
 const dataDir = mkdtempSync(join(tmpdir(), "partnerpay-clocks-"))
@@ -25,43 +26,6 @@ afterAll(() => {
   killAll()
   rmSync(dataDir, { recursive: true, force: true })
 })
-
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field and asserted
-type Json = any
-
-const call = async (base: string, method: string, path: string, token?: string, body?: unknown) => {
-  const headers: Record<string, string> = {}
-  if (token !== undefined) headers.authorization = `Bearer ${token}`
-  if (body !== undefined) headers["content-type"] = "application/json"
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await response.text()
-  return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as Json }
-}
-
-const ok = async (base: string, method: string, path: string, token?: string, body?: unknown): Promise<Json> => {
-  const answer = await call(base, method, path, token, body)
-  if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`)
-  return answer.body
-}
-
-const until = async (base: string, path: string, token: string, accept: (body: Json) => boolean) => {
-  let last: Json
-  let pending = false
-  return eventually(() => {
-    if (!pending) {
-      pending = true
-      void call(base, "GET", path, token).then((answer) => {
-        last = answer.body
-        pending = false
-      })
-    }
-    return last !== undefined && accept(last) ? last : undefined
-  }, 15_000)
-}
 
 interface Partner {
   readonly clientId: string

@@ -21,6 +21,7 @@ import { HttpServer } from "effect/http"
 import * as Config from "../src/Config.ts"
 import * as Logging from "../src/Logging.ts"
 import * as Service from "../src/Service.ts"
+import { request as call } from "./Requests.ts"
 import { eventually, freshDatabase, postgresAvailable, productionEnvironment, startReceiver } from "./support.ts"
 
 /** The documented snippet, loaded from the docs (outside every TypeScript project, so typed here). */
@@ -68,29 +69,6 @@ const startOn = async (url: string, extra: Partial<Record<Config.Variable, strin
     Effect.map(HttpServer.HttpServer, (server) => HttpServer.formatAddress(server.address)),
   )
   return { base, stop: () => runtime.dispose() }
-}
-
-const call = async (
-  base: string,
-  method: string,
-  path: string,
-  options: { token?: string | undefined; body?: unknown } = {},
-) => {
-  const headers: Record<string, string> = {}
-  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
-  if (options.body !== undefined) headers["content-type"] = "application/json"
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers,
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-  })
-  const text = await response.text()
-  return {
-    status: response.status,
-    headers: response.headers,
-    // biome-ignore lint/suspicious/noExplicitAny: test reads of JSON answers
-    body: (text === "" ? undefined : JSON.parse(text)) as Record<string, any>,
-  }
 }
 
 const admin = (base: string, method: string, path: string, body?: unknown) =>

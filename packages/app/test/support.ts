@@ -1,13 +1,15 @@
 /**
- * Test support: starting the REAL service process (`node src/main.ts`), a
- * local webhook receiver, and the PostgreSQL availability rule (locally
+ * Test support: starting the REAL service process (`node src/main.ts`),
+ * running the operator CLI (`node src/cli.ts`), a local webhook receiver, and
+ * the PostgreSQL availability rule (locally
  * without a server the PostgreSQL runs are skipped loudly; with CI=true an
  * unreachable server FAILS the run).
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
+import { assert } from "@effect/vitest"
 import { PgDatabase } from "@partnerpay/adapters-pg"
 import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect } from "effect"
@@ -99,6 +101,37 @@ export const startService = (env: Record<string, string>, timeoutMillis = 30_000
       reject(new Error(`the service exited (${code}) before listening:\n${output.join("\n")}`))
     })
   })
+
+/** How a CLI command ended: its exit code and what it wrote. */
+export interface CliRun {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** `node src/cli.ts ...args` with exactly `env` (plus PATH/HOME), as operators run it. */
+export const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, timeoutMillis = 100_000) =>
+  new Promise<CliRun>((resolve) => {
+    execFile(
+      process.execPath,
+      ["src/cli.ts", ...args],
+      {
+        cwd: appDir,
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+        timeout: timeoutMillis,
+      },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
+        resolve({ code, stdout, stderr })
+      },
+    )
+  })
+
+/** The JSON document a `--json` command printed (fails the test unless it exited with 0). */
+export const jsonOf = (run: CliRun) => {
+  assert.strictEqual(run.code, 0, `exit ${run.code}\n${run.stdout}\n${run.stderr}`)
+  return JSON.parse(run.stdout) as Record<string, unknown>
+}
 
 export interface ReceivedWebhook {
   readonly headers: IncomingHttpHeaders

@@ -3,9 +3,9 @@
  *
  * Production never runs on a sandbox provider: each port below must have its
  * bridge configured (`PARTNERPAY_PROVIDER_<KEY>_URL` and `_SECRET`), or the
- * service refuses to start and names every port left out (Config.ts turns
- * this list into variables and checks; `layer` refuses the same way if it is
- * ever given less). A new port is one line here.
+ * service refuses to start and names every port left out (Settings.ts turns
+ * this list into declared variables, Config.ts checks them; `layer` refuses
+ * the same way if it is ever given less). A new port is one line here.
  *
  * The sandbox environment keeps the in-memory sandboxes (SandboxProviders.ts).
  */

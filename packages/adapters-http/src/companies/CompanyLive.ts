@@ -1,0 +1,88 @@
+/**
+ * Handlers of the `companies` group: they take the partner from the token,
+ * call the Companies use cases and map domain errors to problems. A
+ * companyReferenceId the partner already used is 409 with the code
+ * DUPLICATE_COMPANY_REFERENCE; the status query must name the company by
+ * exactly one of companyId or companyReferenceId (422 otherwise).
+ */
+import { Companies, DomainError, type EventStore, Traced } from "@partnerpay/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { requirePartner } from "../cross-cutting/Authentication.ts"
+import * as Problem from "../cross-cutting/Problem.ts"
+import * as UnknownFields from "../cross-cutting/UnknownFields.ts"
+import { unknownCreateFields, unknownLocationFields } from "./CompanyApi.ts"
+
+/** Domain errors to problems; a second use of a reference gets its own code. */
+const toProblem = (
+  error: DomainError.DomainError | EventStore.VersionConflict | EventStore.EventStoreUnavailable,
+): Problem.DomainProblem =>
+  error._tag === "AlreadyExists" && error.entity === "CompanyReference"
+    ? new Problem.AlreadyExistsProblem({
+        detail: "This partner already registered a company with this companyReferenceId.",
+        code: "DUPLICATE_COMPANY_REFERENCE",
+      })
+    : Problem.fromDomain(error)
+
+const refuseUnknown = (fields: ReadonlyArray<string>): Effect.Effect<void, Problem.BadRequest> =>
+  fields.length === 0 ? Effect.void : Effect.fail(UnknownFields.refusal(fields))
+
+const exactlyOne = (query: {
+  readonly companyId?: string
+  readonly companyReferenceId?: string
+}): Effect.Effect<Companies.CompanyLookup, DomainError.ValidationFailed> => {
+  if (query.companyId !== undefined && query.companyReferenceId !== undefined) {
+    return Effect.fail(
+      new DomainError.ValidationFailed({
+        issues: [
+          { field: "query.companyId", message: "give either companyId or companyReferenceId, not both" },
+          { field: "query.companyReferenceId", message: "give either companyId or companyReferenceId, not both" },
+        ],
+      }),
+    )
+  }
+  if (query.companyId !== undefined) return Effect.succeed({ companyId: query.companyId })
+  if (query.companyReferenceId !== undefined) return Effect.succeed({ companyReferenceId: query.companyReferenceId })
+  return Effect.fail(
+    DomainError.ValidationFailed.of(
+      "query",
+      "give exactly one of the query parameters companyId or companyReferenceId",
+    ),
+  )
+}
+
+export const CompanyLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
+  Effect.succeed(
+    handlers
+      .handle(
+        "create",
+        Traced.fn("CompanyLive.create")(function* ({ payload }) {
+          const { partnerId } = yield* requirePartner
+          yield* refuseUnknown(unknownCreateFields(payload))
+          const registered = yield* Companies.register(partnerId, payload).pipe(Effect.mapError(toProblem))
+          // The KYB submission (registered.kybSubmission) is handed to the KYB provider by the
+          // application's KYB integration; the HTTP answer carries only the new ids.
+          return { companyId: registered.companyId, locationIds: registered.locationIds }
+        }),
+      )
+      .handle(
+        "addLocation",
+        Traced.fn("CompanyLive.addLocation")(function* ({ params, payload }) {
+          const { partnerId } = yield* requirePartner
+          yield* refuseUnknown(unknownLocationFields(payload))
+          return yield* Companies.addLocation(partnerId, params.companyReferenceId, payload).pipe(
+            Effect.mapError(toProblem),
+          )
+        }),
+      )
+      .handle(
+        "status",
+        Traced.fn("CompanyLive.status")(function* ({ query }) {
+          const { partnerId } = yield* requirePartner
+          const lookup = yield* exactlyOne(query).pipe(Effect.mapError(toProblem))
+          return yield* Companies.status(partnerId, lookup).pipe(Effect.mapError(toProblem))
+        }),
+      ),
+  ),
+)

@@ -1,0 +1,183 @@
+/**
+ * Transfers (spec 2.9, 2.15, 4, changelog v0.1, v0.2): the payer accepts a
+ * payment request (which starts its transfer), the partner or the paying
+ * customer reads a transfer, the partner refunds a settled transfer and reads
+ * the transaction report, and the payer applies for reimbursement
+ * (POST /Reimbursement/Create, answered with an e-signature URL). The payer
+ * can also pay a request in the app with a saved card
+ * (POST /Transaction/PaymentRequest/{paymentRequestId}/PayWithCard).
+ */
+import { CalendarDate, Ids, Money, Transfers } from "@partnerpay/domain"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { Authentication } from "../cross-cutting/Authentication.ts"
+import { AmountResponse } from "../cross-cutting/MoneyResponse.ts"
+import * as Problem from "../cross-cutting/Problem.ts"
+import { Limit, LineItemResponse } from "./PaymentApi.ts"
+
+export const AcceptRequest = Schema.Struct({
+  bankAccountId: Ids.BankAccountId,
+  acceptDebitAuth: Schema.Boolean,
+  transferDescription: Schema.String,
+})
+
+export const AcceptResponse = Schema.Struct({ status: Schema.String })
+
+export const PayWithCardRequest = Schema.Struct({
+  paymentMethodId: Schema.String.annotate({
+    description: "The id of one of the payer's saved cards (GET /Payment/CardPaymentMethods/{registrationId})",
+  }),
+})
+
+export const PayWithCardResponse = Schema.Struct({
+  status: Schema.Literal("Paid"),
+  cardPaymentId: Ids.CardPaymentId.annotate({ description: "The card payment recorded on the request" }),
+})
+
+/**
+ * Spec 2.9, field for field: the domain's transfer view (declared once, `Transfers.TransferView`), its
+ * amount in wire form, plus the invoice of the payment request the transfer pays (additions).
+ */
+export const TransferResponse = Schema.Struct({
+  ...Transfers.TransferView.fields,
+  amount: AmountResponse,
+  invoiceNumber: Schema.optionalKey(
+    Schema.String.annotate({ description: "Addition: the invoice number of the payment request the transfer pays" }),
+  ),
+  lineItems: Schema.optionalKey(
+    Schema.Array(LineItemResponse).annotate({
+      description: "Addition: the invoice lines of the payment request the transfer pays",
+    }),
+  ),
+})
+export type TransferResponse = typeof TransferResponse.Type
+
+export const RefundRequest = Schema.Struct({
+  amount: Schema.optionalKey(Money.WireAmount.annotate({ description: "Omitted: refund everything not refunded yet" })),
+  reason: Schema.optionalKey(Schema.String),
+})
+
+export const RefundResponse = Schema.Struct({
+  refundId: Schema.String,
+  status: Schema.Literal("Completed"),
+  refundedAmount: AmountResponse.annotate({ description: "Total refunded on the transfer so far" }),
+})
+
+export const ReportItem = Schema.Struct({
+  externalTransferId: Schema.String,
+  companyId: Schema.String,
+  paymentRequestId: Schema.optionalKey(Schema.String),
+  paymentPlanId: Schema.optionalKey(
+    Schema.String.annotate({ description: "When the transfer collects a plan's instalment" }),
+  ),
+  status: Schema.String,
+  date: Schema.String,
+  amount: AmountResponse,
+  refundedAmount: AmountResponse,
+  senderName: Schema.String,
+  recipientName: Schema.String,
+})
+
+export const ReportResponse = Schema.Struct({
+  from: Schema.String,
+  to: Schema.String,
+  currencyTotals: Schema.Array(
+    Schema.Struct({
+      currencyCode: Money.CurrencyCode,
+      count: Schema.Int,
+      totalAmount: AmountResponse,
+      refundedAmount: AmountResponse,
+      netAmount: AmountResponse,
+    }),
+  ),
+  items: Schema.Array(ReportItem),
+  hasMore: Schema.Boolean,
+})
+
+export const ReimbursementRequest = Schema.Struct({
+  transferId: Ids.TransferId,
+  providerId: Ids.Uuid,
+})
+
+export const ReimbursementResponse = Schema.Struct({ signingUrl: Schema.String })
+
+export class TransactionApi extends HttpApiGroup.make("transactions")
+  .add(
+    HttpApiEndpoint.get("report", "/Transaction/Report", {
+      query: {
+        from: CalendarDate.CalendarDate.annotate({ description: "First day (UTC), inclusive" }),
+        to: CalendarDate.CalendarDate.annotate({ description: "Last day (UTC), inclusive; at most 366 days" }),
+        companyId: Schema.optionalKey(Ids.CompanyId),
+        limit: Schema.optionalKey(Limit),
+        startingAfter: Schema.optionalKey(Ids.TransferId),
+      },
+      success: ReportResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Transaction report",
+        description:
+          "For partners: settled transfers initiated between from and to (inclusive), optionally of one company. currencyTotals cover the whole window (count, total, refunded, net = total - refunded per currency); items are one page, newest first (limit, startingAfter).",
+      }),
+    ),
+    HttpApiEndpoint.get("get", "/Transaction/:transferId", {
+      params: { transferId: Ids.TransferId },
+      success: TransferResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Read a transfer",
+        description:
+          "For the partner, or the customer who paid it. Account numbers are masked. Another partner's transfer, or one the customer did not pay, is 404.",
+      }),
+    ),
+    HttpApiEndpoint.post("accept", "/Transaction/PaymentRequest/:paymentRequestId/Accept", {
+      params: { paymentRequestId: Ids.PaymentRequestId },
+      payload: AcceptRequest,
+      success: AcceptResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Accept a payment request",
+        description:
+          "For the payer (a customer). Pays from one of the payer's linked bank accounts (else 422 BANK_ACCOUNT_NOT_LINKED) and starts the transfer. A cancelled request is 409; someone other than the payer gets 404. Repeating it with the same account answers the current status.",
+      }),
+    ),
+    HttpApiEndpoint.post("payWithCard", "/Transaction/PaymentRequest/:paymentRequestId/PayWithCard", {
+      params: { paymentRequestId: Ids.PaymentRequestId },
+      payload: PayWithCardRequest,
+      success: PayWithCardResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Pay a payment request with a saved card",
+        description:
+          "For the payer (a customer token). The card processor charges the saved card paymentMethodId for the request's amount; the request becomes Paid at once (no transfer), the card payment is recorded on it (cardPayment in GET /Payment/{paymentRequestId}) and PAYMENT_REQUEST_STATUS_CHANGED (Paid) is sent. A declined card is 422 CARD_DECLINED and changes nothing (sandbox: a card whose last4 is 0002). The request must be Pending (else 409; paying again with the same card answers Paid). Another customer's request or card, or an unknown one, is 404.",
+      }),
+    ),
+    HttpApiEndpoint.post("refund", "/Transaction/:transferId/Refund", {
+      params: { transferId: Ids.TransferId },
+      payload: RefundRequest,
+      success: RefundResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Refund a transfer",
+        description:
+          "For partners, on a Settled transfer (else 409). Refunds add up and never exceed the amount (422 RefundExceedsTransfer). Mirrored on the payment request (Refunded once fully refunded).",
+      }),
+    ),
+    HttpApiEndpoint.post("reimbursement", "/Reimbursement/Create", {
+      payload: ReimbursementRequest,
+      success: ReimbursementResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Apply for reimbursement of a transfer",
+        description:
+          "For the customer who paid a Settled, unrefunded transfer: answers the URL where the claim is signed. Repeating with the same provider answers the same URL; another provider is 409.",
+      }),
+    ),
+  )
+  .middleware(Authentication)
+  .annotateMerge(OpenApi.annotations({ title: "Transactions", description: "Transfers, refunds, report" })) {}

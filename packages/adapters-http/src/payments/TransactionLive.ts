@@ -1,0 +1,130 @@
+/**
+ * Handlers of the `transactions` group: decode, call the Payments / Transfers
+ * use cases, encode; domain errors become problems. Needs the `ESignature`
+ * provider (reimbursement).
+ */
+import {
+  Attachments,
+  type CardCharger,
+  InAppCardPayments,
+  type PaymentProviders,
+  Payments,
+  Traced,
+  Transfers,
+} from "@partnerpay/domain"
+import type { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { requireCustomer, requirePartner } from "../cross-cutting/Authentication.ts"
+import { Caller } from "../cross-cutting/Caller.ts"
+import * as MoneyResponse from "../cross-cutting/MoneyResponse.ts"
+import * as Problem from "../cross-cutting/Problem.ts"
+import { lineItemsResponse } from "./PaymentLive.ts"
+import type { TransferResponse } from "./TransactionApi.ts"
+
+/** The provider this group needs beyond the domain ports (reimbursement envelopes). */
+export type Requires = PaymentProviders.ESignature | CardCharger.CardCharger
+
+/** Spec 2.9 from the transfers read model. */
+export const toResponse = (doc: Effect.Success<ReturnType<typeof Transfers.get>>): TransferResponse => {
+  const view = Transfers.viewOf(doc)
+  return { ...view, amount: MoneyResponse.toResponse(view.amount) }
+}
+
+export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handlers) =>
+  handlers
+    .handle(
+      "report",
+      Traced.fn("TransactionLive.report")(function* ({ query }) {
+        const { partnerId } = yield* requirePartner
+        const report = yield* Transfers.report({ partnerId, ...query, limit: query.limit ?? 20 })
+        return {
+          from: report.from,
+          to: report.to,
+          currencyTotals: report.currencyTotals.map((total) => ({
+            currencyCode: total.currencyCode,
+            count: total.count,
+            totalAmount: MoneyResponse.toResponse(total.totalAmount),
+            refundedAmount: MoneyResponse.toResponse(total.refundedAmount),
+            netAmount: MoneyResponse.toResponse(total.netAmount),
+          })),
+          items: report.items.map((doc) => ({
+            externalTransferId: doc.transferId,
+            companyId: doc.companyId,
+            ...(doc.paymentRequestId === undefined ? {} : { paymentRequestId: doc.paymentRequestId }),
+            ...(doc.paymentPlanId === undefined ? {} : { paymentPlanId: doc.paymentPlanId }),
+            status: doc.status,
+            date: doc.createdAt,
+            amount: MoneyResponse.toResponse(doc.amount),
+            refundedAmount: MoneyResponse.toResponse(doc.refundedAmount),
+            senderName: doc.senderName,
+            recipientName: doc.recipientName,
+          })),
+          hasMore: report.hasMore,
+        }
+      }, Problem.domainProblems),
+    )
+    .handle(
+      "get",
+      Traced.fn("TransactionLive.get")(function* ({ params }) {
+        const caller = yield* Caller
+        const doc = yield* Transfers.get(caller, params.transferId)
+        const invoice = yield* Payments.invoiceOf(caller.partnerId, doc)
+        const attachments = yield* Attachments.namedOnTransfer(caller.partnerId, doc.paymentRequestId, doc.attachments)
+        return {
+          ...toResponse(doc),
+          attachments,
+          ...(invoice?.invoiceNumber === undefined ? {} : { invoiceNumber: invoice.invoiceNumber }),
+          ...(invoice?.lineItems === undefined ? {} : { lineItems: lineItemsResponse(invoice.lineItems) }),
+        }
+      }, Problem.domainProblems),
+    )
+    .handle(
+      "accept",
+      Traced.fn("TransactionLive.accept")(function* ({ params, payload }) {
+        const { partnerId, registrationId } = yield* requireCustomer
+        return yield* Payments.accept({
+          partnerId,
+          registrationId,
+          paymentRequestId: params.paymentRequestId,
+          ...payload,
+        })
+      }, Problem.domainProblems),
+    )
+    .handle(
+      "payWithCard",
+      Traced.fn("TransactionLive.payWithCard")(function* ({ params, payload }) {
+        const { partnerId, registrationId } = yield* requireCustomer
+        return yield* InAppCardPayments.pay({
+          partnerId,
+          registrationId,
+          paymentRequestId: params.paymentRequestId,
+          paymentMethodId: payload.paymentMethodId,
+        })
+      }, Problem.domainProblems),
+    )
+    .handle(
+      "refund",
+      Traced.fn("TransactionLive.refund")(function* ({ params, payload }) {
+        const { partnerId } = yield* requirePartner
+        const refund = yield* Transfers.refund({ partnerId, transferId: params.transferId, ...payload })
+        return {
+          refundId: refund.refundId,
+          status: refund.status,
+          refundedAmount: MoneyResponse.toResponse(refund.refundedAmount),
+        }
+      }, Problem.domainProblems),
+    )
+    .handle(
+      "reimbursement",
+      Traced.fn("TransactionLive.reimbursement")(function* ({ payload }) {
+        const { partnerId, registrationId } = yield* requireCustomer
+        return yield* Transfers.createReimbursement({
+          partnerId,
+          registrationId,
+          transferId: payload.transferId,
+          providerId: payload.providerId as Parameters<typeof Transfers.createReimbursement>[0]["providerId"],
+        })
+      }, Problem.domainProblems),
+    ),
+)

@@ -1,0 +1,190 @@
+/**
+ * The outgoing webhooks, as the OpenAPI 3.1 `webhooks` section documents them:
+ * each event's `Data` Schema (the shape its notification rule in the domain
+ * builds: `*Notification.ts`, registered in `Notifications.ts`), the envelope
+ * `{ Live, Event, Data }` the webhook worker POSTs, and the headers of a delivery
+ * (`app/src/workers/WebhookDispatcher.ts`).
+ *
+ * `openApiTransform` adds them to the document, after the reference transform
+ * (Api.ts), with examples built as the operations' are (`OpenApiReference.exampleOf`).
+ *
+ * To document a new event: add its `Data` Schema to `events`. A new delivery
+ * header: add it to `deliveryHeaders` (the one place where signature headers are
+ * described).
+ */
+import { PaymentPlanEvents, PaymentRequestEvents } from "@partnerpay/domain"
+import { Schema } from "effect"
+import { exampleOf } from "../cross-cutting/OpenApiReference.ts"
+
+const uuid = (description: string) => Schema.String.annotate({ description, format: "uuid" })
+const instant = Schema.String.annotate({ description: "ISO 8601 instant (UTC) of the change", format: "date-time" })
+
+const CompanyVerificationData = Schema.Struct({
+  CompanyId: uuid("Our id of the company"),
+  Status: Schema.Literals(["Verified", "Rejected"]).annotate({ description: "The outcome of business verification" }),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    { CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f", Status: "Verified", Timestamp: "2026-11-23T09:15:00.000Z" },
+  ],
+})
+
+const PaymentRequestStatusData = Schema.Struct({
+  PaymentRequestId: uuid("Our id of the payment request"),
+  Status: PaymentRequestEvents.PaymentRequestStatus.annotate({ description: "The request's new status" }),
+  AccountNumberMasked: Schema.optionalKey(
+    Schema.String.annotate({ description: "The payer's account, masked; present once the payer accepted" }),
+  ),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      PaymentRequestId: "8c2f4e6a-1b3d-4f5a-9c7e-2d4f6a8b0c1e",
+      Status: "Paid",
+      AccountNumberMasked: "****6789",
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    },
+  ],
+})
+
+const PaymentPlanInstalmentData = Schema.Struct({
+  PaymentPlanId: uuid("Our id of the payment plan"),
+  InstalmentNumber: Schema.Int.annotate({ description: "The instalment's number in the plan, from 1" }),
+  DueDate: Schema.String.annotate({ description: "The instalment's due date (YYYY-MM-DD)", format: "date" }),
+  TransferId: uuid("The transfer collecting the instalment (GET /Transaction/{transferId})"),
+  Status: PaymentPlanEvents.InstalmentStatus.annotate({
+    description: "Pending when collected, then Settled or Failed",
+  }),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      PaymentPlanId: "3a7c9e1f-5b2d-4e8a-8f6c-0d2e4a6c8e1b",
+      InstalmentNumber: 2,
+      DueDate: "2026-12-01",
+      TransferId: "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
+      Status: "Settled",
+      Timestamp: "2026-12-02T06:00:00.000Z",
+    },
+  ],
+})
+
+/** Every outgoing event: its name (the envelope's `Event`), what it announces, and its `Data`. */
+export const events = [
+  {
+    name: "COMPANY_VERIFICATION_STATUS_CHANGED",
+    summary: "A company's business verification completed",
+    description: "Sent when KYB of a company completes: Status Verified or Rejected (interface 6.1).",
+    data: CompanyVerificationData,
+  },
+  {
+    name: "PAYMENT_REQUEST_STATUS_CHANGED",
+    summary: "A payment request changed status",
+    description: "Sent on every status change of a payment request (interface 6.3).",
+    data: PaymentRequestStatusData,
+  },
+  {
+    name: "PAYMENT_PLAN_INSTALMENT_STATUS_CHANGED",
+    summary: "A payment plan instalment changed status",
+    description:
+      "Sent when an instalment is collected through a transfer (Pending), then when its transfer Settled or Failed.",
+    data: PaymentPlanInstalmentData,
+  },
+] as const
+
+/** The body of a delivery: `{ Live, Event, Data }`. */
+export const envelope = (name: string, data: Schema.Top) =>
+  Schema.Struct({
+    Live: Schema.Boolean.annotate({ description: "true when sent from production, false from the sandbox" }),
+    Event: Schema.Literal(name).annotate({ description: "The event's name" }),
+    Data: data.annotate({ description: "The event's data" }),
+  })
+
+/**
+ * The headers of every delivery. SIGNATURES: the one place where the signature
+ * headers are documented; the receiver verifies one of them with its signing secret.
+ */
+export const deliveryHeaders: ReadonlyArray<{
+  readonly name: string
+  readonly description: string
+  readonly required: boolean
+  readonly schema: Record<string, unknown>
+  readonly example: string
+}> = [
+  {
+    name: "X-Partnerpay-Event-Id",
+    description:
+      "The notification id (the causing event's id): the same on every retry of the event; delivery is at least once, so de-duplicate on it.",
+    required: true,
+    schema: { type: "string", format: "uuid" },
+    example: "6f1e2d3c-4b5a-4987-8a6b-5c4d3e2f1a0b",
+  },
+  {
+    name: "X-Partnerpay-Delivery-Attempt",
+    description: "1 for the first attempt, then 2, 3, ... (retries with exponential backoff for up to 72 hours).",
+    required: true,
+    schema: { type: "string", pattern: "^[1-9][0-9]*$" },
+    example: "1",
+  },
+  {
+    name: "X-HMAC-Signature",
+    description:
+      "`sha256=<hex>`: hex HMAC-SHA256 of the exact body bytes with the partner's signing secret. Sent when a signing secret is configured.",
+    required: false,
+    schema: { type: "string", pattern: "^sha256=[0-9a-f]{64}$" },
+    example: "sha256=3b9c358f36f0a31b7a1e2d8e5f4c6b7a8d9e0f1a2b3c4d5e6f708192a3b4c5d6",
+  },
+  {
+    name: "X-Partnerpay-Signature",
+    description:
+      "`t=<unix seconds>,v1=<hex>`: v1 is the hex HMAC-SHA256, with the partner's signing secret, of `t.eventId.body` (the timestamp, a dot, the X-Partnerpay-Event-Id value, a dot, the exact body bytes). Compare t with your clock to refuse replayed deliveries. Sent when a signing secret is configured.",
+    required: false,
+    schema: { type: "string", pattern: "^t=[0-9]+,v1=[0-9a-f]{64}$" },
+    example: "t=1795425300,v1=5f0c1e2d3b4a59687f6e5d4c3b2a19087f6e5d4c3b2a19087f6e5d4c3b2a1908",
+  },
+]
+
+type Json = { [key: string]: unknown }
+
+const toJsonSchema = (schema: Schema.Top): Json => {
+  const document = Schema.toJsonSchemaDocument(schema as Schema.Codec<unknown, unknown>)
+  return document.schema as Json
+}
+
+/** The `webhooks` section: one POST per event, with its envelope, an example and the delivery headers. */
+const webhooks = (): Json => {
+  const out: Json = {}
+  for (const event of events) {
+    const body = toJsonSchema(envelope(event.name, event.data))
+    const example = { Live: true, Event: event.name, Data: exampleOf({}, toJsonSchema(event.data)) }
+    out[event.name] = {
+      post: {
+        summary: event.summary,
+        description: `${event.description} partnerpay POSTs the envelope { Live, Event, Data } to the partner's webhook URL; a 2xx answer within 10 seconds acknowledges it, anything else is retried with exponential backoff for up to 72 hours.`,
+        operationId: `webhook.${event.name}`,
+        tags: ["Outgoing webhooks"],
+        parameters: deliveryHeaders.map((header) => ({
+          name: header.name,
+          in: "header",
+          required: header.required,
+          description: header.description,
+          schema: header.schema,
+          example: header.example,
+        })),
+        requestBody: { required: true, content: { "application/json": { schema: body, example } } },
+        responses: { "200": { description: "Any 2xx acknowledges the delivery" } },
+      },
+    }
+  }
+  return out
+}
+
+/** Adds the outgoing webhooks to the OpenAPI document (the last transform of Api.ts). */
+export const openApiTransform = (spec: Json): Json => {
+  const existing = spec.webhooks
+  spec.webhooks = {
+    ...(typeof existing === "object" && existing !== null && !Array.isArray(existing) ? existing : {}),
+    ...webhooks(),
+  }
+  return spec
+}

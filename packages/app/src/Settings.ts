@@ -1,0 +1,313 @@
+/**
+ * The service's settings: one declaration per environment variable, in the
+ * order of the table in packages/app/README.md (a test keeps the two in step).
+ *
+ * A declaration is a `Config` (effect/Config) of one variable: its name, the
+ * Schema that turns its text into a value (a failure carries the sentence an
+ * operator reads, and never the value of a secret), its default (or what
+ * happens when it is unset) and a line of documentation. Reading a setting
+ * never fails: a bad value becomes the issue naming its variable, so that
+ * Config.ts can report every bad variable at once and apply the rules that
+ * tie settings together (required in production, needs another variable...).
+ *
+ * A blank variable counts as unset, and so does a provider that cannot be read
+ * (`blankAsUnset`).
+ */
+import { fileURLToPath } from "node:url"
+import { ClientAddress } from "@partnerpay/adapters-http"
+import { Config, ConfigProvider, Effect, Option, Predicate, Schema, type SchemaIssue } from "effect"
+import * as HttpBridge from "./providers/HttpBridge.ts"
+import * as ProviderPorts from "./providers/ProviderPorts.ts"
+import {
+  AnySecret,
+  bounded,
+  ClientId,
+  DatabaseUrl,
+  DataKey,
+  Environment,
+  HostName,
+  HttpUrl,
+  Level,
+  LongSecret,
+  Millis,
+  minimumAdminTokenLength,
+  minimumProviderSecretLength,
+  OnOff,
+  Port,
+  ReminderDays,
+  StatementsPerSession,
+  secretOf,
+  Text,
+  TrimmedText,
+  TrustedProxies,
+} from "./SettingSchemas.ts"
+
+/** One bad variable. `message` never contains a secret's value. */
+export interface ConfigIssue {
+  readonly variable: string
+  readonly message: string
+}
+
+/** A setting as read: its value (the default, or `None`, when unset or bad), and the issue when it is bad. */
+export interface Reading<A> {
+  readonly value: A
+  /** Whether the variable is set (to a good value or a bad one). */
+  readonly set: boolean
+  readonly issue: ConfigIssue | undefined
+}
+
+/** One environment variable the service reads. */
+export interface Setting<A, Name extends string = string> {
+  readonly name: Name
+  /** The variable's text to its value; a failure's message is what the operator reads. */
+  readonly schema: Schema.Codec<unknown, string>
+  /** The README's Default column: the default value as written, or what happens when the variable is unset. */
+  readonly documentedDefault: string
+  readonly doc: string
+  /** Reads the setting; never fails (a bad value is the issue naming the variable). */
+  readonly config: Config.Config<Reading<A>>
+}
+
+/** The value type of a setting. */
+export type Value<S> = S extends Setting<infer A> ? A : never
+
+/** Declared settings as read. */
+export type Readings<S extends Record<string, Setting<unknown>>> = {
+  readonly [K in keyof S]: Reading<Value<S[K]>>
+}
+
+/** Reads declared settings together. */
+export const read = <S extends Record<string, Setting<unknown>>>(declared: S): Config.Config<Readings<S>> =>
+  Config.all(
+    Object.fromEntries(Object.entries(declared).map(([key, each]) => [key, each.config])),
+  ) as unknown as Config.Config<Readings<S>>
+
+// ---------------------------------------------------------------------------------------------------------------
+// Declaring settings
+
+/** The first operator-facing message of a failed read (the leaves carry it; nothing echoes the value). */
+const messageOf = (error: Config.ConfigError): string => {
+  const find = (issue: SchemaIssue.Issue): string | undefined => {
+    switch (issue._tag) {
+      case "Pointer":
+      case "Encoding":
+      case "Filter":
+        return find(issue.issue)
+      case "Composite":
+      case "AnyOf":
+        return issue.issues.map(find).find(Predicate.isNotUndefined)
+      case "InvalidValue":
+      case "Forbidden":
+        return typeof issue.annotations?.message === "string" ? issue.annotations.message : undefined
+      default:
+        return undefined
+    }
+  }
+  return (Schema.isSchemaError(error.cause) ? find(error.cause.issue) : undefined) ?? "cannot be read"
+}
+
+/** Reads `name` with `schema`: `unset` when it is not set, and also, with the issue naming it, when it is bad. */
+const reading = <A, B>(name: string, schema: Schema.Codec<A, string>, present: (value: A) => B, unset: B) =>
+  Config.schema(schema, name).pipe(
+    Config.map((value): Reading<B> => ({ value: present(value), set: true, issue: undefined })),
+    Config.withDefault<Reading<B>>({ value: unset, set: false, issue: undefined }),
+    Config.orElse((error) =>
+      Config.succeed<Reading<B>>({ value: unset, set: true, issue: { variable: name, message: messageOf(error) } }),
+    ),
+  )
+
+/** A setting with a default value (written in the README as the variable would be, unless `shown` says). */
+const setting = <A, const Name extends string>(
+  name: Name,
+  schema: Schema.Codec<A, string>,
+  options: { readonly default: NoInfer<A>; readonly shown?: string; readonly doc: string },
+): Setting<A, Name> => ({
+  name,
+  schema,
+  documentedDefault: options.shown ?? `\`${Schema.encodeSync(schema)(options.default)}\``,
+  doc: options.doc,
+  config: reading(name, schema, (value) => value, options.default),
+})
+
+/** A setting without a default value: `None` when unset (`whenUnset` says what that means). */
+const optional = <A, const Name extends string>(
+  name: Name,
+  schema: Schema.Codec<A, string>,
+  options: { readonly whenUnset: string; readonly doc: string },
+): Setting<Option.Option<A>, Name> => ({
+  name,
+  schema,
+  documentedDefault: options.whenUnset,
+  doc: options.doc,
+  config: reading(name, schema, Option.some, Option.none<A>()),
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// The settings, in the README's order
+
+/** The data directory when PARTNERPAY_DATA_DIR is unset: `packages/app/.data`, whatever the working directory. */
+export const defaultDataDir: string = fileURLToPath(new URL("../.data", import.meta.url))
+
+const generatedInSandbox = "generated in sandbox"
+const requiredInProduction = "required in production"
+
+export const settings = {
+  port: setting("PORT", Port, { default: 3000, doc: "TCP port of the public listener (0: any free port)." }),
+  host: setting("HOST", HostName, { default: "127.0.0.1", doc: "Interface of the public listener." }),
+  databaseUrl: optional("DATABASE_URL", DatabaseUrl, {
+    whenUnset: "unset",
+    doc: "The PostgreSQL server; unset: the embedded database in the data directory.",
+  }),
+  statementsPerSession: setting("PARTNERPAY_DB_STATEMENTS_PER_SESSION", StatementsPerSession, {
+    default: 32,
+    doc: "With DATABASE_URL: concurrent statements on one pooled session before the pool opens the next.",
+  }),
+  dataDir: setting("PARTNERPAY_DATA_DIR", Text, {
+    default: defaultDataDir,
+    shown: "`packages/app/.data`",
+    doc: "The embedded database and the generated sandbox secrets.",
+  }),
+  environment: setting("PARTNERPAY_ENV", Environment, { default: "sandbox", doc: "`sandbox` or `production`." }),
+  tokenSecret: optional("PARTNERPAY_TOKEN_SECRET", LongSecret, {
+    whenUnset: generatedInSandbox,
+    doc: "HS256 key of access tokens; required in production.",
+  }),
+  dataKey: optional("PARTNERPAY_DATA_KEY", DataKey, {
+    whenUnset: generatedInSandbox,
+    doc: "Master key of personal data encryption; required in production.",
+  }),
+  tokenSecretPrevious: optional("PARTNERPAY_TOKEN_SECRET_PREVIOUS", LongSecret, {
+    whenUnset: "unset",
+    doc: "The previous token secret, still verified during a key rotation.",
+  }),
+  secretPepper: optional("PARTNERPAY_SECRET_PEPPER", LongSecret, {
+    whenUnset: generatedInSandbox,
+    doc: "Key of the stored client-secret hashes; required in production.",
+  }),
+  trustProxy: setting("PARTNERPAY_TRUST_PROXY", TrustedProxies, {
+    default: ClientAddress.none,
+    doc: "The proxies whose X-Forwarded-For entries name the client: a number of hops, or addresses and networks.",
+  }),
+  otpSecret: optional("PARTNERPAY_OTP_SECRET", secretOf(32), {
+    whenUnset: requiredInProduction,
+    doc: "Keys customer OTP hashes; required in production.",
+  }),
+  chatSecret: optional("PARTNERPAY_CHAT_SECRET", secretOf(32), {
+    whenUnset: requiredInProduction,
+    doc: "Shared with the chat provider; required in production.",
+  }),
+  adminToken: optional("PARTNERPAY_ADMIN_TOKEN", secretOf(minimumAdminTokenLength), {
+    whenUnset: "unset",
+    doc: "Bearer token of the operator API; unset: no operator API.",
+  }),
+  adminPort: optional("PARTNERPAY_ADMIN_PORT", Port, {
+    whenUnset: "unset",
+    doc: "The operator API on a listener of its own at this port (needs the admin token).",
+  }),
+  adminHost: optional("PARTNERPAY_ADMIN_HOST", HostName, {
+    whenUnset: "`127.0.0.1`",
+    doc: "Interface of the operator listener (needs the admin port).",
+  }),
+  kybDelayMillis: setting("PARTNERPAY_KYB_DELAY_MS", Millis, {
+    default: 2000,
+    doc: "Sandbox: how long a new company waits for the sandbox KYB decision.",
+  }),
+  settlementDelayMillis: setting("PARTNERPAY_SETTLEMENT_DELAY_MS", Millis, {
+    default: 2000,
+    doc: "Sandbox: how long a transfer waits for the sandbox bank.",
+  }),
+  rateLimiting: setting("PARTNERPAY_RATE_LIMITING", OnOff, { default: true, doc: "Per-caller rate limits." }),
+  tracing: setting("PARTNERPAY_TRACING", OnOff, { default: false, doc: "Effect spans (on with a trace endpoint)." }),
+  metrics: setting("PARTNERPAY_METRICS", OnOff, { default: true, doc: "`GET /metrics` in the Prometheus format." }),
+  otlpEndpoint: optional("OTEL_EXPORTER_OTLP_ENDPOINT", HttpUrl, {
+    whenUnset: "unset",
+    doc: "OpenTelemetry collector base URL: spans go to its /v1/traces.",
+  }),
+  otlpTracesEndpoint: optional("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", HttpUrl, {
+    whenUnset: "unset",
+    doc: "The traces URL as is (before the base endpoint).",
+  }),
+  serviceName: setting("OTEL_SERVICE_NAME", TrimmedText, {
+    default: "partnerpay",
+    doc: "`service.name` of exported spans.",
+  }),
+  exportIntervalMillis: setting("OTEL_BSP_SCHEDULE_DELAY", Millis, {
+    default: 5000,
+    doc: "Milliseconds between span exports.",
+  }),
+  reminderDays: setting("PARTNERPAY_REMINDER_DAYS", ReminderDays, {
+    default: [3, 0],
+    doc: "Days before a payment request's due date its payer is reminded.",
+  }),
+  sandboxClientId: optional("PARTNERPAY_SANDBOX_CLIENT_ID", ClientId, {
+    whenUnset: "unset",
+    doc: "Sandbox: ClientId of a partner created at start.",
+  }),
+  sandboxClientSecret: optional("PARTNERPAY_SANDBOX_CLIENT_SECRET", secretOf(16), {
+    whenUnset: "unset",
+    doc: "Sandbox: that partner's ClientSecret.",
+  }),
+  sandboxWebhookUrl: optional("PARTNERPAY_SANDBOX_WEBHOOK_URL", HttpUrl, {
+    whenUnset: "unset",
+    doc: "Sandbox: that partner's webhook endpoint.",
+  }),
+  sandboxWebhookSecret: optional("PARTNERPAY_SANDBOX_WEBHOOK_SECRET", AnySecret, {
+    whenUnset: "unset",
+    doc: "Sandbox: that endpoint's signing secret.",
+  }),
+  logLevel: setting("LOG_LEVEL", Level, { default: "Info", doc: "The lowest level logged." }),
+} as const
+
+/** The settings read once (the bridges' are declared per port below). */
+export type Settings = typeof settings
+
+/** The settings of one provider port's bridge (PARTNERPAY_PROVIDER_<PORT>_*). */
+export const bridgeSettings = (key: ProviderPorts.PortKey) => {
+  const [url, secret, timeoutMillis, retries] = ProviderPorts.variablesOf(key)
+  return {
+    url: optional(url, HttpUrl, {
+      whenUnset: requiredInProduction,
+      doc: "Production: the HTTP bridge of the port (https, or http on loopback).",
+    }),
+    secret: optional(secret, secretOf(minimumProviderSecretLength), {
+      whenUnset: requiredInProduction,
+      doc: "The bridge's signing secret; goes with the URL.",
+    }),
+    timeoutMillis: setting(timeoutMillis, bounded(1, 120_000, "milliseconds"), {
+      default: HttpBridge.defaultTimeoutMillis,
+      doc: "Per attempt.",
+    }),
+    retries: setting(retries, bounded(0, 10, "retries"), {
+      default: HttpBridge.defaultRetries,
+      doc: "Retries after the first attempt.",
+    }),
+  } as const
+}
+
+/** The settings of every provider port's bridge. */
+export const bridges = Object.fromEntries(ProviderPorts.ports.map(({ key }) => [key, bridgeSettings(key)])) as {
+  readonly [K in ProviderPorts.PortKey]: ReturnType<typeof bridgeSettings>
+}
+
+/** Every declared setting, in the README's order (the bridges' port after port). */
+export const all: ReadonlyArray<Setting<unknown>> = [
+  ...Object.values(settings),
+  ...Object.values(bridges).flatMap((bridge) => Object.values(bridge)),
+]
+
+/** The settings of one bridge. */
+export type BridgeSettings = ReturnType<typeof bridgeSettings>
+
+/** Every bridge's settings read together, by port. */
+export const readBridges = Config.all(
+  Object.fromEntries(ProviderPorts.ports.map(({ key }) => [key, read(bridges[key])])),
+) as unknown as Config.Config<{ readonly [K in ProviderPorts.PortKey]: Readings<BridgeSettings> }>
+
+/** `provider`, with a blank variable, or one that cannot be read, counted as unset. */
+export const blankAsUnset = (provider: ConfigProvider.ConfigProvider): ConfigProvider.ConfigProvider =>
+  ConfigProvider.make((path) =>
+    provider.load(path).pipe(
+      Effect.map((node) => (node?.value !== undefined && node.value.trim() === "" ? undefined : node)),
+      Effect.orElseSucceed(() => undefined),
+    ),
+  )
