@@ -81,7 +81,9 @@ suite("concurrent statements", () => {
     () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient
-        const sessionOf = sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)::text AS slept`
+        // Each statement holds its session half a second, so that all 32 are in flight together even on a
+        // loaded machine (with shorter ones, a session freed early took a later statement: 7 sessions).
+        const sessionOf = sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.5)::text AS slept`
         const rows = yield* Effect.all(
           Array.from({ length: 32 }, () => sessionOf),
           { concurrency: "unbounded" },
