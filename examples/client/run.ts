@@ -86,7 +86,7 @@ const buildAndPack = async (packs: string) => {
   const path = join(packs, tarball)
   const files = (await run("tar", ["-tzf", path], packs)).trim().split("\n")
   const unexpected = files.filter(
-    (file) => !/^package\/(package\.json|README\.md|dist\/.+\.(js|js\.map|d\.ts))$/.test(file),
+    (file) => !/^package\/(package\.json|README\.md|LICENSE|dist\/.+\.(js|js\.map|d\.ts))$/.test(file),
   )
   if (unexpected.length > 0) throw new Error(`the client's tarball holds unexpected files: ${unexpected.join(", ")}`)
   for (const needed of ["dist/index.js", "dist/index.js.map", "dist/index.d.ts", "dist/generated/openapi.d.ts"]) {
