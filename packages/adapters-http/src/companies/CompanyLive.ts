@@ -80,7 +80,9 @@ export const CompanyLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
         "setPayoutAccount",
         Traced.fn("CompanyLive.setPayoutAccount")(function* ({ params, payload }) {
           const { partnerId } = yield* requirePartner
-          return yield* Companies.setPayoutAccount(partnerId, params.companyId, payload).pipe(Effect.mapError(toProblem))
+          return yield* Companies.setPayoutAccount(partnerId, params.companyId, payload).pipe(
+            Effect.mapError(toProblem),
+          )
         }),
       )
       .handle(

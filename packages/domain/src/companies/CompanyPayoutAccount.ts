@@ -71,7 +71,8 @@ const sameAccount = (current: PayoutAccount, command: SetPayoutAccount): boolean
 
 /** The decision of `SetPayoutAccount` for the company `state`. */
 export const setPayoutAccount = (command: SetPayoutAccount, state: CompanyFacts): Decision<CompanyEvent> => {
-  if (state._tag === "Initial" || state.partnerId !== command.partnerId) return refuse(new NotFound({ entity: "Company" }))
+  if (state._tag === "Initial" || state.partnerId !== command.partnerId)
+    return refuse(new NotFound({ entity: "Company" }))
   const invalid = validate(command)
   if (invalid) return invalid
   if (state._tag === "Rejected")

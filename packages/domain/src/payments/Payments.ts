@@ -57,7 +57,6 @@ export const SandboxAttachmentUrls = Context.Reference<boolean>("partnerpay/doma
 /** The country of every recipient address: partnerpay serves US companies (state abbreviations are US states). */
 export const recipientCountry = "US"
 
-
 // ---------------------------------------------------------------------------
 // Create
 
@@ -425,7 +424,9 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
     senderName: senderNameOf(payer, account.name),
     recipientName: profile.name,
     senderAccountMasked: accepted.accountNumberMasked,
-    ...(company.payoutAccount === undefined ? {} : { recipientAccountMasked: company.payoutAccount.accountNumberMasked }),
+    ...(company.payoutAccount === undefined
+      ? {}
+      : { recipientAccountMasked: company.payoutAccount.accountNumberMasked }),
     recipientAddress: address,
     attachments,
     description: accepted.transferDescription,

@@ -308,7 +308,9 @@ const instalmentTransfer = Traced.fn("PaymentPlans.instalmentTransfer")(function
     senderName: Payments.senderNameOf(customer.state, account.name),
     recipientName: company.name,
     senderAccountMasked: Transfer.maskAccountNumber(account.mask),
-    ...(company.payoutAccount === undefined ? {} : { recipientAccountMasked: company.payoutAccount.accountNumberMasked }),
+    ...(company.payoutAccount === undefined
+      ? {}
+      : { recipientAccountMasked: company.payoutAccount.accountNumberMasked }),
     recipientAddress: {
       streetNumberAndName: company.streetNumberAndName,
       apartmentNumber: company.apartmentNumber ?? "",
