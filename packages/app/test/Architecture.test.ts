@@ -79,7 +79,7 @@ describe("unused optional dependencies stay out", () => {
 })
 
 const domainSource = join(root, "packages", "domain", "src")
-const areas = ["cards-and-charity", "companies", "customers", "notifications", "payments", "plans"]
+const areas = ["cards-and-charity", "companies", "customers", "notifications", "payments", "payouts", "plans"]
 
 /** A domain source path as `folder/File.ts` relative to domain/src (root-level modules have no folder). */
 const domainPath = (file: string) => relative(domainSource, file).split(sep).join("/")
