@@ -7,6 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
+import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { fold } from "../../src/kernel/Decider.ts"
 import type { CompanyId, PartnerId, PayoutAccountId, PayoutId, TransferId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
@@ -46,6 +47,7 @@ const items: ReadonlyArray<Ledger.LedgerEntry> = [
   },
 ]
 const amount = Money.make(10_000, "USD")
+const arrivalDate = "2026-03-09" as CalendarDate
 
 const create: Payout.CreatePayout = {
   _tag: "CreatePayout",
@@ -56,7 +58,7 @@ const create: Payout.CreatePayout = {
   items,
   payoutAccountId,
   accountNumberMasked: "****6789",
-  arrivalDate: "2026-03-09",
+  arrivalDate: arrivalDate,
   at,
 }
 const created = PayoutCreated.make({
@@ -67,7 +69,7 @@ const created = PayoutCreated.make({
   items,
   payoutAccountId,
   accountNumberMasked: "****6789",
-  arrivalDate: "2026-03-09",
+  arrivalDate: arrivalDate,
   status: "Pending",
   at,
 })
