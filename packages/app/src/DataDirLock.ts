@@ -54,7 +54,7 @@ export class DatabaseInUse extends Schema.TaggedError<DatabaseInUse>()("Database
       "Stop that process first, or do it through the running service's operator API: start the service with " +
       "PARTNERPAY_ADMIN_TOKEN=<a secret of 32+ characters> and call it, e.g. " +
       'curl -H "Authorization: Bearer $PARTNERPAY_ADMIN_TOKEN" http://localhost:3000/admin/webhooks/deliveries ' +
-      "(packages/app/README.md, \"Operator API\"); or use a PostgreSQL server (DATABASE_URL), which many processes share. " +
+      '(packages/app/README.md, "Operator API"); or use a PostgreSQL server (DATABASE_URL), which many processes share. ' +
       `If no such process exists any more, delete ${lockPathOf(this.dataDir)}.`
     )
   }

@@ -26,8 +26,8 @@ import { PgMetrics } from "@partnerpay/adapters-pg"
 import { type Context, Effect, type Layer, Metric } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
-import { collectDefaultMetrics, Registry } from "prom-client"
 import { SqlClient } from "effect/sql/SqlClient"
+import { collectDefaultMetrics, Registry } from "prom-client"
 
 /** Upper bounds (seconds) of the request latency buckets: 1 ms to 10 s. */
 export const latencyBuckets: ReadonlyArray<number> = [
