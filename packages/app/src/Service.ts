@@ -241,6 +241,6 @@ export const main = Traced.fn("Service.main")(function* (startedAt: number = Dat
   const tokenSecret = yield* TokenSecret.resolve(config)
   yield* Layer.launch(makeLayer(config, tokenSecret, startedAt)).pipe(
     Effect.ensuring(Effect.logInfo("partnerpay stopped")),
-    Effect.provide(Logging.layer(config.logLevel)),
+    Effect.provide(Logging.layer(config.logLevel, undefined, config.logFormat)),
   )
 })
