@@ -191,7 +191,9 @@ export const PayoutAccount = Schema.Struct({
   accountHolderName: Schema.String,
   routingNumber: Schema.String,
   accountNumber: Schema.String,
-  accountNumberMasked: Schema.String,
+  accountNumberMasked: Schema.String.annotate({
+    description: "The payout account's number, masked: four asterisks and its last four digits",
+  }),
   accountType: PayoutAccountType,
   status: PayoutAccountStatus,
 })

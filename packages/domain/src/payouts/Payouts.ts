@@ -52,9 +52,9 @@ export const PayoutView = Schema.Struct({
   status: PayoutStatus,
   createdAt: Schema.String.annotate({ description: "When the payout was created (ISO 8601)" }),
   arrivalDate: Schema.String.annotate({ description: "When the money is expected on the account (YYYY-MM-DD)" }),
-  itemCount: Schema.Number,
+  itemCount: Schema.Int.annotate({ description: "How many items the payout pays out" }),
   payoutAccountId: Schema.String,
-  accountNumberMasked: Schema.String,
+  accountNumberMasked: Schema.String.annotate({ description: "The payout account paid, masked" }),
   returnCode: Schema.optionalKey(Schema.String),
   returnReason: Schema.optionalKey(Schema.String),
 })
@@ -62,7 +62,11 @@ export type PayoutView = typeof PayoutView.Type
 
 /** One item of a payout: what it pays out (signed: refunds, returns and fees are negative). */
 export const PayoutItemView = Schema.Struct({
-  type: Ledger.EntryType,
+  itemId: Schema.String.annotate({ description: "The item's id in the company's ledger (a page's cursor)" }),
+  type: Ledger.EntryType.annotate({
+    description:
+      "What the item is: a payment, an instalment, a charity gift or a card payment collected; a refund, a return or a fee taken back",
+  }),
   transferId: Schema.optionalKey(Schema.String),
   refundId: Schema.optionalKey(Schema.String),
   amount: Ledger.SignedAmount,
@@ -83,7 +87,7 @@ export const viewOf = (doc: PayoutsProjection.PayoutDocument): PayoutView => ({
   ...(doc.failureReason === undefined ? {} : { returnReason: doc.failureReason }),
 })
 
-export const itemViewOf = ({ entryId: _entryId, ...item }: Ledger.LedgerEntry): PayoutItemView => item
+export const itemViewOf = ({ entryId, ...item }: Ledger.LedgerEntry): PayoutItemView => ({ itemId: entryId, ...item })
 
 // ---------------------------------------------------------------------------
 // Reads
@@ -168,17 +172,18 @@ export const list = Traced.fn("Payouts.list")(function* (partnerId: PartnerId, i
 
 export interface ItemsInput {
   readonly limit: number
-  /** The index (0-based, as a decimal string) of the last item of the previous page. */
+  /** The `itemId` of the last item of the previous page. */
   readonly startingAfter?: string | undefined
 }
 
 /** A payout's items in ledger order, one page at a time; they add up to the payout's amount. */
 export const items = Traced.fn("Payouts.items")(function* (partnerId: PartnerId, payoutId: string, input: ItemsInput) {
   const doc = yield* findPayout(partnerId, payoutId)
-  const start = input.startingAfter === undefined ? 0 : Number(input.startingAfter) + 1
-  const page = doc.items.slice(start, start + input.limit)
+  const after =
+    input.startingAfter === undefined ? -1 : doc.items.findIndex((item) => item.entryId === input.startingAfter)
+  const start = input.startingAfter !== undefined && after === -1 ? doc.items.length : after + 1
   return {
-    data: page.map((item, index) => ({ ...itemViewOf(item), itemIndex: String(start + index) })),
+    data: doc.items.slice(start, start + input.limit).map(itemViewOf),
     hasMore: start + input.limit < doc.items.length,
   }
 })

@@ -155,7 +155,7 @@ describe("paying out", () => {
       assert.strictEqual(payout.accountNumberMasked, "****6789")
       const items = yield* Payouts.items(partnerId, payoutId, { limit: 10 })
       assert.deepStrictEqual(
-        items.data.map(({ itemIndex: _index, ...item }) => item),
+        items.data.map(({ itemId: _itemId, ...item }) => item),
         [{ type: "payment", transferId, amount: { minorUnits: 12_550, currency: "USD" } }],
       )
       assert.strictEqual((yield* Payouts.balance(partnerId, companyId, "USD")).available.minorUnits, 0)
