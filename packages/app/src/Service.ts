@@ -39,6 +39,7 @@ import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
 import * as SandboxClock from "./SandboxClock.ts"
 import * as SandboxMessages from "./SandboxMessages.ts"
+import * as SandboxPayouts from "./SandboxPayouts.ts"
 import * as SandboxProviders from "./SandboxProviders.ts"
 import * as SandboxWebhooks from "./SandboxWebhooks.ts"
 import * as Telemetry from "./Telemetry.ts"
@@ -47,6 +48,7 @@ import * as WebhookTarget from "./WebhookTarget.ts"
 import * as AttachmentFetcher from "./workers/AttachmentFetcher.ts"
 import * as AutoCollectionScheduler from "./workers/AutoCollectionScheduler.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
+import * as PayoutWorkers from "./workers/PayoutWorkers.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
 import * as SandboxSettlement from "./workers/SandboxSettlement.ts"
@@ -78,8 +80,36 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         "sandbox-settlement",
         "payment-notifier",
         AttachmentFetcher.name,
+        PayoutWorkers.schedulerName,
+        PayoutWorkers.movementsName,
       ]
-    : ["webhook-dispatcher", "payment-plan-scheduler", AutoCollectionScheduler.name, AttachmentFetcher.name]
+    : [
+        "webhook-dispatcher",
+        "payment-plan-scheduler",
+        AutoCollectionScheduler.name,
+        AttachmentFetcher.name,
+        PayoutWorkers.schedulerName,
+        PayoutWorkers.movementsName,
+      ]
+
+/**
+ * The payout workers with their money-movement provider: the sandbox's payouts (SandboxPayouts.ts);
+ * in production the port's provider is the operator's bridge (docs/providers.md), until which payouts
+ * wait Pending, unoriginated (`awaitingProvider`).
+ */
+const payoutWorkers = (config: AppConfig) =>
+  PayoutWorkers.layer({
+    schedule: { minimumMinorUnits: config.payoutMinimumMinorUnits, intervalMillis: config.payoutIntervalMillis },
+    idleMillis: isSandbox(config)
+      ? Math.min(1000, Math.max(100, Math.floor(config.settlementDelayMillis / 4)))
+      : 60_000,
+  }).pipe(
+    Layer.provide(
+      isSandbox(config)
+        ? SandboxPayouts.layer({ delayMillis: config.settlementDelayMillis })
+        : SandboxPayouts.awaitingProvider,
+    ),
+  )
 
 /** The background workers for the environment. */
 export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequirements> => {
@@ -92,6 +122,8 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     AutoCollectionScheduler.layer(),
     // Download retries follow real time, as webhook retries do.
     SandboxClock.onRealClock(AttachmentFetcher.layer({ sandbox: isSandbox(config) })),
+    // Payouts in both environments: daily in production, each settlement cycle in the sandbox.
+    payoutWorkers(config),
   )
   return isSandbox(config)
     ? Layer.mergeAll(

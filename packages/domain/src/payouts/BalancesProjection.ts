@@ -1,12 +1,16 @@
 /**
- * The `balances` read model: one document per company with a ledger, kept from
- * its CompanyBalance stream alone (pure): the available money per currency
- * (signed: a balance may be negative) and when it was last paid out. It
- * answers the `available` part of GET /Company/{companyId}/Balance and tells
- * the payout worker which companies may have money to pay out (index key
- * `payable`: "true" when some currency is above zero).
+ * The `balances` read model: one document per company with a ledger or a
+ * payout account, kept from its CompanyBalance stream and its company's
+ * payout account events (pure): the available money per currency (signed: a
+ * balance may be negative), when it was last paid out, and whether the company
+ * has a payout account. It answers the `available` part of
+ * GET /Company/{companyId}/Balance and tells the payout worker which companies
+ * may be paid out (index key `payable`: "true" when the company has a payout
+ * account and some currency is above zero), so that companies that cannot be
+ * paid out never hold up those that can.
  */
 import { DateTime, Schema } from "effect"
+import type { Company } from "../companies/index.ts"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import type * as Money from "../kernel/Money.ts"
@@ -14,7 +18,7 @@ import type { BalanceEvent } from "./BalanceEvents.ts"
 import * as Ledger from "./Ledger.ts"
 
 /** The events this read model reads. */
-export type BalanceEnvelope = Envelope.Of<"CompanyBalance", BalanceEvent>
+export type BalanceEnvelope = Envelope.Of<"CompanyBalance", BalanceEvent> | Envelope.Of<"Company", Company.CompanyEvent>
 
 export const collection = "balances"
 
@@ -24,6 +28,8 @@ export const BalanceDocument = Schema.Struct({
   /** One signed amount per currency the company has entries in, sorted by currency. */
   available: Schema.Array(Ledger.SignedAmount),
   lastPayoutAt: Schema.optionalKey(Schema.String),
+  /** Whether the company has a payout account (set by PUT /Company/{companyId}/PayoutAccount). */
+  hasPayoutAccount: Schema.optionalKey(Schema.Boolean),
   updatedAt: Schema.String,
 })
 export type BalanceDocument = typeof BalanceDocument.Type
@@ -46,7 +52,14 @@ const adding = (
 }
 
 export const apply = (current: BalanceDocument | undefined, envelope: BalanceEnvelope): BalanceDocument | undefined => {
-  if (envelope.streamType !== "CompanyBalance") return current
+  if (envelope.streamType === "Company") {
+    const event = envelope.event
+    if (event._tag !== "PayoutAccountSet") return current
+    const at = DateTime.formatIso(event.at)
+    return current === undefined
+      ? { companyId: event.companyId, partnerId: event.partnerId, available: [], hasPayoutAccount: true, updatedAt: at }
+      : { ...current, hasPayoutAccount: true }
+  }
   const event = envelope.event
   const updatedAt = DateTime.formatIso(event.at)
   const base: BalanceDocument = current ?? {
@@ -68,13 +81,20 @@ export const apply = (current: BalanceDocument | undefined, envelope: BalanceEnv
 export const projection: Projection<BalanceDocument, BalanceEnvelope> = {
   collection,
   document: BalanceDocument,
-  streamTypes: ["CompanyBalance"],
+  streamTypes: ["CompanyBalance", "Company"],
   ownedBy: "CompanyBalance",
-  key: (envelope) => (envelope.streamType === "CompanyBalance" ? envelope.event.companyId : undefined),
+  key: (envelope) =>
+    envelope.streamType === "CompanyBalance" ||
+    (envelope.streamType === "Company" && envelope.event._tag === "PayoutAccountSet")
+      ? envelope.event.companyId
+      : undefined,
   apply,
   index: (doc) => ({
     partnerId: doc.partnerId,
-    keys: { payable: doc.available.some((amount) => amount.minorUnits > 0) ? "true" : "false" },
+    keys: {
+      payable:
+        doc.hasPayoutAccount === true && doc.available.some((amount) => amount.minorUnits > 0) ? "true" : "false",
+    },
     sortKey: doc.updatedAt,
   }),
 }
