@@ -6,7 +6,7 @@
  */
 import * as Policy from "../infrastructure/Policy.ts"
 import { policy as transferOutcome } from "../payments/TransferOutcomePolicy.ts"
-import { policy as ledger } from "../payouts/LedgerPolicy.ts"
+import { cardPolicy as cardLedger, policy as ledger } from "../payouts/LedgerPolicy.ts"
 import { policy as payoutCreation } from "../payouts/PayoutCreationPolicy.ts"
 import { policy as payoutOutcome } from "../payouts/PayoutOutcomePolicy.ts"
 import { policy as consentAnswer } from "../plans/ConsentAnswerPolicy.ts"
@@ -17,6 +17,7 @@ export const all: ReadonlyArray<Policy.AnyPolicy> = [
   transferOutcome,
   instalmentOutcome,
   ledger,
+  cardLedger,
   payoutCreation,
   payoutOutcome,
 ]

@@ -29,7 +29,7 @@
 import { Schema } from "effect"
 import * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
-import { type Transfer, TransferEvents } from "../payments/index.ts"
+import { type PaymentRequest, type PaymentRequestEvents, Transfer, TransferEvents } from "../payments/index.ts"
 
 /** What an entry is: the items of a payout (GET /Payouts/{payoutId}/Items) have these types. */
 export const entryTypes = ["payment", "instalment", "charity", "card", "refund", "return", "fee"] as const
@@ -52,6 +52,8 @@ export const LedgerEntry = Schema.Struct({
   type: EntryType,
   transferId: Schema.optionalKey(Ids.TransferId),
   refundId: Schema.optionalKey(TransferEvents.RefundId),
+  /** The card payment, for an entry of type "card". */
+  cardPaymentId: Schema.optionalKey(Ids.CardPaymentId),
   amount: SignedAmount,
 })
 export type LedgerEntry = typeof LedgerEntry.Type
@@ -112,6 +114,20 @@ export const entryOfTransferEvent = (
       return undefined
   }
 }
+
+// ---------------------------------------------------------------------------
+// Payment requests paid by card
+
+/** A payment request paid in the app with a saved card: the card processor's money becomes available. */
+export const entryOfPaidByCard = (
+  request: PaymentRequest.RequestDetails,
+  event: PaymentRequestEvents.PaymentRequestPaidByCard,
+): LedgerEntry => ({
+  entryId: `${event.cardPaymentId}:card`,
+  type: "card",
+  cardPaymentId: event.cardPaymentId,
+  amount: { minorUnits: request.amount.minorUnits, currency: request.amount.currency },
+})
 
 // ---------------------------------------------------------------------------
 // Pending money

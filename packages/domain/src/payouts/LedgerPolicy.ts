@@ -12,12 +12,31 @@
  * contention between a company's concurrent payers).
  */
 import * as Policy from "../infrastructure/Policy.ts"
-import { Transfer } from "../payments/index.ts"
+import { PaymentRequest, Transfer } from "../payments/index.ts"
 import * as Balance from "./Balance.ts"
 import * as Ledger from "./Ledger.ts"
 
 /** The transfer events that move a company's available money (see `Ledger.entryOfTransferEvent`). */
 export const reactsTo: ReadonlyArray<Transfer.Event["_tag"]> = ["TransferSettled", "TransferRefunded"]
+
+/** A payment request paid by card (`PaymentRequestPaidByCard`): the card payment's money reaches the ledger. */
+export const cardPolicy = Policy.make({
+  name: "a payment request paid by card reaches its company's ledger",
+  source: PaymentRequest.aggregate,
+  reactsTo: ["PaymentRequestPaidByCard"],
+  target: Balance.aggregate,
+  react: (event: PaymentRequest.Event, state: PaymentRequest.State) => {
+    if (event._tag !== "PaymentRequestPaidByCard" || state._tag === "Initial") return undefined
+    const command: Balance.RecordLedgerEntry = {
+      _tag: "RecordLedgerEntry",
+      companyId: state.request.companyId,
+      partnerId: state.request.partnerId,
+      entry: Ledger.entryOfPaidByCard(state.request, event),
+      at: event.at,
+    }
+    return { id: state.request.companyId, command }
+  },
+})
 
 export const policy = Policy.make({
   name: "a transfer's money reaches its company's ledger",
