@@ -185,3 +185,54 @@ describe("a company's balance and payouts over HTTP", () => {
     }),
   )
 })
+
+describe("GET /Transaction/Report with the balance lines", () => {
+  it.effect("gains the lines and their totals, and answers CSV to Accept: text/csv", () =>
+    Effect.gen(function* () {
+      const transferId = yield* acceptedPayment(17.25)
+      yield* run(Payments.settleTransfer(transferId))
+      const refund = yield* send(
+        handler,
+        `/Transaction/${transferId}/Refund`,
+        json("POST", partner, { amount: { value: 2.25, currencyCode: "USD" } }),
+      )
+      assert.strictEqual(refund.status, 200, refund.text)
+      const day = new Date().toISOString().slice(0, 10)
+      const r = yield* get(`/Transaction/Report?from=${day}&to=${day}&companyId=${companyId}&limit=100`)
+      assert.strictEqual(r.status, 200, r.text)
+      const report = r.json as {
+        lines: ReadonlyArray<{ type: string; transferId: string; amount: { value: number } }>
+        lineTotals: ReadonlyArray<{ collected: { value: number }; refunded: { value: number }; net: { value: number } }>
+      }
+      const mine = report.lines.filter((line) => line.transferId === transferId)
+      assert.sameDeepMembers(
+        mine.map((line) => [line.type, line.amount.value]),
+        [
+          ["payment", 17.25],
+          ["refund", -2.25],
+        ],
+      )
+      const totals = report.lineTotals[0]!
+      assert.strictEqual(
+        Math.round(totals.net.value * 100),
+        Math.round(totals.collected.value * 100) - Math.round(totals.refunded.value * 100),
+      )
+
+      const csv = yield* send(handler, `/Transaction/Report?from=${day}&to=${day}&companyId=${companyId}`, {
+        headers: { authorization: `Bearer ${partner}`, accept: "text/csv" },
+      })
+      assert.strictEqual(csv.status, 200, csv.text)
+      assert.match(csv.headers.get("content-type") ?? "", /^text\/csv/)
+      const rows = csv.text.trimEnd().split("\r\n")
+      assert.strictEqual(rows[0], "date,companyId,type,transferId,refundId,cardPaymentId,currencyCode,amount")
+      assert.isTrue(rows.some((row) => row.includes(`,payment,${transferId},,,USD,17.25`)))
+      assert.isTrue(rows.some((row) => row.includes(",refund,") && row.endsWith(",USD,-2.25")))
+      // Every line of the window, one per row (the JSON page above held them all).
+      assert.strictEqual(rows.length - 1, report.lines.length)
+      const bad = yield* send(handler, `/Transaction/Report?from=${day}&to=2000-01-01`, {
+        headers: { authorization: `Bearer ${partner}`, accept: "text/csv" },
+      })
+      assert.strictEqual(bad.status, 422)
+    }),
+  )
+})

@@ -99,6 +99,7 @@ export * as Ledger from "./payouts/Ledger.ts"
 export * as Payout from "./payouts/Payout.ts"
 export * as PayoutEvents from "./payouts/PayoutEvents.ts"
 export * as Payouts from "./payouts/Payouts.ts"
+export * as TransactionReport from "./payouts/TransactionReport.ts"
 // plans
 export * as Consent from "./plans/Consent.ts"
 export * as ConsentEvents from "./plans/ConsentEvents.ts"

@@ -29,7 +29,7 @@
 import { Schema } from "effect"
 import * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
-import { type PaymentRequest, type PaymentRequestEvents, Transfer, TransferEvents } from "../payments/index.ts"
+import { type PaymentRequest, type PaymentRequestEvents, type Transfer, TransferEvents } from "../payments/index.ts"
 
 /** What an entry is: the items of a payout (GET /Payouts/{payoutId}/Items) have these types. */
 export const entryTypes = ["payment", "instalment", "charity", "card", "refund", "return", "fee"] as const

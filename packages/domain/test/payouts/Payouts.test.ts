@@ -21,6 +21,7 @@ import * as MoneyMovement from "../../src/payments/MoneyMovement.ts"
 import * as Payments from "../../src/payments/Payments.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
 import * as Payouts from "../../src/payouts/Payouts.ts"
+import * as TransactionReport from "../../src/payouts/TransactionReport.ts"
 import { Fixtures } from "../../src/testing/index.ts"
 
 const partnerId = "0c9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as PartnerId
@@ -235,6 +236,56 @@ describe("paying out", () => {
       assert.isTrue(Exit.isFailure(yield* Effect.exit(Payouts.get(otherPartnerId, payoutId))))
       assert.isTrue(Exit.isFailure(yield* Effect.exit(Payouts.items(otherPartnerId, payoutId, { limit: 10 }))))
       assert.deepStrictEqual((yield* Payouts.list(otherPartnerId, { limit: 10 })).data, [])
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("the transaction report", () => {
+  it.effect("its lines of a period reconcile with the payouts of that period and what stayed available", () =>
+    Effect.gen(function* () {
+      const { companyId, transferId, payoutId } = yield* paidOut()
+      // A refund after the payout: a negative line, taken from the balance (negative until recovered).
+      yield* TestClock.adjust("1 hour")
+      yield* Transfers.refund({
+        partnerId,
+        transferId,
+        amount: { value: 25.5, currencyCode: "USD" },
+      })
+      const report = yield* TransactionReport.report({
+        partnerId,
+        from: "2026-03-02" as CalendarDate,
+        to: "2026-03-02" as CalendarDate,
+        limit: 10,
+      })
+      const [usd] = report.lineTotals
+      assert.deepStrictEqual(
+        report.lines.map((line) => [line.type, line.amount.minorUnits]),
+        [
+          ["refund", -2_550],
+          ["payment", 12_550],
+        ],
+      )
+      assert.strictEqual(usd?.collected.minorUnits, 12_550)
+      assert.strictEqual(usd?.refunded.minorUnits, 2_550)
+      const payout = yield* Payouts.get(partnerId, payoutId)
+      const available = (yield* Payouts.balance(partnerId, companyId, "USD")).available.minorUnits
+      // net of the period = paid out in the period + what stayed available (here negative: the refund)
+      assert.strictEqual(usd?.net.minorUnits, payout.amount.minorUnits + available)
+      const items = yield* Payouts.items(partnerId, payoutId, { limit: 10 })
+      assert.includeMembers(
+        report.lines.map((line) => line.lineId),
+        items.data.map((item) => item.itemId),
+      )
+      const csv = yield* TransactionReport.csv({
+        partnerId,
+        from: "2026-03-02" as CalendarDate,
+        to: "2026-03-02" as CalendarDate,
+        limit: 10,
+      })
+      const rows = csv.trimEnd().split("\r\n")
+      assert.strictEqual(rows[0], "date,companyId,type,transferId,refundId,cardPaymentId,currencyCode,amount")
+      assert.match(rows[1]!, new RegExp(`^2026-03-02T[^,]+,${companyId},payment,${transferId},,,USD,125\\.50$`))
+      assert.match(rows[2]!, /,refund,.*,USD,-25\.50$/)
     }).pipe(Effect.provide(layer())),
   )
 })

@@ -1,5 +1,6 @@
 /**
- * The `balances` and `payouts` read models agree with their aggregates: after
+ * The `balances`, `ledger_entries` and `payouts` read models agree with their
+ * aggregates (every entry a balance recorded has its document, as recorded); after
  * any history of entries recorded, payouts taken and restored, a company's
  * document holds the balance's available money per currency; after any
  * history of a payout (created, originated, paid, failed, returned), its
@@ -12,6 +13,7 @@ import type { CompanyId, PartnerId, PayoutAccountId, PayoutId, TransferId } from
 import * as Money from "../../src/kernel/Money.ts"
 import * as Balance from "../../src/payouts/Balance.ts"
 import * as BalancesProjection from "../../src/payouts/BalancesProjection.ts"
+import * as LedgerEntriesProjection from "../../src/payouts/LedgerEntriesProjection.ts"
 import type * as Ledger from "../../src/payouts/Ledger.ts"
 import * as Payout from "../../src/payouts/Payout.ts"
 import * as PayoutsProjection from "../../src/payouts/PayoutsProjection.ts"
@@ -76,6 +78,16 @@ describe("the balances read model", () => {
               },
           )
           const { events, state } = history(Balance.aggregate, named)
+          for (const event of events) {
+            if (event._tag !== "LedgerEntryRecorded") continue
+            const entryDoc = documentOf(LedgerEntriesProjection.projection, "CompanyBalance", companyId, [event])
+            assert.deepStrictEqual(entryDoc, {
+              ...event.entry,
+              companyId,
+              partnerId,
+              recordedAt: iso(event.at),
+            })
+          }
           const doc = documentOf(BalancesProjection.projection, "CompanyBalance", companyId, events)
           if (state._tag === "Initial") return assert.isUndefined(doc)
           for (const code of ["USD", "EUR"] as const)

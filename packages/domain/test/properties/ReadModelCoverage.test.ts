@@ -20,6 +20,7 @@ const stated: Readonly<Record<string, string>> = {
   payment_plans_due: "PaymentPlansProjection.test.ts",
   payment_notices: "PaymentNoticesProjection.test.ts",
   balances: "BalancesAndPayoutsProjection.test.ts",
+  ledger_entries: "BalancesAndPayoutsProjection.test.ts",
   payouts: "BalancesAndPayoutsProjection.test.ts",
 }
 
