@@ -117,7 +117,7 @@ export interface paths {
          * Create a payment request
          * @description For partners. Name the company by exactly one of companyId and companyReferenceId (another partner's company is 404). Autopay (enableAutoPay + autoPayLimit) and a debit authorization (enableDebitAuth + debitAuthLimit) exclude each other (422 naming both flags). The request starts Pending. With autopay, the service collects it by itself on its due date (the same day when dueDate is today) from the payer's designated account when the amount is within autoPayLimit; with a debit authorization, when the payer holds an Active authorization for the company covering the amount and debitAuthLimit. An invoice: optional invoiceNumber and lineItems adding up to amount (else 422 on lineItems).
          *
-         *     Error codes: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, ILLEGAL_TRANSITION, ALREADY_EXISTS, CONCURRENT_MODIFICATION, IDEMPOTENCY_REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, COMPANY_REJECTED, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE.
+         *     Error codes: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, ILLEGAL_TRANSITION, ALREADY_EXISTS, CONCURRENT_MODIFICATION, IDEMPOTENCY_REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, COMPANY_NOT_VERIFIED, COMPANY_REJECTED, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE.
          */
         post: operations["payments.create"];
         delete?: never;
@@ -271,7 +271,7 @@ export interface paths {
          * Accept a payment request
          * @description For the payer (a customer). Pays from one of the payer's linked bank accounts (else 422 BANK_ACCOUNT_NOT_LINKED) and starts the transfer. A cancelled request is 409; someone other than the payer gets 404. Repeating it with the same account answers the current status.
          *
-         *     Error codes: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, ILLEGAL_TRANSITION, ALREADY_EXISTS, CONCURRENT_MODIFICATION, IDEMPOTENCY_REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, BANK_ACCOUNT_NOT_LINKED, COMPANY_NOT_FOUND, ESIGNATURE_REFUSED, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE.
+         *     Error codes: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, ILLEGAL_TRANSITION, ALREADY_EXISTS, CONCURRENT_MODIFICATION, IDEMPOTENCY_REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, BANK_ACCOUNT_NOT_LINKED, COMPANY_NOT_FOUND, COMPANY_NOT_VERIFIED, CUSTOMER_NOT_VERIFIED, ESIGNATURE_REFUSED, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE.
          */
         post: operations["transactions.accept"];
         delete?: never;
@@ -293,7 +293,7 @@ export interface paths {
          * Pay a payment request with a saved card
          * @description For the payer (a customer token). The card processor charges the saved card paymentMethodId for the request's amount; the request becomes Paid at once (no transfer), the card payment is recorded on it (cardPayment in GET /Payment/{paymentRequestId}) and PAYMENT_REQUEST_STATUS_CHANGED (Paid) is sent. A declined card is 422 CARD_DECLINED and changes nothing (sandbox: a card whose last4 is 0002). The request must be Pending (else 409; paying again with the same card answers Paid). Another customer's request or card, or an unknown one, is 404.
          *
-         *     Error codes: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, ILLEGAL_TRANSITION, ALREADY_EXISTS, CONCURRENT_MODIFICATION, IDEMPOTENCY_REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, CARD_DECLINED, COMPANY_NOT_FOUND, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE.
+         *     Error codes: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, ILLEGAL_TRANSITION, ALREADY_EXISTS, CONCURRENT_MODIFICATION, IDEMPOTENCY_REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, CARD_DECLINED, COMPANY_NOT_FOUND, CUSTOMER_NOT_VERIFIED, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE.
          */
         post: operations["transactions.payWithCard"];
         delete?: never;
@@ -635,7 +635,7 @@ export interface paths {
          * Create a payment plan and request the payer's consent
          * @description For partners. Exactly one of companyId and companyReferenceId (a company of the caller; another partner's is 404). The plan starts Draft and the payer's consent Pending; both are created together. Bad terms are 422 with every field named.
          *
-         *     Error codes: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, ILLEGAL_TRANSITION, ALREADY_EXISTS, CONCURRENT_MODIFICATION, IDEMPOTENCY_REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, COMPANY_REJECTED, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE.
+         *     Error codes: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, ILLEGAL_TRANSITION, ALREADY_EXISTS, CONCURRENT_MODIFICATION, IDEMPOTENCY_REQUEST_IN_PROGRESS, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, COMPANY_NOT_VERIFIED, COMPANY_REJECTED, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE.
          */
         post: operations["paymentPlans.create"];
         delete?: never;
@@ -810,7 +810,7 @@ export interface paths {
          * Accept a consent
          * @description Pending -> Accepted, with the bank account to debit: one of the payer's linked accounts (any other is 404). Accepting again with the same account: no change; with another account, or a Declined or Revoked consent: 409.
          *
-         *     Error codes: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, ILLEGAL_TRANSITION, ALREADY_EXISTS, CONCURRENT_MODIFICATION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, VALIDATION_FAILED, BANK_ACCOUNT_NOT_LINKED, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE.
+         *     Error codes: BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, ILLEGAL_TRANSITION, ALREADY_EXISTS, CONCURRENT_MODIFICATION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, VALIDATION_FAILED, BANK_ACCOUNT_NOT_LINKED, CUSTOMER_NOT_VERIFIED, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE.
          */
         put: operations["consents.accept"];
         post?: never;
@@ -2256,7 +2256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeEncoded"];
                 };
             };
-            /** @description Validation Failed | Business Rule Violated. Codes: VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, COMPANY_REJECTED */
+            /** @description Validation Failed | Business Rule Violated. Codes: VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, COMPANY_NOT_VERIFIED, COMPANY_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2560,7 +2560,7 @@ export interface operations {
                              * @description Set when the service could not collect the request by itself on its due date; it stays Pending for the payer to accept
                              * @enum {string}
                              */
-                            autoCollectionSkipped?: "OverAutoPayLimit" | "OverDebitAuthLimit" | "NoDebitAuthorization" | "NoDesignatedAccount";
+                            autoCollectionSkipped?: "OverAutoPayLimit" | "OverDebitAuthLimit" | "NoDebitAuthorization" | "NoDesignatedAccount" | "CompanyNotVerified" | "PayerNotVerified";
                             /** @description Set when the payer paid the request in the app with a saved card */
                             cardPayment?: {
                                 /**
@@ -2985,7 +2985,7 @@ export interface operations {
                          * @description Set when the service could not collect the request by itself on its due date; it stays Pending for the payer to accept
                          * @enum {string}
                          */
-                        autoCollectionSkipped?: "OverAutoPayLimit" | "OverDebitAuthLimit" | "NoDebitAuthorization" | "NoDesignatedAccount";
+                        autoCollectionSkipped?: "OverAutoPayLimit" | "OverDebitAuthLimit" | "NoDebitAuthorization" | "NoDesignatedAccount" | "CompanyNotVerified" | "PayerNotVerified";
                         /** @description Set when the payer paid the request in the app with a saved card */
                         cardPayment?: {
                             /**
@@ -4144,7 +4144,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeEncoded"];
                 };
             };
-            /** @description Validation Failed | Business Rule Violated. Codes: VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, BANK_ACCOUNT_NOT_LINKED, COMPANY_NOT_FOUND, ESIGNATURE_REFUSED */
+            /** @description Validation Failed | Business Rule Violated. Codes: VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, BANK_ACCOUNT_NOT_LINKED, COMPANY_NOT_FOUND, COMPANY_NOT_VERIFIED, CUSTOMER_NOT_VERIFIED, ESIGNATURE_REFUSED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4298,7 +4298,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeEncoded"];
                 };
             };
-            /** @description Validation Failed | Business Rule Violated. Codes: VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, CARD_DECLINED, COMPANY_NOT_FOUND */
+            /** @description Validation Failed | Business Rule Violated. Codes: VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, CARD_DECLINED, COMPANY_NOT_FOUND, CUSTOMER_NOT_VERIFIED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7384,7 +7384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeEncoded"];
                 };
             };
-            /** @description Validation Failed | Business Rule Violated. Codes: VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, COMPANY_REJECTED */
+            /** @description Validation Failed | Business Rule Violated. Codes: VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED, COMPANY_NOT_VERIFIED, COMPANY_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9637,7 +9637,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeEncoded"];
                 };
             };
-            /** @description Validation Failed | Business Rule Violated. Codes: VALIDATION_FAILED, BANK_ACCOUNT_NOT_LINKED */
+            /** @description Validation Failed | Business Rule Violated. Codes: VALIDATION_FAILED, BANK_ACCOUNT_NOT_LINKED, CUSTOMER_NOT_VERIFIED */
             422: {
                 headers: {
                     [name: string]: unknown;
