@@ -424,6 +424,7 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
     transferId: accepted.transferId,
     paymentRequestId: request.paymentRequestId,
     payerRegistrationId: payer.registrationId,
+    bankAccountId: accepted.bankAccountId,
     partnerId: request.partnerId,
     companyId: request.companyId,
     amount: request.amount,

@@ -302,6 +302,7 @@ const instalmentTransfer = Traced.fn("PaymentPlans.instalmentTransfer")(function
     paymentPlanId: terms.paymentPlanId,
     instalmentNumber,
     payerRegistrationId: terms.payerRegistrationId,
+    bankAccountId: account.bankAccountId,
     partnerId: terms.partnerId,
     companyId: terms.companyId,
     amount: terms.amount,
