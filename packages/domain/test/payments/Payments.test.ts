@@ -22,8 +22,9 @@ import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { NotFound } from "../../src/kernel/DomainError.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
 import * as PaymentRequestsProjection from "../../src/payments/PaymentRequestsProjection.ts"
+import * as MoneyMovements from "../../src/payments/MoneyMovements.ts"
 import * as Payments from "../../src/payments/Payments.ts"
-import type { ReimbursementProviderId } from "../../src/payments/TransferEvents.ts"
+import type { RefundId, ReimbursementProviderId } from "../../src/payments/TransferEvents.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
 import * as TransfersProjection from "../../src/payments/TransfersProjection.ts"
 import { Fixtures } from "../../src/testing/index.ts"
@@ -617,11 +618,13 @@ describe("refunds", () => {
     Effect.gen(function* () {
       const { paymentRequestId, transferId } = yield* paid
       const first = yield* Transfers.refund({ partnerId, transferId, amount: { value: 25.5, currencyCode: "USD" } })
-      assert.deepStrictEqual(first.refundedAmount, { minorUnits: 2550, currency: "USD" })
+      assert.deepStrictEqual([first.status, first.refundedAmount.minorUnits], ["Pending", 0])
+      yield* completeRefund(transferId, first.refundId)
       assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).status, "Paid")
       const rest = yield* Transfers.refund({ partnerId, transferId })
-      assert.deepStrictEqual(rest.refundedAmount, { minorUnits: 12550, currency: "USD" })
-      assert.isTrue(rest.isRefunded)
+      assert.deepStrictEqual(rest.amount, { minorUnits: 10000, currency: "USD" })
+      assert.isFalse((yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)).isRefunded)
+      yield* completeRefund(transferId, rest.refundId)
       const doc = yield* Payments.get(partnerId, paymentRequestId)
       assert.deepStrictEqual([doc.status, doc.refundedAmount.minorUnits], ["Refunded", 12550])
       assert.isTrue((yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)).isRefunded)
@@ -660,11 +663,107 @@ describe("reading transfers", () => {
   )
 })
 
+/** The refund's credit settles (the money-movement poller's outcome). */
+const completeRefund = (transferId: TransferId, refundId: string) =>
+  MoneyMovements.recordOutcomes([
+    { movement: { _tag: "Credit", transferId, refundId: refundId as RefundId }, outcome: { _tag: "Settled" } },
+  ])
+
+describe("returns and refunds moving money", () => {
+  it.effect("a return after settlement makes the request Returned, with the code and its reason everywhere", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* paid
+      yield* MoneyMovements.recordOutcomes([
+        { movement: { _tag: "Debit", transferId }, outcome: { _tag: "Returned", returnCode: "R10" } },
+      ])
+      const reason = "Customer advises originator is not known and/or not authorized to debit the account"
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual([request.status, request.returnCode, request.returnReason], ["Returned", "R10", reason])
+      const transfer = Transfers.viewOf(yield* Transfers.get({ _tag: "Partner", partnerId }, transferId))
+      assert.deepStrictEqual([transfer.status, transfer.returnCode, transfer.returnReason], ["Returned", "R10", reason])
+      const last = (yield* notifications).at(-1)?.data
+      assert.deepStrictEqual([last?.Status, last?.ReturnCode, last?.ReturnReason], ["Returned", "R10", reason])
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a failure before settlement carries its code and reason on the request and the transfer", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* accepted
+      yield* MoneyMovements.recordOutcomes([
+        { movement: { _tag: "Debit", transferId }, outcome: { _tag: "Failed", returnCode: "R03" } },
+      ])
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual(
+        [request.status, request.returnCode, request.returnReason],
+        ["Failed", "R03", "No account / unable to locate account"],
+      )
+      const data = (yield* notifications).at(-1)?.data
+      assert.deepStrictEqual([data?.ReturnCode, data?.ReturnReason], ["R03", "No account / unable to locate account"])
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a paid request without a return shows no return code", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* paid
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.isUndefined(request.returnCode)
+      assert.isUndefined(Transfers.viewOf(yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)).returnCode)
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a returned transfer cannot be refunded", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* paid
+      yield* MoneyMovements.recordOutcomes([
+        { movement: { _tag: "Debit", transferId }, outcome: { _tag: "Returned", returnCode: "R10" } },
+      ])
+      const refused = failureOf(yield* Effect.exit(Transfers.refund({ partnerId, transferId })))
+      assert.strictEqual(refused._tag, "IllegalTransition")
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a failed refund frees its amount for another refund", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* paid
+      const first = yield* Transfers.refund({ partnerId, transferId })
+      const over = failureOf(
+        yield* Effect.exit(Transfers.refund({ partnerId, transferId, amount: { value: 1, currencyCode: "USD" } })),
+      )
+      assert.strictEqual(over._tag, "RuleViolated")
+      yield* MoneyMovements.recordOutcomes([
+        {
+          movement: { _tag: "Credit", transferId, refundId: first.refundId },
+          outcome: { _tag: "Failed", returnCode: "R03" },
+        },
+      ])
+      const again = yield* Transfers.refund({ partnerId, transferId })
+      assert.deepStrictEqual([again.status, again.amount.minorUnits], ["Pending", 12550])
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("concurrent refunds never exceed the amount: the transfer's stream version refuses the later one", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* paid
+      const attempts = yield* Effect.forEach(
+        [1, 2, 3, 4],
+        () => Effect.exit(Transfers.refund({ partnerId, transferId, amount: { value: 50, currencyCode: "USD" } })),
+        { concurrency: "unbounded" },
+      )
+      const accepted = attempts.filter(Exit.isSuccess)
+      assert.strictEqual(accepted.length, 2)
+      const doc = yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)
+      const held = (doc.refunds ?? []).reduce((sum, refund) => sum + refund.amount.minorUnits, 0)
+      assert.strictEqual(held, 10000)
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
 describe("the transaction report", () => {
   it.effect("totals settled transfers of the window per currency, net of refunds", () =>
     Effect.gen(function* () {
       const { transferId, companyId } = yield* paid
-      yield* Transfers.refund({ partnerId, transferId, amount: { value: 10, currencyCode: "USD" } })
+      const refund = yield* Transfers.refund({ partnerId, transferId, amount: { value: 10, currencyCode: "USD" } })
+      yield* completeRefund(transferId, refund.refundId)
       // a second request, accepted but never settled, is left out
       const { paymentRequestId } = yield* Payments.create(createInput(companyId))
       yield* Payments.accept(acceptInput(paymentRequestId))
