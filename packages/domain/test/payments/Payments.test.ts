@@ -21,8 +21,8 @@ import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { NotFound } from "../../src/kernel/DomainError.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
-import * as PaymentRequestsProjection from "../../src/payments/PaymentRequestsProjection.ts"
 import * as MoneyMovements from "../../src/payments/MoneyMovements.ts"
+import * as PaymentRequestsProjection from "../../src/payments/PaymentRequestsProjection.ts"
 import * as Payments from "../../src/payments/Payments.ts"
 import type { RefundId, ReimbursementProviderId } from "../../src/payments/TransferEvents.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
@@ -708,6 +708,23 @@ describe("returns and refunds moving money", () => {
       const request = yield* Payments.get(partnerId, paymentRequestId)
       assert.isUndefined(request.returnCode)
       assert.isUndefined(Transfers.viewOf(yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)).returnCode)
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a refund announces REFUND_STATUS_CHANGED Pending, then Completed", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* paid
+      const refund = yield* Transfers.refund({ partnerId, transferId, amount: { value: 25.5, currencyCode: "USD" } })
+      yield* completeRefund(transferId, refund.refundId)
+      const outbox = yield* MemoryOutbox
+      const sent = outbox.recorded.filter((n) => n.eventType === "REFUND_STATUS_CHANGED").map((n) => n.data)
+      assert.deepStrictEqual(
+        sent.map((data) => [data.RefundId, data.TransferId, data.Amount, data.Status]),
+        [
+          [refund.refundId, transferId, { value: 25.5, currencyCode: "USD" }, "Pending"],
+          [refund.refundId, transferId, { value: 25.5, currencyCode: "USD" }, "Completed"],
+        ],
+      )
     }).pipe(Effect.provide(layer())),
   )
 
