@@ -234,6 +234,36 @@ describe("GET /Payment/{paymentRequestId} and /Payment/History", () => {
     }),
   )
 
+  it.effect("takes ids in upper case and the currency as responses show it, and answers in canonical form", () =>
+    Effect.gen(function* () {
+      const created = yield* send(
+        handler,
+        "/Payment/Create",
+        json(
+          "POST",
+          partner,
+          createBody({
+            companyId: companyId.toUpperCase(),
+            payerRegistrationId: payer.toUpperCase(),
+            amount: { value: 125.5, currencyCode: { value: "USD", displayName: "US Dollar", cultureName: "en-US" } },
+          }),
+        ),
+      )
+      assert.strictEqual(created.status, 200, created.text)
+      const id = (created.json as { paymentRequestId: string }).paymentRequestId
+      const r = yield* send(handler, `/Payment/${id.toUpperCase()}`, bearer(partner))
+      assert.strictEqual(r.status, 200, r.text)
+      const body = r.json as Record<string, unknown>
+      assert.strictEqual(body.paymentRequestId, id)
+      assert.strictEqual(body.companyId, companyId)
+      assert.strictEqual(body.payerRegistrationId, payer)
+      assert.deepStrictEqual(body.amount, {
+        value: 125.5,
+        currencyCode: { value: "USD", displayName: "US Dollar", cultureName: "en-US" },
+      })
+    }),
+  )
+
   it.effect("lists the attachment Pending until stored; its bytes go to the partner and the payer only", () =>
     Effect.gen(function* () {
       const id = yield* createRequest

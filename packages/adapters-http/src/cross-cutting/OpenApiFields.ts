@@ -26,7 +26,7 @@ export interface FieldDoc {
 }
 
 const id = (what: string, example: string): FieldDoc => ({
-  description: `${what} (lowercase UUID)`,
+  description: `${what} (UUID; accepted in any case, answered in lower case)`,
   format: "uuid",
   example,
 })
@@ -311,7 +311,7 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
     "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
   ),
   contentType: text("Media type", "application/pdf"),
-  message: text("Why the value was refused", "must be a lowercase UUID"),
+  message: text("Why the value was refused", "must be a UUID such as 3f1c2b1e-8a3d-4c2e-9f5a-2b7d1e0c4a6f"),
   field: text("The refused field, as a dotted path", "owner.emailAddress"),
 
   // Problem details (RFC 9457)
