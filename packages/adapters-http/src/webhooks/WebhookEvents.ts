@@ -85,9 +85,9 @@ const RefundStatusData = Schema.Struct({
   RefundId: uuid("Our id of the refund (refundId of POST /Transaction/{transferId}/Refund)"),
   TransferId: uuid("The refunded transfer (GET /Transaction/{transferId})"),
   Amount: Schema.Struct({
-    value: Schema.Number.annotate({ description: "The refund's amount in major units" }),
-    currencyCode: Schema.String.annotate({ description: "ISO 4217 code" }),
-  }),
+    value: Schema.Finite.annotate({ description: "The refund's amount in major units, e.g. 25.5" }),
+    currencyCode: Schema.String.annotate({ description: "ISO 4217 currency code, e.g. USD" }),
+  }).annotate({ description: "The refund's amount" }),
   Status: TransferEvents.RefundStatus.annotate({
     description: "Pending when asked for, then Completed (the money is back with the payer) or Failed",
   }),
