@@ -16,11 +16,13 @@ import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as Customer from "../../src/customers/Customer.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
+import { ProviderUnavailable } from "../../src/infrastructure/Providers.ts"
 import { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { NotFound } from "../../src/kernel/DomainError.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
+import * as MoneyMovement from "../../src/payments/MoneyMovement.ts"
 import * as MoneyMovements from "../../src/payments/MoneyMovements.ts"
 import * as PaymentRequestsProjection from "../../src/payments/PaymentRequestsProjection.ts"
 import * as Payments from "../../src/payments/Payments.ts"
@@ -919,4 +921,132 @@ describe("read models and the log", () => {
       { numRuns: 25 },
     )
   })
+})
+
+// ---------------------------------------------------------------------------
+// The money-movement port: origination and outcomes (MoneyMovements)
+
+/** A scripted provider: what it was asked, and its answers per movement id. */
+const scriptedProvider = () => {
+  const asked: Array<{ readonly operation: string; readonly key: string }> = []
+  const refusals = new Map<string, MoneyMovement.MovementRefused | ProviderUnavailable>()
+  const outcomes = new Map<string, MoneyMovement.MovementOutcome>()
+  const originate = (kind: MoneyMovement.MovementKind) => (request: { readonly idempotencyKey: string }) => {
+    asked.push({ operation: kind, key: request.idempotencyKey })
+    const refusal = refusals.get(request.idempotencyKey)
+    return refusal === undefined
+      ? Effect.succeed({ kind, id: request.idempotencyKey, providerReference: `ref-${request.idempotencyKey}` })
+      : Effect.fail(refusal)
+  }
+  const service = MoneyMovement.MoneyMovement.of({
+    originateDebit: originate("Debit"),
+    originateCredit: originate("Credit"),
+    originatePayout: originate("Payout"),
+    status: (reference) => {
+      asked.push({ operation: "status", key: reference.id })
+      return Effect.succeed(outcomes.get(reference.id) ?? { status: "Pending" })
+    },
+  })
+  return { asked, refusals, outcomes, layer: Layer.succeed(MoneyMovement.MoneyMovement, service) }
+}
+
+const transferDoc = (transferId: TransferId) => Transfers.get({ _tag: "Partner", partnerId }, transferId)
+
+describe("money movement: origination", () => {
+  it.effect("a pending transfer is originated as a debit keyed by its id, and its reference recorded once", () => {
+    const provider = scriptedProvider()
+    return Effect.gen(function* () {
+      const { transferId } = yield* accepted
+      const results = yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      assert.deepStrictEqual(
+        results.map((result) => result._tag),
+        ["Recorded"],
+      )
+      assert.deepStrictEqual(provider.asked, [{ operation: "Debit", key: transferId }])
+      assert.strictEqual((yield* transferDoc(transferId)).providerReference, `ref-${transferId}`)
+      // Again (another instance, or a retry): the transfer is originated already, the provider is not asked.
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      assert.strictEqual(provider.asked.length, 1)
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+
+  it.effect("a refusal with an ACH return code fails the transfer with it", () => {
+    const provider = scriptedProvider()
+    return Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* accepted
+      provider.refusals.set(
+        transferId,
+        new MoneyMovement.MovementRefused({ code: "R02", reason: "funding source removed" }),
+      )
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual(
+        [request.status, request.returnCode, request.returnReason],
+        ["Failed", "R02", "Account closed"],
+      )
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+
+  it.effect("an unreachable provider or a refusal without a code leaves the transfer for the next run", () => {
+    const provider = scriptedProvider()
+    return Effect.gen(function* () {
+      const { transferId } = yield* accepted
+      provider.refusals.set(transferId, new ProviderUnavailable({ provider: "bank", reason: "timeout" }))
+      assert.deepStrictEqual(yield* MoneyMovements.originate([{ _tag: "Debit", transferId }]), [])
+      provider.refusals.set(transferId, new MoneyMovement.MovementRefused({ code: "limit", reason: "daily limit" }))
+      assert.deepStrictEqual(yield* MoneyMovements.originate([{ _tag: "Debit", transferId }]), [])
+      const doc = yield* transferDoc(transferId)
+      assert.deepStrictEqual([doc.status, doc.providerReference], ["Pending", undefined])
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+
+  it.effect("a pending refund is originated as a credit keyed by the refund id", () => {
+    const provider = scriptedProvider()
+    return Effect.gen(function* () {
+      const { transferId } = yield* paid
+      const refund = yield* Transfers.refund({ partnerId, transferId, amount: { value: 5, currencyCode: "USD" } })
+      yield* MoneyMovements.originate([{ _tag: "Credit", transferId, refundId: refund.refundId }])
+      assert.deepStrictEqual(provider.asked, [{ operation: "Credit", key: refund.refundId }])
+      const doc = yield* transferDoc(transferId)
+      assert.strictEqual(doc.refunds?.[0]?.providerReference, `ref-${refund.refundId}`)
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+})
+
+describe("money movement: outcomes, polled or notified", () => {
+  it.effect("polling records what is no longer Pending: settled, then returned", () => {
+    const provider = scriptedProvider()
+    return Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* accepted
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      const originated = [{ movement: { _tag: "Debit", transferId } as const, providerReference: `ref-${transferId}` }]
+      assert.deepStrictEqual(yield* MoneyMovements.poll(originated), [])
+      provider.outcomes.set(transferId, { status: "Settled" })
+      yield* MoneyMovements.poll(originated)
+      assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).status, "Paid")
+      provider.outcomes.set(transferId, { status: "Returned", returnCode: "R16" })
+      yield* MoneyMovements.poll(originated)
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual(
+        [request.status, request.returnCode, request.returnReason],
+        ["Returned", "R16", "Account frozen / entry returned per OFAC instruction"],
+      )
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+
+  it.effect("a notification records the same outcome as polling would; repeating it changes nothing", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* paid
+      const movement = { _tag: "Debit", transferId } as const
+      yield* MoneyMovements.recordNotification(movement, { status: "Returned", returnCode: "R29" })
+      yield* MoneyMovements.recordNotification(movement, { status: "Returned", returnCode: "R29" })
+      yield* MoneyMovements.recordNotification(movement, { status: "Settled" })
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual(
+        request.statusHistory.map((change) => change.status),
+        ["Pending", "Accepted", "Paid", "Returned"],
+      )
+      assert.strictEqual(request.returnReason, "Corporate customer advises not authorized")
+    }).pipe(Effect.provide(layer())),
+  )
 })
