@@ -13,11 +13,13 @@
  * - any other: Settled after the settlement delay.
  * Credits (refunds) and payouts settle after the settlement delay.
  *
- * Stateless and safe with several instances: the reference carries what the
- * outcome needs (`sandbox-<kind>-<outcome>-<originated millis>-<id>`); the
- * same idempotency key answers the first reference while the instance
- * remembers it (a bounded memory), so a repeated origination never makes a
- * second movement there.
+ * Its status is stateless (it survives restarts and runs on any instance):
+ * the reference carries what the outcome needs
+ * (`sandbox-<kind>-<outcome>-<originated millis>-<id>`). The same idempotency
+ * key answers the first reference while the instance remembers it (a bounded
+ * memory); another instance may answer another reference for the same key,
+ * which the Transfer refuses to record (`OriginatedElsewhere`): the first
+ * reference recorded stands.
  */
 import { Money, MoneyMovement, Traced } from "@partnerpay/domain"
 import { Clock, Layer } from "effect"
