@@ -94,6 +94,8 @@ export interface AppConfig {
   /** OpenTelemetry trace export (OTLP over HTTP, JSON), when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set. */
   readonly traceExport: Option.Option<TraceExportConfig>
   readonly logLevel: LogLevel.LogLevel
+  /** JSON lines, or readable lines on a terminal (LOG_FORMAT; `auto` decided here from stdout and the environment). */
+  readonly logFormat: "json" | "pretty"
   /** Days before a payment request's due date its payer is reminded (PARTNERPAY_REMINDER_DAYS, default 3,0). */
   readonly reminderDays: ReadonlyArray<number>
   /** The partner created at start in sandbox (absent in production). */
@@ -228,6 +230,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
   const traceExport = traceExportOf(read, issues)
   const reminderDays = issues.take(value.reminderDays)
   const logLevel = issues.take(value.logLevel)
+  const logFormatAsked = issues.take(value.logFormat)
   const sandboxPartner = sandboxPartnerOf(read, issues, environment)
   const providers = bridgesOf(read, issues, production)
 
@@ -255,6 +258,8 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     metrics,
     traceExport,
     logLevel,
+    logFormat:
+      logFormatAsked === "auto" ? (!production && process.stdout.isTTY === true ? "pretty" : "json") : logFormatAsked,
     reminderDays,
     sandboxPartner,
     providers,

@@ -24,7 +24,7 @@ import {
   Traced,
   type UnitOfWork,
 } from "@partnerpay/domain"
-import { Effect, Layer, Option, type Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -140,15 +140,36 @@ const backgroundWorkers = (
   return Layer.provide(workers(config), Layer.fresh(Domain.layerBackground.pipe(Layer.provideMerge(connections))))
 }
 
-/** In a sandbox without a configured partner, how to get one (nothing can call the API without). */
-export const sandboxPartnerHint = (config: AppConfig): Effect.Effect<void> =>
-  config.environment === "sandbox" && Option.isNone(config.sandboxPartner)
-    ? Effect.logInfo(
-        "no sandbox partner configured: restart with PARTNERPAY_SANDBOX_CLIENT_ID=<id> and " +
-          "PARTNERPAY_SANDBOX_CLIENT_SECRET=<at least 16 characters> to get one, or create a partner with " +
-          '`./pnpm partnerpay partners create --name "My company"` (while the service is stopped, on the embedded database)',
-      )
-    : Effect.void
+/**
+ * In a sandbox without a configured partner: the first start's partner and a ready-to-paste token
+ * request (its secret only when it was just created, and only on a terminal's readable lines: JSON
+ * log lines are shipped elsewhere, they name the credentials file instead), or how to get a partner.
+ */
+export const sandboxPartnerHint = Effect.fn("Service.sandboxPartnerHint")(function* (
+  config: AppConfig,
+  address: string,
+) {
+  if (config.environment !== "sandbox" || Option.isSome(config.sandboxPartner)) return
+  const firstStart = yield* Partners.FirstStart
+  if (Option.isNone(firstStart)) {
+    return yield* Effect.logInfo(
+      "no sandbox partner configured: restart with PARTNERPAY_SANDBOX_CLIENT_ID=<id> and " +
+        "PARTNERPAY_SANDBOX_CLIENT_SECRET=<at least 16 characters> to get one, or create a partner with " +
+        '`./pnpm partnerpay partners create --name "My company"` (while the service is stopped, on the embedded database)',
+    )
+  }
+  const { clientId, clientSecret, file } = firstStart.value
+  const shown = Option.isSome(clientSecret) && config.logFormat === "pretty"
+  yield* Effect.logInfo(
+    Option.isSome(clientSecret)
+      ? `sandbox partner created: ClientId ${clientId}, ClientSecret ${shown ? Redacted.value(clientSecret.value) : "(in the file)"} ` +
+          `(shown once; kept in ${file})`
+      : `sandbox partner: ClientId ${clientId} (its credentials are in ${file})`,
+  )
+  yield* Effect.logInfo(
+    `get a partner token: curl -s -XPOST ${address}/auth/token -H 'content-type: application/json' -d @${file}`,
+  )
+})
 
 /** Everything the service runs, for a validated configuration and its token secret. */
 export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<string>, startedAt = Date.now()) => {
@@ -215,12 +236,13 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
         ).pipe(
           Effect.annotateLogs({ address, startupMs: Date.now() - startedAt }),
           Effect.andThen(Effect.logInfo(`API reference: ${address}${Server.docsPath}`)),
-          Effect.andThen(sandboxPartnerHint(config)),
+          Effect.andThen(sandboxPartnerHint(config, address)),
         ),
       )
       yield* Effect.addFinalizer(() => Effect.logInfo("partnerpay shutting down"))
     }),
-  )
+    // The same `core` as the ports' (layers are shared within one build): its first-start partner.
+  ).pipe(Layer.provide(core))
   return announce.pipe(
     Layer.provideMerge(http),
     Layer.provideMerge(Layer.provide(adminListener(config), ports)),
@@ -262,6 +284,6 @@ export const main = Traced.fn("Service.main")(function* (startedAt: number = Dat
   const tokenSecret = yield* TokenSecret.resolve(config)
   yield* Layer.launch(makeLayer(config, tokenSecret, startedAt)).pipe(
     Effect.ensuring(Effect.logInfo("partnerpay stopped")),
-    Effect.provide(Logging.layer(config.logLevel)),
+    Effect.provide(Logging.layer(config.logLevel, undefined, config.logFormat)),
   )
 })

@@ -28,6 +28,7 @@ import {
   HostName,
   HttpUrl,
   Level,
+  LogFormat,
   LongSecret,
   Millis,
   minimumAdminTokenLength,
@@ -264,6 +265,10 @@ export const settings = {
     doc: "Sandbox: that endpoint's signing secret.",
   }),
   logLevel: setting("LOG_LEVEL", Level, { default: "Info", doc: "The lowest level logged." }),
+  logFormat: setting("LOG_FORMAT", LogFormat, {
+    default: "auto",
+    doc: "`json` (one JSON object per line), `pretty` (one readable line each) or `auto`: pretty when stdout is a terminal in sandbox, JSON otherwise (always JSON in production unless `pretty` is asked).",
+  }),
 } as const
 
 /** The settings read once (the bridges' are declared per port below). */

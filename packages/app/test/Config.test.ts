@@ -68,6 +68,17 @@ describe("configuration", () => {
     }),
   )
 
+  it.effect("logs are JSON lines unless LOG_FORMAT asks for pretty ones (auto: pretty only on a terminal)", () =>
+    Effect.gen(function* () {
+      // The test runner's stdout is not a terminal: auto means JSON here.
+      assert.strictEqual((yield* loadFrom({})).logFormat, "json")
+      assert.strictEqual((yield* loadFrom({ LOG_FORMAT: "pretty" })).logFormat, "pretty")
+      assert.strictEqual((yield* loadFrom({ LOG_FORMAT: "JSON" })).logFormat, "json")
+      const error = yield* issuesOf({ LOG_FORMAT: "colourful" })
+      assert.include(error.message, 'LOG_FORMAT: must be "auto", "json" or "pretty" (got "colourful")')
+    }),
+  )
+
   it.effect("every bad variable is named at once, with a human message", () =>
     Effect.gen(function* () {
       const error = yield* issuesOf({

@@ -84,7 +84,8 @@ describe("the README in a clone", () => {
       assert.notInclude(output, "DUPLICATE", `round ${round}:\n${output}`)
       assert.include(
         output,
-        '[{"channel":"sms","template":"PaymentDueToday"},{"channel":"sms","template":"PaymentDueSoon"}]',
+        '[{"channel":"email","template":"PaymentDueSoon"},{"channel":"sms","template":"PaymentDueSoon"},' +
+          '{"channel":"email","template":"PaymentDueToday"},{"channel":"sms","template":"PaymentDueToday"}]',
         `round ${round}:\n${output}`,
       )
     }

@@ -490,10 +490,12 @@ export const openApiTransform = (spec: JsonObject): JsonObject => {
   const has = (name: string) => Object.hasOwn(schemas, name)
   // The bearer token is a JWT (interface section 5); the OpenAPI 3.1 schema only accepts
   // bearerFormat with the scheme written "bearer" (schemes are case-insensitive).
-  for (const scheme of Object.values(objectAt(objectAt(spec, "components"), "securitySchemes"))) {
+  for (const [name, scheme] of Object.entries(objectAt(objectAt(spec, "components"), "securitySchemes"))) {
     if (isObject(scheme) && scheme.type === "http" && String(scheme.scheme).toLowerCase() === "bearer") {
       scheme.scheme = "bearer"
       scheme.bearerFormat = "JWT"
+      // The bearer token is the rule; an operation that needs none says so itself (`security: []`).
+      spec.security = [{ [name]: [] }]
     }
   }
   for (const [path, item] of Object.entries(objectAt(spec, "paths"))) {

@@ -54,6 +54,7 @@ import {
   type PaymentRequestStatus,
 } from "./PaymentRequestEvents.ts"
 import type { InvoiceLineItem, RefundId, TransferEvent } from "./TransferEvents.ts"
+import * as WhoMayCollect from "./WhoMayCollect.ts"
 
 export type { PaymentRequestStatus } from "./PaymentRequestEvents.ts"
 
@@ -66,6 +67,8 @@ export interface CreatePaymentRequest {
   readonly partnerId: PartnerId
   /** Resolved by the edge when the partner gave a CompanyReferenceId instead. */
   readonly companyId: CompanyId
+  /** The company's KYB status (read by the edge): only a Verified company collects (`WhoMayCollect`). */
+  readonly companyStatus: WhoMayCollect.CompanyStatus
   readonly payerRegistrationId: RegistrationId
   readonly amount: Money.Money
   readonly description: string
@@ -95,6 +98,8 @@ export interface AcceptPaymentRequest {
   readonly paymentRequestId: PaymentRequestId
   /** Who accepts: must be the request's payer. */
   readonly registrationId: RegistrationId
+  /** The payer's KYC status (read by the edge): only a Verified payer accepts (`WhoMayCollect`). */
+  readonly payerKyc: WhoMayCollect.KycStatus
   readonly bankAccountId: BankAccountId
   /** The linked account's number, masked by the edge ("****6789"). */
   readonly accountNumberMasked: string
@@ -122,6 +127,8 @@ export interface TryAutoCollection {
   readonly account?: { readonly bankAccountId: BankAccountId; readonly accountNumberMasked: string }
   /** The payer's debit authorization for the request's company, if any (only read for a debit-authorization request). */
   readonly debitAuth?: { readonly active: boolean; readonly limit: Money.Money }
+  /** Both sides' verification today (read by the edge): money moves only between verified parties. */
+  readonly parties: WhoMayCollect.Parties
   /** New id from the edge for the transfer, used only when the request is collected. */
   readonly transferId: TransferId
   readonly at: DateTime.Utc
@@ -133,6 +140,8 @@ export interface PayWithCard {
   readonly paymentRequestId: PaymentRequestId
   /** Who pays: must be the request's payer. */
   readonly registrationId: RegistrationId
+  /** The payer's KYC status (read by the edge): only a Verified payer pays (`WhoMayCollect`). */
+  readonly payerKyc: WhoMayCollect.KycStatus
   readonly cardPaymentId: CardPaymentId
   readonly paymentMethodId: string
   readonly brand: string
@@ -315,15 +324,18 @@ export const isDueForAutoCollection = (state: State, today: CalendarDate.Calenda
 
 /**
  * Whether a due request may be collected: the reason it may not, or undefined
- * when it may. Autopay: within `autoPayLimit`, from the designated account.
+ * when it may. First, who may collect: a Verified company from a Verified
+ * payer (`WhoMayCollect`). Autopay: within `autoPayLimit`, from the designated account.
  * Debit authorization: the amount within the request's `debitCeiling` (the
  * partner's), an Active authorization whose limit (the payer's, same currency)
  * covers it, and a designated account.
  */
 export const autoCollectionRefusal = (
   request: RequestDetails,
-  command: Pick<TryAutoCollection, "account" | "debitAuth">,
+  command: Pick<TryAutoCollection, "account" | "debitAuth" | "parties">,
 ): AutoCollectionSkipReason | undefined => {
+  if (WhoMayCollect.companyRefusal(command.parties.companyStatus) !== undefined) return "CompanyNotVerified"
+  if (WhoMayCollect.payerRefusal(command.parties.payerKyc) !== undefined) return "PayerNotVerified"
   const within = (limit: Money.Money) => Money.isWithin(request.amount, limit)
   if (request.autoPayLimit !== undefined) {
     if (!within(request.autoPayLimit)) return "OverAutoPayLimit"
@@ -513,6 +525,8 @@ const create = (command: CreatePaymentRequest, state: State): Decision<Event> =>
   if (state._tag !== "Initial") return refuse(new AlreadyExists({ entity: "PaymentRequest" }))
   const invalid = validateCreate(command)
   if (invalid) return invalid
+  const unverified = WhoMayCollect.companyRefusal(command.companyStatus)
+  if (unverified) return refuse(unverified)
   return accept({
     _tag: "PaymentRequestCreated",
     paymentRequestId: command.paymentRequestId,
@@ -544,7 +558,9 @@ const acceptRequest = (command: AcceptPaymentRequest, state: State): Decision<Ev
   const invalid = FieldChecks.refusal(issues)
   if (invalid) return invalid
   switch (state._tag) {
-    case "Pending":
+    case "Pending": {
+      const unverified = WhoMayCollect.payerRefusal(command.payerKyc)
+      if (unverified) return refuse(unverified)
       return accept({
         _tag: "PaymentRequestAccepted",
         paymentRequestId: state.request.paymentRequestId,
@@ -558,6 +574,7 @@ const acceptRequest = (command: AcceptPaymentRequest, state: State): Decision<Ev
         status: "Accepted",
         at: command.at,
       })
+    }
     case "Cancelled":
       return illegal(state, command, "a cancelled payment request cannot be accepted")
     case "PaidByCard":
@@ -804,7 +821,9 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
   if (command.registrationId !== state.request.payerRegistrationId)
     return refuse(new RuleViolated({ code: "NotThePayer", reason: "only the payer can pay this payment request" }))
   switch (state._tag) {
-    case "Pending":
+    case "Pending": {
+      const unverified = WhoMayCollect.payerRefusal(command.payerKyc)
+      if (unverified) return refuse(unverified)
       return accept({
         _tag: "PaymentRequestPaidByCard",
         paymentRequestId: state.request.paymentRequestId,
@@ -817,6 +836,7 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
         status: "Paid",
         at: command.at,
       })
+    }
     case "PaidByCard":
       return state.card.paymentMethodId === command.paymentMethodId
         ? nothing

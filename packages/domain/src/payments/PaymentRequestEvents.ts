@@ -47,13 +47,17 @@ export type AutoCollectionMethod = typeof AutoCollectionMethod.Type
  * - `OverAutoPayLimit`: the amount is above the request's autoPayLimit;
  * - `OverDebitAuthLimit`: above the payer's debit authorization limit or the request's ceiling (`debitAuthLimit`);
  * - `NoDebitAuthorization`: the payer holds no Active debit authorization for the company;
- * - `NoDesignatedAccount`: the payer has no default account and no earlier acceptance with a still linked account.
+ * - `NoDesignatedAccount`: the payer has no default account and no earlier acceptance with a still linked account;
+ * - `CompanyNotVerified`: the company's KYB is not Verified (`WhoMayCollect.ts`);
+ * - `PayerNotVerified`: the payer's KYC is not Verified (`WhoMayCollect.ts`).
  */
 export const AutoCollectionSkipReason = Schema.Literals([
   "OverAutoPayLimit",
   "OverDebitAuthLimit",
   "NoDebitAuthorization",
   "NoDesignatedAccount",
+  "CompanyNotVerified",
+  "PayerNotVerified",
 ])
 export type AutoCollectionSkipReason = typeof AutoCollectionSkipReason.Type
 

@@ -46,6 +46,7 @@ import {
   type TransferInvoice,
   type TransferStatus,
 } from "./TransferEvents.ts"
+import * as WhoMayCollect from "./WhoMayCollect.ts"
 
 export type { TransferStatus } from "./TransferEvents.ts"
 
@@ -75,6 +76,11 @@ export interface InitiateTransfer {
   readonly bankAccountId?: BankAccountId
   readonly partnerId: PartnerId
   readonly companyId: CompanyId
+  /**
+   * The payer's KYC and the company's KYB status at initiation (read by the edge): no transfer
+   * leaves an unverified payer or reaches an unverified company (`WhoMayCollect`). Not recorded.
+   */
+  readonly parties: WhoMayCollect.Parties
   readonly amount: Money.Money
   readonly senderName: string
   readonly recipientName: string
@@ -355,6 +361,8 @@ const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
   if (state._tag !== "Initial") return refuse(new AlreadyExists({ entity: "Transfer" }))
   const invalid = validateInitiate(command)
   if (invalid) return invalid
+  const unverified = WhoMayCollect.refusal(command.parties)
+  if (unverified) return refuse(unverified)
   return accept({
     _tag: "TransferInitiated",
     transferId: command.transferId,

@@ -1,7 +1,8 @@
 /**
  * The payments area's public module: payment requests, transfers and
  * refunds (PaymentRequest, Transfer), debit authorizations (DebitAuth), their
- * use cases, read models and the payment request status webhook. Other areas
+ * use cases, read models and the payment request status webhook, and who may
+ * collect (WhoMayCollect, which the plans' deciders apply too). Other areas
  * import payments only through this module.
  */
 export * as Attachments from "./Attachments.ts"
@@ -25,3 +26,4 @@ export * as Transfer from "./Transfer.ts"
 export * as TransferEvents from "./TransferEvents.ts"
 export * as Transfers from "./Transfers.ts"
 export * as TransfersProjection from "./TransfersProjection.ts"
+export * as WhoMayCollect from "./WhoMayCollect.ts"

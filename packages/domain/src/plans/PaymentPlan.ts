@@ -37,6 +37,7 @@ import {
 } from "../kernel/DomainError.ts"
 import type * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import { WhoMayCollect } from "../payments/index.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
 import type { CancellationReason, ConsentWithdrawal, InstalmentStatus, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 import * as PaymentPlanEvents from "./PaymentPlanEvents.ts"
@@ -55,6 +56,8 @@ export interface CreatePaymentPlan {
   readonly consentId: Ids.ConsentId
   readonly partnerId: Ids.PartnerId
   readonly companyId: Ids.CompanyId
+  /** The company's KYB status (read by the edge): only a Verified company collects (`WhoMayCollect`). */
+  readonly companyStatus: WhoMayCollect.CompanyStatus
   readonly payerRegistrationId: Ids.RegistrationId
   readonly amount: Money.Money
   readonly frequency: Frequency
@@ -323,6 +326,8 @@ const createPaymentPlan = (command: CreatePaymentPlan, state: State): Decision<E
   }
   const issues = validateCreate(command)
   if (issues.length > 0) return refuse(new ValidationFailed({ issues }))
+  const unverified = WhoMayCollect.companyRefusal(command.companyStatus)
+  if (unverified) return refuse(unverified)
   return accept<PaymentPlanEvent>({
     _tag: "PaymentPlanCreated",
     paymentPlanId: command.paymentPlanId,

@@ -67,6 +67,7 @@ const acceptBy = (
   _tag: "AcceptPaymentRequest",
   paymentRequestId,
   registrationId,
+  payerKyc: "Verified",
   bankAccountId,
   accountNumberMasked: "****6789",
   acceptDebitAuth: false,
@@ -168,6 +169,18 @@ const illegal = (state: string) => ({ _tag: "IllegalTransition", entity: "Paymen
 // ---------------------------------------------------------------------------
 
 describe("no payment request yet", () => {
+  it("a company whose KYB has not completed cannot create one (COMPANY_NOT_VERIFIED)", () => {
+    spec
+      .given([])
+      .when({ ...create, companyStatus: "Unverified" })
+      .thenFails({ _tag: "RuleViolated", code: "COMPANY_NOT_VERIFIED" })
+  })
+  it("a company whose KYB was Rejected cannot create one (COMPANY_REJECTED)", () => {
+    spec
+      .given([])
+      .when({ ...create, companyStatus: "Rejected" })
+      .thenFails({ _tag: "RuleViolated", code: "COMPANY_REJECTED" })
+  })
   it("create records a Pending request with its partner, company and payer", () => {
     spec.given([]).when(create).then([created])
     spec
@@ -302,6 +315,13 @@ describe("no payment request yet", () => {
 })
 
 describe("a Pending payment request", () => {
+  it("a payer whose KYC is not Verified cannot accept it (CUSTOMER_NOT_VERIFIED)", () => {
+    for (const payerKyc of ["NotStarted", "Pending", "Rejected"] as const)
+      spec
+        .given([created])
+        .when(acceptBy(payer, { payerKyc }))
+        .thenFails({ _tag: "RuleViolated", code: "CUSTOMER_NOT_VERIFIED" })
+  })
   it("creating it again is refused as AlreadyExists", () => {
     spec.given([created]).when(create).thenFails({ _tag: "AlreadyExists", entity: "PaymentRequest" })
   })

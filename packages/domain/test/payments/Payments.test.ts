@@ -59,9 +59,16 @@ const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
 const companyBody = (companyReferenceId: string) =>
   Fixtures.companyRegistrationBody({ companyReferenceId, websiteUrl: undefined, employees: [], locations: [] })
 
-/** Registers a company of `partner` and returns its id. */
-export const seedCompany = (partner: PartnerId, reference = "acme-001") =>
-  Effect.map(Companies.register(partner, companyBody(reference)), (r) => r.companyId)
+/** Registers a company of `partner`, Verified unless told otherwise (only a Verified company collects), and returns its id. */
+export const seedCompany = Effect.fnUntraced(function* (
+  partner: PartnerId,
+  reference = "acme-001",
+  status: "Verified" | "Unverified" = "Verified",
+) {
+  const { companyId } = yield* Companies.register(partner, companyBody(reference))
+  if (status === "Verified") yield* Fixtures.verifyCompany(companyId)
+  return companyId
+})
 
 /** Registers a verified customer of `partner` with the checking account ****6789 linked. */
 export const seedCustomer = (partner: PartnerId, registrationId: RegistrationId) =>
@@ -209,12 +216,28 @@ describe("creating a payment request", () => {
   it.effect("a company whose business verification was Rejected cannot receive a payment request", () =>
     Effect.gen(function* () {
       yield* march2026
-      const companyId = yield* seedCompany(partnerId)
+      const companyId = yield* seedCompany(partnerId, "acme-001", "Unverified")
       yield* seedCustomer(partnerId, payer)
       yield* Companies.completeKyb(companyId, "Rejected", "sanctions list")
       const error = failureOf(yield* Effect.exit(Payments.create(createInput(companyId))))
       assert.strictEqual(error._tag, "RuleViolated")
       if (error._tag === "RuleViolated") assert.strictEqual(error.code, "COMPANY_REJECTED")
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a company whose business verification has not completed cannot receive one (COMPANY_NOT_VERIFIED)", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(partnerId, "acme-001", "Unverified")
+      yield* seedCustomer(partnerId, payer)
+      const error = failureOf(yield* Effect.exit(Payments.create(createInput(companyId))))
+      assert.deepStrictEqual(
+        [error._tag, error._tag === "RuleViolated" ? error.code : ""],
+        ["RuleViolated", "COMPANY_NOT_VERIFIED"],
+      )
+      const store = yield* ReadModelStore
+      const created = yield* store.find(PaymentRequestsProjection.collection, { partnerId, keys: {}, limit: 10 })
+      assert.deepStrictEqual(created.items, [])
     }).pipe(Effect.provide(layer())),
   )
 
@@ -572,6 +595,26 @@ describe("accepting a payment request", () => {
         ["RuleViolated", "BANK_ACCOUNT_NOT_LINKED"],
       )
       assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).status, "Pending")
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a payer whose identity is not verified cannot accept (CUSTOMER_NOT_VERIFIED); no transfer starts", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(partnerId)
+      // Linked in the session of a verification that is still Pending.
+      yield* Fixtures.registerCustomer(partnerId, payer)
+      yield* Fixtures.linkBankAccount(payer, checking)
+      const { paymentRequestId } = yield* Payments.create(createInput(companyId))
+      const error = failureOf(yield* Effect.exit(Payments.accept(acceptInput(paymentRequestId))))
+      assert.deepStrictEqual(
+        [error._tag, error._tag === "RuleViolated" ? error.code : ""],
+        ["RuleViolated", "CUSTOMER_NOT_VERIFIED"],
+      )
+      assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).status, "Pending")
+      const store = yield* ReadModelStore
+      const transfers = yield* store.find(TransfersProjection.collection, { partnerId, limit: 10 })
+      assert.deepStrictEqual(transfers.items, [])
     }).pipe(Effect.provide(layer())),
   )
 

@@ -64,6 +64,7 @@ const initiate: Transfer.InitiateTransfer = {
   payerRegistrationId,
   partnerId,
   companyId,
+  parties: { companyStatus: "Verified", payerKyc: "Verified" },
   amount,
   senderName: "Jane Payer",
   recipientName: "Acme Dental",
@@ -191,6 +192,23 @@ const apply = (providerId = provider, url = signingUrl): Transfer.ApplyForReimbu
 const complete: Transfer.CompleteReimbursement = { _tag: "CompleteReimbursement", transferId, at: later }
 
 describe("no transfer yet", () => {
+  it("no transfer leaves a payer whose KYC is not Verified (CUSTOMER_NOT_VERIFIED)", () => {
+    for (const payerKyc of ["NotStarted", "Pending", "Rejected"] as const)
+      spec
+        .given([])
+        .when({ ...initiate, parties: { companyStatus: "Verified", payerKyc } })
+        .thenFails({ _tag: "RuleViolated", code: "CUSTOMER_NOT_VERIFIED" })
+  })
+  it("no transfer reaches a company whose KYB is not Verified", () => {
+    spec
+      .given([])
+      .when({ ...initiate, parties: { companyStatus: "Unverified", payerKyc: "Verified" } })
+      .thenFails({ _tag: "RuleViolated", code: "COMPANY_NOT_VERIFIED" })
+    spec
+      .given([])
+      .when({ ...initiate, parties: { companyStatus: "Rejected", payerKyc: "Verified" } })
+      .thenFails({ _tag: "RuleViolated", code: "COMPANY_REJECTED" })
+  })
   it("initiate records a Pending transfer with masked account numbers only", () => {
     spec.given([]).when(initiate).then([initiated])
     spec

@@ -46,6 +46,7 @@ const create = (overrides: Partial<PaymentPlan.CreatePaymentPlan> = {}): Payment
   _tag: "CreatePaymentPlan",
   ...planIds,
   consentId,
+  companyStatus: "Verified",
   payerRegistrationId: payer,
   amount,
   frequency: "Monthly",
@@ -182,6 +183,16 @@ const completedPlan = [
 ]
 
 describe("a payment plan that does not exist", () => {
+  it("a company whose KYB is not Verified cannot create one (COMPANY_NOT_VERIFIED, COMPANY_REJECTED)", () => {
+    spec
+      .given([])
+      .when(create({ companyStatus: "Unverified" }))
+      .thenFails({ _tag: "RuleViolated", code: "COMPANY_NOT_VERIFIED" })
+    spec
+      .given([])
+      .when(create({ companyStatus: "Rejected" }))
+      .thenFails({ _tag: "RuleViolated", code: "COMPANY_REJECTED" })
+  })
   it("create keeps the company's description; one over 500 characters is refused", () => {
     spec
       .given([])

@@ -63,6 +63,7 @@ const arbitraryInitiate = fc
       payerRegistrationId: r.payer as RegistrationId,
       partnerId: r.partnerId as PartnerId,
       companyId: r.companyId as CompanyId,
+      parties: { companyStatus: "Verified", payerKyc: "Verified" },
       amount: usd(r.amount),
       senderName: "Ada Lovelace",
       recipientName: "Acme Coffee",
