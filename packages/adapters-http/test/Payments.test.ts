@@ -474,14 +474,24 @@ describe("POST /Transaction/{transferId}/Refund", () => {
       )
       assert.strictEqual(r.status, 200, r.text)
       const body = r.json as Record<string, unknown>
-      assert.deepStrictEqual(Object.keys(body).sort(), ["refundId", "refundedAmount", "status"])
-      assert.strictEqual((body.refundedAmount as { value: number }).value, 25.5)
+      assert.deepStrictEqual(Object.keys(body).sort(), ["amount", "refundId", "refundedAmount", "status"])
+      // The refund moves money: Pending until its credit completes (the money-movement workers).
+      assert.strictEqual(body.status, "Pending")
+      assert.strictEqual((body.amount as { value: number }).value, 25.5)
+      assert.strictEqual((body.refundedAmount as { value: number }).value, 0)
       const over = yield* send(
         handler,
         `/Transaction/${transferId}/Refund`,
         json("POST", partner, { amount: { value: 500, currencyCode: "USD" } }),
       )
       assert.strictEqual(over.status, 422)
+      // The pending refund holds its amount: 100 of the 125.50 are left.
+      const rest = yield* send(
+        handler,
+        `/Transaction/${transferId}/Refund`,
+        json("POST", partner, { amount: { value: 100.01, currencyCode: "USD" } }),
+      )
+      assert.strictEqual(rest.status, 422)
       assert.strictEqual(
         (yield* send(handler, `/Transaction/${transferId}/Refund`, json("POST", otherPartner, {}))).status,
         404,

@@ -81,6 +81,10 @@ export interface AppConfig {
   readonly adminListener: Option.Option<AdminListener>
   readonly kybDelayMillis: number
   readonly settlementDelayMillis: number
+  /** How long after settlement the outcome poller asks about a transfer (days). */
+  readonly returnWindowDays: number
+  /** Production: the money-movement workers' idle wait. */
+  readonly moneyMovementPollMillis: number
   /** Per-caller rate limits (PARTNERPAY_RATE_LIMITING, "on" by default; "off" for load tests behind another limiter). */
   readonly rateLimiting: boolean
   /** Effect spans (PARTNERPAY_TRACING, "off" by default: span creation costs CPU on every request; on when traces are exported). */
@@ -218,6 +222,8 @@ const validate = (read: Read, issues: Issues): AppConfig => {
 
   const kybDelayMillis = issues.take(value.kybDelayMillis)
   const settlementDelayMillis = issues.take(value.settlementDelayMillis)
+  const returnWindowDays = issues.take(value.returnWindowDays)
+  const moneyMovementPollMillis = issues.take(value.moneyMovementPollMillis)
   const rateLimiting = issues.take(value.rateLimiting)
   const tracingAsked = issues.take(value.tracing)
   const metrics = issues.take(value.metrics)
@@ -245,6 +251,8 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     adminListener,
     kybDelayMillis,
     settlementDelayMillis,
+    returnWindowDays,
+    moneyMovementPollMillis,
     rateLimiting,
     tracing: tracingAsked || Option.isSome(traceExport),
     metrics,

@@ -16,6 +16,7 @@ import {
   type Attachments,
   type EventStore,
   type IdGenerator,
+  type MoneyMovement,
   Payments,
   type PersonalData,
   type Policy,
@@ -39,6 +40,7 @@ import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
 import * as SandboxClock from "./SandboxClock.ts"
 import * as SandboxMessages from "./SandboxMessages.ts"
+import * as SandboxMoneyMovement from "./SandboxMoneyMovement.ts"
 import * as SandboxProviders from "./SandboxProviders.ts"
 import * as SandboxWebhooks from "./SandboxWebhooks.ts"
 import * as Telemetry from "./Telemetry.ts"
@@ -46,10 +48,10 @@ import * as TokenSecret from "./TokenSecret.ts"
 import * as WebhookTarget from "./WebhookTarget.ts"
 import * as AttachmentFetcher from "./workers/AttachmentFetcher.ts"
 import * as AutoCollectionScheduler from "./workers/AutoCollectionScheduler.ts"
+import * as MoneyMovementWorkers from "./workers/MoneyMovementWorkers.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
-import * as SandboxSettlement from "./workers/SandboxSettlement.ts"
 import * as WebhookDispatcher from "./workers/WebhookDispatcher.ts"
 
 /** What the workers need. */
@@ -64,6 +66,7 @@ export type WorkerRequirements =
   | PgPartnerCredentials.Partners
   | PaymentNotifier.Requirements
   | Attachments.PaymentAttachments
+  | MoneyMovement.MoneyMovement
 
 const isSandbox = (config: AppConfig) => config.environment === "sandbox"
 
@@ -75,11 +78,19 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         "payment-plan-scheduler",
         AutoCollectionScheduler.name,
         "sandbox-kyb",
-        "sandbox-settlement",
+        MoneyMovementWorkers.originatorName,
+        MoneyMovementWorkers.outcomesName,
         "payment-notifier",
         AttachmentFetcher.name,
       ]
-    : ["webhook-dispatcher", "payment-plan-scheduler", AutoCollectionScheduler.name, AttachmentFetcher.name]
+    : [
+        "webhook-dispatcher",
+        "payment-plan-scheduler",
+        AutoCollectionScheduler.name,
+        MoneyMovementWorkers.originatorName,
+        MoneyMovementWorkers.outcomesName,
+        AttachmentFetcher.name,
+      ]
 
 /** The background workers for the environment. */
 export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequirements> => {
@@ -92,12 +103,18 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     AutoCollectionScheduler.layer(),
     // Download retries follow real time, as webhook retries do.
     SandboxClock.onRealClock(AttachmentFetcher.layer({ sandbox: isSandbox(config) })),
+    // Money moves in both environments: the sandbox's provider or the operator's bridge.
+    ...MoneyMovementWorkers.layer({
+      sandbox: isSandbox(config),
+      delayMillis: config.settlementDelayMillis,
+      pollMillis: config.moneyMovementPollMillis,
+      returnWindowDays: config.returnWindowDays,
+    }),
   )
   return isSandbox(config)
     ? Layer.mergeAll(
         common,
         SandboxKyb.layer({ delayMillis: config.kybDelayMillis }),
-        SandboxSettlement.layer({ delayMillis: config.settlementDelayMillis }),
         // Message senders exist in the sandbox only (recording); production has none yet.
         PaymentNotifier.layer({ reminderDays: config.reminderDays }),
       )
@@ -175,7 +192,11 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     sandbox ? Layer.provide(SandboxClock.partnerTokens, tokens) : tokens,
     Database.healthCheck,
     sandbox
-      ? Layer.merge(SandboxProviders.layerSandbox, SandboxProviders.messaging)
+      ? Layer.mergeAll(
+          SandboxProviders.layerSandbox,
+          SandboxProviders.messaging,
+          SandboxMoneyMovement.layer({ delayMillis: config.settlementDelayMillis }),
+        )
       : SandboxProviders.layerProduction(config),
     CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustedProxies: config.trustedProxies }),
     // Several instances on one database enforce each rate limit together: each its share (docs/scaling.md).

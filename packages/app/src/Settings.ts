@@ -217,6 +217,14 @@ export const settings = {
     default: 2000,
     doc: "Sandbox: how long a transfer waits for the sandbox bank.",
   }),
+  returnWindowDays: setting("PARTNERPAY_RETURN_WINDOW_DAYS", bounded(1, 120, "days"), {
+    default: 60,
+    doc: "How long after settlement the outcome poller still asks the money-movement provider about a transfer (returns such as R10 come up to 60 days later).",
+  }),
+  moneyMovementPollMillis: setting("PARTNERPAY_MONEY_MOVEMENT_POLL_MS", Millis, {
+    default: 30_000,
+    doc: "Production: how long the money-movement workers wait between polls when idle (the sandbox follows its settlement delay).",
+  }),
   rateLimiting: setting("PARTNERPAY_RATE_LIMITING", OnOff, { default: true, doc: "Per-caller rate limits." }),
   tracing: setting("PARTNERPAY_TRACING", OnOff, { default: false, doc: "Effect spans (on with a trace endpoint)." }),
   metrics: setting("PARTNERPAY_METRICS", OnOff, { default: true, doc: "`GET /metrics` in the Prometheus format." }),
