@@ -10,8 +10,8 @@
  * the database closes (PGlite closes its data directory cleanly).
  */
 
-import { CrossCutting, RateLimit, Server, Tokens } from "@partnerpay/adapters-http"
-import { type Migrations, type PgOutbox, type PgPartnerCredentials, PgServiceInstance } from "@partnerpay/adapters-pg"
+import { ApiVersions, CrossCutting, RateLimit, Server, Tokens } from "@partnerpay/adapters-http"
+import { type Migrations, type PgOutbox, PgPartnerCredentials, PgServiceInstance } from "@partnerpay/adapters-pg"
 import {
   type Attachments,
   type EventStore,
@@ -199,6 +199,14 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
         )
       : SandboxProviders.layerProduction(config),
     CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustedProxies: config.trustedProxies }),
+    // Each partner's API version is pinned with the partner, at its first call (docs/api/versions.md).
+    Layer.effect(
+      ApiVersions.PinnedVersions,
+      Effect.map(Effect.service(PgPartnerCredentials.Partners), (partners) => ({
+        versionOf: (partnerId: string, latest: string) =>
+          partners.pinApiVersion(partnerId, latest).pipe(Effect.orElseSucceed(() => latest)),
+      })),
+    ),
     // Several instances on one database enforce each rate limit together: each its share (docs/scaling.md).
     Layer.effect(
       RateLimit.InstanceShare,
