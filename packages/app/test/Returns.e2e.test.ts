@@ -68,6 +68,8 @@ const scenario = (database: "embedded" | "postgres") => async () => {
     const login = await ok("PUT", "/Login/CheckOtp", token, { phoneNumber: "+14155550188", code: "123456" })
     const customerToken = login.accessToken as string
     const session = await ok("POST", "/Verification/StartKyc", customerToken, { deviceId: "returns-phone" })
+    // Only a Verified payer pays: the sandbox KYC verifies at the check.
+    await ok("GET", "/Verification/CheckVerification", customerToken)
     await ok("PUT", "/Account/Link", customerToken, {
       tokenId: session.tokenId,
       publicToken: "public-sandbox-ok",
