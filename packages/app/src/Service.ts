@@ -145,7 +145,7 @@ const backgroundWorkers = (
  * request (its secret only when it was just created, and only on a terminal's readable lines: JSON
  * log lines are shipped elsewhere, they name the credentials file instead), or how to get a partner.
  */
-export const sandboxPartnerHint = Effect.fn("Service.sandboxPartnerHint")(function* (
+export const sandboxPartnerHint = Traced.fn("Service.sandboxPartnerHint")(function* (
   config: AppConfig,
   address: string,
 ) {
