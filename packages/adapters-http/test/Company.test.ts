@@ -265,6 +265,15 @@ describe("GET /company/status", () => {
     }),
   )
 
+  it.effect("a companyId in upper case names the same company, answered in lower case", () =>
+    Effect.gen(function* () {
+      const company = yield* registered()
+      const r = yield* status(`?companyId=${company.companyId.toUpperCase()}`)
+      assert.strictEqual(r.status, 200, r.text)
+      assert.deepStrictEqual(r.json, { CompanyId: company.companyId, Status: "Unverified" })
+    }),
+  )
+
   it.effect("a companyId that is not a UUID is a 400", () =>
     Effect.gen(function* () {
       expectProblem(yield* status("?companyId=42"), 400, "BAD_REQUEST")

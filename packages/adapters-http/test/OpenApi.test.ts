@@ -181,7 +181,7 @@ const Ajv2020 = createRequire(createRequire(import.meta.url).resolve("@apidevtoo
   compile: (schema: object) => ((data: unknown) => boolean) & { errors?: unknown }
 }
 
-/** The formats the service requires, as it checks them (ids are lowercase UUIDs). */
+/** The formats the service requires, as it checks them (ids are UUIDs, answered in lower case). */
 const formatChecks: Record<string, RegExp | ((s: string) => boolean)> = {
   uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
   date: /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/,

@@ -272,6 +272,36 @@ describe("GET /Payment/{paymentRequestId} and /Payment/History", () => {
     }),
   )
 
+  it.effect("takes ids in upper case and the currency as responses show it, and answers in canonical form", () =>
+    Effect.gen(function* () {
+      const created = yield* send(
+        handler,
+        "/Payment/Create",
+        json(
+          "POST",
+          partner,
+          createBody({
+            companyId: companyId.toUpperCase(),
+            payerRegistrationId: payer.toUpperCase(),
+            amount: { value: 125.5, currencyCode: { value: "USD", displayName: "US Dollar", cultureName: "en-US" } },
+          }),
+        ),
+      )
+      assert.strictEqual(created.status, 200, created.text)
+      const id = (created.json as { paymentRequestId: string }).paymentRequestId
+      const r = yield* send(handler, `/Payment/${id.toUpperCase()}`, bearer(partner))
+      assert.strictEqual(r.status, 200, r.text)
+      const body = r.json as Record<string, unknown>
+      assert.strictEqual(body.paymentRequestId, id)
+      assert.strictEqual(body.companyId, companyId)
+      assert.strictEqual(body.payerRegistrationId, payer)
+      assert.deepStrictEqual(body.amount, {
+        value: 125.5,
+        currencyCode: { value: "USD", displayName: "US Dollar", cultureName: "en-US" },
+      })
+    }),
+  )
+
   it.effect("lists the attachment Pending until stored; its bytes go to the partner and the payer only", () =>
     Effect.gen(function* () {
       const id = yield* createRequest
@@ -444,14 +474,24 @@ describe("POST /Transaction/{transferId}/Refund", () => {
       )
       assert.strictEqual(r.status, 200, r.text)
       const body = r.json as Record<string, unknown>
-      assert.deepStrictEqual(Object.keys(body).sort(), ["refundId", "refundedAmount", "status"])
-      assert.strictEqual((body.refundedAmount as { value: number }).value, 25.5)
+      assert.deepStrictEqual(Object.keys(body).sort(), ["amount", "refundId", "refundedAmount", "status"])
+      // The refund moves money: Pending until its credit completes (the money-movement workers).
+      assert.strictEqual(body.status, "Pending")
+      assert.strictEqual((body.amount as { value: number }).value, 25.5)
+      assert.strictEqual((body.refundedAmount as { value: number }).value, 0)
       const over = yield* send(
         handler,
         `/Transaction/${transferId}/Refund`,
         json("POST", partner, { amount: { value: 500, currencyCode: "USD" } }),
       )
       assert.strictEqual(over.status, 422)
+      // The pending refund holds its amount: 100 of the 125.50 are left.
+      const rest = yield* send(
+        handler,
+        `/Transaction/${transferId}/Refund`,
+        json("POST", partner, { amount: { value: 100.01, currencyCode: "USD" } }),
+      )
+      assert.strictEqual(rest.status, 422)
       assert.strictEqual(
         (yield* send(handler, `/Transaction/${transferId}/Refund`, json("POST", otherPartner, {}))).status,
         404,

@@ -66,6 +66,8 @@ export class Partners extends Context.Service<
     }): Effect.Effect<Ids.PartnerId, EventStore.EventStoreUnavailable>
     /** Whether the partner exists. */
     exists(partnerId: Ids.PartnerId): Effect.Effect<boolean, EventStore.EventStoreUnavailable>
+    /** Whether any partner exists at all (a first start has none). */
+    any(): Effect.Effect<boolean, EventStore.EventStoreUnavailable>
     /** A new ClientSecret (shown once); the old one stops working at once. */
     rotateSecret(
       partnerId: Ids.PartnerId,
@@ -156,6 +158,11 @@ export const make = Traced.fn("PgPartnerCredentials.make")(function* (
     return clientSecret
   }, unavailable("partners rotate secret"))
 
+  const any = () =>
+    Effect.map(sql<{ one: number }>`SELECT 1 AS one FROM partners LIMIT 1`, (rows) => rows.length > 0).pipe(
+      unavailable("partners any"),
+    )
+
   const exists = (partnerId: Ids.PartnerId) =>
     Effect.map(
       sql<{ partner_id: string }>`SELECT partner_id FROM partners WHERE partner_id = ${partnerId}::uuid`,
@@ -208,7 +215,7 @@ export const make = Traced.fn("PgPartnerCredentials.make")(function* (
 
   return {
     credentials: PartnerCredentials.PartnerCredentials.of({ authenticate }),
-    partners: Partners.of({ create, upsertSandboxPartner, exists, rotateSecret, setWebhook, getWebhook }),
+    partners: Partners.of({ create, upsertSandboxPartner, exists, any, rotateSecret, setWebhook, getWebhook }),
   }
 })
 

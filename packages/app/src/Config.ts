@@ -81,6 +81,10 @@ export interface AppConfig {
   readonly adminListener: Option.Option<AdminListener>
   readonly kybDelayMillis: number
   readonly settlementDelayMillis: number
+  /** How long after settlement the outcome poller asks about a transfer (days). */
+  readonly returnWindowDays: number
+  /** Production: the money-movement workers' idle wait. */
+  readonly moneyMovementPollMillis: number
   /** Per-caller rate limits (PARTNERPAY_RATE_LIMITING, "on" by default; "off" for load tests behind another limiter). */
   readonly rateLimiting: boolean
   /** Effect spans (PARTNERPAY_TRACING, "off" by default: span creation costs CPU on every request; on when traces are exported). */
@@ -90,6 +94,8 @@ export interface AppConfig {
   /** OpenTelemetry trace export (OTLP over HTTP, JSON), when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set. */
   readonly traceExport: Option.Option<TraceExportConfig>
   readonly logLevel: LogLevel.LogLevel
+  /** JSON lines, or readable lines on a terminal (LOG_FORMAT; `auto` decided here from stdout and the environment). */
+  readonly logFormat: "json" | "pretty"
   /** Days before a payment request's due date its payer is reminded (PARTNERPAY_REMINDER_DAYS, default 3,0). */
   readonly reminderDays: ReadonlyArray<number>
   /** The partner created at start in sandbox (absent in production). */
@@ -216,12 +222,15 @@ const validate = (read: Read, issues: Issues): AppConfig => {
 
   const kybDelayMillis = issues.take(value.kybDelayMillis)
   const settlementDelayMillis = issues.take(value.settlementDelayMillis)
+  const returnWindowDays = issues.take(value.returnWindowDays)
+  const moneyMovementPollMillis = issues.take(value.moneyMovementPollMillis)
   const rateLimiting = issues.take(value.rateLimiting)
   const tracingAsked = issues.take(value.tracing)
   const metrics = issues.take(value.metrics)
   const traceExport = traceExportOf(read, issues)
   const reminderDays = issues.take(value.reminderDays)
   const logLevel = issues.take(value.logLevel)
+  const logFormatAsked = issues.take(value.logFormat)
   const sandboxPartner = sandboxPartnerOf(read, issues, environment)
   const providers = bridgesOf(read, issues, production)
 
@@ -242,11 +251,15 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     adminListener,
     kybDelayMillis,
     settlementDelayMillis,
+    returnWindowDays,
+    moneyMovementPollMillis,
     rateLimiting,
     tracing: tracingAsked || Option.isSome(traceExport),
     metrics,
     traceExport,
     logLevel,
+    logFormat:
+      logFormatAsked === "auto" ? (!production && process.stdout.isTTY === true ? "pretty" : "json") : logFormatAsked,
     reminderDays,
     sandboxPartner,
     providers,

@@ -51,7 +51,10 @@ export class DatabaseInUse extends Schema.TaggedError<DatabaseInUse>()("Database
     }
     return (
       `the embedded database in ${this.dataDir} is in use by process ${this.pid} (PGlite allows one process at a time). ` +
-      "Stop that process first, or use the running service's operator API (/admin), or a PostgreSQL server (DATABASE_URL). " +
+      "Stop that process first, or do it through the running service's operator API: start the service with " +
+      "PARTNERPAY_ADMIN_TOKEN=<a secret of 32+ characters> and call it, e.g. " +
+      'curl -H "Authorization: Bearer $PARTNERPAY_ADMIN_TOKEN" http://localhost:3000/admin/webhooks/deliveries ' +
+      '(packages/app/README.md, "Operator API"); or use a PostgreSQL server (DATABASE_URL), which many processes share. ' +
       `If no such process exists any more, delete ${lockPathOf(this.dataDir)}.`
     )
   }

@@ -8,7 +8,7 @@
  * per request records that id, method, route template, path (query string
  * dropped: it may carry ids a partner considers sensitive), status, duration
  * and the partner of a valid bearer token (written cheaply:
- * `Logging.accessLine`, from the `RequestRecord` the API fills in).
+ * `Logging.AccessLog`, from the `RequestRecord` the API fills in).
  */
 import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -42,18 +42,16 @@ const logAccess = (
     if (Logging.infoEnabled(fiber.getRef(References.MinimumLogLevel))) {
       const durationMs = Math.round(elapsed * 10) / 10
       fiber.getRef(Logging.AccessLog)(
-        Logging.accessLine(
-          {
-            requestId: record.correlationId,
-            method: request.method,
-            route: record.route,
-            path: pathOf(request.url),
-            status: response.status,
-            durationMs,
-            partnerId: record.partnerId,
-          },
-          new Date(),
-        ),
+        {
+          requestId: record.correlationId,
+          method: request.method,
+          route: record.route,
+          path: pathOf(request.url),
+          status: response.status,
+          durationMs,
+          partnerId: record.partnerId,
+        },
+        new Date(),
       )
     }
     return Effect.void

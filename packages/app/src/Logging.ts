@@ -2,7 +2,9 @@
  * Structured logs: one JSON object per line on stdout (Effect's
  * `Logger.formatStructured` as JSON: message, level, timestamp, annotations, spans;
  * `message` always a string, other logged values in `details`),
- * filtered by LOG_LEVEL. Secrets travel as `Redacted` values, which the
+ * filtered by LOG_LEVEL. With LOG_FORMAT=pretty (the default on a terminal in
+ * sandbox) the same entries are one readable line each instead:
+ * `09:15:00.123 INFO  message  key=value ...`, the level coloured on a terminal. Secrets travel as `Redacted` values, which the
  * formatter renders as "<redacted>"; request headers and bodies are never
  * logged. A SQL error that reaches a log line (as a logged value, or in the
  * cause of an unexpected failure) is replaced by its operation, kind and
@@ -57,8 +59,13 @@ const stdout: Write = (line) => {
   stdoutWrite(line)
 }
 
+/** Writes one access entry (as a JSON line by default; `layer` sets the service's format and sink). */
+export type AccessWrite = (entry: AccessEntry, at: Date) => void
+
 /** The sink of the access log lines (the same as the logger's once `layer` is provided). */
-export const AccessLog = Context.Reference<Write>("partnerpay/app/AccessLog", { defaultValue: () => stdout })
+export const AccessLog = Context.Reference<AccessWrite>("partnerpay/app/AccessLog", {
+  defaultValue: () => (entry, at) => stdout(accessLine(entry, at)),
+})
 
 /**
  * A structured log entry whose `message` is always a string: a log call with
@@ -107,13 +114,90 @@ export const formatJson: Logger.Logger<unknown, string> = Logger.make((options) 
   structured.log({ ...options, message: redactMessage(options.message), cause: redactCause(options.cause) }),
 )
 
-/** JSON lines at or above `level` (the logger and the access log). */
-export const layer = (level: LogLevel.LogLevel, write: Write = stdout): Layer.Layer<never> =>
-  Layer.mergeAll(
-    Logger.layer([Logger.map(formatJson, write)]),
+// ---------------------------------------------------------------------------
+// Pretty lines (LOG_FORMAT=pretty)
+
+const levelColours: Readonly<Record<string, number>> = { FATAL: 35, ERROR: 31, WARN: 33, INFO: 32, DEBUG: 36 }
+
+const clock = (at: Date): string => at.toISOString().slice(11, 23)
+
+const levelText = (level: string, colour: boolean): string => {
+  const padded = level.padEnd(5)
+  const code = levelColours[level]
+  return colour && code !== undefined ? `\u001b[${code}m${padded}\u001b[0m` : padded
+}
+
+const valueText = (value: unknown): string =>
+  typeof value === "string" && /^[^\s"=]+$/.test(value) ? value : (JSON.stringify(value) ?? String(value))
+
+/** `key=value` pairs of an object, in order (strings without spaces unquoted). */
+const pairs = (values: Readonly<Record<string, unknown>>): string =>
+  Object.entries(values)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${key}=${valueText(value)}`)
+    .join(" ")
+
+/** One readable line: time, level, message, then the annotations, details and cause. */
+export const prettyLine = (
+  entry: {
+    readonly message: string
+    readonly level: string
+    readonly timestamp: string
+    readonly annotations?: Readonly<Record<string, unknown>>
+    readonly details?: unknown
+    readonly cause?: unknown
+  },
+  colour: boolean,
+): string => {
+  const parts = [clock(new Date(entry.timestamp)), levelText(entry.level, colour), entry.message]
+  const annotations = pairs(entry.annotations ?? {})
+  if (annotations !== "") parts.push(` ${annotations}`)
+  if (entry.details !== undefined)
+    parts.push(
+      typeof entry.details === "object" && entry.details !== null && !Array.isArray(entry.details)
+        ? pairs(entry.details as Record<string, unknown>)
+        : valueText(entry.details),
+    )
+  const line = parts.join(" ")
+  return entry.cause === undefined || entry.cause === "" ? line : `${line}\n${String(entry.cause)}`
+}
+
+/** The logger's readable lines (the same entries as `formatJson`, SQL errors redacted). */
+const formatPretty = (colour: boolean): Logger.Logger<unknown, string> =>
+  Logger.make((options) => {
+    const entry = withStringMessage(
+      Logger.formatStructured.log({
+        ...options,
+        message: redactMessage(options.message),
+        cause: redactCause(options.cause),
+      }),
+    )
+    return prettyLine(entry as Parameters<typeof prettyLine>[0], colour)
+  })
+
+/** The access entry as a readable line: `09:15:00.123 INFO  POST /Payment/Create 200 12.5ms`. */
+export const prettyAccessLine = (entry: AccessEntry, at: Date, colour: boolean): string =>
+  `${clock(at)} ${levelText("INFO", colour)} ${entry.method} ${entry.path} ${entry.status} ${entry.durationMs}ms` +
+  ` requestId=${valueText(entry.requestId)}${entry.partnerId === undefined ? "" : ` partnerId=${entry.partnerId}`}`
+
+/** The lines at or above `level` (the logger and the access log), JSON or readable, to `write`. */
+export const layer = (
+  level: LogLevel.LogLevel,
+  write: Write = stdout,
+  format: "json" | "pretty" = "json",
+): Layer.Layer<never> => {
+  const colour = format === "pretty" && write === stdout && process.stdout.isTTY === true
+  return Layer.mergeAll(
+    Logger.layer([Logger.map(format === "pretty" ? formatPretty(colour) : formatJson, write)]),
     Layer.succeed(References.MinimumLogLevel, level),
-    Layer.succeed(AccessLog, write),
+    Layer.succeed(
+      AccessLog,
+      format === "pretty"
+        ? (entry: AccessEntry, at: Date) => write(prettyAccessLine(entry, at, colour))
+        : (entry: AccessEntry, at: Date) => write(accessLine(entry, at)),
+    ),
   )
+}
 
 /** True when lines at Info are written under the minimum level `minimum`. */
 export const infoEnabled = (minimum: LogLevel.LogLevel): boolean => !LogLevel.isGreaterThan(minimum, "Info")

@@ -13,7 +13,11 @@
  * - `partnerpay_webhook_deliveries_total{outcome}`: `delivered`, `failed`
  *   (will retry), `gave_up`;
  * - `partnerpay_worker_runs_total{worker,outcome}`: background worker steps
- *   that did work (`work`), found nothing (`idle`) or failed (`failed`).
+ *   that did work (`work`), found nothing (`idle`) or failed (`failed`);
+ * - the Node.js runtime, from prom-client's default collectors: `process_*`
+ *   (CPU seconds, resident memory, open file descriptors, start time) and
+ *   `nodejs_*` (event loop lag and its percentiles, heap spaces, GC durations
+ *   by kind, active handles), the series every Node.js dashboard expects.
  *
  * Recording a request costs two map lookups and two updates: the series of a
  * (method, route, status) are made once and kept.
@@ -23,6 +27,7 @@ import { type Context, Effect, type Layer, Metric } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { SqlClient } from "effect/sql/SqlClient"
+import { collectDefaultMetrics, Registry } from "prom-client"
 
 /** Upper bounds (seconds) of the request latency buckets: 1 ms to 10 s. */
 export const latencyBuckets: ReadonlyArray<number> = [
@@ -103,10 +108,29 @@ export const workerRun = (worker: string, outcome: "work" | "idle" | "failed"): 
 
 const contentType = "text/plain; version=0.0.4; charset=utf-8"
 
-/** The Prometheus text of every metric, the outbox backlog read now (a failed read keeps the last values). */
+let runtimeRegistry: Registry | undefined
+
+/** prom-client's registry of the runtime collectors, started once per process on the first scrape. */
+const runtime = (): Registry => {
+  if (runtimeRegistry === undefined) {
+    runtimeRegistry = new Registry()
+    collectDefaultMetrics({ register: runtimeRegistry })
+  }
+  return runtimeRegistry
+}
+
+/**
+ * The Prometheus text of every metric: the service's (the outbox backlog read now; a failed read keeps
+ * the last values), then the Node.js runtime's.
+ */
 export const render: Effect.Effect<string, never, SqlClient> = PgMetrics.outboxBacklog().pipe(
   Effect.catchCause(() => Effect.void),
   Effect.andThen(PrometheusMetrics.format()),
+  Effect.flatMap((service) =>
+    Effect.promise(() => runtime().metrics()).pipe(
+      Effect.map((node) => `${service.endsWith("\n") ? service : `${service}\n`}${node}`),
+    ),
+  ),
 )
 
 /** `GET /metrics`. */

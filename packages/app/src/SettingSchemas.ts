@@ -209,6 +209,16 @@ export const Level = fromText(Schema.Literals(LogLevel.values), (text) => {
     : Result.succeed(found)
 })
 
+/** How log lines are written: `json`, `pretty` (one readable line each), or `auto` (pretty on a terminal in sandbox). */
+export type LogFormat = "auto" | "json" | "pretty"
+
+export const LogFormat = fromText<LogFormat>(Schema.Literals(["auto", "json", "pretty"]), (text) => {
+  const word = text.trim().toLowerCase()
+  return word === "auto" || word === "json" || word === "pretty"
+    ? Result.succeed(word)
+    : refuse(`must be "auto", "json" or "pretty" (got ${quote(text)})`)
+})
+
 export const ClientId = fromText(Schema.String, (text) => {
   const id = text.trim()
   return /^[\x21-\x7e]{1,200}$/.test(id)

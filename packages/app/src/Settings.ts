@@ -28,6 +28,7 @@ import {
   HostName,
   HttpUrl,
   Level,
+  LogFormat,
   LongSecret,
   Millis,
   minimumAdminTokenLength,
@@ -216,6 +217,14 @@ export const settings = {
     default: 2000,
     doc: "Sandbox: how long a transfer waits for the sandbox bank.",
   }),
+  returnWindowDays: setting("PARTNERPAY_RETURN_WINDOW_DAYS", bounded(1, 120, "days"), {
+    default: 60,
+    doc: "How long after settlement the outcome poller still asks the money-movement provider about a transfer (returns such as R10 come up to 60 days later).",
+  }),
+  moneyMovementPollMillis: setting("PARTNERPAY_MONEY_MOVEMENT_POLL_MS", Millis, {
+    default: 30_000,
+    doc: "Production: how long the money-movement workers wait between polls when idle (the sandbox follows its settlement delay).",
+  }),
   rateLimiting: setting("PARTNERPAY_RATE_LIMITING", OnOff, { default: true, doc: "Per-caller rate limits." }),
   tracing: setting("PARTNERPAY_TRACING", OnOff, { default: false, doc: "Effect spans (on with a trace endpoint)." }),
   metrics: setting("PARTNERPAY_METRICS", OnOff, { default: true, doc: "`GET /metrics` in the Prometheus format." }),
@@ -256,6 +265,10 @@ export const settings = {
     doc: "Sandbox: that endpoint's signing secret.",
   }),
   logLevel: setting("LOG_LEVEL", Level, { default: "Info", doc: "The lowest level logged." }),
+  logFormat: setting("LOG_FORMAT", LogFormat, {
+    default: "auto",
+    doc: "`json` (one JSON object per line), `pretty` (one readable line each) or `auto`: pretty when stdout is a terminal in sandbox, JSON otherwise (always JSON in production unless `pretty` is asked).",
+  }),
 } as const
 
 /** The settings read once (the bridges' are declared per port below). */

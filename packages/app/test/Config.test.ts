@@ -68,6 +68,17 @@ describe("configuration", () => {
     }),
   )
 
+  it.effect("logs are JSON lines unless LOG_FORMAT asks for pretty ones (auto: pretty only on a terminal)", () =>
+    Effect.gen(function* () {
+      // The test runner's stdout is not a terminal: auto means JSON here.
+      assert.strictEqual((yield* loadFrom({})).logFormat, "json")
+      assert.strictEqual((yield* loadFrom({ LOG_FORMAT: "pretty" })).logFormat, "pretty")
+      assert.strictEqual((yield* loadFrom({ LOG_FORMAT: "JSON" })).logFormat, "json")
+      const error = yield* issuesOf({ LOG_FORMAT: "colourful" })
+      assert.include(error.message, 'LOG_FORMAT: must be "auto", "json" or "pretty" (got "colourful")')
+    }),
+  )
+
   it.effect("every bad variable is named at once, with a human message", () =>
     Effect.gen(function* () {
       const error = yield* issuesOf({
@@ -113,7 +124,7 @@ describe("configuration", () => {
             "PARTNERPAY_PROVIDER_KYC_URL",
             "PARTNERPAY_PROVIDER_BANK_LINKING_URL",
             "PARTNERPAY_PROVIDER_KYB_URL",
-            "PARTNERPAY_PROVIDER_SETTLEMENT_URL",
+            "PARTNERPAY_PROVIDER_MONEY_MOVEMENT_URL",
             "PARTNERPAY_PROVIDER_CARD_PROCESSOR_URL",
             "PARTNERPAY_PROVIDER_E_SIGNATURE_URL",
           ],
@@ -171,7 +182,7 @@ describe("configuration", () => {
         PARTNERPAY_PROVIDER_OTP_URL: "http://sms.example.com",
         PARTNERPAY_PROVIDER_KYC_SECRET: "short-kyc-secret",
         PARTNERPAY_PROVIDER_KYB_URL: "not a url",
-        PARTNERPAY_PROVIDER_SETTLEMENT_RETRIES: "50",
+        PARTNERPAY_PROVIDER_MONEY_MOVEMENT_RETRIES: "50",
         PARTNERPAY_PROVIDER_CARD_PROCESSOR_URL: "http://127.0.0.1:9000",
       })
       assert.deepStrictEqual(
@@ -180,7 +191,7 @@ describe("configuration", () => {
           "PARTNERPAY_PROVIDER_OTP_URL",
           "PARTNERPAY_PROVIDER_KYC_SECRET",
           "PARTNERPAY_PROVIDER_KYB_URL",
-          "PARTNERPAY_PROVIDER_SETTLEMENT_RETRIES",
+          "PARTNERPAY_PROVIDER_MONEY_MOVEMENT_RETRIES",
         ],
       )
       assert.include(error.message, "PARTNERPAY_PROVIDER_KYC_SECRET: must be at least 32 characters long (got 16)")

@@ -126,6 +126,22 @@ describe("a data directory locked by a live process", () => {
     }),
   )
 
+  it.effect("says how to reach the running service's operator API instead: the variable that enables it, a call", () =>
+    Effect.gen(function* () {
+      const dataDir = freshDataDir()
+      const owner = sleeper()
+      try {
+        writeFileSync(DataDirLock.lockPathOf(dataDir), String(owner.pid))
+        const error = yield* Effect.flip(Effect.scoped(DataDirLock.lockDataDir(dataDir)))
+        assert.include(error.message, "PARTNERPAY_ADMIN_TOKEN=")
+        assert.include(error.message, "/admin/webhooks/deliveries")
+        assert.include(error.message, "DATABASE_URL")
+      } finally {
+        owner.kill("SIGKILL")
+      }
+    }),
+  )
+
   it.effect.skipIf(!linux)("is refused when the lock holds the owner's pid and start time", () =>
     Effect.gen(function* () {
       const dataDir = freshDataDir()

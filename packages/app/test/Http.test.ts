@@ -34,7 +34,11 @@ const Route = HttpRouter.add("GET", "/traced", handler()).pipe(Layer.provide(Htt
 
 /** Serves the route on a free port, sends `path`, returns the status and the log lines. */
 const serveAndGet = (
-  options: { readonly tracing: boolean; readonly tracer: Tracer.Tracer },
+  options: {
+    readonly tracing: boolean
+    readonly tracer: Tracer.Tracer
+    readonly logFormat?: "json" | "pretty"
+  },
   path: string,
   headers: Record<string, string> = {},
 ) =>
@@ -53,7 +57,7 @@ const serveAndGet = (
       Effect.provide(
         Http.serve(Route, { port: 0, host: "127.0.0.1", tracing: options.tracing }).pipe(
           Layer.provide(Layer.succeed(Tracer.Tracer, options.tracer)),
-          Layer.provide(Logging.layer("Info", (line) => lines.push(line))),
+          Layer.provide(Logging.layer("Info", (line) => lines.push(line), options.logFormat)),
         ),
       ),
       Effect.scoped,
@@ -103,6 +107,20 @@ describe("HTTP serving", () => {
       assert.strictEqual(line.annotations.route, "/traced")
       assert.isNull(line.annotations.partnerId)
       assert.notInclude(access[0]!, "secret-looking-id")
+    }),
+  )
+
+  it.live("with LOG_FORMAT=pretty, writes readable lines: time, level, message or request, then key=value", () =>
+    Effect.gen(function* () {
+      const { tracer } = countingTracer()
+      const { lines } = yield* serveAndGet({ tracing: false, tracer, logFormat: "pretty" }, "/traced?q=hidden")
+      const handled = lines.find((line) => line.includes(" handled"))
+      assert.match(handled ?? "", /^\d{2}:\d{2}:\d{2}\.\d{3} INFO {2}handled .*extra=1/)
+      const access = lines.filter((line) => line.includes(" GET /traced 200 "))
+      assert.strictEqual(access.length, 1)
+      assert.match(access[0]!, /^\d{2}:\d{2}:\d{2}\.\d{3} INFO {2}GET \/traced 200 [\d.]+ms requestId=[0-9a-f-]{36}$/)
+      assert.notInclude(access[0]!, "hidden")
+      for (const line of lines) assert.isFalse(line.startsWith("{"), line)
     }),
   )
 

@@ -135,6 +135,14 @@ describe("the service's metrics and traces", () => {
         1,
       )
 
+      // The Node.js runtime: process and event loop, heap and garbage collection.
+      assert.isAbove(find(metrics, "process_resident_memory_bytes")[0]?.value ?? 0, 0)
+      assert.isAbove(find(metrics, "process_cpu_seconds_total")[0]?.value ?? 0, 0)
+      assert.lengthOf(find(metrics, "nodejs_eventloop_lag_seconds"), 1)
+      assert.isAbove(find(metrics, "nodejs_heap_size_used_bytes")[0]?.value ?? 0, 0)
+      const exposition = await (await fetch(`${service.url}/metrics`)).text()
+      assert.include(exposition, "# TYPE nodejs_gc_duration_seconds histogram")
+
       // The request's span continues the caller's trace and reaches the collector.
       const exported = await eventually(() => {
         const bodies = collector.received.map((request) => request.body).join("\n")

@@ -9,7 +9,7 @@ export const CurrencyResponse = Schema.Struct({
   value: Money.CurrencyCode,
   displayName: Schema.String,
   cultureName: Schema.String,
-})
+}).annotate({ identifier: "Currency" })
 
 export const AmountResponse = Schema.Struct({
   value: Schema.Finite.annotate({ description: "Decimal amount in major units, e.g. 12.34" }),

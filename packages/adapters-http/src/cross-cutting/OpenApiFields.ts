@@ -26,7 +26,7 @@ export interface FieldDoc {
 }
 
 const id = (what: string, example: string): FieldDoc => ({
-  description: `${what} (lowercase UUID)`,
+  description: `${what} (UUID; accepted in any case, answered in lower case)`,
   format: "uuid",
   example,
 })
@@ -132,6 +132,7 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   collectedAt: instant("When the instalment was collected"),
   settledAt: instant("When the transfer settled"),
   failedAt: instant("When the transfer failed"),
+  returnedAt: instant("When the settled transfer was returned by the payer's bank"),
   expiresAt: instant("When it expires"),
   timestamp: instant("When the status changed"),
   expiration: instant("When it expires"),
@@ -208,7 +209,8 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   isReimbursed: flag("Whether the payment was reimbursed", false),
   appliedForReimbursement: flag("Whether a reimbursement was requested", false),
   isRecurring: flag("Whether the payment repeats", false),
-  returnCode: text("The bank's return code of a failed transfer", "R01"),
+  returnCode: text("The ACH return code of a failed (before settlement) or returned (after) transfer", "R01"),
+  returnReason: text("The return code's description (NACHA)", "Insufficient funds"),
   reason: text("Why", "requested by customer"),
   senderName: text("Who sent the money", "Jane Doe"),
   senderAccount: text("The sender's account, masked", "****6789"),
@@ -311,7 +313,7 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
     "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
   ),
   contentType: text("Media type", "application/pdf"),
-  message: text("Why the value was refused", "must be a lowercase UUID"),
+  message: text("Why the value was refused", "must be a UUID such as 3f1c2b1e-8a3d-4c2e-9f5a-2b7d1e0c4a6f"),
   field: text("The refused field, as a dotted path", "owner.emailAddress"),
 
   // Problem details (RFC 9457)

@@ -32,7 +32,9 @@ export const UpdateRequest = Schema.Struct({
 const { registrationId: _registrationId, ...debitAuthFields } = DebitAuths.DebitAuthView.fields
 
 /** The domain's debit authorization view without the customer's id (the caller), the limit in its wire form. */
-export const DebitAuthResponse = Schema.Struct({ ...debitAuthFields, limit: AmountResponse })
+export const DebitAuthResponse = Schema.Struct({ ...debitAuthFields, limit: AmountResponse }).annotate({
+  identifier: "DebitAuth",
+})
 
 const IdObject = <S extends Schema.Top>(id: S) => Schema.Struct({ value: id })
 

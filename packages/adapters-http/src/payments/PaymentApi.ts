@@ -105,6 +105,7 @@ export const AttachmentResponse = Schema.Struct({
     Schema.String.annotate({ description: "Why the service gave up downloading the document (Failed only)" }),
   ),
 }).annotate({
+  identifier: "Attachment",
   examples: [
     {
       id: "3f6c1d2e-8a4b-4c5d-9e7f-0a1b2c3d4e5f",
@@ -122,7 +123,7 @@ export const LineItemResponse = Schema.Struct({
   ...TransferEvents.InvoiceLineItem.fields,
   unitAmount: AmountResponse,
   amount: AmountResponse.annotate({ description: "quantity x unitAmount" }),
-})
+}).annotate({ identifier: "InvoiceLineItem" })
 
 /** The domain's payment request view, its amounts in wire form (each invoice line with its total). */
 export const PaymentRequestResponse = Schema.Struct({
@@ -138,7 +139,7 @@ export const PaymentRequestResponse = Schema.Struct({
   debitAuthLimit: Schema.optionalKey(AmountResponse),
   lineItems: Schema.optionalKey(Schema.Array(LineItemResponse)),
   refundedAmount: AmountResponse,
-})
+}).annotate({ identifier: "PaymentRequest" })
 export type PaymentRequestResponse = typeof PaymentRequestResponse.Type
 
 export const PaymentHistoryResponse = Schema.Struct({

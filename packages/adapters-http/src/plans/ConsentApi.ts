@@ -22,7 +22,9 @@ import { Limit } from "../payments/PaymentApi.ts"
 export const RecipientCompanyResponse = PaymentPlans.RecipientCompany
 
 /** The domain's consent view; only the amount takes its wire form. */
-export const ConsentResponse = Schema.Struct({ ...Consents.ConsentView.fields, amount: AmountResponse })
+export const ConsentResponse = Schema.Struct({ ...Consents.ConsentView.fields, amount: AmountResponse }).annotate({
+  identifier: "Consent",
+})
 
 export const ConsentListResponse = Schema.Struct({
   data: Schema.Array(ConsentResponse),

@@ -53,6 +53,7 @@ export const CreatePaymentPlanResponse = Schema.Struct({
 
 /** One collected instalment: the read model's view as is (its transfer and the transfer's status). */
 export const InstalmentResponse = PaymentPlansProjection.InstalmentView.annotate({
+  identifier: "Instalment",
   description:
     "A collected instalment: its number and due date, the transfer collecting it (GET /Transaction/{transferId}) and that transfer's status: Pending, then Settled or Failed (returnCode). A failed instalment is not collected again; the plan goes on with the next due date.",
 })
@@ -76,7 +77,7 @@ export const PaymentPlanResponse = Schema.Struct({
   settledCount: Schema.Int.annotate({ description: "Collected instalments whose transfer settled" }),
   failedCount: Schema.Int.annotate({ description: "Collected instalments whose transfer failed" }),
   instalments: Schema.Array(InstalmentResponse),
-})
+}).annotate({ identifier: "PaymentPlan" })
 
 const params = { paymentPlanId: Ids.PaymentPlanId }
 

@@ -2,20 +2,27 @@
  * Branded identifiers of the domain.
  *
  * Every id is a lowercase, non-nil UUID string, branded so that a `ConsentId`
- * can never be passed where a `CompanyId` is expected. New ids are never made
+ * can never be passed where a `CompanyId` is expected. Decoding accepts any
+ * case (RFC 9562: UUIDs compare case-insensitively) and yields the canonical
+ * lower case, so an id a client sends in upper case names the same resource
+ * and is answered in lower case. New ids are never made
  * here: they arrive from the edge (see `IdGenerator`), so decisions stay pure.
  */
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+const anyCaseUuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 
-/** A lowercase RFC 9562 UUID (versions 1 to 8, never the nil UUID). */
-export const Uuid = Schema.String.annotate({ format: "uuid" }).check(
-  Schema.isPattern(uuidPattern, {
-    expected: "a lowercase UUID",
-    message: "must be a lowercase UUID such as 3f1c2b1e-8a3d-4c2e-9f5a-2b7d1e0c4a6f",
-  }),
-)
+const uuidMessage = "must be a UUID such as 3f1c2b1e-8a3d-4c2e-9f5a-2b7d1e0c4a6f"
+
+/**
+ * A lowercase RFC 9562 UUID (versions 1 to 8, never the nil UUID); decoded
+ * from any case, to lower case.
+ */
+export const Uuid = Schema.String.annotate({ format: "uuid" })
+  .check(Schema.isPattern(anyCaseUuidPattern, { expected: "a UUID", message: uuidMessage }))
+  .pipe(Schema.decode(SchemaTransformation.toLowerCase()))
+  .check(Schema.isPattern(uuidPattern, { expected: "a UUID", message: uuidMessage }))
 
 export const PartnerId = Uuid.pipe(Schema.brand("PartnerId"))
 export type PartnerId = typeof PartnerId.Type

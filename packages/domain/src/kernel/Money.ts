@@ -146,13 +146,46 @@ export const equals = (left: Money, right: Money): boolean =>
   left.currency === right.currency && left.minorUnits === right.minorUnits
 
 /**
- * The wire shape of an amount in requests: `{ "value": 12.34, "currencyCode": "USD" }`.
+ * The currency as responses show it: `{ "value": "USD", "displayName": "US Dollar",
+ * "cultureName": "en-US" }`. A request may send it back as it was read: the names are
+ * optional, and when present they must be the currency's own.
+ */
+const CurrencyObject = Schema.Struct({
+  value: CurrencyCode,
+  displayName: Schema.optionalKey(Schema.String),
+  cultureName: Schema.optionalKey(Schema.String),
+}).check(
+  Schema.makeFilter((currency) =>
+    (currency.displayName === undefined || currency.displayName === currencies[currency.value].displayName) &&
+    (currency.cultureName === undefined || currency.cultureName === currencies[currency.value].cultureName)
+      ? undefined
+      : `must name ${currency.value} as responses do: displayName "${currencies[currency.value].displayName}", cultureName "${currencies[currency.value].cultureName}"`,
+  ),
+)
+
+/** A currency in a request: its code (`"USD"`), or the object responses show (`{ "value": "USD", ... }`). */
+export const WireCurrencyCode = Schema.Union([
+  CurrencyCode,
+  CurrencyObject.pipe(
+    Schema.decodeTo(
+      CurrencyCode,
+      SchemaTransformation.transform({
+        decode: (currency) => currency.value,
+        encode: (code) => ({ value: code }),
+      }),
+    ),
+  ),
+]).annotate({ description: "ISO 4217 currency: the code, or the object responses show" })
+
+/**
+ * The wire shape of an amount in requests: `{ "value": 12.34, "currencyCode": "USD" }`
+ * (or `currencyCode` as responses show it, `{ "value": "USD", ... }`).
  * Decoding converts it exactly to `Money`; a refused amount fails with a message
  * on the `value` field ("USD allows at most 2 decimal places").
  */
 export const WireAmount = Schema.Struct({
   value: Schema.Finite.annotate({ description: "Decimal amount in major units, e.g. 12.34" }),
-  currencyCode: CurrencyCode,
+  currencyCode: WireCurrencyCode,
 })
 export type WireAmount = typeof WireAmount.Type
 

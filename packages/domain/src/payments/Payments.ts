@@ -1,9 +1,10 @@
 /**
  * Payment request use cases: create (partner), read and list (partner),
  * cancel (partner), accept (the payer, a customer; starts the Transfer in the
- * same unit of work), and the settlement entry points the app's workers call
- * (`settleTransfer`, `failTransfer`), which apply the Transfer's outcome to
- * the payment request it pays through `PaymentRequest.fromTransferEvent`.
+ * same unit of work), and direct settlement entry points for tests and tools
+ * (`settleTransfer`, `failTransfer`, `settleBatch`), which apply an outcome to
+ * the Transfer and, through its policies, to the payment request it pays.
+ * Money moves through `MoneyMovements` (the app's money-movement workers).
  *
  * Tenancy: a request of another partner, or (for a customer) one the customer
  * is not the payer of, is reported exactly like a missing one (NotFound); so
@@ -443,6 +444,7 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
     transferId: accepted.transferId,
     paymentRequestId: request.paymentRequestId,
     payerRegistrationId: payer.registrationId,
+    bankAccountId: accepted.bankAccountId,
     partnerId: request.partnerId,
     companyId: request.companyId,
     parties: { companyStatus: company._tag, payerKyc: payer.kycStatus },
@@ -466,7 +468,7 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
 })
 
 // ---------------------------------------------------------------------------
-// Settlement (the app's workers)
+// Settlement (tests and tools; the workers record outcomes through MoneyMovements)
 
 /** Applies a transfer command (its policies: the payment request it pays follows), in one unit of work. */
 const applyToTransfer = UseCase.fn("Payments.applyToTransfer")(function* (

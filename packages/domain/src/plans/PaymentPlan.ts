@@ -127,7 +127,10 @@ export interface CollectInstalment {
   readonly at: DateTime.Utc
 }
 
-/** Policy command: the bank settled or failed the transfer `transferId` collecting one of the plan's instalments. */
+/**
+ * Policy command: the bank settled, failed or (after settlement) returned the transfer `transferId`
+ * collecting one of the plan's instalments.
+ */
 export interface RecordInstalmentOutcome {
   readonly _tag: "RecordInstalmentOutcome"
   readonly paymentPlanId: Ids.PaymentPlanId
@@ -135,6 +138,7 @@ export interface RecordInstalmentOutcome {
   readonly outcome:
     | { readonly _tag: "Settled" }
     | { readonly _tag: "Failed"; readonly returnCode: string; readonly reason: string }
+    | { readonly _tag: "Returned"; readonly returnCode: string; readonly reason: string }
   readonly at: DateTime.Utc
 }
 
@@ -563,8 +567,10 @@ const recordInstalmentOutcome = (command: RecordInstalmentOutcome, state: Existi
       }),
     )
   }
-  // A transfer's outcome is final: a repeat (or a late, contradicting one) changes nothing.
-  if (instalment.status !== "Pending") return nothing
+  // A settled instalment can still be returned; otherwise an outcome is final: a repeat (or a late,
+  // contradicting one) changes nothing.
+  const returning = command.outcome._tag === "Returned" && instalment.status === "Settled"
+  if (instalment.status !== "Pending" && !returning) return nothing
   const fields = {
     ...planIds(state),
     instalmentNumber: instalment.instalmentNumber,
@@ -572,14 +578,29 @@ const recordInstalmentOutcome = (command: RecordInstalmentOutcome, state: Existi
     transferId: command.transferId,
     at: command.at,
   }
-  return command.outcome._tag === "Settled"
-    ? accept<PaymentPlanEvent>({ _tag: "InstalmentSettled", ...fields })
-    : accept<PaymentPlanEvent>({
+  switch (command.outcome._tag) {
+    case "Settled":
+      return accept<PaymentPlanEvent>({ _tag: "InstalmentSettled", ...fields })
+    case "Failed":
+      return accept<PaymentPlanEvent>({
         _tag: "InstalmentFailed",
         ...fields,
         returnCode: command.outcome.returnCode,
         reason: command.outcome.reason,
       })
+    case "Returned": {
+      const returned: PaymentPlanEvent = {
+        _tag: "InstalmentReturned",
+        ...fields,
+        returnCode: command.outcome.returnCode,
+        reason: command.outcome.reason,
+      }
+      // Returned before its settlement was recorded: it settled, then came back.
+      return returning
+        ? accept<PaymentPlanEvent>(returned)
+        : accept<PaymentPlanEvent>({ _tag: "InstalmentSettled", ...fields }, returned)
+    }
+  }
 }
 
 export const decide = (command: Command, state: State): Decision<Event> => {
@@ -663,8 +684,10 @@ export const evolve = (state: State, event: Event): State => {
     case "PaymentPlanCompleted":
       return { ...state, _tag: "Completed" }
     case "InstalmentSettled":
-    case "InstalmentFailed": {
-      const status: InstalmentStatus = event._tag === "InstalmentSettled" ? "Settled" : "Failed"
+    case "InstalmentFailed":
+    case "InstalmentReturned": {
+      const status: InstalmentStatus =
+        event._tag === "InstalmentSettled" ? "Settled" : event._tag === "InstalmentFailed" ? "Failed" : "Returned"
       return {
         ...state,
         collected: state.collected.map((instalment) =>

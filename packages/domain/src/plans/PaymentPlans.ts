@@ -297,6 +297,7 @@ const instalmentTransfer = Traced.fn("PaymentPlans.instalmentTransfer")(function
     paymentPlanId: terms.paymentPlanId,
     instalmentNumber,
     payerRegistrationId: terms.payerRegistrationId,
+    bankAccountId: account.bankAccountId,
     partnerId: terms.partnerId,
     companyId: terms.companyId,
     parties: { companyStatus: company.status, payerKyc: customer.state.kycStatus },

@@ -126,6 +126,24 @@ describe("MoneyFromWire, the request schema of an amount", () => {
     )
   })
 
+  it("accepts the currency as responses show it, { value: 'USD', displayName, cultureName }", () => {
+    const result = decode({
+      value: 12.34,
+      currencyCode: { value: "USD", displayName: "US Dollar", cultureName: "en-US" },
+    })
+    assert.deepStrictEqual(Result.getOrThrow(result), { minorUnits: 1234, currency: "USD" })
+    assert.deepStrictEqual(Result.getOrThrow(decode({ value: 5, currencyCode: { value: "EUR" } })), {
+      minorUnits: 500,
+      currency: "EUR",
+    })
+  })
+
+  it("refuses a currency object whose names are another currency's, on the 'currencyCode' field", () => {
+    const found = issues({ value: 1, currencyCode: { value: "USD", displayName: "Euro" } })
+    assert.isTrue(found.length > 0)
+    assert.isTrue(found.every((issue) => issue.path?.[0] === "currencyCode"))
+  })
+
   it("encodes 1230 cents back to { value: 12.3, currencyCode: 'USD' }", () => {
     assert.deepStrictEqual(Schema.encodeSync(Money.MoneyFromWire)(usd(1230)), { value: 12.3, currencyCode: "USD" })
   })

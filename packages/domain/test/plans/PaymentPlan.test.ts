@@ -631,6 +631,46 @@ describe("an instalment collected through a transfer", () => {
       .when(outcome({ _tag: "Settled" }))
       .thenNothingHappens()
   })
+  it("a settled one is Returned when its transfer comes back, with the code and its reason", () => {
+    const r10 = { _tag: "Returned", returnCode: "R10", reason: "not authorised" } as const
+    const returned: PaymentPlanEvent = {
+      _tag: "InstalmentReturned",
+      ...instalment,
+      returnCode: "R10",
+      reason: "not authorised",
+      at: on("2026-01-17"),
+    }
+    spec
+      .given([...byTransfer, settled])
+      .when(outcome(r10))
+      .then([returned])
+    spec
+      .given([...byTransfer, settled, returned])
+      .when(outcome(r10))
+      .thenNothingHappens()
+  })
+  it("a pending one returned before its settlement was recorded is Settled, then Returned", () => {
+    const r10 = { _tag: "Returned", returnCode: "R10", reason: "not authorised" } as const
+    spec
+      .given(byTransfer)
+      .when(outcome(r10))
+      .then([
+        settled,
+        {
+          _tag: "InstalmentReturned",
+          ...instalment,
+          returnCode: "R10",
+          reason: "not authorised",
+          at: on("2026-01-17"),
+        },
+      ])
+  })
+  it("a failed one is never Returned", () => {
+    spec
+      .given([...byTransfer, failed])
+      .when(outcome({ _tag: "Returned", returnCode: "R10", reason: "not authorised" }))
+      .thenNothingHappens()
+  })
   it("learns its outcome even after the plan was cancelled", () => {
     spec
       .given([...byTransfer, cancelled()])
