@@ -258,6 +258,7 @@ const runCheck = (node: string, app: string, dataDir: string) =>
 
 const expectedWalkthrough = [
   "2. company Verified",
+  "4. identity Verified",
   "4. bank account linked true",
   "5. payment request Paid",
   "6. plan Active instalment 1 Settled",

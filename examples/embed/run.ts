@@ -63,9 +63,18 @@ const run = async (command: string, args: ReadonlyArray<string>, cwd: string, en
   return ran.output
 }
 
-/** 1. The guide shows the example's program files verbatim. */
+/** 1. The guide shows the example's program files, its tsconfig and the commands that build and run it, verbatim. */
 const checkGuide = () => {
   const guide = readFileSync(join(root, "packages", "domain", "README.md"), "utf8")
+  const tsconfig = readFileSync(join(example, "tsconfig.json"), "utf8")
+  if (!guide.includes(`\`\`\`json\n${tsconfig}\`\`\``)) {
+    throw new Error("packages/domain/README.md must show examples/embed/tsconfig.json verbatim in a ```json block")
+  }
+  if (!guide.includes("```sh\nnpx tsc -p tsconfig.json\nnode dist/main.js\n```")) {
+    throw new Error(
+      "packages/domain/README.md must show how to build and run: npx tsc -p tsconfig.json, node dist/main.js",
+    )
+  }
   for (const file of ["consent.ts", "main.ts"]) {
     const code = readFileSync(join(example, "src", file), "utf8")
     if (!guide.includes(`\`\`\`ts\n${code}\`\`\``)) {
@@ -89,6 +98,7 @@ const registryDependencies: Record<string, string> = {
   "@effect/sql-pg": "packages/adapters-pg",
   "@effect/platform-node": "packages/adapters-http",
   "@types/node": ".",
+  typescript: ".",
 }
 
 /** 2. Fresh builds of the published packages, packed into `packs`. */
@@ -157,9 +167,17 @@ const install = async (app: string, tarballs: Record<string, string>, cache: str
   log(`installed (effect ${manifest.dependencies.effect} from the registry)`)
 }
 
-/** 4. Type-check and emit; errors in our code or in the packages' declarations fail. */
-const typecheck = async (app: string) => {
-  const checked = await exec(process.execPath, [tsc, "-p", "tsconfig.json", "--skipLibCheck", "false"], app)
+/**
+ * 4. Type-check (errors in our code or in the packages' declarations fail), then build as the guide
+ * says, with the project's own TypeScript: `npx tsc -p tsconfig.json`.
+ */
+const typecheck = async (app: string, cache: string) => {
+  const ownTsc = join(app, "node_modules", "typescript", "bin", "tsc")
+  const checked = await exec(
+    process.execPath,
+    [ownTsc, "-p", "tsconfig.json", "--skipLibCheck", "false", "--noEmit"],
+    app,
+  )
   const errors = checked.output.split("\n").filter((line) => /error TS\d+/.test(line))
   const ours = errors.filter(
     (line) => !line.startsWith("node_modules/") || line.startsWith("node_modules/@partnerpay/"),
@@ -169,6 +187,8 @@ const typecheck = async (app: string) => {
   }
   const ignored = errors.length > 0 ? ` (${errors.length} errors in third-party declarations ignored)` : ""
   log(`type-checked with a strict NodeNext tsconfig${ignored}`)
+  await run("npx", ["tsc", "-p", "tsconfig.json"], app, { npm_config_cache: cache })
+  log("built as the guide says: npx tsc -p tsconfig.json")
 }
 
 const expected = [
@@ -197,7 +217,7 @@ const main = async () => {
     const [tarballs, node22] = await Promise.all([buildAndPack(packs), fetchNode(join(tmp, "node22"), cache)])
     const app = join(tmp, "app")
     await install(app, tarballs, cache)
-    await typecheck(app)
+    await typecheck(app, cache)
     const versions = await Promise.all([runOn(node22, app, cache), runOn(process.execPath, app, cache)])
     log(`ok: the published packages work on Node ${versions.join(" and ")}`)
   } finally {

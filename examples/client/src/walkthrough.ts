@@ -63,8 +63,11 @@ const login = unwrap(await partnerpay.PUT("/Login/CheckOtp", { body: { phoneNumb
 const customer = partnerpay.withCustomerToken(login.accessToken)
 const payer = login.registrationId
 
-// 4. Link a bank account: a session from StartKyc, then the bank-link provider's public token.
+// 4. Verify the customer's identity, then link a bank account: StartKyc opens a session (identity
+//    verification and bank link), the sandbox verifies at the first check (only a Verified payer
+//    pays), then the bank-link provider's public token.
 const { tokenId } = unwrap(await customer.POST("/Verification/StartKyc", { body: { deviceId: "my-phone" } }))
+console.log("4. identity", unwrap(await customer.GET("/Verification/CheckVerification")).status) // Verified
 const link = unwrap(
   await customer.PUT("/Account/Link", {
     body: {

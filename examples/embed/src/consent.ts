@@ -20,10 +20,10 @@ const bankAccountId = Ids.BankAccountId.make("ba000000-0000-4000-8000-0000000000
 
 /** A company collects from a payer: the plan asks for consent, the payer accepts, then declines. */
 export const consentLifecycle = Effect.gen(function* () {
-  // The payer, with a linked bank account: in a real service, your login (OTP) and bank-link flows
-  // (CustomerLogin, BankAccounts.link) create them; the test kit does it directly here.
-  yield* Fixtures.registerCustomer(partnerId, payer.registrationId)
-  yield* Fixtures.linkBankAccount(payer.registrationId, bankAccountId)
+  // The payer, verified (KYC) with a linked bank account: in a real service, your login (OTP),
+  // identity verification and bank-link flows (CustomerLogin, Verification, BankAccounts.link)
+  // create them; the test kit does it directly here. Only a verified payer pays.
+  yield* Fixtures.registerVerifiedCustomer(partnerId, payer.registrationId, bankAccountId)
   const { companyId } = yield* Companies.register(partnerId, {
     companyReferenceId: "acme-001",
     name: "Acme Coffee",
@@ -60,6 +60,8 @@ export const consentLifecycle = Effect.gen(function* () {
       },
     ],
   })
+  // Your KYB provider's verdict (Companies.completeKyb): only a Verified company collects.
+  yield* Companies.completeKyb(companyId, "Verified")
   const today = CalendarDate.fromEpochMillis(DateTime.toEpochMillis(yield* DateTime.now))
 
   // Creating a plan requests the payer's consent (Pending).

@@ -62,8 +62,9 @@ export class Api extends HttpApi.make("partnerpay")
     OpenApi.annotations({
       title: "partnerpay partner API",
       version: "v1",
+      license: { name: "MIT", identifier: "MIT" },
       description:
-        "Payments partner service. Every request except POST /auth/token carries `Authorization: Bearer <token>`. Errors are RFC 9457 problem details (application/problem+json). Every POST (except /auth/token) accepts an `Idempotency-Key` header (1-255 characters): a retry with the same key and request replays the first response for 24 hours. Requests are rate limited per caller (429 with Retry-After); request bodies are limited to 1 MiB (413).",
+        'Payments partner service. Every request except POST /auth/token carries `Authorization: Bearer <token>`. Errors are RFC 9457 problem details (application/problem+json). Every POST (except /auth/token) accepts an `Idempotency-Key` header (1-255 characters): a retry with the same key and request replays the first response for 24 hours. Requests are rate limited per caller (429 with Retry-After); request bodies are limited to 1 MiB (413).\n\nIn the sandbox, providers are simulated and some input values choose the outcome (an amount ending in .13 fails with R01, a company named "reject" fails KYB, ...): the sandbox\'s magic values are listed at https://github.com/partnerpay/partnerpay/blob/main/docs/api/sandbox.md, and the `/Sandbox/...` operations (clock, test cards, messages, test webhooks) in the same page.',
       // Idempotency-Key header and 409/422/429 answers on every operation (see CrossCutting.ts), then the
       // reference: descriptions, formats, examples, error codes, servers (see OpenApiReference.ts), then the
       // outgoing webhooks (see WebhookEvents.ts)

@@ -67,6 +67,9 @@ export const routerConfig = { caseSensitive: true } as const
 export const openApiPath = "/openapi.json"
 export const docsPath = "/docs"
 
+/** Scalar's configuration (its `showDeveloperTools` is newer than the type Effect declares). */
+const scalarConfig = { withDefaultFonts: false, showDeveloperTools: "never" } as HttpApiScalar.ScalarConfig
+
 /** Unknown routes and failures outside the API middleware become problems too. */
 export const RouterProblems = HttpRouter.middleware(
   (httpEffect) =>
@@ -116,7 +119,9 @@ export const Routes = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: openApiPath }),
   // The reference page is self-contained: Scalar's script is inlined and its default web fonts (fetched from
   // Scalar's CDN) are off, so /docs makes no request outside the service (tested in a real browser).
-  HttpApiScalar.layer(Api, { path: docsPath, scalar: { withDefaultFonts: false } }),
+  // Scalar's developer toolbar (shown on localhost, with buttons that upload the document to Scalar's
+  // cloud to share or deploy it) is off: the reference never sends the document anywhere.
+  HttpApiScalar.layer(Api, { path: docsPath, scalar: scalarConfig }),
   RouterProblems,
   // rate limits, body size limit, Idempotency-Key on every POST (see CrossCutting.ts)
   CrossCutting.layer,

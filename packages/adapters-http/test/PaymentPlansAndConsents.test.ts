@@ -9,7 +9,13 @@ import { Effect } from "effect"
 import { afterAll } from "vitest"
 import * as PaymentPlanApi from "../src/plans/PaymentPlanApi.ts"
 import { otherPartnerId, partnerId, send } from "./fixtures.ts"
-import { customerToken, makeSharedServer, partnerTokenFor, registerCompany, registerCustomer } from "./partyFixtures.ts"
+import {
+  customerToken,
+  makeSharedServer,
+  partnerTokenFor,
+  registerCustomer,
+  registerVerifiedCompany,
+} from "./partyFixtures.ts"
 
 const server = await makeSharedServer()
 afterAll(server.dispose)
@@ -26,11 +32,10 @@ const world = Effect.gen(function* () {
   const foreign = Ids.CompanyId.make(freshId("c0000000"))
   yield* server.run(
     Effect.gen(function* () {
-      yield* registerCustomer(partnerId, payer)
-      yield* Fixtures.linkBankAccount(payer, Ids.BankAccountId.make(bankAccountId))
+      yield* Fixtures.registerVerifiedCustomer(partnerId, payer, Ids.BankAccountId.make(bankAccountId))
       yield* registerCustomer(partnerId, otherPayer)
-      yield* registerCompany(partnerId, acme, "Acme Coffee")
-      yield* registerCompany(otherPartnerId, foreign, "Initech")
+      yield* registerVerifiedCompany(partnerId, acme, "Acme Coffee")
+      yield* registerVerifiedCompany(otherPartnerId, foreign, "Initech")
     }),
   )
   return {

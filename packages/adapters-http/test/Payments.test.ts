@@ -6,11 +6,19 @@
  */
 
 import { assert, describe, it } from "@effect/vitest"
-import { Attachments, CommandHandler, Customer, Ids, Outbox, Payments } from "@partnerpay/domain"
-import { DateTime, Effect } from "effect"
+import { Attachments, Ids, Outbox, Payments } from "@partnerpay/domain"
+import { Fixtures } from "@partnerpay/domain/testing"
+import { Effect } from "effect"
 import { afterAll } from "vitest"
 import { bearer, otherPartnerId, partnerId, send } from "./fixtures.ts"
-import { customerToken, makeSharedServer, partnerTokenFor, registerCompany, registerCustomer } from "./partyFixtures.ts"
+import {
+  customerToken,
+  makeSharedServer,
+  partnerTokenFor,
+  registerCompany,
+  registerCustomer,
+  registerVerifiedCompany,
+} from "./partyFixtures.ts"
 
 const { handler, run, dispose } = await makeSharedServer()
 afterAll(dispose)
@@ -22,34 +30,15 @@ const stranger = Ids.RegistrationId.make("7e57ab1e-0000-4000-8000-0000000000a2")
 const bankAccountId = "8b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a69"
 const providerId = "5a5a5a5a-0000-4000-8000-000000000001"
 
+/** A verified customer of the partner with the checking account ****6789 linked: only a Verified payer pays. */
 const linkedCustomer = (registrationId: Ids.RegistrationId) =>
-  Effect.gen(function* () {
-    const at = yield* DateTime.now
-    const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
-    const handle = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, registrationId, command)
-    yield* handle({ _tag: "RegisterCustomer", registrationId, partnerId, phoneNumber: "+14155550123", at })
-    yield* handle({ _tag: "StartKyc", tokenId, expiration: DateTime.add(at, { hours: 1 }), at })
-    yield* handle({
-      _tag: "LinkBankAccounts",
-      tokenId,
-      accounts: [
-        {
-          bankAccountId: Ids.BankAccountId.make(bankAccountId),
-          institutionId: "ins_1",
-          name: "Everyday Checking",
-          mask: "6789",
-          type: "checking",
-        },
-      ],
-      at,
-    })
-  })
+  Fixtures.registerVerifiedCustomer(partnerId, registrationId, Ids.BankAccountId.make(bankAccountId))
 
 await Effect.runPromise(
   run(
     Effect.gen(function* () {
-      yield* registerCompany(partnerId, companyId, "Acme Coffee")
-      yield* registerCompany(otherPartnerId, otherCompanyId, "Other Co")
+      yield* registerVerifiedCompany(partnerId, companyId, "Acme Coffee")
+      yield* registerVerifiedCompany(otherPartnerId, otherCompanyId, "Other Co")
       yield* linkedCustomer(payer)
       yield* linkedCustomer(stranger)
     }),
@@ -194,6 +183,55 @@ describe("POST /Payment/Create", () => {
           )
           assert.deepStrictEqual((history.json as { data: Array<unknown> }).data, [])
         }
+      }),
+  )
+})
+
+describe("who may collect", () => {
+  const unverifiedCompany = Ids.CompanyId.make("c0c0c0c0-0000-4000-8000-000000000003")
+  const pendingPayer = Ids.RegistrationId.make("7e57ab1e-0000-4000-8000-0000000000a5")
+
+  it.effect("a company whose KYB has not completed is a 422 COMPANY_NOT_VERIFIED problem; nothing is created", () =>
+    Effect.gen(function* () {
+      yield* run(registerCompany(partnerId, unverifiedCompany, "Slow Co"))
+      const r = yield* send(
+        handler,
+        "/Payment/Create",
+        json("POST", partner, createBody({ companyId: unverifiedCompany })),
+      )
+      assert.strictEqual(r.status, 422, r.text)
+      assert.strictEqual(r.headers.get("content-type"), "application/problem+json")
+      const problem = r.json as { type: string; code: string }
+      assert.deepStrictEqual(
+        [problem.type, problem.code],
+        ["https://partnerpay.dev/problems/rule-violated", "COMPANY_NOT_VERIFIED"],
+      )
+      const history = yield* send(handler, `/Payment/History?companyId=${unverifiedCompany}`, bearer(partner))
+      assert.deepStrictEqual((history.json as { data: Array<unknown> }).data, [])
+    }),
+  )
+
+  it.effect(
+    "a payer whose KYC is not Verified cannot accept: 422 CUSTOMER_NOT_VERIFIED, the request stays Pending",
+    () =>
+      Effect.gen(function* () {
+        yield* run(
+          Effect.gen(function* () {
+            yield* registerCustomer(partnerId, pendingPayer)
+            yield* Fixtures.linkBankAccount(pendingPayer, Ids.BankAccountId.make(bankAccountId))
+          }),
+        )
+        const r = yield* send(
+          handler,
+          "/Payment/Create",
+          json("POST", partner, createBody({ payerRegistrationId: pendingPayer })),
+        )
+        const id = (r.json as { paymentRequestId: string }).paymentRequestId
+        const refused = yield* acceptRequest(id, yield* customerToken(partnerId, pendingPayer))
+        assert.strictEqual(refused.status, 422, refused.text)
+        assert.strictEqual((refused.json as { code: string }).code, "CUSTOMER_NOT_VERIFIED")
+        const doc = yield* send(handler, `/Payment/${id}`, bearer(partner))
+        assert.strictEqual((doc.json as { status: string }).status, "Pending")
       }),
   )
 })
@@ -436,14 +474,24 @@ describe("POST /Transaction/{transferId}/Refund", () => {
       )
       assert.strictEqual(r.status, 200, r.text)
       const body = r.json as Record<string, unknown>
-      assert.deepStrictEqual(Object.keys(body).sort(), ["refundId", "refundedAmount", "status"])
-      assert.strictEqual((body.refundedAmount as { value: number }).value, 25.5)
+      assert.deepStrictEqual(Object.keys(body).sort(), ["amount", "refundId", "refundedAmount", "status"])
+      // The refund moves money: Pending until its credit completes (the money-movement workers).
+      assert.strictEqual(body.status, "Pending")
+      assert.strictEqual((body.amount as { value: number }).value, 25.5)
+      assert.strictEqual((body.refundedAmount as { value: number }).value, 0)
       const over = yield* send(
         handler,
         `/Transaction/${transferId}/Refund`,
         json("POST", partner, { amount: { value: 500, currencyCode: "USD" } }),
       )
       assert.strictEqual(over.status, 422)
+      // The pending refund holds its amount: 100 of the 125.50 are left.
+      const rest = yield* send(
+        handler,
+        `/Transaction/${transferId}/Refund`,
+        json("POST", partner, { amount: { value: 100.01, currencyCode: "USD" } }),
+      )
+      assert.strictEqual(rest.status, 422)
       assert.strictEqual(
         (yield* send(handler, `/Transaction/${transferId}/Refund`, json("POST", otherPartner, {}))).status,
         404,

@@ -62,5 +62,9 @@ export const partnerTokenFor = (partnerId: Ids.PartnerId) => issue({ _tag: "Part
 export const registerCompany = (partnerId: Ids.PartnerId, companyId: Ids.CompanyId, name: string) =>
   Fixtures.registerCompany(partnerId, companyId, name, { locations: 0, body: { websiteUrl: undefined } })
 
+/** A company whose KYB completed Verified: only a Verified company collects payments. */
+export const registerVerifiedCompany = (partnerId: Ids.PartnerId, companyId: Ids.CompanyId, name: string) =>
+  Fixtures.registerVerifiedCompany(partnerId, companyId, name, { locations: 0, body: { websiteUrl: undefined } })
+
 export const registerCustomer = (partnerId: Ids.PartnerId, registrationId: Ids.RegistrationId) =>
   Fixtures.registerCustomer(partnerId, registrationId)

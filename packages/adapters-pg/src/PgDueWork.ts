@@ -1,5 +1,7 @@
 /**
- * The sandbox's due-work polls: the oldest companies still Unverified and
+ * The money-movement workers' polls (Pending transfers to originate or poll,
+ * settled ones within the return window, transfers with a Pending refund;
+ * migration 19's indexes) and the sandbox's due-work polls: the oldest companies still Unverified and
  * transfers still Pending whose sort key (registration or initiation instant,
  * ISO-8601) is at or before a cutoff, across partners, oldest first. Each
  * reads a partial index of migration 16 (`read_models_unverified_companies`,
@@ -50,6 +52,82 @@ export const pendingTransfersStatement = (sql: SqlClient, cutoff: string, limit:
 export const pendingTransfers = (cutoff: string, limit: number) =>
   Effect.flatMap(SqlClient, (sql) => pendingTransfersStatement(sql, cutoff, limit))
 
+/** A transfer whose movement is to originate or to poll. */
+export interface MovementRow {
+  readonly id: string
+  readonly partner_id: string
+  readonly sort_key: string
+  readonly provider_reference: string | null
+}
+
+/** Up to `limit` Pending transfers not originated yet (every partner), oldest first: the originator's work. */
+export const unoriginatedTransfers = (limit: number) =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql<MovementRow>`
+      SELECT id, partner_id::text AS partner_id, sort_key, data ->> 'providerReference' AS provider_reference
+      FROM read_models
+      WHERE collection = 'transfers' AND keys ->> 'status' = 'Pending' AND data ->> 'providerReference' IS NULL
+      ORDER BY sort_key, id LIMIT ${limit}`,
+  )
+
+/**
+ * Up to `limit` originated Pending transfers (every partner) initiated after
+ * `startingAfter` (the outcome poller's cursor, which wraps around), oldest first.
+ */
+export const originatedPendingTransfers = (limit: number, startingAfter = "") =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql<MovementRow>`
+      SELECT id, partner_id::text AS partner_id, sort_key, data ->> 'providerReference' AS provider_reference
+      FROM read_models
+      WHERE collection = 'transfers' AND keys ->> 'status' = 'Pending' AND data ->> 'providerReference' IS NOT NULL
+        AND sort_key > ${startingAfter}
+      ORDER BY sort_key, id LIMIT ${limit}`,
+  )
+
+/** A settled transfer the outcome poller asks about (a return may still come). */
+export interface SettledMovement {
+  readonly id: string
+  readonly partner_id: string
+  readonly settled_at: string
+  readonly provider_reference: string | null
+}
+
+/**
+ * Up to `limit` transfers Settled at or after `since` (the return window), in
+ * settlement order after `startingAfter` (the poller's cursor, which wraps
+ * around), that have a movement reference.
+ */
+export const settledMovements = (since: string, limit: number, startingAfter = "") =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql<SettledMovement>`
+      SELECT id, partner_id::text AS partner_id, data ->> 'settledAt' AS settled_at,
+        data ->> 'providerReference' AS provider_reference
+      FROM read_models
+      WHERE collection = 'transfers' AND keys ->> 'status' = 'Settled'
+        AND data ->> 'settledAt' >= ${since} AND data ->> 'settledAt' > ${startingAfter}
+      ORDER BY data ->> 'settledAt', id LIMIT ${limit}`,
+  )
+
+/** A transfer with a refund still Pending: its refunds (JSON), to originate or poll. */
+export interface RefundingTransfer {
+  readonly id: string
+  readonly partner_id: string
+  readonly refunds: string
+}
+
+/** Up to `limit` transfers with a Pending refund (every partner), oldest first. */
+export const refundingTransfers = (limit: number) =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql<RefundingTransfer>`
+      SELECT id, partner_id::text AS partner_id, (data -> 'refunds')::text AS refunds
+      FROM read_models
+      WHERE collection = 'transfers' AND keys ->> 'refundPending' = 'true'
+      ORDER BY sort_key, id LIMIT ${limit}`,
+  )
 /** A company whose balance may be due for a payout. */
 export interface PayableBalance {
   readonly id: string

@@ -401,9 +401,10 @@ export const make: Effect.Effect<
   const list = (options: { readonly status?: OutboxStatus; readonly limit: number }) =>
     Effect.map(
       options.status === undefined
-        ? sql<Row>`SELECT ${sql.literal(columns)} FROM outbox ORDER BY position DESC, id DESC LIMIT ${options.limit}`
+        ? sql<Row>`SELECT ${sql.literal(columns)} FROM outbox
+                   ORDER BY transaction_id DESC, position DESC, id DESC LIMIT ${options.limit}`
         : sql<Row>`SELECT ${sql.literal(columns)} FROM outbox WHERE status = ${options.status}
-                   ORDER BY position DESC, id DESC LIMIT ${options.limit}`,
+                   ORDER BY transaction_id DESC, position DESC, id DESC LIMIT ${options.limit}`,
       (rows) => rows.map(toEntry),
     ).pipe(unavailable("outbox list"))
 

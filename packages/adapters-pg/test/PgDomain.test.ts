@@ -240,6 +240,7 @@ for (const database of databases) {
         () =>
           Effect.gen(function* () {
             const { companyId } = yield* Companies.register(partnerA, body(`ref-${crypto.randomUUID()}`))
+            yield* Fixtures.verifyCompany(companyId)
             const payer = crypto.randomUUID() as Ids.RegistrationId
             yield* Fixtures.registerCustomer(partnerA, payer)
             const today = DateTime.formatIsoDateUtc(yield* DateTime.now)

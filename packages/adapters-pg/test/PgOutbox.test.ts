@@ -90,6 +90,28 @@ for (const database of databases) {
     // The real clock (no test services): claims wait between polls and leases expire.
     it.layer(layer, { timeout: 120_000, excludeTestServices: true })((it) => {
       it.effect(
+        "lists the newest first, in commit order: a later transaction's row before an earlier one's whatever its position",
+        () =>
+          Effect.gen(function* () {
+            const outbox = yield* Outbox.Outbox
+            const sql = yield* SqlClient
+            yield* sql`DELETE FROM outbox`
+            const p = crypto.randomUUID()
+            const first = notification(p, 50)
+            const [second, third] = [notification(p, 10), notification(p, 11)]
+            // A notification no event caused (a test webhook) has position 0.
+            const last = notification(p, 0)
+            yield* outbox.record([first])
+            yield* outbox.record([second, third])
+            yield* outbox.record([last])
+            const dispatch = yield* PgOutbox.OutboxDispatch
+            assert.deepStrictEqual(ids(yield* dispatch.list({ limit: 10 })), [last.id, third.id, second.id, first.id])
+            assert.deepStrictEqual(ids(yield* dispatch.list({ status: "pending", limit: 2 })), [last.id, third.id])
+          }),
+        60_000,
+      )
+
+      it.effect(
         "claims several rows of one partner per call, in (transaction, position) order",
         () =>
           Effect.gen(function* () {

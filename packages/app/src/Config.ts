@@ -81,6 +81,10 @@ export interface AppConfig {
   readonly adminListener: Option.Option<AdminListener>
   readonly kybDelayMillis: number
   readonly settlementDelayMillis: number
+  /** How long after settlement the outcome poller asks about a transfer (days). */
+  readonly returnWindowDays: number
+  /** Production: the money-movement workers' idle wait. */
+  readonly moneyMovementPollMillis: number
   /** How often a company's balance is paid out (PARTNERPAY_PAYOUT_INTERVAL_MS; production daily, sandbox each settlement cycle). */
   readonly payoutIntervalMillis: number
   /** The least amount paid out, in minor units (PARTNERPAY_PAYOUT_MINIMUM_MINOR_UNITS, default 100). */
@@ -222,6 +226,8 @@ const validate = (read: Read, issues: Issues): AppConfig => {
 
   const kybDelayMillis = issues.take(value.kybDelayMillis)
   const settlementDelayMillis = issues.take(value.settlementDelayMillis)
+  const returnWindowDays = issues.take(value.returnWindowDays)
+  const moneyMovementPollMillis = issues.take(value.moneyMovementPollMillis)
   const payoutIntervalMillis = Option.getOrElse(issues.take(value.payoutIntervalMillis), () =>
     production ? 86_400_000 : settlementDelayMillis,
   )
@@ -253,6 +259,8 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     adminListener,
     kybDelayMillis,
     settlementDelayMillis,
+    returnWindowDays,
+    moneyMovementPollMillis,
     payoutIntervalMillis,
     payoutMinimumMinorUnits,
     rateLimiting,

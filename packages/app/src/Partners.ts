@@ -7,11 +7,21 @@
  * signed; the partner reads it with `GET /Webhooks/Endpoint`). Its PartnerId is derived
  * from the ClientId, so it is the same on every database. Unsetting the
  * webhook variables does not remove a webhook stored earlier.
+ *
+ * The first start: in a sandbox without those variables, on a database that
+ * has no partner yet, a sandbox partner is created with generated
+ * credentials, kept in `<PARTNERPAY_DATA_DIR>/sandbox-partner.json` (owner
+ * read/write only; its content is the body of `POST /auth/token`, so
+ * `curl -d @file` gets a token), and announced once with a token `curl`. Later
+ * starts find the file and keep that partner (on a new database too), and
+ * announce the file, never the secret again.
  */
-import { createHash } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
 import { PgPartnerCredentials, PgWebhookLog } from "@partnerpay/adapters-pg"
-import { Ids } from "@partnerpay/domain"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Ids, Traced } from "@partnerpay/domain"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import type { AppConfig } from "./Config.ts"
 
 /** A UUID v4-shaped id derived from the ClientId. */
@@ -23,7 +33,73 @@ export const sandboxPartnerId = (clientId: string): Ids.PartnerId => {
   )
 }
 
+/** The sandbox partner of a first start, for the start announcement (`Service.ts`). */
+export interface FirstStartPartner {
+  readonly clientId: string
+  /** The generated secret: only when it was created by this start (shown once). */
+  readonly clientSecret: Option.Option<Redacted.Redacted<string>>
+  /** The credentials file (absolute path), the body of `POST /auth/token`. */
+  readonly file: string
+}
+
+/** The first-start partner, when this start made or found one (else None). */
+export const FirstStart = Context.Reference<Option.Option<FirstStartPartner>>("partnerpay/app/FirstStart", {
+  defaultValue: () => Option.none(),
+})
+
+/** Where a first start keeps its sandbox partner's credentials. */
+export const firstStartFile = (dataDir: string): string => resolve(join(dataDir, "sandbox-partner.json"))
+
+const readCredentials = (file: string): { readonly ClientId: string; readonly ClientSecret: string } | undefined => {
+  try {
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as { ClientId?: unknown; ClientSecret?: unknown }
+    return typeof parsed.ClientId === "string" && typeof parsed.ClientSecret === "string"
+      ? { ClientId: parsed.ClientId, ClientSecret: parsed.ClientSecret }
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The first start's partner: kept from the file, or created when the database has no partner at all. */
+const firstStart = Traced.fn("Partners.firstStart")(function* (dataDir: string) {
+  const partners = yield* PgPartnerCredentials.Partners
+  const file = firstStartFile(dataDir)
+  const kept = existsSync(file) ? readCredentials(file) : undefined
+  if (kept !== undefined) {
+    yield* partners.upsertSandboxPartner({
+      clientId: kept.ClientId,
+      clientSecret: Redacted.make(kept.ClientSecret),
+      partnerId: sandboxPartnerId(kept.ClientId),
+    })
+    return Option.some<FirstStartPartner>({ clientId: kept.ClientId, clientSecret: Option.none(), file })
+  }
+  if (yield* partners.any()) return Option.none<FirstStartPartner>()
+  const clientId = `sandbox-${randomBytes(6).toString("hex")}`
+  const clientSecret = randomBytes(24).toString("base64url")
+  yield* partners.upsertSandboxPartner({
+    clientId,
+    clientSecret: Redacted.make(clientSecret),
+    partnerId: sandboxPartnerId(clientId),
+  })
+  mkdirSync(dataDir, { recursive: true })
+  writeFileSync(file, `${JSON.stringify({ ClientId: clientId, ClientSecret: clientSecret }, null, 2)}\n`, {
+    mode: 0o600,
+  })
+  return Option.some<FirstStartPartner>({ clientId, clientSecret: Option.some(Redacted.make(clientSecret)), file })
+})
+
+/** The sandbox partner of the configuration, or of a first start (`FirstStart` tells which, for the announcement). */
 export const bootstrap = (config: AppConfig) =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      if (config.environment !== "sandbox" || Option.isSome(config.sandboxPartner)) return configured(config)
+      const found = yield* firstStart(config.dataDir)
+      return Layer.succeed(FirstStart, found)
+    }),
+  )
+
+const configured = (config: AppConfig) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       if (Option.isNone(config.sandboxPartner)) return

@@ -10,12 +10,13 @@
  * the database closes (PGlite closes its data directory cleanly).
  */
 
-import { CrossCutting, RateLimit, Server, Tokens } from "@partnerpay/adapters-http"
-import { type Migrations, type PgOutbox, type PgPartnerCredentials, PgServiceInstance } from "@partnerpay/adapters-pg"
+import { ApiVersions, CrossCutting, RateLimit, Server, Tokens } from "@partnerpay/adapters-http"
+import { type Migrations, type PgOutbox, PgPartnerCredentials, PgServiceInstance } from "@partnerpay/adapters-pg"
 import {
   type Attachments,
   type EventStore,
   type IdGenerator,
+  type MoneyMovement,
   Payments,
   type PersonalData,
   type Policy,
@@ -23,7 +24,7 @@ import {
   Traced,
   type UnitOfWork,
 } from "@partnerpay/domain"
-import { Effect, Layer, Option, type Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -39,7 +40,7 @@ import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
 import * as SandboxClock from "./SandboxClock.ts"
 import * as SandboxMessages from "./SandboxMessages.ts"
-import * as SandboxPayouts from "./SandboxPayouts.ts"
+import * as SandboxMoneyMovement from "./SandboxMoneyMovement.ts"
 import * as SandboxProviders from "./SandboxProviders.ts"
 import * as SandboxWebhooks from "./SandboxWebhooks.ts"
 import * as Telemetry from "./Telemetry.ts"
@@ -47,11 +48,11 @@ import * as TokenSecret from "./TokenSecret.ts"
 import * as WebhookTarget from "./WebhookTarget.ts"
 import * as AttachmentFetcher from "./workers/AttachmentFetcher.ts"
 import * as AutoCollectionScheduler from "./workers/AutoCollectionScheduler.ts"
+import * as MoneyMovementWorkers from "./workers/MoneyMovementWorkers.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
 import * as PayoutWorkers from "./workers/PayoutWorkers.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
-import * as SandboxSettlement from "./workers/SandboxSettlement.ts"
 import * as WebhookDispatcher from "./workers/WebhookDispatcher.ts"
 
 /** What the workers need. */
@@ -66,6 +67,7 @@ export type WorkerRequirements =
   | PgPartnerCredentials.Partners
   | PaymentNotifier.Requirements
   | Attachments.PaymentAttachments
+  | MoneyMovement.MoneyMovement
 
 const isSandbox = (config: AppConfig) => config.environment === "sandbox"
 
@@ -77,7 +79,8 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         "payment-plan-scheduler",
         AutoCollectionScheduler.name,
         "sandbox-kyb",
-        "sandbox-settlement",
+        MoneyMovementWorkers.originatorName,
+        MoneyMovementWorkers.outcomesName,
         "payment-notifier",
         AttachmentFetcher.name,
         PayoutWorkers.schedulerName,
@@ -87,29 +90,25 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         "webhook-dispatcher",
         "payment-plan-scheduler",
         AutoCollectionScheduler.name,
+        MoneyMovementWorkers.originatorName,
+        MoneyMovementWorkers.outcomesName,
         AttachmentFetcher.name,
         PayoutWorkers.schedulerName,
         PayoutWorkers.movementsName,
       ]
 
 /**
- * The payout workers with their money-movement provider: the sandbox's payouts (SandboxPayouts.ts);
- * in production the port's provider is the operator's bridge (docs/providers.md), until which payouts
- * wait Pending, unoriginated (`awaitingProvider`).
+ * The payout workers: daily in production (PARTNERPAY_PAYOUT_INTERVAL_MS), each settlement cycle in the
+ * sandbox; payouts move through the service's money-movement provider (the sandbox's, or the operator's
+ * bridge in production).
  */
 const payoutWorkers = (config: AppConfig) =>
   PayoutWorkers.layer({
     schedule: { minimumMinorUnits: config.payoutMinimumMinorUnits, intervalMillis: config.payoutIntervalMillis },
     idleMillis: isSandbox(config)
       ? Math.min(1000, Math.max(100, Math.floor(config.settlementDelayMillis / 4)))
-      : 60_000,
-  }).pipe(
-    Layer.provide(
-      isSandbox(config)
-        ? SandboxPayouts.layer({ delayMillis: config.settlementDelayMillis })
-        : SandboxPayouts.awaitingProvider,
-    ),
-  )
+      : config.moneyMovementPollMillis,
+  })
 
 /** The background workers for the environment. */
 export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequirements> => {
@@ -122,6 +121,13 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     AutoCollectionScheduler.layer(),
     // Download retries follow real time, as webhook retries do.
     SandboxClock.onRealClock(AttachmentFetcher.layer({ sandbox: isSandbox(config) })),
+    // Money moves in both environments: the sandbox's provider or the operator's bridge.
+    ...MoneyMovementWorkers.layer({
+      sandbox: isSandbox(config),
+      delayMillis: config.settlementDelayMillis,
+      pollMillis: config.moneyMovementPollMillis,
+      returnWindowDays: config.returnWindowDays,
+    }),
     // Payouts in both environments: daily in production, each settlement cycle in the sandbox.
     payoutWorkers(config),
   )
@@ -129,7 +135,6 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     ? Layer.mergeAll(
         common,
         SandboxKyb.layer({ delayMillis: config.kybDelayMillis }),
-        SandboxSettlement.layer({ delayMillis: config.settlementDelayMillis }),
         // Message senders exist in the sandbox only (recording); production has none yet.
         PaymentNotifier.layer({ reminderDays: config.reminderDays }),
       )
@@ -155,15 +160,36 @@ const backgroundWorkers = (
   return Layer.provide(workers(config), Layer.fresh(Domain.layerBackground.pipe(Layer.provideMerge(connections))))
 }
 
-/** In a sandbox without a configured partner, how to get one (nothing can call the API without). */
-export const sandboxPartnerHint = (config: AppConfig): Effect.Effect<void> =>
-  config.environment === "sandbox" && Option.isNone(config.sandboxPartner)
-    ? Effect.logInfo(
-        "no sandbox partner configured: restart with PARTNERPAY_SANDBOX_CLIENT_ID=<id> and " +
-          "PARTNERPAY_SANDBOX_CLIENT_SECRET=<at least 16 characters> to get one, or create a partner with " +
-          '`./pnpm partnerpay partners create --name "My company"` (while the service is stopped, on the embedded database)',
-      )
-    : Effect.void
+/**
+ * In a sandbox without a configured partner: the first start's partner and a ready-to-paste token
+ * request (its secret only when it was just created, and only on a terminal's readable lines: JSON
+ * log lines are shipped elsewhere, they name the credentials file instead), or how to get a partner.
+ */
+export const sandboxPartnerHint = Traced.fn("Service.sandboxPartnerHint")(function* (
+  config: AppConfig,
+  address: string,
+) {
+  if (config.environment !== "sandbox" || Option.isSome(config.sandboxPartner)) return
+  const firstStart = yield* Partners.FirstStart
+  if (Option.isNone(firstStart)) {
+    return yield* Effect.logInfo(
+      "no sandbox partner configured: restart with PARTNERPAY_SANDBOX_CLIENT_ID=<id> and " +
+        "PARTNERPAY_SANDBOX_CLIENT_SECRET=<at least 16 characters> to get one, or create a partner with " +
+        '`./pnpm partnerpay partners create --name "My company"` (while the service is stopped, on the embedded database)',
+    )
+  }
+  const { clientId, clientSecret, file } = firstStart.value
+  const shown = Option.isSome(clientSecret) && config.logFormat === "pretty"
+  yield* Effect.logInfo(
+    Option.isSome(clientSecret)
+      ? `sandbox partner created: ClientId ${clientId}, ClientSecret ${shown ? Redacted.value(clientSecret.value) : "(in the file)"} ` +
+          `(shown once; kept in ${file})`
+      : `sandbox partner: ClientId ${clientId} (its credentials are in ${file})`,
+  )
+  yield* Effect.logInfo(
+    `get a partner token: curl -s -XPOST ${address}/auth/token -H 'content-type: application/json' -d @${file}`,
+  )
+})
 
 /** Everything the service runs, for a validated configuration and its token secret. */
 export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<string>, startedAt = Date.now()) => {
@@ -186,9 +212,21 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     sandbox ? Layer.provide(SandboxClock.partnerTokens, tokens) : tokens,
     Database.healthCheck,
     sandbox
-      ? Layer.merge(SandboxProviders.layerSandbox, SandboxProviders.messaging)
+      ? Layer.mergeAll(
+          SandboxProviders.layerSandbox,
+          SandboxProviders.messaging,
+          SandboxMoneyMovement.layer({ delayMillis: config.settlementDelayMillis }),
+        )
       : SandboxProviders.layerProduction(config),
     CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustedProxies: config.trustedProxies }),
+    // Each partner's API version is pinned with the partner, at its first call (docs/api/versions.md).
+    Layer.effect(
+      ApiVersions.PinnedVersions,
+      Effect.map(Effect.service(PgPartnerCredentials.Partners), (partners) => ({
+        versionOf: (partnerId: string, latest: string) =>
+          partners.pinApiVersion(partnerId, latest).pipe(Effect.orElseSucceed(() => latest)),
+      })),
+    ),
     // Several instances on one database enforce each rate limit together: each its share (docs/scaling.md).
     Layer.effect(
       RateLimit.InstanceShare,
@@ -226,12 +264,13 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
         ).pipe(
           Effect.annotateLogs({ address, startupMs: Date.now() - startedAt }),
           Effect.andThen(Effect.logInfo(`API reference: ${address}${Server.docsPath}`)),
-          Effect.andThen(sandboxPartnerHint(config)),
+          Effect.andThen(sandboxPartnerHint(config, address)),
         ),
       )
       yield* Effect.addFinalizer(() => Effect.logInfo("partnerpay shutting down"))
     }),
-  )
+    // The same `core` as the ports' (layers are shared within one build): its first-start partner.
+  ).pipe(Layer.provide(core))
   return announce.pipe(
     Layer.provideMerge(http),
     Layer.provideMerge(Layer.provide(adminListener(config), ports)),

@@ -217,6 +217,14 @@ export const settings = {
     default: 2000,
     doc: "Sandbox: how long a transfer waits for the sandbox bank.",
   }),
+  returnWindowDays: setting("PARTNERPAY_RETURN_WINDOW_DAYS", bounded(1, 120, "days"), {
+    default: 60,
+    doc: "How long after settlement the outcome poller still asks the money-movement provider about a transfer (returns such as R10 come up to 60 days later).",
+  }),
+  moneyMovementPollMillis: setting("PARTNERPAY_MONEY_MOVEMENT_POLL_MS", Millis, {
+    default: 30_000,
+    doc: "Production: how long the money-movement workers wait between polls when idle (the sandbox follows its settlement delay).",
+  }),
   payoutIntervalMillis: optional("PARTNERPAY_PAYOUT_INTERVAL_MS", bounded(1000, 2_678_400_000, "milliseconds"), {
     whenUnset: "production: `86400000` (daily); sandbox: the settlement delay",
     doc: "How often a company's available balance is paid out to its payout account.",

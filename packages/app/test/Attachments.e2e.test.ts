@@ -32,6 +32,7 @@ beforeAll(async () => {
   service = await startService({
     PORT: "0",
     PARTNERPAY_DATA_DIR: dataDir,
+    PARTNERPAY_KYB_DELAY_MS: "200",
     PARTNERPAY_SANDBOX_CLIENT_ID: clientId,
     PARTNERPAY_SANDBOX_CLIENT_SECRET: clientSecret,
   })
@@ -43,7 +44,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-const { call, ok } = on(() => service.url)
+const { call, ok, verifiedCompany } = on(() => service.url)
 
 /** Polls GET /Payment/{id} until its attachment is no longer Pending. */
 const settled = (id: string, token: string) => {
@@ -66,7 +67,7 @@ describe("payment attachments in the sandbox service", () => {
   it("downloads and keeps the PDF; another type ends Failed with its reason", { timeout: 60_000 }, async () => {
     const token = (await ok("POST", "/auth/token", undefined, { ClientId: clientId, ClientSecret: clientSecret }))
       .AccessToken as string
-    const company = await ok("POST", "/Company/Create", token, companyBody({ companyReferenceId: "att-001" }))
+    const company = { companyId: await verifiedCompany(token, companyBody({ companyReferenceId: "att-001" })) }
     const dueDate = (await ok("GET", "/Sandbox/Clock", token)).now.slice(0, 10)
     // The payer is one of the partner's customers (the first OTP login registers them).
     const phoneNumber = "+14155550190"

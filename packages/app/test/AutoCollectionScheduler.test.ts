@@ -38,8 +38,7 @@ const instance = (url: string) =>
 
 /** A verified customer with the checking account linked and designated for autopay. */
 const seedPayer = Effect.gen(function* () {
-  yield* Fixtures.registerCustomer(partnerId, payer)
-  yield* Fixtures.linkBankAccount(payer, checking)
+  yield* Fixtures.registerVerifiedCustomer(partnerId, payer, checking)
   yield* BankAccounts.setDefault(partnerId, payer, checking)
 })
 

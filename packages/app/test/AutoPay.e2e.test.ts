@@ -75,6 +75,8 @@ const customer = async (token: string, phoneNumber: string) => {
   const login = await ok("PUT", "/Login/CheckOtp", token, { phoneNumber, code: "123456" })
   const customerToken = login.accessToken as string
   const session = await ok("POST", "/Verification/StartKyc", customerToken, { deviceId: "my-phone" })
+  // Only a Verified payer pays: the sandbox verifies at the first check.
+  await ok("GET", "/Verification/CheckVerification", customerToken)
   await ok("PUT", "/Account/Link", customerToken, {
     tokenId: session.tokenId,
     publicToken: "public-sandbox-ok",

@@ -55,7 +55,7 @@ const startServer = async () => {
     domain.runPromise(Effect.flatMap(Tokens.Tokens, (service) => service.issue(caller))).then((t) => t.accessToken)
   await domain.runPromise(
     Effect.gen(function* () {
-      yield* Fixtures.registerCompany(partnerId, companyId, "Acme Coffee", { locations: 0 })
+      yield* Fixtures.registerVerifiedCompany(partnerId, companyId, "Acme Coffee", { locations: 0 })
       yield* Fixtures.registerCustomer(partnerId, payer)
     }),
   )

@@ -124,7 +124,7 @@ describe("configuration", () => {
             "PARTNERPAY_PROVIDER_KYC_URL",
             "PARTNERPAY_PROVIDER_BANK_LINKING_URL",
             "PARTNERPAY_PROVIDER_KYB_URL",
-            "PARTNERPAY_PROVIDER_SETTLEMENT_URL",
+            "PARTNERPAY_PROVIDER_MONEY_MOVEMENT_URL",
             "PARTNERPAY_PROVIDER_CARD_PROCESSOR_URL",
             "PARTNERPAY_PROVIDER_E_SIGNATURE_URL",
           ],
@@ -182,7 +182,7 @@ describe("configuration", () => {
         PARTNERPAY_PROVIDER_OTP_URL: "http://sms.example.com",
         PARTNERPAY_PROVIDER_KYC_SECRET: "short-kyc-secret",
         PARTNERPAY_PROVIDER_KYB_URL: "not a url",
-        PARTNERPAY_PROVIDER_SETTLEMENT_RETRIES: "50",
+        PARTNERPAY_PROVIDER_MONEY_MOVEMENT_RETRIES: "50",
         PARTNERPAY_PROVIDER_CARD_PROCESSOR_URL: "http://127.0.0.1:9000",
       })
       assert.deepStrictEqual(
@@ -191,7 +191,7 @@ describe("configuration", () => {
           "PARTNERPAY_PROVIDER_OTP_URL",
           "PARTNERPAY_PROVIDER_KYC_SECRET",
           "PARTNERPAY_PROVIDER_KYB_URL",
-          "PARTNERPAY_PROVIDER_SETTLEMENT_RETRIES",
+          "PARTNERPAY_PROVIDER_MONEY_MOVEMENT_RETRIES",
         ],
       )
       assert.include(error.message, "PARTNERPAY_PROVIDER_KYC_SECRET: must be at least 32 characters long (got 16)")

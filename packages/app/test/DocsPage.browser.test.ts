@@ -56,6 +56,9 @@ describe.skipIf(!available)("the API reference page in a browser", () => {
       await page.getByRole("heading", { name: "partnerpay partner API" }).first().waitFor({ timeout: 30_000 })
       await page.getByText("Obtain an access token").first().waitFor({ timeout: 30_000 })
       assert.strictEqual(await page.title(), "partnerpay partner API")
+      // No developer toolbar: nothing offers to upload the document (share, deploy).
+      for (const name of [/share/i, /deploy/i])
+        assert.strictEqual(await page.getByRole("button", { name }).count(), 0, `a ${name.source} button is shown`)
       await page.waitForLoadState("networkidle")
       mkdirSync(outputDir, { recursive: true })
       await page.screenshot({ path: join(outputDir, "docs.png"), fullPage: false })

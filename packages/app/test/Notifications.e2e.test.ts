@@ -36,7 +36,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-const { call, ok } = on(() => service.url)
+const { call, ok, verifiedCompany } = on(() => service.url)
 
 const partnerToken = async (): Promise<string> =>
   (await ok("POST", "/auth/token", undefined, { ClientId: clientId, ClientSecret: clientSecret })).AccessToken
@@ -81,7 +81,7 @@ describe("notifications in the sandbox", () => {
     timeout: 90_000,
   }, async () => {
     let token = await partnerToken()
-    const { companyId } = await ok("POST", "/Company/Create", token, companyBody({ companyReferenceId: "note-1" }))
+    const companyId = await verifiedCompany(token, companyBody({ companyReferenceId: "note-1" }))
     await eventually(async () => undefined, 1).catch(() => undefined)
     const phoneNumber = "+14155550177"
     let customer = await login(token, phoneNumber)
@@ -184,7 +184,7 @@ describe("notifications in the sandbox", () => {
 
   it("a request that is no longer Pending gets no reminder", { timeout: 30_000 }, async () => {
     let token = await partnerToken()
-    const { companyId } = await ok("POST", "/Company/Create", token, companyBody({ companyReferenceId: "note-2" }))
+    const companyId = await verifiedCompany(token, companyBody({ companyReferenceId: "note-2" }))
     const { registrationId } = await login(token, "+14155550178")
     const today = ((await clock(token)).now as string).slice(0, 10)
     const cancelled = await ok("POST", "/Payment/Create", token, {

@@ -4,11 +4,11 @@
  * (unauthenticated), one id per request (the client's X-Correlation-Id or
  * traceparent trace id, returned and in every log line), the access line's
  * route template and partner id, string log messages, the start lines
- * (`/docs` URL, how to get a sandbox partner), a busy port in one line, and a
+ * (`/docs` URL, the first start's sandbox partner), a busy port in one line, and a
  * quiet Ctrl-C.
  */
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -118,13 +118,44 @@ describe("the service in operation", () => {
     for (const line of parsed(service.output)) assert.isString(line.message)
   }, 90_000)
 
-  it("says how to get a sandbox partner when none is configured", async () => {
-    const service = await startService({ PORT: "0", PARTNERPAY_DATA_DIR: freshDataDir() })
-    const hint = await eventually(() => service.output.find((line) => line.includes("no sandbox partner configured")))
-    assert.include(hint, "PARTNERPAY_SANDBOX_CLIENT_ID")
-    assert.include(hint, "partners create")
-    assert.strictEqual(await service.stop("SIGTERM"), 0)
-  }, 90_000)
+  it("on a first start, creates a sandbox partner, keeps it in the data directory and says how to get a token", async () => {
+    const dataDir = freshDataDir()
+    const first = await startService({ PORT: "0", PARTNERPAY_DATA_DIR: dataDir })
+    const created = await eventually(() => first.output.find((line) => line.includes("sandbox partner created")))
+    const file = join(dataDir, "sandbox-partner.json")
+    assert.strictEqual(statSync(file).mode & 0o777, 0o600)
+    const credentials = JSON.parse(readFileSync(file, "utf8")) as { ClientId: string; ClientSecret: string }
+    assert.include(created, credentials.ClientId)
+    // JSON log lines go to log stores: they name the file, never the secret (a terminal's pretty lines show it once).
+    assert.notInclude(first.output.join("\n"), credentials.ClientSecret)
+    const hint = await eventually(() => first.output.find((line) => line.includes("get a partner token: curl")))
+    assert.include(hint, `-d @${file}`)
+    // The file is the token request's body, as the printed curl sends it.
+    const token = await fetch(`${first.url}/auth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: readFileSync(file),
+    })
+    assert.strictEqual(token.status, 200)
+    assert.strictEqual(await first.stop("SIGTERM"), 0)
+
+    // A later start keeps that partner and names the file, not the secret.
+    const again = await startService({ PORT: "0", PARTNERPAY_DATA_DIR: dataDir })
+    const kept = await eventually(() => again.output.find((line) => line.includes("sandbox partner: ClientId")))
+    assert.include(kept, credentials.ClientId)
+    assert.isFalse(again.output.some((line) => line.includes("sandbox partner created")))
+    assert.strictEqual(JSON.parse(readFileSync(file, "utf8")).ClientSecret, credentials.ClientSecret)
+    assert.strictEqual(await again.stop("SIGTERM"), 0)
+
+    // Partners exist but the file is gone (a partner made with the CLI, say): no new one, how to get one.
+    rmSync(file)
+    const third = await startService({ PORT: "0", PARTNERPAY_DATA_DIR: dataDir })
+    const none = await eventually(() => third.output.find((line) => line.includes("no sandbox partner configured")))
+    assert.include(none, "PARTNERPAY_SANDBOX_CLIENT_ID")
+    assert.include(none, "partners create")
+    assert.isFalse(existsSync(file))
+    assert.strictEqual(await third.stop("SIGTERM"), 0)
+  }, 120_000)
 
   it("says in one line that the port is in use", async () => {
     const blocker = createServer()

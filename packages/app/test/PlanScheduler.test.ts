@@ -41,8 +41,7 @@ const instance = (url: string) =>
 const companyAndPayer = Effect.fnUntraced(function* (companyReferenceId: string) {
   const company = yield* Companies.register(partnerId, companyBody({ companyReferenceId }))
   yield* Companies.completeKyb(company.companyId, "Verified")
-  yield* Fixtures.registerCustomer(partnerId, payer.registrationId)
-  yield* Fixtures.linkBankAccount(payer.registrationId, bankAccountId)
+  yield* Fixtures.registerVerifiedCustomer(partnerId, payer.registrationId, bankAccountId)
   return company.companyId
 })
 

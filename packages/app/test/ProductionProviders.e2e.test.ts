@@ -1,8 +1,9 @@
 /**
  * The real service process in production: it refuses to start without a
  * provider for every port, and with bridges it sends one-time codes through
- * the operator's provider (signed) and answers a provider's malformed answer
- * with a 503 problem+json.
+ * the operator's provider (signed), runs the money-movement workers (on the
+ * MONEY_MOVEMENT bridge), and answers a provider's malformed answer with a
+ * 503 problem+json.
  */
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -98,6 +99,16 @@ describe("production with a bridge for every port", () => {
           startService({ ...production, ...bridges, PARTNERPAY_DATA_DIR: freshDataDir() }),
         )
         yield* Effect.addFinalizer(() => Effect.promise(() => service.stop()))
+
+        // Money moves in production too: the money-movement workers run (on the operator's bridge).
+        for (const name of ["money-movement-originator", "money-movement-outcomes"]) {
+          let started: string | undefined
+          for (let wait = 0; wait < 50 && started === undefined; wait++) {
+            started = service.output.find((line) => line.includes("worker started") && line.includes(name))
+            if (started === undefined) yield* Effect.sleep("100 millis")
+          }
+          assert.isDefined(started, `${name} did not start`)
+        }
 
         const partner = yield* request(`${service.url}/admin/partners`, "POST", adminToken, { name: "Acme" })
         assert.strictEqual(partner.status, 201)

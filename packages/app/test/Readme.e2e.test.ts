@@ -91,7 +91,8 @@ describe("the README in a clone", () => {
       )
       assert.include(
         output,
-        '[{"channel":"sms","template":"PaymentDueToday"},{"channel":"sms","template":"PaymentDueSoon"}]',
+        '[{"channel":"email","template":"PaymentDueSoon"},{"channel":"sms","template":"PaymentDueSoon"},' +
+          '{"channel":"email","template":"PaymentDueToday"},{"channel":"sms","template":"PaymentDueToday"}]',
         `round ${round}:\n${output}`,
       )
     }

@@ -99,10 +99,46 @@ export const until = (
   }, timeoutMillis)
 }
 
-/** `call`, `ok` and `until` on the service at `base()` (read at each call: the service may start later). */
+/**
+ * Registers a company (`POST /Company/Create` with `body`) and waits until the sandbox KYB
+ * verified it (keep PARTNERPAY_KYB_DELAY_MS small in tests): only a Verified company collects
+ * payments. Its id.
+ */
+export const verifiedCompany = async (base: string, token: string, body: unknown): Promise<string> => {
+  const { companyId } = await ok(base, "POST", "/Company/Create", token, body)
+  await until(base, `/company/status?companyId=${companyId}`, token, (status) => status.Status === "Verified")
+  return companyId as string
+}
+
+/**
+ * The customer's identity verification, then a bank link in its session (sandbox): StartKyc,
+ * CheckVerification (Verified at the first check unless the device id says otherwise), then
+ * `PUT /Account/Link` of the checking account. Only a Verified payer pays. The link result.
+ */
+export const verifyAndLink = async (
+  base: string,
+  customerToken: string,
+  options: { readonly deviceId?: string; readonly publicToken?: string } = {},
+): Promise<Json> => {
+  const session = await ok(base, "POST", "/Verification/StartKyc", customerToken, {
+    deviceId: options.deviceId ?? "my-phone",
+  })
+  await ok(base, "GET", "/Verification/CheckVerification", customerToken)
+  return ok(base, "PUT", "/Account/Link", customerToken, {
+    tokenId: session.tokenId,
+    publicToken: options.publicToken ?? "public-sandbox-ok",
+    linkAccountsMetadata: { linkSessionId: "link-1", institutionId: "ins_1", accountIds: ["acc-checking"] },
+  })
+}
+
+/** `call`, `ok`, `until` and the helpers above on the service at `base()` (read at each call: the service may start later). */
 export const on = (base: () => string) => ({
-  call: (method: string, path: string, token?: string, body?: unknown) => call(base(), method, path, token, body),
+  call: (method: string, path: string, token?: string, body?: unknown, headers?: Record<string, string>) =>
+    call(base(), method, path, token, body, headers),
   ok: (method: string, path: string, token?: string, body?: unknown) => ok(base(), method, path, token, body),
   until: (path: string, token: string, accept: (body: Json) => boolean, timeoutMillis?: number) =>
     until(base(), path, token, accept, timeoutMillis),
+  verifiedCompany: (token: string, body: unknown) => verifiedCompany(base(), token, body),
+  verifyAndLink: (customerToken: string, options?: { readonly deviceId?: string; readonly publicToken?: string }) =>
+    verifyAndLink(base(), customerToken, options),
 })

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { call, succeeded as ok, until } from "./Requests.ts"
+import { call, succeeded as ok, until, verifyAndLink } from "./Requests.ts"
 import { companyBody, killAll, type RunningService, startService } from "./support.ts"
 
 const adminToken = "sandbox-clock-admin-token-0123456789abcdef"
@@ -43,12 +43,7 @@ const weeklyPlan = async (base: string, token: string, reference: string, phoneN
   await ok(base, "POST", "/Login/SendOtp", token, { phoneNumber })
   const login = await ok(base, "PUT", "/Login/CheckOtp", token, { phoneNumber, code: "123456" })
   const customer = login.accessToken as string
-  const session = await ok(base, "POST", "/Verification/StartKyc", customer, { deviceId: "phone" })
-  await ok(base, "PUT", "/Account/Link", customer, {
-    tokenId: session.tokenId,
-    publicToken: "public-sandbox-ok",
-    linkAccountsMetadata: { linkSessionId: "link-1", institutionId: "ins_1", accountIds: ["acc-checking"] },
-  })
+  await verifyAndLink(base, customer, { deviceId: "phone" })
   const accountId = (await ok(base, "GET", "/Account/List", customer)).accounts[0].accountId
   const startDate = (await ok(base, "GET", "/Sandbox/Clock", token)).now.slice(0, 10)
   const plan = await ok(base, "POST", "/PaymentPlan/Create", token, {

@@ -50,13 +50,22 @@ const login = async (token: string, phoneNumber: string) => {
   return { customerToken: answer.accessToken as string, registrationId: answer.registrationId as string }
 }
 
+/** Identity verification (the sandbox verifies at the first check), then a bank link in its session. */
 const linkAccount = async (customerToken: string, deviceId = "my-phone", publicToken = "public-sandbox-ok") => {
   const session = await ok("POST", "/Verification/StartKyc", customerToken, { deviceId })
+  await ok("GET", "/Verification/CheckVerification", customerToken)
   return ok("PUT", "/Account/Link", customerToken, {
     tokenId: session.tokenId,
     publicToken,
     linkAccountsMetadata: { linkSessionId: "link-1", institutionId: "ins_1", accountIds: ["acc-checking"] },
   })
+}
+
+/** A company, once the sandbox KYB verified it: only a Verified company collects. */
+const verifiedCompany = async (token: string, companyReferenceId: string): Promise<string> => {
+  const { companyId } = await ok("POST", "/Company/Create", token, companyBody({ companyReferenceId }))
+  await until(`/company/status?companyId=${companyId}`, token, (body) => body.Status === "Verified")
+  return companyId
 }
 
 const today = async (token: string): Promise<string> => (await ok("GET", "/Sandbox/Clock", token)).now.slice(0, 10)
@@ -198,7 +207,7 @@ describe("the README walkthrough against the real service", () => {
 
   it("a payer who declines an accepted consent revokes it: gone from the list, plan cancelled", async () => {
     const token = await partnerToken()
-    const { companyId } = await ok("POST", "/Company/Create", token, companyBody({ companyReferenceId: "walk-002" }))
+    const companyId = await verifiedCompany(token, "walk-002")
     const { customerToken, registrationId } = await login(token, "+14155550124")
     await linkAccount(customerToken)
     const accountId = (await ok("GET", "/Account/List", customerToken)).accounts[0].accountId
@@ -257,13 +266,23 @@ describe("the README walkthrough against the real service", () => {
       ["+14155550126", "device-pending-1", "Pending"],
     ] as const) {
       const customer = await login(token, phone)
-      await ok("POST", "/Verification/StartKyc", customer.customerToken, { deviceId })
+      const session = await ok("POST", "/Verification/StartKyc", customer.customerToken, { deviceId })
       const check = await ok("GET", "/Verification/CheckVerification", customer.customerToken)
       assert.strictEqual(check.status, status)
+      if (status === "Rejected") {
+        // Who may collect: a Rejected customer links no account (and so pays nothing).
+        const refused = await ok("PUT", "/Account/Link", customer.customerToken, {
+          tokenId: session.tokenId,
+          publicToken: "public-sandbox-ok",
+          linkAccountsMetadata: { linkSessionId: "link-1", institutionId: "ins_1", accountIds: ["acc-checking"] },
+        })
+        assert.strictEqual(refused.isOk, false)
+        assert.match(refused.errors[0], /^CUSTOMER_NOT_VERIFIED/)
+      }
     }
 
     // Settlement: an amount ending in .13 fails (bank return code R01).
-    const { companyId } = await ok("POST", "/Company/Create", token, companyBody({ companyReferenceId: "walk-003" }))
+    const companyId = await verifiedCompany(token, "walk-003")
     await linkAccount(customerToken)
     const accountId = (await ok("GET", "/Account/List", customerToken)).accounts[0].accountId
     const request = await ok("POST", "/Payment/Create", token, {

@@ -4,8 +4,8 @@ import { Hmac } from "@partnerpay/secrets"
 import { Effect, Redacted } from "effect"
 import * as Logging from "../src/Logging.ts"
 import { sandboxPartnerId } from "../src/Partners.ts"
+import { outcomeFor } from "../src/SandboxMoneyMovement.ts"
 import { verdictFor } from "../src/workers/SandboxKyb.ts"
-import { outcomeFor } from "../src/workers/SandboxSettlement.ts"
 import {
   firstRetryMillis,
   giveUpAfterMillis,
@@ -53,9 +53,11 @@ describe("sandbox magic values", () => {
     assert.strictEqual(verdictFor("Acme Coffee"), "Verified")
   })
 
-  it("a transfer of an amount ending in .13 fails (R01); others settle", () => {
-    assert.strictEqual(outcomeFor({ minorUnits: 1013, currency: "USD" }), "Fail")
-    assert.strictEqual(outcomeFor({ minorUnits: 13, currency: "EUR" }), "Fail")
+  it("a debit of an amount ending in .13 fails (R01), .03 fails (R03), .10 is returned (R10); others settle", () => {
+    assert.strictEqual(outcomeFor({ minorUnits: 1013, currency: "USD" }), "FailR01")
+    assert.strictEqual(outcomeFor({ minorUnits: 13, currency: "EUR" }), "FailR01")
+    assert.strictEqual(outcomeFor({ minorUnits: 1003, currency: "USD" }), "FailR03")
+    assert.strictEqual(outcomeFor({ minorUnits: 2510, currency: "USD" }), "ReturnR10")
     assert.strictEqual(outcomeFor({ minorUnits: 1300, currency: "USD" }), "Settle")
     assert.strictEqual(outcomeFor({ minorUnits: 113, currency: "JPY" }), "Settle")
   })

@@ -132,6 +132,7 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   collectedAt: instant("When the instalment was collected"),
   settledAt: instant("When the transfer settled"),
   failedAt: instant("When the transfer failed"),
+  returnedAt: instant("When the settled transfer was returned by the payer's bank"),
   expiresAt: instant("When it expires"),
   timestamp: instant("When the status changed"),
   expiration: instant("When it expires"),
@@ -208,7 +209,8 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   isReimbursed: flag("Whether the payment was reimbursed", false),
   appliedForReimbursement: flag("Whether a reimbursement was requested", false),
   isRecurring: flag("Whether the payment repeats", false),
-  returnCode: text("The bank's return code of a failed transfer", "R01"),
+  returnCode: text("The ACH return code of a failed (before settlement) or returned (after) transfer", "R01"),
+  returnReason: text("The return code's description (NACHA)", "Insufficient funds"),
   reason: text("Why", "requested by customer"),
   senderName: text("Who sent the money", "Jane Doe"),
   senderAccount: text("The sender's account, masked", "****6789"),
@@ -243,7 +245,6 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   routingNumber: text("ABA routing number (nine digits)", "011000015"),
   accountNumber: text("Bank account number, 4 to 17 digits (sealed at rest, answered masked only)", "000123456789"),
   accountType: text("Checking or Savings", "Checking"),
-  returnReason: text("The description of the return code", "No account/unable to locate account"),
 
   // Cards
   brand: text("The card brand", "visa"),

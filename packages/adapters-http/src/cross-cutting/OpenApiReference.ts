@@ -53,16 +53,24 @@ const idempotencyCodes = { 409: ["IDEMPOTENCY_REQUEST_IN_PROGRESS"], 422: ["IDEM
  * handlers' own problems), by operationId and status.
  */
 export const ruleCodes: Readonly<Record<string, Readonly<Record<number, ReadonlyArray<string>>>>> = {
-  "payments.create": { 422: ["COMPANY_REJECTED"] },
-  "transactions.accept": { 422: ["BANK_ACCOUNT_NOT_LINKED", "COMPANY_NOT_FOUND", "ESIGNATURE_REFUSED"] },
-  "transactions.payWithCard": { 422: ["CARD_DECLINED", "COMPANY_NOT_FOUND"] },
+  "payments.create": { 422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED"] },
+  "transactions.accept": {
+    422: [
+      "BANK_ACCOUNT_NOT_LINKED",
+      "COMPANY_NOT_FOUND",
+      "COMPANY_NOT_VERIFIED",
+      "CUSTOMER_NOT_VERIFIED",
+      "ESIGNATURE_REFUSED",
+    ],
+  },
+  "transactions.payWithCard": { 422: ["CARD_DECLINED", "COMPANY_NOT_FOUND", "CUSTOMER_NOT_VERIFIED"] },
   "transactions.refund": { 422: ["NOTHING_TO_REFUND"] },
   "charity.createAnonymous": { 422: ["AMOUNT_BELOW_FEE"] },
   "companies.create": { 409: ["DUPLICATE_COMPANY_REFERENCE"] },
-  "paymentPlans.create": { 422: ["COMPANY_REJECTED"] },
+  "paymentPlans.create": { 422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED"] },
   "paymentPlans.activate": { 409: ["CONSENT_NOT_ACCEPTED"] },
   "paymentPlans.resume": { 409: ["CONSENT_NOT_ACCEPTED"] },
-  "consents.accept": { 422: ["BANK_ACCOUNT_NOT_LINKED"] },
+  "consents.accept": { 422: ["BANK_ACCOUNT_NOT_LINKED", "CUSTOMER_NOT_VERIFIED"] },
   "login.sendOtp": { 422: ["LOGIN_LOCKED", "OTP_RESEND_LIMIT", "OTP_DELIVERY_FAILED"] },
   "login.checkOtp": { 422: ["LOGIN_LOCKED", "OTP_INVALID", "OTP_EXPIRED", "OTP_NOT_ISSUED"] },
   "account.link": { 422: ["LINK_SESSION_UNKNOWN"] },

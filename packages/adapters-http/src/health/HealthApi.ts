@@ -11,4 +11,10 @@ export class HealthApi extends HttpApiGroup.make("health")
     }).annotateMerge(OpenApi.annotations({ summary: "Check that the service can work" })),
   )
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ title: "Health" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Health",
+      description:
+        "Whether the service can work, for a partner's monitoring (the operator's unauthenticated probes are GET /livez and GET /readyz, outside this document)",
+    }),
+  ) {}

@@ -7,7 +7,7 @@
  * can also pay a request in the app with a saved card
  * (POST /Transaction/PaymentRequest/{paymentRequestId}/PayWithCard).
  */
-import { CalendarDate, Ids, Money, TransactionReport, Transfers } from "@partnerpay/domain"
+import { CalendarDate, Ids, Money, TransactionReport, TransferEvents, Transfers } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../cross-cutting/Authentication.ts"
@@ -59,8 +59,12 @@ export const RefundRequest = Schema.Struct({
 
 export const RefundResponse = Schema.Struct({
   refundId: Schema.String,
-  status: Schema.Literal("Completed"),
-  refundedAmount: AmountResponse.annotate({ description: "Total refunded on the transfer so far" }),
+  status: TransferEvents.RefundStatus.annotate({
+    description:
+      "Pending: the money is on its way back to the payer; REFUND_STATUS_CHANGED tells when it is Completed or Failed",
+  }),
+  amount: AmountResponse.annotate({ description: "This refund's amount" }),
+  refundedAmount: AmountResponse.annotate({ description: "Total of the transfer's completed refunds so far" }),
 })
 
 export const ReportItem = Schema.Struct({
@@ -193,7 +197,7 @@ export class TransactionApi extends HttpApiGroup.make("transactions")
       OpenApi.annotations({
         summary: "Refund a transfer",
         description:
-          "For partners, on a Settled transfer (else 409). Refunds add up and never exceed the amount (422 RefundExceedsTransfer). Mirrored on the payment request (Refunded once fully refunded).",
+          "For partners, on a Settled transfer (else 409; a Returned transfer cannot be refunded). The refund is a transfer of its own from the company back to the payer: it answers Pending, moves money through the money-movement provider and becomes Completed or Failed (REFUND_STATUS_CHANGED; sandbox: at the next settlement). Pending and completed refunds add up and never exceed the amount (422 RefundExceedsTransfer, concurrent requests included); a failed refund frees its amount. Mirrored on the payment request once completed (Refunded once completed refunds reach the amount).",
       }),
     ),
     HttpApiEndpoint.post("reimbursement", "/Reimbursement/Create", {

@@ -134,6 +134,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
         return {
           refundId: refund.refundId,
           status: refund.status,
+          amount: MoneyResponse.toResponse(refund.amount),
           refundedAmount: MoneyResponse.toResponse(refund.refundedAmount),
         }
       }, Problem.domainProblems),

@@ -10,10 +10,20 @@ export class WebhookApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.head("saleProviderProbe", "/SaleProviderWebhook/ReceiveSaleEvent", {
       success: HttpApiSchema.Empty(200),
-    }),
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Check that the sales platform's callback is reachable",
+        description: "A reachability probe: 200 with no body for a valid token.",
+      }),
+    ),
     HttpApiEndpoint.head("bankLinkProbe", "/BankLinkWebhook/UpdateItem", {
       success: HttpApiSchema.Empty(200),
-    }),
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Check that the bank-link provider's callback is reachable",
+        description: "A reachability probe: 200 with no body for a valid token.",
+      }),
+    ),
   )
   .middleware(Authentication)
   .annotateMerge(

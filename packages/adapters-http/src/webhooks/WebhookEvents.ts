@@ -12,7 +12,7 @@
  * header: add it to `deliveryHeaders` (the one place where signature headers are
  * described).
  */
-import { PaymentPlanEvents, PaymentRequestEvents, PayoutEvents } from "@partnerpay/domain"
+import { PaymentPlanEvents, PaymentRequestEvents, PayoutEvents, TransferEvents } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { exampleOf } from "../cross-cutting/OpenApiReference.ts"
 
@@ -35,6 +35,12 @@ const PaymentRequestStatusData = Schema.Struct({
   AccountNumberMasked: Schema.optionalKey(
     Schema.String.annotate({ description: "The payer's account, masked; present once the payer accepted" }),
   ),
+  ReturnCode: Schema.optionalKey(
+    Schema.String.annotate({ description: "Failed or Returned: the ACH return code (e.g. R01, R10)" }),
+  ),
+  ReturnReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "Failed or Returned: the return code's description (NACHA)" }),
+  ),
   Timestamp: instant,
 }).annotate({
   examples: [
@@ -53,8 +59,14 @@ const PaymentPlanInstalmentData = Schema.Struct({
   DueDate: Schema.String.annotate({ description: "The instalment's due date (YYYY-MM-DD)", format: "date" }),
   TransferId: uuid("The transfer collecting the instalment (GET /Transaction/{transferId})"),
   Status: PaymentPlanEvents.InstalmentStatus.annotate({
-    description: "Pending when collected, then Settled or Failed",
+    description: "Pending when collected, then Settled or Failed, and a settled one Returned",
   }),
+  ReturnCode: Schema.optionalKey(
+    Schema.String.annotate({ description: "Failed or Returned: the ACH return code (e.g. R01, R10)" }),
+  ),
+  ReturnReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "Failed or Returned: the return code's description (NACHA)" }),
+  ),
   Timestamp: instant,
 }).annotate({
   examples: [
@@ -69,12 +81,37 @@ const PaymentPlanInstalmentData = Schema.Struct({
   ],
 })
 
+const RefundStatusData = Schema.Struct({
+  RefundId: uuid("Our id of the refund (refundId of POST /Transaction/{transferId}/Refund)"),
+  TransferId: uuid("The refunded transfer (GET /Transaction/{transferId})"),
+  Amount: Schema.Struct({
+    value: Schema.Finite.annotate({ description: "The refund's amount in major units, e.g. 25.5" }),
+    currencyCode: Schema.String.annotate({ description: "ISO 4217 currency code, e.g. USD" }),
+  }).annotate({ description: "The refund's amount" }),
+  Status: TransferEvents.RefundStatus.annotate({
+    description: "Pending when asked for, then Completed (the money is back with the payer) or Failed",
+  }),
+  ReturnCode: Schema.optionalKey(Schema.String.annotate({ description: "Failed: the ACH return code" })),
+  ReturnReason: Schema.optionalKey(Schema.String.annotate({ description: "Failed: the return code's description" })),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      RefundId: "4b6d8f0a-2c4e-4a6b-8d0f-1a3c5e7b9d2f",
+      TransferId: "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
+      Amount: { value: 25.5, currencyCode: "USD" },
+      Status: "Completed",
+      Timestamp: "2026-12-02T06:00:00.000Z",
+    },
+  ],
+})
+
 const PayoutStatusData = Schema.Struct({
   PayoutId: uuid("Our id of the payout (GET /Payouts/{payoutId})"),
   CompanyId: uuid("Our id of the company paid out"),
   Amount: Schema.Struct({
-    Value: Schema.Finite.annotate({ description: "Decimal amount in major units, e.g. 1234.56" }),
-    CurrencyCode: Schema.String.annotate({ description: "ISO 4217 currency code" }),
+    value: Schema.Finite.annotate({ description: "The payout's amount in major units, e.g. 1234.56" }),
+    currencyCode: Schema.String.annotate({ description: "ISO 4217 currency code, e.g. USD" }),
   }).annotate({ description: "The payout's amount (the sum of its items)" }),
   Status: PayoutEvents.PayoutStatus.annotate({ description: "Pending when created, then Paid or Failed" }),
   ReturnCode: Schema.optionalKey(
@@ -87,7 +124,7 @@ const PayoutStatusData = Schema.Struct({
     {
       PayoutId: "4b6d8f0a-2c4e-4a6c-8e0a-2c4e6a8c0e2a",
       CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f",
-      Amount: { Value: 1234.56, CurrencyCode: "USD" },
+      Amount: { value: 1234.56, currencyCode: "USD" },
       Status: "Paid",
       Timestamp: "2026-11-24T06:00:00.000Z",
     },
@@ -105,15 +142,23 @@ export const events = [
   {
     name: "PAYMENT_REQUEST_STATUS_CHANGED",
     summary: "A payment request changed status",
-    description: "Sent on every status change of a payment request (interface 6.3).",
+    description:
+      "Sent on every status change of a payment request (interface 6.3); Failed and Returned carry ReturnCode and ReturnReason.",
     data: PaymentRequestStatusData,
   },
   {
     name: "PAYMENT_PLAN_INSTALMENT_STATUS_CHANGED",
     summary: "A payment plan instalment changed status",
     description:
-      "Sent when an instalment is collected through a transfer (Pending), then when its transfer Settled or Failed.",
+      "Sent when an instalment is collected through a transfer (Pending), then when its transfer Settled or Failed, and when a settled one is Returned (with ReturnCode and ReturnReason).",
     data: PaymentPlanInstalmentData,
+  },
+  {
+    name: "REFUND_STATUS_CHANGED",
+    summary: "A refund changed status",
+    description:
+      "Sent when a refund is asked for (Pending), then when its credit to the payer Completed or Failed (a failed refund frees its amount).",
+    data: RefundStatusData,
   },
   {
     name: "PAYOUT_STATUS_CHANGED",

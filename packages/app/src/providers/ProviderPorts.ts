@@ -16,8 +16,8 @@ import * as ESignatureBridge from "./ESignatureBridge.ts"
 import type { BridgeConfig } from "./HttpBridge.ts"
 import * as KybBridge from "./KybBridge.ts"
 import * as KycBridge from "./KycBridge.ts"
+import * as MoneyMovementBridge from "./MoneyMovementBridge.ts"
 import * as OtpSenderBridge from "./OtpSenderBridge.ts"
-import * as SettlementBridge from "./SettlementBridge.ts"
 
 /** The ports: `key` names the variables, `port` is what an operator reads, `bridge` serves it in production. */
 export const ports = [
@@ -25,7 +25,11 @@ export const ports = [
   { key: "KYC", port: "identity verification (KYC)", bridge: KycBridge.layer },
   { key: "BANK_LINKING", port: "bank linking", bridge: BankLinkerBridge.layer },
   { key: "KYB", port: "business verification (KYB)", bridge: KybBridge.layer },
-  { key: "SETTLEMENT", port: "settlement (ACH transfers)", bridge: SettlementBridge.layer },
+  {
+    key: "MONEY_MOVEMENT",
+    port: "money movement (ACH debits, refund credits, payouts)",
+    bridge: MoneyMovementBridge.layer,
+  },
   { key: "CARD_PROCESSOR", port: "card processor", bridge: CardProcessorBridge.layer },
   { key: "E_SIGNATURE", port: "e-signature", bridge: ESignatureBridge.layer },
 ] as const

@@ -4,19 +4,21 @@
  * clear ProviderUnavailable, never quoted), refusals mapped to the ports' errors.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { CustomerProviders, Ids, Money } from "@partnerpay/domain"
+import { CustomerProviders, Ids } from "@partnerpay/domain"
 import { Context, Effect, Layer, Redacted } from "effect"
 import * as BankLinkerBridge from "../../src/providers/BankLinkerBridge.ts"
 import * as ESignatureBridge from "../../src/providers/ESignatureBridge.ts"
 import * as HttpBridge from "../../src/providers/HttpBridge.ts"
 import * as KycBridge from "../../src/providers/KycBridge.ts"
+import * as MoneyMovementBridge from "../../src/providers/MoneyMovementBridge.ts"
 import * as OtpSenderBridge from "../../src/providers/OtpSenderBridge.ts"
 import * as ProviderPorts from "../../src/providers/ProviderPorts.ts"
-import * as SettlementBridge from "../../src/providers/SettlementBridge.ts"
 import * as FakeProvider from "./FakeProvider.ts"
 
 const registrationId = Ids.RegistrationId.make("7b0c9f9e-3a51-4a7e-9a53-4d6f2a0b1c11")
 const transferId = Ids.TransferId.make("2f7a1c3e-8b4d-4e6f-9a0b-1c2d3e4f5a6b")
+/** A debit's reference as the money-movement port polls it. */
+const debitOf = (id: string) => ({ kind: "Debit" as const, id, providerReference: `ref-${id}` })
 
 /** A bridge on the fake, with short backoffs. */
 const bridgeOn = (fake: FakeProvider.FakeProvider, overrides?: Partial<HttpBridge.BridgeConfig>) =>
@@ -134,12 +136,12 @@ describe("a provider bridge that fails", () => {
         { status: 502, body: "<html>bad gateway</html>" },
         {
           status: 200,
-          body: { status: "Failed", returnCode: "R01", reason: "insufficient funds" },
+          body: { status: "Failed", returnCode: "R01" },
         },
       ])
-      const settlement = SettlementBridge.make(yield* bridgeOn(fake))
-      const outcome = yield* settlement.status({ transferId, amount: Money.make(1013, "USD") })
-      assert.deepStrictEqual(outcome, { status: "Failed", returnCode: "R01", reason: "insufficient funds" })
+      const settlement = MoneyMovementBridge.make(yield* bridgeOn(fake))
+      const outcome = yield* settlement.status(debitOf(transferId))
+      assert.deepStrictEqual(outcome, { status: "Failed", returnCode: "R01" })
       const received = fake.received()
       assert.deepStrictEqual(
         received.map((request) => request.attempt),
@@ -154,8 +156,8 @@ describe("a provider bridge that fails", () => {
     Effect.gen(function* () {
       const fake = yield* FakeProvider.start()
       fake.script("status", [{ status: 500 }])
-      const settlement = SettlementBridge.make(yield* bridgeOn(fake, { retries: 2 }))
-      const error = yield* Effect.flip(settlement.status({ transferId, amount: Money.make(100, "USD") }))
+      const settlement = MoneyMovementBridge.make(yield* bridgeOn(fake, { retries: 2 }))
+      const error = yield* Effect.flip(settlement.status(debitOf(transferId)))
       assert.strictEqual(error._tag, "ProviderUnavailable")
       assert.include(error.reason, "status: answered 500 (after 3 attempts)")
       assert.strictEqual(fake.received().length, 3)
@@ -166,8 +168,8 @@ describe("a provider bridge that fails", () => {
     Effect.gen(function* () {
       const fake = yield* FakeProvider.start()
       fake.script("status", [{ status: 400, body: { error: "bad request" } }])
-      const settlement = SettlementBridge.make(yield* bridgeOn(fake))
-      const error = yield* Effect.flip(settlement.status({ transferId, amount: Money.make(100, "USD") }))
+      const settlement = MoneyMovementBridge.make(yield* bridgeOn(fake))
+      const error = yield* Effect.flip(settlement.status(debitOf(transferId)))
       assert.include(error.reason, "status: unexpected answer 400")
       assert.strictEqual(fake.received().length, 1)
     }),
@@ -178,8 +180,8 @@ describe("a provider bridge that fails", () => {
       const fake = yield* FakeProvider.start()
       fake.script("status", [{ status: 307, headers: { location: `${fake.url}/elsewhere` } }])
       fake.script("elsewhere", [{ status: 200, body: { status: "Settled" } }])
-      const settlement = SettlementBridge.make(yield* bridgeOn(fake))
-      const error = yield* Effect.flip(settlement.status({ transferId, amount: Money.make(100, "USD") }))
+      const settlement = MoneyMovementBridge.make(yield* bridgeOn(fake))
+      const error = yield* Effect.flip(settlement.status(debitOf(transferId)))
       assert.include(error.reason, "status: unexpected answer 307")
       assert.deepStrictEqual(
         fake.received().map((request) => request.operation),
@@ -273,9 +275,7 @@ describe("a provider bridge that answers nonsense", () => {
       const bridge = yield* bridgeOn(fake)
       const notJson = yield* Effect.flip(KycBridge.make(bridge).check({ registrationId, tokenId: "t" }))
       assert.include(notJson.message, "check: malformed answer 200: not JSON")
-      const missing = yield* Effect.flip(
-        SettlementBridge.make(bridge).status({ transferId, amount: Money.make(1, "USD") }),
-      )
+      const missing = yield* Effect.flip(MoneyMovementBridge.make(bridge).status(debitOf(transferId)))
       assert.include(missing.message, "status: malformed answer 200")
     }),
   )

@@ -23,6 +23,7 @@ import { type FieldIssue, NotFound, ValidationFailed } from "../kernel/DomainErr
 import type { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as Customer from "./Customer.ts"
+import { kycRejected } from "./CustomerBankAccounts.ts"
 import type { LinkedBankAccount } from "./CustomerEvents.ts"
 import { BankLinker } from "./CustomerProviders.ts"
 import * as CustomersProjection from "./CustomersProjection.ts"
@@ -128,6 +129,8 @@ export const link = Traced.fn("BankAccounts.link")(function* (
   if (!customer.linkSessions.includes(request.tokenId)) {
     return failed(["LINK_SESSION_UNKNOWN: the bank-link session was not issued to this customer"])
   }
+  // The decider's rule, checked before the provider is asked: a Rejected customer links nothing.
+  if (customer.kycStatus === "Rejected") return failed([`${kycRejected.code}: ${kycRejected.reason}`])
   const linker = yield* BankLinker
   const exchanged = yield* linker
     .exchangePublicToken({

@@ -55,6 +55,16 @@ const maskedAccount = (account: LinkedBankAccount): LinkedBankAccount => ({
   type: account.type,
 })
 
+/**
+ * CUSTOMER_NOT_VERIFIED: a customer whose identity verification was Rejected links no account (the
+ * money-movement providers refuse funding sources of unverified customers); a new verification
+ * (`StartKyc`) makes it Pending again, and linking works again in its session.
+ */
+export const kycRejected = new RuleViolated({
+  code: "CUSTOMER_NOT_VERIFIED",
+  reason: "the customer's identity verification (KYC) was Rejected: start a new verification before linking accounts",
+})
+
 export const linkBankAccounts = (command: LinkBankAccounts, state: RegisteredCustomer): Decision<CustomerEvent> => {
   const issues: Issues = []
   if (command.accounts.length === 0) issues.push({ field: "accounts", message: "must list at least one account" })
@@ -71,6 +81,7 @@ export const linkBankAccounts = (command: LinkBankAccounts, state: RegisteredCus
   })
   const invalid = failIfAny(issues)
   if (invalid) return refuse(invalid)
+  if (state.kycStatus === "Rejected") return refuse(kycRejected)
   if (!state.linkSessions.includes(command.tokenId)) {
     return refuse(
       new RuleViolated({

@@ -173,6 +173,7 @@ export const collect = UseCase.fn("AutoCollection.collect")(function* (
       ? undefined
       : designatedAccount(payer, yield* earlierAcceptances(request.partnerId, request.payerRegistrationId))
   const debitAuth = request.debitCeiling === undefined ? undefined : yield* debitAuthOf(request)
+  const parties = yield* Payments.partiesOf(request.partnerId, request.companyId, request.payerRegistrationId)
   const transferId = (yield* (yield* IdGenerator).next) as TransferId
   const command: PaymentRequest.TryAutoCollection = {
     _tag: "TryAutoCollection",
@@ -187,6 +188,7 @@ export const collect = UseCase.fn("AutoCollection.collect")(function* (
           },
         }),
     ...(debitAuth === undefined ? {} : { debitAuth: { active: debitAuth.active, limit: debitAuth.limit } }),
+    parties,
     transferId,
     at,
   }

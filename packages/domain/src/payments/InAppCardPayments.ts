@@ -67,6 +67,7 @@ export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput
     _tag: "PayWithCard",
     paymentRequestId: request.paymentRequestId,
     registrationId: input.registrationId,
+    payerKyc: Customer.kycStatus(customer.state),
     cardPaymentId,
     paymentMethodId: card.id,
     brand: card.brand,

@@ -1,7 +1,8 @@
 /**
  * The provider ports of the payments area: e-signature (reimbursement
- * requests) and settlement (the bank's outcome of a transfer). The card
- * charger of in-app card payments is its own port (`CardCharger.ts`). Only
+ * requests). Money moves through its own port (`MoneyMovement.ts`: debits,
+ * refund credits, payouts and their outcomes), and the card charger of in-app
+ * card payments is its own port (`CardCharger.ts`). Only
  * interfaces and typed errors live here; the application provides
  * implementations. Every port may fail with `ProviderUnavailable`
  * (`infrastructure/Providers.ts`).
@@ -9,7 +10,6 @@
 import { Context, type Effect, Schema } from "effect"
 import type { ProviderUnavailable } from "../infrastructure/Providers.ts"
 import type { RegistrationId, TransferId } from "../kernel/Ids.ts"
-import type { Money } from "../kernel/Money.ts"
 
 /** The e-signature provider refused to create the envelope (unknown template, invalid signer). */
 export class ESignatureRefused extends Schema.TaggedError<ESignatureRefused>()("ESignatureRefused", {
@@ -36,28 +36,3 @@ export class ESignature extends Context.Service<
     >
   }
 >()("partnerpay/domain/ESignature") {}
-
-// ---------------------------------------------------------------------------
-// Settlement
-// ---------------------------------------------------------------------------
-
-/** Where a transfer stands at the bank: still moving, settled, or returned with an ACH return code. */
-export type SettlementOutcome =
-  | { readonly status: "Pending" }
-  | { readonly status: "Settled" }
-  | { readonly status: "Failed"; readonly returnCode: string; readonly reason: string }
-
-/**
- * The bank (ACH) side of transfers: reports whether a pending transfer
- * settled or was returned. The application records the outcome on the
- * Transfer (`Payments.settleTransfer` / `Payments.failTransfer`).
- */
-export class SettlementProvider extends Context.Service<
-  SettlementProvider,
-  {
-    readonly status: (request: {
-      readonly transferId: TransferId
-      readonly amount: Money
-    }) => Effect.Effect<SettlementOutcome, ProviderUnavailable>
-  }
->()("partnerpay/domain/SettlementProvider") {}

@@ -2,8 +2,9 @@
  * The PaymentRequest aggregate: a partner asks a payer (a customer identified
  * by a registration id) to pay one of the partner's companies. The payer
  * accepts it with a bank account, which starts a Transfer; the transfer's
- * outcome makes the request Paid or Failed; a paid request can be refunded,
- * partially and cumulatively, until Refunded. The partner can cancel it only
+ * outcome makes the request Paid or Failed, and a return after settlement
+ * makes it Returned; a paid request can be refunded, partially and
+ * cumulatively, until Refunded. The partner can cancel it only
  * while it is Pending.
  *
  * Same-day autopay and debit-authorization collection: a Pending request
@@ -53,6 +54,7 @@ import {
   type PaymentRequestStatus,
 } from "./PaymentRequestEvents.ts"
 import type { InvoiceLineItem, RefundId, TransferEvent } from "./TransferEvents.ts"
+import * as WhoMayCollect from "./WhoMayCollect.ts"
 
 export type { PaymentRequestStatus } from "./PaymentRequestEvents.ts"
 
@@ -65,6 +67,8 @@ export interface CreatePaymentRequest {
   readonly partnerId: PartnerId
   /** Resolved by the edge when the partner gave a CompanyReferenceId instead. */
   readonly companyId: CompanyId
+  /** The company's KYB status (read by the edge): only a Verified company collects (`WhoMayCollect`). */
+  readonly companyStatus: WhoMayCollect.CompanyStatus
   readonly payerRegistrationId: RegistrationId
   readonly amount: Money.Money
   readonly description: string
@@ -94,6 +98,8 @@ export interface AcceptPaymentRequest {
   readonly paymentRequestId: PaymentRequestId
   /** Who accepts: must be the request's payer. */
   readonly registrationId: RegistrationId
+  /** The payer's KYC status (read by the edge): only a Verified payer accepts (`WhoMayCollect`). */
+  readonly payerKyc: WhoMayCollect.KycStatus
   readonly bankAccountId: BankAccountId
   /** The linked account's number, masked by the edge ("****6789"). */
   readonly accountNumberMasked: string
@@ -121,6 +127,8 @@ export interface TryAutoCollection {
   readonly account?: { readonly bankAccountId: BankAccountId; readonly accountNumberMasked: string }
   /** The payer's debit authorization for the request's company, if any (only read for a debit-authorization request). */
   readonly debitAuth?: { readonly active: boolean; readonly limit: Money.Money }
+  /** Both sides' verification today (read by the edge): money moves only between verified parties. */
+  readonly parties: WhoMayCollect.Parties
   /** New id from the edge for the transfer, used only when the request is collected. */
   readonly transferId: TransferId
   readonly at: DateTime.Utc
@@ -132,6 +140,8 @@ export interface PayWithCard {
   readonly paymentRequestId: PaymentRequestId
   /** Who pays: must be the request's payer. */
   readonly registrationId: RegistrationId
+  /** The payer's KYC status (read by the edge): only a Verified payer pays (`WhoMayCollect`). */
+  readonly payerKyc: WhoMayCollect.KycStatus
   readonly cardPaymentId: CardPaymentId
   readonly paymentMethodId: string
   readonly brand: string
@@ -165,6 +175,16 @@ export interface RecordTransferFailed {
   readonly at: DateTime.Utc
 }
 
+/** The transfer paying the request was returned after settlement (the Transfer's TransferReturned). */
+export interface RecordTransferReturned {
+  readonly _tag: "RecordTransferReturned"
+  readonly paymentRequestId: PaymentRequestId
+  readonly transferId: TransferId
+  readonly returnCode: string
+  readonly reason: string
+  readonly at: DateTime.Utc
+}
+
 export interface RefundPaymentRequest {
   readonly _tag: "RefundPaymentRequest"
   readonly paymentRequestId: PaymentRequestId
@@ -184,6 +204,7 @@ export type Command =
   | CancelPaymentRequest
   | RecordTransferSettled
   | RecordTransferFailed
+  | RecordTransferReturned
   | RefundPaymentRequest
   | TryAutoCollection
   | PayWithCard
@@ -265,6 +286,17 @@ export type State =
       readonly card: CardCharge
       readonly paidAt: DateTime.Utc
     }
+  | {
+      readonly _tag: "Returned"
+      readonly request: RequestDetails
+      readonly acceptance: Acceptance
+      readonly paidAt: DateTime.Utc
+      readonly refunds: ReadonlyArray<Refund>
+      readonly refundedAmount: Money.Money
+      readonly returnedAt: DateTime.Utc
+      readonly returnCode: string
+      readonly reason: string
+    }
 
 export const initialState: State = { _tag: "Initial" }
 
@@ -292,15 +324,18 @@ export const isDueForAutoCollection = (state: State, today: CalendarDate.Calenda
 
 /**
  * Whether a due request may be collected: the reason it may not, or undefined
- * when it may. Autopay: within `autoPayLimit`, from the designated account.
+ * when it may. First, who may collect: a Verified company from a Verified
+ * payer (`WhoMayCollect`). Autopay: within `autoPayLimit`, from the designated account.
  * Debit authorization: the amount within the request's `debitCeiling` (the
  * partner's), an Active authorization whose limit (the payer's, same currency)
  * covers it, and a designated account.
  */
 export const autoCollectionRefusal = (
   request: RequestDetails,
-  command: Pick<TryAutoCollection, "account" | "debitAuth">,
+  command: Pick<TryAutoCollection, "account" | "debitAuth" | "parties">,
 ): AutoCollectionSkipReason | undefined => {
+  if (WhoMayCollect.companyRefusal(command.parties.companyStatus) !== undefined) return "CompanyNotVerified"
+  if (WhoMayCollect.payerRefusal(command.parties.payerKyc) !== undefined) return "PayerNotVerified"
   const within = (limit: Money.Money) => Money.isWithin(request.amount, limit)
   if (request.autoPayLimit !== undefined) {
     if (!within(request.autoPayLimit)) return "OverAutoPayLimit"
@@ -378,7 +413,17 @@ export const fromTransferEvent = (paymentRequestId: PaymentRequestId, event: Tra
         reason: event.reason,
         at: event.at,
       }
+    case "TransferReturned":
+      return {
+        _tag: "RecordTransferReturned",
+        paymentRequestId,
+        transferId: event.transferId,
+        returnCode: event.returnCode,
+        reason: event.reason,
+        at: event.at,
+      }
     case "TransferRefunded":
+    case "TransferRefundCompleted":
       return {
         _tag: "RefundPaymentRequest",
         paymentRequestId,
@@ -387,6 +432,10 @@ export const fromTransferEvent = (paymentRequestId: PaymentRequestId, event: Tra
         at: event.at,
       }
     case "TransferInitiated":
+    case "TransferOriginated":
+    case "TransferRefundRequested":
+    case "TransferRefundOriginated":
+    case "TransferRefundFailed":
     case "TransferReimbursementApplied":
     case "TransferReimbursed":
       return undefined
@@ -476,6 +525,8 @@ const create = (command: CreatePaymentRequest, state: State): Decision<Event> =>
   if (state._tag !== "Initial") return refuse(new AlreadyExists({ entity: "PaymentRequest" }))
   const invalid = validateCreate(command)
   if (invalid) return invalid
+  const unverified = WhoMayCollect.companyRefusal(command.companyStatus)
+  if (unverified) return refuse(unverified)
   return accept({
     _tag: "PaymentRequestCreated",
     paymentRequestId: command.paymentRequestId,
@@ -507,7 +558,9 @@ const acceptRequest = (command: AcceptPaymentRequest, state: State): Decision<Ev
   const invalid = FieldChecks.refusal(issues)
   if (invalid) return invalid
   switch (state._tag) {
-    case "Pending":
+    case "Pending": {
+      const unverified = WhoMayCollect.payerRefusal(command.payerKyc)
+      if (unverified) return refuse(unverified)
       return accept({
         _tag: "PaymentRequestAccepted",
         paymentRequestId: state.request.paymentRequestId,
@@ -521,6 +574,7 @@ const acceptRequest = (command: AcceptPaymentRequest, state: State): Decision<Ev
         status: "Accepted",
         at: command.at,
       })
+    }
     case "Cancelled":
       return illegal(state, command, "a cancelled payment request cannot be accepted")
     case "PaidByCard":
@@ -529,6 +583,7 @@ const acceptRequest = (command: AcceptPaymentRequest, state: State): Decision<Ev
     case "Paid":
     case "Failed":
     case "Refunded":
+    case "Returned":
       return state.acceptance.bankAccountId === command.bankAccountId
         ? nothing
         : illegal(state, command, "the payment request was already accepted with another bank account")
@@ -555,6 +610,7 @@ const cancel = (command: CancelPaymentRequest, state: State): Decision<Event> =>
     case "Paid":
     case "Failed":
     case "Refunded":
+    case "Returned":
       return illegal(state, command, "a payment request cannot be cancelled after it was accepted")
     case "PaidByCard":
       return illegal(state, command, "a payment request cannot be cancelled after it was paid")
@@ -566,11 +622,11 @@ const transferMismatch = refuse(
 )
 
 /** A request some transfer pays: accepted, and maybe already settled, failed or refunded. */
-type Paying = Extract<State, { readonly _tag: "Accepted" | "Paid" | "Failed" | "Refunded" }>
+type Paying = Extract<State, { readonly _tag: "Accepted" | "Paid" | "Failed" | "Refunded" | "Returned" }>
 
 /** The request a transfer's outcome is about, or the refusal: it must have been accepted, and paid by this transfer. */
 const payingRequest = (
-  command: RecordTransferSettled | RecordTransferFailed,
+  command: RecordTransferSettled | RecordTransferFailed | RecordTransferReturned,
   state: Exclude<State, { readonly _tag: "Initial" }>,
 ): { readonly refusal: Decision<Event> } | { readonly paying: Paying } => {
   if (state._tag === "Pending" || state._tag === "Cancelled") {
@@ -597,9 +653,42 @@ const recordSettled = (command: RecordTransferSettled, current: State): Decision
       })
     case "Paid":
     case "Refunded":
+    case "Returned":
       return nothing
     case "Failed":
       return illegal(state, command, "the transfer already failed")
+  }
+}
+
+/** The transfer that paid the request came back after settlement: Paid or Refunded becomes Returned. */
+const recordReturned = (command: RecordTransferReturned, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  const issues: FieldChecks.Issues = []
+  FieldChecks.returnCode(issues, "returnCode", command.returnCode)
+  FieldChecks.requiredText(issues, "reason", command.reason, FieldChecks.maxTextLength)
+  const invalid = FieldChecks.refusal(issues)
+  if (invalid) return invalid
+  const checked = payingRequest(command, state)
+  if ("refusal" in checked) return checked.refusal
+  const paying = checked.paying
+  switch (paying._tag) {
+    case "Paid":
+    case "Refunded":
+      return accept({
+        _tag: "PaymentRequestReturned",
+        paymentRequestId: paying.request.paymentRequestId,
+        transferId: command.transferId,
+        returnCode: command.returnCode,
+        reason: command.reason,
+        status: "Returned",
+        at: command.at,
+      })
+    case "Returned":
+      return nothing
+    case "Accepted":
+      return illegal(paying, command, "the transfer has not settled yet")
+    case "Failed":
+      return illegal(paying, command, "the transfer already failed")
   }
 }
 
@@ -628,6 +717,7 @@ const recordFailed = (command: RecordTransferFailed, state: State): Decision<Eve
       return nothing
     case "Paid":
     case "Refunded":
+    case "Returned":
       return illegal(state, command, "the transfer already settled; pay money back with a refund")
   }
 }
@@ -643,6 +733,8 @@ const refund = (command: RefundPaymentRequest, state: State): Decision<Event> =>
   }
   if (state._tag === "PaidByCard")
     return illegal(state, command, "a card payment is refunded through the card processor, not with a transfer refund")
+  // A refund already under way when the transfer came back completes on the transfer alone.
+  if (state._tag === "Returned") return nothing
   if (state._tag !== "Paid" && state._tag !== "Refunded")
     return illegal(state, command, "only a paid payment request can be refunded")
   const earlier = state.refunds.find((r) => r.refundId === command.refundId)
@@ -729,7 +821,9 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
   if (command.registrationId !== state.request.payerRegistrationId)
     return refuse(new RuleViolated({ code: "NotThePayer", reason: "only the payer can pay this payment request" }))
   switch (state._tag) {
-    case "Pending":
+    case "Pending": {
+      const unverified = WhoMayCollect.payerRefusal(command.payerKyc)
+      if (unverified) return refuse(unverified)
       return accept({
         _tag: "PaymentRequestPaidByCard",
         paymentRequestId: state.request.paymentRequestId,
@@ -742,6 +836,7 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
         status: "Paid",
         at: command.at,
       })
+    }
     case "PaidByCard":
       return state.card.paymentMethodId === command.paymentMethodId
         ? nothing
@@ -752,6 +847,7 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
     case "Paid":
     case "Failed":
     case "Refunded":
+    case "Returned":
       return illegal(state, command, "the payment request was already accepted with a bank account")
   }
 }
@@ -768,6 +864,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return recordSettled(command, state)
     case "RecordTransferFailed":
       return recordFailed(command, state)
+    case "RecordTransferReturned":
+      return recordReturned(command, state)
     case "RefundPaymentRequest":
       return refund(command, state)
     case "TryAutoCollection":
@@ -852,6 +950,20 @@ export const evolve = (state: State, event: Event): State => {
             refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount }],
             refundedAmount: event.totalRefunded,
             refundedAt: event.at,
+          }
+        : state
+    case "PaymentRequestReturned":
+      return state._tag === "Paid" || state._tag === "Refunded"
+        ? {
+            _tag: "Returned",
+            request: state.request,
+            acceptance: state.acceptance,
+            paidAt: state.paidAt,
+            refunds: state.refunds,
+            refundedAmount: state.refundedAmount,
+            returnedAt: event.at,
+            returnCode: event.returnCode,
+            reason: event.reason,
           }
         : state
     case "PaymentRequestAutoCollectionSkipped":

@@ -21,7 +21,15 @@ import { Money } from "../kernel/Money.ts"
 import { AttachmentUrl, InvoiceLineItem, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
 
 /** The statuses a client reads (webhook Data.Status, payment status). */
-export const PaymentRequestStatus = Schema.Literals(["Pending", "Accepted", "Paid", "Failed", "Cancelled", "Refunded"])
+export const PaymentRequestStatus = Schema.Literals([
+  "Pending",
+  "Accepted",
+  "Paid",
+  "Failed",
+  "Cancelled",
+  "Refunded",
+  "Returned",
+])
 export type PaymentRequestStatus = typeof PaymentRequestStatus.Type
 
 /**
@@ -39,13 +47,17 @@ export type AutoCollectionMethod = typeof AutoCollectionMethod.Type
  * - `OverAutoPayLimit`: the amount is above the request's autoPayLimit;
  * - `OverDebitAuthLimit`: above the payer's debit authorization limit or the request's ceiling (`debitAuthLimit`);
  * - `NoDebitAuthorization`: the payer holds no Active debit authorization for the company;
- * - `NoDesignatedAccount`: the payer has no default account and no earlier acceptance with a still linked account.
+ * - `NoDesignatedAccount`: the payer has no default account and no earlier acceptance with a still linked account;
+ * - `CompanyNotVerified`: the company's KYB is not Verified (`WhoMayCollect.ts`);
+ * - `PayerNotVerified`: the payer's KYC is not Verified (`WhoMayCollect.ts`).
  */
 export const AutoCollectionSkipReason = Schema.Literals([
   "OverAutoPayLimit",
   "OverDebitAuthLimit",
   "NoDebitAuthorization",
   "NoDesignatedAccount",
+  "CompanyNotVerified",
+  "PayerNotVerified",
 ])
 export type AutoCollectionSkipReason = typeof AutoCollectionSkipReason.Type
 
@@ -123,6 +135,21 @@ export const PaymentRequestFailed = Schema.TaggedStruct("PaymentRequestFailed", 
 })
 export type PaymentRequestFailed = typeof PaymentRequestFailed.Type
 
+/**
+ * The transfer that paid the request came back after settlement with an ACH return code (e.g. "R10",
+ * the payer says the debit was not authorised; `reason` is the code's description): the request is
+ * Returned, final.
+ */
+export const PaymentRequestReturned = Schema.TaggedStruct("PaymentRequestReturned", {
+  paymentRequestId: PaymentRequestId,
+  transferId: TransferId,
+  returnCode: ReturnCode,
+  reason: Schema.String,
+  status: Schema.Literal("Returned"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type PaymentRequestReturned = typeof PaymentRequestReturned.Type
+
 /** Part of the paid amount was refunded; the request stays Paid. Not a status change. */
 export const PaymentRequestPartiallyRefunded = Schema.TaggedStruct("PaymentRequestPartiallyRefunded", {
   paymentRequestId: PaymentRequestId,
@@ -188,5 +215,6 @@ export const PaymentRequestEvent = Schema.Union([
   PaymentRequestRefunded,
   PaymentRequestAutoCollectionSkipped,
   PaymentRequestPaidByCard,
+  PaymentRequestReturned,
 ])
 export type PaymentRequestEvent = typeof PaymentRequestEvent.Type

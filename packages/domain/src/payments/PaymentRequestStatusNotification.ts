@@ -2,7 +2,8 @@
  * The PAYMENT_REQUEST_STATUS_CHANGED webhook (spec 6.3, changelog v0.3.0.1):
  * one notification for every status change of a payment request, with
  * Data { PaymentRequestId, Status, AccountNumberMasked (once the payer
- * accepted with a bank account), Timestamp }. The partner to notify comes
+ * accepted with a bank account), ReturnCode and ReturnReason (Failed and
+ * Returned: the ACH return code and its description), Timestamp }. The partner to notify comes
  * from the `payment_requests` read model, already updated by the same append.
  */
 
@@ -14,6 +15,7 @@ import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
+import * as Transfer from "./Transfer.ts"
 
 export const eventType = "PAYMENT_REQUEST_STATUS_CHANGED"
 
@@ -36,6 +38,9 @@ const notifications = Traced.fn("PaymentRequestStatusNotification.rule")(functio
         PaymentRequestId: event.paymentRequestId,
         Status: status,
         ...(doc.accountNumberMasked === undefined ? {} : { AccountNumberMasked: doc.accountNumberMasked }),
+        ...(event._tag === "PaymentRequestFailed" || event._tag === "PaymentRequestReturned"
+          ? { ReturnCode: event.returnCode, ReturnReason: Transfer.returnReason(event.returnCode, event.reason) }
+          : {}),
         Timestamp: DateTime.formatIso(event.at),
       },
       position: envelope.globalPosition,

@@ -27,6 +27,7 @@ import {
   type PaymentRequestEvent,
   PaymentRequestStatus,
 } from "./PaymentRequestEvents.ts"
+import * as Transfer from "./Transfer.ts"
 import { InvoiceLineItem } from "./TransferEvents.ts"
 
 /** The events this read model reads. */
@@ -89,6 +90,14 @@ export const PaymentRequestView = Schema.Struct({
     CardPaymentSummary.annotate({ description: "Set when the payer paid the request in the app with a saved card" }),
   ),
   refundedAmount: Money,
+  returnCode: Schema.optionalKey(
+    Schema.String.annotate({
+      description: "Failed or Returned: the ACH return code of the transfer (e.g. R01, R10); absent otherwise",
+    }),
+  ),
+  returnReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "The return code's description (NACHA), next to returnCode" }),
+  ),
   statusHistory: Schema.Array(StatusChange),
   /** ISO 8601 instant. */
   createdAt: Schema.String,
@@ -101,8 +110,7 @@ export const PaymentRequestDocument = Schema.Struct({
   partnerId: Schema.String,
   bankAccountId: Schema.optionalKey(Schema.String),
   transferDescription: Schema.optionalKey(Schema.String),
-  /** Once Failed. */
-  returnCode: Schema.optionalKey(Schema.String),
+  /** Once Failed or Returned: the reason recorded (`returnReason` is the table's description). */
   failureReason: Schema.optionalKey(Schema.String),
   /** ISO 8601 instant. */
   updatedAt: Schema.String,
@@ -169,7 +177,17 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Pay
     case "PaymentRequestPaid":
       return withStatus(current, "Paid", event.at)
     case "PaymentRequestFailed":
-      return withStatus({ ...current, returnCode: event.returnCode, failureReason: event.reason }, "Failed", event.at)
+    case "PaymentRequestReturned":
+      return withStatus(
+        {
+          ...current,
+          returnCode: event.returnCode,
+          returnReason: Transfer.returnReason(event.returnCode, event.reason),
+          failureReason: event.reason,
+        },
+        event.status,
+        event.at,
+      )
     case "PaymentRequestPartiallyRefunded":
       return { ...current, refundedAmount: event.totalRefunded, updatedAt: iso(event.at) }
     case "PaymentRequestRefunded":

@@ -1,9 +1,10 @@
 /**
  * Payment request use cases: create (partner), read and list (partner),
  * cancel (partner), accept (the payer, a customer; starts the Transfer in the
- * same unit of work), and the settlement entry points the app's workers call
- * (`settleTransfer`, `failTransfer`), which apply the Transfer's outcome to
- * the payment request it pays through `PaymentRequest.fromTransferEvent`.
+ * same unit of work), and direct settlement entry points for tests and tools
+ * (`settleTransfer`, `failTransfer`, `settleBatch`), which apply an outcome to
+ * the Transfer and, through its policies, to the payment request it pays.
+ * Money moves through `MoneyMovements` (the app's money-movement workers).
  *
  * Tenancy: a request of another partner, or (for a customer) one the customer
  * is not the payer of, is reported exactly like a missing one (NotFound); so
@@ -38,6 +39,7 @@ import type * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
 import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
 import * as Transfer from "./Transfer.ts"
 import type { Attachment, RecipientAddress, TransferInvoice } from "./TransferEvents.ts"
+import type * as WhoMayCollect from "./WhoMayCollect.ts"
 
 /** Every failure a payment use case reports (all mapped to HTTP problems). */
 export type Failure = DomainError | VersionConflict | EventStoreUnavailable
@@ -112,6 +114,27 @@ export const findCompany = Traced.fn("Payments.findCompany")(function* (
   return company.state
 })
 
+/**
+ * Who may collect, as the aggregates have it now: the company's KYB status
+ * (a missing company, or another partner's, counts as Unverified) and the
+ * payer's KYC status ("NotStarted" for a registration that is not the
+ * partner's customer), for the deciders' `WhoMayCollect` rules.
+ */
+export const partiesOf = Traced.fn("Payments.partiesOf")(function* (
+  partnerId: PartnerId,
+  companyId: string,
+  payerRegistrationId: RegistrationId,
+) {
+  const company = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, companyId))
+  const payer = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, payerRegistrationId))
+  const parties: WhoMayCollect.Parties = {
+    companyStatus:
+      company.state._tag === "Initial" || company.state.partnerId !== partnerId ? "Unverified" : company.state._tag,
+    payerKyc: Customer.belongsTo(payer.state, partnerId) ? Customer.kycStatus(payer.state) : "NotStarted",
+  }
+  return parties
+})
+
 /** Creates a Pending payment request for one of the partner's companies; returns its id and status. */
 export const create = UseCase.fn("Payments.create")(function* (input: CreateInput) {
   const issues: Array<FieldIssue> = []
@@ -135,11 +158,6 @@ export const create = UseCase.fn("Payments.create")(function* (input: CreateInpu
   }))
   if (issues.length > 0 || amount === undefined) return yield* new ValidationFailed({ issues })
   const company = yield* findCompany(input.partnerId, input.companyId, input.companyReferenceId)
-  if (company._tag === "Rejected")
-    return yield* new RuleViolated({
-      code: "COMPANY_REJECTED",
-      reason: "the company failed business verification and cannot receive payments",
-    })
   // The payer is one of the partner's customers; another partner's customer is NotFound exactly like an
   // unknown registration id, so the answer does not tell that the other partner's customer exists.
   const payer = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.payerRegistrationId))
@@ -152,6 +170,7 @@ export const create = UseCase.fn("Payments.create")(function* (input: CreateInpu
     paymentRequestId,
     partnerId: input.partnerId,
     companyId: company.companyId,
+    companyStatus: company._tag,
     payerRegistrationId: input.payerRegistrationId,
     amount,
     description: input.description,
@@ -361,6 +380,7 @@ export const accept = UseCase.fn("Payments.accept")(function* (input: AcceptInpu
     _tag: "AcceptPaymentRequest",
     paymentRequestId: request.paymentRequestId,
     registrationId: input.registrationId,
+    payerKyc: payer.kycStatus,
     bankAccountId: input.bankAccountId,
     accountNumberMasked: Transfer.maskAccountNumber(account.mask),
     acceptDebitAuth: input.acceptDebitAuth,
@@ -418,8 +438,10 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
     transferId: accepted.transferId,
     paymentRequestId: request.paymentRequestId,
     payerRegistrationId: payer.registrationId,
+    bankAccountId: accepted.bankAccountId,
     partnerId: request.partnerId,
     companyId: request.companyId,
+    parties: { companyStatus: company._tag, payerKyc: payer.kycStatus },
     amount: request.amount,
     senderName: senderNameOf(payer, account.name),
     recipientName: profile.name,
@@ -442,7 +464,7 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
 })
 
 // ---------------------------------------------------------------------------
-// Settlement (the app's workers)
+// Settlement (tests and tools; the workers record outcomes through MoneyMovements)
 
 /** Applies a transfer command (its policies: the payment request it pays follows), in one unit of work. */
 const applyToTransfer = UseCase.fn("Payments.applyToTransfer")(function* (

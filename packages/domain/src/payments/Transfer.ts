@@ -1,9 +1,15 @@
 /**
  * The Transfer aggregate: one bank-to-bank money movement from a payer to a
- * company (GET /Transaction/{transferId}). It starts Pending, the bank settles
- * or fails it, a settled transfer can be refunded (cumulatively, never above
- * its amount) or the payer can apply for its reimbursement by a provider, but
- * not both. Account numbers are only ever held masked (`maskAccountNumber`).
+ * company (GET /Transaction/{transferId}). It starts Pending; the
+ * money-movement provider originates it (`RecordOrigination`, its reference)
+ * and its outcome (`RecordOutcome`, polled or notified) settles it, fails it
+ * before settlement, or returns it after settlement, with an ACH return code
+ * (`ReturnCodes.ts`). A settled transfer can be refunded (each refund Pending
+ * until its credit completes or fails; pending and completed refunds never
+ * above its amount) or the payer can apply for its reimbursement by a
+ * provider, but not both. A returned transfer cannot be refunded. Refunds are
+ * part of this aggregate: one stream version guards their sum
+ * (docs/decisions.md). Account numbers are only ever held masked (`maskAccountNumber`).
  *
  * State machine: packages/domain/docs/Transfer.md.
  */
@@ -19,6 +25,7 @@ import {
 } from "../kernel/DomainError.ts"
 import * as FieldChecks from "../kernel/FieldChecks.ts"
 import type {
+  BankAccountId,
   CompanyId,
   PartnerId,
   PaymentPlanId,
@@ -27,16 +34,19 @@ import type {
   TransferId,
 } from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
+import * as ReturnCodes from "./ReturnCodes.ts"
 import {
   type Attachment,
   type RecipientAddress,
   type RefundId,
+  type RefundStatus,
   type ReimbursementProviderId,
   TransferEvent,
   type TransferInitiated,
   type TransferInvoice,
   type TransferStatus,
 } from "./TransferEvents.ts"
+import * as WhoMayCollect from "./WhoMayCollect.ts"
 
 export type { TransferStatus } from "./TransferEvents.ts"
 
@@ -62,8 +72,15 @@ export interface InitiateTransfer {
   readonly instalmentNumber?: number
   /** The customer whose account pays: the data subject of `senderName` (docs/personal-data.md). */
   readonly payerRegistrationId: RegistrationId
+  /** The payer's linked bank account debited (absent for a transfer that names none). */
+  readonly bankAccountId?: BankAccountId
   readonly partnerId: PartnerId
   readonly companyId: CompanyId
+  /**
+   * The payer's KYC and the company's KYB status at initiation (read by the edge): no transfer
+   * leaves an unverified payer or reaches an unverified company (`WhoMayCollect`). Not recorded.
+   */
+  readonly parties: WhoMayCollect.Parties
   readonly amount: Money.Money
   readonly senderName: string
   readonly recipientName: string
@@ -120,6 +137,50 @@ export interface CompleteReimbursement {
   readonly at: DateTime.Utc
 }
 
+/**
+ * Where a movement ended, as the domain decides on it, whatever told it (the
+ * outcome poller or a provider's notification): Settled, Failed before
+ * settlement, or Returned after it, with an ACH return code of `ReturnCodes.ts`.
+ */
+export type Outcome =
+  | { readonly _tag: "Settled" }
+  | { readonly _tag: "Failed"; readonly returnCode: string }
+  | { readonly _tag: "Returned"; readonly returnCode: string }
+
+/** The provider accepted to move the transfer's money and named the movement. A repeat changes nothing. */
+export interface RecordOrigination {
+  readonly _tag: "RecordOrigination"
+  readonly transferId: TransferId
+  readonly providerReference: string
+  readonly at: DateTime.Utc
+}
+
+/** The one entry point of a transfer's outcome (polling or notification); a repeat changes nothing. */
+export interface RecordOutcome {
+  readonly _tag: "RecordOutcome"
+  readonly transferId: TransferId
+  readonly outcome: Outcome
+  readonly at: DateTime.Utc
+}
+
+/** The provider accepted to move a refund's money back to the payer. A repeat changes nothing. */
+export interface RecordRefundOrigination {
+  readonly _tag: "RecordRefundOrigination"
+  readonly transferId: TransferId
+  readonly refundId: RefundId
+  readonly providerReference: string
+  readonly at: DateTime.Utc
+}
+
+/** A refund's credit settled (Completed) or came back (Failed); a repeat changes nothing. */
+export interface RecordRefundOutcome {
+  readonly _tag: "RecordRefundOutcome"
+  readonly transferId: TransferId
+  readonly refundId: RefundId
+  readonly outcome: Outcome
+  readonly at: DateTime.Utc
+}
+
 /** The events of this aggregate. */
 export type Event = TransferEvent
 
@@ -127,7 +188,11 @@ export type Command =
   | InitiateTransfer
   | SettleTransfer
   | FailTransfer
+  | RecordOrigination
+  | RecordOutcome
   | RefundTransfer
+  | RecordRefundOrigination
+  | RecordRefundOutcome
   | ApplyForReimbursement
   | CompleteReimbursement
 
@@ -137,9 +202,13 @@ export type Command =
 /** What the transfer moves, from whom to whom: fixed at initiation. */
 export type TransferDetails = Omit<TransferInitiated, "_tag" | "status" | "at"> & { readonly initiatedAt: DateTime.Utc }
 
+/** One refund: Pending (its amount held) until its credit Completed or Failed (its amount freed). */
 export interface Refund {
   readonly refundId: RefundId
   readonly amount: Money.Money
+  readonly status: RefundStatus
+  readonly providerReference?: string
+  readonly returnCode?: string
 }
 
 export type Reimbursement =
@@ -160,26 +229,53 @@ export type Reimbursement =
       readonly reimbursedAt: DateTime.Utc
     }
 
+/** A transfer whose money arrived: its refunds (completed ones add up to `refundedAmount`) and reimbursement. */
+export interface SettledTransfer {
+  readonly _tag: "Settled"
+  readonly details: TransferDetails
+  /** The provider's movement, once originated (transfers settled before origination existed have none). */
+  readonly providerReference?: string
+  readonly settledAt: DateTime.Utc
+  readonly refunds: ReadonlyArray<Refund>
+  readonly refundedAmount: Money.Money
+  readonly reimbursement: Reimbursement
+}
+
+/** A settled transfer sent back by the payer's bank: final; its refunds still pending may complete. */
+export type ReturnedTransfer = Omit<SettledTransfer, "_tag"> & {
+  readonly _tag: "Returned"
+  readonly returnedAt: DateTime.Utc
+  readonly returnCode: string
+  readonly reason: string
+}
+
 export type State =
   | { readonly _tag: "Initial" }
-  | { readonly _tag: "Pending"; readonly details: TransferDetails }
-  | {
-      readonly _tag: "Settled"
-      readonly details: TransferDetails
-      readonly settledAt: DateTime.Utc
-      readonly refunds: ReadonlyArray<Refund>
-      readonly refundedAmount: Money.Money
-      readonly reimbursement: Reimbursement
-    }
+  | { readonly _tag: "Pending"; readonly details: TransferDetails; readonly providerReference?: string }
+  | SettledTransfer
   | {
       readonly _tag: "Failed"
       readonly details: TransferDetails
+      readonly providerReference?: string
       readonly failedAt: DateTime.Utc
       readonly returnCode: string
       readonly reason: string
     }
+  | ReturnedTransfer
 
 export const initialState: State = { _tag: "Initial" }
+
+/** The reason partners read next to a return code: the table's description (else the recorded reason). */
+export const returnReason = (returnCode: string, recorded: string): string =>
+  ReturnCodes.isReturnCode(returnCode) ? ReturnCodes.describe(returnCode) : recorded
+
+/** What pending and completed refunds hold of the amount (failed refunds hold nothing). */
+export const heldByRefunds = (refunds: ReadonlyArray<Refund>): number =>
+  refunds.reduce((sum, refund) => (refund.status === "Failed" ? sum : sum + refund.amount.minorUnits), 0)
+
+/** The refunds of a transfer (none before it settled). */
+export const refundsOf = (state: State): ReadonlyArray<Refund> =>
+  state._tag === "Settled" || state._tag === "Returned" ? state.refunds : []
 
 /** The flags of GET /Transaction/{transferId}, derived from the state (undefined before initiation). */
 export interface TransferSummary {
@@ -204,8 +300,9 @@ export const summary = (state: State): TransferSummary | undefined => {
         isReimbursed: false,
       }
     case "Settled":
+    case "Returned":
       return {
-        status: "Settled",
+        status: state._tag,
         isRefunded: state.refundedAmount.minorUnits === state.details.amount.minorUnits,
         refundedAmount: state.refundedAmount,
         appliedForReimbursement: state.reimbursement._tag !== "NotApplied",
@@ -266,6 +363,8 @@ const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
   if (state._tag !== "Initial") return refuse(new AlreadyExists({ entity: "Transfer" }))
   const invalid = validateInitiate(command)
   if (invalid) return invalid
+  const unverified = WhoMayCollect.refusal(command.parties)
+  if (unverified) return refuse(unverified)
   return accept({
     _tag: "TransferInitiated",
     transferId: command.transferId,
@@ -273,6 +372,7 @@ const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
     ...(command.paymentPlanId === undefined ? {} : { paymentPlanId: command.paymentPlanId }),
     ...(command.instalmentNumber === undefined ? {} : { instalmentNumber: command.instalmentNumber }),
     payerRegistrationId: command.payerRegistrationId,
+    ...(command.bankAccountId === undefined ? {} : { bankAccountId: command.bankAccountId }),
     partnerId: command.partnerId,
     companyId: command.companyId,
     amount: command.amount,
@@ -289,23 +389,10 @@ const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
   })
 }
 
-const settle = (command: SettleTransfer, state: State): Decision<Event> => {
-  switch (state._tag) {
-    case "Initial":
-      return notFound
-    case "Pending":
-      return accept({
-        _tag: "TransferSettled",
-        transferId: state.details.transferId,
-        status: "Settled",
-        at: command.at,
-      })
-    case "Settled":
-      return nothing
-    case "Failed":
-      return illegal(state, command, "a failed transfer cannot be settled")
-  }
-}
+const settle = (command: SettleTransfer, state: State): Decision<Event> =>
+  state._tag === "Failed"
+    ? illegal(state, command, "a failed transfer cannot be settled")
+    : recordOutcome({ ...command, _tag: "RecordOutcome", outcome: { _tag: "Settled" } }, state)
 
 const fail = (command: FailTransfer, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
@@ -325,14 +412,107 @@ const fail = (command: FailTransfer, state: State): Decision<Event> => {
         at: command.at,
       })
     case "Failed":
+    case "Returned":
       return nothing
     case "Settled":
       return illegal(state, command, "a settled transfer cannot fail; pay money back with a refund")
   }
 }
 
+/** A return code of the table, else the refusal naming `returnCode`. */
+const checkedReturnCode = (outcome: Outcome): Result.Result<never, ValidationFailed> | undefined =>
+  outcome._tag === "Settled" || ReturnCodes.isReturnCode(outcome.returnCode)
+    ? undefined
+    : FieldChecks.refusal([{ field: "returnCode", message: 'must be an ACH return code such as "R01"' }])
+
+const originate = (command: RecordOrigination, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  const invalid = FieldChecks.refusal(
+    command.providerReference.trim() === "" || command.providerReference.length > FieldChecks.maxNameLength
+      ? [{ field: "providerReference", message: "must be a provider reference of 1 to 200 characters" }]
+      : [],
+  )
+  if (invalid) return invalid
+  if (state.providerReference !== undefined)
+    return state.providerReference === command.providerReference
+      ? nothing
+      : refuse(
+          new RuleViolated({
+            code: "OriginatedElsewhere",
+            reason: "the transfer was already originated as another movement",
+          }),
+        )
+  if (state._tag !== "Pending") return illegal(state, command, "only a pending transfer is originated")
+  return accept({
+    _tag: "TransferOriginated",
+    transferId: state.details.transferId,
+    providerReference: command.providerReference,
+    at: command.at,
+  })
+}
+
+const returned = (state: { readonly details: TransferDetails }, returnCode: string, at: DateTime.Utc): Event => ({
+  _tag: "TransferReturned",
+  transferId: state.details.transferId,
+  returnCode,
+  reason: returnReason(returnCode, "returned by the bank"),
+  status: "Returned",
+  at,
+})
+
+/** A pending transfer's outcome: Returned means it settled, then came back (the settlement was not seen). */
+const pendingOutcome = (
+  state: { readonly details: TransferDetails },
+  outcome: Outcome,
+  at: DateTime.Utc,
+): Decision<Event> => {
+  const transferId = state.details.transferId
+  const settled: Event = { _tag: "TransferSettled", transferId, status: "Settled", at }
+  switch (outcome._tag) {
+    case "Settled":
+      return accept(settled)
+    case "Failed":
+      return accept({
+        _tag: "TransferFailed",
+        transferId,
+        returnCode: outcome.returnCode,
+        reason: returnReason(outcome.returnCode, "returned by the bank"),
+        status: "Failed",
+        at,
+      })
+    case "Returned":
+      return accept(settled, returned(state, outcome.returnCode, at))
+  }
+}
+
+/**
+ * The outcome of the transfer's movement. Pending: Settled settles it, Failed
+ * fails it, Returned settles and returns it (the settlement was not seen).
+ * Settled: a Failed or Returned outcome returns it (the money came back after
+ * settlement). Returned is final. A Failed transfer never settles.
+ */
+const recordOutcome = (command: RecordOutcome, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  const invalid = checkedReturnCode(command.outcome)
+  if (invalid) return invalid
+  const outcome = command.outcome
+  switch (state._tag) {
+    case "Pending":
+      return pendingOutcome(state, outcome, command.at)
+    case "Settled":
+      return outcome._tag === "Settled" ? nothing : accept(returned(state, outcome.returnCode, command.at))
+    case "Returned":
+      return nothing
+    case "Failed":
+      return outcome._tag === "Failed"
+        ? nothing
+        : illegal(state, command, "a failed transfer cannot be settled or returned")
+  }
+}
+
 const refund = (command: RefundTransfer, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
+  if (state._tag === "Returned") return illegal(state, command, "a returned transfer cannot be refunded")
   if (state._tag !== "Settled") return illegal(state, command, "only a settled transfer can be refunded")
   const issues: FieldChecks.Issues = []
   FieldChecks.positiveMoney(issues, "amount", command.amount)
@@ -349,21 +529,97 @@ const refund = (command: RefundTransfer, state: State): Decision<Event> => {
   }
   if (state.reimbursement._tag !== "NotApplied")
     return illegal(state, command, "a transfer applied for reimbursement cannot be refunded")
-  const total = state.refundedAmount.minorUnits + command.amount.minorUnits
+  const total = heldByRefunds(state.refunds) + command.amount.minorUnits
   if (total > state.details.amount.minorUnits)
     return refuse(
       new RuleViolated({
         code: "RefundExceedsTransfer",
-        reason: `refunds would total ${total} minor units, more than the ${state.details.amount.minorUnits} transferred`,
+        reason: `refunds (pending and completed) would total ${total} minor units, more than the ${state.details.amount.minorUnits} transferred`,
       }),
     )
   return accept({
-    _tag: "TransferRefunded",
+    _tag: "TransferRefundRequested",
     transferId: state.details.transferId,
     refundId: command.refundId,
     amount: command.amount,
-    totalRefunded: { minorUnits: total, currency: state.details.amount.currency },
-    isRefunded: total === state.details.amount.minorUnits,
+    at: command.at,
+  })
+}
+
+/** The refund a command names, in a transfer that has refunds; else the refusal. */
+const refundNamed = (
+  state: State,
+  refundId: RefundId,
+):
+  | { readonly refusal: Decision<Event> }
+  | { readonly refund: Refund; readonly state: SettledTransfer | ReturnedTransfer } => {
+  if (state._tag === "Initial") return { refusal: notFound }
+  const found = refundsOf(state).find((r) => r.refundId === refundId)
+  if (found === undefined || (state._tag !== "Settled" && state._tag !== "Returned"))
+    return { refusal: refuse(new NotFound({ entity: "Refund" })) }
+  return { refund: found, state }
+}
+
+const originateRefund = (command: RecordRefundOrigination, state: State): Decision<Event> => {
+  const named = refundNamed(state, command.refundId)
+  if ("refusal" in named) return named.refusal
+  if (command.providerReference.trim() === "" || command.providerReference.length > FieldChecks.maxNameLength)
+    return FieldChecks.refusal([
+      { field: "providerReference", message: "must be a provider reference of 1 to 200 characters" },
+    ]) as Decision<Event>
+  const current = named.refund
+  if (current.providerReference !== undefined)
+    return current.providerReference === command.providerReference
+      ? nothing
+      : refuse(
+          new RuleViolated({
+            code: "OriginatedElsewhere",
+            reason: "the refund was already originated as another movement",
+          }),
+        )
+  if (current.status !== "Pending") return nothing
+  return accept({
+    _tag: "TransferRefundOriginated",
+    transferId: named.state.details.transferId,
+    refundId: command.refundId,
+    providerReference: command.providerReference,
+    at: command.at,
+  })
+}
+
+/**
+ * A refund's credit settled (Completed: counted in `refundedAmount`) or came
+ * back (Failed or Returned: Failed, its amount freed). A refund that already
+ * ended stays as it ended.
+ */
+const recordRefundOutcome = (command: RecordRefundOutcome, state: State): Decision<Event> => {
+  const named = refundNamed(state, command.refundId)
+  if ("refusal" in named) return named.refusal
+  const invalid = checkedReturnCode(command.outcome)
+  if (invalid) return invalid
+  const current = named.refund
+  if (current.status !== "Pending") return nothing
+  const transfer = named.state
+  const outcome = command.outcome
+  if (outcome._tag === "Settled") {
+    const total = transfer.refundedAmount.minorUnits + current.amount.minorUnits
+    return accept({
+      _tag: "TransferRefundCompleted",
+      transferId: transfer.details.transferId,
+      refundId: current.refundId,
+      amount: current.amount,
+      totalRefunded: { minorUnits: total, currency: transfer.details.amount.currency },
+      isRefunded: total === transfer.details.amount.minorUnits,
+      at: command.at,
+    })
+  }
+  return accept({
+    _tag: "TransferRefundFailed",
+    transferId: transfer.details.transferId,
+    refundId: current.refundId,
+    amount: current.amount,
+    returnCode: outcome.returnCode,
+    reason: returnReason(outcome.returnCode, "returned by the bank"),
     at: command.at,
   })
 }
@@ -382,7 +638,7 @@ const applyForReimbursement = (command: ApplyForReimbursement, state: State): De
       ? nothing
       : illegal(state, command, "the transfer was already applied for reimbursement with another provider")
   }
-  if (state.refunds.length > 0) return illegal(state, command, "a refunded transfer cannot be reimbursed")
+  if (heldByRefunds(state.refunds) > 0) return illegal(state, command, "a refunded transfer cannot be reimbursed")
   return accept({
     _tag: "TransferReimbursementApplied",
     transferId: state.details.transferId,
@@ -419,8 +675,16 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return settle(command, state)
     case "FailTransfer":
       return fail(command, state)
+    case "RecordOrigination":
+      return originate(command, state)
+    case "RecordOutcome":
+      return recordOutcome(command, state)
     case "RefundTransfer":
       return refund(command, state)
+    case "RecordRefundOrigination":
+      return originateRefund(command, state)
+    case "RecordRefundOutcome":
+      return recordRefundOutcome(command, state)
     case "ApplyForReimbursement":
       return applyForReimbursement(command, state)
     case "CompleteReimbursement":
@@ -438,11 +702,14 @@ export const evolve = (state: State, event: Event): State => {
       const { _tag, status, at, ...details } = event
       return { _tag: "Pending", details: { ...details, initiatedAt: at } }
     }
+    case "TransferOriginated":
+      return state._tag === "Pending" ? { ...state, providerReference: event.providerReference } : state
     case "TransferSettled":
       return state._tag === "Pending"
         ? {
             _tag: "Settled",
             details: state.details,
+            ...(state.providerReference === undefined ? {} : { providerReference: state.providerReference }),
             settledAt: event.at,
             refunds: [],
             refundedAmount: { minorUnits: 0, currency: state.details.amount.currency },
@@ -454,19 +721,45 @@ export const evolve = (state: State, event: Event): State => {
         ? {
             _tag: "Failed",
             details: state.details,
+            ...(state.providerReference === undefined ? {} : { providerReference: state.providerReference }),
             failedAt: event.at,
             returnCode: event.returnCode,
             reason: event.reason,
           }
         : state
+    case "TransferReturned":
+      return state._tag === "Settled"
+        ? { ...state, _tag: "Returned", returnedAt: event.at, returnCode: event.returnCode, reason: event.reason }
+        : state
     case "TransferRefunded":
       return state._tag === "Settled"
         ? {
             ...state,
-            refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount }],
+            refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount, status: "Completed" }],
             refundedAmount: event.totalRefunded,
           }
         : state
+    case "TransferRefundRequested":
+      return state._tag === "Settled"
+        ? {
+            ...state,
+            refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount, status: "Pending" }],
+          }
+        : state
+    case "TransferRefundOriginated":
+      return withRefund(state, event.refundId, (refund) => ({ ...refund, providerReference: event.providerReference }))
+    case "TransferRefundCompleted": {
+      const next = withRefund(state, event.refundId, (refund) => ({ ...refund, status: "Completed" }))
+      return next._tag === "Settled" || next._tag === "Returned"
+        ? { ...next, refundedAmount: event.totalRefunded }
+        : next
+    }
+    case "TransferRefundFailed":
+      return withRefund(state, event.refundId, (refund) => ({
+        ...refund,
+        status: "Failed",
+        returnCode: event.returnCode,
+      }))
     case "TransferReimbursementApplied":
       return state._tag === "Settled"
         ? {
@@ -486,6 +779,12 @@ export const evolve = (state: State, event: Event): State => {
         : state
   }
 }
+
+/** The state with one refund changed (unchanged when the transfer has no such refund). */
+const withRefund = (state: State, refundId: RefundId, change: (refund: Refund) => Refund): State =>
+  state._tag === "Settled" || state._tag === "Returned"
+    ? { ...state, refunds: state.refunds.map((refund) => (refund.refundId === refundId ? change(refund) : refund)) }
+    : state
 
 export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "Transfer",

@@ -2,7 +2,9 @@
  * Events of the Transfer aggregate: one bank-to-bank money movement, as read by
  * GET /Transaction/{transferId}. Account numbers appear in these events only
  * masked ("****6789"): the schema refuses a full number, so one can never be
- * stored. Events that change the transfer's status carry the new `status`.
+ * stored. Events that change the transfer's status carry the new `status`
+ * (a refund's events name the refund's status by their tag: requested is
+ * Pending, then Completed or Failed).
  */
 import { Schema } from "effect"
 import {
@@ -12,6 +14,7 @@ import {
   sandboxUrlPattern,
 } from "../kernel/FieldChecks.ts"
 import {
+  BankAccountId,
   CompanyId,
   PartnerId,
   PaymentPlanId,
@@ -52,7 +55,7 @@ export const ReturnCode = Schema.String.check(
 )
 
 /** The statuses a client reads in the transfer's `status` field. */
-export const TransferStatus = Schema.Literals(["Pending", "Settled", "Failed"])
+export const TransferStatus = Schema.Literals(["Pending", "Settled", "Failed", "Returned"])
 export type TransferStatus = typeof TransferStatus.Type
 
 export const RecipientAddress = Schema.Struct({
@@ -108,6 +111,8 @@ export const TransferInitiated = Schema.TaggedStruct("TransferInitiated", {
   paymentPlanId: Schema.optionalKey(PaymentPlanId),
   instalmentNumber: Schema.optionalKey(Schema.Number),
   payerRegistrationId: Schema.optionalKey(RegistrationId),
+  /** The payer's linked bank account debited (the funding source the provider moves money from). */
+  bankAccountId: Schema.optionalKey(BankAccountId),
   partnerId: PartnerId,
   companyId: CompanyId,
   amount: Money,
@@ -147,7 +152,84 @@ export const TransferFailed = Schema.TaggedStruct("TransferFailed", {
 })
 export type TransferFailed = typeof TransferFailed.Type
 
-/** Part or all of a settled transfer was paid back; `isRefunded` is true once refunds reach the amount. */
+/**
+ * The money-movement provider accepted to move the transfer's money (`MoneyMovement.originateDebit`,
+ * idempotency key = the transfer id) and named the movement `providerReference`: its outcomes are
+ * matched back by it. A transfer is originated once.
+ */
+export const TransferOriginated = Schema.TaggedStruct("TransferOriginated", {
+  transferId: TransferId,
+  providerReference: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferOriginated = typeof TransferOriginated.Type
+
+/**
+ * The settled transfer came back from the payer's bank with an ACH return code
+ * (e.g. "R10", not authorised): the money left the company again. `reason` is the
+ * code's description in `ReturnCodes.ts`.
+ */
+export const TransferReturned = Schema.TaggedStruct("TransferReturned", {
+  transferId: TransferId,
+  returnCode: ReturnCode,
+  reason: Schema.String,
+  status: Schema.Literal("Returned"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferReturned = typeof TransferReturned.Type
+
+/**
+ * A refund of part or all of a settled transfer was asked for: it is Pending until the credit to the
+ * payer's account settles (`TransferRefundCompleted`) or fails (`TransferRefundFailed`). Its amount is
+ * held: pending and completed refunds together never exceed the transfer's amount.
+ */
+export const TransferRefundRequested = Schema.TaggedStruct("TransferRefundRequested", {
+  transferId: TransferId,
+  refundId: RefundId,
+  amount: Money,
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferRefundRequested = typeof TransferRefundRequested.Type
+
+/** The provider accepted to move the refund's money back (`MoneyMovement.originateCredit`, key = the refund id). */
+export const TransferRefundOriginated = Schema.TaggedStruct("TransferRefundOriginated", {
+  transferId: TransferId,
+  refundId: RefundId,
+  providerReference: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferRefundOriginated = typeof TransferRefundOriginated.Type
+
+/** The refund's credit settled: the money is back with the payer; `isRefunded` once completed refunds reach the amount. */
+export const TransferRefundCompleted = Schema.TaggedStruct("TransferRefundCompleted", {
+  transferId: TransferId,
+  refundId: RefundId,
+  amount: Money,
+  totalRefunded: Money,
+  isRefunded: Schema.Boolean,
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferRefundCompleted = typeof TransferRefundCompleted.Type
+
+/** The refund's credit failed (return code and its description): its amount is free to refund again. */
+export const TransferRefundFailed = Schema.TaggedStruct("TransferRefundFailed", {
+  transferId: TransferId,
+  refundId: RefundId,
+  amount: Money,
+  returnCode: ReturnCode,
+  reason: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferRefundFailed = typeof TransferRefundFailed.Type
+
+/** The statuses of a refund. */
+export const RefundStatus = Schema.Literals(["Pending", "Completed", "Failed"])
+export type RefundStatus = typeof RefundStatus.Type
+
+/**
+ * Part or all of a settled transfer was paid back at once (recorded before refunds moved money: read as
+ * a refund requested and completed together; no longer recorded).
+ */
 export const TransferRefunded = Schema.TaggedStruct("TransferRefunded", {
   transferId: TransferId,
   refundId: RefundId,
@@ -184,5 +266,11 @@ export const TransferEvent = Schema.Union([
   TransferRefunded,
   TransferReimbursementApplied,
   TransferReimbursed,
+  TransferOriginated,
+  TransferReturned,
+  TransferRefundRequested,
+  TransferRefundOriginated,
+  TransferRefundCompleted,
+  TransferRefundFailed,
 ])
 export type TransferEvent = typeof TransferEvent.Type

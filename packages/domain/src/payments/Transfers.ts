@@ -80,6 +80,14 @@ export const TransferView = Schema.Struct({
   appliedForReimbursement: Schema.Boolean,
   recipientAddress: RecipientAddress,
   attachments: Schema.Array(Attachment),
+  returnCode: Schema.optionalKey(
+    Schema.String.annotate({
+      description: "Failed or Returned: the ACH return code (e.g. R01, R10); absent otherwise",
+    }),
+  ),
+  returnReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "The return code's description (NACHA), next to returnCode" }),
+  ),
 })
 export type TransferView = typeof TransferView.Type
 
@@ -98,6 +106,9 @@ export const viewOf = (doc: TransfersProjection.TransferDocument): TransferView 
   appliedForReimbursement: doc.appliedForReimbursement,
   recipientAddress: doc.recipientAddress,
   attachments: doc.attachments,
+  ...(doc.returnCode === undefined
+    ? {}
+    : { returnCode: doc.returnCode, returnReason: Transfer.returnReason(doc.returnCode, doc.failureReason ?? "") }),
 })
 
 /** The transfer document if the reader may see it, else NotFound. */
@@ -121,7 +132,14 @@ export interface RefundInput {
   readonly reason?: string | undefined
 }
 
-/** Refunds part or all of a settled transfer (cumulative; never above the amount). */
+/**
+ * Refunds part or all of a settled transfer: the refund is Pending (its amount
+ * held) until the money-movement worker's credit completes or fails it
+ * (`MoneyMovements`). Pending and completed refunds never exceed the amount:
+ * the transfer's stream version guards it, so of two concurrent refunds that
+ * would together exceed it, the second is decided again on the first and
+ * refused.
+ */
 export const refund = UseCase.fn("Transfers.refund")(function* (input: RefundInput) {
   if (input.reason !== undefined && input.reason.length > 500)
     return yield* ValidationFailed.of("reason", "must be at most 500 characters")
@@ -130,12 +148,12 @@ export const refund = UseCase.fn("Transfers.refund")(function* (input: RefundInp
   if (state._tag === "Initial" || state.details.partnerId !== input.partnerId) return yield* notFound
   let amount: Money.Money
   if (input.amount === undefined) {
-    const remaining =
-      state._tag === "Settled"
-        ? state.details.amount.minorUnits - state.refundedAmount.minorUnits
-        : state.details.amount.minorUnits
+    const remaining = state.details.amount.minorUnits - Transfer.heldByRefunds(Transfer.refundsOf(state))
     if (remaining === 0)
-      return yield* new RuleViolated({ code: "NOTHING_TO_REFUND", reason: "the transfer is already fully refunded" })
+      return yield* new RuleViolated({
+        code: "NOTHING_TO_REFUND",
+        reason: "the transfer is already fully refunded (counting pending refunds)",
+      })
     amount = { minorUnits: remaining, currency: state.details.amount.currency }
   } else {
     const converted = Money.fromDecimal(input.amount.value, input.amount.currencyCode)
@@ -156,7 +174,7 @@ export const refund = UseCase.fn("Transfers.refund")(function* (input: RefundInp
   const summary = Transfer.summary(handled.state)
   return {
     refundId,
-    status: "Completed" as const,
+    status: "Pending" as const,
     amount,
     refundedAmount: summary?.refundedAmount ?? amount,
     isRefunded: summary?.isRefunded ?? false,

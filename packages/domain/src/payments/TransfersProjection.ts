@@ -5,7 +5,10 @@
  * only (the events never carry anything else). The sender's name is the
  * payer's personal data, sealed at rest under the payer's key.
  *
- * Index keys: `companyId`, `status` and, when the transfer pays one,
+ * Refunds are part of the transfer (`refunds`, each as its credit moves).
+ *
+ * Index keys: `companyId`, `status`, `refundPending` (while a refund is Pending: the money-movement
+ * workers' key) and, when the transfer pays one,
  * `paymentRequestId` (or, when it collects a plan's instalment, `paymentPlanId`). Sort key: the initiation instant (ISO 8601), which is
  * the transfer's `date`; the report selects a date range of it.
  */
@@ -13,12 +16,32 @@ import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { Money } from "../kernel/Money.ts"
-import { Attachment, RecipientAddress, type TransferEvent, TransferInvoice, TransferStatus } from "./TransferEvents.ts"
+import {
+  Attachment,
+  RecipientAddress,
+  RefundStatus,
+  type TransferEvent,
+  TransferInvoice,
+  TransferStatus,
+} from "./TransferEvents.ts"
 
 /** The events this read model reads. */
 export type TransferEnvelope = Envelope.Of<"Transfer", TransferEvent>
 
 export const collection = "transfers"
+
+/** One refund of the transfer, as its credit moves (Pending, then Completed or Failed). */
+export const RefundDocument = Schema.Struct({
+  refundId: Schema.String,
+  amount: Money,
+  status: RefundStatus,
+  providerReference: Schema.optionalKey(Schema.String),
+  returnCode: Schema.optionalKey(Schema.String),
+  failureReason: Schema.optionalKey(Schema.String),
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+})
+export type RefundDocument = typeof RefundDocument.Type
 
 export const TransferDocument = Schema.Struct({
   transferId: Schema.String,
@@ -30,6 +53,8 @@ export const TransferDocument = Schema.Struct({
   instalmentNumber: Schema.optionalKey(Schema.Number),
   /** The payer (every transfer initiated since sender names are sealed; before, plan instalments only). */
   payerRegistrationId: Schema.optionalKey(Schema.String),
+  /** The payer's bank account debited (the movement's funding source), when the transfer names it. */
+  bankAccountId: Schema.optionalKey(Schema.String),
   status: TransferStatus,
   amount: Money,
   /** Personal data of the payer (sealed at rest, `PaymentPersonalData.ts`); "[erased]" once the payer is erased. */
@@ -49,8 +74,14 @@ export const TransferDocument = Schema.Struct({
   isReimbursed: Schema.Boolean,
   reimbursementProviderId: Schema.optionalKey(Schema.String),
   signingUrl: Schema.optionalKey(Schema.String),
+  /** The ACH return code of a Failed or Returned transfer, and its reason (the code's description). */
   returnCode: Schema.optionalKey(Schema.String),
   failureReason: Schema.optionalKey(Schema.String),
+  /** The money-movement provider's reference, once originated. */
+  providerReference: Schema.optionalKey(Schema.String),
+  /** The refunds, oldest first (absent before the first). */
+  refunds: Schema.optionalKey(Schema.Array(RefundDocument)),
+  returnedAt: Schema.optionalKey(Schema.String),
   /** ISO 8601 instants; `createdAt` is the initiation, the transfer's `date`. */
   createdAt: Schema.String,
   settledAt: Schema.optionalKey(Schema.String),
@@ -76,6 +107,7 @@ export const apply = (
       ...(event.paymentPlanId === undefined ? {} : { paymentPlanId: event.paymentPlanId }),
       ...(event.instalmentNumber === undefined ? {} : { instalmentNumber: event.instalmentNumber }),
       ...(event.payerRegistrationId === undefined ? {} : { payerRegistrationId: event.payerRegistrationId }),
+      ...(event.bankAccountId === undefined ? {} : { bankAccountId: event.bankAccountId }),
       status: "Pending",
       amount: event.amount,
       senderName: event.senderName,
@@ -108,8 +140,60 @@ export const apply = (
         failedAt: updatedAt,
         updatedAt,
       }
+    case "TransferOriginated":
+      return { ...current, providerReference: event.providerReference, updatedAt }
+    case "TransferReturned":
+      return {
+        ...current,
+        status: "Returned",
+        returnCode: event.returnCode,
+        failureReason: event.reason,
+        returnedAt: updatedAt,
+        updatedAt,
+      }
     case "TransferRefunded":
-      return { ...current, refundedAmount: event.totalRefunded, isRefunded: event.isRefunded, updatedAt }
+      return {
+        ...withRefund(current, {
+          refundId: event.refundId,
+          amount: event.amount,
+          status: "Completed",
+          createdAt: updatedAt,
+          updatedAt,
+        }),
+        refundedAmount: event.totalRefunded,
+        isRefunded: event.isRefunded,
+        updatedAt,
+      }
+    case "TransferRefundRequested":
+      return {
+        ...withRefund(current, {
+          refundId: event.refundId,
+          amount: event.amount,
+          status: "Pending",
+          createdAt: updatedAt,
+          updatedAt,
+        }),
+        updatedAt,
+      }
+    case "TransferRefundOriginated":
+      return { ...changeRefund(current, event.refundId, { providerReference: event.providerReference }), updatedAt }
+    case "TransferRefundCompleted":
+      return {
+        ...changeRefund(current, event.refundId, { status: "Completed", updatedAt }),
+        refundedAmount: event.totalRefunded,
+        isRefunded: event.isRefunded,
+        updatedAt,
+      }
+    case "TransferRefundFailed":
+      return {
+        ...changeRefund(current, event.refundId, {
+          status: "Failed",
+          returnCode: event.returnCode,
+          failureReason: event.reason,
+          updatedAt,
+        }),
+        updatedAt,
+      }
     case "TransferReimbursementApplied":
       return {
         ...current,
@@ -122,6 +206,25 @@ export const apply = (
       return { ...current, isReimbursed: true, updatedAt }
   }
 }
+
+/** The document with one more refund. */
+const withRefund = (doc: TransferDocument, refund: RefundDocument): TransferDocument => ({
+  ...doc,
+  refunds: [...(doc.refunds ?? []), refund],
+})
+
+/** The document with one refund changed. */
+const changeRefund = (doc: TransferDocument, refundId: string, change: Partial<RefundDocument>): TransferDocument =>
+  doc.refunds === undefined
+    ? doc
+    : {
+        ...doc,
+        refunds: doc.refunds.map((refund) => (refund.refundId === refundId ? { ...refund, ...change } : refund)),
+      }
+
+/** True while a refund of the transfer is Pending (the index key `refundPending` the workers read). */
+export const hasPendingRefund = (doc: TransferDocument): boolean =>
+  doc.refunds?.some((refund) => refund.status === "Pending") ?? false
 
 export const projection: Projection<TransferDocument, TransferEnvelope> = {
   collection,
@@ -138,6 +241,7 @@ export const projection: Projection<TransferDocument, TransferEnvelope> = {
       status: doc.status,
       ...(doc.paymentRequestId === undefined ? {} : { paymentRequestId: doc.paymentRequestId }),
       ...(doc.paymentPlanId === undefined ? {} : { paymentPlanId: doc.paymentPlanId }),
+      ...(hasPendingRefund(doc) ? { refundPending: "true" } : {}),
     },
     sortKey: doc.createdAt,
   }),

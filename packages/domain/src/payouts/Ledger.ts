@@ -8,8 +8,10 @@
  * - A transfer that settles becomes **available**: one entry of type
  *   "payment" (a payment request's transfer) or "instalment" (a plan's),
  *   plus its amount.
- * - A refund takes money back: an entry "refund", minus its amount; a return
- *   (a settled transfer the bank brought back) likewise, "return".
+ * - A refund takes money back when it is asked for: an entry "refund", minus
+ *   its amount (a refund whose credit fails gives it back: a "refund" entry
+ *   plus its amount); a return (a settled transfer the bank brought back,
+ *   R10...) likewise, "return", minus the transfer's amount.
  * - A payout takes every available entry at once (its items); a failed payout
  *   gives them back (`Balance.ts`).
  * - The available balance may go negative (a refund or return after its
@@ -83,7 +85,34 @@ export const entryOfSettled = (details: TransferDetails): LedgerEntry => ({
   amount: { minorUnits: details.amount.minorUnits, currency: details.amount.currency },
 })
 
-/** A refund of a settled transfer: its amount leaves the company's balance. */
+/**
+ * A refund asked for on a settled transfer (`TransferRefundRequested`): its amount leaves the company's
+ * balance at once (as Stripe does: the money is reserved for the payer while the credit moves).
+ */
+export const entryOfRefundRequested = (
+  details: TransferDetails,
+  event: TransferEvents.TransferRefundRequested,
+): LedgerEntry => ({
+  entryId: `${details.transferId}:refund:${event.refundId}`,
+  type: "refund",
+  transferId: details.transferId,
+  refundId: event.refundId,
+  amount: { minorUnits: -event.amount.minorUnits, currency: event.amount.currency },
+})
+
+/** A refund whose credit failed (`TransferRefundFailed`): its amount comes back to the company's balance. */
+export const entryOfRefundFailed = (
+  details: TransferDetails,
+  event: TransferEvents.TransferRefundFailed,
+): LedgerEntry => ({
+  entryId: `${details.transferId}:refund:${event.refundId}:failed`,
+  type: "refund",
+  transferId: details.transferId,
+  refundId: event.refundId,
+  amount: { minorUnits: event.amount.minorUnits, currency: event.amount.currency },
+})
+
+/** A refund recorded at once (`TransferRefunded`, before refunds were movements of their own). */
 export const entryOfRefunded = (details: TransferDetails, event: TransferEvents.TransferRefunded): LedgerEntry => ({
   entryId: `${details.transferId}:refund:${event.refundId}`,
   type: "refund",
@@ -92,10 +121,19 @@ export const entryOfRefunded = (details: TransferDetails, event: TransferEvents.
   amount: { minorUnits: -event.amount.minorUnits, currency: event.amount.currency },
 })
 
+/** A settled transfer the bank brought back (`TransferReturned`, e.g. R10): its amount leaves the balance. */
+export const entryOfReturned = (details: TransferDetails): LedgerEntry => ({
+  entryId: `${details.transferId}:return`,
+  type: "return",
+  transferId: details.transferId,
+  amount: { minorUnits: -details.amount.minorUnits, currency: details.amount.currency },
+})
+
 /**
  * The entry a transfer's event adds to its company's ledger, given the transfer's state after it;
  * undefined for events that move no available money (initiation and failure before settlement change
- * only what is pending, `pendingOf`; reimbursements are the provider's money).
+ * only what is pending, `pendingOf`; originations and a refund's completion move nothing more;
+ * reimbursements are the provider's money).
  */
 export const entryOfTransferEvent = (
   event: TransferEvents.TransferEvent,
@@ -105,10 +143,19 @@ export const entryOfTransferEvent = (
   switch (event._tag) {
     case "TransferSettled":
       return entryOfSettled(state.details)
+    case "TransferReturned":
+      return entryOfReturned(state.details)
+    case "TransferRefundRequested":
+      return entryOfRefundRequested(state.details, event)
+    case "TransferRefundFailed":
+      return entryOfRefundFailed(state.details, event)
     case "TransferRefunded":
       return entryOfRefunded(state.details, event)
     case "TransferInitiated":
     case "TransferFailed":
+    case "TransferOriginated":
+    case "TransferRefundOriginated":
+    case "TransferRefundCompleted":
     case "TransferReimbursementApplied":
     case "TransferReimbursed":
       return undefined

@@ -1,6 +1,6 @@
 /**
  * Policy: a transfer's money reaches its company's ledger. When a transfer
- * settles or is refunded, the entry `Ledger.entryOfTransferEvent` derives
+ * settles, is returned, or a refund of it is asked for (or fails), the entry `Ledger.entryOfTransferEvent` derives
  * from the event and the transfer's state is recorded on the company's
  * balance (`Balance.ts`), in the same unit of work as the transfer's event:
  * the two commit together, so no settled money is ever missing from a
@@ -17,7 +17,13 @@ import * as Balance from "./Balance.ts"
 import * as Ledger from "./Ledger.ts"
 
 /** The transfer events that move a company's available money (see `Ledger.entryOfTransferEvent`). */
-export const reactsTo: ReadonlyArray<Transfer.Event["_tag"]> = ["TransferSettled", "TransferRefunded"]
+export const reactsTo: ReadonlyArray<Transfer.Event["_tag"]> = [
+  "TransferSettled",
+  "TransferReturned",
+  "TransferRefundRequested",
+  "TransferRefundFailed",
+  "TransferRefunded",
+]
 
 /** A payment request paid by card (`PaymentRequestPaidByCard`): the card payment's money reaches the ledger. */
 export const cardPolicy = Policy.make({

@@ -2,8 +2,8 @@
  * The PAYOUT_STATUS_CHANGED webhook: a payout created (Pending), paid (Paid)
  * or failed (Failed) becomes one notification to its partner with
  * `Data = { PayoutId, CompanyId, Amount, Status, Timestamp }` (PascalCase like
- * the other webhooks; `Amount` is `{ Value, CurrencyCode }`, Value in major
- * units; a Failed payout adds `ReturnCode` and `ReturnReason`). The partner,
+ * the other webhooks; `Amount` is `{ value, currencyCode }` as in
+ * REFUND_STATUS_CHANGED, value in major units; a Failed payout adds `ReturnCode` and `ReturnReason`). The partner,
  * company and amount come from the `payouts` read model, already updated by
  * the same append. The notification id is the event id, so a receiver can
  * de-duplicate retried deliveries. No personal value: ids, the amount, the
@@ -37,7 +37,7 @@ const notifications = Traced.fn("PayoutStatusNotification.rule")(function* (
       data: {
         PayoutId: doc.payoutId,
         CompanyId: doc.companyId,
-        Amount: { Value: Money.toDecimal(doc.amount), CurrencyCode: doc.amount.currency },
+        Amount: { value: Money.toDecimal(doc.amount), currencyCode: doc.amount.currency },
         Status: event.status,
         ...(event._tag === "PayoutFailed" ? { ReturnCode: event.returnCode, ReturnReason: event.reason } : {}),
         Timestamp: DateTime.formatIso(event.at),

@@ -22,6 +22,7 @@ import {
 } from "../kernel/DomainError.ts"
 import type * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import { WhoMayCollect } from "../payments/index.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
 import * as ConsentEvents from "./ConsentEvents.ts"
 import type { Frequency } from "./PaymentPlanSchedule.ts"
@@ -49,6 +50,8 @@ export interface AcceptConsent {
   readonly _tag: "AcceptConsent"
   readonly consentId: Ids.ConsentId
   readonly registrationId: Ids.RegistrationId
+  /** The payer's KYC status (read by the edge): only a Verified payer consents (`WhoMayCollect`). */
+  readonly payerKyc: WhoMayCollect.KycStatus
   readonly bankAccountId: Ids.BankAccountId
   readonly at: DateTime.Utc
 }
@@ -164,13 +167,16 @@ const requestConsent = (command: RequestConsent, state: State): Decision<Event> 
 
 const acceptConsent = (command: AcceptConsent, state: ExistingState): Decision<Event> => {
   switch (state._tag) {
-    case "Pending":
+    case "Pending": {
+      const unverified = WhoMayCollect.payerRefusal(command.payerKyc)
+      if (unverified) return refuse(unverified)
       return accept<ConsentEvent>({
         _tag: "ConsentAccepted",
         ...ids(state),
         bankAccountId: command.bankAccountId,
         at: command.at,
       })
+    }
     case "Accepted":
       // Accepting again with the same account is a retry; switching accounts is not a move the spec offers.
       return state.bankAccountId === command.bankAccountId

@@ -156,6 +156,12 @@ const answer = Traced.fn("Consents.answer")(function* (
   return yield* get(payer, consentId)
 })
 
+/** The payer's KYC status, for who may consent (`WhoMayCollect`). */
+const payerKycOf = Traced.fn("Consents.payerKycOf")(function* (payer: Payer) {
+  const customer = yield* CommandHandler.load(Customer.aggregate, payer.registrationId)
+  return Customer.belongsTo(customer.state, payer.partnerId) ? Customer.kycStatus(customer.state) : "NotStarted"
+})
+
 /** The payer's linked bank account, else NotFound("BankAccount") like any unknown account. */
 const requireLinkedAccount = Traced.fn("Consents.requireLinkedAccount")(function* (
   payer: Payer,
@@ -168,16 +174,18 @@ const requireLinkedAccount = Traced.fn("Consents.requireLinkedAccount")(function
 
 /**
  * The payer accepts, naming one of their linked bank accounts to debit (any
- * other account is NotFound); the plan learns it in the same unit of work.
+ * other account is NotFound); the plan learns it in the same unit of work. A
+ * payer whose KYC is not Verified cannot consent (CUSTOMER_NOT_VERIFIED).
  */
 export const accept = UseCase.fn("Consents.accept")(function* (
   payer: Payer,
   consentId: Ids.ConsentId,
   bankAccountId: Ids.BankAccountId,
 ) {
+  const payerKyc = yield* payerKycOf(payer)
   return yield* answer(
     payer,
-    (at) => ({ _tag: "AcceptConsent", consentId, registrationId: payer.registrationId, bankAccountId, at }),
+    (at) => ({ _tag: "AcceptConsent", consentId, registrationId: payer.registrationId, payerKyc, bankAccountId, at }),
     consentId,
     requireLinkedAccount(payer, bankAccountId),
   )

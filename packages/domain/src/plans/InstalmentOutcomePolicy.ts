@@ -1,7 +1,7 @@
 /**
  * Policy: a transfer's outcome reaches the payment plan whose instalment it
  * collects. Settled makes the instalment Settled, Failed makes it Failed (the
- * plan goes on with its next due date); a transfer collecting no instalment
+ * plan goes on with its next due date), Returned (after settlement) makes it Returned; a transfer collecting no instalment
  * issues nothing.
  */
 import * as Policy from "../infrastructure/Policy.ts"
@@ -30,6 +30,14 @@ export const commandFor = (
         outcome: { _tag: "Failed", returnCode: event.returnCode, reason: event.reason },
         at: event.at,
       }
+    case "TransferReturned":
+      return {
+        _tag: "RecordInstalmentOutcome",
+        paymentPlanId,
+        transferId: event.transferId,
+        outcome: { _tag: "Returned", returnCode: event.returnCode, reason: event.reason },
+        at: event.at,
+      }
     default:
       return undefined
   }
@@ -38,7 +46,7 @@ export const commandFor = (
 export const policy = Policy.make<Transfer.Event, Transfer.State, PaymentPlan.Command>({
   name: "a transfer's outcome reaches the plan instalment it collects",
   source: Transfer.aggregate,
-  reactsTo: ["TransferSettled", "TransferFailed"],
+  reactsTo: ["TransferSettled", "TransferFailed", "TransferReturned"],
   target: PaymentPlan.aggregate,
   react: (event, state) => {
     const paymentPlanId = state._tag === "Initial" ? undefined : state.details.paymentPlanId

@@ -37,6 +37,7 @@ import {
 } from "../kernel/DomainError.ts"
 import type * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import { WhoMayCollect } from "../payments/index.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
 import type { CancellationReason, ConsentWithdrawal, InstalmentStatus, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 import * as PaymentPlanEvents from "./PaymentPlanEvents.ts"
@@ -55,6 +56,8 @@ export interface CreatePaymentPlan {
   readonly consentId: Ids.ConsentId
   readonly partnerId: Ids.PartnerId
   readonly companyId: Ids.CompanyId
+  /** The company's KYB status (read by the edge): only a Verified company collects (`WhoMayCollect`). */
+  readonly companyStatus: WhoMayCollect.CompanyStatus
   readonly payerRegistrationId: Ids.RegistrationId
   readonly amount: Money.Money
   readonly frequency: Frequency
@@ -124,7 +127,10 @@ export interface CollectInstalment {
   readonly at: DateTime.Utc
 }
 
-/** Policy command: the bank settled or failed the transfer `transferId` collecting one of the plan's instalments. */
+/**
+ * Policy command: the bank settled, failed or (after settlement) returned the transfer `transferId`
+ * collecting one of the plan's instalments.
+ */
 export interface RecordInstalmentOutcome {
   readonly _tag: "RecordInstalmentOutcome"
   readonly paymentPlanId: Ids.PaymentPlanId
@@ -132,6 +138,7 @@ export interface RecordInstalmentOutcome {
   readonly outcome:
     | { readonly _tag: "Settled" }
     | { readonly _tag: "Failed"; readonly returnCode: string; readonly reason: string }
+    | { readonly _tag: "Returned"; readonly returnCode: string; readonly reason: string }
   readonly at: DateTime.Utc
 }
 
@@ -319,6 +326,8 @@ const createPaymentPlan = (command: CreatePaymentPlan, state: State): Decision<E
   }
   const issues = validateCreate(command)
   if (issues.length > 0) return refuse(new ValidationFailed({ issues }))
+  const unverified = WhoMayCollect.companyRefusal(command.companyStatus)
+  if (unverified) return refuse(unverified)
   return accept<PaymentPlanEvent>({
     _tag: "PaymentPlanCreated",
     paymentPlanId: command.paymentPlanId,
@@ -558,8 +567,10 @@ const recordInstalmentOutcome = (command: RecordInstalmentOutcome, state: Existi
       }),
     )
   }
-  // A transfer's outcome is final: a repeat (or a late, contradicting one) changes nothing.
-  if (instalment.status !== "Pending") return nothing
+  // A settled instalment can still be returned; otherwise an outcome is final: a repeat (or a late,
+  // contradicting one) changes nothing.
+  const returning = command.outcome._tag === "Returned" && instalment.status === "Settled"
+  if (instalment.status !== "Pending" && !returning) return nothing
   const fields = {
     ...planIds(state),
     instalmentNumber: instalment.instalmentNumber,
@@ -567,14 +578,29 @@ const recordInstalmentOutcome = (command: RecordInstalmentOutcome, state: Existi
     transferId: command.transferId,
     at: command.at,
   }
-  return command.outcome._tag === "Settled"
-    ? accept<PaymentPlanEvent>({ _tag: "InstalmentSettled", ...fields })
-    : accept<PaymentPlanEvent>({
+  switch (command.outcome._tag) {
+    case "Settled":
+      return accept<PaymentPlanEvent>({ _tag: "InstalmentSettled", ...fields })
+    case "Failed":
+      return accept<PaymentPlanEvent>({
         _tag: "InstalmentFailed",
         ...fields,
         returnCode: command.outcome.returnCode,
         reason: command.outcome.reason,
       })
+    case "Returned": {
+      const returned: PaymentPlanEvent = {
+        _tag: "InstalmentReturned",
+        ...fields,
+        returnCode: command.outcome.returnCode,
+        reason: command.outcome.reason,
+      }
+      // Returned before its settlement was recorded: it settled, then came back.
+      return returning
+        ? accept<PaymentPlanEvent>(returned)
+        : accept<PaymentPlanEvent>({ _tag: "InstalmentSettled", ...fields }, returned)
+    }
+  }
 }
 
 export const decide = (command: Command, state: State): Decision<Event> => {
@@ -658,8 +684,10 @@ export const evolve = (state: State, event: Event): State => {
     case "PaymentPlanCompleted":
       return { ...state, _tag: "Completed" }
     case "InstalmentSettled":
-    case "InstalmentFailed": {
-      const status: InstalmentStatus = event._tag === "InstalmentSettled" ? "Settled" : "Failed"
+    case "InstalmentFailed":
+    case "InstalmentReturned": {
+      const status: InstalmentStatus =
+        event._tag === "InstalmentSettled" ? "Settled" : event._tag === "InstalmentFailed" ? "Failed" : "Returned"
       return {
         ...state,
         collected: state.collected.map((instalment) =>

@@ -104,7 +104,7 @@ export const InstalmentCollected = Schema.TaggedStruct("InstalmentCollected", {
 export type InstalmentCollected = typeof InstalmentCollected.Type
 
 /** What became of an instalment's transfer: Pending until the bank settles or fails it. */
-export const InstalmentStatus = Schema.Literals(["Pending", "Settled", "Failed"])
+export const InstalmentStatus = Schema.Literals(["Pending", "Settled", "Failed", "Returned"])
 export type InstalmentStatus = typeof InstalmentStatus.Type
 
 /** The fields naming one instalment and the transfer collecting it. */
@@ -131,6 +131,17 @@ export const InstalmentFailed = Schema.TaggedStruct("InstalmentFailed", {
 })
 export type InstalmentFailed = typeof InstalmentFailed.Type
 
+/**
+ * The settled transfer collecting an instalment came back after settlement (return code, e.g. "R10",
+ * and its description): the instalment is Returned. It is not collected again.
+ */
+export const InstalmentReturned = Schema.TaggedStruct("InstalmentReturned", {
+  ...instalmentFields,
+  returnCode: Schema.String,
+  reason: Schema.String,
+})
+export type InstalmentReturned = typeof InstalmentReturned.Type
+
 /** The schedule has no due date left: the plan is Completed. */
 export const PaymentPlanCompleted = Schema.TaggedStruct("PaymentPlanCompleted", {
   ...planFields,
@@ -151,5 +162,6 @@ export const PaymentPlanEvent = Schema.Union([
   PaymentPlanCompleted,
   InstalmentSettled,
   InstalmentFailed,
+  InstalmentReturned,
 ])
 export type PaymentPlanEvent = typeof PaymentPlanEvent.Type

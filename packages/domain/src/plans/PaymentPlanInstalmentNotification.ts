@@ -1,9 +1,9 @@
 /**
  * The PAYMENT_PLAN_INSTALMENT_STATUS_CHANGED webhook: one notification each
  * time an instalment collected through a transfer changes status: Pending
- * when it is collected (its transfer is initiated), then Settled or Failed.
- * Data { PaymentPlanId, InstalmentNumber, DueDate, TransferId, Status,
- * Timestamp }. The plan's events carry the partner, so no read model is read.
+ * when it is collected (its transfer is initiated), then Settled or Failed,
+ * and a settled one Returned. Data { PaymentPlanId, InstalmentNumber, DueDate,
+ * TransferId, Status, ReturnCode and ReturnReason (Failed, Returned), Timestamp }. The plan's events carry the partner, so no read model is read.
  */
 import { DateTime, Effect } from "effect"
 import * as NotificationRule from "../infrastructure/NotificationRule.ts"
@@ -22,7 +22,13 @@ const statusOf = (event: PaymentPlanEvent) => {
     case "InstalmentSettled":
       return { status: "Settled" as InstalmentStatus, transferId: event.transferId }
     case "InstalmentFailed":
-      return { status: "Failed" as InstalmentStatus, transferId: event.transferId }
+    case "InstalmentReturned":
+      return {
+        status: (event._tag === "InstalmentFailed" ? "Failed" : "Returned") as InstalmentStatus,
+        transferId: event.transferId,
+        returnCode: event.returnCode,
+        returnReason: event.reason,
+      }
     default:
       return undefined
   }
@@ -43,6 +49,7 @@ const notifications = (envelope: PaymentPlanEnvelope) => {
         DueDate: event.dueDate,
         TransferId: change.transferId,
         Status: change.status,
+        ...("returnCode" in change ? { ReturnCode: change.returnCode, ReturnReason: change.returnReason } : {}),
         Timestamp: DateTime.formatIso(event.at),
       },
       position: envelope.globalPosition,

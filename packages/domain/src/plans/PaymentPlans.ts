@@ -123,12 +123,6 @@ export const create = UseCase.fn("PaymentPlans.create")(function* (input: Create
     "companyId" in selector
       ? yield* Companies.get(input.partnerId, selector.companyId)
       : yield* Companies.findByReference(input.partnerId, selector.companyReferenceId)
-  if (company.status === "Rejected") {
-    return yield* new RuleViolated({
-      code: "COMPANY_REJECTED",
-      reason: "the company failed business verification and cannot collect payments",
-    })
-  }
   // The payer is one of the partner's customers; another partner's customer is NotFound exactly like
   // an unknown registration id (no existence oracle).
   const payer = yield* CommandHandler.load(Customer.aggregate, input.payerRegistrationId)
@@ -148,6 +142,7 @@ export const create = UseCase.fn("PaymentPlans.create")(function* (input: Create
       consentId,
       partnerId: input.partnerId,
       companyId,
+      companyStatus: company.status,
       payerRegistrationId: input.payerRegistrationId,
       amount: input.amount,
       frequency: input.frequency,
@@ -302,8 +297,10 @@ const instalmentTransfer = Traced.fn("PaymentPlans.instalmentTransfer")(function
     paymentPlanId: terms.paymentPlanId,
     instalmentNumber,
     payerRegistrationId: terms.payerRegistrationId,
+    bankAccountId: account.bankAccountId,
     partnerId: terms.partnerId,
     companyId: terms.companyId,
+    parties: { companyStatus: company.status, payerKyc: customer.state.kycStatus },
     amount: terms.amount,
     senderName: Payments.senderNameOf(customer.state, account.name),
     recipientName: company.name,

@@ -39,7 +39,7 @@ export type PlanConsentStatus = typeof PlanConsentStatus.Type
 /**
  * One collected instalment: its number (1-based) and due date, the payment
  * collecting it, when it was recorded, and what became of its transfer
- * (`status`; a failed one names the bank's return code).
+ * (`status`; a failed or returned one names the bank's return code and its description).
  */
 export const InstalmentView = Schema.Struct({
   instalmentNumber: Schema.Int,
@@ -48,9 +48,13 @@ export const InstalmentView = Schema.Struct({
   transferId: Schema.optionalKey(Ids.TransferId),
   status: InstalmentStatus,
   returnCode: Schema.optionalKey(Schema.String),
+  returnReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "The return code's description (NACHA), next to returnCode" }),
+  ),
   collectedAt: Schema.DateTimeUtcFromString,
   settledAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   failedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+  returnedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
 })
 export type InstalmentView = typeof InstalmentView.Type
 
@@ -180,7 +184,28 @@ export const applyPlanEvent = (
         failedCount: current.failedCount + 1,
         instalments: current.instalments.map((instalment) =>
           instalment.transferId === event.transferId
-            ? { ...instalment, status: "Failed", returnCode: event.returnCode, failedAt: event.at }
+            ? {
+                ...instalment,
+                status: "Failed",
+                returnCode: event.returnCode,
+                returnReason: event.reason,
+                failedAt: event.at,
+              }
+            : instalment,
+        ),
+      }
+    case "InstalmentReturned":
+      return {
+        ...touched,
+        instalments: current.instalments.map((instalment) =>
+          instalment.transferId === event.transferId
+            ? {
+                ...instalment,
+                status: "Returned",
+                returnCode: event.returnCode,
+                returnReason: event.reason,
+                returnedAt: event.at,
+              }
             : instalment,
         ),
       }

@@ -2,9 +2,10 @@
  * Shared test fixtures for every package, the benchmarks and the fault suite:
  * a valid company registration body (spec 2.2, the payload of POST
  * /Company/Create and of `Companies.register`) and effects that register a
- * company or a customer (plain, or verified with a linked account) through
- * their aggregates (the source of truth the use cases read), as the company,
- * login, KYC and bank-link flows do.
+ * company (plain, or Verified: only a Verified company collects) or a
+ * customer (plain, or verified with a linked account: only a Verified payer
+ * pays) through their aggregates (the source of truth the use cases read), as
+ * the company, KYB, login, KYC and bank-link flows do.
  */
 
 import { DateTime } from "effect"
@@ -119,6 +120,30 @@ export const registerCompany = Traced.fn("Fixtures.registerCompany")(function* (
   })
 })
 
+/** Completes the KYB of a registered company as Verified (as the KYB provider's verdict does). */
+export const verifyCompany = Traced.fn("Fixtures.verifyCompany")(function* (companyId: CompanyId) {
+  yield* CommandHandler.handle(Company.aggregate, companyId, {
+    _tag: "CompleteKyb",
+    companyId,
+    outcome: "Verified",
+    at: yield* DateTime.now,
+  })
+})
+
+/**
+ * Registers a company as `registerCompany` does and completes its KYB as
+ * Verified: only a Verified company collects payments (`WhoMayCollect`).
+ */
+export const registerVerifiedCompany = Traced.fn("Fixtures.registerVerifiedCompany")(function* (
+  partnerId: PartnerId,
+  companyId: CompanyId,
+  name: string,
+  options: { readonly locations?: 0 | 1; readonly body?: Record<string, unknown> } = {},
+) {
+  yield* registerCompany(partnerId, companyId, name, options)
+  yield* verifyCompany(companyId)
+})
+
 /** Registers a customer of `partnerId` through the Customer aggregate (as the first OTP login does). */
 export const registerCustomer = Traced.fn("Fixtures.registerCustomer")(function* (
   partnerId: PartnerId,
@@ -179,6 +204,30 @@ export const verifiedPerson = (phoneNumber = "+14155550123"): Customer.PersonalD
 })
 
 /**
+ * Verifies the identity of a registered customer (KYC Verified, `verifiedPerson`), starting the
+ * verification first when none is pending: only a Verified payer pays (`WhoMayCollect`). Changes
+ * nothing for a customer already verified.
+ */
+export const verifyCustomer = Traced.fn("Fixtures.verifyCustomer")(function* (
+  registrationId: RegistrationId,
+  phoneNumber = "+14155550123",
+) {
+  const at = yield* DateTime.now
+  const handle = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, registrationId, command)
+  const { state } = yield* CommandHandler.load(Customer.aggregate, registrationId)
+  if (state._tag === "Registered" && state.kycStatus === "Verified") return
+  if (!(state._tag === "Registered" && state.kycStatus === "Pending"))
+    yield* handle({ _tag: "StartKyc", tokenId: linkSession, expiration: DateTime.add(at, { hours: 1 }), at })
+  yield* handle({
+    _tag: "RecordKycResult",
+    outcome: "Verified",
+    referenceId: "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a68",
+    personalData: verifiedPerson(phoneNumber),
+    at,
+  })
+})
+
+/**
  * Registers a verified customer of `partnerId` (`verifiedPerson`: Grace Hopper, grace@example.com)
  * with the checking account `bankAccountId` (****6789) linked, as the login, KYC and bank-link flows do.
  */
@@ -189,15 +238,6 @@ export const registerVerifiedCustomer = Traced.fn("Fixtures.registerVerifiedCust
   phoneNumber = "+14155550123",
 ) {
   yield* registerCustomer(partnerId, registrationId, phoneNumber)
-  const at = yield* DateTime.now
-  const handle = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, registrationId, command)
-  yield* handle({ _tag: "StartKyc", tokenId: linkSession, expiration: DateTime.add(at, { hours: 1 }), at })
-  yield* handle({
-    _tag: "RecordKycResult",
-    outcome: "Verified",
-    referenceId: "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a68",
-    personalData: verifiedPerson(phoneNumber),
-    at,
-  })
+  yield* verifyCustomer(registrationId, phoneNumber)
   yield* linkBankAccount(registrationId, bankAccountId)
 })

@@ -285,6 +285,12 @@ describe("bank accounts", () => {
         assert.isFalse(Customer.hasBankAccount(state, accountB))
       })
   })
+  it("a customer whose identity verification was Rejected links nothing, even in its session (CUSTOMER_NOT_VERIFIED)", () => {
+    spec
+      .given([registered, kycStarted(), kycRejected])
+      .when(link(checking))
+      .thenFails({ _tag: "RuleViolated", code: "CUSTOMER_NOT_VERIFIED" })
+  })
   it("linking through a session not issued to the customer is refused", () => {
     spec
       .given([registered, kycStarted()])

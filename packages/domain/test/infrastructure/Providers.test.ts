@@ -3,6 +3,7 @@ import { DateTime, Effect, Layer } from "effect"
 import * as CompanyProviders from "../../src/companies/CompanyProviders.ts"
 import * as CustomerProviders from "../../src/customers/CustomerProviders.ts"
 import type { RegistrationId } from "../../src/kernel/Ids.ts"
+import * as MoneyMovement from "../../src/payments/MoneyMovement.ts"
 import * as PaymentProviders from "../../src/payments/PaymentProviders.ts"
 
 const registrationId = "3b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a64" as RegistrationId
@@ -17,7 +18,7 @@ describe("provider ports", () => {
         CustomerProviders.OtpSender,
         CustomerProviders.CardProcessor,
         PaymentProviders.ESignature,
-        PaymentProviders.SettlementProvider,
+        MoneyMovement.MoneyMovement,
       ].map((port) => port.key),
       [
         "partnerpay/domain/KybVerifier",
@@ -26,7 +27,7 @@ describe("provider ports", () => {
         "partnerpay/domain/OtpSender",
         "partnerpay/domain/CardProcessor",
         "partnerpay/domain/ESignature",
-        "partnerpay/domain/SettlementProvider",
+        "partnerpay/domain/MoneyMovement",
       ],
     )
   })

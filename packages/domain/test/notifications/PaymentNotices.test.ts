@@ -66,6 +66,7 @@ const seed = Effect.gen(function* () {
     partnerId,
     Fixtures.companyRegistrationBody({ websiteUrl: undefined, employees: [], locations: [] }),
   )
+  yield* Fixtures.verifyCompany(companyId)
   yield* Fixtures.registerVerifiedCustomer(partnerId, payer, checking, phoneNumber)
   yield* CustomerPreferences.registerPushToken(partnerId, payer, {
     token: "phone-old",

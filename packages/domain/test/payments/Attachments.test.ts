@@ -94,7 +94,7 @@ describe("a payment request's stored document", () => {
   /** A request of `partnerId` to `payer` whose document was downloaded; its id and the document's. */
   const stored = Effect.gen(function* () {
     yield* TestClock.setTime(Date.parse("2026-03-01T10:00:00.000Z"))
-    yield* Fixtures.registerCompany(partnerId, companyId, "Acme Coffee")
+    yield* Fixtures.registerVerifiedCompany(partnerId, companyId, "Acme Coffee")
     yield* Fixtures.registerCustomer(partnerId, payer)
     yield* Fixtures.registerCustomer(partnerId, otherCustomer, "+14155550199")
     const { paymentRequestId } = yield* Payments.create({

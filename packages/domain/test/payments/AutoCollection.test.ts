@@ -50,7 +50,8 @@ const seed = Effect.gen(function* () {
       locations: [],
     }),
   )
-  yield* Fixtures.registerCustomer(partnerId, payer)
+  yield* Fixtures.verifyCompany(company.companyId)
+  yield* Fixtures.registerVerifiedCustomer(partnerId, payer, checking)
   yield* Fixtures.linkBankAccounts(payer, [
     { bankAccountId: checking, name: "Everyday Checking", mask: "6789", type: "checking" },
     { bankAccountId: savings, name: "Rainy Day Savings", mask: "1111", type: "savings" },

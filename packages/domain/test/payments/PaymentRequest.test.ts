@@ -21,13 +21,17 @@ import {
   PaymentRequestPaid,
   PaymentRequestPartiallyRefunded,
   PaymentRequestRefunded,
+  PaymentRequestReturned,
 } from "../../src/payments/PaymentRequestEvents.ts"
 import {
   type RefundId,
   type ReimbursementProviderId,
   TransferFailed,
+  TransferRefundCompleted,
   TransferRefunded,
+  TransferRefundRequested,
   TransferReimbursed,
+  TransferReturned,
   TransferSettled,
 } from "../../src/payments/TransferEvents.ts"
 import { DeciderSpecification } from "../../src/testing/index.ts"
@@ -63,6 +67,7 @@ const acceptBy = (
   _tag: "AcceptPaymentRequest",
   paymentRequestId,
   registrationId,
+  payerKyc: "Verified",
   bankAccountId,
   accountNumberMasked: "****6789",
   acceptDebitAuth: false,
@@ -141,11 +146,41 @@ const refunded = (refundId: RefundId, minorUnits: number) =>
     at: later,
   })
 
+const r10Reason = "Customer advises originator is not known and/or not authorized to debit the account"
+const returnedWith = (transfer: TransferId): PaymentRequest.RecordTransferReturned => ({
+  _tag: "RecordTransferReturned",
+  paymentRequestId,
+  transferId: transfer,
+  returnCode: "R10",
+  reason: r10Reason,
+  at: later,
+})
+const returned = PaymentRequestReturned.make({
+  paymentRequestId,
+  transferId,
+  returnCode: "R10",
+  reason: r10Reason,
+  status: "Returned",
+  at: later,
+})
+
 const illegal = (state: string) => ({ _tag: "IllegalTransition", entity: "PaymentRequest", state })
 
 // ---------------------------------------------------------------------------
 
 describe("no payment request yet", () => {
+  it("a company whose KYB has not completed cannot create one (COMPANY_NOT_VERIFIED)", () => {
+    spec
+      .given([])
+      .when({ ...create, companyStatus: "Unverified" })
+      .thenFails({ _tag: "RuleViolated", code: "COMPANY_NOT_VERIFIED" })
+  })
+  it("a company whose KYB was Rejected cannot create one (COMPANY_REJECTED)", () => {
+    spec
+      .given([])
+      .when({ ...create, companyStatus: "Rejected" })
+      .thenFails({ _tag: "RuleViolated", code: "COMPANY_REJECTED" })
+  })
   it("create records a Pending request with its partner, company and payer", () => {
     spec.given([]).when(create).then([created])
     spec
@@ -280,6 +315,13 @@ describe("no payment request yet", () => {
 })
 
 describe("a Pending payment request", () => {
+  it("a payer whose KYC is not Verified cannot accept it (CUSTOMER_NOT_VERIFIED)", () => {
+    for (const payerKyc of ["NotStarted", "Pending", "Rejected"] as const)
+      spec
+        .given([created])
+        .when(acceptBy(payer, { payerKyc }))
+        .thenFails({ _tag: "RuleViolated", code: "CUSTOMER_NOT_VERIFIED" })
+  })
   it("creating it again is refused as AlreadyExists", () => {
     spec.given([created]).when(create).thenFails({ _tag: "AlreadyExists", entity: "PaymentRequest" })
   })
@@ -458,6 +500,54 @@ describe("a Paid payment request", () => {
   })
 })
 
+describe("a Paid payment request whose transfer is returned", () => {
+  const paidHistory = [created, accepted, paid]
+  it("becomes Returned with the return code and its reason", () => {
+    spec.given(paidHistory).when(returnedWith(transferId)).then([returned])
+    spec
+      .given(paidHistory)
+      .when(returnedWith(transferId))
+      .thenState((state) => assert.strictEqual(PaymentRequest.status(state), "Returned"))
+  })
+  it("a partially refunded one is returned too", () => {
+    spec
+      .given([...paidHistory, partiallyRefunded(refund1, 3_000, 3_000)])
+      .when(returnedWith(transferId))
+      .then([returned])
+  })
+  it("a fully refunded one is returned too", () => {
+    spec
+      .given([...paidHistory, refunded(refund1, 10_000)])
+      .when(returnedWith(transferId))
+      .then([returned])
+  })
+  it("another transfer's return is refused", () => {
+    spec
+      .given(paidHistory)
+      .when(returnedWith(otherTransferId))
+      .thenFails({ _tag: "RuleViolated", code: "TransferMismatch" })
+  })
+})
+
+describe("an Accepted payment request told of a return", () => {
+  it("a return before its settlement is refused", () => {
+    spec.given([created, accepted]).when(returnedWith(transferId)).thenFails(illegal("Accepted"))
+  })
+})
+
+describe("a Returned payment request", () => {
+  const returnedHistory = [created, accepted, paid, returned]
+  it("the return again, the settlement again and a refund completing after it change nothing", () => {
+    spec.given(returnedHistory).when(returnedWith(transferId)).thenNothingHappens()
+    spec.given(returnedHistory).when(settledWith(transferId)).thenNothingHappens()
+    spec.given(returnedHistory).when(refund(refund1, 1_000)).thenNothingHappens()
+  })
+  it("failing and cancelling are refused", () => {
+    spec.given(returnedHistory).when(failedWith(transferId)).thenFails(illegal("Returned"))
+    spec.given(returnedHistory).when(cancelBy(partnerId)).thenFails(illegal("Returned"))
+  })
+})
+
 describe("a Failed payment request", () => {
   const failedHistory = [created, accepted, failed]
   it("its transfer failing again changes nothing", () => {
@@ -504,6 +594,40 @@ describe("the status history (PAYMENT_REQUEST_STATUS_CHANGED)", () => {
       ],
     )
     assert.isTrue(history.every((change) => change.paymentRequestId === paymentRequestId))
+  })
+})
+
+describe("the transfer policy for returns and refunds moving money", () => {
+  it("a returned transfer returns the request it pays", () => {
+    assert.deepStrictEqual(
+      PaymentRequest.fromTransferEvent(
+        paymentRequestId,
+        TransferReturned.make({ transferId, returnCode: "R10", reason: r10Reason, status: "Returned", at: later }),
+      ),
+      returnedWith(transferId),
+    )
+  })
+  it("a refund refunds the request once completed, not while Pending", () => {
+    assert.isUndefined(
+      PaymentRequest.fromTransferEvent(
+        paymentRequestId,
+        TransferRefundRequested.make({ transferId, refundId: refund1, amount: usd(3_000), at: later }),
+      ),
+    )
+    assert.deepStrictEqual(
+      PaymentRequest.fromTransferEvent(
+        paymentRequestId,
+        TransferRefundCompleted.make({
+          transferId,
+          refundId: refund1,
+          amount: usd(3_000),
+          totalRefunded: usd(3_000),
+          isRefunded: false,
+          at: later,
+        }),
+      ),
+      refund(refund1, 3_000),
+    )
   })
 })
 

@@ -54,6 +54,7 @@ const collect = (overrides: Partial<PaymentRequest.TryAutoCollection> = {}): Pay
   paymentRequestId,
   today: dueDate,
   account,
+  parties: { companyStatus: "Verified", payerKyc: "Verified" },
   transferId,
   at: onDueDate,
   ...overrides,
@@ -90,6 +91,20 @@ const skipped = (
 const activeDebitAuth = (limit: number) => ({ active: true, limit: usd(limit) })
 
 describe("a Pending request with autopay, on its due date", () => {
+  it("is skipped once when the company's KYB is not Verified (CompanyNotVerified)", () => {
+    for (const companyStatus of ["Unverified", "Rejected"] as const)
+      spec
+        .given([withAutoPay(10_000)])
+        .when(collect({ parties: { companyStatus, payerKyc: "Verified" } }))
+        .then([skipped("CompanyNotVerified")])
+  })
+  it("is skipped once when the payer's KYC is not Verified (PayerNotVerified)", () => {
+    for (const payerKyc of ["NotStarted", "Pending", "Rejected"] as const)
+      spec
+        .given([withAutoPay(10_000)])
+        .when(collect({ parties: { companyStatus: "Verified", payerKyc } }))
+        .then([skipped("PayerNotVerified")])
+  })
   it("is accepted from the payer's designated account, like a manual acceptance, marked as collected by autopay", () => {
     spec
       .given([withAutoPay(10_000)])
@@ -129,6 +144,7 @@ describe("a Pending request with autopay, on its due date", () => {
         _tag: "AcceptPaymentRequest",
         paymentRequestId,
         registrationId: payer,
+        payerKyc: "Verified",
         bankAccountId,
         accountNumberMasked: "****6789",
         acceptDebitAuth: false,
@@ -213,6 +229,7 @@ const payWithCard = (overrides: Partial<PaymentRequest.PayWithCard> = {}): Payme
   _tag: "PayWithCard",
   paymentRequestId,
   registrationId: payer,
+  payerKyc: "Verified",
   cardPaymentId,
   paymentMethodId: "card_1",
   brand: "visa",
@@ -246,6 +263,13 @@ describe("a Pending request paid in the app with a card", () => {
       .given([created])
       .when(payWithCard({ registrationId: stranger }))
       .thenFails({ _tag: "RuleViolated", code: "NotThePayer" })
+  })
+  it("not by a payer whose KYC is not Verified (CUSTOMER_NOT_VERIFIED)", () => {
+    for (const payerKyc of ["NotStarted", "Pending", "Rejected"] as const)
+      spec
+        .given([created])
+        .when(payWithCard({ payerKyc }))
+        .thenFails({ _tag: "RuleViolated", code: "CUSTOMER_NOT_VERIFIED" })
   })
 })
 

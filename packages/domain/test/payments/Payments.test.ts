@@ -16,14 +16,17 @@ import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as Customer from "../../src/customers/Customer.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
+import { ProviderUnavailable } from "../../src/infrastructure/Providers.ts"
 import { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { NotFound } from "../../src/kernel/DomainError.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
+import * as MoneyMovement from "../../src/payments/MoneyMovement.ts"
+import * as MoneyMovements from "../../src/payments/MoneyMovements.ts"
 import * as PaymentRequestsProjection from "../../src/payments/PaymentRequestsProjection.ts"
 import * as Payments from "../../src/payments/Payments.ts"
-import type { ReimbursementProviderId } from "../../src/payments/TransferEvents.ts"
+import type { RefundId, ReimbursementProviderId } from "../../src/payments/TransferEvents.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
 import * as TransfersProjection from "../../src/payments/TransfersProjection.ts"
 import { Fixtures } from "../../src/testing/index.ts"
@@ -56,9 +59,16 @@ const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
 const companyBody = (companyReferenceId: string) =>
   Fixtures.companyRegistrationBody({ companyReferenceId, websiteUrl: undefined, employees: [], locations: [] })
 
-/** Registers a company of `partner` and returns its id. */
-export const seedCompany = (partner: PartnerId, reference = "acme-001") =>
-  Effect.map(Companies.register(partner, companyBody(reference)), (r) => r.companyId)
+/** Registers a company of `partner`, Verified unless told otherwise (only a Verified company collects), and returns its id. */
+export const seedCompany = Effect.fnUntraced(function* (
+  partner: PartnerId,
+  reference = "acme-001",
+  status: "Verified" | "Unverified" = "Verified",
+) {
+  const { companyId } = yield* Companies.register(partner, companyBody(reference))
+  if (status === "Verified") yield* Fixtures.verifyCompany(companyId)
+  return companyId
+})
 
 /** Registers a verified customer of `partner` with the checking account ****6789 linked. */
 export const seedCustomer = (partner: PartnerId, registrationId: RegistrationId) =>
@@ -206,12 +216,28 @@ describe("creating a payment request", () => {
   it.effect("a company whose business verification was Rejected cannot receive a payment request", () =>
     Effect.gen(function* () {
       yield* march2026
-      const companyId = yield* seedCompany(partnerId)
+      const companyId = yield* seedCompany(partnerId, "acme-001", "Unverified")
       yield* seedCustomer(partnerId, payer)
       yield* Companies.completeKyb(companyId, "Rejected", "sanctions list")
       const error = failureOf(yield* Effect.exit(Payments.create(createInput(companyId))))
       assert.strictEqual(error._tag, "RuleViolated")
       if (error._tag === "RuleViolated") assert.strictEqual(error.code, "COMPANY_REJECTED")
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a company whose business verification has not completed cannot receive one (COMPANY_NOT_VERIFIED)", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(partnerId, "acme-001", "Unverified")
+      yield* seedCustomer(partnerId, payer)
+      const error = failureOf(yield* Effect.exit(Payments.create(createInput(companyId))))
+      assert.deepStrictEqual(
+        [error._tag, error._tag === "RuleViolated" ? error.code : ""],
+        ["RuleViolated", "COMPANY_NOT_VERIFIED"],
+      )
+      const store = yield* ReadModelStore
+      const created = yield* store.find(PaymentRequestsProjection.collection, { partnerId, keys: {}, limit: 10 })
+      assert.deepStrictEqual(created.items, [])
     }).pipe(Effect.provide(layer())),
   )
 
@@ -574,6 +600,26 @@ describe("accepting a payment request", () => {
     }).pipe(Effect.provide(layer())),
   )
 
+  it.effect("a payer whose identity is not verified cannot accept (CUSTOMER_NOT_VERIFIED); no transfer starts", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(partnerId)
+      // Linked in the session of a verification that is still Pending.
+      yield* Fixtures.registerCustomer(partnerId, payer)
+      yield* Fixtures.linkBankAccount(payer, checking)
+      const { paymentRequestId } = yield* Payments.create(createInput(companyId))
+      const error = failureOf(yield* Effect.exit(Payments.accept(acceptInput(paymentRequestId))))
+      assert.deepStrictEqual(
+        [error._tag, error._tag === "RuleViolated" ? error.code : ""],
+        ["RuleViolated", "CUSTOMER_NOT_VERIFIED"],
+      )
+      assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).status, "Pending")
+      const store = yield* ReadModelStore
+      const transfers = yield* store.find(TransfersProjection.collection, { partnerId, limit: 10 })
+      assert.deepStrictEqual(transfers.items, [])
+    }).pipe(Effect.provide(layer())),
+  )
+
   it.effect("a cancelled request cannot be accepted", () =>
     Effect.gen(function* () {
       const { paymentRequestId } = yield* pending
@@ -619,11 +665,13 @@ describe("refunds", () => {
     Effect.gen(function* () {
       const { paymentRequestId, transferId } = yield* paid
       const first = yield* Transfers.refund({ partnerId, transferId, amount: { value: 25.5, currencyCode: "USD" } })
-      assert.deepStrictEqual(first.refundedAmount, { minorUnits: 2550, currency: "USD" })
+      assert.deepStrictEqual([first.status, first.refundedAmount.minorUnits], ["Pending", 0])
+      yield* completeRefund(transferId, first.refundId)
       assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).status, "Paid")
       const rest = yield* Transfers.refund({ partnerId, transferId })
-      assert.deepStrictEqual(rest.refundedAmount, { minorUnits: 12550, currency: "USD" })
-      assert.isTrue(rest.isRefunded)
+      assert.deepStrictEqual(rest.amount, { minorUnits: 10000, currency: "USD" })
+      assert.isFalse((yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)).isRefunded)
+      yield* completeRefund(transferId, rest.refundId)
       const doc = yield* Payments.get(partnerId, paymentRequestId)
       assert.deepStrictEqual([doc.status, doc.refundedAmount.minorUnits], ["Refunded", 12550])
       assert.isTrue((yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)).isRefunded)
@@ -662,11 +710,124 @@ describe("reading transfers", () => {
   )
 })
 
+/** The refund's credit settles (the money-movement poller's outcome). */
+const completeRefund = (transferId: TransferId, refundId: string) =>
+  MoneyMovements.recordOutcomes([
+    { movement: { _tag: "Credit", transferId, refundId: refundId as RefundId }, outcome: { _tag: "Settled" } },
+  ])
+
+describe("returns and refunds moving money", () => {
+  it.effect("a return after settlement makes the request Returned, with the code and its reason everywhere", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* paid
+      yield* MoneyMovements.recordOutcomes([
+        { movement: { _tag: "Debit", transferId }, outcome: { _tag: "Returned", returnCode: "R10" } },
+      ])
+      const reason = "Customer advises originator is not known and/or not authorized to debit the account"
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual([request.status, request.returnCode, request.returnReason], ["Returned", "R10", reason])
+      const transfer = Transfers.viewOf(yield* Transfers.get({ _tag: "Partner", partnerId }, transferId))
+      assert.deepStrictEqual([transfer.status, transfer.returnCode, transfer.returnReason], ["Returned", "R10", reason])
+      const last = (yield* notifications).at(-1)?.data
+      assert.deepStrictEqual([last?.Status, last?.ReturnCode, last?.ReturnReason], ["Returned", "R10", reason])
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a failure before settlement carries its code and reason on the request and the transfer", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* accepted
+      yield* MoneyMovements.recordOutcomes([
+        { movement: { _tag: "Debit", transferId }, outcome: { _tag: "Failed", returnCode: "R03" } },
+      ])
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual(
+        [request.status, request.returnCode, request.returnReason],
+        ["Failed", "R03", "No account / unable to locate account"],
+      )
+      const data = (yield* notifications).at(-1)?.data
+      assert.deepStrictEqual([data?.ReturnCode, data?.ReturnReason], ["R03", "No account / unable to locate account"])
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a paid request without a return shows no return code", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* paid
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.isUndefined(request.returnCode)
+      assert.isUndefined(Transfers.viewOf(yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)).returnCode)
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a refund announces REFUND_STATUS_CHANGED Pending, then Completed", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* paid
+      const refund = yield* Transfers.refund({ partnerId, transferId, amount: { value: 25.5, currencyCode: "USD" } })
+      yield* completeRefund(transferId, refund.refundId)
+      const outbox = yield* MemoryOutbox
+      const sent = outbox.recorded.filter((n) => n.eventType === "REFUND_STATUS_CHANGED").map((n) => n.data)
+      assert.deepStrictEqual(
+        sent.map((data) => [data.RefundId, data.TransferId, data.Amount, data.Status]),
+        [
+          [refund.refundId, transferId, { value: 25.5, currencyCode: "USD" }, "Pending"],
+          [refund.refundId, transferId, { value: 25.5, currencyCode: "USD" }, "Completed"],
+        ],
+      )
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a returned transfer cannot be refunded", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* paid
+      yield* MoneyMovements.recordOutcomes([
+        { movement: { _tag: "Debit", transferId }, outcome: { _tag: "Returned", returnCode: "R10" } },
+      ])
+      const refused = failureOf(yield* Effect.exit(Transfers.refund({ partnerId, transferId })))
+      assert.strictEqual(refused._tag, "IllegalTransition")
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a failed refund frees its amount for another refund", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* paid
+      const first = yield* Transfers.refund({ partnerId, transferId })
+      const over = failureOf(
+        yield* Effect.exit(Transfers.refund({ partnerId, transferId, amount: { value: 1, currencyCode: "USD" } })),
+      )
+      assert.strictEqual(over._tag, "RuleViolated")
+      yield* MoneyMovements.recordOutcomes([
+        {
+          movement: { _tag: "Credit", transferId, refundId: first.refundId },
+          outcome: { _tag: "Failed", returnCode: "R03" },
+        },
+      ])
+      const again = yield* Transfers.refund({ partnerId, transferId })
+      assert.deepStrictEqual([again.status, again.amount.minorUnits], ["Pending", 12550])
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("concurrent refunds never exceed the amount: the transfer's stream version refuses the later one", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* paid
+      const attempts = yield* Effect.forEach(
+        [1, 2, 3, 4],
+        () => Effect.exit(Transfers.refund({ partnerId, transferId, amount: { value: 50, currencyCode: "USD" } })),
+        { concurrency: "unbounded" },
+      )
+      const accepted = attempts.filter(Exit.isSuccess)
+      assert.strictEqual(accepted.length, 2)
+      const doc = yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)
+      const held = (doc.refunds ?? []).reduce((sum, refund) => sum + refund.amount.minorUnits, 0)
+      assert.strictEqual(held, 10000)
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
 describe("the transaction report", () => {
   it.effect("totals settled transfers of the window per currency, net of refunds", () =>
     Effect.gen(function* () {
       const { transferId, companyId } = yield* paid
-      yield* Transfers.refund({ partnerId, transferId, amount: { value: 10, currencyCode: "USD" } })
+      const refund = yield* Transfers.refund({ partnerId, transferId, amount: { value: 10, currencyCode: "USD" } })
+      yield* completeRefund(transferId, refund.refundId)
       // a second request, accepted but never settled, is left out
       const { paymentRequestId } = yield* Payments.create(createInput(companyId))
       yield* Payments.accept(acceptInput(paymentRequestId))
@@ -805,4 +966,132 @@ describe("read models and the log", () => {
       { numRuns: 25 },
     )
   })
+})
+
+// ---------------------------------------------------------------------------
+// The money-movement port: origination and outcomes (MoneyMovements)
+
+/** A scripted provider: what it was asked, and its answers per movement id. */
+const scriptedProvider = () => {
+  const asked: Array<{ readonly operation: string; readonly key: string }> = []
+  const refusals = new Map<string, MoneyMovement.MovementRefused | ProviderUnavailable>()
+  const outcomes = new Map<string, MoneyMovement.MovementOutcome>()
+  const originate = (kind: MoneyMovement.MovementKind) => (request: { readonly idempotencyKey: string }) => {
+    asked.push({ operation: kind, key: request.idempotencyKey })
+    const refusal = refusals.get(request.idempotencyKey)
+    return refusal === undefined
+      ? Effect.succeed({ kind, id: request.idempotencyKey, providerReference: `ref-${request.idempotencyKey}` })
+      : Effect.fail(refusal)
+  }
+  const service = MoneyMovement.MoneyMovement.of({
+    originateDebit: originate("Debit"),
+    originateCredit: originate("Credit"),
+    originatePayout: originate("Payout"),
+    status: (reference) => {
+      asked.push({ operation: "status", key: reference.id })
+      return Effect.succeed(outcomes.get(reference.id) ?? { status: "Pending" })
+    },
+  })
+  return { asked, refusals, outcomes, layer: Layer.succeed(MoneyMovement.MoneyMovement, service) }
+}
+
+const transferDoc = (transferId: TransferId) => Transfers.get({ _tag: "Partner", partnerId }, transferId)
+
+describe("money movement: origination", () => {
+  it.effect("a pending transfer is originated as a debit keyed by its id, and its reference recorded once", () => {
+    const provider = scriptedProvider()
+    return Effect.gen(function* () {
+      const { transferId } = yield* accepted
+      const results = yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      assert.deepStrictEqual(
+        results.map((result) => result._tag),
+        ["Recorded"],
+      )
+      assert.deepStrictEqual(provider.asked, [{ operation: "Debit", key: transferId }])
+      assert.strictEqual((yield* transferDoc(transferId)).providerReference, `ref-${transferId}`)
+      // Again (another instance, or a retry): the transfer is originated already, the provider is not asked.
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      assert.strictEqual(provider.asked.length, 1)
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+
+  it.effect("a refusal with an ACH return code fails the transfer with it", () => {
+    const provider = scriptedProvider()
+    return Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* accepted
+      provider.refusals.set(
+        transferId,
+        new MoneyMovement.MovementRefused({ code: "R02", reason: "funding source removed" }),
+      )
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual(
+        [request.status, request.returnCode, request.returnReason],
+        ["Failed", "R02", "Account closed"],
+      )
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+
+  it.effect("an unreachable provider or a refusal without a code leaves the transfer for the next run", () => {
+    const provider = scriptedProvider()
+    return Effect.gen(function* () {
+      const { transferId } = yield* accepted
+      provider.refusals.set(transferId, new ProviderUnavailable({ provider: "bank", reason: "timeout" }))
+      assert.deepStrictEqual(yield* MoneyMovements.originate([{ _tag: "Debit", transferId }]), [])
+      provider.refusals.set(transferId, new MoneyMovement.MovementRefused({ code: "limit", reason: "daily limit" }))
+      assert.deepStrictEqual(yield* MoneyMovements.originate([{ _tag: "Debit", transferId }]), [])
+      const doc = yield* transferDoc(transferId)
+      assert.deepStrictEqual([doc.status, doc.providerReference], ["Pending", undefined])
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+
+  it.effect("a pending refund is originated as a credit keyed by the refund id", () => {
+    const provider = scriptedProvider()
+    return Effect.gen(function* () {
+      const { transferId } = yield* paid
+      const refund = yield* Transfers.refund({ partnerId, transferId, amount: { value: 5, currencyCode: "USD" } })
+      yield* MoneyMovements.originate([{ _tag: "Credit", transferId, refundId: refund.refundId }])
+      assert.deepStrictEqual(provider.asked, [{ operation: "Credit", key: refund.refundId }])
+      const doc = yield* transferDoc(transferId)
+      assert.strictEqual(doc.refunds?.[0]?.providerReference, `ref-${refund.refundId}`)
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+})
+
+describe("money movement: outcomes, polled or notified", () => {
+  it.effect("polling records what is no longer Pending: settled, then returned", () => {
+    const provider = scriptedProvider()
+    return Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* accepted
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      const originated = [{ movement: { _tag: "Debit", transferId } as const, providerReference: `ref-${transferId}` }]
+      assert.deepStrictEqual(yield* MoneyMovements.poll(originated), [])
+      provider.outcomes.set(transferId, { status: "Settled" })
+      yield* MoneyMovements.poll(originated)
+      assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).status, "Paid")
+      provider.outcomes.set(transferId, { status: "Returned", returnCode: "R16" })
+      yield* MoneyMovements.poll(originated)
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual(
+        [request.status, request.returnCode, request.returnReason],
+        ["Returned", "R16", "Account frozen / entry returned per OFAC instruction"],
+      )
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+
+  it.effect("a notification records the same outcome as polling would; repeating it changes nothing", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* paid
+      const movement = { _tag: "Debit", transferId } as const
+      yield* MoneyMovements.recordNotification(movement, { status: "Returned", returnCode: "R29" })
+      yield* MoneyMovements.recordNotification(movement, { status: "Returned", returnCode: "R29" })
+      yield* MoneyMovements.recordNotification(movement, { status: "Settled" })
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual(
+        request.statusHistory.map((change) => change.status),
+        ["Pending", "Accepted", "Paid", "Returned"],
+      )
+      assert.strictEqual(request.returnReason, "Corporate customer advises not authorized")
+    }).pipe(Effect.provide(layer())),
+  )
 })

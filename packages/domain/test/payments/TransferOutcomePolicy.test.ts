@@ -8,8 +8,11 @@ import {
   type ReimbursementProviderId,
   TransferFailed,
   TransferInitiated,
+  TransferRefundCompleted,
   TransferRefunded,
+  TransferRefundRequested,
   TransferReimbursementApplied,
+  TransferReturned,
   TransferSettled,
 } from "../../src/payments/TransferEvents.ts"
 import { policy } from "../../src/payments/TransferOutcomePolicy.ts"
@@ -98,6 +101,56 @@ describe("a transfer's outcome reaches the payment request it pays", () => {
     spec
       .given([initiated, settled])
       .when(refunded)
+      .then({
+        id: paymentRequestId,
+        command: {
+          _tag: "RefundPaymentRequest",
+          paymentRequestId,
+          refundId,
+          amount: Money.make(4_000, "USD"),
+          at: later,
+        },
+      })
+  })
+
+  it("a returned transfer makes its payment request record the return with the code and its reason", () => {
+    spec
+      .given([initiated, settled])
+      .when(TransferReturned.make({ transferId, returnCode: "R10", reason: "not authorised", status: "Returned", at }))
+      .then({
+        id: paymentRequestId,
+        command: {
+          _tag: "RecordTransferReturned",
+          paymentRequestId,
+          transferId,
+          returnCode: "R10",
+          reason: "not authorised",
+          at,
+        },
+      })
+  })
+
+  it("a refund reaches the payment request once completed, not while Pending", () => {
+    spec
+      .given([initiated, settled])
+      .when(TransferRefundRequested.make({ transferId, refundId, amount: Money.make(4_000, "USD"), at: later }))
+      .thenNothingIsIssued()
+    spec
+      .given([
+        initiated,
+        settled,
+        TransferRefundRequested.make({ transferId, refundId, amount: Money.make(4_000, "USD"), at: later }),
+      ])
+      .when(
+        TransferRefundCompleted.make({
+          transferId,
+          refundId,
+          amount: Money.make(4_000, "USD"),
+          totalRefunded: Money.make(4_000, "USD"),
+          isRefunded: false,
+          at: later,
+        }),
+      )
       .then({
         id: paymentRequestId,
         command: {

@@ -67,6 +67,10 @@ const company = (companyReferenceId: string) =>
     (r) => r.companyId as CompanyId,
   )
 
+/** A company whose KYB completed Verified: only a Verified company collects. */
+const verifiedCompany = (companyReferenceId: string) =>
+  company(companyReferenceId).pipe(Effect.tap(Fixtures.verifyCompany))
+
 /** A verified payer with the checking account ****6789 linked. */
 const customer = Fixtures.registerVerifiedCustomer(partnerId, payer, checking)
 
@@ -134,7 +138,7 @@ describe("a batch of settlement outcomes", () => {
   it.effect("settles or fails each transfer with the request it pays; an unknown transfer is skipped", () =>
     Effect.gen(function* () {
       yield* march2026
-      const companyId = yield* company("acme-001")
+      const companyId = yield* verifiedCompany("acme-001")
       yield* customer
       const first = yield* acceptedRequest(companyId)
       const second = yield* acceptedRequest(companyId)

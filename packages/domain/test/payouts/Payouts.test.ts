@@ -188,7 +188,7 @@ describe("paying out", () => {
         "Status",
         "Timestamp",
       ])
-      assert.deepStrictEqual(webhooks[1]!.data.Amount, { Value: 125.5, CurrencyCode: "USD" })
+      assert.deepStrictEqual(webhooks[1]!.data.Amount, { value: 125.5, currencyCode: "USD" })
     }).pipe(Effect.provide(layer())),
   )
 

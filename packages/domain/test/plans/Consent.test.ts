@@ -45,6 +45,7 @@ const acceptBy = (registrationId = payer, bankAccountId = bankAccount): Consent.
   _tag: "AcceptConsent",
   consentId,
   registrationId,
+  payerKyc: "Verified",
   bankAccountId,
   at: acceptedAt,
 })
@@ -81,6 +82,13 @@ describe("a consent that does not exist", () => {
 })
 
 describe("a Pending consent", () => {
+  it("a payer whose KYC is not Verified cannot accept it (CUSTOMER_NOT_VERIFIED)", () => {
+    for (const payerKyc of ["NotStarted", "Pending", "Rejected"] as const)
+      spec
+        .given([requested])
+        .when({ ...acceptBy(), payerKyc })
+        .thenFails({ _tag: "RuleViolated", code: "CUSTOMER_NOT_VERIFIED" })
+  })
   it("is listed", () => {
     assert.isTrue(Consent.isListable(fold(Consent.aggregate, [requested])))
   })

@@ -11,6 +11,7 @@ import {
   TransferFailed,
   TransferInitiated,
   TransferRefunded,
+  TransferReturned,
   TransferSettled,
 } from "../../src/payments/TransferEvents.ts"
 import { policy } from "../../src/plans/InstalmentOutcomePolicy.ts"
@@ -88,6 +89,30 @@ describe("a transfer's outcome reaches the plan instalment it collects", () => {
           transferId,
           outcome: { _tag: "Failed", returnCode: "R01", reason: "insufficient funds" },
           at,
+        },
+      })
+  })
+
+  it("a returned transfer makes its plan record the instalment Returned with the code and its reason", () => {
+    spec
+      .given([initiated, settled])
+      .when(
+        TransferReturned.make({
+          transferId,
+          returnCode: "R10",
+          reason: "not authorised",
+          status: "Returned",
+          at: later,
+        }),
+      )
+      .then({
+        id: paymentPlanId,
+        command: {
+          _tag: "RecordInstalmentOutcome",
+          paymentPlanId,
+          transferId,
+          outcome: { _tag: "Returned", returnCode: "R10", reason: "not authorised" },
+          at: later,
         },
       })
   })

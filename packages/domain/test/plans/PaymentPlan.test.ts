@@ -46,6 +46,7 @@ const create = (overrides: Partial<PaymentPlan.CreatePaymentPlan> = {}): Payment
   _tag: "CreatePaymentPlan",
   ...planIds,
   consentId,
+  companyStatus: "Verified",
   payerRegistrationId: payer,
   amount,
   frequency: "Monthly",
@@ -182,6 +183,16 @@ const completedPlan = [
 ]
 
 describe("a payment plan that does not exist", () => {
+  it("a company whose KYB is not Verified cannot create one (COMPANY_NOT_VERIFIED, COMPANY_REJECTED)", () => {
+    spec
+      .given([])
+      .when(create({ companyStatus: "Unverified" }))
+      .thenFails({ _tag: "RuleViolated", code: "COMPANY_NOT_VERIFIED" })
+    spec
+      .given([])
+      .when(create({ companyStatus: "Rejected" }))
+      .thenFails({ _tag: "RuleViolated", code: "COMPANY_REJECTED" })
+  })
   it("create keeps the company's description; one over 500 characters is refused", () => {
     spec
       .given([])
@@ -618,6 +629,46 @@ describe("an instalment collected through a transfer", () => {
     spec
       .given([...byTransfer, failed])
       .when(outcome({ _tag: "Settled" }))
+      .thenNothingHappens()
+  })
+  it("a settled one is Returned when its transfer comes back, with the code and its reason", () => {
+    const r10 = { _tag: "Returned", returnCode: "R10", reason: "not authorised" } as const
+    const returned: PaymentPlanEvent = {
+      _tag: "InstalmentReturned",
+      ...instalment,
+      returnCode: "R10",
+      reason: "not authorised",
+      at: on("2026-01-17"),
+    }
+    spec
+      .given([...byTransfer, settled])
+      .when(outcome(r10))
+      .then([returned])
+    spec
+      .given([...byTransfer, settled, returned])
+      .when(outcome(r10))
+      .thenNothingHappens()
+  })
+  it("a pending one returned before its settlement was recorded is Settled, then Returned", () => {
+    const r10 = { _tag: "Returned", returnCode: "R10", reason: "not authorised" } as const
+    spec
+      .given(byTransfer)
+      .when(outcome(r10))
+      .then([
+        settled,
+        {
+          _tag: "InstalmentReturned",
+          ...instalment,
+          returnCode: "R10",
+          reason: "not authorised",
+          at: on("2026-01-17"),
+        },
+      ])
+  })
+  it("a failed one is never Returned", () => {
+    spec
+      .given([...byTransfer, failed])
+      .when(outcome({ _tag: "Returned", returnCode: "R10", reason: "not authorised" }))
       .thenNothingHappens()
   })
   it("learns its outcome even after the plan was cancelled", () => {

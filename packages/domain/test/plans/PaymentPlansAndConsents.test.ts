@@ -27,6 +27,7 @@ import * as Consents from "../../src/plans/Consents.ts"
 import { consents } from "../../src/plans/ConsentsProjection.ts"
 import * as PaymentPlans from "../../src/plans/PaymentPlans.ts"
 import { duePlans, paymentPlans, schedulerTenant } from "../../src/plans/PaymentPlansProjection.ts"
+import { Fixtures } from "../../src/testing/index.ts"
 
 const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b")
 const otherPartnerId = Ids.PartnerId.make("1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f")
@@ -79,19 +80,7 @@ const seedCompany = (
 
 /** Registers `registrationId` as a verified customer of `owner` with the checking account `bankAccountId` (****6789) linked. */
 const seedPayer = (owner: Ids.PartnerId, registrationId: Ids.RegistrationId) =>
-  Effect.gen(function* () {
-    const at = yield* DateTime.now
-    const tokenId = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66"
-    const run = (command: Customer.Command) => CommandHandler.handle(Customer.aggregate, registrationId, command)
-    yield* run({ _tag: "RegisterCustomer", registrationId, partnerId: owner, phoneNumber: "+14155550123", at })
-    yield* run({ _tag: "StartKyc", tokenId, expiration: DateTime.add(at, { hours: 1 }), at })
-    yield* run({
-      _tag: "LinkBankAccounts",
-      tokenId,
-      accounts: [{ bankAccountId, institutionId: "ins_1", name: "Everyday Checking", mask: "6789", type: "checking" }],
-      at,
-    })
-  })
+  Fixtures.registerVerifiedCustomer(owner, registrationId, bankAccountId)
 
 const setup = Effect.gen(function* () {
   yield* TestClock.setTime(now)
@@ -229,6 +218,36 @@ describe("who may be party to a plan", () => {
         [(refused as { _tag: string })._tag, (refused as { code: string }).code],
         ["RuleViolated", "COMPANY_REJECTED"],
       )
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("a company whose verification has not completed cannot collect (COMPANY_NOT_VERIFIED)", () =>
+    Effect.gen(function* () {
+      yield* setup
+      const unverified = "c0000000-0000-4000-8000-0000000000fe"
+      yield* seedCompany(partnerId, unverified, "UNVERIFIED-1", "Unverified")
+      const refused = yield* failureTag(PaymentPlans.create(planInput({ companyId: unverified })))
+      assert.deepStrictEqual(
+        [(refused as { _tag: string })._tag, (refused as { code: string }).code],
+        ["RuleViolated", "COMPANY_NOT_VERIFIED"],
+      )
+    }).pipe(Effect.provide(domain())),
+  )
+
+  it.effect("a payer whose identity is not verified cannot consent (CUSTOMER_NOT_VERIFIED)", () =>
+    Effect.gen(function* () {
+      yield* setup
+      const pendingPayer = "d0000000-0000-4000-8000-0000000000fe" as Ids.RegistrationId
+      yield* Fixtures.registerCustomer(partnerId, pendingPayer, "+14155550177")
+      yield* Fixtures.linkBankAccount(pendingPayer, bankAccountId)
+      const created = yield* PaymentPlans.create(planInput({ payerRegistrationId: pendingPayer }))
+      const caller = { partnerId, registrationId: pendingPayer }
+      const refused = yield* failureTag(Consents.accept(caller, created.consentId, bankAccountId))
+      assert.deepStrictEqual(
+        [(refused as { _tag: string })._tag, (refused as { code: string }).code],
+        ["RuleViolated", "CUSTOMER_NOT_VERIFIED"],
+      )
+      assert.strictEqual((yield* Consents.get(caller, created.consentId)).status, "Pending")
     }).pipe(Effect.provide(domain())),
   )
 
@@ -531,7 +550,7 @@ describe("an instalment's transfer", () => {
         transferId: collected.transferId,
         amount: { value: 5, currencyCode: "USD" },
       })
-      assert.deepStrictEqual(refund.refundedAmount, Money.make(500, "USD"))
+      assert.deepStrictEqual([refund.status, refund.amount], ["Pending", Money.make(500, "USD")])
     }).pipe(Effect.provide(domain())),
   )
 

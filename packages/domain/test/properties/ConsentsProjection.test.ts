@@ -60,7 +60,14 @@ const arbitraryCommand = (terms: Terms): fc.Arbitrary<Timed<Consent.Command>> =>
       weight: 3,
       arbitrary: fc.record({ who: fc.constantFrom(payer, payer, stranger), account: fc.constantFrom(...accounts) }).map(
         ({ who, account }): Timed<Consent.Command> =>
-          (at) => ({ _tag: "AcceptConsent", consentId, registrationId: who, bankAccountId: account, at }),
+          (at) => ({
+            _tag: "AcceptConsent",
+            consentId,
+            registrationId: who,
+            payerKyc: "Verified",
+            bankAccountId: account,
+            at,
+          }),
       ),
     },
     {
@@ -135,6 +142,7 @@ const planCreated = (terms: Terms, recurrenceInterval: number, startDate: string
       consentId: terms.consentId as ConsentId,
       partnerId: terms.partnerId as PartnerId,
       companyId: terms.companyId as CompanyId,
+      companyStatus: "Verified",
       payerRegistrationId: terms.payer as RegistrationId,
       amount: Money.make(terms.amount, "USD"),
       frequency: terms.frequency,

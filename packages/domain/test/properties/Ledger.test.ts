@@ -1,17 +1,15 @@
 /**
  * Balances and payouts reconcile with the money that moved. For any sequence
- * of transfers initiated, settled, failed and refunded, payouts taken from the
- * balance, paid, failed and returned, decided by the aggregates and carried by
- * the policies (the ledger policy, payout creation, a failed payout's money
- * back):
+ * of transfers initiated, settled, failed and returned, refunds asked for,
+ * completed and failed, payouts taken from the balance, paid, failed and
+ * returned, decided by the aggregates and carried by the policies (the ledger
+ * policy, payout creation, a failed payout's money back):
  * - what is available plus what was paid out (payouts not failed) equals what
- *   settled minus what was refunded;
+ *   settled minus what was refunded (refunds not failed) minus what was
+ *   returned;
  * - every payout's items add up to its amount exactly, and no ledger entry is
  *   both available and in a payout, or in two payouts;
  * - what is pending is what was initiated and is neither settled nor failed.
- *
- * Returns (TransferReturned) and refunds as their own movements join the
- * equation when the ledger reads them (`Ledger.entryOfTransferEvent`).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
@@ -50,6 +48,8 @@ type Step =
   | { readonly _tag: "Settle"; readonly transfer: number }
   | { readonly _tag: "Fail"; readonly transfer: number }
   | { readonly _tag: "Refund"; readonly transfer: number; readonly minorUnits: number }
+  | { readonly _tag: "Return"; readonly transfer: number }
+  | { readonly _tag: "RefundOutcome"; readonly refund: number; readonly completed: boolean }
   | { readonly _tag: "PayOut"; readonly minimum: number }
   | { readonly _tag: "PayoutOutcome"; readonly payout: number; readonly outcome: "Settled" | "Failed" | "Returned" }
 
@@ -76,6 +76,15 @@ const arbitraryStep: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.record({ _tag: fc.constant("PayOut" as const), minimum: fc.integer({ min: 0, max: 20_000 }) }),
+  },
+  { weight: 1, arbitrary: fc.record({ _tag: fc.constant("Return" as const), transfer: transferIndex }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      _tag: fc.constant("RefundOutcome" as const),
+      refund: fc.integer({ min: 0, max: 5 }),
+      completed: fc.boolean(),
+    }),
   },
   {
     weight: 3,
@@ -127,6 +136,7 @@ const run = (steps: ReadonlyArray<Step>) => {
   const world = makeWorld()
   let payouts = 0
   let refunds = 0
+  const refundsAsked: Array<{ readonly refundId: RefundId; readonly transferId: TransferId }> = []
   steps.forEach((step, index) => {
     const at = DateTime.makeUnsafe(start + index * 60_000)
     const transferId = "transfer" in step ? transferIdOf(step.transfer) : undefined
@@ -138,6 +148,7 @@ const run = (steps: ReadonlyArray<Step>) => {
           payerRegistrationId: payer,
           partnerId,
           companyId,
+          parties: { companyStatus: "Verified", payerKyc: "Verified" },
           amount: Money.make(step.minorUnits, "USD"),
           senderName: "Grace Hopper",
           recipientName: "Acme Coffee",
@@ -168,15 +179,39 @@ const run = (steps: ReadonlyArray<Step>) => {
           at,
         })
         break
-      case "Refund":
-        world.handle(Transfer.aggregate, transferId!, {
+      case "Refund": {
+        const refundId = refundIdOf(refunds)
+        const recorded = world.handle(Transfer.aggregate, transferId!, {
           _tag: "RefundTransfer",
           transferId: transferId!,
-          refundId: refundIdOf(refunds++),
+          refundId,
           amount: Money.make(step.minorUnits, "USD"),
           at,
         })
+        if (recorded > 0) refundsAsked.push({ refundId, transferId: transferId! })
+        refunds++
         break
+      }
+      case "Return":
+        world.handle(Transfer.aggregate, transferId!, {
+          _tag: "RecordOutcome",
+          transferId: transferId!,
+          outcome: { _tag: "Returned", returnCode: "R10" },
+          at,
+        })
+        break
+      case "RefundOutcome": {
+        const asked = refundsAsked[step.refund]
+        if (asked === undefined) break
+        world.handle(Transfer.aggregate, asked.transferId, {
+          _tag: "RecordRefundOutcome",
+          transferId: asked.transferId,
+          refundId: asked.refundId,
+          outcome: step.completed ? { _tag: "Settled" } : { _tag: "Failed", returnCode: "R03" },
+          at,
+        })
+        break
+      }
       case "PayOut":
         world.handle(Balance.aggregate, companyId, {
           _tag: "PayOutBalance",
@@ -206,23 +241,32 @@ const run = (steps: ReadonlyArray<Step>) => {
 }
 
 describe("a company's balance and payouts, after any sequence of movements", () => {
-  it("available plus paid out equals settled minus refunded", () => {
+  it("available plus paid out equals settled minus refunded minus returned", () => {
     fc.assert(
       fc.property(arbitrarySteps, (steps) => {
         const { balance, transfers, payouts } = run(steps)
+        // Settled, and returned transfers (which settled first).
         const settled = transfers.reduce(
-          (sum, t) => (t._tag === "Settled" ? sum + t.details.amount.minorUnits : sum),
+          (sum, t) => (t._tag === "Settled" || t._tag === "Returned" ? sum + t.details.amount.minorUnits : sum),
           0,
         )
+        const returned = transfers.reduce(
+          (sum, t) => (t._tag === "Returned" ? sum + t.details.amount.minorUnits : sum),
+          0,
+        )
+        // Refunds asked for and not failed (a Pending one is held for the payer).
         const refunded = transfers.reduce(
-          (sum, t) => (t._tag === "Settled" ? sum + t.refundedAmount.minorUnits : sum),
+          (sum, t) =>
+            t._tag === "Settled" || t._tag === "Returned"
+              ? sum + t.refunds.reduce((held, r) => (r.status === "Failed" ? held : held + r.amount.minorUnits), 0)
+              : sum,
           0,
         )
         const paidOut = payouts.reduce(
           (sum, p) => (p._tag === "Failed" || p._tag === "Initial" ? sum : sum + p.details.amount.minorUnits),
           0,
         )
-        assert.strictEqual(Balance.availableOf(balance, "USD") + paidOut, settled - refunded)
+        assert.strictEqual(Balance.availableOf(balance, "USD") + paidOut, settled - refunded - returned)
       }),
       runs,
     )
@@ -269,8 +313,27 @@ describe("the sequences generated", () => {
   it("include payouts paid, payouts failed and refunds after a payout (the property is not vacuous)", () => {
     const samples = fc.sample(arbitrarySteps, { seed: runs.seed, numRuns: runs.numRuns })
     const outcomes = samples.map((steps) => run(steps).payouts.map((payout) => payout._tag))
-    assert.isTrue(outcomes.some((tags) => tags.includes("Paid")))
-    assert.isTrue(outcomes.some((tags) => tags.includes("Failed")))
+    assert.isTrue(
+      outcomes.some((tags) => tags.includes("Paid")),
+      "some payout is paid",
+    )
+    assert.isTrue(
+      outcomes.some((tags) => tags.includes("Failed")),
+      "some payout fails",
+    )
+    const transferStates = samples.map((steps) => run(steps).transfers.map((t) => t._tag))
+    assert.isTrue(
+      transferStates.some((tags) => tags.includes("Returned")),
+      "some transfer is returned",
+    )
+    assert.isTrue(
+      samples.some((steps) =>
+        run(steps).transfers.some(
+          (t) => (t._tag === "Settled" || t._tag === "Returned") && t.refunds.some((r) => r.status === "Failed"),
+        ),
+      ),
+      "some refund fails",
+    )
     assert.isTrue(
       samples.some((steps) => run(steps).balance._tag === "Open" && Balance.availableOf(run(steps).balance, "USD") < 0),
     )

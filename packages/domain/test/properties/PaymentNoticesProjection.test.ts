@@ -130,6 +130,7 @@ const arbitraryRequestStep = (paymentRequestId: PaymentRequestId, partnerId: Par
                 _tag: "AcceptPaymentRequest",
                 paymentRequestId,
                 registrationId: payer,
+                payerKyc: "Verified",
                 bankAccountId: "8a3fbd61-4e52-4f60-b172-8d9e0f1a2b3c" as BankAccountId,
                 accountNumberMasked: "****6789",
                 acceptDebitAuth: false,
@@ -157,6 +158,7 @@ const arbitraryRequestStep = (paymentRequestId: PaymentRequestId, partnerId: Par
                 _tag: "PayWithCard",
                 paymentRequestId,
                 registrationId: payer,
+                payerKyc: "Verified",
                 cardPaymentId: fresh as CardPaymentId,
                 paymentMethodId: "pm_1",
                 brand: "visa",
@@ -165,7 +167,14 @@ const arbitraryRequestStep = (paymentRequestId: PaymentRequestId, partnerId: Par
                 at,
               }
             case "collect":
-              return { _tag: "TryAutoCollection", paymentRequestId, today: dueDate, transferId, at }
+              return {
+                _tag: "TryAutoCollection",
+                paymentRequestId,
+                today: dueDate,
+                parties: { companyStatus: "Verified", payerKyc: "Verified" },
+                transferId,
+                at,
+              }
           }
         },
       }),
@@ -182,6 +191,7 @@ const arbitraryHistory = fc
         paymentRequestId: id,
         partnerId: partnerId as PartnerId,
         companyId: companyId as CompanyId,
+        companyStatus: "Verified",
         payerRegistrationId: payer,
         amount: usd(10_000),
         description: "Cleaning, March",

@@ -59,6 +59,7 @@ const create =
     consentId: c.consentId as ConsentId,
     partnerId: c.partnerId as PartnerId,
     companyId: c.companyId as CompanyId,
+    companyStatus: "Verified",
     payerRegistrationId: c.payer as RegistrationId,
     amount: usd(c.amount),
     frequency: c.frequency,

@@ -69,6 +69,7 @@ const arbitraryCreate = fc
         paymentRequestId: r.paymentRequestId as PaymentRequestId,
         partnerId: r.partnerId as PartnerId,
         companyId: r.companyId as CompanyId,
+        companyStatus: "Verified",
         payerRegistrationId: payer,
         amount: usd(amount),
         description: "Cleaning, March",
@@ -97,6 +98,7 @@ const arbitraryCommand = (request: Request): fc.Arbitrary<Timed<PaymentRequest.C
             _tag: "AcceptPaymentRequest",
             paymentRequestId,
             registrationId: who,
+            payerKyc: "Verified",
             bankAccountId,
             accountNumberMasked: "****6789",
             acceptDebitAuth,
@@ -174,6 +176,7 @@ const arbitraryCommand = (request: Request): fc.Arbitrary<Timed<PaymentRequest.C
               ...(debitAuth === undefined
                 ? {}
                 : { debitAuth: { active: debitAuth.active, limit: usd(debitAuth.limit) } }),
+              parties: { companyStatus: "Verified", payerKyc: "Verified" },
               transferId,
               at,
             }),
@@ -185,6 +188,7 @@ const arbitraryCommand = (request: Request): fc.Arbitrary<Timed<PaymentRequest.C
         _tag: "PayWithCard",
         paymentRequestId,
         registrationId: payer,
+        payerKyc: "Verified",
         cardPaymentId: "9b40ce72-5f63-4071-8283-9e0f1a2b3c4d" as CardPaymentId,
         paymentMethodId: "pm_1",
         brand: "visa",

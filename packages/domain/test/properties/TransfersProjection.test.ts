@@ -1,8 +1,9 @@
 /**
  * The `transfers` read model agrees with the Transfer aggregate: after any
- * history of commands (settlement, failure, partial and full refunds, repeated
- * refunds, reimbursement), the document says what the aggregate's state
- * says, field by field; it is refunded only once everything was paid back.
+ * history of commands (settlement, failure, return, origination, partial and
+ * full refunds with their credits completing or failing, repeated refunds,
+ * reimbursement), the document says what the aggregate's state says, field by
+ * field; it is refunded only once completed refunds paid everything back.
  */
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
@@ -20,6 +21,12 @@ import { projection, type TransferDocument } from "../../src/payments/TransfersP
 import { documentOf, history, iso, runs, type Timed, usd, uuid } from "./RandomHistory.ts"
 
 const repeatedRefundId = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f" as RefundId
+/** The refund ids of a history (few, so that outcomes name refunds that exist). */
+const refundIds = [
+  repeatedRefundId,
+  "4c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f" as RefundId,
+  "5c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f" as RefundId,
+]
 const providers = ["1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e"].map(
   (id) => id as ReimbursementProviderId,
 )
@@ -56,6 +63,7 @@ const arbitraryInitiate = fc
       payerRegistrationId: r.payer as RegistrationId,
       partnerId: r.partnerId as PartnerId,
       companyId: r.companyId as CompanyId,
+      parties: { companyStatus: "Verified", payerKyc: "Verified" },
       amount: usd(r.amount),
       senderName: "Ada Lovelace",
       recipientName: "Acme Coffee",
@@ -100,7 +108,7 @@ const arbitraryCommand = (transfer: Initiated): fc.Arbitrary<Timed<Transfer.Comm
       weight: 6,
       arbitrary: fc
         .record({
-          refundId: fc.oneof({ weight: 3, arbitrary: uuid }, { weight: 1, arbitrary: fc.constant(repeatedRefundId) }),
+          refundId: fc.constantFrom(...refundIds),
           amount: fc.oneof(
             fc.integer({ min: 1, max: Math.max(1, Math.floor(transfer.amount / 3)) }),
             fc.constant(transfer.amount),
@@ -128,6 +136,36 @@ const arbitraryCommand = (transfer: Initiated): fc.Arbitrary<Timed<Transfer.Comm
       weight: 1,
       arbitrary: fc.constant<Timed<Transfer.Command>>((at) => ({ _tag: "CompleteReimbursement", transferId, at })),
     },
+    {
+      weight: 1,
+      arbitrary: fc.constant<Timed<Transfer.Command>>((at) => ({
+        _tag: "RecordOutcome",
+        transferId,
+        outcome: { _tag: "Returned", returnCode: "R10" },
+        at,
+      })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant<Timed<Transfer.Command>>((at) => ({
+        _tag: "RecordOrigination",
+        transferId,
+        providerReference: "ref-1",
+        at,
+      })),
+    },
+    {
+      weight: 4,
+      arbitrary: fc
+        .record({
+          refundId: fc.constantFrom(...refundIds),
+          outcome: fc.constantFrom<Transfer.Outcome>({ _tag: "Settled" }, { _tag: "Failed", returnCode: "R03" }),
+        })
+        .map(
+          ({ refundId, outcome }): Timed<Transfer.Command> =>
+            (at) => ({ _tag: "RecordRefundOutcome", transferId, refundId, outcome, at }),
+        ),
+    },
   )
 }
 
@@ -154,10 +192,14 @@ describe("the transfer document, after any history", () => {
   it("says the status the aggregate has, with when it settled or failed", () =>
     property((state, document) => {
       assert.strictEqual(document.status, state._tag)
-      assert.strictEqual(document.settledAt, state._tag === "Settled" ? iso(state.settledAt) : undefined)
+      const settled = state._tag === "Settled" || state._tag === "Returned"
+      const ended = state._tag === "Failed" || state._tag === "Returned"
+      assert.strictEqual(document.settledAt, settled ? iso(state.settledAt) : undefined)
       assert.strictEqual(document.failedAt, state._tag === "Failed" ? iso(state.failedAt) : undefined)
-      assert.strictEqual(document.returnCode, state._tag === "Failed" ? state.returnCode : undefined)
-      assert.strictEqual(document.failureReason, state._tag === "Failed" ? state.reason : undefined)
+      assert.strictEqual(document.returnedAt, state._tag === "Returned" ? iso(state.returnedAt) : undefined)
+      assert.strictEqual(document.returnCode, ended ? state.returnCode : undefined)
+      assert.strictEqual(document.failureReason, ended ? state.reason : undefined)
+      assert.strictEqual(document.providerReference, state.providerReference)
     }))
 
   it("says what the transfer moves, from whom to whom, as the aggregate recorded it", () =>
@@ -181,14 +223,23 @@ describe("the transfer document, after any history", () => {
       assert.strictEqual(document.createdAt, iso(details.initiatedAt))
     }))
 
-  it("says the refunded amount the aggregate has, the sum of every refund, partial ones included", () =>
+  it("says the refunded amount the aggregate has, the sum of every completed refund, partial ones included", () =>
     property((state, document) => {
       const summary = Transfer.summary(state)
       assert.deepStrictEqual(document.refundedAmount, summary?.refundedAmount)
-      const refunds = state._tag === "Settled" ? state.refunds : []
       assert.strictEqual(
         document.refundedAmount.minorUnits,
-        refunds.reduce((total, refund) => total + refund.amount.minorUnits, 0),
+        Transfer.refundsOf(state)
+          .filter((refund) => refund.status === "Completed")
+          .reduce((total, refund) => total + refund.amount.minorUnits, 0),
+      )
+    }))
+
+  it("lists the refunds the aggregate has, each with its amount and status", () =>
+    property((state, document) => {
+      assert.deepStrictEqual(
+        (document.refunds ?? []).map((refund) => [refund.refundId, refund.amount.minorUnits, refund.status]),
+        Transfer.refundsOf(state).map((refund) => [refund.refundId, refund.amount.minorUnits, refund.status]),
       )
     }))
 
@@ -197,13 +248,15 @@ describe("the transfer document, after any history", () => {
       assert.strictEqual(document.isRefunded, Transfer.summary(state)?.isRefunded)
       assert.strictEqual(
         document.isRefunded,
-        state._tag === "Settled" && state.refundedAmount.minorUnits === state.details.amount.minorUnits,
+        (state._tag === "Settled" || state._tag === "Returned") &&
+          state.refundedAmount.minorUnits === state.details.amount.minorUnits,
       )
     }))
 
   it("says the reimbursement the aggregate has: applied, with which provider and where to sign, and reimbursed", () =>
     property((state, document) => {
-      const reimbursement = state._tag === "Settled" ? state.reimbursement : { _tag: "NotApplied" as const }
+      const reimbursement =
+        state._tag === "Settled" || state._tag === "Returned" ? state.reimbursement : { _tag: "NotApplied" as const }
       assert.strictEqual(document.appliedForReimbursement, reimbursement._tag !== "NotApplied")
       assert.strictEqual(document.isReimbursed, reimbursement._tag === "Reimbursed")
       assert.strictEqual(

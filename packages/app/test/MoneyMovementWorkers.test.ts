@@ -1,0 +1,133 @@
+/**
+ * The money-movement workers on the production path: the operator's bridge
+ * (`MoneyMovementBridge`, against a fake provider) and the real clock, on
+ * PGlite and on PostgreSQL (there with two service instances racing):
+ * - the originator asks the provider for one debit per transfer, keyed by the
+ *   transfer id (several instances may ask; the provider's idempotency makes
+ *   it one movement), and records the provider's reference once;
+ * - the outcome poller asks `status` with that reference and records what it
+ *   answers: Settled (the request Paid), then Returned with R10 within the
+ *   return window (the request Returned, with the code and its reason).
+ */
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { PgDatabase } from "@partnerpay/adapters-pg"
+import { BankAccounts, CalendarDate, Companies, Ids, Payments, Transfers } from "@partnerpay/domain"
+import { Fixtures } from "@partnerpay/domain/testing"
+import { Effect, Fiber, Layer } from "effect"
+import * as Domain from "../src/Domain.ts"
+import * as MoneyMovementBridge from "../src/providers/MoneyMovementBridge.ts"
+import * as MoneyMovementWorkers from "../src/workers/MoneyMovementWorkers.ts"
+import * as FakeProvider from "./providers/FakeProvider.ts"
+import { companyBody, freshDatabase, postgresAvailable } from "./support.ts"
+
+const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6c")
+const payer = Ids.RegistrationId.make("7e57ab1e-0000-4000-8000-0000000a0b0b")
+const checking = Ids.BankAccountId.make("ba000000-0000-4000-8000-0000000a0b01")
+
+const drops: Array<() => Promise<void>> = []
+afterAll(async () => {
+  for (const drop of drops) await drop()
+})
+
+const r10Reason = "Customer advises originator is not known and/or not authorized to debit the account"
+
+/** A paid-for payment request accepted by the payer: its ids. */
+const acceptedRequest = Effect.gen(function* () {
+  const company = yield* Companies.register(partnerId, companyBody({ companyReferenceId: "movement-1" }))
+  yield* Companies.completeKyb(company.companyId, "Verified")
+  yield* Fixtures.registerVerifiedCustomer(partnerId, payer, checking)
+  yield* BankAccounts.setDefault(partnerId, payer, checking)
+  const created = yield* Payments.create({
+    partnerId,
+    companyId: company.companyId,
+    payerRegistrationId: payer,
+    amount: { value: 42.1, currencyCode: "USD" },
+    description: "Lawn care, November",
+    dueDate: CalendarDate.fromEpochMillis(Date.now()),
+  })
+  yield* Payments.accept({
+    partnerId,
+    paymentRequestId: created.paymentRequestId,
+    registrationId: payer,
+    bankAccountId: checking,
+    acceptDebitAuth: false,
+    transferDescription: "",
+  })
+  const request = yield* Payments.get(partnerId, created.paymentRequestId)
+  return { paymentRequestId: created.paymentRequestId, transferId: request.transferId as string }
+})
+
+/** Waits (real time) until `check` holds. */
+const until = <A, E, R>(read: Effect.Effect<A, E, R>, check: (value: A) => boolean) =>
+  Effect.gen(function* () {
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const value = yield* read
+      if (check(value)) return value
+      yield* Effect.sleep("50 millis")
+    }
+    return yield* Effect.die(new Error("condition not met in time"))
+  })
+
+const scenario = (database: "pglite" | "postgres") =>
+  Effect.gen(function* () {
+    const fake = yield* FakeProvider.start()
+    fake.script("debits", [{ status: 200, body: { providerReference: "dw-transfer-1" } }])
+    fake.script("status", [{ status: 200, body: { status: "Settled" } }])
+    const bridge = MoneyMovementBridge.layer(fake.config({ retries: 0 }))
+    const instances =
+      database === "postgres"
+        ? yield* Effect.promise(async () => {
+            const db = await freshDatabase()
+            drops.push(db.drop)
+            const on = () =>
+              Domain.layer.pipe(Layer.provideMerge(PgDatabase.layerPostgres(db.url, { maxConnections: 4 })))
+            return [on(), on()]
+          })
+        : [Domain.layer.pipe(Layer.provideMerge(PgDatabase.layerPglite()))]
+    // One runtime per instance, kept for the whole scenario (PGlite lives in memory).
+    const runtimes = yield* Effect.forEach(instances, (instance) => Layer.build(Layer.merge(instance, bridge)))
+    const primary = runtimes[0]!
+    const { paymentRequestId, transferId } = yield* Effect.provide(acceptedRequest, primary)
+    const workers = yield* Effect.forEach(runtimes, (context) =>
+      Effect.forkChild(
+        Layer.launch(
+          Layer.mergeAll(
+            ...MoneyMovementWorkers.layer({ sandbox: false, delayMillis: 0, pollMillis: 20, returnWindowDays: 60 }),
+          ),
+        ).pipe(Effect.provide(context)),
+      ),
+    )
+    const paid = yield* until(
+      Effect.provide(Payments.get(partnerId, paymentRequestId), primary),
+      (doc) => doc.status === "Paid",
+    )
+    assert.isUndefined(paid.returnCode)
+    const debits = fake.received().filter((request) => request.operation === "debits")
+    assert.isAtLeast(debits.length, 1)
+    for (const debit of debits) assert.deepInclude(debit.body, { idempotencyKey: transferId, fundingSource: checking })
+    const transfer = yield* Effect.provide(Transfers.get({ _tag: "Partner", partnerId }, transferId), primary)
+    assert.strictEqual(transfer.providerReference, "dw-transfer-1")
+    assert.deepInclude(fake.received().find((request) => request.operation === "status")?.body, {
+      kind: "Debit",
+      id: transferId,
+      providerReference: "dw-transfer-1",
+    })
+
+    // A return within the return window: the request becomes Returned with R10 and its reason.
+    fake.script("status", [{ status: 200, body: { status: "Returned", returnCode: "R10" } }])
+    const returned = yield* until(
+      Effect.provide(Payments.get(partnerId, paymentRequestId), primary),
+      (doc) => doc.status === "Returned",
+    )
+    assert.deepStrictEqual([returned.returnCode, returned.returnReason], ["R10", r10Reason])
+    for (const fiber of workers) yield* Fiber.interrupt(fiber)
+  }).pipe(Effect.scoped)
+
+describe("the money-movement workers on the production path", () => {
+  it.live("PGlite: one debit keyed by the transfer, settled then returned (R10)", () => scenario("pglite"), 60_000)
+  it.live.skipIf(!postgresAvailable)(
+    "PostgreSQL, two instances: one movement per transfer, settled then returned (R10)",
+    () => scenario("postgres"),
+    60_000,
+  )
+})

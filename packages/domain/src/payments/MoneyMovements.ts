@@ -1,0 +1,256 @@
+/**
+ * Money-movement use cases: how transfers and refunds move money through the
+ * `MoneyMovement` port, and the one entry point of their outcomes.
+ *
+ * - `originate`: asks the provider to move the money of transfers (a debit of
+ *   the payer's funding source, idempotency key = the transfer id) and refunds
+ *   (a credit back to the payer, key = the refund id) not originated yet, then
+ *   records every provider reference in ONE unit of work (each item atomic on
+ *   its own). The provider is called outside any unit: a unit retried after a
+ *   conflict never calls it twice, and a crash between the call and the record
+ *   only makes the next run ask again under the same key, which answers the
+ *   first movement (never moves money twice). Several instances may originate
+ *   the same item: the provider answers both with one reference, the second
+ *   record changes nothing.
+ * - `poll`: asks the provider where originated movements stand (`status`) and
+ *   records the outcomes that are no longer Pending, in one unit of work.
+ * - `recordOutcomes`: the ONE entry point of an outcome, whatever told it
+ *   (the poller, or a provider's notification decoded by the application:
+ *   `recordNotification`): Settled, Failed (before settlement) or Returned
+ *   (after it) with an ACH return code; the Transfer decides, and a repeat
+ *   changes nothing. Its policies carry the outcome to the payment request
+ *   and the plan instalment in the same unit.
+ */
+import { DateTime, Effect, Option } from "effect"
+import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import * as UseCase from "../infrastructure/UseCase.ts"
+import type { CompanyId, RegistrationId, TransferId } from "../kernel/Ids.ts"
+import * as Traced from "../kernel/Traced.ts"
+import { MoneyMovement, type MovementOutcome, type MovementReference } from "./MoneyMovement.ts"
+import * as ReturnCodes from "./ReturnCodes.ts"
+import * as Transfer from "./Transfer.ts"
+import type { RefundId } from "./TransferEvents.ts"
+import * as TransfersProjection from "./TransfersProjection.ts"
+
+/** One movement of ours: a transfer's debit, or one of its refunds' credit. */
+export type Movement =
+  | { readonly _tag: "Debit"; readonly transferId: TransferId }
+  | { readonly _tag: "Credit"; readonly transferId: TransferId; readonly refundId: RefundId }
+
+/** The id a movement is known by at the provider (and its idempotency key). */
+export const idOf = (movement: Movement): string =>
+  movement._tag === "Debit" ? movement.transferId : movement.refundId
+
+/** A movement and what happened to it, as recorded. */
+export type Recorded =
+  | { readonly _tag: "Recorded"; readonly movement: Movement }
+  | { readonly _tag: "Skipped"; readonly movement: Movement; readonly error: string }
+
+/** The domain's outcome for a provider's (undefined while still Pending). */
+export const outcomeOf = (outcome: MovementOutcome): Transfer.Outcome | undefined => {
+  switch (outcome.status) {
+    case "Pending":
+      return undefined
+    case "Settled":
+      return { _tag: "Settled" }
+    case "Failed":
+      return { _tag: "Failed", returnCode: outcome.returnCode }
+    case "Returned":
+      return { _tag: "Returned", returnCode: outcome.returnCode }
+  }
+}
+
+/** Applies one transfer command in a nested unit (undone alone; its policies follow). */
+const applyToTransfer = UseCase.fn("MoneyMovements.applyToTransfer")(function* (
+  transferId: string,
+  command: Transfer.Command,
+) {
+  return yield* CommandHandler.handle(Transfer.aggregate, transferId, command)
+})
+
+/**
+ * Runs one command per movement in ONE unit of work, each atomic on its own: a
+ * refused or racing item is Skipped and the others commit; a database failure
+ * fails the batch.
+ */
+const recordBatch = UseCase.fn("MoneyMovements.recordBatch")(function* (
+  items: ReadonlyArray<{ readonly movement: Movement; readonly command: (at: DateTime.Utc) => Transfer.Command }>,
+) {
+  const at = yield* DateTime.now
+  return yield* Effect.forEach(items, ({ movement, command }) =>
+    applyToTransfer(movement.transferId, command(at)).pipe(
+      Effect.as<Recorded>({ _tag: "Recorded", movement }),
+      Effect.catch((error) =>
+        error._tag === "EventStoreUnavailable"
+          ? Effect.fail(error)
+          : Effect.succeed<Recorded>({ _tag: "Skipped", movement, error: error._tag }),
+      ),
+    ),
+  )
+})
+
+/** The command recording a movement's outcome. */
+const outcomeCommand =
+  (movement: Movement, outcome: Transfer.Outcome) =>
+  (at: DateTime.Utc): Transfer.Command =>
+    movement._tag === "Debit"
+      ? { _tag: "RecordOutcome", transferId: movement.transferId, outcome, at }
+      : { _tag: "RecordRefundOutcome", transferId: movement.transferId, refundId: movement.refundId, outcome, at }
+
+/**
+ * Records outcomes (the one entry point, polling or notification) in one unit
+ * of work: each decided by the Transfer, a repeat changing nothing.
+ */
+export const recordOutcomes = (
+  outcomes: ReadonlyArray<{ readonly movement: Movement; readonly outcome: Transfer.Outcome }>,
+) => recordBatch(outcomes.map(({ movement, outcome }) => ({ movement, command: outcomeCommand(movement, outcome) })))
+
+/**
+ * The notification path: a provider's notification (decoded by the
+ * application) about one movement of ours. Pending changes nothing.
+ */
+export const recordNotification = Traced.fn("MoneyMovements.recordNotification")(function* (
+  movement: Movement,
+  outcome: MovementOutcome,
+) {
+  const decided = outcomeOf(outcome)
+  if (decided === undefined) return [] as ReadonlyArray<Recorded>
+  return yield* recordOutcomes([{ movement, outcome: decided }])
+})
+
+/** The transfer document of a movement (undefined when it does not exist). */
+const documentOf = Traced.fn("MoneyMovements.documentOf")(function* (transferId: string) {
+  const store = yield* ReadModelStore
+  const stored = yield* store.get(TransfersProjection.collection, transferId)
+  return Option.isNone(stored) ? undefined : decodeDocument(TransfersProjection.projection, stored.value)
+})
+
+/** The provider's funding source of the payer: the linked bank account debited (else the payer's default). */
+export const fundingSourceOf = (doc: TransfersProjection.TransferDocument): string =>
+  doc.bankAccountId ?? `payer:${doc.payerRegistrationId ?? "unknown"}`
+
+/** Asks the provider to move one movement's money; the reference, or why not (then nothing is recorded). */
+const originateOne = Traced.fn("MoneyMovements.originateOne")(function* (movement: Movement) {
+  const doc = yield* documentOf(movement.transferId)
+  if (doc === undefined) return undefined
+  const provider = yield* MoneyMovement
+  const common = {
+    companyId: doc.companyId as CompanyId,
+    payerRegistrationId: (doc.payerRegistrationId ?? "") as RegistrationId,
+    fundingSource: fundingSourceOf(doc),
+  }
+  if (movement._tag === "Debit") {
+    if (doc.status !== "Pending" || doc.providerReference !== undefined) return undefined
+    return yield* provider.originateDebit({
+      ...common,
+      idempotencyKey: movement.transferId,
+      amount: doc.amount,
+      description: doc.description,
+    })
+  }
+  const refund = doc.refunds?.find((candidate) => candidate.refundId === movement.refundId)
+  if (refund === undefined || refund.status !== "Pending" || refund.providerReference !== undefined) return undefined
+  return yield* provider.originateCredit({
+    ...common,
+    idempotencyKey: movement.refundId,
+    amount: refund.amount,
+    description: `Refund of ${doc.description}`,
+  })
+})
+
+/**
+ * Originates movements not originated yet and records their references in one
+ * unit of work. A provider that cannot be reached leaves the item for the next
+ * run; a refusal with an ACH return code fails the movement (Failed, with that
+ * code); any other refusal is logged and left for the operator.
+ */
+export const originate = Traced.fn("MoneyMovements.originate")(function* (movements: ReadonlyArray<Movement>) {
+  const references: Array<{ readonly movement: Movement; readonly command: (at: DateTime.Utc) => Transfer.Command }> =
+    []
+  for (const movement of movements) {
+    const answered = yield* originateOne(movement).pipe(
+      Effect.map((reference) => ({ _tag: "Originated" as const, reference })),
+      Effect.catchTags({
+        MovementRefused: (refusal) => Effect.succeed({ _tag: "Refused" as const, refusal }),
+        ProviderUnavailable: (error) =>
+          Effect.logWarning("money movement: provider unavailable, origination left for the next run", {
+            movement: idOf(movement),
+            reason: error.reason,
+          }).pipe(Effect.as({ _tag: "Unavailable" as const })),
+      }),
+    )
+    if (answered._tag === "Originated") {
+      const reference = answered.reference
+      if (reference === undefined) continue
+      references.push({
+        movement,
+        command: (at) =>
+          movement._tag === "Debit"
+            ? {
+                _tag: "RecordOrigination",
+                transferId: movement.transferId,
+                providerReference: reference.providerReference,
+                at,
+              }
+            : {
+                _tag: "RecordRefundOrigination",
+                transferId: movement.transferId,
+                refundId: movement.refundId,
+                providerReference: reference.providerReference,
+                at,
+              },
+      })
+    } else if (answered._tag === "Refused") {
+      const code = answered.refusal.code
+      if (ReturnCodes.isReturnCode(code)) {
+        references.push({ movement, command: outcomeCommand(movement, { _tag: "Failed", returnCode: code }) })
+      } else {
+        yield* Effect.logWarning("money movement: the provider refused the origination", {
+          movement: idOf(movement),
+          code,
+          reason: answered.refusal.reason,
+        })
+      }
+    }
+  }
+  if (references.length === 0) return [] as ReadonlyArray<Recorded>
+  return yield* recordBatch(references)
+})
+
+/** An originated movement to poll: ours and the provider's reference. */
+export interface Originated {
+  readonly movement: Movement
+  readonly providerReference: string
+}
+
+/** The provider's handle of an originated movement. */
+export const referenceOf = ({ movement, providerReference }: Originated): MovementReference => ({
+  kind: movement._tag,
+  id: idOf(movement),
+  providerReference,
+})
+
+/**
+ * The polling path: asks the provider where each movement stands and records
+ * the outcomes no longer Pending in one unit of work (an unreachable provider
+ * leaves the item for the next poll).
+ */
+export const poll = Traced.fn("MoneyMovements.poll")(function* (originated: ReadonlyArray<Originated>) {
+  const provider = yield* MoneyMovement
+  const outcomes: Array<{ readonly movement: Movement; readonly outcome: Transfer.Outcome }> = []
+  for (const item of originated) {
+    const answered = yield* provider.status(referenceOf(item)).pipe(
+      Effect.map(outcomeOf),
+      Effect.catchTag("ProviderUnavailable", (error) =>
+        Effect.logWarning("money movement: provider unavailable, status asked again next poll", {
+          movement: idOf(item.movement),
+          reason: error.reason,
+        }).pipe(Effect.as(undefined)),
+      ),
+    )
+    if (answered !== undefined) outcomes.push({ movement: item.movement, outcome: answered })
+  }
+  if (outcomes.length === 0) return [] as ReadonlyArray<Recorded>
+  return yield* recordOutcomes(outcomes)
+})
