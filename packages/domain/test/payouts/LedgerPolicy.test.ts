@@ -2,7 +2,8 @@
  * Executable specification of the ledger policies: a settled transfer becomes
  * a `payment` (or, collecting a plan's instalment, an `instalment`) entry of
  * its company's balance, a refund a negative `refund` entry, a payment request
- * paid by card a `card` entry; initiation and failure before settlement
+ * paid by card a `card` entry; a refund asked for a negative entry (given
+ * back if it fails), a return a negative `return` entry; initiation and failure before settlement
  * record nothing (pending money is read from the transfers).
  */
 import { describe, it } from "@effect/vitest"
@@ -23,8 +24,12 @@ import {
   TransferFailed,
   TransferInitiated,
   TransferRefunded,
+  TransferRefundFailed,
+  TransferRefundRequested,
+  TransferReturned,
   TransferSettled,
 } from "../../src/payments/TransferEvents.ts"
+import type * as Ledger from "../../src/payouts/Ledger.ts"
 import { cardPolicy, policy } from "../../src/payouts/LedgerPolicy.ts"
 import { PolicySpecification } from "../../src/testing/index.ts"
 import * as PaymentRequestFixtures from "../fixtures/PaymentRequestFixtures.ts"
@@ -185,5 +190,72 @@ describe("a payment request paid by card", () => {
           at: later,
         },
       })
+  })
+})
+
+describe("a settled transfer, refunds as movements and returns", () => {
+  const request = initiated({ paymentRequestId: PaymentRequestFixtures.paymentRequestId })
+  const entryCommand = (entry: Ledger.LedgerEntry) => ({
+    id: companyId,
+    command: { _tag: "RecordLedgerEntry" as const, companyId, partnerId, entry, at: later },
+  })
+  it("a refund asked for takes its amount at once", () => {
+    spec
+      .given([request, settled])
+      .when(TransferRefundRequested.make({ transferId, refundId, amount: Money.make(2_500, "USD"), at: later }))
+      .then(
+        entryCommand({
+          entryId: `${transferId}:refund:${refundId}`,
+          type: "refund",
+          transferId,
+          refundId,
+          amount: { minorUnits: -2_500, currency: "USD" },
+        }),
+      )
+  })
+  it("a refund whose credit failed gives its amount back", () => {
+    const requested = TransferRefundRequested.make({ transferId, refundId, amount: Money.make(2_500, "USD"), at })
+    spec
+      .given([request, settled, requested])
+      .when(
+        TransferRefundFailed.make({
+          transferId,
+          refundId,
+          amount: Money.make(2_500, "USD"),
+          returnCode: "R03",
+          reason: "No account",
+          at: later,
+        }),
+      )
+      .then(
+        entryCommand({
+          entryId: `${transferId}:refund:${refundId}:failed`,
+          type: "refund",
+          transferId,
+          refundId,
+          amount: { minorUnits: 2_500, currency: "USD" },
+        }),
+      )
+  })
+  it("a return takes the transfer's amount back", () => {
+    spec
+      .given([request, settled])
+      .when(
+        TransferReturned.make({
+          transferId,
+          returnCode: "R10",
+          reason: "not authorized",
+          status: "Returned",
+          at: later,
+        }),
+      )
+      .then(
+        entryCommand({
+          entryId: `${transferId}:return`,
+          type: "return",
+          transferId,
+          amount: { minorUnits: -10_000, currency: "USD" },
+        }),
+      )
   })
 })
