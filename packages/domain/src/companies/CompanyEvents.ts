@@ -177,7 +177,7 @@ export type PayoutAccountType = typeof PayoutAccountType.Type
  * The status of a company's payout account: Active receives payouts (a replaced account is history, in
  * the events only).
  */
-export const PayoutAccountStatus = Schema.Literals(["Active"])
+export const PayoutAccountStatus = Schema.Literal("Active")
 export type PayoutAccountStatus = typeof PayoutAccountStatus.Type
 
 /**
