@@ -2,7 +2,9 @@
  * Payouts exactly once on PGlite and PostgreSQL: with money available in a
  * company's balance, several payout runs at once (as several instances'
  * workers would run them) create one payout between them, which takes the
- * whole balance; a run after it finds nothing to pay out.
+ * whole balance; a run after it finds nothing to pay out. A balance whose
+ * stream has a snapshot, appended several times in one unit of work (a
+ * settlement batch), is read right each time.
  */
 import { assert, describe, it } from "@effect/vitest"
 import {
@@ -22,6 +24,20 @@ import { databases } from "./readSideSupport.ts"
 
 const partnerId = "2b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as Ids.PartnerId
 const schedule: Payouts.PayoutSchedule = { minimumMinorUnits: 100, intervalMillis: 0 }
+
+/** Records a settled payment of `minorUnits` in the company's balance. */
+const recordPayment = (companyId: Ids.CompanyId, minorUnits: number) =>
+  Effect.gen(function* () {
+    const transferId = crypto.randomUUID() as Ids.TransferId
+    const at = yield* DateTime.now
+    return yield* CommandHandler.handle(Balance.aggregate, companyId, {
+      _tag: "RecordLedgerEntry",
+      companyId,
+      partnerId,
+      entry: { entryId: `${transferId}:settled`, type: "payment", transferId, amount: { minorUnits, currency: "USD" } },
+      at,
+    })
+  })
 
 /** A company with a payout account and three settled payments available in its balance. */
 const companyWithBalance = Effect.gen(function* () {
@@ -85,6 +101,25 @@ for (const database of databases) {
           const store = yield* ReadModel.ReadModelStore
           const entries = yield* store.find("ledger_entries", { partnerId, keys: { companyId }, limit: 10 })
           assert.strictEqual(entries.items.length, 3)
+        }),
+      )
+
+      it.effect("a balance with a snapshot, appended five times in one unit, pays out every entry", () =>
+        Effect.gen(function* () {
+          const companyId = yield* companyWithBalance
+          // 60 more entries, one unit each: the stream passes 50 events and gets a snapshot.
+          for (let n = 0; n < 60; n++) yield* UnitOfWork.transactional(recordPayment(companyId, 100))
+          // A batch: five entries of the same company in one unit, each read after the unit's own appends.
+          const versions = yield* UnitOfWork.transactional(
+            Effect.forEach([1, 2, 3, 4, 5], () =>
+              Effect.map(recordPayment(companyId, 1_000), (handled) => handled.version),
+            ),
+          )
+          assert.deepStrictEqual(versions, [64, 65, 66, 67, 68])
+          const created = yield* Payouts.payOutDue(companyId, schedule)
+          assert.deepStrictEqual(created[0]?.amount, { minorUnits: 7_500 + 6_000 + 5_000, currency: "USD" })
+          const payout = yield* Payouts.get(partnerId, created[0]!.payoutId)
+          assert.strictEqual(payout.itemCount, 68)
         }),
       )
     })
