@@ -191,6 +191,7 @@ const originateOne = Traced.fn("MoneyMovements.originateOne")(function* (movemen
   return yield* provider.originateCredit({
     ...common,
     idempotencyKey: movement.refundId,
+    transferId: movement.transferId,
     amount: refund.amount,
     description: `Refund of ${doc.description}`,
   })
