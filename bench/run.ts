@@ -416,18 +416,30 @@ interface Fixture {
   readonly transferId: string
 }
 
-/** A company, a customer with a linked account, and one accepted payment (its transfer). */
+/**
+ * A Verified company, a verified customer with a linked account, and one accepted payment (its
+ * transfer): only verified parties collect. Needs a service whose sandbox KYB decides at once
+ * (`prepareFixture`).
+ */
 const prepare = async (base: string): Promise<Fixture> => {
   const token = (await call(base, "POST", "/auth/token", undefined, { ClientId: clientId, ClientSecret: clientSecret }))
     .AccessToken as string
   const companyId = (await call(base, "POST", "/Company/Create", token, companyBody("bench-fixture")))
     .companyId as string
+  for (let attempt = 0; ; attempt++) {
+    const status = await call(base, "GET", `/company/status?companyId=${companyId}`, token)
+    if (status.Status === "Verified") break
+    if (attempt === 300) throw new Error(`the fixture company is not Verified: ${JSON.stringify(status)}`)
+    await sleep(100)
+  }
   const phoneNumber = "+14155550123"
   await call(base, "POST", "/Login/SendOtp", token, { phoneNumber })
   const login = await call(base, "PUT", "/Login/CheckOtp", token, { phoneNumber, code: "123456" })
   const customerToken = login.accessToken as string
   const payerRegistrationId = login.registrationId as string
   const kyc = await call(base, "POST", "/Verification/StartKyc", customerToken, { deviceId: "bench-device" })
+  const verification = await call(base, "GET", "/Verification/CheckVerification", customerToken)
+  if (verification.status !== "Verified") throw new Error(`KYC not verified: ${JSON.stringify(verification)}`)
   const link = await call(base, "PUT", "/Account/Link", customerToken, {
     tokenId: kyc.tokenId,
     publicToken: "public-sandbox-bench",
@@ -771,7 +783,7 @@ const passedOn = (): Record<string, string> =>
       }),
   )
 
-const serviceEnv = (target: Target, port: number): Record<string, string> => ({
+const serviceEnv = (target: Target, port: number, overrides: Record<string, string> = {}): Record<string, string> => ({
   PORT: String(port),
   HOST: "127.0.0.1",
   PARTNERPAY_DATA_DIR: target.dataDir,
@@ -790,24 +802,39 @@ const serviceEnv = (target: Target, port: number): Record<string, string> => ({
   PARTNERPAY_RATE_LIMITING: "off",
   ...(target.kind === "postgres" ? { DATABASE_URL: target.url } : {}),
   ...passedOn(),
+  ...overrides,
 })
 
 /** Starts the service on the target's data; resolves once it answers, with its start-up time and idle RSS. */
 const startService = async (
   target: Target,
   cpuProfileDir?: string,
+  overrides: Record<string, string> = {},
 ): Promise<Running & { readonly startupMillis: number; readonly idleRssMb: number | undefined }> => {
   const started = Date.now()
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const service = await startNode(
     [...(cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`]), "src/main.ts"],
-    { cwd: join(root, "packages", "app"), env: serviceEnv(target, port), timeoutMillis: 120_000 },
+    { cwd: join(root, "packages", "app"), env: serviceEnv(target, port, overrides), timeoutMillis: 120_000 },
   )
   await waitForHttp(base, service.child, service.output, 120_000)
   const startupMillis = Date.now() - started
   await sleep(1000)
   return { base, child: service.child, startupMillis, idleRssMb: rssMegabytes(service.child.pid) }
+}
+
+/**
+ * The fixture (`prepare`), recorded by a service of its own whose sandbox KYB decides at once, so
+ * that the measured services keep their KYB idle (24 h) and the fixture company is Verified.
+ */
+const prepareFixture = async (target: Target): Promise<Fixture> => {
+  const service = await startService(target, undefined, { PARTNERPAY_KYB_DELAY_MS: "0" })
+  try {
+    return await prepare(service.base)
+  } finally {
+    await stopChild(service.child)
+  }
 }
 
 /** Starts one ceiling server of bench/baselines.ts on the target's database. */
@@ -923,12 +950,16 @@ const benchDatabase = async (target: Target, runs: DatabaseRuns): Promise<void> 
   for (let round = 1; round <= rounds; round++) {
     const tag = `[${target.name} ${round}/${rounds}]`
     await quietDatabase(target, `round ${round}, before starting the service`)
+    if (fixture === undefined) {
+      progress(`\n${tag} preparing the fixture...`)
+      fixture = await prepareFixture(target)
+      await quietDatabase(target, `round ${round}, after the fixture`)
+    }
     progress(`\n${tag} starting the service...`)
     const service = await startService(target)
     let specs: ReadonlyArray<LoadSpec>
     try {
       progress(`${tag} up after ${service.startupMillis} ms, idle RSS ${service.idleRssMb} MB; preparing...`)
-      fixture ??= await prepare(service.base)
       const fixed = fixture
       const created = await createCancellable(
         service.base,
@@ -1402,9 +1433,9 @@ const profileRun = async (target: Target) => {
   const profileDir = join(resultsDir, "profile")
   rmSync(profileDir, { recursive: true, force: true })
   const scenario = profiledScenario()
+  const fixture = await prepareFixture(target)
   const service = await startService(target, measureOnly ? undefined : profileDir)
   try {
-    const fixture = await prepare(service.base)
     const [cancellable] =
       scenario.cancellable === undefined ? [[]] : await createCancellable(service.base, fixture, [scenario.cancellable])
     const before = { service: cpuMillis([service.child.pid!]), postgres: cpuMillis(postgresPids()) }

@@ -35,6 +35,7 @@ import {
   tempDir,
   tokenSecret,
   tomorrow,
+  verifiedCompany,
 } from "./support.ts"
 
 const adminToken = "faults-admin-token-0123456789-abcdefghijklmnop"
@@ -60,7 +61,7 @@ describe("auth", () => {
       // Partner B exists once its own sandbox instance has started on the database.
       const b = await start(serviceEnv({ ...partnerB, dataDir: dataB.dir, databaseUrl: db.url }))
       await b.stop("SIGTERM")
-      const service = await start(serviceEnv({ ...partnerA, dataDir: dataA.dir, databaseUrl: db.url }))
+      const service = await start(serviceEnv({ ...partnerA, dataDir: dataA.dir, databaseUrl: db.url, kybDelayMs: 200 }))
       const base = service.url
       const tokenA = await partnerToken(service, partnerA.clientId, partnerA.clientSecret)
       const tokenB = await partnerToken(service, partnerB.clientId, partnerB.clientSecret)
@@ -68,10 +69,7 @@ describe("auth", () => {
       assert.notStrictEqual(claims.sub, claimsOf(tokenB).sub)
 
       // Partner A's resources.
-      const company = await call(base, "POST", "/Company/Create", {
-        token: tokenA,
-        body: companyBody({ companyReferenceId: "auth-1" }),
-      })
+      const company = await verifiedCompany(base, tokenA, companyBody({ companyReferenceId: "auth-1" }))
       assert.strictEqual(company.status, 200, company.text)
       const companyId = (company.body as { companyId: string }).companyId
       const payer = await customer(base, tokenA, "+14155552001")

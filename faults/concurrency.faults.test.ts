@@ -23,6 +23,7 @@ import {
   tally,
   tempDir,
   tomorrow,
+  verifiedCompany,
 } from "./support.ts"
 
 const clientId = "faults-concurrency-client"
@@ -56,13 +57,12 @@ describe("concurrency", () => {
     const violations: Array<string> = []
     const debitCodes = new Set<string>()
     try {
-      const service = await start(serviceEnv({ clientId, clientSecret, dataDir: data.dir, databaseUrl: db.url }))
+      const service = await start(
+        serviceEnv({ clientId, clientSecret, dataDir: data.dir, databaseUrl: db.url, kybDelayMs: 200 }),
+      )
       const base = service.url
       const partner = await partnerToken(service, clientId, clientSecret)
-      const company = await call(base, "POST", "/Company/Create", {
-        token: partner,
-        body: companyBody({ companyReferenceId: "conc-1" }),
-      })
+      const company = await verifiedCompany(base, partner, companyBody({ companyReferenceId: "conc-1" }))
       assert.strictEqual(company.status, 200, company.text)
       const companyId = (company.body as { companyId: string }).companyId
 

@@ -164,7 +164,26 @@ export const partnerToken = async (service: RunningService, clientId: string, cl
   return (answer.body as { AccessToken: string }).AccessToken
 }
 
-/** Logs a customer in (sandbox OTP 123456), starts KYC and links one bank account. */
+/**
+ * Registers a company and waits until the sandbox KYB verified it (start the service with a small
+ * `kybDelayMs`): only a Verified company collects. The Company/Create answer.
+ */
+export const verifiedCompany = async (base: string, partner: string, body: unknown) => {
+  const company = await call(base, "POST", "/Company/Create", { token: partner, body })
+  if (company.status !== 200) throw new Error(`Company/Create: ${company.status} ${company.text}`)
+  const companyId = (company.body as { companyId: string }).companyId
+  for (let i = 0; i < 150; i++) {
+    const status = await call(base, "GET", `/company/status?companyId=${companyId}`, { token: partner })
+    if ((status.body as { Status?: string }).Status === "Verified") return company
+    await sleep(200)
+  }
+  throw new Error(`company ${companyId} not Verified within 30 s`)
+}
+
+/**
+ * Logs a customer in (sandbox OTP 123456), verifies their identity (KYC: StartKyc, then the first
+ * check answers Verified; only a Verified payer pays) and links one bank account.
+ */
 export const customer = async (base: string, partner: string, phoneNumber: string) => {
   const sent = await call(base, "POST", "/Login/SendOtp", { token: partner, body: { phoneNumber } })
   if (sent.status !== 200) throw new Error(`SendOtp: ${sent.status} ${sent.text}`)
@@ -177,6 +196,14 @@ export const customer = async (base: string, partner: string, phoneNumber: strin
   })
   if (kyc.status !== 200) throw new Error(`StartKyc: ${kyc.status} ${kyc.text}`)
   const tokenId = (kyc.body as { tokenId: string }).tokenId
+  // The sandbox KYC session lives in the memory of the instance that started it: behind a balancer,
+  // the check is asked again until it reaches that instance.
+  for (let attempt = 0; ; attempt++) {
+    const verified = await call(base, "GET", "/Verification/CheckVerification", { token: accessToken })
+    if ((verified.body as { status?: string }).status === "Verified") break
+    if (attempt === 20) throw new Error(`CheckVerification: ${verified.status} ${verified.text}`)
+    await sleep(50)
+  }
   const link = await call(base, "PUT", "/Account/Link", {
     token: accessToken,
     body: {

@@ -10,8 +10,8 @@
  * the database closes (PGlite closes its data directory cleanly).
  */
 
-import { CrossCutting, RateLimit, Server, Tokens } from "@partnerpay/adapters-http"
-import { type Migrations, type PgOutbox, type PgPartnerCredentials, PgServiceInstance } from "@partnerpay/adapters-pg"
+import { ApiVersions, CrossCutting, RateLimit, Server, Tokens } from "@partnerpay/adapters-http"
+import { type Migrations, type PgOutbox, PgPartnerCredentials, PgServiceInstance } from "@partnerpay/adapters-pg"
 import {
   type Attachments,
   type EventStore,
@@ -51,6 +51,7 @@ import * as AttachmentFetcher from "./workers/AttachmentFetcher.ts"
 import * as AutoCollectionScheduler from "./workers/AutoCollectionScheduler.ts"
 import * as MoneyMovementWorkers from "./workers/MoneyMovementWorkers.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
+import * as PayoutWorkers from "./workers/PayoutWorkers.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
 import * as WebhookDispatcher from "./workers/WebhookDispatcher.ts"
@@ -83,6 +84,8 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         MoneyMovementWorkers.outcomesName,
         "payment-notifier",
         AttachmentFetcher.name,
+        PayoutWorkers.schedulerName,
+        PayoutWorkers.movementsName,
       ]
     : [
         "webhook-dispatcher",
@@ -91,7 +94,22 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         MoneyMovementWorkers.originatorName,
         MoneyMovementWorkers.outcomesName,
         AttachmentFetcher.name,
+        PayoutWorkers.schedulerName,
+        PayoutWorkers.movementsName,
       ]
+
+/**
+ * The payout workers: daily in production (PARTNERPAY_PAYOUT_INTERVAL_MS), each settlement cycle in the
+ * sandbox; payouts move through the service's money-movement provider (the sandbox's, or the operator's
+ * bridge in production).
+ */
+const payoutWorkers = (config: AppConfig) =>
+  PayoutWorkers.layer({
+    schedule: { minimumMinorUnits: config.payoutMinimumMinorUnits, intervalMillis: config.payoutIntervalMillis },
+    idleMillis: isSandbox(config)
+      ? Math.min(1000, Math.max(100, Math.floor(config.settlementDelayMillis / 4)))
+      : config.moneyMovementPollMillis,
+  })
 
 /** The background workers for the environment. */
 export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequirements> => {
@@ -111,6 +129,8 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
       pollMillis: config.moneyMovementPollMillis,
       returnWindowDays: config.returnWindowDays,
     }),
+    // Payouts in both environments: daily in production, each settlement cycle in the sandbox.
+    payoutWorkers(config),
   )
   return isSandbox(config)
     ? Layer.mergeAll(
@@ -200,6 +220,14 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
         )
       : SandboxProviders.layerProduction(config),
     CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustedProxies: config.trustedProxies }),
+    // Each partner's API version is pinned with the partner, at its first call (docs/api/versions.md).
+    Layer.effect(
+      ApiVersions.PinnedVersions,
+      Effect.map(Effect.service(PgPartnerCredentials.Partners), (partners) => ({
+        versionOf: (partnerId: string, latest: string) =>
+          partners.pinApiVersion(partnerId, latest).pipe(Effect.orElseSucceed(() => latest)),
+      })),
+    ),
     // Several instances on one database enforce each rate limit together: each its share (docs/scaling.md).
     Layer.effect(
       RateLimit.InstanceShare,

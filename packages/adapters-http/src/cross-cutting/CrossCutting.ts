@@ -33,6 +33,12 @@
  *    IDEMPOTENCY_REQUEST_IN_PROGRESS) commit nothing and are not stored (the
  *    key stays usable). An empty key or one longer than 255 characters -> 400.
  *
+ * 4. API versions (`ApiVersions.ts`): a `Partnerpay-Version` header naming no
+ *    version -> 400 naming the header; without it, a partner's pinned version
+ *    applies. Every answer carries `Partnerpay-Version`; an answer of an
+ *    operation changed since the caller's version is given in that version's
+ *    shape.
+ *
  * The caller is read from the bearer token here (verified with `Tokens`);
  * a request without a valid token is passed on untouched by the
  * idempotency step (the route's authentication answers 401). The outcome is
@@ -45,8 +51,16 @@
 import { createHash } from "node:crypto"
 import { CommandHandler, EventStore, IdempotencyStore, UnitOfWork } from "@partnerpay/domain"
 import { ByteSize, Cause, Clock, Context, Data, DateTime, Effect, Exit, Layer, Option, type Types } from "effect"
-import { HttpEffect, HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { type CallerIdentity, CurrentBearerVerification } from "./Caller.ts"
+import {
+  HttpBody,
+  HttpEffect,
+  HttpIncomingMessage,
+  HttpRouter,
+  HttpServerRequest,
+  HttpServerResponse,
+} from "effect/http"
+import * as ApiVersions from "./ApiVersions.ts"
+import { type BearerVerification, type CallerIdentity, CurrentBearerVerification } from "./Caller.ts"
 import * as ClientAddress from "./ClientAddress.ts"
 import * as Problem from "./Problem.ts"
 import * as RateLimit from "./RateLimit.ts"
@@ -126,6 +140,21 @@ export const clientIp = (request: HttpServerRequest.HttpServerRequest, limits: L
 /** SHA-256 over method, path (with query) and the raw body bytes. */
 export const requestHash = (method: string, url: string, body: Uint8Array): string =>
   createHash("sha256").update(`${method}\n${url}\n`).update(body).digest("hex")
+
+const versionHeader = ApiVersions.header.toLowerCase()
+
+/** 400 for a `Partnerpay-Version` that names no version. */
+const unknownVersion = (named: string) =>
+  new Problem.BadRequest({
+    detail: `${ApiVersions.header} ${JSON.stringify(named.slice(0, 40))} is not a version of this API.`,
+    code: "BAD_REQUEST",
+    errors: [
+      {
+        field: `header.${ApiVersions.header}`,
+        message: `must be one of ${ApiVersions.versions.map((v) => v.version).join(", ")}`,
+      },
+    ],
+  })
 
 const respond = (problem: Problem.Problem) =>
   Effect.withFiber((fiber) => Problem.toResponse(problem, correlationIdOf(fiber)))
@@ -261,6 +290,7 @@ export const make = Effect.gen(function* () {
   const uow = yield* UnitOfWork.UnitOfWork
   const limits = yield* HttpLimits
   const limiter = RateLimit.make({ share: yield* RateLimit.InstanceShare })
+  const pins = yield* ApiVersions.PinnedVersions
   const maxBodySize = ByteSize.bytes(limits.maxBodyBytes)
 
   const idempotent = Effect.fnUntraced(function* (
@@ -429,12 +459,65 @@ export const make = Effect.gen(function* () {
     return withBody(request, caller, app)
   }
 
+  /** The version the caller asked for, else its partner's pinned one; undefined for a header naming none. */
+  const versionOf = (
+    request: HttpServerRequest.HttpServerRequest,
+    caller: Option.Option<CallerIdentity>,
+  ): Effect.Effect<string | undefined> => {
+    const named = request.headers[versionHeader]
+    if (named !== undefined) return Effect.succeed(ApiVersions.isKnown(named) ? named : undefined)
+    return Option.match(caller, {
+      onNone: () => Effect.succeed(ApiVersions.latest),
+      onSome: (c) => pins.versionOf(c.partnerId, ApiVersions.latest),
+    })
+  }
+
+  /** The route's answer, in the shape of `version` when an operation it concerns changed since. */
+  const inVersion = Effect.fnUntraced(function* (
+    request: HttpServerRequest.HttpServerRequest,
+    version: string,
+    app: App,
+  ) {
+    const response = yield* app
+    const path = pathOf(request.url)
+    if (
+      version === ApiVersions.latest ||
+      response.body._tag !== "Uint8Array" ||
+      !response.body.contentType.startsWith("application/json") ||
+      !ApiVersions.concerns(version, request.method, path)
+    )
+      return response
+    const body = JSON.parse(new TextDecoder().decode(response.body.body)) as unknown
+    return HttpServerResponse.setBody(
+      response,
+      HttpBody.jsonUnsafe(ApiVersions.downgrade(version, request.method, path, body)),
+    )
+  })
+
   const guarded = Effect.fnUntraced(function* (route: App) {
     const request = yield* HttpServerRequest.HttpServerRequest
     const token = bearerToken(request.headers.authorization)
     const outcome = token === undefined ? undefined : yield* Effect.result(tokens.verify(token))
     const caller: Option.Option<CallerIdentity> =
       outcome !== undefined && outcome._tag === "Success" ? Option.some(outcome.success) : Option.none()
+    const version = yield* versionOf(request, caller)
+    if (version === undefined) return yield* respond(unknownVersion(request.headers[versionHeader] ?? ""))
+    yield* Effect.withFiber((fiber) => {
+      HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (_request, response) =>
+        Effect.succeed(HttpServerResponse.setHeader(response, ApiVersions.header, version)),
+      )
+      return Effect.void
+    })
+    return yield* inVersion(request, version, afterVersion(route, request, token, outcome, caller))
+  })
+
+  const afterVersion = Effect.fnUntraced(function* (
+    route: App,
+    request: HttpServerRequest.HttpServerRequest,
+    token: string | undefined,
+    outcome: BearerVerification["outcome"] | undefined,
+    caller: Option.Option<CallerIdentity>,
+  ) {
     // The access line names the partner (RequestRecord.ts).
     if (caller._tag === "Some") {
       const record = yield* CurrentRequestRecord
@@ -485,6 +568,16 @@ const objectAt = (parent: JsonObject, key: string): JsonObject => {
   return created
 }
 
+/** The `Partnerpay-Version` request header, on every operation. */
+const versionParameter = {
+  name: ApiVersions.header,
+  in: "header",
+  required: false,
+  description:
+    "The dated API version the request is written for (docs/api/versions.md); without it, the partner's own version, pinned to the latest at its first call. Every answer names the version it was given in (header Partnerpay-Version). A version that does not exist is 400.",
+  schema: { type: "string", enum: ApiVersions.versions.map((v) => v.version) },
+}
+
 export const openApiTransform = (spec: JsonObject): JsonObject => {
   const schemas = objectAt(objectAt(spec, "components"), "schemas")
   const has = (name: string) => Object.hasOwn(schemas, name)
@@ -509,6 +602,10 @@ export const openApiTransform = (spec: JsonObject): JsonObject => {
           content: problemContent("TooManyRequests"),
         }
       }
+      operation.parameters = [
+        ...(Array.isArray(operation.parameters) ? (operation.parameters as ReadonlyArray<unknown>) : []),
+        versionParameter,
+      ]
       if (method !== "post" || idempotencyExempt.has(path)) continue
       const parameters = Array.isArray(operation.parameters) ? (operation.parameters as ReadonlyArray<unknown>) : []
       operation.parameters = [
