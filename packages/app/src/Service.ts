@@ -35,6 +35,7 @@ import * as Domain from "./Domain.ts"
 import * as Http from "./Http.ts"
 import * as Logging from "./Logging.ts"
 import * as Metrics from "./Metrics.ts"
+import * as MoneyMovementNotifications from "./MoneyMovementNotifications.ts"
 import * as Partners from "./Partners.ts"
 import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
@@ -246,6 +247,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Readiness.routes,
     ...(config.metrics ? [Metrics.routes] : []),
     ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes, SandboxWebhooks.routes] : []),
+    // Production: the money-movement provider's notifications, signed with its bridge's secret.
+    ...(sandbox ? [] : [MoneyMovementNotifications.routes(config.providers.MONEY_MOVEMENT)]),
   ).pipe(Layer.provide(Http.serviceRoutes))
   const http = Http.serve(Layer.merge(Server.Routes, own), {
     port: config.port,
