@@ -22,6 +22,7 @@ import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { NotFound } from "../../src/kernel/DomainError.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
+import * as DebitAuths from "../../src/payments/DebitAuths.ts"
 import * as MoneyMovement from "../../src/payments/MoneyMovement.ts"
 import * as MoneyMovements from "../../src/payments/MoneyMovements.ts"
 import * as PaymentRequestsProjection from "../../src/payments/PaymentRequestsProjection.ts"
@@ -615,6 +616,43 @@ describe("accepting a payment request", () => {
       const store = yield* ReadModelStore
       const transfers = yield* store.find(TransfersProjection.collection, { partnerId, limit: 10 })
       assert.deepStrictEqual(transfers.items, [])
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("accepting with acceptDebitAuth grants the payer's debit authorization up to the request's ceiling", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(partnerId)
+      yield* seedCustomer(partnerId, payer)
+      const offer = (value: number) =>
+        Payments.create(
+          createInput(companyId, {
+            enableDebitAuth: true,
+            debitAuthLimit: { value, currencyCode: "USD" },
+            attachmentUrl: undefined,
+          }),
+        )
+      const first = yield* offer(300)
+      yield* Payments.accept(acceptInput(first.paymentRequestId, { acceptDebitAuth: true }))
+      const granted = yield* DebitAuths.forUser(partnerId, payer, companyId)
+      assert.deepInclude(granted, { enabled: true, status: "Active", limit: { minorUnits: 30_000, currency: "USD" } })
+      // A later acceptance of another offer sets its ceiling on the same authorization.
+      const second = yield* offer(500)
+      yield* Payments.accept(acceptInput(second.paymentRequestId, { acceptDebitAuth: true }))
+      const updated = yield* DebitAuths.forUser(partnerId, payer, companyId)
+      assert.deepStrictEqual(
+        [updated.debitAuthId, updated.limit],
+        [granted.debitAuthId, { minorUnits: 50_000, currency: "USD" }],
+      )
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("accepting without acceptDebitAuth grants no debit authorization", () =>
+    Effect.gen(function* () {
+      const { companyId, paymentRequestId } = yield* pending
+      yield* Payments.accept(acceptInput(paymentRequestId))
+      const none = yield* Effect.exit(DebitAuths.forUser(partnerId, payer, companyId))
+      assert.deepStrictEqual(failureOf(none), new NotFound({ entity: "DebitAuth" }))
     }).pipe(Effect.provide(layer())),
   )
 
