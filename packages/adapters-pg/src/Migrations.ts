@@ -41,6 +41,7 @@ import dueWorkIndexes from "./migrations/0016_due_work_indexes.ts"
 import idempotencyHolders from "./migrations/0017_idempotency_holders.ts"
 import sealedWebhookSecrets from "./migrations/0018_sealed_webhook_secrets.ts"
 import moneyMovementIndexes from "./migrations/0019_money_movement_indexes.ts"
+import pendingReimbursementsIndex from "./migrations/0027_pending_reimbursements_index.ts"
 
 /**
  * Every migration of this package, keyed `<id>_<name>`. `runReporting` applies every one a database
@@ -64,6 +65,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0017_idempotency_holders": idempotencyHolders,
   "0018_sealed_webhook_secrets": sealedWebhookSecrets,
   "0019_money_movement_indexes": moneyMovementIndexes,
+  "0027_pending_reimbursements_index": pendingReimbursementsIndex,
 }
 
 /** The table recording applied migrations (the layout of Effect's migrator: existing databases keep theirs). */

@@ -1,7 +1,8 @@
 /**
  * The money-movement workers' polls (Pending transfers to originate or poll,
  * settled ones within the return window, transfers with a Pending refund;
- * migration 19's indexes) and the sandbox's due-work polls: the oldest companies still Unverified and
+ * migration 19's indexes), the reimbursement-completion worker's (transfers
+ * waiting on their reimbursement envelope; migration 27's index) and the sandbox's due-work polls: the oldest companies still Unverified and
  * transfers still Pending whose sort key (registration or initiation instant,
  * ISO-8601) is at or before a cutoff, across partners, oldest first. Each
  * reads a partial index of migration 16 (`read_models_unverified_companies`,
@@ -126,5 +127,26 @@ export const refundingTransfers = (limit: number) =>
       SELECT id, partner_id::text AS partner_id, (data -> 'refunds')::text AS refunds
       FROM read_models
       WHERE collection = 'transfers' AND keys ->> 'refundPending' = 'true'
+      ORDER BY sort_key, id LIMIT ${limit}`,
+  )
+
+/** A transfer applied for reimbursement whose envelope the reimbursement-completion worker asks about. */
+export interface PendingReimbursement {
+  readonly id: string
+  readonly partner_id: string
+  readonly sort_key: string
+}
+
+/**
+ * Up to `limit` transfers applied for reimbursement and not reimbursed yet (every partner),
+ * initiated after `startingAfter` (the worker's cursor, which wraps around), oldest first
+ * (migration 27's index).
+ */
+export const pendingReimbursements = (limit: number, startingAfter = "") =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql<PendingReimbursement>`
+      SELECT id, partner_id::text AS partner_id, sort_key FROM read_models
+      WHERE collection = 'transfers' AND keys ->> 'reimbursementPending' = 'true' AND sort_key > ${startingAfter}
       ORDER BY sort_key, id LIMIT ${limit}`,
   )

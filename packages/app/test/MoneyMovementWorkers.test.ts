@@ -35,8 +35,7 @@ const r10Reason = "Customer advises originator is not known and/or not authorize
 const acceptedRequest = Effect.gen(function* () {
   const company = yield* Companies.register(partnerId, companyBody({ companyReferenceId: "movement-1" }))
   yield* Companies.completeKyb(company.companyId, "Verified")
-  yield* Fixtures.registerCustomer(partnerId, payer)
-  yield* Fixtures.linkBankAccount(payer, checking)
+  yield* Fixtures.registerVerifiedCustomer(partnerId, payer, checking)
   yield* BankAccounts.setDefault(partnerId, payer, checking)
   const created = yield* Payments.create({
     partnerId,

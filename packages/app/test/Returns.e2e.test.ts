@@ -59,7 +59,7 @@ const scenario = (database: "embedded" | "postgres") => async () => {
       PARTNERPAY_SANDBOX_WEBHOOK_SECRET: "returns-webhook-signing-secret",
       ...(db === undefined ? {} : { DATABASE_URL: db.url }),
     })
-    const { ok, until } = on(() => service.url)
+    const { ok, until, verifyAndLink } = on(() => service.url)
     const token = (await ok("POST", "/auth/token", undefined, { ClientId: clientId, ClientSecret: clientSecret }))
       .AccessToken as string
     const { companyId } = await ok("POST", "/Company/Create", token, companyBody({ companyReferenceId: "returns-1" }))
@@ -67,12 +67,7 @@ const scenario = (database: "embedded" | "postgres") => async () => {
     await ok("POST", "/Login/SendOtp", token, { phoneNumber: "+14155550188" })
     const login = await ok("PUT", "/Login/CheckOtp", token, { phoneNumber: "+14155550188", code: "123456" })
     const customerToken = login.accessToken as string
-    const session = await ok("POST", "/Verification/StartKyc", customerToken, { deviceId: "returns-phone" })
-    await ok("PUT", "/Account/Link", customerToken, {
-      tokenId: session.tokenId,
-      publicToken: "public-sandbox-ok",
-      linkAccountsMetadata: { linkSessionId: "link-1", institutionId: "ins_1", accountIds: ["acc-checking"] },
-    })
+    await verifyAndLink(customerToken, { deviceId: "returns-phone" })
     const bankAccountId = (await ok("GET", "/Account/List", customerToken)).accounts[0].accountId as string
     const dueDate = (await ok("GET", "/Sandbox/Clock", token)).now.slice(0, 10) as string
     const pay = async (value: number) => {

@@ -473,7 +473,11 @@ export const make = Effect.gen(function* () {
   }
 
   /** The route's answer, in the shape of `version` when an operation it concerns changed since. */
-  const inVersion = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest, version: string, app: App) {
+  const inVersion = Effect.fnUntraced(function* (
+    request: HttpServerRequest.HttpServerRequest,
+    version: string,
+    app: App,
+  ) {
     const response = yield* app
     const path = pathOf(request.url)
     if (

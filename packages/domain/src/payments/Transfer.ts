@@ -665,6 +665,26 @@ const completeReimbursement = (command: CompleteReimbursement, state: State): De
   }
 }
 
+/**
+ * The command an envelope's status means for a transfer applied for reimbursement: Completed (the
+ * payer signed the claim) completes the reimbursement; Sent, Declined and Voided change nothing
+ * (the claim stays applied; a declined or voided one is the provider's to follow up).
+ */
+export const fromEnvelopeStatus = (
+  transferId: TransferId,
+  status: "Sent" | "Completed" | "Declined" | "Voided",
+  at: DateTime.Utc,
+): CompleteReimbursement | undefined =>
+  status === "Completed" ? { _tag: "CompleteReimbursement", transferId, at } : undefined
+
+/** The envelope a transfer waits on for its reimbursement (applied, not yet reimbursed), or undefined. */
+export const pendingEnvelopeOf = (
+  state: State,
+): { readonly envelopeId: string; readonly sentAt: DateTime.Utc } | undefined =>
+  state._tag === "Settled" && state.reimbursement._tag === "Applied" && state.reimbursement.envelopeId !== undefined
+    ? { envelopeId: state.reimbursement.envelopeId, sentAt: state.reimbursement.appliedAt }
+    : undefined
+
 export const decide = (command: Command, state: State): Decision<Event> => {
   switch (command._tag) {
     case "InitiateTransfer":

@@ -241,6 +241,7 @@ export const projection: Projection<TransferDocument, TransferEnvelope> = {
       ...(doc.paymentRequestId === undefined ? {} : { paymentRequestId: doc.paymentRequestId }),
       ...(doc.paymentPlanId === undefined ? {} : { paymentPlanId: doc.paymentPlanId }),
       ...(hasPendingRefund(doc) ? { refundPending: "true" } : {}),
+      ...(doc.appliedForReimbursement && !doc.isReimbursed ? { reimbursementPending: "true" } : {}),
     },
     sortKey: doc.createdAt,
   }),

@@ -923,6 +923,39 @@ describe("reimbursement", () => {
     }).pipe(Effect.provide(layer())),
   )
 
+  it.effect("completes once the payer signed the envelope (Completed): the transfer reads isReimbursed", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* paid
+      yield* Transfers.createReimbursement({ partnerId, registrationId: payer, transferId, providerId })
+      const read = () => Transfers.get({ _tag: "Partner", partnerId }, transferId)
+      // The sandbox payer signs an hour after the envelope was sent: until then it is Sent.
+      assert.deepStrictEqual(yield* Transfers.checkReimbursement(transferId), { reimbursed: false })
+      assert.isFalse((yield* read()).isReimbursed)
+      yield* TestClock.adjust("1 hour")
+      assert.deepStrictEqual(yield* Transfers.checkReimbursement(transferId), { reimbursed: true })
+      assert.deepInclude(yield* read(), { appliedForReimbursement: true, isReimbursed: true })
+      // Nothing left to ask: a repeat asks nothing and changes nothing.
+      assert.deepStrictEqual(yield* Transfers.checkReimbursement(transferId), { reimbursed: false })
+      assert.isTrue((yield* read()).isReimbursed)
+    }).pipe(
+      Effect.provide(Transfers.eSignatureSandboxWith({ completeAfterMillis: 3_600_000 })),
+      Effect.provide(layer()),
+    ),
+  )
+
+  it.effect("a declined or voided envelope leaves the reimbursement applied, not reimbursed", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* paid
+      yield* Transfers.createReimbursement({ partnerId, registrationId: payer, transferId, providerId })
+      for (const status of ["Sent", "Declined", "Voided"] as const)
+        assert.deepStrictEqual(yield* Transfers.recordEnvelopeStatus(transferId, status), { reimbursed: false })
+      assert.deepInclude(yield* Transfers.get({ _tag: "Partner", partnerId }, transferId), {
+        appliedForReimbursement: true,
+        isReimbursed: false,
+      })
+    }).pipe(Effect.provide(layer())),
+  )
+
   it.effect("before settlement it is an IllegalTransition; another customer gets NotFound", () =>
     Effect.gen(function* () {
       const { transferId } = yield* accepted
@@ -956,7 +989,7 @@ describe("read models and the log", () => {
             const last = requests[requests.length - 1]
             const doc = last === undefined ? undefined : yield* Payments.get(partnerId, last)
             const transferId = doc?.transferId as TransferId | undefined
-            const attempt = (() => {
+            const attempt = ((): Effect.Effect<unknown, unknown, Payments.Requirements> => {
               switch (step) {
                 case "create":
                   return Effect.map(Payments.create(createInput(companyId)), (r) => {
