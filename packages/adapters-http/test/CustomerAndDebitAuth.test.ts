@@ -364,6 +364,19 @@ describe("POST /cardpayment", () => {
     }),
   )
 
+  it.effect("a card the processor declines (sandbox: last4 0002) is a 422 CARD_DECLINED problem; nothing is kept", () =>
+    Effect.gen(function* () {
+      const w = yield* world
+      const body = payment({ last4: "0002" })
+      const declined = yield* call("/cardpayment", json("POST", w.partner, body))
+      assert.strictEqual(declined.status, 422, declined.text)
+      assert.strictEqual(declined.headers.get("content-type"), "application/problem+json")
+      assert.strictEqual((declined.json as { code: string }).code, "CARD_DECLINED")
+      // Declined again on a retry: nothing was recorded under its reference.
+      assert.strictEqual((yield* call("/cardpayment", json("POST", w.partner, body))).status, 422)
+    }),
+  )
+
   it.effect("companyId and companyReferenceId (removed in v0.4.10) are refused with 422 naming them", () =>
     Effect.gen(function* () {
       const w = yield* world

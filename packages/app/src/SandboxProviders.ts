@@ -23,6 +23,7 @@ import { PgSentMessages } from "@partnerpay/adapters-pg"
 import {
   CardCharger,
   CustomerPersonalData,
+  CustomerProviderSandboxes,
   type CustomerProviders,
   type IdGenerator,
   Messaging,
@@ -50,8 +51,9 @@ export const layerSandbox = (options: { readonly signingDelayMillis: number }) =
   Layer.mergeAll(
     CustomerIdentityPorts.layerSandbox,
     Transfers.eSignatureSandboxWith({ completeAfterMillis: options.signingDelayMillis }),
-    // in-app card payments: last4 0002 is declined
+    // in-app card payments and terminal card payments (POST /cardpayment): last4 0002 is declined
     CardCharger.CardCharger.layerSandbox,
+    CustomerProviderSandboxes.layerCardProcessorSandbox,
   )
 
 export const layer = (config: AppConfig) =>

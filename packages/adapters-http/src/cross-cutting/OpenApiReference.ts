@@ -66,6 +66,7 @@ export const ruleCodes: Readonly<Record<string, Readonly<Record<number, Readonly
   "transactions.payWithCard": { 422: ["CARD_DECLINED", "COMPANY_NOT_FOUND", "CUSTOMER_NOT_VERIFIED"] },
   "transactions.refund": { 422: ["NOTHING_TO_REFUND"] },
   "charity.createAnonymous": { 422: ["AMOUNT_BELOW_FEE"] },
+  "cardPayments.register": { 422: ["CARD_DECLINED"] },
   "companies.create": { 409: ["DUPLICATE_COMPANY_REFERENCE"] },
   "paymentPlans.create": { 422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED"] },
   "paymentPlans.activate": { 409: ["CONSENT_NOT_ACCEPTED"] },

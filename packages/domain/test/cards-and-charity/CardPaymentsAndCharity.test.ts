@@ -8,6 +8,8 @@ import { TestClock } from "effect/testing"
 import * as CardPayments from "../../src/cards-and-charity/CardPayments.ts"
 import * as Charity from "../../src/cards-and-charity/Charity.ts"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
+import * as CustomerProviderSandboxes from "../../src/customers/CustomerProviderSandboxes.ts"
+import type * as CustomerProviders from "../../src/customers/CustomerProviders.ts"
 import { EventStore } from "../../src/infrastructure/EventStore.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import type { Policies } from "../../src/infrastructure/Policy.ts"
@@ -22,9 +24,21 @@ const merchantId = Ids.MerchantId.make("a0000000-0000-4000-8000-000000000001")
 const charity = Ids.CompanyId.make("c0000000-0000-4000-8000-000000000001")
 const verificationId = Ids.VerificationId.make("e0000000-0000-4000-8000-000000000001")
 
-const domain = () => Layer.mergeAll(EventPipeline.layerMemory(), UnitOfWork.layerMemory, IdGenerator.layerRandom)
+const domain = () =>
+  Layer.mergeAll(
+    EventPipeline.layerMemory(),
+    UnitOfWork.layerMemory,
+    IdGenerator.layerRandom,
+    CustomerProviderSandboxes.layerCardProcessorSandbox,
+  )
 
-const scenario = <A, E>(body: Effect.Effect<A, E, EventStore | ReadModelStore | IdGenerator | UnitOfWork | Policies>) =>
+const scenario = <A, E>(
+  body: Effect.Effect<
+    A,
+    E,
+    EventStore | ReadModelStore | IdGenerator | UnitOfWork | Policies | CustomerProviders.CardProcessor
+  >,
+) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(Date.parse("2026-03-02T10:00:00Z"))
     yield* Fixtures.registerCompany(partnerId, charity, "Helping Hands")
@@ -60,6 +74,36 @@ describe("registering an external card payment", () => {
         assert.strictEqual(registered.status, "Registered")
         assert.match(registered.cardPaymentId, /^[0-9a-f-]{36}$/)
         assert.deepStrictEqual(yield* allEventTypes, ["NaturalKeyClaimed", "CardPaymentRegistered"])
+      }),
+    ),
+  )
+
+  it.effect("goes through the card processor first: its reference is recorded with the payment", () =>
+    scenario(
+      Effect.gen(function* () {
+        const registered = yield* CardPayments.register(payment())
+        const store = yield* EventStore
+        const events = yield* store.readAll({ after: 0, limit: 1000 })
+        const recorded = events.find((e) => e.eventType === "CardPaymentRegistered")
+        assert.deepInclude(recorded?.data as object, {
+          cardPaymentId: registered.cardPaymentId,
+          processorReference: "cp_sandbox_a0000000_terminal-txn-0001",
+        })
+      }),
+    ),
+  )
+
+  it.effect("a card the processor declines is refused (CARD_DECLINED) and nothing is recorded", () =>
+    scenario(
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(
+          CardPayments.register(payment({ last4: CustomerProviderSandboxes.declinedCardLast4 })),
+        )
+        assert.deepStrictEqual(
+          [error._tag, error._tag === "RuleViolated" ? error.code : ""],
+          ["RuleViolated", "CARD_DECLINED"],
+        )
+        assert.deepStrictEqual(yield* allEventTypes, [])
       }),
     ),
   )
