@@ -70,6 +70,8 @@ export interface InitiateTransfer {
   /** The plan whose instalment `instalmentNumber` this transfer collects (with the payer). */
   readonly paymentPlanId?: PaymentPlanId
   readonly instalmentNumber?: number
+  /** The charity gift (donation) this transfer collects. */
+  readonly charityTransactionId?: string
   /** The customer whose account pays: the data subject of `senderName` (docs/personal-data.md). */
   readonly payerRegistrationId: RegistrationId
   /** The payer's linked bank account debited (absent for a transfer that names none). */
@@ -369,6 +371,7 @@ const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
     ...(command.paymentRequestId === undefined ? {} : { paymentRequestId: command.paymentRequestId }),
     ...(command.paymentPlanId === undefined ? {} : { paymentPlanId: command.paymentPlanId }),
     ...(command.instalmentNumber === undefined ? {} : { instalmentNumber: command.instalmentNumber }),
+    ...(command.charityTransactionId === undefined ? {} : { charityTransactionId: command.charityTransactionId }),
     payerRegistrationId: command.payerRegistrationId,
     ...(command.bankAccountId === undefined ? {} : { bankAccountId: command.bankAccountId }),
     partnerId: command.partnerId,
