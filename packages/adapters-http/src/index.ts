@@ -5,6 +5,7 @@
  */
 export * as Api from "./Api.ts"
 export * as AuthApi from "./auth/AuthApi.ts"
+export * as ApiVersions from "./cross-cutting/ApiVersions.ts"
 export * as Authentication from "./cross-cutting/Authentication.ts"
 export * as AuthenticationLive from "./cross-cutting/AuthenticationLive.ts"
 export * as Caller from "./cross-cutting/Caller.ts"
@@ -21,3 +22,4 @@ export * as HealthApi from "./health/HealthApi.ts"
 export * as HealthCheck from "./health/HealthCheck.ts"
 export * as Server from "./Server.ts"
 export * as WebhookApi from "./webhooks/WebhookApi.ts"
+export * as WebhookEvents from "./webhooks/WebhookEvents.ts"

@@ -68,6 +68,11 @@ export class Partners extends Context.Service<
     exists(partnerId: Ids.PartnerId): Effect.Effect<boolean, EventStore.EventStoreUnavailable>
     /** Whether any partner exists at all (a first start has none). */
     any(): Effect.Effect<boolean, EventStore.EventStoreUnavailable>
+    /**
+     * The partner's API version, pinning `latest` at its first call (kept with the partner; a pin never
+     * changes, so it is cached for the process's life).
+     */
+    pinApiVersion(partnerId: string, latest: string): Effect.Effect<string, EventStore.EventStoreUnavailable>
     /** A new ClientSecret (shown once); the old one stops working at once. */
     rotateSecret(
       partnerId: Ids.PartnerId,
@@ -163,6 +168,24 @@ export const make = Traced.fn("PgPartnerCredentials.make")(function* (
       unavailable("partners any"),
     )
 
+  const pinnedVersions = new Map<string, string>()
+  const pinApiVersion = (partnerId: string, latest: string) => {
+    const cached = pinnedVersions.get(partnerId)
+    if (cached !== undefined) return Effect.succeed(cached)
+    // One statement: pins `latest` when none is set, and answers the pin either way.
+    return Effect.map(
+      sql<{ api_version: string | null }>`
+        UPDATE partners SET api_version = COALESCE(api_version, ${latest})
+        WHERE partner_id = ${partnerId}::uuid
+        RETURNING api_version`,
+      (rows) => {
+        const version = rows[0]?.api_version ?? latest
+        if (rows.length > 0) pinnedVersions.set(partnerId, version)
+        return version
+      },
+    ).pipe(unavailable("partners pin api version"))
+  }
+
   const exists = (partnerId: Ids.PartnerId) =>
     Effect.map(
       sql<{ partner_id: string }>`SELECT partner_id FROM partners WHERE partner_id = ${partnerId}::uuid`,
@@ -215,7 +238,16 @@ export const make = Traced.fn("PgPartnerCredentials.make")(function* (
 
   return {
     credentials: PartnerCredentials.PartnerCredentials.of({ authenticate }),
-    partners: Partners.of({ create, upsertSandboxPartner, exists, any, rotateSecret, setWebhook, getWebhook }),
+    partners: Partners.of({
+      create,
+      upsertSandboxPartner,
+      exists,
+      any,
+      pinApiVersion,
+      rotateSecret,
+      setWebhook,
+      getWebhook,
+    }),
   }
 })
 

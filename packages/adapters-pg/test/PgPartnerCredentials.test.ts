@@ -62,6 +62,26 @@ for (const database of databases) {
       )
     })
 
+    it("pins a partner's API version at its first call and keeps it when a later version ships", {
+      timeout: 60_000,
+    }, async () => {
+      await run(
+        Effect.gen(function* () {
+          const partners = yield* PgPartnerCredentials.Partners
+          const created = yield* partners.create({ name: "Versioned" })
+          assert.strictEqual(yield* partners.pinApiVersion(created.partnerId, "2026-11-25"), "2026-11-25")
+          assert.strictEqual(yield* partners.pinApiVersion(created.partnerId, "2027-01-01"), "2026-11-25")
+          // Kept with the partner: another process (a fresh cache) reads the same pin.
+          const sql = yield* SqlClient
+          const rows = yield* sql<{ api_version: string }>`
+            SELECT api_version FROM partners WHERE partner_id = ${created.partnerId}::uuid`
+          assert.strictEqual(rows[0]?.api_version, "2026-11-25")
+          const other = yield* partners.create({ name: "Later" })
+          assert.strictEqual(yield* partners.pinApiVersion(other.partnerId, "2027-01-01"), "2027-01-01")
+        }),
+      )
+    })
+
     it("rotating the secret makes the old one stop working", { timeout: 60_000 }, async () => {
       await run(
         Effect.gen(function* () {

@@ -20,7 +20,7 @@ import { createHash, randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { PgPartnerCredentials, PgWebhookLog } from "@partnerpay/adapters-pg"
-import { Ids } from "@partnerpay/domain"
+import { Ids, Traced } from "@partnerpay/domain"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import type { AppConfig } from "./Config.ts"
 
@@ -62,7 +62,7 @@ const readCredentials = (file: string): { readonly ClientId: string; readonly Cl
 }
 
 /** The first start's partner: kept from the file, or created when the database has no partner at all. */
-const firstStart = Effect.fn("Partners.firstStart")(function* (dataDir: string) {
+const firstStart = Traced.fn("Partners.firstStart")(function* (dataDir: string) {
   const partners = yield* PgPartnerCredentials.Partners
   const file = firstStartFile(dataDir)
   const kept = existsSync(file) ? readCredentials(file) : undefined

@@ -10,8 +10,8 @@
  * the database closes (PGlite closes its data directory cleanly).
  */
 
-import { CrossCutting, RateLimit, Server, Tokens } from "@partnerpay/adapters-http"
-import { type Migrations, type PgOutbox, type PgPartnerCredentials, PgServiceInstance } from "@partnerpay/adapters-pg"
+import { ApiVersions, CrossCutting, RateLimit, Server, Tokens } from "@partnerpay/adapters-http"
+import { type Migrations, type PgOutbox, PgPartnerCredentials, PgServiceInstance } from "@partnerpay/adapters-pg"
 import {
   type Attachments,
   type EventStore,
@@ -51,6 +51,7 @@ import * as AttachmentFetcher from "./workers/AttachmentFetcher.ts"
 import * as AutoCollectionScheduler from "./workers/AutoCollectionScheduler.ts"
 import * as MoneyMovementWorkers from "./workers/MoneyMovementWorkers.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
+import * as PayoutWorkers from "./workers/PayoutWorkers.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
 import * as ReimbursementCompletion from "./workers/ReimbursementCompletion.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
@@ -86,6 +87,8 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         ReimbursementCompletion.name,
         "payment-notifier",
         AttachmentFetcher.name,
+        PayoutWorkers.schedulerName,
+        PayoutWorkers.movementsName,
       ]
     : [
         "webhook-dispatcher",
@@ -95,7 +98,22 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         MoneyMovementWorkers.outcomesName,
         ReimbursementCompletion.name,
         AttachmentFetcher.name,
+        PayoutWorkers.schedulerName,
+        PayoutWorkers.movementsName,
       ]
+
+/**
+ * The payout workers: daily in production (PARTNERPAY_PAYOUT_INTERVAL_MS), each settlement cycle in the
+ * sandbox; payouts move through the service's money-movement provider (the sandbox's, or the operator's
+ * bridge in production).
+ */
+const payoutWorkers = (config: AppConfig) =>
+  PayoutWorkers.layer({
+    schedule: { minimumMinorUnits: config.payoutMinimumMinorUnits, intervalMillis: config.payoutIntervalMillis },
+    idleMillis: isSandbox(config)
+      ? Math.min(1000, Math.max(100, Math.floor(config.settlementDelayMillis / 4)))
+      : config.moneyMovementPollMillis,
+  })
 
 /** The background workers for the environment. */
 export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequirements> => {
@@ -123,6 +141,8 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
         pollMillis: config.moneyMovementPollMillis,
       }),
     }),
+    // Payouts in both environments: daily in production, each settlement cycle in the sandbox.
+    payoutWorkers(config),
   )
   return isSandbox(config)
     ? Layer.mergeAll(
@@ -158,7 +178,7 @@ const backgroundWorkers = (
  * request (its secret only when it was just created, and only on a terminal's readable lines: JSON
  * log lines are shipped elsewhere, they name the credentials file instead), or how to get a partner.
  */
-export const sandboxPartnerHint = Effect.fn("Service.sandboxPartnerHint")(function* (
+export const sandboxPartnerHint = Traced.fn("Service.sandboxPartnerHint")(function* (
   config: AppConfig,
   address: string,
 ) {
@@ -212,6 +232,14 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
         )
       : SandboxProviders.layerProduction(config),
     CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustedProxies: config.trustedProxies }),
+    // Each partner's API version is pinned with the partner, at its first call (docs/api/versions.md).
+    Layer.effect(
+      ApiVersions.PinnedVersions,
+      Effect.map(Effect.service(PgPartnerCredentials.Partners), (partners) => ({
+        versionOf: (partnerId: string, latest: string) =>
+          partners.pinApiVersion(partnerId, latest).pipe(Effect.orElseSucceed(() => latest)),
+      })),
+    ),
     // Several instances on one database enforce each rate limit together: each its share (docs/scaling.md).
     Layer.effect(
       RateLimit.InstanceShare,

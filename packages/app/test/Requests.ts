@@ -133,7 +133,8 @@ export const verifyAndLink = async (
 
 /** `call`, `ok`, `until` and the helpers above on the service at `base()` (read at each call: the service may start later). */
 export const on = (base: () => string) => ({
-  call: (method: string, path: string, token?: string, body?: unknown) => call(base(), method, path, token, body),
+  call: (method: string, path: string, token?: string, body?: unknown, headers?: Record<string, string>) =>
+    call(base(), method, path, token, body, headers),
   ok: (method: string, path: string, token?: string, body?: unknown) => ok(base(), method, path, token, body),
   until: (path: string, token: string, accept: (body: Json) => boolean, timeoutMillis?: number) =>
     until(base(), path, token, accept, timeoutMillis),

@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
+import { ApiVersions } from "@partnerpay/adapters-http"
 import { type Json, on } from "./Requests.ts"
 import {
   companyBody,
@@ -59,7 +60,7 @@ const scenario = (database: "embedded" | "postgres") => async () => {
       PARTNERPAY_SANDBOX_WEBHOOK_SECRET: "returns-webhook-signing-secret",
       ...(db === undefined ? {} : { DATABASE_URL: db.url }),
     })
-    const { ok, until, verifyAndLink } = on(() => service.url)
+    const { ok, until, call, verifyAndLink } = on(() => service.url)
     const token = (await ok("POST", "/auth/token", undefined, { ClientId: clientId, ClientSecret: clientSecret }))
       .AccessToken as string
     const { companyId } = await ok("POST", "/Company/Create", token, companyBody({ companyReferenceId: "returns-1" }))
@@ -98,6 +99,30 @@ const scenario = (database: "embedded" | "postgres") => async () => {
     )
     const transfer = await ok("GET", `/Transaction/${returned.transferId}`, token)
     assert.deepInclude(transfer, { status: "Returned", returnCode: "R10", returnReason: r10Reason })
+    // A client written for the version before returns reads it in that version's shape (docs/api/versions.md).
+    const before = { "Partnerpay-Version": "2026-11-25" }
+    const old = await call("GET", `/Payment/${returnedId}`, token, undefined, before)
+    assert.strictEqual(old.status, 200)
+    assert.strictEqual(old.headers.get("partnerpay-version"), "2026-11-25")
+    assert.strictEqual(old.body.status, "Failed")
+    assert.notProperty(old.body, "returnCode")
+    assert.notProperty(old.body, "returnReason")
+    assert.deepStrictEqual(
+      old.body.statusHistory.map((change: Json) => change.status),
+      ["Pending", "Accepted", "Paid", "Failed"],
+    )
+    const oldTransfer = await call("GET", `/Transaction/${returned.transferId}`, token, undefined, before)
+    assert.deepInclude(oldTransfer.body, { status: "Failed" })
+    assert.notProperty(oldTransfer.body, "returnCode")
+    // The partner's own version (pinned at its first call, the latest) applies without the header.
+    const own = await call("GET", `/Payment/${returnedId}`, token)
+    assert.strictEqual(own.headers.get("partnerpay-version"), ApiVersions.latest)
+    // A version that does not exist is refused, naming the header.
+    const unknown = await call("GET", `/Payment/${returnedId}`, token, undefined, {
+      "Partnerpay-Version": "2020-01-01",
+    })
+    assert.strictEqual(unknown.status, 400)
+    assert.strictEqual(unknown.body.errors[0].field, "header.Partnerpay-Version")
     const returnedHook = await eventually(() =>
       dataOf(receiver.received, "PAYMENT_REQUEST_STATUS_CHANGED").find(
         (data) => data.PaymentRequestId === returnedId && data.Status === "Returned",

@@ -37,11 +37,24 @@ export interface Version {
   readonly changes: ReadonlyArray<Change>
 }
 
+/** A status as it was before returns had their own: `Failed`. */
+const statusBeforeReturns = (status: unknown): unknown => (status === "Returned" ? "Failed" : status)
+
 /** A payment request or transfer document in the shape before returns had their own status and code. */
 const withoutReturns = (document: unknown): unknown => {
   if (!isObject(document)) return document
   const { returnCode: _code, returnReason: _reason, ...rest } = document
-  return rest.status === "Returned" ? { ...rest, status: "Failed" } : rest
+  return {
+    ...rest,
+    ...(rest.status === undefined ? {} : { status: statusBeforeReturns(rest.status) }),
+    ...(Array.isArray(rest.statusHistory)
+      ? {
+          statusHistory: rest.statusHistory.map((change) =>
+            isObject(change) ? { ...change, status: statusBeforeReturns(change.status) } : change,
+          ),
+        }
+      : {}),
+  }
 }
 
 /** A list answer `{ data: [...] }` with each document downgraded. */

@@ -568,6 +568,16 @@ const objectAt = (parent: JsonObject, key: string): JsonObject => {
   return created
 }
 
+/** The `Partnerpay-Version` request header, on every operation. */
+const versionParameter = {
+  name: ApiVersions.header,
+  in: "header",
+  required: false,
+  description:
+    "The dated API version the request is written for (docs/api/versions.md); without it, the partner's own version, pinned to the latest at its first call. Every answer names the version it was given in (header Partnerpay-Version). A version that does not exist is 400.",
+  schema: { type: "string", enum: ApiVersions.versions.map((v) => v.version) },
+}
+
 export const openApiTransform = (spec: JsonObject): JsonObject => {
   const schemas = objectAt(objectAt(spec, "components"), "schemas")
   const has = (name: string) => Object.hasOwn(schemas, name)
@@ -592,6 +602,10 @@ export const openApiTransform = (spec: JsonObject): JsonObject => {
           content: problemContent("TooManyRequests"),
         }
       }
+      operation.parameters = [
+        ...(Array.isArray(operation.parameters) ? (operation.parameters as ReadonlyArray<unknown>) : []),
+        versionParameter,
+      ]
       if (method !== "post" || idempotencyExempt.has(path)) continue
       const parameters = Array.isArray(operation.parameters) ? (operation.parameters as ReadonlyArray<unknown>) : []
       operation.parameters = [

@@ -129,7 +129,9 @@ export const createAnonymous = UseCase.fn("Charity.createAnonymous")(function* (
     senderName: Payments.senderNameOf(donor, account.name),
     recipientName: profile.name,
     senderAccountMasked: Transfer.maskAccountNumber(account.mask),
-    recipientAccountMasked: Payments.companyAccountMasked,
+    ...(company.payoutAccount === undefined
+      ? {}
+      : { recipientAccountMasked: company.payoutAccount.accountNumberMasked }),
     recipientAddress: {
       streetNumberAndName: profile.streetNumberAndName,
       apartmentNumber: profile.apartmentNumber ?? "",

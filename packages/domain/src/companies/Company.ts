@@ -26,8 +26,16 @@ import {
   ValidationFailed,
 } from "../kernel/DomainError.ts"
 import type * as Ids from "../kernel/Ids.ts"
-import type { CompanyEvent, CompanyProfile, CompanyStatus, Location, LocationDetails } from "./CompanyEvents.ts"
+import type {
+  CompanyEvent,
+  CompanyProfile,
+  CompanyStatus,
+  Location,
+  LocationDetails,
+  PayoutAccount,
+} from "./CompanyEvents.ts"
 import * as CompanyEvents from "./CompanyEvents.ts"
+import { type SetPayoutAccount, setPayoutAccount } from "./CompanyPayoutAccount.ts"
 import {
   alreadyValidated,
   type LocationInput,
@@ -38,6 +46,7 @@ import {
 } from "./CompanyValidation.ts"
 
 export * from "./CompanyEvents.ts"
+export type { SetPayoutAccount } from "./CompanyPayoutAccount.ts"
 export * from "./CompanyValidation.ts"
 
 // ---------------------------------------------------------------------------
@@ -88,7 +97,7 @@ export interface RecordKybSubmission {
 /** The events of this aggregate. */
 export type Event = CompanyEvent
 
-export type Command = RegisterCompany | AddLocation | CompleteKyb | RecordKybSubmission
+export type Command = RegisterCompany | AddLocation | CompleteKyb | RecordKybSubmission | SetPayoutAccount
 
 // ---------------------------------------------------------------------------
 // State
@@ -100,6 +109,8 @@ export interface CompanyData {
   readonly profile: CompanyProfile
   readonly locations: ReadonlyArray<Location>
   readonly registeredAt: DateTime.Utc
+  /** Where its balance is paid out (`CompanyPayoutAccount.ts`), once the partner set one. */
+  readonly payoutAccount?: PayoutAccount
 }
 
 export type State =
@@ -236,6 +247,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return completeKyb(command, state)
     case "RecordKybSubmission":
       return recordKybSubmission(command, state)
+    case "SetPayoutAccount":
+      return setPayoutAccount(command, state)
   }
 }
 
@@ -265,6 +278,11 @@ export const evolve = (state: State, event: Event): State => {
       }
     case "CompanyKybSubmitted":
       return state._tag === "Unverified" ? { ...state, kybSubmissionId: event.submissionId } : state
+    case "PayoutAccountSet": {
+      if (state._tag === "Initial") return state
+      const { _tag, companyId, partnerId, at, replacedPayoutAccountId, ...payoutAccount } = event
+      return { ...state, payoutAccount }
+    }
   }
 }
 
