@@ -22,6 +22,7 @@ import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { NotFound } from "../../src/kernel/DomainError.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
+import * as DebitAuths from "../../src/payments/DebitAuths.ts"
 import * as MoneyMovement from "../../src/payments/MoneyMovement.ts"
 import * as MoneyMovements from "../../src/payments/MoneyMovements.ts"
 import * as PaymentRequestsProjection from "../../src/payments/PaymentRequestsProjection.ts"
@@ -620,6 +621,43 @@ describe("accepting a payment request", () => {
     }).pipe(Effect.provide(layer())),
   )
 
+  it.effect("accepting with acceptDebitAuth grants the payer's debit authorization up to the request's ceiling", () =>
+    Effect.gen(function* () {
+      yield* march2026
+      const companyId = yield* seedCompany(partnerId)
+      yield* seedCustomer(partnerId, payer)
+      const offer = (value: number) =>
+        Payments.create(
+          createInput(companyId, {
+            enableDebitAuth: true,
+            debitAuthLimit: { value, currencyCode: "USD" },
+            attachmentUrl: undefined,
+          }),
+        )
+      const first = yield* offer(300)
+      yield* Payments.accept(acceptInput(first.paymentRequestId, { acceptDebitAuth: true }))
+      const granted = yield* DebitAuths.forUser(partnerId, payer, companyId)
+      assert.deepInclude(granted, { enabled: true, status: "Active", limit: { minorUnits: 30_000, currency: "USD" } })
+      // A later acceptance of another offer sets its ceiling on the same authorization.
+      const second = yield* offer(500)
+      yield* Payments.accept(acceptInput(second.paymentRequestId, { acceptDebitAuth: true }))
+      const updated = yield* DebitAuths.forUser(partnerId, payer, companyId)
+      assert.deepStrictEqual(
+        [updated.debitAuthId, updated.limit],
+        [granted.debitAuthId, { minorUnits: 50_000, currency: "USD" }],
+      )
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("accepting without acceptDebitAuth grants no debit authorization", () =>
+    Effect.gen(function* () {
+      const { companyId, paymentRequestId } = yield* pending
+      yield* Payments.accept(acceptInput(paymentRequestId))
+      const none = yield* Effect.exit(DebitAuths.forUser(partnerId, payer, companyId))
+      assert.deepStrictEqual(failureOf(none), new NotFound({ entity: "DebitAuth" }))
+    }).pipe(Effect.provide(layer())),
+  )
+
   it.effect("a cancelled request cannot be accepted", () =>
     Effect.gen(function* () {
       const { paymentRequestId } = yield* pending
@@ -887,6 +925,39 @@ describe("reimbursement", () => {
     }).pipe(Effect.provide(layer())),
   )
 
+  it.effect("completes once the payer signed the envelope (Completed): the transfer reads isReimbursed", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* paid
+      yield* Transfers.createReimbursement({ partnerId, registrationId: payer, transferId, providerId })
+      const read = () => Transfers.get({ _tag: "Partner", partnerId }, transferId)
+      // The sandbox payer signs an hour after the envelope was sent: until then it is Sent.
+      assert.deepStrictEqual(yield* Transfers.checkReimbursement(transferId), { reimbursed: false })
+      assert.isFalse((yield* read()).isReimbursed)
+      yield* TestClock.adjust("1 hour")
+      assert.deepStrictEqual(yield* Transfers.checkReimbursement(transferId), { reimbursed: true })
+      assert.deepInclude(yield* read(), { appliedForReimbursement: true, isReimbursed: true })
+      // Nothing left to ask: a repeat asks nothing and changes nothing.
+      assert.deepStrictEqual(yield* Transfers.checkReimbursement(transferId), { reimbursed: false })
+      assert.isTrue((yield* read()).isReimbursed)
+    }).pipe(
+      Effect.provide(Transfers.eSignatureSandboxWith({ completeAfterMillis: 3_600_000 })),
+      Effect.provide(layer()),
+    ),
+  )
+
+  it.effect("a declined or voided envelope leaves the reimbursement applied, not reimbursed", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* paid
+      yield* Transfers.createReimbursement({ partnerId, registrationId: payer, transferId, providerId })
+      for (const status of ["Sent", "Declined", "Voided"] as const)
+        assert.deepStrictEqual(yield* Transfers.recordEnvelopeStatus(transferId, status), { reimbursed: false })
+      assert.deepInclude(yield* Transfers.get({ _tag: "Partner", partnerId }, transferId), {
+        appliedForReimbursement: true,
+        isReimbursed: false,
+      })
+    }).pipe(Effect.provide(layer())),
+  )
+
   it.effect("before settlement it is an IllegalTransition; another customer gets NotFound", () =>
     Effect.gen(function* () {
       const { transferId } = yield* accepted
@@ -920,7 +991,7 @@ describe("read models and the log", () => {
             const last = requests[requests.length - 1]
             const doc = last === undefined ? undefined : yield* Payments.get(partnerId, last)
             const transferId = doc?.transferId as TransferId | undefined
-            const attempt = (() => {
+            const attempt = ((): Effect.Effect<unknown, unknown, Payments.Requirements> => {
               switch (step) {
                 case "create":
                   return Effect.map(Payments.create(createInput(companyId)), (r) => {

@@ -490,6 +490,23 @@ describe("a Settled transfer", () => {
       .thenState((state) => assert.isTrue(Transfer.summary(state)?.isReimbursed))
     spec.given([initiated, settled, applied, reimbursed]).when(complete).thenNothingHappens()
   })
+  it("the envelope completed (signed) completes the reimbursement; Sent, Declined or Voided change nothing", () => {
+    spec
+      .given([initiated, settled, applied])
+      .when(Transfer.fromEnvelopeStatus(transferId, "Completed", later)!)
+      .then([reimbursed])
+    for (const status of ["Sent", "Declined", "Voided"] as const)
+      assert.isUndefined(Transfer.fromEnvelopeStatus(transferId, status, later))
+  })
+  it("waits on its envelope while applied, and no longer once reimbursed", () => {
+    const sent = TransferReimbursementApplied.make({ ...applied, envelopeId: "env-1" })
+    assert.deepStrictEqual(Transfer.pendingEnvelopeOf(fold(Transfer.aggregate, [initiated, settled, sent])), {
+      envelopeId: "env-1",
+      sentAt: later,
+    })
+    assert.isUndefined(Transfer.pendingEnvelopeOf(fold(Transfer.aggregate, [initiated, settled, sent, reimbursed])))
+    assert.isUndefined(Transfer.pendingEnvelopeOf(fold(Transfer.aggregate, [initiated, settled])))
+  })
 })
 
 describe("a Pending transfer's origination and outcome", () => {
