@@ -28,7 +28,10 @@ import {
   TransferReturned,
   TransferSettled,
 } from "../../src/payments/TransferEvents.ts"
-import { DeciderSpecification } from "../../src/testing/index.ts"
+import { DeciderSpecification, PropertyParams } from "../../src/testing/index.ts"
+
+/** This file's fixed property seed (`FC_SEED` overrides it to explore). */
+const seeded = PropertyParams.propertyParams(24_03)
 
 const spec = DeciderSpecification.forAggregate(Transfer.aggregate)
 
@@ -587,7 +590,7 @@ describe("masking account numbers", () => {
         if (digits.length > 0) assert.isTrue(isMasked(masked), masked)
         if (digits.length > 4) assert.isFalse(isMasked(digits))
       }),
-      { numRuns: 200 },
+      seeded({ numRuns: 200 }),
     )
   })
 })
@@ -671,7 +674,7 @@ describe("properties of transfers", () => {
         )
         assert.deepStrictEqual(replayed, state)
       }),
-      { numRuns: 200 },
+      seeded({ numRuns: 200 }),
     )
   })
 
@@ -705,7 +708,7 @@ describe("properties of transfers", () => {
           if (summary) assert.strictEqual(summary.isRefunded, completedSum === amount.minorUnits)
         }
       }),
-      { numRuns: 300, seed: 24_03 },
+      seeded({ numRuns: 300 }),
     )
   })
 
@@ -727,7 +730,7 @@ describe("properties of transfers", () => {
           }
         }
       }),
-      { numRuns: 200, seed: 24_04 },
+      seeded({ numRuns: 200 }),
     )
   })
 
@@ -741,7 +744,7 @@ describe("properties of transfers", () => {
           assert.strictEqual(state._tag, "Failed")
         }
       }),
-      { numRuns: 100 },
+      seeded({ numRuns: 100 }),
     )
   })
 })

@@ -15,9 +15,6 @@ import type { Decider } from "../../src/kernel/Decider.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import { envelopes } from "../../src/testing/ProjectionSpecification.ts"
 
-/** The fixed seed and run count of every property here: a property that fails now and then is a defect. */
-export const runs = { seed: 42, numRuns: 100 } as const
-
 const hex = (length: number) =>
   fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: length, maxLength: length })
 
