@@ -23,6 +23,7 @@ import { HealthApi } from "./health/HealthApi.ts"
 import { DebitAuthApi } from "./payments/DebitAuthApi.ts"
 import { PaymentApi } from "./payments/PaymentApi.ts"
 import { TransactionApi } from "./payments/TransactionApi.ts"
+import { PayoutApi } from "./payouts/PayoutApi.ts"
 import { ConsentApi } from "./plans/ConsentApi.ts"
 import { PaymentPlanApi } from "./plans/PaymentPlanApi.ts"
 import { DeliveriesApi } from "./webhooks/DeliveriesApi.ts"
@@ -51,6 +52,7 @@ export class Api extends HttpApi.make("partnerpay")
   .add(VerificationApi)
   .add(DeliveriesApi)
   .add(EventsApi)
+  .add(PayoutApi)
   .middleware(ProblemHandling)
   // A body field the operation does not define is an error (never silently dropped), listed with the others.
   .annotate(HttpApi.PayloadParseOptions, { ...allErrors, onExcessProperty: "error" })

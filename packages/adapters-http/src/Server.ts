@@ -53,6 +53,7 @@ import { HealthLive } from "./health/HealthLive.ts"
 import { DebitAuthLive } from "./payments/DebitAuthLive.ts"
 import { PaymentLive } from "./payments/PaymentLive.ts"
 import { TransactionLive } from "./payments/TransactionLive.ts"
+import { PayoutLive } from "./payouts/PayoutLive.ts"
 import { ConsentLive } from "./plans/ConsentLive.ts"
 import { PaymentPlanLive } from "./plans/PaymentPlanLive.ts"
 import { DeliveriesLive } from "./webhooks/DeliveriesLive.ts"
@@ -107,6 +108,7 @@ export const HandlersLive = Layer.mergeAll(
   TransactionLive,
   DeliveriesLive,
   EventsLive,
+  PayoutLive,
 ).pipe(Layer.provideMerge(AuthenticationLive), Layer.provideMerge(ProblemHandling.layer))
 
 /**

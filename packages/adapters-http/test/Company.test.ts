@@ -317,6 +317,106 @@ describe("KYB completion", () => {
   )
 })
 
+describe("PUT and GET /Company/{companyId}/PayoutAccount", () => {
+  const account = {
+    accountHolderName: "Acme Coffee LLC",
+    routingNumber: "011000015",
+    accountNumber: "000123456789",
+    accountType: "Checking",
+  }
+  const put = (companyId: string, body: unknown, token: string | null = partner) =>
+    send(handler, `/Company/${companyId}/PayoutAccount`, request("PUT", token, body))
+  const get = (companyId: string, token: string | null = partner) =>
+    send(handler, `/Company/${companyId}/PayoutAccount`, request("GET", token))
+
+  it.effect("a company has no payout account until the partner sets one (404)", () =>
+    Effect.gen(function* () {
+      const company = yield* registered()
+      expectProblem(yield* get(company.companyId), 404, "NOT_FOUND")
+    }),
+  )
+
+  it.effect("answers the account with its number masked only, and reads it back the same", () =>
+    Effect.gen(function* () {
+      const company = yield* registered()
+      const r = yield* put(company.companyId, account)
+      assert.strictEqual(r.status, 200, r.text)
+      const json = r.json as Record<string, unknown>
+      assert.deepStrictEqual(Object.keys(json).sort(), [
+        "accountHolderName",
+        "accountNumberMasked",
+        "accountType",
+        "payoutAccountId",
+        "routingNumber",
+        "status",
+      ])
+      assert.match(json.payoutAccountId as string, uuidPattern)
+      assert.strictEqual(json.accountNumberMasked, "****6789")
+      assert.strictEqual(json.status, "Active")
+      assert.notInclude(r.text, "000123456789")
+      const read = yield* get(company.companyId)
+      assert.deepStrictEqual(read.json, json)
+    }),
+  )
+
+  it.effect("the same account again changes nothing; other details replace it with a new id", () =>
+    Effect.gen(function* () {
+      const company = yield* registered()
+      const first = (yield* put(company.companyId, account)).json as { payoutAccountId: string }
+      const again = (yield* put(company.companyId, account)).json as { payoutAccountId: string }
+      assert.strictEqual(again.payoutAccountId, first.payoutAccountId)
+      const replaced = yield* put(company.companyId, { ...account, accountNumber: "98765", accountType: "Savings" })
+      const json = replaced.json as { payoutAccountId: string; accountNumberMasked: string; accountType: string }
+      assert.notStrictEqual(json.payoutAccountId, first.payoutAccountId)
+      assert.strictEqual(json.accountNumberMasked, "****8765")
+      assert.strictEqual(json.accountType, "Savings")
+      assert.deepStrictEqual((yield* get(company.companyId)).json, replaced.json)
+    }),
+  )
+
+  it.effect("a routing number failing the ABA check and a short account number are one 422 naming both", () =>
+    Effect.gen(function* () {
+      const company = yield* registered()
+      const r = yield* put(company.companyId, { ...account, routingNumber: "011000016", accountNumber: "123" })
+      expectProblem(r, 422, "VALIDATION_FAILED")
+      assert.sameMembers([...fieldsOf(r.json)], ["routingNumber", "accountNumber"])
+      expectProblem(yield* get(company.companyId), 404, "NOT_FOUND")
+    }),
+  )
+
+  it.effect("an unknown field or an unknown account type is a 400 naming it, and nothing is set", () =>
+    Effect.gen(function* () {
+      const company = yield* registered()
+      const unknown = yield* put(company.companyId, { ...account, iban: "DE00" })
+      expectProblem(unknown, 400, "BAD_REQUEST")
+      assert.include(JSON.stringify(unknown.json), "iban")
+      const badType = yield* put(company.companyId, { ...account, accountType: "Brokerage" })
+      expectProblem(badType, 400, "BAD_REQUEST")
+      assert.include(JSON.stringify(badType.json), "accountType")
+      expectProblem(yield* get(company.companyId), 404, "NOT_FOUND")
+    }),
+  )
+
+  it.effect("another partner's company is 404 exactly like a missing one; a customer token is 403", () =>
+    Effect.gen(function* () {
+      const company = yield* registered()
+      yield* put(company.companyId, account)
+      expectProblem(yield* put(company.companyId, account, otherPartner), 404, "NOT_FOUND")
+      expectProblem(yield* get(company.companyId, otherPartner), 404, "NOT_FOUND")
+      expectProblem(yield* get("0b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a99"), 404, "NOT_FOUND")
+      expectProblem(yield* get(company.companyId, customer), 403, "FORBIDDEN")
+    }),
+  )
+
+  it.effect("a Rejected company takes no payout account (409)", () =>
+    Effect.gen(function* () {
+      const company = yield* registered()
+      yield* run(Companies.completeKyb(company.companyId, "Rejected"))
+      expectProblem(yield* put(company.companyId, account), 409, "ILLEGAL_TRANSITION")
+    }),
+  )
+})
+
 describe("the OpenAPI document", () => {
   it.effect("describes the precise create request (required fields, owner object) and the three operations", () =>
     Effect.gen(function* () {

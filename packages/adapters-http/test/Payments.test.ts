@@ -517,7 +517,17 @@ describe("GET /Transaction/Report", () => {
       const r = yield* send(handler, `/Transaction/Report?from=${today}&to=${today}`, bearer(partner))
       assert.strictEqual(r.status, 200, r.text)
       const body = r.json as { currencyTotals: Array<Record<string, unknown>>; items: Array<unknown>; hasMore: boolean }
-      assert.deepStrictEqual(Object.keys(body).sort(), ["currencyTotals", "from", "hasMore", "items", "to"])
+      // The spec's fields, and the balance lines added by payouts (docs/api/payments.md).
+      assert.deepStrictEqual(Object.keys(body).sort(), [
+        "currencyTotals",
+        "from",
+        "hasMore",
+        "items",
+        "lineTotals",
+        "lines",
+        "linesHaveMore",
+        "to",
+      ])
       assert.deepStrictEqual(Object.keys(body.currencyTotals[0]!).sort(), [
         "count",
         "currencyCode",

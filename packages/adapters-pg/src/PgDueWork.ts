@@ -128,3 +128,52 @@ export const refundingTransfers = (limit: number) =>
       WHERE collection = 'transfers' AND keys ->> 'refundPending' = 'true'
       ORDER BY sort_key, id LIMIT ${limit}`,
   )
+/** A company whose balance may be due for a payout. */
+export interface PayableBalance {
+  readonly id: string
+  readonly partner_id: string
+  readonly sort_key: string
+}
+
+/**
+ * The statement of `payableBalances` (exported for its plan's test): balances with some currency at or
+ * above `minimumMinorUnits`, not paid out since `lastPayoutBefore` (ISO instant), least recently changed
+ * first. Reads the partial index `read_models_payable_balances` (migration 23).
+ */
+export const payableBalancesStatement = (
+  sql: SqlClient,
+  minimumMinorUnits: number,
+  lastPayoutBefore: string,
+  limit: number,
+) =>
+  sql<PayableBalance>`
+    SELECT id, partner_id::text AS partner_id, sort_key FROM read_models
+    WHERE collection = 'balances' AND keys ->> 'payable' = 'true'
+      AND (data ->> 'lastPayoutAt' IS NULL OR data ->> 'lastPayoutAt' <= ${lastPayoutBefore})
+      AND EXISTS (
+        SELECT 1 FROM jsonb_array_elements(data -> 'available') AS amount
+        WHERE (amount ->> 'minorUnits')::bigint >= ${minimumMinorUnits})
+    ORDER BY sort_key, id LIMIT ${limit}`
+
+/** Up to `limit` companies whose balance may be paid out (the domain decides: `Payouts.payOutDue`). */
+export const payableBalances = (minimumMinorUnits: number, lastPayoutBefore: string, limit: number) =>
+  Effect.flatMap(SqlClient, (sql) => payableBalancesStatement(sql, minimumMinorUnits, lastPayoutBefore, limit))
+
+/** A payout still Pending: to originate (no provider reference yet) or to ask about. */
+export interface PendingPayout {
+  readonly id: string
+  readonly partner_id: string
+  readonly sort_key: string
+  readonly originated: boolean
+}
+
+/** The statement of `pendingPayouts` (exported for its plan's test): oldest first, partial index of migration 23. */
+export const pendingPayoutsStatement = (sql: SqlClient, limit: number) =>
+  sql<PendingPayout>`
+    SELECT id, partner_id::text AS partner_id, sort_key, (data ->> 'providerReference' IS NOT NULL) AS originated
+    FROM read_models
+    WHERE collection = 'payouts' AND keys ->> 'status' = 'Pending'
+    ORDER BY sort_key, id LIMIT ${limit}`
+
+/** Up to `limit` Pending payouts, oldest first. */
+export const pendingPayouts = (limit: number) => Effect.flatMap(SqlClient, (sql) => pendingPayoutsStatement(sql, limit))

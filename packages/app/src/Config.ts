@@ -85,6 +85,10 @@ export interface AppConfig {
   readonly returnWindowDays: number
   /** Production: the money-movement workers' idle wait. */
   readonly moneyMovementPollMillis: number
+  /** How often a company's balance is paid out (PARTNERPAY_PAYOUT_INTERVAL_MS; production daily, sandbox each settlement cycle). */
+  readonly payoutIntervalMillis: number
+  /** The least amount paid out, in minor units (PARTNERPAY_PAYOUT_MINIMUM_MINOR_UNITS, default 100). */
+  readonly payoutMinimumMinorUnits: number
   /** Per-caller rate limits (PARTNERPAY_RATE_LIMITING, "on" by default; "off" for load tests behind another limiter). */
   readonly rateLimiting: boolean
   /** Effect spans (PARTNERPAY_TRACING, "off" by default: span creation costs CPU on every request; on when traces are exported). */
@@ -224,6 +228,10 @@ const validate = (read: Read, issues: Issues): AppConfig => {
   const settlementDelayMillis = issues.take(value.settlementDelayMillis)
   const returnWindowDays = issues.take(value.returnWindowDays)
   const moneyMovementPollMillis = issues.take(value.moneyMovementPollMillis)
+  const payoutIntervalMillis = Option.getOrElse(issues.take(value.payoutIntervalMillis), () =>
+    production ? 86_400_000 : settlementDelayMillis,
+  )
+  const payoutMinimumMinorUnits = issues.take(value.payoutMinimumMinorUnits)
   const rateLimiting = issues.take(value.rateLimiting)
   const tracingAsked = issues.take(value.tracing)
   const metrics = issues.take(value.metrics)
@@ -253,6 +261,8 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     settlementDelayMillis,
     returnWindowDays,
     moneyMovementPollMillis,
+    payoutIntervalMillis,
+    payoutMinimumMinorUnits,
     rateLimiting,
     tracing: tracingAsked || Option.isSome(traceExport),
     metrics,

@@ -11,7 +11,9 @@
  * - ending in .10: Settled after the settlement delay, then Returned with R10
  *   (not authorised) one settlement delay later;
  * - any other: Settled after the settlement delay.
- * Credits (refunds) and payouts settle after the settlement delay.
+ * Credits (refunds) settle after the settlement delay. Payouts too, except to a
+ * payout account whose number ends in 0013: Failed with R03 (no account) one
+ * settlement delay after origination (`payoutOutcomeFor`).
  *
  * Its status is stateless (it survives restarts and runs on any instance):
  * the reference carries what the outcome needs
@@ -35,6 +37,13 @@ export const outcomeFor = (amount: Money.Money): SandboxOutcome => {
   if (decimal.endsWith(".10")) return "ReturnR10"
   return "Settle"
 }
+
+/** The account number ending that makes a sandbox payout fail with R03 (docs/api/payouts.md). */
+export const failingPayoutAccountSuffix = "0013"
+
+/** The sandbox outcome of a payout: R03 to an account ending in 0013, else settled. */
+export const payoutOutcomeFor = (request: MoneyMovement.PayoutRequest): SandboxOutcome =>
+  request.destination.accountNumber.endsWith(failingPayoutAccountSuffix) ? "FailR03" : "Settle"
 
 const prefix = "sandbox"
 /** How many idempotency keys an instance remembers. */
@@ -63,7 +72,7 @@ export const make = (options: { readonly delayMillis: number }) => {
   return MoneyMovement.MoneyMovement.of({
     originateDebit: (request) => originate("Debit", request.idempotencyKey, outcomeFor(request.amount)),
     originateCredit: (request) => originate("Credit", request.idempotencyKey, "Settle"),
-    originatePayout: (request) => originate("Payout", request.idempotencyKey, "Settle"),
+    originatePayout: (request) => originate("Payout", request.idempotencyKey, payoutOutcomeFor(request)),
     status: Traced.fn("SandboxMoneyMovement.status")(function* (reference: MoneyMovement.MovementReference) {
       const [, , outcome, originatedAt] = reference.providerReference.split("-")
       const elapsed = (yield* Clock.currentTimeMillis) - Number(originatedAt)

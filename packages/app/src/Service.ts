@@ -50,6 +50,7 @@ import * as AttachmentFetcher from "./workers/AttachmentFetcher.ts"
 import * as AutoCollectionScheduler from "./workers/AutoCollectionScheduler.ts"
 import * as MoneyMovementWorkers from "./workers/MoneyMovementWorkers.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
+import * as PayoutWorkers from "./workers/PayoutWorkers.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
 import * as WebhookDispatcher from "./workers/WebhookDispatcher.ts"
@@ -82,6 +83,8 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         MoneyMovementWorkers.outcomesName,
         "payment-notifier",
         AttachmentFetcher.name,
+        PayoutWorkers.schedulerName,
+        PayoutWorkers.movementsName,
       ]
     : [
         "webhook-dispatcher",
@@ -90,7 +93,22 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         MoneyMovementWorkers.originatorName,
         MoneyMovementWorkers.outcomesName,
         AttachmentFetcher.name,
+        PayoutWorkers.schedulerName,
+        PayoutWorkers.movementsName,
       ]
+
+/**
+ * The payout workers: daily in production (PARTNERPAY_PAYOUT_INTERVAL_MS), each settlement cycle in the
+ * sandbox; payouts move through the service's money-movement provider (the sandbox's, or the operator's
+ * bridge in production).
+ */
+const payoutWorkers = (config: AppConfig) =>
+  PayoutWorkers.layer({
+    schedule: { minimumMinorUnits: config.payoutMinimumMinorUnits, intervalMillis: config.payoutIntervalMillis },
+    idleMillis: isSandbox(config)
+      ? Math.min(1000, Math.max(100, Math.floor(config.settlementDelayMillis / 4)))
+      : config.moneyMovementPollMillis,
+  })
 
 /** The background workers for the environment. */
 export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequirements> => {
@@ -110,6 +128,8 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
       pollMillis: config.moneyMovementPollMillis,
       returnWindowDays: config.returnWindowDays,
     }),
+    // Payouts in both environments: daily in production, each settlement cycle in the sandbox.
+    payoutWorkers(config),
   )
   return isSandbox(config)
     ? Layer.mergeAll(

@@ -225,6 +225,18 @@ export const settings = {
     default: 30_000,
     doc: "Production: how long the money-movement workers wait between polls when idle (the sandbox follows its settlement delay).",
   }),
+  payoutIntervalMillis: optional("PARTNERPAY_PAYOUT_INTERVAL_MS", bounded(1000, 2_678_400_000, "milliseconds"), {
+    whenUnset: "production: `86400000` (daily); sandbox: the settlement delay",
+    doc: "How often a company's available balance is paid out to its payout account.",
+  }),
+  payoutMinimumMinorUnits: setting(
+    "PARTNERPAY_PAYOUT_MINIMUM_MINOR_UNITS",
+    bounded(1, 10_000_000_000_000, "minor units"),
+    {
+      default: 100,
+      doc: "The least amount paid out, in minor units (100: 1.00 USD); a smaller balance waits.",
+    },
+  ),
   rateLimiting: setting("PARTNERPAY_RATE_LIMITING", OnOff, { default: true, doc: "Per-caller rate limits." }),
   tracing: setting("PARTNERPAY_TRACING", OnOff, { default: false, doc: "Effect spans (on with a trace endpoint)." }),
   metrics: setting("PARTNERPAY_METRICS", OnOff, { default: true, doc: "`GET /metrics` in the Prometheus format." }),

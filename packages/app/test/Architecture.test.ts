@@ -79,7 +79,7 @@ describe("unused optional dependencies stay out", () => {
 })
 
 const domainSource = join(root, "packages", "domain", "src")
-const areas = ["cards-and-charity", "companies", "customers", "notifications", "payments", "plans"]
+const areas = ["cards-and-charity", "companies", "customers", "notifications", "payments", "payouts", "plans"]
 
 /** A domain source path as `folder/File.ts` relative to domain/src (root-level modules have no folder). */
 const domainPath = (file: string) => relative(domainSource, file).split(sep).join("/")
@@ -456,7 +456,17 @@ describe("HMAC-SHA256 has one home per side", () => {
 
 const httpSource = join(root, "packages", "adapters-http", "src")
 /** adapters-http's feature folders: one per business area of the domain, plus the token, health and webhook groups. */
-const httpFeatures = ["auth", "cards-and-charity", "companies", "customers", "health", "payments", "plans", "webhooks"]
+const httpFeatures = [
+  "auth",
+  "cards-and-charity",
+  "companies",
+  "customers",
+  "health",
+  "payments",
+  "payouts",
+  "plans",
+  "webhooks",
+]
 /** adapters-http's machinery shared by every group: server pieces, authentication, problems, limits, OpenAPI. */
 const httpMachinery = "cross-cutting"
 /** The only modules at the top of adapters-http/src: the public entry and the composition of every group. */

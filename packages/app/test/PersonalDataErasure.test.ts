@@ -80,6 +80,9 @@ const ownerValues = [
   owner.city,
   '"VT"',
 ]
+/** The company's payout account: the holder's name (a person, for a sole proprietor) and the full number. */
+const payoutHolderName = "Zelda Quartermaine Provisions"
+const payoutAccountNumber = "918273645501"
 const erasedPhone = "+14155550142"
 const otherPhone = "+14155550187"
 const pushToken = "push-token-of-the-payer-7f3a9c2e"
@@ -224,6 +227,14 @@ const scenario = async (database: "pglite" | "postgres") => {
     expireAt: { value: new Date(Date.now() + 30 * 86_400_000).toISOString() },
   })
   await until(url, `/company/status?companyId=${companyId}`, partner, (body) => body.Status === "Verified")
+  // The company's payout account: its holder's name and full number are sealed, the number shown masked only.
+  const payoutAccount = await ok(url, "PUT", `/Company/${companyId}/PayoutAccount`, partner, {
+    accountHolderName: payoutHolderName,
+    routingNumber: "011000015",
+    accountNumber: payoutAccountNumber,
+    accountType: "Checking",
+  })
+  assert.strictEqual(payoutAccount.accountNumberMasked, "****5501")
   const today = ((await ok(url, "GET", "/Sandbox/Clock", partner)).now as string).slice(0, 10)
   const request = await ok(url, "POST", "/Payment/Create", partner, {
     companyId,
@@ -277,7 +288,15 @@ const scenario = async (database: "pglite" | "postgres") => {
 
   // Before erasure: nobody's personal data in plaintext anywhere, the transfers, the instalment and the webhooks
   // (queued: nothing listens at the webhook URL) scanned with the rest.
-  const needles = [...ownerValues, ...customerValues, otherPhone, "bob@acme.example.com", webhookSecret]
+  const needles = [
+    ...ownerValues,
+    ...customerValues,
+    otherPhone,
+    "bob@acme.example.com",
+    webhookSecret,
+    payoutHolderName,
+    payoutAccountNumber,
+  ]
   const sealed = await offline(config, scan(needles))
   assert.isAbove(sealed.columns.length, 10)
   assert.deepStrictEqual(sealed.found, [])

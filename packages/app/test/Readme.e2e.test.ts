@@ -82,6 +82,13 @@ describe("the README in a clone", () => {
       assert.include(output, '"Active"', `round ${round}:\n${output}`)
       assert.include(output, '"collectedBy":"AutoPay"', `round ${round}:\n${output}`)
       assert.notInclude(output, "DUPLICATE", `round ${round}:\n${output}`)
+      assert.include(output, '{"available":112.49,"pending":0}', `round ${round}:\n${output}`)
+      assert.include(output, '{"status":"Paid","amount":112.49,"itemCount":4}', `round ${round}:\n${output}`)
+      assert.include(
+        output,
+        '[{"type":"payment","amount":42.5},{"type":"payment","amount":19.99},{"type":"instalment","amount":25},{"type":"instalment","amount":25}]',
+        `round ${round}:\n${output}`,
+      )
       assert.include(
         output,
         '[{"channel":"email","template":"PaymentDueSoon"},{"channel":"sms","template":"PaymentDueSoon"},' +

@@ -2,15 +2,18 @@
  * The README's "Try it" walkthrough, executed: the real service process
  * (`node src/main.ts`, embedded database, sandbox partner from the
  * environment) driven over HTTP with fetch, step by step as the README shows
- * it, asserting every status. Then the sandbox magic values, the sandbox
- * clock's own rules, the consent decline path and a cancel after acceptance.
+ * it, asserting every status, up to the payout of the company's balance with
+ * its items. Then the sandbox magic values, the sandbox clock's own rules, the
+ * consent decline path and a cancel after acceptance. The payouts (a payout
+ * Paid with its items, one failed by the 0013 account and its money paid out
+ * again) run on PGlite and on PostgreSQL.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { type Json, on } from "./Requests.ts"
-import { companyBody, killAll, type RunningService, startService } from "./support.ts"
+import { companyBody, freshDatabase, killAll, postgresAvailable, type RunningService, startService } from "./support.ts"
 
 /** The sandbox KYB verdict comes this long after registration. */
 const kybDelayMs = 1500
@@ -166,6 +169,40 @@ describe("the README walkthrough against the real service", () => {
       [dueDate, nextDueDate],
     )
     assert.strictEqual(twice.instalments[1].collectedAt.slice(0, 10), nextDueDate)
+    await until(`/PaymentPlan/${plan.paymentPlanId}`, token, (body) => body.settledCount === 2)
+
+    // 9. Payouts: everything settled (42.50 + 25 + 25) is available; with a payout account it is paid out
+    //    at the next settlement cycle, Pending then Paid, with one item per settled transfer.
+    const balance = await ok("GET", `/Company/${companyId}/Balance`, token)
+    assert.deepStrictEqual([balance.available.value, balance.pending.value], [92.5, 0])
+    const payoutAccount = await ok("PUT", `/Company/${companyId}/PayoutAccount`, token, {
+      accountHolderName: "Acme Coffee LLC",
+      routingNumber: "011000015",
+      accountNumber: "000123456789",
+      accountType: "Checking",
+    })
+    assert.strictEqual(payoutAccount.accountNumberMasked, "****6789")
+    const listed = await until(`/Payouts?companyId=${companyId}&status=Paid`, token, (body) => body.data.length === 1)
+    const payout = await ok("GET", `/Payouts/${listed.data[0].payoutId}`, token)
+    assert.deepInclude(payout, { status: "Paid", itemCount: 3, companyId })
+    assert.strictEqual(payout.amount.value, 92.5)
+    const items = await ok("GET", `/Payouts/${payout.payoutId}/Items`, token)
+    assert.deepStrictEqual(
+      items.data.map((item: Json) => [item.type, item.transferId, item.amount.value]),
+      [
+        ["payment", paid.transferId, 42.5],
+        ["instalment", transferId, 25],
+        ["instalment", twice.instalments[1].transferId, 25],
+      ],
+    )
+    assert.strictEqual((await ok("GET", `/Company/${companyId}/Balance`, token)).available.value, 0)
+    const events = await ok("GET", "/Events?limit=100", token)
+    assert.deepStrictEqual(
+      events.data
+        .filter((event: Json) => event.event === "PAYOUT_STATUS_CHANGED" && event.data.PayoutId === payout.payoutId)
+        .map((event: Json) => event.data.Status),
+      ["Paid", "Pending"],
+    )
   })
 
   it("a payer who declines an accepted consent revokes it: gone from the list, plan cancelled", async () => {
@@ -338,4 +375,102 @@ describe("the README walkthrough against the real service", () => {
       403,
     )
   })
+})
+
+/**
+ * Payouts with their items on one database: a company whose payout account ends in 0013 is paid out and the
+ * payout fails (R03), its money back in the balance; with the account replaced, the next payout carries the
+ * same item and is Paid. Transfers name the payout account's mask.
+ */
+const payouts = async (base: string) => {
+  const { ok: okOn, until: untilOn } = on(() => base)
+  const token = (await okOn("POST", "/auth/token", undefined, { ClientId: clientId, ClientSecret: clientSecret }))
+    .AccessToken as string
+  const { companyId } = await okOn("POST", "/Company/Create", token, companyBody({ companyReferenceId: "payouts-001" }))
+  await untilOn(`/company/status?companyId=${companyId}`, token, (body) => body.Status === "Verified")
+  await okOn("PUT", `/Company/${companyId}/PayoutAccount`, token, {
+    accountHolderName: "Acme Coffee LLC",
+    routingNumber: "011000015",
+    accountNumber: "4440013",
+    accountType: "Savings",
+  })
+  await okOn("POST", "/Login/SendOtp", token, { phoneNumber: "+14155550133" })
+  const login = await okOn("PUT", "/Login/CheckOtp", token, { phoneNumber: "+14155550133", code: "123456" })
+  const customerToken = login.accessToken as string
+  const session = await okOn("POST", "/Verification/StartKyc", customerToken, { deviceId: "payouts-phone" })
+  await okOn("PUT", "/Account/Link", customerToken, {
+    tokenId: session.tokenId,
+    publicToken: "public-sandbox-ok",
+    linkAccountsMetadata: { linkSessionId: "link-1", institutionId: "ins_1", accountIds: ["acc-checking"] },
+  })
+  const accountId = (await okOn("GET", "/Account/List", customerToken)).accounts[0].accountId
+  const request = await okOn("POST", "/Payment/Create", token, {
+    companyId,
+    payerRegistrationId: login.registrationId,
+    amount: { value: 60, currencyCode: "USD" },
+    description: "Invoice 2001",
+    dueDate: (await okOn("GET", "/Sandbox/Clock", token)).now.slice(0, 10),
+  })
+  await okOn("POST", `/Transaction/PaymentRequest/${request.paymentRequestId}/Accept`, customerToken, {
+    bankAccountId: accountId,
+    acceptDebitAuth: false,
+    transferDescription: "Invoice 2001",
+  })
+  const paid = await untilOn(`/Payment/${request.paymentRequestId}`, token, (body) => body.status === "Paid")
+  assert.strictEqual((await okOn("GET", `/Transaction/${paid.transferId}`, token)).recipientAccount, "****0013")
+
+  // The account ending in 0013 fails the payout with R03: the money is available again.
+  const failed = await untilOn(`/Payouts?companyId=${companyId}&status=Failed`, token, (body) => body.data.length === 1)
+  assert.deepInclude(failed.data[0], { returnCode: "R03", itemCount: 1 })
+  assert.isString(failed.data[0].returnReason)
+  await untilOn(`/Company/${companyId}/Balance`, token, (body) => body.available.value === 60)
+
+  // A new account: the next payout carries the same item and is Paid.
+  await okOn("PUT", `/Company/${companyId}/PayoutAccount`, token, {
+    accountHolderName: "Acme Coffee LLC",
+    routingNumber: "011000015",
+    accountNumber: "000123456789",
+    accountType: "Checking",
+  })
+  const paidOut = await untilOn(`/Payouts?companyId=${companyId}&status=Paid`, token, (body) => body.data.length === 1)
+  const payout = paidOut.data[0]
+  assert.deepInclude(payout, { itemCount: 1, accountNumberMasked: "****6789" })
+  assert.strictEqual(payout.amount.value, 60)
+  const items = await okOn("GET", `/Payouts/${payout.payoutId}/Items`, token)
+  assert.deepStrictEqual(
+    items.data.map((item: Json) => [item.type, item.transferId, item.amount.value]),
+    [["payment", paid.transferId, 60]],
+  )
+  assert.strictEqual((await okOn("GET", `/Company/${companyId}/Balance`, token)).available.value, 0)
+}
+
+describe("payouts with their items against the real service", () => {
+  it("on PGlite: a failed payout's money goes out with the next one, Paid", { timeout: 60_000 }, () =>
+    payouts(service.url),
+  )
+
+  it.skipIf(!postgresAvailable)(
+    "on PostgreSQL: a failed payout's money goes out with the next one, Paid",
+    { timeout: 90_000 },
+    async () => {
+      const database = await freshDatabase()
+      const dir = mkdtempSync(join(tmpdir(), "partnerpay-walkthrough-pg-"))
+      const onPostgres = await startService({
+        PORT: "0",
+        DATABASE_URL: database.url,
+        PARTNERPAY_DATA_DIR: dir,
+        PARTNERPAY_KYB_DELAY_MS: "200",
+        PARTNERPAY_SETTLEMENT_DELAY_MS: "300",
+        PARTNERPAY_SANDBOX_CLIENT_ID: clientId,
+        PARTNERPAY_SANDBOX_CLIENT_SECRET: clientSecret,
+      })
+      try {
+        await payouts(onPostgres.url)
+      } finally {
+        await onPostgres.stop()
+        await database.drop()
+        rmSync(dir, { recursive: true, force: true })
+      }
+    },
+  )
 })

@@ -6,7 +6,7 @@
  * Layout: `kernel/` (shared vocabulary: ids, money, dates, deciders, errors),
  * `infrastructure/` (ports and the machinery that runs deciders, projections
  * and notifications), one folder per business area (`companies/`,
- * `customers/`, `notifications/`, `payments/`, `plans/`, `cards-and-charity/`, each with a
+ * `customers/`, `notifications/`, `payments/`, `payouts/`, `plans/`, `cards-and-charity/`, each with a
  * public `index.ts`), and `composition/`: the registries that compose the
  * areas (`DomainEvents`, `Projections`, `Notifications`, `Policies`,
  * `PersonalDataMap`) and the `EventPipeline` that runs them.
@@ -21,6 +21,7 @@ export * as CharityTransaction from "./cards-and-charity/CharityTransaction.ts"
 export * as Companies from "./companies/Companies.ts"
 export * as Company from "./companies/Company.ts"
 export * as CompanyErasure from "./companies/CompanyErasure.ts"
+export * as CompanyPayoutAccount from "./companies/CompanyPayoutAccount.ts"
 export * as CompanyPersonalData from "./companies/CompanyPersonalData.ts"
 export * as CompanyProviders from "./companies/CompanyProviders.ts"
 export * as CompanyReference from "./companies/CompanyReference.ts"
@@ -93,6 +94,13 @@ export * as ReturnCodes from "./payments/ReturnCodes.ts"
 export * as Transfer from "./payments/Transfer.ts"
 export * as TransferEvents from "./payments/TransferEvents.ts"
 export * as Transfers from "./payments/Transfers.ts"
+// payouts
+export * as Balance from "./payouts/Balance.ts"
+export * as Ledger from "./payouts/Ledger.ts"
+export * as Payout from "./payouts/Payout.ts"
+export * as PayoutEvents from "./payouts/PayoutEvents.ts"
+export * as Payouts from "./payouts/Payouts.ts"
+export * as TransactionReport from "./payouts/TransactionReport.ts"
 // plans
 export * as Consent from "./plans/Consent.ts"
 export * as ConsentEvents from "./plans/ConsentEvents.ts"

@@ -126,6 +126,19 @@ export const CompanyStatusQuery = {
   ),
 }
 
+/** PUT /Company/{companyId}/PayoutAccount: the bank account the company's balance is paid out to. */
+export const PayoutAccountRequest = Schema.Struct({
+  accountHolderName: text("The account holder's name as the bank knows it"),
+  routingNumber: text("ABA routing number: nine digits with a valid check digit"),
+  accountNumber: text("Account number, 4 to 17 digits; stored sealed and only ever shown masked"),
+  accountType: Schema.Literals(Company.payoutAccountTypes),
+})
+
+/** The payout account as read back (the domain's view): the account number masked only. */
+export const PayoutAccountResponse = Companies.PayoutAccountView
+
+export const CompanyIdParams = { companyId: Ids.CompanyId }
+
 /** The fields of a create or location body that the precise shapes above do not define (a 400). */
 export const unknownCreateFields = UnknownFields.checker(CompanyCreateRequest)
 export const unknownLocationFields = UnknownFields.checker(LocationRequest)
@@ -155,6 +168,29 @@ export class CompanyApi extends HttpApiGroup.make("companies")
         description:
           "Adds a location to the partner's company named by its companyReferenceId (404 when the partner has none). Refused (409) once the company is Rejected.",
         transform: documentBodyAs(LocationRequest),
+      }),
+    ),
+    HttpApiEndpoint.put("setPayoutAccount", "/Company/:companyId/PayoutAccount", {
+      params: CompanyIdParams,
+      payload: PayoutAccountRequest,
+      success: PayoutAccountResponse,
+      error: [...Problem.DomainProblems, Problem.BadRequest],
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Set or replace a company's payout account",
+        description:
+          "The bank account the company's available balance is paid out to (docs/api/payouts.md). The routing number must be nine digits with a valid ABA check digit and the account number 4 to 17 digits (422 naming the field); an unknown field is 400. Sending the account the company already has changes nothing; other details replace it with a new payoutAccountId (the previous accounts stay in the company's history). The account number is sealed at rest and only ever answered masked. 404 when the partner has no such company; 409 when the company is Rejected.",
+      }),
+    ),
+    HttpApiEndpoint.get("payoutAccount", "/Company/:companyId/PayoutAccount", {
+      params: CompanyIdParams,
+      success: PayoutAccountResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Read a company's payout account",
+        description:
+          "The company's current payout account, its number masked. 404 when the partner has no such company or the company has no payout account yet.",
       }),
     ),
     HttpApiEndpoint.get("status", "/company/status", {

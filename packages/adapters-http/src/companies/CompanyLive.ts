@@ -77,6 +77,22 @@ export const CompanyLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
         }),
       )
       .handle(
+        "setPayoutAccount",
+        Traced.fn("CompanyLive.setPayoutAccount")(function* ({ params, payload }) {
+          const { partnerId } = yield* requirePartner
+          return yield* Companies.setPayoutAccount(partnerId, params.companyId, payload).pipe(
+            Effect.mapError(toProblem),
+          )
+        }),
+      )
+      .handle(
+        "payoutAccount",
+        Traced.fn("CompanyLive.payoutAccount")(function* ({ params }) {
+          const { partnerId } = yield* requirePartner
+          return yield* Companies.payoutAccount(partnerId, params.companyId).pipe(Effect.mapError(toProblem))
+        }),
+      )
+      .handle(
         "status",
         Traced.fn("CompanyLive.status")(function* ({ query }) {
           const { partnerId } = yield* requirePartner

@@ -25,3 +25,9 @@ export const toResponse = (money: Money.Money): AmountResponse => ({
     cultureName: Money.currencies[money.currency].cultureName,
   },
 })
+
+/** A signed amount (a balance, a payout item: refunds and returns are negative) in the same wire form. */
+export const toSignedResponse = (amount: { readonly minorUnits: number; readonly currency: Money.CurrencyCode }) => {
+  const magnitude = toResponse({ minorUnits: Math.abs(amount.minorUnits), currency: amount.currency })
+  return amount.minorUnits < 0 ? { ...magnitude, value: -magnitude.value } : magnitude
+}

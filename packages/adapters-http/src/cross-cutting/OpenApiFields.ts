@@ -238,6 +238,14 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   debitAuths: { description: "The customer's debit authorizations" },
   companyName: text("The company's name", "Acme Bakery LLC"),
 
+  // Payout accounts and payouts
+  payoutId: id("Our id of the payout", "4b6d8f0a-2c4e-4a6c-8e0a-2c4e6a8c0e2a"),
+  payoutAccountId: id("Our id of the company's payout account", "7a9c1e3f-5b7d-4f9a-8c1e-3f5b7d9f1a3c"),
+  accountHolderName: text("The account holder's name as the bank knows it", "Acme Bakery LLC"),
+  routingNumber: text("ABA routing number (nine digits)", "011000015"),
+  accountNumber: text("Bank account number, 4 to 17 digits (sealed at rest, answered masked only)", "000123456789"),
+  accountType: text("Checking or Savings", "Checking"),
+
   // Cards
   brand: text("The card brand", "visa"),
   last4: text("Last four digits of the card", "4242"),

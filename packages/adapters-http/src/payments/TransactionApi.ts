@@ -7,7 +7,7 @@
  * can also pay a request in the app with a saved card
  * (POST /Transaction/PaymentRequest/{paymentRequestId}/PayWithCard).
  */
-import { CalendarDate, Ids, Money, TransferEvents, Transfers } from "@partnerpay/domain"
+import { CalendarDate, Ids, Money, TransactionReport, TransferEvents, Transfers } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../cross-cutting/Authentication.ts"
@@ -96,6 +96,32 @@ export const ReportResponse = Schema.Struct({
   ),
   items: Schema.Array(ReportItem),
   hasMore: Schema.Boolean,
+  lineTotals: Schema.Array(
+    Schema.Struct({
+      currencyCode: Money.CurrencyCode,
+      count: Schema.Int.annotate({ description: "How many lines" }),
+      collected: AmountResponse.annotate({ description: "Payments, instalments and card payments collected" }),
+      refunded: AmountResponse.annotate({ description: "Refunds taken back" }),
+      returned: AmountResponse.annotate({ description: "Returned transfers taken back" }),
+      fees: AmountResponse.annotate({ description: "Fees taken" }),
+      net: AmountResponse.annotate({
+        description:
+          "collected - refunded - returned - fees: what the period added to the balances (paid out, or still available)",
+      }),
+    }),
+  ).annotate({ description: "Addition: the lines' totals per currency over the whole window" }),
+  lines: Schema.Array(
+    Schema.Struct({
+      ...TransactionReport.ReportLine.fields,
+      amount: AmountResponse.annotate({ description: "Signed" }),
+    }),
+  ).annotate({
+    description:
+      "Addition: the movements of the company balances in the window (newest first, one page: limit, linesStartingAfter); refunds, returns and fees are negative lines",
+  }),
+  linesHaveMore: Schema.Boolean.annotate({
+    description: "Whether more lines follow (pass the last lineId as linesStartingAfter)",
+  }),
 })
 
 export const ReimbursementRequest = Schema.Struct({
@@ -114,6 +140,9 @@ export class TransactionApi extends HttpApiGroup.make("transactions")
         companyId: Schema.optionalKey(Ids.CompanyId),
         limit: Schema.optionalKey(Limit),
         startingAfter: Schema.optionalKey(Ids.TransferId),
+        linesStartingAfter: Schema.optionalKey(
+          Schema.String.annotate({ description: "The last lineId of the previous page of lines" }),
+        ),
       },
       success: ReportResponse,
       error: Problem.DomainProblems,
@@ -121,7 +150,7 @@ export class TransactionApi extends HttpApiGroup.make("transactions")
       OpenApi.annotations({
         summary: "Transaction report",
         description:
-          "For partners: settled transfers initiated between from and to (inclusive), optionally of one company. currencyTotals cover the whole window (count, total, refunded, net = total - refunded per currency); items are one page, newest first (limit, startingAfter).",
+          "For partners: settled transfers initiated between from and to (inclusive), optionally of one company. currencyTotals cover the whole window (count, total, refunded, net = total - refunded per currency); items are one page, newest first (limit, startingAfter). lines are the movements of the company balances in the window, dated when they reached the balance: payments, instalments and card payments collected (positive), refunds, returns and fees (negative); lineTotals sum them per currency over the whole window and reconcile with the payouts (docs/api/payouts.md). With `Accept: text/csv` the answer is every line of the window as CSV (text/csv; columns date, companyId, type, transferId, refundId, cardPaymentId, currencyCode, amount; signed decimals).",
       }),
     ),
     HttpApiEndpoint.get("get", "/Transaction/:transferId", {

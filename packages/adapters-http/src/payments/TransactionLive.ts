@@ -10,9 +10,11 @@ import {
   type PaymentProviders,
   Payments,
   Traced,
+  TransactionReport,
   Transfers,
 } from "@partnerpay/domain"
 import type { Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { requireCustomer, requirePartner } from "../cross-cutting/Authentication.ts"
@@ -37,7 +39,17 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
       "report",
       Traced.fn("TransactionLive.report")(function* ({ query }) {
         const { partnerId } = yield* requirePartner
-        const report = yield* Transfers.report({ partnerId, ...query, limit: query.limit ?? 20 })
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if ((request.headers.accept ?? "").toLowerCase().includes("text/csv")) {
+          const csv = yield* TransactionReport.csv({ partnerId, ...query, limit: query.limit ?? 20 })
+          return HttpServerResponse.text(csv, {
+            contentType: "text/csv; charset=utf-8",
+            headers: {
+              "content-disposition": `attachment; filename="transactions-${query.from}-${query.to}.csv"`,
+            },
+          })
+        }
+        const report = yield* TransactionReport.report({ partnerId, ...query, limit: query.limit ?? 20 })
         return {
           from: report.from,
           to: report.to,
@@ -61,6 +73,17 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
             recipientName: doc.recipientName,
           })),
           hasMore: report.hasMore,
+          lineTotals: report.lineTotals.map((total) => ({
+            currencyCode: total.currencyCode,
+            count: total.count,
+            collected: MoneyResponse.toResponse(total.collected),
+            refunded: MoneyResponse.toResponse(total.refunded),
+            returned: MoneyResponse.toResponse(total.returned),
+            fees: MoneyResponse.toResponse(total.fees),
+            net: MoneyResponse.toSignedResponse(total.net),
+          })),
+          lines: report.lines.map((line) => ({ ...line, amount: MoneyResponse.toSignedResponse(line.amount) })),
+          linesHaveMore: report.linesHaveMore,
         }
       }, Problem.domainProblems),
     )

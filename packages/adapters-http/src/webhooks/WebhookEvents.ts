@@ -12,7 +12,7 @@
  * header: add it to `deliveryHeaders` (the one place where signature headers are
  * described).
  */
-import { PaymentPlanEvents, PaymentRequestEvents, TransferEvents } from "@partnerpay/domain"
+import { PaymentPlanEvents, PaymentRequestEvents, PayoutEvents, TransferEvents } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { exampleOf } from "../cross-cutting/OpenApiReference.ts"
 
@@ -106,6 +106,31 @@ const RefundStatusData = Schema.Struct({
   ],
 })
 
+const PayoutStatusData = Schema.Struct({
+  PayoutId: uuid("Our id of the payout (GET /Payouts/{payoutId})"),
+  CompanyId: uuid("Our id of the company paid out"),
+  Amount: Schema.Struct({
+    value: Schema.Finite.annotate({ description: "The payout's amount in major units, e.g. 1234.56" }),
+    currencyCode: Schema.String.annotate({ description: "ISO 4217 currency code, e.g. USD" }),
+  }).annotate({ description: "The payout's amount (the sum of its items)" }),
+  Status: PayoutEvents.PayoutStatus.annotate({ description: "Pending when created, then Paid or Failed" }),
+  ReturnCode: Schema.optionalKey(
+    Schema.String.annotate({ description: "Failed only: the ACH return code (e.g. R03), or ACCOUNT_CHANGED" }),
+  ),
+  ReturnReason: Schema.optionalKey(Schema.String.annotate({ description: "Failed only: the code's description" })),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      PayoutId: "4b6d8f0a-2c4e-4a6c-8e0a-2c4e6a8c0e2a",
+      CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f",
+      Amount: { value: 1234.56, currencyCode: "USD" },
+      Status: "Paid",
+      Timestamp: "2026-11-24T06:00:00.000Z",
+    },
+  ],
+})
+
 /** Every outgoing event: its name (the envelope's `Event`), what it announces, and its `Data`. */
 export const events = [
   {
@@ -134,6 +159,13 @@ export const events = [
     description:
       "Sent when a refund is asked for (Pending), then when its credit to the payer Completed or Failed (a failed refund frees its amount).",
     data: RefundStatusData,
+  },
+  {
+    name: "PAYOUT_STATUS_CHANGED",
+    summary: "A payout changed status",
+    description:
+      "Sent when a payout of a company's available balance is created (Pending), then when it is Paid or Failed (its money back in the balance; ReturnCode and ReturnReason say why).",
+    data: PayoutStatusData,
   },
 ] as const
 

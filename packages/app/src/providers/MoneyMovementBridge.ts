@@ -6,7 +6,9 @@
  *   currency }, description, sameDay? }` -> `{ providerReference }`
  * - `credits` `{ idempotencyKey, companyId, payerRegistrationId, fundingSource, amount, description }`
  *   -> `{ providerReference }`
- * - `payouts` `{ idempotencyKey, companyId, payoutAccount, amount }` -> `{ providerReference }`
+ * - `payouts` `{ idempotencyKey, companyId, payoutAccount, destination: { accountHolderName, routingNumber,
+ *   accountNumber, accountType }, amount }` -> `{ providerReference }` (the payout workers,
+ *   `workers/PayoutWorkers.ts`; `destination` is personal data: the bridge must not log it)
  * - each origination: 422 `{ code, reason }` refused (`MovementRefused`; an ACH return code as `code`
  *   fails the movement with it). The provider moves money once per `idempotencyKey` and answers a
  *   repeated key with the first movement's reference.

@@ -28,7 +28,7 @@ import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import { type DomainError, NotFound } from "../kernel/DomainError.ts"
-import { CompanyId, LocationId, type PartnerId } from "../kernel/Ids.ts"
+import { CompanyId, LocationId, type PartnerId, PayoutAccountId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as CompaniesProjection from "./CompaniesProjection.ts"
 import * as Company from "./Company.ts"
@@ -270,4 +270,51 @@ export const completeKybBatch = UseCase.fn("Companies.completeKybBatch")(functio
       ),
     ),
   )
+})
+
+// ---------------------------------------------------------------------------
+// Payout account (PUT and GET /Company/{companyId}/PayoutAccount)
+
+/** A payout account as the partner sends it; checked by the Company decider (`CompanyPayoutAccount.ts`). */
+export interface PayoutAccountInput {
+  readonly accountHolderName: string
+  readonly routingNumber: string
+  readonly accountNumber: string
+  readonly accountType: Company.PayoutAccountType
+}
+
+/** The payout account as the partner reads it: the account number masked only. */
+export const PayoutAccountView = CompaniesProjection.PayoutAccountView
+export type PayoutAccountView = CompaniesProjection.PayoutAccountView
+
+const viewOfAccount = ({ accountNumber: _accountNumber, ...view }: Company.PayoutAccount): PayoutAccountView => view
+
+/**
+ * Sets (or replaces) the payout account of the partner's company `companyId`: a new payout account id
+ * when the details change, the same account when they do not. Another partner's company is NotFound.
+ */
+export const setPayoutAccount = UseCase.fn("Companies.setPayoutAccount")(function* (
+  partnerId: PartnerId,
+  companyId: CompanyId,
+  input: PayoutAccountInput,
+) {
+  const at = yield* DateTime.now
+  const ids = yield* IdGenerator
+  const payoutAccountId = PayoutAccountId.make(yield* ids.next)
+  const handled = yield* CommandHandler.handle(
+    Company.aggregate,
+    companyId,
+    { _tag: "SetPayoutAccount", partnerId, companyId, payoutAccountId, ...input, at },
+    { metadata: { partnerId } },
+  )
+  const account = handled.state._tag === "Initial" ? undefined : handled.state.payoutAccount
+  if (account === undefined) return yield* companyNotFound
+  return viewOfAccount(account)
+})
+
+/** The payout account of the partner's company; NotFound (entity PayoutAccount) when it has none yet. */
+export const payoutAccount = Traced.fn("Companies.payoutAccount")(function* (partnerId: PartnerId, companyId: string) {
+  const company = yield* get(partnerId, companyId)
+  if (company.payoutAccount === undefined) return yield* new NotFound({ entity: "PayoutAccount" })
+  return company.payoutAccount
 })

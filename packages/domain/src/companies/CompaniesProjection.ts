@@ -4,20 +4,26 @@
  * locations, registration and verification instants).
  *
  * It never holds the owner, the employees or the tax id: the status and
- * lookup queries do not need them, and personal data stays out of read
- * models. Indexed by partner, by `companyReferenceId` (the partner's own key,
+ * lookup queries do not need them. It holds the company's payout account as
+ * GET /Company/{companyId}/PayoutAccount shows it: the account number masked
+ * only, and the holder's name sealed at rest (personal data,
+ * `CompanyPersonalData.ts`). Indexed by partner, by `companyReferenceId` (the partner's own key,
  * unique per partner) and sorted by registration instant.
  */
 import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CompanyId, CompanyReferenceId, PartnerId } from "../kernel/Ids.ts"
-import { type CompanyEvent, CompanyStatus, CompanyType, Location } from "./CompanyEvents.ts"
+import { type CompanyEvent, CompanyStatus, CompanyType, Location, PayoutAccount } from "./CompanyEvents.ts"
 
 /** The events this read model reads. */
 export type CompanyEnvelope = Envelope.Of<"Company", CompanyEvent>
 
 export const collection = "companies"
+
+/** The payout account as its partner reads it (GET /Company/{companyId}/PayoutAccount): masked only. */
+export const PayoutAccountView = PayoutAccount.mapFields(({ accountNumber: _accountNumber, ...fields }) => fields)
+export type PayoutAccountView = typeof PayoutAccountView.Type
 
 /** A company as its partner may read it. */
 export const CompanyDocument = Schema.Struct({
@@ -41,6 +47,8 @@ export const CompanyDocument = Schema.Struct({
   rejectedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   /** The KYB provider's explanation of a rejection, when it gave one. */
   rejectionReason: Schema.optionalKey(Schema.String),
+  /** The current payout account, once one was set. */
+  payoutAccount: Schema.optionalKey(PayoutAccountView),
 })
 export type CompanyDocument = typeof CompanyDocument.Type
 
@@ -83,6 +91,19 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
         status: "Rejected",
         rejectedAt: event.at,
         ...(event.reason === undefined ? {} : { rejectionReason: event.reason }),
+      }
+    case "PayoutAccountSet":
+      if (current === undefined) return current
+      return {
+        ...current,
+        payoutAccount: {
+          payoutAccountId: event.payoutAccountId,
+          accountHolderName: event.accountHolderName,
+          routingNumber: event.routingNumber,
+          accountNumberMasked: event.accountNumberMasked,
+          accountType: event.accountType,
+          status: event.status,
+        },
       }
   }
 }

@@ -26,8 +26,16 @@ import {
   ValidationFailed,
 } from "../kernel/DomainError.ts"
 import type * as Ids from "../kernel/Ids.ts"
-import type { CompanyEvent, CompanyProfile, CompanyStatus, Location, LocationDetails } from "./CompanyEvents.ts"
+import type {
+  CompanyEvent,
+  CompanyProfile,
+  CompanyStatus,
+  Location,
+  LocationDetails,
+  PayoutAccount,
+} from "./CompanyEvents.ts"
 import * as CompanyEvents from "./CompanyEvents.ts"
+import { type SetPayoutAccount, setPayoutAccount } from "./CompanyPayoutAccount.ts"
 import {
   alreadyValidated,
   type LocationInput,
@@ -38,6 +46,7 @@ import {
 } from "./CompanyValidation.ts"
 
 export * from "./CompanyEvents.ts"
+export type { SetPayoutAccount } from "./CompanyPayoutAccount.ts"
 export * from "./CompanyValidation.ts"
 
 // ---------------------------------------------------------------------------
@@ -80,7 +89,7 @@ export interface CompleteKyb {
 /** The events of this aggregate. */
 export type Event = CompanyEvent
 
-export type Command = RegisterCompany | AddLocation | CompleteKyb
+export type Command = RegisterCompany | AddLocation | CompleteKyb | SetPayoutAccount
 
 // ---------------------------------------------------------------------------
 // State
@@ -92,6 +101,8 @@ export interface CompanyData {
   readonly profile: CompanyProfile
   readonly locations: ReadonlyArray<Location>
   readonly registeredAt: DateTime.Utc
+  /** Where its balance is paid out (`CompanyPayoutAccount.ts`), once the partner set one. */
+  readonly payoutAccount?: PayoutAccount
 }
 
 export type State =
@@ -200,6 +211,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return addLocation(command, state)
     case "CompleteKyb":
       return completeKyb(command, state)
+    case "SetPayoutAccount":
+      return setPayoutAccount(command, state)
   }
 }
 
@@ -227,6 +240,11 @@ export const evolve = (state: State, event: Event): State => {
         rejectedAt: event.at,
         ...(event.reason === undefined ? {} : { reason: event.reason }),
       }
+    case "PayoutAccountSet": {
+      if (state._tag === "Initial") return state
+      const { _tag, companyId, partnerId, at, replacedPayoutAccountId, ...payoutAccount } = event
+      return { ...state, payoutAccount }
+    }
   }
 }
 

@@ -10,7 +10,7 @@
  */
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
-import { CompanyId, CompanyReferenceId, LocationId, PartnerId } from "../kernel/Ids.ts"
+import { CompanyId, CompanyReferenceId, LocationId, PartnerId, PayoutAccountId } from "../kernel/Ids.ts"
 import { Erasable } from "../kernel/Personal.ts"
 
 /** Legal forms of a company (the spec names ForProfit only; the others are our choice). */
@@ -168,6 +168,57 @@ export const CompanyRejected = Schema.TaggedStruct("CompanyRejected", {
 })
 export type CompanyRejected = typeof CompanyRejected.Type
 
+/** The kinds of bank account a company is paid out to. */
+export const payoutAccountTypes = ["Checking", "Savings"] as const
+export const PayoutAccountType = Schema.Literals(payoutAccountTypes)
+export type PayoutAccountType = typeof PayoutAccountType.Type
+
+/**
+ * The status of a company's payout account: Active receives payouts (a replaced account is history, in
+ * the events only).
+ */
+export const PayoutAccountStatus = Schema.Literal("Active")
+export type PayoutAccountStatus = typeof PayoutAccountStatus.Type
+
+/**
+ * The bank account a company is paid out to, as recorded. `accountHolderName` and the full
+ * `accountNumber` are personal data sealed at rest under the company's payout-account subject
+ * (`CompanyPersonalData.ts`); the number is kept (sealed) because payouts must name it to the bank, and
+ * every reader sees `accountNumberMasked` only.
+ */
+export const PayoutAccount = Schema.Struct({
+  payoutAccountId: PayoutAccountId,
+  accountHolderName: Schema.String,
+  routingNumber: Schema.String,
+  accountNumber: Schema.String,
+  accountNumberMasked: Schema.String.annotate({
+    description: "The payout account's number, masked: four asterisks and its last four digits",
+  }),
+  accountType: PayoutAccountType,
+  status: PayoutAccountStatus,
+})
+export type PayoutAccount = typeof PayoutAccount.Type
+
+/**
+ * The partner set the company's payout account (the first one, or a replacement of the previous one:
+ * the history of a company's payout accounts is the sequence of these events).
+ */
+export const PayoutAccountSet = Schema.TaggedStruct("PayoutAccountSet", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  ...PayoutAccount.fields,
+  /** The account it replaces, when there was one. */
+  replacedPayoutAccountId: Schema.optionalKey(PayoutAccountId),
+  at: Schema.DateTimeUtcFromString,
+})
+export type PayoutAccountSet = typeof PayoutAccountSet.Type
+
 /** Every event of the Company aggregate (its stored JSON codec). */
-export const CompanyEvent = Schema.Union([CompanyRegistered, LocationAdded, CompanyVerified, CompanyRejected])
+export const CompanyEvent = Schema.Union([
+  CompanyRegistered,
+  LocationAdded,
+  CompanyVerified,
+  CompanyRejected,
+  PayoutAccountSet,
+])
 export type CompanyEvent = typeof CompanyEvent.Type

@@ -8,8 +8,14 @@
  * `company-owner:<companyId>` (erased by POST /admin/companies/{id}/erase-owner).
  * The employees are people too: their fields belong to
  * `company-employees:<companyId>`. The company's own name, e-mail, phone,
- * address and an EIN are business data and stay plain. The `companies` read
- * model holds no personal data.
+ * address and an EIN are business data and stay plain.
+ *
+ * The payout account's holder name (often a person: a sole proprietor) and
+ * its full account number belong to `company-payout-account:<companyId>`, in
+ * `PayoutAccountSet` events; the `companies` read model holds the holder's
+ * name (sealed) and the number masked only. That subject is not erased with
+ * the owner: the company is still owed its balance, and paying it out needs
+ * the account (a retention the operator documents).
  */
 import type { FieldsOf } from "../infrastructure/PersonalData.ts"
 
@@ -44,5 +50,21 @@ const registered: FieldsOf = (data) => {
   ]
 }
 
+/** The data subject of a company's payout account (holder name, account number). */
+export const payoutAccountSubject = (companyId: string): string => `company-payout-account:${companyId}`
+
+const payoutAccountSet: FieldsOf = (data) => [
+  { subject: payoutAccountSubject(String(data.companyId)), paths: ["accountHolderName", "accountNumber"] },
+]
+
 /** Personal fields of Company events, by event type. */
-export const events: Readonly<Record<string, FieldsOf>> = { CompanyRegistered: registered }
+export const events: Readonly<Record<string, FieldsOf>> = {
+  CompanyRegistered: registered,
+  PayoutAccountSet: payoutAccountSet,
+}
+
+/** Personal fields of a `companies` read-model document: its payout account's holder name. */
+export const companyDocument: FieldsOf = (data) =>
+  data.payoutAccount === undefined
+    ? []
+    : [{ subject: payoutAccountSubject(String(data.companyId)), paths: ["payoutAccount.accountHolderName"] }]

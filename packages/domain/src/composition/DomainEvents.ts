@@ -20,6 +20,10 @@ import * as PaymentRequest from "../payments/PaymentRequest.ts"
 import type * as PaymentRequestEvents from "../payments/PaymentRequestEvents.ts"
 import * as Transfer from "../payments/Transfer.ts"
 import type * as TransferEvents from "../payments/TransferEvents.ts"
+import * as Balance from "../payouts/Balance.ts"
+import type * as BalanceEvents from "../payouts/BalanceEvents.ts"
+import * as Payout from "../payouts/Payout.ts"
+import type * as PayoutEvents from "../payouts/PayoutEvents.ts"
 import * as Consent from "../plans/Consent.ts"
 import * as PaymentPlan from "../plans/PaymentPlan.ts"
 
@@ -38,6 +42,8 @@ export type DomainEvent =
   | { readonly streamType: "LoginChallenge"; readonly event: LoginChallenge.LoginChallengeEvent }
   | { readonly streamType: "PaymentNotice"; readonly event: PaymentNoticeEvents.PaymentNoticeEvent }
   | { readonly streamType: "NaturalKey"; readonly event: NaturalKey.NaturalKeyEvent }
+  | { readonly streamType: "CompanyBalance"; readonly event: BalanceEvents.BalanceEvent }
+  | { readonly streamType: "Payout"; readonly event: PayoutEvents.PayoutEvent }
 
 /** A decoded event of any aggregate with where and when it was recorded. */
 export type Envelope = EnvelopeOf<DomainEvent>
@@ -57,6 +63,8 @@ export const codecs: Record<DomainEvent["streamType"], Schema.Codec<unknown, unk
   LoginChallenge: LoginChallenge.aggregate.events as Schema.Codec<unknown, unknown>,
   PaymentNotice: PaymentNotice.aggregate.events as Schema.Codec<unknown, unknown>,
   NaturalKey: NaturalKey.aggregate.events as Schema.Codec<unknown, unknown>,
+  CompanyBalance: Balance.aggregate.events as Schema.Codec<unknown, unknown>,
+  Payout: Payout.aggregate.events as Schema.Codec<unknown, unknown>,
 }
 
 const decoders = Object.fromEntries(

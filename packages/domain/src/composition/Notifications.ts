@@ -8,6 +8,7 @@ import * as CompanyVerificationNotification from "../companies/CompanyVerificati
 import type { AnyNotificationRule, NotificationRule } from "../infrastructure/NotificationRule.ts"
 import * as PaymentRequestStatusNotification from "../payments/PaymentRequestStatusNotification.ts"
 import * as RefundStatusNotification from "../payments/RefundStatusNotification.ts"
+import * as PayoutStatusNotification from "../payouts/PayoutStatusNotification.ts"
 import * as PaymentPlanInstalmentNotification from "../plans/PaymentPlanInstalmentNotification.ts"
 import type * as DomainEvents from "./DomainEvents.ts"
 
@@ -20,4 +21,5 @@ export const rules: ReadonlyArray<AnyNotificationRule> = [
   reading(PaymentRequestStatusNotification.rule),
   reading(PaymentPlanInstalmentNotification.rule),
   reading(RefundStatusNotification.rule),
+  reading(PayoutStatusNotification.rule),
 ]

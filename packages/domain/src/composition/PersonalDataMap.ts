@@ -3,6 +3,7 @@
  * stores use (`infrastructure/PersonalData.ts`), composed from the areas'
  * declarations. Events, snapshots and documents not listed hold none.
  */
+import * as CompaniesProjection from "../companies/CompaniesProjection.ts"
 import * as CompanyPersonalData from "../companies/CompanyPersonalData.ts"
 import * as CustomerPersonalData from "../customers/CustomerPersonalData.ts"
 import * as CustomersProjection from "../customers/CustomersProjection.ts"
@@ -19,6 +20,7 @@ export const fields: PersonalFields = {
   },
   snapshots: { Customer: CustomerPersonalData.customerSnapshot },
   documents: {
+    [CompaniesProjection.collection]: CompanyPersonalData.companyDocument,
     [CustomersProjection.collection]: CustomerPersonalData.customerDocument,
     [TransfersProjection.collection]: PaymentPersonalData.transferDocument,
   },

@@ -6,10 +6,21 @@
  */
 import * as Policy from "../infrastructure/Policy.ts"
 import { policy as transferOutcome } from "../payments/TransferOutcomePolicy.ts"
+import { cardPolicy as cardLedger, policy as ledger } from "../payouts/LedgerPolicy.ts"
+import { policy as payoutCreation } from "../payouts/PayoutCreationPolicy.ts"
+import { policy as payoutOutcome } from "../payouts/PayoutOutcomePolicy.ts"
 import { policy as consentAnswer } from "../plans/ConsentAnswerPolicy.ts"
 import { policy as instalmentOutcome } from "../plans/InstalmentOutcomePolicy.ts"
 
-export const all: ReadonlyArray<Policy.AnyPolicy> = [consentAnswer, transferOutcome, instalmentOutcome]
+export const all: ReadonlyArray<Policy.AnyPolicy> = [
+  consentAnswer,
+  transferOutcome,
+  instalmentOutcome,
+  ledger,
+  cardLedger,
+  payoutCreation,
+  payoutOutcome,
+]
 
 /** The registry the command handler applies (`Policy.Policies`). */
 export const layer = Policy.Policies.layer(all)

@@ -13,6 +13,9 @@ import { projection as paymentNotices } from "../notifications/PaymentNoticesPro
 import { projection as debitAuths } from "../payments/DebitAuthsProjection.ts"
 import { dueForAutoCollection, projection as paymentRequests } from "../payments/PaymentRequestsProjection.ts"
 import { projection as transfers } from "../payments/TransfersProjection.ts"
+import { projection as balances } from "../payouts/BalancesProjection.ts"
+import { projection as ledgerEntries } from "../payouts/LedgerEntriesProjection.ts"
+import { projection as payouts } from "../payouts/PayoutsProjection.ts"
 import { consents } from "../plans/ConsentsProjection.ts"
 import { duePlans, paymentPlans } from "../plans/PaymentPlansProjection.ts"
 
@@ -33,4 +36,7 @@ export const all: ReadonlyArray<AnyProjection> = [
   reading(debitAuths),
   reading(cardPayments),
   reading(paymentNotices),
+  reading(balances),
+  reading(ledgerEntries),
+  reading(payouts),
 ]

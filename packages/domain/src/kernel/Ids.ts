@@ -52,6 +52,10 @@ export const VerificationId = Uuid.pipe(Schema.brand("VerificationId"))
 export type VerificationId = typeof VerificationId.Type
 export const EventId = Uuid.pipe(Schema.brand("EventId"))
 export type EventId = typeof EventId.Type
+export const PayoutAccountId = Uuid.pipe(Schema.brand("PayoutAccountId"))
+export type PayoutAccountId = typeof PayoutAccountId.Type
+export const PayoutId = Uuid.pipe(Schema.brand("PayoutId"))
+export type PayoutId = typeof PayoutId.Type
 
 /** Longest partner reference id we accept (the spec sets none; 64 fits every common key format). */
 export const companyReferenceIdMaxLength = 64

@@ -83,12 +83,25 @@ export interface CreditRequest {
   readonly description: string
 }
 
+/** A bank account as a provider needs it to credit it (a company's payout account, opened from its sealed record). */
+export interface BankDestination {
+  readonly accountHolderName: string
+  readonly routingNumber: string
+  readonly accountNumber: string
+  readonly accountType: "Checking" | "Savings"
+}
+
 export interface PayoutRequest {
   /** The payout id: one movement per key. */
   readonly idempotencyKey: string
   readonly companyId: CompanyId
   /** The provider's id of the company's payout account (or the sandbox's payout account id). */
   readonly payoutAccount: string
+  /**
+   * The account's bank details, for a provider that has no funding source for it yet (it creates one
+   * on first use, keyed by `payoutAccount`). Personal data: never logged.
+   */
+  readonly destination: BankDestination
   readonly amount: Money
 }
 

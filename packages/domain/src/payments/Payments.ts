@@ -59,12 +59,6 @@ export const SandboxAttachmentUrls = Context.Reference<boolean>("partnerpay/doma
 /** The country of every recipient address: partnerpay serves US companies (state abbreviations are US states). */
 export const recipientCountry = "US"
 
-/**
- * The masked settlement account of a company. Companies' payout accounts are
- * not modelled yet (TODO): every transfer shows this placeholder mask.
- */
-export const companyAccountMasked = "****0000"
-
 // ---------------------------------------------------------------------------
 // Create
 
@@ -452,7 +446,9 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
     senderName: senderNameOf(payer, account.name),
     recipientName: profile.name,
     senderAccountMasked: accepted.accountNumberMasked,
-    recipientAccountMasked: companyAccountMasked,
+    ...(company.payoutAccount === undefined
+      ? {}
+      : { recipientAccountMasked: company.payoutAccount.accountNumberMasked }),
     recipientAddress: address,
     attachments,
     description: accepted.transferDescription,

@@ -86,7 +86,8 @@ export interface InitiateTransfer {
   readonly recipientName: string
   /** Already masked by the edge with `maskAccountNumber`; a full number is refused. */
   readonly senderAccountMasked: string
-  readonly recipientAccountMasked: string
+  /** The company's payout account, masked; absent while the company has none. */
+  readonly recipientAccountMasked?: string
   readonly recipientAddress: RecipientAddress
   readonly attachments: ReadonlyArray<Attachment>
   readonly description: string
@@ -324,7 +325,8 @@ const validateInitiate = (command: InitiateTransfer): Result.Result<never, Valid
   FieldChecks.requiredText(issues, "senderName", command.senderName, FieldChecks.maxNameLength)
   FieldChecks.requiredText(issues, "recipientName", command.recipientName, FieldChecks.maxNameLength)
   FieldChecks.maskedAccountNumber(issues, "senderAccount", command.senderAccountMasked)
-  FieldChecks.maskedAccountNumber(issues, "recipientAccount", command.recipientAccountMasked)
+  if (command.recipientAccountMasked !== undefined)
+    FieldChecks.maskedAccountNumber(issues, "recipientAccount", command.recipientAccountMasked)
   const address = command.recipientAddress
   FieldChecks.requiredText(
     issues,
@@ -377,7 +379,7 @@ const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
     senderName: command.senderName,
     recipientName: command.recipientName,
     senderAccountMasked: command.senderAccountMasked,
-    recipientAccountMasked: command.recipientAccountMasked,
+    ...(command.recipientAccountMasked === undefined ? {} : { recipientAccountMasked: command.recipientAccountMasked }),
     recipientAddress: command.recipientAddress,
     attachments: command.attachments,
     description: command.description,

@@ -120,7 +120,11 @@ export const TransferInitiated = Schema.TaggedStruct("TransferInitiated", {
   senderName: Schema.String,
   recipientName: Schema.String,
   senderAccountMasked: MaskedAccountNumber,
-  recipientAccountMasked: MaskedAccountNumber,
+  /**
+   * The company's payout account, masked, when it had one at initiation (absent: none yet; the wire
+   * says `Transfers.noPayoutAccountYet`). Transfers initiated before payout accounts existed say "****0000".
+   */
+  recipientAccountMasked: Schema.optionalKey(MaskedAccountNumber),
   recipientAddress: RecipientAddress,
   attachments: Schema.Array(Attachment),
   description: Schema.String,

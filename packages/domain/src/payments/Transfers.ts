@@ -58,6 +58,12 @@ const payerOf = Traced.fn("Transfers.payerOf")(function* (doc: TransfersProjecti
  * A transfer as clients read it (spec 2.9, field for field): the one
  * declaration the HTTP response reuses with the amount in wire form.
  */
+/**
+ * What `recipientAccount` says of a transfer that started while its company had no payout account:
+ * the money waits in the company's balance until one is set (never a made-up mask).
+ */
+export const noPayoutAccountYet = "pending payout account"
+
 export const TransferView = Schema.Struct({
   externalTransferId: Schema.String,
   status: TransferStatus,
@@ -66,7 +72,9 @@ export const TransferView = Schema.Struct({
   senderName: Schema.String,
   recipientName: Schema.String,
   senderAccount: Schema.String.annotate({ description: "Masked, e.g. ****6789" }),
-  recipientAccount: Schema.String.annotate({ description: "Masked, e.g. ****0000" }),
+  recipientAccount: Schema.String.annotate({
+    description: `The company's payout account, masked (e.g. ****4321), or "${noPayoutAccountYet}" while the company had none when the transfer started`,
+  }),
   isRefunded: Schema.Boolean,
   isReimbursed: Schema.Boolean,
   appliedForReimbursement: Schema.Boolean,
@@ -92,7 +100,7 @@ export const viewOf = (doc: TransfersProjection.TransferDocument): TransferView 
   senderName: doc.senderName,
   recipientName: doc.recipientName,
   senderAccount: doc.senderAccountMasked,
-  recipientAccount: doc.recipientAccountMasked,
+  recipientAccount: doc.recipientAccountMasked ?? noPayoutAccountYet,
   isRefunded: doc.isRefunded,
   isReimbursed: doc.isReimbursed,
   appliedForReimbursement: doc.appliedForReimbursement,

@@ -61,7 +61,8 @@ export const TransferDocument = Schema.Struct({
   senderName: Schema.String,
   recipientName: Schema.String,
   senderAccountMasked: Schema.String,
-  recipientAccountMasked: Schema.String,
+  /** Absent when the company had no payout account at initiation. */
+  recipientAccountMasked: Schema.optionalKey(Schema.String),
   recipientAddress: RecipientAddress,
   attachments: Schema.Array(Attachment),
   description: Schema.String,
@@ -112,7 +113,7 @@ export const apply = (
       senderName: event.senderName,
       recipientName: event.recipientName,
       senderAccountMasked: event.senderAccountMasked,
-      recipientAccountMasked: event.recipientAccountMasked,
+      ...(event.recipientAccountMasked === undefined ? {} : { recipientAccountMasked: event.recipientAccountMasked }),
       recipientAddress: event.recipientAddress,
       attachments: event.attachments,
       description: event.description,

@@ -305,7 +305,9 @@ const instalmentTransfer = Traced.fn("PaymentPlans.instalmentTransfer")(function
     senderName: Payments.senderNameOf(customer.state, account.name),
     recipientName: company.name,
     senderAccountMasked: Transfer.maskAccountNumber(account.mask),
-    recipientAccountMasked: Payments.companyAccountMasked,
+    ...(company.payoutAccount === undefined
+      ? {}
+      : { recipientAccountMasked: company.payoutAccount.accountNumberMasked }),
     recipientAddress: {
       streetNumberAndName: company.streetNumberAndName,
       apartmentNumber: company.apartmentNumber ?? "",

@@ -19,6 +19,9 @@ const stated: Readonly<Record<string, string>> = {
   payment_plans: "PaymentPlansProjection.test.ts",
   payment_plans_due: "PaymentPlansProjection.test.ts",
   payment_notices: "PaymentNoticesProjection.test.ts",
+  balances: "BalancesAndPayoutsProjection.test.ts",
+  ledger_entries: "BalancesAndPayoutsProjection.test.ts",
+  payouts: "BalancesAndPayoutsProjection.test.ts",
 }
 
 describe("the read models", () => {

@@ -1,0 +1,199 @@
+/**
+ * The CompanyBalance aggregate: one company's available money, as ledger
+ * entries not yet paid out (`Ledger.ts`), one stream per company
+ * (`CompanyBalance-<companyId>`).
+ *
+ * - `RecordLedgerEntry` (issued by `LedgerPolicy.ts` when a transfer settles,
+ *   is refunded...) makes an entry available; the same entry twice changes
+ *   nothing.
+ * - `PayOutBalance` (the payout worker, through `Payouts.payOutDue`) takes
+ *   every available entry of one currency as the items of a new payout, when
+ *   they add up to at least the minimum and the schedule allows (no payout of
+ *   that currency within `interval` of the last one); otherwise nothing
+ *   happens. The payout's amount is the items' sum, exactly. Of two workers
+ *   racing for the same company, one wins (the stream's version) and the other
+ *   finds nothing left: a balance is paid out once.
+ * - `RestorePayoutItems` (`PayoutOutcomePolicy.ts`, when a payout fails) makes
+ *   the payout's items available again.
+ *
+ * The available balance may be negative (a refund after the money was paid
+ * out); no payout happens until later collections recover it.
+ *
+ * The stream grows with every settled transfer: its state is snapshotted
+ * every 50 events (`snapshot`). State table: packages/domain/docs/Payout.md.
+ */
+import { DateTime, Schema } from "effect"
+import { type Aggregate, accept, type Decision, nothing } from "../kernel/Decider.ts"
+import type { DomainError } from "../kernel/DomainError.ts"
+import { CompanyId, PartnerId, type PayoutAccountId, type PayoutId } from "../kernel/Ids.ts"
+import * as Money from "../kernel/Money.ts"
+import { type BalanceEvent, BalanceEvent as BalanceEventCodec } from "./BalanceEvents.ts"
+import * as Ledger from "./Ledger.ts"
+
+// ---------------------------------------------------------------------------
+// Commands
+
+export interface RecordLedgerEntry {
+  readonly _tag: "RecordLedgerEntry"
+  readonly companyId: CompanyId
+  readonly partnerId: PartnerId
+  readonly entry: Ledger.LedgerEntry
+  readonly at: DateTime.Utc
+}
+
+export interface PayOutBalance {
+  readonly _tag: "PayOutBalance"
+  readonly companyId: CompanyId
+  /** A new id from the edge: the payout's, also the idempotency key of its movement. */
+  readonly payoutId: PayoutId
+  readonly currency: Money.CurrencyCode
+  /** The least amount paid out, in minor units (at least 1). */
+  readonly minimumMinorUnits: number
+  /** The schedule: no payout of this currency sooner than this after the last one (milliseconds). */
+  readonly intervalMillis: number
+  /** Where the money goes: the company's payout account now. */
+  readonly payoutAccountId: PayoutAccountId
+  readonly accountNumberMasked: string
+  readonly at: DateTime.Utc
+}
+
+export interface RestorePayoutItems {
+  readonly _tag: "RestorePayoutItems"
+  readonly companyId: CompanyId
+  readonly payoutId: PayoutId
+  readonly items: ReadonlyArray<Ledger.LedgerEntry>
+  readonly at: DateTime.Utc
+}
+
+export type Command = RecordLedgerEntry | PayOutBalance | RestorePayoutItems
+export type Event = BalanceEvent
+
+// ---------------------------------------------------------------------------
+// State (declared as a Schema: it is snapshotted)
+
+const LastPayout = Schema.Struct({ currency: Money.CurrencyCode, at: Schema.DateTimeUtcFromString })
+
+const Initial = Schema.TaggedStruct("Initial", {})
+const Open = Schema.TaggedStruct("Open", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  /** The entries available and not yet paid out, oldest first. */
+  entries: Schema.Array(Ledger.LedgerEntry),
+  /** When each currency was last paid out. */
+  lastPayouts: Schema.Array(LastPayout),
+})
+
+export const State = Schema.Union([Initial, Open])
+export type State = typeof State.Type
+
+export const initialState: State = { _tag: "Initial" }
+
+/** The available balance of `currency` (minor units; may be negative). */
+export const availableOf = (state: State, currency: Money.CurrencyCode): number =>
+  state._tag === "Initial" ? 0 : Ledger.sumOf(state.entries, currency)
+
+// ---------------------------------------------------------------------------
+// Decide
+
+const recordEntry = (command: RecordLedgerEntry, state: State): Decision<Event> => {
+  if (state._tag === "Open" && state.entries.some((entry) => entry.entryId === command.entry.entryId)) return nothing
+  return accept<Event>({
+    _tag: "LedgerEntryRecorded",
+    companyId: command.companyId,
+    partnerId: command.partnerId,
+    entry: command.entry,
+    at: command.at,
+  })
+}
+
+const payOut = (command: PayOutBalance, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return nothing
+  const items = state.entries.filter((entry) => entry.amount.currency === command.currency)
+  const amount = Ledger.sumOf(items, command.currency)
+  if (items.length === 0 || amount < Math.max(1, command.minimumMinorUnits)) return nothing
+  const last = state.lastPayouts.find((payout) => payout.currency === command.currency)
+  if (
+    last !== undefined &&
+    DateTime.toEpochMillis(command.at) - DateTime.toEpochMillis(last.at) < command.intervalMillis
+  )
+    return nothing
+  return accept<Event>({
+    _tag: "BalancePaidOut",
+    companyId: state.companyId,
+    partnerId: state.partnerId,
+    payoutId: command.payoutId,
+    amount: Money.make(amount, command.currency),
+    items,
+    payoutAccountId: command.payoutAccountId,
+    accountNumberMasked: command.accountNumberMasked,
+    at: command.at,
+  })
+}
+
+const restore = (command: RestorePayoutItems, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return nothing
+  const present = new Set(state.entries.map((entry) => entry.entryId))
+  const items = command.items.filter((item) => !present.has(item.entryId))
+  if (items.length === 0) return nothing
+  return accept<Event>({
+    _tag: "PayoutItemsRestored",
+    companyId: state.companyId,
+    partnerId: state.partnerId,
+    payoutId: command.payoutId,
+    items,
+    at: command.at,
+  })
+}
+
+export const decide = (command: Command, state: State): Decision<Event> => {
+  switch (command._tag) {
+    case "RecordLedgerEntry":
+      return recordEntry(command, state)
+    case "PayOutBalance":
+      return payOut(command, state)
+    case "RestorePayoutItems":
+      return restore(command, state)
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Evolve
+
+export const evolve = (state: State, event: Event): State => {
+  switch (event._tag) {
+    case "LedgerEntryRecorded":
+      return state._tag === "Initial"
+        ? {
+            _tag: "Open",
+            companyId: event.companyId,
+            partnerId: event.partnerId,
+            entries: [event.entry],
+            lastPayouts: [],
+          }
+        : { ...state, entries: [...state.entries, event.entry] }
+    case "BalancePaidOut": {
+      if (state._tag === "Initial") return state
+      const taken = new Set(event.items.map((item) => item.entryId))
+      return {
+        ...state,
+        entries: state.entries.filter((entry) => !taken.has(entry.entryId)),
+        lastPayouts: [
+          ...state.lastPayouts.filter((payout) => payout.currency !== event.amount.currency),
+          { currency: event.amount.currency, at: event.at },
+        ],
+      }
+    }
+    case "PayoutItemsRestored":
+      return state._tag === "Initial" ? state : { ...state, entries: [...state.entries, ...event.items] }
+  }
+}
+
+export const aggregate: Aggregate<Command, Event, State, DomainError> = {
+  name: "CompanyBalance",
+  initialState,
+  decide,
+  evolve,
+  events: BalanceEventCodec,
+  eventVersion: () => 1,
+  snapshot: { schemaVersion: 1, state: State as Schema.Codec<State, unknown>, every: 50 },
+}

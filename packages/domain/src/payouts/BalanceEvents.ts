@@ -1,0 +1,47 @@
+/**
+ * Events of the CompanyBalance aggregate (`Balance.ts`): a company's ledger
+ * entries as they become available, the payouts that take them, and the
+ * failed payouts that give them back. Amounts of entries are signed
+ * (`Ledger.SignedAmount`); a payout's amount is positive and equals the sum of
+ * its items exactly.
+ */
+import { Schema } from "effect"
+import { CompanyId, PartnerId, PayoutAccountId, PayoutId } from "../kernel/Ids.ts"
+import { Money } from "../kernel/Money.ts"
+import { LedgerEntry } from "./Ledger.ts"
+
+/** An entry became available in the company's balance (a settled transfer, a refund, a return...). */
+export const LedgerEntryRecorded = Schema.TaggedStruct("LedgerEntryRecorded", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  entry: LedgerEntry,
+  at: Schema.DateTimeUtcFromString,
+})
+export type LedgerEntryRecorded = typeof LedgerEntryRecorded.Type
+
+/** The available entries of one currency were taken by a payout (its items), to the payout account named. */
+export const BalancePaidOut = Schema.TaggedStruct("BalancePaidOut", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  payoutId: PayoutId,
+  amount: Money,
+  items: Schema.Array(LedgerEntry),
+  payoutAccountId: PayoutAccountId,
+  accountNumberMasked: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type BalancePaidOut = typeof BalancePaidOut.Type
+
+/** A payout failed: its items are available again (and will be in the next payout). */
+export const PayoutItemsRestored = Schema.TaggedStruct("PayoutItemsRestored", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  payoutId: PayoutId,
+  items: Schema.Array(LedgerEntry),
+  at: Schema.DateTimeUtcFromString,
+})
+export type PayoutItemsRestored = typeof PayoutItemsRestored.Type
+
+/** Every event of a company's balance: the codec of its stream. */
+export const BalanceEvent = Schema.Union([LedgerEntryRecorded, BalancePaidOut, PayoutItemsRestored])
+export type BalanceEvent = typeof BalanceEvent.Type

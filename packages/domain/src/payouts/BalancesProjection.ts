@@ -1,0 +1,100 @@
+/**
+ * The `balances` read model: one document per company with a ledger or a
+ * payout account, kept from its CompanyBalance stream and its company's
+ * payout account events (pure): the available money per currency (signed: a
+ * balance may be negative), when it was last paid out, and whether the company
+ * has a payout account. It answers the `available` part of
+ * GET /Company/{companyId}/Balance and tells the payout worker which companies
+ * may be paid out (index key `payable`: "true" when the company has a payout
+ * account and some currency is above zero), so that companies that cannot be
+ * paid out never hold up those that can.
+ */
+import { DateTime, Schema } from "effect"
+import type { Company } from "../companies/index.ts"
+import type * as Envelope from "../infrastructure/Envelope.ts"
+import type { Projection } from "../infrastructure/ReadModel.ts"
+import type * as Money from "../kernel/Money.ts"
+import type { BalanceEvent } from "./BalanceEvents.ts"
+import * as Ledger from "./Ledger.ts"
+
+/** The events this read model reads. */
+export type BalanceEnvelope = Envelope.Of<"CompanyBalance", BalanceEvent> | Envelope.Of<"Company", Company.CompanyEvent>
+
+export const collection = "balances"
+
+export const BalanceDocument = Schema.Struct({
+  companyId: Schema.String,
+  partnerId: Schema.String,
+  /** One signed amount per currency the company has entries in, sorted by currency. */
+  available: Schema.Array(Ledger.SignedAmount),
+  lastPayoutAt: Schema.optionalKey(Schema.String),
+  /** Whether the company has a payout account (set by PUT /Company/{companyId}/PayoutAccount). */
+  hasPayoutAccount: Schema.optionalKey(Schema.Boolean),
+  updatedAt: Schema.String,
+})
+export type BalanceDocument = typeof BalanceDocument.Type
+
+/** The available minor units of `currency` in a document (0 when none). */
+export const availableIn = (doc: BalanceDocument | undefined, currency: Money.CurrencyCode): number =>
+  doc?.available.find((amount) => amount.currency === currency)?.minorUnits ?? 0
+
+const adding = (
+  available: ReadonlyArray<Ledger.SignedAmount>,
+  entries: ReadonlyArray<Ledger.LedgerEntry>,
+  sign: 1 | -1,
+): ReadonlyArray<Ledger.SignedAmount> => {
+  const totals = new Map<Money.CurrencyCode, number>(available.map((amount) => [amount.currency, amount.minorUnits]))
+  for (const entry of entries)
+    totals.set(entry.amount.currency, (totals.get(entry.amount.currency) ?? 0) + sign * entry.amount.minorUnits)
+  return [...totals.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([currency, minorUnits]) => ({ currency, minorUnits }))
+}
+
+export const apply = (current: BalanceDocument | undefined, envelope: BalanceEnvelope): BalanceDocument | undefined => {
+  if (envelope.streamType === "Company") {
+    const event = envelope.event
+    if (event._tag !== "PayoutAccountSet") return current
+    const at = DateTime.formatIso(event.at)
+    return current === undefined
+      ? { companyId: event.companyId, partnerId: event.partnerId, available: [], hasPayoutAccount: true, updatedAt: at }
+      : { ...current, hasPayoutAccount: true }
+  }
+  const event = envelope.event
+  const updatedAt = DateTime.formatIso(event.at)
+  const base: BalanceDocument = current ?? {
+    companyId: event.companyId,
+    partnerId: event.partnerId,
+    available: [],
+    updatedAt,
+  }
+  switch (event._tag) {
+    case "LedgerEntryRecorded":
+      return { ...base, available: adding(base.available, [event.entry], 1), updatedAt }
+    case "BalancePaidOut":
+      return { ...base, available: adding(base.available, event.items, -1), lastPayoutAt: updatedAt, updatedAt }
+    case "PayoutItemsRestored":
+      return { ...base, available: adding(base.available, event.items, 1), updatedAt }
+  }
+}
+
+export const projection: Projection<BalanceDocument, BalanceEnvelope> = {
+  collection,
+  document: BalanceDocument,
+  streamTypes: ["CompanyBalance", "Company"],
+  ownedBy: "CompanyBalance",
+  key: (envelope) =>
+    envelope.streamType === "CompanyBalance" ||
+    (envelope.streamType === "Company" && envelope.event._tag === "PayoutAccountSet")
+      ? envelope.event.companyId
+      : undefined,
+  apply,
+  index: (doc) => ({
+    partnerId: doc.partnerId,
+    keys: {
+      payable:
+        doc.hasPayoutAccount === true && doc.available.some((amount) => amount.minorUnits > 0) ? "true" : "false",
+    },
+    sortKey: doc.updatedAt,
+  }),
+}

@@ -1,0 +1,65 @@
+/**
+ * Policy: a transfer's money reaches its company's ledger. When a transfer
+ * settles, is returned, or a refund of it is asked for (or fails), the entry `Ledger.entryOfTransferEvent` derives
+ * from the event and the transfer's state is recorded on the company's
+ * balance (`Balance.ts`), in the same unit of work as the transfer's event:
+ * the two commit together, so no settled money is ever missing from a
+ * balance and none is counted twice.
+ *
+ * Initiation and failure before settlement record nothing: pending money is
+ * read from the company's Pending transfers (`Ledger.pendingOf`), which keeps
+ * the company's balance stream out of every payment's acceptance (no
+ * contention between a company's concurrent payers).
+ */
+import * as Policy from "../infrastructure/Policy.ts"
+import { PaymentRequest, Transfer } from "../payments/index.ts"
+import * as Balance from "./Balance.ts"
+import * as Ledger from "./Ledger.ts"
+
+/** The transfer events that move a company's available money (see `Ledger.entryOfTransferEvent`). */
+export const reactsTo: ReadonlyArray<Transfer.Event["_tag"]> = [
+  "TransferSettled",
+  "TransferReturned",
+  "TransferRefundRequested",
+  "TransferRefundFailed",
+  "TransferRefunded",
+]
+
+/** A payment request paid by card (`PaymentRequestPaidByCard`): the card payment's money reaches the ledger. */
+export const cardPolicy = Policy.make({
+  name: "a payment request paid by card reaches its company's ledger",
+  source: PaymentRequest.aggregate,
+  reactsTo: ["PaymentRequestPaidByCard"],
+  target: Balance.aggregate,
+  react: (event: PaymentRequest.Event, state: PaymentRequest.State) => {
+    if (event._tag !== "PaymentRequestPaidByCard" || state._tag === "Initial") return undefined
+    const command: Balance.RecordLedgerEntry = {
+      _tag: "RecordLedgerEntry",
+      companyId: state.request.companyId,
+      partnerId: state.request.partnerId,
+      entry: Ledger.entryOfPaidByCard(state.request, event),
+      at: event.at,
+    }
+    return { id: state.request.companyId, command }
+  },
+})
+
+export const policy = Policy.make({
+  name: "a transfer's money reaches its company's ledger",
+  source: Transfer.aggregate,
+  reactsTo,
+  target: Balance.aggregate,
+  react: (event: Transfer.Event, state: Transfer.State) => {
+    if (state._tag === "Initial") return undefined
+    const entry = Ledger.entryOfTransferEvent(event, state)
+    if (entry === undefined) return undefined
+    const command: Balance.RecordLedgerEntry = {
+      _tag: "RecordLedgerEntry",
+      companyId: state.details.companyId,
+      partnerId: state.details.partnerId,
+      entry,
+      at: event.at,
+    }
+    return { id: state.details.companyId, command }
+  },
+})

@@ -1,0 +1,246 @@
+/**
+ * The Payout aggregate: one credit of a company's available balance to its
+ * payout account (GET /Payouts/{payoutId}), with its items: the ledger
+ * entries it pays out, which add up to its amount exactly.
+ *
+ * Pending -> Paid | Failed. It is created by `PayoutCreationPolicy.ts` when
+ * the company's balance is paid out (`Balance.PayOutBalance`), originated
+ * through `MoneyMovement.originatePayout` (idempotency key: the payout id;
+ * `PayoutOriginated` records the provider's reference), and its outcome is
+ * recorded by one entry point whatever its path (polling `MoneyMovement.status`
+ * or the provider's notification): Settled makes it Paid, Failed or Returned
+ * makes it Failed with the ACH return code and its description
+ * (`ReturnCodes.ts`); a failed payout's items go back to the balance
+ * (`PayoutOutcomePolicy.ts`). A return after Paid (the receiving bank sent the
+ * money back) also makes it Failed. Repeating an outcome changes nothing.
+ *
+ * State table: packages/domain/docs/Payout.md.
+ */
+import { DateTime } from "effect"
+import * as CalendarDate from "../kernel/CalendarDate.ts"
+import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
+import {
+  AlreadyExists,
+  type DomainError,
+  IllegalTransition,
+  NotFound,
+  ValidationFailed,
+} from "../kernel/DomainError.ts"
+import type { CompanyId, PartnerId, PayoutAccountId, PayoutId } from "../kernel/Ids.ts"
+import type * as Money from "../kernel/Money.ts"
+import { type MoneyMovement, ReturnCodes } from "../payments/index.ts"
+import * as Ledger from "./Ledger.ts"
+import { type PayoutCreated, PayoutEvent, type PayoutStatus } from "./PayoutEvents.ts"
+
+// ---------------------------------------------------------------------------
+// Commands
+
+export interface CreatePayout {
+  readonly _tag: "CreatePayout"
+  readonly payoutId: PayoutId
+  readonly companyId: CompanyId
+  readonly partnerId: PartnerId
+  readonly amount: Money.Money
+  readonly items: ReadonlyArray<Ledger.LedgerEntry>
+  readonly payoutAccountId: PayoutAccountId
+  readonly accountNumberMasked: string
+  readonly arrivalDate: CalendarDate.CalendarDate
+  readonly at: DateTime.Utc
+}
+
+export interface RecordPayoutOrigination {
+  readonly _tag: "RecordPayoutOrigination"
+  readonly payoutId: PayoutId
+  readonly providerReference: string
+  readonly at: DateTime.Utc
+}
+
+export interface RecordPayoutOutcome {
+  readonly _tag: "RecordPayoutOutcome"
+  readonly payoutId: PayoutId
+  readonly outcome: MoneyMovement.MovementOutcome
+  readonly at: DateTime.Utc
+}
+
+export type Command = CreatePayout | RecordPayoutOrigination | RecordPayoutOutcome
+export type Event = PayoutEvent
+
+// ---------------------------------------------------------------------------
+// State
+
+export type PayoutDetails = Omit<PayoutCreated, "_tag" | "status" | "at"> & { readonly createdAt: DateTime.Utc }
+
+export type State =
+  | { readonly _tag: "Initial" }
+  | { readonly _tag: "Pending"; readonly details: PayoutDetails; readonly providerReference?: string }
+  | {
+      readonly _tag: "Paid"
+      readonly details: PayoutDetails
+      readonly providerReference?: string
+      readonly paidAt: DateTime.Utc
+    }
+  | {
+      readonly _tag: "Failed"
+      readonly details: PayoutDetails
+      readonly providerReference?: string
+      readonly failedAt: DateTime.Utc
+      readonly returnCode: string
+      readonly reason: string
+    }
+
+export const initialState: State = { _tag: "Initial" }
+
+/** The status a client reads, or undefined before creation. */
+export const statusOf = (state: State): PayoutStatus | undefined => (state._tag === "Initial" ? undefined : state._tag)
+
+/** Why a return code failed a payout: the table's description, or the code itself when not in the table. */
+export const reasonOf = (returnCode: string): string =>
+  ReturnCodes.isReturnCode(returnCode) ? ReturnCodes.describe(returnCode) : `returned with code ${returnCode}`
+
+/**
+ * When a payout created at `at` is expected on the account: the next business day (ACH credits
+ * arrive the next banking day; Saturday and Sunday are not).
+ */
+export const arrivalDateOf = (at: DateTime.Utc): CalendarDate.CalendarDate => {
+  const day = CalendarDate.toEpochDay(CalendarDate.fromEpochMillis(DateTime.toEpochMillis(at)))
+  // Epoch day 0 (1970-01-01) was a Thursday: (day + 4) % 7 is 0 on Sunday, 6 on Saturday.
+  const weekday = (d: number) => (((d + 4) % 7) + 7) % 7
+  let next = day + 1
+  while (weekday(next) === 0 || weekday(next) === 6) next += 1
+  return CalendarDate.fromEpochDay(next)
+}
+
+// ---------------------------------------------------------------------------
+// Decide
+
+const notFound = refuse(new NotFound({ entity: "Payout" }))
+
+const create = (command: CreatePayout, state: State): Decision<Event> => {
+  if (state._tag !== "Initial") return refuse(new AlreadyExists({ entity: "Payout" }))
+  const sum = Ledger.sumOf(command.items, command.amount.currency)
+  const sameCurrency = command.items.every((item) => item.amount.currency === command.amount.currency)
+  if (command.items.length === 0 || !sameCurrency || sum !== command.amount.minorUnits)
+    return refuse(ValidationFailed.of("items", "must be entries of the payout's currency adding up to its amount"))
+  if (command.amount.minorUnits <= 0) return refuse(ValidationFailed.of("amount", "must be greater than zero"))
+  return accept<Event>({
+    _tag: "PayoutCreated",
+    payoutId: command.payoutId,
+    companyId: command.companyId,
+    partnerId: command.partnerId,
+    amount: command.amount,
+    items: command.items,
+    payoutAccountId: command.payoutAccountId,
+    accountNumberMasked: command.accountNumberMasked,
+    arrivalDate: command.arrivalDate,
+    status: "Pending",
+    at: command.at,
+  })
+}
+
+const recordOrigination = (command: RecordPayoutOrigination, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  if (state.providerReference !== undefined) {
+    return state.providerReference === command.providerReference
+      ? nothing
+      : refuse(
+          new IllegalTransition({
+            entity: "Payout",
+            state: state._tag,
+            command: command._tag,
+            reason: "the payout was already originated under another reference",
+          }),
+        )
+  }
+  return accept<Event>({
+    _tag: "PayoutOriginated",
+    payoutId: state.details.payoutId,
+    providerReference: command.providerReference,
+    at: command.at,
+  })
+}
+
+const failed = (state: Exclude<State, { _tag: "Initial" }>, returnCode: string, at: DateTime.Utc): Decision<Event> =>
+  accept<Event>({
+    _tag: "PayoutFailed",
+    payoutId: state.details.payoutId,
+    returnCode,
+    reason: reasonOf(returnCode),
+    status: "Failed",
+    at,
+  })
+
+const recordOutcome = (command: RecordPayoutOutcome, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  const outcome = command.outcome
+  switch (state._tag) {
+    case "Pending":
+      switch (outcome.status) {
+        case "Pending":
+          return nothing
+        case "Settled":
+          return accept<Event>({ _tag: "PayoutPaid", payoutId: state.details.payoutId, status: "Paid", at: command.at })
+        case "Failed":
+        case "Returned":
+          return failed(state, outcome.returnCode, command.at)
+      }
+      break
+    case "Paid":
+      // A return after payment sends the money back: the payout failed after all.
+      return outcome.status === "Returned" ? failed(state, outcome.returnCode, command.at) : nothing
+    case "Failed":
+      return nothing
+  }
+}
+
+export const decide = (command: Command, state: State): Decision<Event> => {
+  switch (command._tag) {
+    case "CreatePayout":
+      return create(command, state)
+    case "RecordPayoutOrigination":
+      return recordOrigination(command, state)
+    case "RecordPayoutOutcome":
+      return recordOutcome(command, state)
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Evolve
+
+const withReference = (state: Exclude<State, { _tag: "Initial" }>) =>
+  state.providerReference === undefined ? {} : { providerReference: state.providerReference }
+
+export const evolve = (state: State, event: Event): State => {
+  switch (event._tag) {
+    case "PayoutCreated": {
+      if (state._tag !== "Initial") return state
+      const { _tag, status, at, ...details } = event
+      return { _tag: "Pending", details: { ...details, createdAt: at } }
+    }
+    case "PayoutOriginated":
+      return state._tag === "Initial" ? state : { ...state, providerReference: event.providerReference }
+    case "PayoutPaid":
+      return state._tag === "Pending"
+        ? { _tag: "Paid", details: state.details, ...withReference(state), paidAt: event.at }
+        : state
+    case "PayoutFailed":
+      return state._tag === "Pending" || state._tag === "Paid"
+        ? {
+            _tag: "Failed",
+            details: state.details,
+            ...withReference(state),
+            failedAt: event.at,
+            returnCode: event.returnCode,
+            reason: event.reason,
+          }
+        : state
+  }
+}
+
+export const aggregate: Aggregate<Command, Event, State, DomainError> = {
+  name: "Payout",
+  initialState,
+  decide,
+  evolve,
+  events: PayoutEvent,
+  eventVersion: () => 1,
+}

@@ -1,0 +1,62 @@
+/**
+ * Events of the Payout aggregate (`Payout.ts`): one credit of a company's
+ * available balance to its payout account, with the ledger entries it pays
+ * out (its items, which add up to its amount exactly). Events that change the
+ * payout's status carry the new `status`.
+ */
+import { Schema } from "effect"
+import { CalendarDate } from "../kernel/CalendarDate.ts"
+import { CompanyId, PartnerId, PayoutAccountId, PayoutId } from "../kernel/Ids.ts"
+import { Money } from "../kernel/Money.ts"
+import { LedgerEntry } from "./Ledger.ts"
+
+/** The statuses of a payout: Pending until the bank pays it (Paid) or refuses it (Failed). */
+export const payoutStatuses = ["Pending", "Paid", "Failed"] as const
+export const PayoutStatus = Schema.Literals(payoutStatuses)
+export type PayoutStatus = typeof PayoutStatus.Type
+
+/** A payout was created from the company's available balance; it is Pending until its movement's outcome. */
+export const PayoutCreated = Schema.TaggedStruct("PayoutCreated", {
+  payoutId: PayoutId,
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  amount: Money,
+  items: Schema.Array(LedgerEntry),
+  payoutAccountId: PayoutAccountId,
+  accountNumberMasked: Schema.String,
+  /** When the money is expected on the account: the next business day. */
+  arrivalDate: CalendarDate,
+  status: Schema.Literal("Pending"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type PayoutCreated = typeof PayoutCreated.Type
+
+/** The money-movement provider accepted the payout (idempotency key: the payout id) under its reference. */
+export const PayoutOriginated = Schema.TaggedStruct("PayoutOriginated", {
+  payoutId: PayoutId,
+  providerReference: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type PayoutOriginated = typeof PayoutOriginated.Type
+
+/** The money reached the company's payout account. */
+export const PayoutPaid = Schema.TaggedStruct("PayoutPaid", {
+  payoutId: PayoutId,
+  status: Schema.Literal("Paid"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type PayoutPaid = typeof PayoutPaid.Type
+
+/** The bank refused the payout (or returned it), with an ACH return code; its money goes back to the balance. */
+export const PayoutFailed = Schema.TaggedStruct("PayoutFailed", {
+  payoutId: PayoutId,
+  returnCode: Schema.String,
+  reason: Schema.String,
+  status: Schema.Literal("Failed"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type PayoutFailed = typeof PayoutFailed.Type
+
+/** Every event of a payout: the codec of its stream. */
+export const PayoutEvent = Schema.Union([PayoutCreated, PayoutOriginated, PayoutPaid, PayoutFailed])
+export type PayoutEvent = typeof PayoutEvent.Type

@@ -1,0 +1,181 @@
+/**
+ * Executable specification of a company's balance (the CompanyBalance
+ * aggregate): entries become available once, a payout takes every available
+ * entry of its currency when they reach the minimum and the schedule allows,
+ * a negative balance waits for later collections, a failed payout's items come
+ * back.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Schema } from "effect"
+import { fold } from "../../src/kernel/Decider.ts"
+import type { CompanyId, PartnerId, PayoutAccountId, PayoutId, TransferId } from "../../src/kernel/Ids.ts"
+import * as Money from "../../src/kernel/Money.ts"
+import type { RefundId } from "../../src/payments/TransferEvents.ts"
+import * as Balance from "../../src/payouts/Balance.ts"
+import { BalancePaidOut, LedgerEntryRecorded, PayoutItemsRestored } from "../../src/payouts/BalanceEvents.ts"
+import type * as Ledger from "../../src/payouts/Ledger.ts"
+import { DeciderSpecification } from "../../src/testing/index.ts"
+
+const spec = DeciderSpecification.forAggregate(Balance.aggregate)
+
+const id = (n: number) => `5e2e3f40-5b6c-4d7e-8f90-1a2b3c4d5e${String(n).padStart(2, "0")}`
+const partnerId = id(1) as PartnerId
+const companyId = id(2) as CompanyId
+const payoutAccountId = id(3) as PayoutAccountId
+const payoutId = id(4) as PayoutId
+const secondPayoutId = id(5) as PayoutId
+const transfer = (n: number) => id(10 + n) as TransferId
+const refundId = id(30) as RefundId
+const at = DateTime.makeUnsafe("2026-03-02T10:00:00.000Z")
+const nextDay = DateTime.makeUnsafe("2026-03-03T10:00:00.000Z")
+const anHourLater = DateTime.makeUnsafe("2026-03-02T11:00:00.000Z")
+const day = 86_400_000
+
+const payment = (n: number, minorUnits: number, currency: Money.CurrencyCode = "USD"): Ledger.LedgerEntry => ({
+  entryId: `${transfer(n)}:settled`,
+  type: "payment",
+  transferId: transfer(n),
+  amount: { minorUnits, currency },
+})
+const refund = (n: number, minorUnits: number): Ledger.LedgerEntry => ({
+  entryId: `${transfer(n)}:refund:${refundId}`,
+  type: "refund",
+  transferId: transfer(n),
+  refundId,
+  amount: { minorUnits: -minorUnits, currency: "USD" },
+})
+
+const recorded = (entry: Ledger.LedgerEntry) => LedgerEntryRecorded.make({ companyId, partnerId, entry, at })
+const record = (entry: Ledger.LedgerEntry): Balance.RecordLedgerEntry => ({
+  _tag: "RecordLedgerEntry",
+  companyId,
+  partnerId,
+  entry,
+  at,
+})
+const payOut = (overrides: Partial<Balance.PayOutBalance> = {}): Balance.PayOutBalance => ({
+  _tag: "PayOutBalance",
+  companyId,
+  payoutId,
+  currency: "USD",
+  minimumMinorUnits: 100,
+  intervalMillis: day,
+  payoutAccountId,
+  accountNumberMasked: "****6789",
+  at,
+  ...overrides,
+})
+const paidOut = (items: ReadonlyArray<Ledger.LedgerEntry>, minorUnits: number, when = at, payout = payoutId) =>
+  BalancePaidOut.make({
+    companyId,
+    partnerId,
+    payoutId: payout,
+    amount: Money.make(minorUnits, "USD"),
+    items,
+    payoutAccountId,
+    accountNumberMasked: "****6789",
+    at: when,
+  })
+
+describe("a company with no ledger yet", () => {
+  it("a settled transfer's entry makes its amount available", () => {
+    spec
+      .given([])
+      .when(record(payment(1, 5_000)))
+      .then([recorded(payment(1, 5_000))])
+  })
+  it("nothing is paid out", () => {
+    spec.given([]).when(payOut()).thenNothingHappens()
+  })
+})
+
+describe("a company with available entries", () => {
+  it("the same entry recorded again changes nothing", () => {
+    spec
+      .given([recorded(payment(1, 5_000))])
+      .when(record(payment(1, 5_000)))
+      .thenNothingHappens()
+  })
+  it("a payout takes every entry of its currency, and its amount is their sum exactly", () => {
+    spec
+      .given([recorded(payment(1, 5_000)), recorded(payment(2, 2_500)), recorded(refund(1, 1_000))])
+      .when(payOut())
+      .then([paidOut([payment(1, 5_000), payment(2, 2_500), refund(1, 1_000)], 6_500)])
+  })
+  it("entries of another currency stay for that currency's payout", () => {
+    spec
+      .given([recorded(payment(1, 5_000)), recorded(payment(2, 3_000, "EUR"))])
+      .when(payOut())
+      .then([paidOut([payment(1, 5_000)], 5_000)])
+  })
+  it("below the minimum nothing is paid out", () => {
+    spec
+      .given([recorded(payment(1, 99))])
+      .when(payOut())
+      .thenNothingHappens()
+  })
+  it("a balance made negative by a refund is not paid out; later collections recover it", () => {
+    spec
+      .given([recorded(refund(1, 3_000))])
+      .when(payOut())
+      .thenNothingHappens()
+    spec
+      .given([recorded(refund(1, 3_000)), recorded(payment(2, 5_000))])
+      .when(payOut())
+      .then([paidOut([refund(1, 3_000), payment(2, 5_000)], 2_000)])
+  })
+})
+
+describe("a company paid out recently", () => {
+  const history = [recorded(payment(1, 5_000)), paidOut([payment(1, 5_000)], 5_000), recorded(payment(2, 7_000))]
+  it("the schedule holds the next payout until the interval has passed", () => {
+    spec
+      .given(history)
+      .when(payOut({ payoutId: secondPayoutId, at: anHourLater }))
+      .thenNothingHappens()
+  })
+  it("after the interval the new entries are paid out, the earlier ones are not again", () => {
+    spec
+      .given(history)
+      .when(payOut({ payoutId: secondPayoutId, at: nextDay }))
+      .then([paidOut([payment(2, 7_000)], 7_000, nextDay, secondPayoutId)])
+  })
+  it("the available balance no longer counts what was paid out", () => {
+    assert.strictEqual(Balance.availableOf(fold(Balance.aggregate, history), "USD"), 7_000)
+  })
+})
+
+describe("a company whose payout failed", () => {
+  const history = [recorded(payment(1, 5_000)), paidOut([payment(1, 5_000)], 5_000)]
+  const restore: Balance.RestorePayoutItems = {
+    _tag: "RestorePayoutItems",
+    companyId,
+    payoutId,
+    items: [payment(1, 5_000)],
+    at: anHourLater,
+  }
+  it("the payout's items are available again", () => {
+    spec
+      .given(history)
+      .when(restore)
+      .then([PayoutItemsRestored.make({ companyId, partnerId, payoutId, items: [payment(1, 5_000)], at: anHourLater })])
+  })
+  it("restoring twice changes nothing the second time", () => {
+    spec
+      .given([
+        ...history,
+        PayoutItemsRestored.make({ companyId, partnerId, payoutId, items: [payment(1, 5_000)], at: anHourLater }),
+      ])
+      .when(restore)
+      .thenNothingHappens()
+  })
+})
+
+describe("the snapshot", () => {
+  it("a state survives its JSON codec unchanged", () => {
+    const state = fold(Balance.aggregate, [recorded(payment(1, 5_000)), paidOut([payment(1, 5_000)], 5_000)])
+    const codec = Balance.aggregate.snapshot!.state
+    const json = Schema.encodeSync(codec)(state)
+    assert.deepStrictEqual(Schema.decodeUnknownSync(codec)(JSON.parse(JSON.stringify(json))), state)
+  })
+})

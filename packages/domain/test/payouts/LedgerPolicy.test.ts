@@ -1,0 +1,261 @@
+/**
+ * Executable specification of the ledger policies: a settled transfer becomes
+ * a `payment` (or, collecting a plan's instalment, an `instalment`) entry of
+ * its company's balance, a refund a negative `refund` entry, a payment request
+ * paid by card a `card` entry; a refund asked for a negative entry (given
+ * back if it fails), a return a negative `return` entry; initiation and failure before settlement
+ * record nothing (pending money is read from the transfers).
+ */
+import { describe, it } from "@effect/vitest"
+import { DateTime } from "effect"
+import type {
+  CardPaymentId,
+  CompanyId,
+  PartnerId,
+  PaymentPlanId,
+  PaymentRequestId,
+  RegistrationId,
+  TransferId,
+} from "../../src/kernel/Ids.ts"
+import * as Money from "../../src/kernel/Money.ts"
+import { PaymentRequestPaidByCard } from "../../src/payments/PaymentRequestEvents.ts"
+import {
+  type RefundId,
+  TransferFailed,
+  TransferInitiated,
+  TransferRefunded,
+  TransferRefundFailed,
+  TransferRefundRequested,
+  TransferReturned,
+  TransferSettled,
+} from "../../src/payments/TransferEvents.ts"
+import type * as Ledger from "../../src/payouts/Ledger.ts"
+import { cardPolicy, policy } from "../../src/payouts/LedgerPolicy.ts"
+import { PolicySpecification } from "../../src/testing/index.ts"
+import * as PaymentRequestFixtures from "../fixtures/PaymentRequestFixtures.ts"
+
+const spec = PolicySpecification.forPolicy(policy)
+const cardSpec = PolicySpecification.forPolicy(cardPolicy)
+
+const transferId = "8d1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e50" as TransferId
+const partnerId = "8d1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e52" as PartnerId
+const companyId = "8d1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e53" as CompanyId
+const refundId = "8d1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e54" as RefundId
+const planId = "8d1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e55" as PaymentPlanId
+const cardPaymentId = "8d1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e56" as CardPaymentId
+const at = DateTime.makeUnsafe("2026-03-01T10:00:00.000Z")
+const later = DateTime.makeUnsafe("2026-03-03T10:00:00.000Z")
+const amount = Money.make(10_000, "USD")
+
+const initiated = (pays: { readonly paymentRequestId?: PaymentRequestId; readonly paymentPlanId?: PaymentPlanId }) =>
+  TransferInitiated.make({
+    transferId,
+    ...pays,
+    ...(pays.paymentPlanId === undefined ? {} : { instalmentNumber: 1 }),
+    payerRegistrationId: "8d1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e57" as RegistrationId,
+    partnerId,
+    companyId,
+    amount,
+    senderName: "Jane Payer",
+    recipientName: "Acme Dental",
+    senderAccountMasked: "****6789",
+    recipientAddress: {
+      streetNumberAndName: "12 Main Street",
+      apartmentNumber: "",
+      city: "Springfield",
+      zipCode: "62701",
+      state: "IL",
+      country: "US",
+    },
+    attachments: [],
+    description: "Invoice 42",
+    status: "Pending",
+    at,
+  })
+const settled = TransferSettled.make({ transferId, status: "Settled", at: later })
+
+describe("a transfer paying a payment request", () => {
+  const request = initiated({ paymentRequestId: PaymentRequestFixtures.paymentRequestId })
+  it("settled: its amount becomes a payment entry of its company", () => {
+    spec
+      .given([request])
+      .when(settled)
+      .then({
+        id: companyId,
+        command: {
+          _tag: "RecordLedgerEntry",
+          companyId,
+          partnerId,
+          entry: {
+            entryId: `${transferId}:settled`,
+            type: "payment",
+            transferId,
+            amount: { minorUnits: 10_000, currency: "USD" },
+          },
+          at: later,
+        },
+      })
+  })
+  it("refunded: the refund is a negative entry naming the refund", () => {
+    spec
+      .given([request, settled])
+      .when(
+        TransferRefunded.make({
+          transferId,
+          refundId,
+          amount: Money.make(2_500, "USD"),
+          totalRefunded: Money.make(2_500, "USD"),
+          isRefunded: false,
+          at: later,
+        }),
+      )
+      .then({
+        id: companyId,
+        command: {
+          _tag: "RecordLedgerEntry",
+          companyId,
+          partnerId,
+          entry: {
+            entryId: `${transferId}:refund:${refundId}`,
+            type: "refund",
+            transferId,
+            refundId,
+            amount: { minorUnits: -2_500, currency: "USD" },
+          },
+          at: later,
+        },
+      })
+  })
+  it("initiated or failed: nothing is recorded (pending is read from the transfers)", () => {
+    spec.given([]).when(request).thenNothingIsIssued()
+    spec
+      .given([request])
+      .when(TransferFailed.make({ transferId, returnCode: "R01", reason: "insufficient funds", status: "Failed", at }))
+      .thenNothingIsIssued()
+  })
+})
+
+describe("a transfer collecting a plan's instalment", () => {
+  it("settled: its amount becomes an instalment entry", () => {
+    spec
+      .given([initiated({ paymentPlanId: planId })])
+      .when(settled)
+      .then({
+        id: companyId,
+        command: {
+          _tag: "RecordLedgerEntry",
+          companyId,
+          partnerId,
+          entry: {
+            entryId: `${transferId}:settled`,
+            type: "instalment",
+            transferId,
+            amount: { minorUnits: 10_000, currency: "USD" },
+          },
+          at: later,
+        },
+      })
+  })
+})
+
+describe("a payment request paid by card", () => {
+  it("its amount becomes a card entry of its company", () => {
+    cardSpec
+      .given([PaymentRequestFixtures.created])
+      .when(
+        PaymentRequestPaidByCard.make({
+          paymentRequestId: PaymentRequestFixtures.paymentRequestId,
+          registrationId: PaymentRequestFixtures.payer,
+          cardPaymentId,
+          paymentMethodId: "card_1",
+          brand: "visa",
+          last4: "4242",
+          processorReference: "ch_1",
+          status: "Paid",
+          at: later,
+        }),
+      )
+      .then({
+        id: PaymentRequestFixtures.companyId,
+        command: {
+          _tag: "RecordLedgerEntry",
+          companyId: PaymentRequestFixtures.companyId,
+          partnerId: PaymentRequestFixtures.partnerId,
+          entry: {
+            entryId: `${cardPaymentId}:card`,
+            type: "card",
+            cardPaymentId,
+            amount: { minorUnits: PaymentRequestFixtures.amount.minorUnits, currency: "USD" },
+          },
+          at: later,
+        },
+      })
+  })
+})
+
+describe("a settled transfer, refunds as movements and returns", () => {
+  const request = initiated({ paymentRequestId: PaymentRequestFixtures.paymentRequestId })
+  const entryCommand = (entry: Ledger.LedgerEntry) => ({
+    id: companyId,
+    command: { _tag: "RecordLedgerEntry" as const, companyId, partnerId, entry, at: later },
+  })
+  it("a refund asked for takes its amount at once", () => {
+    spec
+      .given([request, settled])
+      .when(TransferRefundRequested.make({ transferId, refundId, amount: Money.make(2_500, "USD"), at: later }))
+      .then(
+        entryCommand({
+          entryId: `${transferId}:refund:${refundId}`,
+          type: "refund",
+          transferId,
+          refundId,
+          amount: { minorUnits: -2_500, currency: "USD" },
+        }),
+      )
+  })
+  it("a refund whose credit failed gives its amount back", () => {
+    const requested = TransferRefundRequested.make({ transferId, refundId, amount: Money.make(2_500, "USD"), at })
+    spec
+      .given([request, settled, requested])
+      .when(
+        TransferRefundFailed.make({
+          transferId,
+          refundId,
+          amount: Money.make(2_500, "USD"),
+          returnCode: "R03",
+          reason: "No account",
+          at: later,
+        }),
+      )
+      .then(
+        entryCommand({
+          entryId: `${transferId}:refund:${refundId}:failed`,
+          type: "refund",
+          transferId,
+          refundId,
+          amount: { minorUnits: 2_500, currency: "USD" },
+        }),
+      )
+  })
+  it("a return takes the transfer's amount back", () => {
+    spec
+      .given([request, settled])
+      .when(
+        TransferReturned.make({
+          transferId,
+          returnCode: "R10",
+          reason: "not authorized",
+          status: "Returned",
+          at: later,
+        }),
+      )
+      .then(
+        entryCommand({
+          entryId: `${transferId}:return`,
+          type: "return",
+          transferId,
+          amount: { minorUnits: -10_000, currency: "USD" },
+        }),
+      )
+  })
+})

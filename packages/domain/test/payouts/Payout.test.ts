@@ -1,0 +1,197 @@
+/**
+ * Executable specification of the Payout aggregate: created Pending with
+ * items adding up to its amount, originated once under the provider's
+ * reference, Paid when the movement settles, Failed with the return code's
+ * description when it fails or is returned (also after Paid), and every
+ * outcome recorded once whatever its path.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime } from "effect"
+import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
+import { fold } from "../../src/kernel/Decider.ts"
+import type { CompanyId, PartnerId, PayoutAccountId, PayoutId, TransferId } from "../../src/kernel/Ids.ts"
+import * as Money from "../../src/kernel/Money.ts"
+import type * as Ledger from "../../src/payouts/Ledger.ts"
+import * as Payout from "../../src/payouts/Payout.ts"
+import { PayoutCreated, PayoutFailed, PayoutOriginated, PayoutPaid } from "../../src/payouts/PayoutEvents.ts"
+import { DeciderSpecification } from "../../src/testing/index.ts"
+
+const spec = DeciderSpecification.forAggregate(Payout.aggregate)
+
+const id = (n: number) => `6e2e3f40-5b6c-4d7e-8f90-1a2b3c4d5e${String(n).padStart(2, "0")}`
+const partnerId = id(1) as PartnerId
+const companyId = id(2) as CompanyId
+const payoutAccountId = id(3) as PayoutAccountId
+const payoutId = id(4) as PayoutId
+const at = DateTime.makeUnsafe("2026-03-06T10:00:00.000Z") // a Friday
+const later = DateTime.makeUnsafe("2026-03-09T10:00:00.000Z")
+
+const items: ReadonlyArray<Ledger.LedgerEntry> = [
+  {
+    entryId: `${id(10)}:settled`,
+    type: "payment",
+    transferId: id(10) as TransferId,
+    amount: { minorUnits: 8_000, currency: "USD" },
+  },
+  {
+    entryId: `${id(11)}:settled`,
+    type: "instalment",
+    transferId: id(11) as TransferId,
+    amount: { minorUnits: 3_000, currency: "USD" },
+  },
+  {
+    entryId: `${id(10)}:refund:x`,
+    type: "refund",
+    transferId: id(10) as TransferId,
+    amount: { minorUnits: -1_000, currency: "USD" },
+  },
+]
+const amount = Money.make(10_000, "USD")
+const arrivalDate = "2026-03-09" as CalendarDate
+
+const create: Payout.CreatePayout = {
+  _tag: "CreatePayout",
+  payoutId,
+  companyId,
+  partnerId,
+  amount,
+  items,
+  payoutAccountId,
+  accountNumberMasked: "****6789",
+  arrivalDate: arrivalDate,
+  at,
+}
+const created = PayoutCreated.make({
+  payoutId,
+  companyId,
+  partnerId,
+  amount,
+  items,
+  payoutAccountId,
+  accountNumberMasked: "****6789",
+  arrivalDate: arrivalDate,
+  status: "Pending",
+  at,
+})
+const originated = PayoutOriginated.make({ payoutId, providerReference: "po_123", at })
+const paid = PayoutPaid.make({ payoutId, status: "Paid", at: later })
+const outcome = (value: Payout.RecordPayoutOutcome["outcome"]): Payout.RecordPayoutOutcome => ({
+  _tag: "RecordPayoutOutcome",
+  payoutId,
+  outcome: value,
+  at: later,
+})
+const failedWith = (returnCode: string) =>
+  PayoutFailed.make({ payoutId, returnCode, reason: Payout.reasonOf(returnCode), status: "Failed", at: later })
+
+describe("no payout yet", () => {
+  it("creating one records it Pending with its items", () => {
+    spec.given([]).when(create).then([created])
+  })
+  it("items that do not add up to the amount are refused", () => {
+    spec
+      .given([])
+      .when({ ...create, amount: Money.make(10_001, "USD") })
+      .thenFails({ _tag: "ValidationFailed" })
+  })
+  it("no items, or items of another currency, are refused", () => {
+    spec
+      .given([])
+      .when({ ...create, items: [] })
+      .thenFails({ _tag: "ValidationFailed" })
+    spec
+      .given([])
+      .when({
+        ...create,
+        items: items.map((item) => ({ ...item, amount: { ...item.amount, currency: "EUR" as const } })),
+      })
+      .thenFails({ _tag: "ValidationFailed" })
+  })
+  it("an outcome for it is refused as not found", () => {
+    spec
+      .given([])
+      .when(outcome({ status: "Settled" }))
+      .thenFails({ _tag: "NotFound" })
+  })
+})
+
+describe("a Pending payout", () => {
+  it("records the provider's reference once", () => {
+    spec
+      .given([created])
+      .when({ _tag: "RecordPayoutOrigination", payoutId, providerReference: "po_123", at })
+      .then([originated])
+    spec
+      .given([created, originated])
+      .when({ _tag: "RecordPayoutOrigination", payoutId, providerReference: "po_123", at })
+      .thenNothingHappens()
+  })
+  it("another reference for an originated payout is refused", () => {
+    spec
+      .given([created, originated])
+      .when({ _tag: "RecordPayoutOrigination", payoutId, providerReference: "po_999", at })
+      .thenFails({ _tag: "IllegalTransition" })
+  })
+  it("a movement still pending changes nothing", () => {
+    spec
+      .given([created, originated])
+      .when(outcome({ status: "Pending" }))
+      .thenNothingHappens()
+  })
+  it("a settled movement makes it Paid", () => {
+    spec
+      .given([created, originated])
+      .when(outcome({ status: "Settled" }))
+      .then([paid])
+  })
+  it("a failed movement makes it Failed with the return code's description", () => {
+    spec
+      .given([created, originated])
+      .when(outcome({ status: "Failed", returnCode: "R03" }))
+      .then([failedWith("R03")])
+    assert.include(Payout.reasonOf("R03"), "ccount")
+  })
+  it("a returned movement makes it Failed too", () => {
+    spec
+      .given([created, originated])
+      .when(outcome({ status: "Returned", returnCode: "R02" }))
+      .then([failedWith("R02")])
+  })
+})
+
+describe("a Paid payout", () => {
+  it("settling again changes nothing", () => {
+    spec
+      .given([created, originated, paid])
+      .when(outcome({ status: "Settled" }))
+      .thenNothingHappens()
+  })
+  it("a return after payment makes it Failed (its money comes back)", () => {
+    spec
+      .given([created, originated, paid])
+      .when(outcome({ status: "Returned", returnCode: "R16" }))
+      .then([failedWith("R16")])
+  })
+})
+
+describe("a Failed payout", () => {
+  it("every later outcome changes nothing", () => {
+    const history = [created, originated, failedWith("R03")]
+    spec
+      .given(history)
+      .when(outcome({ status: "Settled" }))
+      .thenNothingHappens()
+    spec
+      .given(history)
+      .when(outcome({ status: "Failed", returnCode: "R03" }))
+      .thenNothingHappens()
+    assert.strictEqual(Payout.statusOf(fold(Payout.aggregate, history)), "Failed")
+  })
+})
+
+describe("the arrival date", () => {
+  it("is the next business day: Friday's payout arrives on Monday, Tuesday's on Wednesday", () => {
+    assert.strictEqual(Payout.arrivalDateOf(at), "2026-03-09")
+    assert.strictEqual(Payout.arrivalDateOf(DateTime.makeUnsafe("2026-03-10T23:00:00.000Z")), "2026-03-11")
+  })
+})

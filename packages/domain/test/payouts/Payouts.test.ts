@@ -1,0 +1,291 @@
+/**
+ * The balance and payout use cases on the in-memory domain: a settled
+ * payment becomes available (pending before), the payout worker's entry
+ * points pay it out once with its items, originate it through the
+ * money-movement port and record its outcome by polling (Paid, or Failed
+ * with its money back in the balance and in the next payout), the
+ * PAYOUT_STATUS_CHANGED webhook follows each status, transfers name the
+ * payout account's mask, and another partner sees nothing.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import * as Companies from "../../src/companies/Companies.ts"
+import * as EventPipeline from "../../src/composition/EventPipeline.ts"
+import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
+import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
+import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
+import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
+import type { BankAccountId, CompanyId, PartnerId, PayoutId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
+import * as MoneyMovement from "../../src/payments/MoneyMovement.ts"
+import * as Payments from "../../src/payments/Payments.ts"
+import * as Transfers from "../../src/payments/Transfers.ts"
+import * as Payouts from "../../src/payouts/Payouts.ts"
+import * as TransactionReport from "../../src/payouts/TransactionReport.ts"
+import { Fixtures } from "../../src/testing/index.ts"
+
+const partnerId = "0c9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as PartnerId
+const otherPartnerId = "1d2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f" as PartnerId
+const payer = "7e57ab1e-0000-4000-8000-00000000c1de" as RegistrationId
+const checking = "8c8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a69" as BankAccountId
+
+/** A money-movement provider for the test: payouts to an account ending in 0013 fail with R03, others settle. */
+const movements = Layer.succeed(
+  MoneyMovement.MoneyMovement,
+  MoneyMovement.MoneyMovement.of({
+    originateDebit: (request) =>
+      Effect.succeed({ kind: "Debit", id: request.idempotencyKey, providerReference: `d-${request.idempotencyKey}` }),
+    originateCredit: (request) =>
+      Effect.succeed({ kind: "Credit", id: request.idempotencyKey, providerReference: `c-${request.idempotencyKey}` }),
+    originatePayout: (request) =>
+      Effect.succeed({
+        kind: "Payout",
+        id: request.idempotencyKey,
+        providerReference: `${request.destination.accountNumber.endsWith("0013") ? "fail" : "ok"}-${request.idempotencyKey}`,
+      }),
+    status: (reference) =>
+      Effect.succeed(
+        reference.providerReference.startsWith("fail")
+          ? { status: "Failed", returnCode: "R03" }
+          : ({ status: "Settled" } as const),
+      ),
+  }),
+)
+
+const layer = () =>
+  Layer.mergeAll(EventPipeline.layerMemory(), UnitOfWork.layerMemory, IdGenerator.layerRandom, movements)
+
+const schedule: Payouts.PayoutSchedule = { minimumMinorUnits: 100, intervalMillis: 0 }
+
+const account = (accountNumber = "000123456789"): Companies.PayoutAccountInput => ({
+  accountHolderName: "Acme Coffee LLC",
+  routingNumber: "011000015",
+  accountNumber,
+  accountType: "Checking",
+})
+
+/** A Verified company with a payout account, a verified payer and one accepted payment of 125.50 USD. */
+const accepted = (accountNumber?: string) =>
+  Effect.gen(function* () {
+    yield* TestClock.setTime(Date.parse("2026-03-02T10:00:00.000Z"))
+    const { companyId } = yield* Companies.register(
+      partnerId,
+      Fixtures.companyRegistrationBody({ companyReferenceId: "acme-1", employees: [], locations: [] }),
+    )
+    yield* Companies.completeKyb(companyId, "Verified")
+    yield* Companies.setPayoutAccount(partnerId, companyId, account(accountNumber))
+    yield* Fixtures.registerVerifiedCustomer(partnerId, payer, checking)
+    const { paymentRequestId } = yield* Payments.create({
+      partnerId,
+      companyId,
+      payerRegistrationId: payer,
+      amount: { value: 125.5, currencyCode: "USD" },
+      description: "Invoice 42",
+      dueDate: "2026-03-15" as CalendarDate,
+    })
+    yield* Payments.accept({
+      partnerId,
+      registrationId: payer,
+      paymentRequestId,
+      bankAccountId: checking,
+      acceptDebitAuth: false,
+      transferDescription: "",
+    })
+    const transferId = (yield* Payments.get(partnerId, paymentRequestId)).transferId as TransferId
+    return { companyId, transferId }
+  })
+
+/** ... settled and paid out: the payout created. */
+const paidOut = (accountNumber?: string) =>
+  Effect.gen(function* () {
+    const ids = yield* accepted(accountNumber)
+    yield* Payments.settleTransfer(ids.transferId)
+    const created = yield* Payouts.payOutDue(ids.companyId, schedule)
+    assert.strictEqual(created.length, 1)
+    return { ...ids, payoutId: created[0]!.payoutId }
+  })
+
+const payoutWebhooks = (payoutId: PayoutId) =>
+  Effect.map(Effect.service(MemoryOutbox), (outbox) =>
+    outbox.recorded.filter((n) => n.eventType === "PAYOUT_STATUS_CHANGED" && n.data.PayoutId === payoutId),
+  )
+
+describe("a company's balance", () => {
+  it.effect("a payment accepted is pending; once settled it is available", () =>
+    Effect.gen(function* () {
+      const { companyId, transferId } = yield* accepted()
+      const before = yield* Payouts.balance(partnerId, companyId, "USD")
+      assert.deepStrictEqual(before, {
+        available: { minorUnits: 0, currency: "USD" },
+        pending: { minorUnits: 12_550, currency: "USD" },
+      })
+      yield* Payments.settleTransfer(transferId)
+      const after = yield* Payouts.balance(partnerId, companyId, "USD")
+      assert.deepStrictEqual(after, {
+        available: { minorUnits: 12_550, currency: "USD" },
+        pending: { minorUnits: 0, currency: "USD" },
+      })
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("the transfer names the company's payout account by its mask", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* accepted()
+      const transfer = yield* Transfers.get({ _tag: "Partner", partnerId }, transferId)
+      assert.strictEqual(Transfers.viewOf(transfer).recipientAccount, "****6789")
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("another partner's company is not found", () =>
+    Effect.gen(function* () {
+      const { companyId } = yield* accepted()
+      const exit = yield* Effect.exit(Payouts.balance(otherPartnerId, companyId, "USD"))
+      assert.isTrue(Exit.isFailure(exit))
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("paying out", () => {
+  it.effect("takes the available balance once: a payout Pending with its items adding up to it", () =>
+    Effect.gen(function* () {
+      const { companyId, transferId, payoutId } = yield* paidOut()
+      const payout = yield* Payouts.get(partnerId, payoutId)
+      assert.strictEqual(payout.status, "Pending")
+      assert.deepStrictEqual(payout.amount, { minorUnits: 12_550, currency: "USD" })
+      assert.strictEqual(payout.itemCount, 1)
+      assert.strictEqual(payout.accountNumberMasked, "****6789")
+      const items = yield* Payouts.items(partnerId, payoutId, { limit: 10 })
+      assert.deepStrictEqual(
+        items.data.map(({ itemId: _itemId, ...item }) => item),
+        [{ type: "payment", transferId, amount: { minorUnits: 12_550, currency: "USD" } }],
+      )
+      assert.strictEqual((yield* Payouts.balance(partnerId, companyId, "USD")).available.minorUnits, 0)
+      assert.deepStrictEqual(yield* Payouts.payOutDue(companyId, schedule), [])
+      const listed = yield* Payouts.list(partnerId, { companyId, limit: 10 })
+      assert.deepStrictEqual(
+        listed.data.map((p) => p.payoutId),
+        [payoutId],
+      )
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("is originated once and becomes Paid on the provider's outcome, each status a webhook", () =>
+    Effect.gen(function* () {
+      const { payoutId } = yield* paidOut()
+      assert.isTrue(yield* Payouts.originate(payoutId))
+      assert.isFalse(yield* Payouts.originate(payoutId))
+      assert.strictEqual(yield* Payouts.pollOutcome(payoutId), "Paid")
+      assert.strictEqual((yield* Payouts.get(partnerId, payoutId)).status, "Paid")
+      const webhooks = yield* payoutWebhooks(payoutId)
+      assert.deepStrictEqual(
+        webhooks.map((n) => n.data.Status),
+        ["Pending", "Paid"],
+      )
+      assert.deepStrictEqual(Object.keys(webhooks[1]!.data).sort(), [
+        "Amount",
+        "CompanyId",
+        "PayoutId",
+        "Status",
+        "Timestamp",
+      ])
+      assert.deepStrictEqual(webhooks[1]!.data.Amount, { value: 125.5, currencyCode: "USD" })
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a failed payout gives its money back, and the next payout carries the same items", () =>
+    Effect.gen(function* () {
+      const { companyId, transferId, payoutId } = yield* paidOut("9999990013")
+      yield* Payouts.originate(payoutId)
+      assert.strictEqual(yield* Payouts.pollOutcome(payoutId), "Failed")
+      const failed = yield* Payouts.get(partnerId, payoutId)
+      assert.strictEqual(failed.returnCode, "R03")
+      assert.isString(failed.returnReason)
+      assert.strictEqual((yield* Payouts.balance(partnerId, companyId, "USD")).available.minorUnits, 12_550)
+      const again = yield* Payouts.payOutDue(companyId, schedule)
+      assert.strictEqual(again.length, 1)
+      const items = yield* Payouts.items(partnerId, again[0]!.payoutId, { limit: 10 })
+      assert.deepStrictEqual(
+        items.data.map((item) => item.transferId),
+        [transferId],
+      )
+      const webhooks = yield* payoutWebhooks(payoutId)
+      assert.deepStrictEqual(
+        webhooks.map((n) => [n.data.Status, n.data.ReturnCode]),
+        [
+          ["Pending", undefined],
+          ["Failed", "R03"],
+        ],
+      )
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a company without a payout account is not paid out; its money waits", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(Date.parse("2026-03-02T10:00:00.000Z"))
+      const { companyId } = yield* Companies.register(
+        partnerId,
+        Fixtures.companyRegistrationBody({ companyReferenceId: "acme-2", employees: [], locations: [] }),
+      )
+      assert.deepStrictEqual(yield* Payouts.payOutDue(companyId as CompanyId, schedule), [])
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("another partner's payout is not found, nor are its items", () =>
+    Effect.gen(function* () {
+      const { payoutId } = yield* paidOut()
+      assert.isTrue(Exit.isFailure(yield* Effect.exit(Payouts.get(otherPartnerId, payoutId))))
+      assert.isTrue(Exit.isFailure(yield* Effect.exit(Payouts.items(otherPartnerId, payoutId, { limit: 10 }))))
+      assert.deepStrictEqual((yield* Payouts.list(otherPartnerId, { limit: 10 })).data, [])
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("the transaction report", () => {
+  it.effect("its lines of a period reconcile with the payouts of that period and what stayed available", () =>
+    Effect.gen(function* () {
+      const { companyId, transferId, payoutId } = yield* paidOut()
+      // A refund after the payout: a negative line, taken from the balance (negative until recovered).
+      yield* TestClock.adjust("1 hour")
+      yield* Transfers.refund({
+        partnerId,
+        transferId,
+        amount: { value: 25.5, currencyCode: "USD" },
+      })
+      const report = yield* TransactionReport.report({
+        partnerId,
+        from: "2026-03-02" as CalendarDate,
+        to: "2026-03-02" as CalendarDate,
+        limit: 10,
+      })
+      const [usd] = report.lineTotals
+      assert.deepStrictEqual(
+        report.lines.map((line) => [line.type, line.amount.minorUnits]),
+        [
+          ["refund", -2_550],
+          ["payment", 12_550],
+        ],
+      )
+      assert.strictEqual(usd?.collected.minorUnits, 12_550)
+      assert.strictEqual(usd?.refunded.minorUnits, 2_550)
+      const payout = yield* Payouts.get(partnerId, payoutId)
+      const available = (yield* Payouts.balance(partnerId, companyId, "USD")).available.minorUnits
+      // net of the period = paid out in the period + what stayed available (here negative: the refund)
+      assert.strictEqual(usd?.net.minorUnits, payout.amount.minorUnits + available)
+      const items = yield* Payouts.items(partnerId, payoutId, { limit: 10 })
+      assert.includeMembers(
+        report.lines.map((line) => line.lineId),
+        items.data.map((item) => item.itemId),
+      )
+      const csv = yield* TransactionReport.csv({
+        partnerId,
+        from: "2026-03-02" as CalendarDate,
+        to: "2026-03-02" as CalendarDate,
+        limit: 10,
+      })
+      const rows = csv.trimEnd().split("\r\n")
+      assert.strictEqual(rows[0], "date,companyId,type,transferId,refundId,cardPaymentId,currencyCode,amount")
+      assert.match(rows[1]!, new RegExp(`^2026-03-02T[^,]+,${companyId},payment,${transferId},,,USD,125\\.50$`))
+      assert.match(rows[2]!, /,refund,.*,USD,-25\.50$/)
+    }).pipe(Effect.provide(layer())),
+  )
+})
