@@ -33,6 +33,8 @@ export const mutate = [
   "packages/domain/src/payments/Transfer.ts",
   "packages/domain/src/plans/Consent.ts",
   "packages/domain/src/plans/PaymentPlan.ts",
+  "packages/domain/src/payouts/Balance.ts",
+  "packages/domain/src/payouts/Payout.ts",
   // the kernel's money and the field checks the deciders share
   "packages/domain/src/kernel/Money.ts",
   "packages/domain/src/kernel/FieldChecks.ts",
@@ -44,6 +46,10 @@ export const mutate = [
   "packages/domain/src/plans/ConsentAnswerPolicy.ts",
   "packages/domain/src/plans/InstalmentOutcomePolicy.ts",
   "packages/domain/src/plans/PaymentPlanSchedule.ts",
+  "packages/domain/src/payouts/Ledger.ts",
+  "packages/domain/src/payouts/LedgerPolicy.ts",
+  "packages/domain/src/payouts/PayoutCreationPolicy.ts",
+  "packages/domain/src/payouts/PayoutOutcomePolicy.ts",
 ]
 
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
