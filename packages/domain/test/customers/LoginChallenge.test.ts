@@ -59,7 +59,29 @@ describe("a phone number that never got a code", () => {
     )
   })
   it("verifying a code is refused: no code is pending", () => {
-    spec.given([]).when(verify("hash-1")).thenFails({ _tag: "RuleViolated", code: "OTP_NOT_ISSUED" })
+    spec.given([]).when(verify("hash-1")).thenFails({
+      _tag: "RuleViolated",
+      code: "OTP_NOT_ISSUED",
+      reason: "no code is pending for this phone number; request a new one",
+    })
+  })
+  it("the refusals name the field and say what is expected", () => {
+    spec
+      .given([])
+      .when({ ...issue(), phoneNumber: "4155550123" })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "phoneNumber", message: "must be an E.164 phone number such as +14155550123" }],
+      })
+    spec
+      .given([])
+      .when({ ...issue(), codeHash: "" })
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "codeHash", message: "must not be empty" }] })
+  })
+  it("it may send 5 wrong codes, may be sent a code now, and its first lock would last 15 minutes", () => {
+    assert.strictEqual(LoginChallenge.wrongCodesLeft(LoginChallenge.initialState, t0), 5)
+    assert.isUndefined(LoginChallenge.retryAfterSeconds(LoginChallenge.initialState, t0))
+    assert.strictEqual(LoginChallenge.nextLockMinutes(LoginChallenge.initialState, t0), 15)
   })
 })
 
@@ -113,7 +135,21 @@ describe("a phone number awaiting its code", () => {
     spec
       .given([issued()])
       .when({ ...verify("hash-1"), partnerId: otherPartnerId })
-      .thenFails({ _tag: "IllegalTransition" })
+      .thenFails({
+        _tag: "IllegalTransition",
+        entity: "LoginChallenge",
+        reason: "this challenge belongs to another phone number or partner",
+      })
+  })
+  it("a command for another phone number's challenge is refused", () => {
+    spec
+      .given([issued()])
+      .when({ ...verify("hash-1"), phoneNumber: "+14155550124" })
+      .thenFails({ _tag: "IllegalTransition", entity: "LoginChallenge" })
+  })
+  it("once the phone number is erased (it reads [erased]), the challenge is still that phone's", () => {
+    const erasedIssued = { ...issued(), phoneNumber: "[erased]" } as LoginChallenge.LoginChallengeEvent
+    spec.given([erasedIssued]).when(verify("hash-1")).then([verified()])
   })
 })
 
@@ -137,11 +173,15 @@ describe("a phone number that just logged in", () => {
 
 describe("a locked phone number", () => {
   const history = [issued(), ...fourWrong, rejected(5), locked()]
-  it("even the right code is refused while locked", () => {
+  it("even the right code is refused while locked, saying until when", () => {
     spec
       .given(history)
       .when(verify("hash-1", later(2)))
-      .thenFails({ _tag: "RuleViolated", code: "LOGIN_LOCKED" })
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "LOGIN_LOCKED",
+        reason: "too many wrong codes: this phone number is locked until 2026-03-01T10:16:00.000Z",
+      })
   })
   it("no new code is sent while locked", () => {
     spec
@@ -254,6 +294,14 @@ describe("a phone number's daily budget of wrong codes", () => {
     assert.strictEqual(LoginChallenge.wrongCodesLeft(state, later(5 * 60)), 3)
     assert.strictEqual(LoginChallenge.wrongCodesLeft(state, later(24 * 60 + 1)), 4)
   })
+  it("a wrong code exactly 24 hours old no longer counts", () => {
+    const state = fold(LoginChallenge.aggregate, [...sixteenWrong, ...more(later(5 * 60), 1)])
+    assert.strictEqual(LoginChallenge.wrongCodesLeft(state, later(24 * 60)), 4)
+    spec
+      .given([...sixteenWrong, ...more(later(24 * 60), 3)])
+      .when(verify("wrong", later(24 * 60)))
+      .then([rejected(4, later(24 * 60))])
+  })
   it("wrong codes older than 24 hours no longer count", () => {
     spec
       .given([...sixteenWrong, ...more(later(24 * 60 + 1), 3)])
@@ -285,7 +333,11 @@ describe("resend limits", () => {
     spec
       .given(fiveCodes)
       .when(issue(later(30)))
-      .thenFails({ _tag: "RuleViolated", code: "OTP_RESEND_LIMIT" })
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "OTP_RESEND_LIMIT",
+        reason: "at most 5 codes may be sent to a phone number in an hour",
+      })
   })
   it("a code is allowed again once the oldest of the five is an hour old", () => {
     spec
@@ -296,6 +348,43 @@ describe("resend limits", () => {
   it("tells how long to wait for the next code", () => {
     const state = fold(LoginChallenge.aggregate, fiveCodes)
     assert.strictEqual(LoginChallenge.retryAfterSeconds(state, later(30)), 30 * 60)
+  })
+})
+
+describe("what a challenge remembers", () => {
+  it("the first code: when it was sent, and no wrong code yet", () => {
+    spec
+      .given([])
+      .when(issue())
+      .thenState((state) => {
+        assert.strictEqual(state._tag, "AwaitingCode")
+        if (state._tag === "AwaitingCode") {
+          assert.deepStrictEqual(state.recentCodes, [t0])
+          assert.deepStrictEqual(state.recentWrongCodes, [])
+        }
+      })
+  })
+  it("after a login no code is pending (Idle)", () => {
+    assert.strictEqual(fold(LoginChallenge.aggregate, [issued(), verified()])._tag, "Idle")
+  })
+  it("only the times of the last 5 codes and of the last 20 wrong codes", () => {
+    const codes = [0, 20, 40, 60, 80, 100, 120].map((m) => issued(later(m), `hash-${m}`))
+    const state = fold(LoginChallenge.aggregate, codes)
+    assert.strictEqual(state._tag === "AwaitingCode" && state.recentCodes.length, 5)
+    const wrong = Array.from({ length: 22 }, (_, i) => rejected(1, later(200 + i)))
+    const after = fold(LoginChallenge.aggregate, [...codes, ...wrong])
+    assert.strictEqual(after._tag === "AwaitingCode" && after.recentWrongCodes.length, 20)
+  })
+  it("its events are stored at version 1", () => {
+    assert.strictEqual(LoginChallenge.aggregate.eventVersion("LoginCodeIssued"), 1)
+  })
+})
+
+describe("an event that does not fit the state leaves it unchanged", () => {
+  it("a login, a wrong code or a lock before any code was sent", () => {
+    spec.given([]).ignores(verified())
+    spec.given([]).ignores(rejected(1))
+    spec.given([]).ignores(locked())
   })
 })
 
