@@ -297,6 +297,67 @@ describe("a payment plan that does not exist", () => {
   })
 })
 
+describe("a plan's creation records its terms", () => {
+  it("an end date instead of a number of payments, and a description, are kept in PaymentPlanCreated", () => {
+    const { numberOfPayments: _n, ...endless } = create({ description: "Gym membership" })
+    const { numberOfPayments: _m, ...createdEndless } = created as Extract<
+      PaymentPlanEvent,
+      { _tag: "PaymentPlanCreated" }
+    >
+    spec
+      .given([])
+      .when({ ...endless, endDate: date("2026-06-30") })
+      .then([{ ...createdEndless, endDate: date("2026-06-30"), description: "Gym membership" }])
+  })
+})
+
+describe("a repeated create under the same id", () => {
+  const otherTerms: ReadonlyArray<[string, Partial<PaymentPlan.CreatePaymentPlan>]> = [
+    ["consent", { consentId: otherConsentId }],
+    ["partner", { partnerId: "2d8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a6f" as PaymentPlan.CreatePaymentPlan["partnerId"] }],
+    ["company", { companyId: "3d8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a6f" as PaymentPlan.CreatePaymentPlan["companyId"] }],
+    [
+      "payer",
+      {
+        payerRegistrationId:
+          "4d8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a6f" as PaymentPlan.CreatePaymentPlan["payerRegistrationId"],
+      },
+    ],
+    ["amount", { amount: Money.make(5_000, "USD") }],
+    ["frequency", { frequency: "Weekly" }],
+    ["interval", { recurrenceInterval: 2 }],
+    ["start date", { startDate: date("2026-01-16") }],
+    ["number of payments", { numberOfPayments: 4 }],
+    ["end date", { endDate: date("2026-06-30") }],
+    ["description", { description: "Gym membership" }],
+  ]
+  for (const [term, overrides] of otherTerms) {
+    it(`with another ${term} is refused as AlreadyExists`, () => {
+      spec.given(draft).when(create(overrides)).thenFails({ _tag: "AlreadyExists", entity: "PaymentPlan" })
+    })
+  }
+})
+
+describe("news about another consent than the plan's own", () => {
+  it("its withdrawal is refused and does not cancel the plan", () => {
+    for (const given of [draft, draftWithConsent, active])
+      spec
+        .given(given)
+        .when({ ...recordWithdrawn("Revoked"), consentId: otherConsentId })
+        .thenFails({ _tag: "RuleViolated", code: "ConsentMismatch" })
+  })
+  it("the refusal names both the consent and the plan", () => {
+    spec
+      .given(draft)
+      .when(recordAccepted(otherConsentId))
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "ConsentMismatch",
+        reason: `consent ${otherConsentId} is not the consent of payment plan ${paymentPlanId}`,
+      })
+  })
+})
+
 describe("a Draft plan", () => {
   it("create with the same terms changes nothing; other terms are refused as AlreadyExists", () => {
     spec
