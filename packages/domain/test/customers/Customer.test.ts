@@ -350,6 +350,32 @@ describe("bank accounts", () => {
       .when({ _tag: "UnlinkBankAccount", bankAccountId: accountA, at })
       .thenNothingHappens()
   })
+  it("an account never linked, or unlinked, cannot be the default (autopay) account", () => {
+    spec
+      .given([registered, kycStarted(), linked(checking)])
+      .when({ _tag: "SetDefaultBankAccount", bankAccountId: accountB, at })
+      .thenFails({ _tag: "NotFound", entity: "BankAccount" })
+    spec
+      .given([registered, kycStarted(), linked(checking), unlinked])
+      .when({ _tag: "SetDefaultBankAccount", bankAccountId: accountA, at })
+      .thenFails({ _tag: "NotFound", entity: "BankAccount" })
+  })
+  it("unlinking another account keeps the default account; unlinking the default one clears it", () => {
+    const withDefault = [
+      registered,
+      kycStarted(),
+      linked(checking, savings),
+      Customer.DefaultBankAccountSet.make({ ...customer, bankAccountId: accountA, at }),
+    ]
+    spec
+      .given(withDefault)
+      .when({ _tag: "UnlinkBankAccount", bankAccountId: accountB, at })
+      .thenState((state) => assert.strictEqual(Customer.defaultBankAccount(state)?.bankAccountId, accountA))
+    spec
+      .given(withDefault)
+      .when({ _tag: "UnlinkBankAccount", bankAccountId: accountA, at })
+      .thenState((state) => assert.isUndefined(Customer.defaultBankAccount(state)))
+  })
   it("a removed account can be linked again", () => {
     spec
       .given([registered, kycStarted(), linked(checking), unlinked])
@@ -642,6 +668,15 @@ const tokenCommands = fc
     ),
   )
   .map(([at, rest]): Array<Customer.Command> => [{ _tag: "RegisterCustomer", ...customer, phoneNumber, at }, ...rest])
+
+describe("which partner a customer belongs to", () => {
+  it("a registered customer belongs to their partner only; one never registered belongs to none", () => {
+    const state = fold(Customer.aggregate, [registered])
+    assert.isTrue(Customer.belongsTo(state, partnerId))
+    assert.isFalse(Customer.belongsTo(state, "1b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a6f" as PartnerId))
+    assert.isFalse(Customer.belongsTo(Customer.initialState, partnerId))
+  })
+})
 
 describe("properties of customers", () => {
   it(`a customer never holds more than ${Customer.maxPushTokens} push tokens, each at most once, and a token just registered is always kept`, () => {
