@@ -679,6 +679,33 @@ describe("the transfer policy", () => {
   })
 })
 
+describe("an event that does not fit the state leaves it unchanged", () => {
+  it("a second creation", () => {
+    spec.given([created]).ignores(created)
+  })
+  it("an acceptance of a request that is not Pending", () => {
+    spec.given([]).ignores(accepted)
+    spec.given([created, cancelled]).ignores(accepted)
+    spec.given([created, accepted, paid]).ignores(accepted)
+  })
+  it("a cancellation of a request that is not Pending", () => {
+    spec.given([created, accepted]).ignores(cancelled)
+    spec.given([created, accepted, paid]).ignores(cancelled)
+  })
+  it("a payment or a failure of a request that is not Accepted (a Cancelled request is never Paid)", () => {
+    spec.given([created, cancelled]).ignores(paid)
+    spec.given([created]).ignores(paid)
+    spec.given([created, cancelled]).ignores(failed)
+    spec.given([created, accepted, paid]).ignores(failed)
+  })
+  it("a refund or a return of a request that was never Paid", () => {
+    spec.given([created, accepted]).ignores(partiallyRefunded(refund1, 100, 100))
+    spec.given([created, accepted]).ignores(refunded(refund1, 10_000))
+    spec.given([created, accepted]).ignores(returned)
+    spec.given([created, accepted, failed]).ignores(returned)
+  })
+})
+
 // ---------------------------------------------------------------------------
 // Properties over generated command sequences
 // ---------------------------------------------------------------------------
