@@ -358,6 +358,22 @@ describe("news about another consent than the plan's own", () => {
   })
 })
 
+describe("an event that does not fit the state leaves it unchanged", () => {
+  it("any event but the creation, for a plan that does not exist", () => {
+    for (const event of [
+      consentAccepted,
+      withdrawn("Revoked"),
+      activated(),
+      paused(),
+      resumed(),
+      cancelled(),
+      collected("2026-01-15", 1, on("2026-01-15")),
+      completed(3, on("2026-03-16")),
+    ])
+      spec.given([]).ignores(event)
+  })
+})
+
 describe("a Draft plan", () => {
   it("create with the same terms changes nothing; other terms are refused as AlreadyExists", () => {
     spec
