@@ -178,7 +178,9 @@ const lockEndAt = (state: AwaitingCode, at: DateTime.Utc): DateTime.Utc => {
   const escalated = DateTime.add(at, { minutes: nextLockMinutes(state, at) })
   const today = [...state.recentWrongCodes, at].filter((wrong) => millis(wrong) > millis(at) - dayMillis)
   const oldest = today[0]
+  // Stryker disable next-line ConditionalExpression: equivalent, the day's wrong codes include this one (the test narrows the type)
   if (today.length < maxWrongCodesPerDay || oldest === undefined) return escalated
+  // Stryker disable next-line EqualityOperator: equivalent, when both ends are the same instant either is the answer
   return millis(oldest) + dayMillis > millis(escalated) ? DateTime.add(oldest, { hours: 24 }) : escalated
 }
 

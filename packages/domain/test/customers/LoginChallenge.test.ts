@@ -117,7 +117,7 @@ describe("a phone number awaiting its code", () => {
     spec
       .given([issued()])
       .when(verify("hash-1", later(5)))
-      .thenFails({ _tag: "RuleViolated", code: "OTP_EXPIRED" })
+      .thenFails({ _tag: "RuleViolated", code: "OTP_EXPIRED", reason: "the code has expired; request a new one" })
   })
   it("a code is still accepted one second before it expires", () => {
     spec
@@ -293,6 +293,37 @@ describe("a phone number's daily budget of wrong codes", () => {
     const state = fold(LoginChallenge.aggregate, [...sixteenWrong, ...more(later(5 * 60), 1)])
     assert.strictEqual(LoginChallenge.wrongCodesLeft(state, later(5 * 60)), 3)
     assert.strictEqual(LoginChallenge.wrongCodesLeft(state, later(24 * 60 + 1)), 4)
+  })
+  /** `count` wrong codes then a login, at `minute`. */
+  const wrongThenLogin = (minute: number, count: number) => {
+    const at = later(minute)
+    return [
+      issued(at, `hash-${minute}`),
+      ...Array.from({ length: count }, (_, i) => rejected(i + 1, at)),
+      issued(at, `ok-${minute}`),
+      verified(at),
+    ]
+  }
+  const twentiethAt = later(25 * 60)
+  const lockedAtTheTwentieth = (lockedUntil: DateTime.Utc) => [
+    rejected(4, twentiethAt),
+    LoginChallenge.LoginLocked.make({ ...challenge, lockedUntil, at: twentiethAt }),
+  ]
+  it("the 20th wrong code locks until the oldest wrong code of the last 24 hours is a day old, not an older one", () => {
+    // one wrong code exactly 24 hours before the 20th (it no longer counts), then 16 within the day
+    const history = [60, 120, 180, 240, 300].flatMap((minute) => wrongThenLogin(minute, minute === 60 ? 1 : 4))
+    spec
+      .given([...history, ...more(twentiethAt, 3)])
+      .when(verify("wrong", twentiethAt))
+      .then(lockedAtTheTwentieth(DateTime.add(later(120), { hours: 24 })))
+  })
+  it("the 20th wrong code locks at least as long as the escalated lock", () => {
+    // the oldest of the day's 20 is a day old 5 minutes after the 20th: the 15-minute lock is longer
+    const history = [65, 120, 180, 240].flatMap((minute) => wrongThenLogin(minute, 4))
+    spec
+      .given([...history, ...more(twentiethAt, 3)])
+      .when(verify("wrong", twentiethAt))
+      .then(lockedAtTheTwentieth(DateTime.add(twentiethAt, { minutes: 15 })))
   })
   it("a wrong code exactly 24 hours old no longer counts", () => {
     const state = fold(LoginChallenge.aggregate, [...sixteenWrong, ...more(later(5 * 60), 1)])
