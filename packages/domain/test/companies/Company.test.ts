@@ -645,6 +645,22 @@ describe("a Rejected company", () => {
       .thenFails({ _tag: "IllegalTransition", entity: "Company", state: "Rejected", command: "CompleteKyb" }))
 })
 
+describe("an event that does not fit the state leaves it unchanged", () => {
+  it("a second registration", () => {
+    spec.given([registered()]).ignores(registered())
+  })
+  it("a location, a verification or a rejection of a company never registered", () => {
+    spec.given([]).ignores(locationAdded)
+    spec.given([]).ignores(verified)
+    spec.given([]).ignores(rejected)
+  })
+  it("a verification or a rejection of a company already Verified or Rejected", () => {
+    spec.given([registered(), verified]).ignores(rejected)
+    spec.given([registered(), rejected]).ignores(verified)
+    spec.given([registered(), verified]).ignores(verified)
+  })
+})
+
 describe("stored events", () => {
   it("every event survives its JSON encoding", () => {
     const codec = Schema.toCodecJson(Company.CompanyEvent)
