@@ -595,6 +595,25 @@ describe("masking account numbers", () => {
   })
 })
 
+describe("an event that does not fit the state leaves it unchanged", () => {
+  it("a second initiation", () => {
+    spec.given([initiated]).ignores(initiated)
+  })
+  it("an origination, a settlement or a failure of a transfer that is not Pending", () => {
+    spec.given([]).ignores(originated)
+    spec.given([initiated, settled]).ignores(originated)
+    spec.given([initiated, failed]).ignores(settled)
+    spec.given([initiated, settled]).ignores(failed)
+  })
+  it("a return, a refund or a reimbursement of a transfer that never Settled", () => {
+    spec.given([initiated]).ignores(returnedR10)
+    spec.given([initiated, failed]).ignores(returnedR10)
+    spec.given([initiated]).ignores(refunded(refundIds[0] as RefundId, 100, 100))
+    spec.given([initiated]).ignores(requested(refundIds[0] as RefundId, 100))
+    spec.given([initiated, failed]).ignores(applied)
+  })
+})
+
 // ---------------------------------------------------------------------------
 // Properties over generated command sequences
 // ---------------------------------------------------------------------------
