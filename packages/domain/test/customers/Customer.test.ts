@@ -215,6 +215,26 @@ describe("identity verification (KYC)", () => {
       ],
     )
   })
+  it("a birth date of today is refused (must be in the past); yesterday is accepted", () => {
+    const withBirthDate = (birthDate: string): Customer.Command => ({
+      _tag: "RecordKycResult",
+      outcome: "Verified",
+      referenceId,
+      personalData: { ...personal, birthDate: birthDate as CalendarDate },
+      at,
+    })
+    spec
+      .given([registered, kycStarted()])
+      .when(withBirthDate("2026-03-01"))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "personalData.birthDate", message: "must be in the past" }],
+      })
+    spec
+      .given([registered, kycStarted()])
+      .when(withBirthDate("2026-02-28"))
+      .thenState((state) => assert.strictEqual(Customer.kycStatus(state), "Verified"))
+  })
   it("a Rejected result moves Pending to Rejected", () => {
     spec
       .given([registered, kycStarted()])
@@ -427,6 +447,27 @@ describe("push tokens", () => {
       .when({ _tag: "RegisterPushToken", token: "device-1", expireAt: at, at })
       .thenFails({ _tag: "ValidationFailed", issues: [{ field: "expireAt", message: "must be in the future" }] })
   })
+  it("an empty or blank token, or one over 4096 characters, is refused; 4096 characters is accepted", () => {
+    const registerToken = (token: string): Customer.Command => ({
+      _tag: "RegisterPushToken",
+      token,
+      expireAt: nextYear,
+      at,
+    })
+    for (const token of ["", "   "])
+      spec
+        .given([registered])
+        .when(registerToken(token))
+        .thenFails({ _tag: "ValidationFailed", issues: [{ field: "token", message: "must not be empty" }] })
+    spec
+      .given([registered])
+      .when(registerToken("t".repeat(4097)))
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "token", message: "must be at most 4096 characters" }] })
+    spec
+      .given([registered])
+      .when(registerToken("t".repeat(4096)))
+      .thenState((state) => assert.strictEqual(Customer.pushTokens(state)[0]?.token.length, 4096))
+  })
   it("registering the same token with the same expiry changes nothing", () => {
     spec
       .given([registered, tokenRegistered("device-1")])
@@ -499,6 +540,39 @@ describe("saved card payment methods", () => {
       .given([registered])
       .when({ _tag: "SaveCardPaymentMethod", method: { ...card, expMonth: 2 }, at })
       .thenFails({ _tag: "ValidationFailed", issues: [{ field: "method.expMonth", message: "the card has expired" }] })
+  })
+  it("a card expiring in January of a later year, or in a later year with an earlier month, is accepted", () => {
+    for (const expiry of [
+      { expMonth: 1, expYear: 2027 },
+      { expMonth: 2, expYear: 2027 },
+      { expMonth: 12, expYear: 9999 },
+    ])
+      spec
+        .given([registered])
+        .when({ _tag: "SaveCardPaymentMethod", method: { ...card, ...expiry }, at })
+        .thenState((state) => assert.deepStrictEqual(Customer.cardPaymentMethods(state), [{ ...card, ...expiry }]))
+  })
+  it("a card that expired in January of this year is refused", () => {
+    spec
+      .given([registered])
+      .when({ _tag: "SaveCardPaymentMethod", method: { ...card, expMonth: 1, expYear: 2026 }, at })
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "method.expMonth", message: "the card has expired" }] })
+  })
+  it("a month outside 1 to 12, or a year past 9999, is refused", () => {
+    spec
+      .given([registered])
+      .when({ _tag: "SaveCardPaymentMethod", method: { ...card, expMonth: 0, expYear: 2027 }, at })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "method.expMonth", message: "must be a month number from 1 to 12" }],
+      })
+    spec
+      .given([registered])
+      .when({ _tag: "SaveCardPaymentMethod", method: { ...card, expYear: 10_000 }, at })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "method.expYear", message: "must be a four-digit year" }],
+      })
   })
   it("every bad card field is named", () => {
     spec
