@@ -317,6 +317,56 @@ describe("no payment request yet", () => {
   })
 })
 
+describe("an invoice on a new payment request (limits on both sides)", () => {
+  const line = (quantity: number, minorUnits: number) => ({
+    description: "Cleaning",
+    quantity,
+    unitAmount: usd(minorUnits),
+  })
+  const creates = (command: PaymentRequest.CreatePaymentRequest) =>
+    spec
+      .given([])
+      .when(command)
+      .thenState((state) => assert.strictEqual(state._tag, "Pending"))
+  const refusedOn = (command: PaymentRequest.CreatePaymentRequest, field: string, message: string) =>
+    spec
+      .given([])
+      .when(command)
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field, message }] })
+  const numberMessage = "must be 1 to 64 characters, without leading or trailing blanks"
+  it("an invoice number of 1 to 64 characters is kept; an empty, blank-edged or longer one is refused", () => {
+    creates({ ...create, invoiceNumber: "I" })
+    creates({ ...create, invoiceNumber: "I".repeat(64) })
+    refusedOn({ ...create, invoiceNumber: "" }, "invoiceNumber", numberMessage)
+    refusedOn({ ...create, invoiceNumber: "   " }, "invoiceNumber", numberMessage)
+    refusedOn({ ...create, invoiceNumber: " INV-1" }, "invoiceNumber", numberMessage)
+    refusedOn({ ...create, invoiceNumber: "I".repeat(65) }, "invoiceNumber", numberMessage)
+  })
+  it("1 to 100 lines are accepted; none or 101 are refused", () => {
+    creates({ ...create, lineItems: [line(1, 10_000)] })
+    creates({ ...create, lineItems: Array.from({ length: 100 }, () => line(1, 100)) })
+    refusedOn({ ...create, lineItems: [] }, "lineItems", "must have 1 to 100 lines")
+    refusedOn(
+      { ...create, amount: usd(10_100), lineItems: Array.from({ length: 101 }, () => line(1, 100)) },
+      "lineItems",
+      "must have 1 to 100 lines",
+    )
+  })
+  it("a quantity from 1 to 1,000,000 is accepted; 0 and 1,000,001 are refused", () => {
+    const quantityMessage = "must be a whole number from 1 to 1000000"
+    creates({ ...create, amount: usd(1_000_000), lineItems: [line(1_000_000, 1)] })
+    refusedOn({ ...create, lineItems: [line(0, 10_000)] }, "lineItems[0].quantity", quantityMessage)
+    refusedOn(
+      { ...create, amount: usd(1_000_001), lineItems: [line(1_000_001, 1)] },
+      "lineItems[0].quantity",
+      quantityMessage,
+    )
+  })
+  it("lines that do not add up to the amount are refused, saying both", () => {
+    refusedOn({ ...create, lineItems: [line(3, 3_000)] }, "lineItems", "add up to 90.00 USD, not the amount 100.00")
+  })
+})
+
 describe("a Pending payment request", () => {
   it("a payer whose KYC is not Verified cannot accept it (CUSTOMER_NOT_VERIFIED)", () => {
     for (const payerKyc of ["NotStarted", "Pending", "Rejected"] as const)
