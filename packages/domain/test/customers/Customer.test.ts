@@ -774,7 +774,8 @@ describe("properties of customers", () => {
       seeded({ numRuns: 200 }),
     )
     assert.isTrue(reachedCap, "the generator never reached the cap")
-  })
+    // 200 long histories: about 3 s alone, twice that on a loaded 2-core machine
+  }, 30_000)
 
   it("only masked account numbers (last 4 digits) are ever stored, in events and in the state", () => {
     let linkedSome = false
