@@ -128,7 +128,9 @@ export const decide = (command: Command, state: State): Decision<Event> => {
   return accept<CardPaymentEvent>(event)
 }
 
-export const evolve = (_state: State, event: Event): State => {
+/** Registered once: a second registration does not fit and leaves the payment as it was. */
+export const evolve = (state: State, event: Event): State => {
+  if (state._tag !== "Initial") return state
   const { _tag, at: _at, ...details } = event
   return { _tag: "Registered", ...details }
 }
