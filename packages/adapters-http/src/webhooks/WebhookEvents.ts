@@ -274,6 +274,31 @@ const CardPaymentData = Schema.Struct({
   ],
 })
 
+const AttachmentStatusData = Schema.Struct({
+  AttachmentId: uuid("Our id of the document (GET /Payment/{paymentRequestId}/Attachments/{id})"),
+  PaymentRequestId: uuid("The payment request whose attachmentUrl it was downloaded from"),
+  Status: Schema.Literals(["Stored", "Failed"]).annotate({
+    description: "Stored once downloaded and kept; Failed when the service gave up (Reason)",
+  }),
+  ContentType: Schema.optionalKey(
+    Schema.String.annotate({ description: "Stored: application/pdf, image/png or image/jpeg" }),
+  ),
+  SizeBytes: Schema.optionalKey(Schema.Int.annotate({ description: "Stored: the document's size in bytes" })),
+  Reason: Schema.optionalKey(Schema.String.annotate({ description: "Failed: why the document was not kept" })),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      AttachmentId: "5e7a9c1e-3b5d-4f7a-9c1e-3b5d7f9a1c3e",
+      PaymentRequestId: "8c2f4e6a-1b3d-4f5a-9c7e-2d4f6a8b0c1e",
+      Status: "Stored",
+      ContentType: "application/pdf",
+      SizeBytes: 48213,
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    },
+  ],
+})
+
 /** Every outgoing event: its name (the envelope's `Event`), what it announces, and its `Data`. */
 export const events = [
   {
@@ -354,6 +379,13 @@ export const events = [
     summary: "A card payment was recorded",
     description: "Sent when a card payment made on an external terminal is registered (POST /cardpayment).",
     data: CardPaymentData,
+  },
+  {
+    name: "ATTACHMENT_STATUS_CHANGED",
+    summary: "A payment request's document was stored or rejected",
+    description:
+      "Sent when the document of a payment request's attachmentUrl is downloaded and kept (Stored), or refused or given up (Failed, with Reason).",
+    data: AttachmentStatusData,
   },
 ] as const
 
