@@ -95,6 +95,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         AttachmentFetcher.name,
         PayoutWorkers.schedulerName,
         PayoutWorkers.movementsName,
+        "payment-notifier",
       ]
 
 /**
@@ -130,15 +131,10 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     }),
     // Payouts in both environments: daily in production, each settlement cycle in the sandbox.
     payoutWorkers(config),
+    // Reminders and status messages: recorded in the sandbox, sent by the channels' providers in production.
+    PaymentNotifier.layer({ reminderDays: config.reminderDays }),
   )
-  return isSandbox(config)
-    ? Layer.mergeAll(
-        common,
-        SandboxKyb.layer({ delayMillis: config.kybDelayMillis }),
-        // Message senders exist in the sandbox only (recording); production has none yet.
-        PaymentNotifier.layer({ reminderDays: config.reminderDays }),
-      )
-    : common
+  return isSandbox(config) ? Layer.mergeAll(common, SandboxKyb.layer({ delayMillis: config.kybDelayMillis })) : common
 }
 
 /**

@@ -126,14 +126,21 @@ export class KycProvider extends Context.Service<
 // One-time codes
 // ---------------------------------------------------------------------------
 
+/** A provider's verdict on a code typed by the end user (`OtpSender.verify`). */
+export type OtpVerdict = "Approved" | "Rejected"
+
 /**
- * Delivers one-time login codes by SMS. The application makes the code and
- * keeps only its hash; the sender just delivers it.
+ * Delivers one-time login codes by SMS. Either the application makes the code
+ * and keeps only its hash, and the sender just delivers it; or the provider
+ * owns the codes (Twilio Verify: it makes, sends and checks them, and applies
+ * its own rate limits): such a sender has `verify`, ignores the `code` it is
+ * given, and is asked for its verdict on each typed code. The login rules
+ * (expiry, locks, attempts) stay in the `LoginChallenge` aggregate either way.
  */
 export class OtpSender extends Context.Service<
   OtpSender,
   {
-    /** Sends `code` to an E.164 phone number. */
+    /** Sends `code` (or the provider's own code, when it owns them) to an E.164 phone number. */
     readonly send: (request: {
       readonly phoneNumber: string
       readonly code: string
@@ -141,6 +148,13 @@ export class OtpSender extends Context.Service<
       readonly partnerId?: PartnerId | undefined
       readonly registrationId?: RegistrationId | undefined
     }) => Effect.Effect<void, OtpDeliveryFailed | ProviderUnavailable>
+    /** Present when the provider owns the codes: its verdict on a typed code for the number. */
+    readonly verify?:
+      | ((request: {
+          readonly phoneNumber: string
+          readonly code: string
+        }) => Effect.Effect<OtpVerdict, ProviderUnavailable>)
+      | undefined
   }
 >()("partnerpay/domain/OtpSender") {}
 
