@@ -71,10 +71,10 @@ export class Contract {
   private readonly compiled = new Map<string, ValidateFunction>()
   private readonly matchers: ReadonlyArray<readonly [RegExp, string]>
 
-  constructor(
-    readonly name: string,
-    file: string,
-  ) {
+  readonly name: string
+
+  constructor(name: string, file: string) {
+    this.name = name
     const text = readFileSync(`${documentsDir}${file}`, "utf8")
     this.document = (file.endsWith(".json") ? JSON.parse(text) : parseYaml(text, { maxAliasCount: -1 })) as Json
     for (const ajv of [this.strict, this.coercing]) {

@@ -6,7 +6,7 @@
  */
 import type { AddressInfo } from "node:net"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import type { PartnerId } from "@partnerpay/domain"
+import type { Ids } from "@partnerpay/domain"
 import { Effect, Redacted } from "effect"
 import { SMTPServer } from "smtp-server"
 import * as SmtpEmail from "../../src/providers/SmtpEmail.ts"
@@ -52,7 +52,7 @@ const startServer = () =>
   })
 
 const message = (to: string) => ({
-  partnerId: "00000000-0000-4000-8000-000000000001" as PartnerId,
+  partnerId: "00000000-0000-4000-8000-000000000001" as Ids.PartnerId,
   to,
   template: "PaymentDueToday" as const,
 })

@@ -5,7 +5,7 @@
  * API 2010-04-01) and so is every answer of the fake.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import type { PartnerId } from "@partnerpay/domain"
+import type { Ids } from "@partnerpay/domain"
 import { Effect, Redacted } from "effect"
 import * as TwilioMessaging from "../../src/providers/TwilioMessaging.ts"
 import * as TwilioVerify from "../../src/providers/TwilioVerify.ts"
@@ -151,7 +151,7 @@ describe.skipIf(!present)("Twilio, on its published contract", () => {
     Effect.gen(function* () {
       const { fake, config } = yield* start()
       yield* TwilioMessaging.make(config).send({
-        partnerId: "00000000-0000-4000-8000-000000000001" as PartnerId,
+        partnerId: "00000000-0000-4000-8000-000000000001" as Ids.PartnerId,
         to: "+15017122661",
         template: "PaymentDueSoon",
       })
@@ -171,7 +171,7 @@ describe.skipIf(!present)("Twilio, on its published contract", () => {
       fake.answer("/Messages.json", twilioError(400, 21610), { status: 500, body: { message: "down" } })
       const sender = TwilioMessaging.make(config)
       const message = {
-        partnerId: "00000000-0000-4000-8000-000000000001" as PartnerId,
+        partnerId: "00000000-0000-4000-8000-000000000001" as Ids.PartnerId,
         to: "+15017122661",
         template: "PaymentPaid" as const,
       }
