@@ -8,16 +8,39 @@
  * delivers it signed (`X-HMAC-Signature`, `X-Partnerpay-Signature`), with
  * retries, and it is listed by `GET /Webhooks/Deliveries` and `GET /Events`.
  * It is queued behind the partner's earlier notifications (per-partner
- * order). Body: none, or `{}`. Answer 202
- * `{ "id": "test_<uuid>", "event": "WEBHOOK_TEST", "status": "pending" }`;
- * the delivery's `Data` is `{ "Message": "...", "SentAt": "<ISO instant>" }`.
- * No webhook URL configured: 422 WEBHOOK_NOT_CONFIGURED.
+ * order). Body: none, `{}`, or `{ "type": "<event>" }` naming any event of
+ * the OpenAPI `webhooks` section: a sample of that event (its documented
+ * example `Data`, `Timestamp` now), so a receiver's handling of each type can
+ * be tried. Answer 202 `{ "id": "test_<uuid>", "event": "<type or
+ * WEBHOOK_TEST>", "status": "pending" }`; without a type the delivery's `Data`
+ * is `{ "Message": "...", "SentAt": "<ISO instant>" }`. An unknown type or
+ * field: 400 naming it. No webhook URL configured: 422 WEBHOOK_NOT_CONFIGURED.
  */
-import { Problem, Tokens } from "@partnerpay/adapters-http"
+import { Problem, Tokens, WebhookEvents } from "@partnerpay/adapters-http"
 import { type Ids, Outbox, Traced, WebhookLog } from "@partnerpay/domain"
 import { DateTime, Effect, type Layer } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
-import { asPartner, problem } from "./SandboxClock.ts"
+import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { asPartner, jsonBody, problem } from "./SandboxClock.ts"
+
+const badRequest = (field: string, message: string) =>
+  new Problem.BadRequest({ detail: `${field} ${message}`, code: "BAD_REQUEST", errors: [{ field, message }] })
+
+/** The event type a test asks for (undefined: the plain test webhook), or a 400 naming what is wrong. */
+const requestedType = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function* () {
+    const length = Number(request.headers["content-length"] ?? "0")
+    if (!(length > 0) && request.headers["transfer-encoding"] === undefined) return undefined
+    const body = yield* jsonBody(request)
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      return yield* Effect.fail(badRequest("body", "must be a JSON object"))
+    for (const key of Object.keys(body))
+      if (key !== "type") return yield* Effect.fail(badRequest(key, "is not a field of this operation"))
+    const type = (body as { type?: unknown }).type
+    if (type === undefined) return undefined
+    if (typeof type !== "string" || !WebhookEvents.eventNames.includes(type))
+      return yield* Effect.fail(badRequest("type", `must be one of ${WebhookEvents.eventNames.join(", ")}`))
+    return type
+  })
 
 /** The `Event` of a test webhook. */
 export const testEvent = "WEBHOOK_TEST"
@@ -32,7 +55,8 @@ export const routes: Layer.Layer<
     const outbox = yield* Outbox.Outbox
     const log = yield* WebhookLog.WebhookLog
     const sendTest = Traced.fn("SandboxWebhooks.sendTest")(
-      function* (partnerId: Ids.PartnerId) {
+      function* (request: HttpServerRequest.HttpServerRequest, partnerId: Ids.PartnerId) {
+        const type = yield* requestedType(request)
         const endpoint = yield* log.endpoint(partnerId)
         if (endpoint === undefined) {
           return yield* problem(
@@ -44,19 +68,17 @@ export const routes: Layer.Layer<
         }
         const id = `test_${crypto.randomUUID()}`
         const now = yield* DateTime.now
-        yield* outbox.record([
-          {
-            id,
-            partnerId,
-            eventType: testEvent,
-            data: { Message: "This is a test webhook from the partnerpay sandbox.", SentAt: DateTime.formatIso(now) },
-            position: 0,
-          },
-        ])
-        return HttpServerResponse.jsonUnsafe({ id, event: testEvent, status: "pending" }, { status: 202 })
+        const event = type ?? testEvent
+        const data =
+          type === undefined
+            ? { Message: "This is a test webhook from the partnerpay sandbox.", SentAt: DateTime.formatIso(now) }
+            : { ...WebhookEvents.sampleData(type), Timestamp: DateTime.formatIso(now) }
+        yield* outbox.record([{ id, partnerId, eventType: event, data, position: 0 }])
+        return HttpServerResponse.jsonUnsafe({ id, event, status: "pending" }, { status: 202 })
       },
       (effect) =>
         effect.pipe(
+          Effect.catchTag("BadRequest", problem),
           Effect.catchTag("EventStoreUnavailable", () =>
             problem(
               new Problem.ServiceUnavailable({
@@ -67,6 +89,8 @@ export const routes: Layer.Layer<
           ),
         ),
     )
-    yield* router.add("POST", "/Sandbox/Webhooks/Test", (request) => asPartner(tokens, request, sendTest))
+    yield* router.add("POST", "/Sandbox/Webhooks/Test", (request) =>
+      asPartner(tokens, request, (partnerId) => sendTest(request, partnerId)),
+    )
   }),
 )

@@ -224,6 +224,28 @@ describe.skipIf(!postgresAvailable)("a sandbox partner's webhooks", () => {
       hasMore: false,
     })
 
+    // A sample of any documented event type, to try the receiver's handling of each; an unknown type is a 400.
+    const sample = await call(base, "POST", "/Sandbox/Webhooks/Test", {
+      token: a.token,
+      body: { type: "CONSENT_STATUS_CHANGED" },
+    })
+    assert.strictEqual(sample.status, 202, JSON.stringify(sample.body))
+    assert.strictEqual(sample.body.event, "CONSENT_STATUS_CHANGED")
+    const sampled = await eventually(() =>
+      receiver.received.find((r) => r.headers["x-partnerpay-event-id"] === sample.body.id),
+    )
+    assert.isTrue(verifyWebhook(sampled.body, sampled.headers, secret).ok)
+    const sampledBody = JSON.parse(sampled.body) as { Event: string; Data: Record<string, unknown> }
+    assert.strictEqual(sampledBody.Event, "CONSENT_STATUS_CHANGED")
+    assert.strictEqual(sampledBody.Data.Status, "Accepted")
+    assert.isString(sampledBody.Data.ConsentId)
+    const unknownType = await call(base, "POST", "/Sandbox/Webhooks/Test", { token: a.token, body: { type: "NOPE" } })
+    assert.strictEqual(unknownType.status, 400)
+    assert.strictEqual(unknownType.body.errors[0].field, "type")
+    const unknownField = await call(base, "POST", "/Sandbox/Webhooks/Test", { token: a.token, body: { kind: "x" } })
+    assert.strictEqual(unknownField.status, 400)
+    assert.strictEqual(unknownField.body.errors[0].field, "kind")
+
     // A failing endpoint: the answer status is recorded, the delivery waits for its retry, and a
     // redelivery of it is refused while it is queued.
     receiver.status = 500

@@ -131,6 +131,149 @@ const PayoutStatusData = Schema.Struct({
   ],
 })
 
+const amountData = (description: string) =>
+  Schema.Struct({
+    value: Schema.Finite.annotate({ description: "Decimal amount in major units, e.g. 25.5" }),
+    currencyCode: Schema.String.annotate({ description: "ISO 4217 currency code, e.g. USD" }),
+  }).annotate({ description })
+
+const ConsentStatusData = Schema.Struct({
+  ConsentId: uuid("Our id of the consent (GET /Consent/{consentId})"),
+  PaymentPlanId: uuid("The plan the consent is for"),
+  CompanyId: uuid("The company collecting"),
+  PayerRegistrationId: uuid("The payer who answered"),
+  Status: Schema.Literals(["Accepted", "Declined", "Revoked"]).annotate({
+    description: "Accepted; Declined (a Pending consent refused); Revoked (an Accepted one withdrawn)",
+  }),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      ConsentId: "6b8d0f2a-4c6e-4a8b-9d1f-3a5c7e9b1d3f",
+      PaymentPlanId: "3a7c9e1f-5b2d-4e8a-8f6c-0d2e4a6c8e1b",
+      CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f",
+      PayerRegistrationId: "7e57ab1e-4c2d-4e8f-9a0b-1c2d3e4f5a6b",
+      Status: "Accepted",
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    },
+  ],
+})
+
+const PaymentPlanStatusData = Schema.Struct({
+  PaymentPlanId: uuid("Our id of the payment plan"),
+  CompanyId: uuid("The company collecting"),
+  Status: Schema.Literals(["Active", "Paused", "Cancelled", "Completed"]).annotate({
+    description: "Active (activated or resumed), Paused, Cancelled (see Reason) or Completed (no due date left)",
+  }),
+  Reason: Schema.optionalKey(
+    PaymentPlanEvents.CancellationReason.annotate({ description: "Cancelled only: why the plan ended" }),
+  ),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      PaymentPlanId: "3a7c9e1f-5b2d-4e8a-8f6c-0d2e4a6c8e1b",
+      CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f",
+      Status: "Cancelled",
+      Reason: "ConsentRevoked",
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    },
+  ],
+})
+
+const CustomerVerificationData = Schema.Struct({
+  RegistrationId: uuid("The customer (payer)"),
+  Status: Schema.Literals(["Verified", "Rejected"]).annotate({ description: "The outcome of identity verification" }),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      RegistrationId: "7e57ab1e-4c2d-4e8f-9a0b-1c2d3e4f5a6b",
+      Status: "Verified",
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    },
+  ],
+})
+
+const BankAccountLinkedData = Schema.Struct({
+  RegistrationId: uuid("The customer who linked the accounts"),
+  Accounts: Schema.Array(
+    Schema.Struct({
+      BankAccountId: uuid("Our id of the linked account (GET /Account/List)"),
+      Mask: Schema.String.annotate({ description: "The account number's last four digits" }),
+    }),
+  ).annotate({ description: "The accounts linked (or re-linked) by this link" }),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      RegistrationId: "7e57ab1e-4c2d-4e8f-9a0b-1c2d3e4f5a6b",
+      Accounts: [{ BankAccountId: "2c4e6a8b-0d1f-4a3c-8e5b-7d9f1b3d5f7a", Mask: "6789" }],
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    },
+  ],
+})
+
+const BankAccountRemovedData = Schema.Struct({
+  RegistrationId: uuid("The customer who removed the account"),
+  BankAccountId: uuid("The account removed"),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      RegistrationId: "7e57ab1e-4c2d-4e8f-9a0b-1c2d3e4f5a6b",
+      BankAccountId: "2c4e6a8b-0d1f-4a3c-8e5b-7d9f1b3d5f7a",
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    },
+  ],
+})
+
+const DebitAuthorizationData = Schema.Struct({
+  DebitAuthId: uuid("Our id of the debit authorization"),
+  CompanyId: uuid("The company authorized to debit"),
+  RegistrationId: uuid("The payer who authorized it"),
+  Change: Schema.Literals(["Set", "LimitUpdated", "Enabled", "Disabled"]).annotate({ description: "What changed" }),
+  Enabled: Schema.optionalKey(
+    Schema.Boolean.annotate({ description: "Whether debits are authorized now (absent when only the limit changed)" }),
+  ),
+  Limit: Schema.optionalKey(amountData("The limit per debit, when the change sets it")),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      DebitAuthId: "1d3f5b7c-9e1a-4c3e-8a5c-7e9b1d3f5a7c",
+      CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f",
+      RegistrationId: "7e57ab1e-4c2d-4e8f-9a0b-1c2d3e4f5a6b",
+      Change: "Set",
+      Enabled: true,
+      Limit: { value: 750, currencyCode: "USD" },
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    },
+  ],
+})
+
+const CardPaymentData = Schema.Struct({
+  CardPaymentId: uuid("Our id of the card payment"),
+  MerchantId: uuid("The merchant paid"),
+  Amount: amountData("The amount paid"),
+  Brand: Schema.String.annotate({ description: "The card's brand, e.g. visa" }),
+  Last4: Schema.String.annotate({ description: "The card number's last four digits" }),
+  ExternalReference: Schema.String.annotate({ description: "The terminal's reference of the payment" }),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      CardPaymentId: "9a1c3e5f-7b9d-4f1a-8c3e-5a7c9e1b3d5f",
+      MerchantId: "4f6a8c0e-2b4d-4f6a-9c8e-0a2c4e6b8d0f",
+      Amount: { value: 18.5, currencyCode: "USD" },
+      Brand: "visa",
+      Last4: "4242",
+      ExternalReference: "terminal-7:000142",
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    },
+  ],
+})
+
 /** Every outgoing event: its name (the envelope's `Event`), what it announces, and its `Data`. */
 export const events = [
   {
@@ -167,7 +310,62 @@ export const events = [
       "Sent when a payout of a company's available balance is created (Pending), then when it is Paid or Failed (its money back in the balance; ReturnCode and ReturnReason say why).",
     data: PayoutStatusData,
   },
+  {
+    name: "CONSENT_STATUS_CHANGED",
+    summary: "A payer answered a consent request",
+    description:
+      "Sent when the payer accepts, declines (Pending) or revokes (Accepted) a consent; a declined or revoked consent also cancels its plan (PAYMENT_PLAN_STATUS_CHANGED).",
+    data: ConsentStatusData,
+  },
+  {
+    name: "PAYMENT_PLAN_STATUS_CHANGED",
+    summary: "A payment plan changed status",
+    description:
+      "Sent when a plan becomes Active (activated or resumed), Paused, Cancelled (Reason) or Completed. Instalments have their own webhook.",
+    data: PaymentPlanStatusData,
+  },
+  {
+    name: "CUSTOMER_VERIFICATION_STATUS_CHANGED",
+    summary: "A customer's identity verification completed",
+    description: "Sent when a customer's KYC completes: Verified (the customer may pay) or Rejected.",
+    data: CustomerVerificationData,
+  },
+  {
+    name: "BANK_ACCOUNT_LINKED",
+    summary: "A customer linked bank accounts",
+    description: "Sent when a customer links (or re-links) bank accounts through a bank-link session.",
+    data: BankAccountLinkedData,
+  },
+  {
+    name: "BANK_ACCOUNT_REMOVED",
+    summary: "A customer removed a bank account",
+    description: "Sent when a customer removes a linked bank account.",
+    data: BankAccountRemovedData,
+  },
+  {
+    name: "DEBIT_AUTHORIZATION_CHANGED",
+    summary: "A debit authorization changed",
+    description:
+      "Sent when a payer sets a debit authorization for a company, changes its limit, enables or disables it.",
+    data: DebitAuthorizationData,
+  },
+  {
+    name: "CARD_PAYMENT_RECORDED",
+    summary: "A card payment was recorded",
+    description: "Sent when a card payment made on an external terminal is registered (POST /cardpayment).",
+    data: CardPaymentData,
+  },
 ] as const
+
+/** The names of every outgoing event. */
+export const eventNames: ReadonlyArray<string> = events.map((event) => event.name)
+
+/** The documented example `Data` of event `name` (a sample to test a receiver with), or undefined. */
+export const sampleData = (name: string): Readonly<Record<string, unknown>> | undefined => {
+  const event = events.find((candidate) => candidate.name === name)
+  const examples = (event?.data.ast.annotations as { readonly examples?: ReadonlyArray<unknown> } | undefined)?.examples
+  return examples?.[0] as Readonly<Record<string, unknown>> | undefined
+}
 
 /** The body of a delivery: `{ Live, Event, Data }`. */
 export const envelope = (name: string, data: Schema.Top) =>

@@ -4,12 +4,17 @@
  * the append's unit of work. Each area's rule reads its own streams'
  * envelopes; `reading` checks that they are envelopes of this domain.
  */
+import * as CardPaymentNotification from "../cards-and-charity/CardPaymentNotification.ts"
 import * as CompanyVerificationNotification from "../companies/CompanyVerificationNotification.ts"
+import * as CustomerNotifications from "../customers/CustomerNotifications.ts"
 import type { AnyNotificationRule, NotificationRule } from "../infrastructure/NotificationRule.ts"
+import * as DebitAuthNotification from "../payments/DebitAuthNotification.ts"
 import * as PaymentRequestStatusNotification from "../payments/PaymentRequestStatusNotification.ts"
 import * as RefundStatusNotification from "../payments/RefundStatusNotification.ts"
 import * as PayoutStatusNotification from "../payouts/PayoutStatusNotification.ts"
+import * as ConsentStatusNotification from "../plans/ConsentStatusNotification.ts"
 import * as PaymentPlanInstalmentNotification from "../plans/PaymentPlanInstalmentNotification.ts"
+import * as PaymentPlanStatusNotification from "../plans/PaymentPlanStatusNotification.ts"
 import type * as DomainEvents from "./DomainEvents.ts"
 
 /** A rule over some of the domain's envelopes, for the registry (the pipeline routes by stream type). */
@@ -22,4 +27,11 @@ export const rules: ReadonlyArray<AnyNotificationRule> = [
   reading(PaymentPlanInstalmentNotification.rule),
   reading(RefundStatusNotification.rule),
   reading(PayoutStatusNotification.rule),
+  reading(ConsentStatusNotification.rule),
+  reading(PaymentPlanStatusNotification.rule),
+  reading(CustomerNotifications.verificationRule),
+  reading(CustomerNotifications.linkedRule),
+  reading(CustomerNotifications.removedRule),
+  reading(DebitAuthNotification.rule),
+  reading(CardPaymentNotification.rule),
 ]

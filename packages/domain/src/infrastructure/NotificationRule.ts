@@ -9,7 +9,7 @@
  * stream types it reads and the event pipeline gives it only their events.
  * The registry of every rule is `composition/Notifications.ts`.
  */
-import type { Effect } from "effect"
+import { Effect } from "effect"
 import type * as Envelope from "./Envelope.ts"
 import type { EventStoreUnavailable } from "./EventStore.ts"
 import type { Notification } from "./Outbox.ts"
@@ -31,3 +31,37 @@ export type AnyNotificationRule = NotificationRule<any>
 
 /** Declares a rule (only types it). */
 export const make = <Env extends Envelope.Any>(rule: NotificationRule<Env>): NotificationRule<Env> => rule
+
+/** What one event announces: the partner to notify and the webhook's `Data`. */
+export interface Announcement {
+  readonly partnerId: string
+  readonly data: Readonly<Record<string, unknown>>
+}
+
+/**
+ * A rule whose events each announce at most one webhook of `eventType`, from the event alone (the
+ * event names its partner): the notification's id is the event's, so a receiver de-duplicates retries.
+ */
+export const perEvent = <Env extends Envelope.Any>(options: {
+  readonly streamTypes: ReadonlyArray<Env["streamType"]>
+  readonly eventType: string
+  readonly announce: (event: Env["event"]) => Announcement | undefined
+}): NotificationRule<Env> => ({
+  streamTypes: options.streamTypes,
+  notifications: (envelope) => {
+    const announced = options.announce(envelope.event)
+    return Effect.succeed(
+      announced === undefined
+        ? []
+        : [
+            {
+              id: envelope.eventId,
+              partnerId: announced.partnerId,
+              eventType: options.eventType,
+              data: announced.data,
+              position: envelope.globalPosition,
+            },
+          ],
+    )
+  },
+})

@@ -1,0 +1,69 @@
+/**
+ * The customer's webhooks:
+ * - CUSTOMER_VERIFICATION_STATUS_CHANGED: the identity verification (KYC)
+ *   completed, Verified or Rejected. Data { RegistrationId, Status, Timestamp }.
+ * - BANK_ACCOUNT_LINKED: accounts were linked (or re-linked) through a
+ *   bank-link session. Data { RegistrationId, Accounts: [{ BankAccountId,
+ *   Mask }], Timestamp }.
+ * - BANK_ACCOUNT_REMOVED: the customer removed a linked account. Data
+ *   { RegistrationId, BankAccountId, Timestamp }.
+ * No personal data: ids, the accounts' last four digits, statuses.
+ */
+import { DateTime } from "effect"
+import type * as Envelope from "../infrastructure/Envelope.ts"
+import * as NotificationRule from "../infrastructure/NotificationRule.ts"
+import type { CustomerEvent } from "./CustomerEvents.ts"
+
+type CustomerEnvelope = Envelope.Of<"Customer", CustomerEvent>
+
+export const verificationEventType = "CUSTOMER_VERIFICATION_STATUS_CHANGED"
+export const linkedEventType = "BANK_ACCOUNT_LINKED"
+export const removedEventType = "BANK_ACCOUNT_REMOVED"
+
+export const verificationRule = NotificationRule.perEvent<CustomerEnvelope>({
+  streamTypes: ["Customer"],
+  eventType: verificationEventType,
+  announce: (event) =>
+    event._tag === "KycVerified" || event._tag === "KycRejected"
+      ? {
+          partnerId: event.partnerId,
+          data: {
+            RegistrationId: event.registrationId,
+            Status: event._tag === "KycVerified" ? "Verified" : "Rejected",
+            Timestamp: DateTime.formatIso(event.at),
+          },
+        }
+      : undefined,
+})
+
+export const linkedRule = NotificationRule.perEvent<CustomerEnvelope>({
+  streamTypes: ["Customer"],
+  eventType: linkedEventType,
+  announce: (event) =>
+    event._tag === "BankAccountsLinked"
+      ? {
+          partnerId: event.partnerId,
+          data: {
+            RegistrationId: event.registrationId,
+            Accounts: event.accounts.map((account) => ({ BankAccountId: account.bankAccountId, Mask: account.mask })),
+            Timestamp: DateTime.formatIso(event.at),
+          },
+        }
+      : undefined,
+})
+
+export const removedRule = NotificationRule.perEvent<CustomerEnvelope>({
+  streamTypes: ["Customer"],
+  eventType: removedEventType,
+  announce: (event) =>
+    event._tag === "BankAccountUnlinked"
+      ? {
+          partnerId: event.partnerId,
+          data: {
+            RegistrationId: event.registrationId,
+            BankAccountId: event.bankAccountId,
+            Timestamp: DateTime.formatIso(event.at),
+          },
+        }
+      : undefined,
+})

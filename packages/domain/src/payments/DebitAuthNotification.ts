@@ -1,0 +1,62 @@
+/**
+ * The DEBIT_AUTHORIZATION_CHANGED webhook: a payer's debit authorization for
+ * a company was set, its limit changed, or it was enabled or disabled. Data
+ * { DebitAuthId, CompanyId, RegistrationId, Change (Set, LimitUpdated,
+ * Enabled, Disabled), Enabled, Limit { value, currencyCode } (when the change
+ * sets it), Timestamp }. The debits made under it are payment requests, with
+ * their own webhook.
+ */
+import { DateTime } from "effect"
+import type * as Envelope from "../infrastructure/Envelope.ts"
+import * as NotificationRule from "../infrastructure/NotificationRule.ts"
+import * as Money from "../kernel/Money.ts"
+import type { DebitAuthEvent } from "./DebitAuthEvents.ts"
+
+export const eventType = "DEBIT_AUTHORIZATION_CHANGED"
+
+const changeOf = (
+  event: DebitAuthEvent,
+):
+  | {
+      readonly change: "Set" | "LimitUpdated" | "Enabled" | "Disabled"
+      readonly enabled: boolean
+      readonly limit?: Money.Money
+    }
+  | undefined => {
+  switch (event._tag) {
+    case "DebitAuthSet":
+      return { change: "Set", enabled: true, limit: event.limit }
+    case "DebitAuthLimitUpdated":
+      return { change: "LimitUpdated", enabled: true, limit: event.limit }
+    case "DebitAuthEnabled":
+      return { change: "Enabled", enabled: true }
+    case "DebitAuthDisabled":
+      return { change: "Disabled", enabled: false }
+    case "DebitAuthorized":
+      return undefined
+  }
+}
+
+export const rule = NotificationRule.perEvent<Envelope.Of<"DebitAuth", DebitAuthEvent>>({
+  streamTypes: ["DebitAuth"],
+  eventType,
+  announce: (event) => {
+    const change = changeOf(event)
+    return change === undefined
+      ? undefined
+      : {
+          partnerId: event.partnerId,
+          data: {
+            DebitAuthId: event.debitAuthId,
+            CompanyId: event.companyId,
+            RegistrationId: event.registrationId,
+            Change: change.change,
+            ...(change.change === "LimitUpdated" ? {} : { Enabled: change.enabled }),
+            ...(change.limit === undefined
+              ? {}
+              : { Limit: { value: Money.toDecimal(change.limit), currencyCode: change.limit.currency } }),
+            Timestamp: DateTime.formatIso(event.at),
+          },
+        }
+  },
+})
