@@ -163,6 +163,7 @@ export const make = (config: PlaidConfig) => {
                   name: account.name,
                   mask: account.mask,
                   type: account.subtype ?? account.type,
+                  itemId: item.item.item_id,
                 },
               ]
             : [],

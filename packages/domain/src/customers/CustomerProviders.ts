@@ -57,6 +57,8 @@ export interface ProviderBankAccount {
   readonly name: string
   readonly mask: string
   readonly type: string
+  /** The provider's connection the account came through (a Plaid item), when it has one. */
+  readonly itemId?: string | undefined
 }
 
 /**
@@ -179,3 +181,37 @@ export class CardProcessor extends Context.Service<
     }) => Effect.Effect<{ readonly processorReference: string }, CardProcessorRefused | ProviderUnavailable>
   }
 >()("partnerpay/domain/CardProcessor") {}
+
+// ---------------------------------------------------------------------------
+// Bank-link provider notifications (webhooks)
+// ---------------------------------------------------------------------------
+
+/** What a verified notification of the bank-link provider asks (docs/providers.md, "Plaid"). */
+export type BankLinkAction = "Relink" | "RemoveItem" | "RemoveAccount" | "None"
+
+/** A notification of the bank-link provider about one of its connections (items), verified. */
+export interface BankLinkNotification {
+  readonly itemId: string
+  readonly action: BankLinkAction
+  /** `RemoveAccount`: the provider's id of the account. */
+  readonly accountId?: string | undefined
+  /** The provider's code, recorded with a repair request (e.g. ITEM_LOGIN_REQUIRED). */
+  readonly reason: string
+}
+
+/** The notification is not the provider's (forged, altered, replayed, or no provider sends any here). */
+export class BankLinkNotificationRefused extends Schema.TaggedError<BankLinkNotificationRefused>()(
+  "BankLinkNotificationRefused",
+  { reason: Schema.String },
+) {}
+
+/** Verifies and decodes the bank-link provider's notifications (the raw body and the request's headers). */
+export class BankLinkNotifications extends Context.Service<
+  BankLinkNotifications,
+  {
+    readonly verify: (request: {
+      readonly body: string
+      readonly headers: Readonly<Record<string, string | undefined>>
+    }) => Effect.Effect<BankLinkNotification, BankLinkNotificationRefused | ProviderUnavailable>
+  }
+>()("partnerpay/domain/BankLinkNotifications") {}
