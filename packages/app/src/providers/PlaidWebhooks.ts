@@ -14,8 +14,8 @@
  * and `USER_ACCOUNT_REVOKED` remove the item's (or one account's) link.
  */
 import { createHash, createPublicKey, type JsonWebKey, timingSafeEqual, verify } from "node:crypto"
-import { Providers, Traced } from "@partnerpay/domain"
-import { Effect, Schema } from "effect"
+import { CustomerProviders, Providers, Traced } from "@partnerpay/domain"
+import { Effect, Layer, Schema } from "effect"
 import * as PlaidBankLinker from "./PlaidBankLinker.ts"
 
 /** The webhook is not Plaid's, or not this body, or too old: nothing in it is used. */
@@ -159,3 +159,25 @@ export const makeVerifier = (config: PlaidBankLinker.PlaidConfig, nowMillis: () 
 
   return { verify: verifyWebhook }
 }
+
+/** The `BankLinkNotifications` port on Plaid's verified item webhooks. */
+export const layer = (config: PlaidBankLinker.PlaidConfig): Layer.Layer<CustomerProviders.BankLinkNotifications> =>
+  Layer.sync(CustomerProviders.BankLinkNotifications, () => {
+    const verifier = makeVerifier(config)
+    return CustomerProviders.BankLinkNotifications.of({
+      verify: ({ body, headers }) =>
+        verifier.verify(body, headers["plaid-verification"]).pipe(
+          Effect.map(
+            (webhook): CustomerProviders.BankLinkNotification => ({
+              itemId: webhook.itemId,
+              action: webhook.action,
+              accountId: webhook.accountId,
+              reason: webhook.errorCode ?? webhook.webhookCode,
+            }),
+          ),
+          Effect.catchTag("PlaidWebhookRefused", (refused) =>
+            Effect.fail(new CustomerProviders.BankLinkNotificationRefused({ reason: refused.reason })),
+          ),
+        ),
+    })
+  })

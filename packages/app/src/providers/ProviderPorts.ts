@@ -16,7 +16,7 @@
  *
  * The sandbox environment keeps the in-memory sandboxes (SandboxProviders.ts).
  */
-import { CompanyProviders, Messaging, Providers } from "@partnerpay/domain"
+import { CompanyProviders, CustomerProviders, Messaging, Providers } from "@partnerpay/domain"
 import { Effect, Layer, Schema } from "effect"
 import * as BankLinkerBridge from "./BankLinkerBridge.ts"
 import * as CardProcessorBridge from "./CardProcessorBridge.ts"
@@ -28,6 +28,7 @@ import * as MessagingBridge from "./MessagingBridge.ts"
 import * as MoneyMovementBridge from "./MoneyMovementBridge.ts"
 import * as OtpSenderBridge from "./OtpSenderBridge.ts"
 import * as PlaidBankLinker from "./PlaidBankLinker.ts"
+import * as PlaidWebhooks from "./PlaidWebhooks.ts"
 import * as SmtpEmail from "./SmtpEmail.ts"
 import * as TwilioMessaging from "./TwilioMessaging.ts"
 import * as TwilioVerify from "./TwilioVerify.ts"
@@ -106,6 +107,7 @@ export type ProductionProviders =
   | Layer.Success<ReturnType<Entry["adapters"]["bridge"]>>
   | CompanyProviders.KybVerifier
   | Messaging.Senders
+  | CustomerProviders.BankLinkNotifications
 
 /** The variables of one port: its choice of adapter, then its bridge's. */
 export const variablesOf = (key: PortKey) =>
@@ -212,6 +214,25 @@ const served = (entry: Entry, selection: Selection, vendors: VendorSettings): La
   return adapter(setting as never)
 }
 
+/**
+ * The bank-link provider's notifications (POST /BankLinkWebhook/UpdateItem): Plaid's verified item webhooks
+ * when bank linking is on Plaid; refused otherwise (a bridge's vendor has no way in yet).
+ */
+const notifications = (providers: Configuration): Layer.Layer<ProductionProviders> => {
+  const plaid = providers.vendors.plaid
+  const selection = providers.ports.BANK_LINKING
+  if (selection?._tag === "plaid" && plaid !== undefined) {
+    return PlaidWebhooks.layer({ ...plaid, timeoutMillis: selection.timeoutMillis }) as Layer.Layer<ProductionProviders>
+  }
+  const refused = new CustomerProviders.BankLinkNotificationRefused({
+    reason: "no bank-link provider sends notifications here",
+  })
+  return Layer.succeed(
+    CustomerProviders.BankLinkNotifications,
+    CustomerProviders.BankLinkNotifications.of({ verify: () => Effect.fail(refused) }),
+  ) as Layer.Layer<ProductionProviders>
+}
+
 /** Every port on its provider; fails naming every required port without one. */
 export const layer = (providers: Configuration): Layer.Layer<ProductionProviders, ProvidersNotConfigured> => {
   const left = missing(providers)
@@ -223,5 +244,5 @@ export const layer = (providers: Configuration): Layer.Layer<ProductionProviders
     const selection = providers.ports[entry.key]
     return selection === undefined ? absent(entry.key) : served(entry, selection, providers.vendors)
   })
-  return Layer.mergeAll(...(layers as [Layer.Layer<ProductionProviders>]))
+  return Layer.mergeAll(...(layers as [Layer.Layer<ProductionProviders>]), notifications(providers))
 }
