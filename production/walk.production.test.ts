@@ -8,13 +8,17 @@
  * The walk: an operator creates a partner; the partner's token; a customer's
  * login code started at Twilio Verify, a wrong code refused by Twilio
  * (counted), the right one approved (the customer registered); KYC on the
- * bridge; the bank link through Plaid (link token, public-token exchange,
- * accounts with masks). No request violates a provider's document.
+ * bridge; the bank link through Plaid (public-token exchange, accounts with
+ * masks); Plaid's item webhooks at POST /BankLinkWebhook/UpdateItem: a forged
+ * one refused (nothing changes), the customer's revocation of the account
+ * (signed by Plaid) unlinking it, a repeat changing nothing, an old one
+ * (replayed) refused. No request violates a provider's document.
  *
  * Not walked yet (docs/providers.md, "Not done yet"): KYB, payments and
  * payouts on Dwolla, the SMS reminder (it needs a verified company: nothing
- * verifies companies in production before Dwolla), the Plaid webhook route.
+ * verifies companies in production before Dwolla).
  */
+import { createHash, generateKeyPairSync, sign } from "node:crypto"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { call, freshDatabase, tempDir } from "../faults/support.ts"
@@ -33,8 +37,23 @@ const adminToken = "an-operator-token-of-at-least-32-characters"
 const serviceSid = "VAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 const bridgeSecret = "fake-provider-secret-of-32-characters-or-more"
 
+/** Plaid's webhook signing key (the fake serves its public half at /webhook_verification_key/get). */
+const plaidKeys = generateKeyPairSync("ec", { namedCurve: "P-256" })
+const otherKeys = generateKeyPairSync("ec", { namedCurve: "P-256" })
+const kid = "bfbd5111-8e33-4643-8ced-b2e642a72f3c"
+
+/** The `Plaid-Verification` JWT of `body`, as Plaid makes it. */
+const plaidJwt = (body: string, key = plaidKeys.privateKey, iat = Math.floor(Date.now() / 1000)) => {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url")
+  const signed = `${part({ alg: "ES256", kid, typ: "JWT" })}.${part({
+    iat,
+    request_body_sha256: createHash("sha256").update(body).digest("hex"),
+  })}`
+  return `${signed}.${sign("sha256", Buffer.from(signed), { key, dsaEncoding: "ieee-p1363" }).toString("base64url")}`
+}
+
 describe.skipIf(!present)("production on real providers (fakes checked with the providers' documents)", () => {
-  it.live("a customer logs in through Twilio Verify and links a bank account through Plaid", () =>
+  it.live("a customer logs in through Twilio Verify, links a bank account through Plaid, and Plaid revokes it", () =>
     Effect.gen(function* () {
       const verify = new Contract("Twilio Verify", "twilio-verify-v2.json")
       const plaid = new Contract("Plaid", "plaid-2020-09-14.yml")
@@ -54,6 +73,23 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
           "/link/token/create": { status: 200, body: example("/link/token/create") },
           "/item/public_token/exchange": { status: 200, body: example("/item/public_token/exchange") },
           "/accounts/get": { status: 200, body: example("/accounts/get") },
+          "/webhook_verification_key/get": {
+            status: 200,
+            body: {
+              key: {
+                alg: "ES256",
+                created_at: 1560466150,
+                crv: "P-256",
+                expired_at: null,
+                kid,
+                kty: "EC",
+                use: "sig",
+                x: plaidKeys.publicKey.export({ format: "jwk" }).x,
+                y: plaidKeys.publicKey.export({ format: "jwk" }).y,
+              },
+              request_id: "RZ6Omi1bzzwDaLo",
+            },
+          },
         }),
       )
       cleanups.push(
@@ -200,6 +236,39 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
         plaidFake.requests.map((request) => request.path),
         ["/item/public_token/exchange", "/accounts/get"],
       )
+
+      // Plaid's item webhooks: a forged one is refused and changes nothing; the customer revoking the
+      // account (signed by Plaid) unlinks it, once; a replay of an old one is refused.
+      const itemId = (example("/accounts/get") as { item: { item_id: string } }).item.item_id
+      const revoked = JSON.stringify({
+        webhook_type: "ITEM",
+        webhook_code: "USER_ACCOUNT_REVOKED",
+        item_id: itemId,
+        account_id: chosen?.account_id,
+        environment: "production",
+      })
+      const deliver = (body: string, verification: string) =>
+        Effect.promise(() =>
+          call(base, "POST", "/BankLinkWebhook/UpdateItem", {
+            rawBody: body,
+            headers: { "content-type": "application/json", "plaid-verification": verification },
+          }),
+        )
+      const forged = yield* deliver(revoked, plaidJwt(revoked, otherKeys.privateKey))
+      assert.strictEqual(forged.status, 401, forged.text)
+      const stillLinked = yield* Effect.promise(() => call(base, "GET", "/Account/List", { token: customerToken }))
+      assert.include(stillLinked.text, String(chosen?.mask))
+      const genuine = yield* deliver(revoked, plaidJwt(revoked))
+      assert.strictEqual(genuine.status, 200, genuine.text)
+      const again = yield* deliver(revoked, plaidJwt(revoked))
+      assert.strictEqual(again.status, 200, again.text)
+      const replayed = yield* deliver(
+        revoked,
+        plaidJwt(revoked, plaidKeys.privateKey, Math.floor(Date.now() / 1000) - 600),
+      )
+      assert.strictEqual(replayed.status, 401, replayed.text)
+      const unlinked = yield* Effect.promise(() => call(base, "GET", "/Account/List", { token: customerToken }))
+      assert.notInclude(unlinked.text, String(chosen?.mask))
 
       // No request of the walk, and no answer of the fakes, violates a provider's document.
       assert.deepStrictEqual([...twilio.violations, ...plaidFake.violations], [])
