@@ -90,13 +90,26 @@ export const make: Effect.Effect<WebhookLog.WebhookLog["Service"], never, SqlCli
     const sql = yield* SqlClient
     const partners = yield* Partners
 
-    /** One page of the partner's rows (with payload only when `withData`), newest first. */
+    /** One page of the partner's rows (with payload only when `withData`), newest first unless asked otherwise. */
     const page = Traced.fn("PgWebhookLog.page")(function* (
       partnerId: string,
-      request: WebhookLog.WebhookPageRequest,
+      request: WebhookLog.WebhookPageRequest & WebhookLog.EventFilter,
       withData: boolean,
       maxAgeDays: number | undefined,
     ) {
+      const ascending = request.order === "asc"
+      const filters = [
+        request.type === undefined ? sql.literal("") : sql` AND o.event_type = ${request.type}`,
+        request.resourceId === undefined
+          ? sql.literal("")
+          : sql` AND EXISTS (SELECT 1 FROM jsonb_each_text(o.data) kv WHERE kv.key LIKE '%Id' AND kv.value = ${request.resourceId})`,
+        request.createdFrom === undefined
+          ? sql.literal("")
+          : sql` AND o.created_at >= ${DateTime.formatIso(request.createdFrom)}::timestamptz`,
+        request.createdTo === undefined
+          ? sql.literal("")
+          : sql` AND o.created_at < ${DateTime.formatIso(request.createdTo)}::timestamptz`,
+      ]
       const after = request.startingAfter
       const limit = Math.max(1, Math.floor(request.limit))
       const columns = sql.literal(
@@ -109,12 +122,20 @@ export const make: Effect.Effect<WebhookLog.WebhookLog["Service"], never, SqlCli
       const below =
         after === undefined
           ? sql.literal("")
-          : sql` AND (o.transaction_id, o.position, o.id) < (
+          : ascending
+            ? sql` AND (o.transaction_id, o.position, o.id) > (
                 SELECT c.transaction_id, c.position, c.id FROM outbox c WHERE c.id = ${after} AND c.partner_id = ${partnerId})`
+            : sql` AND (o.transaction_id, o.position, o.id) < (
+                SELECT c.transaction_id, c.position, c.id FROM outbox c WHERE c.id = ${after} AND c.partner_id = ${partnerId})`
+      const order = sql.literal(
+        ascending
+          ? "ORDER BY o.transaction_id ASC, o.position ASC, o.id ASC"
+          : "ORDER BY o.transaction_id DESC, o.position DESC, o.id DESC",
+      )
       const rows = yield* sql<LogRow>`
           SELECT ${columns} FROM outbox o
-          WHERE o.partner_id = ${partnerId}${recent}${below}
-          ORDER BY o.transaction_id DESC, o.position DESC, o.id DESC
+          WHERE o.partner_id = ${partnerId}${recent}${filters[0]!}${filters[1]!}${filters[2]!}${filters[3]!}${below}
+          ${order}
           LIMIT ${limit + 1}`.pipe(unavailable("webhook log page"))
       return { rows: rows.slice(0, limit), hasMore: rows.length > limit }
     })
@@ -134,6 +155,15 @@ export const make: Effect.Effect<WebhookLog.WebhookLog["Service"], never, SqlCli
           items: rows.map(toEvent),
           hasMore,
         })),
+      event: Traced.fn("PgWebhookLog.event")(function* (partnerId, id, maxAgeDays) {
+        const rows = yield* sql<LogRow>`
+            SELECT o.id, o.event_type, o.data, o.status, o.attempts, o.last_response_status, o.last_error,
+                   o.next_attempt_at, o.created_at, o.delivered_at
+            FROM outbox o
+            WHERE o.id = ${id} AND o.partner_id = ${partnerId}
+              AND o.created_at >= now() - make_interval(days => ${Math.max(0, Math.floor(maxAgeDays))})`
+        return rows[0] === undefined ? undefined : toEvent(rows[0])
+      }, unavailable("webhook log event")),
       redeliver: Traced.fn("PgWebhookLog.redeliver")(function* (partnerId, id) {
         const queued = yield* sql<{ id: string }>`
             UPDATE outbox SET status = 'pending', next_attempt_at = now(), claimed_by = NULL, claimed_until = NULL,

@@ -239,6 +239,38 @@ describe.skipIf(!postgresAvailable)("a sandbox partner's webhooks", () => {
     assert.strictEqual(sampledBody.Event, "CONSENT_STATUS_CHANGED")
     assert.strictEqual(sampledBody.Data.Status, "Accepted")
     assert.isString(sampledBody.Data.ConsentId)
+    // Events filtered by type and resource, oldest first, one by id; an unknown type is a 400, not ignored.
+    const consents = await call(base, "GET", "/Events?type=CONSENT_STATUS_CHANGED", { token: a.token })
+    assert.deepStrictEqual(
+      consents.body.data.map((e: { id: string }) => e.id),
+      [sample.body.id],
+    )
+    const byResource = await call(base, "GET", `/Events?resourceId=${sampledBody.Data.ConsentId}`, { token: a.token })
+    assert.deepStrictEqual(
+      byResource.body.data.map((e: { id: string }) => e.id),
+      [sample.body.id],
+    )
+    const oldestFirst = await call(base, "GET", "/Events?order=asc&limit=2", { token: a.token })
+    assert.deepStrictEqual(
+      oldestFirst.body.data.map((e: { id: string }) => e.id),
+      [test.body.id, second.body.id],
+    )
+    const nextAsc = await call(base, "GET", `/Events?order=asc&limit=2&startingAfter=${second.body.id}`, {
+      token: a.token,
+    })
+    assert.strictEqual(nextAsc.body.data[0].id, third.body.id)
+    const future = new Date(Date.now() + 3_600_000).toISOString()
+    const none = await call(base, "GET", `/Events?createdFrom=${future}`, { token: a.token })
+    assert.deepStrictEqual(none.body, { data: [], hasMore: false })
+    const badType = await call(base, "GET", "/Events?type=NOT_AN_EVENT", { token: a.token })
+    assert.strictEqual(badType.status, 400)
+    assert.strictEqual(badType.body.errors[0].field, "query.type")
+    const one = await call(base, "GET", `/Events/${sample.body.id}`, { token: a.token })
+    assert.strictEqual(one.status, 200)
+    assert.deepStrictEqual(one.body.data, sampledBody.Data)
+    assert.strictEqual((await call(base, "GET", `/Events/${sample.body.id}`, { token: b.token })).status, 404)
+    assert.strictEqual((await call(base, "GET", "/Events/unknown-id", { token: a.token })).status, 404)
+
     const unknownType = await call(base, "POST", "/Sandbox/Webhooks/Test", { token: a.token, body: { type: "NOPE" } })
     assert.strictEqual(unknownType.status, 400)
     assert.strictEqual(unknownType.body.errors[0].field, "type")

@@ -52,6 +52,24 @@ export interface WebhookPage<A> {
   readonly hasMore: boolean
 }
 
+/** Which of a partner's events a page holds, and in which order. */
+export interface EventFilter {
+  /** Only this webhook `Event`. */
+  readonly type?: string | undefined
+  /** Only events whose `Data` names this id (any `...Id` field). */
+  readonly resourceId?: string | undefined
+  /** Recorded at or after this instant. */
+  readonly createdFrom?: DateTime.Utc | undefined
+  /** Recorded before this instant. */
+  readonly createdTo?: DateTime.Utc | undefined
+  /** Oldest first (`asc`) or newest first (`desc`, the default). */
+  readonly order?: "asc" | "desc" | undefined
+}
+
+/** Whether `data` names `id` in one of its `...Id` fields. */
+export const namesResource = (data: Readonly<Record<string, unknown>>, id: string): boolean =>
+  Object.entries(data).some(([key, value]) => key.endsWith("Id") && value === id)
+
 export interface WebhookPageRequest {
   readonly limit: number
   /** The last id of the previous page. */
@@ -75,8 +93,14 @@ export class WebhookLog extends Context.Service<
     ): Effect.Effect<WebhookPage<DeliveryView>, EventStoreUnavailable>
     events(
       partnerId: string,
-      page: WebhookPageRequest & { readonly maxAgeDays: number },
+      page: WebhookPageRequest & EventFilter & { readonly maxAgeDays: number },
     ): Effect.Effect<WebhookPage<EventView>, EventStoreUnavailable>
+    /** One of the partner's events of the last `maxAgeDays` days (undefined: none such, or another partner's). */
+    event(
+      partnerId: string,
+      id: string,
+      maxAgeDays: number,
+    ): Effect.Effect<EventView | undefined, EventStoreUnavailable>
     redeliver(partnerId: string, id: string): Effect.Effect<RedeliverOutcome, EventStoreUnavailable>
   }
 >()("partnerpay/domain/WebhookLog") {
@@ -88,8 +112,14 @@ export class WebhookLog extends Context.Service<
     WebhookLog,
     Effect.gen(function* () {
       const { recorded } = yield* MemoryOutbox
-      const own = (partnerId: string, page: WebhookPageRequest) => {
-        const rows = recorded.filter((n) => n.partnerId === partnerId).reverse()
+      const own = (partnerId: string, page: WebhookPageRequest & EventFilter) => {
+        const ordered = recorded.filter(
+          (n) =>
+            n.partnerId === partnerId &&
+            (page.type === undefined || n.eventType === page.type) &&
+            (page.resourceId === undefined || namesResource(n.data, page.resourceId)),
+        )
+        const rows = page.order === "asc" ? ordered : ordered.reverse()
         const start = page.startingAfter === undefined ? 0 : rows.findIndex((n) => n.id === page.startingAfter) + 1
         const from = page.startingAfter !== undefined && start === 0 ? rows.length : start
         return { rows: rows.slice(from, from + page.limit), hasMore: from + page.limit < rows.length }
@@ -122,6 +152,13 @@ export class WebhookLog extends Context.Service<
               items: rows.map((n) => ({ id: n.id, eventType: n.eventType, data: n.data, createdAt: epoch })),
               hasMore,
             }
+          }),
+        event: (partnerId, id) =>
+          Effect.sync(() => {
+            const found = recorded.find((n) => n.id === id && n.partnerId === partnerId)
+            return found === undefined
+              ? undefined
+              : { id: found.id, eventType: found.eventType, data: found.data, createdAt: epoch }
           }),
         redeliver: (partnerId, id) =>
           Effect.succeed(
