@@ -36,9 +36,13 @@ export const BankLinkItemConnected = Schema.TaggedStruct("BankLinkItemConnected"
 })
 export type BankLinkItemConnected = typeof BankLinkItemConnected.Type
 
-/** The bank needs the customer to link again (`reason`: the provider's code, e.g. ITEM_LOGIN_REQUIRED). */
+/**
+ * The bank needs the customer to link again (`reason`: the provider's code, e.g. ITEM_LOGIN_REQUIRED);
+ * `bankAccountIds`: the item's accounts still linked, which cannot be debited until then.
+ */
 export const BankLinkRepairRequested = Schema.TaggedStruct("BankLinkRepairRequested", {
   ...item,
+  bankAccountIds: Schema.Array(BankAccountId),
   reason: Schema.String,
   at: Schema.DateTimeUtcFromString,
 })
@@ -124,6 +128,9 @@ const requestRepair = (command: RequestRepair, state: State & { _tag: "Connected
           itemId: state.itemId,
           partnerId: state.partnerId,
           registrationId: state.registrationId,
+          bankAccountIds: state.accounts
+            .map((account) => account.bankAccountId)
+            .filter((id) => !state.revoked.includes(id)),
           reason: command.reason,
           at: command.at,
         }),

@@ -29,7 +29,12 @@ const connect = (registration = registrationId): BankLinkItem.ConnectItem => ({
 })
 const connected = BankLinkItem.BankLinkItemConnected.make({ ...item, accounts, at })
 const repair: BankLinkItem.RequestRepair = { _tag: "RequestRepair", reason: "ITEM_LOGIN_REQUIRED", at }
-const repairRequested = BankLinkItem.BankLinkRepairRequested.make({ ...item, reason: "ITEM_LOGIN_REQUIRED", at })
+const repairRequested = BankLinkItem.BankLinkRepairRequested.make({
+  ...item,
+  bankAccountIds: [checking, savings],
+  reason: "ITEM_LOGIN_REQUIRED",
+  at,
+})
 const revokeAll: BankLinkItem.RevokeAccess = { _tag: "RevokeAccess", at }
 const revokeSavings: BankLinkItem.RevokeAccess = { _tag: "RevokeAccess", providerAccountId: "acc-savings", at }
 const revoked = (...bankAccountIds: Array<BankAccountId>) =>
@@ -47,6 +52,19 @@ describe("an item the provider never connected here", () => {
 describe("a connected item", () => {
   it("the bank asking the customer to log in again records one repair request", () => {
     spec.given([connected]).when(repair).then([repairRequested])
+  })
+  it("a repair request names only the accounts not revoked", () => {
+    spec
+      .given([connected, revoked(savings)])
+      .when(repair)
+      .then([
+        BankLinkItem.BankLinkRepairRequested.make({
+          ...item,
+          bankAccountIds: [checking],
+          reason: "ITEM_LOGIN_REQUIRED",
+          at,
+        }),
+      ])
   })
   it("a repeated repair request records nothing", () => {
     spec.given([connected, repairRequested]).when(repair).thenNothingHappens()
