@@ -5,11 +5,13 @@
  * local fakes that check every request and answer against the providers'
  * published documents), the other ports on HTTP bridges (the fake bridge).
  *
- * The walk: an operator creates a partner; the partner's token; a customer's
- * login code started at Twilio Verify, a wrong code refused by Twilio
+ * The walk: an operator creates a partner; the partner's token; Twilio out of
+ * service (503 to the partner, retry later); a customer's login code started
+ * at Twilio Verify, a wrong code refused by Twilio
  * (counted), the right one approved (the customer registered); KYC on the
  * bridge; the bank link through Plaid (public-token exchange, accounts with
- * masks); Plaid's item webhooks at POST /BankLinkWebhook/UpdateItem: a forged
+ * masks); Plaid's item webhooks at POST /BankLinkWebhook/UpdateItem: the bank
+ * asking the customer to log in again (recorded, 200), a forged
  * one refused (nothing changes), the customer's revocation of the account
  * (signed by Plaid) unlinking it, a repeat changing nothing, an old one
  * (replayed) refused. No request violates a provider's document.
@@ -148,13 +150,25 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
       )
       const partnerToken = (token.body as { AccessToken: string }).AccessToken
 
-      // The login code: Twilio Verify makes and sends it.
+      // Twilio out of service: the partner is answered 503 (retry later), nothing is sent.
       const phoneNumber = "+15017122661"
+      twilio.answer("/Verifications", { status: 503, body: { code: 20500, message: "down", status: 503 } })
+      const outage = yield* Effect.promise(() =>
+        call(base, "POST", "/Login/SendOtp", { token: partnerToken, body: { phoneNumber } }),
+      )
+      assert.strictEqual(outage.status, 503, outage.text)
+      assert.strictEqual((outage.body as { code: string }).code, "PROVIDER_UNAVAILABLE")
+      twilio.answer("/Verifications", {
+        status: 201,
+        body: verify.example("POST", `/v2/Services/${serviceSid}/Verifications`, 201),
+      })
+
+      // The login code: Twilio Verify makes and sends it.
       const sent = yield* Effect.promise(() =>
         call(base, "POST", "/Login/SendOtp", { token: partnerToken, body: { phoneNumber } }),
       )
       assert.strictEqual(sent.status, 200, sent.text)
-      assert.deepStrictEqual(Object.fromEntries(new URLSearchParams(twilio.requests[0]?.body)), {
+      assert.deepStrictEqual(Object.fromEntries(new URLSearchParams(twilio.requests[1]?.body)), {
         To: phoneNumber,
         Channel: "sms",
       })
@@ -254,6 +268,15 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
             headers: { "content-type": "application/json", "plaid-verification": verification },
           }),
         )
+      const loginRequired = JSON.stringify({
+        webhook_type: "ITEM",
+        webhook_code: "ERROR",
+        item_id: itemId,
+        error: { error_type: "ITEM_ERROR", error_code: "ITEM_LOGIN_REQUIRED" },
+        environment: "production",
+      })
+      const relink = yield* deliver(loginRequired, plaidJwt(loginRequired))
+      assert.strictEqual(relink.status, 200, relink.text)
       const forged = yield* deliver(revoked, plaidJwt(revoked, otherKeys.privateKey))
       assert.strictEqual(forged.status, 401, forged.text)
       const stillLinked = yield* Effect.promise(() => call(base, "GET", "/Account/List", { token: customerToken }))
