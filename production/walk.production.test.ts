@@ -293,6 +293,16 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
       const unlinked = yield* Effect.promise(() => call(base, "GET", "/Account/List", { token: customerToken }))
       assert.notInclude(unlinked.text, String(chosen?.mask))
 
+      // Every outbound call shows in /metrics by provider, operation and outcome.
+      const metrics = yield* Effect.promise(() => fetch(`${base}/metrics`).then((response) => response.text()))
+      for (const series of [
+        /partnerpay_provider_calls_total\{[^}]*provider="Twilio Verify"[^}]*outcome="unavailable"[^}]*\} 1/,
+        /partnerpay_provider_calls_total\{[^}]*operation="check verification"[^}]*outcome="ok"[^}]*\} 2/,
+        /partnerpay_provider_calls_total\{[^}]*provider="Plaid"[^}]*operation="accounts"[^}]*outcome="ok"[^}]*\} 1/,
+      ]) {
+        assert.match(metrics, series)
+      }
+
       // No request of the walk, and no answer of the fakes, violates a provider's document.
       assert.deepStrictEqual([...twilio.violations, ...plaidFake.violations], [])
       assert.notInclude(service.output.join("\n"), "a-twilio-auth-token")

@@ -30,6 +30,7 @@ import {
   ProcessorTokenCreateRequestProcessorEnum,
   Products,
 } from "plaid"
+import * as Metrics from "../Metrics.ts"
 
 export interface PlaidConfig {
   readonly clientId: string
@@ -99,6 +100,7 @@ const call = <A, E = Providers.ProviderUnavailable>(
 ): Effect.Effect<A, E> =>
   Effect.tryPromise({ try: run, catch: (thrown) => failed(failureOf(thrown)) }).pipe(
     Effect.map((response) => response.data),
+    Metrics.countProviderCall(provider, operation),
     Traced.withSpan(`Plaid.${operation}`),
   )
 

@@ -12,6 +12,7 @@
 import { Messaging, Providers, Traced } from "@partnerpay/domain"
 import { Effect, Layer, Redacted } from "effect"
 import nodemailer from "nodemailer"
+import * as Metrics from "../Metrics.ts"
 import { textOf } from "./MessageTexts.ts"
 
 export interface SmtpConfig {
@@ -74,6 +75,7 @@ export const make = (config: SmtpConfig) => {
                 }),
               )
         }),
+        Metrics.countProviderCall(provider, "send"),
         Traced.withSpan("Smtp.send"),
       )
     },
