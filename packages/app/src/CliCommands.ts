@@ -434,17 +434,16 @@ const listenCommand = Command.make(
     ),
   },
   (flags) =>
-    Effect.gen(function* () {
-      const credentials = yield* listenCredentials(flags)
-      yield* Listen.listen({
+    Effect.flatMap(listenCredentials(flags), (credentials) =>
+      Listen.listen({
         base: flags.base,
         forwardTo: flags.forwardTo,
         credentials,
         token: Option.getOrUndefined(flags.token),
         pollMillis: Math.max(100, flags.pollMillis),
         live: flags.live,
-      })
-    }),
+      }),
+    ),
 ).pipe(
   Command.withDescription(
     "Forward your events live to a local URL, signed with a secret of the session (printed at start), one line per delivery",
@@ -452,41 +451,40 @@ const listenCommand = Command.make(
 )
 
 /** The credentials `listen` uses: the flags, else the file given, else the first start's sandbox partner. */
-const listenCredentials = (flags: {
+const listenCredentials = Traced.fn("CliCommands.listenCredentials")(function* (flags: {
   readonly clientId: Option.Option<string>
   readonly clientSecret: Option.Option<Redacted.Redacted<string>>
   readonly token: Option.Option<Redacted.Redacted<string>>
   readonly credentialsFile: Option.Option<string>
-}) =>
-  Effect.gen(function* () {
-    if (Option.isSome(flags.clientId) && Option.isSome(flags.clientSecret))
-      return { clientId: flags.clientId.value, clientSecret: flags.clientSecret.value }
-    if (Option.isSome(flags.clientId) !== Option.isSome(flags.clientSecret))
-      return yield* Effect.fail(
-        new Operations.InvalidInput({
-          issues: [{ field: "--client-id/--client-secret", message: "go together" }],
-        }),
-      )
-    if (Option.isSome(flags.token) && Option.isNone(flags.credentialsFile)) return undefined
-    const file = Option.isSome(flags.credentialsFile)
-      ? flags.credentialsFile.value
-      : Partners.firstStartFile((yield* Config.load).dataDir)
-    if (!existsSync(file)) {
-      return yield* Effect.fail(
-        new Operations.InvalidInput({
-          issues: [{ field: "--client-id/--client-secret", message: `or --token are needed (no ${file})` }],
-        }),
-      )
-    }
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as { ClientId?: unknown; ClientSecret?: unknown }
-    if (typeof parsed.ClientId !== "string" || typeof parsed.ClientSecret !== "string")
-      return yield* Effect.fail(
-        new Operations.InvalidInput({
-          issues: [{ field: "--credentials", message: "must hold ClientId and ClientSecret" }],
-        }),
-      )
-    return { clientId: parsed.ClientId, clientSecret: Redacted.make(parsed.ClientSecret) }
-  })
+}) {
+  if (Option.isSome(flags.clientId) && Option.isSome(flags.clientSecret))
+    return { clientId: flags.clientId.value, clientSecret: flags.clientSecret.value }
+  if (Option.isSome(flags.clientId) !== Option.isSome(flags.clientSecret))
+    return yield* Effect.fail(
+      new Operations.InvalidInput({
+        issues: [{ field: "--client-id/--client-secret", message: "go together" }],
+      }),
+    )
+  if (Option.isSome(flags.token) && Option.isNone(flags.credentialsFile)) return undefined
+  const file = Option.isSome(flags.credentialsFile)
+    ? flags.credentialsFile.value
+    : Partners.firstStartFile((yield* Config.load).dataDir)
+  if (!existsSync(file)) {
+    return yield* Effect.fail(
+      new Operations.InvalidInput({
+        issues: [{ field: "--client-id/--client-secret", message: `or --token are needed (no ${file})` }],
+      }),
+    )
+  }
+  const parsed = JSON.parse(readFileSync(file, "utf8")) as { ClientId?: unknown; ClientSecret?: unknown }
+  if (typeof parsed.ClientId !== "string" || typeof parsed.ClientSecret !== "string")
+    return yield* Effect.fail(
+      new Operations.InvalidInput({
+        issues: [{ field: "--credentials", message: "must hold ClientId and ClientSecret" }],
+      }),
+    )
+  return { clientId: parsed.ClientId, clientSecret: Redacted.make(parsed.ClientSecret) }
+})
 
 /** The root command. */ /** The root command. */
 export const partnerpay = Command.make("partnerpay").pipe(

@@ -87,22 +87,21 @@ export const listen = Traced.fn("Listen.listen")(function* (options: ListenOptio
     },
     catch: (error) => (error instanceof ListenFailed ? error : failed(`cannot reach ${base}: ${error}`)),
   })
-  const get = (path: string) =>
-    Effect.gen(function* () {
-      if (token === undefined) token = yield* authenticate
-      const read = (bearer: Redacted.Redacted<string>) =>
-        Effect.tryPromise({
-          try: () => fetch(`${base}${path}`, { headers: { authorization: `Bearer ${Redacted.value(bearer)}` } }),
-          catch: (error) => failed(`cannot reach ${base}: ${error}`),
-        })
-      let answer = yield* read(token)
-      if (answer.status === 401) {
-        token = yield* authenticate
-        answer = yield* read(token)
-      }
-      if (answer.status !== 200) return yield* failed(`GET ${base}${path} answered ${answer.status}`)
-      return (yield* Effect.promise(() => answer.json())) as { data: ReadonlyArray<EventItem>; hasMore: boolean }
-    })
+  const get = Traced.fn("Listen.get")(function* (path: string) {
+    if (token === undefined) token = yield* authenticate
+    const read = (bearer: Redacted.Redacted<string>) =>
+      Effect.tryPromise({
+        try: () => fetch(`${base}${path}`, { headers: { authorization: `Bearer ${Redacted.value(bearer)}` } }),
+        catch: (error) => failed(`cannot reach ${base}: ${error}`),
+      })
+    let answer = yield* read(token)
+    if (answer.status === 401) {
+      token = yield* authenticate
+      answer = yield* read(token)
+    }
+    if (answer.status !== 200) return yield* failed(`GET ${base}${path} answered ${answer.status}`)
+    return (yield* Effect.promise(() => answer.json())) as { data: ReadonlyArray<EventItem>; hasMore: boolean }
+  })
 
   // Only what happens from now on: the newest event so far is where reading starts.
   const newest = yield* get("/Events?limit=1")
@@ -111,21 +110,20 @@ export const listen = Traced.fn("Listen.listen")(function* (options: ListenOptio
   yield* print(`Ready! Forwarding your events to ${options.forwardTo}`)
   yield* print(`Your webhook signing secret for this session is ${Redacted.value(secret)}`)
 
-  const forward = (item: EventItem) =>
-    Effect.gen(function* () {
-      const request = delivery(item, options.live, secret, Math.floor(Date.now() / 1000))
-      const status = yield* Effect.tryPromise(() =>
-        fetch(options.forwardTo, { method: "POST", headers: request.headers, body: request.body }).then(
-          async (answer) => {
-            await answer.arrayBuffer()
-            return String(answer.status)
-          },
-        ),
-      ).pipe(Effect.orElseSucceed(() => "no answer"))
-      yield* print(
-        `${new Date().toISOString()}  --> ${item.event} [${item.id}]  <-- [${status}] POST ${options.forwardTo}`,
-      )
-    })
+  const forward = Traced.fn("Listen.forward")(function* (item: EventItem) {
+    const request = delivery(item, options.live, secret, Math.floor(Date.now() / 1000))
+    const status = yield* Effect.tryPromise(() =>
+      fetch(options.forwardTo, { method: "POST", headers: request.headers, body: request.body }).then(
+        async (answer) => {
+          await answer.arrayBuffer()
+          return String(answer.status)
+        },
+      ),
+    ).pipe(Effect.orElseSucceed(() => "no answer"))
+    yield* print(
+      `${new Date().toISOString()}  --> ${item.event} [${item.id}]  <-- [${status}] POST ${options.forwardTo}`,
+    )
+  })
 
   const poll = Effect.gen(function* () {
     for (;;) {

@@ -35,7 +35,9 @@ import * as Domain from "./Domain.ts"
 import * as Http from "./Http.ts"
 import * as Logging from "./Logging.ts"
 import * as Metrics from "./Metrics.ts"
+import * as MoneyMovementNotifications from "./MoneyMovementNotifications.ts"
 import * as Partners from "./Partners.ts"
+import type * as ProviderPorts from "./providers/ProviderPorts.ts"
 import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
 import * as SandboxClock from "./SandboxClock.ts"
@@ -187,6 +189,10 @@ export const sandboxPartnerHint = Traced.fn("Service.sandboxPartnerHint")(functi
   )
 })
 
+/** The bridge of a port served by one (the money-movement notifications are signed with its secret). */
+const bridgeOf = (selection: ProviderPorts.Selection | undefined) =>
+  selection?._tag === "bridge" ? selection.bridge : undefined
+
 /** Everything the service runs, for a validated configuration and its token secret. */
 export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<string>, startedAt = Date.now()) => {
   const core = Layer.provideMerge(
@@ -242,6 +248,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Readiness.routes,
     ...(config.metrics ? [Metrics.routes] : []),
     ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes, SandboxWebhooks.routes] : []),
+    // Production: the money-movement provider's notifications, signed with its bridge's secret.
+    ...(sandbox ? [] : [MoneyMovementNotifications.routes(bridgeOf(config.providers.ports.MONEY_MOVEMENT))]),
   ).pipe(Layer.provide(Http.serviceRoutes))
   const http = Http.serve(Layer.merge(Server.Routes, own), {
     port: config.port,

@@ -13,7 +13,7 @@
  *
  * State machine: packages/domain/docs/Transfer.md.
  */
-import type { DateTime, Result } from "effect"
+import { type DateTime, Result } from "effect"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
@@ -160,6 +160,12 @@ export interface RecordOutcome {
   readonly _tag: "RecordOutcome"
   readonly transferId: TransferId
   readonly outcome: Outcome
+  /**
+   * The movement the outcome is about, when the teller names it (a provider's notification): it
+   * must be the transfer's; one not recorded yet (the notification came before the origination was
+   * recorded) is recorded first.
+   */
+  readonly providerReference?: string
   readonly at: DateTime.Utc
 }
 
@@ -178,6 +184,8 @@ export interface RecordRefundOutcome {
   readonly transferId: TransferId
   readonly refundId: RefundId
   readonly outcome: Outcome
+  /** The credit the outcome is about, when named (as `RecordOutcome.providerReference`). */
+  readonly providerReference?: string
   readonly at: DateTime.Utc
 }
 
@@ -419,6 +427,21 @@ const fail = (command: FailTransfer, state: State): Decision<Event> => {
   }
 }
 
+/** The teller named another movement than the one recorded. */
+const otherMovement = (what: "transfer" | "refund"): Decision<Event> =>
+  refuse(
+    new RuleViolated({
+      code: "OtherMovement",
+      reason: `the provider reference is not the one recorded for this ${what}`,
+    }),
+  )
+
+/** The events `first` then those `next` decides on the state they lead to. */
+const then = (first: ReadonlyArray<Event>, state: State, next: (state: State) => Decision<Event>): Decision<Event> => {
+  const decided = next(first.reduce(evolve, state))
+  return Result.isFailure(decided) ? decided : accept(...first, ...decided.success)
+}
+
 /** A return code of the table, else the refusal naming `returnCode`. */
 const checkedReturnCode = (outcome: Outcome): Result.Result<never, ValidationFailed> | undefined =>
   outcome._tag === "Settled" || ReturnCodes.isReturnCode(outcome.returnCode)
@@ -495,6 +518,18 @@ const recordOutcome = (command: RecordOutcome, state: State): Decision<Event> =>
   if (state._tag === "Initial") return notFound
   const invalid = checkedReturnCode(command.outcome)
   if (invalid) return invalid
+  if (command.providerReference !== undefined) {
+    const { providerReference, ...unnamed } = command
+    if (state.providerReference === providerReference) return recordOutcome(unnamed, state)
+    if (state.providerReference !== undefined) return otherMovement("transfer")
+    const originated = originate(
+      { _tag: "RecordOrigination", transferId: command.transferId, providerReference, at: command.at },
+      state,
+    )
+    return Result.isFailure(originated)
+      ? originated
+      : then(originated.success, state, (next) => recordOutcome(unnamed, next))
+  }
   const outcome = command.outcome
   switch (state._tag) {
     case "Pending":
@@ -597,6 +632,15 @@ const recordRefundOutcome = (command: RecordRefundOutcome, state: State): Decisi
   if ("refusal" in named) return named.refusal
   const invalid = checkedReturnCode(command.outcome)
   if (invalid) return invalid
+  if (command.providerReference !== undefined) {
+    const { providerReference, ...unnamed } = command
+    if (named.refund.providerReference === providerReference) return recordRefundOutcome(unnamed, state)
+    if (named.refund.providerReference !== undefined) return otherMovement("refund")
+    const originated = originateRefund({ ...unnamed, _tag: "RecordRefundOrigination", providerReference }, state)
+    return Result.isFailure(originated)
+      ? originated
+      : then(originated.success, state, (next) => recordRefundOutcome(unnamed, next))
+  }
   const current = named.refund
   if (current.status !== "Pending") return nothing
   const transfer = named.state

@@ -1081,17 +1081,76 @@ describe("money movement: outcomes, polled or notified", () => {
 
   it.effect("a notification records the same outcome as polling would; repeating it changes nothing", () =>
     Effect.gen(function* () {
-      const { paymentRequestId, transferId } = yield* paid
-      const movement = { _tag: "Debit", transferId } as const
-      yield* MoneyMovements.recordNotification(movement, { status: "Returned", returnCode: "R29" })
-      yield* MoneyMovements.recordNotification(movement, { status: "Returned", returnCode: "R29" })
-      yield* MoneyMovements.recordNotification(movement, { status: "Settled" })
+      const { paymentRequestId, transferId } = yield* accepted
+      const notify = (outcome: MoneyMovement.MovementOutcome) =>
+        MoneyMovements.recordNotification({
+          movement: { _tag: "Debit", transferId },
+          providerReference: "dw-1",
+          outcome,
+        })
+      yield* notify({ status: "Returned", returnCode: "R29" })
+      yield* notify({ status: "Returned", returnCode: "R29" })
+      yield* notify({ status: "Settled" })
       const request = yield* Payments.get(partnerId, paymentRequestId)
       assert.deepStrictEqual(
         request.statusHistory.map((change) => change.status),
         ["Pending", "Accepted", "Paid", "Returned"],
       )
       assert.strictEqual(request.returnReason, "Corporate customer advises not authorized")
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a notification before the origination was recorded records the reference, then the outcome", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* accepted
+      yield* MoneyMovements.recordNotification({
+        movement: { _tag: "Debit", transferId },
+        providerReference: "dw-early",
+        outcome: { status: "Settled" },
+      })
+      assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).status, "Paid")
+      assert.strictEqual((yield* transferDoc(transferId)).providerReference, "dw-early")
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a notification naming another movement, or an unknown transfer, is refused and changes nothing", () =>
+    Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* accepted
+      const notify = (id: TransferId, providerReference: string) =>
+        Effect.exit(
+          MoneyMovements.recordNotification({
+            movement: { _tag: "Debit", transferId: id },
+            providerReference,
+            outcome: { status: "Failed", returnCode: "R01" },
+          }),
+        )
+      yield* MoneyMovements.recordNotification({
+        movement: { _tag: "Debit", transferId },
+        providerReference: "dw-1",
+        outcome: { status: "Pending" },
+      })
+      yield* MoneyMovements.recordOutcomes([
+        { movement: { _tag: "Debit", transferId }, outcome: { _tag: "Settled" }, providerReference: "dw-1" },
+      ])
+      const other = failureOf(yield* notify(transferId, "dw-2"))
+      assert.deepInclude(other, { _tag: "RuleViolated", code: "OtherMovement" })
+      const unknown = failureOf(yield* notify("6c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e99" as TransferId, "dw-3"))
+      assert.strictEqual(unknown._tag, "NotFound")
+      assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).status, "Paid")
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a refund's credit notified completes the refund", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* paid
+      const refund = yield* Transfers.refund({ partnerId, transferId, amount: { value: 5, currencyCode: "USD" } })
+      yield* MoneyMovements.recordNotification({
+        movement: { _tag: "Credit", transferId, refundId: refund.refundId },
+        providerReference: "credit-1",
+        outcome: { status: "Settled" },
+      })
+      const doc = yield* transferDoc(transferId)
+      assert.deepInclude(doc.refunds?.[0], { status: "Completed", providerReference: "credit-1" })
     }).pipe(Effect.provide(layer())),
   )
 })

@@ -529,6 +529,24 @@ describe("a Pending transfer's origination and outcome", () => {
       .when(outcome({ _tag: "Returned", returnCode: "R10" }))
       .then([settled, returnedR10])
   })
+  it("an outcome naming the recorded movement is recorded as any outcome", () => {
+    spec
+      .given([initiated, originated])
+      .when({ ...outcome({ _tag: "Settled" }), providerReference: "debit-1" })
+      .then([settled])
+  })
+  it("an outcome naming a movement not recorded yet records its origination first", () => {
+    spec
+      .given([initiated])
+      .when({ ...outcome({ _tag: "Settled" }), providerReference: "debit-1" })
+      .then([originated, settled])
+  })
+  it("an outcome naming another movement is refused", () => {
+    spec
+      .given([initiated, originated])
+      .when({ ...outcome({ _tag: "Settled" }), providerReference: "debit-2" })
+      .thenFails({ _tag: "RuleViolated", code: "OtherMovement" })
+  })
   it("a code outside the return code table is refused, naming returnCode", () => {
     spec
       .given([initiated])
