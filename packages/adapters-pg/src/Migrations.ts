@@ -43,6 +43,7 @@ import sealedWebhookSecrets from "./migrations/0018_sealed_webhook_secrets.ts"
 import moneyMovementIndexes from "./migrations/0019_money_movement_indexes.ts"
 import refundsToOriginateIndex from "./migrations/0020_refunds_to_originate_index.ts"
 import payoutDueWorkIndexes from "./migrations/0023_payout_due_work_indexes.ts"
+import pendingReimbursementsIndex from "./migrations/0027_pending_reimbursements_index.ts"
 import partnerApiVersion from "./migrations/0031_partner_api_version.ts"
 
 /**
@@ -68,6 +69,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0018_sealed_webhook_secrets": sealedWebhookSecrets,
   "0019_money_movement_indexes": moneyMovementIndexes,
   "0020_refunds_to_originate_index": refundsToOriginateIndex,
+  "0027_pending_reimbursements_index": pendingReimbursementsIndex,
   "0023_payout_due_work_indexes": payoutDueWorkIndexes,
   "0031_partner_api_version": partnerApiVersion,
 }

@@ -192,3 +192,24 @@ export const pendingPayoutsStatement = (sql: SqlClient, limit: number) =>
 
 /** Up to `limit` Pending payouts, oldest first. */
 export const pendingPayouts = (limit: number) => Effect.flatMap(SqlClient, (sql) => pendingPayoutsStatement(sql, limit))
+
+/** A transfer applied for reimbursement whose envelope the reimbursement-completion worker asks about. */
+export interface PendingReimbursement {
+  readonly id: string
+  readonly partner_id: string
+  readonly sort_key: string
+}
+
+/**
+ * Up to `limit` transfers applied for reimbursement and not reimbursed yet (every partner),
+ * initiated after `startingAfter` (the worker's cursor, which wraps around), oldest first
+ * (migration 27's index).
+ */
+export const pendingReimbursements = (limit: number, startingAfter = "") =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql<PendingReimbursement>`
+      SELECT id, partner_id::text AS partner_id, sort_key FROM read_models
+      WHERE collection = 'transfers' AND keys ->> 'reimbursementPending' = 'true' AND sort_key > ${startingAfter}
+      ORDER BY sort_key, id LIMIT ${limit}`,
+  )

@@ -17,6 +17,7 @@ import {
   type EventStore,
   type IdGenerator,
   type MoneyMovement,
+  type PaymentProviders,
   Payments,
   type PersonalData,
   type Policy,
@@ -54,6 +55,7 @@ import * as MoneyMovementWorkers from "./workers/MoneyMovementWorkers.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
 import * as PayoutWorkers from "./workers/PayoutWorkers.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
+import * as ReimbursementCompletion from "./workers/ReimbursementCompletion.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
 import * as WebhookDispatcher from "./workers/WebhookDispatcher.ts"
 
@@ -70,6 +72,7 @@ export type WorkerRequirements =
   | PaymentNotifier.Requirements
   | Attachments.PaymentAttachments
   | MoneyMovement.MoneyMovement
+  | PaymentProviders.ESignature
 
 const isSandbox = (config: AppConfig) => config.environment === "sandbox"
 
@@ -83,6 +86,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         "sandbox-kyb",
         MoneyMovementWorkers.originatorName,
         MoneyMovementWorkers.outcomesName,
+        ReimbursementCompletion.name,
         "payment-notifier",
         AttachmentFetcher.name,
         PayoutWorkers.schedulerName,
@@ -94,6 +98,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         AutoCollectionScheduler.name,
         MoneyMovementWorkers.originatorName,
         MoneyMovementWorkers.outcomesName,
+        ReimbursementCompletion.name,
         AttachmentFetcher.name,
         PayoutWorkers.schedulerName,
         PayoutWorkers.movementsName,
@@ -130,6 +135,14 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
       delayMillis: config.settlementDelayMillis,
       pollMillis: config.moneyMovementPollMillis,
       returnWindowDays: config.returnWindowDays,
+    }),
+    // Reimbursements complete in both environments: the sandbox signer or the operator's e-signature bridge.
+    ReimbursementCompletion.layer({
+      pollMillis: MoneyMovementWorkers.idleMillis({
+        sandbox: isSandbox(config),
+        delayMillis: config.settlementDelayMillis,
+        pollMillis: config.moneyMovementPollMillis,
+      }),
     }),
     // Payouts in both environments: daily in production, each settlement cycle in the sandbox.
     payoutWorkers(config),
@@ -215,7 +228,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Database.healthCheck,
     sandbox
       ? Layer.mergeAll(
-          SandboxProviders.layerSandbox,
+          SandboxProviders.layerSandbox({ signingDelayMillis: config.settlementDelayMillis }),
           SandboxProviders.messaging,
           SandboxMoneyMovement.layer({ delayMillis: config.settlementDelayMillis }),
         )

@@ -9,7 +9,7 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { CrossCutting, CustomerIdentityPorts, HealthCheck, Server, Tokens } from "@partnerpay/adapters-http"
 import { PgDatabase } from "@partnerpay/adapters-pg"
-import { CalendarDate, CardCharger, Ids, Payments, Transfers } from "@partnerpay/domain"
+import { CalendarDate, CardCharger, CustomerProviderSandboxes, Ids, Payments, Transfers } from "@partnerpay/domain"
 import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -44,6 +44,7 @@ const startServer = async () => {
       Layer.succeedContext(context),
       Transfers.eSignatureSandbox,
       CardCharger.CardCharger.layerSandbox,
+      CustomerProviderSandboxes.layerCardProcessorSandbox,
       CustomerIdentityPorts.layerSandbox,
       CrossCutting.layerLimits({ rateLimiting: false }),
       Layer.succeed(HealthCheck.HealthCheck, HealthCheck.HealthCheck.of({ check: Effect.void })),

@@ -70,6 +70,8 @@ export interface InitiateTransfer {
   /** The plan whose instalment `instalmentNumber` this transfer collects (with the payer). */
   readonly paymentPlanId?: PaymentPlanId
   readonly instalmentNumber?: number
+  /** The charity gift (donation) this transfer collects. */
+  readonly charityTransactionId?: string
   /** The customer whose account pays: the data subject of `senderName` (docs/personal-data.md). */
   readonly payerRegistrationId: RegistrationId
   /** The payer's linked bank account debited (absent for a transfer that names none). */
@@ -379,6 +381,7 @@ const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
     ...(command.paymentRequestId === undefined ? {} : { paymentRequestId: command.paymentRequestId }),
     ...(command.paymentPlanId === undefined ? {} : { paymentPlanId: command.paymentPlanId }),
     ...(command.instalmentNumber === undefined ? {} : { instalmentNumber: command.instalmentNumber }),
+    ...(command.charityTransactionId === undefined ? {} : { charityTransactionId: command.charityTransactionId }),
     payerRegistrationId: command.payerRegistrationId,
     ...(command.bankAccountId === undefined ? {} : { bankAccountId: command.bankAccountId }),
     partnerId: command.partnerId,
@@ -710,6 +713,26 @@ const completeReimbursement = (command: CompleteReimbursement, state: State): De
       })
   }
 }
+
+/**
+ * The command an envelope's status means for a transfer applied for reimbursement: Completed (the
+ * payer signed the claim) completes the reimbursement; Sent, Declined and Voided change nothing
+ * (the claim stays applied; a declined or voided one is the provider's to follow up).
+ */
+export const fromEnvelopeStatus = (
+  transferId: TransferId,
+  status: "Sent" | "Completed" | "Declined" | "Voided",
+  at: DateTime.Utc,
+): CompleteReimbursement | undefined =>
+  status === "Completed" ? { _tag: "CompleteReimbursement", transferId, at } : undefined
+
+/** The envelope a transfer waits on for its reimbursement (applied, not yet reimbursed), or undefined. */
+export const pendingEnvelopeOf = (
+  state: State,
+): { readonly envelopeId: string; readonly sentAt: DateTime.Utc } | undefined =>
+  state._tag === "Settled" && state.reimbursement._tag === "Applied" && state.reimbursement.envelopeId !== undefined
+    ? { envelopeId: state.reimbursement.envelopeId, sentAt: state.reimbursement.appliedAt }
+    : undefined
 
 export const decide = (command: Command, state: State): Decision<Event> => {
   switch (command._tag) {

@@ -51,6 +51,8 @@ export const TransferDocument = Schema.Struct({
   /** The plan (and its instalment) the transfer collects. */
   paymentPlanId: Schema.optionalKey(Schema.String),
   instalmentNumber: Schema.optionalKey(Schema.Number),
+  /** The charity gift (donation) the transfer collects. */
+  charityTransactionId: Schema.optionalKey(Schema.String),
   /** The payer (every transfer initiated since sender names are sealed; before, plan instalments only). */
   payerRegistrationId: Schema.optionalKey(Schema.String),
   /** The payer's bank account debited (the movement's funding source), when the transfer names it. */
@@ -106,6 +108,7 @@ export const apply = (
       ...(event.paymentRequestId === undefined ? {} : { paymentRequestId: event.paymentRequestId }),
       ...(event.paymentPlanId === undefined ? {} : { paymentPlanId: event.paymentPlanId }),
       ...(event.instalmentNumber === undefined ? {} : { instalmentNumber: event.instalmentNumber }),
+      ...(event.charityTransactionId === undefined ? {} : { charityTransactionId: event.charityTransactionId }),
       ...(event.payerRegistrationId === undefined ? {} : { payerRegistrationId: event.payerRegistrationId }),
       ...(event.bankAccountId === undefined ? {} : { bankAccountId: event.bankAccountId }),
       status: "Pending",
@@ -247,6 +250,7 @@ export const projection: Projection<TransferDocument, TransferEnvelope> = {
       ...(doc.paymentPlanId === undefined ? {} : { paymentPlanId: doc.paymentPlanId }),
       ...(hasPendingRefund(doc) ? { refundPending: "true" } : {}),
       ...(hasRefundToOriginate(doc) ? { refundToOriginate: "true" } : {}),
+      ...(doc.appliedForReimbursement && !doc.isReimbursed ? { reimbursementPending: "true" } : {}),
     },
     sortKey: doc.createdAt,
   }),
