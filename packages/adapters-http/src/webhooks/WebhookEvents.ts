@@ -228,6 +228,26 @@ const BankAccountRemovedData = Schema.Struct({
   ],
 })
 
+const BankAccountRelinkData = Schema.Struct({
+  RegistrationId: uuid("The customer who must link again"),
+  BankAccountIds: Schema.Array(uuid("An account of the connection")).annotate({
+    description: "The accounts that cannot be debited until the customer links again",
+  }),
+  Reason: Schema.String.annotate({
+    description: "The bank-link provider's reason, e.g. ITEM_LOGIN_REQUIRED or PENDING_EXPIRATION",
+  }),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      RegistrationId: "7e57ab1e-4c2d-4e8f-9a0b-1c2d3e4f5a6b",
+      BankAccountIds: ["2c4e6a8b-0d1f-4a3c-8e5b-7d9f1b3d5f7a"],
+      Reason: "ITEM_LOGIN_REQUIRED",
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    },
+  ],
+})
+
 const DebitAuthorizationData = Schema.Struct({
   DebitAuthId: uuid("Our id of the debit authorization"),
   CompanyId: uuid("The company authorized to debit"),
@@ -366,6 +386,13 @@ export const events = [
     summary: "A customer removed a bank account",
     description: "Sent when a customer removes a linked bank account.",
     data: BankAccountRemovedData,
+  },
+  {
+    name: "BANK_ACCOUNT_RELINK_REQUIRED",
+    summary: "A customer must link their bank again",
+    description:
+      "Sent when the bank-link provider says the customer must link again (their bank asks them to log in again, or their consent expires): the accounts named cannot be debited until the customer links through a new bank-link session.",
+    data: BankAccountRelinkData,
   },
   {
     name: "DEBIT_AUTHORIZATION_CHANGED",
