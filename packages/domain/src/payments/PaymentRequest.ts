@@ -664,6 +664,19 @@ const payingRequest = (
   return { paying: state }
 }
 
+/** A failure or return of the paying transfer: its return code and reason checked, then the request it pays. */
+const payingWithReturnCode = (
+  command: RecordTransferFailed | RecordTransferReturned,
+  state: State,
+): { readonly refusal: Decision<Event> } | { readonly paying: Paying } => {
+  if (state._tag === "Initial") return { refusal: notFound }
+  const issues: FieldChecks.Issues = []
+  FieldChecks.returnCode(issues, "returnCode", command.returnCode)
+  FieldChecks.requiredText(issues, "reason", command.reason, FieldChecks.maxTextLength)
+  const invalid = FieldChecks.refusal(issues)
+  return invalid ? { refusal: invalid } : payingRequest(command, state)
+}
+
 const recordSettled = (command: RecordTransferSettled, current: State): Decision<Event> => {
   if (current._tag === "Initial") return notFound
   const checked = payingRequest(command, current)
@@ -689,13 +702,7 @@ const recordSettled = (command: RecordTransferSettled, current: State): Decision
 
 /** The transfer that paid the request came back after settlement: Paid or Refunded becomes Returned. */
 const recordReturned = (command: RecordTransferReturned, state: State): Decision<Event> => {
-  if (state._tag === "Initial") return notFound
-  const issues: FieldChecks.Issues = []
-  FieldChecks.returnCode(issues, "returnCode", command.returnCode)
-  FieldChecks.requiredText(issues, "reason", command.reason, FieldChecks.maxTextLength)
-  const invalid = FieldChecks.refusal(issues)
-  if (invalid) return invalid
-  const checked = payingRequest(command, state)
+  const checked = payingWithReturnCode(command, state)
   if ("refusal" in checked) return checked.refusal
   const paying = checked.paying
   switch (paying._tag) {
@@ -720,20 +727,14 @@ const recordReturned = (command: RecordTransferReturned, state: State): Decision
 }
 
 const recordFailed = (command: RecordTransferFailed, state: State): Decision<Event> => {
-  if (state._tag === "Initial") return notFound
-  const issues: FieldChecks.Issues = []
-  FieldChecks.returnCode(issues, "returnCode", command.returnCode)
-  FieldChecks.requiredText(issues, "reason", command.reason, FieldChecks.maxTextLength)
-  const invalid = FieldChecks.refusal(issues)
-  if (invalid) return invalid
-  const checked = payingRequest(command, state)
+  const checked = payingWithReturnCode(command, state)
   if ("refusal" in checked) return checked.refusal
   const paying = checked.paying
   switch (paying._tag) {
     case "Accepted":
       return accept({
         _tag: "PaymentRequestFailed",
-        paymentRequestId: state.request.paymentRequestId,
+        paymentRequestId: paying.request.paymentRequestId,
         transferId: command.transferId,
         returnCode: command.returnCode,
         reason: command.reason,
@@ -745,7 +746,7 @@ const recordFailed = (command: RecordTransferFailed, state: State): Decision<Eve
     case "Paid":
     case "Refunded":
     case "Returned":
-      return illegal(state, command, "the transfer already settled; pay money back with a refund")
+      return illegal(paying, command, "the transfer already settled; pay money back with a refund")
   }
 }
 

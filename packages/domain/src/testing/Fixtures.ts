@@ -14,8 +14,17 @@ import * as Customer from "../customers/Customer.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import type { CalendarDate } from "../kernel/CalendarDate.ts"
-import type { BankAccountId, CompanyId, LocationId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import type {
+  BankAccountId,
+  CompanyId,
+  LocationId,
+  PartnerId,
+  PaymentRequestId,
+  RegistrationId,
+  TransferId,
+} from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
+import * as Payments from "../payments/Payments.ts"
 
 /** The first location of the fixture company. */
 export const mainStreetStore = {
@@ -244,3 +253,43 @@ export const registerVerifiedCustomer = Traced.fn("Fixtures.registerVerifiedCust
   yield* verifyCustomer(registrationId, phoneNumber)
   yield* linkBankAccount(registrationId, bankAccountId)
 })
+
+/**
+ * A payment request of 125.50 USD (due 2026-03-15) from `payer` to `companyId`, accepted from
+ * `bankAccountId` (a Verified company and payer): its id and its transfer's.
+ */
+export const acceptedPaymentRequest = Traced.fn("Fixtures.acceptedPaymentRequest")(function* (
+  partnerId: PartnerId,
+  companyId: CompanyId,
+  payer: RegistrationId,
+  bankAccountId: BankAccountId,
+) {
+  const { paymentRequestId } = yield* Payments.create({
+    partnerId,
+    companyId,
+    payerRegistrationId: payer,
+    amount: { value: 125.5, currencyCode: "USD" },
+    description: "Invoice 42",
+    dueDate: "2026-03-15" as CalendarDate,
+  })
+  yield* Payments.accept({
+    partnerId,
+    registrationId: payer,
+    paymentRequestId,
+    bankAccountId,
+    acceptDebitAuth: false,
+    transferDescription: "",
+  })
+  const transferId = (yield* Payments.get(partnerId, paymentRequestId)).transferId as TransferId
+  return { paymentRequestId: paymentRequestId as PaymentRequestId, transferId }
+})
+
+/** A company's postal address on a transfer (`recipientAddress`). */
+export const recipientAddress = {
+  streetNumberAndName: "100 Main St",
+  apartmentNumber: "",
+  city: "San Francisco",
+  zipCode: "94105",
+  state: "CA",
+  country: "US",
+}

@@ -16,7 +16,7 @@ import {
   TransferSettled,
 } from "../../src/payments/TransferEvents.ts"
 import { policy } from "../../src/payments/TransferOutcomePolicy.ts"
-import { PolicySpecification } from "../../src/testing/index.ts"
+import { Fixtures, PolicySpecification } from "../../src/testing/index.ts"
 
 const spec = PolicySpecification.forPolicy(policy)
 
@@ -38,14 +38,7 @@ const initiatedFor = (paysRequest: boolean) =>
     recipientName: "Acme Dental",
     senderAccountMasked: "****6789",
     recipientAccountMasked: "****4321",
-    recipientAddress: {
-      streetNumberAndName: "12 Main Street",
-      apartmentNumber: "",
-      city: "Springfield",
-      zipCode: "62701",
-      state: "IL",
-      country: "US",
-    },
+    recipientAddress: Fixtures.recipientAddress,
     attachments: [],
     description: "Invoice 42",
     status: "Pending",

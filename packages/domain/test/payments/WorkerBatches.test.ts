@@ -12,7 +12,6 @@ import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
-import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
 import * as Payments from "../../src/payments/Payments.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
@@ -75,27 +74,7 @@ const verifiedCompany = (companyReferenceId: string) =>
 const customer = Fixtures.registerVerifiedCustomer(partnerId, payer, checking)
 
 /** An accepted payment request to `companyId`: its id and its transfer's. */
-const acceptedRequest = (companyId: CompanyId) =>
-  Effect.gen(function* () {
-    const { paymentRequestId } = yield* Payments.create({
-      partnerId,
-      companyId,
-      payerRegistrationId: payer,
-      amount: { value: 125.5, currencyCode: "USD" },
-      description: "Invoice 42",
-      dueDate: "2026-03-15" as CalendarDate,
-    })
-    yield* Payments.accept({
-      partnerId,
-      registrationId: payer,
-      paymentRequestId,
-      bankAccountId: checking,
-      acceptDebitAuth: false,
-      transferDescription: "",
-    })
-    const doc = yield* Payments.get(partnerId, paymentRequestId)
-    return { paymentRequestId, transferId: doc.transferId as TransferId }
-  })
+const acceptedRequest = (companyId: CompanyId) => Fixtures.acceptedPaymentRequest(partnerId, companyId, payer, checking)
 
 describe("a batch of KYB verdicts", () => {
   it.effect("records each verdict like completeKyb; a refused one is skipped, the others recorded", () =>

@@ -31,7 +31,7 @@ import {
 } from "../../src/payments/TransferEvents.ts"
 import type * as Ledger from "../../src/payouts/Ledger.ts"
 import { cardPolicy, policy } from "../../src/payouts/LedgerPolicy.ts"
-import { PolicySpecification } from "../../src/testing/index.ts"
+import { Fixtures, PolicySpecification } from "../../src/testing/index.ts"
 import * as PaymentRequestFixtures from "../fixtures/PaymentRequestFixtures.ts"
 
 const spec = PolicySpecification.forPolicy(policy)
@@ -59,14 +59,7 @@ const initiated = (pays: { readonly paymentRequestId?: PaymentRequestId; readonl
     senderName: "Jane Payer",
     recipientName: "Acme Dental",
     senderAccountMasked: "****6789",
-    recipientAddress: {
-      streetNumberAndName: "12 Main Street",
-      apartmentNumber: "",
-      city: "Springfield",
-      zipCode: "62701",
-      state: "IL",
-      country: "US",
-    },
+    recipientAddress: Fixtures.recipientAddress,
     attachments: [],
     description: "Invoice 42",
     status: "Pending",

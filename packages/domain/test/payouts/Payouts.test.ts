@@ -16,7 +16,7 @@ import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
-import type { BankAccountId, CompanyId, PartnerId, PayoutId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
+import type { BankAccountId, CompanyId, PartnerId, PayoutId, RegistrationId } from "../../src/kernel/Ids.ts"
 import * as MoneyMovement from "../../src/payments/MoneyMovement.ts"
 import * as Payments from "../../src/payments/Payments.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
@@ -75,23 +75,7 @@ const accepted = (accountNumber?: string) =>
     yield* Companies.completeKyb(companyId, "Verified")
     yield* Companies.setPayoutAccount(partnerId, companyId, account(accountNumber))
     yield* Fixtures.registerVerifiedCustomer(partnerId, payer, checking)
-    const { paymentRequestId } = yield* Payments.create({
-      partnerId,
-      companyId,
-      payerRegistrationId: payer,
-      amount: { value: 125.5, currencyCode: "USD" },
-      description: "Invoice 42",
-      dueDate: "2026-03-15" as CalendarDate,
-    })
-    yield* Payments.accept({
-      partnerId,
-      registrationId: payer,
-      paymentRequestId,
-      bankAccountId: checking,
-      acceptDebitAuth: false,
-      transferDescription: "",
-    })
-    const transferId = (yield* Payments.get(partnerId, paymentRequestId)).transferId as TransferId
+    const { transferId } = yield* Fixtures.acceptedPaymentRequest(partnerId, companyId, payer, checking)
     return { companyId, transferId }
   })
 

@@ -11,6 +11,7 @@
  *   both available and in a payout, or in two payouts;
  * - what is pending is what was initiated and is neither settled nor failed.
  */
+
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import fc from "fast-check"
@@ -31,7 +32,7 @@ import type { RefundId } from "../../src/payments/TransferEvents.ts"
 import * as Balance from "../../src/payouts/Balance.ts"
 import * as Ledger from "../../src/payouts/Ledger.ts"
 import * as Payout from "../../src/payouts/Payout.ts"
-import { PropertyParams } from "../../src/testing/index.ts"
+import { Fixtures, PropertyParams } from "../../src/testing/index.ts"
 
 /** This file's fixed property seed (`FC_SEED` overrides it to explore). */
 const seeded = PropertyParams.propertyParams(42)
@@ -157,14 +158,7 @@ const run = (steps: ReadonlyArray<Step>) => {
           recipientName: "Acme Coffee",
           senderAccountMasked: "****6789",
           recipientAccountMasked: "****4321",
-          recipientAddress: {
-            streetNumberAndName: "100 Main St",
-            apartmentNumber: "",
-            city: "San Francisco",
-            zipCode: "94105",
-            state: "CA",
-            country: "US",
-          },
+          recipientAddress: Fixtures.recipientAddress,
           attachments: [],
           description: "Invoice",
           at,

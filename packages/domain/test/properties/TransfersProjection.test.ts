@@ -5,6 +5,7 @@
  * reimbursement), the document says what the aggregate's state says, field by
  * field; it is refunded only once completed refunds paid everything back.
  */
+
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import type {
@@ -18,7 +19,7 @@ import type {
 import * as Transfer from "../../src/payments/Transfer.ts"
 import type { RefundId, ReimbursementProviderId } from "../../src/payments/TransferEvents.ts"
 import { projection, type TransferDocument } from "../../src/payments/TransfersProjection.ts"
-import { PropertyParams } from "../../src/testing/index.ts"
+import { Fixtures, PropertyParams } from "../../src/testing/index.ts"
 import { documentOf, history, iso, type Timed, usd, uuid } from "./RandomHistory.ts"
 
 /** This file's fixed property seed (`FC_SEED` overrides it to explore). */
@@ -73,14 +74,7 @@ const arbitraryInitiate = fc
       recipientName: "Acme Coffee",
       senderAccountMasked: "****6789",
       recipientAccountMasked: "****4321",
-      recipientAddress: {
-        streetNumberAndName: "100 Main St",
-        apartmentNumber: "",
-        city: "San Francisco",
-        zipCode: "94105",
-        state: "CA",
-        country: "US",
-      },
+      recipientAddress: Fixtures.recipientAddress,
       attachments: Array.from({ length: r.attachments }, (_, n) => ({
         id: `att-${n}`,
         name: `invoice-${n}.pdf`,
