@@ -52,6 +52,17 @@ describe("an answer given in an older version", () => {
     )
   })
 
+  it("of a transfer whose company had no payout account: the placeholder mask it showed then", () => {
+    const transfer = { transferId: "t-1", status: "Settled", recipientAccount: "pending payout account" }
+    assert.deepStrictEqual(ApiVersions.downgrade("2026-11-25", "GET", "/Transaction/t-1", transfer), {
+      ...transfer,
+      recipientAccount: "****0000",
+    })
+    const masked = { ...transfer, recipientAccount: "****6789" }
+    assert.deepStrictEqual(ApiVersions.downgrade("2026-11-25", "GET", "/Transaction/t-1", masked), masked)
+    assert.deepStrictEqual(ApiVersions.downgrade(ApiVersions.latest, "GET", "/Transaction/t-1", transfer), transfer)
+  })
+
   it("in the latest version, or of an operation no change concerns, is the answer as it is", () => {
     assert.strictEqual(ApiVersions.downgrade(ApiVersions.latest, "GET", "/Payment/x", returned), returned)
     assert.strictEqual(ApiVersions.downgrade("2026-11-25", "GET", "/Consent/x", returned), returned)

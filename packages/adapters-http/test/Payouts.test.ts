@@ -157,6 +157,37 @@ describe("a company's balance and payouts over HTTP", () => {
     }),
   )
 
+  it.effect("payouts are listed newest first, a page at a time", () =>
+    Effect.gen(function* () {
+      for (const value of [3, 4]) {
+        const transferId = yield* acceptedPayment(value)
+        yield* run(Payments.settleTransfer(transferId))
+        const created = yield* run(Payouts.payOutDue(companyId, { minimumMinorUnits: 100, intervalMillis: 0 }))
+        assert.strictEqual(created.length, 1)
+      }
+      const all = (yield* get(`/Payouts?companyId=${companyId}&limit=100`)).json as {
+        data: ReadonlyArray<{ payoutId: string; createdAt: string }>
+      }
+      assert.isAtLeast(all.data.length, 2)
+      const first = (yield* get(`/Payouts?companyId=${companyId}&limit=1`)).json as {
+        data: ReadonlyArray<{ payoutId: string }>
+        hasMore: boolean
+      }
+      assert.deepStrictEqual(
+        first.data.map((p) => p.payoutId),
+        [all.data[0]!.payoutId],
+      )
+      assert.isTrue(first.hasMore)
+      const second = (yield* get(`/Payouts?companyId=${companyId}&limit=1&startingAfter=${first.data[0]!.payoutId}`))
+        .json as { data: ReadonlyArray<{ payoutId: string }> }
+      assert.deepStrictEqual(
+        second.data.map((p) => p.payoutId),
+        [all.data[1]!.payoutId],
+      )
+      assert.isTrue(all.data[0]!.createdAt >= all.data[1]!.createdAt)
+    }),
+  )
+
   it.effect("another partner's company, payouts and items are 404 like missing ones", () =>
     Effect.gen(function* () {
       const list = (yield* get("/Payouts?limit=100")).json as { data: ReadonlyArray<{ payoutId: string }> }

@@ -279,13 +279,39 @@ export const make = Traced.fn("PgEventStore.make")(function* (options: Options =
     return [...stored, ...pending.recorded.filter((event) => event.streamVersion > afterVersion)]
   })
 
-  /** The snapshot row (kind 0, its state in `data`) and the events after it (kind 1), in one statement. */
+  /**
+   * The snapshot row (kind 0, its state in `data`) and the events after it (kind 1), in one statement.
+   * A stream the unit already appended to (a batch appending twice to one stream, e.g. a company's
+   * balance) is read from the stored snapshot too, when it is not newer than the unit's base version:
+   * the stored events up to that version, then the unit's own; else (no base version, or a snapshot
+   * another unit stored meanwhile) the whole stream as `readStream` gives it.
+   */
   const readFromSnapshot = Traced.fn("PgEventStore.readFromSnapshot")(function* (
     streamId: string,
     schemaVersion: number,
   ) {
     const unit = yield* PgUnit.CurrentUnit
-    if (unit?.streams.has(streamId) === true) return { snapshot: undefined, events: yield* readStream(streamId) }
+    const pending = unit?.streams.get(streamId)
+    if (pending !== undefined) {
+      const base = pending.baseVersion
+      if (base === undefined || base === 0) return { snapshot: undefined, events: yield* readStream(streamId) }
+      const stored = yield* storedFromSnapshot(streamId, schemaVersion, undefined)
+      if (stored.snapshot !== undefined && stored.snapshot.streamVersion > base)
+        return { snapshot: undefined, events: yield* readStream(streamId) }
+      return {
+        snapshot: stored.snapshot,
+        events: [...stored.events.filter((event) => event.streamVersion <= base), ...pending.recorded],
+      }
+    }
+    return yield* storedFromSnapshot(streamId, schemaVersion, unit)
+  })
+
+  /** The stored snapshot and the stored events after it, in one statement (with the owned documents). */
+  const storedFromSnapshot = Effect.fnUntraced(function* (
+    streamId: string,
+    schemaVersion: number,
+    unit: PgUnit.Unit | undefined,
+  ) {
     const [rows] = yield* mapSqlErrors(
       Effect.all(
         [

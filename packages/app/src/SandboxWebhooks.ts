@@ -26,21 +26,22 @@ const badRequest = (field: string, message: string) =>
   new Problem.BadRequest({ detail: `${field} ${message}`, code: "BAD_REQUEST", errors: [{ field, message }] })
 
 /** The event type a test asks for (undefined: the plain test webhook), or a 400 naming what is wrong. */
-const requestedType = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function* () {
-    const length = Number(request.headers["content-length"] ?? "0")
-    if (!(length > 0) && request.headers["transfer-encoding"] === undefined) return undefined
-    const body = yield* jsonBody(request)
-    if (typeof body !== "object" || body === null || Array.isArray(body))
-      return yield* Effect.fail(badRequest("body", "must be a JSON object"))
-    for (const key of Object.keys(body))
-      if (key !== "type") return yield* Effect.fail(badRequest(key, "is not a field of this operation"))
-    const type = (body as { type?: unknown }).type
-    if (type === undefined) return undefined
-    if (typeof type !== "string" || !WebhookEvents.eventNames.includes(type))
-      return yield* Effect.fail(badRequest("type", `must be one of ${WebhookEvents.eventNames.join(", ")}`))
-    return type
-  })
+const requestedType = Traced.fn("SandboxWebhooks.requestedType")(function* (
+  request: HttpServerRequest.HttpServerRequest,
+) {
+  const length = Number(request.headers["content-length"] ?? "0")
+  if (!(length > 0) && request.headers["transfer-encoding"] === undefined) return undefined
+  const body = yield* jsonBody(request)
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    return yield* Effect.fail(badRequest("body", "must be a JSON object"))
+  for (const key of Object.keys(body))
+    if (key !== "type") return yield* Effect.fail(badRequest(key, "is not a field of this operation"))
+  const type = (body as { type?: unknown }).type
+  if (type === undefined) return undefined
+  if (typeof type !== "string" || !WebhookEvents.eventNames.includes(type))
+    return yield* Effect.fail(badRequest("type", `must be one of ${WebhookEvents.eventNames.join(", ")}`))
+  return type
+})
 
 /** The `Event` of a test webhook. */
 export const testEvent = "WEBHOOK_TEST"

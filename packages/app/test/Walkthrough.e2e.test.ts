@@ -398,6 +398,8 @@ const payouts = async (base: string) => {
   const login = await okOn("PUT", "/Login/CheckOtp", token, { phoneNumber: "+14155550133", code: "123456" })
   const customerToken = login.accessToken as string
   const session = await okOn("POST", "/Verification/StartKyc", customerToken, { deviceId: "payouts-phone" })
+  const kyc = await okOn("GET", "/Verification/CheckVerification", customerToken)
+  assert.strictEqual(kyc.status, "Verified", JSON.stringify(kyc))
   await okOn("PUT", "/Account/Link", customerToken, {
     tokenId: session.tokenId,
     publicToken: "public-sandbox-ok",

@@ -57,6 +57,15 @@ const withoutReturns = (document: unknown): unknown => {
   }
 }
 
+/** What `recipientAccount` said before companies had payout accounts: a placeholder mask. */
+const placeholderRecipientAccount = "****0000"
+
+/** A transfer whose company had no payout account, as before payout accounts: the placeholder mask. */
+const withPlaceholderRecipient = (document: unknown): unknown =>
+  isObject(document) && document.recipientAccount === "pending payout account"
+    ? { ...document, recipientAccount: placeholderRecipientAccount }
+    : document
+
 /** A list answer `{ data: [...] }` with each document downgraded. */
 const eachOf =
   (downgrade: (document: unknown) => unknown) =>
@@ -82,6 +91,12 @@ export const versions: ReadonlyArray<Version> = [
         description: "The same on every payment request of `GET /Payment/History`.",
         operations: [{ method: "GET", path: /^\/Payment\/History$/ }],
         downgrade: eachOf(withoutReturns),
+      },
+      {
+        description:
+          'A transfer names the company\'s payout account by its mask as `recipientAccount`; one started while the company had none says `"pending payout account"` (it was the placeholder `****0000`).',
+        operations: [{ method: "GET", path: /^\/Transaction\/[^/]+$/ }],
+        downgrade: withPlaceholderRecipient,
       },
     ],
   },

@@ -38,6 +38,11 @@ export interface RegisterCardPayment {
   readonly brand: string
   /** The terminal's or processor's id of the payment. */
   readonly externalReference: string
+  /**
+   * The card processor's reference: the processor registered (authorized) the payment before it is
+   * recorded (`CardPayments.register`); a declined card never reaches this command.
+   */
+  readonly processorReference: string
   readonly at: DateTime.Utc
 }
 
@@ -57,6 +62,7 @@ export type State =
       readonly last4: string
       readonly brand: string
       readonly externalReference: string
+      readonly processorReference?: string
     }
 
 export const initialState: State = { _tag: "Initial" }
@@ -116,6 +122,7 @@ export const decide = (command: Command, state: State): Decision<Event> => {
     last4: command.last4,
     brand: command.brand,
     externalReference: command.externalReference,
+    processorReference: command.processorReference,
     at: command.at,
   }
   return accept<CardPaymentEvent>(event)

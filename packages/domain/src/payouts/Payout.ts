@@ -93,9 +93,19 @@ export const initialState: State = { _tag: "Initial" }
 /** The status a client reads, or undefined before creation. */
 export const statusOf = (state: State): PayoutStatus | undefined => (state._tag === "Initial" ? undefined : state._tag)
 
-/** Why a return code failed a payout: the table's description, or the code itself when not in the table. */
+/** The code of a payout failed because its company replaced the payout account before it left. */
+export const accountChangedCode = "ACCOUNT_CHANGED"
+
+/**
+ * Why a code failed a payout: the ACH table's description, ours for `ACCOUNT_CHANGED`, else the code
+ * itself (a provider's own code).
+ */
 export const reasonOf = (returnCode: string): string =>
-  ReturnCodes.isReturnCode(returnCode) ? ReturnCodes.describe(returnCode) : `returned with code ${returnCode}`
+  ReturnCodes.isReturnCode(returnCode)
+    ? ReturnCodes.describe(returnCode)
+    : returnCode === accountChangedCode
+      ? "the payout account was replaced before the payout left; its money goes out with the next payout"
+      : `failed with code ${returnCode}`
 
 /**
  * When a payout created at `at` is expected on the account: the next business day (ACH credits

@@ -276,8 +276,8 @@ export const recordOutcome = UseCase.fn("Payouts.recordOutcome")(function* (
   return Payout.statusOf(handled.state)
 })
 
-/** The provider's code when a payout's account changed between its creation and its origination. */
-export const accountChangedCode = "ACCOUNT_CHANGED"
+/** The code when a payout's account changed between its creation and its origination. */
+export const accountChangedCode = Payout.accountChangedCode
 
 /**
  * Originates a Pending payout not yet originated through `MoneyMovement.originatePayout` (idempotency

@@ -26,6 +26,7 @@ const details = {
   last4: "4242",
   brand: "visa",
   externalReference: "term-7781-txn-000123",
+  processorReference: "cp_7781_000123",
 }
 const register = (changes: Partial<CardPayment.RegisterCardPayment> = {}): CardPayment.RegisterCardPayment => ({
   _tag: "RegisterCardPayment",

@@ -628,6 +628,30 @@ describe("a Refunded payment request", () => {
   })
 })
 
+describe("an acceptance granting the request's debit authorization", () => {
+  const requestOf = (events: ReadonlyArray<PaymentRequestEvent>) => {
+    const state = fold(PaymentRequest.aggregate, events)
+    if (state._tag === "Initial") throw new Error("no request")
+    return state.request
+  }
+  it("grants the payer's authorization for the request's company, up to the request's ceiling", () => {
+    const grantingAcceptance = PaymentRequestAccepted.make({ ...accepted, debitAuthAccepted: true })
+    assert.deepStrictEqual(PaymentRequest.debitAuthGrantOf(requestOf([createdWithDebitAuth]), grantingAcceptance), {
+      partnerId,
+      registrationId: payer,
+      companyId: created.companyId,
+      limit: usd(50_000),
+    })
+  })
+  it("grants nothing when the payer did not accept the debit authorization", () => {
+    assert.isUndefined(PaymentRequest.debitAuthGrantOf(requestOf([createdWithDebitAuth]), accepted))
+  })
+  it("grants nothing when the service collected the request with an existing authorization", () => {
+    const collected = PaymentRequestAccepted.make({ ...accepted, debitAuthAccepted: true, collectedBy: "DebitAuth" })
+    assert.isUndefined(PaymentRequest.debitAuthGrantOf(requestOf([createdWithDebitAuth]), collected))
+  })
+})
+
 describe("the status history (PAYMENT_REQUEST_STATUS_CHANGED)", () => {
   it("lists every status with its time, and the masked account number once known", () => {
     const history = PaymentRequest.statusHistory([

@@ -493,6 +493,23 @@ describe("a Settled transfer", () => {
       .thenState((state) => assert.isTrue(Transfer.summary(state)?.isReimbursed))
     spec.given([initiated, settled, applied, reimbursed]).when(complete).thenNothingHappens()
   })
+  it("the envelope completed (signed) completes the reimbursement; Sent, Declined or Voided change nothing", () => {
+    spec
+      .given([initiated, settled, applied])
+      .when(Transfer.fromEnvelopeStatus(transferId, "Completed", later)!)
+      .then([reimbursed])
+    for (const status of ["Sent", "Declined", "Voided"] as const)
+      assert.isUndefined(Transfer.fromEnvelopeStatus(transferId, status, later))
+  })
+  it("waits on its envelope while applied, and no longer once reimbursed", () => {
+    const sent = TransferReimbursementApplied.make({ ...applied, envelopeId: "env-1" })
+    assert.deepStrictEqual(Transfer.pendingEnvelopeOf(fold(Transfer.aggregate, [initiated, settled, sent])), {
+      envelopeId: "env-1",
+      sentAt: later,
+    })
+    assert.isUndefined(Transfer.pendingEnvelopeOf(fold(Transfer.aggregate, [initiated, settled, sent, reimbursed])))
+    assert.isUndefined(Transfer.pendingEnvelopeOf(fold(Transfer.aggregate, [initiated, settled])))
+  })
 })
 
 describe("a Pending transfer's origination and outcome", () => {
@@ -531,6 +548,24 @@ describe("a Pending transfer's origination and outcome", () => {
       .given([initiated, originated])
       .when(outcome({ _tag: "Returned", returnCode: "R10" }))
       .then([settled, returnedR10])
+  })
+  it("an outcome naming the recorded movement is recorded as any outcome", () => {
+    spec
+      .given([initiated, originated])
+      .when({ ...outcome({ _tag: "Settled" }), providerReference: "debit-1" })
+      .then([settled])
+  })
+  it("an outcome naming a movement not recorded yet records its origination first", () => {
+    spec
+      .given([initiated])
+      .when({ ...outcome({ _tag: "Settled" }), providerReference: "debit-1" })
+      .then([originated, settled])
+  })
+  it("an outcome naming another movement is refused", () => {
+    spec
+      .given([initiated, originated])
+      .when({ ...outcome({ _tag: "Settled" }), providerReference: "debit-2" })
+      .thenFails({ _tag: "RuleViolated", code: "OtherMovement" })
   })
   it("a code outside the return code table is refused, naming returnCode", () => {
     spec

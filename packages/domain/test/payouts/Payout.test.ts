@@ -189,6 +189,14 @@ describe("a Failed payout", () => {
   })
 })
 
+describe("a failure's reason", () => {
+  it("is the ACH table's description, ours for a replaced payout account, else names the provider's code", () => {
+    assert.strictEqual(Payout.reasonOf("R03"), "No account / unable to locate account")
+    assert.include(Payout.reasonOf(Payout.accountChangedCode), "payout account was replaced")
+    assert.strictEqual(Payout.reasonOf("XYZ1"), "failed with code XYZ1")
+  })
+})
+
 describe("the arrival date", () => {
   it("is the next business day: Friday's payout arrives on Monday, Tuesday's on Wednesday", () => {
     assert.strictEqual(Payout.arrivalDateOf(at), "2026-03-09")

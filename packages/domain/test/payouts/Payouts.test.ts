@@ -219,6 +219,21 @@ describe("paying out", () => {
     }).pipe(Effect.provide(layer())),
   )
 
+  it.effect("a provider's notification ends in the same decision as polling; repeated, it changes nothing", () =>
+    Effect.gen(function* () {
+      const { payoutId } = yield* paidOut()
+      yield* Payouts.originate(payoutId)
+      assert.strictEqual(yield* Payouts.recordOutcome(payoutId, { status: "Settled" }), "Paid")
+      assert.strictEqual(yield* Payouts.recordOutcome(payoutId, { status: "Settled" }), "Paid")
+      assert.strictEqual(yield* Payouts.pollOutcome(payoutId), "Paid")
+      const webhooks = yield* payoutWebhooks(payoutId)
+      assert.deepStrictEqual(
+        webhooks.map((n) => n.data.Status),
+        ["Pending", "Paid"],
+      )
+    }).pipe(Effect.provide(layer())),
+  )
+
   it.effect("a company without a payout account is not paid out; its money waits", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(Date.parse("2026-03-02T10:00:00.000Z"))

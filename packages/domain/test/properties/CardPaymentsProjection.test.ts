@@ -41,6 +41,7 @@ const arbitraryHistory = fc
         last4: registration.last4,
         brand: registration.brand,
         externalReference: registration.externalReference,
+        processorReference: `cp_${registration.externalReference}`,
         at,
       })
     // A retry is the same registration again (undefined) or another one under the same id.

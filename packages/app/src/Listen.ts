@@ -1,0 +1,140 @@
+/**
+ * `partnerpay listen --forward-to <url>`: a local webhook loop, as `stripe
+ * listen` gives. It reads the partner's events over the API (`GET /Events`,
+ * oldest first after the last one seen), so it works against a remote service
+ * and needs no inbound port, and forwards each new event to a local URL as
+ * the service's webhooks are delivered: the same body `{ Live, Event, Data }`
+ * and headers (`X-Partnerpay-Event-Id`, `X-HMAC-Signature`,
+ * `X-Partnerpay-Signature`), signed with a signing secret of the session,
+ * printed at start to verify with. One line per delivery says the event and
+ * the local answer's status. Only events recorded after the start are
+ * forwarded. It authenticates with the partner's credentials (renewing the
+ * token as it expires) or with a token.
+ */
+import { randomBytes } from "node:crypto"
+import { Traced } from "@partnerpay/domain"
+import { Console, Data, Effect, Redacted, Schedule } from "effect"
+import { sign, signTimestamped } from "./workers/WebhookDispatcher.ts"
+
+export interface ListenOptions {
+  /** The service's base URL, e.g. `http://127.0.0.1:3000`. */
+  readonly base: string
+  /** Where events are forwarded. */
+  readonly forwardTo: string
+  readonly credentials?: { readonly clientId: string; readonly clientSecret: Redacted.Redacted<string> } | undefined
+  readonly token?: Redacted.Redacted<string> | undefined
+  /** Between two reads of the events. */
+  readonly pollMillis: number
+  /** `Live` of the forwarded bodies (the service's environment). */
+  readonly live: boolean
+  /** Where the lines go (stdout by default). */
+  readonly print?: (line: string) => Effect.Effect<void>
+}
+
+/** A failure to reach or use the service (printed in one line by the CLI). */
+export class ListenFailed extends Data.TaggedError("ListenFailed")<{ readonly message: string }> {}
+
+const failed = (message: string) => new ListenFailed({ message })
+
+interface EventItem {
+  readonly id: string
+  readonly event: string
+  readonly data: unknown
+}
+
+const trimmed = (url: string) => url.replace(/\/+$/, "")
+
+/** A signing secret for one listen session. */
+export const sessionSecret = (): Redacted.Redacted<string> =>
+  Redacted.make(`whsec_${randomBytes(32).toString("base64url")}`)
+
+/** The forwarded request of one event: its body and headers, signed with `secret`. */
+export const delivery = (item: EventItem, live: boolean, secret: Redacted.Redacted<string>, unixSeconds: number) => {
+  const body = JSON.stringify({ Live: live, Event: item.event, Data: item.data })
+  return {
+    body,
+    headers: {
+      "content-type": "application/json",
+      "user-agent": "partnerpay-listen/1",
+      "x-partnerpay-event-id": item.id,
+      "x-partnerpay-delivery-attempt": "1",
+      "x-hmac-signature": sign(body, secret),
+      "x-partnerpay-signature": signTimestamped(body, item.id, unixSeconds, secret),
+    },
+  }
+}
+
+/** Runs until interrupted: prints the secret, then forwards every new event. */
+export const listen = Traced.fn("Listen.listen")(function* (options: ListenOptions) {
+  const print = options.print ?? ((line: string) => Console.log(line))
+  const base = trimmed(options.base)
+  let token = options.token
+  const authenticate = Effect.tryPromise({
+    try: async () => {
+      const credentials = options.credentials
+      if (credentials === undefined) throw failed("the token was refused (401): get a new one")
+      const answer = await fetch(`${base}/auth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          ClientId: credentials.clientId,
+          ClientSecret: Redacted.value(credentials.clientSecret),
+        }),
+      })
+      if (answer.status !== 200) throw failed(`POST ${base}/auth/token answered ${answer.status}`)
+      const body = (await answer.json()) as { AccessToken: string }
+      return Redacted.make(body.AccessToken)
+    },
+    catch: (error) => (error instanceof ListenFailed ? error : failed(`cannot reach ${base}: ${error}`)),
+  })
+  const get = Traced.fn("Listen.get")(function* (path: string) {
+    if (token === undefined) token = yield* authenticate
+    const read = (bearer: Redacted.Redacted<string>) =>
+      Effect.tryPromise({
+        try: () => fetch(`${base}${path}`, { headers: { authorization: `Bearer ${Redacted.value(bearer)}` } }),
+        catch: (error) => failed(`cannot reach ${base}: ${error}`),
+      })
+    let answer = yield* read(token)
+    if (answer.status === 401) {
+      token = yield* authenticate
+      answer = yield* read(token)
+    }
+    if (answer.status !== 200) return yield* failed(`GET ${base}${path} answered ${answer.status}`)
+    return (yield* Effect.promise(() => answer.json())) as { data: ReadonlyArray<EventItem>; hasMore: boolean }
+  })
+
+  // Only what happens from now on: the newest event so far is where reading starts.
+  const newest = yield* get("/Events?limit=1")
+  let cursor: string | undefined = newest.data[0]?.id
+  const secret = sessionSecret()
+  yield* print(`Ready! Forwarding your events to ${options.forwardTo}`)
+  yield* print(`Your webhook signing secret for this session is ${Redacted.value(secret)}`)
+
+  const forward = Traced.fn("Listen.forward")(function* (item: EventItem) {
+    const request = delivery(item, options.live, secret, Math.floor(Date.now() / 1000))
+    const status = yield* Effect.tryPromise(() =>
+      fetch(options.forwardTo, { method: "POST", headers: request.headers, body: request.body }).then(
+        async (answer) => {
+          await answer.arrayBuffer()
+          return String(answer.status)
+        },
+      ),
+    ).pipe(Effect.orElseSucceed(() => "no answer"))
+    yield* print(
+      `${new Date().toISOString()}  --> ${item.event} [${item.id}]  <-- [${status}] POST ${options.forwardTo}`,
+    )
+  })
+
+  const poll = Effect.gen(function* () {
+    for (;;) {
+      const after = cursor === undefined ? "" : `&startingAfter=${encodeURIComponent(cursor)}`
+      const page = yield* get(`/Events?order=asc&limit=100${after}`)
+      for (const item of page.data) {
+        yield* forward(item)
+        cursor = item.id
+      }
+      if (!page.hasMore) return
+    }
+  })
+  return yield* poll.pipe(Effect.repeat(Schedule.spaced(options.pollMillis)), Effect.asVoid)
+})
