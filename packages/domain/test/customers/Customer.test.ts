@@ -318,7 +318,35 @@ describe("bank accounts", () => {
     spec
       .given([registered, kycStarted()])
       .when({ _tag: "LinkBankAccounts", tokenId: otherTokenId, accounts: [checking], at })
-      .thenFails({ _tag: "RuleViolated", code: "LINK_SESSION_UNKNOWN" })
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "LINK_SESSION_UNKNOWN",
+        reason: "the bank-link session was not issued to this customer",
+      })
+  })
+  it("every bad field of an account is named by its place in the list", () => {
+    const error = spec
+      .given([registered, kycStarted()])
+      .when(
+        link(checking, {
+          bankAccountId: "not-a-uuid" as BankAccountId,
+          institutionId: " ",
+          name: "",
+          mask: "1111",
+          type: "",
+        }),
+      )
+      .thenFails({ _tag: "ValidationFailed" })
+    assert.deepStrictEqual(
+      (error as unknown as { issues: ReadonlyArray<{ field: string }> }).issues.map((issue) => issue.field),
+      ["accounts[1].bankAccountId", "accounts[1].institutionId", "accounts[1].name", "accounts[1].type"],
+    )
+  })
+  it("an account with the details of a linked one but another id is another account, and is recorded", () => {
+    spec
+      .given([registered, kycStarted(), linked(checking)])
+      .when(link({ ...checking, bankAccountId: accountB }))
+      .then([linked({ ...checking, bankAccountId: accountB })])
   })
   it("a full account number instead of its last 4 digits is refused, as are duplicates", () => {
     spec
@@ -577,6 +605,22 @@ describe("saved card payment methods", () => {
         .when({ _tag: "SaveCardPaymentMethod", method: { ...card, ...changed }, at })
         .then([Customer.CardPaymentMethodSaved.make({ ...customer, method: { ...card, ...changed }, at })])
     })
+  it("a card with the details of a saved one but another id is another card, and is saved", () => {
+    spec
+      .given([registered, saved])
+      .when({ _tag: "SaveCardPaymentMethod", method: { ...card, id: "pm_2Y4z" }, at })
+      .then([Customer.CardPaymentMethodSaved.make({ ...customer, method: { ...card, id: "pm_2Y4z" }, at })])
+  })
+  it("every empty card field is named", () => {
+    const error = spec
+      .given([registered])
+      .when({ _tag: "SaveCardPaymentMethod", method: { ...card, id: "", type: "", brand: "" }, at })
+      .thenFails({ _tag: "ValidationFailed" })
+    assert.deepStrictEqual(
+      (error as unknown as { issues: ReadonlyArray<{ field: string }> }).issues.map((issue) => issue.field),
+      ["method.id", "method.type", "method.brand"],
+    )
+  })
   it("saving a saved card again with the same details changes nothing", () => {
     spec.given([registered, saved]).when({ _tag: "SaveCardPaymentMethod", method: card, at }).thenNothingHappens()
   })
