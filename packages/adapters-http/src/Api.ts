@@ -16,6 +16,7 @@ import * as CrossCutting from "./cross-cutting/CrossCutting.ts"
 import * as OpenApiReference from "./cross-cutting/OpenApiReference.ts"
 import { ProblemHandling } from "./cross-cutting/ProblemHandling.ts"
 import { AccountApi } from "./customers/AccountApi.ts"
+import { BankLinkCallbackApi } from "./customers/BankLinkCallbackApi.ts"
 import { CustomerApi } from "./customers/CustomerApi.ts"
 import { LoginApi } from "./customers/LoginApi.ts"
 import { VerificationApi } from "./customers/VerificationApi.ts"
@@ -38,6 +39,7 @@ export class Api extends HttpApi.make("partnerpay")
   .add(AuthApi)
   .add(HealthApi)
   .add(WebhookApi)
+  .add(BankLinkCallbackApi)
   .add(PaymentApi)
   .add(TransactionApi)
   .add(CompanyApi)

@@ -44,6 +44,7 @@ import { failureResponse, ProblemHandling } from "./cross-cutting/ProblemHandlin
 import { correlationIdOf } from "./cross-cutting/RequestRecord.ts"
 import type { Tokens } from "./cross-cutting/Tokens.ts"
 import { AccountLive } from "./customers/AccountLive.ts"
+import { BankLinkCallbackLive } from "./customers/BankLinkCallbackLive.ts"
 import type { CustomerIdentityPorts } from "./customers/CustomerIdentityPorts.ts"
 import { CustomerLive } from "./customers/CustomerLive.ts"
 import { LoginLive } from "./customers/LoginLive.ts"
@@ -97,6 +98,7 @@ export const HandlersLive = Layer.mergeAll(
   VerificationLive,
   HealthLive,
   WebhookLive,
+  BankLinkCallbackLive,
   CompanyLive,
   CustomerLive,
   DebitAuthLive,

@@ -219,6 +219,22 @@ describe("HEAD notification endpoints", () => {
   }
 })
 
+describe("POST /BankLinkWebhook/UpdateItem (the bank-link provider's deliveries)", () => {
+  it.effect(
+    "where no provider sends notifications (the sandbox), a delivery is 401 problem+json and changes nothing",
+    () =>
+      Effect.gen(function* () {
+        const r = yield* send(
+          handler,
+          "/BankLinkWebhook/UpdateItem",
+          postJson(JSON.stringify({ webhook_type: "ITEM", webhook_code: "USER_PERMISSION_REVOKED", item_id: "x" })),
+        )
+        assert.strictEqual(r.status, 401)
+        assert.include(r.headers.get("content-type") ?? "", "application/problem+json")
+      }),
+  )
+})
+
 describe("request decoding failures are 400 problem+json with field errors", () => {
   it.effect("malformed JSON", () =>
     Effect.gen(function* () {
@@ -412,7 +428,9 @@ describe("GET /openapi.json", () => {
         assert.deepStrictEqual(missing, [])
         assert.deepStrictEqual(Object.keys(doc.paths["/auth/token"] ?? {}), ["post"])
         assert.deepStrictEqual(Object.keys(doc.paths["/HealthCheck/Get"] ?? {}), ["get"])
-        assert.deepStrictEqual(Object.keys(doc.paths["/BankLinkWebhook/UpdateItem"] ?? {}), ["head"])
+        // HEAD: the interface's reachability probe (bearer); POST: the provider's own signed deliveries.
+        assert.deepStrictEqual(Object.keys(doc.paths["/BankLinkWebhook/UpdateItem"] ?? {}).sort(), ["head", "post"])
+        assert.deepStrictEqual(doc.paths["/BankLinkWebhook/UpdateItem"]?.post?.security, [])
         const schemes = Object.values(doc.components.securitySchemes)
         assert.deepStrictEqual(schemes, [{ type: "http", scheme: "bearer", bearerFormat: "JWT" }])
         const health = doc.paths["/HealthCheck/Get"]?.get

@@ -13,7 +13,7 @@
  * download the same document at once and a crashed download is retried after
  * the lease. Every database failure becomes `EventStoreUnavailable`.
  */
-import { Attachments, Payments, Traced } from "@partnerpay/domain"
+import { Attachments, type Outbox, Payments, Traced } from "@partnerpay/domain"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { unavailable } from "./SqlErrors.ts"
@@ -49,6 +49,16 @@ const toView = (row: ViewRow): Attachments.AttachmentView => ({
 export const make: Effect.Effect<Attachments.PaymentAttachments["Service"], never, SqlClient> = Effect.gen(
   function* () {
     const sql = yield* SqlClient
+    /** The statement's tail after `changed`: the notification's outbox row when one is given and a row changed. */
+    const outboxRow = (notification: Outbox.Notification | undefined) =>
+      notification === undefined
+        ? sql`SELECT count(*) FROM changed`
+        : sql`
+          INSERT INTO outbox (id, partner_id, event_type, data, position)
+          SELECT ${notification.id}, ${notification.partnerId}, ${notification.eventType},
+                 ${JSON.stringify(notification.data)}::jsonb, ${notification.position}
+          FROM changed
+          ON CONFLICT (id) DO NOTHING`
     const register = (registration: Attachments.Registration) => {
       const guessed = Payments.attachmentOf("", registration.url)
       return sql`
@@ -95,19 +105,28 @@ export const make: Effect.Effect<Attachments.PaymentAttachments["Service"], neve
           ),
           unavailable("claiming attachment downloads"),
         ),
-      recordStored: (id, stored) =>
+      // The outcome and its webhook in one statement: the outbox row exists exactly when the status changed.
+      recordStored: (id, stored, notification) =>
         sql`
-          UPDATE payment_attachments
-          SET status = 'Stored', content_type = ${stored.contentType}, size_bytes = ${stored.bytes.byteLength},
-            sha256 = ${stored.sha256}, bytes = ${Buffer.from(stored.bytes)}, attempts = attempts + 1,
-            last_error = NULL, updated_at = now()
-          WHERE id = ${id} AND status = 'Pending'`.pipe(Effect.asVoid, unavailable("storing an attachment")),
-      recordFailure: (id, failure) =>
+          WITH changed AS (
+            UPDATE payment_attachments
+            SET status = 'Stored', content_type = ${stored.contentType}, size_bytes = ${stored.bytes.byteLength},
+              sha256 = ${stored.sha256}, bytes = ${Buffer.from(stored.bytes)}, attempts = attempts + 1,
+              last_error = NULL, updated_at = now()
+            WHERE id = ${id} AND status = 'Pending'
+            RETURNING id
+          )
+          ${outboxRow(notification)}`.pipe(Effect.asVoid, unavailable("storing an attachment")),
+      recordFailure: (id, failure, notification) =>
         (failure.outcome._tag === "Failed"
           ? sql`
-            UPDATE payment_attachments
-            SET status = 'Failed', attempts = ${failure.attempts}, last_error = ${failure.reason}, updated_at = now()
-            WHERE id = ${id} AND status = 'Pending'`
+            WITH changed AS (
+              UPDATE payment_attachments
+              SET status = 'Failed', attempts = ${failure.attempts}, last_error = ${failure.reason}, updated_at = now()
+              WHERE id = ${id} AND status = 'Pending'
+              RETURNING id
+            )
+            ${outboxRow(notification)}`
           : sql`
             UPDATE payment_attachments
             SET attempts = ${failure.attempts}, last_error = ${failure.reason},

@@ -8,7 +8,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Attachments } from "@partnerpay/domain"
-import { Effect, Layer } from "effect"
+import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
 import * as PgAttachments from "../src/PgAttachments.ts"
@@ -109,6 +109,64 @@ for (const database of databases) {
             assert.strictEqual(failed?.failureReason, "content type text/html is not accepted")
             assert.deepStrictEqual(yield* store.claimDue(now + 86_400_000, 10, 60_000), [])
             assert.isUndefined(yield* store.content(partner, request, id))
+          }).pipe(Effect.provide(layer())),
+        ),
+    )
+
+    it(
+      "records an outcome's ATTACHMENT_STATUS_CHANGED webhook in the same write, once, and none for a retry",
+      { timeout: 60_000 },
+      () =>
+        Effect.runPromise(
+          Effect.gen(function* () {
+            const store = yield* Attachments.PaymentAttachments
+            const sql = yield* SqlClient
+            const paymentRequestId = "9d2e3f40-5b6c-4d7e-8f90-1a2b3c4d5e03"
+            yield* store.register({
+              partnerId: partner,
+              paymentRequestId,
+              url: "https://x.example.com/w.pdf",
+              name: "w.pdf",
+            })
+            const due = (yield* store.claimDue(now, 10, 60_000)).find((d) => d.paymentRequestId === paymentRequestId)!
+            const at = DateTime.makeUnsafe(now)
+            const outboxRows = () =>
+              sql<{ id: string; event_type: string; data: { Status: string; SizeBytes?: number } }>`
+                SELECT id, event_type, data FROM outbox WHERE data ->> 'AttachmentId' = ${due.id}`
+            // A retry is no outcome: no webhook.
+            yield* store.recordFailure(
+              due.id,
+              { reason: "timeout", attempts: 1, outcome: { _tag: "Retry", nextAttemptAtMillis: now + 1 } },
+              undefined,
+            )
+            assert.deepStrictEqual(yield* outboxRows(), [])
+            const stored = Attachments.statusNotification(
+              due,
+              { status: "Stored", contentType: "application/pdf", sizeBytes: bytes.byteLength },
+              at,
+            )
+            yield* store.recordStored(
+              due.id,
+              { contentType: "application/pdf", bytes, sha256: "cd".repeat(32) },
+              stored,
+            )
+            const rows = yield* outboxRows()
+            assert.deepStrictEqual(
+              rows.map((row) => [row.event_type, row.data.Status, row.data.SizeBytes]),
+              [["ATTACHMENT_STATUS_CHANGED", "Stored", bytes.byteLength]],
+            )
+            // Recorded again (a second worker, a retry after a crash): the status does not change, nothing is sent twice.
+            yield* store.recordStored(
+              due.id,
+              { contentType: "application/pdf", bytes, sha256: "cd".repeat(32) },
+              stored,
+            )
+            yield* store.recordFailure(
+              due.id,
+              { reason: "late", attempts: 2, outcome: { _tag: "Failed" } },
+              Attachments.statusNotification(due, { status: "Failed", reason: "late" }, at),
+            )
+            assert.lengthOf(yield* outboxRows(), 1)
           }).pipe(Effect.provide(layer())),
         ),
     )

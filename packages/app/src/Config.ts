@@ -26,6 +26,7 @@
  */
 import type { ClientAddress } from "@partnerpay/adapters-http"
 import { Config, ConfigProvider, Effect, type LogLevel, Option, Redacted, Schema } from "effect"
+import * as HttpBridge from "./providers/HttpBridge.ts"
 import * as ProviderPorts from "./providers/ProviderPorts.ts"
 import * as SettingSchemas from "./SettingSchemas.ts"
 import * as Settings from "./Settings.ts"
@@ -104,8 +105,11 @@ export interface AppConfig {
   readonly reminderDays: ReadonlyArray<number>
   /** The partner created at start in sandbox (absent in production). */
   readonly sandboxPartner: Option.Option<SandboxPartnerConfig>
-  /** The providers' HTTP bridges (PARTNERPAY_PROVIDER_<PORT>_*): every port in production, unused in sandbox. */
-  readonly providers: ProviderPorts.Bridges
+  /**
+   * The provider of each port (PARTNERPAY_PROVIDER_<PORT>: its bridge, PARTNERPAY_PROVIDER_<PORT>_*, or a
+   * first-party adapter and its vendor's settings): every required port in production, unused in sandbox.
+   */
+  readonly providers: ProviderPorts.Configuration
 }
 
 export interface AdminListener {
@@ -240,7 +244,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
   const logLevel = issues.take(value.logLevel)
   const logFormatAsked = issues.take(value.logFormat)
   const sandboxPartner = sandboxPartnerOf(read, issues, environment)
-  const providers = bridgesOf(read, issues, production)
+  const providers = providersOf(read, issues, production)
 
   return {
     port,
@@ -357,20 +361,50 @@ const sandboxPartnerOf = (
 const isLoopback = (url: URL) => ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname)
 
 /**
- * The bridges of PARTNERPAY_PROVIDER_<PORT>_{URL,SECRET,TIMEOUT_MS,RETRIES}. URL and SECRET go together;
- * production needs https (but on loopback) and every port configured: each port left out is one issue naming it.
+ * The ports' providers. PARTNERPAY_PROVIDER_<PORT> picks the adapter (`bridge` by default). A bridge is
+ * PARTNERPAY_PROVIDER_<PORT>_{URL,SECRET,TIMEOUT_MS,RETRIES}: URL and SECRET go together; production needs
+ * https (but on loopback) and every required port configured: each port left out is one issue naming it.
+ * A first-party adapter needs its vendor's settings (each missing one named once, whatever the number of
+ * ports that need it); its calls wait at most the port's TIMEOUT_MS.
  */
-const bridgesOf = (read: Read, issues: Issues, production: boolean): ProviderPorts.Bridges => {
-  const bridges: ProviderPorts.Bridges = {}
+const providersOf = (read: Read, issues: Issues, production: boolean): ProviderPorts.Configuration => {
+  const ports: Partial<Record<ProviderPorts.PortKey, ProviderPorts.Selection>> = {}
+  const needs = new Map<string, string>()
+  const need = (variable: string, why: string) => {
+    if (!needs.has(variable)) needs.set(variable, why)
+  }
   for (const entry of ProviderPorts.ports) {
     const value = read.bridges[entry.key]
     const declared = Settings.bridges[entry.key]
+    const choice = issues.take(value.choice)
+    const timeoutMillis = issues.take(value.timeoutMillis)
+    if (choice !== "bridge") {
+      const why = `is required when ${declared.choice.name}=${choice}`
+      if (choice === "twilio") {
+        need(settings.twilioAccountSid.name, why)
+        need(settings.twilioAuthToken.name, why)
+        if (entry.key === "OTP") need(settings.twilioVerifyServiceSid.name, why)
+        if (entry.key === "SMS") need(settings.twilioMessagingServiceSid.name, why)
+      }
+      if (choice === "smtp") {
+        need(settings.smtpUrl.name, why)
+        need(settings.smtpFrom.name, why)
+      }
+      if (choice === "plaid") {
+        need(settings.plaidClientId.name, why)
+        need(settings.plaidSecret.name, why)
+        need(settings.plaidEnvironment.name, why)
+      }
+      ports[entry.key] = { _tag: choice, timeoutMillis }
+      continue
+    }
     const [urlVariable, secretVariable] = [declared.url.name, declared.secret.name]
     if (!value.url.set && !value.secret.set) {
-      if (production) {
+      if (production && entry.required) {
         issues.add(
           urlVariable,
-          `is required when PARTNERPAY_ENV=production, with ${secretVariable}: ` +
+          `is required when PARTNERPAY_ENV=production, with ${secretVariable}` +
+            ` (or ${declared.choice.name} set to one of ${ProviderPorts.adaptersOf(entry.key).join(", ")}): ` +
             `${entry.port} has no production provider (sandboxes never run in production)`,
         )
       }
@@ -387,13 +421,66 @@ const bridgesOf = (read: Read, issues: Issues, production: boolean): ProviderPor
       )
     }
     const secret = issues.take(value.secret)
-    const timeoutMillis = issues.take(value.timeoutMillis)
     const retries = issues.take(value.retries)
     if (Option.isSome(url) && !insecure && Option.isSome(secret)) {
-      bridges[entry.key] = { url: url.value, secret: secret.value, timeoutMillis, retries }
+      ports[entry.key] = { _tag: "bridge", bridge: { url: url.value, secret: secret.value, timeoutMillis, retries } }
     }
   }
-  return bridges
+  const vendor = <A>(reading: Settings.Reading<Option.Option<A>>, name: string): A | undefined => {
+    if (needs.has(name) && !reading.set) issues.add(name, needs.get(name) as string)
+    return Option.getOrUndefined(issues.take(reading))
+  }
+  const baseUrl = (reading: Settings.Reading<Option.Option<string>>, name: string) => {
+    const url = vendor(reading, name)
+    if (url !== undefined && production && !isSecure(new URL(url))) {
+      issues.add(name, "must be an https:// URL in production (http only on loopback)")
+    }
+    return url
+  }
+  const value = read.settings
+  const twilio = {
+    accountSid: vendor(value.twilioAccountSid, settings.twilioAccountSid.name),
+    authToken: vendor(value.twilioAuthToken, settings.twilioAuthToken.name),
+    verifyServiceSid: vendor(value.twilioVerifyServiceSid, settings.twilioVerifyServiceSid.name),
+    messagingServiceSid: vendor(value.twilioMessagingServiceSid, settings.twilioMessagingServiceSid.name),
+    baseUrl: baseUrl(value.twilioBaseUrl, settings.twilioBaseUrl.name),
+  }
+  const smtp = {
+    url: vendor(value.smtpUrl, settings.smtpUrl.name),
+    from: vendor(value.smtpFrom, settings.smtpFrom.name),
+  }
+  const plaid = {
+    clientId: vendor(value.plaidClientId, settings.plaidClientId.name),
+    secret: vendor(value.plaidSecret, settings.plaidSecret.name),
+    environment: vendor(value.plaidEnvironment, settings.plaidEnvironment.name),
+    baseUrl: baseUrl(value.plaidBaseUrl, settings.plaidBaseUrl.name),
+    webhookUrl: vendor(value.plaidWebhookUrl, settings.plaidWebhookUrl.name),
+    clientName: issues.take(value.plaidClientName),
+  }
+  const timeoutMillis = HttpBridge.defaultTimeoutMillis
+  return {
+    ports,
+    vendors: {
+      twilio:
+        twilio.accountSid === undefined || twilio.authToken === undefined
+          ? undefined
+          : { ...twilio, accountSid: twilio.accountSid, authToken: twilio.authToken, timeoutMillis },
+      smtp:
+        smtp.url === undefined || smtp.from === undefined
+          ? undefined
+          : { url: smtp.url, from: smtp.from, timeoutMillis },
+      plaid:
+        plaid.clientId === undefined || plaid.secret === undefined || plaid.environment === undefined
+          ? undefined
+          : {
+              ...plaid,
+              clientId: plaid.clientId,
+              secret: plaid.secret,
+              environment: plaid.environment,
+              timeoutMillis,
+            },
+    },
+  }
 }
 
 const isSecure = (url: URL) => url.protocol === "https:" || isLoopback(url)

@@ -14,6 +14,10 @@
  *   (will retry), `gave_up`;
  * - `partnerpay_worker_runs_total{worker,outcome}`: background worker steps
  *   that did work (`work`), found nothing (`idle`) or failed (`failed`);
+ * - `partnerpay_provider_calls_total{provider,operation,outcome}`: calls to
+ *   the providers (bridges and first-party adapters) answered (`ok`),
+ *   refused by the provider (`refused`: a port's refusal) or unavailable
+ *   (`unavailable`: timeout, 5xx, connection, malformed answer);
  * - the Node.js runtime, from prom-client's default collectors: `process_*`
  *   (CPU seconds, resident memory, open file descriptors, start time) and
  *   `nodejs_*` (event loop lag and its percentiles, heap spaces, GC durations
@@ -105,6 +109,42 @@ export const workerRun = (worker: string, outcome: "work" | "idle" | "failed"): 
   }
   return Metric.update(counter, 1)
 }
+
+const providerCallSeries = new Map<string, Metric.Counter<number>>()
+
+/** Counts one call to a provider by its outcome. */
+export const providerCall = (
+  provider: string,
+  operation: string,
+  outcome: "ok" | "refused" | "unavailable",
+): Effect.Effect<void> => {
+  const key = `${provider}\n${operation}\n${outcome}`
+  let counter = providerCallSeries.get(key)
+  if (counter === undefined) {
+    counter = Metric.counter("partnerpay_provider_calls_total", {
+      description: "Calls to the providers (bridges and first-party adapters), by outcome",
+      attributes: { provider, operation, outcome },
+      incremental: true,
+    })
+    providerCallSeries.set(key, counter)
+  }
+  return Metric.update(counter, 1)
+}
+
+/** Counts the call `self` makes to `provider`: ok, refused (a port's refusal) or unavailable. */
+export const countProviderCall =
+  (provider: string, operation: string) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    self.pipe(
+      Effect.tap(() => providerCall(provider, operation, "ok")),
+      Effect.tapError((error) =>
+        providerCall(
+          provider,
+          operation,
+          (error as { readonly _tag?: unknown } | null)?._tag === "ProviderUnavailable" ? "unavailable" : "refused",
+        ),
+      ),
+    )
 
 const contentType = "text/plain; version=0.0.4; charset=utf-8"
 

@@ -13,10 +13,12 @@
  * part of the production layer: a port without a bridge refuses the start
  * (Config.ts already refuses such a configuration; the layer checks again).
  *
- * Messages to customers (`messaging`, sandbox only): the SMS, push and e-mail
+ * Messages to customers: in the sandbox (`messaging`) the SMS, push and e-mail
  * senders record every message in the database (`sent_messages`, read at
  * GET /Sandbox/Messages) instead of sending it, and the OTP sender is one use
- * of the SMS sender. Production has no message senders yet (docs/decisions.md).
+ * of the SMS sender. In production each channel is a provider port
+ * (`SMS`, `EMAIL`, `PUSH`: Twilio Messaging, SMTP or a bridge); a channel
+ * left unset is skipped (its messages are undeliverable and logged).
  */
 import { CustomerIdentityPorts } from "@partnerpay/adapters-http"
 import { PgSentMessages } from "@partnerpay/adapters-pg"

@@ -38,6 +38,7 @@ import * as Logging from "./Logging.ts"
 import * as Metrics from "./Metrics.ts"
 import * as MoneyMovementNotifications from "./MoneyMovementNotifications.ts"
 import * as Partners from "./Partners.ts"
+import type * as ProviderPorts from "./providers/ProviderPorts.ts"
 import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
 import * as SandboxClock from "./SandboxClock.ts"
@@ -101,6 +102,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         AttachmentFetcher.name,
         PayoutWorkers.schedulerName,
         PayoutWorkers.movementsName,
+        "payment-notifier",
       ]
 
 /**
@@ -144,15 +146,10 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     }),
     // Payouts in both environments: daily in production, each settlement cycle in the sandbox.
     payoutWorkers(config),
+    // Reminders and status messages: recorded in the sandbox, sent by the channels' providers in production.
+    PaymentNotifier.layer({ reminderDays: config.reminderDays }),
   )
-  return isSandbox(config)
-    ? Layer.mergeAll(
-        common,
-        SandboxKyb.layer({ delayMillis: config.kybDelayMillis }),
-        // Message senders exist in the sandbox only (recording); production has none yet.
-        PaymentNotifier.layer({ reminderDays: config.reminderDays }),
-      )
-    : common
+  return isSandbox(config) ? Layer.mergeAll(common, SandboxKyb.layer({ delayMillis: config.kybDelayMillis })) : common
 }
 
 /**
@@ -204,6 +201,10 @@ export const sandboxPartnerHint = Traced.fn("Service.sandboxPartnerHint")(functi
     `get a partner token: curl -s -XPOST ${address}/auth/token -H 'content-type: application/json' -d @${file}`,
   )
 })
+
+/** The bridge of a port served by one (the money-movement notifications are signed with its secret). */
+const bridgeOf = (selection: ProviderPorts.Selection | undefined) =>
+  selection?._tag === "bridge" ? selection.bridge : undefined
 
 /** Everything the service runs, for a validated configuration and its token secret. */
 export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<string>, startedAt = Date.now()) => {
@@ -261,7 +262,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     ...(config.metrics ? [Metrics.routes] : []),
     ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes, SandboxWebhooks.routes] : []),
     // Production: the money-movement provider's notifications, signed with its bridge's secret.
-    ...(sandbox ? [] : [MoneyMovementNotifications.routes(config.providers.MONEY_MOVEMENT)]),
+    ...(sandbox ? [] : [MoneyMovementNotifications.routes(bridgeOf(config.providers.ports.MONEY_MOVEMENT))]),
   ).pipe(Layer.provide(Http.serviceRoutes))
   const http = Http.serve(Layer.merge(Server.Routes, own), {
     port: config.port,

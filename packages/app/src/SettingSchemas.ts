@@ -225,3 +225,23 @@ export const ClientId = fromText(Schema.String, (text) => {
     ? Result.succeed(id)
     : refuse("must be 1 to 200 printable ASCII characters without spaces")
 })
+
+/** One of `words` (any case), written as given. */
+export const oneOf = <const W extends string>(words: ReadonlyArray<W>) =>
+  fromText<W>(Schema.Literals(words), (text) => {
+    const word = text.trim().toLowerCase()
+    const found = words.find((each) => each === word)
+    return found === undefined
+      ? refuse(`must be one of ${words.map((each) => `"${each}"`).join(", ")} (got ${quote(text)})`)
+      : Result.succeed(found)
+  })
+
+/** An SMTP server URL (`smtp://` or `smtps://`); it may hold a password: a refusal never echoes it. */
+export const SmtpUrl = fromText(
+  RedactedString,
+  (text) =>
+    /^smtps?:\/\/\S+$/.test(text.trim())
+      ? Result.succeed(Redacted.make(text.trim()))
+      : refuse("must be an SMTP URL (smtp://user:password@host:587 or smtps://user:password@host:465)"),
+  Redacted.value,
+)

@@ -34,8 +34,10 @@ import {
   minimumAdminTokenLength,
   minimumProviderSecretLength,
   OnOff,
+  oneOf,
   Port,
   ReminderDays,
+  SmtpUrl,
   StatementsPerSession,
   secretOf,
   Text,
@@ -281,15 +283,71 @@ export const settings = {
     default: "auto",
     doc: "`json` (one JSON object per line), `pretty` (one readable line each) or `auto`: pretty when stdout is a terminal in sandbox, JSON otherwise (always JSON in production unless `pretty` is asked).",
   }),
+  twilioAccountSid: optional("PARTNERPAY_TWILIO_ACCOUNT_SID", TrimmedText, {
+    whenUnset: "unset",
+    doc: "Twilio: the account SID (`AC...`); needed when a port is on `twilio`.",
+  }),
+  twilioAuthToken: optional("PARTNERPAY_TWILIO_AUTH_TOKEN", AnySecret, {
+    whenUnset: "unset",
+    doc: "Twilio: the account's auth token (or an API key secret); needed when a port is on `twilio`.",
+  }),
+  twilioVerifyServiceSid: optional("PARTNERPAY_TWILIO_VERIFY_SERVICE_SID", TrimmedText, {
+    whenUnset: "unset",
+    doc: "Twilio Verify: the service (`VA...`) of the one-time codes; needed with PARTNERPAY_PROVIDER_OTP=twilio.",
+  }),
+  twilioMessagingServiceSid: optional("PARTNERPAY_TWILIO_MESSAGING_SERVICE_SID", TrimmedText, {
+    whenUnset: "unset",
+    doc: "Twilio Messaging: the service (`MG...`) SMS are sent from; needed with PARTNERPAY_PROVIDER_SMS=twilio.",
+  }),
+  twilioBaseUrl: optional("PARTNERPAY_TWILIO_BASE_URL", HttpUrl, {
+    whenUnset: "Twilio's hosts",
+    doc: "Every Twilio API call to this base URL instead (a local fake in tests, an egress proxy).",
+  }),
+  smtpUrl: optional("PARTNERPAY_SMTP_URL", SmtpUrl, {
+    whenUnset: "unset",
+    doc: "E-mail over SMTP: the server, `smtp://user:password@host:587` (STARTTLS) or `smtps://...:465`; needed with PARTNERPAY_PROVIDER_EMAIL=smtp.",
+  }),
+  smtpFrom: optional("PARTNERPAY_SMTP_FROM", TrimmedText, {
+    whenUnset: "unset",
+    doc: "E-mail over SMTP: the sender, e.g. `Payments <payments@example.com>`; needed with the SMTP URL.",
+  }),
+  plaidClientId: optional("PARTNERPAY_PLAID_CLIENT_ID", TrimmedText, {
+    whenUnset: "unset",
+    doc: "Plaid: the client id; needed with PARTNERPAY_PROVIDER_BANK_LINKING=plaid.",
+  }),
+  plaidSecret: optional("PARTNERPAY_PLAID_SECRET", AnySecret, {
+    whenUnset: "unset",
+    doc: "Plaid: the secret of the chosen Plaid environment; needed with the client id.",
+  }),
+  plaidEnvironment: optional("PARTNERPAY_PLAID_ENV", oneOf(["sandbox", "production"] as const), {
+    whenUnset: "unset",
+    doc: "Plaid: `sandbox` (Plaid's test institutions) or `production`; needed with the client id.",
+  }),
+  plaidBaseUrl: optional("PARTNERPAY_PLAID_BASE_URL", HttpUrl, {
+    whenUnset: "the environment's",
+    doc: "Every Plaid API call to this base URL instead (a local fake in tests, an egress proxy).",
+  }),
+  plaidWebhookUrl: optional("PARTNERPAY_PLAID_WEBHOOK_URL", HttpUrl, {
+    whenUnset: "unset",
+    doc: "Plaid: where Plaid sends item webhooks, this service's public `https://.../BankLinkWebhook/UpdateItem`.",
+  }),
+  plaidClientName: setting("PARTNERPAY_PLAID_CLIENT_NAME", TrimmedText, {
+    default: "partnerpay",
+    doc: "Plaid: the name Plaid Link shows the customer.",
+  }),
 } as const
 
 /** The settings read once (the bridges' are declared per port below). */
 export type Settings = typeof settings
 
-/** The settings of one provider port's bridge (PARTNERPAY_PROVIDER_<PORT>_*). */
+/** The settings of one provider port: its adapter and its bridge's (PARTNERPAY_PROVIDER_<PORT>_*). */
 export const bridgeSettings = (key: ProviderPorts.PortKey) => {
-  const [url, secret, timeoutMillis, retries] = ProviderPorts.variablesOf(key)
+  const [choice, url, secret, timeoutMillis, retries] = ProviderPorts.variablesOf(key)
   return {
+    choice: setting(choice, oneOf(ProviderPorts.adaptersOf(key)), {
+      default: "bridge",
+      doc: "The port's provider: `bridge` (the operator's HTTP bridge) or a first-party adapter (docs/providers.md).",
+    }),
     url: optional(url, HttpUrl, {
       whenUnset: requiredInProduction,
       doc: "Production: the HTTP bridge of the port (https, or http on loopback).",
@@ -300,7 +358,7 @@ export const bridgeSettings = (key: ProviderPorts.PortKey) => {
     }),
     timeoutMillis: setting(timeoutMillis, bounded(1, 120_000, "milliseconds"), {
       default: HttpBridge.defaultTimeoutMillis,
-      doc: "Per attempt.",
+      doc: "Per attempt (the bridge's, or the first-party adapter's calls).",
     }),
     retries: setting(retries, bounded(0, 10, "retries"), {
       default: HttpBridge.defaultRetries,

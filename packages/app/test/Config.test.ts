@@ -123,7 +123,6 @@ describe("configuration", () => {
             "PARTNERPAY_PROVIDER_OTP_URL",
             "PARTNERPAY_PROVIDER_KYC_URL",
             "PARTNERPAY_PROVIDER_BANK_LINKING_URL",
-            "PARTNERPAY_PROVIDER_KYB_URL",
             "PARTNERPAY_PROVIDER_MONEY_MOVEMENT_URL",
             "PARTNERPAY_PROVIDER_CARD_PROCESSOR_URL",
             "PARTNERPAY_PROVIDER_E_SIGNATURE_URL",
@@ -167,10 +166,15 @@ describe("configuration", () => {
         ...allBridges,
         PARTNERPAY_PROVIDER_KYC_TIMEOUT_MS: "2500",
       })
-      assert.deepStrictEqual(Object.keys(config.providers).sort(), ProviderPorts.ports.map(({ key }) => key).sort())
-      assert.strictEqual(config.providers.KYC?.timeoutMillis, 2500)
-      assert.strictEqual(config.providers.OTP?.retries, 2)
-      assert.strictEqual(config.providers.OTP?.url, "https://bridge.example.com/otp")
+      const { ports } = config.providers
+      assert.deepStrictEqual(Object.keys(ports).sort(), ProviderPorts.ports.map(({ key }) => key).sort())
+      const bridgeOf = (key: ProviderPorts.PortKey) => {
+        const selection = ports[key]
+        return selection?._tag === "bridge" ? selection.bridge : undefined
+      }
+      assert.strictEqual(bridgeOf("KYC")?.timeoutMillis, 2500)
+      assert.strictEqual(bridgeOf("OTP")?.retries, 2)
+      assert.strictEqual(bridgeOf("OTP")?.url, "https://bridge.example.com/otp")
     }),
   )
 
@@ -199,9 +203,71 @@ describe("configuration", () => {
     }),
   )
 
+  it.effect("production no longer asks for a provider of the ports nothing calls (KYB, the message channels)", () =>
+    Effect.gen(function* () {
+      const required = ProviderPorts.ports.filter((entry) => entry.required).map(({ key }) => key)
+      const bridges = Object.fromEntries(
+        Object.entries(allBridges).filter(([variable]) =>
+          required.some((key) => variable.startsWith(`PARTNERPAY_PROVIDER_${key}_`)),
+        ),
+      )
+      const config = yield* loadFrom({ ...productionSecrets, ...bridges })
+      assert.deepStrictEqual(Object.keys(config.providers.ports).sort(), [...required].sort())
+    }),
+  )
+
+  it.effect("a first-party adapter names, in one error, every vendor setting it lacks (each once)", () =>
+    Effect.gen(function* () {
+      const error = yield* issuesOf({
+        ...productionSecrets,
+        ...allBridges,
+        PARTNERPAY_PROVIDER_OTP: "twilio",
+        PARTNERPAY_PROVIDER_SMS: "twilio",
+        PARTNERPAY_PROVIDER_EMAIL: "smtp",
+        PARTNERPAY_PROVIDER_BANK_LINKING: "plaid",
+        PARTNERPAY_PROVIDER_KYC: "plaid",
+        PARTNERPAY_PLAID_SECRET: "a-plaid-secret",
+      })
+      assert.deepStrictEqual(
+        error.issues.map((issue) => issue.variable),
+        [
+          "PARTNERPAY_PROVIDER_KYC",
+          "PARTNERPAY_TWILIO_ACCOUNT_SID",
+          "PARTNERPAY_TWILIO_AUTH_TOKEN",
+          "PARTNERPAY_TWILIO_VERIFY_SERVICE_SID",
+          "PARTNERPAY_TWILIO_MESSAGING_SERVICE_SID",
+          "PARTNERPAY_SMTP_URL",
+          "PARTNERPAY_SMTP_FROM",
+          "PARTNERPAY_PLAID_CLIENT_ID",
+          "PARTNERPAY_PLAID_ENV",
+        ],
+      )
+      assert.include(error.message, 'PARTNERPAY_PROVIDER_KYC: must be one of "bridge" (got "plaid")')
+      assert.include(error.message, "PARTNERPAY_TWILIO_ACCOUNT_SID: is required when PARTNERPAY_PROVIDER_OTP=twilio")
+      assert.notInclude(error.message, "a-plaid-secret")
+    }),
+  )
+
+  it.effect("a port on a first-party adapter takes its vendor's settings and the port's timeout", () =>
+    Effect.gen(function* () {
+      const config = yield* loadFrom({
+        ...productionSecrets,
+        ...allBridges,
+        PARTNERPAY_PROVIDER_OTP: "twilio",
+        PARTNERPAY_PROVIDER_OTP_TIMEOUT_MS: "3000",
+        PARTNERPAY_TWILIO_ACCOUNT_SID: "AC0123",
+        PARTNERPAY_TWILIO_AUTH_TOKEN: "token",
+        PARTNERPAY_TWILIO_VERIFY_SERVICE_SID: "VA0123",
+      })
+      assert.deepStrictEqual(config.providers.ports.OTP, { _tag: "twilio", timeoutMillis: 3000 })
+      assert.strictEqual(config.providers.vendors.twilio?.verifyServiceSid, "VA0123")
+      assert.strictEqual(config.providers.vendors.smtp, undefined)
+    }),
+  )
+
   it.effect("the sandbox needs no bridge, and a secret without its URL is refused", () =>
     Effect.gen(function* () {
-      assert.deepStrictEqual((yield* loadFrom({})).providers, {})
+      assert.deepStrictEqual((yield* loadFrom({})).providers.ports, {})
       const error = yield* issuesOf({ PARTNERPAY_PROVIDER_OTP_SECRET: "o".repeat(40) })
       assert.include(
         error.message,
@@ -449,7 +515,8 @@ describe("configuration", () => {
     const declared = () => {
       const [first] = ProviderPorts.ports
       const bridge = Object.values(Settings.bridges[first.key]).map(
-        (setting) => [setting.name.replace(`_${first.key}_`, "_<PORT>_"), setting.documentedDefault] as const,
+        (setting) =>
+          [setting.name.replace(new RegExp(`_${first.key}(_|$)`), "_<PORT>$1"), setting.documentedDefault] as const,
       )
       return [
         ...Object.values(Settings.settings).map((setting) => [setting.name, setting.documentedDefault]),

@@ -180,12 +180,12 @@ describe("the payment notifier", () => {
 })
 
 describe("where the payment notifier runs", () => {
-  it.effect("in the sandbox only: production has no message senders yet", () =>
+  it.effect("in both environments: production sends through the channels' providers", () =>
     Effect.gen(function* () {
       const sandbox = yield* Config.fromRecord({})
       const production = yield* Config.fromRecord(productionEnvironment())
       assert.include(Service.workerNames(sandbox), "payment-notifier")
-      assert.notInclude(Service.workerNames(production), "payment-notifier")
+      assert.include(Service.workerNames(production), "payment-notifier")
     }),
   )
 })

@@ -34,6 +34,8 @@ export * as Policies from "./composition/Policies.ts"
 export * as Projections from "./composition/Projections.ts"
 // customers
 export * as BankAccounts from "./customers/BankAccounts.ts"
+export * as BankLinkItem from "./customers/BankLinkItem.ts"
+export * as BankLinkUpdates from "./customers/BankLinkUpdates.ts"
 export * as Customer from "./customers/Customer.ts"
 export * as CustomerErasure from "./customers/CustomerErasure.ts"
 export * as CustomerLogin from "./customers/CustomerLogin.ts"

@@ -16,7 +16,7 @@
  * providers are still the sandboxes (no production provider exists yet).
  */
 
-import { CustomerProviderSandboxes, type CustomerProviders, OtpCodes } from "@partnerpay/domain"
+import { CustomerProviderSandboxes, CustomerProviders, OtpCodes } from "@partnerpay/domain"
 import { Hmac } from "@partnerpay/secrets"
 import { Context, Effect, Layer, Redacted } from "effect"
 
@@ -43,7 +43,22 @@ export type CustomerIdentityPorts =
   | CustomerProviders.OtpSender
   | CustomerProviders.BankLinker
   | CustomerProviders.KycProvider
+  | CustomerProviders.BankLinkNotifications
   | ChatSigner
+
+/**
+ * Where no bank-link provider sends notifications (the sandbox, a bank-link bridge): every delivery to
+ * POST /BankLinkWebhook/UpdateItem is refused (401) and changes nothing.
+ */
+export const refusingBankLinkNotifications: Layer.Layer<CustomerProviders.BankLinkNotifications> = Layer.succeed(
+  CustomerProviders.BankLinkNotifications,
+  CustomerProviders.BankLinkNotifications.of({
+    verify: () =>
+      Effect.fail(
+        new CustomerProviders.BankLinkNotificationRefused({ reason: "no bank-link provider sends notifications here" }),
+      ),
+  }),
+)
 
 export const testChatSecret = Redacted.make("partnerpay-test-chat-secret-not-secret")
 
@@ -54,6 +69,7 @@ export const layerSandbox: Layer.Layer<CustomerIdentityPorts | CustomerProviderS
   CustomerProviderSandboxes.layerOtpSenderMemory,
   CustomerProviderSandboxes.layerBankLinkerSandbox,
   CustomerProviderSandboxes.layerKycProviderSandbox,
+  refusingBankLinkNotifications,
   ChatSigner.layer(testChatSecret),
 )
 
@@ -72,5 +88,6 @@ export const layer = (secrets: Secrets): Layer.Layer<CustomerIdentityPorts> =>
     CustomerProviderSandboxes.layerOtpSenderMemory,
     CustomerProviderSandboxes.layerBankLinkerSandbox,
     CustomerProviderSandboxes.layerKycProviderSandbox,
+    refusingBankLinkNotifications,
     ChatSigner.layer(secrets.chatSecret),
   )

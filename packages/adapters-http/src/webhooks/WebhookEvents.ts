@@ -228,6 +228,26 @@ const BankAccountRemovedData = Schema.Struct({
   ],
 })
 
+const BankAccountRelinkData = Schema.Struct({
+  RegistrationId: uuid("The customer who must link again"),
+  BankAccountIds: Schema.Array(uuid("An account of the connection")).annotate({
+    description: "The accounts that cannot be debited until the customer links again",
+  }),
+  Reason: Schema.String.annotate({
+    description: "The bank-link provider's reason, e.g. ITEM_LOGIN_REQUIRED or PENDING_EXPIRATION",
+  }),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      RegistrationId: "7e57ab1e-4c2d-4e8f-9a0b-1c2d3e4f5a6b",
+      BankAccountIds: ["2c4e6a8b-0d1f-4a3c-8e5b-7d9f1b3d5f7a"],
+      Reason: "ITEM_LOGIN_REQUIRED",
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    },
+  ],
+})
+
 const DebitAuthorizationData = Schema.Struct({
   DebitAuthId: uuid("Our id of the debit authorization"),
   CompanyId: uuid("The company authorized to debit"),
@@ -269,6 +289,31 @@ const CardPaymentData = Schema.Struct({
       Brand: "visa",
       Last4: "4242",
       ExternalReference: "terminal-7:000142",
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    },
+  ],
+})
+
+const AttachmentStatusData = Schema.Struct({
+  AttachmentId: uuid("Our id of the document (GET /Payment/{paymentRequestId}/Attachments/{id})"),
+  PaymentRequestId: uuid("The payment request whose attachmentUrl it was downloaded from"),
+  Status: Schema.Literals(["Stored", "Failed"]).annotate({
+    description: "Stored once downloaded and kept; Failed when the service gave up (Reason)",
+  }),
+  ContentType: Schema.optionalKey(
+    Schema.String.annotate({ description: "Stored: application/pdf, image/png or image/jpeg" }),
+  ),
+  SizeBytes: Schema.optionalKey(Schema.Int.annotate({ description: "Stored: the document's size in bytes" })),
+  Reason: Schema.optionalKey(Schema.String.annotate({ description: "Failed: why the document was not kept" })),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      AttachmentId: "5e7a9c1e-3b5d-4f7a-9c1e-3b5d7f9a1c3e",
+      PaymentRequestId: "8c2f4e6a-1b3d-4f5a-9c7e-2d4f6a8b0c1e",
+      Status: "Stored",
+      ContentType: "application/pdf",
+      SizeBytes: 48213,
       Timestamp: "2026-11-23T09:15:00.000Z",
     },
   ],
@@ -343,6 +388,13 @@ export const events = [
     data: BankAccountRemovedData,
   },
   {
+    name: "BANK_ACCOUNT_RELINK_REQUIRED",
+    summary: "A customer must link their bank again",
+    description:
+      "Sent when the bank-link provider says the customer must link again (their bank asks them to log in again, or their consent expires): the accounts named cannot be debited until the customer links through a new bank-link session.",
+    data: BankAccountRelinkData,
+  },
+  {
     name: "DEBIT_AUTHORIZATION_CHANGED",
     summary: "A debit authorization changed",
     description:
@@ -354,6 +406,13 @@ export const events = [
     summary: "A card payment was recorded",
     description: "Sent when a card payment made on an external terminal is registered (POST /cardpayment).",
     data: CardPaymentData,
+  },
+  {
+    name: "ATTACHMENT_STATUS_CHANGED",
+    summary: "A payment request's document was stored or rejected",
+    description:
+      "Sent when the document of a payment request's attachmentUrl is downloaded and kept (Stored), or refused or given up (Failed, with Reason).",
+    data: AttachmentStatusData,
   },
 ] as const
 

@@ -24,6 +24,7 @@ import { Providers, Traced } from "@partnerpay/domain"
 import { Hmac } from "@partnerpay/secrets"
 import { type Context, Effect, Layer, Redacted, Schedule, Schema, type SchemaIssue } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import * as Metrics from "../Metrics.ts"
 
 /** Where one port's bridge lives and how it is called. */
 export interface BridgeConfig {
@@ -135,6 +136,7 @@ export const make = Traced.fn("HttpBridge.make")(function* (
     (effect, operation) =>
       effect.pipe(
         Effect.tapError((error) => logFailure(provider, error)),
+        Metrics.countProviderCall(provider, operation),
         Traced.withSpan("HttpBridge.call", { attributes: { provider, operation } }),
       ),
   )

@@ -1,14 +1,22 @@
 /**
- * Every provider port production needs, and the bridge that serves it there.
+ * Every provider port production needs, and the adapters that can serve it.
  *
- * Production never runs on a sandbox provider: each port below must have its
- * bridge configured (`PARTNERPAY_PROVIDER_<KEY>_URL` and `_SECRET`), or the
- * service refuses to start and names every port left out (Settings.ts turns
- * this list into declared variables, Config.ts checks them; `layer` refuses
- * the same way if it is ever given less). A new port is one line here.
+ * Each port is served by the operator's HTTP bridge (always possible: any
+ * vendor behind a small service, docs/providers.md) or, for some ports, by a
+ * first-party adapter on the vendor's official SDK (`twilio`, `smtp`,
+ * `plaid`). `PARTNERPAY_PROVIDER_<KEY>` picks one (default `bridge`); each
+ * adapter has its own settings (Settings.ts declares them, Config.ts checks
+ * them and names every missing one in one error).
+ *
+ * Production never runs on a sandbox provider. A port something calls in
+ * production (`required`) must be configured or the start is refused; a port
+ * nothing calls yet (KYB: no production submission worker) and the message
+ * channels (a channel without a provider is skipped: its messages are
+ * undeliverable and logged) may stay unset. A new port is one line here.
  *
  * The sandbox environment keeps the in-memory sandboxes (SandboxProviders.ts).
  */
+import { CompanyProviders, CustomerProviders, Messaging, Providers } from "@partnerpay/domain"
 import { Effect, Layer, Schema } from "effect"
 import * as BankLinkerBridge from "./BankLinkerBridge.ts"
 import * as CardProcessorBridge from "./CardProcessorBridge.ts"
@@ -16,32 +24,95 @@ import * as ESignatureBridge from "./ESignatureBridge.ts"
 import type { BridgeConfig } from "./HttpBridge.ts"
 import * as KybBridge from "./KybBridge.ts"
 import * as KycBridge from "./KycBridge.ts"
+import * as MessagingBridge from "./MessagingBridge.ts"
 import * as MoneyMovementBridge from "./MoneyMovementBridge.ts"
 import * as OtpSenderBridge from "./OtpSenderBridge.ts"
+import * as PlaidBankLinker from "./PlaidBankLinker.ts"
+import * as PlaidWebhooks from "./PlaidWebhooks.ts"
+import * as SmtpEmail from "./SmtpEmail.ts"
+import * as TwilioMessaging from "./TwilioMessaging.ts"
+import * as TwilioVerify from "./TwilioVerify.ts"
 
-/** The ports: `key` names the variables, `port` is what an operator reads, `bridge` serves it in production. */
+/** The first-party adapters' settings (Config.ts reads them; each is present when some port picks it). */
+export interface VendorSettings {
+  readonly twilio?: TwilioVerify.TwilioConfig | undefined
+  readonly smtp?: SmtpEmail.SmtpConfig | undefined
+  readonly plaid?: PlaidBankLinker.PlaidConfig | undefined
+}
+
+/**
+ * The ports. `key` names the variables, `port` is what an operator reads, `required` whether production
+ * refuses to start without it, `adapters` the choices of `PARTNERPAY_PROVIDER_<KEY>` (`bridge` first, the
+ * default), `absent` what stands in for an optional port left unset.
+ */
 export const ports = [
-  { key: "OTP", port: "OTP sender (SMS one-time login codes)", bridge: OtpSenderBridge.layer },
-  { key: "KYC", port: "identity verification (KYC)", bridge: KycBridge.layer },
-  { key: "BANK_LINKING", port: "bank linking", bridge: BankLinkerBridge.layer },
-  { key: "KYB", port: "business verification (KYB)", bridge: KybBridge.layer },
+  {
+    key: "OTP",
+    port: "OTP sender (SMS one-time login codes)",
+    required: true,
+    adapters: { bridge: OtpSenderBridge.layer, twilio: TwilioVerify.layer },
+  },
+  { key: "KYC", port: "identity verification (KYC)", required: true, adapters: { bridge: KycBridge.layer } },
+  {
+    key: "BANK_LINKING",
+    port: "bank linking",
+    required: true,
+    adapters: { bridge: BankLinkerBridge.layer, plaid: PlaidBankLinker.layer },
+  },
+  { key: "KYB", port: "business verification (KYB)", required: false, adapters: { bridge: KybBridge.layer } },
   {
     key: "MONEY_MOVEMENT",
     port: "money movement (ACH debits, refund credits, payouts)",
-    bridge: MoneyMovementBridge.layer,
+    required: true,
+    adapters: { bridge: MoneyMovementBridge.layer },
   },
-  { key: "CARD_PROCESSOR", port: "card processor", bridge: CardProcessorBridge.layer },
-  { key: "E_SIGNATURE", port: "e-signature", bridge: ESignatureBridge.layer },
+  { key: "CARD_PROCESSOR", port: "card processor", required: true, adapters: { bridge: CardProcessorBridge.layer } },
+  { key: "E_SIGNATURE", port: "e-signature", required: true, adapters: { bridge: ESignatureBridge.layer } },
+  {
+    key: "SMS",
+    port: "SMS messages (payment reminders and status messages)",
+    required: false,
+    adapters: { bridge: MessagingBridge.smsLayer, twilio: TwilioMessaging.layer },
+  },
+  {
+    key: "EMAIL",
+    port: "e-mail messages (payment reminders and status messages)",
+    required: false,
+    adapters: { bridge: MessagingBridge.emailLayer, smtp: SmtpEmail.layer },
+  },
+  {
+    key: "PUSH",
+    port: "push messages (payment reminders and status messages)",
+    required: false,
+    adapters: { bridge: MessagingBridge.pushLayer },
+  },
 ] as const
 
-export type PortKey = (typeof ports)[number]["key"]
+type Entry = (typeof ports)[number]
 
-/** The services the production bridges provide. */
-export type ProductionProviders = Layer.Success<ReturnType<(typeof ports)[number]["bridge"]>>
+export type PortKey = Entry["key"]
 
-/** The variables of one port's bridge. */
+/** The adapters that can serve a port (`bridge` or a vendor's). */
+export type AdapterName = { [K in PortKey]: keyof Extract<Entry, { key: K }>["adapters"] }[PortKey]
+
+/** Every adapter name any port offers. */
+export const adapterNames: ReadonlyArray<AdapterName> = ["bridge", "twilio", "smtp", "plaid"]
+
+/** The adapters of one port, `bridge` first. */
+export const adaptersOf = (key: PortKey): ReadonlyArray<AdapterName> =>
+  Object.keys(ports.find((entry) => entry.key === key)?.adapters ?? {}) as Array<AdapterName>
+
+/** The services the production providers provide. */
+export type ProductionProviders =
+  | Layer.Success<ReturnType<Entry["adapters"]["bridge"]>>
+  | CompanyProviders.KybVerifier
+  | Messaging.Senders
+  | CustomerProviders.BankLinkNotifications
+
+/** The variables of one port: its choice of adapter, then its bridge's. */
 export const variablesOf = (key: PortKey) =>
   [
+    `PARTNERPAY_PROVIDER_${key}`,
     `PARTNERPAY_PROVIDER_${key}_URL`,
     `PARTNERPAY_PROVIDER_${key}_SECRET`,
     `PARTNERPAY_PROVIDER_${key}_TIMEOUT_MS`,
@@ -52,8 +123,28 @@ export type ProviderVariable = ReturnType<typeof variablesOf>[number]
 
 export const providerVariables: ReadonlyArray<ProviderVariable> = ports.flatMap(({ key }) => variablesOf(key))
 
-/** The configured bridges, by port. */
+/** How one port is served. */
+export type Selection =
+  | { readonly _tag: "bridge"; readonly bridge: BridgeConfig }
+  /** A first-party adapter on its vendor's settings; its calls wait at most `timeoutMillis`. */
+  | { readonly _tag: Exclude<AdapterName, "bridge">; readonly timeoutMillis: number }
+
+/** The configured ports, and the vendors' settings their adapters read. */
+export interface Configuration {
+  readonly ports: Partial<Record<PortKey, Selection>>
+  readonly vendors: VendorSettings
+}
+
+/** The configured bridges, by port (those served by a bridge). */
 export type Bridges = Partial<Record<PortKey, BridgeConfig>>
+
+/** Only bridges (tests and embedders): each port given on its bridge. */
+export const onBridges = (bridges: Bridges): Configuration => ({
+  ports: Object.fromEntries(
+    Object.entries(bridges).map(([key, bridge]) => [key, { _tag: "bridge", bridge: bridge as BridgeConfig }]),
+  ),
+  vendors: {},
+})
 
 /** Production was asked to start without a provider for these ports. */
 export class ProvidersNotConfigured extends Schema.TaggedError<ProvidersNotConfigured>()("ProvidersNotConfigured", {
@@ -65,22 +156,93 @@ export class ProvidersNotConfigured extends Schema.TaggedError<ProvidersNotConfi
 }
 
 /** How a missing port is named to the operator. */
-export const describeMissing = (entry: (typeof ports)[number]): string =>
-  `${entry.port} (set PARTNERPAY_PROVIDER_${entry.key}_URL and PARTNERPAY_PROVIDER_${entry.key}_SECRET)`
+export const describeMissing = (entry: Entry): string =>
+  `${entry.port} (set PARTNERPAY_PROVIDER_${entry.key}_URL and PARTNERPAY_PROVIDER_${entry.key}_SECRET, ` +
+  `or PARTNERPAY_PROVIDER_${entry.key} to one of ${Object.keys(entry.adapters).join(", ")})`
 
-/** The ports without a bridge. */
-export const missing = (bridges: Bridges): ReadonlyArray<(typeof ports)[number]> =>
-  ports.filter(({ key }) => bridges[key] === undefined)
+/** The required ports without a provider. */
+export const missing = (providers: Configuration): ReadonlyArray<Entry> =>
+  ports.filter(({ key, required }) => required && providers.ports[key] === undefined)
 
-/** Every port on its bridge; fails naming every port without one. */
-export const layer = (bridges: Bridges): Layer.Layer<ProductionProviders, ProvidersNotConfigured> => {
-  const absent = missing(bridges)
-  if (absent.length > 0) {
-    const refusal = Effect.fail(new ProvidersNotConfigured({ missing: absent.map(describeMissing) }))
+/** An optional port left unset: KYB answers unavailable (nothing calls it), a message channel undeliverable. */
+const absent = (key: PortKey): Layer.Layer<ProductionProviders> => {
+  const unset = `no provider is configured (PARTNERPAY_PROVIDER_${key})`
+  const channel = (name: Messaging.Channel) => ({
+    send: () => Effect.fail(new Messaging.MessageUndeliverable({ channel: name, reason: unset })),
+  })
+  switch (key) {
+    case "SMS":
+      return Layer.succeed(
+        Messaging.SmsSender,
+        Messaging.SmsSender.of(channel("sms")),
+      ) as Layer.Layer<ProductionProviders>
+    case "EMAIL":
+      return Layer.succeed(
+        Messaging.EmailSender,
+        Messaging.EmailSender.of(channel("email")),
+      ) as Layer.Layer<ProductionProviders>
+    case "PUSH":
+      return Layer.succeed(
+        Messaging.PushSender,
+        Messaging.PushSender.of(channel("push")),
+      ) as Layer.Layer<ProductionProviders>
+    default: {
+      const unavailable = () => Effect.fail(new Providers.ProviderUnavailable({ provider: key, reason: unset }))
+      return Layer.succeed(
+        CompanyProviders.KybVerifier,
+        CompanyProviders.KybVerifier.of({ submit: unavailable, status: unavailable }),
+      ) as Layer.Layer<ProductionProviders>
+    }
+  }
+}
+
+/** The layer of one configured port. */
+const served = (entry: Entry, selection: Selection, vendors: VendorSettings): Layer.Layer<ProductionProviders> => {
+  const adapters = entry.adapters as Record<string, (config: never) => Layer.Layer<ProductionProviders>>
+  const adapter = adapters[selection._tag]
+  const vendor = selection._tag === "bridge" ? undefined : vendors[selection._tag]
+  const setting =
+    selection._tag === "bridge"
+      ? selection.bridge
+      : vendor === undefined
+        ? undefined
+        : { ...vendor, timeoutMillis: selection.timeoutMillis }
+  if (adapter === undefined || setting === undefined) {
+    const refusal = new ProvidersNotConfigured({ missing: [describeMissing(entry)] })
+    return Layer.effectDiscard(Effect.die(refusal)) as unknown as Layer.Layer<ProductionProviders>
+  }
+  return adapter(setting as never)
+}
+
+/**
+ * The bank-link provider's notifications (POST /BankLinkWebhook/UpdateItem): Plaid's verified item webhooks
+ * when bank linking is on Plaid; refused otherwise (a bridge's vendor has no way in yet).
+ */
+const notifications = (providers: Configuration): Layer.Layer<ProductionProviders> => {
+  const plaid = providers.vendors.plaid
+  const selection = providers.ports.BANK_LINKING
+  if (selection?._tag === "plaid" && plaid !== undefined) {
+    return PlaidWebhooks.layer({ ...plaid, timeoutMillis: selection.timeoutMillis }) as Layer.Layer<ProductionProviders>
+  }
+  const refused = new CustomerProviders.BankLinkNotificationRefused({
+    reason: "no bank-link provider sends notifications here",
+  })
+  return Layer.succeed(
+    CustomerProviders.BankLinkNotifications,
+    CustomerProviders.BankLinkNotifications.of({ verify: () => Effect.fail(refused) }),
+  ) as Layer.Layer<ProductionProviders>
+}
+
+/** Every port on its provider; fails naming every required port without one. */
+export const layer = (providers: Configuration): Layer.Layer<ProductionProviders, ProvidersNotConfigured> => {
+  const left = missing(providers)
+  if (left.length > 0) {
+    const refusal = Effect.fail(new ProvidersNotConfigured({ missing: left.map(describeMissing) }))
     return Layer.effectDiscard(refusal) as unknown as Layer.Layer<ProductionProviders, ProvidersNotConfigured>
   }
-  const layers = ports.map(
-    ({ key, bridge }) => bridge(bridges[key] as BridgeConfig) as Layer.Layer<ProductionProviders>,
-  )
-  return Layer.mergeAll(...(layers as [Layer.Layer<ProductionProviders>]))
+  const layers = ports.map((entry) => {
+    const selection = providers.ports[entry.key]
+    return selection === undefined ? absent(entry.key) : served(entry, selection, providers.vendors)
+  })
+  return Layer.mergeAll(...(layers as [Layer.Layer<ProductionProviders>]), notifications(providers))
 }

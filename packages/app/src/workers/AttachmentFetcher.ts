@@ -32,7 +32,7 @@ import * as http from "node:http"
 import * as https from "node:https"
 import type { LookupFunction } from "node:net"
 import { Attachments, Traced } from "@partnerpay/domain"
-import { Clock, Effect } from "effect"
+import { Clock, DateTime, Effect } from "effect"
 import { worker } from "./Polling.ts"
 
 export const name = "attachment-fetcher"
@@ -187,7 +187,14 @@ export const step = (options: Options) => {
       const attempts = attachment.attempts + 1
       yield* download(attachment.url, options.sandbox).pipe(
         Effect.matchEffect({
-          onSuccess: (downloaded) => store.recordStored(attachment.id, downloaded),
+          onSuccess: Traced.fn("AttachmentFetcher.onStored")(function* (downloaded) {
+            const notification = Attachments.statusNotification(
+              attachment,
+              { status: "Stored", contentType: downloaded.contentType, sizeBytes: downloaded.bytes.byteLength },
+              yield* DateTime.now,
+            )
+            yield* store.recordStored(attachment.id, downloaded, notification)
+          }),
           onFailure: Traced.fn("AttachmentFetcher.onFailure")(function* (failure) {
             const outcome = Attachments.afterFailure(failure, attempts, yield* Clock.currentTimeMillis)
             yield* Effect.logInfo("attachment download failed", {
@@ -196,7 +203,15 @@ export const step = (options: Options) => {
               reason: failure.reason,
               outcome: outcome._tag,
             })
-            yield* store.recordFailure(attachment.id, { reason: failure.reason, attempts, outcome })
+            const notification =
+              outcome._tag === "Failed"
+                ? Attachments.statusNotification(
+                    attachment,
+                    { status: "Failed", reason: failure.reason },
+                    yield* DateTime.now,
+                  )
+                : undefined
+            yield* store.recordFailure(attachment.id, { reason: failure.reason, attempts, outcome }, notification)
           }),
         }),
       )

@@ -347,9 +347,11 @@ describe("a provider bridge that answers nonsense", () => {
 describe("production providers", () => {
   it.effect("without bridges, the providers layer refuses to build and names every missing port at once", () =>
     Effect.gen(function* () {
-      const error = yield* Effect.flip(Layer.build(ProviderPorts.layer({})).pipe(Effect.scoped))
+      const error = yield* Effect.flip(
+        Layer.build(ProviderPorts.layer(ProviderPorts.onBridges({}))).pipe(Effect.scoped),
+      )
       assert.strictEqual(error._tag, "ProvidersNotConfigured")
-      assert.strictEqual(error.missing.length, ProviderPorts.ports.length)
+      assert.strictEqual(error.missing.length, ProviderPorts.ports.filter((entry) => entry.required).length)
       assert.include(error.message, "OTP sender (SMS one-time login codes) (set PARTNERPAY_PROVIDER_OTP_URL")
       assert.include(error.message, "e-signature")
     }),
@@ -360,7 +362,7 @@ describe("production providers", () => {
       const fake = yield* FakeProvider.start()
       fake.script("send", [{ status: 204 }])
       const bridges = Object.fromEntries(ProviderPorts.ports.map(({ key }) => [key, fake.config()]))
-      const context = yield* Layer.build(ProviderPorts.layer(bridges))
+      const context = yield* Layer.build(ProviderPorts.layer(ProviderPorts.onBridges(bridges)))
       const sender = Context.get(context, CustomerProviders.OtpSender)
       yield* sender.send({ phoneNumber: "+15551234567", code: "777777" })
       assert.deepStrictEqual(fake.received()[0]?.body, { phoneNumber: "+15551234567", code: "777777" })

@@ -8,6 +8,7 @@ import * as CardPayment from "../cards-and-charity/CardPayment.ts"
 import * as CharityTransaction from "../cards-and-charity/CharityTransaction.ts"
 import * as Company from "../companies/Company.ts"
 import * as CompanyReference from "../companies/CompanyReference.ts"
+import * as BankLinkItem from "../customers/BankLinkItem.ts"
 import * as Customer from "../customers/Customer.ts"
 import * as LoginChallenge from "../customers/LoginChallenge.ts"
 import type { Envelope as EnvelopeOf } from "../infrastructure/Envelope.ts"
@@ -40,6 +41,7 @@ export type DomainEvent =
   | { readonly streamType: "CardPayment"; readonly event: CardPayment.CardPaymentEvent }
   | { readonly streamType: "CharityTransaction"; readonly event: CharityTransaction.CharityTransactionEvent }
   | { readonly streamType: "LoginChallenge"; readonly event: LoginChallenge.LoginChallengeEvent }
+  | { readonly streamType: "BankLinkItem"; readonly event: BankLinkItem.BankLinkItemEvent }
   | { readonly streamType: "PaymentNotice"; readonly event: PaymentNoticeEvents.PaymentNoticeEvent }
   | { readonly streamType: "NaturalKey"; readonly event: NaturalKey.NaturalKeyEvent }
   | { readonly streamType: "CompanyBalance"; readonly event: BalanceEvents.BalanceEvent }
@@ -61,6 +63,7 @@ export const codecs: Record<DomainEvent["streamType"], Schema.Codec<unknown, unk
   CardPayment: CardPayment.aggregate.events as Schema.Codec<unknown, unknown>,
   CharityTransaction: CharityTransaction.aggregate.events as Schema.Codec<unknown, unknown>,
   LoginChallenge: LoginChallenge.aggregate.events as Schema.Codec<unknown, unknown>,
+  BankLinkItem: BankLinkItem.aggregate.events as Schema.Codec<unknown, unknown>,
   PaymentNotice: PaymentNotice.aggregate.events as Schema.Codec<unknown, unknown>,
   NaturalKey: NaturalKey.aggregate.events as Schema.Codec<unknown, unknown>,
   CompanyBalance: Balance.aggregate.events as Schema.Codec<unknown, unknown>,

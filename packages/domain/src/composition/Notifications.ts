@@ -32,6 +32,7 @@ export const rules: ReadonlyArray<AnyNotificationRule> = [
   reading(CustomerNotifications.verificationRule),
   reading(CustomerNotifications.linkedRule),
   reading(CustomerNotifications.removedRule),
+  reading(CustomerNotifications.relinkRule),
   reading(DebitAuthNotification.rule),
   reading(CardPaymentNotification.rule),
 ]

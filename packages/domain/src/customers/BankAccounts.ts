@@ -22,6 +22,8 @@ import * as UseCase from "../infrastructure/UseCase.ts"
 import { type FieldIssue, NotFound, ValidationFailed } from "../kernel/DomainError.ts"
 import type { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
+import type * as BankLinkItem from "./BankLinkItem.ts"
+import * as BankLinkUpdates from "./BankLinkUpdates.ts"
 import * as Customer from "./Customer.ts"
 import { kycRejected } from "./CustomerBankAccounts.ts"
 import type { LinkedBankAccount } from "./CustomerEvents.ts"
@@ -188,6 +190,23 @@ export const link = Traced.fn("BankAccounts.link")(function* (
       default:
         return yield* error
     }
+  }
+  // The provider's connections (items) the accounts came through, so its notifications find them.
+  const items = new Map<string, Array<BankLinkItem.ItemAccount>>()
+  exchanged.success.accounts.forEach((account, index) => {
+    const bankAccountId = accounts[index]?.bankAccountId
+    if (account.itemId === undefined || bankAccountId === undefined) return
+    items.set(account.itemId, [
+      ...(items.get(account.itemId) ?? []),
+      { providerAccountId: account.providerAccountId, bankAccountId },
+    ])
+  })
+  for (const [itemId, itemAccounts] of items) {
+    yield* BankLinkUpdates.connect(partnerId, registrationId, itemId, itemAccounts).pipe(
+      Effect.catchTag("RuleViolated", (refused) =>
+        Effect.logWarning("bank-link item not recorded", { reason: refused.reason }),
+      ),
+    )
   }
   const result: LinkResult = { isOk: true, accounts }
   return result

@@ -27,7 +27,7 @@ import * as Customer from "./Customer.ts"
 import { e164Pattern } from "./CustomerEvents.ts"
 import { OtpSender } from "./CustomerProviders.ts"
 import * as LoginChallenge from "./LoginChallenge.ts"
-import { CodeHasher, codePattern, OtpCodes } from "./OtpCodes.ts"
+import { CodeHasher, codePattern, OtpCodes, providerOwnedCode } from "./OtpCodes.ts"
 
 /**
  * The phone number may not log in or get a code right now (locked after too
@@ -104,7 +104,9 @@ const issueCode = UseCase.fn("CustomerLogin.issueCode")(function* (
 export const sendOtp = Traced.fn("CustomerLogin.sendOtp")(function* (partnerId: PartnerId, phoneNumber: string) {
   const issues = phoneIssue(phoneNumber)
   if (issues.length > 0) return yield* new ValidationFailed({ issues })
-  const code = yield* (yield* OtpCodes).next
+  const sender = yield* OtpSender
+  // A provider that owns the codes makes its own: the challenge records the stand-in's hash.
+  const code = sender.verify === undefined ? yield* (yield* OtpCodes).next : providerOwnedCode
   const codeHash = yield* (yield* CodeHasher).hash({ partnerId, phoneNumber, code })
   const handled = yield* issueCode(partnerId, phoneNumber, codeHash).pipe(
     Effect.catch(throttle(partnerId, phoneNumber)),
@@ -112,7 +114,7 @@ export const sendOtp = Traced.fn("CustomerLogin.sendOtp")(function* (partnerId: 
   const issued = handled.events.find((e) => e._tag === "LoginCodeIssued")
   const expiresAt = issued?._tag === "LoginCodeIssued" ? issued.expiresAt : yield* DateTime.now
   const registrationId = handled.state._tag === "Initial" ? null : handled.state.registrationId
-  yield* (yield* OtpSender).send({ phoneNumber, code, partnerId, registrationId: registrationId ?? undefined }).pipe(
+  yield* sender.send({ phoneNumber, code, partnerId, registrationId: registrationId ?? undefined }).pipe(
     Effect.catchTag("OtpDeliveryFailed", (failed) =>
       Effect.fail(
         new RuleViolated({
@@ -160,6 +162,23 @@ const verifyCode = UseCase.fn("CustomerLogin.verifyCode")(function* (
 })
 
 /**
+ * The hash a typed code presents to the challenge: its own keyed hash, or, when the provider owns the
+ * codes, the stand-in's hash if the provider approves it (the challenge then applies expiry and locks as
+ * for any code) and the typed code's hash (a wrong code) if not.
+ */
+const presentedHash = Traced.fn("CustomerLogin.presentedHash")(function* (
+  partnerId: PartnerId,
+  phoneNumber: string,
+  code: string,
+) {
+  const sender = yield* OtpSender
+  const hasher = yield* CodeHasher
+  if (sender.verify === undefined) return yield* hasher.hash({ partnerId, phoneNumber, code })
+  const verdict = yield* sender.verify({ phoneNumber, code })
+  return yield* hasher.hash({ partnerId, phoneNumber, code: verdict === "Approved" ? providerOwnedCode : code })
+})
+
+/**
  * Checks a code typed by the end user. Success logs the customer in (and
  * registers them on their first login). A wrong code: RuleViolated
  * OTP_INVALID (the attempt is recorded); the fifth in a row: LoginThrottled
@@ -176,7 +195,7 @@ export const checkOtp = Traced.fn("CustomerLogin.checkOtp")(function* (
     issues.push({ field: "code", message: "must be the 6-digit code that was sent" })
   }
   if (issues.length > 0) return yield* new ValidationFailed({ issues })
-  const codeHash = yield* (yield* CodeHasher).hash({ partnerId, phoneNumber, code })
+  const codeHash = yield* presentedHash(partnerId, phoneNumber, code)
   const candidate = (yield* (yield* IdGenerator).next) as RegistrationId
   const outcome = yield* verifyCode(partnerId, phoneNumber, codeHash, candidate).pipe(
     Effect.catch(throttle(partnerId, phoneNumber)),

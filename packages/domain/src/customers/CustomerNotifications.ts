@@ -5,20 +5,27 @@
  * - BANK_ACCOUNT_LINKED: accounts were linked (or re-linked) through a
  *   bank-link session. Data { RegistrationId, Accounts: [{ BankAccountId,
  *   Mask }], Timestamp }.
- * - BANK_ACCOUNT_REMOVED: the customer removed a linked account. Data
- *   { RegistrationId, BankAccountId, Timestamp }.
+ * - BANK_ACCOUNT_REMOVED: the customer removed a linked account (or revoked
+ *   it at the bank-link provider). Data { RegistrationId, BankAccountId, Timestamp }.
+ * - BANK_ACCOUNT_RELINK_REQUIRED: the bank-link provider says the customer
+ *   must link again (the bank asks them to log in again, or their consent
+ *   expires): the accounts cannot be debited until then. Data
+ *   { RegistrationId, BankAccountIds, Reason, Timestamp }.
  * No personal data: ids, the accounts' last four digits, statuses.
  */
 import { DateTime } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import * as NotificationRule from "../infrastructure/NotificationRule.ts"
+import type { BankLinkItemEvent } from "./BankLinkItem.ts"
 import type { CustomerEvent } from "./CustomerEvents.ts"
 
 type CustomerEnvelope = Envelope.Of<"Customer", CustomerEvent>
+type BankLinkItemEnvelope = Envelope.Of<"BankLinkItem", BankLinkItemEvent>
 
 export const verificationEventType = "CUSTOMER_VERIFICATION_STATUS_CHANGED"
 export const linkedEventType = "BANK_ACCOUNT_LINKED"
 export const removedEventType = "BANK_ACCOUNT_REMOVED"
+export const relinkEventType = "BANK_ACCOUNT_RELINK_REQUIRED"
 
 export const verificationRule = NotificationRule.perEvent<CustomerEnvelope>({
   streamTypes: ["Customer"],
@@ -62,6 +69,23 @@ export const removedRule = NotificationRule.perEvent<CustomerEnvelope>({
           data: {
             RegistrationId: event.registrationId,
             BankAccountId: event.bankAccountId,
+            Timestamp: DateTime.formatIso(event.at),
+          },
+        }
+      : undefined,
+})
+
+export const relinkRule = NotificationRule.perEvent<BankLinkItemEnvelope>({
+  streamTypes: ["BankLinkItem"],
+  eventType: relinkEventType,
+  announce: (event) =>
+    event._tag === "BankLinkRepairRequested"
+      ? {
+          partnerId: event.partnerId,
+          data: {
+            RegistrationId: event.registrationId,
+            BankAccountIds: event.bankAccountIds,
+            Reason: event.reason,
             Timestamp: DateTime.formatIso(event.at),
           },
         }

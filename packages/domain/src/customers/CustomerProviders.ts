@@ -57,6 +57,8 @@ export interface ProviderBankAccount {
   readonly name: string
   readonly mask: string
   readonly type: string
+  /** The provider's connection the account came through (a Plaid item), when it has one. */
+  readonly itemId?: string | undefined
 }
 
 /**
@@ -126,14 +128,21 @@ export class KycProvider extends Context.Service<
 // One-time codes
 // ---------------------------------------------------------------------------
 
+/** A provider's verdict on a code typed by the end user (`OtpSender.verify`). */
+export type OtpVerdict = "Approved" | "Rejected"
+
 /**
- * Delivers one-time login codes by SMS. The application makes the code and
- * keeps only its hash; the sender just delivers it.
+ * Delivers one-time login codes by SMS. Either the application makes the code
+ * and keeps only its hash, and the sender just delivers it; or the provider
+ * owns the codes (Twilio Verify: it makes, sends and checks them, and applies
+ * its own rate limits): such a sender has `verify`, ignores the `code` it is
+ * given, and is asked for its verdict on each typed code. The login rules
+ * (expiry, locks, attempts) stay in the `LoginChallenge` aggregate either way.
  */
 export class OtpSender extends Context.Service<
   OtpSender,
   {
-    /** Sends `code` to an E.164 phone number. */
+    /** Sends `code` (or the provider's own code, when it owns them) to an E.164 phone number. */
     readonly send: (request: {
       readonly phoneNumber: string
       readonly code: string
@@ -141,6 +150,13 @@ export class OtpSender extends Context.Service<
       readonly partnerId?: PartnerId | undefined
       readonly registrationId?: RegistrationId | undefined
     }) => Effect.Effect<void, OtpDeliveryFailed | ProviderUnavailable>
+    /** Present when the provider owns the codes: its verdict on a typed code for the number. */
+    readonly verify?:
+      | ((request: {
+          readonly phoneNumber: string
+          readonly code: string
+        }) => Effect.Effect<OtpVerdict, ProviderUnavailable>)
+      | undefined
   }
 >()("partnerpay/domain/OtpSender") {}
 
@@ -171,3 +187,37 @@ export class CardProcessor extends Context.Service<
     }) => Effect.Effect<{ readonly processorReference: string }, CardProcessorRefused | ProviderUnavailable>
   }
 >()("partnerpay/domain/CardProcessor") {}
+
+// ---------------------------------------------------------------------------
+// Bank-link provider notifications (webhooks)
+// ---------------------------------------------------------------------------
+
+/** What a verified notification of the bank-link provider asks (docs/providers.md, "Plaid"). */
+export type BankLinkAction = "Relink" | "RemoveItem" | "RemoveAccount" | "None"
+
+/** A notification of the bank-link provider about one of its connections (items), verified. */
+export interface BankLinkNotification {
+  readonly itemId: string
+  readonly action: BankLinkAction
+  /** `RemoveAccount`: the provider's id of the account. */
+  readonly accountId?: string | undefined
+  /** The provider's code, recorded with a repair request (e.g. ITEM_LOGIN_REQUIRED). */
+  readonly reason: string
+}
+
+/** The notification is not the provider's (forged, altered, replayed, or no provider sends any here). */
+export class BankLinkNotificationRefused extends Schema.TaggedError<BankLinkNotificationRefused>()(
+  "BankLinkNotificationRefused",
+  { reason: Schema.String },
+) {}
+
+/** Verifies and decodes the bank-link provider's notifications (the raw body and the request's headers). */
+export class BankLinkNotifications extends Context.Service<
+  BankLinkNotifications,
+  {
+    readonly verify: (request: {
+      readonly body: string
+      readonly headers: Readonly<Record<string, string | undefined>>
+    }) => Effect.Effect<BankLinkNotification, BankLinkNotificationRefused | ProviderUnavailable>
+  }
+>()("partnerpay/domain/BankLinkNotifications") {}

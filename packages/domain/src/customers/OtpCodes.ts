@@ -22,6 +22,14 @@ declare const crypto: {
 export const codeLength = 6
 export const codePattern = /^\d{6}$/
 
+/**
+ * What stands for the code on a challenge when the SMS provider owns the codes
+ * (`OtpSender.verify`): its keyed hash is recorded when a code is sent, and
+ * presented again when the provider approves a typed code (it can never be
+ * the hash of a typed code: those are six digits).
+ */
+export const providerOwnedCode = "provider-owned"
+
 /** The code every sandbox login accepts. */
 export const sandboxCode = "123456"
 

@@ -5,6 +5,8 @@
  * customers only through this module.
  */
 export * as BankAccounts from "./BankAccounts.ts"
+export * as BankLinkItem from "./BankLinkItem.ts"
+export * as BankLinkUpdates from "./BankLinkUpdates.ts"
 export * as Customer from "./Customer.ts"
 export * as CustomerErasure from "./CustomerErasure.ts"
 export * as CustomerLogin from "./CustomerLogin.ts"

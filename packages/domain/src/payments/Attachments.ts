@@ -12,8 +12,9 @@
  * the adapter (`PgAttachments`) stores rows and bytes.
  */
 
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, Schema } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
+import type { Notification } from "../infrastructure/Outbox.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import type { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
@@ -145,6 +146,39 @@ export interface DueDownload {
   readonly attempts: number
 }
 
+/** The webhook an attachment's outcome sends: ATTACHMENT_STATUS_CHANGED. */
+export const statusEventType = "ATTACHMENT_STATUS_CHANGED"
+
+/** How a download ended, for its webhook. */
+export type FinalOutcome =
+  | { readonly status: "Stored"; readonly contentType: string; readonly sizeBytes: number }
+  | { readonly status: "Failed"; readonly reason: string }
+
+/**
+ * The ATTACHMENT_STATUS_CHANGED notification of a download's outcome: Data { AttachmentId,
+ * PaymentRequestId, Status (Stored, Failed), ContentType and SizeBytes (Stored), Reason (Failed),
+ * Timestamp }. Its id names the attachment and the outcome, so a repeated record sends nothing twice.
+ */
+export const statusNotification = (
+  attachment: Pick<DueDownload, "id" | "partnerId" | "paymentRequestId">,
+  outcome: FinalOutcome,
+  at: DateTime.Utc,
+): Notification => ({
+  id: `attachment_${attachment.id}_${outcome.status.toLowerCase()}`,
+  partnerId: attachment.partnerId,
+  eventType: statusEventType,
+  data: {
+    AttachmentId: attachment.id,
+    PaymentRequestId: attachment.paymentRequestId,
+    Status: outcome.status,
+    ...(outcome.status === "Stored"
+      ? { ContentType: outcome.contentType, SizeBytes: outcome.sizeBytes }
+      : { Reason: outcome.reason }),
+    Timestamp: DateTime.formatIso(at),
+  },
+  position: 0,
+})
+
 /** The stored bytes of one attachment. */
 export interface Content {
   readonly contentType: string
@@ -177,13 +211,17 @@ export class PaymentAttachments extends Context.Service<
       limit: number,
       leaseMillis: number,
     ) => Effect.Effect<ReadonlyArray<DueDownload>, EventStoreUnavailable>
+    /** Records the stored bytes and, in the same write, the webhook `notification` (once: only a Pending one is stored). */
     readonly recordStored: (
       id: string,
       stored: { readonly contentType: string; readonly bytes: Uint8Array; readonly sha256: string },
+      notification?: Notification,
     ) => Effect.Effect<void, EventStoreUnavailable>
+    /** Records a failed attempt; a final one (Failed) with its webhook `notification` in the same write. */
     readonly recordFailure: (
       id: string,
       failure: { readonly reason: string; readonly attempts: number; readonly outcome: AfterFailure },
+      notification?: Notification,
     ) => Effect.Effect<void, EventStoreUnavailable>
     readonly list: (
       partnerId: string,
@@ -196,7 +234,10 @@ export class PaymentAttachments extends Context.Service<
     ) => Effect.Effect<Content | undefined, EventStoreUnavailable>
   }
 >()("partnerpay/domain/payments/PaymentAttachments") {
-  /** In memory (tests, embedding without a database): registration, outcomes and reads; nothing is ever claimed for download. */
+  /**
+   * In memory (tests, embedding without a database): registration, outcomes and reads; nothing is ever
+   * claimed for download, so no outcome's webhook is ever due (notifications given are not kept).
+   */
   static readonly layerMemory: Layer.Layer<PaymentAttachments> = Layer.sync(PaymentAttachments, () => {
     interface Row extends AttachmentView {
       readonly partnerId: string

@@ -154,6 +154,26 @@ describe("a customer", () => {
     assert.deepInclude(notification.data, { BankAccountId: bankAccountId })
   })
 
+  it("the bank-link provider asking for a new link announces BANK_ACCOUNT_RELINK_REQUIRED with the accounts", () => {
+    const bankAccountIds = ["2c4e6a8b-0d1f-4a3c-8e5b-7d9f1b3d5f7a"]
+    const notification = one(CustomerNotifications.relinkRule, "BankLinkItem", {
+      _tag: "BankLinkRepairRequested",
+      ...customer,
+      itemId: "item-1",
+      bankAccountIds,
+      reason: "ITEM_LOGIN_REQUIRED",
+    })
+    assert.strictEqual(notification.eventType, "BANK_ACCOUNT_RELINK_REQUIRED")
+    assert.deepStrictEqual(notification.data, {
+      RegistrationId: ids.payerRegistrationId,
+      BankAccountIds: bankAccountIds,
+      Reason: "ITEM_LOGIN_REQUIRED",
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    })
+    const connected = { _tag: "BankLinkItemConnected", ...customer, itemId: "item-1", accounts: [] }
+    assert.deepStrictEqual(announced(CustomerNotifications.relinkRule, "BankLinkItem", connected), [])
+  })
+
   it("its other events announce nothing", () => {
     for (const rule of [
       CustomerNotifications.verificationRule,
@@ -225,6 +245,7 @@ describe("the registry", () => {
       CustomerNotifications.verificationRule,
       CustomerNotifications.linkedRule,
       CustomerNotifications.removedRule,
+      CustomerNotifications.relinkRule,
       DebitAuthNotification.rule,
       CardPaymentNotification.rule,
     ])

@@ -1,0 +1,35 @@
+/** Handler of `POST /BankLinkWebhook/UpdateItem`: verify the provider's notification, then act on it. */
+import { BankLinkUpdates, CustomerProviders, Traced } from "@partnerpay/domain"
+import { Effect } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../Api.ts"
+import { ServiceUnavailable, Unauthorized } from "../cross-cutting/Problem.ts"
+
+const unavailable = () =>
+  new ServiceUnavailable({
+    detail: "The notification could not be recorded; deliver it again later.",
+    code: "SERVICE_UNAVAILABLE",
+  })
+
+export const BankLinkCallbackLive = HttpApiBuilder.group(Api, "bankLinkCallbacks", (handlers) =>
+  handlers.handle(
+    "bankLinkUpdateItem",
+    Traced.fn("BankLinkCallbackLive.updateItem")(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const body = yield* Effect.mapError(request.text, unavailable)
+      const notifications = yield* CustomerProviders.BankLinkNotifications
+      const notification = yield* notifications.verify({ body, headers: request.headers }).pipe(
+        Effect.catchTag("BankLinkNotificationRefused", (refused) =>
+          Effect.andThen(
+            Effect.logWarning("bank-link notification refused", { reason: refused.reason }),
+            Effect.fail(new Unauthorized({ detail: "The notification cannot be verified.", code: "UNAUTHORIZED" })),
+          ),
+        ),
+        Effect.catchTag("ProviderUnavailable", () => Effect.fail(unavailable())),
+      )
+      const received = yield* BankLinkUpdates.receive(notification).pipe(Effect.mapError(unavailable))
+      yield* Effect.logInfo("bank-link notification", { action: notification.action, outcome: received })
+    }),
+  ),
+)

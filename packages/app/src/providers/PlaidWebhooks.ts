@@ -1,0 +1,183 @@
+/**
+ * Plaid's item webhooks, verified as Plaid documents it: each webhook
+ * carries a JWT in the `Plaid-Verification` header, signed with ES256 by a
+ * key Plaid names in the JWT's `kid`; the key comes from Plaid's
+ * `/webhook_verification_key/get` (through the `plaid` SDK) and is cached by
+ * key id (a day, or until Plaid says it expired). The JWT's
+ * `request_body_sha256` must be the SHA-256 of the exact body received, and
+ * its `iat` at most 5 minutes old: a forged, altered or replayed webhook
+ * (older than the window) is refused before anything reads it.
+ *
+ * A verified webhook is decoded to what partnerpay acts on (`ItemWebhook`):
+ * `ITEM` `ERROR` with `ITEM_LOGIN_REQUIRED` and `PENDING_EXPIRATION` /
+ * `PENDING_DISCONNECT` ask the customer to re-link; `USER_PERMISSION_REVOKED`
+ * and `USER_ACCOUNT_REVOKED` remove the item's (or one account's) link.
+ */
+import { createHash, createPublicKey, type JsonWebKey, timingSafeEqual, verify } from "node:crypto"
+import { CustomerProviders, Providers, Traced } from "@partnerpay/domain"
+import { Effect, Layer, Schema } from "effect"
+import * as PlaidBankLinker from "./PlaidBankLinker.ts"
+
+/** The webhook is not Plaid's, or not this body, or too old: nothing in it is used. */
+export class PlaidWebhookRefused extends Schema.TaggedError<PlaidWebhookRefused>()("PlaidWebhookRefused", {
+  reason: Schema.String,
+}) {}
+
+/** What an item webhook asks of partnerpay. */
+export type ItemAction = "Relink" | "RemoveItem" | "RemoveAccount" | "None"
+
+/** A verified item webhook. */
+export interface ItemWebhook {
+  readonly webhookType: string
+  readonly webhookCode: string
+  readonly itemId: string
+  /** `USER_ACCOUNT_REVOKED`: the account removed. */
+  readonly accountId?: string | undefined
+  /** `ERROR`: Plaid's error code (e.g. `ITEM_LOGIN_REQUIRED`). */
+  readonly errorCode?: string | undefined
+  readonly action: ItemAction
+  /** When Plaid signed it (seconds): with the body's hash, what makes this notification unique. */
+  readonly issuedAt: number
+  readonly bodySha256: string
+}
+
+/** How old a webhook may be. */
+export const maxAgeSeconds = 5 * 60
+/** How long a fetched key is used before it is asked for again. */
+export const keyCacheMillis = 24 * 60 * 60 * 1000
+
+const Body = Schema.Struct({
+  webhook_type: Schema.String,
+  webhook_code: Schema.String,
+  item_id: Schema.String,
+  account_id: Schema.optional(Schema.NullOr(Schema.String)),
+  error: Schema.optional(Schema.NullOr(Schema.Struct({ error_code: Schema.String }))),
+})
+
+/** What a verified item webhook asks for. */
+export const actionOf = (type: string, code: string, errorCode: string | undefined): ItemAction => {
+  if (type !== "ITEM") return "None"
+  switch (code) {
+    case "ERROR":
+      return errorCode === "ITEM_LOGIN_REQUIRED" ? "Relink" : "None"
+    case "PENDING_EXPIRATION":
+    case "PENDING_DISCONNECT":
+      return "Relink"
+    case "USER_PERMISSION_REVOKED":
+      return "RemoveItem"
+    case "USER_ACCOUNT_REVOKED":
+      return "RemoveAccount"
+    default:
+      return "None"
+  }
+}
+
+const decodePart = (part: string | undefined): Record<string, unknown> | undefined => {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(part ?? "", "base64url").toString("utf8"))
+    return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const sameHex = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
+
+/** A verifier of Plaid's webhooks for the Plaid account of `config`; `nowMillis` is the clock. */
+export const makeVerifier = (config: PlaidBankLinker.PlaidConfig, nowMillis: () => number = Date.now) => {
+  const client = PlaidBankLinker.client(config)
+  const keys = new Map<string, { readonly key: JsonWebKey; readonly fetchedAt: number }>()
+
+  const keyOf = Traced.fn("PlaidWebhooks.keyOf")(function* (kid: string) {
+    const cached = keys.get(kid)
+    if (cached !== undefined && nowMillis() - cached.fetchedAt < keyCacheMillis) return cached.key
+    const answer = yield* Effect.tryPromise({
+      try: () => client.webhookVerificationKeyGet({ key_id: kid }),
+      catch: (thrown) => {
+        const status = (thrown as { response?: { status?: number } } | null)?.response?.status
+        return status !== undefined && status < 500
+          ? new PlaidWebhookRefused({ reason: "Plaid does not know the key that signed it" })
+          : new Providers.ProviderUnavailable({
+              provider: "Plaid",
+              reason: `webhook verification key: ${status === undefined ? "no answer" : `Plaid answered ${status}`}`,
+            })
+      },
+    })
+    const { key } = answer.data
+    if (key.expired_at !== null && key.expired_at !== undefined) {
+      return yield* new PlaidWebhookRefused({ reason: "signed with an expired key" })
+    }
+    const jwk: JsonWebKey = { kty: key.kty, crv: key.crv, x: key.x, y: key.y }
+    keys.set(kid, { key: jwk, fetchedAt: nowMillis() })
+    return jwk
+  })
+
+  /** The webhook of `rawBody` if `verification` (the `Plaid-Verification` header) proves it Plaid's and recent. */
+  const verifyWebhook = Traced.fn("PlaidWebhooks.verify")(function* (
+    rawBody: string,
+    verification: string | undefined,
+  ) {
+    const refuse = (reason: string) => Effect.fail(new PlaidWebhookRefused({ reason }))
+    if (verification === undefined || verification === "") return yield* refuse("no Plaid-Verification header")
+    const parts = verification.split(".")
+    const header = decodePart(parts[0])
+    const claims = decodePart(parts[1])
+    if (parts.length !== 3 || header === undefined || claims === undefined) return yield* refuse("not a JWT")
+    if (header.alg !== "ES256" || typeof header.kid !== "string") return yield* refuse("not signed with ES256")
+    const jwk = yield* keyOf(header.kid)
+    const signed = verify(
+      "sha256",
+      Buffer.from(`${parts[0]}.${parts[1]}`),
+      { key: createPublicKey({ key: jwk, format: "jwk" }), dsaEncoding: "ieee-p1363" },
+      Buffer.from(parts[2] ?? "", "base64url"),
+    )
+    if (!signed) return yield* refuse("the signature does not verify")
+    const issuedAt = claims.iat
+    if (typeof issuedAt !== "number" || Math.abs(nowMillis() / 1000 - issuedAt) > maxAgeSeconds) {
+      return yield* refuse("signed more than 5 minutes ago (a replay) or in the future")
+    }
+    const bodySha256 = createHash("sha256").update(rawBody, "utf8").digest("hex")
+    if (typeof claims.request_body_sha256 !== "string" || !sameHex(claims.request_body_sha256, bodySha256)) {
+      return yield* refuse("the body is not the one Plaid signed")
+    }
+    const body = yield* Schema.decodeUnknownEffect(Schema.fromJsonString(Body))(rawBody).pipe(
+      Effect.mapError(() => new PlaidWebhookRefused({ reason: "not an item webhook" })),
+    )
+    const errorCode = body.error?.error_code
+    const webhook: ItemWebhook = {
+      webhookType: body.webhook_type,
+      webhookCode: body.webhook_code,
+      itemId: body.item_id,
+      accountId: body.account_id ?? undefined,
+      errorCode,
+      action: actionOf(body.webhook_type, body.webhook_code, errorCode),
+      issuedAt,
+      bodySha256,
+    }
+    return webhook
+  })
+
+  return { verify: verifyWebhook }
+}
+
+/** The `BankLinkNotifications` port on Plaid's verified item webhooks. */
+export const layer = (config: PlaidBankLinker.PlaidConfig): Layer.Layer<CustomerProviders.BankLinkNotifications> =>
+  Layer.sync(CustomerProviders.BankLinkNotifications, () => {
+    const verifier = makeVerifier(config)
+    return CustomerProviders.BankLinkNotifications.of({
+      verify: ({ body, headers }) =>
+        verifier.verify(body, headers["plaid-verification"]).pipe(
+          Effect.map(
+            (webhook): CustomerProviders.BankLinkNotification => ({
+              itemId: webhook.itemId,
+              action: webhook.action,
+              accountId: webhook.accountId,
+              reason: webhook.errorCode ?? webhook.webhookCode,
+            }),
+          ),
+          Effect.catchTag("PlaidWebhookRefused", (refused) =>
+            Effect.fail(new CustomerProviders.BankLinkNotificationRefused({ reason: refused.reason })),
+          ),
+        ),
+    })
+  })

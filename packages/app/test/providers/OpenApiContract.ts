@@ -1,0 +1,297 @@
+/**
+ * The providers' published OpenAPI documents as a contract for the tests: a
+ * local fake of a provider (node:http) records every request the official
+ * SDK sends and checks it against the provider's document (the operation
+ * exists; its required path, query and body parameters are there; the body
+ * matches the operation's schema), and checks each answer the fake gives
+ * against the operation's response schema. Every violation is kept; a test
+ * asserts there is none.
+ *
+ * The documents are read from `../shared/providers/` beside the project root
+ * (present on every developer machine and in CI; never copied into the
+ * project). Where they are absent the contract tests are skipped with a loud
+ * warning, and under CI (`CI=true`) they fail.
+ *
+ * Schemas are checked with Ajv (OpenAPI 3.0's `nullable` included; the
+ * documents' own formats such as `phone-number` are accepted as written).
+ * A form-encoded body (Twilio) is checked with its values coerced to the
+ * schema's types, as the provider reads them.
+ */
+import { existsSync, readFileSync } from "node:fs"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { fileURLToPath } from "node:url"
+import { Ajv, type ValidateFunction } from "ajv"
+import addFormats from "ajv-formats"
+import { parse as parseYaml } from "yaml"
+
+/** Where the providers' documents are: `../shared/providers/` from the project root. */
+export const documentsDir = fileURLToPath(new URL("../../../../../shared/providers/", import.meta.url))
+
+/** Whether the documents are here; under CI their absence fails the suite loudly. */
+export const documentsPresent = (): boolean => {
+  const present = existsSync(documentsDir)
+  if (!present) {
+    if (process.env.CI === "true") {
+      throw new Error(
+        `the providers' OpenAPI documents are missing from ${documentsDir} (see shared/providers/README.md)`,
+      )
+    }
+    console.warn(`!!! ${documentsDir} missing: SKIPPING the providers' contract tests`)
+  }
+  return present
+}
+
+type Json = Record<string, unknown>
+
+/** One operation of a document, found by method and concrete path. */
+interface Operation {
+  readonly template: string
+  readonly node: Json
+}
+
+/** OpenAPI 3.0's `nullable` beside a `$ref` or without a type, as JSON Schema says it: one of it or null. */
+const normalized = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(normalized)
+  if (node === null || typeof node !== "object") return node
+  const entries = Object.entries(node as Json).map(([key, value]) => [key, normalized(value)] as const)
+  const object = Object.fromEntries(entries) as Json
+  if (object.nullable === true && object.type === undefined) {
+    const { nullable: _nullable, ...rest } = object
+    return { anyOf: [rest, { type: "null" }] }
+  }
+  return object
+}
+
+/** A provider's document, ready to check requests and answers. */
+export class Contract {
+  private readonly document: Json
+  private readonly strict = new Ajv({ strict: false, allErrors: true, logger: false })
+  private readonly coercing = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes: "array" })
+  private readonly compiled = new Map<string, ValidateFunction>()
+  private readonly matchers: ReadonlyArray<readonly [RegExp, string]>
+
+  readonly name: string
+
+  constructor(name: string, file: string) {
+    this.name = name
+    const text = readFileSync(`${documentsDir}${file}`, "utf8")
+    this.document = (file.endsWith(".json") ? JSON.parse(text) : parseYaml(text, { maxAliasCount: -1 })) as Json
+    for (const ajv of [this.strict, this.coercing]) {
+      addFormats.default(ajv)
+      for (const format of ["phone-number", "uri-template", "currency", "double", "float", "int32", "int64"]) {
+        ajv.addFormat(format, true)
+      }
+      ajv.addSchema({ $id: "document", components: normalized(this.document.components ?? {}) })
+    }
+    const paths = Object.keys((this.document.paths ?? {}) as Json)
+    this.matchers = paths.map(
+      (template) =>
+        [
+          new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`),
+          template,
+        ] as const,
+    )
+  }
+
+  /** The operation serving `method path`, if the document has one. */
+  operation(method: string, path: string): Operation | undefined {
+    const found = this.matchers.find(([pattern]) => pattern.test(path))
+    if (found === undefined) return undefined
+    const template = found[1]
+    const node = ((this.document.paths as Json)[template] as Json)[method.toLowerCase()] as Json | undefined
+    if (node === undefined) return undefined
+    return { template, node }
+  }
+
+  /** A schema of the document, its references into the document's components kept. */
+  private validator(key: string, schema: Json, coerce: boolean): ValidateFunction {
+    const cacheKey = `${coerce}:${key}`
+    const existing = this.compiled.get(cacheKey)
+    if (existing !== undefined) return existing
+    const anchored = JSON.parse(JSON.stringify(schema), (name, value) =>
+      name === "$ref" && typeof value === "string" && value.startsWith("#/") ? `document${value}` : value,
+    ) as Json
+    const compiled = (coerce ? this.coercing : this.strict).compile(normalized(anchored) as Json)
+    this.compiled.set(cacheKey, compiled)
+    return compiled
+  }
+
+  private resolve(node: Json): Json {
+    const ref = node.$ref
+    if (typeof ref !== "string") return node
+    return this.resolve(
+      ref
+        .slice(2)
+        .split("/")
+        .reduce<Json>((at, segment) => at[segment.replaceAll("~1", "/").replaceAll("~0", "~")] as Json, this.document),
+    )
+  }
+
+  private check(key: string, schema: Json, value: unknown, coerce: boolean): ReadonlyArray<string> {
+    const validate = this.validator(key, schema, coerce)
+    return validate(structuredClone(value))
+      ? []
+      : (validate.errors ?? []).map((error) => `${error.instancePath || "(root)"} ${error.message ?? "is invalid"}`)
+  }
+
+  /** What is wrong with a request, by the document (empty: it conforms). */
+  checkRequest(request: RecordedRequest): ReadonlyArray<string> {
+    const operation = this.operation(request.method, request.path)
+    if (operation === undefined) {
+      return [`${request.method} ${request.path}: no such operation in ${this.name}'s document`]
+    }
+    const where = `${request.method} ${operation.template}`
+    const problems: Array<string> = []
+    const parameters = ((operation.node.parameters ?? []) as Array<Json>).map((parameter) => this.resolve(parameter))
+    for (const parameter of parameters) {
+      if (parameter.in === "query" && parameter.required === true && !request.query.has(String(parameter.name))) {
+        problems.push(`${where}: query parameter ${String(parameter.name)} is required`)
+      }
+    }
+    if (operation.node.requestBody === undefined) return problems
+    const body = this.resolve(operation.node.requestBody as Json)
+    const content = (body.content ?? {}) as Json
+    const mediaType = request.contentType.split(";")[0]?.trim() ?? ""
+    const media = content[mediaType] as Json | undefined
+    if (media === undefined) {
+      problems.push(
+        `${where}: a body of type ${mediaType || "(none)"}; the document takes ${Object.keys(content).join(", ")}`,
+      )
+      return problems
+    }
+    if (body.required === true && request.body === "") problems.push(`${where}: the body is required`)
+    const form = mediaType === "application/x-www-form-urlencoded"
+    const value = form
+      ? Object.fromEntries(new URLSearchParams(request.body))
+      : request.body === ""
+        ? {}
+        : JSON.parse(request.body)
+    const schema = this.resolve(media.schema as Json)
+    for (const problem of this.check(`${where} request`, schema, value, form)) problems.push(`${where}: body${problem}`)
+    return problems
+  }
+
+  private response(method: string, path: string, status: number): { where: string; media?: Json } | string {
+    const operation = this.operation(method, path)
+    if (operation === undefined) return `${method} ${path}: no such operation in ${this.name}'s document`
+    const where = `${method} ${operation.template} answered ${status}`
+    const responses = (operation.node.responses ?? {}) as Json
+    const key = String(status) in responses ? String(status) : "default" in responses ? "default" : undefined
+    if (key === undefined) return status >= 400 ? { where } : `${where}: the document has no such answer`
+    const content = (this.resolve(responses[key] as Json).content ?? {}) as Json
+    const media = content["application/json"] as Json | undefined
+    return media === undefined ? { where } : { where, media }
+  }
+
+  /** What is wrong with an answer to `method path` with `status`, by the document. */
+  checkAnswer(method: string, path: string, status: number, body: unknown): ReadonlyArray<string> {
+    const found = this.response(method, path, status)
+    if (typeof found === "string") return [found]
+    // An error status the document does not describe (Twilio lists only successes) is not checked.
+    if (found.media === undefined) return []
+    const schema = this.resolve(found.media.schema as Json)
+    return this.check(`${found.where} answer`, schema, body, false).map((problem) => `${found.where}: body${problem}`)
+  }
+
+  /** The document's own example of the answer to `method path` with `status`. */
+  example(method: string, path: string, status: number): unknown {
+    const found = this.response(method, path, status)
+    if (typeof found === "string" || found.media === undefined) throw new Error(`no example answer: ${method} ${path}`)
+    if (found.media.example !== undefined) return structuredClone(found.media.example)
+    const examples = Object.values((found.media.examples ?? {}) as Json) as Array<Json>
+    const first = examples[0] === undefined ? undefined : this.resolve(examples[0])
+    if (first?.value === undefined) throw new Error(`no example answer: ${method} ${path}`)
+    return structuredClone(first.value)
+  }
+}
+
+/** A request a fake received. */
+export interface RecordedRequest {
+  readonly method: string
+  readonly path: string
+  readonly query: URLSearchParams
+  readonly headers: IncomingMessage["headers"]
+  readonly contentType: string
+  readonly body: string
+}
+
+/** What a fake answers: a status and a JSON body (checked against the document), or no answer at all. */
+export type Answer = { readonly status: number; readonly body?: unknown } | { readonly hang: true }
+
+/** A fake provider: routes by the contract whose paths it serves, records and checks everything. */
+export interface Fake {
+  readonly url: string
+  readonly requests: ReadonlyArray<RecordedRequest>
+  /** Every violation of a document, by a request or by an answer. */
+  readonly violations: ReadonlyArray<string>
+  /** The next answers to requests whose path ends with `suffix` (in order; the last repeats). */
+  readonly answer: (suffix: string, ...answers: ReadonlyArray<Answer>) => void
+  readonly close: () => Promise<void>
+}
+
+/**
+ * Starts a fake on a free loopback port. `contractOf` picks the document of a request path; `defaults`
+ * answer what no script answers (by path suffix).
+ */
+export const startFake = async (
+  contractOf: (path: string) => Contract,
+  defaults: Record<string, Answer>,
+): Promise<Fake> => {
+  const requests: Array<RecordedRequest> = []
+  const violations: Array<string> = []
+  const scripts = new Map<string, Array<Answer>>()
+  const pick = (path: string): Answer => {
+    for (const [suffix, answers] of scripts) {
+      if (path.endsWith(suffix) && answers.length > 0)
+        return answers.length > 1 ? (answers.shift() as Answer) : (answers[0] as Answer)
+    }
+    const fallback = Object.entries(defaults).find(([suffix]) => path.endsWith(suffix))
+    return fallback?.[1] ?? { status: 404, body: { message: "not found" } }
+  }
+  const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
+    const chunks: Array<Buffer> = []
+    incoming.on("data", (chunk: Buffer) => chunks.push(chunk))
+    incoming.on("end", () => {
+      const url = new URL(incoming.url ?? "/", "http://fake")
+      const request: RecordedRequest = {
+        method: incoming.method ?? "GET",
+        path: url.pathname,
+        query: url.searchParams,
+        headers: incoming.headers,
+        contentType: incoming.headers["content-type"] ?? "",
+        body: Buffer.concat(chunks).toString("utf8"),
+      }
+      requests.push(request)
+      const contract = contractOf(request.path)
+      const checked = (check: () => ReadonlyArray<string>) => {
+        try {
+          violations.push(...check())
+        } catch (error) {
+          violations.push(`${request.method} ${request.path}: cannot be checked: ${String(error)}`)
+        }
+      }
+      checked(() => contract.checkRequest(request))
+      const answer = pick(request.path)
+      if ("hang" in answer) return
+      checked(() => contract.checkAnswer(request.method, request.path, answer.status, answer.body))
+      outgoing.writeHead(answer.status, { "content-type": "application/json" })
+      outgoing.end(answer.body === undefined ? "" : JSON.stringify(answer.body))
+    })
+  })
+  await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    violations,
+    answer: (suffix, ...answers) => {
+      scripts.set(suffix, [...answers])
+    },
+    close: () =>
+      new Promise<void>((closed) => {
+        server.closeAllConnections()
+        server.close(() => closed())
+      }),
+  }
+}
