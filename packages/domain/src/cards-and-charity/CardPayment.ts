@@ -74,7 +74,7 @@ export const initialState: State = { _tag: "Initial" }
 const isMoney = Schema.is(Money.Money)
 
 const textIssue = (field: string, value: string, max: number): FieldIssue | undefined =>
-  typeof value !== "string" || value.trim().length === 0
+  value.trim().length === 0
     ? { field, message: "must not be empty" }
     : value.length > max
       ? { field, message: `must be at most ${max} characters` }
@@ -89,7 +89,7 @@ const validate = (command: RegisterCardPayment): ValidationFailed | undefined =>
   } else if (command.amount.minorUnits === 0) {
     issues.push({ field: "amount", message: "must be greater than zero" })
   }
-  if (typeof command.last4 !== "string" || !/^\d{4}$/.test(command.last4)) {
+  if (!/^\d{4}$/.test(command.last4)) {
     issues.push({ field: "last4", message: "must be exactly the last 4 digits of the card number" })
   }
   const brand = textIssue("brand", command.brand, maxBrandLength)
@@ -103,8 +103,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
   const invalid = validate(command)
   if (invalid) return refuse(invalid)
   if (state._tag === "Registered") {
+    // The stream is the card payment's own (its id), so the id needs no comparing.
     const identical =
-      state.cardPaymentId === command.cardPaymentId &&
       state.partnerId === command.partnerId &&
       state.merchantId === command.merchantId &&
       Money.equals(state.amount, command.amount) &&

@@ -39,12 +39,9 @@ export interface SetDefaultBankAccount {
   readonly at: DateTime.Utc
 }
 
-const sameAccount = (a: LinkedBankAccount, b: LinkedBankAccount): boolean =>
-  a.bankAccountId === b.bankAccountId &&
-  a.institutionId === b.institutionId &&
-  a.name === b.name &&
-  a.mask === b.mask &&
-  a.type === b.type
+/** The same details for an account already found by its id. */
+const sameDetails = (a: LinkedBankAccount, b: LinkedBankAccount): boolean =>
+  a.institutionId === b.institutionId && a.name === b.name && a.mask === b.mask && a.type === b.type
 
 /** Only what a stored account may hold: a fresh object, so no extra field (a full number) slips through. */
 const maskedAccount = (account: LinkedBankAccount): LinkedBankAccount => ({
@@ -92,7 +89,7 @@ export const linkBankAccounts = (command: LinkBankAccounts, state: RegisteredCus
   }
   const changed = command.accounts.filter((account) => {
     const known = state.bankAccounts.find((a) => a.bankAccountId === account.bankAccountId)
-    return known === undefined || !known.linked || !sameAccount(known, account)
+    return known === undefined || !known.linked || !sameDetails(known, account)
   })
   if (changed.length === 0) return nothing
   const event: BankAccountsLinked = {

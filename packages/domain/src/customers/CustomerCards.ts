@@ -21,8 +21,8 @@ export interface SaveCardPaymentMethod {
   readonly at: DateTime.Utc
 }
 
-const sameCard = (a: CardPaymentMethod, b: CardPaymentMethod): boolean =>
-  a.id === b.id &&
+/** The same details for a card already found by its id. */
+const sameDetails = (a: CardPaymentMethod, b: CardPaymentMethod): boolean =>
   a.type === b.type &&
   a.brand === b.brand &&
   a.last4 === b.last4 &&
@@ -62,7 +62,7 @@ export const saveCardPaymentMethod = (
   const invalid = failIfAny(issues)
   if (invalid) return refuse(invalid)
   const known = state.cardPaymentMethods.find((m) => m.id === card.id)
-  if (known !== undefined && sameCard(known, card)) return nothing
+  if (known !== undefined && sameDetails(known, card)) return nothing
   const event: CardPaymentMethodSaved = {
     _tag: "CardPaymentMethodSaved",
     ...customer,

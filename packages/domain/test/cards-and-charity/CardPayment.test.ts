@@ -54,6 +54,34 @@ describe("a card payment not yet registered", () => {
         ],
       })
   })
+  it("a brand of up to 32 and a reference of up to 128 characters are accepted; one more is refused", () => {
+    spec
+      .given([])
+      .when(register({ brand: "b".repeat(32), externalReference: "r".repeat(128) }))
+      .thenState((state) => assert.strictEqual(state._tag, "Registered"))
+    spec
+      .given([])
+      .when(register({ brand: "b".repeat(33), externalReference: "r".repeat(129) }))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [
+          { field: "brand", message: "must be at most 32 characters" },
+          { field: "externalReference", message: "must be at most 128 characters" },
+        ],
+      })
+  })
+  it("a brand or reference that starts or ends with whitespace is refused", () => {
+    spec
+      .given([])
+      .when(register({ brand: " visa", externalReference: "term-1 " }))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [
+          { field: "brand", message: "must not start or end with whitespace" },
+          { field: "externalReference", message: "must not start or end with whitespace" },
+        ],
+      })
+  })
   it("an amount with a fraction of a minor unit is refused", () => {
     spec
       .given([])

@@ -318,7 +318,35 @@ describe("bank accounts", () => {
     spec
       .given([registered, kycStarted()])
       .when({ _tag: "LinkBankAccounts", tokenId: otherTokenId, accounts: [checking], at })
-      .thenFails({ _tag: "RuleViolated", code: "LINK_SESSION_UNKNOWN" })
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "LINK_SESSION_UNKNOWN",
+        reason: "the bank-link session was not issued to this customer",
+      })
+  })
+  it("every bad field of an account is named by its place in the list", () => {
+    const error = spec
+      .given([registered, kycStarted()])
+      .when(
+        link(checking, {
+          bankAccountId: "not-a-uuid" as BankAccountId,
+          institutionId: " ",
+          name: "",
+          mask: "1111",
+          type: "",
+        }),
+      )
+      .thenFails({ _tag: "ValidationFailed" })
+    assert.deepStrictEqual(
+      (error as unknown as { issues: ReadonlyArray<{ field: string }> }).issues.map((issue) => issue.field),
+      ["accounts[1].bankAccountId", "accounts[1].institutionId", "accounts[1].name", "accounts[1].type"],
+    )
+  })
+  it("an account with the details of a linked one but another id is another account, and is recorded", () => {
+    spec
+      .given([registered, kycStarted(), linked(checking)])
+      .when(link({ ...checking, bankAccountId: accountB }))
+      .then([linked({ ...checking, bankAccountId: accountB })])
   })
   it("a full account number instead of its last 4 digits is refused, as are duplicates", () => {
     spec
@@ -368,6 +396,29 @@ describe("bank accounts", () => {
     spec
       .given([registered, kycStarted(), linked(checking), unlinked])
       .when({ _tag: "UnlinkBankAccount", bankAccountId: accountA, at })
+      .thenNothingHappens()
+  })
+  for (const [detail, changed] of [
+    ["institution", { institutionId: "ins_2" }],
+    ["name", { name: "Renamed" }],
+    ["mask", { mask: "9999" }],
+    ["type", { type: "savings" }],
+  ] as const)
+    it(`linking a linked account again with another ${detail} records it`, () => {
+      spec
+        .given([registered, kycStarted(), linked(checking)])
+        .when(link({ ...checking, ...changed }))
+        .then([linked({ ...checking, ...changed })])
+    })
+  it("setting the default account it already has changes nothing", () => {
+    spec
+      .given([
+        registered,
+        kycStarted(),
+        linked(checking),
+        Customer.DefaultBankAccountSet.make({ ...customer, bankAccountId: accountA, at }),
+      ])
+      .when({ _tag: "SetDefaultBankAccount", bankAccountId: accountA, at })
       .thenNothingHappens()
   })
   it("an account never linked, or unlinked, cannot be the default (autopay) account", () => {
@@ -540,6 +591,38 @@ describe("saved card payment methods", () => {
       .given([registered])
       .when({ _tag: "SaveCardPaymentMethod", method: { ...card, expMonth: 2 }, at })
       .thenFails({ _tag: "ValidationFailed", issues: [{ field: "method.expMonth", message: "the card has expired" }] })
+  })
+  for (const [detail, changed] of [
+    ["type", { type: "debit" }],
+    ["brand", { brand: "mastercard" }],
+    ["last 4 digits", { last4: "1881" }],
+    ["expiry month", { expMonth: 5 }],
+    ["expiry year", { expYear: 2027 }],
+  ] as const)
+    it(`saving a saved card again with another ${detail} records it`, () => {
+      spec
+        .given([registered, saved])
+        .when({ _tag: "SaveCardPaymentMethod", method: { ...card, ...changed }, at })
+        .then([Customer.CardPaymentMethodSaved.make({ ...customer, method: { ...card, ...changed }, at })])
+    })
+  it("a card with the details of a saved one but another id is another card, and is saved", () => {
+    spec
+      .given([registered, saved])
+      .when({ _tag: "SaveCardPaymentMethod", method: { ...card, id: "pm_2Y4z" }, at })
+      .then([Customer.CardPaymentMethodSaved.make({ ...customer, method: { ...card, id: "pm_2Y4z" }, at })])
+  })
+  it("every empty card field is named", () => {
+    const error = spec
+      .given([registered])
+      .when({ _tag: "SaveCardPaymentMethod", method: { ...card, id: "", type: "", brand: "" }, at })
+      .thenFails({ _tag: "ValidationFailed" })
+    assert.deepStrictEqual(
+      (error as unknown as { issues: ReadonlyArray<{ field: string }> }).issues.map((issue) => issue.field),
+      ["method.id", "method.type", "method.brand"],
+    )
+  })
+  it("saving a saved card again with the same details changes nothing", () => {
+    spec.given([registered, saved]).when({ _tag: "SaveCardPaymentMethod", method: card, at }).thenNothingHappens()
   })
   it("a card expiring in January of a later year, or in a later year with an earlier month, is accepted", () => {
     for (const expiry of [
@@ -742,6 +825,26 @@ const tokenCommands = fc
     ),
   )
   .map(([at, rest]): Array<Customer.Command> => [{ _tag: "RegisterCustomer", ...customer, phoneNumber, at }, ...rest])
+
+describe("a customer never registered", () => {
+  it("has nothing: KYC NotStarted, no personal data, accounts, default account, cards or push tokens", () => {
+    const none = Customer.initialState
+    assert.isFalse(Customer.isRegistered(none))
+    assert.strictEqual(Customer.kycStatus(none), "NotStarted")
+    assert.isNull(Customer.personalData(none))
+    assert.isFalse(Customer.hasBankAccount(none, accountA))
+    assert.deepStrictEqual(Customer.linkedBankAccounts(none), [])
+    assert.isUndefined(Customer.defaultBankAccount(none))
+    assert.deepStrictEqual(Customer.cardPaymentMethods(none), [])
+    assert.deepStrictEqual(Customer.pushTokens(none), [])
+    assert.deepStrictEqual(Customer.notificationPreferences(none), Customer.defaultNotificationPreferences)
+  })
+  it("a registered customer is registered, with no default account until one is set", () => {
+    const state = fold(Customer.aggregate, [registered, kycStarted(), linked(checking)])
+    assert.isTrue(Customer.isRegistered(state))
+    assert.isUndefined(Customer.defaultBankAccount(state))
+  })
+})
 
 describe("which partner a customer belongs to", () => {
   it("a registered customer belongs to their partner only; one never registered belongs to none", () => {
