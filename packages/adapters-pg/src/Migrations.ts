@@ -43,6 +43,7 @@ import sealedWebhookSecrets from "./migrations/0018_sealed_webhook_secrets.ts"
 import moneyMovementIndexes from "./migrations/0019_money_movement_indexes.ts"
 import payoutDueWorkIndexes from "./migrations/0023_payout_due_work_indexes.ts"
 import partnerApiVersion from "./migrations/0031_partner_api_version.ts"
+import partnerWebhookEndpoint from "./migrations/0036_partner_webhook_endpoint.ts"
 
 /**
  * Every migration of this package, keyed `<id>_<name>`. `runReporting` applies every one a database
@@ -68,6 +69,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0019_money_movement_indexes": moneyMovementIndexes,
   "0023_payout_due_work_indexes": payoutDueWorkIndexes,
   "0031_partner_api_version": partnerApiVersion,
+  "0036_partner_webhook_endpoint": partnerWebhookEndpoint,
 }
 
 /** The table recording applied migrations (the layout of Effect's migrator: existing databases keep theirs). */

@@ -13,6 +13,10 @@
  *   `Event` and `Data`), newest first, recorded in the last `maxAgeDays` days
  *   (by the clock that dated the rows: the store's, not a sandbox clock).
  * - `redeliver`: queues a delivered or failed notification again.
+ * - `setEndpoint`: the partner sets its own URL and subscribed types; a new
+ *   signing secret is generated and answered, the replaced one keeps signing
+ *   deliveries (a second `v1=`) for `previousSecretGraceMillis` (24 h).
+ *   The URL must pass the `WebhookTargets` check first (the caller's job).
  *
  * Pages follow the API's convention (`limit`, `startingAfter`: the last id of
  * the previous page; `hasMore`): an id that is not one of the partner's rows
@@ -79,7 +83,37 @@ export interface WebhookPageRequest {
 export interface WebhookEndpoint {
   readonly url: string
   readonly signingSecret: Redacted.Redacted<string>
+  /** The webhook `Event` names delivered; null: every type. */
+  readonly eventTypes: ReadonlyArray<string> | null
 }
+
+/** What a partner sets: its URL and the event types it wants (null: all). */
+export interface EndpointSetting {
+  readonly url: string
+  readonly eventTypes: ReadonlyArray<string> | null
+}
+
+/** The endpoint after a roll: the new secret (shown once), and until when the replaced one still signs. */
+export interface RolledEndpoint extends WebhookEndpoint {
+  readonly previousSecretExpiresAt: DateTime.Utc | null
+}
+
+/** How long a replaced signing secret keeps signing deliveries (Stripe's roll: 24 h). */
+export const previousSecretGraceMillis = 24 * 60 * 60 * 1000
+
+/** Whether an endpoint subscribed to `eventType` gets it delivered. */
+export const isSubscribed = (eventTypes: ReadonlyArray<string> | null | undefined, eventType: string): boolean =>
+  eventTypes === null || eventTypes === undefined || eventTypes.includes(eventType)
+
+/**
+ * Which webhook URLs the service may call: `check` answers why a URL is refused (in production, one that is
+ * or resolves to a non-public address), or undefined when it may be used. Provided by the app
+ * (WebhookTarget.ts), the same check the operator's setting goes through.
+ */
+export class WebhookTargets extends Context.Service<
+  WebhookTargets,
+  { check(url: string): Effect.Effect<string | undefined> }
+>()("partnerpay/domain/WebhookTargets") {}
 
 export type RedeliverOutcome = "queued" | "not found" | "in progress"
 
@@ -102,6 +136,11 @@ export class WebhookLog extends Context.Service<
       maxAgeDays: number,
     ): Effect.Effect<EventView | undefined, EventStoreUnavailable>
     redeliver(partnerId: string, id: string): Effect.Effect<RedeliverOutcome, EventStoreUnavailable>
+    /** Sets the partner's endpoint with a new signing secret (undefined: no such partner). */
+    setEndpoint(
+      partnerId: string,
+      setting: EndpointSetting,
+    ): Effect.Effect<RolledEndpoint | undefined, EventStoreUnavailable>
   }
 >()("partnerpay/domain/WebhookLog") {
   /**
@@ -127,6 +166,7 @@ export class WebhookLog extends Context.Service<
       const epoch = DateTime.makeUnsafe(0)
       return WebhookLog.of({
         endpoint: () => Effect.succeed(undefined),
+        setEndpoint: () => Effect.succeed(undefined),
         deliveries: (partnerId, page) =>
           Effect.sync(() => {
             const { rows, hasMore } = own(partnerId, page)
