@@ -22,9 +22,11 @@
  * the previous page; `hasMore`): an id that is not one of the partner's rows
  * gives an empty page, as elsewhere (it reveals nothing about other partners).
  */
-import { Context, DateTime, Effect, Layer, type Redacted } from "effect"
+import { Context, DateTime, Effect, Layer, Redacted } from "effect"
 import type { EventStoreUnavailable } from "./EventStore.ts"
 import { MemoryOutbox } from "./Outbox.ts"
+
+declare const crypto: { getRandomValues<T extends Uint8Array>(array: T): T }
 
 export type WebhookDeliveryStatus = "pending" | "delivering" | "delivered" | "failed"
 
@@ -113,7 +115,13 @@ export const isSubscribed = (eventTypes: ReadonlyArray<string> | null | undefine
 export class WebhookTargets extends Context.Service<
   WebhookTargets,
   { check(url: string): Effect.Effect<string | undefined> }
->()("partnerpay/domain/WebhookTargets") {}
+>()("partnerpay/domain/WebhookTargets") {
+  /** Every URL allowed (the sandbox's policy; in-memory tests). */
+  static readonly layerAllowAll: Layer.Layer<WebhookTargets> = Layer.succeed(
+    WebhookTargets,
+    WebhookTargets.of({ check: () => Effect.succeed(undefined) }),
+  )
+}
 
 export type RedeliverOutcome = "queued" | "not found" | "in progress"
 
@@ -145,7 +153,8 @@ export class WebhookLog extends Context.Service<
 >()("partnerpay/domain/WebhookLog") {
   /**
    * In memory, over the `MemoryOutbox` (tests, embedders): nothing is ever delivered there, so every
-   * notification is pending (a redelivery is "in progress"); no endpoint is configured.
+   * notification is pending (a redelivery is "in progress"); an endpoint exists once the partner set one
+   * (`setEndpoint`; secrets are random, the replaced one kept for the grace period).
    */
   static readonly layerMemory: Layer.Layer<WebhookLog, never, MemoryOutbox> = Layer.effect(
     WebhookLog,
@@ -164,9 +173,21 @@ export class WebhookLog extends Context.Service<
         return { rows: rows.slice(from, from + page.limit), hasMore: from + page.limit < rows.length }
       }
       const epoch = DateTime.makeUnsafe(0)
+      const endpoints = new Map<string, WebhookEndpoint>()
       return WebhookLog.of({
-        endpoint: () => Effect.succeed(undefined),
-        setEndpoint: () => Effect.succeed(undefined),
+        endpoint: (partnerId) => Effect.sync(() => endpoints.get(partnerId)),
+        setEndpoint: Effect.fnUntraced(function* (partnerId, setting) {
+          const now = yield* DateTime.now
+          const bytes = crypto.getRandomValues(new Uint8Array(32))
+          const secret = `whsec_${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`
+          const hadOne = endpoints.has(partnerId)
+          const endpoint: WebhookEndpoint = { ...setting, signingSecret: Redacted.make(secret) }
+          endpoints.set(partnerId, endpoint)
+          return {
+            ...endpoint,
+            previousSecretExpiresAt: hadOne ? DateTime.add(now, { milliseconds: previousSecretGraceMillis }) : null,
+          }
+        }),
         deliveries: (partnerId, page) =>
           Effect.sync(() => {
             const { rows, hasMore } = own(partnerId, page)
