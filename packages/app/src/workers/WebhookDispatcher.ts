@@ -129,6 +129,13 @@ export const signingSecrets = (
     ? [webhook.signingSecret, webhook.previous.signingSecret]
     : [webhook.signingSecret]
 
+/** The sandbox's test webhook (`POST /Sandbox/Webhooks/Test`): asked for explicitly, so sent whatever the filter. */
+const testEvent = "WEBHOOK_TEST"
+
+/** Whether the partner's endpoint gets `entry` (its subscribed types; the test webhook always). */
+const wanted = (webhook: PgPartnerCredentials.Webhook, entry: Entry): boolean =>
+  entry.eventType === testEvent || WebhookLog.isSubscribed(webhook.eventTypes, entry.eventType)
+
 /** The last error of a notification not sent because the partner did not subscribe to its type. */
 export const notSubscribed = "not sent: your webhook endpoint is not subscribed to this event type"
 
@@ -419,13 +426,13 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Unre
           return
         }
         // Types the partner did not subscribe to are not sent (still listed by GET /Events).
-        const unsubscribed = entries.filter((entry) => !WebhookLog.isSubscribed(webhook.eventTypes, entry.eventType))
+        const unsubscribed = entries.filter((entry) => !wanted(webhook, entry))
         if (unsubscribed.length > 0) {
           yield* dispatch.giveUp(
             unsubscribed.map((entry) => entry.id),
             notSubscribed,
           )
-          entries = entries.filter((entry) => WebhookLog.isSubscribed(webhook.eventTypes, entry.eventType))
+          entries = entries.filter((entry) => wanted(webhook, entry))
           if (entries.length === 0) return
         }
         const outcome = yield* Effect.promise((signal) =>
