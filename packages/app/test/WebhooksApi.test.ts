@@ -385,6 +385,20 @@ describe.skipIf(!postgresAvailable)("in production, a webhook URL", () => {
     const accepted = await admin(base, "PUT", path, { url: "https://93.184.215.14/hooks" })
     assert.strictEqual(accepted.status, 200)
     assert.match(accepted.body.signingSecret, /^whsec_/)
+    // The partner's own setting: the same addresses refused, and https only; a public https URL accepted.
+    const token = await call(base, "POST", "/auth/token", {
+      body: { ClientId: created.body.clientId, ClientSecret: created.body.clientSecret },
+    })
+    const own = (url: string) =>
+      call(base, "PUT", "/Webhooks/Endpoint", { token: token.body.AccessToken, body: { url } })
+    for (const url of ["https://127.0.0.1:8080/hooks", "https://169.254.169.254/x", "http://93.184.215.14/hooks"]) {
+      const refused = await own(url)
+      assert.strictEqual(refused.status, 400, url)
+      assert.strictEqual(refused.body.errors[0].field, "url", url)
+    }
+    const mine = await own("https://93.184.215.14/own-hooks")
+    assert.strictEqual(mine.status, 200)
+    assert.strictEqual(mine.body.url, "https://93.184.215.14/own-hooks")
     // The sandbox-only test route does not exist in production.
     const created2 = await call(base, "POST", "/Sandbox/Webhooks/Test")
     assert.strictEqual(created2.status, 404)

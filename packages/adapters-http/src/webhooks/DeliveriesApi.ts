@@ -141,7 +141,7 @@ export class DeliveriesApi extends HttpApiGroup.make("webhookDeliveries")
       OpenApi.annotations({
         summary: "Set your webhook endpoint (rolls the signing secret)",
         description:
-          "For partners: sets the URL your webhooks are sent to and the Events you want (eventTypes omitted or null: all; each must be a webhook Event, else 400 naming eventTypes[i]). A notification of an Event you did not subscribe to is not sent (GET /Events still lists it; its delivery is failed with lastError saying so). A new signing secret is generated and answered; the previous one still signs for 24 h (previousSecretExpiresAt): meanwhile X-Partnerpay-Signature carries two v1= signatures, the new secret's first. The URL must be an absolute http(s) URL; in production a public address (else 422 naming url). Unknown fields: 400.",
+          "For partners: sets the URL your webhooks are sent to and the Events you want (eventTypes omitted or null: all; each must be a webhook Event, else 400 naming eventTypes[i]). A notification of an Event you did not subscribe to is not sent (GET /Events still lists it; its delivery is failed with lastError saying so). A new signing secret is generated and answered; the previous one still signs for 24 h (previousSecretExpiresAt): meanwhile X-Partnerpay-Signature carries two v1= signatures, the new secret's first. The URL must be an absolute http(s) URL; in production a public https:// address (else 400 naming url, like the operator's setting). Unknown fields: 400.",
       }),
     ),
   )

@@ -86,9 +86,9 @@ export const DeliveriesLive = HttpApiBuilder.group(Api, "webhookDeliveries", (ha
         const url = payload.url.trim()
         const refused = isHttpUrl(url) ? yield* (yield* WebhookLog.WebhookTargets).check(url) : notHttpUrl
         if (refused !== undefined) {
-          return yield* new Problem.ValidationProblem({
-            detail: "The request has 1 invalid field(s).",
-            code: "VALIDATION_FAILED",
+          return yield* new Problem.BadRequest({
+            detail: `url ${refused}`,
+            code: "BAD_REQUEST",
             errors: [{ field: "url", message: refused }],
           })
         }
