@@ -192,11 +192,10 @@ describe("PUT /Webhooks/Endpoint (the partner sets its own endpoint)", () => {
           token,
         )
         assert.strictEqual(unknownType.status, 400)
-        assert.include(JSON.stringify(unknownType.json), "eventTypes")
-        assert.include(JSON.stringify(unknownType.json), "1")
+        assert.strictEqual((unknownType.json as { errors: Array<{ field: string }> }).errors[0]!.field, "eventTypes[1]")
         for (const url of ["not a url", "ftp://example.com/x", ""]) {
           const r = yield* put({ url }, token)
-          assert.include([400, 422], r.status, url)
+          assert.strictEqual(r.status, 400, url)
           assert.strictEqual(
             (r.json as { errors: Array<{ field: string }> }).errors[0]!.field.replace("payload.", ""),
             "url",
