@@ -178,6 +178,8 @@ export type RoutesPorts =
   | PaymentProviders.ESignature
   // in-app card payment of a payment request (POST .../PayWithCard)
   | CardCharger.CardCharger
+  // terminal card payments registered with the processor (POST /cardpayment)
+  | CustomerProviders.CardProcessor
   // the partner's own webhooks: deliveries, events, endpoint (DeliveriesApi.ts, EventsApi.ts)
   | WebhookLog.WebhookLog
   // which webhook URLs a partner may set (the app's WebhookTarget policy)

@@ -5,10 +5,18 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Customer, CustomerPreferences, Ids } from "@partnerpay/domain"
+import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
 import { bearer, otherPartnerId, partnerId, send } from "./fixtures.ts"
-import { customerToken, makeSharedServer, partnerTokenFor, registerCompany, registerCustomer } from "./partyFixtures.ts"
+import {
+  customerToken,
+  makeSharedServer,
+  partnerTokenFor,
+  registerCompany,
+  registerCustomer,
+  registerVerifiedCompany,
+} from "./partyFixtures.ts"
 
 const server = await makeSharedServer()
 afterAll(server.dispose)
@@ -364,6 +372,19 @@ describe("POST /cardpayment", () => {
     }),
   )
 
+  it.effect("a card the processor declines (sandbox: last4 0002) is a 422 CARD_DECLINED problem; nothing is kept", () =>
+    Effect.gen(function* () {
+      const w = yield* world
+      const body = payment({ last4: "0002" })
+      const declined = yield* call("/cardpayment", json("POST", w.partner, body))
+      assert.strictEqual(declined.status, 422, declined.text)
+      assert.strictEqual(declined.headers.get("content-type"), "application/problem+json")
+      assert.strictEqual((declined.json as { code: string }).code, "CARD_DECLINED")
+      // Declined again on a retry: nothing was recorded under its reference.
+      assert.strictEqual((yield* call("/cardpayment", json("POST", w.partner, body))).status, 422)
+    }),
+  )
+
   it.effect("companyId and companyReferenceId (removed in v0.4.10) are refused with 422 naming them", () =>
     Effect.gen(function* () {
       const w = yield* world
@@ -394,7 +415,8 @@ describe("POST /cardpayment", () => {
 
 describe("POST /Transaction/Charity/CreateAnonymous", () => {
   const donation = (companyId: string, overrides: Record<string, unknown> = {}) => ({
-    verificationId: "e0000000-0000-4000-8000-000000000001",
+    // The donor: a verified customer of the partner, named by their identity verification's reference.
+    verificationId: Fixtures.kycReferenceId,
     amount: { value: 100, currencyCode: "USD" },
     companyId,
     isRecurring: false,
@@ -402,21 +424,55 @@ describe("POST /Transaction/Charity/CreateAnonymous", () => {
     ...overrides,
   })
 
-  it.effect("a partner or a customer donates; the answer gives the fee, the charge and what the charity receives", () =>
+  /** A Verified charity and a verified donor with a linked account (only verified parties move money). */
+  const givers = Effect.gen(function* () {
+    const charity = Ids.CompanyId.make(freshId("c0000000"))
+    const donor = Ids.RegistrationId.make(freshId("7e57ab1e"))
+    yield* server.run(
+      Effect.gen(function* () {
+        yield* registerVerifiedCompany(partnerId, charity, "Helping Hands")
+        yield* Fixtures.registerVerifiedCustomer(partnerId, donor, Ids.BankAccountId.make(freshId("ba000000")))
+      }),
+    )
+    return { charity, donor, donorToken: yield* customerToken(partnerId, donor) }
+  })
+
+  it.effect("a partner or a customer donates: the fee, the charge, what the charity receives and the transfer", () =>
     Effect.gen(function* () {
       const w = yield* world
-      for (const token of [w.partner, w.customer]) {
-        const r = yield* call("/Transaction/Charity/CreateAnonymous", json("POST", token, donation(w.acme)))
-        assert.strictEqual(r.status, 200)
-        const body = r.json as { charityTransactionId: string }
+      const g = yield* givers
+      for (const token of [w.partner, g.donorToken]) {
+        const r = yield* call("/Transaction/Charity/CreateAnonymous", json("POST", token, donation(g.charity)))
+        assert.strictEqual(r.status, 200, r.text)
+        const body = r.json as { charityTransactionId: string; transferId: string }
         assert.deepStrictEqual(r.json, {
           charityTransactionId: body.charityTransactionId,
           amount: usdResponse(100),
           fee: usdResponse(1),
           payerCharged: usdResponse(101),
           charityReceives: usdResponse(100),
+          transferId: body.transferId,
         })
+        // The gift moves money: a Pending transfer of the charge, from the donor's account.
+        const transfer = yield* call(`/Transaction/${body.transferId}`, bearer(w.partner))
+        assert.deepInclude(transfer.json as object, { status: "Pending", recipientName: "Helping Hands" })
       }
+    }),
+  )
+
+  it.effect("a charity whose KYB is not Verified is 422 COMPANY_NOT_VERIFIED; an unknown donor 404", () =>
+    Effect.gen(function* () {
+      const w = yield* world
+      const g = yield* givers
+      const path = "/Transaction/Charity/CreateAnonymous"
+      const unverified = yield* call(path, json("POST", g.donorToken, donation(w.acme)))
+      assert.strictEqual(unverified.status, 422, unverified.text)
+      assert.strictEqual((unverified.json as { code: string }).code, "COMPANY_NOT_VERIFIED")
+      const unknown = yield* call(
+        path,
+        json("POST", w.partner, donation(g.charity, { verificationId: "e0000000-0000-4000-8000-000000000009" })),
+      )
+      assert.strictEqual(unknown.status, 404, unknown.text)
     }),
   )
 
@@ -425,18 +481,19 @@ describe("POST /Transaction/Charity/CreateAnonymous", () => {
     () =>
       Effect.gen(function* () {
         const w = yield* world
+        const g = yield* givers
         const path = "/Transaction/Charity/CreateAnonymous"
         assert.strictEqual((yield* call(path, json("POST", w.partner, donation(w.foreign)))).status, 404)
         const zero = yield* call(
           path,
-          json("POST", w.partner, donation(w.acme, { amount: { value: 0, currencyCode: "USD" } })),
+          json("POST", w.partner, donation(g.charity, { amount: { value: 0, currencyCode: "USD" } })),
         )
         assert.strictEqual(zero.status, 422)
         assert.deepStrictEqual(fieldsOf(zero.json), ["amount"])
-        const malformed = yield* call(path, json("POST", w.partner, donation(w.acme, { verificationId: "x" })))
+        const malformed = yield* call(path, json("POST", w.partner, donation(g.charity, { verificationId: "x" })))
         assert.strictEqual(malformed.status, 400)
         assert.deepStrictEqual(fieldsOf(malformed.json), ["verificationId"])
-        assert.strictEqual((yield* call(path, json("POST", undefined, donation(w.acme)))).status, 401)
+        assert.strictEqual((yield* call(path, json("POST", undefined, donation(g.charity)))).status, 401)
       }),
   )
 })

@@ -6,10 +6,14 @@
  * later are covered automatically) never yields a 5xx.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { PropertyParams } from "@partnerpay/domain/testing"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { afterAll } from "vitest"
 import { bearer, makeServer, partnerToken, send } from "./fixtures.ts"
+
+/** This file's fixed property seed (`FC_SEED` overrides it to explore). */
+const seeded = PropertyParams.propertyParams(1)
 
 const { handler, dispose } = makeServer()
 afterAll(async () => {
@@ -62,7 +66,7 @@ const corpus = (): ReadonlyArray<Body> => [
   { contentType: "application/x-www-form-urlencoded", body: "a=1&a=2" },
   { contentType: "application/json; charset=latin1", body: "{}" },
   { contentType: undefined, body: "{}" },
-  ...fc.sample(fc.json({ depthSize: "medium" }), { numRuns: 8, seed: 1 }).map((text) => ({
+  ...fc.sample(fc.json({ depthSize: "medium" }), seeded({ numRuns: 8 })).map((text) => ({
     contentType: "application/json",
     body: text,
   })),
@@ -72,7 +76,7 @@ const corpus = (): ReadonlyArray<Body> => [
         fc.constantFrom("amount", "companyId", "name", "value", "currencyCode", "token", "expireAt", "bankAccountId"),
         fc.oneof(fc.anything(), fc.string({ maxLength: 50 }), fc.double(), fc.constant({ value: "NaN" })),
       ),
-      { numRuns: 8, seed: 2 },
+      seeded({ numRuns: 8 }),
     )
     .map(json),
 ]

@@ -2,6 +2,7 @@
 import {
   Attachments,
   CardCharger,
+  CustomerProviderSandboxes,
   EventPipeline,
   IdempotencyStore,
   IdGenerator,
@@ -51,6 +52,7 @@ export const DomainInMemory = Layer.mergeAll(
 export const Ports = Layer.mergeAll(
   Transfers.eSignatureSandbox,
   CardCharger.CardCharger.layerSandbox,
+  CustomerProviderSandboxes.layerCardProcessorSandbox,
   DomainInMemory,
   // OTP code always 123456, sandbox bank-link and KYC providers, recorded SMS
   CustomerIdentityPorts.layerSandbox,

@@ -41,7 +41,9 @@ import dueWorkIndexes from "./migrations/0016_due_work_indexes.ts"
 import idempotencyHolders from "./migrations/0017_idempotency_holders.ts"
 import sealedWebhookSecrets from "./migrations/0018_sealed_webhook_secrets.ts"
 import moneyMovementIndexes from "./migrations/0019_money_movement_indexes.ts"
+import refundsToOriginateIndex from "./migrations/0020_refunds_to_originate_index.ts"
 import payoutDueWorkIndexes from "./migrations/0023_payout_due_work_indexes.ts"
+import pendingReimbursementsIndex from "./migrations/0027_pending_reimbursements_index.ts"
 import partnerApiVersion from "./migrations/0031_partner_api_version.ts"
 import partnerWebhookEndpoint from "./migrations/0036_partner_webhook_endpoint.ts"
 
@@ -67,6 +69,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0017_idempotency_holders": idempotencyHolders,
   "0018_sealed_webhook_secrets": sealedWebhookSecrets,
   "0019_money_movement_indexes": moneyMovementIndexes,
+  "0020_refunds_to_originate_index": refundsToOriginateIndex,
+  "0027_pending_reimbursements_index": pendingReimbursementsIndex,
   "0023_payout_due_work_indexes": payoutDueWorkIndexes,
   "0031_partner_api_version": partnerApiVersion,
   "0036_partner_webhook_endpoint": partnerWebhookEndpoint,

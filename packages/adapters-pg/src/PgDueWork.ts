@@ -115,17 +115,32 @@ export const settledMovements = (since: string, limit: number, startingAfter = "
 export interface RefundingTransfer {
   readonly id: string
   readonly partner_id: string
+  readonly sort_key: string
   readonly refunds: string
 }
 
-/** Up to `limit` transfers with a Pending refund (every partner), oldest first. */
-export const refundingTransfers = (limit: number) =>
+/**
+ * Up to `limit` transfers with a Pending refund (every partner) initiated after `startingAfter` (the
+ * outcome poller's cursor, which wraps around), oldest first.
+ */
+export const refundingTransfers = (limit: number, startingAfter = "") =>
   Effect.flatMap(
     SqlClient,
     (sql) => sql<RefundingTransfer>`
-      SELECT id, partner_id::text AS partner_id, (data -> 'refunds')::text AS refunds
+      SELECT id, partner_id::text AS partner_id, sort_key, (data -> 'refunds')::text AS refunds
       FROM read_models
-      WHERE collection = 'transfers' AND keys ->> 'refundPending' = 'true'
+      WHERE collection = 'transfers' AND keys ->> 'refundPending' = 'true' AND sort_key > ${startingAfter}
+      ORDER BY sort_key, id LIMIT ${limit}`,
+  )
+
+/** Up to `limit` transfers with a Pending refund not originated yet (every partner), oldest first. */
+export const refundsToOriginate = (limit: number) =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql<RefundingTransfer>`
+      SELECT id, partner_id::text AS partner_id, sort_key, (data -> 'refunds')::text AS refunds
+      FROM read_models
+      WHERE collection = 'transfers' AND keys ->> 'refundToOriginate' = 'true'
       ORDER BY sort_key, id LIMIT ${limit}`,
   )
 /** A company whose balance may be due for a payout. */
@@ -177,3 +192,24 @@ export const pendingPayoutsStatement = (sql: SqlClient, limit: number) =>
 
 /** Up to `limit` Pending payouts, oldest first. */
 export const pendingPayouts = (limit: number) => Effect.flatMap(SqlClient, (sql) => pendingPayoutsStatement(sql, limit))
+
+/** A transfer applied for reimbursement whose envelope the reimbursement-completion worker asks about. */
+export interface PendingReimbursement {
+  readonly id: string
+  readonly partner_id: string
+  readonly sort_key: string
+}
+
+/**
+ * Up to `limit` transfers applied for reimbursement and not reimbursed yet (every partner),
+ * initiated after `startingAfter` (the worker's cursor, which wraps around), oldest first
+ * (migration 27's index).
+ */
+export const pendingReimbursements = (limit: number, startingAfter = "") =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql<PendingReimbursement>`
+      SELECT id, partner_id::text AS partner_id, sort_key FROM read_models
+      WHERE collection = 'transfers' AND keys ->> 'reimbursementPending' = 'true' AND sort_key > ${startingAfter}
+      ORDER BY sort_key, id LIMIT ${limit}`,
+  )

@@ -4,7 +4,8 @@
  * Sandbox: adapters-http's `CustomerIdentityPorts.layerSandbox` (customer OTP
  * codes are always 123456, OTP messages are recorded in memory, bank linking
  * and KYC are the domain's sandboxes, public test chat secret) and the
- * domain's deterministic e-signature sandbox (`Transfers.eSignatureSandbox`).
+ * domain's deterministic e-signature sandbox (`Transfers.eSignatureSandboxWith`:
+ * the sandbox payer signs a reimbursement envelope after the settlement delay).
  *
  * Production: random OTP codes keyed with PARTNERPAY_OTP_SECRET, the chat
  * secret PARTNERPAY_CHAT_SECRET, and every provider port on its operator's
@@ -22,6 +23,7 @@ import { PgSentMessages } from "@partnerpay/adapters-pg"
 import {
   CardCharger,
   CustomerPersonalData,
+  CustomerProviderSandboxes,
   type CustomerProviders,
   type IdGenerator,
   Messaging,
@@ -44,15 +46,20 @@ export const layerProduction = (config: AppConfig) =>
     ProviderPorts.layer(config.providers),
   )
 
-/** Sandbox: fixed codes, in-memory providers, public test secrets. */
-export const layerSandbox = Layer.mergeAll(
-  CustomerIdentityPorts.layerSandbox,
-  Transfers.eSignatureSandbox,
-  // in-app card payments: last4 0002 is declined
-  CardCharger.CardCharger.layerSandbox,
-)
+/** Sandbox: fixed codes, in-memory providers, public test secrets; envelopes signed `signingDelayMillis` after sending. */
+export const layerSandbox = (options: { readonly signingDelayMillis: number }) =>
+  Layer.mergeAll(
+    CustomerIdentityPorts.layerSandbox,
+    Transfers.eSignatureSandboxWith({ completeAfterMillis: options.signingDelayMillis }),
+    // in-app card payments and terminal card payments (POST /cardpayment): last4 0002 is declined
+    CardCharger.CardCharger.layerSandbox,
+    CustomerProviderSandboxes.layerCardProcessorSandbox,
+  )
 
-export const layer = (config: AppConfig) => (config.environment === "sandbox" ? layerSandbox : layerProduction(config))
+export const layer = (config: AppConfig) =>
+  config.environment === "sandbox"
+    ? layerSandbox({ signingDelayMillis: config.settlementDelayMillis })
+    : layerProduction(config)
 
 /**
  * Sandbox messaging: the recording SMS, push and e-mail senders on the

@@ -17,6 +17,7 @@ import {
   type EventStore,
   type IdGenerator,
   type MoneyMovement,
+  type PaymentProviders,
   Payments,
   type PersonalData,
   type Policy,
@@ -35,6 +36,7 @@ import * as Domain from "./Domain.ts"
 import * as Http from "./Http.ts"
 import * as Logging from "./Logging.ts"
 import * as Metrics from "./Metrics.ts"
+import * as MoneyMovementNotifications from "./MoneyMovementNotifications.ts"
 import * as Partners from "./Partners.ts"
 import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
@@ -52,6 +54,7 @@ import * as MoneyMovementWorkers from "./workers/MoneyMovementWorkers.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
 import * as PayoutWorkers from "./workers/PayoutWorkers.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
+import * as ReimbursementCompletion from "./workers/ReimbursementCompletion.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
 import * as WebhookDispatcher from "./workers/WebhookDispatcher.ts"
 
@@ -68,6 +71,7 @@ export type WorkerRequirements =
   | PaymentNotifier.Requirements
   | Attachments.PaymentAttachments
   | MoneyMovement.MoneyMovement
+  | PaymentProviders.ESignature
 
 const isSandbox = (config: AppConfig) => config.environment === "sandbox"
 
@@ -81,6 +85,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         "sandbox-kyb",
         MoneyMovementWorkers.originatorName,
         MoneyMovementWorkers.outcomesName,
+        ReimbursementCompletion.name,
         "payment-notifier",
         AttachmentFetcher.name,
         PayoutWorkers.schedulerName,
@@ -92,6 +97,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         AutoCollectionScheduler.name,
         MoneyMovementWorkers.originatorName,
         MoneyMovementWorkers.outcomesName,
+        ReimbursementCompletion.name,
         AttachmentFetcher.name,
         PayoutWorkers.schedulerName,
         PayoutWorkers.movementsName,
@@ -127,6 +133,14 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
       delayMillis: config.settlementDelayMillis,
       pollMillis: config.moneyMovementPollMillis,
       returnWindowDays: config.returnWindowDays,
+    }),
+    // Reimbursements complete in both environments: the sandbox signer or the operator's e-signature bridge.
+    ReimbursementCompletion.layer({
+      pollMillis: MoneyMovementWorkers.idleMillis({
+        sandbox: isSandbox(config),
+        delayMillis: config.settlementDelayMillis,
+        pollMillis: config.moneyMovementPollMillis,
+      }),
     }),
     // Payouts in both environments: daily in production, each settlement cycle in the sandbox.
     payoutWorkers(config),
@@ -213,7 +227,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Database.healthCheck,
     sandbox
       ? Layer.mergeAll(
-          SandboxProviders.layerSandbox,
+          SandboxProviders.layerSandbox({ signingDelayMillis: config.settlementDelayMillis }),
           SandboxProviders.messaging,
           SandboxMoneyMovement.layer({ delayMillis: config.settlementDelayMillis }),
         )
@@ -248,6 +262,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Readiness.routes,
     ...(config.metrics ? [Metrics.routes] : []),
     ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes, SandboxWebhooks.routes] : []),
+    // Production: the money-movement provider's notifications, signed with its bridge's secret.
+    ...(sandbox ? [] : [MoneyMovementNotifications.routes(config.providers.MONEY_MOVEMENT)]),
   ).pipe(Layer.provide(Http.serviceRoutes))
   const http = Http.serve(Layer.merge(Server.Routes, own), {
     port: config.port,

@@ -3,12 +3,13 @@
  * per (partner, merchant, external reference), enforced by the event store:
  * 20 identical requests sent at once through HTTP to a service on PostgreSQL
  * leave exactly one resource, and every answer is 200 for that resource or a
- * 409 problem.
+ * 409 problem. And refunds of one transfer asked at once: the transfer's
+ * stream version guards their sum, so they never hold more than its amount.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { CrossCutting, CustomerIdentityPorts, HealthCheck, Server, Tokens } from "@partnerpay/adapters-http"
 import { PgDatabase } from "@partnerpay/adapters-pg"
-import { CardCharger, Ids, Transfers } from "@partnerpay/domain"
+import { CalendarDate, CardCharger, CustomerProviderSandboxes, Ids, Payments, Transfers } from "@partnerpay/domain"
 import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -44,6 +45,7 @@ const startServer = async () => {
       Layer.succeedContext(context),
       Transfers.eSignatureSandbox,
       CardCharger.CardCharger.layerSandbox,
+      CustomerProviderSandboxes.layerCardProcessorSandbox,
       CustomerIdentityPorts.layerSandbox,
       CrossCutting.layerLimits({ rateLimiting: false }),
       WebhookTarget.layerTargets,
@@ -134,6 +136,65 @@ describe("concurrent identical creations on PostgreSQL", () => {
         assert.include([200, 409], answer.status, JSON.stringify(answer.json))
         if (answer.status === 409) assert.isString(answer.json.code)
       }
+    },
+    60_000,
+  )
+})
+
+describe("concurrent refunds of one transfer on PostgreSQL", () => {
+  it.skipIf(!postgresAvailable)(
+    `${concurrency} POST /Transaction/{id}/Refund at once never hold more than the amount; each answer is a Pending refund, a 422 or a 409`,
+    async () => {
+      const server = await startServer()
+      const refundingPayer = Ids.RegistrationId.make("7e57ab1e-0000-4000-8000-00000000f00d")
+      const account = Ids.BankAccountId.make("ba000000-0000-4000-8000-00000000f001")
+      const transferId = await server.domain.runPromise(
+        Effect.gen(function* () {
+          yield* Fixtures.registerVerifiedCustomer(partnerId, refundingPayer, account, "+14155550177")
+          const request = yield* Payments.create({
+            partnerId,
+            companyId,
+            payerRegistrationId: refundingPayer,
+            amount: { value: 100, currencyCode: "USD" },
+            description: "Invoice 3001",
+            dueDate: CalendarDate.fromEpochMillis(Date.now()),
+          })
+          yield* Payments.accept({
+            partnerId,
+            paymentRequestId: request.paymentRequestId,
+            registrationId: refundingPayer,
+            bankAccountId: account,
+            acceptDebitAuth: false,
+            transferDescription: "",
+          })
+          const transfer = (yield* Payments.get(partnerId, request.paymentRequestId)).transferId as Ids.TransferId
+          yield* Payments.settleTransfer(transfer)
+          return transfer
+        }),
+      )
+      // Each asks for 30 of the 100: at most three can be held at once.
+      const answers = await Promise.all(
+        Array.from({ length: concurrency }, () =>
+          server.post(`/Transaction/${transferId}/Refund`, server.partner, {
+            amount: { value: 30, currencyCode: "USD" },
+          }),
+        ),
+      )
+      const accepted = answers.filter((answer) => answer.status === 200)
+      for (const answer of answers) {
+        assert.include([200, 409, 422], answer.status, JSON.stringify(answer.json))
+        if (answer.status === 200) assert.strictEqual(answer.json.status, "Pending")
+        if (answer.status === 422) assert.strictEqual(answer.json.code, "RefundExceedsTransfer")
+      }
+      assert.isAtLeast(accepted.length, 1)
+      assert.isAtMost(accepted.length, 3)
+      const held = await server.domain.runPromise(
+        Effect.map(Transfers.get({ _tag: "Partner", partnerId }, transferId), (doc) =>
+          (doc.refunds ?? []).reduce((sum, refund) => sum + refund.amount.minorUnits, 0),
+        ),
+      )
+      assert.strictEqual(held, accepted.length * 3000)
+      assert.isAtMost(held, 10_000)
     },
     60_000,
   )

@@ -7,14 +7,19 @@
  *   it one movement), and records the provider's reference once;
  * - the outcome poller asks `status` with that reference and records what it
  *   answers: Settled (the request Paid), then Returned with R10 within the
- *   return window (the request Returned, with the code and its reason).
+ *   return window (the request Returned, with the code and its reason);
+ * - the provider's notifications (signed with the bridge's secret) reach the
+ *   same domain entry point.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { PgDatabase } from "@partnerpay/adapters-pg"
 import { BankAccounts, CalendarDate, Companies, Ids, Payments, Transfers } from "@partnerpay/domain"
 import { Fixtures } from "@partnerpay/domain/testing"
-import { Effect, Fiber, Layer } from "effect"
+import { Effect, Fiber, Layer, Redacted } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
 import * as Domain from "../src/Domain.ts"
+import * as MoneyMovementNotifications from "../src/MoneyMovementNotifications.ts"
+import * as HttpBridge from "../src/providers/HttpBridge.ts"
 import * as MoneyMovementBridge from "../src/providers/MoneyMovementBridge.ts"
 import * as MoneyMovementWorkers from "../src/workers/MoneyMovementWorkers.ts"
 import * as FakeProvider from "./providers/FakeProvider.ts"
@@ -129,5 +134,79 @@ describe("the money-movement workers on the production path", () => {
     "PostgreSQL, two instances: one movement per transfer, settled then returned (R10)",
     () => scenario("postgres"),
     60_000,
+  )
+})
+
+describe("the money-movement provider's notifications (POST /providers/money-movement/notifications)", () => {
+  const bridge: HttpBridge.BridgeConfig = {
+    url: "https://bridge.example.com",
+    secret: Redacted.make("money-movement-bridge-secret-of-32-characters"),
+    timeoutMillis: 1000,
+    retries: 0,
+  }
+
+  it.live(
+    "a signed notification records the outcome once; unsigned, stale, malformed or unknown ones are refused",
+    () =>
+      Effect.gen(function* () {
+        const context = yield* Layer.build(Domain.layer.pipe(Layer.provideMerge(PgDatabase.layerPglite())))
+        const { paymentRequestId, transferId } = yield* Effect.provide(acceptedRequest, context)
+        const app = HttpRouter.toWebHandler(
+          MoneyMovementNotifications.routes(bridge).pipe(
+            Layer.provide(Layer.succeedContext(context)),
+            Layer.provide(HttpServer.layerServices),
+          ),
+          { disableLogger: true },
+        )
+        yield* Effect.addFinalizer(() => Effect.promise(() => app.dispose()))
+        const post = (body: unknown, options: { readonly secret?: string; readonly ageSeconds?: number } = {}) => {
+          const text = typeof body === "string" ? body : JSON.stringify(body)
+          const timestamp = String(Math.floor(Date.now() / 1000) - (options.ageSeconds ?? 0))
+          const signature = HttpBridge.signature(
+            options.secret === undefined ? bridge.secret : Redacted.make(options.secret),
+            timestamp,
+            text,
+          )
+          return Effect.promise(() =>
+            app.handler(
+              new Request(`http://partnerpay.test${MoneyMovementNotifications.path}`, {
+                method: "POST",
+                headers: {
+                  "content-type": "application/json",
+                  "x-partnerpay-timestamp": timestamp,
+                  "x-partnerpay-signature": signature,
+                },
+                body: text,
+              }),
+            ),
+          )
+        }
+        const returned = {
+          kind: "Debit",
+          id: transferId,
+          providerReference: "dw-42",
+          status: "Returned",
+          returnCode: "R10",
+        }
+        assert.strictEqual((yield* post(returned, { secret: "another-secret-of-at-least-32-characters" })).status, 401)
+        assert.strictEqual((yield* post(returned, { ageSeconds: 600 })).status, 401)
+        assert.strictEqual((yield* post({ ...returned, returnCode: undefined })).status, 400)
+        assert.strictEqual((yield* post({ ...returned, extra: 1 })).status, 400)
+        assert.strictEqual((yield* post({ ...returned, returnCode: "R99" })).status, 422)
+        assert.strictEqual((yield* post({ ...returned, id: "6c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e99" })).status, 404)
+        const read = Effect.provide(Payments.get(partnerId, paymentRequestId), context)
+        assert.strictEqual((yield* read).status, "Accepted")
+
+        assert.strictEqual((yield* post(returned)).status, 204)
+        assert.strictEqual((yield* post(returned)).status, 204)
+        const doc = yield* read
+        assert.deepStrictEqual(
+          [doc.status, doc.returnCode, doc.returnReason, doc.statusHistory.map((change) => change.status)],
+          ["Returned", "R10", r10Reason, ["Pending", "Accepted", "Paid", "Returned"]],
+        )
+        const other = yield* post({ ...returned, providerReference: "dw-43" })
+        assert.strictEqual(other.status, 422)
+        assert.strictEqual(((yield* Effect.promise(() => other.json())) as { code: string }).code, "OtherMovement")
+      }).pipe(Effect.scoped),
   )
 })

@@ -81,6 +81,18 @@ describe("the README in a clone", () => {
       assert.include(output, '"Paid"', `round ${round}:\n${output}`)
       assert.include(output, '"Active"', `round ${round}:\n${output}`)
       assert.include(output, '"collectedBy":"AutoPay"', `round ${round}:\n${output}`)
+      assert.include(output, '{"status":"Pending","amount":10}', `round ${round}:\n${output}`)
+      assert.include(output, '{"status":"Paid","refunded":10}', `round ${round}:\n${output}`)
+      assert.include(
+        output,
+        '{"status":"Returned","returnCode":"R10","history":["Pending","Accepted","Paid","Returned"]}',
+        `round ${round}:\n${output}`,
+      )
+      assert.include(
+        output,
+        '{"status":"Returned","returnCode":"R10","returnReason":"Customer advises originator is not known and/or not authorized to debit the account"}',
+        `round ${round}:\n${output}`,
+      )
       assert.notInclude(output, "DUPLICATE", `round ${round}:\n${output}`)
       assert.include(output, '{"available":112.49,"pending":0}', `round ${round}:\n${output}`)
       assert.include(output, '{"status":"Paid","amount":112.49,"itemCount":4}', `round ${round}:\n${output}`)

@@ -28,6 +28,10 @@ export const CreateAnonymousResponse = Schema.Struct({
   fee: AmountResponse,
   payerCharged: AmountResponse,
   charityReceives: AmountResponse,
+  transferId: Ids.TransferId.annotate({
+    description:
+      "The transfer collecting payerCharged from the donor's account (GET /Transaction/{transferId}): it settles, fails or is returned like any transfer",
+  }),
 })
 
 export class CharityApi extends HttpApiGroup.make("charity")

@@ -10,14 +10,20 @@ export const CharityLive = HttpApiBuilder.group(Api, "charity", (handlers) =>
   handlers.handle(
     "createAnonymous",
     Traced.fn("CharityLive.createAnonymous")(function* ({ payload }) {
-      const { partnerId } = yield* Caller
-      const created = yield* Charity.createAnonymous({ partnerId, ...payload })
+      const caller = yield* Caller
+      // A customer gives from their own account; a partner names the donor by their verification id.
+      const created = yield* Charity.createAnonymous({
+        partnerId: caller.partnerId,
+        ...(caller._tag === "Customer" ? { donor: caller.registrationId } : {}),
+        ...payload,
+      })
       return {
         charityTransactionId: created.charityTransactionId,
         amount: MoneyResponse.toResponse(created.amount),
         fee: MoneyResponse.toResponse(created.fee),
         payerCharged: MoneyResponse.toResponse(created.payerCharged),
         charityReceives: MoneyResponse.toResponse(created.charityReceives),
+        transferId: created.transferId,
       }
     }, Problem.domainProblems),
   ),

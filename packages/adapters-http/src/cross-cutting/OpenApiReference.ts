@@ -65,7 +65,16 @@ export const ruleCodes: Readonly<Record<string, Readonly<Record<number, Readonly
   },
   "transactions.payWithCard": { 422: ["CARD_DECLINED", "COMPANY_NOT_FOUND", "CUSTOMER_NOT_VERIFIED"] },
   "transactions.refund": { 422: ["NOTHING_TO_REFUND"] },
-  "charity.createAnonymous": { 422: ["AMOUNT_BELOW_FEE"] },
+  "charity.createAnonymous": {
+    422: [
+      "AMOUNT_BELOW_FEE",
+      "BANK_ACCOUNT_NOT_LINKED",
+      "COMPANY_NOT_VERIFIED",
+      "COMPANY_REJECTED",
+      "CUSTOMER_NOT_VERIFIED",
+    ],
+  },
+  "cardPayments.register": { 422: ["CARD_DECLINED"] },
   "companies.create": { 409: ["DUPLICATE_COMPANY_REFERENCE"] },
   "paymentPlans.create": { 422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED"] },
   "paymentPlans.activate": { 409: ["CONSENT_NOT_ACCEPTED"] },

@@ -3,28 +3,41 @@
  *
  * `reimbursement-envelope` `{ transferId, providerId, signer: { registrationId, name, emailAddress } }`
  * -> `{ envelopeId, signingUrl }`; 422 `{ reason }`: refused (`ESignatureRefused`).
+ * `envelope-status` `{ envelopeId, transferId, sentAt }` -> `{ status }`: Sent, Completed, Declined
+ * or Voided (the `reimbursement-completion` worker asks it).
  */
 import { PaymentProviders } from "@partnerpay/domain"
-import { Effect, type Layer, Schema } from "effect"
+import { DateTime, Effect, type Layer, Schema } from "effect"
 import * as HttpBridge from "./HttpBridge.ts"
 
-const operation = "reimbursement-envelope"
+const envelopeOperation = "reimbursement-envelope"
+const statusOperation = "envelope-status"
 const Envelope = Schema.Struct({ envelopeId: Schema.String, signingUrl: Schema.String })
 const Refusal = Schema.Struct({ reason: Schema.String })
+const Status = Schema.Struct({ status: PaymentProviders.EnvelopeStatus })
 
 export const make = (bridge: HttpBridge.Bridge) =>
   PaymentProviders.ESignature.of({
     createReimbursementEnvelope: (request) =>
       Effect.flatMap(
-        bridge.call(operation, request),
-        HttpBridge.expect(bridge, operation, Envelope, {
+        bridge.call(envelopeOperation, request),
+        HttpBridge.expect(bridge, envelopeOperation, Envelope, {
           422: HttpBridge.refusal(
             bridge,
-            operation,
+            envelopeOperation,
             Refusal,
             ({ reason }) => new PaymentProviders.ESignatureRefused({ reason }),
           ),
         }),
+      ),
+    envelopeStatus: (request) =>
+      Effect.flatMap(
+        bridge.call(statusOperation, {
+          envelopeId: request.envelopeId,
+          transferId: request.transferId,
+          sentAt: DateTime.formatIso(request.sentAt),
+        }),
+        HttpBridge.expect(bridge, statusOperation, Status, {}),
       ),
   })
 

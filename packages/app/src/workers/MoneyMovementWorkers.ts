@@ -68,7 +68,7 @@ const logBatchFailure = (worker: string, size: number) => (error: unknown) =>
 export const originateStep = Traced.fn("MoneyMovementWorkers.originateStep")(function* () {
   const clocks = yield* SandboxClock.current
   const transfers = yield* PgDueWork.unoriginatedTransfers(batchSize)
-  const refunding = yield* PgDueWork.refundingTransfers(batchSize)
+  const refunding = yield* PgDueWork.refundsToOriginate(batchSize)
   const items: Array<readonly [string, MoneyMovements.Movement]> = transfers.map((row) => [
     row.partner_id,
     { _tag: "Debit", transferId: Ids.TransferId.make(row.id) },
@@ -98,6 +98,7 @@ export const originateStep = Traced.fn("MoneyMovementWorkers.originateStep")(fun
 interface Cursors {
   pending: string
   settled: string
+  refunding: string
 }
 
 /** One poller step: the outcomes it recorded. */
@@ -111,7 +112,8 @@ export const pollStep = Traced.fn("MoneyMovementWorkers.pollStep")(function* (
   const since = new Date((yield* clocks.latestMillis) - returnWindowMillis).toISOString()
   const settled = yield* PgDueWork.settledMovements(since, batchSize, cursors.settled)
   cursors.settled = settled.length < batchSize ? "" : settled[settled.length - 1]!.settled_at
-  const refunding = yield* PgDueWork.refundingTransfers(batchSize)
+  const refunding = yield* PgDueWork.refundingTransfers(batchSize, cursors.refunding)
+  cursors.refunding = refunding.length < batchSize ? "" : refunding[refunding.length - 1]!.sort_key
   const items: Array<readonly [string, MoneyMovements.Originated]> = []
   for (const row of [...pending, ...settled])
     if (row.provider_reference !== null)
@@ -165,7 +167,7 @@ export interface Options {
 /** Both workers. */
 export const layer = (options: Options) => {
   const idle = idleMillis(options)
-  const cursors: Cursors = { pending: "", settled: "" }
+  const cursors: Cursors = { pending: "", settled: "", refunding: "" }
   const originator = worker(originatorName, idle, originateStep())
   const outcomes = worker(
     outcomesName,

@@ -127,6 +127,57 @@ describe("a provider bridge that answers", () => {
   )
 })
 
+describe("the money-movement bridge", () => {
+  it.live("originates a debit keyed by the transfer id and answers the provider's reference", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("debits", [{ status: 200, body: { providerReference: "dw-1" } }])
+      const movement = MoneyMovementBridge.make(yield* bridgeOn(fake))
+      const reference = yield* movement.originateDebit({
+        idempotencyKey: transferId,
+        companyId: Ids.CompanyId.make("5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f"),
+        payerRegistrationId: registrationId,
+        fundingSource: "ba-1",
+        amount: { minorUnits: 4210, currency: "USD" },
+        description: "Invoice 1003",
+      })
+      assert.deepStrictEqual(reference, { kind: "Debit", id: transferId, providerReference: "dw-1" })
+      const [request] = fake.received()
+      assert.strictEqual(request?.operation, "debits")
+      assert.deepInclude(request?.body, { idempotencyKey: transferId, fundingSource: "ba-1" })
+    }),
+  )
+
+  it.live("a 422 is the provider's refusal, with its code (an ACH return code fails the movement)", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("credits", [{ status: 422, body: { code: "R02", reason: "account closed" } }])
+      const movement = MoneyMovementBridge.make(yield* bridgeOn(fake))
+      const refusal = yield* Effect.flip(
+        movement.originateCredit({
+          idempotencyKey: "7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e60",
+          transferId,
+          companyId: Ids.CompanyId.make("5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f"),
+          payerRegistrationId: registrationId,
+          fundingSource: "ba-1",
+          amount: { minorUnits: 1000, currency: "USD" },
+          description: "Refund of Invoice 1003",
+        }),
+      )
+      assert.deepInclude(refusal, { _tag: "MovementRefused", code: "R02", reason: "account closed" })
+    }),
+  )
+
+  it.live("status answers Returned with its return code", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("status", [{ status: 200, body: { status: "Returned", returnCode: "R10" } }])
+      const movement = MoneyMovementBridge.make(yield* bridgeOn(fake))
+      assert.deepStrictEqual(yield* movement.status(debitOf(transferId)), { status: "Returned", returnCode: "R10" })
+    }),
+  )
+})
+
 describe("a provider bridge that fails", () => {
   it.live("5xx answers are retried with the same request id until one succeeds", () =>
     Effect.gen(function* () {

@@ -38,6 +38,11 @@ export interface RegisterCardPayment {
   readonly brand: string
   /** The terminal's or processor's id of the payment. */
   readonly externalReference: string
+  /**
+   * The card processor's reference: the processor registered (authorized) the payment before it is
+   * recorded (`CardPayments.register`); a declined card never reaches this command.
+   */
+  readonly processorReference: string
   readonly at: DateTime.Utc
 }
 
@@ -57,6 +62,7 @@ export type State =
       readonly last4: string
       readonly brand: string
       readonly externalReference: string
+      readonly processorReference?: string
     }
 
 export const initialState: State = { _tag: "Initial" }
@@ -116,12 +122,15 @@ export const decide = (command: Command, state: State): Decision<Event> => {
     last4: command.last4,
     brand: command.brand,
     externalReference: command.externalReference,
+    processorReference: command.processorReference,
     at: command.at,
   }
   return accept<CardPaymentEvent>(event)
 }
 
-export const evolve = (_state: State, event: Event): State => {
+/** Registered once: a second registration does not fit and leaves the payment as it was. */
+export const evolve = (state: State, event: Event): State => {
+  if (state._tag !== "Initial") return state
   const { _tag, at: _at, ...details } = event
   return { _tag: "Registered", ...details }
 }

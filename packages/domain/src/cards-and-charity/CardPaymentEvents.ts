@@ -12,6 +12,8 @@ export const CardPaymentRegistered = Schema.TaggedStruct("CardPaymentRegistered"
   last4: Schema.String.check(Schema.isPattern(/^\d{4}$/, { message: "must be exactly 4 digits" })),
   brand: Schema.String,
   externalReference: Schema.String,
+  /** The card processor's reference of the payment (absent on payments recorded before the processor was asked). */
+  processorReference: Schema.optionalKey(Schema.String),
   at: Schema.DateTimeUtcFromString,
 })
 export type CardPaymentRegistered = typeof CardPaymentRegistered.Type

@@ -2,6 +2,10 @@
  * Use case of POST /cardpayment (spec v0.4.8, v0.4.10): the partner registers
  * a card payment made on an external terminal for a merchant (`merchantId`).
  *
+ * The card processor registers the payment first (`CardProcessor`, customers
+ * area's port): a declined card is refused (CARD_DECLINED) and not recorded;
+ * the processor's reference is recorded with the payment.
+ *
  * Retry-safe: the merchant and the terminal's `externalReference` identify the
  * payment. Registering again with the same merchant and external reference
  * answers the same `cardPaymentId` when the details are the same, and
@@ -13,14 +17,18 @@
  * registry to check it against.
  */
 
-import { DateTime } from "effect"
+import { DateTime, Effect } from "effect"
+import { CustomerProviders } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import * as NaturalKey from "../infrastructure/NaturalKey.ts"
 import { ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import * as Amounts from "../kernel/Amounts.ts"
+import { RuleViolated } from "../kernel/DomainError.ts"
 import type { CardPaymentId, MerchantId, PartnerId } from "../kernel/Ids.ts"
+import * as Traced from "../kernel/Traced.ts"
 import * as CardPayment from "./CardPayment.ts"
 import * as CardPaymentsProjection from "./CardPaymentsProjection.ts"
 
@@ -42,42 +50,90 @@ export interface Registered {
 export const naturalKeyOf = (partnerId: PartnerId, merchantId: MerchantId, externalReference: string): string =>
   NaturalKey.idOf("CardPayment", [partnerId, merchantId, externalReference])
 
-export const register = UseCase.fn("CardPayments.register")(function* (input: RegisterInput) {
-  const amount = yield* Amounts.fromWire("amount", input.amount)
+/** The payment already recorded under (partner, merchant, external reference), by the read model. */
+const knownPayment = Traced.fn("CardPayments.knownPayment")(function* (input: RegisterInput) {
   const store = yield* ReadModelStore
   const existing = yield* store.find(CardPaymentsProjection.collection, {
     partnerId: input.partnerId,
     keys: { merchantId: input.merchantId, externalReference: input.externalReference },
     limit: 1,
   })
-  // A payment registered before keys were claimed has no key yet: it claims it now.
-  const known = existing.items[0]
-  const candidate = known?.id ?? (yield* (yield* IdGenerator).next)
-  const at = yield* DateTime.now
+  return existing.items[0]?.id as CardPaymentId | undefined
+})
+
+/** Records the payment the processor registered (its own unit, after the processor answered). */
+const record = UseCase.fn("CardPayments.record")(function* (
+  input: RegisterInput,
+  command: CardPayment.RegisterCardPayment,
+  known: CardPaymentId | undefined,
+) {
   const claimed = yield* CommandHandler.handle(
     NaturalKey.aggregate,
     naturalKeyOf(input.partnerId, input.merchantId, input.externalReference),
-    { _tag: "ClaimNaturalKey", scope: "CardPayment", ownerId: candidate, at },
+    { _tag: "ClaimNaturalKey", scope: "CardPayment", ownerId: command.cardPaymentId, at: command.at },
     { expectNew: known === undefined },
   )
-  const cardPaymentId = NaturalKey.ownerOf(claimed.state, candidate) as CardPaymentId
+  const cardPaymentId = NaturalKey.ownerOf(claimed.state, command.cardPaymentId) as CardPaymentId
   const isNew = claimed.events.length > 0 && known === undefined
   yield* CommandHandler.handle(
     CardPayment.aggregate,
     cardPaymentId,
-    {
-      _tag: "RegisterCardPayment",
-      cardPaymentId,
-      partnerId: input.partnerId,
+    { ...command, cardPaymentId },
+    { expectNew: isNew },
+  )
+  const registered: Registered = { cardPaymentId, status: "Registered" }
+  return registered
+})
+
+/**
+ * Registers a terminal card payment: checked (the decider, before anyone is asked), registered
+ * with the card processor (`CardProcessor.registerCardPayment`: a declined card is RuleViolated
+ * `CARD_DECLINED`, 422, and nothing is recorded; the processor unavailable is a 503), then
+ * recorded with the processor's reference. A payment already recorded under the same merchant and
+ * external reference is not sent to the processor again: the recording answers it (same details)
+ * or refuses it (AlreadyExists).
+ */
+export const register = Traced.fn("CardPayments.register")(function* (input: RegisterInput) {
+  const amount = yield* Amounts.fromWire("amount", input.amount)
+  const known = yield* knownPayment(input)
+  const command: CardPayment.RegisterCardPayment = {
+    _tag: "RegisterCardPayment",
+    cardPaymentId: known ?? ((yield* (yield* IdGenerator).next) as CardPaymentId),
+    partnerId: input.partnerId,
+    merchantId: input.merchantId,
+    amount,
+    last4: input.last4,
+    brand: input.brand,
+    externalReference: input.externalReference,
+    processorReference: "",
+    at: yield* DateTime.now,
+  }
+  // Decide first (pure): an invalid payment never reaches the processor.
+  const checked = CardPayment.decide(command, CardPayment.initialState)
+  if (checked._tag === "Failure") return yield* Effect.fail(checked.failure)
+  if (known !== undefined) return yield* record(input, command, known)
+  const processor = yield* CustomerProviders.CardProcessor
+  const { processorReference } = yield* processor
+    .registerCardPayment({
+      cardPaymentId: command.cardPaymentId,
       merchantId: input.merchantId,
       amount,
       last4: input.last4,
       brand: input.brand,
       externalReference: input.externalReference,
-      at,
-    },
-    { expectNew: isNew },
-  )
-  const registered: Registered = { cardPaymentId, status: "Registered" }
-  return registered
+    })
+    .pipe(
+      Effect.catchTags({
+        CardProcessorRefused: (refusal) =>
+          Effect.fail(
+            new RuleViolated({
+              code: "CARD_DECLINED",
+              reason: `the card processor declined the payment (${refusal.code}): ${refusal.reason}`,
+            }),
+          ),
+        ProviderUnavailable: (error) =>
+          Effect.fail(new EventStoreUnavailable({ reason: `the card processor is unavailable: ${error.message}` })),
+      }),
+    )
+  return yield* record(input, { ...command, processorReference }, known)
 })

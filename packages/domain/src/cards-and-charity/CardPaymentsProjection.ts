@@ -24,6 +24,8 @@ export const CardPaymentDocument = Schema.Struct({
   last4: Schema.String,
   brand: Schema.String,
   externalReference: Schema.String,
+  /** The card processor's reference (absent on payments recorded before the processor was asked). */
+  processorReference: Schema.optionalKey(Schema.String),
   registeredAt: Schema.DateTimeUtcFromString,
 })
 export type CardPaymentDocument = typeof CardPaymentDocument.Type

@@ -11,13 +11,17 @@
  * - payerCoversFee = false: the payer is charged amount, the charity receives amount - fee.
  * A donation too small to leave the charity anything after the fee is refused.
  *
- * `isRecurring` is recorded as the payer's wish; scheduling repeats is not
- * done here (a recurring donation would be a payment plan).
+ * The gift moves money: the use case starts a Transfer of `payerCharged` from
+ * the donor's account to the charity (`transferId`), which settles, fails or
+ * is returned like any transfer, and whose initiation applies who may collect.
+ *
+ * `isRecurring` is recorded as the payer's wish; collecting it again is not
+ * done yet (see docs/decisions.md).
  */
 import { type DateTime, Schema } from "effect"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
-import type { CompanyId, PartnerId, VerificationId } from "../kernel/Ids.ts"
+import type { CompanyId, PartnerId, TransferId, VerificationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import {
   type AnonymousCharityTransactionCreated,
@@ -77,6 +81,8 @@ export interface CreateAnonymousCharityTransaction {
   readonly amount: Money.Money
   readonly isRecurring: boolean
   readonly payerCoversFee: boolean
+  /** The transfer that collects the gift (`payerCharged`) from the donor's account, started with it. */
+  readonly transferId?: TransferId
   readonly at: DateTime.Utc
 }
 
@@ -140,6 +146,7 @@ export const decideWith =
       fee,
       payerCharged,
       charityReceives,
+      ...(command.transferId === undefined ? {} : { transferId: command.transferId }),
       at: command.at,
     }
     return accept<CharityTransactionEvent>(event)

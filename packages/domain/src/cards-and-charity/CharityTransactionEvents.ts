@@ -1,6 +1,6 @@
 /** The events of CharityTransaction, and its id. */
 import { Schema } from "effect"
-import { CompanyId, PartnerId, Uuid, VerificationId } from "../kernel/Ids.ts"
+import { CompanyId, PartnerId, TransferId, Uuid, VerificationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 
 /** The id of one anonymous charity transaction (made by the application like every other id). */
@@ -19,6 +19,8 @@ export const AnonymousCharityTransactionCreated = Schema.TaggedStruct("Anonymous
   fee: Money.Money,
   payerCharged: Money.Money,
   charityReceives: Money.Money,
+  /** The transfer collecting the gift from the donor's account (absent on gifts recorded before gifts moved money). */
+  transferId: Schema.optionalKey(TransferId),
   at: Schema.DateTimeUtcFromString,
 })
 export type AnonymousCharityTransactionCreated = typeof AnonymousCharityTransactionCreated.Type

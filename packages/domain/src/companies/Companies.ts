@@ -23,16 +23,19 @@
 
 import { DateTime, Effect, Option, Schema } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
-import type { EventMetadata, EventStoreUnavailable, VersionConflict } from "../infrastructure/EventStore.ts"
+import { type EventMetadata, EventStoreUnavailable, type VersionConflict } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import { PersonalDataVault } from "../infrastructure/PersonalData.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
-import { type DomainError, NotFound } from "../kernel/DomainError.ts"
+import { type DomainError, NotFound, RuleViolated } from "../kernel/DomainError.ts"
 import { CompanyId, LocationId, type PartnerId, PayoutAccountId } from "../kernel/Ids.ts"
+import { isErased } from "../kernel/Personal.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as CompaniesProjection from "./CompaniesProjection.ts"
 import * as Company from "./Company.ts"
-import type { KybSubmission } from "./CompanyProviders.ts"
+import { kybSubject } from "./CompanyPersonalData.ts"
+import { type KybSubmission, KybVerifier } from "./CompanyProviders.ts"
 import * as CompanyReference from "./CompanyReference.ts"
 
 export type { CompanyDocument } from "./CompaniesProjection.ts"
@@ -41,7 +44,10 @@ export type { CompanyDocument } from "./CompaniesProjection.ts"
 export interface Registration {
   readonly companyId: CompanyId
   readonly locationIds: ReadonlyArray<LocationId>
-  /** Everything the KYB provider needs, including the owner's SSN and document number. Not stored anywhere. */
+  /**
+   * Everything the KYB provider needs, including the owner's SSN and document number (also kept
+   * sealed on the company until it is submitted: `submitKyb`).
+   */
   readonly kybSubmission: KybSubmission
 }
 
@@ -270,6 +276,97 @@ export const completeKybBatch = UseCase.fn("Companies.completeKybBatch")(functio
       ),
     ),
   )
+})
+
+// ---------------------------------------------------------------------------
+// KYB submission (the KYB provider's port, `CompanyProviders.KybVerifier`)
+
+/**
+ * What the KYB provider needs about a registered company, from its recorded
+ * data: the owner's full SSN and document number are kept sealed for this
+ * (`company-kyb:<companyId>`). Undefined when they are no longer there:
+ * registered before they were kept, already submitted (shredded), or erased.
+ */
+export const storedKybSubmissionOf = (company: Company.Registered): KybSubmission | undefined => {
+  const owner = company.profile.owner
+  const { ssn, documentNumber } = owner
+  if (ssn === undefined || documentNumber === undefined || isErased(ssn) || isErased(documentNumber)) return undefined
+  if (isErased(owner.dateOfBirth)) return undefined
+  const profile = company.profile
+  return kybSubmissionOf(company.partnerId, company.companyId, {
+    ...profile,
+    owner: { ...owner, ssn, documentNumber, dateOfBirth: owner.dateOfBirth },
+  } as unknown as Company.ValidRegistration)
+}
+
+/** The KYB data of this company is gone (see `storedKybSubmissionOf`): it cannot be submitted. */
+export const kybDataMissing = new RuleViolated({
+  code: "KYB_DATA_MISSING",
+  reason: "the owner's KYB data is no longer kept (already submitted, erased, or registered before it was kept)",
+})
+
+/** Records the provider's reference of a submission (its own unit, after the provider answered). */
+const recordKybSubmission = UseCase.fn("Companies.recordKybSubmission")(function* (
+  companyId: CompanyId,
+  submissionId: string,
+) {
+  return yield* CommandHandler.handle(Company.aggregate, companyId, {
+    _tag: "RecordKybSubmission",
+    companyId,
+    submissionId,
+    at: yield* DateTime.now,
+  })
+})
+
+/**
+ * Submits an Unverified company to the KYB provider (`KybVerifier.submit`) with the data kept for
+ * it, records the provider's reference (`CompanyKybSubmitted`), then shreds the kept SSN and
+ * document number (the `company-kyb:<companyId>` key): they were kept until submitted, no longer.
+ * A company already submitted answers its reference; a Verified or Rejected one, nothing to do.
+ * Refusals: the data gone (KYB_DATA_MISSING), the provider refusing the submission
+ * (KYB_SUBMISSION_REFUSED); the provider unavailable is a 503-like EventStoreUnavailable.
+ * For the KYB integration of production (a worker); the sandbox decides KYB by name.
+ */
+export const submitKyb = Traced.fn("Companies.submitKyb")(function* (companyId: CompanyId) {
+  const { state } = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, companyId))
+  if (state._tag === "Initial") return yield* companyNotFound
+  if (state._tag !== "Unverified") return { submissionId: undefined, submittedNow: false }
+  if (state.kybSubmissionId !== undefined) return { submissionId: state.kybSubmissionId, submittedNow: false }
+  const submission = storedKybSubmissionOf(state)
+  if (submission === undefined) return yield* kybDataMissing
+  const verifier = yield* KybVerifier
+  const { submissionId } = yield* verifier.submit(submission).pipe(
+    Effect.catchTags({
+      KybSubmissionRefused: (refusal) =>
+        Effect.fail(new RuleViolated({ code: "KYB_SUBMISSION_REFUSED", reason: refusal.reason })),
+      ProviderUnavailable: (error) =>
+        Effect.fail(new EventStoreUnavailable({ reason: `the KYB provider is unavailable: ${error.message}` })),
+    }),
+  )
+  yield* recordKybSubmission(companyId, submissionId)
+  yield* (yield* PersonalDataVault).erase(kybSubject(companyId))
+  return { submissionId, submittedNow: true }
+})
+
+/**
+ * Asks the KYB provider for the verdict of a submitted company (`KybVerifier.status`) and records
+ * a final one (`completeKyb`, which sends COMPANY_VERIFICATION_STATUS_CHANGED); Pending changes
+ * nothing. The polling path of the verdict; a provider's notification records it with `completeKyb`.
+ */
+export const pollKyb = Traced.fn("Companies.pollKyb")(function* (companyId: CompanyId) {
+  const { state } = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, companyId))
+  if (state._tag === "Initial") return yield* companyNotFound
+  if (state._tag !== "Unverified" || state.kybSubmissionId === undefined) return Company.statusOf(state)
+  const verifier = yield* KybVerifier
+  const outcome = yield* verifier
+    .status(state.kybSubmissionId)
+    .pipe(
+      Effect.catchTag("ProviderUnavailable", (error) =>
+        Effect.fail(new EventStoreUnavailable({ reason: `the KYB provider is unavailable: ${error.message}` })),
+      ),
+    )
+  if (outcome === "Pending") return "Unverified" as const
+  return (yield* completeKyb(companyId, outcome)).status
 })
 
 // ---------------------------------------------------------------------------

@@ -47,6 +47,8 @@ export const CompanyDocument = Schema.Struct({
   rejectedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   /** The KYB provider's explanation of a rejection, when it gave one. */
   rejectionReason: Schema.optionalKey(Schema.String),
+  /** The KYB provider's reference of the submission, once submitted (`Companies.submitKyb`). */
+  kybSubmissionId: Schema.optionalKey(Schema.String),
   /** The current payout account, once one was set. */
   payoutAccount: Schema.optionalKey(PayoutAccountView),
 })
@@ -92,6 +94,9 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
         rejectedAt: event.at,
         ...(event.reason === undefined ? {} : { rejectionReason: event.reason }),
       }
+    case "CompanyKybSubmitted":
+      if (current === undefined || current.status !== "Unverified") return current
+      return { ...current, kybSubmissionId: event.submissionId }
     case "PayoutAccountSet":
       if (current === undefined) return current
       return {

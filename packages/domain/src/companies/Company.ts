@@ -86,10 +86,18 @@ export interface CompleteKyb {
   readonly at: DateTime.Utc
 }
 
+/** The company was submitted to the KYB provider, which answered `submissionId` (sent by the KYB integration). */
+export interface RecordKybSubmission {
+  readonly _tag: "RecordKybSubmission"
+  readonly companyId: Ids.CompanyId
+  readonly submissionId: string
+  readonly at: DateTime.Utc
+}
+
 /** The events of this aggregate. */
 export type Event = CompanyEvent
 
-export type Command = RegisterCompany | AddLocation | CompleteKyb | SetPayoutAccount
+export type Command = RegisterCompany | AddLocation | CompleteKyb | RecordKybSubmission | SetPayoutAccount
 
 // ---------------------------------------------------------------------------
 // State
@@ -107,7 +115,11 @@ export interface CompanyData {
 
 export type State =
   | { readonly _tag: "Initial" }
-  | ({ readonly _tag: "Unverified" } & CompanyData)
+  | ({
+      readonly _tag: "Unverified"
+      /** The KYB provider's reference, once submitted (`Companies.submitKyb`). */
+      readonly kybSubmissionId?: string
+    } & CompanyData)
   | ({ readonly _tag: "Verified"; readonly verifiedAt: DateTime.Utc } & CompanyData)
   | ({ readonly _tag: "Rejected"; readonly rejectedAt: DateTime.Utc; readonly reason?: string } & CompanyData)
 
@@ -203,6 +215,28 @@ const completeKyb = (command: CompleteKyb, state: State): Decision<Event> => {
   }
 }
 
+const recordKybSubmission = (command: RecordKybSubmission, state: State): Decision<Event> => {
+  switch (state._tag) {
+    case "Initial":
+      return refuse(notFound)
+    case "Unverified":
+      if (state.kybSubmissionId === command.submissionId) return nothing
+      if (state.kybSubmissionId !== undefined)
+        return illegal(state, command, "the company was already submitted for business verification")
+      return accept<CompanyEvent>(
+        CompanyEvents.CompanyKybSubmitted.make({
+          companyId: state.companyId,
+          partnerId: state.partnerId,
+          submissionId: command.submissionId,
+          at: command.at,
+        }),
+      )
+    case "Verified":
+    case "Rejected":
+      return illegal(state, command, `KYB already completed with outcome ${state._tag}`)
+  }
+}
+
 export const decide = (command: Command, state: State): Decision<Event> => {
   switch (command._tag) {
     case "RegisterCompany":
@@ -211,6 +245,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return addLocation(command, state)
     case "CompleteKyb":
       return completeKyb(command, state)
+    case "RecordKybSubmission":
+      return recordKybSubmission(command, state)
     case "SetPayoutAccount":
       return setPayoutAccount(command, state)
   }
@@ -240,6 +276,8 @@ export const evolve = (state: State, event: Event): State => {
         rejectedAt: event.at,
         ...(event.reason === undefined ? {} : { reason: event.reason }),
       }
+    case "CompanyKybSubmitted":
+      return state._tag === "Unverified" ? { ...state, kybSubmissionId: event.submissionId } : state
     case "PayoutAccountSet": {
       if (state._tag === "Initial") return state
       const { _tag, companyId, partnerId, at, replacedPayoutAccountId, ...payoutAccount } = event

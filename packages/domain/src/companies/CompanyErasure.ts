@@ -13,7 +13,7 @@ import { ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as CompaniesProjection from "./CompaniesProjection.ts"
-import { ownerSubject } from "./CompanyPersonalData.ts"
+import { kybSubject, ownerSubject } from "./CompanyPersonalData.ts"
 
 export interface OwnerErased {
   readonly companyId: string
@@ -26,7 +26,10 @@ export const eraseOwner = Traced.fn("CompanyErasure.eraseOwner")(function* (comp
   const store = yield* ReadModelStore
   const stored = yield* store.get(CompaniesProjection.collection, companyId)
   if (Option.isNone(stored)) return yield* new NotFound({ entity: "Company" })
-  const erasedNow = yield* (yield* PersonalDataVault).erase(ownerSubject(companyId))
+  const vault = yield* PersonalDataVault
+  const erasedNow = yield* vault.erase(ownerSubject(companyId))
+  // What was kept for the KYB submission goes with the owner (already gone once submitted).
+  yield* vault.erase(kybSubject(companyId))
   const result: OwnerErased = { companyId, erasedNow }
   return result
 })

@@ -44,9 +44,8 @@ const addressFields = {
 
 /**
  * The company's owner as registered (spec 2.3), normalized: trimmed text,
- * phone in E.164, SSN as 9 digits. This full record (with the SSN and the ID
- * document number) exists only in memory during registration, for the KYB
- * submission; it is never stored in an event or a read model (see `OwnerRecord`).
+ * phone in E.164, SSN as 9 digits. The event keeps it as an `OwnerRecord`:
+ * the full SSN and the ID document number sealed for the KYB submission only.
  */
 export const Owner = Schema.Struct({
   name: Schema.String,
@@ -62,10 +61,13 @@ export const Owner = Schema.Struct({
 export type Owner = typeof Owner.Type
 
 /**
- * The owner as the event log keeps it: the full SSN and the ID document number
- * are left out; only the SSN's last four digits remain (enough to recognise
- * the person in support conversations). The full values go to the KYB
- * provider at registration and nowhere else.
+ * The owner as the event log keeps it: the SSN's last four digits (enough to
+ * recognise the person in support conversations) under the owner's key; the
+ * full SSN and the ID document number, which the KYB provider needs, sealed
+ * under a key of their own (`company-kyb:<companyId>`, `CompanyPersonalData.ts`)
+ * that is deleted once the company was submitted (`Companies.submitKyb`) or
+ * the owner erased: from then on they read "[erased]". Absent on companies
+ * registered before they were kept.
  */
 export const OwnerRecord = Schema.Struct({
   name: Schema.String,
@@ -74,17 +76,18 @@ export const OwnerRecord = Schema.Struct({
   title: Schema.String,
   documentType: DocumentType,
   ssnLastFour: Schema.String,
+  /** The full SSN (9 digits), for the KYB submission only; "[erased]" once submitted or erased. */
+  ssn: Schema.optionalKey(Schema.String),
+  /** The ID document's number, for the KYB submission only; "[erased]" once submitted or erased. */
+  documentNumber: Schema.optionalKey(Schema.String),
   /** "[erased]" once the owner is erased (every text field of the owner reads so then). */
   dateOfBirth: Erasable(CalendarDate),
   ...addressFields,
 })
 export type OwnerRecord = typeof OwnerRecord.Type
 
-/** The stored record of an owner: drops the document number and keeps the SSN's last four digits. */
-export const toOwnerRecord = (owner: Owner): OwnerRecord => {
-  const { ssn, documentNumber: _documentNumber, ...rest } = owner
-  return { ...rest, ssnLastFour: ssn.slice(-4) }
-}
+/** The stored record of an owner: the SSN's last four digits, and the KYB submission's data (sealed apart). */
+export const toOwnerRecord = (owner: Owner): OwnerRecord => ({ ...owner, ssnLastFour: owner.ssn.slice(-4) })
 
 /** An employee (spec 2.4), normalized. */
 export const Employee = Schema.Struct({
@@ -168,6 +171,17 @@ export const CompanyRejected = Schema.TaggedStruct("CompanyRejected", {
 })
 export type CompanyRejected = typeof CompanyRejected.Type
 
+/**
+ * The company was submitted to the KYB provider (`Companies.submitKyb`): its reference, for the
+ * verdict. The submission's sealed data (full SSN, document number) is shredded right after.
+ */
+export const CompanyKybSubmitted = Schema.TaggedStruct("CompanyKybSubmitted", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  submissionId: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type CompanyKybSubmitted = typeof CompanyKybSubmitted.Type
 /** The kinds of bank account a company is paid out to. */
 export const payoutAccountTypes = ["Checking", "Savings"] as const
 export const PayoutAccountType = Schema.Literals(payoutAccountTypes)
@@ -219,6 +233,7 @@ export const CompanyEvent = Schema.Union([
   LocationAdded,
   CompanyVerified,
   CompanyRejected,
+  CompanyKybSubmitted,
   PayoutAccountSet,
 ])
 export type CompanyEvent = typeof CompanyEvent.Type

@@ -5,7 +5,10 @@
  * `owner` (name, e-mail, phone, title, SSN last four, date of birth, address)
  * and the company's tax id when it is a personal number (taxIdType SSN or
  * ITIN: a sole proprietor's own SSN) belong to the subject
- * `company-owner:<companyId>` (erased by POST /admin/companies/{id}/erase-owner).
+ * `company-owner:<companyId>` (erased by POST /admin/companies/{id}/erase-owner);
+ * the owner's full SSN and ID document number, kept for the KYB submission
+ * only, belong to `company-kyb:<companyId>`, shredded once submitted (and with
+ * the owner).
  * The employees are people too: their fields belong to
  * `company-employees:<companyId>`. The company's own name, e-mail, phone,
  * address and an EIN are business data and stay plain.
@@ -21,6 +24,12 @@ import type { FieldsOf } from "../infrastructure/PersonalData.ts"
 
 /** The data subject of a company's owner. */
 export const ownerSubject = (companyId: string): string => `company-owner:${companyId}`
+
+/**
+ * The data subject of what only the KYB submission needs: the owner's full SSN and ID document
+ * number. Its key is deleted once the company was submitted, and with the owner's.
+ */
+export const kybSubject = (companyId: string): string => `company-kyb:${companyId}`
 
 /** The data subject of a company's employees (erased together). */
 export const employeesSubject = (companyId: string): string => `company-employees:${companyId}`
@@ -46,6 +55,7 @@ const registered: FieldsOf = (data) => {
   const personalTaxId = data.taxIdType === "SSN" || data.taxIdType === "ITIN"
   return [
     { subject: ownerSubject(companyId), paths: personalTaxId ? [...ownerFields, "taxId"] : ownerFields },
+    { subject: kybSubject(companyId), paths: ["owner.ssn", "owner.documentNumber"] },
     { subject: employeesSubject(companyId), paths: employeeFields },
   ]
 }

@@ -11,6 +11,11 @@
  *   Personal data is a fixed sandbox person with the customer's phone number.
  * - `OtpSender`: records every message instead of sending it; a phone number
  *   ending in 0000 cannot receive SMS (OtpDeliveryFailed).
+ * - `CardProcessor`: a terminal card payment whose card ends in 0002 is
+ *   declined (`card_declined`, as the in-app `CardCharger` sandbox); any other
+ *   is registered with a reference derived from the merchant and the
+ *   terminal's reference. Saved cards are not listed from here (the sandbox
+ *   saves them on the customer: `POST /Sandbox/CardPaymentMethods`).
  *
  * What they keep in memory is bounded and expires (`SandboxLimits`,
  * `infrastructure/ProviderSandboxes.ts`): at most
@@ -30,6 +35,8 @@ import type { PersonalData } from "./CustomerEvents.ts"
 import {
   BankLinker,
   BankLinkFailed,
+  CardProcessor,
+  CardProcessorRefused,
   KycProvider,
   KycSessionNotFound,
   OtpDeliveryFailed,
@@ -175,3 +182,20 @@ export const makeOtpSenderMemory = (limits: SandboxLimits = sentOtpLimits) =>
 
 /** The in-memory OTP sender with the default limits. */
 export const layerOtpSenderMemory: Layer.Layer<OtpSender | SentOtps> = Layer.effectContext(makeOtpSenderMemory())
+
+/** The last 4 digits of the sandbox card the processor always declines (as `CardCharger`'s sandbox). */
+export const declinedCardLast4 = "0002"
+
+/** The sandbox card processor (no state): last4 0002 declined, any other card registered. */
+export const layerCardProcessorSandbox: Layer.Layer<CardProcessor> = Layer.succeed(
+  CardProcessor,
+  CardProcessor.of({
+    listCardMethods: () => Effect.succeed([]),
+    registerCardPayment: (request) =>
+      request.last4 === declinedCardLast4
+        ? Effect.fail(new CardProcessorRefused({ code: "card_declined", reason: "the card was declined" }))
+        : Effect.succeed({
+            processorReference: `cp_sandbox_${request.merchantId.slice(0, 8)}_${request.externalReference}`,
+          }),
+  }),
+)

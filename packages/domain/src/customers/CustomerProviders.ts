@@ -156,11 +156,17 @@ export class CardProcessor extends Context.Service<
     readonly listCardMethods: (
       registrationId: RegistrationId,
     ) => Effect.Effect<ReadonlyArray<CardPaymentMethod>, ProviderUnavailable>
-    /** Registers a card payment made on an external terminal; returns the processor's reference. */
+    /**
+     * Registers (authorizes and captures) a card payment made on an external terminal, before
+     * partnerpay records it; returns the processor's reference. A declined card is
+     * `CardProcessorRefused` (code e.g. "card_declined"). Keyed by (merchantId, externalReference).
+     */
     readonly registerCardPayment: (request: {
       readonly cardPaymentId: CardPaymentId
       readonly merchantId: MerchantId
       readonly amount: Money
+      readonly last4: string
+      readonly brand: string
       readonly externalReference: string
     }) => Effect.Effect<{ readonly processorReference: string }, CardProcessorRefused | ProviderUnavailable>
   }

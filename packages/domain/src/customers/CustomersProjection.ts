@@ -158,7 +158,8 @@ export const projection: Projection<CustomerDocument, CustomerEnvelope> = {
   apply,
   index: (document) => ({
     partnerId: document.partnerId,
-    keys: {},
+    // The identity verification's reference: a donor named by their verification id (Charity.ts).
+    keys: document.kycReferenceId === null ? {} : { kycReferenceId: document.kycReferenceId },
     sortKey: DateTime.formatIso(document.registeredAt),
   }),
 }

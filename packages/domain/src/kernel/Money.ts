@@ -48,7 +48,6 @@ export type MoneyProblem =
   | { readonly _tag: "Negative" }
   | { readonly _tag: "TooPrecise"; readonly currency: CurrencyCode; readonly exponent: number }
   | { readonly _tag: "TooLarge" }
-  | { readonly _tag: "CurrencyMismatch"; readonly left: CurrencyCode; readonly right: CurrencyCode }
 
 export const describeProblem = (problem: MoneyProblem): string => {
   switch (problem._tag) {
@@ -62,8 +61,6 @@ export const describeProblem = (problem: MoneyProblem): string => {
         : `${problem.currency} allows at most ${problem.exponent} decimal places`
     case "TooLarge":
       return `must be at most ${toDecimalString({ minorUnits: maxMinorUnits, currency: "USD" })}`
-    case "CurrencyMismatch":
-      return `cannot combine ${problem.left} with ${problem.right}`
   }
 }
 
@@ -73,35 +70,26 @@ export const describeProblem = (problem: MoneyProblem): string => {
  * The number's shortest round-trip decimal representation (what `String(n)`
  * prints, which is the literal the client wrote whenever it had at most 15
  * significant digits) is split into digits; no multiplication by 100 happens
- * in floating point, so 0.1 + 0.2 style errors cannot occur.
+ * in floating point, so 0.1 + 0.2 style errors cannot occur. Past the sign and
+ * size guards, `String(n)` writes exponent notation only for numbers below
+ * 1e-6, finer than any currency's minor unit: those are too precise.
  */
 export const fromDecimal = (value: number, currency: CurrencyCode): Result.Result<Money, MoneyProblem> => {
   if (!Number.isFinite(value)) return Result.fail({ _tag: "NotFinite" })
   if (value < 0) return Result.fail({ _tag: "Negative" })
-  // Cheap guard before building digit strings: beyond the bound in major units is beyond it in minor units.
+  // Beyond the bound in major units is beyond it in minor units; it also keeps String(value) out of exponent
+  // notation for large numbers (1e21 and above).
+  // Stryker disable next-line EqualityOperator: equivalent, exactly the bound in major units is far beyond it in minor units and refused below
   if (value > maxMinorUnits) return Result.fail({ _tag: "TooLarge" })
   const exponent = currencies[currency].exponent
-  const [whole = "0", fraction = ""] = plainDecimal(value).split(".")
+  const shortest = String(value)
+  if (shortest.includes("e")) return Result.fail({ _tag: "TooPrecise", currency, exponent })
+  const [whole = "0", fraction = ""] = shortest.split(".")
   const trimmed = fraction.replace(/0+$/, "")
   if (trimmed.length > exponent) return Result.fail({ _tag: "TooPrecise", currency, exponent })
   const minorUnits = Number(whole + trimmed.padEnd(exponent, "0"))
   if (minorUnits > maxMinorUnits) return Result.fail({ _tag: "TooLarge" })
   return Result.succeed({ minorUnits, currency })
-}
-
-/** The shortest decimal of a finite non-negative number, without exponent notation. */
-const plainDecimal = (value: number): string => {
-  const shortest = String(value)
-  if (!shortest.includes("e")) return shortest
-  // e.g. 1e-7 or 1.5e+21: expand the exponent by moving the decimal point in the digit string.
-  const [mantissa = "0", exp = "0"] = shortest.split("e")
-  const power = Number(exp)
-  const [intPart = "0", fracPart = ""] = mantissa.split(".")
-  const digits = intPart + fracPart
-  const point = intPart.length + power
-  if (point <= 0) return `0.${"0".repeat(-point)}${digits}`
-  if (point >= digits.length) return digits + "0".repeat(point - digits.length)
-  return `${digits.slice(0, point)}.${digits.slice(point)}`
 }
 
 /** The decimal number a client reads (12.34), for responses. Exact: the result's shortest form is the amount. */
@@ -114,34 +102,10 @@ export const toDecimalString = (money: Money): string => {
   return exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`
 }
 
-export const add = (left: Money, right: Money): Result.Result<Money, MoneyProblem> => {
-  if (left.currency !== right.currency)
-    return Result.fail({ _tag: "CurrencyMismatch", left: left.currency, right: right.currency })
-  const minorUnits = left.minorUnits + right.minorUnits
-  return minorUnits > maxMinorUnits
-    ? Result.fail({ _tag: "TooLarge" })
-    : Result.succeed({ minorUnits, currency: left.currency })
-}
-
-/** Subtracts, refusing mixed currencies and results below zero. */
-export const subtract = (left: Money, right: Money): Result.Result<Money, MoneyProblem> => {
-  if (left.currency !== right.currency)
-    return Result.fail({ _tag: "CurrencyMismatch", left: left.currency, right: right.currency })
-  const minorUnits = left.minorUnits - right.minorUnits
-  return minorUnits < 0 ? Result.fail({ _tag: "Negative" }) : Result.succeed({ minorUnits, currency: left.currency })
-}
-
-/** Compares two amounts of one currency: negative, zero or positive. Mixed currencies are refused. */
-export const compare = (left: Money, right: Money): Result.Result<number, MoneyProblem> =>
-  left.currency !== right.currency
-    ? Result.fail({ _tag: "CurrencyMismatch", left: left.currency, right: right.currency })
-    : Result.succeed(Math.sign(left.minorUnits - right.minorUnits))
-
 /** True when `amount` is of the same currency as `limit` and does not exceed it. */
 export const isWithin = (amount: Money, limit: Money): boolean =>
   amount.currency === limit.currency && amount.minorUnits <= limit.minorUnits
 
-export const isZero = (money: Money): boolean => money.minorUnits === 0
 export const equals = (left: Money, right: Money): boolean =>
   left.currency === right.currency && left.minorUnits === right.minorUnits
 

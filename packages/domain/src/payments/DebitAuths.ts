@@ -132,6 +132,25 @@ export const set = UseCase.fn("DebitAuths.set")(function* (input: SetInput) {
   const limit = yield* Amounts.fromWire("limit", input.limit)
   yield* CustomerPreferences.loadCustomer(input.partnerId, input.registrationId)
   yield* loadCompany(input.partnerId, input.companyId)
+  return yield* grant({ ...input, limit })
+})
+
+/** A grant of a debit authorization: the payer, the company, the limit per debit. */
+export interface Grant {
+  readonly partnerId: PartnerId
+  readonly registrationId: RegistrationId
+  readonly companyId: CompanyId
+  readonly limit: Money.Money
+}
+
+/**
+ * Creates the payer's authorization for the company (limit `limit`, enabled), or sets that limit
+ * on the existing one and enables it: what `set` does once its input is checked, and what an
+ * acceptance granting the request's debit authorization does (`PaymentRequest.debitAuthGrantOf`).
+ * The payer and the company are the partner's (checked by the caller).
+ */
+export const grant = UseCase.fn("DebitAuths.grant")(function* (input: Grant) {
+  const limit = input.limit
   const at = yield* DateTime.now
   // An authorization set before keys were claimed has no key yet: it claims it now.
   const [existing] = yield* authorizationsOf(input.partnerId, input.registrationId, input.companyId)

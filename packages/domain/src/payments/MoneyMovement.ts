@@ -76,6 +76,8 @@ export interface DebitRequest {
 export interface CreditRequest {
   /** The refund id: one movement per key. */
   readonly idempotencyKey: string
+  /** The refunded transfer: a provider's notification about the credit names it back. */
+  readonly transferId: string
   readonly companyId: CompanyId
   readonly payerRegistrationId: RegistrationId
   readonly fundingSource: string

@@ -90,33 +90,70 @@ const recordBatch = UseCase.fn("MoneyMovements.recordBatch")(function* (
   )
 })
 
-/** The command recording a movement's outcome. */
+/** The command recording a movement's outcome (naming the provider's reference when the teller did). */
 const outcomeCommand =
-  (movement: Movement, outcome: Transfer.Outcome) =>
-  (at: DateTime.Utc): Transfer.Command =>
-    movement._tag === "Debit"
-      ? { _tag: "RecordOutcome", transferId: movement.transferId, outcome, at }
-      : { _tag: "RecordRefundOutcome", transferId: movement.transferId, refundId: movement.refundId, outcome, at }
+  (movement: Movement, outcome: Transfer.Outcome, providerReference?: string) =>
+  (at: DateTime.Utc): Transfer.Command => {
+    const named = providerReference === undefined ? {} : { providerReference }
+    return movement._tag === "Debit"
+      ? { _tag: "RecordOutcome", transferId: movement.transferId, outcome, ...named, at }
+      : {
+          _tag: "RecordRefundOutcome",
+          transferId: movement.transferId,
+          refundId: movement.refundId,
+          outcome,
+          ...named,
+          at,
+        }
+  }
+
+/** One outcome to record: the movement, what became of it, and the provider's reference when known. */
+export interface OutcomeOf {
+  readonly movement: Movement
+  readonly outcome: Transfer.Outcome
+  readonly providerReference?: string
+}
 
 /**
  * Records outcomes (the one entry point, polling or notification) in one unit
  * of work: each decided by the Transfer, a repeat changing nothing.
  */
-export const recordOutcomes = (
-  outcomes: ReadonlyArray<{ readonly movement: Movement; readonly outcome: Transfer.Outcome }>,
-) => recordBatch(outcomes.map(({ movement, outcome }) => ({ movement, command: outcomeCommand(movement, outcome) })))
+export const recordOutcomes = (outcomes: ReadonlyArray<OutcomeOf>) =>
+  recordBatch(
+    outcomes.map(({ movement, outcome, providerReference }) => ({
+      movement,
+      command: outcomeCommand(movement, outcome, providerReference),
+    })),
+  )
+
+/** A provider's notification about one movement of ours, as the application decoded it. */
+export interface Notification {
+  readonly movement: Movement
+  /** The provider's reference of the movement: it must be the one recorded (recorded now if none was yet). */
+  readonly providerReference: string
+  readonly outcome: MovementOutcome
+}
 
 /**
- * The notification path: a provider's notification (decoded by the
- * application) about one movement of ours. Pending changes nothing.
+ * The notification path: a provider's notification about one movement of
+ * ours, recorded by the same entry point as polling (Pending changes
+ * nothing). Refused like a command: the transfer or refund unknown
+ * (NotFound), another movement's reference (RuleViolated `OtherMovement`), a
+ * code outside the table (ValidationFailed).
  */
-export const recordNotification = Traced.fn("MoneyMovements.recordNotification")(function* (
-  movement: Movement,
-  outcome: MovementOutcome,
+export const recordNotification = UseCase.fn("MoneyMovements.recordNotification")(function* (
+  notification: Notification,
 ) {
-  const decided = outcomeOf(outcome)
-  if (decided === undefined) return [] as ReadonlyArray<Recorded>
-  return yield* recordOutcomes([{ movement, outcome: decided }])
+  const decided = outcomeOf(notification.outcome)
+  if (decided === undefined) return { recorded: false }
+  const { movement, providerReference } = notification
+  const at = yield* DateTime.now
+  yield* CommandHandler.handle(
+    Transfer.aggregate,
+    movement.transferId,
+    outcomeCommand(movement, decided, providerReference)(at),
+  )
+  return { recorded: true }
 })
 
 /** The transfer document of a movement (undefined when it does not exist). */
@@ -154,6 +191,7 @@ const originateOne = Traced.fn("MoneyMovements.originateOne")(function* (movemen
   return yield* provider.originateCredit({
     ...common,
     idempotencyKey: movement.refundId,
+    transferId: movement.transferId,
     amount: refund.amount,
     description: `Refund of ${doc.description}`,
   })

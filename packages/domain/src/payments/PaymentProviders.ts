@@ -7,7 +7,7 @@
  * implementations. Every port may fail with `ProviderUnavailable`
  * (`infrastructure/Providers.ts`).
  */
-import { Context, type Effect, Schema } from "effect"
+import { Context, type DateTime, type Effect, Schema } from "effect"
 import type { ProviderUnavailable } from "../infrastructure/Providers.ts"
 import type { RegistrationId, TransferId } from "../kernel/Ids.ts"
 
@@ -20,7 +20,19 @@ export class ESignatureRefused extends Schema.TaggedError<ESignatureRefused>()("
 // E-signature
 // ---------------------------------------------------------------------------
 
-/** Signing envelopes, used to have a reimbursement request signed (POST /Reimbursement/Create). */
+/**
+ * Where an envelope is: `Sent` (waiting for the signer), `Completed` (signed: the reimbursement
+ * claim is complete), `Declined` (the signer refused) or `Voided` (withdrawn by the provider).
+ */
+export const EnvelopeStatus = Schema.Literals(["Sent", "Completed", "Declined", "Voided"])
+export type EnvelopeStatus = typeof EnvelopeStatus.Type
+
+/**
+ * Signing envelopes, used to have a reimbursement request signed (POST /Reimbursement/Create), and
+ * their status, which completes the reimbursement once Completed (`Transfers.checkReimbursement`:
+ * polled by the app's `reimbursement-completion` worker; a provider's notification records the same
+ * status through `Transfers.recordEnvelopeStatus`).
+ */
 export class ESignature extends Context.Service<
   ESignature,
   {
@@ -34,5 +46,11 @@ export class ESignature extends Context.Service<
       { readonly envelopeId: string; readonly signingUrl: string },
       ESignatureRefused | ProviderUnavailable
     >
+    /** Where the envelope is now; `sentAt` is when it was created (recorded on the transfer). */
+    readonly envelopeStatus: (request: {
+      readonly envelopeId: string
+      readonly transferId: TransferId
+      readonly sentAt: DateTime.Utc
+    }) => Effect.Effect<{ readonly status: EnvelopeStatus }, ProviderUnavailable>
   }
 >()("partnerpay/domain/ESignature") {}

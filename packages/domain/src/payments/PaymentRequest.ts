@@ -49,6 +49,7 @@ import * as Money from "../kernel/Money.ts"
 import {
   type AutoCollectionMethod,
   type AutoCollectionSkipReason,
+  type PaymentRequestAccepted,
   type PaymentRequestCreated,
   PaymentRequestEvent,
   type PaymentRequestStatus,
@@ -346,6 +347,32 @@ export const autoCollectionRefusal = (
   }
   return command.account === undefined ? "NoDesignatedAccount" : undefined
 }
+
+/**
+ * The debit authorization a payer grants by accepting a request with `acceptDebitAuth: true`: for
+ * the request's company, up to the request's ceiling (`debitCeiling`, the partner's offer). The
+ * payer's own acceptance only: the service's collection of a debit-authorization request uses the
+ * authorization, it grants nothing. Undefined when the acceptance grants nothing.
+ */
+export const debitAuthGrantOf = (
+  request: RequestDetails,
+  accepted: PaymentRequestAccepted,
+):
+  | {
+      readonly partnerId: PartnerId
+      readonly registrationId: RegistrationId
+      readonly companyId: CompanyId
+      readonly limit: Money.Money
+    }
+  | undefined =>
+  accepted.debitAuthAccepted && accepted.collectedBy === undefined && request.debitCeiling !== undefined
+    ? {
+        partnerId: request.partnerId,
+        registrationId: accepted.registrationId,
+        companyId: request.companyId,
+        limit: request.debitCeiling,
+      }
+    : undefined
 
 /** The total of invoice lines, in minor units. */
 export const lineItemsTotal = (lineItems: ReadonlyArray<InvoiceLineItem>): number =>

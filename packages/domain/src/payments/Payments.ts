@@ -1,7 +1,8 @@
 /**
  * Payment request use cases: create (partner), read and list (partner),
  * cancel (partner), accept (the payer, a customer; starts the Transfer in the
- * same unit of work), and direct settlement entry points for tests and tools
+ * same unit of work and, with `acceptDebitAuth`, grants the payer's debit
+ * authorization for the company up to the request's ceiling), and direct settlement entry points for tests and tools
  * (`settleTransfer`, `failTransfer`, `settleBatch`), which apply an outcome to
  * the Transfer and, through its policies, to the payment request it pays.
  * Money moves through `MoneyMovements` (the app's money-movement workers).
@@ -34,6 +35,7 @@ import type {
 import * as Money from "../kernel/Money.ts"
 import { erased, isErased } from "../kernel/Personal.ts"
 import * as Traced from "../kernel/Traced.ts"
+import * as DebitAuths from "./DebitAuths.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import type * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
 import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
@@ -397,6 +399,9 @@ export const accept = UseCase.fn("Payments.accept")(function* (input: AcceptInpu
   const handled = yield* CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, acceptCommand)
   if (handled.events.length > 0) {
     yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { expectNew: true })
+    // Accepting with acceptDebitAuth grants the payer's debit authorization for the company, in the same unit.
+    const grant = PaymentRequest.debitAuthGrantOf(request, accepted)
+    if (grant !== undefined) yield* UseCase.dieOnCorruptEvent(DebitAuths.grant(grant))
   }
   return { status: PaymentRequest.status(handled.state) ?? "Accepted" }
 })

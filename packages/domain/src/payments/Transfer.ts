@@ -13,7 +13,7 @@
  *
  * State machine: packages/domain/docs/Transfer.md.
  */
-import type { DateTime, Result } from "effect"
+import { type DateTime, Result } from "effect"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
@@ -70,6 +70,8 @@ export interface InitiateTransfer {
   /** The plan whose instalment `instalmentNumber` this transfer collects (with the payer). */
   readonly paymentPlanId?: PaymentPlanId
   readonly instalmentNumber?: number
+  /** The charity gift (donation) this transfer collects. */
+  readonly charityTransactionId?: string
   /** The customer whose account pays: the data subject of `senderName` (docs/personal-data.md). */
   readonly payerRegistrationId: RegistrationId
   /** The payer's linked bank account debited (absent for a transfer that names none). */
@@ -160,6 +162,12 @@ export interface RecordOutcome {
   readonly _tag: "RecordOutcome"
   readonly transferId: TransferId
   readonly outcome: Outcome
+  /**
+   * The movement the outcome is about, when the teller names it (a provider's notification): it
+   * must be the transfer's; one not recorded yet (the notification came before the origination was
+   * recorded) is recorded first.
+   */
+  readonly providerReference?: string
   readonly at: DateTime.Utc
 }
 
@@ -178,6 +186,8 @@ export interface RecordRefundOutcome {
   readonly transferId: TransferId
   readonly refundId: RefundId
   readonly outcome: Outcome
+  /** The credit the outcome is about, when named (as `RecordOutcome.providerReference`). */
+  readonly providerReference?: string
   readonly at: DateTime.Utc
 }
 
@@ -371,6 +381,7 @@ const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
     ...(command.paymentRequestId === undefined ? {} : { paymentRequestId: command.paymentRequestId }),
     ...(command.paymentPlanId === undefined ? {} : { paymentPlanId: command.paymentPlanId }),
     ...(command.instalmentNumber === undefined ? {} : { instalmentNumber: command.instalmentNumber }),
+    ...(command.charityTransactionId === undefined ? {} : { charityTransactionId: command.charityTransactionId }),
     payerRegistrationId: command.payerRegistrationId,
     ...(command.bankAccountId === undefined ? {} : { bankAccountId: command.bankAccountId }),
     partnerId: command.partnerId,
@@ -417,6 +428,21 @@ const fail = (command: FailTransfer, state: State): Decision<Event> => {
     case "Settled":
       return illegal(state, command, "a settled transfer cannot fail; pay money back with a refund")
   }
+}
+
+/** The teller named another movement than the one recorded. */
+const otherMovement = (what: "transfer" | "refund"): Decision<Event> =>
+  refuse(
+    new RuleViolated({
+      code: "OtherMovement",
+      reason: `the provider reference is not the one recorded for this ${what}`,
+    }),
+  )
+
+/** The events `first` then those `next` decides on the state they lead to. */
+const then = (first: ReadonlyArray<Event>, state: State, next: (state: State) => Decision<Event>): Decision<Event> => {
+  const decided = next(first.reduce(evolve, state))
+  return Result.isFailure(decided) ? decided : accept(...first, ...decided.success)
 }
 
 /** A return code of the table, else the refusal naming `returnCode`. */
@@ -495,6 +521,18 @@ const recordOutcome = (command: RecordOutcome, state: State): Decision<Event> =>
   if (state._tag === "Initial") return notFound
   const invalid = checkedReturnCode(command.outcome)
   if (invalid) return invalid
+  if (command.providerReference !== undefined) {
+    const { providerReference, ...unnamed } = command
+    if (state.providerReference === providerReference) return recordOutcome(unnamed, state)
+    if (state.providerReference !== undefined) return otherMovement("transfer")
+    const originated = originate(
+      { _tag: "RecordOrigination", transferId: command.transferId, providerReference, at: command.at },
+      state,
+    )
+    return Result.isFailure(originated)
+      ? originated
+      : then(originated.success, state, (next) => recordOutcome(unnamed, next))
+  }
   const outcome = command.outcome
   switch (state._tag) {
     case "Pending":
@@ -597,6 +635,15 @@ const recordRefundOutcome = (command: RecordRefundOutcome, state: State): Decisi
   if ("refusal" in named) return named.refusal
   const invalid = checkedReturnCode(command.outcome)
   if (invalid) return invalid
+  if (command.providerReference !== undefined) {
+    const { providerReference, ...unnamed } = command
+    if (named.refund.providerReference === providerReference) return recordRefundOutcome(unnamed, state)
+    if (named.refund.providerReference !== undefined) return otherMovement("refund")
+    const originated = originateRefund({ ...unnamed, _tag: "RecordRefundOrigination", providerReference }, state)
+    return Result.isFailure(originated)
+      ? originated
+      : then(originated.success, state, (next) => recordRefundOutcome(unnamed, next))
+  }
   const current = named.refund
   if (current.status !== "Pending") return nothing
   const transfer = named.state
@@ -666,6 +713,26 @@ const completeReimbursement = (command: CompleteReimbursement, state: State): De
       })
   }
 }
+
+/**
+ * The command an envelope's status means for a transfer applied for reimbursement: Completed (the
+ * payer signed the claim) completes the reimbursement; Sent, Declined and Voided change nothing
+ * (the claim stays applied; a declined or voided one is the provider's to follow up).
+ */
+export const fromEnvelopeStatus = (
+  transferId: TransferId,
+  status: "Sent" | "Completed" | "Declined" | "Voided",
+  at: DateTime.Utc,
+): CompleteReimbursement | undefined =>
+  status === "Completed" ? { _tag: "CompleteReimbursement", transferId, at } : undefined
+
+/** The envelope a transfer waits on for its reimbursement (applied, not yet reimbursed), or undefined. */
+export const pendingEnvelopeOf = (
+  state: State,
+): { readonly envelopeId: string; readonly sentAt: DateTime.Utc } | undefined =>
+  state._tag === "Settled" && state.reimbursement._tag === "Applied" && state.reimbursement.envelopeId !== undefined
+    ? { envelopeId: state.reimbursement.envelopeId, sentAt: state.reimbursement.appliedAt }
+    : undefined
 
 export const decide = (command: Command, state: State): Decision<Event> => {
   switch (command._tag) {

@@ -110,6 +110,8 @@ export const TransferInitiated = Schema.TaggedStruct("TransferInitiated", {
   paymentRequestId: Schema.optionalKey(PaymentRequestId),
   paymentPlanId: Schema.optionalKey(PaymentPlanId),
   instalmentNumber: Schema.optionalKey(Schema.Number),
+  /** The charity gift this transfer collects (a donation: `cards-and-charity/Charity.ts`). */
+  charityTransactionId: Schema.optionalKey(Uuid),
   payerRegistrationId: Schema.optionalKey(RegistrationId),
   /** The payer's linked bank account debited (the funding source the provider moves money from). */
   bankAccountId: Schema.optionalKey(BankAccountId),

@@ -18,10 +18,10 @@ import * as UseCase from "../infrastructure/UseCase.ts"
 import type { WireAmount } from "../kernel/Amounts.ts"
 import type { CalendarDate } from "../kernel/CalendarDate.ts"
 import { NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
-import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import type { PartnerId, RegistrationId, TransferId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
-import { ESignature } from "./PaymentProviders.ts"
+import { type EnvelopeStatus, ESignature } from "./PaymentProviders.ts"
 import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
 import * as Transfer from "./Transfer.ts"
 import {
@@ -341,20 +341,66 @@ export const createReimbursement = Traced.fn("Transfers.createReimbursement")(fu
   }
 })
 
+/** Records an envelope's status on its transfer (a `Completed` one completes the reimbursement): its own unit. */
+export const recordEnvelopeStatus = UseCase.fn("Transfers.recordEnvelopeStatus")(function* (
+  transferId: TransferId,
+  status: EnvelopeStatus,
+) {
+  const command = Transfer.fromEnvelopeStatus(transferId, status, yield* DateTime.now)
+  if (command === undefined) return { reimbursed: false }
+  const handled = yield* CommandHandler.handle(Transfer.aggregate, transferId, command)
+  return { reimbursed: handled.state._tag === "Settled" && handled.state.reimbursement._tag === "Reimbursed" }
+})
+
+/**
+ * Asks the e-signature provider where the reimbursement envelope of a transfer is and records it
+ * (`recordEnvelopeStatus`, after the provider answered): once the payer signed (Completed), the
+ * transfer is reimbursed (`isReimbursed: true`). A transfer not waiting on an envelope: nothing
+ * asked, `{ reimbursed: false }`.
+ */
+export const checkReimbursement = Traced.fn("Transfers.checkReimbursement")(function* (transferId: TransferId) {
+  const loaded = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Transfer.aggregate, transferId))
+  const envelope = Transfer.pendingEnvelopeOf(loaded.state)
+  if (envelope === undefined) return { reimbursed: false }
+  const signing = yield* ESignature
+  const { status } = yield* signing
+    .envelopeStatus({ envelopeId: envelope.envelopeId, transferId, sentAt: envelope.sentAt })
+    .pipe(
+      Effect.catchTag("ProviderUnavailable", (error) =>
+        Effect.fail(new EventStoreUnavailable({ reason: error.message, cause: error })),
+      ),
+    )
+  return yield* recordEnvelopeStatus(transferId, status)
+})
+
 /** The sandbox e-signature provider's base signing address. */
 export const sandboxSigningBase = "https://sandbox.partnerpay.dev/sign/"
 
 /**
  * A deterministic sandbox ESignature provider: the envelope id is built from
  * the transfer and provider ids, and the signing URL is
- * `https://sandbox.partnerpay.dev/sign/<envelopeId>`. No I/O.
+ * `https://sandbox.partnerpay.dev/sign/<envelopeId>`; the sandbox payer signs
+ * `completeAfterMillis` after the envelope was sent (on the Effect clock: the
+ * partner's sandbox clock in the app), so its status is Sent until then and
+ * Completed after. No I/O, no state.
  */
-export const eSignatureSandbox: Layer.Layer<ESignature> = Layer.succeed(
-  ESignature,
-  ESignature.of({
-    createReimbursementEnvelope: (request) => {
-      const envelopeId = `rb-${request.transferId}-${request.providerId}`
-      return Effect.succeed({ envelopeId, signingUrl: `${sandboxSigningBase}${envelopeId}` })
-    },
-  }),
-)
+export const eSignatureSandboxWith = (options: { readonly completeAfterMillis: number }): Layer.Layer<ESignature> =>
+  Layer.succeed(
+    ESignature,
+    ESignature.of({
+      createReimbursementEnvelope: (request) => {
+        const envelopeId = `rb-${request.transferId}-${request.providerId}`
+        return Effect.succeed({ envelopeId, signingUrl: `${sandboxSigningBase}${envelopeId}` })
+      },
+      envelopeStatus: (request) =>
+        Effect.map(DateTime.now, (now) => ({
+          status:
+            DateTime.toEpochMillis(now) - DateTime.toEpochMillis(request.sentAt) >= options.completeAfterMillis
+              ? ("Completed" as const)
+              : ("Sent" as const),
+        })),
+    }),
+  )
+
+/** The sandbox e-signature provider whose payer signs at once (Completed at the first status check). */
+export const eSignatureSandbox: Layer.Layer<ESignature> = eSignatureSandboxWith({ completeAfterMillis: 0 })

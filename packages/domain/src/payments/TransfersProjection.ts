@@ -7,8 +7,8 @@
  *
  * Refunds are part of the transfer (`refunds`, each as its credit moves).
  *
- * Index keys: `companyId`, `status`, `refundPending` (while a refund is Pending: the money-movement
- * workers' key) and, when the transfer pays one,
+ * Index keys: `companyId`, `status`, `refundPending` (while a refund is Pending: the outcome
+ * poller's key), `refundToOriginate` (while a Pending refund is not originated: the originator's) and, when the transfer pays one,
  * `paymentRequestId` (or, when it collects a plan's instalment, `paymentPlanId`). Sort key: the initiation instant (ISO 8601), which is
  * the transfer's `date`; the report selects a date range of it.
  */
@@ -51,6 +51,8 @@ export const TransferDocument = Schema.Struct({
   /** The plan (and its instalment) the transfer collects. */
   paymentPlanId: Schema.optionalKey(Schema.String),
   instalmentNumber: Schema.optionalKey(Schema.Number),
+  /** The charity gift (donation) the transfer collects. */
+  charityTransactionId: Schema.optionalKey(Schema.String),
   /** The payer (every transfer initiated since sender names are sealed; before, plan instalments only). */
   payerRegistrationId: Schema.optionalKey(Schema.String),
   /** The payer's bank account debited (the movement's funding source), when the transfer names it. */
@@ -106,6 +108,7 @@ export const apply = (
       ...(event.paymentRequestId === undefined ? {} : { paymentRequestId: event.paymentRequestId }),
       ...(event.paymentPlanId === undefined ? {} : { paymentPlanId: event.paymentPlanId }),
       ...(event.instalmentNumber === undefined ? {} : { instalmentNumber: event.instalmentNumber }),
+      ...(event.charityTransactionId === undefined ? {} : { charityTransactionId: event.charityTransactionId }),
       ...(event.payerRegistrationId === undefined ? {} : { payerRegistrationId: event.payerRegistrationId }),
       ...(event.bankAccountId === undefined ? {} : { bankAccountId: event.bankAccountId }),
       status: "Pending",
@@ -222,9 +225,13 @@ const changeRefund = (doc: TransferDocument, refundId: string, change: Partial<R
         refunds: doc.refunds.map((refund) => (refund.refundId === refundId ? { ...refund, ...change } : refund)),
       }
 
-/** True while a refund of the transfer is Pending (the index key `refundPending` the workers read). */
+/** True while a refund of the transfer is Pending (the index key `refundPending` the outcome poller reads). */
 export const hasPendingRefund = (doc: TransferDocument): boolean =>
   doc.refunds?.some((refund) => refund.status === "Pending") ?? false
+
+/** True while a Pending refund is not originated yet (the index key `refundToOriginate` the originator reads). */
+export const hasRefundToOriginate = (doc: TransferDocument): boolean =>
+  doc.refunds?.some((refund) => refund.status === "Pending" && refund.providerReference === undefined) ?? false
 
 export const projection: Projection<TransferDocument, TransferEnvelope> = {
   collection,
@@ -242,6 +249,8 @@ export const projection: Projection<TransferDocument, TransferEnvelope> = {
       ...(doc.paymentRequestId === undefined ? {} : { paymentRequestId: doc.paymentRequestId }),
       ...(doc.paymentPlanId === undefined ? {} : { paymentPlanId: doc.paymentPlanId }),
       ...(hasPendingRefund(doc) ? { refundPending: "true" } : {}),
+      ...(hasRefundToOriginate(doc) ? { refundToOriginate: "true" } : {}),
+      ...(doc.appliedForReimbursement && !doc.isReimbursed ? { reimbursementPending: "true" } : {}),
     },
     sortKey: doc.createdAt,
   }),

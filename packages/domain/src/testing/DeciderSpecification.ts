@@ -4,6 +4,7 @@
  *   spec.given([ConsentRequested(...)]).when(AcceptConsent(...)).then([ConsentAccepted(...)])
  *   spec.given([...]).when(...).thenFails({ _tag: "IllegalTransition" })
  *   spec.given([...]).when(...).thenNothingHappens()
+ *   spec.given([...]).ignores(event)    // an event that does not fit the state leaves it unchanged
  *
  * Events are compared through the aggregate's Schema encoding, so two events
  * are equal exactly when they would be stored identically. Failures throw an
@@ -37,6 +38,8 @@ export interface When<Event, State, Error> {
 
 export interface Given<Command, Event, State, Error> {
   when(command: Command): When<Event, State, Error>
+  /** Applying this event (one that does not fit the state) leaves the state exactly as it was. */
+  ignores(event: Event): void
 }
 
 export interface Specification<Command, Event, State, Error> {
@@ -50,6 +53,15 @@ export const forAggregate = <Command, Event extends { readonly _tag: string }, S
   const encodeAll = (events: ReadonlyArray<Event>) => events.map((event) => encode(event))
   return {
     given: (history) => ({
+      ignores: (event) => {
+        const before = fold(aggregate, history)
+        const after = aggregate.evolve(before, event)
+        if (stable(after) !== stable(before)) {
+          throw new Error(
+            `given ${history.map((e) => e._tag).join(", ") || "no events"}, ${event._tag} should leave the state unchanged:\nbefore ${pretty(before)}\nafter ${pretty(after)}`,
+          )
+        }
+      },
       when: (command) => {
         const before = fold(aggregate, history)
         const decision = aggregate.decide(command, before)

@@ -203,6 +203,9 @@ export const verifiedPerson = (phoneNumber = "+14155550123"): Customer.PersonalD
   phoneNumber,
 })
 
+/** The identity verification reference of every verified fixture customer (their `verificationId`). */
+export const kycReferenceId = "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a68"
+
 /**
  * Verifies the identity of a registered customer (KYC Verified, `verifiedPerson`), starting the
  * verification first when none is pending: only a Verified payer pays (`WhoMayCollect`). Changes
@@ -221,7 +224,7 @@ export const verifyCustomer = Traced.fn("Fixtures.verifyCustomer")(function* (
   yield* handle({
     _tag: "RecordKycResult",
     outcome: "Verified",
-    referenceId: "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a68",
+    referenceId: kycReferenceId,
     personalData: verifiedPerson(phoneNumber),
     at,
   })

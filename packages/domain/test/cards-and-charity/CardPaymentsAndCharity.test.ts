@@ -8,33 +8,61 @@ import { TestClock } from "effect/testing"
 import * as CardPayments from "../../src/cards-and-charity/CardPayments.ts"
 import * as Charity from "../../src/cards-and-charity/Charity.ts"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
+import * as CustomerProviderSandboxes from "../../src/customers/CustomerProviderSandboxes.ts"
+import type * as CustomerProviders from "../../src/customers/CustomerProviders.ts"
 import { EventStore } from "../../src/infrastructure/EventStore.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import type { Policies } from "../../src/infrastructure/Policy.ts"
 import type { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
+import { NotFound } from "../../src/kernel/DomainError.ts"
 import * as Ids from "../../src/kernel/Ids.ts"
+import * as Transfers from "../../src/payments/Transfers.ts"
 import { Fixtures } from "../../src/testing/index.ts"
 
 const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b")
 const otherPartnerId = Ids.PartnerId.make("1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f")
 const merchantId = Ids.MerchantId.make("a0000000-0000-4000-8000-000000000001")
 const charity = Ids.CompanyId.make("c0000000-0000-4000-8000-000000000001")
-const verificationId = Ids.VerificationId.make("e0000000-0000-4000-8000-000000000001")
+// The donor is the partner's customer verified under this id (Fixtures.registerVerifiedCustomer's).
+const verificationId = Ids.VerificationId.make(Fixtures.kycReferenceId)
+const donor = Ids.RegistrationId.make("d0000000-0000-4000-8000-000000000001")
+const donorAccount = Ids.BankAccountId.make("ba000000-0000-4000-8000-000000000001")
 
-const domain = () => Layer.mergeAll(EventPipeline.layerMemory(), UnitOfWork.layerMemory, IdGenerator.layerRandom)
+const domain = () =>
+  Layer.mergeAll(
+    EventPipeline.layerMemory(),
+    UnitOfWork.layerMemory,
+    IdGenerator.layerRandom,
+    CustomerProviderSandboxes.layerCardProcessorSandbox,
+  )
 
-const scenario = <A, E>(body: Effect.Effect<A, E, EventStore | ReadModelStore | IdGenerator | UnitOfWork | Policies>) =>
+const scenario = <A, E>(
+  body: Effect.Effect<
+    A,
+    E,
+    EventStore | ReadModelStore | IdGenerator | UnitOfWork | Policies | CustomerProviders.CardProcessor
+  >,
+) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(Date.parse("2026-03-02T10:00:00Z"))
-    yield* Fixtures.registerCompany(partnerId, charity, "Helping Hands")
+    yield* Fixtures.registerVerifiedCompany(partnerId, charity, "Helping Hands")
+    yield* Fixtures.registerVerifiedCustomer(partnerId, donor, donorAccount)
     return yield* body
   }).pipe(Effect.provide(domain()))
 
 const allEventTypes = Effect.gen(function* () {
   const store = yield* EventStore
   const events = yield* store.readAll({ after: 0, limit: 1000 })
-  return events.map((e) => e.eventType).filter((t) => t !== "CompanyRegistered")
+  const setUp = [
+    "CompanyRegistered",
+    "CompanyVerified",
+    "CustomerRegistered",
+    "KycStarted",
+    "KycVerified",
+    "BankAccountsLinked",
+  ]
+  return events.map((e) => e.eventType).filter((t) => !setUp.includes(t))
 })
 
 const payment = (overrides: Partial<CardPayments.RegisterInput> = {}): CardPayments.RegisterInput => ({
@@ -60,6 +88,36 @@ describe("registering an external card payment", () => {
         assert.strictEqual(registered.status, "Registered")
         assert.match(registered.cardPaymentId, /^[0-9a-f-]{36}$/)
         assert.deepStrictEqual(yield* allEventTypes, ["NaturalKeyClaimed", "CardPaymentRegistered"])
+      }),
+    ),
+  )
+
+  it.effect("goes through the card processor first: its reference is recorded with the payment", () =>
+    scenario(
+      Effect.gen(function* () {
+        const registered = yield* CardPayments.register(payment())
+        const store = yield* EventStore
+        const events = yield* store.readAll({ after: 0, limit: 1000 })
+        const recorded = events.find((e) => e.eventType === "CardPaymentRegistered")
+        assert.deepInclude(recorded?.data as object, {
+          cardPaymentId: registered.cardPaymentId,
+          processorReference: "cp_sandbox_a0000000_terminal-txn-0001",
+        })
+      }),
+    ),
+  )
+
+  it.effect("a card the processor declines is refused (CARD_DECLINED) and nothing is recorded", () =>
+    scenario(
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(
+          CardPayments.register(payment({ last4: CustomerProviderSandboxes.declinedCardLast4 })),
+        )
+        assert.deepStrictEqual(
+          [error._tag, error._tag === "RuleViolated" ? error.code : ""],
+          ["RuleViolated", "CARD_DECLINED"],
+        )
+        assert.deepStrictEqual(yield* allEventTypes, [])
       }),
     ),
   )
@@ -134,7 +192,93 @@ describe("an anonymous charity transaction", () => {
         assert.deepStrictEqual(created.fee, { minorUnits: 100, currency: "USD" })
         assert.deepStrictEqual(created.payerCharged, { minorUnits: 10100, currency: "USD" })
         assert.deepStrictEqual(created.charityReceives, { minorUnits: 10000, currency: "USD" })
-        assert.deepStrictEqual(yield* allEventTypes, ["AnonymousCharityTransactionCreated"])
+        assert.deepStrictEqual(yield* allEventTypes, ["AnonymousCharityTransactionCreated", "TransferInitiated"])
+      }),
+    ),
+  )
+
+  it.effect(
+    "moves the money: a Pending transfer of what the donor is charged, from the donor's account to the charity",
+    () =>
+      scenario(
+        Effect.gen(function* () {
+          const created = yield* Charity.createAnonymous(donation())
+          const transfer = yield* Transfers.get({ _tag: "Partner", partnerId }, created.transferId)
+          assert.deepInclude(transfer, {
+            status: "Pending",
+            amount: { minorUnits: 10100, currency: "USD" },
+            senderName: "Grace Hopper",
+            senderAccountMasked: "****6789",
+            recipientName: "Helping Hands",
+            charityTransactionId: created.charityTransactionId,
+          })
+          // The donor reads it too.
+          const asDonor = yield* Transfers.get(
+            { _tag: "Customer", partnerId, registrationId: donor },
+            created.transferId,
+          )
+          assert.strictEqual(asDonor.transferId, created.transferId)
+        }),
+      ),
+  )
+
+  it.effect("a customer gives from their own account, whatever verification id they send", () =>
+    scenario(
+      Effect.gen(function* () {
+        const created = yield* Charity.createAnonymous(
+          donation({ donor, verificationId: Ids.VerificationId.make("e0000000-0000-4000-8000-000000000009") }),
+        )
+        const transfer = yield* Transfers.get(
+          { _tag: "Customer", partnerId, registrationId: donor },
+          created.transferId,
+        )
+        assert.strictEqual(transfer.status, "Pending")
+      }),
+    ),
+  )
+
+  it.effect(
+    "a verification id that is none of the partner's customers is not found (Customer); nothing is recorded",
+    () =>
+      scenario(
+        Effect.gen(function* () {
+          const error = yield* Effect.flip(
+            Charity.createAnonymous(
+              donation({ verificationId: Ids.VerificationId.make("e0000000-0000-4000-8000-000000000009") }),
+            ),
+          )
+          assert.deepStrictEqual(error, new NotFound({ entity: "Customer" }))
+          assert.deepStrictEqual(yield* allEventTypes, [])
+        }),
+      ),
+  )
+
+  it.effect("a charity whose KYB is not Verified collects nothing (COMPANY_NOT_VERIFIED); nothing is recorded", () =>
+    scenario(
+      Effect.gen(function* () {
+        const unverified = Ids.CompanyId.make("c0000000-0000-4000-8000-000000000002")
+        yield* Fixtures.registerCompany(partnerId, unverified, "Slow Charity")
+        const error = yield* Effect.flip(Charity.createAnonymous(donation({ companyId: unverified })))
+        assert.deepStrictEqual(
+          [error._tag, error._tag === "RuleViolated" ? error.code : ""],
+          ["RuleViolated", "COMPANY_NOT_VERIFIED"],
+        )
+        assert.deepStrictEqual(yield* allEventTypes, [])
+      }),
+    ),
+  )
+
+  it.effect("a donor whose KYC is not Verified gives nothing (CUSTOMER_NOT_VERIFIED)", () =>
+    scenario(
+      Effect.gen(function* () {
+        const pending = Ids.RegistrationId.make("d0000000-0000-4000-8000-000000000002")
+        yield* Fixtures.registerCustomer(partnerId, pending, "+14155550166")
+        yield* Fixtures.linkBankAccount(pending, Ids.BankAccountId.make("ba000000-0000-4000-8000-000000000002"))
+        const error = yield* Effect.flip(Charity.createAnonymous(donation({ donor: pending })))
+        assert.deepStrictEqual(
+          [error._tag, error._tag === "RuleViolated" ? error.code : ""],
+          ["RuleViolated", "CUSTOMER_NOT_VERIFIED"],
+        )
       }),
     ),
   )

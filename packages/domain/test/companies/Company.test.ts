@@ -5,7 +5,10 @@ import * as Company from "../../src/companies/Company.ts"
 import { fold } from "../../src/kernel/Decider.ts"
 import type { ValidationFailed } from "../../src/kernel/DomainError.ts"
 import type { CompanyId, LocationId, PartnerId } from "../../src/kernel/Ids.ts"
-import { DeciderSpecification, Fixtures } from "../../src/testing/index.ts"
+import { DeciderSpecification, Fixtures, PropertyParams } from "../../src/testing/index.ts"
+
+/** This file's fixed property seed (`FC_SEED` overrides it to explore). */
+const seeded = PropertyParams.propertyParams(2026112610)
 
 const spec = DeciderSpecification.forAggregate(Company.aggregate)
 
@@ -522,19 +525,15 @@ describe("a company not yet registered", () => {
     spec.given([]).when(completeKyb("Verified")).thenFails({ _tag: "NotFound", entity: "Company" })
   })
   it("has no status", () => assert.isUndefined(Company.statusOf(Company.initialState)))
-  it("CompanyRegistered keeps only the owner's SSN last four digits, never the full SSN or the ID document number", () => {
+  it("CompanyRegistered keeps the owner's full SSN and ID document number for the KYB submission, with the SSN's last four", () => {
+    // Sealed at rest under their own key (`company-kyb:<companyId>`, CompanyPersonalData.ts), shredded once submitted.
     const events = Company.aggregate.decide(
       register(withOwner({ ssn: "987-65-4321", documentNumber: "X7777777" })),
       Company.initialState,
     )
     if (events._tag !== "Success") return assert.fail("registration refused")
-    const stored = JSON.stringify(Schema.encodeSync(Company.CompanyEvent)(events.success[0]!))
-    assert.notInclude(stored, "987654321")
-    assert.notInclude(stored, "987-65-4321")
-    assert.notInclude(stored, "X7777777")
-    assert.include(stored, '"ssnLastFour":"4321"')
-    assert.notProperty(JSON.parse(stored).owner, "ssn")
-    assert.notProperty(JSON.parse(stored).owner, "documentNumber")
+    const owner = JSON.parse(JSON.stringify(Schema.encodeSync(Company.CompanyEvent)(events.success[0]!))).owner
+    assert.deepInclude(owner, { ssn: "987654321", documentNumber: "X7777777", ssnLastFour: "4321" })
   })
 })
 
@@ -642,6 +641,22 @@ describe("a Rejected company", () => {
       .thenFails({ _tag: "IllegalTransition", entity: "Company", state: "Rejected", command: "CompleteKyb" }))
 })
 
+describe("an event that does not fit the state leaves it unchanged", () => {
+  it("a second registration", () => {
+    spec.given([registered()]).ignores(registered())
+  })
+  it("a location, a verification or a rejection of a company never registered", () => {
+    spec.given([]).ignores(locationAdded)
+    spec.given([]).ignores(verified)
+    spec.given([]).ignores(rejected)
+  })
+  it("a verification or a rejection of a company already Verified or Rejected", () => {
+    spec.given([registered(), verified]).ignores(rejected)
+    spec.given([registered(), rejected]).ignores(verified)
+    spec.given([registered(), verified]).ignores(verified)
+  })
+})
+
 describe("stored events", () => {
   it("every event survives its JSON encoding", () => {
     const codec = Schema.toCodecJson(Company.CompanyEvent)
@@ -714,7 +729,7 @@ describe("properties", () => {
         assert.strictEqual(decisions[0]?.status, firstKyb?.outcome)
         assert.strictEqual(decisions[0]?.reason, firstKyb?.reason)
       }),
-      { numRuns: 200 },
+      seeded({ numRuns: 200 }),
     )
   })
 
@@ -741,7 +756,7 @@ describe("properties", () => {
           )
         }
       }),
-      { numRuns: 200 },
+      seeded({ numRuns: 200 }),
     )
   })
 
@@ -753,7 +768,7 @@ describe("properties", () => {
         for (const state of states) assert.strictEqual(Company.statusOf(state), "Rejected")
         assert.isFalse(events.some((e) => e._tag === "LocationAdded"))
       }),
-      { numRuns: 200 },
+      seeded({ numRuns: 200 }),
     )
   })
 })

@@ -80,8 +80,9 @@ describe("the customers read model", () => {
     assert.deepStrictEqual(doc.cardPaymentMethods, [{ ...card, expYear: 2031 }])
     assert.deepStrictEqual(CustomersProjection.projection.index(doc), {
       partnerId,
-      // Index keys are stored in plain: never the phone number.
-      keys: {},
+      // Index keys are stored in plain: never the phone number; the verification's reference (a donor's
+      // verification id, Charity.ts) is the provider's id, not personal data.
+      keys: { kycReferenceId: tokenId },
       sortKey: "2026-03-01T10:00:00.000Z",
     })
     assert.strictEqual(DateTime.formatIso(doc.updatedAt), "2026-03-01T11:00:00.000Z")

@@ -179,3 +179,15 @@ describe("thenState(check)", () => {
     assert.include(message, "expected")
   })
 })
+
+describe("ignores(event)", () => {
+  it("passes when the event leaves the state as it was (an increment of a counter never opened)", () => {
+    spec.given([]).ignores(incremented(2))
+  })
+
+  it("fails, showing the state before and after, when the event changes the state", () => {
+    const message = thrown(() => spec.given([opened]).ignores(incremented(2)))
+    assert.include(message, "Incremented should leave the state unchanged")
+    assert.include(message, '"value": 2')
+  })
+})

@@ -3,6 +3,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema, SchemaIssue } from "effect"
 import fc from "fast-check"
 import * as Money from "../../src/kernel/Money.ts"
+import { PropertyParams } from "../../src/testing/index.ts"
+
+/** This file's fixed property seed (`FC_SEED` overrides it to explore). */
+const seeded = PropertyParams.propertyParams(2026112618)
 
 const currencyCodes = Object.keys(Money.currencies) as Array<Money.CurrencyCode>
 
@@ -149,41 +153,11 @@ describe("MoneyFromWire, the request schema of an amount", () => {
   })
 })
 
-describe("arithmetic on amounts", () => {
+describe("comparing amounts", () => {
   it("equal amounts are the same number of minor units in the same currency: 100 USD is not 100 EUR", () => {
     assert.isTrue(Money.equals(usd(10000), usd(10000)))
     assert.isFalse(Money.equals(usd(10000), eur(10000)))
     assert.isFalse(Money.equals(usd(10000), usd(10001)))
-  })
-
-  it("adds amounts of one currency exactly", () => {
-    assert.deepStrictEqual(Money.add(usd(1050), usd(25)), Result.succeed(usd(1075)))
-  })
-
-  it("refuses to add, subtract or compare amounts of different currencies", () => {
-    const mismatch = Result.fail<Money.MoneyProblem>({ _tag: "CurrencyMismatch", left: "USD", right: "EUR" })
-    assert.deepStrictEqual(Money.add(usd(1), eur(1)), mismatch)
-    assert.deepStrictEqual(Money.subtract(usd(1), eur(1)), mismatch)
-    assert.deepStrictEqual(Money.compare(usd(1), eur(1)), mismatch)
-    assert.strictEqual(
-      Money.describeProblem({ _tag: "CurrencyMismatch", left: "USD", right: "EUR" }),
-      "cannot combine USD with EUR",
-    )
-  })
-
-  it("refuses a sum above the bound", () => {
-    assert.deepStrictEqual(Money.add(usd(Money.maxMinorUnits), usd(1)), Result.fail({ _tag: "TooLarge" }))
-  })
-
-  it("subtracts, refusing a result below zero", () => {
-    assert.deepStrictEqual(Money.subtract(usd(1000), usd(1)), Result.succeed(usd(999)))
-    assert.deepStrictEqual(Money.subtract(usd(1), usd(2)), Result.fail({ _tag: "Negative" }))
-  })
-
-  it("compares amounts of one currency", () => {
-    assert.deepStrictEqual(Money.compare(usd(1), usd(2)), Result.succeed(-1))
-    assert.deepStrictEqual(Money.compare(usd(2), usd(2)), Result.succeed(0))
-    assert.deepStrictEqual(Money.compare(usd(3), usd(2)), Result.succeed(1))
   })
 
   it("an amount is within a limit of the same currency only", () => {
@@ -203,7 +177,7 @@ describe("properties of amounts", () => {
           money,
         )
       }),
-      { numRuns: 1000 },
+      seeded({ numRuns: 1000 }),
     )
   })
 
@@ -217,46 +191,7 @@ describe("properties of amounts", () => {
         assert.strictEqual(fraction?.length ?? 0, exponent)
         assert.strictEqual(Number(text.replace(".", "")), money.minorUnits)
       }),
-      { numRuns: 500 },
-    )
-  })
-
-  it("addition is exact and keeps the currency; mixed currencies are always refused", () => {
-    fc.assert(
-      fc.property(arbitraryMoney, arbitraryMoney, (left, right) => {
-        const sum = Money.add(left, right)
-        if (left.currency !== right.currency) {
-          assert.deepStrictEqual(
-            sum,
-            Result.fail({ _tag: "CurrencyMismatch", left: left.currency, right: right.currency }),
-          )
-        } else if (left.minorUnits + right.minorUnits > Money.maxMinorUnits) {
-          assert.deepStrictEqual(sum, Result.fail({ _tag: "TooLarge" }))
-        } else {
-          const total = Result.getOrThrow(sum)
-          assert.strictEqual(total.currency, left.currency)
-          assert.strictEqual(BigInt(total.minorUnits), BigInt(left.minorUnits) + BigInt(right.minorUnits))
-          assert.deepStrictEqual(Money.subtract(total, right), Result.succeed(left))
-        }
-      }),
-      { numRuns: 500 },
-    )
-  })
-
-  it("adding amounts of one currency is exact whatever their size", () => {
-    const sameCurrencyPair = arbitraryCurrency.chain((currency) =>
-      fc.tuple(
-        fc.integer({ min: 0, max: Money.maxMinorUnits / 2 }).map((minorUnits) => Money.make(minorUnits, currency)),
-        fc.integer({ min: 0, max: Money.maxMinorUnits / 2 }).map((minorUnits) => Money.make(minorUnits, currency)),
-      ),
-    )
-    fc.assert(
-      fc.property(sameCurrencyPair, ([left, right]) => {
-        const total = Result.getOrThrow(Money.add(left, right))
-        assert.strictEqual(BigInt(total.minorUnits), BigInt(left.minorUnits) + BigInt(right.minorUnits))
-        assert.strictEqual(total.currency, left.currency)
-      }),
-      { numRuns: 500 },
+      seeded({ numRuns: 500 }),
     )
   })
 
@@ -271,7 +206,7 @@ describe("properties of amounts", () => {
         )
         assert.isTrue(Result.isFailure(Money.fromDecimal(value, currency)))
       }),
-      { numRuns: 500 },
+      seeded({ numRuns: 500 }),
     )
   })
 })

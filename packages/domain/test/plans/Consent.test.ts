@@ -13,7 +13,10 @@ import type {
 import * as Money from "../../src/kernel/Money.ts"
 import * as Consent from "../../src/plans/Consent.ts"
 import type { ConsentEvent } from "../../src/plans/ConsentEvents.ts"
-import { DeciderSpecification } from "../../src/testing/index.ts"
+import { DeciderSpecification, PropertyParams } from "../../src/testing/index.ts"
+
+/** This file's fixed property seed (`FC_SEED` overrides it to explore). */
+const seeded = PropertyParams.propertyParams(2026112605)
 
 const spec = DeciderSpecification.forAggregate(Consent.aggregate)
 
@@ -131,10 +134,13 @@ describe("an Accepted consent", () => {
     spec.given([requested, accepted]).when(acceptBy()).thenNothingHappens()
   })
   it("accepting again with another bank account is refused", () => {
-    spec
-      .given([requested, accepted])
-      .when(acceptBy(payer, otherBankAccount))
-      .thenFails({ _tag: "IllegalTransition", entity: "Consent", state: "Accepted", command: "AcceptConsent" })
+    spec.given([requested, accepted]).when(acceptBy(payer, otherBankAccount)).thenFails({
+      _tag: "IllegalTransition",
+      entity: "Consent",
+      state: "Accepted",
+      command: "AcceptConsent",
+      reason: "the consent is already accepted with another bank account",
+    })
   })
   it("decline by the payer revokes it (there is no separate revoke)", () => {
     spec.given([requested, accepted]).when(declineBy()).then([revoked])
@@ -155,10 +161,13 @@ describe("a Declined consent", () => {
     assert.isFalse(Consent.isListable("Declined"))
   })
   it("cannot be accepted", () => {
-    spec
-      .given([requested, declined])
-      .when(acceptBy())
-      .thenFails({ _tag: "IllegalTransition", entity: "Consent", state: "Declined", command: "AcceptConsent" })
+    spec.given([requested, declined]).when(acceptBy()).thenFails({
+      _tag: "IllegalTransition",
+      entity: "Consent",
+      state: "Declined",
+      command: "AcceptConsent",
+      reason: "a Declined consent cannot be accepted",
+    })
   })
   it("declining again changes nothing", () => {
     spec.given([requested, declined]).when(declineBy()).thenNothingHappens()
@@ -174,10 +183,13 @@ describe("a Revoked consent", () => {
     assert.isFalse(Consent.isListable("Revoked"))
   })
   it("cannot be accepted again", () => {
-    spec
-      .given([requested, accepted, revoked])
-      .when(acceptBy())
-      .thenFails({ _tag: "IllegalTransition", entity: "Consent", state: "Revoked", command: "AcceptConsent" })
+    spec.given([requested, accepted, revoked]).when(acceptBy()).thenFails({
+      _tag: "IllegalTransition",
+      entity: "Consent",
+      state: "Revoked",
+      command: "AcceptConsent",
+      reason: "a Revoked consent cannot be accepted",
+    })
   })
   it("declining again changes nothing", () => {
     spec.given([requested, accepted, revoked]).when(declineBy()).thenNothingHappens()
@@ -230,6 +242,64 @@ const play = (commands: ReadonlyArray<Consent.Command>) => {
 const isPayerDecline = (command: Consent.Command) =>
   command._tag === "DeclineConsent" && command.registrationId === payer
 
+describe("a repeated request under the same id", () => {
+  const otherTerms: ReadonlyArray<[string, Partial<Consent.RequestConsent>]> = [
+    ["consent", { consentId: "0c8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a6f" as ConsentId }],
+    ["payment plan", { paymentPlanId: "1c8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a6f" as PaymentPlanId }],
+    ["partner", { partnerId: "2c8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a6f" as PartnerId }],
+    ["company", { companyId: "3c8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a6f" as CompanyId }],
+    ["payer", { payerRegistrationId: stranger }],
+    ["frequency", { frequency: "Weekly" }],
+    ["amount", { amount: Money.make(2_501, "USD") }],
+  ]
+  for (const [term, overrides] of otherTerms) {
+    it(`with another ${term} is refused as AlreadyExists, whatever the consent's state`, () => {
+      for (const given of [[requested], [requested, accepted], [requested, declined]])
+        spec.given(given).when(request(overrides)).thenFails({ _tag: "AlreadyExists", entity: "Consent" })
+    })
+  }
+})
+
+describe("a consent's status and finality", () => {
+  it("a consent that does not exist has no status", () => {
+    assert.isUndefined(Consent.statusOf(Consent.initialState))
+  })
+  it("its status is its state: Pending, Accepted, Declined, Revoked", () => {
+    assert.strictEqual(Consent.statusOf(fold(Consent.aggregate, [requested])), "Pending")
+    assert.strictEqual(Consent.statusOf(fold(Consent.aggregate, [requested, accepted])), "Accepted")
+    assert.strictEqual(Consent.statusOf(fold(Consent.aggregate, [requested, declined])), "Declined")
+    assert.strictEqual(Consent.statusOf(fold(Consent.aggregate, [requested, accepted, revoked])), "Revoked")
+  })
+  it("Declined and Revoked are final; Pending and Accepted are not", () => {
+    assert.isTrue(Consent.isTerminal(fold(Consent.aggregate, [requested, declined])))
+    assert.isTrue(Consent.isTerminal(fold(Consent.aggregate, [requested, accepted, revoked])))
+    assert.isFalse(Consent.isTerminal(fold(Consent.aggregate, [requested])))
+    assert.isFalse(Consent.isTerminal(fold(Consent.aggregate, [requested, accepted])))
+  })
+  it("its events are stored at version 1", () => {
+    for (const event of [requested, accepted, declined, revoked])
+      assert.strictEqual(Consent.aggregate.eventVersion(event._tag), 1)
+  })
+})
+
+describe("an event that does not fit the state leaves it unchanged", () => {
+  it("acceptance of a consent that is not Pending", () => {
+    spec.given([]).ignores(accepted)
+    spec.given([requested, declined]).ignores(accepted)
+    spec.given([requested, accepted, revoked]).ignores(accepted)
+  })
+  it("decline of a consent that is not Pending", () => {
+    spec.given([]).ignores(declined)
+    spec.given([requested, accepted]).ignores(declined)
+    spec.given([requested, accepted, revoked]).ignores(declined)
+  })
+  it("revocation of a consent that is not Accepted", () => {
+    spec.given([]).ignores(revoked)
+    spec.given([requested]).ignores(revoked)
+    spec.given([requested, declined]).ignores(revoked)
+  })
+})
+
 describe("consent rules (properties)", () => {
   it("decline of an Accepted consent yields Revoked", () => {
     let seen = 0
@@ -242,7 +312,7 @@ describe("consent rules (properties)", () => {
           }
         }
       }),
-      { numRuns: 200 },
+      seeded({ numRuns: 200 }),
     )
     assert.isAbove(seen, 0)
   })
@@ -258,7 +328,7 @@ describe("consent rules (properties)", () => {
           }
         }
       }),
-      { numRuns: 200 },
+      seeded({ numRuns: 200 }),
     )
     assert.isAbove(seen, 0)
   })
@@ -275,7 +345,7 @@ describe("consent rules (properties)", () => {
           }
         }
       }),
-      { numRuns: 200 },
+      seeded({ numRuns: 200 }),
     )
     assert.isAbove(seen, 0)
   })
@@ -290,7 +360,7 @@ describe("consent rules (properties)", () => {
           }
         }
       }),
-      { numRuns: 200 },
+      seeded({ numRuns: 200 }),
     )
   })
 
@@ -300,7 +370,7 @@ describe("consent rules (properties)", () => {
         const { state } = play(commands)
         assert.strictEqual(Consent.isListable(state), state._tag === "Pending" || state._tag === "Accepted")
       }),
-      { numRuns: 200 },
+      seeded({ numRuns: 200 }),
     )
   })
 
@@ -310,7 +380,7 @@ describe("consent rules (properties)", () => {
         const { emitted, state } = play(commands)
         assert.deepStrictEqual(fold(Consent.aggregate, emitted), state)
       }),
-      { numRuns: 200 },
+      seeded({ numRuns: 200 }),
     )
   })
 })

@@ -1,0 +1,147 @@
+/**
+ * `POST /providers/money-movement/notifications`: the money-movement
+ * provider's notifications (its webhooks, relayed by the operator's bridge),
+ * the second path of a movement's outcome beside the outcome poller. Not part
+ * of the partner interface (not in the OpenAPI document); served only where
+ * the `MONEY_MOVEMENT` bridge is configured (production), and authenticated
+ * with that bridge's secret, signed as partnerpay signs its calls to the
+ * bridge (docs/providers.md): `X-Partnerpay-Timestamp` (Unix seconds, at most
+ * 5 minutes from now) and `X-Partnerpay-Signature: sha256=<hex HMAC-SHA256 of
+ * "<timestamp>.<exact body>">`.
+ *
+ * Body: `{ kind: "Debit", id: <transferId>, providerReference, status,
+ * returnCode? }` or `{ kind: "Credit", id: <refundId>, transferId,
+ * providerReference, status, returnCode? }`, `status` one of Pending,
+ * Settled, Failed, Returned (Failed and Returned with an ACH return code).
+ * It goes to the one domain entry point of outcomes
+ * (`MoneyMovements.recordNotification`): a repeat changes nothing. Answers:
+ * 204 recorded (or nothing to record); 401 unsigned, badly signed or stale;
+ * 400 a body that is not such a notification (naming the field); 404 an
+ * unknown transfer or refund; 422 another movement's reference
+ * (`OtherMovement`) or a code outside the table; 409 an outcome the transfer's
+ * state refuses (e.g. a failed transfer said settled).
+ */
+import { timingSafeEqual } from "node:crypto"
+import { Problem, RequestRecord } from "@partnerpay/adapters-http"
+import { Ids, MoneyMovements, Traced, TransferEvents } from "@partnerpay/domain"
+import { Effect, Layer, Schema } from "effect"
+import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as HttpBridge from "./providers/HttpBridge.ts"
+
+export const path = "/providers/money-movement/notifications"
+
+/** How far a notification's timestamp may be from now, in seconds. */
+export const toleranceSeconds = 300
+
+const Outcome = Schema.Union([
+  Schema.Struct({ status: Schema.Literal("Pending") }),
+  Schema.Struct({ status: Schema.Literal("Settled") }),
+  Schema.Struct({ status: Schema.Literals(["Failed", "Returned"]), returnCode: Schema.String }),
+])
+
+/** A notification's body. */
+export const NotificationBody = Schema.Union([
+  Schema.Struct({
+    kind: Schema.Literal("Debit"),
+    id: Ids.TransferId,
+    providerReference: Schema.String,
+    status: Schema.Literals(["Pending", "Settled", "Failed", "Returned"]),
+    returnCode: Schema.optionalKey(Schema.String),
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("Credit"),
+    id: TransferEvents.RefundId,
+    transferId: Ids.TransferId,
+    providerReference: Schema.String,
+    status: Schema.Literals(["Pending", "Settled", "Failed", "Returned"]),
+    returnCode: Schema.optionalKey(Schema.String),
+  }),
+])
+export type NotificationBody = typeof NotificationBody.Type
+
+const decodeBody = Schema.decodeUnknownEffect(Schema.fromJsonString(NotificationBody), {
+  onExcessProperty: "error",
+})
+const decodeOutcome = Schema.decodeUnknownEffect(Outcome)
+
+const problem = (value: Problem.Problem) =>
+  Effect.withFiber((fiber) => Problem.toResponse(value, RequestRecord.correlationIdOf(fiber)))
+
+/** True when the body is signed with the bridge's secret and the timestamp is fresh. */
+export const isSigned = (
+  bridge: HttpBridge.BridgeConfig,
+  timestamp: string | undefined,
+  signature: string | undefined,
+  body: string,
+  nowSeconds: number,
+): boolean => {
+  if (timestamp === undefined || signature === undefined || !/^\d{1,12}$/.test(timestamp)) return false
+  if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) return false
+  const expected = Buffer.from(HttpBridge.signature(bridge.secret, timestamp, body))
+  const actual = Buffer.from(signature)
+  return expected.length === actual.length && timingSafeEqual(expected, actual)
+}
+
+const unauthorized = new Problem.Unauthorized({
+  detail: "The notification is not signed with the money-movement bridge's secret, or its timestamp is stale.",
+  code: "UNAUTHORIZED",
+})
+
+/** One notification: verified, decoded, recorded. */
+const receive = Traced.fn("MoneyMovementNotifications.receive")(function* (
+  bridge: HttpBridge.BridgeConfig,
+  request: HttpServerRequest.HttpServerRequest,
+) {
+  const body = yield* request.text.pipe(Effect.orElseSucceed(() => undefined))
+  if (body === undefined) return yield* problem(unauthorized)
+  const signed = isSigned(
+    bridge,
+    request.headers["x-partnerpay-timestamp"],
+    request.headers["x-partnerpay-signature"],
+    body,
+    Math.floor(Date.now() / 1000),
+  )
+  if (!signed) return yield* problem(unauthorized)
+  const decoded = yield* Effect.result(decodeBody(body))
+  if (decoded._tag === "Failure") return yield* problem(Problem.badRequest("Payload", decoded.failure.issue))
+  const notification = decoded.success
+  const outcome = yield* Effect.result(
+    decodeOutcome({ status: notification.status, returnCode: notification.returnCode }),
+  )
+  if (outcome._tag === "Failure")
+    return yield* problem(
+      new Problem.BadRequest({
+        detail: "The request has an invalid value.",
+        code: "BAD_REQUEST",
+        errors: [{ field: "returnCode", message: "is required when status is Failed or Returned" }],
+      }),
+    )
+  const recorded = yield* Effect.result(
+    MoneyMovements.recordNotification({
+      movement:
+        notification.kind === "Debit"
+          ? { _tag: "Debit", transferId: notification.id }
+          : { _tag: "Credit", transferId: notification.transferId, refundId: notification.id },
+      providerReference: notification.providerReference,
+      outcome: outcome.success,
+    }),
+  )
+  if (recorded._tag === "Failure") return yield* problem(Problem.fromDomain(recorded.failure))
+  return HttpServerResponse.empty({ status: 204 })
+})
+
+/** What recording a notification needs (the domain's stores, provided by the service). */
+export type Requirements = Effect.Services<ReturnType<typeof MoneyMovements.recordNotification>>
+
+/** The route, where a bridge is configured; no route at all otherwise (404). */
+export const routes = (
+  bridge: HttpBridge.BridgeConfig | undefined,
+): Layer.Layer<never, never, HttpRouter.HttpRouter | Requirements> =>
+  bridge === undefined
+    ? Layer.empty
+    : HttpRouter.use(
+        Effect.fnUntraced(function* (router) {
+          const context = yield* Effect.context<Requirements>()
+          yield* router.add("POST", path, (request) => receive(bridge, request).pipe(Effect.provide(context)))
+        }),
+      )
