@@ -184,6 +184,8 @@ export type RoutesPorts =
   | CustomerProviders.CardProcessor
   // the partner's own webhooks: deliveries, events, endpoint (DeliveriesApi.ts, EventsApi.ts)
   | WebhookLog.WebhookLog
+  // which webhook URLs a partner may set (the app's WebhookTarget policy)
+  | WebhookLog.WebhookTargets
   // payment attachments: listed with a request, downloaded by the partner or the payer
   | Attachments.PaymentAttachments
 

@@ -133,3 +133,95 @@ describe("the partner webhook endpoints", () => {
     }),
   )
 })
+
+describe("PUT /Webhooks/Endpoint (the partner sets its own endpoint)", () => {
+  const setter = "7e57ab1e-0000-4000-8000-00000000e0d1" as Ids.PartnerId
+  const put = (body: unknown, token?: string) =>
+    send(handler, "/Webhooks/Endpoint", {
+      method: "PUT",
+      headers: {
+        "content-type": "application/json",
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      },
+      body: JSON.stringify(body),
+    })
+
+  it.effect("sets the URL and types, answers a new secret, and GET shows them to that partner only", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerTokenFor(setter)
+      const first = yield* put(
+        { url: "http://127.0.0.1:4000/hooks", eventTypes: ["PAYMENT_REQUEST_STATUS_CHANGED"] },
+        token,
+      )
+      assert.strictEqual(first.status, 200, first.text)
+      const body = first.json as {
+        url: string
+        eventTypes: Array<string>
+        signingSecret: string
+        previousSecretExpiresAt: string | null
+      }
+      assert.deepStrictEqual(body.eventTypes, ["PAYMENT_REQUEST_STATUS_CHANGED"])
+      assert.match(body.signingSecret, /^whsec_/)
+      assert.isNull(body.previousSecretExpiresAt)
+      const read = yield* send(handler, "/Webhooks/Endpoint", bearer(token))
+      assert.deepStrictEqual(read.json, {
+        url: "http://127.0.0.1:4000/hooks",
+        eventTypes: ["PAYMENT_REQUEST_STATUS_CHANGED"],
+        signingSecret: body.signingSecret,
+      })
+      // Another partner sees nothing of it.
+      assert.strictEqual((yield* send(handler, "/Webhooks/Endpoint", bearer(otherPartner))).status, 404)
+
+      // Setting again rolls the secret: a new one, the replaced one valid until an instant; types omitted: all.
+      const second = yield* put({ url: "http://127.0.0.1:4000/hooks" }, token)
+      assert.strictEqual(second.status, 200)
+      const rolled = second.json as { eventTypes: null; signingSecret: string; previousSecretExpiresAt: string | null }
+      assert.isNull(rolled.eventTypes)
+      assert.notStrictEqual(rolled.signingSecret, body.signingSecret)
+      assert.isString(rolled.previousSecretExpiresAt)
+    }),
+  )
+
+  it.effect(
+    "refuses an unknown event type naming eventTypes[i], a bad URL naming url, an unknown field; changes nothing",
+    () =>
+      Effect.gen(function* () {
+        const token = yield* partnerTokenFor("7e57ab1e-0000-4000-8000-00000000e0d2" as Ids.PartnerId)
+        const unknownType = yield* put(
+          { url: "https://example.com/hooks", eventTypes: ["PAYMENT_REQUEST_STATUS_CHANGED", "NOPE"] },
+          token,
+        )
+        assert.strictEqual(unknownType.status, 400)
+        assert.strictEqual((unknownType.json as { errors: Array<{ field: string }> }).errors[0]!.field, "eventTypes[1]")
+        for (const url of ["not a url", "ftp://example.com/x", ""]) {
+          const r = yield* put({ url }, token)
+          assert.strictEqual(r.status, 400, url)
+          assert.strictEqual(
+            (r.json as { errors: Array<{ field: string }> }).errors[0]!.field.replace("payload.", ""),
+            "url",
+            url,
+          )
+        }
+        const extra = yield* put({ url: "https://example.com/hooks", secret: "mine" }, token)
+        assert.strictEqual(extra.status, 400)
+        assert.strictEqual((yield* send(handler, "/Webhooks/Endpoint", bearer(token))).status, 404)
+      }),
+  )
+
+  it.effect("is for partners: a customer token is 403, no token 401", () =>
+    Effect.gen(function* () {
+      assert.strictEqual((yield* put({ url: "https://example.com/hooks" }, customer)).status, 403)
+      const anonymous = yield* put({ url: "https://example.com/h" })
+      assert.strictEqual(anonymous.status, 401)
+    }),
+  )
+
+  it.effect("is described in /openapi.json", () =>
+    Effect.gen(function* () {
+      const doc = (yield* send(handler, "/openapi.json")).json as {
+        paths: Record<string, Record<string, { description?: string }>>
+      }
+      assert.include(doc.paths["/Webhooks/Endpoint"]?.put?.description ?? "", "24 h")
+    }),
+  )
+})

@@ -43,6 +43,7 @@ export const TokensTest = Tokens.layer({ secret: tokenSecret }).pipe(
 /** The whole domain in memory: event store with projections and outbox, unit of work, ids, attachments. */
 export const DomainInMemory = Layer.mergeAll(
   Layer.provideMerge(WebhookLog.WebhookLog.layerMemory, EventPipeline.layerMemory()),
+  WebhookLog.WebhookTargets.layerAllowAll,
   UnitOfWork.UnitOfWork.layerMemory,
   IdGenerator.IdGenerator.layerRandom,
   Attachments.PaymentAttachments.layerMemory,

@@ -45,6 +45,7 @@ import refundsToOriginateIndex from "./migrations/0020_refunds_to_originate_inde
 import payoutDueWorkIndexes from "./migrations/0023_payout_due_work_indexes.ts"
 import pendingReimbursementsIndex from "./migrations/0027_pending_reimbursements_index.ts"
 import partnerApiVersion from "./migrations/0031_partner_api_version.ts"
+import partnerWebhookEndpoint from "./migrations/0036_partner_webhook_endpoint.ts"
 
 /**
  * Every migration of this package, keyed `<id>_<name>`. `runReporting` applies every one a database
@@ -72,6 +73,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0027_pending_reimbursements_index": pendingReimbursementsIndex,
   "0023_payout_due_work_indexes": payoutDueWorkIndexes,
   "0031_partner_api_version": partnerApiVersion,
+  "0036_partner_webhook_endpoint": partnerWebhookEndpoint,
 }
 
 /** The table recording applied migrations (the layout of Effect's migrator: existing databases keep theirs). */

@@ -47,6 +47,19 @@ export interface CreatedPartner {
 export interface Webhook {
   readonly url: string
   readonly signingSecret: Redacted.Redacted<string>
+  /** The webhook `Event` names the partner subscribed to; null or absent: every type. */
+  readonly eventTypes?: ReadonlyArray<string> | null
+  /** The secret replaced by the last roll, still signing deliveries until `expiresAt`. */
+  readonly previous?: { readonly signingSecret: Redacted.Redacted<string>; readonly expiresAt: Date } | undefined
+}
+
+/** What the partner sets itself (`PUT /Webhooks/Endpoint`): a roll to a new secret, the old one kept for a while. */
+export interface WebhookRoll {
+  readonly url: string
+  readonly eventTypes: ReadonlyArray<string> | null
+  readonly signingSecret: Redacted.Redacted<string>
+  /** How long the replaced secret keeps signing deliveries. */
+  readonly graceMillis: number
 }
 
 export class Partners extends Context.Service<
@@ -77,10 +90,19 @@ export class Partners extends Context.Service<
     rotateSecret(
       partnerId: Ids.PartnerId,
     ): Effect.Effect<Redacted.Redacted<string>, DomainError.NotFound | EventStore.EventStoreUnavailable>
+    /** The operator's setting: URL and secret (no grace for a replaced secret); the subscribed types are kept. */
     setWebhook(
       partnerId: Ids.PartnerId,
       webhook: Webhook,
     ): Effect.Effect<void, DomainError.NotFound | EventStore.EventStoreUnavailable>
+    /**
+     * The partner's setting: URL, subscribed types and a new secret; the replaced secret (if any) keeps
+     * signing until the instant answered (null: there was none).
+     */
+    rollWebhook(
+      partnerId: Ids.PartnerId,
+      roll: WebhookRoll,
+    ): Effect.Effect<Date | null, DomainError.NotFound | EventStore.EventStoreUnavailable>
     /** The partner's webhook, for the dispatcher; None when the partner has none (or does not exist). */
     getWebhook(partnerId: Ids.PartnerId): Effect.Effect<Option.Option<Webhook>, EventStore.EventStoreUnavailable>
   }
@@ -201,10 +223,32 @@ export const make = Traced.fn("PgPartnerCredentials.make")(function* (
     const sealed = yield* vault.seal(webhookSubject(partnerId), Redacted.value(webhook.signingSecret))
     const rows = yield* sql<{ partner_id: string }>`
           UPDATE partners SET webhook_url = ${webhook.url}, webhook_secret_sealed = ${sealed}, webhook_secret = NULL,
-                 updated_at = now()
+                 webhook_previous_secret_sealed = NULL, webhook_previous_secret_expires_at = NULL, updated_at = now()
           WHERE partner_id = ${partnerId}::uuid RETURNING partner_id`
     if (rows.length === 0) return yield* partnerNotFound
   }, unavailable("partners set webhook"))
+
+  const rollWebhook = Traced.fn("PgPartnerCredentials.rollWebhook")(function* (
+    partnerId: Ids.PartnerId,
+    roll: WebhookRoll,
+  ) {
+    if (!(yield* exists(partnerId))) return yield* partnerNotFound
+    const sealed = yield* vault.seal(webhookSubject(partnerId), Redacted.value(roll.signingSecret))
+    const types = roll.eventTypes === null ? null : JSON.stringify(roll.eventTypes)
+    const graceSeconds = Math.max(0, roll.graceMillis) / 1000
+    // The right-hand sides read the row before the update: the current sealed secret becomes the previous one
+    // (same vault subject, so its ciphertext is moved as is).
+    const rows = yield* sql<{ expires_at: Date | null }>`
+          UPDATE partners SET webhook_url = ${roll.url}, webhook_event_types = ${types}::jsonb,
+                 webhook_previous_secret_sealed = webhook_secret_sealed,
+                 webhook_previous_secret_expires_at = CASE WHEN webhook_secret_sealed IS NULL THEN NULL
+                   ELSE now() + make_interval(secs => ${graceSeconds}) END,
+                 webhook_secret_sealed = ${sealed}, webhook_secret = NULL, updated_at = now()
+          WHERE partner_id = ${partnerId}::uuid RETURNING webhook_previous_secret_expires_at AS expires_at`
+    const row = rows[0]
+    if (row === undefined) return yield* partnerNotFound
+    return row.expires_at === null ? null : new Date(row.expires_at)
+  }, unavailable("partners roll webhook"))
 
   /** The plaintext of a sealed secret; one that does not open is a defect (its key is gone, or a wrong master key). */
   const openSecret = Effect.fnUntraced(function* (partnerId: string, sealed: string) {
@@ -219,7 +263,14 @@ export const make = Traced.fn("PgPartnerCredentials.make")(function* (
       webhook_url: string | null
       webhook_secret: string | null
       webhook_secret_sealed: string | null
-    }>`SELECT webhook_url, webhook_secret, webhook_secret_sealed FROM partners WHERE partner_id = ${partnerId}::uuid`
+      webhook_event_types: ReadonlyArray<string> | string | null
+      previous_sealed: string | null
+      previous_expires_at: Date | null
+    }>`SELECT webhook_url, webhook_secret, webhook_secret_sealed, webhook_event_types,
+              CASE WHEN webhook_previous_secret_expires_at > now() THEN webhook_previous_secret_sealed END
+                AS previous_sealed,
+              webhook_previous_secret_expires_at AS previous_expires_at
+       FROM partners WHERE partner_id = ${partnerId}::uuid`
     const row = rows[0]
     if (row?.webhook_url == null) return Option.none<Webhook>()
     // A plaintext secret is one an earlier version wrote (after the last sealing pass): it is the current one.
@@ -229,9 +280,21 @@ export const make = Traced.fn("PgPartnerCredentials.make")(function* (
         : row.webhook_secret_sealed !== null
           ? yield* openSecret(partnerId, row.webhook_secret_sealed)
           : undefined
-    return secret === undefined
-      ? Option.none<Webhook>()
-      : Option.some<Webhook>({ url: row.webhook_url, signingSecret: Redacted.make(secret) })
+    if (secret === undefined) return Option.none<Webhook>()
+    const types = row.webhook_event_types
+    const previous =
+      row.previous_sealed === null || row.previous_expires_at === null
+        ? undefined
+        : {
+            signingSecret: Redacted.make(yield* openSecret(partnerId, row.previous_sealed)),
+            expiresAt: new Date(row.previous_expires_at),
+          }
+    return Option.some<Webhook>({
+      url: row.webhook_url,
+      signingSecret: Redacted.make(secret),
+      eventTypes: types === null ? null : typeof types === "string" ? (JSON.parse(types) as Array<string>) : types,
+      previous,
+    })
   }, unavailable("partners get webhook"))
 
   yield* sealStoredSecrets(sql, vault)
@@ -246,6 +309,7 @@ export const make = Traced.fn("PgPartnerCredentials.make")(function* (
       pinApiVersion,
       rotateSecret,
       setWebhook,
+      rollWebhook,
       getWebhook,
     }),
   }

@@ -15,6 +15,9 @@
  *   generated `whsec_...` secret stored through `Partners.setWebhook`. Two
  *   processes generating at the same moment: the last write wins, and a
  *   delivery signed with the other one fails verification and is retried.
+ * - `setEndpoint` rolls the secret through `Partners.rollWebhook`: a new
+ *   `whsec_...` secret, the replaced one signing too for
+ *   `WebhookLog.previousSecretGraceMillis`.
  */
 
 import { randomBytes } from "node:crypto"
@@ -40,7 +43,7 @@ export const signedWebhook = Traced.fn("PgWebhookLog.signedWebhook")(function* (
   const found = yield* partners.getWebhook(id)
   if (Option.isNone(found)) return undefined
   if (Redacted.value(found.value.signingSecret) !== "") return found.value
-  const webhook: Webhook = { url: found.value.url, signingSecret: generateSigningSecret() }
+  const webhook: Webhook = { ...found.value, signingSecret: generateSigningSecret() }
   yield* partners
     .setWebhook(id, webhook)
     .pipe(
@@ -143,8 +146,28 @@ export const make: Effect.Effect<WebhookLog.WebhookLog["Service"], never, SqlCli
     return WebhookLog.WebhookLog.of({
       endpoint: (partnerId) =>
         Effect.map(signedWebhook(partners, partnerId), (webhook) =>
-          webhook === undefined ? undefined : { url: webhook.url, signingSecret: webhook.signingSecret },
+          webhook === undefined
+            ? undefined
+            : { url: webhook.url, signingSecret: webhook.signingSecret, eventTypes: webhook.eventTypes ?? null },
         ),
+      setEndpoint: Traced.fn("PgWebhookLog.setEndpoint")(function* (partnerId, setting) {
+        const signingSecret = generateSigningSecret()
+        const expiresAt = yield* partners
+          .rollWebhook(Ids.PartnerId.make(partnerId), {
+            url: setting.url,
+            eventTypes: setting.eventTypes,
+            signingSecret,
+            graceMillis: WebhookLog.previousSecretGraceMillis,
+          })
+          .pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
+        if (expiresAt === undefined) return undefined
+        return {
+          url: setting.url,
+          eventTypes: setting.eventTypes,
+          signingSecret,
+          previousSecretExpiresAt: expiresAt === null ? null : DateTime.makeUnsafe(expiresAt.getTime()),
+        }
+      }),
       deliveries: (partnerId, request) =>
         Effect.map(page(partnerId, request, false, undefined), ({ rows, hasMore }) => ({
           items: rows.map(toDelivery),

@@ -2,7 +2,9 @@
  * `PgWebhookLog` on the embedded database: a partner's rows only, newest
  * first in commit order, `startingAfter` pages, events limited to those
  * recorded in the last days given, redelivery outcomes, and the endpoint's secret
- * generated once when the webhook has none.
+ * generated once when the webhook has none; the partner's own setting (types,
+ * secret roll with the replaced secret kept until it expires) on PGlite and
+ * PostgreSQL.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Outbox, WebhookLog } from "@partnerpay/domain"
@@ -14,6 +16,17 @@ import * as PgOutbox from "../src/PgOutbox.ts"
 import * as PgPartnerCredentials from "../src/PgPartnerCredentials.ts"
 import * as PgPersonalDataVault from "../src/PgPersonalDataVault.ts"
 import * as PgWebhookLog from "../src/PgWebhookLog.ts"
+import { databases } from "./readSideSupport.ts"
+
+const layerOn = <E>(database: Layer.Layer<SqlClient, E>) =>
+  PgWebhookLog.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(PgOutbox.layer, PgPartnerCredentials.layer({ N: 2 ** 10, r: 8, p: 1 }))),
+    Layer.provideMerge(
+      PgPersonalDataVault.layer(PgPersonalDataVault.parseMasterKey(PgPersonalDataVault.newMasterKeyText())),
+    ),
+    Layer.provideMerge(Migrations.layer),
+    Layer.provideMerge(database),
+  )
 
 const layer = PgWebhookLog.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(PgOutbox.layer, PgPartnerCredentials.layer({ N: 2 ** 10, r: 8, p: 1 }))),
@@ -101,3 +114,51 @@ describe("a partner's webhook log", () => {
     60_000,
   )
 })
+
+for (const database of databases) {
+  describe(`a partner's own webhook endpoint on ${database.name}`, () => {
+    it.effect(
+      "is set with its types and a new secret; a roll keeps the replaced secret until it expires",
+      () =>
+        Effect.gen(function* () {
+          const partners = yield* PgPartnerCredentials.Partners
+          const a = (yield* partners.create({ name: "A" })).partnerId
+          const log = yield* WebhookLog.WebhookLog
+          assert.isUndefined(
+            yield* log.setEndpoint(crypto.randomUUID(), { url: "https://x.example/h", eventTypes: null }),
+          )
+
+          const first = (yield* log.setEndpoint(a, {
+            url: "https://example.com/hooks",
+            eventTypes: ["PAYOUT_STATUS_CHANGED"],
+          }))!
+          assert.isNull(first.previousSecretExpiresAt)
+          const read = (yield* log.endpoint(a))!
+          assert.deepStrictEqual(read.eventTypes, ["PAYOUT_STATUS_CHANGED"])
+          assert.strictEqual(Redacted.value(read.signingSecret), Redacted.value(first.signingSecret))
+
+          const second = (yield* log.setEndpoint(a, { url: "https://example.com/hooks2", eventTypes: null }))!
+          assert.isNotNull(second.previousSecretExpiresAt)
+          const webhook = (yield* partners.getWebhook(a)).pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+          assert.strictEqual(webhook.url, "https://example.com/hooks2")
+          assert.isNull(webhook.eventTypes)
+          assert.strictEqual(Redacted.value(webhook.signingSecret), Redacted.value(second.signingSecret))
+          assert.strictEqual(Redacted.value(webhook.previous!.signingSecret), Redacted.value(first.signingSecret))
+
+          // Expired: no previous secret any more.
+          const sql = yield* SqlClient
+          yield* sql`UPDATE partners SET webhook_previous_secret_expires_at = now() - interval '1 second'`
+          const later = (yield* partners.getWebhook(a)).pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+          assert.isUndefined(later.previous)
+          // The stored secrets are sealed: neither is in the table in plaintext.
+          const dump = yield* sql<{ row: string }>`SELECT row_to_json(p)::text AS row FROM partners p`
+          for (const secret of [first.signingSecret, second.signingSecret])
+            assert.isFalse(
+              dump.some((r) => r.row.includes(Redacted.value(secret))),
+              "secret in plaintext",
+            )
+        }).pipe(Effect.provide(layerOn(database.layer()))),
+      60_000,
+    )
+  })
+}

@@ -242,6 +242,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
           partners.pinApiVersion(partnerId, latest).pipe(Effect.orElseSucceed(() => latest)),
       })),
     ),
+    // Which webhook URLs a partner may set itself (PUT /Webhooks/Endpoint): the environment's policy.
+    WebhookTarget.layerTargets,
     // Several instances on one database enforce each rate limit together: each its share (docs/scaling.md).
     Layer.effect(
       RateLimit.InstanceShare,

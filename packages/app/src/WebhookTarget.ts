@@ -25,7 +25,8 @@
  */
 import * as Dns from "node:dns"
 import { BlockList, isIP, type LookupFunction } from "node:net"
-import { Context } from "effect"
+import { WebhookLog } from "@partnerpay/domain"
+import { Context, Effect, Layer } from "effect"
 
 export interface TargetPolicy {
   /** Refuse URLs that are or resolve to non-public addresses (production). */
@@ -162,3 +163,20 @@ export const refusedLiteral = (url: URL): string | undefined => {
     ? `address refused: ${literal} is not a public internet address`
     : undefined
 }
+
+/**
+ * The domain's `WebhookTargets` port under the policy in force when the layer is built (Service.ts provides
+ * the environment's): `checkUrl`, and in production an https:// URL only (a partner's own setting,
+ * `PUT /Webhooks/Endpoint`).
+ */
+export const layerTargets: Layer.Layer<WebhookLog.WebhookTargets> = Layer.effect(
+  WebhookLog.WebhookTargets,
+  Effect.map(Effect.service(WebhookTargetPolicy), (policy) =>
+    WebhookLog.WebhookTargets.of({
+      check: (url) =>
+        policy.refusePrivateAddresses && !url.toLowerCase().startsWith("https://")
+          ? Effect.succeed("must be an https:// URL")
+          : Effect.promise(() => checkUrl(url, policy)),
+    }),
+  ),
+)

@@ -14,6 +14,7 @@ import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Domain from "../src/Domain.ts"
+import * as WebhookTarget from "../src/WebhookTarget.ts"
 import { freshDatabase, postgresAvailable } from "./support.ts"
 
 const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b")
@@ -47,6 +48,7 @@ const startServer = async () => {
       CustomerProviderSandboxes.layerCardProcessorSandbox,
       CustomerIdentityPorts.layerSandbox,
       CrossCutting.layerLimits({ rateLimiting: false }),
+      WebhookTarget.layerTargets,
       Layer.succeed(HealthCheck.HealthCheck, HealthCheck.HealthCheck.of({ check: Effect.void })),
     ),
   )

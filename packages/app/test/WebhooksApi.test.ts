@@ -22,7 +22,14 @@ import * as Config from "../src/Config.ts"
 import * as Logging from "../src/Logging.ts"
 import * as Service from "../src/Service.ts"
 import { request as call } from "./Requests.ts"
-import { eventually, freshDatabase, postgresAvailable, productionEnvironment, startReceiver } from "./support.ts"
+import {
+  eventually,
+  freshDatabase,
+  postgresAvailable,
+  productionEnvironment,
+  runSql,
+  startReceiver,
+} from "./support.ts"
 
 /** The documented snippet, loaded from the docs (outside every TypeScript project, so typed here). */
 const snippetUrl = new URL("../../../docs/webhooks/verifyWebhook.ts", import.meta.url)
@@ -117,7 +124,7 @@ describe.skipIf(!postgresAvailable)("a sandbox partner's webhooks", () => {
     const secret = set.body.signingSecret as string
     assert.match(secret, /^whsec_[A-Za-z0-9_-]{43}$/)
     const endpoint = await call(base, "GET", "/Webhooks/Endpoint", { token: a.token })
-    assert.deepStrictEqual(endpoint.body, { url: receiver.url, signingSecret: secret })
+    assert.deepStrictEqual(endpoint.body, { url: receiver.url, eventTypes: null, signingSecret: secret })
     assert.strictEqual((await call(base, "GET", "/Webhooks/Endpoint", { token: b.token })).status, 404)
 
     // A test event arrives signed; the documented snippet accepts it.
@@ -378,8 +385,114 @@ describe.skipIf(!postgresAvailable)("in production, a webhook URL", () => {
     const accepted = await admin(base, "PUT", path, { url: "https://93.184.215.14/hooks" })
     assert.strictEqual(accepted.status, 200)
     assert.match(accepted.body.signingSecret, /^whsec_/)
+    // The partner's own setting: the same addresses refused, and https only; a public https URL accepted.
+    const token = await call(base, "POST", "/auth/token", {
+      body: { ClientId: created.body.clientId, ClientSecret: created.body.clientSecret },
+    })
+    const own = (url: string) =>
+      call(base, "PUT", "/Webhooks/Endpoint", { token: token.body.AccessToken, body: { url } })
+    for (const url of ["https://127.0.0.1:8080/hooks", "https://169.254.169.254/x", "http://93.184.215.14/hooks"]) {
+      const refused = await own(url)
+      assert.strictEqual(refused.status, 400, url)
+      assert.strictEqual(refused.body.errors[0].field, "url", url)
+    }
+    const mine = await own("https://93.184.215.14/own-hooks")
+    assert.strictEqual(mine.status, 200)
+    assert.strictEqual(mine.body.url, "https://93.184.215.14/own-hooks")
     // The sandbox-only test route does not exist in production.
     const created2 = await call(base, "POST", "/Sandbox/Webhooks/Test")
     assert.strictEqual(created2.status, 404)
+  })
+})
+
+describe.skipIf(!postgresAvailable)("a partner setting its own webhook endpoint (PUT /Webhooks/Endpoint)", () => {
+  const subscribed = "PAYMENT_REQUEST_STATUS_CHANGED"
+  const other = "PAYOUT_STATUS_CHANGED"
+  const eventOf = (delivery: { body: string }) => (JSON.parse(delivery.body) as { Event: string }).Event
+  const v1s = (delivery: { headers: Record<string, unknown> }) =>
+    String(delivery.headers["x-partnerpay-signature"])
+      .split(",")
+      .filter((part) => part.startsWith("v1="))
+
+  it("gets only the types it subscribed to; a roll signs with both secrets until the old one expires", {
+    timeout: 60_000,
+  }, async () => {
+    const receiver = await startReceiver()
+    cleanups.push(receiver.close)
+    const db = await freshDatabase()
+    cleanups.push(db.drop)
+    const { base } = await startOn(db.url, { PARTNERPAY_ENV: "sandbox" })
+    const a = await partner(base, "Partner A")
+    const b = await partner(base, "Partner B")
+
+    // Set with a filter: a new secret, nothing replaced; GET shows the filter; B sees nothing.
+    const set = await call(base, "PUT", "/Webhooks/Endpoint", {
+      token: a.token,
+      body: { url: receiver.url, eventTypes: [subscribed] },
+    })
+    assert.strictEqual(set.status, 200)
+    const first = set.body.signingSecret as string
+    assert.match(first, /^whsec_/)
+    assert.isNull(set.body.previousSecretExpiresAt)
+    assert.deepStrictEqual((await call(base, "GET", "/Webhooks/Endpoint", { token: a.token })).body, {
+      url: receiver.url,
+      eventTypes: [subscribed],
+      signingSecret: first,
+    })
+    assert.strictEqual((await call(base, "GET", "/Webhooks/Endpoint", { token: b.token })).status, 404)
+
+    // An unsubscribed type is not sent (its delivery says why) but stays among the events; a subscribed one is.
+    const skipped = await call(base, "POST", "/Sandbox/Webhooks/Test", { token: a.token, body: { type: other } })
+    assert.strictEqual(skipped.status, 202)
+    const sent = await call(base, "POST", "/Sandbox/Webhooks/Test", { token: a.token, body: { type: subscribed } })
+    assert.strictEqual(sent.status, 202)
+    const delivered = await eventually(() => receiver.received[0])
+    assert.strictEqual(eventOf(delivered), subscribed)
+    assert.deepStrictEqual(v1s(delivered).length, 1)
+    assert.isTrue(verifyWebhook(delivered.body, delivered.headers, first).ok)
+    const deliveries = await call(base, "GET", "/Webhooks/Deliveries", { token: a.token })
+    const notSent = (deliveries.body.data as Array<{ id: string; status: string; lastError: string | null }>).find(
+      (d) => d.id === skipped.body.id,
+    )
+    assert.strictEqual(notSent?.status, "failed")
+    assert.match(notSent?.lastError ?? "", /not subscribed/)
+    const events = await call(base, "GET", "/Events", { token: a.token })
+    assert.isTrue((events.body.data as Array<{ id: string }>).some((e) => e.id === skipped.body.id))
+
+    // Roll: a new secret; both sign (new first) and either verifies, until the old one expires.
+    const roll = await call(base, "PUT", "/Webhooks/Endpoint", {
+      token: a.token,
+      body: { url: receiver.url, eventTypes: [subscribed] },
+    })
+    assert.strictEqual(roll.status, 200)
+    const second = roll.body.signingSecret as string
+    assert.notStrictEqual(second, first)
+    const expiresAt = Date.parse(roll.body.previousSecretExpiresAt as string)
+    assert.isTrue(expiresAt > Date.now() + 23 * 60 * 60 * 1000)
+    assert.strictEqual((await call(base, "GET", "/Webhooks/Endpoint", { token: a.token })).body.signingSecret, second)
+    await call(base, "POST", "/Sandbox/Webhooks/Test", { token: a.token, body: { type: subscribed } })
+    const during = await eventually(() => receiver.received[1])
+    assert.strictEqual(v1s(during).length, 2)
+    assert.isTrue(verifyWebhook(during.body, during.headers, second).ok)
+    assert.isTrue(verifyWebhook(during.body, during.headers, first).ok)
+    const [newest] = v1s(during)
+    assert.isTrue(
+      verifyWebhook(
+        during.body,
+        {
+          ...during.headers,
+          "x-partnerpay-signature": `t=${/t=(\d+)/.exec(String(during.headers["x-partnerpay-signature"]))![1]},${newest}`,
+        },
+        second,
+      ).ok,
+    )
+
+    // The grace period over (its end moved into the past): only the new secret signs.
+    await runSql(db.url, "UPDATE partners SET webhook_previous_secret_expires_at = now() - interval '1 second'")
+    await call(base, "POST", "/Sandbox/Webhooks/Test", { token: a.token, body: { type: subscribed } })
+    const after = await eventually(() => receiver.received[2])
+    assert.strictEqual(v1s(after).length, 1)
+    assert.isTrue(verifyWebhook(after.body, after.headers, second).ok)
+    assert.isFalse(verifyWebhook(after.body, after.headers, first).ok)
   })
 })

@@ -192,7 +192,8 @@ export const eventually = async <A>(check: () => A | undefined, timeoutMillis = 
 
 export const databaseUrl = PgDatabase.urlFromEnv()
 
-const runSql = (url: string, statement: string) =>
+/** Runs one SQL statement on the database at `url`. */
+export const runSql = (url: string, statement: string) =>
   Effect.runPromise(
     Effect.gen(function* () {
       const sql = yield* SqlClient

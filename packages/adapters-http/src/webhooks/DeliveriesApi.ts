@@ -8,14 +8,19 @@
  * - `POST /Webhooks/Deliveries/{deliveryId}/Redeliver`: a delivered or failed
  *   delivery is queued again (202); one still queued is 409; another
  *   partner's or an unknown id is 404.
- * - `GET /Webhooks/Endpoint`: the webhook URL and its signing secret (one is
- *   generated when none was configured); 404 when no URL is set.
+ * - `GET /Webhooks/Endpoint`: the webhook URL, its subscribed event types and
+ *   its signing secret (one is generated when none was configured); 404 when
+ *   no URL is set.
+ * - `PUT /Webhooks/Endpoint` (issue 26 section 1): the partner sets its URL
+ *   and the event types it wants; a new signing secret is answered, the
+ *   replaced one keeps signing deliveries (a second `v1=`) for 24 h.
  */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../cross-cutting/Authentication.ts"
 import * as Problem from "../cross-cutting/Problem.ts"
 import { Limit } from "../payments/PaymentApi.ts"
+import { eventNames } from "./WebhookEvents.ts"
 
 /** A delivery (notification) id: the causing event's id. */
 export const DeliveryId = Schema.String.check(
@@ -49,10 +54,43 @@ export const RedeliverResponse = Schema.Struct({ id: DeliveryId, status: Schema.
   HttpApiSchema.status(202),
 )
 
+/** A webhook `Event` name of the API (WebhookEvents.ts). */
+export const EventType = Schema.Literals(eventNames as readonly [string, ...Array<string>]).annotate({
+  description: "A webhook Event (see the webhooks section)",
+})
+
+export const EventTypes = Schema.NullOr(Schema.Array(EventType)).annotate({
+  description: "The webhook Events delivered to your endpoint; null: every Event",
+})
+
 export const EndpointResponse = Schema.Struct({
   url: Schema.String.annotate({ description: "Your webhook endpoint: every webhook is POSTed there" }),
+  eventTypes: EventTypes,
   signingSecret: Schema.String.annotate({
     description: "Key of the HMAC-SHA256 signatures (X-Partnerpay-Signature, X-HMAC-Signature). Keep it secret.",
+  }),
+})
+
+export const SetEndpointRequest = Schema.Struct({
+  url: Schema.String.check(
+    Schema.isMinLength(1),
+    Schema.isMaxLength(2000, { message: "must be at most 2000 characters" }),
+  ).annotate({
+    description:
+      "Your webhook endpoint, an absolute URL; in production a public https:// address (not loopback, private or link-local)",
+  }),
+  eventTypes: Schema.optionalKey(EventTypes),
+})
+
+export const SetEndpointResponse = Schema.Struct({
+  ...EndpointResponse.fields,
+  signingSecret: Schema.String.annotate({
+    description:
+      "The NEW signing secret, generated for this setting (GET /Webhooks/Endpoint shows it too). Keep it secret.",
+  }),
+  previousSecretExpiresAt: Schema.NullOr(Schema.String).annotate({
+    description:
+      "Until this ISO 8601 instant the replaced secret still signs deliveries (a second v1= in X-Partnerpay-Signature); null when there was none",
   }),
 })
 
@@ -92,7 +130,18 @@ export class DeliveriesApi extends HttpApiGroup.make("webhookDeliveries")
       OpenApi.annotations({
         summary: "Your webhook endpoint and signing secret",
         description:
-          "For partners: the URL your webhooks are sent to and the secret they are signed with. A webhook set without a secret gets one generated (every delivery is signed). No webhook URL set: 404.",
+          "For partners: the URL your webhooks are sent to, the Events you subscribed to (null: all) and the secret they are signed with. A webhook set without a secret gets one generated (every delivery is signed). No webhook URL set: 404.",
+      }),
+    ),
+    HttpApiEndpoint.put("setEndpoint", "/Webhooks/Endpoint", {
+      payload: SetEndpointRequest,
+      success: SetEndpointResponse,
+      error: [...Problem.DomainProblems, Problem.BadRequest],
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Set your webhook endpoint (rolls the signing secret)",
+        description:
+          "For partners: sets the URL your webhooks are sent to and the Events you want (eventTypes omitted or null: all; each must be a webhook Event, else 400 naming eventTypes[i]). A notification of an Event you did not subscribe to is not sent (GET /Events still lists it; its delivery is failed with lastError saying so). A new signing secret is generated and answered; the previous one still signs for 24 h (previousSecretExpiresAt): meanwhile X-Partnerpay-Signature carries two v1= signatures, the new secret's first. The URL must be an absolute http(s) URL; in production a public https:// address (else 400 naming url, like the operator's setting). Unknown fields: 400.",
       }),
     ),
   )

@@ -1,7 +1,8 @@
 /**
  * Handlers of the `webhookDeliveries` group: the calling partner's deliveries,
  * redelivery and webhook endpoint, through the `WebhookLog` port (which only
- * ever reads the caller's rows).
+ * ever reads the caller's rows). A URL the partner sets is checked by the
+ * `WebhookTargets` port (the app's policy: public addresses only in production).
  */
 import { DomainError, Traced, WebhookLog } from "@partnerpay/domain"
 import { DateTime, Redacted } from "effect"
@@ -9,6 +10,18 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { requirePartner } from "../cross-cutting/Authentication.ts"
 import * as Problem from "../cross-cutting/Problem.ts"
+
+const notHttpUrl = "must be an absolute http:// or https:// URL"
+
+/** Whether `url` is an absolute http(s) URL with a host. */
+const isHttpUrl = (url: string): boolean => {
+  try {
+    const parsed = new URL(url)
+    return (parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.hostname !== ""
+  } catch {
+    return false
+  }
+}
 
 const iso = (instant: DateTime.Utc | null): string | null => (instant === null ? null : DateTime.formatIso(instant))
 
@@ -59,7 +72,35 @@ export const DeliveriesLive = HttpApiBuilder.group(Api, "webhookDeliveries", (ha
         const log = yield* WebhookLog.WebhookLog
         const endpoint = yield* log.endpoint(partnerId)
         if (endpoint === undefined) return yield* new DomainError.NotFound({ entity: "Webhook endpoint" })
-        return { url: endpoint.url, signingSecret: Redacted.value(endpoint.signingSecret) }
+        return {
+          url: endpoint.url,
+          eventTypes: endpoint.eventTypes,
+          signingSecret: Redacted.value(endpoint.signingSecret),
+        }
+      }, Problem.domainProblems),
+    )
+    .handle(
+      "setEndpoint",
+      Traced.fn("DeliveriesLive.setEndpoint")(function* ({ payload }) {
+        const { partnerId } = yield* requirePartner
+        const url = payload.url.trim()
+        const refused = isHttpUrl(url) ? yield* (yield* WebhookLog.WebhookTargets).check(url) : notHttpUrl
+        if (refused !== undefined) {
+          return yield* new Problem.BadRequest({
+            detail: `url ${refused}`,
+            code: "BAD_REQUEST",
+            errors: [{ field: "url", message: refused }],
+          })
+        }
+        const log = yield* WebhookLog.WebhookLog
+        const set = yield* log.setEndpoint(partnerId, { url, eventTypes: payload.eventTypes ?? null })
+        if (set === undefined) return yield* new DomainError.NotFound({ entity: "Partner" })
+        return {
+          url: set.url,
+          eventTypes: set.eventTypes,
+          signingSecret: Redacted.value(set.signingSecret),
+          previousSecretExpiresAt: iso(set.previousSecretExpiresAt),
+        }
       }, Problem.domainProblems),
     ),
 )

@@ -27,6 +27,14 @@
  *   `<t>.<event id>.<body>` with the same secret, so a receiver can refuse a
  *   replayed request (too old a `t`) and a body moved to another event id
  *   (docs/webhooks/verifyWebhook.ts; docs/api/webhooks.md).
+ * After a roll of the secret (`PUT /Webhooks/Endpoint`), while the replaced
+ * secret has not expired (24 h), `X-Partnerpay-Signature` carries two
+ * signatures, `t=..,v1=<new>,v1=<old>` (Stripe's roll); `X-HMAC-Signature`
+ * uses the current secret only.
+ * A notification of an event type the partner did not subscribe to is not
+ * sent: it is marked failed at once with lastError "not sent: ..." (it stays
+ * in GET /Events; failed rather than a new status, so existing readers of
+ * the outbox's statuses and their CHECK constraint are unchanged).
  * Every delivery is signed: a partner whose webhook has no secret gets one
  * generated before its first delivery (`PgWebhookLog.signedWebhook`).
  * A 2xx answer within 10 s is a delivery; anything else (other status,
@@ -46,7 +54,7 @@
 import * as Http from "node:http"
 import * as Https from "node:https"
 import { PgOutbox, PgPartnerCredentials, PgWebhookLog } from "@partnerpay/adapters-pg"
-import { Traced } from "@partnerpay/domain"
+import { Traced, WebhookLog } from "@partnerpay/domain"
 import { Hmac } from "@partnerpay/secrets"
 import { DateTime, Effect, Layer, Metric, Redacted } from "effect"
 import * as Metrics from "../Metrics.ts"
@@ -96,6 +104,40 @@ export const signTimestamped = (
   unixSeconds: number,
   secret: Redacted.Redacted<string>,
 ): string => `t=${unixSeconds},v1=${Hmac.sha256Hex(Redacted.value(secret), `${unixSeconds}.${eventId}.${body}`)}`
+
+/**
+ * The `X-Partnerpay-Signature` value signed with each secret: `t=<unix seconds>,v1=<hex>,v1=<hex>...`, one
+ * `v1=` per secret in the order given (the current secret first, then a rolled one still valid).
+ */
+export const signTimestampedWith = (
+  body: string,
+  eventId: string,
+  unixSeconds: number,
+  secrets: ReadonlyArray<Redacted.Redacted<string>>,
+): string =>
+  [
+    `t=${unixSeconds}`,
+    ...secrets.map((secret) => `v1=${Hmac.sha256Hex(Redacted.value(secret), `${unixSeconds}.${eventId}.${body}`)}`),
+  ].join(",")
+
+/** The secrets a delivery is signed with now: the current one, then the replaced one until it expires. */
+export const signingSecrets = (
+  webhook: PgPartnerCredentials.Webhook,
+  nowMillis: number,
+): ReadonlyArray<Redacted.Redacted<string>> =>
+  webhook.previous !== undefined && webhook.previous.expiresAt.getTime() > nowMillis
+    ? [webhook.signingSecret, webhook.previous.signingSecret]
+    : [webhook.signingSecret]
+
+/** The sandbox's test webhook (`POST /Sandbox/Webhooks/Test`): asked for explicitly, so sent whatever the filter. */
+const testEvent = "WEBHOOK_TEST"
+
+/** Whether the partner's endpoint gets `entry` (its subscribed types; the test webhook always). */
+const wanted = (webhook: PgPartnerCredentials.Webhook, entry: Entry): boolean =>
+  entry.eventType === testEvent || WebhookLog.isSubscribed(webhook.eventTypes, entry.eventType)
+
+/** The last error of a notification not sent because the partner did not subscribe to its type. */
+export const notSubscribed = "not sent: your webhook endpoint is not subscribed to this event type"
 
 type Entry = PgOutbox.OutboxEntry
 
@@ -229,11 +271,11 @@ const postInOrder = async (
       "x-partnerpay-delivery-attempt": String(entry.attempts),
     }
     headers["x-hmac-signature"] = sign(body, webhook.signingSecret)
-    headers["x-partnerpay-signature"] = signTimestamped(
+    headers["x-partnerpay-signature"] = signTimestampedWith(
       body,
       entry.id,
       Math.floor(Date.now() / 1000),
-      webhook.signingSecret,
+      signingSecrets(webhook, Date.now()),
     )
     const started = Date.now()
     let failed: AttemptFailed
@@ -364,7 +406,10 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Unre
       )
 
       /** A partner's rows, one at a time in order; stops at the first failure (the rest is released). */
-      const deliverPartner = Traced.fn("WebhookDispatcher.deliverPartner")(function* (entries: ReadonlyArray<Entry>) {
+      const deliverPartner = Traced.fn("WebhookDispatcher.deliverPartner")(function* (
+        claimedRows: ReadonlyArray<Entry>,
+      ) {
+        let entries = claimedRows
         const partnerId = entries[0]!.partnerId
         // Never unsigned: a webhook without a secret gets one generated (and stored) here.
         const webhook = yield* PgWebhookLog.signedWebhook(partners, partnerId)
@@ -379,6 +424,16 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Unre
           )
           yield* Metric.update(Metrics.webhookDeliveries.gaveUp, entries.length)
           return
+        }
+        // Types the partner did not subscribe to are not sent (still listed by GET /Events).
+        const unsubscribed = entries.filter((entry) => !wanted(webhook, entry))
+        if (unsubscribed.length > 0) {
+          yield* dispatch.giveUp(
+            unsubscribed.map((entry) => entry.id),
+            notSubscribed,
+          )
+          entries = entries.filter((entry) => wanted(webhook, entry))
+          if (entries.length === 0) return
         }
         const outcome = yield* Effect.promise((signal) =>
           postInOrder(

@@ -13,14 +13,20 @@
  *   `Event` and `Data`), newest first, recorded in the last `maxAgeDays` days
  *   (by the clock that dated the rows: the store's, not a sandbox clock).
  * - `redeliver`: queues a delivered or failed notification again.
+ * - `setEndpoint`: the partner sets its own URL and subscribed types; a new
+ *   signing secret is generated and answered, the replaced one keeps signing
+ *   deliveries (a second `v1=`) for `previousSecretGraceMillis` (24 h).
+ *   The URL must pass the `WebhookTargets` check first (the caller's job).
  *
  * Pages follow the API's convention (`limit`, `startingAfter`: the last id of
  * the previous page; `hasMore`): an id that is not one of the partner's rows
  * gives an empty page, as elsewhere (it reveals nothing about other partners).
  */
-import { Context, DateTime, Effect, Layer, type Redacted } from "effect"
+import { Context, DateTime, Effect, Layer, Redacted } from "effect"
 import type { EventStoreUnavailable } from "./EventStore.ts"
 import { MemoryOutbox } from "./Outbox.ts"
+
+declare const crypto: { getRandomValues<T extends Uint8Array>(array: T): T }
 
 export type WebhookDeliveryStatus = "pending" | "delivering" | "delivered" | "failed"
 
@@ -79,6 +85,42 @@ export interface WebhookPageRequest {
 export interface WebhookEndpoint {
   readonly url: string
   readonly signingSecret: Redacted.Redacted<string>
+  /** The webhook `Event` names delivered; null: every type. */
+  readonly eventTypes: ReadonlyArray<string> | null
+}
+
+/** What a partner sets: its URL and the event types it wants (null: all). */
+export interface EndpointSetting {
+  readonly url: string
+  readonly eventTypes: ReadonlyArray<string> | null
+}
+
+/** The endpoint after a roll: the new secret (shown once), and until when the replaced one still signs. */
+export interface RolledEndpoint extends WebhookEndpoint {
+  readonly previousSecretExpiresAt: DateTime.Utc | null
+}
+
+/** How long a replaced signing secret keeps signing deliveries (Stripe's roll: 24 h). */
+export const previousSecretGraceMillis = 24 * 60 * 60 * 1000
+
+/** Whether an endpoint subscribed to `eventType` gets it delivered. */
+export const isSubscribed = (eventTypes: ReadonlyArray<string> | null | undefined, eventType: string): boolean =>
+  eventTypes === null || eventTypes === undefined || eventTypes.includes(eventType)
+
+/**
+ * Which webhook URLs the service may call: `check` answers why a URL is refused (in production, one that is
+ * or resolves to a non-public address), or undefined when it may be used. Provided by the app
+ * (WebhookTarget.ts), the same check the operator's setting goes through.
+ */
+export class WebhookTargets extends Context.Service<
+  WebhookTargets,
+  { check(url: string): Effect.Effect<string | undefined> }
+>()("partnerpay/domain/WebhookTargets") {
+  /** Every URL allowed (the sandbox's policy; in-memory tests). */
+  static readonly layerAllowAll: Layer.Layer<WebhookTargets> = Layer.succeed(
+    WebhookTargets,
+    WebhookTargets.of({ check: () => Effect.succeed(undefined) }),
+  )
 }
 
 export type RedeliverOutcome = "queued" | "not found" | "in progress"
@@ -102,11 +144,17 @@ export class WebhookLog extends Context.Service<
       maxAgeDays: number,
     ): Effect.Effect<EventView | undefined, EventStoreUnavailable>
     redeliver(partnerId: string, id: string): Effect.Effect<RedeliverOutcome, EventStoreUnavailable>
+    /** Sets the partner's endpoint with a new signing secret (undefined: no such partner). */
+    setEndpoint(
+      partnerId: string,
+      setting: EndpointSetting,
+    ): Effect.Effect<RolledEndpoint | undefined, EventStoreUnavailable>
   }
 >()("partnerpay/domain/WebhookLog") {
   /**
    * In memory, over the `MemoryOutbox` (tests, embedders): nothing is ever delivered there, so every
-   * notification is pending (a redelivery is "in progress"); no endpoint is configured.
+   * notification is pending (a redelivery is "in progress"); an endpoint exists once the partner set one
+   * (`setEndpoint`; secrets are random, the replaced one kept for the grace period).
    */
   static readonly layerMemory: Layer.Layer<WebhookLog, never, MemoryOutbox> = Layer.effect(
     WebhookLog,
@@ -125,8 +173,21 @@ export class WebhookLog extends Context.Service<
         return { rows: rows.slice(from, from + page.limit), hasMore: from + page.limit < rows.length }
       }
       const epoch = DateTime.makeUnsafe(0)
+      const endpoints = new Map<string, WebhookEndpoint>()
       return WebhookLog.of({
-        endpoint: () => Effect.succeed(undefined),
+        endpoint: (partnerId) => Effect.sync(() => endpoints.get(partnerId)),
+        setEndpoint: Effect.fnUntraced(function* (partnerId, setting) {
+          const now = yield* DateTime.now
+          const bytes = crypto.getRandomValues(new Uint8Array(32))
+          const secret = `whsec_${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`
+          const hadOne = endpoints.has(partnerId)
+          const endpoint: WebhookEndpoint = { ...setting, signingSecret: Redacted.make(secret) }
+          endpoints.set(partnerId, endpoint)
+          return {
+            ...endpoint,
+            previousSecretExpiresAt: hadOne ? DateTime.add(now, { milliseconds: previousSecretGraceMillis }) : null,
+          }
+        }),
         deliveries: (partnerId, page) =>
           Effect.sync(() => {
             const { rows, hasMore } = own(partnerId, page)
