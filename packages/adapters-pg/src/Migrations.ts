@@ -70,8 +70,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0018_sealed_webhook_secrets": sealedWebhookSecrets,
   "0019_money_movement_indexes": moneyMovementIndexes,
   "0020_refunds_to_originate_index": refundsToOriginateIndex,
-  "0027_pending_reimbursements_index": pendingReimbursementsIndex,
   "0023_payout_due_work_indexes": payoutDueWorkIndexes,
+  "0027_pending_reimbursements_index": pendingReimbursementsIndex,
   "0031_partner_api_version": partnerApiVersion,
   "0036_partner_webhook_endpoint": partnerWebhookEndpoint,
 }
