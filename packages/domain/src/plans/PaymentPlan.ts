@@ -629,8 +629,12 @@ export const decide = (command: Command, state: State): Decision<Event> => {
 // ---------------------------------------------------------------------------
 // Evolve
 
+/** Whether a plan in `state` has ended (Cancelled or Completed): no status event moves it again. */
+const ended = (state: State): boolean => state._tag === "Cancelled" || state._tag === "Completed"
+
 export const evolve = (state: State, event: Event): State => {
   if (event._tag === "PaymentPlanCreated") {
+    if (state._tag !== "Initial") return state
     return {
       _tag: "Draft",
       terms: {
@@ -661,11 +665,14 @@ export const evolve = (state: State, event: Event): State => {
       return { ...state, consent: "Withdrawn" }
     case "PaymentPlanActivated":
     case "PaymentPlanResumed":
-      return { ...state, _tag: "Active", nextIndex: state.nextIndex + event.skippedDueDates.length }
+      // Activated moves a Draft, Resumed a Paused plan; anything else does not fit and changes nothing.
+      return state._tag === (event._tag === "PaymentPlanActivated" ? "Draft" : "Paused")
+        ? { ...state, _tag: "Active", nextIndex: state.nextIndex + event.skippedDueDates.length }
+        : state
     case "PaymentPlanPaused":
-      return { ...state, _tag: "Paused" }
+      return state._tag === "Active" ? { ...state, _tag: "Paused" } : state
     case "PaymentPlanCancelled":
-      return { ...state, _tag: "Cancelled", reason: event.reason }
+      return ended(state) ? state : { ...state, _tag: "Cancelled", reason: event.reason }
     case "InstalmentCollected":
       return {
         ...state,
@@ -682,7 +689,7 @@ export const evolve = (state: State, event: Event): State => {
         ],
       }
     case "PaymentPlanCompleted":
-      return { ...state, _tag: "Completed" }
+      return ended(state) ? state : { ...state, _tag: "Completed" }
     case "InstalmentSettled":
     case "InstalmentFailed":
     case "InstalmentReturned": {

@@ -372,6 +372,32 @@ describe("an event that does not fit the state leaves it unchanged", () => {
     ])
       spec.given([]).ignores(event)
   })
+
+  it("a second creation, for a plan that exists", () => {
+    spec.given(draft).ignores(created)
+  })
+
+  it("activation, unless the plan is a Draft", () => {
+    spec.given(active).ignores(activated())
+    spec.given(pausedPlan).ignores(activated())
+    spec.given([...active, cancelled()]).ignores(activated())
+  })
+
+  it("a pause, unless the plan is Active", () => {
+    spec.given(draft).ignores(paused())
+    spec.given(pausedPlan).ignores(paused())
+  })
+
+  it("a resumption, unless the plan is Paused", () => {
+    spec.given(draft).ignores(resumed())
+    spec.given(active).ignores(resumed())
+  })
+
+  it("a cancellation or completion of a plan that already ended", () => {
+    spec.given([...active, cancelled()]).ignores(cancelled("ConsentRevoked"))
+    spec.given([...active, cancelled()]).ignores(completed(3, on("2026-03-16")))
+    spec.given([...active, completed(3, on("2026-03-16"))]).ignores(cancelled())
+  })
 })
 
 describe("a Draft plan", () => {
