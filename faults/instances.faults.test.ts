@@ -89,9 +89,12 @@ const register = async (base: string, token: string, reference: string): Promise
       body: companyBody({ companyReferenceId: reference, name: `Cluster Co ${reference}` }),
       timeoutMs: 15_000,
     }).catch((): Answer => ({ status: 599, contentType: "", text: "", body: undefined, headers: new Headers() }))
-    const retry = answer.status === 502 || answer.status === 599 || answer.status === 429 || answer.status === 409
+    // Retried as clients are told to: the proxy's 502, no answer, 429, 409 in progress, and the service's 503
+    // (a database moment while an instance dies; problem+json with Retry-After), honouring Retry-After.
+    const retry = [502, 503, 599, 429, 409].includes(answer.status)
     if (!retry || attempt === 30) return answer
-    await sleep(answer.status === 429 ? 1000 : 200)
+    const retryAfter = Number(answer.headers.get("retry-after") ?? "")
+    await sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 2) * 1000 : 200)
   }
 }
 
