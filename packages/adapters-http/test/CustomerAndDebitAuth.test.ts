@@ -477,6 +477,38 @@ describe("POST /Transaction/Charity/CreateAnonymous", () => {
   )
 
   it.effect(
+    "a recurring gift reads its monthly schedule; the donor or the partner cancels it; a one-time gift is 409",
+    () =>
+      Effect.gen(function* () {
+        const w = yield* world
+        const g = yield* givers
+        const path = "/Transaction/Charity/CreateAnonymous"
+        const created = yield* call(path, json("POST", w.partner, donation(g.charity, { isRecurring: true })))
+        const id = (created.json as { charityTransactionId: string }).charityTransactionId
+        const read = yield* call(`/Charity/Gifts/${id}`, bearer(w.partner))
+        assert.strictEqual(read.status, 200, read.text)
+        const recurrence = (read.json as { recurrence: Record<string, unknown> }).recurrence
+        assert.deepInclude(recurrence, { status: "Active", frequency: "Monthly", collections: 1 })
+        assert.isString(recurrence.nextCollectionDate)
+        // The donor reads it too; another partner does not find it.
+        assert.strictEqual((yield* call(`/Charity/Gifts/${id}`, bearer(g.donorToken))).status, 200)
+        assert.strictEqual((yield* call(`/Charity/Gifts/${id}`, bearer(w.otherPartner))).status, 404)
+        const cancelled = yield* call(`/Charity/Gifts/${id}/Cancel`, json("POST", g.donorToken, {}))
+        assert.strictEqual(cancelled.status, 200, cancelled.text)
+        assert.deepInclude((cancelled.json as { recurrence: object }).recurrence, {
+          status: "Stopped",
+          stopReason: "CancelledByDonor",
+        })
+        const again = yield* call(`/Charity/Gifts/${id}/Cancel`, json("POST", w.partner, {}))
+        assert.strictEqual(again.status, 200, again.text)
+        const once = yield* call(path, json("POST", w.partner, donation(g.charity)))
+        const onceId = (once.json as { charityTransactionId: string }).charityTransactionId
+        const refused = yield* call(`/Charity/Gifts/${onceId}/Cancel`, json("POST", w.partner, {}))
+        assert.strictEqual(refused.status, 409, refused.text)
+      }),
+  )
+
+  it.effect(
     "another partner's charity is 404; a zero amount is 422; a malformed verificationId is 400; no token 401",
     () =>
       Effect.gen(function* () {

@@ -55,6 +55,7 @@ import * as MoneyMovementWorkers from "./workers/MoneyMovementWorkers.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
 import * as PayoutWorkers from "./workers/PayoutWorkers.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
+import * as RecurringCharityScheduler from "./workers/RecurringCharityScheduler.ts"
 import * as ReimbursementCompletion from "./workers/ReimbursementCompletion.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
 import * as WebhookDispatcher from "./workers/WebhookDispatcher.ts"
@@ -83,6 +84,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         "webhook-dispatcher",
         "payment-plan-scheduler",
         AutoCollectionScheduler.name,
+        RecurringCharityScheduler.name,
         "sandbox-kyb",
         MoneyMovementWorkers.originatorName,
         MoneyMovementWorkers.outcomesName,
@@ -96,6 +98,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         "webhook-dispatcher",
         "payment-plan-scheduler",
         AutoCollectionScheduler.name,
+        RecurringCharityScheduler.name,
         MoneyMovementWorkers.originatorName,
         MoneyMovementWorkers.outcomesName,
         ReimbursementCompletion.name,
@@ -127,6 +130,8 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     ),
     PlanScheduler.layer(),
     AutoCollectionScheduler.layer(),
+    // Recurring charity gifts are collected again in both environments (monthly, RecurringGift.ts).
+    RecurringCharityScheduler.layer(),
     // Download retries follow real time, as webhook retries do.
     SandboxClock.onRealClock(AttachmentFetcher.layer({ sandbox: isSandbox(config) })),
     // Money moves in both environments: the sandbox's provider or the operator's bridge.

@@ -1,5 +1,7 @@
 /**
- * Anonymous charity transactions (POST /Transaction/Charity/CreateAnonymous).
+ * Anonymous charity transactions (POST /Transaction/Charity/CreateAnonymous), and, as additions,
+ * reading one (GET /Charity/Gifts/{id}) and cancelling a recurring one
+ * (POST /Charity/Gifts/{id}/Cancel): a recurring gift is collected monthly until cancelled.
  *
  * For partners and customers alike (the donor is anonymous: only an identity
  * verification id is given); the charity must be one of the caller's
@@ -7,7 +9,7 @@
  * this one answers what was recorded (the fee, what the payer is charged and
  * what the charity receives), which a client must show the donor.
  */
-import { CharityTransaction, Ids, Money } from "@partnerpay/domain"
+import { CalendarDate, CharityTransaction, Ids, Money } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../cross-cutting/Authentication.ts"
@@ -34,6 +36,36 @@ export const CreateAnonymousResponse = Schema.Struct({
   }),
 })
 
+/** Where a recurring gift stands (absent on a one-time gift). */
+export const RecurrenceResponse = Schema.Struct({
+  status: Schema.Literals(["Active", "Stopped"]),
+  frequency: Schema.Literal("Monthly"),
+  startDate: CalendarDate.CalendarDate.annotate({
+    description: "The first collection's day: the schedule counts from it",
+  }),
+  lastCollectionDate: CalendarDate.CalendarDate,
+  collections: Schema.Int,
+  nextCollectionDate: Schema.optionalKey(CalendarDate.CalendarDate),
+  stopReason: Schema.optionalKey(CharityTransaction.RecurringGiftStopReason),
+})
+
+export const GiftResponse = Schema.Struct({
+  charityTransactionId: CharityTransaction.CharityTransactionId,
+  companyId: Ids.CompanyId,
+  amount: AmountResponse,
+  fee: AmountResponse,
+  payerCharged: AmountResponse,
+  charityReceives: AmountResponse,
+  isRecurring: Schema.Boolean,
+  transferId: Schema.optionalKey(
+    Ids.TransferId.annotate({ description: "The first collection's transfer (later ones name the gift)" }),
+  ),
+  createdAt: Schema.String,
+  recurrence: Schema.optionalKey(RecurrenceResponse),
+})
+
+const giftParams = { charityTransactionId: CharityTransaction.CharityTransactionId }
+
 export class CharityApi extends HttpApiGroup.make("charity")
   .add(
     HttpApiEndpoint.post("createAnonymous", "/Transaction/Charity/CreateAnonymous", {
@@ -45,6 +77,32 @@ export class CharityApi extends HttpApiGroup.make("charity")
         summary: "Make an anonymous charity donation",
         description:
           "Fee 1% of the amount, rounded half up. payerCoversFee: the payer is charged amount + fee; otherwise the charity receives amount - fee. Each call records a new donation.",
+      }),
+    ),
+  )
+  .add(
+    HttpApiEndpoint.get("gift", "/Charity/Gifts/:charityTransactionId", {
+      params: giftParams,
+      success: GiftResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Read a charity gift (addition)",
+        description:
+          "The partner's gift, or with a customer token the caller's own; a recurring gift shows its monthly schedule and whether it is Active or Stopped.",
+      }),
+    ),
+  )
+  .add(
+    HttpApiEndpoint.post("cancelRecurring", "/Charity/Gifts/:charityTransactionId/Cancel", {
+      params: giftParams,
+      success: GiftResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Cancel a recurring charity gift (addition)",
+        description:
+          "Stops the monthly collections (the partner, or the donor with a customer token). Collections already started stay. Cancelling again answers the gift unchanged; a one-time gift is 409 ILLEGAL_TRANSITION.",
       }),
     ),
   )

@@ -15,19 +15,43 @@
  * the donor's account to the charity (`transferId`), which settles, fails or
  * is returned like any transfer, and whose initiation applies who may collect.
  *
- * `isRecurring` is recorded as the payer's wish; collecting it again is not
- * done yet (see docs/decisions.md).
+ * A recurring gift (`isRecurring`) is collected again every month on the
+ * day of its first collection (`RecurringGift.ts`), each time a new Transfer
+ * of `payerCharged` from the same account, until it stops:
+ * - `CollectRecurringGift` (the recurring-charity scheduler, through
+ *   `Charity.collectDue`) records the collection of the latest due date on
+ *   or before today (`RecurringCharityGiftCollected`), or stops the gift when
+ *   it can no longer be collected: the donor unlinked the account it is
+ *   collected from, or who may collect refuses (company or donor no longer
+ *   Verified). Nothing when the next due date is still to come.
+ * - `CancelRecurringGift` (the partner or the donor) stops it
+ *   (`RecurringCharityGiftStopped`); cancelling a stopped gift changes
+ *   nothing, a one-time gift cannot be cancelled (409).
+ * Collections already started are not undone by a stop: each is a transfer
+ * of its own (refund it to give it back).
+ *
+ * State table: packages/domain/docs/CardPaymentAndCharity.md.
  */
-import { type DateTime, Schema } from "effect"
+import { DateTime, Schema } from "effect"
+import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
-import { AlreadyExists, type DomainError, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
-import type { CompanyId, PartnerId, TransferId, VerificationId } from "../kernel/Ids.ts"
+import {
+  AlreadyExists,
+  type DomainError,
+  IllegalTransition,
+  RuleViolated,
+  ValidationFailed,
+} from "../kernel/DomainError.ts"
+import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId, VerificationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import { WhoMayCollect } from "../payments/index.ts"
 import {
   type AnonymousCharityTransactionCreated,
   CharityTransactionEvent,
   type CharityTransactionId,
+  type RecurringGiftStopReason,
 } from "./CharityTransactionEvents.ts"
+import * as RecurringGift from "./RecurringGift.ts"
 
 export * from "./CharityTransactionEvents.ts"
 
@@ -83,19 +107,71 @@ export interface CreateAnonymousCharityTransaction {
   readonly payerCoversFee: boolean
   /** The transfer that collects the gift (`payerCharged`) from the donor's account, started with it. */
   readonly transferId?: TransferId
+  /** The donor and the account the gift is collected from (each month when recurring). */
+  readonly payerRegistrationId?: RegistrationId
+  readonly bankAccountId?: BankAccountId
+  readonly at: DateTime.Utc
+}
+
+/** Collect a recurring gift again if a due date has come (the scheduler, once per gift and due date). */
+export interface CollectRecurringGift {
+  readonly _tag: "CollectRecurringGift"
+  readonly charityTransactionId: CharityTransactionId
+  /** The new transfer collecting it, when one is due (from the edge). */
+  readonly transferId: TransferId
+  /** The partner's today (sandbox time per partner). */
+  readonly today: CalendarDate.CalendarDate
+  /** False when the donor unlinked the account the gift is collected from (read by the use case). */
+  readonly bankAccountLinked: boolean
+  /** The charity's KYB and the donor's KYC now (read by the use case). */
+  readonly parties: WhoMayCollect.Parties
+  readonly at: DateTime.Utc
+}
+
+/** Stop a recurring gift: no collection after this one. */
+export interface CancelRecurringGift {
+  readonly _tag: "CancelRecurringGift"
+  readonly charityTransactionId: CharityTransactionId
+  readonly by: "Partner" | "Donor"
   readonly at: DateTime.Utc
 }
 
 /** The events of this aggregate. */
 export type Event = CharityTransactionEvent
 
-export type Command = CreateAnonymousCharityTransaction
+export type Command = CreateAnonymousCharityTransaction | CollectRecurringGift | CancelRecurringGift
+
+/** Where a recurring gift stands; absent on a one-time gift. */
+export type Recurrence =
+  | {
+      readonly status: "Active"
+      /** The day of the first collection: the schedule counts from it. */
+      readonly startDate: CalendarDate.CalendarDate
+      /** The due date last collected (the start date after the first collection). */
+      readonly lastDueDate: CalendarDate.CalendarDate
+      readonly collections: number
+      readonly nextDueDate: CalendarDate.CalendarDate
+    }
+  | {
+      readonly status: "Stopped"
+      readonly startDate: CalendarDate.CalendarDate
+      readonly lastDueDate: CalendarDate.CalendarDate
+      readonly collections: number
+      readonly stopReason: RecurringGiftStopReason
+    }
 
 export type State =
   | { readonly _tag: "Initial" }
-  | ({ readonly _tag: "Created" } & Omit<AnonymousCharityTransactionCreated, "_tag" | "at">)
+  | ({ readonly _tag: "Created"; readonly createdAt: DateTime.Utc; readonly recurrence?: Recurrence } & Omit<
+      AnonymousCharityTransactionCreated,
+      "_tag" | "at"
+    >)
 
 export const initialState: State = { _tag: "Initial" }
+
+/** The UTC calendar date of an instant (the partner's clock gives the instant). */
+export const dateOf = (at: DateTime.Utc): CalendarDate.CalendarDate =>
+  CalendarDate.fromEpochMillis(DateTime.toEpochMillis(at))
 
 // ---------------------------------------------------------------------------
 // Decide and evolve
@@ -103,10 +179,9 @@ export const initialState: State = { _tag: "Initial" }
 
 const isMoney = Schema.is(Money.Money)
 
-/** Decides with a fee schedule; `decide` uses the default one. */
-export const decideWith =
+const create =
   (schedule: FeeSchedule) =>
-  (command: Command, state: State): Decision<Event> => {
+  (command: CreateAnonymousCharityTransaction, state: State): Decision<Event> => {
     if (!isMoney(command.amount)) {
       return refuse(ValidationFailed.of("amount", "must be a whole number of minor units of a supported currency"))
     }
@@ -147,16 +222,128 @@ export const decideWith =
       payerCharged,
       charityReceives,
       ...(command.transferId === undefined ? {} : { transferId: command.transferId }),
+      ...(command.payerRegistrationId === undefined ? {} : { payerRegistrationId: command.payerRegistrationId }),
+      ...(command.bankAccountId === undefined ? {} : { bankAccountId: command.bankAccountId }),
       at: command.at,
     }
     return accept<CharityTransactionEvent>(event)
   }
 
+const stopped = (
+  state: { readonly charityTransactionId: CharityTransactionId },
+  reason: RecurringGiftStopReason,
+  at: DateTime.Utc,
+) =>
+  accept<Event>({ _tag: "RecurringCharityGiftStopped", charityTransactionId: state.charityTransactionId, reason, at })
+
+/** Why who may collect stops a gift, or undefined when money may still move. */
+const refusalReason = (parties: WhoMayCollect.Parties): RecurringGiftStopReason | undefined =>
+  WhoMayCollect.companyRefusal(parties.companyStatus) !== undefined
+    ? "CompanyNotVerified"
+    : WhoMayCollect.payerRefusal(parties.payerKyc) !== undefined
+      ? "PayerNotVerified"
+      : undefined
+
+const collect = (command: CollectRecurringGift, state: State): Decision<Event> => {
+  if (state._tag !== "Created" || state.recurrence?.status !== "Active") return nothing
+  const dueDate = RecurringGift.dueDateToCollect(
+    state.recurrence.startDate,
+    state.recurrence.lastDueDate,
+    command.today,
+  )
+  if (dueDate === undefined) return nothing
+  if (!command.bankAccountLinked) return stopped(state, "BankAccountUnlinked", command.at)
+  const refused = refusalReason(command.parties)
+  if (refused !== undefined) return stopped(state, refused, command.at)
+  return accept<Event>({
+    _tag: "RecurringCharityGiftCollected",
+    charityTransactionId: state.charityTransactionId,
+    dueDate,
+    collectionNumber: state.recurrence.collections + 1,
+    transferId: command.transferId,
+    at: command.at,
+  })
+}
+
+const cancel = (command: CancelRecurringGift, state: State): Decision<Event> => {
+  if (state._tag !== "Created" || state.recurrence === undefined)
+    return refuse(
+      new IllegalTransition({
+        entity: "CharityTransaction",
+        state: state._tag === "Created" ? "OneTime" : state._tag,
+        command: command._tag,
+        reason: "only a recurring gift can be cancelled: a one-time gift is collected once",
+      }),
+    )
+  if (state.recurrence.status === "Stopped") return nothing
+  return stopped(state, command.by === "Partner" ? "CancelledByPartner" : "CancelledByDonor", command.at)
+}
+
+/** Decides with a fee schedule; `decide` uses the default one. */
+export const decideWith =
+  (schedule: FeeSchedule) =>
+  (command: Command, state: State): Decision<Event> => {
+    switch (command._tag) {
+      case "CreateAnonymousCharityTransaction":
+        return create(schedule)(command, state)
+      case "CollectRecurringGift":
+        return collect(command, state)
+      case "CancelRecurringGift":
+        return cancel(command, state)
+    }
+  }
+
 export const decide = decideWith(defaultFeeSchedule)
 
-export const evolve = (_state: State, event: Event): State => {
-  const { _tag, at: _at, ...details } = event
-  return { _tag: "Created", ...details }
+/**
+ * A gift collects again only when it is recurring and knows its donor's account (gifts recorded
+ * before recurring gifts were collected again name none: they stay as they were).
+ */
+const recurrenceOf = (event: AnonymousCharityTransactionCreated): Recurrence | undefined => {
+  if (!event.isRecurring || event.bankAccountId === undefined || event.payerRegistrationId === undefined)
+    return undefined
+  const startDate = dateOf(event.at)
+  return {
+    status: "Active",
+    startDate,
+    lastDueDate: startDate,
+    collections: 1,
+    nextDueDate: RecurringGift.nextDueDateAfter(startDate, startDate),
+  }
+}
+
+/** An event that does not fit the state (a second creation, a collection of a stopped gift...) changes nothing. */
+export const evolve = (state: State, event: Event): State => {
+  switch (event._tag) {
+    case "AnonymousCharityTransactionCreated": {
+      if (state._tag !== "Initial") return state
+      const { _tag, at, ...details } = event
+      const recurrence = recurrenceOf(event)
+      return { _tag: "Created", createdAt: at, ...details, ...(recurrence === undefined ? {} : { recurrence }) }
+    }
+    case "RecurringCharityGiftCollected": {
+      if (state._tag !== "Created" || state.recurrence?.status !== "Active") return state
+      const { startDate } = state.recurrence
+      return {
+        ...state,
+        recurrence: {
+          status: "Active",
+          startDate,
+          lastDueDate: event.dueDate,
+          collections: event.collectionNumber,
+          nextDueDate: RecurringGift.nextDueDateAfter(startDate, event.dueDate),
+        },
+      }
+    }
+    case "RecurringCharityGiftStopped": {
+      if (state._tag !== "Created" || state.recurrence?.status !== "Active") return state
+      const { startDate, lastDueDate, collections } = state.recurrence
+      return {
+        ...state,
+        recurrence: { status: "Stopped", startDate, lastDueDate, collections, stopReason: event.reason },
+      }
+    }
+  }
 }
 
 export type CharityTransactionAggregate = Aggregate<Command, Event, State, DomainError>

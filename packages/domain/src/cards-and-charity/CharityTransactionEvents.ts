@@ -1,6 +1,10 @@
-/** The events of CharityTransaction, and its id. */
+/**
+ * The events of CharityTransaction, and its id: a gift created (collected once), and for a
+ * recurring gift each later monthly collection and the end of the schedule (`RecurringGift.ts`).
+ */
 import { Schema } from "effect"
-import { CompanyId, PartnerId, TransferId, Uuid, VerificationId } from "../kernel/Ids.ts"
+import { CalendarDate } from "../kernel/CalendarDate.ts"
+import { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId, Uuid, VerificationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 
 /** The id of one anonymous charity transaction (made by the application like every other id). */
@@ -21,9 +25,45 @@ export const AnonymousCharityTransactionCreated = Schema.TaggedStruct("Anonymous
   charityReceives: Money.Money,
   /** The transfer collecting the gift from the donor's account (absent on gifts recorded before gifts moved money). */
   transferId: Schema.optionalKey(TransferId),
+  /** The donor (absent on gifts recorded before recurring gifts were collected again). */
+  payerRegistrationId: Schema.optionalKey(RegistrationId),
+  /** The donor's account the gift is collected from, each month for a recurring gift. */
+  bankAccountId: Schema.optionalKey(BankAccountId),
   at: Schema.DateTimeUtcFromString,
 })
 export type AnonymousCharityTransactionCreated = typeof AnonymousCharityTransactionCreated.Type
 
-export const CharityTransactionEvent = Schema.Union([AnonymousCharityTransactionCreated])
+/** A recurring gift was collected again for `dueDate` (`collectionNumber` 2, 3...: the first is the creation's). */
+export const RecurringCharityGiftCollected = Schema.TaggedStruct("RecurringCharityGiftCollected", {
+  charityTransactionId: CharityTransactionId,
+  dueDate: CalendarDate,
+  collectionNumber: Schema.Int,
+  transferId: TransferId,
+  at: Schema.DateTimeUtcFromString,
+})
+export type RecurringCharityGiftCollected = typeof RecurringCharityGiftCollected.Type
+
+/** Why a recurring gift stopped: cancelled by the partner or the donor, or it can no longer be collected. */
+export const RecurringGiftStopReason = Schema.Literals([
+  "CancelledByPartner",
+  "CancelledByDonor",
+  "BankAccountUnlinked",
+  "CompanyNotVerified",
+  "PayerNotVerified",
+])
+export type RecurringGiftStopReason = typeof RecurringGiftStopReason.Type
+
+/** A recurring gift will not be collected again. */
+export const RecurringCharityGiftStopped = Schema.TaggedStruct("RecurringCharityGiftStopped", {
+  charityTransactionId: CharityTransactionId,
+  reason: RecurringGiftStopReason,
+  at: Schema.DateTimeUtcFromString,
+})
+export type RecurringCharityGiftStopped = typeof RecurringCharityGiftStopped.Type
+
+export const CharityTransactionEvent = Schema.Union([
+  AnonymousCharityTransactionCreated,
+  RecurringCharityGiftCollected,
+  RecurringCharityGiftStopped,
+])
 export type CharityTransactionEvent = typeof CharityTransactionEvent.Type

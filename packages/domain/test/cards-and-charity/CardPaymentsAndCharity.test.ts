@@ -3,11 +3,12 @@
  * anonymous charity transactions through their use cases.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import * as CardPayments from "../../src/cards-and-charity/CardPayments.ts"
 import * as Charity from "../../src/cards-and-charity/Charity.ts"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
+import * as BankAccounts from "../../src/customers/BankAccounts.ts"
 import * as CustomerProviderSandboxes from "../../src/customers/CustomerProviderSandboxes.ts"
 import type * as CustomerProviders from "../../src/customers/CustomerProviders.ts"
 import { EventStore } from "../../src/infrastructure/EventStore.ts"
@@ -15,6 +16,7 @@ import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import type { Policies } from "../../src/infrastructure/Policy.ts"
 import type { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
+import type * as CalendarDate from "../../src/kernel/CalendarDate.ts"
 import { NotFound } from "../../src/kernel/DomainError.ts"
 import * as Ids from "../../src/kernel/Ids.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
@@ -324,6 +326,97 @@ describe("an anonymous charity transaction", () => {
           Charity.createAnonymous(donation({ amount: { value: -1, currencyCode: "USD" } })),
         )
         assert.deepStrictEqual(fieldsOf(negative), ["amount.value"])
+      }),
+    ),
+  )
+})
+
+describe("a recurring charity gift", () => {
+  const recurring = (overrides: Partial<Charity.CreateAnonymousInput> = {}): Charity.CreateAnonymousInput => ({
+    partnerId,
+    verificationId,
+    companyId: charity,
+    amount: { value: 25, currencyCode: "USD" },
+    isRecurring: true,
+    payerCoversFee: false,
+    ...overrides,
+  })
+  const day = (text: string) => text as CalendarDate.CalendarDate
+
+  it.effect("is due a month after its creation (2026-03-02), then collected once with a new transfer", () =>
+    scenario(
+      Effect.gen(function* () {
+        const created = yield* Charity.createAnonymous(recurring())
+        assert.deepStrictEqual(yield* Charity.dueGifts(day("2026-04-01")), [])
+        const due = yield* Charity.dueGifts(day("2026-04-02"))
+        assert.deepStrictEqual(due, [
+          { charityTransactionId: created.charityTransactionId, partnerId, nextDueDate: day("2026-04-02") },
+        ])
+        const outcome = yield* Charity.collectDue(created.charityTransactionId, day("2026-04-02"))
+        assert.isTrue(Option.isSome(outcome) && outcome.value._tag === "Collected")
+        if (Option.isNone(outcome) || outcome.value._tag !== "Collected") return
+        assert.strictEqual(outcome.value.collectionNumber, 2)
+        const transfer = yield* Transfers.get({ _tag: "Partner", partnerId }, outcome.value.transferId)
+        assert.deepInclude(transfer, {
+          status: "Pending",
+          amount: { minorUnits: 2500, currency: "USD" },
+          charityTransactionId: created.charityTransactionId,
+        })
+        // Exactly once: the same due date again records nothing; the next one is a month later.
+        assert.isTrue(Option.isNone(yield* Charity.collectDue(created.charityTransactionId, day("2026-04-30"))))
+        assert.deepStrictEqual(
+          (yield* Charity.dueGifts(day("2026-05-02"))).map((gift) => gift.nextDueDate),
+          [day("2026-05-02")],
+        )
+      }),
+    ),
+  )
+
+  it.effect("stops when the donor unlinks the account it is collected from (no transfer)", () =>
+    scenario(
+      Effect.gen(function* () {
+        const created = yield* Charity.createAnonymous(recurring())
+        yield* BankAccounts.remove(partnerId, donor, donorAccount)
+        const outcome = yield* Charity.collectDue(created.charityTransactionId, day("2026-04-02"))
+        assert.deepStrictEqual(Option.getOrUndefined(outcome), {
+          _tag: "Stopped",
+          charityTransactionId: created.charityTransactionId,
+          reason: "BankAccountUnlinked",
+        })
+        assert.deepStrictEqual(yield* Charity.dueGifts(day("2026-12-31")), [])
+        const view = yield* Charity.gift({ partnerId, charityTransactionId: created.charityTransactionId })
+        assert.deepInclude(view.recurrence, { status: "Stopped", stopReason: "BankAccountUnlinked" })
+      }),
+    ),
+  )
+
+  it.effect("the partner or the donor cancels it; another partner or another donor does not find it", () =>
+    scenario(
+      Effect.gen(function* () {
+        const created = yield* Charity.createAnonymous(recurring())
+        const query = { partnerId, charityTransactionId: created.charityTransactionId }
+        const otherDonor = Ids.RegistrationId.make("d0000000-0000-4000-8000-000000000009")
+        const notFound = yield* Effect.flip(Charity.cancelRecurring({ ...query, donor: otherDonor }))
+        assert.strictEqual(notFound._tag, "NotFound")
+        const otherPartner = yield* Effect.flip(Charity.cancelRecurring({ ...query, partnerId: otherPartnerId }))
+        assert.strictEqual(otherPartner._tag, "NotFound")
+        const cancelled = yield* Charity.cancelRecurring({ ...query, donor })
+        assert.deepInclude(cancelled.recurrence, { status: "Stopped", stopReason: "CancelledByDonor" })
+        assert.isTrue(Option.isNone(yield* Charity.collectDue(created.charityTransactionId, day("2026-04-02"))))
+        assert.deepStrictEqual(yield* Charity.dueGifts(day("2026-12-31")), [])
+      }),
+    ),
+  )
+
+  it.effect("a one-time gift cannot be cancelled (IllegalTransition) and is never due", () =>
+    scenario(
+      Effect.gen(function* () {
+        const created = yield* Charity.createAnonymous(recurring({ isRecurring: false }))
+        const error = yield* Effect.flip(
+          Charity.cancelRecurring({ partnerId, charityTransactionId: created.charityTransactionId }),
+        )
+        assert.strictEqual(error._tag, "IllegalTransition")
+        assert.deepStrictEqual(yield* Charity.dueGifts(day("2026-12-31")), [])
       }),
     ),
   )

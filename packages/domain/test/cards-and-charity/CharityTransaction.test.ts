@@ -2,8 +2,16 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Schema } from "effect"
 import fc from "fast-check"
 import * as CharityTransaction from "../../src/cards-and-charity/CharityTransaction.ts"
+import type * as CalendarDate from "../../src/kernel/CalendarDate.ts"
 import { fold } from "../../src/kernel/Decider.ts"
-import type { CompanyId, PartnerId, VerificationId } from "../../src/kernel/Ids.ts"
+import type {
+  BankAccountId,
+  CompanyId,
+  PartnerId,
+  RegistrationId,
+  TransferId,
+  VerificationId,
+} from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import { DeciderSpecification, PropertyParams } from "../../src/testing/index.ts"
 
@@ -119,6 +127,181 @@ describe("an existing anonymous charity transaction", () => {
       .given([created(true)])
       .when(create({ isRecurring: true }))
       .thenFails({ _tag: "AlreadyExists", entity: "CharityTransaction" })
+  })
+})
+
+// ---------------------------------------------------------------------------
+// Recurring gifts
+
+const payerRegistrationId = "3b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a63" as RegistrationId
+const bankAccountId = "4b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a64" as BankAccountId
+const firstTransfer = "5b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a65" as TransferId
+const nextTransfer = "6b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a66" as TransferId
+const day = (text: string) => text as CalendarDate.CalendarDate
+const verified = { companyStatus: "Verified", payerKyc: "Verified" } as const
+
+/** A recurring gift created on 2026-03-01 (`at`), collected from the donor's account. */
+const recurringCreated = CharityTransaction.AnonymousCharityTransactionCreated.make({
+  ...created(true),
+  isRecurring: true,
+  transferId: firstTransfer,
+  payerRegistrationId,
+  bankAccountId,
+})
+const collectOn = (
+  today: string,
+  changes: Partial<CharityTransaction.CollectRecurringGift> = {},
+): CharityTransaction.CollectRecurringGift => ({
+  _tag: "CollectRecurringGift",
+  charityTransactionId,
+  transferId: nextTransfer,
+  today: day(today),
+  bankAccountLinked: true,
+  parties: verified,
+  at,
+  ...changes,
+})
+const collected = (dueDate: string, collectionNumber: number) =>
+  CharityTransaction.RecurringCharityGiftCollected.make({
+    charityTransactionId,
+    dueDate: day(dueDate),
+    collectionNumber,
+    transferId: nextTransfer,
+    at,
+  })
+const stopped = (reason: CharityTransaction.RecurringGiftStopReason) =>
+  CharityTransaction.RecurringCharityGiftStopped.make({ charityTransactionId, reason, at })
+const cancelBy = (by: "Partner" | "Donor"): CharityTransaction.CancelRecurringGift => ({
+  _tag: "CancelRecurringGift",
+  charityTransactionId,
+  by,
+  at,
+})
+
+describe("a new recurring gift", () => {
+  it("records the donor and the account it is collected from", () => {
+    spec
+      .given([])
+      .when(create({ isRecurring: true, transferId: firstTransfer, payerRegistrationId, bankAccountId }))
+      .then([recurringCreated])
+  })
+  it("is Active, first collected on its creation day, next due the same day next month", () => {
+    ;((state: CharityTransaction.State) =>
+      assert.deepStrictEqual(state._tag === "Created" ? state.recurrence : undefined, {
+        status: "Active",
+        startDate: day("2026-03-01"),
+        lastDueDate: day("2026-03-01"),
+        collections: 1,
+        nextDueDate: day("2026-04-01"),
+      }))(fold(CharityTransaction.aggregate, [recurringCreated]))
+  })
+  it("a gift recorded before recurring gifts were collected (no account) has no schedule", () => {
+    const { payerRegistrationId: _p, bankAccountId: _b, ...older } = recurringCreated
+    const state = fold(CharityTransaction.aggregate, [older])
+    assert.isUndefined(state._tag === "Created" ? state.recurrence : "?")
+  })
+})
+
+describe("an Active recurring gift", () => {
+  it("is collected again on its next due date, as collection 2", () => {
+    spec
+      .given([recurringCreated])
+      .when(collectOn("2026-04-01"))
+      .then([collected("2026-04-01", 2)])
+  })
+  it("is not collected before its next due date", () => {
+    spec.given([recurringCreated]).when(collectOn("2026-03-31")).thenNothingHappens()
+  })
+  it("a due date already collected is not collected twice", () => {
+    spec
+      .given([recurringCreated, collected("2026-04-01", 2)])
+      .when(collectOn("2026-04-20"))
+      .thenNothingHappens()
+  })
+  it("missed due dates are not made up: one collection, for the latest due date", () => {
+    spec
+      .given([recurringCreated])
+      .when(collectOn("2026-06-10"))
+      .then([collected("2026-06-01", 2)])
+  })
+  it("stops when the donor unlinked the account it is collected from", () => {
+    spec
+      .given([recurringCreated])
+      .when(collectOn("2026-04-01", { bankAccountLinked: false }))
+      .then([stopped("BankAccountUnlinked")])
+  })
+  it("stops when the charity may no longer collect, or the donor no longer pay (who may collect)", () => {
+    spec
+      .given([recurringCreated])
+      .when(collectOn("2026-04-01", { parties: { companyStatus: "Rejected", payerKyc: "Verified" } }))
+      .then([stopped("CompanyNotVerified")])
+    spec
+      .given([recurringCreated])
+      .when(collectOn("2026-04-01", { parties: { companyStatus: "Verified", payerKyc: "Rejected" } }))
+      .then([stopped("PayerNotVerified")])
+  })
+  it("is stopped by the partner's or the donor's cancellation", () => {
+    spec
+      .given([recurringCreated])
+      .when(cancelBy("Partner"))
+      .then([stopped("CancelledByPartner")])
+    spec
+      .given([recurringCreated])
+      .when(cancelBy("Donor"))
+      .then([stopped("CancelledByDonor")])
+  })
+  it("after a collection, the next due date is a month after it (clamped to the month's end)", () => {
+    const state = fold(CharityTransaction.aggregate, [recurringCreated, collected("2026-04-01", 2)])
+    assert.deepStrictEqual(
+      state._tag === "Created" && state.recurrence?.status === "Active" ? state.recurrence.nextDueDate : undefined,
+      day("2026-05-01"),
+    )
+  })
+})
+
+describe("a stopped recurring gift", () => {
+  it("is never collected again", () => {
+    spec
+      .given([recurringCreated, stopped("CancelledByPartner")])
+      .when(collectOn("2026-04-01"))
+      .thenNothingHappens()
+  })
+  it("cancelling it again changes nothing", () => {
+    spec
+      .given([recurringCreated, stopped("CancelledByDonor")])
+      .when(cancelBy("Partner"))
+      .thenNothingHappens()
+  })
+  it("ignores a collection or a second stop recorded after it", () => {
+    spec.given([recurringCreated, stopped("CancelledByPartner")]).ignores(collected("2026-04-01", 2))
+    spec.given([recurringCreated, stopped("CancelledByPartner")]).ignores(stopped("BankAccountUnlinked"))
+  })
+})
+
+describe("a one-time gift", () => {
+  it("cannot be cancelled (409): it is collected once", () => {
+    spec
+      .given([created(true)])
+      .when(cancelBy("Partner"))
+      .thenFails({ _tag: "IllegalTransition" })
+  })
+  it("is never collected again", () => {
+    spec
+      .given([created(true)])
+      .when(collectOn("2026-04-01"))
+      .thenNothingHappens()
+  })
+  it("ignores a second creation", () => {
+    spec.given([created(true)]).ignores(recurringCreated)
+  })
+})
+
+describe("no gift yet", () => {
+  it("cannot be cancelled", () => {
+    spec.given([]).when(cancelBy("Donor")).thenFails({ _tag: "IllegalTransition" })
+  })
+  it("is not collected", () => {
+    spec.given([]).when(collectOn("2026-04-01")).thenNothingHappens()
   })
 })
 

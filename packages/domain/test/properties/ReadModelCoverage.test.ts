@@ -13,6 +13,7 @@ const stated: Readonly<Record<string, string>> = {
   transfers: "TransfersProjection.test.ts",
   debit_auths: "DebitAuthsProjection.test.ts",
   card_payments: "CardPaymentsProjection.test.ts",
+  charity_gifts_due: "CharityGiftsDueProjection.test.ts",
   companies: "CompaniesProjection.test.ts",
   customers: "CustomersProjection.test.ts",
   consents: "ConsentsProjection.test.ts",
