@@ -8,12 +8,18 @@
  * A record, not a process: one command, `RegisterCardPayment`. Registering the
  * same payment again with the same details changes nothing (a safe retry);
  * with other details it is refused as AlreadyExists.
+ *
+ * A merchant id that is one of the partner's companies (`companyId`, found by
+ * the use case) makes the payment that company's money: it reaches the
+ * company's balance at once (`LedgerPolicy.terminalCardPolicy`), so who may
+ * collect applies: a company not Verified is refused (`companyStatus`).
  */
 import { type DateTime, Schema } from "effect"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError, type FieldIssue, ValidationFailed } from "../kernel/DomainError.ts"
-import type { CardPaymentId, MerchantId, PartnerId } from "../kernel/Ids.ts"
+import type { CardPaymentId, CompanyId, MerchantId, PartnerId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import { WhoMayCollect } from "../payments/index.ts"
 import { CardPaymentEvent, type CardPaymentRegistered } from "./CardPaymentEvents.ts"
 
 export * from "./CardPaymentEvents.ts"
@@ -43,6 +49,8 @@ export interface RegisterCardPayment {
    * recorded (`CardPayments.register`); a declined card never reaches this command.
    */
   readonly processorReference: string
+  /** The partner's company the merchant id names, with its KYB status (read by the use case); absent: another merchant. */
+  readonly company?: { readonly companyId: CompanyId; readonly status: WhoMayCollect.CompanyStatus }
   readonly at: DateTime.Utc
 }
 
@@ -63,6 +71,7 @@ export type State =
       readonly brand: string
       readonly externalReference: string
       readonly processorReference?: string
+      readonly companyId?: CompanyId
     }
 
 export const initialState: State = { _tag: "Initial" }
@@ -113,6 +122,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       state.externalReference === command.externalReference
     return identical ? nothing : refuse(new AlreadyExists({ entity: "CardPayment" }))
   }
+  const refused = command.company === undefined ? undefined : WhoMayCollect.companyRefusal(command.company.status)
+  if (refused !== undefined) return refuse(refused)
   const event: CardPaymentRegistered = {
     _tag: "CardPaymentRegistered",
     cardPaymentId: command.cardPaymentId,
@@ -123,6 +134,7 @@ export const decide = (command: Command, state: State): Decision<Event> => {
     brand: command.brand,
     externalReference: command.externalReference,
     processorReference: command.processorReference,
+    ...(command.company === undefined ? {} : { companyId: command.company.companyId }),
     at: command.at,
   }
   return accept<CardPaymentEvent>(event)

@@ -1,6 +1,6 @@
 /** The events of CardPayment: a card payment registered for a merchant. */
 import { Schema } from "effect"
-import { CardPaymentId, MerchantId, PartnerId } from "../kernel/Ids.ts"
+import { CardPaymentId, CompanyId, MerchantId, PartnerId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 
 /** A card payment made on an external terminal was registered for a merchant. */
@@ -14,6 +14,11 @@ export const CardPaymentRegistered = Schema.TaggedStruct("CardPaymentRegistered"
   externalReference: Schema.String,
   /** The card processor's reference of the payment (absent on payments recorded before the processor was asked). */
   processorReference: Schema.optionalKey(Schema.String),
+  /**
+   * The partner's company the merchant id names (the company's id used as its merchant id), whose
+   * balance the payment credits; absent for a merchant outside the service (and on earlier payments).
+   */
+  companyId: Schema.optionalKey(CompanyId),
   at: Schema.DateTimeUtcFromString,
 })
 export type CardPaymentRegistered = typeof CardPaymentRegistered.Type

@@ -14,10 +14,14 @@
  * `NaturalKey` stream expecting no stream yet, so of concurrent registrations
  * one creates the payment and the others (run again after the conflict) find
  * it. The merchant id is recorded as given: the interface has no merchant
- * registry to check it against.
+ * registry to check it against. A merchant id that is the id of one of the
+ * partner's companies makes the payment that company's money (its balance is
+ * credited at once, `LedgerPolicy.terminalCardPolicy`); such a company must be
+ * Verified (who may collect), checked before the processor is asked.
  */
 
 import { DateTime, Effect } from "effect"
+import { Company } from "../companies/index.ts"
 import { CustomerProviders } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
@@ -27,7 +31,7 @@ import { ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import * as Amounts from "../kernel/Amounts.ts"
 import { RuleViolated } from "../kernel/DomainError.ts"
-import type { CardPaymentId, MerchantId, PartnerId } from "../kernel/Ids.ts"
+import type { CardPaymentId, CompanyId, MerchantId, PartnerId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as CardPayment from "./CardPayment.ts"
 import * as CardPaymentsProjection from "./CardPaymentsProjection.ts"
@@ -59,6 +63,13 @@ const knownPayment = Traced.fn("CardPayments.knownPayment")(function* (input: Re
     limit: 1,
   })
   return existing.items[0]?.id as CardPaymentId | undefined
+})
+
+/** The partner's company whose id is the merchant id, with its KYB status; undefined for any other merchant. */
+const merchantCompany = Traced.fn("CardPayments.merchantCompany")(function* (input: RegisterInput) {
+  const { state } = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, input.merchantId))
+  if (state._tag === "Initial" || state.partnerId !== input.partnerId) return undefined
+  return { companyId: state.companyId as CompanyId, status: state._tag }
 })
 
 /** Records the payment the processor registered (its own unit, after the processor answered). */
@@ -96,6 +107,7 @@ const record = UseCase.fn("CardPayments.record")(function* (
 export const register = Traced.fn("CardPayments.register")(function* (input: RegisterInput) {
   const amount = yield* Amounts.fromWire("amount", input.amount)
   const known = yield* knownPayment(input)
+  const company = yield* merchantCompany(input)
   const command: CardPayment.RegisterCardPayment = {
     _tag: "RegisterCardPayment",
     cardPaymentId: known ?? ((yield* (yield* IdGenerator).next) as CardPaymentId),
@@ -106,6 +118,7 @@ export const register = Traced.fn("CardPayments.register")(function* (input: Reg
     brand: input.brand,
     externalReference: input.externalReference,
     processorReference: "",
+    ...(company === undefined ? {} : { company }),
     at: yield* DateTime.now,
   }
   // Decide first (pure): an invalid payment never reaches the processor.

@@ -6,7 +6,11 @@
  */
 import * as Policy from "../infrastructure/Policy.ts"
 import { policy as transferOutcome } from "../payments/TransferOutcomePolicy.ts"
-import { cardPolicy as cardLedger, policy as ledger } from "../payouts/LedgerPolicy.ts"
+import {
+  cardPolicy as cardLedger,
+  policy as ledger,
+  terminalCardPolicy as terminalCardLedger,
+} from "../payouts/LedgerPolicy.ts"
 import { policy as payoutCreation } from "../payouts/PayoutCreationPolicy.ts"
 import { policy as payoutOutcome } from "../payouts/PayoutOutcomePolicy.ts"
 import { policy as consentAnswer } from "../plans/ConsentAnswerPolicy.ts"
@@ -18,6 +22,7 @@ export const all: ReadonlyArray<Policy.AnyPolicy> = [
   instalmentOutcome,
   ledger,
   cardLedger,
+  terminalCardLedger,
   payoutCreation,
   payoutOutcome,
 ]

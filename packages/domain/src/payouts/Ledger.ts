@@ -177,6 +177,23 @@ export const entryOfPaidByCard = (
 })
 
 // ---------------------------------------------------------------------------
+// Card payments on a terminal
+
+/** A terminal card payment registered for one of the partner's companies (POST /cardpayment): available at once. */
+export const entryOfCardPayment = (event: CardPaymentRegisteredFacts): LedgerEntry => ({
+  entryId: `${event.cardPaymentId}:card`,
+  type: "card",
+  cardPaymentId: event.cardPaymentId,
+  amount: { minorUnits: event.amount.minorUnits, currency: event.amount.currency },
+})
+
+/** What the ledger reads of a registered card payment. */
+export interface CardPaymentRegisteredFacts {
+  readonly cardPaymentId: Ids.CardPaymentId
+  readonly amount: Money.Money
+}
+
+// ---------------------------------------------------------------------------
 // Pending money
 
 /** What `pendingOf` reads of a transfer (a `transfers` read-model document fits). */

@@ -11,6 +11,7 @@
  * the company's balance stream out of every payment's acceptance (no
  * contention between a company's concurrent payers).
  */
+import { CardPayment } from "../cards-and-charity/index.ts"
 import * as Policy from "../infrastructure/Policy.ts"
 import { PaymentRequest, Transfer } from "../payments/index.ts"
 import * as Balance from "./Balance.ts"
@@ -41,6 +42,29 @@ export const cardPolicy = Policy.make({
       at: event.at,
     }
     return { id: state.request.companyId, command }
+  },
+})
+
+/**
+ * A terminal card payment registered for one of the partner's companies (`CardPaymentRegistered` with a
+ * `companyId`): its amount is available to the company at once, as an in-app card payment's is (the
+ * processor registered, i.e. authorised and captured, it before it was recorded).
+ */
+export const terminalCardPolicy = Policy.make({
+  name: "a terminal card payment for a company reaches its ledger",
+  source: CardPayment.aggregate,
+  reactsTo: ["CardPaymentRegistered"],
+  target: Balance.aggregate,
+  react: (event: CardPayment.Event, _state: CardPayment.State) => {
+    if (event.companyId === undefined) return undefined
+    const command: Balance.RecordLedgerEntry = {
+      _tag: "RecordLedgerEntry",
+      companyId: event.companyId,
+      partnerId: event.partnerId,
+      entry: Ledger.entryOfCardPayment(event),
+      at: event.at,
+    }
+    return { id: event.companyId, command }
   },
 })
 

@@ -3,7 +3,7 @@ import { DateTime, Schema } from "effect"
 import fc from "fast-check"
 import * as CardPayment from "../../src/cards-and-charity/CardPayment.ts"
 import { fold } from "../../src/kernel/Decider.ts"
-import type { CardPaymentId, MerchantId, PartnerId } from "../../src/kernel/Ids.ts"
+import type { CardPaymentId, CompanyId, MerchantId, PartnerId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import { DeciderSpecification, PropertyParams } from "../../src/testing/index.ts"
 
@@ -39,6 +39,24 @@ const registered = CardPayment.CardPaymentRegistered.make({ ...details, at })
 describe("a card payment not yet registered", () => {
   it("registering records the payment for the merchant", () => {
     spec.given([]).when(register()).then([registered])
+  })
+  it("for a merchant that is one of the partner's companies, Verified: the payment names the company", () => {
+    const companyId = merchantId as string as CompanyId
+    spec
+      .given([])
+      .when(register({ company: { companyId, status: "Verified" } }))
+      .then([CardPayment.CardPaymentRegistered.make({ ...details, companyId, at })])
+  })
+  it("for a company not Verified: refused (who may collect), COMPANY_NOT_VERIFIED or COMPANY_REJECTED", () => {
+    const companyId = merchantId as string as CompanyId
+    spec
+      .given([])
+      .when(register({ company: { companyId, status: "Unverified" } }))
+      .thenFails({ _tag: "RuleViolated", code: "COMPANY_NOT_VERIFIED" })
+    spec
+      .given([])
+      .when(register({ company: { companyId, status: "Rejected" } }))
+      .thenFails({ _tag: "RuleViolated", code: "COMPANY_REJECTED" })
   })
   it("every bad field is named: a zero amount, a full card number, an empty brand and reference", () => {
     spec

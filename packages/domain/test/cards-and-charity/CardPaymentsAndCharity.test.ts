@@ -20,6 +20,7 @@ import type * as CalendarDate from "../../src/kernel/CalendarDate.ts"
 import { NotFound } from "../../src/kernel/DomainError.ts"
 import * as Ids from "../../src/kernel/Ids.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
+import * as Payouts from "../../src/payouts/Payouts.ts"
 import { Fixtures } from "../../src/testing/index.ts"
 
 const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b")
@@ -83,6 +84,30 @@ const fieldsOf = (error: { readonly _tag: string }) =>
     : []
 
 describe("registering an external card payment", () => {
+  it.effect("for a merchant id that is one of the partner's Verified companies: credits its balance at once", () =>
+    scenario(
+      Effect.gen(function* () {
+        yield* CardPayments.register(payment({ merchantId: charity as string as Ids.MerchantId }))
+        const balance = yield* Payouts.balance(partnerId, charity, "USD")
+        assert.deepStrictEqual(balance.available, { minorUnits: 1234, currency: "USD" })
+      }),
+    ),
+  )
+
+  it.effect("for a company not Verified: 422 COMPANY_NOT_VERIFIED, nothing recorded, the processor not asked", () =>
+    scenario(
+      Effect.gen(function* () {
+        const unverified = Ids.CompanyId.make("c0000000-0000-4000-8000-000000000003")
+        yield* Fixtures.registerCompany(partnerId, unverified, "Not Yet Inc")
+        const error = yield* Effect.flip(
+          CardPayments.register(payment({ merchantId: unverified as string as Ids.MerchantId })),
+        )
+        assert.deepInclude(error, { _tag: "RuleViolated", code: "COMPANY_NOT_VERIFIED" })
+        assert.notInclude(yield* allEventTypes, "CardPaymentRegistered")
+      }),
+    ),
+  )
+
   it.effect("records it and answers its id with status Registered", () =>
     scenario(
       Effect.gen(function* () {

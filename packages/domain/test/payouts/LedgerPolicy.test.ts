@@ -8,9 +8,11 @@
  */
 import { describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
+import { CardPaymentRegistered } from "../../src/cards-and-charity/CardPaymentEvents.ts"
 import type {
   CardPaymentId,
   CompanyId,
+  MerchantId,
   PartnerId,
   PaymentPlanId,
   PaymentRequestId,
@@ -30,7 +32,7 @@ import {
   TransferSettled,
 } from "../../src/payments/TransferEvents.ts"
 import type * as Ledger from "../../src/payouts/Ledger.ts"
-import { cardPolicy, policy } from "../../src/payouts/LedgerPolicy.ts"
+import { cardPolicy, policy, terminalCardPolicy } from "../../src/payouts/LedgerPolicy.ts"
 import { Fixtures, PolicySpecification } from "../../src/testing/index.ts"
 import * as PaymentRequestFixtures from "../fixtures/PaymentRequestFixtures.ts"
 
@@ -183,6 +185,46 @@ describe("a payment request paid by card", () => {
           at: later,
         },
       })
+  })
+})
+
+describe("a card payment registered on a terminal (POST /cardpayment)", () => {
+  const terminalSpec = PolicySpecification.forPolicy(terminalCardPolicy)
+  const registered = (company: { readonly companyId?: CompanyId }) =>
+    CardPaymentRegistered.make({
+      cardPaymentId,
+      partnerId,
+      merchantId: companyId as string as MerchantId,
+      amount: Money.make(4_250, "USD"),
+      last4: "4242",
+      brand: "visa",
+      externalReference: "term-1",
+      processorReference: "cp_1",
+      ...company,
+      at: later,
+    })
+  it("for one of the partner's companies: its amount becomes a card entry of that company at once", () => {
+    terminalSpec
+      .given([])
+      .when(registered({ companyId }))
+      .then({
+        id: companyId,
+        command: {
+          _tag: "RecordLedgerEntry",
+          companyId,
+          partnerId,
+          entry: {
+            entryId: `${cardPaymentId}:card`,
+            type: "card",
+            cardPaymentId,
+            amount: { minorUnits: 4_250, currency: "USD" },
+          },
+          at: later,
+        },
+      })
+  })
+  it("for a merchant outside the service: nothing reaches a balance", () => {
+    terminalSpec.given([]).when(registered({})).thenNothingIsIssued()
   })
 })
 
