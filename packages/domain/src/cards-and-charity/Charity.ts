@@ -111,6 +111,7 @@ const giftTransfer = (input: GiftTransferInput): Transfer.InitiateTransfer => {
     _tag: "InitiateTransfer",
     transferId: input.transferId,
     charityTransactionId: input.charityTransactionId,
+    platformFee: input.fee,
     payerRegistrationId: donor.registrationId,
     bankAccountId: account.bankAccountId,
     partnerId: company.partnerId,

@@ -8,6 +8,7 @@ import * as Policy from "../infrastructure/Policy.ts"
 import { policy as transferOutcome } from "../payments/TransferOutcomePolicy.ts"
 import {
   cardPolicy as cardLedger,
+  feePolicy as feeLedger,
   policy as ledger,
   terminalCardPolicy as terminalCardLedger,
 } from "../payouts/LedgerPolicy.ts"
@@ -21,6 +22,7 @@ export const all: ReadonlyArray<Policy.AnyPolicy> = [
   transferOutcome,
   instalmentOutcome,
   ledger,
+  feeLedger,
   cardLedger,
   terminalCardLedger,
   payoutCreation,

@@ -72,6 +72,11 @@ export interface InitiateTransfer {
   readonly instalmentNumber?: number
   /** The charity gift (donation) this transfer collects. */
   readonly charityTransactionId?: string
+  /**
+   * The platform's fee kept from this transfer's amount (a charity gift's fee): the company's balance
+   * gets amount - fee when it settles (`Ledger.feeEntryOf`). At most the amount, in its currency.
+   */
+  readonly platformFee?: Money.Money
   /** The customer whose account pays: the data subject of `senderName` (docs/personal-data.md). */
   readonly payerRegistrationId: RegistrationId
   /** The payer's linked bank account debited (absent for a transfer that names none). */
@@ -332,6 +337,14 @@ const notFound = refuse(new NotFound({ entity: "Transfer" }))
 const validateInitiate = (command: InitiateTransfer): Result.Result<never, ValidationFailed> | undefined => {
   const issues: FieldChecks.Issues = []
   FieldChecks.positiveMoney(issues, "amount", command.amount)
+  if (
+    command.platformFee !== undefined &&
+    (command.platformFee.currency !== command.amount.currency ||
+      !Number.isInteger(command.platformFee.minorUnits) ||
+      command.platformFee.minorUnits < 0 ||
+      command.platformFee.minorUnits > command.amount.minorUnits)
+  )
+    issues.push({ field: "platformFee", message: "must be between zero and the amount, in its currency" })
   FieldChecks.requiredText(issues, "senderName", command.senderName, FieldChecks.maxNameLength)
   FieldChecks.requiredText(issues, "recipientName", command.recipientName, FieldChecks.maxNameLength)
   FieldChecks.maskedAccountNumber(issues, "senderAccount", command.senderAccountMasked)
@@ -382,6 +395,9 @@ const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
     ...(command.paymentPlanId === undefined ? {} : { paymentPlanId: command.paymentPlanId }),
     ...(command.instalmentNumber === undefined ? {} : { instalmentNumber: command.instalmentNumber }),
     ...(command.charityTransactionId === undefined ? {} : { charityTransactionId: command.charityTransactionId }),
+    ...(command.platformFee === undefined || command.platformFee.minorUnits === 0
+      ? {}
+      : { platformFee: command.platformFee }),
     payerRegistrationId: command.payerRegistrationId,
     ...(command.bankAccountId === undefined ? {} : { bankAccountId: command.bankAccountId }),
     partnerId: command.partnerId,

@@ -112,6 +112,8 @@ export const TransferInitiated = Schema.TaggedStruct("TransferInitiated", {
   instalmentNumber: Schema.optionalKey(Schema.Number),
   /** The charity gift this transfer collects (a donation: `cards-and-charity/Charity.ts`). */
   charityTransactionId: Schema.optionalKey(Uuid),
+  /** The platform's fee kept from the amount (a charity gift's fee; absent: none, and on earlier transfers). */
+  platformFee: Schema.optionalKey(Money),
   payerRegistrationId: Schema.optionalKey(RegistrationId),
   /** The payer's linked bank account debited (the funding source the provider moves money from). */
   bankAccountId: Schema.optionalKey(BankAccountId),

@@ -12,6 +12,11 @@
  *   its amount (a refund whose credit fails gives it back: a "refund" entry
  *   plus its amount); a return (a settled transfer the bank brought back,
  *   R10...) likewise, "return", minus the transfer's amount.
+ * - A transfer that carries a platform fee (a charity gift's) settles as a
+ *   "charity" entry of its whole amount plus a "fee" entry, minus the fee
+ *   (`feeEntryOf`): the company nets what the gift promised it
+ *   (`charityReceives`). A return gives the fee back (the money never
+ *   stayed); a refund does not (the fee was earned on a gift that arrived).
  * - A payout takes every available entry at once (its items); a failed payout
  *   gives them back (`Balance.ts`).
  * - The available balance may go negative (a refund or return after its
@@ -75,7 +80,11 @@ export const currenciesOf = (entries: ReadonlyArray<LedgerEntry>): ReadonlyArray
 type TransferDetails = Transfer.TransferDetails
 
 const collectionType = (details: TransferDetails): EntryType =>
-  details.paymentPlanId === undefined ? "payment" : "instalment"
+  details.charityTransactionId !== undefined
+    ? "charity"
+    : details.paymentPlanId === undefined
+      ? "payment"
+      : "instalment"
 
 /** A settled transfer: its amount becomes available to the company. */
 export const entryOfSettled = (details: TransferDetails): LedgerEntry => ({
@@ -158,6 +167,36 @@ export const entryOfTransferEvent = (
     case "TransferRefundCompleted":
     case "TransferReimbursementApplied":
     case "TransferReimbursed":
+      return undefined
+  }
+}
+
+/**
+ * The platform's fee of a transfer that carries one (`TransferInitiated.platformFee`, a charity gift's):
+ * settled, a "fee" entry minus the fee; returned, a "fee" entry giving it back (`:fee:returned`).
+ * Undefined for other events and transfers without a fee.
+ */
+export const feeEntryOf = (event: TransferEvents.TransferEvent, state: Transfer.State): LedgerEntry | undefined => {
+  if (state._tag === "Initial") return undefined
+  const fee = state.details.platformFee
+  if (fee === undefined || fee.minorUnits === 0) return undefined
+  const transferId = state.details.transferId
+  switch (event._tag) {
+    case "TransferSettled":
+      return {
+        entryId: `${transferId}:fee`,
+        type: "fee",
+        transferId,
+        amount: { minorUnits: -fee.minorUnits, currency: fee.currency },
+      }
+    case "TransferReturned":
+      return {
+        entryId: `${transferId}:fee:returned`,
+        type: "fee",
+        transferId,
+        amount: { minorUnits: fee.minorUnits, currency: fee.currency },
+      }
+    default:
       return undefined
   }
 }

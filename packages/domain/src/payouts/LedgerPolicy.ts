@@ -68,6 +68,31 @@ export const terminalCardPolicy = Policy.make({
   },
 })
 
+/**
+ * A transfer's platform fee (a charity gift's) reaches its company's ledger beside the transfer's own
+ * entry: settled, minus the fee; returned, the fee given back (`Ledger.feeEntryOf`). Applied after
+ * `policy` in the same unit, so the gift's entry and its fee commit together.
+ */
+export const feePolicy = Policy.make({
+  name: "a transfer's platform fee reaches its company's ledger",
+  source: Transfer.aggregate,
+  reactsTo: ["TransferSettled", "TransferReturned"],
+  target: Balance.aggregate,
+  react: (event: Transfer.Event, state: Transfer.State) => {
+    if (state._tag === "Initial") return undefined
+    const entry = Ledger.feeEntryOf(event, state)
+    if (entry === undefined) return undefined
+    const command: Balance.RecordLedgerEntry = {
+      _tag: "RecordLedgerEntry",
+      companyId: state.details.companyId,
+      partnerId: state.details.partnerId,
+      entry,
+      at: event.at,
+    }
+    return { id: state.details.companyId, command }
+  },
+})
+
 export const policy = Policy.make({
   name: "a transfer's money reaches its company's ledger",
   source: Transfer.aggregate,

@@ -195,6 +195,29 @@ const apply = (providerId = provider, url = signingUrl): Transfer.ApplyForReimbu
 const complete: Transfer.CompleteReimbursement = { _tag: "CompleteReimbursement", transferId, at: later }
 
 describe("no transfer yet", () => {
+  it("a platform fee (a charity gift's) is recorded with the transfer; zero records none", () => {
+    spec
+      .given([])
+      .when({ ...initiate, platformFee: Money.make(100, initiate.amount.currency) })
+      .then([TransferInitiated.make({ ...initiated, platformFee: Money.make(100, initiate.amount.currency) })])
+    spec
+      .given([])
+      .when({ ...initiate, platformFee: Money.make(0, initiate.amount.currency) })
+      .then([initiated])
+  })
+  it("a platform fee above the amount, or in another currency, is refused on platformFee", () => {
+    for (const platformFee of [
+      Money.make(initiate.amount.minorUnits + 1, initiate.amount.currency),
+      Money.make(1, initiate.amount.currency === "EUR" ? "USD" : "EUR"),
+    ])
+      spec
+        .given([])
+        .when({ ...initiate, platformFee })
+        .thenFails({
+          _tag: "ValidationFailed",
+          issues: [{ field: "platformFee", message: "must be between zero and the amount, in its currency" }],
+        })
+  })
   it("no transfer leaves a payer whose KYC is not Verified (CUSTOMER_NOT_VERIFIED)", () => {
     for (const payerKyc of ["NotStarted", "Pending", "Rejected"] as const)
       spec

@@ -32,7 +32,7 @@ import {
   TransferSettled,
 } from "../../src/payments/TransferEvents.ts"
 import type * as Ledger from "../../src/payouts/Ledger.ts"
-import { cardPolicy, policy, terminalCardPolicy } from "../../src/payouts/LedgerPolicy.ts"
+import { cardPolicy, feePolicy, policy, terminalCardPolicy } from "../../src/payouts/LedgerPolicy.ts"
 import { Fixtures, PolicySpecification } from "../../src/testing/index.ts"
 import * as PaymentRequestFixtures from "../fixtures/PaymentRequestFixtures.ts"
 
@@ -185,6 +185,77 @@ describe("a payment request paid by card", () => {
           at: later,
         },
       })
+  })
+})
+
+describe("a transfer collecting a charity gift, with the platform's fee", () => {
+  const feeSpec = PolicySpecification.forPolicy(feePolicy)
+  const gift = TransferInitiated.make({
+    ...initiated({}),
+    charityTransactionId: "8d1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e58",
+    platformFee: Money.make(100, "USD"),
+  })
+  const entryCommand = (entry: Ledger.LedgerEntry) => ({
+    id: companyId,
+    command: { _tag: "RecordLedgerEntry" as const, companyId, partnerId, entry, at: later },
+  })
+  const returned = TransferReturned.make({
+    transferId,
+    returnCode: "R10",
+    reason: "not authorized",
+    status: "Returned",
+    at: later,
+  })
+  it("settled: its whole amount is a charity entry", () => {
+    spec
+      .given([gift])
+      .when(settled)
+      .then(
+        entryCommand({
+          entryId: `${transferId}:settled`,
+          type: "charity",
+          transferId,
+          amount: { minorUnits: 10_000, currency: "USD" },
+        }),
+      )
+  })
+  it("settled: the platform's fee is a fee entry, minus the fee (the company nets what the gift promised)", () => {
+    feeSpec
+      .given([gift])
+      .when(settled)
+      .then(
+        entryCommand({
+          entryId: `${transferId}:fee`,
+          type: "fee",
+          transferId,
+          amount: { minorUnits: -100, currency: "USD" },
+        }),
+      )
+  })
+  it("returned: the fee is given back (the money never stayed)", () => {
+    feeSpec
+      .given([gift, settled])
+      .when(returned)
+      .then(
+        entryCommand({
+          entryId: `${transferId}:fee:returned`,
+          type: "fee",
+          transferId,
+          amount: { minorUnits: 100, currency: "USD" },
+        }),
+      )
+  })
+  it("refunded: the fee stays (it was earned on a gift that arrived)", () => {
+    feeSpec
+      .given([gift, settled])
+      .when(TransferRefundRequested.make({ transferId, refundId, amount: Money.make(2_500, "USD"), at: later }))
+      .thenNothingIsIssued()
+  })
+  it("a transfer without a fee (a payment) issues no fee entry", () => {
+    feeSpec
+      .given([initiated({ paymentRequestId: PaymentRequestFixtures.paymentRequestId })])
+      .when(settled)
+      .thenNothingIsIssued()
   })
 })
 

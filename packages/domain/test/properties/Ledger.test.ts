@@ -1,12 +1,15 @@
 /**
  * Balances and payouts reconcile with the money that moved. For any sequence
- * of transfers initiated, settled, failed and returned, refunds asked for,
- * completed and failed, payouts taken from the balance, paid, failed and
- * returned, decided by the aggregates and carried by the policies (the ledger
- * policy, payout creation, a failed payout's money back):
+ * of transfers initiated (payments, and charity gifts carrying the platform's
+ * fee), settled, failed and returned, refunds asked for, completed and failed,
+ * card payments registered on a terminal for the company, payouts taken from
+ * the balance, paid, failed and returned, decided by the aggregates and
+ * carried by the policies (the ledger, fee and card policies, payout creation,
+ * a failed payout's money back):
  * - what is available plus what was paid out (payouts not failed) equals what
  *   settled minus what was refunded (refunds not failed) minus what was
- *   returned;
+ *   returned minus the fees kept (of gifts settled and not returned) plus the
+ *   card payments;
  * - every payout's items add up to its amount exactly, and no ledger entry is
  *   both available and in a payout, or in two payouts;
  * - what is pending is what was initiated and is neither settled nor failed.
@@ -15,11 +18,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import fc from "fast-check"
+import * as CardPayment from "../../src/cards-and-charity/CardPayment.ts"
 import * as Policies from "../../src/composition/Policies.ts"
 import * as Policy from "../../src/infrastructure/Policy.ts"
 import type { Aggregate } from "../../src/kernel/Decider.ts"
 import type {
+  CardPaymentId,
   CompanyId,
+  MerchantId,
   PartnerId,
   PayoutAccountId,
   PayoutId,
@@ -44,11 +50,20 @@ const payoutAccountId = "7e2e3f40-5b6c-4d7e-8f90-000000000004" as PayoutAccountI
 const transferIdOf = (n: number) => `7e2e3f40-5b6c-4d7e-8f90-1000000000${String(n).padStart(2, "0")}` as TransferId
 const payoutIdOf = (n: number) => `7e2e3f40-5b6c-4d7e-8f90-2000000000${String(n).padStart(2, "0")}` as PayoutId
 const refundIdOf = (n: number) => `7e2e3f40-5b6c-4d7e-8f90-3000000000${String(n).padStart(2, "0")}` as RefundId
+const cardPaymentIdOf = (n: number) =>
+  `7e2e3f40-5b6c-4d7e-8f90-4000000000${String(n).padStart(2, "0")}` as CardPaymentId
 const start = DateTime.toEpochMillis(DateTime.makeUnsafe("2026-03-02T10:00:00.000Z"))
 
 /** One step of a company's money life, in domain words. */
 type Step =
-  | { readonly _tag: "Initiate"; readonly transfer: number; readonly minorUnits: number }
+  | {
+      readonly _tag: "Initiate"
+      readonly transfer: number
+      readonly minorUnits: number
+      /** A charity gift: the platform keeps this share of the amount (in ten-thousandths), else undefined. */
+      readonly feeShare: number | undefined
+    }
+  | { readonly _tag: "CardPayment"; readonly minorUnits: number }
   | { readonly _tag: "Settle"; readonly transfer: number }
   | { readonly _tag: "Fail"; readonly transfer: number }
   | { readonly _tag: "Refund"; readonly transfer: number; readonly minorUnits: number }
@@ -65,6 +80,14 @@ const arbitraryStep: fc.Arbitrary<Step> = fc.oneof(
       _tag: fc.constant("Initiate" as const),
       transfer: transferIndex,
       minorUnits: fc.integer({ min: 1, max: 50_000 }),
+      feeShare: fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: undefined }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      _tag: fc.constant("CardPayment" as const),
+      minorUnits: fc.integer({ min: 1, max: 30_000 }),
     }),
   },
   { weight: 3, arbitrary: fc.record({ _tag: fc.constant("Settle" as const), transfer: transferIndex }) },
@@ -140,6 +163,7 @@ const run = (steps: ReadonlyArray<Step>) => {
   const world = makeWorld()
   let payouts = 0
   let refunds = 0
+  let cards = 0
   const refundsAsked: Array<{ readonly refundId: RefundId; readonly transferId: TransferId }> = []
   steps.forEach((step, index) => {
     const at = DateTime.makeUnsafe(start + index * 60_000)
@@ -149,6 +173,12 @@ const run = (steps: ReadonlyArray<Step>) => {
         world.handle(Transfer.aggregate, transferId!, {
           _tag: "InitiateTransfer",
           transferId: transferId!,
+          ...(step.feeShare === undefined
+            ? {}
+            : {
+                charityTransactionId: transferId!,
+                platformFee: Money.make(Math.floor((step.minorUnits * step.feeShare) / 10_000), "USD"),
+              }),
           payerRegistrationId: payer,
           partnerId,
           companyId,
@@ -167,6 +197,23 @@ const run = (steps: ReadonlyArray<Step>) => {
       case "Settle":
         world.handle(Transfer.aggregate, transferId!, { _tag: "SettleTransfer", transferId: transferId!, at })
         break
+      case "CardPayment": {
+        const cardPaymentId = cardPaymentIdOf(cards++)
+        world.handle(CardPayment.aggregate, cardPaymentId, {
+          _tag: "RegisterCardPayment",
+          cardPaymentId,
+          partnerId,
+          merchantId: companyId as string as MerchantId,
+          amount: Money.make(step.minorUnits, "USD"),
+          last4: "4242",
+          brand: "visa",
+          externalReference: `terminal-${cardPaymentId}`,
+          processorReference: `cp-${cardPaymentId}`,
+          company: { companyId, status: "Verified" },
+          at,
+        } satisfies CardPayment.RegisterCardPayment)
+        break
+      }
       case "Fail":
         world.handle(Transfer.aggregate, transferId!, {
           _tag: "FailTransfer",
@@ -234,14 +281,15 @@ const run = (steps: ReadonlyArray<Step>) => {
   })
   const transfers = [...Array(6).keys()].map((n) => world.state(Transfer.aggregate, transferIdOf(n)))
   const payoutStates = [...Array(payouts).keys()].map((n) => world.state(Payout.aggregate, payoutIdOf(n)))
-  return { balance: world.state(Balance.aggregate, companyId), transfers, payouts: payoutStates }
+  const cardPayments = [...Array(cards).keys()].map((n) => world.state(CardPayment.aggregate, cardPaymentIdOf(n)))
+  return { balance: world.state(Balance.aggregate, companyId), transfers, payouts: payoutStates, cardPayments }
 }
 
 describe("a company's balance and payouts, after any sequence of movements", () => {
-  it("available plus paid out equals settled minus refunded minus returned", () => {
+  it("available plus paid out equals settled minus refunded, returned and fees kept, plus card payments", () => {
     fc.assert(
       fc.property(arbitrarySteps, (steps) => {
-        const { balance, transfers, payouts } = run(steps)
+        const { balance, transfers, payouts, cardPayments } = run(steps)
         // Settled, and returned transfers (which settled first).
         const settled = transfers.reduce(
           (sum, t) => (t._tag === "Settled" || t._tag === "Returned" ? sum + t.details.amount.minorUnits : sum),
@@ -263,7 +311,16 @@ describe("a company's balance and payouts, after any sequence of movements", () 
           (sum, p) => (p._tag === "Failed" || p._tag === "Initial" ? sum : sum + p.details.amount.minorUnits),
           0,
         )
-        assert.strictEqual(Balance.availableOf(balance, "USD") + paidOut, settled - refunded - returned)
+        // The platform's fee of each gift settled and not returned.
+        const feesKept = transfers.reduce(
+          (sum, t) => (t._tag === "Settled" ? sum + (t.details.platformFee?.minorUnits ?? 0) : sum),
+          0,
+        )
+        const carded = cardPayments.reduce((sum, c) => (c._tag === "Registered" ? sum + c.amount.minorUnits : sum), 0)
+        assert.strictEqual(
+          Balance.availableOf(balance, "USD") + paidOut,
+          settled - refunded - returned - feesKept + carded,
+        )
       }),
       seeded(),
     )
@@ -308,7 +365,7 @@ describe("a company's balance and payouts, after any sequence of movements", () 
 
 describe("the sequences generated", () => {
   it("include payouts paid, payouts failed and refunds after a payout (the property is not vacuous)", () => {
-    const samples = fc.sample(arbitrarySteps, seeded())
+    const samples = fc.sample(arbitrarySteps, seeded({ numRuns: 1000 }))
     const outcomes = samples.map((steps) => run(steps).payouts.map((payout) => payout._tag))
     assert.isTrue(
       outcomes.some((tags) => tags.includes("Paid")),
@@ -334,5 +391,12 @@ describe("the sequences generated", () => {
     assert.isTrue(
       samples.some((steps) => run(steps).balance._tag === "Open" && Balance.availableOf(run(steps).balance, "USD") < 0),
     )
+    const paidItemTypes = samples.flatMap((steps) =>
+      run(steps).payouts.flatMap((payout) =>
+        payout._tag === "Paid" ? payout.details.items.map((item) => item.type) : [],
+      ),
+    )
+    for (const type of ["payment", "charity", "card", "fee", "refund", "return"] as const)
+      assert.include(paidItemTypes, type, `some payout pays out a ${type} item`)
   })
 })
