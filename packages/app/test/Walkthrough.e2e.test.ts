@@ -6,7 +6,10 @@
  * its items. Then the sandbox magic values, the sandbox clock's own rules, the
  * consent decline path and a cancel after acceptance. The payouts (a payout
  * Paid with its items, one failed by the 0013 account and its money paid out
- * again) run on PGlite and on PostgreSQL.
+ * again; then a terminal card payment and a recurring charity gift with its
+ * fee paid out, the report's totals reconciling with the payouts, and the
+ * gift collected again a month later, then cancelled) run on PGlite and on
+ * PostgreSQL.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -444,15 +447,84 @@ const payouts = async (base: string) => {
     [["payment", paid.transferId, 60]],
   )
   assert.strictEqual((await okOn("GET", `/Company/${companyId}/Balance`, token)).available.value, 0)
+
+  // A terminal card payment for the company (merchantId = its id), available at once, and a recurring
+  // gift of 20.00 the charity bears the fee of: a charity item of 20.00 and a fee item of -0.20.
+  const card = await okOn("POST", "/cardpayment", token, {
+    merchantId: companyId,
+    amount: { value: 12.34, currencyCode: "USD" },
+    last4: "4242",
+    brand: "visa",
+    externalReference: "payouts-terminal-1",
+  })
+  const gift = await okOn("POST", "/Transaction/Charity/CreateAnonymous", customerToken, {
+    verificationId: kyc.referenceId,
+    amount: { value: 20, currencyCode: "USD" },
+    companyId,
+    isRecurring: true,
+    payerCoversFee: false,
+  })
+  await untilOn(`/Transaction/${gift.transferId}`, token, (body) => body.status === "Settled")
+  const expected = 60 + 12.34 + 20 - 0.2
+  const allPaid = await untilOn(`/Payouts?companyId=${companyId}&status=Paid&limit=100`, token, (body) => {
+    const total = (body.data as ReadonlyArray<Json>).reduce((sum, p) => sum + Math.round(p.amount.value * 100), 0)
+    return total === Math.round(expected * 100)
+  })
+  const itemTypes: Array<[string, number]> = []
+  for (const each of allPaid.data as ReadonlyArray<Json>) {
+    const its = (await okOn("GET", `/Payouts/${each.payoutId}/Items?limit=100`, token)).data as ReadonlyArray<Json>
+    // Every payout's items add up to its amount exactly.
+    const sum = its.reduce((total, item) => total + Math.round(item.amount.value * 100), 0)
+    assert.strictEqual(sum, Math.round(each.amount.value * 100))
+    for (const item of its) itemTypes.push([item.type, item.amount.value])
+  }
+  assert.sameDeepMembers(itemTypes, [
+    ["payment", 60],
+    ["card", 12.34],
+    ["charity", 20],
+    ["fee", -0.2],
+  ])
+  assert.isString(card.cardPaymentId)
+
+  // The report of the day: card and fee lines, and totals that reconcile with the payouts (all paid out).
+  const day = (await okOn("GET", "/Sandbox/Clock", token)).now.slice(0, 10)
+  const report = await okOn("GET", `/Transaction/Report?from=${day}&to=${day}&companyId=${companyId}&limit=100`, token)
+  assert.includeDeepMembers(
+    (report.lines as ReadonlyArray<Json>).map((line) => [line.type, line.amount.value]),
+    [
+      ["card", 12.34],
+      ["fee", -0.2],
+      ["charity", 20],
+    ],
+  )
+  const totals = report.lineTotals[0]
+  assert.strictEqual(Math.round(totals.net.value * 100), Math.round(expected * 100))
+  assert.strictEqual(totals.fees.value, 0.2)
+  assert.strictEqual(Math.round(totals.collected.value * 100), 9234)
+
+  // A month later (the partner's sandbox clock) the recurring gift is collected again; cancelled, it stops.
+  await okOn("POST", "/Sandbox/Clock/Advance", token, { days: 31 })
+  const later = (await okOn("POST", "/auth/token", undefined, { ClientId: clientId, ClientSecret: clientSecret }))
+    .AccessToken as string
+  const again = await untilOn(
+    `/Charity/Gifts/${gift.charityTransactionId}`,
+    later,
+    (body) => body.recurrence?.collections === 2,
+  )
+  assert.strictEqual(again.recurrence.status, "Active")
+  const cancelled = await okOn("POST", `/Charity/Gifts/${gift.charityTransactionId}/Cancel`, later)
+  assert.deepInclude(cancelled.recurrence, { status: "Stopped", stopReason: "CancelledByPartner", collections: 2 })
 }
 
 describe("payouts with their items against the real service", () => {
-  it("on PGlite: a failed payout's money goes out with the next one, Paid", { timeout: 60_000 }, () =>
-    payouts(service.url),
+  it(
+    "on PGlite: a failed payout's money goes out with the next one, Paid; card payments, a charity gift and its fee paid out, the report reconciling; the gift collected again a month later",
+    { timeout: 60_000 },
+    () => payouts(service.url),
   )
 
   it.skipIf(!postgresAvailable)(
-    "on PostgreSQL: a failed payout's money goes out with the next one, Paid",
+    "on PostgreSQL: a failed payout's money goes out with the next one, Paid; card payments, a charity gift and its fee paid out, the report reconciling; the gift collected again a month later",
     { timeout: 90_000 },
     async () => {
       const database = await freshDatabase()

@@ -31,7 +31,8 @@ export const ReportLine = Schema.Struct({
   date: Schema.String.annotate({ description: "When the money reached the company's balance (ISO 8601)" }),
   companyId: Schema.String,
   type: Ledger.EntryType.annotate({
-    description: "payment, instalment, card (collected: positive) or refund, return, fee (taken back: negative)",
+    description:
+      "payment, instalment, charity, card (collected: positive) or refund, return, fee (taken back: negative; a returned gift gives its fee back: positive)",
   }),
   transferId: Schema.optionalKey(Schema.String),
   refundId: Schema.optionalKey(Schema.String),

@@ -10,13 +10,24 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import { TestClock } from "effect/testing"
+import * as CardPayments from "../../src/cards-and-charity/CardPayments.ts"
+import * as Charity from "../../src/cards-and-charity/Charity.ts"
 import * as Companies from "../../src/companies/Companies.ts"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
+import * as CustomerProviderSandboxes from "../../src/customers/CustomerProviderSandboxes.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
-import type { BankAccountId, CompanyId, PartnerId, PayoutId, RegistrationId } from "../../src/kernel/Ids.ts"
+import type {
+  BankAccountId,
+  CompanyId,
+  MerchantId,
+  PartnerId,
+  PayoutId,
+  RegistrationId,
+  VerificationId,
+} from "../../src/kernel/Ids.ts"
 import * as MoneyMovement from "../../src/payments/MoneyMovement.ts"
 import * as Payments from "../../src/payments/Payments.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
@@ -53,7 +64,13 @@ const movements = Layer.succeed(
 )
 
 const layer = () =>
-  Layer.mergeAll(EventPipeline.layerMemory(), UnitOfWork.layerMemory, IdGenerator.layerRandom, movements)
+  Layer.mergeAll(
+    EventPipeline.layerMemory(),
+    UnitOfWork.layerMemory,
+    IdGenerator.layerRandom,
+    movements,
+    CustomerProviderSandboxes.layerCardProcessorSandbox,
+  )
 
 const schedule: Payouts.PayoutSchedule = { minimumMinorUnits: 100, intervalMillis: 0 }
 
@@ -285,6 +302,59 @@ describe("the transaction report", () => {
       assert.strictEqual(rows[0], "date,companyId,type,transferId,refundId,cardPaymentId,currencyCode,amount")
       assert.match(rows[1]!, new RegExp(`^2026-03-02T[^,]+,${companyId},payment,${transferId},,,USD,125\\.50$`))
       assert.match(rows[2]!, /,refund,.*,USD,-25\.50$/)
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("card payments, a charity gift and its fee are lines too; the totals reconcile with the payout", () =>
+    Effect.gen(function* () {
+      const { companyId, transferId } = yield* accepted()
+      yield* Payments.settleTransfer(transferId)
+      yield* CardPayments.register({
+        partnerId,
+        merchantId: companyId as string as MerchantId,
+        amount: { value: 12.34, currencyCode: "USD" },
+        last4: "4242",
+        brand: "visa",
+        externalReference: "terminal-1",
+      })
+      const gift = yield* Charity.createAnonymous({
+        partnerId,
+        donor: payer,
+        verificationId: "f0e1d2c3-b4a5-4697-8a8b-9c0d1e2f3a4b" as VerificationId,
+        companyId,
+        amount: { value: 20, currencyCode: "USD" },
+        isRecurring: false,
+        payerCoversFee: false,
+      })
+      yield* Payments.settleTransfer(gift.transferId)
+      const [created] = yield* Payouts.payOutDue(companyId, schedule)
+      const payout = yield* Payouts.get(partnerId, created!.payoutId)
+      const items = yield* Payouts.items(partnerId, payout.payoutId, { limit: 10 })
+      assert.sameDeepMembers(
+        items.data.map((item) => [item.type, item.amount.minorUnits]),
+        [
+          ["payment", 12_550],
+          ["card", 1_234],
+          ["charity", 2_000],
+          ["fee", -20],
+        ],
+      )
+      assert.strictEqual(payout.amount.minorUnits, 12_550 + 1_234 + 2_000 - 20)
+      const report = yield* TransactionReport.report({
+        partnerId,
+        from: "2026-03-02" as CalendarDate,
+        to: "2026-03-02" as CalendarDate,
+        limit: 10,
+      })
+      const [usd] = report.lineTotals
+      assert.strictEqual(usd?.collected.minorUnits, 12_550 + 1_234 + 2_000)
+      assert.strictEqual(usd?.fees.minorUnits, 20)
+      const available = (yield* Payouts.balance(partnerId, companyId, "USD")).available.minorUnits
+      assert.strictEqual(usd?.net.minorUnits, payout.amount.minorUnits + available)
+      assert.sameMembers(
+        report.lines.map((line) => line.lineId),
+        items.data.map((item) => item.itemId),
+      )
     }).pipe(Effect.provide(layer())),
   )
 })
