@@ -39,6 +39,7 @@ export const mutate = [
   "packages/domain/src/kernel/Money.ts",
   "packages/domain/src/kernel/FieldChecks.ts",
   // the pure rules of each area (policies, schedules, tables, validation)
+  "packages/domain/src/cards-and-charity/RecurringGift.ts",
   "packages/domain/src/companies/CompanyValidation.ts",
   "packages/domain/src/payments/ReturnCodes.ts",
   "packages/domain/src/payments/TransferOutcomePolicy.ts",

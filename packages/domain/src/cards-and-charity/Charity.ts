@@ -265,10 +265,10 @@ export const collectDue = UseCase.fn("Charity.collectDue")(function* (
   const recurrence = state.recurrence
   if (RecurringGift.dueDateToCollect(recurrence.startDate, recurrence.lastDueDate, day) === undefined)
     return Option.none<CollectOutcome>()
+  // A recurring gift names its donor (`CharityTransaction.recurrenceOf`); its charity exists.
+  if (state.payerRegistrationId === undefined) return Option.none<CollectOutcome>()
   const charity = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, state.companyId))
-  const donor = yield* UseCase.dieOnCorruptEvent(
-    CommandHandler.load(Customer.aggregate, state.payerRegistrationId ?? ""),
-  )
+  const donor = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, state.payerRegistrationId))
   if (charity.state._tag === "Initial") return Option.none<CollectOutcome>()
   const company = charity.state
   const account =
