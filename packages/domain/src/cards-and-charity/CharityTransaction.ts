@@ -1,8 +1,8 @@
 /**
  * Anonymous charity transaction (POST /Transaction/Charity/CreateAnonymous):
  * a donation of `amount` to a charity (a company) by a payer known only by an
- * identity verification id. A record: one command creates it; the money
- * movement itself is the payments side's concern.
+ * identity verification id. One command creates it; the money movement
+ * itself is the payments side's concern (a Transfer per collection).
  *
  * Fee: a pure function of the donation, `computeFee` (1% by default, see
  * `defaultFeeSchedule`), in integer minor units, rounded half up (0.5 cent

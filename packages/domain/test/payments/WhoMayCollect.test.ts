@@ -1,7 +1,8 @@
 /**
  * Who may collect, as a property of the whole domain (issue 24 §5): whatever
  * a partner and a payer do (payment requests accepted by the payer, autopay
- * collected by the service, payment plans collected by the scheduler), no
+ * collected by the service, payment plans collected by the scheduler, a
+ * recurring charity gift given and collected again a month later), no
  * transfer ever leaves an unverified payer or reaches an unverified company;
  * and between a Verified company and a Verified payer every one of these
  * collections starts its transfer. The rules themselves are specified with
@@ -11,6 +12,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Layer } from "effect"
 import fc from "fast-check"
+import * as Charity from "../../src/cards-and-charity/Charity.ts"
 import * as Companies from "../../src/companies/Companies.ts"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as BankAccounts from "../../src/customers/BankAccounts.ts"
@@ -20,7 +22,7 @@ import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import * as CalendarDate from "../../src/kernel/CalendarDate.ts"
-import type { BankAccountId, CompanyId, PartnerId, RegistrationId } from "../../src/kernel/Ids.ts"
+import type { BankAccountId, CompanyId, PartnerId, RegistrationId, VerificationId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import * as AutoCollection from "../../src/payments/AutoCollection.ts"
 import * as Payments from "../../src/payments/Payments.ts"
@@ -47,7 +49,10 @@ const layer = () =>
     Transfers.eSignatureSandbox,
   )
 
-type Collection = "Request" | "AutoPay" | "Plan"
+type Collection = "Request" | "AutoPay" | "Plan" | "RecurringGift"
+
+/** The transfers one collection starts between verified parties (a recurring gift: its first and its second month). */
+const transfersOf = (collection: Collection): number => (collection === "RecurringGift" ? 2 : 1)
 
 /** A company whose KYB ended (or not yet) with `status`. */
 const company = Effect.fnUntraced(function* (status: WhoMayCollect.CompanyStatus) {
@@ -119,13 +124,29 @@ const attempt = Effect.fnUntraced(function* (collection: Collection) {
       yield* PaymentPlans.collectDue(plan.paymentPlanId, today)
       return
     }
+    case "RecurringGift": {
+      const gift = yield* Charity.createAnonymous({
+        partnerId,
+        donor: payer,
+        verificationId: "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a68" as VerificationId,
+        companyId,
+        amount: usd(10),
+        isRecurring: true,
+        payerCoversFee: true,
+      })
+      yield* Charity.collectDue(gift.charityTransactionId, CalendarDate.addMonths(today, 1))
+      return
+    }
   }
 })
 
 const world = fc.record({
   companyStatus: fc.constantFrom<WhoMayCollect.CompanyStatus>("Unverified", "Verified", "Rejected"),
   payerKyc: fc.constantFrom<WhoMayCollect.KycStatus>("NotStarted", "Pending", "Verified", "Rejected"),
-  collections: fc.array(fc.constantFrom<Collection>("Request", "AutoPay", "Plan"), { minLength: 1, maxLength: 4 }),
+  collections: fc.array(fc.constantFrom<Collection>("Request", "AutoPay", "Plan", "RecurringGift"), {
+    minLength: 1,
+    maxLength: 4,
+  }),
 })
 
 describe("who may collect", () => {
@@ -140,7 +161,10 @@ describe("who may collect", () => {
             const store = yield* ReadModelStore
             const transfers = yield* store.find(TransfersProjection.collection, { partnerId, limit: 100 })
             const mayCollect = WhoMayCollect.mayCollect({ companyStatus, payerKyc })
-            assert.strictEqual(transfers.items.length, mayCollect ? collections.length : 0)
+            assert.strictEqual(
+              transfers.items.length,
+              mayCollect ? collections.reduce((sum, collection) => sum + transfersOf(collection), 0) : 0,
+            )
           }).pipe(Effect.provide(layer())),
         ),
       ),
