@@ -372,6 +372,23 @@ describe("POST /cardpayment", () => {
     }),
   )
 
+  it.effect(
+    "a merchantId that is one of the partner's Verified companies credits its balance at once; not Verified is 422",
+    () =>
+      Effect.gen(function* () {
+        const w = yield* world
+        const company = Ids.CompanyId.make(freshId("c0000000"))
+        yield* server.run(registerVerifiedCompany(partnerId, company, "Corner Cafe"))
+        const r = yield* call("/cardpayment", json("POST", w.partner, payment({ merchantId: company })))
+        assert.strictEqual(r.status, 200, r.text)
+        const balance = yield* call(`/Company/${company}/Balance`, bearer(w.partner))
+        assert.deepInclude((balance.json as { available: object }).available, { value: 12.34 })
+        const unverified = yield* call("/cardpayment", json("POST", w.partner, payment({ merchantId: w.acme })))
+        assert.strictEqual(unverified.status, 422, unverified.text)
+        assert.strictEqual((unverified.json as { code: string }).code, "COMPANY_NOT_VERIFIED")
+      }),
+  )
+
   it.effect("a card the processor declines (sandbox: last4 0002) is a 422 CARD_DECLINED problem; nothing is kept", () =>
     Effect.gen(function* () {
       const w = yield* world
