@@ -86,6 +86,24 @@ describe("a new anonymous charity transaction", () => {
       .when(create({ payerCoversFee: false }))
       .then([created(false)])
   })
+  it("a fraction of a minor unit is refused on the amount", () => {
+    spec
+      .given([])
+      .when(create({ amount: { minorUnits: 1.5, currency: "USD" } }))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "amount", message: "must be a whole number of minor units of a supported currency" }],
+      })
+  })
+  it("a donation whose charge would exceed the largest amount once the fee is added is refused", () => {
+    spec
+      .given([])
+      .when(create({ amount: usd(Money.maxMinorUnits), payerCoversFee: true }))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "amount", message: "is too large once the fee is added" }],
+      })
+  })
   it("a zero donation is refused", () => {
     spec
       .given([])
@@ -99,7 +117,11 @@ describe("a new anonymous charity transaction", () => {
     withFixedFee
       .given([])
       .when(create({ amount: usd(30), payerCoversFee: false }))
-      .thenFails({ _tag: "RuleViolated", code: "AMOUNT_BELOW_FEE" })
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "AMOUNT_BELOW_FEE",
+        reason: "a donation of 0.30 USD leaves nothing after the fee of 0.30",
+      })
     withFixedFee
       .given([])
       .when(create({ amount: usd(30), payerCoversFee: true }))
@@ -122,11 +144,21 @@ describe("an existing anonymous charity transaction", () => {
       .when(create())
       .thenNothingHappens()
   })
-  it("a different request with the same id is refused as AlreadyExists", () => {
-    spec
-      .given([created(true)])
-      .when(create({ isRecurring: true }))
-      .thenFails({ _tag: "AlreadyExists", entity: "CharityTransaction" })
+  it("a different request with the same id is refused as AlreadyExists, whichever term differs", () => {
+    const other = "9b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a69"
+    for (const changes of [
+      { isRecurring: true },
+      { payerCoversFee: false },
+      { amount: usd(10_001) },
+      { companyId: other as CompanyId },
+      { verificationId: other as VerificationId },
+      { partnerId: other as PartnerId },
+      { charityTransactionId: other as CharityTransaction.CharityTransactionId },
+    ])
+      spec
+        .given([created(true)])
+        .when(create(changes))
+        .thenFails({ _tag: "AlreadyExists", entity: "CharityTransaction" })
   })
 })
 
@@ -194,6 +226,17 @@ describe("a new recurring gift", () => {
         collections: 1,
         nextDueDate: day("2026-04-01"),
       }))(fold(CharityTransaction.aggregate, [recurringCreated]))
+  })
+  it("a recurring gift that names no account, or no donor, has no schedule (it cannot be collected again)", () => {
+    const { bankAccountId: _b, ...noAccount } = recurringCreated
+    const { payerRegistrationId: _p, ...noDonor } = recurringCreated
+    for (const event of [noAccount, noDonor]) {
+      const state = fold(CharityTransaction.aggregate, [event])
+      assert.isUndefined(state._tag === "Created" ? state.recurrence : "?")
+    }
+  })
+  it("a one-time gift has no schedule at all", () => {
+    assert.notProperty(fold(CharityTransaction.aggregate, [created(true)]), "recurrence")
   })
   it("a gift recorded before recurring gifts were collected (no account) has no schedule", () => {
     const { payerRegistrationId: _p, bankAccountId: _b, ...older } = recurringCreated
@@ -298,7 +341,7 @@ describe("a one-time gift", () => {
 
 describe("no gift yet", () => {
   it("cannot be cancelled", () => {
-    spec.given([]).when(cancelBy("Donor")).thenFails({ _tag: "IllegalTransition" })
+    spec.given([]).when(cancelBy("Donor")).thenFails({ _tag: "IllegalTransition", state: "Initial" })
   })
   it("is not collected", () => {
     spec.given([]).when(collectOn("2026-04-01")).thenNothingHappens()
