@@ -95,6 +95,14 @@ describe("a new anonymous charity transaction", () => {
         issues: [{ field: "amount", message: "must be a whole number of minor units of a supported currency" }],
       })
   })
+  it("a charge of exactly the largest amount is accepted", () => {
+    spec
+      .given([])
+      .when(create({ amount: usd(Money.maxMinorUnits), payerCoversFee: false }))
+      .thenState((state) =>
+        assert.deepStrictEqual(state._tag === "Created" ? state.payerCharged : undefined, usd(Money.maxMinorUnits)),
+      )
+  })
   it("a donation whose charge would exceed the largest amount once the fee is added is refused", () => {
     spec
       .given([])
@@ -326,7 +334,17 @@ describe("a one-time gift", () => {
     spec
       .given([created(true)])
       .when(cancelBy("Partner"))
-      .thenFails({ _tag: "IllegalTransition" })
+      .thenFails({
+        _tag: "IllegalTransition",
+        entity: "CharityTransaction",
+        state: "OneTime",
+        command: "CancelRecurringGift",
+        reason: "only a recurring gift can be cancelled: a one-time gift is collected once",
+      })
+  })
+  it("ignores a collection or a stop recorded for it", () => {
+    spec.given([created(true)]).ignores(collected("2026-04-01", 2))
+    spec.given([created(true)]).ignores(stopped("CancelledByPartner"))
   })
   it("is never collected again", () => {
     spec
