@@ -6,7 +6,7 @@
  * back if it fails), a return a negative `return` entry; initiation and failure before settlement
  * record nothing (pending money is read from the transfers).
  */
-import { describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import { CardPaymentRegistered } from "../../src/cards-and-charity/CardPaymentEvents.ts"
 import type {
@@ -21,6 +21,7 @@ import type {
 } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import { PaymentRequestPaidByCard } from "../../src/payments/PaymentRequestEvents.ts"
+import * as Transfer from "../../src/payments/Transfer.ts"
 import {
   type RefundId,
   TransferFailed,
@@ -31,7 +32,7 @@ import {
   TransferReturned,
   TransferSettled,
 } from "../../src/payments/TransferEvents.ts"
-import type * as Ledger from "../../src/payouts/Ledger.ts"
+import * as Ledger from "../../src/payouts/Ledger.ts"
 import { cardPolicy, feePolicy, policy, terminalCardPolicy } from "../../src/payouts/LedgerPolicy.ts"
 import { Fixtures, PolicySpecification } from "../../src/testing/index.ts"
 import * as PaymentRequestFixtures from "../fixtures/PaymentRequestFixtures.ts"
@@ -250,6 +251,14 @@ describe("a transfer collecting a charity gift, with the platform's fee", () => 
       .given([gift, settled])
       .when(TransferRefundRequested.make({ transferId, refundId, amount: Money.make(2_500, "USD"), at: later }))
       .thenNothingIsIssued()
+  })
+  it("a fee of zero, or a transfer not known, issues no fee entry", () => {
+    feeSpec
+      .given([TransferInitiated.make({ ...gift, platformFee: Money.make(0, "USD") })])
+      .when(settled)
+      .thenNothingIsIssued()
+    assert.isUndefined(feePolicy.react(settled, Transfer.initialState))
+    assert.isUndefined(Ledger.feeEntryOf(settled, Transfer.initialState))
   })
   it("a transfer without a fee (a payment) issues no fee entry", () => {
     feeSpec
