@@ -21,21 +21,20 @@
  * longer due and nothing is recorded; the stream's optimistic concurrency is
  * the backstop.
  */
-import { createHash } from "node:crypto"
 import { AutoCollection, CalendarDate } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as SandboxClock from "../SandboxClock.ts"
+import * as AdvisoryLocks from "./AdvisoryLocks.ts"
 import { worker } from "./Polling.ts"
 
-/** First key of this scheduler's advisory locks (arbitrary, fixed; not the plan scheduler's). */
-export const lockNamespace = 74603986
+/** First key of this worker's advisory locks. */
+const lockNamespace = AdvisoryLocks.namespaces.autoCollection
 
 /** Requests tried per round. */
 export const batchSize = 50
 
-const lockKeyOf = (paymentRequestId: string): number =>
-  createHash("sha256").update(paymentRequestId).digest().readInt32BE(0)
+const lockKeyOf = AdvisoryLocks.keyOf
 
 /** The worker's name in logs and `GET /readyz`; kept from before the module was named AutoCollectionScheduler (operators may watch it). */
 export const name = "autopay-scheduler"

@@ -15,7 +15,6 @@
  * message exists exactly when its notice was recorded.
  */
 
-import { createHash } from "node:crypto"
 import {
   CalendarDate,
   type EventStore,
@@ -31,12 +30,13 @@ import {
 import { Clock, Effect, type Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as SandboxClock from "../SandboxClock.ts"
+import * as AdvisoryLocks from "./AdvisoryLocks.ts"
 import { worker } from "./Polling.ts"
 
-/** First key of the notifier's advisory locks (arbitrary, fixed; not the plan scheduler's). */
-export const lockNamespace = 74603986
+/** First key of this worker's advisory locks. */
+const lockNamespace = AdvisoryLocks.namespaces.paymentNotifier
 
-const lockKeyOf = (noticeId: string): number => createHash("sha256").update(noticeId).digest().readInt32BE(0)
+const lockKeyOf = AdvisoryLocks.keyOf
 
 export interface Options {
   /** Days before the due date a reminder goes out (0: on the due date). */

@@ -14,17 +14,17 @@
  * instance a moment earlier) is seen and nothing is recorded; the plan
  * stream's optimistic concurrency is the backstop.
  */
-import { createHash } from "node:crypto"
 import { CalendarDate, PaymentPlans } from "@partnerpay/domain"
 import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as SandboxClock from "../SandboxClock.ts"
+import * as AdvisoryLocks from "./AdvisoryLocks.ts"
 import { worker } from "./Polling.ts"
 
-/** First key of the scheduler's advisory locks (arbitrary, fixed). */
-export const lockNamespace = 74603985
+/** First key of this worker's advisory locks. */
+const lockNamespace = AdvisoryLocks.namespaces.planScheduler
 
-const lockKeyOf = (paymentPlanId: string): number => createHash("sha256").update(paymentPlanId).digest().readInt32BE(0)
+const lockKeyOf = AdvisoryLocks.keyOf
 
 export const layer = (options: { readonly pollMillis?: number } = {}) =>
   worker(

@@ -20,15 +20,15 @@
  * moment earlier by another instance is seen and nothing is recorded; the
  * stream's optimistic concurrency is the backstop.
  */
-import { createHash } from "node:crypto"
 import { CalendarDate, Charity } from "@partnerpay/domain"
 import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as SandboxClock from "../SandboxClock.ts"
+import * as AdvisoryLocks from "./AdvisoryLocks.ts"
 import { worker } from "./Polling.ts"
 
-/** First key of this scheduler's advisory locks (arbitrary, fixed; not the other schedulers'). */
-export const lockNamespace = 74603987
+/** First key of this worker's advisory locks. */
+const lockNamespace = AdvisoryLocks.namespaces.recurringCharity
 
 /** Gifts tried per round. */
 export const batchSize = 50
@@ -36,8 +36,7 @@ export const batchSize = 50
 /** The worker's name in logs and `GET /readyz`. */
 export const name = "recurring-charity-scheduler"
 
-const lockKeyOf = (charityTransactionId: string): number =>
-  createHash("sha256").update(charityTransactionId).digest().readInt32BE(0)
+const lockKeyOf = AdvisoryLocks.keyOf
 
 export const layer = (options: { readonly pollMillis?: number } = {}) =>
   worker(
