@@ -29,6 +29,7 @@ import { PersonalDataCrypto } from "@partnerpay/secrets"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import * as PartnerScope from "./PartnerScope.ts"
 import * as PgUnit from "./PgUnit.ts"
 import { unavailable } from "./SqlErrors.ts"
 
@@ -96,12 +97,20 @@ export const make = (
     return hit.key
   }
 
-  /** A new key for `subject`, to be inserted by `unit`'s commit. */
-  const pendingKey = (unit: PgUnit.Unit, subject: string): KeyObject => {
+  /**
+   * A new key for `subject`, to be inserted by `unit`'s commit, filed under the request's partner, else
+   * the partner the subject names, else the partner of the streams the unit writes.
+   */
+  const pendingKey = (unit: PgUnit.Unit, subject: string, partner: string | undefined): KeyObject => {
     const fresh = PersonalDataCrypto.newDataKey()
     const key = PersonalDataCrypto.keyObject(fresh)
+    let partnerId = PartnerScope.forSubject(partner, subject)
+    if (partnerId === "") {
+      for (const stream of unit.streams.values()) if (partnerId === "") partnerId = stream.partnerId
+    }
     unit.dataKeys.set(subject, {
       subject,
+      partnerId,
       wrapped: PersonalDataCrypto.wrapDataKey(masterKey, subject, fresh),
       masterKeyId: masterId,
       key,
@@ -130,10 +139,13 @@ export const make = (
     const hit = cached(subject)
     if (hit !== undefined) return hit
     // A subject whose stream the unit creates has no key yet (or the commit says otherwise): no lookup.
-    if (unit !== undefined && sealOptions?.likelyNew === true && !taken.has(subject)) return pendingKey(unit, subject)
+    const partner = yield* PartnerScope.current
+    if (unit !== undefined && sealOptions?.likelyNew === true && !taken.has(subject)) {
+      return pendingKey(unit, subject, partner)
+    }
     const found = yield* table.get(subject)
     if (Option.isSome(found)) return remember(subject, unwrap(subject, found.value))
-    if (unit !== undefined) return pendingKey(unit, subject)
+    if (unit !== undefined) return pendingKey(unit, subject, partner)
     const fresh = PersonalDataCrypto.newDataKey()
     const wrapped = PersonalDataCrypto.wrapDataKey(masterKey, subject, fresh)
     const stored = yield* table.insert(subject, wrapped, masterId)
@@ -185,20 +197,28 @@ export const makeMemory = (
 /** The `personal_data_keys` table on the `SqlClient` in context. */
 export const sqlTable = (sql: SqlClient): KeyTable => ({
   get: (subject) =>
-    sql<{ wrapped_key: string }>`SELECT wrapped_key FROM personal_data_keys WHERE subject = ${subject}`.pipe(
+    Effect.flatMap(
+      PartnerScope.current,
+      (partner) =>
+        sql<{ wrapped_key: string }>`
+        SELECT wrapped_key FROM personal_data_keys WHERE subject = ${subject} ${PartnerScope.and(sql, partner)}`,
+    ).pipe(
       Effect.map((rows) => Option.fromUndefinedOr(rows[0]?.wrapped_key)),
       unavailable("reading a data key"),
     ),
   insert: (subject, wrapped, masterKeyId) =>
-    sql<{ wrapped_key: string }>`
+    Effect.flatMap(PartnerScope.current, (current) => {
+      const partner = PartnerScope.forSubject(current, subject)
+      return sql<{ wrapped_key: string }>`
       WITH inserted AS (
-        INSERT INTO personal_data_keys (subject, wrapped_key, master_key_id)
-        VALUES (${subject}, ${wrapped}, ${masterKeyId})
+        INSERT INTO personal_data_keys (subject, wrapped_key, master_key_id, partner_id)
+        VALUES (${subject}, ${wrapped}, ${masterKeyId}, ${partner})
         ON CONFLICT (subject) DO NOTHING
         RETURNING wrapped_key)
       SELECT wrapped_key FROM inserted
-      UNION ALL SELECT wrapped_key FROM personal_data_keys WHERE subject = ${subject}
-      LIMIT 1`.pipe(
+      UNION ALL SELECT wrapped_key FROM personal_data_keys WHERE subject = ${subject} AND partner_id = ${partner}
+      LIMIT 1`
+    }).pipe(
       Effect.flatMap((rows) =>
         rows[0] === undefined
           ? Effect.fail(new EventStore.EventStoreUnavailable({ reason: "a data key could not be stored" }))
@@ -207,7 +227,11 @@ export const sqlTable = (sql: SqlClient): KeyTable => ({
       unavailable("storing a data key"),
     ),
   delete: (subject) =>
-    sql<{ subject: string }>`DELETE FROM personal_data_keys WHERE subject = ${subject} RETURNING subject`.pipe(
+    Effect.flatMap(
+      PartnerScope.current,
+      (partner) => sql<{ subject: string }>`
+        DELETE FROM personal_data_keys WHERE subject = ${subject} ${PartnerScope.and(sql, partner)} RETURNING subject`,
+    ).pipe(
       Effect.map((rows) => rows.length > 0),
       unavailable("erasing a data key"),
     ),
