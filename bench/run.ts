@@ -762,6 +762,11 @@ const targets: ReadonlyArray<{ readonly scenario: string; readonly ratio: number
   { scenario: "PUT /Payment/{id}/Cancel", ratio: 0.5 },
 ]
 const eventStoreTarget = 0.8
+/** Issue 27's memory targets (RSS, MB): idle 1 s after start, and after the loads. */
+const memoryTargets: Record<Target["name"], { readonly idle: number; readonly loaded: number }> = {
+  PostgreSQL: { idle: 150, loaded: 300 },
+  PGlite: { idle: 250, loaded: 400 },
+}
 
 // ---------------------------------------------------------------------------------------------
 // the service and the ceiling servers, alternated
@@ -805,23 +810,58 @@ const serviceEnv = (target: Target, port: number, overrides: Record<string, stri
   ...overrides,
 })
 
+/**
+ * The Node flags the service is started with: those of `pnpm start` (packages/app/package.json,
+ * `node <flags> src/main.ts`, e.g. the young generation's bound), so that the bench measures the
+ * service as operators run it.
+ */
+export const serviceNodeFlags: ReadonlyArray<string> = (() => {
+  const manifest = JSON.parse(readFileSync(join(root, "packages", "app", "package.json"), "utf8")) as {
+    readonly scripts?: Record<string, string>
+  }
+  const words = (manifest.scripts?.start ?? "node src/main.ts").split(/\s+/)
+  return words.slice(1, words.indexOf("src/main.ts")).filter((word) => word.startsWith("--"))
+})()
+
+/** The service's V8 heap in use (MB), from its `GET /metrics`; undefined when it does not answer. */
+const heapUsedMegabytes = async (base: string): Promise<number | undefined> => {
+  try {
+    const response = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(5000) })
+    const match = /^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?)/m.exec(await response.text())
+    return match === null ? undefined : Math.round(Number(match[1]) / 1024 / 1024)
+  } catch {
+    return undefined
+  }
+}
+
 /** Starts the service on the target's data; resolves once it answers, with its start-up time and idle RSS. */
 const startService = async (
   target: Target,
   cpuProfileDir?: string,
   overrides: Record<string, string> = {},
-): Promise<Running & { readonly startupMillis: number; readonly idleRssMb: number | undefined }> => {
+): Promise<
+  Running & {
+    readonly startupMillis: number
+    readonly idleRssMb: number | undefined
+    readonly idleHeapMb: number | undefined
+  }
+> => {
   const started = Date.now()
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const service = await startNode(
-    [...(cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`]), "src/main.ts"],
+    [
+      ...(cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`]),
+      ...serviceNodeFlags,
+      "src/main.ts",
+    ],
     { cwd: join(root, "packages", "app"), env: serviceEnv(target, port, overrides), timeoutMillis: 120_000 },
   )
   await waitForHttp(base, service.child, service.output, 120_000)
   const startupMillis = Date.now() - started
   await sleep(1000)
-  return { base, child: service.child, startupMillis, idleRssMb: rssMegabytes(service.child.pid) }
+  const idleRssMb = rssMegabytes(service.child.pid)
+  return { base, child: service.child, startupMillis, idleRssMb, idleHeapMb: await heapUsedMegabytes(base) }
 }
 
 /**
@@ -914,6 +954,8 @@ interface Start {
   readonly startupMillis: number
   readonly idleRssMb: number | undefined
   readonly loadedRssMb: number | undefined
+  readonly idleHeapMb: number | undefined
+  readonly loadedHeapMb: number | undefined
 }
 
 interface DatabaseRuns {
@@ -980,11 +1022,14 @@ const benchDatabase = async (target: Target, runs: DatabaseRuns): Promise<void> 
       figures.forEach((f, i) => {
         runs.service[i]!.push(f)
       })
+      const loadedRssMb = rssMegabytes(service.child.pid)
       runs.starts.push({
         round,
         startupMillis: service.startupMillis,
         idleRssMb: service.idleRssMb,
-        loadedRssMb: rssMegabytes(service.child.pid),
+        loadedRssMb,
+        idleHeapMb: service.idleHeapMb,
+        loadedHeapMb: await heapUsedMegabytes(service.base),
       })
     } finally {
       await stopChild(service.child)
@@ -1322,8 +1367,10 @@ const markdown = (report: {
     "",
     "## Service start-up and memory",
     "",
-    "| db | first start (new database) | restarts (median) | RSS idle (median) | RSS after load (median) |",
-    "|---|---:|---:|---:|---:|",
+    `Started as \`node ${[...serviceNodeFlags, "src/main.ts"].join(" ")}\` (\`pnpm start\`). RSS from /proc, V8 heap in use from the service's \`GET /metrics\`, idle 1 s after start and right after the loads. Targets (issue 27): PostgreSQL RSS idle <= ${memoryTargets.PostgreSQL.idle} MB, after load <= ${memoryTargets.PostgreSQL.loaded} MB; PGlite <= ${memoryTargets.PGlite.idle} MB and <= ${memoryTargets.PGlite.loaded} MB.`,
+    "",
+    "| db | first start (new database) | restarts (median) | RSS idle (median) | RSS after load (median) | heap used idle | heap used after load | RSS targets |",
+    "|---|---:|---:|---:|---:|---:|---:|---|",
   )
   for (const runs of report.runs) {
     const [first, ...rest] = runs.starts
@@ -1331,8 +1378,21 @@ const markdown = (report: {
       const known = values.filter((v): v is number => v !== undefined)
       return known.length === 0 ? "-" : `${median(known)} MB`
     }
+    const medianOf = (values: ReadonlyArray<number | undefined>) => {
+      const known = values.filter((v): v is number => v !== undefined)
+      return known.length === 0 ? undefined : median(known)
+    }
+    const target = memoryTargets[runs.database]
+    const idle = medianOf(runs.starts.map((s) => s.idleRssMb))
+    const loaded = medianOf(runs.starts.map((s) => s.loadedRssMb))
+    const verdict =
+      idle === undefined || loaded === undefined
+        ? "-"
+        : idle <= target.idle && loaded <= target.loaded
+          ? "met"
+          : `NOT met (idle ${idle <= target.idle ? "met" : "over"}, after load ${loaded <= target.loaded ? "met" : "over"})`
     lines.push(
-      `| ${runs.database} | ${first === undefined ? "-" : `${number(first.startupMillis)} ms`} | ${rest.length === 0 ? "-" : `${number(median(rest.map((s) => s.startupMillis)))} ms`} | ${mb(runs.starts.map((s) => s.idleRssMb))} | ${mb(runs.starts.map((s) => s.loadedRssMb))} |`,
+      `| ${runs.database} | ${first === undefined ? "-" : `${number(first.startupMillis)} ms`} | ${rest.length === 0 ? "-" : `${number(median(rest.map((s) => s.startupMillis)))} ms`} | ${mb(runs.starts.map((s) => s.idleRssMb))} | ${mb(runs.starts.map((s) => s.loadedRssMb))} | ${mb(runs.starts.map((s) => s.idleHeapMb))} | ${mb(runs.starts.map((s) => s.loadedHeapMb))} | ${verdict} |`,
     )
   }
   lines.push("", "## Event store appends vs plain INSERT (packages/adapters-pg/bench/eventstore.ts, PostgreSQL)", "")

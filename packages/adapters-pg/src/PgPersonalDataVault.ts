@@ -20,7 +20,8 @@
  * - `erase(subject)`: deletes the row and forgets the cached key.
  *
  * Cache: unwrapped keys are kept `cacheMillis` (default 30 s), so another
- * process's erasure is seen by this one within that time.
+ * process's erasure is seen by this one within that time, for at most
+ * `maxCachedKeys` subjects (default 10,000; the oldest entry goes first).
  */
 
 import type { KeyObject } from "node:crypto"
@@ -54,7 +55,12 @@ export interface KeyTable {
 
 export interface Options {
   readonly cacheMillis?: number
+  /** At most this many unwrapped keys are cached (default `maxCachedKeys`); the oldest goes first. */
+  readonly maxCachedKeys?: number
 }
+
+/** The default bound of the key cache: 10,000 subjects (about 2 MB). */
+export const maxCachedKeys = 10_000
 
 /** At most this many subjects are remembered as "has a key" after a wrong `likelyNew` guess. */
 const maxKnownTaken = 10_000
@@ -66,6 +72,7 @@ export const make = (
   options: Options = {},
 ): PersonalData.PersonalDataVault["Service"] => {
   const cacheMillis = options.cacheMillis ?? 30_000
+  const cacheSize = Math.max(1, options.maxCachedKeys ?? maxCachedKeys)
   const masterKey = PersonalDataCrypto.keyObject(Redacted.value(master))
   const masterId = PersonalDataCrypto.masterKeyId(Redacted.value(master))
   const cache = new Map<string, { readonly key: KeyObject; readonly until: number }>()
@@ -83,6 +90,9 @@ export const make = (
   }
 
   const remember = (subject: string, key: KeyObject) => {
+    cache.delete(subject)
+    // Bounded: the entry cached longest ago goes (expired ones are dropped when read).
+    if (cache.size >= cacheSize) cache.delete(cache.keys().next().value as string)
     cache.set(subject, { key, until: Date.now() + cacheMillis })
     return key
   }
