@@ -59,7 +59,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
-import { cpus, tmpdir } from "node:os"
+import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { chart } from "./chart.ts"
@@ -1309,7 +1309,11 @@ const summariseProfile = (dir: string): string => {
   let total = 0
   cpu.samples.forEach((id, i) => {
     const frame = byId.get(id)!.callFrame
-    const where = frame.url.replace(/^file:\/\//, "").replace(root, "")
+    // A package of node_modules by its name (not its pnpm store directory).
+    const where = frame.url
+      .replace(/^file:\/\//, "")
+      .replace(root, "")
+      .replace(/^\/?node_modules\/\.pnpm\/[^/]+\/node_modules\//, "node_modules/")
     const key = `${frame.functionName || "(anonymous)"} ${where}:${frame.lineNumber + 1}`
     const delta = cpu.timeDeltas[i] ?? 0
     self.set(key, (self.get(key) ?? 0) + delta)
@@ -1319,15 +1323,19 @@ const summariseProfile = (dir: string): string => {
   // Self time by where the code lives: a package of node_modules, a workspace package, Node itself.
   const areas = new Map<string, number>()
   for (const [key, micros] of self) {
-    const where = key.slice(key.indexOf(" ") + 1)
+    const where = key.slice(key.lastIndexOf(" ") + 1)
     const area =
-      /node_modules\/\.pnpm\/[^/]+\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(where)?.[1] ??
+      /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(where)?.[1] ??
       /^\/?packages\/([^/]+)/.exec(where)?.[1] ??
       (where.startsWith("node:")
         ? "node (built-in modules)"
-        : where.startsWith(":")
-          ? "(native, GC, idle)"
-          : where.split("/")[0]!)
+        : where.startsWith("wasm:")
+          ? "WebAssembly (Node's TypeScript stripper, at start)"
+          : key.startsWith("(idle)")
+            ? "(idle)"
+            : key.startsWith("(garbage collector)")
+              ? "(garbage collector)"
+              : "(native: sockets, crypto, program)")
     areas.set(area, (areas.get(area) ?? 0) + micros)
   }
   const percent = (micros: number) => `${((100 * micros) / total).toFixed(1)}%`
@@ -1409,7 +1417,12 @@ const targetResults = (
   out.push({
     target: "The same scenarios on PGlite",
     required: "reported",
-    measured: pglite.length === 0 ? "-" : pglite.map((r) => `${r.scenario} ${ratioText(r.ratio)}x`).join("; "),
+    measured:
+      pglite.length === 0
+        ? "-"
+        : pglite
+            .map((r) => `${r.scenario} ${ratioText(r.ratio)}x ${r.ceiling === "unit" ? "(e)" : "(b)/(c)"}`)
+            .join("; "),
     met: databases.includes("PGlite") && pglite.length > 0 ? "reported" : "not measured",
   })
   return out
@@ -1436,7 +1449,9 @@ const markdown = (report: {
     "",
     "Ceilings: (a) bare node:http, fixed JSON; (b) HS256 bearer check by hand (createHmac + timingSafeEqual, exp) + " +
       "the read-model SELECT by (collection, id), through @effect/sql-pg; (c) JSON body parsed + one single-row INSERT " +
-      "in autocommit (one transaction) into an events-shaped table, through @effect/sql-pg. PostgreSQL: pool " +
+      "in autocommit (one transaction) into an events-shaped table, through @effect/sql-pg; (d) the token endpoint's " +
+      "essential work; (e) JSON body parsed + ONE statement bumping the stream's version, inserting the event, " +
+      "upserting the read-model document and inserting the outbox row (tables LIKE the service's). PostgreSQL: pool " +
       `${servicePoolSize}, as the service; PGlite: its one session, on the service's data directory.`,
     "",
     "## Targets (issues 9 and 27)",
@@ -1655,7 +1670,7 @@ const profileRun = async (target: Target) => {
   writeFileSync(
     join(resultsDir, `profile-${which}.md`),
     `# CPU profile of the service: ${scenario.name}, 64 connections, PostgreSQL\n\n` +
-      `\`node bench/run.ts --profile=${which}\` on ${new Date().toISOString()} (Node ${process.version}, ${cpus().length} cores; the service under \`node --cpu-prof\`, ${seconds} s of load).\n\n` +
+      `\`node bench/run.ts --profile=${which}\` on ${new Date().toISOString()} (Node ${process.version}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} when written; the service under \`node --cpu-prof\` from its start to its stop: start-up included, ${seconds} s of load). Self times are shares of the sampled time: compare shares, not the req/s of a shared machine.\n\n` +
       `${headline}\n\n${summary}\n`,
   )
 }
