@@ -45,6 +45,8 @@ const globalTables: Record<string, string> = {
 const allowedUnfiltered: ReadonlyArray<readonly [fragment: string, reason: string]> = [
   // Housekeeping piggy-backed on a request (at most once a minute): expired keys of every partner.
   ["DELETE FROM idempotency_keys WHERE expires_at", "purges expired keys of every partner"],
+  // Housekeeping piggy-backed on recording a message (at most once a minute): past the retention.
+  ["DELETE FROM sent_messages WHERE sent_at <", "purges messages past their retention, of every partner"],
   // Housekeeping after a revocation: generations older than every token's lifetime, of every subject.
   ["DELETE FROM token_generations WHERE updated_at", "purges generations older than every token"],
 ]
@@ -196,6 +198,20 @@ const acceptanceRun = async (base: string, name: string, reference: string, phon
   })
   const settled = await poll(base, `/Payment/${paid.paymentRequestId}`, token, (body) => body.status === "Paid")
   await ok(base, "GET", `/Transaction/${settled.transferId}`, token)
+  await ok(base, "POST", `/Transaction/${settled.transferId}/Refund`, token, {
+    amount: { value: 10, currencyCode: "USD" },
+  })
+  await ok(base, "GET", `/Transaction/Report?from=${dueDate}&to=${dueDate}`, token)
+  // The customer's own data and settings.
+  await ok(base, "GET", "/Verification/PersonalData", customerToken)
+  await ok(base, "GET", "/Customer/Notifications", customerToken)
+  await ok(base, "POST", "/DebitAuth/Set", customerToken, { companyId, limit: { value: 250, currencyCode: "USD" } })
+  await ok(base, "GET", "/DebitAuth/List", customerToken)
+  await ok(base, "GET", `/Sandbox/Messages?registrationId=${payer}`, token)
+  // The partner's webhook endpoint (a sealed secret) and its sandbox clock.
+  await ok(base, "PUT", "/Webhooks/Endpoint", token, { url: "http://127.0.0.1:9/webhooks" })
+  await ok(base, "GET", "/Webhooks/Endpoint", token)
+  await ok(base, "GET", "/Sandbox/Clock", token)
   // Created with an Idempotency-Key (and replayed), then cancelled.
   const keyed = await call(base, "POST", "/Payment/Create", {
     token,
@@ -229,6 +245,8 @@ const acceptanceRun = async (base: string, name: string, reference: string, phon
   await ok(base, "GET", `/Company/${companyId}/Balance`, token)
   await ok(base, "GET", "/Events?limit=10", token)
   await ok(base, "GET", "/Webhooks/Deliveries?limit=10", token)
+  // The customer logs out: its tokens are revoked.
+  await ok(base, "DELETE", "/Login/Session", customerToken)
   return { partnerId: created.partnerId as string }
 }
 
