@@ -43,6 +43,18 @@
  *     the service's claims (iss, aud, sub, scope, gen, auth_time, iat, exp, jti) and `kid`,
  *     and answers `{ AccessToken, TokenType, ExpiresInSeconds }`. A wrong pair is 401.
  *
+ *   node bench/baselines.ts unit      (database in BENCH_DATABASE)
+ *     (e) The unit ceiling (issue 27): what a command's unit of work writes, by hand, in ONE
+ *     statement (autocommit, like `commit_unit`): per request, reads and parses the JSON body,
+ *     then one statement of four data-modifying CTEs on tables shaped like the service's
+ *     (`CREATE TABLE ... (LIKE <table> INCLUDING ALL)`, so the same columns, keys and indexes):
+ *     bumps the stream's version (`INSERT ... ON CONFLICT DO UPDATE ... RETURNING version`),
+ *     inserts the event at that version, upserts the read-model document (a new revision from
+ *     the service's `read_model_revisions` sequence) and inserts the outbox row at the event's
+ *     position. `POST /Company/Create` writes a new stream and document, `PUT
+ *     /Payment/{id}/Cancel` the stream and document of the id in the path. No token check, no
+ *     decision, no projection: the essential writes only. Answers `{"eventId": ...}`.
+ *
  * BENCH_DATABASE: `{"kind":"postgres","url":...,"poolSize":10}` or `{"kind":"pglite","dataDir":...}`.
  * Both go through the service's own client, @effect/sql-pg, built by the service's
  * own layers (packages/adapters-pg/src/PgDatabase.ts): `layerPostgres` with the same
@@ -316,6 +328,77 @@ const write = (spec: DatabaseSpec) =>
   )
 
 // ---------------------------------------------------------------------------------------------
+// (e) unit: parse the body + one statement bumping the stream, inserting the event, upserting the
+// read-model document and inserting the outbox row
+
+const unit = (spec: DatabaseSpec) =>
+  withDatabase(
+    spec,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient
+      for (const table of ["streams", "events", "read_models", "outbox"]) {
+        yield* sql`CREATE TABLE IF NOT EXISTS ${sql(`bench_unit_${table}`)} (LIKE ${sql(table)} INCLUDING ALL)`
+      }
+      const partnerId = "00000000-0000-4000-8000-00000000beac"
+      const commit = (streamType: string, streamId: string, eventType: string, data: unknown) => {
+        const eventId = randomUUID()
+        const json = JSON.stringify(data)
+        return Effect.runPromise(
+          sql`
+            WITH stream AS (
+              INSERT INTO bench_unit_streams (stream_id, stream_type, version, partner_id)
+              VALUES (${`${streamType}-${streamId}`}, ${streamType}, 1, ${partnerId})
+              ON CONFLICT (stream_id) DO UPDATE SET version = bench_unit_streams.version + 1, updated_at = now()
+              RETURNING version
+            ), event AS (
+              INSERT INTO bench_unit_events (stream_id, stream_type, stream_version, event_id, event_type,
+                                             schema_version, data, metadata, partner_id)
+              SELECT ${`${streamType}-${streamId}`}, ${streamType}, stream.version, ${eventId}, ${eventType}, 1,
+                     ${json}::jsonb, ${JSON.stringify({ partnerId, correlationId: eventId })}::jsonb, ${partnerId}
+              FROM stream
+              RETURNING global_position
+            ), document AS (
+              INSERT INTO bench_unit_read_models (collection, id, partner_id, keys, sort_key, data, revision)
+              VALUES (${streamType}, ${streamId}, ${partnerId}, ${JSON.stringify({ status: eventType })}::jsonb,
+                      ${new Date().toISOString()}, ${json}::jsonb, nextval('read_model_revisions'))
+              ON CONFLICT (collection, id) DO UPDATE SET keys = EXCLUDED.keys, data = EXCLUDED.data,
+                revision = EXCLUDED.revision
+            )
+            INSERT INTO bench_unit_outbox (id, partner_id, event_type, data, position)
+            SELECT ${eventId}, ${partnerId}, ${eventType}, ${json}::jsonb, event.global_position FROM event`,
+        ).then(() => eventId)
+      }
+      yield* Effect.promise(() =>
+        serve((request, response) => {
+          const chunks: Array<Buffer> = []
+          request.on("data", (chunk: Buffer) => chunks.push(chunk))
+          request.on("end", () => {
+            let body: unknown
+            try {
+              body = chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString("utf8"))
+            } catch {
+              return fail(response, 400, "malformed JSON body")
+            }
+            const path = request.url ?? "/"
+            const cancel = /^\/Payment\/([^/]+)\/Cancel$/.exec(path)
+            const written =
+              request.method === "POST" && path === "/Company/Create"
+                ? commit("Company", randomUUID(), "CompanyRegistered", body)
+                : request.method === "PUT" && cancel !== null
+                  ? commit("PaymentRequest", cancel[1]!, "PaymentRequestCancelled", { paymentRequestId: cancel[1] })
+                  : undefined
+            if (written === undefined) return fail(response, 404, "no such route")
+            written.then(
+              (eventId) => send(response, 200, JSON.stringify({ eventId })),
+              (error: unknown) => fail(response, 503, String(error)),
+            )
+          })
+        }),
+      )
+    }),
+  )
+
+// ---------------------------------------------------------------------------------------------
 // (d) token: parse the body + one SELECT + HMAC secret check + HS256 signature
 
 const b64url = (value: string | Buffer) => Buffer.from(value).toString("base64url")
@@ -405,5 +488,6 @@ if (mode === "bare") await bare()
 else if (mode === "read") await read(database())
 else if (mode === "write") await write(database())
 else if (mode === "token") await token(database())
-else throw new Error("usage: node bench/baselines.ts bare | read | write | token (database in BENCH_DATABASE)")
+else if (mode === "unit") await unit(database())
+else throw new Error("usage: node bench/baselines.ts bare | read | write | token | unit (database in BENCH_DATABASE)")
 process.exit(0)

@@ -8,6 +8,9 @@
  * output line each, in order; saves a process start-up per scenario)
  *   { url, connections, seconds, maxRequests, method, headers, body?, idReplacement?, paths: [string] }
  * `paths` are used round-robin (e.g. one payment request id per request).
+ * `urls` (optional, instead of `url`): several instances of the service, loaded at once, the
+ * connections split evenly between them (one autocannon per instance, in this process); the
+ * figures are their sums (latencies: the slowest instance's), `serverPids` their processes.
  * Bounded: autocannon stops after `seconds` or `maxRequests`, whichever comes first; the
  * printed `seconds` is how long it actually ran, and `requestsPerSecond` = 2xx ÷ that.
  *
@@ -32,6 +35,9 @@ interface LoadSpec {
   readonly paths: ReadonlyArray<string>
   /** The process serving the load (the service or a ceiling server), for its CPU time. */
   readonly serverPid?: number
+  /** Several instances (see the module comment): overrides `url`. */
+  readonly urls?: ReadonlyArray<string>
+  readonly serverPids?: ReadonlyArray<number>
 }
 
 interface Histogram {
@@ -58,7 +64,8 @@ const argument = JSON.parse(raw.startsWith("{") || raw.startsWith("[") ? raw : r
   | ReadonlyArray<LoadSpec>
 const specs: ReadonlyArray<LoadSpec> = Array.isArray(argument) ? argument : [argument as LoadSpec]
 for (const spec of specs)
-  if (new URL(spec.url).hostname !== "127.0.0.1") throw new Error("the benchmark only loads 127.0.0.1")
+  for (const url of spec.urls ?? [spec.url])
+    if (new URL(url).hostname !== "127.0.0.1") throw new Error("the benchmark only loads 127.0.0.1")
 
 const require = createRequire(import.meta.url)
 const autocannon = require("autocannon") as Autocannon
@@ -109,11 +116,11 @@ interface CpuReading {
   readonly machine: number
 }
 
-const readCpu = (serverPid: number | undefined): CpuReading | undefined => {
+const readCpu = (serverPids: ReadonlyArray<number>): CpuReading | undefined => {
   try {
     const own = process.cpuUsage()
     return {
-      server: serverPid === undefined ? 0 : processMicros(serverPid),
+      server: serverPids.reduce((sum, pid) => sum + processMicros(pid), 0),
       postgres: postgresMicros(),
       loadGenerator: own.user + own.system,
       machine: machineMicros(),
@@ -135,15 +142,19 @@ const perAnswer = (before: CpuReading | undefined, after: CpuReading | undefined
   }
 }
 
-/** Runs one scenario and prints its JSON line. */
-const run = async (spec: LoadSpec) => {
-  let next = 0
-  const before = readCpu(spec.serverPid)
-  const result = await autocannon({
-    url: spec.url,
-    connections: spec.connections,
+/** One autocannon load of `spec`'s requests against `url`. */
+const load = (
+  spec: LoadSpec,
+  url: string,
+  connections: number,
+  maxOverallRequests: number,
+  nextPath: () => string,
+): Promise<AutocannonResult> =>
+  autocannon({
+    url,
+    connections,
     duration: spec.seconds,
-    maxOverallRequests: Math.max(spec.maxRequests, spec.connections),
+    maxOverallRequests: Math.max(maxOverallRequests, connections),
     // autocannon notices the end of a load (time or request count) at its next sample tick: at the
     // default 1 s, a load that runs out of requests after 1.2 s would report 2 s (req/s ÷ 1.7).
     sampleInt: 50,
@@ -155,13 +166,59 @@ const run = async (spec: LoadSpec) => {
         headers: spec.headers,
         ...(spec.body === undefined ? {} : { body: spec.body }),
         setupRequest: (request: { path: string }) => {
-          request.path = spec.paths[next++ % spec.paths.length]!
+          request.path = nextPath()
           return request
         },
       },
     ],
   })
-  const cpu = perAnswer(before, readCpu(spec.serverPid), result["2xx"])
+
+/** The figures of loads run at once against several instances, as one load's. */
+const combine = (results: ReadonlyArray<AutocannonResult>): AutocannonResult => {
+  if (results.length === 1) return results[0]!
+  const sum = (f: (r: AutocannonResult) => number) => results.reduce((total, r) => total + f(r), 0)
+  const statusCodeStats: Record<string, { count: number }> = {}
+  for (const r of results)
+    for (const [code, stats] of Object.entries(r.statusCodeStats ?? {}))
+      statusCodeStats[code] = { count: (statusCodeStats[code]?.count ?? 0) + stats.count }
+  return {
+    duration: Math.max(...results.map((r) => r.duration)),
+    latency: {
+      p50: Math.max(...results.map((r) => r.latency.p50)),
+      p99: Math.max(...results.map((r) => r.latency.p99)),
+      average: sum((r) => r.latency.average) / results.length,
+    },
+    requests: { ...results[0]!.requests, total: sum((r) => r.requests.total) },
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    non2xx: sum((r) => r.non2xx),
+    "2xx": sum((r) => r["2xx"]),
+    statusCodeStats,
+  }
+}
+
+/** Runs one scenario and prints its JSON line. */
+const run = async (spec: LoadSpec) => {
+  let next = 0
+  const nextPath = () => spec.paths[next++ % spec.paths.length]!
+  const urls = spec.urls ?? [spec.url]
+  const pids = spec.serverPids ?? (spec.serverPid === undefined ? [] : [spec.serverPid])
+  const before = readCpu(pids)
+  const total = Math.max(spec.maxRequests, spec.connections)
+  const results = await Promise.all(
+    urls.map((url, i) =>
+      // The connections split evenly, the first instances taking the remainder.
+      load(
+        spec,
+        url,
+        Math.floor(spec.connections / urls.length) + (i < spec.connections % urls.length ? 1 : 0),
+        Math.ceil(total / urls.length),
+        nextPath,
+      ),
+    ),
+  )
+  const result = combine(results)
+  const cpu = perAnswer(before, readCpu(pids), result["2xx"])
   const statusCodes: Record<string, number> = {}
   for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats.count
   process.stdout.write(

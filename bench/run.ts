@@ -59,7 +59,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
-import { tmpdir } from "node:os"
+import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { chart } from "./chart.ts"
@@ -605,10 +605,14 @@ interface LoadSpec {
  * process start-up for all of them); resolves with their figures, in order.
  */
 const loadAll = async (
-  base: string,
+  base: string | ReadonlyArray<string>,
   specs: ReadonlyArray<LoadSpec>,
-  serverPid?: number,
+  serverPid?: number | ReadonlyArray<number | undefined>,
 ): Promise<ReadonlyArray<Figures>> => {
+  const bases = typeof base === "string" ? [base] : base
+  const pids = (typeof serverPid === "number" ? [serverPid] : (serverPid ?? [])).filter(
+    (pid): pid is number => pid !== undefined,
+  )
   // Through a file: with every pre-created payment path, an argument can exceed the OS limit (E2BIG).
   const specDir = mkdtempSync(join(tmpdir(), "partnerpay-load-"))
   const specFile = join(specDir, "scenarios.json")
@@ -616,7 +620,8 @@ const loadAll = async (
     specFile,
     JSON.stringify(
       specs.map((spec) => ({
-        url: base,
+        url: bases[0],
+        ...(bases.length > 1 ? { urls: bases, serverPids: pids } : {}),
         connections: spec.connections,
         seconds,
         maxRequests: spec.maxRequests ?? 2_000_000,
@@ -628,7 +633,7 @@ const loadAll = async (
         ...(spec.body === undefined ? {} : { body: spec.body }),
         idReplacement: spec.idReplacement ?? false,
         paths: spec.paths,
-        ...(serverPid === undefined ? {} : { serverPid }),
+        ...(pids.length === 1 ? { serverPid: pids[0] } : {}),
       })),
     ),
   )
@@ -647,7 +652,7 @@ const loadAll = async (
 // ---------------------------------------------------------------------------------------------
 // scenarios and ceilings
 
-type Ceiling = "bare" | "select" | "insert" | "token"
+type Ceiling = "bare" | "select" | "insert" | "token" | "unit"
 
 const ceilingLabel = (ceiling: Ceiling, database: string) =>
   ceiling === "bare"
@@ -656,7 +661,9 @@ const ceilingLabel = (ceiling: Ceiling, database: string) =>
       ? `(b) HS256 check + SELECT (${database === "PGlite" ? "PGlite" : `pool ${servicePoolSize}`})`
       : ceiling === "token"
         ? `(d) SELECT + HMAC secret check + HS256 sign (${database === "PGlite" ? "PGlite" : `pool ${servicePoolSize}`})`
-        : `(c) 1 INSERT tx (${database === "PGlite" ? "PGlite" : `pool ${servicePoolSize}`})`
+        : ceiling === "unit"
+          ? `(e) 1 unit statement: stream, event, document, outbox (${database === "PGlite" ? "PGlite" : `pool ${servicePoolSize}`})`
+          : `(c) 1 INSERT tx (${database === "PGlite" ? "PGlite" : `pool ${servicePoolSize}`})`
 
 interface Scenario {
   readonly name: string
@@ -671,7 +678,7 @@ interface Scenario {
 const createCompany = (connections: number): Scenario => ({
   name: "POST /Company/Create",
   connections,
-  ceilings: ["insert"],
+  ceilings: ["insert", "unit"],
   spec: (f) => ({
     connections,
     method: "POST",
@@ -684,7 +691,7 @@ const createCompany = (connections: number): Scenario => ({
 const cancelPayment = (connections: number, cancellable: number): Scenario => ({
   name: "PUT /Payment/{id}/Cancel",
   connections,
-  ceilings: ["insert"],
+  ceilings: ["insert", "unit"],
   cancellable,
   // Each fresh payment request is cancelled once: the first by the check, the others by the load,
   // which ends when all are cancelled (or after `seconds`). No warm-up: it would use them up (the
@@ -754,14 +761,25 @@ const scenarios: ReadonlyArray<Scenario> = profile
         ...readScenarios,
       ]
 
-/** The issue's targets: service ÷ its first ceiling, PostgreSQL, 64 connections. */
-const targets: ReadonlyArray<{ readonly scenario: string; readonly ratio: number }> = [
+/**
+ * The issues' targets: service ÷ a ceiling (its first unless named), PostgreSQL, 64 connections.
+ * Issue 9: against the SELECT and INSERT ceilings; issue 27: creates and cancels >= 0.7x the unit
+ * ceiling (e), which does the same essential writes by hand.
+ */
+const targets: ReadonlyArray<{ readonly scenario: string; readonly ratio: number; readonly ceiling?: Ceiling }> = [
   { scenario: "GET /company/status", ratio: 0.5 },
   { scenario: "GET /Transaction/{id}", ratio: 0.5 },
   { scenario: "POST /Company/Create", ratio: 0.35 },
   { scenario: "PUT /Payment/{id}/Cancel", ratio: 0.5 },
+  { scenario: "POST /Company/Create", ratio: 0.7, ceiling: "unit" },
+  { scenario: "PUT /Payment/{id}/Cancel", ratio: 0.7, ceiling: "unit" },
 ]
 const eventStoreTarget = 0.8
+/** Issue 27's memory targets (RSS, MB): idle 1 s after start, and after the loads. */
+const memoryTargets: Record<Target["name"], { readonly idle: number; readonly loaded: number }> = {
+  PostgreSQL: { idle: 150, loaded: 300 },
+  PGlite: { idle: 250, loaded: 400 },
+}
 
 // ---------------------------------------------------------------------------------------------
 // the service and the ceiling servers, alternated
@@ -805,23 +823,58 @@ const serviceEnv = (target: Target, port: number, overrides: Record<string, stri
   ...overrides,
 })
 
+/**
+ * The Node flags the service is started with: those of `pnpm start` (packages/app/package.json,
+ * `node <flags> src/main.ts`, e.g. the young generation's bound), so that the bench measures the
+ * service as operators run it.
+ */
+export const serviceNodeFlags: ReadonlyArray<string> = (() => {
+  const manifest = JSON.parse(readFileSync(join(root, "packages", "app", "package.json"), "utf8")) as {
+    readonly scripts?: Record<string, string>
+  }
+  const words = (manifest.scripts?.start ?? "node src/main.ts").split(/\s+/)
+  return words.slice(1, words.indexOf("src/main.ts")).filter((word) => word.startsWith("--"))
+})()
+
+/** The service's V8 heap in use (MB), from its `GET /metrics`; undefined when it does not answer. */
+const heapUsedMegabytes = async (base: string): Promise<number | undefined> => {
+  try {
+    const response = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(5000) })
+    const match = /^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?)/m.exec(await response.text())
+    return match === null ? undefined : Math.round(Number(match[1]) / 1024 / 1024)
+  } catch {
+    return undefined
+  }
+}
+
 /** Starts the service on the target's data; resolves once it answers, with its start-up time and idle RSS. */
 const startService = async (
   target: Target,
   cpuProfileDir?: string,
   overrides: Record<string, string> = {},
-): Promise<Running & { readonly startupMillis: number; readonly idleRssMb: number | undefined }> => {
+): Promise<
+  Running & {
+    readonly startupMillis: number
+    readonly idleRssMb: number | undefined
+    readonly idleHeapMb: number | undefined
+  }
+> => {
   const started = Date.now()
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const service = await startNode(
-    [...(cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`]), "src/main.ts"],
+    [
+      ...(cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`]),
+      ...serviceNodeFlags,
+      "src/main.ts",
+    ],
     { cwd: join(root, "packages", "app"), env: serviceEnv(target, port, overrides), timeoutMillis: 120_000 },
   )
   await waitForHttp(base, service.child, service.output, 120_000)
   const startupMillis = Date.now() - started
   await sleep(1000)
-  return { base, child: service.child, startupMillis, idleRssMb: rssMegabytes(service.child.pid) }
+  const idleRssMb = rssMegabytes(service.child.pid)
+  return { base, child: service.child, startupMillis, idleRssMb, idleHeapMb: await heapUsedMegabytes(base) }
 }
 
 /**
@@ -846,7 +899,15 @@ const startCeiling = async (ceiling: Ceiling, target: Target): Promise<Running> 
   const server = await startNode(
     [
       join(root, "bench", "baselines.ts"),
-      ceiling === "bare" ? "bare" : ceiling === "select" ? "read" : ceiling === "token" ? "token" : "write",
+      ceiling === "bare"
+        ? "bare"
+        : ceiling === "select"
+          ? "read"
+          : ceiling === "token"
+            ? "token"
+            : ceiling === "unit"
+              ? "unit"
+              : "write",
     ],
     {
       cwd: root,
@@ -914,6 +975,8 @@ interface Start {
   readonly startupMillis: number
   readonly idleRssMb: number | undefined
   readonly loadedRssMb: number | undefined
+  readonly idleHeapMb: number | undefined
+  readonly loadedHeapMb: number | undefined
 }
 
 interface DatabaseRuns {
@@ -925,9 +988,13 @@ interface DatabaseRuns {
   readonly ceilings: Record<Ceiling, Array<Array<Figures>>>
   /** [scenario][round]: fresh payment requests its cancels went round-robin over */
   readonly cancellable: Array<Array<number>>
+  /** The fixture of the rounds (for the instances phase). */
+  fixture?: Fixture
+  /** Issue 27: the write scenario on 1, 2 and 3 instances (PostgreSQL); [instances - 1][round]. */
+  readonly instances: Array<Array<Figures>>
 }
 
-const allCeilings: ReadonlyArray<Ceiling> = ["bare", "select", "insert", "token"]
+const allCeilings: ReadonlyArray<Ceiling> = ["bare", "select", "insert", "token", "unit"]
 
 const emptyRuns = (database: Target["name"]): DatabaseRuns => {
   const empty = () => scenarios.map((): Array<Figures> => [])
@@ -935,8 +1002,49 @@ const emptyRuns = (database: Target["name"]): DatabaseRuns => {
     database,
     starts: [],
     service: empty(),
-    ceilings: { bare: empty(), select: empty(), insert: empty(), token: empty() },
+    ceilings: { bare: empty(), select: empty(), insert: empty(), token: empty(), unit: empty() },
     cancellable: scenarios.map((): Array<number> => []),
+    instances: instanceCounts.map((): Array<Figures> => []),
+  }
+}
+
+/** The instance counts of the instances phase. */
+const instanceCounts: ReadonlyArray<number> = [1, 2, 3]
+
+/**
+ * Issue 27: `POST /Company/Create` at 64 connections spread evenly over 1, 2 and 3 instances of
+ * the service on the same PostgreSQL database (one load process, one autocannon per instance),
+ * each count started afresh and stopped after its load, in rounds. The machine has few cores (2
+ * in development): more instances there measure contention for the same CPUs (the load generator
+ * and PostgreSQL included), not how far instances scale on their own machines.
+ */
+const benchInstances = async (target: Target, runs: DatabaseRuns): Promise<void> => {
+  const fixture = runs.fixture
+  if (profile || target.kind !== "postgres" || fixture === undefined) return
+  const spec = createCompany(64).spec(fixture, [])
+  for (let round = 1; round <= rounds; round++) {
+    for (const [index, count] of instanceCounts.entries()) {
+      const tag = `[${target.name} instances ${count}, ${round}/${rounds}]`
+      await quietDatabase(target, `${tag} before starting`)
+      progress(`\n${tag} starting ${count} instance(s)...`)
+      const services: Array<Running> = []
+      try {
+        for (let i = 0; i < count; i++) services.push(await startService(target))
+        for (const service of services)
+          await checkAndWarmUp(service.base, [spec], `instance ${services.indexOf(service) + 1}`)
+        await drainOutbox(services[0]!.base, target.name)
+        await quietDatabase(target, `${tag} before the load`, true)
+        progress(`${tag} load of ${seconds} s over ${count} instance(s)`)
+        const [figures] = await loadAll(
+          services.map((service) => service.base),
+          [spec],
+          services.map((service) => service.child.pid),
+        )
+        runs.instances[index]!.push(figures!)
+      } finally {
+        for (const service of services) await stopChild(service.child)
+      }
+    }
   }
 }
 
@@ -953,6 +1061,7 @@ const benchDatabase = async (target: Target, runs: DatabaseRuns): Promise<void> 
     if (fixture === undefined) {
       progress(`\n${tag} preparing the fixture...`)
       fixture = await prepareFixture(target)
+      runs.fixture = fixture
       await quietDatabase(target, `round ${round}, after the fixture`)
     }
     progress(`\n${tag} starting the service...`)
@@ -980,11 +1089,14 @@ const benchDatabase = async (target: Target, runs: DatabaseRuns): Promise<void> 
       figures.forEach((f, i) => {
         runs.service[i]!.push(f)
       })
+      const loadedRssMb = rssMegabytes(service.child.pid)
       runs.starts.push({
         round,
         startupMillis: service.startupMillis,
         idleRssMb: service.idleRssMb,
-        loadedRssMb: rssMegabytes(service.child.pid),
+        loadedRssMb,
+        idleHeapMb: service.idleHeapMb,
+        loadedHeapMb: await heapUsedMegabytes(service.base),
       })
     } finally {
       await stopChild(service.child)
@@ -1029,14 +1141,16 @@ interface Row {
 
 const rowsOf = (runs: DatabaseRuns): ReadonlyArray<Row> =>
   scenarios.flatMap((scenario, i) =>
-    scenario.ceilings.flatMap((ceiling, c): ReadonlyArray<Row> => {
+    scenario.ceilings.flatMap((ceiling): ReadonlyArray<Row> => {
       const serviceRuns = runs.service[i]!
       const ceilingRuns = runs.ceilings[ceiling][i]!
       if (serviceRuns.length === 0 || ceilingRuns.length === 0) return []
       const service = medianFigures(serviceRuns)
       const ceilingFigures = medianFigures(ceilingRuns)
       const target =
-        c === 0 && scenario.connections === 64 ? targets.find((t) => t.scenario === scenario.name) : undefined
+        scenario.connections === 64
+          ? targets.find((t) => t.scenario === scenario.name && (t.ceiling ?? scenario.ceilings[0]) === ceiling)
+          : undefined
       const fresh = runs.cancellable[i]!
       const firstCancelShare =
         scenario.cancellable === undefined
@@ -1195,16 +1309,53 @@ const summariseProfile = (dir: string): string => {
   let total = 0
   cpu.samples.forEach((id, i) => {
     const frame = byId.get(id)!.callFrame
-    const where = frame.url.replace(/^file:\/\//, "").replace(root, "")
+    // A package of node_modules by its name (not its pnpm store directory).
+    const where = frame.url
+      .replace(/^file:\/\//, "")
+      .replace(root, "")
+      .replace(/^\/?node_modules\/\.pnpm\/[^/]+\/node_modules\//, "node_modules/")
     const key = `${frame.functionName || "(anonymous)"} ${where}:${frame.lineNumber + 1}`
     const delta = cpu.timeDeltas[i] ?? 0
     self.set(key, (self.get(key) ?? 0) + delta)
     total += delta
   })
-  const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25)
+  const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 30)
+  // Self time by where the code lives: a package of node_modules, a workspace package, Node itself.
+  const areas = new Map<string, number>()
+  for (const [key, micros] of self) {
+    const where = key.slice(key.lastIndexOf(" ") + 1)
+    const area =
+      /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(where)?.[1] ??
+      /^\/?packages\/([^/]+)/.exec(where)?.[1] ??
+      (where.startsWith("node:")
+        ? "node (built-in modules)"
+        : where.startsWith("wasm:")
+          ? "WebAssembly (Node's TypeScript stripper, at start)"
+          : key.startsWith("(idle)")
+            ? "(idle)"
+            : key.startsWith("(garbage collector)")
+              ? "(garbage collector)"
+              : "(native: sockets, crypto, program)")
+    areas.set(area, (areas.get(area) ?? 0) + micros)
+  }
+  const percent = (micros: number) => `${((100 * micros) / total).toFixed(1)}%`
   return [
-    `profile ${join(dir, file)} (${(total / 1e6).toFixed(1)} s sampled), top frames by self time:`,
-    ...top.map(([key, micros]) => `${((100 * micros) / total).toFixed(1).padStart(5)}%  ${key}`),
+    `Profile \`${join(dir, file).replace(root, "")}\` (${(total / 1e6).toFixed(1)} s sampled).`,
+    "",
+    "Self time by area:",
+    "",
+    "| area | self time |",
+    "|---|---:|",
+    ...[...areas.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 15)
+      .map(([area, micros]) => `| ${area} | ${percent(micros)} |`),
+    "",
+    "Top frames by self time:",
+    "",
+    "| self time | frame |",
+    "|---:|---|",
+    ...top.map(([key, micros]) => `| ${percent(micros)} | \`${key}\` |`),
   ].join("\n")
 }
 
@@ -1228,8 +1379,20 @@ const targetResults = (
   databases: ReadonlyArray<string>,
 ): ReadonlyArray<TargetResult> => {
   const out: Array<TargetResult> = targets.map((t) => {
-    const row = rows.find((r) => r.database === "PostgreSQL" && r.scenario === t.scenario && r.target !== undefined)
-    const ceiling = t.scenario.startsWith("GET") ? "the SELECT ceiling (b)" : "the INSERT ceiling (c)"
+    const row = rows.find(
+      (r) =>
+        r.database === "PostgreSQL" &&
+        r.scenario === t.scenario &&
+        r.target !== undefined &&
+        (t.ceiling === undefined || r.ceiling === t.ceiling) &&
+        (t.ceiling !== undefined || r.ceiling !== "unit"),
+    )
+    const ceiling =
+      t.ceiling === "unit"
+        ? "the unit ceiling (e)"
+        : t.scenario.startsWith("GET")
+          ? "the SELECT ceiling (b)"
+          : "the INSERT ceiling (c)"
     return {
       target: `${t.scenario}, 64 connections, PostgreSQL`,
       required: `>= ${t.ratio}x ${ceiling}`,
@@ -1254,7 +1417,12 @@ const targetResults = (
   out.push({
     target: "The same scenarios on PGlite",
     required: "reported",
-    measured: pglite.length === 0 ? "-" : pglite.map((r) => `${r.scenario} ${ratioText(r.ratio)}x`).join("; "),
+    measured:
+      pglite.length === 0
+        ? "-"
+        : pglite
+            .map((r) => `${r.scenario} ${ratioText(r.ratio)}x ${r.ceiling === "unit" ? "(e)" : "(b)/(c)"}`)
+            .join("; "),
     met: databases.includes("PGlite") && pglite.length > 0 ? "reported" : "not measured",
   })
   return out
@@ -1281,10 +1449,12 @@ const markdown = (report: {
     "",
     "Ceilings: (a) bare node:http, fixed JSON; (b) HS256 bearer check by hand (createHmac + timingSafeEqual, exp) + " +
       "the read-model SELECT by (collection, id), through @effect/sql-pg; (c) JSON body parsed + one single-row INSERT " +
-      "in autocommit (one transaction) into an events-shaped table, through @effect/sql-pg. PostgreSQL: pool " +
+      "in autocommit (one transaction) into an events-shaped table, through @effect/sql-pg; (d) the token endpoint's " +
+      "essential work; (e) JSON body parsed + ONE statement bumping the stream's version, inserting the event, " +
+      "upserting the read-model document and inserting the outbox row (tables LIKE the service's). PostgreSQL: pool " +
       `${servicePoolSize}, as the service; PGlite: its one session, on the service's data directory.`,
     "",
-    "## Targets (issue 9)",
+    "## Targets (issues 9 and 27)",
     "",
     "| target | required | measured | met? |",
     "|---|---|---|---|",
@@ -1322,8 +1492,10 @@ const markdown = (report: {
     "",
     "## Service start-up and memory",
     "",
-    "| db | first start (new database) | restarts (median) | RSS idle (median) | RSS after load (median) |",
-    "|---|---:|---:|---:|---:|",
+    `Started as \`node ${[...serviceNodeFlags, "src/main.ts"].join(" ")}\` (\`pnpm start\`). RSS from /proc, V8 heap in use from the service's \`GET /metrics\`, idle 1 s after start and right after the loads. Targets (issue 27): PostgreSQL RSS idle <= ${memoryTargets.PostgreSQL.idle} MB, after load <= ${memoryTargets.PostgreSQL.loaded} MB; PGlite <= ${memoryTargets.PGlite.idle} MB and <= ${memoryTargets.PGlite.loaded} MB.`,
+    "",
+    "| db | first start (new database) | restarts (median) | RSS idle (median) | RSS after load (median) | heap used idle | heap used after load | RSS targets |",
+    "|---|---:|---:|---:|---:|---:|---:|---|",
   )
   for (const runs of report.runs) {
     const [first, ...rest] = runs.starts
@@ -1331,10 +1503,24 @@ const markdown = (report: {
       const known = values.filter((v): v is number => v !== undefined)
       return known.length === 0 ? "-" : `${median(known)} MB`
     }
+    const medianOf = (values: ReadonlyArray<number | undefined>) => {
+      const known = values.filter((v): v is number => v !== undefined)
+      return known.length === 0 ? undefined : median(known)
+    }
+    const target = memoryTargets[runs.database]
+    const idle = medianOf(runs.starts.map((s) => s.idleRssMb))
+    const loaded = medianOf(runs.starts.map((s) => s.loadedRssMb))
+    const verdict =
+      idle === undefined || loaded === undefined
+        ? "-"
+        : idle <= target.idle && loaded <= target.loaded
+          ? "met"
+          : `NOT met (idle ${idle <= target.idle ? "met" : "over"}, after load ${loaded <= target.loaded ? "met" : "over"})`
     lines.push(
-      `| ${runs.database} | ${first === undefined ? "-" : `${number(first.startupMillis)} ms`} | ${rest.length === 0 ? "-" : `${number(median(rest.map((s) => s.startupMillis)))} ms`} | ${mb(runs.starts.map((s) => s.idleRssMb))} | ${mb(runs.starts.map((s) => s.loadedRssMb))} |`,
+      `| ${runs.database} | ${first === undefined ? "-" : `${number(first.startupMillis)} ms`} | ${rest.length === 0 ? "-" : `${number(median(rest.map((s) => s.startupMillis)))} ms`} | ${mb(runs.starts.map((s) => s.idleRssMb))} | ${mb(runs.starts.map((s) => s.loadedRssMb))} | ${mb(runs.starts.map((s) => s.idleHeapMb))} | ${mb(runs.starts.map((s) => s.loadedHeapMb))} | ${verdict} |`,
     )
   }
+  lines.push(...instancesSection(report.runs))
   lines.push("", "## Event store appends vs plain INSERT (packages/adapters-pg/bench/eventstore.ts, PostgreSQL)", "")
   if (report.eventStore.length === 0) lines.push("Not measured (see the raw output below).")
   else {
@@ -1370,6 +1556,34 @@ const markdown = (report: {
  * under such a load the machine is busy, so its busy CPU per answer bounds the rate (2 CPUs ÷ it),
  * and a ratio cannot exceed ceiling machine µs ÷ service machine µs.
  */
+/** Issue 27: the write scenario on 1, 2 and 3 instances, ratios to one instance. */
+const instancesSection = (runs: ReadonlyArray<DatabaseRuns>): ReadonlyArray<string> => {
+  const measured = runs.filter((r) => r.instances.some((figures) => figures.length > 0))
+  if (measured.length === 0) return []
+  const lines = [
+    "",
+    "## Several instances (issue 27): POST /Company/Create, 64 connections, one PostgreSQL",
+    "",
+    `The connections spread evenly over 1, 2 and 3 instances of the service (each started afresh), one load process; medians of ${rounds} round(s). **On a machine of ${cpus().length} cores this measures contention**: the instances, PostgreSQL and the load generator share the same CPUs, so more instances cannot answer more; the ratio says what running several instances costs there (coordination through PostgreSQL, heartbeats, workers polling), not how instances scale on machines of their own.`,
+    "",
+    "| db | instances | req/s | ratio to 1 instance | p50 | p99 | non-2xx + errors | service CPU µs/answer (all instances) | machine CPU µs/answer |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ]
+  for (const r of measured) {
+    const one = r.instances[0]!.length === 0 ? undefined : medianFigures(r.instances[0]!)
+    instanceCounts.forEach((count, i) => {
+      const figures = r.instances[i]!
+      if (figures.length === 0) return
+      const m = medianFigures(figures)
+      const errors = (m.non2xx ?? 0) + (m.errors ?? 0) + (m.timeouts ?? 0)
+      lines.push(
+        `| ${r.database} | ${count} | ${number(m.requestsPerSecond)} | ${one === undefined ? "-" : ratioText(m.requestsPerSecond / one.requestsPerSecond)} | ${ms(m.p50)} | ${ms(m.p99)} | ${number(errors)} | ${m.cpuMicrosPerAnswer === undefined ? "-" : number(m.cpuMicrosPerAnswer.server)} | ${m.cpuMicrosPerAnswer === undefined ? "-" : number(m.cpuMicrosPerAnswer.machine)} |`,
+      )
+    })
+  }
+  return lines
+}
+
 const cpuSection = (rows: ReadonlyArray<Row>): ReadonlyArray<string> => {
   const shown = rows.filter(
     (row) =>
@@ -1435,6 +1649,7 @@ const profileRun = async (target: Target) => {
   const scenario = profiledScenario()
   const fixture = await prepareFixture(target)
   const service = await startService(target, measureOnly ? undefined : profileDir)
+  let headline = ""
   try {
     const [cancellable] =
       scenario.cancellable === undefined ? [[]] : await createCancellable(service.base, fixture, [scenario.cancellable])
@@ -1442,13 +1657,22 @@ const profileRun = async (target: Target) => {
     const figures = await loadAll(service.base, [scenario.spec(fixture, cancellable!)])
     const ok = figures[0]!.ok ?? 0
     const perRequest = (now: number, then: number) => `${((1000 * (now - then)) / Math.max(1, ok)).toFixed(0)} µs`
-    console.error(
-      `${scenario.name} x64: ${number(figures[0]!.requestsPerSecond)} req/s; CPU per request: service ${perRequest(cpuMillis([service.child.pid!]), before.service)}, PostgreSQL ${perRequest(cpuMillis(postgresPids()), before.postgres)}`,
-    )
+    headline = `${scenario.name} x64: ${number(figures[0]!.requestsPerSecond)} req/s; CPU per request: service ${perRequest(cpuMillis([service.child.pid!]), before.service)}, PostgreSQL ${perRequest(cpuMillis(postgresPids()), before.postgres)}`
+    console.error(headline)
   } finally {
     await stopChild(service.child)
   }
-  if (!measureOnly) console.log(summariseProfile(profileDir))
+  if (measureOnly) return
+  const summary = summariseProfile(profileDir)
+  console.log(summary)
+  // The summary, kept beside the results (the .cpuprofile itself is large: open it in DevTools).
+  const which = process.argv.find((arg) => /^--profile=/.test(arg))?.replace(/^--profile=/, "") ?? "create"
+  writeFileSync(
+    join(resultsDir, `profile-${which}.md`),
+    `# CPU profile of the service: ${scenario.name}, 64 connections, PostgreSQL\n\n` +
+      `\`node bench/run.ts --profile=${which}\` on ${new Date().toISOString()} (Node ${process.version}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} when written; the service under \`node --cpu-prof\` from its start to its stop: start-up included, ${seconds} s of load). Self times are shares of the sampled time: compare shares, not the req/s of a shared machine.\n\n` +
+      `${headline}\n\n${summary}\n`,
+  )
 }
 
 const main = async () => {
@@ -1485,6 +1709,7 @@ const main = async () => {
     runs.push(measured)
     try {
       await benchDatabase(target, measured)
+      await benchInstances(target, measured)
     } catch (error) {
       const message = `${target.name}: the run failed, only the rounds before the failure are reported: ${error instanceof Error ? error.message : String(error)}`
       console.error(`\n!!! ${message}`)

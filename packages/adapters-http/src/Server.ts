@@ -29,7 +29,7 @@ import {
   HttpRouter,
   HttpServer,
   HttpServerError,
-  type HttpServerResponse,
+  HttpServerResponse,
 } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Api } from "./Api.ts"
@@ -113,6 +113,37 @@ export const HandlersLive = Layer.mergeAll(
   PayoutLive,
 ).pipe(Layer.provideMerge(AuthenticationLive), Layer.provideMerge(ProblemHandling.layer))
 
+let docsPage: Promise<string> | undefined
+
+/**
+ * The reference page's HTML, made once, at its first request: Scalar's inlined script is 6 MB of
+ * source (12 MB of heap with its module), which an instance that never serves /docs never loads.
+ */
+const loadDocsPage = (): Promise<string> => {
+  docsPage ??= (async () => {
+    const { handler, dispose } = HttpRouter.toWebHandler(
+      HttpApiScalar.layer(Api, { path: docsPath, scalar: scalarConfig }).pipe(Layer.provide(HttpServer.layerServices)),
+      { disableLogger: true },
+    )
+    try {
+      return await (await handler(new Request(`http://localhost${docsPath}`))).text()
+    } finally {
+      await dispose()
+    }
+  })().catch((error: unknown) => {
+    docsPage = undefined
+    throw error
+  })
+  return docsPage
+}
+
+/** GET /docs: the API reference page (Scalar, self-contained; see `Routes`). */
+const DocsRoute = HttpRouter.add(
+  "GET",
+  docsPath,
+  Effect.map(Effect.promise(loadDocsPage), (page) => HttpServerResponse.text(page, { contentType: "text/html" })),
+)
+
 /**
  * All routes; requires the ports: `Tokens`, `PartnerCredentials`, `HealthCheck`
  * (and `HttpRouter`, supplied by `serve`/`toWebHandler`).
@@ -123,7 +154,7 @@ export const Routes = Layer.mergeAll(
   // Scalar's CDN) are off, so /docs makes no request outside the service (tested in a real browser).
   // Scalar's developer toolbar (shown on localhost, with buttons that upload the document to Scalar's
   // cloud to share or deploy it) is off: the reference never sends the document anywhere.
-  HttpApiScalar.layer(Api, { path: docsPath, scalar: scalarConfig }),
+  DocsRoute,
   RouterProblems,
   // rate limits, body size limit, Idempotency-Key on every POST (see CrossCutting.ts)
   CrossCutting.layer,

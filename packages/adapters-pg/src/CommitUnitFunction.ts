@@ -26,6 +26,11 @@
  * is still held by the unit's claim (`PgIdempotencyStore`): the answer and the
  * request's writes commit together or not at all.
  *
+ * Partner ids (the distribution column of a sharded deployment, docs/scaling.md): a stream
+ * created by the unit is filed under the partner the unit gives for it (`partner`), an existing
+ * stream keeps its own, and its events and snapshot take their stream's; a data key and the
+ * Idempotency-Key answer carry the partner of the request that made them (`partnerId`).
+ *
  * Error codes: PP001 version conflict, PP002 document conflict, PP003 event id
  * in another stream, PP004 a data key made by the unit for a subject that has
  * one already (`PgPersonalDataVault`), PP005 the unit's Idempotency-Key is no
@@ -55,6 +60,7 @@ DECLARE
   notifying boolean := jsonb_array_length(COALESCE(unit -> 'outbox', '[]'::jsonb)) > 0;
   positions jsonb := '{}'::jsonb;
   batch_positions jsonb;
+  stream_partner text;
 BEGIN
   PERFORM pg_advisory_xact_lock_shared(${rebuildLockKey});
 
@@ -64,7 +70,8 @@ BEGIN
     UPDATE idempotency_keys
     SET status = (d ->> 'status')::integer, content_type = d ->> 'contentType',
         body = decode(d ->> 'body', 'base64'), completed_at = now(), holder = NULL
-    WHERE scope = d ->> 'scope' AND key = d ->> 'key' AND claim = d ->> 'claim' AND status IS NULL;
+    WHERE partner_id = COALESCE(d ->> 'partnerId', '') AND scope = d ->> 'scope' AND key = d ->> 'key'
+      AND claim = d ->> 'claim' AND status IS NULL;
     GET DIAGNOSTICS affected = ROW_COUNT;
     IF affected = 0 THEN
       RAISE EXCEPTION 'idempotency key no longer held' USING ERRCODE = 'PP005',
@@ -76,8 +83,8 @@ BEGIN
   items := COALESCE(unit -> 'dataKeys', '[]'::jsonb);
   FOR i IN 0 .. jsonb_array_length(items) - 1 LOOP
     d := items -> i;
-    INSERT INTO personal_data_keys (subject, wrapped_key, master_key_id)
-    VALUES (d ->> 'subject', d ->> 'wrapped', d ->> 'masterKeyId')
+    INSERT INTO personal_data_keys (subject, wrapped_key, master_key_id, partner_id)
+    VALUES (d ->> 'subject', d ->> 'wrapped', d ->> 'masterKeyId', COALESCE(d ->> 'partnerId', ''))
     ON CONFLICT (subject) DO NOTHING;
     GET DIAGNOSTICS affected = ROW_COUNT;
     IF affected = 0 THEN
@@ -94,23 +101,27 @@ BEGIN
     expected := s ->> 'expected';
     new_version := NULL;
     replayed := false;
+    -- The stream's partner: the stored one for a stream that exists, else the one the unit gives.
+    stream_partner := COALESCE(s ->> 'partner', '');
     IF expected = 'any' THEN
       SELECT stream_id, stream_version INTO hit FROM events WHERE event_id = first_id;
       IF FOUND THEN
         replayed := true;
       ELSE
-        INSERT INTO streams (stream_id, stream_type, version) VALUES (s ->> 'id', s ->> 'type', n)
+        INSERT INTO streams (stream_id, stream_type, version, partner_id)
+        VALUES (s ->> 'id', s ->> 'type', n, stream_partner)
         ON CONFLICT (stream_id) DO UPDATE SET version = streams.version + EXCLUDED.version, updated_at = now()
-        RETURNING version INTO new_version;
+        RETURNING version, partner_id INTO new_version, stream_partner;
       END IF;
     ELSE
       IF expected = 'none' THEN
-        INSERT INTO streams (stream_id, stream_type, version) VALUES (s ->> 'id', s ->> 'type', n)
+        INSERT INTO streams (stream_id, stream_type, version, partner_id)
+        VALUES (s ->> 'id', s ->> 'type', n, stream_partner)
         ON CONFLICT (stream_id) DO NOTHING RETURNING version INTO new_version;
       ELSE
         UPDATE streams SET version = version + n, updated_at = now()
         WHERE stream_id = s ->> 'id' AND version = expected::integer
-        RETURNING version INTO new_version;
+        RETURNING version, partner_id INTO new_version, stream_partner;
       END IF;
       IF new_version IS NULL THEN
         -- The stream is not where the append expects it: a replay of a committed append, or a conflict.
@@ -139,19 +150,21 @@ BEGIN
 
     IF n = 1 THEN
       e := s -> 'events' -> 0;
-      INSERT INTO events (stream_id, stream_type, stream_version, event_id, event_type, schema_version, data, metadata)
+      INSERT INTO events (stream_id, stream_type, stream_version, event_id, event_type, schema_version, data, metadata,
+                          partner_id)
       VALUES (s ->> 'id', s ->> 'type', new_version, first_id, e ->> 'eventType', (e ->> 'schemaVersion')::integer,
-              e -> 'data', COALESCE(e -> 'metadata', '{}'::jsonb))
+              e -> 'data', COALESCE(e -> 'metadata', '{}'::jsonb), stream_partner)
       RETURNING global_position INTO last_position;
       IF notifying THEN
         positions := positions || jsonb_build_object(first_id::text, last_position);
       END IF;
     ELSE
       WITH inserted AS (
-        INSERT INTO events (stream_id, stream_type, stream_version, event_id, event_type, schema_version, data, metadata)
+        INSERT INTO events (stream_id, stream_type, stream_version, event_id, event_type, schema_version, data, metadata,
+                            partner_id)
         SELECT s ->> 'id', s ->> 'type', new_version - n + x.ord::integer, (x.value ->> 'eventId')::uuid,
                x.value ->> 'eventType', (x.value ->> 'schemaVersion')::integer, x.value -> 'data',
-               COALESCE(x.value -> 'metadata', '{}'::jsonb)
+               COALESCE(x.value -> 'metadata', '{}'::jsonb), stream_partner
         FROM jsonb_array_elements(s -> 'events') WITH ORDINALITY AS x(value, ord)
         ORDER BY x.ord
         RETURNING event_id, global_position
@@ -226,9 +239,10 @@ BEGIN
   END IF;
 
   IF jsonb_array_length(COALESCE(unit -> 'snapshots', '[]'::jsonb)) > 0 THEN
-    INSERT INTO snapshots (stream_id, stream_version, schema_version, state)
+    INSERT INTO snapshots (stream_id, stream_version, schema_version, state, partner_id)
     SELECT x.value ->> 'streamId', (x.value ->> 'streamVersion')::integer, (x.value ->> 'schemaVersion')::integer,
-           x.value -> 'state'
+           x.value -> 'state',
+           COALESCE((SELECT st.partner_id FROM streams st WHERE st.stream_id = x.value ->> 'streamId'), '')
     FROM jsonb_array_elements(unit -> 'snapshots') AS x(value)
     ON CONFLICT (stream_id) DO UPDATE SET stream_version = EXCLUDED.stream_version,
       schema_version = EXCLUDED.schema_version, state = EXCLUDED.state, updated_at = now()

@@ -46,6 +46,7 @@ import payoutDueWorkIndexes from "./migrations/0023_payout_due_work_indexes.ts"
 import pendingReimbursementsIndex from "./migrations/0027_pending_reimbursements_index.ts"
 import partnerApiVersion from "./migrations/0031_partner_api_version.ts"
 import partnerWebhookEndpoint from "./migrations/0036_partner_webhook_endpoint.ts"
+import partnerColumns from "./migrations/0043_partner_columns.ts"
 
 /**
  * Every migration of this package, keyed `<id>_<name>`. `runReporting` applies every one a database
@@ -74,6 +75,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0027_pending_reimbursements_index": pendingReimbursementsIndex,
   "0031_partner_api_version": partnerApiVersion,
   "0036_partner_webhook_endpoint": partnerWebhookEndpoint,
+  "0043_partner_columns": partnerColumns,
 }
 
 /** The table recording applied migrations (the layout of Effect's migrator: existing databases keep theirs). */

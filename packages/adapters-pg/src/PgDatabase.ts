@@ -13,7 +13,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
-import { PGlite, type PGliteOptions } from "@electric-sql/pglite"
+import type { PGlite, PGliteOptions } from "@electric-sql/pglite"
 import { Effect, type Layer, Redacted } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -123,6 +123,8 @@ const resetDataDir = (dataDir: string): string => {
  */
 export const openPglite = async (options: PgliteOptions = {}): Promise<{ db: PGlite; origin: PgliteOrigin }> => {
   const { dataDir } = options
+  // Loaded here, not with this module: a service on a PostgreSQL server never loads PGlite.
+  const { PGlite } = await import("@electric-sql/pglite")
   const defaults = (PGlite as unknown as { readonly defaultStartParams?: ReadonlyArray<string> }).defaultStartParams
   const base: PGliteOptions =
     defaults === undefined

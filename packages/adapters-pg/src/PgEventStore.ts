@@ -44,6 +44,7 @@ import { EventStore, Traced } from "@partnerpay/domain"
 import { Clock, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import * as PartnerScope from "./PartnerScope.ts"
 import * as PgReadModelStore from "./PgReadModelStore.ts"
 import * as PgUnit from "./PgUnit.ts"
 import { logFailure, redact } from "./SqlErrors.ts"
@@ -124,10 +125,13 @@ export const make = Traced.fn("PgEventStore.make")(function* (options: Options =
   const mapSqlErrors = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A, EventStore.EventStoreUnavailable> =>
     Effect.catchTag(effect, "SqlError", (error) => unavailable(describeSqlError(error))(error))
 
-  const storedVersion = (streamId: string) =>
+  const storedVersion = (streamId: string, partner: string | undefined) =>
     mapSqlErrors(
-      Effect.map(sql<{ version: number }>`SELECT version FROM streams WHERE stream_id = ${streamId}`, (rows) =>
-        Number(rows[0]?.version ?? 0),
+      Effect.map(
+        sql<{
+          version: number
+        }>`SELECT version FROM streams WHERE stream_id = ${streamId} ${PartnerScope.and(sql, partner)}`,
+        (rows) => Number(rows[0]?.version ?? 0),
       ),
     )
 
@@ -152,11 +156,17 @@ export const make = Traced.fn("PgEventStore.make")(function* (options: Options =
     let base: number
     let stream: PgUnit.PendingStream
     if (pending === undefined) {
+      const partner = yield* PartnerScope.current
       base =
-        expected._tag === "NoStream" ? 0 : expected._tag === "Exact" ? expected.version : yield* storedVersion(streamId)
+        expected._tag === "NoStream"
+          ? 0
+          : expected._tag === "Exact"
+            ? expected.version
+            : yield* storedVersion(streamId, partner)
       stream = {
         streamId,
         streamType,
+        partnerId: PartnerScope.forNewStream(partner, events),
         expected,
         baseVersion: expected._tag === "Any" ? undefined : base,
         events: [],
@@ -213,10 +223,17 @@ export const make = Traced.fn("PgEventStore.make")(function* (options: Options =
     options?: EventStore.AppendOptions,
   ) {
     if (events.length === 0) {
+      // In a partner's request, the position is the stream's last (the partner's own order, docs/scaling.md).
+      const partner = yield* PartnerScope.current
       const rows = yield* mapSqlErrors(
-        sql<{ version: number | null; position: bigint | null }>`
+        partner === undefined
+          ? sql<{ version: number | null; position: bigint | null }>`
           SELECT (SELECT version FROM streams WHERE stream_id = ${streamId}) AS version,
-                 (SELECT max(global_position) FROM events) AS position`,
+                 (SELECT max(global_position) FROM events) AS position`
+          : sql<{ version: number | null; position: bigint | null }>`
+          SELECT (SELECT version FROM streams WHERE stream_id = ${streamId} AND partner_id = ${partner}) AS version,
+                 (SELECT max(global_position) FROM events WHERE stream_id = ${streamId} AND partner_id = ${partner})
+                   AS position`,
       )
       return { streamVersion: Number(rows[0]?.version ?? 0), lastPosition: Number(rows[0]?.position ?? 0) }
     }
@@ -234,26 +251,30 @@ export const make = Traced.fn("PgEventStore.make")(function* (options: Options =
   })
 
   /** Inside a unit: the documents owned by the stream's aggregate, read beside the stream (see Options). */
-  const prefetchOwned = (unit: PgUnit.Unit | undefined, streamId: string): Effect.Effect<void, SqlError> => {
+  const prefetchOwned = (
+    unit: PgUnit.Unit | undefined,
+    streamId: string,
+    partner: string | undefined,
+  ): Effect.Effect<void, SqlError> => {
     if (unit === undefined || options.ownedCollections === undefined) return Effect.void
     const dash = streamId.indexOf("-")
     if (dash <= 0) return Effect.void
     const collections = options.ownedCollections(streamId.slice(0, dash))
     return collections.length === 0
       ? Effect.void
-      : PgReadModelStore.prefetchInto(sql, unit, collections, streamId.slice(dash + 1))
+      : PgReadModelStore.prefetchInto(sql, unit, collections, streamId.slice(dash + 1), partner)
   }
 
-  const readStored = (streamId: string, afterVersion: number, unit?: PgUnit.Unit) =>
+  const readStored = (streamId: string, afterVersion: number, partner: string | undefined, unit?: PgUnit.Unit) =>
     mapSqlErrors(
       Effect.map(
         Effect.all(
           [
             sql<EventRow>`
               SELECT ${sql.literal(columns)} FROM events
-              WHERE stream_id = ${streamId} AND stream_version > ${afterVersion}
+              WHERE stream_id = ${streamId} AND stream_version > ${afterVersion} ${PartnerScope.and(sql, partner)}
               ORDER BY stream_version`,
-            prefetchOwned(unit, streamId),
+            prefetchOwned(unit, streamId, partner),
           ],
           { concurrency: 2 },
         ),
@@ -267,13 +288,14 @@ export const make = Traced.fn("PgEventStore.make")(function* (options: Options =
   ) {
     const afterVersion = options?.afterVersion ?? 0
     const unit = yield* PgUnit.CurrentUnit
+    const partner = yield* PartnerScope.current
     const pending = unit?.streams.get(streamId)
-    if (pending === undefined) return yield* readStored(streamId, afterVersion, unit)
+    if (pending === undefined) return yield* readStored(streamId, afterVersion, partner, unit)
     // Stored events up to the unit's base version (none for a stream the unit creates), then the pending ones.
     const stored =
       pending.baseVersion === 0
         ? []
-        : (yield* readStored(streamId, afterVersion)).filter(
+        : (yield* readStored(streamId, afterVersion, partner)).filter(
             (event) => pending.baseVersion === undefined || event.streamVersion <= pending.baseVersion,
           )
     return [...stored, ...pending.recorded.filter((event) => event.streamVersion > afterVersion)]
@@ -312,6 +334,7 @@ export const make = Traced.fn("PgEventStore.make")(function* (options: Options =
     schemaVersion: number,
     unit: PgUnit.Unit | undefined,
   ) {
+    const partner = yield* PartnerScope.current
     const [rows] = yield* mapSqlErrors(
       Effect.all(
         [
@@ -319,13 +342,14 @@ export const make = Traced.fn("PgEventStore.make")(function* (options: Options =
         SELECT 0 AS kind, NULL::bigint AS global_position, stream_id, NULL AS stream_type, stream_version,
                NULL::uuid AS event_id, NULL AS event_type, schema_version, state AS data, NULL::jsonb AS metadata,
                updated_at AS recorded_at
-        FROM snapshots WHERE stream_id = ${streamId} AND schema_version = ${schemaVersion}
+        FROM snapshots WHERE stream_id = ${streamId} AND schema_version = ${schemaVersion} ${PartnerScope.and(sql, partner)}
         UNION ALL
         SELECT 1, ${sql.literal(columns)} FROM events
-        WHERE stream_id = ${streamId} AND stream_version > COALESCE(
-          (SELECT stream_version FROM snapshots WHERE stream_id = ${streamId} AND schema_version = ${schemaVersion}), 0)
+        WHERE stream_id = ${streamId} ${PartnerScope.and(sql, partner)} AND stream_version > COALESCE(
+          (SELECT stream_version FROM snapshots
+           WHERE stream_id = ${streamId} AND schema_version = ${schemaVersion} ${PartnerScope.and(sql, partner)}), 0)
         ORDER BY kind, stream_version`,
-          prefetchOwned(unit, streamId),
+          prefetchOwned(unit, streamId, partner),
         ],
         { concurrency: 2 },
       ),

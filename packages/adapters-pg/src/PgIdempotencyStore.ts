@@ -34,6 +34,7 @@ import { EventStore, IdempotencyStore, Traced } from "@partnerpay/domain"
 import { DateTime, Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import * as PartnerScope from "./PartnerScope.ts"
 import { livenessMillis, ServiceInstance } from "./PgServiceInstance.ts"
 import * as PgUnit from "./PgUnit.ts"
 import { logFailure } from "./SqlErrors.ts"
@@ -68,7 +69,10 @@ export const make = Traced.fn("PgIdempotencyStore.make")(function* (options: Opt
   const purgeEveryMillis = options.purgeEveryMillis ?? 60_000
   let lastPurge = Number.NEGATIVE_INFINITY
   /** Claims given up while the database could not be told: `scope \0 key` -> claim. */
-  const unreleased = new Map<string, { readonly scope: string; readonly key: string; readonly claim: string }>()
+  const unreleased = new Map<
+    string,
+    { readonly partner: string; readonly scope: string; readonly key: string; readonly claim: string }
+  >()
 
   const purge = (now: number) =>
     Effect.suspend(() => {
@@ -80,10 +84,18 @@ export const make = Traced.fn("PgIdempotencyStore.make")(function* (options: Opt
       )
     })
 
-  const claimKey = (scope: string, key: string, requestHash: string, now: number, claim: string, resume: string) =>
+  const claimKey = (
+    partner: string,
+    scope: string,
+    key: string,
+    requestHash: string,
+    now: number,
+    claim: string,
+    resume: string,
+  ) =>
     sql<{ claim: string }>`
-        INSERT INTO idempotency_keys (scope, key, request_hash, started_at, expires_at, claim, holder)
-        VALUES (${scope}, ${key}, ${requestHash}, ${new Date(now)},
+        INSERT INTO idempotency_keys (partner_id, scope, key, request_hash, started_at, expires_at, claim, holder)
+        VALUES (${partner}, ${scope}, ${key}, ${requestHash}, ${new Date(now)},
                 ${new Date(now + IdempotencyStore.retentionMillis)}, ${claim}, ${instanceId})
         ON CONFLICT (scope, key) DO UPDATE SET
           request_hash = EXCLUDED.request_hash,
@@ -105,10 +117,10 @@ export const make = Traced.fn("PgIdempotencyStore.make")(function* (options: Opt
                         AND si.seen_at > now() - ${livenessMillis} * interval '1 millisecond')))
         RETURNING claim`
 
-  const read = (scope: string, key: string) =>
+  const read = (partner: string, scope: string, key: string) =>
     sql<Row>`
         SELECT request_hash, status, content_type, body
-        FROM idempotency_keys WHERE scope = ${scope} AND key = ${key}`
+        FROM idempotency_keys WHERE partner_id = ${partner} AND scope = ${scope} AND key = ${key}`
 
   const begin = Traced.fn("PgIdempotencyStore.begin")(function* (
     scope: string,
@@ -120,11 +132,12 @@ export const make = Traced.fn("PgIdempotencyStore.make")(function* (options: Opt
     const now = DateTime.toEpochMillis(at)
     yield* purge(now)
     const claim = resume ?? IdempotencyStore.newClaim()
+    const partner = (yield* PartnerScope.current) ?? ""
     // A row can vanish between the claim and the read (abandoned); then claim again.
     for (let attempt = 0; attempt < 3; attempt++) {
-      const claimed = yield* claimKey(scope, key, requestHash, now, claim, resume ?? "")
+      const claimed = yield* claimKey(partner, scope, key, requestHash, now, claim, resume ?? "")
       if (claimed.length > 0) return IdempotencyStore.Started(claim)
-      const [row] = yield* read(scope, key)
+      const [row] = yield* read(partner, scope, key)
       if (row === undefined) continue
       if (row.request_hash !== requestHash) return IdempotencyStore.Mismatch
       if (row.status === null) return IdempotencyStore.InProgress
@@ -137,25 +150,30 @@ export const make = Traced.fn("PgIdempotencyStore.make")(function* (options: Opt
     return IdempotencyStore.InProgress
   })
 
-  const completeNow = (scope: string, key: string, claim: string, response: IdempotencyStore.StoredResponse) =>
+  const completeNow = (
+    partner: string,
+    scope: string,
+    key: string,
+    claim: string,
+    response: IdempotencyStore.StoredResponse,
+  ) =>
     sql`
         UPDATE idempotency_keys
         SET status = ${response.status}, content_type = ${response.contentType ?? null},
             body = ${Buffer.from(response.body)}, completed_at = now(), holder = NULL
-        WHERE scope = ${scope} AND key = ${key} AND claim = ${claim} AND status IS NULL`.pipe(
-      Effect.asVoid,
-      Effect.catchTag("SqlError", unavailable),
-    )
+        WHERE partner_id = ${partner} AND scope = ${scope} AND key = ${key} AND claim = ${claim}
+          AND status IS NULL`.pipe(Effect.asVoid, Effect.catchTag("SqlError", unavailable))
 
-  const release = (scope: string, key: string, claim: string) =>
+  const release = (partner: string, scope: string, key: string, claim: string) =>
     sql`DELETE FROM idempotency_keys
-        WHERE scope = ${scope} AND key = ${key} AND claim = ${claim} AND status IS NULL`.pipe(Effect.asVoid)
+        WHERE partner_id = ${partner} AND scope = ${scope} AND key = ${key} AND claim = ${claim}
+          AND status IS NULL`.pipe(Effect.asVoid)
 
   const retryReleases = Effect.suspend(() =>
     Effect.forEach(
       [...unreleased],
-      ([id, { scope, key, claim }]) =>
-        release(scope, key, claim).pipe(
+      ([id, { partner, scope, key, claim }]) =>
+        release(partner, scope, key, claim).pipe(
           Effect.tap(() => Effect.sync(() => unreleased.delete(id))),
           Effect.ignore,
         ),
@@ -168,17 +186,20 @@ export const make = Traced.fn("PgIdempotencyStore.make")(function* (options: Opt
     begin: (scope, key, requestHash, now, resume) =>
       begin(scope, key, requestHash, now, resume).pipe(Effect.catchTag("SqlError", unavailable)),
     complete: (scope, key, claim, response) =>
-      Effect.flatMap(Effect.service(PgUnit.CurrentUnit), (unit) => {
-        if (unit === undefined) return completeNow(scope, key, claim, response)
-        unit.idempotency = { scope, key, claim, response }
+      Effect.flatMap(Effect.all([Effect.service(PgUnit.CurrentUnit), PartnerScope.current]), ([unit, current]) => {
+        const partner = current ?? ""
+        if (unit === undefined) return completeNow(partner, scope, key, claim, response)
+        unit.idempotency = { partnerId: partner, scope, key, claim, response }
         return Effect.void
       }),
     abandon: (scope, key, claim) =>
-      release(scope, key, claim).pipe(
-        Effect.catchTag("SqlError", (error) => {
-          unreleased.set(`${scope}\u0000${key}`, { scope, key, claim })
-          return unavailable(error)
-        }),
+      Effect.flatMap(PartnerScope.current, (current) =>
+        release(current ?? "", scope, key, claim).pipe(
+          Effect.catchTag("SqlError", (error) => {
+            unreleased.set(`${scope}\u0000${key}`, { partner: current ?? "", scope, key, claim })
+            return unavailable(error)
+          }),
+        ),
       ),
   })
 })

@@ -190,6 +190,8 @@ export const make = Traced.fn("PgPartnerCredentials.make")(function* (
       unavailable("partners any"),
     )
 
+  const maxPinnedVersions = 10_000
+  /** Pins already read, per partner (a pin never changes once set); bounded, the oldest goes first. */
   const pinnedVersions = new Map<string, string>()
   const pinApiVersion = (partnerId: string, latest: string) => {
     const cached = pinnedVersions.get(partnerId)
@@ -202,7 +204,11 @@ export const make = Traced.fn("PgPartnerCredentials.make")(function* (
         RETURNING api_version`,
       (rows) => {
         const version = rows[0]?.api_version ?? latest
-        if (rows.length > 0) pinnedVersions.set(partnerId, version)
+        if (rows.length > 0) {
+          if (pinnedVersions.size >= maxPinnedVersions)
+            pinnedVersions.delete(pinnedVersions.keys().next().value as string)
+          pinnedVersions.set(partnerId, version)
+        }
         return version
       },
     ).pipe(unavailable("partners pin api version"))

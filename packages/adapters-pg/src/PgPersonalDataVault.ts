@@ -20,7 +20,8 @@
  * - `erase(subject)`: deletes the row and forgets the cached key.
  *
  * Cache: unwrapped keys are kept `cacheMillis` (default 30 s), so another
- * process's erasure is seen by this one within that time.
+ * process's erasure is seen by this one within that time, for at most
+ * `maxCachedKeys` subjects (default 10,000; the oldest entry goes first).
  */
 
 import type { KeyObject } from "node:crypto"
@@ -29,6 +30,7 @@ import { PersonalDataCrypto } from "@partnerpay/secrets"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import * as PartnerScope from "./PartnerScope.ts"
 import * as PgUnit from "./PgUnit.ts"
 import { unavailable } from "./SqlErrors.ts"
 
@@ -53,7 +55,12 @@ export interface KeyTable {
 
 export interface Options {
   readonly cacheMillis?: number
+  /** At most this many unwrapped keys are cached (default `maxCachedKeys`); the oldest goes first. */
+  readonly maxCachedKeys?: number
 }
+
+/** The default bound of the key cache: 10,000 subjects (about 2 MB). */
+export const maxCachedKeys = 10_000
 
 /** At most this many subjects are remembered as "has a key" after a wrong `likelyNew` guess. */
 const maxKnownTaken = 10_000
@@ -65,6 +72,7 @@ export const make = (
   options: Options = {},
 ): PersonalData.PersonalDataVault["Service"] => {
   const cacheMillis = options.cacheMillis ?? 30_000
+  const cacheSize = Math.max(1, options.maxCachedKeys ?? maxCachedKeys)
   const masterKey = PersonalDataCrypto.keyObject(Redacted.value(master))
   const masterId = PersonalDataCrypto.masterKeyId(Redacted.value(master))
   const cache = new Map<string, { readonly key: KeyObject; readonly until: number }>()
@@ -82,6 +90,9 @@ export const make = (
   }
 
   const remember = (subject: string, key: KeyObject) => {
+    cache.delete(subject)
+    // Bounded: the entry cached longest ago goes (expired ones are dropped when read).
+    if (cache.size >= cacheSize) cache.delete(cache.keys().next().value as string)
     cache.set(subject, { key, until: Date.now() + cacheMillis })
     return key
   }
@@ -96,12 +107,20 @@ export const make = (
     return hit.key
   }
 
-  /** A new key for `subject`, to be inserted by `unit`'s commit. */
-  const pendingKey = (unit: PgUnit.Unit, subject: string): KeyObject => {
+  /**
+   * A new key for `subject`, to be inserted by `unit`'s commit, filed under the request's partner, else
+   * the partner the subject names, else the partner of the streams the unit writes.
+   */
+  const pendingKey = (unit: PgUnit.Unit, subject: string, partner: string | undefined): KeyObject => {
     const fresh = PersonalDataCrypto.newDataKey()
     const key = PersonalDataCrypto.keyObject(fresh)
+    let partnerId = PartnerScope.forSubject(partner, subject)
+    if (partnerId === "") {
+      for (const stream of unit.streams.values()) if (partnerId === "") partnerId = stream.partnerId
+    }
     unit.dataKeys.set(subject, {
       subject,
+      partnerId,
       wrapped: PersonalDataCrypto.wrapDataKey(masterKey, subject, fresh),
       masterKeyId: masterId,
       key,
@@ -130,10 +149,13 @@ export const make = (
     const hit = cached(subject)
     if (hit !== undefined) return hit
     // A subject whose stream the unit creates has no key yet (or the commit says otherwise): no lookup.
-    if (unit !== undefined && sealOptions?.likelyNew === true && !taken.has(subject)) return pendingKey(unit, subject)
+    const partner = yield* PartnerScope.current
+    if (unit !== undefined && sealOptions?.likelyNew === true && !taken.has(subject)) {
+      return pendingKey(unit, subject, partner)
+    }
     const found = yield* table.get(subject)
     if (Option.isSome(found)) return remember(subject, unwrap(subject, found.value))
-    if (unit !== undefined) return pendingKey(unit, subject)
+    if (unit !== undefined) return pendingKey(unit, subject, partner)
     const fresh = PersonalDataCrypto.newDataKey()
     const wrapped = PersonalDataCrypto.wrapDataKey(masterKey, subject, fresh)
     const stored = yield* table.insert(subject, wrapped, masterId)
@@ -185,20 +207,28 @@ export const makeMemory = (
 /** The `personal_data_keys` table on the `SqlClient` in context. */
 export const sqlTable = (sql: SqlClient): KeyTable => ({
   get: (subject) =>
-    sql<{ wrapped_key: string }>`SELECT wrapped_key FROM personal_data_keys WHERE subject = ${subject}`.pipe(
+    Effect.flatMap(
+      PartnerScope.current,
+      (partner) =>
+        sql<{ wrapped_key: string }>`
+        SELECT wrapped_key FROM personal_data_keys WHERE subject = ${subject} ${PartnerScope.and(sql, partner)}`,
+    ).pipe(
       Effect.map((rows) => Option.fromUndefinedOr(rows[0]?.wrapped_key)),
       unavailable("reading a data key"),
     ),
   insert: (subject, wrapped, masterKeyId) =>
-    sql<{ wrapped_key: string }>`
+    Effect.flatMap(PartnerScope.current, (current) => {
+      const partner = PartnerScope.forSubject(current, subject)
+      return sql<{ wrapped_key: string }>`
       WITH inserted AS (
-        INSERT INTO personal_data_keys (subject, wrapped_key, master_key_id)
-        VALUES (${subject}, ${wrapped}, ${masterKeyId})
+        INSERT INTO personal_data_keys (subject, wrapped_key, master_key_id, partner_id)
+        VALUES (${subject}, ${wrapped}, ${masterKeyId}, ${partner})
         ON CONFLICT (subject) DO NOTHING
         RETURNING wrapped_key)
       SELECT wrapped_key FROM inserted
-      UNION ALL SELECT wrapped_key FROM personal_data_keys WHERE subject = ${subject}
-      LIMIT 1`.pipe(
+      UNION ALL SELECT wrapped_key FROM personal_data_keys WHERE subject = ${subject} AND partner_id = ${partner}
+      LIMIT 1`
+    }).pipe(
       Effect.flatMap((rows) =>
         rows[0] === undefined
           ? Effect.fail(new EventStore.EventStoreUnavailable({ reason: "a data key could not be stored" }))
@@ -207,7 +237,11 @@ export const sqlTable = (sql: SqlClient): KeyTable => ({
       unavailable("storing a data key"),
     ),
   delete: (subject) =>
-    sql<{ subject: string }>`DELETE FROM personal_data_keys WHERE subject = ${subject} RETURNING subject`.pipe(
+    Effect.flatMap(
+      PartnerScope.current,
+      (partner) => sql<{ subject: string }>`
+        DELETE FROM personal_data_keys WHERE subject = ${subject} ${PartnerScope.and(sql, partner)} RETURNING subject`,
+    ).pipe(
       Effect.map((rows) => rows.length > 0),
       unavailable("erasing a data key"),
     ),

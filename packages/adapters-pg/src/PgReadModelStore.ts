@@ -25,6 +25,7 @@ import { ReadModel, Traced } from "@partnerpay/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import * as PartnerScope from "./PartnerScope.ts"
 import * as PgUnit from "./PgUnit.ts"
 import { unavailable } from "./SqlErrors.ts"
 
@@ -55,13 +56,14 @@ export const prefetchInto = (
   unit: PgUnit.Unit,
   collections: ReadonlyArray<string>,
   id: string,
+  partner: string | undefined,
 ): Effect.Effect<void, SqlError> => {
   const wanted = collections.filter((collection) => unit.document(collection, id) === undefined)
   if (wanted.length === 0) return Effect.void
   return Effect.map(
     sql<Row & { readonly collection: string }>`
       SELECT collection, revision, id, partner_id, keys, sort_key, data FROM read_models
-      WHERE id = ${id} AND collection IN ${sql.in(wanted)}`,
+      WHERE id = ${id} AND collection IN ${sql.in(wanted)} ${PartnerScope.andDocuments(sql, partner)}`,
     (rows) => {
       for (const collection of wanted) {
         if (unit.document(collection, id) !== undefined) continue
@@ -83,11 +85,13 @@ export const make: Effect.Effect<ReadModel.ReadModelStore["Service"], never, Sql
   const sql = yield* SqlClient
 
   const read = (collection: string, id: string) =>
-    Effect.map(
-      sql<Row>`
+    Effect.flatMap(PartnerScope.current, (partner) =>
+      Effect.map(
+        sql<Row>`
         SELECT revision, id, partner_id, keys, sort_key, data FROM read_models
-        WHERE collection = ${collection} AND id = ${id}`,
-      (rows) => rows[0],
+        WHERE collection = ${collection} AND id = ${id} ${PartnerScope.andDocuments(sql, partner)}`,
+        (rows) => rows[0],
+      ),
     )
 
   const get = Traced.fn("PgReadModelStore.get")(function* (collection: string, id: string) {
@@ -184,7 +188,8 @@ export const make: Effect.Effect<ReadModel.ReadModelStore["Service"], never, Sql
       entry.dirty = true
       return
     }
-    yield* sql`DELETE FROM read_models WHERE collection = ${collection} AND id = ${id}`
+    const partner = yield* PartnerScope.current
+    yield* sql`DELETE FROM read_models WHERE collection = ${collection} AND id = ${id} ${PartnerScope.andDocuments(sql, partner)}`
   }, unavailable("read model delete"))
 
   const clear = (collection: string) =>

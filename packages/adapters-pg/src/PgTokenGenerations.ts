@@ -27,6 +27,7 @@
 import { TokenGenerations, Traced } from "@partnerpay/domain"
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
+import * as PartnerScope from "./PartnerScope.ts"
 
 export interface Options {
   /** How often the map is refreshed from the database (default 2,000 ms). */
@@ -87,15 +88,18 @@ export const make = Traced.fn("PgTokenGenerations.make")(function* (options: Opt
   const known = (subject: string) => entries.get(subject)?.generation ?? 0
 
   const current = Traced.fn("PgTokenGenerations.current")(function* (subject: string) {
-    const rows = yield* sql<Row>`SELECT subject, generation FROM token_generations WHERE subject = ${subject}`
+    const partner = (yield* PartnerScope.current) ?? PartnerScope.ofSubject(subject)
+    const rows = yield* sql<Row>`
+      SELECT subject, generation FROM token_generations WHERE subject = ${subject} ${PartnerScope.and(sql, partner)}`
     mergeRows(rows, yield* Clock.currentTimeMillis)
     return known(subject)
   }, Effect.orDie)
 
   const bump = Traced.fn("PgTokenGenerations.bump")(function* (subject: string) {
+    const partner = PartnerScope.forSubject(yield* PartnerScope.current, subject)
     const rows = yield* sql<Row>`
-          INSERT INTO token_generations (subject, generation, updated_at)
-          VALUES (${subject}, nextval('token_generation_seq'), now())
+          INSERT INTO token_generations (subject, generation, updated_at, partner_id)
+          VALUES (${subject}, nextval('token_generation_seq'), now(), ${partner})
           ON CONFLICT (subject) DO UPDATE SET generation = EXCLUDED.generation, updated_at = now()
           RETURNING subject, generation`
     mergeRows(rows, yield* Clock.currentTimeMillis)

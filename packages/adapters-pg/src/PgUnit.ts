@@ -26,6 +26,8 @@ import { logFailure } from "./SqlErrors.ts"
 export interface PendingStream {
   readonly streamId: string
   readonly streamType: string
+  /** The partner a stream the unit creates is filed under ('' for none); an existing stream keeps its own. */
+  readonly partnerId: string
   /** The expectation of the unit's first append to this stream. */
   readonly expected: EventStore.ExpectedVersion
   /** The stream's version before the unit (known unless the first append expected Any). */
@@ -65,6 +67,8 @@ export interface PendingSnapshot {
  */
 export interface PendingDataKey {
   readonly subject: string
+  /** The subject's partner ('' for none). */
+  readonly partnerId: string
   readonly wrapped: string
   readonly masterKeyId: string
   /** The key itself, for what the unit seals and opens before its commit. */
@@ -77,6 +81,8 @@ export interface PendingDataKey {
 
 /** The answer of the request that holds an Idempotency-Key, stored by the unit's commit (`PgIdempotencyStore`). */
 export interface PendingIdempotency {
+  /** The partner of the request holding the key ('' for none). */
+  readonly partnerId: string
   readonly scope: string
   readonly key: string
   /** The claim the request holds: the commit fails (PP005) if the key is no longer held by it. */
@@ -196,7 +202,8 @@ export const metadataJson = (metadata: EventStore.NewEvent["metadata"]): Record<
   return out
 }
 
-const idempotencyJson = ({ scope, key, claim, response }: PendingIdempotency) => ({
+const idempotencyJson = ({ partnerId, scope, key, claim, response }: PendingIdempotency) => ({
+  partnerId,
   scope,
   key,
   claim,
@@ -210,6 +217,7 @@ export const payload = (unit: Unit): string => {
   const streams = [...unit.streams.values()].map((stream) => ({
     id: stream.streamId,
     type: stream.streamType,
+    partner: stream.partnerId,
     expected: expectationJson(stream.expected),
     events: stream.events.map((event) => ({
       eventId: event.eventId,
@@ -243,6 +251,7 @@ export const payload = (unit: Unit): string => {
   return JSON.stringify({
     dataKeys: [...unit.dataKeys.values()].map((key) => ({
       subject: key.subject,
+      partnerId: key.partnerId,
       wrapped: key.wrapped,
       masterKeyId: key.masterKeyId,
     })),

@@ -153,6 +153,32 @@ describe("a customer on the protected in-memory stores", () => {
   )
 })
 
+describe("the vault's key cache", () => {
+  it.effect("holds at most maxCachedKeys subjects: the oldest is read from the table again", () =>
+    Effect.gen(function* () {
+      const table = PgPersonalDataVault.memoryTable()
+      const reads: Array<string> = []
+      const counting: PgPersonalDataVault.KeyTable = {
+        ...table,
+        get: (subject) =>
+          Effect.andThen(
+            Effect.sync(() => reads.push(subject)),
+            table.get(subject),
+          ),
+      }
+      const vault = PgPersonalDataVault.make(master, counting, { maxCachedKeys: 2 })
+      const sealed = yield* Effect.forEach(["a", "b", "c"], (subject) => vault.seal(`customer:${subject}`, subject))
+      reads.length = 0
+      // "b" and "c" are cached; "a" was evicted when "c" came.
+      assert.deepStrictEqual(yield* vault.open("customer:c", sealed[2]!), Option.some("c"))
+      assert.deepStrictEqual(yield* vault.open("customer:b", sealed[1]!), Option.some("b"))
+      assert.deepStrictEqual(reads, [])
+      assert.deepStrictEqual(yield* vault.open("customer:a", sealed[0]!), Option.some("a"))
+      assert.deepStrictEqual(reads, ["customer:a"])
+    }),
+  )
+})
+
 describe("the PostgreSQL vault (on PGlite)", () => {
   const database = Layer.provideMerge(Migrations.layer, PgDatabase.layerPglite())
 

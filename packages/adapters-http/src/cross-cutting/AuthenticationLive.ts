@@ -9,6 +9,7 @@
  * already verified this very token (`CurrentBearerVerification`), its
  * outcome is reused.
  */
+import { Tenancy } from "@partnerpay/domain"
 import { Effect, Layer, Redacted } from "effect"
 import { Authentication } from "./Authentication.ts"
 import { Caller, CurrentBearerVerification } from "./Caller.ts"
@@ -33,7 +34,11 @@ export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = La
                 Effect.annotateLogs({ reason: invalid.reason }),
                 Effect.andThen(Effect.fail(Problem.unauthorized())),
               ),
-            onSuccess: (caller) => Effect.provideService(httpEffect, Caller, caller),
+            onSuccess: (caller) =>
+              httpEffect.pipe(
+                Effect.provideService(Caller, caller),
+                Effect.provideService(Tenancy.CurrentPartner, caller.partnerId),
+              ),
           }),
         ),
     })

@@ -49,7 +49,7 @@
  * `openApiTransform` documents the header and the extra responses in /openapi.json.
  */
 import { createHash } from "node:crypto"
-import { CommandHandler, EventStore, IdempotencyStore, UnitOfWork } from "@partnerpay/domain"
+import { CommandHandler, EventStore, IdempotencyStore, Tenancy, UnitOfWork } from "@partnerpay/domain"
 import { ByteSize, Cause, Clock, Context, Data, DateTime, Effect, Exit, Layer, Option, type Types } from "effect"
 import {
   HttpBody,
@@ -500,6 +500,23 @@ export const make = Effect.gen(function* () {
     const outcome = token === undefined ? undefined : yield* Effect.result(tokens.verify(token))
     const caller: Option.Option<CallerIdentity> =
       outcome !== undefined && outcome._tag === "Success" ? Option.some(outcome.success) : Option.none()
+    // A partner's request from here on: what the storage adapters read and write is that partner's.
+    return yield* caller._tag === "Some"
+      ? Effect.provideService(
+          scoped(route, request, token, outcome, caller),
+          Tenancy.CurrentPartner,
+          caller.value.partnerId,
+        )
+      : scoped(route, request, token, outcome, caller)
+  })
+
+  const scoped = Effect.fnUntraced(function* (
+    route: App,
+    request: HttpServerRequest.HttpServerRequest,
+    token: string | undefined,
+    outcome: BearerVerification["outcome"] | undefined,
+    caller: Option.Option<CallerIdentity>,
+  ) {
     const version = yield* versionOf(request, caller)
     if (version === undefined) return yield* respond(unknownVersion(request.headers[versionHeader] ?? ""))
     yield* Effect.withFiber((fiber) => {

@@ -27,11 +27,19 @@ import * as KycBridge from "./KycBridge.ts"
 import * as MessagingBridge from "./MessagingBridge.ts"
 import * as MoneyMovementBridge from "./MoneyMovementBridge.ts"
 import * as OtpSenderBridge from "./OtpSenderBridge.ts"
-import * as PlaidBankLinker from "./PlaidBankLinker.ts"
-import * as PlaidWebhooks from "./PlaidWebhooks.ts"
-import * as SmtpEmail from "./SmtpEmail.ts"
-import * as TwilioMessaging from "./TwilioMessaging.ts"
-import * as TwilioVerify from "./TwilioVerify.ts"
+import type * as PlaidBankLinker from "./PlaidBankLinker.ts"
+import type * as SmtpEmail from "./SmtpEmail.ts"
+import type * as TwilioVerify from "./TwilioVerify.ts"
+
+/**
+ * A first-party adapter's layer, its module (and its vendor's SDK: Plaid's alone holds about 30 MB
+ * of heap) loaded only when a port selects it: a service on bridges or in the sandbox never loads
+ * an SDK it does not use.
+ */
+const lazy =
+  <C, A, E, R>(load: () => Promise<{ readonly layer: (config: C) => Layer.Layer<A, E, R> }>) =>
+  (config: C): Layer.Layer<A, E, R> =>
+    Layer.unwrap(Effect.map(Effect.promise(load), (module) => module.layer(config)))
 
 /** The first-party adapters' settings (Config.ts reads them; each is present when some port picks it). */
 export interface VendorSettings {
@@ -50,14 +58,14 @@ export const ports = [
     key: "OTP",
     port: "OTP sender (SMS one-time login codes)",
     required: true,
-    adapters: { bridge: OtpSenderBridge.layer, twilio: TwilioVerify.layer },
+    adapters: { bridge: OtpSenderBridge.layer, twilio: lazy(() => import("./TwilioVerify.ts")) },
   },
   { key: "KYC", port: "identity verification (KYC)", required: true, adapters: { bridge: KycBridge.layer } },
   {
     key: "BANK_LINKING",
     port: "bank linking",
     required: true,
-    adapters: { bridge: BankLinkerBridge.layer, plaid: PlaidBankLinker.layer },
+    adapters: { bridge: BankLinkerBridge.layer, plaid: lazy(() => import("./PlaidBankLinker.ts")) },
   },
   { key: "KYB", port: "business verification (KYB)", required: false, adapters: { bridge: KybBridge.layer } },
   {
@@ -72,13 +80,13 @@ export const ports = [
     key: "SMS",
     port: "SMS messages (payment reminders and status messages)",
     required: false,
-    adapters: { bridge: MessagingBridge.smsLayer, twilio: TwilioMessaging.layer },
+    adapters: { bridge: MessagingBridge.smsLayer, twilio: lazy(() => import("./TwilioMessaging.ts")) },
   },
   {
     key: "EMAIL",
     port: "e-mail messages (payment reminders and status messages)",
     required: false,
-    adapters: { bridge: MessagingBridge.emailLayer, smtp: SmtpEmail.layer },
+    adapters: { bridge: MessagingBridge.emailLayer, smtp: lazy(() => import("./SmtpEmail.ts")) },
   },
   {
     key: "PUSH",
@@ -222,7 +230,10 @@ const notifications = (providers: Configuration): Layer.Layer<ProductionProvider
   const plaid = providers.vendors.plaid
   const selection = providers.ports.BANK_LINKING
   if (selection?._tag === "plaid" && plaid !== undefined) {
-    return PlaidWebhooks.layer({ ...plaid, timeoutMillis: selection.timeoutMillis }) as Layer.Layer<ProductionProviders>
+    return lazy(() => import("./PlaidWebhooks.ts"))({
+      ...plaid,
+      timeoutMillis: selection.timeoutMillis,
+    }) as Layer.Layer<ProductionProviders>
   }
   const refused = new CustomerProviders.BankLinkNotificationRefused({
     reason: "no bank-link provider sends notifications here",

@@ -19,6 +19,7 @@ import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { PersonalDataVault } from "../infrastructure/PersonalData.ts"
 import { ProviderUnavailable } from "../infrastructure/Providers.ts"
+import * as Tenancy from "../infrastructure/Tenancy.ts"
 import { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import { erased } from "../kernel/Personal.ts"
 import * as Traced from "../kernel/Traced.ts"
@@ -230,7 +231,12 @@ export const protectSentMessages = (
         Effect.flatMap(
           message.registrationId === undefined
             ? Effect.succeed(erased as string)
-            : vault.seal(subjectOf(message.registrationId), message.to),
+            : // The customer's partner's key (a worker sending it runs in no partner's request).
+              Effect.provideService(
+                vault.seal(subjectOf(message.registrationId), message.to),
+                Tenancy.CurrentPartner,
+                message.partnerId,
+              ),
           (to) => log.record({ ...message, to }),
         ),
       list: (query) =>
