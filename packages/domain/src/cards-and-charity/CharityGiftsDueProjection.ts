@@ -10,6 +10,7 @@
 import { Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
+import * as Tenancy from "../infrastructure/Tenancy.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import * as Ids from "../kernel/Ids.ts"
 import { dateOf } from "./CharityTransaction.ts"
@@ -21,7 +22,7 @@ export type CharityTransactionEnvelope = Envelope.Of<"CharityTransaction", Chari
 export const collection = "charity_gifts_due"
 
 /** The owner of the work list: no partner (the nil UUID). */
-export const schedulerTenant = "00000000-0000-0000-0000-000000000000"
+export const schedulerTenant: string = Tenancy.systemTenant
 
 export const DueGiftDocument = Schema.Struct({
   charityTransactionId: CharityTransactionId,

@@ -15,6 +15,7 @@
 import { Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
+import * as Tenancy from "../infrastructure/Tenancy.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import type { PaymentRequestEvents } from "../payments/index.ts"
@@ -27,7 +28,7 @@ export type PaymentNoticesEnvelope =
   | Envelope.Of<"PaymentNotice", PaymentNoticeEvent>
 
 /** The owner of system-wide documents: the nil UUID, which no partner can have. */
-export const systemTenant = "00000000-0000-0000-0000-000000000000"
+export const systemTenant: string = Tenancy.systemTenant
 
 export const Stage = Schema.Literals(["reminding", "waiting", "notify"])
 export type Stage = typeof Stage.Type

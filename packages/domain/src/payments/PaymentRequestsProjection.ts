@@ -19,6 +19,7 @@
 import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
+import * as Tenancy from "../infrastructure/Tenancy.ts"
 import { PaymentRequestId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
 import {
@@ -235,7 +236,7 @@ export const projection: Projection<PaymentRequestDocument, PaymentRequestEnvelo
 // The auto-collection scheduler's work list
 
 /** The owner of system-wide documents: the nil UUID, which no partner can have. */
-export const systemTenant = "00000000-0000-0000-0000-000000000000"
+export const systemTenant: string = Tenancy.systemTenant
 
 export const DueCollectionDocument = Schema.Struct({
   paymentRequestId: PaymentRequestId,

@@ -16,6 +16,7 @@
 import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
+import * as Tenancy from "../infrastructure/Tenancy.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
@@ -233,7 +234,7 @@ export const paymentPlans: Projection<PaymentPlanDocument, PaymentPlanEnvelope> 
 // The scheduler's work list
 
 /** The owner of system-wide documents: the nil UUID, which no partner can have. */
-export const schedulerTenant = "00000000-0000-0000-0000-000000000000"
+export const schedulerTenant: string = Tenancy.systemTenant
 
 export const DuePlanDocument = Schema.Struct({
   paymentPlanId: Ids.PaymentPlanId,
