@@ -395,6 +395,14 @@ const providersOf = (read: Read, issues: Issues, production: boolean): ProviderP
         need(settings.plaidSecret.name, why)
         need(settings.plaidEnvironment.name, why)
       }
+      if (choice === "dwolla") {
+        need(settings.dwollaKey.name, why)
+        need(settings.dwollaSecret.name, why)
+        need(settings.dwollaEnvironment.name, why)
+        need(settings.dwollaWebhookSecret.name, why)
+        if (entry.key === "KYB") need(settings.dwollaBusinessClassification.name, why)
+        if (entry.key === "MONEY_MOVEMENT") need(settings.dwollaMasterFundingSource.name, why)
+      }
       ports[entry.key] = { _tag: choice, timeoutMillis }
       continue
     }
@@ -457,6 +465,15 @@ const providersOf = (read: Read, issues: Issues, production: boolean): ProviderP
     webhookUrl: vendor(value.plaidWebhookUrl, settings.plaidWebhookUrl.name),
     clientName: issues.take(value.plaidClientName),
   }
+  const dwolla = {
+    key: vendor(value.dwollaKey, settings.dwollaKey.name),
+    secret: vendor(value.dwollaSecret, settings.dwollaSecret.name),
+    environment: vendor(value.dwollaEnvironment, settings.dwollaEnvironment.name),
+    baseUrl: baseUrl(value.dwollaBaseUrl, settings.dwollaBaseUrl.name),
+    webhookSecret: vendor(value.dwollaWebhookSecret, settings.dwollaWebhookSecret.name),
+    businessClassification: vendor(value.dwollaBusinessClassification, settings.dwollaBusinessClassification.name),
+    masterFundingSource: vendor(value.dwollaMasterFundingSource, settings.dwollaMasterFundingSource.name),
+  }
   const timeoutMillis = HttpBridge.defaultTimeoutMillis
   return {
     ports,
@@ -477,6 +494,20 @@ const providersOf = (read: Read, issues: Issues, production: boolean): ProviderP
               clientId: plaid.clientId,
               secret: plaid.secret,
               environment: plaid.environment,
+              timeoutMillis,
+            },
+      dwolla:
+        dwolla.key === undefined ||
+        dwolla.secret === undefined ||
+        dwolla.environment === undefined ||
+        dwolla.webhookSecret === undefined
+          ? undefined
+          : {
+              ...dwolla,
+              key: dwolla.key,
+              secret: dwolla.secret,
+              environment: dwolla.environment,
+              webhookSecret: dwolla.webhookSecret,
               timeoutMillis,
             },
     },

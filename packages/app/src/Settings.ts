@@ -335,6 +335,34 @@ export const settings = {
     default: "partnerpay",
     doc: "Plaid: the name Plaid Link shows the customer.",
   }),
+  dwollaKey: optional("PARTNERPAY_DWOLLA_KEY", TrimmedText, {
+    whenUnset: "unset",
+    doc: "Dwolla: the application's key; needed when a port is on `dwolla`.",
+  }),
+  dwollaSecret: optional("PARTNERPAY_DWOLLA_SECRET", AnySecret, {
+    whenUnset: "unset",
+    doc: "Dwolla: the application's secret; needed with the key.",
+  }),
+  dwollaEnvironment: optional("PARTNERPAY_DWOLLA_ENVIRONMENT", oneOf(["sandbox", "production"] as const), {
+    whenUnset: "unset",
+    doc: "Dwolla: `sandbox` (api-sandbox.dwolla.com) or `production` (api.dwolla.com); needed with the key.",
+  }),
+  dwollaBaseUrl: optional("PARTNERPAY_DWOLLA_BASE_URL", HttpUrl, {
+    whenUnset: "the environment's",
+    doc: "Every Dwolla API call (the token too) to this base URL instead (a local fake in tests, an egress proxy).",
+  }),
+  dwollaWebhookSecret: optional("PARTNERPAY_DWOLLA_WEBHOOK_SECRET", AnySecret, {
+    whenUnset: "unset",
+    doc: "Dwolla: the secret of the webhook subscription (POST /ProviderWebhooks/Dwolla checks X-Request-Signature-SHA-256 with it); needed when a port is on `dwolla`.",
+  }),
+  dwollaBusinessClassification: optional("PARTNERPAY_DWOLLA_BUSINESS_CLASSIFICATION", TrimmedText, {
+    whenUnset: "unset",
+    doc: "Dwolla: the business classification id of the companies (GET /business-classifications); needed with PARTNERPAY_PROVIDER_KYB=dwolla.",
+  }),
+  dwollaMasterFundingSource: optional("PARTNERPAY_DWOLLA_MASTER_FUNDING_SOURCE", TrimmedText, {
+    whenUnset: "unset",
+    doc: "Dwolla: the platform's own funding source id (its settlement account: debits go to it, payouts and refunds come from it); needed with PARTNERPAY_PROVIDER_MONEY_MOVEMENT=dwolla.",
+  }),
 } as const
 
 /** The settings read once (the bridges' are declared per port below). */

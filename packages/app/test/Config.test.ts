@@ -248,6 +248,40 @@ describe("configuration", () => {
     }),
   )
 
+  it.effect("Dwolla on KYB names, in one error, every Dwolla setting it lacks; the secrets never show", () =>
+    Effect.gen(function* () {
+      const error = yield* issuesOf({
+        ...productionSecrets,
+        ...allBridges,
+        PARTNERPAY_PROVIDER_KYB: "dwolla",
+        PARTNERPAY_DWOLLA_SECRET: "a-dwolla-secret",
+      })
+      assert.deepStrictEqual(
+        error.issues.map((issue) => issue.variable),
+        [
+          "PARTNERPAY_DWOLLA_KEY",
+          "PARTNERPAY_DWOLLA_ENVIRONMENT",
+          "PARTNERPAY_DWOLLA_WEBHOOK_SECRET",
+          "PARTNERPAY_DWOLLA_BUSINESS_CLASSIFICATION",
+        ],
+      )
+      assert.include(error.message, "PARTNERPAY_DWOLLA_KEY: is required when PARTNERPAY_PROVIDER_KYB=dwolla")
+      assert.notInclude(error.message, "a-dwolla-secret")
+      const config = yield* loadFrom({
+        ...productionSecrets,
+        ...allBridges,
+        PARTNERPAY_PROVIDER_KYB: "dwolla",
+        PARTNERPAY_DWOLLA_KEY: "a-key",
+        PARTNERPAY_DWOLLA_SECRET: "a-dwolla-secret",
+        PARTNERPAY_DWOLLA_ENVIRONMENT: "sandbox",
+        PARTNERPAY_DWOLLA_WEBHOOK_SECRET: "a-webhook-secret",
+        PARTNERPAY_DWOLLA_BUSINESS_CLASSIFICATION: "9ed3f670-7d6f-11e3-b1ce-5404a6144203",
+      })
+      assert.strictEqual(config.providers.ports.KYB?._tag, "dwolla")
+      assert.strictEqual(config.providers.vendors.dwolla?.key, "a-key")
+    }),
+  )
+
   it.effect("a port on a first-party adapter takes its vendor's settings and the port's timeout", () =>
     Effect.gen(function* () {
       const config = yield* loadFrom({

@@ -20,6 +20,8 @@ import { CompanyProviders, CustomerProviders, Messaging, Providers } from "@part
 import { Effect, Layer, Schema } from "effect"
 import * as BankLinkerBridge from "./BankLinkerBridge.ts"
 import * as CardProcessorBridge from "./CardProcessorBridge.ts"
+import type * as DwollaClient from "./DwollaClient.ts"
+import * as DwollaKyb from "./DwollaKyb.ts"
 import * as ESignatureBridge from "./ESignatureBridge.ts"
 import type { BridgeConfig } from "./HttpBridge.ts"
 import * as KybBridge from "./KybBridge.ts"
@@ -38,6 +40,7 @@ export interface VendorSettings {
   readonly twilio?: TwilioVerify.TwilioConfig | undefined
   readonly smtp?: SmtpEmail.SmtpConfig | undefined
   readonly plaid?: PlaidBankLinker.PlaidConfig | undefined
+  readonly dwolla?: DwollaClient.DwollaConfig | undefined
 }
 
 /**
@@ -59,7 +62,12 @@ export const ports = [
     required: true,
     adapters: { bridge: BankLinkerBridge.layer, plaid: PlaidBankLinker.layer },
   },
-  { key: "KYB", port: "business verification (KYB)", required: false, adapters: { bridge: KybBridge.layer } },
+  {
+    key: "KYB",
+    port: "business verification (KYB)",
+    required: false,
+    adapters: { bridge: KybBridge.layer, dwolla: DwollaKyb.layer },
+  },
   {
     key: "MONEY_MOVEMENT",
     port: "money movement (ACH debits, refund credits, payouts)",
@@ -96,7 +104,7 @@ export type PortKey = Entry["key"]
 export type AdapterName = { [K in PortKey]: keyof Extract<Entry, { key: K }>["adapters"] }[PortKey]
 
 /** Every adapter name any port offers. */
-export const adapterNames: ReadonlyArray<AdapterName> = ["bridge", "twilio", "smtp", "plaid"]
+export const adapterNames: ReadonlyArray<AdapterName> = ["bridge", "twilio", "smtp", "plaid", "dwolla"]
 
 /** The adapters of one port, `bridge` first. */
 export const adaptersOf = (key: PortKey): ReadonlyArray<AdapterName> =>
