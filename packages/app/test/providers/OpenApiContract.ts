@@ -63,6 +63,9 @@ const normalized = (node: unknown): unknown => {
   return object
 }
 
+/** `application/json` or a `+json` media type. */
+const isJsonMedia = (mediaType: string) => mediaType === "application/json" || mediaType.endsWith("+json")
+
 /** A provider's document, ready to check requests and answers. */
 export class Contract {
   private readonly document: Json
@@ -180,7 +183,9 @@ export class Contract {
     const key = String(status) in responses ? String(status) : "default" in responses ? "default" : undefined
     if (key === undefined) return status >= 400 ? { where } : `${where}: the document has no such answer`
     const content = (this.resolve(responses[key] as Json).content ?? {}) as Json
-    const media = content["application/json"] as Json | undefined
+    // JSON, or a vendor's JSON media type (Dwolla's `application/vnd.dwolla.v1.hal+json`).
+    const json = "application/json" in content ? "application/json" : Object.keys(content).find(isJsonMedia)
+    const media = json === undefined ? undefined : (content[json] as Json)
     return media === undefined ? { where } : { where, media }
   }
 
@@ -216,8 +221,18 @@ export interface RecordedRequest {
   readonly body: string
 }
 
-/** What a fake answers: a status and a JSON body (checked against the document), or no answer at all. */
-export type Answer = { readonly status: number; readonly body?: unknown } | { readonly hang: true }
+/**
+ * What a fake answers: a status and a JSON body (checked against the document), with its content type
+ * (default `application/json`) and other headers (e.g. a 201's `Location`), or no answer at all.
+ */
+export type Answer =
+  | {
+      readonly status: number
+      readonly body?: unknown
+      readonly contentType?: string
+      readonly headers?: Record<string, string>
+    }
+  | { readonly hang: true }
 
 /** A fake provider: routes by the contract whose paths it serves, records and checks everything. */
 export interface Fake {
@@ -275,7 +290,10 @@ export const startFake = async (
       const answer = pick(request.path)
       if ("hang" in answer) return
       checked(() => contract.checkAnswer(request.method, request.path, answer.status, answer.body))
-      outgoing.writeHead(answer.status, { "content-type": "application/json" })
+      outgoing.writeHead(answer.status, {
+        "content-type": answer.contentType ?? "application/json",
+        ...answer.headers,
+      })
       outgoing.end(answer.body === undefined ? "" : JSON.stringify(answer.body))
     })
   })

@@ -1,0 +1,85 @@
+/**
+ * A local fake of Dwolla for the tests (contract tests and the production
+ * walk): a `startFake` on Dwolla's published document, answering the
+ * client-credentials token, customer creation (201 with `Location`),
+ * beneficial owners, certification, customers (a status the test sets),
+ * funding sources, transfers and webhook subscriptions, in Dwolla's HAL media
+ * type. Every request and answer is checked against the document.
+ */
+import { Contract, type Fake, startFake } from "./OpenApiContract.ts"
+
+export const hal = "application/vnd.dwolla.v1.hal+json"
+
+/** The customer id the fake gives every created customer. */
+export const customerId = "fc451a7a-ae30-4404-aB95-e3553fcd733f"
+export const beneficialOwnerId = "07d59716-ef22-4fe6-98e8-f3190233dfb8"
+
+export interface DwollaFake extends Fake {
+  readonly contract: Contract
+  /** The customer's status answered by `GET /customers/{id}` from now on. */
+  readonly customerStatus: (status: string) => void
+}
+
+export const contract = (): Contract => new Contract("Dwolla", "dwolla-openapi.yaml")
+
+const created = (base: () => string, path: string) => ({
+  status: 201,
+  contentType: hal,
+  headers: { location: `${base()}${path}` },
+})
+
+/** A verified business customer as `GET /customers/{id}` answers it, with `status`. */
+const customer = (base: string, status: string) => ({
+  _links: { self: { href: `${base}/customers/${customerId}`, type: hal, "resource-type": "customer" } },
+  id: customerId,
+  firstName: "Jane Q",
+  lastName: "Public",
+  email: "jane@plumbing.example.com",
+  created: "2026-11-26T10:00:00.000Z",
+  type: "business",
+  status,
+  address1: "462 Main Street",
+  city: "Des Moines",
+  state: "IA",
+  postalCode: "50309",
+  businessName: "Jane's Plumbing LLC",
+  businessType: "corporation",
+  businessClassification: "9ed3f670-7d6f-11e3-b1ce-5404a6144203",
+  controller: {
+    firstName: "Jane Q",
+    lastName: "Public",
+    title: "Owner",
+    address: { address1: "462 Main Street", city: "Des Moines", country: "US", stateProvinceRegion: "IA" },
+  },
+})
+
+export const start = async (): Promise<DwollaFake> => {
+  const dwolla = contract()
+  let url = ""
+  const base = () => url
+  const defaults = {
+    "/token": {
+      status: 200,
+      body: { access_token: "a-dwolla-access-token", token_type: "Bearer", expires_in: 3600 },
+    },
+    "/beneficial-owners": created(base, `/beneficial-owners/${beneficialOwnerId}`),
+    "/beneficial-ownership": {
+      status: 200,
+      contentType: hal,
+      body: {
+        _links: { self: { href: `${base()}/customers/${customerId}/beneficial-ownership` } },
+        status: "certified",
+      },
+    },
+    "/customers": created(base, `/customers/${customerId}`),
+    [`/customers/${customerId}`]: { status: 200, contentType: hal, body: customer(base(), "document") },
+  }
+  const fake = await startFake(() => dwolla, defaults)
+  url = fake.url
+  return {
+    ...fake,
+    contract: dwolla,
+    customerStatus: (status) =>
+      fake.answer(`/customers/${customerId}`, { status: 200, contentType: hal, body: customer(url, status) }),
+  }
+}
