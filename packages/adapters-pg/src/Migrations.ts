@@ -46,6 +46,8 @@ import payoutDueWorkIndexes from "./migrations/0023_payout_due_work_indexes.ts"
 import pendingReimbursementsIndex from "./migrations/0027_pending_reimbursements_index.ts"
 import partnerApiVersion from "./migrations/0031_partner_api_version.ts"
 import partnerWebhookEndpoint from "./migrations/0036_partner_webhook_endpoint.ts"
+import workClaims from "./migrations/0037_work_claims.ts"
+import providerNotifications from "./migrations/0038_provider_notifications.ts"
 
 /**
  * Every migration of this package, keyed `<id>_<name>`. `runReporting` applies every one a database
@@ -74,6 +76,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0027_pending_reimbursements_index": pendingReimbursementsIndex,
   "0031_partner_api_version": partnerApiVersion,
   "0036_partner_webhook_endpoint": partnerWebhookEndpoint,
+  "0037_work_claims": workClaims,
+  "0038_provider_notifications": providerNotifications,
 }
 
 /** The table recording applied migrations (the layout of Effect's migrator: existing databases keep theirs). */

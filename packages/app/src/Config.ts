@@ -81,6 +81,8 @@ export interface AppConfig {
    */
   readonly adminListener: Option.Option<AdminListener>
   readonly kybDelayMillis: number
+  /** Production: how often the KYB worker polls a submitted company's verdict. */
+  readonly kybPollMillis: number
   readonly settlementDelayMillis: number
   /** How long after settlement the outcome poller asks about a transfer (days). */
   readonly returnWindowDays: number
@@ -229,6 +231,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
   const chatSecret = secret(settings.chatSecret, value.chatSecret, "at least 32 characters")
 
   const kybDelayMillis = issues.take(value.kybDelayMillis)
+  const kybPollMillis = issues.take(value.kybPollMillis)
   const settlementDelayMillis = issues.take(value.settlementDelayMillis)
   const returnWindowDays = issues.take(value.returnWindowDays)
   const moneyMovementPollMillis = issues.take(value.moneyMovementPollMillis)
@@ -262,6 +265,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     adminToken,
     adminListener,
     kybDelayMillis,
+    kybPollMillis,
     settlementDelayMillis,
     returnWindowDays,
     moneyMovementPollMillis,

@@ -14,6 +14,7 @@ import { ApiVersions, CrossCutting, RateLimit, Server, Tokens } from "@partnerpa
 import { type Migrations, type PgOutbox, PgPartnerCredentials, PgServiceInstance } from "@partnerpay/adapters-pg"
 import {
   type Attachments,
+  type CompanyProviders,
   type EventStore,
   type IdGenerator,
   type MoneyMovement,
@@ -33,6 +34,7 @@ import * as Admin from "./Admin.ts"
 import { type AppConfig, describeDatabase, load } from "./Config.ts"
 import * as Database from "./Database.ts"
 import * as Domain from "./Domain.ts"
+import * as DwollaNotifications from "./DwollaNotifications.ts"
 import * as Http from "./Http.ts"
 import * as Logging from "./Logging.ts"
 import * as Metrics from "./Metrics.ts"
@@ -51,6 +53,7 @@ import * as TokenSecret from "./TokenSecret.ts"
 import * as WebhookTarget from "./WebhookTarget.ts"
 import * as AttachmentFetcher from "./workers/AttachmentFetcher.ts"
 import * as AutoCollectionScheduler from "./workers/AutoCollectionScheduler.ts"
+import * as KybWorker from "./workers/KybWorker.ts"
 import * as MoneyMovementWorkers from "./workers/MoneyMovementWorkers.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
 import * as PayoutWorkers from "./workers/PayoutWorkers.ts"
@@ -73,6 +76,8 @@ export type WorkerRequirements =
   | Attachments.PaymentAttachments
   | MoneyMovement.MoneyMovement
   | PaymentProviders.ESignature
+  | CompanyProviders.KybVerifier
+  | PersonalData.PersonalDataVault
 
 const isSandbox = (config: AppConfig) => config.environment === "sandbox"
 
@@ -103,6 +108,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         PayoutWorkers.schedulerName,
         PayoutWorkers.movementsName,
         "payment-notifier",
+        ...(config.providers.ports.KYB === undefined ? [] : [KybWorker.name]),
       ]
 
 /**
@@ -149,7 +155,11 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     // Reminders and status messages: recorded in the sandbox, sent by the channels' providers in production.
     PaymentNotifier.layer({ reminderDays: config.reminderDays }),
   )
-  return isSandbox(config) ? Layer.mergeAll(common, SandboxKyb.layer({ delayMillis: config.kybDelayMillis })) : common
+  if (isSandbox(config)) return Layer.mergeAll(common, SandboxKyb.layer({ delayMillis: config.kybDelayMillis }))
+  // Production: companies are submitted to the KYB provider, when one is configured, and its verdicts polled.
+  return config.providers.ports.KYB === undefined
+    ? common
+    : Layer.mergeAll(common, KybWorker.layer(KybWorker.defaults(config.kybPollMillis)))
 }
 
 /**
@@ -205,6 +215,12 @@ export const sandboxPartnerHint = Traced.fn("Service.sandboxPartnerHint")(functi
 /** The bridge of a port served by one (the money-movement notifications are signed with its secret). */
 const bridgeOf = (selection: ProviderPorts.Selection | undefined) =>
   selection?._tag === "bridge" ? selection.bridge : undefined
+
+/** The Dwolla webhook subscription's secret, when some port is on Dwolla. */
+const dwollaWebhookSecret = (config: AppConfig) =>
+  Object.values(config.providers.ports).some((selection) => selection?._tag === "dwolla")
+    ? config.providers.vendors.dwolla?.webhookSecret
+    : undefined
 
 /** Everything the service runs, for a validated configuration and its token secret. */
 export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<string>, startedAt = Date.now()) => {
@@ -265,6 +281,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes, SandboxWebhooks.routes] : []),
     // Production: the money-movement provider's notifications, signed with its bridge's secret.
     ...(sandbox ? [] : [MoneyMovementNotifications.routes(bridgeOf(config.providers.ports.MONEY_MOVEMENT))]),
+    // Production: Dwolla's signed webhooks, when a port is on Dwolla.
+    ...(sandbox ? [] : [DwollaNotifications.routes(dwollaWebhookSecret(config))]),
   ).pipe(Layer.provide(Http.serviceRoutes))
   const http = Http.serve(Layer.merge(Server.Routes, own), {
     port: config.port,

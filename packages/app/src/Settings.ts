@@ -215,6 +215,10 @@ export const settings = {
     default: 2000,
     doc: "Sandbox: how long a new company waits for the sandbox KYB decision.",
   }),
+  kybPollMillis: setting("PARTNERPAY_KYB_POLL_MS", Millis, {
+    default: 60_000,
+    doc: "Production: how often the KYB worker asks the KYB provider about a submitted company's verdict.",
+  }),
   settlementDelayMillis: setting("PARTNERPAY_SETTLEMENT_DELAY_MS", Millis, {
     default: 2000,
     doc: "Sandbox: how long a transfer waits for the sandbox bank.",

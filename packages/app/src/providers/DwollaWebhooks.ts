@@ -1,0 +1,60 @@
+/**
+ * Dwolla's webhooks, as Dwolla documents them: the body is signed with the
+ * webhook subscription's secret, `X-Request-Signature-SHA-256` = hex
+ * HMAC-SHA256 of the exact body bytes; compared in constant time. A verified
+ * body is `{ id, resourceId, topic, timestamp, _links, created }`; `id` is the
+ * event's id (what makes a repeat or a replay change nothing), `resourceId`
+ * the customer or transfer it is about.
+ *
+ * What a topic asks of partnerpay (`actionOf`):
+ *
+ * | Dwolla topic | Action |
+ * |---|---|
+ * | `customer_verified` | the company of that customer is Verified |
+ * | `customer_suspended`, `customer_deactivated` | the company is Rejected |
+ * | anything else (`customer_reverification_needed`, `customer_verification_document_needed`, ...) | none (recorded) |
+ */
+import { createHmac, timingSafeEqual } from "node:crypto"
+import { Redacted, Schema } from "effect"
+
+/** The header Dwolla signs its webhooks with. */
+export const signatureHeader = "x-request-signature-sha-256"
+
+/** The hex HMAC-SHA256 of `body` with the subscription's secret (as Dwolla signs it). */
+export const signatureOf = (secret: Redacted.Redacted<string>, body: string): string =>
+  createHmac("sha256", Redacted.value(secret)).update(body).digest("hex")
+
+/** True when `signature` is the body's signature with `secret` (constant-time). */
+export const isSigned = (secret: Redacted.Redacted<string>, signature: string | undefined, body: string): boolean => {
+  if (signature === undefined || !/^[0-9a-fA-F]{64}$/.test(signature)) return false
+  const expected = Buffer.from(signatureOf(secret, body), "hex")
+  const actual = Buffer.from(signature, "hex")
+  return expected.length === actual.length && timingSafeEqual(expected, actual)
+}
+
+/** A Dwolla webhook's body (extra fields, such as `_links`, are Dwolla's and ignored). */
+export const Event = Schema.Struct({
+  id: Schema.NonEmptyString,
+  resourceId: Schema.NonEmptyString,
+  topic: Schema.NonEmptyString,
+})
+export type Event = typeof Event.Type
+
+export const decodeEvent = Schema.decodeUnknownEffect(Schema.fromJsonString(Event))
+
+/** What a verified event asks. */
+export type Action =
+  | { readonly _tag: "KybVerdict"; readonly customerId: string; readonly outcome: "Verified" | "Rejected" }
+  | { readonly _tag: "None" }
+
+export const actionOf = (event: Event): Action => {
+  switch (event.topic) {
+    case "customer_verified":
+      return { _tag: "KybVerdict", customerId: event.resourceId, outcome: "Verified" }
+    case "customer_suspended":
+    case "customer_deactivated":
+      return { _tag: "KybVerdict", customerId: event.resourceId, outcome: "Rejected" }
+    default:
+      return { _tag: "None" }
+  }
+}
