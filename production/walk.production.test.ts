@@ -5,7 +5,12 @@
  * local fakes that check every request and answer against the providers'
  * published documents), the other ports on HTTP bridges (the fake bridge).
  *
- * The walk: an operator creates a partner; the partner's token; Twilio out of
+ * The walk: an operator creates a partner; the partner's token; a company
+ * registered, submitted to Dwolla by the KYB worker (a verified business
+ * customer with its controller and beneficial owner; its verdict polled),
+ * verified by Dwolla's signed webhook at POST /ProviderWebhooks/Dwolla (a
+ * forged one refused, a repeat and a later contrary one changing nothing: one
+ * COMPANY_VERIFICATION_STATUS_CHANGED); Twilio out of
  * service (503 to the partner, retry later); a customer's login code started
  * at Twilio Verify, a wrong code refused by Twilio
  * (counted), the right one approved (the customer registered); KYC on the
@@ -16,14 +21,14 @@
  * (signed by Plaid) unlinking it, a repeat changing nothing, an old one
  * (replayed) refused. No request violates a provider's document.
  *
- * Not walked yet (docs/providers.md, "Not done yet"): KYB, payments and
- * payouts on Dwolla, the SMS reminder (it needs a verified company: nothing
- * verifies companies in production before Dwolla).
+ * Not walked yet (docs/providers.md, "Not done yet"): payments and payouts on
+ * Dwolla, the SMS reminder.
  */
-import { createHash, generateKeyPairSync, sign } from "node:crypto"
+import { createHash, createHmac, generateKeyPairSync, sign } from "node:crypto"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, freshDatabase, tempDir } from "../faults/support.ts"
+import { call, companyBody, freshDatabase, tempDir } from "../faults/support.ts"
+import * as DwollaFake from "../packages/app/test/providers/DwollaFake.ts"
 import * as FakeProvider from "../packages/app/test/providers/FakeProvider.ts"
 import { Contract, documentsPresent, type Fake, startFake } from "../packages/app/test/providers/OpenApiContract.ts"
 import { killAll, startService } from "../packages/app/test/support.ts"
@@ -38,6 +43,23 @@ afterAll(async () => {
 const adminToken = "an-operator-token-of-at-least-32-characters"
 const serviceSid = "VAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 const bridgeSecret = "fake-provider-secret-of-32-characters-or-more"
+const dwollaWebhookSecret = "a-dwolla-webhook-secret"
+
+/** A Dwolla webhook about `resourceId`, as Dwolla sends it, and its `X-Request-Signature-SHA-256`. */
+const dwollaEvent = (id: string, topic: string, resourceId: string, secret = dwollaWebhookSecret) => {
+  const body = JSON.stringify({
+    _links: {
+      self: { href: `https://api-sandbox.dwolla.com/events/${id}` },
+      resource: { href: `https://api-sandbox.dwolla.com/customers/${resourceId}` },
+    },
+    id,
+    resourceId,
+    topic,
+    timestamp: new Date().toISOString(),
+    created: new Date().toISOString(),
+  })
+  return { body, signature: createHmac("sha256", secret).update(body).digest("hex") }
+}
 
 /** Plaid's webhook signing key (the fake serves its public half at /webhook_verification_key/get). */
 const plaidKeys = generateKeyPairSync("ec", { namedCurve: "P-256" })
@@ -55,258 +77,337 @@ const plaidJwt = (body: string, key = plaidKeys.privateKey, iat = Math.floor(Dat
 }
 
 describe.skipIf(!present)("production on real providers (fakes checked with the providers' documents)", () => {
-  it.live("a customer logs in through Twilio Verify, links a bank account through Plaid, and Plaid revokes it", () =>
-    Effect.gen(function* () {
-      const verify = new Contract("Twilio Verify", "twilio-verify-v2.json")
-      const plaid = new Contract("Plaid", "plaid-2020-09-14.yml")
-      const checkPath = `/v2/Services/${serviceSid}/VerificationCheck`
-      const twilio: Fake = yield* Effect.promise(() =>
-        startFake(() => verify, {
-          "/Verifications": {
-            status: 201,
-            body: verify.example("POST", `/v2/Services/${serviceSid}/Verifications`, 201),
-          },
-          "/VerificationCheck": { status: 200, body: verify.example("POST", checkPath, 200) },
-        }),
-      )
-      const example = (path: string) => plaid.example("POST", path, 200)
-      const plaidFake: Fake = yield* Effect.promise(() =>
-        startFake(() => plaid, {
-          "/link/token/create": { status: 200, body: example("/link/token/create") },
-          "/item/public_token/exchange": { status: 200, body: example("/item/public_token/exchange") },
-          "/accounts/get": { status: 200, body: example("/accounts/get") },
-          "/webhook_verification_key/get": {
-            status: 200,
-            body: {
-              key: {
-                alg: "ES256",
-                created_at: 1560466150,
-                crv: "P-256",
-                expired_at: null,
-                kid,
-                kty: "EC",
-                use: "sig",
-                x: plaidKeys.publicKey.export({ format: "jwk" }).x,
-                y: plaidKeys.publicKey.export({ format: "jwk" }).y,
-              },
-              request_id: "RZ6Omi1bzzwDaLo",
+  it.live(
+    "a company is verified on Dwolla; a customer logs in through Twilio Verify and links a bank through Plaid",
+    () =>
+      Effect.gen(function* () {
+        const verify = new Contract("Twilio Verify", "twilio-verify-v2.json")
+        const plaid = new Contract("Plaid", "plaid-2020-09-14.yml")
+        const checkPath = `/v2/Services/${serviceSid}/VerificationCheck`
+        const twilio: Fake = yield* Effect.promise(() =>
+          startFake(() => verify, {
+            "/Verifications": {
+              status: 201,
+              body: verify.example("POST", `/v2/Services/${serviceSid}/Verifications`, 201),
             },
-          },
-        }),
-      )
-      cleanups.push(
-        () => twilio.close(),
-        () => plaidFake.close(),
-      )
-      const bridge = yield* FakeProvider.start()
-      const database = freshDatabase("production")
-      const data = tempDir("production")
-      cleanups.push(database.drop, data.remove)
-
-      const bridged = ["KYC", "MONEY_MOVEMENT", "CARD_PROCESSOR", "E_SIGNATURE"].flatMap((key) => [
-        [`PARTNERPAY_PROVIDER_${key}_URL`, bridge.url],
-        [`PARTNERPAY_PROVIDER_${key}_SECRET`, bridgeSecret],
-        [`PARTNERPAY_PROVIDER_${key}_RETRIES`, "0"],
-      ])
-      const service = yield* Effect.promise(() =>
-        startService(
-          {
-            PORT: "0",
-            PARTNERPAY_ENV: "production",
-            DATABASE_URL: database.url,
-            PARTNERPAY_DATA_DIR: data.dir,
-            PARTNERPAY_TOKEN_SECRET: "a-token-secret-of-at-least-32-bytes-long",
-            PARTNERPAY_SECRET_PEPPER: "a-client-secret-pepper-of-at-least-32-bytes",
-            PARTNERPAY_DATA_KEY: "d".repeat(64),
-            PARTNERPAY_OTP_SECRET: "an-otp-secret-of-at-least-32-characters",
-            PARTNERPAY_CHAT_SECRET: "a-chat-secret-of-at-least-32-characters",
-            PARTNERPAY_ADMIN_TOKEN: adminToken,
-            PARTNERPAY_PROVIDER_OTP: "twilio",
-            PARTNERPAY_TWILIO_ACCOUNT_SID: "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-            PARTNERPAY_TWILIO_AUTH_TOKEN: "a-twilio-auth-token",
-            PARTNERPAY_TWILIO_VERIFY_SERVICE_SID: serviceSid,
-            PARTNERPAY_TWILIO_BASE_URL: twilio.url,
-            PARTNERPAY_PROVIDER_BANK_LINKING: "plaid",
-            PARTNERPAY_PLAID_CLIENT_ID: "a-plaid-client-id",
-            PARTNERPAY_PLAID_SECRET: "a-plaid-secret",
-            PARTNERPAY_PLAID_ENV: "sandbox",
-            PARTNERPAY_PLAID_BASE_URL: plaidFake.url,
-            PARTNERPAY_PLAID_WEBHOOK_URL: "https://partnerpay.example.com/BankLinkWebhook/UpdateItem",
-            ...Object.fromEntries(bridged),
-          },
-          60_000,
-        ),
-      )
-      cleanups.push(() => service.stop().then(() => undefined))
-      const base = service.url
-
-      const partner = yield* Effect.promise(() =>
-        call(base, "POST", "/admin/partners", { token: adminToken, body: { name: "Acme" } }),
-      )
-      assert.strictEqual(partner.status, 201, partner.text)
-      const { clientId, clientSecret } = partner.body as { clientId: string; clientSecret: string }
-      const token = yield* Effect.promise(() =>
-        call(base, "POST", "/auth/token", { body: { ClientId: clientId, ClientSecret: clientSecret } }),
-      )
-      const partnerToken = (token.body as { AccessToken: string }).AccessToken
-
-      // Twilio out of service: the partner is answered 503 (retry later), nothing is sent.
-      const phoneNumber = "+15017122661"
-      twilio.answer("/Verifications", { status: 503, body: { code: 20500, message: "down", status: 503 } })
-      const outage = yield* Effect.promise(() =>
-        call(base, "POST", "/Login/SendOtp", { token: partnerToken, body: { phoneNumber } }),
-      )
-      assert.strictEqual(outage.status, 503, outage.text)
-      assert.strictEqual((outage.body as { code: string }).code, "PROVIDER_UNAVAILABLE")
-      twilio.answer("/Verifications", {
-        status: 201,
-        body: verify.example("POST", `/v2/Services/${serviceSid}/Verifications`, 201),
-      })
-
-      // The login code: Twilio Verify makes and sends it.
-      const sent = yield* Effect.promise(() =>
-        call(base, "POST", "/Login/SendOtp", { token: partnerToken, body: { phoneNumber } }),
-      )
-      assert.strictEqual(sent.status, 200, sent.text)
-      assert.deepStrictEqual(Object.fromEntries(new URLSearchParams(twilio.requests[1]?.body)), {
-        To: phoneNumber,
-        Channel: "sms",
-      })
-      const checkAnswer = verify.example("POST", checkPath, 200) as object
-      twilio.answer(
-        "/VerificationCheck",
-        { status: 200, body: { ...checkAnswer, status: "pending", valid: false } },
-        { status: 200, body: { ...checkAnswer, status: "approved", valid: true } },
-      )
-      const wrong = yield* Effect.promise(() =>
-        call(base, "PUT", "/Login/CheckOtp", { token: partnerToken, body: { phoneNumber, code: "000000" } }),
-      )
-      assert.strictEqual(wrong.status, 422, wrong.text)
-      assert.strictEqual((wrong.body as { code: string }).code, "OTP_INVALID")
-      const right = yield* Effect.promise(() =>
-        call(base, "PUT", "/Login/CheckOtp", { token: partnerToken, body: { phoneNumber, code: "424242" } }),
-      )
-      assert.strictEqual(right.status, 200, right.text)
-      const customerToken = (right.body as { accessToken: string }).accessToken
-
-      // KYC on the operator's bridge.
-      bridge.script("start", [{ status: 200, body: { linkToken: "kyc-link", expiration: "2099-01-01T00:00:00.000Z" } }])
-      bridge.script("check", [
-        {
-          status: 200,
-          body: { status: "Verified", referenceId: "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f", redirectUrl: "" },
-        },
-      ])
-      bridge.script("personal-data", [
-        {
-          status: 200,
-          body: {
-            firstName: "Ada",
-            lastName: "Lovelace",
-            birthDate: "1990-01-01",
-            ssnLastFourDigits: "1234",
-            emailAddress: "ada@example.com",
-            phoneNumber,
-          },
-        },
-      ])
-      const kyc = yield* Effect.promise(() =>
-        call(base, "POST", "/Verification/StartKyc", { token: customerToken, body: { deviceId: "device-1" } }),
-      )
-      assert.strictEqual(kyc.status, 200, kyc.text)
-      const { tokenId } = kyc.body as { tokenId: string }
-      let status: string | undefined
-      for (let attempt = 0; attempt < 20 && status !== "Verified"; attempt++) {
-        const checked = yield* Effect.promise(() =>
-          call(base, "GET", "/Verification/CheckVerification", { token: customerToken }),
-        )
-        status = (checked.body as { status?: string }).status
-        if (status !== "Verified") yield* Effect.sleep("100 millis")
-      }
-      assert.strictEqual(status, "Verified")
-
-      // The bank link through Plaid: the public token exchanged, the chosen account with its mask.
-      const accounts = (example("/accounts/get") as { accounts: Array<{ account_id: string; mask: string }> }).accounts
-      const chosen = accounts[0]
-      const linked = yield* Effect.promise(() =>
-        call(base, "PUT", "/Account/Link", {
-          token: customerToken,
-          body: {
-            tokenId,
-            publicToken: "public-sandbox-token",
-            linkAccountsMetadata: {
-              linkSessionId: "session-1",
-              institutionId: "ins_109508",
-              accountIds: [chosen?.account_id],
-            },
-          },
-        }),
-      )
-      assert.strictEqual(linked.status, 200, linked.text)
-      assert.isTrue((linked.body as { isOk: boolean }).isOk, linked.text)
-      const listed = yield* Effect.promise(() => call(base, "GET", "/Account/List", { token: customerToken }))
-      assert.include(listed.text, String(chosen?.mask))
-      assert.deepStrictEqual(
-        plaidFake.requests.map((request) => request.path),
-        ["/item/public_token/exchange", "/accounts/get"],
-      )
-
-      // Plaid's item webhooks: a forged one is refused and changes nothing; the customer revoking the
-      // account (signed by Plaid) unlinks it, once; a replay of an old one is refused.
-      const itemId = (example("/accounts/get") as { item: { item_id: string } }).item.item_id
-      const revoked = JSON.stringify({
-        webhook_type: "ITEM",
-        webhook_code: "USER_ACCOUNT_REVOKED",
-        item_id: itemId,
-        account_id: chosen?.account_id,
-        environment: "production",
-      })
-      const deliver = (body: string, verification: string) =>
-        Effect.promise(() =>
-          call(base, "POST", "/BankLinkWebhook/UpdateItem", {
-            rawBody: body,
-            headers: { "content-type": "application/json", "plaid-verification": verification },
+            "/VerificationCheck": { status: 200, body: verify.example("POST", checkPath, 200) },
           }),
         )
-      const loginRequired = JSON.stringify({
-        webhook_type: "ITEM",
-        webhook_code: "ERROR",
-        item_id: itemId,
-        error: { error_type: "ITEM_ERROR", error_code: "ITEM_LOGIN_REQUIRED" },
-        environment: "production",
-      })
-      const relink = yield* deliver(loginRequired, plaidJwt(loginRequired))
-      assert.strictEqual(relink.status, 200, relink.text)
-      const forged = yield* deliver(revoked, plaidJwt(revoked, otherKeys.privateKey))
-      assert.strictEqual(forged.status, 401, forged.text)
-      const stillLinked = yield* Effect.promise(() => call(base, "GET", "/Account/List", { token: customerToken }))
-      assert.include(stillLinked.text, String(chosen?.mask))
-      const genuine = yield* deliver(revoked, plaidJwt(revoked))
-      assert.strictEqual(genuine.status, 200, genuine.text)
-      const again = yield* deliver(revoked, plaidJwt(revoked))
-      assert.strictEqual(again.status, 200, again.text)
-      const replayed = yield* deliver(
-        revoked,
-        plaidJwt(revoked, plaidKeys.privateKey, Math.floor(Date.now() / 1000) - 600),
-      )
-      assert.strictEqual(replayed.status, 401, replayed.text)
-      const unlinked = yield* Effect.promise(() => call(base, "GET", "/Account/List", { token: customerToken }))
-      assert.notInclude(unlinked.text, String(chosen?.mask))
+        const example = (path: string) => plaid.example("POST", path, 200)
+        const plaidFake: Fake = yield* Effect.promise(() =>
+          startFake(() => plaid, {
+            "/link/token/create": { status: 200, body: example("/link/token/create") },
+            "/item/public_token/exchange": { status: 200, body: example("/item/public_token/exchange") },
+            "/accounts/get": { status: 200, body: example("/accounts/get") },
+            "/webhook_verification_key/get": {
+              status: 200,
+              body: {
+                key: {
+                  alg: "ES256",
+                  created_at: 1560466150,
+                  crv: "P-256",
+                  expired_at: null,
+                  kid,
+                  kty: "EC",
+                  use: "sig",
+                  x: plaidKeys.publicKey.export({ format: "jwk" }).x,
+                  y: plaidKeys.publicKey.export({ format: "jwk" }).y,
+                },
+                request_id: "RZ6Omi1bzzwDaLo",
+              },
+            },
+          }),
+        )
+        const dwolla = yield* Effect.promise(() => DwollaFake.start())
+        cleanups.push(
+          () => twilio.close(),
+          () => plaidFake.close(),
+          () => dwolla.close(),
+        )
+        const bridge = yield* FakeProvider.start()
+        const database = freshDatabase("production")
+        const data = tempDir("production")
+        cleanups.push(database.drop, data.remove)
 
-      // Every outbound call shows in /metrics by provider, operation and outcome.
-      const metrics = yield* Effect.promise(() => fetch(`${base}/metrics`).then((response) => response.text()))
-      for (const series of [
-        /partnerpay_provider_calls_total\{[^}]*provider="Twilio Verify"[^}]*outcome="unavailable"[^}]*\} 1/,
-        /partnerpay_provider_calls_total\{[^}]*operation="check verification"[^}]*outcome="ok"[^}]*\} 2/,
-        /partnerpay_provider_calls_total\{[^}]*provider="Plaid"[^}]*operation="accounts"[^}]*outcome="ok"[^}]*\} 1/,
-      ]) {
-        assert.match(metrics, series)
-      }
+        const bridged = ["KYC", "MONEY_MOVEMENT", "CARD_PROCESSOR", "E_SIGNATURE"].flatMap((key) => [
+          [`PARTNERPAY_PROVIDER_${key}_URL`, bridge.url],
+          [`PARTNERPAY_PROVIDER_${key}_SECRET`, bridgeSecret],
+          [`PARTNERPAY_PROVIDER_${key}_RETRIES`, "0"],
+        ])
+        const service = yield* Effect.promise(() =>
+          startService(
+            {
+              PORT: "0",
+              PARTNERPAY_ENV: "production",
+              DATABASE_URL: database.url,
+              PARTNERPAY_DATA_DIR: data.dir,
+              PARTNERPAY_TOKEN_SECRET: "a-token-secret-of-at-least-32-bytes-long",
+              PARTNERPAY_SECRET_PEPPER: "a-client-secret-pepper-of-at-least-32-bytes",
+              PARTNERPAY_DATA_KEY: "d".repeat(64),
+              PARTNERPAY_OTP_SECRET: "an-otp-secret-of-at-least-32-characters",
+              PARTNERPAY_CHAT_SECRET: "a-chat-secret-of-at-least-32-characters",
+              PARTNERPAY_ADMIN_TOKEN: adminToken,
+              PARTNERPAY_PROVIDER_OTP: "twilio",
+              PARTNERPAY_TWILIO_ACCOUNT_SID: "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+              PARTNERPAY_TWILIO_AUTH_TOKEN: "a-twilio-auth-token",
+              PARTNERPAY_TWILIO_VERIFY_SERVICE_SID: serviceSid,
+              PARTNERPAY_TWILIO_BASE_URL: twilio.url,
+              PARTNERPAY_PROVIDER_BANK_LINKING: "plaid",
+              PARTNERPAY_PLAID_CLIENT_ID: "a-plaid-client-id",
+              PARTNERPAY_PLAID_SECRET: "a-plaid-secret",
+              PARTNERPAY_PLAID_ENV: "sandbox",
+              PARTNERPAY_PLAID_BASE_URL: plaidFake.url,
+              PARTNERPAY_PLAID_WEBHOOK_URL: "https://partnerpay.example.com/BankLinkWebhook/UpdateItem",
+              PARTNERPAY_PROVIDER_KYB: "dwolla",
+              PARTNERPAY_DWOLLA_KEY: "a-dwolla-key",
+              PARTNERPAY_DWOLLA_SECRET: "a-dwolla-secret",
+              PARTNERPAY_DWOLLA_ENVIRONMENT: "sandbox",
+              PARTNERPAY_DWOLLA_BASE_URL: dwolla.url,
+              PARTNERPAY_DWOLLA_WEBHOOK_SECRET: dwollaWebhookSecret,
+              PARTNERPAY_DWOLLA_BUSINESS_CLASSIFICATION: "9ed3f670-7d6f-11e3-b1ce-5404a6144203",
+              ...Object.fromEntries(bridged),
+            },
+            60_000,
+          ),
+        )
+        cleanups.push(() => service.stop().then(() => undefined))
+        const base = service.url
 
-      // No request of the walk, and no answer of the fakes, violates a provider's document.
-      assert.deepStrictEqual([...twilio.violations, ...plaidFake.violations], [])
-      assert.notInclude(service.output.join("\n"), "a-twilio-auth-token")
-      assert.notInclude(service.output.join("\n"), "a-plaid-secret")
-    }).pipe(Effect.scoped),
+        const partner = yield* Effect.promise(() =>
+          call(base, "POST", "/admin/partners", { token: adminToken, body: { name: "Acme" } }),
+        )
+        assert.strictEqual(partner.status, 201, partner.text)
+        const { clientId, clientSecret } = partner.body as { clientId: string; clientSecret: string }
+        const token = yield* Effect.promise(() =>
+          call(base, "POST", "/auth/token", { body: { ClientId: clientId, ClientSecret: clientSecret } }),
+        )
+        const partnerToken = (token.body as { AccessToken: string }).AccessToken
+
+        // KYB on Dwolla: the company is submitted by the KYB worker as a verified business customer (its
+        // verdict polled: "document", not final), then verified by Dwolla's signed webhook; a forged webhook
+        // changes nothing, a repeat neither, and a later contrary one cannot undo the verdict.
+        const registered = yield* Effect.promise(() =>
+          call(base, "POST", "/Company/Create", {
+            token: partnerToken,
+            body: companyBody({ companyReferenceId: "walk-kyb" }),
+          }),
+        )
+        assert.strictEqual(registered.status, 200, registered.text)
+        const companyId = (registered.body as { companyId: string }).companyId
+        const statusOf = () =>
+          Effect.promise(() =>
+            call(base, "GET", `/company/status?companyId=${companyId}`, { token: partnerToken }),
+          ).pipe(Effect.map((answer) => (answer.body as { Status: string }).Status))
+        const polled = `GET /customers/${DwollaFake.customerId}`
+        for (let attempt = 0; attempt < 200; attempt++) {
+          if (dwolla.requests.some((request) => `${request.method} ${request.path}` === polled)) break
+          yield* Effect.sleep("50 millis")
+        }
+        assert.deepStrictEqual(
+          dwolla.requests.map((request) => `${request.method} ${request.path}`),
+          [
+            "POST /token",
+            "POST /customers",
+            `POST /customers/${DwollaFake.customerId}/beneficial-owners`,
+            `POST /customers/${DwollaFake.customerId}/beneficial-ownership`,
+            polled,
+          ],
+        )
+        assert.strictEqual(JSON.parse(dwolla.requests[1]?.body ?? "{}").correlationId, companyId)
+        assert.strictEqual(yield* statusOf(), "Unverified")
+        const dwollaWebhook = (event: { body: string; signature: string }) =>
+          Effect.promise(() =>
+            call(base, "POST", "/ProviderWebhooks/Dwolla", {
+              rawBody: event.body,
+              headers: { "content-type": "application/json", "x-request-signature-sha-256": event.signature },
+            }),
+          )
+        const verified = dwollaEvent("3b5d2a4e-0f6b-4d11-9a51-6c1f0e7d2a01", "customer_verified", DwollaFake.customerId)
+        const forgedKyb = yield* dwollaWebhook({
+          ...verified,
+          signature: dwollaEvent("x", "customer_verified", DwollaFake.customerId, "not-the-secret").signature,
+        })
+        assert.strictEqual(forgedKyb.status, 401, forgedKyb.text)
+        assert.strictEqual(yield* statusOf(), "Unverified")
+        const genuineKyb = yield* dwollaWebhook(verified)
+        assert.strictEqual(genuineKyb.status, 200, genuineKyb.text)
+        assert.strictEqual(yield* statusOf(), "Verified")
+        const repeatedKyb = yield* dwollaWebhook(verified)
+        assert.strictEqual(repeatedKyb.status, 200, repeatedKyb.text)
+        const contrary = yield* dwollaWebhook(
+          dwollaEvent("5c7e9a1b-2d3f-4a5b-8c6d-7e8f9a0b1c2d", "customer_suspended", DwollaFake.customerId),
+        )
+        assert.strictEqual(contrary.status, 200, contrary.text)
+        assert.strictEqual(yield* statusOf(), "Verified")
+        const events = yield* Effect.promise(() => call(base, "GET", "/Events", { token: partnerToken }))
+        const changes = (events.body as { data: Array<{ type?: string; data: { CompanyId?: string } }> }).data.filter(
+          (event) =>
+            event.data.CompanyId === companyId && JSON.stringify(event).includes("COMPANY_VERIFICATION_STATUS_CHANGED"),
+        )
+        assert.strictEqual(changes.length, 1, events.text)
+
+        // Twilio out of service: the partner is answered 503 (retry later), nothing is sent.
+        const phoneNumber = "+15017122661"
+        twilio.answer("/Verifications", { status: 503, body: { code: 20500, message: "down", status: 503 } })
+        const outage = yield* Effect.promise(() =>
+          call(base, "POST", "/Login/SendOtp", { token: partnerToken, body: { phoneNumber } }),
+        )
+        assert.strictEqual(outage.status, 503, outage.text)
+        assert.strictEqual((outage.body as { code: string }).code, "PROVIDER_UNAVAILABLE")
+        twilio.answer("/Verifications", {
+          status: 201,
+          body: verify.example("POST", `/v2/Services/${serviceSid}/Verifications`, 201),
+        })
+
+        // The login code: Twilio Verify makes and sends it.
+        const sent = yield* Effect.promise(() =>
+          call(base, "POST", "/Login/SendOtp", { token: partnerToken, body: { phoneNumber } }),
+        )
+        assert.strictEqual(sent.status, 200, sent.text)
+        assert.deepStrictEqual(Object.fromEntries(new URLSearchParams(twilio.requests[1]?.body)), {
+          To: phoneNumber,
+          Channel: "sms",
+        })
+        const checkAnswer = verify.example("POST", checkPath, 200) as object
+        twilio.answer(
+          "/VerificationCheck",
+          { status: 200, body: { ...checkAnswer, status: "pending", valid: false } },
+          { status: 200, body: { ...checkAnswer, status: "approved", valid: true } },
+        )
+        const wrong = yield* Effect.promise(() =>
+          call(base, "PUT", "/Login/CheckOtp", { token: partnerToken, body: { phoneNumber, code: "000000" } }),
+        )
+        assert.strictEqual(wrong.status, 422, wrong.text)
+        assert.strictEqual((wrong.body as { code: string }).code, "OTP_INVALID")
+        const right = yield* Effect.promise(() =>
+          call(base, "PUT", "/Login/CheckOtp", { token: partnerToken, body: { phoneNumber, code: "424242" } }),
+        )
+        assert.strictEqual(right.status, 200, right.text)
+        const customerToken = (right.body as { accessToken: string }).accessToken
+
+        // KYC on the operator's bridge.
+        bridge.script("start", [
+          { status: 200, body: { linkToken: "kyc-link", expiration: "2099-01-01T00:00:00.000Z" } },
+        ])
+        bridge.script("check", [
+          {
+            status: 200,
+            body: { status: "Verified", referenceId: "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f", redirectUrl: "" },
+          },
+        ])
+        bridge.script("personal-data", [
+          {
+            status: 200,
+            body: {
+              firstName: "Ada",
+              lastName: "Lovelace",
+              birthDate: "1990-01-01",
+              ssnLastFourDigits: "1234",
+              emailAddress: "ada@example.com",
+              phoneNumber,
+            },
+          },
+        ])
+        const kyc = yield* Effect.promise(() =>
+          call(base, "POST", "/Verification/StartKyc", { token: customerToken, body: { deviceId: "device-1" } }),
+        )
+        assert.strictEqual(kyc.status, 200, kyc.text)
+        const { tokenId } = kyc.body as { tokenId: string }
+        let status: string | undefined
+        for (let attempt = 0; attempt < 20 && status !== "Verified"; attempt++) {
+          const checked = yield* Effect.promise(() =>
+            call(base, "GET", "/Verification/CheckVerification", { token: customerToken }),
+          )
+          status = (checked.body as { status?: string }).status
+          if (status !== "Verified") yield* Effect.sleep("100 millis")
+        }
+        assert.strictEqual(status, "Verified")
+
+        // The bank link through Plaid: the public token exchanged, the chosen account with its mask.
+        const accounts = (example("/accounts/get") as { accounts: Array<{ account_id: string; mask: string }> })
+          .accounts
+        const chosen = accounts[0]
+        const linked = yield* Effect.promise(() =>
+          call(base, "PUT", "/Account/Link", {
+            token: customerToken,
+            body: {
+              tokenId,
+              publicToken: "public-sandbox-token",
+              linkAccountsMetadata: {
+                linkSessionId: "session-1",
+                institutionId: "ins_109508",
+                accountIds: [chosen?.account_id],
+              },
+            },
+          }),
+        )
+        assert.strictEqual(linked.status, 200, linked.text)
+        assert.isTrue((linked.body as { isOk: boolean }).isOk, linked.text)
+        const listed = yield* Effect.promise(() => call(base, "GET", "/Account/List", { token: customerToken }))
+        assert.include(listed.text, String(chosen?.mask))
+        assert.deepStrictEqual(
+          plaidFake.requests.map((request) => request.path),
+          ["/item/public_token/exchange", "/accounts/get"],
+        )
+
+        // Plaid's item webhooks: a forged one is refused and changes nothing; the customer revoking the
+        // account (signed by Plaid) unlinks it, once; a replay of an old one is refused.
+        const itemId = (example("/accounts/get") as { item: { item_id: string } }).item.item_id
+        const revoked = JSON.stringify({
+          webhook_type: "ITEM",
+          webhook_code: "USER_ACCOUNT_REVOKED",
+          item_id: itemId,
+          account_id: chosen?.account_id,
+          environment: "production",
+        })
+        const deliver = (body: string, verification: string) =>
+          Effect.promise(() =>
+            call(base, "POST", "/BankLinkWebhook/UpdateItem", {
+              rawBody: body,
+              headers: { "content-type": "application/json", "plaid-verification": verification },
+            }),
+          )
+        const loginRequired = JSON.stringify({
+          webhook_type: "ITEM",
+          webhook_code: "ERROR",
+          item_id: itemId,
+          error: { error_type: "ITEM_ERROR", error_code: "ITEM_LOGIN_REQUIRED" },
+          environment: "production",
+        })
+        const relink = yield* deliver(loginRequired, plaidJwt(loginRequired))
+        assert.strictEqual(relink.status, 200, relink.text)
+        const forged = yield* deliver(revoked, plaidJwt(revoked, otherKeys.privateKey))
+        assert.strictEqual(forged.status, 401, forged.text)
+        const stillLinked = yield* Effect.promise(() => call(base, "GET", "/Account/List", { token: customerToken }))
+        assert.include(stillLinked.text, String(chosen?.mask))
+        const genuine = yield* deliver(revoked, plaidJwt(revoked))
+        assert.strictEqual(genuine.status, 200, genuine.text)
+        const again = yield* deliver(revoked, plaidJwt(revoked))
+        assert.strictEqual(again.status, 200, again.text)
+        const replayed = yield* deliver(
+          revoked,
+          plaidJwt(revoked, plaidKeys.privateKey, Math.floor(Date.now() / 1000) - 600),
+        )
+        assert.strictEqual(replayed.status, 401, replayed.text)
+        const unlinked = yield* Effect.promise(() => call(base, "GET", "/Account/List", { token: customerToken }))
+        assert.notInclude(unlinked.text, String(chosen?.mask))
+
+        // Every outbound call shows in /metrics by provider, operation and outcome.
+        const metrics = yield* Effect.promise(() => fetch(`${base}/metrics`).then((response) => response.text()))
+        for (const series of [
+          /partnerpay_provider_calls_total\{[^}]*provider="Twilio Verify"[^}]*outcome="unavailable"[^}]*\} 1/,
+          /partnerpay_provider_calls_total\{[^}]*operation="check verification"[^}]*outcome="ok"[^}]*\} 2/,
+          /partnerpay_provider_calls_total\{[^}]*provider="Plaid"[^}]*operation="accounts"[^}]*outcome="ok"[^}]*\} 1/,
+        ]) {
+          assert.match(metrics, series)
+        }
+
+        // No request of the walk, and no answer of the fakes, violates a provider's document.
+        assert.deepStrictEqual([...twilio.violations, ...plaidFake.violations, ...dwolla.violations], [])
+        assert.notInclude(service.output.join("\n"), "a-dwolla-secret")
+        assert.notInclude(service.output.join("\n"), dwollaWebhookSecret)
+        assert.notInclude(service.output.join("\n"), "a-twilio-auth-token")
+        assert.notInclude(service.output.join("\n"), "a-plaid-secret")
+      }).pipe(Effect.scoped),
   )
 })
