@@ -48,6 +48,7 @@ import partnerApiVersion from "./migrations/0031_partner_api_version.ts"
 import partnerWebhookEndpoint from "./migrations/0036_partner_webhook_endpoint.ts"
 import workClaims from "./migrations/0037_work_claims.ts"
 import providerNotifications from "./migrations/0038_provider_notifications.ts"
+import providerFundingSources from "./migrations/0039_provider_funding_sources.ts"
 
 /**
  * Every migration of this package, keyed `<id>_<name>`. `runReporting` applies every one a database
@@ -78,6 +79,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0036_partner_webhook_endpoint": partnerWebhookEndpoint,
   "0037_work_claims": workClaims,
   "0038_provider_notifications": providerNotifications,
+  "0039_provider_funding_sources": providerFundingSources,
 }
 
 /** The table recording applied migrations (the layout of Effect's migrator: existing databases keep theirs). */

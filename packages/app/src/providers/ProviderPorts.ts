@@ -22,6 +22,7 @@ import * as BankLinkerBridge from "./BankLinkerBridge.ts"
 import * as CardProcessorBridge from "./CardProcessorBridge.ts"
 import type * as DwollaClient from "./DwollaClient.ts"
 import * as DwollaKyb from "./DwollaKyb.ts"
+import * as DwollaMoneyMovement from "./DwollaMoneyMovement.ts"
 import * as ESignatureBridge from "./ESignatureBridge.ts"
 import type { BridgeConfig } from "./HttpBridge.ts"
 import * as KybBridge from "./KybBridge.ts"
@@ -72,7 +73,7 @@ export const ports = [
     key: "MONEY_MOVEMENT",
     port: "money movement (ACH debits, refund credits, payouts)",
     required: true,
-    adapters: { bridge: MoneyMovementBridge.layer },
+    adapters: { bridge: MoneyMovementBridge.layer, dwolla: DwollaMoneyMovement.layer },
   },
   { key: "CARD_PROCESSOR", port: "card processor", required: true, adapters: { bridge: CardProcessorBridge.layer } },
   { key: "E_SIGNATURE", port: "e-signature", required: true, adapters: { bridge: ESignatureBridge.layer } },

@@ -13,11 +13,16 @@ export const hal = "application/vnd.dwolla.v1.hal+json"
 /** The customer id the fake gives every created customer. */
 export const customerId = "fc451a7a-ae30-4404-aB95-e3553fcd733f"
 export const beneficialOwnerId = "07d59716-ef22-4fe6-98e8-f3190233dfb8"
+/** The transfer id the fake gives every created transfer, and the funding source it makes. */
+export const transferId = "15c6bcce-46f7-e811-8112-e8dd3bececa8"
+export const fundingSourceId = "49dbaa24-1580-4b1c-8b58-24e26656fa31"
 
 export interface DwollaFake extends Fake {
   readonly contract: Contract
   /** The customer's status answered by `GET /customers/{id}` from now on. */
   readonly customerStatus: (status: string) => void
+  /** The transfer's status answered by `GET /transfers/{id}` from now on (and its failure's code). */
+  readonly transferStatus: (status: string, failureCode?: string) => void
 }
 
 export const contract = (): Contract => new Contract("Dwolla", "dwolla-openapi.yaml")
@@ -53,6 +58,15 @@ const customer = (base: string, status: string) => ({
   },
 })
 
+/** A transfer as `GET /transfers/{id}` answers it, with `status`. */
+const transfer = (base: string, status: string) => ({
+  _links: { self: { href: `${base}/transfers/${transferId}` } },
+  id: transferId,
+  status,
+  amount: { value: "12.34", currency: "USD" },
+  created: "2026-11-26T10:00:00.000Z",
+})
+
 export const start = async (): Promise<DwollaFake> => {
   const dwolla = contract()
   let url = ""
@@ -71,7 +85,10 @@ export const start = async (): Promise<DwollaFake> => {
         status: "certified",
       },
     },
+    "/funding-sources": created(base, `/funding-sources/${fundingSourceId}`),
     "/customers": created(base, `/customers/${customerId}`),
+    "/transfers": created(base, `/transfers/${transferId}`),
+    [`/transfers/${transferId}`]: { status: 200, contentType: hal, body: transfer(base(), "pending") },
     [`/customers/${customerId}`]: { status: 200, contentType: hal, body: customer(base(), "document") },
   }
   const fake = await startFake(() => dwolla, defaults)
@@ -81,5 +98,13 @@ export const start = async (): Promise<DwollaFake> => {
     contract: dwolla,
     customerStatus: (status) =>
       fake.answer(`/customers/${customerId}`, { status: 200, contentType: hal, body: customer(url, status) }),
+    transferStatus: (status, failureCode = "R01") => {
+      fake.answer(`/transfers/${transferId}`, { status: 200, contentType: hal, body: transfer(url, status) })
+      fake.answer("/failure", {
+        status: 200,
+        contentType: hal,
+        body: { code: failureCode, description: "Insufficient Funds" },
+      })
+    },
   }
 }

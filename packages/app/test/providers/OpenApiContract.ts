@@ -69,8 +69,15 @@ const isJsonMedia = (mediaType: string) => mediaType === "application/json" || m
 /** A provider's document, ready to check requests and answers. */
 export class Contract {
   private readonly document: Json
-  private readonly strict = new Ajv({ strict: false, allErrors: true, logger: false })
-  private readonly coercing = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes: "array" })
+  // Patterns as the documents write them (JavaScript's non-unicode syntax: Dwolla's escape `\~`, for one).
+  private readonly strict = new Ajv({ strict: false, allErrors: true, logger: false, unicodeRegExp: false })
+  private readonly coercing = new Ajv({
+    strict: false,
+    allErrors: true,
+    logger: false,
+    coerceTypes: "array",
+    unicodeRegExp: false,
+  })
   private readonly compiled = new Map<string, ValidateFunction>()
   private readonly matchers: ReadonlyArray<readonly [RegExp, string]>
 

@@ -1,0 +1,40 @@
+/**
+ * The money-movement provider's funding sources of our bank accounts
+ * (migration 39's `provider_funding_sources`): `find` one by our id (a payout
+ * account id, a linked bank account id), `keep` a new one (the first kept
+ * wins: two instances making one at once end with the same), and the
+ * provider's customer of a company (its KYB submission, from the companies
+ * read model).
+ */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
+
+/** The funding source of `ownerId` at `provider`, if one was kept. */
+export const find = (provider: string, ownerId: string) =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql<{ readonly funding_source: string }>`
+      SELECT funding_source FROM provider_funding_sources WHERE provider = ${provider} AND owner_id = ${ownerId}`,
+  ).pipe(Effect.map((rows) => rows[0]?.funding_source))
+
+/** Keeps `fundingSource` for `ownerId`; answers the one kept (an earlier one wins). */
+export const keep = (provider: string, ownerId: string, fundingSource: string) =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql`
+      INSERT INTO provider_funding_sources (provider, owner_id, funding_source)
+      VALUES (${provider}, ${ownerId}, ${fundingSource})
+      ON CONFLICT (provider, owner_id) DO NOTHING`,
+  ).pipe(
+    Effect.andThen(find(provider, ownerId)),
+    Effect.map((kept) => kept ?? fundingSource),
+  )
+
+/** The KYB provider's reference (Dwolla: the customer id) of a company, if submitted. */
+export const kybSubmissionOf = (companyId: string) =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql<{ readonly submission_id: string | null }>`
+      SELECT data ->> 'kybSubmissionId' AS submission_id FROM read_models
+      WHERE collection = 'companies' AND id = ${companyId}`,
+  ).pipe(Effect.map((rows) => rows[0]?.submission_id ?? undefined))
