@@ -4,7 +4,8 @@
  * account id, a linked bank account id), `keep` a new one (the first kept
  * wins: two instances making one at once end with the same), and the
  * provider's customer of a company (its KYB submission, from the companies
- * read model).
+ * read model); and the movement of ours a provider's reference names
+ * (`movementOf`: a transfer's debit, or a Pending refund's credit).
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -38,3 +39,27 @@ export const kybSubmissionOf = (companyId: string) =>
       SELECT data ->> 'kybSubmissionId' AS submission_id FROM read_models
       WHERE collection = 'companies' AND id = ${companyId}`,
   ).pipe(Effect.map((rows) => rows[0]?.submission_id ?? undefined))
+
+/** The movement of ours whose provider reference is `reference`: a debit, a Pending refund's credit, or none. */
+export type ReferencedMovement =
+  | { readonly _tag: "Debit"; readonly transferId: string }
+  | { readonly _tag: "Credit"; readonly transferId: string; readonly refundId: string }
+
+export const movementOf = (reference: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient
+    const debits = yield* sql<{ readonly id: string }>`
+      SELECT id FROM read_models
+      WHERE collection = 'transfers' AND data ->> 'providerReference' = ${reference} LIMIT 1`
+    if (debits[0] !== undefined) return { _tag: "Debit", transferId: debits[0].id } as ReferencedMovement
+    const credits = yield* sql<{ readonly id: string; readonly refund_id: string }>`
+      SELECT r.id, refund ->> 'refundId' AS refund_id
+      FROM read_models r, jsonb_array_elements(r.data -> 'refunds') AS refund
+      WHERE r.collection = 'transfers' AND r.keys ->> 'refundPending' = 'true'
+        AND refund ->> 'providerReference' = ${reference}
+      LIMIT 1`
+    const credit = credits[0]
+    return credit === undefined
+      ? undefined
+      : ({ _tag: "Credit", transferId: credit.id, refundId: credit.refund_id } as ReferencedMovement)
+  })

@@ -11,17 +11,24 @@
  * - applied, then recorded: a customer's verdict goes to the company whose KYB
  *   submission is that customer (`Companies.completeKyb`, the same decision as
  *   the KYB worker's polls: whichever comes first decides, the other changes
- *   nothing); an event about nothing of ours is recorded and acknowledged;
- * - answered fast (no call to Dwolla): 200; a database failure 503, so that
- *   Dwolla sends it again.
+ *   nothing); a transfer's outcome goes to the movement whose provider
+ *   reference it is (`MoneyMovements.recordNotification`, the same decision as
+ *   the outcome poller's; a failed transfer's return code is asked of Dwolla,
+ *   the one call a webhook may make); an event about nothing of ours is
+ *   recorded and acknowledged;
+ * - answered fast: 200; a database failure (or Dwolla not answering the
+ *   return code) 503, so that Dwolla sends it again.
  */
 
 import { Problem, RequestRecord } from "@partnerpay/adapters-http"
-import { PgProviderNotifications, PgWorkClaims } from "@partnerpay/adapters-pg"
-import { Companies, Ids, Traced } from "@partnerpay/domain"
-import { Effect, Layer, type Redacted } from "effect"
+import { PgFundingSources, PgProviderNotifications, PgWorkClaims } from "@partnerpay/adapters-pg"
+import { Companies, Ids, MoneyMovements, Traced, type TransferEvents } from "@partnerpay/domain"
+import type { Dwolla } from "dwolla"
+import { Effect, Layer } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
+import * as DwollaClient from "./providers/DwollaClient.ts"
+import * as DwollaMoneyMovement from "./providers/DwollaMoneyMovement.ts"
 import * as DwollaWebhooks from "./providers/DwollaWebhooks.ts"
 
 export const path = "/ProviderWebhooks/Dwolla"
@@ -36,31 +43,75 @@ const unauthorized = new Problem.Unauthorized({
   code: "UNAUTHORIZED",
 })
 
-/** Applies a verified event's action (the domain decides). */
-const apply = Traced.fn("DwollaNotifications.apply")(function* (event: DwollaWebhooks.Event) {
-  const action = DwollaWebhooks.actionOf(event)
-  if (action._tag === "None") return "ignored" as const
-  const company = yield* PgWorkClaims.companyOfKybSubmission(action.customerId)
+/** A company's verdict (the domain decides; another verdict already recorded changes nothing). */
+const applyVerdict = Traced.fn("DwollaNotifications.applyVerdict")(function* (
+  event: DwollaWebhooks.Event,
+  customerId: string,
+  outcome: "Verified" | "Rejected",
+) {
+  const company = yield* PgWorkClaims.companyOfKybSubmission(customerId)
   if (company === undefined) return "unknown" as const
   const completed = yield* Effect.result(
     Companies.completeKyb(
       Ids.CompanyId.make(company.id),
-      action.outcome,
-      action.outcome === "Rejected" ? `Dwolla: ${event.topic}` : undefined,
+      outcome,
+      outcome === "Rejected" ? `Dwolla: ${event.topic}` : undefined,
     ),
   )
   if (completed._tag === "Success") return "applied" as const
-  const error = completed.failure
-  // Another verdict already recorded (or a lost race): nothing to change.
-  if (error._tag === "EventStoreUnavailable") return yield* Effect.fail(error)
+  if (completed.failure._tag === "EventStoreUnavailable") return yield* Effect.fail(completed.failure)
   return "refused" as const
 })
 
+/** A transfer's outcome (the domain decides; a repeat, or a stale one, changes nothing). */
+const applyTransfer = Traced.fn("DwollaNotifications.applyTransfer")(function* (
+  dwolla: Dwolla,
+  transferId: string,
+  outcome: "Settled" | "Failed" | "Cancelled",
+) {
+  const movement = yield* PgFundingSources.movementOf(transferId)
+  if (movement === undefined) return "unknown" as const
+  const returnCode =
+    outcome === "Failed" ? yield* DwollaMoneyMovement.failureCode(dwolla, transferId) : ("R06" as const)
+  const recorded = yield* Effect.result(
+    MoneyMovements.recordNotification({
+      movement:
+        movement._tag === "Debit"
+          ? { _tag: "Debit", transferId: Ids.TransferId.make(movement.transferId) }
+          : {
+              _tag: "Credit",
+              transferId: Ids.TransferId.make(movement.transferId),
+              refundId: movement.refundId as TransferEvents.RefundId,
+            },
+      providerReference: transferId,
+      outcome: outcome === "Settled" ? { status: "Settled" } : { status: "Failed", returnCode },
+    }),
+  )
+  if (recorded._tag === "Success") return "applied" as const
+  if (recorded.failure._tag === "EventStoreUnavailable") return yield* Effect.fail(recorded.failure)
+  return "refused" as const
+})
+
+/** Applies a verified event's action. */
+const apply = (dwolla: Dwolla, event: DwollaWebhooks.Event) => {
+  const action = DwollaWebhooks.actionOf(event)
+  switch (action._tag) {
+    case "None":
+      return Effect.succeed("ignored" as const)
+    case "KybVerdict":
+      return applyVerdict(event, action.customerId, action.outcome)
+    case "TransferOutcome":
+      return applyTransfer(dwolla, action.transferId, action.outcome)
+  }
+}
+
 /** One webhook: verified, deduplicated, applied, recorded. */
 const receive = Traced.fn("DwollaNotifications.receive")(function* (
-  secret: Redacted.Redacted<string>,
+  config: DwollaClient.DwollaConfig,
+  dwolla: Dwolla,
   request: HttpServerRequest.HttpServerRequest,
 ) {
+  const secret = config.webhookSecret
   const body = yield* request.text.pipe(Effect.orElseSucceed(() => undefined))
   if (body === undefined || !DwollaWebhooks.isSigned(secret, request.headers[DwollaWebhooks.signatureHeader], body)) {
     yield* Effect.logWarning("Dwolla webhook refused: not signed with the subscription's secret")
@@ -72,7 +123,7 @@ const receive = Traced.fn("DwollaNotifications.receive")(function* (
   const handled = yield* Effect.result(
     Effect.gen(function* () {
       if (yield* PgProviderNotifications.seen(provider, event.id)) return "repeated" as const
-      const outcome = yield* apply(event)
+      const outcome = yield* apply(dwolla, event)
       yield* PgProviderNotifications.record(provider, event.id, event.topic, event.resourceId)
       return outcome
     }),
@@ -89,17 +140,21 @@ const receive = Traced.fn("DwollaNotifications.receive")(function* (
 })
 
 /** What applying a webhook needs (the domain's stores and the database, provided by the service). */
-export type Requirements = Effect.Services<ReturnType<typeof Companies.completeKyb>> | SqlClient
+export type Requirements =
+  | Effect.Services<ReturnType<typeof Companies.completeKyb>>
+  | Effect.Services<ReturnType<typeof MoneyMovements.recordNotification>>
+  | SqlClient
 
-/** The route, where a port is on Dwolla (its webhook secret); no route at all otherwise (404). */
+/** The route, where a port is on Dwolla (its settings and webhook secret); no route at all otherwise (404). */
 export const routes = (
-  secret: Redacted.Redacted<string> | undefined,
+  config: DwollaClient.DwollaConfig | undefined,
 ): Layer.Layer<never, never, HttpRouter.HttpRouter | Requirements> =>
-  secret === undefined
+  config === undefined
     ? Layer.empty
     : HttpRouter.use(
         Effect.fnUntraced(function* (router) {
           const context = yield* Effect.context<Requirements>()
-          yield* router.add("POST", path, (request) => receive(secret, request).pipe(Effect.provide(context)))
+          const dwolla = DwollaClient.client(config)
+          yield* router.add("POST", path, (request) => receive(config, dwolla, request).pipe(Effect.provide(context)))
         }),
       )

@@ -216,11 +216,14 @@ export const sandboxPartnerHint = Traced.fn("Service.sandboxPartnerHint")(functi
 const bridgeOf = (selection: ProviderPorts.Selection | undefined) =>
   selection?._tag === "bridge" ? selection.bridge : undefined
 
-/** The Dwolla webhook subscription's secret, when some port is on Dwolla. */
-const dwollaWebhookSecret = (config: AppConfig) =>
-  Object.values(config.providers.ports).some((selection) => selection?._tag === "dwolla")
-    ? config.providers.vendors.dwolla?.webhookSecret
-    : undefined
+/** Dwolla's settings (its webhook secret), when some port is on Dwolla. */
+const dwollaWebhooks = (config: AppConfig) => {
+  const selection = Object.values(config.providers.ports).find((selected) => selected?._tag === "dwolla")
+  const dwolla = config.providers.vendors.dwolla
+  return selection === undefined || selection._tag !== "dwolla" || dwolla === undefined
+    ? undefined
+    : { ...dwolla, timeoutMillis: selection.timeoutMillis }
+}
 
 /** Everything the service runs, for a validated configuration and its token secret. */
 export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<string>, startedAt = Date.now()) => {
@@ -282,7 +285,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     // Production: the money-movement provider's notifications, signed with its bridge's secret.
     ...(sandbox ? [] : [MoneyMovementNotifications.routes(bridgeOf(config.providers.ports.MONEY_MOVEMENT))]),
     // Production: Dwolla's signed webhooks, when a port is on Dwolla.
-    ...(sandbox ? [] : [DwollaNotifications.routes(dwollaWebhookSecret(config))]),
+    ...(sandbox ? [] : [DwollaNotifications.routes(dwollaWebhooks(config))]),
   ).pipe(Layer.provide(Http.serviceRoutes))
   const http = Http.serve(Layer.merge(Server.Routes, own), {
     port: config.port,

@@ -26,6 +26,7 @@
  */
 import { PgFundingSources } from "@partnerpay/adapters-pg"
 import { MoneyMovement, Providers } from "@partnerpay/domain"
+import type { Dwolla } from "dwolla"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as DwollaClient from "./DwollaClient.ts"
@@ -57,6 +58,12 @@ export const outcomeOf = (status: string, failureCode: string | undefined): Mone
       return { status: "Pending" }
   }
 }
+
+/** The ACH return code of a failed transfer (`GET /transfers/{id}/failure`). */
+export const failureCode = (dwolla: Dwolla, transferId: string) =>
+  DwollaClient.call("transfer failure", () => dwolla.transfers.failure.get({ id: transferId })).pipe(
+    Effect.map((failure) => String((failure as { code?: unknown }).code ?? "R06")),
+  )
 
 const unavailable = (reason: string) => new Providers.ProviderUnavailable({ provider: DwollaClient.provider, reason })
 
@@ -192,10 +199,7 @@ export const make = (config: DwollaClient.DwollaConfig, store: FundingSourceStor
       )
       const status = String((found as { status?: unknown }).status ?? "pending")
       if (status !== "failed") return outcomeOf(status, undefined)
-      const failure = yield* DwollaClient.call("transfer failure", () =>
-        dwolla.transfers.failure.get({ id: reference.providerReference }),
-      )
-      return outcomeOf(status, String((failure as { code?: unknown }).code ?? "R06"))
+      return outcomeOf(status, yield* failureCode(dwolla, reference.providerReference))
     }),
   })
 }

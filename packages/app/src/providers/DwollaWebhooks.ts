@@ -12,7 +12,10 @@
  * |---|---|
  * | `customer_verified` | the company of that customer is Verified |
  * | `customer_suspended`, `customer_deactivated` | the company is Rejected |
- * | anything else (`customer_reverification_needed`, `customer_verification_document_needed`, ...) | none (recorded) |
+ * | `customer_transfer_completed`, `transfer_completed` | the movement (a debit or a refund's credit) Settled |
+ * | `customer_transfer_failed`, `transfer_failed` | Failed with the transfer's return code (asked of Dwolla) |
+ * | `customer_transfer_cancelled`, `transfer_cancelled` | Failed `R06` |
+ * | anything else (`customer_reverification_needed`, `customer_verification_document_needed`, the bank-transfer legs `customer_bank_transfer_*`, ...) | none (recorded) |
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { Redacted, Schema } from "effect"
@@ -45,6 +48,11 @@ export const decodeEvent = Schema.decodeUnknownEffect(Schema.fromJsonString(Even
 /** What a verified event asks. */
 export type Action =
   | { readonly _tag: "KybVerdict"; readonly customerId: string; readonly outcome: "Verified" | "Rejected" }
+  | {
+      readonly _tag: "TransferOutcome"
+      readonly transferId: string
+      readonly outcome: "Settled" | "Failed" | "Cancelled"
+    }
   | { readonly _tag: "None" }
 
 export const actionOf = (event: Event): Action => {
@@ -54,6 +62,15 @@ export const actionOf = (event: Event): Action => {
     case "customer_suspended":
     case "customer_deactivated":
       return { _tag: "KybVerdict", customerId: event.resourceId, outcome: "Rejected" }
+    case "customer_transfer_completed":
+    case "transfer_completed":
+      return { _tag: "TransferOutcome", transferId: event.resourceId, outcome: "Settled" }
+    case "customer_transfer_failed":
+    case "transfer_failed":
+      return { _tag: "TransferOutcome", transferId: event.resourceId, outcome: "Failed" }
+    case "customer_transfer_cancelled":
+    case "transfer_cancelled":
+      return { _tag: "TransferOutcome", transferId: event.resourceId, outcome: "Cancelled" }
     default:
       return { _tag: "None" }
   }
