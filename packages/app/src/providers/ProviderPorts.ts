@@ -4,13 +4,13 @@
  * Each port is served by the operator's HTTP bridge (always possible: any
  * vendor behind a small service, docs/providers.md) or, for some ports, by a
  * first-party adapter on the vendor's official SDK (`twilio`, `smtp`,
- * `plaid`). `PARTNERPAY_PROVIDER_<KEY>` picks one (default `bridge`); each
+ * `plaid`, `dwolla`). `PARTNERPAY_PROVIDER_<KEY>` picks one (default `bridge`); each
  * adapter has its own settings (Settings.ts declares them, Config.ts checks
  * them and names every missing one in one error).
  *
  * Production never runs on a sandbox provider. A port something calls in
- * production (`required`) must be configured or the start is refused; a port
- * nothing calls yet (KYB: no production submission worker) and the message
+ * production (`required`) must be configured or the start is refused; KYB
+ * (unset: no KYB worker runs, companies stay Unverified) and the message
  * channels (a channel without a provider is skipped: its messages are
  * undeliverable and logged) may stay unset. A new port is one line here.
  *

@@ -1,0 +1,64 @@
+/**
+ * Dwolla's webhooks as Dwolla signs them: the hex HMAC-SHA256 of the exact
+ * body with the subscription's secret, compared in constant time; what each
+ * topic asks of partnerpay.
+ */
+import { createHmac } from "node:crypto"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
+import * as DwollaWebhooks from "../../src/providers/DwollaWebhooks.ts"
+
+const secret = Redacted.make("a-dwolla-webhook-secret")
+const body = JSON.stringify({ id: "event-1", resourceId: "customer-1", topic: "customer_verified" })
+const signed = createHmac("sha256", "a-dwolla-webhook-secret").update(body).digest("hex")
+
+describe("a Dwolla webhook's signature", () => {
+  it("is accepted when it is the body's HMAC-SHA256 with the subscription's secret (any hex case)", () => {
+    assert.isTrue(DwollaWebhooks.isSigned(secret, signed, body))
+    assert.isTrue(DwollaWebhooks.isSigned(secret, signed.toUpperCase(), body))
+  })
+
+  it("is refused when missing, malformed, made with another secret, or the body was altered", () => {
+    assert.isFalse(DwollaWebhooks.isSigned(secret, undefined, body))
+    assert.isFalse(DwollaWebhooks.isSigned(secret, "", body))
+    assert.isFalse(DwollaWebhooks.isSigned(secret, `${signed}00`, body))
+    assert.isFalse(DwollaWebhooks.isSigned(secret, `sha256=${signed}`, body))
+    assert.isFalse(DwollaWebhooks.isSigned(Redacted.make("another-secret"), signed, body))
+    assert.isFalse(DwollaWebhooks.isSigned(secret, signed, body.replace("customer-1", "customer-2")))
+  })
+})
+
+describe("a verified Dwolla event", () => {
+  it.effect("decodes its id, resource and topic, Dwolla's other fields ignored", () =>
+    Effect.gen(function* () {
+      const event = yield* DwollaWebhooks.decodeEvent(
+        JSON.stringify({ id: "e", resourceId: "r", topic: "t", _links: {}, created: "2026-11-26T00:00:00Z" }),
+      )
+      assert.deepStrictEqual(event, { id: "e", resourceId: "r", topic: "t" })
+      const missing = yield* Effect.flip(DwollaWebhooks.decodeEvent(JSON.stringify({ id: "e", topic: "t" })))
+      assert.include(String(missing), "resourceId")
+    }),
+  )
+
+  it("asks: a customer's verdict, a transfer's outcome, or nothing", () => {
+    const action = (topic: string) => DwollaWebhooks.actionOf({ id: "e", resourceId: "r", topic })
+    assert.deepStrictEqual(action("customer_verified"), { _tag: "KybVerdict", customerId: "r", outcome: "Verified" })
+    for (const topic of ["customer_suspended", "customer_deactivated"])
+      assert.deepStrictEqual(action(topic), { _tag: "KybVerdict", customerId: "r", outcome: "Rejected" })
+    for (const [topic, outcome] of [
+      ["customer_transfer_completed", "Settled"],
+      ["transfer_completed", "Settled"],
+      ["customer_transfer_failed", "Failed"],
+      ["transfer_failed", "Failed"],
+      ["customer_transfer_cancelled", "Cancelled"],
+    ] as const)
+      assert.deepStrictEqual(action(topic), { _tag: "TransferOutcome", transferId: "r", outcome })
+    for (const topic of [
+      "customer_reverification_needed",
+      "customer_verification_document_needed",
+      "customer_bank_transfer_completed",
+      "customer_created",
+    ])
+      assert.deepStrictEqual(action(topic), { _tag: "None" })
+  })
+})
