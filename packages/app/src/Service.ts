@@ -40,6 +40,7 @@ import * as Logging from "./Logging.ts"
 import * as Metrics from "./Metrics.ts"
 import * as MoneyMovementNotifications from "./MoneyMovementNotifications.ts"
 import * as Partners from "./Partners.ts"
+import * as DwollaSubscription from "./providers/DwollaSubscription.ts"
 import type * as ProviderPorts from "./providers/ProviderPorts.ts"
 import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
@@ -296,6 +297,13 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     // Sandbox: attachment URLs may be http and name local hosts (a partner's local server).
     Layer.provide(Layer.succeed(Payments.SandboxAttachmentUrls, sandbox)),
   )
+  // Production on Dwolla with PARTNERPAY_DWOLLA_WEBHOOK_URL: the webhook subscription made if missing
+  // (in the background: the start does not wait for Dwolla).
+  const dwolla = sandbox ? undefined : dwollaWebhooks(config)
+  const subscription =
+    dwolla?.webhookUrl === undefined
+      ? Layer.empty
+      : Layer.effectDiscard(Effect.forkScoped(DwollaSubscription.ensureLogged(dwolla, dwolla.webhookUrl)))
   const announce = Layer.effectDiscard(
     Effect.gen(function* () {
       yield* HttpServer.addressFormattedWith((address) =>
@@ -311,7 +319,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     }),
     // The same `core` as the ports' (layers are shared within one build): its first-start partner.
   ).pipe(Layer.provide(core))
-  return announce.pipe(
+  return Layer.merge(announce, subscription).pipe(
     Layer.provideMerge(http),
     Layer.provideMerge(Layer.provide(adminListener(config), ports)),
     Layer.provideMerge(Layer.provide(backgroundWorkers(config), ports)),

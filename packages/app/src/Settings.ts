@@ -359,6 +359,10 @@ export const settings = {
     whenUnset: "unset",
     doc: "Dwolla: the secret of the webhook subscription (POST /ProviderWebhooks/Dwolla checks X-Request-Signature-SHA-256 with it); needed when a port is on `dwolla`.",
   }),
+  dwollaWebhookUrl: optional("PARTNERPAY_DWOLLA_WEBHOOK_URL", HttpUrl, {
+    whenUnset: "unset (the operator creates the subscription)",
+    doc: "Dwolla: this service's public `https://.../ProviderWebhooks/Dwolla`; when set, the webhook subscription is created at start if missing.",
+  }),
   dwollaBusinessClassification: optional("PARTNERPAY_DWOLLA_BUSINESS_CLASSIFICATION", TrimmedText, {
     whenUnset: "unset",
     doc: "Dwolla: the business classification id of the companies (GET /business-classifications); needed with PARTNERPAY_PROVIDER_KYB=dwolla.",
