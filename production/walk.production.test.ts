@@ -6,7 +6,8 @@
  * published documents), the other ports on HTTP bridges (the fake bridge).
  *
  * The walk: an operator creates a partner; the partner's token; a company
- * registered, submitted to Dwolla by the KYB worker (a verified business
+ * registered, submitted to Dwolla by the KYB worker (Dwolla out of service at
+ * the first attempt: submitted again after the backoff; a verified business
  * customer with its controller and beneficial owner; its verdict polled),
  * verified by Dwolla's signed webhook at POST /ProviderWebhooks/Dwolla (a
  * forged one refused, a repeat and a later contrary one changing nothing: one
@@ -196,6 +197,16 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
         // KYB on Dwolla: the company is submitted by the KYB worker as a verified business customer (its
         // verdict polled: "document", not final), then verified by Dwolla's signed webhook; a forged webhook
         // changes nothing, a repeat neither, and a later contrary one cannot undo the verdict.
+        // Dwolla out of service at the first submission: retried after the backoff (kept in the database).
+        dwolla.answer(
+          "/customers",
+          { status: 503, contentType: DwollaFake.hal, body: { code: "ServerError", message: "down" } },
+          {
+            status: 201,
+            contentType: DwollaFake.hal,
+            headers: { location: `${dwolla.url}/customers/${DwollaFake.customerId}` },
+          },
+        )
         const registered = yield* Effect.promise(() =>
           call(base, "POST", "/Company/Create", {
             token: partnerToken,
@@ -209,7 +220,7 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
             call(base, "GET", `/company/status?companyId=${companyId}`, { token: partnerToken }),
           ).pipe(Effect.map((answer) => (answer.body as { Status: string }).Status))
         const polled = `GET /customers/${DwollaFake.customerId}`
-        for (let attempt = 0; attempt < 200; attempt++) {
+        for (let attempt = 0; attempt < 400; attempt++) {
           if (dwolla.requests.some((request) => `${request.method} ${request.path}` === polled)) break
           yield* Effect.sleep("50 millis")
         }
@@ -218,12 +229,13 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
           [
             "POST /token",
             "POST /customers",
+            "POST /customers",
             `POST /customers/${DwollaFake.customerId}/beneficial-owners`,
             `POST /customers/${DwollaFake.customerId}/beneficial-ownership`,
             polled,
           ],
         )
-        assert.strictEqual(JSON.parse(dwolla.requests[1]?.body ?? "{}").correlationId, companyId)
+        assert.strictEqual(JSON.parse(dwolla.requests[2]?.body ?? "{}").correlationId, companyId)
         assert.strictEqual(yield* statusOf(), "Unverified")
         const dwollaWebhook = (event: { body: string; signature: string }) =>
           Effect.promise(() =>
@@ -403,18 +415,34 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
           assert.deepStrictEqual(body.amount, { value: "12.34", currency: "USD" })
           assert.strictEqual(body._links.source.href, `${dwolla.url}/funding-sources/${payerFundingSource}`)
           assert.strictEqual(body._links.destination.href, `${dwolla.url}/funding-sources/${masterFundingSource}`)
-          return paymentRequestId
+          return { paymentRequestId, correlationId: String(body.correlationId) }
         })
         const paymentOf = (paymentRequestId: string) =>
           Effect.promise(() => call(base, "GET", `/Payment/${paymentRequestId}`, { token: partnerToken }))
+        /** Dwolla's answer to `GET /transfers/{id}`: still pending, with our movement id as correlation id. */
+        const pendingTransfer = (id: string, correlationId: string) =>
+          dwolla.answer(`/transfers/${id}`, {
+            status: 200,
+            contentType: DwollaFake.hal,
+            body: {
+              _links: { self: { href: `${dwolla.url}/transfers/${id}` } },
+              id,
+              status: "pending",
+              amount: { value: "12.34", currency: "USD" },
+              created: "2026-11-26T10:00:00.000Z",
+              correlationId,
+            },
+          })
 
-        // A payment: the Dwolla transfer completes (Dwolla's webhook): Paid.
+        // A payment: the Dwolla transfer completes (Dwolla's webhook, which may come before the originator
+        // recorded the transfer's reference: the correlation id names it): Paid.
         const paid = yield* pay("Invoice 1")
+        pendingTransfer(DwollaFake.transferId, paid.correlationId)
         const completed = yield* dwollaWebhook(
           dwollaEvent("7a1c2e3f-4b5d-4e6f-8a9b-0c1d2e3f4a5b", "customer_transfer_completed", DwollaFake.transferId),
         )
         assert.strictEqual(completed.status, 200, completed.text)
-        assert.include((yield* paymentOf(paid)).text, '"Paid"')
+        assert.include((yield* paymentOf(paid.paymentRequestId)).text, '"Paid"')
 
         // A second payment whose transfer fails R01 (insufficient funds): Failed with the code.
         const secondTransfer = "2f8e4c6a-1b3d-4f5e-9a7b-8c6d4e2f0a1b"
@@ -423,28 +451,18 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
           contentType: DwollaFake.hal,
           headers: { location: `${dwolla.url}/transfers/${secondTransfer}` },
         })
-        dwolla.answer(`/transfers/${secondTransfer}`, {
-          status: 200,
-          contentType: DwollaFake.hal,
-          body: {
-            _links: { self: { href: `${dwolla.url}/transfers/${secondTransfer}` } },
-            id: secondTransfer,
-            status: "pending",
-            amount: { value: "12.34", currency: "USD" },
-            created: "2026-11-26T10:00:00.000Z",
-          },
-        })
         dwolla.answer("/failure", {
           status: 200,
           contentType: DwollaFake.hal,
           body: { code: "R01", description: "Insufficient Funds" },
         })
         const returned = yield* pay("Invoice 2")
+        pendingTransfer(secondTransfer, returned.correlationId)
         const failed = yield* dwollaWebhook(
           dwollaEvent("9c8b7a6f-5e4d-4c3b-8a2f-1e0d9c8b7a6f", "customer_transfer_failed", secondTransfer),
         )
         assert.strictEqual(failed.status, 200, failed.text)
-        const failedPayment = (yield* paymentOf(returned)).text
+        const failedPayment = (yield* paymentOf(returned.paymentRequestId)).text
         assert.include(failedPayment, '"Failed"')
         assert.include(failedPayment, "R01")
 

@@ -63,3 +63,20 @@ export const movementOf = (reference: string) =>
       ? undefined
       : ({ _tag: "Credit", transferId: credit.id, refundId: credit.refund_id } as ReferencedMovement)
   })
+
+/** The movement of ours whose id is `id` (a transfer's debit, or a refund's credit), or none. */
+export const movementById = (id: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient
+    const debits = yield* sql<{ readonly id: string }>`
+      SELECT id FROM read_models WHERE collection = 'transfers' AND id = ${id} LIMIT 1`
+    if (debits[0] !== undefined) return { _tag: "Debit", transferId: debits[0].id } as ReferencedMovement
+    const credits = yield* sql<{ readonly id: string }>`
+      SELECT r.id FROM read_models r, jsonb_array_elements(r.data -> 'refunds') AS refund
+      WHERE r.collection = 'transfers' AND r.keys ->> 'refundPending' = 'true' AND refund ->> 'refundId' = ${id}
+      LIMIT 1`
+    const credit = credits[0]
+    return credit === undefined
+      ? undefined
+      : ({ _tag: "Credit", transferId: credit.id, refundId: id } as ReferencedMovement)
+  })

@@ -14,8 +14,9 @@
  *   nothing); a transfer's outcome goes to the movement whose provider
  *   reference it is (`MoneyMovements.recordNotification`, the same decision as
  *   the outcome poller's; a failed transfer's return code is asked of Dwolla,
- *   the one call a webhook may make); an event about nothing of ours is
- *   recorded and acknowledged;
+ *   and so is the correlation id (our movement id) of a transfer whose
+ *   reference is not recorded yet: the webhook came before the originator
+ *   recorded it); an event about nothing of ours is recorded and acknowledged;
  * - answered fast: 200; a database failure (or Dwolla not answering the
  *   return code) 503, so that Dwolla sends it again.
  */
@@ -69,7 +70,13 @@ const applyTransfer = Traced.fn("DwollaNotifications.applyTransfer")(function* (
   transferId: string,
   outcome: "Settled" | "Failed" | "Cancelled",
 ) {
-  const movement = yield* PgFundingSources.movementOf(transferId)
+  // Not found by its reference: the webhook may come before the originator recorded it; the transfer's
+  // correlation id (our movement id) names it, and recording the outcome records the reference first.
+  const referenced = yield* PgFundingSources.movementOf(transferId)
+  const correlationId =
+    referenced === undefined ? yield* DwollaMoneyMovement.correlationOf(dwolla, transferId) : undefined
+  const movement =
+    referenced ?? (correlationId === undefined ? undefined : yield* PgFundingSources.movementById(correlationId))
   if (movement === undefined) return "unknown" as const
   const returnCode =
     outcome === "Failed" ? yield* DwollaMoneyMovement.failureCode(dwolla, transferId) : ("R06" as const)

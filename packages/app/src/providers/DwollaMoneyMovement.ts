@@ -65,6 +65,15 @@ export const failureCode = (dwolla: Dwolla, transferId: string) =>
     Effect.map((failure) => String((failure as { code?: unknown }).code ?? "R06")),
   )
 
+/** The `correlationId` of a transfer (our movement id: every transfer we make carries it). */
+export const correlationOf = (dwolla: Dwolla, transferId: string) =>
+  DwollaClient.call("transfer", () => dwolla.transfers.get({ id: transferId })).pipe(
+    Effect.map((found) => {
+      const correlationId = (found as { correlationId?: unknown }).correlationId
+      return typeof correlationId === "string" ? correlationId : undefined
+    }),
+  )
+
 const unavailable = (reason: string) => new Providers.ProviderUnavailable({ provider: DwollaClient.provider, reason })
 
 export const make = (config: DwollaClient.DwollaConfig, store: FundingSourceStore) => {
