@@ -7,6 +7,7 @@
  * read model); and the movement of ours a provider's reference names
  * (`movementOf`: a transfer's debit, or a Pending refund's credit).
  */
+import { Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 
@@ -45,38 +46,36 @@ export type ReferencedMovement =
   | { readonly _tag: "Debit"; readonly transferId: string }
   | { readonly _tag: "Credit"; readonly transferId: string; readonly refundId: string }
 
-export const movementOf = (reference: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient
-    const debits = yield* sql<{ readonly id: string }>`
+export const movementOf = Traced.fn("PgFundingSources.movementOf")(function* (reference: string) {
+  const sql = yield* SqlClient
+  const debits = yield* sql<{ readonly id: string }>`
       SELECT id FROM read_models
       WHERE collection = 'transfers' AND data ->> 'providerReference' = ${reference} LIMIT 1`
-    if (debits[0] !== undefined) return { _tag: "Debit", transferId: debits[0].id } as ReferencedMovement
-    const credits = yield* sql<{ readonly id: string; readonly refund_id: string }>`
+  if (debits[0] !== undefined) return { _tag: "Debit", transferId: debits[0].id } as ReferencedMovement
+  const credits = yield* sql<{ readonly id: string; readonly refund_id: string }>`
       SELECT r.id, refund ->> 'refundId' AS refund_id
       FROM read_models r, jsonb_array_elements(r.data -> 'refunds') AS refund
       WHERE r.collection = 'transfers' AND r.keys ->> 'refundPending' = 'true'
         AND refund ->> 'providerReference' = ${reference}
       LIMIT 1`
-    const credit = credits[0]
-    return credit === undefined
-      ? undefined
-      : ({ _tag: "Credit", transferId: credit.id, refundId: credit.refund_id } as ReferencedMovement)
-  })
+  const credit = credits[0]
+  return credit === undefined
+    ? undefined
+    : ({ _tag: "Credit", transferId: credit.id, refundId: credit.refund_id } as ReferencedMovement)
+})
 
 /** The movement of ours whose id is `id` (a transfer's debit, or a refund's credit), or none. */
-export const movementById = (id: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient
-    const debits = yield* sql<{ readonly id: string }>`
+export const movementById = Traced.fn("PgFundingSources.movementById")(function* (id: string) {
+  const sql = yield* SqlClient
+  const debits = yield* sql<{ readonly id: string }>`
       SELECT id FROM read_models WHERE collection = 'transfers' AND id = ${id} LIMIT 1`
-    if (debits[0] !== undefined) return { _tag: "Debit", transferId: debits[0].id } as ReferencedMovement
-    const credits = yield* sql<{ readonly id: string }>`
+  if (debits[0] !== undefined) return { _tag: "Debit", transferId: debits[0].id } as ReferencedMovement
+  const credits = yield* sql<{ readonly id: string }>`
       SELECT r.id FROM read_models r, jsonb_array_elements(r.data -> 'refunds') AS refund
       WHERE r.collection = 'transfers' AND r.keys ->> 'refundPending' = 'true' AND refund ->> 'refundId' = ${id}
       LIMIT 1`
-    const credit = credits[0]
-    return credit === undefined
-      ? undefined
-      : ({ _tag: "Credit", transferId: credit.id, refundId: id } as ReferencedMovement)
-  })
+  const credit = credits[0]
+  return credit === undefined
+    ? undefined
+    : ({ _tag: "Credit", transferId: credit.id, refundId: id } as ReferencedMovement)
+})

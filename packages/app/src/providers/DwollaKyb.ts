@@ -17,7 +17,7 @@
  * - `status`: `GET /customers/{id}`, Dwolla's customer status mapped as
  *   `verdictOf` says (docs/providers.md, "Dwolla").
  */
-import { CompanyProviders, Providers } from "@partnerpay/domain"
+import { CompanyProviders, Providers, Traced } from "@partnerpay/domain"
 import { Effect, Layer } from "effect"
 import * as DwollaClient from "./DwollaClient.ts"
 
@@ -61,7 +61,7 @@ export const make = (config: DwollaClient.DwollaConfig) => {
           reason: `Dwolla refused the submission (${refusal.code}${refusal.paths.length === 0 ? "" : `: ${refusal.paths.join(", ")}`})`,
         })
       : new Providers.ProviderUnavailable({ provider: DwollaClient.provider, reason: "refused" })
-  const submit = Effect.fn("DwollaKyb.submit")(function* (submission: CompanyProviders.KybSubmission) {
+  const submit = Traced.fn("DwollaKyb.submit")(function* (submission: CompanyProviders.KybSubmission) {
     const owner = submission.owner
     const { firstName, lastName } = splitName(owner.name)
     const business = {

@@ -25,7 +25,7 @@
  * `"12.34"`).
  */
 import { PgFundingSources } from "@partnerpay/adapters-pg"
-import { MoneyMovement, Providers } from "@partnerpay/domain"
+import { MoneyMovement, Providers, Traced } from "@partnerpay/domain"
 import type { Dwolla } from "dwolla"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -136,7 +136,7 @@ export const make = (config: DwollaClient.DwollaConfig, store: FundingSourceStor
         : Effect.succeed(fundingSourceUrl(found)),
     )
 
-  const payoutDestination = Effect.fn("DwollaMoneyMovement.payoutDestination")(function* (
+  const payoutDestination = Traced.fn("DwollaMoneyMovement.payoutDestination")(function* (
     request: MoneyMovement.PayoutRequest,
   ) {
     const kept = yield* store.find(request.payoutAccount)
@@ -168,7 +168,7 @@ export const make = (config: DwollaClient.DwollaConfig, store: FundingSourceStor
   })
 
   return MoneyMovement.MoneyMovement.of({
-    originateDebit: Effect.fn("DwollaMoneyMovement.originateDebit")(function* (request) {
+    originateDebit: Traced.fn("DwollaMoneyMovement.originateDebit")(function* (request) {
       const source = yield* payerSource(request.fundingSource)
       return yield* transfer(
         "Debit",
@@ -180,7 +180,7 @@ export const make = (config: DwollaClient.DwollaConfig, store: FundingSourceStor
         request.sameDay === true ? { source: "next-available" } : undefined,
       )
     }),
-    originateCredit: Effect.fn("DwollaMoneyMovement.originateCredit")(function* (request) {
+    originateCredit: Traced.fn("DwollaMoneyMovement.originateCredit")(function* (request) {
       const destination = yield* payerSource(request.fundingSource)
       return yield* transfer(
         "Credit",
@@ -191,7 +191,7 @@ export const make = (config: DwollaClient.DwollaConfig, store: FundingSourceStor
         request.amount.currency,
       )
     }),
-    originatePayout: Effect.fn("DwollaMoneyMovement.originatePayout")(function* (request) {
+    originatePayout: Traced.fn("DwollaMoneyMovement.originatePayout")(function* (request) {
       const destination = yield* payoutDestination(request)
       return yield* transfer(
         "Payout",
@@ -202,7 +202,7 @@ export const make = (config: DwollaClient.DwollaConfig, store: FundingSourceStor
         request.amount.currency,
       )
     }),
-    status: Effect.fn("DwollaMoneyMovement.status")(function* (reference) {
+    status: Traced.fn("DwollaMoneyMovement.status")(function* (reference) {
       const found = yield* DwollaClient.call("transfer", () =>
         dwolla.transfers.get({ id: reference.providerReference }),
       )

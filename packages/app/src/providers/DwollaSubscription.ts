@@ -8,11 +8,12 @@
  * not changed. Failures are logged, never fatal: the operator can create the
  * subscription by hand (docs/providers.md).
  */
+import { Traced } from "@partnerpay/domain"
 import { Effect, Redacted } from "effect"
 import * as DwollaClient from "./DwollaClient.ts"
 
 /** Creates the subscription for `url` when the application has none; what was done. */
-export const ensure = Effect.fn("DwollaSubscription.ensure")(function* (
+export const ensure = Traced.fn("DwollaSubscription.ensure")(function* (
   config: DwollaClient.DwollaConfig,
   url: string,
 ) {

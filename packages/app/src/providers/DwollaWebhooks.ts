@@ -17,7 +17,8 @@
  * | `customer_transfer_cancelled`, `transfer_cancelled` | Failed `R06` |
  * | anything else (`customer_reverification_needed`, `customer_verification_document_needed`, the bank-transfer legs `customer_bank_transfer_*`, ...) | none (recorded) |
  */
-import { createHmac, timingSafeEqual } from "node:crypto"
+import { timingSafeEqual } from "node:crypto"
+import { Hmac } from "@partnerpay/secrets"
 import { Redacted, Schema } from "effect"
 
 /** The header Dwolla signs its webhooks with. */
@@ -25,7 +26,7 @@ export const signatureHeader = "x-request-signature-sha-256"
 
 /** The hex HMAC-SHA256 of `body` with the subscription's secret (as Dwolla signs it). */
 export const signatureOf = (secret: Redacted.Redacted<string>, body: string): string =>
-  createHmac("sha256", Redacted.value(secret)).update(body).digest("hex")
+  Hmac.sha256Hex(Redacted.value(secret), body)
 
 /** True when `signature` is the body's signature with `secret` (constant-time). */
 export const isSigned = (secret: Redacted.Redacted<string>, signature: string | undefined, body: string): boolean => {

@@ -1,16 +1,16 @@
 /**
  * Dwolla's webhooks as Dwolla signs them: the hex HMAC-SHA256 of the exact
- * body with the subscription's secret, compared in constant time; what each
- * topic asks of partnerpay.
+ * body with the subscription's secret (`signatureOf`, on the one HMAC of
+ * `@partnerpay/secrets`), compared in constant time; what each topic asks of
+ * partnerpay.
  */
-import { createHmac } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import * as DwollaWebhooks from "../../src/providers/DwollaWebhooks.ts"
 
 const secret = Redacted.make("a-dwolla-webhook-secret")
 const body = JSON.stringify({ id: "event-1", resourceId: "customer-1", topic: "customer_verified" })
-const signed = createHmac("sha256", "a-dwolla-webhook-secret").update(body).digest("hex")
+const signed = DwollaWebhooks.signatureOf(secret, body)
 
 describe("a Dwolla webhook's signature", () => {
   it("is accepted when it is the body's HMAC-SHA256 with the subscription's secret (any hex case)", () => {
