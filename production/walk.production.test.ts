@@ -27,8 +27,12 @@
  * (signed by Plaid) unlinking it, a repeat changing nothing, an old one
  * (replayed) refused. No request violates a provider's document.
  *
- * Not walked yet (docs/providers.md, "Not done yet"): payouts on Dwolla (the
- * contract tests cover them), a late R10 return, a refund, the SMS reminder.
+ * Then a payout account: the available 12.34 paid out through Dwolla (the
+ * account's funding source made on the company's customer, a transfer keyed by
+ * the payout id), Paid on Dwolla's webhook.
+ *
+ * Not walked yet (docs/providers.md, "Not done yet"): a late R10 return, a
+ * refund, the SMS reminder.
  */
 import { createHash, createHmac, generateKeyPairSync, sign } from "node:crypto"
 import { afterAll, assert, describe, it } from "@effect/vitest"
@@ -420,7 +424,7 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
         const paymentOf = (paymentRequestId: string) =>
           Effect.promise(() => call(base, "GET", `/Payment/${paymentRequestId}`, { token: partnerToken }))
         /** Dwolla's answer to `GET /transfers/{id}`: still pending, with our movement id as correlation id. */
-        const pendingTransfer = (id: string, correlationId: string) =>
+        const pendingTransfer = (id: string, correlationId?: string) =>
           dwolla.answer(`/transfers/${id}`, {
             status: 200,
             contentType: DwollaFake.hal,
@@ -430,7 +434,7 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
               status: "pending",
               amount: { value: "12.34", currency: "USD" },
               created: "2026-11-26T10:00:00.000Z",
-              correlationId,
+              ...(correlationId === undefined ? {} : { correlationId }),
             },
           })
 
@@ -456,6 +460,7 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
           contentType: DwollaFake.hal,
           body: { code: "R01", description: "Insufficient Funds" },
         })
+        pendingTransfer(secondTransfer)
         const returned = yield* pay("Invoice 2")
         pendingTransfer(secondTransfer, returned.correlationId)
         const failed = yield* dwollaWebhook(
@@ -465,6 +470,66 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
         const failedPayment = (yield* paymentOf(returned.paymentRequestId)).text
         assert.include(failedPayment, '"Failed"')
         assert.include(failedPayment, "R01")
+
+        // A payout: with a payout account, the payout worker pays the available 12.34 out: the account's
+        // funding source made on the company's Dwolla customer, a transfer from the master funding source
+        // keyed by the payout id; Dwolla's transfer-completed webhook: Paid.
+        const payoutTransfer = "3c9d5e7f-0a1b-4c2d-8e3f-4a5b6c7d8e9f"
+        dwolla.answer("/transfers", {
+          status: 201,
+          contentType: DwollaFake.hal,
+          headers: { location: `${dwolla.url}/transfers/${payoutTransfer}` },
+        })
+        pendingTransfer(payoutTransfer)
+        const transfersBefore = dwolla.requests.filter((request) => request.path === "/transfers").length
+        const account = yield* Effect.promise(() =>
+          call(base, "PUT", `/Company/${companyId}/PayoutAccount`, {
+            token: partnerToken,
+            body: {
+              accountHolderName: "Walk Plumbing LLC",
+              routingNumber: "011000015",
+              accountNumber: "123456789",
+              accountType: "Checking",
+            },
+          }),
+        )
+        assert.strictEqual(account.status, 200, account.text)
+        const payoutTransfers = () => dwolla.requests.filter((request) => request.path === "/transfers")
+        for (let attempt = 0; attempt < 200 && payoutTransfers().length === transfersBefore; attempt++) {
+          yield* Effect.sleep("50 millis")
+        }
+        const fundingSource = dwolla.requests.find(
+          (request) => request.path === `/customers/${DwollaFake.customerId}/funding-sources`,
+        )
+        assert.deepStrictEqual(
+          [
+            JSON.parse(fundingSource?.body ?? "{}").routingNumber,
+            JSON.parse(fundingSource?.body ?? "{}").bankAccountType,
+          ],
+          ["011000015", "checking"],
+        )
+        const payout = payoutTransfers()[transfersBefore]
+        const payoutBody = JSON.parse(payout?.body ?? "{}")
+        assert.deepStrictEqual(payoutBody._links, {
+          source: { href: `${dwolla.url}/funding-sources/${masterFundingSource}` },
+          destination: { href: `${dwolla.url}/funding-sources/${DwollaFake.fundingSourceId}` },
+        })
+        assert.deepStrictEqual(payoutBody.amount, { value: "12.34", currency: "USD" })
+        assert.strictEqual(payout?.headers["idempotency-key"], payoutBody.correlationId)
+        pendingTransfer(payoutTransfer, payoutBody.correlationId)
+        const payoutCompleted = yield* dwollaWebhook(
+          dwollaEvent("4d6f8a0c-2e4a-4c6e-9a0c-2e4a6c8e0a2c", "customer_transfer_completed", payoutTransfer),
+        )
+        assert.strictEqual(payoutCompleted.status, 200, payoutCompleted.text)
+        const payouts = yield* Effect.promise(() =>
+          call(base, "GET", `/Payouts?companyId=${companyId}`, { token: partnerToken }),
+        )
+        const paidOut = (payouts.body as { data: Array<{ payoutId: string; status: string }> }).data
+        assert.deepStrictEqual(
+          paidOut.map((entry) => [entry.payoutId, entry.status]),
+          [[payoutBody.correlationId, "Paid"]],
+          payouts.text,
+        )
 
         // Plaid's item webhooks: a forged one is refused and changes nothing; the customer revoking the
         // account (signed by Plaid) unlinks it, once; a replay of an old one is refused.

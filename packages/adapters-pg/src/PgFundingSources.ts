@@ -5,7 +5,8 @@
  * wins: two instances making one at once end with the same), and the
  * provider's customer of a company (its KYB submission, from the companies
  * read model); and the movement of ours a provider's reference names
- * (`movementOf`: a transfer's debit, or a Pending refund's credit).
+ * (`movementOf`: a transfer's debit, a Pending refund's credit, or a Pending
+ * payout; `movementById` by our id, the transfer's correlation id).
  */
 import { Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
@@ -41,10 +42,26 @@ export const kybSubmissionOf = (companyId: string) =>
       WHERE collection = 'companies' AND id = ${companyId}`,
   ).pipe(Effect.map((rows) => rows[0]?.submission_id ?? undefined))
 
-/** The movement of ours whose provider reference is `reference`: a debit, a Pending refund's credit, or none. */
+/** The movement of ours whose provider reference is `reference`: a debit, a Pending refund's credit, a payout. */
 export type ReferencedMovement =
   | { readonly _tag: "Debit"; readonly transferId: string }
   | { readonly _tag: "Credit"; readonly transferId: string; readonly refundId: string }
+  | { readonly _tag: "Payout"; readonly payoutId: string }
+
+/** The payout whose id or provider reference is `value` (`field`), if any. */
+const payoutWhere = Traced.fn("PgFundingSources.payoutWhere")(function* (field: "id" | "reference", value: string) {
+  const sql = yield* SqlClient
+  const rows =
+    field === "id"
+      ? yield* sql<{ readonly id: string }>`
+          SELECT id FROM read_models WHERE collection = 'payouts' AND id = ${value} LIMIT 1`
+      : yield* sql<{ readonly id: string }>`
+          SELECT id FROM read_models
+          WHERE collection = 'payouts' AND keys ->> 'status' = 'Pending' AND data ->> 'providerReference' = ${value}
+          LIMIT 1`
+  const row = rows[0]
+  return row === undefined ? undefined : ({ _tag: "Payout", payoutId: row.id } as ReferencedMovement)
+})
 
 export const movementOf = Traced.fn("PgFundingSources.movementOf")(function* (reference: string) {
   const sql = yield* SqlClient
@@ -60,7 +77,7 @@ export const movementOf = Traced.fn("PgFundingSources.movementOf")(function* (re
       LIMIT 1`
   const credit = credits[0]
   return credit === undefined
-    ? undefined
+    ? yield* payoutWhere("reference", reference)
     : ({ _tag: "Credit", transferId: credit.id, refundId: credit.refund_id } as ReferencedMovement)
 })
 
@@ -76,6 +93,6 @@ export const movementById = Traced.fn("PgFundingSources.movementById")(function*
       LIMIT 1`
   const credit = credits[0]
   return credit === undefined
-    ? undefined
+    ? yield* payoutWhere("id", id)
     : ({ _tag: "Credit", transferId: credit.id, refundId: id } as ReferencedMovement)
 })

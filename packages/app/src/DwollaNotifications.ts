@@ -12,8 +12,9 @@
  *   submission is that customer (`Companies.completeKyb`, the same decision as
  *   the KYB worker's polls: whichever comes first decides, the other changes
  *   nothing); a transfer's outcome goes to the movement whose provider
- *   reference it is (`MoneyMovements.recordNotification`, the same decision as
- *   the outcome poller's; a failed transfer's return code is asked of Dwolla,
+ *   reference it is (`MoneyMovements.recordNotification` for a debit or a
+ *   refund, `Payouts.recordOutcome` for a payout: the same decisions as the
+ *   pollers'; a failed transfer's return code is asked of Dwolla,
  *   and so is the correlation id (our movement id) of a transfer whose
  *   reference is not recorded yet: the webhook came before the originator
  *   recorded it); an event about nothing of ours is recorded and acknowledged;
@@ -23,7 +24,15 @@
 
 import { Problem, RequestRecord } from "@partnerpay/adapters-http"
 import { PgFundingSources, PgProviderNotifications, PgWorkClaims } from "@partnerpay/adapters-pg"
-import { Companies, Ids, MoneyMovements, Traced, type TransferEvents } from "@partnerpay/domain"
+import {
+  Companies,
+  Ids,
+  type MoneyMovement,
+  MoneyMovements,
+  Payouts,
+  Traced,
+  type TransferEvents,
+} from "@partnerpay/domain"
 import type { Dwolla } from "dwolla"
 import { Effect, Layer } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -80,6 +89,14 @@ const applyTransfer = Traced.fn("DwollaNotifications.applyTransfer")(function* (
   if (movement === undefined) return "unknown" as const
   const returnCode =
     outcome === "Failed" ? yield* DwollaMoneyMovement.failureCode(dwolla, transferId) : ("R06" as const)
+  const decided: MoneyMovement.MovementOutcome =
+    outcome === "Settled" ? { status: "Settled" } : { status: "Failed", returnCode }
+  if (movement._tag === "Payout") {
+    const paid = yield* Effect.result(Payouts.recordOutcome(Ids.PayoutId.make(movement.payoutId), decided))
+    if (paid._tag === "Success") return "applied" as const
+    if (paid.failure._tag === "EventStoreUnavailable") return yield* Effect.fail(paid.failure)
+    return "refused" as const
+  }
   const recorded = yield* Effect.result(
     MoneyMovements.recordNotification({
       movement:
@@ -91,7 +108,7 @@ const applyTransfer = Traced.fn("DwollaNotifications.applyTransfer")(function* (
               refundId: movement.refundId as TransferEvents.RefundId,
             },
       providerReference: transferId,
-      outcome: outcome === "Settled" ? { status: "Settled" } : { status: "Failed", returnCode },
+      outcome: decided,
     }),
   )
   if (recorded._tag === "Success") return "applied" as const
@@ -150,6 +167,7 @@ const receive = Traced.fn("DwollaNotifications.receive")(function* (
 export type Requirements =
   | Effect.Services<ReturnType<typeof Companies.completeKyb>>
   | Effect.Services<ReturnType<typeof MoneyMovements.recordNotification>>
+  | Effect.Services<ReturnType<typeof Payouts.recordOutcome>>
   | SqlClient
 
 /** The route, where a port is on Dwolla (its settings and webhook secret); no route at all otherwise (404). */
