@@ -31,8 +31,11 @@
  * account's funding source made on the company's customer, a transfer keyed by
  * the payout id), Paid on Dwolla's webhook.
  *
- * Not walked yet (docs/providers.md, "Not done yet"): a late R10 return, a
- * refund, the SMS reminder.
+ * Then a partial refund of the paid payment (its own transfer back to the
+ * payer, keyed by the refund id, Completed on Dwolla's webhook) and a late R10
+ * return of it (Dwolla fails the processed transfer: Returned).
+ *
+ * Not walked yet (docs/providers.md, "Not done yet"): the SMS reminder.
  */
 import { createHash, createHmac, generateKeyPairSync, sign } from "node:crypto"
 import { afterAll, assert, describe, it } from "@effect/vitest"
@@ -90,7 +93,7 @@ const plaidJwt = (body: string, key = plaidKeys.privateKey, iat = Math.floor(Dat
 
 describe.skipIf(!present)("production on real providers (fakes checked with the providers' documents)", () => {
   it.live(
-    "a company verified on Dwolla; a customer through Twilio Verify and Plaid; payments Paid and failed R01 on Dwolla",
+    "Dwolla verifies a company; Twilio and Plaid a customer; Dwolla moves payments, R01, a refund, R10, a payout",
     () =>
       Effect.gen(function* () {
         const verify = new Contract("Twilio Verify", "twilio-verify-v2.json")
@@ -530,6 +533,59 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
           [[payoutBody.correlationId, "Paid"]],
           payouts.text,
         )
+
+        // A refund of the paid payment: its own Dwolla transfer, from the master funding source back to the
+        // payer, keyed by the refund id; Completed on Dwolla's webhook.
+        const refundTransfer = "5e7a9c1e-3b5d-4f7a-9c1e-3b5d7f9a1c3e"
+        dwolla.answer("/transfers", {
+          status: 201,
+          contentType: DwollaFake.hal,
+          headers: { location: `${dwolla.url}/transfers/${refundTransfer}` },
+        })
+        pendingTransfer(refundTransfer)
+        const beforeRefund = payoutTransfers().length
+        const refund = yield* Effect.promise(() =>
+          call(base, "POST", `/Transaction/${paid.correlationId}/Refund`, {
+            token: partnerToken,
+            body: { amount: { value: 5, currencyCode: "USD" }, reason: "a broken part" },
+          }),
+        )
+        assert.strictEqual(refund.status, 200, refund.text)
+        const { refundId } = refund.body as { refundId: string }
+        for (let attempt = 0; attempt < 200 && payoutTransfers().length === beforeRefund; attempt++) {
+          yield* Effect.sleep("50 millis")
+        }
+        const refundRequest = payoutTransfers()[beforeRefund]
+        const refundBody = JSON.parse(refundRequest?.body ?? "{}")
+        assert.strictEqual(refundRequest?.headers["idempotency-key"], refundId)
+        assert.deepStrictEqual(refundBody._links, {
+          source: { href: `${dwolla.url}/funding-sources/${masterFundingSource}` },
+          destination: { href: `${dwolla.url}/funding-sources/${payerFundingSource}` },
+        })
+        assert.deepStrictEqual(refundBody.amount, { value: "5.00", currency: "USD" })
+        pendingTransfer(refundTransfer, refundId)
+        const refunded = yield* dwollaWebhook(
+          dwollaEvent("6f8b0d2f-4c6e-4a8b-8d0f-4c6e8a0b2d4f", "customer_transfer_completed", refundTransfer),
+        )
+        assert.strictEqual(refunded.status, 200, refunded.text)
+        // The payment request shows the completed refund's amount.
+        assert.include((yield* paymentOf(paid.paymentRequestId)).text, '"refundedAmount":{"value":5,')
+
+        // A late return (R10, after settlement) of the paid payment: Dwolla fails the processed transfer.
+        dwolla.answer("/failure", {
+          status: 200,
+          contentType: DwollaFake.hal,
+          body: { code: "R10", description: "Customer Advises Not Authorized" },
+        })
+        const lateReturn = yield* dwollaWebhook(
+          dwollaEvent("8a0c2e4a-6c8e-4a0c-9e2a-6c8e0a2c4e6a", "customer_transfer_failed", DwollaFake.transferId),
+        )
+        assert.strictEqual(lateReturn.status, 200, lateReturn.text)
+        const returnedTransfer = yield* Effect.promise(() =>
+          call(base, "GET", `/Transaction/${paid.correlationId}`, { token: partnerToken }),
+        )
+        assert.include(returnedTransfer.text, '"Returned"')
+        assert.include(returnedTransfer.text, "R10")
 
         // Plaid's item webhooks: a forged one is refused and changes nothing; the customer revoking the
         // account (signed by Plaid) unlinks it, once; a replay of an old one is refused.
