@@ -206,7 +206,7 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
         // changes nothing, a repeat neither, and a later contrary one cannot undo the verdict.
         // Dwolla out of service at the first submission: retried after the backoff (kept in the database).
         dwolla.answer(
-          "/customers",
+          "POST /customers",
           { status: 503, contentType: DwollaFake.hal, body: { code: "ServerError", message: "down" } },
           {
             status: 201,
@@ -235,14 +235,17 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
           dwolla.requests.map((request) => `${request.method} ${request.path}`),
           [
             "POST /token",
+            "GET /customers",
             "POST /customers",
+            "GET /customers",
             "POST /customers",
+            `GET /customers/${DwollaFake.customerId}/beneficial-owners`,
             `POST /customers/${DwollaFake.customerId}/beneficial-owners`,
             `POST /customers/${DwollaFake.customerId}/beneficial-ownership`,
             polled,
           ],
         )
-        assert.strictEqual(JSON.parse(dwolla.requests[2]?.body ?? "{}").correlationId, companyId)
+        assert.strictEqual(JSON.parse(dwolla.requests[4]?.body ?? "{}").correlationId, companyId)
         assert.strictEqual(yield* statusOf(), "Unverified")
         const dwollaWebhook = (event: { body: string; signature: string }) =>
           Effect.promise(() =>

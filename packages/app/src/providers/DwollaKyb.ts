@@ -53,6 +53,27 @@ const usAddress = (address: CompanyProviders.PostalAddress) => ({
   country: "US",
 })
 
+/** The customer fields every business customer has (the company, its owner's name and e-mail). */
+const businessOf = (submission: CompanyProviders.KybSubmission, businessClassification: string) => {
+  const { firstName, lastName } = splitName(submission.owner.name)
+  return {
+    firstName,
+    lastName,
+    email: submission.owner.emailAddress,
+    type: "business" as const,
+    address1: submission.address.streetNumberAndName,
+    ...(submission.address.apartmentNumber === "" ? {} : { address2: submission.address.apartmentNumber }),
+    city: submission.address.city,
+    state: submission.address.state,
+    postalCode: submission.address.zipCode,
+    businessClassification,
+    businessName: submission.name,
+    ...(submission.websiteUrl === undefined ? {} : { website: submission.websiteUrl }),
+    correlationId: submission.companyId,
+  }
+}
+type Business = ReturnType<typeof businessOf>
+
 export const make = (config: DwollaClient.DwollaConfig) => {
   const dwolla = DwollaClient.client(config)
   const refused = (refusal: DwollaClient.DwollaRefusal) =>
@@ -64,22 +85,51 @@ export const make = (config: DwollaClient.DwollaConfig) => {
   const submit = Traced.fn("DwollaKyb.submit")(function* (submission: CompanyProviders.KybSubmission) {
     const owner = submission.owner
     const { firstName, lastName } = splitName(owner.name)
-    const business = {
-      firstName,
-      lastName,
-      email: owner.emailAddress,
-      type: "business" as const,
-      address1: submission.address.streetNumberAndName,
-      ...(submission.address.apartmentNumber === "" ? {} : { address2: submission.address.apartmentNumber }),
-      city: submission.address.city,
-      state: submission.address.state,
-      postalCode: submission.address.zipCode,
-      businessClassification: config.businessClassification ?? "",
-      businessName: submission.name,
-      ...(submission.websiteUrl === undefined ? {} : { website: submission.websiteUrl }),
-      correlationId: submission.companyId,
-    }
+    const business = businessOf(submission, config.businessClassification ?? "")
     const soleProprietor = submission.companyType === "SoleProprietorship"
+    // Made already (a submission retried after a crash or a failure after the customer was made): the
+    // customer whose correlation id is the company's, found by the owner's e-mail.
+    const found = yield* DwollaClient.call("customers", () =>
+      dwolla.customers.list({ search: owner.emailAddress, limit: 200 }),
+    )
+    const existing = (found.embedded?.customers ?? []).find(
+      (candidate) => candidate.correlationId === submission.companyId,
+    )?.id
+    const customerId = existing ?? (yield* create(submission, business, soleProprietor))
+    if (!soleProprietor) {
+      const owners = yield* DwollaClient.call("beneficial owners", () =>
+        dwolla.customers.beneficialOwners.list({ id: customerId }),
+      )
+      if ((owners.embedded?.beneficialOwners ?? []).length === 0) {
+        yield* DwollaClient.call(
+          "create beneficial owner",
+          () =>
+            dwolla.customers.beneficialOwners.create({
+              id: customerId,
+              requestBody: {
+                firstName,
+                lastName,
+                dateOfBirth: owner.dateOfBirth,
+                ssn: owner.ssn,
+                address: usAddress(owner.address),
+              },
+            }),
+          refused,
+        )
+      }
+      yield* DwollaClient.call("certify beneficial ownership", () =>
+        dwolla.customers.beneficialOwnership.certify({ id: customerId, requestBody: { status: "certified" } }),
+      )
+    }
+    return { submissionId: customerId }
+  })
+  const create = Traced.fn("DwollaKyb.create")(function* (
+    submission: CompanyProviders.KybSubmission,
+    business: Business,
+    soleProprietor: boolean,
+  ) {
+    const owner = submission.owner
+    const { firstName, lastName } = splitName(owner.name)
     const created = yield* DwollaClient.call(
       "create customer",
       () =>
@@ -112,28 +162,7 @@ export const make = (config: DwollaClient.DwollaConfig) => {
     if (location === undefined) {
       return yield* DwollaClient.unavailable("create customer", new Error("no Location header"))
     }
-    const customerId = DwollaClient.idOf(location)
-    if (!soleProprietor) {
-      yield* DwollaClient.call(
-        "create beneficial owner",
-        () =>
-          dwolla.customers.beneficialOwners.create({
-            id: customerId,
-            requestBody: {
-              firstName,
-              lastName,
-              dateOfBirth: owner.dateOfBirth,
-              ssn: owner.ssn,
-              address: usAddress(owner.address),
-            },
-          }),
-        refused,
-      )
-      yield* DwollaClient.call("certify beneficial ownership", () =>
-        dwolla.customers.beneficialOwnership.certify({ id: customerId, requestBody: { status: "certified" } }),
-      )
-    }
-    return { submissionId: customerId }
+    return DwollaClient.idOf(location)
   })
   return CompanyProviders.KybVerifier.of({
     submit,

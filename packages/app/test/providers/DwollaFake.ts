@@ -1,8 +1,9 @@
 /**
  * A local fake of Dwolla for the tests (contract tests and the production
  * walk): a `startFake` on Dwolla's published document, answering the
- * client-credentials token, customer creation (201 with `Location`),
- * beneficial owners, certification, customers (a status the test sets),
+ * client-credentials token, customer creation (201 with `Location`) and
+ * search (none found), beneficial owners (none yet; created), certification,
+ * customers (a status the test sets),
  * funding sources, transfers and webhook subscriptions, in Dwolla's HAL media
  * type. Every request and answer is checked against the document.
  */
@@ -34,7 +35,7 @@ const created = (base: () => string, path: string) => ({
 })
 
 /** A verified business customer as `GET /customers/{id}` answers it, with `status`. */
-const customer = (base: string, status: string) => ({
+export const customer = (base: string, status: string) => ({
   _links: { self: { href: `${base}/customers/${customerId}`, type: hal, "resource-type": "customer" } },
   id: customerId,
   firstName: "Jane Q",
@@ -76,6 +77,11 @@ export const start = async (): Promise<DwollaFake> => {
       status: 200,
       body: { access_token: "a-dwolla-access-token", token_type: "Bearer", expires_in: 3600 },
     },
+    "GET /beneficial-owners": {
+      status: 200,
+      contentType: hal,
+      body: { _links: {}, _embedded: { "beneficial-owners": [] } },
+    },
     "/beneficial-owners": created(base, `/beneficial-owners/${beneficialOwnerId}`),
     "/beneficial-ownership": {
       status: 200,
@@ -86,6 +92,7 @@ export const start = async (): Promise<DwollaFake> => {
       },
     },
     "/funding-sources": created(base, `/funding-sources/${fundingSourceId}`),
+    "GET /customers": { status: 200, contentType: hal, body: { _links: {}, _embedded: { customers: [] }, total: 0 } },
     "/customers": created(base, `/customers/${customerId}`),
     "/transfers": created(base, `/transfers/${transferId}`),
     [`/transfers/${transferId}`]: { status: 200, contentType: hal, body: transfer(base(), "pending") },

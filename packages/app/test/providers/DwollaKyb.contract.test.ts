@@ -82,7 +82,9 @@ describe.skipIf(!present)("KYB on Dwolla, on its published contract", () => {
         fake.requests.map((request) => `${request.method} ${request.path}`),
         [
           "POST /token",
+          "GET /customers",
           "POST /customers",
+          `GET /customers/${DwollaFake.customerId}/beneficial-owners`,
           `POST /customers/${DwollaFake.customerId}/beneficial-owners`,
           `POST /customers/${DwollaFake.customerId}/beneficial-ownership`,
         ],
@@ -92,8 +94,9 @@ describe.skipIf(!present)("KYB on Dwolla, on its published contract", () => {
         token?.headers.authorization,
         `Basic ${Buffer.from("a-dwolla-key:a-dwolla-secret").toString("base64")}`,
       )
-      const body = JSON.parse(fake.requests[1]?.body ?? "{}")
-      assert.strictEqual(fake.requests[1]?.headers.authorization, "Bearer a-dwolla-access-token")
+      assert.strictEqual(fake.requests[1]?.query.get("search"), "jane@plumbing.example.com")
+      const body = JSON.parse(fake.requests[2]?.body ?? "{}")
+      assert.strictEqual(fake.requests[2]?.headers.authorization, "Bearer a-dwolla-access-token")
       assert.strictEqual(body.type, "business")
       assert.strictEqual(body.businessType, "corporation")
       assert.strictEqual(body.businessName, "Jane's Plumbing LLC")
@@ -104,7 +107,7 @@ describe.skipIf(!present)("KYB on Dwolla, on its published contract", () => {
         ["Jane Q", "Public", "Owner", "123-45-6789"],
       )
       assert.strictEqual(body.controller.address.country, "US")
-      assert.deepStrictEqual(JSON.parse(fake.requests[3]?.body ?? "{}"), { status: "certified" })
+      assert.deepStrictEqual(JSON.parse(fake.requests[5]?.body ?? "{}"), { status: "certified" })
       assert.deepStrictEqual(fake.violations, [])
     }),
   )
@@ -114,12 +117,64 @@ describe.skipIf(!present)("KYB on Dwolla, on its published contract", () => {
       const { fake, config } = yield* start()
       yield* DwollaKyb.make(config).submit({ ...submission, companyType: "SoleProprietorship" })
       assert.deepStrictEqual(
-        fake.requests.map((request) => request.path),
-        ["/token", "/customers"],
+        fake.requests.map((request) => `${request.method} ${request.path}`),
+        ["POST /token", "GET /customers", "POST /customers"],
       )
-      const body = JSON.parse(fake.requests[1]?.body ?? "{}")
+      const body = JSON.parse(fake.requests[2]?.body ?? "{}")
       assert.strictEqual(body.businessType, "soleProprietorship")
       assert.strictEqual(body.dateOfBirth, "1980-01-31")
+      assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+
+  it.live("submitted again (after a crash or a failure): the company's customer and its owner are not made twice", () =>
+    Effect.gen(function* () {
+      const { fake, config } = yield* start()
+      fake.answer("GET /customers", {
+        status: 200,
+        contentType: DwollaFake.hal,
+        body: {
+          _links: {},
+          _embedded: {
+            customers: [
+              { ...DwollaFake.customer(fake.url, "document"), id: "someone-else", correlationId: "another-company" },
+              { ...DwollaFake.customer(fake.url, "document"), correlationId: submission.companyId },
+            ],
+          },
+          total: 2,
+        },
+      })
+      fake.answer("GET /beneficial-owners", {
+        status: 200,
+        contentType: DwollaFake.hal,
+        body: {
+          _links: {},
+          _embedded: {
+            "beneficial-owners": [
+              {
+                _links: {},
+                id: DwollaFake.beneficialOwnerId,
+                firstName: "Jane Q",
+                lastName: "Public",
+                address: { address1: "462 Main Street", city: "Des Moines", country: "US", stateProvinceRegion: "IA" },
+                verificationStatus: "verified",
+                created: "2026-11-26T10:00:00.000Z",
+              },
+            ],
+          },
+        },
+      })
+      const { submissionId } = yield* DwollaKyb.make(config).submit(submission)
+      assert.strictEqual(submissionId, DwollaFake.customerId)
+      assert.deepStrictEqual(
+        fake.requests.map((request) => `${request.method} ${request.path}`),
+        [
+          "POST /token",
+          "GET /customers",
+          `GET /customers/${DwollaFake.customerId}/beneficial-owners`,
+          `POST /customers/${DwollaFake.customerId}/beneficial-ownership`,
+        ],
+      )
       assert.deepStrictEqual(fake.violations, [])
     }),
   )
@@ -142,7 +197,7 @@ describe.skipIf(!present)("KYB on Dwolla, on its published contract", () => {
   it.live("a validation error is a refusal naming the fields, never their values; an outage is unavailable", () =>
     Effect.gen(function* () {
       const { fake, config } = yield* start()
-      fake.answer("/customers", {
+      fake.answer("POST /customers", {
         status: 400,
         contentType: DwollaFake.hal,
         body: {
@@ -157,7 +212,7 @@ describe.skipIf(!present)("KYB on Dwolla, on its published contract", () => {
       assert.instanceOf(refused, CompanyProviders.KybSubmissionRefused)
       assert.include((refused as CompanyProviders.KybSubmissionRefused).reason, "/controller/ssn")
       assert.notInclude(JSON.stringify(refused), "123-45-6789")
-      fake.answer("/customers", { status: 503, body: {} })
+      fake.answer("POST /customers", { status: 503, body: {} })
       const unavailable = yield* Effect.flip(DwollaKyb.make(config).submit(submission))
       assert.strictEqual(unavailable._tag, "ProviderUnavailable")
       assert.notInclude(JSON.stringify(unavailable), "a-dwolla-secret")

@@ -247,14 +247,17 @@ export interface Fake {
   readonly requests: ReadonlyArray<RecordedRequest>
   /** Every violation of a document, by a request or by an answer. */
   readonly violations: ReadonlyArray<string>
-  /** The next answers to requests whose path ends with `suffix` (in order; the last repeats). */
+  /**
+   * The next answers to requests whose path ends with `suffix`, or of one method and suffix
+   * (`"GET /customers"`), in order; the last repeats.
+   */
   readonly answer: (suffix: string, ...answers: ReadonlyArray<Answer>) => void
   readonly close: () => Promise<void>
 }
 
 /**
  * Starts a fake on a free loopback port. `contractOf` picks the document of a request path; `defaults`
- * answer what no script answers (by path suffix).
+ * answer what no script answers (by path suffix, or by method and suffix: `"GET /customers"`).
  */
 export const startFake = async (
   contractOf: (path: string) => Contract,
@@ -263,12 +266,19 @@ export const startFake = async (
   const requests: Array<RecordedRequest> = []
   const violations: Array<string> = []
   const scripts = new Map<string, Array<Answer>>()
-  const pick = (path: string): Answer => {
-    for (const [suffix, answers] of scripts) {
-      if (path.endsWith(suffix) && answers.length > 0)
+  // A key is a path suffix, or a method and a suffix ("GET /customers"): those are tried first.
+  const matches = (key: string, method: string, path: string) => {
+    const space = key.indexOf(" ")
+    return space < 0 ? path.endsWith(key) : key.slice(0, space) === method && path.endsWith(key.slice(space + 1))
+  }
+  const ordered = <A>(entries: ReadonlyArray<readonly [string, A]>) =>
+    [...entries].sort(([a], [b]) => Number(b.includes(" ")) - Number(a.includes(" ")))
+  const pick = (method: string, path: string): Answer => {
+    for (const [key, answers] of ordered([...scripts.entries()])) {
+      if (matches(key, method, path) && answers.length > 0)
         return answers.length > 1 ? (answers.shift() as Answer) : (answers[0] as Answer)
     }
-    const fallback = Object.entries(defaults).find(([suffix]) => path.endsWith(suffix))
+    const fallback = ordered(Object.entries(defaults)).find(([key]) => matches(key, method, path))
     return fallback?.[1] ?? { status: 404, body: { message: "not found" } }
   }
   const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
@@ -294,7 +304,7 @@ export const startFake = async (
         }
       }
       checked(() => contract.checkRequest(request))
-      const answer = pick(request.path)
+      const answer = pick(request.method, request.path)
       if ("hang" in answer) return
       checked(() => contract.checkAnswer(request.method, request.path, answer.status, answer.body))
       outgoing.writeHead(answer.status, {
