@@ -23,7 +23,7 @@
  */
 
 import { Problem, RequestRecord } from "@partnerpay/adapters-http"
-import { PgFundingSources, PgProviderNotifications, PgWorkClaims } from "@partnerpay/adapters-pg"
+import { PgMovementReferences, PgProviderNotifications, PgWorkClaims } from "@partnerpay/adapters-pg"
 import {
   Companies,
   Ids,
@@ -81,11 +81,11 @@ const applyTransfer = Traced.fn("DwollaNotifications.applyTransfer")(function* (
 ) {
   // Not found by its reference: the webhook may come before the originator recorded it; the transfer's
   // correlation id (our movement id) names it, and recording the outcome records the reference first.
-  const referenced = yield* PgFundingSources.movementOf(transferId)
+  const referenced = yield* PgMovementReferences.movementOf(transferId)
   const correlationId =
     referenced === undefined ? yield* DwollaMoneyMovement.correlationOf(dwolla, transferId) : undefined
   const movement =
-    referenced ?? (correlationId === undefined ? undefined : yield* PgFundingSources.movementById(correlationId))
+    referenced ?? (correlationId === undefined ? undefined : yield* PgMovementReferences.movementById(correlationId))
   if (movement === undefined) return "unknown" as const
   const returnCode =
     outcome === "Failed" ? yield* DwollaMoneyMovement.failureCode(dwolla, transferId) : ("R06" as const)
