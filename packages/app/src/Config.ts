@@ -438,6 +438,13 @@ const providersOf = (read: Read, issues: Issues, production: boolean): ProviderP
       ports[entry.key] = { _tag: "bridge", bridge: { url: url.value, secret: secret.value, timeoutMillis, retries } }
     }
   }
+  // Dwolla pays companies out to their Dwolla customer, which KYB on Dwolla makes.
+  if (ports.MONEY_MOVEMENT?._tag === "dwolla" && ports.KYB?._tag !== "dwolla") {
+    issues.add(
+      Settings.bridges.KYB.choice.name,
+      "must be dwolla when PARTNERPAY_PROVIDER_MONEY_MOVEMENT=dwolla (payouts go to the company's Dwolla customer, made by KYB on Dwolla)",
+    )
+  }
   const vendor = <A>(reading: Settings.Reading<Option.Option<A>>, name: string): A | undefined => {
     if (needs.has(name) && !reading.set) issues.add(name, needs.get(name) as string)
     return Option.getOrUndefined(issues.take(reading))

@@ -248,7 +248,7 @@ describe("configuration", () => {
     }),
   )
 
-  it.effect("Dwolla on KYB names, in one error, every Dwolla setting it lacks; the secrets never show", () =>
+  it.effect("Dwolla names, in one error, every Dwolla setting it lacks (money movement needs KYB on it too)", () =>
     Effect.gen(function* () {
       const error = yield* issuesOf({
         ...productionSecrets,
@@ -279,6 +279,19 @@ describe("configuration", () => {
       })
       assert.strictEqual(config.providers.ports.KYB?._tag, "dwolla")
       assert.strictEqual(config.providers.vendors.dwolla?.key, "a-key")
+      const alone = yield* issuesOf({
+        ...productionSecrets,
+        ...allBridges,
+        PARTNERPAY_PROVIDER_MONEY_MOVEMENT: "dwolla",
+        PARTNERPAY_DWOLLA_KEY: "a-key",
+        PARTNERPAY_DWOLLA_SECRET: "a-dwolla-secret",
+        PARTNERPAY_DWOLLA_ENVIRONMENT: "sandbox",
+        PARTNERPAY_DWOLLA_WEBHOOK_SECRET: "a-webhook-secret",
+      })
+      assert.deepStrictEqual(
+        alone.issues.map((issue) => issue.variable),
+        ["PARTNERPAY_PROVIDER_KYB", "PARTNERPAY_DWOLLA_MASTER_FUNDING_SOURCE"],
+      )
     }),
   )
 
