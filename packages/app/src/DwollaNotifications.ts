@@ -122,6 +122,11 @@ const apply = (dwolla: Dwolla, event: DwollaWebhooks.Event) => {
   switch (action._tag) {
     case "None":
       return Effect.succeed("ignored" as const)
+    case "OperatorAttention":
+      return Effect.logWarning("Dwolla asks for more to verify a company (its dashboard)", {
+        customerId: action.customerId,
+        topic: event.topic,
+      }).pipe(Effect.as("ignored" as const))
     case "KybVerdict":
       return applyVerdict(event, action.customerId, action.outcome)
     case "TransferOutcome":

@@ -15,7 +15,8 @@
  *   the refused fields) is `KybSubmissionRefused` naming those paths, never the
  *   values; any other failure is `ProviderUnavailable`.
  * - `status`: `GET /customers/{id}`, Dwolla's customer status mapped as
- *   `verdictOf` says (docs/providers.md, "Dwolla").
+ *   `verdictOf` says (docs/providers.md, "Dwolla"); `retry` and `document`
+ *   (Dwolla wants more, the operator acts in Dwolla) are logged as warnings.
  */
 import { CompanyProviders, Providers, Traced } from "@partnerpay/domain"
 import { Effect, Layer } from "effect"
@@ -34,6 +35,9 @@ export const verdictOf = (status: string): CompanyProviders.KybOutcome => {
       return "Pending"
   }
 }
+
+/** Dwolla wants the data again (`retry`) or documents (`document`): the operator acts in Dwolla. */
+export const needsOperator = (status: string): boolean => status === "retry" || status === "document"
 
 /** "Ada Lovelace" -> first "Ada", last "Lovelace" (a single word is both). */
 export const splitName = (name: string) => {
@@ -168,7 +172,16 @@ export const make = (config: DwollaClient.DwollaConfig) => {
     submit,
     status: (submissionId) =>
       DwollaClient.call("customer", () => dwolla.customers.get({ id: submissionId })).pipe(
-        Effect.map((customer) => verdictOf(String((customer as { status?: unknown }).status ?? "unverified"))),
+        Effect.map((customer) => String((customer as { status?: unknown }).status ?? "unverified")),
+        Effect.tap((status) =>
+          needsOperator(status)
+            ? Effect.logWarning("Dwolla asks for more to verify a company (its dashboard)", {
+                customerId: submissionId,
+                status,
+              })
+            : Effect.void,
+        ),
+        Effect.map(verdictOf),
       ),
   })
 }

@@ -15,7 +15,8 @@
  * | `customer_transfer_completed`, `transfer_completed` | the movement (a debit or a refund's credit) Settled |
  * | `customer_transfer_failed`, `transfer_failed` | Failed with the transfer's return code (asked of Dwolla) |
  * | `customer_transfer_cancelled`, `transfer_cancelled` | Failed `R06` |
- * | anything else (`customer_reverification_needed`, `customer_verification_document_needed`, the bank-transfer legs `customer_bank_transfer_*`, ...) | none (recorded) |
+ * | `customer_reverification_needed`, `customer_verification_document_needed`, `customer_verification_document_failed` | none; a warning for the operator (who acts in Dwolla) |
+ * | anything else (the bank-transfer legs `customer_bank_transfer_*`, ...) | none (recorded) |
  */
 import { timingSafeEqual } from "node:crypto"
 import { Hmac } from "@partnerpay/secrets"
@@ -54,6 +55,7 @@ export type Action =
       readonly transferId: string
       readonly outcome: "Settled" | "Failed" | "Cancelled"
     }
+  | { readonly _tag: "OperatorAttention"; readonly customerId: string }
   | { readonly _tag: "None" }
 
 export const actionOf = (event: Event): Action => {
@@ -72,6 +74,10 @@ export const actionOf = (event: Event): Action => {
     case "customer_transfer_cancelled":
     case "transfer_cancelled":
       return { _tag: "TransferOutcome", transferId: event.resourceId, outcome: "Cancelled" }
+    case "customer_reverification_needed":
+    case "customer_verification_document_needed":
+    case "customer_verification_document_failed":
+      return { _tag: "OperatorAttention", customerId: event.resourceId }
     default:
       return { _tag: "None" }
   }

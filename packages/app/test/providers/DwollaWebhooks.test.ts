@@ -40,7 +40,7 @@ describe("a verified Dwolla event", () => {
     }),
   )
 
-  it("asks: a customer's verdict, a transfer's outcome, or nothing", () => {
+  it("asks: a customer's verdict, a transfer's outcome, the operator's attention, or nothing", () => {
     const action = (topic: string) => DwollaWebhooks.actionOf({ id: "e", resourceId: "r", topic })
     assert.deepStrictEqual(action("customer_verified"), { _tag: "KybVerdict", customerId: "r", outcome: "Verified" })
     for (const topic of ["customer_suspended", "customer_deactivated"])
@@ -56,9 +56,10 @@ describe("a verified Dwolla event", () => {
     for (const topic of [
       "customer_reverification_needed",
       "customer_verification_document_needed",
-      "customer_bank_transfer_completed",
-      "customer_created",
+      "customer_verification_document_failed",
     ])
+      assert.deepStrictEqual(action(topic), { _tag: "OperatorAttention", customerId: "r" })
+    for (const topic of ["customer_bank_transfer_completed", "customer_created"])
       assert.deepStrictEqual(action(topic), { _tag: "None" })
   })
 })
