@@ -49,6 +49,13 @@ export class CardProcessorRefused extends Schema.TaggedError<CardProcessorRefuse
 // Bank linking
 // ---------------------------------------------------------------------------
 
+/** The customer's verified identity (from KYC), as a funding-source provider needs it. */
+export interface AccountHolder {
+  readonly firstName: string
+  readonly lastName: string
+  readonly emailAddress: string
+}
+
 /** A bank account as the provider describes it. `mask` is at most the last 4 digits. */
 export interface ProviderBankAccount {
   /** The provider's id of the account (from `linkAccountsMetadata.accountIds`). */
@@ -74,7 +81,11 @@ export class BankLinker extends Context.Service<
       readonly registrationId: RegistrationId
       readonly tokenId: string
     }) => Effect.Effect<{ readonly linkToken: string; readonly expiration: DateTime.Utc }, ProviderUnavailable>
-    /** Exchanges the public token of a completed session for the accounts the customer chose. */
+    /**
+     * Exchanges the public token of a completed session for the accounts the customer chose. `holder`:
+     * the customer's verified identity (KYC), when there is one, for a provider that makes the money
+     * movement's funding sources at link time (personal data: never logged, never sent to a bridge).
+     */
     readonly exchangePublicToken: (request: {
       readonly registrationId: RegistrationId
       readonly tokenId: string
@@ -82,6 +93,7 @@ export class BankLinker extends Context.Service<
       readonly linkSessionId: string
       readonly institutionId: string
       readonly accountIds: ReadonlyArray<string>
+      readonly holder?: AccountHolder | undefined
     }) => Effect.Effect<{ readonly accounts: ReadonlyArray<ProviderBankAccount> }, BankLinkFailed | ProviderUnavailable>
   }
 >()("partnerpay/domain/BankLinker") {}
