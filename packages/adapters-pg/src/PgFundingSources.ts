@@ -38,3 +38,19 @@ export const kybSubmissionOf = (companyId: string) =>
       SELECT data ->> 'kybSubmissionId' AS submission_id FROM read_models
       WHERE collection = 'companies' AND id = ${companyId}`,
   ).pipe(Effect.map((rows) => rows[0]?.submission_id ?? undefined))
+
+/** A payer's linked bank account (institution, last four digits, type) in the customers read model. */
+export const linkedAccountOf = (registrationId: string, bankAccountId: string) =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql<{ readonly institution_id: string; readonly mask: string; readonly type: string }>`
+      SELECT account ->> 'institutionId' AS institution_id, account ->> 'mask' AS mask, account ->> 'type' AS type
+      FROM read_models r, jsonb_array_elements(r.data -> 'bankAccounts') AS account
+      WHERE r.collection = 'customers' AND r.id = ${registrationId} AND account ->> 'bankAccountId' = ${bankAccountId}
+      LIMIT 1`,
+  ).pipe(
+    Effect.map((rows) => {
+      const row = rows[0]
+      return row === undefined ? undefined : { institutionId: row.institution_id, mask: row.mask, type: row.type }
+    }),
+  )

@@ -15,28 +15,21 @@
  *   made on the first payout from the account's details
  *   (`POST /customers/{id}/funding-sources`) and kept (`provider_funding_sources`).
  *
- * A payer's funding source is the one kept for the linked bank account
- * (`fundingSource`, our id); none kept is refused (`NO_FUNDING_SOURCE`, logged
- * and asked again at the next run). `status`: `GET /transfers/{id}`; pending
+ * A payer's funding source is the one made when the account was linked through
+ * Plaid (`DwollaFundingSources.ts`: from a Plaid processor token, on the
+ * payer's Dwolla customer), found by the linked account (`DwollaStore`); none
+ * is refused (`NO_FUNDING_SOURCE`, logged and asked again at the next run). `status`: `GET /transfers/{id}`; pending
  * -> Pending, processed -> Settled, failed -> Failed with the ACH return code
  * of `GET /transfers/{id}/failure` (the domain makes it Returned when the
  * transfer had settled), cancelled -> Failed `R06` (withdrawn by the
  * originator). Amounts go as Dwolla's decimal strings (`1234` minor units ->
  * `"12.34"`).
  */
-import { PgFundingSources } from "@partnerpay/adapters-pg"
 import { MoneyMovement, Providers, Traced } from "@partnerpay/domain"
 import type { Dwolla } from "dwolla"
-import { Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql/SqlClient"
+import { Effect, Layer } from "effect"
 import * as DwollaClient from "./DwollaClient.ts"
-
-/** How kept funding sources and companies' customers are found (the database; a map in tests). */
-export interface FundingSourceStore {
-  readonly find: (ownerId: string) => Effect.Effect<string | undefined, Providers.ProviderUnavailable>
-  readonly keep: (ownerId: string, fundingSource: string) => Effect.Effect<string, Providers.ProviderUnavailable>
-  readonly customerOf: (companyId: string) => Effect.Effect<string | undefined, Providers.ProviderUnavailable>
-}
+import * as DwollaStore from "./DwollaStore.ts"
 
 /** `1234` minor units -> `"12.34"` (Dwolla's amounts; USD has two decimals). */
 export const decimalOf = (minorUnits: number): string => {
@@ -76,7 +69,7 @@ export const correlationOf = (dwolla: Dwolla, transferId: string) =>
 
 const unavailable = (reason: string) => new Providers.ProviderUnavailable({ provider: DwollaClient.provider, reason })
 
-export const make = (config: DwollaClient.DwollaConfig, store: FundingSourceStore) => {
+export const make = (config: DwollaClient.DwollaConfig, store: DwollaStore.Store) => {
   const dwolla = DwollaClient.client(config)
   const base = DwollaClient.baseUrlOf(config).replace(/\/+$/, "")
   const fundingSourceUrl = (id: string) => (id.startsWith("http") ? id : `${base}/funding-sources/${id}`)
@@ -124,8 +117,8 @@ export const make = (config: DwollaClient.DwollaConfig, store: FundingSourceStor
       }),
     )
 
-  const payerSource = (fundingSource: string) =>
-    Effect.flatMap(store.find(fundingSource), (found) =>
+  const payerSource = (fundingSource: string, payer: string) =>
+    Effect.flatMap(DwollaStore.payerFundingSource(store, payer, fundingSource), (found) =>
       found === undefined
         ? Effect.fail(
             new MoneyMovement.MovementRefused({
@@ -169,7 +162,7 @@ export const make = (config: DwollaClient.DwollaConfig, store: FundingSourceStor
 
   return MoneyMovement.MoneyMovement.of({
     originateDebit: Traced.fn("DwollaMoneyMovement.originateDebit")(function* (request) {
-      const source = yield* payerSource(request.fundingSource)
+      const source = yield* payerSource(request.fundingSource, request.payerRegistrationId)
       return yield* transfer(
         "Debit",
         request.idempotencyKey,
@@ -181,7 +174,7 @@ export const make = (config: DwollaClient.DwollaConfig, store: FundingSourceStor
       )
     }),
     originateCredit: Traced.fn("DwollaMoneyMovement.originateCredit")(function* (request) {
-      const destination = yield* payerSource(request.fundingSource)
+      const destination = yield* payerSource(request.fundingSource, request.payerRegistrationId)
       return yield* transfer(
         "Credit",
         request.idempotencyKey,
@@ -213,31 +206,8 @@ export const make = (config: DwollaClient.DwollaConfig, store: FundingSourceStor
   })
 }
 
-/** The store on the service's database (`provider_funding_sources`, the companies read model). */
-const storeOn = (sql: SqlClient): FundingSourceStore => {
-  const run = <A, E>(effect: Effect.Effect<A, E, SqlClient>) =>
-    effect.pipe(
-      Effect.provideService(SqlClient, sql),
-      Effect.mapError(() => unavailable("the funding sources cannot be read (database)")),
-    )
-  return {
-    find: (ownerId) => run(PgFundingSources.find(DwollaClient.provider, ownerId)),
-    keep: (ownerId, fundingSource) => run(PgFundingSources.keep(DwollaClient.provider, ownerId, fundingSource)),
-    customerOf: (companyId) => run(PgFundingSources.kybSubmissionOf(companyId)),
-  }
-}
-
-/** Without a database (never in the service, which has one): nothing kept, nothing found. */
-const unstored: FundingSourceStore = {
-  find: () => Effect.fail(unavailable("no database for the funding sources")),
-  keep: () => Effect.fail(unavailable("no database for the funding sources")),
-  customerOf: () => Effect.fail(unavailable("no database for the funding sources")),
-}
-
 export const layer = (config: DwollaClient.DwollaConfig): Layer.Layer<MoneyMovement.MoneyMovement> =>
   Layer.effect(
     MoneyMovement.MoneyMovement,
-    Effect.map(Effect.serviceOption(SqlClient), (sql) =>
-      make(config, Option.match(sql, { onNone: () => unstored, onSome: storeOn })),
-    ),
+    Effect.map(DwollaStore.current, (store) => make(config, store)),
   )

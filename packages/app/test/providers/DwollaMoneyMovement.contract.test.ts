@@ -9,6 +9,7 @@ import { type Ids, MoneyMovement } from "@partnerpay/domain"
 import { Effect, Redacted } from "effect"
 import type * as DwollaClient from "../../src/providers/DwollaClient.ts"
 import * as DwollaMoneyMovement from "../../src/providers/DwollaMoneyMovement.ts"
+import * as DwollaStore from "../../src/providers/DwollaStore.ts"
 import * as DwollaFake from "./DwollaFake.ts"
 import { documentsPresent } from "./OpenApiContract.ts"
 
@@ -18,11 +19,19 @@ const companyId = "8c6b3a57-3c6d-4c55-9b1f-2f0f0e2f3a11" as Ids.CompanyId
 const payer = "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f" as Ids.RegistrationId
 const masterFundingSource = "b268f6b9-db3b-4ecc-83a2-8823a53ec8b7"
 const payerFundingSource = "5b29f9e8-dc2a-4b51-9f6a-8e8e8e8e8e8e"
+const linkedFundingSource = "7d3b1f5e-9a2c-4e6b-8f1a-3c5e7a9b1d3f"
 
-/** A store in memory: the payer's bank account has a funding source, the company a customer. */
+/**
+ * A store in memory: the payer's bank account 1 has a funding source kept for it; account 2 one made at
+ * link time (kept by the account's identity); the company a customer.
+ */
 const memoryStore = () => {
-  const kept = new Map<string, string>([["bank-account-1", payerFundingSource]])
-  const store: DwollaMoneyMovement.FundingSourceStore = {
+  const linked: DwollaStore.LinkedAccount = { institutionId: "ins_109508", mask: "0000", type: "checking" }
+  const kept = new Map<string, string>([
+    ["bank-account-1", payerFundingSource],
+    [DwollaStore.payerAccountKey(payer, linked), linkedFundingSource],
+  ])
+  const store: DwollaStore.Store = {
     find: (ownerId) => Effect.succeed(kept.get(ownerId)),
     keep: (ownerId, fundingSource) =>
       Effect.sync(() => {
@@ -30,6 +39,8 @@ const memoryStore = () => {
         return kept.get(ownerId) as string
       }),
     customerOf: (id) => Effect.succeed(id === companyId ? DwollaFake.customerId : undefined),
+    accountOf: (registrationId, bankAccountId) =>
+      Effect.succeed(registrationId === payer && bankAccountId === "bank-account-2" ? linked : undefined),
   }
   return { kept, store }
 }
@@ -101,6 +112,25 @@ describe.skipIf(!present)("money movement on Dwolla, on its published contract",
       })
       assert.deepStrictEqual(body.amount, { value: "12.34", currency: "USD" })
       assert.deepStrictEqual(body.clearing, { source: "next-available" })
+      assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+
+  it.live("the funding source made when the payer linked the account is found from our bank account id", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      yield* movement.originateDebit({
+        idempotencyKey: "transfer-3",
+        companyId,
+        payerRegistrationId: payer,
+        fundingSource: "bank-account-2",
+        amount: { minorUnits: 100, currency: "USD" },
+        description: "Invoice 43",
+      })
+      assert.strictEqual(
+        bodyOf(fake, "/transfers")._links.source.href,
+        `${fake.url}/funding-sources/${linkedFundingSource}`,
+      )
       assert.deepStrictEqual(fake.violations, [])
     }),
   )
