@@ -16,8 +16,8 @@
  * at Twilio Verify, a wrong code refused by Twilio
  * (counted), the right one approved (the customer registered); KYC on the
  * bridge; the bank link through Plaid (public-token exchange, accounts with
- * masks); payments on Dwolla (the payer's funding source put in place by hand:
- * not yet made from Plaid's processor token): a payment accepted, its debit a
+ * masks, each account's Plaid processor token made into a Dwolla funding source
+ * of the payer's unverified customer, named by KYC); payments on Dwolla: a payment accepted, its debit a
  * Dwolla transfer with an Idempotency-Key from the payer's funding source to
  * the master funding source, Paid on Dwolla's transfer-completed webhook; a
  * second one failed R01 by Dwolla's transfer-failed webhook (the code asked of
@@ -40,7 +40,7 @@
 import { createHash, createHmac, generateKeyPairSync, sign } from "node:crypto"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, companyBody, freshDatabase, psql, tempDir, tomorrow } from "../faults/support.ts"
+import { call, companyBody, freshDatabase, tempDir, tomorrow } from "../faults/support.ts"
 import * as DwollaFake from "../packages/app/test/providers/DwollaFake.ts"
 import * as FakeProvider from "../packages/app/test/providers/FakeProvider.ts"
 import { Contract, documentsPresent, type Fake, startFake } from "../packages/app/test/providers/OpenApiContract.ts"
@@ -58,7 +58,6 @@ const serviceSid = "VAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 const bridgeSecret = "fake-provider-secret-of-32-characters-or-more"
 const dwollaWebhookSecret = "a-dwolla-webhook-secret"
 const masterFundingSource = "b268f6b9-db3b-4ecc-83a2-8823a53ec8b7"
-const payerFundingSource = "5b29f9e8-dc2a-4b51-9f6a-8e8e8e8e8e8e"
 
 /** A Dwolla webhook about `resourceId`, as Dwolla sends it, and its `X-Request-Signature-SHA-256`. */
 const dwollaEvent = (id: string, topic: string, resourceId: string, secret = dwollaWebhookSecret) => {
@@ -114,6 +113,7 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
             "/link/token/create": { status: 200, body: example("/link/token/create") },
             "/item/public_token/exchange": { status: 200, body: example("/item/public_token/exchange") },
             "/accounts/get": { status: 200, body: example("/accounts/get") },
+            "/processor/token/create": { status: 200, body: example("/processor/token/create") },
             "/webhook_verification_key/get": {
               status: 200,
               body: {
@@ -379,18 +379,24 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
         assert.include(listed.text, String(chosen?.mask))
         assert.deepStrictEqual(
           plaidFake.requests.map((request) => request.path),
-          ["/item/public_token/exchange", "/accounts/get"],
+          ["/item/public_token/exchange", "/accounts/get", "/processor/token/create"],
         )
 
-        // Payments on Dwolla. The payer's Dwolla funding source is put in place by hand: making it from a
-        // Plaid processor token at link time is not done yet (docs/providers.md, "Not done yet").
+        // Payments on Dwolla: the payer's funding source was made when the account was linked (the Plaid
+
+        // processor token, on the payer's unverified Dwolla customer named by KYC).
         const bankAccountId = (listed.body as { accounts: Array<{ accountId: string }> }).accounts[0]?.accountId ?? ""
-        psql(
-          database.url,
-          `INSERT INTO provider_funding_sources (provider, owner_id, funding_source)
-         VALUES ('Dwolla', '${bankAccountId}', '${payerFundingSource}')`,
-        )
         const { registrationId } = right.body as { registrationId: string }
+        const payerCustomer = dwolla.requests.find(
+          (request) => request.path === "/customers" && request.body.includes('"unverified"'),
+        )
+        assert.deepStrictEqual(JSON.parse(payerCustomer?.body ?? "{}"), {
+          type: "unverified",
+          firstName: "Ada",
+          lastName: "Lovelace",
+          email: "ada@example.com",
+          correlationId: registrationId,
+        })
         const pay = Effect.fn(function* (description: string) {
           const created = yield* Effect.promise(() =>
             call(base, "POST", "/Payment/Create", {
@@ -423,7 +429,7 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
           assert.match(String(transfer?.headers["idempotency-key"]), /^[0-9a-f-]{36}$/)
           const body = JSON.parse(transfer?.body ?? "{}")
           assert.deepStrictEqual(body.amount, { value: "12.34", currency: "USD" })
-          assert.strictEqual(body._links.source.href, `${dwolla.url}/funding-sources/${payerFundingSource}`)
+          assert.strictEqual(body._links.source.href, `${dwolla.url}/funding-sources/${DwollaFake.fundingSourceId}`)
           assert.strictEqual(body._links.destination.href, `${dwolla.url}/funding-sources/${masterFundingSource}`)
           return { paymentRequestId, correlationId: String(body.correlationId) }
         })
@@ -505,7 +511,9 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
           yield* Effect.sleep("50 millis")
         }
         const fundingSource = dwolla.requests.find(
-          (request) => request.path === `/customers/${DwollaFake.customerId}/funding-sources`,
+          (request) =>
+            request.path === `/customers/${DwollaFake.customerId}/funding-sources` &&
+            request.body.includes("routingNumber"),
         )
         assert.deepStrictEqual(
           [
@@ -563,7 +571,7 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
         assert.strictEqual(refundRequest?.headers["idempotency-key"], refundId)
         assert.deepStrictEqual(refundBody._links, {
           source: { href: `${dwolla.url}/funding-sources/${masterFundingSource}` },
-          destination: { href: `${dwolla.url}/funding-sources/${payerFundingSource}` },
+          destination: { href: `${dwolla.url}/funding-sources/${DwollaFake.fundingSourceId}` },
         })
         assert.deepStrictEqual(refundBody.amount, { value: "5.00", currency: "USD" })
         pendingTransfer(refundTransfer, refundId)

@@ -47,12 +47,16 @@ export interface DwollaConfig {
 
 export const provider = "Dwolla"
 
-/** Dwolla answered a 4xx: its status, its error code and the paths of the fields it refused. */
+/**
+ * Dwolla answered a 4xx: its status, its error code, the paths of the fields it refused, and the resource
+ * it names (`_links.about`: the existing one of a `DuplicateResource`).
+ */
 export interface DwollaRefusal {
   readonly _tag: "DwollaRefusal"
   readonly status: number
   readonly code: string
   readonly paths: ReadonlyArray<string>
+  readonly about?: string | undefined
 }
 
 /** The base URL of `config`: the override, or the environment's host. */
@@ -70,7 +74,11 @@ export const client = (config: DwollaConfig): Dwolla =>
 
 const refusalOf = (thrown: unknown): DwollaRefusal | undefined => {
   if (!(thrown instanceof DwollaError) || thrown.statusCode < 400 || thrown.statusCode >= 500) return undefined
-  let body: { code?: unknown; _embedded?: { errors?: Array<{ path?: unknown }> } } = {}
+  let body: {
+    code?: unknown
+    _embedded?: { errors?: Array<{ path?: unknown }> }
+    _links?: { about?: { href?: unknown } }
+  } = {}
   try {
     body = JSON.parse(thrown.body) as typeof body
   } catch {
@@ -81,6 +89,7 @@ const refusalOf = (thrown: unknown): DwollaRefusal | undefined => {
     status: thrown.statusCode,
     code: typeof body.code === "string" ? body.code : "unknown",
     paths: (body._embedded?.errors ?? []).flatMap((error) => (typeof error.path === "string" ? [error.path] : [])),
+    about: typeof body._links?.about?.href === "string" ? body._links.about.href : undefined,
   }
 }
 

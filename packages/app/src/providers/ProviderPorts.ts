@@ -21,6 +21,7 @@ import { Effect, Layer, Schema } from "effect"
 import * as BankLinkerBridge from "./BankLinkerBridge.ts"
 import * as CardProcessorBridge from "./CardProcessorBridge.ts"
 import type * as DwollaClient from "./DwollaClient.ts"
+import * as DwollaFundingSources from "./DwollaFundingSources.ts"
 import * as DwollaKyb from "./DwollaKyb.ts"
 import * as DwollaMoneyMovement from "./DwollaMoneyMovement.ts"
 import * as ESignatureBridge from "./ESignatureBridge.ts"
@@ -242,6 +243,25 @@ const notifications = (providers: Configuration): Layer.Layer<ProductionProvider
   ) as Layer.Layer<ProductionProviders>
 }
 
+/**
+ * Bank linking on Plaid while money moves on Dwolla: the linker makes each linked account's Dwolla funding
+ * source from its Plaid processor token (`DwollaFundingSources`). Undefined otherwise.
+ */
+const plaidWithDwolla = (
+  key: PortKey,
+  selection: Selection,
+  providers: Configuration,
+): Layer.Layer<ProductionProviders> | undefined => {
+  const { plaid, dwolla } = providers.vendors
+  const movement = providers.ports.MONEY_MOVEMENT
+  if (key !== "BANK_LINKING" || selection._tag !== "plaid" || movement?._tag !== "dwolla") return undefined
+  if (plaid === undefined || dwolla === undefined) return undefined
+  return PlaidBankLinker.layerWithFundingSources(
+    { ...plaid, timeoutMillis: selection.timeoutMillis },
+    DwollaFundingSources.current({ ...dwolla, timeoutMillis: movement.timeoutMillis }),
+  ) as Layer.Layer<ProductionProviders>
+}
+
 /** Every port on its provider; fails naming every required port without one. */
 export const layer = (providers: Configuration): Layer.Layer<ProductionProviders, ProvidersNotConfigured> => {
   const left = missing(providers)
@@ -251,7 +271,9 @@ export const layer = (providers: Configuration): Layer.Layer<ProductionProviders
   }
   const layers = ports.map((entry) => {
     const selection = providers.ports[entry.key]
-    return selection === undefined ? absent(entry.key) : served(entry, selection, providers.vendors)
+    if (selection === undefined) return absent(entry.key)
+    const linking = plaidWithDwolla(entry.key, selection, providers)
+    return linking ?? served(entry, selection, providers.vendors)
   })
   return Layer.mergeAll(...(layers as [Layer.Layer<ProductionProviders>]), notifications(providers))
 }
