@@ -75,7 +75,7 @@ for (const database of databases) {
         }),
       )
 
-      it.effect("funding sources: kept once per bank account (the first wins); a company's KYB customer", () =>
+      it.effect("funding sources kept once (the first wins); a company's KYB customer; a payer's linked account", () =>
         Effect.gen(function* () {
           yield* reset
           assert.strictEqual(yield* PgFundingSources.find("Dwolla", "account-1"), undefined)
@@ -88,6 +88,24 @@ for (const database of databases) {
           assert.strictEqual(yield* PgFundingSources.kybSubmissionOf("c-1"), "customer-1")
           assert.strictEqual(yield* PgFundingSources.kybSubmissionOf("c-2"), undefined)
           assert.strictEqual(yield* PgFundingSources.kybSubmissionOf("c-3"), undefined)
+          yield* row(
+            "customers",
+            "payer-1",
+            {},
+            {
+              bankAccounts: [
+                { bankAccountId: "a-1", institutionId: "ins_1", name: "sealed", mask: "0000", type: "checking" },
+                { bankAccountId: "a-2", institutionId: "ins_2", name: "sealed", mask: "1111", type: "savings" },
+              ],
+            },
+          )
+          assert.deepStrictEqual(yield* PgFundingSources.linkedAccountOf("payer-1", "a-2"), {
+            institutionId: "ins_2",
+            mask: "1111",
+            type: "savings",
+          })
+          assert.strictEqual(yield* PgFundingSources.linkedAccountOf("payer-1", "a-3"), undefined)
+          assert.strictEqual(yield* PgFundingSources.linkedAccountOf("payer-2", "a-1"), undefined)
         }),
       )
     })
