@@ -40,6 +40,7 @@ import type { SqlClient } from "effect/sql/SqlClient"
 import * as DwollaClient from "./providers/DwollaClient.ts"
 import * as DwollaMoneyMovement from "./providers/DwollaMoneyMovement.ts"
 import * as DwollaWebhooks from "./providers/DwollaWebhooks.ts"
+import * as KybWorker from "./workers/KybWorker.ts"
 
 export const path = "/ProviderWebhooks/Dwolla"
 
@@ -68,9 +69,12 @@ const applyVerdict = Traced.fn("DwollaNotifications.applyVerdict")(function* (
       outcome === "Rejected" ? `Dwolla: ${event.topic}` : undefined,
     ),
   )
-  if (completed._tag === "Success") return "applied" as const
-  if (completed.failure._tag === "EventStoreUnavailable") return yield* Effect.fail(completed.failure)
-  return "refused" as const
+  if (completed._tag === "Failure" && completed.failure._tag === "EventStoreUnavailable") {
+    return yield* Effect.fail(completed.failure)
+  }
+  // Decided: the KYB worker has nothing left to poll for it.
+  yield* PgWorkClaims.finish(KybWorker.pollKind, company.id)
+  return completed._tag === "Success" ? ("applied" as const) : ("refused" as const)
 })
 
 /** A transfer's outcome (the domain decides; a repeat, or a stale one, changes nothing). */
