@@ -398,6 +398,7 @@ const providersOf = (read: Read, issues: Issues, production: boolean): ProviderP
         need(settings.plaidClientId.name, why)
         need(settings.plaidSecret.name, why)
         need(settings.plaidEnvironment.name, why)
+        if (entry.key === "KYC") need(settings.plaidIdvTemplateId.name, why)
       }
       if (choice === "dwolla") {
         need(settings.dwollaKey.name, why)
@@ -474,6 +475,7 @@ const providersOf = (read: Read, issues: Issues, production: boolean): ProviderP
     environment: vendor(value.plaidEnvironment, settings.plaidEnvironment.name),
     baseUrl: baseUrl(value.plaidBaseUrl, settings.plaidBaseUrl.name),
     webhookUrl: vendor(value.plaidWebhookUrl, settings.plaidWebhookUrl.name),
+    identityVerificationTemplateId: vendor(value.plaidIdvTemplateId, settings.plaidIdvTemplateId.name),
     clientName: issues.take(value.plaidClientName),
   }
   const dwolla = {

@@ -335,6 +335,10 @@ export const settings = {
     whenUnset: "unset",
     doc: "Plaid: where Plaid sends item webhooks, this service's public `https://.../BankLinkWebhook/UpdateItem`.",
   }),
+  plaidIdvTemplateId: optional("PARTNERPAY_PLAID_IDV_TEMPLATE_ID", TrimmedText, {
+    whenUnset: "unset",
+    doc: "Plaid: the Identity Verification template (`idvtmp_...`) KYC runs; needed with PARTNERPAY_PROVIDER_KYC=plaid.",
+  }),
   plaidClientName: setting("PARTNERPAY_PLAID_CLIENT_NAME", TrimmedText, {
     default: "partnerpay",
     doc: "Plaid: the name Plaid Link shows the customer.",

@@ -226,12 +226,13 @@ describe("configuration", () => {
         PARTNERPAY_PROVIDER_EMAIL: "smtp",
         PARTNERPAY_PROVIDER_BANK_LINKING: "plaid",
         PARTNERPAY_PROVIDER_KYC: "plaid",
+        PARTNERPAY_PROVIDER_CARD_PROCESSOR: "plaid",
         PARTNERPAY_PLAID_SECRET: "a-plaid-secret",
       })
       assert.deepStrictEqual(
         error.issues.map((issue) => issue.variable),
         [
-          "PARTNERPAY_PROVIDER_KYC",
+          "PARTNERPAY_PROVIDER_CARD_PROCESSOR",
           "PARTNERPAY_TWILIO_ACCOUNT_SID",
           "PARTNERPAY_TWILIO_AUTH_TOKEN",
           "PARTNERPAY_TWILIO_VERIFY_SERVICE_SID",
@@ -240,9 +241,11 @@ describe("configuration", () => {
           "PARTNERPAY_SMTP_FROM",
           "PARTNERPAY_PLAID_CLIENT_ID",
           "PARTNERPAY_PLAID_ENV",
+          "PARTNERPAY_PLAID_IDV_TEMPLATE_ID",
         ],
       )
-      assert.include(error.message, 'PARTNERPAY_PROVIDER_KYC: must be one of "bridge" (got "plaid")')
+      assert.include(error.message, 'PARTNERPAY_PROVIDER_CARD_PROCESSOR: must be one of "bridge" (got "plaid")')
+      assert.include(error.message, "PARTNERPAY_PLAID_IDV_TEMPLATE_ID: is required when PARTNERPAY_PROVIDER_KYC=plaid")
       assert.include(error.message, "PARTNERPAY_TWILIO_ACCOUNT_SID: is required when PARTNERPAY_PROVIDER_OTP=twilio")
       assert.notInclude(error.message, "a-plaid-secret")
     }),

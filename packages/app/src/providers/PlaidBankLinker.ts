@@ -45,6 +45,8 @@ export interface PlaidConfig {
   readonly baseUrl?: string | undefined
   /** Where Plaid sends item webhooks (`<public URL>/BankLinkWebhook/UpdateItem`). */
   readonly webhookUrl?: string | undefined
+  /** The Identity Verification template KYC on Plaid runs (`PlaidKyc.ts`). */
+  readonly identityVerificationTemplateId?: string | undefined
   /** The name Plaid Link shows the customer. */
   readonly clientName: string
   readonly timeoutMillis: number

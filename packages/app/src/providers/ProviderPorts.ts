@@ -32,6 +32,7 @@ import * as MessagingBridge from "./MessagingBridge.ts"
 import * as MoneyMovementBridge from "./MoneyMovementBridge.ts"
 import * as OtpSenderBridge from "./OtpSenderBridge.ts"
 import * as PlaidBankLinker from "./PlaidBankLinker.ts"
+import * as PlaidKyc from "./PlaidKyc.ts"
 import * as PlaidWebhooks from "./PlaidWebhooks.ts"
 import * as SmtpEmail from "./SmtpEmail.ts"
 import * as TwilioMessaging from "./TwilioMessaging.ts"
@@ -57,7 +58,12 @@ export const ports = [
     required: true,
     adapters: { bridge: OtpSenderBridge.layer, twilio: TwilioVerify.layer },
   },
-  { key: "KYC", port: "identity verification (KYC)", required: true, adapters: { bridge: KycBridge.layer } },
+  {
+    key: "KYC",
+    port: "identity verification (KYC)",
+    required: true,
+    adapters: { bridge: KycBridge.layer, plaid: PlaidKyc.layer },
+  },
   {
     key: "BANK_LINKING",
     port: "bank linking",
