@@ -7,6 +7,9 @@
  * `BankAccountUnlinked` event and its BANK_ACCOUNT_REMOVED webhook). A
  * notification about an unknown item, or one asking nothing, changes
  * nothing; a repeated one records nothing new (unlinking twice is a no-op).
+ * A notification that a customer's identity verification changed asks the
+ * verdict as the customer's own check does (`Verification.recheck`): one
+ * decision, whether the verdict comes by webhook or by polling.
  */
 import { DateTime, Effect } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
@@ -16,6 +19,7 @@ import * as Traced from "../kernel/Traced.ts"
 import * as BankLinkItem from "./BankLinkItem.ts"
 import * as Customer from "./Customer.ts"
 import type { BankLinkNotification } from "./CustomerProviders.ts"
+import * as Verification from "./Verification.ts"
 
 /** Records the accounts linked through `itemId` (after they were linked to the customer). */
 export const connect = UseCase.fn("BankLinkUpdates.connect")(function* (
@@ -55,11 +59,15 @@ const unlink = UseCase.fn("BankLinkUpdates.unlink")(function* (
 })
 
 /** What a notification did: the item was unknown, nothing was asked, or the events it recorded. */
-export type Received = "UnknownItem" | "Ignored" | "Recorded"
+export type Received = "UnknownItem" | "UnknownCustomer" | "Ignored" | "Recorded"
 
 /** Acts on a verified notification of the bank-link provider. */
 export const receive = Traced.fn("BankLinkUpdates.receive")(function* (notification: BankLinkNotification) {
   if (notification.action === "None") return "Ignored" as Received
+  if (notification.action === "CheckIdentity") {
+    const checked = yield* Verification.recheck((notification.registrationId ?? "") as RegistrationId)
+    return (checked === undefined ? "UnknownCustomer" : "Recorded") as Received
+  }
   const at = yield* DateTime.now
   const command: BankLinkItem.RequestRepair | BankLinkItem.RevokeAccess =
     notification.action === "Relink"

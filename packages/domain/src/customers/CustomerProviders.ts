@@ -204,13 +204,20 @@ export class CardProcessor extends Context.Service<
 // Bank-link provider notifications (webhooks)
 // ---------------------------------------------------------------------------
 
-/** What a verified notification of the bank-link provider asks (docs/providers.md, "Plaid"). */
-export type BankLinkAction = "Relink" | "RemoveItem" | "RemoveAccount" | "None"
+/**
+ * What a verified notification of the bank-link provider asks (docs/providers.md, "Plaid"). `CheckIdentity`:
+ * the customer's identity verification changed at the provider (KYC on the same provider, Plaid Identity
+ * Verification): its verdict is asked of the `KycProvider` as a poll would.
+ */
+export type BankLinkAction = "Relink" | "RemoveItem" | "RemoveAccount" | "CheckIdentity" | "None"
 
 /** A notification of the bank-link provider about one of its connections (items), verified. */
 export interface BankLinkNotification {
+  /** The provider's connection (item); for `CheckIdentity`, the provider's verification id. */
   readonly itemId: string
   readonly action: BankLinkAction
+  /** `CheckIdentity`: the customer whose verification it is (the provider's client user id). */
+  readonly registrationId?: string | undefined
   /** `RemoveAccount`: the provider's id of the account. */
   readonly accountId?: string | undefined
   /** The provider's code, recorded with a repair request (e.g. ITEM_LOGIN_REQUIRED). */
