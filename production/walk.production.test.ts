@@ -14,10 +14,12 @@
  * COMPANY_VERIFICATION_STATUS_CHANGED); Twilio out of
  * service (503 to the partner, retry later); a customer's login code started
  * at Twilio Verify, a wrong code refused by Twilio
- * (counted), the right one approved (the customer registered); KYC on the
- * bridge; the bank link through Plaid (public-token exchange, accounts with
+ * (counted), the right one approved (the customer registered); KYC on Plaid
+ * Identity Verification (the KYC start's linkToken on the operator's template,
+ * Pending while active, verified by Plaid's signed IDENTITY_VERIFICATION
+ * webhook, a forged one refused); the bank link through Plaid (public-token exchange, accounts with
  * masks, each account's Plaid processor token made into a Dwolla funding source
- * of the payer's unverified customer, named by KYC); payments on Dwolla: a payment accepted, its debit a
+ * of the payer's Dwolla customer, named by the verified identity); payments on Dwolla: a payment accepted, its debit a
  * Dwolla transfer with an Idempotency-Key from the payer's funding source to
  * the master funding source, Paid on Dwolla's transfer-completed webhook; a
  * second one failed R01 by Dwolla's transfer-failed webhook (the code asked of
@@ -144,7 +146,7 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
         const data = tempDir("production")
         cleanups.push(database.drop, data.remove)
 
-        const bridged = ["KYC", "CARD_PROCESSOR", "E_SIGNATURE"].flatMap((key) => [
+        const bridged = ["CARD_PROCESSOR", "E_SIGNATURE"].flatMap((key) => [
           [`PARTNERPAY_PROVIDER_${key}_URL`, bridge.url],
           [`PARTNERPAY_PROVIDER_${key}_SECRET`, bridgeSecret],
           [`PARTNERPAY_PROVIDER_${key}_RETRIES`, "0"],
@@ -173,6 +175,8 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
               PARTNERPAY_PLAID_ENV: "sandbox",
               PARTNERPAY_PLAID_BASE_URL: plaidFake.url,
               PARTNERPAY_PLAID_WEBHOOK_URL: "https://partnerpay.example.com/BankLinkWebhook/UpdateItem",
+              PARTNERPAY_PROVIDER_KYC: "plaid",
+              PARTNERPAY_PLAID_IDV_TEMPLATE_ID: "idvtmp_4FrXJvfQU3zGUR",
               PARTNERPAY_PROVIDER_KYB: "dwolla",
               PARTNERPAY_DWOLLA_KEY: "a-dwolla-key",
               PARTNERPAY_DWOLLA_SECRET: "a-dwolla-secret",
@@ -317,43 +321,82 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
         assert.strictEqual(right.status, 200, right.text)
         const customerToken = (right.body as { accessToken: string }).accessToken
 
-        // KYC on the operator's bridge.
-        bridge.script("start", [
-          { status: 200, body: { linkToken: "kyc-link", expiration: "2099-01-01T00:00:00.000Z" } },
-        ])
-        bridge.script("check", [
-          {
-            status: 200,
-            body: { status: "Verified", referenceId: "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f", redirectUrl: "" },
+        // KYC on Plaid Identity Verification: the KYC start's linkToken opens the operator's template; the
+        // customer's poll finds it still active (Pending); Plaid's signed IDENTITY_VERIFICATION webhook names
+        // the verification, whose customer (client user id) gets the verdict a poll would: Verified, with the
+        // confirmed person (the SSN's last four digits only). A forged one changes nothing.
+        const { registrationId } = right.body as { registrationId: string }
+        const idv = example("/identity_verification/get") as Record<string, unknown>
+        const idvUser = idv.user as Record<string, unknown>
+        const verification = (status: string) => ({
+          ...idv,
+          id: "idv_52xR9LKo77r1Np",
+          client_user_id: registrationId,
+          status,
+          user: {
+            ...idvUser,
+            name: { given_name: "Ada", family_name: "Lovelace" },
+            email_address: "ada@example.com",
+            phone_number: phoneNumber,
+            date_of_birth: "1990-01-01",
           },
-        ])
-        bridge.script("personal-data", [
-          {
-            status: 200,
-            body: {
-              firstName: "Ada",
-              lastName: "Lovelace",
-              birthDate: "1990-01-01",
-              ssnLastFourDigits: "1234",
-              emailAddress: "ada@example.com",
-              phoneNumber,
-            },
-          },
-        ])
+        })
+        const listedIdv = (status: string) => ({
+          identity_verifications: [verification(status)],
+          next_cursor: null,
+          request_id: "saKrIBuEB9qJZng",
+        })
+        plaidFake.answer("/identity_verification/list", { status: 200, body: listedIdv("active") })
+        plaidFake.answer("/identity_verification/get", { status: 200, body: verification("success") })
+        plaidFake.answer("/link/token/create", {
+          status: 200,
+          body: { ...(example("/link/token/create") as object), expiration: "2099-01-01T00:00:00Z" },
+        })
         const kyc = yield* Effect.promise(() =>
           call(base, "POST", "/Verification/StartKyc", { token: customerToken, body: { deviceId: "device-1" } }),
         )
         assert.strictEqual(kyc.status, 200, kyc.text)
         const { tokenId } = kyc.body as { tokenId: string }
-        let status: string | undefined
-        for (let attempt = 0; attempt < 20 && status !== "Verified"; attempt++) {
-          const checked = yield* Effect.promise(() =>
-            call(base, "GET", "/Verification/CheckVerification", { token: customerToken }),
+        const idvLinkToken = JSON.parse(plaidFake.requests.at(-1)?.body ?? "{}")
+        assert.deepStrictEqual(idvLinkToken.products, ["identity_verification"])
+        assert.deepStrictEqual(idvLinkToken.identity_verification, { template_id: "idvtmp_4FrXJvfQU3zGUR" })
+        assert.strictEqual(idvLinkToken.user.client_user_id, registrationId)
+        const kycStatus = () =>
+          Effect.promise(() => call(base, "GET", "/Verification/CheckVerification", { token: customerToken })).pipe(
+            Effect.map((checked) => (checked.body as { status?: string }).status),
           )
-          status = (checked.body as { status?: string }).status
-          if (status !== "Verified") yield* Effect.sleep("100 millis")
-        }
-        assert.strictEqual(status, "Verified")
+        assert.strictEqual(yield* kycStatus(), "Pending")
+        plaidFake.answer("/identity_verification/list", { status: 200, body: listedIdv("success") })
+        const idvUpdated = JSON.stringify({
+          webhook_type: "IDENTITY_VERIFICATION",
+          webhook_code: "STATUS_UPDATED",
+          identity_verification_id: "idv_52xR9LKo77r1Np",
+          environment: "production",
+        })
+        const deliverToPlaidHook = (body: string, verificationJwt: string) =>
+          Effect.promise(() =>
+            call(base, "POST", "/BankLinkWebhook/UpdateItem", {
+              rawBody: body,
+              headers: { "content-type": "application/json", "plaid-verification": verificationJwt },
+            }),
+          )
+        const forgedIdv = yield* deliverToPlaidHook(idvUpdated, plaidJwt(idvUpdated, otherKeys.privateKey))
+        assert.strictEqual(forgedIdv.status, 401, forgedIdv.text)
+        const personalBefore = yield* Effect.promise(() =>
+          call(base, "GET", "/Verification/PersonalData", { token: customerToken }),
+        )
+        assert.strictEqual(personalBefore.status, 404, personalBefore.text)
+        const idvWebhook = yield* deliverToPlaidHook(idvUpdated, plaidJwt(idvUpdated))
+        assert.strictEqual(idvWebhook.status, 200, idvWebhook.text)
+        const personal = yield* Effect.promise(() =>
+          call(base, "GET", "/Verification/PersonalData", { token: customerToken }),
+        )
+        assert.strictEqual(personal.status, 200, personal.text)
+        assert.include(personal.text, "Lovelace")
+        assert.include(personal.text, "6789")
+        assert.notInclude(personal.text, "123456789")
+        assert.strictEqual(yield* kycStatus(), "Verified")
+        const beforeLink = plaidFake.requests.length
 
         // The bank link through Plaid: the public token exchanged, the chosen account with its mask.
         const accounts = (example("/accounts/get") as { accounts: Array<{ account_id: string; mask: string }> })
@@ -378,7 +421,7 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
         const listed = yield* Effect.promise(() => call(base, "GET", "/Account/List", { token: customerToken }))
         assert.include(listed.text, String(chosen?.mask))
         assert.deepStrictEqual(
-          plaidFake.requests.map((request) => request.path),
+          plaidFake.requests.slice(beforeLink).map((request) => request.path),
           ["/item/public_token/exchange", "/accounts/get", "/processor/token/create"],
         )
 
@@ -386,7 +429,6 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
 
         // processor token, on the payer's unverified Dwolla customer named by KYC).
         const bankAccountId = (listed.body as { accounts: Array<{ accountId: string }> }).accounts[0]?.accountId ?? ""
-        const { registrationId } = right.body as { registrationId: string }
         const payerCustomer = dwolla.requests.find(
           (request) => request.path === "/customers" && request.body.includes('"unverified"'),
         )

@@ -8,9 +8,13 @@
  *   customer's registration id, the customer's phone number, Plaid's webhook URL when set);
  * - `check` -> `/identity_verification/list` (the template, the registration id): the newest verification,
  *   `success` Verified, `failed` Rejected, any other status Pending (`active`, `pending_review`; `expired`
- *   and `canceled`: the customer starts again); none at all is `KycSessionNotFound`. `referenceId` is
- *   Plaid's verification id (`idv_...`), `redirectUrl` its shareable URL;
- * - `personalData` -> `/identity_verification/get`: the name, date of birth, e-mail and phone Plaid
+ *   and `canceled`: the customer starts again); none at all is `KycSessionNotFound`. The interface's
+ *   `referenceId` is a UUID: the one named by Plaid's verification id (`idv_...`, a SHA-256 of it in UUID
+ *   form, `referenceOf`), the adapter remembering which verification it names; `redirectUrl` is Plaid's
+ *   shareable URL;
+ * - `personalData` -> `/identity_verification/get` of the verification the reference names (asked right
+ *   after a Verified check; after a restart in between the reference is unknown, `KycSessionNotFound`,
+ *   the verification stays Pending and the next check names it again): the name, date of birth, e-mail and phone Plaid
  *   confirmed, the SSN reduced to its last four digits here. A verification Plaid does not know is
  *   `KycSessionNotFound`; a verified one lacking a field the interface needs is `ProviderUnavailable`
  *   (the verification stays Pending: nothing incomplete is recorded).
@@ -19,6 +23,8 @@
  * (GET /Verification/CheckVerification) or from Plaid's `IDENTITY_VERIFICATION` webhook
  * (`PlaidWebhooks.ts`). Plaid's failures are `ProviderUnavailable` naming the operation and Plaid's code.
  */
+
+import { createHash } from "node:crypto"
 import { CalendarDate, CustomerProviders, Providers, Traced } from "@partnerpay/domain"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { CountryCode, IdentityVerificationStatus, Products } from "plaid"
@@ -64,6 +70,16 @@ const Person = Schema.Struct({
   phoneNumber: Schema.String.check(Schema.isPattern(/^\+[1-9]\d{6,14}$/)),
 })
 
+/** The interface's reference (a lowercase UUID, version 8) of a Plaid verification id. */
+export const referenceOf = (identityVerificationId: string): string => {
+  const hex = createHash("sha256").update(identityVerificationId, "utf8").digest("hex")
+  const variant = ((Number.parseInt(hex[16] ?? "0", 16) & 0x3) | 0x8).toString(16)
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+}
+
+/** How many references the adapter remembers (the oldest forgotten first). */
+const rememberedReferences = 10_000
+
 /** The interface's status of a Plaid verification status. */
 export const statusOf = (status: string): CustomerProviders.KycCheck["status"] =>
   status === IdentityVerificationStatus.Success
@@ -75,6 +91,17 @@ export const statusOf = (status: string): CustomerProviders.KycCheck["status"] =
 export const make = (config: PlaidKycConfig) => {
   const plaid = PlaidBankLinker.client(config)
   const templateId = config.identityVerificationTemplateId
+  const verifications = new Map<string, string>()
+  const remember = (identityVerificationId: string) => {
+    const reference = referenceOf(identityVerificationId)
+    verifications.delete(reference)
+    verifications.set(reference, identityVerificationId)
+    if (verifications.size > rememberedReferences) {
+      const oldest = verifications.keys().next()
+      if (oldest.done !== true) verifications.delete(oldest.value)
+    }
+    return reference
+  }
   return CustomerProviders.KycProvider.of({
     start: Traced.fn("PlaidKyc.start")(function* ({ registrationId, phoneNumber }) {
       const answer = yield* call("identity verification link token", () =>
@@ -100,14 +127,18 @@ export const make = (config: PlaidKycConfig) => {
       if (newest === undefined) return yield* new CustomerProviders.KycSessionNotFound({ tokenId })
       const check: CustomerProviders.KycCheck = {
         status: statusOf(newest.status),
-        referenceId: newest.id,
+        referenceId: remember(newest.id),
         redirectUrl: newest.shareable_url ?? "",
       }
       return check
     }),
     personalData: Traced.fn("PlaidKyc.personalData")(function* (referenceId) {
+      const identityVerificationId = referenceId.startsWith("idv_") ? referenceId : verifications.get(referenceId)
+      if (identityVerificationId === undefined) {
+        return yield* new CustomerProviders.KycSessionNotFound({ tokenId: referenceId })
+      }
       const verification = yield* Effect.tryPromise({
-        try: () => plaid.identityVerificationGet({ identity_verification_id: referenceId }),
+        try: () => plaid.identityVerificationGet({ identity_verification_id: identityVerificationId }),
         catch: (thrown): CustomerProviders.KycSessionNotFound | Providers.ProviderUnavailable => {
           const response = (thrown as { response?: { status?: number; data?: { error_code?: unknown } } } | null)
             ?.response

@@ -104,12 +104,15 @@ describe.skipIf(!present)("KYC on Plaid Identity Verification, on Plaid's publis
       assert.deepStrictEqual(
         verdicts.map(({ status, referenceId }) => [status, referenceId]),
         [
-          ["Verified", "idv_new"],
-          ["Rejected", "idv_a"],
-          ["Pending", "idv_b"],
-          ["Pending", "idv_c"],
+          ["Verified", PlaidKyc.referenceOf("idv_new")],
+          ["Rejected", PlaidKyc.referenceOf("idv_a")],
+          ["Pending", PlaidKyc.referenceOf("idv_b")],
+          ["Pending", PlaidKyc.referenceOf("idv_c")],
         ],
       )
+      for (const { referenceId } of verdicts) {
+        assert.match(referenceId, /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      }
       const none = yield* Effect.flip(kyc.check(request))
       assert.strictEqual(none._tag, "KycSessionNotFound")
       const body = JSON.parse(fake.requests[0]?.body ?? "{}")
@@ -118,25 +121,30 @@ describe.skipIf(!present)("KYC on Plaid Identity Verification, on Plaid's publis
     }),
   )
 
-  it.live("the confirmed person leaves the adapter with the SSN's last four digits only", () =>
-    Effect.gen(function* () {
-      const { fake, kyc } = yield* start()
-      const person = yield* kyc.personalData("idv_52xR9LKo77r1Np")
-      assert.deepStrictEqual(person, {
-        profileName: "",
-        firstName: "Leslie",
-        lastName: "Knope",
-        birthDate: "1990-05-29",
-        ssnLastFourDigits: "6789",
-        emailAddress: "user@example.com",
-        phoneNumber: "+12345678909",
-      } as unknown as typeof person)
-      assert.notInclude(Object.values(person), "123456789")
-      assert.deepStrictEqual(JSON.parse(fake.requests[0]?.body ?? "{}"), {
-        identity_verification_id: "idv_52xR9LKo77r1Np",
-      })
-      assert.deepStrictEqual(fake.violations, [])
-    }),
+  it.live(
+    "the confirmed person of a checked verification leaves the adapter with the SSN's last four digits only",
+    () =>
+      Effect.gen(function* () {
+        const { fake, kyc } = yield* start()
+        const unknown = yield* Effect.flip(kyc.personalData(PlaidKyc.referenceOf("idv_52xR9LKo77r1Np")))
+        assert.strictEqual(unknown._tag, "KycSessionNotFound")
+        const { referenceId } = yield* kyc.check({ registrationId, tokenId: "a-token-id" })
+        const person = yield* kyc.personalData(referenceId)
+        assert.deepStrictEqual(person, {
+          profileName: "",
+          firstName: "Leslie",
+          lastName: "Knope",
+          birthDate: "1990-05-29",
+          ssnLastFourDigits: "6789",
+          emailAddress: "user@example.com",
+          phoneNumber: "+12345678909",
+        } as unknown as typeof person)
+        assert.notInclude(Object.values(person), "123456789")
+        assert.deepStrictEqual(JSON.parse(fake.requests.at(-1)?.body ?? "{}"), {
+          identity_verification_id: "idv_52xR9LKo77r1Np",
+        })
+        assert.deepStrictEqual(fake.violations, [])
+      }),
   )
 
   it.live("Plaid's outage or an answer lacking the person is ProviderUnavailable, never the secret", () =>
