@@ -11,7 +11,8 @@
  * - applied, then recorded: a customer's verdict goes to the company whose KYB
  *   submission is that customer (`Companies.completeKyb`, the same decision as
  *   the KYB worker's polls: whichever comes first decides, the other changes
- *   nothing); a transfer's outcome goes to the movement whose provider
+ *   nothing); Dwolla asking for documents or the data again is recorded on that
+ *   company (`Companies.requireKybAction`, once per requirement); a transfer's outcome goes to the movement whose provider
  *   reference it is (`MoneyMovements.recordNotification` for a debit or a
  *   refund, `Payouts.recordOutcome` for a payout: the same decisions as the
  *   pollers'; a failed transfer's return code is asked of Dwolla,
@@ -77,6 +78,21 @@ const applyVerdict = Traced.fn("DwollaNotifications.applyVerdict")(function* (
   return completed._tag === "Success" ? ("applied" as const) : ("refused" as const)
 })
 
+/** What Dwolla asks before deciding on a company (the domain records it once; after the verdict, nothing). */
+const applyRequirement = Traced.fn("DwollaNotifications.applyRequirement")(function* (
+  customerId: string,
+  requirement: "DocumentRequired" | "RetryRequired",
+) {
+  const company = yield* PgWorkClaims.companyOfKybSubmission(customerId)
+  if (company === undefined) return "unknown" as const
+  const required = yield* Effect.result(Companies.requireKybAction(Ids.CompanyId.make(company.id), requirement))
+  if (required._tag === "Failure" && required.failure._tag === "EventStoreUnavailable") {
+    return yield* Effect.fail(required.failure)
+  }
+  yield* Effect.logWarning("Dwolla asks for more to verify a company (its dashboard)", { customerId, requirement })
+  return required._tag === "Success" && required.success.changed ? ("applied" as const) : ("unchanged" as const)
+})
+
 /** A transfer's outcome (the domain decides; a repeat, or a stale one, changes nothing). */
 const applyTransfer = Traced.fn("DwollaNotifications.applyTransfer")(function* (
   dwolla: Dwolla,
@@ -126,11 +142,8 @@ const apply = (dwolla: Dwolla, event: DwollaWebhooks.Event) => {
   switch (action._tag) {
     case "None":
       return Effect.succeed("ignored" as const)
-    case "OperatorAttention":
-      return Effect.logWarning("Dwolla asks for more to verify a company (its dashboard)", {
-        customerId: action.customerId,
-        topic: event.topic,
-      }).pipe(Effect.as("ignored" as const))
+    case "KybRequirement":
+      return applyRequirement(action.customerId, action.requirement)
     case "KybVerdict":
       return applyVerdict(event, action.customerId, action.outcome)
     case "TransferOutcome":

@@ -16,21 +16,28 @@
  *   values; any other failure is `ProviderUnavailable`.
  * - `status`: `GET /customers/{id}`, Dwolla's customer status mapped as
  *   `verdictOf` says (docs/providers.md, "Dwolla"); `retry` and `document`
- *   (Dwolla wants more, the operator acts in Dwolla) are logged as warnings.
+ *   (Dwolla wants more) are the requirements `RetryRequired` and
+ *   `DocumentRequired` (the company stays Unverified, its partner is told), also
+ *   logged as warnings for the operator.
  */
 import { CompanyProviders, Providers, Traced } from "@partnerpay/domain"
 import { Effect, Layer } from "effect"
 import * as DwollaClient from "./DwollaClient.ts"
 
 /** Dwolla's verification status of a customer, as partnerpay records it. */
-export const verdictOf = (status: string): CompanyProviders.KybOutcome => {
+export const verdictOf = (status: string): CompanyProviders.KybStatus => {
   switch (status) {
     case "verified":
       return "Verified"
     case "suspended":
     case "deactivated":
       return "Rejected"
-    // unverified, retry (Dwolla wants the data again), document (Dwolla wants documents), kba: not final.
+    // Not final: Dwolla wants the data again (retry) or documents (document); the partner is told.
+    case "retry":
+      return "RetryRequired"
+    case "document":
+      return "DocumentRequired"
+    // unverified, kba: not final.
     default:
       return "Pending"
   }

@@ -15,7 +15,8 @@
  * | `customer_transfer_completed`, `transfer_completed` | the movement (a debit or a refund's credit) Settled |
  * | `customer_transfer_failed`, `transfer_failed` | Failed with the transfer's return code (asked of Dwolla) |
  * | `customer_transfer_cancelled`, `transfer_cancelled` | Failed `R06` |
- * | `customer_reverification_needed`, `customer_verification_document_needed`, `customer_verification_document_failed` | none; a warning for the operator (who acts in Dwolla) |
+ * | `customer_reverification_needed` | the company needs its data sent again: `RetryRequired` (the company stays Unverified; its partner is told) |
+ * | `customer_verification_document_needed`, `customer_verification_document_failed` | the company needs a document: `DocumentRequired` |
  * | anything else (the bank-transfer legs `customer_bank_transfer_*`, ...) | none (recorded) |
  */
 import { timingSafeEqual } from "node:crypto"
@@ -55,7 +56,11 @@ export type Action =
       readonly transferId: string
       readonly outcome: "Settled" | "Failed" | "Cancelled"
     }
-  | { readonly _tag: "OperatorAttention"; readonly customerId: string }
+  | {
+      readonly _tag: "KybRequirement"
+      readonly customerId: string
+      readonly requirement: "DocumentRequired" | "RetryRequired"
+    }
   | { readonly _tag: "None" }
 
 export const actionOf = (event: Event): Action => {
@@ -75,9 +80,10 @@ export const actionOf = (event: Event): Action => {
     case "transfer_cancelled":
       return { _tag: "TransferOutcome", transferId: event.resourceId, outcome: "Cancelled" }
     case "customer_reverification_needed":
+      return { _tag: "KybRequirement", customerId: event.resourceId, requirement: "RetryRequired" }
     case "customer_verification_document_needed":
     case "customer_verification_document_failed":
-      return { _tag: "OperatorAttention", customerId: event.resourceId }
+      return { _tag: "KybRequirement", customerId: event.resourceId, requirement: "DocumentRequired" }
     default:
       return { _tag: "None" }
   }

@@ -179,19 +179,22 @@ describe.skipIf(!present)("KYB on Dwolla, on its published contract", () => {
     }),
   )
 
-  it.live("Dwolla's verification statuses: verified, suspended or deactivated are final; retry, document wait", () =>
-    Effect.gen(function* () {
-      const { fake, config } = yield* start()
-      const kyb = DwollaKyb.make(config)
-      const outcomes: Array<string> = []
-      for (const status of ["retry", "document", "verified", "suspended", "deactivated"]) {
-        fake.customerStatus(status)
-        outcomes.push(yield* kyb.status(DwollaFake.customerId))
-      }
-      assert.deepStrictEqual(outcomes, ["Pending", "Pending", "Verified", "Rejected", "Rejected"])
-      assert.strictEqual(DwollaKyb.verdictOf("unverified"), "Pending")
-      assert.deepStrictEqual(fake.violations, [])
-    }),
+  it.live(
+    "Dwolla's verification statuses: verified, suspended or deactivated are final; retry, document are requirements",
+    () =>
+      Effect.gen(function* () {
+        const { fake, config } = yield* start()
+        const kyb = DwollaKyb.make(config)
+        const outcomes: Array<string> = []
+        for (const status of ["retry", "document", "verified", "suspended", "deactivated"]) {
+          fake.customerStatus(status)
+          outcomes.push(yield* kyb.status(DwollaFake.customerId))
+        }
+        assert.deepStrictEqual(outcomes, ["RetryRequired", "DocumentRequired", "Verified", "Rejected", "Rejected"])
+        assert.strictEqual(DwollaKyb.verdictOf("unverified"), "Pending")
+        assert.strictEqual(DwollaKyb.verdictOf("kba"), "Pending")
+        assert.deepStrictEqual(fake.violations, [])
+      }),
   )
 
   it.live("a validation error is a refusal naming the fields, never their values; an outage is unavailable", () =>

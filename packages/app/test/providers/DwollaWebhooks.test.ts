@@ -53,12 +53,12 @@ describe("a verified Dwolla event", () => {
       ["customer_transfer_cancelled", "Cancelled"],
     ] as const)
       assert.deepStrictEqual(action(topic), { _tag: "TransferOutcome", transferId: "r", outcome })
-    for (const topic of [
-      "customer_reverification_needed",
-      "customer_verification_document_needed",
-      "customer_verification_document_failed",
-    ])
-      assert.deepStrictEqual(action(topic), { _tag: "OperatorAttention", customerId: "r" })
+    for (const [topic, requirement] of [
+      ["customer_reverification_needed", "RetryRequired"],
+      ["customer_verification_document_needed", "DocumentRequired"],
+      ["customer_verification_document_failed", "DocumentRequired"],
+    ] as const)
+      assert.deepStrictEqual(action(topic), { _tag: "KybRequirement", customerId: "r", requirement })
     for (const topic of ["customer_bank_transfer_completed", "customer_created"])
       assert.deepStrictEqual(action(topic), { _tag: "None" })
   })
