@@ -8,7 +8,9 @@
  * The walk: an operator creates a partner; the partner's token; a company
  * registered, submitted to Dwolla by the KYB worker (Dwolla out of service at
  * the first attempt: submitted again after the backoff; a verified business
- * customer with its controller and beneficial owner; its verdict polled),
+ * customer with its controller and beneficial owner; its verdict polled:
+ * Dwolla asks for a document, which the partner sees as the Requirement
+ * DocumentRequired and one COMPANY_VERIFICATION_ACTION_REQUIRED),
  * verified by Dwolla's signed webhook at POST /ProviderWebhooks/Dwolla (a
  * forged one refused, a repeat and a later contrary one changing nothing: one
  * COMPANY_VERIFICATION_STATUS_CHANGED); Twilio out of
@@ -251,6 +253,16 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
         )
         assert.strictEqual(JSON.parse(dwolla.requests[4]?.body ?? "{}").correlationId, companyId)
         assert.strictEqual(yield* statusOf(), "Unverified")
+        // Dwolla's "document" (polled) is a requirement the partner sees: the company stays Unverified.
+        let requirement: string | undefined
+        for (let attempt = 0; attempt < 100 && requirement === undefined; attempt++) {
+          const answer = yield* Effect.promise(() =>
+            call(base, "GET", `/company/status?companyId=${companyId}`, { token: partnerToken }),
+          )
+          requirement = (answer.body as { Requirement?: string }).Requirement
+          if (requirement === undefined) yield* Effect.sleep("50 millis")
+        }
+        assert.strictEqual(requirement, "DocumentRequired")
         const dwollaWebhook = (event: { body: string; signature: string }) =>
           Effect.promise(() =>
             call(base, "POST", "/ProviderWebhooks/Dwolla", {
@@ -281,6 +293,12 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
             event.data.CompanyId === companyId && JSON.stringify(event).includes("COMPANY_VERIFICATION_STATUS_CHANGED"),
         )
         assert.strictEqual(changes.length, 1, events.text)
+        const asked = (events.body as { data: Array<{ data: { CompanyId?: string } }> }).data.filter(
+          (event) =>
+            event.data.CompanyId === companyId &&
+            JSON.stringify(event).includes("COMPANY_VERIFICATION_ACTION_REQUIRED"),
+        )
+        assert.strictEqual(asked.length, 1, events.text)
 
         // Twilio out of service: the partner is answered 503 (retry later), nothing is sent.
         const phoneNumber = "+15017122661"
