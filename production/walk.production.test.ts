@@ -39,7 +39,9 @@
  * payer, keyed by the refund id, Completed on Dwolla's webhook) and a late R10
  * return of it (Dwolla fails the processed transfer: Returned).
  *
- * Not walked yet (docs/providers.md, "Not done yet"): the SMS reminder.
+ * Dwolla out of service at a debit's first transfer: tried again with the same
+ * Idempotency-Key, nothing lost. Last, an SMS reminder of a request due
+ * tomorrow through Twilio Messaging.
  */
 import { createHash, createHmac, generateKeyPairSync, sign } from "node:crypto"
 import { afterAll, assert, describe, it } from "@effect/vitest"
@@ -100,10 +102,14 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
     () =>
       Effect.gen(function* () {
         const verify = new Contract("Twilio Verify", "twilio-verify-v2.json")
+        const twilioApi = new Contract("Twilio API", "twilio-api-v2010.json")
+        const messagingServiceSid = "MGaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        const messagesPath = "/2010-04-01/Accounts/ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/Messages.json"
         const plaid = new Contract("Plaid", "plaid-2020-09-14.yml")
         const checkPath = `/v2/Services/${serviceSid}/VerificationCheck`
         const twilio: Fake = yield* Effect.promise(() =>
-          startFake(() => verify, {
+          startFake((path) => (path.startsWith("/v2/") ? verify : twilioApi), {
+            "/Messages.json": { status: 201, body: twilioApi.example("POST", messagesPath, 201) },
             "/Verifications": {
               status: 201,
               body: verify.example("POST", `/v2/Services/${serviceSid}/Verifications`, 201),
@@ -171,6 +177,9 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
               PARTNERPAY_TWILIO_AUTH_TOKEN: "a-twilio-auth-token",
               PARTNERPAY_TWILIO_VERIFY_SERVICE_SID: serviceSid,
               PARTNERPAY_TWILIO_BASE_URL: twilio.url,
+              PARTNERPAY_PROVIDER_SMS: "twilio",
+              PARTNERPAY_TWILIO_MESSAGING_SERVICE_SID: messagingServiceSid,
+              PARTNERPAY_REMINDER_DAYS: "1",
               PARTNERPAY_PROVIDER_BANK_LINKING: "plaid",
               PARTNERPAY_PLAID_CLIENT_ID: "a-plaid-client-id",
               PARTNERPAY_PLAID_SECRET: "a-plaid-secret",
@@ -512,7 +521,27 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
 
         // A payment: the Dwolla transfer completes (Dwolla's webhook, which may come before the originator
         // recorded the transfer's reference: the correlation id names it): Paid.
+        // Dwolla out of service at the first attempt of its transfer: the originator tries again on a later
+        // round with the same Idempotency-Key (nothing lost, nothing doubled).
+        dwolla.answer(
+          "/transfers",
+          { status: 503, contentType: DwollaFake.hal, body: { code: "ServerError", message: "down" } },
+          {
+            status: 201,
+            contentType: DwollaFake.hal,
+            headers: { location: `${dwolla.url}/transfers/${DwollaFake.transferId}` },
+          },
+        )
+        const transferAttempts = () => dwolla.requests.filter((request) => request.path === "/transfers")
+        const attemptsBefore = transferAttempts().length
         const paid = yield* pay("Invoice 1")
+        for (let attempt = 0; attempt < 400 && transferAttempts().length < attemptsBefore + 2; attempt++) {
+          yield* Effect.sleep("50 millis")
+        }
+        const [refusedAttempt, retriedAttempt] = transferAttempts().slice(attemptsBefore)
+        assert.isDefined(retriedAttempt, "the transfer was not tried again after Dwolla's outage")
+        assert.strictEqual(retriedAttempt?.headers["idempotency-key"], refusedAttempt?.headers["idempotency-key"])
+        assert.strictEqual(retriedAttempt?.body, refusedAttempt?.body)
         pendingTransfer(DwollaFake.transferId, paid.correlationId)
         const completed = yield* dwollaWebhook(
           dwollaEvent("7a1c2e3f-4b5d-4e6f-8a9b-0c1d2e3f4a5b", "customer_transfer_completed", DwollaFake.transferId),
@@ -699,6 +728,35 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
         assert.strictEqual(replayed.status, 401, replayed.text)
         const unlinked = yield* Effect.promise(() => call(base, "GET", "/Account/List", { token: customerToken }))
         assert.notInclude(unlinked.text, String(chosen?.mask))
+
+        // An SMS reminder through Twilio Messaging: a payment request due tomorrow (PARTNERPAY_REMINDER_DAYS=1)
+        // is announced to its payer by the payment notifier, from the operator's Messaging service.
+        const reminded = yield* Effect.promise(() =>
+          call(base, "POST", "/Payment/Create", {
+            token: partnerToken,
+            body: {
+              companyId,
+              payerRegistrationId: registrationId,
+              amount: { value: 5, currencyCode: "USD" },
+              description: "Invoice 4",
+              dueDate: tomorrow(),
+            },
+          }),
+        )
+        assert.strictEqual(reminded.status, 200, reminded.text)
+        const remindedId = (reminded.body as { paymentRequestId: string }).paymentRequestId
+        const reminder = () =>
+          twilio.requests.find(
+            (request) =>
+              request.path.endsWith("/Messages.json") && request.body.includes(encodeURIComponent(remindedId)),
+          )
+        for (let attempt = 0; attempt < 200 && reminder() === undefined; attempt++) yield* Effect.sleep("50 millis")
+        const sms = Object.fromEntries(new URLSearchParams(reminder()?.body ?? ""))
+        assert.deepStrictEqual(sms, {
+          To: phoneNumber,
+          Body: `A payment is due in a few days (payment request ${remindedId}). Open the app to pay.`,
+          MessagingServiceSid: messagingServiceSid,
+        })
 
         // Every outbound call shows in /metrics by provider, operation and outcome.
         const metrics = yield* Effect.promise(() => fetch(`${base}/metrics`).then((response) => response.text()))
