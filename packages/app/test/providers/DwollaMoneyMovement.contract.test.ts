@@ -71,7 +71,7 @@ describe.skipIf(!present)("money movement on Dwolla, on its published contract",
   const fakes: Array<DwollaFake.DwollaFake> = []
   afterAll(() => Promise.all(fakes.map((fake) => fake.close())))
 
-  const start = Effect.fn(function* () {
+  const start = Effect.fn(function* (timeoutMillis = 5000) {
     const fake = yield* Effect.promise(() => DwollaFake.start())
     fakes.push(fake)
     const config: DwollaClient.DwollaConfig = {
@@ -81,7 +81,7 @@ describe.skipIf(!present)("money movement on Dwolla, on its published contract",
       baseUrl: fake.url,
       webhookSecret: Redacted.make("a-webhook-secret"),
       masterFundingSource,
-      timeoutMillis: 5000,
+      timeoutMillis,
     }
     const { kept, store } = memoryStore()
     return { fake, kept, movement: DwollaMoneyMovement.make(config, store) }
@@ -214,6 +214,38 @@ describe.skipIf(!present)("money movement on Dwolla, on its published contract",
       const refused = yield* Effect.flip(movement.originateDebit({ ...debit, fundingSource: "bank-account-1" }))
       assert.strictEqual((refused as MoneyMovement.MovementRefused).code, "ValidationError")
     }),
+  )
+
+  it.live(
+    "Dwolla out of service (503) or not answering (timeout) is ProviderUnavailable: asked again later, never the secret",
+    () =>
+      Effect.gen(function* () {
+        const { fake, movement } = yield* start(300)
+        const debit = {
+          idempotencyKey: "transfer-3",
+          companyId,
+          payerRegistrationId: payer,
+          fundingSource: "bank-account-1",
+          amount: { minorUnits: 100, currency: "USD" as const },
+          description: "x",
+        }
+        fake.answer(
+          "/transfers",
+          { status: 503, contentType: DwollaFake.hal, body: { code: "ServerError", message: "down" } },
+          { hang: true },
+        )
+        const outage = yield* Effect.flip(movement.originateDebit(debit))
+        assert.strictEqual(outage._tag, "ProviderUnavailable")
+        const silent = yield* Effect.flip(movement.originateDebit(debit))
+        assert.strictEqual(silent._tag, "ProviderUnavailable")
+        assert.notInclude(`${outage.message} ${silent.message}`, "a-dwolla-secret")
+        const attempts = fake.requests.filter((request) => request.path === "/transfers")
+        assert.deepStrictEqual(
+          attempts.map((request) => request.headers["idempotency-key"]),
+          ["transfer-3", "transfer-3"],
+        )
+        assert.deepStrictEqual(fake.violations, [])
+      }),
   )
 
   it.live("statuses: pending, processed, failed with Dwolla's return code (R01)", () =>
