@@ -63,6 +63,8 @@ const adminToken = "an-operator-token-of-at-least-32-characters"
 const serviceSid = "VAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 const bridgeSecret = "fake-provider-secret-of-32-characters-or-more"
 const dwollaWebhookSecret = "a-dwolla-webhook-secret"
+/** The replaced subscription's secret, still accepted during a roll. */
+const previousDwollaWebhookSecret = "the-replaced-dwolla-webhook-secret"
 const masterFundingSource = "b268f6b9-db3b-4ecc-83a2-8823a53ec8b7"
 
 /** A Dwolla webhook about `resourceId`, as Dwolla sends it, and its `X-Request-Signature-SHA-256`. */
@@ -194,6 +196,7 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
               PARTNERPAY_DWOLLA_ENVIRONMENT: "sandbox",
               PARTNERPAY_DWOLLA_BASE_URL: dwolla.url,
               PARTNERPAY_DWOLLA_WEBHOOK_SECRET: dwollaWebhookSecret,
+              PARTNERPAY_DWOLLA_WEBHOOK_SECRET_PREVIOUS: previousDwollaWebhookSecret,
               PARTNERPAY_DWOLLA_BUSINESS_CLASSIFICATION: "9ed3f670-7d6f-11e3-b1ce-5404a6144203",
               PARTNERPAY_PROVIDER_MONEY_MOVEMENT: "dwolla",
               PARTNERPAY_DWOLLA_MASTER_FUNDING_SOURCE: masterFundingSource,
@@ -289,7 +292,11 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
         const genuineKyb = yield* dwollaWebhook(verified)
         assert.strictEqual(genuineKyb.status, 200, genuineKyb.text)
         assert.strictEqual(yield* statusOf(), "Verified")
-        const repeatedKyb = yield* dwollaWebhook(verified)
+        // The repeat comes from the replaced subscription (a secret roll): accepted, and it changes nothing.
+        const repeatedKyb = yield* dwollaWebhook({
+          ...verified,
+          signature: createHmac("sha256", previousDwollaWebhookSecret).update(verified.body).digest("hex"),
+        })
         assert.strictEqual(repeatedKyb.status, 200, repeatedKyb.text)
         const contrary = yield* dwollaWebhook(
           dwollaEvent("5c7e9a1b-2d3f-4a5b-8c6d-7e8f9a0b1c2d", "customer_suspended", DwollaFake.customerId),
@@ -772,6 +779,7 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
         assert.deepStrictEqual([...twilio.violations, ...plaidFake.violations, ...dwolla.violations], [])
         assert.notInclude(service.output.join("\n"), "a-dwolla-secret")
         assert.notInclude(service.output.join("\n"), dwollaWebhookSecret)
+        assert.notInclude(service.output.join("\n"), previousDwollaWebhookSecret)
         assert.notInclude(service.output.join("\n"), "a-twilio-auth-token")
         assert.notInclude(service.output.join("\n"), "a-plaid-secret")
       }).pipe(Effect.scoped),

@@ -484,6 +484,7 @@ const providersOf = (read: Read, issues: Issues, production: boolean): ProviderP
     environment: vendor(value.dwollaEnvironment, settings.dwollaEnvironment.name),
     baseUrl: baseUrl(value.dwollaBaseUrl, settings.dwollaBaseUrl.name),
     webhookSecret: vendor(value.dwollaWebhookSecret, settings.dwollaWebhookSecret.name),
+    previousWebhookSecret: vendor(value.dwollaPreviousWebhookSecret, settings.dwollaPreviousWebhookSecret.name),
     webhookUrl: baseUrl(value.dwollaWebhookUrl, settings.dwollaWebhookUrl.name),
     businessClassification: vendor(value.dwollaBusinessClassification, settings.dwollaBusinessClassification.name),
     masterFundingSource: vendor(value.dwollaMasterFundingSource, settings.dwollaMasterFundingSource.name),

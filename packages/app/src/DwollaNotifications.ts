@@ -157,9 +157,12 @@ const receive = Traced.fn("DwollaNotifications.receive")(function* (
   dwolla: Dwolla,
   request: HttpServerRequest.HttpServerRequest,
 ) {
-  const secret = config.webhookSecret
+  const secrets = [config.webhookSecret, config.previousWebhookSecret]
   const body = yield* request.text.pipe(Effect.orElseSucceed(() => undefined))
-  if (body === undefined || !DwollaWebhooks.isSigned(secret, request.headers[DwollaWebhooks.signatureHeader], body)) {
+  if (
+    body === undefined ||
+    !DwollaWebhooks.isSignedByAny(secrets, request.headers[DwollaWebhooks.signatureHeader], body)
+  ) {
     yield* Effect.logWarning("Dwolla webhook refused: not signed with the subscription's secret")
     return yield* problem(unauthorized)
   }

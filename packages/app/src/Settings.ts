@@ -363,6 +363,10 @@ export const settings = {
     whenUnset: "unset",
     doc: "Dwolla: the secret of the webhook subscription (POST /ProviderWebhooks/Dwolla checks X-Request-Signature-SHA-256 with it); needed when a port is on `dwolla`.",
   }),
+  dwollaPreviousWebhookSecret: optional("PARTNERPAY_DWOLLA_WEBHOOK_SECRET_PREVIOUS", AnySecret, {
+    whenUnset: "unset",
+    doc: "Dwolla, during a secret roll: the replaced subscription's secret, accepted beside PARTNERPAY_DWOLLA_WEBHOOK_SECRET until unset.",
+  }),
   dwollaWebhookUrl: optional("PARTNERPAY_DWOLLA_WEBHOOK_URL", HttpUrl, {
     whenUnset: "unset (the operator creates the subscription)",
     doc: "Dwolla: this service's public `https://.../ProviderWebhooks/Dwolla`; when set, the webhook subscription is created at start if missing.",

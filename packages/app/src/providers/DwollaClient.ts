@@ -36,6 +36,8 @@ export interface DwollaConfig {
   readonly baseUrl?: string | undefined
   /** The secret of the webhook subscription (X-Request-Signature-SHA-256). */
   readonly webhookSecret: Redacted.Redacted<string>
+  /** During a roll: the replaced subscription's secret, still accepted until unset. */
+  readonly previousWebhookSecret?: Redacted.Redacted<string> | undefined
   /** This service's public webhook URL: the subscription is created at start when missing. */
   readonly webhookUrl?: string | undefined
   /** The business classification of new business customers (Dwolla's id; GET /business-classifications). */

@@ -38,6 +38,17 @@ export const isSigned = (secret: Redacted.Redacted<string>, signature: string | 
   return expected.length === actual.length && timingSafeEqual(expected, actual)
 }
 
+/**
+ * True when `signature` is the body's signature with any of `secrets` (the current subscription's and,
+ * during a roll, the replaced one's); every secret is compared, in constant time.
+ */
+export const isSignedByAny = (
+  secrets: ReadonlyArray<Redacted.Redacted<string> | undefined>,
+  signature: string | undefined,
+  body: string,
+): boolean =>
+  secrets.reduce((signed, secret) => (secret !== undefined && isSigned(secret, signature, body)) || signed, false)
+
 /** A Dwolla webhook's body (extra fields, such as `_links`, are Dwolla's and ignored). */
 export const Event = Schema.Struct({
   id: Schema.NonEmptyString,

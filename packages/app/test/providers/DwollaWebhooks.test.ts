@@ -28,6 +28,21 @@ describe("a Dwolla webhook's signature", () => {
   })
 })
 
+describe("a Dwolla webhook's signature during a secret roll", () => {
+  const previous = Redacted.make("the-replaced-secret")
+  const byPrevious = DwollaWebhooks.signatureOf(previous, body)
+  it("is accepted when made with the current or the replaced subscription's secret", () => {
+    assert.isTrue(DwollaWebhooks.isSignedByAny([secret, previous], signed, body))
+    assert.isTrue(DwollaWebhooks.isSignedByAny([secret, previous], byPrevious, body))
+  })
+  it("is refused when made with any other secret, or with the replaced one once it is unset", () => {
+    const other = DwollaWebhooks.signatureOf(Redacted.make("another-secret"), body)
+    assert.isFalse(DwollaWebhooks.isSignedByAny([secret, previous], other, body))
+    assert.isFalse(DwollaWebhooks.isSignedByAny([secret, undefined], byPrevious, body))
+    assert.isFalse(DwollaWebhooks.isSignedByAny([secret, previous], undefined, body))
+  })
+})
+
 describe("a verified Dwolla event", () => {
   it.effect("decodes its id, resource and topic, Dwolla's other fields ignored", () =>
     Effect.gen(function* () {
