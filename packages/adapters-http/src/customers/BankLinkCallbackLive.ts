@@ -1,5 +1,5 @@
 /** Handler of `POST /BankLinkWebhook/UpdateItem`: verify the provider's notification, then act on it. */
-import { BankLinkUpdates, CustomerProviders, Traced } from "@partnerpay/domain"
+import { BankLinkNotices, CustomerProviders, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -33,7 +33,7 @@ export const BankLinkCallbackLive = HttpApiBuilder.group(Api, "bankLinkCallbacks
           ),
         ),
       )
-      const received = yield* BankLinkUpdates.receive(notification).pipe(
+      const received = yield* BankLinkNotices.receive(notification).pipe(
         Effect.tapError((failure) =>
           Effect.logWarning("bank-link notification not recorded", { error: failure._tag, reason: failure.message }),
         ),

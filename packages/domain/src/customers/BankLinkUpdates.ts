@@ -7,9 +7,8 @@
  * `BankAccountUnlinked` event and its BANK_ACCOUNT_REMOVED webhook). A
  * notification about an unknown item, or one asking nothing, changes
  * nothing; a repeated one records nothing new (unlinking twice is a no-op).
- * A notification that a customer's identity verification changed asks the
- * verdict as the customer's own check does (`Verification.recheck`): one
- * decision, whether the verdict comes by webhook or by polling.
+ * A notification that a customer's identity verification changed is not an
+ * item's: `BankLinkNotices.receive` routes it to `Verification.recheck`.
  */
 import { DateTime, Effect } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
@@ -19,7 +18,6 @@ import * as Traced from "../kernel/Traced.ts"
 import * as BankLinkItem from "./BankLinkItem.ts"
 import * as Customer from "./Customer.ts"
 import type { BankLinkNotification } from "./CustomerProviders.ts"
-import * as Verification from "./Verification.ts"
 
 /** Records the accounts linked through `itemId` (after they were linked to the customer). */
 export const connect = UseCase.fn("BankLinkUpdates.connect")(function* (
@@ -64,10 +62,8 @@ export type Received = "UnknownItem" | "UnknownCustomer" | "Ignored" | "Recorded
 /** Acts on a verified notification of the bank-link provider. */
 export const receive = Traced.fn("BankLinkUpdates.receive")(function* (notification: BankLinkNotification) {
   if (notification.action === "None") return "Ignored" as Received
-  if (notification.action === "CheckIdentity") {
-    const checked = yield* Verification.recheck((notification.registrationId ?? "") as RegistrationId)
-    return (checked === undefined ? "UnknownCustomer" : "Recorded") as Received
-  }
+  // Not about an item (BankLinkNotices routes it to the customer's verification).
+  if (notification.action === "CheckIdentity") return "Ignored" as Received
   const at = yield* DateTime.now
   const command: BankLinkItem.RequestRepair | BankLinkItem.RevokeAccess =
     notification.action === "Relink"

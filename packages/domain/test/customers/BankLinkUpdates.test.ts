@@ -9,6 +9,7 @@ import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as BankAccounts from "../../src/customers/BankAccounts.ts"
+import * as BankLinkNotices from "../../src/customers/BankLinkNotices.ts"
 import * as BankLinkUpdates from "../../src/customers/BankLinkUpdates.ts"
 import * as CustomerLogin from "../../src/customers/CustomerLogin.ts"
 import * as CustomerProviderSandboxes from "../../src/customers/CustomerProviderSandboxes.ts"
@@ -148,12 +149,12 @@ describe("the bank-link provider's notifications", () => {
           yield* Verification.start(partnerId, registrationId, "device-1")
           const notice = { itemId: "idv-1", action: "CheckIdentity" as const, reason: "STATUS_UPDATED", registrationId }
           const pending = yield* (yield* EventStore).readAll({ after: 0, limit: 1000 })
-          assert.strictEqual(yield* BankLinkUpdates.receive(notice), "Recorded")
+          assert.strictEqual(yield* BankLinkNotices.receive(notice), "Recorded")
           const before = yield* (yield* EventStore).readAll({ after: 0, limit: 1000 })
           assert.isAbove(before.length, pending.length)
           const recorded = yield* Verification.check(partnerId, registrationId)
           assert.strictEqual(recorded.status, "Verified")
-          yield* BankLinkUpdates.receive(notice)
+          yield* BankLinkNotices.receive(notice)
           const after = yield* (yield* EventStore).readAll({ after: 0, limit: 1000 })
           assert.strictEqual(after.length, before.length)
         }),
@@ -164,7 +165,7 @@ describe("the bank-link provider's notifications", () => {
       run(
         Effect.gen(function* () {
           const before = yield* (yield* EventStore).readAll({ after: 0, limit: 1000 })
-          const received = yield* BankLinkUpdates.receive({
+          const received = yield* BankLinkNotices.receive({
             itemId: "idv-2",
             action: "CheckIdentity",
             reason: "STATUS_UPDATED",
