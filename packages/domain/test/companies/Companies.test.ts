@@ -534,3 +534,37 @@ describe("the KYB data kept for the submission", () => {
     }).pipe(Effect.provide(sealedLayer(fakeVault()))),
   )
 })
+
+describe("a submitted company whose KYB provider asks for a document before deciding", () => {
+  const statuses: Array<"DocumentRequired" | "Verified"> = []
+  const asking = Layer.succeed(
+    KybVerifier,
+    KybVerifier.of({
+      submit: () => Effect.succeed({ submissionId: "kyb-submission-2" }),
+      status: () => Effect.succeed(statuses.shift() ?? "Verified"),
+    }),
+  )
+  it.effect(
+    "a poll records the requirement (once), the company stays Unverified; a later poll records the verdict",
+    () =>
+      Effect.gen(function* () {
+        yield* march2026
+        statuses.push("DocumentRequired", "DocumentRequired", "Verified")
+        const { companyId } = yield* Companies.register(partnerId, body())
+        yield* Companies.submitKyb(companyId)
+        assert.strictEqual(yield* Companies.pollKyb(companyId), "Unverified")
+        assert.strictEqual(yield* Companies.pollKyb(companyId), "Unverified")
+        assert.deepInclude(yield* Companies.status(partnerId, { companyId }), { Requirement: "DocumentRequired" })
+        assert.strictEqual(yield* Companies.pollKyb(companyId), "Verified")
+        const { recorded } = yield* MemoryOutbox
+        assert.deepStrictEqual(
+          recorded.map((n) => n.eventType),
+          ["COMPANY_VERIFICATION_ACTION_REQUIRED", "COMPANY_VERIFICATION_STATUS_CHANGED"],
+        )
+      }).pipe(
+        Effect.provide(
+          Layer.mergeAll(layerSealed(fakeVault()), UnitOfWork.layerMemory, IdGenerator.layerRandom, asking),
+        ),
+      ),
+  )
+})
