@@ -333,7 +333,7 @@ export const settings = {
   }),
   plaidWebhookUrl: optional("PARTNERPAY_PLAID_WEBHOOK_URL", HttpUrl, {
     whenUnset: "unset",
-    doc: "Plaid: where Plaid sends item webhooks, this service's public `https://.../BankLinkWebhook/UpdateItem`.",
+    doc: "Plaid: where Plaid sends item (and Identity Verification) webhooks, this service's public `https://.../BankLinkWebhook/UpdateItem`.",
   }),
   plaidIdvTemplateId: optional("PARTNERPAY_PLAID_IDV_TEMPLATE_ID", TrimmedText, {
     whenUnset: "unset",
