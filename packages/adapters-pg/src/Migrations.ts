@@ -46,7 +46,11 @@ import payoutDueWorkIndexes from "./migrations/0023_payout_due_work_indexes.ts"
 import pendingReimbursementsIndex from "./migrations/0027_pending_reimbursements_index.ts"
 import partnerApiVersion from "./migrations/0031_partner_api_version.ts"
 import partnerWebhookEndpoint from "./migrations/0036_partner_webhook_endpoint.ts"
+import workClaims from "./migrations/0037_work_claims.ts"
+import providerNotifications from "./migrations/0038_provider_notifications.ts"
+import providerFundingSources from "./migrations/0039_provider_funding_sources.ts"
 import partnerColumns from "./migrations/0043_partner_columns.ts"
+import fundingSourcePartner from "./migrations/0044_funding_source_partner.ts"
 
 /**
  * Every migration of this package, keyed `<id>_<name>`. `runReporting` applies every one a database
@@ -75,7 +79,11 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0027_pending_reimbursements_index": pendingReimbursementsIndex,
   "0031_partner_api_version": partnerApiVersion,
   "0036_partner_webhook_endpoint": partnerWebhookEndpoint,
+  "0037_work_claims": workClaims,
+  "0038_provider_notifications": providerNotifications,
+  "0039_provider_funding_sources": providerFundingSources,
   "0043_partner_columns": partnerColumns,
+  "0044_funding_source_partner": fundingSourcePartner,
 }
 
 /** The table recording applied migrations (the layout of Effect's migrator: existing databases keep theirs). */

@@ -81,6 +81,8 @@ export interface AppConfig {
    */
   readonly adminListener: Option.Option<AdminListener>
   readonly kybDelayMillis: number
+  /** Production: how often the KYB worker polls a submitted company's verdict. */
+  readonly kybPollMillis: number
   readonly settlementDelayMillis: number
   /** How long after settlement the outcome poller asks about a transfer (days). */
   readonly returnWindowDays: number
@@ -229,6 +231,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
   const chatSecret = secret(settings.chatSecret, value.chatSecret, "at least 32 characters")
 
   const kybDelayMillis = issues.take(value.kybDelayMillis)
+  const kybPollMillis = issues.take(value.kybPollMillis)
   const settlementDelayMillis = issues.take(value.settlementDelayMillis)
   const returnWindowDays = issues.take(value.returnWindowDays)
   const moneyMovementPollMillis = issues.take(value.moneyMovementPollMillis)
@@ -262,6 +265,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     adminToken,
     adminListener,
     kybDelayMillis,
+    kybPollMillis,
     settlementDelayMillis,
     returnWindowDays,
     moneyMovementPollMillis,
@@ -394,6 +398,15 @@ const providersOf = (read: Read, issues: Issues, production: boolean): ProviderP
         need(settings.plaidClientId.name, why)
         need(settings.plaidSecret.name, why)
         need(settings.plaidEnvironment.name, why)
+        if (entry.key === "KYC") need(settings.plaidIdvTemplateId.name, why)
+      }
+      if (choice === "dwolla") {
+        need(settings.dwollaKey.name, why)
+        need(settings.dwollaSecret.name, why)
+        need(settings.dwollaEnvironment.name, why)
+        need(settings.dwollaWebhookSecret.name, why)
+        if (entry.key === "KYB") need(settings.dwollaBusinessClassification.name, why)
+        if (entry.key === "MONEY_MOVEMENT") need(settings.dwollaMasterFundingSource.name, why)
       }
       ports[entry.key] = { _tag: choice, timeoutMillis }
       continue
@@ -426,6 +439,13 @@ const providersOf = (read: Read, issues: Issues, production: boolean): ProviderP
       ports[entry.key] = { _tag: "bridge", bridge: { url: url.value, secret: secret.value, timeoutMillis, retries } }
     }
   }
+  // Dwolla pays companies out to their Dwolla customer, which KYB on Dwolla makes.
+  if (ports.MONEY_MOVEMENT?._tag === "dwolla" && ports.KYB?._tag !== "dwolla") {
+    issues.add(
+      Settings.bridges.KYB.choice.name,
+      "must be dwolla when PARTNERPAY_PROVIDER_MONEY_MOVEMENT=dwolla (payouts go to the company's Dwolla customer, made by KYB on Dwolla)",
+    )
+  }
   const vendor = <A>(reading: Settings.Reading<Option.Option<A>>, name: string): A | undefined => {
     if (needs.has(name) && !reading.set) issues.add(name, needs.get(name) as string)
     return Option.getOrUndefined(issues.take(reading))
@@ -455,7 +475,19 @@ const providersOf = (read: Read, issues: Issues, production: boolean): ProviderP
     environment: vendor(value.plaidEnvironment, settings.plaidEnvironment.name),
     baseUrl: baseUrl(value.plaidBaseUrl, settings.plaidBaseUrl.name),
     webhookUrl: vendor(value.plaidWebhookUrl, settings.plaidWebhookUrl.name),
+    identityVerificationTemplateId: vendor(value.plaidIdvTemplateId, settings.plaidIdvTemplateId.name),
     clientName: issues.take(value.plaidClientName),
+  }
+  const dwolla = {
+    key: vendor(value.dwollaKey, settings.dwollaKey.name),
+    secret: vendor(value.dwollaSecret, settings.dwollaSecret.name),
+    environment: vendor(value.dwollaEnvironment, settings.dwollaEnvironment.name),
+    baseUrl: baseUrl(value.dwollaBaseUrl, settings.dwollaBaseUrl.name),
+    webhookSecret: vendor(value.dwollaWebhookSecret, settings.dwollaWebhookSecret.name),
+    previousWebhookSecret: vendor(value.dwollaPreviousWebhookSecret, settings.dwollaPreviousWebhookSecret.name),
+    webhookUrl: baseUrl(value.dwollaWebhookUrl, settings.dwollaWebhookUrl.name),
+    businessClassification: vendor(value.dwollaBusinessClassification, settings.dwollaBusinessClassification.name),
+    masterFundingSource: vendor(value.dwollaMasterFundingSource, settings.dwollaMasterFundingSource.name),
   }
   const timeoutMillis = HttpBridge.defaultTimeoutMillis
   return {
@@ -477,6 +509,20 @@ const providersOf = (read: Read, issues: Issues, production: boolean): ProviderP
               clientId: plaid.clientId,
               secret: plaid.secret,
               environment: plaid.environment,
+              timeoutMillis,
+            },
+      dwolla:
+        dwolla.key === undefined ||
+        dwolla.secret === undefined ||
+        dwolla.environment === undefined ||
+        dwolla.webhookSecret === undefined
+          ? undefined
+          : {
+              ...dwolla,
+              key: dwolla.key,
+              secret: dwolla.secret,
+              environment: dwolla.environment,
+              webhookSecret: dwolla.webhookSecret,
               timeoutMillis,
             },
     },

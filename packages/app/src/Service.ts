@@ -14,6 +14,7 @@ import { ApiVersions, CrossCutting, RateLimit, Server, Tokens } from "@partnerpa
 import { type Migrations, type PgOutbox, PgPartnerCredentials, PgServiceInstance } from "@partnerpay/adapters-pg"
 import {
   type Attachments,
+  type CompanyProviders,
   type EventStore,
   type IdGenerator,
   type MoneyMovement,
@@ -26,13 +27,14 @@ import {
   type UnitOfWork,
 } from "@partnerpay/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { HttpServer } from "effect/http"
+import { type HttpRouter, HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as Admin from "./Admin.ts"
 import { type AppConfig, describeDatabase, load } from "./Config.ts"
 import * as Database from "./Database.ts"
 import * as Domain from "./Domain.ts"
+import type * as DwollaNotifications from "./DwollaNotifications.ts"
 import * as Http from "./Http.ts"
 import * as Logging from "./Logging.ts"
 import * as Metrics from "./Metrics.ts"
@@ -51,6 +53,7 @@ import * as TokenSecret from "./TokenSecret.ts"
 import * as WebhookTarget from "./WebhookTarget.ts"
 import * as AttachmentFetcher from "./workers/AttachmentFetcher.ts"
 import * as AutoCollectionScheduler from "./workers/AutoCollectionScheduler.ts"
+import * as KybWorker from "./workers/KybWorker.ts"
 import * as MoneyMovementWorkers from "./workers/MoneyMovementWorkers.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
 import * as PayoutWorkers from "./workers/PayoutWorkers.ts"
@@ -74,6 +77,8 @@ export type WorkerRequirements =
   | Attachments.PaymentAttachments
   | MoneyMovement.MoneyMovement
   | PaymentProviders.ESignature
+  | CompanyProviders.KybVerifier
+  | PersonalData.PersonalDataVault
 
 const isSandbox = (config: AppConfig) => config.environment === "sandbox"
 
@@ -106,6 +111,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         PayoutWorkers.schedulerName,
         PayoutWorkers.movementsName,
         "payment-notifier",
+        ...(config.providers.ports.KYB === undefined ? [] : [KybWorker.name]),
       ]
 
 /**
@@ -154,7 +160,11 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     // Reminders and status messages: recorded in the sandbox, sent by the channels' providers in production.
     PaymentNotifier.layer({ reminderDays: config.reminderDays }),
   )
-  return isSandbox(config) ? Layer.mergeAll(common, SandboxKyb.layer({ delayMillis: config.kybDelayMillis })) : common
+  if (isSandbox(config)) return Layer.mergeAll(common, SandboxKyb.layer({ delayMillis: config.kybDelayMillis }))
+  // Production: companies are submitted to the KYB provider, when one is configured, and its verdicts polled.
+  return config.providers.ports.KYB === undefined
+    ? common
+    : Layer.mergeAll(common, KybWorker.layer(KybWorker.defaults(config.kybPollMillis)))
 }
 
 /**
@@ -210,6 +220,31 @@ export const sandboxPartnerHint = Traced.fn("Service.sandboxPartnerHint")(functi
 /** The bridge of a port served by one (the money-movement notifications are signed with its secret). */
 const bridgeOf = (selection: ProviderPorts.Selection | undefined) =>
   selection?._tag === "bridge" ? selection.bridge : undefined
+
+/** Dwolla's settings (its webhook secret), when some port is on Dwolla. */
+const dwollaWebhooks = (config: AppConfig) => {
+  const selection = Object.values(config.providers.ports).find((selected) => selected?._tag === "dwolla")
+  const dwolla = config.providers.vendors.dwolla
+  return selection === undefined || selection._tag !== "dwolla" || dwolla === undefined
+    ? undefined
+    : { ...dwolla, timeoutMillis: selection.timeoutMillis }
+}
+
+/**
+ * Dwolla's webhook route, its module (and Dwolla's SDK, some 20 MB of heap) loaded only when a port is
+ * on Dwolla.
+ */
+const dwollaRoutes = (
+  dwolla: ReturnType<typeof dwollaWebhooks>,
+): Layer.Layer<never, never, HttpRouter.HttpRouter | DwollaNotifications.Requirements> =>
+  dwolla === undefined
+    ? Layer.empty
+    : Layer.unwrap(
+        Effect.map(
+          Effect.promise(() => import("./DwollaNotifications.ts")),
+          (module) => module.routes(dwolla),
+        ),
+      )
 
 /** Everything the service runs, for a validated configuration and its token secret. */
 export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<string>, startedAt = Date.now()) => {
@@ -270,6 +305,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes, SandboxWebhooks.routes] : []),
     // Production: the money-movement provider's notifications, signed with its bridge's secret.
     ...(sandbox ? [] : [MoneyMovementNotifications.routes(bridgeOf(config.providers.ports.MONEY_MOVEMENT))]),
+    // Production: Dwolla's signed webhooks, when a port is on Dwolla.
+    ...(sandbox ? [] : [dwollaRoutes(dwollaWebhooks(config))]),
   ).pipe(Layer.provide(Http.serviceRoutes))
   const http = Http.serve(Layer.merge(Server.Routes, own), {
     port: config.port,
@@ -280,6 +317,20 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     // Sandbox: attachment URLs may be http and name local hosts (a partner's local server).
     Layer.provide(Layer.succeed(Payments.SandboxAttachmentUrls, sandbox)),
   )
+  // Production on Dwolla with PARTNERPAY_DWOLLA_WEBHOOK_URL: the webhook subscription made if missing
+  // (in the background: the start does not wait for Dwolla).
+  const dwolla = sandbox ? undefined : dwollaWebhooks(config)
+  const subscription =
+    dwolla?.webhookUrl === undefined
+      ? Layer.empty
+      : Layer.effectDiscard(
+          Effect.forkScoped(
+            Effect.flatMap(
+              Effect.promise(() => import("./providers/DwollaSubscription.ts")),
+              (subscriptions) => subscriptions.ensureLogged(dwolla, dwolla.webhookUrl as string),
+            ),
+          ),
+        )
   const announce = Layer.effectDiscard(
     Effect.gen(function* () {
       yield* HttpServer.addressFormattedWith((address) =>
@@ -295,7 +346,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     }),
     // The same `core` as the ports' (layers are shared within one build): its first-start partner.
   ).pipe(Layer.provide(core))
-  return announce.pipe(
+  return Layer.merge(announce, subscription).pipe(
     Layer.provideMerge(http),
     Layer.provideMerge(Layer.provide(adminListener(config), ports)),
     Layer.provideMerge(Layer.provide(backgroundWorkers(config), ports)),

@@ -215,6 +215,10 @@ export const settings = {
     default: 2000,
     doc: "Sandbox: how long a new company waits for the sandbox KYB decision.",
   }),
+  kybPollMillis: setting("PARTNERPAY_KYB_POLL_MS", Millis, {
+    default: 60_000,
+    doc: "Production: how often the KYB worker asks the KYB provider about a submitted company's verdict.",
+  }),
   settlementDelayMillis: setting("PARTNERPAY_SETTLEMENT_DELAY_MS", Millis, {
     default: 2000,
     doc: "Sandbox: how long a transfer waits for the sandbox bank.",
@@ -329,11 +333,51 @@ export const settings = {
   }),
   plaidWebhookUrl: optional("PARTNERPAY_PLAID_WEBHOOK_URL", HttpUrl, {
     whenUnset: "unset",
-    doc: "Plaid: where Plaid sends item webhooks, this service's public `https://.../BankLinkWebhook/UpdateItem`.",
+    doc: "Plaid: where Plaid sends item (and Identity Verification) webhooks, this service's public `https://.../BankLinkWebhook/UpdateItem`.",
+  }),
+  plaidIdvTemplateId: optional("PARTNERPAY_PLAID_IDV_TEMPLATE_ID", TrimmedText, {
+    whenUnset: "unset",
+    doc: "Plaid: the Identity Verification template (`idvtmp_...`) KYC runs; needed with PARTNERPAY_PROVIDER_KYC=plaid.",
   }),
   plaidClientName: setting("PARTNERPAY_PLAID_CLIENT_NAME", TrimmedText, {
     default: "partnerpay",
     doc: "Plaid: the name Plaid Link shows the customer.",
+  }),
+  dwollaKey: optional("PARTNERPAY_DWOLLA_KEY", TrimmedText, {
+    whenUnset: "unset",
+    doc: "Dwolla: the application's key; needed when a port is on `dwolla`.",
+  }),
+  dwollaSecret: optional("PARTNERPAY_DWOLLA_SECRET", AnySecret, {
+    whenUnset: "unset",
+    doc: "Dwolla: the application's secret; needed with the key.",
+  }),
+  dwollaEnvironment: optional("PARTNERPAY_DWOLLA_ENVIRONMENT", oneOf(["sandbox", "production"] as const), {
+    whenUnset: "unset",
+    doc: "Dwolla: `sandbox` (api-sandbox.dwolla.com) or `production` (api.dwolla.com); needed with the key.",
+  }),
+  dwollaBaseUrl: optional("PARTNERPAY_DWOLLA_BASE_URL", HttpUrl, {
+    whenUnset: "the environment's",
+    doc: "Every Dwolla API call (the token too) to this base URL instead (a local fake in tests, an egress proxy).",
+  }),
+  dwollaWebhookSecret: optional("PARTNERPAY_DWOLLA_WEBHOOK_SECRET", AnySecret, {
+    whenUnset: "unset",
+    doc: "Dwolla: the secret of the webhook subscription (POST /ProviderWebhooks/Dwolla checks X-Request-Signature-SHA-256 with it); needed when a port is on `dwolla`.",
+  }),
+  dwollaPreviousWebhookSecret: optional("PARTNERPAY_DWOLLA_WEBHOOK_SECRET_PREVIOUS", AnySecret, {
+    whenUnset: "unset",
+    doc: "Dwolla, during a secret roll: the replaced subscription's secret, accepted beside PARTNERPAY_DWOLLA_WEBHOOK_SECRET until unset.",
+  }),
+  dwollaWebhookUrl: optional("PARTNERPAY_DWOLLA_WEBHOOK_URL", HttpUrl, {
+    whenUnset: "unset (the operator creates the subscription)",
+    doc: "Dwolla: this service's public `https://.../ProviderWebhooks/Dwolla`; when set, the webhook subscription is created at start if missing.",
+  }),
+  dwollaBusinessClassification: optional("PARTNERPAY_DWOLLA_BUSINESS_CLASSIFICATION", TrimmedText, {
+    whenUnset: "unset",
+    doc: "Dwolla: the business classification id of the companies (GET /business-classifications); needed with PARTNERPAY_PROVIDER_KYB=dwolla.",
+  }),
+  dwollaMasterFundingSource: optional("PARTNERPAY_DWOLLA_MASTER_FUNDING_SOURCE", TrimmedText, {
+    whenUnset: "unset",
+    doc: "Dwolla: the platform's own funding source id (its settlement account: debits go to it, payouts and refunds come from it); needed with PARTNERPAY_PROVIDER_MONEY_MOVEMENT=dwolla.",
   }),
 } as const
 

@@ -226,12 +226,13 @@ describe("configuration", () => {
         PARTNERPAY_PROVIDER_EMAIL: "smtp",
         PARTNERPAY_PROVIDER_BANK_LINKING: "plaid",
         PARTNERPAY_PROVIDER_KYC: "plaid",
+        PARTNERPAY_PROVIDER_CARD_PROCESSOR: "plaid",
         PARTNERPAY_PLAID_SECRET: "a-plaid-secret",
       })
       assert.deepStrictEqual(
         error.issues.map((issue) => issue.variable),
         [
-          "PARTNERPAY_PROVIDER_KYC",
+          "PARTNERPAY_PROVIDER_CARD_PROCESSOR",
           "PARTNERPAY_TWILIO_ACCOUNT_SID",
           "PARTNERPAY_TWILIO_AUTH_TOKEN",
           "PARTNERPAY_TWILIO_VERIFY_SERVICE_SID",
@@ -240,11 +241,60 @@ describe("configuration", () => {
           "PARTNERPAY_SMTP_FROM",
           "PARTNERPAY_PLAID_CLIENT_ID",
           "PARTNERPAY_PLAID_ENV",
+          "PARTNERPAY_PLAID_IDV_TEMPLATE_ID",
         ],
       )
-      assert.include(error.message, 'PARTNERPAY_PROVIDER_KYC: must be one of "bridge" (got "plaid")')
+      assert.include(error.message, 'PARTNERPAY_PROVIDER_CARD_PROCESSOR: must be one of "bridge" (got "plaid")')
+      assert.include(error.message, "PARTNERPAY_PLAID_IDV_TEMPLATE_ID: is required when PARTNERPAY_PROVIDER_KYC=plaid")
       assert.include(error.message, "PARTNERPAY_TWILIO_ACCOUNT_SID: is required when PARTNERPAY_PROVIDER_OTP=twilio")
       assert.notInclude(error.message, "a-plaid-secret")
+    }),
+  )
+
+  it.effect("Dwolla names, in one error, every Dwolla setting it lacks (money movement needs KYB on it too)", () =>
+    Effect.gen(function* () {
+      const error = yield* issuesOf({
+        ...productionSecrets,
+        ...allBridges,
+        PARTNERPAY_PROVIDER_KYB: "dwolla",
+        PARTNERPAY_DWOLLA_SECRET: "a-dwolla-secret",
+      })
+      assert.deepStrictEqual(
+        error.issues.map((issue) => issue.variable),
+        [
+          "PARTNERPAY_DWOLLA_KEY",
+          "PARTNERPAY_DWOLLA_ENVIRONMENT",
+          "PARTNERPAY_DWOLLA_WEBHOOK_SECRET",
+          "PARTNERPAY_DWOLLA_BUSINESS_CLASSIFICATION",
+        ],
+      )
+      assert.include(error.message, "PARTNERPAY_DWOLLA_KEY: is required when PARTNERPAY_PROVIDER_KYB=dwolla")
+      assert.notInclude(error.message, "a-dwolla-secret")
+      const config = yield* loadFrom({
+        ...productionSecrets,
+        ...allBridges,
+        PARTNERPAY_PROVIDER_KYB: "dwolla",
+        PARTNERPAY_DWOLLA_KEY: "a-key",
+        PARTNERPAY_DWOLLA_SECRET: "a-dwolla-secret",
+        PARTNERPAY_DWOLLA_ENVIRONMENT: "sandbox",
+        PARTNERPAY_DWOLLA_WEBHOOK_SECRET: "a-webhook-secret",
+        PARTNERPAY_DWOLLA_BUSINESS_CLASSIFICATION: "9ed3f670-7d6f-11e3-b1ce-5404a6144203",
+      })
+      assert.strictEqual(config.providers.ports.KYB?._tag, "dwolla")
+      assert.strictEqual(config.providers.vendors.dwolla?.key, "a-key")
+      const alone = yield* issuesOf({
+        ...productionSecrets,
+        ...allBridges,
+        PARTNERPAY_PROVIDER_MONEY_MOVEMENT: "dwolla",
+        PARTNERPAY_DWOLLA_KEY: "a-key",
+        PARTNERPAY_DWOLLA_SECRET: "a-dwolla-secret",
+        PARTNERPAY_DWOLLA_ENVIRONMENT: "sandbox",
+        PARTNERPAY_DWOLLA_WEBHOOK_SECRET: "a-webhook-secret",
+      })
+      assert.deepStrictEqual(
+        alone.issues.map((issue) => issue.variable),
+        ["PARTNERPAY_PROVIDER_KYB", "PARTNERPAY_DWOLLA_MASTER_FUNDING_SOURCE"],
+      )
     }),
   )
 

@@ -36,6 +36,12 @@ const globalTables: Record<string, string> = {
   partnerpay_migrations: "the schema's own bookkeeping",
   // The running instances and their heartbeats: the deployment's, not a partner's.
   service_instances: "the deployment's live instances",
+  // The workers' claims of their items (kind, item id, attempts, backoff): the deployment's scheduling
+  // state, read across partners by one query per worker; the item itself lives in its partner's stream.
+  work_claims: "the workers' scheduling state (claims, attempts, backoff)",
+  // The providers' inbound notifications by their event id (replay guard): recorded before any partner
+  // is known (a notification names a provider's resource; the handler finds the partner from it).
+  provider_notifications: "the providers' event ids, recorded before a partner is known",
 }
 
 /**

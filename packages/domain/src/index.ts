@@ -35,6 +35,7 @@ export * as Projections from "./composition/Projections.ts"
 // customers
 export * as BankAccounts from "./customers/BankAccounts.ts"
 export * as BankLinkItem from "./customers/BankLinkItem.ts"
+export * as BankLinkNotices from "./customers/BankLinkNotices.ts"
 export * as BankLinkUpdates from "./customers/BankLinkUpdates.ts"
 export * as Customer from "./customers/Customer.ts"
 export * as CustomerErasure from "./customers/CustomerErasure.ts"

@@ -201,7 +201,7 @@ export class CompanyApi extends HttpApiGroup.make("companies")
       OpenApi.annotations({
         summary: "Read a company's verification status",
         description:
-          "Exactly one of the query parameters companyId or companyReferenceId names the partner's company (422 otherwise). Status is Unverified, Verified or Rejected.",
+          "Exactly one of the query parameters companyId or companyReferenceId names the partner's company (422 otherwise). Status is Unverified, Verified or Rejected; while Unverified, Requirement says what the KYB provider asks before deciding (DocumentRequired, RetryRequired).",
       }),
     ),
   )

@@ -1,5 +1,5 @@
 /** Handler of `POST /BankLinkWebhook/UpdateItem`: verify the provider's notification, then act on it. */
-import { BankLinkUpdates, CustomerProviders, Traced } from "@partnerpay/domain"
+import { BankLinkNotices, CustomerProviders, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -26,9 +26,19 @@ export const BankLinkCallbackLive = HttpApiBuilder.group(Api, "bankLinkCallbacks
             Effect.fail(new Unauthorized({ detail: "The notification cannot be verified.", code: "UNAUTHORIZED" })),
           ),
         ),
-        Effect.catchTag("ProviderUnavailable", () => Effect.fail(unavailable())),
+        Effect.catchTag("ProviderUnavailable", (failure) =>
+          Effect.andThen(
+            Effect.logWarning("bank-link notification not verified", { reason: failure.message }),
+            Effect.fail(unavailable()),
+          ),
+        ),
       )
-      const received = yield* BankLinkUpdates.receive(notification).pipe(Effect.mapError(unavailable))
+      const received = yield* BankLinkNotices.receive(notification).pipe(
+        Effect.tapError((failure) =>
+          Effect.logWarning("bank-link notification not recorded", { error: failure._tag, reason: failure.message }),
+        ),
+        Effect.mapError(unavailable),
+      )
       yield* Effect.logInfo("bank-link notification", { action: notification.action, outcome: received })
     }),
   ),

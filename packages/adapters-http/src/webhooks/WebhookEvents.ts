@@ -29,6 +29,25 @@ const CompanyVerificationData = Schema.Struct({
   ],
 })
 
+const CompanyVerificationActionData = Schema.Struct({
+  CompanyId: uuid("Our id of the company"),
+  Status: Schema.Literal("Unverified").annotate({ description: "The company stays Unverified until KYB decides" }),
+  Requirement: Schema.Literals(["DocumentRequired", "RetryRequired"]).annotate({
+    description:
+      "What the KYB provider asks before it decides: documents (DocumentRequired) or the company's data again (RetryRequired)",
+  }),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f",
+      Status: "Unverified",
+      Requirement: "DocumentRequired",
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    },
+  ],
+})
+
 const PaymentRequestStatusData = Schema.Struct({
   PaymentRequestId: uuid("Our id of the payment request"),
   Status: PaymentRequestEvents.PaymentRequestStatus.annotate({ description: "The request's new status" }),
@@ -326,6 +345,13 @@ export const events = [
     summary: "A company's business verification completed",
     description: "Sent when KYB of a company completes: Status Verified or Rejected (interface 6.1).",
     data: CompanyVerificationData,
+  },
+  {
+    name: "COMPANY_VERIFICATION_ACTION_REQUIRED",
+    summary: "The business verification of a company needs something more",
+    description:
+      "Sent when the KYB provider asks for documents (DocumentRequired) or the company's data again (RetryRequired) before deciding; the company stays Unverified, GET /company/status shows the Requirement. Once per requirement.",
+    data: CompanyVerificationActionData,
   },
   {
     name: "PAYMENT_REQUEST_STATUS_CHANGED",

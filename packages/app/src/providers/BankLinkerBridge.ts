@@ -34,7 +34,8 @@ export const make = (bridge: HttpBridge.Bridge) =>
   CustomerProviders.BankLinker.of({
     createLinkToken: (request) =>
       Effect.flatMap(bridge.call("link-token", request), HttpBridge.expect(bridge, "link-token", LinkToken)),
-    exchangePublicToken: (request) =>
+    // The holder's identity stays here: the bridge's contract has no such field.
+    exchangePublicToken: ({ holder: _holder, ...request }) =>
       Effect.flatMap(
         bridge.call("exchange", request),
         HttpBridge.expect(bridge, "exchange", Linked, {

@@ -12,7 +12,11 @@
  *   mask. An account Plaid gives no mask for is left out (the payer could not
  *   tell it from another).
  * - `processorToken` -> `/processor/token/create`: the token the
- *   money-movement provider (Dwolla) makes its funding source from.
+ *   money-movement provider (Dwolla) makes its funding source from; with
+ *   money movement on Dwolla (`layerWithFundingSources`) each account linked
+ *   by a customer with a verified identity gets its processor token and
+ *   Dwolla funding source during the exchange (the access token is not kept),
+ *   a failure of either failing the link (503: the customer links again).
  *
  * Plaid's error answers (`error_type`, `error_code`, `error_message`,
  * `display_message`) with a 4xx status are the spec's `linkError`
@@ -41,6 +45,8 @@ export interface PlaidConfig {
   readonly baseUrl?: string | undefined
   /** Where Plaid sends item webhooks (`<public URL>/BankLinkWebhook/UpdateItem`). */
   readonly webhookUrl?: string | undefined
+  /** The Identity Verification template KYC on Plaid runs (`PlaidKyc.ts`). */
+  readonly identityVerificationTemplateId?: string | undefined
   /** The name Plaid Link shows the customer. */
   readonly clientName: string
   readonly timeoutMillis: number
@@ -104,7 +110,23 @@ const call = <A, E = Providers.ProviderUnavailable>(
     Traced.withSpan(`Plaid.${operation}`),
   )
 
-export const make = (config: PlaidConfig) => {
+/**
+ * Makes the money-movement provider's funding source of a linked account from its processor token
+ * (Dwolla's: `DwollaFundingSources`), when money moves on such a provider.
+ */
+export type FundingSourceMaker = (account: {
+  readonly registrationId: string
+  readonly holder: CustomerProviders.AccountHolder
+  readonly processorToken: string
+  readonly account: {
+    readonly institutionId: string
+    readonly mask: string
+    readonly type: string
+    readonly name: string
+  }
+}) => Effect.Effect<string, Providers.ProviderUnavailable>
+
+export const make = (config: PlaidConfig, fundingSources?: FundingSourceMaker) => {
   const plaid = client(config)
   return CustomerProviders.BankLinker.of({
     createLinkToken: ({ registrationId }) =>
@@ -129,9 +151,11 @@ export const make = (config: PlaidConfig) => {
         ),
       ),
     exchangePublicToken: Traced.fn("PlaidBankLinker.exchangePublicToken")(function* ({
+      registrationId,
       publicToken,
       institutionId,
       accountIds,
+      holder,
     }) {
       const linkFailed = (operation: string) => (failure: Failure) =>
         failure.status !== undefined && failure.status < 500 && failure.error !== undefined
@@ -155,22 +179,40 @@ export const make = (config: PlaidConfig) => {
       const chosen = item.accounts.filter(
         (account) => accountIds.length === 0 || accountIds.includes(account.account_id),
       )
-      return {
-        accounts: chosen.flatMap((account) =>
-          typeof account.mask === "string" && /^\d{4}$/.test(account.mask)
-            ? [
-                {
-                  providerAccountId: account.account_id,
-                  institutionId: item.item.institution_id ?? institutionId,
-                  name: account.name,
-                  mask: account.mask,
-                  type: account.subtype ?? account.type,
-                  itemId: item.item.item_id,
-                },
-              ]
-            : [],
-        ),
+      const accounts = chosen.flatMap((account) =>
+        typeof account.mask === "string" && /^\d{4}$/.test(account.mask)
+          ? [
+              {
+                providerAccountId: account.account_id,
+                institutionId: item.item.institution_id ?? institutionId,
+                name: account.name,
+                mask: account.mask,
+                type: account.subtype ?? account.type,
+                itemId: item.item.item_id,
+              },
+            ]
+          : [],
+      )
+      // Money moves on a provider that debits through Plaid's processor tokens: each account's funding
+      // source is made now, while the access token is at hand (it is not kept).
+      if (fundingSources !== undefined && holder !== undefined) {
+        for (const account of accounts) {
+          const processorToken = yield* call("processor token", () =>
+            plaid.processorTokenCreate({
+              access_token: exchanged.access_token,
+              account_id: account.providerAccountId,
+              processor: ProcessorTokenCreateRequestProcessorEnum.Dwolla,
+            }),
+          )
+          yield* fundingSources({
+            registrationId,
+            holder,
+            processorToken: processorToken.processor_token,
+            account,
+          })
+        }
       }
+      return { accounts }
     }),
   })
 }
@@ -187,3 +229,13 @@ export const processorToken = (config: PlaidConfig, accessToken: string, account
 
 export const layer = (config: PlaidConfig): Layer.Layer<CustomerProviders.BankLinker> =>
   Layer.sync(CustomerProviders.BankLinker, () => make(config))
+
+/** The bank linker that also makes each linked account's funding source (money movement on Dwolla). */
+export const layerWithFundingSources = (
+  config: PlaidConfig,
+  fundingSources: Effect.Effect<FundingSourceMaker>,
+): Layer.Layer<CustomerProviders.BankLinker> =>
+  Layer.effect(
+    CustomerProviders.BankLinker,
+    Effect.map(fundingSources, (maker) => make(config, maker)),
+  )

@@ -12,6 +12,10 @@
  * `ITEM` `ERROR` with `ITEM_LOGIN_REQUIRED` and `PENDING_EXPIRATION` /
  * `PENDING_DISCONNECT` ask the customer to re-link; `USER_PERMISSION_REVOKED`
  * and `USER_ACCOUNT_REVOKED` remove the item's (or one account's) link.
+ * `IDENTITY_VERIFICATION` `STATUS_UPDATED` (KYC on Plaid Identity
+ * Verification, `PlaidKyc.ts`) names the verification: its customer (the
+ * `client_user_id`, asked of `/identity_verification/get`) has the verdict
+ * asked as a poll would (`CheckIdentity`).
  */
 import { createHash, createPublicKey, type JsonWebKey, timingSafeEqual, verify } from "node:crypto"
 import { CustomerProviders, Providers, Traced } from "@partnerpay/domain"
@@ -24,12 +28,13 @@ export class PlaidWebhookRefused extends Schema.TaggedError<PlaidWebhookRefused>
 }) {}
 
 /** What an item webhook asks of partnerpay. */
-export type ItemAction = "Relink" | "RemoveItem" | "RemoveAccount" | "None"
+export type ItemAction = "Relink" | "RemoveItem" | "RemoveAccount" | "CheckIdentity" | "None"
 
 /** A verified item webhook. */
 export interface ItemWebhook {
   readonly webhookType: string
   readonly webhookCode: string
+  /** The item; for `IDENTITY_VERIFICATION`, the verification's id. */
   readonly itemId: string
   /** `USER_ACCOUNT_REVOKED`: the account removed. */
   readonly accountId?: string | undefined
@@ -49,13 +54,15 @@ export const keyCacheMillis = 24 * 60 * 60 * 1000
 const Body = Schema.Struct({
   webhook_type: Schema.String,
   webhook_code: Schema.String,
-  item_id: Schema.String,
+  item_id: Schema.optional(Schema.NullOr(Schema.String)),
+  identity_verification_id: Schema.optional(Schema.String),
   account_id: Schema.optional(Schema.NullOr(Schema.String)),
   error: Schema.optional(Schema.NullOr(Schema.Struct({ error_code: Schema.String }))),
 })
 
 /** What a verified item webhook asks for. */
 export const actionOf = (type: string, code: string, errorCode: string | undefined): ItemAction => {
+  if (type === "IDENTITY_VERIFICATION") return code === "STATUS_UPDATED" ? "CheckIdentity" : "None"
   if (type !== "ITEM") return "None"
   switch (code) {
     case "ERROR":
@@ -144,10 +151,12 @@ export const makeVerifier = (config: PlaidBankLinker.PlaidConfig, nowMillis: () 
       Effect.mapError(() => new PlaidWebhookRefused({ reason: "not an item webhook" })),
     )
     const errorCode = body.error?.error_code
+    const itemId = body.webhook_type === "IDENTITY_VERIFICATION" ? body.identity_verification_id : body.item_id
+    if (itemId === undefined || itemId === null) return yield* refuse("not an item webhook")
     const webhook: ItemWebhook = {
       webhookType: body.webhook_type,
       webhookCode: body.webhook_code,
-      itemId: body.item_id,
+      itemId,
       accountId: body.account_id ?? undefined,
       errorCode,
       action: actionOf(body.webhook_type, body.webhook_code, errorCode),
@@ -157,7 +166,22 @@ export const makeVerifier = (config: PlaidBankLinker.PlaidConfig, nowMillis: () 
     return webhook
   })
 
-  return { verify: verifyWebhook }
+  /** The customer (Plaid's `client_user_id`) of an identity verification. */
+  const customerOf = Traced.fn("PlaidWebhooks.customerOf")(function* (identityVerificationId: string) {
+    const answer = yield* Effect.tryPromise({
+      try: () => client.identityVerificationGet({ identity_verification_id: identityVerificationId }),
+      catch: (thrown) => {
+        const status = (thrown as { response?: { status?: number } } | null)?.response?.status
+        return new Providers.ProviderUnavailable({
+          provider: "Plaid",
+          reason: `identity verification: ${status === undefined ? "no answer" : `Plaid answered ${status}`}`,
+        })
+      },
+    })
+    return answer.data.client_user_id
+  })
+
+  return { verify: verifyWebhook, customerOf }
 }
 
 /** The `BankLinkNotifications` port on Plaid's verified item webhooks. */
@@ -167,13 +191,17 @@ export const layer = (config: PlaidBankLinker.PlaidConfig): Layer.Layer<Customer
     return CustomerProviders.BankLinkNotifications.of({
       verify: ({ body, headers }) =>
         verifier.verify(body, headers["plaid-verification"]).pipe(
-          Effect.map(
-            (webhook): CustomerProviders.BankLinkNotification => ({
-              itemId: webhook.itemId,
-              action: webhook.action,
-              accountId: webhook.accountId,
-              reason: webhook.errorCode ?? webhook.webhookCode,
-            }),
+          Effect.flatMap((webhook) =>
+            Effect.map(
+              webhook.action === "CheckIdentity" ? verifier.customerOf(webhook.itemId) : Effect.succeed(undefined),
+              (registrationId): CustomerProviders.BankLinkNotification => ({
+                itemId: webhook.itemId,
+                action: webhook.action,
+                accountId: webhook.accountId,
+                reason: webhook.errorCode ?? webhook.webhookCode,
+                registrationId,
+              }),
+            ),
           ),
           Effect.catchTag("PlaidWebhookRefused", (refused) =>
             Effect.fail(new CustomerProviders.BankLinkNotificationRefused({ reason: refused.reason })),

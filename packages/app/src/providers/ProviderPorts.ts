@@ -4,13 +4,13 @@
  * Each port is served by the operator's HTTP bridge (always possible: any
  * vendor behind a small service, docs/providers.md) or, for some ports, by a
  * first-party adapter on the vendor's official SDK (`twilio`, `smtp`,
- * `plaid`). `PARTNERPAY_PROVIDER_<KEY>` picks one (default `bridge`); each
+ * `plaid`, `dwolla`). `PARTNERPAY_PROVIDER_<KEY>` picks one (default `bridge`); each
  * adapter has its own settings (Settings.ts declares them, Config.ts checks
  * them and names every missing one in one error).
  *
  * Production never runs on a sandbox provider. A port something calls in
- * production (`required`) must be configured or the start is refused; a port
- * nothing calls yet (KYB: no production submission worker) and the message
+ * production (`required`) must be configured or the start is refused; KYB
+ * (unset: no KYB worker runs, companies stay Unverified) and the message
  * channels (a channel without a provider is skipped: its messages are
  * undeliverable and logged) may stay unset. A new port is one line here.
  *
@@ -20,6 +20,7 @@ import { CompanyProviders, CustomerProviders, Messaging, Providers } from "@part
 import { Effect, Layer, Schema } from "effect"
 import * as BankLinkerBridge from "./BankLinkerBridge.ts"
 import * as CardProcessorBridge from "./CardProcessorBridge.ts"
+import type * as DwollaClient from "./DwollaClient.ts"
 import * as ESignatureBridge from "./ESignatureBridge.ts"
 import type { BridgeConfig } from "./HttpBridge.ts"
 import * as KybBridge from "./KybBridge.ts"
@@ -46,6 +47,7 @@ export interface VendorSettings {
   readonly twilio?: TwilioVerify.TwilioConfig | undefined
   readonly smtp?: SmtpEmail.SmtpConfig | undefined
   readonly plaid?: PlaidBankLinker.PlaidConfig | undefined
+  readonly dwolla?: DwollaClient.DwollaConfig | undefined
 }
 
 /**
@@ -60,19 +62,29 @@ export const ports = [
     required: true,
     adapters: { bridge: OtpSenderBridge.layer, twilio: lazy(() => import("./TwilioVerify.ts")) },
   },
-  { key: "KYC", port: "identity verification (KYC)", required: true, adapters: { bridge: KycBridge.layer } },
+  {
+    key: "KYC",
+    port: "identity verification (KYC)",
+    required: true,
+    adapters: { bridge: KycBridge.layer, plaid: lazy(() => import("./PlaidKyc.ts")) },
+  },
   {
     key: "BANK_LINKING",
     port: "bank linking",
     required: true,
     adapters: { bridge: BankLinkerBridge.layer, plaid: lazy(() => import("./PlaidBankLinker.ts")) },
   },
-  { key: "KYB", port: "business verification (KYB)", required: false, adapters: { bridge: KybBridge.layer } },
+  {
+    key: "KYB",
+    port: "business verification (KYB)",
+    required: false,
+    adapters: { bridge: KybBridge.layer, dwolla: lazy(() => import("./DwollaKyb.ts")) },
+  },
   {
     key: "MONEY_MOVEMENT",
     port: "money movement (ACH debits, refund credits, payouts)",
     required: true,
-    adapters: { bridge: MoneyMovementBridge.layer },
+    adapters: { bridge: MoneyMovementBridge.layer, dwolla: lazy(() => import("./DwollaMoneyMovement.ts")) },
   },
   { key: "CARD_PROCESSOR", port: "card processor", required: true, adapters: { bridge: CardProcessorBridge.layer } },
   { key: "E_SIGNATURE", port: "e-signature", required: true, adapters: { bridge: ESignatureBridge.layer } },
@@ -104,7 +116,7 @@ export type PortKey = Entry["key"]
 export type AdapterName = { [K in PortKey]: keyof Extract<Entry, { key: K }>["adapters"] }[PortKey]
 
 /** Every adapter name any port offers. */
-export const adapterNames: ReadonlyArray<AdapterName> = ["bridge", "twilio", "smtp", "plaid"]
+export const adapterNames: ReadonlyArray<AdapterName> = ["bridge", "twilio", "smtp", "plaid", "dwolla"]
 
 /** The adapters of one port, `bridge` first. */
 export const adaptersOf = (key: PortKey): ReadonlyArray<AdapterName> =>
@@ -244,6 +256,32 @@ const notifications = (providers: Configuration): Layer.Layer<ProductionProvider
   ) as Layer.Layer<ProductionProviders>
 }
 
+/**
+ * Bank linking on Plaid while money moves on Dwolla: the linker makes each linked account's Dwolla funding
+ * source from its Plaid processor token (`DwollaFundingSources`). Undefined otherwise.
+ */
+const plaidWithDwolla = (
+  key: PortKey,
+  selection: Selection,
+  providers: Configuration,
+): Layer.Layer<ProductionProviders> | undefined => {
+  const { plaid, dwolla } = providers.vendors
+  const movement = providers.ports.MONEY_MOVEMENT
+  if (key !== "BANK_LINKING" || selection._tag !== "plaid" || movement?._tag !== "dwolla") return undefined
+  if (plaid === undefined || dwolla === undefined) return undefined
+  const modules = Effect.promise(() =>
+    Promise.all([import("./PlaidBankLinker.ts"), import("./DwollaFundingSources.ts")]),
+  )
+  return Layer.unwrap(
+    Effect.map(modules, ([linker, fundingSources]) =>
+      linker.layerWithFundingSources(
+        { ...plaid, timeoutMillis: selection.timeoutMillis },
+        fundingSources.current({ ...dwolla, timeoutMillis: movement.timeoutMillis }),
+      ),
+    ),
+  ) as Layer.Layer<ProductionProviders>
+}
+
 /** Every port on its provider; fails naming every required port without one. */
 export const layer = (providers: Configuration): Layer.Layer<ProductionProviders, ProvidersNotConfigured> => {
   const left = missing(providers)
@@ -253,7 +291,9 @@ export const layer = (providers: Configuration): Layer.Layer<ProductionProviders
   }
   const layers = ports.map((entry) => {
     const selection = providers.ports[entry.key]
-    return selection === undefined ? absent(entry.key) : served(entry, selection, providers.vendors)
+    if (selection === undefined) return absent(entry.key)
+    const linking = plaidWithDwolla(entry.key, selection, providers)
+    return linking ?? served(entry, selection, providers.vendors)
   })
   return Layer.mergeAll(...(layers as [Layer.Layer<ProductionProviders>]), notifications(providers))
 }

@@ -112,8 +112,12 @@ describe("a provider bridge that answers", () => {
           linkSessionId: "s",
           institutionId: "ins_1",
           accountIds: ["a"],
+          holder: { firstName: "Ada", lastName: "Lovelace", emailAddress: "ada@example.com" },
         }),
       )
+      // The holder's identity (for a provider making funding sources) is not part of the bridge's contract.
+      assert.notInclude(JSON.stringify(fake.received()[0]?.body), "Lovelace")
+      assert.include(JSON.stringify(fake.received()[0]?.body), "ins_1")
       assert.strictEqual(failed._tag, "BankLinkFailed")
       if (failed._tag === "BankLinkFailed") assert.strictEqual(failed.errorCode, "INVALID_CREDENTIALS")
       const undelivered = yield* Effect.flip(

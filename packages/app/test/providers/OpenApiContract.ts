@@ -63,11 +63,21 @@ const normalized = (node: unknown): unknown => {
   return object
 }
 
+/** `application/json` or a `+json` media type. */
+const isJsonMedia = (mediaType: string) => mediaType === "application/json" || mediaType.endsWith("+json")
+
 /** A provider's document, ready to check requests and answers. */
 export class Contract {
   private readonly document: Json
-  private readonly strict = new Ajv({ strict: false, allErrors: true, logger: false })
-  private readonly coercing = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes: "array" })
+  // Patterns as the documents write them (JavaScript's non-unicode syntax: Dwolla's escape `\~`, for one).
+  private readonly strict = new Ajv({ strict: false, allErrors: true, logger: false, unicodeRegExp: false })
+  private readonly coercing = new Ajv({
+    strict: false,
+    allErrors: true,
+    logger: false,
+    coerceTypes: "array",
+    unicodeRegExp: false,
+  })
   private readonly compiled = new Map<string, ValidateFunction>()
   private readonly matchers: ReadonlyArray<readonly [RegExp, string]>
 
@@ -180,7 +190,9 @@ export class Contract {
     const key = String(status) in responses ? String(status) : "default" in responses ? "default" : undefined
     if (key === undefined) return status >= 400 ? { where } : `${where}: the document has no such answer`
     const content = (this.resolve(responses[key] as Json).content ?? {}) as Json
-    const media = content["application/json"] as Json | undefined
+    // JSON, or a vendor's JSON media type (Dwolla's `application/vnd.dwolla.v1.hal+json`).
+    const json = "application/json" in content ? "application/json" : Object.keys(content).find(isJsonMedia)
+    const media = json === undefined ? undefined : (content[json] as Json)
     return media === undefined ? { where } : { where, media }
   }
 
@@ -216,8 +228,18 @@ export interface RecordedRequest {
   readonly body: string
 }
 
-/** What a fake answers: a status and a JSON body (checked against the document), or no answer at all. */
-export type Answer = { readonly status: number; readonly body?: unknown } | { readonly hang: true }
+/**
+ * What a fake answers: a status and a JSON body (checked against the document), with its content type
+ * (default `application/json`) and other headers (e.g. a 201's `Location`), or no answer at all.
+ */
+export type Answer =
+  | {
+      readonly status: number
+      readonly body?: unknown
+      readonly contentType?: string
+      readonly headers?: Record<string, string>
+    }
+  | { readonly hang: true }
 
 /** A fake provider: routes by the contract whose paths it serves, records and checks everything. */
 export interface Fake {
@@ -225,14 +247,17 @@ export interface Fake {
   readonly requests: ReadonlyArray<RecordedRequest>
   /** Every violation of a document, by a request or by an answer. */
   readonly violations: ReadonlyArray<string>
-  /** The next answers to requests whose path ends with `suffix` (in order; the last repeats). */
+  /**
+   * The next answers to requests whose path ends with `suffix`, or of one method and suffix
+   * (`"GET /customers"`), in order; the last repeats.
+   */
   readonly answer: (suffix: string, ...answers: ReadonlyArray<Answer>) => void
   readonly close: () => Promise<void>
 }
 
 /**
  * Starts a fake on a free loopback port. `contractOf` picks the document of a request path; `defaults`
- * answer what no script answers (by path suffix).
+ * answer what no script answers (by path suffix, or by method and suffix: `"GET /customers"`).
  */
 export const startFake = async (
   contractOf: (path: string) => Contract,
@@ -241,12 +266,19 @@ export const startFake = async (
   const requests: Array<RecordedRequest> = []
   const violations: Array<string> = []
   const scripts = new Map<string, Array<Answer>>()
-  const pick = (path: string): Answer => {
-    for (const [suffix, answers] of scripts) {
-      if (path.endsWith(suffix) && answers.length > 0)
+  // A key is a path suffix, or a method and a suffix ("GET /customers"): those are tried first.
+  const matches = (key: string, method: string, path: string) => {
+    const space = key.indexOf(" ")
+    return space < 0 ? path.endsWith(key) : key.slice(0, space) === method && path.endsWith(key.slice(space + 1))
+  }
+  const ordered = <A>(entries: ReadonlyArray<readonly [string, A]>) =>
+    [...entries].sort(([a], [b]) => Number(b.includes(" ")) - Number(a.includes(" ")))
+  const pick = (method: string, path: string): Answer => {
+    for (const [key, answers] of ordered([...scripts.entries()])) {
+      if (matches(key, method, path) && answers.length > 0)
         return answers.length > 1 ? (answers.shift() as Answer) : (answers[0] as Answer)
     }
-    const fallback = Object.entries(defaults).find(([suffix]) => path.endsWith(suffix))
+    const fallback = ordered(Object.entries(defaults)).find(([key]) => matches(key, method, path))
     return fallback?.[1] ?? { status: 404, body: { message: "not found" } }
   }
   const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
@@ -272,10 +304,13 @@ export const startFake = async (
         }
       }
       checked(() => contract.checkRequest(request))
-      const answer = pick(request.path)
+      const answer = pick(request.method, request.path)
       if ("hang" in answer) return
       checked(() => contract.checkAnswer(request.method, request.path, answer.status, answer.body))
-      outgoing.writeHead(answer.status, { "content-type": "application/json" })
+      outgoing.writeHead(answer.status, {
+        "content-type": answer.contentType ?? "application/json",
+        ...answer.headers,
+      })
       outgoing.end(answer.body === undefined ? "" : JSON.stringify(answer.body))
     })
   })

@@ -72,6 +72,10 @@ describe.skipIf(!present)("Plaid item webhooks, verified", () => {
             request_id: "RZ6Omi1bzzwDaLo",
           },
         },
+        "/identity_verification/get": {
+          status: 200,
+          body: (plaid as Contract).example("POST", "/identity_verification/get", 200),
+        },
       }),
     )
     fakes.push(fake)
@@ -149,5 +153,30 @@ describe.skipIf(!present)("Plaid item webhooks, verified", () => {
       const refused = yield* Effect.flip(verifier.verify(loginRequired, old))
       assert.strictEqual(refused._tag, "PlaidWebhookRefused")
     }),
+  )
+
+  it.live(
+    "an identity verification's status update names its customer (the client user id): the verdict is asked",
+    () =>
+      Effect.gen(function* () {
+        const { fake, verifier } = yield* start()
+        const updated = JSON.stringify({
+          webhook_type: "IDENTITY_VERIFICATION",
+          webhook_code: "STATUS_UPDATED",
+          identity_verification_id: "idv_52xR9LKo77r1Np",
+          environment: "production",
+        })
+        const webhook = yield* verifier.verify(updated, jwtOf(updated))
+        assert.deepInclude(webhook, { action: "CheckIdentity", itemId: "idv_52xR9LKo77r1Np" })
+        const customer = yield* verifier.customerOf(webhook.itemId)
+        assert.strictEqual(customer, "your-db-id-3b24110")
+        assert.deepStrictEqual(JSON.parse(fake.requests.at(-1)?.body ?? "{}"), {
+          identity_verification_id: "idv_52xR9LKo77r1Np",
+        })
+        const nameless = JSON.stringify({ webhook_type: "IDENTITY_VERIFICATION", webhook_code: "STATUS_UPDATED" })
+        const refused = yield* Effect.flip(verifier.verify(nameless, jwtOf(nameless)))
+        assert.strictEqual(refused._tag, "PlaidWebhookRefused")
+        assert.deepStrictEqual(fake.violations, [])
+      }),
   )
 })

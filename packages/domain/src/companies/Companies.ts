@@ -55,6 +55,16 @@ export interface Registration {
 export const StatusResponse = Schema.Struct({
   CompanyId: CompanyId,
   Status: Company.CompanyStatus,
+  /**
+   * While Unverified: what the KYB provider asks before it decides (`DocumentRequired`, `RetryRequired`);
+   * absent otherwise (docs/decisions.md: the interface's three statuses stay as they are).
+   */
+  Requirement: Schema.optionalKey(
+    Company.KybRequirement.annotate({
+      description:
+        "While Unverified: what the KYB provider asks before deciding (DocumentRequired, RetryRequired); absent otherwise",
+    }),
+  ),
 })
 export type StatusResponse = typeof StatusResponse.Type
 
@@ -211,7 +221,11 @@ export const status = Traced.fn("Companies.status")(function* (partnerId: Partne
     "companyId" in lookup
       ? yield* get(partnerId, lookup.companyId)
       : yield* findByReference(partnerId, lookup.companyReferenceId)
-  const response: StatusResponse = { CompanyId: company.companyId, Status: company.status }
+  const requirement =
+    company.status === "Unverified" && company.kybRequirement !== undefined
+      ? { Requirement: company.kybRequirement }
+      : {}
+  const response: StatusResponse = { CompanyId: company.companyId, Status: company.status, ...requirement }
   return response
 })
 
@@ -234,6 +248,26 @@ export const completeKyb = UseCase.fn("Companies.completeKyb")(function* (
     at,
   })
   return { status: Company.statusOf(handled.state) ?? outcome, changed: handled.events.length > 0 }
+})
+
+/**
+ * Records what the KYB provider asks before deciding (documents, or the company's data again): the
+ * company stays Unverified and its partner is told (COMPANY_VERIFICATION_ACTION_REQUIRED). The same
+ * requirement again, or one after the verdict, changes nothing. From the worker's polls and the
+ * provider's notifications alike.
+ */
+export const requireKybAction = UseCase.fn("Companies.requireKybAction")(function* (
+  companyId: CompanyId,
+  requirement: Company.KybRequirement,
+) {
+  const at = yield* DateTime.now
+  const handled = yield* CommandHandler.handle(Company.aggregate, companyId, {
+    _tag: "RequireKybAction",
+    companyId,
+    requirement,
+    at,
+  })
+  return { status: Company.statusOf(handled.state) ?? "Unverified", changed: handled.events.length > 0 }
 })
 
 /** The failures of these use cases, for adapters mapping them. */
@@ -350,8 +384,8 @@ export const submitKyb = Traced.fn("Companies.submitKyb")(function* (companyId: 
 
 /**
  * Asks the KYB provider for the verdict of a submitted company (`KybVerifier.status`) and records
- * a final one (`completeKyb`, which sends COMPANY_VERIFICATION_STATUS_CHANGED); Pending changes
- * nothing. The polling path of the verdict; a provider's notification records it with `completeKyb`.
+ * a final one (`completeKyb`, which sends COMPANY_VERIFICATION_STATUS_CHANGED); a requirement with
+ * `requireKybAction`; Pending changes nothing. The polling path of the verdict; a provider's notification records it with `completeKyb`.
  */
 export const pollKyb = Traced.fn("Companies.pollKyb")(function* (companyId: CompanyId) {
   const { state } = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, companyId))
@@ -366,6 +400,9 @@ export const pollKyb = Traced.fn("Companies.pollKyb")(function* (companyId: Comp
       ),
     )
   if (outcome === "Pending") return "Unverified" as const
+  if (outcome === "DocumentRequired" || outcome === "RetryRequired") {
+    return (yield* requireKybAction(companyId, outcome)).status
+  }
   return (yield* completeKyb(companyId, outcome)).status
 })
 

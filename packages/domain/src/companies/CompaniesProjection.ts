@@ -14,7 +14,14 @@ import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CompanyId, CompanyReferenceId, PartnerId } from "../kernel/Ids.ts"
-import { type CompanyEvent, CompanyStatus, CompanyType, Location, PayoutAccount } from "./CompanyEvents.ts"
+import {
+  type CompanyEvent,
+  CompanyStatus,
+  CompanyType,
+  KybRequirement,
+  Location,
+  PayoutAccount,
+} from "./CompanyEvents.ts"
 
 /** The events this read model reads. */
 export type CompanyEnvelope = Envelope.Of<"Company", CompanyEvent>
@@ -49,6 +56,8 @@ export const CompanyDocument = Schema.Struct({
   rejectionReason: Schema.optionalKey(Schema.String),
   /** The KYB provider's reference of the submission, once submitted (`Companies.submitKyb`). */
   kybSubmissionId: Schema.optionalKey(Schema.String),
+  /** What the KYB provider asks before deciding, while the company is Unverified. */
+  kybRequirement: Schema.optionalKey(KybRequirement),
   /** The current payout account, once one was set. */
   payoutAccount: Schema.optionalKey(PayoutAccountView),
 })
@@ -97,6 +106,9 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
     case "CompanyKybSubmitted":
       if (current === undefined || current.status !== "Unverified") return current
       return { ...current, kybSubmissionId: event.submissionId }
+    case "CompanyKybActionRequired":
+      if (current === undefined || current.status !== "Unverified") return current
+      return { ...current, kybRequirement: event.requirement }
     case "PayoutAccountSet":
       if (current === undefined) return current
       return {

@@ -94,10 +94,24 @@ export interface RecordKybSubmission {
   readonly at: DateTime.Utc
 }
 
+/** The KYB provider asks for documents or the data again before it decides (sent by the KYB integration). */
+export interface RequireKybAction {
+  readonly _tag: "RequireKybAction"
+  readonly companyId: Ids.CompanyId
+  readonly requirement: CompanyEvents.KybRequirement
+  readonly at: DateTime.Utc
+}
+
 /** The events of this aggregate. */
 export type Event = CompanyEvent
 
-export type Command = RegisterCompany | AddLocation | CompleteKyb | RecordKybSubmission | SetPayoutAccount
+export type Command =
+  | RegisterCompany
+  | AddLocation
+  | CompleteKyb
+  | RecordKybSubmission
+  | RequireKybAction
+  | SetPayoutAccount
 
 // ---------------------------------------------------------------------------
 // State
@@ -119,6 +133,8 @@ export type State =
       readonly _tag: "Unverified"
       /** The KYB provider's reference, once submitted (`Companies.submitKyb`). */
       readonly kybSubmissionId?: string
+      /** What the KYB provider last asked for before deciding, until it decides. */
+      readonly kybRequirement?: CompanyEvents.KybRequirement
     } & CompanyData)
   | ({ readonly _tag: "Verified"; readonly verifiedAt: DateTime.Utc } & CompanyData)
   | ({ readonly _tag: "Rejected"; readonly rejectedAt: DateTime.Utc; readonly reason?: string } & CompanyData)
@@ -237,6 +253,20 @@ const recordKybSubmission = (command: RecordKybSubmission, state: State): Decisi
   }
 }
 
+/** A requirement is recorded once while it stands (a repeat, or one after the verdict, changes nothing). */
+const requireKybAction = (command: RequireKybAction, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return refuse(notFound)
+  if (state._tag !== "Unverified" || state.kybRequirement === command.requirement) return nothing
+  return accept<CompanyEvent>(
+    CompanyEvents.CompanyKybActionRequired.make({
+      companyId: state.companyId,
+      partnerId: state.partnerId,
+      requirement: command.requirement,
+      at: command.at,
+    }),
+  )
+}
+
 export const decide = (command: Command, state: State): Decision<Event> => {
   switch (command._tag) {
     case "RegisterCompany":
@@ -247,6 +277,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return completeKyb(command, state)
     case "RecordKybSubmission":
       return recordKybSubmission(command, state)
+    case "RequireKybAction":
+      return requireKybAction(command, state)
     case "SetPayoutAccount":
       return setPayoutAccount(command, state)
   }
@@ -278,6 +310,8 @@ export const evolve = (state: State, event: Event): State => {
       }
     case "CompanyKybSubmitted":
       return state._tag === "Unverified" ? { ...state, kybSubmissionId: event.submissionId } : state
+    case "CompanyKybActionRequired":
+      return state._tag === "Unverified" ? { ...state, kybRequirement: event.requirement } : state
     case "PayoutAccountSet": {
       if (state._tag === "Initial") return state
       const { _tag, companyId, partnerId, at, replacedPayoutAccountId, ...payoutAccount } = event

@@ -228,12 +228,29 @@ export const PayoutAccountSet = Schema.TaggedStruct("PayoutAccountSet", {
 export type PayoutAccountSet = typeof PayoutAccountSet.Type
 
 /** Every event of the Company aggregate (its stored JSON codec). */
+/** The requirements a KYB provider may state before its verdict. */
+export const KybRequirement = Schema.Literals(["DocumentRequired", "RetryRequired"])
+export type KybRequirement = typeof KybRequirement.Type
+
+/**
+ * The KYB provider asks for something before it decides (documents, or the company's data again): the
+ * company stays Unverified; drives COMPANY_VERIFICATION_ACTION_REQUIRED.
+ */
+export const CompanyKybActionRequired = Schema.TaggedStruct("CompanyKybActionRequired", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  requirement: KybRequirement,
+  at: Schema.DateTimeUtcFromString,
+})
+export type CompanyKybActionRequired = typeof CompanyKybActionRequired.Type
+
 export const CompanyEvent = Schema.Union([
   CompanyRegistered,
   LocationAdded,
   CompanyVerified,
   CompanyRejected,
   CompanyKybSubmitted,
+  CompanyKybActionRequired,
   PayoutAccountSet,
 ])
 export type CompanyEvent = typeof CompanyEvent.Type

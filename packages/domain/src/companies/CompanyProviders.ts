@@ -49,6 +49,15 @@ export interface KybSubmission {
 export type KybOutcome = "Pending" | "Verified" | "Rejected"
 
 /**
+ * What the provider asks before it can decide (not a verdict: the company stays Unverified):
+ * documents (`DocumentRequired`), or the company's data again (`RetryRequired`).
+ */
+export type KybRequirement = "DocumentRequired" | "RetryRequired"
+
+/** Where a submission stands: a verdict, still pending, or pending on what the provider asks. */
+export type KybStatus = KybOutcome | KybRequirement
+
+/**
  * Submits companies for business verification (KYB). The verdict comes later
  * (up to 24 hours): the provider notifies the application, or the application
  * polls `status`; either way it records the verdict on the Company aggregate.
@@ -61,6 +70,6 @@ export class KybVerifier extends Context.Service<
       submission: KybSubmission,
     ) => Effect.Effect<{ readonly submissionId: string }, KybSubmissionRefused | ProviderUnavailable>
     /** The current verdict of a submission. */
-    readonly status: (submissionId: string) => Effect.Effect<KybOutcome, ProviderUnavailable>
+    readonly status: (submissionId: string) => Effect.Effect<KybStatus, ProviderUnavailable>
   }
 >()("partnerpay/domain/KybVerifier") {}

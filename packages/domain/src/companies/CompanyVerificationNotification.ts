@@ -5,6 +5,10 @@
  * as the spec writes it; `Timestamp` is the ISO instant of the event). `Live`
  * and `Event` wrap it at delivery. The notification id is the event id, so a
  * receiver can de-duplicate retried deliveries.
+ *
+ * COMPANY_VERIFICATION_ACTION_REQUIRED (`actionRule`, not in the interface: docs/decisions.md): the KYB
+ * provider asks for documents or the company's data again before deciding (CompanyKybActionRequired),
+ * `Data = { CompanyId, Status: "Unverified", Requirement, Timestamp }`; once per requirement.
  */
 import { DateTime, Effect } from "effect"
 import * as NotificationRule from "../infrastructure/NotificationRule.ts"
@@ -27,3 +31,28 @@ const notifications = (envelope: CompanyEnvelope) => {
 }
 
 export const rule = NotificationRule.make<CompanyEnvelope>({ streamTypes: ["Company"], notifications })
+
+export const actionEventType = "COMPANY_VERIFICATION_ACTION_REQUIRED"
+
+const actionNotifications = (envelope: CompanyEnvelope) => {
+  const event = envelope.event
+  if (event._tag !== "CompanyKybActionRequired") return Effect.succeed([])
+  const notification: Notification = {
+    id: envelope.eventId,
+    partnerId: event.partnerId,
+    eventType: actionEventType,
+    data: {
+      CompanyId: event.companyId,
+      Status: "Unverified",
+      Requirement: event.requirement,
+      Timestamp: DateTime.formatIso(event.at),
+    },
+    position: envelope.globalPosition,
+  }
+  return Effect.succeed([notification])
+}
+
+export const actionRule = NotificationRule.make<CompanyEnvelope>({
+  streamTypes: ["Company"],
+  notifications: actionNotifications,
+})

@@ -23,6 +23,7 @@ const reading = <Env extends DomainEvents.Envelope>(rule: NotificationRule<Env>)
 /** Every notification rule. */
 export const rules: ReadonlyArray<AnyNotificationRule> = [
   reading(CompanyVerificationNotification.rule),
+  reading(CompanyVerificationNotification.actionRule),
   reading(PaymentRequestStatusNotification.rule),
   reading(PaymentPlanInstalmentNotification.rule),
   reading(RefundStatusNotification.rule),

@@ -134,6 +134,7 @@ export const link = Traced.fn("BankAccounts.link")(function* (
   // The decider's rule, checked before the provider is asked: a Rejected customer links nothing.
   if (customer.kycStatus === "Rejected") return failed([`${kycRejected.code}: ${kycRejected.reason}`])
   const linker = yield* BankLinker
+  const identity = customer.kycStatus === "Verified" ? customer.personalData : null
   const exchanged = yield* linker
     .exchangePublicToken({
       registrationId,
@@ -142,6 +143,15 @@ export const link = Traced.fn("BankAccounts.link")(function* (
       linkSessionId: request.linkSessionId,
       institutionId: request.institutionId,
       accountIds: request.accountIds,
+      ...(identity === null
+        ? {}
+        : {
+            holder: {
+              firstName: identity.firstName,
+              lastName: identity.lastName,
+              emailAddress: identity.emailAddress,
+            },
+          }),
     })
     .pipe(Effect.result)
   if (exchanged._tag === "Failure") {

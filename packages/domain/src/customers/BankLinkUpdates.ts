@@ -7,6 +7,8 @@
  * `BankAccountUnlinked` event and its BANK_ACCOUNT_REMOVED webhook). A
  * notification about an unknown item, or one asking nothing, changes
  * nothing; a repeated one records nothing new (unlinking twice is a no-op).
+ * A notification that a customer's identity verification changed is not an
+ * item's: `BankLinkNotices.receive` routes it to `Verification.recheck`.
  */
 import { DateTime, Effect } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
@@ -55,11 +57,13 @@ const unlink = UseCase.fn("BankLinkUpdates.unlink")(function* (
 })
 
 /** What a notification did: the item was unknown, nothing was asked, or the events it recorded. */
-export type Received = "UnknownItem" | "Ignored" | "Recorded"
+export type Received = "UnknownItem" | "UnknownCustomer" | "Ignored" | "Recorded"
 
 /** Acts on a verified notification of the bank-link provider. */
 export const receive = Traced.fn("BankLinkUpdates.receive")(function* (notification: BankLinkNotification) {
   if (notification.action === "None") return "Ignored" as Received
+  // Not about an item (BankLinkNotices routes it to the customer's verification).
+  if (notification.action === "CheckIdentity") return "Ignored" as Received
   const at = yield* DateTime.now
   const command: BankLinkItem.RequestRepair | BankLinkItem.RevokeAccess =
     notification.action === "Relink"

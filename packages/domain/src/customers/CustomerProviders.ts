@@ -49,6 +49,13 @@ export class CardProcessorRefused extends Schema.TaggedError<CardProcessorRefuse
 // Bank linking
 // ---------------------------------------------------------------------------
 
+/** The customer's verified identity (from KYC), as a funding-source provider needs it. */
+export interface AccountHolder {
+  readonly firstName: string
+  readonly lastName: string
+  readonly emailAddress: string
+}
+
 /** A bank account as the provider describes it. `mask` is at most the last 4 digits. */
 export interface ProviderBankAccount {
   /** The provider's id of the account (from `linkAccountsMetadata.accountIds`). */
@@ -74,7 +81,11 @@ export class BankLinker extends Context.Service<
       readonly registrationId: RegistrationId
       readonly tokenId: string
     }) => Effect.Effect<{ readonly linkToken: string; readonly expiration: DateTime.Utc }, ProviderUnavailable>
-    /** Exchanges the public token of a completed session for the accounts the customer chose. */
+    /**
+     * Exchanges the public token of a completed session for the accounts the customer chose. `holder`:
+     * the customer's verified identity (KYC), when there is one, for a provider that makes the money
+     * movement's funding sources at link time (personal data: never logged, never sent to a bridge).
+     */
     readonly exchangePublicToken: (request: {
       readonly registrationId: RegistrationId
       readonly tokenId: string
@@ -82,6 +93,7 @@ export class BankLinker extends Context.Service<
       readonly linkSessionId: string
       readonly institutionId: string
       readonly accountIds: ReadonlyArray<string>
+      readonly holder?: AccountHolder | undefined
     }) => Effect.Effect<{ readonly accounts: ReadonlyArray<ProviderBankAccount> }, BankLinkFailed | ProviderUnavailable>
   }
 >()("partnerpay/domain/BankLinker") {}
@@ -192,13 +204,20 @@ export class CardProcessor extends Context.Service<
 // Bank-link provider notifications (webhooks)
 // ---------------------------------------------------------------------------
 
-/** What a verified notification of the bank-link provider asks (docs/providers.md, "Plaid"). */
-export type BankLinkAction = "Relink" | "RemoveItem" | "RemoveAccount" | "None"
+/**
+ * What a verified notification of the bank-link provider asks (docs/providers.md, "Plaid"). `CheckIdentity`:
+ * the customer's identity verification changed at the provider (KYC on the same provider, Plaid Identity
+ * Verification): its verdict is asked of the `KycProvider` as a poll would.
+ */
+export type BankLinkAction = "Relink" | "RemoveItem" | "RemoveAccount" | "CheckIdentity" | "None"
 
 /** A notification of the bank-link provider about one of its connections (items), verified. */
 export interface BankLinkNotification {
+  /** The provider's connection (item); for `CheckIdentity`, the provider's verification id. */
   readonly itemId: string
   readonly action: BankLinkAction
+  /** `CheckIdentity`: the customer whose verification it is (the provider's client user id). */
+  readonly registrationId?: string | undefined
   /** `RemoveAccount`: the provider's id of the account. */
   readonly accountId?: string | undefined
   /** The provider's code, recorded with a repair request (e.g. ITEM_LOGIN_REQUIRED). */

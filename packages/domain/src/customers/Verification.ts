@@ -121,6 +121,18 @@ export const check = Traced.fn("Verification.check")(function* (partnerId: Partn
   return done(Customer.kycStatus(handled.state), verdict.referenceId, verdict.redirectUrl)
 })
 
+/**
+ * The provider said the customer's verification changed (a verified webhook): the same decision as the
+ * customer's own check, for the customer's partner. `undefined`: no such customer (nothing recorded).
+ */
+export const recheck = Traced.fn("Verification.recheck")(function* (registrationId: RegistrationId) {
+  const { state } = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, registrationId))
+  if (state._tag !== "Registered") return undefined
+  return yield* check(state.partnerId, registrationId).pipe(
+    Effect.catchTag("NotFound", () => Effect.succeed(undefined)),
+  )
+})
+
 /** The verified customer's personal data (spec 2.14); NotFound (PersonalData) before verification. */
 export const personalData = Traced.fn("Verification.personalData")(function* (
   partnerId: PartnerId,

@@ -6,6 +6,7 @@
  */
 export * as BankAccounts from "./BankAccounts.ts"
 export * as BankLinkItem from "./BankLinkItem.ts"
+export * as BankLinkNotices from "./BankLinkNotices.ts"
 export * as BankLinkUpdates from "./BankLinkUpdates.ts"
 export * as Customer from "./Customer.ts"
 export * as CustomerErasure from "./CustomerErasure.ts"

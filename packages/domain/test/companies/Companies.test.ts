@@ -333,6 +333,50 @@ describe("completing KYB", () => {
     }).pipe(Effect.provide(layer())),
   )
 
+  it.effect(
+    "a requirement of the provider keeps the company Unverified, shows in its status and notifies once; the verdict clears it",
+    () =>
+      Effect.gen(function* () {
+        yield* march2026
+        const { companyId } = yield* Companies.register(partnerId, body())
+        yield* TestClock.adjust("2 hours")
+        const first = yield* Companies.requireKybAction(companyId, "DocumentRequired")
+        const again = yield* Companies.requireKybAction(companyId, "DocumentRequired")
+        assert.deepStrictEqual([first, again.changed], [{ status: "Unverified", changed: true }, false])
+        assert.deepStrictEqual(yield* Companies.status(partnerId, { companyId }), {
+          CompanyId: companyId,
+          Status: "Unverified",
+          Requirement: "DocumentRequired",
+        })
+        const { recorded } = yield* MemoryOutbox
+        const log = yield* (yield* EventStore).readAll({ after: 0, limit: 100 })
+        const required = log.find((e) => e.eventType === "CompanyKybActionRequired")!
+        assert.deepStrictEqual(recorded, [
+          {
+            id: required.eventId,
+            partnerId,
+            eventType: "COMPANY_VERIFICATION_ACTION_REQUIRED",
+            data: {
+              CompanyId: companyId,
+              Status: "Unverified",
+              Requirement: "DocumentRequired",
+              Timestamp: "2026-03-01T12:00:00.000Z",
+            },
+            position: required.globalPosition,
+          },
+        ])
+        yield* Companies.completeKyb(companyId, "Verified")
+        assert.deepStrictEqual(yield* Companies.status(partnerId, { companyId }), {
+          CompanyId: companyId,
+          Status: "Verified",
+        })
+        assert.deepStrictEqual(
+          recorded.map((n) => n.eventType),
+          ["COMPANY_VERIFICATION_ACTION_REQUIRED", "COMPANY_VERIFICATION_STATUS_CHANGED"],
+        )
+      }).pipe(Effect.provide(layer())),
+  )
+
   it.effect("of an unknown company is NotFound", () =>
     Effect.gen(function* () {
       const failure = failureOf(yield* Effect.exit(Companies.completeKyb(unknownCompanyId, "Verified")))
@@ -488,5 +532,39 @@ describe("the KYB data kept for the submission", () => {
         ["RuleViolated", "KYB_DATA_MISSING"],
       )
     }).pipe(Effect.provide(sealedLayer(fakeVault()))),
+  )
+})
+
+describe("a submitted company whose KYB provider asks for a document before deciding", () => {
+  const statuses: Array<"DocumentRequired" | "Verified"> = []
+  const asking = Layer.succeed(
+    KybVerifier,
+    KybVerifier.of({
+      submit: () => Effect.succeed({ submissionId: "kyb-submission-2" }),
+      status: () => Effect.succeed(statuses.shift() ?? "Verified"),
+    }),
+  )
+  it.effect(
+    "a poll records the requirement (once), the company stays Unverified; a later poll records the verdict",
+    () =>
+      Effect.gen(function* () {
+        yield* march2026
+        statuses.push("DocumentRequired", "DocumentRequired", "Verified")
+        const { companyId } = yield* Companies.register(partnerId, body())
+        yield* Companies.submitKyb(companyId)
+        assert.strictEqual(yield* Companies.pollKyb(companyId), "Unverified")
+        assert.strictEqual(yield* Companies.pollKyb(companyId), "Unverified")
+        assert.deepInclude(yield* Companies.status(partnerId, { companyId }), { Requirement: "DocumentRequired" })
+        assert.strictEqual(yield* Companies.pollKyb(companyId), "Verified")
+        const { recorded } = yield* MemoryOutbox
+        assert.deepStrictEqual(
+          recorded.map((n) => n.eventType),
+          ["COMPANY_VERIFICATION_ACTION_REQUIRED", "COMPANY_VERIFICATION_STATUS_CHANGED"],
+        )
+      }).pipe(
+        Effect.provide(
+          Layer.mergeAll(layerSealed(fakeVault()), UnitOfWork.layerMemory, IdGenerator.layerRandom, asking),
+        ),
+      ),
   )
 })

@@ -475,6 +475,16 @@ const completeKyb = (outcome: "Verified" | "Rejected", reason?: string): Company
   at: later,
 })
 
+const requireKybAction = (requirement: Company.KybRequirement): Company.RequireKybAction => ({
+  _tag: "RequireKybAction",
+  companyId,
+  requirement,
+  at: later,
+})
+
+const actionRequired = (requirement: Company.KybRequirement) =>
+  Company.CompanyKybActionRequired.make({ companyId, partnerId, requirement, at: later })
+
 const verified = Company.CompanyVerified.make({ companyId, partnerId, status: "Verified", at: later })
 const rejected = Company.CompanyRejected.make({
   companyId,
@@ -771,4 +781,44 @@ describe("properties", () => {
       seeded({ numRuns: 200 }),
     )
   })
+})
+
+describe("an Unverified company whose KYB provider asks for something before deciding", () => {
+  it("RequireKybAction records CompanyKybActionRequired; the company stays Unverified", () => {
+    spec
+      .given([registered()])
+      .when(requireKybAction("DocumentRequired"))
+      .then([actionRequired("DocumentRequired")])
+    spec
+      .given([registered()])
+      .when(requireKybAction("DocumentRequired"))
+      .thenState((state) => {
+        assert.strictEqual(Company.statusOf(state), "Unverified")
+        assert.strictEqual(state._tag === "Unverified" ? state.kybRequirement : undefined, "DocumentRequired")
+      })
+  })
+  it("the same requirement again does nothing (one webhook per requirement)", () =>
+    spec
+      .given([registered(), actionRequired("DocumentRequired")])
+      .when(requireKybAction("DocumentRequired"))
+      .thenNothingHappens())
+  it("another requirement is recorded", () =>
+    spec
+      .given([registered(), actionRequired("DocumentRequired")])
+      .when(requireKybAction("RetryRequired"))
+      .then([actionRequired("RetryRequired")]))
+  it("the verdict still comes: CompleteKyb Verified records CompanyVerified", () =>
+    spec
+      .given([registered(), actionRequired("RetryRequired")])
+      .when(completeKyb("Verified"))
+      .then([verified]))
+})
+
+describe("a decided company told of a requirement late", () => {
+  it("RequireKybAction after Verified or Rejected does nothing", () => {
+    spec.given([registered(), verified]).when(requireKybAction("DocumentRequired")).thenNothingHappens()
+    spec.given([registered(), rejected]).when(requireKybAction("RetryRequired")).thenNothingHappens()
+  })
+  it("RequireKybAction for a company never registered is refused as NotFound", () =>
+    spec.given([]).when(requireKybAction("DocumentRequired")).thenFails({ _tag: "NotFound", entity: "Company" }))
 })

@@ -9,6 +9,7 @@ import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as BankAccounts from "../../src/customers/BankAccounts.ts"
+import * as BankLinkNotices from "../../src/customers/BankLinkNotices.ts"
 import * as BankLinkUpdates from "../../src/customers/BankLinkUpdates.ts"
 import * as CustomerLogin from "../../src/customers/CustomerLogin.ts"
 import * as CustomerProviderSandboxes from "../../src/customers/CustomerProviderSandboxes.ts"
@@ -138,4 +139,43 @@ describe("the bank-link provider's notifications", () => {
       }),
     ),
   )
+
+  describe("a customer whose identity verification is Pending", () => {
+    it.effect("the provider's notice that it changed records the verdict a check would, once", () =>
+      run(
+        Effect.gen(function* () {
+          yield* CustomerLogin.sendOtp(partnerId, phone)
+          const { registrationId } = yield* CustomerLogin.checkOtp(partnerId, phone, "123456")
+          yield* Verification.start(partnerId, registrationId, "device-1")
+          const notice = { itemId: "idv-1", action: "CheckIdentity" as const, reason: "STATUS_UPDATED", registrationId }
+          const pending = yield* (yield* EventStore).readAll({ after: 0, limit: 1000 })
+          assert.strictEqual(yield* BankLinkNotices.receive(notice), "Recorded")
+          const before = yield* (yield* EventStore).readAll({ after: 0, limit: 1000 })
+          assert.isAbove(before.length, pending.length)
+          const recorded = yield* Verification.check(partnerId, registrationId)
+          assert.strictEqual(recorded.status, "Verified")
+          yield* BankLinkNotices.receive(notice)
+          const after = yield* (yield* EventStore).readAll({ after: 0, limit: 1000 })
+          assert.strictEqual(after.length, before.length)
+        }),
+      ),
+    )
+
+    it.effect("a notice naming no customer of ours changes nothing", () =>
+      run(
+        Effect.gen(function* () {
+          const before = yield* (yield* EventStore).readAll({ after: 0, limit: 1000 })
+          const received = yield* BankLinkNotices.receive({
+            itemId: "idv-2",
+            action: "CheckIdentity",
+            reason: "STATUS_UPDATED",
+            registrationId: "3d2c1b0a-0000-4000-8000-000000000000",
+          })
+          assert.strictEqual(received, "UnknownCustomer")
+          const after = yield* (yield* EventStore).readAll({ after: 0, limit: 1000 })
+          assert.strictEqual(after.length, before.length)
+        }),
+      ),
+    )
+  })
 })

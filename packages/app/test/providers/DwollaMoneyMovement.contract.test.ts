@@ -1,0 +1,268 @@
+/**
+ * Money movement on Dwolla driven through the official `dwolla` SDK against a
+ * local fake of Dwolla: debits, refunds and payouts as transfers with an
+ * Idempotency-Key, the payout account's funding source made once, statuses
+ * and return codes; every request and answer checked against Dwolla's document.
+ */
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { type Ids, MoneyMovement } from "@partnerpay/domain"
+import { Effect, Redacted } from "effect"
+import type * as DwollaClient from "../../src/providers/DwollaClient.ts"
+import * as DwollaMoneyMovement from "../../src/providers/DwollaMoneyMovement.ts"
+import * as DwollaStore from "../../src/providers/DwollaStore.ts"
+import * as DwollaFake from "./DwollaFake.ts"
+import { documentsPresent } from "./OpenApiContract.ts"
+
+const present = documentsPresent()
+
+const companyId = "8c6b3a57-3c6d-4c55-9b1f-2f0f0e2f3a11" as Ids.CompanyId
+const payer = "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f" as Ids.RegistrationId
+const masterFundingSource = "b268f6b9-db3b-4ecc-83a2-8823a53ec8b7"
+const payerFundingSource = "5b29f9e8-dc2a-4b51-9f6a-8e8e8e8e8e8e"
+const linkedFundingSource = "7d3b1f5e-9a2c-4e6b-8f1a-3c5e7a9b1d3f"
+
+/**
+ * A store in memory: the payer's bank account 1 has a funding source kept for it; account 2 one made at
+ * link time (kept by the account's identity); the company a customer.
+ */
+const memoryStore = () => {
+  const linked: DwollaStore.LinkedAccount = { institutionId: "ins_109508", mask: "0000", type: "checking" }
+  const kept = new Map<string, string>([
+    ["bank-account-1", payerFundingSource],
+    [DwollaStore.payerAccountKey(payer, linked), linkedFundingSource],
+  ])
+  const store: DwollaStore.Store = {
+    find: (ownerId) => Effect.succeed(kept.get(ownerId)),
+    keep: (ownerId, fundingSource) =>
+      Effect.sync(() => {
+        if (!kept.has(ownerId)) kept.set(ownerId, fundingSource)
+        return kept.get(ownerId) as string
+      }),
+    customerOf: (id) => Effect.succeed(id === companyId ? DwollaFake.customerId : undefined),
+    accountOf: (registrationId, bankAccountId) =>
+      Effect.succeed(registrationId === payer && bankAccountId === "bank-account-2" ? linked : undefined),
+  }
+  return { kept, store }
+}
+
+describe("Dwolla amounts and statuses", () => {
+  it("minor units are Dwolla's decimal strings", () => {
+    assert.deepStrictEqual([1234, 5, 100, 0].map(DwollaMoneyMovement.decimalOf), ["12.34", "0.05", "1.00", "0.00"])
+  })
+  it("pending waits, processed is Settled, failed carries its return code, cancelled is R06", () => {
+    assert.deepStrictEqual(
+      [
+        DwollaMoneyMovement.outcomeOf("pending", undefined),
+        DwollaMoneyMovement.outcomeOf("processed", undefined),
+        DwollaMoneyMovement.outcomeOf("failed", "R01"),
+        DwollaMoneyMovement.outcomeOf("cancelled", undefined),
+      ],
+      [
+        { status: "Pending" },
+        { status: "Settled" },
+        { status: "Failed", returnCode: "R01" },
+        { status: "Failed", returnCode: "R06" },
+      ],
+    )
+  })
+})
+
+describe.skipIf(!present)("money movement on Dwolla, on its published contract", () => {
+  const fakes: Array<DwollaFake.DwollaFake> = []
+  afterAll(() => Promise.all(fakes.map((fake) => fake.close())))
+
+  const start = Effect.fn(function* (timeoutMillis = 5000) {
+    const fake = yield* Effect.promise(() => DwollaFake.start())
+    fakes.push(fake)
+    const config: DwollaClient.DwollaConfig = {
+      key: "a-dwolla-key",
+      secret: Redacted.make("a-dwolla-secret"),
+      environment: "sandbox",
+      baseUrl: fake.url,
+      webhookSecret: Redacted.make("a-webhook-secret"),
+      masterFundingSource,
+      timeoutMillis,
+    }
+    const { kept, store } = memoryStore()
+    return { fake, kept, movement: DwollaMoneyMovement.make(config, store) }
+  })
+
+  const bodyOf = (fake: DwollaFake.DwollaFake, path: string) =>
+    JSON.parse(fake.requests.find((request) => request.path === path)?.body ?? "{}")
+
+  it.live("a payer's debit is a transfer to the master funding source, keyed by the transfer id", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      const reference = yield* movement.originateDebit({
+        idempotencyKey: "transfer-1",
+        companyId,
+        payerRegistrationId: payer,
+        fundingSource: "bank-account-1",
+        amount: { minorUnits: 1234, currency: "USD" },
+        description: "Invoice 42",
+        sameDay: true,
+      })
+      assert.deepStrictEqual(reference, { kind: "Debit", id: "transfer-1", providerReference: DwollaFake.transferId })
+      const request = fake.requests.find((candidate) => candidate.path === "/transfers")
+      assert.strictEqual(request?.headers["idempotency-key"], "transfer-1")
+      const body = bodyOf(fake, "/transfers")
+      assert.deepStrictEqual(body._links, {
+        source: { href: `${fake.url}/funding-sources/${payerFundingSource}` },
+        destination: { href: `${fake.url}/funding-sources/${masterFundingSource}` },
+      })
+      assert.deepStrictEqual(body.amount, { value: "12.34", currency: "USD" })
+      assert.deepStrictEqual(body.clearing, { source: "next-available" })
+      assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+
+  it.live("the funding source made when the payer linked the account is found from our bank account id", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      yield* movement.originateDebit({
+        idempotencyKey: "transfer-3",
+        companyId,
+        payerRegistrationId: payer,
+        fundingSource: "bank-account-2",
+        amount: { minorUnits: 100, currency: "USD" },
+        description: "Invoice 43",
+      })
+      assert.strictEqual(
+        bodyOf(fake, "/transfers")._links.source.href,
+        `${fake.url}/funding-sources/${linkedFundingSource}`,
+      )
+      assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+
+  it.live("a refund is a transfer back to the payer, keyed by the refund id", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      yield* movement.originateCredit({
+        idempotencyKey: "refund-1",
+        transferId: "transfer-1",
+        companyId,
+        payerRegistrationId: payer,
+        fundingSource: "bank-account-1",
+        amount: { minorUnits: 500, currency: "USD" },
+        description: "Refund of Invoice 42",
+      })
+      const body = bodyOf(fake, "/transfers")
+      assert.strictEqual(body._links.destination.href, `${fake.url}/funding-sources/${payerFundingSource}`)
+      assert.strictEqual(fake.requests.find((r) => r.path === "/transfers")?.headers["idempotency-key"], "refund-1")
+      assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+
+  it.live("a payout makes the payout account's funding source once, on the company's customer, then transfers", () =>
+    Effect.gen(function* () {
+      const { fake, kept, movement } = yield* start()
+      const payout = {
+        idempotencyKey: "payout-1",
+        companyId,
+        payoutAccount: "payout-account-1",
+        destination: {
+          accountHolderName: "Jane's Plumbing LLC",
+          routingNumber: "222222226",
+          accountNumber: "123456789",
+          accountType: "Checking" as const,
+        },
+        amount: { minorUnits: 10_000, currency: "USD" as const },
+      }
+      yield* movement.originatePayout(payout)
+      yield* movement.originatePayout({ ...payout, idempotencyKey: "payout-2" })
+      assert.deepStrictEqual(
+        fake.requests.map((request) => `${request.method} ${request.path}`),
+        [
+          "POST /token",
+          `POST /customers/${DwollaFake.customerId}/funding-sources`,
+          "POST /transfers",
+          "POST /transfers",
+        ],
+      )
+      const source = bodyOf(fake, `/customers/${DwollaFake.customerId}/funding-sources`)
+      assert.strictEqual(source.bankAccountType, "checking")
+      assert.strictEqual(kept.get("payout-account-1"), DwollaFake.fundingSourceId)
+      const body = bodyOf(fake, "/transfers")
+      assert.strictEqual(body._links.destination.href, `${fake.url}/funding-sources/${DwollaFake.fundingSourceId}`)
+      assert.deepStrictEqual(fake.violations, [])
+      const refused = yield* Effect.flip(
+        movement.originatePayout({ ...payout, companyId: "other" as Ids.CompanyId, payoutAccount: "other" }),
+      )
+      assert.instanceOf(refused, MoneyMovement.MovementRefused)
+    }),
+  )
+
+  it.live("a payer without a funding source is refused (asked again later); Dwolla's refusal is a refusal", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      const debit = {
+        idempotencyKey: "transfer-2",
+        companyId,
+        payerRegistrationId: payer,
+        fundingSource: "bank-account-unknown",
+        amount: { minorUnits: 100, currency: "USD" as const },
+        description: "x",
+      }
+      const none = yield* Effect.flip(movement.originateDebit(debit))
+      assert.strictEqual((none as MoneyMovement.MovementRefused).code, "NO_FUNDING_SOURCE")
+      fake.answer("/transfers", {
+        status: 400,
+        contentType: DwollaFake.hal,
+        body: { code: "ValidationError", message: "Validation error(s) present.", _embedded: { errors: [] } },
+      })
+      const refused = yield* Effect.flip(movement.originateDebit({ ...debit, fundingSource: "bank-account-1" }))
+      assert.strictEqual((refused as MoneyMovement.MovementRefused).code, "ValidationError")
+    }),
+  )
+
+  it.live(
+    "Dwolla out of service (503) or not answering (timeout) is ProviderUnavailable: asked again later, never the secret",
+    () =>
+      Effect.gen(function* () {
+        const { fake, movement } = yield* start(300)
+        const debit = {
+          idempotencyKey: "transfer-3",
+          companyId,
+          payerRegistrationId: payer,
+          fundingSource: "bank-account-1",
+          amount: { minorUnits: 100, currency: "USD" as const },
+          description: "x",
+        }
+        fake.answer(
+          "/transfers",
+          { status: 503, contentType: DwollaFake.hal, body: { code: "ServerError", message: "down" } },
+          { hang: true },
+        )
+        const outage = yield* Effect.flip(movement.originateDebit(debit))
+        assert.strictEqual(outage._tag, "ProviderUnavailable")
+        const silent = yield* Effect.flip(movement.originateDebit(debit))
+        assert.strictEqual(silent._tag, "ProviderUnavailable")
+        assert.notInclude(`${outage.message} ${silent.message}`, "a-dwolla-secret")
+        const attempts = fake.requests.filter((request) => request.path === "/transfers")
+        assert.deepStrictEqual(
+          attempts.map((request) => request.headers["idempotency-key"]),
+          ["transfer-3", "transfer-3"],
+        )
+        assert.deepStrictEqual(fake.violations, [])
+      }),
+  )
+
+  it.live("statuses: pending, processed, failed with Dwolla's return code (R01)", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      const reference = { kind: "Debit" as const, id: "transfer-1", providerReference: DwollaFake.transferId }
+      const outcomes: Array<MoneyMovement.MovementOutcome> = []
+      for (const status of ["pending", "processed", "failed"]) {
+        fake.transferStatus(status, "R01")
+        outcomes.push(yield* movement.status(reference))
+      }
+      assert.deepStrictEqual(outcomes, [
+        { status: "Pending" },
+        { status: "Settled" },
+        { status: "Failed", returnCode: "R01" },
+      ])
+      assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+})
