@@ -110,7 +110,8 @@ const payOut = (command: PayOutBalance, state: State): Decision<Event> => {
   if (state._tag === "Initial") return nothing
   const items = state.entries.filter((entry) => entry.amount.currency === command.currency)
   const amount = Ledger.sumOf(items, command.currency)
-  if (items.length === 0 || amount < Math.max(1, command.minimumMinorUnits)) return nothing
+  // No entries sum to 0, below the least payout of 1 minor unit: nothing to pay out.
+  if (amount < Math.max(1, command.minimumMinorUnits)) return nothing
   const last = state.lastPayouts.find((payout) => payout.currency === command.currency)
   if (
     last !== undefined &&

@@ -38,6 +38,7 @@ export const commandFor = (
         outcome: { _tag: "Returned", returnCode: event.returnCode, reason: event.reason },
         at: event.at,
       }
+    // Stryker disable next-line ConditionalExpression: equivalent, without the default case the switch falls through to undefined too
     default:
       return undefined
   }

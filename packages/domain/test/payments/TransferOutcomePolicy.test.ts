@@ -1,8 +1,10 @@
 /** Policy: a transfer's outcome reaches the payment request it pays (given the transfer's events, when one is recorded, then the request's command). */
-import { describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
+import { fold } from "../../src/kernel/Decider.ts"
 import type { CompanyId, PartnerId, PaymentRequestId, TransferId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
+import * as Transfer from "../../src/payments/Transfer.ts"
 import {
   type RefundId,
   type ReimbursementProviderId,
@@ -176,5 +178,14 @@ describe("a transfer's outcome reaches the payment request it pays", () => {
       .given([initiatedFor(false)])
       .when(settled)
       .thenNothingIsIssued()
+  })
+})
+
+describe("events the policy is not subscribed to", () => {
+  it("a step of the transfer alone (its initiation) issues nothing", () => {
+    assert.isUndefined(policy.react(initiated, fold(Transfer.aggregate, [initiated])))
+  })
+  it("an outcome of a transfer never initiated issues nothing", () => {
+    assert.isUndefined(policy.react(settled, Transfer.initialState))
   })
 })

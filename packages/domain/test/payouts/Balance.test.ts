@@ -87,6 +87,19 @@ describe("a company with no ledger yet", () => {
   it("nothing is paid out", () => {
     spec.given([]).when(payOut()).thenNothingHappens()
   })
+  it("nothing is available", () => {
+    assert.strictEqual(Balance.availableOf(Balance.initialState, "USD"), 0)
+  })
+  it("nothing is restored", () => {
+    spec
+      .given([])
+      .when({ _tag: "RestorePayoutItems", companyId, payoutId, items: [payment(1, 5_000)], at })
+      .thenNothingHappens()
+  })
+  it("a payout or a restoration does not fit and leaves it unchanged", () => {
+    spec.given([]).ignores(paidOut([payment(1, 5_000)], 5_000))
+    spec.given([]).ignores(PayoutItemsRestored.make({ companyId, partnerId, payoutId, items: [payment(1, 5_000)], at }))
+  })
 })
 
 describe("a company with available entries", () => {
@@ -107,6 +120,30 @@ describe("a company with available entries", () => {
       .given([recorded(payment(1, 5_000)), recorded(payment(2, 3_000, "EUR"))])
       .when(payOut())
       .then([paidOut([payment(1, 5_000)], 5_000)])
+  })
+  it("another entry is recorded beside them", () => {
+    spec
+      .given([recorded(payment(1, 5_000))])
+      .when(record(payment(2, 5_000)))
+      .then([recorded(payment(2, 5_000))])
+  })
+  it("entries adding up to the minimum exactly are paid out", () => {
+    spec
+      .given([recorded(payment(1, 100))])
+      .when(payOut())
+      .then([paidOut([payment(1, 100)], 100)])
+  })
+  it("a balance of zero is not paid out, even with a minimum of zero", () => {
+    spec
+      .given([recorded(payment(1, 3_000)), recorded(refund(1, 3_000))])
+      .when(payOut({ minimumMinorUnits: 0 }))
+      .thenNothingHappens()
+  })
+  it("a balance of one minor unit is paid out when the minimum allows it", () => {
+    spec
+      .given([recorded(payment(1, 1))])
+      .when(payOut({ minimumMinorUnits: 0 }))
+      .then([paidOut([payment(1, 1)], 1)])
   })
   it("below the minimum nothing is paid out", () => {
     spec
@@ -140,6 +177,56 @@ describe("a company paid out recently", () => {
       .when(payOut({ payoutId: secondPayoutId, at: nextDay }))
       .then([paidOut([payment(2, 7_000)], 7_000, nextDay, secondPayoutId)])
   })
+  it("the next payout is due exactly when the interval has passed", () => {
+    spec
+      .given(history)
+      .when(payOut({ payoutId: secondPayoutId, at: nextDay }))
+      .then([paidOut([payment(2, 7_000)], 7_000, nextDay, secondPayoutId)])
+    spec
+      .given(history)
+      .when(payOut({ payoutId: secondPayoutId, at: DateTime.subtract(nextDay, { milliseconds: 1 }) }))
+      .thenNothingHappens()
+  })
+  it("a payout of another currency is not held by this one's schedule", () => {
+    spec
+      .given([...history, recorded(payment(3, 4_000, "EUR"))])
+      .when(payOut({ payoutId: secondPayoutId, currency: "EUR", at: anHourLater }))
+      .then([
+        BalancePaidOut.make({
+          companyId,
+          partnerId,
+          payoutId: secondPayoutId,
+          amount: Money.make(4_000, "EUR"),
+          items: [payment(3, 4_000, "EUR")],
+          payoutAccountId,
+          accountNumberMasked: "****6789",
+          at: anHourLater,
+        }),
+      ])
+  })
+  it("a payout of another currency keeps this one's schedule", () => {
+    const eurPaidOut = BalancePaidOut.make({
+      companyId,
+      partnerId,
+      payoutId: secondPayoutId,
+      amount: Money.make(4_000, "EUR"),
+      items: [payment(3, 4_000, "EUR")],
+      payoutAccountId,
+      accountNumberMasked: "****6789",
+      at: anHourLater,
+    })
+    spec
+      .given([...history, recorded(payment(3, 4_000, "EUR")), eurPaidOut])
+      .when(payOut({ payoutId: id(6) as PayoutId, at: DateTime.add(anHourLater, { hours: 1 }) }))
+      .thenNothingHappens()
+  })
+  it("the schedule counts from the latest payout of the currency, not an earlier one", () => {
+    const twoPayouts = [...history, paidOut([payment(2, 7_000)], 7_000, nextDay, secondPayoutId)]
+    spec
+      .given([...twoPayouts, recorded(payment(3, 2_000))])
+      .when(payOut({ payoutId: id(6) as PayoutId, at: DateTime.add(nextDay, { hours: 1 }) }))
+      .thenNothingHappens()
+  })
   it("the available balance no longer counts what was paid out", () => {
     assert.strictEqual(Balance.availableOf(fold(Balance.aggregate, history), "USD"), 7_000)
   })
@@ -159,6 +246,19 @@ describe("a company whose payout failed", () => {
       .given(history)
       .when(restore)
       .then([PayoutItemsRestored.make({ companyId, partnerId, payoutId, items: [payment(1, 5_000)], at: anHourLater })])
+  })
+  it("only the items not already available again are restored", () => {
+    spec
+      .given([...history, recorded(payment(2, 2_000))])
+      .when({ ...restore, items: [payment(2, 2_000), payment(1, 5_000)] })
+      .then([PayoutItemsRestored.make({ companyId, partnerId, payoutId, items: [payment(1, 5_000)], at: anHourLater })])
+  })
+  it("the restored items count in the available balance again", () => {
+    const state = fold(Balance.aggregate, [
+      ...history,
+      PayoutItemsRestored.make({ companyId, partnerId, payoutId, items: [payment(1, 5_000)], at: anHourLater }),
+    ])
+    assert.strictEqual(Balance.availableOf(state, "USD"), 5_000)
   })
   it("restoring twice changes nothing the second time", () => {
     spec

@@ -9,6 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import { CardPaymentRegistered } from "../../src/cards-and-charity/CardPaymentEvents.ts"
+import { fold } from "../../src/kernel/Decider.ts"
 import type {
   CardPaymentId,
   CompanyId,
@@ -20,6 +21,7 @@ import type {
   TransferId,
 } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
+import * as PaymentRequest from "../../src/payments/PaymentRequest.ts"
 import { PaymentRequestPaidByCard } from "../../src/payments/PaymentRequestEvents.ts"
 import * as Transfer from "../../src/payments/Transfer.ts"
 import {
@@ -372,5 +374,30 @@ describe("a settled transfer, refunds as movements and returns", () => {
           amount: { minorUnits: -10_000, currency: "USD" },
         }),
       )
+  })
+})
+
+describe("events the ledger policies are not subscribed to", () => {
+  const request = initiated({ paymentRequestId: PaymentRequestFixtures.paymentRequestId })
+  it("a transfer's initiation, or any event of a transfer never initiated, issues no entry", () => {
+    assert.isUndefined(policy.react(request, fold(Transfer.aggregate, [request])))
+    assert.isUndefined(policy.react(settled, Transfer.initialState))
+  })
+  it("a payment request's other events, or a card payment of a request never created, issue no card entry", () => {
+    const paidByCard = PaymentRequestPaidByCard.make({
+      paymentRequestId: PaymentRequestFixtures.paymentRequestId,
+      registrationId: PaymentRequestFixtures.payer,
+      cardPaymentId,
+      paymentMethodId: "card_1",
+      brand: "visa",
+      last4: "4242",
+      processorReference: "ch_1",
+      status: "Paid",
+      at: later,
+    })
+    const state = fold(PaymentRequest.aggregate, [PaymentRequestFixtures.created])
+    assert.isUndefined(cardPolicy.react(PaymentRequestFixtures.created, state))
+    assert.isUndefined(cardPolicy.react(paidByCard, PaymentRequest.initialState))
+    assert.isDefined(cardPolicy.react(paidByCard, state))
   })
 })

@@ -81,6 +81,7 @@ const outcome = (value: Payout.RecordPayoutOutcome["outcome"]): Payout.RecordPay
   outcome: value,
   at: later,
 })
+const itemsIssue = { field: "items", message: "must be entries of the payout's currency adding up to its amount" }
 const failedWith = (returnCode: string) =>
   PayoutFailed.make({ payoutId, returnCode, reason: Payout.reasonOf(returnCode), status: "Failed", at: later })
 
@@ -92,13 +93,13 @@ describe("no payout yet", () => {
     spec
       .given([])
       .when({ ...create, amount: Money.make(10_001, "USD") })
-      .thenFails({ _tag: "ValidationFailed" })
+      .thenFails({ _tag: "ValidationFailed", issues: [itemsIssue] })
   })
   it("no items, or items of another currency, are refused", () => {
     spec
       .given([])
       .when({ ...create, items: [] })
-      .thenFails({ _tag: "ValidationFailed" })
+      .thenFails({ _tag: "ValidationFailed", issues: [itemsIssue] })
     spec
       .given([])
       .when({
@@ -106,6 +107,58 @@ describe("no payout yet", () => {
         items: items.map((item) => ({ ...item, amount: { ...item.amount, currency: "EUR" as const } })),
       })
       .thenFails({ _tag: "ValidationFailed" })
+  })
+  it("items adding up to the amount except one of another currency are refused", () => {
+    spec
+      .given([])
+      .when({
+        ...create,
+        items: [
+          ...items,
+          {
+            entryId: `${id(12)}:settled`,
+            type: "payment",
+            transferId: id(12) as TransferId,
+            amount: Money.make(500, "EUR"),
+          },
+        ],
+      })
+      .thenFails({ _tag: "ValidationFailed", issues: [itemsIssue] })
+  })
+  it("a payout of nothing, or less, is refused naming its amount", () => {
+    const refund = (minorUnits: number): Ledger.LedgerEntry => ({
+      ...items[2]!,
+      amount: { minorUnits, currency: "USD" },
+    })
+    spec
+      .given([])
+      .when({ ...create, amount: Money.make(0, "USD"), items: [items[1]!, refund(-3_000)] })
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "amount", message: "must be greater than zero" }] })
+    spec
+      .given([])
+      .when({ ...create, amount: { minorUnits: -1_000, currency: "USD" }, items: [refund(-1_000)] })
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "amount", message: "must be greater than zero" }] })
+  })
+  it("a payout of one minor unit is created", () => {
+    const one: Ledger.LedgerEntry = { ...items[0]!, amount: { minorUnits: 1, currency: "USD" } }
+    spec
+      .given([])
+      .when({ ...create, amount: Money.make(1, "USD"), items: [one] })
+      .then([PayoutCreated.make({ ...created, amount: Money.make(1, "USD"), items: [one] })])
+  })
+  it("an origination for it is refused as not found", () => {
+    spec
+      .given([])
+      .when({ _tag: "RecordPayoutOrigination", payoutId, providerReference: "po_123", at })
+      .thenFails({ _tag: "NotFound", entity: "Payout" })
+  })
+  it("it has no status", () => {
+    assert.strictEqual(Payout.statusOf(Payout.initialState), undefined)
+  })
+  it("an origination, a payment or a failure does not fit and leaves it unchanged", () => {
+    spec.given([]).ignores(originated)
+    spec.given([]).ignores(paid)
+    spec.given([]).ignores(failedWith("R03"))
   })
   it("an outcome for it is refused as not found", () => {
     spec
@@ -116,6 +169,15 @@ describe("no payout yet", () => {
 })
 
 describe("a Pending payout", () => {
+  it("creating it again is refused as already existing", () => {
+    spec.given([created]).when(create).thenFails({ _tag: "AlreadyExists", entity: "Payout" })
+  })
+  it("a second creation does not fit and leaves it unchanged", () => {
+    spec.given([created]).ignores(PayoutCreated.make({ ...created, amount: Money.make(1, "USD") }))
+  })
+  it("is Pending", () => {
+    assert.strictEqual(Payout.statusOf(fold(Payout.aggregate, [created])), "Pending")
+  })
   it("records the provider's reference once", () => {
     spec
       .given([created])
@@ -130,7 +192,13 @@ describe("a Pending payout", () => {
     spec
       .given([created, originated])
       .when({ _tag: "RecordPayoutOrigination", payoutId, providerReference: "po_999", at })
-      .thenFails({ _tag: "IllegalTransition" })
+      .thenFails({
+        _tag: "IllegalTransition",
+        entity: "Payout",
+        state: "Pending",
+        command: "RecordPayoutOrigination",
+        reason: "the payout was already originated under another reference",
+      })
   })
   it("a movement still pending changes nothing", () => {
     spec
@@ -160,6 +228,24 @@ describe("a Pending payout", () => {
 })
 
 describe("a Paid payout", () => {
+  it("keeps the provider's reference: another one is refused", () => {
+    spec
+      .given([created, originated, paid])
+      .when({ _tag: "RecordPayoutOrigination", payoutId, providerReference: "po_999", at })
+      .thenFails({ _tag: "IllegalTransition", state: "Paid" })
+  })
+  it("is Paid", () => {
+    assert.strictEqual(Payout.statusOf(fold(Payout.aggregate, [created, originated, paid])), "Paid")
+  })
+  it("a failed movement (not a return) changes nothing", () => {
+    spec
+      .given([created, originated, paid])
+      .when(outcome({ status: "Failed", returnCode: "R03" }))
+      .thenNothingHappens()
+  })
+  it("a payment again does not fit and leaves it unchanged", () => {
+    spec.given([created, originated, paid]).ignores(PayoutPaid.make({ payoutId, status: "Paid", at }))
+  })
   it("settling again changes nothing", () => {
     spec
       .given([created, originated, paid])
@@ -187,6 +273,17 @@ describe("a Failed payout", () => {
       .thenNothingHappens()
     assert.strictEqual(Payout.statusOf(fold(Payout.aggregate, history)), "Failed")
   })
+  it("keeps the provider's reference: another one is refused", () => {
+    spec
+      .given([created, originated, paid, failedWith("R16")])
+      .when({ _tag: "RecordPayoutOrigination", payoutId, providerReference: "po_999", at })
+      .thenFails({ _tag: "IllegalTransition", state: "Failed" })
+  })
+  it("a payment or another failure does not fit and leaves it unchanged", () => {
+    const history = [created, originated, failedWith("R03")]
+    spec.given(history).ignores(paid)
+    spec.given(history).ignores(failedWith("R02"))
+  })
 })
 
 describe("a failure's reason", () => {
@@ -201,5 +298,14 @@ describe("the arrival date", () => {
   it("is the next business day: Friday's payout arrives on Monday, Tuesday's on Wednesday", () => {
     assert.strictEqual(Payout.arrivalDateOf(at), "2026-03-09")
     assert.strictEqual(Payout.arrivalDateOf(DateTime.makeUnsafe("2026-03-10T23:00:00.000Z")), "2026-03-11")
+  })
+  it("a Thursday's payout arrives on Friday; Saturday's and Sunday's on Monday", () => {
+    assert.strictEqual(Payout.arrivalDateOf(DateTime.makeUnsafe("2026-03-05T10:00:00.000Z")), "2026-03-06")
+    assert.strictEqual(Payout.arrivalDateOf(DateTime.makeUnsafe("2026-03-07T10:00:00.000Z")), "2026-03-09")
+    assert.strictEqual(Payout.arrivalDateOf(DateTime.makeUnsafe("2026-03-08T23:59:59.999Z")), "2026-03-09")
+  })
+  it("holds before 1970 too: Friday 1969-12-26's payout arrives on Monday 1969-12-29", () => {
+    assert.strictEqual(Payout.arrivalDateOf(DateTime.makeUnsafe("1969-12-26T10:00:00.000Z")), "1969-12-29")
+    assert.strictEqual(Payout.arrivalDateOf(DateTime.makeUnsafe("1969-12-24T10:00:00.000Z")), "1969-12-25")
   })
 })

@@ -1,5 +1,5 @@
 /** Policy: a consent's answer reaches its plan (given the consent's events, when one is recorded, then the plan's command). */
-import { describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import type {
   BankAccountId,
@@ -69,5 +69,11 @@ describe("a consent's answer reaches its plan", () => {
         id: paymentPlanId,
         command: { _tag: "RecordConsentWithdrawn", paymentPlanId, consentId, withdrawal: "Revoked", at },
       })
+  })
+})
+
+describe("events the policy is not subscribed to", () => {
+  it("a consent request issues nothing to the plan", () => {
+    assert.isUndefined(policy.react(requested, undefined as never))
   })
 })

@@ -2,10 +2,12 @@
  * Policy: a transfer's outcome reaches the plan instalment it collects (given
  * the transfer's events, when one is recorded, then the plan's command).
  */
-import { describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
+import { fold } from "../../src/kernel/Decider.ts"
 import type { CompanyId, PartnerId, PaymentPlanId, PaymentRequestId, TransferId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
+import * as Transfer from "../../src/payments/Transfer.ts"
 import {
   type RefundId,
   TransferFailed,
@@ -138,5 +140,14 @@ describe("a transfer's outcome reaches the plan instalment it collects", () => {
     const paysRequest = initiatedFor({ paymentRequestId: "6c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e51" as PaymentRequestId })
     spec.given([paysRequest]).when(settled).thenNothingIsIssued()
     spec.given([paysRequest]).when(failed).thenNothingIsIssued()
+  })
+})
+
+describe("events the policy is not subscribed to", () => {
+  it("a transfer's initiation issues nothing to its plan", () => {
+    assert.isUndefined(policy.react(initiated, fold(Transfer.aggregate, [initiated])))
+  })
+  it("an outcome of a transfer never initiated issues nothing", () => {
+    assert.isUndefined(policy.react(settled, Transfer.initialState))
   })
 })

@@ -99,12 +99,32 @@ describe("due dates in a window", () => {
     assertDates(PaymentPlanSchedule.dueDates(monthly(), { from: date("2026-05-01"), to: date("2026-04-01") }), [])
     assertDates(PaymentPlanSchedule.dueDates(monthly(), { from: date("2025-01-01"), to: date("2026-01-30") }), [])
   })
+  it("include a monthly due date on the window's first day, a whole month after the start", () => {
+    const dates = PaymentPlanSchedule.dueDates(monthly({ startDate: date("2026-01-01") }), {
+      from: date("2026-02-01"),
+      to: date("2026-03-01"),
+    })
+    assertDates(dates, ["2026-02-01", "2026-03-01"])
+  })
+  it("start at the plan's start date for a window opening on it or before", () => {
+    assertDates(PaymentPlanSchedule.dueDates(weekly(), { from: weekly().startDate, to: weekly().startDate }), [
+      weekly().startDate,
+    ])
+  })
   it("stop at the plan's number of payments", () => {
     const dates = PaymentPlanSchedule.dueDates(monthly({ numberOfPayments: 2 }), {
       from: date("2026-01-01"),
       to: date("2027-01-01"),
     })
     assertDates(dates, ["2026-01-31", "2026-02-28"])
+  })
+})
+
+describe("an instalment's index", () => {
+  it("counts from 0: a negative or fractional index has no due date", () => {
+    assert.strictEqual(PaymentPlanSchedule.dueDateAt(monthly(), 0), "2026-01-31")
+    assert.strictEqual(PaymentPlanSchedule.dueDateAt(monthly(), -1), undefined)
+    assert.strictEqual(PaymentPlanSchedule.dueDateAt(monthly(), 1.5), undefined)
   })
 })
 
