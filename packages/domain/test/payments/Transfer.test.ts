@@ -904,14 +904,11 @@ describe("a refund's outcome naming its movement", () => {
 
 describe("refusals a partner reads (the problem's detail)", () => {
   it("a failed transfer is not settled, by a settlement or an outcome", () => {
-    spec
-      .given([initiated, failed])
-      .when(settle)
-      .thenFails({
-        _tag: "IllegalTransition",
-        command: "SettleTransfer",
-        reason: "a failed transfer cannot be settled",
-      })
+    spec.given([initiated, failed]).when(settle).thenFails({
+      _tag: "IllegalTransition",
+      command: "SettleTransfer",
+      reason: "a failed transfer cannot be settled",
+    })
     spec
       .given([initiated, failed])
       .when(outcome({ _tag: "Settled" }))
@@ -963,11 +960,17 @@ describe("refusals a partner reads (the problem's detail)", () => {
         reason: "refunds (pending and completed) would total 10001 minor units, more than the 10000 transferred",
       })
   })
-  it("a refund recorded completed in one step (TransferRefunded) holds its amount", () => {
+  it("a refund recorded completed in one step (TransferRefunded) is Completed and holds its amount", () => {
     spec
       .given([initiated, settled, refunded(refund1, 10_000, 10_000)])
       .when(refund(refund2, 1))
       .thenFails({ _tag: "RuleViolated", code: "RefundExceedsTransfer" })
+    assert.deepStrictEqual(
+      Transfer.refundsOf(fold(Transfer.aggregate, [initiated, settled, refunded(refund1, 10_000, 10_000)])).map(
+        (r) => r.status,
+      ),
+      ["Completed"],
+    )
   })
   it("reimbursement: only of a settled transfer, with one provider, an envelope id that is not blank", () => {
     spec
@@ -1011,7 +1014,13 @@ describe("a transfer's summary and envelope", () => {
     spec
       .given([initiated, settled, requested(refund1, 1_000), returnedR10])
       .when(refundOutcome(refund1, { _tag: "Settled" }))
-      .thenState((state) => assert.deepStrictEqual(Transfer.summary(state)?.refundedAmount, usd(1_000)))
+      .thenState((state) => {
+        assert.deepStrictEqual(Transfer.summary(state)?.refundedAmount, usd(1_000))
+        assert.deepStrictEqual(
+          Transfer.refundsOf(state).map((r) => r.status),
+          ["Completed"],
+        )
+      })
   })
 })
 
