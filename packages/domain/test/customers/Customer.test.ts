@@ -105,6 +105,22 @@ describe("a registered customer", () => {
       .when({ _tag: "RegisterCustomer", ...customer, phoneNumber, at })
       .thenNothingHappens()
   })
+  it("registering again for another partner is refused as AlreadyExists, even with the same phone number", () => {
+    spec
+      .given([registered])
+      .when({
+        _tag: "RegisterCustomer",
+        registrationId,
+        partnerId: "1b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a6f" as PartnerId,
+        phoneNumber,
+        at,
+      })
+      .thenFails({ _tag: "AlreadyExists", entity: "Customer" })
+  })
+  it("an event other than the registration, for a customer never registered, changes nothing", () => {
+    spec.given([]).ignores(Customer.DefaultBankAccountSet.make({ ...customer, bankAccountId: accountA, at }))
+    spec.given([]).ignores(kycVerified)
+  })
   it("registering again with another phone number is refused as AlreadyExists", () => {
     spec
       .given([registered])
@@ -445,6 +461,18 @@ describe("bank accounts", () => {
     spec
       .given(withDefault)
       .when({ _tag: "UnlinkBankAccount", bankAccountId: accountA, at })
+      .thenState((state) => assert.isUndefined(Customer.defaultBankAccount(state)))
+  })
+  it("an unlinked default account linked again is not the default any more", () => {
+    spec
+      .given([
+        registered,
+        kycStarted(),
+        linked(checking, savings),
+        Customer.DefaultBankAccountSet.make({ ...customer, bankAccountId: accountA, at }),
+        Customer.BankAccountUnlinked.make({ ...customer, bankAccountId: accountA, at }),
+      ])
+      .when(link(checking))
       .thenState((state) => assert.isUndefined(Customer.defaultBankAccount(state)))
   })
   it("a removed account can be linked again", () => {

@@ -330,7 +330,7 @@ describe("a plan's creation records its terms", () => {
 describe("a Draft plan's terms", () => {
   it("are exactly those of its creation, without the terms it was not given", () => {
     const { numberOfPayments: _n, ...endless } = create({ description: "Gym membership" })
-    const schedule = { frequency: "Monthly", recurrenceInterval: 1, startDate: date("2026-01-15") }
+    const schedule = { frequency: "Monthly" as const, recurrenceInterval: 1, startDate: date("2026-01-15") }
     const fixed = { paymentPlanId, consentId, partnerId, companyId, payerRegistrationId: payer, amount }
     spec
       .given([])
