@@ -289,6 +289,74 @@ describe("identity verification (KYC)", () => {
   })
 })
 
+describe("identity verification (KYC): what a partner reads, and each field", () => {
+  const verifiedWith = (personalData: Customer.PersonalData, ref = referenceId): Customer.Command => ({
+    _tag: "RecordKycResult",
+    outcome: "Verified",
+    referenceId: ref,
+    personalData,
+    at,
+  })
+  it("refusals say why: already verified, not started, rejected first", () => {
+    spec
+      .given([registered, kycStarted(), kycVerified])
+      .when({ _tag: "StartKyc", tokenId: otherTokenId, expiration: inAnHour, at })
+      .thenFails({ _tag: "IllegalTransition", reason: "the customer's identity is already verified" })
+    spec
+      .given([registered])
+      .when({ _tag: "RecordKycResult", outcome: "Rejected", referenceId, at })
+      .thenFails({ _tag: "IllegalTransition", reason: "no identity verification was started" })
+    spec
+      .given([registered, kycStarted(), kycVerified])
+      .when({ _tag: "RecordKycResult", outcome: "Rejected", referenceId, at })
+      .thenFails({ _tag: "IllegalTransition", reason: "the customer's identity is already verified" })
+    spec
+      .given([registered, kycStarted(), kycRejected])
+      .when(verifiedWith(personal))
+      .thenFails({ _tag: "IllegalTransition", reason: "the verification was rejected; start a new one first" })
+    spec
+      .given([registered])
+      .when({ _tag: "OpenBankLinkSession", tokenId: otherTokenId, expiration: inAnHour, at })
+      .thenFails({
+        _tag: "IllegalTransition",
+        reason: "start identity verification (StartKyc) to open a bank-link session",
+      })
+  })
+  it("the same verdict under another reference is refused", () => {
+    spec
+      .given([registered, kycStarted(), kycVerified])
+      .when(verifiedWith(personal, "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a6f"))
+      .thenFails({ _tag: "IllegalTransition", state: "Verified" })
+  })
+  it("an empty profile name is accepted; the other personal fields are each named", () => {
+    spec
+      .given([registered, kycStarted()])
+      .when(verifiedWith({ ...personal, profileName: "" }))
+      .thenState((state) => assert.strictEqual(Customer.kycStatus(state), "Verified"))
+    const error = spec
+      .given([registered, kycStarted()])
+      .when({
+        ...(verifiedWith({ ...personal, lastName: " ", phoneNumber: "415-555" }) as Customer.RecordKycResult),
+        referenceId: "not-a-uuid",
+      })
+      .thenFails({ _tag: "ValidationFailed" })
+    assert.deepStrictEqual(
+      (error as { issues: ReadonlyArray<{ field: string }> }).issues.map((issue) => issue.field),
+      ["referenceId", "personalData.lastName", "personalData.phoneNumber"],
+    )
+  })
+  it("a birth date is exactly YYYY-MM-DD: nothing before or after it", () => {
+    for (const birthDate of ["1990-12-1", "x1990-12-10", "1990-12-10x"])
+      spec
+        .given([registered, kycStarted()])
+        .when(verifiedWith({ ...personal, birthDate: birthDate as CalendarDate }))
+        .thenFails({
+          _tag: "ValidationFailed",
+          issues: [{ field: "personalData.birthDate", message: "must be a date YYYY-MM-DD" }],
+        })
+  })
+})
+
 describe("bank-link sessions", () => {
   it("a verified customer can open a new session", () => {
     spec
