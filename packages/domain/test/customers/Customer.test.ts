@@ -345,6 +345,35 @@ describe("identity verification (KYC): what a partner reads, and each field", ()
       ["referenceId", "personalData.lastName", "personalData.phoneNumber"],
     )
   })
+  it("a profile name that is not text is named; a bad SSN or email says what is expected", () => {
+    spec
+      .given([registered, kycStarted()])
+      .when(
+        verifiedWith({
+          ...personal,
+          profileName: 42 as unknown as string,
+          ssnLastFourDigits: "123456789",
+          emailAddress: "ada",
+        }),
+      )
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [
+          { field: "personalData.profileName", message: "must be a string" },
+          {
+            field: "personalData.ssnLastFourDigits",
+            message: "must be exactly the last 4 digits of the SSN (a full SSN is never accepted)",
+          },
+          { field: "personalData.emailAddress", message: "must be an email address" },
+        ],
+      })
+  })
+  it("a bank-link session needs a lowercase UUID token, like StartKyc", () => {
+    spec
+      .given([registered, kycStarted(), kycVerified])
+      .when({ _tag: "OpenBankLinkSession", tokenId: "not-a-uuid", expiration: inAnHour, at })
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "tokenId", message: "must be a lowercase UUID" }] })
+  })
   it("a birth date is exactly YYYY-MM-DD: nothing before or after it", () => {
     for (const birthDate of ["1990-12-1", "x1990-12-10", "1990-12-10x"])
       spec
