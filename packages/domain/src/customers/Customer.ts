@@ -146,6 +146,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
 
 export const evolve = (state: State, event: Event): State => {
   if (event._tag === "CustomerRegistered") {
+    // A second registration does not fit a registered customer: it changes nothing (decide never emits one).
+    if (state._tag === "Registered") return state
     return {
       _tag: "Registered",
       registrationId: event.registrationId,

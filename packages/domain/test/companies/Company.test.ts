@@ -485,6 +485,13 @@ const requireKybAction = (requirement: Company.KybRequirement): Company.RequireK
 const actionRequired = (requirement: Company.KybRequirement) =>
   Company.CompanyKybActionRequired.make({ companyId, partnerId, requirement, at: later })
 
+const submitted = (submissionId: string): Company.RecordKybSubmission => ({
+  _tag: "RecordKybSubmission",
+  companyId,
+  submissionId,
+  at: later,
+})
+
 const verified = Company.CompanyVerified.make({ companyId, partnerId, status: "Verified", at: later })
 const rejected = Company.CompanyRejected.make({
   companyId,
@@ -530,6 +537,8 @@ describe("a company not yet registered", () => {
       .when({ ...register(), locationIds: [firstLocationId, firstLocationId] })
       .thenFails({ _tag: "ValidationFailed", issues: issue(2) })
   })
+  it("RecordKybSubmission is refused as NotFound", () =>
+    spec.given([]).when(submitted("kyb-1")).thenFails({ _tag: "NotFound", entity: "Company" }))
   it("AddLocation and CompleteKyb are refused as NotFound", () => {
     spec.given([]).when(addLocation()).thenFails({ _tag: "NotFound", entity: "Company" })
     spec.given([]).when(completeKyb("Verified")).thenFails({ _tag: "NotFound", entity: "Company" })
@@ -590,6 +599,44 @@ describe("an Unverified company", () => {
       .given([...history(), locationAdded])
       .when(addLocation({ city: "Oakland" }))
       .thenFails({ _tag: "AlreadyExists", entity: "Location" }))
+  it("AddLocation reusing a location id with any other field is refused as AlreadyExists", () => {
+    for (const fields of [
+      { name: "Harbor Cart" },
+      { streetNumberAndName: "200 Main St" },
+      { apartmentNumber: "Suite 4" },
+      { zipCode: "94107" },
+      { state: "NV" },
+    ])
+      spec
+        .given([...history(), locationAdded])
+        .when(addLocation(fields))
+        .thenFails({ _tag: "AlreadyExists", entity: "Location" })
+  })
+  it("RecordKybSubmission records the provider's submission once; the same one again changes nothing", () => {
+    spec
+      .given(history())
+      .when(submitted("kyb-1"))
+      .then([Company.CompanyKybSubmitted.make({ companyId, partnerId, submissionId: "kyb-1", at: later })])
+    spec
+      .given([
+        ...history(),
+        Company.CompanyKybSubmitted.make({ companyId, partnerId, submissionId: "kyb-1", at: later }),
+      ])
+      .when(submitted("kyb-1"))
+      .thenNothingHappens()
+  })
+  it("RecordKybSubmission of another submission is refused: a company is submitted once", () =>
+    spec
+      .given([
+        ...history(),
+        Company.CompanyKybSubmitted.make({ companyId, partnerId, submissionId: "kyb-1", at: later }),
+      ])
+      .when(submitted("kyb-2"))
+      .thenFails({
+        _tag: "IllegalTransition",
+        state: "Unverified",
+        reason: "the company was already submitted for business verification",
+      }))
   it("AddLocation by another partner is refused as NotFound", () =>
     spec
       .given(history())
@@ -617,10 +664,19 @@ describe("a Verified company", () => {
   it("CompleteKyb Verified again does nothing", () =>
     spec.given(history()).when(completeKyb("Verified", "second notice")).thenNothingHappens())
   it("CompleteKyb Rejected is refused: verification is decided once", () =>
-    spec
-      .given(history())
-      .when(completeKyb("Rejected"))
-      .thenFails({ _tag: "IllegalTransition", entity: "Company", state: "Verified", command: "CompleteKyb" }))
+    spec.given(history()).when(completeKyb("Rejected")).thenFails({
+      _tag: "IllegalTransition",
+      entity: "Company",
+      state: "Verified",
+      command: "CompleteKyb",
+      reason: "KYB already completed with outcome Verified; a company's verification is decided once",
+    }))
+  it("RecordKybSubmission is refused: KYB already completed", () =>
+    spec.given(history()).when(submitted("kyb-1")).thenFails({
+      _tag: "IllegalTransition",
+      state: "Verified",
+      reason: "KYB already completed with outcome Verified",
+    }))
   it("RegisterCompany is refused as AlreadyExists", () =>
     spec.given(history()).when(register()).thenFails({ _tag: "AlreadyExists", entity: "Company" }))
 })
@@ -638,10 +694,19 @@ describe("a Rejected company", () => {
         ),
       ))
   it("AddLocation is refused", () =>
-    spec
-      .given(history())
-      .when(addLocation())
-      .thenFails({ _tag: "IllegalTransition", entity: "Company", state: "Rejected", command: "AddLocation" }))
+    spec.given(history()).when(addLocation()).thenFails({
+      _tag: "IllegalTransition",
+      entity: "Company",
+      state: "Rejected",
+      command: "AddLocation",
+      reason: "locations cannot be added to a Rejected company",
+    }))
+  it("RecordKybSubmission is refused: KYB already completed", () =>
+    spec.given(history()).when(submitted("kyb-1")).thenFails({
+      _tag: "IllegalTransition",
+      state: "Rejected",
+      reason: "KYB already completed with outcome Rejected",
+    }))
   it("CompleteKyb Rejected again does nothing", () =>
     spec.given(history()).when(completeKyb("Rejected", "another reason")).thenNothingHappens())
   it("CompleteKyb Verified is refused: verification is decided once", () =>
@@ -652,8 +717,14 @@ describe("a Rejected company", () => {
 })
 
 describe("an event that does not fit the state leaves it unchanged", () => {
-  it("a second registration", () => {
+  it("a second registration, even with other data", () => {
     spec.given([registered()]).ignores(registered())
+    spec.given([registered()]).ignores(Company.CompanyRegistered.make({ ...registered(), registeredAt: later }))
+  })
+  it("a KYB submission of a company already Verified", () => {
+    spec
+      .given([registered(), verified])
+      .ignores(Company.CompanyKybSubmitted.make({ companyId, partnerId, submissionId: "kyb-1", at: later }))
   })
   it("a location, a verification or a rejection of a company never registered", () => {
     spec.given([]).ignores(locationAdded)

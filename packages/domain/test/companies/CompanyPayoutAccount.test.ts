@@ -55,6 +55,12 @@ const accountSet = Company.PayoutAccountSet.make({
   at: later,
 })
 
+describe("a company not registered yet", () => {
+  it("ignores a payout account set for it (an event that does not fit the state)", () => {
+    spec.given([]).ignores(accountSet)
+  })
+})
+
 describe("a registered company without a payout account", () => {
   it("setting one records it Active with its number masked for display", () => {
     spec.given([registered]).when(setAccount()).then([accountSet])

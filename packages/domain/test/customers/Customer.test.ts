@@ -105,6 +105,27 @@ describe("a registered customer", () => {
       .when({ _tag: "RegisterCustomer", ...customer, phoneNumber, at })
       .thenNothingHappens()
   })
+  it("registering again for another partner is refused as AlreadyExists, even with the same phone number", () => {
+    spec
+      .given([registered])
+      .when({
+        _tag: "RegisterCustomer",
+        registrationId,
+        partnerId: "1b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a6f" as PartnerId,
+        phoneNumber,
+        at,
+      })
+      .thenFails({ _tag: "AlreadyExists", entity: "Customer" })
+  })
+  it("an event other than the registration, for a customer never registered, changes nothing", () => {
+    spec.given([]).ignores(Customer.DefaultBankAccountSet.make({ ...customer, bankAccountId: accountA, at }))
+    spec.given([]).ignores(kycVerified)
+  })
+  it("a second registration event, with another phone number, changes nothing", () => {
+    spec
+      .given([registered, kycVerified])
+      .ignores(Customer.CustomerRegistered.make({ ...customer, phoneNumber: "+14155550199", at }))
+  })
   it("registering again with another phone number is refused as AlreadyExists", () => {
     spec
       .given([registered])
@@ -270,6 +291,103 @@ describe("identity verification (KYC)", () => {
       .given([registered, kycStarted(), kycRejected])
       .when({ _tag: "RecordKycResult", outcome: "Verified", referenceId, personalData: personal, at })
       .thenFails({ _tag: "IllegalTransition", state: "Rejected" })
+  })
+})
+
+describe("identity verification (KYC): what a partner reads, and each field", () => {
+  const verifiedWith = (personalData: Customer.PersonalData, ref = referenceId): Customer.Command => ({
+    _tag: "RecordKycResult",
+    outcome: "Verified",
+    referenceId: ref,
+    personalData,
+    at,
+  })
+  it("refusals say why: already verified, not started, rejected first", () => {
+    spec
+      .given([registered, kycStarted(), kycVerified])
+      .when({ _tag: "StartKyc", tokenId: otherTokenId, expiration: inAnHour, at })
+      .thenFails({ _tag: "IllegalTransition", reason: "the customer's identity is already verified" })
+    spec
+      .given([registered])
+      .when({ _tag: "RecordKycResult", outcome: "Rejected", referenceId, at })
+      .thenFails({ _tag: "IllegalTransition", reason: "no identity verification was started" })
+    spec
+      .given([registered, kycStarted(), kycVerified])
+      .when({ _tag: "RecordKycResult", outcome: "Rejected", referenceId, at })
+      .thenFails({ _tag: "IllegalTransition", reason: "the customer's identity is already verified" })
+    spec
+      .given([registered, kycStarted(), kycRejected])
+      .when(verifiedWith(personal))
+      .thenFails({ _tag: "IllegalTransition", reason: "the verification was rejected; start a new one first" })
+    spec
+      .given([registered])
+      .when({ _tag: "OpenBankLinkSession", tokenId: otherTokenId, expiration: inAnHour, at })
+      .thenFails({
+        _tag: "IllegalTransition",
+        reason: "start identity verification (StartKyc) to open a bank-link session",
+      })
+  })
+  it("the same verdict under another reference is refused", () => {
+    spec
+      .given([registered, kycStarted(), kycVerified])
+      .when(verifiedWith(personal, "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a6f"))
+      .thenFails({ _tag: "IllegalTransition", state: "Verified" })
+  })
+  it("an empty profile name is accepted; the other personal fields are each named", () => {
+    spec
+      .given([registered, kycStarted()])
+      .when(verifiedWith({ ...personal, profileName: "" }))
+      .thenState((state) => assert.strictEqual(Customer.kycStatus(state), "Verified"))
+    const error = spec
+      .given([registered, kycStarted()])
+      .when({
+        ...(verifiedWith({ ...personal, lastName: " ", phoneNumber: "415-555" }) as Customer.RecordKycResult),
+        referenceId: "not-a-uuid",
+      })
+      .thenFails({ _tag: "ValidationFailed" })
+    assert.deepStrictEqual(
+      (error as { issues: ReadonlyArray<{ field: string }> }).issues.map((issue) => issue.field),
+      ["referenceId", "personalData.lastName", "personalData.phoneNumber"],
+    )
+  })
+  it("a profile name that is not text is named; a bad SSN or email says what is expected", () => {
+    spec
+      .given([registered, kycStarted()])
+      .when(
+        verifiedWith({
+          ...personal,
+          profileName: 42 as unknown as string,
+          ssnLastFourDigits: "123456789",
+          emailAddress: "ada",
+        }),
+      )
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [
+          { field: "personalData.profileName", message: "must be a string" },
+          {
+            field: "personalData.ssnLastFourDigits",
+            message: "must be exactly the last 4 digits of the SSN (a full SSN is never accepted)",
+          },
+          { field: "personalData.emailAddress", message: "must be an email address" },
+        ],
+      })
+  })
+  it("a bank-link session needs a lowercase UUID token, like StartKyc", () => {
+    spec
+      .given([registered, kycStarted(), kycVerified])
+      .when({ _tag: "OpenBankLinkSession", tokenId: "not-a-uuid", expiration: inAnHour, at })
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "tokenId", message: "must be a lowercase UUID" }] })
+  })
+  it("a birth date is exactly YYYY-MM-DD: nothing before or after it", () => {
+    for (const birthDate of ["1990-12-1", "x1990-12-10", "1990-12-10x"])
+      spec
+        .given([registered, kycStarted()])
+        .when(verifiedWith({ ...personal, birthDate: birthDate as CalendarDate }))
+        .thenFails({
+          _tag: "ValidationFailed",
+          issues: [{ field: "personalData.birthDate", message: "must be a date YYYY-MM-DD" }],
+        })
   })
 })
 
@@ -445,6 +563,18 @@ describe("bank accounts", () => {
     spec
       .given(withDefault)
       .when({ _tag: "UnlinkBankAccount", bankAccountId: accountA, at })
+      .thenState((state) => assert.isUndefined(Customer.defaultBankAccount(state)))
+  })
+  it("an unlinked default account linked again is not the default any more", () => {
+    spec
+      .given([
+        registered,
+        kycStarted(),
+        linked(checking, savings),
+        Customer.DefaultBankAccountSet.make({ ...customer, bankAccountId: accountA, at }),
+        Customer.BankAccountUnlinked.make({ ...customer, bankAccountId: accountA, at }),
+      ])
+      .when(link(checking))
       .thenState((state) => assert.isUndefined(Customer.defaultBankAccount(state)))
   })
   it("a removed account can be linked again", () => {

@@ -98,3 +98,40 @@ describe("a login whose codes the provider owns", () => {
     ),
   )
 })
+
+describe("a login's input", () => {
+  const phoneMessage = "must be an E.164 phone number such as +14155550123"
+  it.effect("a phone number that is not E.164 is refused before any code is sent, naming phoneNumber", () =>
+    run((asked) =>
+      Effect.gen(function* () {
+        const error = failureOf(yield* Effect.exit(CustomerLogin.sendOtp(partnerId, "415-555-0123")))
+        assert.deepInclude(error, { _tag: "ValidationFailed" })
+        assert.deepStrictEqual((error as { issues: unknown }).issues, [{ field: "phoneNumber", message: phoneMessage }])
+        assert.deepStrictEqual(yield* Ref.get(asked), [])
+      }),
+    ),
+  )
+  it.effect("a code that is not 6 digits is refused, naming code, with the phone number when both are bad", () =>
+    run(() =>
+      Effect.gen(function* () {
+        const error = failureOf(yield* Effect.exit(CustomerLogin.checkOtp(partnerId, phone, "12345")))
+        assert.deepStrictEqual((error as { issues: unknown }).issues, [
+          { field: "code", message: "must be the 6-digit code that was sent" },
+        ])
+        const both = failureOf(yield* Effect.exit(CustomerLogin.checkOtp(partnerId, "415", "12345")))
+        assert.deepStrictEqual((both as { issues: unknown }).issues, [
+          { field: "phoneNumber", message: phoneMessage },
+          { field: "code", message: "must be the 6-digit code that was sent" },
+        ])
+      }),
+    ),
+  )
+  it.effect("sending a code tells when it expires: 5 minutes later", () =>
+    run(() =>
+      Effect.gen(function* () {
+        const { expiresAt } = yield* CustomerLogin.sendOtp(partnerId, phone)
+        assert.strictEqual(expiresAt.epochMilliseconds, Date.parse("2026-03-02T10:05:00Z"))
+      }),
+    ),
+  )
+})

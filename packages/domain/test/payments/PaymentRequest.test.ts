@@ -9,7 +9,7 @@ import { DateTime, Schema } from "effect"
 import fc from "fast-check"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { fold } from "../../src/kernel/Decider.ts"
-import type { BankAccountId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
+import type { BankAccountId, CardPaymentId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import * as PaymentRequest from "../../src/payments/PaymentRequest.ts"
 import {
@@ -310,7 +310,29 @@ describe("no payment request yet", () => {
       cancelBy(partnerId),
       settledWith(transferId),
       failedWith(transferId),
+      returnedWith(transferId),
       refund(refund1),
+      {
+        _tag: "PayWithCard",
+        paymentRequestId,
+        registrationId: payer,
+        payerKyc: "Verified",
+        cardPaymentId: id(15) as CardPaymentId,
+        paymentMethodId: "card_1",
+        brand: "visa",
+        last4: "4242",
+        processorReference: "ch_1",
+        at: later,
+      },
+      {
+        _tag: "TryAutoCollection",
+        paymentRequestId,
+        today: "2026-03-15" as CalendarDate,
+        account: { bankAccountId, accountNumberMasked: "****6789" },
+        parties: { companyStatus: "Verified", payerKyc: "Verified" },
+        transferId,
+        at: later,
+      },
     ]
     for (const command of commands)
       spec.given([]).when(command).thenFails({ _tag: "NotFound", entity: "PaymentRequest" })
@@ -361,6 +383,9 @@ describe("an invoice on a new payment request (limits on both sides)", () => {
       "lineItems[0].quantity",
       quantityMessage,
     )
+  })
+  it("a line's unit amount must be above zero, naming the line", () => {
+    refusedOn({ ...create, lineItems: [line(1, 0)] }, "lineItems[0].unitAmount", "must be greater than zero")
   })
   it("lines that do not add up to the amount are refused, saying both", () => {
     refusedOn({ ...create, lineItems: [line(3, 3_000)] }, "lineItems", "add up to 90.00 USD, not the amount 100.00")
@@ -416,17 +441,37 @@ describe("a Pending payment request", () => {
         ],
       })
   })
+  it("accept refuses a transfer description longer than 500 characters", () => {
+    spec
+      .given([created])
+      .when(acceptBy(payer, { transferDescription: "x".repeat(501) }))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "transferDescription", message: "must be at most 500 characters" }],
+      })
+  })
   it("anyone but the payer is refused (NotThePayer)", () => {
-    spec.given([created]).when(acceptBy(stranger)).thenFails({ _tag: "RuleViolated", code: "NotThePayer" })
+    spec.given([created]).when(acceptBy(stranger)).thenFails({
+      _tag: "RuleViolated",
+      code: "NotThePayer",
+      reason: "only the payer can accept this payment request",
+    })
   })
   it("the partner cancelling it moves it to Cancelled", () => {
     spec.given([created]).when(cancelBy(partnerId)).then([cancelled])
   })
   it("another partner cannot cancel it (NotThePartner)", () => {
-    spec.given([created]).when(cancelBy(otherPartnerId)).thenFails({ _tag: "RuleViolated", code: "NotThePartner" })
+    spec.given([created]).when(cancelBy(otherPartnerId)).thenFails({
+      _tag: "RuleViolated",
+      code: "NotThePartner",
+      reason: "only the partner that created the request can cancel it",
+    })
   })
   it("transfer outcomes and refunds are refused: no transfer pays it yet", () => {
-    spec.given([created]).when(settledWith(transferId)).thenFails(illegal("Pending"))
+    spec
+      .given([created])
+      .when(settledWith(transferId))
+      .thenFails({ ...illegal("Pending"), reason: "the payment request was not accepted, so no transfer pays it" })
     spec.given([created]).when(failedWith(transferId)).thenFails(illegal("Pending"))
     spec.given([created]).when(refund(refund1)).thenFails(illegal("Pending"))
   })
@@ -460,7 +505,10 @@ describe("an Accepted payment request", () => {
     spec
       .given([created, accepted])
       .when(acceptBy(payer, { bankAccountId: otherBankAccountId }))
-      .thenFails(illegal("Accepted"))
+      .thenFails({
+        ...illegal("Accepted"),
+        reason: "the payment request was already accepted with another bank account",
+      })
   })
   it("cancelling it is refused (cancel after accept is 409)", () => {
     spec
@@ -493,8 +541,17 @@ describe("an Accepted payment request", () => {
         issues: [{ field: "returnCode", message: 'must be 2 to 8 upper-case letters or digits, such as "R01"' }],
       })
   })
+  it("a failure without its reason is refused", () => {
+    spec
+      .given([created, accepted])
+      .when({ ...failedWith(transferId), reason: "" })
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "reason", message: "must not be empty" }] })
+  })
   it("a refund is refused before the money arrived", () => {
-    spec.given([created, accepted]).when(refund(refund1)).thenFails(illegal("Accepted"))
+    spec
+      .given([created, accepted])
+      .when(refund(refund1))
+      .thenFails({ ...illegal("Accepted"), reason: "only a paid payment request can be refunded" })
   })
 })
 
@@ -502,7 +559,10 @@ describe("a Paid payment request", () => {
   const paidHistory = [created, accepted, paid]
   it("its transfer settling again changes nothing; failing is refused", () => {
     spec.given(paidHistory).when(settledWith(transferId)).thenNothingHappens()
-    spec.given(paidHistory).when(failedWith(transferId)).thenFails(illegal("Paid"))
+    spec
+      .given(paidHistory)
+      .when(failedWith(transferId))
+      .thenFails({ ...illegal("Paid"), reason: "the transfer already settled; pay money back with a refund" })
   })
   it("accepting it again changes nothing; cancelling it is refused", () => {
     spec.given(paidHistory).when(acceptBy(payer)).thenNothingHappens()
@@ -534,13 +594,27 @@ describe("a Paid payment request", () => {
     spec
       .given([...paidHistory, partiallyRefunded(refund1, 3_000, 3_000)])
       .when(refund(refund2, 7_001))
-      .thenFails({ _tag: "RuleViolated", code: "RefundExceedsPayment" })
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "RefundExceedsPayment",
+        reason: "refunds would total 10001 minor units, more than the 10000 paid",
+      })
   })
   it("repeating a refund changes nothing; reusing its id for another amount is refused", () => {
     const history = [...paidHistory, partiallyRefunded(refund1, 3_000, 3_000)]
     spec.given(history).when(refund(refund1, 3_000)).thenNothingHappens()
     spec.given(history).when(refund(refund1)).thenNothingHappens()
-    spec.given(history).when(refund(refund1, 2_000)).thenFails({ _tag: "RuleViolated", code: "RefundIdReused" })
+    spec.given(history).when(refund(refund1, 2_000)).thenFails({
+      _tag: "RuleViolated",
+      code: "RefundIdReused",
+      reason: "this refund id was already used for another amount",
+    })
+  })
+  it("a refund of nothing is refused, naming the amount", () => {
+    spec
+      .given(paidHistory)
+      .when(refund(refund1, 0))
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "amount", message: "must be greater than zero" }] })
   })
   it("a refund in another currency is refused", () => {
     spec
@@ -573,6 +647,10 @@ describe("a Paid payment request whose transfer is returned", () => {
       .given([...paidHistory, refunded(refund1, 10_000)])
       .when(returnedWith(transferId))
       .then([returned])
+    spec
+      .given([...paidHistory, refunded(refund1, 10_000)])
+      .when(returnedWith(transferId))
+      .thenState((state) => assert.strictEqual(PaymentRequest.status(state), "Returned"))
   })
   it("another transfer's return is refused", () => {
     spec
@@ -584,7 +662,10 @@ describe("a Paid payment request whose transfer is returned", () => {
 
 describe("an Accepted payment request told of a return", () => {
   it("a return before its settlement is refused", () => {
-    spec.given([created, accepted]).when(returnedWith(transferId)).thenFails(illegal("Accepted"))
+    spec
+      .given([created, accepted])
+      .when(returnedWith(transferId))
+      .thenFails({ ...illegal("Accepted"), reason: "the transfer has not settled yet" })
   })
 })
 
@@ -607,9 +688,18 @@ describe("a Failed payment request", () => {
     spec.given(failedHistory).when(failedWith(transferId, "R02")).thenNothingHappens()
   })
   it("settling, cancelling and refunding are refused", () => {
-    spec.given(failedHistory).when(settledWith(transferId)).thenFails(illegal("Failed"))
+    spec
+      .given(failedHistory)
+      .when(settledWith(transferId))
+      .thenFails({ ...illegal("Failed"), reason: "the transfer already failed" })
     spec.given(failedHistory).when(cancelBy(partnerId)).thenFails(illegal("Failed"))
     spec.given(failedHistory).when(refund(refund1)).thenFails(illegal("Failed"))
+  })
+  it("a return of its transfer is refused: it never settled", () => {
+    spec
+      .given(failedHistory)
+      .when(returnedWith(transferId))
+      .thenFails({ ...illegal("Failed"), reason: "the transfer already failed" })
   })
 })
 
@@ -643,6 +733,10 @@ describe("an acceptance granting the request's debit authorization", () => {
       limit: usd(50_000),
     })
   })
+  it("grants nothing when the request offers no debit authorization", () => {
+    const grantingAcceptance = PaymentRequestAccepted.make({ ...accepted, debitAuthAccepted: true })
+    assert.isUndefined(PaymentRequest.debitAuthGrantOf(requestOf([created]), grantingAcceptance))
+  })
   it("grants nothing when the payer did not accept the debit authorization", () => {
     assert.isUndefined(PaymentRequest.debitAuthGrantOf(requestOf([createdWithDebitAuth]), accepted))
   })
@@ -671,6 +765,11 @@ describe("the status history (PAYMENT_REQUEST_STATUS_CHANGED)", () => {
       ],
     )
     assert.isTrue(history.every((change) => change.paymentRequestId === paymentRequestId))
+  })
+  it("a change before the acceptance names no account", () => {
+    assert.deepStrictEqual(PaymentRequest.statusHistory([created]), [
+      { paymentRequestId, status: "Pending", timestamp: created.at },
+    ])
   })
 })
 
@@ -754,8 +853,10 @@ describe("the transfer policy", () => {
 })
 
 describe("an event that does not fit the state leaves it unchanged", () => {
-  it("a second creation", () => {
+  it("a second creation, even with other terms", () => {
     spec.given([created]).ignores(created)
+    spec.given([created]).ignores(PaymentRequestCreated.make({ ...created, amount: usd(1), description: "Other" }))
+    spec.given([created, accepted]).ignores(PaymentRequestCreated.make({ ...created, amount: usd(1) }))
   })
   it("an acceptance of a request that is not Pending", () => {
     spec.given([]).ignores(accepted)

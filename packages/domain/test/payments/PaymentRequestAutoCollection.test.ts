@@ -19,8 +19,12 @@ import {
   PaymentRequestCancelled,
   PaymentRequestCreated,
   type PaymentRequestEvent,
+  PaymentRequestPaid,
   PaymentRequestPaidByCard,
+  PaymentRequestRefunded,
+  PaymentRequestReturned,
 } from "../../src/payments/PaymentRequestEvents.ts"
+import type { RefundId } from "../../src/payments/TransferEvents.ts"
 import { DeciderSpecification, PropertyParams } from "../../src/testing/index.ts"
 import {
   at,
@@ -130,6 +134,20 @@ describe("a Pending request with autopay, on its due date", () => {
       .when(collect())
       .thenState((state) => assert.strictEqual(PaymentRequest.status(state), "Pending"))
   })
+  it("from a designated account given with its full number is refused, naming accountNumberMasked", () => {
+    spec
+      .given([withAutoPay(10_000)])
+      .when(collect({ account: { bankAccountId, accountNumberMasked: "123456789" } }))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [
+          {
+            field: "accountNumberMasked",
+            message: 'must be a masked account number such as "****6789" (never the full number)',
+          },
+        ],
+      })
+  })
   it("without a designated account is skipped once (NoDesignatedAccount)", () => {
     spec
       .given([withAutoPay(10_000)])
@@ -164,13 +182,26 @@ describe("a Pending request with autopay, before its due date", () => {
     spec
       .given([withAutoPay(10_000)])
       .when(collect({ today: dayBefore }))
-      .thenFails({ _tag: "RuleViolated", code: "NotDue" })
+      .thenFails({ _tag: "RuleViolated", code: "NotDue", reason: "the payment request is due on 2026-03-15" })
+  })
+  it("is not due for collection the day before; it is on its due date", () => {
+    assert.isFalse(
+      PaymentRequest.isDueForAutoCollection(fold(PaymentRequest.aggregate, [withAutoPay(10_000)]), dayBefore),
+    )
+    assert.isTrue(PaymentRequest.isDueForAutoCollection(fold(PaymentRequest.aggregate, [withAutoPay(10_000)]), dueDate))
   })
 })
 
 describe("a Pending request without autopay or a debit authorization", () => {
   it("is never collected automatically (NotAutomatic)", () => {
-    spec.given([created]).when(collect()).thenFails({ _tag: "RuleViolated", code: "NotAutomatic" })
+    spec.given([created]).when(collect()).thenFails({
+      _tag: "RuleViolated",
+      code: "NotAutomatic",
+      reason: "the payment request offers neither autopay nor a debit authorization",
+    })
+  })
+  it("is never due for collection, even on its due date", () => {
+    assert.isFalse(PaymentRequest.isDueForAutoCollection(fold(PaymentRequest.aggregate, [created]), dueDate))
   })
 })
 
@@ -265,7 +296,7 @@ describe("a Pending request paid in the app with a card", () => {
     spec
       .given([created])
       .when(payWithCard({ registrationId: stranger }))
-      .thenFails({ _tag: "RuleViolated", code: "NotThePayer" })
+      .thenFails({ _tag: "RuleViolated", code: "NotThePayer", reason: "only the payer can pay this payment request" })
   })
   it("not by a payer whose KYC is not Verified (CUSTOMER_NOT_VERIFIED)", () => {
     for (const payerKyc of ["NotStarted", "Pending", "Rejected"] as const)
@@ -282,13 +313,28 @@ describe("a request paid by card", () => {
     spec
       .given([created, paidByCard])
       .when(payWithCard({ paymentMethodId: "card_2" }))
-      .thenFails({ _tag: "IllegalTransition" })
+      .thenFails({ _tag: "IllegalTransition", reason: "the payment request was already paid by card" })
   })
   it("is neither accepted, cancelled, collected automatically nor refunded with a transfer refund", () => {
     spec
       .given([created, paidByCard])
+      .when({
+        _tag: "AcceptPaymentRequest",
+        paymentRequestId,
+        registrationId: payer,
+        payerKyc: "Verified",
+        bankAccountId,
+        accountNumberMasked: "****6789",
+        acceptDebitAuth: false,
+        transferDescription: "",
+        transferId,
+        at: onDueDate,
+      })
+      .thenFails({ _tag: "IllegalTransition", reason: "the payment request was already paid by card" })
+    spec
+      .given([created, paidByCard])
       .when({ _tag: "CancelPaymentRequest", paymentRequestId, partnerId, at })
-      .thenFails({ _tag: "IllegalTransition" })
+      .thenFails({ _tag: "IllegalTransition", reason: "a payment request cannot be cancelled after it was paid" })
     spec
       .given([withAutoPay(10_000), paidByCard])
       .when(collect())
@@ -296,7 +342,10 @@ describe("a request paid by card", () => {
     spec
       .given([created, paidByCard])
       .when({ _tag: "RefundPaymentRequest", paymentRequestId, refundId: id(12) as never, at })
-      .thenFails({ _tag: "IllegalTransition" })
+      .thenFails({
+        _tag: "IllegalTransition",
+        reason: "a card payment is refunded through the card processor, not with a transfer refund",
+      })
   })
 })
 
@@ -305,11 +354,52 @@ describe("an accepted or cancelled request", () => {
     spec
       .given([withAutoPay(10_000), acceptedAutomatically("AutoPay")])
       .when(payWithCard())
-      .thenFails({ _tag: "IllegalTransition" })
+      .thenFails({
+        _tag: "IllegalTransition",
+        reason: "the payment request was already accepted with a bank account",
+      })
     spec
       .given([created, PaymentRequestCancelled.make({ paymentRequestId, status: "Cancelled", at })])
       .when(payWithCard())
-      .thenFails({ _tag: "IllegalTransition" })
+      .thenFails({ _tag: "IllegalTransition", reason: "a cancelled payment request cannot be paid" })
+  })
+  it("a refunded or returned one cannot be paid by card either", () => {
+    const paid = PaymentRequestPaid.make({ paymentRequestId, transferId, status: "Paid", at: onDueDate })
+    const accepted = acceptedAutomatically("AutoPay")
+    const refunded = PaymentRequestRefunded.make({
+      paymentRequestId,
+      refundId: id(12) as RefundId,
+      amount: usd(10_000),
+      totalRefunded: usd(10_000),
+      status: "Refunded",
+      at: onDueDate,
+    })
+    const returned = PaymentRequestReturned.make({
+      paymentRequestId,
+      transferId,
+      returnCode: "R01",
+      reason: "insufficient funds",
+      status: "Returned",
+      at: onDueDate,
+    })
+    for (const history of [
+      [withAutoPay(10_000), accepted, paid, refunded],
+      [withAutoPay(10_000), accepted, paid, returned],
+    ])
+      spec.given(history).when(payWithCard()).thenFails({
+        _tag: "IllegalTransition",
+        reason: "the payment request was already accepted with a bank account",
+      })
+  })
+})
+
+describe("an auto-collection skip or a card payment that does not fit the state leaves it unchanged", () => {
+  it("a skip or a card payment of a request no longer Pending", () => {
+    const accepted = acceptedAutomatically("AutoPay")
+    spec.given([withAutoPay(10_000), accepted]).ignores(skipped("NoDesignatedAccount"))
+    spec.given([withAutoPay(10_000), accepted]).ignores(paidByCard)
+    spec.given([created, paidByCard]).ignores(skipped("NoDesignatedAccount"))
+    spec.given([]).ignores(paidByCard)
   })
 })
 

@@ -8,7 +8,14 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Schema } from "effect"
 import fc from "fast-check"
 import { fold } from "../../src/kernel/Decider.ts"
-import type { CompanyId, PartnerId, PaymentRequestId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
+import type {
+  BankAccountId,
+  CompanyId,
+  PartnerId,
+  PaymentRequestId,
+  RegistrationId,
+  TransferId,
+} from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import * as Transfer from "../../src/payments/Transfer.ts"
 import {
@@ -728,6 +735,327 @@ const command: fc.Arbitrary<Transfer.Command> = fc.oneof(
 const commands = fc
   .tuple(fc.boolean(), fc.array(command, { maxLength: 30 }))
   .map(([head, rest]) => (head ? [initiate, settle, ...rest] : rest))
+
+describe("a new transfer's fields (each named, limits on both sides)", () => {
+  it("every recipient and attachment field is named when bad", () => {
+    spec
+      .given([])
+      .when({
+        ...initiate,
+        recipientName: "",
+        recipientAddress: {
+          streetNumberAndName: "",
+          apartmentNumber: "x".repeat(201),
+          city: "Springfield",
+          zipCode: "",
+          state: "",
+          country: "",
+        },
+        attachments: [{ id: "", name: "invoice.pdf", contentType: "application/pdf" }],
+      })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [
+          { field: "recipientName", message: "must not be empty" },
+          { field: "recipientAddress.streetNumberAndName", message: "must not be empty" },
+          { field: "recipientAddress.apartmentNumber", message: "must be at most 200 characters" },
+          { field: "recipientAddress.zipCode", message: "must not be empty" },
+          { field: "recipientAddress.state", message: "must not be empty" },
+          { field: "recipientAddress.country", message: "must not be empty" },
+          { field: "attachments[0].id", message: "must not be empty" },
+        ],
+      })
+  })
+  it("20 attachments are accepted; 21 are refused", () => {
+    const attachments = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ id: `att-${i}`, name: "a.pdf", contentType: "application/pdf" }))
+    spec
+      .given([])
+      .when({ ...initiate, attachments: attachments(20) })
+      .thenState((state) => assert.strictEqual(state._tag, "Pending"))
+    spec
+      .given([])
+      .when({ ...initiate, attachments: attachments(21) })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "attachments", message: "must hold at most 20 attachments" }],
+      })
+  })
+  it("a media type is all of the content type: nothing before or after it", () => {
+    for (const contentType of ["x y/pdf", "application/pdf x"])
+      spec
+        .given([])
+        .when({ ...initiate, attachments: [{ id: "att-1", name: "a.pdf", contentType }] })
+        .thenFails({
+          _tag: "ValidationFailed",
+          issues: [{ field: "attachments[0].contentType", message: 'must be a media type such as "application/pdf"' }],
+        })
+  })
+  it("the payer's bank account is recorded when given", () => {
+    const bankAccountId = "6c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e59" as BankAccountId
+    spec
+      .given([])
+      .when({ ...initiate, bankAccountId })
+      .then([TransferInitiated.make({ ...initiated, bankAccountId })])
+  })
+  it("the transfer's other commands on no transfer are NotFound", () => {
+    for (const command of [
+      originate("debit-1"),
+      originateRefund(refund1, "credit-1"),
+      refundOutcome(refund1, { _tag: "Settled" }),
+    ])
+      spec.given([]).when(command).thenFails({ _tag: "NotFound", entity: "Transfer" })
+  })
+})
+
+describe("a transfer's origination (provider references)", () => {
+  it("a reference of 1 to 200 characters is recorded; a blank or longer one is refused", () => {
+    const refused = {
+      _tag: "ValidationFailed",
+      issues: [{ field: "providerReference", message: "must be a provider reference of 1 to 200 characters" }],
+    }
+    spec
+      .given([initiated])
+      .when(originate("d".repeat(200)))
+      .then([TransferOriginated.make({ transferId, providerReference: "d".repeat(200), at: later })])
+    spec.given([initiated]).when(originate(" ")).thenFails(refused)
+    spec
+      .given([initiated])
+      .when(originate("d".repeat(201)))
+      .thenFails(refused)
+    const withRefund = [initiated, settled, requested(refund1, 1_000)]
+    spec
+      .given(withRefund)
+      .when(originateRefund(refund1, "c".repeat(200)))
+      .thenState((state) => assert.strictEqual(Transfer.refundsOf(state)[0]?.providerReference, "c".repeat(200)))
+    spec.given(withRefund).when(originateRefund(refund1, " ")).thenFails(refused)
+    spec
+      .given(withRefund)
+      .when(originateRefund(refund1, "c".repeat(201)))
+      .thenFails(refused)
+  })
+  it("another reference for an originated transfer or refund is refused, saying which", () => {
+    spec.given([initiated, originated]).when(originate("debit-2")).thenFails({
+      _tag: "RuleViolated",
+      code: "OriginatedElsewhere",
+      reason: "the transfer was already originated as another movement",
+    })
+    const refundOriginated = TransferRefundOriginated.make({
+      transferId,
+      refundId: refund1,
+      providerReference: "credit-1",
+      at: later,
+    })
+    spec
+      .given([initiated, settled, requested(refund1, 1_000), refundOriginated])
+      .when(originateRefund(refund1, "credit-2"))
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "OriginatedElsewhere",
+        reason: "the refund was already originated as another movement",
+      })
+  })
+  it("a settled transfer never originated is not originated any more", () => {
+    spec
+      .given([initiated, settled])
+      .when(originate("debit-1"))
+      .thenFails({ _tag: "IllegalTransition", entity: "Transfer", reason: "only a pending transfer is originated" })
+  })
+  it("an outcome naming another movement is refused, saying which", () => {
+    spec
+      .given([initiated, originated])
+      .when({ ...outcome({ _tag: "Settled" }), providerReference: "debit-2" })
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "OtherMovement",
+        reason: "the provider reference is not the one recorded for this transfer",
+      })
+  })
+  it("a refund that already ended is not originated", () => {
+    spec
+      .given([initiated, settled, requested(refund1, 1_000), completed(refund1, 1_000, 1_000)])
+      .when(originateRefund(refund1, "credit-1"))
+      .thenNothingHappens()
+  })
+})
+
+describe("a refund's outcome naming its movement", () => {
+  const refundOriginated = TransferRefundOriginated.make({
+    transferId,
+    refundId: refund1,
+    providerReference: "credit-1",
+    at: later,
+  })
+  const originatedRefund = [initiated, settled, requested(refund1, 1_000), refundOriginated]
+  it("naming the recorded movement is recorded as any outcome", () => {
+    spec
+      .given(originatedRefund)
+      .when({ ...refundOutcome(refund1, { _tag: "Settled" }), providerReference: "credit-1" })
+      .then([completed(refund1, 1_000, 1_000)])
+  })
+  it("naming another movement is refused, saying the refund", () => {
+    spec
+      .given(originatedRefund)
+      .when({ ...refundOutcome(refund1, { _tag: "Settled" }), providerReference: "credit-2" })
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "OtherMovement",
+        reason: "the provider reference is not the one recorded for this refund",
+      })
+  })
+  it("a code outside the return code table is refused, naming returnCode", () => {
+    spec
+      .given(originatedRefund)
+      .when(refundOutcome(refund1, { _tag: "Failed", returnCode: "R99" }))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "returnCode", message: 'must be an ACH return code such as "R01"' }],
+      })
+  })
+  it("completing one refund leaves the others pending", () => {
+    spec
+      .given([initiated, settled, requested(refund1, 1_000), requested(refund2, 2_000)])
+      .when(refundOutcome(refund1, { _tag: "Settled" }))
+      .thenState((state) =>
+        assert.deepStrictEqual(
+          Transfer.refundsOf(state).map((r) => r.status),
+          ["Completed", "Pending"],
+        ),
+      )
+  })
+})
+
+describe("refusals a partner reads (the problem's detail)", () => {
+  it("a failed transfer is not settled, by a settlement or an outcome", () => {
+    spec.given([initiated, failed]).when(settle).thenFails({
+      _tag: "IllegalTransition",
+      command: "SettleTransfer",
+      reason: "a failed transfer cannot be settled",
+    })
+    spec
+      .given([initiated, failed])
+      .when(outcome({ _tag: "Settled" }))
+      .thenFails({ _tag: "IllegalTransition", reason: "a failed transfer cannot be settled or returned" })
+    spec
+      .given([initiated, failed])
+      .when(outcome({ _tag: "Returned", returnCode: "R01" }))
+      .thenFails({ _tag: "IllegalTransition", reason: "a failed transfer cannot be settled or returned" })
+    spec
+      .given([initiated, failed])
+      .when(outcome({ _tag: "Failed", returnCode: "R01" }))
+      .thenNothingHappens()
+  })
+  it("a settled transfer does not fail", () => {
+    spec.given([initiated, settled]).when(fail()).thenFails({
+      _tag: "IllegalTransition",
+      reason: "a settled transfer cannot fail; pay money back with a refund",
+    })
+  })
+  it("a failure without its reason is refused, naming reason", () => {
+    spec
+      .given([initiated])
+      .when({ ...fail(), reason: "" })
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "reason", message: "must not be empty" }] })
+  })
+  it("refunds: a returned or pending transfer, a reused id, more than transferred", () => {
+    spec
+      .given([initiated, settled, returnedR10])
+      .when(refund(refund1, 1_000))
+      .thenFails({ _tag: "IllegalTransition", reason: "a returned transfer cannot be refunded" })
+    spec
+      .given([initiated])
+      .when(refund(refund1, 1_000))
+      .thenFails({ _tag: "IllegalTransition", reason: "only a settled transfer can be refunded" })
+    spec
+      .given([initiated, settled, requested(refund1, 1_000)])
+      .when(refund(refund1, 2_000))
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "RefundIdReused",
+        reason: "this refund id was already used for another amount",
+      })
+    spec
+      .given([initiated, settled, requested(refund1, 3_000)])
+      .when(refund(refund2, 7_001))
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "RefundExceedsTransfer",
+        reason: "refunds (pending and completed) would total 10001 minor units, more than the 10000 transferred",
+      })
+  })
+  it("a refund recorded completed in one step (TransferRefunded) is Completed and holds its amount", () => {
+    spec
+      .given([initiated, settled, refunded(refund1, 10_000, 10_000)])
+      .when(refund(refund2, 1))
+      .thenFails({ _tag: "RuleViolated", code: "RefundExceedsTransfer" })
+    assert.deepStrictEqual(
+      Transfer.refundsOf(fold(Transfer.aggregate, [initiated, settled, refunded(refund1, 10_000, 10_000)])).map(
+        (r) => r.status,
+      ),
+      ["Completed"],
+    )
+  })
+  it("reimbursement: only of a settled transfer, with one provider, an envelope id that is not blank", () => {
+    spec
+      .given([initiated])
+      .when(apply())
+      .thenFails({ _tag: "IllegalTransition", reason: "only a settled transfer can be reimbursed" })
+    spec
+      .given([initiated])
+      .when(complete)
+      .thenFails({ _tag: "IllegalTransition", reason: "only a settled transfer can be reimbursed" })
+    spec.given([initiated, settled, applied]).when(apply(otherProvider)).thenFails({
+      _tag: "IllegalTransition",
+      reason: "the transfer was already applied for reimbursement with another provider",
+    })
+    spec
+      .given([initiated, settled])
+      .when({ ...apply(), envelopeId: " " })
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "envelopeId", message: "must not be empty" }] })
+  })
+})
+
+describe("a transfer's summary and envelope", () => {
+  it("no transfer has no summary and waits on no envelope", () => {
+    assert.isUndefined(Transfer.summary(Transfer.initialState))
+    assert.isUndefined(Transfer.pendingEnvelopeOf(Transfer.initialState))
+  })
+  it("a pending or settled transfer is neither applied for reimbursement nor reimbursed", () => {
+    for (const history of [[initiated], [initiated, settled]]) {
+      const summary = Transfer.summary(fold(Transfer.aggregate, history))
+      assert.isFalse(summary?.appliedForReimbursement)
+      assert.isFalse(summary?.isReimbursed)
+    }
+    const applying = Transfer.summary(fold(Transfer.aggregate, [initiated, settled, applied]))
+    assert.isTrue(applying?.appliedForReimbursement)
+    assert.isFalse(applying?.isReimbursed)
+  })
+  it("a transfer applied without an envelope waits on none", () => {
+    assert.isUndefined(Transfer.pendingEnvelopeOf(fold(Transfer.aggregate, [initiated, settled, applied])))
+  })
+  it("a returned transfer's pending refund, once completed, counts in its refunded amount", () => {
+    spec
+      .given([initiated, settled, requested(refund1, 1_000), returnedR10])
+      .when(refundOutcome(refund1, { _tag: "Settled" }))
+      .thenState((state) => {
+        assert.deepStrictEqual(Transfer.summary(state)?.refundedAmount, usd(1_000))
+        assert.deepStrictEqual(
+          Transfer.refundsOf(state).map((r) => r.status),
+          ["Completed"],
+        )
+      })
+  })
+})
+
+describe("more events that do not fit the state leave it unchanged", () => {
+  it("a second initiation with other terms, refund events and a reimbursement of a transfer not Settled", () => {
+    spec.given([initiated]).ignores(TransferInitiated.make({ ...initiated, amount: usd(1) }))
+    spec.given([initiated]).ignores(completed(refund1, 1_000, 1_000))
+    spec.given([initiated]).ignores(refundFailed(refund1, 1_000))
+    spec.given([initiated]).ignores(reimbursed)
+    spec.given([initiated, settled]).ignores(reimbursed)
+  })
+})
 
 describe("properties of transfers", () => {
   it("replaying the stored (JSON-encoded) events decide emitted reproduces the state", () => {

@@ -295,6 +295,22 @@ describe("a payment plan that does not exist", () => {
     ]
     for (const command of commands) spec.given([]).when(command).thenFails({ _tag: "NotFound", entity: "PaymentPlan" })
   })
+  it("has no status and no next due date", () => {
+    assert.isUndefined(PaymentPlan.statusOf(PaymentPlan.initialState))
+    assert.isUndefined(PaymentPlan.nextDueDate(PaymentPlan.initialState))
+  })
+  it("create accepts the limits themselves: 1000 payments, an end date on the start date, 500 characters", () => {
+    const { numberOfPayments: _n, ...endless } = create()
+    for (const command of [
+      create({ numberOfPayments: 1000 }),
+      { ...endless, endDate: date("2026-01-15") },
+      create({ description: "x".repeat(500) }),
+    ])
+      spec
+        .given([])
+        .when(command)
+        .thenState((state) => assert.strictEqual(state._tag, "Draft"))
+  })
 })
 
 describe("a plan's creation records its terms", () => {
@@ -308,6 +324,36 @@ describe("a plan's creation records its terms", () => {
       .given([])
       .when({ ...endless, endDate: date("2026-06-30") })
       .then([{ ...createdEndless, endDate: date("2026-06-30"), description: "Gym membership" }])
+  })
+})
+
+describe("a Draft plan's terms", () => {
+  it("are exactly those of its creation, without the terms it was not given", () => {
+    const { numberOfPayments: _n, ...endless } = create({ description: "Gym membership" })
+    const schedule = { frequency: "Monthly" as const, recurrenceInterval: 1, startDate: date("2026-01-15") }
+    const fixed = { paymentPlanId, consentId, partnerId, companyId, payerRegistrationId: payer, amount }
+    spec
+      .given([])
+      .when(create())
+      .thenState((state) => {
+        assert.strictEqual(state._tag, "Draft")
+        if (state._tag === "Draft")
+          assert.deepStrictEqual(state.terms, { ...fixed, ...schedule, numberOfPayments: 3, createdAt })
+      })
+    spec
+      .given([])
+      .when({ ...endless, endDate: date("2026-06-30") })
+      .thenState((state) => {
+        assert.strictEqual(state._tag, "Draft")
+        if (state._tag === "Draft")
+          assert.deepStrictEqual(state.terms, {
+            ...fixed,
+            ...schedule,
+            endDate: date("2026-06-30"),
+            description: "Gym membership",
+            createdAt,
+          })
+      })
   })
 })
 
@@ -373,8 +419,10 @@ describe("an event that does not fit the state leaves it unchanged", () => {
       spec.given([]).ignores(event)
   })
 
-  it("a second creation, for a plan that exists", () => {
+  it("a second creation, for a plan that exists, even with other terms", () => {
     spec.given(draft).ignores(created)
+    spec.given(draft).ignores({ ...created, amount: Money.make(1, "USD") } as PaymentPlanEvent)
+    spec.given(active).ignores({ ...created, numberOfPayments: 12 } as PaymentPlanEvent)
   })
 
   it("activation, unless the plan is a Draft", () => {
@@ -424,7 +472,11 @@ describe("a Draft plan", () => {
     spec.given(draftWithConsent).when(activate()).then([activated()])
   })
   it("activation while the consent is Pending is refused", () => {
-    spec.given(draft).when(activate()).thenFails({ _tag: "RuleViolated", code: "ConsentNotAccepted" })
+    spec.given(draft).when(activate()).thenFails({
+      _tag: "RuleViolated",
+      code: "ConsentNotAccepted",
+      reason: "the payer's consent is Pending; a plan collects only with an Accepted consent",
+    })
   })
   it("activation after due dates have passed skips them (they are never collected)", () => {
     spec
@@ -439,14 +491,18 @@ describe("a Draft plan", () => {
       .then([activated(["2026-01-15", "2026-02-15", "2026-03-15"], on("2026-04-01")), completed(0, on("2026-04-01"))])
   })
   it("cannot be paused or resumed", () => {
-    spec
-      .given(draft)
-      .when(pause())
-      .thenFails({ _tag: "IllegalTransition", state: "Draft", command: "PausePaymentPlan" })
-    spec
-      .given(draft)
-      .when(resume())
-      .thenFails({ _tag: "IllegalTransition", state: "Draft", command: "ResumePaymentPlan" })
+    spec.given(draft).when(pause()).thenFails({
+      _tag: "IllegalTransition",
+      state: "Draft",
+      command: "PausePaymentPlan",
+      reason: "a Draft plan is not collecting yet: only an Active plan can be paused",
+    })
+    spec.given(draft).when(resume()).thenFails({
+      _tag: "IllegalTransition",
+      state: "Draft",
+      command: "ResumePaymentPlan",
+      reason: "a Draft plan was never active: activate it instead",
+    })
   })
   it("collects nothing", () => {
     spec
@@ -486,13 +542,21 @@ describe("an Active plan", () => {
     spec
       .given(active)
       .when(collect("2026-01-15", on("2026-01-14")))
-      .thenFails({ _tag: "RuleViolated", code: "InstalmentNotDue" })
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "InstalmentNotDue",
+        reason: "the instalment due 2026-01-15 cannot be collected on 2026-01-14",
+      })
   })
   it("refuses to collect any date but the next due date", () => {
     spec
       .given(active)
       .when(collect("2026-02-15", on("2026-02-16")))
-      .thenFails({ _tag: "RuleViolated", code: "NotNextInstalment" })
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "NotNextInstalment",
+        reason: "the next instalment of the plan is due 2026-01-15, not 2026-02-15",
+      })
     spec
       .given(active)
       .when(collect("2026-01-16", on("2026-01-16")))
@@ -508,7 +572,11 @@ describe("an Active plan", () => {
     spec
       .given(activeAfterTwo)
       .when(collect("2026-01-15", on("2026-03-01"), { paymentRequestId: request2 }))
-      .thenFails({ _tag: "RuleViolated", code: "InstalmentAlreadyCollected" })
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "InstalmentAlreadyCollected",
+        reason: "the instalment due 2026-01-15 was already collected by another payment",
+      })
   })
   it("collecting a due date already collected by a transfer is refused, whatever transfer id it carries", () => {
     const byTransfer = [...active, collected("2026-01-15", 1, on("2026-01-15"), { transferId: transfer1 })]
@@ -612,16 +680,23 @@ describe("a Paused plan", () => {
       .thenFails({ _tag: "RuleViolated", code: "NotNextInstalment" })
   })
   it("cannot be activated (it is resumed)", () => {
-    spec
-      .given(pausedPlan)
-      .when(activate())
-      .thenFails({ _tag: "IllegalTransition", state: "Paused", command: "ActivatePaymentPlan" })
+    spec.given(pausedPlan).when(activate()).thenFails({
+      _tag: "IllegalTransition",
+      state: "Paused",
+      command: "ActivatePaymentPlan",
+      reason: "the plan is paused: resume it instead",
+    })
   })
   it("collects nothing", () => {
     spec
       .given(pausedPlan)
       .when(collect("2026-01-15", on("2026-01-15")))
-      .thenFails({ _tag: "IllegalTransition", state: "Paused", command: "CollectInstalment" })
+      .thenFails({
+        _tag: "IllegalTransition",
+        state: "Paused",
+        command: "CollectInstalment",
+        reason: "a Paused plan collects nothing",
+      })
   })
   it("cancel moves it to Cancelled", () => {
     spec.given(pausedPlan).when(cancel()).then([cancelled()])
@@ -640,9 +715,10 @@ describe("a Cancelled plan", () => {
     spec.given(cancelledPlan).when(cancel()).thenNothingHappens()
   })
   it("cannot be activated, paused or resumed", () => {
-    spec.given(cancelledPlan).when(activate()).thenFails({ _tag: "IllegalTransition", state: "Cancelled" })
-    spec.given(cancelledPlan).when(pause()).thenFails({ _tag: "IllegalTransition", state: "Cancelled" })
-    spec.given(cancelledPlan).when(resume()).thenFails({ _tag: "IllegalTransition", state: "Cancelled" })
+    const refused = (reason: string) => ({ _tag: "IllegalTransition", state: "Cancelled", reason })
+    spec.given(cancelledPlan).when(activate()).thenFails(refused("a Cancelled plan cannot be activated"))
+    spec.given(cancelledPlan).when(pause()).thenFails(refused("a Cancelled plan cannot be paused"))
+    spec.given(cancelledPlan).when(resume()).thenFails(refused("a Cancelled plan cannot be resumed"))
   })
   it("collects nothing", () => {
     spec
@@ -670,15 +746,18 @@ describe("a Cancelled plan", () => {
 
 describe("a Completed plan", () => {
   it("cannot be cancelled", () => {
-    spec
-      .given(completedPlan)
-      .when(cancel())
-      .thenFails({ _tag: "IllegalTransition", state: "Completed", command: "CancelPaymentPlan" })
+    spec.given(completedPlan).when(cancel()).thenFails({
+      _tag: "IllegalTransition",
+      state: "Completed",
+      command: "CancelPaymentPlan",
+      reason: "a Completed plan has nothing left to cancel",
+    })
   })
   it("cannot be activated, paused or resumed", () => {
-    spec.given(completedPlan).when(activate()).thenFails({ _tag: "IllegalTransition", state: "Completed" })
-    spec.given(completedPlan).when(pause()).thenFails({ _tag: "IllegalTransition", state: "Completed" })
-    spec.given(completedPlan).when(resume()).thenFails({ _tag: "IllegalTransition", state: "Completed" })
+    const refused = (reason: string) => ({ _tag: "IllegalTransition", state: "Completed", reason })
+    spec.given(completedPlan).when(activate()).thenFails(refused("a Completed plan cannot be activated"))
+    spec.given(completedPlan).when(pause()).thenFails(refused("a Completed plan cannot be paused"))
+    spec.given(completedPlan).when(resume()).thenFails(refused("a Completed plan cannot be resumed"))
   })
   it("a repeated collection of its last instalment changes nothing", () => {
     spec
@@ -751,6 +830,13 @@ describe("an instalment collected through a transfer", () => {
       .when(outcome(r10))
       .then([returned])
     spec
+      .given([...byTransfer, settled])
+      .when(outcome(r10))
+      .thenState((state) => {
+        assert.notStrictEqual(state._tag, "Initial")
+        if (state._tag !== "Initial") assert.strictEqual(state.collected[0]?.status, "Returned")
+      })
+    spec
       .given([...byTransfer, settled, returned])
       .when(outcome(r10))
       .thenNothingHappens()
@@ -787,7 +873,11 @@ describe("an instalment collected through a transfer", () => {
     spec
       .given(byTransfer)
       .when(outcome({ _tag: "Settled" }, transfer2))
-      .thenFails({ _tag: "RuleViolated", code: "UnknownInstalmentTransfer" })
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "UnknownInstalmentTransfer",
+        reason: `transfer ${transfer2} collects no instalment of payment plan ${paymentPlanId}`,
+      })
   })
 })
 
