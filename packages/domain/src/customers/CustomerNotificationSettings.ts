@@ -82,7 +82,9 @@ export const updateNotificationPreferences = (
 export const registerPushToken = (command: RegisterPushToken, state: RegisteredCustomer): Decision<CustomerEvent> => {
   const customer = identityOf(state)
   const issues: Issues = []
-  if (typeof command.token !== "string" || command.token.trim().length === 0) {
+  if (typeof command.token !== "string") {
+    issues.push({ field: "token", message: "must be a string" })
+  } else if (command.token.trim().length === 0) {
     issues.push({ field: "token", message: "must not be empty" })
   } else if (command.token.length > maxPushTokenLength) {
     issues.push({ field: "token", message: `must be at most ${maxPushTokenLength} characters` })
@@ -95,12 +97,13 @@ export const registerPushToken = (command: RegisterPushToken, state: RegisteredC
   const known = state.pushTokens.find((t) => t.token === command.token)
   if (known !== undefined && millis(known.expireAt) === millis(command.expireAt)) return nothing
   const events: Array<CustomerEvent> = []
-  const oldest = state.pushTokens[0]
-  if (known === undefined && state.pushTokens.length >= maxPushTokens && oldest !== undefined) {
+  // At the cap, a new token replaces the least recently registered one.
+  const replaced = state.pushTokens.length >= maxPushTokens ? state.pushTokens[0] : undefined
+  if (known === undefined && replaced !== undefined) {
     const removed: PushTokenRemoved = {
       _tag: "PushTokenRemoved",
       ...customer,
-      token: oldest.token,
+      token: replaced.token,
       reason: "CapReached",
       at: command.at,
     }
@@ -140,7 +143,7 @@ export const pruneExpiredPushTokens = (
 ): Decision<CustomerEvent> => {
   const customer = identityOf(state)
   const expired = state.pushTokens.filter((t) => !DateTime.isGreaterThan(t.expireAt, command.at))
-  if (expired.length === 0) return nothing
+  // No expired token: no event (accept() with none is `nothing`).
   return accept<CustomerEvent>(
     ...expired.map(
       (t): PushTokenRemoved => ({

@@ -55,9 +55,8 @@ export const dueReminder = (
 ): number | undefined => {
   const daysLeft = CalendarDate.toEpochDay(dueDate) - CalendarDate.toEpochDay(today)
   if (daysLeft < 0) return undefined
-  let due: number | undefined
-  for (const offset of offsets) if (offset >= daysLeft && (due === undefined || offset < due)) due = offset
-  return due
+  const whoseDayHasCome = offsets.filter((offset) => offset >= daysLeft)
+  return whoseDayHasCome.length === 0 ? undefined : Math.min(...whoseDayHasCome)
 }
 
 /** What the notifications know of the payer: addresses and switches. */

@@ -50,6 +50,15 @@ describe("a reserved company reference", () => {
       .thenFails({ _tag: "AlreadyExists", entity: "CompanyReference" }))
   it("Reserve again for the same company does nothing", () =>
     spec.given([reserved]).when(reserve()).thenNothingHappens())
+  it("a second reservation event, for another company, leaves it reserved for the first", () =>
+    spec.given([reserved]).ignores(
+      CompanyReference.CompanyReferenceReserved.make({
+        partnerId,
+        companyReferenceId: reference,
+        companyId: otherCompanyId,
+        at,
+      }),
+    ))
 })
 
 describe("whatever the requests", () => {

@@ -613,6 +613,15 @@ describe("notification preferences", () => {
         issues: [{ field: "changes.smsSpam", message: "is not a notification preference" }],
       })
   })
+  it("a preference set to something other than true or false is refused", () => {
+    spec
+      .given([registered])
+      .when({ _tag: "UpdateNotificationPreferences", changes: { newsEmail: "yes" as unknown as boolean }, at })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "changes.newsEmail", message: "must be true or false" }],
+      })
+  })
 })
 
 describe("push tokens", () => {
@@ -649,6 +658,12 @@ describe("push tokens", () => {
       .when(registerToken("t".repeat(4096)))
       .thenState((state) => assert.strictEqual(Customer.pushTokens(state)[0]?.token.length, 4096))
   })
+  it("a token that is not text is refused", () => {
+    spec
+      .given([registered])
+      .when({ _tag: "RegisterPushToken", token: 42 as unknown as string, expireAt: nextYear, at })
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "token", message: "must be a string" }] })
+  })
   it("registering the same token with the same expiry changes nothing", () => {
     spec
       .given([registered, tokenRegistered("device-1")])
@@ -676,6 +691,13 @@ describe("push tokens", () => {
         tokenRegistered("device-new"),
       ])
   })
+  it(`at the cap of ${Customer.maxPushTokens}, refreshing a known token's expiry removes no other token`, () => {
+    const full = Array.from({ length: Customer.maxPushTokens }, (_, i) => tokenRegistered(`device-${i}`))
+    spec
+      .given([registered, ...full])
+      .when({ _tag: "RegisterPushToken", token: "device-5", expireAt: inAnHour, at })
+      .then([tokenRegistered("device-5", inAnHour)])
+  })
   it("removing a token removes it", () => {
     spec
       .given([registered, tokenRegistered("device-1")])
@@ -684,6 +706,12 @@ describe("push tokens", () => {
   })
   it("removing an unknown token changes nothing", () => {
     spec.given([registered]).when({ _tag: "RemovePushToken", token: "device-1", at }).thenNothingHappens()
+  })
+  it("removing a token the customer does not have changes nothing, even with other tokens registered", () => {
+    spec
+      .given([registered, tokenRegistered("device-1")])
+      .when({ _tag: "RemovePushToken", token: "device-2", at })
+      .thenNothingHappens()
   })
   it("pruning removes every token expired at that instant (reason Expired), and keeps the others", () => {
     spec
@@ -802,6 +830,35 @@ describe("saved card payment methods", () => {
           { field: "method.expMonth", message: "must be a month number from 1 to 12" },
           { field: "method.expYear", message: "the card has expired" },
         ],
+      })
+  })
+  it("a blank brand is refused as empty", () => {
+    spec
+      .given([registered])
+      .when({ _tag: "SaveCardPaymentMethod", method: { ...card, brand: "  " }, at })
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "method.brand", message: "must not be empty" }] })
+  })
+  it(`a brand of ${Customer.maxTextLength} characters is accepted, one of ${Customer.maxTextLength + 1} is refused`, () => {
+    const brand = "b".repeat(Customer.maxTextLength)
+    spec
+      .given([registered])
+      .when({ _tag: "SaveCardPaymentMethod", method: { ...card, brand }, at })
+      .then([Customer.CardPaymentMethodSaved.make({ ...customer, method: { ...card, brand }, at })])
+    spec
+      .given([registered])
+      .when({ _tag: "SaveCardPaymentMethod", method: { ...card, brand: `${brand}b` }, at })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "method.brand", message: `must be at most ${Customer.maxTextLength} characters` }],
+      })
+  })
+  it("last 4 digits sent as a number, not text, are refused", () => {
+    spec
+      .given([registered])
+      .when({ _tag: "SaveCardPaymentMethod", method: { ...card, last4: 4242 as unknown as string }, at })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "method.last4", message: "must be exactly the last 4 digits" }],
       })
   })
   it("saving the same card again changes nothing; a new expiry updates it", () => {

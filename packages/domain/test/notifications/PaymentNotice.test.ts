@@ -89,6 +89,10 @@ describe("dueReminder", () => {
   it("is, among several reminders whose day has come, only the latest one", () => {
     assert.strictEqual(PaymentNotice.dueReminder([7, 3, 1], dueDate, day(2)), 3)
   })
+
+  it("is the latest one whatever the order the offsets are configured in", () => {
+    assert.strictEqual(PaymentNotice.dueReminder([3, 7], dueDate, day(2)), 3)
+  })
 })
 
 describe("channels", () => {
@@ -117,6 +121,17 @@ describe("channels", () => {
   it("push needs an unexpired token and e-mail a known address", () => {
     const { emailAddress: _none, ...noEmail } = everything
     assert.deepStrictEqual(PaymentNotice.reminderChannels({ ...noEmail, pushTokens: [] }), ["sms"])
+  })
+
+  it("a reminder goes by SMS only to a customer with a phone number", () => {
+    const { phoneNumber: _none, ...noPhone } = everything
+    assert.deepStrictEqual(PaymentNotice.reminderChannels(noPhone), ["push", "email"])
+  })
+
+  it("a status message goes by push only with an unexpired token, and by e-mail only with a known address", () => {
+    const { emailAddress: _none, ...noEmail } = everything
+    assert.deepStrictEqual(PaymentNotice.statusChannels({ ...everything, pushTokens: [] }), ["email"])
+    assert.deepStrictEqual(PaymentNotice.statusChannels(noEmail), ["push"])
   })
 
   it("a status message never goes by SMS, and follows the paymentStatus switches", () => {
@@ -155,6 +170,10 @@ describe("PaymentNotice: a reminder not sent yet", () => {
 describe("PaymentNotice: a reminder already sent", () => {
   it("is not sent again", () => {
     spec.given([reminderSent]).when(remind()).thenNothingHappens()
+  })
+
+  it("a second event for the same notice leaves it sent when it was first sent", () => {
+    spec.given([reminderSent]).ignores({ ...reminderSent, at: DateTime.makeUnsafe("2026-03-13T09:00:00.000Z") })
   })
 })
 
@@ -196,6 +215,15 @@ describe("PaymentNotice: a status message", () => {
   it("is not recorded for a status the request did not reach", () => {
     spec.given([]).when(statusMessage("Failed", "Paid")).thenNothingHappens()
     spec.given([]).when(statusMessage("Paid", "Accepted")).thenNothingHappens()
+  })
+
+  it("for Failed is not sent for a refunded request (only Paid counts a refund as reached)", () => {
+    spec.given([]).when(statusMessage("Failed", "Refunded")).thenNothingHappens()
+  })
+
+  it("is recorded in its own stream, <paymentRequestId>/status/<status>", () => {
+    assert.strictEqual(PaymentNotice.statusMessageId(paymentRequestId, "Failed"), `${paymentRequestId}/status/Failed`)
+    assert.strictEqual(PaymentNotice.reminderId(paymentRequestId, 3), `${paymentRequestId}/reminder/3`)
   })
 })
 
