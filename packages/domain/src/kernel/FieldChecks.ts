@@ -36,9 +36,6 @@ export const sandboxUrlPattern =
 /** A return or failure code of the payment rail, e.g. the ACH code "R01" (insufficient funds). */
 export const returnCodePattern = /^[A-Z0-9]{2,8}$/
 
-export const isMaskedAccountNumber = (value: string): boolean => maskedAccountNumberPattern.test(value)
-export const isHttpsUrl = (value: string): boolean => value.length <= maxUrlLength && httpsUrlPattern.test(value)
-
 /** Non-blank text of at most `maxLength` characters. */
 export const requiredText = (issues: Issues, field: string, value: string, maxLength: number): void => {
   if (value.trim() === "") issues.push({ field, message: "must not be empty" })
@@ -64,7 +61,7 @@ export const sameCurrency = (issues: Issues, field: string, money: Money.Money, 
 }
 
 export const maskedAccountNumber = (issues: Issues, field: string, value: string): void => {
-  if (!isMaskedAccountNumber(value))
+  if (!maskedAccountNumberPattern.test(value))
     issues.push({ field, message: 'must be a masked account number such as "****6789" (never the full number)' })
 }
 
