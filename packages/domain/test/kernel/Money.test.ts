@@ -148,8 +148,32 @@ describe("MoneyFromWire, the request schema of an amount", () => {
     assert.isTrue(found.every((issue) => issue.path?.[0] === "currencyCode"))
   })
 
+  it("refuses a currency object whose culture is another currency's, saying the names responses show", () => {
+    const found = issues({ value: 1, currencyCode: { value: "USD", displayName: "US Dollar", cultureName: "de-DE" } })
+    assert.deepInclude(found, {
+      path: ["currencyCode"],
+      message: 'must name USD as responses do: displayName "US Dollar", cultureName "en-US"',
+    })
+  })
+
+  it("accepts a currency object with only its culture, when it is the currency's own", () => {
+    assert.deepStrictEqual(
+      Result.getOrThrow(decode({ value: 1, currencyCode: { value: "GBP", cultureName: "en-GB" } })),
+      {
+        minorUnits: 100,
+        currency: "GBP",
+      },
+    )
+  })
+
   it("encodes 1230 cents back to { value: 12.3, currencyCode: 'USD' }", () => {
     assert.deepStrictEqual(Schema.encodeSync(Money.MoneyFromWire)(usd(1230)), { value: 12.3, currencyCode: "USD" })
+  })
+})
+
+describe("no money", () => {
+  it("is zero minor units of the currency", () => {
+    assert.deepStrictEqual(Money.zero("EUR"), { minorUnits: 0, currency: "EUR" })
   })
 })
 
