@@ -50,8 +50,9 @@ const phoneIndexOf = Traced.fn("CustomerLogin.phoneIndexOf")(function* (phoneNum
   return yield* index.of(phoneNumber)
 })
 
-const phoneIssue = (phoneNumber: unknown): Array<FieldIssue> =>
-  typeof phoneNumber === "string" && e164Pattern.test(phoneNumber)
+/** The phone number's issue, if any (the edge decoded both fields as strings). */
+const phoneIssue = (phoneNumber: string): Array<FieldIssue> =>
+  e164Pattern.test(phoneNumber)
     ? []
     : [{ field: "phoneNumber", message: "must be an E.164 phone number such as +14155550123" }]
 
@@ -99,11 +100,11 @@ const issueCode = UseCase.fn("CustomerLogin.issueCode")(function* (
 
 /**
  * Sends a new code to the phone number (a partner's end user; the customer
- * need not exist yet). Answers when the code expires.
+ * need not exist yet). Answers when the code expires. A phone number that is
+ * not E.164 is refused by the challenge (ValidationFailed naming
+ * `phoneNumber`), before any code is recorded or sent.
  */
 export const sendOtp = Traced.fn("CustomerLogin.sendOtp")(function* (partnerId: PartnerId, phoneNumber: string) {
-  const issues = phoneIssue(phoneNumber)
-  if (issues.length > 0) return yield* new ValidationFailed({ issues })
   const sender = yield* OtpSender
   // A provider that owns the codes makes its own: the challenge records the stand-in's hash.
   const code = sender.verify === undefined ? yield* (yield* OtpCodes).next : providerOwnedCode
@@ -111,9 +112,8 @@ export const sendOtp = Traced.fn("CustomerLogin.sendOtp")(function* (partnerId: 
   const handled = yield* issueCode(partnerId, phoneNumber, codeHash).pipe(
     Effect.catch(throttle(partnerId, phoneNumber)),
   )
-  const issued = handled.events.find((e) => e._tag === "LoginCodeIssued")
-  const expiresAt = issued?._tag === "LoginCodeIssued" ? issued.expiresAt : yield* DateTime.now
-  const registrationId = handled.state._tag === "Initial" ? null : handled.state.registrationId
+  // IssueCode has one outcome when accepted: LoginCodeIssued, which leaves the challenge awaiting that code.
+  const { expiresAt, registrationId } = handled.state as LoginChallenge.AwaitingCode
   yield* sender.send({ phoneNumber, code, partnerId, registrationId: registrationId ?? undefined }).pipe(
     Effect.catchTag("OtpDeliveryFailed", (failed) =>
       Effect.fail(
@@ -136,6 +136,7 @@ export interface LoggedIn {
 /**
  * Records a typed code's check on the challenge and, on the first success, registers the customer
  * (one unit); a wrong code is recorded too (the refusal is reported after the unit committed).
+ * `loggedIn` is present when the code was right.
  */
 const verifyCode = UseCase.fn("CustomerLogin.verifyCode")(function* (
   partnerId: PartnerId,
@@ -149,16 +150,19 @@ const verifyCode = UseCase.fn("CustomerLogin.verifyCode")(function* (
     LoginChallenge.challengeId(partnerId, yield* phoneIndexOf(phoneNumber)),
     { _tag: "VerifyCode", partnerId, phoneNumber, codeHash, registrationId: candidate, at },
   )
-  const verified = events.find((e) => e._tag === "LoginCodeVerified")
-  if (verified?._tag !== "LoginCodeVerified") return { events, state, registered: false }
-  const registration = yield* CommandHandler.handle(Customer.aggregate, verified.registrationId, {
-    _tag: "RegisterCustomer",
-    registrationId: verified.registrationId,
-    partnerId,
-    phoneNumber,
-    at,
-  })
-  return { events, state, registered: registration.events.length > 0 }
+  for (const event of events) {
+    if (event._tag !== "LoginCodeVerified") continue
+    const registration = yield* CommandHandler.handle(Customer.aggregate, event.registrationId, {
+      _tag: "RegisterCustomer",
+      registrationId: event.registrationId,
+      partnerId,
+      phoneNumber,
+      at,
+    })
+    const loggedIn: LoggedIn = { registrationId: event.registrationId, registered: registration.events.length > 0 }
+    return { events, state, at, loggedIn }
+  }
+  return { events, state, at, loggedIn: undefined }
 })
 
 /**
@@ -190,8 +194,9 @@ export const checkOtp = Traced.fn("CustomerLogin.checkOtp")(function* (
   phoneNumber: string,
   code: string,
 ) {
+  // Checked here, not only by the challenge: the code must be well-formed before a provider is asked about it.
   const issues = phoneIssue(phoneNumber)
-  if (typeof code !== "string" || !codePattern.test(code)) {
+  if (!codePattern.test(code)) {
     issues.push({ field: "code", message: "must be the 6-digit code that was sent" })
   }
   if (issues.length > 0) return yield* new ValidationFailed({ issues })
@@ -200,11 +205,9 @@ export const checkOtp = Traced.fn("CustomerLogin.checkOtp")(function* (
   const outcome = yield* verifyCode(partnerId, phoneNumber, codeHash, candidate).pipe(
     Effect.catch(throttle(partnerId, phoneNumber)),
   )
+  if (outcome.loggedIn !== undefined) return outcome.loggedIn
+  // Otherwise the code was wrong: LoginCodeRejected, with LoginLocked when it locks the phone.
   for (const event of outcome.events) {
-    if (event._tag === "LoginCodeVerified") {
-      const result: LoggedIn = { registrationId: event.registrationId, registered: outcome.registered }
-      return result
-    }
     if (event._tag === "LoginLocked") {
       const seconds = Math.max(1, Math.ceil((event.lockedUntil.epochMilliseconds - event.at.epochMilliseconds) / 1000))
       return yield* new LoginThrottled({
@@ -214,11 +217,7 @@ export const checkOtp = Traced.fn("CustomerLogin.checkOtp")(function* (
       })
     }
   }
-  const rejected = outcome.events.find((e) => e._tag === "LoginCodeRejected")
-  const left =
-    rejected?._tag === "LoginCodeRejected"
-      ? LoginChallenge.wrongCodesLeft(outcome.state, rejected.at)
-      : LoginChallenge.maxFailedAttempts
+  const left = LoginChallenge.wrongCodesLeft(outcome.state, outcome.at)
   return yield* new RuleViolated({
     code: "OTP_INVALID",
     reason: `the code is wrong; ${left} attempt(s) left before the phone number is locked`,

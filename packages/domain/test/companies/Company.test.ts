@@ -127,20 +127,27 @@ describe("registration validation", () => {
       accepted(registration({ companyReferenceId: "r".repeat(64) }))
       refusedFor(registration({ companyReferenceId: "r".repeat(65) }), "companyReferenceId", "at most 64")
     })
+    it("null counts as missing", () =>
+      refusedFor(registration({ companyReferenceId: null }), "companyReferenceId", "is required"))
+    it("must be a string", () =>
+      refusedFor(registration({ companyReferenceId: 1001 }), "companyReferenceId", "must be a string"))
   })
 
   describe("required text fields", () => {
     it("refuses a missing name", () => refusedFor(registration({ name: undefined }), "name", "is required"))
     it("refuses a blank name", () => refusedFor(registration({ name: "   " }), "name", "must not be empty"))
     it("refuses a name that is not a string", () => refusedFor(registration({ name: 42 }), "name", "must be a string"))
+    it("refuses a null name as missing", () => refusedFor(registration({ name: null }), "name", "is required"))
     it("refuses a name longer than 200 characters", () => {
       accepted(registration({ name: "n".repeat(200) }))
       refusedFor(registration({ name: "n".repeat(201) }), "name", "at most 200")
     })
     it("refuses line breaks in text", () => refusedFor(registration({ city: "San\nFrancisco" }), "city", "control"))
+    it("refuses the DEL character in text", () =>
+      refusedFor(registration({ city: "San\u007fFrancisco" }), "city", "control"))
     it("refuses a missing street, city, owner title and employee name", () => {
       refusedFor(registration({ streetNumberAndName: "" }), "streetNumberAndName")
-      refusedFor(registration({ city: null }), "city")
+      refusedFor(registration({ city: null }), "city", "is required")
       refusedFor(withOwner({ title: "" }), "owner.title")
       refusedFor(withOwner({ documentNumber: "" }), "owner.documentNumber")
       refusedFor(withEmployee(1, { name: "" }), "employees[1].name")
@@ -157,6 +164,16 @@ describe("registration validation", () => {
     })
     it("is at most 50 characters", () =>
       refusedFor(withLocation({ apartmentNumber: "a".repeat(51) }), "locations[0].apartmentNumber", "at most 50"))
+  })
+
+  describe("a missing field with a format is reported once, as required (not also as badly formatted)", () => {
+    it("a missing ZIP code", () => refusedFor(registration({ zipCode: undefined }), "zipCode", "is required"))
+    it("a missing company type", () =>
+      refusedFor(registration({ companyType: undefined }), "companyType", "is required"))
+    it("a missing contact number", () =>
+      refusedFor(registration({ contactNumber: undefined }), "contactNumber", "is required"))
+    it("a missing owner's date of birth", () =>
+      refusedFor(withOwner({ dateOfBirth: undefined }), "owner.dateOfBirth", "is required"))
   })
 
   describe("email addresses", () => {
@@ -271,6 +288,16 @@ describe("registration validation", () => {
       assert.isFalse("websiteUrl" in validated(registration({ websiteUrl: null })))
       assert.isFalse("websiteUrl" in validated(registration({ websiteUrl: "" })))
     })
+    it("is kept, trimmed, in the accepted registration", () =>
+      assert.strictEqual(
+        validated(registration({ websiteUrl: " https://acme.example.com/menu " })).websiteUrl,
+        "https://acme.example.com/menu",
+      ))
+    it("is at most 2048 characters", () => {
+      const url = (length: number) => `https://acme.example.com/${"m".repeat(length - 25)}`
+      assert.strictEqual(validated(registration({ websiteUrl: url(2048) })).websiteUrl, url(2048))
+      refusedFor(registration({ websiteUrl: url(2049) }), "websiteUrl", "at most 2048")
+    })
     it("must be an http or https address when present", () => {
       accepted(registration({ websiteUrl: "http://acme.example.com:8080/menu?lang=en#top" }))
       for (const url of ["ftp://acme.com", "acme.com", "https://", "https://localhost", "https://acme .com"]) {
@@ -299,16 +326,21 @@ describe("registration validation", () => {
       refusedFor(registration({ taxIdType: "ITIN", taxId: "812-34-5678" }), "taxId", "ITIN")
       refusedFor(registration({ taxIdType: "SSN", taxId: "12345678" }), "taxId", "SSN")
     })
-    it("still checks a taxId when its type is unknown", () =>
-      assert.deepStrictEqual(
-        issuesOf(registration({ taxIdType: "VAT", taxId: "GB123" })).map((i) => i.field),
-        ["taxIdType", "taxId"],
-      ))
+    it("still checks a taxId when its type is unknown: 9 digits, dashes allowed", () => {
+      assert.deepStrictEqual(issuesOf(registration({ taxIdType: "VAT", taxId: "GB123" })), [
+        { field: "taxIdType", message: "must be one of EIN, SSN, ITIN" },
+        { field: "taxId", message: "must be 9 digits, dashes allowed" },
+      ])
+      refusedFor(registration({ taxIdType: "VAT", taxId: "12-3456789" }), "taxIdType")
+    })
+    it("refuses a missing taxId, naming it", () =>
+      refusedFor(registration({ taxId: undefined }), "taxId", "is required"))
   })
 
   describe("the owner", () => {
     it("is required and must be an object", () => {
       refusedFor(registration({ owner: undefined }), "owner", "is required")
+      refusedFor(registration({ owner: null }), "owner", "is required")
       refusedFor(registration({ owner: "Ada" }), "owner", "must be an object")
     })
     it("documentType must be a listed document", () =>
@@ -346,8 +378,10 @@ describe("registration validation", () => {
   })
 
   describe("employees and locations", () => {
-    it("may be empty or absent", () => {
+    it("may be empty, null or absent", () => {
       accepted(registration({ employees: [], locations: [] }))
+      const none = validated(registration({ employees: null, locations: null }))
+      assert.deepStrictEqual([none.employees.length, none.locations.length], [0, 0])
       const { employees: _e, locations: _l, ...rest } = registration()
       const valid = validated(rest)
       assert.deepStrictEqual([valid.employees.length, valid.locations.length], [0, 0])
@@ -357,9 +391,15 @@ describe("registration validation", () => {
       refusedFor(registration({ employees: [employee(1), 7] }), "employees[1]", "must be an object")
       refusedFor(registration({ locations: [null] }), "locations[0]", "must be an object")
     })
-    it("are limited to 500 each per registration", () => {
-      const many = Array.from({ length: 501 }, (_, i) => employee(i))
-      refusedFor(registration({ employees: many }), "employees", "at most 500")
+    it("are limited to 500 employees per registration: 500 are accepted, 501 refused", () => {
+      const employees = (n: number) => Array.from({ length: n }, (_, i) => employee(i))
+      assert.strictEqual(validated(registration({ employees: employees(500) })).employees.length, 500)
+      refusedFor(registration({ employees: employees(501) }), "employees", "at most 500")
+    })
+    it("are limited to 500 locations per registration: 500 are accepted, 501 refused", () => {
+      const locations = (n: number) => Array.from({ length: n }, (_, i) => location(`Store ${i}`))
+      assert.strictEqual(validated(registration({ locations: locations(500) })).locations.length, 500)
+      refusedFor(registration({ locations: locations(501) }), "locations", "at most 500")
     })
   })
 

@@ -120,6 +120,31 @@ describe("logging in with a one-time code", () => {
     ),
   )
 
+  it.effect("the wrong code that locks the phone says until when it is locked", () =>
+    run(
+      Effect.gen(function* () {
+        yield* CustomerLogin.sendOtp(partnerId, phone)
+        for (let i = 1; i <= 4; i++) yield* Effect.exit(CustomerLogin.checkOtp(partnerId, phone, "000000"))
+        const fifth = failureOf(yield* Effect.exit(CustomerLogin.checkOtp(partnerId, phone, "000000")))
+        assert.deepInclude(fifth, {
+          _tag: "LoginThrottled",
+          reason: "too many wrong codes: this phone number is locked until 2026-03-02T10:15:00.000Z",
+        })
+      }),
+    ),
+  )
+
+  it.effect("a throttled login's message is its reason", () =>
+    run(
+      Effect.gen(function* () {
+        for (let i = 0; i < 5; i++) yield* CustomerLogin.sendOtp(partnerId, phone)
+        const error = failureOf(yield* Effect.exit(CustomerLogin.sendOtp(partnerId, phone)))
+        assert.strictEqual(error._tag, "LoginThrottled")
+        assert.strictEqual(error.message, "at most 5 codes may be sent to a phone number in an hour")
+      }),
+    ),
+  )
+
   it.effect("each wrong code says how many attempts are left before the lock: 4, 3, 2, 1", () =>
     run(
       Effect.gen(function* () {
@@ -174,11 +199,15 @@ describe("logging in with a one-time code", () => {
     ),
   )
 
-  it.effect("an unreachable number is a rule violation", () =>
+  it.effect("an unreachable number is a rule violation giving the provider's reason", () =>
     run(
       Effect.gen(function* () {
         const error = failureOf(yield* Effect.exit(CustomerLogin.sendOtp(partnerId, "+14155550000")))
-        assert.deepInclude(error, { _tag: "RuleViolated", code: "OTP_DELIVERY_FAILED" })
+        assert.deepInclude(error, {
+          _tag: "RuleViolated",
+          code: "OTP_DELIVERY_FAILED",
+          reason: "the code could not be delivered: the number cannot receive SMS",
+        })
       }),
     ),
   )

@@ -17,13 +17,20 @@ import * as Ids from "../../src/kernel/Ids.ts"
 const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b")
 const phone = "+14155550123"
 
-/** A provider that owns the codes: its code is always 424242; it records what it was asked. */
+/**
+ * A provider that owns the codes: its code is always 424242; it records what it was asked (a send names the
+ * customer's registration id when it is given one).
+ */
 const run = <A, E, R>(program: (asked: Ref.Ref<ReadonlyArray<string>>) => Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(Date.parse("2026-03-02T10:00:00Z"))
     const asked = yield* Ref.make<ReadonlyArray<string>>([])
     const sender = OtpSender.of({
-      send: ({ code }) => Ref.update(asked, (all) => [...all, `send ${code}`]),
+      send: ({ code, registrationId }) =>
+        Ref.update(asked, (all) => [
+          ...all,
+          registrationId === undefined ? `send ${code}` : `send ${code} to ${registrationId}`,
+        ]),
       verify: ({ code }) =>
         Effect.as(
           Ref.update(asked, (all) => [...all, `check ${code}`]),
@@ -94,6 +101,20 @@ describe("a login whose codes the provider owns", () => {
         for (let i = 1; i <= 5; i++) yield* Effect.exit(CustomerLogin.checkOtp(partnerId, phone, "000000"))
         const locked = failureOf(yield* Effect.exit(CustomerLogin.checkOtp(partnerId, phone, "424242")))
         assert.deepInclude(locked, { _tag: "LoginThrottled", code: "LOGIN_LOCKED" })
+      }),
+    ),
+  )
+})
+
+describe("a phone number already registered at the partner", () => {
+  it.effect("its new code is sent naming the customer's registration id", () =>
+    run((asked) =>
+      Effect.gen(function* () {
+        yield* CustomerLogin.sendOtp(partnerId, phone)
+        const { registrationId } = yield* CustomerLogin.checkOtp(partnerId, phone, "424242")
+        yield* Ref.set(asked, [])
+        yield* CustomerLogin.sendOtp(partnerId, phone)
+        assert.deepStrictEqual(yield* Ref.get(asked), [`send provider-owned to ${registrationId}`])
       }),
     ),
   )
