@@ -21,7 +21,10 @@
  *
  * Cache: unwrapped keys are kept `cacheMillis` (default 30 s), so another
  * process's erasure is seen by this one within that time, for at most
- * `maxCachedKeys` subjects (default 10,000; the oldest entry goes first).
+ * `maxCachedKeys` subjects (default 10,000). When it is full, the oldest
+ * sixteenth goes at once (`evictOldest`): a `Map` keeps the entries it deleted
+ * until it is rehashed, and every `keys().next()` walks past them, so evicting
+ * one entry per new key cost about 10 µs at 10,000 keys (three per new company).
  */
 
 import type { KeyObject } from "node:crypto"
@@ -62,6 +65,19 @@ export interface Options {
 /** The default bound of the key cache: 10,000 subjects (about 2 MB). */
 export const maxCachedKeys = 10_000
 
+/**
+ * Deletes the `count` oldest entries of `map` (insertion order) in one walk: the walk passes the
+ * entries deleted earlier once per batch, not once per entry.
+ */
+export const evictOldest = (map: Map<string, unknown>, count: number): void => {
+  let left = count
+  for (const key of map.keys()) {
+    if (left <= 0) return
+    map.delete(key)
+    left--
+  }
+}
+
 /** At most this many subjects are remembered as "has a key" after a wrong `likelyNew` guess. */
 const maxKnownTaken = 10_000
 
@@ -73,6 +89,8 @@ export const make = (
 ): PersonalData.PersonalDataVault["Service"] => {
   const cacheMillis = options.cacheMillis ?? 30_000
   const cacheSize = Math.max(1, options.maxCachedKeys ?? maxCachedKeys)
+  /** How many keys go at once when the cache is full (a sixteenth of it, at least one). */
+  const evictionBatch = Math.max(1, Math.floor(cacheSize / 16))
   const masterKey = PersonalDataCrypto.keyObject(Redacted.value(master))
   const masterId = PersonalDataCrypto.masterKeyId(Redacted.value(master))
   const cache = new Map<string, { readonly key: KeyObject; readonly until: number }>()
@@ -91,8 +109,8 @@ export const make = (
 
   const remember = (subject: string, key: KeyObject) => {
     cache.delete(subject)
-    // Bounded: the entry cached longest ago goes (expired ones are dropped when read).
-    if (cache.size >= cacheSize) cache.delete(cache.keys().next().value as string)
+    // Bounded: the entries cached longest ago go, a batch at a time (expired ones are dropped when read).
+    if (cache.size >= cacheSize) evictOldest(cache, evictionBatch)
     cache.set(subject, { key, until: Date.now() + cacheMillis })
     return key
   }

@@ -179,6 +179,16 @@ describe("the vault's key cache", () => {
   )
 })
 
+describe("a full key cache", () => {
+  it("evictOldest deletes the given number of entries cached longest ago, in insertion order", () => {
+    const cache = new Map(["a", "b", "c", "d"].map((key) => [key, key]))
+    cache.delete("b")
+    cache.set("b", "b")
+    PgPersonalDataVault.evictOldest(cache, 2)
+    assert.deepStrictEqual([...cache.keys()], ["d", "b"])
+  })
+})
+
 describe("the PostgreSQL vault (on PGlite)", () => {
   const database = Layer.provideMerge(Migrations.layer, PgDatabase.layerPglite())
 

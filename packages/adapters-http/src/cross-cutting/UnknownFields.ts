@@ -35,19 +35,33 @@ export const checker = (precise: Schema.Top): ((body: unknown) => ReadonlyArray<
     if (resolved.anyOf !== undefined) return resolved.anyOf.flatMap(objectsOf)
     return resolved.properties !== undefined || resolved.items !== undefined ? [resolved] : []
   }
+  /** `objectsOf`, worked out once per schema node (the document does not change; bodies are checked per request). */
+  const known = new Map<JsonSchema, ReadonlyArray<JsonSchema>>()
+  const objectsOfOnce = (schema: JsonSchema): ReadonlyArray<JsonSchema> => {
+    let objects = known.get(schema)
+    if (objects === undefined) {
+      objects = objectsOf(schema)
+      known.set(schema, objects)
+    }
+    return objects
+  }
   const walk = (schema: JsonSchema, value: unknown, path: string, found: Array<string>): void => {
-    for (const candidate of objectsOf(schema)) {
+    // Only objects and arrays can hold fields: a scalar is not walked (and its dotted name not built).
+    if (typeof value !== "object" || value === null) return
+    for (const candidate of objectsOfOnce(schema)) {
       if (candidate.items !== undefined && Array.isArray(value)) {
         const items = candidate.items
-        for (const [index, item] of value.entries()) walk(items, item, `${path}[${index}]`, found)
+        for (let index = 0; index < value.length; index++) walk(items, value[index], `${path}[${index}]`, found)
         return
       }
-      if (candidate.properties !== undefined && typeof value === "object" && value !== null && !Array.isArray(value)) {
-        for (const [key, field] of Object.entries(value)) {
-          const name = path === "" ? key : `${path}.${key}`
+      if (candidate.properties !== undefined && !Array.isArray(value)) {
+        for (const key in value) {
           // Own properties only: `constructor`, `toString` or `__proto__` are not fields because every object inherits them.
-          if (!Object.hasOwn(candidate.properties, key)) found.push(name)
-          else walk(candidate.properties[key]!, field, name, found)
+          if (!Object.hasOwn(value, key)) continue
+          const field = (value as Record<string, unknown>)[key]
+          if (!Object.hasOwn(candidate.properties, key)) found.push(path === "" ? key : `${path}.${key}`)
+          else if (typeof field === "object" && field !== null)
+            walk(candidate.properties[key]!, field, path === "" ? key : `${path}.${key}`, found)
         }
         return
       }
