@@ -46,10 +46,12 @@
  * Flags: --quick; --profile[=create|cancel|status|transaction] (only that scenario x64 on
  * PostgreSQL, default create, with the service under `node --cpu-prof`; prints the top frames
  * by self time, and the service's and PostgreSQL's CPU per request); --measure[=...] (the same
- * without the profiler); --memory (only the service's side of one round on each database, the
- * same loads as a full run, no ceilings: start-up, RSS and V8 heap idle and after the loads;
- * with --heap-snapshots=<dir>, the service also writes a V8 heap snapshot idle and after the
- * loads into <dir>, to open in DevTools' Memory tab).
+ * without the profiler); --memory[=PostgreSQL|PGlite] (only the service's side of one round on
+ * each database, or on the one named: the same loads as a full run, no ceilings; prints start-up,
+ * RSS and V8 heap idle and after the loads, heap spaces and GC pause totals after them, and each
+ * load's req/s and service CPU per answer); with --heap-snapshots=<dir>, the service also writes a
+ * V8 heap snapshot idle and after the loads into <dir> (for DevTools' Memory tab; writing one
+ * grows the RSS, so compare RSS from runs without it).
  * Environment: the service gets a fixed environment (below), not the benchmark's; for an A/B of a
  * setting read from the environment, name the variables to pass on in BENCH_SERVICE_ENV
  * (comma-separated, e.g. `BENCH_SERVICE_ENV=NODE_OPTIONS`).
@@ -74,9 +76,13 @@ const profile = process.argv.some((arg) => /^--(profile|measure)(=|$)/.test(arg)
 /** --measure: as --profile, without the CPU profiler (req/s and CPU per request of one scenario). */
 const measureOnly = process.argv.some((arg) => /^--measure(=|$)/.test(arg))
 /** --memory: the service's memory idle and after one round of the full run's loads, no ceilings. */
-const memoryOnly = process.argv.includes("--memory")
+const memoryOnly = process.argv.some((arg) => /^--memory(=|$)/.test(arg))
+/** --memory=PostgreSQL|PGlite: that database only. */
+const memoryDatabase = process.argv.find((arg) => arg.startsWith("--memory="))?.slice("--memory=".length)
 /** --heap-snapshots=<dir> (with --memory): heap snapshots of the service, idle and after the loads. */
-const heapSnapshotDir = process.argv.find((arg) => arg.startsWith("--heap-snapshots="))?.slice("--heap-snapshots=".length)
+const heapSnapshotDir = process.argv
+  .find((arg) => arg.startsWith("--heap-snapshots="))
+  ?.slice("--heap-snapshots=".length)
 const rounds = quick || profile || memoryOnly ? 1 : 3
 const seconds = quick ? 2 : profile ? 10 : 4
 const servicePoolSize = 10 // the service's PostgreSQL pool (PgDatabase.layerPostgres default)
@@ -826,22 +832,37 @@ const serviceEnv = (target: Target, port: number, overrides: Record<string, stri
   // Measure the service, not the per-caller rate limiter (which would answer 429 at 100/s).
   PARTNERPAY_RATE_LIMITING: "off",
   ...(target.kind === "postgres" ? { DATABASE_URL: target.url } : {}),
+  ...serviceStart.env,
   ...passedOn(),
   ...overrides,
 })
 
 /**
- * The Node flags the service is started with: those of `pnpm start` (packages/app/package.json,
- * `node <flags> src/main.ts`, e.g. the young generation's bound), so that the bench measures the
- * service as operators run it.
+ * How `pnpm start` starts the service (packages/app/package.json, `[NAME=value ...] node <flags>
+ * src/main.ts`): the environment variables it sets (e.g. the compile cache's directory) and the Node
+ * flags (e.g. the young generation's bound), so that the bench measures the service as operators run it.
  */
-export const serviceNodeFlags: ReadonlyArray<string> = (() => {
-  const manifest = JSON.parse(readFileSync(join(root, "packages", "app", "package.json"), "utf8")) as {
-    readonly scripts?: Record<string, string>
-  }
-  const words = (manifest.scripts?.start ?? "node src/main.ts").split(/\s+/)
-  return words.slice(1, words.indexOf("src/main.ts")).filter((word) => word.startsWith("--"))
-})()
+export const serviceStart: { readonly env: Record<string, string>; readonly nodeFlags: ReadonlyArray<string> } =
+  (() => {
+    const manifest = JSON.parse(readFileSync(join(root, "packages", "app", "package.json"), "utf8")) as {
+      readonly scripts?: Record<string, string>
+    }
+    const words = (manifest.scripts?.start ?? "node src/main.ts").split(/\s+/)
+    const node = words.indexOf("node")
+    return {
+      env: Object.fromEntries(
+        words
+          .slice(0, node)
+          .flatMap((word) =>
+            /^[A-Z_][A-Z0-9_]*=/.test(word) ? [word.split(/=(.*)/s).slice(0, 2) as [string, string]] : [],
+          ),
+      ),
+      nodeFlags: words.slice(node + 1, words.indexOf("src/main.ts")).filter((word) => word.startsWith("--")),
+    }
+  })()
+
+/** The Node flags the service is started with (`serviceStart`). */
+export const serviceNodeFlags: ReadonlyArray<string> = serviceStart.nodeFlags
 
 /** The service's V8 heap in use (MB), from its `GET /metrics`; undefined when it does not answer. */
 const heapUsedMegabytes = async (base: string): Promise<number | undefined> => {
@@ -851,6 +872,24 @@ const heapUsedMegabytes = async (base: string): Promise<number | undefined> => {
     return match === null ? undefined : Math.round(Number(match[1]) / 1024 / 1024)
   } catch {
     return undefined
+  }
+}
+
+/** --memory: the service's heap and external memory (its `GET /metrics`), noted for the report. */
+const memoryDetails = async (base: string, label: string) => {
+  try {
+    const text = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(5000) })).text()
+    const figures = [
+      ...text.matchAll(
+        /^nodejs_(heap_size_total|heap_size_used|external_memory|heap_space_size_used)_bytes(\{[^}]*\})? (\S+)/gm,
+      ),
+    ].map((m) => `${m[1]}${m[2] ?? ""} ${Math.round(Number(m[3]) / 1024 / 1024)} MB`)
+    const gc = [...text.matchAll(/^nodejs_gc_duration_seconds_sum\{kind="(\w+)"\} (\S+)/gm)].map(
+      (m) => `GC ${m[1]} ${Math.round(Number(m[2]) * 1000)} ms`,
+    )
+    notes.push(`${label}: ${[...figures, ...gc].join(", ")}`)
+  } catch (error) {
+    notes.push(`${label}: /metrics unreadable (${String(error)})`)
   }
 }
 
@@ -1131,6 +1170,7 @@ const benchDatabase = async (target: Target, runs: DatabaseRuns): Promise<void> 
         idleHeapMb: service.idleHeapMb,
         loadedHeapMb: await heapUsedMegabytes(service.base),
       })
+      if (memoryOnly) await memoryDetails(service.base, `${target.name} after the loads`)
       await heapSnapshot(service.child, service.base, `${target.name} after the loads`)
     } finally {
       await stopChild(service.child)
@@ -1566,7 +1606,7 @@ const memorySection = (all: ReadonlyArray<DatabaseRuns>): ReadonlyArray<string> 
     "",
     "## Service start-up and memory",
     "",
-    `Started as \`node ${[...serviceNodeFlags, "src/main.ts"].join(" ")}\` (\`pnpm start\`). RSS from /proc, V8 heap in use from the service's \`GET /metrics\`, idle 1 s after start and right after the loads. Targets (issue 27): PostgreSQL RSS idle <= ${memoryTargets.PostgreSQL.idle} MB, after load <= ${memoryTargets.PostgreSQL.loaded} MB; PGlite <= ${memoryTargets.PGlite.idle} MB and <= ${memoryTargets.PGlite.loaded} MB.`,
+    `Started as \`${[...Object.entries(serviceStart.env).map(([name, value]) => `${name}=${value}`), "node", ...serviceNodeFlags, "src/main.ts"].join(" ")}\` (\`pnpm start\`). RSS from /proc, V8 heap in use from the service's \`GET /metrics\`, idle 1 s after start and right after the loads. Targets (issue 27): PostgreSQL RSS idle <= ${memoryTargets.PostgreSQL.idle} MB, after load <= ${memoryTargets.PostgreSQL.loaded} MB; PGlite <= ${memoryTargets.PGlite.idle} MB and <= ${memoryTargets.PGlite.loaded} MB.`,
     "",
     "| db | first start (new database) | restarts (median) | RSS idle (median) | RSS after load (median) | heap used idle | heap used after load | RSS targets |",
     "|---|---:|---:|---:|---:|---:|---:|---|",
@@ -1721,6 +1761,7 @@ const memoryRun = async (targetList: ReadonlyArray<Target>) => {
   if (heapSnapshotDir !== undefined) mkdirSync(heapSnapshotDir, { recursive: true })
   const runs: Array<DatabaseRuns> = []
   for (const target of targetList) {
+    if (memoryDatabase !== undefined && memoryDatabase !== target.name) continue
     const measured = emptyRuns(target.name)
     runs.push(measured)
     await benchDatabase(target, measured)
@@ -1729,6 +1770,17 @@ const memoryRun = async (targetList: ReadonlyArray<Target>) => {
     [
       `\`node bench/run.ts --memory\` on ${new Date().toISOString()} (Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}): one round, ${seconds} s loads.`,
       ...memorySection(runs),
+      "",
+      "| db | scenario | conns | req/s | service CPU µs/answer |",
+      "|---|---|---:|---:|---:|",
+      ...runs.flatMap((database) =>
+        scenarios.flatMap((scenario, i) =>
+          (database.service[i] ?? []).map(
+            (f) =>
+              `| ${database.database} | ${scenario.name} | ${scenario.connections} | ${number(f.requestsPerSecond)} | ${f.cpuMicrosPerAnswer?.server ?? "-"} |`,
+          ),
+        ),
+      ),
       ...(notes.length === 0 ? [] : ["", ...new Set(notes)]),
     ].join("\n"),
   )
