@@ -46,7 +46,12 @@
  * Flags: --quick; --profile[=create|cancel|status|transaction] (only that scenario x64 on
  * PostgreSQL, default create, with the service under `node --cpu-prof`; prints the top frames
  * by self time, and the service's and PostgreSQL's CPU per request); --measure[=...] (the same
- * without the profiler).
+ * without the profiler); --memory[=PostgreSQL|PGlite] (only the service's side of one round on
+ * each database, or on the one named: the same loads as a full run, no ceilings; prints start-up,
+ * RSS and V8 heap idle and after the loads, heap spaces and GC pause totals after them, and each
+ * load's req/s and service CPU per answer); with --heap-snapshots=<dir>, the service also writes a
+ * V8 heap snapshot idle and after the loads into <dir> (for DevTools' Memory tab; writing one
+ * grows the RSS, so compare RSS from runs without it).
  * Environment: the service gets a fixed environment (below), not the benchmark's; for an A/B of a
  * setting read from the environment, name the variables to pass on in BENCH_SERVICE_ENV
  * (comma-separated, e.g. `BENCH_SERVICE_ENV=NODE_OPTIONS`).
@@ -70,7 +75,15 @@ const quick = process.argv.includes("--quick")
 const profile = process.argv.some((arg) => /^--(profile|measure)(=|$)/.test(arg))
 /** --measure: as --profile, without the CPU profiler (req/s and CPU per request of one scenario). */
 const measureOnly = process.argv.some((arg) => /^--measure(=|$)/.test(arg))
-const rounds = quick || profile ? 1 : 3
+/** --memory: the service's memory idle and after one round of the full run's loads, no ceilings. */
+const memoryOnly = process.argv.some((arg) => /^--memory(=|$)/.test(arg))
+/** --memory=PostgreSQL|PGlite: that database only. */
+const memoryDatabase = process.argv.find((arg) => arg.startsWith("--memory="))?.slice("--memory=".length)
+/** --heap-snapshots=<dir> (with --memory): heap snapshots of the service, idle and after the loads. */
+const heapSnapshotDir = process.argv
+  .find((arg) => arg.startsWith("--heap-snapshots="))
+  ?.slice("--heap-snapshots=".length)
+const rounds = quick || profile || memoryOnly ? 1 : 3
 const seconds = quick ? 2 : profile ? 10 : 4
 const servicePoolSize = 10 // the service's PostgreSQL pool (PgDatabase.layerPostgres default)
 const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -82,7 +95,7 @@ const tokenSecret = randomBytes(48).toString("base64url")
 const secretPepper = randomBytes(48).toString("base64url")
 // Enables the service's operator API, used only to see its outbox drained before a measurement.
 const adminToken = randomBytes(32).toString("base64url")
-const overallDeadlineMillis = (quick ? 6 : profile ? 5 : 25) * 60_000
+const overallDeadlineMillis = (quick ? 6 : profile ? 5 : memoryOnly ? 10 : 25) * 60_000
 const notes: Array<string> = []
 const runStartedAt = Date.now()
 /** Progress on stderr, with the seconds since the start. */
@@ -819,22 +832,37 @@ const serviceEnv = (target: Target, port: number, overrides: Record<string, stri
   // Measure the service, not the per-caller rate limiter (which would answer 429 at 100/s).
   PARTNERPAY_RATE_LIMITING: "off",
   ...(target.kind === "postgres" ? { DATABASE_URL: target.url } : {}),
+  ...serviceStart.env,
   ...passedOn(),
   ...overrides,
 })
 
 /**
- * The Node flags the service is started with: those of `pnpm start` (packages/app/package.json,
- * `node <flags> src/main.ts`, e.g. the young generation's bound), so that the bench measures the
- * service as operators run it.
+ * How `pnpm start` starts the service (packages/app/package.json, `[NAME=value ...] node <flags>
+ * src/main.ts`): the environment variables it sets (e.g. the compile cache's directory) and the Node
+ * flags (e.g. the young generation's bound), so that the bench measures the service as operators run it.
  */
-export const serviceNodeFlags: ReadonlyArray<string> = (() => {
-  const manifest = JSON.parse(readFileSync(join(root, "packages", "app", "package.json"), "utf8")) as {
-    readonly scripts?: Record<string, string>
-  }
-  const words = (manifest.scripts?.start ?? "node src/main.ts").split(/\s+/)
-  return words.slice(1, words.indexOf("src/main.ts")).filter((word) => word.startsWith("--"))
-})()
+export const serviceStart: { readonly env: Record<string, string>; readonly nodeFlags: ReadonlyArray<string> } =
+  (() => {
+    const manifest = JSON.parse(readFileSync(join(root, "packages", "app", "package.json"), "utf8")) as {
+      readonly scripts?: Record<string, string>
+    }
+    const words = (manifest.scripts?.start ?? "node src/main.ts").split(/\s+/)
+    const node = words.indexOf("node")
+    return {
+      env: Object.fromEntries(
+        words
+          .slice(0, node)
+          .flatMap((word) =>
+            /^[A-Z_][A-Z0-9_]*=/.test(word) ? [word.split(/=(.*)/s).slice(0, 2) as [string, string]] : [],
+          ),
+      ),
+      nodeFlags: words.slice(node + 1, words.indexOf("src/main.ts")).filter((word) => word.startsWith("--")),
+    }
+  })()
+
+/** The Node flags the service is started with (`serviceStart`). */
+export const serviceNodeFlags: ReadonlyArray<string> = serviceStart.nodeFlags
 
 /** The service's V8 heap in use (MB), from its `GET /metrics`; undefined when it does not answer. */
 const heapUsedMegabytes = async (base: string): Promise<number | undefined> => {
@@ -845,6 +873,45 @@ const heapUsedMegabytes = async (base: string): Promise<number | undefined> => {
   } catch {
     return undefined
   }
+}
+
+/** --memory: the service's heap and external memory (its `GET /metrics`), noted for the report. */
+const memoryDetails = async (base: string, label: string) => {
+  try {
+    const text = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(5000) })).text()
+    const figures = [
+      ...text.matchAll(
+        /^nodejs_(heap_size_total|heap_size_used|external_memory|heap_space_size_used)_bytes(\{[^}]*\})? (\S+)/gm,
+      ),
+    ].map((m) => `${m[1]}${m[2] ?? ""} ${Math.round(Number(m[3]) / 1024 / 1024)} MB`)
+    const gc = [...text.matchAll(/^nodejs_gc_duration_seconds_sum\{kind="(\w+)"\} (\S+)/gm)].map(
+      (m) => `GC ${m[1]} ${Math.round(Number(m[2]) * 1000)} ms`,
+    )
+    notes.push(`${label}: ${[...figures, ...gc].join(", ")}`)
+  } catch (error) {
+    notes.push(`${label}: /metrics unreadable (${String(error)})`)
+  }
+}
+
+/**
+ * --heap-snapshots: asks the service (started with --heapsnapshot-signal=SIGUSR2) for a heap snapshot
+ * into `heapSnapshotDir` and waits until it is written (the service stops while it writes it).
+ */
+const heapSnapshot = async (child: ChildProcess, base: string, label: string) => {
+  if (heapSnapshotDir === undefined || child.pid === undefined) return
+  const before = new Set(readdirSync(heapSnapshotDir))
+  child.kill("SIGUSR2")
+  const until = Date.now() + 180_000
+  while (Date.now() < until) {
+    await sleep(500)
+    const written = readdirSync(heapSnapshotDir).filter((name) => !before.has(name) && name.endsWith(".heapsnapshot"))
+    // Written once the service answers again (it writes the snapshot synchronously).
+    if (written.length > 0 && (await heapUsedMegabytes(base)) !== undefined) {
+      progress(`heap snapshot ${label}: ${join(heapSnapshotDir, written[0]!)}`)
+      return
+    }
+  }
+  notes.push(`heap snapshot ${label}: not written within 180 s`)
 }
 
 /** Starts the service on the target's data; resolves once it answers, with its start-up time and idle RSS. */
@@ -865,6 +932,9 @@ const startService = async (
   const service = await startNode(
     [
       ...(cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`]),
+      ...(heapSnapshotDir === undefined
+        ? []
+        : ["--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${heapSnapshotDir}`]),
       ...serviceNodeFlags,
       "src/main.ts",
     ],
@@ -874,7 +944,9 @@ const startService = async (
   const startupMillis = Date.now() - started
   await sleep(1000)
   const idleRssMb = rssMegabytes(service.child.pid)
-  return { base, child: service.child, startupMillis, idleRssMb, idleHeapMb: await heapUsedMegabytes(base) }
+  const idleHeapMb = await heapUsedMegabytes(base)
+  await heapSnapshot(service.child, base, "idle")
+  return { base, child: service.child, startupMillis, idleRssMb, idleHeapMb }
 }
 
 /**
@@ -1098,9 +1170,12 @@ const benchDatabase = async (target: Target, runs: DatabaseRuns): Promise<void> 
         idleHeapMb: service.idleHeapMb,
         loadedHeapMb: await heapUsedMegabytes(service.base),
       })
+      if (memoryOnly) await memoryDetails(service.base, `${target.name} after the loads`)
+      await heapSnapshot(service.child, service.base, `${target.name} after the loads`)
     } finally {
       await stopChild(service.child)
     }
+    if (memoryOnly) continue
     for (const ceiling of allCeilings) {
       const indices = scenarios.flatMap((s, i) => (s.ceilings.includes(ceiling) ? [i] : []))
       if (indices.length === 0) continue
@@ -1488,38 +1563,7 @@ const markdown = (report: {
     )
   }
   lines.push(...cpuSection(report.rows))
-  lines.push(
-    "",
-    "## Service start-up and memory",
-    "",
-    `Started as \`node ${[...serviceNodeFlags, "src/main.ts"].join(" ")}\` (\`pnpm start\`). RSS from /proc, V8 heap in use from the service's \`GET /metrics\`, idle 1 s after start and right after the loads. Targets (issue 27): PostgreSQL RSS idle <= ${memoryTargets.PostgreSQL.idle} MB, after load <= ${memoryTargets.PostgreSQL.loaded} MB; PGlite <= ${memoryTargets.PGlite.idle} MB and <= ${memoryTargets.PGlite.loaded} MB.`,
-    "",
-    "| db | first start (new database) | restarts (median) | RSS idle (median) | RSS after load (median) | heap used idle | heap used after load | RSS targets |",
-    "|---|---:|---:|---:|---:|---:|---:|---|",
-  )
-  for (const runs of report.runs) {
-    const [first, ...rest] = runs.starts
-    const mb = (values: ReadonlyArray<number | undefined>) => {
-      const known = values.filter((v): v is number => v !== undefined)
-      return known.length === 0 ? "-" : `${median(known)} MB`
-    }
-    const medianOf = (values: ReadonlyArray<number | undefined>) => {
-      const known = values.filter((v): v is number => v !== undefined)
-      return known.length === 0 ? undefined : median(known)
-    }
-    const target = memoryTargets[runs.database]
-    const idle = medianOf(runs.starts.map((s) => s.idleRssMb))
-    const loaded = medianOf(runs.starts.map((s) => s.loadedRssMb))
-    const verdict =
-      idle === undefined || loaded === undefined
-        ? "-"
-        : idle <= target.idle && loaded <= target.loaded
-          ? "met"
-          : `NOT met (idle ${idle <= target.idle ? "met" : "over"}, after load ${loaded <= target.loaded ? "met" : "over"})`
-    lines.push(
-      `| ${runs.database} | ${first === undefined ? "-" : `${number(first.startupMillis)} ms`} | ${rest.length === 0 ? "-" : `${number(median(rest.map((s) => s.startupMillis)))} ms`} | ${mb(runs.starts.map((s) => s.idleRssMb))} | ${mb(runs.starts.map((s) => s.loadedRssMb))} | ${mb(runs.starts.map((s) => s.idleHeapMb))} | ${mb(runs.starts.map((s) => s.loadedHeapMb))} | ${verdict} |`,
-    )
-  }
+  lines.push(...memorySection(report.runs))
   lines.push(...instancesSection(report.runs))
   lines.push("", "## Event store appends vs plain INSERT (packages/adapters-pg/bench/eventstore.ts, PostgreSQL)", "")
   if (report.eventStore.length === 0) lines.push("Not measured (see the raw output below).")
@@ -1556,6 +1600,43 @@ const markdown = (report: {
  * under such a load the machine is busy, so its busy CPU per answer bounds the rate (2 CPUs ÷ it),
  * and a ratio cannot exceed ceiling machine µs ÷ service machine µs.
  */
+/** The start-up and memory table: RSS and V8 heap in use, idle and after the loads, against issue 27's targets. */
+const memorySection = (all: ReadonlyArray<DatabaseRuns>): ReadonlyArray<string> => {
+  const lines: Array<string> = [
+    "",
+    "## Service start-up and memory",
+    "",
+    `Started as \`${[...Object.entries(serviceStart.env).map(([name, value]) => `${name}=${value}`), "node", ...serviceNodeFlags, "src/main.ts"].join(" ")}\` (\`pnpm start\`). RSS from /proc, V8 heap in use from the service's \`GET /metrics\`, idle 1 s after start and right after the loads. Targets (issue 27): PostgreSQL RSS idle <= ${memoryTargets.PostgreSQL.idle} MB, after load <= ${memoryTargets.PostgreSQL.loaded} MB; PGlite <= ${memoryTargets.PGlite.idle} MB and <= ${memoryTargets.PGlite.loaded} MB.`,
+    "",
+    "| db | first start (new database) | restarts (median) | RSS idle (median) | RSS after load (median) | heap used idle | heap used after load | RSS targets |",
+    "|---|---:|---:|---:|---:|---:|---:|---|",
+  ]
+  for (const runs of all) {
+    const [first, ...rest] = runs.starts
+    const mb = (values: ReadonlyArray<number | undefined>) => {
+      const known = values.filter((v): v is number => v !== undefined)
+      return known.length === 0 ? "-" : `${median(known)} MB`
+    }
+    const medianOf = (values: ReadonlyArray<number | undefined>) => {
+      const known = values.filter((v): v is number => v !== undefined)
+      return known.length === 0 ? undefined : median(known)
+    }
+    const target = memoryTargets[runs.database]
+    const idle = medianOf(runs.starts.map((s) => s.idleRssMb))
+    const loaded = medianOf(runs.starts.map((s) => s.loadedRssMb))
+    const verdict =
+      idle === undefined || loaded === undefined
+        ? "-"
+        : idle <= target.idle && loaded <= target.loaded
+          ? "met"
+          : `NOT met (idle ${idle <= target.idle ? "met" : "over"}, after load ${loaded <= target.loaded ? "met" : "over"})`
+    lines.push(
+      `| ${runs.database} | ${first === undefined ? "-" : `${number(first.startupMillis)} ms`} | ${rest.length === 0 ? "-" : `${number(median(rest.map((s) => s.startupMillis)))} ms`} | ${mb(runs.starts.map((s) => s.idleRssMb))} | ${mb(runs.starts.map((s) => s.loadedRssMb))} | ${mb(runs.starts.map((s) => s.idleHeapMb))} | ${mb(runs.starts.map((s) => s.loadedHeapMb))} | ${verdict} |`,
+    )
+  }
+  return lines
+}
+
 /** Issue 27: the write scenario on 1, 2 and 3 instances, ratios to one instance. */
 const instancesSection = (runs: ReadonlyArray<DatabaseRuns>): ReadonlyArray<string> => {
   const measured = runs.filter((r) => r.instances.some((figures) => figures.length > 0))
@@ -1675,6 +1756,36 @@ const profileRun = async (target: Target) => {
   )
 }
 
+/** --memory: one round of the service's loads on each database (no ceilings); prints the memory table. */
+const memoryRun = async (targetList: ReadonlyArray<Target>) => {
+  if (heapSnapshotDir !== undefined) mkdirSync(heapSnapshotDir, { recursive: true })
+  const runs: Array<DatabaseRuns> = []
+  for (const target of targetList) {
+    if (memoryDatabase !== undefined && memoryDatabase !== target.name) continue
+    const measured = emptyRuns(target.name)
+    runs.push(measured)
+    await benchDatabase(target, measured)
+  }
+  console.log(
+    [
+      `\`node bench/run.ts --memory\` on ${new Date().toISOString()} (Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}): one round, ${seconds} s loads.`,
+      ...memorySection(runs),
+      "",
+      "| db | scenario | conns | req/s | service CPU µs/answer |",
+      "|---|---|---:|---:|---:|",
+      ...runs.flatMap((database) =>
+        scenarios.flatMap((scenario, i) =>
+          (database.service[i] ?? []).map(
+            (f) =>
+              `| ${database.database} | ${scenario.name} | ${scenario.connections} | ${number(f.requestsPerSecond)} | ${f.cpuMicrosPerAnswer?.server ?? "-"} |`,
+          ),
+        ),
+      ),
+      ...(notes.length === 0 ? [] : ["", ...new Set(notes)]),
+    ].join("\n"),
+  )
+}
+
 const main = async () => {
   const startedAt = Date.now()
   mkdirSync(resultsDir, { recursive: true })
@@ -1702,6 +1813,7 @@ const main = async () => {
     if (target === undefined) throw new Error("--profile needs the PostgreSQL server")
     return profileRun(target)
   }
+  if (memoryOnly) return memoryRun(targetList)
   // PostgreSQL first: it holds the issue's targets.
   const runs: Array<DatabaseRuns> = []
   for (const target of targetList) {

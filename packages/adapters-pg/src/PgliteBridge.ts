@@ -10,7 +10,12 @@
  * - frontend bytes are buffered until whole messages are available (the
  *   client may write partial frames), then forwarded in order, one request at
  *   a time (PGlite has ONE backend session, requests must not overlap);
- * - PGlite's answer bytes are pushed back unchanged;
+ * - PGlite's answer bytes are pushed back unchanged, collected through
+ *   `execProtocolRawStream` (`answerOf`): PGlite's `execProtocolRaw` also
+ *   parses every answer into message objects and keeps them in a list that
+ *   only its `execProtocol` clears, so on the raw path that list grows with
+ *   every row ever read (hundreds of MB of heap after a load) and costs a
+ *   parse per answer that nobody reads;
  * - the untyped first packet is inspected: an SSLRequest / GSSENCRequest is
  *   answered with 'N' here (PGlite aborts the whole instance on them), a
  *   CancelRequest just closes (nothing to cancel in a single-threaded
@@ -60,6 +65,20 @@ const queryMessage = (text: string): Uint8Array => {
   return message
 }
 
+/**
+ * PGlite's answer to `bytes`, unparsed: the chunks it writes (views of its WebAssembly memory,
+ * valid only during the call) copied and joined.
+ */
+const answerOf = async (db: PGlite, bytes: Uint8Array): Promise<Buffer> => {
+  const chunks: Array<Buffer> = []
+  await db.execProtocolRawStream(bytes, {
+    onRawData: (chunk) => {
+      chunks.push(Buffer.from(chunk))
+    },
+  })
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+}
+
 /** Opens one client connection to the PGlite session. */
 export const connect = (session: PgliteSession): Duplex => {
   let pending: Buffer = Buffer.alloc(0)
@@ -78,7 +97,7 @@ export const connect = (session: PgliteSession): Duplex => {
     session.enqueue(async () => {
       const text = status === 0x49 ? "DEALLOCATE ALL" : "ROLLBACK; DEALLOCATE ALL"
       try {
-        await session.db.execProtocolRaw(queryMessage(text))
+        await answerOf(session.db, queryMessage(text))
       } catch {
         // the instance is closing: nothing left to clean
       }
@@ -86,7 +105,7 @@ export const connect = (session: PgliteSession): Duplex => {
 
   const forward = (bytes: Uint8Array, duplex: Duplex) =>
     session.enqueue(async () => {
-      const answer = Buffer.from(await session.db.execProtocolRaw(bytes))
+      const answer = await answerOf(session.db, bytes)
       trackStatus(answer)
       if (!closed && answer.length > 0) duplex.push(answer)
     })
