@@ -73,6 +73,15 @@ describe("the charity fee", () => {
   })
 })
 
+describe("a charity transaction under a negotiated fee schedule", () => {
+  it("keeps the aggregate's stream name and stores its events at version 1", () => {
+    const negotiated = CharityTransaction.makeAggregate({ basisPoints: 50, fixedMinorUnits: 0 })
+    assert.strictEqual(negotiated.name, "CharityTransaction")
+    assert.strictEqual(negotiated.name, CharityTransaction.aggregate.name)
+    assert.strictEqual(negotiated.eventVersion("AnonymousCharityTransactionCreated"), 1)
+  })
+})
+
 describe("a new anonymous charity transaction", () => {
   it("when the payer covers the fee, the payer is charged donation + fee and the charity receives the donation", () => {
     spec

@@ -766,6 +766,10 @@ describe("an event that does not fit the state leaves it unchanged", () => {
       .given([registered(), verified])
       .ignores(Company.CompanyKybSubmitted.make({ companyId, partnerId, submissionId: "kyb-1", at: later }))
   })
+  it("a KYB requirement for a company already Verified or Rejected", () => {
+    spec.given([registered(), verified]).ignores(actionRequired("DocumentRequired"))
+    spec.given([registered(), rejected]).ignores(actionRequired("DocumentRequired"))
+  })
   it("a location, a verification or a rejection of a company never registered", () => {
     spec.given([]).ignores(locationAdded)
     spec.given([]).ignores(verified)

@@ -389,6 +389,15 @@ describe("identity verification (KYC): what a partner reads, and each field", ()
           issues: [{ field: "personalData.birthDate", message: "must be a date YYYY-MM-DD" }],
         })
   })
+  it("a birth date that is not text is refused, even a list whose only entry is a date", () => {
+    spec
+      .given([registered, kycStarted()])
+      .when(verifiedWith({ ...personal, birthDate: ["1990-12-10"] as unknown as CalendarDate }))
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "personalData.birthDate", message: "must be a date YYYY-MM-DD" }],
+      })
+  })
 })
 
 describe("bank-link sessions", () => {

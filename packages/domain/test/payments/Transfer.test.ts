@@ -212,6 +212,22 @@ describe("no transfer yet", () => {
       .when({ ...initiate, platformFee: Money.make(0, initiate.amount.currency) })
       .then([initiated])
   })
+  it("a platform fee of the whole amount is the most a transfer may carry", () => {
+    const whole = Money.make(initiate.amount.minorUnits, initiate.amount.currency)
+    spec
+      .given([])
+      .when({ ...initiate, platformFee: whole })
+      .then([TransferInitiated.make({ ...initiated, platformFee: whole })])
+  })
+  it("a negative platform fee is refused on platformFee", () => {
+    spec
+      .given([])
+      .when({ ...initiate, platformFee: Money.make(-1, initiate.amount.currency) })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: "platformFee", message: "must be between zero and the amount, in its currency" }],
+      })
+  })
   it("a platform fee above the amount, or in another currency, is refused on platformFee", () => {
     for (const platformFee of [
       Money.make(initiate.amount.minorUnits + 1, initiate.amount.currency),
