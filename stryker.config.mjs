@@ -18,6 +18,7 @@ export const mutate = [
   "packages/domain/src/cards-and-charity/CharityTransaction.ts",
   "packages/domain/src/companies/Company.ts",
   "packages/domain/src/companies/CompanyReference.ts",
+  "packages/domain/src/customers/BankLinkItem.ts",
   "packages/domain/src/customers/Customer.ts",
   "packages/domain/src/customers/CustomerBankAccounts.ts",
   "packages/domain/src/customers/CustomerCards.ts",
@@ -33,6 +34,8 @@ export const mutate = [
   "packages/domain/src/payments/Transfer.ts",
   "packages/domain/src/plans/Consent.ts",
   "packages/domain/src/plans/PaymentPlan.ts",
+  // the decider of natural keys (a partner's own reference reserved once)
+  "packages/domain/src/infrastructure/NaturalKey.ts",
   "packages/domain/src/payouts/Balance.ts",
   "packages/domain/src/payouts/Payout.ts",
   // the kernel's money and the field checks the deciders share

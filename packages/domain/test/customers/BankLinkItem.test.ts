@@ -1,5 +1,5 @@
 /** A connection to a customer's bank through the bank-link provider (a Plaid item), and its notifications. */
-import { describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import * as BankLinkItem from "../../src/customers/BankLinkItem.ts"
 import type { BankAccountId, PartnerId, RegistrationId } from "../../src/kernel/Ids.ts"
@@ -11,6 +11,7 @@ const itemId = "wz666MBjYWTp2PDzzggYhM6oWWmBb"
 const partnerId = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as PartnerId
 const registrationId = "7e57ab1e-0000-4000-8000-00000000c0de" as RegistrationId
 const otherRegistrationId = "7e57ab1e-0000-4000-8000-00000000beef" as RegistrationId
+const otherPartnerId = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6c" as PartnerId
 const checking = "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e01" as BankAccountId
 const savings = "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e02" as BankAccountId
 const at = DateTime.makeUnsafe("2026-03-01T10:00:00.000Z")
@@ -45,7 +46,10 @@ describe("an item the provider never connected here", () => {
     spec.given([]).when(connect()).then([connected])
   })
   it("a notification about it is refused as unknown (it changes nothing)", () => {
-    spec.given([]).when(repair).thenFails({ _tag: "NotFound" })
+    spec.given([]).when(repair).thenFails({ _tag: "NotFound", entity: "BankLinkItem" })
+  })
+  it("a revocation of it is refused as unknown too", () => {
+    spec.given([]).when(revokeAll).thenFails({ _tag: "NotFound", entity: "BankLinkItem" })
   })
 })
 
@@ -90,10 +94,52 @@ describe("a connected item", () => {
       .when(revokeAll)
       .thenNothingHappens()
   })
+  it("revoking an account it does not carry records nothing", () => {
+    spec
+      .given([connected])
+      .when({ _tag: "RevokeAccess", providerAccountId: "acc-unknown", at })
+      .thenNothingHappens()
+  })
+  it("the same customer linking through it again is recorded (a repair's new login)", () => {
+    spec.given([connected]).when(connect()).then([connected])
+  })
+  it("an account linked again is no longer revoked: it can be revoked again", () => {
+    spec
+      .given([connected, revoked(savings), connected])
+      .when(revokeSavings)
+      .then([revoked(savings)])
+  })
+  it("an account linked earlier and not named by a new link stays carried by the item", () => {
+    const checkingOnly = BankLinkItem.BankLinkItemConnected.make({ ...item, accounts: [accounts[0]!], at })
+    spec
+      .given([connected, checkingOnly])
+      .when(revokeAll)
+      .then([revoked(savings, checking)])
+  })
+  it("a customer of another partner, even under the same registration id, cannot take it over", () => {
+    spec
+      .given([connected])
+      .when({ ...connect(), partnerId: otherPartnerId })
+      .thenFails({ _tag: "RuleViolated", code: "ITEM_OF_ANOTHER_CUSTOMER" })
+  })
   it("another customer cannot take it over", () => {
     spec
       .given([connected])
       .when(connect(otherRegistrationId))
       .thenFails({ _tag: "RuleViolated", code: "ITEM_OF_ANOTHER_CUSTOMER" })
+  })
+})
+
+describe("an event that does not fit the state leaves it unchanged", () => {
+  it("a repair request or a revocation of an item never connected", () => {
+    spec.given([]).ignores(repairRequested)
+    spec.given([]).ignores(revoked(checking))
+  })
+})
+
+describe("the item's stream", () => {
+  it("its events are stored at version 1", () => {
+    for (const event of [connected, repairRequested, revoked(checking)])
+      assert.strictEqual(BankLinkItem.aggregate.eventVersion(event._tag), 1)
   })
 })

@@ -38,7 +38,19 @@ describe("a claimed natural key", () => {
   })
 })
 
+describe("the owner of a key", () => {
+  it("is the claimant while the key is free", () => {
+    assert.strictEqual(NaturalKey.ownerOf(NaturalKey.initialState, "payment-2"), "payment-2")
+  })
+  it("its claim's events are stored at version 1", () => {
+    assert.strictEqual(NaturalKey.aggregate.eventVersion("NaturalKeyClaimed"), 1)
+  })
+})
+
 describe("the id of a key", () => {
+  it("is the scope and the parts, percent-encoded, joined by colons", () => {
+    assert.strictEqual(NaturalKey.idOf("DebitAuth", ["a b", "c:d"]), "DebitAuth:a%20b:c%3Ad")
+  })
   it("keeps the parts apart: no two different keys share an id", () => {
     assert.notStrictEqual(NaturalKey.idOf("CardPayment", ["a:b", "c"]), NaturalKey.idOf("CardPayment", ["a", "b:c"]))
     assert.notStrictEqual(NaturalKey.idOf("DebitAuth", ["a", "b"]), NaturalKey.idOf("CardPayment", ["a", "b"]))
