@@ -116,6 +116,13 @@ describe("a connected item", () => {
       .when(revokeAll)
       .then([revoked(savings, checking)])
   })
+  it("an account revoked and not named by a new link stays revoked", () => {
+    const checkingOnly = BankLinkItem.BankLinkItemConnected.make({ ...item, accounts: [accounts[0]!], at })
+    spec
+      .given([connected, revoked(savings), checkingOnly])
+      .when(revokeAll)
+      .then([revoked(checking)])
+  })
   it("a customer of another partner, even under the same registration id, cannot take it over", () => {
     spec
       .given([connected])
@@ -126,7 +133,11 @@ describe("a connected item", () => {
     spec
       .given([connected])
       .when(connect(otherRegistrationId))
-      .thenFails({ _tag: "RuleViolated", code: "ITEM_OF_ANOTHER_CUSTOMER" })
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "ITEM_OF_ANOTHER_CUSTOMER",
+        reason: "the item belongs to another customer",
+      })
   })
 })
 
