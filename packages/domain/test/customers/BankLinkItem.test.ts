@@ -95,10 +95,7 @@ describe("a connected item", () => {
       .thenNothingHappens()
   })
   it("revoking an account it does not carry records nothing", () => {
-    spec
-      .given([connected])
-      .when({ _tag: "RevokeAccess", providerAccountId: "acc-unknown", at })
-      .thenNothingHappens()
+    spec.given([connected]).when({ _tag: "RevokeAccess", providerAccountId: "acc-unknown", at }).thenNothingHappens()
   })
   it("the same customer linking through it again is recorded (a repair's new login)", () => {
     spec.given([connected]).when(connect()).then([connected])
@@ -130,14 +127,11 @@ describe("a connected item", () => {
       .thenFails({ _tag: "RuleViolated", code: "ITEM_OF_ANOTHER_CUSTOMER" })
   })
   it("another customer cannot take it over", () => {
-    spec
-      .given([connected])
-      .when(connect(otherRegistrationId))
-      .thenFails({
-        _tag: "RuleViolated",
-        code: "ITEM_OF_ANOTHER_CUSTOMER",
-        reason: "the item belongs to another customer",
-      })
+    spec.given([connected]).when(connect(otherRegistrationId)).thenFails({
+      _tag: "RuleViolated",
+      code: "ITEM_OF_ANOTHER_CUSTOMER",
+      reason: "the item belongs to another customer",
+    })
   })
 })
 
