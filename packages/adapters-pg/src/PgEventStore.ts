@@ -63,7 +63,7 @@ export interface Options {
   /**
    * The read-model collections whose documents are keyed by the aggregate id of a stream type
    * (`ReadModel.collectionsOwnedBy`): inside a unit of work, reading such a stream also reads those
-   * documents, in the same round trip (pipelined), for the append's hook to use.
+   * documents, in the stream's own statement, for the append's hook to use.
    */
   readonly ownedCollections?: (streamType: string) => ReadonlyArray<string>
 }
@@ -108,6 +108,23 @@ const toRecorded = (row: EventRow): EventStore.RecordedEvent => ({
   streamVersion: Number(row.stream_version),
   globalPosition: Number(row.global_position),
   recordedAt: DateTime.makeUnsafe(row.recorded_at.getTime()),
+})
+
+/** The columns a statement adds to event rows for the owned documents it also reads (NULL in event rows). */
+interface DocumentColumns {
+  readonly doc_partner: string | null
+  readonly doc_sort_key: string | null
+}
+
+/** An owned document's row, read in the event rows' columns (see `ownedDocuments`). */
+const toDocumentRow = (row: EventRow & DocumentColumns): PgReadModelStore.OwnedRow => ({
+  collection: row.stream_type,
+  revision: row.global_position,
+  id: row.stream_id,
+  partner_id: row.doc_partner ?? "",
+  keys: row.metadata as Record<string, string>,
+  sort_key: row.doc_sort_key ?? "",
+  data: row.data,
 })
 
 const describeSqlError = (error: SqlError): string => `database error (${error.reason._tag})`
@@ -250,37 +267,59 @@ export const make = Traced.fn("PgEventStore.make")(function* (options: Options =
     return { streamVersion: outcome.version, lastPosition: outcome.lastPosition }
   })
 
-  /** Inside a unit: the documents owned by the stream's aggregate, read beside the stream (see Options). */
-  const prefetchOwned = (
+  /**
+   * Inside a unit: the documents owned by the stream's aggregate that the unit does not know yet
+   * (see Options), read in the stream's own statement; none outside a unit.
+   */
+  const ownedToRead = (
     unit: PgUnit.Unit | undefined,
     streamId: string,
-    partner: string | undefined,
-  ): Effect.Effect<void, SqlError> => {
-    if (unit === undefined || options.ownedCollections === undefined) return Effect.void
+  ): { readonly unit: PgUnit.Unit; readonly id: string; readonly collections: ReadonlyArray<string> } | undefined => {
+    if (unit === undefined || options.ownedCollections === undefined) return undefined
     const dash = streamId.indexOf("-")
-    if (dash <= 0) return Effect.void
-    const collections = options.ownedCollections(streamId.slice(0, dash))
-    return collections.length === 0
-      ? Effect.void
-      : PgReadModelStore.prefetchInto(sql, unit, collections, streamId.slice(dash + 1), partner)
+    if (dash <= 0) return undefined
+    const id = streamId.slice(dash + 1)
+    const collections = PgReadModelStore.unknownTo(unit, options.ownedCollections(streamId.slice(0, dash)), id)
+    return collections.length === 0 ? undefined : { unit, id, collections }
   }
 
-  const readStored = (streamId: string, afterVersion: number, partner: string | undefined, unit?: PgUnit.Unit) =>
-    mapSqlErrors(
+  /**
+   * The owned documents as rows of kind 2 after a stream's rows, in the event rows' columns: the
+   * revision as `global_position`, the id as `stream_id`, the collection as `stream_type`, the keys
+   * as `metadata`; `doc_partner` and `doc_sort_key` are NULL in the event rows.
+   */
+  const ownedDocuments = (owned: NonNullable<ReturnType<typeof ownedToRead>>, partner: string | undefined) => sql`
+    UNION ALL
+    SELECT 2, revision, id, collection, NULL, NULL, NULL, NULL, data, keys, NULL, partner_id, sort_key
+    FROM read_models
+    WHERE id = ${owned.id} AND collection IN ${sql.in(owned.collections)} ${PartnerScope.andDocuments(sql, partner)}`
+
+  /** Splits a statement's rows: the owned documents (kind 2) go into the unit, the others are answered. */
+  const keepOwned = <R extends EventRow & DocumentColumns & { readonly kind: number | string }>(
+    owned: ReturnType<typeof ownedToRead>,
+    rows: ReadonlyArray<R>,
+  ): ReadonlyArray<R> => {
+    if (owned === undefined) return rows
+    const first = rows.findIndex((row) => Number(row.kind) === 2)
+    const documents = first < 0 ? [] : rows.slice(first)
+    PgReadModelStore.rememberRead(owned.unit, owned.collections, owned.id, documents.map(toDocumentRow))
+    return first < 0 ? rows : rows.slice(0, first)
+  }
+
+  /** A stream's stored events after `afterVersion`, with the unit's unknown owned documents (one statement). */
+  const readStored = (streamId: string, afterVersion: number, partner: string | undefined, unit?: PgUnit.Unit) => {
+    const owned = ownedToRead(unit, streamId)
+    return mapSqlErrors(
       Effect.map(
-        Effect.all(
-          [
-            sql<EventRow>`
-              SELECT ${sql.literal(columns)} FROM events
-              WHERE stream_id = ${streamId} AND stream_version > ${afterVersion} ${PartnerScope.and(sql, partner)}
-              ORDER BY stream_version`,
-            prefetchOwned(unit, streamId, partner),
-          ],
-          { concurrency: 2 },
-        ),
-        ([rows]) => rows.map(toRecorded),
+        sql<EventRow & DocumentColumns & { readonly kind: number }>`
+          SELECT 1 AS kind, ${sql.literal(columns)}, NULL::text AS doc_partner, NULL::text AS doc_sort_key FROM events
+          WHERE stream_id = ${streamId} AND stream_version > ${afterVersion} ${PartnerScope.and(sql, partner)}
+          ${owned === undefined ? sql.literal("") : ownedDocuments(owned, partner)}
+          ORDER BY kind, stream_version`,
+        (rows) => keepOwned(owned, rows).map(toRecorded),
       ),
     )
+  }
 
   const readStream: EventStore.EventStore["Service"]["readStream"] = Traced.fn("PgEventStore.readStream")(function* (
     streamId: string,
@@ -335,23 +374,22 @@ export const make = Traced.fn("PgEventStore.make")(function* (options: Options =
     unit: PgUnit.Unit | undefined,
   ) {
     const partner = yield* PartnerScope.current
-    const [rows] = yield* mapSqlErrors(
-      Effect.all(
-        [
-          sql<EventRow & { readonly kind: number }>`
+    const owned = ownedToRead(unit, streamId)
+    const rows = keepOwned(
+      owned,
+      yield* mapSqlErrors(
+        sql<EventRow & DocumentColumns & { readonly kind: number }>`
         SELECT 0 AS kind, NULL::bigint AS global_position, stream_id, NULL AS stream_type, stream_version,
                NULL::uuid AS event_id, NULL AS event_type, schema_version, state AS data, NULL::jsonb AS metadata,
-               updated_at AS recorded_at
+               updated_at AS recorded_at, NULL::text AS doc_partner, NULL::text AS doc_sort_key
         FROM snapshots WHERE stream_id = ${streamId} AND schema_version = ${schemaVersion} ${PartnerScope.and(sql, partner)}
         UNION ALL
-        SELECT 1, ${sql.literal(columns)} FROM events
+        SELECT 1, ${sql.literal(columns)}, NULL, NULL FROM events
         WHERE stream_id = ${streamId} ${PartnerScope.and(sql, partner)} AND stream_version > COALESCE(
           (SELECT stream_version FROM snapshots
            WHERE stream_id = ${streamId} AND schema_version = ${schemaVersion} ${PartnerScope.and(sql, partner)}), 0)
+        ${owned === undefined ? sql.literal("") : ownedDocuments(owned, partner)}
         ORDER BY kind, stream_version`,
-          prefetchOwned(unit, streamId, partner),
-        ],
-        { concurrency: 2 },
       ),
     )
     const head = rows[0]

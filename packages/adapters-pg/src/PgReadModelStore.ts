@@ -24,7 +24,6 @@
 import { ReadModel, Traced } from "@partnerpay/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import type { SqlError } from "effect/sql/SqlError"
 import * as PartnerScope from "./PartnerScope.ts"
 import * as PgUnit from "./PgUnit.ts"
 import { unavailable } from "./SqlErrors.ts"
@@ -45,39 +44,38 @@ const toStored = (collection: string, row: Row): ReadModel.StoredDocument => ({
   index: { partnerId: row.partner_id, keys: row.keys, sortKey: row.sort_key },
 })
 
+/** A document row read for a unit, with its collection. */
+export interface OwnedRow extends Row {
+  readonly collection: string
+}
+
+/** The collections among `collections` whose document `id` the unit does not know yet. */
+export const unknownTo = (unit: PgUnit.Unit, collections: ReadonlyArray<string>, id: string): ReadonlyArray<string> =>
+  collections.filter((collection) => unit.document(collection, id) === undefined)
+
 /**
- * Reads the documents `ids` of `collections` that `unit` does not know yet and
- * remembers them in it with their revisions (absent ones as absent), so the
- * unit's later `get`s need no round trip. Used by `PgEventStore` to read an
- * aggregate's own documents together with its stream.
+ * Remembers in `unit` the documents `id` of `wanted` as read (`rows`), with their revisions; a
+ * collection without a row is remembered as absent, one the unit learnt meanwhile is left alone.
+ * `PgEventStore` reads an aggregate's own documents in its stream's statement and files them here,
+ * so the unit's later `get`s need no round trip.
  */
-export const prefetchInto = (
-  sql: SqlClient,
+export const rememberRead = (
   unit: PgUnit.Unit,
-  collections: ReadonlyArray<string>,
+  wanted: ReadonlyArray<string>,
   id: string,
-  partner: string | undefined,
-): Effect.Effect<void, SqlError> => {
-  const wanted = collections.filter((collection) => unit.document(collection, id) === undefined)
-  if (wanted.length === 0) return Effect.void
-  return Effect.map(
-    sql<Row & { readonly collection: string }>`
-      SELECT collection, revision, id, partner_id, keys, sort_key, data FROM read_models
-      WHERE id = ${id} AND collection IN ${sql.in(wanted)} ${PartnerScope.andDocuments(sql, partner)}`,
-    (rows) => {
-      for (const collection of wanted) {
-        if (unit.document(collection, id) !== undefined) continue
-        const row = rows.find((candidate) => candidate.collection === collection)
-        unit.remember({
-          collection,
-          id,
-          expected: row === undefined ? { _tag: "Absent" } : { _tag: "Revision", revision: String(row.revision ?? 0) },
-          current: row === undefined ? undefined : toStored(collection, row),
-          dirty: false,
-        })
-      }
-    },
-  )
+  rows: ReadonlyArray<OwnedRow>,
+): void => {
+  for (const collection of wanted) {
+    if (unit.document(collection, id) !== undefined) continue
+    const row = rows.find((candidate) => candidate.collection === collection)
+    unit.remember({
+      collection,
+      id,
+      expected: row === undefined ? { _tag: "Absent" } : { _tag: "Revision", revision: String(row.revision ?? 0) },
+      current: row === undefined ? undefined : toStored(collection, row),
+      dirty: false,
+    })
+  }
 }
 
 /** Builds the store on the `SqlClient` in context (migrations must have run). */

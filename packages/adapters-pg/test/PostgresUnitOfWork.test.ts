@@ -153,7 +153,7 @@ suite("PostgreSQL units of work", () => {
     )
 
     it.effect(
-      "reading a stream inside a unit also reads the documents its aggregate owns: the later get sends nothing",
+      "reading a stream inside a unit also reads the documents its aggregate owns, in the same statement: the later get sends nothing",
       () =>
         Effect.gen(function* () {
           const counts = yield* Effect.gen(function* () {
@@ -195,8 +195,65 @@ suite("PostgreSQL units of work", () => {
                 Effect.provideService(SqlClient, sql),
               )
           })
-          assert.strictEqual(counts.afterRead, 2)
-          assert.strictEqual(counts.afterGet, 2)
+          assert.strictEqual(counts.afterRead, 1)
+          assert.strictEqual(counts.afterGet, 1)
+        }),
+      30_000,
+    )
+
+    it.effect(
+      "reading from a snapshot inside a unit reads the owned documents in the same statement, an absent one as absent",
+      () =>
+        Effect.gen(function* () {
+          const outcome = yield* Effect.gen(function* () {
+            const sql = yield* SqlClient
+            const store = yield* PgEventStore.make({
+              ownedCollections: (streamType) => (streamType === "Owner" ? ["owned", "missing"] : []),
+            })
+            const uow = yield* UnitOfWork.UnitOfWork
+            const readModels = yield* ReadModel.ReadModelStore
+            const id = crypto.randomUUID()
+            yield* store.append(`Owner-${id}`, "Owner", EventStore.ExpectedVersion.noStream, [newEvent({ n: 1 })], {
+              snapshot: { streamVersion: 1, schemaVersion: 1, state: { n: 1 } },
+            })
+            yield* store.append(`Owner-${id}`, "Owner", EventStore.ExpectedVersion.exact(1), [newEvent({ n: 2 })])
+            yield* readModels.put({
+              collection: "owned",
+              id,
+              data: { n: 2 },
+              index: { partnerId: "p", keys: { k: "v" }, sortKey: "s" },
+            })
+            let count = 0
+            const counting: Statement.Transformer = (statement) =>
+              Effect.sync(() => {
+                count++
+                return statement
+              })
+            return yield* uow
+              .transactional(
+                Effect.gen(function* () {
+                  const read = yield* store.readFromSnapshot!(`Owner-${id}`, 1)
+                  const owned = yield* readModels.get("owned", id)
+                  const missing = yield* readModels.get("missing", id)
+                  return { read, owned, missing, statements: count }
+                }),
+              )
+              .pipe(
+                Effect.provideService(Statement.CurrentTransformer, counting),
+                Effect.provideService(SqlClient, sql),
+              )
+          })
+          assert.deepStrictEqual(outcome.read.snapshot?.state, { n: 1 })
+          assert.deepStrictEqual(
+            outcome.read.events.map((event) => event.data),
+            [{ n: 2 }],
+          )
+          assert.deepStrictEqual(
+            Option.map(outcome.owned, (doc) => [doc.data, doc.index]),
+            Option.some([{ n: 2 }, { partnerId: "p", keys: { k: "v" }, sortKey: "s" }]),
+          )
+          assert.isTrue(Option.isNone(outcome.missing))
+          assert.strictEqual(outcome.statements, 1)
         }),
       30_000,
     )
