@@ -7,7 +7,9 @@
  *   it one movement), and records the provider's reference once;
  * - the outcome poller asks `status` with that reference and records what it
  *   answers: Settled (the request Paid), then Returned with R10 within the
- *   return window (the request Returned, with the code and its reason);
+ *   return window (the request Returned, with the code and its reason); a
+ *   settled transfer polled again records nothing new, and counts as no work
+ *   (the poller waits for its next round);
  * - the provider's notifications (signed with the bridge's secret) reach the
  *   same domain entry point.
  */
@@ -107,6 +109,10 @@ const scenario = (database: "pglite" | "postgres") =>
       (doc) => doc.status === "Paid",
     )
     assert.isUndefined(paid.returnCode)
+    // Polled again within its return window, the settled transfer records nothing new: no work
+    // done, so the poller waits for its next round instead of polling again at once.
+    const cursors = { pending: "", settled: "", refunding: "" }
+    assert.strictEqual(yield* Effect.provide(MoneyMovementWorkers.pollStep(cursors, 60 * 86_400_000), primary), 0)
     const debits = fake.received().filter((request) => request.operation === "debits")
     assert.isAtLeast(debits.length, 1)
     for (const debit of debits) assert.deepInclude(debit.body, { idempotencyKey: transferId, fundingSource: checking })

@@ -54,8 +54,13 @@ const byPartner = <A>(items: ReadonlyArray<readonly [string, A]>): ReadonlyArray
   return [...groups.entries()]
 }
 
-const recordedCount = (results: ReadonlyArray<MoneyMovements.Recorded>) =>
-  results.filter((result) => result._tag === "Recorded").length
+/**
+ * The movements whose outcome changed something: a worker that recorded none waits before its next
+ * poll (a settled transfer stays in the outcome poller's set for its whole return window, and
+ * polling it again records nothing new; counted as work, it kept the poller in a busy loop).
+ */
+export const changedCount = (results: ReadonlyArray<MoneyMovements.Recorded>) =>
+  results.filter((result) => result._tag === "Recorded" && result.changed).length
 
 /** Logs a batch that could not complete (the next poll takes it again). */
 const logBatchFailure = (worker: string, size: number) => (error: unknown) =>
@@ -89,7 +94,7 @@ export const originateStep = Traced.fn("MoneyMovementWorkers.originateStep")(fun
     const results = yield* clocks
       .within(partnerId, MoneyMovements.originate(movements))
       .pipe(Effect.catch(logBatchFailure(originatorName, movements.length)))
-    done += recordedCount(results)
+    done += changedCount(results)
   }
   return done
 })
@@ -143,7 +148,7 @@ export const pollStep = Traced.fn("MoneyMovementWorkers.pollStep")(function* (
     const results = yield* clocks
       .within(partnerId, MoneyMovements.poll(originated))
       .pipe(Effect.catch(logBatchFailure(outcomesName, originated.length)))
-    done += recordedCount(results)
+    done += changedCount(results)
   }
   return done
 })

@@ -42,9 +42,13 @@ export type Movement =
 export const idOf = (movement: Movement): string =>
   movement._tag === "Debit" ? movement.transferId : movement.refundId
 
-/** A movement and what happened to it, as recorded. */
+/**
+ * A movement and what happened to it, as recorded. `changed` is false when the transfer had the
+ * outcome already (a settled transfer polled again within its return window, a reference recorded
+ * twice): nothing new was recorded, so a worker has nothing to go on with at once.
+ */
 export type Recorded =
-  | { readonly _tag: "Recorded"; readonly movement: Movement }
+  | { readonly _tag: "Recorded"; readonly movement: Movement; readonly changed: boolean }
   | { readonly _tag: "Skipped"; readonly movement: Movement; readonly error: string }
 
 /** The domain's outcome for a provider's (undefined while still Pending). */
@@ -80,7 +84,7 @@ const recordBatch = UseCase.fn("MoneyMovements.recordBatch")(function* (
   const at = yield* DateTime.now
   return yield* Effect.forEach(items, ({ movement, command }) =>
     applyToTransfer(movement.transferId, command(at)).pipe(
-      Effect.as<Recorded>({ _tag: "Recorded", movement }),
+      Effect.map((handled): Recorded => ({ _tag: "Recorded", movement, changed: handled.events.length > 0 })),
       Effect.catch((error) =>
         error._tag === "EventStoreUnavailable"
           ? Effect.fail(error)

@@ -1133,6 +1133,22 @@ describe("money movement: origination", () => {
 })
 
 describe("money movement: outcomes, polled or notified", () => {
+  it.effect("polling a settled transfer again records nothing new: the outcome is reported unchanged", () => {
+    const provider = scriptedProvider()
+    return Effect.gen(function* () {
+      const { transferId } = yield* accepted
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      const originated = [{ movement: { _tag: "Debit", transferId } as const, providerReference: `ref-${transferId}` }]
+      provider.outcomes.set(transferId, { status: "Settled" })
+      const first = yield* MoneyMovements.poll(originated)
+      const again = yield* MoneyMovements.poll(originated)
+      assert.deepStrictEqual(
+        [...first, ...again].map((result) => (result._tag === "Recorded" ? result.changed : result.error)),
+        [true, false],
+      )
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+
   it.effect("polling records what is no longer Pending: settled, then returned", () => {
     const provider = scriptedProvider()
     return Effect.gen(function* () {
