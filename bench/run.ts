@@ -1563,6 +1563,7 @@ const markdown = (report: {
     )
   }
   lines.push(...cpuSection(report.rows))
+  lines.push(...budgetSection(report.rows))
   lines.push(...memorySection(report.runs))
   lines.push(...instancesSection(report.runs))
   lines.push("", "## Event store appends vs plain INSERT (packages/adapters-pg/bench/eventstore.ts, PostgreSQL)", "")
@@ -1693,6 +1694,46 @@ const cpuSection = (rows: ReadonlyArray<Row>): ReadonlyArray<string> => {
       const ceiling = row.ceilingFigures.cpuMicrosPerAnswer!
       return `| ${row.database} | ${row.scenario} | ${parts(service)} | ${parts(ceiling)} | ${ratioText(ceiling.machine / Math.max(1, service.machine))} | ${ratioText(row.ratio)} |`
     }),
+  ]
+}
+
+/**
+ * What each target leaves the service process, in µs of CPU per answer (PostgreSQL, 64
+ * connections): at the target ratio on a busy machine an answer may cost the machine at most
+ * ceiling machine ÷ target; even if PostgreSQL and the load generator cost the service's answers
+ * no more than the ceiling's, the service process gets at most the rest. A service above its
+ * budget cannot meet the target here by waiting less: only by working less per answer.
+ */
+const budgetSection = (rows: ReadonlyArray<Row>): ReadonlyArray<string> => {
+  const lines: Array<string> = []
+  for (const target of targets) {
+    const ceiling = target.ceiling ?? scenarios.find((s) => s.name === target.scenario)?.ceilings[0]
+    const row = rows.find(
+      (r) =>
+        r.database === "PostgreSQL" && r.connections === 64 && r.scenario === target.scenario && r.ceiling === ceiling,
+    )
+    const service = row?.service.cpuMicrosPerAnswer
+    const limit = row?.ceilingFigures.cpuMicrosPerAnswer
+    if (row === undefined || service === undefined || limit === undefined) continue
+    const machine = limit.machine / target.ratio
+    const budget = machine - limit.postgres - limit.loadGenerator
+    lines.push(
+      `| ${target.scenario} | ${row.ceilingName} | ${target.ratio}x | ${number(machine)} | ${number(budget)} | ${number(service.server)} | ${budget <= 0 ? "none left" : ratioText(service.server / budget)} |`,
+    )
+  }
+  if (lines.length === 0) return []
+  return [
+    "",
+    "## What the targets leave the service (µs of CPU per answer, PostgreSQL, 64 connections)",
+    "",
+    "At a target ratio on a busy machine an answer may cost the machine at most ceiling machine ÷ target; " +
+      "even if PostgreSQL and the load generator cost the service's answers no more than the ceiling's, the " +
+      "service process may spend at most the rest (`budget`). `over` = the service's own CPU per answer ÷ its " +
+      "budget: above 1, the target needs less work per answer, not less waiting.",
+    "",
+    "| scenario | ceiling | target | machine µs at the target | service budget | service now | over |",
+    "|---|---|---:|---:|---:|---:|---:|",
+    ...lines,
   ]
 }
 

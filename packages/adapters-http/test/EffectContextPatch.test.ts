@@ -13,7 +13,7 @@
  * adds them as `Context.add` does; the services a merged context holds are the same either way.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context } from "effect"
+import { Context, Equal } from "effect"
 
 class Ledger extends Context.Service<Ledger, { readonly name: string }>()("test/EffectContextPatch/Ledger") {}
 class Clerk extends Context.Service<Clerk, { readonly name: string }>()("test/EffectContextPatch/Clerk") {}
@@ -87,5 +87,88 @@ describe("two contexts that differ in more services than the patch adds one by o
       [...merged.mapUnsafe.entries()].sort(),
       keys.map((key, index): [string, unknown] => [key, index < 2 ? `first ${key}` : `second ${key}`]).sort(),
     )
+  })
+})
+
+/** The runtime's services: a base of `count` services, as a built layer gives it. */
+const runtimeOf = (count: number) =>
+  Context.makeUnsafe<never>(
+    new Map(Array.from({ length: count }, (_, index) => [`test/EffectContextPatch/Runtime${index}`, `built ${index}`])),
+  )
+
+/** `count` requests' services, added one at a time (past `maxDepth`: each 8 the context is rebased). */
+const addEach = (context: Context.Context<never>, count: number, prefix: string) => {
+  let added = context
+  for (let index = 0; index < count; index++) {
+    added = Context.add(
+      added,
+      Context.Service<never, string>(`test/EffectContextPatch/${prefix}${index}`),
+      `${prefix} ${index}`,
+    )
+  }
+  return added
+}
+
+/** The services a context holds, as a flat copy would list them (key order aside). */
+const entriesOf = (context: Context.Context<never>) => [...context.mapUnsafe.entries()].sort()
+
+describe("a context of many services with more added than its overlays hold", () => {
+  it("holds every service once: the runtime's, then the added ones, a replaced one with its new value", () => {
+    const runtime = runtimeOf(100)
+    const added = Context.add(
+      addEach(runtime, 20, "Request"),
+      Context.Service<never, string>("test/EffectContextPatch/Runtime7"),
+      "replaced",
+    )
+    const expected = [
+      ...Array.from({ length: 100 }, (_, index): [string, unknown] => [
+        `test/EffectContextPatch/Runtime${index}`,
+        index === 7 ? "replaced" : `built ${index}`,
+      ]),
+      ...Array.from({ length: 20 }, (_, index): [string, unknown] => [
+        `test/EffectContextPatch/Request${index}`,
+        `Request ${index}`,
+      ]),
+    ].sort()
+    assert.deepStrictEqual(entriesOf(added), expected)
+    assert.strictEqual(added.mapUnsafe.size, 120)
+  })
+
+  it("answers each lookup with the latest value, and leaves the context it grew from unchanged", () => {
+    const runtime = runtimeOf(100)
+    const first = addEach(runtime, 20, "Request")
+    const second = addEach(first, 20, "Request")
+    const reread = Context.Service<never, string>("test/EffectContextPatch/Request3")
+    assert.strictEqual(Context.getUnsafe(second, reread), "Request 3")
+    assert.strictEqual(Context.getUnsafe(first, reread), "Request 3")
+    const overridden = Context.add(second, reread, "again")
+    assert.strictEqual(Context.getUnsafe(overridden, reread), "again")
+    assert.strictEqual(Context.getUnsafe(second, reread), "Request 3")
+    assert.strictEqual(runtime.mapUnsafe.size, 100)
+    assert.isUndefined(Context.getOrUndefined(runtime, reread))
+  })
+
+  it("is equal to the same services built flat, and merges, picks and omits as a flat context does", () => {
+    const grown = addEach(runtimeOf(40), 30, "Request")
+    const flat = Context.makeUnsafe<never>(new Map(entriesOf(grown)))
+    assert.isTrue(Equal.equals(grown, flat))
+    const extra = Context.makeUnsafe<never>(new Map([["test/EffectContextPatch/Runtime1", "merged"]]))
+    assert.deepStrictEqual(entriesOf(Context.merge(grown, extra)), entriesOf(Context.merge(flat, extra)))
+    const picked = Context.Service<never, string>("test/EffectContextPatch/Request29")
+    const dropped = Context.Service<never, string>("test/EffectContextPatch/Runtime0")
+    assert.deepStrictEqual(entriesOf(Context.pick(picked, dropped)(grown)), [
+      ["test/EffectContextPatch/Request29", "Request 29"],
+      ["test/EffectContextPatch/Runtime0", "built 0"],
+    ])
+    assert.deepStrictEqual(entriesOf(Context.omit(dropped)(grown)), entriesOf(Context.omit(dropped)(flat)))
+  })
+})
+
+describe("a context of many services rebased past its overlays", () => {
+  it("keeps the runtime's map beneath the added services instead of copying it", () => {
+    const runtime = runtimeOf(100)
+    const grown = addEach(runtime, 20, "Request") as unknown as { readonly base: { readonly lower?: unknown } }
+    // The patch's internals: the base of a rebased context is a layered map over the runtime's own map.
+    assert.strictEqual(grown.base.lower, runtime.mapUnsafe)
   })
 })
