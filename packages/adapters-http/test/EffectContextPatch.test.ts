@@ -13,7 +13,7 @@
  * adds them as `Context.add` does; the services a merged context holds are the same either way.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Equal } from "effect"
+import { Context, Equal, Option } from "effect"
 
 class Ledger extends Context.Service<Ledger, { readonly name: string }>()("test/EffectContextPatch/Ledger") {}
 class Clerk extends Context.Service<Clerk, { readonly name: string }>()("test/EffectContextPatch/Clerk") {}
@@ -170,5 +170,16 @@ describe("a context of many services rebased past its overlays", () => {
     const grown = addEach(runtime, 20, "Request") as unknown as { readonly base: { readonly lower?: unknown } }
     // The patch's internals: the base of a rebased context is a layered map over the runtime's own map.
     assert.strictEqual(grown.base.lower, runtime.mapUnsafe)
+  })
+})
+
+describe("a rebased context holding a service whose value is undefined", () => {
+  it("answers that service as present and undefined, hiding the runtime's value", () => {
+    const runtime = runtimeOf(100)
+    const hidden = Context.Service<never, string | undefined>("test/EffectContextPatch/Runtime5")
+    const grown = addEach(Context.add(addEach(runtime, 8, "Request"), hidden, undefined), 20, "Later")
+    assert.deepStrictEqual(Context.getOption(grown, hidden), Option.some(undefined))
+    assert.deepInclude(entriesOf(grown), ["test/EffectContextPatch/Runtime5", undefined])
+    assert.strictEqual(Context.getUnsafe(runtime, hidden), "built 5")
   })
 })
