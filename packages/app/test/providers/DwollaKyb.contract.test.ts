@@ -9,9 +9,6 @@ import { Effect, Redacted } from "effect"
 import type * as DwollaClient from "../../src/providers/DwollaClient.ts"
 import * as DwollaKyb from "../../src/providers/DwollaKyb.ts"
 import * as DwollaFake from "./DwollaFake.ts"
-import { documentsPresent } from "./OpenApiContract.ts"
-
-const present = documentsPresent()
 
 const address: CompanyProviders.PostalAddress = {
   streetNumberAndName: "462 Main Street",
@@ -41,7 +38,7 @@ export const submission: CompanyProviders.KybSubmission = {
   },
 }
 
-describe.skipIf(!present)("KYB on Dwolla, on its published contract", () => {
+describe("KYB on Dwolla, on its published contract", () => {
   const fakes: Array<DwollaFake.DwollaFake> = []
   afterAll(() => Promise.all(fakes.map((fake) => fake.close())))
 

@@ -7,40 +7,23 @@
  * against the operation's response schema. Every violation is kept; a test
  * asserts there is none.
  *
- * The documents are read from `../shared/providers/` beside the project root
- * (present on every developer machine and in CI; never copied into the
- * project). Where they are absent the contract tests are skipped with a loud
- * warning, and under CI (`CI=true`) they fail.
+ * The documents are the committed trimmed copies in `documents/` (the
+ * operations the adapters call, made from `../shared/providers/` by
+ * `documents/trim.ts`, kept up to date by `TrimmedDocuments.test.ts`): a
+ * clone of the project alone runs every contract test. `file` names the
+ * published document the copy was made from.
  *
  * Schemas are checked with Ajv (OpenAPI 3.0's `nullable` included; the
  * documents' own formats such as `phone-number` are accepted as written).
  * A form-encoded body (Twilio) is checked with its values coerced to the
  * schema's types, as the provider reads them.
  */
-import { existsSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { fileURLToPath } from "node:url"
 import { Ajv, type ValidateFunction } from "ajv"
 import addFormats from "ajv-formats"
-import { parse as parseYaml } from "yaml"
-
-/** Where the providers' documents are: `../shared/providers/` from the project root. */
-export const documentsDir = fileURLToPath(new URL("../../../../../shared/providers/", import.meta.url))
-
-/** Whether the documents are here; under CI their absence fails the suite loudly. */
-export const documentsPresent = (): boolean => {
-  const present = existsSync(documentsDir)
-  if (!present) {
-    if (process.env.CI === "true") {
-      throw new Error(
-        `the providers' OpenAPI documents are missing from ${documentsDir} (see shared/providers/README.md)`,
-      )
-    }
-    console.warn(`!!! ${documentsDir} missing: SKIPPING the providers' contract tests`)
-  }
-  return present
-}
+import { trimmedDir, trimmedName } from "./documents/trim.ts"
 
 type Json = Record<string, unknown>
 
@@ -85,8 +68,7 @@ export class Contract {
 
   constructor(name: string, file: string) {
     this.name = name
-    const text = readFileSync(`${documentsDir}${file}`, "utf8")
-    this.document = (file.endsWith(".json") ? JSON.parse(text) : parseYaml(text, { maxAliasCount: -1 })) as Json
+    this.document = JSON.parse(readFileSync(`${trimmedDir}${trimmedName(file)}`, "utf8")) as Json
     for (const ajv of [this.strict, this.coercing]) {
       addFormats.default(ajv)
       for (const format of ["phone-number", "uri-template", "currency", "double", "float", "int32", "int64"]) {
