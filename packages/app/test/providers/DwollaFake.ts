@@ -26,7 +26,9 @@ export interface DwollaFake extends Fake {
   readonly transferStatus: (status: string, failureCode?: string) => void
 }
 
-export const contract = (): Contract => new Contract("Dwolla", "dwolla-openapi.yaml")
+/** Dwolla's document, and what Dwolla's guides require besides: a transfer carries an `Idempotency-Key`. */
+export const contract = (): Contract =>
+  new Contract("Dwolla", "dwolla-openapi.yaml", { requiredHeaders: { "post /transfers": ["Idempotency-Key"] } })
 
 const created = (base: () => string, path: string) => ({
   status: 201,

@@ -109,7 +109,46 @@ describe("money movement on Dwolla, on its published contract", () => {
       })
       assert.deepStrictEqual(body.amount, { value: "12.34", currency: "USD" })
       assert.deepStrictEqual(body.clearing, { source: "next-available" })
+      // Our movement id as Dwolla's correlation id: a webhook that comes before the reference names it.
+      assert.strictEqual(body.correlationId, "transfer-1")
       assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+
+  it.live("the SDK's transfer, misspelled or without Dwolla's headers, would be a violation", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      yield* movement.originateDebit({
+        idempotencyKey: "transfer-1",
+        companyId,
+        payerRegistrationId: payer,
+        fundingSource: "bank-account-1",
+        amount: { minorUnits: 1234, currency: "USD" },
+        description: "Invoice 42",
+      })
+      const sent = fake.requests.find((request) => request.path === "/transfers")!
+      assert.deepStrictEqual(fake.contract.checkRequest(sent), [])
+      const { correlationId, ...body } = JSON.parse(sent.body)
+      assert.strictEqual(correlationId, "transfer-1")
+      assert.deepStrictEqual(
+        fake.contract.checkRequest({ ...sent, body: JSON.stringify({ ...body, correlationID: correlationId }) }),
+        ["POST /transfers: body/correlationID is not in the document"],
+      )
+      const without = (name: string) => {
+        const { [name]: _dropped, ...headers } = sent.headers
+        return fake.contract.checkRequest({ ...sent, headers })
+      }
+      assert.deepStrictEqual(without("idempotency-key"), ["POST /transfers: header Idempotency-Key is required"])
+      assert.deepStrictEqual(without("accept"), ["POST /transfers: header Accept is required"])
+      assert.match(without("authorization").join(), /not authenticated as the document asks: Authorization: Bearer/)
+      assert.match(
+        fake.contract.checkRequest({ ...sent, headers: { ...sent.headers, accept: "application/json" } }).join(),
+        /header Accept must be equal to one of the allowed values/,
+      )
+      const token = fake.requests.find((request) => request.path === "/token")!
+      assert.deepStrictEqual(fake.contract.checkRequest(token), [])
+      const { authorization: _basic, ...unauthenticated } = token.headers
+      assert.match(fake.contract.checkRequest({ ...token, headers: unauthenticated }).join(), /Authorization: Basic/)
     }),
   )
 

@@ -27,6 +27,15 @@ import { trimmedDir, trimmedName } from "./documents/trim.ts"
 
 type Json = Record<string, unknown>
 
+/** What a provider requires beyond its document. */
+export interface ContractOptions {
+  /**
+   * Headers a request must carry, by `method template` (`"post /transfers"`): Dwolla's document lists
+   * `Idempotency-Key` as optional, but a transfer without one can be made twice.
+   */
+  readonly requiredHeaders?: Record<string, ReadonlyArray<string>>
+}
+
 /** One operation of a document, found by method and concrete path. */
 interface Operation {
   readonly template: string
@@ -44,6 +53,13 @@ const normalized = (node: unknown): unknown => {
     return { anyOf: [rest, { type: "null" }] }
   }
   return object
+}
+
+/** A request header's value (names are case-insensitive), if it has one. */
+const headerOf = (request: RecordedRequest, name: string): string | undefined => {
+  const value = request.headers[name.toLowerCase()]
+  const text = Array.isArray(value) ? value.join(", ") : value
+  return text === undefined || text === "" ? undefined : text
 }
 
 /** `application/json` or a `+json` media type. */
@@ -65,9 +81,11 @@ export class Contract {
   private readonly matchers: ReadonlyArray<readonly [RegExp, string]>
 
   readonly name: string
+  private readonly options: ContractOptions
 
-  constructor(name: string, file: string) {
+  constructor(name: string, file: string, options: ContractOptions = {}) {
     this.name = name
+    this.options = options
     this.document = JSON.parse(readFileSync(`${trimmedDir}${trimmedName(file)}`, "utf8")) as Json
     for (const ajv of [this.strict, this.coercing]) {
       addFormats.default(ajv)
@@ -135,12 +153,21 @@ export class Contract {
     }
     const where = `${request.method} ${operation.template}`
     const problems: Array<string> = []
-    const parameters = ((operation.node.parameters ?? []) as Array<Json>).map((parameter) => this.resolve(parameter))
+    const pathParameters = ((this.document.paths as Json)[operation.template] as Json).parameters ?? []
+    const parameters = [...(pathParameters as Array<Json>), ...((operation.node.parameters ?? []) as Array<Json>)].map(
+      (parameter) => this.resolve(parameter),
+    )
     for (const parameter of parameters) {
       if (parameter.in === "query" && parameter.required === true && !request.query.has(String(parameter.name))) {
         problems.push(`${where}: query parameter ${String(parameter.name)} is required`)
       }
+      if (parameter.in === "header") problems.push(...this.checkHeader(where, request, parameter))
     }
+    const key = `${request.method.toLowerCase()} ${operation.template}`
+    for (const name of this.options.requiredHeaders?.[key] ?? []) {
+      if (headerOf(request, name) === undefined) problems.push(`${where}: header ${name} is required`)
+    }
+    problems.push(...this.checkSecurity(where, request, operation.node))
     if (operation.node.requestBody === undefined) return problems
     const body = this.resolve(operation.node.requestBody as Json)
     const content = (body.content ?? {}) as Json
@@ -161,7 +188,89 @@ export class Contract {
         : JSON.parse(request.body)
     const schema = this.resolve(media.schema as Json)
     for (const problem of this.check(`${where} request`, schema, value, form)) problems.push(`${where}: body${problem}`)
+    for (const field of this.unknownFields(schema, value, ""))
+      problems.push(`${where}: body${field} is not in the document`)
     return problems
+  }
+
+  /** A header parameter: there when required, and as its schema says. */
+  private checkHeader(where: string, request: RecordedRequest, parameter: Json): ReadonlyArray<string> {
+    const name = String(parameter.name)
+    const value = headerOf(request, name)
+    if (value === undefined) return parameter.required === true ? [`${where}: header ${name} is required`] : []
+    if (parameter.schema === undefined) return []
+    return this.check(`${where} header ${name}`, parameter.schema as Json, value, true).map(
+      (problem) => `${where}: header ${name}${problem.replace("(root)", "")}`,
+    )
+  }
+
+  /**
+   * The operation's security (or the document's): one of its requirements met, each of its schemes by the
+   * header it names (an API key), `Authorization: Basic` with a user and a password (HTTP basic; Dwolla's
+   * token endpoint names an undeclared `basicAuth`), or `Authorization: Bearer` (HTTP bearer, OAuth 2).
+   */
+  private checkSecurity(where: string, request: RecordedRequest, operation: Json): ReadonlyArray<string> {
+    const requirements = (operation.security ?? this.document.security ?? []) as Array<Json>
+    if (requirements.length === 0) return []
+    const schemes = ((this.document.components as Json | undefined)?.securitySchemes ?? {}) as Json
+    const authorization = headerOf(request, "authorization") ?? ""
+    const meets = (name: string): string | undefined => {
+      const scheme = (schemes[name] ?? (/basic/i.test(name) ? { type: "http", scheme: "basic" } : {})) as Json
+      if (scheme.type === "apiKey" && scheme.in === "header") {
+        return headerOf(request, String(scheme.name)) ? undefined : `header ${String(scheme.name)} (${name})`
+      }
+      if (scheme.type === "http" && String(scheme.scheme).toLowerCase() === "basic") {
+        const [user, password] = Buffer.from(authorization.replace(/^Basic /, ""), "base64")
+          .toString("utf8")
+          .split(":")
+        return authorization.startsWith("Basic ") && user && password ? undefined : `Authorization: Basic (${name})`
+      }
+      if (scheme.type === "oauth2" || (scheme.type === "http" && String(scheme.scheme).toLowerCase() === "bearer")) {
+        return /^Bearer \S+$/.test(authorization) ? undefined : `Authorization: Bearer (${name})`
+      }
+      return `${name}: a security scheme the contract cannot check`
+    }
+    const unmet = requirements.map((requirement) => Object.keys(requirement).flatMap((name) => meets(name) ?? []))
+    if (unmet.some((missing) => missing.length === 0)) return []
+    return [
+      `${where}: not authenticated as the document asks: ${unmet.map((missing) => missing.join(" and ")).join(" or ")}`,
+    ]
+  }
+
+  /** A schema's declared properties, its compositions' included. */
+  private declared(schema: Json): Map<string, Json> {
+    const resolved = this.resolve(schema)
+    const found = new Map<string, Json>()
+    for (const [name, property] of Object.entries((resolved.properties ?? {}) as Json))
+      found.set(name, property as Json)
+    for (const keyword of ["allOf", "anyOf", "oneOf"]) {
+      for (const branch of (resolved[keyword] ?? []) as Array<Json>) {
+        for (const [name, property] of this.declared(branch)) if (!found.has(name)) found.set(name, property)
+      }
+    }
+    return found
+  }
+
+  /**
+   * The fields of `value` its schema does not declare, even where the document allows additional
+   * properties (so that a misspelled field is seen): an object whose schema declares no property at all
+   * is a free map, not checked.
+   */
+  private unknownFields(schema: Json, value: unknown, at: string): ReadonlyArray<string> {
+    const resolved = this.resolve(schema)
+    if (Array.isArray(value)) {
+      const items = resolved.items as Json | undefined
+      return items === undefined
+        ? []
+        : value.flatMap((item, index) => this.unknownFields(items, item, `${at}/${index}`))
+    }
+    if (value === null || typeof value !== "object") return []
+    const declared = this.declared(resolved)
+    if (declared.size === 0) return []
+    return Object.entries(value as Json).flatMap(([name, field]) => {
+      const property = declared.get(name)
+      return property === undefined ? [`${at}/${name}`] : this.unknownFields(property, field, `${at}/${name}`)
+    })
   }
 
   private response(method: string, path: string, status: number): { where: string; media?: Json } | string {

@@ -84,6 +84,26 @@ describe("Plaid, on its published contract", () => {
     }),
   )
 
+  it.live("the SDK's request, misspelled or without Plaid's credential headers, would be a violation", () =>
+    Effect.gen(function* () {
+      const { fake, config } = yield* start()
+      yield* PlaidBankLinker.make(config).createLinkToken({ registrationId, tokenId: "a-token-id" })
+      const sent = fake.requests[0]!
+      assert.deepStrictEqual(plaid.checkRequest(sent), [])
+      const { webhook, ...body } = JSON.parse(sent.body)
+      const misspelled = { ...sent, body: JSON.stringify({ ...body, webhook_url: webhook }) }
+      assert.deepStrictEqual(plaid.checkRequest(misspelled), [
+        "POST /link/token/create: body/webhook_url is not in the document",
+      ])
+      const nested = { ...sent, body: JSON.stringify({ ...body, webhook, user: { clientUserId: registrationId } }) }
+      assert.include(plaid.checkRequest(nested).join("\n"), "body/user/clientUserId is not in the document")
+      for (const header of ["plaid-client-id", "plaid-secret", "plaid-version"]) {
+        const { [header]: _dropped, ...headers } = sent.headers
+        assert.match(plaid.checkRequest({ ...sent, headers }).join("\n"), /not authenticated as the document asks/)
+      }
+    }),
+  )
+
   it.live("a public token becomes the chosen accounts with their masks; the access token stays inside", () =>
     Effect.gen(function* () {
       const { fake, config } = yield* start()

@@ -55,17 +55,25 @@ describe("Twilio, on its published contract", () => {
   })
 
   it("the contract itself refuses a request the document does not allow (the check is not vacuous)", () => {
-    const request = (path: string, body: string) => ({
+    const basic = `Basic ${Buffer.from("ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:a-twilio-auth-token").toString("base64")}`
+    const request = (path: string, body: string, authorization: string | null = basic) => ({
       method: "POST",
       path,
       query: new URLSearchParams(),
-      headers: {},
+      headers: authorization === null ? {} : { authorization },
       contentType: "application/x-www-form-urlencoded",
       body,
     })
     const v = verify as Contract
     assert.deepStrictEqual(v.checkRequest(request(verificationPath, "To=%2B15017122661&Channel=sms")), [])
     assert.isNotEmpty(v.checkRequest(request(verificationPath, "To=%2B15017122661")))
+    // Twilio's auth (HTTP basic: the account SID and the auth token) is part of the contract.
+    assert.isNotEmpty(v.checkRequest(request(verificationPath, "To=%2B15017122661&Channel=sms", null)))
+    assert.isNotEmpty(v.checkRequest(request(verificationPath, "To=%2B15017122661&Channel=sms", "Bearer x")))
+    // A field the document does not name is flagged (a misspelling would otherwise be ignored by Twilio).
+    assert.deepStrictEqual(v.checkRequest(request(verificationPath, "To=%2B15017122661&Channel=sms&channel=sms")), [
+      "POST /v2/Services/{ServiceSid}/Verifications: body/channel is not in the document",
+    ])
     assert.isNotEmpty(v.checkRequest(request(`/v2/Services/${serviceSid}/Nowhere`, "To=x")))
     assert.isNotEmpty(v.checkAnswer("POST", verificationPath, 201, { sid: 42 }))
   })
