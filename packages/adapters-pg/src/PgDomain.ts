@@ -101,9 +101,11 @@ export const layer = (
  * Rebuilds the read models from the whole log (`EventPipeline.rebuild`) in one
  * transaction, returning the number of events replayed. It first takes the
  * commit lock exclusively until it commits (every `commit_unit` holds it
- * shared: commits in flight finish first, later ones wait), then waits until
- * no older transaction runs, so it replays exactly the committed log and no
- * unit writes read models concurrently. Units that read a document before the
+ * shared: commits in flight finish first, later ones wait), so it replays
+ * exactly the committed log (read without the horizon of `readAll`, which
+ * would wait for every older transaction of the whole server, other
+ * databases' included: `PgEventStore.CommitsExcluded`) and no unit writes
+ * read models concurrently. Units that read a document before the
  * rebuild and commit after it fail with a document conflict (every write
  * draws a new revision) and are retried on the rebuilt documents. Aggregate
  * snapshots are deleted too (they are rebuilt by the next commands).
@@ -112,8 +114,6 @@ export const rebuildProjections = Traced.fn("PgDomain.rebuildProjections")(funct
   options: {
     readonly projections?: EventPipeline.PipelineOptions["projections"]
     readonly batchSize?: number
-    /** How long to wait for older transactions to end (default 30 s). */
-    readonly waitMillis?: number
     /** Told the events replayed so far and the events to replay in all, at the start and after each batch. */
     readonly onProgress?: (replayed: number, total: number) => Effect.Effect<void>
   } = {},
@@ -126,21 +126,6 @@ export const rebuildProjections = Traced.fn("PgDomain.rebuildProjections")(funct
   return yield* sql.withTransaction(
     Effect.gen(function* () {
       yield* sql`SELECT pg_advisory_xact_lock(${rebuildLockKey})`
-      yield* sql`SELECT pg_current_xact_id()::text`
-      // Wait until no transaction older than this one runs (in-flight appends committed or rolled back);
-      // give up after `waitMillis` (an old idle transaction elsewhere would otherwise hold the rebuild forever).
-      const deadline = Date.now() + (options.waitMillis ?? 30_000)
-      while (true) {
-        const rows = yield* sql<{ alone: boolean }>`
-            SELECT pg_snapshot_xmin(pg_current_snapshot()) = pg_current_xact_id() AS alone`
-        if (rows[0]?.alone === true) break
-        if (Date.now() > deadline) {
-          return yield* new EventStore.EventStoreUnavailable({
-            reason: "rebuild: older transactions are still running",
-          })
-        }
-        yield* Effect.sleep(10)
-      }
       // Snapshots are derived from the log too: a rebuild (often after a code change) starts them afresh.
       yield* sql`DELETE FROM snapshots`
       const onProgress = options.onProgress
@@ -151,6 +136,6 @@ export const rebuildProjections = Traced.fn("PgDomain.rebuildProjections")(funct
       return yield* EventPipeline.rebuild(options.projections, options.batchSize, (replayed) =>
         onProgress(replayed, total),
       )
-    }),
+    }).pipe(Effect.provideService(PgEventStore.CommitsExcluded, true)),
   )
 })

@@ -41,7 +41,7 @@
  */
 
 import { EventStore, Traced } from "@partnerpay/domain"
-import { Clock, DateTime, Effect, Layer } from "effect"
+import { Clock, Context, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as PartnerScope from "./PartnerScope.ts"
@@ -133,6 +133,15 @@ const unavailable = (reason: string) => (error: SqlError) =>
   logFailure("event store", error).pipe(Effect.andThen(Effect.fail(new EventStore.EventStoreUnavailable({ reason }))))
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * Set by a caller holding the commit lock exclusively (a projection rebuild): no unit can be writing
+ * events then, so every event in the table is committed and `readAll` reads without its horizon, which
+ * waits for every older transaction of the whole server (other databases' included).
+ */
+export const CommitsExcluded = Context.Reference<boolean>("partnerpay/adapters-pg/PgEventStore/CommitsExcluded", {
+  defaultValue: () => false,
+})
 
 /** Builds the store on the `SqlClient` in context. */
 export const make = Traced.fn("PgEventStore.make")(function* (options: Options = {}) {
@@ -402,22 +411,25 @@ export const make = Traced.fn("PgEventStore.make")(function* (options: Options =
 
   const readAll: EventStore.EventStore["Service"]["readAll"] = ({ after, limit }) =>
     mapSqlErrors(
-      Effect.map(
-        after <= 0
-          ? sql<EventRow>`
+      Effect.flatMap(Effect.service(CommitsExcluded), (excluded) => {
+        const horizon = sql.literal(excluded ? "TRUE" : "transaction_id < pg_snapshot_xmin(pg_current_snapshot())")
+        return Effect.map(
+          after <= 0
+            ? sql<EventRow>`
               SELECT ${sql.literal(columns)} FROM events
-              WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+              WHERE ${horizon}
               ORDER BY transaction_id, global_position
               LIMIT ${limit}::int`
-          : sql<EventRow>`
+            : sql<EventRow>`
               SELECT ${sql.literal(columns)} FROM events
-              WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+              WHERE ${horizon}
                 AND (transaction_id, global_position) >
                     (SELECT c.transaction_id, c.global_position FROM events c WHERE c.global_position = ${after}::bigint)
               ORDER BY transaction_id, global_position
               LIMIT ${limit}::int`,
-        (rows) => rows.map(toRecorded),
-      ),
+          (rows) => rows.map(toRecorded),
+        )
+      }),
     ).pipe(Traced.withSpan("PgEventStore.readAll", { attributes: { after, limit } }))
 
   return EventStore.EventStore.of({ append, readStream, readFromSnapshot, readAll })
