@@ -619,9 +619,14 @@ describe("production on real providers (fakes checked with the providers' docume
         )
         const payout = payoutTransfers()[transfersBefore]
         const payoutBody = JSON.parse(payout?.body ?? "{}")
+        // The payout account's funding source, as Dwolla (the fake) keeps it: on the company's customer.
+        const payoutSource = [...dwolla.state.fundingSources.values()].find(
+          (source) => source.account === "011000015:123456789",
+        )
+        assert.strictEqual(payoutSource?.customerId, DwollaFake.customerId)
         assert.deepStrictEqual(payoutBody._links, {
           source: { href: `${dwolla.url}/funding-sources/${masterFundingSource}` },
-          destination: { href: `${dwolla.url}/funding-sources/${DwollaFake.fundingSourceId}` },
+          destination: { href: `${dwolla.url}/funding-sources/${payoutSource?.id}` },
         })
         assert.deepStrictEqual(payoutBody.amount, { value: "12.34", currency: "USD" })
         assert.strictEqual(payout?.headers["idempotency-key"], payoutBody.correlationId)

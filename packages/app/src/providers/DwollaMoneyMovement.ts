@@ -141,7 +141,9 @@ export const make = (config: DwollaClient.DwollaConfig, store: DwollaStore.Store
         reason: "the company has no Dwolla customer (not submitted to KYB on Dwolla)",
       })
     }
-    const created = yield* DwollaClient.call(
+    // Dwolla already has this account for the customer (an earlier creation whose answer was lost):
+    // `DuplicateResource` names it, and it is the payout account's funding source.
+    const made = yield* DwollaClient.call(
       "create funding source",
       () =>
         dwolla.customers.fundingSources.create({
@@ -153,11 +155,20 @@ export const make = (config: DwollaClient.DwollaConfig, store: DwollaStore.Store
             name: `Payout account ${request.payoutAccount.slice(0, 8)}`,
           },
         }),
-      refused,
+      (refusal) =>
+        refusal.code === "DuplicateResource" && refusal.about !== undefined
+          ? { _tag: "Existing" as const, id: DwollaClient.idOf(refusal.about) }
+          : refused(refusal),
+    ).pipe(
+      Effect.flatMap((created) => {
+        const location = DwollaClient.locationOf(created)
+        return location === undefined
+          ? Effect.fail(unavailable("create funding source: no Location header"))
+          : Effect.succeed(DwollaClient.idOf(location))
+      }),
+      Effect.catchTag("Existing", (existing: { readonly id: string }) => Effect.succeed(existing.id)),
     )
-    const location = DwollaClient.locationOf(created)
-    if (location === undefined) return yield* unavailable("create funding source: no Location header")
-    return fundingSourceUrl(yield* store.keep(request.payoutAccount, DwollaClient.idOf(location)))
+    return fundingSourceUrl(yield* store.keep(request.payoutAccount, made))
   })
 
   return MoneyMovement.MoneyMovement.of({

@@ -302,3 +302,186 @@ describe("money movement on Dwolla, on its published contract", () => {
     }),
   )
 })
+
+describe("money movement against Dwolla's common errors (the stateful fake)", () => {
+  const fakes: Array<DwollaFake.DwollaFake> = []
+  afterAll(() => Promise.all(fakes.map((fake) => fake.close())))
+
+  const start = Effect.fn(function* () {
+    const fake = yield* Effect.promise(() => DwollaFake.start())
+    fakes.push(fake)
+    const config: DwollaClient.DwollaConfig = {
+      key: "a-dwolla-key",
+      secret: Redacted.make("a-dwolla-secret"),
+      environment: "sandbox",
+      baseUrl: fake.url,
+      webhookSecret: Redacted.make("a-webhook-secret"),
+      masterFundingSource,
+      timeoutMillis: 5000,
+    }
+    // The payer: an unverified Dwolla customer owning the funding source of its bank account 1.
+    const payerCustomer = crypto.randomUUID()
+    fake.state.customers.set(payerCustomer, {
+      id: payerCustomer,
+      type: "unverified",
+      email: "ada@example.com",
+      status: "unverified",
+    })
+    fake.state.fundingSources.set(payerFundingSource, {
+      id: payerFundingSource,
+      customerId: payerCustomer,
+      account: "plaid:processor-token",
+      removed: false,
+    })
+    return { fake, payerCustomer, movement: DwollaMoneyMovement.make(config, memoryStore().store) }
+  })
+
+  const debit = (idempotencyKey: string, minorUnits: number, currency = "USD") => ({
+    idempotencyKey,
+    companyId,
+    payerRegistrationId: payer,
+    fundingSource: "bank-account-1",
+    amount: { minorUnits, currency: currency as "USD" },
+    description: "Invoice",
+  })
+
+  const refusalOf = (error: unknown) => {
+    assert.instanceOf(error, MoneyMovement.MovementRefused)
+    return error as MoneyMovement.MovementRefused
+  }
+
+  it.live("a transfer in a currency Dwolla does not move is refused, naming the amount's currency", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      const refused = refusalOf(yield* Effect.flip(movement.originateDebit(debit("eur-1", 1234, "EUR"))))
+      assert.strictEqual(refused.code, "ValidationError")
+      assert.include(refused.reason, "/amount/currency")
+      assert.strictEqual(fake.state.transfers.size, 0)
+      assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+
+  it.live("an unverified payer's transfers past 5,000.00 USD in 7 days are refused (Dwolla's weekly limit)", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      yield* movement.originateDebit(debit("week-1", 400_000))
+      const over = refusalOf(yield* Effect.flip(movement.originateDebit(debit("week-2", 100_001))))
+      assert.strictEqual(over.code, "ValidationError")
+      assert.include(over.reason, "/amount/value")
+      yield* movement.originateDebit(debit("week-3", 100_000))
+      assert.deepStrictEqual(
+        [...fake.state.transfers.values()].map((transfer) => transfer.amount.value),
+        ["4000.00", "1000.00"],
+      )
+      assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+
+  it.live("a failed transfer does not count towards the weekly limit", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      const first = yield* movement.originateDebit(debit("week-1", 500_000))
+      fake.transferStatus("failed", "R01", first.providerReference)
+      yield* movement.originateDebit(debit("week-2", 500_000))
+      assert.strictEqual(fake.state.transfers.size, 2)
+    }),
+  )
+
+  it.live("a suspended payer's transfer is refused (Sender restricted)", () =>
+    Effect.gen(function* () {
+      const { fake, payerCustomer, movement } = yield* start()
+      fake.setCustomerStatus(payerCustomer, "suspended")
+      const refused = refusalOf(yield* Effect.flip(movement.originateDebit(debit("suspended-1", 100))))
+      assert.include(refused.reason, "/_links/source/href")
+      assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+
+  it.live("a transfer from a removed funding source is refused", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      fake.removeFundingSource(payerFundingSource)
+      const refused = refusalOf(yield* Effect.flip(movement.originateDebit(debit("removed-1", 100))))
+      assert.include(refused.reason, "/_links/source/href")
+      assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+
+  it.live("each refusal can be asked of the fake for the next transfer, then it moves money again", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      const asked = ["weeklyLimit", "unsupportedCurrency", "suspendedCustomer", "removedFundingSource"] as const
+      for (const error of asked) fake.failNext(error)
+      const paths: Array<string> = []
+      for (const error of asked) {
+        paths.push(refusalOf(yield* Effect.flip(movement.originateDebit(debit(`asked-${error}`, 100)))).reason)
+      }
+      assert.deepStrictEqual(paths, [
+        "Dwolla refused the transfer (/amount/value)",
+        "Dwolla refused the transfer (/amount/currency)",
+        "Dwolla refused the transfer (/_links/source/href)",
+        "Dwolla refused the transfer (/_links/source/href)",
+      ])
+      yield* movement.originateDebit(debit("asked-after", 100))
+      assert.strictEqual(fake.state.transfers.size, 1)
+      assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+
+  it.live("429 and 5xx are unavailability: asked again with the same key, one transfer is made", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      fake.failNext("tooManyRequests")
+      fake.failNext("serverError")
+      const throttled = yield* Effect.flip(movement.originateDebit(debit("outage-1", 100)))
+      assert.strictEqual(throttled._tag, "ProviderUnavailable")
+      const down = yield* Effect.flip(movement.originateDebit(debit("outage-1", 100)))
+      assert.strictEqual(down._tag, "ProviderUnavailable")
+      const made = yield* movement.originateDebit(debit("outage-1", 100))
+      const again = yield* movement.originateDebit(debit("outage-1", 100))
+      assert.strictEqual(again.providerReference, made.providerReference)
+      assert.strictEqual(fake.state.transfers.size, 1)
+      assert.strictEqual(fake.state.idempotencyKeys.get("outage-1"), made.providerReference)
+      assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+
+  it.live("a transfer's lifecycle: pending, then processed; another failed with its return code", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      const settled = yield* movement.originateDebit(debit("life-1", 100))
+      const returned = yield* movement.originateDebit(debit("life-2", 200))
+      assert.deepStrictEqual(yield* movement.status(settled), { status: "Pending" })
+      fake.transferStatus("processed", undefined, settled.providerReference)
+      fake.transferStatus("failed", "R03", returned.providerReference)
+      assert.deepStrictEqual(yield* movement.status(settled), { status: "Settled" })
+      assert.deepStrictEqual(yield* movement.status(returned), { status: "Failed", returnCode: "R03" })
+      assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+
+  it.live("a payout account Dwolla already has (DuplicateResource) is the existing funding source", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      fake.failNext("duplicateResource")
+      yield* movement.originatePayout({
+        idempotencyKey: "payout-1",
+        companyId,
+        payoutAccount: "payout-account-1",
+        destination: {
+          accountHolderName: "Jane's Plumbing LLC",
+          routingNumber: "222222226",
+          accountNumber: "123456789",
+          accountType: "Checking",
+        },
+        amount: { minorUnits: 10_000, currency: "USD" },
+      })
+      const [existing] = [...fake.state.fundingSources.values()].filter((source) =>
+        source.account.includes("222222226"),
+      )
+      const [transfer] = [...fake.state.transfers.values()]
+      assert.strictEqual(transfer?.destination, existing?.id)
+      assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+})

@@ -48,6 +48,12 @@ const normalized = (node: unknown): unknown => {
   if (node === null || typeof node !== "object") return node
   const entries = Object.entries(node as Json).map(([key, value]) => [key, normalized(value)] as const)
   const object = Object.fromEntries(entries) as Json
+  // Generated documents list structurally equal schemas under `oneOf` (Dwolla's 400 answers: dozens of
+  // `{ code, message }` errors), which no body can match exactly once: read as `anyOf`.
+  if (Array.isArray(object.oneOf) && object.anyOf === undefined) {
+    object.anyOf = object.oneOf
+    delete object.oneOf
+  }
   if (object.nullable === true && object.type === undefined) {
     const { nullable: _nullable, ...rest } = object
     return { anyOf: [rest, { type: "null" }] }
@@ -332,6 +338,9 @@ export type Answer =
     }
   | { readonly hang: true }
 
+/** A fake's default answer: fixed, or computed from the request (a fake that keeps state). */
+export type Responder = Answer | ((request: RecordedRequest) => Answer)
+
 /** A fake provider: routes by the contract whose paths it serves, records and checks everything. */
 export interface Fake {
   readonly url: string
@@ -352,7 +361,7 @@ export interface Fake {
  */
 export const startFake = async (
   contractOf: (path: string) => Contract,
-  defaults: Record<string, Answer>,
+  defaults: Record<string, Responder>,
 ): Promise<Fake> => {
   const requests: Array<RecordedRequest> = []
   const violations: Array<string> = []
@@ -364,13 +373,15 @@ export const startFake = async (
   }
   const ordered = <A>(entries: ReadonlyArray<readonly [string, A]>) =>
     [...entries].sort(([a], [b]) => Number(b.includes(" ")) - Number(a.includes(" ")))
-  const pick = (method: string, path: string): Answer => {
+  const pick = (request: RecordedRequest): Answer => {
+    const { method, path } = request
     for (const [key, answers] of ordered([...scripts.entries()])) {
       if (matches(key, method, path) && answers.length > 0)
         return answers.length > 1 ? (answers.shift() as Answer) : (answers[0] as Answer)
     }
-    const fallback = ordered(Object.entries(defaults)).find(([key]) => matches(key, method, path))
-    return fallback?.[1] ?? { status: 404, body: { message: "not found" } }
+    const fallback = ordered(Object.entries(defaults)).find(([key]) => matches(key, method, path))?.[1]
+    if (fallback === undefined) return { status: 404, body: { message: "not found" } }
+    return typeof fallback === "function" ? fallback(request) : fallback
   }
   const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
     const chunks: Array<Buffer> = []
@@ -395,7 +406,7 @@ export const startFake = async (
         }
       }
       checked(() => contract.checkRequest(request))
-      const answer = pick(request.method, request.path)
+      const answer = pick(request)
       if ("hang" in answer) return
       checked(() => contract.checkAnswer(request.method, request.path, answer.status, answer.body))
       outgoing.writeHead(answer.status, {
