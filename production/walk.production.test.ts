@@ -698,6 +698,65 @@ describe("production on real providers (fakes checked with the providers' docume
         assert.include(returnedTransfer.text, '"Returned"')
         assert.include(returnedTransfer.text, "R10")
 
+        // Dwolla's common errors, from the stateful fake: its scripted answers are cleared, so Dwolla's state
+        // (customers, funding sources, transfers, idempotency keys) answers from now on.
+        dwolla.answer("/transfers")
+        dwolla.answer("/failure")
+        const balance = () =>
+          Effect.promise(() => call(base, "GET", `/Company/${companyId}/Balance`, { token: partnerToken })).pipe(
+            Effect.map((answer) => {
+              assert.strictEqual(answer.status, 200, answer.text)
+              const { available, pending } = answer.body as {
+                available: { value: number }
+                pending: { value: number }
+              }
+              return { available: Math.round(available.value * 100), pending: Math.round(pending.value * 100) }
+            }),
+          )
+        const madeTransfer = (correlationId: string) =>
+          [...dwolla.state.transfers.values()].find((transfer) => transfer.correlationId === correlationId)
+
+        // A retried outage: Dwolla throttles the payment's first transfer (429 TooManyRequests); the
+        // originator asks again later with the same Idempotency-Key, and Dwolla makes one transfer: Paid on
+        // its webhook, the company's available balance up by the payment's 12.34, nothing left pending.
+        const beforeOutage = yield* balance()
+        dwolla.failNext("tooManyRequests")
+        const throttled = yield* pay("Invoice 5")
+        for (let attempt = 0; attempt < 1200 && madeTransfer(throttled.correlationId) === undefined; attempt++) {
+          yield* Effect.sleep("50 millis")
+        }
+        const outageTransfer = madeTransfer(throttled.correlationId)
+        assert.isDefined(outageTransfer, "the throttled transfer was not asked again")
+        const outageAttempts = dwolla.requests.filter(
+          (request) => request.path === "/transfers" && request.body.includes(throttled.correlationId),
+        )
+        assert.isAtLeast(outageAttempts.length, 2)
+        assert.deepStrictEqual(
+          [...new Set(outageAttempts.map((request) => request.headers["idempotency-key"]))],
+          [outageTransfer?.idempotencyKey],
+        )
+        assert.strictEqual(
+          [...dwolla.state.transfers.values()].filter((transfer) => transfer.correlationId === throttled.correlationId)
+            .length,
+          1,
+        )
+        dwolla.transferStatus("processed", undefined, outageTransfer?.id)
+        const outageCompleted = yield* dwollaWebhook(
+          dwollaEvent("1b2c3d4e-5f60-4a7b-8c9d-0e1f2a3b4c5d", "customer_transfer_completed", outageTransfer?.id ?? ""),
+        )
+        assert.strictEqual(outageCompleted.status, 200, outageCompleted.text)
+        let throttledPayment = ""
+        for (let attempt = 0; attempt < 200 && !throttledPayment.includes('"Paid"'); attempt++) {
+          if (attempt > 0) yield* Effect.sleep("50 millis")
+          throttledPayment = (yield* paymentOf(throttled.paymentRequestId)).text
+        }
+        assert.include(throttledPayment, '"Paid"')
+        const afterOutage = yield* balance()
+        assert.deepStrictEqual(afterOutage, {
+          available: beforeOutage.available + 1234,
+          pending: beforeOutage.pending,
+        })
+
         // Plaid's item webhooks: a forged one is refused and changes nothing; the customer revoking the
         // account (signed by Plaid) unlinks it, once; a replay of an old one is refused.
         const itemId = (example("/accounts/get") as { item: { item_id: string } }).item.item_id

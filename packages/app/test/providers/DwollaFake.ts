@@ -11,7 +11,8 @@
  * their lifecycle (`pending`, then `processed`, `failed` with a return code,
  * or `cancelled`, as the test settles them), and idempotency keys (a transfer
  * asked again with the same `Idempotency-Key` is the same transfer). The
- * first customer, funding source and transfer made get the fixed ids below.
+ * first customer and funding source made get the fixed ids below, and so does
+ * the transfer made by the first transfer request.
  *
  * Refusals as Dwolla answers them (400 `ValidationError` with the embedded
  * error Dwolla's document gives): a transfer in a currency other than USD;
@@ -185,6 +186,7 @@ const returnReasons: Record<string, string> = {
 export const start = async (): Promise<DwollaFake> => {
   const dwolla = contract()
   let url = ""
+  let received: ReadonlyArray<RecordedRequest> = []
   const state: DwollaState = {
     customers: new Map(),
     fundingSources: new Map(),
@@ -291,7 +293,10 @@ export const start = async (): Promise<DwollaFake> => {
     if (payer?.type === "unverified" && weeklyCents(payer.id, now) + cents(amount.value) > unverifiedWeeklyLimitCents) {
       return refusals.weeklyLimit
     }
-    const id = fixedOrNew(transferId, state.transfers)
+    // The fixed id for the transfer of the first request only: a test that scripted earlier transfers
+    // (their answers not made here) may already have used it.
+    const first = received.filter((made) => made.method === "POST" && made.path === "/transfers").length === 1
+    const id = first ? fixedOrNew(transferId, state.transfers) : crypto.randomUUID()
     state.transfers.set(id, {
       id,
       source,
@@ -436,6 +441,7 @@ export const start = async (): Promise<DwollaFake> => {
 
   const fake = await startFake(() => dwolla, { "": route })
   url = fake.url
+  received = fake.requests
   const setCustomerStatus = (id: string, status: string) => {
     const found = customerOf(id)
     if (found === undefined) throw new Error(`the fake has no customer ${id}`)
