@@ -200,6 +200,8 @@ describe("production on real providers (fakes checked with the providers' docume
               PARTNERPAY_PROVIDER_MONEY_MOVEMENT: "dwolla",
               PARTNERPAY_DWOLLA_MASTER_FUNDING_SOURCE: masterFundingSource,
               PARTNERPAY_MONEY_MOVEMENT_POLL_MS: "200",
+              // A company's available balance is paid out every second (never below 1.00 USD).
+              PARTNERPAY_PAYOUT_INTERVAL_MS: "1000",
               ...Object.fromEntries(bridged),
             },
             60_000,
@@ -779,6 +781,62 @@ describe("production on real providers (fakes checked with the providers' docume
           assert.isNull(refusedView.returnCode ?? null)
           assert.isUndefined(madeTransfer(refusedPayment.correlationId))
           assert.deepStrictEqual(yield* balance(), beforeRefusal)
+
+          // A payout account the bank does not know (R03): a payment settles, the payout worker pays the
+          // available balance out, Dwolla fails that payout R03: the account is Errored with the code, one
+          // PAYOUT_ACCOUNT_STATUS_CHANGED is recorded, and the money is available again.
+          const settling = yield* pay("Invoice 7")
+          for (let attempt = 0; attempt < 400 && madeTransfer(settling.correlationId) === undefined; attempt++) {
+            yield* Effect.sleep("50 millis")
+          }
+          const settlingTransfer = madeTransfer(settling.correlationId)
+          assert.isDefined(settlingTransfer, "the payment's transfer was not made")
+          const known = new Set(dwolla.state.transfers.keys())
+          dwolla.transferStatus("processed", undefined, settlingTransfer?.id)
+          const settled = yield* dwollaWebhook(
+            dwollaEvent(
+              "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f",
+              "customer_transfer_completed",
+              settlingTransfer?.id ?? "",
+            ),
+          )
+          assert.strictEqual(settled.status, 200, settled.text)
+          const newPayout = () =>
+            [...dwolla.state.transfers.values()].find(
+              (transfer) => !known.has(transfer.id) && transfer.destination === payoutSource?.id,
+            )
+          for (let attempt = 0; attempt < 400 && newPayout() === undefined; attempt++) yield* Effect.sleep("50 millis")
+          const bounced = newPayout()
+          assert.isDefined(bounced, "the available balance was not paid out")
+          assert.deepStrictEqual(bounced?.amount, {
+            value: ((beforeRefusal.available + 1234) / 100).toFixed(2),
+            currency: "USD",
+          })
+          dwolla.transferStatus("failed", "R03", bounced?.id)
+          const bouncedWebhook = yield* dwollaWebhook(
+            dwollaEvent("3d4e5f6a-7b8c-4d9e-8f0a-2b3c4d5e6f7a", "customer_transfer_failed", bounced?.id ?? ""),
+          )
+          assert.strictEqual(bouncedWebhook.status, 200, bouncedWebhook.text)
+          let accountView: { status?: string; returnCode?: string | null } = {}
+          for (let attempt = 0; attempt < 400 && accountView.status !== "Errored"; attempt++) {
+            if (attempt > 0) yield* Effect.sleep("50 millis")
+            const read = yield* Effect.promise(() =>
+              call(base, "GET", `/Company/${companyId}/PayoutAccount`, { token: partnerToken }),
+            )
+            accountView = read.body as typeof accountView
+          }
+          assert.strictEqual(accountView.status, "Errored", JSON.stringify(accountView))
+          assert.strictEqual(accountView.returnCode, "R03")
+          const accountEvents = yield* Effect.promise(() => call(base, "GET", "/Events", { token: partnerToken }))
+          const accountChanges = (accountEvents.body as { data: Array<{ data: { CompanyId?: string } }> }).data.filter(
+            (event) =>
+              event.data.CompanyId === companyId && JSON.stringify(event).includes("PAYOUT_ACCOUNT_STATUS_CHANGED"),
+          )
+          assert.strictEqual(accountChanges.length, 1, accountEvents.text)
+          assert.deepStrictEqual(yield* balance(), {
+            available: beforeRefusal.available + 1234,
+            pending: beforeRefusal.pending,
+          })
         }
 
         // Plaid's item webhooks: a forged one is refused and changes nothing; the customer revoking the
