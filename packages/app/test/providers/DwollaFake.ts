@@ -267,22 +267,25 @@ export const start = async (): Promise<DwollaFake> => {
     const idempotencyKey = typeof key === "string" ? key : undefined
     const again = idempotencyKey === undefined ? undefined : state.idempotencyKeys.get(idempotencyKey)
     if (again !== undefined) return created(`/transfers/${again}`)
+    const body = json(request)
+    const source = idOf(body._links?.source?.href)
+    const destination = idOf(body._links?.destination?.href)
+    const amount = { value: String(body.amount?.value), currency: String(body.amount?.currency) }
     const asked = nextError((error) => error !== "duplicateResource")
     if (asked !== undefined) {
+      // A payout (from a funding source no customer of the fake owns: the master's) is refused at its
+      // destination; a debit at its source.
+      const atDestination = !state.fundingSources.has(source) && state.fundingSources.has(destination)
       const answers: Record<Exclude<DwollaError, "duplicateResource">, (typeof refusals)[keyof typeof refusals]> = {
         weeklyLimit: refusals.weeklyLimit,
         unsupportedCurrency: refusals.unsupportedCurrency,
-        suspendedCustomer: refusals.suspendedSender,
-        removedFundingSource: refusals.removedSource,
+        suspendedCustomer: atDestination ? refusals.suspendedReceiver : refusals.suspendedSender,
+        removedFundingSource: atDestination ? refusals.removedDestination : refusals.removedSource,
         tooManyRequests: refusals.tooManyRequests,
         serverError: refusals.serverError,
       }
       return answers[asked as Exclude<DwollaError, "duplicateResource">]
     }
-    const body = json(request)
-    const source = idOf(body._links?.source?.href)
-    const destination = idOf(body._links?.destination?.href)
-    const amount = { value: String(body.amount?.value), currency: String(body.amount?.currency) }
     if (amount.currency !== "USD") return refusals.unsupportedCurrency
     if (state.fundingSources.get(source)?.removed) return refusals.removedSource
     if (state.fundingSources.get(destination)?.removed) return refusals.removedDestination

@@ -460,6 +460,34 @@ describe("money movement against Dwolla's common errors (the stateful fake)", ()
     }),
   )
 
+  it.live("a payout to a removed or suspended destination is refused at the destination", () =>
+    Effect.gen(function* () {
+      const { fake, movement } = yield* start()
+      const payout = {
+        idempotencyKey: "payout-1",
+        companyId,
+        payoutAccount: "payout-account-1",
+        destination: {
+          accountHolderName: "Jane's Plumbing LLC",
+          routingNumber: "222222226",
+          accountNumber: "123456789",
+          accountType: "Checking" as const,
+        },
+        amount: { minorUnits: 10_000, currency: "USD" as const },
+      }
+      fake.failNext("removedFundingSource")
+      const removed = refusalOf(yield* Effect.flip(movement.originatePayout(payout)))
+      assert.strictEqual(removed.reason, "Dwolla refused the transfer (/_links/destination/href)")
+      fake.setCustomerStatus(DwollaFake.customerId, "suspended")
+      const suspended = refusalOf(
+        yield* Effect.flip(movement.originatePayout({ ...payout, idempotencyKey: "payout-2" })),
+      )
+      assert.strictEqual(suspended.reason, "Dwolla refused the transfer (/_links/destination/href)")
+      assert.strictEqual(fake.state.transfers.size, 0)
+      assert.deepStrictEqual(fake.violations, [])
+    }),
+  )
+
   it.live("a payout account Dwolla already has (DuplicateResource) is the existing funding source", () =>
     Effect.gen(function* () {
       const { fake, movement } = yield* start()
