@@ -4,7 +4,7 @@
  * client checks pass), in order: the type check, the linter, the test suite
  * (vitest), the embedding check and the client check. It ends with one
  * summary line naming each step and its outcome, and exits non-zero when any
- * step failed.
+ * step failed. Interrupted (Ctrl-C), it stops after the running step.
  */
 import { spawn } from "node:child_process"
 
@@ -21,11 +21,17 @@ const steps: ReadonlyArray<Step> = [
   { name: "client", args: ["--silent", "run", "test:client"] },
 ]
 
+/** Set by Ctrl-C or SIGTERM: the running step gets the signal and no further step starts. */
+let interrupted = false
+
 /** Runs `pnpm ...args` with this terminal; resolves with its exit code (a signal counts as a failure). */
 const run = (args: ReadonlyArray<string>): Promise<number> =>
   new Promise((resolve) => {
     const child = spawn("pnpm", args, { stdio: "inherit" })
-    const forward = (signal: NodeJS.Signals) => child.kill(signal)
+    const forward = (signal: NodeJS.Signals) => {
+      interrupted = true
+      child.kill(signal)
+    }
     process.on("SIGINT", forward).on("SIGTERM", forward)
     child.on("error", (error) => {
       console.error(`cannot run pnpm ${args.join(" ")}: ${error.message}`)
@@ -47,8 +53,12 @@ for (const step of steps) {
   const code = await run(step.args)
   if (code !== 0) failed++
   outcomes.push(`${step.name} ${code === 0 ? "passed" : `FAILED (exit ${code})`} in ${seconds(started)}`)
+  if (interrupted) break
 }
-console.log(
-  `\npnpm test: ${failed === 0 ? "all passed" : `${failed} of ${steps.length} steps FAILED`}: ${outcomes.join("; ")}`,
-)
-process.exitCode = failed === 0 ? 0 : 1
+const verdict = interrupted
+  ? "INTERRUPTED (the steps after it did not run)"
+  : failed === 0
+    ? "all passed"
+    : `${failed} of ${steps.length} steps FAILED`
+console.log(`\npnpm test: ${verdict}: ${outcomes.join("; ")}`)
+process.exitCode = interrupted ? 130 : failed === 0 ? 0 : 1
