@@ -3,8 +3,8 @@
  * service instances (two connection pools, two notifier fibers polling every
  * 10 ms) racing on one PostgreSQL database; and two instances deciding the
  * same reminder at the same instant without the worker's lock still record
- * one reminder and one set of messages (the notice stream's "no stream yet"
- * expectation).
+ * one reminder (the notice stream's "no stream yet" expectation), though
+ * both may send its messages: the worker's claim is what keeps them from it.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { PgDatabase } from "@partnerpay/adapters-pg"
@@ -142,7 +142,7 @@ describe("the payment notifier", () => {
   )
 
   it.skipIf(!postgresAvailable)(
-    "two instances deciding the same reminder at once, without the worker's lock, record it once",
+    "two instances sending the same reminder at once, without the worker's claim, record it once (messages at least once)",
     async () => {
       const db = await freshDatabase()
       drops.push(db.drop)
@@ -173,7 +173,8 @@ describe("the payment notifier", () => {
         }>,
       )
       assert.strictEqual(result.reminders, 2)
-      assert.deepStrictEqual(result.messages, result.wanted)
+      // Without the claim both may send (delivery is at least once); every message went out.
+      assert.deepStrictEqual([...new Set(result.messages)].sort(), result.wanted)
     },
     60_000,
   )

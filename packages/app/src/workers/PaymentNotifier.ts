@@ -5,14 +5,22 @@
  * (`PaymentNotices.unsentStatusMessages`) are decided and handed to the
  * channel senders. "Today" is each partner's (its sandbox clock, SandboxClock.ts).
  *
- * Exactly once with any number of instances: each notice is handled inside a
- * database transaction that first takes a transaction-level advisory lock on
- * the notice (`pg_try_advisory_xact_lock`); an instance that does not get it
- * skips the notice this round. Under the lock the use case reloads the request
- * and the notice's own stream, so a notice already sent is seen and nothing is
- * recorded; the notice stream's "no stream yet" expectation is the backstop.
- * The sandbox senders write the messages with the same transaction, so a
- * message exists exactly when its notice was recorded.
+ * Nothing is held while a provider works (issue 34: a sender that took its
+ * 10 s timeout inside the notifier's transaction held its locks and stalled
+ * every request statement behind them). Per notice, the claim pattern of the
+ * provider workers (`PgWorkClaims`, kind `payment-notice`):
+ *
+ * 1. claim the notice for `leaseMillis` (one statement, committed at once): an
+ *    instance that does not get it skips the notice this round;
+ * 2. plan it (reads only: already recorded, or no longer due: nothing to do);
+ * 3. hand its messages to the senders, with no transaction and no unit open;
+ * 4. record the notice in a unit of its own (`PaymentNotices.record`), then
+ *    finish the claim. A provider that fails leaves the claim to back off
+ *    (`deferUntil`, 1 s doubling up to 5 min): the notice is sent again later.
+ *
+ * Delivery is at least once: an instance that dies between 3 and 4 sends the
+ * notice again once its lease ran out. The sandbox senders record a message
+ * in its own statement when they "send" it (never through a transaction).
  */
 
 import {
@@ -27,21 +35,28 @@ import {
   Traced,
   type UnitOfWork,
 } from "@partnerpay/domain"
+import { PgWorkClaims } from "@partnerpay/adapters-pg"
 import { Clock, Effect, type Layer } from "effect"
-import { SqlClient } from "effect/sql/SqlClient"
+import type { SqlClient } from "effect/sql/SqlClient"
 import * as SandboxClock from "../SandboxClock.ts"
-import * as AdvisoryLocks from "./AdvisoryLocks.ts"
 import { worker } from "./Polling.ts"
 
-/** First key of this worker's advisory locks. */
-const lockNamespace = AdvisoryLocks.namespaces.paymentNotifier
+/** The claims' kind (`work_claims`). */
+export const claimKind = "payment-notice"
 
-const lockKeyOf = AdvisoryLocks.keyOf
+/**
+ * How long a claimed notice is this instance's: longer than its senders may take (three messages
+ * at a provider's 10 s timeout each, with room), short enough that a notice of an instance that died
+ * goes out again within minutes.
+ */
+export const defaultLeaseMillis = 120_000
 
 export interface Options {
   /** Days before the due date a reminder goes out (0: on the due date). */
   readonly reminderDays: ReadonlyArray<number>
   readonly pollMillis?: number
+  /** How long a claim holds a notice (default `defaultLeaseMillis`). */
+  readonly leaseMillis?: number
 }
 
 /** What the notifier needs: the domain stack, the database and the channel senders. */
@@ -58,7 +73,6 @@ export type Requirements =
 export const step = Traced.fn("PaymentNotifier.step")(function* (
   options: Options,
 ): Effect.fn.Return<number, unknown, Requirements> {
-  const sql = yield* SqlClient
   const clocks = yield* SandboxClock.current
   // Each partner's today (sandbox time per partner; the same for all in production).
   const now = yield* Clock.currentTimeMillis
@@ -72,35 +86,45 @@ export const step = Traced.fn("PaymentNotifier.step")(function* (
     ...reminders.map((r) => ({
       partnerId: r.partnerId,
       noticeId: PaymentNotice.reminderId(r.paymentRequestId, r.offsetDays),
-      send: PaymentNotices.remind(r.paymentRequestId, options.reminderDays),
+      plan: PaymentNotices.planReminder(r.paymentRequestId, options.reminderDays),
     })),
     ...statuses.map((s) => ({
       partnerId: s.partnerId,
       noticeId: PaymentNotice.statusMessageId(s.paymentRequestId, s.status),
-      send: PaymentNotices.sendStatusMessage(s.paymentRequestId, s.status),
+      plan: PaymentNotices.planStatusMessage(s.paymentRequestId, s.status),
     })),
   ]
+  const leaseMillis = options.leaseMillis ?? defaultLeaseMillis
   let sent = 0
   for (const notice of notices) {
+    const attempt = yield* PgWorkClaims.claim(claimKind, notice.noticeId, leaseMillis).pipe(
+      Effect.catch((error) =>
+        Effect.logWarning("notice not claimed", { notice: notice.noticeId, error: error._tag }).pipe(
+          Effect.as(undefined),
+        ),
+      ),
+    )
+    // Another instance holds it, or it backs off after a failure.
+    if (attempt === undefined) continue
     const messages = yield* clocks
-      .within(
-        notice.partnerId,
-        sql.withTransaction(
-          Effect.gen(function* () {
-            const rows = yield* sql<{ locked: boolean }>`
-              SELECT pg_try_advisory_xact_lock(${lockNamespace}, ${lockKeyOf(notice.noticeId)}) AS locked`
-            if (rows[0]?.locked !== true) return []
-            return yield* notice.send
-          }),
-        ),
-      )
+      .within(notice.partnerId, Effect.flatMap(notice.plan, PaymentNotices.sendPlanned))
       .pipe(
-        Effect.catch((error) =>
-          Effect.logWarning("notice not sent", {
-            notice: notice.noticeId,
-            error: (error as { _tag?: string })._tag ?? "unknown",
-          }).pipe(Effect.as([])),
-        ),
+        Effect.tap(() => PgWorkClaims.finish(claimKind, notice.noticeId)),
+        Effect.catch((error) => {
+          const tag = (error as { _tag?: string })._tag ?? "unknown"
+          return Effect.logWarning("notice not sent", { notice: notice.noticeId, error: tag }).pipe(
+            Effect.andThen(
+              PgWorkClaims.deferUntil(
+                claimKind,
+                notice.noticeId,
+                PgWorkClaims.backoffMillis(attempt, 1000, 300_000),
+                tag,
+              ),
+            ),
+            Effect.catch(() => Effect.void),
+            Effect.as([]),
+          )
+        }),
       )
     if (messages.length > 0) {
       sent += messages.length
