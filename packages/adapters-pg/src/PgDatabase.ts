@@ -49,9 +49,40 @@ export interface PostgresOptions {
   /** Session settings sent at connect, e.g. `{ search_path: "my_schema" }`. */
   readonly startupParameters?: Readonly<Record<string, string>>
   readonly connectTimeoutMillis?: number
+  /** Every session's timeouts (default `defaultSessionTimeouts`). */
+  readonly timeouts?: SessionTimeouts
 }
 
-/** A pooled client for a PostgreSQL server. */
+/**
+ * The timeouts every pooled session sets at connect (issue 34: nothing waits for ever). A
+ * statement that runs longer than `statementMillis`, waits on a lock longer than `lockMillis`,
+ * or a transaction left idle longer than `idleInTransactionMillis` is ended by the server (its
+ * session closed for the last one): the statement fails, the request answers 503 with
+ * Retry-After, a worker tries again next round. `lockMillis` also bounds how long the statements
+ * pipelined behind a waiting one on a shared session are held up (docs/decisions.md). Migrations
+ * and projection rebuilds lift them for their own transaction.
+ */
+export interface SessionTimeouts {
+  readonly statementMillis: number
+  readonly lockMillis: number
+  readonly idleInTransactionMillis: number
+}
+
+/** The defaults (PARTNERPAY_DB_STATEMENT_TIMEOUT_MS, PARTNERPAY_DB_LOCK_TIMEOUT_MS, PARTNERPAY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS). */
+export const defaultSessionTimeouts: SessionTimeouts = {
+  statementMillis: 15_000,
+  lockMillis: 1_000,
+  idleInTransactionMillis: 10_000,
+}
+
+/** The startup parameters that set `timeouts` on a session. */
+export const timeoutParameters = (timeouts: SessionTimeouts): Record<string, string> => ({
+  statement_timeout: `${Math.round(timeouts.statementMillis)}`,
+  lock_timeout: `${Math.round(timeouts.lockMillis)}`,
+  idle_in_transaction_session_timeout: `${Math.round(timeouts.idleInTransactionMillis)}`,
+})
+
+/** A pooled client for a PostgreSQL server; every session with its timeouts (`SessionTimeouts`). */
 export const layerPostgres = (
   url: string,
   options: PostgresOptions = {},
@@ -62,7 +93,10 @@ export const layerPostgres = (
     multiplex: options.multiplex ?? true,
     multiplexConcurrency: options.multiplexConcurrency ?? 32,
     connectTimeout: options.connectTimeoutMillis ?? 5000,
-    ...(options.startupParameters === undefined ? {} : { startupParameters: options.startupParameters }),
+    startupParameters: {
+      ...timeoutParameters(options.timeouts ?? defaultSessionTimeouts),
+      ...options.startupParameters,
+    },
   })
 
 export interface PgliteOptions {

@@ -25,6 +25,7 @@
  *   PARTNERPAY_DATA_DIR is relative to the working directory).
  */
 import type { ClientAddress } from "@partnerpay/adapters-http"
+import type { PgDatabase } from "@partnerpay/adapters-pg"
 import { Config, ConfigProvider, Effect, type LogLevel, Option, Redacted, Schema } from "effect"
 import * as HttpBridge from "./providers/HttpBridge.ts"
 import * as ProviderPorts from "./providers/ProviderPorts.ts"
@@ -39,6 +40,8 @@ export type DatabaseConfig =
       readonly url: Redacted.Redacted<string>
       /** PARTNERPAY_DB_STATEMENTS_PER_SESSION: statements pipelined on one pooled session (default 32). */
       readonly statementsPerSession: number
+      /** PARTNERPAY_DB_*_TIMEOUT_MS: every session's statement, lock and idle-in-transaction timeouts. */
+      readonly timeouts: PgDatabase.SessionTimeouts
     }
   | { readonly _tag: "Pglite"; readonly dataDir: string }
 
@@ -208,7 +211,16 @@ const validate = (read: Read, issues: Issues): AppConfig => {
   const dataDir = issues.take(value.dataDir)
   const databaseUrl = issues.take(value.databaseUrl)
   const database: DatabaseConfig = Option.isSome(databaseUrl)
-    ? { _tag: "Postgres", url: databaseUrl.value, statementsPerSession: issues.take(value.statementsPerSession) }
+    ? {
+        _tag: "Postgres",
+        url: databaseUrl.value,
+        statementsPerSession: issues.take(value.statementsPerSession),
+        timeouts: {
+          statementMillis: issues.take(value.statementTimeoutMillis),
+          lockMillis: issues.take(value.lockTimeoutMillis),
+          idleInTransactionMillis: issues.take(value.idleInTransactionTimeoutMillis),
+        },
+      }
     : { _tag: "Pglite", dataDir: `${dataDir.replace(/\/+$/, "")}/pglite` }
 
   /** An optional secret, named when production requires it and it is unset. */

@@ -62,6 +62,13 @@ export const Port = wholeNumber(0, 65535, "must be an integer between 0 and 6553
 /** Milliseconds, at most a day. */
 export const Millis = wholeNumber(0, 86_400_000, "must be a whole number of milliseconds between 0 and 86400000")
 
+/** A session timeout: never off (issue 34), at most an hour. */
+export const TimeoutMillis = wholeNumber(
+  100,
+  3_600_000,
+  "must be a whole number of milliseconds between 100 and 3600000",
+)
+
 export const bounded = (minimum: number, maximum: number, unit: string) =>
   wholeNumber(minimum, maximum, `must be a whole number of ${unit} between ${minimum} and ${maximum}`)
 

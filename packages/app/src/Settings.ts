@@ -41,6 +41,7 @@ import {
   StatementsPerSession,
   secretOf,
   Text,
+  TimeoutMillis,
   TrimmedText,
   TrustedProxies,
 } from "./SettingSchemas.ts"
@@ -164,6 +165,18 @@ export const settings = {
   statementsPerSession: setting("PARTNERPAY_DB_STATEMENTS_PER_SESSION", StatementsPerSession, {
     default: 32,
     doc: "With DATABASE_URL: concurrent statements on one pooled session before the pool opens the next.",
+  }),
+  statementTimeoutMillis: setting("PARTNERPAY_DB_STATEMENT_TIMEOUT_MS", TimeoutMillis, {
+    default: 15_000,
+    doc: "With DATABASE_URL: a statement running longer is cancelled (503 with Retry-After to a request).",
+  }),
+  lockTimeoutMillis: setting("PARTNERPAY_DB_LOCK_TIMEOUT_MS", TimeoutMillis, {
+    default: 1_000,
+    doc: "With DATABASE_URL: a statement waiting on a lock longer fails; bounds the stall of the statements pipelined behind it.",
+  }),
+  idleInTransactionTimeoutMillis: setting("PARTNERPAY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", TimeoutMillis, {
+    default: 10_000,
+    doc: "With DATABASE_URL: a session idle in a transaction longer is closed by the server.",
   }),
   dataDir: setting("PARTNERPAY_DATA_DIR", Text, {
     default: defaultDataDir,
