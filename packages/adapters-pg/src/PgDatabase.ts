@@ -14,11 +14,12 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:
 import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import type { PGlite, PGliteOptions } from "@electric-sql/pglite"
-import { Effect, type Layer, Redacted } from "effect"
-import type { SqlClient } from "effect/sql/SqlClient"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { connect, makeSession } from "./PgliteBridge.ts"
 import * as PgliteImage from "./PgliteImage.ts"
+import * as PgTransactionGuard from "./PgTransactionGuard.ts"
 
 /** The default test/development server. */
 export const defaultUrl = "postgres://postgres@127.0.0.1:5432/test"
@@ -82,22 +83,30 @@ export const timeoutParameters = (timeouts: SessionTimeouts): Record<string, str
   idle_in_transaction_session_timeout: `${Math.round(timeouts.idleInTransactionMillis)}`,
 })
 
+/** The client of `layer`, registered with the transaction guard (`PgTransactionGuard`). */
+const registered = <E>(
+  layer: Layer.Layer<PgClient.PgClient | SqlClient, E>,
+): Layer.Layer<PgClient.PgClient | SqlClient, E> =>
+  Layer.tap(layer, (context) => Effect.sync(() => PgTransactionGuard.register(Context.get(context, SqlClient))))
+
 /** A pooled client for a PostgreSQL server; every session with its timeouts (`SessionTimeouts`). */
 export const layerPostgres = (
   url: string,
   options: PostgresOptions = {},
 ): Layer.Layer<PgClient.PgClient | SqlClient, SqlError> =>
-  PgClient.layer({
-    url: Redacted.make(url),
-    maxConnections: options.maxConnections ?? 10,
-    multiplex: options.multiplex ?? true,
-    multiplexConcurrency: options.multiplexConcurrency ?? 32,
-    connectTimeout: options.connectTimeoutMillis ?? 5000,
-    startupParameters: {
-      ...timeoutParameters(options.timeouts ?? defaultSessionTimeouts),
-      ...options.startupParameters,
-    },
-  })
+  registered(
+    PgClient.layer({
+      url: Redacted.make(url),
+      maxConnections: options.maxConnections ?? 10,
+      multiplex: options.multiplex ?? true,
+      multiplexConcurrency: options.multiplexConcurrency ?? 32,
+      connectTimeout: options.connectTimeoutMillis ?? 5000,
+      startupParameters: {
+        ...timeoutParameters(options.timeouts ?? defaultSessionTimeouts),
+        ...options.startupParameters,
+      },
+    }),
+  )
 
 export interface PgliteOptions {
   /** Directory holding the database files; omitted: in memory, lost at the end of the layer. */
@@ -227,29 +236,31 @@ export const openPglite = async (options: PgliteOptions = {}): Promise<{ db: PGl
  * from the cached image).
  */
 export const layerPglite = (options: PgliteOptions = {}): Layer.Layer<PgClient.PgClient | SqlClient, SqlError> =>
-  PgClient.layerFrom(
-    Effect.gen(function* () {
-      const session = yield* Effect.acquireRelease(
-        Effect.gen(function* () {
-          const started = Date.now()
-          const { db, origin } = yield* Effect.promise(() => openPglite(options))
-          yield* Effect.logDebug("PGlite opened").pipe(Effect.annotateLogs({ origin, millis: Date.now() - started }))
-          return makeSession(db)
-        }),
-        (session) =>
-          Effect.promise(async () => {
-            await session.idle()
-            await session.db.close()
+  registered(
+    PgClient.layerFrom(
+      Effect.gen(function* () {
+        const session = yield* Effect.acquireRelease(
+          Effect.gen(function* () {
+            const started = Date.now()
+            const { db, origin } = yield* Effect.promise(() => openPglite(options))
+            yield* Effect.logDebug("PGlite opened").pipe(Effect.annotateLogs({ origin, millis: Date.now() - started }))
+            return makeSession(db)
           }),
-      )
-      return yield* PgClient.make({
-        stream: () => connect(session),
-        ssl: false,
-        username: "postgres",
-        database: "postgres",
-        maxConnections: 1,
-        minConnections: 1,
-        multiplex: false,
-      })
-    }),
+          (session) =>
+            Effect.promise(async () => {
+              await session.idle()
+              await session.db.close()
+            }),
+        )
+        return yield* PgClient.make({
+          stream: () => connect(session),
+          ssl: false,
+          username: "postgres",
+          database: "postgres",
+          maxConnections: 1,
+          minConnections: 1,
+          multiplex: false,
+        })
+      }),
+    ),
   )

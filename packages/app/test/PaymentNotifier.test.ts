@@ -22,6 +22,7 @@ import { DateTime, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Config from "../src/Config.ts"
 import * as Domain from "../src/Domain.ts"
+import * as ProviderGuard from "../src/ProviderGuard.ts"
 import * as SandboxProviders from "../src/SandboxProviders.ts"
 import * as Service from "../src/Service.ts"
 import * as PaymentNotifier from "../src/workers/PaymentNotifier.ts"
@@ -36,8 +37,9 @@ afterAll(async () => {
   for (const drop of drops) await drop()
 })
 
+/** One instance: its sandbox senders guarded as the service's are (a send inside a transaction is a defect). */
 const instance = (url: string) =>
-  SandboxProviders.messaging.pipe(
+  ProviderGuard.guarded(SandboxProviders.messaging).pipe(
     Layer.provideMerge(Domain.layer),
     Layer.provideMerge(PgDatabase.layerPostgres(url, { maxConnections: 4 })),
   )

@@ -23,6 +23,7 @@
  * in its own statement when they "send" it (never through a transaction).
  */
 
+import { PgWorkClaims } from "@partnerpay/adapters-pg"
 import {
   CalendarDate,
   type EventStore,
@@ -35,7 +36,6 @@ import {
   Traced,
   type UnitOfWork,
 } from "@partnerpay/domain"
-import { PgWorkClaims } from "@partnerpay/adapters-pg"
 import { Clock, Effect, type Layer } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import * as SandboxClock from "../SandboxClock.ts"
