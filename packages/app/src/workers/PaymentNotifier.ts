@@ -18,6 +18,10 @@
  *    finish the claim. A provider that fails leaves the claim to back off
  *    (`deferUntil`, 1 s doubling up to 5 min): the notice is sent again later.
  *
+ * Each claimed notice is sent in the background (at most `concurrency`, 32,
+ * at once per instance): a notice waiting on a slow provider holds one place,
+ * never the round, so the other payers' notices go out meanwhile.
+ *
  * Delivery is at least once: an instance that dies between 3 and 4 sends the
  * notice again once its lease ran out. The sandbox senders record a message
  * in its own statement when they "send" it (never through a transaction).
@@ -36,7 +40,7 @@ import {
   Traced,
   type UnitOfWork,
 } from "@partnerpay/domain"
-import { Clock, Effect, type Layer } from "effect"
+import { Cause, Clock, Effect, FiberSet, Layer, type Scope } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import * as SandboxClock from "../SandboxClock.ts"
 import { worker } from "./Polling.ts"
@@ -57,7 +61,12 @@ export interface Options {
   readonly pollMillis?: number
   /** How long a claim holds a notice (default `defaultLeaseMillis`). */
   readonly leaseMillis?: number
+  /** How many notices are being sent at once by this instance (default `defaultConcurrency`). */
+  readonly concurrency?: number
 }
+
+/** Notices sent at once: a few slow providers (10 s each) leave the others their places. */
+export const defaultConcurrency = 32
 
 /** What the notifier needs: the domain stack, the database and the channel senders. */
 export type Requirements =
@@ -69,9 +78,14 @@ export type Requirements =
   | Policy.Policies
   | Messaging.Senders
 
-/** One round: every due notice once; answers how many messages went out. */
+/**
+ * One round: every due notice not being sent already is claimed and its sending started (at most
+ * `concurrency` at once, in the background: a notice waiting on a slow provider holds one place,
+ * not the round); answers how many were started.
+ */
 export const step = Traced.fn("PaymentNotifier.step")(function* (
   options: Options,
+  sending: Sending,
 ): Effect.fn.Return<number, unknown, Requirements> {
   const clocks = yield* SandboxClock.current
   // Each partner's today (sandbox time per partner; the same for all in production).
@@ -95,8 +109,12 @@ export const step = Traced.fn("PaymentNotifier.step")(function* (
     })),
   ]
   const leaseMillis = options.leaseMillis ?? defaultLeaseMillis
-  let sent = 0
+  const concurrency = options.concurrency ?? defaultConcurrency
+  let started = 0
   for (const notice of notices) {
+    if (sending.inFlight.size >= concurrency) break
+    // Still being sent by this instance (a slow provider): its claim holds it anyway.
+    if (sending.inFlight.has(notice.noticeId)) continue
     const attempt = yield* PgWorkClaims.claim(claimKind, notice.noticeId, leaseMillis).pipe(
       Effect.catch((error) =>
         Effect.logWarning("notice not claimed", { notice: notice.noticeId, error: error._tag }).pipe(
@@ -106,36 +124,65 @@ export const step = Traced.fn("PaymentNotifier.step")(function* (
     )
     // Another instance holds it, or it backs off after a failure.
     if (attempt === undefined) continue
-    const messages = yield* clocks
-      .within(notice.partnerId, Effect.flatMap(notice.plan, PaymentNotices.sendPlanned))
-      .pipe(
-        Effect.tap(() => PgWorkClaims.finish(claimKind, notice.noticeId)),
-        Effect.catch((error) => {
-          const tag = (error as { _tag?: string })._tag ?? "unknown"
-          return Effect.logWarning("notice not sent", { notice: notice.noticeId, error: tag }).pipe(
-            Effect.andThen(
-              PgWorkClaims.deferUntil(
-                claimKind,
-                notice.noticeId,
-                PgWorkClaims.backoffMillis(attempt, 1000, 300_000),
-                tag,
-              ),
-            ),
-            Effect.catch(() => Effect.void),
-            Effect.as([]),
-          )
-        }),
-      )
-    if (messages.length > 0) {
-      sent += messages.length
-      yield* Effect.logInfo("notice sent", {
-        notice: notice.noticeId,
-        channels: [...new Set(messages.map((m) => m.channel))].join(","),
-      })
-    }
+    sending.inFlight.add(notice.noticeId)
+    started++
+    yield* FiberSet.run(
+      sending.fibers,
+      sendOne(notice, attempt, clocks).pipe(
+        Effect.ensuring(Effect.sync(() => sending.inFlight.delete(notice.noticeId))),
+      ),
+    )
   }
-  return sent
+  return started
 })
 
+interface Notice {
+  readonly partnerId: string
+  readonly noticeId: string
+  readonly plan: Effect.Effect<PaymentNotices.PlannedNotice | undefined, unknown, Requirements>
+}
+
+/** Sends one claimed notice (plan, send, record), then finishes its claim; a failure backs it off. */
+const sendOne = (notice: Notice, attempt: number, clocks: SandboxClock.SandboxClock["Service"]) =>
+  clocks.within(notice.partnerId, Effect.flatMap(notice.plan, PaymentNotices.sendPlanned)).pipe(
+    Effect.tap(() => PgWorkClaims.finish(claimKind, notice.noticeId)),
+    Effect.tap((messages) =>
+      messages.length === 0
+        ? Effect.void
+        : Effect.logInfo("notice sent", {
+            notice: notice.noticeId,
+            channels: [...new Set(messages.map((m) => m.channel))].join(","),
+          }),
+    ),
+    Effect.catch((error) => {
+      const tag = (error as { _tag?: string })._tag ?? "unknown"
+      return Effect.logWarning("notice not sent", { notice: notice.noticeId, error: tag }).pipe(
+        Effect.andThen(
+          PgWorkClaims.deferUntil(claimKind, notice.noticeId, PgWorkClaims.backoffMillis(attempt, 1000, 300_000), tag),
+        ),
+      )
+    }),
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logWarning("notice not sent", cause),
+    ),
+    Effect.asVoid,
+  )
+
+/** The notices this instance is sending, across rounds. */
+export interface Sending {
+  readonly inFlight: Set<string>
+  readonly fibers: FiberSet.FiberSet<unknown, unknown>
+}
+
+/** A new `Sending`, its fibers interrupted when `scope` closes (shutdown: their claims lapse after the lease). */
+export const makeSending: Effect.Effect<Sending, never, Scope.Scope> = Effect.map(FiberSet.make(), (fibers) => ({
+  inFlight: new Set<string>(),
+  fibers,
+}))
+
 export const layer = (options: Options): Layer.Layer<never, never, Requirements> =>
-  worker("payment-notifier", options.pollMillis ?? 1000, step(options))
+  Layer.unwrap(
+    Effect.map(makeSending, (sending) =>
+      worker("payment-notifier", options.pollMillis ?? 1000, step(options, sending)),
+    ),
+  )
