@@ -72,6 +72,8 @@ export interface AppConfig {
    * their addresses and networks; X-Forwarded-For is read from the right through them (ClientAddress.ts).
    */
   readonly trustedProxies: ClientAddress.TrustedProxies
+  /** PARTNERPAY_OUTBOUND_ALLOW: addresses and networks outbound calls may reach although not public. */
+  readonly outboundAllow: ReadonlyArray<string>
   /** Keys customer OTP hashes (production; the sandbox uses fixed codes). */
   readonly otpSecret: Option.Option<Redacted.Redacted<string>>
   /** Shared with the chat provider (production; the sandbox uses a public test secret). */
@@ -237,6 +239,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
   const secretPepper = secret(settings.secretPepper, value.secretPepper, randomBytes)
   const dataKey = secret(settings.dataKey, value.dataKey, "32 random bytes: `openssl rand -base64 32`")
   const trustedProxies = issues.take(value.trustProxy)
+  const outboundAllow = issues.take(value.outboundAllow)
   const adminToken = issues.take(value.adminToken)
   const adminListener = adminListenerOf(read, issues, port)
   const otpSecret = secret(settings.otpSecret, value.otpSecret, "at least 32 characters")
@@ -272,6 +275,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     secretPepper,
     dataKey,
     trustedProxies,
+    outboundAllow,
     otpSecret,
     chatSecret,
     adminToken,

@@ -359,8 +359,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     // (requests, workers), as is the OTLP tracer when OTEL_EXPORTER_OTLP_ENDPOINT is set (Telemetry.ts).
     Layer.provide(Http.tracing(config.tracing)),
     Layer.provide(Telemetry.layer(config.traceExport)),
-    // Production: webhook URLs must be public internet addresses, when set and at delivery (WebhookTarget.ts).
-    Layer.provide(Layer.succeed(WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyFor(config.environment))),
+    // Outbound calls reach public addresses only, unless a sandbox on loopback only (WebhookTarget.ts).
+    Layer.provide(Layer.succeed(WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyOf(config))),
   )
 }
 

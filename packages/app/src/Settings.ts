@@ -34,6 +34,7 @@ import {
   minimumAdminTokenLength,
   minimumProviderSecretLength,
   OnOff,
+  OutboundAllow,
   oneOf,
   Port,
   ReminderDays,
@@ -199,6 +200,11 @@ export const settings = {
   secretPepper: optional("PARTNERPAY_SECRET_PEPPER", LongSecret, {
     whenUnset: generatedInSandbox,
     doc: "Key of the stored client-secret hashes; required in production.",
+  }),
+  outboundAllow: setting("PARTNERPAY_OUTBOUND_ALLOW", OutboundAllow, {
+    default: [],
+    shown: "(none)",
+    doc: "Addresses and networks webhook deliveries and attachment downloads may reach although not public (comma-separated IPs or CIDRs).",
   }),
   trustProxy: setting("PARTNERPAY_TRUST_PROXY", TrustedProxies, {
     default: ClientAddress.none,
