@@ -3,14 +3,15 @@
  * number ends in 0999 (sandbox magic: the simulated SMS provider answers after
  * 10 s) has a request due today, so the payment notifier is sending its
  * due-today reminder through the slow provider for 10 s. Meanwhile the same
- * payer accepts another request, and unrelated requests (company status,
- * payment reads, token requests) run for 12 s.
+ * payer accepts another request and commits on its own customer stream (a push
+ * token), and unrelated requests (company status, payment reads, token
+ * requests) run for 12 s.
  *
  * Before issue 34 the notifier sent inside its transaction: on PGlite (one
  * session) every request waited for the provider, and on PostgreSQL the
  * sender wrote through the request pool while request statements waited on
  * the worker's transaction (the audit's hang). Now: every unrelated request
- * answers within 2 s, the Accept succeeds within 2 s, and the reminder's
+ * answers within 2 s, the Accept and the payer's own commit succeed within 2 s, and the reminder's
  * sending is shown to overlap the Accept (the message is recorded when the
  * slow provider answers: after the Accept, less than 10 s after it began). On
  * PostgreSQL, `pg_stat_activity` is sampled every 250 ms: no session of the
@@ -124,6 +125,14 @@ const scenario = async (service: RunningService) => {
     }),
   )
   const acceptAnswered = Date.now()
+  // A commit on the same customer's own stream meanwhile (the audit: a request committing on that customer).
+  const ownCommit = await timed("push token", () =>
+    call(base, "POST", "/Customer/NotificationToken", {
+      token: payer.token,
+      body: { token: "device-slow-payer", expireAt: { value: new Date(Date.now() + 30 * 86_400_000).toISOString() } },
+      timeoutMs: 20_000,
+    }),
+  )
   await loops
   // The reminder, recorded when the slow provider answered.
   let sentAt: number | undefined
@@ -137,7 +146,7 @@ const scenario = async (service: RunningService) => {
     if (reminder !== undefined) sentAt = Date.parse(reminder.sentAt)
     else await sleep(200)
   }
-  return { unrelated, accept, acceptStarted, acceptAnswered, sentAt, loginMillis }
+  return { unrelated, accept, ownCommit, acceptStarted, acceptAnswered, sentAt, loginMillis }
 }
 
 const check = (label: string, result: Awaited<ReturnType<typeof scenario>>) => {
@@ -145,13 +154,15 @@ const check = (label: string, result: Awaited<ReturnType<typeof scenario>>) => {
   const late = result.unrelated.filter((t) => t.status !== 200 || t.millis > boundMillis)
   summary(
     label,
-    `${result.unrelated.length} unrelated requests, slowest ${slowest.millis} ms (${slowest.what}); accept ${result.accept.status} in ${result.accept.millis} ms; ` +
+    `${result.unrelated.length} unrelated requests, slowest ${slowest.millis} ms (${slowest.what}); accept ${result.accept.status} in ${result.accept.millis} ms; payer's push token ${result.ownCommit.status} in ${result.ownCommit.millis} ms; ` +
       `reminder recorded ${result.sentAt === undefined ? "never" : `${result.sentAt - result.acceptAnswered} ms after the accept answered`}; slow login ${Math.round(result.loginMillis)} ms`,
   )
   assert.isAbove(result.loginMillis, 9_500, "the slow payer's login code took the slow provider's 10 s")
   assert.deepStrictEqual(late, [], "every unrelated request answered 200 within 2 s")
   assert.strictEqual(result.accept.status, 200, "the Accept succeeded")
   assert.isAtMost(result.accept.millis, boundMillis, "the Accept answered within 2 s")
+  assert.strictEqual(result.ownCommit.status, 200, "the payer's own commit succeeded")
+  assert.isAtMost(result.ownCommit.millis, boundMillis, "the payer's own commit answered within 2 s")
   assert.isDefined(result.sentAt, "the due-today reminder was sent")
   // The sending overlapped the Accept: it ended after the Accept answered and began (10 s earlier) before it.
   assert.isAbove(result.sentAt!, result.acceptAnswered - 1000)
