@@ -111,10 +111,14 @@ export const step = Traced.fn("PaymentNotifier.step")(function* (
   const leaseMillis = options.leaseMillis ?? defaultLeaseMillis
   const concurrency = options.concurrency ?? defaultConcurrency
   let started = 0
+  const nowMillis = Date.now()
+  for (const [noticeId, until] of sending.nothingToSend) if (until <= nowMillis) sending.nothingToSend.delete(noticeId)
   for (const notice of notices) {
     if (sending.inFlight.size >= concurrency) break
     // Still being sent by this instance (a slow provider): its claim holds it anyway.
     if (sending.inFlight.has(notice.noticeId)) continue
+    // Listed, but planned to nothing a moment ago (not due on its partner's clock yet): not again at once.
+    if (sending.nothingToSend.has(notice.noticeId)) continue
     const attempt = yield* PgWorkClaims.claim(claimKind, notice.noticeId, leaseMillis).pipe(
       Effect.catch((error) =>
         Effect.logWarning("notice not claimed", { notice: notice.noticeId, error: error._tag }).pipe(
@@ -129,6 +133,11 @@ export const step = Traced.fn("PaymentNotifier.step")(function* (
     yield* FiberSet.run(
       sending.fibers,
       sendOne(notice, attempt, clocks).pipe(
+        Effect.tap((sent) =>
+          sent === 0
+            ? Effect.sync(() => sending.nothingToSend.set(notice.noticeId, Date.now() + nothingToSendMillis))
+            : Effect.void,
+        ),
         Effect.ensuring(Effect.sync(() => sending.inFlight.delete(notice.noticeId))),
       ),
     )
@@ -160,23 +169,30 @@ const sendOne = (notice: Notice, attempt: number, clocks: SandboxClock.SandboxCl
         Effect.andThen(
           PgWorkClaims.deferUntil(claimKind, notice.noticeId, PgWorkClaims.backoffMillis(attempt, 1000, 300_000), tag),
         ),
+        Effect.as(undefined),
       )
     }),
     Effect.catchCause((cause) =>
       Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logWarning("notice not sent", cause),
     ),
-    Effect.asVoid,
+    // Messages sent; a failure counts as some (its claim backs it off), nothing planned as none.
+    Effect.map((messages) => (messages === undefined ? 1 : messages.length)),
   )
 
-/** The notices this instance is sending, across rounds. */
+/** A notice listed but planned to nothing is not taken again for this long (the round would spin on it). */
+export const nothingToSendMillis = 10_000
+
+/** The notices this instance is sending, across rounds, and those it found nothing to send for lately. */
 export interface Sending {
   readonly inFlight: Set<string>
+  readonly nothingToSend: Map<string, number>
   readonly fibers: FiberSet.FiberSet<unknown, unknown>
 }
 
 /** A new `Sending`, its fibers interrupted when `scope` closes (shutdown: their claims lapse after the lease). */
 export const makeSending: Effect.Effect<Sending, never, Scope.Scope> = Effect.map(FiberSet.make(), (fibers) => ({
   inFlight: new Set<string>(),
+  nothingToSend: new Map<string, number>(),
   fibers,
 }))
 
