@@ -62,7 +62,7 @@ DECLARE
   batch_positions jsonb;
   stream_partner text;
 BEGIN
-  PERFORM pg_advisory_xact_lock_shared(${rebuildLockKey});
+  PERFORM pg_advisory_xact_lock_shared(hashtextextended(current_schema(), ${rebuildLockKey}));
 
   -- The answer of the request holding an Idempotency-Key: stored with the writes, if still held by its claim.
   IF unit ? 'idempotency' THEN

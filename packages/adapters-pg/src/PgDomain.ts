@@ -125,10 +125,11 @@ export const rebuildProjections = Traced.fn("PgDomain.rebuildProjections")(funct
   const sql = yield* SqlClient
   return yield* sql.withTransaction(
     Effect.gen(function* () {
-      // A rebuild runs long: not bounded by the session's timeouts (its own wait is `waitMillis`).
+      // A rebuild runs long: not bounded by the session's timeouts.
       yield* sql`SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true),
         set_config('idle_in_transaction_session_timeout', '0', true)`
-      yield* sql`SELECT pg_advisory_xact_lock(${rebuildLockKey})`
+      // The lock of this schema's event store (schemas of one database never wait for each other).
+      yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(current_schema(), ${rebuildLockKey}))`
       // Snapshots are derived from the log too: a rebuild (often after a code change) starts them afresh.
       yield* sql`DELETE FROM snapshots`
       const onProgress = options.onProgress

@@ -3,18 +3,14 @@
  * past the snapshot policy's interval is stored with a snapshot in the same
  * commit as its events, and is loaded from it (only the events after it are
  * read) into the same state as a replay of the whole stream. A rebuild of the
- * projections deletes the snapshots (they are derived data), and on
- * PostgreSQL it does not wait for the server's other transactions (another
- * schema's or database's: under a parallel test run there is always one).
+ * projections deletes the snapshots (they are derived data).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { CommandHandler, Customer, EventStore, IdGenerator, type Ids, UnitOfWork } from "@partnerpay/domain"
-import { DateTime, Deferred, Effect, Fiber, Layer, Schema } from "effect"
+import { DateTime, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import * as PgDatabase from "../src/PgDatabase.ts"
 import * as PgDomain from "../src/PgDomain.ts"
 import { databases } from "./readSideSupport.ts"
-import { databaseUrl } from "./support.ts"
 
 const at = DateTime.makeUnsafe("2026-11-01T09:00:00Z")
 const later = DateTime.makeUnsafe("2027-11-01T09:00:00Z")
@@ -76,49 +72,6 @@ for (const database of databases) {
           }),
         60_000,
       )
-
-      if (database.name === "PostgreSQL") {
-        it.effect("a rebuild does not wait for an older transaction of another schema that is still open", () =>
-          Effect.gen(function* () {
-            const sql = yield* SqlClient
-            const registrationId = crypto.randomUUID() as Ids.RegistrationId
-            const uow = yield* UnitOfWork.UnitOfWork
-            yield* uow.transactional(
-              CommandHandler.handle(Customer.aggregate, registrationId, {
-                _tag: "RegisterCustomer",
-                registrationId,
-                partnerId: crypto.randomUUID() as Ids.PartnerId,
-                phoneNumber: "+14155550123",
-                at,
-              }),
-            )
-            // Another connection's transaction, with a transaction id older than the rebuild's, left open.
-            const begun = yield* Deferred.make<void>()
-            const release = yield* Deferred.make<void>()
-            const other = yield* Effect.forkChild(
-              Effect.flatMap(SqlClient, (elsewhere) =>
-                elsewhere.withTransaction(
-                  elsewhere`SELECT pg_current_xact_id()`.pipe(
-                    Effect.andThen(Deferred.succeed(begun, undefined)),
-                    Effect.andThen(Deferred.await(release)),
-                  ),
-                ),
-              ).pipe(Effect.provide(PgDatabase.layerPostgres(databaseUrl, { maxConnections: 1 }))),
-            )
-            yield* Deferred.await(begun)
-            const documents = sql<{ data: string }>`
-              SELECT collection || '/' || id || ':' || data::text AS data FROM read_models ORDER BY 1`
-            const before = yield* documents
-            const replayed = yield* PgDomain.rebuildProjections()
-            const events = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM events`
-            assert.strictEqual(replayed, events[0]?.count)
-            assert.isNotEmpty(before)
-            assert.deepStrictEqual(yield* documents, before)
-            yield* Deferred.succeed(release, undefined)
-            yield* Fiber.join(other)
-          }),
-        )
-      }
     })
   })
 }
