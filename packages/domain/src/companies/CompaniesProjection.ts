@@ -122,6 +122,19 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
           status: event.status,
         },
       }
+    case "PayoutAccountErrored":
+      if (current?.payoutAccount === undefined || current.payoutAccount.payoutAccountId !== event.payoutAccountId)
+        return current
+      return {
+        ...current,
+        payoutAccount: {
+          ...current.payoutAccount,
+          status: "Errored",
+          returnCode: event.returnCode ?? null,
+          returnReason: event.reason,
+          erroredAt: DateTime.formatIso(event.at),
+        },
+      }
   }
 }
 

@@ -16,7 +16,7 @@
  * Only the partner that registered a company may add locations to it; to
  * any other partner the company does not exist (NotFound).
  */
-import type { DateTime } from "effect"
+import { DateTime } from "effect"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
@@ -35,7 +35,12 @@ import type {
   PayoutAccount,
 } from "./CompanyEvents.ts"
 import * as CompanyEvents from "./CompanyEvents.ts"
-import { type SetPayoutAccount, setPayoutAccount } from "./CompanyPayoutAccount.ts"
+import {
+  type MarkPayoutAccountErrored,
+  markPayoutAccountErrored,
+  type SetPayoutAccount,
+  setPayoutAccount,
+} from "./CompanyPayoutAccount.ts"
 import {
   alreadyValidated,
   type LocationInput,
@@ -46,7 +51,7 @@ import {
 } from "./CompanyValidation.ts"
 
 export * from "./CompanyEvents.ts"
-export type { SetPayoutAccount } from "./CompanyPayoutAccount.ts"
+export type { MarkPayoutAccountErrored, SetPayoutAccount } from "./CompanyPayoutAccount.ts"
 export * from "./CompanyValidation.ts"
 
 // ---------------------------------------------------------------------------
@@ -112,6 +117,7 @@ export type Command =
   | RecordKybSubmission
   | RequireKybAction
   | SetPayoutAccount
+  | MarkPayoutAccountErrored
 
 // ---------------------------------------------------------------------------
 // State
@@ -283,6 +289,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return requireKybAction(command, state)
     case "SetPayoutAccount":
       return setPayoutAccount(command, state)
+    case "MarkPayoutAccountErrored":
+      return markPayoutAccountErrored(command, state)
   }
 }
 
@@ -317,9 +325,24 @@ export const evolve = (state: State, event: Event): State => {
       return state._tag === "Unverified" ? { ...state, kybRequirement: event.requirement } : state
     case "PayoutAccountSet": {
       if (state._tag === "Initial") return state
-      const { _tag, companyId, partnerId, at, replacedPayoutAccountId, ...payoutAccount } = event
+      const { _tag, companyId, partnerId, at, replacedPayoutAccountId, replacedErrored, ...payoutAccount } = event
       return { ...state, payoutAccount }
     }
+    case "PayoutAccountErrored":
+      return state._tag === "Initial" ||
+        state.payoutAccount === undefined ||
+        state.payoutAccount.payoutAccountId !== event.payoutAccountId
+        ? state
+        : {
+            ...state,
+            payoutAccount: {
+              ...state.payoutAccount,
+              status: "Errored",
+              returnCode: event.returnCode ?? null,
+              returnReason: event.reason,
+              erroredAt: DateTime.formatIso(event.at),
+            },
+          }
   }
 }
 

@@ -188,10 +188,12 @@ export const PayoutAccountType = Schema.Literals(payoutAccountTypes)
 export type PayoutAccountType = typeof PayoutAccountType.Type
 
 /**
- * The status of a company's payout account: Active receives payouts (a replaced account is history, in
- * the events only).
+ * The status of a company's payout account: Active receives payouts; Errored was refused by the bank
+ * for an account-level reason (`PayoutAccountHealth.ts`): the company's payouts pause (its balance
+ * accumulates) until the partner sets another account, which is Active. A replaced account is history,
+ * in the events only.
  */
-export const PayoutAccountStatus = Schema.Literal("Active")
+export const PayoutAccountStatus = Schema.Literals(["Active", "Errored"])
 export type PayoutAccountStatus = typeof PayoutAccountStatus.Type
 
 /**
@@ -210,6 +212,12 @@ export const PayoutAccount = Schema.Struct({
   }),
   accountType: PayoutAccountType,
   status: PayoutAccountStatus,
+  /** Errored: the ACH return code the bank sent (null when the rail refused the account outright). */
+  returnCode: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  /** Errored: why (the return code's description, or the rail's words). */
+  returnReason: Schema.optionalKey(Schema.String),
+  /** Errored: when (ISO 8601). */
+  erroredAt: Schema.optionalKey(Schema.String),
 })
 export type PayoutAccount = typeof PayoutAccount.Type
 
@@ -223,9 +231,29 @@ export const PayoutAccountSet = Schema.TaggedStruct("PayoutAccountSet", {
   ...PayoutAccount.fields,
   /** The account it replaces, when there was one. */
   replacedPayoutAccountId: Schema.optionalKey(PayoutAccountId),
+  /** Set when the account it replaces was Errored: its payouts resume (PAYOUT_ACCOUNT_STATUS_CHANGED Active). */
+  replacedErrored: Schema.optionalKey(Schema.Literal(true)),
   at: Schema.DateTimeUtcFromString,
 })
 export type PayoutAccountSet = typeof PayoutAccountSet.Type
+
+/**
+ * A payout to the company's account came back (or was refused) for an account-level reason
+ * (`PayoutAccountHealth.isAccountLevel`): the account is Errored and the company's payouts pause
+ * until the partner sets another one. No personal data: ids, the code and its reason.
+ */
+export const PayoutAccountErrored = Schema.TaggedStruct("PayoutAccountErrored", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  payoutAccountId: PayoutAccountId,
+  /** The payout that failed. */
+  payoutId: Schema.String,
+  returnCode: Schema.optionalKey(Schema.String),
+  reason: Schema.String,
+  status: Schema.Literal("Errored"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type PayoutAccountErrored = typeof PayoutAccountErrored.Type
 
 /** Every event of the Company aggregate (its stored JSON codec). */
 /** The requirements a KYB provider may state before its verdict. */
@@ -252,5 +280,6 @@ export const CompanyEvent = Schema.Union([
   CompanyKybSubmitted,
   CompanyKybActionRequired,
   PayoutAccountSet,
+  PayoutAccountErrored,
 ])
 export type CompanyEvent = typeof CompanyEvent.Type

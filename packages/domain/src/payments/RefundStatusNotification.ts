@@ -41,7 +41,7 @@ export const changeOf = (
         refundId: event.refundId,
         amount: event.amount,
         status: "Failed",
-        returnCode: event.returnCode,
+        ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
         reason: event.reason,
       }
     default:

@@ -146,13 +146,18 @@ export interface CompleteReimbursement {
 
 /**
  * Where a movement ended, as the domain decides on it, whatever told it (the
- * outcome poller or a provider's notification): Settled, Failed before
- * settlement, or Returned after it, with an ACH return code of `ReturnCodes.ts`.
+ * outcome poller, a provider's notification, or the originator): Settled,
+ * Failed before settlement, or Returned after it, with an ACH return code of
+ * `ReturnCodes.ts`; or Refused: the rail would not originate it (not an ACH
+ * return, so no code: `reason` is the rail's words, or why we gave up on an
+ * unavailable rail, `MovementAttempts.ts`). Refused ends a Pending movement as
+ * Failed at once and changes nothing on one that already moved.
  */
 export type Outcome =
   | { readonly _tag: "Settled" }
   | { readonly _tag: "Failed"; readonly returnCode: string }
   | { readonly _tag: "Returned"; readonly returnCode: string }
+  | { readonly _tag: "Refused"; readonly reason: string }
 
 /** The provider accepted to move the transfer's money and named the movement. A repeat changes nothing. */
 export interface RecordOrigination {
@@ -273,7 +278,8 @@ export type State =
       readonly details: TransferDetails
       readonly providerReference?: string
       readonly failedAt: DateTime.Utc
-      readonly returnCode: string
+      /** Absent when the rail refused the transfer (no ACH return). */
+      readonly returnCode?: string
       readonly reason: string
     }
   | ReturnedTransfer
@@ -463,11 +469,28 @@ const then = (first: ReadonlyArray<Event>, state: State, next: (state: State) =>
   return Result.isFailure(decided) ? decided : accept(...first, ...decided.success)
 }
 
-/** A return code of the table, else the refusal naming `returnCode`. */
-const checkedReturnCode = (outcome: Outcome): Result.Result<never, ValidationFailed> | undefined =>
-  outcome._tag === "Settled" || ReturnCodes.isReturnCode(outcome.returnCode)
+/** A return code of the table (a refusal's reason: text), else the refusal naming `returnCode` (`reason`). */
+const checkedReturnCode = (outcome: Outcome): Result.Result<never, ValidationFailed> | undefined => {
+  if (outcome._tag === "Settled") return undefined
+  if (outcome._tag === "Refused") {
+    const issues: FieldChecks.Issues = []
+    FieldChecks.requiredText(issues, "reason", outcome.reason, FieldChecks.maxTextLength)
+    return FieldChecks.refusal(issues)
+  }
+  return ReturnCodes.isReturnCode(outcome.returnCode)
     ? undefined
     : FieldChecks.refusal([{ field: "returnCode", message: 'must be an ACH return code such as "R01"' }])
+}
+
+/**
+ * The rail's words as a refusal's reason: one line, trimmed, at most `FieldChecks.maxTextLength`
+ * characters (a provider's message may be longer), "refused by the rail" when it said nothing.
+ */
+export const refusalReason = (words: string): string => {
+  const line = words.replace(/\s+/g, " ").trim()
+  if (line === "") return "refused by the rail"
+  return line.length <= FieldChecks.maxTextLength ? line : `${line.slice(0, FieldChecks.maxTextLength - 3)}...`
+}
 
 const originate = (command: RecordOrigination, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
@@ -516,6 +539,8 @@ const pendingOutcome = (
   switch (outcome._tag) {
     case "Settled":
       return accept(settled)
+    case "Refused":
+      return accept({ _tag: "TransferFailed", transferId, reason: outcome.reason, status: "Failed", at })
     case "Failed":
       return accept({
         _tag: "TransferFailed",
@@ -559,11 +584,14 @@ const recordOutcome = (command: RecordOutcome, state: State): Decision<Event> =>
     case "Pending":
       return pendingOutcome(state, outcome, command.at)
     case "Settled":
-      return outcome._tag === "Settled" ? nothing : accept(returned(state, outcome.returnCode, command.at))
+      // A refusal comes before any money moved: a settled transfer is past it.
+      return outcome._tag === "Settled" || outcome._tag === "Refused"
+        ? nothing
+        : accept(returned(state, outcome.returnCode, command.at))
     case "Returned":
       return nothing
     case "Failed":
-      return outcome._tag === "Failed"
+      return outcome._tag === "Failed" || outcome._tag === "Refused"
         ? nothing
         : illegal(state, command, "a failed transfer cannot be settled or returned")
   }
@@ -683,6 +711,15 @@ const recordRefundOutcome = (command: RecordRefundOutcome, state: State): Decisi
       at: command.at,
     })
   }
+  if (outcome._tag === "Refused")
+    return accept({
+      _tag: "TransferRefundFailed",
+      transferId: transfer.details.transferId,
+      refundId: current.refundId,
+      amount: current.amount,
+      reason: outcome.reason,
+      at: command.at,
+    })
   return accept({
     _tag: "TransferRefundFailed",
     transferId: transfer.details.transferId,
@@ -816,7 +853,7 @@ export const evolve = (state: State, event: Event): State => {
             // Stryker disable next-line ConditionalExpression: equivalent, a providerReference key holding undefined reads as none (every reader tests !== undefined)
             ...(state.providerReference === undefined ? {} : { providerReference: state.providerReference }),
             failedAt: event.at,
-            returnCode: event.returnCode,
+            ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
             reason: event.reason,
           }
         : state
@@ -851,7 +888,7 @@ export const evolve = (state: State, event: Event): State => {
       return withRefund(state, event.refundId, (refund) => ({
         ...refund,
         status: "Failed",
-        returnCode: event.returnCode,
+        ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
       }))
     case "TransferReimbursementApplied":
       return state._tag === "Settled"

@@ -81,12 +81,16 @@ export const TransferView = Schema.Struct({
   recipientAddress: RecipientAddress,
   attachments: Schema.Array(Attachment),
   returnCode: Schema.optionalKey(
-    Schema.String.annotate({
-      description: "Failed or Returned: the ACH return code (e.g. R01, R10); absent otherwise",
+    Schema.NullOr(Schema.String).annotate({
+      description:
+        "Failed or Returned: the ACH return code (e.g. R01, R10); null when the rail refused the transfer (see failureReason); absent otherwise",
     }),
   ),
   returnReason: Schema.optionalKey(
     Schema.String.annotate({ description: "The return code's description (NACHA), next to returnCode" }),
+  ),
+  failureReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "Failed with no return code: why the rail refused the transfer" }),
   ),
 })
 export type TransferView = typeof TransferView.Type
@@ -106,9 +110,11 @@ export const viewOf = (doc: TransfersProjection.TransferDocument): TransferView 
   appliedForReimbursement: doc.appliedForReimbursement,
   recipientAddress: doc.recipientAddress,
   attachments: doc.attachments,
-  ...(doc.returnCode === undefined
-    ? {}
-    : { returnCode: doc.returnCode, returnReason: Transfer.returnReason(doc.returnCode, doc.failureReason ?? "") }),
+  ...(doc.returnCode !== undefined
+    ? { returnCode: doc.returnCode, returnReason: Transfer.returnReason(doc.returnCode, doc.failureReason ?? "") }
+    : doc.status === "Failed"
+      ? { returnCode: null, failureReason: doc.failureReason ?? "refused by the rail" }
+      : {}),
 })
 
 /** The transfer document if the reader may see it, else NotFound. */

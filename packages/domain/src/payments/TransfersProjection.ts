@@ -138,7 +138,7 @@ export const apply = (
       return {
         ...current,
         status: "Failed",
-        returnCode: event.returnCode,
+        ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
         failureReason: event.reason,
         failedAt: updatedAt,
         updatedAt,
@@ -191,7 +191,7 @@ export const apply = (
       return {
         ...changeRefund(current, event.refundId, {
           status: "Failed",
-          returnCode: event.returnCode,
+          ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
           failureReason: event.reason,
           updatedAt,
         }),

@@ -28,7 +28,8 @@ import {
 } from "../kernel/DomainError.ts"
 import type { CompanyId, PartnerId, PayoutAccountId, PayoutId } from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
-import { type MoneyMovement, ReturnCodes } from "../payments/index.ts"
+import { CompanyPayoutAccount } from "../companies/index.ts"
+import { type MoneyMovement, ReturnCodes, Transfer } from "../payments/index.ts"
 import * as Ledger from "./Ledger.ts"
 import { type PayoutCreated, PayoutEvent, type PayoutStatus } from "./PayoutEvents.ts"
 
@@ -55,10 +56,18 @@ export interface RecordPayoutOrigination {
   readonly at: DateTime.Utc
 }
 
+/**
+ * A payout's outcome: the provider's (polled or notified), or Refused: the rail would not originate
+ * it (`code` is the provider's refusal code, `reason` its words).
+ */
+export type PayoutOutcome =
+  | MoneyMovement.MovementOutcome
+  | { readonly status: "Refused"; readonly code: string; readonly reason: string }
+
 export interface RecordPayoutOutcome {
   readonly _tag: "RecordPayoutOutcome"
   readonly payoutId: PayoutId
-  readonly outcome: MoneyMovement.MovementOutcome
+  readonly outcome: PayoutOutcome
   readonly at: DateTime.Utc
 }
 
@@ -84,7 +93,7 @@ export type State =
       readonly details: PayoutDetails
       readonly providerReference?: string
       readonly failedAt: DateTime.Utc
-      readonly returnCode: string
+      readonly returnCode?: string
       readonly reason: string
     }
 
@@ -176,6 +185,22 @@ const failed = (state: Exclude<State, { _tag: "Initial" }>, returnCode: string, 
     payoutId: state.details.payoutId,
     returnCode,
     reason: reasonOf(returnCode),
+    ...(CompanyPayoutAccount.isAccountLevel(returnCode) ? { accountLevel: true } : {}),
+    status: "Failed",
+    at,
+  })
+
+/** The rail refused to originate the payout: Failed with no return code, the rail's words as the reason. */
+const refused = (
+  state: Exclude<State, { _tag: "Initial" }>,
+  outcome: { readonly code: string; readonly reason: string },
+  at: DateTime.Utc,
+): Decision<Event> =>
+  accept<Event>({
+    _tag: "PayoutFailed",
+    payoutId: state.details.payoutId,
+    reason: Transfer.refusalReason(outcome.reason),
+    ...(CompanyPayoutAccount.isAccountLevel(outcome.code) ? { accountLevel: true } : {}),
     status: "Failed",
     at,
   })
@@ -193,6 +218,8 @@ const recordOutcome = (command: RecordPayoutOutcome, state: State): Decision<Eve
         case "Failed":
         case "Returned":
           return failed(state, outcome.returnCode, command.at)
+        case "Refused":
+          return refused(state, outcome, command.at)
       }
       break
     case "Paid":
@@ -241,7 +268,7 @@ export const evolve = (state: State, event: Event): State => {
             details: state.details,
             ...withReference(state),
             failedAt: event.at,
-            returnCode: event.returnCode,
+            ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
             reason: event.reason,
           }
         : state

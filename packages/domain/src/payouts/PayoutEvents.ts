@@ -47,11 +47,17 @@ export const PayoutPaid = Schema.TaggedStruct("PayoutPaid", {
 })
 export type PayoutPaid = typeof PayoutPaid.Type
 
-/** The bank refused the payout (or returned it), with an ACH return code; its money goes back to the balance. */
+/**
+ * The bank refused the payout (or returned it), with an ACH return code, or the rail refused to
+ * originate it (no return code: `reason` is the rail's words); its money goes back to the balance.
+ * `accountLevel`: the reason is the account itself (`CompanyPayoutAccount.isAccountLevel`): the
+ * company's payout account becomes Errored (`PayoutAccountPolicy`).
+ */
 export const PayoutFailed = Schema.TaggedStruct("PayoutFailed", {
   payoutId: PayoutId,
-  returnCode: Schema.String,
+  returnCode: Schema.optionalKey(Schema.String),
   reason: Schema.String,
+  accountLevel: Schema.optionalKey(Schema.Literal(true)),
   status: Schema.Literal("Failed"),
   at: Schema.DateTimeUtcFromString,
 })

@@ -55,8 +55,15 @@ export const PayoutView = Schema.Struct({
   itemCount: Schema.Int.annotate({ description: "How many items the payout pays out" }),
   payoutAccountId: Schema.String,
   accountNumberMasked: Schema.String.annotate({ description: "The payout account paid, masked" }),
-  returnCode: Schema.optionalKey(Schema.String),
+  returnCode: Schema.optionalKey(
+    Schema.NullOr(Schema.String).annotate({
+      description: "Failed: the ACH return code; null when the rail refused the payout (see failureReason)",
+    }),
+  ),
   returnReason: Schema.optionalKey(Schema.String),
+  failureReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "Failed with no return code: why the rail refused the payout" }),
+  ),
 })
 export type PayoutView = typeof PayoutView.Type
 
@@ -83,8 +90,11 @@ export const viewOf = (doc: PayoutsProjection.PayoutDocument): PayoutView => ({
   itemCount: doc.items.length,
   payoutAccountId: doc.payoutAccountId,
   accountNumberMasked: doc.accountNumberMasked,
-  ...(doc.returnCode === undefined ? {} : { returnCode: doc.returnCode }),
-  ...(doc.failureReason === undefined ? {} : { returnReason: doc.failureReason }),
+  ...(doc.returnCode !== undefined
+    ? { returnCode: doc.returnCode, ...(doc.failureReason === undefined ? {} : { returnReason: doc.failureReason }) }
+    : doc.status === "Failed"
+      ? { returnCode: null, failureReason: doc.failureReason ?? "refused by the rail" }
+      : {}),
 })
 
 export const itemViewOf = ({ entryId, ...item }: Ledger.LedgerEntry): PayoutItemView => ({ itemId: entryId, ...item })
@@ -214,7 +224,9 @@ export interface CreatedPayout {
 export const payOutDue = UseCase.fn("Payouts.payOutDue")(function* (companyId: CompanyId, schedule: PayoutSchedule) {
   const company = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, companyId))
   const account = company.state._tag === "Initial" ? undefined : company.state.payoutAccount
-  if (account === undefined || company.state._tag === "Rejected") return [] as ReadonlyArray<CreatedPayout>
+  // An Errored account pauses the company's payouts: its balance accumulates until another account is set.
+  if (account === undefined || account.status === "Errored" || company.state._tag === "Rejected")
+    return [] as ReadonlyArray<CreatedPayout>
   const ledger = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Balance.aggregate, companyId))
   if (ledger.state._tag === "Initial") return [] as ReadonlyArray<CreatedPayout>
   const at = yield* DateTime.now
@@ -264,7 +276,7 @@ const recordOrigination = UseCase.fn("Payouts.recordOrigination")(function* (
  */
 export const recordOutcome = UseCase.fn("Payouts.recordOutcome")(function* (
   payoutId: PayoutId,
-  outcome: MoneyMovement.MovementOutcome,
+  outcome: Payout.PayoutOutcome,
 ) {
   const at = yield* DateTime.now
   const handled = yield* CommandHandler.handle(Payout.aggregate, payoutId, {
@@ -312,7 +324,9 @@ export const originate = Traced.fn("Payouts.originate")(function* (payoutId: Pay
     })
     .pipe(
       Effect.catchTag("MovementRefused", (refused) =>
-        recordOutcome(payoutId, { status: "Failed", returnCode: refused.code }).pipe(Effect.as(undefined)),
+        recordOutcome(payoutId, { status: "Refused", code: refused.code, reason: refused.reason }).pipe(
+          Effect.as(undefined),
+        ),
       ),
     )
   if (reference === undefined) return false

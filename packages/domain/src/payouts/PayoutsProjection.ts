@@ -68,7 +68,7 @@ export const apply = (current: PayoutDocument | undefined, envelope: PayoutEnvel
       return {
         ...current,
         status: "Failed",
-        returnCode: event.returnCode,
+        ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
         failureReason: event.reason,
         failedAt: updatedAt,
         updatedAt,
