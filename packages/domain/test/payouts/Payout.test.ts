@@ -7,6 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
+import * as CompanyPayoutAccount from "../../src/companies/CompanyPayoutAccount.ts"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { fold } from "../../src/kernel/Decider.ts"
 import type { CompanyId, PartnerId, PayoutAccountId, PayoutId, TransferId } from "../../src/kernel/Ids.ts"
@@ -83,7 +84,14 @@ const outcome = (value: Payout.RecordPayoutOutcome["outcome"]): Payout.RecordPay
 })
 const itemsIssue = { field: "items", message: "must be entries of the payout's currency adding up to its amount" }
 const failedWith = (returnCode: string) =>
-  PayoutFailed.make({ payoutId, returnCode, reason: Payout.reasonOf(returnCode), status: "Failed", at: later })
+  PayoutFailed.make({
+    payoutId,
+    returnCode,
+    reason: Payout.reasonOf(returnCode),
+    ...(CompanyPayoutAccount.isAccountLevel(returnCode) ? { accountLevel: true as const } : {}),
+    status: "Failed",
+    at: later,
+  })
 
 describe("no payout yet", () => {
   it("creating one records it Pending with its items", () => {
@@ -224,6 +232,46 @@ describe("a Pending payout", () => {
       .given([created, originated])
       .when(outcome({ status: "Returned", returnCode: "R02" }))
       .then([failedWith("R02")])
+  })
+  it("a failure for an account-level reason says so (its account will be Errored)", () => {
+    spec
+      .given([created, originated])
+      .when(outcome({ status: "Failed", returnCode: "R03" }))
+      .then([{ ...failedWith("R03"), accountLevel: true }])
+  })
+  it("a failure for another reason (insufficient funds) leaves the account alone", () => {
+    spec
+      .given([created, originated])
+      .when(outcome({ status: "Failed", returnCode: "R01" }))
+      .then([
+        PayoutFailed.make({ payoutId, returnCode: "R01", reason: Payout.reasonOf("R01"), status: "Failed", at: later }),
+      ])
+  })
+  it("a refusal by the rail makes it Failed at once, with no return code and the rail's words", () => {
+    spec
+      .given([created])
+      .when(outcome({ status: "Refused", code: "ValidationError", reason: "  Receiver exceeds\n limit. " }))
+      .then([PayoutFailed.make({ payoutId, reason: "Receiver exceeds limit.", status: "Failed", at: later })])
+  })
+  it("a refusal of the destination by the rail is account-level", () => {
+    spec
+      .given([created])
+      .when(
+        outcome({
+          status: "Refused",
+          code: CompanyPayoutAccount.destinationRefusedCode,
+          reason: "Invalid destination funding source.",
+        }),
+      )
+      .then([
+        PayoutFailed.make({
+          payoutId,
+          reason: "Invalid destination funding source.",
+          accountLevel: true,
+          status: "Failed",
+          at: later,
+        }),
+      ])
   })
 })
 
