@@ -10,6 +10,9 @@
  * - ending in .03: Failed with R03 (no account) before settlement;
  * - ending in .10: Settled after the settlement delay, then Returned with R10
  *   (not authorised) one settlement delay later;
+ * - ending in .91: refused when it is originated, as Dwolla answers a 400
+ *   `ValidationError` (`MovementRefused`): the payment Failed at once, no
+ *   return code, the rail's words as its failureReason;
  * - any other: Settled after the settlement delay.
  * Credits (refunds) settle after the settlement delay. Payouts too, except to a
  * payout account whose number ends in 0013: Failed with R03 (no account) one
@@ -24,7 +27,7 @@
  * reference recorded stands.
  */
 import { Money, MoneyMovement, Traced } from "@partnerpay/domain"
-import { Clock, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 
 /** What a sandbox movement becomes, from its amount. */
 export type SandboxOutcome = "Settle" | "FailR01" | "FailR03" | "ReturnR10"
@@ -37,6 +40,18 @@ export const outcomeFor = (amount: Money.Money): SandboxOutcome => {
   if (decimal.endsWith(".10")) return "ReturnR10"
   return "Settle"
 }
+
+/** The amount ending the sandbox rail refuses at origination (as Dwolla's ValidationError). */
+export const refusedAmountSuffix = ".91"
+
+/** The sandbox's refusal of a debit of `amount`, or undefined when it moves it. */
+export const refusalFor = (amount: Money.Money): MoneyMovement.MovementRefused | undefined =>
+  Money.toDecimalString(amount).endsWith(refusedAmountSuffix)
+    ? new MoneyMovement.MovementRefused({
+        code: "ValidationError",
+        reason: "Validation error(s) present: the sandbox rail refuses an amount ending in .91 (magic value)",
+      })
+    : undefined
 
 /** The account number ending that makes a sandbox payout fail with R03 (docs/api/payouts.md). */
 export const failingPayoutAccountSuffix = "0013"
@@ -70,7 +85,12 @@ export const make = (options: { readonly delayMillis: number }) => {
     return reference
   })
   return MoneyMovement.MoneyMovement.of({
-    originateDebit: (request) => originate("Debit", request.idempotencyKey, outcomeFor(request.amount)),
+    originateDebit: (request) => {
+      const refused = refusalFor(request.amount)
+      return refused === undefined
+        ? originate("Debit", request.idempotencyKey, outcomeFor(request.amount))
+        : Effect.fail(refused)
+    },
     originateCredit: (request) => originate("Credit", request.idempotencyKey, "Settle"),
     originatePayout: (request) => originate("Payout", request.idempotencyKey, payoutOutcomeFor(request)),
     status: Traced.fn("SandboxMoneyMovement.status")(function* (reference: MoneyMovement.MovementReference) {

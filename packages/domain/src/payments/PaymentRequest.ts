@@ -463,6 +463,7 @@ export const fromTransferEvent = (paymentRequestId: PaymentRequestId, event: Tra
     case "TransferRefundRequested":
     case "TransferRefundOriginated":
     case "TransferRefundFailed":
+    case "TransferOriginationDeferred":
     case "TransferReimbursementApplied":
     case "TransferReimbursed":
       return undefined

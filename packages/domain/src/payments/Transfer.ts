@@ -34,6 +34,7 @@ import type {
   TransferId,
 } from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
+import * as MovementAttempts from "./MovementAttempts.ts"
 import * as ReturnCodes from "./ReturnCodes.ts"
 import {
   type Attachment,
@@ -201,6 +202,22 @@ export interface RecordRefundOutcome {
   readonly at: DateTime.Utc
 }
 
+/**
+ * The rail could not be reached to originate the transfer's debit (or the refund `refundId`'s
+ * credit): "unavailable, try again" (`MovementAttempts.ts`). A movement not originated and still
+ * Pending is deferred with backoff, or Failed (no return code) once the outage lasted the limit;
+ * any other changes nothing. `jitter` in [0, 1) and `at` are inputs.
+ */
+export interface RecordOriginationUnavailable {
+  readonly _tag: "RecordOriginationUnavailable"
+  readonly transferId: TransferId
+  readonly refundId?: RefundId
+  readonly reason: string
+  readonly jitter: number
+  readonly backoff?: MovementAttempts.Backoff
+  readonly at: DateTime.Utc
+}
+
 /** The events of this aggregate. */
 export type Event = TransferEvent
 
@@ -213,6 +230,7 @@ export type Command =
   | RefundTransfer
   | RecordRefundOrigination
   | RecordRefundOutcome
+  | RecordOriginationUnavailable
   | ApplyForReimbursement
   | CompleteReimbursement
 
@@ -229,6 +247,8 @@ export interface Refund {
   readonly status: RefundStatus
   readonly providerReference?: string
   readonly returnCode?: string
+  /** Its credit's origination deferred while the rail is unavailable. */
+  readonly originationAttempts?: MovementAttempts.Attempts
 }
 
 export type Reimbursement =
@@ -271,7 +291,13 @@ export type ReturnedTransfer = Omit<SettledTransfer, "_tag"> & {
 
 export type State =
   | { readonly _tag: "Initial" }
-  | { readonly _tag: "Pending"; readonly details: TransferDetails; readonly providerReference?: string }
+  | {
+      readonly _tag: "Pending"
+      readonly details: TransferDetails
+      readonly providerReference?: string
+      /** Its debit's origination deferred while the rail is unavailable. */
+      readonly originationAttempts?: MovementAttempts.Attempts
+    }
   | SettledTransfer
   | {
       readonly _tag: "Failed"
@@ -732,6 +758,57 @@ const recordRefundOutcome = (command: RecordRefundOutcome, state: State): Decisi
   })
 }
 
+/** The origination of the debit (or a refund's credit) found the rail unavailable: defer it, or give up. */
+const originationUnavailable = (command: RecordOriginationUnavailable, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  const issues: FieldChecks.Issues = []
+  FieldChecks.requiredText(issues, "reason", command.reason, FieldChecks.maxTextLength)
+  const invalid = FieldChecks.refusal(issues)
+  if (invalid) return invalid
+  const transferId = state.details.transferId
+  if (command.refundId === undefined) {
+    if (state._tag !== "Pending" || state.providerReference !== undefined) return nothing
+    const next = MovementAttempts.afterUnavailable(
+      state.originationAttempts,
+      command.at,
+      command.jitter,
+      command.reason,
+      command.backoff,
+    )
+    return next._tag === "GiveUp"
+      ? accept({ _tag: "TransferFailed", transferId, reason: next.reason, status: "Failed", at: command.at })
+      : accept({ _tag: "TransferOriginationDeferred", transferId, ...next.attempts, reason: command.reason, at: command.at })
+  }
+  const named = refundNamed(state, command.refundId)
+  if ("refusal" in named) return named.refusal
+  const refund = named.refund
+  if (refund.status !== "Pending" || refund.providerReference !== undefined) return nothing
+  const next = MovementAttempts.afterUnavailable(
+    refund.originationAttempts,
+    command.at,
+    command.jitter,
+    command.reason,
+    command.backoff,
+  )
+  return next._tag === "GiveUp"
+    ? accept({
+        _tag: "TransferRefundFailed",
+        transferId,
+        refundId: refund.refundId,
+        amount: refund.amount,
+        reason: next.reason,
+        at: command.at,
+      })
+    : accept({
+        _tag: "TransferOriginationDeferred",
+        transferId,
+        refundId: refund.refundId,
+        ...next.attempts,
+        reason: command.reason,
+        at: command.at,
+      })
+}
+
 const applyForReimbursement = (command: ApplyForReimbursement, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   if (state._tag !== "Settled") return illegal(state, command, "only a settled transfer can be reimbursed")
@@ -813,6 +890,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return originateRefund(command, state)
     case "RecordRefundOutcome":
       return recordRefundOutcome(command, state)
+    case "RecordOriginationUnavailable":
+      return originationUnavailable(command, state)
     case "ApplyForReimbursement":
       return applyForReimbursement(command, state)
     case "CompleteReimbursement":
@@ -890,6 +969,12 @@ export const evolve = (state: State, event: Event): State => {
         status: "Failed",
         ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
       }))
+    case "TransferOriginationDeferred": {
+      const attempts = { failures: event.failures, firstFailedAt: event.firstFailedAt, retryAt: event.retryAt }
+      if (event.refundId !== undefined)
+        return withRefund(state, event.refundId, (refund) => ({ ...refund, originationAttempts: attempts }))
+      return state._tag === "Pending" ? { ...state, originationAttempts: attempts } : state
+    }
     case "TransferReimbursementApplied":
       return state._tag === "Settled"
         ? {

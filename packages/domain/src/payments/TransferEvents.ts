@@ -270,6 +270,22 @@ export const TransferReimbursed = Schema.TaggedStruct("TransferReimbursed", {
 })
 export type TransferReimbursed = typeof TransferReimbursed.Type
 
+/**
+ * The rail could not be reached to originate the transfer's debit (or, naming `refundId`, a refund's
+ * credit): it stays Pending and is tried again at `retryAt` (`MovementAttempts.ts`: the `failures`-th
+ * failure in a row since `firstFailedAt`). `reason` is the outage as the adapter described it.
+ */
+export const TransferOriginationDeferred = Schema.TaggedStruct("TransferOriginationDeferred", {
+  transferId: TransferId,
+  refundId: Schema.optionalKey(RefundId),
+  failures: Schema.Int,
+  firstFailedAt: Schema.DateTimeUtcFromString,
+  retryAt: Schema.DateTimeUtcFromString,
+  reason: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferOriginationDeferred = typeof TransferOriginationDeferred.Type
+
 /** Every event of a transfer: the codec of its stream. */
 export const TransferEvent = Schema.Union([
   TransferInitiated,
@@ -284,5 +300,6 @@ export const TransferEvent = Schema.Union([
   TransferRefundOriginated,
   TransferRefundCompleted,
   TransferRefundFailed,
+  TransferOriginationDeferred,
 ])
 export type TransferEvent = typeof TransferEvent.Type

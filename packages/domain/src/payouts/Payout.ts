@@ -29,7 +29,7 @@ import {
 import type { CompanyId, PartnerId, PayoutAccountId, PayoutId } from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
 import { CompanyPayoutAccount } from "../companies/index.ts"
-import { type MoneyMovement, ReturnCodes, Transfer } from "../payments/index.ts"
+import { type MoneyMovement, MovementAttempts, ReturnCodes, Transfer } from "../payments/index.ts"
 import * as Ledger from "./Ledger.ts"
 import { type PayoutCreated, PayoutEvent, type PayoutStatus } from "./PayoutEvents.ts"
 
@@ -71,7 +71,20 @@ export interface RecordPayoutOutcome {
   readonly at: DateTime.Utc
 }
 
-export type Command = CreatePayout | RecordPayoutOrigination | RecordPayoutOutcome
+/**
+ * The rail could not be reached to originate the payout (`MovementAttempts.ts`): a Pending payout not
+ * originated is deferred with backoff, or Failed (no return code) once the outage lasted the limit.
+ */
+export interface RecordPayoutUnavailable {
+  readonly _tag: "RecordPayoutUnavailable"
+  readonly payoutId: PayoutId
+  readonly reason: string
+  readonly jitter: number
+  readonly backoff?: MovementAttempts.Backoff
+  readonly at: DateTime.Utc
+}
+
+export type Command = CreatePayout | RecordPayoutOrigination | RecordPayoutOutcome | RecordPayoutUnavailable
 export type Event = PayoutEvent
 
 // ---------------------------------------------------------------------------
@@ -81,7 +94,12 @@ export type PayoutDetails = Omit<PayoutCreated, "_tag" | "status" | "at"> & { re
 
 export type State =
   | { readonly _tag: "Initial" }
-  | { readonly _tag: "Pending"; readonly details: PayoutDetails; readonly providerReference?: string }
+  | {
+      readonly _tag: "Pending"
+      readonly details: PayoutDetails
+      readonly providerReference?: string
+      readonly originationAttempts?: MovementAttempts.Attempts
+    }
   | {
       readonly _tag: "Paid"
       readonly details: PayoutDetails
@@ -230,8 +248,38 @@ const recordOutcome = (command: RecordPayoutOutcome, state: State): Decision<Eve
   }
 }
 
+const unavailable = (command: RecordPayoutUnavailable, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  if (state._tag !== "Pending" || state.providerReference !== undefined) return nothing
+  const reason = Transfer.refusalReason(command.reason)
+  const next = MovementAttempts.afterUnavailable(
+    state.originationAttempts,
+    command.at,
+    command.jitter,
+    reason,
+    command.backoff,
+  )
+  return next._tag === "GiveUp"
+    ? accept<Event>({
+        _tag: "PayoutFailed",
+        payoutId: state.details.payoutId,
+        reason: next.reason,
+        status: "Failed",
+        at: command.at,
+      })
+    : accept<Event>({
+        _tag: "PayoutOriginationDeferred",
+        payoutId: state.details.payoutId,
+        ...next.attempts,
+        reason,
+        at: command.at,
+      })
+}
+
 export const decide = (command: Command, state: State): Decision<Event> => {
   switch (command._tag) {
+    case "RecordPayoutUnavailable":
+      return unavailable(command, state)
     case "CreatePayout":
       return create(command, state)
     case "RecordPayoutOrigination":
@@ -260,6 +308,13 @@ export const evolve = (state: State, event: Event): State => {
     case "PayoutPaid":
       return state._tag === "Pending"
         ? { _tag: "Paid", details: state.details, ...withReference(state), paidAt: event.at }
+        : state
+    case "PayoutOriginationDeferred":
+      return state._tag === "Pending"
+        ? {
+            ...state,
+            originationAttempts: { failures: event.failures, firstFailedAt: event.firstFailedAt, retryAt: event.retryAt },
+          }
         : state
     case "PayoutFailed":
       return state._tag === "Pending" || state._tag === "Paid"

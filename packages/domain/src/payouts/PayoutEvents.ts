@@ -63,6 +63,26 @@ export const PayoutFailed = Schema.TaggedStruct("PayoutFailed", {
 })
 export type PayoutFailed = typeof PayoutFailed.Type
 
+/**
+ * The rail could not be reached to originate the payout: it stays Pending and is tried again at
+ * `retryAt` (`MovementAttempts.ts`), not at the next payout cycle.
+ */
+export const PayoutOriginationDeferred = Schema.TaggedStruct("PayoutOriginationDeferred", {
+  payoutId: PayoutId,
+  failures: Schema.Int,
+  firstFailedAt: Schema.DateTimeUtcFromString,
+  retryAt: Schema.DateTimeUtcFromString,
+  reason: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type PayoutOriginationDeferred = typeof PayoutOriginationDeferred.Type
+
 /** Every event of a payout: the codec of its stream. */
-export const PayoutEvent = Schema.Union([PayoutCreated, PayoutOriginated, PayoutPaid, PayoutFailed])
+export const PayoutEvent = Schema.Union([
+  PayoutCreated,
+  PayoutOriginated,
+  PayoutPaid,
+  PayoutFailed,
+  PayoutOriginationDeferred,
+])
 export type PayoutEvent = typeof PayoutEvent.Type

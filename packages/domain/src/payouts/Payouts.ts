@@ -17,7 +17,7 @@
  *
  * Tenancy: another partner's company or payout is NotFound, like a missing one.
  */
-import { DateTime, Effect, Option, Schema } from "effect"
+import { DateTime, Effect, Option, Random, Schema } from "effect"
 import { Companies, Company } from "../companies/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
@@ -27,7 +27,7 @@ import { NotFound } from "../kernel/DomainError.ts"
 import { type CompanyId, type PartnerId, PayoutId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
-import { MoneyMovement, TransfersProjection } from "../payments/index.ts"
+import { MoneyMovement, MovementAttempts, TransfersProjection } from "../payments/index.ts"
 import * as Balance from "./Balance.ts"
 import * as BalancesProjection from "./BalancesProjection.ts"
 import * as Ledger from "./Ledger.ts"
@@ -288,6 +288,19 @@ export const recordOutcome = UseCase.fn("Payouts.recordOutcome")(function* (
   return Payout.statusOf(handled.state)
 })
 
+/** The rail was unavailable to originate the payout: deferred with backoff, or Failed after the outage limit. */
+const recordUnavailable = UseCase.fn("Payouts.recordUnavailable")(function* (payoutId: PayoutId, reason: string) {
+  const at = yield* DateTime.now
+  const jitter = yield* Random.next
+  yield* CommandHandler.handle(Payout.aggregate, payoutId, {
+    _tag: "RecordPayoutUnavailable",
+    payoutId,
+    reason,
+    jitter,
+    at,
+  })
+})
+
 /** The code when a payout's account changed between its creation and its origination. */
 export const accountChangedCode = Payout.accountChangedCode
 
@@ -301,6 +314,8 @@ export const originate = Traced.fn("Payouts.originate")(function* (payoutId: Pay
   const payout = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Payout.aggregate, payoutId))
   const state = payout.state
   if (state._tag !== "Pending" || state.providerReference !== undefined) return false
+  // Deferred while the rail is unavailable: not before its next attempt (`MovementAttempts.ts`).
+  if (!MovementAttempts.isDue(state.originationAttempts, yield* DateTime.now)) return false
   const details = state.details
   const company = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, details.companyId))
   const account = company.state._tag === "Initial" ? undefined : company.state.payoutAccount
@@ -323,11 +338,13 @@ export const originate = Traced.fn("Payouts.originate")(function* (payoutId: Pay
       amount: details.amount,
     })
     .pipe(
-      Effect.catchTag("MovementRefused", (refused) =>
-        recordOutcome(payoutId, { status: "Refused", code: refused.code, reason: refused.reason }).pipe(
-          Effect.as(undefined),
-        ),
-      ),
+      Effect.catchTags({
+        MovementRefused: (refused) =>
+          recordOutcome(payoutId, { status: "Refused", code: refused.code, reason: refused.reason }).pipe(
+            Effect.as(undefined),
+          ),
+        ProviderUnavailable: (error) => recordUnavailable(payoutId, error.reason).pipe(Effect.as(undefined)),
+      }),
     )
   if (reference === undefined) return false
   yield* recordOrigination(payoutId, reference.providerReference)
