@@ -26,7 +26,7 @@
  * which the Transfer refuses to record (`OriginatedElsewhere`): the first
  * reference recorded stands.
  */
-import { Money, MoneyMovement, Traced } from "@partnerpay/domain"
+import { Money, MoneyMovement, RailCapabilities, Traced } from "@partnerpay/domain"
 import { Clock, Effect, Layer } from "effect"
 
 /** What a sandbox movement becomes, from its amount. */
@@ -64,8 +64,14 @@ const prefix = "sandbox"
 /** How many idempotency keys an instance remembers. */
 const remembered = 10_000
 
+export interface Options {
+  readonly delayMillis: number
+  /** The currencies the simulated rail moves (PARTNERPAY_SANDBOX_CURRENCIES; Dwolla's USD by default). */
+  readonly currencies?: ReadonlyArray<string>
+}
+
 /** The sandbox provider; movements settle `delayMillis` after their origination. */
-export const make = (options: { readonly delayMillis: number }) => {
+export const make = (options: Options) => {
   const first = new Map<string, MoneyMovement.MovementReference>()
   const originate = Traced.fn("SandboxMoneyMovement.originate")(function* (
     kind: MoneyMovement.MovementKind,
@@ -85,6 +91,7 @@ export const make = (options: { readonly delayMillis: number }) => {
     return reference
   })
   return MoneyMovement.MoneyMovement.of({
+    capabilities: { currencies: options.currencies ?? RailCapabilities.dwolla.currencies },
     originateDebit: (request) => {
       const refused = refusalFor(request.amount)
       return refused === undefined
@@ -113,5 +120,5 @@ export const make = (options: { readonly delayMillis: number }) => {
   })
 }
 
-export const layer = (options: { readonly delayMillis: number }): Layer.Layer<MoneyMovement.MoneyMovement> =>
+export const layer = (options: Options): Layer.Layer<MoneyMovement.MoneyMovement> =>
   Layer.sync(MoneyMovement.MoneyMovement, () => make(options))

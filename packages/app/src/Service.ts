@@ -17,11 +17,13 @@ import {
   type CompanyProviders,
   type EventStore,
   type IdGenerator,
+  Money,
   type MoneyMovement,
   type PaymentProviders,
   Payments,
   type PersonalData,
   type Policy,
+  RailCapabilities,
   type ReadModel,
   Traced,
   type UnitOfWork,
@@ -265,12 +267,22 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   const clocks = sandbox ? SandboxClock.layerStored : SandboxClock.layer(SandboxClock.none)
   const ports = Layer.mergeAll(
     sandbox ? Layer.provide(SandboxClock.partnerTokens, tokens) : tokens,
+    // The rail's rolling payer limit of this deployment (RailCapabilities.ts); 0: none.
+    Layer.succeed(
+      RailCapabilities.CurrentPayerLimit,
+      config.payerLimitMinorUnits === 0
+        ? undefined
+        : { amount: Money.make(config.payerLimitMinorUnits, "USD"), windowMillis: config.payerLimitDays * 86_400_000 },
+    ),
     Database.healthCheck,
     sandbox
       ? Layer.mergeAll(
           SandboxProviders.layerSandbox({ signingDelayMillis: config.settlementDelayMillis }),
           SandboxProviders.messaging,
-          SandboxMoneyMovement.layer({ delayMillis: config.settlementDelayMillis }),
+          SandboxMoneyMovement.layer({
+            delayMillis: config.settlementDelayMillis,
+            currencies: config.sandboxCurrencies,
+          }),
         )
       : SandboxProviders.layerProduction(config),
     CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustedProxies: config.trustedProxies }),

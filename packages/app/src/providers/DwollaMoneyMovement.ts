@@ -25,7 +25,7 @@
  * originator). Amounts go as Dwolla's decimal strings (`1234` minor units ->
  * `"12.34"`).
  */
-import { MoneyMovement, Providers, Traced } from "@partnerpay/domain"
+import { MoneyMovement, Providers, RailCapabilities, Traced } from "@partnerpay/domain"
 import type { Dwolla } from "dwolla"
 import { Effect, Layer } from "effect"
 import * as DwollaClient from "./DwollaClient.ts"
@@ -161,6 +161,8 @@ export const make = (config: DwollaClient.DwollaConfig, store: DwollaStore.Store
   })
 
   return MoneyMovement.MoneyMovement.of({
+    // Dwolla moves USD only: another currency is refused when it is asked for (RailCapabilities.ts).
+    capabilities: RailCapabilities.dwolla,
     originateDebit: Traced.fn("DwollaMoneyMovement.originateDebit")(function* (request) {
       const source = yield* payerSource(request.fundingSource, request.payerRegistrationId)
       return yield* transfer(

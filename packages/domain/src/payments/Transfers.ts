@@ -23,6 +23,7 @@ import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
 import { type EnvelopeStatus, ESignature } from "./PaymentProviders.ts"
 import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
+import * as RailRules from "./RailRules.ts"
 import * as Transfer from "./Transfer.ts"
 import {
   Attachment,
@@ -167,6 +168,8 @@ export const refund = UseCase.fn("Transfers.refund")(function* (input: RefundInp
       return yield* ValidationFailed.of("amount.value", Money.describeProblem(converted.failure))
     amount = converted.success
   }
+  // A refund moves money back on the rail: in a currency it moves (RailCapabilities.ts).
+  yield* RailRules.checkCurrency(amount.currency)
   const ids = yield* IdGenerator
   const refundId = (yield* ids.next) as RefundId
   const at = yield* DateTime.now

@@ -254,6 +254,8 @@ export const projection: Projection<TransferDocument, TransferEnvelope> = {
     keys: {
       companyId: doc.companyId,
       status: doc.status,
+      // The payer's debits, for the rail's payer limit (`RailRules.checkPayerLimit`).
+      ...(doc.payerRegistrationId === undefined ? {} : { payerRegistrationId: doc.payerRegistrationId }),
       ...(doc.paymentRequestId === undefined ? {} : { paymentRequestId: doc.paymentRequestId }),
       ...(doc.paymentPlanId === undefined ? {} : { paymentPlanId: doc.paymentPlanId }),
       ...(hasPendingRefund(doc) ? { refundPending: "true" } : {}),
