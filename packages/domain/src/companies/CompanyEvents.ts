@@ -212,12 +212,17 @@ export const PayoutAccount = Schema.Struct({
   }),
   accountType: PayoutAccountType,
   status: PayoutAccountStatus,
-  /** Errored: the ACH return code the bank sent (null when the rail refused the account outright). */
-  returnCode: Schema.optionalKey(Schema.NullOr(Schema.String)),
-  /** Errored: why (the return code's description, or the rail's words). */
-  returnReason: Schema.optionalKey(Schema.String),
-  /** Errored: when (ISO 8601). */
-  erroredAt: Schema.optionalKey(Schema.String),
+  returnCode: Schema.optionalKey(
+    Schema.NullOr(Schema.String).annotate({
+      description: "Errored: the ACH return code of the payout that bounced; null when the rail refused the account",
+    }),
+  ),
+  returnReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "Errored: the return code's description, or the rail's words" }),
+  ),
+  erroredAt: Schema.optionalKey(
+    Schema.String.annotate({ description: "Errored: when the account was marked Errored (ISO 8601)" }),
+  ),
 })
 export type PayoutAccount = typeof PayoutAccount.Type
 
