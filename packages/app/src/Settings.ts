@@ -244,14 +244,10 @@ export const settings = {
       doc: "The least amount paid out, in minor units (100: 1.00 USD); a smaller balance waits.",
     },
   ),
-  payerLimitMinorUnits: setting(
-    "PARTNERPAY_PAYER_LIMIT_MINOR_UNITS",
-    bounded(0, 10_000_000_000_000, "minor units"),
-    {
-      default: 500_000,
-      doc: "The most the rail debits one payer over `PARTNERPAY_PAYER_LIMIT_DAYS`, in minor units of USD (500000 = 5,000.00 USD, Dwolla's limit for unverified customers); 0: no limit. Above it: 422 `PAYER_LIMIT_EXCEEDED`.",
-    },
-  ),
+  payerLimitMinorUnits: setting("PARTNERPAY_PAYER_LIMIT_MINOR_UNITS", bounded(0, 10_000_000_000_000, "minor units"), {
+    default: 500_000,
+    doc: "The most the rail debits one payer over `PARTNERPAY_PAYER_LIMIT_DAYS`, in minor units of USD (500000 = 5,000.00 USD, Dwolla's limit for unverified customers); 0: no limit. Above it: 422 `PAYER_LIMIT_EXCEEDED`.",
+  }),
   payerLimitDays: setting("PARTNERPAY_PAYER_LIMIT_DAYS", bounded(1, 31, "days"), {
     default: 7,
     doc: "The rolling window of the payer limit, in days.",

@@ -79,7 +79,11 @@ const scenario = (database: "embedded" | "postgres") => async () => {
       await verifyAndLink(login.accessToken as string, { deviceId })
       const bankAccountId = (await ok("GET", "/Account/List", login.accessToken as string)).accounts[0]
         .accountId as string
-      return { registrationId: login.registrationId as string, customerToken: login.accessToken as string, bankAccountId }
+      return {
+        registrationId: login.registrationId as string,
+        customerToken: login.accessToken as string,
+        bankAccountId,
+      }
     }
     const dueDate = (await ok("GET", "/Sandbox/Clock", token)).now.slice(0, 10) as string
     const request = (registrationId: string, value: number, currencyCode = "USD") =>

@@ -29,7 +29,8 @@ import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import type { CompanyId, RegistrationId, TransferId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
-import { MoneyMovement, type MovementOutcome, type MovementReference } from "./MoneyMovement.ts"
+import { MoneyMovement, type MovementOutcome, type MovementReference, MovementRefused } from "./MoneyMovement.ts"
+import * as RailRules from "./RailRules.ts"
 import * as ReturnCodes from "./ReturnCodes.ts"
 import * as Transfer from "./Transfer.ts"
 import type { RefundId } from "./TransferEvents.ts"
@@ -188,6 +189,13 @@ const originateOne = Traced.fn("MoneyMovements.originateOne")(function* (movemen
     if (doc.status !== "Pending" || doc.providerReference !== undefined) return undefined
     // Deferred while the rail is unavailable: not before its next attempt (`MovementAttempts.ts`).
     if (doc.originationRetryAt !== undefined && doc.originationRetryAt > now) return undefined
+    // The rail's payer limit, before asking it: an automatic collection past it fails with that reason.
+    if (doc.payerRegistrationId !== undefined)
+      yield* RailRules.checkPayerLimit(doc.partnerId, doc.payerRegistrationId, doc.amount, doc.transferId).pipe(
+        Effect.catchTag("RuleViolated", (refusal) =>
+          Effect.fail(new MovementRefused({ code: refusal.code, reason: refusal.reason })),
+        ),
+      )
     return yield* provider.originateDebit({
       ...common,
       idempotencyKey: movement.transferId,

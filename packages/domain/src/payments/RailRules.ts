@@ -1,9 +1,11 @@
 /**
  * The rail's capabilities (`RailCapabilities.ts`) as the use cases check
  * them: the currencies, where a collection, a plan, a debit authorization, a
- * charity gift or a refund is asked for; the payer limit, where a debit's
- * amount is known (Accept, a plan's consent, autopay designation and
- * debit-authorization setup) and before an automatic collection starts. The
+ * charity gift or a refund is asked for; the payer limit at Accept (422), and
+ * again when any debit is originated (`MoneyMovements.originate`): an
+ * automatic collection (an instalment, an autopay or debit-authorization
+ * collection, a recurring gift) that would take the payer past it fails with
+ * that reason instead of being originated. The
  * capabilities are the money-movement provider's (`MoneyMovement.capabilities`);
  * without a provider (or one that declares none) nothing is refused.
  */
@@ -37,7 +39,7 @@ const debitsOf = Traced.fn("RailRules.debitsOf")(function* (
   at: DateTime.Utc,
 ) {
   const store = yield* ReadModelStore
-  const debits: Array<RailCapabilities.CountedDebit> = []
+  const debits: Array<RailCapabilities.CountedDebit & { readonly transferId: string }> = []
   let cursor: string | undefined
   while (true) {
     const page = yield* store.find(TransfersProjection.collection, {
@@ -63,11 +65,15 @@ export const checkPayerLimit = Traced.fn("RailRules.checkPayerLimit")(function* 
   partnerId: string,
   payerRegistrationId: string,
   amount: Money.Money,
+  /** The debit being checked when it is already initiated (at origination): not counted twice. */
+  excludeTransferId?: string,
 ) {
   const limit = yield* RailCapabilities.CurrentPayerLimit
   if (limit === undefined || amount.currency !== limit.amount.currency) return
   const at = yield* DateTime.now
-  const debits = yield* debitsOf(partnerId, payerRegistrationId, limit, at)
+  const debits = (yield* debitsOf(partnerId, payerRegistrationId, limit, at)).filter(
+    (debit) => debit.transferId !== excludeTransferId,
+  )
   const refusal = RailCapabilities.payerLimitRefusal(limit, amount, debits, at)
   if (refusal !== undefined) return yield* refusal
 })

@@ -777,7 +777,13 @@ const originationUnavailable = (command: RecordOriginationUnavailable, state: St
     )
     return next._tag === "GiveUp"
       ? accept({ _tag: "TransferFailed", transferId, reason: next.reason, status: "Failed", at: command.at })
-      : accept({ _tag: "TransferOriginationDeferred", transferId, ...next.attempts, reason: command.reason, at: command.at })
+      : accept({
+          _tag: "TransferOriginationDeferred",
+          transferId,
+          ...next.attempts,
+          reason: command.reason,
+          at: command.at,
+        })
   }
   const named = refundNamed(state, command.refundId)
   if ("refusal" in named) return named.refusal

@@ -17,6 +17,7 @@
  * State table: packages/domain/docs/Payout.md.
  */
 import { DateTime } from "effect"
+import { CompanyPayoutAccount } from "../companies/index.ts"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
@@ -28,7 +29,6 @@ import {
 } from "../kernel/DomainError.ts"
 import type { CompanyId, PartnerId, PayoutAccountId, PayoutId } from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
-import { CompanyPayoutAccount } from "../companies/index.ts"
 import { type MoneyMovement, MovementAttempts, ReturnCodes, Transfer } from "../payments/index.ts"
 import * as Ledger from "./Ledger.ts"
 import { type PayoutCreated, PayoutEvent, type PayoutStatus } from "./PayoutEvents.ts"
@@ -313,7 +313,11 @@ export const evolve = (state: State, event: Event): State => {
       return state._tag === "Pending"
         ? {
             ...state,
-            originationAttempts: { failures: event.failures, firstFailedAt: event.firstFailedAt, retryAt: event.retryAt },
+            originationAttempts: {
+              failures: event.failures,
+              firstFailedAt: event.firstFailedAt,
+              retryAt: event.retryAt,
+            },
           }
         : state
     case "PayoutFailed":

@@ -83,7 +83,9 @@ describe("a Pending transfer not originated yet", () => {
     spec
       .given([initiated])
       .when(outcome({ _tag: "Refused", reason: "Receiver exceeds weekly limit." }))
-      .then([TransferFailed.make({ transferId, reason: "Receiver exceeds weekly limit.", status: "Failed", at: later })])
+      .then([
+        TransferFailed.make({ transferId, reason: "Receiver exceeds weekly limit.", status: "Failed", at: later }),
+      ])
   })
   it("refused with an empty reason: refused as invalid, naming reason", () => {
     spec
@@ -96,7 +98,13 @@ describe("a Pending transfer not originated yet", () => {
       .given([initiated])
       .when(outcome({ _tag: "Failed", returnCode: "R01" }))
       .then([
-        TransferFailed.make({ transferId, returnCode: "R01", reason: "Insufficient funds", status: "Failed", at: later }),
+        TransferFailed.make({
+          transferId,
+          returnCode: "R01",
+          reason: "Insufficient funds",
+          status: "Failed",
+          at: later,
+        }),
       ])
   })
   it("the rail unavailable: deferred (still Pending) until half to all of the 30 s base later", () => {

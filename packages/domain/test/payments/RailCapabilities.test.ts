@@ -15,7 +15,8 @@ const seeded = PropertyParams.propertyParams(2026_11_28_36)
 
 const now = DateTime.makeUnsafe("2026-03-10T12:00:00.000Z")
 const limit = RailCapabilities.dwollaUnverifiedPayerLimit
-const daysAgo = (days: number) => DateTime.formatIso(DateTime.makeUnsafe(DateTime.toEpochMillis(now) - days * 86_400_000))
+const daysAgo = (days: number) =>
+  DateTime.formatIso(DateTime.makeUnsafe(DateTime.toEpochMillis(now) - days * 86_400_000))
 const usd = (minorUnits: number) => Money.make(minorUnits, "USD")
 const debit = (minorUnits: number, status = "Pending", createdAt = daysAgo(1)): RailCapabilities.CountedDebit => ({
   amount: usd(minorUnits),
@@ -33,7 +34,10 @@ describe("a rail that moves USD (Dwolla)", () => {
     assert.strictEqual(refusal?.field, "amount.currencyCode")
   })
   it("a debit authorization's limit is named by its own field", () => {
-    assert.strictEqual(RailCapabilities.currencyRefusal(RailCapabilities.dwolla, "GBP", "limit.currencyCode")?.field, "limit.currencyCode")
+    assert.strictEqual(
+      RailCapabilities.currencyRefusal(RailCapabilities.dwolla, "GBP", "limit.currencyCode")?.field,
+      "limit.currencyCode",
+    )
   })
 })
 
@@ -55,7 +59,10 @@ describe("a fresh payer under the 5,000.00 USD weekly limit", () => {
 describe("a payer with 4,000.00 Pending this week", () => {
   const debits = [debit(400_000)]
   it("1,000.01 more is refused", () => {
-    assert.strictEqual(RailCapabilities.payerLimitRefusal(limit, usd(100_001), debits, now)?.code, "PAYER_LIMIT_EXCEEDED")
+    assert.strictEqual(
+      RailCapabilities.payerLimitRefusal(limit, usd(100_001), debits, now)?.code,
+      "PAYER_LIMIT_EXCEEDED",
+    )
   })
   it("1,000.00 more is accepted", () => {
     assert.isUndefined(RailCapabilities.payerLimitRefusal(limit, usd(100_000), debits, now))
