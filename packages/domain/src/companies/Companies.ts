@@ -251,6 +251,24 @@ export const completeKyb = UseCase.fn("Companies.completeKyb")(function* (
 })
 
 /**
+ * The KYB provider suspended or deactivated the company (Dwolla's `customer_suspended`,
+ * `customer_deactivated`): a Verified company becomes Suspended (no collections, payouts paused,
+ * COMPANY_VERIFICATION_STATUS_CHANGED Suspended); one not verified yet is Rejected. A repeat changes
+ * nothing. A later verdict Verified (`completeKyb`, Dwolla's `customer_reactivated` or
+ * `customer_verified`) reactivates it.
+ */
+export const suspend = UseCase.fn("Companies.suspend")(function* (companyId: CompanyId, reason?: string) {
+  const at = yield* DateTime.now
+  const handled = yield* CommandHandler.handle(Company.aggregate, companyId, {
+    _tag: "SuspendCompany",
+    companyId,
+    ...(reason === undefined ? {} : { reason }),
+    at,
+  })
+  return { status: Company.statusOf(handled.state), changed: handled.events.length > 0 }
+})
+
+/**
  * Records what the KYB provider asks before deciding (documents, or the company's data again): the
  * company stays Unverified and its partner is told (COMPANY_VERIFICATION_ACTION_REQUIRED). The same
  * requirement again, or one after the verdict, changes nothing. From the worker's polls and the

@@ -95,6 +95,12 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
     case "CompanyVerified":
       if (current === undefined || current.status !== "Unverified") return current
       return { ...current, status: "Verified", verifiedAt: event.at }
+    case "CompanySuspended":
+      if (current === undefined || current.status !== "Verified") return current
+      return { ...current, status: "Suspended" }
+    case "CompanyReactivated":
+      if (current === undefined || current.status !== "Suspended") return current
+      return { ...current, status: "Verified", verifiedAt: event.at }
     case "CompanyRejected":
       if (current === undefined || current.status !== "Unverified") return current
       return {

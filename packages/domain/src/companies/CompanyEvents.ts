@@ -28,8 +28,12 @@ export const documentTypes = ["DriversLicense", "Passport", "StateId"] as const
 export const DocumentType = Schema.Literals(documentTypes)
 export type DocumentType = typeof DocumentType.Type
 
-/** A company's business verification (KYB) status, as shown to API clients (spec 2.8, 3.1). */
-export const companyStatuses = ["Unverified", "Verified", "Rejected"] as const
+/**
+ * A company's business verification (KYB) status, as shown to API clients (spec 2.8, 3.1), and
+ * Suspended (issue 35): the KYB provider suspended or deactivated a Verified company (Dwolla's
+ * `customer_suspended`, `customer_deactivated`): it collects nothing and is not paid out until reactivated.
+ */
+export const companyStatuses = ["Unverified", "Verified", "Rejected", "Suspended"] as const
 export const CompanyStatus = Schema.Literals(companyStatuses)
 export type CompanyStatus = typeof CompanyStatus.Type
 
@@ -161,6 +165,28 @@ export const CompanyVerified = Schema.TaggedStruct("CompanyVerified", {
 })
 export type CompanyVerified = typeof CompanyVerified.Type
 
+/**
+ * The KYB provider suspended (or deactivated) the Verified company: Suspended, it collects nothing
+ * (422 COMPANY_NOT_VERIFIED) and its payouts pause (COMPANY_VERIFICATION_STATUS_CHANGED Suspended).
+ */
+export const CompanySuspended = Schema.TaggedStruct("CompanySuspended", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  status: Schema.Literal("Suspended"),
+  reason: Schema.optionalKey(Schema.String),
+  at: Schema.DateTimeUtcFromString,
+})
+export type CompanySuspended = typeof CompanySuspended.Type
+
+/** The KYB provider reactivated the Suspended company: Verified again (COMPANY_VERIFICATION_STATUS_CHANGED Verified). */
+export const CompanyReactivated = Schema.TaggedStruct("CompanyReactivated", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  status: Schema.Literal("Verified"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type CompanyReactivated = typeof CompanyReactivated.Type
+
 /** KYB refused the company (drives COMPANY_VERIFICATION_STATUS_CHANGED with Status Rejected). */
 export const CompanyRejected = Schema.TaggedStruct("CompanyRejected", {
   companyId: CompanyId,
@@ -286,5 +312,7 @@ export const CompanyEvent = Schema.Union([
   CompanyKybActionRequired,
   PayoutAccountSet,
   PayoutAccountErrored,
+  CompanySuspended,
+  CompanyReactivated,
 ])
 export type CompanyEvent = typeof CompanyEvent.Type

@@ -112,7 +112,7 @@ export interface SetPayoutAccount {
 
 /** What the rule reads of the company: whose it is, its status and its current payout account. */
 export interface CompanyFacts {
-  readonly _tag: "Initial" | "Unverified" | "Verified" | "Rejected"
+  readonly _tag: "Initial" | "Unverified" | "Verified" | "Rejected" | "Suspended"
   readonly partnerId?: Ids.PartnerId
   readonly payoutAccount?: PayoutAccount
 }

@@ -225,7 +225,13 @@ export const payOutDue = UseCase.fn("Payouts.payOutDue")(function* (companyId: C
   const company = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, companyId))
   const account = company.state._tag === "Initial" ? undefined : company.state.payoutAccount
   // An Errored account pauses the company's payouts: its balance accumulates until another account is set.
-  if (account === undefined || account.status === "Errored" || company.state._tag === "Rejected")
+  // A Suspended company's payouts pause too (until the KYB provider reactivates it).
+  if (
+    account === undefined ||
+    account.status === "Errored" ||
+    company.state._tag === "Rejected" ||
+    company.state._tag === "Suspended"
+  )
     return [] as ReadonlyArray<CreatedPayout>
   const ledger = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Balance.aggregate, companyId))
   if (ledger.state._tag === "Initial") return [] as ReadonlyArray<CreatedPayout>
