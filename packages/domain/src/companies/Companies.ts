@@ -99,6 +99,7 @@ const kybSubmissionOf = (
     taxId: registration.taxId,
     taxIdType: registration.taxIdType,
     companyType: registration.companyType,
+    ...(registration.businessType === undefined ? {} : { businessType: registration.businessType }),
     address: address(registration),
     ...(registration.websiteUrl === undefined ? {} : { websiteUrl: registration.websiteUrl }),
     owner: {

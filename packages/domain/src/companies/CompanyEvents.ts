@@ -18,6 +18,14 @@ export const companyTypes = ["ForProfit", "NonProfit", "SoleProprietorship", "Pa
 export const CompanyType = Schema.Literals(companyTypes)
 export type CompanyType = typeof CompanyType.Type
 
+/**
+ * The business type a ForProfit company is sent to the KYB provider with (Dwolla's `businessType`;
+ * issue 35): optional at creation, `corporation` when absent.
+ */
+export const businessTypes = ["llc", "corporation", "soleProprietorship", "partnership"] as const
+export const BusinessType = Schema.Literals(businessTypes)
+export type BusinessType = typeof BusinessType.Type
+
 /** Kinds of US taxpayer number a company may register with (the spec names none). */
 export const taxIdTypes = ["EIN", "SSN", "ITIN"] as const
 export const TaxIdType = Schema.Literals(taxIdTypes)
@@ -131,6 +139,8 @@ export const CompanyProfile = Schema.Struct({
   contactNumber: Schema.String,
   websiteUrl: Schema.optionalKey(Schema.String),
   companyType: CompanyType,
+  /** The business type given at creation (absent: `corporation` for the KYB provider). */
+  businessType: Schema.optionalKey(BusinessType),
   owner: OwnerRecord,
   employees: Schema.Array(Employee),
 })
