@@ -14,7 +14,13 @@ import type { CompanyId, PartnerId, PayoutAccountId, PayoutId, TransferId } from
 import * as Money from "../../src/kernel/Money.ts"
 import type * as Ledger from "../../src/payouts/Ledger.ts"
 import * as Payout from "../../src/payouts/Payout.ts"
-import { PayoutCreated, PayoutFailed, PayoutOriginated, PayoutPaid } from "../../src/payouts/PayoutEvents.ts"
+import {
+  PayoutCreated,
+  PayoutFailed,
+  PayoutOriginated,
+  PayoutOriginationDeferred,
+  PayoutPaid,
+} from "../../src/payouts/PayoutEvents.ts"
 import { DeciderSpecification } from "../../src/testing/index.ts"
 
 const spec = DeciderSpecification.forAggregate(Payout.aggregate)
@@ -355,5 +361,56 @@ describe("the arrival date", () => {
   it("holds before 1970 too: Friday 1969-12-26's payout arrives on Monday 1969-12-29", () => {
     assert.strictEqual(Payout.arrivalDateOf(DateTime.makeUnsafe("1969-12-26T10:00:00.000Z")), "1969-12-29")
     assert.strictEqual(Payout.arrivalDateOf(DateTime.makeUnsafe("1969-12-24T10:00:00.000Z")), "1969-12-25")
+  })
+})
+
+describe("a Pending payout not originated, the rail unavailable", () => {
+  const unavailable = (when: DateTime.Utc): Payout.RecordPayoutUnavailable => ({
+    _tag: "RecordPayoutUnavailable",
+    payoutId,
+    reason: "create transfer: Dwolla answered 503",
+    jitter: 0,
+    at: when,
+  })
+  const plus = (base: DateTime.Utc, millis: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(base) + millis)
+  it("is deferred with backoff (not left to the next payout cycle)", () => {
+    spec
+      .given([created])
+      .when(unavailable(later))
+      .then([
+        PayoutOriginationDeferred.make({
+          payoutId,
+          failures: 1,
+          firstFailedAt: later,
+          retryAt: plus(later, 15_000),
+          reason: "create transfer: Dwolla answered 503",
+          at: later,
+        }),
+      ])
+  })
+  it("fails after 72 hours of outage, no return code, saying so", () => {
+    const deferred = PayoutOriginationDeferred.make({
+      payoutId,
+      failures: 40,
+      firstFailedAt: later,
+      retryAt: plus(later, 72 * 3_600_000),
+      reason: "timeout",
+      at: later,
+    })
+    const now = plus(later, 72 * 3_600_000)
+    spec
+      .given([created, deferred])
+      .when(unavailable(now))
+      .then([
+        PayoutFailed.make({
+          payoutId,
+          reason: "the rail stayed unavailable for 72 hours (last: create transfer: Dwolla answered 503)",
+          status: "Failed",
+          at: now,
+        }),
+      ])
+  })
+  it("an outage once originated changes nothing (the movement exists)", () => {
+    spec.given([created, originated]).when(unavailable(later)).thenNothingHappens()
   })
 })
