@@ -299,17 +299,24 @@ describe("production on real providers (fakes checked with the providers' docume
           signature: createHmac("sha256", previousDwollaWebhookSecret).update(verified.body).digest("hex"),
         })
         assert.strictEqual(repeatedKyb.status, 200, repeatedKyb.text)
-        const contrary = yield* dwollaWebhook(
+        // Dwolla suspends the verified customer: the company is Suspended (issue 35 §3); reactivated, Verified.
+        const suspended = yield* dwollaWebhook(
           dwollaEvent("5c7e9a1b-2d3f-4a5b-8c6d-7e8f9a0b1c2d", "customer_suspended", DwollaFake.customerId),
         )
-        assert.strictEqual(contrary.status, 200, contrary.text)
+        assert.strictEqual(suspended.status, 200, suspended.text)
+        assert.strictEqual(yield* statusOf(), "Suspended")
+        const reactivated = yield* dwollaWebhook(
+          dwollaEvent("6d8f0a2c-3e4f-4b6c-9d7e-8f9a0b1c2d3e", "customer_reactivated", DwollaFake.customerId),
+        )
+        assert.strictEqual(reactivated.status, 200, reactivated.text)
         assert.strictEqual(yield* statusOf(), "Verified")
         const events = yield* Effect.promise(() => call(base, "GET", "/Events", { token: partnerToken }))
         const changes = (events.body as { data: Array<{ type?: string; data: { CompanyId?: string } }> }).data.filter(
           (event) =>
             event.data.CompanyId === companyId && JSON.stringify(event).includes("COMPANY_VERIFICATION_STATUS_CHANGED"),
         )
-        assert.strictEqual(changes.length, 1, events.text)
+        // Verified, Suspended, Verified again.
+        assert.strictEqual(changes.length, 3, events.text)
         const asked = (events.body as { data: Array<{ data: { CompanyId?: string } }> }).data.filter(
           (event) =>
             event.data.CompanyId === companyId &&
