@@ -502,6 +502,28 @@ export const deliveryHeaders: ReadonlyArray<{
     schema: { type: "string", pattern: "^t=[0-9]+,v1=[0-9a-f]{64}$" },
     example: "t=1795425300,v1=5f0c1e2d3b4a59687f6e5d4c3b2a19087f6e5d4c3b2a19087f6e5d4c3b2a1908",
   },
+  {
+    name: "webhook-id",
+    description: "Standard Webhooks (standardwebhooks.com): the event id, the same as X-Partnerpay-Event-Id.",
+    required: true,
+    schema: { type: "string", format: "uuid" },
+    example: "6f1e2d3c-4b5a-4987-8a6b-5c4d3e2f1a0b",
+  },
+  {
+    name: "webhook-timestamp",
+    description: "Standard Webhooks: the unix seconds the delivery was signed at.",
+    required: true,
+    schema: { type: "string", pattern: "^[0-9]+$" },
+    example: "1795425300",
+  },
+  {
+    name: "webhook-signature",
+    description:
+      'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">` keyed with the UTF-8 bytes of the partner\'s signing secret; during a secret roll, one `v1,<signature>` per valid secret separated by a space (the new secret\'s first). The `standardwebhooks` library verifies a delivery with `new Webhook("whsec_" + base64(signingSecret)).verify(body, headers)`.',
+    required: true,
+    schema: { type: "string", pattern: "^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$" },
+    example: "v1,XwweLTs6WWh/bl1MOyoZCH9uXUw7KhkIf25dTDsqGQg=",
+  },
 ]
 
 type Json = { [key: string]: unknown }
