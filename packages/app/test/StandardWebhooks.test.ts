@@ -62,33 +62,38 @@ const receiver = Effect.acquireRelease(
 )
 
 describe("a webhook delivery", () => {
-  it.live("verifies with the standardwebhooks library given whsec_ + base64 of the signing secret", () =>
-    Effect.gen(function* () {
-      const outbox = yield* Outbox.Outbox
-      const partners = yield* PgPartnerCredentials.Partners
-      const partnerId = (yield* partners.create({ name: "Receiver" })).partnerId
-      const secret = "whsec_partnerpay-secret-Café"
-      const target = yield* receiver
-      yield* partners.setWebhook(partnerId, { url: target.url, signingSecret: Redacted.make(secret) })
-      const id = crypto.randomUUID()
-      yield* outbox.record([
-        { id, partnerId, eventType: "PAYMENT_REQUEST_STATUS_CHANGED", data: { Name: "Café ☕" }, position: 1 },
-      ])
-      yield* Layer.build(WebhookDispatcher.layer({ live: false, workerId: "test", pollMillis: 20 }))
-      for (let i = 0; i < 400 && target.requests.length === 0; i++) yield* Effect.sleep(50)
-      const request = target.requests[0]
-      assert.isDefined(request)
-      const headers = headersOf(request!.headers)
-      assert.strictEqual(headers["webhook-id"], id)
-      assert.match(headers["webhook-timestamp"]!, /^[0-9]+$/)
-      assert.deepStrictEqual(new Webhook(libraryKey(secret)).verify(request!.body, headers), JSON.parse(request!.body))
-      // The existing headers are unchanged.
-      assert.strictEqual(headers["x-hmac-signature"], `sha256=${Hmac.sha256Hex(secret, request!.body)}`)
-      assert.strictEqual(
-        headers["x-partnerpay-signature"],
-        `t=${headers["webhook-timestamp"]},v1=${Hmac.sha256Hex(secret, `${headers["webhook-timestamp"]}.${id}.${request!.body}`)}`,
-      )
-    }).pipe(Effect.scoped, Effect.provide(base)),
+  it.live(
+    "verifies with the standardwebhooks library given whsec_ + base64 of the signing secret",
+    () =>
+      Effect.gen(function* () {
+        const outbox = yield* Outbox.Outbox
+        const partners = yield* PgPartnerCredentials.Partners
+        const partnerId = (yield* partners.create({ name: "Receiver" })).partnerId
+        const secret = "whsec_partnerpay-secret-Café"
+        const target = yield* receiver
+        yield* partners.setWebhook(partnerId, { url: target.url, signingSecret: Redacted.make(secret) })
+        const id = crypto.randomUUID()
+        yield* outbox.record([
+          { id, partnerId, eventType: "PAYMENT_REQUEST_STATUS_CHANGED", data: { Name: "Café ☕" }, position: 1 },
+        ])
+        yield* Layer.build(WebhookDispatcher.layer({ live: false, workerId: "test", pollMillis: 20 }))
+        for (let i = 0; i < 400 && target.requests.length === 0; i++) yield* Effect.sleep(50)
+        const request = target.requests[0]
+        assert.isDefined(request)
+        const headers = headersOf(request!.headers)
+        assert.strictEqual(headers["webhook-id"], id)
+        assert.match(headers["webhook-timestamp"]!, /^[0-9]+$/)
+        assert.deepStrictEqual(
+          new Webhook(libraryKey(secret)).verify(request!.body, headers),
+          JSON.parse(request!.body),
+        )
+        // The existing headers are unchanged.
+        assert.strictEqual(headers["x-hmac-signature"], `sha256=${Hmac.sha256Hex(secret, request!.body)}`)
+        assert.strictEqual(
+          headers["x-partnerpay-signature"],
+          `t=${headers["webhook-timestamp"]},v1=${Hmac.sha256Hex(secret, `${headers["webhook-timestamp"]}.${id}.${request!.body}`)}`,
+        )
+      }).pipe(Effect.scoped, Effect.provide(base)),
     60_000,
   )
 

@@ -15,7 +15,7 @@
  * request body (see `documentBodyAs`). A body that is not a JSON object, or
  * that carries a field these shapes do not define (at any depth), is a 400.
  */
-import { Companies, Company, Ids } from "@partnerpay/domain"
+import { Companies, Company, Ids, Metadata } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../cross-cutting/Authentication.ts"
@@ -84,6 +84,7 @@ export const CompanyCreateRequest = Schema.Struct({
     }),
   ),
   locations: Schema.optionalKey(Schema.Array(LocationRequest).annotate({ description: "At most 500" })),
+  metadata: Schema.optionalKey(Metadata.Metadata),
 })
 
 // ---------------------------------------------------------------------------
@@ -112,6 +113,7 @@ const documentBodyAs = (precise: Schema.Top) => {
 export const CompanyCreateResponse = Schema.Struct({
   companyId: Ids.CompanyId,
   locationIds: Schema.Array(Ids.LocationId).annotate({ description: "One id per location of the request, in order" }),
+  metadata: Metadata.Metadata,
 })
 
 export const LocationAddResponse = Schema.Struct({ locationId: Ids.LocationId })

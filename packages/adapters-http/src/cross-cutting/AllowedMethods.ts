@@ -7,7 +7,7 @@
  * other casing stays 404), and a `:param` segment matches any one non-empty
  * segment. A GET route also serves HEAD (the router answers HEAD with GET).
  */
-import { HttpApi } from "effect/http-api"
+import { HttpApi, type HttpApiGroup } from "effect/http-api"
 
 /** One route: its method and path template (`/Payment/:paymentRequestId`). */
 export interface RouteTemplate {
@@ -25,8 +25,8 @@ const matches = (template: ReadonlyArray<string>, path: ReadonlyArray<string>): 
   template.every((segment, i) => (segment.startsWith(":") ? path[i]!.length > 0 : segment === path[i]))
 
 /** The routes of an HttpApi definition, with `extra` ones. */
-export const routesOf = (
-  api: HttpApi.Top,
+export const routesOf = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
   extra: ReadonlyArray<RouteTemplate> = [],
 ): ReadonlyArray<RouteTemplate> => {
   const out: Array<RouteTemplate> = [...extra]

@@ -344,7 +344,8 @@ export const toResponse = (
     Effect.map((response) => {
       let out = HttpServerResponse.setHeader(response, "x-correlation-id", correlationId)
       if (problem instanceof Unauthorized) out = HttpServerResponse.setHeader(out, "www-authenticate", "Bearer")
-      if (problem instanceof MethodNotAllowed) out = HttpServerResponse.setHeader(out, "allow", problem.allow.join(", "))
+      if (problem instanceof MethodNotAllowed)
+        out = HttpServerResponse.setHeader(out, "allow", problem.allow.join(", "))
       if (problem instanceof TooManyRequests)
         out = HttpServerResponse.setHeader(out, "retry-after", String(problem.retryAfterSeconds))
       return out

@@ -9,6 +9,7 @@ import {
   Attachments,
   CalendarDate,
   Ids,
+  Metadata,
   Money,
   PaymentRequestEvents,
   Payments,
@@ -56,6 +57,7 @@ export const CreatePaymentRequest = Schema.Struct({
       description: "1 to 100 invoice lines; quantity x unitAmount summed over the lines must equal amount exactly",
     }),
   ),
+  metadata: Schema.optionalKey(Metadata.Metadata),
 }).annotate({
   examples: [
     {
@@ -138,6 +140,7 @@ export const PaymentRequestResponse = Schema.Struct({
   autoPayLimit: Schema.optionalKey(AmountResponse),
   debitAuthLimit: Schema.optionalKey(AmountResponse),
   lineItems: Schema.optionalKey(Schema.Array(LineItemResponse)),
+  metadata: Metadata.Metadata,
   refundedAmount: AmountResponse,
 }).annotate({ identifier: "PaymentRequest" })
 export type PaymentRequestResponse = typeof PaymentRequestResponse.Type

@@ -29,10 +29,12 @@ export const toResponse = ({
   autoPayLimit,
   debitAuthLimit,
   lineItems,
+  metadata,
   refundedAmount,
   ...view
 }: Payments.PaymentRequestView): PaymentRequestResponse => ({
   ...view,
+  metadata: metadata ?? {},
   amount: MoneyResponse.toResponse(amount),
   ...(autoPayLimit === undefined ? {} : { autoPayLimit: MoneyResponse.toResponse(autoPayLimit) }),
   ...(debitAuthLimit === undefined ? {} : { debitAuthLimit: MoneyResponse.toResponse(debitAuthLimit) }),

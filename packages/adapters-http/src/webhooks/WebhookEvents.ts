@@ -12,20 +12,28 @@
  * header: add it to `deliveryHeaders` (the one place where signature headers are
  * described).
  */
-import { PaymentPlanEvents, PaymentRequestEvents, PayoutEvents, TransferEvents } from "@partnerpay/domain"
+import { Metadata, PaymentPlanEvents, PaymentRequestEvents, PayoutEvents, TransferEvents } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { exampleOf } from "../cross-cutting/OpenApiReference.ts"
 
 const uuid = (description: string) => Schema.String.annotate({ description, format: "uuid" })
+/** The object's metadata in a webhook's Data (`{}` when none was set). */
+const MetadataData = Metadata.Metadata
 const instant = Schema.String.annotate({ description: "ISO 8601 instant (UTC) of the change", format: "date-time" })
 
 const CompanyVerificationData = Schema.Struct({
   CompanyId: uuid("Our id of the company"),
   Status: Schema.Literals(["Verified", "Rejected"]).annotate({ description: "The outcome of business verification" }),
+  Metadata: MetadataData,
   Timestamp: instant,
 }).annotate({
   examples: [
-    { CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f", Status: "Verified", Timestamp: "2026-11-23T09:15:00.000Z" },
+    {
+      CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f",
+      Status: "Verified",
+      Metadata: { merchantRef: "M-2041" },
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    },
   ],
 })
 
@@ -36,6 +44,7 @@ const CompanyVerificationActionData = Schema.Struct({
     description:
       "What the KYB provider asks before it decides: documents (DocumentRequired) or the company's data again (RetryRequired)",
   }),
+  Metadata: MetadataData,
   Timestamp: instant,
 }).annotate({
   examples: [
@@ -43,6 +52,7 @@ const CompanyVerificationActionData = Schema.Struct({
       CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f",
       Status: "Unverified",
       Requirement: "DocumentRequired",
+      Metadata: { merchantRef: "M-2041" },
       Timestamp: "2026-11-23T09:15:00.000Z",
     },
   ],
@@ -60,6 +70,7 @@ const PaymentRequestStatusData = Schema.Struct({
   ReturnReason: Schema.optionalKey(
     Schema.String.annotate({ description: "Failed or Returned: the return code's description (NACHA)" }),
   ),
+  Metadata: MetadataData,
   Timestamp: instant,
 }).annotate({
   examples: [
@@ -67,6 +78,7 @@ const PaymentRequestStatusData = Schema.Struct({
       PaymentRequestId: "8c2f4e6a-1b3d-4f5a-9c7e-2d4f6a8b0c1e",
       Status: "Paid",
       AccountNumberMasked: "****6789",
+      Metadata: { orderId: "ord_1042" },
       Timestamp: "2026-11-23T09:15:00.000Z",
     },
   ],

@@ -30,6 +30,7 @@ import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import { type DomainError, NotFound, RuleViolated } from "../kernel/DomainError.ts"
 import { CompanyId, LocationId, type PartnerId, PayoutAccountId } from "../kernel/Ids.ts"
+import * as Metadata from "../kernel/Metadata.ts"
 import { isErased } from "../kernel/Personal.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as CompaniesProjection from "./CompaniesProjection.ts"
@@ -65,6 +66,8 @@ export const StatusResponse = Schema.Struct({
         "While Unverified: what the KYB provider asks before deciding (DocumentRequired, RetryRequired); absent otherwise",
     }),
   ),
+  /** The partner's metadata of the company (`{}` when none). */
+  Metadata: Metadata.Metadata,
 })
 export type StatusResponse = typeof StatusResponse.Type
 
@@ -225,7 +228,12 @@ export const status = Traced.fn("Companies.status")(function* (partnerId: Partne
     company.status === "Unverified" && company.kybRequirement !== undefined
       ? { Requirement: company.kybRequirement }
       : {}
-  const response: StatusResponse = { CompanyId: company.companyId, Status: company.status, ...requirement }
+  const response: StatusResponse = {
+    CompanyId: company.companyId,
+    Status: company.status,
+    ...requirement,
+    Metadata: company.metadata ?? {},
+  }
   return response
 })
 

@@ -11,6 +11,7 @@
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import { CompanyId, CompanyReferenceId, LocationId, PartnerId, PayoutAccountId } from "../kernel/Ids.ts"
+import { Metadata } from "../kernel/Metadata.ts"
 import { Erasable } from "../kernel/Personal.ts"
 
 /** Legal forms of a company (the spec names ForProfit only; the others are our choice). */
@@ -129,6 +130,8 @@ export const CompanyProfile = Schema.Struct({
   companyType: CompanyType,
   owner: OwnerRecord,
   employees: Schema.Array(Employee),
+  /** The partner's metadata, when set on create. */
+  metadata: Schema.optionalKey(Metadata),
 })
 export type CompanyProfile = typeof CompanyProfile.Type
 

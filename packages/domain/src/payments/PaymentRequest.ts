@@ -45,6 +45,7 @@ import type {
   RegistrationId,
   TransferId,
 } from "../kernel/Ids.ts"
+import * as Metadata from "../kernel/Metadata.ts"
 import * as Money from "../kernel/Money.ts"
 import {
   type AutoCollectionMethod,
@@ -91,6 +92,8 @@ export interface CreatePaymentRequest {
   readonly invoiceNumber?: string
   /** Invoice lines (1 to 100), each positive, in the amount's currency, adding up to the amount exactly. */
   readonly lineItems?: ReadonlyArray<InvoiceLineItem>
+  /** The partner's metadata (`Metadata` rules). */
+  readonly metadata?: Metadata.Metadata
   readonly at: DateTime.Utc
 }
 
@@ -546,6 +549,7 @@ const validateCreate = (command: CreatePaymentRequest): Result.Result<never, Val
   validateLimit(issues, command, command.enableAutoPay, command.autoPayLimit, "enableAutoPay", "autoPayLimit")
   validateLimit(issues, command, command.enableDebitAuth, command.debitCeiling, "enableDebitAuth", "debitAuthLimit")
   validateInvoice(issues, command)
+  if (command.metadata !== undefined) issues.push(...Metadata.issues("metadata", command.metadata))
   return FieldChecks.refusal(issues)
 }
 
@@ -569,6 +573,7 @@ const create = (command: CreatePaymentRequest, state: State): Decision<Event> =>
     ...(command.debitCeiling === undefined ? {} : { debitAuthLimit: command.debitCeiling }),
     ...(command.invoiceNumber === undefined ? {} : { invoiceNumber: command.invoiceNumber }),
     ...(command.lineItems === undefined ? {} : { lineItems: command.lineItems }),
+    ...(command.metadata === undefined ? {} : { metadata: command.metadata }),
     status: "Pending",
     at: command.at,
   })

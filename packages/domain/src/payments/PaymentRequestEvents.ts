@@ -17,6 +17,7 @@ import {
   RegistrationId,
   TransferId,
 } from "../kernel/Ids.ts"
+import { Metadata } from "../kernel/Metadata.ts"
 import { Money } from "../kernel/Money.ts"
 import { AttachmentUrl, InvoiceLineItem, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
 
@@ -82,6 +83,8 @@ export const PaymentRequestCreated = Schema.TaggedStruct("PaymentRequestCreated"
   invoiceNumber: Schema.optionalKey(Schema.String),
   /** The invoice's lines; they add up to `amount`. */
   lineItems: Schema.optionalKey(Schema.Array(InvoiceLineItem)),
+  /** The partner's metadata, when set on create. */
+  metadata: Schema.optionalKey(Metadata),
   status: Schema.Literal("Pending"),
   at: Schema.DateTimeUtcFromString,
 })

@@ -32,6 +32,7 @@ import type {
   RegistrationId,
   TransferId,
 } from "../kernel/Ids.ts"
+import type * as Metadata from "../kernel/Metadata.ts"
 import * as Money from "../kernel/Money.ts"
 import { erased, isErased } from "../kernel/Personal.ts"
 import * as Traced from "../kernel/Traced.ts"
@@ -82,6 +83,7 @@ export interface CreateInput {
   readonly lineItems?:
     | ReadonlyArray<{ readonly description: string; readonly quantity: number; readonly unitAmount: WireAmount }>
     | undefined
+  readonly metadata?: Metadata.Metadata | undefined
 }
 
 const convert = (issues: Array<FieldIssue>, field: string, wire: WireAmount): Money.Money | undefined =>
@@ -186,6 +188,7 @@ export const create = UseCase.fn("Payments.create")(function* (input: CreateInpu
     ...(debitCeiling === undefined ? {} : { debitCeiling }),
     ...(input.invoiceNumber === undefined ? {} : { invoiceNumber: input.invoiceNumber }),
     ...(lineItems === undefined ? {} : { lineItems }),
+    ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
     at,
   }
   yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, command, { expectNew: true })
