@@ -169,6 +169,9 @@ const testEvent = "WEBHOOK_TEST"
 const wanted = (webhook: PgPartnerCredentials.Webhook, entry: Entry): boolean =>
   entry.eventType === testEvent || WebhookLog.isSubscribed(webhook.eventTypes, entry.eventType)
 
+/** The last error of a notification not sent because the partner has no webhook URL. */
+export const noWebhookUrl = "the partner has no webhook URL: set one with PUT /Webhooks/Endpoint"
+
 /** The last error of a notification not sent because the partner did not subscribe to its type. */
 export const notSubscribed = "not sent: your webhook endpoint is not subscribed to this event type"
 
@@ -448,7 +451,7 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Unre
           })
           yield* dispatch.giveUp(
             entries.map((entry) => entry.id),
-            "the partner has no webhook URL",
+            noWebhookUrl,
           )
           yield* Metric.update(Metrics.webhookDeliveries.gaveUp, entries.length)
           return
