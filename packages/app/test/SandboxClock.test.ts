@@ -113,8 +113,8 @@ describe("the sandbox clocks of two partners", () => {
     }),
   )
 
-  it.effect("a reset read from the store (a newer epoch) is learned though its offset is smaller", () =>
-    Effect.gen(function* () {
+  it("a reset read from the store (a newer epoch) is learned though its offset is smaller", () => {
+    {
       const clocks = SandboxClock.make(fixed(0), [[partnerA, 9_000, 0]])
       clocks.learn(partnerA, 0, 1)
       assert.strictEqual(clocks.offsetOf(partnerA), 0)
@@ -123,8 +123,8 @@ describe("the sandbox clocks of two partners", () => {
       assert.strictEqual(clocks.offsetOf(partnerA), 0)
       clocks.learn(partnerA, 2_000, 1)
       assert.strictEqual(clocks.offsetOf(partnerA), 2_000)
-    }),
-  )
+    }
+  })
 
   it.effect("production has no sandbox time: effects run on the surrounding clock", () =>
     Effect.gen(function* () {
