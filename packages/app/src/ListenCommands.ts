@@ -42,6 +42,18 @@ export interface Followed {
 
 const invalid = (field: string, message: string) => new Operations.InvalidInput({ issues: [{ field, message }] })
 
+/** The partner of a `{ ClientId, ClientSecret }` file. */
+const fromFile = Traced.fn("ListenCommands.fromFile")(function* (file: string, source: string) {
+  const parsed = JSON.parse(readFileSync(file, "utf8")) as { ClientId?: unknown; ClientSecret?: unknown }
+  if (typeof parsed.ClientId !== "string" || typeof parsed.ClientSecret !== "string")
+    return yield* Effect.fail(invalid("--credentials", "must hold ClientId and ClientSecret"))
+  const followed: Followed = {
+    credentials: { clientId: parsed.ClientId, clientSecret: Redacted.make(parsed.ClientSecret) },
+    source,
+  }
+  return followed
+})
+
 /** The partner the flags, the configuration or the first start name (see the module comment). */
 export const followedPartner = Traced.fn("ListenCommands.followedPartner")(function* (
   flags: {
@@ -61,16 +73,6 @@ export const followedPartner = Traced.fn("ListenCommands.followedPartner")(funct
     return yield* Effect.fail(invalid("--client-id/--client-secret", "go together"))
   if (Option.isSome(flags.token) && Option.isNone(flags.credentialsFile))
     return { source: "--token" } satisfies Followed
-  const fromFile = (file: string, source: string) =>
-    Effect.gen(function* () {
-      const parsed = JSON.parse(readFileSync(file, "utf8")) as { ClientId?: unknown; ClientSecret?: unknown }
-      if (typeof parsed.ClientId !== "string" || typeof parsed.ClientSecret !== "string")
-        return yield* Effect.fail(invalid("--credentials", "must hold ClientId and ClientSecret"))
-      return {
-        credentials: { clientId: parsed.ClientId, clientSecret: Redacted.make(parsed.ClientSecret) },
-        source,
-      } satisfies Followed
-    })
   if (Option.isSome(flags.credentialsFile)) return yield* fromFile(flags.credentialsFile.value, "--credentials")
   if (Option.isSome(config.sandboxPartner)) {
     const partner = config.sandboxPartner.value
@@ -158,30 +160,29 @@ export const listenCommand = Command.make(
       Flag.withDefault(false),
     ),
   },
-  (flags) =>
-    Effect.gen(function* () {
-      const config = yield* Config.load
-      const followed = yield* followedPartner(flags, config)
-      const secret =
-        followed.credentials === undefined
-          ? Listen.sessionSecret()
-          : Listen.stableSecret(config.dataDir, followed.credentials.clientId)
-      if (flags.printSecret) return yield* Console.log(Redacted.value(secret))
-      if (Option.isNone(flags.forwardTo)) return yield* Effect.fail(invalid("--forward-to", "is required"))
-      const events = Option.isSome(flags.events) ? yield* parseEvents(flags.events.value) : undefined
-      const base = Option.getOrElse(flags.base, () => baseOf(config))
-      yield* Console.log(`Following ${who(followed)} on ${base}`)
-      return yield* Listen.listen({
-        base,
-        forwardTo: flags.forwardTo.value,
-        credentials: followed.credentials,
-        token: Option.getOrUndefined(flags.token),
-        pollMillis: Math.max(100, flags.pollMillis),
-        live: flags.live,
-        secret,
-        events,
-      })
-    }),
+  Traced.fn("ListenCommands.listen")(function* (flags) {
+    const config = yield* Config.load
+    const followed = yield* followedPartner(flags, config)
+    const secret =
+      followed.credentials === undefined
+        ? Listen.sessionSecret()
+        : Listen.stableSecret(config.dataDir, followed.credentials.clientId)
+    if (flags.printSecret) return yield* Console.log(Redacted.value(secret))
+    if (Option.isNone(flags.forwardTo)) return yield* Effect.fail(invalid("--forward-to", "is required"))
+    const events = Option.isSome(flags.events) ? yield* parseEvents(flags.events.value) : undefined
+    const base = Option.getOrElse(flags.base, () => baseOf(config))
+    yield* Console.log(`Following ${who(followed)} on ${base}`)
+    return yield* Listen.listen({
+      base,
+      forwardTo: flags.forwardTo.value,
+      credentials: followed.credentials,
+      token: Option.getOrUndefined(flags.token),
+      pollMillis: Math.max(100, flags.pollMillis),
+      live: flags.live,
+      secret,
+      events,
+    })
+  }),
 ).pipe(
   Command.withDescription(
     "Forward your events live to a local URL, signed with your listen secret (stable per partner and data directory; printed at start), one line per delivery; Ctrl-C stops it",
@@ -196,21 +197,20 @@ export const triggerCommand = Command.make(
       Argument.withDescription("The webhook Event to record a sample of, e.g. PAYMENT_REQUEST_STATUS_CHANGED"),
     ),
   },
-  (flags) =>
-    Effect.gen(function* () {
-      const config = yield* Config.load
-      if (!eventTypes().includes(flags.event))
-        return yield* Effect.fail(invalid("event", `must be one of ${eventTypes().join(", ")}`))
-      const followed = yield* followedPartner(flags, config)
-      const base = Option.getOrElse(flags.base, () => baseOf(config))
-      const recorded = yield* Listen.trigger({
-        base,
-        credentials: followed.credentials,
-        token: Option.getOrUndefined(flags.token),
-        event: flags.event,
-      })
-      yield* Console.log(`Triggered ${recorded.event} [${recorded.id}] for ${who(followed)}`)
-    }),
+  Traced.fn("ListenCommands.trigger")(function* (flags) {
+    const config = yield* Config.load
+    if (!eventTypes().includes(flags.event))
+      return yield* Effect.fail(invalid("event", `must be one of ${eventTypes().join(", ")}`))
+    const followed = yield* followedPartner(flags, config)
+    const base = Option.getOrElse(flags.base, () => baseOf(config))
+    const recorded = yield* Listen.trigger({
+      base,
+      credentials: followed.credentials,
+      token: Option.getOrUndefined(flags.token),
+      event: flags.event,
+    })
+    yield* Console.log(`Triggered ${recorded.event} [${recorded.id}] for ${who(followed)}`)
+  }),
 ).pipe(
   Command.withDescription(
     "Sandbox: make the service record a sample event of this type for your partner (listen forwards it; a configured endpoint receives it)",

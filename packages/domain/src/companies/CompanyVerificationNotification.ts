@@ -16,17 +16,17 @@ import { DateTime, Effect, Option } from "effect"
 import * as NotificationRule from "../infrastructure/NotificationRule.ts"
 import type { Notification } from "../infrastructure/Outbox.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import * as Traced from "../kernel/Traced.ts"
 import type { CompanyEnvelope } from "./CompaniesProjection.ts"
 import * as CompaniesProjection from "./CompaniesProjection.ts"
 
 /** The company's metadata, from its read model (`{}` when none or not found). */
-const metadataOf = (companyId: string) =>
-  Effect.gen(function* () {
-    const store = yield* ReadModelStore
-    const stored = yield* store.get(CompaniesProjection.collection, companyId)
-    if (Option.isNone(stored)) return {}
-    return decodeDocument(CompaniesProjection.projection, stored.value).metadata ?? {}
-  })
+const metadataOf = Traced.fn("CompanyVerificationNotification.metadataOf")(function* (companyId: string) {
+  const store = yield* ReadModelStore
+  const stored = yield* store.get(CompaniesProjection.collection, companyId)
+  if (Option.isNone(stored)) return {}
+  return decodeDocument(CompaniesProjection.projection, stored.value).metadata ?? {}
+})
 
 export const eventType = "COMPANY_VERIFICATION_STATUS_CHANGED"
 
