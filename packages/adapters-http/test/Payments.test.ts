@@ -254,6 +254,36 @@ describe("a payment request's metadata", () => {
     }),
   )
 
+  it.effect("PUT /Payment/{id}/Metadata replaces it in any status; another partner's request is 404", () =>
+    Effect.gen(function* () {
+      const created = yield* send(
+        handler,
+        "/Payment/Create",
+        json("POST", partner, createBody({ metadata: { orderId: "ord_1", keep: "no" } })),
+      )
+      const id = (created.json as { paymentRequestId: string }).paymentRequestId
+      const put = (metadata: unknown, token = partner) =>
+        send(handler, `/Payment/${id}/Metadata`, json("PUT", token, { metadata }))
+      const replaced = yield* put({ orderId: "ord_2" })
+      assert.strictEqual(replaced.status, 200, replaced.text)
+      assert.deepStrictEqual(replaced.json, { metadata: { orderId: "ord_2" } })
+      const read = yield* send(handler, `/Payment/${id}`, bearer(partner))
+      assert.deepStrictEqual((read.json as { metadata: unknown }).metadata, { orderId: "ord_2" })
+      // After the request was cancelled too.
+      assert.strictEqual((yield* send(handler, `/Payment/${id}/Cancel`, json("PUT", partner))).status, 200)
+      assert.strictEqual((yield* put({})).status, 200)
+      const cleared = yield* send(handler, `/Payment/${id}`, bearer(partner))
+      assert.deepStrictEqual((cleared.json as { metadata: unknown }).metadata, {})
+      const bad = yield* put({ note: "v".repeat(501) })
+      assert.strictEqual(bad.status, 400)
+      assert.deepStrictEqual(
+        (bad.json as { errors: Array<{ field: string }> }).errors.map((e) => e.field),
+        ["metadata.note"],
+      )
+      assert.strictEqual((yield* put({ a: "b" }, otherPartner)).status, 404)
+    }),
+  )
+
   it.effect("a key over 40 characters, a value over 500, a non-string value or 51 keys is 400 naming it", () =>
     Effect.gen(function* () {
       const refused = (metadata: unknown) =>

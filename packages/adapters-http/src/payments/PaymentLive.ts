@@ -80,6 +80,13 @@ export const PaymentLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
       }, Problem.domainProblems),
     )
     .handle(
+      "setMetadata",
+      Traced.fn("PaymentLive.setMetadata")(function* ({ params, payload }) {
+        const { partnerId } = yield* requirePartner
+        return yield* Payments.setMetadata(partnerId, params.paymentRequestId, payload.metadata)
+      }, Problem.domainProblems),
+    )
+    .handle(
       "cancel",
       Traced.fn("PaymentLive.cancel")(function* ({ params }) {
         const { partnerId } = yield* requirePartner

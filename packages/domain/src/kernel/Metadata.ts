@@ -47,6 +47,12 @@ export type Metadata = typeof Metadata.Type
 /** No metadata: what an object created without it answers. */
 export const empty: Metadata = {}
 
+/** Whether two metadata hold the same keys with the same values. */
+export const equals = (a: Metadata, b: Metadata): boolean => {
+  const keys = Object.keys(a)
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && a[key] === b[key])
+}
+
 /** What is wrong with `metadata` (field `<field>.<key>` or `<field>`), none when it keeps the rules. */
 export const issues = (field: string, metadata: Metadata): ReadonlyArray<FieldIssue> => {
   const out: Array<FieldIssue> = []

@@ -33,7 +33,7 @@ import {
   IllegalTransition,
   NotFound,
   RuleViolated,
-  type ValidationFailed,
+  ValidationFailed,
 } from "../kernel/DomainError.ts"
 import * as FieldChecks from "../kernel/FieldChecks.ts"
 import type {
@@ -154,6 +154,16 @@ export interface PayWithCard {
   readonly at: DateTime.Utc
 }
 
+/** The partner replaces the request's metadata, whatever its status. */
+export interface SetPaymentRequestMetadata {
+  readonly _tag: "SetPaymentRequestMetadata"
+  readonly paymentRequestId: PaymentRequestId
+  /** Who sets it: must be the partner that created the request. */
+  readonly partnerId: PartnerId
+  readonly metadata: Metadata.Metadata
+  readonly at: DateTime.Utc
+}
+
 export interface CancelPaymentRequest {
   readonly _tag: "CancelPaymentRequest"
   readonly paymentRequestId: PaymentRequestId
@@ -212,6 +222,7 @@ export type Command =
   | RefundPaymentRequest
   | TryAutoCollection
   | PayWithCard
+  | SetPaymentRequestMetadata
 
 // ---------------------------------------------------------------------------
 // State
@@ -906,7 +917,23 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return tryAutoCollection(command, state)
     case "PayWithCard":
       return payWithCard(command, state)
+    case "SetPaymentRequestMetadata":
+      return setMetadata(command, state)
   }
+}
+
+/** Metadata is the partner's own data: replaced whole, in any status; the same metadata again changes nothing. */
+const setMetadata = (command: SetPaymentRequestMetadata, state: State): Decision<Event> => {
+  if (state._tag === "Initial" || command.partnerId !== state.request.partnerId) return notFound
+  const issues = Metadata.issues("metadata", command.metadata)
+  if (issues.length > 0) return refuse(new ValidationFailed({ issues: [...issues] }))
+  if (Metadata.equals(state.request.metadata ?? Metadata.empty, command.metadata)) return nothing
+  return accept({
+    _tag: "PaymentRequestMetadataSet",
+    paymentRequestId: state.request.paymentRequestId,
+    metadata: command.metadata,
+    at: command.at,
+  })
 }
 
 // ---------------------------------------------------------------------------
@@ -1003,6 +1030,8 @@ export const evolve = (state: State, event: Event): State => {
         : state
     case "PaymentRequestAutoCollectionSkipped":
       return state._tag === "Pending" ? { ...state, autoCollectionSkipped: event.reason } : state
+    case "PaymentRequestMetadataSet":
+      return state._tag === "Initial" ? state : { ...state, request: { ...state.request, metadata: event.metadata } }
     case "PaymentRequestPaidByCard":
       return state._tag === "Pending"
         ? {

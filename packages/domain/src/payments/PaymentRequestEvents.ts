@@ -207,6 +207,14 @@ export const PaymentRequestPaidByCard = Schema.TaggedStruct("PaymentRequestPaidB
 })
 export type PaymentRequestPaidByCard = typeof PaymentRequestPaidByCard.Type
 
+/** The partner replaced the request's metadata (`PUT /Payment/{id}/Metadata`); any status. */
+export const PaymentRequestMetadataSet = Schema.TaggedStruct("PaymentRequestMetadataSet", {
+  paymentRequestId: PaymentRequestId,
+  metadata: Metadata,
+  at: Schema.DateTimeUtcFromString,
+})
+export type PaymentRequestMetadataSet = typeof PaymentRequestMetadataSet.Type
+
 /** Every event of a payment request: the codec of its stream. */
 export const PaymentRequestEvent = Schema.Union([
   PaymentRequestCreated,
@@ -219,5 +227,6 @@ export const PaymentRequestEvent = Schema.Union([
   PaymentRequestAutoCollectionSkipped,
   PaymentRequestPaidByCard,
   PaymentRequestReturned,
+  PaymentRequestMetadataSet,
 ])
 export type PaymentRequestEvent = typeof PaymentRequestEvent.Type

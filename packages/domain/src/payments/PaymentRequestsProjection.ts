@@ -194,6 +194,8 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Pay
       )
     case "PaymentRequestPartiallyRefunded":
       return { ...current, refundedAmount: event.totalRefunded, updatedAt: iso(event.at) }
+    case "PaymentRequestMetadataSet":
+      return { ...current, metadata: event.metadata, updatedAt: iso(event.at) }
     case "PaymentRequestRefunded":
       return withStatus({ ...current, refundedAmount: event.totalRefunded }, "Refunded", event.at)
     case "PaymentRequestAutoCollectionSkipped":

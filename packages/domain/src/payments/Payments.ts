@@ -279,6 +279,26 @@ export const history = Traced.fn("Payments.history")(function* (query: HistoryQu
 // Cancel
 
 /** Cancels a Pending request; a repeat is a no-op; after acceptance IllegalTransition (409). */
+/**
+ * Replaces the partner's metadata of its payment request (any status); answers the metadata now held.
+ * Another partner's request, or an unknown one, is NotFound.
+ */
+export const setMetadata = UseCase.fn("Payments.setMetadata")(function* (
+  partnerId: PartnerId,
+  paymentRequestId: string,
+  metadata: Metadata.Metadata,
+) {
+  const at = yield* DateTime.now
+  yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, {
+    _tag: "SetPaymentRequestMetadata",
+    paymentRequestId: paymentRequestId as PaymentRequestId,
+    partnerId,
+    metadata,
+    at,
+  })
+  return { metadata }
+})
+
 export const cancel = UseCase.fn("Payments.cancel")(function* (partnerId: PartnerId, paymentRequestId: string) {
   const at = yield* DateTime.now
   yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, {
