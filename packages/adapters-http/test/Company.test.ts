@@ -202,6 +202,28 @@ describe("a company's metadata", () => {
     }),
   )
 
+  it.effect("PUT /Company/{companyId}/Metadata replaces it; another partner's company is 404", () =>
+    Effect.gen(function* () {
+      const company = yield* registered()
+      const put = (metadata: unknown, token = partner) =>
+        send(handler, `/Company/${company.companyId}/Metadata`, request("PUT", token, { metadata }))
+      const replaced = yield* put({ merchantRef: "M-9" })
+      assert.strictEqual(replaced.status, 200, replaced.text)
+      assert.deepStrictEqual(replaced.json, { metadata: { merchantRef: "M-9" } })
+      const status = yield* send(handler, `/company/status?companyId=${company.companyId}`, request("GET", partner))
+      assert.deepStrictEqual((status.json as { Metadata: unknown }).Metadata, { merchantRef: "M-9" })
+      const bad = yield* put({ ["k".repeat(41)]: "v" })
+      expectProblem(bad, 400, "BAD_REQUEST")
+      assert.deepStrictEqual([...fieldsOf(bad.json)], [`metadata.${"k".repeat(41)}`])
+      const other = yield* registered(otherPartner)
+      expectProblem(
+        yield* send(handler, `/Company/${other.companyId}/Metadata`, request("PUT", partner, { metadata: {} })),
+        404,
+        "NOT_FOUND",
+      )
+    }),
+  )
+
   it.effect("a bad key or value is 400 naming it, and no company is created", () =>
     Effect.gen(function* () {
       const body = createBody({ metadata: { note: "v".repeat(501), ok: "fine" } })

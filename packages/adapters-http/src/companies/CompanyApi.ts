@@ -21,6 +21,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../cross-cutting/Authentication.ts"
 import * as Problem from "../cross-cutting/Problem.ts"
 import * as UnknownFields from "../cross-cutting/UnknownFields.ts"
+import { MetadataRequest, MetadataResponse } from "../payments/PaymentApi.ts"
 
 // ---------------------------------------------------------------------------
 // Precise request shapes (documentation)
@@ -182,6 +183,18 @@ export class CompanyApi extends HttpApiGroup.make("companies")
         summary: "Set or replace a company's payout account",
         description:
           "The bank account the company's available balance is paid out to (docs/api/payouts.md). The routing number must be nine digits with a valid ABA check digit and the account number 4 to 17 digits (422 naming the field); an unknown field is 400. Sending the account the company already has changes nothing; other details replace it with a new payoutAccountId (the previous accounts stay in the company's history). The account number is sealed at rest and only ever answered masked. 404 when the partner has no such company; 409 when the company is Rejected.",
+      }),
+    ),
+    HttpApiEndpoint.put("setMetadata", "/Company/:companyId/Metadata", {
+      params: CompanyIdParams,
+      payload: MetadataRequest,
+      success: MetadataResponse,
+      error: [...Problem.DomainProblems, Problem.BadRequest],
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Replace a company's metadata",
+        description:
+          "For partners, in any status: the company's metadata becomes the one sent (`{}` removes every key); answered by GET /company/status (Metadata) and in its webhooks. A bad key or value is 400 naming metadata.<key>. 404 when the partner has no such company.",
       }),
     ),
     HttpApiEndpoint.get("payoutAccount", "/Company/:companyId/PayoutAccount", {

@@ -95,6 +95,15 @@ export const CompanyLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
         }),
       )
       .handle(
+        "setMetadata",
+        Traced.fn("CompanyLive.setMetadata")(function* ({ params, payload }) {
+          const { partnerId } = yield* requirePartner
+          return yield* Companies.setMetadata(partnerId, params.companyId, payload.metadata).pipe(
+            Effect.mapError(toProblem),
+          )
+        }),
+      )
+      .handle(
         "addLocation",
         Traced.fn("CompanyLive.addLocation")(function* ({ params, payload }) {
           const { partnerId } = yield* requirePartner

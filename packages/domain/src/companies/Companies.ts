@@ -454,6 +454,22 @@ export const setPayoutAccount = UseCase.fn("Companies.setPayoutAccount")(functio
   return viewOfAccount(account)
 })
 
+/** Replaces the metadata of the partner's company (any status); answers it. Another partner's company is NotFound. */
+export const setMetadata = UseCase.fn("Companies.setMetadata")(function* (
+  partnerId: PartnerId,
+  companyId: CompanyId,
+  metadata: Metadata.Metadata,
+) {
+  const at = yield* DateTime.now
+  yield* CommandHandler.handle(
+    Company.aggregate,
+    companyId,
+    { _tag: "SetCompanyMetadata", partnerId, companyId, metadata, at },
+    { metadata: { partnerId } },
+  )
+  return { metadata }
+})
+
 /** The payout account of the partner's company; NotFound (entity PayoutAccount) when it has none yet. */
 export const payoutAccount = Traced.fn("Companies.payoutAccount")(function* (partnerId: PartnerId, companyId: string) {
   const company = yield* get(partnerId, companyId)

@@ -113,6 +113,8 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
     case "CompanyKybActionRequired":
       if (current === undefined || current.status !== "Unverified") return current
       return { ...current, kybRequirement: event.requirement }
+    case "CompanyMetadataSet":
+      return current === undefined ? current : { ...current, metadata: event.metadata }
     case "PayoutAccountSet":
       if (current === undefined) return current
       return {

@@ -35,6 +35,7 @@ import type {
   PayoutAccount,
 } from "./CompanyEvents.ts"
 import * as CompanyEvents from "./CompanyEvents.ts"
+import { type SetCompanyMetadata, setCompanyMetadata } from "./CompanyMetadata.ts"
 import { type SetPayoutAccount, setPayoutAccount } from "./CompanyPayoutAccount.ts"
 import {
   alreadyValidated,
@@ -112,6 +113,7 @@ export type Command =
   | RecordKybSubmission
   | RequireKybAction
   | SetPayoutAccount
+  | SetCompanyMetadata
 
 // ---------------------------------------------------------------------------
 // State
@@ -283,6 +285,13 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return requireKybAction(command, state)
     case "SetPayoutAccount":
       return setPayoutAccount(command, state)
+    case "SetCompanyMetadata":
+      return setCompanyMetadata(
+        command,
+        state._tag === "Initial"
+          ? state
+          : { _tag: state._tag, partnerId: state.partnerId, metadata: state.profile.metadata },
+      )
   }
 }
 
@@ -320,6 +329,8 @@ export const evolve = (state: State, event: Event): State => {
       const { _tag, companyId, partnerId, at, replacedPayoutAccountId, ...payoutAccount } = event
       return { ...state, payoutAccount }
     }
+    case "CompanyMetadataSet":
+      return state._tag === "Initial" ? state : { ...state, profile: { ...state.profile, metadata: event.metadata } }
   }
 }
 

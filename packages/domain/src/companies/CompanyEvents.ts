@@ -247,6 +247,15 @@ export const CompanyKybActionRequired = Schema.TaggedStruct("CompanyKybActionReq
 })
 export type CompanyKybActionRequired = typeof CompanyKybActionRequired.Type
 
+/** The partner replaced the company's metadata (`PUT /Company/{companyId}/Metadata`). */
+export const CompanyMetadataSet = Schema.TaggedStruct("CompanyMetadataSet", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  metadata: Metadata,
+  at: Schema.DateTimeUtcFromString,
+})
+export type CompanyMetadataSet = typeof CompanyMetadataSet.Type
+
 export const CompanyEvent = Schema.Union([
   CompanyRegistered,
   LocationAdded,
@@ -255,5 +264,6 @@ export const CompanyEvent = Schema.Union([
   CompanyKybSubmitted,
   CompanyKybActionRequired,
   PayoutAccountSet,
+  CompanyMetadataSet,
 ])
 export type CompanyEvent = typeof CompanyEvent.Type
