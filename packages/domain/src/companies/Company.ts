@@ -47,6 +47,7 @@ import {
 } from "./CompanyValidation.ts"
 
 export * from "./CompanyEvents.ts"
+export type { SetCompanyMetadata } from "./CompanyMetadata.ts"
 export type { SetPayoutAccount } from "./CompanyPayoutAccount.ts"
 export * from "./CompanyValidation.ts"
 
