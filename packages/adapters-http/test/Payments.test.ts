@@ -236,6 +236,18 @@ describe("who may collect", () => {
   )
 })
 
+describe("a required field left out", () => {
+  it.effect("is a 400 naming it as required, in the service's words (not the library's)", () =>
+    Effect.gen(function* () {
+      const { description: _description, ...body } = createBody()
+      const r = yield* send(handler, "/Payment/Create", json("POST", partner, body))
+      assert.strictEqual(r.status, 400, r.text)
+      assert.deepStrictEqual((r.json as { errors: unknown }).errors, [{ field: "description", message: "is required" }])
+      assert.notInclude(r.text, "Missing key")
+    }),
+  )
+})
+
 describe("a payment request's metadata", () => {
   it.effect("set on create is answered by GET /Payment/{id} and the history; none is {}", () =>
     Effect.gen(function* () {

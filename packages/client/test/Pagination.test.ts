@@ -66,8 +66,7 @@ describe("paginate", () => {
     assert.deepStrictEqual(events, ids)
     const cursors: Array<string> = []
     const byId = { cursor: (delivery: { id: string }) => `${delivery.id}` }
-    for await (const delivery of client.paginate("/Webhooks/Deliveries", { limit: 2 }, byId))
-      cursors.push(delivery.id)
+    for await (const delivery of client.paginate("/Webhooks/Deliveries", { limit: 2 }, byId)) cursors.push(delivery.id)
     assert.deepStrictEqual(cursors, ids)
     assert.strictEqual(server.calls().at(-1)!.path, "/Webhooks/Deliveries?limit=2&startingAfter=p2")
   })
@@ -97,8 +96,7 @@ describe("paginate", () => {
     const { client } = testClient(server)
     const seen: Array<string> = []
     const error = await (async () => {
-      for await (const request of client.paginate("/Payment/History", { limit: 2 }))
-        seen.push(request.paymentRequestId)
+      for await (const request of client.paginate("/Payment/History", { limit: 2 })) seen.push(request.paymentRequestId)
     })().catch((e) => e)
     assert.instanceOf(error, PartnerpayError)
     assert.strictEqual(error.code, "BAD_REQUEST")

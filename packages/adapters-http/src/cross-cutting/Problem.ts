@@ -292,6 +292,11 @@ const excessProperty = "Expected no excess property"
 /** What a client is told about such a field (also UnknownFields.ts). */
 export const unknownField = "is not a field of this operation"
 
+/** Schema's message for a required field that is absent: not a sentence a partner should read. */
+const missingKey = "Missing key"
+/** What a client is told instead. */
+export const requiredField = "is required"
+
 /** `["owner", "emails", 1, "x"]` -> `owner.emails[1].x`. */
 export const formatPath = (path: ReadonlyArray<PropertyKey>, prefix?: string): string => {
   let out = prefix ?? ""
@@ -310,7 +315,7 @@ export const badRequest = (kind: string, issue: SchemaIssue.Issue): BadRequest =
       (i.path ?? []).map((s) => (typeof s === "object" ? s.key : s)),
       prefix,
     ),
-    message: i.message === excessProperty ? unknownField : i.message,
+    message: i.message === excessProperty ? unknownField : i.message === missingKey ? requiredField : i.message,
   }))
   return new BadRequest({
     detail:
