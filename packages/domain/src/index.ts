@@ -75,6 +75,7 @@ export * as Ids from "./kernel/Ids.ts"
 export * as Metadata from "./kernel/Metadata.ts"
 export * as Money from "./kernel/Money.ts"
 export * as Personal from "./kernel/Personal.ts"
+export * as PublicAddress from "./kernel/PublicAddress.ts"
 export * as Traced from "./kernel/Traced.ts"
 // notifications
 export * as Messaging from "./notifications/Messaging.ts"

@@ -353,6 +353,9 @@ export const toResponse = (
         out = HttpServerResponse.setHeader(out, "allow", problem.allow.join(", "))
       if (problem instanceof TooManyRequests)
         out = HttpServerResponse.setHeader(out, "retry-after", String(problem.retryAfterSeconds))
+      // A dependency that timed out or is unavailable: the client retries in a second (issue 34).
+      if (problem instanceof ServiceUnavailable && out.headers["retry-after"] === undefined)
+        out = HttpServerResponse.setHeader(out, "retry-after", "1")
       return out
     }),
   )
