@@ -22,7 +22,7 @@ export interface SetCompanyMetadata {
 
 /** What the rule reads of the company: whose it is and its current metadata. */
 export interface CompanyFacts {
-  readonly _tag: "Initial" | "Unverified" | "Verified" | "Rejected"
+  readonly _tag: "Initial" | "Unverified" | "Verified" | "Rejected" | "Suspended"
   readonly partnerId?: Ids.PartnerId
   readonly metadata?: Metadata.Metadata | undefined
 }

@@ -13,6 +13,8 @@ import { type FieldIssue, ValidationFailed } from "../kernel/DomainError.ts"
 import { CompanyReferenceId } from "../kernel/Ids.ts"
 import * as Metadata from "../kernel/Metadata.ts"
 import {
+  type BusinessType,
+  businessTypes,
   type CompanyProfile,
   type CompanyType,
   companyTypes,
@@ -193,6 +195,8 @@ export interface RegistrationInput extends AddressInput {
   readonly contactNumber: string
   readonly websiteUrl?: string | null | undefined
   readonly companyType: string
+  /** Optional (issue 35): llc, corporation, soleProprietorship or partnership. */
+  readonly businessType?: string | null | undefined
   readonly owner: OwnerInput
   readonly employees: ReadonlyArray<EmployeeInput>
   readonly locations: ReadonlyArray<LocationInput>
@@ -502,6 +506,10 @@ export const validateRegistration = (
   const websiteText = check.optionalText(input, "", "websiteUrl", maxLength.websiteUrl)
   const websiteUrl = websiteText === undefined ? undefined : check.decode(websiteText, "websiteUrl", WebsiteUrl)
   const companyType = check.oneOf<CompanyType>(input, "", "companyType", companyTypes)
+  const businessType =
+    input.businessType === undefined || input.businessType === null
+      ? undefined
+      : check.oneOf<BusinessType>(input, "", "businessType", businessTypes)
   const owner = checkOwner(check, input, at)
 
   const employeeValues = check.list(input, "employees", maxEmployees).map((value, index) => {
@@ -539,6 +547,7 @@ export const validateRegistration = (
     contactNumber: contactNumber!,
     ...(websiteUrl === undefined ? {} : { websiteUrl }),
     companyType: companyType!,
+    ...(businessType === undefined ? {} : { businessType }),
     owner: owner.build(),
     employees: employeeValues.map((e) => e.build()),
     locations: locations.map((build) => build()),
