@@ -51,6 +51,7 @@ import { LoginLive } from "./customers/LoginLive.ts"
 import { VerificationLive } from "./customers/VerificationLive.ts"
 import type { HealthCheck } from "./health/HealthCheck.ts"
 import { HealthLive } from "./health/HealthLive.ts"
+import * as OverlayBudget from "./OverlayBudget.ts"
 import { DebitAuthLive } from "./payments/DebitAuthLive.ts"
 import { PaymentLive } from "./payments/PaymentLive.ts"
 import { TransactionLive } from "./payments/TransactionLive.ts"
@@ -168,6 +169,8 @@ export interface ServeOptions {
 /** Serves the API on a Node HTTP server. */
 export const layer = (options: ServeOptions) =>
   HttpRouter.serve(Routes, { routerConfig, disableLogger: true }).pipe(
+    // Request contexts with a larger overlay budget (see OverlayBudget.ts).
+    OverlayBudget.serveWith(),
     // The HttpServer stays visible (e.g. to read the bound address when port is 0).
     Layer.provideMerge(
       NodeHttpServer.layer(
