@@ -13,7 +13,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Fixtures } from "@partnerpay/domain/testing"
 import { Context, Layer, ManagedRuntime } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
-import * as OverlayBudget from "../src/OverlayBudget.ts"
+import * as OverlayBudget from "../src/cross-cutting/OverlayBudget.ts"
 import * as Server from "../src/Server.ts"
 import { clientId, clientSecret, Ports } from "../test/fixtures.ts"
 

@@ -39,6 +39,7 @@ import { CharityLive } from "./cards-and-charity/CharityLive.ts"
 import { CompanyLive } from "./companies/CompanyLive.ts"
 import { AuthenticationLive } from "./cross-cutting/AuthenticationLive.ts"
 import * as CrossCutting from "./cross-cutting/CrossCutting.ts"
+import * as OverlayBudget from "./cross-cutting/OverlayBudget.ts"
 import * as Problem from "./cross-cutting/Problem.ts"
 import { failureResponse, ProblemHandling } from "./cross-cutting/ProblemHandling.ts"
 import { correlationIdOf } from "./cross-cutting/RequestRecord.ts"
@@ -51,7 +52,6 @@ import { LoginLive } from "./customers/LoginLive.ts"
 import { VerificationLive } from "./customers/VerificationLive.ts"
 import type { HealthCheck } from "./health/HealthCheck.ts"
 import { HealthLive } from "./health/HealthLive.ts"
-import * as OverlayBudget from "./OverlayBudget.ts"
 import { DebitAuthLive } from "./payments/DebitAuthLive.ts"
 import { PaymentLive } from "./payments/PaymentLive.ts"
 import { TransactionLive } from "./payments/TransactionLive.ts"
@@ -169,7 +169,7 @@ export interface ServeOptions {
 /** Serves the API on a Node HTTP server. */
 export const layer = (options: ServeOptions) =>
   HttpRouter.serve(Routes, { routerConfig, disableLogger: true }).pipe(
-    // Request contexts with a larger overlay budget (see OverlayBudget.ts).
+    // Request contexts with a larger overlay budget (see cross-cutting/OverlayBudget.ts).
     OverlayBudget.serveWith(),
     // The HttpServer stays visible (e.g. to read the bound address when port is 0).
     Layer.provideMerge(

@@ -8,7 +8,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
-import * as OverlayBudget from "../src/OverlayBudget.ts"
+import * as OverlayBudget from "../src/cross-cutting/OverlayBudget.ts"
 
 class RequestId extends Context.Service<RequestId, string>()("test/OverlayBudget/RequestId") {}
 class Runtime extends Context.Service<Runtime, string>()("test/OverlayBudget/Runtime") {}

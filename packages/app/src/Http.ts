@@ -133,7 +133,7 @@ export const serve = <A, E, R>(routes: Layer.Layer<A, E, R>, options: HttpOption
     ...serveOptions,
     middleware: (effect) => requestLogging(SandboxClock.requestClock(effect)),
   }).pipe(
-    // Request contexts with a larger overlay budget than Effect's default (OverlayBudget.ts).
+    // Request contexts with a larger overlay budget than Effect's default (adapters-http cross-cutting/OverlayBudget.ts).
     OverlayBudget.serveWith(),
     Layer.provideMerge(nodeServer(options)),
     Layer.provide(tracing(options.tracing)),
