@@ -40,7 +40,7 @@ import * as Logging from "./Logging.ts"
 import * as Metrics from "./Metrics.ts"
 import * as MoneyMovementNotifications from "./MoneyMovementNotifications.ts"
 import * as Partners from "./Partners.ts"
-import type * as ProviderPorts from "./providers/ProviderPorts.ts"
+import * as ProviderPorts from "./providers/ProviderPorts.ts"
 import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
 import * as SandboxClock from "./SandboxClock.ts"
@@ -217,6 +217,12 @@ export const sandboxPartnerHint = Traced.fn("Service.sandboxPartnerHint")(functi
   )
 })
 
+/** Production: the optional capabilities the service runs without (their routes answer FEATURE_NOT_AVAILABLE). */
+const capabilitiesOff = (config: AppConfig) => {
+  const off = config.environment === "sandbox" ? undefined : ProviderPorts.describeOff(config.providers)
+  return off === undefined ? Effect.void : Effect.logInfo(off)
+}
+
 /** The bridge of a port served by one (the money-movement notifications are signed with its secret). */
 const bridgeOf = (selection: ProviderPorts.Selection | undefined) =>
   selection?._tag === "bridge" ? selection.bridge : undefined
@@ -339,6 +345,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
         ).pipe(
           Effect.annotateLogs({ address, startupMs: Date.now() - startedAt }),
           Effect.andThen(Effect.logInfo(`API reference: ${address}${Server.docsPath}`)),
+          Effect.andThen(capabilitiesOff(config)),
           Effect.andThen(sandboxPartnerHint(config, address)),
         ),
       )

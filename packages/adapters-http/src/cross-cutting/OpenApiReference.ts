@@ -63,7 +63,10 @@ export const ruleCodes: Readonly<Record<string, Readonly<Record<number, Readonly
       "ESIGNATURE_REFUSED",
     ],
   },
-  "transactions.payWithCard": { 422: ["CARD_DECLINED", "COMPANY_NOT_FOUND", "CUSTOMER_NOT_VERIFIED"] },
+  "transactions.payWithCard": {
+    422: ["CARD_DECLINED", "COMPANY_NOT_FOUND", "CUSTOMER_NOT_VERIFIED", "FEATURE_NOT_AVAILABLE"],
+  },
+  "transactions.reimbursement": { 422: ["ESIGNATURE_REFUSED", "FEATURE_NOT_AVAILABLE"] },
   "transactions.refund": { 422: ["NOTHING_TO_REFUND"] },
   "charity.createAnonymous": {
     422: [
@@ -74,7 +77,7 @@ export const ruleCodes: Readonly<Record<string, Readonly<Record<number, Readonly
       "CUSTOMER_NOT_VERIFIED",
     ],
   },
-  "cardPayments.register": { 422: ["CARD_DECLINED"] },
+  "cardPayments.register": { 422: ["CARD_DECLINED", "FEATURE_NOT_AVAILABLE"] },
   "companies.create": { 409: ["DUPLICATE_COMPANY_REFERENCE"] },
   "paymentPlans.create": { 422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED"] },
   "paymentPlans.activate": { 409: ["CONSENT_NOT_ACCEPTED"] },

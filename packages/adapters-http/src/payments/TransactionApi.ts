@@ -185,7 +185,7 @@ export class TransactionApi extends HttpApiGroup.make("transactions")
       OpenApi.annotations({
         summary: "Pay a payment request with a saved card",
         description:
-          "For the payer (a customer token). The card processor charges the saved card paymentMethodId for the request's amount; the request becomes Paid at once (no transfer), the card payment is recorded on it (cardPayment in GET /Payment/{paymentRequestId}) and PAYMENT_REQUEST_STATUS_CHANGED (Paid) is sent. A declined card is 422 CARD_DECLINED and changes nothing (sandbox: a card whose last4 is 0002). The request must be Pending (else 409; paying again with the same card answers Paid). Another customer's request or card, or an unknown one, is 404.",
+          "For the payer (a customer token). The card processor charges the saved card paymentMethodId for the request's amount; the request becomes Paid at once (no transfer), the card payment is recorded on it (cardPayment in GET /Payment/{paymentRequestId}) and PAYMENT_REQUEST_STATUS_CHANGED (Paid) is sent. A declined card is 422 CARD_DECLINED and changes nothing (sandbox: a card whose last4 is 0002); a service running without a card processor answers 422 FEATURE_NOT_AVAILABLE (naming the capability). The request must be Pending (else 409; paying again with the same card answers Paid). Another customer's request or card, or an unknown one, is 404.",
       }),
     ),
     HttpApiEndpoint.post("refund", "/Transaction/:transferId/Refund", {
@@ -208,7 +208,7 @@ export class TransactionApi extends HttpApiGroup.make("transactions")
       OpenApi.annotations({
         summary: "Apply for reimbursement of a transfer",
         description:
-          "For the customer who paid a Settled, unrefunded transfer: answers the URL where the claim is signed. Repeating with the same provider answers the same URL; another provider is 409.",
+          "For the customer who paid a Settled, unrefunded transfer: answers the URL where the claim is signed. Repeating with the same provider answers the same URL; another provider is 409. A service running without an e-signature provider answers 422 FEATURE_NOT_AVAILABLE (naming the capability).",
       }),
     ),
   )

@@ -4,7 +4,7 @@
  * clear ProviderUnavailable, never quoted), refusals mapped to the ports' errors.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { CustomerProviders, Ids } from "@partnerpay/domain"
+import { CardCharger, CustomerProviders, Ids, PaymentProviders } from "@partnerpay/domain"
 import { Context, Effect, Layer, Redacted } from "effect"
 import * as BankLinkerBridge from "../../src/providers/BankLinkerBridge.ts"
 import * as ESignatureBridge from "../../src/providers/ESignatureBridge.ts"
@@ -357,7 +357,50 @@ describe("production providers", () => {
       assert.strictEqual(error._tag, "ProvidersNotConfigured")
       assert.strictEqual(error.missing.length, ProviderPorts.ports.filter((entry) => entry.required).length)
       assert.include(error.message, "OTP sender (SMS one-time login codes) (set PARTNERPAY_PROVIDER_OTP_URL")
-      assert.include(error.message, "e-signature")
+      assert.include(error.message, "money movement")
+      assert.notInclude(error.message, "e-signature")
+      assert.notInclude(error.message, "card processor")
+    }),
+  )
+
+  it.live("with only the required ports, cards and e-signature fail FeatureNotAvailable naming the capability", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      const required = ProviderPorts.ports.filter((entry) => entry.required)
+      const bridges = Object.fromEntries(required.map(({ key }) => [key, fake.config()]))
+      const context = yield* Layer.build(ProviderPorts.layer(ProviderPorts.onBridges(bridges)))
+      const registration = yield* Effect.flip(
+        Context.get(context, CustomerProviders.CardProcessor).registerCardPayment({
+          cardPaymentId: "cp-1" as never,
+          merchantId: "m-1" as never,
+          amount: { minorUnits: 100, currency: "USD" } as never,
+          last4: "4242",
+          brand: "visa",
+          externalReference: "t-1",
+        }),
+      )
+      assert.strictEqual(registration._tag, "FeatureNotAvailable")
+      assert.include(registration.message, "card processor")
+      const charge = yield* Effect.flip(
+        Context.get(context, CardCharger.CardCharger).charge({
+          idempotencyKey: "pr-1",
+          paymentMethodId: "pm-1",
+          last4: "4242",
+          amount: { minorUnits: 100, currency: "USD" } as never,
+          description: "d",
+        }),
+      )
+      assert.strictEqual(charge._tag, "FeatureNotAvailable")
+      const envelope = yield* Effect.flip(
+        Context.get(context, PaymentProviders.ESignature).createReimbursementEnvelope({
+          transferId: "t-1" as never,
+          providerId: "p-1",
+          signer: { registrationId: "r-1" as never, name: "A B", emailAddress: "a@example.com" },
+        }),
+      )
+      assert.strictEqual(envelope._tag, "FeatureNotAvailable")
+      assert.include(envelope.message, "e-signature")
+      assert.strictEqual(fake.received().length, 0)
     }),
   )
 

@@ -15,7 +15,7 @@
  * (`card_declined`), any other is charged; charges are kept in memory.
  */
 import { Context, Effect, Layer, Schema } from "effect"
-import type { ProviderUnavailable } from "../infrastructure/Providers.ts"
+import type { FeatureNotAvailable, ProviderUnavailable } from "../infrastructure/Providers.ts"
 import type { Money } from "../kernel/Money.ts"
 
 /** The processor declined the card; `code` is its reason (e.g. "card_declined", "insufficient_funds"). */
@@ -40,7 +40,10 @@ export class CardCharger extends Context.Service<
   {
     readonly charge: (
       request: ChargeRequest,
-    ) => Effect.Effect<{ readonly processorReference: string }, CardDeclined | ProviderUnavailable>
+    ) => Effect.Effect<
+      { readonly processorReference: string },
+      CardDeclined | ProviderUnavailable | FeatureNotAvailable
+    >
     readonly refund: (processorReference: string) => Effect.Effect<void, ProviderUnavailable>
   }
 >()("partnerpay/domain/CardCharger") {

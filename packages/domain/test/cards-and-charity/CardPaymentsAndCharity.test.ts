@@ -10,10 +10,11 @@ import * as Charity from "../../src/cards-and-charity/Charity.ts"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as BankAccounts from "../../src/customers/BankAccounts.ts"
 import * as CustomerProviderSandboxes from "../../src/customers/CustomerProviderSandboxes.ts"
-import type * as CustomerProviders from "../../src/customers/CustomerProviders.ts"
+import * as CustomerProviders from "../../src/customers/CustomerProviders.ts"
 import { EventStore } from "../../src/infrastructure/EventStore.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import type { Policies } from "../../src/infrastructure/Policy.ts"
+import * as Providers from "../../src/infrastructure/Providers.ts"
 import type { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type * as CalendarDate from "../../src/kernel/CalendarDate.ts"
@@ -143,6 +144,31 @@ describe("registering an external card payment", () => {
         assert.deepStrictEqual(
           [error._tag, error._tag === "RuleViolated" ? error.code : ""],
           ["RuleViolated", "CARD_DECLINED"],
+        )
+        assert.deepStrictEqual(yield* allEventTypes, [])
+      }),
+    ),
+  )
+
+  it.effect("a service without a card processor refuses it (FEATURE_NOT_AVAILABLE) and records nothing", () =>
+    scenario(
+      Effect.gen(function* () {
+        const absent = () => Effect.fail(new Providers.FeatureNotAvailable({ capability: "card processor" }))
+        const error = yield* Effect.flip(
+          CardPayments.register(payment()).pipe(
+            Effect.provideService(CustomerProviders.CardProcessor, {
+              listCardMethods: absent,
+              registerCardPayment: absent,
+            }),
+          ),
+        )
+        assert.deepStrictEqual(
+          [error._tag, error._tag === "RuleViolated" ? error.code : "", error.message],
+          [
+            "RuleViolated",
+            "FEATURE_NOT_AVAILABLE",
+            "card processor is not available on this service (no provider is configured)",
+          ],
         )
         assert.deepStrictEqual(yield* allEventTypes, [])
       }),
