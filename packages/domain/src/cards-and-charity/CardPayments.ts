@@ -128,7 +128,7 @@ export const register = Traced.fn("CardPayments.register")(function* (input: Reg
   if (checked._tag === "Failure") return yield* Effect.fail(checked.failure)
   if (known !== undefined) return yield* record(input, command, known)
   const processor = yield* CustomerProviders.CardProcessor
-  const { processorReference } = yield* processor
+  const { processorReference, availableAt } = yield* processor
     .registerCardPayment({
       cardPaymentId: command.cardPaymentId,
       merchantId: input.merchantId,
@@ -151,5 +151,9 @@ export const register = Traced.fn("CardPayments.register")(function* (input: Reg
         FeatureNotAvailable: (error) => Effect.fail(notAvailable(error)),
       }),
     )
-  return yield* record(input, { ...command, processorReference }, known)
+  return yield* record(
+    input,
+    { ...command, processorReference, ...(availableAt === undefined ? {} : { availableAt }) },
+    known,
+  )
 })

@@ -4,6 +4,8 @@
  * their use cases and read model. Other areas import it only through this
  * module.
  */
+export * as CardDispute from "./CardDispute.ts"
+export * as CardDisputeNotification from "./CardDisputeNotification.ts"
 export * as CardPayment from "./CardPayment.ts"
 export * as CardPayments from "./CardPayments.ts"
 export * as CardPaymentsProjection from "./CardPaymentsProjection.ts"

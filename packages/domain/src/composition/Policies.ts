@@ -8,6 +8,8 @@ import * as Policy from "../infrastructure/Policy.ts"
 import { policy as transferOutcome } from "../payments/TransferOutcomePolicy.ts"
 import {
   cardPolicy as cardLedger,
+  disputeFeePolicy as disputeFeeLedger,
+  disputePolicy as disputeLedger,
   feePolicy as feeLedger,
   policy as ledger,
   terminalCardPolicy as terminalCardLedger,
@@ -25,6 +27,8 @@ export const all: ReadonlyArray<Policy.AnyPolicy> = [
   feeLedger,
   cardLedger,
   terminalCardLedger,
+  disputeLedger,
+  disputeFeeLedger,
   payoutCreation,
   payoutOutcome,
 ]

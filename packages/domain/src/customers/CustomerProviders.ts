@@ -200,7 +200,11 @@ export class CardProcessor extends Context.Service<
       readonly brand: string
       readonly externalReference: string
     }) => Effect.Effect<
-      { readonly processorReference: string },
+      {
+        readonly processorReference: string
+        /** When the processor makes the money available to the company (absent: at once). */
+        readonly availableAt?: DateTime.Utc | undefined
+      },
       CardProcessorRefused | ProviderUnavailable | FeatureNotAvailable
     >
   }

@@ -65,7 +65,7 @@ export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput
   if (card === undefined) return yield* new NotFound({ entity: "CardPaymentMethod" })
   const cardPaymentId = (yield* (yield* IdGenerator).next) as CardPaymentId
   const at = yield* DateTime.now
-  const command = (processorReference: string): PaymentRequest.PayWithCard => ({
+  const command = (processorReference: string, availableAt?: DateTime.Utc): PaymentRequest.PayWithCard => ({
     _tag: "PayWithCard",
     paymentRequestId: request.paymentRequestId,
     registrationId: input.registrationId,
@@ -75,6 +75,7 @@ export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput
     brand: card.brand,
     last4: card.last4,
     processorReference,
+    ...(availableAt === undefined ? {} : { availableAt }),
     at,
   })
   // Decide first (pure): a payment the request refuses never charges the card.
@@ -99,7 +100,8 @@ export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput
         FeatureNotAvailable: (error) => Effect.fail(notAvailable(error)),
       }),
     )
-  const handled = yield* recordPayment(request.paymentRequestId, command(charged.processorReference)).pipe(
+  const paid = command(charged.processorReference, charged.availableAt)
+  const handled = yield* recordPayment(request.paymentRequestId, paid).pipe(
     Effect.tapError(() => charger.refund(charged.processorReference).pipe(Effect.ignore)),
   )
   // A concurrent payment with the same card may have recorded its own card payment id first.
