@@ -3,8 +3,9 @@
  * anonymous charity transactions through their use cases.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
+import * as CardDisputes from "../../src/cards-and-charity/CardDisputes.ts"
 import * as CardPayments from "../../src/cards-and-charity/CardPayments.ts"
 import * as Charity from "../../src/cards-and-charity/Charity.ts"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
@@ -13,6 +14,7 @@ import * as CustomerProviderSandboxes from "../../src/customers/CustomerProvider
 import * as CustomerProviders from "../../src/customers/CustomerProviders.ts"
 import { EventStore } from "../../src/infrastructure/EventStore.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
+import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
 import type { Policies } from "../../src/infrastructure/Policy.ts"
 import * as Providers from "../../src/infrastructure/Providers.ts"
 import type { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
@@ -20,6 +22,7 @@ import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type * as CalendarDate from "../../src/kernel/CalendarDate.ts"
 import { NotFound } from "../../src/kernel/DomainError.ts"
 import * as Ids from "../../src/kernel/Ids.ts"
+import * as Money from "../../src/kernel/Money.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
 import * as Payouts from "../../src/payouts/Payouts.ts"
 import { Fixtures } from "../../src/testing/index.ts"
@@ -45,7 +48,7 @@ const scenario = <A, E>(
   body: Effect.Effect<
     A,
     E,
-    EventStore | ReadModelStore | IdGenerator | UnitOfWork | Policies | CustomerProviders.CardProcessor
+    EventStore | ReadModelStore | IdGenerator | UnitOfWork | Policies | CustomerProviders.CardProcessor | MemoryOutbox
   >,
 ) =>
   Effect.gen(function* () {
@@ -468,6 +471,89 @@ describe("a recurring charity gift", () => {
         )
         assert.strictEqual(error._tag, "IllegalTransition")
         assert.deepStrictEqual(yield* Charity.dueGifts(day("2026-12-31")), [])
+      }),
+    ),
+  )
+})
+
+describe("a dispute of a company's terminal card payment (the processor's notifications)", () => {
+  const disputeId = "dp_1MtJUT2eZvKYlo2CNaw2HvEv"
+  const companyPayment = Effect.gen(function* () {
+    const registered = yield* CardPayments.register(payment({ merchantId: charity as string as Ids.MerchantId }))
+    return { _tag: "CardPayment" as const, cardPaymentId: registered.cardPaymentId }
+  })
+  const openOn = (ref: CardDisputes.PaymentRef) =>
+    Effect.flatMap(DateTime.now, (at) =>
+      CardDisputes.open({
+        disputeId,
+        payment: ref,
+        amount: Money.make(1_234, "USD"),
+        fee: Money.make(1_500, "USD"),
+        reason: "fraudulent",
+        status: "NeedsResponse",
+        at,
+      }),
+    )
+  const available = Effect.map(Payouts.balance(partnerId, charity, "USD"), (balance) => balance.available.minorUnits)
+  const disputeWebhooks = Effect.gen(function* () {
+    const outbox = yield* MemoryOutbox
+    return outbox.recorded
+      .filter((notification) => notification.eventType === "CARD_DISPUTE_STATUS_CHANGED")
+      .map((notification) => notification.data as Record<string, unknown>)
+  })
+
+  it.effect("opened: its amount and the dispute fee leave the company's balance at once, with one webhook", () =>
+    scenario(
+      Effect.gen(function* () {
+        const ref = yield* companyPayment
+        yield* openOn(ref)
+        yield* openOn(ref)
+        assert.strictEqual(yield* available, 1_234 - 1_234 - 1_500)
+        const webhooks = yield* disputeWebhooks
+        assert.deepStrictEqual(webhooks, [
+          {
+            CardPaymentId: ref.cardPaymentId,
+            DisputeId: disputeId,
+            Amount: { value: 12.34, currencyCode: "USD" },
+            Reason: "fraudulent",
+            Status: "NeedsResponse",
+            Timestamp: "2026-03-02T10:00:00.000Z",
+          },
+        ])
+      }),
+    ),
+  )
+
+  it.effect("won: the amount and the fee come back (Won announced)", () =>
+    scenario(
+      Effect.gen(function* () {
+        yield* openOn(yield* companyPayment)
+        yield* CardDisputes.close(disputeId, "Won", yield* DateTime.now)
+        assert.strictEqual(yield* available, 1_234)
+        assert.deepStrictEqual(
+          (yield* disputeWebhooks).map((webhook) => webhook.Status),
+          ["NeedsResponse", "Won"],
+        )
+      }),
+    ),
+  )
+
+  it.effect("lost: the amount and the fee stay taken", () =>
+    scenario(
+      Effect.gen(function* () {
+        yield* openOn(yield* companyPayment)
+        yield* CardDisputes.close(disputeId, "Lost", yield* DateTime.now)
+        assert.strictEqual(yield* available, -1_500)
+      }),
+    ),
+  )
+
+  it.effect("a payment for a merchant outside the service has no balance to take from: NotFound", () =>
+    scenario(
+      Effect.gen(function* () {
+        const registered = yield* CardPayments.register(payment())
+        const error = yield* Effect.flip(openOn({ _tag: "CardPayment", cardPaymentId: registered.cardPaymentId }))
+        assert.deepInclude(error, { _tag: "NotFound", entity: "CardPayment" })
       }),
     ),
   )
