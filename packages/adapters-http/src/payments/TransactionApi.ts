@@ -104,9 +104,12 @@ export const ReportResponse = Schema.Struct({
       refunded: AmountResponse.annotate({ description: "Refunds taken back" }),
       returned: AmountResponse.annotate({ description: "Returned transfers taken back" }),
       fees: AmountResponse.annotate({ description: "Fees taken" }),
+      disputed: AmountResponse.annotate({
+        description: "Card disputes taken back, less those won (given back); may be negative",
+      }),
       net: AmountResponse.annotate({
         description:
-          "collected - refunded - returned - fees: what the period added to the balances (paid out, or still available)",
+          "collected - refunded - returned - disputed - fees: what the period added to the balances (paid out, still available, or pending until a card payment's availability date)",
       }),
     }),
   ).annotate({ description: "Addition: the lines' totals per currency over the whole window" }),

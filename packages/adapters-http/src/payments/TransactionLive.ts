@@ -80,6 +80,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
             refunded: MoneyResponse.toResponse(total.refunded),
             returned: MoneyResponse.toResponse(total.returned),
             fees: MoneyResponse.toResponse(total.fees),
+            disputed: MoneyResponse.toSignedResponse(total.disputed),
             net: MoneyResponse.toSignedResponse(total.net),
           })),
           lines: report.lines.map((line) => ({ ...line, amount: MoneyResponse.toSignedResponse(line.amount) })),

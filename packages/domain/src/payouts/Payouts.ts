@@ -65,7 +65,7 @@ export const PayoutItemView = Schema.Struct({
   itemId: Schema.String.annotate({ description: "The item's id in the company's ledger (a page's cursor)" }),
   type: Ledger.EntryType.annotate({
     description:
-      "What the item is: a payment, an instalment, a charity gift or a card payment collected; a refund, a return or a fee taken back",
+      "What the item is: a payment, an instalment, a charity gift or a card payment collected; a refund, a return, a card dispute or a fee taken back (a won dispute gives its amount and fee back)",
   }),
   transferId: Schema.optionalKey(Schema.String),
   refundId: Schema.optionalKey(Schema.String),
