@@ -60,6 +60,7 @@ import * as PayoutWorkers from "./workers/PayoutWorkers.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
 import * as RecurringCharityScheduler from "./workers/RecurringCharityScheduler.ts"
 import * as ReimbursementCompletion from "./workers/ReimbursementCompletion.ts"
+import * as SandboxCardDisputes from "./workers/SandboxCardDisputes.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
 import * as WebhookDispatcher from "./workers/WebhookDispatcher.ts"
 
@@ -91,6 +92,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         AutoCollectionScheduler.name,
         RecurringCharityScheduler.name,
         "sandbox-kyb",
+        SandboxCardDisputes.name,
         MoneyMovementWorkers.originatorName,
         MoneyMovementWorkers.outcomesName,
         ReimbursementCompletion.name,
@@ -160,7 +162,12 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     // Reminders and status messages: recorded in the sandbox, sent by the channels' providers in production.
     PaymentNotifier.layer({ reminderDays: config.reminderDays }),
   )
-  if (isSandbox(config)) return Layer.mergeAll(common, SandboxKyb.layer({ delayMillis: config.kybDelayMillis }))
+  if (isSandbox(config))
+    return Layer.mergeAll(
+      common,
+      SandboxKyb.layer({ delayMillis: config.kybDelayMillis }),
+      SandboxCardDisputes.layer({ cycleMillis: config.settlementDelayMillis }),
+    )
   // Production: companies are submitted to the KYB provider, when one is configured, and its verdicts polled.
   return config.providers.ports.KYB === undefined
     ? common

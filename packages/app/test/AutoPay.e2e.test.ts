@@ -239,4 +239,62 @@ describe("same-day autopay in the sandbox", () => {
       ["lineItems"],
     )
   })
+
+  it("a payment with the sandbox card 0259 is disputed one cycle later and lost: its money and the fee leave the balance", {
+    timeout: 60_000,
+  }, async () => {
+    if (token === undefined) await setup()
+    const payer = await customer(token, "+14155550134")
+    const disputed = await ok("POST", "/Sandbox/CardPaymentMethods", token, {
+      registrationId: payer.registrationId,
+      last4: "0259",
+    })
+    const holdings = async () => {
+      const balance = (await ok("GET", `/Company/${companyId}/Balance`, token)) as Json
+      const payouts = ((await ok("GET", `/Payouts?companyId=${companyId}&limit=100`, token)) as Json)
+        .data as ReadonlyArray<Json>
+      const cents = (amount: Json) => Math.round(amount.value * 100)
+      return (
+        cents(balance.available) +
+        cents(balance.pending) +
+        payouts.reduce((sum, payout) => (payout.status === "Failed" ? sum : sum + cents(payout.amount)), 0)
+      )
+    }
+    const held = await holdings()
+    const request = await ok("POST", "/Payment/Create", token, {
+      companyId,
+      payerRegistrationId: payer.registrationId,
+      amount: { value: 40, currencyCode: "USD" },
+      description: "Invoice INV-9",
+      dueDate: today,
+    })
+    const paid = await ok(
+      "POST",
+      `/Transaction/PaymentRequest/${request.paymentRequestId}/PayWithCard`,
+      payer.customerToken,
+      {
+        paymentMethodId: disputed.id,
+      },
+    )
+    assert.strictEqual(paid.status, "Paid")
+    const disputes = await eventually(() => {
+      const statuses = receiver.received
+        .map((hook) => JSON.parse(hook.body) as Json)
+        .filter(
+          (hook) =>
+            hook.Event === "CARD_DISPUTE_STATUS_CHANGED" && hook.Data.PaymentRequestId === request.paymentRequestId,
+        )
+      return statuses.some((hook) => hook.Data.Status === "Lost") ? statuses : undefined
+    })
+    assert.deepStrictEqual(
+      disputes.map((hook) => [hook.Data.Status, hook.Data.Reason, hook.Data.Amount.value, hook.Data.DisputeId]),
+      [
+        ["NeedsResponse", "fraudulent", 40, `dp_sandbox_${paid.cardPaymentId}`],
+        ["Lost", "fraudulent", 40, `dp_sandbox_${paid.cardPaymentId}`],
+      ],
+    )
+    // The card money came in and went out again with the dispute fee: the company holds 15.00 less than
+    // before, across its balance (available and pending) and its payouts (not failed).
+    assert.strictEqual((await holdings()) - held, -1_500)
+  })
 })

@@ -13,6 +13,8 @@
  */
 
 // cards and charity
+export * as CardDispute from "./cards-and-charity/CardDispute.ts"
+export * as CardDisputes from "./cards-and-charity/CardDisputes.ts"
 export * as CardPayment from "./cards-and-charity/CardPayment.ts"
 export * as CardPayments from "./cards-and-charity/CardPayments.ts"
 export * as Charity from "./cards-and-charity/Charity.ts"

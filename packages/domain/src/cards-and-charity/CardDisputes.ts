@@ -30,7 +30,8 @@ export type PaymentRef =
 export interface OpenInput {
   readonly disputeId: string
   readonly payment: PaymentRef
-  readonly amount: Money.Money
+  /** The amount disputed; absent: the whole payment. */
+  readonly amount?: Money.Money | undefined
   readonly fee: Money.Money
   readonly reason: string
   readonly status: CardDispute.OpenStatus
@@ -66,12 +67,24 @@ const disputed = UseCase.fn("CardDisputes.disputed")(function* (payment: Payment
   }
 })
 
+/** The disputed payment as the dispute names it, and its currency (a fee is in it). */
+export const feeCurrencyOf = UseCase.fn("CardDisputes.feeCurrencyOf")(function* (payment: PaymentRef) {
+  const found = yield* disputed(payment)
+  return { payment, currency: found.amount.currency }
+})
+
 /** The processor opened a dispute of a card payment: its amount and fee leave the company's balance. */
 export const open = UseCase.fn("CardDisputes.open")(function* (input: OpenInput) {
   const { payment, amount } = yield* disputed(input.payment)
   const handled = yield* CommandHandler.handle(CardDispute.aggregate, input.disputeId, {
     _tag: "OpenCardDispute",
-    dispute: { disputeId: input.disputeId, payment, amount: input.amount, fee: input.fee, reason: input.reason },
+    dispute: {
+      disputeId: input.disputeId,
+      payment,
+      amount: input.amount ?? amount,
+      fee: input.fee,
+      reason: input.reason,
+    },
     paymentAmount: amount,
     status: input.status,
     at: input.at,
