@@ -297,4 +297,54 @@ describe("same-day autopay in the sandbox", () => {
     // before, across its balance (available and pending) and its payouts (not failed).
     assert.strictEqual((await holdings()) - held, -1_500)
   })
+
+  it("a card-paid request is refunded through the processor, partly then fully, never beyond its amount", {
+    timeout: 60_000,
+  }, async () => {
+    if (token === undefined) await setup()
+    const payer = await customer(token, "+14155550135")
+    const card = await ok("POST", "/Sandbox/CardPaymentMethods", token, { registrationId: payer.registrationId })
+    const request = await ok("POST", "/Payment/Create", token, {
+      companyId,
+      payerRegistrationId: payer.registrationId,
+      amount: { value: 60, currencyCode: "USD" },
+      description: "Invoice INV-10",
+      dueDate: today,
+    })
+    await ok("POST", `/Transaction/PaymentRequest/${request.paymentRequestId}/PayWithCard`, payer.customerToken, {
+      paymentMethodId: card.id,
+    })
+    const path = `/Transaction/${request.paymentRequestId}/Refund`
+    const partial = await ok("POST", path, token, { amount: { value: 25, currencyCode: "USD" } })
+    assert.deepStrictEqual([partial.status, partial.amount.value, partial.refundedAmount.value], ["Completed", 25, 25])
+    // Concurrent refunds of 20 each: what is left (35) holds only one.
+    const racing = await Promise.all(
+      [1, 2, 3].map(() => call("POST", path, token, { amount: { value: 20, currencyCode: "USD" } })),
+    )
+    assert.deepStrictEqual(racing.map((answer) => answer.status).sort(), [200, 422, 422])
+    for (const refused of racing.filter((answer) => answer.status === 422))
+      assert.strictEqual(refused.body.code, "RefundExceedsPayment")
+    const rest = await ok("POST", path, token, {})
+    assert.deepStrictEqual([rest.amount.value, rest.refundedAmount.value], [15, 60])
+    const nothing = await call("POST", path, token, {})
+    assert.strictEqual(nothing.body.code, "NOTHING_TO_REFUND")
+    const otherPartner = await call("POST", `/Transaction/${crypto.randomUUID()}/Refund`, token, {})
+    assert.strictEqual(otherPartner.status, 404)
+    const hooks = await eventually(() => {
+      const refunds = receiver.received
+        .map((hook) => JSON.parse(hook.body) as Json)
+        .filter(
+          (hook) => hook.Event === "REFUND_STATUS_CHANGED" && hook.Data.PaymentRequestId === request.paymentRequestId,
+        )
+      return refunds.length === 6 ? refunds : undefined
+    })
+    assert.deepStrictEqual(hooks.map((hook) => `${hook.Data.Amount.value}:${hook.Data.Status}`).sort(), [
+      "15:Completed",
+      "15:Pending",
+      "20:Completed",
+      "20:Pending",
+      "25:Completed",
+      "25:Pending",
+    ])
+  })
 })

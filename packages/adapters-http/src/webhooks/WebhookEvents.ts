@@ -102,7 +102,11 @@ const PaymentPlanInstalmentData = Schema.Struct({
 
 const RefundStatusData = Schema.Struct({
   RefundId: uuid("Our id of the refund (refundId of POST /Transaction/{transferId}/Refund)"),
-  TransferId: uuid("The refunded transfer (GET /Transaction/{transferId})"),
+  TransferId: Schema.optionalKey(uuid("The refunded transfer (GET /Transaction/{transferId})")),
+  CardPaymentId: Schema.optionalKey(uuid("A refunded terminal card payment (refunded through the card processor)")),
+  PaymentRequestId: Schema.optionalKey(
+    uuid("A payment request paid in the app by card, refunded through the card processor"),
+  ),
   Amount: Schema.Struct({
     value: Schema.Finite.annotate({ description: "The refund's amount in major units, e.g. 25.5" }),
     currencyCode: Schema.String.annotate({ description: "ISO 4217 currency code, e.g. USD" }),
@@ -111,7 +115,9 @@ const RefundStatusData = Schema.Struct({
     description: "Pending when asked for, then Completed (the money is back with the payer) or Failed",
   }),
   ReturnCode: Schema.optionalKey(Schema.String.annotate({ description: "Failed: the ACH return code" })),
-  ReturnReason: Schema.optionalKey(Schema.String.annotate({ description: "Failed: the return code's description" })),
+  ReturnReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "Failed: the return code's description, or the card processor's reason" }),
+  ),
   Timestamp: instant,
 }).annotate({
   examples: [

@@ -11,7 +11,8 @@
  *   -> `{ processorReference }`; 402 `{ code, reason }`: the card was declined (`CardDeclined`).
  *   The processor charges once per `idempotencyKey` (the payment request id) and answers a repeated
  *   key with the first charge.
- * - `card-refunds` `{ processorReference }` -> any 2xx.
+ * - `card-refunds` `{ processorReference, idempotencyKey?, amount? }` -> any 2xx: the charge given back,
+ *   all of it, or `amount` once per `idempotencyKey` (a card refund's id, POST /Transaction/{id}/Refund).
  */
 import { CardCharger, CustomerProviders } from "@partnerpay/domain"
 import { Effect, Layer, Schema } from "effect"
@@ -69,10 +70,18 @@ export const makeCharger = (bridge: HttpBridge.Bridge) =>
           402: HttpBridge.refusal(bridge, "card-charges", Refusal, (body) => new CardCharger.CardDeclined(body)),
         }),
       ),
-    refund: (processorReference) =>
+    refund: (processorReference, partial) =>
       Effect.asVoid(
         Effect.flatMap(
-          bridge.call("card-refunds", { processorReference }),
+          bridge.call("card-refunds", {
+            processorReference,
+            ...(partial === undefined
+              ? {}
+              : {
+                  idempotencyKey: partial.idempotencyKey,
+                  amount: { minorUnits: partial.amount.minorUnits, currency: partial.amount.currency },
+                }),
+          }),
           HttpBridge.expect(bridge, "card-refunds", Schema.Unknown),
         ),
       ),

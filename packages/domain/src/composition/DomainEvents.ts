@@ -6,6 +6,7 @@
 import { Effect, Schema } from "effect"
 import * as CardDispute from "../cards-and-charity/CardDispute.ts"
 import * as CardPayment from "../cards-and-charity/CardPayment.ts"
+import * as CardRefunds from "../cards-and-charity/CardRefunds.ts"
 import * as CharityTransaction from "../cards-and-charity/CharityTransaction.ts"
 import * as Company from "../companies/Company.ts"
 import * as CompanyReference from "../companies/CompanyReference.ts"
@@ -41,6 +42,7 @@ export type DomainEvent =
   | { readonly streamType: "Customer"; readonly event: Customer.CustomerEvent }
   | { readonly streamType: "CardPayment"; readonly event: CardPayment.CardPaymentEvent }
   | { readonly streamType: "CardDispute"; readonly event: CardDispute.CardDisputeEvent }
+  | { readonly streamType: "CardRefunds"; readonly event: CardRefunds.CardRefundEvent }
   | { readonly streamType: "CharityTransaction"; readonly event: CharityTransaction.CharityTransactionEvent }
   | { readonly streamType: "LoginChallenge"; readonly event: LoginChallenge.LoginChallengeEvent }
   | { readonly streamType: "BankLinkItem"; readonly event: BankLinkItem.BankLinkItemEvent }
@@ -64,6 +66,7 @@ export const codecs: Record<DomainEvent["streamType"], Schema.Codec<unknown, unk
   Customer: Customer.aggregate.events as Schema.Codec<unknown, unknown>,
   CardPayment: CardPayment.aggregate.events as Schema.Codec<unknown, unknown>,
   CardDispute: CardDispute.aggregate.events as Schema.Codec<unknown, unknown>,
+  CardRefunds: CardRefunds.aggregate.events as Schema.Codec<unknown, unknown>,
   CharityTransaction: CharityTransaction.aggregate.events as Schema.Codec<unknown, unknown>,
   LoginChallenge: LoginChallenge.aggregate.events as Schema.Codec<unknown, unknown>,
   BankLinkItem: BankLinkItem.aggregate.events as Schema.Codec<unknown, unknown>,

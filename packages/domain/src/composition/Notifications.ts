@@ -6,6 +6,7 @@
  */
 import * as CardDisputeNotification from "../cards-and-charity/CardDisputeNotification.ts"
 import * as CardPaymentNotification from "../cards-and-charity/CardPaymentNotification.ts"
+import * as CardRefundNotification from "../cards-and-charity/CardRefundNotification.ts"
 import * as CompanyVerificationNotification from "../companies/CompanyVerificationNotification.ts"
 import * as CustomerNotifications from "../customers/CustomerNotifications.ts"
 import type { AnyNotificationRule, NotificationRule } from "../infrastructure/NotificationRule.ts"
@@ -38,4 +39,5 @@ export const rules: ReadonlyArray<AnyNotificationRule> = [
   reading(DebitAuthNotification.rule),
   reading(CardPaymentNotification.rule),
   reading(CardDisputeNotification.rule),
+  reading(CardRefundNotification.rule),
 ]

@@ -8,6 +8,7 @@ import * as Policy from "../infrastructure/Policy.ts"
 import { policy as transferOutcome } from "../payments/TransferOutcomePolicy.ts"
 import {
   cardPolicy as cardLedger,
+  cardRefundPolicy as cardRefundLedger,
   disputeFeePolicy as disputeFeeLedger,
   disputePolicy as disputeLedger,
   feePolicy as feeLedger,
@@ -29,6 +30,7 @@ export const all: ReadonlyArray<Policy.AnyPolicy> = [
   terminalCardLedger,
   disputeLedger,
   disputeFeeLedger,
+  cardRefundLedger,
   payoutCreation,
   payoutOutcome,
 ]

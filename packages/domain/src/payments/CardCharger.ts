@@ -50,7 +50,14 @@ export class CardCharger extends Context.Service<
     readonly charge: (
       request: ChargeRequest,
     ) => Effect.Effect<Charged, CardDeclined | ProviderUnavailable | FeatureNotAvailable>
-    readonly refund: (processorReference: string) => Effect.Effect<void, ProviderUnavailable>
+    /**
+     * Gives a charge back: all of it, or `partial.amount` once per `partial.idempotencyKey` (a card refund's
+     * id: asking again never refunds twice). Unavailable: nothing is known to have happened.
+     */
+    readonly refund: (
+      processorReference: string,
+      partial?: { readonly idempotencyKey: string; readonly amount: Money } | undefined,
+    ) => Effect.Effect<void, ProviderUnavailable>
   }
 >()("partnerpay/domain/CardCharger") {
   /** Sandbox: last4 `0002` is declined, every other card is charged (in memory, once per key), available at once. */
@@ -66,6 +73,7 @@ export const declinedLast4 = "0002"
 /** A sandbox charger; `charges()` lists what it charged (tests). */
 export const makeSandbox = (options: { readonly availableAfterMillis?: number } = {}) => {
   const charges = new Map<string, { processorReference: string; refunded: boolean; availableAt?: DateTime.Utc }>()
+  const refunds = new Map<string, { processorReference: string; amount: Money }>()
   let counter = 0
   const service = CardCharger.of({
     charge: (request) =>
@@ -91,13 +99,18 @@ export const makeSandbox = (options: { readonly availableAfterMillis?: number } 
           return { processorReference, ...(availableAt === undefined ? {} : { availableAt }) }
         })
       }),
-    refund: (processorReference) =>
+    refund: (processorReference, partial) =>
       Effect.sync(() => {
+        if (partial !== undefined) {
+          refunds.set(partial.idempotencyKey, { processorReference, amount: partial.amount })
+          return
+        }
         for (const charge of charges.values())
           if (charge.processorReference === processorReference) charge.refunded = true
       }),
   })
   return Object.assign(service, {
     charges: () => [...charges.entries()].map(([key, charge]) => ({ idempotencyKey: key, ...charge })),
+    refunds: () => [...refunds.entries()].map(([key, refund]) => ({ idempotencyKey: key, ...refund })),
   })
 }

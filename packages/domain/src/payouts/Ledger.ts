@@ -287,6 +287,30 @@ export const disputeEntryOf = (event: DisputeFacts): LedgerEntry | undefined => 
 /** The entry of a card dispute's fee ("fee"): taken when opened, given back when won; none when zero. */
 export const disputeFeeEntryOf = (event: DisputeFacts): LedgerEntry | undefined => disputeEntry(event, "fee")
 
+/** What the ledger reads of a card refund's event. */
+export interface CardRefundFacts {
+  readonly _tag: "CardRefundRequested" | "CardRefundCompleted" | "CardRefundFailed"
+  readonly payment: { readonly cardPaymentId: Ids.CardPaymentId }
+  readonly refundId: TransferEvents.RefundId
+  readonly amount: Money.Money
+}
+
+/**
+ * The entry of a card refund: asked for, its amount leaves the company's balance at once ("refund",
+ * negative, `<cardPaymentId>:refund:<refundId>`), as an ACH refund's; failed, it comes back (`...:failed`).
+ */
+export const cardRefundEntryOf = (event: CardRefundFacts): LedgerEntry | undefined => {
+  if (event._tag === "CardRefundCompleted") return undefined
+  const failed = event._tag === "CardRefundFailed"
+  return {
+    entryId: `${event.payment.cardPaymentId}:refund:${event.refundId}${failed ? ":failed" : ""}`,
+    type: "refund",
+    cardPaymentId: event.payment.cardPaymentId,
+    refundId: event.refundId,
+    amount: { minorUnits: (failed ? 1 : -1) * event.amount.minorUnits, currency: event.amount.currency },
+  }
+}
+
 /** What the ledger reads of a registered card payment. */
 export interface CardPaymentRegisteredFacts {
   readonly cardPaymentId: Ids.CardPaymentId

@@ -11,7 +11,7 @@
  * the company's balance stream out of every payment's acceptance (no
  * contention between a company's concurrent payers).
  */
-import { CardDispute, CardPayment } from "../cards-and-charity/index.ts"
+import { CardDispute, CardPayment, CardRefunds } from "../cards-and-charity/index.ts"
 import * as Policy from "../infrastructure/Policy.ts"
 import { PaymentRequest, Transfer } from "../payments/index.ts"
 import * as Balance from "./Balance.ts"
@@ -88,6 +88,21 @@ export const disputePolicy = Policy.make({
   reactsTo: ["CardDisputeOpened", "CardDisputeClosed"],
   target: Balance.aggregate,
   react: disputeReaction(Ledger.disputeEntryOf),
+})
+
+/** A card refund's money reaches its company's ledger (`Ledger.cardRefundEntryOf`): taken when asked, back when failed. */
+export const cardRefundPolicy = Policy.make({
+  name: "a card refund's money reaches its company's ledger",
+  source: CardRefunds.aggregate,
+  reactsTo: ["CardRefundRequested", "CardRefundFailed"],
+  target: Balance.aggregate,
+  react: (event: CardRefunds.Event, _state: CardRefunds.State) => {
+    const entry = Ledger.cardRefundEntryOf(event)
+    if (entry === undefined) return undefined
+    const { companyId, partnerId } = event.payment
+    const command: Balance.RecordLedgerEntry = { _tag: "RecordLedgerEntry", companyId, partnerId, entry, at: event.at }
+    return { id: companyId, command }
+  },
 })
 
 /** A card dispute's fee reaches its company's ledger beside its amount (`Ledger.disputeFeeEntryOf`). */
