@@ -256,8 +256,8 @@ const absent = (entry: Entry): Layer.Layer<ProductionProviders> => {
           CardCharger.CardCharger,
           CardCharger.CardCharger.of({
             charge: notAvailable,
-            // Nothing was charged without a processor: there is nothing to give back.
-            refund: () => Effect.void,
+            // Nothing can be given back without a processor: a card refund stays Pending, nothing refunded.
+            refund: () => Effect.fail(new Providers.ProviderUnavailable({ provider: key, reason: unset })),
           }),
         ),
       ) as Layer.Layer<ProductionProviders>

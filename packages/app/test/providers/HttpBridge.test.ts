@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { CardCharger, CustomerProviders, Ids, PaymentProviders } from "@partnerpay/domain"
 import { Context, Effect, Layer, Redacted } from "effect"
 import * as BankLinkerBridge from "../../src/providers/BankLinkerBridge.ts"
+import * as CardProcessorBridge from "../../src/providers/CardProcessorBridge.ts"
 import * as ESignatureBridge from "../../src/providers/ESignatureBridge.ts"
 import * as HttpBridge from "../../src/providers/HttpBridge.ts"
 import * as KycBridge from "../../src/providers/KycBridge.ts"
@@ -127,6 +128,25 @@ describe("a provider bridge that answers", () => {
         [undelivered._tag, (undelivered as CustomerProviders.OtpDeliveryFailed).reason],
         ["OtpDeliveryFailed", "landline"],
       )
+    }),
+  )
+})
+
+describe("the card processor bridge", () => {
+  it.live("a partial card refund goes to card-refunds with its idempotency key and amount", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("card-refunds", [{ status: 200, body: {} }])
+      const charger = CardProcessorBridge.makeCharger(yield* bridgeOn(fake))
+      yield* charger.refund("ch_123", {
+        idempotencyKey: "7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e61",
+        amount: { minorUnits: 2500, currency: "USD" } as never,
+      })
+      assert.deepStrictEqual(fake.received()[0]?.body, {
+        processorReference: "ch_123",
+        idempotencyKey: "7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e61",
+        amount: { minorUnits: 2500, currency: "USD" },
+      })
     }),
   )
 })
