@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { CardCharger, CustomerProviders, Ids, PaymentProviders } from "@partnerpay/domain"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, DateTime, Effect, Layer, Redacted } from "effect"
 import * as BankLinkerBridge from "../../src/providers/BankLinkerBridge.ts"
 import * as CardProcessorBridge from "../../src/providers/CardProcessorBridge.ts"
 import * as ESignatureBridge from "../../src/providers/ESignatureBridge.ts"
@@ -133,6 +133,29 @@ describe("a provider bridge that answers", () => {
 })
 
 describe("the card processor bridge", () => {
+  it.live("a charge's availability date is the processor's (a payout waits for it)", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("card-charges", [
+        { status: 200, body: { processorReference: "ch_1", availableAt: "2026-03-04T00:00:00.000Z" } },
+      ])
+      const charged = yield* CardProcessorBridge.makeCharger(yield* bridgeOn(fake)).charge({
+        idempotencyKey: "7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e62",
+        paymentMethodId: "pm_1",
+        last4: "4242",
+        amount: { minorUnits: 2500, currency: "USD" } as never,
+        description: "Invoice",
+      })
+      assert.deepStrictEqual(
+        [
+          charged.processorReference,
+          charged.availableAt === undefined ? undefined : DateTime.formatIso(charged.availableAt),
+        ],
+        ["ch_1", "2026-03-04T00:00:00.000Z"],
+      )
+    }),
+  )
+
   it.live("a partial card refund goes to card-refunds with its idempotency key and amount", () =>
     Effect.gen(function* () {
       const fake = yield* FakeProvider.start()
