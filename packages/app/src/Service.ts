@@ -31,6 +31,7 @@ import { type HttpRouter, HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as Admin from "./Admin.ts"
+import * as CardProcessorNotifications from "./CardProcessorNotifications.ts"
 import { type AppConfig, describeDatabase, load } from "./Config.ts"
 import * as Database from "./Database.ts"
 import * as Domain from "./Domain.ts"
@@ -318,6 +319,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes, SandboxWebhooks.routes] : []),
     // Production: the money-movement provider's notifications, signed with its bridge's secret.
     ...(sandbox ? [] : [MoneyMovementNotifications.routes(bridgeOf(config.providers.ports.MONEY_MOVEMENT))]),
+    // Production: the card processor's notifications (disputes, refund outcomes), signed with its bridge's secret.
+    ...(sandbox ? [] : [CardProcessorNotifications.routes(bridgeOf(config.providers.ports.CARD_PROCESSOR))]),
     // Production: Dwolla's signed webhooks, when a port is on Dwolla.
     ...(sandbox ? [] : [dwollaRoutes(dwollaWebhooks(config))]),
   ).pipe(Layer.provide(Http.serviceRoutes))

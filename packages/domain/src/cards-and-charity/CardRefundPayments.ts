@@ -105,6 +105,24 @@ const recordOutcome = UseCase.fn("CardRefundPayments.recordOutcome")(function* (
   return handled.state
 })
 
+/**
+ * The processor's later answer about a card refund (its notification): Completed, or Failed with its
+ * reason (the amount back in the company's balance). A repeat changes nothing; an unknown refund is NotFound.
+ */
+export const recordProcessorOutcome = UseCase.fn("CardRefundPayments.recordProcessorOutcome")(function* (
+  cardPaymentId: CardPaymentId,
+  refundId: RefundId,
+  outcome: CardRefunds.RecordCardRefundOutcome["outcome"],
+) {
+  const handled = yield* CommandHandler.handle(CardRefunds.aggregate, cardPaymentId, {
+    _tag: "RecordCardRefundOutcome",
+    refundId,
+    outcome,
+    at: yield* DateTime.now,
+  })
+  return { recorded: handled.events.length > 0 }
+})
+
 /** Refunds a card payment through the processor; answers the refund, Pending or Completed. */
 export const refund = Traced.fn("CardRefundPayments.refund")(function* (input: RefundInput) {
   if (input.reason !== undefined && input.reason.length > 500)
