@@ -1,12 +1,15 @@
 /**
- * Card money and its disputes reconcile with the payouts. For any sequence of
- * terminal card payments for a company (each available from its processor's
- * availability date), disputes of them opened, moved, won and lost (the
- * processor's notifications repeated and out of order), and payouts taken at
- * any time, decided by the aggregates and carried by the policies:
+ * Card money, its refunds and its disputes reconcile with the payouts. For any
+ * sequence of terminal card payments for a company (each available from its
+ * processor's availability date), refunds of them asked for, completed and
+ * failed, disputes of them opened, moved, won and lost (the processor's
+ * notifications repeated and out of order), and payouts taken at any time,
+ * decided by the aggregates and carried by the policies:
  * - a disputed payment is never counted twice in a payout: across the
  *   balance and the payouts, a payment counts its amount once, less the
- *   disputed amount and the dispute fee while its dispute is open or lost;
+ *   disputed amount and the dispute fee while its dispute is open or lost,
+ *   less its refunds pending or completed;
+ * - refunds pending or completed never add up to more than their payment;
  * - no entry is in two places (the balance, a payout);
  * - no payout takes card money before its availability date.
  */
@@ -15,6 +18,7 @@ import { DateTime } from "effect"
 import fc from "fast-check"
 import * as CardDispute from "../../src/cards-and-charity/CardDispute.ts"
 import * as CardPayment from "../../src/cards-and-charity/CardPayment.ts"
+import * as CardRefunds from "../../src/cards-and-charity/CardRefunds.ts"
 import * as Policies from "../../src/composition/Policies.ts"
 import * as Policy from "../../src/infrastructure/Policy.ts"
 import type { Aggregate } from "../../src/kernel/Decider.ts"
@@ -27,6 +31,7 @@ import type {
   PayoutId,
 } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
+import type { RefundId } from "../../src/payments/TransferEvents.ts"
 import * as Balance from "../../src/payouts/Balance.ts"
 import * as Ledger from "../../src/payouts/Ledger.ts"
 import * as Payout from "../../src/payouts/Payout.ts"
@@ -41,6 +46,7 @@ const payoutIdOf = (n: number) => `8e2e3f40-5b6c-4d7e-8f90-2000000000${String(n)
 const cardPaymentIdOf = (n: number) =>
   `8e2e3f40-5b6c-4d7e-8f90-4000000000${String(n).padStart(2, "0")}` as CardPaymentId
 const disputeIdOf = (n: number) => `dp_${n}`
+const refundIdOf = (n: number) => `8e2e3f40-5b6c-4d7e-8f90-${String(n).padStart(12, "0")}`
 const start = DateTime.toEpochMillis(DateTime.makeUnsafe("2026-03-02T10:00:00.000Z"))
 const minute = 60_000
 
@@ -57,6 +63,9 @@ type Step =
     }
   | { readonly _tag: "DisputeStatus"; readonly payment: number; readonly status: CardDispute.OpenStatus }
   | { readonly _tag: "CloseDispute"; readonly payment: number; readonly outcome: CardDispute.Outcome }
+  /** A refund of payment `payment` asked for (a share of it), then its outcome. */
+  | { readonly _tag: "Refund"; readonly payment: number; readonly share: number }
+  | { readonly _tag: "RefundOutcome"; readonly refund: number; readonly completed: boolean }
   | { readonly _tag: "PayOut" }
   | { readonly _tag: "PayoutOutcome"; readonly payout: number; readonly failed: boolean }
 
@@ -94,6 +103,22 @@ const arbitraryStep: fc.Arbitrary<Step> = fc.oneof(
       _tag: fc.constant("CloseDispute" as const),
       payment: paymentIndex,
       outcome: fc.constantFrom("Won" as const, "Lost" as const),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      _tag: fc.constant("Refund" as const),
+      payment: paymentIndex,
+      share: fc.integer({ min: 1, max: 10_000 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      _tag: fc.constant("RefundOutcome" as const),
+      refund: fc.integer({ min: 0, max: 8 }),
+      completed: fc.boolean(),
     }),
   },
   { weight: 3, arbitrary: fc.record({ _tag: fc.constant("PayOut" as const) }) },
@@ -140,6 +165,7 @@ const makeWorld = () => {
 const run = (steps: ReadonlyArray<Step>) => {
   const world = makeWorld()
   const payments: Array<{ readonly cardPaymentId: CardPaymentId; readonly amount: Money.Money }> = []
+  const refundsAsked: Array<{ readonly cardPaymentId: CardPaymentId; readonly refundId: RefundId }> = []
   let payouts = 0
   const payoutTimes: Array<DateTime.Utc> = []
   steps.forEach((step, index) => {
@@ -182,6 +208,31 @@ const run = (steps: ReadonlyArray<Step>) => {
           status: step.status,
           at,
         } satisfies CardDispute.OpenCardDispute)
+        break
+      }
+      case "Refund": {
+        const payment = payments[step.payment]
+        if (payment === undefined) break
+        const refundId = refundIdOf(index) as RefundId
+        const recorded = world.handle(CardRefunds.aggregate, payment.cardPaymentId, {
+          _tag: "RefundCardPayment",
+          payment: { ...payment, partnerId, companyId, processorReference: `ch-${payment.cardPaymentId}` },
+          refundId,
+          amount: Money.make(Math.max(1, Math.floor((payment.amount.minorUnits * step.share) / 10_000)), "USD"),
+          at,
+        } satisfies CardRefunds.RefundCardPayment)
+        if (recorded > 0) refundsAsked.push({ cardPaymentId: payment.cardPaymentId, refundId })
+        break
+      }
+      case "RefundOutcome": {
+        const asked = refundsAsked[step.refund]
+        if (asked === undefined) break
+        world.handle(CardRefunds.aggregate, asked.cardPaymentId, {
+          _tag: "RecordCardRefundOutcome",
+          refundId: asked.refundId,
+          outcome: step.completed ? { _tag: "Completed" } : { _tag: "Failed", reason: "expired_card" },
+          at,
+        } satisfies CardRefunds.RecordCardRefundOutcome)
         break
       }
       case "DisputeStatus":
@@ -229,8 +280,16 @@ const run = (steps: ReadonlyArray<Step>) => {
     }
   })
   const disputes = payments.map((_, n) => world.state(CardDispute.aggregate, disputeIdOf(n)))
+  const refunds = payments.map((payment) => world.state(CardRefunds.aggregate, payment.cardPaymentId))
   const payoutStates = [...Array(payouts).keys()].map((n) => world.state(Payout.aggregate, payoutIdOf(n)))
-  return { balance: world.state(Balance.aggregate, companyId), payments, disputes, payouts: payoutStates, payoutTimes }
+  return {
+    balance: world.state(Balance.aggregate, companyId),
+    payments,
+    disputes,
+    refunds,
+    payouts: payoutStates,
+    payoutTimes,
+  }
 }
 
 /** Every entry where money of the company is now: the balance and the payouts not failed. */
@@ -253,11 +312,27 @@ describe("card payments and their disputes, after any sequence of notifications 
             dispute._tag === "Initial" || (dispute._tag === "Closed" && dispute.outcome === "Won")
               ? 0
               : dispute.dispute.amount.minorUnits + dispute.dispute.fee.minorUnits
+          const refunds = result.refunds[n]!
+          const refunded = refunds._tag === "Initial" ? 0 : CardRefunds.heldOf(refunds.refunds)
           const counted = Ledger.sumOf(
             entries.filter((entry) => entry.cardPaymentId === payment.cardPaymentId),
             "USD",
           )
-          assert.strictEqual(counted, payment.amount.minorUnits - taken)
+          assert.strictEqual(counted, payment.amount.minorUnits - taken - refunded)
+        })
+      }),
+      seeded(),
+    )
+  })
+
+  it("refunds pending or completed never add up to more than their payment", () => {
+    fc.assert(
+      fc.property(arbitrarySteps, (steps) => {
+        const result = run(steps)
+        result.payments.forEach((payment, n) => {
+          const refunds = result.refunds[n]!
+          if (refunds._tag !== "Initial")
+            assert.isAtMost(CardRefunds.heldOf(refunds.refunds), payment.amount.minorUnits)
         })
       }),
       seeded(),
@@ -301,6 +376,10 @@ describe("the sequences generated", () => {
       result.payouts.flatMap((payout) => (payout._tag === "Initial" ? [] : payout.details.items.map((i) => i.type))),
     )
     assert.include(paidTypes, "dispute")
+    const refundStatuses = samples.flatMap((result) =>
+      result.refunds.flatMap((refunds) => (refunds._tag === "Initial" ? [] : refunds.refunds.map((r) => r.status))),
+    )
+    for (const status of ["Pending", "Completed", "Failed"]) assert.include(refundStatuses, status)
     assert.isTrue(
       samples.some(
         (result) =>
