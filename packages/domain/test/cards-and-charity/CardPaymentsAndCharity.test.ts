@@ -98,6 +98,24 @@ describe("registering an external card payment", () => {
     ),
   )
 
+  it.effect("its money is pending until the processor's availability date, then available", () =>
+    scenario(
+      Effect.gen(function* () {
+        yield* CardPayments.register(payment({ merchantId: charity as string as Ids.MerchantId })).pipe(
+          Effect.provideService(
+            CustomerProviders.CardProcessor,
+            CustomerProviderSandboxes.makeCardProcessorSandbox({ availableAfterMillis: 86_400_000 }),
+          ),
+        )
+        const before = yield* Payouts.balance(partnerId, charity, "USD")
+        assert.deepStrictEqual([before.available.minorUnits, before.pending.minorUnits], [0, 1234])
+        yield* TestClock.adjust("1 day")
+        const after = yield* Payouts.balance(partnerId, charity, "USD")
+        assert.deepStrictEqual([after.available.minorUnits, after.pending.minorUnits], [1234, 0])
+      }),
+    ),
+  )
+
   it.effect("for a company not Verified: 422 COMPANY_NOT_VERIFIED, nothing recorded, the processor not asked", () =>
     scenario(
       Effect.gen(function* () {
