@@ -25,6 +25,7 @@
  *   PARTNERPAY_DATA_DIR is relative to the working directory).
  */
 import type { ClientAddress } from "@partnerpay/adapters-http"
+import type { PgDatabase } from "@partnerpay/adapters-pg"
 import { Config, ConfigProvider, Effect, type LogLevel, Option, Redacted, Schema } from "effect"
 import * as HttpBridge from "./providers/HttpBridge.ts"
 import * as ProviderPorts from "./providers/ProviderPorts.ts"
@@ -39,6 +40,8 @@ export type DatabaseConfig =
       readonly url: Redacted.Redacted<string>
       /** PARTNERPAY_DB_STATEMENTS_PER_SESSION: statements pipelined on one pooled session (default 32). */
       readonly statementsPerSession: number
+      /** PARTNERPAY_DB_*_TIMEOUT_MS: every session's statement, lock and idle-in-transaction timeouts. */
+      readonly timeouts: PgDatabase.SessionTimeouts
     }
   | { readonly _tag: "Pglite"; readonly dataDir: string }
 
@@ -69,6 +72,8 @@ export interface AppConfig {
    * their addresses and networks; X-Forwarded-For is read from the right through them (ClientAddress.ts).
    */
   readonly trustedProxies: ClientAddress.TrustedProxies
+  /** PARTNERPAY_OUTBOUND_ALLOW: addresses and networks outbound calls may reach although not public. */
+  readonly outboundAllow: ReadonlyArray<string>
   /** Keys customer OTP hashes (production; the sandbox uses fixed codes). */
   readonly otpSecret: Option.Option<Redacted.Redacted<string>>
   /** Shared with the chat provider (production; the sandbox uses a public test secret). */
@@ -208,7 +213,16 @@ const validate = (read: Read, issues: Issues): AppConfig => {
   const dataDir = issues.take(value.dataDir)
   const databaseUrl = issues.take(value.databaseUrl)
   const database: DatabaseConfig = Option.isSome(databaseUrl)
-    ? { _tag: "Postgres", url: databaseUrl.value, statementsPerSession: issues.take(value.statementsPerSession) }
+    ? {
+        _tag: "Postgres",
+        url: databaseUrl.value,
+        statementsPerSession: issues.take(value.statementsPerSession),
+        timeouts: {
+          statementMillis: issues.take(value.statementTimeoutMillis),
+          lockMillis: issues.take(value.lockTimeoutMillis),
+          idleInTransactionMillis: issues.take(value.idleInTransactionTimeoutMillis),
+        },
+      }
     : { _tag: "Pglite", dataDir: `${dataDir.replace(/\/+$/, "")}/pglite` }
 
   /** An optional secret, named when production requires it and it is unset. */
@@ -225,6 +239,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
   const secretPepper = secret(settings.secretPepper, value.secretPepper, randomBytes)
   const dataKey = secret(settings.dataKey, value.dataKey, "32 random bytes: `openssl rand -base64 32`")
   const trustedProxies = issues.take(value.trustProxy)
+  const outboundAllow = issues.take(value.outboundAllow)
   const adminToken = issues.take(value.adminToken)
   const adminListener = adminListenerOf(read, issues, port)
   const otpSecret = secret(settings.otpSecret, value.otpSecret, "at least 32 characters")
@@ -260,6 +275,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     secretPepper,
     dataKey,
     trustedProxies,
+    outboundAllow,
     otpSecret,
     chatSecret,
     adminToken,

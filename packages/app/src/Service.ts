@@ -41,6 +41,7 @@ import * as Logging from "./Logging.ts"
 import * as Metrics from "./Metrics.ts"
 import * as MoneyMovementNotifications from "./MoneyMovementNotifications.ts"
 import * as Partners from "./Partners.ts"
+import * as ProviderGuard from "./ProviderGuard.ts"
 import * as ProviderPorts from "./providers/ProviderPorts.ts"
 import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
@@ -280,13 +281,16 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   const ports = Layer.mergeAll(
     sandbox ? Layer.provide(SandboxClock.partnerTokens, tokens) : tokens,
     Database.healthCheck,
+    // Every provider port guarded: a call while a database transaction is open is a defect in tests (ProviderGuard.ts).
     sandbox
-      ? Layer.mergeAll(
-          SandboxProviders.layerSandbox({ signingDelayMillis: config.settlementDelayMillis }),
-          SandboxProviders.messaging,
-          SandboxMoneyMovement.layer({ delayMillis: config.settlementDelayMillis }),
+      ? ProviderGuard.guarded(
+          Layer.mergeAll(
+            SandboxProviders.layerSandbox({ signingDelayMillis: config.settlementDelayMillis }),
+            SandboxProviders.messaging,
+            SandboxMoneyMovement.layer({ delayMillis: config.settlementDelayMillis }),
+          ),
         )
-      : SandboxProviders.layerProduction(config),
+      : ProviderGuard.guarded(SandboxProviders.layerProduction(config)),
     CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustedProxies: config.trustedProxies }),
     // Each partner's API version is pinned with the partner, at its first call (docs/api/versions.md).
     Layer.effect(
@@ -372,8 +376,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     // (requests, workers), as is the OTLP tracer when OTEL_EXPORTER_OTLP_ENDPOINT is set (Telemetry.ts).
     Layer.provide(Http.tracing(config.tracing)),
     Layer.provide(Telemetry.layer(config.traceExport)),
-    // Production: webhook URLs must be public internet addresses, when set and at delivery (WebhookTarget.ts).
-    Layer.provide(Layer.succeed(WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyFor(config.environment))),
+    // Outbound calls reach public addresses only, unless a sandbox on loopback only (WebhookTarget.ts).
+    Layer.provide(Layer.succeed(WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyOf(config))),
   )
 }
 

@@ -34,6 +34,7 @@ import {
   minimumAdminTokenLength,
   minimumProviderSecretLength,
   OnOff,
+  OutboundAllow,
   oneOf,
   Port,
   ReminderDays,
@@ -41,6 +42,7 @@ import {
   StatementsPerSession,
   secretOf,
   Text,
+  TimeoutMillis,
   TrimmedText,
   TrustedProxies,
 } from "./SettingSchemas.ts"
@@ -165,6 +167,18 @@ export const settings = {
     default: 32,
     doc: "With DATABASE_URL: concurrent statements on one pooled session before the pool opens the next.",
   }),
+  statementTimeoutMillis: setting("PARTNERPAY_DB_STATEMENT_TIMEOUT_MS", TimeoutMillis, {
+    default: 15_000,
+    doc: "With DATABASE_URL: a statement running longer is cancelled (503 with Retry-After to a request).",
+  }),
+  lockTimeoutMillis: setting("PARTNERPAY_DB_LOCK_TIMEOUT_MS", TimeoutMillis, {
+    default: 1_000,
+    doc: "With DATABASE_URL: a statement waiting on a lock longer fails; bounds the stall of the statements pipelined behind it.",
+  }),
+  idleInTransactionTimeoutMillis: setting("PARTNERPAY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", TimeoutMillis, {
+    default: 10_000,
+    doc: "With DATABASE_URL: a session idle in a transaction longer is closed by the server.",
+  }),
   dataDir: setting("PARTNERPAY_DATA_DIR", Text, {
     default: defaultDataDir,
     shown: "`packages/app/.data`",
@@ -186,6 +200,11 @@ export const settings = {
   secretPepper: optional("PARTNERPAY_SECRET_PEPPER", LongSecret, {
     whenUnset: generatedInSandbox,
     doc: "Key of the stored client-secret hashes; required in production.",
+  }),
+  outboundAllow: setting("PARTNERPAY_OUTBOUND_ALLOW", OutboundAllow, {
+    default: [],
+    shown: "(none)",
+    doc: "Addresses and networks webhook deliveries and attachment downloads may reach although not public (comma-separated IPs or CIDRs).",
   }),
   trustProxy: setting("PARTNERPAY_TRUST_PROXY", TrustedProxies, {
     default: ClientAddress.none,

@@ -78,6 +78,7 @@ export * as DomainError from "./kernel/DomainError.ts"
 export * as Ids from "./kernel/Ids.ts"
 export * as Money from "./kernel/Money.ts"
 export * as Personal from "./kernel/Personal.ts"
+export * as PublicAddress from "./kernel/PublicAddress.ts"
 export * as Traced from "./kernel/Traced.ts"
 // notifications
 export * as Messaging from "./notifications/Messaging.ts"

@@ -331,6 +331,9 @@ export const toResponse = (
       if (problem instanceof Unauthorized) out = HttpServerResponse.setHeader(out, "www-authenticate", "Bearer")
       if (problem instanceof TooManyRequests)
         out = HttpServerResponse.setHeader(out, "retry-after", String(problem.retryAfterSeconds))
+      // A dependency that timed out or is unavailable: the client retries in a second (issue 34).
+      if (problem instanceof ServiceUnavailable && out.headers["retry-after"] === undefined)
+        out = HttpServerResponse.setHeader(out, "retry-after", "1")
       return out
     }),
   )
