@@ -87,46 +87,45 @@ const badField = (field: string, message: string) =>
   })
 
 /** What the notification asks of the domain; a refusal of the body itself as a problem. */
-const record = (notification: NotificationBody) =>
-  Effect.gen(function* () {
-    const at = yield* DateTime.now
-    switch (notification.kind) {
-      case "DisputeOpened": {
-        const payment: CardDisputes.PaymentRef | undefined =
-          notification.cardPaymentId !== undefined && notification.paymentRequestId === undefined
-            ? { _tag: "CardPayment", cardPaymentId: notification.cardPaymentId }
-            : notification.paymentRequestId !== undefined && notification.cardPaymentId === undefined
-              ? { _tag: "PaymentRequest", paymentRequestId: notification.paymentRequestId }
-              : undefined
-        if (payment === undefined) return badField("cardPaymentId", "exactly one of cardPaymentId and paymentRequestId")
-        yield* CardDisputes.open({
-          disputeId: notification.disputeId,
-          payment,
-          amount: notification.amount,
-          fee: notification.fee,
-          reason: notification.reason,
-          status: notification.status,
-          at,
-        })
-        return undefined
-      }
-      case "DisputeStatus":
-        yield* CardDisputes.changeStatus(notification.disputeId, notification.status, at)
-        return undefined
-      case "DisputeClosed":
-        yield* CardDisputes.close(notification.disputeId, notification.outcome, at)
-        return undefined
-      case "RefundOutcome":
-        yield* CardRefundPayments.recordProcessorOutcome(
-          notification.cardPaymentId,
-          notification.refundId,
-          notification.status === "Completed"
-            ? { _tag: "Completed" }
-            : { _tag: "Failed", reason: notification.reason ?? "refused by the card processor" },
-        )
-        return undefined
+const record = Traced.fn("CardProcessorNotifications.record")(function* (notification: NotificationBody) {
+  const at = yield* DateTime.now
+  switch (notification.kind) {
+    case "DisputeOpened": {
+      const payment: CardDisputes.PaymentRef | undefined =
+        notification.cardPaymentId !== undefined && notification.paymentRequestId === undefined
+          ? { _tag: "CardPayment", cardPaymentId: notification.cardPaymentId }
+          : notification.paymentRequestId !== undefined && notification.cardPaymentId === undefined
+            ? { _tag: "PaymentRequest", paymentRequestId: notification.paymentRequestId }
+            : undefined
+      if (payment === undefined) return badField("cardPaymentId", "exactly one of cardPaymentId and paymentRequestId")
+      yield* CardDisputes.open({
+        disputeId: notification.disputeId,
+        payment,
+        amount: notification.amount,
+        fee: notification.fee,
+        reason: notification.reason,
+        status: notification.status,
+        at,
+      })
+      return undefined
     }
-  })
+    case "DisputeStatus":
+      yield* CardDisputes.changeStatus(notification.disputeId, notification.status, at)
+      return undefined
+    case "DisputeClosed":
+      yield* CardDisputes.close(notification.disputeId, notification.outcome, at)
+      return undefined
+    case "RefundOutcome":
+      yield* CardRefundPayments.recordProcessorOutcome(
+        notification.cardPaymentId,
+        notification.refundId,
+        notification.status === "Completed"
+          ? { _tag: "Completed" }
+          : { _tag: "Failed", reason: notification.reason ?? "refused by the card processor" },
+      )
+      return undefined
+  }
+})
 
 /** One notification: verified, decoded, recorded. */
 const receive = Traced.fn("CardProcessorNotifications.receive")(function* (

@@ -5,7 +5,7 @@
 import { Schema } from "effect"
 import { CardPaymentId, CompanyId, PartnerId, PaymentRequestId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
-import { RefundId } from "../payments/TransferEvents.ts"
+import { TransferEvents } from "../payments/index.ts"
 
 /** The card payment refunded and whose money it is. */
 export const RefundedPayment = Schema.Struct({
@@ -23,7 +23,7 @@ export type RefundedPayment = typeof RefundedPayment.Type
 /** A refund was asked for: its amount leaves the company's balance at once, Pending at the processor. */
 export const CardRefundRequested = Schema.TaggedStruct("CardRefundRequested", {
   payment: RefundedPayment,
-  refundId: RefundId,
+  refundId: TransferEvents.RefundId,
   amount: Money.Money,
   at: Schema.DateTimeUtcFromString,
 })
@@ -32,7 +32,7 @@ export type CardRefundRequested = typeof CardRefundRequested.Type
 /** The processor refunded the payer. */
 export const CardRefundCompleted = Schema.TaggedStruct("CardRefundCompleted", {
   payment: RefundedPayment,
-  refundId: RefundId,
+  refundId: TransferEvents.RefundId,
   amount: Money.Money,
   at: Schema.DateTimeUtcFromString,
 })
@@ -41,7 +41,7 @@ export type CardRefundCompleted = typeof CardRefundCompleted.Type
 /** The processor could not refund: the amount comes back to the company's balance. */
 export const CardRefundFailed = Schema.TaggedStruct("CardRefundFailed", {
   payment: RefundedPayment,
-  refundId: RefundId,
+  refundId: TransferEvents.RefundId,
   amount: Money.Money,
   reason: Schema.String,
   at: Schema.DateTimeUtcFromString,

@@ -22,9 +22,7 @@ import { NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.
 import type { CardPaymentId, PartnerId, PaymentRequestId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
-import { CardCharger } from "../payments/CardCharger.ts"
-import { PaymentRequest } from "../payments/index.ts"
-import type { RefundId } from "../payments/TransferEvents.ts"
+import { CardCharger, PaymentRequest, type TransferEvents } from "../payments/index.ts"
 import * as CardPayment from "./CardPayment.ts"
 import * as CardRefunds from "./CardRefunds.ts"
 
@@ -69,7 +67,7 @@ const paymentOf = UseCase.fn("CardRefundPayments.paymentOf")(function* (partnerI
 
 const recordRefund = UseCase.fn("CardRefundPayments.recordRefund")(function* (
   payment: CardRefunds.RefundedPayment,
-  refundId: RefundId,
+  refundId: TransferEvents.RefundId,
   amount: Money.Money | undefined,
 ) {
   const loaded = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(CardRefunds.aggregate, payment.cardPaymentId))
@@ -93,7 +91,7 @@ const recordRefund = UseCase.fn("CardRefundPayments.recordRefund")(function* (
 
 const recordOutcome = UseCase.fn("CardRefundPayments.recordOutcome")(function* (
   cardPaymentId: CardPaymentId,
-  refundId: RefundId,
+  refundId: TransferEvents.RefundId,
   outcome: CardRefunds.RecordCardRefundOutcome["outcome"],
 ) {
   const handled = yield* CommandHandler.handle(CardRefunds.aggregate, cardPaymentId, {
@@ -111,7 +109,7 @@ const recordOutcome = UseCase.fn("CardRefundPayments.recordOutcome")(function* (
  */
 export const recordProcessorOutcome = UseCase.fn("CardRefundPayments.recordProcessorOutcome")(function* (
   cardPaymentId: CardPaymentId,
-  refundId: RefundId,
+  refundId: TransferEvents.RefundId,
   outcome: CardRefunds.RecordCardRefundOutcome["outcome"],
 ) {
   const handled = yield* CommandHandler.handle(CardRefunds.aggregate, cardPaymentId, {
@@ -135,9 +133,9 @@ export const refund = Traced.fn("CardRefundPayments.refund")(function* (input: R
     amount = converted.success
   }
   const payment = yield* paymentOf(input.partnerId, input.id)
-  const refundId = (yield* (yield* IdGenerator).next) as RefundId
+  const refundId = (yield* (yield* IdGenerator).next) as TransferEvents.RefundId
   const refunded = yield* recordRefund(payment, refundId, amount)
-  const charger = yield* CardCharger
+  const charger = yield* CardCharger.CardCharger
   const answered = yield* charger
     .refund(payment.processorReference, { idempotencyKey: refundId, amount: refunded })
     .pipe(Effect.match({ onSuccess: () => true, onFailure: () => false }))

@@ -19,7 +19,7 @@ import type { DateTime } from "effect"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { type DomainError, IllegalTransition, NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import * as Money from "../kernel/Money.ts"
-import type { RefundId } from "../payments/TransferEvents.ts"
+import type { TransferEvents } from "../payments/index.ts"
 import {
   type CardRefundEvent,
   CardRefundEvent as CardRefundEventCodec,
@@ -34,14 +34,14 @@ export interface RefundCardPayment {
   readonly _tag: "RefundCardPayment"
   /** The payment (read by the use case), recorded with the first refund. */
   readonly payment: RefundedPayment
-  readonly refundId: RefundId
+  readonly refundId: TransferEvents.RefundId
   readonly amount: Money.Money
   readonly at: DateTime.Utc
 }
 
 export interface RecordCardRefundOutcome {
   readonly _tag: "RecordCardRefundOutcome"
-  readonly refundId: RefundId
+  readonly refundId: TransferEvents.RefundId
   readonly outcome: { readonly _tag: "Completed" } | { readonly _tag: "Failed"; readonly reason: string }
   readonly at: DateTime.Utc
 }
@@ -50,7 +50,7 @@ export type Command = RefundCardPayment | RecordCardRefundOutcome
 export type Event = CardRefundEvent
 
 export interface Refund {
-  readonly refundId: RefundId
+  readonly refundId: TransferEvents.RefundId
   readonly amount: Money.Money
   readonly status: RefundStatus
 }
@@ -118,10 +118,19 @@ const recordOutcome = (command: RecordCardRefundOutcome, state: State): Decision
     : accept<Event>({ _tag: "CardRefundFailed", ...common, reason: command.outcome.reason })
 }
 
-export const decide = (command: Command, state: State): Decision<Event> =>
-  command._tag === "RefundCardPayment" ? requestRefund(command, state) : recordOutcome(command, state)
+export const decide = (command: Command, state: State): Decision<Event> => {
+  switch (command._tag) {
+    case "RefundCardPayment":
+      return requestRefund(command, state)
+    case "RecordCardRefundOutcome":
+      return recordOutcome(command, state)
+  }
+}
 
-const withStatus = (refunds: ReadonlyArray<Refund>, refundId: RefundId, status: RefundStatus) =>
+// ---------------------------------------------------------------------------
+// Evolve
+
+const withStatus = (refunds: ReadonlyArray<Refund>, refundId: TransferEvents.RefundId, status: RefundStatus) =>
   refunds.map((refund) => (refund.refundId === refundId ? { ...refund, status } : refund))
 
 export const evolve = (state: State, event: Event): State => {
