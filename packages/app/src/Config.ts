@@ -97,6 +97,11 @@ export interface AppConfig {
   readonly payoutIntervalMillis: number
   /** The least amount paid out, in minor units (PARTNERPAY_PAYOUT_MINIMUM_MINOR_UNITS, default 100). */
   readonly payoutMinimumMinorUnits: number
+  /** The rail's payer limit (PARTNERPAY_PAYER_LIMIT_MINOR_UNITS of USD over PARTNERPAY_PAYER_LIMIT_DAYS); 0: none. */
+  readonly payerLimitMinorUnits: number
+  readonly payerLimitDays: number
+  /** Sandbox: the currencies the simulated rail moves (PARTNERPAY_SANDBOX_CURRENCIES, default USD). */
+  readonly sandboxCurrencies: ReadonlyArray<string>
   /** Per-caller rate limits (PARTNERPAY_RATE_LIMITING, "on" by default; "off" for load tests behind another limiter). */
   readonly rateLimiting: boolean
   /** Effect spans (PARTNERPAY_TRACING, "off" by default: span creation costs CPU on every request; on when traces are exported). */
@@ -254,6 +259,9 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     production ? 86_400_000 : settlementDelayMillis,
   )
   const payoutMinimumMinorUnits = issues.take(value.payoutMinimumMinorUnits)
+  const payerLimitMinorUnits = issues.take(value.payerLimitMinorUnits)
+  const payerLimitDays = issues.take(value.payerLimitDays)
+  const sandboxCurrencies = issues.take(value.sandboxCurrencies)
   const rateLimiting = issues.take(value.rateLimiting)
   const tracingAsked = issues.take(value.tracing)
   const metrics = issues.take(value.metrics)
@@ -287,6 +295,9 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     moneyMovementPollMillis,
     payoutIntervalMillis,
     payoutMinimumMinorUnits,
+    payerLimitMinorUnits,
+    payerLimitDays,
+    sandboxCurrencies,
     rateLimiting,
     tracing: tracingAsked || Option.isSome(traceExport),
     metrics,

@@ -17,11 +17,13 @@ import {
   type CompanyProviders,
   type EventStore,
   type IdGenerator,
+  Money,
   type MoneyMovement,
   type PaymentProviders,
   Payments,
   type PersonalData,
   type Policy,
+  RailCapabilities,
   type ReadModel,
   Traced,
   type UnitOfWork,
@@ -280,6 +282,13 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   const clocks = sandbox ? SandboxClock.layerStored : SandboxClock.layer(SandboxClock.none)
   const ports = Layer.mergeAll(
     sandbox ? Layer.provide(SandboxClock.partnerTokens, tokens) : tokens,
+    // The rail's rolling payer limit of this deployment (RailCapabilities.ts); 0: none.
+    Layer.succeed(
+      RailCapabilities.CurrentPayerLimit,
+      config.payerLimitMinorUnits === 0
+        ? undefined
+        : { amount: Money.make(config.payerLimitMinorUnits, "USD"), windowMillis: config.payerLimitDays * 86_400_000 },
+    ),
     Database.healthCheck,
     // Every provider port guarded: a call while a database transaction is open is a defect in tests (ProviderGuard.ts).
     sandbox
@@ -287,7 +296,10 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
           Layer.mergeAll(
             SandboxProviders.layerSandbox({ signingDelayMillis: config.settlementDelayMillis }),
             SandboxProviders.messaging,
-            SandboxMoneyMovement.layer({ delayMillis: config.settlementDelayMillis }),
+            SandboxMoneyMovement.layer({
+              delayMillis: config.settlementDelayMillis,
+              currencies: config.sandboxCurrencies,
+            }),
           ),
         )
       : ProviderGuard.guarded(SandboxProviders.layerProduction(config)),

@@ -234,6 +234,18 @@ export const ReminderDays = fromText(
   (days) => days.join(","),
 )
 
+/** Currency codes, comma-separated ("USD,EUR"): the currencies the sandbox rail moves. */
+export const Currencies = fromText(
+  Schema.Array(Schema.String),
+  (text) => {
+    const codes = text.split(",").map((part) => part.trim().toUpperCase())
+    return codes.length > 0 && codes.every((code) => /^[A-Z]{3}$/.test(code)) && new Set(codes).size === codes.length
+      ? Result.succeed(codes)
+      : refuse(`must be distinct ISO 4217 currency codes, comma-separated, e.g. "USD" (got ${quote(text)})`)
+  },
+  (codes) => codes.join(","),
+)
+
 const logLevels: ReadonlyArray<LogLevel.LogLevel> = ["All", "Fatal", "Error", "Warn", "Info", "Debug", "Trace", "None"]
 
 /** A log level in any case ("warning" is Warn). */

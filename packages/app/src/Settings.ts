@@ -22,6 +22,7 @@ import {
   AnySecret,
   bounded,
   ClientId,
+  Currencies,
   DatabaseUrl,
   DataKey,
   Environment,
@@ -262,6 +263,18 @@ export const settings = {
       doc: "The least amount paid out, in minor units (100: 1.00 USD); a smaller balance waits.",
     },
   ),
+  payerLimitMinorUnits: setting("PARTNERPAY_PAYER_LIMIT_MINOR_UNITS", bounded(0, 10_000_000_000_000, "minor units"), {
+    default: 500_000,
+    doc: "The most the rail debits one payer over `PARTNERPAY_PAYER_LIMIT_DAYS`, in minor units of USD (500000 = 5,000.00 USD, Dwolla's limit for unverified customers); 0: no limit. Above it: 422 `PAYER_LIMIT_EXCEEDED`.",
+  }),
+  payerLimitDays: setting("PARTNERPAY_PAYER_LIMIT_DAYS", bounded(1, 31, "days"), {
+    default: 7,
+    doc: "The rolling window of the payer limit, in days.",
+  }),
+  sandboxCurrencies: setting("PARTNERPAY_SANDBOX_CURRENCIES", Currencies, {
+    default: ["USD"],
+    doc: "Sandbox: the currencies the simulated rail moves (Dwolla's: USD); others are 422 `CURRENCY_NOT_SUPPORTED`.",
+  }),
   rateLimiting: setting("PARTNERPAY_RATE_LIMITING", OnOff, { default: true, doc: "Per-caller rate limits." }),
   tracing: setting("PARTNERPAY_TRACING", OnOff, { default: false, doc: "Effect spans (on with a trace endpoint)." }),
   metrics: setting("PARTNERPAY_METRICS", OnOff, { default: true, doc: "`GET /metrics` in the Prometheus format." }),

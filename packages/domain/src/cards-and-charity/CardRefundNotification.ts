@@ -2,7 +2,7 @@
  * REFUND_STATUS_CHANGED for a card payment's refund: Pending when asked for,
  * then Completed or Failed (the processor's answer). Data { RefundId,
  * CardPaymentId (a terminal payment) or PaymentRequestId (paid in the app by
- * card), Amount, Status, Reason (Failed), Timestamp }: as a transfer's refund,
+ * card), Amount, Status, FailureReason (Failed), Timestamp }: as a transfer's refund,
  * naming the card payment instead of a transfer.
  */
 import { DateTime } from "effect"
@@ -28,7 +28,7 @@ export const rule = NotificationRule.perEvent<Envelope.Of<"CardRefunds", CardRef
         : { PaymentRequestId: event.payment.paymentRequestId }),
       Amount: { value: Money.toDecimal(event.amount), currencyCode: event.amount.currency },
       Status: statusOf(event),
-      ...(event._tag === "CardRefundFailed" ? { ReturnReason: event.reason } : {}),
+      ...(event._tag === "CardRefundFailed" ? { FailureReason: event.reason } : {}),
       Timestamp: DateTime.formatIso(event.at),
     },
   }),

@@ -15,6 +15,7 @@ import {
   policy as ledger,
   terminalCardPolicy as terminalCardLedger,
 } from "../payouts/LedgerPolicy.ts"
+import { policy as payoutAccount } from "../payouts/PayoutAccountPolicy.ts"
 import { policy as payoutCreation } from "../payouts/PayoutCreationPolicy.ts"
 import { policy as payoutOutcome } from "../payouts/PayoutOutcomePolicy.ts"
 import { policy as consentAnswer } from "../plans/ConsentAnswerPolicy.ts"
@@ -33,6 +34,7 @@ export const all: ReadonlyArray<Policy.AnyPolicy> = [
   cardRefundLedger,
   payoutCreation,
   payoutOutcome,
+  payoutAccount,
 ]
 
 /** The registry the command handler applies (`Policy.Policies`). */
