@@ -72,7 +72,7 @@ export const PayoutItemView = Schema.Struct({
   itemId: Schema.String.annotate({ description: "The item's id in the company's ledger (a page's cursor)" }),
   type: Ledger.EntryType.annotate({
     description:
-      "What the item is: a payment, an instalment, a charity gift or a card payment collected; a refund, a return or a fee taken back",
+      "What the item is: a payment, an instalment, a charity gift or a card payment collected; a refund, a return, a card dispute or a fee taken back (a won dispute gives its amount and fee back)",
   }),
   transferId: Schema.optionalKey(Schema.String),
   refundId: Schema.optionalKey(Schema.String),
@@ -103,8 +103,9 @@ export const itemViewOf = ({ entryId, ...item }: Ledger.LedgerEntry): PayoutItem
 // Reads
 
 /**
- * The balance of the partner's company in `currency`: available (the ledger's entries not paid out,
- * `balances` read model) and pending (its transfers initiated and not settled, `Ledger.pendingOf`).
+ * The balance of the partner's company in `currency`: available (the ledger's entries not paid out and
+ * past their availability date, `balances` read model) and pending (its transfers initiated and not
+ * settled, `Ledger.pendingOf`, and its card money before the processor's availability date).
  */
 export const balance = Traced.fn("Payouts.balance")(function* (
   partnerId: PartnerId,
@@ -132,9 +133,11 @@ export const balance = Traced.fn("Payouts.balance")(function* (
     if (!page.hasMore || page.items.length === 0) break
     cursor = page.items[page.items.length - 1]!.id
   }
+  const now = yield* DateTime.now
+  const maturing = BalancesProjection.notYetAvailableIn(doc, currency, now)
   const view: BalanceView = {
-    available: { minorUnits: BalancesProjection.availableIn(doc, currency), currency },
-    pending: Money.make(pending, currency),
+    available: { minorUnits: BalancesProjection.availableIn(doc, currency) - maturing, currency },
+    pending: Money.make(pending + maturing, currency),
   }
   return view
 })
