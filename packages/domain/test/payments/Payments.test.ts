@@ -1177,6 +1177,61 @@ describe("money movement: origination", () => {
       }).pipe(Effect.provide(layer())),
   )
 
+  it.effect(
+    "a request created with autopay or a debit authorization whose amount alone exceeds the payer's limit is refused with PAYER_LIMIT_EXCEEDED",
+    () =>
+      Effect.gen(function* () {
+        const { companyId } = yield* pending
+        const limit = { amount: Money.make(10_000, "USD"), windowMillis: 7 * 86_400_000 }
+        const ceiling = { value: 500, currencyCode: "USD" } as const
+        const automatic: ReadonlyArray<Partial<Payments.CreateInput>> = [
+          { enableAutoPay: true, autoPayLimit: ceiling },
+          { enableDebitAuth: true, debitAuthLimit: ceiling },
+        ]
+        for (const flags of automatic) {
+          const refused = yield* Effect.flip(
+            Payments.create(createInput(companyId, flags)).pipe(
+              Effect.provideService(RailCapabilities.CurrentPayerLimit, limit),
+            ),
+          )
+          assert.deepInclude(refused, { _tag: "RuleViolated", code: "PAYER_LIMIT_EXCEEDED" })
+        }
+        // Without autopay, or above its ceiling, the payer accepts it first: checked at Accept instead.
+        const acceptedFirst: ReadonlyArray<Partial<Payments.CreateInput>> = [
+          {},
+          { enableAutoPay: true, autoPayLimit: { value: 100, currencyCode: "USD" } },
+        ]
+        for (const flags of acceptedFirst)
+          yield* Payments.create(createInput(companyId, flags)).pipe(
+            Effect.provideService(RailCapabilities.CurrentPayerLimit, limit),
+          )
+      }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect(
+    "a request with autopay due today is refused when the payer's debits of the window would pass the limit; due later, created",
+    () =>
+      Effect.gen(function* () {
+        const { companyId } = yield* accepted
+        const limit = { amount: Money.make(20_000, "USD"), windowMillis: 7 * 86_400_000 }
+        const refused = yield* Effect.flip(
+          Payments.create(
+            createInput(companyId, {
+              enableAutoPay: true,
+              autoPayLimit: { value: 500, currencyCode: "USD" },
+              dueDate: "2026-03-01" as CalendarDate,
+            }),
+          ).pipe(Effect.provideService(RailCapabilities.CurrentPayerLimit, limit)),
+        )
+        assert.deepInclude(refused, { _tag: "RuleViolated", code: "PAYER_LIMIT_EXCEEDED" })
+        // Due in two weeks: the window will have moved; checked again when collected.
+        const later = yield* Payments.create(
+          createInput(companyId, { enableAutoPay: true, autoPayLimit: { value: 500, currencyCode: "USD" } }),
+        ).pipe(Effect.provideService(RailCapabilities.CurrentPayerLimit, limit))
+        assert.strictEqual(later.status, "Pending")
+      }).pipe(Effect.provide(layer())),
+  )
+
   it.effect("an unreachable provider defers the transfer with backoff: not asked again before its next attempt", () => {
     const provider = scriptedProvider()
     return Effect.gen(function* () {
