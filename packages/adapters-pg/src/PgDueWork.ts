@@ -76,6 +76,11 @@ export const unoriginatedTransfers = (limit: number, now?: string) =>
       ORDER BY sort_key, id LIMIT ${limit}`,
   )
 
+/** An originated Pending transfer to poll; `status_retry_at` while its status is deferred (`MovementAttempts.ts`). */
+export interface OriginatedRow extends MovementRow {
+  readonly status_retry_at: string | null
+}
+
 /**
  * Up to `limit` originated Pending transfers (every partner) initiated after
  * `startingAfter` (the outcome poller's cursor, which wraps around), oldest first.
@@ -83,8 +88,9 @@ export const unoriginatedTransfers = (limit: number, now?: string) =>
 export const originatedPendingTransfers = (limit: number, startingAfter = "") =>
   Effect.flatMap(
     SqlClient,
-    (sql) => sql<MovementRow>`
-      SELECT id, partner_id::text AS partner_id, sort_key, data ->> 'providerReference' AS provider_reference
+    (sql) => sql<OriginatedRow>`
+      SELECT id, partner_id::text AS partner_id, sort_key, data ->> 'providerReference' AS provider_reference,
+        data ->> 'statusRetryAt' AS status_retry_at
       FROM read_models
       WHERE collection = 'transfers' AND keys ->> 'status' = 'Pending' AND data ->> 'providerReference' IS NOT NULL
         AND sort_key > ${startingAfter}

@@ -53,7 +53,9 @@ const idempotencyCodes = { 409: ["IDEMPOTENCY_REQUEST_IN_PROGRESS"], 422: ["IDEM
  * handlers' own problems), by operationId and status.
  */
 export const ruleCodes: Readonly<Record<string, Readonly<Record<number, ReadonlyArray<string>>>>> = {
-  "payments.create": { 422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED", "CURRENCY_NOT_SUPPORTED"] },
+  "payments.create": {
+    422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED", "CURRENCY_NOT_SUPPORTED", "PAYER_LIMIT_EXCEEDED"],
+  },
   "transactions.accept": {
     422: [
       "BANK_ACCOUNT_NOT_LINKED",

@@ -480,6 +480,8 @@ export const fromTransferEvent = (paymentRequestId: PaymentRequestId, event: Tra
     case "TransferRefundOriginated":
     case "TransferRefundFailed":
     case "TransferOriginationDeferred":
+    case "TransferStatusDeferred":
+    case "TransferStatusResumed":
     case "TransferReimbursementApplied":
     case "TransferReimbursed":
       return undefined

@@ -176,6 +176,8 @@ export const entryOfTransferEvent = (
     case "TransferRefundOriginated":
     case "TransferRefundCompleted":
     case "TransferOriginationDeferred":
+    case "TransferStatusDeferred":
+    case "TransferStatusResumed":
     case "TransferReimbursementApplied":
     case "TransferReimbursed":
       return undefined
