@@ -13,8 +13,12 @@
  */
 
 // cards and charity
+export * as CardDispute from "./cards-and-charity/CardDispute.ts"
+export * as CardDisputes from "./cards-and-charity/CardDisputes.ts"
 export * as CardPayment from "./cards-and-charity/CardPayment.ts"
 export * as CardPayments from "./cards-and-charity/CardPayments.ts"
+export * as CardRefundPayments from "./cards-and-charity/CardRefundPayments.ts"
+export * as CardRefunds from "./cards-and-charity/CardRefunds.ts"
 export * as Charity from "./cards-and-charity/Charity.ts"
 export * as CharityTransaction from "./cards-and-charity/CharityTransaction.ts"
 // companies

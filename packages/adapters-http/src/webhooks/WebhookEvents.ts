@@ -130,7 +130,11 @@ const PaymentPlanInstalmentData = Schema.Struct({
 
 const RefundStatusData = Schema.Struct({
   RefundId: uuid("Our id of the refund (refundId of POST /Transaction/{transferId}/Refund)"),
-  TransferId: uuid("The refunded transfer (GET /Transaction/{transferId})"),
+  TransferId: Schema.optionalKey(uuid("The refunded transfer (GET /Transaction/{transferId})")),
+  CardPaymentId: Schema.optionalKey(uuid("A refunded terminal card payment (refunded through the card processor)")),
+  PaymentRequestId: Schema.optionalKey(
+    uuid("A payment request paid in the app by card, refunded through the card processor"),
+  ),
   Amount: Schema.Struct({
     value: Schema.Finite.annotate({ description: "The refund's amount in major units, e.g. 25.5" }),
     currencyCode: Schema.String.annotate({ description: "ISO 4217 currency code, e.g. USD" }),
@@ -146,7 +150,8 @@ const RefundStatusData = Schema.Struct({
   ReturnReason: Schema.optionalKey(Schema.String.annotate({ description: "Failed: the return code's description" })),
   FailureReason: Schema.optionalKey(
     Schema.String.annotate({
-      description: "Failed: why, in words (the rail's when it refused the movement and ReturnCode is null)",
+      description:
+        "Failed: why, in words (the rail's when it refused the movement and ReturnCode is null; a card refund's: the card processor's)",
     }),
   ),
   Timestamp: instant,
@@ -384,6 +389,30 @@ const CardPaymentData = Schema.Struct({
   ],
 })
 
+const CardDisputeStatusData = Schema.Struct({
+  CardPaymentId: Schema.optionalKey(uuid("The disputed terminal card payment (POST /cardpayment)")),
+  PaymentRequestId: Schema.optionalKey(uuid("The payment request paid in the app by the disputed card payment")),
+  DisputeId: Schema.String.annotate({ description: "The card processor's id of the dispute" }),
+  Amount: amountData("The amount disputed (taken from the company's balance while open or lost)"),
+  Reason: Schema.String.annotate({ description: "The cardholder's reason as the processor names it, e.g. fraudulent" }),
+  Status: Schema.Literals(["NeedsResponse", "UnderReview", "Won", "Lost"]).annotate({
+    description:
+      "NeedsResponse or UnderReview while open (the amount and the dispute fee taken back at once), then Won (both given back) or Lost",
+  }),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      PaymentRequestId: "7c9e1a3b-5d7f-4b9a-8c1e-3a5c7e9b1d3f",
+      DisputeId: "dp_1MtJUT2eZvKYlo2CNaw2HvEv",
+      Amount: { value: 25.5, currencyCode: "USD" },
+      Reason: "fraudulent",
+      Status: "NeedsResponse",
+      Timestamp: "2026-12-02T06:00:00.000Z",
+    },
+  ],
+})
+
 const AttachmentStatusData = Schema.Struct({
   AttachmentId: uuid("Our id of the document (GET /Payment/{paymentRequestId}/Attachments/{id})"),
   PaymentRequestId: uuid("The payment request whose attachmentUrl it was downloaded from"),
@@ -510,6 +539,13 @@ export const events = [
     summary: "A card payment was recorded",
     description: "Sent when a card payment made on an external terminal is registered (POST /cardpayment).",
     data: CardPaymentData,
+  },
+  {
+    name: "CARD_DISPUTE_STATUS_CHANGED",
+    summary: "A card payment's dispute changed status",
+    description:
+      "Sent when the cardholder disputes a card payment (NeedsResponse or UnderReview: the amount and the processor's dispute fee are taken from the company's balance at once), when the open dispute changes status, and when it is decided: Won (both given back) or Lost. Names the card payment (CardPaymentId) or the payment request it paid (PaymentRequestId).",
+    data: CardDisputeStatusData,
   },
   {
     name: "ATTACHMENT_STATUS_CHANGED",

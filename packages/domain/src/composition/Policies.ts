@@ -8,6 +8,9 @@ import * as Policy from "../infrastructure/Policy.ts"
 import { policy as transferOutcome } from "../payments/TransferOutcomePolicy.ts"
 import {
   cardPolicy as cardLedger,
+  cardRefundPolicy as cardRefundLedger,
+  disputeFeePolicy as disputeFeeLedger,
+  disputePolicy as disputeLedger,
   feePolicy as feeLedger,
   policy as ledger,
   terminalCardPolicy as terminalCardLedger,
@@ -26,6 +29,9 @@ export const all: ReadonlyArray<Policy.AnyPolicy> = [
   feeLedger,
   cardLedger,
   terminalCardLedger,
+  disputeLedger,
+  disputeFeeLedger,
+  cardRefundLedger,
   payoutCreation,
   payoutOutcome,
   payoutAccount,

@@ -151,6 +151,8 @@ export interface PayWithCard {
   readonly brand: string
   readonly last4: string
   readonly processorReference: string
+  /** When the processor makes the money available to the company (absent: at once). */
+  readonly availableAt?: DateTime.Utc | undefined
   readonly at: DateTime.Utc
 }
 
@@ -478,6 +480,8 @@ export const fromTransferEvent = (paymentRequestId: PaymentRequestId, event: Tra
     case "TransferRefundOriginated":
     case "TransferRefundFailed":
     case "TransferOriginationDeferred":
+    case "TransferStatusDeferred":
+    case "TransferStatusResumed":
     case "TransferReimbursementApplied":
     case "TransferReimbursed":
       return undefined
@@ -879,6 +883,7 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
         brand: command.brand,
         last4: command.last4,
         processorReference: command.processorReference,
+        ...(command.availableAt === undefined ? {} : { availableAt: command.availableAt }),
         status: "Paid",
         at: command.at,
       })

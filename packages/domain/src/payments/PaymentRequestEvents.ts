@@ -205,6 +205,11 @@ export const PaymentRequestPaidByCard = Schema.TaggedStruct("PaymentRequestPaidB
   brand: Schema.String,
   last4: Schema.String,
   processorReference: Schema.String,
+  /**
+   * When the card processor makes the money available to the company (its balance transaction's
+   * availability date); absent on payments recorded before availability was known: available at once.
+   */
+  availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   status: Schema.Literal("Paid"),
   at: Schema.DateTimeUtcFromString,
 })

@@ -169,6 +169,12 @@ export const create = UseCase.fn("Payments.create")(function* (input: CreateInpu
   // unknown registration id, so the answer does not tell that the other partner's customer exists.
   const payer = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.payerRegistrationId))
   if (!Customer.belongsTo(payer.state, input.partnerId)) return yield* payerNotFound
+  // Autopay or a debit authorization within its ceiling collects it without an Accept: the payer limit
+  // is checked now (a request missing its ceiling is refused as invalid by the decider instead).
+  const ceiling =
+    input.enableAutoPay === true ? autoPayLimit : input.enableDebitAuth === true ? debitCeiling : undefined
+  if (ceiling !== undefined && ceiling.currency === amount.currency && amount.minorUnits <= ceiling.minorUnits)
+    yield* RailRules.checkAutomaticCollection(input.partnerId, input.payerRegistrationId, amount, input.dueDate)
   const ids = yield* IdGenerator
   const paymentRequestId = (yield* ids.next) as PaymentRequestId
   const at = yield* DateTime.now

@@ -7,7 +7,9 @@
  *   is refunded...) makes an entry available; the same entry twice changes
  *   nothing.
  * - `PayOutBalance` (the payout worker, through `Payouts.payOutDue`) takes
- *   every available entry of one currency as the items of a new payout, when
+ *   every available entry of one currency (an entry with an availability
+ *   date, card money, only from that date on: `Ledger.isAvailable`) as the
+ *   items of a new payout, when
  *   they add up to at least the minimum and the schedule allows (no payout of
  *   that currency within `interval` of the last one); otherwise nothing
  *   happens. The payout's amount is the items' sum, exactly. Of two workers
@@ -88,9 +90,18 @@ export type State = typeof State.Type
 
 export const initialState: State = { _tag: "Initial" }
 
-/** The available balance of `currency` (minor units; may be negative). */
+/** The balance of `currency` not paid out, available or not yet (minor units; may be negative). */
 export const availableOf = (state: State, currency: Money.CurrencyCode): number =>
   state._tag === "Initial" ? 0 : Ledger.sumOf(state.entries, currency)
+
+/** The balance of `currency` available at `at` (entries past their availability date; may be negative). */
+export const availableAt = (state: State, currency: Money.CurrencyCode, at: DateTime.Utc): number =>
+  state._tag === "Initial"
+    ? 0
+    : Ledger.sumOf(
+        state.entries.filter((entry) => Ledger.isAvailable(entry, at)),
+        currency,
+      )
 
 // ---------------------------------------------------------------------------
 // Decide
@@ -108,7 +119,10 @@ const recordEntry = (command: RecordLedgerEntry, state: State): Decision<Event> 
 
 const payOut = (command: PayOutBalance, state: State): Decision<Event> => {
   if (state._tag === "Initial") return nothing
-  const items = state.entries.filter((entry) => entry.amount.currency === command.currency)
+  // Only money available now: a card payment's entry waits for the processor's availability date.
+  const items = state.entries.filter(
+    (entry) => entry.amount.currency === command.currency && Ledger.isAvailable(entry, command.at),
+  )
   const amount = Ledger.sumOf(items, command.currency)
   // No entries sum to 0, below the least payout of 1 minor unit: nothing to pay out.
   if (amount < Math.max(1, command.minimumMinorUnits)) return nothing

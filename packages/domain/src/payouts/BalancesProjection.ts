@@ -1,8 +1,10 @@
 /**
  * The `balances` read model: one document per company with a ledger or a
  * payout account, kept from its CompanyBalance stream and its company's
- * payout account events (pure): the available money per currency (signed: a
- * balance may be negative), when it was last paid out, and whether the company
+ * payout account events (pure): the money not paid out per currency (signed: a
+ * balance may be negative), the entries among it that wait for an
+ * availability date (card money, `maturing`: a read at time t counts those
+ * not yet available as pending, `availableAt`), when it was last paid out, and whether the company
  * has a payout account. It answers the `available` part of
  * GET /Company/{companyId}/Balance and tells the payout worker which companies
  * may be paid out (index key `payable`: "true" when the company has a payout
@@ -27,6 +29,10 @@ export const BalanceDocument = Schema.Struct({
   partnerId: Schema.String,
   /** One signed amount per currency the company has entries in, sorted by currency. */
   available: Schema.Array(Ledger.SignedAmount),
+  /** The entries with an availability date that were not paid out yet (card money), oldest first. */
+  maturing: Schema.optionalKey(
+    Schema.Array(Schema.Struct({ entryId: Schema.String, availableAt: Schema.String, amount: Ledger.SignedAmount })),
+  ),
   lastPayoutAt: Schema.optionalKey(Schema.String),
   /** Whether the company has a payout account (set by PUT /Company/{companyId}/PayoutAccount). */
   hasPayoutAccount: Schema.optionalKey(Schema.Boolean),
@@ -34,9 +40,50 @@ export const BalanceDocument = Schema.Struct({
 })
 export type BalanceDocument = typeof BalanceDocument.Type
 
-/** The available minor units of `currency` in a document (0 when none). */
+/** The minor units of `currency` not paid out, available or not yet (0 when none). */
 export const availableIn = (doc: BalanceDocument | undefined, currency: Money.CurrencyCode): number =>
   doc?.available.find((amount) => amount.currency === currency)?.minorUnits ?? 0
+
+/** The minor units of `currency` waiting for their availability date at `at` (card money not available yet). */
+export const notYetAvailableIn = (
+  doc: BalanceDocument | undefined,
+  currency: Money.CurrencyCode,
+  at: DateTime.Utc,
+): number =>
+  (doc?.maturing ?? []).reduce(
+    (sum, entry) =>
+      entry.amount.currency === currency && Date.parse(entry.availableAt) > DateTime.toEpochMillis(at)
+        ? sum + entry.amount.minorUnits
+        : sum,
+    0,
+  )
+
+type Maturing = NonNullable<BalanceDocument["maturing"]>
+
+const maturingAfter = (
+  maturing: Maturing | undefined,
+  added: ReadonlyArray<Ledger.LedgerEntry>,
+  removed: ReadonlyArray<Ledger.LedgerEntry>,
+): { readonly maturing?: Maturing } => {
+  const gone = new Set(removed.map((entry) => entry.entryId))
+  const kept = (maturing ?? []).filter((entry) => !gone.has(entry.entryId))
+  const more = added.flatMap((entry) =>
+    entry.availableAt === undefined
+      ? []
+      : [{ entryId: entry.entryId, availableAt: DateTime.formatIso(entry.availableAt), amount: entry.amount }],
+  )
+  const next = [...kept, ...more]
+  return next.length === 0 ? {} : { maturing: next }
+}
+
+const withMaturing = (
+  doc: BalanceDocument,
+  added: ReadonlyArray<Ledger.LedgerEntry>,
+  removed: ReadonlyArray<Ledger.LedgerEntry>,
+): BalanceDocument => {
+  const { maturing: _maturing, ...rest } = doc
+  return { ...rest, ...maturingAfter(doc.maturing, added, removed) }
+}
 
 const adding = (
   available: ReadonlyArray<Ledger.SignedAmount>,
@@ -70,9 +117,17 @@ export const apply = (current: BalanceDocument | undefined, envelope: BalanceEnv
   }
   switch (event._tag) {
     case "LedgerEntryRecorded":
-      return { ...base, available: adding(base.available, [event.entry], 1), updatedAt }
+      return withMaturing(
+        { ...base, available: adding(base.available, [event.entry], 1), updatedAt },
+        [event.entry],
+        [],
+      )
     case "BalancePaidOut":
-      return { ...base, available: adding(base.available, event.items, -1), lastPayoutAt: updatedAt, updatedAt }
+      return withMaturing(
+        { ...base, available: adding(base.available, event.items, -1), lastPayoutAt: updatedAt, updatedAt },
+        [],
+        event.items,
+      )
     case "PayoutItemsRestored":
       return { ...base, available: adding(base.available, event.items, 1), updatedAt }
   }

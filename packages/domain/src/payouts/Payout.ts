@@ -84,7 +84,34 @@ export interface RecordPayoutUnavailable {
   readonly at: DateTime.Utc
 }
 
-export type Command = CreatePayout | RecordPayoutOrigination | RecordPayoutOutcome | RecordPayoutUnavailable
+/**
+ * The rail could not be reached to ask where the originated payout stands (`MovementAttempts.ts`, the
+ * origination's backoff): a Pending payout originated is deferred (its status not asked before
+ * `retryAt`), or Failed (no return code) once the outage lasted the limit.
+ */
+export interface RecordPayoutStatusUnavailable {
+  readonly _tag: "RecordPayoutStatusUnavailable"
+  readonly payoutId: PayoutId
+  readonly reason: string
+  readonly jitter: number
+  readonly backoff?: MovementAttempts.Backoff
+  readonly at: DateTime.Utc
+}
+
+/** The rail answered the payout's status (still Pending): a status outage recorded is over. */
+export interface RecordPayoutStatusAnswered {
+  readonly _tag: "RecordPayoutStatusAnswered"
+  readonly payoutId: PayoutId
+  readonly at: DateTime.Utc
+}
+
+export type Command =
+  | CreatePayout
+  | RecordPayoutOrigination
+  | RecordPayoutOutcome
+  | RecordPayoutUnavailable
+  | RecordPayoutStatusUnavailable
+  | RecordPayoutStatusAnswered
 export type Event = PayoutEvent
 
 // ---------------------------------------------------------------------------
@@ -99,6 +126,8 @@ export type State =
       readonly details: PayoutDetails
       readonly providerReference?: string
       readonly originationAttempts?: MovementAttempts.Attempts
+      /** Its status question deferred while the rail is unavailable. */
+      readonly statusAttempts?: MovementAttempts.Attempts
     }
   | {
       readonly _tag: "Paid"
@@ -276,10 +305,49 @@ const unavailable = (command: RecordPayoutUnavailable, state: State): Decision<E
       })
 }
 
+const statusUnavailable = (command: RecordPayoutStatusUnavailable, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  if (state._tag !== "Pending" || state.providerReference === undefined) return nothing
+  const reason = Transfer.refusalReason(command.reason)
+  const next = MovementAttempts.afterUnavailable(
+    state.statusAttempts,
+    command.at,
+    command.jitter,
+    reason,
+    command.backoff,
+  )
+  return next._tag === "GiveUp"
+    ? accept<Event>({
+        _tag: "PayoutFailed",
+        payoutId: state.details.payoutId,
+        reason: next.reason,
+        status: "Failed",
+        at: command.at,
+      })
+    : accept<Event>({
+        _tag: "PayoutStatusDeferred",
+        payoutId: state.details.payoutId,
+        ...next.attempts,
+        reason,
+        at: command.at,
+      })
+}
+
+const statusAnswered = (command: RecordPayoutStatusAnswered, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  return state._tag === "Pending" && state.statusAttempts !== undefined
+    ? accept<Event>({ _tag: "PayoutStatusResumed", payoutId: state.details.payoutId, at: command.at })
+    : nothing
+}
+
 export const decide = (command: Command, state: State): Decision<Event> => {
   switch (command._tag) {
     case "RecordPayoutUnavailable":
       return unavailable(command, state)
+    case "RecordPayoutStatusUnavailable":
+      return statusUnavailable(command, state)
+    case "RecordPayoutStatusAnswered":
+      return statusAnswered(command, state)
     case "CreatePayout":
       return create(command, state)
     case "RecordPayoutOrigination":
@@ -320,6 +388,18 @@ export const evolve = (state: State, event: Event): State => {
             },
           }
         : state
+    case "PayoutStatusDeferred":
+      return state._tag === "Pending"
+        ? {
+            ...state,
+            statusAttempts: { failures: event.failures, firstFailedAt: event.firstFailedAt, retryAt: event.retryAt },
+          }
+        : state
+    case "PayoutStatusResumed": {
+      if (state._tag !== "Pending") return state
+      const { statusAttempts: _, ...pending } = state
+      return pending
+    }
     case "PayoutFailed":
       return state._tag === "Pending" || state._tag === "Paid"
         ? {

@@ -77,6 +77,27 @@ export const PayoutOriginationDeferred = Schema.TaggedStruct("PayoutOriginationD
 })
 export type PayoutOriginationDeferred = typeof PayoutOriginationDeferred.Type
 
+/**
+ * The rail could not be reached to ask where the originated payout stands: it stays Pending and its
+ * status is asked again at `retryAt` (`MovementAttempts.ts`, the origination's backoff).
+ */
+export const PayoutStatusDeferred = Schema.TaggedStruct("PayoutStatusDeferred", {
+  payoutId: PayoutId,
+  failures: Schema.Int,
+  firstFailedAt: Schema.DateTimeUtcFromString,
+  retryAt: Schema.DateTimeUtcFromString,
+  reason: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type PayoutStatusDeferred = typeof PayoutStatusDeferred.Type
+
+/** The rail answered the payout's status again after an outage: the outage is over, its backoff forgotten. */
+export const PayoutStatusResumed = Schema.TaggedStruct("PayoutStatusResumed", {
+  payoutId: PayoutId,
+  at: Schema.DateTimeUtcFromString,
+})
+export type PayoutStatusResumed = typeof PayoutStatusResumed.Type
+
 /** Every event of a payout: the codec of its stream. */
 export const PayoutEvent = Schema.Union([
   PayoutCreated,
@@ -84,5 +105,7 @@ export const PayoutEvent = Schema.Union([
   PayoutPaid,
   PayoutFailed,
   PayoutOriginationDeferred,
+  PayoutStatusDeferred,
+  PayoutStatusResumed,
 ])
 export type PayoutEvent = typeof PayoutEvent.Type

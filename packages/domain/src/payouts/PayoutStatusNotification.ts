@@ -24,7 +24,13 @@ const notifications = Traced.fn("PayoutStatusNotification.rule")(function* (
   envelope: PayoutsProjection.PayoutEnvelope,
 ): Effect.fn.Return<ReadonlyArray<Notification>, EventStoreUnavailable, ReadModelStore> {
   const event = envelope.event
-  if (event._tag === "PayoutOriginated" || event._tag === "PayoutOriginationDeferred") return []
+  if (
+    event._tag === "PayoutOriginated" ||
+    event._tag === "PayoutOriginationDeferred" ||
+    event._tag === "PayoutStatusDeferred" ||
+    event._tag === "PayoutStatusResumed"
+  )
+    return []
   const store = yield* ReadModelStore
   const stored = yield* store.get(PayoutsProjection.collection, event.payoutId)
   if (Option.isNone(stored)) return []

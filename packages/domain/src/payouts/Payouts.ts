@@ -72,7 +72,7 @@ export const PayoutItemView = Schema.Struct({
   itemId: Schema.String.annotate({ description: "The item's id in the company's ledger (a page's cursor)" }),
   type: Ledger.EntryType.annotate({
     description:
-      "What the item is: a payment, an instalment, a charity gift or a card payment collected; a refund, a return or a fee taken back",
+      "What the item is: a payment, an instalment, a charity gift or a card payment collected; a refund, a return, a card dispute or a fee taken back (a won dispute gives its amount and fee back)",
   }),
   transferId: Schema.optionalKey(Schema.String),
   refundId: Schema.optionalKey(Schema.String),
@@ -103,8 +103,9 @@ export const itemViewOf = ({ entryId, ...item }: Ledger.LedgerEntry): PayoutItem
 // Reads
 
 /**
- * The balance of the partner's company in `currency`: available (the ledger's entries not paid out,
- * `balances` read model) and pending (its transfers initiated and not settled, `Ledger.pendingOf`).
+ * The balance of the partner's company in `currency`: available (the ledger's entries not paid out and
+ * past their availability date, `balances` read model) and pending (its transfers initiated and not
+ * settled, `Ledger.pendingOf`, and its card money before the processor's availability date).
  */
 export const balance = Traced.fn("Payouts.balance")(function* (
   partnerId: PartnerId,
@@ -132,9 +133,11 @@ export const balance = Traced.fn("Payouts.balance")(function* (
     if (!page.hasMore || page.items.length === 0) break
     cursor = page.items[page.items.length - 1]!.id
   }
+  const now = yield* DateTime.now
+  const maturing = BalancesProjection.notYetAvailableIn(doc, currency, now)
   const view: BalanceView = {
-    available: { minorUnits: BalancesProjection.availableIn(doc, currency), currency },
-    pending: Money.make(pending, currency),
+    available: { minorUnits: BalancesProjection.availableIn(doc, currency) - maturing, currency },
+    pending: Money.make(pending + maturing, currency),
   }
   return view
 })
@@ -357,17 +360,61 @@ export const originate = Traced.fn("Payouts.originate")(function* (payoutId: Pay
   return true
 })
 
-/** Asks the provider for an originated Pending payout's outcome and records it; answers the status after. */
+/** The rail was unavailable to answer the payout's status: deferred with backoff, or Failed after the outage limit. */
+const recordStatusUnavailable = UseCase.fn("Payouts.recordStatusUnavailable")(function* (
+  payoutId: PayoutId,
+  reason: string,
+) {
+  const at = yield* DateTime.now
+  const jitter = yield* Random.next
+  const handled = yield* CommandHandler.handle(Payout.aggregate, payoutId, {
+    _tag: "RecordPayoutStatusUnavailable",
+    payoutId,
+    reason,
+    jitter,
+    at,
+  })
+  return Payout.statusOf(handled.state)
+})
+
+/** The rail answered the payout's status again (still Pending): a status outage recorded is over. */
+const recordStatusAnswered = UseCase.fn("Payouts.recordStatusAnswered")(function* (payoutId: PayoutId) {
+  const at = yield* DateTime.now
+  yield* CommandHandler.handle(Payout.aggregate, payoutId, { _tag: "RecordPayoutStatusAnswered", payoutId, at })
+})
+
+/**
+ * Asks the provider for an originated Pending payout's outcome and records it; answers the status
+ * after. An unavailable rail (a timeout, a 5xx, a 429) defers the status question with the
+ * origination's backoff (`MovementAttempts.ts`; Failed after 72 hours of outage); a payout deferred
+ * and not due yet is not asked about; the first answer after an outage ends it.
+ */
 export const pollOutcome = Traced.fn("Payouts.pollOutcome")(function* (payoutId: PayoutId) {
   const payout = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Payout.aggregate, payoutId))
   const state = payout.state
   if (state._tag !== "Pending" || state.providerReference === undefined) return Payout.statusOf(state)
+  if (!MovementAttempts.isDue(state.statusAttempts, yield* DateTime.now)) return "Pending" as const
   const movement = yield* MoneyMovement.MoneyMovement
-  const outcome = yield* movement.status({
-    kind: "Payout",
-    id: payoutId,
-    providerReference: state.providerReference,
-  })
-  if (outcome.status === "Pending") return "Pending" as const
+  const answered = yield* movement
+    .status({
+      kind: "Payout",
+      id: payoutId,
+      providerReference: state.providerReference,
+    })
+    .pipe(
+      Effect.map((outcome) => ({ _tag: "Answered" as const, outcome })),
+      Effect.catchTag("ProviderUnavailable", (error) =>
+        Effect.logWarning("payout: provider unavailable, status asked again later (backoff)", {
+          payoutId,
+          reason: error.reason,
+        }).pipe(Effect.as({ _tag: "Unavailable" as const, reason: error.reason })),
+      ),
+    )
+  if (answered._tag === "Unavailable") return yield* recordStatusUnavailable(payoutId, answered.reason)
+  const outcome = answered.outcome
+  if (outcome.status === "Pending") {
+    if (state.statusAttempts !== undefined) yield* recordStatusAnswered(payoutId)
+    return "Pending" as const
+  }
   return yield* recordOutcome(payoutId, outcome)
 })

@@ -68,6 +68,9 @@ export const apply = (current: PayoutDocument | undefined, envelope: PayoutEnvel
       return { ...current, status: "Paid", paidAt: updatedAt, updatedAt }
     case "PayoutOriginationDeferred":
       return { ...current, originationRetryAt: DateTime.formatIso(event.retryAt), updatedAt }
+    case "PayoutStatusDeferred":
+    case "PayoutStatusResumed":
+      return current
     case "PayoutFailed":
       return {
         ...current,

@@ -8,7 +8,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Schema } from "effect"
 import { fold } from "../../src/kernel/Decider.ts"
-import type { CompanyId, PartnerId, PayoutAccountId, PayoutId, TransferId } from "../../src/kernel/Ids.ts"
+import type {
+  CardPaymentId,
+  CompanyId,
+  PartnerId,
+  PayoutAccountId,
+  PayoutId,
+  TransferId,
+} from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import type { RefundId } from "../../src/payments/TransferEvents.ts"
 import * as Balance from "../../src/payouts/Balance.ts"
@@ -277,5 +284,42 @@ describe("the snapshot", () => {
     const codec = Balance.aggregate.snapshot!.state
     const json = Schema.encodeSync(codec)(state)
     assert.deepStrictEqual(Schema.decodeUnknownSync(codec)(JSON.parse(JSON.stringify(json))), state)
+  })
+})
+
+describe("a company whose card money waits for the processor's availability date", () => {
+  const card = (n: number, minorUnits: number, availableAt: DateTime.Utc): Ledger.LedgerEntry => ({
+    entryId: `${id(40 + n)}:card`,
+    type: "card",
+    cardPaymentId: id(40 + n) as CardPaymentId,
+    amount: { minorUnits, currency: "USD" },
+    availableAt,
+  })
+  const waiting = card(1, 7_000, nextDay)
+
+  it("a payout before the date leaves the card money out", () => {
+    spec
+      .given([recorded(payment(1, 5_000)), recorded(waiting)])
+      .when(payOut())
+      .then([paidOut([payment(1, 5_000)], 5_000)])
+  })
+  it("nothing is paid out while only card money not yet available is there", () => {
+    spec
+      .given([recorded(waiting)])
+      .when(payOut())
+      .thenNothingHappens()
+  })
+  it("a payout from the date on takes the card money", () => {
+    spec
+      .given([recorded(waiting)])
+      .when(payOut({ at: nextDay }))
+      .then([paidOut([waiting], 7_000, nextDay)])
+  })
+  it("the balance available at a time counts only the entries past their date", () => {
+    const state = fold(Balance.aggregate, [recorded(payment(1, 5_000)), recorded(waiting)])
+    assert.deepStrictEqual(
+      [Balance.availableAt(state, "USD", anHourLater), Balance.availableAt(state, "USD", nextDay)],
+      [5_000, 12_000],
+    )
   })
 })
