@@ -8,8 +8,11 @@
  * authorized once per payment request; asking again for the same payment
  * request and amount changes nothing.
  *
- * States: Initial (no authorization yet), Active (enabled) and Disabled.
- * Clients see `status` Active/Disabled and `enabled` true/false.
+ * States: Initial (no authorization yet), Active (enabled), Disabled and
+ * Revoked (an unauthorized return of one of its debits: `RevokeDebitAuth`,
+ * decided by `ReturnConsequences`). Clients see `status`
+ * Active/Disabled/Revoked and `enabled` true/false. A Revoked authorization
+ * authorizes nothing until the payer sets a new one (`SetDebitAuth`).
  */
 import { type DateTime, Schema } from "effect"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
@@ -23,6 +26,7 @@ import {
   DebitAuthEvent as DebitAuthEventSchema,
   DebitAuthLimitUpdated,
   DebitAuthorized,
+  DebitAuthRevoked,
   DebitAuthSet,
 } from "./DebitAuthEvents.ts"
 
@@ -73,17 +77,34 @@ export interface AuthorizeDebit {
   readonly at: DateTime.Utc
 }
 
+/**
+ * The payer's bank returned a debit as unauthorized (`returnCode`, e.g. R10): the authorization is
+ * revoked (issued by the service, `Returns.actOn`, never by a client).
+ */
+export interface RevokeDebitAuth {
+  readonly _tag: "RevokeDebitAuth"
+  readonly returnCode: string
+  readonly reason: string
+  readonly at: DateTime.Utc
+}
+
 /** The events of this aggregate. */
 export type Event = DebitAuthEvent
 
-export type Command = SetDebitAuth | UpdateDebitAuthLimit | EnableDebitAuth | DisableDebitAuth | AuthorizeDebit
+export type Command =
+  | SetDebitAuth
+  | UpdateDebitAuthLimit
+  | EnableDebitAuth
+  | DisableDebitAuth
+  | AuthorizeDebit
+  | RevokeDebitAuth
 
 // ---------------------------------------------------------------------------
 // State
 // ---------------------------------------------------------------------------
 
 /** Status names visible to clients. */
-export const DebitAuthStatus = Schema.Literals(["Active", "Disabled"])
+export const DebitAuthStatus = Schema.Literals(["Active", "Disabled", "Revoked"])
 export type DebitAuthStatus = typeof DebitAuthStatus.Type
 
 interface Details {
@@ -101,6 +122,7 @@ export type State =
   | { readonly _tag: "Initial" }
   | ({ readonly _tag: "Active" } & Details)
   | ({ readonly _tag: "Disabled" } & Details)
+  | ({ readonly _tag: "Revoked"; readonly returnCode: string } & Details)
 
 export const initialState: State = { _tag: "Initial" }
 
@@ -111,13 +133,23 @@ export const RefusalCode = {
   currencyMismatch: "CURRENCY_MISMATCH",
   companyMismatch: "DEBIT_AUTH_COMPANY_MISMATCH",
   alreadyAuthorized: "DEBIT_ALREADY_AUTHORIZED",
+  revoked: "DEBIT_AUTH_REVOKED",
 } as const
+
+/** A Revoked authorization moves only by a new authorization of the payer. */
+const revokedRefusal = (state: { readonly returnCode: string }) =>
+  refuse(
+    new RuleViolated({
+      code: RefusalCode.revoked,
+      reason: `the debit authorization was revoked after an unauthorized return (${state.returnCode}): the payer must set a new one`,
+    }),
+  )
 
 // ---------------------------------------------------------------------------
 // Queries for read models and the HTTP layer
 // ---------------------------------------------------------------------------
 
-/** Active or Disabled; undefined when no authorization was set. */
+/** Active, Disabled or Revoked; undefined when no authorization was set. */
 export const status = (state: State): DebitAuthStatus | undefined => (state._tag === "Initial" ? undefined : state._tag)
 
 /** True when debits within the limit are authorized. */
@@ -148,6 +180,7 @@ const positive = (field: string, money: Money.Money): ValidationFailed | undefin
 const set = (command: SetDebitAuth, state: State): Decision<Event> => {
   const invalid = positive("limit", command.limit)
   if (invalid) return refuse(invalid)
+  if (state._tag === "Revoked") return accept<DebitAuthEvent>(setEvent(command))
   if (state._tag !== "Initial") {
     const identical =
       state._tag === "Active" &&
@@ -157,21 +190,23 @@ const set = (command: SetDebitAuth, state: State): Decision<Event> => {
       Money.equals(state.limit, command.limit)
     return identical ? nothing : refuse(new AlreadyExists({ entity }))
   }
-  return accept<DebitAuthEvent>(
-    DebitAuthSet.make({
-      debitAuthId: command.debitAuthId,
-      partnerId: command.partnerId,
-      companyId: command.companyId,
-      registrationId: command.registrationId,
-      limit: command.limit,
-      at: command.at,
-    }),
-  )
+  return accept<DebitAuthEvent>(setEvent(command))
 }
+
+const setEvent = (command: SetDebitAuth) =>
+  DebitAuthSet.make({
+    debitAuthId: command.debitAuthId,
+    partnerId: command.partnerId,
+    companyId: command.companyId,
+    registrationId: command.registrationId,
+    limit: command.limit,
+    at: command.at,
+  })
 
 /** A new positive limit per debit; the same limit again changes nothing. */
 const updateLimit = (command: UpdateDebitAuthLimit, state: State): Decision<Event> => {
   if (state._tag === "Initial") return refuse(new NotFound({ entity }))
+  if (state._tag === "Revoked") return revokedRefusal(state)
   const invalid = positive("limit", command.limit)
   if (invalid) return refuse(invalid)
   if (Money.equals(state.limit, command.limit)) return nothing
@@ -187,14 +222,29 @@ const updateLimit = (command: UpdateDebitAuthLimit, state: State): Decision<Even
 
 const enable = (command: EnableDebitAuth, state: State): Decision<Event> => {
   if (state._tag === "Initial") return refuse(new NotFound({ entity }))
+  if (state._tag === "Revoked") return revokedRefusal(state)
   if (state._tag === "Active") return nothing
   return accept<DebitAuthEvent>(DebitAuthEnabled.make({ ...parties(state), at: command.at }))
 }
 
 const disable = (command: DisableDebitAuth, state: State): Decision<Event> => {
   if (state._tag === "Initial") return refuse(new NotFound({ entity }))
-  if (state._tag === "Disabled") return nothing
+  if (state._tag === "Disabled" || state._tag === "Revoked") return nothing
   return accept<DebitAuthEvent>(DebitAuthDisabled.make({ ...parties(state), at: command.at }))
+}
+
+/** An unauthorized return revokes the authorization, whatever its state; revoked again changes nothing. */
+const revoke = (command: RevokeDebitAuth, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return refuse(new NotFound({ entity }))
+  if (state._tag === "Revoked") return nothing
+  return accept<DebitAuthEvent>(
+    DebitAuthRevoked.make({
+      ...parties(state),
+      returnCode: command.returnCode,
+      reason: command.reason,
+      at: command.at,
+    }),
+  )
 }
 
 /**
@@ -224,6 +274,7 @@ const authorize = (command: AuthorizeDebit, state: State): Decision<Event> => {
           }),
         )
   }
+  if (state._tag === "Revoked") return revokedRefusal(state)
   if (state._tag === "Disabled") {
     return refuse(new RuleViolated({ code: RefusalCode.disabled, reason: "the debit authorization is disabled" }))
   }
@@ -266,6 +317,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return disable(command, state)
     case "AuthorizeDebit":
       return authorize(command, state)
+    case "RevokeDebitAuth":
+      return revoke(command, state)
   }
 }
 
@@ -298,6 +351,8 @@ export const evolve = (state: State, event: Event): State => {
       return state._tag === "Initial" ? state : { ...state, _tag: "Active" }
     case "DebitAuthDisabled":
       return state._tag === "Initial" ? state : { ...state, _tag: "Disabled" }
+    case "DebitAuthRevoked":
+      return state._tag === "Initial" ? state : { ...state, _tag: "Revoked", returnCode: event.returnCode }
     case "DebitAuthorized":
       return state._tag === "Initial"
         ? state

@@ -58,11 +58,25 @@ export const DebitAuthorized = Schema.TaggedStruct("DebitAuthorized", {
 })
 export type DebitAuthorized = typeof DebitAuthorized.Type
 
+/**
+ * The payer's bank said a debit under this authorization was not authorized (an unauthorized ACH
+ * return such as R07 or R10, `ReturnConsequences.ts`): the authorization is Revoked, no debit is
+ * authorized under it, and only a new authorization by the payer (`DebitAuthSet`) restores it.
+ */
+export const DebitAuthRevoked = Schema.TaggedStruct("DebitAuthRevoked", {
+  ...parties,
+  returnCode: Schema.String,
+  reason: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type DebitAuthRevoked = typeof DebitAuthRevoked.Type
+
 export const DebitAuthEvent = Schema.Union([
   DebitAuthSet,
   DebitAuthLimitUpdated,
   DebitAuthEnabled,
   DebitAuthDisabled,
   DebitAuthorized,
+  DebitAuthRevoked,
 ])
 export type DebitAuthEvent = typeof DebitAuthEvent.Type

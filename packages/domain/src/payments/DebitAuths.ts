@@ -162,7 +162,11 @@ export const grant = UseCase.fn("DebitAuths.grant")(function* (input: Grant) {
     { expectNew: existing === undefined },
   )
   const debitAuthId = NaturalKey.ownerOf(claimed.state, candidate) as DebitAuthId
-  if (claimed.events.length > 0 && existing === undefined) {
+  // A revoked authorization (an unauthorized return) is given anew: a new SetDebitAuth on its stream.
+  const revoked =
+    existing !== undefined &&
+    (yield* UseCase.dieOnCorruptEvent(CommandHandler.load(DebitAuth.aggregate, debitAuthId))).state._tag === "Revoked"
+  if (revoked || (claimed.events.length > 0 && existing === undefined)) {
     const handled = yield* CommandHandler.handle(
       DebitAuth.aggregate,
       debitAuthId,
@@ -175,7 +179,7 @@ export const grant = UseCase.fn("DebitAuths.grant")(function* (input: Grant) {
         limit,
         at,
       },
-      { expectNew: true },
+      revoked ? {} : { expectNew: true },
     )
     return Option.getOrThrow(viewOfState(handled.state))
   }

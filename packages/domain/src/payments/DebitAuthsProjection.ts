@@ -65,6 +65,8 @@ export const projection: Projection<DebitAuthDocument, DebitAuthEnvelope> = {
         return { ...current, status: "Active", updatedAt: event.at }
       case "DebitAuthDisabled":
         return { ...current, status: "Disabled", updatedAt: event.at }
+      case "DebitAuthRevoked":
+        return { ...current, status: "Revoked", updatedAt: event.at }
       case "DebitAuthorized":
         return current
     }

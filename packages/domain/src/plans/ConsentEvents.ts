@@ -38,10 +38,15 @@ export type ConsentAccepted = typeof ConsentAccepted.Type
 export const ConsentDeclined = Schema.TaggedStruct("ConsentDeclined", consentFields)
 export type ConsentDeclined = typeof ConsentDeclined.Type
 
-/** The payer declined an Accepted consent; the consent is Revoked (terminal). */
+/**
+ * The payer declined an Accepted consent, or their bank returned a debit to the company as
+ * unauthorized (`returnCode`, e.g. R10: `ReturnConsequences.ts`); the consent is Revoked (terminal).
+ */
 export const ConsentRevoked = Schema.TaggedStruct("ConsentRevoked", {
   ...consentFields,
   bankAccountId: Ids.BankAccountId,
+  /** Present when an unauthorized return revoked it (absent: the payer declined). */
+  returnCode: Schema.optionalKey(Schema.String),
 })
 export type ConsentRevoked = typeof ConsentRevoked.Type
 
