@@ -253,7 +253,8 @@ const BankAccountRelinkData = Schema.Struct({
     description: "The accounts that cannot be debited until the customer links again",
   }),
   Reason: Schema.String.annotate({
-    description: "The bank-link provider's reason, e.g. ITEM_LOGIN_REQUIRED or PENDING_EXPIRATION",
+    description:
+      "The bank-link provider's reason (e.g. ITEM_LOGIN_REQUIRED or PENDING_EXPIRATION), or the account-level ACH return code that made the account unusable (e.g. R03)",
   }),
   Timestamp: instant,
 }).annotate({
@@ -271,11 +272,18 @@ const DebitAuthorizationData = Schema.Struct({
   DebitAuthId: uuid("Our id of the debit authorization"),
   CompanyId: uuid("The company authorized to debit"),
   RegistrationId: uuid("The payer who authorized it"),
-  Change: Schema.Literals(["Set", "LimitUpdated", "Enabled", "Disabled"]).annotate({ description: "What changed" }),
+  Change: Schema.Literals(["Set", "LimitUpdated", "Enabled", "Disabled", "Revoked"]).annotate({
+    description: "What changed (Revoked: an unauthorized ACH return of a debit, see ReturnCode)",
+  }),
   Enabled: Schema.optionalKey(
     Schema.Boolean.annotate({ description: "Whether debits are authorized now (absent when only the limit changed)" }),
   ),
   Limit: Schema.optionalKey(amountData("The limit per debit, when the change sets it")),
+  ReturnCode: Schema.optionalKey(
+    Schema.String.annotate({
+      description: "Revoked only: the unauthorized return code (R05, R07, R10, R11, R29, R51)",
+    }),
+  ),
   Timestamp: instant,
 }).annotate({
   examples: [
@@ -417,14 +425,14 @@ export const events = [
     name: "BANK_ACCOUNT_RELINK_REQUIRED",
     summary: "A customer must link their bank again",
     description:
-      "Sent when the bank-link provider says the customer must link again (their bank asks them to log in again, or their consent expires): the accounts named cannot be debited until the customer links through a new bank-link session.",
+      "Sent when the bank-link provider says the customer must link again (their bank asks them to log in again, or their consent expires), or when a debit of the account came back with an account-level return code (R02, R03, R04, R12-R17, R20; Reason is the code): the accounts named cannot be debited until the customer links through a new bank-link session.",
     data: BankAccountRelinkData,
   },
   {
     name: "DEBIT_AUTHORIZATION_CHANGED",
     summary: "A debit authorization changed",
     description:
-      "Sent when a payer sets a debit authorization for a company, changes its limit, enables or disables it.",
+      "Sent when a payer sets a debit authorization for a company, changes its limit, enables or disables it, and when an unauthorized return of one of its debits revokes it (Revoked).",
     data: DebitAuthorizationData,
   },
   {

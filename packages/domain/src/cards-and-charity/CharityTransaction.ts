@@ -44,7 +44,7 @@ import {
 } from "../kernel/DomainError.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId, VerificationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
-import * as WhoMayCollect from "../payments/WhoMayCollect.ts"
+import { WhoMayCollect } from "../payments/index.ts"
 import {
   type AnonymousCharityTransactionCreated,
   CharityTransactionEvent,

@@ -12,7 +12,7 @@
  * Pure calendar arithmetic, no clock: "today" is the partner's (sandbox time per partner).
  */
 import * as CalendarDate from "../kernel/CalendarDate.ts"
-import * as PaymentPlanSchedule from "../plans/PaymentPlanSchedule.ts"
+import { PaymentPlanSchedule } from "../plans/index.ts"
 
 /** The monthly terms a gift first collected on `startDate` follows, without end (until stopped). */
 const termsOf = (startDate: CalendarDate.CalendarDate): PaymentPlanSchedule.ScheduleTerms => ({

@@ -119,6 +119,8 @@ const register = (command: RegisterCustomer, state: State): Decision<Event> => {
 export const decide = (command: Command, state: State): Decision<Event> => {
   if (command._tag === "RegisterCustomer") return register(command, state)
   if (state._tag === "Unregistered") return refuse(new NotFound({ entity }))
+  if (command._tag === "MarkBankAccountUnusable" || command._tag === "RevokeAutoPay")
+    return CustomerReturns.decide(command, state)
   switch (command._tag) {
     case "StartKyc":
       return CustomerKyc.startKyc(command, state)
@@ -142,10 +144,6 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return CustomerCards.saveCardPaymentMethod(command, state)
     case "SetDefaultBankAccount":
       return CustomerBankAccounts.setDefaultBankAccount(command, state)
-    case "MarkBankAccountUnusable":
-      return CustomerReturns.markBankAccountUnusable(command, state)
-    case "RevokeAutoPay":
-      return CustomerReturns.revokeAutoPay(command, state)
   }
 }
 

@@ -10,8 +10,8 @@
  *   designates an autopay account again (PUT /Account/Default: a new autopay authorization).
  */
 import type { DateTime } from "effect"
-import { accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
-import { NotFound, RuleViolated } from "../kernel/DomainError.ts"
+import { accept, type Decision, nothing } from "../kernel/Decider.ts"
+import { RuleViolated } from "../kernel/DomainError.ts"
 import type { BankAccountId, CompanyId } from "../kernel/Ids.ts"
 import { identityOf } from "./CustomerChecks.ts"
 import type { AutoPayRevoked, BankAccountUnusable, CustomerEvent } from "./CustomerEvents.ts"
@@ -36,13 +36,15 @@ export interface RevokeAutoPay {
 
 export const unusableCode = "BANK_ACCOUNT_UNUSABLE"
 
-/** An account already unusable changes nothing; an account the customer never had is NotFound. */
+/**
+ * An account already unusable changes nothing, nor does one the customer never had (the return is
+ * recorded on its transfer whatever the customer stream knows).
+ */
 export const markBankAccountUnusable = (
   command: MarkBankAccountUnusable,
   state: RegisteredCustomer,
 ): Decision<CustomerEvent> => {
-  if (!state.bankAccounts.some((a) => a.bankAccountId === command.bankAccountId))
-    return refuse(new NotFound({ entity: "BankAccount" }))
+  if (!state.bankAccounts.some((a) => a.bankAccountId === command.bankAccountId)) return nothing
   if (state.unusableBankAccounts?.[command.bankAccountId] !== undefined) return nothing
   const event: BankAccountUnusable = {
     _tag: "BankAccountUnusable",
@@ -89,3 +91,10 @@ export const bankAccountRefusal = (state: State, bankAccountId: BankAccountId): 
 /** True when the service may collect autopay requests of the company from the payer. */
 export const autoPayAllowedFor = (state: State, companyId: CompanyId): boolean =>
   state._tag === "Registered" && state.autoPayRevokedFor?.includes(companyId) !== true
+
+/** Decides the commands of a return. */
+export const decide = (
+  command: MarkBankAccountUnusable | RevokeAutoPay,
+  state: RegisteredCustomer,
+): Decision<CustomerEvent> =>
+  command._tag === "MarkBankAccountUnusable" ? markBankAccountUnusable(command, state) : revokeAutoPay(command, state)

@@ -233,10 +233,9 @@ const disable = (command: DisableDebitAuth, state: State): Decision<Event> => {
   return accept<DebitAuthEvent>(DebitAuthDisabled.make({ ...parties(state), at: command.at }))
 }
 
-/** An unauthorized return revokes the authorization, whatever its state; revoked again changes nothing. */
+/** An unauthorized return revokes the authorization, whatever its state; revoked again (or none) changes nothing. */
 const revoke = (command: RevokeDebitAuth, state: State): Decision<Event> => {
-  if (state._tag === "Initial") return refuse(new NotFound({ entity }))
-  if (state._tag === "Revoked") return nothing
+  if (state._tag === "Initial" || state._tag === "Revoked") return nothing
   return accept<DebitAuthEvent>(
     DebitAuthRevoked.make({
       ...parties(state),

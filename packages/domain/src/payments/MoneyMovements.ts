@@ -29,7 +29,6 @@ import type { CompanyId, RegistrationId, TransferId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
 import { MoneyMovement, type MovementOutcome, type MovementReference } from "./MoneyMovement.ts"
 import * as ReturnCodes from "./ReturnCodes.ts"
-import * as Returns from "./Returns.ts"
 import * as Transfer from "./Transfer.ts"
 import type { RefundId } from "./TransferEvents.ts"
 import * as TransfersProjection from "./TransfersProjection.ts"
@@ -71,10 +70,7 @@ const applyToTransfer = UseCase.fn("MoneyMovements.applyToTransfer")(function* (
   transferId: string,
   command: Transfer.Command,
 ) {
-  const handled = yield* CommandHandler.handle(Transfer.aggregate, transferId, command)
-  // A failure or return of the payer's debit acts on their authorizations and account, in this unit.
-  yield* Returns.actOn(handled)
-  return handled
+  return yield* CommandHandler.handle(Transfer.aggregate, transferId, command)
 })
 
 /**
@@ -156,12 +152,11 @@ export const recordNotification = UseCase.fn("MoneyMovements.recordNotification"
   if (decided === undefined) return { recorded: false }
   const { movement, providerReference } = notification
   const at = yield* DateTime.now
-  const handled = yield* CommandHandler.handle(
+  yield* CommandHandler.handle(
     Transfer.aggregate,
     movement.transferId,
     outcomeCommand(movement, decided, providerReference)(at),
   )
-  yield* Returns.actOn(handled)
   return { recorded: true }
 })
 

@@ -128,6 +128,8 @@ export interface TryAutoCollection {
   readonly account?: { readonly bankAccountId: BankAccountId; readonly accountNumberMasked: string }
   /** The payer's debit authorization for the request's company, if any (only read for a debit-authorization request). */
   readonly debitAuth?: { readonly active: boolean; readonly limit: Money.Money }
+  /** True when an unauthorized return turned the payer's autopay off for the request's company (`Customer.autoPayAllowedFor`). */
+  readonly autoPayRevoked?: boolean
   /** Both sides' verification today (read by the edge): money moves only between verified parties. */
   readonly parties: WhoMayCollect.Parties
   /** New id from the edge for the transfer, used only when the request is collected. */
@@ -334,12 +336,15 @@ export const isDueForAutoCollection = (state: State, today: CalendarDate.Calenda
  */
 export const autoCollectionRefusal = (
   request: RequestDetails,
-  command: Pick<TryAutoCollection, "debitAuth" | "parties">,
+  command: Pick<TryAutoCollection, "debitAuth" | "parties" | "autoPayRevoked">,
 ): AutoCollectionSkipReason | undefined => {
   if (WhoMayCollect.companyRefusal(command.parties.companyStatus) !== undefined) return "CompanyNotVerified"
   if (WhoMayCollect.payerRefusal(command.parties.payerKyc) !== undefined) return "PayerNotVerified"
   const within = (limit: Money.Money) => Money.isWithin(request.amount, limit)
-  if (request.autoPayLimit !== undefined) return within(request.autoPayLimit) ? undefined : "OverAutoPayLimit"
+  if (request.autoPayLimit !== undefined) {
+    if (command.autoPayRevoked === true) return "AutoPayRevoked"
+    return within(request.autoPayLimit) ? undefined : "OverAutoPayLimit"
+  }
   // Stryker disable next-line ConditionalExpression: equivalent, a request offering neither autopay nor a debit authorization is refused (NotAutomatic) before this is asked (the test narrows the type)
   if (request.debitCeiling === undefined) return undefined
   if (!within(request.debitCeiling)) return "OverDebitAuthLimit"

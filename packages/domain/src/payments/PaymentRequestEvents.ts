@@ -58,6 +58,8 @@ export const AutoCollectionSkipReason = Schema.Literals([
   "NoDesignatedAccount",
   "CompanyNotVerified",
   "PayerNotVerified",
+  /** The payer's bank returned a debit to the company as unauthorized: autopay for it is off until designated again. */
+  "AutoPayRevoked",
 ])
 export type AutoCollectionSkipReason = typeof AutoCollectionSkipReason.Type
 

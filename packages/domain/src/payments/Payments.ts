@@ -374,6 +374,8 @@ export const accept = UseCase.fn("Payments.accept")(function* (input: AcceptInpu
       code: "BANK_ACCOUNT_NOT_LINKED",
       reason: "the bank account is not linked to the payer",
     })
+  const unusable = Customer.bankAccountRefusal(customer.state, input.bankAccountId)
+  if (unusable !== undefined) return yield* unusable
   const payer = customer.state
   const ids = yield* IdGenerator
   const transferId = (yield* ids.next) as TransferId

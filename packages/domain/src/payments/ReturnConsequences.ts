@@ -141,21 +141,21 @@ export const reactionsTo = (
             },
           ]
     case "Unauthorized": {
-      const reactions: Array<Reaction> = []
+      const issued: Array<Reaction> = []
       if (found.debitAuthId !== undefined)
-        reactions.push({
+        issued.push({
           _tag: "DebitAuth",
           id: found.debitAuthId,
           command: { _tag: "RevokeDebitAuth", returnCode, reason: reasonOf(returnCode), at },
         })
       for (const consentId of found.acceptedConsentIds)
-        reactions.push({
+        issued.push({
           _tag: "Consent",
           id: consentId,
           command: { _tag: "RevokeConsentOnReturn", consentId, registrationId: payer, returnCode, at },
         })
       if (debit.charityTransactionId !== undefined)
-        reactions.push({
+        issued.push({
           _tag: "CharityTransaction",
           id: debit.charityTransactionId,
           command: {
@@ -165,12 +165,12 @@ export const reactionsTo = (
             at,
           },
         })
-      reactions.push({
+      issued.push({
         _tag: "Customer",
         id: payer,
         command: { _tag: "RevokeAutoPay", companyId: debit.companyId, returnCode, at },
       })
-      return reactions
+      return issued
     }
   }
 }

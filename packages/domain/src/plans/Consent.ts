@@ -22,7 +22,7 @@ import {
 } from "../kernel/DomainError.ts"
 import type * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
-import * as WhoMayCollect from "../payments/WhoMayCollect.ts"
+import { WhoMayCollect } from "../payments/index.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
 import * as ConsentEvents from "./ConsentEvents.ts"
 import type { Frequency } from "./PaymentPlanSchedule.ts"

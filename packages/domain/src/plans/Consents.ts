@@ -21,7 +21,7 @@ import type { EventDecodeFailed, EventStore, EventStoreUnavailable } from "../in
 import { decodeDocument, ReadModelStore, type StoredDocument } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
-import { NotFound } from "../kernel/DomainError.ts"
+import { NotFound, type RuleViolated } from "../kernel/DomainError.ts"
 import * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
@@ -147,7 +147,11 @@ const answer = Traced.fn("Consents.answer")(function* (
   payer: Payer,
   command: (at: DateTime.Utc) => Consent.Command,
   consentId: string,
-  check: Effect.Effect<void, NotFound | EventStoreUnavailable | EventDecodeFailed, EventStore> = Effect.void,
+  check: Effect.Effect<
+    void,
+    NotFound | RuleViolated | EventStoreUnavailable | EventDecodeFailed,
+    EventStore
+  > = Effect.void,
 ) {
   yield* findOwn(payer, consentId)
   yield* check
@@ -162,7 +166,10 @@ const payerKycOf = Traced.fn("Consents.payerKycOf")(function* (payer: Payer) {
   return Customer.belongsTo(customer.state, payer.partnerId) ? Customer.kycStatus(customer.state) : "NotStarted"
 })
 
-/** The payer's linked bank account, else NotFound("BankAccount") like any unknown account. */
+/**
+ * The payer's linked bank account, else NotFound("BankAccount") like any unknown account; an account
+ * an account-level return made unusable is BANK_ACCOUNT_UNUSABLE.
+ */
 const requireLinkedAccount = Traced.fn("Consents.requireLinkedAccount")(function* (
   payer: Payer,
   bankAccountId: Ids.BankAccountId,
@@ -170,6 +177,8 @@ const requireLinkedAccount = Traced.fn("Consents.requireLinkedAccount")(function
   const customer = yield* CommandHandler.load(Customer.aggregate, payer.registrationId)
   if (!Customer.belongsTo(customer.state, payer.partnerId) || !Customer.hasBankAccount(customer.state, bankAccountId))
     return yield* new NotFound({ entity: "BankAccount" })
+  const unusable = Customer.bankAccountRefusal(customer.state, bankAccountId)
+  if (unusable !== undefined) return yield* unusable
 })
 
 /**
