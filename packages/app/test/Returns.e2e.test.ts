@@ -7,6 +7,7 @@
  *   GET /Transaction and the PAYMENT_REQUEST_STATUS_CHANGED webhook;
  * - a partial refund of a settled payment answers Pending, then completes
  *   (REFUND_STATUS_CHANGED Pending, then Completed);
+ * - an Accept records its evidence (GET /Payment/{id} `authorization`: address, user agent, text);
  * - returns act on authorizations (packages/domain/docs/ReturnConsequences.md): an R10 of a
  *   fresh payer's payment accepted with acceptDebitAuth revokes that payer's debit authorization
  *   for the company and their accepted consent (its plan Cancelled), with their webhooks, and a
@@ -187,11 +188,23 @@ const scenario = (database: "embedded" | "postgres") => async () => {
       enableDebitAuth: true,
       debitAuthLimit: { value: 100, currencyCode: "USD" },
     })
-    await ok("POST", `/Transaction/PaymentRequest/${offer.paymentRequestId}/Accept`, freshToken, {
-      bankAccountId: freshAccountId,
-      acceptDebitAuth: true,
-      transferDescription: "",
+    const acceptance = await call(
+      "POST",
+      `/Transaction/PaymentRequest/${offer.paymentRequestId}/Accept`,
+      freshToken,
+      { bankAccountId: freshAccountId, acceptDebitAuth: true, transferDescription: "" },
+      { "User-Agent": "returns-e2e-app/1.0" },
+    )
+    assert.strictEqual(acceptance.status, 200)
+    // The acceptance's evidence: the payer's address and user agent, the text and its version.
+    const evidence = (await ok("GET", `/Payment/${offer.paymentRequestId}`, token)).authorization
+    assert.deepInclude(evidence, {
+      ipAddress: "127.0.0.1",
+      userAgent: "returns-e2e-app/1.0",
+      textVersion: "payment-acceptance/2026-11-28",
     })
+    assert.isString(evidence.acceptedAt)
+    assert.isAbove(evidence.text.length, 0)
     const granted = await ok("GET", `/User/${fresh.registrationId}/DebitAuth?companyId=${companyId}`, token)
     assert.deepInclude(granted, { status: "Active", enabled: true })
     await until(`/Payment/${offer.paymentRequestId}`, token, (body) => body.status === "Returned")

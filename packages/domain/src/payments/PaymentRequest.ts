@@ -24,6 +24,7 @@
  *
  * State machine: packages/domain/docs/PaymentRequest.md.
  */
+
 import { DateTime, type Result } from "effect"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
@@ -46,6 +47,7 @@ import type {
   TransferId,
 } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import {
   type AutoCollectionMethod,
   type AutoCollectionSkipReason,
@@ -110,6 +112,8 @@ export interface AcceptPaymentRequest {
   readonly transferDescription: string
   /** New id from the edge for the transfer that pays this request. */
   readonly transferId: TransferId
+  /** The request that carried the acceptance (address and user agent), recorded as the authorization's evidence. */
+  readonly client?: AuthorizationEvidence.ClientContext
   readonly at: DateTime.Utc
 }
 
@@ -604,6 +608,9 @@ const acceptRequest = (command: AcceptPaymentRequest, state: State): Decision<Ev
         transferId: command.transferId,
         transferDescription:
           command.transferDescription.trim() === "" ? state.request.description : command.transferDescription,
+        ...(command.client === undefined
+          ? {}
+          : { authorization: AuthorizationEvidence.evidenceOf("PaymentAcceptance", command.client, command.at) }),
         status: "Accepted",
         at: command.at,
       })

@@ -18,6 +18,7 @@ import {
   TransferId,
 } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
+import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
 import { AttachmentUrl, InvoiceLineItem, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
 
 /** The statuses a client reads (webhook Data.Status, payment status). */
@@ -104,6 +105,8 @@ export const PaymentRequestAccepted = Schema.TaggedStruct("PaymentRequestAccepte
   transferDescription: Schema.String,
   /** Present when the service collected the request by itself (autopay or debit authorization) on its due date. */
   collectedBy: Schema.optionalKey(AutoCollectionMethod),
+  /** The payer's authorization (a manual Accept through the interface; absent on older events and automatic collections). */
+  authorization: Schema.optionalKey(AuthorizationEvidence),
   status: Schema.Literal("Accepted"),
   at: Schema.DateTimeUtcFromString,
 })

@@ -35,6 +35,7 @@ import type {
 import * as Money from "../kernel/Money.ts"
 import { erased, isErased } from "../kernel/Personal.ts"
 import * as Traced from "../kernel/Traced.ts"
+import type * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import * as DebitAuths from "./DebitAuths.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import type * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
@@ -302,6 +303,8 @@ export interface AcceptInput {
   readonly bankAccountId: BankAccountId
   readonly acceptDebitAuth: boolean
   readonly transferDescription: string
+  /** The request that carried the acceptance: the authorization's evidence (address, user agent). */
+  readonly client?: AuthorizationEvidence.ClientContext
 }
 
 const contentTypes: Record<string, string> = {
@@ -390,6 +393,7 @@ export const accept = UseCase.fn("Payments.accept")(function* (input: AcceptInpu
     acceptDebitAuth: input.acceptDebitAuth,
     transferDescription: input.transferDescription,
     transferId,
+    ...(input.client === undefined ? {} : { client: input.client }),
     at,
   }
   // Decide first (pure) so that a refused acceptance never initiates a transfer.

@@ -6,6 +6,7 @@
  * import payments only through this module.
  */
 export * as Attachments from "./Attachments.ts"
+export * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 export * as AutoCollection from "./AutoCollection.ts"
 export * as CardCharger from "./CardCharger.ts"
 export * as DebitAuth from "./DebitAuth.ts"
