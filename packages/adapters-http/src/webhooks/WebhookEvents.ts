@@ -128,6 +128,10 @@ const RefundStatusData = Schema.Struct({
 const PayoutStatusData = Schema.Struct({
   PayoutId: uuid("Our id of the payout (GET /Payouts/{payoutId})"),
   CompanyId: uuid("Our id of the company paid out"),
+  Direction: PayoutEvents.PayoutDirection.annotate({
+    description:
+      "Credit: the available balance paid to the payout account; Debit: a deficit taken from it (a Failed Debit leaves the deficit in the balance)",
+  }),
   Amount: Schema.Struct({
     value: Schema.Finite.annotate({ description: "The payout's amount in major units, e.g. 1234.56" }),
     currencyCode: Schema.String.annotate({ description: "ISO 4217 currency code, e.g. USD" }),
@@ -143,6 +147,7 @@ const PayoutStatusData = Schema.Struct({
     {
       PayoutId: "4b6d8f0a-2c4e-4a6c-8e0a-2c4e6a8c0e2a",
       CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f",
+      Direction: "Credit",
       Amount: { value: 1234.56, currencyCode: "USD" },
       Status: "Paid",
       Timestamp: "2026-11-24T06:00:00.000Z",
