@@ -185,6 +185,7 @@ describe("paying out", () => {
       assert.deepStrictEqual(Object.keys(webhooks[1]!.data).sort(), [
         "Amount",
         "CompanyId",
+        "Direction",
         "PayoutId",
         "Status",
         "Timestamp",
