@@ -18,10 +18,11 @@
  */
 
 import { existsSync, readFileSync } from "node:fs"
-import { Migrations, PgDomain, PgPersonalDataVault } from "@partnerpay/adapters-pg"
+import { Migrations, PgDomain, PgMetrics, PgPersonalDataVault } from "@partnerpay/adapters-pg"
 import { Traced } from "@partnerpay/domain"
 import { Cause, Console, DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { SqlClient } from "effect/sql/SqlClient"
 import * as Config from "./Config.ts"
 import * as Database from "./Database.ts"
 import * as DataKey from "./DataKey.ts"
@@ -486,12 +487,60 @@ const listenCredentials = Traced.fn("CliCommands.listenCredentials")(function* (
   return { clientId: parsed.ClientId, clientSecret: Redacted.make(parsed.ClientSecret) }
 })
 
+const negativeBalances = Command.make(
+  "balances",
+  {
+    negative: Flag.Boolean("negative").pipe(
+      Flag.withDescription("List the companies whose available balance is negative (the only listing so far)"),
+      Flag.withDefault(true),
+    ),
+    json,
+  },
+  ({ json }) =>
+    onDatabase(Effect.flatMap(SqlClient, (sql) => PgMetrics.negativeBalancesStatement(sql))).pipe(
+      Effect.flatMap((rows) => {
+        const now = Date.now()
+        const balances = rows.map((row) => ({
+          companyId: row.company_id,
+          partnerId: row.partner_id,
+          negative: row.available.filter((amount) => amount.minorUnits < 0),
+          deficitSince: row.deficit_since,
+          ageSeconds: row.deficit_since === null ? null : Math.round((now - Date.parse(row.deficit_since)) / 1000),
+        }))
+        return print(json, { balances }, () =>
+          balances.length === 0
+            ? "No company has a negative balance."
+            : balances
+                .map(
+                  (b) =>
+                    `${b.companyId} (partner ${b.partnerId}): ${b.negative.map((a) => `${a.minorUnits} ${a.currency} minor units`).join(", ")}; ${b.deficitSince === null ? "not seen by a payout run yet" : `deficit since ${b.deficitSince} (${b.ageSeconds} s)`}`,
+                )
+                .join("\n"),
+        )
+      }),
+    ),
+).pipe(
+  Command.withDescription(
+    "Companies whose available balance is negative (refunds or returns after payout), with the deficit's age: the payout worker debits the payout account once PARTNERPAY_DEFICIT_GRACE_MS has passed",
+  ),
+)
+
 /** The root command. */ /** The root command. */
 export const partnerpay = Command.make("partnerpay").pipe(
   Command.withDescription(
     "partnerpay operator commands. Configuration as for the service: DATABASE_URL, or the embedded database in PARTNERPAY_DATA_DIR",
   ),
-  Command.withSubcommands([migrate, projections, partners, webhooks, customers, companies, keys, listenCommand]),
+  Command.withSubcommands([
+    migrate,
+    projections,
+    partners,
+    webhooks,
+    customers,
+    companies,
+    keys,
+    negativeBalances,
+    listenCommand,
+  ]),
 )
 
 /** Runs the CLI on `process.argv`; logs to stderr (Warn and above). */
