@@ -179,6 +179,8 @@ const scenario = (database: "embedded" | "postgres") => async () => {
       numberOfPayments: 3,
     })
     await ok("PUT", `/Consent/${plan.consentId}/Accept`, freshToken, { bankAccountId: freshAccountId })
+    const consentEvidence = (await ok("GET", `/Consent/${plan.consentId}`, freshToken)).authorization
+    assert.deepInclude(consentEvidence, { ipAddress: "127.0.0.1", textVersion: "consent/2026-11-28" })
     const offer = await ok("POST", "/Payment/Create", token, {
       companyId,
       payerRegistrationId: fresh.registrationId,

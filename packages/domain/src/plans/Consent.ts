@@ -22,7 +22,7 @@ import {
 } from "../kernel/DomainError.ts"
 import type * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
-import { WhoMayCollect } from "../payments/index.ts"
+import { AuthorizationEvidence, WhoMayCollect } from "../payments/index.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
 import * as ConsentEvents from "./ConsentEvents.ts"
 import type { Frequency } from "./PaymentPlanSchedule.ts"
@@ -53,6 +53,8 @@ export interface AcceptConsent {
   /** The payer's KYC status (read by the edge): only a Verified payer consents (`WhoMayCollect`). */
   readonly payerKyc: WhoMayCollect.KycStatus
   readonly bankAccountId: Ids.BankAccountId
+  /** The request that carried the acceptance, recorded as the authorization's evidence. */
+  readonly client?: AuthorizationEvidence.ClientContext
   readonly at: DateTime.Utc
 }
 
@@ -186,6 +188,9 @@ const acceptConsent = (command: AcceptConsent, state: ExistingState): Decision<E
         _tag: "ConsentAccepted",
         ...ids(state),
         bankAccountId: command.bankAccountId,
+        ...(command.client === undefined
+          ? {}
+          : { authorization: AuthorizationEvidence.evidenceOf("Consent", command.client, command.at) }),
         at: command.at,
       })
     }

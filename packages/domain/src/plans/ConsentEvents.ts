@@ -7,6 +7,7 @@
 import { Schema } from "effect"
 import * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import { AuthorizationEvidence } from "../payments/index.ts"
 import { Frequency } from "./PaymentPlanSchedule.ts"
 
 /** The ids every consent event carries. */
@@ -31,6 +32,8 @@ export type ConsentRequested = typeof ConsentRequested.Type
 export const ConsentAccepted = Schema.TaggedStruct("ConsentAccepted", {
   ...consentFields,
   bankAccountId: Ids.BankAccountId,
+  /** The evidence of the payer's authorization (absent on consents accepted before it was recorded). */
+  authorization: Schema.optionalKey(AuthorizationEvidence.AuthorizationEvidence),
 })
 export type ConsentAccepted = typeof ConsentAccepted.Type
 

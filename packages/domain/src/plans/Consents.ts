@@ -25,6 +25,7 @@ import { NotFound, type RuleViolated } from "../kernel/DomainError.ts"
 import * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
+import { AuthorizationEvidence } from "../payments/index.ts"
 import * as Consent from "./Consent.ts"
 import { type ConsentDocument, consents } from "./ConsentsProjection.ts"
 import { Frequency } from "./PaymentPlanSchedule.ts"
@@ -51,6 +52,11 @@ export const ConsentView = Schema.Struct({
   acceptedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   declinedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   revokedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+  authorization: Schema.optionalKey(
+    AuthorizationEvidence.AuthorizationEvidence.annotate({
+      description: "From acceptance on: the evidence of the payer's authorization (docs/api/authorization-evidence.md)",
+    }),
+  ),
 })
 export type ConsentView = typeof ConsentView.Type
 
@@ -101,6 +107,7 @@ const toView = Traced.fn("Consents.toView")(function* (doc: ConsentDocument) {
     ...(doc.acceptedAt !== undefined ? { acceptedAt: doc.acceptedAt } : {}),
     ...(doc.declinedAt !== undefined ? { declinedAt: doc.declinedAt } : {}),
     ...(doc.revokedAt !== undefined ? { revokedAt: doc.revokedAt } : {}),
+    ...(doc.authorization !== undefined ? { authorization: doc.authorization } : {}),
   }
   return view
 })
@@ -190,11 +197,20 @@ export const accept = UseCase.fn("Consents.accept")(function* (
   payer: Payer,
   consentId: Ids.ConsentId,
   bankAccountId: Ids.BankAccountId,
+  client?: AuthorizationEvidence.ClientContext,
 ) {
   const payerKyc = yield* payerKycOf(payer)
   return yield* answer(
     payer,
-    (at) => ({ _tag: "AcceptConsent", consentId, registrationId: payer.registrationId, payerKyc, bankAccountId, at }),
+    (at) => ({
+      _tag: "AcceptConsent",
+      consentId,
+      registrationId: payer.registrationId,
+      payerKyc,
+      bankAccountId,
+      ...(client === undefined ? {} : { client }),
+      at,
+    }),
     consentId,
     requireLinkedAccount(payer, bankAccountId),
   )
