@@ -209,6 +209,11 @@ const scenario = (database: "embedded" | "postgres") => async () => {
     assert.isAbove(evidence.text.length, 0)
     const granted = await ok("GET", `/User/${fresh.registrationId}/DebitAuth?companyId=${companyId}`, token)
     assert.deepInclude(granted, { status: "Active", enabled: true })
+    assert.deepInclude(granted.authorization, {
+      ipAddress: "127.0.0.1",
+      userAgent: "returns-e2e-app/1.0",
+      textVersion: "debit-authorization/2026-11-28",
+    })
     await until(`/Payment/${offer.paymentRequestId}`, token, (body) => body.status === "Returned")
     const revokedAuth = await ok("GET", `/User/${fresh.registrationId}/DebitAuth?companyId=${companyId}`, token)
     assert.deepInclude(revokedAuth, { status: "Revoked", enabled: false })

@@ -14,11 +14,13 @@
  * Active/Disabled/Revoked and `enabled` true/false. A Revoked authorization
  * authorizes nothing until the payer sets a new one (`SetDebitAuth`).
  */
+
 import { type DateTime, Schema } from "effect"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError, NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import type { CompanyId, DebitAuthId, PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import {
   DebitAuthDisabled,
   DebitAuthEnabled,
@@ -44,6 +46,8 @@ export interface SetDebitAuth {
   readonly companyId: CompanyId
   readonly registrationId: RegistrationId
   readonly limit: Money.Money
+  /** The request that carried the payer's authorization, recorded as its evidence. */
+  readonly client?: AuthorizationEvidence.ClientContext
   readonly at: DateTime.Utc
 }
 
@@ -51,11 +55,13 @@ export interface SetDebitAuth {
 export interface UpdateDebitAuthLimit {
   readonly _tag: "UpdateDebitAuthLimit"
   readonly limit: Money.Money
+  readonly client?: AuthorizationEvidence.ClientContext
   readonly at: DateTime.Utc
 }
 
 export interface EnableDebitAuth {
   readonly _tag: "EnableDebitAuth"
+  readonly client?: AuthorizationEvidence.ClientContext
   readonly at: DateTime.Utc
 }
 
@@ -116,6 +122,8 @@ interface Details {
   readonly limit: Money.Money
   /** Debits already authorized, by payment request id, so a repeated request is recognized. */
   readonly authorizedDebits: Readonly<Record<string, Money.Money>>
+  /** The evidence of the payer's latest authorization (set, limit change, enabling), when recorded. */
+  readonly authorization?: AuthorizationEvidence.AuthorizationEvidence
 }
 
 export type State =
@@ -193,12 +201,19 @@ const set = (command: SetDebitAuth, state: State): Decision<Event> => {
   return accept<DebitAuthEvent>(setEvent(command))
 }
 
+/** The evidence of an authorization the payer gives through a request (none for a command without one). */
+const evidenceOf = (command: { readonly client?: AuthorizationEvidence.ClientContext; readonly at: DateTime.Utc }) =>
+  command.client === undefined
+    ? {}
+    : { authorization: AuthorizationEvidence.evidenceOf("DebitAuthorization", command.client, command.at) }
+
 const setEvent = (command: SetDebitAuth) =>
   DebitAuthSet.make({
     debitAuthId: command.debitAuthId,
     partnerId: command.partnerId,
     companyId: command.companyId,
     registrationId: command.registrationId,
+    ...evidenceOf(command),
     limit: command.limit,
     at: command.at,
   })
@@ -213,6 +228,7 @@ const updateLimit = (command: UpdateDebitAuthLimit, state: State): Decision<Even
   return accept<DebitAuthEvent>(
     DebitAuthLimitUpdated.make({
       ...parties(state),
+      ...evidenceOf(command),
       previousLimit: state.limit,
       limit: command.limit,
       at: command.at,
@@ -224,7 +240,7 @@ const enable = (command: EnableDebitAuth, state: State): Decision<Event> => {
   if (state._tag === "Initial") return refuse(new NotFound({ entity }))
   if (state._tag === "Revoked") return revokedRefusal(state)
   if (state._tag === "Active") return nothing
-  return accept<DebitAuthEvent>(DebitAuthEnabled.make({ ...parties(state), at: command.at }))
+  return accept<DebitAuthEvent>(DebitAuthEnabled.make({ ...parties(state), ...evidenceOf(command), at: command.at }))
 }
 
 const disable = (command: DisableDebitAuth, state: State): Decision<Event> => {
@@ -343,11 +359,12 @@ export const evolve = (state: State, event: Event): State => {
         registrationId: event.registrationId,
         limit: event.limit,
         authorizedDebits: {},
+        ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
       }
     case "DebitAuthLimitUpdated":
-      return state._tag === "Initial" ? state : { ...state, limit: event.limit }
+      return state._tag === "Initial" ? state : { ...state, limit: event.limit, ...evidenceOfEvent(event) }
     case "DebitAuthEnabled":
-      return state._tag === "Initial" ? state : { ...state, _tag: "Active" }
+      return state._tag === "Initial" ? state : { ...state, _tag: "Active", ...evidenceOfEvent(event) }
     case "DebitAuthDisabled":
       return state._tag === "Initial" ? state : { ...state, _tag: "Disabled" }
     case "DebitAuthRevoked":
@@ -358,6 +375,11 @@ export const evolve = (state: State, event: Event): State => {
         : { ...state, authorizedDebits: { ...state.authorizedDebits, [event.paymentRequestId]: event.amount } }
   }
 }
+
+const evidenceOfEvent = (event: {
+  readonly authorization?: AuthorizationEvidence.AuthorizationEvidence
+}): { readonly authorization?: AuthorizationEvidence.AuthorizationEvidence } =>
+  event.authorization === undefined ? {} : { authorization: event.authorization }
 
 export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "DebitAuth",

@@ -8,6 +8,10 @@
 import { Schema } from "effect"
 import { CompanyId, DebitAuthId, PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
+import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
+
+/** The evidence of the payer's authorization, on the events the payer causes (absent on older events). */
+const evidence = { authorization: Schema.optionalKey(AuthorizationEvidence) }
 
 /** The ids every debit authorization event carries. */
 const parties = {
@@ -20,6 +24,7 @@ const parties = {
 /** The payer authorized the company to debit up to `limit` per debit; the authorization starts enabled. */
 export const DebitAuthSet = Schema.TaggedStruct("DebitAuthSet", {
   ...parties,
+  ...evidence,
   limit: Money,
   at: Schema.DateTimeUtcFromString,
 })
@@ -28,6 +33,7 @@ export type DebitAuthSet = typeof DebitAuthSet.Type
 /** The limit per debit changed from `previousLimit` to `limit`. */
 export const DebitAuthLimitUpdated = Schema.TaggedStruct("DebitAuthLimitUpdated", {
   ...parties,
+  ...evidence,
   previousLimit: Money,
   limit: Money,
   at: Schema.DateTimeUtcFromString,
@@ -37,6 +43,7 @@ export type DebitAuthLimitUpdated = typeof DebitAuthLimitUpdated.Type
 /** A disabled authorization was enabled again: debits within the limit are authorized. */
 export const DebitAuthEnabled = Schema.TaggedStruct("DebitAuthEnabled", {
   ...parties,
+  ...evidence,
   at: Schema.DateTimeUtcFromString,
 })
 export type DebitAuthEnabled = typeof DebitAuthEnabled.Type

@@ -407,7 +407,10 @@ export const accept = UseCase.fn("Payments.accept")(function* (input: AcceptInpu
     yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { expectNew: true })
     // Accepting with acceptDebitAuth grants the payer's debit authorization for the company, in the same unit.
     const grant = PaymentRequest.debitAuthGrantOf(request, accepted)
-    if (grant !== undefined) yield* UseCase.dieOnCorruptEvent(DebitAuths.grant(grant))
+    if (grant !== undefined)
+      yield* UseCase.dieOnCorruptEvent(
+        DebitAuths.grant(input.client === undefined ? grant : { ...grant, client: input.client }),
+      )
   }
   return { status: PaymentRequest.status(handled.state) ?? "Accepted" }
 })
