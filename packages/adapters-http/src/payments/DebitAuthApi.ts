@@ -48,7 +48,11 @@ export const DebitAuthListResponse = Schema.Struct({
       preAuthLimit: Schema.Finite.annotate({ description: "The limit per debit, decimal, in the limit's currency" }),
       companyName: Schema.String,
       status: Status,
-      authorization: Schema.optionalKey(AuthorizationEvidence.AuthorizationEvidence),
+      authorization: Schema.optionalKey(
+        AuthorizationEvidence.AuthorizationEvidence.annotate({
+          description: "The evidence of the payer's latest authorization (docs/api/authorization-evidence.md)",
+        }),
+      ),
     }),
   ),
 })

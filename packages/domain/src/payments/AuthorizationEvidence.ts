@@ -37,13 +37,15 @@ export const defaultTexts: Readonly<Record<Kind, { readonly version: string; rea
 export const maxUserAgentLength = 512
 
 export const AuthorizationEvidence = Schema.Struct({
-  acceptedAt: Schema.DateTimeUtcFromString,
+  acceptedAt: Schema.DateTimeUtcFromString.annotate({ description: "When the payer gave the authorization" }),
   /** The client's address (IPv4 or IPv6), as resolved through the trusted proxies; "unknown" when not known. */
-  ipAddress: Schema.String,
+  ipAddress: Schema.String.annotate({
+    description: "The payer's client address, resolved through the trusted proxies (IPv4 or IPv6)",
+  }),
   /** The request's User-Agent header ("" when absent). */
-  userAgent: Schema.String,
-  text: Schema.String,
-  textVersion: Schema.String,
+  userAgent: Schema.String.annotate({ description: "The User-Agent header of the payer's request" }),
+  text: Schema.String.annotate({ description: "The authorization text the payer agreed to" }),
+  textVersion: Schema.String.annotate({ description: "The version of that text (a wording is never edited)" }),
 })
 export type AuthorizationEvidence = typeof AuthorizationEvidence.Type
 
