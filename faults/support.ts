@@ -4,7 +4,7 @@
  * client, partner/customer tokens, HS256 signing for forged tokens, and the
  * summary line every scenario prints.
  */
-import { execFileSync } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import { createHmac } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -247,3 +247,41 @@ export const summary = (scenario: string, line: string) => {
 export const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
 
 export const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)
+
+/** One SQL statement through psql, without blocking the event loop (the test's own requests are timed). */
+export const psqlAsync = (url: string, statement: string): Promise<string> =>
+  new Promise((resolve, reject) =>
+    execFile(
+      "psql",
+      [url, "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-c", statement],
+      { encoding: "utf8", timeout: 10_000 },
+      (error, stdout) => (error === null ? resolve(stdout.trim()) : reject(error)),
+    ),
+  )
+
+/**
+ * Samples `pg_stat_activity` of `database` until `stop()`: the longest time any of its sessions was
+ * seen idle in a transaction (milliseconds).
+ */
+export const watchIdleInTransaction = (serverUrl: string, database: string) => {
+  let longest = 0
+  let running = true
+  const done = (async () => {
+    while (running) {
+      const out = await psqlAsync(
+        serverUrl,
+        `SELECT coalesce(max(extract(epoch FROM now() - state_change) * 1000), 0)::int
+         FROM pg_stat_activity WHERE datname = '${database}' AND state LIKE 'idle in transaction%'`,
+      ).catch(() => "0")
+      longest = Math.max(longest, Number(out) || 0)
+      await sleep(250)
+    }
+  })()
+  return {
+    stop: async () => {
+      running = false
+      await done
+      return longest
+    },
+  }
+}

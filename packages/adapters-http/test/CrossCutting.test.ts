@@ -8,7 +8,7 @@
 
 import { assert, describe, it } from "@effect/vitest"
 import { PropertyParams } from "@partnerpay/domain/testing"
-import { Effect, Fiber, Layer, Schema } from "effect"
+import { type Context, Effect, Fiber, Layer, Schema } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { IpNetwork } from "effect/net"
@@ -488,6 +488,36 @@ describe("rate limits", () => {
         // Another client behind the same proxy, even one naming the limited address first, has its own bucket.
         assert.strictEqual((yield* send(h, "/auth/token", fromIp("198.51.100.5", "198.51.100.4"), context)).status, 200)
         assert.strictEqual((yield* send(h, "/auth/token", fromIp("198.51.100.6", ""), context)).status, 200)
+      }),
+  )
+})
+
+describe("a provider's callbacks", () => {
+  const defaults = serverWith({})
+  const h: Handler = defaults.handler
+  afterAll(async () => {
+    await defaults.dispose()
+  })
+  const post = (): RequestInit => ({
+    method: "POST",
+    headers: { "content-type": "application/json", [peerHeader]: "203.0.113.9" },
+    body: "{}",
+  })
+  const burst = (path: string, context: Context.Context<never>) =>
+    Effect.forEach(Array.from({ length: 30 }), () => send(h, path, post(), context)).pipe(
+      Effect.map((answers) => answers.filter((answer) => answer.status === 429).length),
+    )
+
+  it.effect(
+    "have their own class per provider (Plaid, Dwolla, money movement): a 30-request burst is not throttled, an anonymous one is",
+    () =>
+      Effect.gen(function* () {
+        const context = yield* withTestClock
+        for (const path of Object.keys(CrossCutting.providerCallbackPaths)) {
+          assert.strictEqual(yield* burst(path, context), 0, path)
+        }
+        assert.isAbove(yield* burst("/NoSuchAnonymousPath", context), 0)
+        assert.deepStrictEqual(Object.values(CrossCutting.providerCallbackPaths), ["plaid", "dwolla", "money-movement"])
       }),
   )
 })

@@ -1,5 +1,6 @@
 /** Problem helpers: field paths as clients see them. */
 import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
 import * as Problem from "../src/cross-cutting/Problem.ts"
 
 describe("Problem.formatPath", () => {
@@ -12,4 +13,22 @@ describe("Problem.formatPath", () => {
   it("names the whole body when the path is empty", () => {
     assert.strictEqual(Problem.formatPath([]), "body")
   })
+})
+
+describe("a 503 answer (the database timed out or is unreachable)", () => {
+  it.effect("tells the client to retry in a second (Retry-After: 1), as a 429 tells its own delay", () =>
+    Effect.gen(function* () {
+      const unavailable = yield* Problem.toResponse(
+        new Problem.ServiceUnavailable({ detail: "retry later", code: "SERVICE_UNAVAILABLE" }),
+        "corr-1",
+      )
+      assert.strictEqual(unavailable.status, 503)
+      assert.strictEqual(unavailable.headers["retry-after"], "1")
+      const limited = yield* Problem.toResponse(
+        new Problem.TooManyRequests({ detail: "slow down", code: "RATE_LIMITED", retryAfterSeconds: 7 }),
+        "corr-2",
+      )
+      assert.strictEqual(limited.headers["retry-after"], "7")
+    }),
+  )
 })

@@ -178,6 +178,10 @@ export const runReporting = Traced.fn("Migrations.runReporting")(function* (
   // the run commits with it or none does.
   return yield* sql.withTransaction(
     Effect.gen(function* () {
+      // Migrations may run long and wait for another instance's run: the session's timeouts
+      // (PgDatabase.SessionTimeouts) are for the service's own short statements, not for this one.
+      yield* sql`SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true),
+        set_config('idle_in_transaction_session_timeout', '0', true)`
       yield* sql`SELECT pg_advisory_xact_lock(${lockKey})`
       yield* sql`
         CREATE TABLE IF NOT EXISTS ${sql(table)} (

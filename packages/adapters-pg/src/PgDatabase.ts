@@ -14,11 +14,12 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:
 import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import type { PGlite, PGliteOptions } from "@electric-sql/pglite"
-import { Effect, type Layer, Redacted } from "effect"
-import type { SqlClient } from "effect/sql/SqlClient"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { connect, makeSession } from "./PgliteBridge.ts"
 import * as PgliteImage from "./PgliteImage.ts"
+import * as PgTransactionGuard from "./PgTransactionGuard.ts"
 
 /** The default test/development server. */
 export const defaultUrl = "postgres://postgres@127.0.0.1:5432/test"
@@ -49,21 +50,63 @@ export interface PostgresOptions {
   /** Session settings sent at connect, e.g. `{ search_path: "my_schema" }`. */
   readonly startupParameters?: Readonly<Record<string, string>>
   readonly connectTimeoutMillis?: number
+  /** Every session's timeouts (default `defaultSessionTimeouts`). */
+  readonly timeouts?: SessionTimeouts
 }
 
-/** A pooled client for a PostgreSQL server. */
+/**
+ * The timeouts every pooled session sets at connect (issue 34: nothing waits for ever). A
+ * statement that runs longer than `statementMillis`, waits on a lock longer than `lockMillis`,
+ * or a transaction left idle longer than `idleInTransactionMillis` is ended by the server (its
+ * session closed for the last one): the statement fails, the request answers 503 with
+ * Retry-After, a worker tries again next round. `lockMillis` also bounds how long the statements
+ * pipelined behind a waiting one on a shared session are held up (docs/decisions.md). Migrations
+ * and projection rebuilds lift them for their own transaction.
+ */
+export interface SessionTimeouts {
+  readonly statementMillis: number
+  readonly lockMillis: number
+  readonly idleInTransactionMillis: number
+}
+
+/** The defaults (PARTNERPAY_DB_STATEMENT_TIMEOUT_MS, PARTNERPAY_DB_LOCK_TIMEOUT_MS, PARTNERPAY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS). */
+export const defaultSessionTimeouts: SessionTimeouts = {
+  statementMillis: 15_000,
+  lockMillis: 1_000,
+  idleInTransactionMillis: 10_000,
+}
+
+/** The startup parameters that set `timeouts` on a session. */
+export const timeoutParameters = (timeouts: SessionTimeouts): Record<string, string> => ({
+  statement_timeout: `${Math.round(timeouts.statementMillis)}`,
+  lock_timeout: `${Math.round(timeouts.lockMillis)}`,
+  idle_in_transaction_session_timeout: `${Math.round(timeouts.idleInTransactionMillis)}`,
+})
+
+/** The client of `layer`, registered with the transaction guard (`PgTransactionGuard`). */
+const registered = <E>(
+  layer: Layer.Layer<PgClient.PgClient | SqlClient, E>,
+): Layer.Layer<PgClient.PgClient | SqlClient, E> =>
+  Layer.tap(layer, (context) => Effect.sync(() => PgTransactionGuard.register(Context.get(context, SqlClient))))
+
+/** A pooled client for a PostgreSQL server; every session with its timeouts (`SessionTimeouts`). */
 export const layerPostgres = (
   url: string,
   options: PostgresOptions = {},
 ): Layer.Layer<PgClient.PgClient | SqlClient, SqlError> =>
-  PgClient.layer({
-    url: Redacted.make(url),
-    maxConnections: options.maxConnections ?? 10,
-    multiplex: options.multiplex ?? true,
-    multiplexConcurrency: options.multiplexConcurrency ?? 32,
-    connectTimeout: options.connectTimeoutMillis ?? 5000,
-    ...(options.startupParameters === undefined ? {} : { startupParameters: options.startupParameters }),
-  })
+  registered(
+    PgClient.layer({
+      url: Redacted.make(url),
+      maxConnections: options.maxConnections ?? 10,
+      multiplex: options.multiplex ?? true,
+      multiplexConcurrency: options.multiplexConcurrency ?? 32,
+      connectTimeout: options.connectTimeoutMillis ?? 5000,
+      startupParameters: {
+        ...timeoutParameters(options.timeouts ?? defaultSessionTimeouts),
+        ...options.startupParameters,
+      },
+    }),
+  )
 
 export interface PgliteOptions {
   /** Directory holding the database files; omitted: in memory, lost at the end of the layer. */
@@ -193,29 +236,31 @@ export const openPglite = async (options: PgliteOptions = {}): Promise<{ db: PGl
  * from the cached image).
  */
 export const layerPglite = (options: PgliteOptions = {}): Layer.Layer<PgClient.PgClient | SqlClient, SqlError> =>
-  PgClient.layerFrom(
-    Effect.gen(function* () {
-      const session = yield* Effect.acquireRelease(
-        Effect.gen(function* () {
-          const started = Date.now()
-          const { db, origin } = yield* Effect.promise(() => openPglite(options))
-          yield* Effect.logDebug("PGlite opened").pipe(Effect.annotateLogs({ origin, millis: Date.now() - started }))
-          return makeSession(db)
-        }),
-        (session) =>
-          Effect.promise(async () => {
-            await session.idle()
-            await session.db.close()
+  registered(
+    PgClient.layerFrom(
+      Effect.gen(function* () {
+        const session = yield* Effect.acquireRelease(
+          Effect.gen(function* () {
+            const started = Date.now()
+            const { db, origin } = yield* Effect.promise(() => openPglite(options))
+            yield* Effect.logDebug("PGlite opened").pipe(Effect.annotateLogs({ origin, millis: Date.now() - started }))
+            return makeSession(db)
           }),
-      )
-      return yield* PgClient.make({
-        stream: () => connect(session),
-        ssl: false,
-        username: "postgres",
-        database: "postgres",
-        maxConnections: 1,
-        minConnections: 1,
-        multiplex: false,
-      })
-    }),
+          (session) =>
+            Effect.promise(async () => {
+              await session.idle()
+              await session.db.close()
+            }),
+        )
+        return yield* PgClient.make({
+          stream: () => connect(session),
+          ssl: false,
+          username: "postgres",
+          database: "postgres",
+          maxConnections: 1,
+          minConnections: 1,
+          multiplex: false,
+        })
+      }),
+    ),
   )

@@ -130,6 +130,9 @@ export const rebuildProjections = Traced.fn("PgDomain.rebuildProjections")(funct
   const sql = yield* SqlClient
   return yield* sql.withTransaction(
     Effect.gen(function* () {
+      // A rebuild runs long: not bounded by the session's timeouts (its own wait is `waitMillis`).
+      yield* sql`SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true),
+        set_config('idle_in_transaction_session_timeout', '0', true)`
       yield* sql`SELECT pg_advisory_xact_lock(${rebuildLockKey})`
       yield* sql`SELECT pg_current_xact_id()::text`
       // Wait until no transaction older than this one runs (in-flight appends committed or rolled back);

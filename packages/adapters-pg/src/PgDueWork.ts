@@ -60,14 +60,19 @@ export interface MovementRow {
   readonly provider_reference: string | null
 }
 
-/** Up to `limit` Pending transfers not originated yet (every partner), oldest first: the originator's work. */
-export const unoriginatedTransfers = (limit: number) =>
+/**
+ * Up to `limit` Pending transfers not originated yet (every partner), oldest first: the originator's
+ * work. Those deferred while the rail is unavailable (`originationRetryAt`, `MovementAttempts.ts`)
+ * only once their next attempt is at or before `now` (ISO 8601; "" or later than every one: all).
+ */
+export const unoriginatedTransfers = (limit: number, now?: string) =>
   Effect.flatMap(
     SqlClient,
     (sql) => sql<MovementRow>`
       SELECT id, partner_id::text AS partner_id, sort_key, data ->> 'providerReference' AS provider_reference
       FROM read_models
       WHERE collection = 'transfers' AND keys ->> 'status' = 'Pending' AND data ->> 'providerReference' IS NULL
+        AND (data ->> 'originationRetryAt' IS NULL OR data ->> 'originationRetryAt' <= ${now ?? "9999"})
       ORDER BY sort_key, id LIMIT ${limit}`,
   )
 
@@ -187,16 +192,23 @@ export interface PendingPayout {
   readonly originated: boolean
 }
 
-/** The statement of `pendingPayouts` (exported for its plan's test): oldest first, partial index of migration 23. */
-export const pendingPayoutsStatement = (sql: SqlClient, limit: number) =>
+/**
+ * The statement of `pendingPayouts` (exported for its plan's test): oldest first, partial index of
+ * migration 23. A payout deferred while the rail is unavailable (`originationRetryAt`) only once its
+ * next attempt is at or before `now` (ISO 8601).
+ */
+export const pendingPayoutsStatement = (sql: SqlClient, limit: number, now = "9999") =>
   sql<PendingPayout>`
     SELECT id, partner_id::text AS partner_id, sort_key, (data ->> 'providerReference' IS NOT NULL) AS originated
     FROM read_models
     WHERE collection = 'payouts' AND keys ->> 'status' = 'Pending'
+      AND (data ->> 'originationRetryAt' IS NULL OR data ->> 'providerReference' IS NOT NULL
+        OR data ->> 'originationRetryAt' <= ${now})
     ORDER BY sort_key, id LIMIT ${limit}`
 
-/** Up to `limit` Pending payouts, oldest first. */
-export const pendingPayouts = (limit: number) => Effect.flatMap(SqlClient, (sql) => pendingPayoutsStatement(sql, limit))
+/** Up to `limit` Pending payouts, oldest first (those deferred only once due at `now`). */
+export const pendingPayouts = (limit: number, now?: string) =>
+  Effect.flatMap(SqlClient, (sql) => pendingPayoutsStatement(sql, limit, now))
 
 /** A transfer applied for reimbursement whose envelope the reimbursement-completion worker asks about. */
 export interface PendingReimbursement {

@@ -28,6 +28,29 @@ export const unitsConflicted = Metric.counter("partnerpay_units_of_work_total", 
   incremental: true,
 })
 
+/** What timed out on a session (issue 34): a statement, a lock wait, or a session left idle in a transaction. */
+export type TimeoutKind = "statement" | "lock" | "idle_in_transaction"
+
+/** The kind of timeout a SQLSTATE code reports, if it reports one. */
+export const timeoutKindOf = (code: string | undefined): TimeoutKind | undefined =>
+  code === "57014" ? "statement" : code === "55P03" ? "lock" : code === "25P03" ? "idle_in_transaction" : undefined
+
+const timeoutCounters = new Map<TimeoutKind, Metric.Counter<number>>()
+
+/** The counter of one kind of timeout (`partnerpay_database_timeouts_total{kind}`). */
+export const databaseTimeouts = (kind: TimeoutKind): Metric.Counter<number> => {
+  let counter = timeoutCounters.get(kind)
+  if (counter === undefined) {
+    counter = Metric.counter("partnerpay_database_timeouts_total", {
+      description: "Database statements ended by a session timeout, by kind (statement, lock, idle_in_transaction)",
+      attributes: { kind },
+      incremental: true,
+    })
+    timeoutCounters.set(kind, counter)
+  }
+  return counter
+}
+
 /** Webhook notifications not yet delivered nor given up, and how old the oldest one is. */
 export const outboxPending = Metric.gauge("partnerpay_outbox_backlog", {
   description: "Webhook notifications waiting for delivery (pending or being delivered)",

@@ -247,11 +247,22 @@ export const sqlTable = (sql: SqlClient): KeyTable => ({
       UNION ALL SELECT wrapped_key FROM personal_data_keys WHERE subject = ${subject} AND partner_id = ${partner}
       LIMIT 1`
     }).pipe(
-      Effect.flatMap((rows) =>
-        rows[0] === undefined
-          ? Effect.fail(new EventStore.EventStoreUnavailable({ reason: "a data key could not be stored" }))
-          : Effect.succeed(rows[0].wrapped_key),
-      ),
+      Effect.flatMap((rows) => {
+        if (rows[0] !== undefined) return Effect.succeed(rows[0].wrapped_key)
+        // Another session inserted the key meanwhile: its row is not in this statement's snapshot
+        // (ON CONFLICT DO NOTHING saw it, the SELECT did not). A new statement reads it.
+        return Effect.flatMap(PartnerScope.current, (current) => {
+          const partner = PartnerScope.forSubject(current, subject)
+          return sql<{ wrapped_key: string }>`
+            SELECT wrapped_key FROM personal_data_keys WHERE subject = ${subject} AND partner_id = ${partner}`
+        }).pipe(
+          Effect.flatMap((again) =>
+            again[0] === undefined
+              ? Effect.fail(new EventStore.EventStoreUnavailable({ reason: "a data key could not be stored" }))
+              : Effect.succeed(again[0].wrapped_key),
+          ),
+        )
+      }),
       unavailable("storing a data key"),
     ),
   delete: (subject) =>

@@ -10,8 +10,9 @@
  * replaces any SQL error that still reaches a log line (`redact`).
  */
 import { EventStore } from "@partnerpay/domain"
-import { Effect } from "effect"
+import { Effect, Metric } from "effect"
 import { isSqlError, type SqlError } from "effect/sql/SqlError"
+import * as PgMetrics from "./PgMetrics.ts"
 
 /** What may be logged about a database failure. */
 export interface DatabaseFailure {
@@ -36,9 +37,15 @@ export const describe = (error: SqlError, operation?: string): DatabaseFailure =
   code: codeOf(error),
 })
 
-/** Logs a database failure at warning level: the operation, reason and code only. */
+/** Counts `error` when a session timeout ended it (`partnerpay_database_timeouts_total{kind}`). */
+export const countTimeout = (error: SqlError): Effect.Effect<void> => {
+  const kind = PgMetrics.timeoutKindOf(codeOf(error))
+  return kind === undefined ? Effect.void : Metric.update(PgMetrics.databaseTimeouts(kind), 1)
+}
+
+/** Logs a database failure at warning level: the operation, reason and code only (a timeout is counted). */
 export const logFailure = (operation: string, error: SqlError): Effect.Effect<void> =>
-  Effect.logWarning("database failure", describe(error, operation))
+  Effect.andThen(countTimeout(error), Effect.logWarning("database failure", describe(error, operation)))
 
 /** An error standing for a SQL error in logs: its message is the description, it has no stack of the original. */
 export class RedactedSqlError extends Error {

@@ -77,7 +77,7 @@ const withDomain = Traced.fn("CliCommands.withDomain")(function* <
 >(effect: Effect.Effect<A, E, R>) {
   const config = yield* Config.load
   return yield* Effect.provide(
-    Effect.provideService(effect, WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyFor(config.environment)),
+    Effect.provideService(effect, WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyOf(config)),
     Domain.layerWith(config).pipe(
       Layer.provideMerge(Database.layer(config.database)),
       Layer.provide(TokenSecret.pepperLayer(config)),

@@ -25,6 +25,7 @@
  *   PARTNERPAY_DATA_DIR is relative to the working directory).
  */
 import type { ClientAddress } from "@partnerpay/adapters-http"
+import type { PgDatabase } from "@partnerpay/adapters-pg"
 import { Config, ConfigProvider, Effect, type LogLevel, Option, Redacted, Schema } from "effect"
 import * as HttpBridge from "./providers/HttpBridge.ts"
 import * as ProviderPorts from "./providers/ProviderPorts.ts"
@@ -39,6 +40,8 @@ export type DatabaseConfig =
       readonly url: Redacted.Redacted<string>
       /** PARTNERPAY_DB_STATEMENTS_PER_SESSION: statements pipelined on one pooled session (default 32). */
       readonly statementsPerSession: number
+      /** PARTNERPAY_DB_*_TIMEOUT_MS: every session's statement, lock and idle-in-transaction timeouts. */
+      readonly timeouts: PgDatabase.SessionTimeouts
     }
   | { readonly _tag: "Pglite"; readonly dataDir: string }
 
@@ -69,6 +72,8 @@ export interface AppConfig {
    * their addresses and networks; X-Forwarded-For is read from the right through them (ClientAddress.ts).
    */
   readonly trustedProxies: ClientAddress.TrustedProxies
+  /** PARTNERPAY_OUTBOUND_ALLOW: addresses and networks outbound calls may reach although not public. */
+  readonly outboundAllow: ReadonlyArray<string>
   /** Keys customer OTP hashes (production; the sandbox uses fixed codes). */
   readonly otpSecret: Option.Option<Redacted.Redacted<string>>
   /** Shared with the chat provider (production; the sandbox uses a public test secret). */
@@ -94,6 +99,11 @@ export interface AppConfig {
   readonly deficitGraceMillis: number
   /** The least amount paid out, in minor units (PARTNERPAY_PAYOUT_MINIMUM_MINOR_UNITS, default 100). */
   readonly payoutMinimumMinorUnits: number
+  /** The rail's payer limit (PARTNERPAY_PAYER_LIMIT_MINOR_UNITS of USD over PARTNERPAY_PAYER_LIMIT_DAYS); 0: none. */
+  readonly payerLimitMinorUnits: number
+  readonly payerLimitDays: number
+  /** Sandbox: the currencies the simulated rail moves (PARTNERPAY_SANDBOX_CURRENCIES, default USD). */
+  readonly sandboxCurrencies: ReadonlyArray<string>
   /** Per-caller rate limits (PARTNERPAY_RATE_LIMITING, "on" by default; "off" for load tests behind another limiter). */
   readonly rateLimiting: boolean
   /** Effect spans (PARTNERPAY_TRACING, "off" by default: span creation costs CPU on every request; on when traces are exported). */
@@ -210,7 +220,16 @@ const validate = (read: Read, issues: Issues): AppConfig => {
   const dataDir = issues.take(value.dataDir)
   const databaseUrl = issues.take(value.databaseUrl)
   const database: DatabaseConfig = Option.isSome(databaseUrl)
-    ? { _tag: "Postgres", url: databaseUrl.value, statementsPerSession: issues.take(value.statementsPerSession) }
+    ? {
+        _tag: "Postgres",
+        url: databaseUrl.value,
+        statementsPerSession: issues.take(value.statementsPerSession),
+        timeouts: {
+          statementMillis: issues.take(value.statementTimeoutMillis),
+          lockMillis: issues.take(value.lockTimeoutMillis),
+          idleInTransactionMillis: issues.take(value.idleInTransactionTimeoutMillis),
+        },
+      }
     : { _tag: "Pglite", dataDir: `${dataDir.replace(/\/+$/, "")}/pglite` }
 
   /** An optional secret, named when production requires it and it is unset. */
@@ -227,6 +246,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
   const secretPepper = secret(settings.secretPepper, value.secretPepper, randomBytes)
   const dataKey = secret(settings.dataKey, value.dataKey, "32 random bytes: `openssl rand -base64 32`")
   const trustedProxies = issues.take(value.trustProxy)
+  const outboundAllow = issues.take(value.outboundAllow)
   const adminToken = issues.take(value.adminToken)
   const adminListener = adminListenerOf(read, issues, port)
   const otpSecret = secret(settings.otpSecret, value.otpSecret, "at least 32 characters")
@@ -244,6 +264,9 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     production ? 604_800_000 : payoutIntervalMillis,
   )
   const payoutMinimumMinorUnits = issues.take(value.payoutMinimumMinorUnits)
+  const payerLimitMinorUnits = issues.take(value.payerLimitMinorUnits)
+  const payerLimitDays = issues.take(value.payerLimitDays)
+  const sandboxCurrencies = issues.take(value.sandboxCurrencies)
   const rateLimiting = issues.take(value.rateLimiting)
   const tracingAsked = issues.take(value.tracing)
   const metrics = issues.take(value.metrics)
@@ -265,6 +288,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     secretPepper,
     dataKey,
     trustedProxies,
+    outboundAllow,
     otpSecret,
     chatSecret,
     adminToken,
@@ -277,6 +301,9 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     payoutIntervalMillis,
     deficitGraceMillis,
     payoutMinimumMinorUnits,
+    payerLimitMinorUnits,
+    payerLimitDays,
+    sandboxCurrencies,
     rateLimiting,
     tracing: tracingAsked || Option.isSome(traceExport),
     metrics,

@@ -34,6 +34,7 @@ export const layer = (database: DatabaseConfig) =>
   database._tag === "Postgres"
     ? PgDatabase.layerPostgres(Redacted.value(database.url), {
         multiplexConcurrency: database.statementsPerSession,
+        timeouts: database.timeouts,
         startupParameters: { application_name: "partnerpay" },
       })
     : Layer.unwrap(
@@ -58,6 +59,7 @@ export const layerBackground = (database: DatabaseConfig) =>
   database._tag === "Postgres"
     ? PgDatabase.layerPostgres(Redacted.value(database.url), {
         maxConnections: backgroundConnections,
+        timeouts: database.timeouts,
         startupParameters: { application_name: "partnerpay-workers" },
       })
     : undefined

@@ -59,16 +59,16 @@ const unauthorized = new Problem.Unauthorized({
 const applyVerdict = Traced.fn("DwollaNotifications.applyVerdict")(function* (
   event: DwollaWebhooks.Event,
   customerId: string,
-  outcome: "Verified" | "Rejected",
+  outcome: "Verified" | "Rejected" | "Suspended",
 ) {
   const company = yield* PgWorkClaims.companyOfKybSubmission(customerId)
   if (company === undefined) return "unknown" as const
+  const companyId = Ids.CompanyId.make(company.id)
+  // A suspension: Verified -> Suspended, not verified yet -> Rejected (the domain decides).
   const completed = yield* Effect.result(
-    Companies.completeKyb(
-      Ids.CompanyId.make(company.id),
-      outcome,
-      outcome === "Rejected" ? `Dwolla: ${event.topic}` : undefined,
-    ),
+    outcome === "Suspended"
+      ? Companies.suspend(companyId, `Dwolla: ${event.topic}`)
+      : Companies.completeKyb(companyId, outcome, outcome === "Rejected" ? `Dwolla: ${event.topic}` : undefined),
   )
   if (completed._tag === "Failure" && completed.failure._tag === "EventStoreUnavailable") {
     return yield* Effect.fail(completed.failure)

@@ -6,7 +6,10 @@
  *
  * - `database`: the database answers within 2 s;
  * - `migrations`: every migration this build knows is applied;
- * - `workers`: every background worker started and none has stopped.
+ * - `workers`: every background worker started and none has stopped;
+ * - `sessions`: no session of the service (application names `partnerpay`,
+ *   `partnerpay-workers`) has waited on a lock, or sat idle inside a
+ *   transaction, for longer than the lock timeout (a stuck pool: issue 34).
  *
  * The interface's `GET /HealthCheck/Get` (bearer token) is unchanged.
  * Workers report to the `Workers` registry (`workers/Polling.ts`).
@@ -48,8 +51,39 @@ export interface ReadinessReport {
     readonly database: string
     readonly migrations: string
     readonly workers: string
+    readonly sessions: string
   }
 }
+
+interface StuckRow {
+  readonly application_name: string
+  readonly state: string
+  readonly millis: number
+}
+
+/**
+ * "ok", or the service's sessions stuck longer than the lock timeout (waiting on a lock, or idle in a
+ * transaction), as `partnerpay-workers idle in transaction for 9.8 s`.
+ */
+export const sessionsCheck: Effect.Effect<string, never, SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient
+  const rows = yield* sql<StuckRow>`
+    SELECT application_name, state, (extract(epoch FROM now() - state_change) * 1000)::int AS millis
+    FROM pg_stat_activity
+    WHERE datname = current_database() AND pid <> pg_backend_pid()
+      AND application_name IN ('partnerpay', 'partnerpay-workers')
+      AND ((state = 'active' AND wait_event_type = 'Lock') OR state LIKE 'idle in transaction%')
+      AND now() - state_change > make_interval(secs => greatest(
+        coalesce(nullif((SELECT setting::int FROM pg_settings WHERE name = 'lock_timeout'), 0), 2000), 100) / 1000.0)
+    ORDER BY state_change LIMIT 5`
+  if (rows.length === 0) return "ok"
+  const describe = (row: StuckRow) =>
+    `${row.application_name} ${row.state === "active" ? "waiting on a lock" : row.state} for ${(row.millis / 1000).toFixed(1)} s`
+  return `stuck: ${rows.map(describe).join("; ")}`
+}).pipe(
+  Effect.timeoutOrElse({ duration: "2 seconds", orElse: () => Effect.succeed("unknown (did not answer within 2 s)") }),
+  Effect.catchCause(() => Effect.succeed("unknown (database unreachable)")),
+)
 
 /** "ok" when the database has applied exactly the build's migrations, else what differs. */
 export const migrationsCheck = (applied: ReadonlySet<string>): string => {
@@ -64,7 +98,7 @@ export const migrationsCheck = (applied: ReadonlySet<string>): string => {
   ].join("; ")
 }
 
-/** Runs the three checks (never fails: a failed check is reported). */
+/** Runs the four checks (never fails: a failed check is reported). */
 export const check: Effect.Effect<ReadinessReport, never, SqlClient> = Effect.gen(function* () {
   const registry = yield* Workers
   const applied = yield* Migrations.appliedKeys().pipe(
@@ -81,9 +115,10 @@ export const check: Effect.Effect<ReadinessReport, never, SqlClient> = Effect.ge
   const migrations = applied._tag !== "Answered" ? "unknown (database unreachable)" : migrationsCheck(applied.keys)
   const notRunning = registry === undefined ? ["(no worker registry)"] : registry.notRunning()
   const workers = notRunning.length === 0 ? "ok" : `not running: ${notRunning.join(", ")}`
+  const sessions = database === "ok" ? yield* sessionsCheck : "unknown (database unreachable)"
   return {
-    ready: database === "ok" && migrations === "ok" && workers === "ok",
-    checks: { database, migrations, workers },
+    ready: database === "ok" && migrations === "ok" && workers === "ok" && sessions === "ok",
+    checks: { database, migrations, workers, sessions },
   }
 })
 

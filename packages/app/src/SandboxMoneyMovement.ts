@@ -10,6 +10,9 @@
  * - ending in .03: Failed with R03 (no account) before settlement;
  * - ending in .10: Settled after the settlement delay, then Returned with R10
  *   (not authorised) one settlement delay later;
+ * - ending in .91: refused when it is originated, as Dwolla answers a 400
+ *   `ValidationError` (`MovementRefused`): the payment Failed at once, no
+ *   return code, the rail's words as its failureReason;
  * - any other: Settled after the settlement delay.
  * Credits (refunds) settle after the settlement delay. Payouts too, except to a
  * payout account whose number ends in 0013: Failed with R03 (no account) one
@@ -23,8 +26,8 @@
  * which the Transfer refuses to record (`OriginatedElsewhere`): the first
  * reference recorded stands.
  */
-import { Money, MoneyMovement, Traced } from "@partnerpay/domain"
-import { Clock, Layer } from "effect"
+import { Money, MoneyMovement, RailCapabilities, Traced } from "@partnerpay/domain"
+import { Clock, Effect, Layer } from "effect"
 
 /** What a sandbox movement becomes, from its amount. */
 export type SandboxOutcome = "Settle" | "FailR01" | "FailR03" | "ReturnR10"
@@ -38,6 +41,18 @@ export const outcomeFor = (amount: Money.Money): SandboxOutcome => {
   return "Settle"
 }
 
+/** The amount ending the sandbox rail refuses at origination (as Dwolla's ValidationError). */
+export const refusedAmountSuffix = ".91"
+
+/** The sandbox's refusal of a debit of `amount`, or undefined when it moves it. */
+export const refusalFor = (amount: Money.Money): MoneyMovement.MovementRefused | undefined =>
+  Money.toDecimalString(amount).endsWith(refusedAmountSuffix)
+    ? new MoneyMovement.MovementRefused({
+        code: "ValidationError",
+        reason: "Validation error(s) present: the sandbox rail refuses an amount ending in .91 (magic value)",
+      })
+    : undefined
+
 /** The account number ending that makes a sandbox payout fail with R03 (docs/api/payouts.md). */
 export const failingPayoutAccountSuffix = "0013"
 
@@ -49,8 +64,14 @@ const prefix = "sandbox"
 /** How many idempotency keys an instance remembers. */
 const remembered = 10_000
 
+export interface Options {
+  readonly delayMillis: number
+  /** The currencies the simulated rail moves (PARTNERPAY_SANDBOX_CURRENCIES; Dwolla's USD by default). */
+  readonly currencies?: ReadonlyArray<string>
+}
+
 /** The sandbox provider; movements settle `delayMillis` after their origination. */
-export const make = (options: { readonly delayMillis: number }) => {
+export const make = (options: Options) => {
   const first = new Map<string, MoneyMovement.MovementReference>()
   const originate = Traced.fn("SandboxMoneyMovement.originate")(function* (
     kind: MoneyMovement.MovementKind,
@@ -70,7 +91,13 @@ export const make = (options: { readonly delayMillis: number }) => {
     return reference
   })
   return MoneyMovement.MoneyMovement.of({
-    originateDebit: (request) => originate("Debit", request.idempotencyKey, outcomeFor(request.amount)),
+    capabilities: { currencies: options.currencies ?? RailCapabilities.dwolla.currencies },
+    originateDebit: (request) => {
+      const refused = refusalFor(request.amount)
+      return refused === undefined
+        ? originate("Debit", request.idempotencyKey, outcomeFor(request.amount))
+        : Effect.fail(refused)
+    },
     originateCredit: (request) => originate("Credit", request.idempotencyKey, "Settle"),
     originatePayout: (request) => originate("Payout", request.idempotencyKey, payoutOutcomeFor(request)),
     status: Traced.fn("SandboxMoneyMovement.status")(function* (reference: MoneyMovement.MovementReference) {
@@ -93,5 +120,5 @@ export const make = (options: { readonly delayMillis: number }) => {
   })
 }
 
-export const layer = (options: { readonly delayMillis: number }): Layer.Layer<MoneyMovement.MoneyMovement> =>
+export const layer = (options: Options): Layer.Layer<MoneyMovement.MoneyMovement> =>
   Layer.sync(MoneyMovement.MoneyMovement, () => make(options))

@@ -17,11 +17,13 @@ import {
   type CompanyProviders,
   type EventStore,
   type IdGenerator,
+  Money,
   type MoneyMovement,
   type PaymentProviders,
   Payments,
   type PersonalData,
   type Policy,
+  RailCapabilities,
   type ReadModel,
   Traced,
   type UnitOfWork,
@@ -40,6 +42,7 @@ import * as Logging from "./Logging.ts"
 import * as Metrics from "./Metrics.ts"
 import * as MoneyMovementNotifications from "./MoneyMovementNotifications.ts"
 import * as Partners from "./Partners.ts"
+import * as ProviderGuard from "./ProviderGuard.ts"
 import type * as ProviderPorts from "./providers/ProviderPorts.ts"
 import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
@@ -269,14 +272,27 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   const clocks = sandbox ? SandboxClock.layerStored : SandboxClock.layer(SandboxClock.none)
   const ports = Layer.mergeAll(
     sandbox ? Layer.provide(SandboxClock.partnerTokens, tokens) : tokens,
+    // The rail's rolling payer limit of this deployment (RailCapabilities.ts); 0: none.
+    Layer.succeed(
+      RailCapabilities.CurrentPayerLimit,
+      config.payerLimitMinorUnits === 0
+        ? undefined
+        : { amount: Money.make(config.payerLimitMinorUnits, "USD"), windowMillis: config.payerLimitDays * 86_400_000 },
+    ),
     Database.healthCheck,
+    // Every provider port guarded: a call while a database transaction is open is a defect in tests (ProviderGuard.ts).
     sandbox
-      ? Layer.mergeAll(
-          SandboxProviders.layerSandbox({ signingDelayMillis: config.settlementDelayMillis }),
-          SandboxProviders.messaging,
-          SandboxMoneyMovement.layer({ delayMillis: config.settlementDelayMillis }),
+      ? ProviderGuard.guarded(
+          Layer.mergeAll(
+            SandboxProviders.layerSandbox({ signingDelayMillis: config.settlementDelayMillis }),
+            SandboxProviders.messaging,
+            SandboxMoneyMovement.layer({
+              delayMillis: config.settlementDelayMillis,
+              currencies: config.sandboxCurrencies,
+            }),
+          ),
         )
-      : SandboxProviders.layerProduction(config),
+      : ProviderGuard.guarded(SandboxProviders.layerProduction(config)),
     CrossCutting.layerLimits({ rateLimiting: config.rateLimiting, trustedProxies: config.trustedProxies }),
     // Each partner's API version is pinned with the partner, at its first call (docs/api/versions.md).
     Layer.effect(
@@ -359,8 +375,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     // (requests, workers), as is the OTLP tracer when OTEL_EXPORTER_OTLP_ENDPOINT is set (Telemetry.ts).
     Layer.provide(Http.tracing(config.tracing)),
     Layer.provide(Telemetry.layer(config.traceExport)),
-    // Production: webhook URLs must be public internet addresses, when set and at delivery (WebhookTarget.ts).
-    Layer.provide(Layer.succeed(WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyFor(config.environment))),
+    // Outbound calls reach public addresses only, unless a sandbox on loopback only (WebhookTarget.ts).
+    Layer.provide(Layer.succeed(WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyOf(config))),
   )
 }
 

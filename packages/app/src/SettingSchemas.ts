@@ -5,6 +5,7 @@
  * at 60 characters), except for secrets and URLs that may hold a password:
  * of those it says only what is expected, or their length.
  */
+import { isIP } from "node:net"
 import { ClientAddress } from "@partnerpay/adapters-http"
 import { PgPersonalDataVault } from "@partnerpay/adapters-pg"
 import { Effect, LogLevel, Predicate, Redacted, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
@@ -61,6 +62,13 @@ export const Port = wholeNumber(0, 65535, "must be an integer between 0 and 6553
 
 /** Milliseconds, at most a day. */
 export const Millis = wholeNumber(0, 86_400_000, "must be a whole number of milliseconds between 0 and 86400000")
+
+/** A session timeout: never off (issue 34), at most an hour. */
+export const TimeoutMillis = wholeNumber(
+  100,
+  3_600_000,
+  "must be a whole number of milliseconds between 100 and 3600000",
+)
 
 export const bounded = (minimum: number, maximum: number, unit: string) =>
   wholeNumber(minimum, maximum, `must be a whole number of ${unit} between ${minimum} and ${maximum}`)
@@ -176,6 +184,34 @@ export const TrustedProxies = fromText(
   ClientAddress.format,
 )
 
+/** One address or network of PARTNERPAY_OUTBOUND_ALLOW: an IP literal, or one with a /prefix. */
+const allowedEntry = (entry: string): boolean => {
+  const [address = "", prefix, ...more] = entry.split("/")
+  const family = isIP(address)
+  if (family === 0 || more.length > 0) return false
+  if (prefix === undefined) return true
+  const bits = Number(prefix)
+  return /^\d{1,3}$/.test(prefix) && bits <= (family === 4 ? 32 : 128)
+}
+
+/** Addresses and networks an outbound call may reach although not public, comma-separated ("10.0.0.5,fd00::/64"). */
+export const OutboundAllow = fromText(
+  Schema.Array(Schema.String),
+  (text) => {
+    const entries = text
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== "")
+    const bad = entries.filter((entry) => !allowedEntry(entry))
+    return bad.length === 0
+      ? Result.succeed(entries)
+      : refuse(
+          `must be IP addresses or networks (a.b.c.d, a.b.c.d/n, IPv6 likewise), comma-separated (got ${quote(text)})`,
+        )
+  },
+  (entries) => entries.join(","),
+)
+
 /** Most days ahead a reminder may go out. */
 export const maxReminderDays = 30
 
@@ -196,6 +232,18 @@ export const ReminderDays = fromText(
         )
   },
   (days) => days.join(","),
+)
+
+/** Currency codes, comma-separated ("USD,EUR"): the currencies the sandbox rail moves. */
+export const Currencies = fromText(
+  Schema.Array(Schema.String),
+  (text) => {
+    const codes = text.split(",").map((part) => part.trim().toUpperCase())
+    return codes.length > 0 && codes.every((code) => /^[A-Z]{3}$/.test(code)) && new Set(codes).size === codes.length
+      ? Result.succeed(codes)
+      : refuse(`must be distinct ISO 4217 currency codes, comma-separated, e.g. "USD" (got ${quote(text)})`)
+  },
+  (codes) => codes.join(","),
 )
 
 const logLevels: ReadonlyArray<LogLevel.LogLevel> = ["All", "Fatal", "Error", "Warn", "Info", "Debug", "Trace", "None"]

@@ -22,6 +22,7 @@ import {
   AnySecret,
   bounded,
   ClientId,
+  Currencies,
   DatabaseUrl,
   DataKey,
   Environment,
@@ -34,6 +35,7 @@ import {
   minimumAdminTokenLength,
   minimumProviderSecretLength,
   OnOff,
+  OutboundAllow,
   oneOf,
   Port,
   ReminderDays,
@@ -41,6 +43,7 @@ import {
   StatementsPerSession,
   secretOf,
   Text,
+  TimeoutMillis,
   TrimmedText,
   TrustedProxies,
 } from "./SettingSchemas.ts"
@@ -165,6 +168,18 @@ export const settings = {
     default: 32,
     doc: "With DATABASE_URL: concurrent statements on one pooled session before the pool opens the next.",
   }),
+  statementTimeoutMillis: setting("PARTNERPAY_DB_STATEMENT_TIMEOUT_MS", TimeoutMillis, {
+    default: 15_000,
+    doc: "With DATABASE_URL: a statement running longer is cancelled (503 with Retry-After to a request).",
+  }),
+  lockTimeoutMillis: setting("PARTNERPAY_DB_LOCK_TIMEOUT_MS", TimeoutMillis, {
+    default: 1_000,
+    doc: "With DATABASE_URL: a statement waiting on a lock longer fails; bounds the stall of the statements pipelined behind it.",
+  }),
+  idleInTransactionTimeoutMillis: setting("PARTNERPAY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", TimeoutMillis, {
+    default: 10_000,
+    doc: "With DATABASE_URL: a session idle in a transaction longer is closed by the server.",
+  }),
   dataDir: setting("PARTNERPAY_DATA_DIR", Text, {
     default: defaultDataDir,
     shown: "`packages/app/.data`",
@@ -186,6 +201,11 @@ export const settings = {
   secretPepper: optional("PARTNERPAY_SECRET_PEPPER", LongSecret, {
     whenUnset: generatedInSandbox,
     doc: "Key of the stored client-secret hashes; required in production.",
+  }),
+  outboundAllow: setting("PARTNERPAY_OUTBOUND_ALLOW", OutboundAllow, {
+    default: [],
+    shown: "(none)",
+    doc: "Addresses and networks webhook deliveries and attachment downloads may reach although not public (comma-separated IPs or CIDRs).",
   }),
   trustProxy: setting("PARTNERPAY_TRUST_PROXY", TrustedProxies, {
     default: ClientAddress.none,
@@ -247,6 +267,18 @@ export const settings = {
       doc: "The least amount paid out, in minor units (100: 1.00 USD); a smaller balance waits.",
     },
   ),
+  payerLimitMinorUnits: setting("PARTNERPAY_PAYER_LIMIT_MINOR_UNITS", bounded(0, 10_000_000_000_000, "minor units"), {
+    default: 500_000,
+    doc: "The most the rail debits one payer over `PARTNERPAY_PAYER_LIMIT_DAYS`, in minor units of USD (500000 = 5,000.00 USD, Dwolla's limit for unverified customers); 0: no limit. Above it: 422 `PAYER_LIMIT_EXCEEDED`.",
+  }),
+  payerLimitDays: setting("PARTNERPAY_PAYER_LIMIT_DAYS", bounded(1, 31, "days"), {
+    default: 7,
+    doc: "The rolling window of the payer limit, in days.",
+  }),
+  sandboxCurrencies: setting("PARTNERPAY_SANDBOX_CURRENCIES", Currencies, {
+    default: ["USD"],
+    doc: "Sandbox: the currencies the simulated rail moves (Dwolla's: USD); others are 422 `CURRENCY_NOT_SUPPORTED`.",
+  }),
   rateLimiting: setting("PARTNERPAY_RATE_LIMITING", OnOff, { default: true, doc: "Per-caller rate limits." }),
   tracing: setting("PARTNERPAY_TRACING", OnOff, { default: false, doc: "Effect spans (on with a trace endpoint)." }),
   metrics: setting("PARTNERPAY_METRICS", OnOff, { default: true, doc: "`GET /metrics` in the Prometheus format." }),

@@ -1,104 +1,120 @@
 /**
- * Which webhook URLs the service may call (server-side request forgery).
+ * Which addresses the service's outbound calls may reach (server-side request
+ * forgery): webhook deliveries (WebhookDispatcher.ts) and attachment
+ * downloads (AttachmentFetcher.ts), and webhook URLs when they are set.
  *
- * In production (`PARTNERPAY_ENV=production`, `refusePrivateAddresses`), a
- * webhook URL whose host is, or resolves to, an address that is not on the
- * public internet is refused:
- * - loopback (127.0.0.0/8, ::1), "this network" (0.0.0.0/8, ::),
- * - private (10/8, 172.16/12, 192.168/16, fc00::/7), carrier-grade NAT
- *   (100.64/10, where some clouds put their metadata service),
- * - link-local (169.254/16, fe80::/10: the cloud metadata address
- *   169.254.169.254 is one), multicast, reserved and broadcast ranges,
- *   documentation and benchmarking ranges,
- * - IPv4 written inside IPv6 (::ffff:a.b.c.d, NAT64 64:ff9b::/96, 6to4
- *   2002::/16) is judged by the IPv4 address.
- * It is refused twice: when the URL is set (`checkUrl`: a 400 naming the
- * field), and at every delivery (`pinnedLookup`): the dispatcher's
- * connection resolves the name through this lookup, which refuses when any
- * resolved address is not public and otherwise hands the checked address to
- * the socket, so the connection goes to the address that was checked (a DNS
- * answer that changes between the check and the connection, "DNS
- * rebinding", cannot redirect it).
+ * In every environment an address that is not on the public internet is
+ * refused (`PublicAddress.isPublicAddress`: loopback, private, link-local and
+ * the cloud metadata address, unique-local, documentation, multicast, and
+ * every IPv6 form that carries an IPv4 address judged by that address:
+ * `::a.b.c.d`, `::ffff:a.b.c.d`, `::ffff:0:a.b.c.d`, 64:ff9b::/96, 6to4; the
+ * local-use NAT64 prefix 64:ff9b:1::/48 and Teredo 2001::/32 outright), with
+ * two exceptions:
+ * - a sandbox that listens only on loopback (HOST and PARTNERPAY_ADMIN_HOST
+ *   127.0.0.0/8, ::1 or localhost: a developer's machine) reaches any address
+ *   (partners test against local receivers); production never does;
+ * - the addresses and networks the operator lists in PARTNERPAY_OUTBOUND_ALLOW.
  *
- * In the sandbox every address is allowed (partners test against local
- * receivers and tunnels).
+ * It is checked twice: when the URL is set (`checkUrl`: a 400 naming the
+ * field), and at every connection (`pinnedLookupFor`): the connection resolves
+ * the name through this lookup, which refuses when any resolved address may
+ * not be reached and otherwise hands the checked address to the socket, so the
+ * connection goes to the address that was checked (a DNS answer that changes
+ * between the check and the connection, "DNS rebinding", cannot redirect it).
+ * A refusal says only that the address is not allowed (never which address a
+ * name resolved to, nor anything of a port).
  */
 import * as Dns from "node:dns"
 import { BlockList, isIP, type LookupFunction } from "node:net"
-import { WebhookLog } from "@partnerpay/domain"
-import { Context, Effect, Layer } from "effect"
+import { PublicAddress, WebhookLog } from "@partnerpay/domain"
+import { Context, Effect, Layer, Option } from "effect"
 
 export interface TargetPolicy {
-  /** Refuse URLs that are or resolve to non-public addresses (production). */
+  /** Refuse addresses that are not public (every environment, except a sandbox on loopback only). */
   readonly refusePrivateAddresses: boolean
+  /** Addresses and networks allowed although not public (PARTNERPAY_OUTBOUND_ALLOW). */
+  readonly allowed?: ReadonlyArray<string> | undefined
+  /** A partner's webhook URL must be https:// (production; default: when private addresses are refused). */
+  readonly httpsOnly?: boolean | undefined
 }
 
-/** The policy in force: every address allowed unless a layer says otherwise (Service.ts in production). */
+/** The policy in force: every address allowed unless a layer says otherwise (Service.ts provides the configured one). */
 export const WebhookTargetPolicy = Context.Reference<TargetPolicy>("partnerpay/app/WebhookTargetPolicy", {
   defaultValue: () => ({ refusePrivateAddresses: false }),
 })
 
-/** The policy of an environment: production refuses non-public addresses, the sandbox allows them. */
-export const policyFor = (environment: "sandbox" | "production"): TargetPolicy => ({
-  refusePrivateAddresses: environment === "production",
+/** True when `host` (a listener's interface) is a loopback one. */
+export const isLoopbackHost = (host: string): boolean => {
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host
+  if (bare.toLowerCase() === "localhost") return true
+  if (isIP(bare) === 4) return bare.startsWith("127.")
+  return bare === "::1" || bare.toLowerCase() === "::ffff:127.0.0.1"
+}
+
+/** Where the service listens and what the operator allows. */
+export interface Listening {
+  /** The interfaces of the service's listeners (public, and the operator API's when it has its own). */
+  readonly hosts: ReadonlyArray<string>
+  readonly allowed?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * The policy of an environment: non-public addresses refused, except in a sandbox whose listeners are all on
+ * loopback; the operator's allowed addresses in both.
+ */
+export const policyFor = (
+  environment: "sandbox" | "production",
+  listening: Listening = { hosts: ["0.0.0.0"] },
+): TargetPolicy => ({
+  refusePrivateAddresses: !(environment === "sandbox" && listening.hosts.every(isLoopbackHost)),
+  allowed: listening.allowed ?? [],
+  httpsOnly: environment === "production",
 })
 
-const blocked = new BlockList()
-for (const [network, prefix] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.0.2.0", 24],
-  ["192.88.99.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["198.51.100.0", 24],
-  ["203.0.113.0", 24],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4],
-] as const) {
-  blocked.addSubnet(network, prefix, "ipv4")
-}
-for (const [network, prefix] of [
-  ["::", 128],
-  ["::1", 128],
-  ["100::", 64],
-  ["2001:db8::", 32],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["fec0::", 10],
-  ["ff00::", 8],
-] as const) {
-  blocked.addSubnet(network, prefix, "ipv6")
+/** The policy of a configuration: its environment, its listeners' interfaces and PARTNERPAY_OUTBOUND_ALLOW. */
+export const policyOf = (config: {
+  readonly environment: "sandbox" | "production"
+  readonly host: string
+  readonly adminListener: Option.Option<{ readonly host: string }>
+  readonly outboundAllow: ReadonlyArray<string>
+}): TargetPolicy =>
+  policyFor(config.environment, {
+    hosts: [config.host, ...Option.toArray(config.adminListener).map((listener) => listener.host)],
+    allowed: config.outboundAllow,
+  })
+
+const allowLists = new WeakMap<ReadonlyArray<string>, BlockList>()
+
+/** The operator's allowed addresses as a BlockList (built once per list). */
+const allowListOf = (allowed: ReadonlyArray<string>): BlockList => {
+  let list = allowLists.get(allowed)
+  if (list === undefined) {
+    list = new BlockList()
+    for (const entry of allowed) {
+      const [address = "", prefix] = entry.split("/")
+      const family = isIP(address) === 6 ? "ipv6" : "ipv4"
+      if (prefix === undefined) list.addAddress(address, family)
+      else list.addSubnet(address, Number(prefix), family)
+    }
+    allowLists.set(allowed, list)
+  }
+  return list
 }
 
-/** The IPv4 address an IPv6 address carries (mapped, NAT64, 6to4), if any. */
-const embeddedIpv4 = (address: string): string | undefined => {
-  const lower = address.toLowerCase()
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower)
-  if (dotted !== null) return dotted[1]
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower)
-  const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4})(?::|$)/.exec(lower)
-  const parts = hex ?? sixToFour
-  if (parts === null) return undefined
-  const high = Number.parseInt(parts[1]!, 16)
-  const low = Number.parseInt(parts[2]!, 16)
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
-}
+/** True when `address` is public (see `PublicAddress`). */
+export const isPublicAddress = PublicAddress.isPublicAddress
 
-/** True when `address` (an IP literal) is on the public internet. */
-export const isPublicAddress = (address: string): boolean => {
+/** Whether an outbound call may connect to `address` (an IP literal) under `policy`. */
+export const mayConnect = (policy: TargetPolicy, address: string): boolean => {
+  if (!policy.refusePrivateAddresses || isPublicAddress(address)) return true
+  const allowed = policy.allowed ?? []
+  if (allowed.length === 0) return false
   const family = isIP(address)
-  if (family === 4) return !blocked.check(address, "ipv4")
-  if (family !== 6) return false
-  const inner = embeddedIpv4(address)
-  if (inner !== undefined) return isPublicAddress(inner)
-  return !blocked.check(address, "ipv6")
+  return family !== 0 && allowListOf(allowed).check(address, family === 6 ? "ipv6" : "ipv4")
 }
+
+/** What a refused address is reported as (the same whatever the address or the port). */
+export const refusedReason = "address refused: not a public internet address"
 
 /** The URL's host as an IP literal (brackets of IPv6 removed), or undefined when it is a name. */
 const literalHost = (url: URL): string | undefined => {
@@ -117,7 +133,7 @@ export const checkUrl = async (url: string, policy: TargetPolicy): Promise<strin
   }
   const literal = literalHost(target)
   if (literal !== undefined) {
-    return isPublicAddress(literal) ? undefined : "must not point to a loopback, private or link-local address"
+    return mayConnect(policy, literal) ? undefined : "must not point to a loopback, private or link-local address"
   }
   let addresses: ReadonlyArray<Dns.LookupAddress>
   try {
@@ -126,43 +142,49 @@ export const checkUrl = async (url: string, policy: TargetPolicy): Promise<strin
     return `the host name ${target.hostname} does not resolve`
   }
   if (addresses.length === 0) return `the host name ${target.hostname} does not resolve`
-  return addresses.every((a) => isPublicAddress(a.address))
+  return addresses.every((a) => mayConnect(policy, a.address))
     ? undefined
     : "must not resolve to a loopback, private or link-local address"
 }
 
 /** The error a refused address fails the connection with (its message becomes the delivery's last error). */
 export class AddressRefused extends Error {
-  constructor(host: string) {
-    super(`address refused: ${host} is not a public internet address`)
+  constructor() {
+    super(refusedReason)
   }
 }
 
 /**
- * A `lookup` for `http.request`: resolves like the default, then refuses (AddressRefused) when any address
- * of the answer is not public; the socket connects to the checked address.
+ * A `lookup` for `http.request` under `policy`: resolves like the default, then refuses (AddressRefused) when
+ * any address of the answer may not be reached; the socket connects to the checked address.
  */
-export const pinnedLookup: LookupFunction = (hostname, options, callback) => {
-  Dns.lookup(hostname, { ...options, all: true, verbatim: true }, (error, addresses) => {
-    if (error !== null) return callback(error, "", 4)
-    const list = addresses as unknown as ReadonlyArray<Dns.LookupAddress>
-    if (list.length === 0 || !list.every((a) => isPublicAddress(a.address))) {
-      return callback(Object.assign(new AddressRefused(hostname), { code: "EADDRREFUSED" }), "", 4)
-    }
-    if (options.all === true)
-      return (callback as unknown as (e: null, a: ReadonlyArray<Dns.LookupAddress>) => void)(null, list)
-    const first = list[0]!
-    return callback(null, first.address, first.family)
-  })
+export const pinnedLookupFor =
+  (policy: TargetPolicy): LookupFunction =>
+  (hostname, options, callback) => {
+    Dns.lookup(hostname, { ...options, all: true, verbatim: true }, (error, addresses) => {
+      if (error !== null) return callback(error, "", 4)
+      const list = addresses as unknown as ReadonlyArray<Dns.LookupAddress>
+      if (list.length === 0 || !list.every((a) => mayConnect(policy, a.address))) {
+        return callback(Object.assign(new AddressRefused(), { code: "EADDRREFUSED" }), "", 4)
+      }
+      if (options.all === true)
+        return (callback as unknown as (e: null, a: ReadonlyArray<Dns.LookupAddress>) => void)(null, list)
+      const first = list[0]!
+      return callback(null, first.address, first.family)
+    })
+  }
+
+/** `pinnedLookupFor` with every non-public address refused. */
+export const pinnedLookup: LookupFunction = pinnedLookupFor({ refusePrivateAddresses: true })
+
+/** Before connecting to an IP literal (no lookup happens): the refusal when it may not be reached under `policy`. */
+export const refusedLiteralFor = (policy: TargetPolicy, url: URL): string | undefined => {
+  const literal = literalHost(url)
+  return literal !== undefined && !mayConnect(policy, literal) ? refusedReason : undefined
 }
 
-/** Before connecting to an IP literal (no lookup happens): refused when not public. */
-export const refusedLiteral = (url: URL): string | undefined => {
-  const literal = literalHost(url)
-  return literal !== undefined && !isPublicAddress(literal)
-    ? `address refused: ${literal} is not a public internet address`
-    : undefined
-}
+/** `refusedLiteralFor` with every non-public address refused. */
+export const refusedLiteral = (url: URL): string | undefined => refusedLiteralFor({ refusePrivateAddresses: true }, url)
 
 /**
  * The domain's `WebhookTargets` port under the policy in force when the layer is built (Service.ts provides
@@ -173,8 +195,9 @@ export const layerTargets: Layer.Layer<WebhookLog.WebhookTargets> = Layer.effect
   WebhookLog.WebhookTargets,
   Effect.map(Effect.service(WebhookTargetPolicy), (policy) =>
     WebhookLog.WebhookTargets.of({
+      // https:// only where the policy is production's (a sandbox off loopback still takes http:// receivers).
       check: (url) =>
-        policy.refusePrivateAddresses && !url.toLowerCase().startsWith("https://")
+        (policy.httpsOnly ?? policy.refusePrivateAddresses) && !url.toLowerCase().startsWith("https://")
           ? Effect.succeed("must be an https:// URL")
           : Effect.promise(() => checkUrl(url, policy)),
     }),

@@ -62,7 +62,7 @@ describe("the service in operation", () => {
     assert.strictEqual(ready.status, 200)
     assert.deepStrictEqual(await ready.json(), {
       status: "ready",
-      checks: { database: "ok", migrations: "ok", workers: "ok" },
+      checks: { database: "ok", migrations: "ok", workers: "ok", sessions: "ok" },
     })
     assert.strictEqual(ready.headers.get("x-correlation-id"), "probe-1")
 

@@ -3,8 +3,10 @@
  * service instances (two connection pools, two notifier fibers polling every
  * 10 ms) racing on one PostgreSQL database; and two instances deciding the
  * same reminder at the same instant without the worker's lock still record
- * one reminder and one set of messages (the notice stream's "no stream yet"
- * expectation).
+ * one reminder (the notice stream's "no stream yet" expectation), though
+ * both may send its messages: the worker's claim is what keeps them from it.
+ * A notice whose provider is unavailable is not recorded and its claim backs
+ * off (the reason kept for the operator).
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { PgDatabase } from "@partnerpay/adapters-pg"
@@ -18,10 +20,11 @@ import {
   Payments,
 } from "@partnerpay/domain"
 import { Fixtures } from "@partnerpay/domain/testing"
-import { DateTime, Effect, Fiber, Layer } from "effect"
+import { DateTime, Effect, Fiber, FiberSet, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Config from "../src/Config.ts"
 import * as Domain from "../src/Domain.ts"
+import * as ProviderGuard from "../src/ProviderGuard.ts"
 import * as SandboxProviders from "../src/SandboxProviders.ts"
 import * as Service from "../src/Service.ts"
 import * as PaymentNotifier from "../src/workers/PaymentNotifier.ts"
@@ -36,8 +39,9 @@ afterAll(async () => {
   for (const drop of drops) await drop()
 })
 
+/** One instance: its sandbox senders guarded as the service's are (a send inside a transaction is a defect). */
 const instance = (url: string) =>
-  SandboxProviders.messaging.pipe(
+  ProviderGuard.guarded(SandboxProviders.messaging).pipe(
     Layer.provideMerge(Domain.layer),
     Layer.provideMerge(PgDatabase.layerPostgres(url, { maxConnections: 4 })),
   )
@@ -142,7 +146,7 @@ describe("the payment notifier", () => {
   )
 
   it.skipIf(!postgresAvailable)(
-    "two instances deciding the same reminder at once, without the worker's lock, record it once",
+    "two instances sending the same reminder at once, without the worker's claim, record it once (messages at least once)",
     async () => {
       const db = await freshDatabase()
       drops.push(db.drop)
@@ -173,7 +177,46 @@ describe("the payment notifier", () => {
         }>,
       )
       assert.strictEqual(result.reminders, 2)
-      assert.deepStrictEqual(result.messages, result.wanted)
+      // Without the claim both may send (delivery is at least once); every message went out.
+      assert.deepStrictEqual([...new Set(result.messages)].sort(), result.wanted)
+    },
+    60_000,
+  )
+})
+
+describe("a notice whose provider is unavailable", () => {
+  it.skipIf(!postgresAvailable)(
+    "is not recorded: its claim backs off with the reason, and the next round leaves it alone",
+    async () => {
+      const db = await freshDatabase()
+      drops.push(db.drop)
+      const first = instance(db.url)
+      const program = Effect.gen(function* () {
+        yield* seed([0], "notify-3")
+        const expireAt = DateTime.add(yield* DateTime.now, { days: 30 })
+        yield* CustomerPreferences.registerPushToken(partnerId, payer, { token: "device-unavailable", expireAt })
+        const sending = yield* PaymentNotifier.makeSending
+        const options = { reminderDays: [3, 0] }
+        const firstRound = yield* PaymentNotifier.step(options, sending)
+        yield* FiberSet.awaitEmpty(sending.fibers)
+        const secondRound = yield* PaymentNotifier.step(options, sending)
+        const sql = yield* SqlClient
+        const claims = yield* sql<{ readonly attempts: number; readonly last_error: string; readonly later: boolean }>`
+          SELECT attempts, last_error, not_before > now() AS later FROM work_claims WHERE kind = ${PaymentNotifier.claimKind}`
+        return { firstRound, secondRound, claims, reminders: (yield* remindersRecorded).length }
+      })
+      const result = await Effect.runPromise(
+        Effect.scoped(Effect.provide(program, first)) as Effect.Effect<{
+          firstRound: number
+          secondRound: number
+          claims: ReadonlyArray<{ attempts: number; last_error: string; later: boolean }>
+          reminders: number
+        }>,
+      )
+      assert.strictEqual(result.firstRound, 1)
+      assert.strictEqual(result.secondRound, 0)
+      assert.deepStrictEqual(result.claims, [{ attempts: 1, last_error: "ProviderUnavailable", later: true }])
+      assert.strictEqual(result.reminders, 0)
     },
     60_000,
   )

@@ -1,4 +1,7 @@
-/** GET /readyz's checks: database reachable, every migration applied, every expected worker running. */
+/**
+ * GET /readyz's checks: database reachable, every migration applied, every expected worker running,
+ * no session of the service stuck.
+ */
 import { assert, describe, it } from "@effect/vitest"
 import { Migrations } from "@partnerpay/adapters-pg"
 import { Effect, Fiber, Layer } from "effect"
@@ -13,12 +16,17 @@ const fakeSql = (answer: (text: string) => Effect.Effect<ReadonlyArray<unknown>,
 
 const failing = (statement: Effect.Effect<ReadonlyArray<unknown>, Error>) => fakeSql(() => statement)
 
-/** A database that applied these migrations (`undefined`: no migrations table yet). */
-const applied = (migrations: ReadonlyArray<Migrations.Known> | undefined) =>
+/**
+ * A database that applied these migrations (`undefined`: no migrations table yet), whose
+ * pg_stat_activity shows `stuck` sessions of the service.
+ */
+const applied = (migrations: ReadonlyArray<Migrations.Known> | undefined, stuck: ReadonlyArray<unknown> = []) =>
   fakeSql((text) =>
-    text.includes("to_regclass")
-      ? Effect.succeed([{ exists: migrations !== undefined }])
-      : Effect.succeed((migrations ?? []).map((m) => ({ migration_id: m.id, name: m.name }))),
+    text.includes("pg_stat_activity")
+      ? Effect.succeed(stuck)
+      : text.includes("to_regclass")
+        ? Effect.succeed([{ exists: migrations !== undefined }])
+        : Effect.succeed((migrations ?? []).map((m) => ({ migration_id: m.id, name: m.name }))),
   )
 
 const all = Migrations.known
@@ -40,8 +48,25 @@ describe("readiness", () => {
       const report = yield* checkWith(applied(all), runningRegistry())
       assert.deepStrictEqual(report, {
         ready: true,
-        checks: { database: "ok", migrations: "ok", workers: "ok" },
+        checks: { database: "ok", migrations: "ok", workers: "ok", sessions: "ok" },
       })
+    }),
+  )
+
+  it.effect("is not ready while a session of the service is stuck longer than the lock timeout (a stuck pool)", () =>
+    Effect.gen(function* () {
+      const report = yield* checkWith(
+        applied(all, [
+          { application_name: "partnerpay-workers", state: "idle in transaction", millis: 9_812 },
+          { application_name: "partnerpay", state: "active", millis: 9_790 },
+        ]),
+        runningRegistry(),
+      )
+      assert.isFalse(report.ready)
+      assert.strictEqual(
+        report.checks.sessions,
+        "stuck: partnerpay-workers idle in transaction for 9.8 s; partnerpay waiting on a lock for 9.8 s",
+      )
     }),
   )
 

@@ -147,8 +147,9 @@ describe("the webhook dispatcher", () => {
         )
         assert.strictEqual(target.requests.count, 0)
         const [byLiteral, byName] = yield* Effect.all([entry(literal), entry(named)])
-        assert.strictEqual(byLiteral.lastError, "address refused: 127.0.0.1 is not a public internet address")
-        assert.strictEqual(byName.lastError, "address refused: localhost is not a public internet address")
+        // One reason whatever the address: nothing tells what a name resolved to, nor whether a port is open.
+        assert.strictEqual(byLiteral.lastError, "address refused: not a public internet address")
+        assert.strictEqual(byName.lastError, "address refused: not a public internet address")
         for (const row of [byLiteral, byName]) {
           assert.strictEqual(row.status, "pending")
           assert.isNull(row.lastResponseStatus)

@@ -77,6 +77,12 @@ export const CompanyCreateRequest = Schema.Struct({
   contactNumber: phone,
   websiteUrl: Schema.optionalKey(Schema.NullOr(text("http(s) address; optional since v0.4.6"))),
   companyType: Schema.Literals(Company.companyTypes),
+  businessType: Schema.optionalKey(
+    Schema.Literals(Company.businessTypes).annotate({
+      description:
+        "Optional: the business type a ForProfit company is verified as (llc, corporation, soleProprietorship, partnership); corporation when absent",
+    }),
+  ),
   owner: OwnerRequest,
   employees: Schema.optionalKey(
     Schema.Array(EmployeeRequest).annotate({

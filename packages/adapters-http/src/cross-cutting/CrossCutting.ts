@@ -6,7 +6,10 @@
  *    token's partner (or partner + customer) is the caller; requests without
  *    a valid token (POST /auth/token, bad tokens) are limited per client
  *    address (`ClientAddress.ts`: the socket peer, or the address the trusted
- *    proxies saw, read from the right of `X-Forwarded-For`).
+ *    proxies saw, read from the right of `X-Forwarded-For`), except a
+ *    provider's callbacks (`providerCallbackPaths`: Plaid, Dwolla, the
+ *    money-movement bridge), each provider its own generous class per address
+ *    (`providerCallbacks`, 100/s, bursts of 200).
  *    Over the limit -> 429 problem with `Retry-After` (seconds). Every answer
  *    (when rate limiting is on) carries `RateLimit-Limit` (bucket size),
  *    `RateLimit-Remaining` (requests left now) and `RateLimit-Reset` (seconds
@@ -80,6 +83,11 @@ export interface Limits {
   readonly customer: RateLimit.RateLimitRule
   /** Per client IP, for requests without a valid token (POST /auth/token). */
   readonly anonymous: RateLimit.RateLimitRule
+  /**
+   * Per provider and client IP, for a provider's callbacks (`providerCallbackPaths`: Plaid's item webhooks,
+   * Dwolla's webhooks, the money-movement bridge's notifications): a provider's burst is not a stranger's.
+   */
+  readonly providerCallbacks: RateLimit.RateLimitRule
   /** The proxies whose `X-Forwarded-For` entries name the client (`ClientAddress.ts`; none by default). */
   readonly trustedProxies: ClientAddress.TrustedProxies
   /** Switch rate limiting off entirely. */
@@ -91,8 +99,19 @@ export const defaultLimits: Limits = {
   partner: { perSecond: 100, burst: 200 },
   customer: { perSecond: 10, burst: 20 },
   anonymous: { perSecond: 10, burst: 20 },
+  providerCallbacks: { perSecond: 100, burst: 200 },
   trustedProxies: ClientAddress.none,
   rateLimiting: true,
+}
+
+/**
+ * The providers' callback paths, each with its provider's rate-limit class (`Limits.providerCallbacks`,
+ * a bucket per provider and address, not the anonymous one).
+ */
+export const providerCallbackPaths: Readonly<Record<string, string>> = {
+  "/BankLinkWebhook/UpdateItem": "plaid",
+  "/ProviderWebhooks/Dwolla": "dwolla",
+  "/providers/money-movement/notifications": "money-movement",
 }
 
 /** The limits in force; `defaultLimits` unless a layer provides others (e.g. `layerLimits`). */
@@ -415,10 +434,13 @@ export const make = Effect.gen(function* () {
     const [bucket, rule] = Option.match(caller, {
       // The operator API (/admin, its own bearer token) is not an anonymous client: its own bucket per address,
       // at the partner rate, so an operator's script does not starve POST /auth/token from the same address.
-      onNone: () =>
-        request.url.startsWith("/admin/")
-          ? ([`admin:${clientIp(request, limits)}`, limits.partner] as const)
-          : ([`ip:${clientIp(request, limits)}`, limits.anonymous] as const),
+      onNone: () => {
+        if (request.url.startsWith("/admin/")) return [`admin:${clientIp(request, limits)}`, limits.partner] as const
+        const provider = providerCallbackPaths[pathOf(request.url)]
+        return provider === undefined
+          ? ([`ip:${clientIp(request, limits)}`, limits.anonymous] as const)
+          : ([`provider:${provider}:${clientIp(request, limits)}`, limits.providerCallbacks] as const)
+      },
       onSome: (c) => [scopeOf(c), c._tag === "Partner" ? limits.partner : limits.customer] as const,
     })
     return Effect.map(Clock.currentTimeMillis, (now) => limiter.take(bucket, rule, now))

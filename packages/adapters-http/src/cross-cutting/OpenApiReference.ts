@@ -53,31 +53,35 @@ const idempotencyCodes = { 409: ["IDEMPOTENCY_REQUEST_IN_PROGRESS"], 422: ["IDEM
  * handlers' own problems), by operationId and status.
  */
 export const ruleCodes: Readonly<Record<string, Readonly<Record<number, ReadonlyArray<string>>>>> = {
-  "payments.create": { 422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED"] },
+  "payments.create": { 422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED", "CURRENCY_NOT_SUPPORTED"] },
   "transactions.accept": {
     422: [
       "BANK_ACCOUNT_NOT_LINKED",
       "BANK_ACCOUNT_UNUSABLE",
       "COMPANY_NOT_FOUND",
       "COMPANY_NOT_VERIFIED",
+      "CURRENCY_NOT_SUPPORTED",
       "CUSTOMER_NOT_VERIFIED",
       "ESIGNATURE_REFUSED",
+      "PAYER_LIMIT_EXCEEDED",
     ],
   },
   "transactions.payWithCard": { 422: ["CARD_DECLINED", "COMPANY_NOT_FOUND", "CUSTOMER_NOT_VERIFIED"] },
-  "transactions.refund": { 422: ["NOTHING_TO_REFUND"] },
+  "transactions.refund": { 422: ["CURRENCY_NOT_SUPPORTED", "NOTHING_TO_REFUND"] },
   "charity.createAnonymous": {
     422: [
       "AMOUNT_BELOW_FEE",
       "BANK_ACCOUNT_NOT_LINKED",
       "COMPANY_NOT_VERIFIED",
       "COMPANY_REJECTED",
+      "CURRENCY_NOT_SUPPORTED",
       "CUSTOMER_NOT_VERIFIED",
     ],
   },
+  "debitAuth.set": { 422: ["CURRENCY_NOT_SUPPORTED"] },
   "cardPayments.register": { 422: ["CARD_DECLINED"] },
   "companies.create": { 409: ["DUPLICATE_COMPANY_REFERENCE"] },
-  "paymentPlans.create": { 422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED"] },
+  "paymentPlans.create": { 422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED", "CURRENCY_NOT_SUPPORTED"] },
   "paymentPlans.activate": { 409: ["CONSENT_NOT_ACCEPTED"] },
   "paymentPlans.resume": { 409: ["CONSENT_NOT_ACCEPTED"] },
   "consents.accept": { 422: ["BANK_ACCOUNT_NOT_LINKED", "BANK_ACCOUNT_UNUSABLE", "CUSTOMER_NOT_VERIFIED"] },

@@ -102,11 +102,11 @@ export class ValidationProblem extends HttpApiError.Problem<ValidationProblem>()
   { ...common, errors: Schema.Array(FieldError) },
 ) {}
 
-/** 422: a business rule refuses the operation; `code` names the rule. */
+/** 422: a business rule refuses the operation; `code` names the rule, `errors` the field it refuses (when one). */
 export class RuleViolation extends HttpApiError.Problem<RuleViolation>()(
   "RuleViolation",
   { type: `${typeBase}rule-violated`, status: 422, title: "Business Rule Violated" },
-  common,
+  { ...common, errors: Schema.optionalKey(Schema.Array(FieldError)) },
 ) {}
 
 /** 429: too many requests; the response carries `Retry-After` (seconds). */
@@ -218,7 +218,11 @@ export const fromDomain = (error: DomainFailure): DomainProblem => {
         state: error.state,
       })
     case "RuleViolated":
-      return new RuleViolation({ detail: error.reason, code: error.code })
+      return new RuleViolation({
+        detail: error.reason,
+        code: error.code,
+        ...(error.field === undefined ? {} : { errors: [{ field: error.field, message: error.reason }] }),
+      })
     case "NotFound":
       return new ResourceNotFound({ detail: `${error.entity} not found.`, code: "NOT_FOUND" })
     case "AlreadyExists":
@@ -331,6 +335,9 @@ export const toResponse = (
       if (problem instanceof Unauthorized) out = HttpServerResponse.setHeader(out, "www-authenticate", "Bearer")
       if (problem instanceof TooManyRequests)
         out = HttpServerResponse.setHeader(out, "retry-after", String(problem.retryAfterSeconds))
+      // A dependency that timed out or is unavailable: the client retries in a second (issue 34).
+      if (problem instanceof ServiceUnavailable && out.headers["retry-after"] === undefined)
+        out = HttpServerResponse.setHeader(out, "retry-after", "1")
       return out
     }),
   )

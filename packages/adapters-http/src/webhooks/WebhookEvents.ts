@@ -55,10 +55,18 @@ const PaymentRequestStatusData = Schema.Struct({
     Schema.String.annotate({ description: "The payer's account, masked; present once the payer accepted" }),
   ),
   ReturnCode: Schema.optionalKey(
-    Schema.String.annotate({ description: "Failed or Returned: the ACH return code (e.g. R01, R10)" }),
+    Schema.NullOr(Schema.String).annotate({
+      description:
+        "Failed or Returned: the ACH return code (e.g. R01, R10); null when the rail refused the movement (see FailureReason)",
+    }),
   ),
   ReturnReason: Schema.optionalKey(
     Schema.String.annotate({ description: "Failed or Returned: the return code's description (NACHA)" }),
+  ),
+  FailureReason: Schema.optionalKey(
+    Schema.String.annotate({
+      description: "Failed: why, in words (the rail's when it refused the movement and ReturnCode is null)",
+    }),
   ),
   Timestamp: instant,
 }).annotate({
@@ -81,10 +89,18 @@ const PaymentPlanInstalmentData = Schema.Struct({
     description: "Pending when collected, then Settled or Failed, and a settled one Returned",
   }),
   ReturnCode: Schema.optionalKey(
-    Schema.String.annotate({ description: "Failed or Returned: the ACH return code (e.g. R01, R10)" }),
+    Schema.NullOr(Schema.String).annotate({
+      description:
+        "Failed or Returned: the ACH return code (e.g. R01, R10); null when the rail refused the movement (see FailureReason)",
+    }),
   ),
   ReturnReason: Schema.optionalKey(
     Schema.String.annotate({ description: "Failed or Returned: the return code's description (NACHA)" }),
+  ),
+  FailureReason: Schema.optionalKey(
+    Schema.String.annotate({
+      description: "Failed: why, in words (the rail's when it refused the movement and ReturnCode is null)",
+    }),
   ),
   Timestamp: instant,
 }).annotate({
@@ -110,8 +126,17 @@ const RefundStatusData = Schema.Struct({
   Status: TransferEvents.RefundStatus.annotate({
     description: "Pending when asked for, then Completed (the money is back with the payer) or Failed",
   }),
-  ReturnCode: Schema.optionalKey(Schema.String.annotate({ description: "Failed: the ACH return code" })),
+  ReturnCode: Schema.optionalKey(
+    Schema.NullOr(Schema.String).annotate({
+      description: "Failed: the ACH return code; null when the rail refused the credit (see FailureReason)",
+    }),
+  ),
   ReturnReason: Schema.optionalKey(Schema.String.annotate({ description: "Failed: the return code's description" })),
+  FailureReason: Schema.optionalKey(
+    Schema.String.annotate({
+      description: "Failed: why, in words (the rail's when it refused the movement and ReturnCode is null)",
+    }),
+  ),
   Timestamp: instant,
 }).annotate({
   examples: [
@@ -138,9 +163,17 @@ const PayoutStatusData = Schema.Struct({
   }).annotate({ description: "The payout's amount (the sum of its items)" }),
   Status: PayoutEvents.PayoutStatus.annotate({ description: "Pending when created, then Paid or Failed" }),
   ReturnCode: Schema.optionalKey(
-    Schema.String.annotate({ description: "Failed only: the ACH return code (e.g. R03), or ACCOUNT_CHANGED" }),
+    Schema.NullOr(Schema.String).annotate({
+      description:
+        "Failed only: the ACH return code (e.g. R03), or ACCOUNT_CHANGED; null when the rail refused the payout (see FailureReason)",
+    }),
   ),
   ReturnReason: Schema.optionalKey(Schema.String.annotate({ description: "Failed only: the code's description" })),
+  FailureReason: Schema.optionalKey(
+    Schema.String.annotate({
+      description: "Failed: why, in words (the rail's when it refused the movement and ReturnCode is null)",
+    }),
+  ),
   Timestamp: instant,
 }).annotate({
   examples: [
@@ -150,6 +183,32 @@ const PayoutStatusData = Schema.Struct({
       Direction: "Credit",
       Amount: { value: 1234.56, currencyCode: "USD" },
       Status: "Paid",
+      Timestamp: "2026-11-24T06:00:00.000Z",
+    },
+  ],
+})
+
+const PayoutAccountStatusData = Schema.Struct({
+  CompanyId: uuid("Our id of the company whose payout account changed status"),
+  Status: Schema.Literals(["Active", "Errored"]).annotate({
+    description:
+      "Errored: a payout was refused or returned for an account-level reason, the company's payouts pause (its balance accumulates); Active: another account was set, payouts resume",
+  }),
+  ReturnCode: Schema.NullOr(Schema.String).annotate({
+    description:
+      "Errored: the ACH return code (R02, R03, R04, R12-R17, R20); null when the rail refused the account outright, and on Active",
+  }),
+  ReturnReason: Schema.NullOr(Schema.String).annotate({
+    description: "Errored: the return code's description (or the rail's words); null on Active",
+  }),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f",
+      Status: "Errored",
+      ReturnCode: "R03",
+      ReturnReason: "No account / unable to locate account",
       Timestamp: "2026-11-24T06:00:00.000Z",
     },
   ],
@@ -393,6 +452,13 @@ export const events = [
     description:
       "Sent when a payout of a company's available balance is created (Pending), then when it is Paid or Failed (its money back in the balance; ReturnCode and ReturnReason say why).",
     data: PayoutStatusData,
+  },
+  {
+    name: "PAYOUT_ACCOUNT_STATUS_CHANGED",
+    summary: "A company's payout account changed status",
+    description:
+      "Sent when a payout to the company's account is refused or returned for an account-level reason (R02, R03, R04, R12-R17, R20, or the rail refusing the destination): the account is Errored (GET /Company/{companyId}/PayoutAccount) and the company's payouts pause; and when the partner sets another account in its place: Active, payouts resume.",
+    data: PayoutAccountStatusData,
   },
   {
     name: "CONSENT_STATUS_CHANGED",

@@ -58,6 +58,11 @@ export interface DwollaRefusal {
   readonly status: number
   readonly code: string
   readonly paths: ReadonlyArray<string>
+  /**
+   * Dwolla's own words: its top-level `message` and those of its embedded errors (e.g. "Receiver
+   * exceeds weekly limit."), for the refusal's reason. Dwolla's messages name rules, not the values sent.
+   */
+  readonly messages: ReadonlyArray<string>
   readonly about?: string | undefined
 }
 
@@ -78,7 +83,8 @@ const refusalOf = (thrown: unknown): DwollaRefusal | undefined => {
   if (!(thrown instanceof DwollaError) || thrown.statusCode < 400 || thrown.statusCode >= 500) return undefined
   let body: {
     code?: unknown
-    _embedded?: { errors?: Array<{ path?: unknown }> }
+    message?: unknown
+    _embedded?: { errors?: Array<{ path?: unknown; message?: unknown }> }
     _links?: { about?: { href?: unknown } }
   } = {}
   try {
@@ -91,6 +97,10 @@ const refusalOf = (thrown: unknown): DwollaRefusal | undefined => {
     status: thrown.statusCode,
     code: typeof body.code === "string" ? body.code : "unknown",
     paths: (body._embedded?.errors ?? []).flatMap((error) => (typeof error.path === "string" ? [error.path] : [])),
+    messages: [
+      ...(typeof body.message === "string" ? [body.message] : []),
+      ...(body._embedded?.errors ?? []).flatMap((error) => (typeof error.message === "string" ? [error.message] : [])),
+    ],
     about: typeof body._links?.about?.href === "string" ? body._links.about.href : undefined,
   }
 }

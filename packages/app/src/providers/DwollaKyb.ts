@@ -53,7 +53,17 @@ export const splitName = (name: string) => {
   return { firstName: words.join(" ") || lastName, lastName }
 }
 
-const businessTypeOf = (companyType: string) => (companyType === "Partnership" ? "partnership" : "corporation")
+/**
+ * Dwolla's `businessType` of a company that is not a sole proprietorship: a Partnership's is
+ * `partnership`; a ForProfit company's the one given at creation (llc, corporation, partnership),
+ * `corporation` when none was.
+ */
+export const businessTypeOf = (companyType: string, businessType?: string) =>
+  companyType === "Partnership"
+    ? "partnership"
+    : businessType === "llc" || businessType === "partnership"
+      ? businessType
+      : "corporation"
 
 const usAddress = (address: CompanyProviders.PostalAddress) => ({
   address1: address.streetNumberAndName,
@@ -97,7 +107,8 @@ export const make = (config: DwollaClient.DwollaConfig) => {
     const owner = submission.owner
     const { firstName, lastName } = splitName(owner.name)
     const business = businessOf(submission, config.businessClassification ?? "")
-    const soleProprietor = submission.companyType === "SoleProprietorship"
+    const soleProprietor =
+      submission.companyType === "SoleProprietorship" || submission.businessType === "soleProprietorship"
     // Made already (a submission retried after a crash or a failure after the customer was made): the
     // customer whose correlation id is the company's, found by the owner's e-mail.
     const found = yield* DwollaClient.call("customers", () =>
@@ -155,7 +166,7 @@ export const make = (config: DwollaClient.DwollaConfig) => {
               }
             : {
                 ...business,
-                businessType: businessTypeOf(submission.companyType),
+                businessType: businessTypeOf(submission.companyType, submission.businessType),
                 ein: submission.taxId,
                 controller: {
                   firstName,

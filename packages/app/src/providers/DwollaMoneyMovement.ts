@@ -18,14 +18,26 @@
  * A payer's funding source is the one made when the account was linked through
  * Plaid (`DwollaFundingSources.ts`: from a Plaid processor token, on the
  * payer's Dwolla customer), found by the linked account (`DwollaStore`); none
- * is refused (`NO_FUNDING_SOURCE`, logged and asked again at the next run). `status`: `GET /transfers/{id}`; pending
+ * is refused (`NO_FUNDING_SOURCE`: the movement fails, no return code).
+ *
+ * Refusals (issue 35): Dwolla's 400 and 403 (its `ValidationError`: a payer over
+ * the weekly limit, a currency it does not move, a suspended customer, a
+ * removed funding source) are `MovementRefused` with Dwolla's code and its
+ * words (`reasonOf`: the fields and messages it named), so the movement fails
+ * at once with that reason; on a payout, a refusal naming the destination (or
+ * of the payout account's funding source) is `DESTINATION_REFUSED`, which
+ * errors the company's payout account. A 429, a 5xx, a timeout are
+ * `ProviderUnavailable`: retried with backoff (`MovementAttempts.ts`). The
+ * rail's capabilities: USD only (`RailCapabilities.dwolla`).
+ *
+ * `status`: `GET /transfers/{id}`; pending
  * -> Pending, processed -> Settled, failed -> Failed with the ACH return code
  * of `GET /transfers/{id}/failure` (the domain makes it Returned when the
  * transfer had settled), cancelled -> Failed `R06` (withdrawn by the
  * originator). Amounts go as Dwolla's decimal strings (`1234` minor units ->
  * `"12.34"`).
  */
-import { MoneyMovement, Providers, Traced } from "@partnerpay/domain"
+import { CompanyPayoutAccount, MoneyMovement, Providers, RailCapabilities, Traced } from "@partnerpay/domain"
 import type { Dwolla } from "dwolla"
 import { Effect, Layer } from "effect"
 import * as DwollaClient from "./DwollaClient.ts"
@@ -69,16 +81,29 @@ export const correlationOf = (dwolla: Dwolla, transferId: string) =>
 
 const unavailable = (reason: string) => new Providers.ProviderUnavailable({ provider: DwollaClient.provider, reason })
 
+/**
+ * A refusal's reason, in Dwolla's words: what was refused, its code, the fields it named and its
+ * messages (e.g. "Dwolla refused the transfer: ValidationError (/amount/value): Receiver exceeds weekly
+ * limit."). The partner reads it as the movement's `failureReason`.
+ */
+export const reasonOf = (what: string, refusal: DwollaClient.DwollaRefusal): string =>
+  `${what}: ${refusal.code}${refusal.paths.length === 0 ? "" : ` (${refusal.paths.join(", ")})`}${
+    refusal.messages.length === 0 ? "" : `: ${refusal.messages.join(" ")}`
+  }`
+
 export const make = (config: DwollaClient.DwollaConfig, store: DwollaStore.Store) => {
   const dwolla = DwollaClient.client(config)
   const base = DwollaClient.baseUrlOf(config).replace(/\/+$/, "")
   const fundingSourceUrl = (id: string) => (id.startsWith("http") ? id : `${base}/funding-sources/${id}`)
   const master = fundingSourceUrl(config.masterFundingSource ?? "")
-  const refused = (refusal: DwollaClient.DwollaRefusal) =>
+  const refused = (kind: MoneyMovement.MovementKind) => (refusal: DwollaClient.DwollaRefusal) =>
     refusal.status === 400 || refusal.status === 403
       ? new MoneyMovement.MovementRefused({
-          code: refusal.code,
-          reason: `Dwolla refused the transfer${refusal.paths.length === 0 ? "" : ` (${refusal.paths.join(", ")})`}`,
+          code:
+            kind === "Payout" && refusal.paths.some((path) => path.startsWith("/_links/destination"))
+              ? CompanyPayoutAccount.destinationRefusedCode
+              : refusal.code,
+          reason: reasonOf("Dwolla refused the transfer", refusal),
         })
       : unavailable("refused")
 
@@ -103,7 +128,7 @@ export const make = (config: DwollaClient.DwollaConfig, store: DwollaStore.Store
             ...(clearing === undefined ? {} : { clearing }),
           },
         }),
-      refused,
+      refused(kind),
     ).pipe(
       Effect.flatMap((answer) => {
         const location = DwollaClient.locationOf(answer)
@@ -153,7 +178,14 @@ export const make = (config: DwollaClient.DwollaConfig, store: DwollaStore.Store
             name: `Payout account ${request.payoutAccount.slice(0, 8)}`,
           },
         }),
-      refused,
+      // The bank account itself refused (its routing or account number): the account is Errored.
+      (refusal) =>
+        refusal.status === 400 || refusal.status === 403
+          ? new MoneyMovement.MovementRefused({
+              code: CompanyPayoutAccount.destinationRefusedCode,
+              reason: reasonOf("Dwolla refused the payout account", refusal),
+            })
+          : unavailable("refused"),
     )
     const location = DwollaClient.locationOf(created)
     if (location === undefined) return yield* unavailable("create funding source: no Location header")
@@ -161,6 +193,8 @@ export const make = (config: DwollaClient.DwollaConfig, store: DwollaStore.Store
   })
 
   return MoneyMovement.MoneyMovement.of({
+    // Dwolla moves USD only: another currency is refused when it is asked for (RailCapabilities.ts).
+    capabilities: RailCapabilities.dwolla,
     originateDebit: Traced.fn("DwollaMoneyMovement.originateDebit")(function* (request) {
       const source = yield* payerSource(request.fundingSource, request.payerRegistrationId)
       return yield* transfer(

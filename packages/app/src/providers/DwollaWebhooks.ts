@@ -11,7 +11,8 @@
  * | Dwolla topic | Action |
  * |---|---|
  * | `customer_verified` | the company of that customer is Verified |
- * | `customer_suspended`, `customer_deactivated` | the company is Rejected |
+ * | `customer_suspended`, `customer_deactivated` | a Verified company is Suspended (one not verified yet: Rejected) |
+ * | `customer_reactivated` | a Suspended company is Verified again |
  * | `customer_transfer_completed`, `transfer_completed` | the movement (a debit or a refund's credit) Settled |
  * | `customer_transfer_failed`, `transfer_failed` | Failed with the transfer's return code (asked of Dwolla) |
  * | `customer_transfer_cancelled`, `transfer_cancelled` | Failed `R06` |
@@ -61,7 +62,11 @@ export const decodeEvent = Schema.decodeUnknownEffect(Schema.fromJsonString(Even
 
 /** What a verified event asks. */
 export type Action =
-  | { readonly _tag: "KybVerdict"; readonly customerId: string; readonly outcome: "Verified" | "Rejected" }
+  | {
+      readonly _tag: "KybVerdict"
+      readonly customerId: string
+      readonly outcome: "Verified" | "Rejected" | "Suspended"
+    }
   | {
       readonly _tag: "TransferOutcome"
       readonly transferId: string
@@ -77,10 +82,11 @@ export type Action =
 export const actionOf = (event: Event): Action => {
   switch (event.topic) {
     case "customer_verified":
+    case "customer_reactivated":
       return { _tag: "KybVerdict", customerId: event.resourceId, outcome: "Verified" }
     case "customer_suspended":
     case "customer_deactivated":
-      return { _tag: "KybVerdict", customerId: event.resourceId, outcome: "Rejected" }
+      return { _tag: "KybVerdict", customerId: event.resourceId, outcome: "Suspended" }
     case "customer_transfer_completed":
     case "transfer_completed":
       return { _tag: "TransferOutcome", transferId: event.resourceId, outcome: "Settled" }

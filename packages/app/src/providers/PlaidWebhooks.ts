@@ -3,7 +3,14 @@
  * carries a JWT in the `Plaid-Verification` header, signed with ES256 by a
  * key Plaid names in the JWT's `kid`; the key comes from Plaid's
  * `/webhook_verification_key/get` (through the `plaid` SDK) and is cached by
- * key id (a day, or until Plaid says it expired). The JWT's
+ * key id (a day, or until Plaid says it expired). Plaid is asked for a key
+ * only for a well-formed ES256 token (header `alg` ES256 and a `kid` of at
+ * most 128 letters, digits, `-` or `_`; claims `iat` within the 5-minute
+ * window and `request_body_sha256` matching this body; a 64-byte signature),
+ * a key id Plaid does not know is remembered as unknown for 10 minutes
+ * (negative cache), and at most `keyFetchesPerMinute` (10) lookups go to Plaid
+ * per minute whatever the key ids (a caller writing random `kid`s cannot make
+ * the service call Plaid for each). The JWT's
  * `request_body_sha256` must be the SHA-256 of the exact body received, and
  * its `iat` at most 5 minutes old: a forged, altered or replayed webhook
  * (older than the window) is refused before anything reads it.
@@ -51,6 +58,18 @@ export const maxAgeSeconds = 5 * 60
 /** How long a fetched key is used before it is asked for again. */
 export const keyCacheMillis = 24 * 60 * 60 * 1000
 
+/** How long a key id Plaid does not know stays unknown (negative cache). */
+export const unknownKeyCacheMillis = 10 * 60 * 1000
+
+/** Lookups of keys at Plaid per minute at most, whatever the key ids. */
+export const keyFetchesPerMinute = 10
+
+/** Most key ids remembered (known or unknown); the oldest is forgotten first. */
+export const maxCachedKeyIds = 1000
+
+/** What a `kid` may be: Plaid's are UUIDs. */
+const wellFormedKid = /^[A-Za-z0-9_-]{1,128}$/
+
 const Body = Schema.Struct({
   webhook_type: Schema.String,
   webhook_code: Schema.String,
@@ -93,11 +112,34 @@ const sameHex = (a: string, b: string) => a.length === b.length && timingSafeEqu
 /** A verifier of Plaid's webhooks for the Plaid account of `config`; `nowMillis` is the clock. */
 export const makeVerifier = (config: PlaidBankLinker.PlaidConfig, nowMillis: () => number = Date.now) => {
   const client = PlaidBankLinker.client(config)
-  const keys = new Map<string, { readonly key: JsonWebKey; readonly fetchedAt: number }>()
+  const keys = new Map<string, { readonly key: JsonWebKey | undefined; readonly fetchedAt: number }>()
+  let fetches: Array<number> = []
+
+  const remember = (kid: string, key: JsonWebKey | undefined) => {
+    keys.delete(kid)
+    keys.set(kid, { key, fetchedAt: nowMillis() })
+    if (keys.size > maxCachedKeyIds) keys.delete(keys.keys().next().value as string)
+  }
 
   const keyOf = Traced.fn("PlaidWebhooks.keyOf")(function* (kid: string) {
     const cached = keys.get(kid)
-    if (cached !== undefined && nowMillis() - cached.fetchedAt < keyCacheMillis) return cached.key
+    if (cached !== undefined) {
+      const age = nowMillis() - cached.fetchedAt
+      if (cached.key !== undefined && age < keyCacheMillis) return cached.key
+      if (cached.key === undefined && age < unknownKeyCacheMillis) {
+        return yield* new PlaidWebhookRefused({ reason: "Plaid does not know the key that signed it" })
+      }
+    }
+    // At most `keyFetchesPerMinute` lookups a minute: beyond, Plaid is not asked (it retries its webhooks).
+    const now = nowMillis()
+    fetches = fetches.filter((at) => now - at < 60_000)
+    if (fetches.length >= keyFetchesPerMinute) {
+      return yield* new Providers.ProviderUnavailable({
+        provider: "Plaid",
+        reason: "webhook verification key: too many key lookups this minute",
+      })
+    }
+    fetches.push(now)
     const answer = yield* Effect.tryPromise({
       try: () => client.webhookVerificationKeyGet({ key_id: kid }),
       catch: (thrown) => {
@@ -109,13 +151,17 @@ export const makeVerifier = (config: PlaidBankLinker.PlaidConfig, nowMillis: () 
               reason: `webhook verification key: ${status === undefined ? "no answer" : `Plaid answered ${status}`}`,
             })
       },
-    })
+    }).pipe(
+      Effect.tapError((error) =>
+        error._tag === "PlaidWebhookRefused" ? Effect.sync(() => remember(kid, undefined)) : Effect.void,
+      ),
+    )
     const { key } = answer.data
     if (key.expired_at !== null && key.expired_at !== undefined) {
       return yield* new PlaidWebhookRefused({ reason: "signed with an expired key" })
     }
     const jwk: JsonWebKey = { kty: key.kty, crv: key.crv, x: key.x, y: key.y }
-    keys.set(kid, { key: jwk, fetchedAt: nowMillis() })
+    remember(kid, jwk)
     return jwk
   })
 
@@ -131,14 +177,9 @@ export const makeVerifier = (config: PlaidBankLinker.PlaidConfig, nowMillis: () 
     const claims = decodePart(parts[1])
     if (parts.length !== 3 || header === undefined || claims === undefined) return yield* refuse("not a JWT")
     if (header.alg !== "ES256" || typeof header.kid !== "string") return yield* refuse("not signed with ES256")
-    const jwk = yield* keyOf(header.kid)
-    const signed = verify(
-      "sha256",
-      Buffer.from(`${parts[0]}.${parts[1]}`),
-      { key: createPublicKey({ key: jwk, format: "jwk" }), dsaEncoding: "ieee-p1363" },
-      Buffer.from(parts[2] ?? "", "base64url"),
-    )
-    if (!signed) return yield* refuse("the signature does not verify")
+    // Everything that can be checked without the key first: Plaid is asked for keys of well-formed tokens only.
+    if (!wellFormedKid.test(header.kid)) return yield* refuse("not signed with ES256")
+    if (Buffer.from(parts[2] ?? "", "base64url").length !== 64) return yield* refuse("not signed with ES256")
     const issuedAt = claims.iat
     if (typeof issuedAt !== "number" || Math.abs(nowMillis() / 1000 - issuedAt) > maxAgeSeconds) {
       return yield* refuse("signed more than 5 minutes ago (a replay) or in the future")
@@ -147,6 +188,14 @@ export const makeVerifier = (config: PlaidBankLinker.PlaidConfig, nowMillis: () 
     if (typeof claims.request_body_sha256 !== "string" || !sameHex(claims.request_body_sha256, bodySha256)) {
       return yield* refuse("the body is not the one Plaid signed")
     }
+    const jwk = yield* keyOf(header.kid)
+    const signed = verify(
+      "sha256",
+      Buffer.from(`${parts[0]}.${parts[1]}`),
+      { key: createPublicKey({ key: jwk, format: "jwk" }), dsaEncoding: "ieee-p1363" },
+      Buffer.from(parts[2] ?? "", "base64url"),
+    )
+    if (!signed) return yield* refuse("the signature does not verify")
     const body = yield* Schema.decodeUnknownEffect(Schema.fromJsonString(Body))(rawBody).pipe(
       Effect.mapError(() => new PlaidWebhookRefused({ reason: "not an item webhook" })),
     )

@@ -3,6 +3,11 @@
  * worker that handles one item per transaction locks it first, so that of several instances exactly
  * one handles it. The first key names the worker (one namespace each, so two workers never skip each
  * other's items on a colliding key); the second is derived from the item's id.
+ *
+ * Since issue 34 no worker takes them (a transaction held around an item's work waited on the
+ * other pool): the workers claim items in `work_claims` instead (`ItemClaims.ts`,
+ * `PaymentNotifier.ts`). The namespaces stay reserved, so that an older instance running beside a
+ * newer one during a rolling deploy never shares a key with anything new.
  */
 import { createHash } from "node:crypto"
 

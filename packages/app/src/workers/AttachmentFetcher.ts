@@ -8,10 +8,12 @@
  * domain's (`Attachments`): content types, size limit, timeout, which
  * addresses may be fetched, retry schedule and attempts. The I/O is here:
  *
- * - the host name is resolved first and every address checked
- *   (`Attachments.mayConnect`: production refuses loopback, private,
- *   link-local/metadata and other non-public addresses; the sandbox connects
- *   anywhere and also allows http), then the connection is pinned to the
+ * - the host name is resolved first and every address checked against the
+ *   service's address policy (`WebhookTarget.mayConnect`: loopback, private,
+ *   link-local/metadata and other non-public addresses refused in every
+ *   environment, unless the service is a sandbox listening on loopback only,
+ *   or the operator allows them; one generic reason); the sandbox also
+ *   allows http. Then the connection is pinned to the
  *   checked address (the socket's `lookup` answers it), so a DNS answer that
  *   changes between the check and the connection cannot redirect it;
  * - a redirect to the same host is followed (at most 3); to another host it
@@ -33,6 +35,7 @@ import * as https from "node:https"
 import type { LookupFunction } from "node:net"
 import { Attachments, Traced } from "@partnerpay/domain"
 import { Clock, DateTime, Effect } from "effect"
+import { mayConnect, refusedReason, type TargetPolicy, WebhookTargetPolicy } from "../WebhookTarget.ts"
 import { worker } from "./Polling.ts"
 
 export const name = "attachment-fetcher"
@@ -61,7 +64,7 @@ const transient = (reason: string): Attachments.DownloadFailure => ({ reason, pe
 /** Resolves `host` and checks every address; the first one when all may be connected to. */
 const resolve = async (
   host: string,
-  sandbox: boolean,
+  policy: TargetPolicy,
 ): Promise<{ address: string; family: number } | Attachments.DownloadFailure> => {
   const bare = host.startsWith("[") ? host.slice(1, -1) : host
   let addresses: ReadonlyArray<{ address: string; family: number }>
@@ -70,8 +73,8 @@ const resolve = async (
   } catch (error) {
     return transient(`cannot resolve ${bare}: ${(error as NodeJS.ErrnoException).code ?? "lookup failed"}`)
   }
-  const refused = addresses.find((entry) => !Attachments.mayConnect(entry.address, sandbox))
-  if (refused !== undefined) return permanent(`the address ${refused.address} of ${bare} is not a public address`)
+  // One reason whatever the address (no oracle of what a name resolves to).
+  if (addresses.some((entry) => !mayConnect(policy, entry.address))) return permanent(refusedReason)
   const first = addresses[0]
   return first === undefined ? transient(`cannot resolve ${bare}`) : first
 }
@@ -82,12 +85,13 @@ const isFailure = (value: object): value is Attachments.DownloadFailure => "perm
 const get = async (
   url: URL,
   sandbox: boolean,
+  policy: TargetPolicy,
   signal: AbortSignal,
   redirects: number,
 ): Promise<Downloaded | Attachments.DownloadFailure> => {
   if (!Attachments.allowedSchemes(sandbox).includes(url.protocol))
     return permanent(`the scheme ${url.protocol.slice(0, -1)} is not allowed (https only)`)
-  const target = await resolve(url.hostname, sandbox)
+  const target = await resolve(url.hostname, policy)
   if (isFailure(target)) return target
   const pinned: LookupFunction = (_hostname, options, callback) => {
     if (options.all) callback(null, [{ address: target.address, family: target.family }])
@@ -111,7 +115,7 @@ const get = async (
           if (next.host !== url.host) return finish(permanent(`redirected to another host (${next.host})`))
           if (redirects <= 0) return finish(permanent("too many redirects"))
           response.destroy()
-          get(next, sandbox, signal, redirects - 1).then(done, (error) => done(transient(String(error))))
+          get(next, sandbox, policy, signal, redirects - 1).then(done, (error) => done(transient(String(error))))
           return
         }
         if (status !== 200)
@@ -148,8 +152,15 @@ const get = async (
   })
 }
 
-/** Downloads `url` under the domain's rules: the document, or why not. */
-export const download = (url: string, sandbox: boolean): Effect.Effect<Downloaded, Attachments.DownloadFailure> =>
+/**
+ * Downloads `url` under the domain's rules and the address `policy` (default: every non-public address
+ * refused unless `sandbox`): the document, or why not.
+ */
+export const download = (
+  url: string,
+  sandbox: boolean,
+  policy: TargetPolicy = { refusePrivateAddresses: !sandbox },
+): Effect.Effect<Downloaded, Attachments.DownloadFailure> =>
   Effect.callback<Downloaded, Attachments.DownloadFailure>((resume, signal) => {
     let parsed: URL
     try {
@@ -160,7 +171,7 @@ export const download = (url: string, sandbox: boolean): Effect.Effect<Downloade
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(), Attachments.timeoutMillis)
     signal.addEventListener("abort", () => controller.abort())
-    get(parsed, sandbox, controller.signal, 3).then(
+    get(parsed, sandbox, policy, controller.signal, 3).then(
       (result) => {
         clearTimeout(timer)
         resume(isFailure(result) ? Effect.fail(result) : Effect.succeed(result))
@@ -177,6 +188,9 @@ export const step = (options: Options) => {
   let lastDiscovery = Number.NEGATIVE_INFINITY
   return Effect.gen(function* () {
     const store = yield* Attachments.PaymentAttachments
+    // The service's address policy (WebhookTarget.ts); production refuses non-public addresses whatever it says.
+    const configured = yield* WebhookTargetPolicy
+    const policy = options.sandbox ? configured : { ...configured, refusePrivateAddresses: true }
     const now = yield* Clock.currentTimeMillis
     if (now - lastDiscovery >= (options.discoverEveryMillis ?? 10_000)) {
       lastDiscovery = now
@@ -185,7 +199,7 @@ export const step = (options: Options) => {
     const due = yield* store.claimDue(now, options.batchSize ?? 4, 2 * Attachments.timeoutMillis)
     for (const attachment of due) {
       const attempts = attachment.attempts + 1
-      yield* download(attachment.url, options.sandbox).pipe(
+      yield* download(attachment.url, options.sandbox, policy).pipe(
         Effect.matchEffect({
           onSuccess: Traced.fn("AttachmentFetcher.onStored")(function* (downloaded) {
             const notification = Attachments.statusNotification(

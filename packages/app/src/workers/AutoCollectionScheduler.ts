@@ -13,28 +13,25 @@
  * Which requests may be collected is the domain's rule (the PaymentRequest
  * decider's `TryAutoCollection`); this worker only polls.
  *
- * Exactly once, with any number of instances: each request is collected in a
- * database transaction that first takes a transaction-level advisory lock on
- * it (`pg_try_advisory_xact_lock`); an instance that does not get it skips the
- * request this round. Under the lock `collect` reloads the request from its
+ * Exactly once, with any number of instances: each request is collected under
+ * its claim (`ItemClaims.exclusively`, kind `auto-collection`: no transaction is
+ * held); an instance that does not get it skips the request this round. Under
+ * the claim `collect` reloads the request from its
  * stream, so a request collected a moment earlier by another instance is no
  * longer due and nothing is recorded; the stream's optimistic concurrency is
  * the backstop.
  */
 import { AutoCollection, CalendarDate } from "@partnerpay/domain"
 import { Effect } from "effect"
-import { SqlClient } from "effect/sql/SqlClient"
 import * as SandboxClock from "../SandboxClock.ts"
-import * as AdvisoryLocks from "./AdvisoryLocks.ts"
+import * as ItemClaims from "./ItemClaims.ts"
 import { worker } from "./Polling.ts"
 
-/** First key of this worker's advisory locks. */
-const lockNamespace = AdvisoryLocks.namespaces.autoCollection
+/** The claims' kind (`work_claims`). */
+export const claimKind = "auto-collection"
 
 /** Requests tried per round. */
 export const batchSize = 50
-
-const lockKeyOf = AdvisoryLocks.keyOf
 
 /** The worker's name in logs and `GET /readyz`; kept from before the module was named AutoCollectionScheduler (operators may watch it). */
 export const name = "autopay-scheduler"
@@ -44,7 +41,6 @@ export const layer = (options: { readonly pollMillis?: number } = {}) =>
     name,
     options.pollMillis ?? 1000,
     Effect.gen(function* () {
-      const sql = yield* SqlClient
       const clocks = yield* SandboxClock.current
       // Up to the furthest-ahead partner's today; each request is due by its own partner's today.
       const due = yield* AutoCollection.due(CalendarDate.fromEpochMillis(yield* clocks.latestMillis), batchSize)
@@ -52,13 +48,10 @@ export const layer = (options: { readonly pollMillis?: number } = {}) =>
       for (const request of due) {
         const today = CalendarDate.fromEpochMillis(yield* SandboxClock.nowFor(clocks, request.partnerId))
         if (request.dueDate > today) continue
-        const transaction = sql.withTransaction(
-          Effect.gen(function* () {
-            const rows = yield* sql<{ locked: boolean }>`
-              SELECT pg_try_advisory_xact_lock(${lockNamespace}, ${lockKeyOf(request.paymentRequestId)}) AS locked`
-            if (rows[0]?.locked !== true) return undefined
-            return yield* AutoCollection.collect(request.paymentRequestId, today)
-          }),
+        const transaction = ItemClaims.exclusively(
+          claimKind,
+          request.paymentRequestId,
+          AutoCollection.collect(request.paymentRequestId, today),
         )
         const outcome = yield* clocks.within(request.partnerId, transaction).pipe(
           Effect.catch((error) =>

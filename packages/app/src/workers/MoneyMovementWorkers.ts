@@ -72,7 +72,11 @@ const logBatchFailure = (worker: string, size: number) => (error: unknown) =>
 /** One originator step: what it originated and recorded. */
 export const originateStep = Traced.fn("MoneyMovementWorkers.originateStep")(function* () {
   const clocks = yield* SandboxClock.current
-  const transfers = yield* PgDueWork.unoriginatedTransfers(batchSize)
+  // Up to the furthest-ahead partner's time; the use case skips an item not due on its partner's clock.
+  const transfers = yield* PgDueWork.unoriginatedTransfers(
+    batchSize,
+    new Date(yield* clocks.latestMillis).toISOString(),
+  )
   const refunding = yield* PgDueWork.refundsToOriginate(batchSize)
   const items: Array<readonly [string, MoneyMovements.Movement]> = transfers.map((row) => [
     row.partner_id,

@@ -5,16 +5,29 @@
  * (`PaymentNotices.unsentStatusMessages`) are decided and handed to the
  * channel senders. "Today" is each partner's (its sandbox clock, SandboxClock.ts).
  *
- * Exactly once with any number of instances: each notice is handled inside a
- * database transaction that first takes a transaction-level advisory lock on
- * the notice (`pg_try_advisory_xact_lock`); an instance that does not get it
- * skips the notice this round. Under the lock the use case reloads the request
- * and the notice's own stream, so a notice already sent is seen and nothing is
- * recorded; the notice stream's "no stream yet" expectation is the backstop.
- * The sandbox senders write the messages with the same transaction, so a
- * message exists exactly when its notice was recorded.
+ * Nothing is held while a provider works (issue 34: a sender that took its
+ * 10 s timeout inside the notifier's transaction held its locks and stalled
+ * every request statement behind them). Per notice, the claim pattern of the
+ * provider workers (`PgWorkClaims`, kind `payment-notice`):
+ *
+ * 1. claim the notice for `leaseMillis` (one statement, committed at once): an
+ *    instance that does not get it skips the notice this round;
+ * 2. plan it (reads only: already recorded, or no longer due: nothing to do);
+ * 3. hand its messages to the senders, with no transaction and no unit open;
+ * 4. record the notice in a unit of its own (`PaymentNotices.record`), then
+ *    finish the claim. A provider that fails leaves the claim to back off
+ *    (`deferUntil`, 1 s doubling up to 5 min): the notice is sent again later.
+ *
+ * Each claimed notice is sent in the background (at most `concurrency`, 32,
+ * at once per instance): a notice waiting on a slow provider holds one place,
+ * never the round, so the other payers' notices go out meanwhile.
+ *
+ * Delivery is at least once: an instance that dies between 3 and 4 sends the
+ * notice again once its lease ran out. The sandbox senders record a message
+ * in its own statement when they "send" it (never through a transaction).
  */
 
+import { PgWorkClaims } from "@partnerpay/adapters-pg"
 import {
   CalendarDate,
   type EventStore,
@@ -27,22 +40,33 @@ import {
   Traced,
   type UnitOfWork,
 } from "@partnerpay/domain"
-import { Clock, Effect, type Layer } from "effect"
-import { SqlClient } from "effect/sql/SqlClient"
+import { Cause, Clock, Effect, FiberSet, Layer, type Scope } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
 import * as SandboxClock from "../SandboxClock.ts"
-import * as AdvisoryLocks from "./AdvisoryLocks.ts"
 import { worker } from "./Polling.ts"
 
-/** First key of this worker's advisory locks. */
-const lockNamespace = AdvisoryLocks.namespaces.paymentNotifier
+/** The claims' kind (`work_claims`). */
+export const claimKind = "payment-notice"
 
-const lockKeyOf = AdvisoryLocks.keyOf
+/**
+ * How long a claimed notice is this instance's: longer than its senders may take (three messages
+ * at a provider's 10 s timeout each, with room), short enough that a notice of an instance that died
+ * goes out again within minutes.
+ */
+export const defaultLeaseMillis = 120_000
 
 export interface Options {
   /** Days before the due date a reminder goes out (0: on the due date). */
   readonly reminderDays: ReadonlyArray<number>
   readonly pollMillis?: number
+  /** How long a claim holds a notice (default `defaultLeaseMillis`). */
+  readonly leaseMillis?: number
+  /** How many notices are being sent at once by this instance (default `defaultConcurrency`). */
+  readonly concurrency?: number
 }
+
+/** Notices sent at once: a few slow providers (10 s each) leave the others their places. */
+export const defaultConcurrency = 32
 
 /** What the notifier needs: the domain stack, the database and the channel senders. */
 export type Requirements =
@@ -54,11 +78,15 @@ export type Requirements =
   | Policy.Policies
   | Messaging.Senders
 
-/** One round: every due notice once; answers how many messages went out. */
+/**
+ * One round: every due notice not being sent already is claimed and its sending started (at most
+ * `concurrency` at once, in the background: a notice waiting on a slow provider holds one place,
+ * not the round); answers how many were started.
+ */
 export const step = Traced.fn("PaymentNotifier.step")(function* (
   options: Options,
+  sending: Sending,
 ): Effect.fn.Return<number, unknown, Requirements> {
-  const sql = yield* SqlClient
   const clocks = yield* SandboxClock.current
   // Each partner's today (sandbox time per partner; the same for all in production).
   const now = yield* Clock.currentTimeMillis
@@ -72,46 +100,105 @@ export const step = Traced.fn("PaymentNotifier.step")(function* (
     ...reminders.map((r) => ({
       partnerId: r.partnerId,
       noticeId: PaymentNotice.reminderId(r.paymentRequestId, r.offsetDays),
-      send: PaymentNotices.remind(r.paymentRequestId, options.reminderDays),
+      plan: PaymentNotices.planReminder(r.paymentRequestId, options.reminderDays),
     })),
     ...statuses.map((s) => ({
       partnerId: s.partnerId,
       noticeId: PaymentNotice.statusMessageId(s.paymentRequestId, s.status),
-      send: PaymentNotices.sendStatusMessage(s.paymentRequestId, s.status),
+      plan: PaymentNotices.planStatusMessage(s.paymentRequestId, s.status),
     })),
   ]
-  let sent = 0
+  const leaseMillis = options.leaseMillis ?? defaultLeaseMillis
+  const concurrency = options.concurrency ?? defaultConcurrency
+  let started = 0
+  const nowMillis = Date.now()
+  for (const [noticeId, until] of sending.nothingToSend) if (until <= nowMillis) sending.nothingToSend.delete(noticeId)
   for (const notice of notices) {
-    const messages = yield* clocks
-      .within(
-        notice.partnerId,
-        sql.withTransaction(
-          Effect.gen(function* () {
-            const rows = yield* sql<{ locked: boolean }>`
-              SELECT pg_try_advisory_xact_lock(${lockNamespace}, ${lockKeyOf(notice.noticeId)}) AS locked`
-            if (rows[0]?.locked !== true) return []
-            return yield* notice.send
-          }),
+    if (sending.inFlight.size >= concurrency) break
+    // Still being sent by this instance (a slow provider): its claim holds it anyway.
+    if (sending.inFlight.has(notice.noticeId)) continue
+    // Listed, but planned to nothing a moment ago (not due on its partner's clock yet): not again at once.
+    if (sending.nothingToSend.has(notice.noticeId)) continue
+    const attempt = yield* PgWorkClaims.claim(claimKind, notice.noticeId, leaseMillis).pipe(
+      Effect.catch((error) =>
+        Effect.logWarning("notice not claimed", { notice: notice.noticeId, error: error._tag }).pipe(
+          Effect.as(undefined),
         ),
-      )
-      .pipe(
-        Effect.catch((error) =>
-          Effect.logWarning("notice not sent", {
-            notice: notice.noticeId,
-            error: (error as { _tag?: string })._tag ?? "unknown",
-          }).pipe(Effect.as([])),
+      ),
+    )
+    // Another instance holds it, or it backs off after a failure.
+    if (attempt === undefined) continue
+    sending.inFlight.add(notice.noticeId)
+    started++
+    yield* FiberSet.run(
+      sending.fibers,
+      sendOne(notice, attempt, clocks).pipe(
+        Effect.tap((sent) =>
+          sent === 0
+            ? Effect.sync(() => sending.nothingToSend.set(notice.noticeId, Date.now() + nothingToSendMillis))
+            : Effect.void,
         ),
-      )
-    if (messages.length > 0) {
-      sent += messages.length
-      yield* Effect.logInfo("notice sent", {
-        notice: notice.noticeId,
-        channels: [...new Set(messages.map((m) => m.channel))].join(","),
-      })
-    }
+        Effect.ensuring(Effect.sync(() => sending.inFlight.delete(notice.noticeId))),
+      ),
+    )
   }
-  return sent
+  return started
 })
 
+interface Notice {
+  readonly partnerId: string
+  readonly noticeId: string
+  readonly plan: Effect.Effect<PaymentNotices.PlannedNotice | undefined, unknown, Requirements>
+}
+
+/** Sends one claimed notice (plan, send, record), then finishes its claim; a failure backs it off. */
+const sendOne = (notice: Notice, attempt: number, clocks: SandboxClock.SandboxClock["Service"]) =>
+  clocks.within(notice.partnerId, Effect.flatMap(notice.plan, PaymentNotices.sendPlanned)).pipe(
+    Effect.tap(() => PgWorkClaims.finish(claimKind, notice.noticeId)),
+    Effect.tap((messages) =>
+      messages.length === 0
+        ? Effect.void
+        : Effect.logInfo("notice sent", {
+            notice: notice.noticeId,
+            channels: [...new Set(messages.map((m) => m.channel))].join(","),
+          }),
+    ),
+    Effect.catch((error) => {
+      const tag = (error as { _tag?: string })._tag ?? "unknown"
+      return Effect.logWarning("notice not sent", { notice: notice.noticeId, error: tag }).pipe(
+        Effect.andThen(
+          PgWorkClaims.deferUntil(claimKind, notice.noticeId, PgWorkClaims.backoffMillis(attempt, 1000, 300_000), tag),
+        ),
+        Effect.as(undefined),
+      )
+    }),
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logWarning("notice not sent", cause),
+    ),
+    // Messages sent; a failure counts as some (its claim backs it off), nothing planned as none.
+    Effect.map((messages) => (messages === undefined ? 1 : messages.length)),
+  )
+
+/** A notice listed but planned to nothing is not taken again for this long (the round would spin on it). */
+export const nothingToSendMillis = 10_000
+
+/** The notices this instance is sending, across rounds, and those it found nothing to send for lately. */
+export interface Sending {
+  readonly inFlight: Set<string>
+  readonly nothingToSend: Map<string, number>
+  readonly fibers: FiberSet.FiberSet<unknown, unknown>
+}
+
+/** A new `Sending`, its fibers interrupted when `scope` closes (shutdown: their claims lapse after the lease). */
+export const makeSending: Effect.Effect<Sending, never, Scope.Scope> = Effect.map(FiberSet.make(), (fibers) => ({
+  inFlight: new Set<string>(),
+  nothingToSend: new Map<string, number>(),
+  fibers,
+}))
+
 export const layer = (options: Options): Layer.Layer<never, never, Requirements> =>
-  worker("payment-notifier", options.pollMillis ?? 1000, step(options))
+  Layer.unwrap(
+    Effect.map(makeSending, (sending) =>
+      worker("payment-notifier", options.pollMillis ?? 1000, step(options, sending)),
+    ),
+  )

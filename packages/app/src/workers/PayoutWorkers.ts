@@ -98,7 +98,7 @@ export const layer = (options: Options) =>
       options.idleMillis,
       Effect.gen(function* () {
         const clocks = yield* SandboxClock.current
-        const rows = yield* PgDueWork.pendingPayouts(batchSize)
+        const rows = yield* PgDueWork.pendingPayouts(batchSize, new Date(yield* clocks.latestMillis).toISOString())
         let moved = 0
         for (const row of rows) moved += yield* move(clocks, row)
         return moved

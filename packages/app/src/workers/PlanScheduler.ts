@@ -7,31 +7,27 @@
  * has its own sandbox time, SandboxClock.ts; real time in production).
  *
  * Exactly once per due date, with any number of instances: each plan is
- * collected inside a database transaction that first takes a transaction-level
- * advisory lock on the plan (`pg_try_advisory_xact_lock`); an instance that
- * does not get it skips the plan this round. Under the lock `collectDue`
+ * collected under its claim (`ItemClaims.exclusively`, kind `plan-collection`:
+ * no transaction is held); an instance that does not get it skips the plan
+ * this round. Under the claim `collectDue`
  * reloads the plan from the log, so a due date already collected (by another
  * instance a moment earlier) is seen and nothing is recorded; the plan
  * stream's optimistic concurrency is the backstop.
  */
 import { CalendarDate, PaymentPlans } from "@partnerpay/domain"
 import { Effect, Option } from "effect"
-import { SqlClient } from "effect/sql/SqlClient"
 import * as SandboxClock from "../SandboxClock.ts"
-import * as AdvisoryLocks from "./AdvisoryLocks.ts"
+import * as ItemClaims from "./ItemClaims.ts"
 import { worker } from "./Polling.ts"
 
-/** First key of this worker's advisory locks. */
-const lockNamespace = AdvisoryLocks.namespaces.planScheduler
-
-const lockKeyOf = AdvisoryLocks.keyOf
+/** The claims' kind (`work_claims`). */
+export const claimKind = "plan-collection"
 
 export const layer = (options: { readonly pollMillis?: number } = {}) =>
   worker(
     "payment-plan-scheduler",
     options.pollMillis ?? 1000,
     Effect.gen(function* () {
-      const sql = yield* SqlClient
       const clocks = yield* SandboxClock.current
       // Up to the furthest-ahead partner's today; each plan is due by its own partner's today.
       const due = yield* PaymentPlans.duePlans(CalendarDate.fromEpochMillis(yield* clocks.latestMillis), 50)
@@ -39,14 +35,11 @@ export const layer = (options: { readonly pollMillis?: number } = {}) =>
       for (const plan of due) {
         if (plan.nextDueDate > CalendarDate.fromEpochMillis(yield* SandboxClock.nowFor(clocks, plan.partnerId)))
           continue
-        const transaction = sql.withTransaction(
-          Effect.gen(function* () {
-            const rows = yield* sql<{ locked: boolean }>`
-              SELECT pg_try_advisory_xact_lock(${lockNamespace}, ${lockKeyOf(plan.paymentPlanId)}) AS locked`
-            if (rows[0]?.locked !== true) return Option.none()
-            return yield* PaymentPlans.collectDue(plan.paymentPlanId)
-          }),
-        )
+        const transaction = ItemClaims.exclusively(
+          claimKind,
+          plan.paymentPlanId,
+          PaymentPlans.collectDue(plan.paymentPlanId),
+        ).pipe(Effect.map((collected) => collected ?? Option.none()))
         const result = yield* clocks.within(plan.partnerId, transaction).pipe(
           Effect.catch((error) =>
             Effect.logWarning("instalment not collected", {

@@ -13,22 +13,20 @@
  * (`RecurringGift.ts`, the CharityTransaction decider); this worker only polls.
  *
  * Exactly once per due date, with any number of instances, as the plan
- * scheduler: each gift is collected in a database transaction that first takes
- * a transaction-level advisory lock on it (`pg_try_advisory_xact_lock`); an
- * instance that does not get it skips the gift this round. Under the lock
- * `collectDue` reloads the gift from its stream, so a due date collected a
+ * scheduler: each gift is collected under its claim (`ItemClaims.exclusively`,
+ * kind `recurring-gift`: no transaction is held); an instance that does not get
+ * it skips the gift this round. Under the claim `collectDue` reloads the gift from its stream, so a due date collected a
  * moment earlier by another instance is seen and nothing is recorded; the
  * stream's optimistic concurrency is the backstop.
  */
 import { CalendarDate, Charity } from "@partnerpay/domain"
 import { Effect, Option } from "effect"
-import { SqlClient } from "effect/sql/SqlClient"
 import * as SandboxClock from "../SandboxClock.ts"
-import * as AdvisoryLocks from "./AdvisoryLocks.ts"
+import * as ItemClaims from "./ItemClaims.ts"
 import { worker } from "./Polling.ts"
 
-/** First key of this worker's advisory locks. */
-const lockNamespace = AdvisoryLocks.namespaces.recurringCharity
+/** The claims' kind (`work_claims`). */
+export const claimKind = "recurring-gift"
 
 /** Gifts tried per round. */
 export const batchSize = 50
@@ -36,14 +34,11 @@ export const batchSize = 50
 /** The worker's name in logs and `GET /readyz`. */
 export const name = "recurring-charity-scheduler"
 
-const lockKeyOf = AdvisoryLocks.keyOf
-
 export const layer = (options: { readonly pollMillis?: number } = {}) =>
   worker(
     name,
     options.pollMillis ?? 1000,
     Effect.gen(function* () {
-      const sql = yield* SqlClient
       const clocks = yield* SandboxClock.current
       // Up to the furthest-ahead partner's today; each gift is due by its own partner's today.
       const due = yield* Charity.dueGifts(CalendarDate.fromEpochMillis(yield* clocks.latestMillis), batchSize)
@@ -51,14 +46,11 @@ export const layer = (options: { readonly pollMillis?: number } = {}) =>
       for (const gift of due) {
         const today = CalendarDate.fromEpochMillis(yield* SandboxClock.nowFor(clocks, gift.partnerId))
         if (gift.nextDueDate > today) continue
-        const transaction = sql.withTransaction(
-          Effect.gen(function* () {
-            const rows = yield* sql<{ locked: boolean }>`
-              SELECT pg_try_advisory_xact_lock(${lockNamespace}, ${lockKeyOf(gift.charityTransactionId)}) AS locked`
-            if (rows[0]?.locked !== true) return Option.none<Charity.CollectOutcome>()
-            return yield* Charity.collectDue(gift.charityTransactionId, today)
-          }),
-        )
+        const transaction = ItemClaims.exclusively(
+          claimKind,
+          gift.charityTransactionId,
+          Charity.collectDue(gift.charityTransactionId, today),
+        ).pipe(Effect.map((outcome) => outcome ?? Option.none<Charity.CollectOutcome>()))
         const outcome = yield* clocks.within(gift.partnerId, transaction).pipe(
           Effect.catch((error) =>
             Effect.logWarning("recurring gift not collected", {

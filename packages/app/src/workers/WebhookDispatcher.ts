@@ -44,9 +44,11 @@
  * operator can redeliver). The answer's status is recorded
  * (`last_response_status`); at most 64 KiB of its body is read (then the
  * connection is closed), and the content is ignored.
- * In production (`WebhookTargetPolicy`), the connection resolves the host
- * through `WebhookTarget.pinnedLookup`: an address that is not public is
- * refused, and the socket connects to the address that was checked.
+ * Unless the policy allows every address (`WebhookTargetPolicy`: a sandbox
+ * listening on loopback only), the connection resolves the host through
+ * `WebhookTarget.pinnedLookupFor`: an address that is not public (nor allowed
+ * by PARTNERPAY_OUTBOUND_ALLOW) is refused with one generic reason, and the
+ * socket connects to the address that was checked.
  * A partner without a webhook URL: the notification is marked failed at once.
  * Polls every 200 ms when idle (PGlite has no LISTEN/NOTIFY).
  */
@@ -58,7 +60,7 @@ import { Traced, WebhookLog } from "@partnerpay/domain"
 import { Hmac } from "@partnerpay/secrets"
 import { DateTime, Effect, Layer, Metric, Redacted } from "effect"
 import * as Metrics from "../Metrics.ts"
-import { pinnedLookup, refusedLiteral, WebhookTargetPolicy } from "../WebhookTarget.ts"
+import { pinnedLookupFor, refusedLiteralFor, type TargetPolicy, WebhookTargetPolicy } from "../WebhookTarget.ts"
 import { worker } from "./Polling.ts"
 
 export interface DispatcherOptions {
@@ -174,12 +176,13 @@ const post = (
   headers: Record<string, string>,
   timeoutMillis: number,
   signal: AbortSignal,
-  refusePrivate: boolean,
+  policy: TargetPolicy,
 ) =>
   new Promise<number>((resolve, reject) => {
+    const refusePrivate = policy.refusePrivateAddresses
     const secure = target.protocol === "https:"
     if (!secure && target.protocol !== "http:") return reject(new Error("connection failed: unsupported protocol"))
-    const refused = refusePrivate ? refusedLiteral(target) : undefined
+    const refused = refusePrivate ? refusedLiteralFor(policy, target) : undefined
     if (refused !== undefined) return reject(new Error(refused))
     const payload = Buffer.from(body, "utf8")
     let settled = false
@@ -206,7 +209,7 @@ const post = (
         method: "POST",
         agent: secure ? agents.https : agents.http,
         headers: { ...headers, "content-length": String(payload.length) },
-        ...(refusePrivate ? { lookup: pinnedLookup } : {}),
+        ...(refusePrivate ? { lookup: pinnedLookupFor(policy) } : {}),
       },
       (response) => {
         // Drain the body so the connection can be reused; its content is ignored, and at most 64 KiB is read.
@@ -252,7 +255,7 @@ const postInOrder = async (
   startBy: number,
   onDelivered: (id: string, status: number) => void,
   signal: AbortSignal,
-  refusePrivate: boolean,
+  policy: TargetPolicy,
 ): Promise<RunOutcome> => {
   let target: URL
   try {
@@ -280,7 +283,7 @@ const postInOrder = async (
     const started = Date.now()
     let failed: AttemptFailed
     try {
-      const status = await post(agents, target, body, headers, timeoutMillis, signal, refusePrivate)
+      const status = await post(agents, target, body, headers, timeoutMillis, signal, policy)
       if (status >= 200 && status < 300) {
         onDelivered(entry.id, status)
         continue
@@ -327,7 +330,7 @@ export const layer = (options: DispatcherOptions) =>
           return dispatch.markDelivered(ids, statuses)
         }).pipe(Effect.catch((error) => Effect.logWarning("delivered webhooks could not be recorded", error))),
       )
-      return dispatcher(options, agents, unreported, policy.refusePrivateAddresses)
+      return dispatcher(options, agents, unreported, policy)
     }),
   )
 
@@ -344,7 +347,7 @@ const takeReport = (unreported: Unreported) => {
   return report
 }
 
-const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Unreported, refusePrivate: boolean) =>
+const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Unreported, policy: TargetPolicy) =>
   worker(
     "webhook-dispatcher",
     options.pollMillis ?? 200,
@@ -436,17 +439,7 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Unre
           if (entries.length === 0) return
         }
         const outcome = yield* Effect.promise((signal) =>
-          postInOrder(
-            agents,
-            entries,
-            webhook,
-            options.live,
-            timeoutMillis,
-            startBy,
-            onDelivered,
-            signal,
-            refusePrivate,
-          ),
+          postInOrder(agents, entries, webhook, options.live, timeoutMillis, startBy, onDelivered, signal, policy),
         )
         if (outcome.delivered > 0) yield* Metric.update(Metrics.webhookDeliveries.delivered, outcome.delivered)
         const rest = outcome.failure === undefined ? outcome.delivered : outcome.delivered + 1

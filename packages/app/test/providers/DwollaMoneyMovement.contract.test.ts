@@ -5,7 +5,7 @@
  * and return codes; every request and answer checked against Dwolla's document.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { type Ids, MoneyMovement } from "@partnerpay/domain"
+import { CompanyPayoutAccount, type Ids, MoneyMovement } from "@partnerpay/domain"
 import { Effect, Redacted } from "effect"
 import type * as DwollaClient from "../../src/providers/DwollaClient.ts"
 import * as DwollaMoneyMovement from "../../src/providers/DwollaMoneyMovement.ts"
@@ -193,7 +193,7 @@ describe.skipIf(!present)("money movement on Dwolla, on its published contract",
     }),
   )
 
-  it.live("a payer without a funding source is refused (asked again later); Dwolla's refusal is a refusal", () =>
+  it.live("a payer without a funding source is refused (the movement fails); Dwolla's refusal is a refusal", () =>
     Effect.gen(function* () {
       const { fake, movement } = yield* start()
       const debit = {
@@ -214,6 +214,91 @@ describe.skipIf(!present)("money movement on Dwolla, on its published contract",
       const refused = yield* Effect.flip(movement.originateDebit({ ...debit, fundingSource: "bank-account-1" }))
       assert.strictEqual((refused as MoneyMovement.MovementRefused).code, "ValidationError")
     }),
+  )
+
+  it.live(
+    "Dwolla's 400 ValidationError is a refusal in Dwolla's words; on a payout's destination it errors the account",
+    () =>
+      Effect.gen(function* () {
+        const { fake, movement } = yield* start()
+        fake.answer("/transfers", {
+          status: 400,
+          contentType: DwollaFake.hal,
+          body: {
+            code: "ValidationError",
+            message: "Validation error(s) present. See embedded errors list for more details.",
+            _embedded: {
+              errors: [{ code: "Invalid", message: "Receiver exceeds weekly limit.", path: "/amount/value" }],
+            },
+          },
+        })
+        const refused = yield* Effect.flip(
+          movement.originateDebit({
+            idempotencyKey: "transfer-limit",
+            companyId,
+            payerRegistrationId: payer,
+            fundingSource: "bank-account-1",
+            amount: { minorUnits: 600_000, currency: "USD" as const },
+            description: "x",
+          }),
+        )
+        assert.instanceOf(refused, MoneyMovement.MovementRefused)
+        const refusal = refused as MoneyMovement.MovementRefused
+        assert.strictEqual(refusal.code, "ValidationError")
+        assert.include(refusal.reason, "Receiver exceeds weekly limit.")
+        assert.include(refusal.reason, "/amount/value")
+        fake.answer("/transfers", {
+          status: 400,
+          contentType: DwollaFake.hal,
+          body: {
+            code: "ValidationError",
+            message: "Validation error(s) present.",
+            _embedded: {
+              errors: [
+                { code: "Invalid", message: "Invalid destination funding source.", path: "/_links/destination/href" },
+              ],
+            },
+          },
+        })
+        const destination = yield* Effect.flip(
+          movement.originatePayout({
+            idempotencyKey: "payout-refused",
+            companyId,
+            payoutAccount: "payout-account-1",
+            destination: {
+              accountHolderName: "Jane's Plumbing LLC",
+              routingNumber: "222222226",
+              accountNumber: "123456789",
+              accountType: "Checking" as const,
+            },
+            amount: { minorUnits: 10_000, currency: "USD" as const },
+          }),
+        )
+        assert.strictEqual(
+          (destination as MoneyMovement.MovementRefused).code,
+          CompanyPayoutAccount.destinationRefusedCode,
+        )
+        assert.include((destination as MoneyMovement.MovementRefused).reason, "Invalid destination funding source.")
+        // Too many requests is an outage (retried with backoff), not a refusal.
+        fake.answer("/transfers", {
+          status: 429,
+          contentType: DwollaFake.hal,
+          body: { code: "TooManyRequests", message: "Too many requests." },
+        })
+        const throttled = yield* Effect.flip(
+          movement.originateDebit({
+            idempotencyKey: "transfer-throttled",
+            companyId,
+            payerRegistrationId: payer,
+            fundingSource: "bank-account-1",
+            amount: { minorUnits: 100, currency: "USD" as const },
+            description: "x",
+          }),
+        )
+        assert.strictEqual(throttled._tag, "ProviderUnavailable")
+        // Dwolla moves USD only: declared, so another currency is refused when it is asked for.
+        assert.deepStrictEqual(movement.capabilities?.currencies, ["USD"])
+      }),
   )
 
   it.live(

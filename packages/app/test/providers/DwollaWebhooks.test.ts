@@ -58,8 +58,10 @@ describe("a verified Dwolla event", () => {
   it("asks: a customer's verdict, a transfer's outcome, the operator's attention, or nothing", () => {
     const action = (topic: string) => DwollaWebhooks.actionOf({ id: "e", resourceId: "r", topic })
     assert.deepStrictEqual(action("customer_verified"), { _tag: "KybVerdict", customerId: "r", outcome: "Verified" })
+    // A suspension: the domain makes a Verified company Suspended, one not verified yet Rejected.
     for (const topic of ["customer_suspended", "customer_deactivated"])
-      assert.deepStrictEqual(action(topic), { _tag: "KybVerdict", customerId: "r", outcome: "Rejected" })
+      assert.deepStrictEqual(action(topic), { _tag: "KybVerdict", customerId: "r", outcome: "Suspended" })
+    assert.deepStrictEqual(action("customer_reactivated"), { _tag: "KybVerdict", customerId: "r", outcome: "Verified" })
     for (const [topic, outcome] of [
       ["customer_transfer_completed", "Settled"],
       ["transfer_completed", "Settled"],

@@ -3,7 +3,9 @@
  * of Plaid serving the verification key (its requests and answers checked
  * against Plaid's document): a webhook signed by Plaid's key over this very
  * body, within 5 minutes, is decoded; a forged, altered or replayed one is
- * refused; the key is fetched once and cached.
+ * refused; the key is fetched once and cached; Plaid is asked for a key only
+ * for a well-formed ES256 token, a key id it does not know is not asked again
+ * for a while (negative cache), and lookups are bounded per minute.
  */
 import { createHash, generateKeyPairSync, type KeyObject, sign } from "node:crypto"
 import { afterAll, assert, describe, it } from "@effect/vitest"
@@ -23,8 +25,11 @@ const otherKeys = generateKeyPairSync("ec", { namedCurve: "P-256" })
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url")
 
 /** The `Plaid-Verification` JWT of `body`, as Plaid makes it (ES256 over header.claims). */
-const jwtOf = (body: string, options: { key?: KeyObject; iat?: number; hashOf?: string } = {}) => {
-  const header = base64url({ alg: "ES256", kid, typ: "JWT" })
+const jwtOf = (
+  body: string,
+  options: { key?: KeyObject; iat?: number; hashOf?: string; kid?: string; alg?: string } = {},
+) => {
+  const header = base64url({ alg: options.alg ?? "ES256", kid: options.kid ?? kid, typ: "JWT" })
   const claims = base64url({
     iat: options.iat ?? Math.floor(now / 1000),
     request_body_sha256: createHash("sha256")
@@ -178,5 +183,67 @@ describe.skipIf(!present)("Plaid item webhooks, verified", () => {
         assert.strictEqual(refused._tag, "PlaidWebhookRefused")
         assert.deepStrictEqual(fake.violations, [])
       }),
+  )
+
+  const unknownKey = {
+    status: 400,
+    body: {
+      error_type: "INVALID_INPUT",
+      error_code: "INVALID_WEBHOOK_VERIFICATION_KEY_ID",
+      error_message: "invalid key_id provided",
+      display_message: null,
+      request_id: "m8MDnv9okwxFNBV",
+    },
+  }
+
+  it.live("only a well-formed ES256 token makes the service ask Plaid for a key", () =>
+    Effect.gen(function* () {
+      const { fake, verifier } = yield* start()
+      const valid = jwtOf(loginRequired)
+      const [head, claims] = valid.split(".")
+      const malformed = [
+        jwtOf(loginRequired, { alg: "HS256" }),
+        jwtOf(loginRequired, { kid: "../../etc/passwd" }),
+        jwtOf(loginRequired, { kid: "k".repeat(129) }),
+        `${head}.${claims}.${Buffer.alloc(63).toString("base64url")}`,
+        jwtOf(loginRequired, { iat: Math.floor(now / 1000) - PlaidWebhooks.maxAgeSeconds - 1 }),
+        jwtOf(loginRequired, { hashOf: "another body" }),
+      ]
+      for (const token of malformed) {
+        const refused = yield* Effect.flip(verifier.verify(loginRequired, token))
+        assert.strictEqual(refused._tag, "PlaidWebhookRefused", token)
+      }
+      assert.strictEqual(fake.requests.length, 0)
+    }),
+  )
+
+  it.live("a key id Plaid does not know is asked once: the next tokens naming it are refused from the cache", () =>
+    Effect.gen(function* () {
+      const { fake, verifier } = yield* start()
+      fake.answer("/webhook_verification_key/get", unknownKey)
+      const stranger = jwtOf(loginRequired, { kid: "00000000-dead-beef-0000-000000000000" })
+      for (let i = 0; i < 5; i++) {
+        const refused = yield* Effect.flip(verifier.verify(loginRequired, stranger))
+        assert.deepInclude(refused, { reason: "Plaid does not know the key that signed it" })
+      }
+      assert.strictEqual(fake.requests.length, 1)
+    }),
+  )
+
+  it.live("key lookups are bounded: 30 tokens naming 30 key ids ask Plaid at most 10 times a minute", () =>
+    Effect.gen(function* () {
+      const { fake, verifier } = yield* start()
+      fake.answer("/webhook_verification_key/get", unknownKey)
+      const outcomes: Array<string> = []
+      for (let i = 0; i < 30; i++) {
+        const token = jwtOf(loginRequired, { kid: `random-kid-${i}` })
+        outcomes.push((yield* Effect.flip(verifier.verify(loginRequired, token)))._tag)
+      }
+      assert.strictEqual(fake.requests.length, PlaidWebhooks.keyFetchesPerMinute)
+      assert.deepStrictEqual(
+        outcomes.slice(PlaidWebhooks.keyFetchesPerMinute),
+        new Array(30 - PlaidWebhooks.keyFetchesPerMinute).fill("ProviderUnavailable"),
+      )
+    }),
   )
 })

@@ -39,7 +39,7 @@ import { NotFound, RuleViolated } from "../kernel/DomainError.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId, VerificationId } from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
-import { Payments, Transfer } from "../payments/index.ts"
+import { Payments, RailRules, Transfer } from "../payments/index.ts"
 import * as CharityGiftsDueProjection from "./CharityGiftsDueProjection.ts"
 import * as CharityTransaction from "./CharityTransaction.ts"
 import * as RecurringGift from "./RecurringGift.ts"
@@ -140,6 +140,7 @@ const giftTransfer = (input: GiftTransferInput): Transfer.InitiateTransfer => {
 
 export const createAnonymous = UseCase.fn("Charity.createAnonymous")(function* (input: CreateAnonymousInput) {
   const amount = yield* Amounts.fromWire("amount", input.amount)
+  yield* RailRules.checkCurrency(amount.currency)
   const charity = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, input.companyId))
   if (charity.state._tag === "Initial" || charity.state.partnerId !== input.partnerId)
     return yield* new NotFound({ entity: "Company" })

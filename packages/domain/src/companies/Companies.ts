@@ -99,6 +99,7 @@ const kybSubmissionOf = (
     taxId: registration.taxId,
     taxIdType: registration.taxIdType,
     companyType: registration.companyType,
+    ...(registration.businessType === undefined ? {} : { businessType: registration.businessType }),
     address: address(registration),
     ...(registration.websiteUrl === undefined ? {} : { websiteUrl: registration.websiteUrl }),
     owner: {
@@ -248,6 +249,24 @@ export const completeKyb = UseCase.fn("Companies.completeKyb")(function* (
     at,
   })
   return { status: Company.statusOf(handled.state) ?? outcome, changed: handled.events.length > 0 }
+})
+
+/**
+ * The KYB provider suspended or deactivated the company (Dwolla's `customer_suspended`,
+ * `customer_deactivated`): a Verified company becomes Suspended (no collections, payouts paused,
+ * COMPANY_VERIFICATION_STATUS_CHANGED Suspended); one not verified yet is Rejected. A repeat changes
+ * nothing. A later verdict Verified (`completeKyb`, Dwolla's `customer_reactivated` or
+ * `customer_verified`) reactivates it.
+ */
+export const suspend = UseCase.fn("Companies.suspend")(function* (companyId: CompanyId, reason?: string) {
+  const at = yield* DateTime.now
+  const handled = yield* CommandHandler.handle(Company.aggregate, companyId, {
+    _tag: "SuspendCompany",
+    companyId,
+    ...(reason === undefined ? {} : { reason }),
+    at,
+  })
+  return { status: Company.statusOf(handled.state), changed: handled.events.length > 0 }
 })
 
 /**

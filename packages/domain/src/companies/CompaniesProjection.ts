@@ -95,6 +95,12 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
     case "CompanyVerified":
       if (current === undefined || current.status !== "Unverified") return current
       return { ...current, status: "Verified", verifiedAt: event.at }
+    case "CompanySuspended":
+      if (current === undefined || current.status !== "Verified") return current
+      return { ...current, status: "Suspended" }
+    case "CompanyReactivated":
+      if (current === undefined || current.status !== "Suspended") return current
+      return { ...current, status: "Verified", verifiedAt: event.at }
     case "CompanyRejected":
       if (current === undefined || current.status !== "Unverified") return current
       return {
@@ -120,6 +126,19 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
           accountNumberMasked: event.accountNumberMasked,
           accountType: event.accountType,
           status: event.status,
+        },
+      }
+    case "PayoutAccountErrored":
+      if (current?.payoutAccount === undefined || current.payoutAccount.payoutAccountId !== event.payoutAccountId)
+        return current
+      return {
+        ...current,
+        payoutAccount: {
+          ...current.payoutAccount,
+          status: "Errored",
+          returnCode: event.returnCode ?? null,
+          returnReason: event.reason,
+          erroredAt: DateTime.formatIso(event.at),
         },
       }
   }

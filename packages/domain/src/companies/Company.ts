@@ -16,7 +16,7 @@
  * Only the partner that registered a company may add locations to it; to
  * any other partner the company does not exist (NotFound).
  */
-import type { DateTime } from "effect"
+import { DateTime } from "effect"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
@@ -35,7 +35,12 @@ import type {
   PayoutAccount,
 } from "./CompanyEvents.ts"
 import * as CompanyEvents from "./CompanyEvents.ts"
-import { type SetPayoutAccount, setPayoutAccount } from "./CompanyPayoutAccount.ts"
+import {
+  type MarkPayoutAccountErrored,
+  markPayoutAccountErrored,
+  type SetPayoutAccount,
+  setPayoutAccount,
+} from "./CompanyPayoutAccount.ts"
 import {
   alreadyValidated,
   type LocationInput,
@@ -46,7 +51,7 @@ import {
 } from "./CompanyValidation.ts"
 
 export * from "./CompanyEvents.ts"
-export type { SetPayoutAccount } from "./CompanyPayoutAccount.ts"
+export type { MarkPayoutAccountErrored, SetPayoutAccount } from "./CompanyPayoutAccount.ts"
 export * from "./CompanyValidation.ts"
 
 // ---------------------------------------------------------------------------
@@ -86,6 +91,18 @@ export interface CompleteKyb {
   readonly at: DateTime.Utc
 }
 
+/**
+ * The KYB provider suspended or deactivated the company (Dwolla's `customer_suspended`,
+ * `customer_deactivated`): a Verified company becomes Suspended; one not verified yet is Rejected
+ * (the provider's verdict); a Suspended or Rejected one stays as it is.
+ */
+export interface SuspendCompany {
+  readonly _tag: "SuspendCompany"
+  readonly companyId: Ids.CompanyId
+  readonly reason?: string
+  readonly at: DateTime.Utc
+}
+
 /** The company was submitted to the KYB provider, which answered `submissionId` (sent by the KYB integration). */
 export interface RecordKybSubmission {
   readonly _tag: "RecordKybSubmission"
@@ -112,6 +129,8 @@ export type Command =
   | RecordKybSubmission
   | RequireKybAction
   | SetPayoutAccount
+  | MarkPayoutAccountErrored
+  | SuspendCompany
 
 // ---------------------------------------------------------------------------
 // State
@@ -138,6 +157,7 @@ export type State =
     } & CompanyData)
   | ({ readonly _tag: "Verified"; readonly verifiedAt: DateTime.Utc } & CompanyData)
   | ({ readonly _tag: "Rejected"; readonly rejectedAt: DateTime.Utc; readonly reason?: string } & CompanyData)
+  | ({ readonly _tag: "Suspended"; readonly suspendedAt: DateTime.Utc; readonly reason?: string } & CompanyData)
 
 export type Registered = Exclude<State, { readonly _tag: "Initial" }>
 
@@ -221,6 +241,18 @@ const completeKyb = (command: CompleteKyb, state: State): Decision<Event> => {
           : CompanyEvents.CompanyRejected.make({ ...facts, status: "Rejected" }),
       )
     }
+    case "Suspended":
+      // The provider verified the suspended company again: reactivated. Rejected after it: it stays Suspended.
+      return command.outcome === "Verified"
+        ? accept<CompanyEvent>(
+            CompanyEvents.CompanyReactivated.make({
+              companyId: state.companyId,
+              partnerId: state.partnerId,
+              status: "Verified",
+              at: command.at,
+            }),
+          )
+        : nothing
     case "Verified":
     case "Rejected":
       return command.outcome === state._tag
@@ -230,6 +262,22 @@ const completeKyb = (command: CompleteKyb, state: State): Decision<Event> => {
             command,
             `KYB already completed with outcome ${state._tag}; a company's verification is decided once`,
           )
+  }
+}
+
+/** A suspension by the KYB provider: Verified -> Suspended; Unverified -> Rejected; otherwise nothing. */
+const suspend = (command: SuspendCompany, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return refuse(notFound)
+  const reason = command.reason === undefined ? {} : { reason: command.reason }
+  const facts = { companyId: state.companyId, partnerId: state.partnerId, ...reason, at: command.at }
+  switch (state._tag) {
+    case "Verified":
+      return accept<CompanyEvent>(CompanyEvents.CompanySuspended.make({ ...facts, status: "Suspended" }))
+    case "Unverified":
+      return accept<CompanyEvent>(CompanyEvents.CompanyRejected.make({ ...facts, status: "Rejected" }))
+    case "Suspended":
+    case "Rejected":
+      return nothing
   }
 }
 
@@ -251,6 +299,7 @@ const recordKybSubmission = (command: RecordKybSubmission, state: State): Decisi
       )
     case "Verified":
     case "Rejected":
+    case "Suspended":
       return illegal(state, command, `KYB already completed with outcome ${state._tag}`)
   }
 }
@@ -283,6 +332,10 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return requireKybAction(command, state)
     case "SetPayoutAccount":
       return setPayoutAccount(command, state)
+    case "MarkPayoutAccountErrored":
+      return markPayoutAccountErrored(command, state)
+    case "SuspendCompany":
+      return suspend(command, state)
   }
 }
 
@@ -317,9 +370,37 @@ export const evolve = (state: State, event: Event): State => {
       return state._tag === "Unverified" ? { ...state, kybRequirement: event.requirement } : state
     case "PayoutAccountSet": {
       if (state._tag === "Initial") return state
-      const { _tag, companyId, partnerId, at, replacedPayoutAccountId, ...payoutAccount } = event
+      const { _tag, companyId, partnerId, at, replacedPayoutAccountId, replacedErrored, ...payoutAccount } = event
       return { ...state, payoutAccount }
     }
+    case "CompanySuspended":
+      if (state._tag !== "Verified") return state
+      return {
+        ...state,
+        _tag: "Suspended",
+        suspendedAt: event.at,
+        ...(event.reason === undefined ? {} : { reason: event.reason }),
+      }
+    case "CompanyReactivated": {
+      if (state._tag !== "Suspended") return state
+      const { suspendedAt: _at, reason: _reason, ...data } = state
+      return { ...data, _tag: "Verified", verifiedAt: event.at }
+    }
+    case "PayoutAccountErrored":
+      return state._tag === "Initial" ||
+        state.payoutAccount === undefined ||
+        state.payoutAccount.payoutAccountId !== event.payoutAccountId
+        ? state
+        : {
+            ...state,
+            payoutAccount: {
+              ...state.payoutAccount,
+              status: "Errored",
+              returnCode: event.returnCode ?? null,
+              returnReason: event.reason,
+              erroredAt: DateTime.formatIso(event.at),
+            },
+          }
   }
 }
 

@@ -18,6 +18,14 @@ export const companyTypes = ["ForProfit", "NonProfit", "SoleProprietorship", "Pa
 export const CompanyType = Schema.Literals(companyTypes)
 export type CompanyType = typeof CompanyType.Type
 
+/**
+ * The business type a ForProfit company is sent to the KYB provider with (Dwolla's `businessType`;
+ * issue 35): optional at creation, `corporation` when absent.
+ */
+export const businessTypes = ["llc", "corporation", "soleProprietorship", "partnership"] as const
+export const BusinessType = Schema.Literals(businessTypes)
+export type BusinessType = typeof BusinessType.Type
+
 /** Kinds of US taxpayer number a company may register with (the spec names none). */
 export const taxIdTypes = ["EIN", "SSN", "ITIN"] as const
 export const TaxIdType = Schema.Literals(taxIdTypes)
@@ -28,8 +36,12 @@ export const documentTypes = ["DriversLicense", "Passport", "StateId"] as const
 export const DocumentType = Schema.Literals(documentTypes)
 export type DocumentType = typeof DocumentType.Type
 
-/** A company's business verification (KYB) status, as shown to API clients (spec 2.8, 3.1). */
-export const companyStatuses = ["Unverified", "Verified", "Rejected"] as const
+/**
+ * A company's business verification (KYB) status, as shown to API clients (spec 2.8, 3.1), and
+ * Suspended (issue 35): the KYB provider suspended or deactivated a Verified company (Dwolla's
+ * `customer_suspended`, `customer_deactivated`): it collects nothing and is not paid out until reactivated.
+ */
+export const companyStatuses = ["Unverified", "Verified", "Rejected", "Suspended"] as const
 export const CompanyStatus = Schema.Literals(companyStatuses)
 export type CompanyStatus = typeof CompanyStatus.Type
 
@@ -127,6 +139,8 @@ export const CompanyProfile = Schema.Struct({
   contactNumber: Schema.String,
   websiteUrl: Schema.optionalKey(Schema.String),
   companyType: CompanyType,
+  /** The business type given at creation (absent: `corporation` for the KYB provider). */
+  businessType: Schema.optionalKey(BusinessType),
   owner: OwnerRecord,
   employees: Schema.Array(Employee),
 })
@@ -161,6 +175,28 @@ export const CompanyVerified = Schema.TaggedStruct("CompanyVerified", {
 })
 export type CompanyVerified = typeof CompanyVerified.Type
 
+/**
+ * The KYB provider suspended (or deactivated) the Verified company: Suspended, it collects nothing
+ * (422 COMPANY_NOT_VERIFIED) and its payouts pause (COMPANY_VERIFICATION_STATUS_CHANGED Suspended).
+ */
+export const CompanySuspended = Schema.TaggedStruct("CompanySuspended", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  status: Schema.Literal("Suspended"),
+  reason: Schema.optionalKey(Schema.String),
+  at: Schema.DateTimeUtcFromString,
+})
+export type CompanySuspended = typeof CompanySuspended.Type
+
+/** The KYB provider reactivated the Suspended company: Verified again (COMPANY_VERIFICATION_STATUS_CHANGED Verified). */
+export const CompanyReactivated = Schema.TaggedStruct("CompanyReactivated", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  status: Schema.Literal("Verified"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type CompanyReactivated = typeof CompanyReactivated.Type
+
 /** KYB refused the company (drives COMPANY_VERIFICATION_STATUS_CHANGED with Status Rejected). */
 export const CompanyRejected = Schema.TaggedStruct("CompanyRejected", {
   companyId: CompanyId,
@@ -188,10 +224,12 @@ export const PayoutAccountType = Schema.Literals(payoutAccountTypes)
 export type PayoutAccountType = typeof PayoutAccountType.Type
 
 /**
- * The status of a company's payout account: Active receives payouts (a replaced account is history, in
- * the events only).
+ * The status of a company's payout account: Active receives payouts; Errored was refused by the bank
+ * for an account-level reason (`PayoutAccountHealth.ts`): the company's payouts pause (its balance
+ * accumulates) until the partner sets another account, which is Active. A replaced account is history,
+ * in the events only.
  */
-export const PayoutAccountStatus = Schema.Literal("Active")
+export const PayoutAccountStatus = Schema.Literals(["Active", "Errored"])
 export type PayoutAccountStatus = typeof PayoutAccountStatus.Type
 
 /**
@@ -210,6 +248,17 @@ export const PayoutAccount = Schema.Struct({
   }),
   accountType: PayoutAccountType,
   status: PayoutAccountStatus,
+  returnCode: Schema.optionalKey(
+    Schema.NullOr(Schema.String).annotate({
+      description: "Errored: the ACH return code of the payout that bounced; null when the rail refused the account",
+    }),
+  ),
+  returnReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "Errored: the return code's description, or the rail's words" }),
+  ),
+  erroredAt: Schema.optionalKey(
+    Schema.String.annotate({ description: "Errored: when the account was marked Errored (ISO 8601)" }),
+  ),
 })
 export type PayoutAccount = typeof PayoutAccount.Type
 
@@ -223,9 +272,29 @@ export const PayoutAccountSet = Schema.TaggedStruct("PayoutAccountSet", {
   ...PayoutAccount.fields,
   /** The account it replaces, when there was one. */
   replacedPayoutAccountId: Schema.optionalKey(PayoutAccountId),
+  /** Set when the account it replaces was Errored: its payouts resume (PAYOUT_ACCOUNT_STATUS_CHANGED Active). */
+  replacedErrored: Schema.optionalKey(Schema.Literal(true)),
   at: Schema.DateTimeUtcFromString,
 })
 export type PayoutAccountSet = typeof PayoutAccountSet.Type
+
+/**
+ * A payout to the company's account came back (or was refused) for an account-level reason
+ * (`PayoutAccountHealth.isAccountLevel`): the account is Errored and the company's payouts pause
+ * until the partner sets another one. No personal data: ids, the code and its reason.
+ */
+export const PayoutAccountErrored = Schema.TaggedStruct("PayoutAccountErrored", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  payoutAccountId: PayoutAccountId,
+  /** The payout that failed. */
+  payoutId: Schema.String,
+  returnCode: Schema.optionalKey(Schema.String),
+  reason: Schema.String,
+  status: Schema.Literal("Errored"),
+  at: Schema.DateTimeUtcFromString,
+})
+export type PayoutAccountErrored = typeof PayoutAccountErrored.Type
 
 /** Every event of the Company aggregate (its stored JSON codec). */
 /** The requirements a KYB provider may state before its verdict. */
@@ -252,5 +321,8 @@ export const CompanyEvent = Schema.Union([
   CompanyKybSubmitted,
   CompanyKybActionRequired,
   PayoutAccountSet,
+  PayoutAccountErrored,
+  CompanySuspended,
+  CompanyReactivated,
 ])
 export type CompanyEvent = typeof CompanyEvent.Type

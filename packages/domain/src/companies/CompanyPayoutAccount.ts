@@ -15,7 +15,12 @@
  * holder's name is required text; a Rejected company takes no payout account
  * (409); setting the account it already has changes nothing; any other
  * account replaces it (a new payout account id; the history stays in the
- * events). Another partner's company is NotFound.
+ * events), Active again when the one it replaces was Errored (its payouts
+ * resume). Another partner's company is NotFound.
+ *
+ * Errored (`MarkPayoutAccountErrored`): a payout refused or returned for an
+ * account-level reason (`isAccountLevel`) errors the account it named; the
+ * company's payouts pause (`Payouts.payOutDue`) until another account is set.
  */
 import type { DateTime } from "effect"
 import { accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
@@ -24,6 +29,73 @@ import * as FieldChecks from "../kernel/FieldChecks.ts"
 import type * as Ids from "../kernel/Ids.ts"
 import * as RoutingNumber from "../kernel/RoutingNumber.ts"
 import type { CompanyEvent, PayoutAccount, PayoutAccountType } from "./CompanyEvents.ts"
+
+/**
+ * The bank or the rail refused a payout because of the account itself (not a transient outage, not the
+ * amount): the account is Errored and the company's payouts pause. A command of the Company aggregate,
+ * issued by `PayoutAccountPolicy` when such a payout fails; only the account the payout named, while
+ * it is Active, becomes Errored (a repeat, or a payout to an account replaced since, changes nothing).
+ */
+export interface MarkPayoutAccountErrored {
+  readonly _tag: "MarkPayoutAccountErrored"
+  readonly companyId: Ids.CompanyId
+  readonly payoutAccountId: Ids.PayoutAccountId
+  readonly payoutId: string
+  /** The ACH return code; absent when the rail refused the destination outright. */
+  readonly returnCode?: string
+  readonly reason: string
+  readonly at: DateTime.Utc
+}
+
+/**
+ * The ACH return codes that say the receiving account itself is unusable (NACHA): R02 account closed,
+ * R03 no account / unable to locate, R04 invalid account number, R12 account sold to another DFI,
+ * R13 invalid ACH routing number, R14 representative payee deceased, R15 beneficiary or account holder
+ * deceased, R16 account frozen, R17 file record edit criteria, R20 non-transaction account. Paying
+ * such an account again fails again.
+ */
+export const accountLevelReturnCodes: ReadonlySet<string> = new Set([
+  "R02",
+  "R03",
+  "R04",
+  "R12",
+  "R13",
+  "R14",
+  "R15",
+  "R16",
+  "R17",
+  "R20",
+])
+
+/** The refusal code a money-movement provider gives when the rail refuses the destination account. */
+export const destinationRefusedCode = "DESTINATION_REFUSED"
+
+/** Whether a payout failing with this return code (or refusal code) errors its account. */
+export const isAccountLevel = (code: string | undefined): boolean =>
+  code !== undefined && (accountLevelReturnCodes.has(code) || code === destinationRefusedCode)
+
+/** The decision of `MarkPayoutAccountErrored` for the company `state`. */
+export const markPayoutAccountErrored = (
+  command: MarkPayoutAccountErrored,
+  state: CompanyFacts,
+): Decision<CompanyEvent> => {
+  // A payout names a company that exists; none (a test world without it) leaves nothing to error.
+  if (state._tag === "Initial" || state.partnerId === undefined) return nothing
+  const current = state.payoutAccount
+  if (current === undefined || current.payoutAccountId !== command.payoutAccountId || current.status === "Errored")
+    return nothing
+  return accept<CompanyEvent>({
+    _tag: "PayoutAccountErrored",
+    companyId: command.companyId,
+    partnerId: state.partnerId,
+    payoutAccountId: command.payoutAccountId,
+    payoutId: command.payoutId,
+    ...(command.returnCode === undefined ? {} : { returnCode: command.returnCode }),
+    reason: command.reason,
+    status: "Errored",
+    at: command.at,
+  })
+}
 
 export interface SetPayoutAccount {
   readonly _tag: "SetPayoutAccount"
@@ -40,7 +112,7 @@ export interface SetPayoutAccount {
 
 /** What the rule reads of the company: whose it is, its status and its current payout account. */
 export interface CompanyFacts {
-  readonly _tag: "Initial" | "Unverified" | "Verified" | "Rejected"
+  readonly _tag: "Initial" | "Unverified" | "Verified" | "Rejected" | "Suspended"
   readonly partnerId?: Ids.PartnerId
   readonly payoutAccount?: PayoutAccount
 }
@@ -98,6 +170,7 @@ export const setPayoutAccount = (command: SetPayoutAccount, state: CompanyFacts)
     accountType: command.accountType,
     status: "Active",
     ...(current === undefined ? {} : { replacedPayoutAccountId: current.payoutAccountId }),
+    ...(current?.status === "Errored" ? { replacedErrored: true } : {}),
     at: command.at,
   })
 }

@@ -33,6 +33,8 @@ export interface KybSubmission {
   readonly taxId: string
   readonly taxIdType: string
   readonly companyType: string
+  /** The business type given at creation (a ForProfit company's; absent: corporation). */
+  readonly businessType?: string | undefined
   readonly address: PostalAddress
   readonly websiteUrl?: string | undefined
   readonly owner: {

@@ -12,6 +12,8 @@ import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { type FieldIssue, ValidationFailed } from "../kernel/DomainError.ts"
 import { CompanyReferenceId } from "../kernel/Ids.ts"
 import {
+  type BusinessType,
+  businessTypes,
   type CompanyProfile,
   type CompanyType,
   companyTypes,
@@ -192,6 +194,8 @@ export interface RegistrationInput extends AddressInput {
   readonly contactNumber: string
   readonly websiteUrl?: string | null | undefined
   readonly companyType: string
+  /** Optional (issue 35): llc, corporation, soleProprietorship or partnership. */
+  readonly businessType?: string | null | undefined
   readonly owner: OwnerInput
   readonly employees: ReadonlyArray<EmployeeInput>
   readonly locations: ReadonlyArray<LocationInput>
@@ -485,6 +489,10 @@ export const validateRegistration = (
   const websiteText = check.optionalText(input, "", "websiteUrl", maxLength.websiteUrl)
   const websiteUrl = websiteText === undefined ? undefined : check.decode(websiteText, "websiteUrl", WebsiteUrl)
   const companyType = check.oneOf<CompanyType>(input, "", "companyType", companyTypes)
+  const businessType =
+    input.businessType === undefined || input.businessType === null
+      ? undefined
+      : check.oneOf<BusinessType>(input, "", "businessType", businessTypes)
   const owner = checkOwner(check, input, at)
 
   const employeeValues = check.list(input, "employees", maxEmployees).map((value, index) => {
@@ -521,6 +529,7 @@ export const validateRegistration = (
     contactNumber: contactNumber!,
     ...(websiteUrl === undefined ? {} : { websiteUrl }),
     companyType: companyType!,
+    ...(businessType === undefined ? {} : { businessType }),
     owner: owner.build(),
     employees: employeeValues.map((e) => e.build()),
     locations: locations.map((build) => build()),

@@ -1,7 +1,10 @@
 /**
  * The COMPANY_VERIFICATION_STATUS_CHANGED webhook (spec 6.1): when KYB
  * completes, CompanyVerified / CompanyRejected become one notification to the
- * company's partner with `Data = { CompanyId, Status, Timestamp }` (PascalCase
+ * company's partner with `Data = { CompanyId, Status, Timestamp }`; and
+ * (issue 35) CompanySuspended (Status Suspended) and CompanyReactivated
+ * (Status Verified again) when the KYB provider suspends or reactivates a
+ * Verified company (PascalCase
  * as the spec writes it; `Timestamp` is the ISO instant of the event). `Live`
  * and `Event` wrap it at delivery. The notification id is the event id, so a
  * receiver can de-duplicate retried deliveries.
@@ -19,7 +22,13 @@ export const eventType = "COMPANY_VERIFICATION_STATUS_CHANGED"
 
 const notifications = (envelope: CompanyEnvelope) => {
   const event = envelope.event
-  if (event._tag !== "CompanyVerified" && event._tag !== "CompanyRejected") return Effect.succeed([])
+  if (
+    event._tag !== "CompanyVerified" &&
+    event._tag !== "CompanyRejected" &&
+    event._tag !== "CompanySuspended" &&
+    event._tag !== "CompanyReactivated"
+  )
+    return Effect.succeed([])
   const notification: Notification = {
     id: envelope.eventId,
     partnerId: event.partnerId,

@@ -6,6 +6,7 @@
  */
 import * as CardPaymentNotification from "../cards-and-charity/CardPaymentNotification.ts"
 import * as CompanyVerificationNotification from "../companies/CompanyVerificationNotification.ts"
+import * as PayoutAccountStatusNotification from "../companies/PayoutAccountStatusNotification.ts"
 import * as CustomerNotifications from "../customers/CustomerNotifications.ts"
 import type { AnyNotificationRule, NotificationRule } from "../infrastructure/NotificationRule.ts"
 import * as DebitAuthNotification from "../payments/DebitAuthNotification.ts"
@@ -28,6 +29,7 @@ export const rules: ReadonlyArray<AnyNotificationRule> = [
   reading(PaymentPlanInstalmentNotification.rule),
   reading(RefundStatusNotification.rule),
   reading(PayoutStatusNotification.rule),
+  reading(PayoutAccountStatusNotification.rule),
   reading(ConsentStatusNotification.rule),
   reading(PaymentPlanStatusNotification.rule),
   reading(CustomerNotifications.verificationRule),

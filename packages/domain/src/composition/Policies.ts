@@ -14,6 +14,7 @@ import {
   policy as ledger,
   terminalCardPolicy as terminalCardLedger,
 } from "../payouts/LedgerPolicy.ts"
+import { policy as payoutAccount } from "../payouts/PayoutAccountPolicy.ts"
 import { policy as payoutCreation } from "../payouts/PayoutCreationPolicy.ts"
 import { policy as payoutOutcome } from "../payouts/PayoutOutcomePolicy.ts"
 import { policy as consentAnswer } from "../plans/ConsentAnswerPolicy.ts"
@@ -30,6 +31,7 @@ export const all: ReadonlyArray<Policy.AnyPolicy> = [
   terminalCardLedger,
   payoutCreation,
   payoutOutcome,
+  payoutAccount,
 ]
 
 /**

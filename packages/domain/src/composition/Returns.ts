@@ -27,6 +27,8 @@ export const returnedDebitOf = (
 ): ReturnConsequences.ReturnedDebit | undefined => {
   if (state._tag === "Initial") return undefined
   if (event._tag !== "TransferFailed" && event._tag !== "TransferReturned") return undefined
+  // A movement the rail refused carries no return code: the bank said nothing of the account or authorization.
+  if (event.returnCode === undefined) return undefined
   const details = state.details
   return {
     returnCode: event.returnCode,

@@ -40,6 +40,8 @@ export class IllegalTransition extends Schema.TaggedError<IllegalTransition>()("
 export class RuleViolated extends Schema.TaggedError<RuleViolated>()("RuleViolated", {
   code: Schema.String,
   reason: Schema.String,
+  /** The input field the rule refuses, when one does (e.g. `amount.currencyCode`). */
+  field: Schema.optionalKey(Schema.String),
 }) {
   override get message(): string {
     return this.reason

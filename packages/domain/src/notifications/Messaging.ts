@@ -142,11 +142,35 @@ export class SentMessages extends Context.Service<
 /** A sandbox phone number ending in 0000 cannot receive SMS (the same rule as the sandbox OTP sender). */
 export const isUnreachableSandboxNumber = (phoneNumber: string): boolean => phoneNumber.endsWith("0000")
 
+/** How long a slow sandbox provider takes to answer (a provider at its timeout). */
+export const slowSandboxMillis = 10_000
+
+/**
+ * Sandbox magic: an SMS to a phone number ending in 0999, or an e-mail to an
+ * address at slow.example.com, is answered after `slowSandboxMillis` (as a slow
+ * Twilio or SMTP server would; the OTP sender is an SMS, so login codes too).
+ */
+export const isSlowSandboxAddress = (channel: Channel, to: string): boolean =>
+  channel === "sms" ? to.endsWith("0999") : channel === "email" && to.toLowerCase().endsWith("@slow.example.com")
+
+/**
+ * Sandbox magic: a push token containing `unavailable` stands for a push
+ * service that is down: its sender fails with `ProviderUnavailable` (the notice
+ * is not recorded and is sent again later).
+ */
+export const isUnavailableSandboxAddress = (channel: Channel, to: string): boolean =>
+  channel === "push" && to.includes("unavailable")
+
 /**
  * The sandbox senders of the three channels: every message is recorded in
  * `SentMessages` with a new id and the current time, nothing leaves the
- * service. An SMS to a number ending in 0000 is undeliverable; a message log
- * that cannot be written is `ProviderUnavailable` (the caller retries).
+ * service. An SMS to a number ending in 0000 is undeliverable; an SMS to a
+ * number ending in 0999 and an e-mail at slow.example.com answer after 10 s
+ * (`isSlowSandboxAddress`); a push token containing `unavailable` fails with
+ * `ProviderUnavailable` (`isUnavailableSandboxAddress`); a message log that cannot be written is
+ * `ProviderUnavailable` (the caller retries). The message is recorded by its
+ * own statement once "sent" (never inside the caller's transaction: callers
+ * hold none while a provider works).
  */
 export const layerRecording: Layer.Layer<Senders, never, SentMessages | IdGenerator> = Layer.effectContext(
   Effect.gen(function* () {
@@ -156,6 +180,10 @@ export const layerRecording: Layer.Layer<Senders, never, SentMessages | IdGenera
       Traced.fn("Messaging.record")(function* (message: OutgoingMessage) {
         if (channel === "sms" && isUnreachableSandboxNumber(message.to)) {
           return yield* new MessageUndeliverable({ channel, reason: "the number cannot receive SMS" })
+        }
+        if (isSlowSandboxAddress(channel, message.to)) yield* Effect.sleep(slowSandboxMillis)
+        if (isUnavailableSandboxAddress(channel, message.to)) {
+          return yield* new ProviderUnavailable({ provider: `sandbox ${channel}`, reason: "the push service is down" })
         }
         const id = yield* ids.next
         const sentAt = yield* DateTime.now

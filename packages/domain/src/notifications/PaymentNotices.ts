@@ -5,23 +5,24 @@
  *
  * - `dueReminders(today, offsets)` / `unsentStatusMessages()`: the work list
  *   (`payment_notices`, every partner).
- * - `remind(paymentRequestId, offsets)` / `sendStatusMessage(paymentRequestId)`:
- *   in one unit of work, load the request and its payer, prune the payer's
- *   expired push tokens (`PruneExpiredPushTokens`), decide the notice
- *   (`PaymentNotice`, a new stream per notice: read first, so that under the
- *   worker's lock a notice sent a moment ago by another instance is seen and
- *   nothing is appended; appended expecting no stream), then, once the unit of work has
- *   recorded it, hand the messages to the channel senders. Answers the
- *   messages sent (empty when nothing was due or it was already sent).
+ * - `planReminder(paymentRequestId, offsets)` / `planStatusMessage(paymentRequestId, status)`:
+ *   reads only: the request, its payer (expired push tokens left out) and the
+ *   notice's own stream (`PaymentNotice`, a new stream per notice): the notice
+ *   and its messages when it is due and not recorded yet.
+ * - `sendPlanned(notice)`: hands the messages to the channel senders, THEN
+ *   records the notice in one unit of work (`record`: the payer's expired push
+ *   tokens pruned, the notice appended; a notice recorded meanwhile by another
+ *   instance records nothing). `remind` / `sendStatusMessage` are plan + send.
  *
- * Delivery happens after the decision is recorded, in the caller's
- * transaction when it has one (the worker's): a provider that is unavailable
- * fails the call, so the worker's transaction (the decision included) rolls
- * back and the notice is decided again next round. An undeliverable address
- * is logged and skipped; the notice counts as sent.
+ * No unit of work and no transaction is open while a sender runs (a provider
+ * may take its whole timeout: it must hold no lock and no session). A provider
+ * that is unavailable fails the call with nothing recorded: the notice is
+ * planned and sent again later (at least once; the worker's claim keeps two
+ * instances from sending it together, PaymentNotifier.ts). An undeliverable
+ * address is logged and skipped; the notice counts as sent.
  */
 
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Result } from "effect"
 import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
@@ -125,7 +126,7 @@ interface LoadedRecipient {
 const reachable = (address: string | undefined): string | undefined =>
   address === undefined || address === "" || isErased(address) ? undefined : address
 
-/** The payer's addresses and switches; expired push tokens are pruned first (in the caller's unit of work). */
+/** The payer's addresses and switches (expired push tokens left out: `record` prunes them). */
 const recipientOf = Effect.fnUntraced(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
@@ -143,9 +144,6 @@ const recipientOf = Effect.fnUntraced(function* (
     return { recipient: nobody, partnerId, registrationId } satisfies LoadedRecipient
   }
   const active = Customer.activePushTokens(state, at)
-  if (active.length < state.pushTokens.length) {
-    yield* CommandHandler.handle(Customer.aggregate, registrationId, { _tag: "PruneExpiredPushTokens", at })
-  }
   const preferences = state.notificationPreferences
   const recipient: PaymentNotice.Recipient = {
     phoneNumber: reachable(state.phoneNumber),
@@ -204,52 +202,118 @@ const snapshotOf = (state: PaymentRequest.State): PaymentNotice.RequestSnapshot 
         dueDate: state.request.dueDate,
       }
 
-/** Sends today's reminder of a Pending request, once (see the module doc): recorded in one unit, then sent. */
-export const remind = UseCase.fn("PaymentNotices.remind")(
-  function* (
-    paymentRequestId: PaymentRequestId,
-    offsets: ReadonlyArray<number> = PaymentNotice.defaultReminderOffsets,
-  ) {
-    const at = yield* DateTime.now
-    const today = todayOf(at)
-    const { state } = yield* CommandHandler.load(PaymentRequest.aggregate, paymentRequestId)
-    const request = snapshotOf(state)
-    if (request === undefined || request.status !== "Pending") return []
-    const offsetDays = PaymentNotice.dueReminder(offsets, request.dueDate, today)
-    if (offsetDays === undefined) return []
-    const loaded = yield* recipientOf(request.partnerId, request.payerRegistrationId, at)
-    const channels = PaymentNotice.reminderChannels(loaded.recipient)
-    const handled = yield* CommandHandler.handle(
-      PaymentNotice.aggregate,
-      PaymentNotice.reminderId(paymentRequestId, offsetDays),
-      { _tag: "SendPaymentReminder", request, offsetDays, offsets, today, channels, at },
-    )
-    if (handled.events.length === 0) return []
-    const template: Template = offsetDays === 0 ? "PaymentDueToday" : "PaymentDueSoon"
-    return messagesFor(loaded, channels, template, paymentRequestId)
-  },
-  (recorded) => Effect.flatMap(recorded, deliver),
-)
+/**
+ * A notice decided and not recorded yet: its stream, the command that records it, the messages
+ * it sends, and the payer whose expired push tokens are pruned when it is recorded.
+ */
+export interface PlannedNotice {
+  readonly noticeId: string
+  readonly command: PaymentNotice.Command
+  readonly messages: ReadonlyArray<ChannelMessage>
+  readonly payer: { readonly partnerId: PartnerId; readonly registrationId: RegistrationId }
+}
+
+/** The notice's decision on its stream as it is now: undefined when it sends nothing (already sent, not due). */
+const planned = Effect.fnUntraced(function* (
+  noticeId: string,
+  command: PaymentNotice.Command,
+  messages: ReadonlyArray<ChannelMessage>,
+  payer: PlannedNotice["payer"],
+) {
+  const { state } = yield* CommandHandler.load(PaymentNotice.aggregate, noticeId)
+  const decision = PaymentNotice.aggregate.decide(command, state)
+  if (Result.isFailure(decision) || decision.success.length === 0) return undefined
+  return { noticeId, command, messages, payer } satisfies PlannedNotice
+})
+
+/** Today's reminder of a Pending request, when one is due and not sent yet (reads only: nothing is recorded). */
+export const planReminder = Traced.fn("PaymentNotices.planReminder")(function* (
+  paymentRequestId: PaymentRequestId,
+  offsets: ReadonlyArray<number> = PaymentNotice.defaultReminderOffsets,
+) {
+  const at = yield* DateTime.now
+  const today = todayOf(at)
+  const { state } = yield* CommandHandler.load(PaymentRequest.aggregate, paymentRequestId)
+  const request = snapshotOf(state)
+  if (request === undefined || request.status !== "Pending") return undefined
+  const offsetDays = PaymentNotice.dueReminder(offsets, request.dueDate, today)
+  if (offsetDays === undefined) return undefined
+  const loaded = yield* recipientOf(request.partnerId, request.payerRegistrationId, at)
+  const channels = PaymentNotice.reminderChannels(loaded.recipient)
+  const template: Template = offsetDays === 0 ? "PaymentDueToday" : "PaymentDueSoon"
+  return yield* planned(
+    PaymentNotice.reminderId(paymentRequestId, offsetDays),
+    { _tag: "SendPaymentReminder", request, offsetDays, offsets, today, channels, at },
+    messagesFor(loaded, channels, template, paymentRequestId),
+    { partnerId: request.partnerId, registrationId: request.payerRegistrationId },
+  )
+})
+
+/** The Paid or Failed message of a request, when it reached that status and it was not sent yet (reads only). */
+export const planStatusMessage = Traced.fn("PaymentNotices.planStatusMessage")(function* (
+  paymentRequestId: PaymentRequestId,
+  status: NoticeStatus,
+) {
+  const at = yield* DateTime.now
+  const { state } = yield* CommandHandler.load(PaymentRequest.aggregate, paymentRequestId)
+  const request = snapshotOf(state)
+  if (request === undefined) return undefined
+  const loaded = yield* recipientOf(request.partnerId, request.payerRegistrationId, at)
+  const channels = PaymentNotice.statusChannels(loaded.recipient)
+  const template: Template = status === "Paid" ? "PaymentPaid" : "PaymentFailed"
+  return yield* planned(
+    PaymentNotice.statusMessageId(paymentRequestId, status),
+    { _tag: "SendPaymentStatusMessage", request, status, channels, at },
+    messagesFor(loaded, channels, template, paymentRequestId),
+    { partnerId: request.partnerId, registrationId: request.payerRegistrationId },
+  )
+})
 
 /**
- * Tells the payer that the request became Paid or Failed, once, as the `paymentStatus*` switches say:
- * recorded in one unit, then sent.
+ * Records a notice whose messages were handed to the senders, in one unit: the payer's expired
+ * push tokens pruned, the notice decided on its stream as it is now (a notice another instance
+ * recorded meanwhile records nothing). Answers whether it recorded the notice.
  */
-export const sendStatusMessage = UseCase.fn("PaymentNotices.sendStatusMessage")(
-  function* (paymentRequestId: PaymentRequestId, status: NoticeStatus) {
-    const at = yield* DateTime.now
-    const { state } = yield* CommandHandler.load(PaymentRequest.aggregate, paymentRequestId)
-    const request = snapshotOf(state)
-    if (request === undefined) return []
-    const loaded = yield* recipientOf(request.partnerId, request.payerRegistrationId, at)
-    const channels = PaymentNotice.statusChannels(loaded.recipient)
-    const handled = yield* CommandHandler.handle(
-      PaymentNotice.aggregate,
-      PaymentNotice.statusMessageId(paymentRequestId, status),
-      { _tag: "SendPaymentStatusMessage", request, status, channels, at },
-    )
-    if (handled.events.length === 0) return []
-    return messagesFor(loaded, channels, status === "Paid" ? "PaymentPaid" : "PaymentFailed", paymentRequestId)
-  },
-  (recorded) => Effect.flatMap(recorded, deliver),
-)
+export const record = UseCase.fn("PaymentNotices.record")(function* (notice: PlannedNotice) {
+  const at = notice.command.at
+  const { state } = yield* CommandHandler.load(Customer.aggregate, notice.payer.registrationId)
+  if (state._tag === "Registered" && Customer.activePushTokens(state, at).length < state.pushTokens.length) {
+    yield* CommandHandler.handle(Customer.aggregate, notice.payer.registrationId, {
+      _tag: "PruneExpiredPushTokens",
+      at,
+    })
+  }
+  const handled = yield* CommandHandler.handle(PaymentNotice.aggregate, notice.noticeId, notice.command)
+  return handled.events.length > 0
+})
+
+/**
+ * Sends a planned notice, then records it (see the module doc): the senders are called with no
+ * unit of work and no transaction open, so a slow provider holds nothing; a provider that fails
+ * fails the call with nothing recorded (the notice is planned again next round).
+ */
+export const sendPlanned = Traced.fn("PaymentNotices.sendPlanned")(function* (notice: PlannedNotice | undefined) {
+  if (notice === undefined) return [] as ReadonlyArray<ChannelMessage>
+  yield* deliver(notice.messages)
+  yield* record(notice)
+  return notice.messages
+})
+
+/** Sends today's reminder of a Pending request, once it is recorded (see the module doc): planned, sent, recorded. */
+export const remind = Traced.fn("PaymentNotices.remind")(function* (
+  paymentRequestId: PaymentRequestId,
+  offsets: ReadonlyArray<number> = PaymentNotice.defaultReminderOffsets,
+) {
+  return yield* sendPlanned(yield* planReminder(paymentRequestId, offsets))
+})
+
+/**
+ * Tells the payer that the request became Paid or Failed, once recorded, as the `paymentStatus*`
+ * switches say: planned, sent, recorded.
+ */
+export const sendStatusMessage = Traced.fn("PaymentNotices.sendStatusMessage")(function* (
+  paymentRequestId: PaymentRequestId,
+  status: NoticeStatus,
+) {
+  return yield* sendPlanned(yield* planStatusMessage(paymentRequestId, status))
+})

@@ -17,6 +17,7 @@ import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import type { Notification } from "../infrastructure/Outbox.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import type { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
+import * as PublicAddress from "../kernel/PublicAddress.ts"
 import * as Traced from "../kernel/Traced.ts"
 import { attachmentOf, get as getPaymentRequest } from "./Payments.ts"
 import type { Attachment } from "./TransferEvents.ts"
@@ -76,51 +77,13 @@ export { SandboxAttachmentUrls as SandboxUrls } from "./Payments.ts"
 /** The URL schemes fetched: https only in production; http too in the sandbox. */
 export const allowedSchemes = (sandbox: boolean): ReadonlyArray<string> => (sandbox ? ["https:", "http:"] : ["https:"])
 
-const ipv4 = (address: string): ReadonlyArray<number> | undefined => {
-  const parts = address.split(".")
-  if (parts.length !== 4) return undefined
-  const bytes = parts.map((part) => (/^[0-9]{1,3}$/.test(part) ? Number(part) : Number.NaN))
-  return bytes.every((byte) => byte >= 0 && byte <= 255) ? bytes : undefined
-}
-
-const publicIpv4 = ([a = 0, b = 0]: ReadonlyArray<number>): boolean =>
-  !(
-    a === 0 || // "this" network
-    a === 10 || // private
-    a === 127 || // loopback
-    (a === 100 && b >= 64 && b <= 127) || // carrier-grade NAT
-    (a === 169 && b === 254) || // link-local, cloud metadata (169.254.169.254)
-    (a === 172 && b >= 16 && b <= 31) || // private
-    (a === 192 && b === 168) || // private
-    (a === 192 && b === 0) || // IETF protocol assignments
-    (a === 198 && (b === 18 || b === 19)) || // benchmarking
-    a >= 224 // multicast, reserved, broadcast
-  )
-
 /**
  * True when a resolved address (IPv4 or IPv6 text) is a public one the
- * production service may connect to: never loopback, private, link-local
- * (which holds the cloud metadata address), unique-local, multicast or
- * unspecified; an IPv4-mapped IPv6 address is judged as its IPv4 address.
+ * production service may connect to (`kernel/PublicAddress.ts`: never
+ * loopback, private, link-local, unique-local, multicast or unspecified; an
+ * IPv6 form carrying an IPv4 address is judged by that address).
  */
-export const isPublicAddress = (address: string): boolean => {
-  const v4 = ipv4(address)
-  if (v4 !== undefined) return publicIpv4(v4)
-  const lower = address.toLowerCase()
-  if (!lower.includes(":")) return false
-  const mapped = /^::ffff:([0-9.]+)$/.exec(lower)?.[1]
-  if (mapped !== undefined) {
-    const bytes = ipv4(mapped)
-    return bytes !== undefined && publicIpv4(bytes)
-  }
-  if (lower === "::" || lower === "::1") return false
-  const first = Number.parseInt(lower.split(":")[0] || "0", 16)
-  if ((first & 0xfe00) === 0xfc00) return false // unique local fc00::/7
-  if ((first & 0xffc0) === 0xfe80) return false // link-local fe80::/10
-  if ((first & 0xff00) === 0xff00) return false // multicast
-  if (lower.startsWith("64:ff9b:") || lower.startsWith("::")) return false // NAT64 and other embedded IPv4
-  return true
-}
+export const isPublicAddress = PublicAddress.isPublicAddress
 
 /** The address rule of the environment: the sandbox connects anywhere, production only to public addresses. */
 export const mayConnect = (address: string, sandbox: boolean): boolean => sandbox || isPublicAddress(address)

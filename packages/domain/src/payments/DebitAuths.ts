@@ -34,6 +34,7 @@ import * as Traced from "../kernel/Traced.ts"
 import * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import * as DebitAuth from "./DebitAuth.ts"
 import * as DebitAuthsProjection from "./DebitAuthsProjection.ts"
+import * as RailRules from "./RailRules.ts"
 
 /** A company as these use cases need it. */
 export interface CompanySummary {
@@ -141,6 +142,7 @@ export const naturalKeyOf = (partnerId: PartnerId, registrationId: RegistrationI
  */
 export const set = UseCase.fn("DebitAuths.set")(function* (input: SetInput) {
   const limit = yield* Amounts.fromWire("limit", input.limit)
+  yield* RailRules.checkCurrency(limit.currency, "limit.currencyCode")
   yield* CustomerPreferences.loadCustomer(input.partnerId, input.registrationId)
   yield* loadCompany(input.partnerId, input.companyId)
   return yield* grant({ ...input, limit })

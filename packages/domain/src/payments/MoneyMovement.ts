@@ -32,6 +32,7 @@ import { Context, type Effect, Schema } from "effect"
 import type { ProviderUnavailable } from "../infrastructure/Providers.ts"
 import type { CompanyId, RegistrationId } from "../kernel/Ids.ts"
 import type { Money } from "../kernel/Money.ts"
+import type * as RailCapabilities from "./RailCapabilities.ts"
 
 /** What kind of movement a reference names. */
 export type MovementKind = "Debit" | "Credit" | "Payout"
@@ -123,5 +124,10 @@ export class MoneyMovement extends Context.Service<
     ) => Effect.Effect<MovementReference, MovementRefused | ProviderUnavailable>
     /** Polls one movement's outcome (the polling path; notifications give the same outcomes). */
     readonly status: (reference: MovementReference) => Effect.Effect<MovementOutcome, ProviderUnavailable>
+    /**
+     * What the rail can do (`RailCapabilities.ts`): its currencies and payer limit, checked when a
+     * collection is asked for. Absent: any currency, no limit (a test's fake).
+     */
+    readonly capabilities?: RailCapabilities.Capabilities
   }
 >()("partnerpay/domain/MoneyMovement") {}

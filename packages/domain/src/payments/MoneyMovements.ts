@@ -11,7 +11,9 @@
  *   only makes the next run ask again under the same key, which answers the
  *   first movement (never moves money twice). Several instances may originate
  *   the same item: the provider answers both with one reference, the second
- *   record changes nothing.
+ *   record changes nothing. A refusal fails the movement at once (no return
+ *   code unless the rail gave one); an unavailable rail defers it with
+ *   backoff (`MovementAttempts.ts`).
  * - `poll`: asks the provider where originated movements stand (`status`) and
  *   records the outcomes that are no longer Pending, in one unit of work.
  * - `recordOutcomes`: the ONE entry point of an outcome, whatever told it
@@ -21,13 +23,14 @@
  *   changes nothing. Its policies carry the outcome to the payment request
  *   and the plan instalment in the same unit.
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option, Random } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import type { CompanyId, RegistrationId, TransferId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
-import { MoneyMovement, type MovementOutcome, type MovementReference } from "./MoneyMovement.ts"
+import { MoneyMovement, type MovementOutcome, type MovementReference, MovementRefused } from "./MoneyMovement.ts"
+import * as RailRules from "./RailRules.ts"
 import * as ReturnCodes from "./ReturnCodes.ts"
 import * as Transfer from "./Transfer.ts"
 import type { RefundId } from "./TransferEvents.ts"
@@ -181,8 +184,18 @@ const originateOne = Traced.fn("MoneyMovements.originateOne")(function* (movemen
     payerRegistrationId: (doc.payerRegistrationId ?? "") as RegistrationId,
     fundingSource: fundingSourceOf(doc),
   }
+  const now = DateTime.formatIso(yield* DateTime.now)
   if (movement._tag === "Debit") {
     if (doc.status !== "Pending" || doc.providerReference !== undefined) return undefined
+    // Deferred while the rail is unavailable: not before its next attempt (`MovementAttempts.ts`).
+    if (doc.originationRetryAt !== undefined && doc.originationRetryAt > now) return undefined
+    // The rail's payer limit, before asking it: an automatic collection past it fails with that reason.
+    if (doc.payerRegistrationId !== undefined)
+      yield* RailRules.checkPayerLimit(doc.partnerId, doc.payerRegistrationId, doc.amount, doc.transferId).pipe(
+        Effect.catchTag("RuleViolated", (refusal) =>
+          Effect.fail(new MovementRefused({ code: refusal.code, reason: refusal.reason })),
+        ),
+      )
     return yield* provider.originateDebit({
       ...common,
       idempotencyKey: movement.transferId,
@@ -192,6 +205,7 @@ const originateOne = Traced.fn("MoneyMovements.originateOne")(function* (movemen
   }
   const refund = doc.refunds?.find((candidate) => candidate.refundId === movement.refundId)
   if (refund === undefined || refund.status !== "Pending" || refund.providerReference !== undefined) return undefined
+  if (refund.retryAt !== undefined && refund.retryAt > now) return undefined
   return yield* provider.originateCredit({
     ...common,
     idempotencyKey: movement.refundId,
@@ -202,10 +216,24 @@ const originateOne = Traced.fn("MoneyMovements.originateOne")(function* (movemen
 })
 
 /**
+ * The decision on a provider's refusal to originate: with an ACH return code, the movement Failed
+ * with that code (the bank's answer); any other refusal (Dwolla's ValidationError, our own
+ * NO_FUNDING_SOURCE...) is Refused: Failed at once, no return code, the rail's words as the reason.
+ */
+export const refusedOutcome = (refusal: { readonly code: string; readonly reason: string }): Transfer.Outcome =>
+  ReturnCodes.isReturnCode(refusal.code)
+    ? { _tag: "Failed", returnCode: refusal.code }
+    : { _tag: "Refused", reason: Transfer.refusalReason(refusal.reason) }
+
+/**
  * Originates movements not originated yet and records their references in one
- * unit of work. A provider that cannot be reached leaves the item for the next
- * run; a refusal with an ACH return code fails the movement (Failed, with that
- * code); any other refusal is logged and left for the operator.
+ * unit of work. The three decisions on a provider that does not originate:
+ * refused ends the movement at once (`refusedOutcome`: Failed, with the ACH
+ * return code the rail gave, else with its words and no code); unavailable (a
+ * timeout, a 5xx, a 429) defers it with backoff and jitter, recorded on the
+ * transfer (`MovementAttempts.ts`: not asked again before its next attempt,
+ * Failed after 72 hours of outage). A movement deferred and not due yet is
+ * skipped without asking the provider.
  */
 export const originate = Traced.fn("MoneyMovements.originate")(function* (movements: ReadonlyArray<Movement>) {
   const references: Array<{ readonly movement: Movement; readonly command: (at: DateTime.Utc) => Transfer.Command }> =
@@ -216,10 +244,10 @@ export const originate = Traced.fn("MoneyMovements.originate")(function* (moveme
       Effect.catchTags({
         MovementRefused: (refusal) => Effect.succeed({ _tag: "Refused" as const, refusal }),
         ProviderUnavailable: (error) =>
-          Effect.logWarning("money movement: provider unavailable, origination left for the next run", {
+          Effect.logWarning("money movement: provider unavailable, origination deferred (backoff)", {
             movement: idOf(movement),
             reason: error.reason,
-          }).pipe(Effect.as({ _tag: "Unavailable" as const })),
+          }).pipe(Effect.as({ _tag: "Unavailable" as const, reason: error.reason })),
       }),
     )
     if (answered._tag === "Originated") {
@@ -244,16 +272,21 @@ export const originate = Traced.fn("MoneyMovements.originate")(function* (moveme
               },
       })
     } else if (answered._tag === "Refused") {
-      const code = answered.refusal.code
-      if (ReturnCodes.isReturnCode(code)) {
-        references.push({ movement, command: outcomeCommand(movement, { _tag: "Failed", returnCode: code }) })
-      } else {
-        yield* Effect.logWarning("money movement: the provider refused the origination", {
-          movement: idOf(movement),
-          code,
-          reason: answered.refusal.reason,
-        })
-      }
+      references.push({ movement, command: outcomeCommand(movement, refusedOutcome(answered.refusal)) })
+    } else {
+      const jitter = yield* Random.next
+      const reason = Transfer.refusalReason(answered.reason)
+      references.push({
+        movement,
+        command: (at) => ({
+          _tag: "RecordOriginationUnavailable",
+          transferId: movement.transferId,
+          ...(movement._tag === "Credit" ? { refundId: movement.refundId } : {}),
+          reason,
+          jitter,
+          at,
+        }),
+      })
     }
   }
   if (references.length === 0) return [] as ReadonlyArray<Recorded>

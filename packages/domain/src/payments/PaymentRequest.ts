@@ -176,8 +176,8 @@ export interface RecordTransferFailed {
   readonly _tag: "RecordTransferFailed"
   readonly paymentRequestId: PaymentRequestId
   readonly transferId: TransferId
-  /** Return code of the rail, e.g. "R01" (insufficient funds). */
-  readonly returnCode: string
+  /** Return code of the rail, e.g. "R01" (insufficient funds); absent when the rail refused the transfer. */
+  readonly returnCode?: string
   readonly reason: string
   readonly at: DateTime.Utc
 }
@@ -275,7 +275,7 @@ export type State =
       readonly request: RequestDetails
       readonly acceptance: Acceptance
       readonly failedAt: DateTime.Utc
-      readonly returnCode: string
+      readonly returnCode?: string
       readonly reason: string
     }
   | {
@@ -444,7 +444,7 @@ export const fromTransferEvent = (paymentRequestId: PaymentRequestId, event: Tra
         _tag: "RecordTransferFailed",
         paymentRequestId,
         transferId: event.transferId,
-        returnCode: event.returnCode,
+        ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
         reason: event.reason,
         at: event.at,
       }
@@ -472,6 +472,7 @@ export const fromTransferEvent = (paymentRequestId: PaymentRequestId, event: Tra
     case "TransferRefundRequested":
     case "TransferRefundOriginated":
     case "TransferRefundFailed":
+    case "TransferOriginationDeferred":
     case "TransferReimbursementApplied":
     case "TransferReimbursed":
       return undefined
@@ -684,7 +685,7 @@ const payingWithReturnCode = (
 ): { readonly refusal: Decision<Event> } | { readonly paying: Paying } => {
   if (state._tag === "Initial") return { refusal: notFound }
   const issues: FieldChecks.Issues = []
-  FieldChecks.returnCode(issues, "returnCode", command.returnCode)
+  if (command.returnCode !== undefined) FieldChecks.returnCode(issues, "returnCode", command.returnCode)
   FieldChecks.requiredText(issues, "reason", command.reason, FieldChecks.maxTextLength)
   const invalid = FieldChecks.refusal(issues)
   return invalid ? { refusal: invalid } : payingRequest(command, state)
@@ -749,7 +750,7 @@ const recordFailed = (command: RecordTransferFailed, state: State): Decision<Eve
         _tag: "PaymentRequestFailed",
         paymentRequestId: paying.request.paymentRequestId,
         transferId: command.transferId,
-        returnCode: command.returnCode,
+        ...(command.returnCode === undefined ? {} : { returnCode: command.returnCode }),
         reason: command.reason,
         status: "Failed",
         at: command.at,
@@ -970,7 +971,7 @@ export const evolve = (state: State, event: Event): State => {
             request: state.request,
             acceptance: state.acceptance,
             failedAt: event.at,
-            returnCode: event.returnCode,
+            ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
             reason: event.reason,
           }
         : state

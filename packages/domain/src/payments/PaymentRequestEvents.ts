@@ -129,11 +129,14 @@ export const PaymentRequestPaid = Schema.TaggedStruct("PaymentRequestPaid", {
 })
 export type PaymentRequestPaid = typeof PaymentRequestPaid.Type
 
-/** The transfer paying the request failed (e.g. return code "R01", insufficient funds). */
+/**
+ * The transfer paying the request failed (e.g. return code "R01", insufficient funds), or the rail
+ * refused it (no return code; `reason` says why).
+ */
 export const PaymentRequestFailed = Schema.TaggedStruct("PaymentRequestFailed", {
   paymentRequestId: PaymentRequestId,
   transferId: TransferId,
-  returnCode: ReturnCode,
+  returnCode: Schema.optionalKey(ReturnCode),
   reason: Schema.String,
   status: Schema.Literal("Failed"),
   at: Schema.DateTimeUtcFromString,

@@ -39,7 +39,13 @@ const notifications = Traced.fn("PaymentRequestStatusNotification.rule")(functio
         Status: status,
         ...(doc.accountNumberMasked === undefined ? {} : { AccountNumberMasked: doc.accountNumberMasked }),
         ...(event._tag === "PaymentRequestFailed" || event._tag === "PaymentRequestReturned"
-          ? { ReturnCode: event.returnCode, ReturnReason: Transfer.returnReason(event.returnCode, event.reason) }
+          ? event.returnCode === undefined
+            ? { ReturnCode: null, FailureReason: event.reason }
+            : {
+                ReturnCode: event.returnCode,
+                ReturnReason: Transfer.returnReason(event.returnCode, event.reason),
+                FailureReason: event.reason,
+              }
           : {}),
         Timestamp: DateTime.formatIso(event.at),
       },

@@ -100,12 +100,19 @@ export const PaymentRequestView = Schema.Struct({
     }),
   ),
   returnCode: Schema.optionalKey(
-    Schema.String.annotate({
-      description: "Failed or Returned: the ACH return code of the transfer (e.g. R01, R10); absent otherwise",
+    Schema.NullOr(Schema.String).annotate({
+      description:
+        "Failed or Returned: the ACH return code of the transfer (e.g. R01, R10); null when the rail refused the transfer (see failureReason); absent otherwise",
     }),
   ),
   returnReason: Schema.optionalKey(
     Schema.String.annotate({ description: "The return code's description (NACHA), next to returnCode" }),
+  ),
+  failureReason: Schema.optionalKey(
+    Schema.String.annotate({
+      description:
+        "Failed or Returned: why (the rail's words when it refused the transfer, the return code's description otherwise)",
+    }),
   ),
   statusHistory: Schema.Array(StatusChange),
   /** ISO 8601 instant. */
@@ -119,8 +126,6 @@ export const PaymentRequestDocument = Schema.Struct({
   partnerId: Schema.String,
   bankAccountId: Schema.optionalKey(Schema.String),
   transferDescription: Schema.optionalKey(Schema.String),
-  /** Once Failed or Returned: the reason recorded (`returnReason` is the table's description). */
-  failureReason: Schema.optionalKey(Schema.String),
   /** ISO 8601 instant. */
   updatedAt: Schema.String,
 })
@@ -191,8 +196,9 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Pay
       return withStatus(
         {
           ...current,
-          returnCode: event.returnCode,
-          returnReason: Transfer.returnReason(event.returnCode, event.reason),
+          ...(event.returnCode === undefined
+            ? { returnCode: null }
+            : { returnCode: event.returnCode, returnReason: Transfer.returnReason(event.returnCode, event.reason) }),
           failureReason: event.reason,
         },
         event.status,

@@ -40,6 +40,7 @@ import * as DebitAuths from "./DebitAuths.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import type * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
 import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
+import * as RailRules from "./RailRules.ts"
 import * as Transfer from "./Transfer.ts"
 import type { Attachment, RecipientAddress, TransferInvoice } from "./TransferEvents.ts"
 import type * as WhoMayCollect from "./WhoMayCollect.ts"
@@ -160,6 +161,8 @@ export const create = UseCase.fn("Payments.create")(function* (input: CreateInpu
       convert(issues, `lineItems[${index}].unitAmount`, line.unitAmount) ?? Money.zero(line.unitAmount.currencyCode),
   }))
   if (issues.length > 0 || amount === undefined) return yield* new ValidationFailed({ issues })
+  // The rail moves only its currencies: refused when asked, not when originated (RailCapabilities.ts).
+  yield* RailRules.checkCurrency(amount.currency)
   const company = yield* findCompany(input.partnerId, input.companyId, input.companyReferenceId)
   // The payer is one of the partner's customers; another partner's customer is NotFound exactly like an
   // unknown registration id, so the answer does not tell that the other partner's customer exists.
@@ -401,6 +404,9 @@ export const accept = UseCase.fn("Payments.accept")(function* (input: AcceptInpu
   if (decision._tag === "Failure") return yield* Effect.fail(decision.failure)
   const accepted = decision.success[0]
   if (accepted?._tag !== "PaymentRequestAccepted") return { status: PaymentRequest.status(state) ?? "Accepted" }
+  // What the rail cannot do is refused now, not at origination: its currencies and the payer's rolling limit.
+  yield* RailRules.checkCurrency(request.amount.currency)
+  yield* RailRules.checkPayerLimit(request.partnerId, input.registrationId, request.amount)
   const initiate = yield* transferOf(request, payer, account, accepted)
   const handled = yield* CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, acceptCommand)
   if (handled.events.length > 0) {

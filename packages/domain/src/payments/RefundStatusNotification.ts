@@ -41,7 +41,7 @@ export const changeOf = (
         refundId: event.refundId,
         amount: event.amount,
         status: "Failed",
-        returnCode: event.returnCode,
+        ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
         reason: event.reason,
       }
     default:
@@ -69,7 +69,11 @@ const notifications = Traced.fn("RefundStatusNotification.rule")(function* (
         TransferId: event.transferId,
         Amount: { value: Money.toDecimal(change.amount), currencyCode: change.amount.currency },
         Status: change.status,
-        ...(change.returnCode === undefined ? {} : { ReturnCode: change.returnCode, ReturnReason: change.reason }),
+        ...(change.status !== "Failed"
+          ? {}
+          : change.returnCode === undefined
+            ? { ReturnCode: null, FailureReason: change.reason }
+            : { ReturnCode: change.returnCode, ReturnReason: change.reason }),
         Timestamp: DateTime.formatIso(event.at),
       },
       position: envelope.globalPosition,

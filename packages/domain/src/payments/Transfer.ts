@@ -34,6 +34,7 @@ import type {
   TransferId,
 } from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
+import * as MovementAttempts from "./MovementAttempts.ts"
 import * as ReturnCodes from "./ReturnCodes.ts"
 import {
   type Attachment,
@@ -146,13 +147,18 @@ export interface CompleteReimbursement {
 
 /**
  * Where a movement ended, as the domain decides on it, whatever told it (the
- * outcome poller or a provider's notification): Settled, Failed before
- * settlement, or Returned after it, with an ACH return code of `ReturnCodes.ts`.
+ * outcome poller, a provider's notification, or the originator): Settled,
+ * Failed before settlement, or Returned after it, with an ACH return code of
+ * `ReturnCodes.ts`; or Refused: the rail would not originate it (not an ACH
+ * return, so no code: `reason` is the rail's words, or why we gave up on an
+ * unavailable rail, `MovementAttempts.ts`). Refused ends a Pending movement as
+ * Failed at once and changes nothing on one that already moved.
  */
 export type Outcome =
   | { readonly _tag: "Settled" }
   | { readonly _tag: "Failed"; readonly returnCode: string }
   | { readonly _tag: "Returned"; readonly returnCode: string }
+  | { readonly _tag: "Refused"; readonly reason: string }
 
 /** The provider accepted to move the transfer's money and named the movement. A repeat changes nothing. */
 export interface RecordOrigination {
@@ -196,6 +202,22 @@ export interface RecordRefundOutcome {
   readonly at: DateTime.Utc
 }
 
+/**
+ * The rail could not be reached to originate the transfer's debit (or the refund `refundId`'s
+ * credit): "unavailable, try again" (`MovementAttempts.ts`). A movement not originated and still
+ * Pending is deferred with backoff, or Failed (no return code) once the outage lasted the limit;
+ * any other changes nothing. `jitter` in [0, 1) and `at` are inputs.
+ */
+export interface RecordOriginationUnavailable {
+  readonly _tag: "RecordOriginationUnavailable"
+  readonly transferId: TransferId
+  readonly refundId?: RefundId
+  readonly reason: string
+  readonly jitter: number
+  readonly backoff?: MovementAttempts.Backoff
+  readonly at: DateTime.Utc
+}
+
 /** The events of this aggregate. */
 export type Event = TransferEvent
 
@@ -208,6 +230,7 @@ export type Command =
   | RefundTransfer
   | RecordRefundOrigination
   | RecordRefundOutcome
+  | RecordOriginationUnavailable
   | ApplyForReimbursement
   | CompleteReimbursement
 
@@ -224,6 +247,8 @@ export interface Refund {
   readonly status: RefundStatus
   readonly providerReference?: string
   readonly returnCode?: string
+  /** Its credit's origination deferred while the rail is unavailable. */
+  readonly originationAttempts?: MovementAttempts.Attempts
 }
 
 export type Reimbursement =
@@ -266,14 +291,21 @@ export type ReturnedTransfer = Omit<SettledTransfer, "_tag"> & {
 
 export type State =
   | { readonly _tag: "Initial" }
-  | { readonly _tag: "Pending"; readonly details: TransferDetails; readonly providerReference?: string }
+  | {
+      readonly _tag: "Pending"
+      readonly details: TransferDetails
+      readonly providerReference?: string
+      /** Its debit's origination deferred while the rail is unavailable. */
+      readonly originationAttempts?: MovementAttempts.Attempts
+    }
   | SettledTransfer
   | {
       readonly _tag: "Failed"
       readonly details: TransferDetails
       readonly providerReference?: string
       readonly failedAt: DateTime.Utc
-      readonly returnCode: string
+      /** Absent when the rail refused the transfer (no ACH return). */
+      readonly returnCode?: string
       readonly reason: string
     }
   | ReturnedTransfer
@@ -463,11 +495,28 @@ const then = (first: ReadonlyArray<Event>, state: State, next: (state: State) =>
   return Result.isFailure(decided) ? decided : accept(...first, ...decided.success)
 }
 
-/** A return code of the table, else the refusal naming `returnCode`. */
-const checkedReturnCode = (outcome: Outcome): Result.Result<never, ValidationFailed> | undefined =>
-  outcome._tag === "Settled" || ReturnCodes.isReturnCode(outcome.returnCode)
+/** A return code of the table (a refusal's reason: text), else the refusal naming `returnCode` (`reason`). */
+const checkedReturnCode = (outcome: Outcome): Result.Result<never, ValidationFailed> | undefined => {
+  if (outcome._tag === "Settled") return undefined
+  if (outcome._tag === "Refused") {
+    const issues: FieldChecks.Issues = []
+    FieldChecks.requiredText(issues, "reason", outcome.reason, FieldChecks.maxTextLength)
+    return FieldChecks.refusal(issues)
+  }
+  return ReturnCodes.isReturnCode(outcome.returnCode)
     ? undefined
     : FieldChecks.refusal([{ field: "returnCode", message: 'must be an ACH return code such as "R01"' }])
+}
+
+/**
+ * The rail's words as a refusal's reason: one line, trimmed, at most `FieldChecks.maxTextLength`
+ * characters (a provider's message may be longer), "refused by the rail" when it said nothing.
+ */
+export const refusalReason = (words: string): string => {
+  const line = words.replace(/\s+/g, " ").trim()
+  if (line === "") return "refused by the rail"
+  return line.length <= FieldChecks.maxTextLength ? line : `${line.slice(0, FieldChecks.maxTextLength - 3)}...`
+}
 
 const originate = (command: RecordOrigination, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
@@ -516,6 +565,8 @@ const pendingOutcome = (
   switch (outcome._tag) {
     case "Settled":
       return accept(settled)
+    case "Refused":
+      return accept({ _tag: "TransferFailed", transferId, reason: outcome.reason, status: "Failed", at })
     case "Failed":
       return accept({
         _tag: "TransferFailed",
@@ -559,11 +610,14 @@ const recordOutcome = (command: RecordOutcome, state: State): Decision<Event> =>
     case "Pending":
       return pendingOutcome(state, outcome, command.at)
     case "Settled":
-      return outcome._tag === "Settled" ? nothing : accept(returned(state, outcome.returnCode, command.at))
+      // A refusal comes before any money moved: a settled transfer is past it.
+      return outcome._tag === "Settled" || outcome._tag === "Refused"
+        ? nothing
+        : accept(returned(state, outcome.returnCode, command.at))
     case "Returned":
       return nothing
     case "Failed":
-      return outcome._tag === "Failed"
+      return outcome._tag === "Failed" || outcome._tag === "Refused"
         ? nothing
         : illegal(state, command, "a failed transfer cannot be settled or returned")
   }
@@ -683,6 +737,15 @@ const recordRefundOutcome = (command: RecordRefundOutcome, state: State): Decisi
       at: command.at,
     })
   }
+  if (outcome._tag === "Refused")
+    return accept({
+      _tag: "TransferRefundFailed",
+      transferId: transfer.details.transferId,
+      refundId: current.refundId,
+      amount: current.amount,
+      reason: outcome.reason,
+      at: command.at,
+    })
   return accept({
     _tag: "TransferRefundFailed",
     transferId: transfer.details.transferId,
@@ -693,6 +756,63 @@ const recordRefundOutcome = (command: RecordRefundOutcome, state: State): Decisi
     reason: returnReason(outcome.returnCode, "returned by the bank"),
     at: command.at,
   })
+}
+
+/** The origination of the debit (or a refund's credit) found the rail unavailable: defer it, or give up. */
+const originationUnavailable = (command: RecordOriginationUnavailable, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  const issues: FieldChecks.Issues = []
+  FieldChecks.requiredText(issues, "reason", command.reason, FieldChecks.maxTextLength)
+  const invalid = FieldChecks.refusal(issues)
+  if (invalid) return invalid
+  const transferId = state.details.transferId
+  if (command.refundId === undefined) {
+    if (state._tag !== "Pending" || state.providerReference !== undefined) return nothing
+    const next = MovementAttempts.afterUnavailable(
+      state.originationAttempts,
+      command.at,
+      command.jitter,
+      command.reason,
+      command.backoff,
+    )
+    return next._tag === "GiveUp"
+      ? accept({ _tag: "TransferFailed", transferId, reason: next.reason, status: "Failed", at: command.at })
+      : accept({
+          _tag: "TransferOriginationDeferred",
+          transferId,
+          ...next.attempts,
+          reason: command.reason,
+          at: command.at,
+        })
+  }
+  const named = refundNamed(state, command.refundId)
+  if ("refusal" in named) return named.refusal
+  const refund = named.refund
+  if (refund.status !== "Pending" || refund.providerReference !== undefined) return nothing
+  const next = MovementAttempts.afterUnavailable(
+    refund.originationAttempts,
+    command.at,
+    command.jitter,
+    command.reason,
+    command.backoff,
+  )
+  return next._tag === "GiveUp"
+    ? accept({
+        _tag: "TransferRefundFailed",
+        transferId,
+        refundId: refund.refundId,
+        amount: refund.amount,
+        reason: next.reason,
+        at: command.at,
+      })
+    : accept({
+        _tag: "TransferOriginationDeferred",
+        transferId,
+        refundId: refund.refundId,
+        ...next.attempts,
+        reason: command.reason,
+        at: command.at,
+      })
 }
 
 const applyForReimbursement = (command: ApplyForReimbursement, state: State): Decision<Event> => {
@@ -776,6 +896,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return originateRefund(command, state)
     case "RecordRefundOutcome":
       return recordRefundOutcome(command, state)
+    case "RecordOriginationUnavailable":
+      return originationUnavailable(command, state)
     case "ApplyForReimbursement":
       return applyForReimbursement(command, state)
     case "CompleteReimbursement":
@@ -816,7 +938,7 @@ export const evolve = (state: State, event: Event): State => {
             // Stryker disable next-line ConditionalExpression: equivalent, a providerReference key holding undefined reads as none (every reader tests !== undefined)
             ...(state.providerReference === undefined ? {} : { providerReference: state.providerReference }),
             failedAt: event.at,
-            returnCode: event.returnCode,
+            ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
             reason: event.reason,
           }
         : state
@@ -851,8 +973,14 @@ export const evolve = (state: State, event: Event): State => {
       return withRefund(state, event.refundId, (refund) => ({
         ...refund,
         status: "Failed",
-        returnCode: event.returnCode,
+        ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
       }))
+    case "TransferOriginationDeferred": {
+      const attempts = { failures: event.failures, firstFailedAt: event.firstFailedAt, retryAt: event.retryAt }
+      if (event.refundId !== undefined)
+        return withRefund(state, event.refundId, (refund) => ({ ...refund, originationAttempts: attempts }))
+      return state._tag === "Pending" ? { ...state, originationAttempts: attempts } : state
+    }
     case "TransferReimbursementApplied":
       return state._tag === "Settled"
         ? {

@@ -146,10 +146,15 @@ export const TransferSettled = Schema.TaggedStruct("TransferSettled", {
 })
 export type TransferSettled = typeof TransferSettled.Type
 
-/** The bank failed the transfer with a return code (e.g. "R01", insufficient funds). */
+/**
+ * The transfer failed before settlement: the bank sent it back with a return code (e.g. "R01",
+ * insufficient funds), or the rail refused to originate it (no return code: `reason` is the rail's
+ * words, e.g. Dwolla's ValidationError), or the rail stayed unavailable past the outage limit
+ * (`MovementAttempts.ts`, no return code).
+ */
 export const TransferFailed = Schema.TaggedStruct("TransferFailed", {
   transferId: TransferId,
-  returnCode: ReturnCode,
+  returnCode: Schema.optionalKey(ReturnCode),
   reason: Schema.String,
   status: Schema.Literal("Failed"),
   at: Schema.DateTimeUtcFromString,
@@ -215,12 +220,15 @@ export const TransferRefundCompleted = Schema.TaggedStruct("TransferRefundComple
 })
 export type TransferRefundCompleted = typeof TransferRefundCompleted.Type
 
-/** The refund's credit failed (return code and its description): its amount is free to refund again. */
+/**
+ * The refund's credit failed (return code and its description, or no code when the rail refused it or
+ * stayed unavailable: then `reason` says why): its amount is free to refund again.
+ */
 export const TransferRefundFailed = Schema.TaggedStruct("TransferRefundFailed", {
   transferId: TransferId,
   refundId: RefundId,
   amount: Money,
-  returnCode: ReturnCode,
+  returnCode: Schema.optionalKey(ReturnCode),
   reason: Schema.String,
   at: Schema.DateTimeUtcFromString,
 })
@@ -262,6 +270,22 @@ export const TransferReimbursed = Schema.TaggedStruct("TransferReimbursed", {
 })
 export type TransferReimbursed = typeof TransferReimbursed.Type
 
+/**
+ * The rail could not be reached to originate the transfer's debit (or, naming `refundId`, a refund's
+ * credit): it stays Pending and is tried again at `retryAt` (`MovementAttempts.ts`: the `failures`-th
+ * failure in a row since `firstFailedAt`). `reason` is the outage as the adapter described it.
+ */
+export const TransferOriginationDeferred = Schema.TaggedStruct("TransferOriginationDeferred", {
+  transferId: TransferId,
+  refundId: Schema.optionalKey(RefundId),
+  failures: Schema.Int,
+  firstFailedAt: Schema.DateTimeUtcFromString,
+  retryAt: Schema.DateTimeUtcFromString,
+  reason: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferOriginationDeferred = typeof TransferOriginationDeferred.Type
+
 /** Every event of a transfer: the codec of its stream. */
 export const TransferEvent = Schema.Union([
   TransferInitiated,
@@ -276,5 +300,6 @@ export const TransferEvent = Schema.Union([
   TransferRefundOriginated,
   TransferRefundCompleted,
   TransferRefundFailed,
+  TransferOriginationDeferred,
 ])
 export type TransferEvent = typeof TransferEvent.Type

@@ -23,6 +23,7 @@ import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
 import { type EnvelopeStatus, ESignature } from "./PaymentProviders.ts"
 import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
+import * as RailRules from "./RailRules.ts"
 import * as Transfer from "./Transfer.ts"
 import {
   Attachment,
@@ -81,12 +82,16 @@ export const TransferView = Schema.Struct({
   recipientAddress: RecipientAddress,
   attachments: Schema.Array(Attachment),
   returnCode: Schema.optionalKey(
-    Schema.String.annotate({
-      description: "Failed or Returned: the ACH return code (e.g. R01, R10); absent otherwise",
+    Schema.NullOr(Schema.String).annotate({
+      description:
+        "Failed or Returned: the ACH return code (e.g. R01, R10); null when the rail refused the transfer (see failureReason); absent otherwise",
     }),
   ),
   returnReason: Schema.optionalKey(
     Schema.String.annotate({ description: "The return code's description (NACHA), next to returnCode" }),
+  ),
+  failureReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "Failed with no return code: why the rail refused the transfer" }),
   ),
 })
 export type TransferView = typeof TransferView.Type
@@ -106,9 +111,11 @@ export const viewOf = (doc: TransfersProjection.TransferDocument): TransferView 
   appliedForReimbursement: doc.appliedForReimbursement,
   recipientAddress: doc.recipientAddress,
   attachments: doc.attachments,
-  ...(doc.returnCode === undefined
-    ? {}
-    : { returnCode: doc.returnCode, returnReason: Transfer.returnReason(doc.returnCode, doc.failureReason ?? "") }),
+  ...(doc.returnCode !== undefined
+    ? { returnCode: doc.returnCode, returnReason: Transfer.returnReason(doc.returnCode, doc.failureReason ?? "") }
+    : doc.status === "Failed"
+      ? { returnCode: null, failureReason: doc.failureReason ?? "refused by the rail" }
+      : {}),
 })
 
 /** The transfer document if the reader may see it, else NotFound. */
@@ -161,6 +168,8 @@ export const refund = UseCase.fn("Transfers.refund")(function* (input: RefundInp
       return yield* ValidationFailed.of("amount.value", Money.describeProblem(converted.failure))
     amount = converted.success
   }
+  // A refund moves money back on the rail: in a currency it moves (RailCapabilities.ts).
+  yield* RailRules.checkCurrency(amount.currency)
   const ids = yield* IdGenerator
   const refundId = (yield* ids.next) as RefundId
   const at = yield* DateTime.now

@@ -38,6 +38,8 @@ export const RefundDocument = Schema.Struct({
   providerReference: Schema.optionalKey(Schema.String),
   returnCode: Schema.optionalKey(Schema.String),
   failureReason: Schema.optionalKey(Schema.String),
+  /** While the rail is unavailable: when its credit is tried again (ISO 8601; `MovementAttempts.ts`). */
+  retryAt: Schema.optionalKey(Schema.String),
   createdAt: Schema.String,
   updatedAt: Schema.String,
 })
@@ -81,6 +83,8 @@ export const TransferDocument = Schema.Struct({
   failureReason: Schema.optionalKey(Schema.String),
   /** The money-movement provider's reference, once originated. */
   providerReference: Schema.optionalKey(Schema.String),
+  /** While the rail is unavailable: when the debit is tried again (ISO 8601; `MovementAttempts.ts`). */
+  originationRetryAt: Schema.optionalKey(Schema.String),
   /** The refunds, oldest first (absent before the first). */
   refunds: Schema.optionalKey(Schema.Array(RefundDocument)),
   returnedAt: Schema.optionalKey(Schema.String),
@@ -138,7 +142,7 @@ export const apply = (
       return {
         ...current,
         status: "Failed",
-        returnCode: event.returnCode,
+        ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
         failureReason: event.reason,
         failedAt: updatedAt,
         updatedAt,
@@ -191,7 +195,7 @@ export const apply = (
       return {
         ...changeRefund(current, event.refundId, {
           status: "Failed",
-          returnCode: event.returnCode,
+          ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
           failureReason: event.reason,
           updatedAt,
         }),
@@ -207,6 +211,10 @@ export const apply = (
       }
     case "TransferReimbursed":
       return { ...current, isReimbursed: true, updatedAt }
+    case "TransferOriginationDeferred":
+      return event.refundId === undefined
+        ? { ...current, originationRetryAt: iso(event.retryAt), updatedAt }
+        : { ...changeRefund(current, event.refundId, { retryAt: iso(event.retryAt), updatedAt }), updatedAt }
   }
 }
 
@@ -246,6 +254,8 @@ export const projection: Projection<TransferDocument, TransferEnvelope> = {
     keys: {
       companyId: doc.companyId,
       status: doc.status,
+      // The payer's debits, for the rail's payer limit (`RailRules.checkPayerLimit`).
+      ...(doc.payerRegistrationId === undefined ? {} : { payerRegistrationId: doc.payerRegistrationId }),
       ...(doc.paymentRequestId === undefined ? {} : { paymentRequestId: doc.paymentRequestId }),
       ...(doc.paymentPlanId === undefined ? {} : { paymentPlanId: doc.paymentPlanId }),
       ...(hasPendingRefund(doc) ? { refundPending: "true" } : {}),

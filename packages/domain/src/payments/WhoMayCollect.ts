@@ -59,6 +59,9 @@ export const companyRefusal = (status: CompanyStatus): RuleViolated | undefined 
       return companyNotVerified
     case "Rejected":
       return companyRejected
+    // Suspended by the KYB provider after verification: it collects nothing until reactivated.
+    case "Suspended":
+      return companyNotVerified
   }
 }
 

@@ -166,6 +166,7 @@ export const entryOfTransferEvent = (
     case "TransferOriginated":
     case "TransferRefundOriginated":
     case "TransferRefundCompleted":
+    case "TransferOriginationDeferred":
     case "TransferReimbursementApplied":
     case "TransferReimbursed":
       return undefined

@@ -17,6 +17,7 @@
  * State table: packages/domain/docs/Payout.md.
  */
 import { DateTime } from "effect"
+import { CompanyPayoutAccount } from "../companies/index.ts"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
@@ -28,7 +29,7 @@ import {
 } from "../kernel/DomainError.ts"
 import type { CompanyId, PartnerId, PayoutAccountId, PayoutId } from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
-import { type MoneyMovement, ReturnCodes } from "../payments/index.ts"
+import { type MoneyMovement, MovementAttempts, ReturnCodes, Transfer } from "../payments/index.ts"
 import * as Ledger from "./Ledger.ts"
 import { type PayoutCreated, type PayoutDirection, PayoutEvent, type PayoutStatus } from "./PayoutEvents.ts"
 
@@ -57,14 +58,35 @@ export interface RecordPayoutOrigination {
   readonly at: DateTime.Utc
 }
 
+/**
+ * A payout's outcome: the provider's (polled or notified), or Refused: the rail would not originate
+ * it (`code` is the provider's refusal code, `reason` its words).
+ */
+export type PayoutOutcome =
+  | MoneyMovement.MovementOutcome
+  | { readonly status: "Refused"; readonly code: string; readonly reason: string }
+
 export interface RecordPayoutOutcome {
   readonly _tag: "RecordPayoutOutcome"
   readonly payoutId: PayoutId
-  readonly outcome: MoneyMovement.MovementOutcome
+  readonly outcome: PayoutOutcome
   readonly at: DateTime.Utc
 }
 
-export type Command = CreatePayout | RecordPayoutOrigination | RecordPayoutOutcome
+/**
+ * The rail could not be reached to originate the payout (`MovementAttempts.ts`): a Pending payout not
+ * originated is deferred with backoff, or Failed (no return code) once the outage lasted the limit.
+ */
+export interface RecordPayoutUnavailable {
+  readonly _tag: "RecordPayoutUnavailable"
+  readonly payoutId: PayoutId
+  readonly reason: string
+  readonly jitter: number
+  readonly backoff?: MovementAttempts.Backoff
+  readonly at: DateTime.Utc
+}
+
+export type Command = CreatePayout | RecordPayoutOrigination | RecordPayoutOutcome | RecordPayoutUnavailable
 export type Event = PayoutEvent
 
 // ---------------------------------------------------------------------------
@@ -74,7 +96,12 @@ export type PayoutDetails = Omit<PayoutCreated, "_tag" | "status" | "at"> & { re
 
 export type State =
   | { readonly _tag: "Initial" }
-  | { readonly _tag: "Pending"; readonly details: PayoutDetails; readonly providerReference?: string }
+  | {
+      readonly _tag: "Pending"
+      readonly details: PayoutDetails
+      readonly providerReference?: string
+      readonly originationAttempts?: MovementAttempts.Attempts
+    }
   | {
       readonly _tag: "Paid"
       readonly details: PayoutDetails
@@ -86,7 +113,7 @@ export type State =
       readonly details: PayoutDetails
       readonly providerReference?: string
       readonly failedAt: DateTime.Utc
-      readonly returnCode: string
+      readonly returnCode?: string
       readonly reason: string
     }
 
@@ -180,6 +207,22 @@ const failed = (state: Exclude<State, { _tag: "Initial" }>, returnCode: string, 
     payoutId: state.details.payoutId,
     returnCode,
     reason: reasonOf(returnCode),
+    ...(CompanyPayoutAccount.isAccountLevel(returnCode) ? { accountLevel: true } : {}),
+    status: "Failed",
+    at,
+  })
+
+/** The rail refused to originate the payout: Failed with no return code, the rail's words as the reason. */
+const refused = (
+  state: Exclude<State, { _tag: "Initial" }>,
+  outcome: { readonly code: string; readonly reason: string },
+  at: DateTime.Utc,
+): Decision<Event> =>
+  accept<Event>({
+    _tag: "PayoutFailed",
+    payoutId: state.details.payoutId,
+    reason: Transfer.refusalReason(outcome.reason),
+    ...(CompanyPayoutAccount.isAccountLevel(outcome.code) ? { accountLevel: true } : {}),
     status: "Failed",
     at,
   })
@@ -197,6 +240,8 @@ const recordOutcome = (command: RecordPayoutOutcome, state: State): Decision<Eve
         case "Failed":
         case "Returned":
           return failed(state, outcome.returnCode, command.at)
+        case "Refused":
+          return refused(state, outcome, command.at)
       }
       break
     case "Paid":
@@ -207,8 +252,38 @@ const recordOutcome = (command: RecordPayoutOutcome, state: State): Decision<Eve
   }
 }
 
+const unavailable = (command: RecordPayoutUnavailable, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  if (state._tag !== "Pending" || state.providerReference !== undefined) return nothing
+  const reason = Transfer.refusalReason(command.reason)
+  const next = MovementAttempts.afterUnavailable(
+    state.originationAttempts,
+    command.at,
+    command.jitter,
+    reason,
+    command.backoff,
+  )
+  return next._tag === "GiveUp"
+    ? accept<Event>({
+        _tag: "PayoutFailed",
+        payoutId: state.details.payoutId,
+        reason: next.reason,
+        status: "Failed",
+        at: command.at,
+      })
+    : accept<Event>({
+        _tag: "PayoutOriginationDeferred",
+        payoutId: state.details.payoutId,
+        ...next.attempts,
+        reason,
+        at: command.at,
+      })
+}
+
 export const decide = (command: Command, state: State): Decision<Event> => {
   switch (command._tag) {
+    case "RecordPayoutUnavailable":
+      return unavailable(command, state)
     case "CreatePayout":
       return create(command, state)
     case "RecordPayoutOrigination":
@@ -238,6 +313,17 @@ export const evolve = (state: State, event: Event): State => {
       return state._tag === "Pending"
         ? { _tag: "Paid", details: state.details, ...withReference(state), paidAt: event.at }
         : state
+    case "PayoutOriginationDeferred":
+      return state._tag === "Pending"
+        ? {
+            ...state,
+            originationAttempts: {
+              failures: event.failures,
+              firstFailedAt: event.firstFailedAt,
+              retryAt: event.retryAt,
+            },
+          }
+        : state
     case "PayoutFailed":
       return state._tag === "Pending" || state._tag === "Paid"
         ? {
@@ -245,7 +331,7 @@ export const evolve = (state: State, event: Event): State => {
             details: state.details,
             ...withReference(state),
             failedAt: event.at,
-            returnCode: event.returnCode,
+            ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
             reason: event.reason,
           }
         : state

@@ -56,16 +56,42 @@ export const PayoutPaid = Schema.TaggedStruct("PayoutPaid", {
 })
 export type PayoutPaid = typeof PayoutPaid.Type
 
-/** The bank refused the payout (or returned it), with an ACH return code; its money goes back to the balance. */
+/**
+ * The bank refused the payout (or returned it), with an ACH return code, or the rail refused to
+ * originate it (no return code: `reason` is the rail's words); its money goes back to the balance.
+ * `accountLevel`: the reason is the account itself (`CompanyPayoutAccount.isAccountLevel`): the
+ * company's payout account becomes Errored (`PayoutAccountPolicy`).
+ */
 export const PayoutFailed = Schema.TaggedStruct("PayoutFailed", {
   payoutId: PayoutId,
-  returnCode: Schema.String,
+  returnCode: Schema.optionalKey(Schema.String),
   reason: Schema.String,
+  accountLevel: Schema.optionalKey(Schema.Literal(true)),
   status: Schema.Literal("Failed"),
   at: Schema.DateTimeUtcFromString,
 })
 export type PayoutFailed = typeof PayoutFailed.Type
 
+/**
+ * The rail could not be reached to originate the payout: it stays Pending and is tried again at
+ * `retryAt` (`MovementAttempts.ts`), not at the next payout cycle.
+ */
+export const PayoutOriginationDeferred = Schema.TaggedStruct("PayoutOriginationDeferred", {
+  payoutId: PayoutId,
+  failures: Schema.Int,
+  firstFailedAt: Schema.DateTimeUtcFromString,
+  retryAt: Schema.DateTimeUtcFromString,
+  reason: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type PayoutOriginationDeferred = typeof PayoutOriginationDeferred.Type
+
 /** Every event of a payout: the codec of its stream. */
-export const PayoutEvent = Schema.Union([PayoutCreated, PayoutOriginated, PayoutPaid, PayoutFailed])
+export const PayoutEvent = Schema.Union([
+  PayoutCreated,
+  PayoutOriginated,
+  PayoutPaid,
+  PayoutFailed,
+  PayoutOriginationDeferred,
+])
 export type PayoutEvent = typeof PayoutEvent.Type

@@ -24,7 +24,7 @@ const notifications = Traced.fn("PayoutStatusNotification.rule")(function* (
   envelope: PayoutsProjection.PayoutEnvelope,
 ): Effect.fn.Return<ReadonlyArray<Notification>, EventStoreUnavailable, ReadModelStore> {
   const event = envelope.event
-  if (event._tag === "PayoutOriginated") return []
+  if (event._tag === "PayoutOriginated" || event._tag === "PayoutOriginationDeferred") return []
   const store = yield* ReadModelStore
   const stored = yield* store.get(PayoutsProjection.collection, event.payoutId)
   if (Option.isNone(stored)) return []
@@ -40,7 +40,11 @@ const notifications = Traced.fn("PayoutStatusNotification.rule")(function* (
         Direction: doc.direction ?? "Credit",
         Amount: { value: Money.toDecimal(doc.amount), currencyCode: doc.amount.currency },
         Status: event.status,
-        ...(event._tag === "PayoutFailed" ? { ReturnCode: event.returnCode, ReturnReason: event.reason } : {}),
+        ...(event._tag === "PayoutFailed"
+          ? event.returnCode === undefined
+            ? { ReturnCode: null, FailureReason: event.reason }
+            : { ReturnCode: event.returnCode, ReturnReason: event.reason }
+          : {}),
         Timestamp: DateTime.formatIso(event.at),
       },
       position: envelope.globalPosition,

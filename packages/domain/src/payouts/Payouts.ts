@@ -17,7 +17,7 @@
  *
  * Tenancy: another partner's company or payout is NotFound, like a missing one.
  */
-import { DateTime, Effect, Option, Schema } from "effect"
+import { DateTime, Effect, Option, Random, Schema } from "effect"
 import { Companies, Company } from "../companies/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
@@ -27,7 +27,7 @@ import { NotFound } from "../kernel/DomainError.ts"
 import { type CompanyId, type PartnerId, PayoutId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
-import { MoneyMovement, TransfersProjection } from "../payments/index.ts"
+import { MoneyMovement, MovementAttempts, TransfersProjection } from "../payments/index.ts"
 import * as Balance from "./Balance.ts"
 import * as BalancesProjection from "./BalancesProjection.ts"
 import * as Ledger from "./Ledger.ts"
@@ -59,8 +59,15 @@ export const PayoutView = Schema.Struct({
   itemCount: Schema.Int.annotate({ description: "How many items the payout pays out" }),
   payoutAccountId: Schema.String,
   accountNumberMasked: Schema.String.annotate({ description: "The payout account paid, masked" }),
-  returnCode: Schema.optionalKey(Schema.String),
+  returnCode: Schema.optionalKey(
+    Schema.NullOr(Schema.String).annotate({
+      description: "Failed: the ACH return code; null when the rail refused the payout (see failureReason)",
+    }),
+  ),
   returnReason: Schema.optionalKey(Schema.String),
+  failureReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "Failed with no return code: why the rail refused the payout" }),
+  ),
 })
 export type PayoutView = typeof PayoutView.Type
 
@@ -88,8 +95,11 @@ export const viewOf = (doc: PayoutsProjection.PayoutDocument): PayoutView => ({
   itemCount: doc.items.length,
   payoutAccountId: doc.payoutAccountId,
   accountNumberMasked: doc.accountNumberMasked,
-  ...(doc.returnCode === undefined ? {} : { returnCode: doc.returnCode }),
-  ...(doc.failureReason === undefined ? {} : { returnReason: doc.failureReason }),
+  ...(doc.returnCode !== undefined
+    ? { returnCode: doc.returnCode, ...(doc.failureReason === undefined ? {} : { returnReason: doc.failureReason }) }
+    : doc.status === "Failed"
+      ? { returnCode: null, failureReason: doc.failureReason ?? "refused by the rail" }
+      : {}),
 })
 
 export const itemViewOf = ({ entryId, ...item }: Ledger.LedgerEntry): PayoutItemView => ({ itemId: entryId, ...item })
@@ -224,7 +234,15 @@ export interface CreatedPayout {
 export const payOutDue = UseCase.fn("Payouts.payOutDue")(function* (companyId: CompanyId, schedule: PayoutSchedule) {
   const company = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, companyId))
   const account = company.state._tag === "Initial" ? undefined : company.state.payoutAccount
-  if (account === undefined || company.state._tag === "Rejected") return [] as ReadonlyArray<CreatedPayout>
+  // An Errored account pauses the company's payouts: its balance accumulates until another account is set.
+  // A Suspended company's payouts pause too (until the KYB provider reactivates it).
+  if (
+    account === undefined ||
+    account.status === "Errored" ||
+    company.state._tag === "Rejected" ||
+    company.state._tag === "Suspended"
+  )
+    return [] as ReadonlyArray<CreatedPayout>
   const ledger = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Balance.aggregate, companyId))
   if (ledger.state._tag === "Initial") return [] as ReadonlyArray<CreatedPayout>
   const at = yield* DateTime.now
@@ -275,7 +293,7 @@ const recordOrigination = UseCase.fn("Payouts.recordOrigination")(function* (
  */
 export const recordOutcome = UseCase.fn("Payouts.recordOutcome")(function* (
   payoutId: PayoutId,
-  outcome: MoneyMovement.MovementOutcome,
+  outcome: Payout.PayoutOutcome,
 ) {
   const at = yield* DateTime.now
   const handled = yield* CommandHandler.handle(Payout.aggregate, payoutId, {
@@ -285,6 +303,19 @@ export const recordOutcome = UseCase.fn("Payouts.recordOutcome")(function* (
     at,
   })
   return Payout.statusOf(handled.state)
+})
+
+/** The rail was unavailable to originate the payout: deferred with backoff, or Failed after the outage limit. */
+const recordUnavailable = UseCase.fn("Payouts.recordUnavailable")(function* (payoutId: PayoutId, reason: string) {
+  const at = yield* DateTime.now
+  const jitter = yield* Random.next
+  yield* CommandHandler.handle(Payout.aggregate, payoutId, {
+    _tag: "RecordPayoutUnavailable",
+    payoutId,
+    reason,
+    jitter,
+    at,
+  })
 })
 
 /** The code when a payout's account changed between its creation and its origination. */
@@ -300,6 +331,8 @@ export const originate = Traced.fn("Payouts.originate")(function* (payoutId: Pay
   const payout = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Payout.aggregate, payoutId))
   const state = payout.state
   if (state._tag !== "Pending" || state.providerReference !== undefined) return false
+  // Deferred while the rail is unavailable: not before its next attempt (`MovementAttempts.ts`).
+  if (!MovementAttempts.isDue(state.originationAttempts, yield* DateTime.now)) return false
   const details = state.details
   const company = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, details.companyId))
   const account = company.state._tag === "Initial" ? undefined : company.state.payoutAccount
@@ -323,9 +356,13 @@ export const originate = Traced.fn("Payouts.originate")(function* (payoutId: Pay
       ...(details.direction === "Debit" ? { direction: "Debit" as const } : {}),
     })
     .pipe(
-      Effect.catchTag("MovementRefused", (refused) =>
-        recordOutcome(payoutId, { status: "Failed", returnCode: refused.code }).pipe(Effect.as(undefined)),
-      ),
+      Effect.catchTags({
+        MovementRefused: (refused) =>
+          recordOutcome(payoutId, { status: "Refused", code: refused.code, reason: refused.reason }).pipe(
+            Effect.as(undefined),
+          ),
+        ProviderUnavailable: (error) => recordUnavailable(payoutId, error.reason).pipe(Effect.as(undefined)),
+      }),
     )
   if (reference === undefined) return false
   yield* recordOrigination(payoutId, reference.providerReference)

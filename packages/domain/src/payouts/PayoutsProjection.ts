@@ -31,6 +31,8 @@ export const PayoutDocument = Schema.Struct({
   accountNumberMasked: Schema.String,
   arrivalDate: CalendarDate,
   providerReference: Schema.optionalKey(Schema.String),
+  /** While the rail is unavailable: when the payout is originated again (ISO 8601; `MovementAttempts.ts`). */
+  originationRetryAt: Schema.optionalKey(Schema.String),
   returnCode: Schema.optionalKey(Schema.String),
   failureReason: Schema.optionalKey(Schema.String),
   /** ISO 8601 instants. */
@@ -67,11 +69,13 @@ export const apply = (current: PayoutDocument | undefined, envelope: PayoutEnvel
       return { ...current, providerReference: event.providerReference, updatedAt }
     case "PayoutPaid":
       return { ...current, status: "Paid", paidAt: updatedAt, updatedAt }
+    case "PayoutOriginationDeferred":
+      return { ...current, originationRetryAt: DateTime.formatIso(event.retryAt), updatedAt }
     case "PayoutFailed":
       return {
         ...current,
         status: "Failed",
-        returnCode: event.returnCode,
+        ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
         failureReason: event.reason,
         failedAt: updatedAt,
         updatedAt,

@@ -25,7 +25,7 @@ import { NotFound, type RuleViolated } from "../kernel/DomainError.ts"
 import * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
-import { AuthorizationEvidence } from "../payments/index.ts"
+import { AuthorizationEvidence, RailRules } from "../payments/index.ts"
 import * as Consent from "./Consent.ts"
 import { type ConsentDocument, consents } from "./ConsentsProjection.ts"
 import { Frequency } from "./PaymentPlanSchedule.ts"
@@ -200,6 +200,10 @@ export const accept = UseCase.fn("Consents.accept")(function* (
   client?: AuthorizationEvidence.ClientContext,
 ) {
   const payerKyc = yield* payerKycOf(payer)
+  // The instalment's amount is known: a payer it would take past the rail's rolling limit cannot consent.
+  const consent = yield* findOwn(payer, consentId)
+  if (consent.status === "Pending")
+    yield* RailRules.checkPayerLimit(payer.partnerId, payer.registrationId, consent.amount)
   return yield* answer(
     payer,
     (at) => ({

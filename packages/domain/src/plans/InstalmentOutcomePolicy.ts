@@ -27,7 +27,11 @@ export const commandFor = (
         _tag: "RecordInstalmentOutcome",
         paymentPlanId,
         transferId: event.transferId,
-        outcome: { _tag: "Failed", returnCode: event.returnCode, reason: event.reason },
+        outcome: {
+          _tag: "Failed",
+          ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
+          reason: event.reason,
+        },
         at: event.at,
       }
     case "TransferReturned":

@@ -139,7 +139,7 @@ export interface RecordInstalmentOutcome {
   readonly transferId: Ids.TransferId
   readonly outcome:
     | { readonly _tag: "Settled" }
-    | { readonly _tag: "Failed"; readonly returnCode: string; readonly reason: string }
+    | { readonly _tag: "Failed"; readonly returnCode?: string; readonly reason: string }
     | { readonly _tag: "Returned"; readonly returnCode: string; readonly reason: string }
   readonly at: DateTime.Utc
 }
@@ -602,7 +602,7 @@ const recordInstalmentOutcome = (command: RecordInstalmentOutcome, state: Existi
       return accept<PaymentPlanEvent>({
         _tag: "InstalmentFailed",
         ...fields,
-        returnCode: command.outcome.returnCode,
+        ...(command.outcome.returnCode === undefined ? {} : { returnCode: command.outcome.returnCode }),
         reason: command.outcome.reason,
       })
     case "Returned": {

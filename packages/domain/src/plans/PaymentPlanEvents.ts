@@ -132,7 +132,8 @@ export type InstalmentSettled = typeof InstalmentSettled.Type
  */
 export const InstalmentFailed = Schema.TaggedStruct("InstalmentFailed", {
   ...instalmentFields,
-  returnCode: Schema.String,
+  /** Absent when the rail refused the collection (or stayed unavailable): `reason` says why. */
+  returnCode: Schema.optionalKey(Schema.String),
   reason: Schema.String,
 })
 export type InstalmentFailed = typeof InstalmentFailed.Type

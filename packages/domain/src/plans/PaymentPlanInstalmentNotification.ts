@@ -49,7 +49,11 @@ const notifications = (envelope: PaymentPlanEnvelope) => {
         DueDate: event.dueDate,
         TransferId: change.transferId,
         Status: change.status,
-        ...("returnCode" in change ? { ReturnCode: change.returnCode, ReturnReason: change.returnReason } : {}),
+        ...("returnCode" in change
+          ? change.returnCode === undefined
+            ? { ReturnCode: null, FailureReason: change.returnReason }
+            : { ReturnCode: change.returnCode, ReturnReason: change.returnReason }
+          : {}),
         Timestamp: DateTime.formatIso(event.at),
       },
       position: envelope.globalPosition,

@@ -22,7 +22,7 @@ import { NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.
 import * as Ids from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
-import { Payments, Transfer } from "../payments/index.ts"
+import { Payments, RailRules, Transfer } from "../payments/index.ts"
 import * as Consent from "./Consent.ts"
 import * as PaymentPlan from "./PaymentPlan.ts"
 import type { Frequency } from "./PaymentPlanSchedule.ts"
@@ -119,6 +119,8 @@ const companySelector = (input: CreateInput): Effect.Effect<CompanySelector, Val
  */
 export const create = UseCase.fn("PaymentPlans.create")(function* (input: CreateInput) {
   const selector = yield* companySelector(input)
+  // The rail moves only its currencies (RailCapabilities.ts).
+  yield* RailRules.checkCurrency(input.amount.currency)
   const company =
     "companyId" in selector
       ? yield* Companies.get(input.partnerId, selector.companyId)

@@ -48,9 +48,16 @@ export const InstalmentView = Schema.Struct({
   paymentRequestId: Schema.optionalKey(Ids.PaymentRequestId),
   transferId: Schema.optionalKey(Ids.TransferId),
   status: InstalmentStatus,
-  returnCode: Schema.optionalKey(Schema.String),
+  returnCode: Schema.optionalKey(
+    Schema.NullOr(Schema.String).annotate({
+      description: "Failed or Returned: the ACH return code; null when the rail refused the collection",
+    }),
+  ),
   returnReason: Schema.optionalKey(
     Schema.String.annotate({ description: "The return code's description (NACHA), next to returnCode" }),
+  ),
+  failureReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "Failed without a return code: why the rail refused the collection" }),
   ),
   collectedAt: Schema.DateTimeUtcFromString,
   settledAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
@@ -188,8 +195,9 @@ export const applyPlanEvent = (
             ? {
                 ...instalment,
                 status: "Failed",
-                returnCode: event.returnCode,
-                returnReason: event.reason,
+                ...(event.returnCode === undefined
+                  ? { returnCode: null, failureReason: event.reason }
+                  : { returnCode: event.returnCode, returnReason: event.reason }),
                 failedAt: event.at,
               }
             : instalment,

@@ -6,6 +6,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import * as Company from "../../src/companies/Company.ts"
+import * as CompanyEvents from "../../src/companies/CompanyEvents.ts"
+import * as CompanyPayoutAccount from "../../src/companies/CompanyPayoutAccount.ts"
 import { fold } from "../../src/kernel/Decider.ts"
 import type { CompanyId, LocationId, PartnerId, PayoutAccountId } from "../../src/kernel/Ids.ts"
 import { DeciderSpecification, Fixtures } from "../../src/testing/index.ts"
@@ -136,5 +138,83 @@ describe("a Rejected company", () => {
 describe("no company", () => {
   it("is not found", () => {
     spec.given([]).when(setAccount()).thenFails({ _tag: "NotFound" })
+  })
+})
+
+const markErrored = (overrides: Partial<Company.MarkPayoutAccountErrored> = {}): Company.MarkPayoutAccountErrored => ({
+  _tag: "MarkPayoutAccountErrored",
+  companyId,
+  payoutAccountId: firstAccountId,
+  payoutId: "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a7a",
+  returnCode: "R03",
+  reason: "No account / unable to locate account",
+  at: later,
+  ...overrides,
+})
+
+const accountErrored = CompanyEvents.PayoutAccountErrored.make({
+  companyId,
+  partnerId,
+  payoutAccountId: firstAccountId,
+  payoutId: "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a7a",
+  returnCode: "R03",
+  reason: "No account / unable to locate account",
+  status: "Errored",
+  at: later,
+})
+
+describe("a company whose payout account is Active", () => {
+  it("a payout returned for an account-level reason makes the account Errored, with the code and the time", () => {
+    spec.given([registered, accountSet]).when(markErrored()).then([accountErrored])
+    const state = fold(Company.aggregate, [registered, accountSet, accountErrored])
+    assert.deepInclude(state._tag === "Initial" ? {} : state.payoutAccount, {
+      status: "Errored",
+      returnCode: "R03",
+      returnReason: "No account / unable to locate account",
+      erroredAt: "2026-03-02T10:00:00.000Z",
+    })
+  })
+  it("a refusal of the destination (no return code) makes it Errored too", () => {
+    const { returnCode: _code, ...refused } = accountErrored
+    spec
+      .given([registered, accountSet])
+      .when({ ...markErrored(), returnCode: undefined } as unknown as Company.MarkPayoutAccountErrored)
+      .then([{ ...refused, reason: "No account / unable to locate account" }])
+  })
+  it("a payout to an account replaced since changes nothing", () => {
+    spec
+      .given([registered, accountSet])
+      .when(markErrored({ payoutAccountId: secondAccountId }))
+      .thenNothingHappens()
+  })
+})
+
+describe("a company whose payout account is Errored", () => {
+  it("another failure changes nothing (one Errored, one webhook)", () => {
+    spec.given([registered, accountSet, accountErrored]).when(markErrored()).thenNothingHappens()
+  })
+  it("setting another account makes it Active again, saying it replaced an Errored one", () => {
+    spec
+      .given([registered, accountSet, accountErrored])
+      .when(setAccount({ payoutAccountId: secondAccountId, accountNumber: "000987654321" }))
+      .then([
+        Company.PayoutAccountSet.make({
+          ...accountSet,
+          payoutAccountId: secondAccountId,
+          accountNumber: "000987654321",
+          accountNumberMasked: "****4321",
+          replacedPayoutAccountId: firstAccountId,
+          replacedErrored: true,
+        }),
+      ])
+  })
+})
+
+describe("which failures error a payout account", () => {
+  it("the account-level return codes and the rail refusing the destination; not insufficient funds nor an outage", () => {
+    for (const code of ["R02", "R03", "R04", "R12", "R13", "R14", "R15", "R16", "R17", "R20", "DESTINATION_REFUSED"])
+      assert.isTrue(CompanyPayoutAccount.isAccountLevel(code), code)
+    for (const code of ["R01", "R06", "R09", "R10", "ValidationError", "ACCOUNT_CHANGED", undefined])
+      assert.isFalse(CompanyPayoutAccount.isAccountLevel(code), String(code))
   })
 })

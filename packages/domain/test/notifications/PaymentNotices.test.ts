@@ -8,7 +8,7 @@
  * go out.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Layer } from "effect"
+import { DateTime, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import * as Companies from "../../src/companies/Companies.ts"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
@@ -238,6 +238,60 @@ describe("a request that became Failed", () => {
         "push phone-old PaymentFailed",
       ])
       assert.deepStrictEqual(yield* PaymentNotices.unsentStatusMessages(), [])
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("a Pending request whose payer's push service is down (sandbox token containing `unavailable`)", () => {
+  it.effect("is not recorded when a sender fails: it stays due and is sent again once the provider answers", () =>
+    Effect.gen(function* () {
+      const id = yield* seed
+      yield* CustomerPreferences.registerPushToken(partnerId, payer, {
+        token: "phone-unavailable",
+        expireAt: at("2026-04-30T10:00:00.000Z"),
+      })
+      const failed = yield* Effect.flip(PaymentNotices.remind(id, offsets))
+      assert.strictEqual(failed._tag, "ProviderUnavailable")
+      assert.deepStrictEqual(yield* PaymentNotices.dueReminders("2026-03-12" as CalendarDate, offsets), [
+        { paymentRequestId: id, partnerId, offsetDays: 3 },
+      ])
+      yield* CustomerPreferences.removePushToken(partnerId, payer, "phone-unavailable")
+      assert.isAbove((yield* PaymentNotices.remind(id, offsets)).length, 0)
+      assert.deepStrictEqual(yield* PaymentNotices.dueReminders("2026-03-12" as CalendarDate, offsets), [])
+    }).pipe(Effect.provide(layer())),
+  )
+})
+
+describe("the sandbox senders", () => {
+  it.effect("answer an SMS to a number ending in 0999 after 10 s, and only then record it", () =>
+    Effect.gen(function* () {
+      const sms = yield* Messaging.SmsSender
+      const sending = yield* Effect.forkChild(
+        sms.send({ partnerId, registrationId: payer, to: "+14155550999", template: "PaymentDueToday" }),
+      )
+      yield* TestClock.adjust("9999 millis")
+      assert.strictEqual((yield* recorded).length, 0)
+      yield* TestClock.adjust("1 millis")
+      yield* Fiber.join(sending)
+      assert.strictEqual((yield* recorded).length, 1)
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("answer an e-mail at slow.example.com after 10 s; other addresses at once", () =>
+    Effect.gen(function* () {
+      assert.isTrue(Messaging.isSlowSandboxAddress("email", "grace@SLOW.example.com"))
+      assert.isTrue(Messaging.isSlowSandboxAddress("sms", "+14155550999"))
+      assert.isFalse(Messaging.isSlowSandboxAddress("email", "grace@example.com"))
+      assert.isFalse(Messaging.isSlowSandboxAddress("sms", "+14155550998"))
+      assert.isFalse(Messaging.isSlowSandboxAddress("push", "device-0999"))
+      const email = yield* Messaging.EmailSender
+      const sending = yield* Effect.forkChild(
+        email.send({ partnerId, registrationId: payer, to: "grace@slow.example.com", template: "PaymentPaid" }),
+      )
+      yield* TestClock.adjust("10 seconds")
+      yield* Fiber.join(sending)
+      yield* email.send({ partnerId, registrationId: payer, to: "grace@example.com", template: "PaymentPaid" })
+      assert.strictEqual((yield* recorded).length, 2)
     }).pipe(Effect.provide(layer())),
   )
 })

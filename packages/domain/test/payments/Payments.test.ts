@@ -22,11 +22,13 @@ import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { NotFound } from "../../src/kernel/DomainError.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
+import * as Money from "../../src/kernel/Money.ts"
 import * as DebitAuths from "../../src/payments/DebitAuths.ts"
 import * as MoneyMovement from "../../src/payments/MoneyMovement.ts"
 import * as MoneyMovements from "../../src/payments/MoneyMovements.ts"
 import * as PaymentRequestsProjection from "../../src/payments/PaymentRequestsProjection.ts"
 import * as Payments from "../../src/payments/Payments.ts"
+import * as RailCapabilities from "../../src/payments/RailCapabilities.ts"
 import type { RefundId, ReimbursementProviderId } from "../../src/payments/TransferEvents.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
 import * as TransfersProjection from "../../src/payments/TransfersProjection.ts"
@@ -1106,16 +1108,111 @@ describe("money movement: origination", () => {
     }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
   })
 
-  it.effect("an unreachable provider or a refusal without a code leaves the transfer for the next run", () => {
+  it.effect("a refusal without an ACH code fails the transfer at once: no return code, the rail's words", () => {
+    const provider = scriptedProvider()
+    return Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* accepted
+      provider.refusals.set(
+        transferId,
+        new MoneyMovement.MovementRefused({ code: "ValidationError", reason: "Receiver exceeds weekly limit." }),
+      )
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual(
+        [request.status, request.returnCode, request.failureReason, request.returnReason],
+        ["Failed", null, "Receiver exceeds weekly limit.", undefined],
+      )
+      const transfer = Transfers.viewOf(yield* transferDoc(transferId))
+      assert.deepInclude(transfer, {
+        status: "Failed",
+        returnCode: null,
+        failureReason: "Receiver exceeds weekly limit.",
+      })
+      const outbox = yield* MemoryOutbox
+      const hook = outbox.recorded.find(
+        (n) => n.eventType === "PAYMENT_REQUEST_STATUS_CHANGED" && n.data.Status === "Failed",
+      )
+      assert.deepInclude(hook?.data, { ReturnCode: null, FailureReason: "Receiver exceeds weekly limit." })
+      // Never asked again: the transfer ended.
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      assert.strictEqual(provider.asked.length, 1)
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+
+  it.effect("a debit past the payer's rolling limit at origination fails with that reason, the rail not asked", () => {
+    const provider = scriptedProvider()
+    const limit = { amount: Money.make(10_000, "USD"), windowMillis: 7 * 86_400_000 }
+    return Effect.gen(function* () {
+      // Accepted while no limit applied (an automatic collection is not accepted by the payer).
+      const { paymentRequestId, transferId } = yield* accepted
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }]).pipe(
+        Effect.provideService(RailCapabilities.CurrentPayerLimit, limit),
+      )
+      assert.deepStrictEqual(provider.asked, [])
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual([request.status, request.returnCode], ["Failed", null])
+      assert.include(request.failureReason, "at most 100.00 USD over 7 days")
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+
+  it.effect(
+    "Accept past the payer's rolling limit is refused with PAYER_LIMIT_EXCEEDED; the request stays Pending",
+    () =>
+      Effect.gen(function* () {
+        const { paymentRequestId } = yield* pending
+        const refused = yield* Effect.flip(
+          Payments.accept(acceptInput(paymentRequestId)).pipe(
+            Effect.provideService(RailCapabilities.CurrentPayerLimit, {
+              amount: Money.make(12_549, "USD"),
+              windowMillis: 7 * 86_400_000,
+            }),
+          ),
+        )
+        assert.deepInclude(refused, { _tag: "RuleViolated", code: "PAYER_LIMIT_EXCEEDED" })
+        assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).status, "Pending")
+      }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("an unreachable provider defers the transfer with backoff: not asked again before its next attempt", () => {
     const provider = scriptedProvider()
     return Effect.gen(function* () {
       const { transferId } = yield* accepted
       provider.refusals.set(transferId, new ProviderUnavailable({ provider: "bank", reason: "timeout" }))
-      assert.deepStrictEqual(yield* MoneyMovements.originate([{ _tag: "Debit", transferId }]), [])
-      provider.refusals.set(transferId, new MoneyMovement.MovementRefused({ code: "limit", reason: "daily limit" }))
-      assert.deepStrictEqual(yield* MoneyMovements.originate([{ _tag: "Debit", transferId }]), [])
-      const doc = yield* transferDoc(transferId)
-      assert.deepStrictEqual([doc.status, doc.providerReference], ["Pending", undefined])
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      const deferred = yield* transferDoc(transferId)
+      assert.deepStrictEqual([deferred.status, deferred.providerReference], ["Pending", undefined])
+      assert.isString(deferred.originationRetryAt)
+      // At once, and 14 seconds later (under half the 30 s base): not asked.
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      yield* TestClock.adjust("14 seconds")
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      assert.strictEqual(provider.asked.length, 1)
+      // After the first wait (at most the 30 s base): asked again, and originated once the rail answers.
+      yield* TestClock.adjust("16 seconds")
+      provider.refusals.delete(transferId)
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      assert.strictEqual(provider.asked.length, 2)
+      assert.strictEqual((yield* transferDoc(transferId)).providerReference, `ref-${transferId}`)
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+
+  it.effect("after 72 hours of outage the transfer fails, saying so", () => {
+    const provider = scriptedProvider()
+    return Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* accepted
+      provider.refusals.set(transferId, new ProviderUnavailable({ provider: "bank", reason: "Dwolla answered 503" }))
+      let asked = 0
+      while ((yield* transferDoc(transferId)).status === "Pending") {
+        yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+        yield* TestClock.adjust("1 hour")
+        asked += 1
+        assert.isBelow(asked, 80)
+      }
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual([request.status, request.returnCode], ["Failed", null])
+      assert.include(request.failureReason, "unavailable for 72 hours")
+      // Hourly at most once the backoff reached its cap: about 72 attempts, not one per poll.
+      assert.isAtMost(provider.asked.length, 80)
     }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
   })
 

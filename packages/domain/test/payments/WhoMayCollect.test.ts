@@ -57,7 +57,10 @@ const transfersOf = (collection: Collection): number => (collection === "Recurri
 /** A company whose KYB ended (or not yet) with `status`. */
 const company = Effect.fnUntraced(function* (status: WhoMayCollect.CompanyStatus) {
   yield* Fixtures.registerCompany(partnerId, companyId, "Acme Coffee", { locations: 0 })
-  if (status !== "Unverified") yield* Companies.completeKyb(companyId, status)
+  if (status === "Suspended") {
+    yield* Companies.completeKyb(companyId, "Verified")
+    yield* Companies.suspend(companyId)
+  } else if (status !== "Unverified") yield* Companies.completeKyb(companyId, status)
 })
 
 /**

@@ -7,13 +7,20 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
+import * as CompanyPayoutAccount from "../../src/companies/CompanyPayoutAccount.ts"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { fold } from "../../src/kernel/Decider.ts"
 import type { CompanyId, PartnerId, PayoutAccountId, PayoutId, TransferId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import type * as Ledger from "../../src/payouts/Ledger.ts"
 import * as Payout from "../../src/payouts/Payout.ts"
-import { PayoutCreated, PayoutFailed, PayoutOriginated, PayoutPaid } from "../../src/payouts/PayoutEvents.ts"
+import {
+  PayoutCreated,
+  PayoutFailed,
+  PayoutOriginated,
+  PayoutOriginationDeferred,
+  PayoutPaid,
+} from "../../src/payouts/PayoutEvents.ts"
 import { DeciderSpecification } from "../../src/testing/index.ts"
 
 const spec = DeciderSpecification.forAggregate(Payout.aggregate)
@@ -83,7 +90,14 @@ const outcome = (value: Payout.RecordPayoutOutcome["outcome"]): Payout.RecordPay
 })
 const itemsIssue = { field: "items", message: "must be entries of the payout's currency adding up to its amount" }
 const failedWith = (returnCode: string) =>
-  PayoutFailed.make({ payoutId, returnCode, reason: Payout.reasonOf(returnCode), status: "Failed", at: later })
+  PayoutFailed.make({
+    payoutId,
+    returnCode,
+    reason: Payout.reasonOf(returnCode),
+    ...(CompanyPayoutAccount.isAccountLevel(returnCode) ? { accountLevel: true as const } : {}),
+    status: "Failed",
+    at: later,
+  })
 
 describe("no payout yet", () => {
   it("creating one records it Pending with its items", () => {
@@ -225,6 +239,46 @@ describe("a Pending payout", () => {
       .when(outcome({ status: "Returned", returnCode: "R02" }))
       .then([failedWith("R02")])
   })
+  it("a failure for an account-level reason says so (its account will be Errored)", () => {
+    spec
+      .given([created, originated])
+      .when(outcome({ status: "Failed", returnCode: "R03" }))
+      .then([{ ...failedWith("R03"), accountLevel: true }])
+  })
+  it("a failure for another reason (insufficient funds) leaves the account alone", () => {
+    spec
+      .given([created, originated])
+      .when(outcome({ status: "Failed", returnCode: "R01" }))
+      .then([
+        PayoutFailed.make({ payoutId, returnCode: "R01", reason: Payout.reasonOf("R01"), status: "Failed", at: later }),
+      ])
+  })
+  it("a refusal by the rail makes it Failed at once, with no return code and the rail's words", () => {
+    spec
+      .given([created])
+      .when(outcome({ status: "Refused", code: "ValidationError", reason: "  Receiver exceeds\n limit. " }))
+      .then([PayoutFailed.make({ payoutId, reason: "Receiver exceeds limit.", status: "Failed", at: later })])
+  })
+  it("a refusal of the destination by the rail is account-level", () => {
+    spec
+      .given([created])
+      .when(
+        outcome({
+          status: "Refused",
+          code: CompanyPayoutAccount.destinationRefusedCode,
+          reason: "Invalid destination funding source.",
+        }),
+      )
+      .then([
+        PayoutFailed.make({
+          payoutId,
+          reason: "Invalid destination funding source.",
+          accountLevel: true,
+          status: "Failed",
+          at: later,
+        }),
+      ])
+  })
 })
 
 describe("a Paid payout", () => {
@@ -307,5 +361,56 @@ describe("the arrival date", () => {
   it("holds before 1970 too: Friday 1969-12-26's payout arrives on Monday 1969-12-29", () => {
     assert.strictEqual(Payout.arrivalDateOf(DateTime.makeUnsafe("1969-12-26T10:00:00.000Z")), "1969-12-29")
     assert.strictEqual(Payout.arrivalDateOf(DateTime.makeUnsafe("1969-12-24T10:00:00.000Z")), "1969-12-25")
+  })
+})
+
+describe("a Pending payout not originated, the rail unavailable", () => {
+  const unavailable = (when: DateTime.Utc): Payout.RecordPayoutUnavailable => ({
+    _tag: "RecordPayoutUnavailable",
+    payoutId,
+    reason: "create transfer: Dwolla answered 503",
+    jitter: 0,
+    at: when,
+  })
+  const plus = (base: DateTime.Utc, millis: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(base) + millis)
+  it("is deferred with backoff (not left to the next payout cycle)", () => {
+    spec
+      .given([created])
+      .when(unavailable(later))
+      .then([
+        PayoutOriginationDeferred.make({
+          payoutId,
+          failures: 1,
+          firstFailedAt: later,
+          retryAt: plus(later, 15_000),
+          reason: "create transfer: Dwolla answered 503",
+          at: later,
+        }),
+      ])
+  })
+  it("fails after 72 hours of outage, no return code, saying so", () => {
+    const deferred = PayoutOriginationDeferred.make({
+      payoutId,
+      failures: 40,
+      firstFailedAt: later,
+      retryAt: plus(later, 72 * 3_600_000),
+      reason: "timeout",
+      at: later,
+    })
+    const now = plus(later, 72 * 3_600_000)
+    spec
+      .given([created, deferred])
+      .when(unavailable(now))
+      .then([
+        PayoutFailed.make({
+          payoutId,
+          reason: "the rail stayed unavailable for 72 hours (last: create transfer: Dwolla answered 503)",
+          status: "Failed",
+          at: now,
+        }),
+      ])
+  })
+  it("an outage once originated changes nothing (the movement exists)", () => {
+    spec.given([created, originated]).when(unavailable(later)).thenNothingHappens()
   })
 })

@@ -194,7 +194,30 @@ describe("paying out", () => {
     }).pipe(Effect.provide(layer())),
   )
 
-  it.effect("a failed payout gives its money back, and the next payout carries the same items", () =>
+  it.effect("a payout returned for an account-level reason errors the account and pauses the company's payouts", () =>
+    Effect.gen(function* () {
+      const { companyId, payoutId } = yield* paidOut("9999990013")
+      yield* Payouts.originate(payoutId)
+      assert.strictEqual(yield* Payouts.pollOutcome(payoutId), "Failed")
+      const errored = yield* Companies.payoutAccount(partnerId, companyId)
+      assert.deepInclude(errored, {
+        status: "Errored",
+        returnCode: "R03",
+        returnReason: "No account / unable to locate account",
+      })
+      assert.isString(errored.erroredAt)
+      assert.deepStrictEqual(yield* Payouts.payOutDue(companyId, schedule), [])
+      const outbox = yield* MemoryOutbox
+      const changes = outbox.recorded.filter((n) => n.eventType === "PAYOUT_ACCOUNT_STATUS_CHANGED")
+      assert.deepStrictEqual(
+        changes.map((n) => [n.data.CompanyId, n.data.Status, n.data.ReturnCode, n.data.ReturnReason]),
+        [[companyId, "Errored", "R03", "No account / unable to locate account"]],
+      )
+      assert.hasAllKeys(changes[0]!.data, ["CompanyId", "Status", "ReturnCode", "ReturnReason", "Timestamp"])
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a failed payout gives its money back, and the next payout (to a new account) carries the same items", () =>
     Effect.gen(function* () {
       const { companyId, transferId, payoutId } = yield* paidOut("9999990013")
       yield* Payouts.originate(payoutId)
@@ -203,6 +226,18 @@ describe("paying out", () => {
       assert.strictEqual(failed.returnCode, "R03")
       assert.isString(failed.returnReason)
       assert.strictEqual((yield* Payouts.balance(partnerId, companyId, "USD")).available.minorUnits, 12_550)
+      const replaced = yield* Companies.setPayoutAccount(partnerId, companyId, account("000987654321"))
+      assert.strictEqual(replaced.status, "Active")
+      const outbox = yield* MemoryOutbox
+      assert.deepStrictEqual(
+        outbox.recorded
+          .filter((n) => n.eventType === "PAYOUT_ACCOUNT_STATUS_CHANGED")
+          .map((n) => [n.data.Status, n.data.ReturnCode]),
+        [
+          ["Errored", "R03"],
+          ["Active", null],
+        ],
+      )
       const again = yield* Payouts.payOutDue(companyId, schedule)
       assert.strictEqual(again.length, 1)
       const items = yield* Payouts.items(partnerId, again[0]!.payoutId, { limit: 10 })
