@@ -86,10 +86,18 @@ const buildAndPack = async (packs: string) => {
   const path = join(packs, tarball)
   const files = (await run("tar", ["-tzf", path], packs)).trim().split("\n")
   const unexpected = files.filter(
-    (file) => !/^package\/(package\.json|README\.md|LICENSE|dist\/.+\.(js|js\.map|d\.ts))$/.test(file),
+    (file) =>
+      !/^package\/(package\.json|README\.md|LICENSE|dist\/.+\.(js|js\.map|d\.ts)|dist\/cjs\/package\.json)$/.test(file),
   )
   if (unexpected.length > 0) throw new Error(`the client's tarball holds unexpected files: ${unexpected.join(", ")}`)
-  for (const needed of ["dist/index.js", "dist/index.js.map", "dist/index.d.ts", "dist/generated/openapi.d.ts"]) {
+  for (const needed of [
+    "dist/index.js",
+    "dist/index.js.map",
+    "dist/index.d.ts",
+    "dist/generated/openapi.d.ts",
+    "dist/cjs/index.js",
+    "dist/cjs/package.json",
+  ]) {
     if (!files.includes(`package/${needed}`)) throw new Error(`the client's tarball lacks ${needed}`)
   }
   const extracted = join(packs, "extracted")
@@ -97,7 +105,12 @@ const buildAndPack = async (packs: string) => {
   await run("tar", ["-xzf", path, "-C", extracted], packs)
   for (const file of files.filter((name) => name.endsWith(".js"))) {
     const code = readFileSync(join(extracted, file), "utf8")
-    if (/from\s+["']node:|import\(\s*["']node:|require\(/.test(code)) throw new Error(`${file} imports a Node module`)
+    // The CommonJS build requires its own files and openapi-fetch only; nothing requires a Node module.
+    const requires = [...code.matchAll(/require\(\s*["']([^"']+)["']\s*\)/g)].map((match) => match[1]!)
+    const foreign = requires.filter((name) => !name.startsWith("./") && name !== "openapi-fetch")
+    const commonJs = file.startsWith("package/dist/cjs/")
+    if (/from\s+["']node:|import\(\s*["']node:/.test(code) || foreign.length > 0 || (requires.length > 0 && !commonJs))
+      throw new Error(`${file} imports a Node module`)
   }
   const manifest = JSON.parse(readFileSync(join(extracted, "package", "package.json"), "utf8"))
   const dependencies = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })
@@ -283,6 +296,17 @@ const main = async () => {
     )
     await emit(app)
     const version = (await run(node20, ["--version"], app)).trim()
+    // CommonJS too: require() gives the same API (the package's CommonJS build).
+    const required = await run(
+      node20,
+      [
+        "-e",
+        "const c = require('@partnerpay/client'); if (typeof c.createPartnerpayClient !== 'function' || typeof c.verifyWebhook !== 'function') { console.error('require gave', Object.keys(c)); process.exit(1) } console.log('ok')",
+      ],
+      app,
+    )
+    if (required.trim() !== "ok") throw new Error(`require('@partnerpay/client') printed ${required}`)
+    log(`require('@partnerpay/client') works on Node ${version}`)
     service = await runCheck(node20, app, join(tmp, "data"))
     log(`dist/check.js passed on Node ${version}`)
     const walked = await run(process.execPath, ["dist/walkthrough.js"], app, { PARTNERPAY_URL: service.url })

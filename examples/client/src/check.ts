@@ -162,7 +162,7 @@ const counting = createPartnerpayClient({
     return fetch(request)
   },
 })
-for await (const request of counting.paginate("/Payment/History", { companyId, limit: "2" })) {
+for await (const request of counting.paginate("/Payment/History", { companyId, limit: 2 })) {
   paged.push(request.paymentRequestId)
 }
 assert.deepEqual([...paged].sort(), [...ids].sort(), "every payment request of the company, each once")

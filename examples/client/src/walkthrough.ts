@@ -150,6 +150,6 @@ const second = await until(readPlan, (p) => p.settledCount === 2)
 console.log("7. a week later", second.collectedCount, "collected,", second.settledCount, "settled") // 2 collected, 2 settled
 
 // 8. Every payment request of the company, page after page (`limit` per page, `startingAfter` followed).
-for await (const request of partnerpay.paginate("/Payment/History", { companyId, limit: "10" })) {
+for await (const request of partnerpay.paginate("/Payment/History", { companyId, limit: 10 })) {
   console.log("8. history", request.description, request.status) // Invoice 1001 Paid
 }

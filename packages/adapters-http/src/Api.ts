@@ -15,6 +15,7 @@ import { CompanyApi } from "./companies/CompanyApi.ts"
 import * as CrossCutting from "./cross-cutting/CrossCutting.ts"
 import * as OpenApiReference from "./cross-cutting/OpenApiReference.ts"
 import { ProblemHandling } from "./cross-cutting/ProblemHandling.ts"
+import * as QueryLimits from "./cross-cutting/QueryLimits.ts"
 import { AccountApi } from "./customers/AccountApi.ts"
 import { BankLinkCallbackApi } from "./customers/BankLinkCallbackApi.ts"
 import { CustomerApi } from "./customers/CustomerApi.ts"
@@ -71,6 +72,8 @@ export class Api extends HttpApi.make("partnerpay")
       // reference: descriptions, formats, examples, error codes, servers (see OpenApiReference.ts), then the
       // outgoing webhooks (see WebhookEvents.ts)
       transform: (spec) =>
-        WebhookEvents.openApiTransform(OpenApiReference.openApiTransform(CrossCutting.openApiTransform(spec))),
+        WebhookEvents.openApiTransform(
+          OpenApiReference.openApiTransform(QueryLimits.openApiTransform(CrossCutting.openApiTransform(spec))),
+        ),
     }),
   ) {}

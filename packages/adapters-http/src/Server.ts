@@ -5,7 +5,9 @@
  * Routing is case-sensitive (`/company/status` and `/Company/Create` exactly as
  * the interface writes them; other casing is 404) and the default
  * per-request logger is off (it halves throughput): failures are logged
- * deliberately by `ProblemHandling`. Unknown routes answer a 404 problem.
+ * deliberately by `ProblemHandling`. Unknown routes answer a 404 problem; a
+ * known path called with a method it is not served with answers 405 with
+ * `Allow` (`AllowedMethods`).
  */
 import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -37,6 +39,7 @@ import { AuthLive } from "./auth/AuthLive.ts"
 import { CardPaymentLive } from "./cards-and-charity/CardPaymentLive.ts"
 import { CharityLive } from "./cards-and-charity/CharityLive.ts"
 import { CompanyLive } from "./companies/CompanyLive.ts"
+import { allowedMethods, routesOf } from "./cross-cutting/AllowedMethods.ts"
 import { AuthenticationLive } from "./cross-cutting/AuthenticationLive.ts"
 import * as CrossCutting from "./cross-cutting/CrossCutting.ts"
 import * as Problem from "./cross-cutting/Problem.ts"
@@ -71,6 +74,15 @@ export const docsPath = "/docs"
 /** Scalar's configuration (its `showDeveloperTools` is newer than the type Effect declares). */
 const scalarConfig = { withDefaultFonts: false, showDeveloperTools: "never" } as HttpApiScalar.ScalarConfig
 
+let knownRoutes: ReadonlyArray<{ readonly method: string; readonly path: string }> | undefined
+
+/** The API's routes and the document's, made at the first unknown route. */
+const routeTable = () =>
+  (knownRoutes ??= routesOf(Api, [
+    { method: "GET", path: openApiPath },
+    { method: "GET", path: docsPath },
+  ]))
+
 /** Unknown routes and failures outside the API middleware become problems too. */
 export const RouterProblems = HttpRouter.middleware(
   (httpEffect) =>
@@ -83,7 +95,12 @@ export const RouterProblems = HttpRouter.middleware(
         HttpServerError.isHttpServerError(failure.value) &&
         failure.value.reason._tag === "RouteNotFound"
       ) {
-        return Problem.toResponse(Problem.routeNotFound(), correlationId)
+        const request = failure.value.request
+        const allow = allowedMethods(routeTable(), request.url)
+        return Problem.toResponse(
+          allow.length > 0 ? Problem.methodNotAllowed(request.method, allow) : Problem.routeNotFound(),
+          correlationId,
+        )
       }
       return failureResponse(cause, correlationId)
     }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>,

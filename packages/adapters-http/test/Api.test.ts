@@ -167,6 +167,33 @@ describe("routing is case-sensitive", () => {
   )
 })
 
+describe("a known path called with a method it is not served with", () => {
+  it.effect("answers 405 problem+json with Allow listing the methods it is served with", () =>
+    Effect.gen(function* () {
+      const token = yield* partnerToken(handler)
+      const r = yield* send(handler, `/Payment/${crypto.randomUUID()}`, { method: "DELETE", ...bearer(token) })
+      const body = expectProblem(r, 405, "method-not-allowed", "METHOD_NOT_ALLOWED")
+      assert.strictEqual(r.headers.get("allow"), "GET, HEAD")
+      assert.deepStrictEqual(body.allow, ["GET", "HEAD"])
+    }),
+  )
+
+  it.effect("lists every method of the path (GET /Company/{id}/PayoutAccount and PUT)", () =>
+    Effect.gen(function* () {
+      const r = yield* send(handler, "/Company/c-1/PayoutAccount?x=1", { method: "DELETE" })
+      expectProblem(r, 405, "method-not-allowed", "METHOD_NOT_ALLOWED")
+      assert.strictEqual(r.headers.get("allow"), "GET, HEAD, PUT")
+    }),
+  )
+
+  it.effect("in other casing is still 404 (routing is case-sensitive)", () =>
+    Effect.gen(function* () {
+      const r = yield* send(handler, `/payment/${crypto.randomUUID()}`, { method: "DELETE" })
+      expectProblem(r, 404, "not-found", "ROUTE_NOT_FOUND")
+    }),
+  )
+})
+
 describe("GET /HealthCheck/Get", () => {
   it.effect("is 200 with no body when healthy", () =>
     Effect.gen(function* () {

@@ -91,12 +91,13 @@ describe("POST /Company/Create", () => {
     }),
   )
 
-  it.effect("answers 200 with exactly companyId and one locationId per location", () =>
+  it.effect("answers 200 with exactly companyId, one locationId per location and the metadata", () =>
     Effect.gen(function* () {
       const r = yield* create(createBody())
       assert.strictEqual(r.status, 200, r.text)
       const body = r.json as Record<string, unknown>
-      assert.deepStrictEqual(Object.keys(body).sort(), ["companyId", "locationIds"])
+      assert.deepStrictEqual(Object.keys(body).sort(), ["companyId", "locationIds", "metadata"])
+      assert.deepStrictEqual(body.metadata, {})
       assert.match(body.companyId as string, uuidPattern)
       assert.strictEqual((body.locationIds as Array<string>).length, 1)
       assert.match((body.locationIds as Array<string>)[0]!, uuidPattern)
@@ -188,6 +189,56 @@ describe("POST /Company/Create", () => {
   )
 })
 
+describe("a company's metadata", () => {
+  it.effect("set on create is answered by the create and by GET /company/status", () =>
+    Effect.gen(function* () {
+      const metadata = { merchantRef: "M-2041", region: "west" }
+      const r = yield* create(createBody({ metadata }))
+      assert.strictEqual(r.status, 200, r.text)
+      const created = r.json as { companyId: string; metadata: unknown }
+      assert.deepStrictEqual(created.metadata, metadata)
+      const status = yield* send(handler, `/company/status?companyId=${created.companyId}`, request("GET", partner))
+      assert.deepStrictEqual((status.json as { Metadata: unknown }).Metadata, metadata)
+    }),
+  )
+
+  it.effect("PUT /Company/{companyId}/Metadata replaces it; another partner's company is 404", () =>
+    Effect.gen(function* () {
+      const company = yield* registered()
+      const put = (metadata: unknown, token = partner) =>
+        send(handler, `/Company/${company.companyId}/Metadata`, request("PUT", token, { metadata }))
+      const replaced = yield* put({ merchantRef: "M-9" })
+      assert.strictEqual(replaced.status, 200, replaced.text)
+      assert.deepStrictEqual(replaced.json, { metadata: { merchantRef: "M-9" } })
+      const status = yield* send(handler, `/company/status?companyId=${company.companyId}`, request("GET", partner))
+      assert.deepStrictEqual((status.json as { Metadata: unknown }).Metadata, { merchantRef: "M-9" })
+      const bad = yield* put({ ["k".repeat(41)]: "v" })
+      expectProblem(bad, 400, "BAD_REQUEST")
+      assert.deepStrictEqual([...fieldsOf(bad.json)], [`metadata.${"k".repeat(41)}`])
+      const other = yield* registered(otherPartner)
+      expectProblem(
+        yield* send(handler, `/Company/${other.companyId}/Metadata`, request("PUT", partner, { metadata: {} })),
+        404,
+        "NOT_FOUND",
+      )
+    }),
+  )
+
+  it.effect("a bad key or value is 400 naming it, and no company is created", () =>
+    Effect.gen(function* () {
+      const body = createBody({ metadata: { note: "v".repeat(501), ok: "fine" } })
+      const r = yield* create(body)
+      expectProblem(r, 400, "BAD_REQUEST")
+      assert.deepStrictEqual([...fieldsOf(r.json)], ["metadata.note"])
+      const wrongType = yield* create(createBody({ metadata: { count: 3 } }))
+      expectProblem(wrongType, 400, "BAD_REQUEST")
+      assert.deepStrictEqual([...fieldsOf(wrongType.json)], ["metadata.count"])
+      const retried = yield* create({ ...createBody(), companyReferenceId: body.companyReferenceId })
+      assert.strictEqual(retried.status, 200, retried.text)
+    }),
+  )
+})
+
 describe("POST /Company/{companyReferenceId}/Locations", () => {
   const addLocation = (reference: string, body: unknown, token: string | null = partner) =>
     send(handler, `/Company/${encodeURIComponent(reference)}/Locations`, request("POST", token, body))
@@ -242,14 +293,14 @@ describe("GET /company/status", () => {
   const status = (query: string, token: string | null = partner) =>
     send(handler, `/company/status${query}`, request("GET", token))
 
-  it.effect("by companyId or by companyReferenceId answers exactly CompanyId and Status (PascalCase)", () =>
+  it.effect("by companyId or by companyReferenceId answers exactly CompanyId, Status and Metadata (PascalCase)", () =>
     Effect.gen(function* () {
       const company = yield* registered()
       const byId = yield* status(`?companyId=${company.companyId}`)
       assert.strictEqual(byId.status, 200, byId.text)
-      assert.deepStrictEqual(byId.json, { CompanyId: company.companyId, Status: "Unverified" })
+      assert.deepStrictEqual(byId.json, { CompanyId: company.companyId, Status: "Unverified", Metadata: {} })
       const byReference = yield* status(`?companyReferenceId=${encodeURIComponent(company.reference)}`)
-      assert.deepStrictEqual(byReference.json, { CompanyId: company.companyId, Status: "Unverified" })
+      assert.deepStrictEqual(byReference.json, { CompanyId: company.companyId, Status: "Unverified", Metadata: {} })
     }),
   )
 
@@ -270,7 +321,7 @@ describe("GET /company/status", () => {
       const company = yield* registered()
       const r = yield* status(`?companyId=${company.companyId.toUpperCase()}`)
       assert.strictEqual(r.status, 200, r.text)
-      assert.deepStrictEqual(r.json, { CompanyId: company.companyId, Status: "Unverified" })
+      assert.deepStrictEqual(r.json, { CompanyId: company.companyId, Status: "Unverified", Metadata: {} })
     }),
   )
 
@@ -303,14 +354,14 @@ describe("KYB completion", () => {
       yield* run(Companies.completeKyb(company.companyId, "Verified"))
       yield* run(Companies.completeKyb(company.companyId, "Verified"))
       const r = yield* send(handler, `/company/status?companyId=${company.companyId}`, request("GET", partner))
-      assert.deepStrictEqual(r.json, { CompanyId: company.companyId, Status: "Verified" })
+      assert.deepStrictEqual(r.json, { CompanyId: company.companyId, Status: "Verified", Metadata: {} })
       const recorded = yield* run(Effect.map(Effect.service(Outbox.MemoryOutbox), (o) => o.recorded))
       const mine = recorded.filter((n) => n.data.CompanyId === company.companyId)
       assert.strictEqual(mine.length, 1)
       const notification = mine[0]!
       assert.strictEqual(notification.eventType, "COMPANY_VERIFICATION_STATUS_CHANGED")
       assert.strictEqual(notification.partnerId, partnerId)
-      assert.deepStrictEqual(Object.keys(notification.data).sort(), ["CompanyId", "Status", "Timestamp"])
+      assert.deepStrictEqual(Object.keys(notification.data).sort(), ["CompanyId", "Metadata", "Status", "Timestamp"])
       assert.strictEqual(notification.data.Status, "Verified")
       assert.isFalse(Number.isNaN(Date.parse(notification.data.Timestamp as string)))
     }),

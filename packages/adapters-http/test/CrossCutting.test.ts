@@ -461,6 +461,20 @@ describe("rate limits", () => {
     }),
   )
 
+  it.effect("the probes and /metrics are never limited: a load balancer checks them as often as it likes", () =>
+    Effect.gen(function* () {
+      const context = yield* withTestClock
+      yield* TestClock.adjust("3 hours")
+      const from = { headers: { [peerHeader]: "192.0.2.99" } }
+      for (const path of ["/livez", "/readyz", "/metrics"])
+        for (let i = 0; i < 5; i++) assert.notStrictEqual((yield* send(h, path, from, context)).status, 429, path)
+      // Another path from the same address is limited as usual.
+      const statuses: Array<number> = []
+      for (let i = 0; i < 3; i++) statuses.push((yield* send(h, "/no/such/thing", from, context)).status)
+      assert.include(statuses, 429)
+    }),
+  )
+
   it.effect("POST /auth/token is limited per client IP", () =>
     Effect.gen(function* () {
       const context = yield* withTestClock

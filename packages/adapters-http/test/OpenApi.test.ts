@@ -120,7 +120,10 @@ describe("GET /openapi.json", () => {
           visit(doc.components.schemas?.[name], `${where} -> ${name}`)
           return
         }
-        if (node.type === "object" && node.additionalProperties !== false) open.push(where)
+        // A map (metadata: additionalProperties is the values' schema) is closed by design; an object is open
+        // when additionalProperties is absent or true.
+        const additional = node.additionalProperties
+        if (node.type === "object" && (additional === undefined || additional === true)) open.push(where)
         for (const [key, value] of Object.entries(node)) {
           if (key === "properties" && typeof value === "object" && value !== null) {
             for (const [name, property] of Object.entries(value)) visit(property, `${where}.${name}`)

@@ -123,6 +123,25 @@ describe("POST /PaymentPlan/Create", () => {
     }),
   )
 
+  it.effect("keeps the metadata set on create and answers it on every read ({} when none)", () =>
+    Effect.gen(function* () {
+      const w = yield* world
+      const created = yield* createPlan(w, { metadata: { subscriptionRef: "sub_77" } })
+      const plan = yield* call("GET", `/PaymentPlan/${created.paymentPlanId}`, w.partner)
+      assert.deepStrictEqual((plan.json as Json).metadata, { subscriptionRef: "sub_77" })
+      const plain = yield* createPlan(w)
+      const plainPlan = yield* call("GET", `/PaymentPlan/${plain.paymentPlanId}`, w.partner)
+      assert.deepStrictEqual((plainPlan.json as Json).metadata, {})
+      const refused = yield* call(
+        "POST",
+        "/PaymentPlan/Create",
+        w.partner,
+        planBody(w.acme, w.payer, { metadata: { ["k".repeat(41)]: "v" } }),
+      )
+      assert.strictEqual(refused.status, 400, refused.text)
+    }),
+  )
+
   it.effect("needs a partner token: none is 401, a customer's is 403", () =>
     Effect.gen(function* () {
       const w = yield* world
@@ -217,6 +236,7 @@ describe("GET /PaymentPlan/{paymentPlanId}", () => {
         "failedCount",
         "frequency",
         "instalments",
+        "metadata",
         "nextDueDate",
         "numberOfPayments",
         "payerRegistrationId",
@@ -580,8 +600,9 @@ describe("a plan's response Schema", () => {
   })
 
   it("takes every field the wire does not refine from the domain's Schema (the cancellation reasons among them)", () => {
-    // wire form of the amount, integers for the counts, descriptions
+    // wire form of the amount, integers for the counts, descriptions, the metadata always answered ({} when none)
     const refined = [
+      "metadata",
       "amount",
       "recurrenceInterval",
       "numberOfPayments",

@@ -236,6 +236,83 @@ describe("who may collect", () => {
   )
 })
 
+describe("a required field left out", () => {
+  it.effect("is a 400 naming it as required, in the service's words (not the library's)", () =>
+    Effect.gen(function* () {
+      const { description: _description, ...body } = createBody()
+      const r = yield* send(handler, "/Payment/Create", json("POST", partner, body))
+      assert.strictEqual(r.status, 400, r.text)
+      assert.deepStrictEqual((r.json as { errors: unknown }).errors, [{ field: "description", message: "is required" }])
+      assert.notInclude(r.text, "Missing key")
+    }),
+  )
+})
+
+describe("a payment request's metadata", () => {
+  it.effect("set on create is answered by GET /Payment/{id} and the history; none is {}", () =>
+    Effect.gen(function* () {
+      const metadata = { orderId: "ord_1042", "customer ref": "Café ☕" }
+      const created = yield* send(handler, "/Payment/Create", json("POST", partner, createBody({ metadata })))
+      assert.strictEqual(created.status, 200, created.text)
+      const id = (created.json as { paymentRequestId: string }).paymentRequestId
+      const read = yield* send(handler, `/Payment/${id}`, bearer(partner))
+      assert.deepStrictEqual((read.json as { metadata: unknown }).metadata, metadata)
+      const history = yield* send(handler, "/Payment/History?limit=100", bearer(partner))
+      const listed = (history.json as { data: Array<{ paymentRequestId: string; metadata: unknown }> }).data
+      assert.deepStrictEqual(listed.find((item) => item.paymentRequestId === id)?.metadata, metadata)
+      const plain = yield* createRequest
+      const plainRead = yield* send(handler, `/Payment/${plain}`, bearer(partner))
+      assert.deepStrictEqual((plainRead.json as { metadata: unknown }).metadata, {})
+    }),
+  )
+
+  it.effect("PUT /Payment/{id}/Metadata replaces it in any status; another partner's request is 404", () =>
+    Effect.gen(function* () {
+      const created = yield* send(
+        handler,
+        "/Payment/Create",
+        json("POST", partner, createBody({ metadata: { orderId: "ord_1", keep: "no" } })),
+      )
+      const id = (created.json as { paymentRequestId: string }).paymentRequestId
+      const put = (metadata: unknown, token = partner) =>
+        send(handler, `/Payment/${id}/Metadata`, json("PUT", token, { metadata }))
+      const replaced = yield* put({ orderId: "ord_2" })
+      assert.strictEqual(replaced.status, 200, replaced.text)
+      assert.deepStrictEqual(replaced.json, { metadata: { orderId: "ord_2" } })
+      const read = yield* send(handler, `/Payment/${id}`, bearer(partner))
+      assert.deepStrictEqual((read.json as { metadata: unknown }).metadata, { orderId: "ord_2" })
+      // After the request was cancelled too.
+      assert.strictEqual((yield* send(handler, `/Payment/${id}/Cancel`, json("PUT", partner))).status, 200)
+      assert.strictEqual((yield* put({})).status, 200)
+      const cleared = yield* send(handler, `/Payment/${id}`, bearer(partner))
+      assert.deepStrictEqual((cleared.json as { metadata: unknown }).metadata, {})
+      const bad = yield* put({ note: "v".repeat(501) })
+      assert.strictEqual(bad.status, 400)
+      assert.deepStrictEqual(
+        (bad.json as { errors: Array<{ field: string }> }).errors.map((e) => e.field),
+        ["metadata.note"],
+      )
+      assert.strictEqual((yield* put({ a: "b" }, otherPartner)).status, 404)
+    }),
+  )
+
+  it.effect("a key over 40 characters, a value over 500, a non-string value or 51 keys is 400 naming it", () =>
+    Effect.gen(function* () {
+      const refused = (metadata: unknown) =>
+        Effect.map(send(handler, "/Payment/Create", json("POST", partner, createBody({ metadata }))), (r) => {
+          assert.strictEqual(r.status, 400, r.text)
+          return (r.json as { errors: Array<{ field: string }> }).errors.map((e) => e.field)
+        })
+      const longKey = "k".repeat(41)
+      assert.include(yield* refused({ [longKey]: "v" }), `metadata.${longKey}`)
+      assert.deepStrictEqual(yield* refused({ note: "v".repeat(501) }), ["metadata.note"])
+      assert.deepStrictEqual(yield* refused({ count: 3 }), ["metadata.count"])
+      const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, "v"]))
+      assert.deepStrictEqual(yield* refused(many), ["metadata"])
+    }),
+  )
+})
+
 describe("GET /Payment/{paymentRequestId} and /Payment/History", () => {
   it.effect("reads the request with its amount, history and settings; another partner gets 404", () =>
     Effect.gen(function* () {
@@ -253,6 +330,7 @@ describe("GET /Payment/{paymentRequestId} and /Payment/History", () => {
         "dueDate",
         "enableAutoPay",
         "enableDebitAuth",
+        "metadata",
         "payerRegistrationId",
         "paymentRequestId",
         "refundedAmount",

@@ -51,6 +51,7 @@ import providerNotifications from "./migrations/0038_provider_notifications.ts"
 import providerFundingSources from "./migrations/0039_provider_funding_sources.ts"
 import partnerColumns from "./migrations/0043_partner_columns.ts"
 import fundingSourcePartner from "./migrations/0044_funding_source_partner.ts"
+import sandboxClockEpochs from "./migrations/0060_sandbox_clock_epochs.ts"
 
 /**
  * Every migration of this package, keyed `<id>_<name>`. `runReporting` applies every one a database
@@ -84,6 +85,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0039_provider_funding_sources": providerFundingSources,
   "0043_partner_columns": partnerColumns,
   "0044_funding_source_partner": fundingSourcePartner,
+  "0060_sandbox_clock_epochs": sandboxClockEpochs,
 }
 
 /** The table recording applied migrations (the layout of Effect's migrator: existing databases keep theirs). */

@@ -17,10 +17,9 @@
  * directory (`Database.DatabaseInUse`); use the operator API meanwhile.
  */
 
-import { existsSync, readFileSync } from "node:fs"
 import { Migrations, PgDomain, PgMetrics, PgPersonalDataVault } from "@partnerpay/adapters-pg"
 import { Traced } from "@partnerpay/domain"
-import { Cause, Console, DateTime, Effect, Layer, Option, Redacted } from "effect"
+import { Cause, Console, DateTime, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Config from "./Config.ts"
@@ -29,9 +28,9 @@ import * as DataKey from "./DataKey.ts"
 import * as Domain from "./Domain.ts"
 import * as Erasure from "./Erasure.ts"
 import * as Listen from "./Listen.ts"
+import * as ListenCommands from "./ListenCommands.ts"
 import * as Logging from "./Logging.ts"
 import * as Operations from "./Operations.ts"
-import * as Partners from "./Partners.ts"
 import * as Progress from "./Progress.ts"
 import * as TokenSecret from "./TokenSecret.ts"
 import * as WebhookTarget from "./WebhookTarget.ts"
@@ -400,93 +399,6 @@ const keys = Command.make("keys").pipe(
   Command.withSubcommands([rotateMaster]),
 )
 
-const listenCommand = Command.make(
-  "listen",
-  {
-    forwardTo: Flag.String("forward-to").pipe(
-      Flag.withDescription("Where to forward each event, e.g. http://localhost:4000/hook"),
-    ),
-    base: Flag.String("base").pipe(
-      Flag.withDescription("The service's base URL (a remote one works too: events are read over the API)"),
-      Flag.withDefault("http://127.0.0.1:3000"),
-    ),
-    clientId: Flag.String("client-id").pipe(Flag.withDescription("The partner's ClientId"), Flag.optional),
-    clientSecret: Flag.Redacted("client-secret").pipe(
-      Flag.withDescription("The partner's ClientSecret (never printed)"),
-      Flag.optional,
-    ),
-    token: Flag.Redacted("token").pipe(
-      Flag.withDescription("A partner token instead of the credentials (not renewed)"),
-      Flag.optional,
-    ),
-    credentialsFile: Flag.String("credentials").pipe(
-      Flag.withDescription(
-        "A JSON file { ClientId, ClientSecret }; default: the first start's sandbox-partner.json in PARTNERPAY_DATA_DIR",
-      ),
-      Flag.optional,
-    ),
-    pollMillis: Flag.Int("poll-ms").pipe(
-      Flag.withDescription("Between two reads of the events"),
-      Flag.withDefault(1000),
-    ),
-    live: Flag.Boolean("live").pipe(
-      Flag.withDescription("Forward with Live: true (the service is a production one)"),
-      Flag.withDefault(false),
-    ),
-  },
-  (flags) =>
-    Effect.flatMap(listenCredentials(flags), (credentials) =>
-      Listen.listen({
-        base: flags.base,
-        forwardTo: flags.forwardTo,
-        credentials,
-        token: Option.getOrUndefined(flags.token),
-        pollMillis: Math.max(100, flags.pollMillis),
-        live: flags.live,
-      }),
-    ),
-).pipe(
-  Command.withDescription(
-    "Forward your events live to a local URL, signed with a secret of the session (printed at start), one line per delivery",
-  ),
-)
-
-/** The credentials `listen` uses: the flags, else the file given, else the first start's sandbox partner. */
-const listenCredentials = Traced.fn("CliCommands.listenCredentials")(function* (flags: {
-  readonly clientId: Option.Option<string>
-  readonly clientSecret: Option.Option<Redacted.Redacted<string>>
-  readonly token: Option.Option<Redacted.Redacted<string>>
-  readonly credentialsFile: Option.Option<string>
-}) {
-  if (Option.isSome(flags.clientId) && Option.isSome(flags.clientSecret))
-    return { clientId: flags.clientId.value, clientSecret: flags.clientSecret.value }
-  if (Option.isSome(flags.clientId) !== Option.isSome(flags.clientSecret))
-    return yield* Effect.fail(
-      new Operations.InvalidInput({
-        issues: [{ field: "--client-id/--client-secret", message: "go together" }],
-      }),
-    )
-  if (Option.isSome(flags.token) && Option.isNone(flags.credentialsFile)) return undefined
-  const file = Option.isSome(flags.credentialsFile)
-    ? flags.credentialsFile.value
-    : Partners.firstStartFile((yield* Config.load).dataDir)
-  if (!existsSync(file)) {
-    return yield* Effect.fail(
-      new Operations.InvalidInput({
-        issues: [{ field: "--client-id/--client-secret", message: `or --token are needed (no ${file})` }],
-      }),
-    )
-  }
-  const parsed = JSON.parse(readFileSync(file, "utf8")) as { ClientId?: unknown; ClientSecret?: unknown }
-  if (typeof parsed.ClientId !== "string" || typeof parsed.ClientSecret !== "string")
-    return yield* Effect.fail(
-      new Operations.InvalidInput({
-        issues: [{ field: "--credentials", message: "must hold ClientId and ClientSecret" }],
-      }),
-    )
-  return { clientId: parsed.ClientId, clientSecret: Redacted.make(parsed.ClientSecret) }
-})
-
 const negativeBalances = Command.make(
   "balances",
   {
@@ -525,7 +437,7 @@ const negativeBalances = Command.make(
   ),
 )
 
-/** The root command. */ /** The root command. */
+/** The root command. */
 export const partnerpay = Command.make("partnerpay").pipe(
   Command.withDescription(
     "partnerpay operator commands. Configuration as for the service: DATABASE_URL, or the embedded database in PARTNERPAY_DATA_DIR",
@@ -539,7 +451,8 @@ export const partnerpay = Command.make("partnerpay").pipe(
     companies,
     keys,
     negativeBalances,
-    listenCommand,
+    ListenCommands.listenCommand,
+    ListenCommands.triggerCommand,
   ]),
 )
 

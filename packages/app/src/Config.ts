@@ -110,6 +110,10 @@ export interface AppConfig {
   readonly tracing: boolean
   /** `GET /metrics` in the Prometheus text format (PARTNERPAY_METRICS, "on" by default). */
   readonly metrics: boolean
+  /** PARTNERPAY_METRICS_TOKEN: the bearer token `GET /metrics` requires, when set. */
+  readonly metricsToken: Option.Option<Redacted.Redacted<string>>
+  /** PARTNERPAY_METRICS_PORT: `GET /metrics` on a listener of its own (on HOST), not on the public one. */
+  readonly metricsPort: Option.Option<number>
   /** OpenTelemetry trace export (OTLP over HTTP, JSON), when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set. */
   readonly traceExport: Option.Option<TraceExportConfig>
   readonly logLevel: LogLevel.LogLevel
@@ -270,6 +274,12 @@ const validate = (read: Read, issues: Issues): AppConfig => {
   const rateLimiting = issues.take(value.rateLimiting)
   const tracingAsked = issues.take(value.tracing)
   const metrics = issues.take(value.metrics)
+  const metricsToken = issues.take(value.metricsToken)
+  const metricsPort = issues.take(value.metricsPort)
+  if (Option.isSome(metricsPort) && metricsPort.value !== 0 && metricsPort.value === port)
+    issues.add(settings.metricsPort.name, `must differ from PORT (${port}): the metrics get a listener of their own`)
+  if (Option.isSome(metricsPort) && !metrics)
+    issues.add(settings.metricsPort.name, "is set but PARTNERPAY_METRICS is off")
   const traceExport = traceExportOf(read, issues)
   const reminderDays = issues.take(value.reminderDays)
   const logLevel = issues.take(value.logLevel)
@@ -307,6 +317,8 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     rateLimiting,
     tracing: tracingAsked || Option.isSome(traceExport),
     metrics,
+    metricsToken,
+    metricsPort,
     traceExport,
     logLevel,
     logFormat:

@@ -1,7 +1,10 @@
 /**
  * The service's metrics, in Effect's metric registry, served in the
- * Prometheus text format at `GET /metrics` (unauthenticated like the probes,
- * it carries counts, never partner data; off with PARTNERPAY_METRICS=off):
+ * Prometheus text format at `GET /metrics` (it carries counts, never partner
+ * data; off with PARTNERPAY_METRICS=off). With PARTNERPAY_METRICS_TOKEN it
+ * requires `Authorization: Bearer <token>` (else 401, compared in constant
+ * time); with PARTNERPAY_METRICS_PORT it is served on a listener of its own
+ * (Service.ts) and not on the public one:
  *
  * - `partnerpay_http_requests_total{method,route,status}` and
  *   `partnerpay_http_request_duration_seconds{method,route}` (histogram):
@@ -28,8 +31,10 @@
  * Recording a request costs two map lookups and two updates: the series of a
  * (method, route, status) are made once and kept.
  */
+import { timingSafeEqual } from "node:crypto"
+import { Problem, RequestRecord } from "@partnerpay/adapters-http"
 import { PgMetrics } from "@partnerpay/adapters-pg"
-import { type Context, Effect, type Layer, Metric } from "effect"
+import { type Context, Effect, type Layer, Metric, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -182,17 +187,35 @@ export const render: Effect.Effect<string, never, SqlClient> = PgMetrics.outboxB
   ),
 )
 
-/** `GET /metrics`. */
-export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | SqlClient> = HttpRouter.use(
-  Effect.fnUntraced(function* (router) {
-    const sql = yield* SqlClient
-    yield* router.add(
-      "GET",
-      "/metrics",
-      render.pipe(
+/** Whether the request carries `Authorization: Bearer <token>` (constant time). */
+const authorized = (header: string | undefined, token: Redacted.Redacted<string>): boolean => {
+  const expected = Buffer.from(`Bearer ${Redacted.value(token)}`, "utf8")
+  const given = Buffer.from(header ?? "", "utf8")
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+/** `GET /metrics`; with `token`, only for a request that carries it as a bearer token (else 401). */
+export const routes = (
+  token: Option.Option<Redacted.Redacted<string>> = Option.none(),
+): Layer.Layer<never, never, HttpRouter.HttpRouter | SqlClient> =>
+  HttpRouter.use(
+    Effect.fnUntraced(function* (router) {
+      const sql = yield* SqlClient
+      const answer = render.pipe(
         Effect.provideService(SqlClient, sql),
         Effect.map((body) => HttpServerResponse.text(body, { contentType })),
-      ),
-    )
-  }),
-)
+      )
+      yield* router.add("GET", "/metrics", (request) =>
+        Option.isNone(token) || authorized(request.headers.authorization, token.value)
+          ? answer
+          : Effect.withFiber((fiber) =>
+              Problem.toResponse(
+                Problem.unauthorized(
+                  "GET /metrics needs the metrics token (PARTNERPAY_METRICS_TOKEN) as a bearer token.",
+                ),
+                RequestRecord.correlationIdOf(fiber),
+              ),
+            ),
+      )
+    }),
+  )

@@ -35,6 +35,12 @@
  * - `GET /Sandbox/Clock` -> `{ now, offsetSeconds }` of the caller's partner
  * - `POST /Sandbox/Clock/Advance` with `{ "seconds": n }` or `{ "days": n }`
  *   (exactly one; a whole number, 1 .. 400 days) -> `{ now, offsetSeconds }`.
+ * - `POST /Sandbox/Clock/Reset` (no body) -> `{ now, offsetSeconds: 0 }`: the
+ *   partner's time is real time again, a new epoch of its clock (migration
+ *   0060): objects created afterwards are dated in real time; what was
+ *   scheduled on the advanced time (instalments, due dates, reminders,
+ *   settlements) stays dated as it was and happens when real time reaches it
+ *   (docs/api/sandbox.md).
  */
 
 import { Problem, RequestRecord, Tokens } from "@partnerpay/adapters-http"
@@ -53,6 +59,8 @@ export class SandboxClock extends Context.Service<
   {
     /** How far ahead of real time the partner's sandbox runs, in milliseconds (0 when it never advanced). */
     readonly offsetOf: (partnerId: string) => number
+    /** Brings the partner's time back to real time (a new epoch of its clock), stored; answers 0. */
+    readonly reset: (partnerId: Ids.PartnerId) => Effect.Effect<number, EventStore.EventStoreUnavailable>
     /** Moves the partner's time forward (millis > 0), stored; answers the partner's new offset. */
     readonly advance: (
       partnerId: Ids.PartnerId,
@@ -90,8 +98,23 @@ export const refreshMillis = 2_000
 
 /** Sandbox clocks, and how they learn an offset stored by another instance. */
 export type Clocks = SandboxClock["Service"] & {
-  /** An offset read from the store: kept if it is ahead of the one known (offsets only grow). */
-  readonly learn: (partnerId: string, offsetMillis: number) => void
+  /**
+   * An offset read from the store: kept if it is of a newer epoch (a reset), or of the same epoch and ahead
+   * of the one known (within an epoch offsets only grow).
+   */
+  readonly learn: (partnerId: string, offsetMillis: number, epoch?: number) => void
+}
+
+/** What the store answers after an advance or a reset. */
+export interface StoredOffset {
+  readonly offsetMillis: number
+  readonly epoch: number
+}
+
+/** Where the offsets are kept (the database; in memory by default). */
+export interface OffsetStore {
+  readonly advance: (partnerId: string, millis: number) => Effect.Effect<StoredOffset, EventStore.EventStoreUnavailable>
+  readonly reset: (partnerId: string) => Effect.Effect<StoredOffset, EventStore.EventStoreUnavailable>
 }
 
 /**
@@ -101,12 +124,18 @@ export type Clocks = SandboxClock["Service"] & {
  */
 export const make = (
   base: Clock.Clock = realClock,
-  initial: Iterable<readonly [string, number]> = [],
-  store?: (partnerId: string, millis: number) => Effect.Effect<number, EventStore.EventStoreUnavailable>,
+  initial: Iterable<readonly [string, number] | readonly [string, number, number]> = [],
+  store?: OffsetStore,
 ): Clocks => {
-  const offsets = new Map<string, number>(initial)
+  const offsets = new Map<string, number>()
+  const epochs = new Map<string, number>()
+  for (const [partnerId, offset, epoch] of initial) {
+    offsets.set(partnerId, offset)
+    epochs.set(partnerId, epoch ?? 0)
+  }
   const clocks = new Map<string, Clock.Clock>()
   const offsetOf = (partnerId: string) => offsets.get(partnerId) ?? 0
+  const epochOf = (partnerId: string) => epochs.get(partnerId) ?? 0
   // One advance at a time: two at once would both start from the same offset.
   const advancing = Semaphore.makeUnsafe(1)
   // Only partners that advanced are cached: any token can name any partner (the claim is read unverified).
@@ -117,8 +146,11 @@ export const make = (
     if (offsets.has(partnerId)) clocks.set(partnerId, clock)
     return clock
   }
-  const learn = (partnerId: string, offsetMillis: number) => {
-    if (offsetMillis > offsetOf(partnerId)) offsets.set(partnerId, offsetMillis)
+  const learn = (partnerId: string, offsetMillis: number, epoch: number = epochOf(partnerId)) => {
+    if (epoch > epochOf(partnerId) || (epoch === epochOf(partnerId) && offsetMillis > offsetOf(partnerId))) {
+      offsets.set(partnerId, offsetMillis)
+      epochs.set(partnerId, epoch)
+    }
   }
   return {
     ...SandboxClock.of({
@@ -127,10 +159,28 @@ export const make = (
         advancing.withPermit(
           Effect.suspend(() => {
             const step = Math.max(0, Math.trunc(millis))
-            const stored = store === undefined ? Effect.succeed(offsetOf(partnerId) + step) : store(partnerId, step)
+            const stored =
+              store === undefined
+                ? Effect.succeed({ offsetMillis: offsetOf(partnerId) + step, epoch: epochOf(partnerId) })
+                : store.advance(partnerId, step)
             return stored.pipe(
               Effect.map((next) => {
-                learn(partnerId, next)
+                learn(partnerId, next.offsetMillis, next.epoch)
+                return offsetOf(partnerId)
+              }),
+            )
+          }),
+        ),
+      reset: (partnerId) =>
+        advancing.withPermit(
+          Effect.suspend(() => {
+            const stored =
+              store === undefined
+                ? Effect.succeed({ offsetMillis: 0, epoch: epochOf(partnerId) + 1 })
+                : store.reset(partnerId)
+            return stored.pipe(
+              Effect.map((next) => {
+                learn(partnerId, next.offsetMillis, next.epoch)
                 return offsetOf(partnerId)
               }),
             )
@@ -152,6 +202,7 @@ export const make = (
 export const none: SandboxClock["Service"] = SandboxClock.of({
   offsetOf: () => 0,
   advance: () => Effect.succeed(0),
+  reset: () => Effect.succeed(0),
   clockFor: () => Clock.Clock.defaultValue(),
   within: (_, self) => self,
   latestMillis: Clock.currentTimeMillis,
@@ -204,13 +255,17 @@ export const layerStored: Layer.Layer<SandboxClock, never, SqlClient> = Layer.ef
     const stored = yield* Effect.orDie(PgSandboxClocks.loadAll)
     const clocks = make(
       realClock,
-      stored.map((row) => [row.partnerId, row.offsetMillis] as const),
-      (partnerId, millis) => Effect.provideService(PgSandboxClocks.advance(partnerId, millis), SqlClient, sql),
+      stored.map((row) => [row.partnerId, row.offsetMillis, row.epoch] as const),
+      {
+        advance: (partnerId, millis) =>
+          Effect.provideService(PgSandboxClocks.advance(partnerId, millis), SqlClient, sql),
+        reset: (partnerId) => Effect.provideService(PgSandboxClocks.reset(partnerId), SqlClient, sql),
+      },
     )
     yield* PgSandboxClocks.loadAll.pipe(
       Effect.tap((rows) =>
         Effect.sync(() => {
-          for (const row of rows) clocks.learn(row.partnerId, row.offsetMillis)
+          for (const row of rows) clocks.learn(row.partnerId, row.offsetMillis, row.epoch)
         }),
       ),
       Effect.catch((error) => Effect.logDebug("sandbox clocks refresh failed", error)),
@@ -358,7 +413,7 @@ export const jsonBody = (request: HttpServerRequest.HttpServerRequest) =>
     ),
   )
 
-/** `GET /Sandbox/Clock` and `POST /Sandbox/Clock/Advance` (sandbox only: add this layer in the sandbox). */
+/** `GET /Sandbox/Clock`, `POST /Sandbox/Clock/Advance` and `/Reset` (sandbox only: add this layer in the sandbox). */
 export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens.Tokens | SandboxClock> = HttpRouter.use(
   Effect.fnUntraced(function* (router) {
     const tokens = yield* Tokens.Tokens
@@ -393,5 +448,14 @@ export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens.To
     yield* router.add("POST", "/Sandbox/Clock/Advance", (request) =>
       asPartner(tokens, request, (partnerId) => advance(request, partnerId)),
     )
+    const reset = Traced.fn("SandboxClock.reset")(
+      function* (partnerId: Ids.PartnerId) {
+        yield* sandbox.reset(partnerId).pipe(Effect.mapError(Problem.fromDomain))
+        yield* Effect.logInfo("sandbox clock reset", { partnerId })
+        return yield* answer(partnerId)
+      },
+      (effect) => effect.pipe(Effect.catch(problem)),
+    )
+    yield* router.add("POST", "/Sandbox/Clock/Reset", (request) => asPartner(tokens, request, reset))
   }),
 )

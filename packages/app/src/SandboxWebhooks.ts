@@ -11,13 +11,16 @@
  * order). Body: none, `{}`, or `{ "type": "<event>" }` naming any event of
  * the OpenAPI `webhooks` section: a sample of that event (its documented
  * example `Data`, `Timestamp` now), so a receiver's handling of each type can
- * be tried. Answer 202 `{ "id": "test_<uuid>", "event": "<type or
- * WEBHOOK_TEST>", "status": "pending" }`; without a type the delivery's `Data`
- * is `{ "Message": "...", "SentAt": "<ISO instant>" }`. An unknown type or
- * field: 400 naming it. No webhook URL configured: 422 WEBHOOK_NOT_CONFIGURED.
+ * be tried (`partnerpay trigger <EVENT>` calls it). Answer 202 `{ "id":
+ * "<uuid>", "event": "<type or WEBHOOK_TEST>", "status": "pending" }`; without
+ * a type the delivery's `Data` is `{ "Message": "...", "SentAt": "<ISO
+ * instant>" }`. An unknown type or field: 400 naming it. Without a webhook URL
+ * the event is recorded all the same (listed by `GET /Events`, so `partnerpay
+ * listen` forwards it); its delivery fails at once with a last error that
+ * points at `PUT /Webhooks/Endpoint`.
  */
 import { Problem, Tokens, WebhookEvents } from "@partnerpay/adapters-http"
-import { type Ids, Outbox, Traced, WebhookLog } from "@partnerpay/domain"
+import { type Ids, Outbox, Traced } from "@partnerpay/domain"
 import { DateTime, Effect, type Layer } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { asPartner, jsonBody, problem } from "./SandboxClock.ts"
@@ -46,28 +49,14 @@ const requestedType = Traced.fn("SandboxWebhooks.requestedType")(function* (
 /** The `Event` of a test webhook. */
 export const testEvent = "WEBHOOK_TEST"
 
-export const routes: Layer.Layer<
-  never,
-  never,
-  HttpRouter.HttpRouter | Tokens.Tokens | Outbox.Outbox | WebhookLog.WebhookLog
-> = HttpRouter.use(
+export const routes: Layer.Layer<never, never, HttpRouter.HttpRouter | Tokens.Tokens | Outbox.Outbox> = HttpRouter.use(
   Effect.fnUntraced(function* (router) {
     const tokens = yield* Tokens.Tokens
     const outbox = yield* Outbox.Outbox
-    const log = yield* WebhookLog.WebhookLog
     const sendTest = Traced.fn("SandboxWebhooks.sendTest")(
       function* (request: HttpServerRequest.HttpServerRequest, partnerId: Ids.PartnerId) {
         const type = yield* requestedType(request)
-        const endpoint = yield* log.endpoint(partnerId)
-        if (endpoint === undefined) {
-          return yield* problem(
-            new Problem.RuleViolation({
-              detail: "No webhook URL is configured for this partner; ask the operator to set one.",
-              code: "WEBHOOK_NOT_CONFIGURED",
-            }),
-          )
-        }
-        const id = `test_${crypto.randomUUID()}`
+        const id = crypto.randomUUID()
         const now = yield* DateTime.now
         const event = type ?? testEvent
         const data =

@@ -321,7 +321,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   const own = Layer.mergeAll(
     Option.isNone(config.adminListener) ? Admin.routes(config.adminToken) : Layer.empty,
     Readiness.routes,
-    ...(config.metrics ? [Metrics.routes] : []),
+    ...(config.metrics && Option.isNone(config.metricsPort) ? [Metrics.routes(config.metricsToken)] : []),
     ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes, SandboxWebhooks.routes] : []),
     // Production: the money-movement provider's notifications, signed with its bridge's secret.
     ...(sandbox ? [] : [MoneyMovementNotifications.routes(bridgeOf(config.providers.ports.MONEY_MOVEMENT))]),
@@ -369,6 +369,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
   return Layer.merge(announce, subscription).pipe(
     Layer.provideMerge(http),
     Layer.provideMerge(Layer.provide(adminListener(config), ports)),
+    Layer.provideMerge(Layer.provide(metricsListener(config), ports)),
     Layer.provideMerge(Layer.provide(backgroundWorkers(config), ports)),
     Layer.provide(Readiness.layerWorkers(workerNames(config))),
     // Spans off unless PARTNERPAY_TRACING=on or traces are exported: seen by every fiber the service starts
@@ -399,6 +400,27 @@ const adminListener = (config: AppConfig) => {
     ),
   )
   return Layer.provide(announce, Http.serve(routes, { port, host, tracing: config.tracing }))
+}
+
+/**
+ * `GET /metrics` on its own listener (PARTNERPAY_METRICS_PORT, on HOST): only that route (with the
+ * metrics token when set); any other path is 404. Announced with its own start line.
+ */
+const metricsListener = (config: AppConfig) => {
+  if (!config.metrics || Option.isNone(config.metricsPort)) return Layer.empty
+  const routes = Layer.mergeAll(
+    Metrics.routes(config.metricsToken).pipe(Layer.provide(Http.serviceRoutes)),
+    Server.RouterProblems,
+  )
+  const announce = Layer.effectDiscard(
+    HttpServer.addressFormattedWith((address) =>
+      Effect.logInfo(`partnerpay metrics listening on ${address}/metrics`).pipe(Effect.annotateLogs({ address })),
+    ),
+  )
+  return Layer.provide(
+    announce,
+    Http.serve(routes, { port: config.metricsPort.value, host: config.host, tracing: config.tracing }),
+  )
 }
 
 /** Loads the configuration, then runs the service until interrupted. */

@@ -282,6 +282,14 @@ export const settings = {
   rateLimiting: setting("PARTNERPAY_RATE_LIMITING", OnOff, { default: true, doc: "Per-caller rate limits." }),
   tracing: setting("PARTNERPAY_TRACING", OnOff, { default: false, doc: "Effect spans (on with a trace endpoint)." }),
   metrics: setting("PARTNERPAY_METRICS", OnOff, { default: true, doc: "`GET /metrics` in the Prometheus format." }),
+  metricsToken: optional("PARTNERPAY_METRICS_TOKEN", secretOf(minimumAdminTokenLength), {
+    whenUnset: "unset",
+    doc: "Bearer token `GET /metrics` requires (at least 32 characters); unset: none.",
+  }),
+  metricsPort: optional("PARTNERPAY_METRICS_PORT", Port, {
+    whenUnset: "unset",
+    doc: "`GET /metrics` on a listener of its own at this port (on HOST), and not on the public listener.",
+  }),
   otlpEndpoint: optional("OTEL_EXPORTER_OTLP_ENDPOINT", HttpUrl, {
     whenUnset: "unset",
     doc: "OpenTelemetry collector base URL: spans go to its /v1/traces.",

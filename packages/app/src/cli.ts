@@ -1,7 +1,10 @@
-/** Operator CLI entry point: `node src/cli.ts <command>` (`pnpm partnerpay <command>`; see README.md "Operators"). */
+/**
+ * Operator CLI entry point: `node src/cli.ts <command>` (`pnpm partnerpay <command>`; see README.md "Operators").
+ * `listen` runs until Ctrl-C, which ends it quietly with status 0 (any other interrupted command: 130).
+ */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Console, Effect } from "effect"
+import { Cause, Console, Effect, Exit, Runtime } from "effect"
 import { CliError } from "effect/cli"
 import { describeFailure, run } from "./CliCommands.ts"
 
@@ -15,5 +18,11 @@ NodeRuntime.runMain(
         : Console.error(`partnerpay: ${describeFailure(cause)}`),
     ),
   ),
-  { disableErrorReporting: true },
+  {
+    disableErrorReporting: true,
+    teardown: (exit, onExit) =>
+      Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) && process.argv.slice(2).includes("listen")
+        ? onExit(0)
+        : Runtime.defaultTeardown(exit, onExit),
+  },
 )

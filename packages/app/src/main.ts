@@ -8,9 +8,11 @@
  * set, else `<tmpdir>/node-compile-cache`; keyed by each file's content and the Node version, so a
  * changed file is compiled again; `NODE_DISABLE_COMPILE_CACHE=1` turns it off.
  */
-import { enableCompileCache, flushCompileCache } from "node:module"
+import * as Module from "node:module"
 
-enableCompileCache()
+// Absent before Node 22.1 (the bundle, compiled JavaScript, also runs on an older Node: no cache there).
+const cache = Module as Partial<Pick<typeof Module, "enableCompileCache" | "flushCompileCache">>
+cache.enableCompileCache?.()
 await import("./ServiceProcess.ts")
 // Written now that the service's modules are loaded, not only at exit (a killed process writes nothing).
-flushCompileCache()
+cache.flushCompileCache?.()

@@ -45,17 +45,19 @@ describe("the sandbox clocks of two partners", () => {
   it.effect("each advance is stored before it applies, and the stored offsets are where a restart starts", () =>
     Effect.gen(function* () {
       const stored: Array<readonly [string, number]> = []
-      const first = SandboxClock.make(fixed(0), [], (partnerId, millis) =>
-        // Storing takes a while: another advance could start meanwhile.
-        Effect.andThen(
-          Effect.yieldNow,
-          Effect.sync(() => {
-            const next = (stored.findLast(([id]) => id === partnerId)?.[1] ?? 0) + millis
-            stored.push([partnerId, next])
-            return next
-          }),
-        ),
-      )
+      const first = SandboxClock.make(fixed(0), [], {
+        advance: (partnerId, millis) =>
+          // Storing takes a while: another advance could start meanwhile.
+          Effect.andThen(
+            Effect.yieldNow,
+            Effect.sync(() => {
+              const next = (stored.findLast(([id]) => id === partnerId)?.[1] ?? 0) + millis
+              stored.push([partnerId, next])
+              return { offsetMillis: next, epoch: 0 }
+            }),
+          ),
+        reset: () => Effect.die("not reset here"),
+      })
       yield* first.advance(partnerA, 8 * 86_400_000)
       assert.deepStrictEqual(stored, [[partnerA, 8 * 86_400_000]])
       // Advances one after the other, even when asked at once.
@@ -72,12 +74,14 @@ describe("the sandbox clocks of two partners", () => {
     Effect.gen(function* () {
       // The store moved 7 days ahead through another instance; this one still knows nothing of it.
       let storedOffset = 7 * 86_400_000
-      const here = SandboxClock.make(fixed(0), [], (_, millis) =>
-        Effect.sync(() => {
-          storedOffset += millis
-          return storedOffset
-        }),
-      )
+      const here = SandboxClock.make(fixed(0), [], {
+        advance: (_, millis) =>
+          Effect.sync(() => {
+            storedOffset += millis
+            return { offsetMillis: storedOffset, epoch: 0 }
+          }),
+        reset: () => Effect.die("not reset here"),
+      })
       assert.strictEqual(yield* here.advance(partnerA, 86_400_000), 8 * 86_400_000)
       assert.strictEqual(here.offsetOf(partnerA), 8 * 86_400_000)
     }),
@@ -95,6 +99,32 @@ describe("the sandbox clocks of two partners", () => {
       assert.deepStrictEqual(yield* clocks.within(partnerB, now), [1_000, 1_000])
     }),
   )
+
+  it.effect("a reset brings the partner back to real time and only that partner", () =>
+    Effect.gen(function* () {
+      const sandbox = SandboxClock.make(fixed(0))
+      yield* sandbox.advance(partnerA, 10 * 86_400_000)
+      yield* sandbox.advance(partnerB, 5_000)
+      assert.strictEqual(yield* sandbox.reset(partnerA), 0)
+      assert.deepStrictEqual(yield* sandbox.within(partnerA, now), [0, 0])
+      assert.strictEqual(sandbox.offsetOf(partnerB), 5_000)
+      // Advancing again starts from real time.
+      assert.strictEqual(yield* sandbox.advance(partnerA, 1_000), 1_000)
+    }),
+  )
+
+  it("a reset read from the store (a newer epoch) is learned though its offset is smaller", () => {
+    {
+      const clocks = SandboxClock.make(fixed(0), [[partnerA, 9_000, 0]])
+      clocks.learn(partnerA, 0, 1)
+      assert.strictEqual(clocks.offsetOf(partnerA), 0)
+      // An older epoch's offset, read late, is not learned again.
+      clocks.learn(partnerA, 9_000, 0)
+      assert.strictEqual(clocks.offsetOf(partnerA), 0)
+      clocks.learn(partnerA, 2_000, 1)
+      assert.strictEqual(clocks.offsetOf(partnerA), 2_000)
+    }
+  })
 
   it.effect("production has no sandbox time: effects run on the surrounding clock", () =>
     Effect.gen(function* () {

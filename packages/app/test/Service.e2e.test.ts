@@ -129,7 +129,7 @@ const scenario = (database: "embedded" | "postgres") => async () => {
       headers: { authorization: `Bearer ${token}` },
     })
     assert.strictEqual(status.status, 200)
-    assert.deepStrictEqual(await json(status), { CompanyId: verified, Status: "Verified" })
+    assert.deepStrictEqual(await json(status), { CompanyId: verified, Status: "Verified", Metadata: {} })
     const pendingHook = await eventually(() => webhookFor(receiver.received, pending))
     assertSigned(pendingHook)
     // Each notification was delivered once (the event id is unique per delivery here).

@@ -85,7 +85,8 @@ describe("the README walkthrough against the real service", () => {
     const first = await ok("GET", `/company/status?companyId=${companyId}`, token)
     // Read within the KYB delay, the company is still Unverified (on a machine so loaded that the read
     // came later, the sandbox may already have verified it: that is the next step's check).
-    if (Date.now() - created < kybDelayMs) assert.deepStrictEqual(first, { CompanyId: companyId, Status: "Unverified" })
+    if (Date.now() - created < kybDelayMs)
+      assert.deepStrictEqual(first, { CompanyId: companyId, Status: "Unverified", Metadata: {} })
     else assert.include(["Unverified", "Verified"], first.Status)
     await until(`/company/status?companyId=${companyId}`, token, (body) => body.Status === "Verified")
 

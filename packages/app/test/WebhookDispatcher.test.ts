@@ -165,7 +165,7 @@ describe("the webhook dispatcher", () => {
 
         const gaveUp = yield* failed()
         assert.deepStrictEqual(gaveUp.map((e) => e.id).sort(), silentRows.map((r) => r.id).sort())
-        assert.isTrue(gaveUp.every((e) => e.lastError === "the partner has no webhook URL" && e.attempts === 1))
+        assert.isTrue(gaveUp.every((e) => e.lastError === WebhookDispatcher.noWebhookUrl && e.attempts === 1))
         assert.deepStrictEqual(
           receiverL.requests.map((r) => r.headers["x-partnerpay-event-id"]),
           listeningRows.map((r) => r.id),

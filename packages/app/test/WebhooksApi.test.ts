@@ -112,11 +112,19 @@ describe.skipIf(!postgresAvailable)("a sandbox partner's webhooks", () => {
     const a = await partner(base, "Partner A")
     const b = await partner(base, "Partner B")
 
-    // No URL yet: no endpoint, and no test event.
+    // No URL yet: no endpoint. A test event is recorded all the same (listed by GET /Events, for
+    // `partnerpay listen`), its id a uuid; its delivery fails at once with a last error pointing at
+    // PUT /Webhooks/Endpoint (WebhookDispatcher.test.ts). A partner of its own, so that A's lists below
+    // hold A's deliveries only.
     assert.strictEqual((await call(base, "GET", "/Webhooks/Endpoint", { token: a.token })).status, 404)
-    const early = await call(base, "POST", "/Sandbox/Webhooks/Test", { token: a.token })
-    assert.strictEqual(early.status, 422)
-    assert.strictEqual(early.body.code, "WEBHOOK_NOT_CONFIGURED")
+    const c = await partner(base, "Partner C")
+    const early = await call(base, "POST", "/Sandbox/Webhooks/Test", { token: c.token })
+    assert.strictEqual(early.status, 202)
+    assert.match(early.body.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    const listedEvent = await call(base, "GET", `/Events/${early.body.id}`, { token: c.token })
+    assert.strictEqual(listedEvent.status, 200)
+    assert.strictEqual(listedEvent.body.event, "WEBHOOK_TEST")
+    assert.strictEqual((await call(base, "GET", `/Events/${early.body.id}`, { token: a.token })).status, 404)
 
     // Set without a secret: one is generated, answered once, and readable by the partner.
     const set = await admin(base, "PUT", `/partners/${a.partnerId}/webhook`, { url: receiver.url })

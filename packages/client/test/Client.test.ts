@@ -358,10 +358,12 @@ describe("raw fetch (paths outside the document)", () => {
 
 describe("errors", () => {
   it("unwrap answers the data of a success", async () => {
-    const server = fakeServer({ "GET /company/status": () => json(200, { CompanyId: "c-1", Status: "Verified" }) })
+    const server = fakeServer({
+      "GET /company/status": () => json(200, { CompanyId: "c-1", Status: "Verified", Metadata: {} }),
+    })
     const { client } = testClient(server)
     const status = unwrap(await client.GET("/company/status", { params: { query: { companyId: "c-1" } } }))
-    assert.deepStrictEqual(status, { CompanyId: "c-1", Status: "Verified" })
+    assert.deepStrictEqual(status, { CompanyId: "c-1", Status: "Verified", Metadata: {} })
   })
 
   it("unwrap throws a PartnerpayError carrying the problem+json fields", async () => {

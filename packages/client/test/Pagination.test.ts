@@ -26,7 +26,7 @@ describe("paginate", () => {
     const server = fakeServer({ "GET /Payment/History": pagedList(ids, "paymentRequestId") })
     const { client } = testClient(server)
     const seen: Array<string> = []
-    for await (const request of client.paginate("/Payment/History", { companyId: "c-1", limit: "2" })) {
+    for await (const request of client.paginate("/Payment/History", { companyId: "c-1", limit: 2 })) {
       seen.push(request.paymentRequestId)
     }
     assert.deepStrictEqual(seen, ids)
@@ -47,7 +47,7 @@ describe("paginate", () => {
     for await (const item of client.paginate("/Transaction/Report", {
       from: "2026-01-01",
       to: "2026-01-31",
-      limit: "3",
+      limit: 3,
     })) {
       seen.push(item.externalTransferId)
     }
@@ -62,12 +62,11 @@ describe("paginate", () => {
     const server = fakeServer({ "GET /Events": pagedList(ids, "id"), "GET /Webhooks/Deliveries": pagedList(ids, "id") })
     const { client } = testClient(server)
     const events: Array<string> = []
-    for await (const event of client.paginate("/Events", { limit: "4" })) events.push(event.id)
+    for await (const event of client.paginate("/Events", { limit: 4 })) events.push(event.id)
     assert.deepStrictEqual(events, ids)
     const cursors: Array<string> = []
     const byId = { cursor: (delivery: { id: string }) => `${delivery.id}` }
-    for await (const delivery of client.paginate("/Webhooks/Deliveries", { limit: "2" }, byId))
-      cursors.push(delivery.id)
+    for await (const delivery of client.paginate("/Webhooks/Deliveries", { limit: 2 }, byId)) cursors.push(delivery.id)
     assert.deepStrictEqual(cursors, ids)
     assert.strictEqual(server.calls().at(-1)!.path, "/Webhooks/Deliveries?limit=2&startingAfter=p2")
   })
@@ -84,7 +83,7 @@ describe("paginate", () => {
   it("breaking out of the loop requests no further page", async () => {
     const server = fakeServer({ "GET /Payment/History": pagedList(ids, "paymentRequestId") })
     const { client } = testClient(server)
-    for await (const request of client.paginate("/Payment/History", { limit: "2" })) {
+    for await (const request of client.paginate("/Payment/History", { limit: 2 })) {
       if (request.paymentRequestId === "p4") break
     }
     assert.strictEqual(server.calls().length, 1)
@@ -97,8 +96,7 @@ describe("paginate", () => {
     const { client } = testClient(server)
     const seen: Array<string> = []
     const error = await (async () => {
-      for await (const request of client.paginate("/Payment/History", { limit: "2" }))
-        seen.push(request.paymentRequestId)
+      for await (const request of client.paginate("/Payment/History", { limit: 2 })) seen.push(request.paymentRequestId)
     })().catch((e) => e)
     assert.instanceOf(error, PartnerpayError)
     assert.strictEqual(error.code, "BAD_REQUEST")
@@ -111,7 +109,7 @@ describe("paginate", () => {
     })
     const { client } = testClient(server)
     const seen: Array<string> = []
-    for await (const request of client.paginate("/Payment/History", { limit: "5" })) seen.push(request.paymentRequestId)
+    for await (const request of client.paginate("/Payment/History", { limit: 5 })) seen.push(request.paymentRequestId)
     assert.deepStrictEqual(seen, ids)
   })
 })

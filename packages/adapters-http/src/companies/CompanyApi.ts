@@ -15,12 +15,13 @@
  * request body (see `documentBodyAs`). A body that is not a JSON object, or
  * that carries a field these shapes do not define (at any depth), is a 400.
  */
-import { Companies, Company, Ids } from "@partnerpay/domain"
+import { Companies, Company, Ids, Metadata } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../cross-cutting/Authentication.ts"
 import * as Problem from "../cross-cutting/Problem.ts"
 import * as UnknownFields from "../cross-cutting/UnknownFields.ts"
+import { MetadataRequest, MetadataResponse } from "../payments/PaymentApi.ts"
 
 // ---------------------------------------------------------------------------
 // Precise request shapes (documentation)
@@ -90,6 +91,7 @@ export const CompanyCreateRequest = Schema.Struct({
     }),
   ),
   locations: Schema.optionalKey(Schema.Array(LocationRequest).annotate({ description: "At most 500" })),
+  metadata: Schema.optionalKey(Metadata.Metadata),
 })
 
 // ---------------------------------------------------------------------------
@@ -118,6 +120,7 @@ const documentBodyAs = (precise: Schema.Top) => {
 export const CompanyCreateResponse = Schema.Struct({
   companyId: Ids.CompanyId,
   locationIds: Schema.Array(Ids.LocationId).annotate({ description: "One id per location of the request, in order" }),
+  metadata: Metadata.Metadata,
 })
 
 export const LocationAddResponse = Schema.Struct({ locationId: Ids.LocationId })
@@ -186,6 +189,18 @@ export class CompanyApi extends HttpApiGroup.make("companies")
         summary: "Set or replace a company's payout account",
         description:
           "The bank account the company's available balance is paid out to (docs/api/payouts.md). The routing number must be nine digits with a valid ABA check digit and the account number 4 to 17 digits (422 naming the field); an unknown field is 400. Sending the account the company already has changes nothing; other details replace it with a new payoutAccountId (the previous accounts stay in the company's history). The account number is sealed at rest and only ever answered masked. 404 when the partner has no such company; 409 when the company is Rejected.",
+      }),
+    ),
+    HttpApiEndpoint.put("setMetadata", "/Company/:companyId/Metadata", {
+      params: CompanyIdParams,
+      payload: MetadataRequest,
+      success: MetadataResponse,
+      error: [...Problem.DomainProblems, Problem.BadRequest],
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Replace a company's metadata",
+        description:
+          "For partners, in any status: the company's metadata becomes the one sent (`{}` removes every key); answered by GET /company/status (Metadata) and in its webhooks. A bad key or value is 400 naming metadata.<key>. 404 when the partner has no such company.",
       }),
     ),
     HttpApiEndpoint.get("payoutAccount", "/Company/:companyId/PayoutAccount", {

@@ -5,8 +5,8 @@
  * DUPLICATE_COMPANY_REFERENCE; the status query must name the company by
  * exactly one of companyId or companyReferenceId (422 otherwise).
  */
-import { Companies, DomainError, type EventStore, Traced } from "@partnerpay/domain"
-import { Effect } from "effect"
+import { Companies, DomainError, type EventStore, Metadata, Traced } from "@partnerpay/domain"
+import { Effect, Result, Schema } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { requirePartner } from "../cross-cutting/Authentication.ts"
@@ -27,6 +27,29 @@ const toProblem = (
 
 const refuseUnknown = (fields: ReadonlyArray<string>): Effect.Effect<void, Problem.BadRequest> =>
   fields.length === 0 ? Effect.void : Effect.fail(UnknownFields.refusal(fields))
+
+const decodeMetadata = Schema.decodeUnknownResult(Metadata.Metadata)
+
+/**
+ * The body's `metadata` against its shape (`Metadata`): a bad key or value is a 400 naming `metadata.<key>`,
+ * as on every other operation that takes metadata (their bodies are decoded strictly).
+ */
+const checkMetadata = (body: Record<string, unknown>): Effect.Effect<void, Problem.BadRequest> => {
+  const metadata = body.metadata
+  if (metadata === undefined) return Effect.void
+  const result = decodeMetadata(metadata)
+  if (Result.isSuccess(result)) return Effect.void
+  const refusal = Problem.badRequest("Payload", result.failure.issue)
+  return Effect.fail(
+    new Problem.BadRequest({
+      ...refusal,
+      errors: refusal.errors.map((error) => ({
+        ...error,
+        field: error.field === "body" ? "metadata" : `metadata.${error.field}`,
+      })),
+    }),
+  )
+}
 
 const exactlyOne = (query: {
   readonly companyId?: string
@@ -60,10 +83,24 @@ export const CompanyLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
         Traced.fn("CompanyLive.create")(function* ({ payload }) {
           const { partnerId } = yield* requirePartner
           yield* refuseUnknown(unknownCreateFields(payload))
+          yield* checkMetadata(payload)
           const registered = yield* Companies.register(partnerId, payload).pipe(Effect.mapError(toProblem))
           // The KYB submission (registered.kybSubmission) is handed to the KYB provider by the
-          // application's KYB integration; the HTTP answer carries only the new ids.
-          return { companyId: registered.companyId, locationIds: registered.locationIds }
+          // application's KYB integration; the HTTP answer carries only the new ids (and the metadata).
+          return {
+            companyId: registered.companyId,
+            locationIds: registered.locationIds,
+            metadata: (payload.metadata as Metadata.Metadata | undefined) ?? {},
+          }
+        }),
+      )
+      .handle(
+        "setMetadata",
+        Traced.fn("CompanyLive.setMetadata")(function* ({ params, payload }) {
+          const { partnerId } = yield* requirePartner
+          return yield* Companies.setMetadata(partnerId, params.companyId, payload.metadata).pipe(
+            Effect.mapError(toProblem),
+          )
         }),
       )
       .handle(

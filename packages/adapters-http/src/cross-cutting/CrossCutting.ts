@@ -127,6 +127,9 @@ export const layerLimits = (limits: Partial<Limits>): Layer.Layer<never> =>
 export const idempotencyHeader = "Idempotency-Key"
 export const maxIdempotencyKeyLength = 255
 
+/** The unauthenticated probes and metrics, exempt from rate limits (a load balancer checks them often). */
+export const probePaths: ReadonlySet<string> = new Set(["/livez", "/readyz", "/metrics"])
+
 /** The POST operations exempt from idempotency handling: obtaining a token is not a side effect worth replaying (and a stored token would outlive its purpose). */
 export const idempotencyExempt: ReadonlySet<string> = new Set(["/auth/token"])
 
@@ -431,6 +434,8 @@ export const make = Effect.gen(function* () {
     caller: Option.Option<CallerIdentity>,
   ): Effect.Effect<RateLimit.Decision | undefined> => {
     if (!limits.rateLimiting) return notLimited
+    // The load balancer's probes and the metrics scraper are not clients: never limited (nor counted).
+    if (request.method === "GET" && probePaths.has(pathOf(request.url))) return notLimited
     const [bucket, rule] = Option.match(caller, {
       // The operator API (/admin, its own bearer token) is not an anonymous client: its own bucket per address,
       // at the partner rate, so an operator's script does not starve POST /auth/token from the same address.

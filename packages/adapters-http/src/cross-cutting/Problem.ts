@@ -60,6 +60,13 @@ export class ResourceNotFound extends HttpApiError.Problem<ResourceNotFound>()(
   common,
 ) {}
 
+/** 405: the path exists but is not served with this method; the response carries `Allow`. */
+export class MethodNotAllowed extends HttpApiError.Problem<MethodNotAllowed>()(
+  "MethodNotAllowed",
+  { type: `${typeBase}method-not-allowed`, status: 405, title: "Method Not Allowed" },
+  { ...common, allow: Schema.Array(Schema.String) },
+) {}
+
 /** 409: the resource to create already exists. */
 export class AlreadyExistsProblem extends HttpApiError.Problem<AlreadyExistsProblem>()(
   "AlreadyExistsProblem",
@@ -136,6 +143,7 @@ export const all = [
   Unauthorized,
   Forbidden,
   ResourceNotFound,
+  MethodNotAllowed,
   AlreadyExistsProblem,
   IllegalTransitionProblem,
   ConcurrentModification,
@@ -168,6 +176,13 @@ export const internalError = (): InternalError =>
 
 export const routeNotFound = (): ResourceNotFound =>
   new ResourceNotFound({ detail: "No operation exists at this method and path.", code: "ROUTE_NOT_FOUND" })
+
+export const methodNotAllowed = (method: string, allow: ReadonlyArray<string>): MethodNotAllowed =>
+  new MethodNotAllowed({
+    detail: `This path is not served with ${method}; it is served with ${allow.join(", ")}.`,
+    code: "METHOD_NOT_ALLOWED",
+    allow,
+  })
 
 export const tooManyRequests = (retryAfterSeconds: number): TooManyRequests =>
   new TooManyRequests({
@@ -281,6 +296,11 @@ const excessProperty = "Expected no excess property"
 /** What a client is told about such a field (also UnknownFields.ts). */
 export const unknownField = "is not a field of this operation"
 
+/** Schema's message for a required field that is absent: not a sentence a partner should read. */
+const missingKey = "Missing key"
+/** What a client is told instead. */
+export const requiredField = "is required"
+
 /** `["owner", "emails", 1, "x"]` -> `owner.emails[1].x`. */
 export const formatPath = (path: ReadonlyArray<PropertyKey>, prefix?: string): string => {
   let out = prefix ?? ""
@@ -299,7 +319,7 @@ export const badRequest = (kind: string, issue: SchemaIssue.Issue): BadRequest =
       (i.path ?? []).map((s) => (typeof s === "object" ? s.key : s)),
       prefix,
     ),
-    message: i.message === excessProperty ? unknownField : i.message,
+    message: i.message === excessProperty ? unknownField : i.message === missingKey ? requiredField : i.message,
   }))
   return new BadRequest({
     detail:
@@ -333,6 +353,8 @@ export const toResponse = (
     Effect.map((response) => {
       let out = HttpServerResponse.setHeader(response, "x-correlation-id", correlationId)
       if (problem instanceof Unauthorized) out = HttpServerResponse.setHeader(out, "www-authenticate", "Bearer")
+      if (problem instanceof MethodNotAllowed)
+        out = HttpServerResponse.setHeader(out, "allow", problem.allow.join(", "))
       if (problem instanceof TooManyRequests)
         out = HttpServerResponse.setHeader(out, "retry-after", String(problem.retryAfterSeconds))
       // A dependency that timed out or is unavailable: the client retries in a second (issue 34).

@@ -9,6 +9,7 @@ import {
   Attachments,
   CalendarDate,
   Ids,
+  Metadata,
   Money,
   PaymentRequestEvents,
   Payments,
@@ -56,6 +57,7 @@ export const CreatePaymentRequest = Schema.Struct({
       description: "1 to 100 invoice lines; quantity x unitAmount summed over the lines must equal amount exactly",
     }),
   ),
+  metadata: Schema.optionalKey(Metadata.Metadata),
 }).annotate({
   examples: [
     {
@@ -138,6 +140,7 @@ export const PaymentRequestResponse = Schema.Struct({
   autoPayLimit: Schema.optionalKey(AmountResponse),
   debitAuthLimit: Schema.optionalKey(AmountResponse),
   lineItems: Schema.optionalKey(Schema.Array(LineItemResponse)),
+  metadata: Metadata.Metadata,
   refundedAmount: AmountResponse,
 }).annotate({ identifier: "PaymentRequest" })
 export type PaymentRequestResponse = typeof PaymentRequestResponse.Type
@@ -146,6 +149,12 @@ export const PaymentHistoryResponse = Schema.Struct({
   data: Schema.Array(PaymentRequestResponse),
   hasMore: Schema.Boolean,
 })
+
+/** PUT .../Metadata: the whole metadata, replacing the object's. */
+export const MetadataRequest = Schema.Struct({ metadata: Metadata.Metadata })
+
+/** The metadata the object holds after the change. */
+export const MetadataResponse = Schema.Struct({ metadata: Metadata.Metadata })
 
 /** `limit` query parameter: 1..100, default 20. */
 export const Limit = Schema.FiniteFromString.check(
@@ -206,6 +215,18 @@ export class PaymentApi extends HttpApiGroup.make("payments")
         summary: "Download a payment request's attachment",
         description:
           "For the partner and for the payer (customer token). The document the service downloaded from the request's attachmentUrl, as stored (Content-Type application/pdf, image/png or image/jpeg; its SHA-256 is listed on GET /Payment/{paymentRequestId}). 404 while it is not Stored (Pending or Failed), and for another partner's request or a customer who is not its payer.",
+      }),
+    ),
+    HttpApiEndpoint.put("setMetadata", "/Payment/:paymentRequestId/Metadata", {
+      params: { paymentRequestId: Ids.PaymentRequestId },
+      payload: MetadataRequest,
+      success: MetadataResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Replace a payment request's metadata",
+        description:
+          "For partners, in any status: the request's metadata becomes the one sent (`{}` removes every key). A bad key or value is 400 naming metadata.<key>. Another partner's request is 404.",
       }),
     ),
     HttpApiEndpoint.put("cancel", "/Payment/:paymentRequestId/Cancel", {

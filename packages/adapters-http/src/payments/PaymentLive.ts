@@ -29,10 +29,12 @@ export const toResponse = ({
   autoPayLimit,
   debitAuthLimit,
   lineItems,
+  metadata,
   refundedAmount,
   ...view
 }: Payments.PaymentRequestView): PaymentRequestResponse => ({
   ...view,
+  metadata: metadata ?? {},
   amount: MoneyResponse.toResponse(amount),
   ...(autoPayLimit === undefined ? {} : { autoPayLimit: MoneyResponse.toResponse(autoPayLimit) }),
   ...(debitAuthLimit === undefined ? {} : { debitAuthLimit: MoneyResponse.toResponse(debitAuthLimit) }),
@@ -75,6 +77,13 @@ export const PaymentLive = HttpApiBuilder.group(Api, "payments", (handlers) =>
           contentType: content.contentType,
           headers: { "x-content-type-options": "nosniff", "content-disposition": "attachment" },
         })
+      }, Problem.domainProblems),
+    )
+    .handle(
+      "setMetadata",
+      Traced.fn("PaymentLive.setMetadata")(function* ({ params, payload }) {
+        const { partnerId } = yield* requirePartner
+        return yield* Payments.setMetadata(partnerId, params.paymentRequestId, payload.metadata)
       }, Problem.domainProblems),
     )
     .handle(

@@ -8,7 +8,7 @@
  * payer's Accepted consent: otherwise 409 with code CONSENT_NOT_ACCEPTED.
  * Another partner's plan is 404.
  */
-import { CalendarDate, Ids, Money, PaymentPlanSchedule, PaymentPlansProjection } from "@partnerpay/domain"
+import { CalendarDate, Ids, Metadata, Money, PaymentPlanSchedule, PaymentPlansProjection } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../cross-cutting/Authentication.ts"
@@ -40,6 +40,7 @@ export const CreatePaymentPlanRequest = Schema.Struct({
       description: "Free text about the plan for the partner's records (at most 500 characters)",
     }),
   ),
+  metadata: Schema.optionalKey(Metadata.Metadata),
 })
 
 /** The plan's read model, as the domain declares it: the responses derive from it. */
@@ -77,6 +78,7 @@ export const PaymentPlanResponse = Schema.Struct({
   settledCount: Schema.Int.annotate({ description: "Collected instalments whose transfer settled" }),
   failedCount: Schema.Int.annotate({ description: "Collected instalments whose transfer failed" }),
   instalments: Schema.Array(InstalmentResponse),
+  metadata: Metadata.Metadata,
 }).annotate({ identifier: "PaymentPlan" })
 
 const params = { paymentPlanId: Ids.PaymentPlanId }

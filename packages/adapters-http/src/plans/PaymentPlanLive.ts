@@ -33,6 +33,7 @@ export const toResponse = (plan: PaymentPlansProjection.PaymentPlanDocument) => 
   ...(plan.numberOfPayments !== undefined ? { numberOfPayments: plan.numberOfPayments } : {}),
   ...(plan.endDate !== undefined ? { endDate: plan.endDate } : {}),
   ...(plan.description !== undefined ? { description: plan.description } : {}),
+  metadata: plan.metadata ?? {},
   ...(plan.nextDueDate !== undefined ? { nextDueDate: plan.nextDueDate } : {}),
   collectedCount: plan.collectedCount,
   settledCount: plan.settledCount,
@@ -67,6 +68,7 @@ export const PaymentPlanLive = HttpApiBuilder.group(Api, "paymentPlans", (handle
           numberOfPayments: payload.numberOfPayments,
           endDate: payload.endDate,
           description: payload.description,
+          metadata: payload.metadata,
         }).pipe(Effect.mapError(planProblem))
         return { paymentPlanId: created.paymentPlanId, consentId: created.consentId, status: created.status }
       }),

@@ -12,20 +12,28 @@
  * header: add it to `deliveryHeaders` (the one place where signature headers are
  * described).
  */
-import { PaymentPlanEvents, PaymentRequestEvents, PayoutEvents, TransferEvents } from "@partnerpay/domain"
+import { Metadata, PaymentPlanEvents, PaymentRequestEvents, PayoutEvents, TransferEvents } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { exampleOf } from "../cross-cutting/OpenApiReference.ts"
 
 const uuid = (description: string) => Schema.String.annotate({ description, format: "uuid" })
+/** The object's metadata in a webhook's Data (`{}` when none was set). */
+const MetadataData = Metadata.Metadata
 const instant = Schema.String.annotate({ description: "ISO 8601 instant (UTC) of the change", format: "date-time" })
 
 const CompanyVerificationData = Schema.Struct({
   CompanyId: uuid("Our id of the company"),
   Status: Schema.Literals(["Verified", "Rejected"]).annotate({ description: "The outcome of business verification" }),
+  Metadata: MetadataData,
   Timestamp: instant,
 }).annotate({
   examples: [
-    { CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f", Status: "Verified", Timestamp: "2026-11-23T09:15:00.000Z" },
+    {
+      CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f",
+      Status: "Verified",
+      Metadata: { merchantRef: "M-2041" },
+      Timestamp: "2026-11-23T09:15:00.000Z",
+    },
   ],
 })
 
@@ -36,6 +44,7 @@ const CompanyVerificationActionData = Schema.Struct({
     description:
       "What the KYB provider asks before it decides: documents (DocumentRequired) or the company's data again (RetryRequired)",
   }),
+  Metadata: MetadataData,
   Timestamp: instant,
 }).annotate({
   examples: [
@@ -43,6 +52,7 @@ const CompanyVerificationActionData = Schema.Struct({
       CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f",
       Status: "Unverified",
       Requirement: "DocumentRequired",
+      Metadata: { merchantRef: "M-2041" },
       Timestamp: "2026-11-23T09:15:00.000Z",
     },
   ],
@@ -68,6 +78,7 @@ const PaymentRequestStatusData = Schema.Struct({
       description: "Failed: why, in words (the rail's when it refused the movement and ReturnCode is null)",
     }),
   ),
+  Metadata: MetadataData,
   Timestamp: instant,
 }).annotate({
   examples: [
@@ -75,6 +86,7 @@ const PaymentRequestStatusData = Schema.Struct({
       PaymentRequestId: "8c2f4e6a-1b3d-4f5a-9c7e-2d4f6a8b0c1e",
       Status: "Paid",
       AccountNumberMasked: "****6789",
+      Metadata: { orderId: "ord_1042" },
       Timestamp: "2026-11-23T09:15:00.000Z",
     },
   ],
@@ -580,6 +592,28 @@ export const deliveryHeaders: ReadonlyArray<{
     required: false,
     schema: { type: "string", pattern: "^t=[0-9]+,v1=[0-9a-f]{64}$" },
     example: "t=1795425300,v1=5f0c1e2d3b4a59687f6e5d4c3b2a19087f6e5d4c3b2a19087f6e5d4c3b2a1908",
+  },
+  {
+    name: "webhook-id",
+    description: "Standard Webhooks (standardwebhooks.com): the event id, the same as X-Partnerpay-Event-Id.",
+    required: true,
+    schema: { type: "string", format: "uuid" },
+    example: "6f1e2d3c-4b5a-4987-8a6b-5c4d3e2f1a0b",
+  },
+  {
+    name: "webhook-timestamp",
+    description: "Standard Webhooks: the unix seconds the delivery was signed at.",
+    required: true,
+    schema: { type: "string", pattern: "^[0-9]+$" },
+    example: "1795425300",
+  },
+  {
+    name: "webhook-signature",
+    description:
+      'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">` keyed with the UTF-8 bytes of the partner\'s signing secret; during a secret roll, one `v1,<signature>` per valid secret separated by a space (the new secret\'s first). The `standardwebhooks` library verifies a delivery with `new Webhook("whsec_" + base64(signingSecret)).verify(body, headers)`.',
+    required: true,
+    schema: { type: "string", pattern: "^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$" },
+    example: "v1,XwweLTs6WWh/bl1MOyoZCH9uXUw7KhkIf25dTDsqGQg=",
   },
 ]
 

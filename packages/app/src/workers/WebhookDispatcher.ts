@@ -122,6 +122,39 @@ export const signTimestampedWith = (
     ...secrets.map((secret) => `v1=${Hmac.sha256Hex(Redacted.value(secret), `${unixSeconds}.${eventId}.${body}`)}`),
   ].join(",")
 
+/**
+ * The Standard Webhooks `webhook-signature` value: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` per
+ * secret (keyed with the secret's UTF-8 bytes), space-separated, the current secret first.
+ */
+export const signStandard = (
+  body: string,
+  eventId: string,
+  unixSeconds: number,
+  secrets: ReadonlyArray<Redacted.Redacted<string>>,
+): string =>
+  secrets
+    .map(
+      (secret) => `v1,${Hmac.sha256(Redacted.value(secret), `${eventId}.${unixSeconds}.${body}`).toString("base64")}`,
+    )
+    .join(" ")
+
+/**
+ * Every signature header of a delivery of `body` as event `eventId` at `unixSeconds`: `X-HMAC-Signature`
+ * (the current secret), `X-Partnerpay-Signature` and the Standard Webhooks headers (every valid secret).
+ */
+export const signatureHeaders = (
+  body: string,
+  eventId: string,
+  unixSeconds: number,
+  secrets: ReadonlyArray<Redacted.Redacted<string>>,
+): Record<string, string> => ({
+  "x-hmac-signature": sign(body, secrets[0]!),
+  "x-partnerpay-signature": signTimestampedWith(body, eventId, unixSeconds, secrets),
+  "webhook-id": eventId,
+  "webhook-timestamp": String(unixSeconds),
+  "webhook-signature": signStandard(body, eventId, unixSeconds, secrets),
+})
+
 /** The secrets a delivery is signed with now: the current one, then the replaced one until it expires. */
 export const signingSecrets = (
   webhook: PgPartnerCredentials.Webhook,
@@ -137,6 +170,9 @@ const testEvent = "WEBHOOK_TEST"
 /** Whether the partner's endpoint gets `entry` (its subscribed types; the test webhook always). */
 const wanted = (webhook: PgPartnerCredentials.Webhook, entry: Entry): boolean =>
   entry.eventType === testEvent || WebhookLog.isSubscribed(webhook.eventTypes, entry.eventType)
+
+/** The last error of a notification not sent because the partner has no webhook URL. */
+export const noWebhookUrl = "the partner has no webhook URL: set one with PUT /Webhooks/Endpoint"
 
 /** The last error of a notification not sent because the partner did not subscribe to its type. */
 export const notSubscribed = "not sent: your webhook endpoint is not subscribed to this event type"
@@ -267,19 +303,14 @@ const postInOrder = async (
     if (Date.now() > startBy || signal.aborted) return { delivered: i }
     const entry = entries[i]!
     const body = JSON.stringify({ Live: live, Event: entry.eventType, Data: entry.data })
+    const now = Date.now()
     const headers: Record<string, string> = {
       "content-type": "application/json",
       "user-agent": "partnerpay-webhooks/1",
       "x-partnerpay-event-id": entry.id,
       "x-partnerpay-delivery-attempt": String(entry.attempts),
+      ...signatureHeaders(body, entry.id, Math.floor(now / 1000), signingSecrets(webhook, now)),
     }
-    headers["x-hmac-signature"] = sign(body, webhook.signingSecret)
-    headers["x-partnerpay-signature"] = signTimestampedWith(
-      body,
-      entry.id,
-      Math.floor(Date.now() / 1000),
-      signingSecrets(webhook, Date.now()),
-    )
     const started = Date.now()
     let failed: AttemptFailed
     try {
@@ -423,7 +454,7 @@ const dispatcher = (options: DispatcherOptions, agents: Agents, unreported: Unre
           })
           yield* dispatch.giveUp(
             entries.map((entry) => entry.id),
-            "the partner has no webhook URL",
+            noWebhookUrl,
           )
           yield* Metric.update(Metrics.webhookDeliveries.gaveUp, entries.length)
           return

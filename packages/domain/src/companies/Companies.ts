@@ -30,6 +30,7 @@ import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import { type DomainError, NotFound, RuleViolated } from "../kernel/DomainError.ts"
 import { CompanyId, LocationId, type PartnerId, PayoutAccountId } from "../kernel/Ids.ts"
+import * as Metadata from "../kernel/Metadata.ts"
 import { isErased } from "../kernel/Personal.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as CompaniesProjection from "./CompaniesProjection.ts"
@@ -65,6 +66,8 @@ export const StatusResponse = Schema.Struct({
         "While Unverified: what the KYB provider asks before deciding (DocumentRequired, RetryRequired); absent otherwise",
     }),
   ),
+  /** The partner's metadata of the company (`{}` when none). */
+  Metadata: Metadata.Metadata,
 })
 export type StatusResponse = typeof StatusResponse.Type
 
@@ -226,7 +229,12 @@ export const status = Traced.fn("Companies.status")(function* (partnerId: Partne
     company.status === "Unverified" && company.kybRequirement !== undefined
       ? { Requirement: company.kybRequirement }
       : {}
-  const response: StatusResponse = { CompanyId: company.companyId, Status: company.status, ...requirement }
+  const response: StatusResponse = {
+    CompanyId: company.companyId,
+    Status: company.status,
+    ...requirement,
+    Metadata: company.metadata ?? {},
+  }
   return response
 })
 
@@ -463,6 +471,22 @@ export const setPayoutAccount = UseCase.fn("Companies.setPayoutAccount")(functio
   const account = handled.state._tag === "Initial" ? undefined : handled.state.payoutAccount
   if (account === undefined) return yield* companyNotFound
   return viewOfAccount(account)
+})
+
+/** Replaces the metadata of the partner's company (any status); answers it. Another partner's company is NotFound. */
+export const setMetadata = UseCase.fn("Companies.setMetadata")(function* (
+  partnerId: PartnerId,
+  companyId: CompanyId,
+  metadata: Metadata.Metadata,
+) {
+  const at = yield* DateTime.now
+  yield* CommandHandler.handle(
+    Company.aggregate,
+    companyId,
+    { _tag: "SetCompanyMetadata", partnerId, companyId, metadata, at },
+    { metadata: { partnerId } },
+  )
+  return { metadata }
 })
 
 /** The payout account of the partner's company; NotFound (entity PayoutAccount) when it has none yet. */

@@ -14,6 +14,7 @@ import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CompanyId, CompanyReferenceId, PartnerId } from "../kernel/Ids.ts"
+import { Metadata } from "../kernel/Metadata.ts"
 import {
   type CompanyEvent,
   CompanyStatus,
@@ -60,6 +61,8 @@ export const CompanyDocument = Schema.Struct({
   kybRequirement: Schema.optionalKey(KybRequirement),
   /** The current payout account, once one was set. */
   payoutAccount: Schema.optionalKey(PayoutAccountView),
+  /** The partner's metadata, when set. */
+  metadata: Schema.optionalKey(Metadata),
 })
 export type CompanyDocument = typeof CompanyDocument.Type
 
@@ -86,6 +89,7 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
         state: event.state,
         locations: event.locations,
         registeredAt: event.registeredAt,
+        ...(event.metadata === undefined ? {} : { metadata: event.metadata }),
       }
     }
     case "LocationAdded":
@@ -115,6 +119,8 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
     case "CompanyKybActionRequired":
       if (current === undefined || current.status !== "Unverified") return current
       return { ...current, kybRequirement: event.requirement }
+    case "CompanyMetadataSet":
+      return current === undefined ? current : { ...current, metadata: event.metadata }
     case "PayoutAccountSet":
       if (current === undefined) return current
       return {

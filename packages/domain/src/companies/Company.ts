@@ -35,6 +35,7 @@ import type {
   PayoutAccount,
 } from "./CompanyEvents.ts"
 import * as CompanyEvents from "./CompanyEvents.ts"
+import { type SetCompanyMetadata, setCompanyMetadata } from "./CompanyMetadata.ts"
 import {
   type MarkPayoutAccountErrored,
   markPayoutAccountErrored,
@@ -51,6 +52,7 @@ import {
 } from "./CompanyValidation.ts"
 
 export * from "./CompanyEvents.ts"
+export type { SetCompanyMetadata } from "./CompanyMetadata.ts"
 export type { MarkPayoutAccountErrored, SetPayoutAccount } from "./CompanyPayoutAccount.ts"
 export * from "./CompanyValidation.ts"
 
@@ -129,6 +131,7 @@ export type Command =
   | RecordKybSubmission
   | RequireKybAction
   | SetPayoutAccount
+  | SetCompanyMetadata
   | MarkPayoutAccountErrored
   | SuspendCompany
 
@@ -332,6 +335,13 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return requireKybAction(command, state)
     case "SetPayoutAccount":
       return setPayoutAccount(command, state)
+    case "SetCompanyMetadata":
+      return setCompanyMetadata(
+        command,
+        state._tag === "Initial"
+          ? state
+          : { _tag: state._tag, partnerId: state.partnerId, metadata: state.profile.metadata },
+      )
     case "MarkPayoutAccountErrored":
       return markPayoutAccountErrored(command, state)
     case "SuspendCompany":
@@ -373,6 +383,8 @@ export const evolve = (state: State, event: Event): State => {
       const { _tag, companyId, partnerId, at, replacedPayoutAccountId, replacedErrored, ...payoutAccount } = event
       return { ...state, payoutAccount }
     }
+    case "CompanyMetadataSet":
+      return state._tag === "Initial" ? state : { ...state, profile: { ...state.profile, metadata: event.metadata } }
     case "CompanySuspended":
       if (state._tag !== "Verified") return state
       return {

@@ -11,6 +11,7 @@
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import { CompanyId, CompanyReferenceId, LocationId, PartnerId, PayoutAccountId } from "../kernel/Ids.ts"
+import { Metadata } from "../kernel/Metadata.ts"
 import { Erasable } from "../kernel/Personal.ts"
 
 /** Legal forms of a company (the spec names ForProfit only; the others are our choice). */
@@ -143,6 +144,8 @@ export const CompanyProfile = Schema.Struct({
   businessType: Schema.optionalKey(BusinessType),
   owner: OwnerRecord,
   employees: Schema.Array(Employee),
+  /** The partner's metadata, when set on create. */
+  metadata: Schema.optionalKey(Metadata),
 })
 export type CompanyProfile = typeof CompanyProfile.Type
 
@@ -313,6 +316,15 @@ export const CompanyKybActionRequired = Schema.TaggedStruct("CompanyKybActionReq
 })
 export type CompanyKybActionRequired = typeof CompanyKybActionRequired.Type
 
+/** The partner replaced the company's metadata (`PUT /Company/{companyId}/Metadata`). */
+export const CompanyMetadataSet = Schema.TaggedStruct("CompanyMetadataSet", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  metadata: Metadata,
+  at: Schema.DateTimeUtcFromString,
+})
+export type CompanyMetadataSet = typeof CompanyMetadataSet.Type
+
 export const CompanyEvent = Schema.Union([
   CompanyRegistered,
   LocationAdded,
@@ -321,6 +333,7 @@ export const CompanyEvent = Schema.Union([
   CompanyKybSubmitted,
   CompanyKybActionRequired,
   PayoutAccountSet,
+  CompanyMetadataSet,
   PayoutAccountErrored,
   CompanySuspended,
   CompanyReactivated,

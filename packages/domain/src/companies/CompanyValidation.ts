@@ -11,6 +11,7 @@ import { DateTime, Result, Schema } from "effect"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { type FieldIssue, ValidationFailed } from "../kernel/DomainError.ts"
 import { CompanyReferenceId } from "../kernel/Ids.ts"
+import * as Metadata from "../kernel/Metadata.ts"
 import {
   type BusinessType,
   businessTypes,
@@ -461,6 +462,22 @@ const checkUniqueEmails = (check: Checker, emails: ReadonlyArray<readonly [strin
   }
 }
 
+/** The optional `metadata` (`Metadata` rules: each bad key named as `metadata.<key>`). */
+const checkMetadata = (check: Checker, value: unknown): Metadata.Metadata | undefined => {
+  if (value === undefined || value === null) return undefined
+  if (!isObject(value)) {
+    check.report("metadata", "must be an object of string values")
+    return undefined
+  }
+  const before = check.issues.length
+  for (const [key, item] of Object.entries(value))
+    if (typeof item !== "string") check.report(`metadata.${key}`, "must be a string")
+  if (check.issues.length > before) return undefined
+  const metadata = value as Metadata.Metadata
+  for (const issue of Metadata.issues("metadata", metadata)) check.report(issue.field, issue.message)
+  return metadata
+}
+
 /**
  * Validates a company create request (spec 2.2-2.5) received at instant `at`
  * (used for the owner's age). Returns the normalized registration, or every
@@ -518,6 +535,7 @@ export const validateRegistration = (
   const locations = check
     .list(input, "locations", maxLocations)
     .map((value, index) => checkLocation(check, value, `locations[${index}]`))
+  const metadata = checkMetadata(check, input.metadata)
 
   const validated = check.result(() => ({
     companyReferenceId: companyReferenceId!,
@@ -533,6 +551,7 @@ export const validateRegistration = (
     owner: owner.build(),
     employees: employeeValues.map((e) => e.build()),
     locations: locations.map((build) => build()),
+    ...(metadata === undefined ? {} : { metadata }),
   }))
   if (validated._tag === "Success") validatedAt.set(validated.success, DateTime.toEpochMillis(at))
   return validated

@@ -1,7 +1,7 @@
 /**
  * The COMPANY_VERIFICATION_STATUS_CHANGED webhook (spec 6.1): when KYB
  * completes, CompanyVerified / CompanyRejected become one notification to the
- * company's partner with `Data = { CompanyId, Status, Timestamp }`; and
+ * company's partner with `Data = { CompanyId, Status, Metadata, Timestamp }`; and
  * (issue 35) CompanySuspended (Status Suspended) and CompanyReactivated
  * (Status Verified again) when the KYB provider suspends or reactivates a
  * Verified company (PascalCase
@@ -11,12 +11,25 @@
  *
  * COMPANY_VERIFICATION_ACTION_REQUIRED (`actionRule`, not in the interface: docs/decisions.md): the KYB
  * provider asks for documents or the company's data again before deciding (CompanyKybActionRequired),
- * `Data = { CompanyId, Status: "Unverified", Requirement, Timestamp }`; once per requirement.
+ * `Data = { CompanyId, Status: "Unverified", Requirement, Metadata, Timestamp }`; once per requirement.
+ * `Metadata` is the partner's metadata of the company (`{}` when none), read from the `companies` read
+ * model (already updated by the same append).
  */
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import * as NotificationRule from "../infrastructure/NotificationRule.ts"
 import type { Notification } from "../infrastructure/Outbox.ts"
+import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import * as Traced from "../kernel/Traced.ts"
 import type { CompanyEnvelope } from "./CompaniesProjection.ts"
+import * as CompaniesProjection from "./CompaniesProjection.ts"
+
+/** The company's metadata, from its read model (`{}` when none or not found). */
+const metadataOf = Traced.fn("CompanyVerificationNotification.metadataOf")(function* (companyId: string) {
+  const store = yield* ReadModelStore
+  const stored = yield* store.get(CompaniesProjection.collection, companyId)
+  if (Option.isNone(stored)) return {}
+  return decodeDocument(CompaniesProjection.projection, stored.value).metadata ?? {}
+})
 
 export const eventType = "COMPANY_VERIFICATION_STATUS_CHANGED"
 
@@ -29,14 +42,21 @@ const notifications = (envelope: CompanyEnvelope) => {
     event._tag !== "CompanyReactivated"
   )
     return Effect.succeed([])
-  const notification: Notification = {
-    id: envelope.eventId,
-    partnerId: event.partnerId,
-    eventType,
-    data: { CompanyId: event.companyId, Status: event.status, Timestamp: DateTime.formatIso(event.at) },
-    position: envelope.globalPosition,
-  }
-  return Effect.succeed([notification])
+  return Effect.map(metadataOf(event.companyId), (metadata) => {
+    const notification: Notification = {
+      id: envelope.eventId,
+      partnerId: event.partnerId,
+      eventType,
+      data: {
+        CompanyId: event.companyId,
+        Status: event.status,
+        Metadata: metadata,
+        Timestamp: DateTime.formatIso(event.at),
+      },
+      position: envelope.globalPosition,
+    }
+    return [notification]
+  })
 }
 
 export const rule = NotificationRule.make<CompanyEnvelope>({ streamTypes: ["Company"], notifications })
@@ -46,19 +66,22 @@ export const actionEventType = "COMPANY_VERIFICATION_ACTION_REQUIRED"
 const actionNotifications = (envelope: CompanyEnvelope) => {
   const event = envelope.event
   if (event._tag !== "CompanyKybActionRequired") return Effect.succeed([])
-  const notification: Notification = {
-    id: envelope.eventId,
-    partnerId: event.partnerId,
-    eventType: actionEventType,
-    data: {
-      CompanyId: event.companyId,
-      Status: "Unverified",
-      Requirement: event.requirement,
-      Timestamp: DateTime.formatIso(event.at),
-    },
-    position: envelope.globalPosition,
-  }
-  return Effect.succeed([notification])
+  return Effect.map(metadataOf(event.companyId), (metadata) => {
+    const notification: Notification = {
+      id: envelope.eventId,
+      partnerId: event.partnerId,
+      eventType: actionEventType,
+      data: {
+        CompanyId: event.companyId,
+        Status: "Unverified",
+        Requirement: event.requirement,
+        Metadata: metadata,
+        Timestamp: DateTime.formatIso(event.at),
+      },
+      position: envelope.globalPosition,
+    }
+    return [notification]
+  })
 }
 
 export const actionRule = NotificationRule.make<CompanyEnvelope>({

@@ -34,7 +34,7 @@ import {
   IllegalTransition,
   NotFound,
   RuleViolated,
-  type ValidationFailed,
+  ValidationFailed,
 } from "../kernel/DomainError.ts"
 import * as FieldChecks from "../kernel/FieldChecks.ts"
 import type {
@@ -46,6 +46,7 @@ import type {
   RegistrationId,
   TransferId,
 } from "../kernel/Ids.ts"
+import * as Metadata from "../kernel/Metadata.ts"
 import * as Money from "../kernel/Money.ts"
 import * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import {
@@ -93,6 +94,8 @@ export interface CreatePaymentRequest {
   readonly invoiceNumber?: string
   /** Invoice lines (1 to 100), each positive, in the amount's currency, adding up to the amount exactly. */
   readonly lineItems?: ReadonlyArray<InvoiceLineItem>
+  /** The partner's metadata (`Metadata` rules). */
+  readonly metadata?: Metadata.Metadata
   readonly at: DateTime.Utc
 }
 
@@ -157,6 +160,16 @@ export interface PayWithCard {
   readonly at: DateTime.Utc
 }
 
+/** The partner replaces the request's metadata, whatever its status. */
+export interface SetPaymentRequestMetadata {
+  readonly _tag: "SetPaymentRequestMetadata"
+  readonly paymentRequestId: PaymentRequestId
+  /** Who sets it: must be the partner that created the request. */
+  readonly partnerId: PartnerId
+  readonly metadata: Metadata.Metadata
+  readonly at: DateTime.Utc
+}
+
 export interface CancelPaymentRequest {
   readonly _tag: "CancelPaymentRequest"
   readonly paymentRequestId: PaymentRequestId
@@ -215,6 +228,7 @@ export type Command =
   | RefundPaymentRequest
   | TryAutoCollection
   | PayWithCard
+  | SetPaymentRequestMetadata
 
 // ---------------------------------------------------------------------------
 // State
@@ -556,6 +570,7 @@ const validateCreate = (command: CreatePaymentRequest): Result.Result<never, Val
   validateLimit(issues, command, command.enableAutoPay, command.autoPayLimit, "enableAutoPay", "autoPayLimit")
   validateLimit(issues, command, command.enableDebitAuth, command.debitCeiling, "enableDebitAuth", "debitAuthLimit")
   validateInvoice(issues, command)
+  if (command.metadata !== undefined) issues.push(...Metadata.issues("metadata", command.metadata))
   return FieldChecks.refusal(issues)
 }
 
@@ -579,6 +594,7 @@ const create = (command: CreatePaymentRequest, state: State): Decision<Event> =>
     ...(command.debitCeiling === undefined ? {} : { debitAuthLimit: command.debitCeiling }),
     ...(command.invoiceNumber === undefined ? {} : { invoiceNumber: command.invoiceNumber }),
     ...(command.lineItems === undefined ? {} : { lineItems: command.lineItems }),
+    ...(command.metadata === undefined ? {} : { metadata: command.metadata }),
     status: "Pending",
     at: command.at,
   })
@@ -914,7 +930,23 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return tryAutoCollection(command, state)
     case "PayWithCard":
       return payWithCard(command, state)
+    case "SetPaymentRequestMetadata":
+      return setMetadata(command, state)
   }
+}
+
+/** Metadata is the partner's own data: replaced whole, in any status; the same metadata again changes nothing. */
+const setMetadata = (command: SetPaymentRequestMetadata, state: State): Decision<Event> => {
+  if (state._tag === "Initial" || command.partnerId !== state.request.partnerId) return notFound
+  const issues = Metadata.issues("metadata", command.metadata)
+  if (issues.length > 0) return refuse(new ValidationFailed({ issues: [...issues] }))
+  if (Metadata.equals(state.request.metadata ?? Metadata.empty, command.metadata)) return nothing
+  return accept({
+    _tag: "PaymentRequestMetadataSet",
+    paymentRequestId: state.request.paymentRequestId,
+    metadata: command.metadata,
+    at: command.at,
+  })
 }
 
 // ---------------------------------------------------------------------------
@@ -1011,6 +1043,8 @@ export const evolve = (state: State, event: Event): State => {
         : state
     case "PaymentRequestAutoCollectionSkipped":
       return state._tag === "Pending" ? { ...state, autoCollectionSkipped: event.reason } : state
+    case "PaymentRequestMetadataSet":
+      return state._tag === "Initial" ? state : { ...state, request: { ...state.request, metadata: event.metadata } }
     case "PaymentRequestPaidByCard":
       return state._tag === "Pending"
         ? {

@@ -17,6 +17,7 @@ import {
   RegistrationId,
   TransferId,
 } from "../kernel/Ids.ts"
+import { Metadata } from "../kernel/Metadata.ts"
 import { Money } from "../kernel/Money.ts"
 import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
 import { AttachmentUrl, InvoiceLineItem, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
@@ -85,6 +86,8 @@ export const PaymentRequestCreated = Schema.TaggedStruct("PaymentRequestCreated"
   invoiceNumber: Schema.optionalKey(Schema.String),
   /** The invoice's lines; they add up to `amount`. */
   lineItems: Schema.optionalKey(Schema.Array(InvoiceLineItem)),
+  /** The partner's metadata, when set on create. */
+  metadata: Schema.optionalKey(Metadata),
   status: Schema.Literal("Pending"),
   at: Schema.DateTimeUtcFromString,
 })
@@ -212,6 +215,14 @@ export const PaymentRequestPaidByCard = Schema.TaggedStruct("PaymentRequestPaidB
 })
 export type PaymentRequestPaidByCard = typeof PaymentRequestPaidByCard.Type
 
+/** The partner replaced the request's metadata (`PUT /Payment/{id}/Metadata`); any status. */
+export const PaymentRequestMetadataSet = Schema.TaggedStruct("PaymentRequestMetadataSet", {
+  paymentRequestId: PaymentRequestId,
+  metadata: Metadata,
+  at: Schema.DateTimeUtcFromString,
+})
+export type PaymentRequestMetadataSet = typeof PaymentRequestMetadataSet.Type
+
 /** Every event of a payment request: the codec of its stream. */
 export const PaymentRequestEvent = Schema.Union([
   PaymentRequestCreated,
@@ -224,5 +235,6 @@ export const PaymentRequestEvent = Schema.Union([
   PaymentRequestAutoCollectionSkipped,
   PaymentRequestPaidByCard,
   PaymentRequestReturned,
+  PaymentRequestMetadataSet,
 ])
 export type PaymentRequestEvent = typeof PaymentRequestEvent.Type

@@ -3,7 +3,8 @@
  * one notification for every status change of a payment request, with
  * Data { PaymentRequestId, Status, AccountNumberMasked (once the payer
  * accepted with a bank account), ReturnCode and ReturnReason (Failed and
- * Returned: the ACH return code and its description), Timestamp }. The partner to notify comes
+ * Returned: the ACH return code and its description), Metadata (the partner's
+ * metadata of the request, `{}` when none), Timestamp }. The partner to notify comes
  * from the `payment_requests` read model, already updated by the same append.
  */
 
@@ -47,6 +48,7 @@ const notifications = Traced.fn("PaymentRequestStatusNotification.rule")(functio
                 FailureReason: event.reason,
               }
           : {}),
+        Metadata: doc.metadata ?? {},
         Timestamp: DateTime.formatIso(event.at),
       },
       position: envelope.globalPosition,

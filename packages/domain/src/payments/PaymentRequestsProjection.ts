@@ -22,6 +22,7 @@ import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import * as Tenancy from "../infrastructure/Tenancy.ts"
 import { PaymentRequestId } from "../kernel/Ids.ts"
+import { Metadata } from "../kernel/Metadata.ts"
 import { Money } from "../kernel/Money.ts"
 import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
 import {
@@ -77,6 +78,7 @@ export const PaymentRequestView = Schema.Struct({
   accountNumberMasked: Schema.optionalKey(Schema.String),
   invoiceNumber: Schema.optionalKey(Schema.String),
   lineItems: Schema.optionalKey(Schema.Array(InvoiceLineItem)),
+  metadata: Schema.optionalKey(Metadata),
   collectedBy: Schema.optionalKey(
     AutoCollectionMethod.annotate({
       description:
@@ -164,6 +166,7 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Pay
       ...(event.debitAuthLimit === undefined ? {} : { debitAuthLimit: event.debitAuthLimit }),
       ...(event.invoiceNumber === undefined ? {} : { invoiceNumber: event.invoiceNumber }),
       ...(event.lineItems === undefined ? {} : { lineItems: event.lineItems }),
+      ...(event.metadata === undefined ? {} : { metadata: event.metadata }),
       refundedAmount: { minorUnits: 0, currency: event.amount.currency },
       statusHistory: [{ status: "Pending", timestamp: iso(event.at) }],
       createdAt: iso(event.at),
@@ -206,6 +209,8 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Pay
       )
     case "PaymentRequestPartiallyRefunded":
       return { ...current, refundedAmount: event.totalRefunded, updatedAt: iso(event.at) }
+    case "PaymentRequestMetadataSet":
+      return { ...current, metadata: event.metadata, updatedAt: iso(event.at) }
     case "PaymentRequestRefunded":
       return withStatus({ ...current, refundedAmount: event.totalRefunded }, "Refunded", event.at)
     case "PaymentRequestAutoCollectionSkipped":

@@ -32,6 +32,7 @@ import type {
   RegistrationId,
   TransferId,
 } from "../kernel/Ids.ts"
+import type * as Metadata from "../kernel/Metadata.ts"
 import * as Money from "../kernel/Money.ts"
 import { erased, isErased } from "../kernel/Personal.ts"
 import * as Traced from "../kernel/Traced.ts"
@@ -84,6 +85,7 @@ export interface CreateInput {
   readonly lineItems?:
     | ReadonlyArray<{ readonly description: string; readonly quantity: number; readonly unitAmount: WireAmount }>
     | undefined
+  readonly metadata?: Metadata.Metadata | undefined
 }
 
 const convert = (issues: Array<FieldIssue>, field: string, wire: WireAmount): Money.Money | undefined =>
@@ -190,6 +192,7 @@ export const create = UseCase.fn("Payments.create")(function* (input: CreateInpu
     ...(debitCeiling === undefined ? {} : { debitCeiling }),
     ...(input.invoiceNumber === undefined ? {} : { invoiceNumber: input.invoiceNumber }),
     ...(lineItems === undefined ? {} : { lineItems }),
+    ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
     at,
   }
   yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, command, { expectNew: true })
@@ -280,6 +283,26 @@ export const history = Traced.fn("Payments.history")(function* (query: HistoryQu
 // Cancel
 
 /** Cancels a Pending request; a repeat is a no-op; after acceptance IllegalTransition (409). */
+/**
+ * Replaces the partner's metadata of its payment request (any status); answers the metadata now held.
+ * Another partner's request, or an unknown one, is NotFound.
+ */
+export const setMetadata = UseCase.fn("Payments.setMetadata")(function* (
+  partnerId: PartnerId,
+  paymentRequestId: string,
+  metadata: Metadata.Metadata,
+) {
+  const at = yield* DateTime.now
+  yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, {
+    _tag: "SetPaymentRequestMetadata",
+    paymentRequestId: paymentRequestId as PaymentRequestId,
+    partnerId,
+    metadata,
+    at,
+  })
+  return { metadata }
+})
+
 export const cancel = UseCase.fn("Payments.cancel")(function* (partnerId: PartnerId, paymentRequestId: string) {
   const at = yield* DateTime.now
   yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, {

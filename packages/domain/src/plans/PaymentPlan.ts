@@ -36,6 +36,7 @@ import {
   ValidationFailed,
 } from "../kernel/DomainError.ts"
 import type * as Ids from "../kernel/Ids.ts"
+import * as Metadata from "../kernel/Metadata.ts"
 import * as Money from "../kernel/Money.ts"
 import { WhoMayCollect } from "../payments/index.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
@@ -67,6 +68,8 @@ export interface CreatePaymentPlan {
   readonly endDate?: CalendarDate.CalendarDate
   /** The company's free text about the plan (at most `maxDescriptionLength` characters). */
   readonly description?: string
+  /** The partner's metadata (`Metadata` rules). */
+  readonly metadata?: Metadata.Metadata
   readonly at: DateTime.Utc
 }
 
@@ -177,6 +180,7 @@ export interface PlanTerms extends PaymentPlanSchedule.ScheduleTerms {
   readonly payerRegistrationId: Ids.RegistrationId
   readonly amount: Money.Money
   readonly description?: string
+  readonly metadata?: Metadata.Metadata
   readonly createdAt: DateTime.Utc
 }
 
@@ -309,6 +313,7 @@ const validateCreate = (command: CreatePaymentPlan): ReadonlyArray<FieldIssue> =
   if (command.description !== undefined && command.description.length > maxDescriptionLength) {
     issues.push({ field: "description", message: `must be at most ${maxDescriptionLength} characters` })
   }
+  if (command.metadata !== undefined) issues.push(...Metadata.issues("metadata", command.metadata))
   return issues
 }
 
@@ -324,7 +329,8 @@ const sameTerms = (terms: PlanTerms, command: CreatePaymentPlan): boolean =>
   terms.startDate === command.startDate &&
   terms.numberOfPayments === command.numberOfPayments &&
   terms.endDate === command.endDate &&
-  terms.description === command.description
+  terms.description === command.description &&
+  Metadata.equals(terms.metadata ?? Metadata.empty, command.metadata ?? Metadata.empty)
 
 const createPaymentPlan = (command: CreatePaymentPlan, state: State): Decision<Event> => {
   if (state._tag !== "Initial") {
@@ -349,6 +355,7 @@ const createPaymentPlan = (command: CreatePaymentPlan, state: State): Decision<E
     ...(command.numberOfPayments !== undefined ? { numberOfPayments: command.numberOfPayments } : {}),
     ...(command.endDate !== undefined ? { endDate: command.endDate } : {}),
     ...(command.description !== undefined ? { description: command.description } : {}),
+    ...(command.metadata !== undefined ? { metadata: command.metadata } : {}),
     at: command.at,
   })
 }
@@ -667,6 +674,7 @@ export const evolve = (state: State, event: Event): State => {
         ...(event.numberOfPayments !== undefined ? { numberOfPayments: event.numberOfPayments } : {}),
         ...(event.endDate !== undefined ? { endDate: event.endDate } : {}),
         ...(event.description !== undefined ? { description: event.description } : {}),
+        ...(event.metadata !== undefined ? { metadata: event.metadata } : {}),
         createdAt: event.at,
       },
       consent: "Pending",

@@ -7,6 +7,7 @@
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import * as Ids from "../kernel/Ids.ts"
+import { Metadata } from "../kernel/Metadata.ts"
 import * as Money from "../kernel/Money.ts"
 import { Frequency } from "./PaymentPlanSchedule.ts"
 
@@ -31,6 +32,8 @@ export const PaymentPlanCreated = Schema.TaggedStruct("PaymentPlanCreated", {
   endDate: Schema.optionalKey(CalendarDate),
   /** The company's free text about the plan, when it gave one. */
   description: Schema.optionalKey(Schema.String),
+  /** The partner's metadata, when set on create. */
+  metadata: Schema.optionalKey(Metadata),
 })
 export type PaymentPlanCreated = typeof PaymentPlanCreated.Type
 

@@ -20,6 +20,7 @@ import * as UseCase from "../infrastructure/UseCase.ts"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import * as Ids from "../kernel/Ids.ts"
+import type * as Metadata from "../kernel/Metadata.ts"
 import type * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
 import { Payments, RailRules, Transfer } from "../payments/index.ts"
@@ -86,6 +87,7 @@ export interface CreateInput {
   readonly numberOfPayments?: number | undefined
   readonly endDate?: CalendarDate.CalendarDate | undefined
   readonly description?: string | undefined
+  readonly metadata?: Metadata.Metadata | undefined
 }
 
 export interface Created {
@@ -153,6 +155,7 @@ export const create = UseCase.fn("PaymentPlans.create")(function* (input: Create
       ...(input.numberOfPayments !== undefined ? { numberOfPayments: input.numberOfPayments } : {}),
       ...(input.endDate !== undefined ? { endDate: input.endDate } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
       at,
     },
     { metadata, expectNew: true },

@@ -19,6 +19,7 @@ import type { Projection } from "../infrastructure/ReadModel.ts"
 import * as Tenancy from "../infrastructure/Tenancy.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import * as Ids from "../kernel/Ids.ts"
+import { Metadata } from "../kernel/Metadata.ts"
 import * as Money from "../kernel/Money.ts"
 import { ConsentStatus } from "./Consent.ts"
 import * as PaymentPlan from "./PaymentPlan.ts"
@@ -81,6 +82,8 @@ export const PaymentPlanDocument = Schema.Struct({
   numberOfPayments: Schema.optionalKey(Schema.Number),
   endDate: Schema.optionalKey(CalendarDate),
   description: Schema.optionalKey(Schema.String),
+  /** The partner's metadata, when set. */
+  metadata: Schema.optionalKey(Metadata),
   /** Index in the schedule of the next due date (every earlier one was collected or skipped). */
   nextIndex: Schema.Number,
   /** The next due date while the plan is Draft, Active or Paused and one is left. */
@@ -130,6 +133,7 @@ export const applyPlanEvent = (
       ...(event.numberOfPayments !== undefined ? { numberOfPayments: event.numberOfPayments } : {}),
       ...(event.endDate !== undefined ? { endDate: event.endDate } : {}),
       ...(event.description !== undefined ? { description: event.description } : {}),
+      ...(event.metadata !== undefined ? { metadata: event.metadata } : {}),
       nextIndex: 0,
       collectedCount: 0,
       settledCount: 0,

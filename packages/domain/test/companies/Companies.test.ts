@@ -81,7 +81,7 @@ describe("registering a company", () => {
       const registered = yield* Companies.register(partnerId, body())
       assert.strictEqual(registered.locationIds.length, 2)
       const status = yield* Companies.status(partnerId, { companyId: registered.companyId })
-      assert.deepStrictEqual(status, { CompanyId: registered.companyId, Status: "Unverified" })
+      assert.deepStrictEqual(status, { CompanyId: registered.companyId, Status: "Unverified", Metadata: {} })
       const byReference = yield* Companies.status(partnerId, { companyReferenceId: "acme-001" })
       assert.deepStrictEqual(byReference, status)
       const document = yield* Companies.findByReference(partnerId, "acme-001")
@@ -298,6 +298,7 @@ describe("completing KYB", () => {
         assert.deepStrictEqual([first.changed, second.changed], [true, false])
         assert.deepStrictEqual(yield* Companies.status(partnerId, { companyId }), {
           CompanyId: companyId,
+          Metadata: {},
           Status: "Verified",
         })
         const { recorded } = yield* MemoryOutbox
@@ -308,7 +309,7 @@ describe("completing KYB", () => {
           id: verified.eventId,
           partnerId,
           eventType: "COMPANY_VERIFICATION_STATUS_CHANGED",
-          data: { CompanyId: companyId, Status: "Verified", Timestamp: "2026-03-01T12:00:00.000Z" },
+          data: { CompanyId: companyId, Status: "Verified", Metadata: {}, Timestamp: "2026-03-01T12:00:00.000Z" },
           position: verified.globalPosition,
         })
         const document = yield* Companies.get(partnerId, companyId)
@@ -345,6 +346,7 @@ describe("completing KYB", () => {
         assert.deepStrictEqual([first, again.changed], [{ status: "Unverified", changed: true }, false])
         assert.deepStrictEqual(yield* Companies.status(partnerId, { companyId }), {
           CompanyId: companyId,
+          Metadata: {},
           Status: "Unverified",
           Requirement: "DocumentRequired",
         })
@@ -360,6 +362,7 @@ describe("completing KYB", () => {
               CompanyId: companyId,
               Status: "Unverified",
               Requirement: "DocumentRequired",
+              Metadata: {},
               Timestamp: "2026-03-01T12:00:00.000Z",
             },
             position: required.globalPosition,
@@ -368,6 +371,7 @@ describe("completing KYB", () => {
         yield* Companies.completeKyb(companyId, "Verified")
         assert.deepStrictEqual(yield* Companies.status(partnerId, { companyId }), {
           CompanyId: companyId,
+          Metadata: {},
           Status: "Verified",
         })
         assert.deepStrictEqual(

@@ -513,6 +513,7 @@ describe("accepting a payment request", () => {
       assert.strictEqual(accept.partnerId, partnerId)
       assert.deepStrictEqual(Object.keys(accept.data).sort(), [
         "AccountNumberMasked",
+        "Metadata",
         "PaymentRequestId",
         "Status",
         "Timestamp",

@@ -1,0 +1,7 @@
+/** `./pnpm env:example`: writes `.env.example` from the configuration reference (packages/app/src/EnvExample.ts). */
+import { writeFileSync } from "node:fs"
+import { render } from "../packages/app/src/EnvExample.ts"
+
+const file = new URL("../.env.example", import.meta.url)
+writeFileSync(file, render())
+process.stdout.write(`env:example: ${file.pathname} written\n`)
