@@ -163,7 +163,8 @@ export interface PayableBalance {
 
 /**
  * The statement of `payableBalances` (exported for its plan's test): balances with some currency at or
- * above `minimumMinorUnits`, not paid out since `lastPayoutBefore` (ISO instant), least recently changed
+ * above `minimumMinorUnits`, not paid out since `lastPayoutBefore` (ISO instant), or with some currency
+ * below zero (a deficit the domain may debit once its grace period has passed), least recently changed
  * first. Reads the partial index `read_models_payable_balances` (migration 23).
  */
 export const payableBalancesStatement = (
@@ -175,10 +176,14 @@ export const payableBalancesStatement = (
   sql<PayableBalance>`
     SELECT id, partner_id::text AS partner_id, sort_key FROM read_models
     WHERE collection = 'balances' AND keys ->> 'payable' = 'true'
-      AND (data ->> 'lastPayoutAt' IS NULL OR data ->> 'lastPayoutAt' <= ${lastPayoutBefore})
-      AND EXISTS (
-        SELECT 1 FROM jsonb_array_elements(data -> 'available') AS amount
-        WHERE (amount ->> 'minorUnits')::bigint >= ${minimumMinorUnits})
+      AND (
+        ((data ->> 'lastPayoutAt' IS NULL OR data ->> 'lastPayoutAt' <= ${lastPayoutBefore})
+          AND EXISTS (
+            SELECT 1 FROM jsonb_array_elements(data -> 'available') AS amount
+            WHERE (amount ->> 'minorUnits')::bigint >= ${minimumMinorUnits}))
+        OR EXISTS (
+          SELECT 1 FROM jsonb_array_elements(data -> 'available') AS amount
+          WHERE (amount ->> 'minorUnits')::bigint < 0))
     ORDER BY sort_key, id LIMIT ${limit}`
 
 /** Up to `limit` companies whose balance may be paid out (the domain decides: `Payouts.payOutDue`). */

@@ -127,7 +127,11 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
  */
 const payoutWorkers = (config: AppConfig) =>
   PayoutWorkers.layer({
-    schedule: { minimumMinorUnits: config.payoutMinimumMinorUnits, intervalMillis: config.payoutIntervalMillis },
+    schedule: {
+      minimumMinorUnits: config.payoutMinimumMinorUnits,
+      intervalMillis: config.payoutIntervalMillis,
+      deficitGraceMillis: config.deficitGraceMillis,
+    },
     idleMillis: isSandbox(config)
       ? Math.min(1000, Math.max(100, Math.floor(config.settlementDelayMillis / 4)))
       : config.moneyMovementPollMillis,

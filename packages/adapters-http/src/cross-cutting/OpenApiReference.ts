@@ -59,6 +59,7 @@ export const ruleCodes: Readonly<Record<string, Readonly<Record<number, Readonly
   "transactions.accept": {
     422: [
       "BANK_ACCOUNT_NOT_LINKED",
+      "BANK_ACCOUNT_UNUSABLE",
       "COMPANY_NOT_FOUND",
       "COMPANY_NOT_VERIFIED",
       "CURRENCY_NOT_SUPPORTED",
@@ -88,7 +89,7 @@ export const ruleCodes: Readonly<Record<string, Readonly<Record<number, Readonly
   "paymentPlans.create": { 422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED", "CURRENCY_NOT_SUPPORTED"] },
   "paymentPlans.activate": { 409: ["CONSENT_NOT_ACCEPTED"] },
   "paymentPlans.resume": { 409: ["CONSENT_NOT_ACCEPTED"] },
-  "consents.accept": { 422: ["BANK_ACCOUNT_NOT_LINKED", "CUSTOMER_NOT_VERIFIED"] },
+  "consents.accept": { 422: ["BANK_ACCOUNT_NOT_LINKED", "BANK_ACCOUNT_UNUSABLE", "CUSTOMER_NOT_VERIFIED"] },
   "login.sendOtp": { 422: ["LOGIN_LOCKED", "OTP_RESEND_LIMIT", "OTP_DELIVERY_FAILED"] },
   "login.checkOtp": { 422: ["LOGIN_LOCKED", "OTP_INVALID", "OTP_EXPIRED", "OTP_NOT_ISSUED"] },
   "account.link": { 422: ["LINK_SESSION_UNKNOWN"] },

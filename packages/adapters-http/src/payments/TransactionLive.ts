@@ -3,6 +3,7 @@
  * use cases, encode; domain errors become problems. Needs the `ESignature`
  * provider (reimbursement).
  */
+
 import {
   Attachments,
   type CardCharger,
@@ -19,6 +20,7 @@ import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { requireCustomer, requirePartner } from "../cross-cutting/Authentication.ts"
+import * as AuthorizationClient from "../cross-cutting/AuthorizationClient.ts"
 import { Caller } from "../cross-cutting/Caller.ts"
 import * as MoneyResponse from "../cross-cutting/MoneyResponse.ts"
 import * as Problem from "../cross-cutting/Problem.ts"
@@ -113,6 +115,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
           registrationId,
           paymentRequestId: params.paymentRequestId,
           ...payload,
+          client: yield* AuthorizationClient.current,
         })
       }, Problem.domainProblems),
     )

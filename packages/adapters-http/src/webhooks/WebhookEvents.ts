@@ -170,6 +170,10 @@ const RefundStatusData = Schema.Struct({
 const PayoutStatusData = Schema.Struct({
   PayoutId: uuid("Our id of the payout (GET /Payouts/{payoutId})"),
   CompanyId: uuid("Our id of the company paid out"),
+  Direction: PayoutEvents.PayoutDirection.annotate({
+    description:
+      "Credit: the available balance paid to the payout account; Debit: a deficit taken from it (a Failed Debit leaves the deficit in the balance)",
+  }),
   Amount: Schema.Struct({
     value: Schema.Finite.annotate({ description: "The payout's amount in major units, e.g. 1234.56" }),
     currencyCode: Schema.String.annotate({ description: "ISO 4217 currency code, e.g. USD" }),
@@ -193,6 +197,7 @@ const PayoutStatusData = Schema.Struct({
     {
       PayoutId: "4b6d8f0a-2c4e-4a6c-8e0a-2c4e6a8c0e2a",
       CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f",
+      Direction: "Credit",
       Amount: { value: 1234.56, currencyCode: "USD" },
       Status: "Paid",
       Timestamp: "2026-11-24T06:00:00.000Z",
@@ -329,7 +334,8 @@ const BankAccountRelinkData = Schema.Struct({
     description: "The accounts that cannot be debited until the customer links again",
   }),
   Reason: Schema.String.annotate({
-    description: "The bank-link provider's reason, e.g. ITEM_LOGIN_REQUIRED or PENDING_EXPIRATION",
+    description:
+      "The bank-link provider's reason (e.g. ITEM_LOGIN_REQUIRED or PENDING_EXPIRATION), or the account-level ACH return code that made the account unusable (e.g. R03)",
   }),
   Timestamp: instant,
 }).annotate({
@@ -347,11 +353,18 @@ const DebitAuthorizationData = Schema.Struct({
   DebitAuthId: uuid("Our id of the debit authorization"),
   CompanyId: uuid("The company authorized to debit"),
   RegistrationId: uuid("The payer who authorized it"),
-  Change: Schema.Literals(["Set", "LimitUpdated", "Enabled", "Disabled"]).annotate({ description: "What changed" }),
+  Change: Schema.Literals(["Set", "LimitUpdated", "Enabled", "Disabled", "Revoked"]).annotate({
+    description: "What changed (Revoked: an unauthorized ACH return of a debit, see ReturnCode)",
+  }),
   Enabled: Schema.optionalKey(
     Schema.Boolean.annotate({ description: "Whether debits are authorized now (absent when only the limit changed)" }),
   ),
   Limit: Schema.optionalKey(amountData("The limit per debit, when the change sets it")),
+  ReturnCode: Schema.optionalKey(
+    Schema.String.annotate({
+      description: "Revoked only: the unauthorized return code (R05, R07, R10, R11, R29, R51)",
+    }),
+  ),
   Timestamp: instant,
 }).annotate({
   examples: [
@@ -524,14 +537,14 @@ export const events = [
     name: "BANK_ACCOUNT_RELINK_REQUIRED",
     summary: "A customer must link their bank again",
     description:
-      "Sent when the bank-link provider says the customer must link again (their bank asks them to log in again, or their consent expires): the accounts named cannot be debited until the customer links through a new bank-link session.",
+      "Sent when the bank-link provider says the customer must link again (their bank asks them to log in again, or their consent expires), or when a debit of the account came back with an account-level return code (R02, R03, R04, R12-R17, R20; Reason is the code): the accounts named cannot be debited until the customer links through a new bank-link session.",
     data: BankAccountRelinkData,
   },
   {
     name: "DEBIT_AUTHORIZATION_CHANGED",
     summary: "A debit authorization changed",
     description:
-      "Sent when a payer sets a debit authorization for a company, changes its limit, enables or disables it.",
+      "Sent when a payer sets a debit authorization for a company, changes its limit, enables or disables it, and when an unauthorized return of one of its debits revokes it (Revoked).",
     data: DebitAuthorizationData,
   },
   {

@@ -106,5 +106,5 @@ export const layerMemory = (
     EventStore,
     Effect.map(makeHook(options), (onAppend) => makeMemory({ onAppend })),
   )
-  return Layer.mergeAll(Layer.provideMerge(store, base), Policies.layer)
+  return Layer.provideMerge(Policies.layer, Layer.provideMerge(store, base))
 }

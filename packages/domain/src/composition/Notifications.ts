@@ -38,6 +38,7 @@ export const rules: ReadonlyArray<AnyNotificationRule> = [
   reading(CustomerNotifications.linkedRule),
   reading(CustomerNotifications.removedRule),
   reading(CustomerNotifications.relinkRule),
+  reading(CustomerNotifications.relinkOnReturnRule),
   reading(DebitAuthNotification.rule),
   reading(CardPaymentNotification.rule),
   reading(CardDisputeNotification.rule),

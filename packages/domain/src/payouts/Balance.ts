@@ -56,6 +56,11 @@ export interface PayOutBalance {
   /** Where the money goes: the company's payout account now. */
   readonly payoutAccountId: PayoutAccountId
   readonly accountNumberMasked: string
+  /**
+   * How long a negative balance of the currency may last before the payout account is debited for it
+   * (milliseconds from the first run that found it negative); absent: deficits are never debited.
+   */
+  readonly deficitGraceMillis?: number
   readonly at: DateTime.Utc
 }
 
@@ -74,6 +79,8 @@ export type Event = BalanceEvent
 // State (declared as a Schema: it is snapshotted)
 
 const LastPayout = Schema.Struct({ currency: Money.CurrencyCode, at: Schema.DateTimeUtcFromString })
+/** A currency whose available balance a payout run found negative, and since when. */
+const Deficit = Schema.Struct({ currency: Money.CurrencyCode, since: Schema.DateTimeUtcFromString })
 
 const Initial = Schema.TaggedStruct("Initial", {})
 const Open = Schema.TaggedStruct("Open", {
@@ -83,6 +90,8 @@ const Open = Schema.TaggedStruct("Open", {
   entries: Schema.Array(Ledger.LedgerEntry),
   /** When each currency was last paid out. */
   lastPayouts: Schema.Array(LastPayout),
+  /** The currencies in deficit since a payout run found them negative (cleared once no longer negative). */
+  deficits: Schema.optionalKey(Schema.Array(Deficit)),
 })
 
 export const State = Schema.Union([Initial, Open])
@@ -117,6 +126,41 @@ const recordEntry = (command: RecordLedgerEntry, state: State): Decision<Event> 
   })
 }
 
+/**
+ * A negative balance: the first run records the deficit (its grace period starts); a run once the
+ * grace period has passed takes the entries as the items of a Debit payout of the deficit.
+ */
+const recoverDeficit = (
+  command: PayOutBalance,
+  state: Extract<State, { readonly _tag: "Open" }>,
+  items: ReadonlyArray<Ledger.LedgerEntry>,
+  deficit: number,
+): Decision<Event> => {
+  if (command.deficitGraceMillis === undefined) return nothing
+  const since = state.deficits?.find((d) => d.currency === command.currency)?.since
+  if (since === undefined)
+    return accept<Event>({
+      _tag: "BalanceDeficitObserved",
+      companyId: state.companyId,
+      partnerId: state.partnerId,
+      deficit: Money.make(deficit, command.currency),
+      at: command.at,
+    })
+  if (DateTime.toEpochMillis(command.at) - DateTime.toEpochMillis(since) < command.deficitGraceMillis) return nothing
+  return accept<Event>({
+    _tag: "BalancePaidOut",
+    companyId: state.companyId,
+    partnerId: state.partnerId,
+    payoutId: command.payoutId,
+    direction: "Debit",
+    amount: Money.make(deficit, command.currency),
+    items,
+    payoutAccountId: command.payoutAccountId,
+    accountNumberMasked: command.accountNumberMasked,
+    at: command.at,
+  })
+}
+
 const payOut = (command: PayOutBalance, state: State): Decision<Event> => {
   if (state._tag === "Initial") return nothing
   // Only money available now: a card payment's entry waits for the processor's availability date.
@@ -124,6 +168,7 @@ const payOut = (command: PayOutBalance, state: State): Decision<Event> => {
     (entry) => entry.amount.currency === command.currency && Ledger.isAvailable(entry, command.at),
   )
   const amount = Ledger.sumOf(items, command.currency)
+  if (amount < 0) return recoverDeficit(command, state, items, -amount)
   // No entries sum to 0, below the least payout of 1 minor unit: nothing to pay out.
   if (amount < Math.max(1, command.minimumMinorUnits)) return nothing
   const last = state.lastPayouts.find((payout) => payout.currency === command.currency)
@@ -174,8 +219,28 @@ export const decide = (command: Command, state: State): Decision<Event> => {
 // ---------------------------------------------------------------------------
 // Evolve
 
-export const evolve = (state: State, event: Event): State => {
+/** Forgets the deficits of currencies no longer negative. */
+const withDeficitsSettled = (state: State): State => {
+  if (state._tag === "Initial" || state.deficits === undefined) return state
+  const open = state.deficits.filter((d) => Ledger.sumOf(state.entries, d.currency) < 0)
+  const { deficits: _deficits, ...rest } = state
+  return open.length === 0 ? rest : { ...rest, deficits: open }
+}
+
+export const evolve = (state: State, event: Event): State => withDeficitsSettled(evolveEntries(state, event))
+
+const evolveEntries = (state: State, event: Event): State => {
   switch (event._tag) {
+    case "BalanceDeficitObserved":
+      return state._tag === "Initial"
+        ? state
+        : {
+            ...state,
+            deficits: [
+              ...(state.deficits ?? []).filter((d) => d.currency !== event.deficit.currency),
+              { currency: event.deficit.currency, since: event.at },
+            ],
+          }
     case "LedgerEntryRecorded":
       return state._tag === "Initial"
         ? {
@@ -189,9 +254,12 @@ export const evolve = (state: State, event: Event): State => {
     case "BalancePaidOut": {
       if (state._tag === "Initial") return state
       const taken = new Set(event.items.map((item) => item.entryId))
+      const entries = state.entries.filter((entry) => !taken.has(entry.entryId))
+      // A Debit payout recovers a deficit: it does not count as the currency's last payout.
+      if (event.direction === "Debit") return { ...state, entries }
       return {
         ...state,
-        entries: state.entries.filter((entry) => !taken.has(entry.entryId)),
+        entries,
         lastPayouts: [
           ...state.lastPayouts.filter((payout) => payout.currency !== event.amount.currency),
           { currency: event.amount.currency, at: event.at },

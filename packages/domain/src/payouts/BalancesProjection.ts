@@ -8,8 +8,11 @@
  * has a payout account. It answers the `available` part of
  * GET /Company/{companyId}/Balance and tells the payout worker which companies
  * may be paid out (index key `payable`: "true" when the company has a payout
- * account and some currency is above zero), so that companies that cannot be
- * paid out never hold up those that can.
+ * account and some currency is not zero: above it to pay out, below it to
+ * recover the deficit), so that companies that cannot be paid out never hold
+ * up those that can. `deficitSince`: when a payout run first found a currency
+ * negative (operators read deficits and their age: /metrics, `partnerpay
+ * balances --negative`).
  */
 import { DateTime, Schema } from "effect"
 import type { Company } from "../companies/index.ts"
@@ -36,6 +39,8 @@ export const BalanceDocument = Schema.Struct({
   lastPayoutAt: Schema.optionalKey(Schema.String),
   /** Whether the company has a payout account (set by PUT /Company/{companyId}/PayoutAccount). */
   hasPayoutAccount: Schema.optionalKey(Schema.Boolean),
+  /** While some currency is negative: when a payout run first found it so (ISO 8601). */
+  deficitSince: Schema.optionalKey(Schema.String),
   updatedAt: Schema.String,
 })
 export type BalanceDocument = typeof BalanceDocument.Type
@@ -117,20 +122,34 @@ export const apply = (current: BalanceDocument | undefined, envelope: BalanceEnv
   }
   switch (event._tag) {
     case "LedgerEntryRecorded":
-      return withMaturing(
-        { ...base, available: adding(base.available, [event.entry], 1), updatedAt },
-        [event.entry],
-        [],
+      return settled(
+        withMaturing({ ...base, available: adding(base.available, [event.entry], 1), updatedAt }, [event.entry], []),
       )
     case "BalancePaidOut":
-      return withMaturing(
-        { ...base, available: adding(base.available, event.items, -1), lastPayoutAt: updatedAt, updatedAt },
-        [],
-        event.items,
+      return settled(
+        withMaturing(
+          {
+            ...base,
+            available: adding(base.available, event.items, -1),
+            ...(event.direction === "Debit" ? {} : { lastPayoutAt: updatedAt }),
+            updatedAt,
+          },
+          [],
+          event.items,
+        ),
       )
     case "PayoutItemsRestored":
-      return { ...base, available: adding(base.available, event.items, 1), updatedAt }
+      return settled({ ...base, available: adding(base.available, event.items, 1), updatedAt })
+    case "BalanceDeficitObserved":
+      return { ...base, deficitSince: base.deficitSince ?? updatedAt, updatedAt }
   }
+}
+
+/** Forgets `deficitSince` once no currency is negative. */
+const settled = (doc: BalanceDocument): BalanceDocument => {
+  if (doc.deficitSince === undefined || doc.available.some((amount) => amount.minorUnits < 0)) return doc
+  const { deficitSince: _since, ...rest } = doc
+  return rest
 }
 
 export const projection: Projection<BalanceDocument, BalanceEnvelope> = {
@@ -148,7 +167,7 @@ export const projection: Projection<BalanceDocument, BalanceEnvelope> = {
     partnerId: doc.partnerId,
     keys: {
       payable:
-        doc.hasPayoutAccount === true && doc.available.some((amount) => amount.minorUnits > 0) ? "true" : "false",
+        doc.hasPayoutAccount === true && doc.available.some((amount) => amount.minorUnits !== 0) ? "true" : "false",
     },
     sortKey: doc.updatedAt,
   }),

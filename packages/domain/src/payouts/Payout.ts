@@ -31,7 +31,7 @@ import type { CompanyId, PartnerId, PayoutAccountId, PayoutId } from "../kernel/
 import type * as Money from "../kernel/Money.ts"
 import { type MoneyMovement, MovementAttempts, ReturnCodes, Transfer } from "../payments/index.ts"
 import * as Ledger from "./Ledger.ts"
-import { type PayoutCreated, PayoutEvent, type PayoutStatus } from "./PayoutEvents.ts"
+import { type PayoutCreated, type PayoutDirection, PayoutEvent, type PayoutStatus } from "./PayoutEvents.ts"
 
 // ---------------------------------------------------------------------------
 // Commands
@@ -41,6 +41,8 @@ export interface CreatePayout {
   readonly payoutId: PayoutId
   readonly companyId: CompanyId
   readonly partnerId: PartnerId
+  /** Absent: Credit. A Debit recovers a deficit: its items add up to minus its amount. */
+  readonly direction?: PayoutDirection
   readonly amount: Money.Money
   readonly items: ReadonlyArray<Ledger.LedgerEntry>
   readonly payoutAccountId: PayoutAccountId
@@ -187,13 +189,15 @@ const create = (command: CreatePayout, state: State): Decision<Event> => {
   // No items add up to 0, which is not a payout's amount: the sum refuses an empty list.
   const sum = Ledger.sumOf(command.items, command.amount.currency)
   const sameCurrency = command.items.every((item) => item.amount.currency === command.amount.currency)
-  if (!sameCurrency || sum !== command.amount.minorUnits)
+  const expected = command.direction === "Debit" ? -command.amount.minorUnits : command.amount.minorUnits
+  if (!sameCurrency || sum !== expected)
     return refuse(ValidationFailed.of("items", "must be entries of the payout's currency adding up to its amount"))
   return accept<Event>({
     _tag: "PayoutCreated",
     payoutId: command.payoutId,
     companyId: command.companyId,
     partnerId: command.partnerId,
+    ...(command.direction === "Debit" ? { direction: "Debit" as const } : {}),
     amount: command.amount,
     items: command.items,
     payoutAccountId: command.payoutAccountId,

@@ -15,11 +15,20 @@ export const payoutStatuses = ["Pending", "Paid", "Failed"] as const
 export const PayoutStatus = Schema.Literals(payoutStatuses)
 export type PayoutStatus = typeof PayoutStatus.Type
 
+/**
+ * Which way a payout moves money: Credit pays the company's available balance to its payout account;
+ * Debit recovers a deficit (a negative available balance past its grace period) from that account.
+ */
+export const PayoutDirection = Schema.Literals(["Credit", "Debit"])
+export type PayoutDirection = typeof PayoutDirection.Type
+
 /** A payout was created from the company's available balance; it is Pending until its movement's outcome. */
 export const PayoutCreated = Schema.TaggedStruct("PayoutCreated", {
   payoutId: PayoutId,
   companyId: CompanyId,
   partnerId: PartnerId,
+  /** Absent: Credit (every payout before deficits were recovered). A Debit's items add up to minus its amount. */
+  direction: Schema.optionalKey(PayoutDirection),
   amount: Money,
   items: Schema.Array(LedgerEntry),
   payoutAccountId: PayoutAccountId,

@@ -32,7 +32,7 @@ import * as Balance from "./Balance.ts"
 import * as BalancesProjection from "./BalancesProjection.ts"
 import * as Ledger from "./Ledger.ts"
 import * as Payout from "./Payout.ts"
-import { PayoutStatus } from "./PayoutEvents.ts"
+import { PayoutDirection, PayoutStatus } from "./PayoutEvents.ts"
 import * as PayoutsProjection from "./PayoutsProjection.ts"
 
 // ---------------------------------------------------------------------------
@@ -48,6 +48,10 @@ export interface BalanceView {
 export const PayoutView = Schema.Struct({
   payoutId: Schema.String,
   companyId: Schema.String,
+  direction: PayoutDirection.annotate({
+    description:
+      "Credit: the company's available balance paid to its payout account; Debit: a deficit (refunds or returns after payout, past the grace period) taken from that account",
+  }),
   amount: Money.Money,
   status: PayoutStatus,
   createdAt: Schema.String.annotate({ description: "When the payout was created (ISO 8601)" }),
@@ -83,6 +87,7 @@ export type PayoutItemView = typeof PayoutItemView.Type
 export const viewOf = (doc: PayoutsProjection.PayoutDocument): PayoutView => ({
   payoutId: doc.payoutId,
   companyId: doc.companyId,
+  direction: doc.direction ?? "Credit",
   amount: doc.amount,
   status: doc.status,
   createdAt: doc.createdAt,
@@ -210,6 +215,11 @@ export interface PayoutSchedule {
   readonly minimumMinorUnits: number
   /** No payout of a currency sooner than this after the company's last one (ms). */
   readonly intervalMillis: number
+  /**
+   * How long a negative available balance may last before the payout account is debited for it (ms,
+   * from the first run that found it negative); absent: deficits are only netted by later collections.
+   */
+  readonly deficitGraceMillis?: number
 }
 
 /** A payout `payOutDue` created. */
@@ -253,6 +263,7 @@ export const payOutDue = UseCase.fn("Payouts.payOutDue")(function* (companyId: C
         currency,
         minimumMinorUnits: schedule.minimumMinorUnits,
         intervalMillis: schedule.intervalMillis,
+        ...(schedule.deficitGraceMillis === undefined ? {} : { deficitGraceMillis: schedule.deficitGraceMillis }),
         payoutAccountId: account.payoutAccountId,
         accountNumberMasked: account.accountNumberMasked,
         at,
@@ -345,6 +356,7 @@ export const originate = Traced.fn("Payouts.originate")(function* (payoutId: Pay
         accountType: account.accountType,
       },
       amount: details.amount,
+      ...(details.direction === "Debit" ? { direction: "Debit" as const } : {}),
     })
     .pipe(
       Effect.catchTags({

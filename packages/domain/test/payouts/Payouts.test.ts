@@ -197,6 +197,7 @@ describe("paying out", () => {
       assert.deepStrictEqual(Object.keys(webhooks[1]!.data).sort(), [
         "Amount",
         "CompanyId",
+        "Direction",
         "PayoutId",
         "Status",
         "Timestamp",
