@@ -352,6 +352,12 @@ export const toResponse = (
   return HttpServerRespondable.toResponse(withInstance).pipe(
     Effect.map((response) => {
       let out = HttpServerResponse.setHeader(response, "x-correlation-id", correlationId)
+      // The served page documenting the problem's type (ProblemPages.ts): `type` is an identifier, this resolves.
+      out = HttpServerResponse.setHeader(
+        out,
+        "link",
+        `</docs/problems/${problem.type.slice(typeBase.length)}>; rel="help"`,
+      )
       if (problem instanceof Unauthorized) out = HttpServerResponse.setHeader(out, "www-authenticate", "Bearer")
       if (problem instanceof MethodNotAllowed)
         out = HttpServerResponse.setHeader(out, "allow", problem.allow.join(", "))
