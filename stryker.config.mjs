@@ -14,7 +14,9 @@
 /** The files whose mutants count: deciders, Money and the rule modules. */
 export const mutate = [
   // deciders (decide/evolve), with the modules the Customer decider is split into
+  "packages/domain/src/cards-and-charity/CardDispute.ts",
   "packages/domain/src/cards-and-charity/CardPayment.ts",
+  "packages/domain/src/cards-and-charity/CardRefunds.ts",
   "packages/domain/src/cards-and-charity/CharityTransaction.ts",
   "packages/domain/src/companies/Company.ts",
   "packages/domain/src/companies/CompanyReference.ts",

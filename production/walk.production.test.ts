@@ -3,7 +3,9 @@
  * starts with PARTNERPAY_ENV=production on PostgreSQL, its one-time codes on
  * Twilio Verify and bank linking on Plaid (their official SDKs, pointed at
  * local fakes that check every request and answer against the providers'
- * published documents), the other ports on HTTP bridges (the fake bridge).
+ * published documents), and nothing else: no card processor, e-signature or
+ * push provider (optional capabilities: the start lists them as off, and a card
+ * route answers 422 FEATURE_NOT_AVAILABLE).
  *
  * The walk: an operator creates a partner; the partner's token; a company
  * registered, submitted to Dwolla by the KYB worker (Dwolla out of service at
@@ -48,7 +50,6 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { call, companyBody, freshDatabase, tempDir, tomorrow } from "../faults/support.ts"
 import * as DwollaFake from "../packages/app/test/providers/DwollaFake.ts"
-import * as FakeProvider from "../packages/app/test/providers/FakeProvider.ts"
 import { Contract, documentsPresent, type Fake, startFake } from "../packages/app/test/providers/OpenApiContract.ts"
 import { killAll, startService } from "../packages/app/test/support.ts"
 
@@ -61,7 +62,6 @@ afterAll(async () => {
 
 const adminToken = "an-operator-token-of-at-least-32-characters"
 const serviceSid = "VAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-const bridgeSecret = "fake-provider-secret-of-32-characters-or-more"
 const dwollaWebhookSecret = "a-dwolla-webhook-secret"
 /** The replaced subscription's secret, still accepted during a roll. */
 const previousDwollaWebhookSecret = "the-replaced-dwolla-webhook-secret"
@@ -151,16 +151,10 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
           () => plaidFake.close(),
           () => dwolla.close(),
         )
-        const bridge = yield* FakeProvider.start()
         const database = freshDatabase("production")
         const data = tempDir("production")
         cleanups.push(database.drop, data.remove)
 
-        const bridged = ["CARD_PROCESSOR", "E_SIGNATURE"].flatMap((key) => [
-          [`PARTNERPAY_PROVIDER_${key}_URL`, bridge.url],
-          [`PARTNERPAY_PROVIDER_${key}_SECRET`, bridgeSecret],
-          [`PARTNERPAY_PROVIDER_${key}_RETRIES`, "0"],
-        ])
         const service = yield* Effect.promise(() =>
           startService(
             {
@@ -201,7 +195,6 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
               PARTNERPAY_PROVIDER_MONEY_MOVEMENT: "dwolla",
               PARTNERPAY_DWOLLA_MASTER_FUNDING_SOURCE: masterFundingSource,
               PARTNERPAY_MONEY_MOVEMENT_POLL_MS: "200",
-              ...Object.fromEntries(bridged),
             },
             60_000,
           ),
@@ -218,6 +211,33 @@ describe.skipIf(!present)("production on real providers (fakes checked with the 
           call(base, "POST", "/auth/token", { body: { ClientId: clientId, ClientSecret: clientSecret } }),
         )
         const partnerToken = (token.body as { AccessToken: string }).AccessToken
+
+        // Started on Twilio, Plaid and Dwolla alone: the optional capabilities without a provider are
+        // listed at the start, and a card route answers 422 FEATURE_NOT_AVAILABLE naming the capability.
+        // Log lines reach stdout in batches: wait for it.
+        let off: string | undefined
+        for (let wait = 0; wait < 100 && off === undefined; wait++) {
+          off = service.output.find((line) => line.includes("optional capabilities off"))
+          if (off === undefined) yield* Effect.sleep("50 millis")
+        }
+        if (off === undefined) return assert.fail(`no capability listed as off:\n${service.output.join("\n")}`)
+        for (const key of ["CARD_PROCESSOR", "E_SIGNATURE", "PUSH", "EMAIL"])
+          assert.include(off, `[PARTNERPAY_PROVIDER_${key}]`, service.output.join("\n"))
+        const cardless = yield* Effect.promise(() =>
+          call(base, "POST", "/cardpayment", {
+            token: partnerToken,
+            body: {
+              merchantId: "3f1c2b1e-8a3d-4c2e-9f5a-2b7d1e0c4a6f",
+              amount: { value: 12.34, currencyCode: "USD" },
+              last4: "4242",
+              brand: "visa",
+              externalReference: "walk-terminal-1",
+            },
+          }),
+        )
+        assert.strictEqual(cardless.status, 422, cardless.text)
+        assert.strictEqual((cardless.body as { code: string }).code, "FEATURE_NOT_AVAILABLE")
+        assert.include((cardless.body as { detail: string }).detail, "card processor")
 
         // KYB on Dwolla: the company is submitted by the KYB worker as a verified business customer (its
         // verdict polled: "document", not final), then verified by Dwolla's signed webhook; a forged webhook

@@ -42,6 +42,7 @@ import { CompanyLive } from "./companies/CompanyLive.ts"
 import { allowedMethods, type RouteTemplate, routesOf } from "./cross-cutting/AllowedMethods.ts"
 import { AuthenticationLive } from "./cross-cutting/AuthenticationLive.ts"
 import * as CrossCutting from "./cross-cutting/CrossCutting.ts"
+import * as OverlayBudget from "./cross-cutting/OverlayBudget.ts"
 import * as Problem from "./cross-cutting/Problem.ts"
 import { failureResponse, ProblemHandling } from "./cross-cutting/ProblemHandling.ts"
 import * as ProblemPages from "./cross-cutting/ProblemPages.ts"
@@ -220,6 +221,8 @@ export interface ServeOptions {
 /** Serves the API on a Node HTTP server. */
 export const layer = (options: ServeOptions) =>
   HttpRouter.serve(Routes, { routerConfig, disableLogger: true }).pipe(
+    // Request contexts with a larger overlay budget (see cross-cutting/OverlayBudget.ts).
+    OverlayBudget.serveWith(),
     // The HttpServer stays visible (e.g. to read the bound address when port is 0).
     Layer.provideMerge(
       NodeHttpServer.layer(

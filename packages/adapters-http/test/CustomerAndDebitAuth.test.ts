@@ -193,6 +193,10 @@ describe("GET /Payment/CardPaymentMethods/{registrationId}", () => {
   )
 })
 
+/** A response without its `authorization` evidence (asserted on its own). */
+const withoutEvidence = (value: unknown): unknown =>
+  JSON.parse(JSON.stringify(value, (key, field) => (key === "authorization" ? undefined : field)))
+
 describe("debit authorizations", () => {
   it.effect("Set, Update, List and the partner's read answer the exact field names", () =>
     Effect.gen(function* () {
@@ -202,8 +206,10 @@ describe("debit authorizations", () => {
         json("POST", w.customer, { companyId: w.acme, limit: { value: 250.5, currencyCode: "USD" } }),
       )
       assert.strictEqual(set.status, 200)
-      const created = set.json as { debitAuthId: string }
-      assert.deepStrictEqual(set.json, {
+      const created = set.json as { debitAuthId: string; authorization: { textVersion: string } }
+      // The payer's authorization comes with its evidence (AuthorizationEvidence); the rest is compared without it.
+      assert.strictEqual(created.authorization.textVersion, "debit-authorization/2026-11-28")
+      assert.deepStrictEqual(withoutEvidence(set.json), {
         debitAuthId: created.debitAuthId,
         companyId: w.acme,
         enabled: true,
@@ -213,7 +219,7 @@ describe("debit authorizations", () => {
 
       const list = yield* call("/DebitAuth/List", bearer(w.customer))
       assert.strictEqual(list.status, 200)
-      assert.deepStrictEqual(list.json, {
+      assert.deepStrictEqual(withoutEvidence(list.json), {
         debitAuths: [
           {
             debitAuthId: { value: created.debitAuthId },
@@ -228,14 +234,14 @@ describe("debit authorizations", () => {
 
       const user = yield* call(`/User/${w.registrationId}/DebitAuth`, bearer(w.partner))
       assert.strictEqual(user.status, 200)
-      assert.deepStrictEqual(user.json, { enabled: true, limit: 250.5, status: "Active" })
+      assert.deepStrictEqual(withoutEvidence(user.json), { enabled: true, limit: 250.5, status: "Active" })
 
       const updated = yield* call(
         `/DebitAuth/${created.debitAuthId}/Update`,
         json("PUT", w.customer, { enabled: false, limit: { value: 99, currencyCode: "USD" } }),
       )
       assert.strictEqual(updated.status, 200)
-      assert.deepStrictEqual(updated.json, {
+      assert.deepStrictEqual(withoutEvidence(updated.json), {
         debitAuthId: created.debitAuthId,
         companyId: w.acme,
         enabled: false,
@@ -243,7 +249,7 @@ describe("debit authorizations", () => {
         limit: usdResponse(99),
       })
       const after = yield* call(`/User/${w.registrationId}/DebitAuth?companyId=${w.acme}`, bearer(w.partner))
-      assert.deepStrictEqual(after.json, { enabled: false, limit: 99, status: "Disabled" })
+      assert.deepStrictEqual(withoutEvidence(after.json), { enabled: false, limit: 99, status: "Disabled" })
     }),
   )
 
@@ -261,7 +267,7 @@ describe("debit authorizations", () => {
         { field: "preAuthLimit", message: "is not a field of this operation" },
       ])
       const after = yield* call(`/User/${w.registrationId}/DebitAuth?companyId=${w.acme}`, bearer(w.partner))
-      assert.deepStrictEqual(after.json, { enabled: true, limit: 250.5, status: "Active" })
+      assert.deepStrictEqual(withoutEvidence(after.json), { enabled: true, limit: 250.5, status: "Active" })
     }),
   )
 

@@ -339,7 +339,14 @@ describe("bank accounts", () => {
       const list = yield* send(server, "/Account/List", bearer(customer))
       const accounts = (list.json as { accounts: Array<Record<string, string>> }).accounts
       assert.strictEqual(accounts.length, 2)
-      assert.deepStrictEqual(Object.keys(accounts[0]!).sort(), ["accountId", "institutionId", "mask", "name", "type"])
+      assert.deepStrictEqual(Object.keys(accounts[0]!).sort(), [
+        "accountId",
+        "institutionId",
+        "mask",
+        "name",
+        "status",
+        "type",
+      ])
       for (const a of accounts) assert.match(a.mask!, /^\d{4}$/)
       const accountId = accounts[0]!.accountId!
 

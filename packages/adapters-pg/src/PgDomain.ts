@@ -83,7 +83,12 @@ export type Services =
 export const layer = (
   options: EventPipeline.PipelineOptions = {},
 ): Layer.Layer<Services, Migrations.UnknownMigrations | Migrations.MigrationFailed | SqlError, SqlClient> => {
-  const base = Layer.mergeAll(readModelsProtected, outboxInUnits, PgUnitOfWork.layer, Policies.layer)
+  const base = Layer.mergeAll(
+    readModelsProtected,
+    outboxInUnits,
+    PgUnitOfWork.layer,
+    Policies.layer.pipe(Layer.provide(readModelsProtected)),
+  )
   const store = Layer.effect(
     EventStore.EventStore,
     Effect.gen(function* () {

@@ -76,6 +76,11 @@ export const unoriginatedTransfers = (limit: number, now?: string) =>
       ORDER BY sort_key, id LIMIT ${limit}`,
   )
 
+/** An originated Pending transfer to poll; `status_retry_at` while its status is deferred (`MovementAttempts.ts`). */
+export interface OriginatedRow extends MovementRow {
+  readonly status_retry_at: string | null
+}
+
 /**
  * Up to `limit` originated Pending transfers (every partner) initiated after
  * `startingAfter` (the outcome poller's cursor, which wraps around), oldest first.
@@ -83,8 +88,9 @@ export const unoriginatedTransfers = (limit: number, now?: string) =>
 export const originatedPendingTransfers = (limit: number, startingAfter = "") =>
   Effect.flatMap(
     SqlClient,
-    (sql) => sql<MovementRow>`
-      SELECT id, partner_id::text AS partner_id, sort_key, data ->> 'providerReference' AS provider_reference
+    (sql) => sql<OriginatedRow>`
+      SELECT id, partner_id::text AS partner_id, sort_key, data ->> 'providerReference' AS provider_reference,
+        data ->> 'statusRetryAt' AS status_retry_at
       FROM read_models
       WHERE collection = 'transfers' AND keys ->> 'status' = 'Pending' AND data ->> 'providerReference' IS NOT NULL
         AND sort_key > ${startingAfter}
@@ -157,7 +163,8 @@ export interface PayableBalance {
 
 /**
  * The statement of `payableBalances` (exported for its plan's test): balances with some currency at or
- * above `minimumMinorUnits`, not paid out since `lastPayoutBefore` (ISO instant), least recently changed
+ * above `minimumMinorUnits`, not paid out since `lastPayoutBefore` (ISO instant), or with some currency
+ * below zero (a deficit the domain may debit once its grace period has passed), least recently changed
  * first. Reads the partial index `read_models_payable_balances` (migration 23).
  */
 export const payableBalancesStatement = (
@@ -169,10 +176,14 @@ export const payableBalancesStatement = (
   sql<PayableBalance>`
     SELECT id, partner_id::text AS partner_id, sort_key FROM read_models
     WHERE collection = 'balances' AND keys ->> 'payable' = 'true'
-      AND (data ->> 'lastPayoutAt' IS NULL OR data ->> 'lastPayoutAt' <= ${lastPayoutBefore})
-      AND EXISTS (
-        SELECT 1 FROM jsonb_array_elements(data -> 'available') AS amount
-        WHERE (amount ->> 'minorUnits')::bigint >= ${minimumMinorUnits})
+      AND (
+        ((data ->> 'lastPayoutAt' IS NULL OR data ->> 'lastPayoutAt' <= ${lastPayoutBefore})
+          AND EXISTS (
+            SELECT 1 FROM jsonb_array_elements(data -> 'available') AS amount
+            WHERE (amount ->> 'minorUnits')::bigint >= ${minimumMinorUnits}))
+        OR EXISTS (
+          SELECT 1 FROM jsonb_array_elements(data -> 'available') AS amount
+          WHERE (amount ->> 'minorUnits')::bigint < 0))
     ORDER BY sort_key, id LIMIT ${limit}`
 
 /** Up to `limit` companies whose balance may be paid out (the domain decides: `Payouts.payOutDue`). */
@@ -224,4 +235,65 @@ export const pendingReimbursements = (limit: number, startingAfter = "") =>
       SELECT id, partner_id::text AS partner_id, sort_key FROM read_models
       WHERE collection = 'transfers' AND keys ->> 'reimbursementPending' = 'true' AND sort_key > ${startingAfter}
       ORDER BY sort_key, id LIMIT ${limit}`,
+  )
+
+/** A card payment made with the sandbox's disputed card (last four 0259), not disputed yet. */
+export interface SandboxDisputedCard {
+  /** The card payment's id. */
+  readonly id: string
+  readonly partner_id: string
+  /** When it was paid (ISO 8601, its partner's time). */
+  readonly sort_key: string
+  /** The payment request it paid in the app; null for a terminal payment. */
+  readonly payment_request_id: string | null
+}
+
+/** The dispute stream of the sandbox's dispute of a card payment (`CardDispute-dp_sandbox_<cardPaymentId>`). */
+export const sandboxDisputeId = (cardPaymentId: string): string => `dp_sandbox_${cardPaymentId}`
+
+/**
+ * Sandbox: up to `limit` card payments of a company made with the card ending in 0259 at or before
+ * `cutoff` (their partner's time) and not disputed yet (no dispute stream), oldest first (migration
+ * 80's index).
+ */
+export const sandboxCardsToDispute = (cutoff: string, limit: number) =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql<SandboxDisputedCard>`
+      SELECT e.data ->> 'cardPaymentId' AS id,
+        COALESCE(e.data ->> 'partnerId', r.partner_id, '') AS partner_id,
+        e.data ->> 'at' AS sort_key,
+        e.data ->> 'paymentRequestId' AS payment_request_id
+      FROM events e
+      LEFT JOIN read_models r ON e.event_type = 'PaymentRequestPaidByCard'
+        AND r.collection = 'payment_requests' AND r.id = e.data ->> 'paymentRequestId'
+      WHERE e.event_type IN ('PaymentRequestPaidByCard', 'CardPaymentRegistered') AND e.data ->> 'last4' = '0259'
+        AND (e.event_type = 'PaymentRequestPaidByCard' OR e.data ->> 'companyId' IS NOT NULL)
+        AND e.data ->> 'at' <= ${cutoff}
+        AND NOT EXISTS (
+          SELECT 1 FROM streams s WHERE s.stream_id = 'CardDispute-dp_sandbox_' || (e.data ->> 'cardPaymentId'))
+      ORDER BY e.global_position LIMIT ${limit}`,
+  )
+
+/** A sandbox dispute opened and not decided yet. */
+export interface SandboxOpenDispute {
+  /** The dispute's id (`dp_sandbox_<cardPaymentId>`). */
+  readonly id: string
+  readonly partner_id: string
+  /** When it opened (ISO 8601, its partner's time). */
+  readonly sort_key: string
+}
+
+/** Sandbox: up to `limit` of the sandbox's disputes opened at or before `cutoff` and still open, oldest first. */
+export const sandboxDisputesToLose = (cutoff: string, limit: number) =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql<SandboxOpenDispute>`
+      SELECT e.data -> 'dispute' ->> 'disputeId' AS id,
+        COALESCE(e.data -> 'dispute' -> 'payment' ->> 'partnerId', '') AS partner_id,
+        e.data ->> 'at' AS sort_key
+      FROM events e JOIN streams s ON s.stream_id = e.stream_id
+      WHERE e.event_type = 'CardDisputeOpened' AND e.stream_id LIKE 'CardDispute-dp_sandbox_%'
+        AND s.version = 1 AND e.data ->> 'at' <= ${cutoff}
+      ORDER BY e.global_position LIMIT ${limit}`,
   )

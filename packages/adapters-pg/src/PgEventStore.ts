@@ -40,7 +40,7 @@
  * reason (the SQL error is logged, never returned).
  */
 
-import { EventStore, Traced } from "@partnerpay/domain"
+import { EventStore, Held, Traced } from "@partnerpay/domain"
 import { Clock, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -213,8 +213,9 @@ export const make = Traced.fn("PgEventStore.make")(function* (options: Options =
     )
     if (onAppend !== undefined) {
       yield* onAppend(recorded).pipe(
-        Effect.provideService(SqlClient, sql),
-        Effect.provideService(PgUnit.CurrentUnit, unit),
+        // The command's fiber holds both already, as a rule: then no overlay is added (`Held`).
+        Held.provideService(SqlClient, sql),
+        Held.provideService(PgUnit.CurrentUnit, unit),
         Effect.catch((cause) =>
           Effect.logWarning("append hook failed", redact(cause)).pipe(
             Effect.andThen(Effect.fail(new EventStore.EventStoreUnavailable({ reason: "append hook failed" }))),

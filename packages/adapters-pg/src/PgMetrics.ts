@@ -69,3 +69,41 @@ export const outboxBacklog = Traced.fn("PgMetrics.outboxBacklog")(function* () {
   yield* Metric.update(outboxPending, row?.pending ?? 0)
   yield* Metric.update(outboxOldestAge, Math.max(0, row?.oldest ?? 0))
 })
+
+/** Companies whose available balance is negative in some currency, and how long the oldest deficit lasts. */
+export const negativeBalancesCount = Metric.gauge("partnerpay_negative_balances", {
+  description: "Companies whose available balance is negative in some currency (refunds or returns after payout)",
+})
+export const negativeBalanceOldestAge = Metric.gauge("partnerpay_negative_balance_oldest_age_seconds", {
+  description:
+    "Age of the oldest deficit a payout run found and not yet recovered (0 when none); a Debit payout that fails leaves it growing",
+})
+
+/** The statement of the negative balances (the operators' view: also `partnerpay balances --negative`). */
+export const negativeBalancesStatement = (sql: SqlClient) =>
+  sql<{
+    readonly company_id: string
+    readonly partner_id: string
+    readonly available: ReadonlyArray<{ readonly currency: string; readonly minorUnits: number }>
+    readonly deficit_since: string | null
+  }>`
+    SELECT id AS company_id, partner_id::text AS partner_id, data -> 'available' AS available,
+      data ->> 'deficitSince' AS deficit_since
+    FROM read_models
+    WHERE collection = 'balances' AND EXISTS (
+      SELECT 1 FROM jsonb_array_elements(data -> 'available') AS amount WHERE (amount ->> 'minorUnits')::bigint < 0)
+    ORDER BY data ->> 'deficitSince' NULLS LAST, id`
+
+/** Reads the negative balances into their two gauges. */
+export const negativeBalances = Traced.fn("PgMetrics.negativeBalances")(function* () {
+  const sql = yield* SqlClient
+  const rows = yield* negativeBalancesStatement(sql)
+  const oldest = rows.reduce<number | undefined>((min, row) => {
+    if (row.deficit_since === null) return min
+    const since = Date.parse(row.deficit_since)
+    return min === undefined || since < min ? since : min
+  }, undefined)
+  yield* Metric.update(negativeBalancesCount, rows.length)
+  yield* Metric.update(negativeBalanceOldestAge, oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest) / 1000))
+  return rows
+})

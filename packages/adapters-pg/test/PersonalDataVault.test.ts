@@ -64,7 +64,7 @@ const makeStack = Effect.gen(function* () {
     Layer.succeed(EventStore.EventStore, events),
     Layer.succeed(ReadModel.ReadModelStore, documents),
     IdGenerator.IdGenerator.layerRandom,
-    Policies.layer,
+    Policies.layer.pipe(Layer.provide(Layer.succeed(ReadModel.ReadModelStore, documents))),
   )
   return { vault, rawDocuments, rawEvents, layer }
 })

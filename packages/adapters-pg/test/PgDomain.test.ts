@@ -47,6 +47,24 @@ const notification = (partnerId: string, position: number, id = crypto.randomUUI
   position,
 })
 
+/**
+ * Waits until every outbox row was recorded by a transaction older than every running one: the
+ * claim's horizon (PgOutbox.ts), below which a row may be claimed. The PostgreSQL server is shared
+ * with the other test files, and any transaction of theirs running when a row was recorded holds
+ * the horizon back until it ends: a claim right after `record` could find nothing (the rows are
+ * not claimable YET, by design). Once past the horizon, a row stays past it (every later
+ * transaction is younger). PGlite has no other session: it returns at once.
+ */
+const pastHorizon = Effect.gen(function* () {
+  const sql = yield* SqlClient
+  for (;;) {
+    const rows = yield* sql<{ held: boolean }>`
+      SELECT EXISTS (SELECT 1 FROM outbox WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot())) AS held`
+    if (rows[0]?.held !== true) return
+    yield* Effect.sleep(20)
+  }
+})
+
 const eventCount = Effect.flatMap(SqlClient, (sql) =>
   Effect.map(sql<{ n: number }>`SELECT count(*)::int AS n FROM events`, (rows) => rows[0]?.n ?? 0),
 )
@@ -187,6 +205,7 @@ for (const database of databases) {
             const q1 = notification(q, 5)
             yield* outbox.record([p2, p1, q1])
             yield* outbox.record([p1, { ...p3 }, { ...p1, data: { changed: true } }])
+            yield* pastHorizon
             const all = yield* dispatch.list({ limit: 100 })
             assert.deepStrictEqual(
               all.map((e) => e.id),
@@ -285,9 +304,12 @@ for (const database of databases) {
             yield* sql`DELETE FROM outbox`
             const row = notification(crypto.randomUUID(), 1)
             yield* outbox.record([row])
-            assert.strictEqual((yield* dispatch.claim({ workerId: "dies", limit: 1, leaseMs: 200 })).length, 1)
-            assert.strictEqual((yield* dispatch.claim({ workerId: "other", limit: 1, leaseMs: 200 })).length, 0)
-            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+            yield* pastHorizon
+            const leased = yield* dispatch.claim({ workerId: "dies", limit: 1, leaseMs: 60_000 })
+            assert.strictEqual(leased.length, 1)
+            assert.strictEqual((yield* dispatch.claim({ workerId: "other", limit: 1, leaseMs: 60_000 })).length, 0)
+            // The lease runs out (moved into the past rather than waited for: no race with a slow machine).
+            yield* sql`UPDATE outbox SET claimed_until = now() - interval '1 second' WHERE id = ${row.id}`
             const reclaimed = yield* dispatch.claim({ workerId: "other", limit: 1, leaseMs: 60_000 })
             assert.deepStrictEqual(
               reclaimed.map((e) => [e.id, e.claimedBy, e.attempts]),
@@ -310,6 +332,7 @@ for (const database of databases) {
               Array.from({ length: 5 }, (_, k) => notification(p, 100 + k * 10 + i)),
             )
             yield* outbox.record(rows)
+            yield* pastHorizon
             const claimed: Array<{ id: string; partnerId: string; position: number }> = []
             const worker = (w: number) =>
               Effect.gen(function* () {

@@ -17,10 +17,11 @@
  * directory (`Database.DatabaseInUse`); use the operator API meanwhile.
  */
 
-import { Migrations, PgDomain, PgPersonalDataVault } from "@partnerpay/adapters-pg"
+import { Migrations, PgDomain, PgMetrics, PgPersonalDataVault } from "@partnerpay/adapters-pg"
 import { Traced } from "@partnerpay/domain"
 import { Cause, Console, DateTime, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { SqlClient } from "effect/sql/SqlClient"
 import * as Config from "./Config.ts"
 import * as Database from "./Database.ts"
 import * as DataKey from "./DataKey.ts"
@@ -398,6 +399,44 @@ const keys = Command.make("keys").pipe(
   Command.withSubcommands([rotateMaster]),
 )
 
+const negativeBalances = Command.make(
+  "balances",
+  {
+    negative: Flag.Boolean("negative").pipe(
+      Flag.withDescription("List the companies whose available balance is negative (the only listing so far)"),
+      Flag.withDefault(true),
+    ),
+    json,
+  },
+  ({ json }) =>
+    onDatabase(Effect.flatMap(SqlClient, (sql) => PgMetrics.negativeBalancesStatement(sql))).pipe(
+      Effect.flatMap((rows) => {
+        const now = Date.now()
+        const balances = rows.map((row) => ({
+          companyId: row.company_id,
+          partnerId: row.partner_id,
+          negative: row.available.filter((amount) => amount.minorUnits < 0),
+          deficitSince: row.deficit_since,
+          ageSeconds: row.deficit_since === null ? null : Math.round((now - Date.parse(row.deficit_since)) / 1000),
+        }))
+        return print(json, { balances }, () =>
+          balances.length === 0
+            ? "No company has a negative balance."
+            : balances
+                .map(
+                  (b) =>
+                    `${b.companyId} (partner ${b.partnerId}): ${b.negative.map((a) => `${a.minorUnits} ${a.currency} minor units`).join(", ")}; ${b.deficitSince === null ? "not seen by a payout run yet" : `deficit since ${b.deficitSince} (${b.ageSeconds} s)`}`,
+                )
+                .join("\n"),
+        )
+      }),
+    ),
+).pipe(
+  Command.withDescription(
+    "Companies whose available balance is negative (refunds or returns after payout), with the deficit's age: the payout worker debits the payout account once PARTNERPAY_DEFICIT_GRACE_MS has passed",
+  ),
+)
+
 /** The root command. */
 export const partnerpay = Command.make("partnerpay").pipe(
   Command.withDescription(
@@ -411,6 +450,7 @@ export const partnerpay = Command.make("partnerpay").pipe(
     customers,
     companies,
     keys,
+    negativeBalances,
     ListenCommands.listenCommand,
     ListenCommands.triggerCommand,
   ]),

@@ -95,6 +95,8 @@ export interface AppConfig {
   readonly moneyMovementPollMillis: number
   /** How often a company's balance is paid out (PARTNERPAY_PAYOUT_INTERVAL_MS; production daily, sandbox each settlement cycle). */
   readonly payoutIntervalMillis: number
+  /** How long a negative balance lasts before its deficit is debited (PARTNERPAY_DEFICIT_GRACE_MS; production 7 days, sandbox one payout cycle). */
+  readonly deficitGraceMillis: number
   /** The least amount paid out, in minor units (PARTNERPAY_PAYOUT_MINIMUM_MINOR_UNITS, default 100). */
   readonly payoutMinimumMinorUnits: number
   /** The rail's payer limit (PARTNERPAY_PAYER_LIMIT_MINOR_UNITS of USD over PARTNERPAY_PAYER_LIMIT_DAYS); 0: none. */
@@ -262,6 +264,9 @@ const validate = (read: Read, issues: Issues): AppConfig => {
   const payoutIntervalMillis = Option.getOrElse(issues.take(value.payoutIntervalMillis), () =>
     production ? 86_400_000 : settlementDelayMillis,
   )
+  const deficitGraceMillis = Option.getOrElse(issues.take(value.deficitGraceMillis), () =>
+    production ? 604_800_000 : payoutIntervalMillis,
+  )
   const payoutMinimumMinorUnits = issues.take(value.payoutMinimumMinorUnits)
   const payerLimitMinorUnits = issues.take(value.payerLimitMinorUnits)
   const payerLimitDays = issues.take(value.payerLimitDays)
@@ -304,6 +309,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     returnWindowDays,
     moneyMovementPollMillis,
     payoutIntervalMillis,
+    deficitGraceMillis,
     payoutMinimumMinorUnits,
     payerLimitMinorUnits,
     payerLimitDays,

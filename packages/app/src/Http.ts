@@ -12,7 +12,7 @@
  */
 import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { RequestRecord, Server } from "@partnerpay/adapters-http"
+import { OverlayBudget, RequestRecord, Server } from "@partnerpay/adapters-http"
 import { Cause, Context, Effect, Layer, References } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Logging from "./Logging.ts"
@@ -132,7 +132,12 @@ export const serve = <A, E, R>(routes: Layer.Layer<A, E, R>, options: HttpOption
   HttpRouter.serve(routes, {
     ...serveOptions,
     middleware: (effect) => requestLogging(SandboxClock.requestClock(effect)),
-  }).pipe(Layer.provideMerge(nodeServer(options)), Layer.provide(tracing(options.tracing)))
+  }).pipe(
+    // Request contexts with a larger overlay budget than Effect's default (adapters-http cross-cutting/OverlayBudget.ts).
+    OverlayBudget.serveWith(),
+    Layer.provideMerge(nodeServer(options)),
+    Layer.provide(tracing(options.tracing)),
+  )
 
 /**
  * Serves `routes` recording each route they add (method and path) in `table`, which the server's

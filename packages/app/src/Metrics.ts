@@ -13,6 +13,8 @@
  * - `partnerpay_events_appended_total`, `partnerpay_units_of_work_total{outcome}`,
  *   `partnerpay_outbox_backlog`, `partnerpay_outbox_oldest_age_seconds`
  *   (adapters-pg `PgMetrics`; the backlog is read when scraped);
+ * - `partnerpay_negative_balances` and `partnerpay_negative_balance_oldest_age_seconds`: companies
+ *   whose available balance is negative, and the age of the oldest deficit (read when scraped);
  * - `partnerpay_webhook_deliveries_total{outcome}`: `delivered`, `failed`
  *   (will retry), `gave_up`;
  * - `partnerpay_worker_runs_total{worker,outcome}`: background worker steps
@@ -170,6 +172,7 @@ const runtime = (): Registry => {
  */
 export const render: Effect.Effect<string, never, SqlClient> = PgMetrics.outboxBacklog().pipe(
   Effect.catchCause(() => Effect.void),
+  Effect.andThen(PgMetrics.negativeBalances().pipe(Effect.catchCause(() => Effect.void))),
   // Every kind of session timeout listed from the first scrape (0 until one happens).
   Effect.andThen(
     Effect.forEach(["statement", "lock", "idle_in_transaction"] as const, (kind) =>

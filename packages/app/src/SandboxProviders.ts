@@ -53,9 +53,10 @@ export const layerSandbox = (options: { readonly signingDelayMillis: number }) =
   Layer.mergeAll(
     CustomerIdentityPorts.layerSandbox,
     Transfers.eSignatureSandboxWith({ completeAfterMillis: options.signingDelayMillis }),
-    // in-app card payments and terminal card payments (POST /cardpayment): last4 0002 is declined
-    CardCharger.CardCharger.layerSandbox,
-    CustomerProviderSandboxes.layerCardProcessorSandbox,
+    // in-app card payments and terminal card payments (POST /cardpayment): last4 0002 is declined; the
+    // money of a card payment is available one settlement cycle after it
+    CardCharger.CardCharger.layerSandboxWith({ availableAfterMillis: options.signingDelayMillis }),
+    CustomerProviderSandboxes.layerCardProcessorSandboxWith({ availableAfterMillis: options.signingDelayMillis }),
   )
 
 export const layer = (config: AppConfig) =>

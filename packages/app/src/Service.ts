@@ -33,6 +33,7 @@ import { type HttpRouter, HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as Admin from "./Admin.ts"
+import * as CardProcessorNotifications from "./CardProcessorNotifications.ts"
 import { type AppConfig, describeDatabase, load } from "./Config.ts"
 import * as Database from "./Database.ts"
 import * as Domain from "./Domain.ts"
@@ -43,7 +44,7 @@ import * as Metrics from "./Metrics.ts"
 import * as MoneyMovementNotifications from "./MoneyMovementNotifications.ts"
 import * as Partners from "./Partners.ts"
 import * as ProviderGuard from "./ProviderGuard.ts"
-import type * as ProviderPorts from "./providers/ProviderPorts.ts"
+import * as ProviderPorts from "./providers/ProviderPorts.ts"
 import * as Readiness from "./Readiness.ts"
 import * as SandboxCards from "./SandboxCards.ts"
 import * as SandboxClock from "./SandboxClock.ts"
@@ -63,6 +64,7 @@ import * as PayoutWorkers from "./workers/PayoutWorkers.ts"
 import * as PlanScheduler from "./workers/PlanScheduler.ts"
 import * as RecurringCharityScheduler from "./workers/RecurringCharityScheduler.ts"
 import * as ReimbursementCompletion from "./workers/ReimbursementCompletion.ts"
+import * as SandboxCardDisputes from "./workers/SandboxCardDisputes.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
 import * as WebhookDispatcher from "./workers/WebhookDispatcher.ts"
 
@@ -94,6 +96,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         AutoCollectionScheduler.name,
         RecurringCharityScheduler.name,
         "sandbox-kyb",
+        SandboxCardDisputes.name,
         MoneyMovementWorkers.originatorName,
         MoneyMovementWorkers.outcomesName,
         ReimbursementCompletion.name,
@@ -124,7 +127,11 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
  */
 const payoutWorkers = (config: AppConfig) =>
   PayoutWorkers.layer({
-    schedule: { minimumMinorUnits: config.payoutMinimumMinorUnits, intervalMillis: config.payoutIntervalMillis },
+    schedule: {
+      minimumMinorUnits: config.payoutMinimumMinorUnits,
+      intervalMillis: config.payoutIntervalMillis,
+      deficitGraceMillis: config.deficitGraceMillis,
+    },
     idleMillis: isSandbox(config)
       ? Math.min(1000, Math.max(100, Math.floor(config.settlementDelayMillis / 4)))
       : config.moneyMovementPollMillis,
@@ -163,7 +170,12 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     // Reminders and status messages: recorded in the sandbox, sent by the channels' providers in production.
     PaymentNotifier.layer({ reminderDays: config.reminderDays }),
   )
-  if (isSandbox(config)) return Layer.mergeAll(common, SandboxKyb.layer({ delayMillis: config.kybDelayMillis }))
+  if (isSandbox(config))
+    return Layer.mergeAll(
+      common,
+      SandboxKyb.layer({ delayMillis: config.kybDelayMillis }),
+      SandboxCardDisputes.layer({ cycleMillis: config.settlementDelayMillis }),
+    )
   // Production: companies are submitted to the KYB provider, when one is configured, and its verdicts polled.
   return config.providers.ports.KYB === undefined
     ? common
@@ -219,6 +231,12 @@ export const sandboxPartnerHint = Traced.fn("Service.sandboxPartnerHint")(functi
     `get a partner token: curl -s -XPOST ${address}/auth/token -H 'content-type: application/json' -d @${file}`,
   )
 })
+
+/** Production: the optional capabilities the service runs without (their routes answer FEATURE_NOT_AVAILABLE). */
+const capabilitiesOff = (config: AppConfig) => {
+  const off = config.environment === "sandbox" ? undefined : ProviderPorts.describeOff(config.providers)
+  return off === undefined ? Effect.void : Effect.logInfo(off)
+}
 
 /** The bridge of a port served by one (the money-movement notifications are signed with its secret). */
 const bridgeOf = (selection: ProviderPorts.Selection | undefined) =>
@@ -321,6 +339,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes, SandboxWebhooks.routes] : []),
     // Production: the money-movement provider's notifications, signed with its bridge's secret.
     ...(sandbox ? [] : [MoneyMovementNotifications.routes(bridgeOf(config.providers.ports.MONEY_MOVEMENT))]),
+    // Production: the card processor's notifications (disputes, refund outcomes), signed with its bridge's secret.
+    ...(sandbox ? [] : [CardProcessorNotifications.routes(bridgeOf(config.providers.ports.CARD_PROCESSOR))]),
     // Production: Dwolla's signed webhooks, when a port is on Dwolla.
     ...(sandbox ? [] : [dwollaRoutes(dwollaWebhooks(config))]),
   ).pipe(Layer.provide(Http.serviceRoutes))
@@ -358,6 +378,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
         ).pipe(
           Effect.annotateLogs({ address, startupMs: Date.now() - startedAt }),
           Effect.andThen(Effect.logInfo(`API reference: ${address}${Server.docsPath}`)),
+          Effect.andThen(capabilitiesOff(config)),
           Effect.andThen(sandboxPartnerHint(config, address)),
         ),
       )

@@ -255,6 +255,10 @@ export const settings = {
     whenUnset: "production: `86400000` (daily); sandbox: the settlement delay",
     doc: "How often a company's available balance is paid out to its payout account.",
   }),
+  deficitGraceMillis: optional("PARTNERPAY_DEFICIT_GRACE_MS", bounded(0, 31_536_000_000, "milliseconds"), {
+    whenUnset: "production: `604800000` (7 days); sandbox: the payout interval (one payout cycle)",
+    doc: "How long a company's available balance may stay negative (refunds or returns after payout) before the payout worker debits its payout account for the deficit (a payout with direction Debit).",
+  }),
   payoutMinimumMinorUnits: setting(
     "PARTNERPAY_PAYOUT_MINIMUM_MINOR_UNITS",
     bounded(1, 10_000_000_000_000, "minor units"),

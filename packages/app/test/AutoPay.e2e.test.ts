@@ -239,4 +239,112 @@ describe("same-day autopay in the sandbox", () => {
       ["lineItems"],
     )
   })
+
+  it("a payment with the sandbox card 0259 is disputed one cycle later and lost: its money and the fee leave the balance", {
+    timeout: 60_000,
+  }, async () => {
+    if (token === undefined) await setup()
+    const payer = await customer(token, "+14155550134")
+    const disputed = await ok("POST", "/Sandbox/CardPaymentMethods", token, {
+      registrationId: payer.registrationId,
+      last4: "0259",
+    })
+    const holdings = async () => {
+      const balance = (await ok("GET", `/Company/${companyId}/Balance`, token)) as Json
+      const payouts = ((await ok("GET", `/Payouts?companyId=${companyId}&limit=100`, token)) as Json)
+        .data as ReadonlyArray<Json>
+      const cents = (amount: Json) => Math.round(amount.value * 100)
+      return (
+        cents(balance.available) +
+        cents(balance.pending) +
+        payouts.reduce((sum, payout) => (payout.status === "Failed" ? sum : sum + cents(payout.amount)), 0)
+      )
+    }
+    const held = await holdings()
+    const request = await ok("POST", "/Payment/Create", token, {
+      companyId,
+      payerRegistrationId: payer.registrationId,
+      amount: { value: 40, currencyCode: "USD" },
+      description: "Invoice INV-9",
+      dueDate: today,
+    })
+    const paid = await ok(
+      "POST",
+      `/Transaction/PaymentRequest/${request.paymentRequestId}/PayWithCard`,
+      payer.customerToken,
+      {
+        paymentMethodId: disputed.id,
+      },
+    )
+    assert.strictEqual(paid.status, "Paid")
+    const disputes = await eventually(() => {
+      const statuses = receiver.received
+        .map((hook) => JSON.parse(hook.body) as Json)
+        .filter(
+          (hook) =>
+            hook.Event === "CARD_DISPUTE_STATUS_CHANGED" && hook.Data.PaymentRequestId === request.paymentRequestId,
+        )
+      return statuses.some((hook) => hook.Data.Status === "Lost") ? statuses : undefined
+    })
+    assert.deepStrictEqual(
+      disputes.map((hook) => [hook.Data.Status, hook.Data.Reason, hook.Data.Amount.value, hook.Data.DisputeId]),
+      [
+        ["NeedsResponse", "fraudulent", 40, `dp_sandbox_${paid.cardPaymentId}`],
+        ["Lost", "fraudulent", 40, `dp_sandbox_${paid.cardPaymentId}`],
+      ],
+    )
+    // The card money came in and went out again with the dispute fee: the company holds 15.00 less than
+    // before, across its balance (available and pending) and its payouts (not failed).
+    assert.strictEqual((await holdings()) - held, -1_500)
+  })
+
+  it("a card-paid request is refunded through the processor, partly then fully, never beyond its amount", {
+    timeout: 60_000,
+  }, async () => {
+    if (token === undefined) await setup()
+    const payer = await customer(token, "+14155550135")
+    const card = await ok("POST", "/Sandbox/CardPaymentMethods", token, { registrationId: payer.registrationId })
+    const request = await ok("POST", "/Payment/Create", token, {
+      companyId,
+      payerRegistrationId: payer.registrationId,
+      amount: { value: 60, currencyCode: "USD" },
+      description: "Invoice INV-10",
+      dueDate: today,
+    })
+    await ok("POST", `/Transaction/PaymentRequest/${request.paymentRequestId}/PayWithCard`, payer.customerToken, {
+      paymentMethodId: card.id,
+    })
+    const path = `/Transaction/${request.paymentRequestId}/Refund`
+    const partial = await ok("POST", path, token, { amount: { value: 25, currencyCode: "USD" } })
+    assert.deepStrictEqual([partial.status, partial.amount.value, partial.refundedAmount.value], ["Completed", 25, 25])
+    // Concurrent refunds of 20 each: what is left (35) holds only one.
+    const racing = await Promise.all(
+      [1, 2, 3].map(() => call("POST", path, token, { amount: { value: 20, currencyCode: "USD" } })),
+    )
+    assert.deepStrictEqual(racing.map((answer) => answer.status).sort(), [200, 422, 422])
+    for (const refused of racing.filter((answer) => answer.status === 422))
+      assert.strictEqual(refused.body.code, "RefundExceedsPayment")
+    const rest = await ok("POST", path, token, {})
+    assert.deepStrictEqual([rest.amount.value, rest.refundedAmount.value], [15, 60])
+    const nothing = await call("POST", path, token, {})
+    assert.strictEqual(nothing.body.code, "NOTHING_TO_REFUND")
+    const otherPartner = await call("POST", `/Transaction/${crypto.randomUUID()}/Refund`, token, {})
+    assert.strictEqual(otherPartner.status, 404)
+    const hooks = await eventually(() => {
+      const refunds = receiver.received
+        .map((hook) => JSON.parse(hook.body) as Json)
+        .filter(
+          (hook) => hook.Event === "REFUND_STATUS_CHANGED" && hook.Data.PaymentRequestId === request.paymentRequestId,
+        )
+      return refunds.length === 6 ? refunds : undefined
+    })
+    assert.deepStrictEqual(hooks.map((hook) => `${hook.Data.Amount.value}:${hook.Data.Status}`).sort(), [
+      "15:Completed",
+      "15:Pending",
+      "20:Completed",
+      "20:Pending",
+      "25:Completed",
+      "25:Pending",
+    ])
+  })
 })

@@ -108,7 +108,7 @@ describe("configuration", () => {
   )
 
   it.effect(
-    "production requires the token secret, the pepper, the data key, the OTP and chat secrets, and a provider bridge for every port",
+    "production requires the token secret, the pepper, the data key, the OTP and chat secrets, and a provider for every required port",
     () =>
       Effect.gen(function* () {
         const error = yield* issuesOf({ PARTNERPAY_ENV: "production" })
@@ -124,8 +124,6 @@ describe("configuration", () => {
             "PARTNERPAY_PROVIDER_KYC_URL",
             "PARTNERPAY_PROVIDER_BANK_LINKING_URL",
             "PARTNERPAY_PROVIDER_MONEY_MOVEMENT_URL",
-            "PARTNERPAY_PROVIDER_CARD_PROCESSOR_URL",
-            "PARTNERPAY_PROVIDER_E_SIGNATURE_URL",
           ],
         )
         assert.include(error.message, "is required when PARTNERPAY_ENV=production")
@@ -203,7 +201,7 @@ describe("configuration", () => {
     }),
   )
 
-  it.effect("production no longer asks for a provider of the ports nothing calls (KYB, the message channels)", () =>
+  it.effect("production does not ask for a provider of the optional ports (KYB, cards, e-signature, messages)", () =>
     Effect.gen(function* () {
       const required = ProviderPorts.ports.filter((entry) => entry.required).map(({ key }) => key)
       const bridges = Object.fromEntries(
@@ -213,6 +211,13 @@ describe("configuration", () => {
       )
       const config = yield* loadFrom({ ...productionSecrets, ...bridges })
       assert.deepStrictEqual(Object.keys(config.providers.ports).sort(), [...required].sort())
+      assert.deepStrictEqual(required, ["OTP", "KYC", "BANK_LINKING", "MONEY_MOVEMENT"])
+      assert.deepStrictEqual(
+        ProviderPorts.off(config.providers).map(({ key }) => key),
+        ["KYB", "CARD_PROCESSOR", "E_SIGNATURE", "SMS", "EMAIL", "PUSH"],
+      )
+      const off = ProviderPorts.describeOff(config.providers) ?? ""
+      for (const key of ["CARD_PROCESSOR", "E_SIGNATURE", "PUSH"]) assert.include(off, `PARTNERPAY_PROVIDER_${key}]`)
     }),
   )
 

@@ -10,6 +10,8 @@
  *   return window (the request Returned, with the code and its reason); a
  *   settled transfer polled again records nothing new, and counts as no work
  *   (the poller waits for its next round);
+ * - a status question the rail cannot answer (503) is deferred with backoff
+ *   (`MovementAttempts.ts`): the next poll does not ask it again;
  * - the provider's notifications (signed with the bridge's secret) reach the
  *   same domain entry point.
  */
@@ -139,6 +141,43 @@ describe("the money-movement workers on the production path", () => {
   it.live.skipIf(!postgresAvailable)(
     "PostgreSQL, two instances: one movement per transfer, settled then returned (R10)",
     () => scenario("postgres"),
+    60_000,
+  )
+})
+
+describe("the outcome poller when the rail is unavailable", () => {
+  it.live(
+    "PGlite: a 503 to the status question defers it with backoff: the next poll does not ask again",
+    () =>
+      Effect.gen(function* () {
+        const fake = yield* FakeProvider.start()
+        fake.script("debits", [{ status: 200, body: { providerReference: "dw-transfer-503" } }])
+        fake.script("status", [{ status: 503, body: { error: "unavailable" } }])
+        const context = yield* Layer.build(
+          Layer.merge(
+            Domain.layer.pipe(Layer.provideMerge(PgDatabase.layerPglite())),
+            MoneyMovementBridge.layer(fake.config({ retries: 0 })),
+          ),
+        )
+        const { paymentRequestId, transferId } = yield* Effect.provide(acceptedRequest, context)
+        yield* Effect.provide(MoneyMovementWorkers.originateStep(), context)
+        const cursors = { pending: "", settled: "", refunding: "" }
+        const statusAsked = () => fake.received().filter((request) => request.operation === "status").length
+        // The first poll asks and finds the rail unavailable: the transfer records when to ask again.
+        yield* Effect.provide(MoneyMovementWorkers.pollStep(cursors, 60 * 86_400_000), context)
+        assert.strictEqual(statusAsked(), 1)
+        const deferred = yield* Effect.provide(Transfers.get({ _tag: "Partner", partnerId }, transferId), context)
+        assert.deepStrictEqual([deferred.status, deferred.providerReference], ["Pending", "dw-transfer-503"])
+        assert.isString(deferred.statusRetryAt)
+        // The next poll comes before it (at least 15 s later by design): the rail is not asked again.
+        assert.isAbove(Date.parse(deferred.statusRetryAt ?? ""), Date.now())
+        yield* Effect.provide(MoneyMovementWorkers.pollStep(cursors, 60 * 86_400_000), context)
+        assert.strictEqual(statusAsked(), 1)
+        assert.strictEqual(
+          (yield* Effect.provide(Payments.get(partnerId, paymentRequestId), context)).status,
+          "Accepted",
+        )
+      }).pipe(Effect.scoped),
     60_000,
   )
 })

@@ -1,6 +1,8 @@
 /**
  * The real service process in production: it refuses to start without a
- * provider for every port, and with bridges it sends one-time codes through
+ * provider for every required port; on Twilio, Plaid and Dwolla alone it
+ * starts, names the optional capabilities that are off and answers a card
+ * route 422 FEATURE_NOT_AVAILABLE; and with bridges it sends one-time codes through
  * the operator's provider (signed), runs the money-movement workers (on the
  * MONEY_MOVEMENT bridge), and answers a provider's malformed answer with a
  * 503 problem+json.
@@ -80,6 +82,85 @@ describe("production without a provider for every port", () => {
     assert.notInclude(started.stderr, "PARTNERPAY_PROVIDER_OTP_URL")
     assert.notInclude(started.stderr, "    at ") // one clear error, no stack
   })
+})
+
+describe("production on Twilio, Plaid and Dwolla only (no card processor, e-signature or push provider)", () => {
+  it.live(
+    "starts, lists the capabilities that are off, and a card route answers 422 FEATURE_NOT_AVAILABLE",
+    () =>
+      Effect.gen(function* () {
+        // Nothing is called at the start: the vendors' addresses are never reached by this test.
+        const unreachable = "http://127.0.0.1:9"
+        const service = yield* Effect.promise(() =>
+          startService({
+            ...production,
+            PARTNERPAY_DATA_DIR: freshDataDir(),
+            PARTNERPAY_PROVIDER_OTP: "twilio",
+            PARTNERPAY_TWILIO_ACCOUNT_SID: "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            PARTNERPAY_TWILIO_AUTH_TOKEN: "a-twilio-auth-token",
+            PARTNERPAY_TWILIO_VERIFY_SERVICE_SID: "VAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            PARTNERPAY_TWILIO_BASE_URL: unreachable,
+            PARTNERPAY_PROVIDER_BANK_LINKING: "plaid",
+            PARTNERPAY_PROVIDER_KYC: "plaid",
+            PARTNERPAY_PLAID_CLIENT_ID: "a-plaid-client-id",
+            PARTNERPAY_PLAID_SECRET: "a-plaid-secret",
+            PARTNERPAY_PLAID_ENV: "sandbox",
+            PARTNERPAY_PLAID_BASE_URL: unreachable,
+            PARTNERPAY_PLAID_IDV_TEMPLATE_ID: "idvtmp_4FrXJvfQU3zGUR",
+            PARTNERPAY_PROVIDER_KYB: "dwolla",
+            PARTNERPAY_PROVIDER_MONEY_MOVEMENT: "dwolla",
+            PARTNERPAY_DWOLLA_KEY: "a-dwolla-key",
+            PARTNERPAY_DWOLLA_SECRET: "a-dwolla-secret",
+            PARTNERPAY_DWOLLA_ENVIRONMENT: "sandbox",
+            PARTNERPAY_DWOLLA_BASE_URL: unreachable,
+            PARTNERPAY_DWOLLA_WEBHOOK_SECRET: "a-dwolla-webhook-secret",
+            PARTNERPAY_DWOLLA_BUSINESS_CLASSIFICATION: "9ed3f670-7d6f-11e3-b1ce-5404a6144203",
+            PARTNERPAY_DWOLLA_MASTER_FUNDING_SOURCE: "b268f6b9-db3b-4ecc-83a2-8823a53ec8b7",
+          }),
+        )
+        yield* Effect.addFinalizer(() => Effect.promise(() => service.stop()))
+
+        let off: string | undefined
+        for (let wait = 0; wait < 50 && off === undefined; wait++) {
+          off = service.output.find((line) => line.includes("optional capabilities off"))
+          if (off === undefined) yield* Effect.sleep("100 millis")
+        }
+        if (off === undefined) return assert.fail(`no capability listed as off:\n${service.output.join("\n")}`)
+        for (const key of ["CARD_PROCESSOR", "E_SIGNATURE", "PUSH", "EMAIL", "SMS"])
+          assert.include(off, `PARTNERPAY_PROVIDER_${key}]`)
+        for (const key of ["OTP", "KYC", "BANK_LINKING", "MONEY_MOVEMENT", "KYB"])
+          assert.notInclude(off, `PARTNERPAY_PROVIDER_${key}]`)
+
+        const partner = yield* request(`${service.url}/admin/partners`, "POST", adminToken, { name: "Acme" })
+        assert.strictEqual(partner.status, 201)
+        const token = yield* request(`${service.url}/auth/token`, "POST", undefined, {
+          ClientId: partner.body.clientId,
+          ClientSecret: partner.body.clientSecret,
+        })
+        assert.strictEqual(token.status, 200)
+        const card = yield* request(`${service.url}/cardpayment`, "POST", token.body.AccessToken, {
+          merchantId: "3f1c2b1e-8a3d-4c2e-9f5a-2b7d1e0c4a6f",
+          amount: { value: 12.34, currencyCode: "USD" },
+          last4: "4242",
+          brand: "visa",
+          externalReference: "terminal-1",
+        })
+        assert.strictEqual(card.status, 422, JSON.stringify(card.body))
+        assert.include(card.contentType, "application/problem+json")
+        assert.strictEqual(card.body.code, "FEATURE_NOT_AVAILABLE")
+        assert.include(card.body.detail, "card processor")
+        // Nothing was recorded: the same payment is refused again the same way.
+        const again = yield* request(`${service.url}/cardpayment`, "POST", token.body.AccessToken, {
+          merchantId: "3f1c2b1e-8a3d-4c2e-9f5a-2b7d1e0c4a6f",
+          amount: { value: 12.34, currencyCode: "USD" },
+          last4: "4242",
+          brand: "visa",
+          externalReference: "terminal-1",
+        })
+        assert.strictEqual(again.body.code, "FEATURE_NOT_AVAILABLE")
+      }),
+    { timeout: 90_000 },
+  )
 })
 
 describe("production with a bridge for every port", () => {

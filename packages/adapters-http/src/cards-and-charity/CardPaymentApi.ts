@@ -67,7 +67,7 @@ export class CardPaymentApi extends HttpApiGroup.make("cardPayments")
       OpenApi.annotations({
         summary: "Register an external card payment",
         description:
-          "For partners. Records a card payment made on an external terminal for a merchant. Retry-safe by merchantId + externalReference; the same reference with other details is 409. A merchantId that is one of the partner's companies credits that company's balance at once (a card item of its next payout; 422 COMPANY_NOT_VERIFIED when it is not Verified).",
+          "For partners. Records a card payment made on an external terminal for a merchant. Retry-safe by merchantId + externalReference; the same reference with other details is 409. A merchantId that is one of the partner's companies credits that company's balance at once (a card item of its next payout; 422 COMPANY_NOT_VERIFIED when it is not Verified). A declined card is 422 CARD_DECLINED; a service running without a card processor answers 422 FEATURE_NOT_AVAILABLE (naming the capability).",
       }),
     ),
     HttpApiEndpoint.get("cardPaymentMethods", "/Payment/CardPaymentMethods/:registrationId", {

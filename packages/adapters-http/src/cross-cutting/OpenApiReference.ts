@@ -53,10 +53,13 @@ const idempotencyCodes = { 409: ["IDEMPOTENCY_REQUEST_IN_PROGRESS"], 422: ["IDEM
  * handlers' own problems), by operationId and status.
  */
 export const ruleCodes: Readonly<Record<string, Readonly<Record<number, ReadonlyArray<string>>>>> = {
-  "payments.create": { 422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED", "CURRENCY_NOT_SUPPORTED"] },
+  "payments.create": {
+    422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED", "CURRENCY_NOT_SUPPORTED", "PAYER_LIMIT_EXCEEDED"],
+  },
   "transactions.accept": {
     422: [
       "BANK_ACCOUNT_NOT_LINKED",
+      "BANK_ACCOUNT_UNUSABLE",
       "COMPANY_NOT_FOUND",
       "COMPANY_NOT_VERIFIED",
       "CURRENCY_NOT_SUPPORTED",
@@ -65,7 +68,10 @@ export const ruleCodes: Readonly<Record<string, Readonly<Record<number, Readonly
       "PAYER_LIMIT_EXCEEDED",
     ],
   },
-  "transactions.payWithCard": { 422: ["CARD_DECLINED", "COMPANY_NOT_FOUND", "CUSTOMER_NOT_VERIFIED"] },
+  "transactions.payWithCard": {
+    422: ["CARD_DECLINED", "COMPANY_NOT_FOUND", "CUSTOMER_NOT_VERIFIED", "FEATURE_NOT_AVAILABLE"],
+  },
+  "transactions.reimbursement": { 422: ["ESIGNATURE_REFUSED", "FEATURE_NOT_AVAILABLE"] },
   "transactions.refund": { 422: ["CURRENCY_NOT_SUPPORTED", "NOTHING_TO_REFUND"] },
   "charity.createAnonymous": {
     422: [
@@ -78,12 +84,12 @@ export const ruleCodes: Readonly<Record<string, Readonly<Record<number, Readonly
     ],
   },
   "debitAuth.set": { 422: ["CURRENCY_NOT_SUPPORTED"] },
-  "cardPayments.register": { 422: ["CARD_DECLINED"] },
+  "cardPayments.register": { 422: ["CARD_DECLINED", "FEATURE_NOT_AVAILABLE"] },
   "companies.create": { 409: ["DUPLICATE_COMPANY_REFERENCE"] },
   "paymentPlans.create": { 422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED", "CURRENCY_NOT_SUPPORTED"] },
   "paymentPlans.activate": { 409: ["CONSENT_NOT_ACCEPTED"] },
   "paymentPlans.resume": { 409: ["CONSENT_NOT_ACCEPTED"] },
-  "consents.accept": { 422: ["BANK_ACCOUNT_NOT_LINKED", "CUSTOMER_NOT_VERIFIED"] },
+  "consents.accept": { 422: ["BANK_ACCOUNT_NOT_LINKED", "BANK_ACCOUNT_UNUSABLE", "CUSTOMER_NOT_VERIFIED"] },
   "login.sendOtp": { 422: ["LOGIN_LOCKED", "OTP_RESEND_LIMIT", "OTP_DELIVERY_FAILED"] },
   "login.checkOtp": { 422: ["LOGIN_LOCKED", "OTP_INVALID", "OTP_EXPIRED", "OTP_NOT_ISSUED"] },
   "account.link": { 422: ["LINK_SESSION_UNKNOWN"] },

@@ -48,6 +48,13 @@ export const BankAccount = Schema.Struct({
   name: Schema.String,
   mask: Schema.String.annotate({ description: "Last 4 digits of the account number" }),
   type: Schema.String,
+  status: Schema.Literals(["Active", "Unusable"]).annotate({
+    description:
+      "Unusable: the account's bank returned a debit with an account-level code (R02, R03, R04, R12-R17, R20); it cannot be named by a payment, consent or debit authorization (422 BANK_ACCOUNT_UNUSABLE) and is no longer the autopay account until linked again",
+  }),
+  returnCode: Schema.optionalKey(
+    Schema.String.annotate({ description: "Unusable only: the ACH return code that made the account unusable" }),
+  ),
 })
 
 export const AccountListResponse = Schema.Struct({ accounts: Schema.Array(BankAccount) })

@@ -57,6 +57,8 @@ export const AccountLive = HttpApiBuilder.group(
               name: a.name,
               mask: a.mask,
               type: a.type,
+              status: a.status ?? "Active",
+              ...(a.returnCode === undefined ? {} : { returnCode: a.returnCode }),
             })),
           }
         }),
@@ -85,6 +87,8 @@ export const AccountLive = HttpApiBuilder.group(
                     name: account.name,
                     mask: account.mask,
                     type: account.type,
+                    // An unusable account is never the autopay account (its designation is cleared).
+                    status: "Active" as const,
                   },
           }
         }),

@@ -9,7 +9,7 @@
  * (GET /User/{registrationId}/DebitAuth, optional query `companyId`, required
  * when the payer has several).
  */
-import { DebitAuth, DebitAuths, Ids, Money } from "@partnerpay/domain"
+import { AuthorizationEvidence, DebitAuth, DebitAuths, Ids, Money } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../cross-cutting/Authentication.ts"
@@ -48,6 +48,11 @@ export const DebitAuthListResponse = Schema.Struct({
       preAuthLimit: Schema.Finite.annotate({ description: "The limit per debit, decimal, in the limit's currency" }),
       companyName: Schema.String,
       status: Status,
+      authorization: Schema.optionalKey(
+        AuthorizationEvidence.AuthorizationEvidence.annotate({
+          description: "The evidence of the payer's latest authorization (docs/api/authorization-evidence.md)",
+        }),
+      ),
     }),
   ),
 })
@@ -57,6 +62,7 @@ export const UserDebitAuthResponse = Schema.Struct({
   enabled: Schema.Boolean,
   limit: Schema.Finite,
   status: Status,
+  authorization: DebitAuths.DebitAuthView.fields.authorization,
 })
 
 export class DebitAuthApi extends HttpApiGroup.make("debitAuth")

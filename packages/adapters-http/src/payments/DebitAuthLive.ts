@@ -3,6 +3,7 @@ import { DebitAuths, Money, Traced } from "@partnerpay/domain"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { requireCustomer } from "../cross-cutting/Authentication.ts"
+import * as AuthorizationClient from "../cross-cutting/AuthorizationClient.ts"
 import * as MoneyResponse from "../cross-cutting/MoneyResponse.ts"
 import * as Problem from "../cross-cutting/Problem.ts"
 import { partnerForCustomer } from "../customers/CustomerAccess.ts"
@@ -23,6 +24,7 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
           registrationId,
           companyId: payload.companyId,
           limit: payload.limit,
+          client: yield* AuthorizationClient.current,
         })
         return toResponse(view)
       }, Problem.domainProblems),
@@ -37,6 +39,7 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
           debitAuthId: params.debitAuthId,
           limit: payload.limit,
           enabled: payload.enabled,
+          client: yield* AuthorizationClient.current,
         })
         return toResponse(view)
       }, Problem.domainProblems),
@@ -54,6 +57,7 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
             preAuthLimit: Money.toDecimal(item.limit),
             companyName: item.companyName,
             status: item.status,
+            ...(item.authorization === undefined ? {} : { authorization: item.authorization }),
           })),
         }
       }, Problem.domainProblems),
@@ -63,7 +67,12 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
       Traced.fn("DebitAuthLive.forUser")(function* ({ params, query }) {
         const partnerId = yield* partnerForCustomer(params.registrationId)
         const view = yield* DebitAuths.forUser(partnerId, params.registrationId, query.companyId)
-        return { enabled: view.enabled, limit: Money.toDecimal(view.limit), status: view.status }
+        return {
+          enabled: view.enabled,
+          limit: Money.toDecimal(view.limit),
+          status: view.status,
+          ...(view.authorization === undefined ? {} : { authorization: view.authorization }),
+        }
       }, Problem.domainProblems),
     ),
 )

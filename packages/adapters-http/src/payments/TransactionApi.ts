@@ -104,9 +104,12 @@ export const ReportResponse = Schema.Struct({
       refunded: AmountResponse.annotate({ description: "Refunds taken back" }),
       returned: AmountResponse.annotate({ description: "Returned transfers taken back" }),
       fees: AmountResponse.annotate({ description: "Fees taken" }),
+      disputed: AmountResponse.annotate({
+        description: "Card disputes taken back, less those won (given back); may be negative",
+      }),
       net: AmountResponse.annotate({
         description:
-          "collected - refunded - returned - fees: what the period added to the balances (paid out, or still available)",
+          "collected - refunded - returned - disputed - fees: what the period added to the balances (paid out, still available, or pending until a card payment's availability date)",
       }),
     }),
   ).annotate({ description: "Addition: the lines' totals per currency over the whole window" }),
@@ -185,7 +188,7 @@ export class TransactionApi extends HttpApiGroup.make("transactions")
       OpenApi.annotations({
         summary: "Pay a payment request with a saved card",
         description:
-          "For the payer (a customer token). The card processor charges the saved card paymentMethodId for the request's amount; the request becomes Paid at once (no transfer), the card payment is recorded on it (cardPayment in GET /Payment/{paymentRequestId}) and PAYMENT_REQUEST_STATUS_CHANGED (Paid) is sent. A declined card is 422 CARD_DECLINED and changes nothing (sandbox: a card whose last4 is 0002). The request must be Pending (else 409; paying again with the same card answers Paid). Another customer's request or card, or an unknown one, is 404.",
+          "For the payer (a customer token). The card processor charges the saved card paymentMethodId for the request's amount; the request becomes Paid at once (no transfer), the card payment is recorded on it (cardPayment in GET /Payment/{paymentRequestId}) and PAYMENT_REQUEST_STATUS_CHANGED (Paid) is sent. A declined card is 422 CARD_DECLINED and changes nothing (sandbox: a card whose last4 is 0002); a service running without a card processor answers 422 FEATURE_NOT_AVAILABLE (naming the capability). The request must be Pending (else 409; paying again with the same card answers Paid). Another customer's request or card, or an unknown one, is 404.",
       }),
     ),
     HttpApiEndpoint.post("refund", "/Transaction/:transferId/Refund", {
@@ -197,7 +200,7 @@ export class TransactionApi extends HttpApiGroup.make("transactions")
       OpenApi.annotations({
         summary: "Refund a transfer",
         description:
-          "For partners, on a Settled transfer (else 409; a Returned transfer cannot be refunded). The refund is a transfer of its own from the company back to the payer: it answers Pending, moves money through the money-movement provider and becomes Completed or Failed (REFUND_STATUS_CHANGED; sandbox: at the next settlement). Pending and completed refunds add up and never exceed the amount (422 RefundExceedsTransfer, concurrent requests included); a failed refund frees its amount. Mirrored on the payment request once completed (Refunded once completed refunds reach the amount).",
+          "For partners, on a Settled transfer (else 409; a Returned transfer cannot be refunded). The refund is a transfer of its own from the company back to the payer: it answers Pending, moves money through the money-movement provider and becomes Completed or Failed (REFUND_STATUS_CHANGED; sandbox: at the next settlement). Pending and completed refunds add up and never exceed the amount (422 RefundExceedsTransfer, concurrent requests included); a failed refund frees its amount. Mirrored on the payment request once completed (Refunded once completed refunds reach the amount). A card payment is refunded with the same operation naming the payment request it paid (or a company's terminal card payment by its cardPaymentId): through the card processor, partial or full, never above the payment (422 RefundExceedsPayment, pending refunds and concurrent requests counted); answered Completed once the processor refunded, Pending when it could not be reached; REFUND_STATUS_CHANGED names PaymentRequestId or CardPaymentId.",
       }),
     ),
     HttpApiEndpoint.post("reimbursement", "/Reimbursement/Create", {
@@ -208,7 +211,7 @@ export class TransactionApi extends HttpApiGroup.make("transactions")
       OpenApi.annotations({
         summary: "Apply for reimbursement of a transfer",
         description:
-          "For the customer who paid a Settled, unrefunded transfer: answers the URL where the claim is signed. Repeating with the same provider answers the same URL; another provider is 409.",
+          "For the customer who paid a Settled, unrefunded transfer: answers the URL where the claim is signed. Repeating with the same provider answers the same URL; another provider is 409. A service running without an e-signature provider answers 422 FEATURE_NOT_AVAILABLE (naming the capability).",
       }),
     ),
   )

@@ -3,9 +3,11 @@
  * use cases, encode; domain errors become problems. Needs the `ESignature`
  * provider (reimbursement).
  */
+
 import {
   Attachments,
   type CardCharger,
+  CardRefundPayments,
   InAppCardPayments,
   type PaymentProviders,
   Payments,
@@ -13,11 +15,12 @@ import {
   TransactionReport,
   Transfers,
 } from "@partnerpay/domain"
-import type { Effect } from "effect"
+import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { requireCustomer, requirePartner } from "../cross-cutting/Authentication.ts"
+import * as AuthorizationClient from "../cross-cutting/AuthorizationClient.ts"
 import { Caller } from "../cross-cutting/Caller.ts"
 import * as MoneyResponse from "../cross-cutting/MoneyResponse.ts"
 import * as Problem from "../cross-cutting/Problem.ts"
@@ -80,6 +83,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
             refunded: MoneyResponse.toResponse(total.refunded),
             returned: MoneyResponse.toResponse(total.returned),
             fees: MoneyResponse.toResponse(total.fees),
+            disputed: MoneyResponse.toSignedResponse(total.disputed),
             net: MoneyResponse.toSignedResponse(total.net),
           })),
           lines: report.lines.map((line) => ({ ...line, amount: MoneyResponse.toSignedResponse(line.amount) })),
@@ -111,6 +115,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
           registrationId,
           paymentRequestId: params.paymentRequestId,
           ...payload,
+          client: yield* AuthorizationClient.current,
         })
       }, Problem.domainProblems),
     )
@@ -130,7 +135,15 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
       "refund",
       Traced.fn("TransactionLive.refund")(function* ({ params, payload }) {
         const { partnerId } = yield* requirePartner
-        const refund = yield* Transfers.refund({ partnerId, transferId: params.transferId, ...payload })
+        // A transfer's refund; an id that is no transfer of the partner may name a card payment (a payment
+        // request paid by card, or a company's terminal payment), refunded through the card processor.
+        const refund = yield* Transfers.refund({ partnerId, transferId: params.transferId, ...payload }).pipe(
+          Effect.catchTag("NotFound", (notFound) =>
+            CardRefundPayments.refund({ partnerId, id: params.transferId, ...payload }).pipe(
+              Effect.catchTag("NotFound", () => Effect.fail(notFound)),
+            ),
+          ),
+        )
         return {
           refundId: refund.refundId,
           status: refund.status,

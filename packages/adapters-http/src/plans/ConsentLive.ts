@@ -1,9 +1,11 @@
 /** Handlers of the `consents` group: the payer lists, reads, accepts and declines its consents. */
+
 import { Consents, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { requireCustomer } from "../cross-cutting/Authentication.ts"
+import * as AuthorizationClient from "../cross-cutting/AuthorizationClient.ts"
 import * as MoneyResponse from "../cross-cutting/MoneyResponse.ts"
 import * as Problem from "../cross-cutting/Problem.ts"
 
@@ -40,7 +42,12 @@ export const ConsentLive = HttpApiBuilder.group(Api, "consents", (handlers) =>
       "accept",
       Traced.fn("ConsentLive.accept")(function* ({ params, payload }) {
         const caller = yield* payer
-        const consent = yield* Consents.accept(caller, params.consentId, payload.bankAccountId)
+        const consent = yield* Consents.accept(
+          caller,
+          params.consentId,
+          payload.bankAccountId,
+          yield* AuthorizationClient.current,
+        )
         return toResponse(consent)
       }, Problem.domainProblems),
     )

@@ -132,7 +132,11 @@ const PaymentPlanInstalmentData = Schema.Struct({
 
 const RefundStatusData = Schema.Struct({
   RefundId: uuid("Our id of the refund (refundId of POST /Transaction/{transferId}/Refund)"),
-  TransferId: uuid("The refunded transfer (GET /Transaction/{transferId})"),
+  TransferId: Schema.optionalKey(uuid("The refunded transfer (GET /Transaction/{transferId})")),
+  CardPaymentId: Schema.optionalKey(uuid("A refunded terminal card payment (refunded through the card processor)")),
+  PaymentRequestId: Schema.optionalKey(
+    uuid("A payment request paid in the app by card, refunded through the card processor"),
+  ),
   Amount: Schema.Struct({
     value: Schema.Finite.annotate({ description: "The refund's amount in major units, e.g. 25.5" }),
     currencyCode: Schema.String.annotate({ description: "ISO 4217 currency code, e.g. USD" }),
@@ -148,7 +152,8 @@ const RefundStatusData = Schema.Struct({
   ReturnReason: Schema.optionalKey(Schema.String.annotate({ description: "Failed: the return code's description" })),
   FailureReason: Schema.optionalKey(
     Schema.String.annotate({
-      description: "Failed: why, in words (the rail's when it refused the movement and ReturnCode is null)",
+      description:
+        "Failed: why, in words (the rail's when it refused the movement and ReturnCode is null; a card refund's: the card processor's)",
     }),
   ),
   Timestamp: instant,
@@ -167,6 +172,10 @@ const RefundStatusData = Schema.Struct({
 const PayoutStatusData = Schema.Struct({
   PayoutId: uuid("Our id of the payout (GET /Payouts/{payoutId})"),
   CompanyId: uuid("Our id of the company paid out"),
+  Direction: PayoutEvents.PayoutDirection.annotate({
+    description:
+      "Credit: the available balance paid to the payout account; Debit: a deficit taken from it (a Failed Debit leaves the deficit in the balance)",
+  }),
   Amount: Schema.Struct({
     value: Schema.Finite.annotate({ description: "The payout's amount in major units, e.g. 1234.56" }),
     currencyCode: Schema.String.annotate({ description: "ISO 4217 currency code, e.g. USD" }),
@@ -190,6 +199,7 @@ const PayoutStatusData = Schema.Struct({
     {
       PayoutId: "4b6d8f0a-2c4e-4a6c-8e0a-2c4e6a8c0e2a",
       CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f",
+      Direction: "Credit",
       Amount: { value: 1234.56, currencyCode: "USD" },
       Status: "Paid",
       Timestamp: "2026-11-24T06:00:00.000Z",
@@ -328,7 +338,8 @@ const BankAccountRelinkData = Schema.Struct({
     description: "The accounts that cannot be debited until the customer links again",
   }),
   Reason: Schema.String.annotate({
-    description: "The bank-link provider's reason, e.g. ITEM_LOGIN_REQUIRED or PENDING_EXPIRATION",
+    description:
+      "The bank-link provider's reason (e.g. ITEM_LOGIN_REQUIRED or PENDING_EXPIRATION), or the account-level ACH return code that made the account unusable (e.g. R03)",
   }),
   Timestamp: instant,
 }).annotate({
@@ -346,11 +357,18 @@ const DebitAuthorizationData = Schema.Struct({
   DebitAuthId: uuid("Our id of the debit authorization"),
   CompanyId: uuid("The company authorized to debit"),
   RegistrationId: uuid("The payer who authorized it"),
-  Change: Schema.Literals(["Set", "LimitUpdated", "Enabled", "Disabled"]).annotate({ description: "What changed" }),
+  Change: Schema.Literals(["Set", "LimitUpdated", "Enabled", "Disabled", "Revoked"]).annotate({
+    description: "What changed (Revoked: an unauthorized ACH return of a debit, see ReturnCode)",
+  }),
   Enabled: Schema.optionalKey(
     Schema.Boolean.annotate({ description: "Whether debits are authorized now (absent when only the limit changed)" }),
   ),
   Limit: Schema.optionalKey(amountData("The limit per debit, when the change sets it")),
+  ReturnCode: Schema.optionalKey(
+    Schema.String.annotate({
+      description: "Revoked only: the unauthorized return code (R05, R07, R10, R11, R29, R51)",
+    }),
+  ),
   Timestamp: instant,
 }).annotate({
   examples: [
@@ -384,6 +402,30 @@ const CardPaymentData = Schema.Struct({
       Last4: "4242",
       ExternalReference: "terminal-7:000142",
       Timestamp: "2026-11-23T09:15:00.000Z",
+    },
+  ],
+})
+
+const CardDisputeStatusData = Schema.Struct({
+  CardPaymentId: Schema.optionalKey(uuid("The disputed terminal card payment (POST /cardpayment)")),
+  PaymentRequestId: Schema.optionalKey(uuid("The payment request paid in the app by the disputed card payment")),
+  DisputeId: Schema.String.annotate({ description: "The card processor's id of the dispute" }),
+  Amount: amountData("The amount disputed (taken from the company's balance while open or lost)"),
+  Reason: Schema.String.annotate({ description: "The cardholder's reason as the processor names it, e.g. fraudulent" }),
+  Status: Schema.Literals(["NeedsResponse", "UnderReview", "Won", "Lost"]).annotate({
+    description:
+      "NeedsResponse or UnderReview while open (the amount and the dispute fee taken back at once), then Won (both given back) or Lost",
+  }),
+  Timestamp: instant,
+}).annotate({
+  examples: [
+    {
+      PaymentRequestId: "7c9e1a3b-5d7f-4b9a-8c1e-3a5c7e9b1d3f",
+      DisputeId: "dp_1MtJUT2eZvKYlo2CNaw2HvEv",
+      Amount: { value: 25.5, currencyCode: "USD" },
+      Reason: "fraudulent",
+      Status: "NeedsResponse",
+      Timestamp: "2026-12-02T06:00:00.000Z",
     },
   ],
 })
@@ -499,14 +541,14 @@ export const events = [
     name: "BANK_ACCOUNT_RELINK_REQUIRED",
     summary: "A customer must link their bank again",
     description:
-      "Sent when the bank-link provider says the customer must link again (their bank asks them to log in again, or their consent expires): the accounts named cannot be debited until the customer links through a new bank-link session.",
+      "Sent when the bank-link provider says the customer must link again (their bank asks them to log in again, or their consent expires), or when a debit of the account came back with an account-level return code (R02, R03, R04, R12-R17, R20; Reason is the code): the accounts named cannot be debited until the customer links through a new bank-link session.",
     data: BankAccountRelinkData,
   },
   {
     name: "DEBIT_AUTHORIZATION_CHANGED",
     summary: "A debit authorization changed",
     description:
-      "Sent when a payer sets a debit authorization for a company, changes its limit, enables or disables it.",
+      "Sent when a payer sets a debit authorization for a company, changes its limit, enables or disables it, and when an unauthorized return of one of its debits revokes it (Revoked).",
     data: DebitAuthorizationData,
   },
   {
@@ -514,6 +556,13 @@ export const events = [
     summary: "A card payment was recorded",
     description: "Sent when a card payment made on an external terminal is registered (POST /cardpayment).",
     data: CardPaymentData,
+  },
+  {
+    name: "CARD_DISPUTE_STATUS_CHANGED",
+    summary: "A card payment's dispute changed status",
+    description:
+      "Sent when the cardholder disputes a card payment (NeedsResponse or UnderReview: the amount and the processor's dispute fee are taken from the company's balance at once), when the open dispute changes status, and when it is decided: Won (both given back) or Lost. Names the card payment (CardPaymentId) or the payment request it paid (PaymentRequestId).",
+    data: CardDisputeStatusData,
   },
   {
     name: "ATTACHMENT_STATUS_CHANGED",

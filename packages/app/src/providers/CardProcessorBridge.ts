@@ -3,15 +3,17 @@
  *
  * - `card-methods` `{ registrationId }` -> `{ cards: [{ id, type, brand, last4, expMonth, expYear }] }`
  * - `card-payments` `{ cardPaymentId, merchantId, amount: { minorUnits, currency }, externalReference }`
- *   -> `{ processorReference }`; 422 `{ code, reason }`: refused (`CardProcessorRefused`)
+ *   -> `{ processorReference, availableAt? }` (ISO 8601: when the money is available to the company;
+ *   absent: at once); 422 `{ code, reason }`: refused (`CardProcessorRefused`)
  *
  * And `CardCharger` (in-app payment of a payment request with a saved card) on the same bridge:
  *
  * - `card-charges` `{ idempotencyKey, paymentMethodId, last4, amount: { minorUnits, currency }, description }`
- *   -> `{ processorReference }`; 402 `{ code, reason }`: the card was declined (`CardDeclined`).
+ *   -> `{ processorReference, availableAt? }`; 402 `{ code, reason }`: the card was declined (`CardDeclined`).
  *   The processor charges once per `idempotencyKey` (the payment request id) and answers a repeated
  *   key with the first charge.
- * - `card-refunds` `{ processorReference }` -> any 2xx.
+ * - `card-refunds` `{ processorReference, idempotencyKey?, amount? }` -> any 2xx: the charge given back,
+ *   all of it, or `amount` once per `idempotencyKey` (a card refund's id, POST /Transaction/{id}/Refund).
  */
 import { CardCharger, CustomerProviders } from "@partnerpay/domain"
 import { Effect, Layer, Schema } from "effect"
@@ -29,7 +31,11 @@ const Cards = Schema.Struct({
     }),
   ),
 })
-const Registered = Schema.Struct({ processorReference: Schema.String })
+/** The processor's reference, and when it makes the money available to the company (absent: at once). */
+const Registered = Schema.Struct({
+  processorReference: Schema.String,
+  availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+})
 const Refusal = Schema.Struct({ code: Schema.String, reason: Schema.String })
 
 export const make = (bridge: HttpBridge.Bridge) =>
@@ -69,10 +75,18 @@ export const makeCharger = (bridge: HttpBridge.Bridge) =>
           402: HttpBridge.refusal(bridge, "card-charges", Refusal, (body) => new CardCharger.CardDeclined(body)),
         }),
       ),
-    refund: (processorReference) =>
+    refund: (processorReference, partial) =>
       Effect.asVoid(
         Effect.flatMap(
-          bridge.call("card-refunds", { processorReference }),
+          bridge.call("card-refunds", {
+            processorReference,
+            ...(partial === undefined
+              ? {}
+              : {
+                  idempotencyKey: partial.idempotencyKey,
+                  amount: { minorUnits: partial.amount.minorUnits, currency: partial.amount.currency },
+                }),
+          }),
           HttpBridge.expect(bridge, "card-refunds", Schema.Unknown),
         ),
       ),

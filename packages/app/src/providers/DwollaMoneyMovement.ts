@@ -220,11 +220,13 @@ export const make = (config: DwollaClient.DwollaConfig, store: DwollaStore.Store
     }),
     originatePayout: Traced.fn("DwollaMoneyMovement.originatePayout")(function* (request) {
       const destination = yield* payoutDestination(request)
+      // A Debit payout recovers a deficit: the money moves from the company's account to the master account.
+      const [source, target] = request.direction === "Debit" ? [destination, master] : [master, destination]
       return yield* transfer(
         "Payout",
         request.idempotencyKey,
-        master,
-        destination,
+        source,
+        target,
         request.amount.minorUnits,
         request.amount.currency,
       )

@@ -8,15 +8,26 @@
  * adapter has its own settings (Settings.ts declares them, Config.ts checks
  * them and names every missing one in one error).
  *
- * Production never runs on a sandbox provider. A port something calls in
- * production (`required`) must be configured or the start is refused; KYB
- * (unset: no KYB worker runs, companies stay Unverified) and the message
- * channels (a channel without a provider is skipped: its messages are
- * undeliverable and logged) may stay unset. A new port is one line here.
+ * Production never runs on a sandbox provider. A port every service needs
+ * (`required`: OTP, KYC, bank linking, money movement) must be configured or
+ * the start is refused. The others are optional capabilities an operator may
+ * leave unset, and the start lists those that are off (`off`): KYB (no KYB
+ * worker runs, companies stay Unverified), the card processor and e-signature
+ * (their routes answer 422 `FEATURE_NOT_AVAILABLE` naming the capability:
+ * the ports fail with `Providers.FeatureNotAvailable`), and the message
+ * channels SMS, e-mail and push (a channel without a provider is skipped: its
+ * messages are undeliverable and logged). A new port is one line here.
  *
  * The sandbox environment keeps the in-memory sandboxes (SandboxProviders.ts).
  */
-import { CompanyProviders, CustomerProviders, Messaging, Providers } from "@partnerpay/domain"
+import {
+  CardCharger,
+  CompanyProviders,
+  CustomerProviders,
+  Messaging,
+  PaymentProviders,
+  Providers,
+} from "@partnerpay/domain"
 import { Effect, Layer, Schema } from "effect"
 import * as BankLinkerBridge from "./BankLinkerBridge.ts"
 import * as CardProcessorBridge from "./CardProcessorBridge.ts"
@@ -86,8 +97,18 @@ export const ports = [
     required: true,
     adapters: { bridge: MoneyMovementBridge.layer, dwolla: lazy(() => import("./DwollaMoneyMovement.ts")) },
   },
-  { key: "CARD_PROCESSOR", port: "card processor", required: true, adapters: { bridge: CardProcessorBridge.layer } },
-  { key: "E_SIGNATURE", port: "e-signature", required: true, adapters: { bridge: ESignatureBridge.layer } },
+  {
+    key: "CARD_PROCESSOR",
+    port: "card processor (saved cards, card payments)",
+    required: false,
+    adapters: { bridge: CardProcessorBridge.layer },
+  },
+  {
+    key: "E_SIGNATURE",
+    port: "e-signature (reimbursement claims)",
+    required: false,
+    adapters: { bridge: ESignatureBridge.layer },
+  },
   {
     key: "SMS",
     port: "SMS messages (payment reminders and status messages)",
@@ -184,9 +205,28 @@ export const describeMissing = (entry: Entry): string =>
 export const missing = (providers: Configuration): ReadonlyArray<Entry> =>
   ports.filter(({ key, required }) => required && providers.ports[key] === undefined)
 
-/** An optional port left unset: KYB answers unavailable (nothing calls it), a message channel undeliverable. */
-const absent = (key: PortKey): Layer.Layer<ProductionProviders> => {
+/** The optional ports left unset: the capabilities this service runs without (the start lists them). */
+export const off = (providers: Configuration): ReadonlyArray<Entry> =>
+  ports.filter(({ key, required }) => !required && providers.ports[key] === undefined)
+
+/** How the start names the capabilities that are off. */
+export const describeOff = (providers: Configuration): string | undefined => {
+  const left = off(providers)
+  return left.length === 0
+    ? undefined
+    : `optional capabilities off (no provider configured): ${left
+        .map((entry) => `${entry.port} [PARTNERPAY_PROVIDER_${entry.key}]`)
+        .join("; ")}`
+}
+
+/**
+ * An optional port left unset: KYB answers unavailable (nothing calls it), a message channel
+ * undeliverable, the card processor and e-signature `FeatureNotAvailable` (422 to the caller).
+ */
+const absent = (entry: Entry): Layer.Layer<ProductionProviders> => {
+  const key = entry.key
   const unset = `no provider is configured (PARTNERPAY_PROVIDER_${key})`
+  const notAvailable = () => Effect.fail(new Providers.FeatureNotAvailable({ capability: entry.port }))
   const channel = (name: Messaging.Channel) => ({
     send: () => Effect.fail(new Messaging.MessageUndeliverable({ channel: name, reason: unset })),
   })
@@ -205,6 +245,30 @@ const absent = (key: PortKey): Layer.Layer<ProductionProviders> => {
       return Layer.succeed(
         Messaging.PushSender,
         Messaging.PushSender.of(channel("push")),
+      ) as Layer.Layer<ProductionProviders>
+    case "CARD_PROCESSOR":
+      return Layer.mergeAll(
+        Layer.succeed(
+          CustomerProviders.CardProcessor,
+          CustomerProviders.CardProcessor.of({ listCardMethods: notAvailable, registerCardPayment: notAvailable }),
+        ),
+        Layer.succeed(
+          CardCharger.CardCharger,
+          CardCharger.CardCharger.of({
+            charge: notAvailable,
+            // Nothing can be given back without a processor: a card refund stays Pending, nothing refunded.
+            refund: () => Effect.fail(new Providers.ProviderUnavailable({ provider: key, reason: unset })),
+          }),
+        ),
+      ) as Layer.Layer<ProductionProviders>
+    case "E_SIGNATURE":
+      return Layer.succeed(
+        PaymentProviders.ESignature,
+        PaymentProviders.ESignature.of({
+          createReimbursementEnvelope: notAvailable,
+          // No envelope is ever made without a provider, so none is ever asked about.
+          envelopeStatus: () => Effect.fail(new Providers.ProviderUnavailable({ provider: key, reason: unset })),
+        }),
       ) as Layer.Layer<ProductionProviders>
     default: {
       const unavailable = () => Effect.fail(new Providers.ProviderUnavailable({ provider: key, reason: unset }))
@@ -291,7 +355,7 @@ export const layer = (providers: Configuration): Layer.Layer<ProductionProviders
   }
   const layers = ports.map((entry) => {
     const selection = providers.ports[entry.key]
-    if (selection === undefined) return absent(entry.key)
+    if (selection === undefined) return absent(entry)
     const linking = plaidWithDwolla(entry.key, selection, providers)
     return linking ?? served(entry, selection, providers.vendors)
   })

@@ -38,6 +38,7 @@ interface RefundRow {
   readonly refundId: string
   readonly status: string
   readonly providerReference?: string
+  readonly statusRetryAt?: string
 }
 
 const refundsOf = (row: PgDueWork.RefundingTransfer): ReadonlyArray<RefundRow> =>
@@ -131,6 +132,7 @@ export const pollStep = Traced.fn("MoneyMovementWorkers.pollStep")(function* (
         {
           movement: { _tag: "Debit", transferId: Ids.TransferId.make(row.id) },
           providerReference: row.provider_reference,
+          ...("status_retry_at" in row && row.status_retry_at !== null ? { statusRetryAt: row.status_retry_at } : {}),
         },
       ])
   for (const row of refunding)
@@ -145,6 +147,7 @@ export const pollStep = Traced.fn("MoneyMovementWorkers.pollStep")(function* (
               refundId: refund.refundId as TransferEvents.RefundId,
             },
             providerReference: refund.providerReference,
+            ...(refund.statusRetryAt === undefined ? {} : { statusRetryAt: refund.statusRetryAt }),
           },
         ])
   let done = 0

@@ -4,9 +4,10 @@
  * clear ProviderUnavailable, never quoted), refusals mapped to the ports' errors.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { CustomerProviders, Ids } from "@partnerpay/domain"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { CardCharger, CustomerProviders, Ids, PaymentProviders } from "@partnerpay/domain"
+import { Context, DateTime, Effect, Layer, Redacted } from "effect"
 import * as BankLinkerBridge from "../../src/providers/BankLinkerBridge.ts"
+import * as CardProcessorBridge from "../../src/providers/CardProcessorBridge.ts"
 import * as ESignatureBridge from "../../src/providers/ESignatureBridge.ts"
 import * as HttpBridge from "../../src/providers/HttpBridge.ts"
 import * as KycBridge from "../../src/providers/KycBridge.ts"
@@ -127,6 +128,48 @@ describe("a provider bridge that answers", () => {
         [undelivered._tag, (undelivered as CustomerProviders.OtpDeliveryFailed).reason],
         ["OtpDeliveryFailed", "landline"],
       )
+    }),
+  )
+})
+
+describe("the card processor bridge", () => {
+  it.live("a charge's availability date is the processor's (a payout waits for it)", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("card-charges", [
+        { status: 200, body: { processorReference: "ch_1", availableAt: "2026-03-04T00:00:00.000Z" } },
+      ])
+      const charged = yield* CardProcessorBridge.makeCharger(yield* bridgeOn(fake)).charge({
+        idempotencyKey: "7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e62",
+        paymentMethodId: "pm_1",
+        last4: "4242",
+        amount: { minorUnits: 2500, currency: "USD" } as never,
+        description: "Invoice",
+      })
+      assert.deepStrictEqual(
+        [
+          charged.processorReference,
+          charged.availableAt === undefined ? undefined : DateTime.formatIso(charged.availableAt),
+        ],
+        ["ch_1", "2026-03-04T00:00:00.000Z"],
+      )
+    }),
+  )
+
+  it.live("a partial card refund goes to card-refunds with its idempotency key and amount", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("card-refunds", [{ status: 200, body: {} }])
+      const charger = CardProcessorBridge.makeCharger(yield* bridgeOn(fake))
+      yield* charger.refund("ch_123", {
+        idempotencyKey: "7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e61",
+        amount: { minorUnits: 2500, currency: "USD" } as never,
+      })
+      assert.deepStrictEqual(fake.received()[0]?.body, {
+        processorReference: "ch_123",
+        idempotencyKey: "7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e61",
+        amount: { minorUnits: 2500, currency: "USD" },
+      })
     }),
   )
 })
@@ -357,7 +400,50 @@ describe("production providers", () => {
       assert.strictEqual(error._tag, "ProvidersNotConfigured")
       assert.strictEqual(error.missing.length, ProviderPorts.ports.filter((entry) => entry.required).length)
       assert.include(error.message, "OTP sender (SMS one-time login codes) (set PARTNERPAY_PROVIDER_OTP_URL")
-      assert.include(error.message, "e-signature")
+      assert.include(error.message, "money movement")
+      assert.notInclude(error.message, "e-signature")
+      assert.notInclude(error.message, "card processor")
+    }),
+  )
+
+  it.live("with only the required ports, cards and e-signature fail FeatureNotAvailable naming the capability", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      const required = ProviderPorts.ports.filter((entry) => entry.required)
+      const bridges = Object.fromEntries(required.map(({ key }) => [key, fake.config()]))
+      const context = yield* Layer.build(ProviderPorts.layer(ProviderPorts.onBridges(bridges)))
+      const registration = yield* Effect.flip(
+        Context.get(context, CustomerProviders.CardProcessor).registerCardPayment({
+          cardPaymentId: "cp-1" as never,
+          merchantId: "m-1" as never,
+          amount: { minorUnits: 100, currency: "USD" } as never,
+          last4: "4242",
+          brand: "visa",
+          externalReference: "t-1",
+        }),
+      )
+      assert.strictEqual(registration._tag, "FeatureNotAvailable")
+      assert.include(registration.message, "card processor")
+      const charge = yield* Effect.flip(
+        Context.get(context, CardCharger.CardCharger).charge({
+          idempotencyKey: "pr-1",
+          paymentMethodId: "pm-1",
+          last4: "4242",
+          amount: { minorUnits: 100, currency: "USD" } as never,
+          description: "d",
+        }),
+      )
+      assert.strictEqual(charge._tag, "FeatureNotAvailable")
+      const envelope = yield* Effect.flip(
+        Context.get(context, PaymentProviders.ESignature).createReimbursementEnvelope({
+          transferId: "t-1" as never,
+          providerId: "p-1",
+          signer: { registrationId: "r-1" as never, name: "A B", emailAddress: "a@example.com" },
+        }),
+      )
+      assert.strictEqual(envelope._tag, "FeatureNotAvailable")
+      assert.include(envelope.message, "e-signature")
+      assert.strictEqual(fake.received().length, 0)
     }),
   )
 

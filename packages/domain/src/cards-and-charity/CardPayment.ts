@@ -51,6 +51,8 @@ export interface RegisterCardPayment {
   readonly processorReference: string
   /** The partner's company the merchant id names, with its KYB status (read by the use case); absent: another merchant. */
   readonly company?: { readonly companyId: CompanyId; readonly status: WhoMayCollect.CompanyStatus }
+  /** When the processor makes the money available to the company (absent: at once). */
+  readonly availableAt?: DateTime.Utc | undefined
   readonly at: DateTime.Utc
 }
 
@@ -135,6 +137,7 @@ export const decide = (command: Command, state: State): Decision<Event> => {
     externalReference: command.externalReference,
     processorReference: command.processorReference,
     ...(command.company === undefined ? {} : { companyId: command.company.companyId }),
+    ...(command.availableAt === undefined ? {} : { availableAt: command.availableAt }),
     at: command.at,
   }
   return accept<CardPaymentEvent>(event)
@@ -143,7 +146,7 @@ export const decide = (command: Command, state: State): Decision<Event> => {
 /** Registered once: a second registration does not fit and leaves the payment as it was. */
 export const evolve = (state: State, event: Event): State => {
   if (state._tag !== "Initial") return state
-  const { _tag, at: _at, ...details } = event
+  const { _tag, at: _at, availableAt: _availableAt, ...details } = event
   return { _tag: "Registered", ...details }
 }
 

@@ -19,6 +19,8 @@ export const CardPaymentRegistered = Schema.TaggedStruct("CardPaymentRegistered"
    * balance the payment credits; absent for a merchant outside the service (and on earlier payments).
    */
   companyId: Schema.optionalKey(CompanyId),
+  /** When the card processor makes the money available to the company (absent: at once). */
+  availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   at: Schema.DateTimeUtcFromString,
 })
 export type CardPaymentRegistered = typeof CardPaymentRegistered.Type

@@ -27,6 +27,7 @@ import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import * as NaturalKey from "../infrastructure/NaturalKey.ts"
+import { notAvailable } from "../infrastructure/Providers.ts"
 import { ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import * as Amounts from "../kernel/Amounts.ts"
@@ -99,7 +100,8 @@ const record = UseCase.fn("CardPayments.record")(function* (
 /**
  * Registers a terminal card payment: checked (the decider, before anyone is asked), registered
  * with the card processor (`CardProcessor.registerCardPayment`: a declined card is RuleViolated
- * `CARD_DECLINED`, 422, and nothing is recorded; the processor unavailable is a 503), then
+ * `CARD_DECLINED`, 422, and nothing is recorded; the processor unavailable is a 503; a service
+ * without a card processor answers `FEATURE_NOT_AVAILABLE`, 422), then
  * recorded with the processor's reference. A payment already recorded under the same merchant and
  * external reference is not sent to the processor again: the recording answers it (same details)
  * or refuses it (AlreadyExists).
@@ -126,7 +128,7 @@ export const register = Traced.fn("CardPayments.register")(function* (input: Reg
   if (checked._tag === "Failure") return yield* Effect.fail(checked.failure)
   if (known !== undefined) return yield* record(input, command, known)
   const processor = yield* CustomerProviders.CardProcessor
-  const { processorReference } = yield* processor
+  const { processorReference, availableAt } = yield* processor
     .registerCardPayment({
       cardPaymentId: command.cardPaymentId,
       merchantId: input.merchantId,
@@ -146,7 +148,12 @@ export const register = Traced.fn("CardPayments.register")(function* (input: Reg
           ),
         ProviderUnavailable: (error) =>
           Effect.fail(new EventStoreUnavailable({ reason: `the card processor is unavailable: ${error.message}` })),
+        FeatureNotAvailable: (error) => Effect.fail(notAvailable(error)),
       }),
     )
-  return yield* record(input, { ...command, processorReference }, known)
+  return yield* record(
+    input,
+    { ...command, processorReference, ...(availableAt === undefined ? {} : { availableAt }) },
+    known,
+  )
 })

@@ -39,7 +39,7 @@ export const projection: Projection<CardPaymentDocument, CardPaymentEnvelope> = 
     envelope.streamType === "CardPayment" ? envelope.event.cardPaymentId : undefined,
   apply: (current, envelope) => {
     if (envelope.streamType !== "CardPayment") return current
-    const { _tag, at, ...details } = envelope.event
+    const { _tag, at, availableAt: _availableAt, ...details } = envelope.event
     return { ...details, registeredAt: at }
   },
   index: (doc) => ({

@@ -132,7 +132,8 @@ export interface CollectRecurringGift {
 export interface CancelRecurringGift {
   readonly _tag: "CancelRecurringGift"
   readonly charityTransactionId: CharityTransactionId
-  readonly by: "Partner" | "Donor"
+  /** Who stops it: the partner, the donor, or the service after an unauthorized return of a collection. */
+  readonly by: "Partner" | "Donor" | "UnauthorizedReturn"
   readonly at: DateTime.Utc
 }
 
@@ -267,6 +268,9 @@ const collect = (command: CollectRecurringGift, state: State): Decision<Event> =
 }
 
 const cancel = (command: CancelRecurringGift, state: State): Decision<Event> => {
+  // An unauthorized return of a one-time gift leaves nothing to stop.
+  if (command.by === "UnauthorizedReturn" && (state._tag !== "Created" || state.recurrence === undefined))
+    return nothing
   // Stryker disable next-line ConditionalExpression: equivalent, an Initial state has no recurrence (the test narrows the type)
   if (state._tag !== "Created" || state.recurrence === undefined)
     return refuse(
@@ -278,7 +282,15 @@ const cancel = (command: CancelRecurringGift, state: State): Decision<Event> => 
       }),
     )
   if (state.recurrence.status === "Stopped") return nothing
-  return stopped(state, command.by === "Partner" ? "CancelledByPartner" : "CancelledByDonor", command.at)
+  return stopped(
+    state,
+    command.by === "Partner"
+      ? "CancelledByPartner"
+      : command.by === "Donor"
+        ? "CancelledByDonor"
+        : "UnauthorizedReturn",
+    command.at,
+  )
 }
 
 /** Decides with a fee schedule; `decide` uses the default one. */

@@ -49,6 +49,8 @@ export const RecurringGiftStopReason = Schema.Literals([
   "CancelledByDonor",
   "BankAccountUnlinked",
   "CompanyNotVerified",
+  /** The donor's bank returned a collection as unauthorized (R05, R07, R10, R11, R29, R51). */
+  "UnauthorizedReturn",
   "PayerNotVerified",
 ])
 export type RecurringGiftStopReason = typeof RecurringGiftStopReason.Type

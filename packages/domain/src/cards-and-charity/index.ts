@@ -4,9 +4,14 @@
  * their use cases and read model. Other areas import it only through this
  * module.
  */
+export * as CardDispute from "./CardDispute.ts"
+export * as CardDisputeNotification from "./CardDisputeNotification.ts"
+export * as CardDisputes from "./CardDisputes.ts"
 export * as CardPayment from "./CardPayment.ts"
 export * as CardPayments from "./CardPayments.ts"
 export * as CardPaymentsProjection from "./CardPaymentsProjection.ts"
+export * as CardRefundPayments from "./CardRefundPayments.ts"
+export * as CardRefunds from "./CardRefunds.ts"
 export * as Charity from "./Charity.ts"
 export * as CharityGiftsDueProjection from "./CharityGiftsDueProjection.ts"
 export * as CharityTransaction from "./CharityTransaction.ts"

@@ -4,7 +4,9 @@
  * read the log through this registry.
  */
 import { Effect, Schema } from "effect"
+import * as CardDispute from "../cards-and-charity/CardDispute.ts"
 import * as CardPayment from "../cards-and-charity/CardPayment.ts"
+import * as CardRefunds from "../cards-and-charity/CardRefunds.ts"
 import * as CharityTransaction from "../cards-and-charity/CharityTransaction.ts"
 import * as Company from "../companies/Company.ts"
 import * as CompanyReference from "../companies/CompanyReference.ts"
@@ -39,6 +41,8 @@ export type DomainEvent =
   | { readonly streamType: "DebitAuth"; readonly event: DebitAuth.DebitAuthEvent }
   | { readonly streamType: "Customer"; readonly event: Customer.CustomerEvent }
   | { readonly streamType: "CardPayment"; readonly event: CardPayment.CardPaymentEvent }
+  | { readonly streamType: "CardDispute"; readonly event: CardDispute.CardDisputeEvent }
+  | { readonly streamType: "CardRefunds"; readonly event: CardRefunds.CardRefundEvent }
   | { readonly streamType: "CharityTransaction"; readonly event: CharityTransaction.CharityTransactionEvent }
   | { readonly streamType: "LoginChallenge"; readonly event: LoginChallenge.LoginChallengeEvent }
   | { readonly streamType: "BankLinkItem"; readonly event: BankLinkItem.BankLinkItemEvent }
@@ -61,6 +65,8 @@ export const codecs: Record<DomainEvent["streamType"], Schema.Codec<unknown, unk
   DebitAuth: DebitAuth.aggregate.events as Schema.Codec<unknown, unknown>,
   Customer: Customer.aggregate.events as Schema.Codec<unknown, unknown>,
   CardPayment: CardPayment.aggregate.events as Schema.Codec<unknown, unknown>,
+  CardDispute: CardDispute.aggregate.events as Schema.Codec<unknown, unknown>,
+  CardRefunds: CardRefunds.aggregate.events as Schema.Codec<unknown, unknown>,
   CharityTransaction: CharityTransaction.aggregate.events as Schema.Codec<unknown, unknown>,
   LoginChallenge: LoginChallenge.aggregate.events as Schema.Codec<unknown, unknown>,
   BankLinkItem: BankLinkItem.aggregate.events as Schema.Codec<unknown, unknown>,

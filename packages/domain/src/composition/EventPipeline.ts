@@ -26,6 +26,7 @@ import type * as NotificationRule from "../infrastructure/NotificationRule.ts"
 import { type MemoryOutbox, Outbox } from "../infrastructure/Outbox.ts"
 import type { Policies as PolicyRegistry } from "../infrastructure/Policy.ts"
 import { type AnyProjection, applyAll, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import * as Held from "../kernel/Held.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as DomainEvents from "./DomainEvents.ts"
 import * as Notifications from "./Notifications.ts"
@@ -44,7 +45,8 @@ export const makeHook = Traced.fn("EventPipeline.makeHook")(function* (options: 
   const projections = options.projections ?? Projections.all
   const rules = options.notificationRules ?? Notifications.rules
   // Provides the two services alone (one overlay each): merging a captured context into the fiber's
-  // would copy both whole on every append.
+  // would copy both whole on every append. A command's fiber usually holds both already: then
+  // nothing is provided (`Held`), so the append puts no overlay on its context.
   const hook: AppendHook = Effect.fnUntraced(
     function* (recorded: ReadonlyArray<RecordedEvent>) {
       const events = yield* Effect.forEach(recorded, DomainEvents.decode).pipe(
@@ -60,7 +62,7 @@ export const makeHook = Traced.fn("EventPipeline.makeHook")(function* (options: 
         }
       }
     },
-    (effect) => effect.pipe(Effect.provideService(ReadModelStore, store), Effect.provideService(Outbox, outbox)),
+    (effect) => effect.pipe(Held.provideService(ReadModelStore, store), Held.provideService(Outbox, outbox)),
   )
   return hook
 })
@@ -104,5 +106,5 @@ export const layerMemory = (
     EventStore,
     Effect.map(makeHook(options), (onAppend) => makeMemory({ onAppend })),
   )
-  return Layer.mergeAll(Layer.provideMerge(store, base), Policies.layer)
+  return Layer.provideMerge(Policies.layer, Layer.provideMerge(store, base))
 }

@@ -4,7 +4,9 @@
  * the append's unit of work. Each area's rule reads its own streams'
  * envelopes; `reading` checks that they are envelopes of this domain.
  */
+import * as CardDisputeNotification from "../cards-and-charity/CardDisputeNotification.ts"
 import * as CardPaymentNotification from "../cards-and-charity/CardPaymentNotification.ts"
+import * as CardRefundNotification from "../cards-and-charity/CardRefundNotification.ts"
 import * as CompanyVerificationNotification from "../companies/CompanyVerificationNotification.ts"
 import * as PayoutAccountStatusNotification from "../companies/PayoutAccountStatusNotification.ts"
 import * as CustomerNotifications from "../customers/CustomerNotifications.ts"
@@ -36,6 +38,9 @@ export const rules: ReadonlyArray<AnyNotificationRule> = [
   reading(CustomerNotifications.linkedRule),
   reading(CustomerNotifications.removedRule),
   reading(CustomerNotifications.relinkRule),
+  reading(CustomerNotifications.relinkOnReturnRule),
   reading(DebitAuthNotification.rule),
   reading(CardPaymentNotification.rule),
+  reading(CardDisputeNotification.rule),
+  reading(CardRefundNotification.rule),
 ]

@@ -4,10 +4,15 @@
  * `EventPipeline.layerMemory` and of `PgDomain.layer`) and the command handler
  * applies it after every decision, inside the decision's unit of work.
  */
+import { Effect, Layer } from "effect"
 import * as Policy from "../infrastructure/Policy.ts"
+import { ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { policy as transferOutcome } from "../payments/TransferOutcomePolicy.ts"
 import {
   cardPolicy as cardLedger,
+  cardRefundPolicy as cardRefundLedger,
+  disputeFeePolicy as disputeFeeLedger,
+  disputePolicy as disputeLedger,
   feePolicy as feeLedger,
   policy as ledger,
   terminalCardPolicy as terminalCardLedger,
@@ -17,6 +22,7 @@ import { policy as payoutCreation } from "../payouts/PayoutCreationPolicy.ts"
 import { policy as payoutOutcome } from "../payouts/PayoutOutcomePolicy.ts"
 import { policy as consentAnswer } from "../plans/ConsentAnswerPolicy.ts"
 import { policy as instalmentOutcome } from "../plans/InstalmentOutcomePolicy.ts"
+import * as Returns from "./Returns.ts"
 
 export const all: ReadonlyArray<Policy.AnyPolicy> = [
   consentAnswer,
@@ -26,10 +32,23 @@ export const all: ReadonlyArray<Policy.AnyPolicy> = [
   feeLedger,
   cardLedger,
   terminalCardLedger,
+  disputeLedger,
+  disputeFeeLedger,
+  cardRefundLedger,
   payoutCreation,
   payoutOutcome,
   payoutAccount,
 ]
 
-/** The registry the command handler applies (`Policy.Policies`). */
-export const layer = Policy.Policies.layer(all)
+/**
+ * The registry the command handler applies (`Policy.Policies`): every policy above, and the
+ * fan-out policy of a returned debit (`Returns.policy`), which reads the read models in context
+ * when the registry is built.
+ */
+export const layer: Layer.Layer<Policy.Policies, never, ReadModelStore> = Layer.effect(
+  Policy.Policies,
+  Effect.gen(function* () {
+    const store = yield* ReadModelStore
+    return [...all, Returns.policy(store)]
+  }),
+)

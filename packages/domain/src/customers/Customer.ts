@@ -39,6 +39,7 @@ import {
 } from "./CustomerEvents.ts"
 import * as CustomerKyc from "./CustomerKyc.ts"
 import * as CustomerNotificationSettings from "./CustomerNotificationSettings.ts"
+import * as CustomerReturns from "./CustomerReturns.ts"
 import * as CustomerSnapshot from "./CustomerSnapshot.ts"
 import { type BankAccount, defaultNotificationPreferences, initialState, type State } from "./CustomerState.ts"
 
@@ -53,6 +54,8 @@ export type {
   UpdateNotificationPreferences,
 } from "./CustomerNotificationSettings.ts"
 export { activePushTokens } from "./CustomerNotificationSettings.ts"
+export type { MarkBankAccountUnusable, RevokeAutoPay } from "./CustomerReturns.ts"
+export { autoPayAllowedFor, bankAccountRefusal, unusableCode, unusableReturnCode } from "./CustomerReturns.ts"
 export * from "./CustomerState.ts"
 
 // ---------------------------------------------------------------------------
@@ -84,6 +87,8 @@ export type Command =
   | CustomerNotificationSettings.PruneExpiredPushTokens
   | CustomerCards.SaveCardPaymentMethod
   | CustomerBankAccounts.SetDefaultBankAccount
+  | CustomerReturns.MarkBankAccountUnusable
+  | CustomerReturns.RevokeAutoPay
 
 // ---------------------------------------------------------------------------
 // Decide: registration here, every other command in its responsibility's module
@@ -114,6 +119,8 @@ const register = (command: RegisterCustomer, state: State): Decision<Event> => {
 export const decide = (command: Command, state: State): Decision<Event> => {
   if (command._tag === "RegisterCustomer") return register(command, state)
   if (state._tag === "Unregistered") return refuse(new NotFound({ entity }))
+  if (command._tag === "MarkBankAccountUnusable" || command._tag === "RevokeAutoPay")
+    return CustomerReturns.decide(command, state)
   switch (command._tag) {
     case "StartKyc":
       return CustomerKyc.startKyc(command, state)
@@ -181,8 +188,23 @@ export const evolve = (state: State, event: Event): State => {
           ? accounts.map((a) => (a.bankAccountId === account.bankAccountId ? linked : a))
           : [...accounts, linked]
       }
-      return { ...state, bankAccounts: accounts }
+      // Linking an account again makes it usable again (the customer repaired it at the bank-link provider).
+      const unusable = withoutKeys(
+        state.unusableBankAccounts,
+        event.accounts.map((a) => a.bankAccountId),
+      )
+      const { unusableBankAccounts: _previous, ...rest } = state
+      return { ...rest, bankAccounts: accounts, ...(unusable === undefined ? {} : { unusableBankAccounts: unusable }) }
     }
+    case "BankAccountUnusable": {
+      const { defaultBankAccountId, ...rest } = state
+      return {
+        ...(defaultBankAccountId === event.bankAccountId ? rest : state),
+        unusableBankAccounts: { ...state.unusableBankAccounts, [event.bankAccountId]: event.returnCode },
+      }
+    }
+    case "AutoPayRevoked":
+      return { ...state, autoPayRevokedFor: [...(state.autoPayRevokedFor ?? []), event.companyId] }
     case "BankAccountUnlinked": {
       const { defaultBankAccountId, ...rest } = state
       return {
@@ -192,8 +214,11 @@ export const evolve = (state: State, event: Event): State => {
         ),
       }
     }
-    case "DefaultBankAccountSet":
-      return { ...state, defaultBankAccountId: event.bankAccountId }
+    case "DefaultBankAccountSet": {
+      // A new autopay designation authorizes autopay again, for every company.
+      const { autoPayRevokedFor: _revoked, ...rest } = state
+      return { ...rest, defaultBankAccountId: event.bankAccountId }
+    }
     case "NotificationPreferencesUpdated":
       return { ...state, notificationPreferences: event.preferences }
     case "PushTokenRegistered":
@@ -214,6 +239,16 @@ export const evolve = (state: State, event: Event): State => {
           : [...state.cardPaymentMethods, event.method],
       }
   }
+}
+
+/** The record without the given keys; undefined when nothing is left. */
+const withoutKeys = (
+  record: Readonly<Record<string, string>> | undefined,
+  keys: ReadonlyArray<string>,
+): Readonly<Record<string, string>> | undefined => {
+  if (record === undefined) return undefined
+  const kept = Object.fromEntries(Object.entries(record).filter(([key]) => !keys.includes(key)))
+  return Object.keys(kept).length === 0 ? undefined : kept
 }
 
 export const aggregate: Aggregate<Command, Event, State, DomainError> = {

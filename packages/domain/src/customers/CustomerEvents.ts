@@ -12,7 +12,7 @@
  */
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
-import { BankAccountId, PartnerId, RegistrationId, Uuid } from "../kernel/Ids.ts"
+import { BankAccountId, CompanyId, PartnerId, RegistrationId, Uuid } from "../kernel/Ids.ts"
 import { Erasable } from "../kernel/Personal.ts"
 
 /** Phone numbers in E.164 form: `+` then 2 to 15 digits, no leading zero (`+14155550123`). */
@@ -203,6 +203,31 @@ export const DefaultBankAccountSet = Schema.TaggedStruct("DefaultBankAccountSet"
 })
 export type DefaultBankAccountSet = typeof DefaultBankAccountSet.Type
 
+/**
+ * The payer's bank returned a debit of the account with an account-level code (`returnCode`, e.g.
+ * R03 no account: `ReturnConsequences.ts`): the account is unusable until linked again.
+ */
+export const BankAccountUnusable = Schema.TaggedStruct("BankAccountUnusable", {
+  ...customer,
+  bankAccountId: BankAccountId,
+  returnCode: Schema.String,
+  reason: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type BankAccountUnusable = typeof BankAccountUnusable.Type
+
+/**
+ * The payer's bank returned a debit to `companyId` as unauthorized (`returnCode`, e.g. R10): autopay
+ * for that company is off until the payer designates an autopay account again.
+ */
+export const AutoPayRevoked = Schema.TaggedStruct("AutoPayRevoked", {
+  ...customer,
+  companyId: CompanyId,
+  returnCode: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type AutoPayRevoked = typeof AutoPayRevoked.Type
+
 export const CustomerEvent = Schema.Union([
   CustomerRegistered,
   KycStarted,
@@ -216,5 +241,7 @@ export const CustomerEvent = Schema.Union([
   PushTokenRemoved,
   CardPaymentMethodSaved,
   DefaultBankAccountSet,
+  BankAccountUnusable,
+  AutoPayRevoked,
 ])
 export type CustomerEvent = typeof CustomerEvent.Type

@@ -9,7 +9,9 @@
  *   it at the bank-link provider). Data { RegistrationId, BankAccountId, Timestamp }.
  * - BANK_ACCOUNT_RELINK_REQUIRED: the bank-link provider says the customer
  *   must link again (the bank asks them to log in again, or their consent
- *   expires): the accounts cannot be debited until then. Data
+ *   expires), or the account's bank returned a debit with an account-level
+ *   code (R02, R03, R04...: `relinkOnReturnRule`, Reason = the code): the
+ *   accounts cannot be debited until then. Data
  *   { RegistrationId, BankAccountIds, Reason, Timestamp }.
  * No personal data: ids, the accounts' last four digits, statuses.
  */
@@ -86,6 +88,24 @@ export const relinkRule = NotificationRule.perEvent<BankLinkItemEnvelope>({
             RegistrationId: event.registrationId,
             BankAccountIds: event.bankAccountIds,
             Reason: event.reason,
+            Timestamp: DateTime.formatIso(event.at),
+          },
+        }
+      : undefined,
+})
+
+/** An account-level ACH return made the account unusable: the customer must link it again (Reason = the code). */
+export const relinkOnReturnRule = NotificationRule.perEvent<CustomerEnvelope>({
+  streamTypes: ["Customer"],
+  eventType: relinkEventType,
+  announce: (event) =>
+    event._tag === "BankAccountUnusable"
+      ? {
+          partnerId: event.partnerId,
+          data: {
+            RegistrationId: event.registrationId,
+            BankAccountIds: [event.bankAccountId],
+            Reason: event.returnCode,
             Timestamp: DateTime.formatIso(event.at),
           },
         }

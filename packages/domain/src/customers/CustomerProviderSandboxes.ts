@@ -186,16 +186,31 @@ export const layerOtpSenderMemory: Layer.Layer<OtpSender | SentOtps> = Layer.eff
 /** The last 4 digits of the sandbox card the processor always declines (as `CardCharger`'s sandbox). */
 export const declinedCardLast4 = "0002"
 
-/** The sandbox card processor (no state): last4 0002 declined, any other card registered. */
-export const layerCardProcessorSandbox: Layer.Layer<CardProcessor> = Layer.succeed(
-  CardProcessor,
+/**
+ * The sandbox card processor (no state): last4 0002 declined, any other card registered; its money
+ * available `availableAfterMillis` after the registration (absent: at once).
+ */
+export const makeCardProcessorSandbox = (options: { readonly availableAfterMillis?: number } = {}) =>
   CardProcessor.of({
     listCardMethods: () => Effect.succeed([]),
     registerCardPayment: (request) =>
       request.last4 === declinedCardLast4
         ? Effect.fail(new CardProcessorRefused({ code: "card_declined", reason: "the card was declined" }))
-        : Effect.succeed({
+        : Effect.map(DateTime.now, (now) => ({
             processorReference: `cp_sandbox_${request.merchantId.slice(0, 8)}_${request.externalReference}`,
-          }),
-  }),
+            ...(options.availableAfterMillis === undefined
+              ? {}
+              : { availableAt: DateTime.add(now, { milliseconds: options.availableAfterMillis }) }),
+          })),
+  })
+
+/** The sandbox card processor, its money available at once. */
+export const layerCardProcessorSandbox: Layer.Layer<CardProcessor> = Layer.succeed(
+  CardProcessor,
+  makeCardProcessorSandbox(),
 )
+
+/** The sandbox card processor, its money available one settlement cycle (`availableAfterMillis`) later. */
+export const layerCardProcessorSandboxWith = (options: {
+  readonly availableAfterMillis: number
+}): Layer.Layer<CardProcessor> => Layer.succeed(CardProcessor, makeCardProcessorSandbox(options))

@@ -8,7 +8,7 @@
  * refusals its callers can act on.
  */
 import { Context, type DateTime, type Effect, Schema } from "effect"
-import type { ProviderUnavailable } from "../infrastructure/Providers.ts"
+import type { FeatureNotAvailable, ProviderUnavailable } from "../infrastructure/Providers.ts"
 import type { CardPaymentId, MerchantId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import type { Money } from "../kernel/Money.ts"
 import type { CardPaymentMethod, PersonalData } from "./CustomerEvents.ts"
@@ -176,14 +176,17 @@ export class OtpSender extends Context.Service<
 // Cards
 // ---------------------------------------------------------------------------
 
-/** The card processor: saved card methods of customers, and registration of card payments. */
+/**
+ * The card processor: saved card methods of customers, and registration of card payments. Optional in
+ * production: a service without one fails every operation with `FeatureNotAvailable`.
+ */
 export class CardProcessor extends Context.Service<
   CardProcessor,
   {
     /** The cards a customer saved with the processor (last 4 digits only). */
     readonly listCardMethods: (
       registrationId: RegistrationId,
-    ) => Effect.Effect<ReadonlyArray<CardPaymentMethod>, ProviderUnavailable>
+    ) => Effect.Effect<ReadonlyArray<CardPaymentMethod>, ProviderUnavailable | FeatureNotAvailable>
     /**
      * Registers (authorizes and captures) a card payment made on an external terminal, before
      * partnerpay records it; returns the processor's reference. A declined card is
@@ -196,7 +199,14 @@ export class CardProcessor extends Context.Service<
       readonly last4: string
       readonly brand: string
       readonly externalReference: string
-    }) => Effect.Effect<{ readonly processorReference: string }, CardProcessorRefused | ProviderUnavailable>
+    }) => Effect.Effect<
+      {
+        readonly processorReference: string
+        /** When the processor makes the money available to the company (absent: at once). */
+        readonly availableAt?: DateTime.Utc | undefined
+      },
+      CardProcessorRefused | ProviderUnavailable | FeatureNotAvailable
+    >
   }
 >()("partnerpay/domain/CardProcessor") {}
 

@@ -7,7 +7,7 @@
  */
 import { Schema } from "effect"
 import type { SnapshotPolicy } from "../kernel/Decider.ts"
-import { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import { BankAccountId, CompanyId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import {
   CardPaymentMethod,
   KycStatus,
@@ -32,6 +32,8 @@ const Registered = Schema.TaggedStruct("Registered", {
   pushTokens: Schema.Array(Schema.Struct({ token: Schema.String, expireAt: Schema.DateTimeUtcFromString })),
   cardPaymentMethods: Schema.Array(CardPaymentMethod),
   defaultBankAccountId: Schema.optionalKey(BankAccountId),
+  unusableBankAccounts: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
+  autoPayRevokedFor: Schema.optionalKey(Schema.Array(CompanyId)),
 })
 
 /** The Customer state's JSON codec. */

@@ -51,6 +51,17 @@ export const PushToken = Schema.Struct({
 })
 export type PushToken = typeof PushToken.Type
 
+/**
+ * A listed bank account: its masked details and, once an account-level ACH return made it unusable,
+ * `status` Unusable with the `returnCode` (absent: usable; linking it again clears both).
+ */
+export const ListedBankAccount = Schema.Struct({
+  ...LinkedBankAccount.fields,
+  status: Schema.optionalKey(Schema.Literals(["Active", "Unusable"])),
+  returnCode: Schema.optionalKey(Schema.String),
+})
+export type ListedBankAccount = typeof ListedBankAccount.Type
+
 export const CustomerDocument = Schema.Struct({
   registrationId: RegistrationId,
   partnerId: PartnerId,
@@ -67,7 +78,7 @@ export const CustomerDocument = Schema.Struct({
   /** Set once the identity is verified; SSN last four digits only. */
   personalData: Schema.NullOr(PersonalData),
   /** Currently linked bank accounts (masked), in order of first link. */
-  bankAccounts: Schema.Array(LinkedBankAccount),
+  bankAccounts: Schema.Array(ListedBankAccount),
   notificationPreferences: NotificationPreferences,
   /** Least recently registered first. */
   pushTokens: Schema.Array(PushToken),
@@ -143,7 +154,15 @@ const apply = (current: CustomerDocument | undefined, envelope: CustomerEnvelope
           ? doc.cardPaymentMethods.map((m) => (m.id === event.method.id ? event.method : m))
           : [...doc.cardPaymentMethods, event.method],
       }
+    case "BankAccountUnusable":
+      return {
+        ...doc,
+        bankAccounts: doc.bankAccounts.map((a) =>
+          a.bankAccountId === event.bankAccountId ? { ...a, status: "Unusable", returnCode: event.returnCode } : a,
+        ),
+      }
     case "DefaultBankAccountSet":
+    case "AutoPayRevoked":
       return doc
   }
 }

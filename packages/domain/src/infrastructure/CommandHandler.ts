@@ -38,7 +38,7 @@ import {
   VersionConflict,
 } from "./EventStore.ts"
 import { IdGenerator } from "./IdGenerator.ts"
-import { Policies, reactions } from "./Policy.ts"
+import { fanOuts, Policies, reactions } from "./Policy.ts"
 
 export interface HandleOptions {
   readonly metadata?: EventMetadata
@@ -264,5 +264,10 @@ const react = Effect.fnUntraced(function* (
   const metadata = options.metadata === undefined ? {} : { metadata: options.metadata }
   for (const { policy, issued } of reactions(policies, source, handled)) {
     yield* handle(policy.target, issued.id, issued.command, metadata)
+  }
+  for (const { policy, event } of fanOuts(policies, source, handled)) {
+    for (const directed of yield* policy.react(event, handled.state)) {
+      yield* handle(directed.target, directed.id, directed.command, metadata)
+    }
   }
 })

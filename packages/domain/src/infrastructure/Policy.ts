@@ -4,6 +4,12 @@
  * to, the event types it reacts to, the aggregate it commands, and the pure
  * reaction (the command and the target stream, or nothing).
  *
+ * A fan-out policy (`FanOutPolicy`) is the same reaction when one event
+ * commands several streams it must look up first (every authorization a payer
+ * gave a company): its reaction reads (through services it captured when the
+ * registry was built, e.g. the read model store) and answers the commands,
+ * each naming its target aggregate; it decides nothing itself.
+ *
  * Policies are applied by the machinery, never by a use case:
  * `CommandHandler.handle` runs the registry in context (`Policies`, provided
  * by the composition root: `composition/Policies.ts`) over the events it just
@@ -11,9 +17,10 @@
  * target's reaction commit (or roll back) together and no use case can
  * forget one.
  */
-import { Context, Layer } from "effect"
+import { Context, type Effect, Layer } from "effect"
 import type { Aggregate, Decider } from "../kernel/Decider.ts"
 import type { DomainError } from "../kernel/DomainError.ts"
+import type { EventStoreUnavailable } from "./EventStore.ts"
 
 /** What a policy issues: a command for one stream of its target aggregate. */
 export interface Issued<Command> {
@@ -36,8 +43,37 @@ export interface Policy<SourceEvent extends { readonly _tag: string }, SourceSta
   readonly react: (event: SourceEvent, source: SourceState) => Issued<TargetCommand> | undefined
 }
 
+/** A command a fan-out policy issues, with the aggregate it is for. */
+export interface Directed {
+  // biome-ignore lint/suspicious/noExplicitAny: each command is its own target's.
+  readonly target: Aggregate<any, any, any, DomainError>
+  readonly id: string
+  readonly command: unknown
+}
+
+export interface FanOutPolicy<SourceEvent extends { readonly _tag: string }, SourceState> {
+  readonly _tag: "FanOut"
+  readonly name: string
+  readonly source: Decider<never, SourceEvent, SourceState, unknown> & { readonly name: string }
+  readonly reactsTo: ReadonlyArray<SourceEvent["_tag"]>
+  /** The commands one event issues, in order (looked up with the services the policy captured). */
+  readonly react: (
+    event: SourceEvent,
+    source: SourceState,
+  ) => Effect.Effect<ReadonlyArray<Directed>, EventStoreUnavailable>
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds policies of every aggregate.
-export type AnyPolicy = Policy<any, any, any>
+export type AnyPolicy = Policy<any, any, any> | FanOutPolicy<any, any>
+
+/** True for a fan-out policy (the others issue one pure command). */
+export const isFanOut = (policy: AnyPolicy): policy is FanOutPolicy<{ readonly _tag: string }, unknown> =>
+  "_tag" in policy && policy._tag === "FanOut"
+
+/** Declares a fan-out policy. */
+export const fanOut = <SourceEvent extends { readonly _tag: string }, SourceState>(
+  policy: Omit<FanOutPolicy<SourceEvent, SourceState>, "_tag">,
+): FanOutPolicy<SourceEvent, SourceState> => ({ _tag: "FanOut", ...policy })
 
 /** Declares a policy (only types it). */
 export const make = <SourceEvent extends { readonly _tag: string }, SourceState, TargetCommand>(
@@ -61,11 +97,32 @@ export const reactions = (
   policies: ReadonlyArray<AnyPolicy>,
   source: { readonly name: string },
   handled: { readonly events: ReadonlyArray<{ readonly _tag: string }>; readonly state: unknown },
-): ReadonlyArray<{ readonly policy: AnyPolicy; readonly issued: Issued<unknown> }> =>
+  // biome-ignore lint/suspicious/noExplicitAny: a registry holds policies of every aggregate.
+): ReadonlyArray<{ readonly policy: Policy<any, any, any>; readonly issued: Issued<unknown> }> =>
   handled.events.flatMap((event) =>
     policies.flatMap((policy) => {
-      if (policy.source.name !== source.name || !policy.reactsTo.includes(event._tag)) return []
-      const issued = policy.react(event, handled.state)
-      return issued === undefined ? [] : [{ policy, issued }]
+      if (isFanOut(policy)) return []
+      // biome-ignore lint/suspicious/noExplicitAny: a registry holds policies of every aggregate.
+      const single = policy as Policy<any, any, any>
+      if (single.source.name !== source.name || !single.reactsTo.includes(event._tag)) return []
+      const issued: Issued<unknown> | undefined = single.react(event, handled.state)
+      return issued === undefined ? [] : [{ policy: single, issued }]
     }),
+  )
+
+/** The fan-out policies reacting to each event just recorded by `source`, in event order. */
+export const fanOuts = (
+  policies: ReadonlyArray<AnyPolicy>,
+  source: { readonly name: string },
+  handled: { readonly events: ReadonlyArray<{ readonly _tag: string }>; readonly state: unknown },
+): ReadonlyArray<{
+  readonly policy: FanOutPolicy<{ readonly _tag: string }, unknown>
+  readonly event: { readonly _tag: string }
+}> =>
+  handled.events.flatMap((event) =>
+    policies.flatMap((policy) =>
+      isFanOut(policy) && policy.source.name === source.name && policy.reactsTo.includes(event._tag)
+        ? [{ policy, event }]
+        : [],
+    ),
   )

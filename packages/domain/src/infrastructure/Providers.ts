@@ -18,6 +18,7 @@
  * adds the refusals its callers can act on.
  */
 import { Schema } from "effect"
+import { RuleViolated } from "../kernel/DomainError.ts"
 
 /** The provider could not be reached or failed; nothing is known to have happened, a retry is safe. */
 export class ProviderUnavailable extends Schema.TaggedError<ProviderUnavailable>()("ProviderUnavailable", {
@@ -28,3 +29,20 @@ export class ProviderUnavailable extends Schema.TaggedError<ProviderUnavailable>
     return `${this.provider} unavailable: ${this.reason}`
   }
 }
+
+/**
+ * The service runs without a provider for this optional capability (production may leave the card
+ * processor, e-signature and push ports unset): the operation cannot be served here, whatever is asked.
+ * Use cases answer it as the business refusal `FEATURE_NOT_AVAILABLE` (422, `notAvailable`).
+ */
+export class FeatureNotAvailable extends Schema.TaggedError<FeatureNotAvailable>()("FeatureNotAvailable", {
+  capability: Schema.String,
+}) {
+  override get message(): string {
+    return `${this.capability} is not available on this service (no provider is configured)`
+  }
+}
+
+/** The refusal a client gets for an operation needing a capability the service runs without (422). */
+export const notAvailable = (error: FeatureNotAvailable): RuleViolated =>
+  new RuleViolated({ code: "FEATURE_NOT_AVAILABLE", reason: error.message })

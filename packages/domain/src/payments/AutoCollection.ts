@@ -86,7 +86,10 @@ export const designatedAccount = (
 ): Customer.LinkedBankAccount | undefined => {
   const explicit = Customer.defaultBankAccount(payer)
   if (explicit !== undefined) return explicit
-  const linked = Customer.linkedBankAccounts(payer)
+  // An account an account-level return made unusable is never designated.
+  const linked = Customer.linkedBankAccounts(payer).filter(
+    (a) => Customer.unusableReturnCode(payer, a.bankAccountId) === undefined,
+  )
   const newestFirst = [...acceptances].sort((a, b) => (a.acceptedAt < b.acceptedAt ? 1 : -1))
   for (const acceptance of newestFirst) {
     const account = linked.find((a) => a.bankAccountId === acceptance.bankAccountId)
@@ -188,6 +191,7 @@ export const collect = UseCase.fn("AutoCollection.collect")(function* (
           },
         }),
     ...(debitAuth === undefined ? {} : { debitAuth: { active: debitAuth.active, limit: debitAuth.limit } }),
+    ...(payer !== undefined && !Customer.autoPayAllowedFor(payer, request.companyId) ? { autoPayRevoked: true } : {}),
     parties,
     transferId,
     at,

@@ -14,8 +14,8 @@
  * `layerSandbox`: a card whose last 4 digits are `0002` is declined
  * (`card_declined`), any other is charged; charges are kept in memory.
  */
-import { Context, Effect, Layer, Schema } from "effect"
-import type { ProviderUnavailable } from "../infrastructure/Providers.ts"
+import { Context, DateTime, Effect, Layer, Schema } from "effect"
+import type { FeatureNotAvailable, ProviderUnavailable } from "../infrastructure/Providers.ts"
 import type { Money } from "../kernel/Money.ts"
 
 /** The processor declined the card; `code` is its reason (e.g. "card_declined", "insufficient_funds"). */
@@ -35,25 +35,45 @@ export interface ChargeRequest {
   readonly description: string
 }
 
+/**
+ * A charge the processor made: its reference, and when the processor makes the money available to the
+ * company (its balance transaction's availability date; absent: the processor does not say, at once).
+ */
+export interface Charged {
+  readonly processorReference: string
+  readonly availableAt?: DateTime.Utc | undefined
+}
+
 export class CardCharger extends Context.Service<
   CardCharger,
   {
     readonly charge: (
       request: ChargeRequest,
-    ) => Effect.Effect<{ readonly processorReference: string }, CardDeclined | ProviderUnavailable>
-    readonly refund: (processorReference: string) => Effect.Effect<void, ProviderUnavailable>
+    ) => Effect.Effect<Charged, CardDeclined | ProviderUnavailable | FeatureNotAvailable>
+    /**
+     * Gives a charge back: all of it, or `partial.amount` once per `partial.idempotencyKey` (a card refund's
+     * id: asking again never refunds twice). Unavailable: nothing is known to have happened.
+     */
+    readonly refund: (
+      processorReference: string,
+      partial?: { readonly idempotencyKey: string; readonly amount: Money } | undefined,
+    ) => Effect.Effect<void, ProviderUnavailable>
   }
 >()("partnerpay/domain/CardCharger") {
-  /** Sandbox: last4 `0002` is declined, every other card is charged (in memory, once per key). */
+  /** Sandbox: last4 `0002` is declined, every other card is charged (in memory, once per key), available at once. */
   static readonly layerSandbox: Layer.Layer<CardCharger> = Layer.sync(CardCharger, () => makeSandbox())
+  /** Sandbox whose charged money is available `availableAfterMillis` after the charge (one settlement cycle). */
+  static readonly layerSandboxWith = (options: { readonly availableAfterMillis: number }): Layer.Layer<CardCharger> =>
+    Layer.sync(CardCharger, () => makeSandbox(options))
 }
 
 /** The last 4 digits of the sandbox card that is always declined. */
 export const declinedLast4 = "0002"
 
 /** A sandbox charger; `charges()` lists what it charged (tests). */
-export const makeSandbox = () => {
-  const charges = new Map<string, { processorReference: string; refunded: boolean }>()
+export const makeSandbox = (options: { readonly availableAfterMillis?: number } = {}) => {
+  const charges = new Map<string, { processorReference: string; refunded: boolean; availableAt?: DateTime.Utc }>()
+  const refunds = new Map<string, { processorReference: string; amount: Money }>()
   let counter = 0
   const service = CardCharger.of({
     charge: (request) =>
@@ -61,19 +81,36 @@ export const makeSandbox = () => {
         if (request.last4 === declinedLast4)
           return Effect.fail(new CardDeclined({ code: "card_declined", reason: "the card was declined" }))
         const earlier = charges.get(request.idempotencyKey)
-        if (earlier !== undefined) return Effect.succeed({ processorReference: earlier.processorReference })
+        if (earlier !== undefined)
+          return Effect.succeed({
+            processorReference: earlier.processorReference,
+            ...(earlier.availableAt === undefined ? {} : { availableAt: earlier.availableAt }),
+          })
         counter += 1
         const processorReference = `ch_sandbox_${String(counter).padStart(6, "0")}`
-        charges.set(request.idempotencyKey, { processorReference, refunded: false })
-        return Effect.succeed({ processorReference })
+        const after = options.availableAfterMillis
+        return Effect.map(DateTime.now, (now) => {
+          const availableAt = after === undefined ? undefined : DateTime.add(now, { milliseconds: after })
+          charges.set(request.idempotencyKey, {
+            processorReference,
+            refunded: false,
+            ...(availableAt === undefined ? {} : { availableAt }),
+          })
+          return { processorReference, ...(availableAt === undefined ? {} : { availableAt }) }
+        })
       }),
-    refund: (processorReference) =>
+    refund: (processorReference, partial) =>
       Effect.sync(() => {
+        if (partial !== undefined) {
+          refunds.set(partial.idempotencyKey, { processorReference, amount: partial.amount })
+          return
+        }
         for (const charge of charges.values())
           if (charge.processorReference === processorReference) charge.refunded = true
       }),
   })
   return Object.assign(service, {
     charges: () => [...charges.entries()].map(([key, charge]) => ({ idempotencyKey: key, ...charge })),
+    refunds: () => [...refunds.entries()].map(([key, refund]) => ({ idempotencyKey: key, ...refund })),
   })
 }

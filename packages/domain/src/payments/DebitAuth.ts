@@ -8,14 +8,19 @@
  * authorized once per payment request; asking again for the same payment
  * request and amount changes nothing.
  *
- * States: Initial (no authorization yet), Active (enabled) and Disabled.
- * Clients see `status` Active/Disabled and `enabled` true/false.
+ * States: Initial (no authorization yet), Active (enabled), Disabled and
+ * Revoked (an unauthorized return of one of its debits: `RevokeDebitAuth`,
+ * decided by `ReturnConsequences`). Clients see `status`
+ * Active/Disabled/Revoked and `enabled` true/false. A Revoked authorization
+ * authorizes nothing until the payer sets a new one (`SetDebitAuth`).
  */
+
 import { type DateTime, Schema } from "effect"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError, NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import type { CompanyId, DebitAuthId, PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import {
   DebitAuthDisabled,
   DebitAuthEnabled,
@@ -23,6 +28,7 @@ import {
   DebitAuthEvent as DebitAuthEventSchema,
   DebitAuthLimitUpdated,
   DebitAuthorized,
+  DebitAuthRevoked,
   DebitAuthSet,
 } from "./DebitAuthEvents.ts"
 
@@ -40,6 +46,8 @@ export interface SetDebitAuth {
   readonly companyId: CompanyId
   readonly registrationId: RegistrationId
   readonly limit: Money.Money
+  /** The request that carried the payer's authorization, recorded as its evidence. */
+  readonly client?: AuthorizationEvidence.ClientContext
   readonly at: DateTime.Utc
 }
 
@@ -47,11 +55,13 @@ export interface SetDebitAuth {
 export interface UpdateDebitAuthLimit {
   readonly _tag: "UpdateDebitAuthLimit"
   readonly limit: Money.Money
+  readonly client?: AuthorizationEvidence.ClientContext
   readonly at: DateTime.Utc
 }
 
 export interface EnableDebitAuth {
   readonly _tag: "EnableDebitAuth"
+  readonly client?: AuthorizationEvidence.ClientContext
   readonly at: DateTime.Utc
 }
 
@@ -73,17 +83,34 @@ export interface AuthorizeDebit {
   readonly at: DateTime.Utc
 }
 
+/**
+ * The payer's bank returned a debit as unauthorized (`returnCode`, e.g. R10): the authorization is
+ * revoked (issued by the service, `Returns.actOn`, never by a client).
+ */
+export interface RevokeDebitAuth {
+  readonly _tag: "RevokeDebitAuth"
+  readonly returnCode: string
+  readonly reason: string
+  readonly at: DateTime.Utc
+}
+
 /** The events of this aggregate. */
 export type Event = DebitAuthEvent
 
-export type Command = SetDebitAuth | UpdateDebitAuthLimit | EnableDebitAuth | DisableDebitAuth | AuthorizeDebit
+export type Command =
+  | SetDebitAuth
+  | UpdateDebitAuthLimit
+  | EnableDebitAuth
+  | DisableDebitAuth
+  | AuthorizeDebit
+  | RevokeDebitAuth
 
 // ---------------------------------------------------------------------------
 // State
 // ---------------------------------------------------------------------------
 
 /** Status names visible to clients. */
-export const DebitAuthStatus = Schema.Literals(["Active", "Disabled"])
+export const DebitAuthStatus = Schema.Literals(["Active", "Disabled", "Revoked"])
 export type DebitAuthStatus = typeof DebitAuthStatus.Type
 
 interface Details {
@@ -95,12 +122,15 @@ interface Details {
   readonly limit: Money.Money
   /** Debits already authorized, by payment request id, so a repeated request is recognized. */
   readonly authorizedDebits: Readonly<Record<string, Money.Money>>
+  /** The evidence of the payer's latest authorization (set, limit change, enabling), when recorded. */
+  readonly authorization?: AuthorizationEvidence.AuthorizationEvidence
 }
 
 export type State =
   | { readonly _tag: "Initial" }
   | ({ readonly _tag: "Active" } & Details)
   | ({ readonly _tag: "Disabled" } & Details)
+  | ({ readonly _tag: "Revoked"; readonly returnCode: string } & Details)
 
 export const initialState: State = { _tag: "Initial" }
 
@@ -111,13 +141,23 @@ export const RefusalCode = {
   currencyMismatch: "CURRENCY_MISMATCH",
   companyMismatch: "DEBIT_AUTH_COMPANY_MISMATCH",
   alreadyAuthorized: "DEBIT_ALREADY_AUTHORIZED",
+  revoked: "DEBIT_AUTH_REVOKED",
 } as const
+
+/** A Revoked authorization moves only by a new authorization of the payer. */
+const revokedRefusal = (state: { readonly returnCode: string }) =>
+  refuse(
+    new RuleViolated({
+      code: RefusalCode.revoked,
+      reason: `the debit authorization was revoked after an unauthorized return (${state.returnCode}): the payer must set a new one`,
+    }),
+  )
 
 // ---------------------------------------------------------------------------
 // Queries for read models and the HTTP layer
 // ---------------------------------------------------------------------------
 
-/** Active or Disabled; undefined when no authorization was set. */
+/** Active, Disabled or Revoked; undefined when no authorization was set. */
 export const status = (state: State): DebitAuthStatus | undefined => (state._tag === "Initial" ? undefined : state._tag)
 
 /** True when debits within the limit are authorized. */
@@ -148,6 +188,7 @@ const positive = (field: string, money: Money.Money): ValidationFailed | undefin
 const set = (command: SetDebitAuth, state: State): Decision<Event> => {
   const invalid = positive("limit", command.limit)
   if (invalid) return refuse(invalid)
+  if (state._tag === "Revoked") return accept<DebitAuthEvent>(setEvent(command))
   if (state._tag !== "Initial") {
     const identical =
       state._tag === "Active" &&
@@ -157,27 +198,37 @@ const set = (command: SetDebitAuth, state: State): Decision<Event> => {
       Money.equals(state.limit, command.limit)
     return identical ? nothing : refuse(new AlreadyExists({ entity }))
   }
-  return accept<DebitAuthEvent>(
-    DebitAuthSet.make({
-      debitAuthId: command.debitAuthId,
-      partnerId: command.partnerId,
-      companyId: command.companyId,
-      registrationId: command.registrationId,
-      limit: command.limit,
-      at: command.at,
-    }),
-  )
+  return accept<DebitAuthEvent>(setEvent(command))
 }
+
+/** The evidence of an authorization the payer gives through a request (none for a command without one). */
+const evidenceOf = (command: { readonly client?: AuthorizationEvidence.ClientContext; readonly at: DateTime.Utc }) =>
+  command.client === undefined
+    ? {}
+    : { authorization: AuthorizationEvidence.evidenceOf("DebitAuthorization", command.client, command.at) }
+
+const setEvent = (command: SetDebitAuth) =>
+  DebitAuthSet.make({
+    debitAuthId: command.debitAuthId,
+    partnerId: command.partnerId,
+    companyId: command.companyId,
+    registrationId: command.registrationId,
+    ...evidenceOf(command),
+    limit: command.limit,
+    at: command.at,
+  })
 
 /** A new positive limit per debit; the same limit again changes nothing. */
 const updateLimit = (command: UpdateDebitAuthLimit, state: State): Decision<Event> => {
   if (state._tag === "Initial") return refuse(new NotFound({ entity }))
+  if (state._tag === "Revoked") return revokedRefusal(state)
   const invalid = positive("limit", command.limit)
   if (invalid) return refuse(invalid)
   if (Money.equals(state.limit, command.limit)) return nothing
   return accept<DebitAuthEvent>(
     DebitAuthLimitUpdated.make({
       ...parties(state),
+      ...evidenceOf(command),
       previousLimit: state.limit,
       limit: command.limit,
       at: command.at,
@@ -187,14 +238,28 @@ const updateLimit = (command: UpdateDebitAuthLimit, state: State): Decision<Even
 
 const enable = (command: EnableDebitAuth, state: State): Decision<Event> => {
   if (state._tag === "Initial") return refuse(new NotFound({ entity }))
+  if (state._tag === "Revoked") return revokedRefusal(state)
   if (state._tag === "Active") return nothing
-  return accept<DebitAuthEvent>(DebitAuthEnabled.make({ ...parties(state), at: command.at }))
+  return accept<DebitAuthEvent>(DebitAuthEnabled.make({ ...parties(state), ...evidenceOf(command), at: command.at }))
 }
 
 const disable = (command: DisableDebitAuth, state: State): Decision<Event> => {
   if (state._tag === "Initial") return refuse(new NotFound({ entity }))
-  if (state._tag === "Disabled") return nothing
+  if (state._tag === "Disabled" || state._tag === "Revoked") return nothing
   return accept<DebitAuthEvent>(DebitAuthDisabled.make({ ...parties(state), at: command.at }))
+}
+
+/** An unauthorized return revokes the authorization, whatever its state; revoked again (or none) changes nothing. */
+const revoke = (command: RevokeDebitAuth, state: State): Decision<Event> => {
+  if (state._tag === "Initial" || state._tag === "Revoked") return nothing
+  return accept<DebitAuthEvent>(
+    DebitAuthRevoked.make({
+      ...parties(state),
+      returnCode: command.returnCode,
+      reason: command.reason,
+      at: command.at,
+    }),
+  )
 }
 
 /**
@@ -224,6 +289,7 @@ const authorize = (command: AuthorizeDebit, state: State): Decision<Event> => {
           }),
         )
   }
+  if (state._tag === "Revoked") return revokedRefusal(state)
   if (state._tag === "Disabled") {
     return refuse(new RuleViolated({ code: RefusalCode.disabled, reason: "the debit authorization is disabled" }))
   }
@@ -266,6 +332,8 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return disable(command, state)
     case "AuthorizeDebit":
       return authorize(command, state)
+    case "RevokeDebitAuth":
+      return revoke(command, state)
   }
 }
 
@@ -291,19 +359,27 @@ export const evolve = (state: State, event: Event): State => {
         registrationId: event.registrationId,
         limit: event.limit,
         authorizedDebits: {},
+        ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
       }
     case "DebitAuthLimitUpdated":
-      return state._tag === "Initial" ? state : { ...state, limit: event.limit }
+      return state._tag === "Initial" ? state : { ...state, limit: event.limit, ...evidenceOfEvent(event) }
     case "DebitAuthEnabled":
-      return state._tag === "Initial" ? state : { ...state, _tag: "Active" }
+      return state._tag === "Initial" ? state : { ...state, _tag: "Active", ...evidenceOfEvent(event) }
     case "DebitAuthDisabled":
       return state._tag === "Initial" ? state : { ...state, _tag: "Disabled" }
+    case "DebitAuthRevoked":
+      return state._tag === "Initial" ? state : { ...state, _tag: "Revoked", returnCode: event.returnCode }
     case "DebitAuthorized":
       return state._tag === "Initial"
         ? state
         : { ...state, authorizedDebits: { ...state.authorizedDebits, [event.paymentRequestId]: event.amount } }
   }
 }
+
+const evidenceOfEvent = (event: {
+  readonly authorization?: AuthorizationEvidence.AuthorizationEvidence
+}): { readonly authorization?: AuthorizationEvidence.AuthorizationEvidence } =>
+  event.authorization === undefined ? {} : { authorization: event.authorization }
 
 export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "DebitAuth",

@@ -8,6 +8,10 @@
 import { Schema } from "effect"
 import { CompanyId, DebitAuthId, PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
+import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
+
+/** The evidence of the payer's authorization, on the events the payer causes (absent on older events). */
+const evidence = { authorization: Schema.optionalKey(AuthorizationEvidence) }
 
 /** The ids every debit authorization event carries. */
 const parties = {
@@ -20,6 +24,7 @@ const parties = {
 /** The payer authorized the company to debit up to `limit` per debit; the authorization starts enabled. */
 export const DebitAuthSet = Schema.TaggedStruct("DebitAuthSet", {
   ...parties,
+  ...evidence,
   limit: Money,
   at: Schema.DateTimeUtcFromString,
 })
@@ -28,6 +33,7 @@ export type DebitAuthSet = typeof DebitAuthSet.Type
 /** The limit per debit changed from `previousLimit` to `limit`. */
 export const DebitAuthLimitUpdated = Schema.TaggedStruct("DebitAuthLimitUpdated", {
   ...parties,
+  ...evidence,
   previousLimit: Money,
   limit: Money,
   at: Schema.DateTimeUtcFromString,
@@ -37,6 +43,7 @@ export type DebitAuthLimitUpdated = typeof DebitAuthLimitUpdated.Type
 /** A disabled authorization was enabled again: debits within the limit are authorized. */
 export const DebitAuthEnabled = Schema.TaggedStruct("DebitAuthEnabled", {
   ...parties,
+  ...evidence,
   at: Schema.DateTimeUtcFromString,
 })
 export type DebitAuthEnabled = typeof DebitAuthEnabled.Type
@@ -58,11 +65,25 @@ export const DebitAuthorized = Schema.TaggedStruct("DebitAuthorized", {
 })
 export type DebitAuthorized = typeof DebitAuthorized.Type
 
+/**
+ * The payer's bank said a debit under this authorization was not authorized (an unauthorized ACH
+ * return such as R07 or R10, `ReturnConsequences.ts`): the authorization is Revoked, no debit is
+ * authorized under it, and only a new authorization by the payer (`DebitAuthSet`) restores it.
+ */
+export const DebitAuthRevoked = Schema.TaggedStruct("DebitAuthRevoked", {
+  ...parties,
+  returnCode: Schema.String,
+  reason: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type DebitAuthRevoked = typeof DebitAuthRevoked.Type
+
 export const DebitAuthEvent = Schema.Union([
   DebitAuthSet,
   DebitAuthLimitUpdated,
   DebitAuthEnabled,
   DebitAuthDisabled,
   DebitAuthorized,
+  DebitAuthRevoked,
 ])
 export type DebitAuthEvent = typeof DebitAuthEvent.Type

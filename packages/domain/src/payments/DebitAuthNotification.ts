@@ -2,8 +2,8 @@
  * The DEBIT_AUTHORIZATION_CHANGED webhook: a payer's debit authorization for
  * a company was set, its limit changed, or it was enabled or disabled. Data
  * { DebitAuthId, CompanyId, RegistrationId, Change (Set, LimitUpdated,
- * Enabled, Disabled), Enabled, Limit { value, currencyCode } (when the change
- * sets it), Timestamp }. The debits made under it are payment requests, with
+ * Enabled, Disabled, Revoked), Enabled, Limit { value, currencyCode } (when the change
+ * sets it), ReturnCode (Revoked: the unauthorized return that revoked it), Timestamp }. The debits made under it are payment requests, with
  * their own webhook.
  */
 import { DateTime } from "effect"
@@ -18,9 +18,10 @@ const changeOf = (
   event: DebitAuthEvent,
 ):
   | {
-      readonly change: "Set" | "LimitUpdated" | "Enabled" | "Disabled"
+      readonly change: "Set" | "LimitUpdated" | "Enabled" | "Disabled" | "Revoked"
       readonly enabled: boolean
       readonly limit?: Money.Money
+      readonly returnCode?: string
     }
   | undefined => {
   switch (event._tag) {
@@ -32,6 +33,8 @@ const changeOf = (
       return { change: "Enabled", enabled: true }
     case "DebitAuthDisabled":
       return { change: "Disabled", enabled: false }
+    case "DebitAuthRevoked":
+      return { change: "Revoked", enabled: false, returnCode: event.returnCode }
     case "DebitAuthorized":
       return undefined
   }
@@ -55,6 +58,7 @@ export const rule = NotificationRule.perEvent<Envelope.Of<"DebitAuth", DebitAuth
             ...(change.limit === undefined
               ? {}
               : { Limit: { value: Money.toDecimal(change.limit), currencyCode: change.limit.currency } }),
+            ...(change.returnCode === undefined ? {} : { ReturnCode: change.returnCode }),
             Timestamp: DateTime.formatIso(event.at),
           },
         }

@@ -31,6 +31,7 @@ import { NotFound, ValidationFailed } from "../kernel/DomainError.ts"
 import { CompanyId, DebitAuthId, type PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
+import * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import * as DebitAuth from "./DebitAuth.ts"
 import * as DebitAuthsProjection from "./DebitAuthsProjection.ts"
 import * as RailRules from "./RailRules.ts"
@@ -58,6 +59,12 @@ export const DebitAuthView = Schema.Struct({
   enabled: Schema.Boolean,
   status: DebitAuth.DebitAuthStatus,
   limit: Money.Money,
+  authorization: Schema.optionalKey(
+    AuthorizationEvidence.AuthorizationEvidence.annotate({
+      description:
+        "The evidence of the payer's latest authorization (set, limit change, enabling): docs/api/authorization-evidence.md",
+    }),
+  ),
 })
 export type DebitAuthView = typeof DebitAuthView.Type
 
@@ -68,6 +75,7 @@ const viewOf = (doc: DebitAuthsProjection.DebitAuthDocument): DebitAuthView => (
   enabled: doc.status === "Active",
   status: doc.status,
   limit: doc.limit,
+  ...(doc.authorization === undefined ? {} : { authorization: doc.authorization }),
 })
 
 const viewOfState = (state: DebitAuth.State): Option.Option<DebitAuthView> =>
@@ -80,6 +88,7 @@ const viewOfState = (state: DebitAuth.State): Option.Option<DebitAuthView> =>
         enabled: state._tag === "Active",
         status: state._tag,
         limit: state.limit,
+        ...(state.authorization === undefined ? {} : { authorization: state.authorization }),
       })
 
 /** Every authorization of the payer (all pages of the read model), oldest first. */
@@ -115,6 +124,8 @@ export interface SetInput {
   readonly registrationId: RegistrationId
   readonly companyId: CompanyId
   readonly limit: Amounts.WireAmount
+  /** The request that carried the payer's authorization: its evidence. */
+  readonly client?: AuthorizationEvidence.ClientContext
 }
 
 /** The natural key of an authorization: one per (partner, payer, company). */
@@ -143,6 +154,8 @@ export interface Grant {
   readonly registrationId: RegistrationId
   readonly companyId: CompanyId
   readonly limit: Money.Money
+  /** The request that carried the payer's authorization: its evidence. */
+  readonly client?: AuthorizationEvidence.ClientContext
 }
 
 /**
@@ -153,6 +166,7 @@ export interface Grant {
  */
 export const grant = UseCase.fn("DebitAuths.grant")(function* (input: Grant) {
   const limit = input.limit
+  const client = input.client === undefined ? {} : { client: input.client }
   const at = yield* DateTime.now
   // An authorization set before keys were claimed has no key yet: it claims it now.
   const [existing] = yield* authorizationsOf(input.partnerId, input.registrationId, input.companyId)
@@ -164,7 +178,11 @@ export const grant = UseCase.fn("DebitAuths.grant")(function* (input: Grant) {
     { expectNew: existing === undefined },
   )
   const debitAuthId = NaturalKey.ownerOf(claimed.state, candidate) as DebitAuthId
-  if (claimed.events.length > 0 && existing === undefined) {
+  // A revoked authorization (an unauthorized return) is given anew: a new SetDebitAuth on its stream.
+  const revoked =
+    existing !== undefined &&
+    (yield* UseCase.dieOnCorruptEvent(CommandHandler.load(DebitAuth.aggregate, debitAuthId))).state._tag === "Revoked"
+  if (revoked || (claimed.events.length > 0 && existing === undefined)) {
     const handled = yield* CommandHandler.handle(
       DebitAuth.aggregate,
       debitAuthId,
@@ -175,19 +193,22 @@ export const grant = UseCase.fn("DebitAuths.grant")(function* (input: Grant) {
         companyId: input.companyId,
         registrationId: input.registrationId,
         limit,
+        ...client,
         at,
       },
-      { expectNew: true },
+      revoked ? {} : { expectNew: true },
     )
     return Option.getOrThrow(viewOfState(handled.state))
   }
   yield* CommandHandler.handle(DebitAuth.aggregate, debitAuthId, {
     _tag: "UpdateDebitAuthLimit",
     limit,
+    ...client,
     at,
   })
   const handled = yield* CommandHandler.handle(DebitAuth.aggregate, debitAuthId, {
     _tag: "EnableDebitAuth",
+    ...client,
     at,
   })
   return Option.getOrThrow(viewOfState(handled.state))
@@ -199,6 +220,8 @@ export interface UpdateInput {
   readonly debitAuthId: DebitAuthId
   readonly limit?: Amounts.WireAmount | undefined
   readonly enabled?: boolean | undefined
+  /** The request that carried the payer's authorization: its evidence. */
+  readonly client?: AuthorizationEvidence.ClientContext
 }
 
 /** Changes the limit and/or enables or disables one of the customer's authorizations. */
@@ -221,11 +244,13 @@ export const update = UseCase.fn("DebitAuths.update")(function* (input: UpdateIn
     return yield* new NotFound({ entity: "DebitAuth" })
   }
   const at = yield* DateTime.now
+  const client = input.client === undefined ? {} : { client: input.client }
   let current: DebitAuth.State = state
   if (limit !== undefined) {
     current = (yield* CommandHandler.handle(DebitAuth.aggregate, input.debitAuthId, {
       _tag: "UpdateDebitAuthLimit",
       limit,
+      ...client,
       at,
     })).state
   }
@@ -233,7 +258,7 @@ export const update = UseCase.fn("DebitAuths.update")(function* (input: UpdateIn
     current = (yield* CommandHandler.handle(
       DebitAuth.aggregate,
       input.debitAuthId,
-      input.enabled ? { _tag: "EnableDebitAuth", at } : { _tag: "DisableDebitAuth", at },
+      input.enabled ? { _tag: "EnableDebitAuth", ...client, at } : { _tag: "DisableDebitAuth", at },
     )).state
   }
   return Option.getOrThrow(viewOfState(current))

@@ -9,11 +9,13 @@
  * The company name is not copied here: it is read when answering, so a renamed
  * company shows its current name.
  */
+
 import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CompanyId, DebitAuthId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
+import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
 import { DebitAuthStatus } from "./DebitAuth.ts"
 import type { DebitAuthEvent } from "./DebitAuthEvents.ts"
 
@@ -32,6 +34,8 @@ export const DebitAuthDocument = Schema.Struct({
   status: DebitAuthStatus,
   setAt: Schema.DateTimeUtcFromString,
   updatedAt: Schema.DateTimeUtcFromString,
+  /** The evidence of the payer's latest authorization (set, limit change, enabling), when recorded. */
+  authorization: Schema.optionalKey(AuthorizationEvidence),
 })
 export type DebitAuthDocument = typeof DebitAuthDocument.Type
 
@@ -55,16 +59,29 @@ export const projection: Projection<DebitAuthDocument, DebitAuthEnvelope> = {
         status: "Active",
         setAt: event.at,
         updatedAt: event.at,
+        ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
       }
     }
     if (current === undefined) return undefined
     switch (event._tag) {
       case "DebitAuthLimitUpdated":
-        return { ...current, limit: event.limit, updatedAt: event.at }
+        return {
+          ...current,
+          limit: event.limit,
+          updatedAt: event.at,
+          ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
+        }
       case "DebitAuthEnabled":
-        return { ...current, status: "Active", updatedAt: event.at }
+        return {
+          ...current,
+          status: "Active",
+          updatedAt: event.at,
+          ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
+        }
       case "DebitAuthDisabled":
         return { ...current, status: "Disabled", updatedAt: event.at }
+      case "DebitAuthRevoked":
+        return { ...current, status: "Revoked", updatedAt: event.at }
       case "DebitAuthorized":
         return current
     }

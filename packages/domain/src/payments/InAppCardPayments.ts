@@ -9,6 +9,7 @@
  * - Someone other than the payer, another partner's request, or a card the
  *   payer did not save: NotFound, like a missing one.
  * - A declined card: RuleViolated CARD_DECLINED (422); nothing changes.
+ * - A service without a card processor: RuleViolated FEATURE_NOT_AVAILABLE (422).
  * - The request must be Pending (decided before charging: a refused payment
  *   never charges). Paying again with the same card answers Paid.
  * - The charge is idempotent by payment request id; if recording fails after
@@ -21,6 +22,7 @@ import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import { notAvailable } from "../infrastructure/Providers.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import { NotFound, RuleViolated } from "../kernel/DomainError.ts"
 import type { CardPaymentId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
@@ -63,7 +65,7 @@ export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput
   if (card === undefined) return yield* new NotFound({ entity: "CardPaymentMethod" })
   const cardPaymentId = (yield* (yield* IdGenerator).next) as CardPaymentId
   const at = yield* DateTime.now
-  const command = (processorReference: string): PaymentRequest.PayWithCard => ({
+  const command = (processorReference: string, availableAt?: DateTime.Utc): PaymentRequest.PayWithCard => ({
     _tag: "PayWithCard",
     paymentRequestId: request.paymentRequestId,
     registrationId: input.registrationId,
@@ -73,6 +75,7 @@ export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput
     brand: card.brand,
     last4: card.last4,
     processorReference,
+    ...(availableAt === undefined ? {} : { availableAt }),
     at,
   })
   // Decide first (pure): a payment the request refuses never charges the card.
@@ -94,9 +97,11 @@ export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput
         CardDeclined: (declined) =>
           Effect.fail(new RuleViolated({ code: "CARD_DECLINED", reason: `the card was declined (${declined.code})` })),
         ProviderUnavailable: (unavailable) => Effect.fail(processorUnavailable(unavailable.reason)),
+        FeatureNotAvailable: (error) => Effect.fail(notAvailable(error)),
       }),
     )
-  const handled = yield* recordPayment(request.paymentRequestId, command(charged.processorReference)).pipe(
+  const paid = command(charged.processorReference, charged.availableAt)
+  const handled = yield* recordPayment(request.paymentRequestId, paid).pipe(
     Effect.tapError(() => charger.refund(charged.processorReference).pipe(Effect.ignore)),
   )
   // A concurrent payment with the same card may have recorded its own card payment id first.

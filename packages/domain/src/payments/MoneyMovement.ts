@@ -106,6 +106,8 @@ export interface PayoutRequest {
    */
   readonly destination: BankDestination
   readonly amount: Money
+  /** Absent: Credit (pay the amount to the account). Debit: take the amount from it (a deficit's recovery). */
+  readonly direction?: "Credit" | "Debit"
 }
 
 export class MoneyMovement extends Context.Service<

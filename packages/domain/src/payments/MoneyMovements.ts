@@ -297,6 +297,8 @@ export const originate = Traced.fn("MoneyMovements.originate")(function* (moveme
 export interface Originated {
   readonly movement: Movement
   readonly providerReference: string
+  /** While the rail is unavailable: when its status may be asked again (ISO 8601, the document's `statusRetryAt`). */
+  readonly statusRetryAt?: string
 }
 
 /** The provider's handle of an originated movement. */
@@ -308,24 +310,54 @@ export const referenceOf = ({ movement, providerReference }: Originated): Moveme
 
 /**
  * The polling path: asks the provider where each movement stands and records
- * the outcomes no longer Pending in one unit of work (an unreachable provider
- * leaves the item for the next poll).
+ * the outcomes no longer Pending in one unit of work. An unreachable provider
+ * (a timeout, a 5xx, a 429) is the origination's "unavailable, try again"
+ * decision (`MovementAttempts.ts`): the movement's status is deferred with
+ * backoff and jitter, recorded on the transfer (not asked again before its
+ * next attempt; Failed after 72 hours of outage); a movement deferred and not
+ * due yet is skipped without asking the provider; the first answer after an
+ * outage ends it (its backoff forgotten).
  */
 export const poll = Traced.fn("MoneyMovements.poll")(function* (originated: ReadonlyArray<Originated>) {
   const provider = yield* MoneyMovement
-  const outcomes: Array<{ readonly movement: Movement; readonly outcome: Transfer.Outcome }> = []
+  const now = DateTime.formatIso(yield* DateTime.now)
+  const commands: Array<{ readonly movement: Movement; readonly command: (at: DateTime.Utc) => Transfer.Command }> = []
+  const refundOf = (movement: Movement) => (movement._tag === "Credit" ? { refundId: movement.refundId } : {})
   for (const item of originated) {
+    if (item.statusRetryAt !== undefined && item.statusRetryAt > now) continue
     const answered = yield* provider.status(referenceOf(item)).pipe(
-      Effect.map(outcomeOf),
+      Effect.map((status) => ({ _tag: "Answered" as const, outcome: outcomeOf(status) })),
       Effect.catchTag("ProviderUnavailable", (error) =>
-        Effect.logWarning("money movement: provider unavailable, status asked again next poll", {
+        Effect.logWarning("money movement: provider unavailable, status asked again later (backoff)", {
           movement: idOf(item.movement),
           reason: error.reason,
-        }).pipe(Effect.as(undefined)),
+        }).pipe(Effect.as({ _tag: "Unavailable" as const, reason: error.reason })),
       ),
     )
-    if (answered !== undefined) outcomes.push({ movement: item.movement, outcome: answered })
+    const { movement } = item
+    if (answered._tag === "Unavailable") {
+      const jitter = yield* Random.next
+      const reason = Transfer.refusalReason(answered.reason)
+      commands.push({
+        movement,
+        command: (at) => ({
+          _tag: "RecordStatusUnavailable",
+          transferId: movement.transferId,
+          ...refundOf(movement),
+          reason,
+          jitter,
+          at,
+        }),
+      })
+    } else if (answered.outcome !== undefined) {
+      commands.push({ movement, command: outcomeCommand(movement, answered.outcome) })
+    } else if (item.statusRetryAt !== undefined) {
+      commands.push({
+        movement,
+        command: (at) => ({ _tag: "RecordStatusAnswered", transferId: movement.transferId, ...refundOf(movement), at }),
+      })
+    }
   }
-  if (outcomes.length === 0) return [] as ReadonlyArray<Recorded>
-  return yield* recordOutcomes(outcomes)
+  if (commands.length === 0) return [] as ReadonlyArray<Recorded>
+  return yield* recordBatch(commands)
 })

@@ -12,8 +12,9 @@
  *
  * Pure: the time and the jitter (a number in [0, 1)) are inputs. The attempts
  * are recorded as events of the movement's aggregate (`TransferOriginationDeferred`,
- * `PayoutOriginationDeferred`), so they survive restarts and every instance
- * reads the same next attempt.
+ * `PayoutOriginationDeferred`; for the status question of an originated
+ * movement, `TransferStatusDeferred`, ended by `TransferStatusResumed`), so
+ * they survive restarts and every instance reads the same next attempt.
  */
 import { DateTime } from "effect"
 

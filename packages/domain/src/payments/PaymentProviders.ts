@@ -8,7 +8,7 @@
  * (`infrastructure/Providers.ts`).
  */
 import { Context, type DateTime, type Effect, Schema } from "effect"
-import type { ProviderUnavailable } from "../infrastructure/Providers.ts"
+import type { FeatureNotAvailable, ProviderUnavailable } from "../infrastructure/Providers.ts"
 import type { RegistrationId, TransferId } from "../kernel/Ids.ts"
 
 /** The e-signature provider refused to create the envelope (unknown template, invalid signer). */
@@ -31,7 +31,8 @@ export type EnvelopeStatus = typeof EnvelopeStatus.Type
  * Signing envelopes, used to have a reimbursement request signed (POST /Reimbursement/Create), and
  * their status, which completes the reimbursement once Completed (`Transfers.checkReimbursement`:
  * polled by the app's `reimbursement-completion` worker; a provider's notification records the same
- * status through `Transfers.recordEnvelopeStatus`).
+ * status through `Transfers.recordEnvelopeStatus`). Optional in production: a service without one
+ * fails `createReimbursementEnvelope` with `FeatureNotAvailable` (so no envelope is ever pending).
  */
 export class ESignature extends Context.Service<
   ESignature,
@@ -44,7 +45,7 @@ export class ESignature extends Context.Service<
       readonly signer: { readonly registrationId: RegistrationId; readonly name: string; readonly emailAddress: string }
     }) => Effect.Effect<
       { readonly envelopeId: string; readonly signingUrl: string },
-      ESignatureRefused | ProviderUnavailable
+      ESignatureRefused | ProviderUnavailable | FeatureNotAvailable
     >
     /** Where the envelope is now; `sentAt` is when it was created (recorded on the transfer). */
     readonly envelopeStatus: (request: {

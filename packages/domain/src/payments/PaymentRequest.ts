@@ -24,6 +24,7 @@
  *
  * State machine: packages/domain/docs/PaymentRequest.md.
  */
+
 import { DateTime, type Result } from "effect"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
 import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
@@ -47,6 +48,7 @@ import type {
 } from "../kernel/Ids.ts"
 import * as Metadata from "../kernel/Metadata.ts"
 import * as Money from "../kernel/Money.ts"
+import * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import {
   type AutoCollectionMethod,
   type AutoCollectionSkipReason,
@@ -113,6 +115,8 @@ export interface AcceptPaymentRequest {
   readonly transferDescription: string
   /** New id from the edge for the transfer that pays this request. */
   readonly transferId: TransferId
+  /** The request that carried the acceptance (address and user agent), recorded as the authorization's evidence. */
+  readonly client?: AuthorizationEvidence.ClientContext
   readonly at: DateTime.Utc
 }
 
@@ -131,6 +135,8 @@ export interface TryAutoCollection {
   readonly account?: { readonly bankAccountId: BankAccountId; readonly accountNumberMasked: string }
   /** The payer's debit authorization for the request's company, if any (only read for a debit-authorization request). */
   readonly debitAuth?: { readonly active: boolean; readonly limit: Money.Money }
+  /** True when an unauthorized return turned the payer's autopay off for the request's company (`Customer.autoPayAllowedFor`). */
+  readonly autoPayRevoked?: boolean
   /** Both sides' verification today (read by the edge): money moves only between verified parties. */
   readonly parties: WhoMayCollect.Parties
   /** New id from the edge for the transfer, used only when the request is collected. */
@@ -151,6 +157,8 @@ export interface PayWithCard {
   readonly brand: string
   readonly last4: string
   readonly processorReference: string
+  /** When the processor makes the money available to the company (absent: at once). */
+  readonly availableAt?: DateTime.Utc | undefined
   readonly at: DateTime.Utc
 }
 
@@ -348,12 +356,15 @@ export const isDueForAutoCollection = (state: State, today: CalendarDate.Calenda
  */
 export const autoCollectionRefusal = (
   request: RequestDetails,
-  command: Pick<TryAutoCollection, "debitAuth" | "parties">,
+  command: Pick<TryAutoCollection, "debitAuth" | "parties" | "autoPayRevoked">,
 ): AutoCollectionSkipReason | undefined => {
   if (WhoMayCollect.companyRefusal(command.parties.companyStatus) !== undefined) return "CompanyNotVerified"
   if (WhoMayCollect.payerRefusal(command.parties.payerKyc) !== undefined) return "PayerNotVerified"
   const within = (limit: Money.Money) => Money.isWithin(request.amount, limit)
-  if (request.autoPayLimit !== undefined) return within(request.autoPayLimit) ? undefined : "OverAutoPayLimit"
+  if (request.autoPayLimit !== undefined) {
+    if (command.autoPayRevoked === true) return "AutoPayRevoked"
+    return within(request.autoPayLimit) ? undefined : "OverAutoPayLimit"
+  }
   // Stryker disable next-line ConditionalExpression: equivalent, a request offering neither autopay nor a debit authorization is refused (NotAutomatic) before this is asked (the test narrows the type)
   if (request.debitCeiling === undefined) return undefined
   if (!within(request.debitCeiling)) return "OverDebitAuthLimit"
@@ -478,6 +489,8 @@ export const fromTransferEvent = (paymentRequestId: PaymentRequestId, event: Tra
     case "TransferRefundOriginated":
     case "TransferRefundFailed":
     case "TransferOriginationDeferred":
+    case "TransferStatusDeferred":
+    case "TransferStatusResumed":
     case "TransferReimbursementApplied":
     case "TransferReimbursed":
       return undefined
@@ -616,6 +629,9 @@ const acceptRequest = (command: AcceptPaymentRequest, state: State): Decision<Ev
         transferId: command.transferId,
         transferDescription:
           command.transferDescription.trim() === "" ? state.request.description : command.transferDescription,
+        ...(command.client === undefined
+          ? {}
+          : { authorization: AuthorizationEvidence.evidenceOf("PaymentAcceptance", command.client, command.at) }),
         status: "Accepted",
         at: command.at,
       })
@@ -879,6 +895,7 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
         brand: command.brand,
         last4: command.last4,
         processorReference: command.processorReference,
+        ...(command.availableAt === undefined ? {} : { availableAt: command.availableAt }),
         status: "Paid",
         at: command.at,
       })

@@ -19,6 +19,7 @@ import {
 } from "../kernel/Ids.ts"
 import { Metadata } from "../kernel/Metadata.ts"
 import { Money } from "../kernel/Money.ts"
+import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
 import { AttachmentUrl, InvoiceLineItem, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
 
 /** The statuses a client reads (webhook Data.Status, payment status). */
@@ -59,6 +60,8 @@ export const AutoCollectionSkipReason = Schema.Literals([
   "NoDesignatedAccount",
   "CompanyNotVerified",
   "PayerNotVerified",
+  /** The payer's bank returned a debit to the company as unauthorized: autopay for it is off until designated again. */
+  "AutoPayRevoked",
 ])
 export type AutoCollectionSkipReason = typeof AutoCollectionSkipReason.Type
 
@@ -105,6 +108,8 @@ export const PaymentRequestAccepted = Schema.TaggedStruct("PaymentRequestAccepte
   transferDescription: Schema.String,
   /** Present when the service collected the request by itself (autopay or debit authorization) on its due date. */
   collectedBy: Schema.optionalKey(AutoCollectionMethod),
+  /** The payer's authorization (a manual Accept through the interface; absent on older events and automatic collections). */
+  authorization: Schema.optionalKey(AuthorizationEvidence),
   status: Schema.Literal("Accepted"),
   at: Schema.DateTimeUtcFromString,
 })
@@ -205,6 +210,11 @@ export const PaymentRequestPaidByCard = Schema.TaggedStruct("PaymentRequestPaidB
   brand: Schema.String,
   last4: Schema.String,
   processorReference: Schema.String,
+  /**
+   * When the card processor makes the money available to the company (its balance transaction's
+   * availability date); absent on payments recorded before availability was known: available at once.
+   */
+  availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   status: Schema.Literal("Paid"),
   at: Schema.DateTimeUtcFromString,
 })

@@ -16,6 +16,7 @@
  * (the nil UUID, which no partner can have). The rule deciding whether a
  * listed request may be collected is the aggregate's (`TryAutoCollection`).
  */
+
 import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
@@ -23,6 +24,7 @@ import * as Tenancy from "../infrastructure/Tenancy.ts"
 import { PaymentRequestId } from "../kernel/Ids.ts"
 import { Metadata } from "../kernel/Metadata.ts"
 import { Money } from "../kernel/Money.ts"
+import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
 import {
   AutoCollectionMethod,
   AutoCollectionSkipReason,
@@ -93,6 +95,12 @@ export const PaymentRequestView = Schema.Struct({
     CardPaymentSummary.annotate({ description: "Set when the payer paid the request in the app with a saved card" }),
   ),
   refundedAmount: Money,
+  authorization: Schema.optionalKey(
+    AuthorizationEvidence.annotate({
+      description:
+        "From acceptance on (a payer's Accept): the evidence of the payer's authorization, kept two years (docs/api/authorization-evidence.md)",
+    }),
+  ),
   returnCode: Schema.optionalKey(
     Schema.NullOr(Schema.String).annotate({
       description:
@@ -177,6 +185,7 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Pay
           transferId: event.transferId,
           transferDescription: event.transferDescription,
           ...(event.collectedBy === undefined ? {} : { collectedBy: event.collectedBy }),
+          ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
         },
         "Accepted",
         event.at,

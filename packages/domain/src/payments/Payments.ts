@@ -36,6 +36,7 @@ import type * as Metadata from "../kernel/Metadata.ts"
 import * as Money from "../kernel/Money.ts"
 import { erased, isErased } from "../kernel/Personal.ts"
 import * as Traced from "../kernel/Traced.ts"
+import type * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import * as DebitAuths from "./DebitAuths.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import type * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
@@ -169,6 +170,12 @@ export const create = UseCase.fn("Payments.create")(function* (input: CreateInpu
   // unknown registration id, so the answer does not tell that the other partner's customer exists.
   const payer = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.payerRegistrationId))
   if (!Customer.belongsTo(payer.state, input.partnerId)) return yield* payerNotFound
+  // Autopay or a debit authorization within its ceiling collects it without an Accept: the payer limit
+  // is checked now (a request missing its ceiling is refused as invalid by the decider instead).
+  const ceiling =
+    input.enableAutoPay === true ? autoPayLimit : input.enableDebitAuth === true ? debitCeiling : undefined
+  if (ceiling !== undefined && ceiling.currency === amount.currency && amount.minorUnits <= ceiling.minorUnits)
+    yield* RailRules.checkAutomaticCollection(input.partnerId, input.payerRegistrationId, amount, input.dueDate)
   const ids = yield* IdGenerator
   const paymentRequestId = (yield* ids.next) as PaymentRequestId
   const at = yield* DateTime.now
@@ -328,6 +335,8 @@ export interface AcceptInput {
   readonly bankAccountId: BankAccountId
   readonly acceptDebitAuth: boolean
   readonly transferDescription: string
+  /** The request that carried the acceptance: the authorization's evidence (address, user agent). */
+  readonly client?: AuthorizationEvidence.ClientContext
 }
 
 const contentTypes: Record<string, string> = {
@@ -400,6 +409,8 @@ export const accept = UseCase.fn("Payments.accept")(function* (input: AcceptInpu
       code: "BANK_ACCOUNT_NOT_LINKED",
       reason: "the bank account is not linked to the payer",
     })
+  const unusable = Customer.bankAccountRefusal(customer.state, input.bankAccountId)
+  if (unusable !== undefined) return yield* unusable
   const payer = customer.state
   const ids = yield* IdGenerator
   const transferId = (yield* ids.next) as TransferId
@@ -414,6 +425,7 @@ export const accept = UseCase.fn("Payments.accept")(function* (input: AcceptInpu
     acceptDebitAuth: input.acceptDebitAuth,
     transferDescription: input.transferDescription,
     transferId,
+    ...(input.client === undefined ? {} : { client: input.client }),
     at,
   }
   // Decide first (pure) so that a refused acceptance never initiates a transfer.
@@ -430,7 +442,10 @@ export const accept = UseCase.fn("Payments.accept")(function* (input: AcceptInpu
     yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { expectNew: true })
     // Accepting with acceptDebitAuth grants the payer's debit authorization for the company, in the same unit.
     const grant = PaymentRequest.debitAuthGrantOf(request, accepted)
-    if (grant !== undefined) yield* UseCase.dieOnCorruptEvent(DebitAuths.grant(grant))
+    if (grant !== undefined)
+      yield* UseCase.dieOnCorruptEvent(
+        DebitAuths.grant(input.client === undefined ? grant : { ...grant, client: input.client }),
+      )
   }
   return { status: PaymentRequest.status(handled.state) ?? "Accepted" }
 })

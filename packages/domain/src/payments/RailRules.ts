@@ -77,3 +77,25 @@ export const checkPayerLimit = Traced.fn("RailRules.checkPayerLimit")(function* 
   const refusal = RailCapabilities.payerLimitRefusal(limit, amount, debits, at)
   if (refusal !== undefined) return yield* refusal
 })
+
+/**
+ * The payer limit where an automatic collection is set up with its amount known (a payment request
+ * created with autopay or a debit authorization: no Accept comes before its debit): 422
+ * PAYER_LIMIT_EXCEEDED when it cannot pass. Due today or earlier, it is collected within the
+ * current window: checked as at Accept (`checkPayerLimit`); due later, the window will have moved
+ * by then: refused only when the amount alone exceeds the limit (the window is checked again at
+ * origination, where an automatic collection past it fails with that reason).
+ */
+export const checkAutomaticCollection = Traced.fn("RailRules.checkAutomaticCollection")(function* (
+  partnerId: string,
+  payerRegistrationId: string,
+  amount: Money.Money,
+  dueDate: string,
+) {
+  const limit = yield* RailCapabilities.CurrentPayerLimit
+  if (limit === undefined) return
+  const at = yield* DateTime.now
+  if (dueDate <= DateTime.formatIsoDateUtc(at)) return yield* checkPayerLimit(partnerId, payerRegistrationId, amount)
+  const refusal = RailCapabilities.payerLimitRefusal(limit, amount, [], at)
+  if (refusal !== undefined) return yield* refusal
+})

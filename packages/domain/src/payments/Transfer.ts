@@ -218,6 +218,34 @@ export interface RecordOriginationUnavailable {
   readonly at: DateTime.Utc
 }
 
+/**
+ * The rail could not be reached to ask where the originated debit (or the refund `refundId`'s credit)
+ * stands: the same "unavailable, try again" decision as the origination's (`MovementAttempts.ts`). A
+ * movement originated and still Pending is deferred with backoff (its status not asked before
+ * `retryAt`), or Failed (no return code) once the outage lasted the limit; any other changes nothing.
+ * `jitter` in [0, 1) and `at` are inputs.
+ */
+export interface RecordStatusUnavailable {
+  readonly _tag: "RecordStatusUnavailable"
+  readonly transferId: TransferId
+  readonly refundId?: RefundId
+  readonly reason: string
+  readonly jitter: number
+  readonly backoff?: MovementAttempts.Backoff
+  readonly at: DateTime.Utc
+}
+
+/**
+ * The rail answered a status question (the movement still Pending): an outage recorded on the
+ * movement's status is over (its backoff forgotten); without one, nothing changes.
+ */
+export interface RecordStatusAnswered {
+  readonly _tag: "RecordStatusAnswered"
+  readonly transferId: TransferId
+  readonly refundId?: RefundId
+  readonly at: DateTime.Utc
+}
+
 /** The events of this aggregate. */
 export type Event = TransferEvent
 
@@ -231,6 +259,8 @@ export type Command =
   | RecordRefundOrigination
   | RecordRefundOutcome
   | RecordOriginationUnavailable
+  | RecordStatusUnavailable
+  | RecordStatusAnswered
   | ApplyForReimbursement
   | CompleteReimbursement
 
@@ -249,6 +279,8 @@ export interface Refund {
   readonly returnCode?: string
   /** Its credit's origination deferred while the rail is unavailable. */
   readonly originationAttempts?: MovementAttempts.Attempts
+  /** Its credit's status question deferred while the rail is unavailable. */
+  readonly statusAttempts?: MovementAttempts.Attempts
 }
 
 export type Reimbursement =
@@ -297,6 +329,8 @@ export type State =
       readonly providerReference?: string
       /** Its debit's origination deferred while the rail is unavailable. */
       readonly originationAttempts?: MovementAttempts.Attempts
+      /** Its debit's status question deferred while the rail is unavailable. */
+      readonly statusAttempts?: MovementAttempts.Attempts
     }
   | SettledTransfer
   | {
@@ -815,6 +849,72 @@ const originationUnavailable = (command: RecordOriginationUnavailable, state: St
       })
 }
 
+/** The status question of an originated debit (or a refund's credit) found the rail unavailable: defer it, or give up. */
+const statusUnavailable = (command: RecordStatusUnavailable, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  const issues: FieldChecks.Issues = []
+  FieldChecks.requiredText(issues, "reason", command.reason, FieldChecks.maxTextLength)
+  const invalid = FieldChecks.refusal(issues)
+  if (invalid) return invalid
+  const transferId = state.details.transferId
+  if (command.refundId === undefined) {
+    if (state._tag !== "Pending" || state.providerReference === undefined) return nothing
+    const next = MovementAttempts.afterUnavailable(
+      state.statusAttempts,
+      command.at,
+      command.jitter,
+      command.reason,
+      command.backoff,
+    )
+    return next._tag === "GiveUp"
+      ? accept({ _tag: "TransferFailed", transferId, reason: next.reason, status: "Failed", at: command.at })
+      : accept({ _tag: "TransferStatusDeferred", transferId, ...next.attempts, reason: command.reason, at: command.at })
+  }
+  const named = refundNamed(state, command.refundId)
+  if ("refusal" in named) return named.refusal
+  const refund = named.refund
+  if (refund.status !== "Pending" || refund.providerReference === undefined) return nothing
+  const next = MovementAttempts.afterUnavailable(
+    refund.statusAttempts,
+    command.at,
+    command.jitter,
+    command.reason,
+    command.backoff,
+  )
+  return next._tag === "GiveUp"
+    ? accept({
+        _tag: "TransferRefundFailed",
+        transferId,
+        refundId: refund.refundId,
+        amount: refund.amount,
+        reason: next.reason,
+        at: command.at,
+      })
+    : accept({
+        _tag: "TransferStatusDeferred",
+        transferId,
+        refundId: refund.refundId,
+        ...next.attempts,
+        reason: command.reason,
+        at: command.at,
+      })
+}
+
+/** The rail answered a status question again: an outage recorded on the movement's status is over. */
+const statusAnswered = (command: RecordStatusAnswered, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  const transferId = state.details.transferId
+  if (command.refundId === undefined)
+    return state._tag === "Pending" && state.statusAttempts !== undefined
+      ? accept({ _tag: "TransferStatusResumed", transferId, at: command.at })
+      : nothing
+  const named = refundNamed(state, command.refundId)
+  if ("refusal" in named) return named.refusal
+  return named.refund.status === "Pending" && named.refund.statusAttempts !== undefined
+    ? accept({ _tag: "TransferStatusResumed", transferId, refundId: named.refund.refundId, at: command.at })
+    : nothing
+}
+
 const applyForReimbursement = (command: ApplyForReimbursement, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   if (state._tag !== "Settled") return illegal(state, command, "only a settled transfer can be reimbursed")
@@ -898,6 +998,10 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return recordRefundOutcome(command, state)
     case "RecordOriginationUnavailable":
       return originationUnavailable(command, state)
+    case "RecordStatusUnavailable":
+      return statusUnavailable(command, state)
+    case "RecordStatusAnswered":
+      return statusAnswered(command, state)
     case "ApplyForReimbursement":
       return applyForReimbursement(command, state)
     case "CompleteReimbursement":
@@ -980,6 +1084,19 @@ export const evolve = (state: State, event: Event): State => {
       if (event.refundId !== undefined)
         return withRefund(state, event.refundId, (refund) => ({ ...refund, originationAttempts: attempts }))
       return state._tag === "Pending" ? { ...state, originationAttempts: attempts } : state
+    }
+    case "TransferStatusDeferred": {
+      const attempts = { failures: event.failures, firstFailedAt: event.firstFailedAt, retryAt: event.retryAt }
+      if (event.refundId !== undefined)
+        return withRefund(state, event.refundId, (refund) => ({ ...refund, statusAttempts: attempts }))
+      return state._tag === "Pending" ? { ...state, statusAttempts: attempts } : state
+    }
+    case "TransferStatusResumed": {
+      if (event.refundId !== undefined)
+        return withRefund(state, event.refundId, ({ statusAttempts: _, ...refund }) => refund)
+      if (state._tag !== "Pending") return state
+      const { statusAttempts: _, ...pending } = state
+      return pending
     }
     case "TransferReimbursementApplied":
       return state._tag === "Settled"

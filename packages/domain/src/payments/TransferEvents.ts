@@ -286,6 +286,33 @@ export const TransferOriginationDeferred = Schema.TaggedStruct("TransferOriginat
 })
 export type TransferOriginationDeferred = typeof TransferOriginationDeferred.Type
 
+/**
+ * The rail could not be reached to ask where the originated debit (or, naming `refundId`, a refund's
+ * credit) stands: it stays Pending and its status is asked again at `retryAt` (`MovementAttempts.ts`,
+ * the same backoff as the origination's: the `failures`-th failure in a row since `firstFailedAt`).
+ */
+export const TransferStatusDeferred = Schema.TaggedStruct("TransferStatusDeferred", {
+  transferId: TransferId,
+  refundId: Schema.optionalKey(RefundId),
+  failures: Schema.Int,
+  firstFailedAt: Schema.DateTimeUtcFromString,
+  retryAt: Schema.DateTimeUtcFromString,
+  reason: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferStatusDeferred = typeof TransferStatusDeferred.Type
+
+/**
+ * The rail answered a status question again after an outage (the movement still Pending): the outage
+ * is over, its backoff forgotten (a later outage starts its own 72 hours).
+ */
+export const TransferStatusResumed = Schema.TaggedStruct("TransferStatusResumed", {
+  transferId: TransferId,
+  refundId: Schema.optionalKey(RefundId),
+  at: Schema.DateTimeUtcFromString,
+})
+export type TransferStatusResumed = typeof TransferStatusResumed.Type
+
 /** Every event of a transfer: the codec of its stream. */
 export const TransferEvent = Schema.Union([
   TransferInitiated,
@@ -301,5 +328,7 @@ export const TransferEvent = Schema.Union([
   TransferRefundCompleted,
   TransferRefundFailed,
   TransferOriginationDeferred,
+  TransferStatusDeferred,
+  TransferStatusResumed,
 ])
 export type TransferEvent = typeof TransferEvent.Type

@@ -13,6 +13,7 @@ import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
+import { notAvailable } from "../infrastructure/Providers.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import type { WireAmount } from "../kernel/Amounts.ts"
@@ -338,6 +339,7 @@ export const createReimbursement = Traced.fn("Transfers.createReimbursement")(fu
         ESignatureRefused: (error) =>
           Effect.fail(new RuleViolated({ code: "ESIGNATURE_REFUSED", reason: error.reason })),
         ProviderUnavailable: (error) => Effect.fail(new EventStoreUnavailable({ reason: error.message, cause: error })),
+        FeatureNotAvailable: (error) => Effect.fail(notAvailable(error)),
       }),
     )
   const handled = yield* recordReimbursement(input.transferId, command(envelope.signingUrl, envelope.envelopeId))

@@ -40,6 +40,8 @@ export const RefundDocument = Schema.Struct({
   failureReason: Schema.optionalKey(Schema.String),
   /** While the rail is unavailable: when its credit is tried again (ISO 8601; `MovementAttempts.ts`). */
   retryAt: Schema.optionalKey(Schema.String),
+  /** While the rail is unavailable: when its credit's status is asked again (ISO 8601; `MovementAttempts.ts`). */
+  statusRetryAt: Schema.optionalKey(Schema.String),
   createdAt: Schema.String,
   updatedAt: Schema.String,
 })
@@ -85,6 +87,8 @@ export const TransferDocument = Schema.Struct({
   providerReference: Schema.optionalKey(Schema.String),
   /** While the rail is unavailable: when the debit is tried again (ISO 8601; `MovementAttempts.ts`). */
   originationRetryAt: Schema.optionalKey(Schema.String),
+  /** While the rail is unavailable: when its debit's status is asked again (ISO 8601; `MovementAttempts.ts`). */
+  statusRetryAt: Schema.optionalKey(Schema.String),
   /** The refunds, oldest first (absent before the first). */
   refunds: Schema.optionalKey(Schema.Array(RefundDocument)),
   returnedAt: Schema.optionalKey(Schema.String),
@@ -215,6 +219,25 @@ export const apply = (
       return event.refundId === undefined
         ? { ...current, originationRetryAt: iso(event.retryAt), updatedAt }
         : { ...changeRefund(current, event.refundId, { retryAt: iso(event.retryAt), updatedAt }), updatedAt }
+    case "TransferStatusDeferred":
+      return event.refundId === undefined
+        ? { ...current, statusRetryAt: iso(event.retryAt), updatedAt }
+        : { ...changeRefund(current, event.refundId, { statusRetryAt: iso(event.retryAt), updatedAt }), updatedAt }
+    case "TransferStatusResumed": {
+      if (event.refundId === undefined) {
+        const { statusRetryAt: _, ...rest } = current
+        return { ...rest, updatedAt }
+      }
+      return {
+        ...current,
+        refunds: (current.refunds ?? []).map((refund) => {
+          if (refund.refundId !== event.refundId) return refund
+          const { statusRetryAt: _, ...rest } = refund
+          return { ...rest, updatedAt }
+        }),
+        updatedAt,
+      }
+    }
   }
 }
 

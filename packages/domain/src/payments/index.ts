@@ -6,6 +6,7 @@
  * import payments only through this module.
  */
 export * as Attachments from "./Attachments.ts"
+export * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 export * as AutoCollection from "./AutoCollection.ts"
 export * as CardCharger from "./CardCharger.ts"
 export * as DebitAuth from "./DebitAuth.ts"
@@ -25,6 +26,7 @@ export * as RailCapabilities from "./RailCapabilities.ts"
 export * as RailRules from "./RailRules.ts"
 export * as RefundStatusNotification from "./RefundStatusNotification.ts"
 export * as ReturnCodes from "./ReturnCodes.ts"
+export * as ReturnConsequences from "./ReturnConsequences.ts"
 export * as Transfer from "./Transfer.ts"
 export * as TransferEvents from "./TransferEvents.ts"
 export * as Transfers from "./Transfers.ts"

@@ -7,7 +7,9 @@
  *   is refunded...) makes an entry available; the same entry twice changes
  *   nothing.
  * - `PayOutBalance` (the payout worker, through `Payouts.payOutDue`) takes
- *   every available entry of one currency as the items of a new payout, when
+ *   every available entry of one currency (an entry with an availability
+ *   date, card money, only from that date on: `Ledger.isAvailable`) as the
+ *   items of a new payout, when
  *   they add up to at least the minimum and the schedule allows (no payout of
  *   that currency within `interval` of the last one); otherwise nothing
  *   happens. The payout's amount is the items' sum, exactly. Of two workers
@@ -54,6 +56,11 @@ export interface PayOutBalance {
   /** Where the money goes: the company's payout account now. */
   readonly payoutAccountId: PayoutAccountId
   readonly accountNumberMasked: string
+  /**
+   * How long a negative balance of the currency may last before the payout account is debited for it
+   * (milliseconds from the first run that found it negative); absent: deficits are never debited.
+   */
+  readonly deficitGraceMillis?: number
   readonly at: DateTime.Utc
 }
 
@@ -72,6 +79,8 @@ export type Event = BalanceEvent
 // State (declared as a Schema: it is snapshotted)
 
 const LastPayout = Schema.Struct({ currency: Money.CurrencyCode, at: Schema.DateTimeUtcFromString })
+/** A currency whose available balance a payout run found negative, and since when. */
+const Deficit = Schema.Struct({ currency: Money.CurrencyCode, since: Schema.DateTimeUtcFromString })
 
 const Initial = Schema.TaggedStruct("Initial", {})
 const Open = Schema.TaggedStruct("Open", {
@@ -81,6 +90,8 @@ const Open = Schema.TaggedStruct("Open", {
   entries: Schema.Array(Ledger.LedgerEntry),
   /** When each currency was last paid out. */
   lastPayouts: Schema.Array(LastPayout),
+  /** The currencies in deficit since a payout run found them negative (cleared once no longer negative). */
+  deficits: Schema.optionalKey(Schema.Array(Deficit)),
 })
 
 export const State = Schema.Union([Initial, Open])
@@ -88,9 +99,18 @@ export type State = typeof State.Type
 
 export const initialState: State = { _tag: "Initial" }
 
-/** The available balance of `currency` (minor units; may be negative). */
+/** The balance of `currency` not paid out, available or not yet (minor units; may be negative). */
 export const availableOf = (state: State, currency: Money.CurrencyCode): number =>
   state._tag === "Initial" ? 0 : Ledger.sumOf(state.entries, currency)
+
+/** The balance of `currency` available at `at` (entries past their availability date; may be negative). */
+export const availableAt = (state: State, currency: Money.CurrencyCode, at: DateTime.Utc): number =>
+  state._tag === "Initial"
+    ? 0
+    : Ledger.sumOf(
+        state.entries.filter((entry) => Ledger.isAvailable(entry, at)),
+        currency,
+      )
 
 // ---------------------------------------------------------------------------
 // Decide
@@ -106,10 +126,49 @@ const recordEntry = (command: RecordLedgerEntry, state: State): Decision<Event> 
   })
 }
 
+/**
+ * A negative balance: the first run records the deficit (its grace period starts); a run once the
+ * grace period has passed takes the entries as the items of a Debit payout of the deficit.
+ */
+const recoverDeficit = (
+  command: PayOutBalance,
+  state: Extract<State, { readonly _tag: "Open" }>,
+  items: ReadonlyArray<Ledger.LedgerEntry>,
+  deficit: number,
+): Decision<Event> => {
+  if (command.deficitGraceMillis === undefined) return nothing
+  const since = state.deficits?.find((d) => d.currency === command.currency)?.since
+  if (since === undefined)
+    return accept<Event>({
+      _tag: "BalanceDeficitObserved",
+      companyId: state.companyId,
+      partnerId: state.partnerId,
+      deficit: Money.make(deficit, command.currency),
+      at: command.at,
+    })
+  if (DateTime.toEpochMillis(command.at) - DateTime.toEpochMillis(since) < command.deficitGraceMillis) return nothing
+  return accept<Event>({
+    _tag: "BalancePaidOut",
+    companyId: state.companyId,
+    partnerId: state.partnerId,
+    payoutId: command.payoutId,
+    direction: "Debit",
+    amount: Money.make(deficit, command.currency),
+    items,
+    payoutAccountId: command.payoutAccountId,
+    accountNumberMasked: command.accountNumberMasked,
+    at: command.at,
+  })
+}
+
 const payOut = (command: PayOutBalance, state: State): Decision<Event> => {
   if (state._tag === "Initial") return nothing
-  const items = state.entries.filter((entry) => entry.amount.currency === command.currency)
+  // Only money available now: a card payment's entry waits for the processor's availability date.
+  const items = state.entries.filter(
+    (entry) => entry.amount.currency === command.currency && Ledger.isAvailable(entry, command.at),
+  )
   const amount = Ledger.sumOf(items, command.currency)
+  if (amount < 0) return recoverDeficit(command, state, items, -amount)
   // No entries sum to 0, below the least payout of 1 minor unit: nothing to pay out.
   if (amount < Math.max(1, command.minimumMinorUnits)) return nothing
   const last = state.lastPayouts.find((payout) => payout.currency === command.currency)
@@ -160,8 +219,28 @@ export const decide = (command: Command, state: State): Decision<Event> => {
 // ---------------------------------------------------------------------------
 // Evolve
 
-export const evolve = (state: State, event: Event): State => {
+/** Forgets the deficits of currencies no longer negative. */
+const withDeficitsSettled = (state: State): State => {
+  if (state._tag === "Initial" || state.deficits === undefined) return state
+  const open = state.deficits.filter((d) => Ledger.sumOf(state.entries, d.currency) < 0)
+  const { deficits: _deficits, ...rest } = state
+  return open.length === 0 ? rest : { ...rest, deficits: open }
+}
+
+export const evolve = (state: State, event: Event): State => withDeficitsSettled(evolveEntries(state, event))
+
+const evolveEntries = (state: State, event: Event): State => {
   switch (event._tag) {
+    case "BalanceDeficitObserved":
+      return state._tag === "Initial"
+        ? state
+        : {
+            ...state,
+            deficits: [
+              ...(state.deficits ?? []).filter((d) => d.currency !== event.deficit.currency),
+              { currency: event.deficit.currency, since: event.at },
+            ],
+          }
     case "LedgerEntryRecorded":
       return state._tag === "Initial"
         ? {
@@ -175,9 +254,12 @@ export const evolve = (state: State, event: Event): State => {
     case "BalancePaidOut": {
       if (state._tag === "Initial") return state
       const taken = new Set(event.items.map((item) => item.entryId))
+      const entries = state.entries.filter((entry) => !taken.has(entry.entryId))
+      // A Debit payout recovers a deficit: it does not count as the currency's last payout.
+      if (event.direction === "Debit") return { ...state, entries }
       return {
         ...state,
-        entries: state.entries.filter((entry) => !taken.has(entry.entryId)),
+        entries,
         lastPayouts: [
           ...state.lastPayouts.filter((payout) => payout.currency !== event.amount.currency),
           { currency: event.amount.currency, at: event.at },

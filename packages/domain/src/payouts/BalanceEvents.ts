@@ -9,6 +9,7 @@ import { Schema } from "effect"
 import { CompanyId, PartnerId, PayoutAccountId, PayoutId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
 import { LedgerEntry } from "./Ledger.ts"
+import { PayoutDirection } from "./PayoutEvents.ts"
 
 /** An entry became available in the company's balance (a settled transfer, a refund, a return...). */
 export const LedgerEntryRecorded = Schema.TaggedStruct("LedgerEntryRecorded", {
@@ -24,6 +25,8 @@ export const BalancePaidOut = Schema.TaggedStruct("BalancePaidOut", {
   companyId: CompanyId,
   partnerId: PartnerId,
   payoutId: PayoutId,
+  /** Absent: Credit. Debit: the items add up to a deficit, recovered from the payout account (`amount` is its size). */
+  direction: Schema.optionalKey(PayoutDirection),
   amount: Money,
   items: Schema.Array(LedgerEntry),
   payoutAccountId: PayoutAccountId,
@@ -42,6 +45,23 @@ export const PayoutItemsRestored = Schema.TaggedStruct("PayoutItemsRestored", {
 })
 export type PayoutItemsRestored = typeof PayoutItemsRestored.Type
 
+/**
+ * A payout run found the available balance of `currency` negative (`deficit`, its size): the grace
+ * period starts; a run after it debits the payout account for the deficit (a Debit payout).
+ */
+export const BalanceDeficitObserved = Schema.TaggedStruct("BalanceDeficitObserved", {
+  companyId: CompanyId,
+  partnerId: PartnerId,
+  deficit: Money,
+  at: Schema.DateTimeUtcFromString,
+})
+export type BalanceDeficitObserved = typeof BalanceDeficitObserved.Type
+
 /** Every event of a company's balance: the codec of its stream. */
-export const BalanceEvent = Schema.Union([LedgerEntryRecorded, BalancePaidOut, PayoutItemsRestored])
+export const BalanceEvent = Schema.Union([
+  LedgerEntryRecorded,
+  BalancePaidOut,
+  PayoutItemsRestored,
+  BalanceDeficitObserved,
+])
 export type BalanceEvent = typeof BalanceEvent.Type

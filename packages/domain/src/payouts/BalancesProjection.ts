@@ -1,13 +1,18 @@
 /**
  * The `balances` read model: one document per company with a ledger or a
  * payout account, kept from its CompanyBalance stream and its company's
- * payout account events (pure): the available money per currency (signed: a
- * balance may be negative), when it was last paid out, and whether the company
+ * payout account events (pure): the money not paid out per currency (signed: a
+ * balance may be negative), the entries among it that wait for an
+ * availability date (card money, `maturing`: a read at time t counts those
+ * not yet available as pending, `availableAt`), when it was last paid out, and whether the company
  * has a payout account. It answers the `available` part of
  * GET /Company/{companyId}/Balance and tells the payout worker which companies
  * may be paid out (index key `payable`: "true" when the company has a payout
- * account and some currency is above zero), so that companies that cannot be
- * paid out never hold up those that can.
+ * account and some currency is not zero: above it to pay out, below it to
+ * recover the deficit), so that companies that cannot be paid out never hold
+ * up those that can. `deficitSince`: when a payout run first found a currency
+ * negative (operators read deficits and their age: /metrics, `partnerpay
+ * balances --negative`).
  */
 import { DateTime, Schema } from "effect"
 import type { Company } from "../companies/index.ts"
@@ -27,16 +32,63 @@ export const BalanceDocument = Schema.Struct({
   partnerId: Schema.String,
   /** One signed amount per currency the company has entries in, sorted by currency. */
   available: Schema.Array(Ledger.SignedAmount),
+  /** The entries with an availability date that were not paid out yet (card money), oldest first. */
+  maturing: Schema.optionalKey(
+    Schema.Array(Schema.Struct({ entryId: Schema.String, availableAt: Schema.String, amount: Ledger.SignedAmount })),
+  ),
   lastPayoutAt: Schema.optionalKey(Schema.String),
   /** Whether the company has a payout account (set by PUT /Company/{companyId}/PayoutAccount). */
   hasPayoutAccount: Schema.optionalKey(Schema.Boolean),
+  /** While some currency is negative: when a payout run first found it so (ISO 8601). */
+  deficitSince: Schema.optionalKey(Schema.String),
   updatedAt: Schema.String,
 })
 export type BalanceDocument = typeof BalanceDocument.Type
 
-/** The available minor units of `currency` in a document (0 when none). */
+/** The minor units of `currency` not paid out, available or not yet (0 when none). */
 export const availableIn = (doc: BalanceDocument | undefined, currency: Money.CurrencyCode): number =>
   doc?.available.find((amount) => amount.currency === currency)?.minorUnits ?? 0
+
+/** The minor units of `currency` waiting for their availability date at `at` (card money not available yet). */
+export const notYetAvailableIn = (
+  doc: BalanceDocument | undefined,
+  currency: Money.CurrencyCode,
+  at: DateTime.Utc,
+): number =>
+  (doc?.maturing ?? []).reduce(
+    (sum, entry) =>
+      entry.amount.currency === currency && Date.parse(entry.availableAt) > DateTime.toEpochMillis(at)
+        ? sum + entry.amount.minorUnits
+        : sum,
+    0,
+  )
+
+type Maturing = NonNullable<BalanceDocument["maturing"]>
+
+const maturingAfter = (
+  maturing: Maturing | undefined,
+  added: ReadonlyArray<Ledger.LedgerEntry>,
+  removed: ReadonlyArray<Ledger.LedgerEntry>,
+): { readonly maturing?: Maturing } => {
+  const gone = new Set(removed.map((entry) => entry.entryId))
+  const kept = (maturing ?? []).filter((entry) => !gone.has(entry.entryId))
+  const more = added.flatMap((entry) =>
+    entry.availableAt === undefined
+      ? []
+      : [{ entryId: entry.entryId, availableAt: DateTime.formatIso(entry.availableAt), amount: entry.amount }],
+  )
+  const next = [...kept, ...more]
+  return next.length === 0 ? {} : { maturing: next }
+}
+
+const withMaturing = (
+  doc: BalanceDocument,
+  added: ReadonlyArray<Ledger.LedgerEntry>,
+  removed: ReadonlyArray<Ledger.LedgerEntry>,
+): BalanceDocument => {
+  const { maturing: _maturing, ...rest } = doc
+  return { ...rest, ...maturingAfter(doc.maturing, added, removed) }
+}
 
 const adding = (
   available: ReadonlyArray<Ledger.SignedAmount>,
@@ -70,12 +122,34 @@ export const apply = (current: BalanceDocument | undefined, envelope: BalanceEnv
   }
   switch (event._tag) {
     case "LedgerEntryRecorded":
-      return { ...base, available: adding(base.available, [event.entry], 1), updatedAt }
+      return settled(
+        withMaturing({ ...base, available: adding(base.available, [event.entry], 1), updatedAt }, [event.entry], []),
+      )
     case "BalancePaidOut":
-      return { ...base, available: adding(base.available, event.items, -1), lastPayoutAt: updatedAt, updatedAt }
+      return settled(
+        withMaturing(
+          {
+            ...base,
+            available: adding(base.available, event.items, -1),
+            ...(event.direction === "Debit" ? {} : { lastPayoutAt: updatedAt }),
+            updatedAt,
+          },
+          [],
+          event.items,
+        ),
+      )
     case "PayoutItemsRestored":
-      return { ...base, available: adding(base.available, event.items, 1), updatedAt }
+      return settled({ ...base, available: adding(base.available, event.items, 1), updatedAt })
+    case "BalanceDeficitObserved":
+      return { ...base, deficitSince: base.deficitSince ?? updatedAt, updatedAt }
   }
+}
+
+/** Forgets `deficitSince` once no currency is negative. */
+const settled = (doc: BalanceDocument): BalanceDocument => {
+  if (doc.deficitSince === undefined || doc.available.some((amount) => amount.minorUnits < 0)) return doc
+  const { deficitSince: _since, ...rest } = doc
+  return rest
 }
 
 export const projection: Projection<BalanceDocument, BalanceEnvelope> = {
@@ -93,7 +167,7 @@ export const projection: Projection<BalanceDocument, BalanceEnvelope> = {
     partnerId: doc.partnerId,
     keys: {
       payable:
-        doc.hasPayoutAccount === true && doc.available.some((amount) => amount.minorUnits > 0) ? "true" : "false",
+        doc.hasPayoutAccount === true && doc.available.some((amount) => amount.minorUnits !== 0) ? "true" : "false",
     },
     sortKey: doc.updatedAt,
   }),

@@ -33,13 +33,13 @@
  * Each entry has an id derived from what caused it (`<transferId>:settled`,
  * `<transferId>:refund:<refundId>`), so recording one twice changes nothing.
  */
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import { type PaymentRequest, type PaymentRequestEvents, type Transfer, TransferEvents } from "../payments/index.ts"
 
 /** What an entry is: the items of a payout (GET /Payouts/{payoutId}/Items) have these types. */
-export const entryTypes = ["payment", "instalment", "charity", "card", "refund", "return", "fee"] as const
+export const entryTypes = ["payment", "instalment", "charity", "card", "refund", "return", "fee", "dispute"] as const
 export const EntryType = Schema.Literals(entryTypes)
 export type EntryType = typeof EntryType.Type
 
@@ -59,11 +59,20 @@ export const LedgerEntry = Schema.Struct({
   type: EntryType,
   transferId: Schema.optionalKey(Ids.TransferId),
   refundId: Schema.optionalKey(TransferEvents.RefundId),
-  /** The card payment, for an entry of type "card". */
+  /** The card payment, for an entry of type "card" or "dispute". */
   cardPaymentId: Schema.optionalKey(Ids.CardPaymentId),
   amount: SignedAmount,
+  /**
+   * When the money becomes available (a card payment: the processor's availability date); until then
+   * the entry is pending and no payout takes it. Absent: available when recorded.
+   */
+  availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
 })
 export type LedgerEntry = typeof LedgerEntry.Type
+
+/** Whether the entry's money is available at `at` (no availability date: since it was recorded). */
+export const isAvailable = (entry: LedgerEntry, at: DateTime.Utc): boolean =>
+  entry.availableAt === undefined || DateTime.toEpochMillis(entry.availableAt) <= DateTime.toEpochMillis(at)
 
 /** The sum of entries of one currency (minor units; may be negative). */
 export const sumOf = (entries: ReadonlyArray<LedgerEntry>, currency: Money.CurrencyCode): number =>
@@ -167,6 +176,8 @@ export const entryOfTransferEvent = (
     case "TransferRefundOriginated":
     case "TransferRefundCompleted":
     case "TransferOriginationDeferred":
+    case "TransferStatusDeferred":
+    case "TransferStatusResumed":
     case "TransferReimbursementApplied":
     case "TransferReimbursed":
       return undefined
@@ -208,7 +219,10 @@ export const feeEntryOf = (event: TransferEvents.TransferEvent, state: Transfer.
 // ---------------------------------------------------------------------------
 // Payment requests paid by card
 
-/** A payment request paid in the app with a saved card: the card processor's money becomes available. */
+/**
+ * A payment request paid in the app with a saved card: the card processor's money, available to the
+ * company from the processor's availability date (`availableAt`; absent: at once).
+ */
 export const entryOfPaidByCard = (
   request: PaymentRequest.RequestDetails,
   event: PaymentRequestEvents.PaymentRequestPaidByCard,
@@ -217,23 +231,94 @@ export const entryOfPaidByCard = (
   type: "card",
   cardPaymentId: event.cardPaymentId,
   amount: { minorUnits: request.amount.minorUnits, currency: request.amount.currency },
+  ...(event.availableAt === undefined ? {} : { availableAt: event.availableAt }),
 })
 
 // ---------------------------------------------------------------------------
 // Card payments on a terminal
 
-/** A terminal card payment registered for one of the partner's companies (POST /cardpayment): available at once. */
+/**
+ * A terminal card payment registered for one of the partner's companies (POST /cardpayment): available
+ * from the processor's availability date (absent: at once).
+ */
 export const entryOfCardPayment = (event: CardPaymentRegisteredFacts): LedgerEntry => ({
   entryId: `${event.cardPaymentId}:card`,
   type: "card",
   cardPaymentId: event.cardPaymentId,
   amount: { minorUnits: event.amount.minorUnits, currency: event.amount.currency },
+  ...(event.availableAt === undefined ? {} : { availableAt: event.availableAt }),
 })
+
+// ---------------------------------------------------------------------------
+// Card disputes
+
+/** What the ledger reads of a card dispute's event. */
+export interface DisputeFacts {
+  readonly _tag: "CardDisputeOpened" | "CardDisputeStatusChanged" | "CardDisputeClosed"
+  readonly dispute: {
+    readonly disputeId: string
+    readonly payment: { readonly cardPaymentId: Ids.CardPaymentId }
+    readonly amount: Money.Money
+    readonly fee: Money.Money
+  }
+  readonly outcome?: "Won" | "Lost"
+}
+
+const disputeEntry = (event: DisputeFacts, part: "amount" | "fee"): LedgerEntry | undefined => {
+  const { disputeId, payment } = event.dispute
+  const money = event.dispute[part]
+  const opened = event._tag === "CardDisputeOpened"
+  const won = event._tag === "CardDisputeClosed" && event.outcome === "Won"
+  if ((!opened && !won) || money.minorUnits === 0) return undefined
+  const sign = opened ? -1 : 1
+  return {
+    entryId: `${disputeId}:dispute${part === "fee" ? ":fee" : ""}${won ? ":won" : ""}`,
+    type: part === "fee" ? "fee" : "dispute",
+    cardPaymentId: payment.cardPaymentId,
+    amount: { minorUnits: sign * money.minorUnits, currency: money.currency },
+  }
+}
+
+/**
+ * The entry of a card dispute's amount: opened, the disputed amount leaves the company's balance at
+ * once ("dispute", negative); won, it comes back (positive); lost or a status change, nothing more.
+ * The id names the dispute and the step (`<disputeId>:dispute`, `<disputeId>:dispute:won`), so a
+ * notification recorded twice counts once.
+ */
+export const disputeEntryOf = (event: DisputeFacts): LedgerEntry | undefined => disputeEntry(event, "amount")
+
+/** The entry of a card dispute's fee ("fee"): taken when opened, given back when won; none when zero. */
+export const disputeFeeEntryOf = (event: DisputeFacts): LedgerEntry | undefined => disputeEntry(event, "fee")
+
+/** What the ledger reads of a card refund's event. */
+export interface CardRefundFacts {
+  readonly _tag: "CardRefundRequested" | "CardRefundCompleted" | "CardRefundFailed"
+  readonly payment: { readonly cardPaymentId: Ids.CardPaymentId }
+  readonly refundId: TransferEvents.RefundId
+  readonly amount: Money.Money
+}
+
+/**
+ * The entry of a card refund: asked for, its amount leaves the company's balance at once ("refund",
+ * negative, `<cardPaymentId>:refund:<refundId>`), as an ACH refund's; failed, it comes back (`...:failed`).
+ */
+export const cardRefundEntryOf = (event: CardRefundFacts): LedgerEntry | undefined => {
+  if (event._tag === "CardRefundCompleted") return undefined
+  const failed = event._tag === "CardRefundFailed"
+  return {
+    entryId: `${event.payment.cardPaymentId}:refund:${event.refundId}${failed ? ":failed" : ""}`,
+    type: "refund",
+    cardPaymentId: event.payment.cardPaymentId,
+    refundId: event.refundId,
+    amount: { minorUnits: (failed ? 1 : -1) * event.amount.minorUnits, currency: event.amount.currency },
+  }
+}
 
 /** What the ledger reads of a registered card payment. */
 export interface CardPaymentRegisteredFacts {
   readonly cardPaymentId: Ids.CardPaymentId
   readonly amount: Money.Money
+  readonly availableAt?: DateTime.Utc | undefined
 }
 
 // ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@
  * the company's balance stream out of every payment's acceptance (no
  * contention between a company's concurrent payers).
  */
-import { CardPayment } from "../cards-and-charity/index.ts"
+import { CardDispute, CardPayment, CardRefunds } from "../cards-and-charity/index.ts"
 import * as Policy from "../infrastructure/Policy.ts"
 import { PaymentRequest, Transfer } from "../payments/index.ts"
 import * as Balance from "./Balance.ts"
@@ -47,8 +47,8 @@ export const cardPolicy = Policy.make({
 
 /**
  * A terminal card payment registered for one of the partner's companies (`CardPaymentRegistered` with a
- * `companyId`): its amount is available to the company at once, as an in-app card payment's is (the
- * processor registered, i.e. authorised and captured, it before it was recorded).
+ * `companyId`): its amount reaches the company's ledger, available from the processor's availability
+ * date as an in-app card payment's (absent: at once).
  */
 export const terminalCardPolicy = Policy.make({
   name: "a terminal card payment for a company reaches its ledger",
@@ -66,6 +66,52 @@ export const terminalCardPolicy = Policy.make({
     }
     return { id: event.companyId, command }
   },
+})
+
+const disputeReaction =
+  (entryOf: (event: CardDispute.Event) => Ledger.LedgerEntry | undefined) =>
+  (event: CardDispute.Event, _state: CardDispute.State) => {
+    const entry = entryOf(event)
+    if (entry === undefined) return undefined
+    const { companyId, partnerId } = event.dispute.payment
+    const command: Balance.RecordLedgerEntry = { _tag: "RecordLedgerEntry", companyId, partnerId, entry, at: event.at }
+    return { id: companyId, command }
+  }
+
+/**
+ * A card dispute's amount reaches its company's ledger (`Ledger.disputeEntryOf`): opened, taken at once;
+ * won, given back. The balance records each entry once.
+ */
+export const disputePolicy = Policy.make({
+  name: "a card dispute's amount reaches its company's ledger",
+  source: CardDispute.aggregate,
+  reactsTo: ["CardDisputeOpened", "CardDisputeClosed"],
+  target: Balance.aggregate,
+  react: disputeReaction(Ledger.disputeEntryOf),
+})
+
+/** A card refund's money reaches its company's ledger (`Ledger.cardRefundEntryOf`): taken when asked, back when failed. */
+export const cardRefundPolicy = Policy.make({
+  name: "a card refund's money reaches its company's ledger",
+  source: CardRefunds.aggregate,
+  reactsTo: ["CardRefundRequested", "CardRefundFailed"],
+  target: Balance.aggregate,
+  react: (event: CardRefunds.Event, _state: CardRefunds.State) => {
+    const entry = Ledger.cardRefundEntryOf(event)
+    if (entry === undefined) return undefined
+    const { companyId, partnerId } = event.payment
+    const command: Balance.RecordLedgerEntry = { _tag: "RecordLedgerEntry", companyId, partnerId, entry, at: event.at }
+    return { id: companyId, command }
+  },
+})
+
+/** A card dispute's fee reaches its company's ledger beside its amount (`Ledger.disputeFeeEntryOf`). */
+export const disputeFeePolicy = Policy.make({
+  name: "a card dispute's fee reaches its company's ledger",
+  source: CardDispute.aggregate,
+  reactsTo: ["CardDisputeOpened", "CardDisputeClosed"],
+  target: Balance.aggregate,
+  react: disputeReaction(Ledger.disputeFeeEntryOf),
 })
 
 /**

@@ -31,7 +31,7 @@ import type { CompanyId, PartnerId, PayoutAccountId, PayoutId } from "../kernel/
 import type * as Money from "../kernel/Money.ts"
 import { type MoneyMovement, MovementAttempts, ReturnCodes, Transfer } from "../payments/index.ts"
 import * as Ledger from "./Ledger.ts"
-import { type PayoutCreated, PayoutEvent, type PayoutStatus } from "./PayoutEvents.ts"
+import { type PayoutCreated, type PayoutDirection, PayoutEvent, type PayoutStatus } from "./PayoutEvents.ts"
 
 // ---------------------------------------------------------------------------
 // Commands
@@ -41,6 +41,8 @@ export interface CreatePayout {
   readonly payoutId: PayoutId
   readonly companyId: CompanyId
   readonly partnerId: PartnerId
+  /** Absent: Credit. A Debit recovers a deficit: its items add up to minus its amount. */
+  readonly direction?: PayoutDirection
   readonly amount: Money.Money
   readonly items: ReadonlyArray<Ledger.LedgerEntry>
   readonly payoutAccountId: PayoutAccountId
@@ -84,7 +86,34 @@ export interface RecordPayoutUnavailable {
   readonly at: DateTime.Utc
 }
 
-export type Command = CreatePayout | RecordPayoutOrigination | RecordPayoutOutcome | RecordPayoutUnavailable
+/**
+ * The rail could not be reached to ask where the originated payout stands (`MovementAttempts.ts`, the
+ * origination's backoff): a Pending payout originated is deferred (its status not asked before
+ * `retryAt`), or Failed (no return code) once the outage lasted the limit.
+ */
+export interface RecordPayoutStatusUnavailable {
+  readonly _tag: "RecordPayoutStatusUnavailable"
+  readonly payoutId: PayoutId
+  readonly reason: string
+  readonly jitter: number
+  readonly backoff?: MovementAttempts.Backoff
+  readonly at: DateTime.Utc
+}
+
+/** The rail answered the payout's status (still Pending): a status outage recorded is over. */
+export interface RecordPayoutStatusAnswered {
+  readonly _tag: "RecordPayoutStatusAnswered"
+  readonly payoutId: PayoutId
+  readonly at: DateTime.Utc
+}
+
+export type Command =
+  | CreatePayout
+  | RecordPayoutOrigination
+  | RecordPayoutOutcome
+  | RecordPayoutUnavailable
+  | RecordPayoutStatusUnavailable
+  | RecordPayoutStatusAnswered
 export type Event = PayoutEvent
 
 // ---------------------------------------------------------------------------
@@ -99,6 +128,8 @@ export type State =
       readonly details: PayoutDetails
       readonly providerReference?: string
       readonly originationAttempts?: MovementAttempts.Attempts
+      /** Its status question deferred while the rail is unavailable. */
+      readonly statusAttempts?: MovementAttempts.Attempts
     }
   | {
       readonly _tag: "Paid"
@@ -158,13 +189,15 @@ const create = (command: CreatePayout, state: State): Decision<Event> => {
   // No items add up to 0, which is not a payout's amount: the sum refuses an empty list.
   const sum = Ledger.sumOf(command.items, command.amount.currency)
   const sameCurrency = command.items.every((item) => item.amount.currency === command.amount.currency)
-  if (!sameCurrency || sum !== command.amount.minorUnits)
+  const expected = command.direction === "Debit" ? -command.amount.minorUnits : command.amount.minorUnits
+  if (!sameCurrency || sum !== expected)
     return refuse(ValidationFailed.of("items", "must be entries of the payout's currency adding up to its amount"))
   return accept<Event>({
     _tag: "PayoutCreated",
     payoutId: command.payoutId,
     companyId: command.companyId,
     partnerId: command.partnerId,
+    ...(command.direction === "Debit" ? { direction: "Debit" as const } : {}),
     amount: command.amount,
     items: command.items,
     payoutAccountId: command.payoutAccountId,
@@ -276,10 +309,49 @@ const unavailable = (command: RecordPayoutUnavailable, state: State): Decision<E
       })
 }
 
+const statusUnavailable = (command: RecordPayoutStatusUnavailable, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  if (state._tag !== "Pending" || state.providerReference === undefined) return nothing
+  const reason = Transfer.refusalReason(command.reason)
+  const next = MovementAttempts.afterUnavailable(
+    state.statusAttempts,
+    command.at,
+    command.jitter,
+    reason,
+    command.backoff,
+  )
+  return next._tag === "GiveUp"
+    ? accept<Event>({
+        _tag: "PayoutFailed",
+        payoutId: state.details.payoutId,
+        reason: next.reason,
+        status: "Failed",
+        at: command.at,
+      })
+    : accept<Event>({
+        _tag: "PayoutStatusDeferred",
+        payoutId: state.details.payoutId,
+        ...next.attempts,
+        reason,
+        at: command.at,
+      })
+}
+
+const statusAnswered = (command: RecordPayoutStatusAnswered, state: State): Decision<Event> => {
+  if (state._tag === "Initial") return notFound
+  return state._tag === "Pending" && state.statusAttempts !== undefined
+    ? accept<Event>({ _tag: "PayoutStatusResumed", payoutId: state.details.payoutId, at: command.at })
+    : nothing
+}
+
 export const decide = (command: Command, state: State): Decision<Event> => {
   switch (command._tag) {
     case "RecordPayoutUnavailable":
       return unavailable(command, state)
+    case "RecordPayoutStatusUnavailable":
+      return statusUnavailable(command, state)
+    case "RecordPayoutStatusAnswered":
+      return statusAnswered(command, state)
     case "CreatePayout":
       return create(command, state)
     case "RecordPayoutOrigination":
@@ -320,6 +392,18 @@ export const evolve = (state: State, event: Event): State => {
             },
           }
         : state
+    case "PayoutStatusDeferred":
+      return state._tag === "Pending"
+        ? {
+            ...state,
+            statusAttempts: { failures: event.failures, firstFailedAt: event.firstFailedAt, retryAt: event.retryAt },
+          }
+        : state
+    case "PayoutStatusResumed": {
+      if (state._tag !== "Pending") return state
+      const { statusAttempts: _, ...pending } = state
+      return pending
+    }
     case "PayoutFailed":
       return state._tag === "Pending" || state._tag === "Paid"
         ? {

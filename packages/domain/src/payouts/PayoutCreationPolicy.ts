@@ -20,6 +20,7 @@ export const policy = Policy.make({
       payoutId: event.payoutId,
       companyId: event.companyId,
       partnerId: event.partnerId,
+      ...(event.direction === undefined ? {} : { direction: event.direction }),
       amount: event.amount,
       items: event.items,
       payoutAccountId: event.payoutAccountId,

@@ -15,11 +15,20 @@ export const payoutStatuses = ["Pending", "Paid", "Failed"] as const
 export const PayoutStatus = Schema.Literals(payoutStatuses)
 export type PayoutStatus = typeof PayoutStatus.Type
 
+/**
+ * Which way a payout moves money: Credit pays the company's available balance to its payout account;
+ * Debit recovers a deficit (a negative available balance past its grace period) from that account.
+ */
+export const PayoutDirection = Schema.Literals(["Credit", "Debit"])
+export type PayoutDirection = typeof PayoutDirection.Type
+
 /** A payout was created from the company's available balance; it is Pending until its movement's outcome. */
 export const PayoutCreated = Schema.TaggedStruct("PayoutCreated", {
   payoutId: PayoutId,
   companyId: CompanyId,
   partnerId: PartnerId,
+  /** Absent: Credit (every payout before deficits were recovered). A Debit's items add up to minus its amount. */
+  direction: Schema.optionalKey(PayoutDirection),
   amount: Money,
   items: Schema.Array(LedgerEntry),
   payoutAccountId: PayoutAccountId,
@@ -77,6 +86,27 @@ export const PayoutOriginationDeferred = Schema.TaggedStruct("PayoutOriginationD
 })
 export type PayoutOriginationDeferred = typeof PayoutOriginationDeferred.Type
 
+/**
+ * The rail could not be reached to ask where the originated payout stands: it stays Pending and its
+ * status is asked again at `retryAt` (`MovementAttempts.ts`, the origination's backoff).
+ */
+export const PayoutStatusDeferred = Schema.TaggedStruct("PayoutStatusDeferred", {
+  payoutId: PayoutId,
+  failures: Schema.Int,
+  firstFailedAt: Schema.DateTimeUtcFromString,
+  retryAt: Schema.DateTimeUtcFromString,
+  reason: Schema.String,
+  at: Schema.DateTimeUtcFromString,
+})
+export type PayoutStatusDeferred = typeof PayoutStatusDeferred.Type
+
+/** The rail answered the payout's status again after an outage: the outage is over, its backoff forgotten. */
+export const PayoutStatusResumed = Schema.TaggedStruct("PayoutStatusResumed", {
+  payoutId: PayoutId,
+  at: Schema.DateTimeUtcFromString,
+})
+export type PayoutStatusResumed = typeof PayoutStatusResumed.Type
+
 /** Every event of a payout: the codec of its stream. */
 export const PayoutEvent = Schema.Union([
   PayoutCreated,
@@ -84,5 +114,7 @@ export const PayoutEvent = Schema.Union([
   PayoutPaid,
   PayoutFailed,
   PayoutOriginationDeferred,
+  PayoutStatusDeferred,
+  PayoutStatusResumed,
 ])
 export type PayoutEvent = typeof PayoutEvent.Type

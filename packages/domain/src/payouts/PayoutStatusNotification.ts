@@ -1,7 +1,7 @@
 /**
  * The PAYOUT_STATUS_CHANGED webhook: a payout created (Pending), paid (Paid)
  * or failed (Failed) becomes one notification to its partner with
- * `Data = { PayoutId, CompanyId, Amount, Status, Timestamp }` (PascalCase like
+ * `Data = { PayoutId, CompanyId, Direction, Amount, Status, Timestamp }` (PascalCase like
  * the other webhooks; `Amount` is `{ value, currencyCode }` as in
  * REFUND_STATUS_CHANGED, value in major units; a Failed payout adds `ReturnCode` and `ReturnReason`). The partner,
  * company and amount come from the `payouts` read model, already updated by
@@ -24,7 +24,13 @@ const notifications = Traced.fn("PayoutStatusNotification.rule")(function* (
   envelope: PayoutsProjection.PayoutEnvelope,
 ): Effect.fn.Return<ReadonlyArray<Notification>, EventStoreUnavailable, ReadModelStore> {
   const event = envelope.event
-  if (event._tag === "PayoutOriginated" || event._tag === "PayoutOriginationDeferred") return []
+  if (
+    event._tag === "PayoutOriginated" ||
+    event._tag === "PayoutOriginationDeferred" ||
+    event._tag === "PayoutStatusDeferred" ||
+    event._tag === "PayoutStatusResumed"
+  )
+    return []
   const store = yield* ReadModelStore
   const stored = yield* store.get(PayoutsProjection.collection, event.payoutId)
   if (Option.isNone(stored)) return []
@@ -37,6 +43,7 @@ const notifications = Traced.fn("PayoutStatusNotification.rule")(function* (
       data: {
         PayoutId: doc.payoutId,
         CompanyId: doc.companyId,
+        Direction: doc.direction ?? "Credit",
         Amount: { value: Money.toDecimal(doc.amount), currencyCode: doc.amount.currency },
         Status: event.status,
         ...(event._tag === "PayoutFailed"

@@ -32,7 +32,7 @@ import * as Balance from "./Balance.ts"
 import * as BalancesProjection from "./BalancesProjection.ts"
 import * as Ledger from "./Ledger.ts"
 import * as Payout from "./Payout.ts"
-import { PayoutStatus } from "./PayoutEvents.ts"
+import { PayoutDirection, PayoutStatus } from "./PayoutEvents.ts"
 import * as PayoutsProjection from "./PayoutsProjection.ts"
 
 // ---------------------------------------------------------------------------
@@ -48,6 +48,10 @@ export interface BalanceView {
 export const PayoutView = Schema.Struct({
   payoutId: Schema.String,
   companyId: Schema.String,
+  direction: PayoutDirection.annotate({
+    description:
+      "Credit: the company's available balance paid to its payout account; Debit: a deficit (refunds or returns after payout, past the grace period) taken from that account",
+  }),
   amount: Money.Money,
   status: PayoutStatus,
   createdAt: Schema.String.annotate({ description: "When the payout was created (ISO 8601)" }),
@@ -72,7 +76,7 @@ export const PayoutItemView = Schema.Struct({
   itemId: Schema.String.annotate({ description: "The item's id in the company's ledger (a page's cursor)" }),
   type: Ledger.EntryType.annotate({
     description:
-      "What the item is: a payment, an instalment, a charity gift or a card payment collected; a refund, a return or a fee taken back",
+      "What the item is: a payment, an instalment, a charity gift or a card payment collected; a refund, a return, a card dispute or a fee taken back (a won dispute gives its amount and fee back)",
   }),
   transferId: Schema.optionalKey(Schema.String),
   refundId: Schema.optionalKey(Schema.String),
@@ -83,6 +87,7 @@ export type PayoutItemView = typeof PayoutItemView.Type
 export const viewOf = (doc: PayoutsProjection.PayoutDocument): PayoutView => ({
   payoutId: doc.payoutId,
   companyId: doc.companyId,
+  direction: doc.direction ?? "Credit",
   amount: doc.amount,
   status: doc.status,
   createdAt: doc.createdAt,
@@ -103,8 +108,9 @@ export const itemViewOf = ({ entryId, ...item }: Ledger.LedgerEntry): PayoutItem
 // Reads
 
 /**
- * The balance of the partner's company in `currency`: available (the ledger's entries not paid out,
- * `balances` read model) and pending (its transfers initiated and not settled, `Ledger.pendingOf`).
+ * The balance of the partner's company in `currency`: available (the ledger's entries not paid out and
+ * past their availability date, `balances` read model) and pending (its transfers initiated and not
+ * settled, `Ledger.pendingOf`, and its card money before the processor's availability date).
  */
 export const balance = Traced.fn("Payouts.balance")(function* (
   partnerId: PartnerId,
@@ -132,9 +138,11 @@ export const balance = Traced.fn("Payouts.balance")(function* (
     if (!page.hasMore || page.items.length === 0) break
     cursor = page.items[page.items.length - 1]!.id
   }
+  const now = yield* DateTime.now
+  const maturing = BalancesProjection.notYetAvailableIn(doc, currency, now)
   const view: BalanceView = {
-    available: { minorUnits: BalancesProjection.availableIn(doc, currency), currency },
-    pending: Money.make(pending, currency),
+    available: { minorUnits: BalancesProjection.availableIn(doc, currency) - maturing, currency },
+    pending: Money.make(pending + maturing, currency),
   }
   return view
 })
@@ -207,6 +215,11 @@ export interface PayoutSchedule {
   readonly minimumMinorUnits: number
   /** No payout of a currency sooner than this after the company's last one (ms). */
   readonly intervalMillis: number
+  /**
+   * How long a negative available balance may last before the payout account is debited for it (ms,
+   * from the first run that found it negative); absent: deficits are only netted by later collections.
+   */
+  readonly deficitGraceMillis?: number
 }
 
 /** A payout `payOutDue` created. */
@@ -250,6 +263,7 @@ export const payOutDue = UseCase.fn("Payouts.payOutDue")(function* (companyId: C
         currency,
         minimumMinorUnits: schedule.minimumMinorUnits,
         intervalMillis: schedule.intervalMillis,
+        ...(schedule.deficitGraceMillis === undefined ? {} : { deficitGraceMillis: schedule.deficitGraceMillis }),
         payoutAccountId: account.payoutAccountId,
         accountNumberMasked: account.accountNumberMasked,
         at,
@@ -342,6 +356,7 @@ export const originate = Traced.fn("Payouts.originate")(function* (payoutId: Pay
         accountType: account.accountType,
       },
       amount: details.amount,
+      ...(details.direction === "Debit" ? { direction: "Debit" as const } : {}),
     })
     .pipe(
       Effect.catchTags({
@@ -357,17 +372,61 @@ export const originate = Traced.fn("Payouts.originate")(function* (payoutId: Pay
   return true
 })
 
-/** Asks the provider for an originated Pending payout's outcome and records it; answers the status after. */
+/** The rail was unavailable to answer the payout's status: deferred with backoff, or Failed after the outage limit. */
+const recordStatusUnavailable = UseCase.fn("Payouts.recordStatusUnavailable")(function* (
+  payoutId: PayoutId,
+  reason: string,
+) {
+  const at = yield* DateTime.now
+  const jitter = yield* Random.next
+  const handled = yield* CommandHandler.handle(Payout.aggregate, payoutId, {
+    _tag: "RecordPayoutStatusUnavailable",
+    payoutId,
+    reason,
+    jitter,
+    at,
+  })
+  return Payout.statusOf(handled.state)
+})
+
+/** The rail answered the payout's status again (still Pending): a status outage recorded is over. */
+const recordStatusAnswered = UseCase.fn("Payouts.recordStatusAnswered")(function* (payoutId: PayoutId) {
+  const at = yield* DateTime.now
+  yield* CommandHandler.handle(Payout.aggregate, payoutId, { _tag: "RecordPayoutStatusAnswered", payoutId, at })
+})
+
+/**
+ * Asks the provider for an originated Pending payout's outcome and records it; answers the status
+ * after. An unavailable rail (a timeout, a 5xx, a 429) defers the status question with the
+ * origination's backoff (`MovementAttempts.ts`; Failed after 72 hours of outage); a payout deferred
+ * and not due yet is not asked about; the first answer after an outage ends it.
+ */
 export const pollOutcome = Traced.fn("Payouts.pollOutcome")(function* (payoutId: PayoutId) {
   const payout = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Payout.aggregate, payoutId))
   const state = payout.state
   if (state._tag !== "Pending" || state.providerReference === undefined) return Payout.statusOf(state)
+  if (!MovementAttempts.isDue(state.statusAttempts, yield* DateTime.now)) return "Pending" as const
   const movement = yield* MoneyMovement.MoneyMovement
-  const outcome = yield* movement.status({
-    kind: "Payout",
-    id: payoutId,
-    providerReference: state.providerReference,
-  })
-  if (outcome.status === "Pending") return "Pending" as const
+  const answered = yield* movement
+    .status({
+      kind: "Payout",
+      id: payoutId,
+      providerReference: state.providerReference,
+    })
+    .pipe(
+      Effect.map((outcome) => ({ _tag: "Answered" as const, outcome })),
+      Effect.catchTag("ProviderUnavailable", (error) =>
+        Effect.logWarning("payout: provider unavailable, status asked again later (backoff)", {
+          payoutId,
+          reason: error.reason,
+        }).pipe(Effect.as({ _tag: "Unavailable" as const, reason: error.reason })),
+      ),
+    )
+  if (answered._tag === "Unavailable") return yield* recordStatusUnavailable(payoutId, answered.reason)
+  const outcome = answered.outcome
+  if (outcome.status === "Pending") {
+    if (state.statusAttempts !== undefined) yield* recordStatusAnswered(payoutId)
+    return "Pending" as const
+  }
   return yield* recordOutcome(payoutId, outcome)
 })

@@ -11,7 +11,7 @@ import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import { Money } from "../kernel/Money.ts"
 import * as Ledger from "./Ledger.ts"
-import { type PayoutEvent, PayoutStatus } from "./PayoutEvents.ts"
+import { PayoutDirection, type PayoutEvent, PayoutStatus } from "./PayoutEvents.ts"
 
 /** The events this read model reads. */
 export type PayoutEnvelope = Envelope.Of<"Payout", PayoutEvent>
@@ -22,6 +22,8 @@ export const PayoutDocument = Schema.Struct({
   payoutId: Schema.String,
   companyId: Schema.String,
   partnerId: Schema.String,
+  /** Absent on payouts recorded before deficits were recovered: Credit. */
+  direction: Schema.optionalKey(PayoutDirection),
   amount: Money,
   status: PayoutStatus,
   items: Schema.Array(Ledger.LedgerEntry),
@@ -50,6 +52,7 @@ export const apply = (current: PayoutDocument | undefined, envelope: PayoutEnvel
       payoutId: event.payoutId,
       companyId: event.companyId,
       partnerId: event.partnerId,
+      ...(event.direction === undefined ? {} : { direction: event.direction }),
       amount: event.amount,
       status: "Pending",
       items: event.items,
@@ -68,6 +71,9 @@ export const apply = (current: PayoutDocument | undefined, envelope: PayoutEnvel
       return { ...current, status: "Paid", paidAt: updatedAt, updatedAt }
     case "PayoutOriginationDeferred":
       return { ...current, originationRetryAt: DateTime.formatIso(event.retryAt), updatedAt }
+    case "PayoutStatusDeferred":
+    case "PayoutStatusResumed":
+      return current
     case "PayoutFailed":
       return {
         ...current,

@@ -11,7 +11,7 @@
  * (`Accept: text/csv`).
  */
 
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { ValidationFailed } from "../kernel/DomainError.ts"
 import * as Money from "../kernel/Money.ts"
@@ -32,11 +32,17 @@ export const ReportLine = Schema.Struct({
   companyId: Schema.String,
   type: Ledger.EntryType.annotate({
     description:
-      "payment, instalment, charity, card (collected: positive) or refund, return, fee (taken back: negative; a returned gift gives its fee back: positive)",
+      "payment, instalment, charity, card (collected: positive) or refund, return, dispute, fee (taken back: negative; a returned gift gives its fee back, a won dispute its amount and fee: positive)",
   }),
   transferId: Schema.optionalKey(Schema.String),
   refundId: Schema.optionalKey(Schema.String),
   cardPaymentId: Schema.optionalKey(Schema.String),
+  availableAt: Schema.optionalKey(
+    Schema.String.annotate({
+      description:
+        "Card money: when the processor makes it available to the company (ISO 8601); until then it is pending and no payout takes it",
+    }),
+  ),
   amount: Ledger.SignedAmount,
 })
 export type ReportLine = typeof ReportLine.Type
@@ -49,6 +55,7 @@ export const lineOf = (doc: LedgerEntriesProjection.LedgerEntryDocument): Report
   ...(doc.transferId === undefined ? {} : { transferId: doc.transferId }),
   ...(doc.refundId === undefined ? {} : { refundId: doc.refundId }),
   ...(doc.cardPaymentId === undefined ? {} : { cardPaymentId: doc.cardPaymentId }),
+  ...(doc.availableAt === undefined ? {} : { availableAt: DateTime.formatIso(doc.availableAt) }),
   amount: doc.amount,
 })
 
@@ -60,7 +67,9 @@ export interface LineTotal {
   readonly refunded: Money.Money
   readonly returned: Money.Money
   readonly fees: Money.Money
-  /** collected - refunded - returned - fees (may be negative). */
+  /** Card disputes taken back, less those won (given back): may be negative in a window holding only the win. */
+  readonly disputed: { readonly minorUnits: number; readonly currency: Money.CurrencyCode }
+  /** collected - refunded - returned - disputed - fees (may be negative). */
   readonly net: { readonly minorUnits: number; readonly currency: Money.CurrencyCode }
 }
 
@@ -96,12 +105,19 @@ export const totalsOf = (
 ): ReadonlyArray<LineTotal> => {
   const totals = new Map<
     Money.CurrencyCode,
-    { count: number; collected: number; refund: number; return: number; fee: number }
+    { count: number; collected: number; refund: number; return: number; fee: number; dispute: number }
   >()
   for (const line of lines) {
-    const total = totals.get(line.amount.currency) ?? { count: 0, collected: 0, refund: 0, return: 0, fee: 0 }
+    const total = totals.get(line.amount.currency) ?? {
+      count: 0,
+      collected: 0,
+      refund: 0,
+      return: 0,
+      fee: 0,
+      dispute: 0,
+    }
     total.count += 1
-    if (line.type === "refund" || line.type === "return" || line.type === "fee")
+    if (line.type === "refund" || line.type === "return" || line.type === "fee" || line.type === "dispute")
       total[line.type] -= line.amount.minorUnits
     else total.collected += line.amount.minorUnits
     totals.set(line.amount.currency, total)
@@ -115,7 +131,8 @@ export const totalsOf = (
       refunded: Money.make(total.refund, currency),
       returned: Money.make(total.return, currency),
       fees: Money.make(total.fee, currency),
-      net: { minorUnits: total.collected - total.refund - total.return - total.fee, currency },
+      disputed: { minorUnits: total.dispute, currency },
+      net: { minorUnits: total.collected - total.refund - total.return - total.dispute - total.fee, currency },
     }))
 }
 

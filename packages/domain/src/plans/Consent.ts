@@ -22,7 +22,7 @@ import {
 } from "../kernel/DomainError.ts"
 import type * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
-import { WhoMayCollect } from "../payments/index.ts"
+import { AuthorizationEvidence, WhoMayCollect } from "../payments/index.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
 import * as ConsentEvents from "./ConsentEvents.ts"
 import type { Frequency } from "./PaymentPlanSchedule.ts"
@@ -53,6 +53,8 @@ export interface AcceptConsent {
   /** The payer's KYC status (read by the edge): only a Verified payer consents (`WhoMayCollect`). */
   readonly payerKyc: WhoMayCollect.KycStatus
   readonly bankAccountId: Ids.BankAccountId
+  /** The request that carried the acceptance, recorded as the authorization's evidence. */
+  readonly client?: AuthorizationEvidence.ClientContext
   readonly at: DateTime.Utc
 }
 
@@ -64,10 +66,22 @@ export interface DeclineConsent {
   readonly at: DateTime.Utc
 }
 
+/**
+ * The payer's bank returned a debit to the company as unauthorized (`returnCode`): an Accepted
+ * consent is Revoked (issued by the service, `Returns.actOn`; any other state changes nothing).
+ */
+export interface RevokeConsentOnReturn {
+  readonly _tag: "RevokeConsentOnReturn"
+  readonly consentId: Ids.ConsentId
+  readonly registrationId: Ids.RegistrationId
+  readonly returnCode: string
+  readonly at: DateTime.Utc
+}
+
 /** The events of this aggregate. */
 export type Event = ConsentEvent
 
-export type Command = RequestConsent | AcceptConsent | DeclineConsent
+export type Command = RequestConsent | AcceptConsent | DeclineConsent | RevokeConsentOnReturn
 
 // ---------------------------------------------------------------------------
 // State
@@ -174,6 +188,9 @@ const acceptConsent = (command: AcceptConsent, state: ExistingState): Decision<E
         _tag: "ConsentAccepted",
         ...ids(state),
         bankAccountId: command.bankAccountId,
+        ...(command.client === undefined
+          ? {}
+          : { authorization: AuthorizationEvidence.evidenceOf("Consent", command.client, command.at) }),
         at: command.at,
       })
     }
@@ -220,6 +237,18 @@ const declineConsent = (command: DeclineConsent, state: ExistingState): Decision
   }
 }
 
+/** Only an Accepted consent authorizes collections, so only it is revoked; the others change nothing. */
+const revokeOnReturn = (command: RevokeConsentOnReturn, state: ExistingState): Decision<Event> =>
+  state._tag === "Accepted"
+    ? accept<ConsentEvent>({
+        _tag: "ConsentRevoked",
+        ...ids(state),
+        bankAccountId: state.bankAccountId,
+        returnCode: command.returnCode,
+        at: command.at,
+      })
+    : nothing
+
 export const decide = (command: Command, state: State): Decision<Event> => {
   if (command._tag === "RequestConsent") return requestConsent(command, state)
   // To anyone but its payer, a consent does not exist.
@@ -227,7 +256,14 @@ export const decide = (command: Command, state: State): Decision<Event> => {
   if (state._tag === "Initial" || state.payerRegistrationId !== command.registrationId) {
     return refuse(new NotFound({ entity }))
   }
-  return command._tag === "AcceptConsent" ? acceptConsent(command, state) : declineConsent(command, state)
+  switch (command._tag) {
+    case "AcceptConsent":
+      return acceptConsent(command, state)
+    case "DeclineConsent":
+      return declineConsent(command, state)
+    case "RevokeConsentOnReturn":
+      return revokeOnReturn(command, state)
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 import { Schema } from "effect"
 import * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import { AuthorizationEvidence } from "../payments/index.ts"
 import { Frequency } from "./PaymentPlanSchedule.ts"
 
 /** The ids every consent event carries. */
@@ -31,6 +32,8 @@ export type ConsentRequested = typeof ConsentRequested.Type
 export const ConsentAccepted = Schema.TaggedStruct("ConsentAccepted", {
   ...consentFields,
   bankAccountId: Ids.BankAccountId,
+  /** The evidence of the payer's authorization (absent on consents accepted before it was recorded). */
+  authorization: Schema.optionalKey(AuthorizationEvidence.AuthorizationEvidence),
 })
 export type ConsentAccepted = typeof ConsentAccepted.Type
 
@@ -38,10 +41,15 @@ export type ConsentAccepted = typeof ConsentAccepted.Type
 export const ConsentDeclined = Schema.TaggedStruct("ConsentDeclined", consentFields)
 export type ConsentDeclined = typeof ConsentDeclined.Type
 
-/** The payer declined an Accepted consent; the consent is Revoked (terminal). */
+/**
+ * The payer declined an Accepted consent, or their bank returned a debit to the company as
+ * unauthorized (`returnCode`, e.g. R10: `ReturnConsequences.ts`); the consent is Revoked (terminal).
+ */
 export const ConsentRevoked = Schema.TaggedStruct("ConsentRevoked", {
   ...consentFields,
   bankAccountId: Ids.BankAccountId,
+  /** Present when an unauthorized return revoked it (absent: the payer declined). */
+  returnCode: Schema.optionalKey(Schema.String),
 })
 export type ConsentRevoked = typeof ConsentRevoked.Type
 

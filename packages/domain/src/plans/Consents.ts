@@ -21,11 +21,11 @@ import type { EventDecodeFailed, EventStore, EventStoreUnavailable } from "../in
 import { decodeDocument, ReadModelStore, type StoredDocument } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
-import { NotFound } from "../kernel/DomainError.ts"
+import { NotFound, type RuleViolated } from "../kernel/DomainError.ts"
 import * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
-import { RailRules } from "../payments/index.ts"
+import { AuthorizationEvidence, RailRules } from "../payments/index.ts"
 import * as Consent from "./Consent.ts"
 import { type ConsentDocument, consents } from "./ConsentsProjection.ts"
 import { Frequency } from "./PaymentPlanSchedule.ts"
@@ -52,6 +52,11 @@ export const ConsentView = Schema.Struct({
   acceptedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   declinedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   revokedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+  authorization: Schema.optionalKey(
+    AuthorizationEvidence.AuthorizationEvidence.annotate({
+      description: "From acceptance on: the evidence of the payer's authorization (docs/api/authorization-evidence.md)",
+    }),
+  ),
 })
 export type ConsentView = typeof ConsentView.Type
 
@@ -102,6 +107,7 @@ const toView = Traced.fn("Consents.toView")(function* (doc: ConsentDocument) {
     ...(doc.acceptedAt !== undefined ? { acceptedAt: doc.acceptedAt } : {}),
     ...(doc.declinedAt !== undefined ? { declinedAt: doc.declinedAt } : {}),
     ...(doc.revokedAt !== undefined ? { revokedAt: doc.revokedAt } : {}),
+    ...(doc.authorization !== undefined ? { authorization: doc.authorization } : {}),
   }
   return view
 })
@@ -148,7 +154,11 @@ const answer = Traced.fn("Consents.answer")(function* (
   payer: Payer,
   command: (at: DateTime.Utc) => Consent.Command,
   consentId: string,
-  check: Effect.Effect<void, NotFound | EventStoreUnavailable | EventDecodeFailed, EventStore> = Effect.void,
+  check: Effect.Effect<
+    void,
+    NotFound | RuleViolated | EventStoreUnavailable | EventDecodeFailed,
+    EventStore
+  > = Effect.void,
 ) {
   yield* findOwn(payer, consentId)
   yield* check
@@ -163,7 +173,10 @@ const payerKycOf = Traced.fn("Consents.payerKycOf")(function* (payer: Payer) {
   return Customer.belongsTo(customer.state, payer.partnerId) ? Customer.kycStatus(customer.state) : "NotStarted"
 })
 
-/** The payer's linked bank account, else NotFound("BankAccount") like any unknown account. */
+/**
+ * The payer's linked bank account, else NotFound("BankAccount") like any unknown account; an account
+ * an account-level return made unusable is BANK_ACCOUNT_UNUSABLE.
+ */
 const requireLinkedAccount = Traced.fn("Consents.requireLinkedAccount")(function* (
   payer: Payer,
   bankAccountId: Ids.BankAccountId,
@@ -171,6 +184,8 @@ const requireLinkedAccount = Traced.fn("Consents.requireLinkedAccount")(function
   const customer = yield* CommandHandler.load(Customer.aggregate, payer.registrationId)
   if (!Customer.belongsTo(customer.state, payer.partnerId) || !Customer.hasBankAccount(customer.state, bankAccountId))
     return yield* new NotFound({ entity: "BankAccount" })
+  const unusable = Customer.bankAccountRefusal(customer.state, bankAccountId)
+  if (unusable !== undefined) return yield* unusable
 })
 
 /**
@@ -182,6 +197,7 @@ export const accept = UseCase.fn("Consents.accept")(function* (
   payer: Payer,
   consentId: Ids.ConsentId,
   bankAccountId: Ids.BankAccountId,
+  client?: AuthorizationEvidence.ClientContext,
 ) {
   const payerKyc = yield* payerKycOf(payer)
   // The instalment's amount is known: a payer it would take past the rail's rolling limit cannot consent.
@@ -190,7 +206,15 @@ export const accept = UseCase.fn("Consents.accept")(function* (
     yield* RailRules.checkPayerLimit(payer.partnerId, payer.registrationId, consent.amount)
   return yield* answer(
     payer,
-    (at) => ({ _tag: "AcceptConsent", consentId, registrationId: payer.registrationId, payerKyc, bankAccountId, at }),
+    (at) => ({
+      _tag: "AcceptConsent",
+      consentId,
+      registrationId: payer.registrationId,
+      payerKyc,
+      bankAccountId,
+      ...(client === undefined ? {} : { client }),
+      at,
+    }),
     consentId,
     requireLinkedAccount(payer, bankAccountId),
   )

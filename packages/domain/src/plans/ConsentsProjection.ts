@@ -19,6 +19,7 @@ import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import { AuthorizationEvidence } from "../payments/index.ts"
 import { ConsentStatus, isListable } from "./Consent.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
 import type { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
@@ -43,6 +44,7 @@ export const ConsentDocument = Schema.Struct({
   acceptedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   declinedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   revokedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+  authorization: Schema.optionalKey(AuthorizationEvidence.AuthorizationEvidence),
 })
 export type ConsentDocument = typeof ConsentDocument.Type
 
@@ -97,7 +99,13 @@ export const apply = (
     case "ConsentAccepted":
       return current === undefined
         ? undefined
-        : { ...current, status: "Accepted", bankAccountId: event.bankAccountId, acceptedAt: event.at }
+        : {
+            ...current,
+            status: "Accepted",
+            bankAccountId: event.bankAccountId,
+            acceptedAt: event.at,
+            ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
+          }
     case "ConsentDeclined":
       return current === undefined ? undefined : { ...current, status: "Declined", declinedAt: event.at }
     case "ConsentRevoked":

@@ -90,6 +90,8 @@ export interface RecordConsentWithdrawn {
   readonly paymentPlanId: Ids.PaymentPlanId
   readonly consentId: Ids.ConsentId
   readonly withdrawal: ConsentWithdrawal
+  /** The unauthorized return that revoked the consent, when one did. */
+  readonly returnCode?: string
   readonly at: DateTime.Utc
 }
 
@@ -261,6 +263,7 @@ export const consentPolicy = (event: ConsentEvent): RecordConsentAccepted | Reco
         paymentPlanId: event.paymentPlanId,
         consentId: event.consentId,
         withdrawal: event._tag === "ConsentDeclined" ? "Declined" : "Revoked",
+        ...(event._tag === "ConsentRevoked" && event.returnCode !== undefined ? { returnCode: event.returnCode } : {}),
         at: event.at,
       }
   }
@@ -405,7 +408,12 @@ const recordConsentWithdrawn = (command: RecordConsentWithdrawn, state: Existing
     {
       _tag: "PaymentPlanCancelled",
       ...planIds(state),
-      reason: command.withdrawal === "Declined" ? "ConsentDeclined" : "ConsentRevoked",
+      reason:
+        command.withdrawal === "Declined"
+          ? "ConsentDeclined"
+          : command.returnCode === undefined
+            ? "ConsentRevoked"
+            : "UnauthorizedReturn",
       at: command.at,
     },
   )

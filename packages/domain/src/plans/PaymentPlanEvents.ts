@@ -79,7 +79,13 @@ export const PaymentPlanResumed = Schema.TaggedStruct("PaymentPlanResumed", {
 export type PaymentPlanResumed = typeof PaymentPlanResumed.Type
 
 /** Why a plan was cancelled: by the company, or because the payer withdrew consent. */
-export const CancellationReason = Schema.Literals(["CancelledByCompany", "ConsentDeclined", "ConsentRevoked"])
+export const CancellationReason = Schema.Literals([
+  "CancelledByCompany",
+  "ConsentDeclined",
+  "ConsentRevoked",
+  /** The payer's bank returned a debit to the company as unauthorized (R05, R07, R10, R11, R29, R51). */
+  "UnauthorizedReturn",
+])
 export type CancellationReason = typeof CancellationReason.Type
 
 /** The plan stopped for good before its schedule ended. */

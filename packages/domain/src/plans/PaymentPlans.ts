@@ -344,7 +344,9 @@ const instalmentTransfer = Traced.fn("PaymentPlans.instalmentTransfer")(function
     description: terms.description ?? `Instalment ${instalmentNumber} of payment plan ${terms.paymentPlanId}`,
     at,
   }
-  return { initiate, linked: account.linked }
+  // An account an account-level return made unusable fails the instalment like an unlinked one.
+  const usable = Customer.unusableReturnCode(customer.state, account.bankAccountId) === undefined
+  return { initiate, linked: account.linked && usable }
 })
 
 /**

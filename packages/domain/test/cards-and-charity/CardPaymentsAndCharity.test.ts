@@ -3,22 +3,26 @@
  * anonymous charity transactions through their use cases.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
+import * as CardDisputes from "../../src/cards-and-charity/CardDisputes.ts"
 import * as CardPayments from "../../src/cards-and-charity/CardPayments.ts"
 import * as Charity from "../../src/cards-and-charity/Charity.ts"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as BankAccounts from "../../src/customers/BankAccounts.ts"
 import * as CustomerProviderSandboxes from "../../src/customers/CustomerProviderSandboxes.ts"
-import type * as CustomerProviders from "../../src/customers/CustomerProviders.ts"
+import * as CustomerProviders from "../../src/customers/CustomerProviders.ts"
 import { EventStore } from "../../src/infrastructure/EventStore.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
+import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
 import type { Policies } from "../../src/infrastructure/Policy.ts"
+import * as Providers from "../../src/infrastructure/Providers.ts"
 import type { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type * as CalendarDate from "../../src/kernel/CalendarDate.ts"
 import { NotFound } from "../../src/kernel/DomainError.ts"
 import * as Ids from "../../src/kernel/Ids.ts"
+import * as Money from "../../src/kernel/Money.ts"
 import * as Transfers from "../../src/payments/Transfers.ts"
 import * as Payouts from "../../src/payouts/Payouts.ts"
 import { Fixtures } from "../../src/testing/index.ts"
@@ -44,7 +48,7 @@ const scenario = <A, E>(
   body: Effect.Effect<
     A,
     E,
-    EventStore | ReadModelStore | IdGenerator | UnitOfWork | Policies | CustomerProviders.CardProcessor
+    EventStore | ReadModelStore | IdGenerator | UnitOfWork | Policies | CustomerProviders.CardProcessor | MemoryOutbox
   >,
 ) =>
   Effect.gen(function* () {
@@ -90,6 +94,24 @@ describe("registering an external card payment", () => {
         yield* CardPayments.register(payment({ merchantId: charity as string as Ids.MerchantId }))
         const balance = yield* Payouts.balance(partnerId, charity, "USD")
         assert.deepStrictEqual(balance.available, { minorUnits: 1234, currency: "USD" })
+      }),
+    ),
+  )
+
+  it.effect("its money is pending until the processor's availability date, then available", () =>
+    scenario(
+      Effect.gen(function* () {
+        yield* CardPayments.register(payment({ merchantId: charity as string as Ids.MerchantId })).pipe(
+          Effect.provideService(
+            CustomerProviders.CardProcessor,
+            CustomerProviderSandboxes.makeCardProcessorSandbox({ availableAfterMillis: 86_400_000 }),
+          ),
+        )
+        const before = yield* Payouts.balance(partnerId, charity, "USD")
+        assert.deepStrictEqual([before.available.minorUnits, before.pending.minorUnits], [0, 1234])
+        yield* TestClock.adjust("1 day")
+        const after = yield* Payouts.balance(partnerId, charity, "USD")
+        assert.deepStrictEqual([after.available.minorUnits, after.pending.minorUnits], [1234, 0])
       }),
     ),
   )
@@ -143,6 +165,31 @@ describe("registering an external card payment", () => {
         assert.deepStrictEqual(
           [error._tag, error._tag === "RuleViolated" ? error.code : ""],
           ["RuleViolated", "CARD_DECLINED"],
+        )
+        assert.deepStrictEqual(yield* allEventTypes, [])
+      }),
+    ),
+  )
+
+  it.effect("a service without a card processor refuses it (FEATURE_NOT_AVAILABLE) and records nothing", () =>
+    scenario(
+      Effect.gen(function* () {
+        const absent = () => Effect.fail(new Providers.FeatureNotAvailable({ capability: "card processor" }))
+        const error = yield* Effect.flip(
+          CardPayments.register(payment()).pipe(
+            Effect.provideService(CustomerProviders.CardProcessor, {
+              listCardMethods: absent,
+              registerCardPayment: absent,
+            }),
+          ),
+        )
+        assert.deepStrictEqual(
+          [error._tag, error._tag === "RuleViolated" ? error.code : "", error.message],
+          [
+            "RuleViolated",
+            "FEATURE_NOT_AVAILABLE",
+            "card processor is not available on this service (no provider is configured)",
+          ],
         )
         assert.deepStrictEqual(yield* allEventTypes, [])
       }),
@@ -442,6 +489,89 @@ describe("a recurring charity gift", () => {
         )
         assert.strictEqual(error._tag, "IllegalTransition")
         assert.deepStrictEqual(yield* Charity.dueGifts(day("2026-12-31")), [])
+      }),
+    ),
+  )
+})
+
+describe("a dispute of a company's terminal card payment (the processor's notifications)", () => {
+  const disputeId = "dp_1MtJUT2eZvKYlo2CNaw2HvEv"
+  const companyPayment = Effect.gen(function* () {
+    const registered = yield* CardPayments.register(payment({ merchantId: charity as string as Ids.MerchantId }))
+    return { _tag: "CardPayment" as const, cardPaymentId: registered.cardPaymentId }
+  })
+  const openOn = (ref: CardDisputes.PaymentRef) =>
+    Effect.flatMap(DateTime.now, (at) =>
+      CardDisputes.open({
+        disputeId,
+        payment: ref,
+        amount: Money.make(1_234, "USD"),
+        fee: Money.make(1_500, "USD"),
+        reason: "fraudulent",
+        status: "NeedsResponse",
+        at,
+      }),
+    )
+  const available = Effect.map(Payouts.balance(partnerId, charity, "USD"), (balance) => balance.available.minorUnits)
+  const disputeWebhooks = Effect.gen(function* () {
+    const outbox = yield* MemoryOutbox
+    return outbox.recorded
+      .filter((notification) => notification.eventType === "CARD_DISPUTE_STATUS_CHANGED")
+      .map((notification) => notification.data as Record<string, unknown>)
+  })
+
+  it.effect("opened: its amount and the dispute fee leave the company's balance at once, with one webhook", () =>
+    scenario(
+      Effect.gen(function* () {
+        const ref = yield* companyPayment
+        yield* openOn(ref)
+        yield* openOn(ref)
+        assert.strictEqual(yield* available, 1_234 - 1_234 - 1_500)
+        const webhooks = yield* disputeWebhooks
+        assert.deepStrictEqual(webhooks, [
+          {
+            CardPaymentId: ref.cardPaymentId,
+            DisputeId: disputeId,
+            Amount: { value: 12.34, currencyCode: "USD" },
+            Reason: "fraudulent",
+            Status: "NeedsResponse",
+            Timestamp: "2026-03-02T10:00:00.000Z",
+          },
+        ])
+      }),
+    ),
+  )
+
+  it.effect("won: the amount and the fee come back (Won announced)", () =>
+    scenario(
+      Effect.gen(function* () {
+        yield* openOn(yield* companyPayment)
+        yield* CardDisputes.close(disputeId, "Won", yield* DateTime.now)
+        assert.strictEqual(yield* available, 1_234)
+        assert.deepStrictEqual(
+          (yield* disputeWebhooks).map((webhook) => webhook.Status),
+          ["NeedsResponse", "Won"],
+        )
+      }),
+    ),
+  )
+
+  it.effect("lost: the amount and the fee stay taken", () =>
+    scenario(
+      Effect.gen(function* () {
+        yield* openOn(yield* companyPayment)
+        yield* CardDisputes.close(disputeId, "Lost", yield* DateTime.now)
+        assert.strictEqual(yield* available, -1_500)
+      }),
+    ),
+  )
+
+  it.effect("a payment for a merchant outside the service has no balance to take from: NotFound", () =>
+    scenario(
+      Effect.gen(function* () {
+        const registered = yield* CardPayments.register(payment())
+        const error = yield* Effect.flip(openOn({ _tag: "CardPayment", cardPaymentId: registered.cardPaymentId }))
+        assert.deepInclude(error, { _tag: "NotFound", entity: "CardPayment" })
       }),
     ),
   )

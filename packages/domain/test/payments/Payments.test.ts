@@ -1053,6 +1053,8 @@ const scriptedProvider = () => {
   const asked: Array<{ readonly operation: string; readonly key: string }> = []
   const refusals = new Map<string, MoneyMovement.MovementRefused | ProviderUnavailable>()
   const outcomes = new Map<string, MoneyMovement.MovementOutcome>()
+  /** Movement ids whose status question finds the rail unavailable. */
+  const statusDown = new Set<string>()
   const originate = (kind: MoneyMovement.MovementKind) => (request: { readonly idempotencyKey: string }) => {
     asked.push({ operation: kind, key: request.idempotencyKey })
     const refusal = refusals.get(request.idempotencyKey)
@@ -1066,10 +1068,12 @@ const scriptedProvider = () => {
     originatePayout: originate("Payout"),
     status: (reference) => {
       asked.push({ operation: "status", key: reference.id })
-      return Effect.succeed(outcomes.get(reference.id) ?? { status: "Pending" })
+      return statusDown.has(reference.id)
+        ? Effect.fail(new ProviderUnavailable({ provider: "bank", reason: "Dwolla answered 503" }))
+        : Effect.succeed(outcomes.get(reference.id) ?? { status: "Pending" })
     },
   })
-  return { asked, refusals, outcomes, layer: Layer.succeed(MoneyMovement.MoneyMovement, service) }
+  return { asked, refusals, outcomes, statusDown, layer: Layer.succeed(MoneyMovement.MoneyMovement, service) }
 }
 
 const transferDoc = (transferId: TransferId) => Transfers.get({ _tag: "Partner", partnerId }, transferId)
@@ -1174,6 +1178,61 @@ describe("money movement: origination", () => {
       }).pipe(Effect.provide(layer())),
   )
 
+  it.effect(
+    "a request created with autopay or a debit authorization whose amount alone exceeds the payer's limit is refused with PAYER_LIMIT_EXCEEDED",
+    () =>
+      Effect.gen(function* () {
+        const { companyId } = yield* pending
+        const limit = { amount: Money.make(10_000, "USD"), windowMillis: 7 * 86_400_000 }
+        const ceiling = { value: 500, currencyCode: "USD" } as const
+        const automatic: ReadonlyArray<Partial<Payments.CreateInput>> = [
+          { enableAutoPay: true, autoPayLimit: ceiling },
+          { enableDebitAuth: true, debitAuthLimit: ceiling },
+        ]
+        for (const flags of automatic) {
+          const refused = yield* Effect.flip(
+            Payments.create(createInput(companyId, flags)).pipe(
+              Effect.provideService(RailCapabilities.CurrentPayerLimit, limit),
+            ),
+          )
+          assert.deepInclude(refused, { _tag: "RuleViolated", code: "PAYER_LIMIT_EXCEEDED" })
+        }
+        // Without autopay, or above its ceiling, the payer accepts it first: checked at Accept instead.
+        const acceptedFirst: ReadonlyArray<Partial<Payments.CreateInput>> = [
+          {},
+          { enableAutoPay: true, autoPayLimit: { value: 100, currencyCode: "USD" } },
+        ]
+        for (const flags of acceptedFirst)
+          yield* Payments.create(createInput(companyId, flags)).pipe(
+            Effect.provideService(RailCapabilities.CurrentPayerLimit, limit),
+          )
+      }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect(
+    "a request with autopay due today is refused when the payer's debits of the window would pass the limit; due later, created",
+    () =>
+      Effect.gen(function* () {
+        const { companyId } = yield* accepted
+        const limit = { amount: Money.make(20_000, "USD"), windowMillis: 7 * 86_400_000 }
+        const refused = yield* Effect.flip(
+          Payments.create(
+            createInput(companyId, {
+              enableAutoPay: true,
+              autoPayLimit: { value: 500, currencyCode: "USD" },
+              dueDate: "2026-03-01" as CalendarDate,
+            }),
+          ).pipe(Effect.provideService(RailCapabilities.CurrentPayerLimit, limit)),
+        )
+        assert.deepInclude(refused, { _tag: "RuleViolated", code: "PAYER_LIMIT_EXCEEDED" })
+        // Due in two weeks: the window will have moved; checked again when collected.
+        const later = yield* Payments.create(
+          createInput(companyId, { enableAutoPay: true, autoPayLimit: { value: 500, currencyCode: "USD" } }),
+        ).pipe(Effect.provideService(RailCapabilities.CurrentPayerLimit, limit))
+        assert.strictEqual(later.status, "Pending")
+      }).pipe(Effect.provide(layer())),
+  )
+
   it.effect("an unreachable provider defers the transfer with backoff: not asked again before its next attempt", () => {
     const provider = scriptedProvider()
     return Effect.gen(function* () {
@@ -1230,7 +1289,74 @@ describe("money movement: origination", () => {
   })
 })
 
+/** The originated debit as the outcome poller reads it (with its status deferral, as the worker passes it). */
+const originatedDebit = (transferId: TransferId) =>
+  Effect.map(
+    transferDoc(transferId),
+    (doc): MoneyMovements.Originated => ({
+      movement: { _tag: "Debit", transferId },
+      providerReference: doc.providerReference ?? "",
+      ...(doc.statusRetryAt === undefined ? {} : { statusRetryAt: doc.statusRetryAt }),
+    }),
+  )
+
 describe("money movement: outcomes, polled or notified", () => {
+  it.effect("an unreachable provider defers the status question with backoff; its first answer ends the outage", () => {
+    const provider = scriptedProvider()
+    return Effect.gen(function* () {
+      const { transferId } = yield* accepted
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      provider.statusDown.add(transferId)
+      const statusAsked = () => provider.asked.filter((a) => a.operation === "status").length
+      yield* MoneyMovements.poll([yield* originatedDebit(transferId)])
+      const deferred = yield* transferDoc(transferId)
+      assert.strictEqual(deferred.status, "Pending")
+      assert.isString(deferred.statusRetryAt)
+      // At once, and 14 seconds later (under half the 30 s base): not asked.
+      yield* MoneyMovements.poll([yield* originatedDebit(transferId)])
+      yield* TestClock.adjust("14 seconds")
+      yield* MoneyMovements.poll([yield* originatedDebit(transferId)])
+      assert.strictEqual(statusAsked(), 1)
+      // After the first wait (at most the 30 s base): asked again; the rail answers Pending, the outage ends.
+      yield* TestClock.adjust("16 seconds")
+      provider.statusDown.delete(transferId)
+      yield* MoneyMovements.poll([yield* originatedDebit(transferId)])
+      assert.strictEqual(statusAsked(), 2)
+      assert.isUndefined((yield* transferDoc(transferId)).statusRetryAt)
+      // Asked on every poll again, and the outcome recorded when it comes.
+      provider.outcomes.set(transferId, { status: "Settled" })
+      yield* MoneyMovements.poll([yield* originatedDebit(transferId)])
+      assert.strictEqual((yield* transferDoc(transferId)).status, "Settled")
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+
+  it.effect("an originated transfer whose status stays unavailable 72 hours fails, saying so, with the webhook", () => {
+    const provider = scriptedProvider()
+    return Effect.gen(function* () {
+      const { paymentRequestId, transferId } = yield* accepted
+      yield* MoneyMovements.originate([{ _tag: "Debit", transferId }])
+      provider.statusDown.add(transferId)
+      let polls = 0
+      while ((yield* transferDoc(transferId)).status === "Pending") {
+        yield* MoneyMovements.poll([yield* originatedDebit(transferId)])
+        yield* TestClock.adjust("10 minutes")
+        polls += 1
+        assert.isBelow(polls, 500)
+      }
+      const request = yield* Payments.get(partnerId, paymentRequestId)
+      assert.deepStrictEqual([request.status, request.returnCode], ["Failed", null])
+      assert.include(request.failureReason, "unavailable for 72 hours")
+      // Polled every 10 minutes (432 polls in 72 h), asked at least half an hour apart once the backoff reached
+      // its 1 h cap (the jitter waits half to all of it): at most 144 asks, and a few more while it grew.
+      assert.isAtMost(provider.asked.filter((a) => a.operation === "status").length, 160)
+      const outbox = yield* MemoryOutbox
+      const hook = outbox.recorded.find(
+        (n) => n.eventType === "PAYMENT_REQUEST_STATUS_CHANGED" && n.data.Status === "Failed",
+      )
+      assert.deepInclude(hook?.data, { ReturnCode: null })
+    }).pipe(Effect.provide(Layer.merge(layer(), provider.layer)))
+  })
+
   it.effect("polling a settled transfer again records nothing new: the outcome is reported unchanged", () => {
     const provider = scriptedProvider()
     return Effect.gen(function* () {

@@ -8,11 +8,23 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Schema } from "effect"
 import { fold } from "../../src/kernel/Decider.ts"
-import type { CompanyId, PartnerId, PayoutAccountId, PayoutId, TransferId } from "../../src/kernel/Ids.ts"
+import type {
+  CardPaymentId,
+  CompanyId,
+  PartnerId,
+  PayoutAccountId,
+  PayoutId,
+  TransferId,
+} from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import type { RefundId } from "../../src/payments/TransferEvents.ts"
 import * as Balance from "../../src/payouts/Balance.ts"
-import { BalancePaidOut, LedgerEntryRecorded, PayoutItemsRestored } from "../../src/payouts/BalanceEvents.ts"
+import {
+  BalanceDeficitObserved,
+  BalancePaidOut,
+  LedgerEntryRecorded,
+  PayoutItemsRestored,
+} from "../../src/payouts/BalanceEvents.ts"
 import type * as Ledger from "../../src/payouts/Ledger.ts"
 import { DeciderSpecification } from "../../src/testing/index.ts"
 
@@ -277,5 +289,120 @@ describe("the snapshot", () => {
     const codec = Balance.aggregate.snapshot!.state
     const json = Schema.encodeSync(codec)(state)
     assert.deepStrictEqual(Schema.decodeUnknownSync(codec)(JSON.parse(JSON.stringify(json))), state)
+  })
+})
+
+describe("a company whose card money waits for the processor's availability date", () => {
+  const card = (n: number, minorUnits: number, availableAt: DateTime.Utc): Ledger.LedgerEntry => ({
+    entryId: `${id(40 + n)}:card`,
+    type: "card",
+    cardPaymentId: id(40 + n) as CardPaymentId,
+    amount: { minorUnits, currency: "USD" },
+    availableAt,
+  })
+  const waiting = card(1, 7_000, nextDay)
+
+  it("a payout before the date leaves the card money out", () => {
+    spec
+      .given([recorded(payment(1, 5_000)), recorded(waiting)])
+      .when(payOut())
+      .then([paidOut([payment(1, 5_000)], 5_000)])
+  })
+  it("nothing is paid out while only card money not yet available is there", () => {
+    spec
+      .given([recorded(waiting)])
+      .when(payOut())
+      .thenNothingHappens()
+  })
+  it("a payout from the date on takes the card money", () => {
+    spec
+      .given([recorded(waiting)])
+      .when(payOut({ at: nextDay }))
+      .then([paidOut([waiting], 7_000, nextDay)])
+  })
+  it("the balance available at a time counts only the entries past their date", () => {
+    const state = fold(Balance.aggregate, [recorded(payment(1, 5_000)), recorded(waiting)])
+    assert.deepStrictEqual(
+      [Balance.availableAt(state, "USD", anHourLater), Balance.availableAt(state, "USD", nextDay)],
+      [5_000, 12_000],
+    )
+  })
+})
+
+// ---------------------------------------------------------------------------
+// Deficits (issue 37 §3): a negative balance past its grace period is debited from the payout account.
+
+const grace = day
+const observed = (when = at) =>
+  BalanceDeficitObserved.make({ companyId, partnerId, deficit: Money.make(2_000, "USD"), at: when })
+const inDeficit = [recorded(payment(1, 3_000)), paidOut([payment(1, 3_000)], 3_000), recorded(refund(1, 2_000))]
+
+describe("a company balance in deficit, not yet seen by a payout run", () => {
+  it("a payout run records the deficit: its grace period starts", () => {
+    spec
+      .given(inDeficit)
+      .when(payOut({ at, deficitGraceMillis: grace }))
+      .then([observed()])
+  })
+  it("without a grace period configured, the deficit only waits for later collections", () => {
+    spec.given(inDeficit).when(payOut({ at })).thenNothingHappens()
+  })
+})
+
+describe("a company balance in deficit, within its grace period", () => {
+  it("a payout run does nothing yet", () => {
+    spec
+      .given([...inDeficit, observed()])
+      .when(payOut({ at: anHourLater, deficitGraceMillis: grace }))
+      .thenNothingHappens()
+  })
+  it("later collections that cover it end the deficit", () => {
+    spec
+      .given([...inDeficit, observed()])
+      .when(record(payment(2, 2_000)))
+      .thenState((state) => assert.isTrue(state._tag === "Open" && state.deficits === undefined))
+  })
+})
+
+describe("a company balance in deficit past its grace period", () => {
+  it("a payout run takes its entries as a Debit payout of the deficit: the balance is back at zero", () => {
+    spec
+      .given([...inDeficit, observed()])
+      .when(payOut({ payoutId: secondPayoutId, at: nextDay, deficitGraceMillis: grace }))
+      .then([
+        BalancePaidOut.make({
+          companyId,
+          partnerId,
+          payoutId: secondPayoutId,
+          direction: "Debit",
+          amount: Money.make(2_000, "USD"),
+          items: [refund(1, 2_000)],
+          payoutAccountId,
+          accountNumberMasked: "****6789",
+          at: nextDay,
+        }),
+      ])
+    const debited = BalancePaidOut.make({
+      ...paidOut([refund(1, 2_000)], 2_000, nextDay, secondPayoutId),
+      direction: "Debit",
+    })
+    assert.strictEqual(Balance.availableOf(fold(Balance.aggregate, [...inDeficit, observed(), debited]), "USD"), 0)
+  })
+  it("a failed Debit payout gives the entries back: the deficit stays", () => {
+    const debited = BalancePaidOut.make({
+      ...paidOut([refund(1, 2_000)], 2_000, nextDay, secondPayoutId),
+      direction: "Debit",
+    })
+    const restored = PayoutItemsRestored.make({
+      companyId,
+      partnerId,
+      payoutId: secondPayoutId,
+      items: [refund(1, 2_000)],
+      at: nextDay,
+    })
+    assert.strictEqual(
+      Balance.availableOf(fold(Balance.aggregate, [...inDeficit, observed(), debited, restored]), "USD"),
+      -2_000,
+    )
   })
 })

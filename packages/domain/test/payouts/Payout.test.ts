@@ -20,6 +20,8 @@ import {
   PayoutOriginated,
   PayoutOriginationDeferred,
   PayoutPaid,
+  PayoutStatusDeferred,
+  PayoutStatusResumed,
 } from "../../src/payouts/PayoutEvents.ts"
 import { DeciderSpecification } from "../../src/testing/index.ts"
 
@@ -412,5 +414,70 @@ describe("a Pending payout not originated, the rail unavailable", () => {
   })
   it("an outage once originated changes nothing (the movement exists)", () => {
     spec.given([created, originated]).when(unavailable(later)).thenNothingHappens()
+  })
+})
+
+describe("a Pending payout originated, the rail unavailable when asked where it stands", () => {
+  const outage = "transfer status: Dwolla answered 503"
+  const unavailable = (when: DateTime.Utc, jitter = 0): Payout.RecordPayoutStatusUnavailable => ({
+    _tag: "RecordPayoutStatusUnavailable",
+    payoutId,
+    reason: outage,
+    jitter,
+    at: when,
+  })
+  const plus = (base: DateTime.Utc, millis: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(base) + millis)
+  const deferred = (failures: number, firstFailedAt: DateTime.Utc, retryAt: DateTime.Utc) =>
+    PayoutStatusDeferred.make({ payoutId, failures, firstFailedAt, retryAt, reason: outage, at: firstFailedAt })
+  it("the status question is deferred with the origination's backoff (not asked at every poll)", () => {
+    spec
+      .given([created, originated])
+      .when(unavailable(later))
+      .then([deferred(1, later, plus(later, 15_000))])
+  })
+  it("unavailable again: the wait doubles, counted from the first failure", () => {
+    const now = plus(later, 30_000)
+    spec
+      .given([created, originated, deferred(1, later, now)])
+      .when(unavailable(now, 0.999_999))
+      .then([
+        PayoutStatusDeferred.make({
+          payoutId,
+          failures: 2,
+          firstFailedAt: later,
+          retryAt: plus(now, 59_999),
+          reason: outage,
+          at: now,
+        }),
+      ])
+  })
+  it("fails after 72 hours of outage, no return code, saying so", () => {
+    const now = plus(later, 72 * 3_600_000)
+    spec
+      .given([created, originated, deferred(40, later, now)])
+      .when(unavailable(now))
+      .then([
+        PayoutFailed.make({
+          payoutId,
+          reason: `the rail stayed unavailable for 72 hours (last: ${outage})`,
+          status: "Failed",
+          at: now,
+        }),
+      ])
+  })
+  it("answered after an outage: the outage ends (a later one counts its own 72 hours)", () => {
+    spec
+      .given([created, originated, deferred(3, later, plus(later, 60_000))])
+      .when({ _tag: "RecordPayoutStatusAnswered", payoutId, at: plus(later, 60_000) })
+      .then([PayoutStatusResumed.make({ payoutId, at: plus(later, 60_000) })])
+  })
+  it("answered without an outage: nothing changes (no event per poll)", () => {
+    spec
+      .given([created, originated])
+      .when({ _tag: "RecordPayoutStatusAnswered", payoutId, at: later })
+      .thenNothingHappens()
+  })
+  it("a status outage before origination changes nothing (its origination has its own backoff)", () => {
+    spec.given([created]).when(unavailable(later)).thenNothingHappens()
   })
 })

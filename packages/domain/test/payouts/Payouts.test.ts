@@ -17,6 +17,7 @@ import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as CustomerProviderSandboxes from "../../src/customers/CustomerProviderSandboxes.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import { MemoryOutbox } from "../../src/infrastructure/Outbox.ts"
+import { ProviderUnavailable } from "../../src/infrastructure/Providers.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import type {
@@ -40,7 +41,14 @@ const otherPartnerId = "1d2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f" as PartnerId
 const payer = "7e57ab1e-0000-4000-8000-00000000c1de" as RegistrationId
 const checking = "8c8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a69" as BankAccountId
 
-/** A money-movement provider for the test: payouts to an account ending in 0013 fail with R03, others settle. */
+/** Payouts whose status question finds the rail unavailable; and every status question asked (payout ids). */
+const statusDown = new Set<string>()
+const statusAsked: Array<string> = []
+
+/**
+ * A money-movement provider for the test: payouts to an account ending in 0013 fail with R03, others
+ * settle; a payout in `statusDown` gets a 503 when its status is asked.
+ */
 const movements = Layer.succeed(
   MoneyMovement.MoneyMovement,
   MoneyMovement.MoneyMovement.of({
@@ -54,12 +62,16 @@ const movements = Layer.succeed(
         id: request.idempotencyKey,
         providerReference: `${request.destination.accountNumber.endsWith("0013") ? "fail" : "ok"}-${request.idempotencyKey}`,
       }),
-    status: (reference) =>
-      Effect.succeed(
-        reference.providerReference.startsWith("fail")
-          ? { status: "Failed", returnCode: "R03" }
-          : ({ status: "Settled" } as const),
-      ),
+    status: (reference) => {
+      statusAsked.push(reference.id)
+      return statusDown.has(reference.id)
+        ? Effect.fail(new ProviderUnavailable({ provider: "bank", reason: "transfer status: Dwolla answered 503" }))
+        : Effect.succeed(
+            reference.providerReference.startsWith("fail")
+              ? { status: "Failed", returnCode: "R03" }
+              : ({ status: "Settled" } as const),
+          )
+    },
   }),
 )
 
@@ -185,11 +197,59 @@ describe("paying out", () => {
       assert.deepStrictEqual(Object.keys(webhooks[1]!.data).sort(), [
         "Amount",
         "CompanyId",
+        "Direction",
         "PayoutId",
         "Status",
         "Timestamp",
       ])
       assert.deepStrictEqual(webhooks[1]!.data.Amount, { value: 125.5, currencyCode: "USD" })
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect(
+    "a status question the rail cannot answer is deferred with backoff; the first answer after it goes on",
+    () =>
+      Effect.gen(function* () {
+        const { payoutId } = yield* paidOut()
+        yield* Payouts.originate(payoutId)
+        statusDown.add(payoutId)
+        const asked = () => statusAsked.filter((id) => id === payoutId).length
+        assert.strictEqual(yield* Payouts.pollOutcome(payoutId), "Pending")
+        // At once, and 14 seconds later (under half the 30 s base): not asked.
+        assert.strictEqual(yield* Payouts.pollOutcome(payoutId), "Pending")
+        yield* TestClock.adjust("14 seconds")
+        assert.strictEqual(yield* Payouts.pollOutcome(payoutId), "Pending")
+        assert.strictEqual(asked(), 1)
+        yield* TestClock.adjust("16 seconds")
+        statusDown.delete(payoutId)
+        assert.strictEqual(yield* Payouts.pollOutcome(payoutId), "Paid")
+        assert.strictEqual(asked(), 2)
+      }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a payout whose status stays unavailable 72 hours fails, saying so, its money back in the balance", () =>
+    Effect.gen(function* () {
+      const { companyId, payoutId } = yield* paidOut()
+      yield* Payouts.originate(payoutId)
+      statusDown.add(payoutId)
+      let polls = 0
+      while ((yield* Payouts.pollOutcome(payoutId)) === "Pending") {
+        yield* TestClock.adjust("10 minutes")
+        polls += 1
+        assert.isBelow(polls, 500)
+      }
+      statusDown.delete(payoutId)
+      const failed = yield* Payouts.get(partnerId, payoutId)
+      assert.strictEqual(failed.status, "Failed")
+      assert.include(failed.failureReason, "unavailable for 72 hours")
+      // Polled every 10 minutes (432 polls in 72 h), asked at least half an hour apart once the backoff reached
+      // its 1 h cap: at most 144 asks, and a few more while it grew.
+      assert.isAtMost(statusAsked.filter((id) => id === payoutId).length, 160)
+      assert.strictEqual((yield* Payouts.balance(partnerId, companyId, "USD")).available.minorUnits, 12_550)
+      assert.deepStrictEqual(
+        (yield* payoutWebhooks(payoutId)).map((n) => n.data.Status),
+        ["Pending", "Failed"],
+      )
     }).pipe(Effect.provide(layer())),
   )
 

@@ -1,0 +1,167 @@
+/**
+ * `POST /providers/card-processor/notifications`: the card processor's
+ * notifications (its webhooks, relayed by the operator's bridge) about
+ * disputes and refunds of card payments. Not part of the partner interface
+ * (not in the OpenAPI document); served only where the `CARD_PROCESSOR`
+ * bridge is configured (production), authenticated with that bridge's
+ * secret as the money-movement notifications are (`X-Partnerpay-Timestamp`,
+ * at most 5 minutes from now, and `X-Partnerpay-Signature: sha256=<hex
+ * HMAC-SHA256 of "<timestamp>.<exact body>">`).
+ *
+ * Bodies (money as `{ minorUnits, currency }`; a payment named by our ids,
+ * which the bridge received in `card-payments` / `card-charges`):
+ * - `{ kind: "DisputeOpened", disputeId, cardPaymentId | paymentRequestId,
+ *   amount?, fee, reason, status: NeedsResponse | UnderReview }`
+ *   (`amount` absent: the whole payment);
+ * - `{ kind: "DisputeStatus", disputeId, status }`;
+ * - `{ kind: "DisputeClosed", disputeId, outcome: Won | Lost }`;
+ * - `{ kind: "RefundOutcome", cardPaymentId, refundId, status: Completed |
+ *   Failed, reason? }` (a card refund of POST /Transaction/{id}/Refund).
+ *
+ * Each goes to its use case (`CardDisputes`, `CardRefundPayments`); a repeat
+ * changes nothing. Answers: 204 recorded (or nothing to record); 401 unsigned,
+ * badly signed or stale; 400 a body that is not such a notification (naming
+ * the field); 404 an unknown payment, dispute or refund; 422 a dispute the
+ * payment refuses (more than the payment...); 409 a contrary outcome.
+ */
+import { Problem, RequestRecord } from "@partnerpay/adapters-http"
+import { CardDispute, CardDisputes, CardRefundPayments, Ids, Money, Traced, TransferEvents } from "@partnerpay/domain"
+import { DateTime, Effect, Layer, Schema } from "effect"
+import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { isSigned } from "./MoneyMovementNotifications.ts"
+import type * as HttpBridge from "./providers/HttpBridge.ts"
+
+export const path = "/providers/card-processor/notifications"
+
+const Amount = Schema.Struct({ minorUnits: Schema.Int, currency: Money.CurrencyCode })
+
+/** A notification's body. */
+export const NotificationBody = Schema.Union([
+  Schema.Struct({
+    kind: Schema.Literal("DisputeOpened"),
+    disputeId: Schema.String.check(Schema.isNonEmpty()),
+    cardPaymentId: Schema.optionalKey(Ids.CardPaymentId),
+    paymentRequestId: Schema.optionalKey(Ids.PaymentRequestId),
+    amount: Schema.optionalKey(Amount),
+    fee: Amount,
+    reason: Schema.String,
+    status: CardDispute.OpenStatus,
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("DisputeStatus"),
+    disputeId: Schema.String.check(Schema.isNonEmpty()),
+    status: CardDispute.OpenStatus,
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("DisputeClosed"),
+    disputeId: Schema.String.check(Schema.isNonEmpty()),
+    outcome: CardDispute.Outcome,
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("RefundOutcome"),
+    cardPaymentId: Ids.CardPaymentId,
+    refundId: TransferEvents.RefundId,
+    status: Schema.Literals(["Completed", "Failed"]),
+    reason: Schema.optionalKey(Schema.String),
+  }),
+])
+export type NotificationBody = typeof NotificationBody.Type
+
+const decodeBody = Schema.decodeUnknownEffect(Schema.fromJsonString(NotificationBody), {
+  onExcessProperty: "error",
+})
+
+const problem = (value: Problem.Problem) =>
+  Effect.withFiber((fiber) => Problem.toResponse(value, RequestRecord.correlationIdOf(fiber)))
+
+const unauthorized = new Problem.Unauthorized({
+  detail: "The notification is not signed with the card processor bridge's secret, or its timestamp is stale.",
+  code: "UNAUTHORIZED",
+})
+
+const badField = (field: string, message: string) =>
+  new Problem.BadRequest({
+    detail: "The request has an invalid value.",
+    code: "BAD_REQUEST",
+    errors: [{ field, message }],
+  })
+
+/** What the notification asks of the domain; a refusal of the body itself as a problem. */
+const record = Traced.fn("CardProcessorNotifications.record")(function* (notification: NotificationBody) {
+  const at = yield* DateTime.now
+  switch (notification.kind) {
+    case "DisputeOpened": {
+      const payment: CardDisputes.PaymentRef | undefined =
+        notification.cardPaymentId !== undefined && notification.paymentRequestId === undefined
+          ? { _tag: "CardPayment", cardPaymentId: notification.cardPaymentId }
+          : notification.paymentRequestId !== undefined && notification.cardPaymentId === undefined
+            ? { _tag: "PaymentRequest", paymentRequestId: notification.paymentRequestId }
+            : undefined
+      if (payment === undefined) return badField("cardPaymentId", "exactly one of cardPaymentId and paymentRequestId")
+      yield* CardDisputes.open({
+        disputeId: notification.disputeId,
+        payment,
+        amount: notification.amount,
+        fee: notification.fee,
+        reason: notification.reason,
+        status: notification.status,
+        at,
+      })
+      return undefined
+    }
+    case "DisputeStatus":
+      yield* CardDisputes.changeStatus(notification.disputeId, notification.status, at)
+      return undefined
+    case "DisputeClosed":
+      yield* CardDisputes.close(notification.disputeId, notification.outcome, at)
+      return undefined
+    case "RefundOutcome":
+      yield* CardRefundPayments.recordProcessorOutcome(
+        notification.cardPaymentId,
+        notification.refundId,
+        notification.status === "Completed"
+          ? { _tag: "Completed" }
+          : { _tag: "Failed", reason: notification.reason ?? "refused by the card processor" },
+      )
+      return undefined
+  }
+})
+
+/** One notification: verified, decoded, recorded. */
+const receive = Traced.fn("CardProcessorNotifications.receive")(function* (
+  bridge: HttpBridge.BridgeConfig,
+  request: HttpServerRequest.HttpServerRequest,
+) {
+  const body = yield* request.text.pipe(Effect.orElseSucceed(() => undefined))
+  if (body === undefined) return yield* problem(unauthorized)
+  const signed = isSigned(
+    bridge,
+    request.headers["x-partnerpay-timestamp"],
+    request.headers["x-partnerpay-signature"],
+    body,
+    Math.floor(Date.now() / 1000),
+  )
+  if (!signed) return yield* problem(unauthorized)
+  const decoded = yield* Effect.result(decodeBody(body))
+  if (decoded._tag === "Failure") return yield* problem(Problem.badRequest("Payload", decoded.failure.issue))
+  const recorded = yield* Effect.result(record(decoded.success))
+  if (recorded._tag === "Failure") return yield* problem(Problem.fromDomain(recorded.failure))
+  if (recorded.success !== undefined) return yield* problem(recorded.success)
+  return HttpServerResponse.empty({ status: 204 })
+})
+
+/** What recording a notification needs (the domain's stores, provided by the service). */
+export type Requirements = Effect.Services<ReturnType<typeof record>>
+
+/** The route, where the card processor's bridge is configured; no route at all otherwise (404). */
+export const routes = (
+  bridge: HttpBridge.BridgeConfig | undefined,
+): Layer.Layer<never, never, HttpRouter.HttpRouter | Requirements> =>
+  bridge === undefined
+    ? Layer.empty
+    : HttpRouter.use(
+        Effect.fnUntraced(function* (router) {
+          const context = yield* Effect.context<Requirements>()
+          yield* router.add("POST", path, (request) => receive(bridge, request).pipe(Effect.provide(context)))
+        }),
+      )

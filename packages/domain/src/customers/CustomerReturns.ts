@@ -1,0 +1,100 @@
+/**
+ * What an ACH return does to the payer (`payments/ReturnConsequences.ts` decides which return does
+ * what; the service issues these commands, never a client):
+ * - an account-level return (R02, R03, R04, R12-R17, R20) makes the debited bank account
+ *   **unusable**: it stays listed with status Unusable, is no longer the autopay account, and no
+ *   authorization may name it (`bankAccountRefusal`: BANK_ACCOUNT_UNUSABLE) until the customer links
+ *   it again through a bank-link session (BANK_ACCOUNT_RELINK_REQUIRED tells the partner);
+ * - an unauthorized return (R05, R07, R10, R11, R29, R51) turns **autopay off for that company**:
+ *   the service collects no autopay request of that company from the payer until the payer
+ *   designates an autopay account again (PUT /Account/Default: a new autopay authorization).
+ */
+import type { DateTime } from "effect"
+import { accept, type Decision, nothing } from "../kernel/Decider.ts"
+import { RuleViolated } from "../kernel/DomainError.ts"
+import type { BankAccountId, CompanyId } from "../kernel/Ids.ts"
+import { identityOf } from "./CustomerChecks.ts"
+import type { AutoPayRevoked, BankAccountUnusable, CustomerEvent } from "./CustomerEvents.ts"
+import type { RegisteredCustomer, State } from "./CustomerState.ts"
+
+/** The payer's bank said the account cannot be debited (`returnCode` of the account-level group). */
+export interface MarkBankAccountUnusable {
+  readonly _tag: "MarkBankAccountUnusable"
+  readonly bankAccountId: BankAccountId
+  readonly returnCode: string
+  readonly reason: string
+  readonly at: DateTime.Utc
+}
+
+/** The payer's bank returned a debit to `companyId` as unauthorized: autopay for that company is off. */
+export interface RevokeAutoPay {
+  readonly _tag: "RevokeAutoPay"
+  readonly companyId: CompanyId
+  readonly returnCode: string
+  readonly at: DateTime.Utc
+}
+
+export const unusableCode = "BANK_ACCOUNT_UNUSABLE"
+
+/**
+ * An account already unusable changes nothing, nor does one the customer never had (the return is
+ * recorded on its transfer whatever the customer stream knows).
+ */
+export const markBankAccountUnusable = (
+  command: MarkBankAccountUnusable,
+  state: RegisteredCustomer,
+): Decision<CustomerEvent> => {
+  if (!state.bankAccounts.some((a) => a.bankAccountId === command.bankAccountId)) return nothing
+  if (state.unusableBankAccounts?.[command.bankAccountId] !== undefined) return nothing
+  const event: BankAccountUnusable = {
+    _tag: "BankAccountUnusable",
+    ...identityOf(state),
+    bankAccountId: command.bankAccountId,
+    returnCode: command.returnCode,
+    reason: command.reason,
+    at: command.at,
+  }
+  return accept<CustomerEvent>(event)
+}
+
+/** Autopay already off for the company changes nothing. */
+export const revokeAutoPay = (command: RevokeAutoPay, state: RegisteredCustomer): Decision<CustomerEvent> => {
+  if (state.autoPayRevokedFor?.includes(command.companyId) === true) return nothing
+  const event: AutoPayRevoked = {
+    _tag: "AutoPayRevoked",
+    ...identityOf(state),
+    companyId: command.companyId,
+    returnCode: command.returnCode,
+    at: command.at,
+  }
+  return accept<CustomerEvent>(event)
+}
+
+/** The return code that made the account unusable, undefined while it is usable. */
+export const unusableReturnCode = (state: State, bankAccountId: BankAccountId): string | undefined =>
+  state._tag === "Registered" ? state.unusableBankAccounts?.[bankAccountId] : undefined
+
+/**
+ * The refusal of an authorization (Accept, consent, debit authorization) naming an unusable
+ * account: 422 BANK_ACCOUNT_UNUSABLE; undefined when the account may be named.
+ */
+export const bankAccountRefusal = (state: State, bankAccountId: BankAccountId): RuleViolated | undefined => {
+  const returnCode = unusableReturnCode(state, bankAccountId)
+  return returnCode === undefined
+    ? undefined
+    : new RuleViolated({
+        code: unusableCode,
+        reason: `the bank account was returned by its bank (${returnCode}): the customer must link it again or use another account`,
+      })
+}
+
+/** True when the service may collect autopay requests of the company from the payer. */
+export const autoPayAllowedFor = (state: State, companyId: CompanyId): boolean =>
+  state._tag === "Registered" && state.autoPayRevokedFor?.includes(companyId) !== true
+
+/** Decides the commands of a return. */
+export const decide = (
+  command: MarkBankAccountUnusable | RevokeAutoPay,
+  state: RegisteredCustomer,
+): Decision<CustomerEvent> =>
+  command._tag === "MarkBankAccountUnusable" ? markBankAccountUnusable(command, state) : revokeAutoPay(command, state)
