@@ -24,7 +24,7 @@ import type {
   UnitOfWork,
   WebhookLog,
 } from "@partnerpay/domain"
-import { Effect, Fiber, Layer, Option, type Types } from "effect"
+import { Context, Effect, Fiber, Layer, Option, type Types } from "effect"
 import {
   FetchHttpClient,
   type HttpClient,
@@ -39,12 +39,13 @@ import { AuthLive } from "./auth/AuthLive.ts"
 import { CardPaymentLive } from "./cards-and-charity/CardPaymentLive.ts"
 import { CharityLive } from "./cards-and-charity/CharityLive.ts"
 import { CompanyLive } from "./companies/CompanyLive.ts"
-import { allowedMethods, routesOf } from "./cross-cutting/AllowedMethods.ts"
+import { allowedMethods, type RouteTemplate, routesOf } from "./cross-cutting/AllowedMethods.ts"
 import { AuthenticationLive } from "./cross-cutting/AuthenticationLive.ts"
 import * as CrossCutting from "./cross-cutting/CrossCutting.ts"
 import * as OverlayBudget from "./cross-cutting/OverlayBudget.ts"
 import * as Problem from "./cross-cutting/Problem.ts"
 import { failureResponse, ProblemHandling } from "./cross-cutting/ProblemHandling.ts"
+import * as ProblemPages from "./cross-cutting/ProblemPages.ts"
 import { correlationIdOf } from "./cross-cutting/RequestRecord.ts"
 import type { Tokens } from "./cross-cutting/Tokens.ts"
 import { AccountLive } from "./customers/AccountLive.ts"
@@ -82,7 +83,17 @@ const routeTable = () =>
   (knownRoutes ??= routesOf(Api, [
     { method: "GET", path: openApiPath },
     { method: "GET", path: docsPath },
+    { method: "GET", path: ProblemPages.pagesPath },
+    { method: "GET", path: `${ProblemPages.pagesPath}/:type` },
   ]))
+
+/**
+ * The routes a server serves beside the API's (the app's sandbox, operator, probe and metrics routes),
+ * filled as they are added (`recordRoutes` in the app), so that they answer 405 with `Allow` too.
+ */
+export const ServedRoutes = Context.Reference<ReadonlyArray<RouteTemplate>>("partnerpay/adapters-http/ServedRoutes", {
+  defaultValue: () => [],
+})
 
 /** Unknown routes and failures outside the API middleware become problems too. */
 export const RouterProblems = HttpRouter.middleware(
@@ -97,7 +108,8 @@ export const RouterProblems = HttpRouter.middleware(
         failure.value.reason._tag === "RouteNotFound"
       ) {
         const request = failure.value.request
-        const allow = allowedMethods(routeTable(), request.url)
+        const served = fiber === undefined ? [] : fiber.getRef(ServedRoutes)
+        const allow = allowedMethods(served.length === 0 ? routeTable() : [...routeTable(), ...served], request.url)
         return Problem.toResponse(
           allow.length > 0 ? Problem.methodNotAllowed(request.method, allow) : Problem.routeNotFound(),
           correlationId,
@@ -162,6 +174,27 @@ const DocsRoute = HttpRouter.add(
   Effect.map(Effect.promise(loadDocsPage), (page) => HttpServerResponse.text(page, { contentType: "text/html" })),
 )
 
+const markdown = (text: string) => HttpServerResponse.text(text, { contentType: "text/markdown; charset=utf-8" })
+
+/** GET /docs/problems: the index of problem types (markdown). */
+const ProblemIndexRoute = HttpRouter.add(
+  "GET",
+  ProblemPages.pagesPath,
+  Effect.sync(() => markdown(ProblemPages.renderIndex())),
+)
+
+/** GET /docs/problems/{type}: the page of a problem type (the slug of its `type` URI, or one of its codes). */
+const ProblemPageRoute = HttpRouter.add(
+  "GET",
+  `${ProblemPages.pagesPath}/:type`,
+  Effect.flatMap(HttpRouter.params, (params) => {
+    const found = ProblemPages.find(params.type ?? "")
+    return found === undefined
+      ? Effect.fail(Problem.routeNotFound())
+      : Effect.succeed(markdown(ProblemPages.render(found.slug, found.page)))
+  }),
+)
+
 /**
  * All routes; requires the ports: `Tokens`, `PartnerCredentials`, `HealthCheck`
  * (and `HttpRouter`, supplied by `serve`/`toWebHandler`).
@@ -173,6 +206,8 @@ export const Routes = Layer.mergeAll(
   // Scalar's developer toolbar (shown on localhost, with buttons that upload the document to Scalar's
   // cloud to share or deploy it) is off: the reference never sends the document anywhere.
   DocsRoute,
+  ProblemIndexRoute,
+  ProblemPageRoute,
   RouterProblems,
   // rate limits, body size limit, Idempotency-Key on every POST (see CrossCutting.ts)
   CrossCutting.layer,

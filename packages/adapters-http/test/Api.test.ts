@@ -267,7 +267,7 @@ describe("request decoding failures are 400 problem+json with field errors", () 
     Effect.gen(function* () {
       const r = yield* send(handler, "/auth/token", postJson('{"ClientId": '))
       const body = expectProblem(r, 400, "bad-request", "BAD_REQUEST")
-      assert.deepStrictEqual(body.errors, [{ field: "body", message: "Expected a valid JSON body" }])
+      assert.deepStrictEqual(body.errors, [{ field: "body", message: "must be a valid JSON body" }])
     }),
   )
 

@@ -142,6 +142,35 @@ describe("POST /PaymentPlan/Create", () => {
     }),
   )
 
+  it.effect("PUT /PaymentPlan/{id}/Metadata replaces it in any status; another partner's plan is 404", () =>
+    Effect.gen(function* () {
+      const w = yield* world
+      const created = yield* createPlan(w, { metadata: { subscriptionRef: "sub_1", keep: "no" } })
+      const path = `/PaymentPlan/${created.paymentPlanId}/Metadata`
+      const replaced = yield* call("PUT", path, w.partner, { metadata: { subscriptionRef: "sub_2" } })
+      assert.strictEqual(replaced.status, 200, replaced.text)
+      assert.deepStrictEqual(replaced.json, { metadata: { subscriptionRef: "sub_2" } })
+      const read = yield* call("GET", `/PaymentPlan/${created.paymentPlanId}`, w.partner)
+      assert.deepStrictEqual((read.json as Json).metadata, { subscriptionRef: "sub_2" })
+      // After the plan was cancelled too.
+      assert.strictEqual((yield* call("PUT", `/PaymentPlan/${created.paymentPlanId}/Cancel`, w.partner)).status, 200)
+      assert.strictEqual((yield* call("PUT", path, w.partner, { metadata: {} })).status, 200)
+      const cleared = yield* call("GET", `/PaymentPlan/${created.paymentPlanId}`, w.partner)
+      assert.deepStrictEqual((cleared.json as Json).metadata, {})
+      const bad = yield* call("PUT", path, w.partner, { metadata: { note: "v".repeat(501) } })
+      assert.strictEqual(bad.status, 400, bad.text)
+      assert.deepStrictEqual(
+        (bad.json as { errors: Array<{ field: string }> }).errors.map((e) => e.field),
+        ["metadata.note"],
+      )
+      expectProblem(yield* call("PUT", path, w.otherPartner, { metadata: { a: "b" } }), 404)
+      expectProblem(
+        yield* call("PUT", `/PaymentPlan/${crypto.randomUUID()}/Metadata`, w.partner, { metadata: {} }),
+        404,
+      )
+    }),
+  )
+
   it.effect("needs a partner token: none is 401, a customer's is 403", () =>
     Effect.gen(function* () {
       const w = yield* world

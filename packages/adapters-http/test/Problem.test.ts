@@ -15,6 +15,24 @@ describe("Problem.formatPath", () => {
   })
 })
 
+describe("Problem.partnerMessage (no default library wording reaches a partner)", () => {
+  it("says what a value must be instead of Schema's 'Expected ...'", () => {
+    assert.strictEqual(Problem.partnerMessage("Expected string"), "must be a string")
+    assert.strictEqual(Problem.partnerMessage("Expected object"), "must be an object")
+    assert.strictEqual(Problem.partnerMessage('Expected number, got "x"'), "must be a number")
+    assert.strictEqual(Problem.partnerMessage('Expected "Weekly" | "Monthly"'), 'must be one of "Weekly", "Monthly"')
+  })
+
+  it("says a missing field is required and an unknown one is not a field", () => {
+    assert.strictEqual(Problem.partnerMessage("Missing key"), Problem.requiredField)
+    assert.strictEqual(Problem.partnerMessage("Expected no excess property"), Problem.unknownField)
+  })
+
+  it("keeps the hand-written messages", () => {
+    assert.strictEqual(Problem.partnerMessage("must be a whole number"), "must be a whole number")
+  })
+})
+
 describe("a 503 answer (the database timed out or is unreachable)", () => {
   it.effect("tells the client to retry in a second (Retry-After: 1), as a 429 tells its own delay", () =>
     Effect.gen(function* () {

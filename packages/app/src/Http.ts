@@ -138,3 +138,33 @@ export const serve = <A, E, R>(routes: Layer.Layer<A, E, R>, options: HttpOption
     Layer.provideMerge(nodeServer(options)),
     Layer.provide(tracing(options.tracing)),
   )
+
+/**
+ * Serves `routes` recording each route they add (method and path) in `table`, which the server's
+ * `Server.ServedRoutes` reads: a known path of the app's own routes (sandbox, operator API, probes,
+ * metrics) called with another method answers 405 with `Allow`, as the API's paths do.
+ */
+export const recordRoutes = <A, E, R>(
+  routes: Layer.Layer<A, E, R>,
+  table: Array<{ readonly method: string; readonly path: string }>,
+): Layer.Layer<A, E, R | HttpRouter.HttpRouter> =>
+  Layer.provide(
+    routes,
+    Layer.effect(
+      HttpRouter.HttpRouter,
+      Effect.map(
+        Effect.service(HttpRouter.HttpRouter),
+        (router): HttpRouter.HttpRouter => ({
+          ...router,
+          add: (method, path, handler, options) => {
+            table.push({ method, path })
+            return router.add(method, path, handler, options)
+          },
+          addAll: (all) => {
+            for (const route of all) table.push({ method: route.method, path: route.path })
+            return router.addAll(all)
+          },
+        }),
+      ),
+    ),
+  )

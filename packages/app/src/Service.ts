@@ -344,7 +344,9 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     // Production: Dwolla's signed webhooks, when a port is on Dwolla.
     ...(sandbox ? [] : [dwollaRoutes(dwollaWebhooks(config))]),
   ).pipe(Layer.provide(Http.serviceRoutes))
-  const http = Http.serve(Layer.merge(Server.Routes, own), {
+  // Their paths called with another method answer 405 with Allow (Server.ServedRoutes).
+  const ownRoutes: Array<{ method: string; path: string }> = []
+  const http = Http.serve(Layer.merge(Server.Routes, Http.recordRoutes(own, ownRoutes)), {
     port: config.port,
     host: config.host,
     tracing: config.tracing,
@@ -352,6 +354,7 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Layer.provide(ports),
     // Sandbox: attachment URLs may be http and name local hosts (a partner's local server).
     Layer.provide(Layer.succeed(Payments.SandboxAttachmentUrls, sandbox)),
+    Layer.provide(Layer.succeed(Server.ServedRoutes, ownRoutes)),
   )
   // Production on Dwolla with PARTNERPAY_DWOLLA_WEBHOOK_URL: the webhook subscription made if missing
   // (in the background: the start does not wait for Dwolla).
@@ -406,8 +409,9 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
 const adminListener = (config: AppConfig) => {
   if (Option.isNone(config.adminListener)) return Layer.empty
   const { port, host } = config.adminListener.value
+  const served: Array<{ method: string; path: string }> = []
   const routes = Layer.mergeAll(
-    Admin.routes(config.adminToken).pipe(Layer.provide(Http.serviceRoutes)),
+    Http.recordRoutes(Admin.routes(config.adminToken).pipe(Layer.provide(Http.serviceRoutes)), served),
     Server.RouterProblems,
     CrossCutting.layer,
   )
@@ -416,7 +420,12 @@ const adminListener = (config: AppConfig) => {
       Effect.logInfo(`partnerpay operator API listening on ${address}`).pipe(Effect.annotateLogs({ address })),
     ),
   )
-  return Layer.provide(announce, Http.serve(routes, { port, host, tracing: config.tracing }))
+  return Layer.provide(
+    announce,
+    Http.serve(routes, { port, host, tracing: config.tracing }).pipe(
+      Layer.provide(Layer.succeed(Server.ServedRoutes, served)),
+    ),
+  )
 }
 
 /**
@@ -425,8 +434,9 @@ const adminListener = (config: AppConfig) => {
  */
 const metricsListener = (config: AppConfig) => {
   if (!config.metrics || Option.isNone(config.metricsPort)) return Layer.empty
+  const served: Array<{ method: string; path: string }> = []
   const routes = Layer.mergeAll(
-    Metrics.routes(config.metricsToken).pipe(Layer.provide(Http.serviceRoutes)),
+    Http.recordRoutes(Metrics.routes(config.metricsToken).pipe(Layer.provide(Http.serviceRoutes)), served),
     Server.RouterProblems,
   )
   const announce = Layer.effectDiscard(
@@ -436,7 +446,9 @@ const metricsListener = (config: AppConfig) => {
   )
   return Layer.provide(
     announce,
-    Http.serve(routes, { port: config.metricsPort.value, host: config.host, tracing: config.tracing }),
+    Http.serve(routes, { port: config.metricsPort.value, host: config.host, tracing: config.tracing }).pipe(
+      Layer.provide(Layer.succeed(Server.ServedRoutes, served)),
+    ),
   )
 }
 

@@ -17,6 +17,7 @@ import {
   paginate,
 } from "./pagination.ts"
 import { partnerToken } from "./partnerToken.ts"
+import { type Resources, resources } from "./resources.ts"
 import { type RetryOptions, retryPolicy } from "./retry.ts"
 import { defaultSleep, type Fetch, fixedToken, send, type TokenSource, type Transport } from "./transport.ts"
 
@@ -44,7 +45,7 @@ export interface PartnerpayClientOptions {
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>
 }
 
-export interface PartnerpayClient extends Client<paths> {
+export interface PartnerpayClient extends Client<paths>, Resources {
   /**
    * Every item of a list, page after page:
    * `for await (const request of client.paginate("/Payment/History", { companyId, limit: 100 })) ...`
@@ -73,7 +74,7 @@ const build = (transport: Transport, baseUrl: string, auth: TokenSource, options
     fetch: (request: Request) => send(transport, request, auth),
     ...(options.headers === undefined ? {} : { headers: options.headers }),
   })
-  const client: PartnerpayClient = Object.assign(api, {
+  const client: PartnerpayClient = Object.assign(api, resources(api), {
     paginate: <P extends ListPath>(path: P, query?: ListQuery<P>, paging?: PaginateOptions<ListItem<P>>) =>
       paginate<ListItem<P>>(api.GET as unknown as GetPage, path, (query ?? {}) as Record<string, unknown>, paging),
     withCustomerToken: (token: string) => build(transport, baseUrl, fixedToken(token), options),

@@ -301,6 +301,32 @@ const missingKey = "Missing key"
 /** What a client is told instead. */
 export const requiredField = "is required"
 
+/** The article-led names of Schema's basic types, for `Expected <type>`. */
+const typeNames: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  boolean: "true or false",
+  object: "an object",
+  array: "an array",
+  bigint: "a whole number",
+  null: "null",
+}
+
+/**
+ * A partner's sentence for Schema's default wording: `Missing key` -> `is required`, an excess property ->
+ * `is not a field of this operation`, `Expected string` -> `must be a string`, `Expected "a" | "b"` ->
+ * `must be one of "a", "b"`; any other message (the hand-written ones) unchanged.
+ */
+export const partnerMessage = (message: string): string => {
+  if (message === excessProperty) return unknownField
+  if (message === missingKey) return requiredField
+  if (!message.startsWith("Expected ")) return message
+  const expected = message.slice("Expected ".length).replace(/, got [\s\S]*$/, "")
+  if (Object.hasOwn(typeNames, expected)) return `must be ${typeNames[expected]}`
+  if (expected.includes(" | ")) return `must be one of ${expected.split(" | ").join(", ")}`
+  return `must be ${expected}`
+}
+
 /** `["owner", "emails", 1, "x"]` -> `owner.emails[1].x`. */
 export const formatPath = (path: ReadonlyArray<PropertyKey>, prefix?: string): string => {
   let out = prefix ?? ""
@@ -319,7 +345,7 @@ export const badRequest = (kind: string, issue: SchemaIssue.Issue): BadRequest =
       (i.path ?? []).map((s) => (typeof s === "object" ? s.key : s)),
       prefix,
     ),
-    message: i.message === excessProperty ? unknownField : i.message === missingKey ? requiredField : i.message,
+    message: partnerMessage(i.message),
   }))
   return new BadRequest({
     detail:
@@ -352,6 +378,12 @@ export const toResponse = (
   return HttpServerRespondable.toResponse(withInstance).pipe(
     Effect.map((response) => {
       let out = HttpServerResponse.setHeader(response, "x-correlation-id", correlationId)
+      // The served page documenting the problem's type (ProblemPages.ts): `type` is an identifier, this resolves.
+      out = HttpServerResponse.setHeader(
+        out,
+        "link",
+        `</docs/problems/${problem.type.slice(typeBase.length)}>; rel="help"`,
+      )
       if (problem instanceof Unauthorized) out = HttpServerResponse.setHeader(out, "www-authenticate", "Bearer")
       if (problem instanceof MethodNotAllowed)
         out = HttpServerResponse.setHeader(out, "allow", problem.allow.join(", "))

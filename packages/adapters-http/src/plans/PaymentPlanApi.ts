@@ -14,6 +14,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../cross-cutting/Authentication.ts"
 import { AmountResponse } from "../cross-cutting/MoneyResponse.ts"
 import * as Problem from "../cross-cutting/Problem.ts"
+import { MetadataRequest, MetadataResponse } from "../payments/PaymentApi.ts"
 
 export const CreatePaymentPlanRequest = Schema.Struct({
   companyId: Schema.optionalKey(
@@ -117,6 +118,18 @@ export class PaymentPlanApi extends HttpApiGroup.make("paymentPlans")
         summary: "Read a payment plan",
         description:
           "For partners: status, consent status, schedule, next due date and collected instalments, each with the transfer collecting it and that transfer's status (Pending, Settled, Failed); settledCount and failedCount count them. A failed instalment is not collected again: the plan goes on with the next due date.",
+      }),
+    ),
+    HttpApiEndpoint.put("setMetadata", "/PaymentPlan/:paymentPlanId/Metadata", {
+      params,
+      payload: MetadataRequest,
+      success: MetadataResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Replace a payment plan's metadata",
+        description:
+          "For partners, in any status: the plan's metadata becomes the one sent (`{}` removes every key). A bad key or value is 400 naming metadata.<key>. Another partner's plan is 404.",
       }),
     ),
     move(

@@ -81,6 +81,13 @@ export const PaymentPlanLive = HttpApiBuilder.group(Api, "paymentPlans", (handle
         return toResponse(plan)
       }),
     )
+    .handle(
+      "setMetadata",
+      Traced.fn("PaymentPlanLive.setMetadata")(function* ({ params, payload }) {
+        const { partnerId } = yield* requirePartner
+        return yield* PaymentPlans.setMetadata(partnerId, params.paymentPlanId, payload.metadata)
+      }, Problem.domainProblems),
+    )
     .handle("activate", moveHandler(PaymentPlans.activate))
     .handle("pause", moveHandler(PaymentPlans.pause))
     .handle("resume", moveHandler(PaymentPlans.resume))

@@ -114,6 +114,7 @@ const PaymentPlanInstalmentData = Schema.Struct({
       description: "Failed: why, in words (the rail's when it refused the movement and ReturnCode is null)",
     }),
   ),
+  Metadata: MetadataData,
   Timestamp: instant,
 }).annotate({
   examples: [
@@ -123,6 +124,7 @@ const PaymentPlanInstalmentData = Schema.Struct({
       DueDate: "2026-12-01",
       TransferId: "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
       Status: "Settled",
+      Metadata: { subscriptionRef: "sub_77" },
       Timestamp: "2026-12-02T06:00:00.000Z",
     },
   ],
@@ -268,6 +270,7 @@ const PaymentPlanStatusData = Schema.Struct({
   Reason: Schema.optionalKey(
     PaymentPlanEvents.CancellationReason.annotate({ description: "Cancelled only: why the plan ended" }),
   ),
+  Metadata: MetadataData,
   Timestamp: instant,
 }).annotate({
   examples: [
@@ -276,6 +279,7 @@ const PaymentPlanStatusData = Schema.Struct({
       CompanyId: "5d1e7a3c-2b4f-4c8d-9e6a-7f0b1c2d3e4f",
       Status: "Cancelled",
       Reason: "ConsentRevoked",
+      Metadata: { subscriptionRef: "sub_77" },
       Timestamp: "2026-11-23T09:15:00.000Z",
     },
   ],

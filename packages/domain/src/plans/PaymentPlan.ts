@@ -147,6 +147,16 @@ export interface RecordInstalmentOutcome {
   readonly at: DateTime.Utc
 }
 
+/** The partner replaces the plan's metadata, whatever its status. */
+export interface SetPaymentPlanMetadata {
+  readonly _tag: "SetPaymentPlanMetadata"
+  readonly paymentPlanId: Ids.PaymentPlanId
+  /** Who sets it: must be the partner of the plan (another partner's plan is NotFound). */
+  readonly partnerId: Ids.PartnerId
+  readonly metadata: Metadata.Metadata
+  readonly at: DateTime.Utc
+}
+
 /** The events of this aggregate. */
 export type Event = PaymentPlanEvent
 
@@ -160,6 +170,7 @@ export type Command =
   | CancelPaymentPlan
   | CollectInstalment
   | RecordInstalmentOutcome
+  | SetPaymentPlanMetadata
 
 // ---------------------------------------------------------------------------
 // State
@@ -647,7 +658,25 @@ export const decide = (command: Command, state: State): Decision<Event> => {
       return collect(command, state)
     case "RecordInstalmentOutcome":
       return recordInstalmentOutcome(command, state)
+    case "SetPaymentPlanMetadata":
+      return setMetadata(command, state)
   }
+}
+
+/** Metadata is the partner's own data: replaced whole, in any status; the same metadata again changes nothing. */
+const setMetadata = (command: SetPaymentPlanMetadata, state: ExistingState): Decision<Event> => {
+  if (command.partnerId !== state.terms.partnerId) return refuse(new NotFound({ entity }))
+  const issues = Metadata.issues("metadata", command.metadata)
+  if (issues.length > 0) return refuse(new ValidationFailed({ issues: [...issues] }))
+  if (Metadata.equals(state.terms.metadata ?? Metadata.empty, command.metadata)) return nothing
+  return accept<PaymentPlanEvent>({
+    _tag: "PaymentPlanMetadataSet",
+    paymentPlanId: state.terms.paymentPlanId,
+    partnerId: state.terms.partnerId,
+    companyId: state.terms.companyId,
+    metadata: command.metadata,
+    at: command.at,
+  })
 }
 
 // ---------------------------------------------------------------------------
@@ -715,6 +744,8 @@ export const evolve = (state: State, event: Event): State => {
       }
     case "PaymentPlanCompleted":
       return ended(state) ? state : { ...state, _tag: "Completed" }
+    case "PaymentPlanMetadataSet":
+      return { ...state, terms: { ...state.terms, metadata: event.metadata } }
     case "InstalmentSettled":
     case "InstalmentFailed":
     case "InstalmentReturned": {

@@ -160,6 +160,13 @@ export const PaymentPlanCompleted = Schema.TaggedStruct("PaymentPlanCompleted", 
 export type PaymentPlanCompleted = typeof PaymentPlanCompleted.Type
 
 /** Every event of a payment plan; the codec of its stream. */
+/** The partner replaced the plan's metadata (`PUT /PaymentPlan/{id}/Metadata`); any status. */
+export const PaymentPlanMetadataSet = Schema.TaggedStruct("PaymentPlanMetadataSet", {
+  ...planFields,
+  metadata: Metadata,
+})
+export type PaymentPlanMetadataSet = typeof PaymentPlanMetadataSet.Type
+
 export const PaymentPlanEvent = Schema.Union([
   PaymentPlanCreated,
   PaymentPlanConsentAccepted,
@@ -173,5 +180,6 @@ export const PaymentPlanEvent = Schema.Union([
   InstalmentSettled,
   InstalmentFailed,
   InstalmentReturned,
+  PaymentPlanMetadataSet,
 ])
 export type PaymentPlanEvent = typeof PaymentPlanEvent.Type

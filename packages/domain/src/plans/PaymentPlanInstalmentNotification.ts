@@ -3,12 +3,14 @@
  * time an instalment collected through a transfer changes status: Pending
  * when it is collected (its transfer is initiated), then Settled or Failed,
  * and a settled one Returned. Data { PaymentPlanId, InstalmentNumber, DueDate,
- * TransferId, Status, ReturnCode and ReturnReason (Failed, Returned), Timestamp }. The plan's events carry the partner, so no read model is read.
+ * TransferId, Status, ReturnCode and ReturnReason (Failed, Returned), Metadata (the plan's, from the
+ * `payment_plans` read model: PlanMetadataInWebhooks.ts), Timestamp }.
  */
 import { DateTime, Effect } from "effect"
 import * as NotificationRule from "../infrastructure/NotificationRule.ts"
 import type { InstalmentStatus, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 import type { PaymentPlanEnvelope } from "./PaymentPlansProjection.ts"
+import { withPlanMetadata } from "./PlanMetadataInWebhooks.ts"
 
 export const eventType = "PAYMENT_PLAN_INSTALMENT_STATUS_CHANGED"
 
@@ -61,4 +63,6 @@ const notifications = (envelope: PaymentPlanEnvelope) => {
   ])
 }
 
-export const rule = NotificationRule.make<PaymentPlanEnvelope>({ streamTypes: ["PaymentPlan"], notifications })
+export const rule = withPlanMetadata(
+  NotificationRule.make<PaymentPlanEnvelope>({ streamTypes: ["PaymentPlan"], notifications }),
+)

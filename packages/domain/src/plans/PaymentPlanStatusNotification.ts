@@ -2,13 +2,14 @@
  * The PAYMENT_PLAN_STATUS_CHANGED webhook: a plan became Active (activated,
  * or resumed), Paused, Cancelled (with its reason: by the company, or its
  * consent declined or revoked) or Completed (no due date left). Data
- * { PaymentPlanId, CompanyId, Status, Reason (Cancelled only), Timestamp }.
+ * { PaymentPlanId, CompanyId, Status, Reason (Cancelled only), Metadata, Timestamp }.
  * Instalments have their own webhook (PAYMENT_PLAN_INSTALMENT_STATUS_CHANGED).
  */
 import { DateTime } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import * as NotificationRule from "../infrastructure/NotificationRule.ts"
 import type { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
+import { withPlanMetadata } from "./PlanMetadataInWebhooks.ts"
 
 export const eventType = "PAYMENT_PLAN_STATUS_CHANGED"
 
@@ -33,22 +34,24 @@ const changeOf = (
   }
 }
 
-export const rule = NotificationRule.perEvent<Envelope.Of<"PaymentPlan", PaymentPlanEvent>>({
-  streamTypes: ["PaymentPlan"],
-  eventType,
-  announce: (event) => {
-    const change = changeOf(event)
-    return change === undefined
-      ? undefined
-      : {
-          partnerId: event.partnerId,
-          data: {
-            PaymentPlanId: event.paymentPlanId,
-            CompanyId: event.companyId,
-            Status: change.status,
-            ...(change.reason === undefined ? {} : { Reason: change.reason }),
-            Timestamp: DateTime.formatIso(event.at),
-          },
-        }
-  },
-})
+export const rule = withPlanMetadata(
+  NotificationRule.perEvent<Envelope.Of<"PaymentPlan", PaymentPlanEvent>>({
+    streamTypes: ["PaymentPlan"],
+    eventType,
+    announce: (event) => {
+      const change = changeOf(event)
+      return change === undefined
+        ? undefined
+        : {
+            partnerId: event.partnerId,
+            data: {
+              PaymentPlanId: event.paymentPlanId,
+              CompanyId: event.companyId,
+              Status: change.status,
+              ...(change.reason === undefined ? {} : { Reason: change.reason }),
+              Timestamp: DateTime.formatIso(event.at),
+            },
+          }
+    },
+  }),
+)

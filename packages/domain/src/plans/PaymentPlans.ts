@@ -219,6 +219,25 @@ const move = (tag: Move) =>
     return yield* get(partnerId, id)
   })
 
+/**
+ * Replaces the partner's metadata of its plan (any status); answers the metadata now held.
+ * Another partner's plan, or an unknown one, is NotFound.
+ */
+export const setMetadata = UseCase.fn("PaymentPlans.setMetadata")(function* (
+  partnerId: Ids.PartnerId,
+  paymentPlanId: string,
+  metadata: Metadata.Metadata,
+) {
+  const at = yield* DateTime.now
+  yield* CommandHandler.handle(
+    PaymentPlan.aggregate,
+    paymentPlanId,
+    { _tag: "SetPaymentPlanMetadata", paymentPlanId: paymentPlanId as Ids.PaymentPlanId, partnerId, metadata, at },
+    { metadata: { partnerId } },
+  )
+  return { metadata }
+})
+
 /** Starts collecting a Draft plan; its consent must be Accepted (RuleViolated ConsentNotAccepted). */
 export const activate = move("ActivatePaymentPlan")
 /** Suspends collection of an Active plan. */

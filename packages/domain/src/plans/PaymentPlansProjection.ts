@@ -180,6 +180,8 @@ export const applyPlanEvent = (
       })
     case "PaymentPlanCompleted":
       return withNextDueDate({ ...touched, status: "Completed" })
+    case "PaymentPlanMetadataSet":
+      return { ...touched, metadata: event.metadata }
     case "InstalmentSettled":
       return {
         ...touched,

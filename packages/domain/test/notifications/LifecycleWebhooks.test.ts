@@ -10,6 +10,7 @@ import * as Notifications from "../../src/composition/Notifications.ts"
 import * as CustomerNotifications from "../../src/customers/CustomerNotifications.ts"
 import type { AnyNotificationRule } from "../../src/infrastructure/NotificationRule.ts"
 import type { Notification } from "../../src/infrastructure/Outbox.ts"
+import { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import * as DebitAuthNotification from "../../src/payments/DebitAuthNotification.ts"
 import * as ConsentStatusNotification from "../../src/plans/ConsentStatusNotification.ts"
 import * as PaymentPlanStatusNotification from "../../src/plans/PaymentPlanStatusNotification.ts"
@@ -27,16 +28,18 @@ let position = 0
 /** What `rule` announces for one event of `streamType`. */
 const announced = (rule: AnyNotificationRule, streamType: string, event: Record<string, unknown>) =>
   Effect.runSync(
-    rule.notifications({
-      streamType,
-      event,
-      eventId: `3f1c2b1e-8a3d-4c2e-9f5a-${String(position + 1).padStart(12, "0")}`,
-      streamId: "s",
-      streamVersion: 1,
-      globalPosition: ++position,
-      recordedAt: at,
-      metadata: {},
-    }) as Effect.Effect<ReadonlyArray<Notification>>,
+    rule
+      .notifications({
+        streamType,
+        event,
+        eventId: `3f1c2b1e-8a3d-4c2e-9f5a-${String(position + 1).padStart(12, "0")}`,
+        streamId: "s",
+        streamVersion: 1,
+        globalPosition: ++position,
+        recordedAt: at,
+        metadata: {},
+      })
+      .pipe(Effect.provide(ReadModelStore.layerMemory)) as Effect.Effect<ReadonlyArray<Notification>>,
   )
 
 const one = (rule: AnyNotificationRule, streamType: string, event: Record<string, unknown>) => {
@@ -91,6 +94,8 @@ describe("a payment plan", () => {
         PaymentPlanId: ids.paymentPlanId,
         CompanyId: ids.companyId,
         Status: status,
+        // The plan's metadata, from its read model ({} when none: no plan is stored here).
+        Metadata: {},
         Timestamp: "2026-11-23T09:15:00.000Z",
       })
     })

@@ -581,6 +581,22 @@ describe("an instalment's transfer", () => {
     }).pipe(Effect.provide(domain())),
   )
 
+  it.effect("the plan's webhooks carry the plan's metadata as it is when they are announced", () =>
+    Effect.gen(function* () {
+      yield* setup
+      const created = yield* PaymentPlans.create(planInput({ metadata: { subscriptionRef: "sub_1" } }))
+      yield* Consents.accept(payerCaller, created.consentId, bankAccountId)
+      yield* PaymentPlans.activate(partnerId, created.paymentPlanId)
+      yield* PaymentPlans.setMetadata(partnerId, created.paymentPlanId, { subscriptionRef: "sub_2" })
+      yield* PaymentPlans.collectDue(created.paymentPlanId)
+      const outbox = yield* MemoryOutbox
+      const metadataOf = (eventType: string) =>
+        outbox.recorded.filter((n) => n.eventType === eventType).map((n) => n.data.Metadata)
+      assert.deepStrictEqual(metadataOf("PAYMENT_PLAN_STATUS_CHANGED"), [{ subscriptionRef: "sub_1" }])
+      assert.deepStrictEqual(metadataOf("PAYMENT_PLAN_INSTALMENT_STATUS_CHANGED"), [{ subscriptionRef: "sub_2" }])
+    }).pipe(Effect.provide(domain())),
+  )
+
   it.effect("each status change is a PAYMENT_PLAN_INSTALMENT_STATUS_CHANGED webhook", () =>
     Effect.gen(function* () {
       const collected = yield* collectedFirst()
@@ -591,6 +607,7 @@ describe("an instalment's transfer", () => {
         InstalmentNumber: 1,
         DueDate: "2026-03-02",
         TransferId: collected.transferId,
+        Metadata: {},
         Timestamp: "2026-03-02T10:00:00.000Z",
       }
       assert.deepStrictEqual(yield* instalmentNotifications, [
