@@ -95,6 +95,11 @@ export const ServedRoutes = Context.Reference<ReadonlyArray<RouteTemplate>>("par
   defaultValue: () => [],
 })
 
+/** Whether a server serves the partner API (false on the operator and metrics listeners: their 405s name only their own routes). */
+export const ServesApi = Context.Reference<boolean>("partnerpay/adapters-http/ServesApi", {
+  defaultValue: () => true,
+})
+
 /** Unknown routes and failures outside the API middleware become problems too. */
 export const RouterProblems = HttpRouter.middleware(
   (httpEffect) =>
@@ -109,7 +114,8 @@ export const RouterProblems = HttpRouter.middleware(
       ) {
         const request = failure.value.request
         const served = fiber === undefined ? [] : fiber.getRef(ServedRoutes)
-        const allow = allowedMethods(served.length === 0 ? routeTable() : [...routeTable(), ...served], request.url)
+        const api = fiber === undefined || fiber.getRef(ServesApi) ? routeTable() : []
+        const allow = allowedMethods(served.length === 0 ? api : [...api, ...served], request.url)
         return Problem.toResponse(
           allow.length > 0 ? Problem.methodNotAllowed(request.method, allow) : Problem.routeNotFound(),
           correlationId,

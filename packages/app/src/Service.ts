@@ -423,7 +423,7 @@ const adminListener = (config: AppConfig) => {
   return Layer.provide(
     announce,
     Http.serve(routes, { port, host, tracing: config.tracing }).pipe(
-      Layer.provide(Layer.succeed(Server.ServedRoutes, served)),
+      Layer.provide(Layer.mergeAll(Layer.succeed(Server.ServedRoutes, served), Layer.succeed(Server.ServesApi, false))),
     ),
   )
 }
@@ -447,7 +447,7 @@ const metricsListener = (config: AppConfig) => {
   return Layer.provide(
     announce,
     Http.serve(routes, { port: config.metricsPort.value, host: config.host, tracing: config.tracing }).pipe(
-      Layer.provide(Layer.succeed(Server.ServedRoutes, served)),
+      Layer.provide(Layer.mergeAll(Layer.succeed(Server.ServedRoutes, served), Layer.succeed(Server.ServesApi, false))),
     ),
   )
 }

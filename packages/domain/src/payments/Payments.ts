@@ -175,7 +175,7 @@ export const create = UseCase.fn("Payments.create")(function* (input: CreateInpu
   const ceiling =
     input.enableAutoPay === true ? autoPayLimit : input.enableDebitAuth === true ? debitCeiling : undefined
   if (ceiling !== undefined && ceiling.currency === amount.currency && amount.minorUnits <= ceiling.minorUnits)
-    yield* RailRules.checkAutomaticCollection(input.partnerId, input.payerRegistrationId, amount, input.dueDate)
+    yield* RailRules.checkAutoCollection(input.partnerId, input.payerRegistrationId, amount, input.dueDate)
   const ids = yield* IdGenerator
   const paymentRequestId = (yield* ids.next) as PaymentRequestId
   const at = yield* DateTime.now

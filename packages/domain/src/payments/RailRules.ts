@@ -86,7 +86,7 @@ export const checkPayerLimit = Traced.fn("RailRules.checkPayerLimit")(function* 
  * by then: refused only when the amount alone exceeds the limit (the window is checked again at
  * origination, where an automatic collection past it fails with that reason).
  */
-export const checkAutomaticCollection = Traced.fn("RailRules.checkAutomaticCollection")(function* (
+export const checkAutoCollection = Traced.fn("RailRules.checkAutoCollection")(function* (
   partnerId: string,
   payerRegistrationId: string,
   amount: Money.Money,
