@@ -9,13 +9,16 @@
  */
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
+import { fileURLToPath } from "node:url"
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
 import { bearer, makeServer, partnerToken, send } from "./fixtures.ts"
 
-const specPath = process.env.PARTNERPAY_SPEC ?? "/work/shared/spec/partner-interface.md"
+/** The interface, as committed in docs/ (PARTNERPAY_SPEC names another copy, e.g. ../shared/spec/partner-interface.md). */
+const specPath =
+  process.env.PARTNERPAY_SPEC ?? fileURLToPath(new URL("../../../docs/partner-interface.md", import.meta.url))
 
 /** `| METHOD | /path | ... |` rows of section 4 of the interface. */
 export const specEndpoints = (): ReadonlyArray<{ method: string; path: string }> => {
