@@ -67,6 +67,7 @@ import { createServer } from "node:net"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as RuntimeFlags from "../packages/app/src/RuntimeFlags.ts"
 import { chart } from "./chart.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -838,28 +839,17 @@ const serviceEnv = (target: Target, port: number, overrides: Record<string, stri
 })
 
 /**
- * How `pnpm start` starts the service (packages/app/package.json, `[NAME=value ...] node <flags>
- * src/main.ts`): the environment variables it sets (e.g. the compile cache's directory) and the Node
- * flags (e.g. the young generation's bound), so that the bench measures the service as operators run it.
+ * How `pnpm start` starts the service (packages/app/src/start.ts re-executes Node with the flags and
+ * environment of RuntimeFlags.ts, and a compile cache next to the code), so that the bench measures the
+ * service as operators run it.
  */
-export const serviceStart: { readonly env: Record<string, string>; readonly nodeFlags: ReadonlyArray<string> } =
-  (() => {
-    const manifest = JSON.parse(readFileSync(join(root, "packages", "app", "package.json"), "utf8")) as {
-      readonly scripts?: Record<string, string>
-    }
-    const words = (manifest.scripts?.start ?? "node src/main.ts").split(/\s+/)
-    const node = words.indexOf("node")
-    return {
-      env: Object.fromEntries(
-        words
-          .slice(0, node)
-          .flatMap((word) =>
-            /^[A-Z_][A-Z0-9_]*=/.test(word) ? [word.split(/=(.*)/s).slice(0, 2) as [string, string]] : [],
-          ),
-      ),
-      nodeFlags: words.slice(node + 1, words.indexOf("src/main.ts")).filter((word) => word.startsWith("--")),
-    }
-  })()
+export const serviceStart: { readonly env: Record<string, string>; readonly nodeFlags: ReadonlyArray<string> } = {
+  env: {
+    NODE_COMPILE_CACHE: join(root, "packages", "app", "node_modules", ".cache", "node-compile-cache"),
+    ...RuntimeFlags.environment,
+  },
+  nodeFlags: RuntimeFlags.nodeFlags,
+}
 
 /** The Node flags the service is started with (`serviceStart`). */
 export const serviceNodeFlags: ReadonlyArray<string> = serviceStart.nodeFlags
