@@ -453,6 +453,10 @@ const providersOf = (read: Read, issues: Issues, production: boolean): ProviderP
         if (entry.key === "KYB") need(settings.dwollaBusinessClassification.name, why)
         if (entry.key === "MONEY_MOVEMENT") need(settings.dwollaMasterFundingSource.name, why)
       }
+      if (choice === "stripe") {
+        need(settings.stripeSecretKey.name, why)
+        need(settings.stripeWebhookSecret.name, why)
+      }
       ports[entry.key] = { _tag: choice, timeoutMillis }
       continue
     }
@@ -534,6 +538,11 @@ const providersOf = (read: Read, issues: Issues, production: boolean): ProviderP
     businessClassification: vendor(value.dwollaBusinessClassification, settings.dwollaBusinessClassification.name),
     masterFundingSource: vendor(value.dwollaMasterFundingSource, settings.dwollaMasterFundingSource.name),
   }
+  const stripe = {
+    secretKey: vendor(value.stripeSecretKey, settings.stripeSecretKey.name),
+    webhookSecret: vendor(value.stripeWebhookSecret, settings.stripeWebhookSecret.name),
+    baseUrl: baseUrl(value.stripeBaseUrl, settings.stripeBaseUrl.name),
+  }
   const timeoutMillis = HttpBridge.defaultTimeoutMillis
   return {
     ports,
@@ -570,6 +579,10 @@ const providersOf = (read: Read, issues: Issues, production: boolean): ProviderP
               webhookSecret: dwolla.webhookSecret,
               timeoutMillis,
             },
+      stripe:
+        stripe.secretKey === undefined || stripe.webhookSecret === undefined
+          ? undefined
+          : { ...stripe, secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, timeoutMillis },
     },
   }
 }

@@ -423,6 +423,18 @@ export const settings = {
     whenUnset: "unset",
     doc: "Dwolla: the platform's own funding source id (its settlement account: debits go to it, payouts and refunds come from it); needed with PARTNERPAY_PROVIDER_MONEY_MOVEMENT=dwolla.",
   }),
+  stripeSecretKey: optional("PARTNERPAY_STRIPE_SECRET_KEY", AnySecret, {
+    whenUnset: "unset",
+    doc: "Stripe: the account's secret API key (`sk_live_...`, `sk_test_...` or a restricted `rk_...`); needed with PARTNERPAY_PROVIDER_CARD_PROCESSOR=stripe.",
+  }),
+  stripeWebhookSecret: optional("PARTNERPAY_STRIPE_WEBHOOK_SECRET", AnySecret, {
+    whenUnset: "unset",
+    doc: "Stripe: the signing secret (`whsec_...`) of the webhook endpoint POST /providers/stripe/webhooks (its Stripe-Signature is checked with it); needed with PARTNERPAY_PROVIDER_CARD_PROCESSOR=stripe.",
+  }),
+  stripeBaseUrl: optional("PARTNERPAY_STRIPE_BASE_URL", HttpUrl, {
+    whenUnset: "Stripe's (api.stripe.com)",
+    doc: "Every Stripe API call to this base URL instead (a local fake in tests, an egress proxy).",
+  }),
 } as const
 
 /** The settings read once (the bridges' are declared per port below). */

@@ -249,7 +249,10 @@ describe("configuration", () => {
           "PARTNERPAY_PLAID_IDV_TEMPLATE_ID",
         ],
       )
-      assert.include(error.message, 'PARTNERPAY_PROVIDER_CARD_PROCESSOR: must be one of "bridge" (got "plaid")')
+      assert.include(
+        error.message,
+        'PARTNERPAY_PROVIDER_CARD_PROCESSOR: must be one of "bridge", "stripe" (got "plaid")',
+      )
       assert.include(error.message, "PARTNERPAY_PLAID_IDV_TEMPLATE_ID: is required when PARTNERPAY_PROVIDER_KYC=plaid")
       assert.include(error.message, "PARTNERPAY_TWILIO_ACCOUNT_SID: is required when PARTNERPAY_PROVIDER_OTP=twilio")
       assert.notInclude(error.message, "a-plaid-secret")
@@ -300,6 +303,38 @@ describe("configuration", () => {
         alone.issues.map((issue) => issue.variable),
         ["PARTNERPAY_PROVIDER_KYB", "PARTNERPAY_DWOLLA_MASTER_FUNDING_SOURCE"],
       )
+    }),
+  )
+
+  it.effect("Stripe names, in one error, every Stripe setting it lacks, and never echoes a secret", () =>
+    Effect.gen(function* () {
+      const error = yield* issuesOf({
+        ...productionSecrets,
+        ...allBridges,
+        PARTNERPAY_PROVIDER_CARD_PROCESSOR: "stripe",
+        PARTNERPAY_STRIPE_BASE_URL: "http://stripe.example.com",
+      })
+      assert.deepStrictEqual(
+        error.issues.map((issue) => issue.variable),
+        ["PARTNERPAY_STRIPE_SECRET_KEY", "PARTNERPAY_STRIPE_WEBHOOK_SECRET", "PARTNERPAY_STRIPE_BASE_URL"],
+      )
+      assert.include(
+        error.message,
+        "PARTNERPAY_STRIPE_SECRET_KEY: is required when PARTNERPAY_PROVIDER_CARD_PROCESSOR=stripe",
+      )
+      const config = yield* loadFrom({
+        ...productionSecrets,
+        ...allBridges,
+        PARTNERPAY_PROVIDER_CARD_PROCESSOR: "stripe",
+        PARTNERPAY_STRIPE_SECRET_KEY: "sk_test_a-stripe-key",
+        PARTNERPAY_STRIPE_WEBHOOK_SECRET: "whsec_a-signing-secret",
+      })
+      assert.strictEqual(config.providers.ports.CARD_PROCESSOR?._tag, "stripe")
+      const stripe = config.providers.vendors.stripe
+      assert.isDefined(stripe)
+      assert.strictEqual(Redacted.value(stripe!.secretKey), "sk_test_a-stripe-key")
+      assert.notInclude(String(stripe!.secretKey), "sk_test")
+      assert.notInclude(JSON.stringify(stripe), "whsec_")
     }),
   )
 

@@ -55,15 +55,15 @@ export const payerFundingSource = (store: Store, registrationId: string, bankAcc
 
 const unavailable = (reason: string) => new Providers.ProviderUnavailable({ provider: DwollaClient.provider, reason })
 
-const storeOn = (sql: SqlClient): Store => {
+const storeOn = (sql: SqlClient, provider: string = DwollaClient.provider): Store => {
   const run = <A, E>(effect: Effect.Effect<A, E, SqlClient>) =>
     effect.pipe(
       Effect.provideService(SqlClient, sql),
       Effect.mapError(() => unavailable("the funding sources cannot be read (database)")),
     )
   return {
-    find: (ownerId) => run(PgFundingSources.find(DwollaClient.provider, ownerId)),
-    keep: (ownerId, fundingSource) => run(PgFundingSources.keep(DwollaClient.provider, ownerId, fundingSource)),
+    find: (ownerId) => run(PgFundingSources.find(provider, ownerId)),
+    keep: (ownerId, fundingSource) => run(PgFundingSources.keep(provider, ownerId, fundingSource)),
     customerOf: (companyId) => run(PgFundingSources.kybSubmissionOf(companyId)),
     accountOf: (registrationId, bankAccountId) => run(PgFundingSources.linkedAccountOf(registrationId, bankAccountId)),
   }
@@ -76,3 +76,12 @@ const unstored: Store = { find: none, keep: none, customerOf: none, accountOf: n
 export const current: Effect.Effect<Store> = Effect.map(Effect.serviceOption(SqlClient), (sql) =>
   Option.match(sql, { onNone: () => unstored, onSome: storeOn }),
 )
+
+/**
+ * The same store for another provider's references (`provider_funding_sources` rows of `provider`): the
+ * Stripe customers of our payers (`StripeCardProcessor.ts`).
+ */
+export const currentFor = (provider: string): Effect.Effect<Store> =>
+  Effect.map(Effect.serviceOption(SqlClient), (sql) =>
+    Option.match(sql, { onNone: () => unstored, onSome: (client) => storeOn(client, provider) }),
+  )

@@ -4,7 +4,7 @@
  * Each port is served by the operator's HTTP bridge (always possible: any
  * vendor behind a small service, docs/providers.md) or, for some ports, by a
  * first-party adapter on the vendor's official SDK (`twilio`, `smtp`,
- * `plaid`, `dwolla`). `PARTNERPAY_PROVIDER_<KEY>` picks one (default `bridge`); each
+ * `plaid`, `dwolla`, `stripe`). `PARTNERPAY_PROVIDER_<KEY>` picks one (default `bridge`); each
  * adapter has its own settings (Settings.ts declares them, Config.ts checks
  * them and names every missing one in one error).
  *
@@ -41,6 +41,7 @@ import * as MoneyMovementBridge from "./MoneyMovementBridge.ts"
 import * as OtpSenderBridge from "./OtpSenderBridge.ts"
 import type * as PlaidBankLinker from "./PlaidBankLinker.ts"
 import type * as SmtpEmail from "./SmtpEmail.ts"
+import type * as StripeClient from "./StripeClient.ts"
 import type * as TwilioVerify from "./TwilioVerify.ts"
 
 /**
@@ -59,6 +60,7 @@ export interface VendorSettings {
   readonly smtp?: SmtpEmail.SmtpConfig | undefined
   readonly plaid?: PlaidBankLinker.PlaidConfig | undefined
   readonly dwolla?: DwollaClient.DwollaConfig | undefined
+  readonly stripe?: StripeClient.StripeConfig | undefined
 }
 
 /**
@@ -101,7 +103,7 @@ export const ports = [
     key: "CARD_PROCESSOR",
     port: "card processor (saved cards, card payments)",
     required: false,
-    adapters: { bridge: CardProcessorBridge.layer },
+    adapters: { bridge: CardProcessorBridge.layer, stripe: lazy(() => import("./StripeCardProcessor.ts")) },
   },
   {
     key: "E_SIGNATURE",
@@ -137,7 +139,7 @@ export type PortKey = Entry["key"]
 export type AdapterName = { [K in PortKey]: keyof Extract<Entry, { key: K }>["adapters"] }[PortKey]
 
 /** Every adapter name any port offers. */
-export const adapterNames: ReadonlyArray<AdapterName> = ["bridge", "twilio", "smtp", "plaid", "dwolla"]
+export const adapterNames: ReadonlyArray<AdapterName> = ["bridge", "twilio", "smtp", "plaid", "dwolla", "stripe"]
 
 /** The adapters of one port, `bridge` first. */
 export const adaptersOf = (key: PortKey): ReadonlyArray<AdapterName> =>

@@ -137,7 +137,11 @@ export const refund = Traced.fn("CardRefundPayments.refund")(function* (input: R
   const refunded = yield* recordRefund(payment, refundId, amount)
   const charger = yield* CardCharger.CardCharger
   const answered = yield* charger
-    .refund(payment.processorReference, { idempotencyKey: refundId, amount: refunded })
+    .refund(payment.processorReference, {
+      idempotencyKey: refundId,
+      amount: refunded,
+      cardPaymentId: payment.cardPaymentId,
+    })
     .pipe(Effect.match({ onSuccess: () => true, onFailure: () => false }))
   const state = answered
     ? yield* recordOutcome(payment.cardPaymentId, refundId, { _tag: "Completed" })

@@ -52,11 +52,15 @@ export class CardCharger extends Context.Service<
     ) => Effect.Effect<Charged, CardDeclined | ProviderUnavailable | FeatureNotAvailable>
     /**
      * Gives a charge back: all of it, or `partial.amount` once per `partial.idempotencyKey` (a card refund's
-     * id: asking again never refunds twice). Unavailable: nothing is known to have happened.
+     * id: asking again never refunds twice; `partial.cardPaymentId`, the refunded card payment, lets the
+     * processor's later notification about this refund name it). Unavailable: nothing is known to have
+     * happened, or the processor has not decided yet (the refund stays Pending until its notification).
      */
     readonly refund: (
       processorReference: string,
-      partial?: { readonly idempotencyKey: string; readonly amount: Money } | undefined,
+      partial?:
+        | { readonly idempotencyKey: string; readonly amount: Money; readonly cardPaymentId?: string | undefined }
+        | undefined,
     ) => Effect.Effect<void, ProviderUnavailable>
   }
 >()("partnerpay/domain/CardCharger") {

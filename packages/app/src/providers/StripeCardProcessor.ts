@@ -1,0 +1,278 @@
+/**
+ * The card processor port (`CardProcessor`) and its charge operation
+ * (`CardCharger`) on Stripe (PARTNERPAY_PROVIDER_CARD_PROCESSOR=stripe), on
+ * the official `stripe` SDK (`StripeClient.ts`). docs/providers.md, "Stripe".
+ *
+ * - A payer is a Stripe Customer, made on first need (`customers.create`,
+ *   Idempotency-Key `partnerpay-customer-<registrationId>`) and kept with the
+ *   payer in the providers' store as the Dwolla customers are
+ *   (`DwollaStore`: `provider_funding_sources`, provider `Stripe`, owner
+ *   `payer:<registrationId>`; the first kept wins).
+ * - Saved cards (`listCardMethods`) are the customer's card PaymentMethods
+ *   (`customers.listPaymentMethods`, type `card`); a payer without a customer
+ *   has none (no call). A card is added by the app through a SetupIntent
+ *   (`setupCard`: its client secret, confirmed by Stripe's SDK in the app).
+ * - `charge` (in-app payment of a payment request): a PaymentIntent on the
+ *   card's customer, confirmed off-session, Idempotency-Key the payment
+ *   request id (a retry answers the first PaymentIntent, never a second
+ *   charge); metadata `partnerpay_payment_request_id`. A decline is
+ *   `CardDeclined` with Stripe's decline code. Off-session, a card that needs
+ *   3-D Secure is declined by Stripe as `authentication_required`; a
+ *   PaymentIntent left `requires_action` is declined the same way (the app
+ *   completes it with the payer: docs/providers.md). The processor's
+ *   reference is the PaymentIntent id, and the money is available on its
+ *   charge's balance transaction's `available_on`.
+ * - `registerCardPayment` (POST /cardpayment): `externalReference` names a
+ *   Stripe PaymentIntent (`pi_...`) or charge (`ch_...`) made elsewhere (a
+ *   terminal); it is retrieved, must have succeeded for the same amount and
+ *   currency, and is tagged `partnerpay_card_payment_id` (its disputes and
+ *   refunds name it). Another reference is refused (`stripe_reference_required`).
+ * - `refund`: a Stripe Refund of the PaymentIntent (or charge), Idempotency-Key
+ *   the card refund's id, metadata naming the refund and the card payment.
+ *   Stripe's `succeeded` is done; `pending` (or `requires_action`) leaves the
+ *   refund Pending until Stripe's `refund.updated` / `charge.refunded`
+ *   webhook (`StripeNotifications.ts`); `failed`/`canceled` is unavailable
+ *   too, and the webhook records the failure.
+ */
+import { CardCharger, CustomerProviders, type Money, Providers, Traced } from "@partnerpay/domain"
+import { DateTime, Effect, Layer } from "effect"
+import type Stripe from "stripe"
+import * as DwollaStore from "./DwollaStore.ts"
+import * as StripeClient from "./StripeClient.ts"
+
+/** Metadata keys partnerpay writes on Stripe objects (the webhooks read them back). */
+export const metadataKeys = {
+  paymentRequestId: "partnerpay_payment_request_id",
+  cardPaymentId: "partnerpay_card_payment_id",
+  refundId: "partnerpay_refund_id",
+  registrationId: "partnerpay_registration_id",
+} as const
+
+/** The providers' store key of a payer's Stripe customer. */
+export const payerKey = (registrationId: string): string => `payer:${registrationId}`
+
+/** Where the payer's customer is kept (the service's database; tests give their own). */
+export interface CustomerStore {
+  readonly find: (ownerId: string) => Effect.Effect<string | undefined, Providers.ProviderUnavailable>
+  readonly keep: (ownerId: string, customerId: string) => Effect.Effect<string, Providers.ProviderUnavailable>
+}
+
+/** The store on the service's database (`provider_funding_sources`, provider `Stripe`). */
+export const currentStore: Effect.Effect<CustomerStore> = Effect.map(
+  DwollaStore.currentFor(StripeClient.provider),
+  (store) => ({
+    find: store.find,
+    keep: store.keep,
+  }),
+)
+
+const toMinor = (amount: Money.Money) => ({ amount: amount.minorUnits, currency: amount.currency.toLowerCase() })
+
+/** When the charge's money is available to the account (its balance transaction), if Stripe says. */
+export const availableAtOf = (charge: Stripe.Charge | string | null): DateTime.Utc | undefined => {
+  if (charge === null || typeof charge === "string") return undefined
+  const transaction = charge.balance_transaction
+  if (transaction === null || typeof transaction === "string") return undefined
+  return DateTime.makeUnsafe(transaction.available_on * 1000)
+}
+
+const declined = (refusal: StripeClient.StripeRefusal | StripeClient.StripeDecline) =>
+  refusal._tag === "StripeDecline"
+    ? new CardCharger.CardDeclined({ code: refusal.code, reason: refusal.reason })
+    : new Providers.ProviderUnavailable({ provider: StripeClient.provider, reason: `refused (${refusal.code})` })
+
+/** The adapter's operations on one Stripe client and customer store. */
+export const make = (stripe: Stripe, store: CustomerStore) => {
+  /** The payer's customer, if made. */
+  const customerOf = (registrationId: string) => store.find(payerKey(registrationId))
+
+  /** The payer's customer, made on first need (the first kept wins if two are made at once). */
+  const ensureCustomer = (registrationId: string) =>
+    Effect.flatMap(customerOf(registrationId), (kept) => {
+      if (kept !== undefined) return Effect.succeed(kept)
+      const params: Stripe.CustomerCreateParams = { metadata: { [metadataKeys.registrationId]: registrationId } }
+      return StripeClient.call("customers.create", () =>
+        stripe.customers.create(params, { idempotencyKey: `partnerpay-customer-${registrationId}` }),
+      ).pipe(Effect.flatMap((customer) => store.keep(payerKey(registrationId), customer.id)))
+    })
+
+  const processor = CustomerProviders.CardProcessor.of({
+    listCardMethods: (registrationId) =>
+      Effect.flatMap(customerOf(registrationId), (customer) => {
+        if (customer === undefined) return Effect.succeed([])
+        const params: Stripe.CustomerListPaymentMethodsParams = { type: "card", limit: 100 }
+        return StripeClient.call("customers.listPaymentMethods", () =>
+          stripe.customers.listPaymentMethods(customer, params),
+        ).pipe(
+          Effect.map((list) =>
+            list.data.flatMap((method) =>
+              method.card === undefined || method.card === null
+                ? []
+                : [
+                    {
+                      id: method.id,
+                      type: "card",
+                      brand: method.card.brand,
+                      last4: method.card.last4,
+                      expMonth: method.card.exp_month,
+                      expYear: method.card.exp_year,
+                    },
+                  ],
+            ),
+          ),
+        )
+      }),
+    registerCardPayment: Traced.fn("StripeCardProcessor.registerCardPayment")(function* (request) {
+      const reference = request.externalReference
+      const refused = (code: string, reason: string) =>
+        Effect.fail(new CustomerProviders.CardProcessorRefused({ code, reason }))
+      const notFound = (refusal: StripeClient.StripeRefusal | StripeClient.StripeDecline) =>
+        refusal._tag === "StripeRefusal" && refusal.status === 404
+          ? new CustomerProviders.CardProcessorRefused({
+              code: "stripe_reference_unknown",
+              reason: "Stripe has no payment with this reference",
+            })
+          : new Providers.ProviderUnavailable({ provider: StripeClient.provider, reason: "refused" })
+      const tag = { metadata: { [metadataKeys.cardPaymentId]: request.cardPaymentId } }
+      const options = { idempotencyKey: `partnerpay-card-payment-${request.cardPaymentId}` }
+      let found: { amount: number; currency: string; succeeded: boolean; charge: Stripe.Charge | string | null }
+      if (reference.startsWith("pi_")) {
+        const params: Stripe.PaymentIntentRetrieveParams = { expand: ["latest_charge.balance_transaction"] }
+        const intent = yield* StripeClient.call(
+          "paymentIntents.retrieve",
+          () => stripe.paymentIntents.retrieve(reference, params),
+          notFound,
+        )
+        found = {
+          amount: intent.amount_received,
+          currency: intent.currency,
+          succeeded: intent.status === "succeeded",
+          charge: intent.latest_charge,
+        }
+      } else if (reference.startsWith("ch_")) {
+        const params: Stripe.ChargeRetrieveParams = { expand: ["balance_transaction"] }
+        const charge = yield* StripeClient.call(
+          "charges.retrieve",
+          () => stripe.charges.retrieve(reference, params),
+          notFound,
+        )
+        found = { amount: charge.amount, currency: charge.currency, succeeded: charge.status === "succeeded", charge }
+      } else {
+        return yield* refused(
+          "stripe_reference_required",
+          "the external reference must name the Stripe PaymentIntent (pi_...) or charge (ch_...) of the payment",
+        )
+      }
+      const expected = toMinor(request.amount)
+      if (!found.succeeded) return yield* refused("payment_not_succeeded", "the Stripe payment has not succeeded")
+      if (found.amount !== expected.amount || found.currency !== expected.currency)
+        return yield* refused("amount_mismatch", "the Stripe payment is for another amount or currency")
+      if (reference.startsWith("pi_")) {
+        const params: Stripe.PaymentIntentUpdateParams = tag
+        yield* StripeClient.call("paymentIntents.update", () =>
+          stripe.paymentIntents.update(reference, params, options),
+        )
+      } else {
+        const params: Stripe.ChargeUpdateParams = tag
+        yield* StripeClient.call("charges.update", () => stripe.charges.update(reference, params, options))
+      }
+      const availableAt = availableAtOf(found.charge)
+      return { processorReference: reference, ...(availableAt === undefined ? {} : { availableAt }) }
+    }),
+  })
+
+  const charger = CardCharger.CardCharger.of({
+    charge: Traced.fn("StripeCardProcessor.charge")(function* (request) {
+      const method = yield* StripeClient.call("paymentMethods.retrieve", () =>
+        stripe.paymentMethods.retrieve(request.paymentMethodId),
+      )
+      const customer = StripeClient.idOf(method.customer)
+      const params: Stripe.PaymentIntentCreateParams = {
+        ...toMinor(request.amount),
+        payment_method: request.paymentMethodId,
+        ...(customer === undefined ? {} : { customer }),
+        confirm: true,
+        off_session: true,
+        description: request.description,
+        metadata: { [metadataKeys.paymentRequestId]: request.idempotencyKey },
+        expand: ["latest_charge.balance_transaction"],
+      }
+      const intent = yield* StripeClient.call(
+        "paymentIntents.create",
+        () => stripe.paymentIntents.create(params, { idempotencyKey: request.idempotencyKey }),
+        declined,
+      )
+      if (intent.status === "requires_action")
+        return yield* new CardCharger.CardDeclined({
+          code: "authentication_required",
+          reason: "the card needs the payer's authentication (3-D Secure)",
+        })
+      if (intent.status !== "succeeded" && intent.status !== "processing")
+        return yield* new CardCharger.CardDeclined({
+          code: intent.last_payment_error?.decline_code ?? intent.last_payment_error?.code ?? "card_declined",
+          reason: "the card was declined",
+        })
+      const availableAt = availableAtOf(intent.latest_charge)
+      return { processorReference: intent.id, ...(availableAt === undefined ? {} : { availableAt }) }
+    }),
+    refund: Traced.fn("StripeCardProcessor.refund")(function* (processorReference, partial) {
+      const target = processorReference.startsWith("ch_")
+        ? { charge: processorReference }
+        : { payment_intent: processorReference }
+      const params: Stripe.RefundCreateParams = {
+        ...target,
+        ...(partial === undefined
+          ? {}
+          : {
+              amount: partial.amount.minorUnits,
+              metadata: {
+                [metadataKeys.refundId]: partial.idempotencyKey,
+                ...(partial.cardPaymentId === undefined ? {} : { [metadataKeys.cardPaymentId]: partial.cardPaymentId }),
+              },
+            }),
+      }
+      const key = partial?.idempotencyKey ?? `partnerpay-refund-all-${processorReference}`
+      const refund = yield* StripeClient.call("refunds.create", () =>
+        stripe.refunds.create(params, { idempotencyKey: key }),
+      )
+      if (refund.status !== "succeeded")
+        return yield* new Providers.ProviderUnavailable({
+          provider: StripeClient.provider,
+          reason: `refunds.create: the refund is ${refund.status ?? "not decided"} (its webhook decides)`,
+        })
+    }),
+  })
+
+  /** A SetupIntent for the payer to add a card in the app (its client secret; the customer made on need). */
+  const setupCard = Traced.fn("StripeCardProcessor.setupCard")(function* (registrationId: string) {
+    const customer = yield* ensureCustomer(registrationId)
+    const params: Stripe.SetupIntentCreateParams = {
+      customer,
+      usage: "off_session",
+      metadata: { [metadataKeys.registrationId]: registrationId },
+    }
+    const intent = yield* StripeClient.call("setupIntents.create", () => stripe.setupIntents.create(params))
+    if (intent.client_secret === null)
+      return yield* new Providers.ProviderUnavailable({
+        provider: StripeClient.provider,
+        reason: "setupIntents.create: no client secret",
+      })
+    return { setupIntentId: intent.id, clientSecret: intent.client_secret, customerId: customer }
+  })
+
+  return { processor, charger, setupCard, ensureCustomer }
+}
+
+/** The layer of PARTNERPAY_PROVIDER_CARD_PROCESSOR=stripe. */
+export const layer = (
+  config: StripeClient.StripeConfig,
+): Layer.Layer<CustomerProviders.CardProcessor | CardCharger.CardCharger> =>
+  Layer.unwrap(
+    Effect.map(currentStore, (store) => {
+      const adapter = make(StripeClient.client(config), store)
+      return Layer.merge(
+        Layer.succeed(CustomerProviders.CardProcessor, adapter.processor),
+        Layer.succeed(CardCharger.CardCharger, adapter.charger),
+      )
+    }),
+  )
