@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
-import { operations, sourcesPresent, trimAll, trimmedDir, trimmedName } from "./documents/trim.ts"
+import { fixtures, operations, sourcesPresent, trimAll, trimmedDir, trimmedName } from "./documents/trim.ts"
 
 type Json = Record<string, unknown>
 
@@ -35,6 +35,14 @@ describe("the committed trimmed provider documents", () => {
           .map((method) => `${method} ${template}`),
       )
       assert.sameMembers(kept, [...wanted], file)
+    }
+  })
+
+  it("keep each published example object the Stripe fake answers with, and no other", () => {
+    for (const [file, wanted] of Object.entries(fixtures)) {
+      const resources = (JSON.parse(committed(trimmedName(file))) as { resources: Json }).resources
+      assert.sameMembers(Object.keys(resources), [...wanted], file)
+      for (const name of wanted) assert.strictEqual((resources[name] as Json).object, name, `${file} ${name}`)
     }
   })
 

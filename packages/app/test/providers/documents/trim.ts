@@ -223,12 +223,44 @@ export const trim = (file: string, text: string): string => {
   return `${JSON.stringify(sorted(trimmed), null, 1)}\n`
 }
 
+/**
+ * Stripe publishes no document small enough to keep (its OpenAPI document is tens of MB; the `stripe`
+ * package's types describe the requests): its example objects (`fixtures3.json`, one per resource) are
+ * what the Stripe fake answers with. The resources the adapter reads, kept as published.
+ */
+export const fixtures: Record<string, ReadonlyArray<string>> = {
+  "stripe-fixtures3.json": [
+    "balance_transaction",
+    "charge",
+    "customer",
+    "dispute",
+    "event",
+    "payment_intent",
+    "payment_method",
+    "refund",
+    "setup_intent",
+  ],
+}
+
+/** The published fixtures `file` trimmed to the resources kept. */
+export const trimFixtures = (file: string, text: string): string => {
+  const resources = (JSON.parse(text) as { resources: Json }).resources
+  const kept = Object.fromEntries((fixtures[file] ?? []).map((name) => [name, resources[name]]))
+  return `${JSON.stringify(sorted({ resources: kept }), null, 1)}\n`
+}
+
 /** Whether the published documents are here (`../shared/providers/`). */
 export const sourcesPresent = () => existsSync(sourceDir)
 
 /** The trimmed copy of each document, from `../shared/providers/`: name and text. */
-export const trimAll = (): ReadonlyArray<readonly [string, string]> =>
-  Object.keys(operations).map((file) => [trimmedName(file), trim(file, readFileSync(`${sourceDir}${file}`, "utf8"))])
+export const trimAll = (): ReadonlyArray<readonly [string, string]> => [
+  ...Object.keys(operations).map(
+    (file) => [trimmedName(file), trim(file, readFileSync(`${sourceDir}${file}`, "utf8"))] as const,
+  ),
+  ...Object.keys(fixtures).map(
+    (file) => [trimmedName(file), trimFixtures(file, readFileSync(`${sourceDir}${file}`, "utf8"))] as const,
+  ),
+]
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (!sourcesPresent()) {
