@@ -523,7 +523,7 @@ describe("a provider's callbacks", () => {
     )
 
   it.effect(
-    "have their own class per provider (Plaid, Dwolla, money movement): a 30-request burst is not throttled, an anonymous one is",
+    "have their own class per provider (Plaid, Dwolla, money movement, card processor, Stripe): a 30-request burst is not throttled, an anonymous one is",
     () =>
       Effect.gen(function* () {
         const context = yield* withTestClock
@@ -531,7 +531,13 @@ describe("a provider's callbacks", () => {
           assert.strictEqual(yield* burst(path, context), 0, path)
         }
         assert.isAbove(yield* burst("/NoSuchAnonymousPath", context), 0)
-        assert.deepStrictEqual(Object.values(CrossCutting.providerCallbackPaths), ["plaid", "dwolla", "money-movement"])
+        assert.deepStrictEqual(Object.values(CrossCutting.providerCallbackPaths), [
+          "plaid",
+          "dwolla",
+          "money-movement",
+          "card-processor",
+          "stripe",
+        ])
       }),
   )
 })

@@ -87,7 +87,7 @@ const badField = (field: string, message: string) =>
   })
 
 /** What the notification asks of the domain; a refusal of the body itself as a problem. */
-const record = Traced.fn("CardProcessorNotifications.record")(function* (notification: NotificationBody) {
+export const record = Traced.fn("CardProcessorNotifications.record")(function* (notification: NotificationBody) {
   const at = yield* DateTime.now
   switch (notification.kind) {
     case "DisputeOpened": {

@@ -52,6 +52,7 @@ import * as SandboxMessages from "./SandboxMessages.ts"
 import * as SandboxMoneyMovement from "./SandboxMoneyMovement.ts"
 import * as SandboxProviders from "./SandboxProviders.ts"
 import * as SandboxWebhooks from "./SandboxWebhooks.ts"
+import type * as StripeNotifications from "./StripeNotifications.ts"
 import * as Telemetry from "./Telemetry.ts"
 import * as TokenSecret from "./TokenSecret.ts"
 import * as WebhookTarget from "./WebhookTarget.ts"
@@ -267,6 +268,28 @@ const dwollaRoutes = (
         ),
       )
 
+/** Stripe's settings (its webhook signing secret), when the card processor is Stripe. */
+const stripeWebhooks = (config: AppConfig) => {
+  const selection = config.providers.ports.CARD_PROCESSOR
+  const stripe = config.providers.vendors.stripe
+  return selection?._tag !== "stripe" || stripe === undefined
+    ? undefined
+    : { ...stripe, timeoutMillis: selection.timeoutMillis }
+}
+
+/** Stripe's webhook route, its module (and Stripe's SDK) loaded only when the card processor is Stripe. */
+const stripeRoutes = (
+  stripe: ReturnType<typeof stripeWebhooks>,
+): Layer.Layer<never, never, HttpRouter.HttpRouter | StripeNotifications.Requirements> =>
+  stripe === undefined
+    ? Layer.empty
+    : Layer.unwrap(
+        Effect.map(
+          Effect.promise(() => import("./StripeNotifications.ts")),
+          (module) => module.routes(stripe),
+        ),
+      )
+
 /** Everything the service runs, for a validated configuration and its token secret. */
 export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<string>, startedAt = Date.now()) => {
   const core = Layer.provideMerge(
@@ -343,6 +366,8 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     ...(sandbox ? [] : [CardProcessorNotifications.routes(bridgeOf(config.providers.ports.CARD_PROCESSOR))]),
     // Production: Dwolla's signed webhooks, when a port is on Dwolla.
     ...(sandbox ? [] : [dwollaRoutes(dwollaWebhooks(config))]),
+    // Production: Stripe's signed webhooks, when the card processor is Stripe.
+    ...(sandbox ? [] : [stripeRoutes(stripeWebhooks(config))]),
   ).pipe(Layer.provide(Http.serviceRoutes))
   // Their paths called with another method answer 405 with Allow (Server.ServedRoutes).
   const ownRoutes: Array<{ method: string; path: string }> = []

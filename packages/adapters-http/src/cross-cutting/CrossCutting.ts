@@ -7,7 +7,7 @@
  *    a valid token (POST /auth/token, bad tokens) are limited per client
  *    address (`ClientAddress.ts`: the socket peer, or the address the trusted
  *    proxies saw, read from the right of `X-Forwarded-For`), except a
- *    provider's callbacks (`providerCallbackPaths`: Plaid, Dwolla, the
+ *    provider's callbacks (`providerCallbackPaths`: Plaid, Dwolla, Stripe, the
  *    money-movement bridge), each provider its own generous class per address
  *    (`providerCallbacks`, 100/s, bursts of 200).
  *    Over the limit -> 429 problem with `Retry-After` (seconds). Every answer
@@ -112,6 +112,8 @@ export const providerCallbackPaths: Readonly<Record<string, string>> = {
   "/BankLinkWebhook/UpdateItem": "plaid",
   "/ProviderWebhooks/Dwolla": "dwolla",
   "/providers/money-movement/notifications": "money-movement",
+  "/providers/card-processor/notifications": "card-processor",
+  "/providers/stripe/webhooks": "stripe",
 }
 
 /** The limits in force; `defaultLimits` unless a layer provides others (e.g. `layerLimits`). */

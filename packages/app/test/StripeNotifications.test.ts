@@ -1,0 +1,206 @@
+/**
+ * Stripe's webhooks (POST /providers/stripe/webhooks, production with the
+ * card processor on Stripe), verified with the SDK's Stripe-Signature check:
+ * a dispute of a company's card payment opened (its amount and Stripe's fee
+ * out of the balance at once), replayed (nothing more), won (back); a card
+ * refund left pending decided by Stripe later (failed: the money back; its
+ * charge refunded: completed); forged, stale and unsigned ones refused; a
+ * dispute of a payment partnerpay does not know acknowledged and ignored.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { PgDatabase } from "@partnerpay/adapters-pg"
+import { CardCharger, CardPayments, CardRefundPayments, Companies, Ids, Payouts } from "@partnerpay/domain"
+import { Effect, Layer, Redacted } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import Stripe from "stripe"
+import * as Domain from "../src/Domain.ts"
+import * as StripeCardProcessor from "../src/providers/StripeCardProcessor.ts"
+import * as StripeClient from "../src/providers/StripeClient.ts"
+import * as SandboxProviders from "../src/SandboxProviders.ts"
+import * as StripeNotifications from "../src/StripeNotifications.ts"
+import * as StripeFake from "./providers/StripeFake.ts"
+import { companyBody } from "./support.ts"
+
+const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6d")
+
+describe("Stripe's webhooks (POST /providers/stripe/webhooks)", () => {
+  it.live(
+    "a verified dispute takes the money and fee at once, a replay changes nothing, won gives them back; refunds are decided by Stripe's events; forged and stale ones are refused",
+    () =>
+      Effect.gen(function* () {
+        const fake = yield* StripeFake.start()
+        const config: StripeClient.StripeConfig = {
+          secretKey: Redacted.make(StripeFake.secretKey),
+          webhookSecret: Redacted.make(StripeFake.webhookSecret),
+          baseUrl: fake.url,
+          timeoutMillis: 5_000,
+        }
+        const context = yield* Layer.build(
+          Layer.mergeAll(
+            Domain.layer.pipe(Layer.provideMerge(PgDatabase.layerPglite())),
+            SandboxProviders.layerSandbox({ signingDelayMillis: 0 }),
+          ),
+        )
+        const { companyId, cardPaymentId } = yield* Effect.provide(
+          Effect.gen(function* () {
+            const company = yield* Companies.register(partnerId, companyBody({ companyReferenceId: "stripe-1" }))
+            yield* Companies.completeKyb(company.companyId, "Verified")
+            const registered = yield* CardPayments.register({
+              partnerId,
+              merchantId: company.companyId as string as Ids.MerchantId,
+              amount: { value: 40, currencyCode: "USD" },
+              last4: "4242",
+              brand: "visa",
+              externalReference: "terminal-1",
+            })
+            return { companyId: company.companyId, cardPaymentId: registered.cardPaymentId }
+          }),
+          context,
+        )
+        // The terminal payment at Stripe, tagged as registerCardPayment tags it.
+        const terminal = fake.terminalPayment(4_000, "usd")
+        const chargeId = String(terminal.latest_charge)
+        const charge = fake.state.charges.get(chargeId) as Stripe.Charge
+        charge.metadata = { [StripeCardProcessor.metadataKeys.cardPaymentId]: cardPaymentId }
+
+        const app = HttpRouter.toWebHandler(
+          StripeNotifications.routes(config).pipe(
+            Layer.provide(Layer.succeedContext(context)),
+            Layer.provide(HttpServer.layerServices),
+          ),
+          { disableLogger: true },
+        )
+        yield* Effect.addFinalizer(() => Effect.promise(() => app.dispose()))
+        const signer = new Stripe(StripeFake.secretKey)
+        let events = 0
+        const event = (type: string, object: unknown) => {
+          events += 1
+          return {
+            id: `evt_test_${events}`,
+            object: "event",
+            api_version: StripeClient.apiVersion,
+            created: Math.floor(Date.now() / 1000),
+            livemode: false,
+            pending_webhooks: 1,
+            request: { id: null, idempotency_key: null },
+            type,
+            data: { object },
+          }
+        }
+        const post = (
+          body: unknown,
+          options: { readonly secret?: string; readonly ageSeconds?: number; readonly unsigned?: boolean } = {},
+        ) => {
+          const payload = JSON.stringify(body)
+          const header = signer.webhooks.generateTestHeaderString({
+            payload,
+            secret: options.secret ?? StripeFake.webhookSecret,
+            timestamp: Math.floor(Date.now() / 1000) - (options.ageSeconds ?? 0),
+          })
+          return Effect.promise(() =>
+            app.handler(
+              new Request(`http://partnerpay.test${StripeNotifications.path}`, {
+                method: "POST",
+                headers: {
+                  "content-type": "application/json",
+                  ...(options.unsigned === true ? {} : { "stripe-signature": header }),
+                },
+                body: payload,
+              }),
+            ),
+          )
+        }
+        const total = Effect.provide(
+          Effect.map(
+            Payouts.balance(partnerId, companyId, "USD"),
+            (b) => b.available.minorUnits + b.pending.minorUnits,
+          ),
+          context,
+        )
+        const dispute = (status: string) => ({
+          id: "dp_test_1",
+          object: "dispute",
+          amount: 4_000,
+          currency: "usd",
+          charge: chargeId,
+          payment_intent: terminal.id,
+          reason: "fraudulent",
+          status,
+          balance_transactions: [{ id: "txn_dispute_1", object: "balance_transaction", amount: -4_000, fee: 1_500 }],
+          metadata: {},
+        })
+        const opened = event("charge.dispute.created", dispute("needs_response"))
+
+        assert.strictEqual((yield* post(opened, { secret: "whsec_another_secret" })).status, 401)
+        assert.strictEqual((yield* post(opened, { ageSeconds: 600 })).status, 401)
+        assert.strictEqual((yield* post(opened, { unsigned: true })).status, 401)
+        assert.strictEqual(yield* total, 4_000)
+
+        assert.strictEqual((yield* post(opened)).status, 200)
+        assert.strictEqual(yield* total, 4_000 - 4_000 - 1_500)
+        // Stripe's retry, or a replay within the tolerance: the same event id changes nothing.
+        assert.strictEqual((yield* post(opened)).status, 200)
+        assert.strictEqual(yield* total, 4_000 - 4_000 - 1_500)
+        assert.strictEqual((yield* post(event("charge.dispute.updated", dispute("under_review")))).status, 200)
+        assert.strictEqual((yield* post(event("charge.dispute.closed", dispute("won")))).status, 200)
+        assert.strictEqual(yield* total, 4_000)
+
+        // A dispute of a charge partnerpay never tagged: acknowledged, nothing recorded.
+        const stranger = fake.terminalPayment(1_000, "usd")
+        const foreign = { ...dispute("needs_response"), id: "dp_test_2", charge: String(stranger.latest_charge) }
+        assert.strictEqual((yield* post(event("charge.dispute.created", foreign))).status, 200)
+        assert.strictEqual(yield* total, 4_000)
+
+        // A card refund Stripe has not decided yet stays Pending (the money held), then Stripe fails it.
+        fake.refundStatus("pending")
+        const stripeCharger = StripeCardProcessor.make(StripeClient.client(config), {
+          find: () => Effect.succeed(undefined),
+          keep: (_, id) => Effect.succeed(id),
+        }).charger
+        const refundOf = (value: number) =>
+          CardRefundPayments.refund({ partnerId, id: cardPaymentId, amount: { value, currencyCode: "USD" } }).pipe(
+            Effect.provideService(CardCharger.CardCharger, stripeCharger),
+            Effect.provide(context),
+          )
+        const pending = yield* refundOf(10)
+        assert.strictEqual(pending.status, "Pending")
+        assert.strictEqual(yield* total, 4_000 - 1_000)
+        const failed = {
+          id: "re_test_1",
+          object: "refund",
+          amount: 1_000,
+          currency: "usd",
+          charge: chargeId,
+          status: "failed",
+          failure_reason: "expired_or_canceled_card",
+          metadata: {
+            [StripeCardProcessor.metadataKeys.refundId]: pending.refundId,
+            [StripeCardProcessor.metadataKeys.cardPaymentId]: cardPaymentId,
+          },
+        }
+        assert.strictEqual((yield* post(event("refund.failed", failed))).status, 200)
+        assert.strictEqual(yield* total, 4_000)
+
+        // Another one left pending, completed when Stripe says the charge was refunded.
+        const second = yield* refundOf(5)
+        assert.strictEqual(second.status, "Pending")
+        const succeeded = { ...failed, id: "re_test_2", amount: 500, status: "succeeded" } as unknown as Stripe.Refund
+        succeeded.metadata = { ...succeeded.metadata, [StripeCardProcessor.metadataKeys.refundId]: second.refundId }
+        fake.state.refunds.set(succeeded.id, succeeded)
+        assert.strictEqual((yield* post(event("charge.refunded", { ...charge, amount_refunded: 500 }))).status, 200)
+        assert.strictEqual(yield* total, 4_000 - 500)
+        // Completed is final: a contrary event is acknowledged and changes nothing.
+        assert.strictEqual((yield* post(event("refund.failed", { ...succeeded, status: "failed" }))).status, 200)
+        assert.strictEqual(yield* total, 4_000 - 500)
+
+        // Events partnerpay has nothing to record for.
+        assert.strictEqual((yield* post(event("balance.available", { object: "balance" }))).status, 200)
+        assert.strictEqual(
+          (yield* post(event("payment_intent.payment_failed", { ...terminal, status: "requires_payment_method" })))
+            .status,
+          200,
+        )
+      }).pipe(Effect.scoped),
+    60_000,
+  )
+})
