@@ -306,9 +306,17 @@ export const start = (): Effect.Effect<StripeFake, never, Scope.Scope> =>
           const charge = state.charges.get(id)
           if (charge === undefined) return notFound("charge", id)
           if (method === "POST") charge.metadata = { ...charge.metadata, ...metadataOf(form) }
-          const balance = Object.values(form).includes("balance_transaction")
+          const expand = Object.values(form)
           const transaction = charge.balance_transaction as Stripe.BalanceTransaction
-          return { status: 200, body: balance ? charge : { ...charge, balance_transaction: transaction.id } }
+          const intent = state.paymentIntents.get(String(charge.payment_intent))
+          return {
+            status: 200,
+            body: {
+              ...charge,
+              balance_transaction: expand.includes("balance_transaction") ? transaction : transaction.id,
+              ...(expand.includes("payment_intent") && intent !== undefined ? { payment_intent: intent } : {}),
+            },
+          }
         }
         if (method === "POST" && resource === "refunds" && id === undefined) return createRefund(form)
         if (method === "GET" && resource === "refunds" && id === undefined) {

@@ -1,0 +1,252 @@
+/**
+ * Production with the card processor on Stripe (issue 38): the service process
+ * starts with PARTNERPAY_ENV=production on PostgreSQL, its required ports and
+ * KYB on HTTP bridges (a local fake bridge) and its card processor on Stripe's
+ * official SDK pointed at the Stripe fake (Stripe's published example objects).
+ *
+ * The walk: the start lists e-signature and push as off, not the card
+ * processor; a company verified through the KYB bridge; a terminal card payment
+ * registered by its Stripe PaymentIntent (tagged at Stripe with our id; one
+ * without a Stripe reference refused), its money pending until Stripe's
+ * availability date (no payout can take it); a partial card refund as a Stripe
+ * Refund keyed by the refund id; a dispute opened by Stripe's signed webhook
+ * (its amount and fee out of the balance; a forged one refused, a replay
+ * changing nothing) and lost; a second payment's dispute won (the money back).
+ */
+import { createHmac } from "node:crypto"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
+import { call, companyBody, freshDatabase, tempDir } from "../faults/support.ts"
+import * as FakeProvider from "../packages/app/test/providers/FakeProvider.ts"
+import * as StripeFake from "../packages/app/test/providers/StripeFake.ts"
+import { killAll, startService } from "../packages/app/test/support.ts"
+
+const cleanups: Array<() => void | Promise<void>> = []
+afterAll(async () => {
+  killAll()
+  for (const cleanup of cleanups.reverse()) await cleanup()
+})
+
+const adminToken = "an-operator-token-of-at-least-32-characters"
+
+/** `Stripe-Signature` of `payload` as Stripe makes it: `t=<seconds>,v1=<hex HMAC-SHA256 of "t.payload">`. */
+const stripeSignature = (payload: string, secret = StripeFake.webhookSecret, ageSeconds = 0) => {
+  const timestamp = Math.floor(Date.now() / 1000) - ageSeconds
+  const signature = createHmac("sha256", secret).update(`${timestamp}.${payload}`).digest("hex")
+  return `t=${timestamp},v1=${signature}`
+}
+
+describe("production with the card processor on Stripe", () => {
+  it.live(
+    "a terminal payment found at Stripe, pending until available, partly refunded, disputed (lost, then won) by signed webhooks",
+    () =>
+      Effect.gen(function* () {
+        const bridge = yield* FakeProvider.start()
+        bridge.script("submit", [{ status: 200, body: { submissionId: "kyb-submission-1" } }])
+        bridge.script("status", [{ status: 200, body: { status: "Verified" } }])
+        const stripe = yield* StripeFake.start()
+        const database = freshDatabase("stripe")
+        const data = tempDir("stripe")
+        cleanups.push(database.drop, data.remove)
+        const bridged = Object.fromEntries(
+          ["OTP", "KYC", "BANK_LINKING", "MONEY_MOVEMENT", "KYB"].flatMap((key) => [
+            [`PARTNERPAY_PROVIDER_${key}_URL`, bridge.url],
+            [`PARTNERPAY_PROVIDER_${key}_SECRET`, Redacted.value(bridge.secret)],
+          ]),
+        )
+        const service = yield* Effect.promise(() =>
+          startService(
+            {
+              PORT: "0",
+              PARTNERPAY_ENV: "production",
+              DATABASE_URL: database.url,
+              PARTNERPAY_DATA_DIR: data.dir,
+              PARTNERPAY_TOKEN_SECRET: "a-token-secret-of-at-least-32-bytes-long",
+              PARTNERPAY_SECRET_PEPPER: "a-client-secret-pepper-of-at-least-32-bytes",
+              PARTNERPAY_DATA_KEY: "d".repeat(64),
+              PARTNERPAY_OTP_SECRET: "an-otp-secret-of-at-least-32-characters",
+              PARTNERPAY_CHAT_SECRET: "a-chat-secret-of-at-least-32-characters",
+              PARTNERPAY_ADMIN_TOKEN: adminToken,
+              ...bridged,
+              PARTNERPAY_KYB_POLL_MS: "200",
+              PARTNERPAY_PROVIDER_CARD_PROCESSOR: "stripe",
+              PARTNERPAY_STRIPE_SECRET_KEY: StripeFake.secretKey,
+              PARTNERPAY_STRIPE_WEBHOOK_SECRET: StripeFake.webhookSecret,
+              PARTNERPAY_STRIPE_BASE_URL: stripe.url,
+            },
+            60_000,
+          ),
+        )
+        cleanups.push(() => service.stop().then(() => undefined))
+        const base = service.url
+
+        // The card processor is on: only e-signature and the message channels are listed as off.
+        let off: string | undefined
+        for (let wait = 0; wait < 100 && off === undefined; wait++) {
+          off = service.output.find((line) => line.includes("optional capabilities off"))
+          if (off === undefined) yield* Effect.sleep("50 millis")
+        }
+        if (off === undefined) return assert.fail(`no capability listed as off:\n${service.output.join("\n")}`)
+        assert.include(off, "[PARTNERPAY_PROVIDER_E_SIGNATURE]")
+        assert.include(off, "[PARTNERPAY_PROVIDER_PUSH]")
+        assert.notInclude(off, "[PARTNERPAY_PROVIDER_CARD_PROCESSOR]")
+        assert.notInclude(service.output.join("\n"), StripeFake.secretKey)
+
+        const partner = yield* Effect.promise(() =>
+          call(base, "POST", "/admin/partners", { token: adminToken, body: { name: "Acme" } }),
+        )
+        assert.strictEqual(partner.status, 201, partner.text)
+        const { clientId, clientSecret } = partner.body as { clientId: string; clientSecret: string }
+        const token = yield* Effect.promise(() =>
+          call(base, "POST", "/auth/token", { body: { ClientId: clientId, ClientSecret: clientSecret } }),
+        )
+        const partnerToken = (token.body as { AccessToken: string }).AccessToken
+
+        // A company verified through the KYB bridge (the KYB worker submits it, then polls its verdict).
+        const registered = yield* Effect.promise(() =>
+          call(base, "POST", "/Company/Create", {
+            token: partnerToken,
+            body: companyBody({ companyReferenceId: "stripe-walk" }),
+          }),
+        )
+        assert.strictEqual(registered.status, 200, registered.text)
+        const companyId = (registered.body as { companyId: string }).companyId
+        let status: string | undefined
+        for (let attempt = 0; attempt < 400 && status !== "Verified"; attempt++) {
+          const answer = yield* Effect.promise(() =>
+            call(base, "GET", `/company/status?companyId=${companyId}`, { token: partnerToken }),
+          )
+          status = (answer.body as { Status: string }).Status
+          if (status !== "Verified") yield* Effect.sleep("50 millis")
+        }
+        assert.strictEqual(status, "Verified")
+
+        const balance = () =>
+          Effect.promise(() => call(base, "GET", `/Company/${companyId}/Balance`, { token: partnerToken })).pipe(
+            Effect.map((answer) => {
+              assert.strictEqual(answer.status, 200, answer.text)
+              const { available, pending } = answer.body as {
+                available: { value: number }
+                pending: { value: number }
+              }
+              return { available: Math.round(available.value * 100), pending: Math.round(pending.value * 100) }
+            }),
+          )
+        const terminal = (externalReference: string, value: number) =>
+          Effect.promise(() =>
+            call(base, "POST", "/cardpayment", {
+              token: partnerToken,
+              body: {
+                merchantId: companyId,
+                amount: { value, currencyCode: "USD" },
+                last4: "4242",
+                brand: "visa",
+                externalReference,
+              },
+            }),
+          )
+
+        // A terminal payment made elsewhere, named by its Stripe PaymentIntent: found, checked, tagged.
+        const intent = stripe.terminalPayment(4_000, "usd")
+        const registeredPayment = yield* terminal(intent.id, 40)
+        assert.strictEqual(registeredPayment.status, 200, registeredPayment.text)
+        const cardPaymentId = (registeredPayment.body as { cardPaymentId: string }).cardPaymentId
+        assert.strictEqual(
+          stripe.state.paymentIntents.get(intent.id)?.metadata.partnerpay_card_payment_id,
+          cardPaymentId,
+        )
+        const unnamed = yield* terminal("TERMINAL-0001", 40)
+        assert.strictEqual(unnamed.status, 422, unnamed.text)
+        assert.include(unnamed.text, "stripe_reference_required")
+        // Its money waits for Stripe's availability date (a day away): pending, nothing to pay out.
+        assert.deepStrictEqual(yield* balance(), { available: 0, pending: 4_000 })
+
+        // A partial card refund: a Stripe Refund of the PaymentIntent, keyed by the refund id, Completed.
+        const refund = yield* Effect.promise(() =>
+          call(base, "POST", `/Transaction/${cardPaymentId}/Refund`, {
+            token: partnerToken,
+            body: { amount: { value: 10, currencyCode: "USD" }, reason: "one item returned" },
+          }),
+        )
+        assert.strictEqual(refund.status, 200, refund.text)
+        const { refundId } = refund.body as { refundId: string }
+        assert.include(refund.text, '"Completed"')
+        const sent = stripe.requests().filter((request) => request.path === "/v1/refunds")
+        assert.strictEqual(sent.length, 1)
+        assert.strictEqual(sent[0]?.idempotencyKey, refundId)
+        assert.strictEqual(sent[0]?.form.payment_intent, intent.id)
+        assert.strictEqual(sent[0]?.form.amount, "1000")
+        const total = Effect.map(balance(), (b) => b.available + b.pending)
+        assert.strictEqual(yield* total, 3_000)
+
+        // Stripe's webhooks: a dispute of the payment (40.00 and Stripe's 15.00 fee out at once).
+        let events = 0
+        const webhook = (
+          type: string,
+          object: unknown,
+          options: { readonly id?: string; readonly secret?: string; readonly ageSeconds?: number } = {},
+        ) => {
+          events += 1
+          const payload = JSON.stringify({
+            id: options.id ?? `evt_walk_${events}`,
+            object: "event",
+            api_version: "2026-10-28.endive",
+            created: Math.floor(Date.now() / 1000),
+            livemode: false,
+            pending_webhooks: 1,
+            request: { id: null, idempotency_key: null },
+            type,
+            data: { object },
+          })
+          return Effect.promise(() =>
+            call(base, "POST", "/providers/stripe/webhooks", {
+              rawBody: payload,
+              headers: {
+                "content-type": "application/json",
+                "stripe-signature": stripeSignature(payload, options.secret, options.ageSeconds),
+              },
+            }),
+          )
+        }
+        const dispute = (id: string, charge: string, amount: number, disputeStatus: string) => ({
+          id,
+          object: "dispute",
+          amount,
+          currency: "usd",
+          charge,
+          reason: "fraudulent",
+          status: disputeStatus,
+          balance_transactions: [{ id: `txn_${id}`, object: "balance_transaction", amount: -amount, fee: 1_500 }],
+          metadata: {},
+        })
+        const lost = dispute("dp_walk_lost", String(intent.latest_charge), 4_000, "needs_response")
+        const forged = yield* webhook("charge.dispute.created", lost, { secret: "whsec_not_the_endpoint_secret" })
+        assert.strictEqual(forged.status, 401, forged.text)
+        const stale = yield* webhook("charge.dispute.created", lost, { ageSeconds: 900 })
+        assert.strictEqual(stale.status, 401, stale.text)
+        assert.strictEqual(yield* total, 3_000)
+        const opened = yield* webhook("charge.dispute.created", lost, { id: "evt_walk_dispute_opened" })
+        assert.strictEqual(opened.status, 200, opened.text)
+        assert.strictEqual(yield* total, 3_000 - 4_000 - 1_500)
+        const replayed = yield* webhook("charge.dispute.created", lost, { id: "evt_walk_dispute_opened" })
+        assert.strictEqual(replayed.status, 200, replayed.text)
+        assert.strictEqual(yield* total, 3_000 - 4_000 - 1_500)
+        const closedLost = yield* webhook("charge.dispute.closed", { ...lost, status: "lost" })
+        assert.strictEqual(closedLost.status, 200, closedLost.text)
+        assert.strictEqual(yield* total, 3_000 - 4_000 - 1_500)
+
+        // A second payment disputed and won: its amount and fee given back.
+        const second = stripe.terminalPayment(2_000, "usd")
+        assert.strictEqual((yield* terminal(second.id, 20)).status, 200)
+        const before = yield* total
+        const won = dispute("dp_walk_won", String(second.latest_charge), 2_000, "needs_response")
+        assert.strictEqual((yield* webhook("charge.dispute.created", won)).status, 200)
+        assert.strictEqual(yield* total, before - 2_000 - 1_500)
+        assert.strictEqual((yield* webhook("charge.dispute.closed", { ...won, status: "won" })).status, 200)
+        assert.strictEqual(yield* total, before)
+        // Still nothing available: no payout took card money before its date.
+        assert.strictEqual((yield* balance()).available <= 0, true)
+      }).pipe(Effect.scoped),
+    180_000,
+  )
+})
