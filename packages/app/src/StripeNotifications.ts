@@ -27,6 +27,11 @@
  *   `partnerpay_card_payment_id`) that Stripe decided: `succeeded` ->
  *   Completed; `failed` / `canceled` -> Failed with Stripe's failure reason.
  *   A refund made in Stripe's dashboard (no metadata of ours) is ignored.
+ * - `setup_intent.succeeded`: the card the payer added through the SetupIntent
+ *   of `StripeCardProcessor.setupCard` saved with the payer
+ *   (`CustomerPreferences.saveCardPaymentMethod`; the payer named by the
+ *   SetupIntent's or its Customer's metadata, the card's brand, last 4 digits
+ *   and expiry asked of Stripe); a SetupIntent of no payer of ours is ignored.
  * - `payment_intent.payment_failed`, `balance.available` and every other
  *   event: acknowledged, nothing recorded (an off-session charge is answered
  *   at once; a charge's availability date is recorded with the payment from
@@ -39,7 +44,7 @@
  */
 import { Problem, RequestRecord } from "@partnerpay/adapters-http"
 import { PgProviderNotifications } from "@partnerpay/adapters-pg"
-import { Traced } from "@partnerpay/domain"
+import { CustomerPreferences, Ids, Traced } from "@partnerpay/domain"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
@@ -169,8 +174,50 @@ export const notificationsOf = Traced.fn("StripeNotifications.notificationsOf")(
   }
 })
 
+/**
+ * A card the payer added through a SetupIntent (`setup_intent.succeeded`): saved with the payer named by
+ * the SetupIntent's metadata (or its Customer's), its details asked of Stripe. Undefined: not ours.
+ */
+const savedCard = Traced.fn("StripeNotifications.savedCard")(function* (stripe: Stripe, intent: Stripe.SetupIntent) {
+  const methodId = StripeClient.idOf(intent.payment_method)
+  if (methodId === undefined) return undefined
+  let metadata: Stripe.Metadata = intent.metadata ?? {}
+  const customerId = StripeClient.idOf(intent.customer)
+  if (metadata[StripeCardProcessor.metadataKeys.registrationId] === undefined && customerId !== undefined) {
+    const customer = yield* StripeClient.call("customers.retrieve", () => stripe.customers.retrieve(customerId))
+    metadata = "deleted" in customer && customer.deleted === true ? {} : (customer as Stripe.Customer).metadata
+  }
+  const registrationId = metadata[StripeCardProcessor.metadataKeys.registrationId]
+  const partnerId = metadata[StripeCardProcessor.metadataKeys.partnerId]
+  if (registrationId === undefined || partnerId === undefined) return undefined
+  const method = yield* StripeClient.call("paymentMethods.retrieve", () => stripe.paymentMethods.retrieve(methodId))
+  if (method.card === undefined || method.card === null) return undefined
+  return {
+    partnerId: Ids.PartnerId.make(partnerId),
+    registrationId: Ids.RegistrationId.make(registrationId),
+    method: {
+      id: method.id,
+      type: "card",
+      brand: method.card.brand,
+      last4: method.card.last4,
+      expMonth: method.card.exp_month,
+      expYear: method.card.exp_year,
+    },
+  }
+})
+
 /** Applies each notification; what the domain refuses (unknown payment, contrary outcome) is logged. */
 const apply = Traced.fn("StripeNotifications.apply")(function* (stripe: Stripe, event: Stripe.Event) {
+  if (event.type === "setup_intent.succeeded") {
+    const card = yield* savedCard(stripe, event.data.object)
+    if (card === undefined) return "ignored"
+    const saved = yield* Effect.result(
+      CustomerPreferences.saveCardPaymentMethod(card.partnerId, card.registrationId, card.method),
+    )
+    if (saved._tag === "Success") return "card saved"
+    if (isDomainRefusal(saved.failure)) return `refused: ${saved.failure._tag}`
+    return yield* Effect.fail(saved.failure)
+  }
   const bodies: ReadonlyArray<unknown> = yield* notificationsOf(stripe, event)
   const outcomes: Array<string> = []
   for (const body of bodies) {
@@ -226,7 +273,10 @@ const receive = Traced.fn("StripeNotifications.receive")(function* (
 })
 
 /** What applying a webhook needs (the domain's stores and the database, provided by the service). */
-export type Requirements = CardProcessorNotifications.Requirements | SqlClient
+export type Requirements =
+  | CardProcessorNotifications.Requirements
+  | Effect.Services<ReturnType<typeof CustomerPreferences.saveCardPaymentMethod>>
+  | SqlClient
 
 /** The route, when the card processor is Stripe; no route at all otherwise (404). */
 export const routes = (

@@ -5,11 +5,21 @@
  * out of the balance at once), replayed (nothing more), won (back); a card
  * refund left pending decided by Stripe later (failed: the money back; its
  * charge refunded: completed); forged, stale and unsigned ones refused; a
- * dispute of a payment partnerpay does not know acknowledged and ignored.
+ * dispute of a payment partnerpay does not know acknowledged and ignored; a
+ * card added through partnerpay's SetupIntent saved with the payer.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { PgDatabase } from "@partnerpay/adapters-pg"
-import { CardCharger, CardPayments, CardRefundPayments, Companies, Ids, Payouts } from "@partnerpay/domain"
+import {
+  CardCharger,
+  CardPayments,
+  CardRefundPayments,
+  Companies,
+  CustomerPreferences,
+  Ids,
+  Payouts,
+} from "@partnerpay/domain"
+import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect, Layer, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import Stripe from "stripe"
@@ -192,6 +202,35 @@ describe("Stripe's webhooks (POST /providers/stripe/webhooks)", () => {
         // Completed is final: a contrary event is acknowledged and changes nothing.
         assert.strictEqual((yield* post(event("refund.failed", { ...succeeded, status: "failed" }))).status, 200)
         assert.strictEqual(yield* total, 4_000 - 500)
+
+        // A card the payer added through the SetupIntent partnerpay made: saved with the payer.
+        const payer = Ids.RegistrationId.make("6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f")
+        yield* Effect.provide(Fixtures.registerCustomer(partnerId, payer), context)
+        const kept = new Map<string, string>()
+        const adapter = StripeCardProcessor.make(StripeClient.client(config), {
+          find: (owner) => Effect.succeed(kept.get(owner)),
+          keep: (owner, id) => Effect.sync(() => kept.set(owner, id).get(owner) as string),
+        })
+        const setup = yield* adapter.setupCard(payer, partnerId)
+        const card = fake.attachCard(setup.customerId, "4242", "visa")
+        const setupIntent = fake.state.setupIntents.get(setup.setupIntentId) as Stripe.SetupIntent
+        const setupDone = { ...setupIntent, status: "succeeded", payment_method: card.id }
+        assert.strictEqual((yield* post(event("setup_intent.succeeded", setupDone))).status, 200)
+        const saved = yield* Effect.provide(CustomerPreferences.cardPaymentMethods(partnerId, payer), context)
+        assert.deepStrictEqual(saved.paymentMethods, [
+          { id: card.id, type: "card", brand: "visa", last4: "4242", expMonth: 12, expYear: 2034 },
+        ])
+        // A SetupIntent of no payer of ours (no metadata, a Customer of another integration): ignored.
+        const foreignCustomer = "cus_foreign"
+        fake.state.customers.set(foreignCustomer, { id: foreignCustomer, object: "customer", metadata: {} } as never)
+        const foreignSetup = {
+          ...setupDone,
+          id: "seti_foreign",
+          customer: foreignCustomer,
+          metadata: {},
+          payment_method: fake.attachCard(foreignCustomer, "1881").id,
+        }
+        assert.strictEqual((yield* post(event("setup_intent.succeeded", foreignSetup))).status, 200)
 
         // Events partnerpay has nothing to record for.
         assert.strictEqual((yield* post(event("balance.available", { object: "balance" }))).status, 200)

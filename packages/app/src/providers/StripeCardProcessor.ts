@@ -46,6 +46,7 @@ export const metadataKeys = {
   cardPaymentId: "partnerpay_card_payment_id",
   refundId: "partnerpay_refund_id",
   registrationId: "partnerpay_registration_id",
+  partnerId: "partnerpay_partner_id",
 } as const
 
 /** The providers' store key of a payer's Stripe customer. */
@@ -87,10 +88,12 @@ export const make = (stripe: Stripe, store: CustomerStore) => {
   const customerOf = (registrationId: string) => store.find(payerKey(registrationId))
 
   /** The payer's customer, made on first need (the first kept wins if two are made at once). */
-  const ensureCustomer = (registrationId: string) =>
+  const ensureCustomer = (registrationId: string, partnerId: string) =>
     Effect.flatMap(customerOf(registrationId), (kept) => {
       if (kept !== undefined) return Effect.succeed(kept)
-      const params: Stripe.CustomerCreateParams = { metadata: { [metadataKeys.registrationId]: registrationId } }
+      const params: Stripe.CustomerCreateParams = {
+        metadata: { [metadataKeys.registrationId]: registrationId, [metadataKeys.partnerId]: partnerId },
+      }
       return StripeClient.call("customers.create", () =>
         stripe.customers.create(params, { idempotencyKey: `partnerpay-customer-${registrationId}` }),
       ).pipe(Effect.flatMap((customer) => store.keep(payerKey(registrationId), customer.id)))
@@ -243,13 +246,16 @@ export const make = (stripe: Stripe, store: CustomerStore) => {
     }),
   })
 
-  /** A SetupIntent for the payer to add a card in the app (its client secret; the customer made on need). */
-  const setupCard = Traced.fn("StripeCardProcessor.setupCard")(function* (registrationId: string) {
-    const customer = yield* ensureCustomer(registrationId)
+  /**
+   * A SetupIntent for the payer to add a card in the app (its client secret; the customer made on need).
+   * Stripe's `setup_intent.succeeded` then saves the card with the payer (StripeNotifications.ts).
+   */
+  const setupCard = Traced.fn("StripeCardProcessor.setupCard")(function* (registrationId: string, partnerId: string) {
+    const customer = yield* ensureCustomer(registrationId, partnerId)
     const params: Stripe.SetupIntentCreateParams = {
       customer,
       usage: "off_session",
-      metadata: { [metadataKeys.registrationId]: registrationId },
+      metadata: { [metadataKeys.registrationId]: registrationId, [metadataKeys.partnerId]: partnerId },
     }
     const intent = yield* StripeClient.call("setupIntents.create", () => stripe.setupIntents.create(params))
     if (intent.client_secret === null)

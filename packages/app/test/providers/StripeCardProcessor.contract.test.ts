@@ -18,6 +18,7 @@ import * as StripeFake from "./StripeFake.ts"
 
 const payer = "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f" as Ids.RegistrationId
 const paymentRequestId = "0f8a3b2c-1d4e-4f5a-8b6c-7d8e9f0a1b2c"
+const partner = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6d"
 
 const memoryStore = () => {
   const kept = new Map<string, string>()
@@ -59,8 +60,8 @@ describe("a payer on Stripe", () => {
   it.effect("is one Stripe customer, made on first need with an Idempotency-Key and kept", () =>
     Effect.gen(function* () {
       const { fake, kept, adapter } = yield* setup
-      const first = yield* adapter.setupCard(payer)
-      const second = yield* adapter.setupCard(payer)
+      const first = yield* adapter.setupCard(payer, partner)
+      const second = yield* adapter.setupCard(payer, partner)
       assert.strictEqual(first.customerId, second.customerId)
       assert.strictEqual(kept.get(StripeCardProcessor.payerKey(payer)), first.customerId)
       assert.strictEqual(fake.state.customers.size, 1)
@@ -68,6 +69,7 @@ describe("a payer on Stripe", () => {
       assert.strictEqual(made.length, 1)
       assert.strictEqual(made[0]?.idempotencyKey, `partnerpay-customer-${payer}`)
       assert.strictEqual(made[0]?.form["metadata[partnerpay_registration_id]"], payer)
+      assert.strictEqual(made[0]?.form["metadata[partnerpay_partner_id]"], partner)
       assert.match(first.clientSecret, /^seti_.*_secret_/)
       const intents = fake.requests().filter((request) => request.path === "/v1/setup_intents")
       assert.deepStrictEqual(
@@ -83,7 +85,7 @@ describe("a payer on Stripe", () => {
   it.effect("saved cards are the customer's card PaymentMethods (last 4 digits, brand, expiry)", () =>
     Effect.gen(function* () {
       const { fake, adapter } = yield* setup
-      const { customerId } = yield* adapter.setupCard(payer)
+      const { customerId } = yield* adapter.setupCard(payer, partner)
       const card = fake.attachCard(customerId, "4242", "visa")
       assert.deepStrictEqual(yield* adapter.processor.listCardMethods(payer), [
         { id: card.id, type: "card", brand: "visa", last4: "4242", expMonth: 12, expYear: 2034 },
@@ -97,7 +99,7 @@ describe("a payer on Stripe", () => {
   it.effect("every call carries the account's key and the pinned API version", () =>
     Effect.gen(function* () {
       const { fake, adapter } = yield* setup
-      yield* adapter.setupCard(payer)
+      yield* adapter.setupCard(payer, partner)
       for (const request of fake.requests()) {
         assert.isTrue(request.authorized)
         assert.strictEqual(request.stripeVersion, StripeClient.apiVersion)
@@ -119,7 +121,7 @@ describe("an in-app card payment on Stripe", () => {
   it.effect("is a PaymentIntent confirmed off-session, keyed by the payment request id, charged once", () =>
     Effect.gen(function* () {
       const { fake, adapter } = yield* setup
-      const { customerId } = yield* adapter.setupCard(payer)
+      const { customerId } = yield* adapter.setupCard(payer, partner)
       const card = fake.attachCard(customerId, "4242")
       const first = yield* charge(adapter, card.id, "4242")
       const again = yield* charge(adapter, card.id, "4242")
@@ -145,7 +147,7 @@ describe("an in-app card payment on Stripe", () => {
   it.effect("its money is available on the charge's balance transaction's date", () =>
     Effect.gen(function* () {
       const { fake, adapter } = yield* setup
-      const { customerId } = yield* adapter.setupCard(payer)
+      const { customerId } = yield* adapter.setupCard(payer, partner)
       const card = fake.attachCard(customerId, "4242")
       const charged = yield* charge(adapter, card.id, "4242")
       const intent = fake.state.paymentIntents.get(charged.processorReference)
@@ -160,7 +162,7 @@ describe("an in-app card payment on Stripe", () => {
   it.effect("a declined card is CardDeclined with Stripe's decline code", () =>
     Effect.gen(function* () {
       const { fake, adapter } = yield* setup
-      const { customerId } = yield* adapter.setupCard(payer)
+      const { customerId } = yield* adapter.setupCard(payer, partner)
       const declined = yield* Effect.flip(charge(adapter, fake.attachCard(customerId, "0002").id, "0002"))
       assert.instanceOf(declined, CardCharger.CardDeclined)
       assert.strictEqual((declined as CardCharger.CardDeclined).code, "generic_decline")
@@ -180,7 +182,7 @@ describe("an in-app card payment on Stripe", () => {
   it.effect("a card that needs 3-D Secure off-session is declined as authentication_required", () =>
     Effect.gen(function* () {
       const { fake, adapter } = yield* setup
-      const { customerId } = yield* adapter.setupCard(payer)
+      const { customerId } = yield* adapter.setupCard(payer, partner)
       const declined = yield* Effect.flip(charge(adapter, fake.attachCard(customerId, "3155").id, "3155"))
       assert.strictEqual((declined as CardCharger.CardDeclined).code, "authentication_required")
     }),
@@ -189,7 +191,7 @@ describe("an in-app card payment on Stripe", () => {
   it.effect("Stripe failing is ProviderUnavailable naming the operation, never the key", () =>
     Effect.gen(function* () {
       const { fake, adapter } = yield* setup
-      const { customerId } = yield* adapter.setupCard(payer)
+      const { customerId } = yield* adapter.setupCard(payer, partner)
       const card = fake.attachCard(customerId, "4242")
       fake.failNext("500")
       const failed = yield* Effect.flip(charge(adapter, card.id, "4242"))
@@ -204,7 +206,7 @@ describe("an in-app card payment on Stripe", () => {
 describe("a card refund on Stripe", () => {
   const paid = Effect.gen(function* () {
     const context = yield* setup
-    const { customerId } = yield* context.adapter.setupCard(payer)
+    const { customerId } = yield* context.adapter.setupCard(payer, partner)
     const card = context.fake.attachCard(customerId, "4242")
     const charged = yield* context.adapter.charger.charge({
       idempotencyKey: paymentRequestId,

@@ -286,6 +286,10 @@ export const start = (): Effect.Effect<StripeFake, never, Scope.Scope> =>
           state.customers.set(customer.id, customer)
           return { status: 200, body: customer }
         }
+        if (method === "GET" && resource === "customers" && id !== undefined && sub === undefined) {
+          const found = state.customers.get(id)
+          return found === undefined ? notFound("customer", id) : { status: 200, body: found }
+        }
         if (method === "GET" && resource === "customers" && sub === "payment_methods") {
           if (!state.customers.has(id ?? "")) return notFound("customer", id ?? "")
           const cards = [...state.paymentMethods.values()].filter((pm) => pm.customer === id)
