@@ -193,6 +193,37 @@ describe("GET /Payment/CardPaymentMethods/{registrationId}", () => {
   )
 })
 
+describe("POST /Payment/CardPaymentMethods/{registrationId}/Setup", () => {
+  it.effect("the partner and the customer start a card setup: the processor's client secret, nothing saved", () =>
+    Effect.gen(function* () {
+      const w = yield* world
+      const path = `/Payment/CardPaymentMethods/${w.registrationId}/Setup`
+      for (const token of [w.partner, w.customer]) {
+        const r = yield* call(path, { ...bearer(token), method: "POST" })
+        assert.strictEqual(r.status, 200)
+        const answer = r.json as { registrationId: string; setupIntentId: string; clientSecret: string }
+        assert.strictEqual(answer.registrationId, w.registrationId)
+        assert.match(answer.setupIntentId, /^seti_sandbox_/)
+        assert.match(answer.clientSecret, /_secret_/)
+      }
+      const saved = yield* call(`/Payment/CardPaymentMethods/${w.registrationId}`, bearer(w.partner))
+      assert.deepStrictEqual((saved.json as { paymentMethods: unknown[] }).paymentMethods, [])
+    }),
+  )
+
+  it.effect("another partner, or another customer, gets 404; no token 401", () =>
+    Effect.gen(function* () {
+      const w = yield* world
+      const other = yield* world
+      const path = `/Payment/CardPaymentMethods/${w.registrationId}/Setup`
+      const post = (token?: string) => call(path, { ...(token === undefined ? {} : bearer(token)), method: "POST" })
+      assert.strictEqual((yield* post(w.otherPartner)).status, 404)
+      assert.strictEqual((yield* post(other.customer)).status, 404)
+      assert.strictEqual((yield* post()).status, 401)
+    }),
+  )
+})
+
 /** A response without its `authorization` evidence (asserted on its own). */
 const withoutEvidence = (value: unknown): unknown =>
   JSON.parse(JSON.stringify(value, (key, field) => (key === "authorization" ? undefined : field)))

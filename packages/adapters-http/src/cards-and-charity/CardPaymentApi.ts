@@ -57,6 +57,13 @@ export const CardPaymentMethodsResponse = Schema.Struct({
   ),
 })
 
+/** A card setup started at the card processor, for the app to complete with the processor's SDK. */
+export const CardSetupResponse = Schema.Struct({
+  registrationId: Ids.RegistrationId,
+  setupIntentId: Schema.String,
+  clientSecret: Schema.String,
+})
+
 export class CardPaymentApi extends HttpApiGroup.make("cardPayments")
   .add(
     HttpApiEndpoint.post("register", "/cardpayment", {
@@ -84,6 +91,19 @@ export class CardPaymentApi extends HttpApiGroup.make("cardPayments")
         summary: "List a customer's saved card payment methods",
         description:
           "For the partner (any of its customers) or the customer itself (its own registrationId; another is 404). Methods in the order first saved.",
+      }),
+    ),
+  )
+  .add(
+    HttpApiEndpoint.post("setupCard", "/Payment/CardPaymentMethods/:registrationId/Setup", {
+      params: { registrationId: Ids.RegistrationId },
+      success: CardSetupResponse,
+      error: Problem.DomainProblems,
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Start adding a saved card",
+        description:
+          "For the partner (any of its customers) or the customer itself (its own registrationId; another is 404). Starts the card processor's setup of a new card for the customer (Stripe: a SetupIntent for off-session payments) and answers its client secret, which the app completes with the processor's SDK on the device (Stripe: confirmCardSetup / the Payment Sheet): card details never reach this service. When the processor confirms the card (Stripe: its setup_intent.succeeded webhook) it is saved and listed by GET /Payment/CardPaymentMethods/{registrationId}. Nothing is recorded by this call; asking again starts another setup. The sandbox simulates it (a secret that completes nothing: sandbox cards are saved with POST /Sandbox/CardPaymentMethods). A service without a card processor answers 422 FEATURE_NOT_AVAILABLE.",
       }),
     ),
   )

@@ -1,4 +1,4 @@
-/** Handlers of the `cardPayments` group: POST /cardpayment and saved card payment methods. */
+/** Handlers of the `cardPayments` group: POST /cardpayment, saved card payment methods and their setup. */
 import { CardPayments, CustomerPreferences, DomainError, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
@@ -45,6 +45,13 @@ export const CardPaymentLive = HttpApiBuilder.group(Api, "cardPayments", (handle
         return yield* CustomerPreferences.cardPaymentMethods(partnerId, params.registrationId, {
           type: query.type,
         })
+      }, Problem.domainProblems),
+    )
+    .handle(
+      "setupCard",
+      Traced.fn("CardPaymentLive.setupCard")(function* ({ params }) {
+        const partnerId = yield* partnerForCustomer(params.registrationId)
+        return yield* CustomerPreferences.setupCard(partnerId, params.registrationId)
       }, Problem.domainProblems),
     ),
 )

@@ -260,6 +260,11 @@ export const fields: Readonly<Record<string, FieldDoc>> = {
   expMonth: { description: "Expiry month, 1 to 12", example: 12 },
   expYear: { description: "Expiry year", example: 2029 },
   paymentMethods: { description: "The customer's saved cards" },
+  setupIntentId: text("The card processor's id of the card setup (Stripe: the SetupIntent)", "seti_1NqLxY2eZvKYlo2C"),
+  clientSecret: text(
+    "The setup's client secret: the app completes the card setup with it through the processor's SDK (never logged; valid for this setup only)",
+    "seti_1NqLxY2eZvKYlo2C_secret_OdFkQ3mE8w",
+  ),
   token: text("A one-time token", "tok_1NqLxY2eZvKYlo2C"),
 
   // Companies and people

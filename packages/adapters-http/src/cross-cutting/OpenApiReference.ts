@@ -85,6 +85,7 @@ export const ruleCodes: Readonly<Record<string, Readonly<Record<number, Readonly
   },
   "debitAuth.set": { 422: ["CURRENCY_NOT_SUPPORTED"] },
   "cardPayments.register": { 422: ["CARD_DECLINED", "FEATURE_NOT_AVAILABLE"] },
+  "cardPayments.setupCard": { 422: ["FEATURE_NOT_AVAILABLE"] },
   "companies.create": { 409: ["DUPLICATE_COMPANY_REFERENCE"] },
   "paymentPlans.create": { 422: ["COMPANY_NOT_VERIFIED", "COMPANY_REJECTED", "CURRENCY_NOT_SUPPORTED"] },
   "paymentPlans.activate": { 409: ["CONSENT_NOT_ACCEPTED"] },

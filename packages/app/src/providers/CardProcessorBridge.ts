@@ -1,6 +1,8 @@
 /**
  * `CardProcessor` over the HTTP bridge (docs/providers.md, "Card processor").
  *
+ * - `card-setups` `{ partnerId, registrationId }` -> `{ setupIntentId, clientSecret }`: a card setup the app
+ *   completes with the processor's SDK (the card is then saved by the processor's integration)
  * - `card-methods` `{ registrationId }` -> `{ cards: [{ id, type, brand, last4, expMonth, expYear }] }`
  * - `card-payments` `{ cardPaymentId, merchantId, amount: { minorUnits, currency }, externalReference }`
  *   -> `{ processorReference, availableAt? }` (ISO 8601: when the money is available to the company;
@@ -37,9 +39,18 @@ const Registered = Schema.Struct({
   availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
 })
 const Refusal = Schema.Struct({ code: Schema.String, reason: Schema.String })
+const Setup = Schema.Struct({
+  setupIntentId: Schema.String.check(Schema.isNonEmpty()),
+  clientSecret: Schema.String.check(Schema.isNonEmpty()),
+})
 
 export const make = (bridge: HttpBridge.Bridge) =>
   CustomerProviders.CardProcessor.of({
+    setupCard: (payer) =>
+      Effect.flatMap(
+        bridge.call("card-setups", { partnerId: payer.partnerId, registrationId: payer.registrationId }),
+        HttpBridge.expect(bridge, "card-setups", Setup),
+      ),
     listCardMethods: (registrationId) =>
       bridge.call("card-methods", { registrationId }).pipe(
         Effect.flatMap(HttpBridge.expect(bridge, "card-methods", Cards)),

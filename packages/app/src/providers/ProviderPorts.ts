@@ -252,7 +252,11 @@ const absent = (entry: Entry): Layer.Layer<ProductionProviders> => {
       return Layer.mergeAll(
         Layer.succeed(
           CustomerProviders.CardProcessor,
-          CustomerProviders.CardProcessor.of({ listCardMethods: notAvailable, registerCardPayment: notAvailable }),
+          CustomerProviders.CardProcessor.of({
+            setupCard: notAvailable,
+            listCardMethods: notAvailable,
+            registerCardPayment: notAvailable,
+          }),
         ),
         Layer.succeed(
           CardCharger.CardCharger,

@@ -100,6 +100,11 @@ export const make = (stripe: Stripe, store: CustomerStore) => {
     })
 
   const processor = CustomerProviders.CardProcessor.of({
+    setupCard: (payer) =>
+      Effect.map(setupCard(payer.registrationId, payer.partnerId), ({ setupIntentId, clientSecret }) => ({
+        setupIntentId,
+        clientSecret,
+      })),
     listCardMethods: (registrationId) =>
       Effect.flatMap(customerOf(registrationId), (customer) => {
         if (customer === undefined) return Effect.succeed([])

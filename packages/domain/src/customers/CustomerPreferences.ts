@@ -9,13 +9,16 @@
  * registered, is `NotFound("Customer")`, exactly like a missing one.
  */
 
-import { DateTime } from "effect"
+import { DateTime, Effect } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
+import { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
+import { notAvailable } from "../infrastructure/Providers.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as Customer from "./Customer.ts"
+import { CardProcessor } from "./CustomerProviders.ts"
 
 /** The registered customer `registrationId` of the partner, or NotFound. */
 export const loadCustomer = Traced.fn("CustomerPreferences.loadCustomer")(function* (
@@ -111,6 +114,34 @@ export const cardPaymentMethods = Traced.fn("CustomerPreferences.cardPaymentMeth
   return {
     registrationId: customer.registrationId,
     paymentMethods: customer.cardPaymentMethods.filter((m) => type === undefined || m.type.toLowerCase() === type),
+  }
+})
+
+/**
+ * Starts adding a card for the partner's customer (POST /Payment/CardPaymentMethods/{registrationId}/Setup):
+ * the card processor's setup, whose client secret the app completes with the processor's SDK on the
+ * device; the processor's integration then saves the card (Stripe: its `setup_intent.succeeded`
+ * webhook). The customer is checked first (another partner's or unknown: NotFound); the processor is
+ * called outside any unit of work; nothing is recorded. Unavailable: 503; no processor: 422
+ * FEATURE_NOT_AVAILABLE.
+ */
+export const setupCard = Traced.fn("CustomerPreferences.setupCard")(function* (
+  partnerId: PartnerId,
+  registrationId: RegistrationId,
+) {
+  const customer = yield* loadCustomer(partnerId, registrationId)
+  const processor = yield* CardProcessor
+  const setup = yield* processor.setupCard({ partnerId, registrationId: customer.registrationId }).pipe(
+    Effect.catchTags({
+      ProviderUnavailable: (unavailable) =>
+        Effect.fail(new EventStoreUnavailable({ reason: `the card processor is unavailable: ${unavailable.reason}` })),
+      FeatureNotAvailable: (error) => Effect.fail(notAvailable(error)),
+    }),
+  )
+  return {
+    registrationId: customer.registrationId,
+    setupIntentId: setup.setupIntentId,
+    clientSecret: setup.clientSecret,
   }
 })
 

@@ -192,6 +192,12 @@ export const declinedCardLast4 = "0002"
  */
 export const makeCardProcessorSandbox = (options: { readonly availableAfterMillis?: number } = {}) =>
   CardProcessor.of({
+    // A simulated SetupIntent: its client secret completes nothing (sandbox cards: POST /Sandbox/CardPaymentMethods).
+    setupCard: (payer) =>
+      Effect.succeed({
+        setupIntentId: `seti_sandbox_${payer.registrationId.slice(0, 8)}`,
+        clientSecret: `seti_sandbox_${payer.registrationId.slice(0, 8)}_secret_sandbox`,
+      }),
     listCardMethods: () => Effect.succeed([]),
     registerCardPayment: (request) =>
       request.last4 === declinedCardLast4

@@ -176,6 +176,12 @@ export class OtpSender extends Context.Service<
 // Cards
 // ---------------------------------------------------------------------------
 
+/** A card setup started at the processor: its id and the client secret the app completes it with. */
+export interface CardSetup {
+  readonly setupIntentId: string
+  readonly clientSecret: string
+}
+
 /**
  * The card processor: saved card methods of customers, and registration of card payments. Optional in
  * production: a service without one fails every operation with `FeatureNotAvailable`.
@@ -183,6 +189,15 @@ export class OtpSender extends Context.Service<
 export class CardProcessor extends Context.Service<
   CardProcessor,
   {
+    /**
+     * Starts adding a card for the payer: the processor's setup (Stripe: a SetupIntent) whose client
+     * secret the app completes on the device with the processor's SDK; the processor then tells the
+     * service the card was saved (Stripe: `setup_intent.succeeded`). No card details ever pass here.
+     */
+    readonly setupCard: (payer: {
+      readonly partnerId: PartnerId
+      readonly registrationId: RegistrationId
+    }) => Effect.Effect<CardSetup, ProviderUnavailable | FeatureNotAvailable>
     /** The cards a customer saved with the processor (last 4 digits only). */
     readonly listCardMethods: (
       registrationId: RegistrationId,

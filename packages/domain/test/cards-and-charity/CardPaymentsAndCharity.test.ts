@@ -178,6 +178,7 @@ describe("registering an external card payment", () => {
         const error = yield* Effect.flip(
           CardPayments.register(payment()).pipe(
             Effect.provideService(CustomerProviders.CardProcessor, {
+              setupCard: absent,
               listCardMethods: absent,
               registerCardPayment: absent,
             }),
