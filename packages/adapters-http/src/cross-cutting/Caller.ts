@@ -29,7 +29,7 @@ export class Caller extends Context.Service<Caller, CallerIdentity>()("partnerpa
 
 /**
  * The bearer token verification already done for the current request: the
- * cross-cutting middleware (CrossCutting.ts, which needs the caller for rate
+ * cross-cutting middleware (CallerResolution.ts, which needs the caller for rate
  * limits and idempotency scopes) verifies the token and provides this, and
  * the `Authentication` middleware reuses its outcome for the same token
  * instead of verifying it a second time (it verifies itself when absent, or
