@@ -217,6 +217,29 @@ describe("the domain's layers: kernel <- infrastructure <- areas <- composition"
 
 const packages = readdirSync(join(root, "packages"))
 
+/** Every relative import of a package's src/ (type-only ones included), as [importer, imported] relative to src/. */
+const packageImports = (pkg: string): Array<readonly [string, string]> => {
+  const source = join(root, "packages", pkg, "src")
+  const path = (file: string) => relative(source, file).split(sep).join("/")
+  return sourceFiles(source).flatMap((file) =>
+    specifiersOf(file)
+      .filter((specifier) => specifier.startsWith("."))
+      .map((specifier) => [path(file), path(resolve(dirname(file), specifier))] as const),
+  )
+}
+
+describe("no package has an import cycle", () => {
+  it("finds every package", () => {
+    expect(packages).toEqual(
+      expect.arrayContaining(["adapters-http", "adapters-pg", "app", "client", "domain", "secrets"]),
+    )
+  })
+
+  it.each(packages)("no import cycle among the modules of %s's src (type-only imports included)", (pkg) => {
+    expect(cyclesOf(packageImports(pkg))).toEqual([])
+  })
+})
+
 /**
  * The packages written in Effect's style. `@partnerpay/client` is for users without Effect: its
  * entry exports plain functions and types (`createPartnerpayClient`, `verifyWebhook`), as

@@ -7,11 +7,30 @@
  * same token again (a request without a valid token goes on: the route answers 401 if it needs one).
  */
 import { Tenancy } from "@partnerpay/domain"
-import { Effect, Option } from "effect"
-import { type BearerVerification, type CallerIdentity, CurrentBearerVerification } from "./Caller.ts"
+import { Context, Effect, Option, type Result } from "effect"
+import type { CallerIdentity } from "./Caller.ts"
 import { CurrentRequestRecord } from "./RequestRecord.ts"
 import type { App, Handler, Incoming, Step } from "./RequestSteps.ts"
-import type { Tokens } from "./Tokens.ts"
+import type { InvalidToken, Tokens } from "./Tokens.ts"
+
+/**
+ * The bearer token verification already done for the current request: the
+ * cross-cutting step (which needs the caller for rate limits and
+ * idempotency scopes) verifies the token and provides this, and
+ * the `Authentication` middleware reuses its outcome for the same token
+ * instead of verifying it a second time (it verifies itself when absent, or
+ * when the token it decoded differs). Request-scoped: provided around the
+ * route, never shared between requests.
+ */
+export interface BearerVerification {
+  readonly token: string
+  readonly outcome: Result.Result<CallerIdentity, InvalidToken>
+}
+
+export const CurrentBearerVerification = Context.Reference<BearerVerification | undefined>(
+  "partnerpay/adapters-http/CurrentBearerVerification",
+  { defaultValue: () => undefined },
+)
 
 /** The token of an `Authorization: Bearer <token>` header. */
 export const bearerToken = (authorization: string | undefined): string | undefined => {
