@@ -136,6 +136,20 @@ const layerOf = (path: string): number => {
   return 5
 }
 
+/**
+ * The order among the areas (docs/architecture.md): an area may import an area of an earlier rank
+ * (through its index), never one of its own rank or a later one.
+ */
+const areaRank: Readonly<Record<string, number>> = {
+  companies: 0,
+  customers: 0,
+  payments: 1,
+  plans: 2,
+  notifications: 2,
+  "cards-and-charity": 3,
+  payouts: 4,
+}
+
 /** The import cycles among `edges` (each strongly connected component of two or more files, or a self-import). */
 const cyclesOf = (edges: ReadonlyArray<readonly [string, string]>): Array<Array<string>> => {
   const next = new Map<string, Array<string>>()
@@ -192,6 +206,20 @@ describe("the domain's layers: kernel <- infrastructure <- areas <- composition"
           (areas.includes(folderOf(to)) && folderOf(to) !== folderOf(from) && to !== `${folderOf(to)}/index.ts`)),
     )
     expect(crossing).toEqual([])
+  })
+
+  it("an area imports only areas of an earlier rank: companies, customers < payments < plans, notifications < cards-and-charity < payouts", () => {
+    const backward = domainImports().filter(([from, to]) => {
+      const [source, target] = [folderOf(from), folderOf(to)]
+      return (
+        areas.includes(source) && areas.includes(target) && source !== target && areaRank[target]! >= areaRank[source]!
+      )
+    })
+    expect(backward).toEqual([])
+  })
+
+  it("every area has a rank", () => {
+    expect(Object.keys(areaRank).sort()).toEqual([...areas].sort())
   })
 
   it("no layer imports a layer after it (only the package entry and the test kit see everything)", () => {
