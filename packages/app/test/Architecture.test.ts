@@ -371,19 +371,41 @@ describe("deciders follow one template", () => {
     )
   })
 
-  it("decide dispatches to one named function per command (a short switch whose cases each return a call)", () => {
-    const offenders = deciders().flatMap(({ file, code }) => {
-      const decide = decideOf(code)
-      const lines = decide.split("\n")
-      const inline = lines.flatMap((line, index) =>
-        /^\s*case "\w+":\s*$/.test(line) && !/^\s*return [\w.]+\(/.test(lines[index + 1] ?? "") ? [line.trim()] : [],
-      )
-      return decide === "" || lines.length > 30 || inline.length > 0
-        ? [
-            `${domainPath(file)}: ${decide === "" ? "no decide" : `${lines.length} lines; inline: ${inline.join(", ")}`}`,
-          ]
-        : []
-    })
+  /** The areas whose deciders dispatch by typed records (`byCommand`, `byEvent`); the others still switch. */
+  const byRecords = ["companies", "customers", "notifications"]
+  const inRecordAreas = (file: string) => byRecords.includes(folderOf(domainPath(file)))
+
+  it("in the converted areas, decide dispatches by a record of one function per command (byCommand), evolve by one per event (byEvent): no switch on a tag", () => {
+    const all = sourceFiles(domainSource)
+      .filter(inRecordAreas)
+      .map((file) => ({ file, code: readFileSync(file, "utf8") }))
+      .filter(({ code }) => /^export const aggregate\b/m.test(code))
+    expect(all.length).toBeGreaterThanOrEqual(6)
+    const switching = all.flatMap(({ file, code }) =>
+      /switch \((command|event)\._tag\)/.test(code) ? [domainPath(file)] : [],
+    )
+    expect(switching).toEqual([])
+    const multi = deciders().filter(({ file }) => inRecordAreas(file))
+    expect(multi.length).toBeGreaterThanOrEqual(5)
+    const unrecorded = multi.flatMap(({ file, code }) => (/\bbyCommand</.test(code) ? [] : [domainPath(file)]))
+    expect(unrecorded).toEqual([])
+  })
+
+  it("elsewhere, decide dispatches to one named function per command (a short switch whose cases each return a call)", () => {
+    const offenders = deciders()
+      .filter(({ file }) => !inRecordAreas(file))
+      .flatMap(({ file, code }) => {
+        const decide = decideOf(code)
+        const lines = decide.split("\n")
+        const inline = lines.flatMap((line, index) =>
+          /^\s*case "\w+":\s*$/.test(line) && !/^\s*return [\w.]+\(/.test(lines[index + 1] ?? "") ? [line.trim()] : [],
+        )
+        return decide === "" || lines.length > 30 || inline.length > 0
+          ? [
+              `${domainPath(file)}: ${decide === "" ? "no decide" : `${lines.length} lines; inline: ${inline.join(", ")}`}`,
+            ]
+          : []
+      })
     expect(offenders).toEqual([])
   })
 })
