@@ -135,8 +135,8 @@ const decideRegistered = byCommand<Exclude<Command, RegisterCustomer>, Registere
   RemovePushToken: CustomerNotificationSettings.removePushToken,
   PruneExpiredPushTokens: CustomerNotificationSettings.pruneExpiredPushTokens,
   SaveCardPaymentMethod: CustomerCards.saveCardPaymentMethod,
-  MarkBankAccountUnusable: CustomerReturns.decide,
-  RevokeAutoPay: CustomerReturns.decide,
+  MarkBankAccountUnusable: CustomerReturns.markBankAccountUnusable,
+  RevokeAutoPay: CustomerReturns.revokeAutoPay,
 })
 
 export const decide = (command: Command, state: State): Decision<Event> => {
