@@ -19,7 +19,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-const documents = ["README.md", "docs/decisions.md"]
+const documents = ["README.md", "docs/decisions.md", "docs/development.md", "docs/sandbox.md", "docs/benchmarks.md"]
 
 /** The relative targets of the Markdown links of `file` (anchors and web links left out). */
 const relativeLinks = (file: string): Array<string> =>
