@@ -156,6 +156,22 @@ describe("the card processor bridge", () => {
     }),
   )
 
+  it.live("a card setup asks card-setups for the payer and answers the setup's client secret", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeProvider.start()
+      fake.script("card-setups", [
+        { status: 200, body: { setupIntentId: "seti_1", clientSecret: "seti_1_secret_abc" } },
+      ])
+      const payer = {
+        partnerId: Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6d"),
+        registrationId: Ids.RegistrationId.make("6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"),
+      }
+      const setup = yield* CardProcessorBridge.make(yield* bridgeOn(fake)).setupCard(payer)
+      assert.deepStrictEqual(setup, { setupIntentId: "seti_1", clientSecret: "seti_1_secret_abc" })
+      assert.deepStrictEqual(fake.received()[0]?.body, payer)
+    }),
+  )
+
   it.live("a partial card refund goes to card-refunds with its idempotency key and amount", () =>
     Effect.gen(function* () {
       const fake = yield* FakeProvider.start()
