@@ -23,7 +23,7 @@ const decodeTotal = Schema.decodeUnknownSync(TrialBalance.AccountTotal)
 
 /**
  * Every account's debits and credits over the postings posted at or before `asOf` (all of them when
- * absent), by account and currency.
+ * absent), by account and currency (in no order: `TrialBalance.of` sorts).
  */
 export const totals = Traced.fn("PgLedger.totals")(function* (asOf: DateTime.Utc | undefined) {
   const sql = yield* SqlClient
@@ -38,8 +38,7 @@ export const totals = Traced.fn("PgLedger.totals")(function* (asOf: DateTime.Utc
         ? sql`collection = 'ledger_postings'`
         : sql`collection = 'ledger_postings' AND sort_key COLLATE "C" <= ${until}`
     }
-    GROUP BY 1, 2
-    ORDER BY 1 COLLATE "C", 2 COLLATE "C"`.pipe(unavailable("ledger totals"))
+    GROUP BY 1, 2`.pipe(unavailable("ledger totals"))
   return rows.map((row) =>
     decodeTotal({
       account: row.account,
