@@ -52,11 +52,16 @@ const commands: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<str
     ["--status", "--limit", "--json"],
   ],
   [["webhooks", "redeliver"], ["id"]],
+  [["ledger"], ["check"]],
+  [
+    ["ledger", "check"],
+    ["--as-of", "--json"],
+  ],
 ]
 
 describe("partnerpay --help", () => {
   it("every command answers --help with exit code 0, listing its subcommands or flags", {
-    timeout: 90_000,
+    timeout: 180_000,
   }, async () => {
     const runs = await Promise.all(commands.map(([path]) => cli([...path, "--help"])))
     runs.forEach((run, index) => {
@@ -195,5 +200,31 @@ describe.skipIf(!postgresAvailable)("partnerpay on PostgreSQL", () => {
     const missing = await cli(["webhooks", "redeliver", "no-such-delivery"], env)
     assert.strictEqual(missing.code, 1)
     assert.include(missing.stderr, "Delivery not found")
+  })
+
+  it("ledger check prints the trial balance, and exits 1 naming what is wrong", { timeout: 120_000 }, async () => {
+    const db = await freshDatabase()
+    cleanups.push(db.drop)
+    const env = { DATABASE_URL: db.url }
+    assert.strictEqual((await cli(["migrate"], env)).code, 0)
+    const empty = await cli(["ledger", "check", "--as-of", "2026-03-31T23:59:59Z"], env)
+    assert.strictEqual(empty.code, 0, empty.stderr)
+    assert.include(empty.stdout, "The books balance (as of 2026-03-31T23:59:59.000Z).")
+    const badInstant = await cli(["ledger", "check", "--as-of", "yesterday"], env)
+    assert.strictEqual(badInstant.code, 1)
+    assert.include(badInstant.stderr, "invalid input: --as-of must be an ISO 8601 date-time")
+
+    // A balance the books do not hold (as a lost posting would leave it).
+    await Effect.runPromise(
+      Effect.flatMap(
+        SqlClient,
+        (sql) => sql`INSERT INTO read_models (collection, id, partner_id, sort_key, data)
+          VALUES ('balances', 'c-lost', 'p', '2026-03-01', ${JSON.stringify({ companyId: "c-lost", partnerId: "p", available: [{ minorUnits: 500, currency: "USD" }], updatedAt: "2026-03-01T00:00:00.000Z" })}::jsonb)`,
+      ).pipe(Effect.provide(PgDatabase.layerPostgres(db.url, { maxConnections: 1 }))),
+    )
+    const wrong = await cli(["ledger", "check", "--json"], env)
+    assert.strictEqual(wrong.code, 1)
+    assert.include(wrong.stderr, "the ledger is wrong: company c-lost: payable 0 USD minor units but balance 500")
+    assert.deepInclude(JSON.parse(wrong.stdout), { balanced: false, asOf: null })
   })
 })
