@@ -7,8 +7,8 @@
  * the service runs: `GET /admin/ledger/trial-balance`).
  */
 import { PgLedger } from "@partnerpay/adapters-pg"
-import { TrialBalance } from "@partnerpay/domain"
-import { Console, Effect, Option } from "effect"
+import { Traced, TrialBalance } from "@partnerpay/domain"
+import { Console, type Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as LedgerCheck from "./LedgerCheck.ts"
 import * as Operations from "./Operations.ts"
@@ -18,7 +18,20 @@ export const ledgerCommand = (
   onDatabase: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, unknown, never>,
   json: Flag.Flag<boolean>,
 ) => {
-  const check = Command.make(
+  const check = Traced.fn("LedgerCommands.check")(function* (asOf: Option.Option<string>, json: boolean) {
+    const instant = Option.isSome(asOf) ? LedgerCheck.parseAsOf(asOf.value) : undefined
+    if (Option.isSome(asOf) && instant === undefined)
+      return yield* new Operations.InvalidInput({
+        issues: [
+          { field: "--as-of", message: "must be an ISO 8601 date-time with an offset, e.g. 2026-03-31T23:59:59Z" },
+        ],
+      })
+    const result = yield* onDatabase(PgLedger.check(instant))
+    yield* Console.log(json ? JSON.stringify(LedgerCheck.encode(result), null, 2) : LedgerCheck.text(result))
+    if (!LedgerCheck.isRight(result))
+      return yield* new LedgerCheck.LedgerDoesNotBalance({ problems: result.discrepancies.map(TrialBalance.describe) })
+  })
+  const command = Command.make(
     "check",
     {
       asOf: Flag.String("as-of").pipe(
@@ -29,22 +42,7 @@ export const ledgerCommand = (
       ),
       json,
     },
-    ({ asOf, json }) =>
-      Effect.gen(function* () {
-        const instant = Option.isSome(asOf) ? LedgerCheck.parseAsOf(asOf.value) : undefined
-        if (Option.isSome(asOf) && instant === undefined)
-          return yield* new Operations.InvalidInput({
-            issues: [
-              { field: "--as-of", message: "must be an ISO 8601 date-time with an offset, e.g. 2026-03-31T23:59:59Z" },
-            ],
-          })
-        const result = yield* onDatabase(PgLedger.check(instant))
-        yield* Console.log(json ? JSON.stringify(LedgerCheck.encode(result), null, 2) : LedgerCheck.text(result))
-        if (!LedgerCheck.isRight(result))
-          return yield* new LedgerCheck.LedgerDoesNotBalance({
-            problems: result.discrepancies.map((d) => TrialBalance.describe(d)),
-          })
-      }),
+    ({ asOf, json }) => check(asOf, json),
   ).pipe(
     Command.withDescription(
       "Print the trial balance of the platform's books per account and currency; exit 1 when they do not balance or a company's payable disagrees with its balance",
@@ -52,6 +50,6 @@ export const ledgerCommand = (
   )
   return Command.make("ledger").pipe(
     Command.withDescription('The platform\'s double-entry books (docs/operations.md, "The ledger check")'),
-    Command.withSubcommands([check]),
+    Command.withSubcommands([command]),
   )
 }
