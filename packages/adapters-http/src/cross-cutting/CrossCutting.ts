@@ -622,6 +622,12 @@ const versionParameter = {
   schema: { type: "string", enum: ApiVersions.versions.map((v) => v.version) },
 }
 
+/** The `Retry-After` header of a 429 (the bucket's wait) and a 503 (a database or store unavailable: 1). */
+const retryAfterHeader = {
+  description: "Seconds to wait before retrying the request",
+  schema: { type: "integer", minimum: 0 },
+}
+
 export const openApiTransform = (spec: JsonObject): JsonObject => {
   const schemas = objectAt(objectAt(spec, "components"), "schemas")
   const has = (name: string) => Object.hasOwn(schemas, name)
@@ -645,6 +651,11 @@ export const openApiTransform = (spec: JsonObject): JsonObject => {
           description: "Too many requests (see Retry-After)",
           content: problemContent("TooManyRequests"),
         }
+      }
+      // Both answers carry Retry-After (Problem.toResponse): declared where they are.
+      for (const status of ["429", "503"]) {
+        const response = responses[status]
+        if (isObject(response)) response.headers = { ...objectAt(response, "headers"), "Retry-After": retryAfterHeader }
       }
       operation.parameters = [
         ...(Array.isArray(operation.parameters) ? (operation.parameters as ReadonlyArray<unknown>) : []),
