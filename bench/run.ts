@@ -1796,6 +1796,13 @@ const profileRun = async (target: Target) => {
       }
     }
     await sleep(1500)
+    // The idle service (its workers only), for as long as the load will run: what it spends without requests.
+    const idle = { gc: await collections(), cpu: cpuMillis([service.child.pid!]), transactions: transactions() }
+    await sleep(seconds * 1000)
+    const idleGc = await collections()
+    console.error(
+      `idle, per second: service CPU ${((cpuMillis([service.child.pid!]) - idle.cpu) / seconds).toFixed(1)} ms, ${((idleGc.minor - idle.gc.minor) / seconds).toFixed(2)} minor GCs, ${((transactions() - idle.transactions - 1) / seconds).toFixed(1)} transactions`,
+    )
     const gcBefore = await collections()
     const transactionsBefore = transactions()
     const before = { service: cpuMillis([service.child.pid!]), postgres: cpuMillis(postgresPids()) }
