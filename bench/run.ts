@@ -57,7 +57,8 @@
  * grows the RSS, so compare RSS from runs without it).
  * Environment: the service gets a fixed environment (below), not the benchmark's; for an A/B of a
  * setting read from the environment, name the variables to pass on in BENCH_SERVICE_ENV
- * (comma-separated, e.g. `BENCH_SERVICE_ENV=NODE_OPTIONS`).
+ * (comma-separated, e.g. `BENCH_SERVICE_ENV=NODE_OPTIONS`); BENCH_SERVICE_NODE_OPTIONS is the services'
+ * NODE_OPTIONS alone, not the runner's (e.g. `--inspect=127.0.0.1:9239` to sample its allocations).
  *
  * Bounded: every load is bounded in time and count, every child has a kill timer, every
  * wait has a limit, the whole run has a deadline, and every child process is killed on
@@ -821,6 +822,9 @@ const passedOn = (): Record<string, string> =>
 const serviceEnv = (target: Target, port: number, overrides: Record<string, string> = {}): Record<string, string> => ({
   PORT: String(port),
   HOST: "127.0.0.1",
+  ...(process.env.BENCH_SERVICE_NODE_OPTIONS === undefined
+    ? {}
+    : { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS }),
   PARTNERPAY_DATA_DIR: target.dataDir,
   PARTNERPAY_SANDBOX_CLIENT_ID: clientId,
   PARTNERPAY_SANDBOX_CLIENT_SECRET: clientSecret,
