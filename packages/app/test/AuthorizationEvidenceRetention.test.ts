@@ -59,7 +59,7 @@ const configFor = async (database: "pglite" | "postgres") => {
   return await Effect.runPromise(Config.fromRecord(record))
 }
 
-const logging = Logging.layer("Warning", () => {})
+const logging = Logging.layer("Warn", () => {})
 
 const start = async (config: Config.AppConfig) => {
   const runtime = ManagedRuntime.make(

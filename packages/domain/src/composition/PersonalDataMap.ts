@@ -31,6 +31,7 @@ export const fields: PersonalFields = {
     PaymentRequest: { PaymentRequestAccepted: evidence },
     Consent: { ConsentAccepted: evidence },
     DebitAuth: { DebitAuthSet: evidence, DebitAuthLimitUpdated: evidence, DebitAuthEnabled: evidence },
+    CharityTransaction: { AnonymousCharityTransactionCreated: evidence },
   },
   snapshots: { Customer: CustomerPersonalData.customerSnapshot },
   documents: {

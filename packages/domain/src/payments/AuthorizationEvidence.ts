@@ -3,8 +3,9 @@
  * years and produces it on request): when it was given, from which client address (resolved
  * through the trusted proxies, as the rate limiter does) and user agent, and the text the payer
  * agreed to with its version. Recorded on the event of every authorization the payer gives through
- * the interface (an Accept, a consent, a debit authorization set or changed); a partner reads it
- * as `authorization` on GET /Payment/{id}, GET /Consent/{id} and the debit authorizations.
+ * the interface (an Accept, a consent, a debit authorization set or changed, the autopay designation,
+ * a charity gift, a card payment); a partner reads it as `authorization` where the object is read
+ * (docs/api/authorization-evidence.md).
  *
  * The texts: a default per kind, versioned (`defaultTexts`, documented in
  * docs/api/authorization-evidence.md); changing a wording means a new version, never an edit, so
@@ -14,7 +15,15 @@
 import { type DateTime, Schema } from "effect"
 
 /** What the payer authorized. */
-export const Kind = Schema.Literals(["PaymentAcceptance", "Consent", "DebitAuthorization"])
+export const Kind = Schema.Literals([
+  "PaymentAcceptance",
+  "Consent",
+  "DebitAuthorization",
+  "Autopay",
+  "CharityGift",
+  "RecurringCharityGift",
+  "CardPayment",
+])
 export type Kind = typeof Kind.Type
 
 /** The default wording of each kind, with its version. */
@@ -30,6 +39,22 @@ export const defaultTexts: Readonly<Record<Kind, { readonly version: string; rea
   DebitAuthorization: {
     version: "debit-authorization/2026-11-28",
     text: "I authorize the company named to debit my linked bank account for its payment requests, each up to the limit I set, until I disable or change this authorization.",
+  },
+  Autopay: {
+    version: "autopay/2026-11-28",
+    text: "I designate the bank account I selected for autopay: I authorize each company whose payment request to me is set for autopay to debit this account on the request's due date, for the amount requested when it is within the request's autopay limit, until I designate another account, unlink this one, or revoke this authorization by contacting the company.",
+  },
+  CharityGift: {
+    version: "charity-gift/2026-11-28",
+    text: "I authorize a one-time debit of my linked bank account for the donation shown, including the processing fee if I chose to cover it, for the charity named.",
+  },
+  RecurringCharityGift: {
+    version: "recurring-charity-gift/2026-11-28",
+    text: "I authorize a debit of my linked bank account for the donation shown, including the processing fee if I chose to cover it, for the charity named, today and every month after on the same day, until I cancel this recurring gift.",
+  },
+  CardPayment: {
+    version: "card-payment/2026-11-28",
+    text: "I authorize the company named to charge the card I selected, once, for the amount shown.",
   },
 }
 
