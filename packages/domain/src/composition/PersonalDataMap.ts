@@ -25,7 +25,7 @@ const evidence = AuthorizationEvidenceRetention.fieldsOf
 export const fields: PersonalFields = {
   events: {
     Company: CompanyPersonalData.events,
-    Customer: CustomerPersonalData.customerEvents,
+    Customer: { ...CustomerPersonalData.customerEvents, DefaultBankAccountSet: evidence },
     LoginChallenge: CustomerPersonalData.loginChallengeEvents,
     Transfer: PaymentPersonalData.transferEvents,
     PaymentRequest: { PaymentRequestAccepted: evidence },
@@ -33,7 +33,12 @@ export const fields: PersonalFields = {
     DebitAuth: { DebitAuthSet: evidence, DebitAuthLimitUpdated: evidence, DebitAuthEnabled: evidence },
     CharityTransaction: { AnonymousCharityTransactionCreated: evidence },
   },
-  snapshots: { Customer: CustomerPersonalData.customerSnapshot },
+  snapshots: {
+    Customer: AuthorizationEvidenceRetention.both(
+      CustomerPersonalData.customerSnapshot,
+      AuthorizationEvidenceRetention.fieldsAt("autopayAuthorization"),
+    ),
+  },
   documents: {
     [CompaniesProjection.collection]: CompanyPersonalData.companyDocument,
     [CustomersProjection.collection]: CustomerPersonalData.customerDocument,

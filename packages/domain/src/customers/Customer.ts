@@ -197,7 +197,7 @@ export const evolve = (state: State, event: Event): State => {
       return { ...rest, bankAccounts: accounts, ...(unusable === undefined ? {} : { unusableBankAccounts: unusable }) }
     }
     case "BankAccountUnusable": {
-      const { defaultBankAccountId, ...rest } = state
+      const { defaultBankAccountId, autopayAuthorization: _evidence, ...rest } = state
       return {
         ...(defaultBankAccountId === event.bankAccountId ? rest : state),
         unusableBankAccounts: { ...state.unusableBankAccounts, [event.bankAccountId]: event.returnCode },
@@ -206,7 +206,7 @@ export const evolve = (state: State, event: Event): State => {
     case "AutoPayRevoked":
       return { ...state, autoPayRevokedFor: [...(state.autoPayRevokedFor ?? []), event.companyId] }
     case "BankAccountUnlinked": {
-      const { defaultBankAccountId, ...rest } = state
+      const { defaultBankAccountId, autopayAuthorization: _evidence, ...rest } = state
       return {
         ...(defaultBankAccountId === event.bankAccountId ? rest : state),
         bankAccounts: state.bankAccounts.map((a) =>
@@ -216,8 +216,12 @@ export const evolve = (state: State, event: Event): State => {
     }
     case "DefaultBankAccountSet": {
       // A new autopay designation authorizes autopay again, for every company.
-      const { autoPayRevokedFor: _revoked, ...rest } = state
-      return { ...rest, defaultBankAccountId: event.bankAccountId }
+      const { autoPayRevokedFor: _revoked, autopayAuthorization: _previous, ...rest } = state
+      return {
+        ...rest,
+        defaultBankAccountId: event.bankAccountId,
+        ...(event.authorization === undefined ? {} : { autopayAuthorization: event.authorization }),
+      }
     }
     case "NotificationPreferencesUpdated":
       return { ...state, notificationPreferences: event.preferences }

@@ -25,8 +25,8 @@ export const retentionYears = 2
 /** The prefix of every evidence key's subject. */
 export const subjectPrefix = "authorization-evidence:"
 
-/** The personal fields of an evidence, below the field `authorization` of a record. */
-export const personalPaths = ["authorization.ipAddress", "authorization.userAgent"] as const
+/** The personal fields of an evidence held in `field` of a record. */
+export const personalPaths = (field: string): ReadonlyArray<string> => [`${field}.ipAddress`, `${field}.userAgent`]
 
 const isoDay = /^\d{4}-\d{2}-\d{2}$/
 
@@ -53,23 +53,34 @@ export const expired = (keys: ReadonlyArray<SubjectKey>, now: DateTime.Utc): Rea
   })
 
 /**
- * The personal fields of a record holding an evidence (`authorization`) given by the payer named in
- * `registrationId` (debit authorizations, payment request events) or `payerRegistrationId`
- * (consents, payment request documents).
+ * The personal fields of a record holding an evidence in `field` given by the payer named in
+ * `registrationId` (debit authorizations, payment request events, the customer) or
+ * `payerRegistrationId` (consents, payment request documents, gifts, card payments); a record naming
+ * no payer files it under its stream or document id.
  */
-export const fieldsOf: FieldsOf = (data) => {
-  const authorization = data.authorization
-  if (typeof authorization !== "object" || authorization === null) return []
-  const acceptedAt = (authorization as Record<string, unknown>).acceptedAt
-  const payer =
-    typeof data.registrationId === "string"
-      ? data.registrationId
-      : typeof data.payerRegistrationId === "string"
-        ? data.payerRegistrationId
-        : undefined
-  if (typeof acceptedAt !== "string" || payer === undefined) return []
-  return [{ subject: subjectOf(payer, acceptedAt), paths: personalPaths }]
-}
+export const fieldsAt =
+  (field: string): FieldsOf =>
+  (data, streamId) => {
+    const evidence = data[field]
+    if (typeof evidence !== "object" || evidence === null) return []
+    const acceptedAt = (evidence as Record<string, unknown>).acceptedAt
+    if (typeof acceptedAt !== "string") return []
+    const payer =
+      typeof data.registrationId === "string"
+        ? data.registrationId
+        : typeof data.payerRegistrationId === "string"
+          ? data.payerRegistrationId
+          : streamId
+    return [{ subject: subjectOf(payer, acceptedAt), paths: personalPaths(field) }]
+  }
+
+/** The personal fields of a record holding an evidence in `authorization`. */
+export const fieldsOf: FieldsOf = fieldsAt("authorization")
+
+/** Both declarations' fields. */
+export const both =
+  (first: FieldsOf, second: FieldsOf): FieldsOf =>
+  (data, streamId) => [...first(data, streamId), ...second(data, streamId)]
 
 /** The evidence keys there are (every partner's outside a partner's request), with their partners. */
 export const keys = Traced.fn("AuthorizationEvidenceRetention.keys")(function* () {

@@ -137,6 +137,11 @@ export interface TryAutoCollection {
   readonly debitAuth?: { readonly active: boolean; readonly limit: Money.Money }
   /** True when an unauthorized return turned the payer's autopay off for the request's company (`Customer.autoPayAllowedFor`). */
   readonly autoPayRevoked?: boolean
+  /**
+   * The evidence of the payer's autopay designation of `account`, if recorded: an autopay collection
+   * carries it as its acceptance's authorization (the payer authorized this debit by designating it).
+   */
+  readonly autopayAuthorization?: AuthorizationEvidence.AuthorizationEvidence
   /** Both sides' verification today (read by the edge): money moves only between verified parties. */
   readonly parties: WhoMayCollect.Parties
   /** New id from the edge for the transfer, used only when the request is collected. */
@@ -873,6 +878,9 @@ const tryAutoCollection = (command: TryAutoCollection, state: State): Decision<E
     transferId: command.transferId,
     transferDescription: request.description,
     collectedBy: collection,
+    ...(collection === "AutoPay" && command.autopayAuthorization !== undefined
+      ? { authorization: command.autopayAuthorization }
+      : {}),
     status: "Accepted",
     at: command.at,
   })
