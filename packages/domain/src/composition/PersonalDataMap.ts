@@ -28,7 +28,7 @@ export const fields: PersonalFields = {
     Customer: { ...CustomerPersonalData.customerEvents, DefaultBankAccountSet: evidence },
     LoginChallenge: CustomerPersonalData.loginChallengeEvents,
     Transfer: PaymentPersonalData.transferEvents,
-    PaymentRequest: { PaymentRequestAccepted: evidence },
+    PaymentRequest: { PaymentRequestAccepted: evidence, PaymentRequestPaidByCard: evidence },
     Consent: { ConsentAccepted: evidence },
     DebitAuth: { DebitAuthSet: evidence, DebitAuthLimitUpdated: evidence, DebitAuthEnabled: evidence },
     CharityTransaction: { AnonymousCharityTransactionCreated: evidence },

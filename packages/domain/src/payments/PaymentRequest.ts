@@ -162,6 +162,8 @@ export interface PayWithCard {
   readonly brand: string
   readonly last4: string
   readonly processorReference: string
+  /** The request that carried the payer's authorization of the charge, recorded as its evidence. */
+  readonly client?: AuthorizationEvidence.ClientContext
   /** When the processor makes the money available to the company (absent: at once). */
   readonly availableAt?: DateTime.Utc | undefined
   readonly at: DateTime.Utc
@@ -904,6 +906,9 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
         last4: command.last4,
         processorReference: command.processorReference,
         ...(command.availableAt === undefined ? {} : { availableAt: command.availableAt }),
+        ...(command.client === undefined
+          ? {}
+          : { authorization: AuthorizationEvidence.evidenceOf("CardPayment", command.client, command.at) }),
         status: "Paid",
         at: command.at,
       })
