@@ -111,7 +111,8 @@ const scenario = async (database: "pglite" | "postgres") => {
   const login = await ok("PUT", "/Login/CheckOtp", partner, { phoneNumber: "+14155550163", code: "123456" })
   const customer = login.accessToken as string
   const session = await ok("POST", "/Verification/StartKyc", customer, { deviceId: "evidence-phone" })
-  assert.strictEqual((await ok("GET", "/Verification/CheckVerification", customer)).status, "Verified")
+  const kyc = await ok("GET", "/Verification/CheckVerification", customer)
+  assert.strictEqual(kyc.status, "Verified")
   await ok("PUT", "/Account/Link", customer, {
     tokenId: session.tokenId,
     publicToken: "public-sandbox-ok",
@@ -135,14 +136,40 @@ const scenario = async (database: "pglite" | "postgres") => {
     { bankAccountId: account.accountId, acceptDebitAuth: false, transferDescription: "Invoice" },
     { "x-forwarded-for": payerAddress, "user-agent": payerAgent },
   )
+  const payer = { "x-forwarded-for": payerAddress, "user-agent": payerAgent }
   const accepted = (await ok("GET", payment, partner)).authorization
   assert.deepInclude(accepted, { ipAddress: payerAddress, userAgent: payerAgent })
   assert.strictEqual(accepted.textVersion, "payment-acceptance/2026-11-28")
+  // The autopay designation and a recurring gift record theirs too.
+  await ok("PUT", "/Account/Default", customer, { bankAccountId: account.accountId }, payer)
+  const autopay = (await ok("GET", "/Account/Default", customer)).authorization
+  assert.deepInclude(autopay, { ipAddress: payerAddress, userAgent: payerAgent, textVersion: "autopay/2026-11-28" })
+  const gift = await ok(
+    "POST",
+    "/Transaction/Charity/CreateAnonymous",
+    customer,
+    {
+      verificationId: kyc.referenceId,
+      amount: { value: 20, currencyCode: "USD" },
+      companyId,
+      isRecurring: true,
+      payerCoversFee: false,
+    },
+    payer,
+  )
+  const giftPath = `/Charity/Gifts/${gift.charityTransactionId}`
+  const given = (await ok("GET", giftPath, partner)).authorization
+  assert.deepInclude(given, {
+    ipAddress: payerAddress,
+    userAgent: payerAgent,
+    textVersion: "recurring-charity-gift/2026-11-28",
+  })
 
   // Erasure keeps the evidence: a legal record.
   const erased = await ok("POST", `/admin/customers/${login.registrationId}/erase`, adminToken)
   assert.isAtLeast(erased.keysDeleted, 2)
   assert.deepStrictEqual((await ok("GET", payment, partner)).authorization, accepted)
+  assert.deepStrictEqual((await ok("GET", giftPath, partner)).authorization, given)
   await service.stop()
 
   const needles = [payerAddress, payerAgent]
@@ -160,6 +187,11 @@ const scenario = async (database: "pglite" | "postgres") => {
   partner = await token()
   const purged = await until(payment, partner, (body) => body.authorization?.ipAddress === "[erased]")
   assert.deepStrictEqual(purged.authorization, { ...accepted, ipAddress: "[erased]", userAgent: "[erased]" })
+  assert.deepStrictEqual((await ok("GET", giftPath, partner)).authorization, {
+    ...given,
+    ipAddress: "[erased]",
+    userAgent: "[erased]",
+  })
   await service.stop()
 
   assert.deepStrictEqual(await offline(config, evidenceKeys), [])
