@@ -4,8 +4,9 @@
  * server, failing with CI=true; see support.ts).
  *
  * A payer accepts a payment request through a proxy (PARTNERPAY_TRUST_PROXY=1: the evidence records
- * the forwarded address) with a distinctive User-Agent. The address and agent are answered on
- * GET /Payment/{id} and never stored in plaintext (every text column of every table scanned); the
+ * the forwarded address) with a distinctive User-Agent, then designates the account for autopay and
+ * gives a recurring charity gift the same way. The address and agent are answered on GET /Payment/{id},
+ * GET /Account/Default and GET /Charity/Gifts/{id}, and never stored in plaintext (every text column of every table scanned); the
  * customer's erasure keeps them readable (a legal record); once the partner's sandbox time is two
  * years past the Accept, the purge worker destroys their key: they read "[erased]" (acceptedAt and
  * the text stay), no evidence key is left, and the database still holds neither in plaintext.
