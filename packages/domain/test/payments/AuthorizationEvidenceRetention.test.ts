@@ -9,7 +9,7 @@ import { DateTime, Effect, Layer } from "effect"
 import fc from "fast-check"
 import { fields } from "../../src/composition/PersonalDataMap.ts"
 import * as PersonalData from "../../src/infrastructure/PersonalData.ts"
-import * as Retention from "../../src/payments/AuthorizationEvidenceRetention.ts"
+import * as AuthorizationEvidenceRetention from "../../src/payments/AuthorizationEvidenceRetention.ts"
 import { PropertyParams } from "../../src/testing/index.ts"
 import { fakeVault } from "../fixtures/SealedMemory.ts"
 
@@ -87,8 +87,8 @@ describe("an evidence key two years old", () => {
     Effect.gen(function* () {
       const vault = fakeVault()
       const { sealed } = yield* sealAndOpen(vault)
-      const destroyed = yield* Effect.flatMap(Retention.keys(), (keys) =>
-        Retention.purge(keys, DateTime.makeUnsafe("2028-03-01T23:59:59.999Z")),
+      const destroyed = yield* Effect.flatMap(AuthorizationEvidenceRetention.keys(), (keys) =>
+        AuthorizationEvidenceRetention.purge(keys, DateTime.makeUnsafe("2028-03-01T23:59:59.999Z")),
       ).pipe(withVault(vault))
       assert.deepStrictEqual(destroyed, [])
       assert.deepStrictEqual(yield* PersonalData.openRecord(vault, sealed), debitAuthSet)
@@ -99,8 +99,8 @@ describe("an evidence key two years old", () => {
     Effect.gen(function* () {
       const vault = fakeVault()
       const { sealed } = yield* sealAndOpen(vault)
-      const destroyed = yield* Effect.flatMap(Retention.keys(), (keys) =>
-        Retention.purge(keys, DateTime.makeUnsafe("2028-03-02T00:00:00.000Z")),
+      const destroyed = yield* Effect.flatMap(AuthorizationEvidenceRetention.keys(), (keys) =>
+        AuthorizationEvidenceRetention.purge(keys, DateTime.makeUnsafe("2028-03-02T00:00:00.000Z")),
       ).pipe(withVault(vault))
       assert.deepStrictEqual(destroyed, [subject])
       assert.deepStrictEqual(yield* PersonalData.openRecord(vault, sealed), {
@@ -109,8 +109,8 @@ describe("an evidence key two years old", () => {
       })
       // Purging again changes nothing.
       assert.deepStrictEqual(
-        yield* Effect.flatMap(Retention.keys(), (keys) =>
-          Retention.purge(keys, DateTime.makeUnsafe("2030-01-01T00:00:00.000Z")),
+        yield* Effect.flatMap(AuthorizationEvidenceRetention.keys(), (keys) =>
+          AuthorizationEvidenceRetention.purge(keys, DateTime.makeUnsafe("2030-01-01T00:00:00.000Z")),
         ).pipe(withVault(vault)),
         [],
       )
@@ -123,10 +123,10 @@ describe("an evidence key two years old", () => {
       .map((date) => date.toISOString())
     fc.assert(
       fc.property(day, fc.integer({ min: -5, max: 5 * 86_400_000 }), (acceptedAt, afterTwoYears) => {
-        const key = { subject: Retention.subjectOf(registrationId, acceptedAt), partnerId: "" }
+        const key = { subject: AuthorizationEvidenceRetention.subjectOf(registrationId, acceptedAt), partnerId: "" }
         const twoYears = DateTime.add(DateTime.makeUnsafe(acceptedAt), { years: 2 })
         const now = DateTime.add(twoYears, { milliseconds: afterTwoYears })
-        const purged = Retention.expired([key], now).length === 1
+        const purged = AuthorizationEvidenceRetention.expired([key], now).length === 1
         if (purged) assert.isTrue(DateTime.isGreaterThanOrEqualTo(now, twoYears))
         // At most one day late.
         if (afterTwoYears >= 86_400_000) assert.isTrue(purged)
@@ -138,7 +138,7 @@ describe("an evidence key two years old", () => {
   it("a subject that is not an evidence key is never purged", () => {
     const now = DateTime.makeUnsafe("2099-01-01T00:00:00.000Z")
     assert.deepStrictEqual(
-      Retention.expired(
+      AuthorizationEvidenceRetention.expired(
         [customer, "authorization-evidence:garbage", "authorization-evidence:2020-01-01"].map((subject) => ({
           subject,
           partnerId: "",
