@@ -4,13 +4,16 @@
  * server, failing with CI=true; see support.ts).
  *
  * A payer accepts a payment request through a proxy (PARTNERPAY_TRUST_PROXY=1: the evidence records
- * the forwarded address) with a distinctive User-Agent, then designates the account for autopay and
- * gives a recurring charity gift the same way. The address and agent are answered on GET /Payment/{id},
- * GET /Account/Default and GET /Charity/Gifts/{id}, and never stored in plaintext (every text column of every table scanned); the
- * customer's erasure keeps them readable (a legal record); once the partner's sandbox time is two
- * years past the Accept, the purge worker destroys their key: they read "[erased]" (acceptedAt and
- * the text stay), no evidence key is left, and the database still holds neither in plaintext.
+ * the forwarded address) with a distinctive User-Agent, then designates the account for autopay,
+ * sets a debit authorization (with an Idempotency-Key: its stored answer is scanned too) and gives a
+ * recurring charity gift the same way. The address and agent are answered on GET /Payment/{id},
+ * GET /Account/Default and GET /Charity/Gifts/{id}, and never stored in plaintext (every text column
+ * of every table scanned); the customer's erasure keeps them readable (a legal record); once the
+ * partner's sandbox time is two years past, the purge worker destroys their key: they read
+ * "[erased]" (acceptedAt and the text stay), no evidence key is left, and the database still holds
+ * neither in plaintext.
  */
+import { randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -157,6 +160,14 @@ const scenario = async (database: "pglite" | "postgres") => {
       payerCoversFee: false,
     },
     payer,
+  )
+  // A debit authorization set with an Idempotency-Key: its stored answer is scanned too.
+  await ok(
+    "POST",
+    "/DebitAuth/Set",
+    customer,
+    { companyId, limit: { value: 100, currencyCode: "USD" } },
+    { ...payer, "idempotency-key": randomUUID() },
   )
   const giftPath = `/Charity/Gifts/${gift.charityTransactionId}`
   const given = (await ok("GET", giftPath, partner)).authorization
