@@ -215,6 +215,8 @@ export const PaymentRequestPaidByCard = Schema.TaggedStruct("PaymentRequestPaidB
    * availability date); absent on payments recorded before availability was known: available at once.
    */
   availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+  /** The payer's authorization of the charge (absent on payments recorded before it was). */
+  authorization: Schema.optionalKey(AuthorizationEvidence),
   status: Schema.Literal("Paid"),
   at: Schema.DateTimeUtcFromString,
 })
