@@ -40,7 +40,8 @@
  *    version -> 400 naming the header; without it, a partner's pinned version
  *    applies. Every answer carries `Partnerpay-Version`; an answer of an
  *    operation changed since the caller's version is given in that version's
- *    shape.
+ *    shape, and so is every problem answer (its `type`), even one made further
+ *    out (an unknown route's 404) or refusing the header itself.
  *
  * The caller is read from the bearer token here (verified with `Tokens`);
  * a request without a valid token is passed on untouched by the
@@ -180,6 +181,27 @@ const unknownVersion = (named: string) =>
 
 const respond = (problem: Problem.Problem) =>
   Effect.withFiber((fiber) => Problem.toResponse(problem, correlationIdOf(fiber)))
+
+/** A pre-response handler giving a problem answer in `version`'s shape (`ApiVersions.downgradeProblem`). */
+const problemsIn =
+  (version: string): HttpEffect.PreResponseHandler =>
+  (_request, response) => {
+    const body = response.body
+    if (body._tag !== "Uint8Array" || !body.contentType.startsWith("application/problem+json"))
+      return Effect.succeed(response)
+    let problem: unknown
+    try {
+      problem = JSON.parse(new TextDecoder().decode(body.body))
+    } catch {
+      return Effect.succeed(response)
+    }
+    return Effect.succeed(
+      HttpServerResponse.setBody(
+        response,
+        HttpBody.jsonUnsafe(ApiVersions.downgradeProblem(version, problem), body.contentType),
+      ),
+    )
+  }
 
 /** A pre-response handler adding the `RateLimit-*` headers of a rate-limit decision. */
 const quotaHeaders =
@@ -486,6 +508,13 @@ export const make = Effect.gen(function* () {
     return withBody(request, caller, app)
   }
 
+  /** The caller's partner's pinned version; the latest for a caller without a valid token. */
+  const ownVersion = (caller: Option.Option<CallerIdentity>): Effect.Effect<string> =>
+    Option.match(caller, {
+      onNone: () => Effect.succeed(ApiVersions.latest),
+      onSome: (c) => pins.versionOf(c.partnerId, ApiVersions.latest),
+    })
+
   /** The version the caller asked for, else its partner's pinned one; undefined for a header naming none. */
   const versionOf = (
     request: HttpServerRequest.HttpServerRequest,
@@ -493,10 +522,7 @@ export const make = Effect.gen(function* () {
   ): Effect.Effect<string | undefined> => {
     const named = request.headers[versionHeader]
     if (named !== undefined) return Effect.succeed(ApiVersions.isKnown(named) ? named : undefined)
-    return Option.match(caller, {
-      onNone: () => Effect.succeed(ApiVersions.latest),
-      onSome: (c) => pins.versionOf(c.partnerId, ApiVersions.latest),
-    })
+    return ownVersion(caller)
   }
 
   /** The route's answer, in the shape of `version` when an operation it concerns changed since. */
@@ -545,6 +571,13 @@ export const make = Effect.gen(function* () {
     caller: Option.Option<CallerIdentity>,
   ) {
     const version = yield* versionOf(request, caller)
+    // Problems in the caller's version, whichever step answers them; a header naming none: its own version's.
+    const problemVersion = version ?? (yield* ownVersion(caller))
+    if (ApiVersions.concernsProblems(problemVersion))
+      yield* Effect.withFiber((fiber) => {
+        HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, problemsIn(problemVersion))
+        return Effect.void
+      })
     if (version === undefined) return yield* respond(unknownVersion(request.headers[versionHeader] ?? ""))
     yield* Effect.withFiber((fiber) => {
       HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (_request, response) =>
