@@ -19,6 +19,7 @@ import {
 } from "../kernel/Ids.ts"
 import { Metadata } from "../kernel/Metadata.ts"
 import { Money } from "../kernel/Money.ts"
+import * as FeeSchedule from "./FeeSchedule.ts"
 import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
 import { AttachmentUrl, InvoiceLineItem, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
 
@@ -215,6 +216,12 @@ export const PaymentRequestPaidByCard = Schema.TaggedStruct("PaymentRequestPaidB
    * availability date); absent on payments recorded before availability was known: available at once.
    */
   availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+  /** The platform's fee of this card payment (the partner's card fee schedule; absent: none). */
+  platformFee: Schema.optionalKey(Money),
+  /** The schedule that produced `platformFee`. */
+  feeSchedule: Schema.optionalKey(FeeSchedule.AppliedSchedule),
+  /** The card processor's cost of this payment, the platform's expense (absent: none configured). */
+  providerCost: Schema.optionalKey(Money),
   status: Schema.Literal("Paid"),
   at: Schema.DateTimeUtcFromString,
 })
