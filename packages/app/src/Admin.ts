@@ -24,6 +24,10 @@
  * - In production a webhook URL that is or resolves to a non-public address
  *   is a 400 naming `url` (WebhookTarget.ts).
  *
+ * Fee schedules (`FeeOperations.ts`, packages/domain/docs/Fees.md): `GET /admin/partners/{partnerId}/fees`
+ * and `PUT /admin/partners/{partnerId}/fees/{rail}` (rail `AchDebit` or `Card`; a bad field -> 400
+ * naming it; unknown partner -> 404).
+ *
  * Personal data erasure (docs/personal-data.md): `POST /admin/customers/{registrationId}/erase`
  * and `POST /admin/companies/{companyId}/erase-owner` (200 with what was
  * erased; repeating is harmless; unknown id -> 404).
@@ -38,6 +42,7 @@ import { Clock, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import * as Erasure from "./Erasure.ts"
+import * as FeeOperations from "./FeeOperations.ts"
 import * as Operations from "./Operations.ts"
 
 /** What the admin routes use (provided by the service's ports). */
@@ -47,6 +52,7 @@ export type AdminRequirements =
   | SqlClient
   | TokenGenerations.TokenGenerations
   | Erasure.ErasureRequirements
+  | FeeOperations.FeeRequirements
 
 /** Every admin path starts with this. */
 export const prefix = "/admin"
@@ -250,6 +256,35 @@ export const routes = (
             Effect.gen(function* () {
               const partnerId = yield* routeParam("partnerId")
               return json(yield* Operations.revokeTokens(partnerId))
+            }),
+          ),
+        ),
+        HttpRouter.route(
+          "GET",
+          `${prefix}/partners/:partnerId/fees`,
+          guard(Effect.flatMap(routeParam("partnerId"), (id) => Effect.map(FeeOperations.show(id), json))),
+        ),
+        HttpRouter.route(
+          "PUT",
+          `${prefix}/partners/:partnerId/fees/:rail`,
+          guard(
+            Effect.gen(function* () {
+              const partnerId = yield* routeParam("partnerId")
+              const rail = yield* routeParam("rail")
+              const body = yield* jsonBody
+              // A bad fee schedule is the client's input: 400 naming each field, nothing changed.
+              const set = yield* FeeOperations.set(partnerId, rail, body).pipe(
+                Effect.catchTag("InvalidInput", (invalid) =>
+                  Effect.fail(
+                    new Problem.BadRequest({
+                      detail: `The fee schedule has ${invalid.issues.length} invalid field(s).`,
+                      code: "BAD_REQUEST",
+                      errors: [...invalid.issues],
+                    }),
+                  ),
+                ),
+              )
+              return json(set)
             }),
           ),
         ),

@@ -41,6 +41,10 @@ export const PayWithCardResponse = Schema.Struct({
 export const TransferResponse = Schema.Struct({
   ...Transfers.TransferView.fields,
   amount: AmountResponse,
+  fee: Schema.NullOr(AmountResponse).annotate({
+    description:
+      "Addition: the platform's fee kept from the amount (the partner's fee schedule, or a charity gift's fee); null: none",
+  }),
   invoiceNumber: Schema.optionalKey(
     Schema.String.annotate({ description: "Addition: the invoice number of the payment request the transfer pays" }),
   ),

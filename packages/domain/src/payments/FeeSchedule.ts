@@ -22,7 +22,7 @@
  * (`AppliedFees`): changing a schedule later changes no recorded fee.
  */
 import { Schema } from "effect"
-import * as FieldChecks from "../kernel/FieldChecks.ts"
+import type * as FieldChecks from "../kernel/FieldChecks.ts"
 import * as Money from "../kernel/Money.ts"
 
 /** The rails a fee schedule is set for. */
@@ -104,8 +104,7 @@ export interface AppliedFees {
   readonly returnFeeTerms?: ReturnFee
 }
 
-const positive = (money: Money.Money | undefined): money is Money.Money =>
-  money !== undefined && money.minorUnits > 0
+const positive = (money: Money.Money | undefined): money is Money.Money => money !== undefined && money.minorUnits > 0
 
 /** What a collection of `amount` on `rail` records under `terms` (nothing for no terms). */
 export const appliedFeesOf = (rail: Rail, terms: FeeTerms, amount: Money.Money): AppliedFees => {

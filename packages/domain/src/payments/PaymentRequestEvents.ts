@@ -19,8 +19,8 @@ import {
 } from "../kernel/Ids.ts"
 import { Metadata } from "../kernel/Metadata.ts"
 import { Money } from "../kernel/Money.ts"
-import * as FeeSchedule from "./FeeSchedule.ts"
 import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
+import * as FeeSchedule from "./FeeSchedule.ts"
 import { AttachmentUrl, InvoiceLineItem, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
 
 /** The statuses a client reads (webhook Data.Status, payment status). */

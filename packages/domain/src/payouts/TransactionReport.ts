@@ -32,7 +32,7 @@ export const ReportLine = Schema.Struct({
   companyId: Schema.String,
   type: Ledger.EntryType.annotate({
     description:
-      "payment, instalment, charity, card (collected: positive) or refund, return, dispute, fee (taken back: negative; a returned gift gives its fee back, a won dispute its amount and fee: positive)",
+      "payment, instalment, charity, card (collected: positive) or refund, return, dispute, fee, returnFee (taken back: negative; a returned transfer gives its fee back, a won dispute its amount and fee: positive)",
   }),
   transferId: Schema.optionalKey(Schema.String),
   refundId: Schema.optionalKey(Schema.String),
