@@ -107,7 +107,10 @@ export const ReportResponse = Schema.Struct({
       collected: AmountResponse.annotate({ description: "Payments, instalments and card payments collected" }),
       refunded: AmountResponse.annotate({ description: "Refunds taken back" }),
       returned: AmountResponse.annotate({ description: "Returned transfers taken back" }),
-      fees: AmountResponse.annotate({ description: "Fees taken" }),
+      fees: AmountResponse.annotate({
+        description:
+          "Fees taken: the platform's fees (fee lines) and return fees passed on to the company (returnFee lines)",
+      }),
       disputed: AmountResponse.annotate({
         description: "Card disputes taken back, less those won (given back); may be negative",
       }),
