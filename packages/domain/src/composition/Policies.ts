@@ -17,6 +17,7 @@ import {
   feePolicy as feeLedger,
   policy as ledger,
   returnFeePolicy as returnFeeLedger,
+  terminalCardFeePolicy as terminalCardFeeLedger,
   terminalCardPolicy as terminalCardLedger,
 } from "../payouts/LedgerPolicy.ts"
 import { policy as payoutAccount } from "../payouts/PayoutAccountPolicy.ts"
@@ -36,6 +37,7 @@ export const all: ReadonlyArray<Policy.AnyPolicy> = [
   cardLedger,
   cardFeeLedger,
   terminalCardLedger,
+  terminalCardFeeLedger,
   disputeLedger,
   disputeFeeLedger,
   cardRefundLedger,

@@ -299,6 +299,21 @@ export const entryOfCardPayment = (event: CardPaymentRegisteredFacts): LedgerEnt
   ...(event.availableAt === undefined ? {} : { availableAt: event.availableAt }),
 })
 
+/**
+ * The platform's fee of a terminal card payment for a company (`CardPaymentRegistered.platformFee`): a
+ * "fee" entry minus it (`<cardPaymentId>:fee`), available with the payment. Undefined without a fee.
+ */
+export const terminalCardFeeEntryOf = (event: CardPaymentRegisteredFacts): LedgerEntry | undefined =>
+  event.platformFee === undefined || event.platformFee.minorUnits === 0
+    ? undefined
+    : {
+        entryId: `${event.cardPaymentId}:fee`,
+        type: "fee",
+        cardPaymentId: event.cardPaymentId,
+        amount: { minorUnits: -event.platformFee.minorUnits, currency: event.platformFee.currency },
+        ...(event.availableAt === undefined ? {} : { availableAt: event.availableAt }),
+      }
+
 // ---------------------------------------------------------------------------
 // Card disputes
 
@@ -369,6 +384,7 @@ export interface CardPaymentRegisteredFacts {
   readonly cardPaymentId: Ids.CardPaymentId
   readonly amount: Money.Money
   readonly availableAt?: DateTime.Utc | undefined
+  readonly platformFee?: Money.Money | undefined
 }
 
 // ---------------------------------------------------------------------------

@@ -89,6 +89,26 @@ export const terminalCardPolicy = Policy.make({
   },
 })
 
+/** A terminal card payment's platform fee (the partner's card schedule) leaves its company's ledger beside it. */
+export const terminalCardFeePolicy = Policy.make({
+  name: "a terminal card payment's platform fee reaches its company's ledger",
+  source: CardPayment.aggregate,
+  reactsTo: ["CardPaymentRegistered"],
+  target: Balance.aggregate,
+  react: (event: CardPayment.Event, _state: CardPayment.State) => {
+    const entry = Ledger.terminalCardFeeEntryOf(event)
+    if (event.companyId === undefined || entry === undefined) return undefined
+    const command: Balance.RecordLedgerEntry = {
+      _tag: "RecordLedgerEntry",
+      companyId: event.companyId,
+      partnerId: event.partnerId,
+      entry,
+      at: event.at,
+    }
+    return { id: event.companyId, command }
+  },
+})
+
 const disputeReaction =
   (entryOf: (event: CardDispute.Event) => Ledger.LedgerEntry | undefined) =>
   (event: CardDispute.Event, _state: CardDispute.State) => {

@@ -6,13 +6,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
+import * as CardPayments from "../../src/cards-and-charity/CardPayments.ts"
 import * as Companies from "../../src/companies/Companies.ts"
 import * as EventPipeline from "../../src/composition/EventPipeline.ts"
 import * as CustomerPreferences from "../../src/customers/CustomerPreferences.ts"
+import * as CustomerProviderSandboxes from "../../src/customers/CustomerProviderSandboxes.ts"
 import { IdGenerator } from "../../src/infrastructure/IdGenerator.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
-import type { BankAccountId, PartnerId, RegistrationId } from "../../src/kernel/Ids.ts"
+import type { BankAccountId, MerchantId, PartnerId, RegistrationId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import * as CardCharger from "../../src/payments/CardCharger.ts"
 import type * as FeeSchedule from "../../src/payments/FeeSchedule.ts"
@@ -35,6 +37,7 @@ const layer = () =>
     UnitOfWork.layerMemory,
     IdGenerator.layerRandom,
     CardCharger.CardCharger.layerSandbox,
+    CustomerProviderSandboxes.layerCardProcessorSandbox,
   )
 
 /** 1% + 0.30 a collection; the provider's 0.25 and a 5.00 return fee, borne by the platform. */
@@ -115,6 +118,27 @@ describe("a partner with an ACH fee schedule", () => {
       })
       yield* InAppCardPayments.pay({ partnerId, registrationId: payer, paymentRequestId, paymentMethodId: "pm_fees" })
       // 2.90% of 100.00 + 0.30
+      const balance = yield* Payouts.balance(partnerId, companyId, "USD")
+      assert.deepStrictEqual(balance.available, usd(10_000 - 320))
+    }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect("a terminal card payment for the company records the card fee; the balance nets it", () =>
+    Effect.gen(function* () {
+      const companyId = yield* company
+      yield* PlatformFees.set(partnerId, "Card", {
+        percentageBasisPoints: 290,
+        fixed: usd(30),
+        returnFeePassedOn: false,
+      })
+      yield* CardPayments.register({
+        partnerId,
+        merchantId: companyId as string as MerchantId,
+        amount: { value: 100, currencyCode: "USD" },
+        last4: "4242",
+        brand: "visa",
+        externalReference: "terminal-fees-1",
+      })
       const balance = yield* Payouts.balance(partnerId, companyId, "USD")
       assert.deepStrictEqual(balance.available, usd(10_000 - 320))
     }).pipe(Effect.provide(layer())),
