@@ -215,6 +215,32 @@ describe("a collection initiated under the partner's ACH terms", () => {
   })
 })
 
+const transferSpec = DeciderSpecification.forAggregate(Transfer.aggregate)
+const initiatedUnder = (given: FeeSchedule.FeeTerms) => story(given).events[0]!
+
+describe("a Pending transfer initiated under a return fee", () => {
+  it("FailTransfer with a code records TransferFailed with the return fee in force at initiation", () =>
+    transferSpec
+      .given([initiatedUnder(terms())])
+      .when(fail)
+      .then([
+        {
+          _tag: "TransferFailed",
+          transferId,
+          returnCode: "R01",
+          reason: "NSF",
+          returnFee: { amount: usd(500), passedOn: true },
+          status: "Failed",
+          at,
+        },
+      ]))
+  it("a rail's refusal (no return code) records no return fee", () =>
+    transferSpec
+      .given([initiatedUnder(terms())])
+      .when({ _tag: "RecordOutcome", transferId, outcome: { _tag: "Refused", reason: "refused" }, at })
+      .then([{ _tag: "TransferFailed", transferId, reason: "refused", status: "Failed", at }]))
+})
+
 describe("the company's ledger of a collection with fees", () => {
   it("settled: the fee leaves the balance beside the amount", () => {
     const { state, events } = story(terms(), settle)
