@@ -2,8 +2,8 @@
  * The client check (`pnpm test:client`, part of `pnpm test`): does a project that installs
  * `@partnerpay/client` as published get working JavaScript and types, against the real service?
  *
- * 1. The root README's TypeScript walkthrough is src/walkthrough.ts verbatim (so the README's
- *    code is the code that runs here).
+ * 1. The TypeScript walkthrough of docs/sandbox.md is src/walkthrough.ts verbatim (so the
+ *    page's code is the code that runs here).
  * 2. Builds packages/client from scratch (dist/: JavaScript, source maps, .d.ts) and packs it with
  *    `pnpm pack` (the tarball a registry would serve); checks the tarball ships no TypeScript
  *    source, that the library's JavaScript imports no `node:` module and that no `effect` is
@@ -18,7 +18,7 @@
  *    directory), and runs on Node 20 (the oldest the client supports, downloaded from the npm
  *    registry into the temporary directory) `dist/check.js`: token, company and status,
  *    an idempotent POST whose answer is lost and retried, history paged through, the KYB webhook
- *    verified (see src/check.ts); then on the Node running this script the README walkthrough
+ *    verified (see src/check.ts); then on the Node running this script the TypeScript walkthrough
  *    `dist/walkthrough.js`, its output compared line by line.
  *
  * Everything lives in one temporary directory, removed at the end (`--keep` keeps it).
@@ -68,12 +68,12 @@ const run = async (command: string, args: ReadonlyArray<string>, cwd: string, en
   return ran.output
 }
 
-/** 1. The README shows the walkthrough verbatim. */
+/** 1. docs/sandbox.md shows the walkthrough verbatim. */
 const checkReadme = () => {
-  const readme = readFileSync(join(root, "README.md"), "utf8")
+  const readme = readFileSync(join(root, "docs", "sandbox.md"), "utf8")
   const code = readFileSync(join(example, "src", "walkthrough.ts"), "utf8")
   if (!readme.includes(`\`\`\`ts\n${code}\`\`\``)) {
-    throw new Error("README.md must show examples/client/src/walkthrough.ts verbatim in a ```ts block")
+    throw new Error("docs/sandbox.md must show examples/client/src/walkthrough.ts verbatim in a ```ts block")
   }
 }
 
@@ -311,9 +311,9 @@ const main = async () => {
     log(`dist/check.js passed on Node ${version}`)
     const walked = await run(process.execPath, ["dist/walkthrough.js"], app, { PARTNERPAY_URL: service.url })
     if (walked.trim() !== expectedWalkthrough) {
-      throw new Error(`the README walkthrough printed:\n${walked}\nexpected:\n${expectedWalkthrough}`)
+      throw new Error(`the TypeScript walkthrough printed:\n${walked}\nexpected:\n${expectedWalkthrough}`)
     }
-    log(`the README walkthrough ran on Node ${process.version}`)
+    log(`the TypeScript walkthrough ran on Node ${process.version}`)
     const typeError = await typechecked
     if (typeError !== undefined) throw typeError
     log(`ok: the packed client works against the service on Node ${version} and ${process.version}`)

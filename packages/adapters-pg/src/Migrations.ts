@@ -53,6 +53,7 @@ import partnerColumns from "./migrations/0043_partner_columns.ts"
 import fundingSourcePartner from "./migrations/0044_funding_source_partner.ts"
 import sandboxClockEpochs from "./migrations/0060_sandbox_clock_epochs.ts"
 import sandboxCardDisputes from "./migrations/0080_sandbox_card_disputes.ts"
+import ledgerPostingsIndex from "./migrations/0120_ledger_postings_index.ts"
 
 /**
  * Every migration of this package, keyed `<id>_<name>`. `runReporting` applies every one a database
@@ -88,6 +89,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0044_funding_source_partner": fundingSourcePartner,
   "0060_sandbox_clock_epochs": sandboxClockEpochs,
   "0080_sandbox_card_disputes": sandboxCardDisputes,
+  "0120_ledger_postings_index": ledgerPostingsIndex,
 }
 
 /** The table recording applied migrations (the layout of Effect's migrator: existing databases keep theirs). */

@@ -107,3 +107,28 @@ export const negativeBalances = Traced.fn("PgMetrics.negativeBalances")(function
   yield* Metric.update(negativeBalanceOldestAge, oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest) / 1000))
   return rows
 })
+
+/**
+ * Debit payouts (deficit recoveries) the bank or the rail refused, counted from the `payouts` read
+ * model (so every instance, and a restarted one, reports the same total): when one fails the deficit
+ * stays, the company's collections go on, and an operator has to act (issue 37 §3). The webhook
+ * (`PAYOUT_STATUS_CHANGED`, Failed, Direction Debit) tells the partner; this counter tells the operator.
+ */
+export const debitPayoutsFailedTotal = Metric.counter("partnerpay_debit_payouts_failed_total", {
+  description:
+    "Debit payouts (recoveries of a negative balance from the payout account) that failed; the deficit stays",
+  incremental: true,
+})
+
+/** Reads the failed Debit payouts and raises the counter to their number. */
+export const debitPayoutsFailed = Traced.fn("PgMetrics.debitPayoutsFailed")(function* () {
+  const sql = yield* SqlClient
+  const rows = yield* sql<{ readonly failed: number }>`
+    SELECT count(*)::int AS failed FROM read_models
+    WHERE collection = 'payouts' AND data ->> 'direction' = 'Debit' AND data ->> 'status' = 'Failed'`
+  const failed = rows[0]?.failed ?? 0
+  // The counter only grows: it is raised by what the read model counts beyond it.
+  const counted = (yield* Metric.value(debitPayoutsFailedTotal)).count
+  if (failed > counted) yield* Metric.update(debitPayoutsFailedTotal, failed - counted)
+  return failed
+})

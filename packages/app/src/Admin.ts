@@ -27,6 +27,9 @@
  * Fee schedules (`FeeOperations.ts`, packages/domain/docs/Fees.md): `GET /admin/partners/{partnerId}/fees`
  * and `PUT /admin/partners/{partnerId}/fees/{rail}` (rail `AchDebit` or `Card`; a bad field -> 400
  * naming it; unknown partner -> 404).
+ * The platform's books: `GET /admin/ledger/trial-balance?asOf=<date-time>` (200 with the trial
+ * balance per account and what is wrong, `balanced` false when something is; LedgerCheck.ts; a bad
+ * `asOf` or an unknown parameter -> 400 naming it).
  *
  * Personal data erasure (docs/personal-data.md): `POST /admin/customers/{registrationId}/erase`
  * and `POST /admin/companies/{companyId}/erase-owner` (200 with what was
@@ -36,13 +39,14 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import { CrossCutting, Problem, RateLimit, RequestRecord } from "@partnerpay/adapters-http"
-import type { PgOutbox, PgPartnerCredentials } from "@partnerpay/adapters-pg"
+import { PgLedger, type PgOutbox, type PgPartnerCredentials } from "@partnerpay/adapters-pg"
 import { type TokenGenerations, Traced } from "@partnerpay/domain"
 import { Clock, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import * as Erasure from "./Erasure.ts"
 import * as FeeOperations from "./FeeOperations.ts"
+import * as LedgerCheck from "./LedgerCheck.ts"
 import * as Operations from "./Operations.ts"
 
 /** What the admin routes use (provided by the service's ports). */
@@ -318,6 +322,24 @@ export const routes = (
               }
               const deliveries = yield* Operations.listDeliveries(status === undefined ? { limit } : { status, limit })
               return json({ data: deliveries.map(Operations.encodeDelivery) })
+            }),
+          ),
+        ),
+        HttpRouter.route(
+          "GET",
+          `${prefix}/ledger/trial-balance`,
+          guard(
+            Effect.gen(function* () {
+              const params = yield* searchParams
+              for (const name of params.keys())
+                if (name !== "asOf") return yield* Effect.fail(badRequest(`query.${name}`, "is not a known parameter"))
+              const raw = params.get("asOf")
+              const asOf = raw === null ? undefined : LedgerCheck.parseAsOf(raw)
+              if (raw !== null && asOf === undefined)
+                return yield* Effect.fail(
+                  badRequest("query.asOf", "must be an ISO 8601 date-time with an offset, e.g. 2026-03-31T23:59:59Z"),
+                )
+              return json(LedgerCheck.encode(yield* PgLedger.check(asOf)))
             }),
           ),
         ),

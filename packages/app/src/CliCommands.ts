@@ -28,6 +28,8 @@ import * as DataKey from "./DataKey.ts"
 import * as Domain from "./Domain.ts"
 import * as Erasure from "./Erasure.ts"
 import * as FeeOperations from "./FeeOperations.ts"
+import * as LedgerCheck from "./LedgerCheck.ts"
+import * as LedgerCommands from "./LedgerCommands.ts"
 import * as Listen from "./Listen.ts"
 import * as ListenCommands from "./ListenCommands.ts"
 import * as Logging from "./Logging.ts"
@@ -53,6 +55,7 @@ export const describeFailure = (cause: Cause.Cause<unknown>): string => {
   }
   if (error instanceof Operations.UnsafeUrl) return `invalid input: ${error.field} ${error.message}`
   if (error instanceof Listen.ListenFailed) return error.message
+  if (error instanceof LedgerCheck.LedgerDoesNotBalance) return `the ledger is wrong: ${error.problems.join("; ")}`
   if (error instanceof Operations.NotFound) return `${error.entity} not found`
   if (error instanceof Operations.DeliveryInProgress) {
     return `the delivery is ${error.status}: it is already queued for delivery`
@@ -515,6 +518,7 @@ export const partnerpay = Command.make("partnerpay").pipe(
     keys,
     negativeBalances,
     fees,
+    LedgerCommands.ledgerCommand(onDatabase, json),
     ListenCommands.listenCommand,
     ListenCommands.triggerCommand,
   ]),

@@ -15,6 +15,8 @@
  *   (adapters-pg `PgMetrics`; the backlog is read when scraped);
  * - `partnerpay_negative_balances` and `partnerpay_negative_balance_oldest_age_seconds`: companies
  *   whose available balance is negative, and the age of the oldest deficit (read when scraped);
+ * - `partnerpay_debit_payouts_failed_total`: Debit payouts (deficit recoveries) that failed, counted
+ *   from the payouts read model when scraped (the deficit stays; the webhook tells the partner);
  * - `partnerpay_webhook_deliveries_total{outcome}`: `delivered`, `failed`
  *   (will retry), `gave_up`;
  * - `partnerpay_worker_runs_total{worker,outcome}`: background worker steps
@@ -173,6 +175,7 @@ const runtime = (): Registry => {
 export const render: Effect.Effect<string, never, SqlClient> = PgMetrics.outboxBacklog().pipe(
   Effect.catchCause(() => Effect.void),
   Effect.andThen(PgMetrics.negativeBalances().pipe(Effect.catchCause(() => Effect.void))),
+  Effect.andThen(PgMetrics.debitPayoutsFailed().pipe(Effect.catchCause(() => Effect.void))),
   // Every kind of session timeout listed from the first scrape (0 until one happens).
   Effect.andThen(
     Effect.forEach(["statement", "lock", "idle_in_transaction"] as const, (kind) =>

@@ -85,6 +85,20 @@ describe.skipIf(!postgresAvailable)("the operator API", () => {
     assert.strictEqual(wrong.status, 401)
     assert.strictEqual(wrong.body.code, "UNAUTHORIZED")
 
+    // The platform's books: the operator's only; an unknown parameter or a bad instant is a 400 naming it.
+    assert.strictEqual((await call(base, "GET", "/admin/ledger/trial-balance")).status, 401)
+    const books = await call(base, "GET", "/admin/ledger/trial-balance", { token: adminToken })
+    assert.strictEqual(books.status, 200)
+    assert.deepInclude(books.body, { asOf: null, balanced: true, discrepancies: [] })
+    const unknownParameter = await call(base, "GET", "/admin/ledger/trial-balance?as_of=2026-03-31T23:59:59Z", {
+      token: adminToken,
+    })
+    assert.strictEqual(unknownParameter.status, 400)
+    assert.strictEqual(unknownParameter.body.errors[0].field, "query.as_of")
+    const badInstant = await call(base, "GET", "/admin/ledger/trial-balance?asOf=2026-03-31", { token: adminToken })
+    assert.strictEqual(badInstant.status, 400)
+    assert.strictEqual(badInstant.body.errors[0].field, "query.asOf")
+
     // Not part of the partner OpenAPI document.
     const openapi = await call(base, "GET", "/openapi.json")
     assert.strictEqual(openapi.status, 200)

@@ -136,6 +136,20 @@ const layerOf = (path: string): number => {
   return 5
 }
 
+/**
+ * The order among the areas (docs/architecture.md): an area may import an area of an earlier rank
+ * (through its index), never one of its own rank or a later one.
+ */
+const areaRank: Readonly<Record<string, number>> = {
+  companies: 0,
+  customers: 0,
+  payments: 1,
+  plans: 2,
+  notifications: 2,
+  "cards-and-charity": 3,
+  payouts: 4,
+}
+
 /** The import cycles among `edges` (each strongly connected component of two or more files, or a self-import). */
 const cyclesOf = (edges: ReadonlyArray<readonly [string, string]>): Array<Array<string>> => {
   const next = new Map<string, Array<string>>()
@@ -194,6 +208,20 @@ describe("the domain's layers: kernel <- infrastructure <- areas <- composition"
     expect(crossing).toEqual([])
   })
 
+  it("an area imports only areas of an earlier rank: companies, customers < payments < plans, notifications < cards-and-charity < payouts", () => {
+    const backward = domainImports().filter(([from, to]) => {
+      const [source, target] = [folderOf(from), folderOf(to)]
+      return (
+        areas.includes(source) && areas.includes(target) && source !== target && areaRank[target]! >= areaRank[source]!
+      )
+    })
+    expect(backward).toEqual([])
+  })
+
+  it("every area has a rank", () => {
+    expect(Object.keys(areaRank).sort()).toEqual([...areas].sort())
+  })
+
   it("no layer imports a layer after it (only the package entry and the test kit see everything)", () => {
     const upward = domainImports().filter(([from, to]) => layerOf(from) < layerOf(to))
     expect(upward).toEqual([])
@@ -216,6 +244,29 @@ describe("the domain's layers: kernel <- infrastructure <- areas <- composition"
 })
 
 const packages = readdirSync(join(root, "packages"))
+
+/** Every relative import of a package's src/ (type-only ones included), as [importer, imported] relative to src/. */
+const packageImports = (pkg: string): Array<readonly [string, string]> => {
+  const source = join(root, "packages", pkg, "src")
+  const path = (file: string) => relative(source, file).split(sep).join("/")
+  return sourceFiles(source).flatMap((file) =>
+    specifiersOf(file)
+      .filter((specifier) => specifier.startsWith("."))
+      .map((specifier) => [path(file), path(resolve(dirname(file), specifier))] as const),
+  )
+}
+
+describe("no package has an import cycle", () => {
+  it("finds every package", () => {
+    expect(packages).toEqual(
+      expect.arrayContaining(["adapters-http", "adapters-pg", "app", "client", "domain", "secrets"]),
+    )
+  })
+
+  it.each(packages)("no import cycle among the modules of %s's src (type-only imports included)", (pkg) => {
+    expect(cyclesOf(packageImports(pkg))).toEqual([])
+  })
+})
 
 /**
  * The packages written in Effect's style. `@partnerpay/client` is for users without Effect: its
@@ -320,19 +371,41 @@ describe("deciders follow one template", () => {
     )
   })
 
-  it("decide dispatches to one named function per command (a short switch whose cases each return a call)", () => {
-    const offenders = deciders().flatMap(({ file, code }) => {
-      const decide = decideOf(code)
-      const lines = decide.split("\n")
-      const inline = lines.flatMap((line, index) =>
-        /^\s*case "\w+":\s*$/.test(line) && !/^\s*return [\w.]+\(/.test(lines[index + 1] ?? "") ? [line.trim()] : [],
-      )
-      return decide === "" || lines.length > 30 || inline.length > 0
-        ? [
-            `${domainPath(file)}: ${decide === "" ? "no decide" : `${lines.length} lines; inline: ${inline.join(", ")}`}`,
-          ]
-        : []
-    })
+  /** The areas whose deciders dispatch by typed records (`byCommand`, `byEvent`); the others still switch. */
+  const byRecords = ["companies", "customers", "notifications"]
+  const inRecordAreas = (file: string) => byRecords.includes(folderOf(domainPath(file)))
+
+  it("in the converted areas, decide dispatches by a record of one function per command (byCommand), evolve by one per event (byEvent): no switch on a tag", () => {
+    const all = sourceFiles(domainSource)
+      .filter(inRecordAreas)
+      .map((file) => ({ file, code: readFileSync(file, "utf8") }))
+      .filter(({ code }) => /^export const aggregate\b/m.test(code))
+    expect(all.length).toBeGreaterThanOrEqual(6)
+    const switching = all.flatMap(({ file, code }) =>
+      /switch \((command|event)\._tag\)/.test(code) ? [domainPath(file)] : [],
+    )
+    expect(switching).toEqual([])
+    const multi = deciders().filter(({ file }) => inRecordAreas(file))
+    expect(multi.length).toBeGreaterThanOrEqual(5)
+    const unrecorded = multi.flatMap(({ file, code }) => (/\bbyCommand</.test(code) ? [] : [domainPath(file)]))
+    expect(unrecorded).toEqual([])
+  })
+
+  it("elsewhere, decide dispatches to one named function per command (a short switch whose cases each return a call)", () => {
+    const offenders = deciders()
+      .filter(({ file }) => !inRecordAreas(file))
+      .flatMap(({ file, code }) => {
+        const decide = decideOf(code)
+        const lines = decide.split("\n")
+        const inline = lines.flatMap((line, index) =>
+          /^\s*case "\w+":\s*$/.test(line) && !/^\s*return [\w.]+\(/.test(lines[index + 1] ?? "") ? [line.trim()] : [],
+        )
+        return decide === "" || lines.length > 30 || inline.length > 0
+          ? [
+              `${domainPath(file)}: ${decide === "" ? "no decide" : `${lines.length} lines; inline: ${inline.join(", ")}`}`,
+            ]
+          : []
+      })
     expect(offenders).toEqual([])
   })
 })

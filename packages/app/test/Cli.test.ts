@@ -28,7 +28,7 @@ const progressLines = (run: CliRun): Array<Record<string, unknown>> =>
     .map((line) => (JSON.parse(line) as { progress: Record<string, unknown> }).progress)
 
 const commands: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<string>]> = [
-  [[], ["migrate", "projections", "partners", "webhooks"]],
+  [[], ["migrate", "projections", "partners", "webhooks", "ledger"]],
   [["migrate"], ["--json"]],
   [["projections"], ["rebuild"]],
   [["projections", "rebuild"], ["--json"]],
@@ -195,5 +195,33 @@ describe.skipIf(!postgresAvailable)("partnerpay on PostgreSQL", () => {
     const missing = await cli(["webhooks", "redeliver", "no-such-delivery"], env)
     assert.strictEqual(missing.code, 1)
     assert.include(missing.stderr, "Delivery not found")
+  })
+
+  it("ledger check prints the trial balance, and exits 1 naming what is wrong", { timeout: 120_000 }, async () => {
+    const db = await freshDatabase()
+    cleanups.push(db.drop)
+    const env = { DATABASE_URL: db.url }
+    assert.strictEqual((await cli(["migrate"], env)).code, 0)
+    const help = await cli(["ledger", "check", "--help"], env)
+    for (const word of ["--as-of", "--json"]) assert.include(help.stdout, word)
+    const empty = await cli(["ledger", "check", "--as-of", "2026-03-31T23:59:59Z"], env)
+    assert.strictEqual(empty.code, 0, empty.stderr)
+    assert.include(empty.stdout, "The books balance (as of 2026-03-31T23:59:59.000Z).")
+    const badInstant = await cli(["ledger", "check", "--as-of", "yesterday"], env)
+    assert.strictEqual(badInstant.code, 1)
+    assert.include(badInstant.stderr, "invalid input: --as-of must be an ISO 8601 date-time")
+
+    // A balance the books do not hold (as a lost posting would leave it).
+    await Effect.runPromise(
+      Effect.flatMap(
+        SqlClient,
+        (sql) => sql`INSERT INTO read_models (collection, id, partner_id, sort_key, data)
+          VALUES ('balances', 'c-lost', 'p', '2026-03-01', ${JSON.stringify({ companyId: "c-lost", partnerId: "p", available: [{ minorUnits: 500, currency: "USD" }], updatedAt: "2026-03-01T00:00:00.000Z" })}::jsonb)`,
+      ).pipe(Effect.provide(PgDatabase.layerPostgres(db.url, { maxConnections: 1 }))),
+    )
+    const wrong = await cli(["ledger", "check", "--json"], env)
+    assert.strictEqual(wrong.code, 1)
+    assert.include(wrong.stderr, "the ledger is wrong: company c-lost: payable 0 USD minor units but balance 500")
+    assert.deepInclude(JSON.parse(wrong.stdout), { balanced: false, asOf: null })
   })
 })

@@ -19,7 +19,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-const documents = ["README.md", "docs/decisions.md"]
+const documents = ["README.md", "docs/decisions.md", "docs/development.md", "docs/sandbox.md", "docs/benchmarks.md"]
 
 /** The relative targets of the Markdown links of `file` (anchors and web links left out). */
 const relativeLinks = (file: string): Array<string> =>
@@ -61,6 +61,7 @@ describe("the README in a clone", () => {
       PARTNERPAY_DATA_DIR: dataDir,
       PARTNERPAY_SANDBOX_CLIENT_ID: "my-sandbox-client",
       PARTNERPAY_SANDBOX_CLIENT_SECRET: "a long sandbox secret",
+      PARTNERPAY_ADMIN_TOKEN: "sandbox-operator-token-0123456789abcdef",
       // The walkthrough sleeps 3 s for 2 s delays; shorter delays keep it reliable on a loaded machine.
       PARTNERPAY_KYB_DELAY_MS: "200",
       PARTNERPAY_SETTLEMENT_DELAY_MS: "200",
@@ -94,6 +95,7 @@ describe("the README in a clone", () => {
         `round ${round}:\n${output}`,
       )
       assert.notInclude(output, "DUPLICATE", `round ${round}:\n${output}`)
+      assert.include(output, '{"balanced":true,"discrepancies":[]}', `round ${round}:\n${output}`)
       assert.include(output, '{"available":112.49,"pending":0}', `round ${round}:\n${output}`)
       assert.include(output, '{"status":"Paid","amount":112.49,"itemCount":4}', `round ${round}:\n${output}`)
       assert.include(

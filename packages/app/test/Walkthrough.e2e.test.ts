@@ -17,7 +17,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { sandboxPartnerId } from "../src/Partners.ts"
-import { type Json, on } from "./Requests.ts"
+import { request as adminRequest, type Json, on } from "./Requests.ts"
 import { companyBody, freshDatabase, killAll, postgresAvailable, type RunningService, startService } from "./support.ts"
 
 /** The sandbox KYB verdict comes this long after registration. */
@@ -531,6 +531,16 @@ const payouts = async (base: string) => {
   assert.strictEqual(again.recurrence.status, "Active")
   const cancelled = await okOn("POST", `/Charity/Gifts/${gift.charityTransactionId}/Cancel`, later)
   assert.deepInclude(cancelled.recurrence, { status: "Stopped", stopReason: "CancelledByPartner", collections: 2 })
+
+  // The platform's books (issue 37 §4): they balance, every payable equals its balance, the charity fee
+  // is the platform's revenue and the card money is at the card processor.
+  const books = await adminRequest(base, "GET", "/admin/ledger/trial-balance", { token: adminToken })
+  assert.strictEqual(books.status, 200)
+  assert.deepInclude(books.body, { balanced: true, discrepancies: [] })
+  const line = (account: string) =>
+    (books.body.accounts as ReadonlyArray<Json>).find((each) => each.account === account && each.currency === "USD")
+  assert.isAtLeast(line("revenue:fees")?.credit ?? 0, 20)
+  assert.isAtLeast(line("cash:card-processor")?.debit ?? 0, 1234)
 }
 
 describe("payouts with their items against the real service", () => {

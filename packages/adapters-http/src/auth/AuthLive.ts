@@ -2,7 +2,7 @@
  * Handlers of the `auth` group: token issuance and exchange.
  *
  * POST /auth/token limits failures (`RateLimit.AuthFailureLimits`) per ClientId
- * and per client address (`CrossCutting.clientIp`: `X-Forwarded-For` only as the
+ * and per client address (`HttpLimits.clientIp`: `X-Forwarded-For` only as the
  * trusted proxies wrote it):
  * while either bucket is empty the answer is 429 before the credentials are
  * looked at, so guessing costs the service no hashing and no query.
@@ -13,7 +13,7 @@ import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { presentedToken } from "../cross-cutting/Authentication.ts"
-import { clientIp, HttpLimits } from "../cross-cutting/CrossCutting.ts"
+import { clientIp, HttpLimits } from "../cross-cutting/HttpLimits.ts"
 import * as Problem from "../cross-cutting/Problem.ts"
 import * as RateLimit from "../cross-cutting/RateLimit.ts"
 import { Tokens } from "../cross-cutting/Tokens.ts"

@@ -12,7 +12,8 @@
 import { Tenancy } from "@partnerpay/domain"
 import { Effect, Layer, Redacted } from "effect"
 import { Authentication } from "./Authentication.ts"
-import { Caller, CurrentBearerVerification } from "./Caller.ts"
+import { Caller } from "./Caller.ts"
+import { CurrentBearerVerification } from "./CallerResolution.ts"
 import * as Problem from "./Problem.ts"
 import { Tokens } from "./Tokens.ts"
 

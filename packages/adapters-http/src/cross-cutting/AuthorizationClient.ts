@@ -9,7 +9,7 @@ import { Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { NetAddress } from "effect/net"
 import * as ClientAddress from "./ClientAddress.ts"
-import { HttpLimits } from "./CrossCutting.ts"
+import { HttpLimits } from "./HttpLimits.ts"
 
 /** The client of the current request. */
 export const current: Effect.Effect<AuthorizationEvidence.ClientContext, never, HttpServerRequest.HttpServerRequest> =

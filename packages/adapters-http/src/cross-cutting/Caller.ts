@@ -7,8 +7,7 @@
  * acting through one partner) will be issued by the customer login flows.
  */
 import { Ids } from "@partnerpay/domain"
-import { Context, type Result, Schema } from "effect"
-import type { InvalidToken } from "./Tokens.ts"
+import { Context, Schema } from "effect"
 
 export const PartnerCaller = Schema.TaggedStruct("Partner", {
   partnerId: Ids.PartnerId,
@@ -26,22 +25,3 @@ export type CallerIdentity = typeof CallerIdentity.Type
 
 /** The authenticated caller of the current request. */
 export class Caller extends Context.Service<Caller, CallerIdentity>()("partnerpay/adapters-http/Caller") {}
-
-/**
- * The bearer token verification already done for the current request: the
- * cross-cutting middleware (CrossCutting.ts, which needs the caller for rate
- * limits and idempotency scopes) verifies the token and provides this, and
- * the `Authentication` middleware reuses its outcome for the same token
- * instead of verifying it a second time (it verifies itself when absent, or
- * when the token it decoded differs). Request-scoped: provided around the
- * route, never shared between requests.
- */
-export interface BearerVerification {
-  readonly token: string
-  readonly outcome: Result.Result<CallerIdentity, InvalidToken>
-}
-
-export const CurrentBearerVerification = Context.Reference<BearerVerification | undefined>(
-  "partnerpay/adapters-http/CurrentBearerVerification",
-  { defaultValue: () => undefined },
-)

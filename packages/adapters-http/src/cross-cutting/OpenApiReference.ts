@@ -45,7 +45,7 @@ export const problemCodes: Readonly<Record<string, ReadonlyArray<string>>> = {
   ServiceUnavailable: ["SERVICE_UNAVAILABLE"],
 }
 
-/** Codes every POST with an Idempotency-Key can answer (CrossCutting.ts). */
+/** Codes every POST with an Idempotency-Key can answer (Idempotency.ts). */
 const idempotencyCodes = { 409: ["IDEMPOTENCY_REQUEST_IN_PROGRESS"], 422: ["IDEMPOTENCY_KEY_REUSED"] } as const
 
 /**

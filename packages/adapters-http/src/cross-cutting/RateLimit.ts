@@ -146,7 +146,7 @@ export const InstanceShare = Context.Reference<() => number>("partnerpay/adapter
 export interface FailureLimits {
   /** Per ClientId (known or not): 10 failures, then one more every 6 s. */
   readonly perClientId: RateLimitRule
-  /** Per client address (`CrossCutting.clientIp`): 30 failures, then one every 2 s. */
+  /** Per client address (`HttpLimits.clientIp`): 30 failures, then one every 2 s. */
   readonly perAddress: RateLimitRule
 }
 

@@ -8,7 +8,7 @@
  *   server takes it from the request (`fromHeaders`: a valid
  *   `X-Correlation-Id`, else the trace id of a valid W3C `traceparent`) or
  *   makes one;
- * - `partnerId`: the partner of a valid bearer token (CrossCutting.ts);
+ * - `partnerId`: the partner of a valid bearer token (CallerResolution.ts);
  * - `route`: the matched route template (`/Payment/:id`; ProblemHandling.ts).
  *
  * Outside such a server (in-process tests), there is no record and each

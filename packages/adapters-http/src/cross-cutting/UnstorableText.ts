@@ -14,8 +14,14 @@
  * or percent-encoded bytes that are not UTF-8 (`%ED%A0%80`, an encoded
  * surrogate, or `%FF`) are refused, naming `path` or the query parameter
  * (`query.companyReferenceId`).
+ *
+ * Two cross-cutting steps refuse them (`CrossCutting.ts`): `inUrl` before the body is read,
+ * `inBody` once it is (`BodyLimit`).
  */
-import type { FieldError } from "./Problem.ts"
+import * as Problem from "./Problem.ts"
+import { type Handler, respond, type Step } from "./RequestSteps.ts"
+
+type FieldError = Problem.FieldError
 
 export const nulMessage = "must not contain the NUL character (U+0000)"
 export const surrogateMessage =
@@ -152,3 +158,25 @@ export const unstorableInUrl = (url: string): FieldError | undefined => {
   }
   return undefined
 }
+
+/** 400 naming each field that holds text no field accepts. */
+const refused = (errors: ReadonlyArray<FieldError>) =>
+  new Problem.BadRequest({
+    detail: "The request contains text that no field accepts: the NUL character or a lone UTF-16 surrogate.",
+    code: "BAD_REQUEST",
+    errors,
+  })
+
+/** The step refusing unstorable text in the path or the query. */
+export const inUrl: Step =
+  (next: Handler): Handler =>
+  (incoming) => {
+    const found = unstorableInUrl(incoming.request.url)
+    return found === undefined ? next(incoming) : respond(refused([found]))
+  }
+
+/** The step refusing unstorable text in the body read (one byte scan; only a flagged body is parsed, to name its fields). */
+export const inBody: Step =
+  (next: Handler): Handler =>
+  (incoming) =>
+    containsUnstorable(incoming.body) ? respond(refused(unstorableFields(incoming.body))) : next(incoming)

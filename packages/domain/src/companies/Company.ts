@@ -17,7 +17,7 @@
  * any other partner the company does not exist (NotFound).
  */
 import { DateTime } from "effect"
-import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
   type DomainError,
@@ -321,100 +321,93 @@ const requireKybAction = (command: RequireKybAction, state: State): Decision<Eve
   )
 }
 
-export const decide = (command: Command, state: State): Decision<Event> => {
-  switch (command._tag) {
-    case "RegisterCompany":
-      return register(command, state)
-    case "AddLocation":
-      return addLocation(command, state)
-    case "CompleteKyb":
-      return completeKyb(command, state)
-    case "RecordKybSubmission":
-      return recordKybSubmission(command, state)
-    case "RequireKybAction":
-      return requireKybAction(command, state)
-    case "SetPayoutAccount":
-      return setPayoutAccount(command, state)
-    case "SetCompanyMetadata":
-      return setCompanyMetadata(
-        command,
-        state._tag === "Initial"
-          ? state
-          : { _tag: state._tag, partnerId: state.partnerId, metadata: state.profile.metadata },
-      )
-    case "MarkPayoutAccountErrored":
-      return markPayoutAccountErrored(command, state)
-    case "SuspendCompany":
-      return suspend(command, state)
-  }
-}
+export const decide: (command: Command, state: State) => Decision<Event> = byCommand<Command, State, Event>({
+  RegisterCompany: register,
+  AddLocation: addLocation,
+  CompleteKyb: completeKyb,
+  RecordKybSubmission: recordKybSubmission,
+  RequireKybAction: requireKybAction,
+  SetPayoutAccount: setPayoutAccount,
+  SetCompanyMetadata: (command, state) =>
+    setCompanyMetadata(
+      command,
+      state._tag === "Initial"
+        ? state
+        : { _tag: state._tag, partnerId: state.partnerId, metadata: state.profile.metadata },
+    ),
+  MarkPayoutAccountErrored: markPayoutAccountErrored,
+  SuspendCompany: suspend,
+})
 
 // ---------------------------------------------------------------------------
 // Evolve
 
-export const evolve = (state: State, event: Event): State => {
-  switch (event._tag) {
-    case "CompanyRegistered": {
-      if (state._tag !== "Initial") return state
-      const { _tag, companyId, partnerId, locations, registeredAt, ...profile } = event
-      return { _tag: "Unverified", companyId, partnerId, profile, locations, registeredAt }
+export const evolve: (state: State, event: Event) => State = byEvent<Event, State>({
+  CompanyRegistered: (state, event) => {
+    if (state._tag !== "Initial") return state
+    const { _tag, companyId, partnerId, locations, registeredAt, ...profile } = event
+    return { _tag: "Unverified", companyId, partnerId, profile, locations, registeredAt }
+  },
+  LocationAdded: (state, event) => {
+    if (state._tag === "Initial") return state
+    return { ...state, locations: [...state.locations, event.location] }
+  },
+  CompanyVerified: (state, event) => {
+    if (state._tag !== "Unverified") return state
+    return { ...state, _tag: "Verified", verifiedAt: event.at }
+  },
+  CompanyRejected: (state, event) => {
+    if (state._tag !== "Unverified") return state
+    return {
+      ...state,
+      _tag: "Rejected",
+      rejectedAt: event.at,
+      // Stryker disable next-line ConditionalExpression: equivalent, a reason key holding undefined reads as no reason (every reader tests !== undefined)
+      ...(event.reason === undefined ? {} : { reason: event.reason }),
     }
-    case "LocationAdded":
-      if (state._tag === "Initial") return state
-      return { ...state, locations: [...state.locations, event.location] }
-    case "CompanyVerified":
-      if (state._tag !== "Unverified") return state
-      return { ...state, _tag: "Verified", verifiedAt: event.at }
-    case "CompanyRejected":
-      if (state._tag !== "Unverified") return state
-      return {
-        ...state,
-        _tag: "Rejected",
-        rejectedAt: event.at,
-        // Stryker disable next-line ConditionalExpression: equivalent, a reason key holding undefined reads as no reason (every reader tests !== undefined)
-        ...(event.reason === undefined ? {} : { reason: event.reason }),
-      }
-    case "CompanyKybSubmitted":
-      return state._tag === "Unverified" ? { ...state, kybSubmissionId: event.submissionId } : state
-    case "CompanyKybActionRequired":
-      return state._tag === "Unverified" ? { ...state, kybRequirement: event.requirement } : state
-    case "PayoutAccountSet": {
-      if (state._tag === "Initial") return state
-      const { _tag, companyId, partnerId, at, replacedPayoutAccountId, replacedErrored, ...payoutAccount } = event
-      return { ...state, payoutAccount }
+  },
+  CompanyKybSubmitted: (state, event) =>
+    state._tag === "Unverified" ? { ...state, kybSubmissionId: event.submissionId } : state,
+  CompanyKybActionRequired: (state, event) =>
+    state._tag === "Unverified" ? { ...state, kybRequirement: event.requirement } : state,
+  PayoutAccountSet: (state, event) => {
+    if (state._tag === "Initial") return state
+    const { _tag, companyId, partnerId, at, replacedPayoutAccountId, replacedErrored, ...payoutAccount } = event
+    return { ...state, payoutAccount }
+  },
+  CompanyMetadataSet: (state, event) =>
+    state._tag === "Initial" ? state : { ...state, profile: { ...state.profile, metadata: event.metadata } },
+  CompanySuspended: (state, event) => {
+    if (state._tag !== "Verified") return state
+    return {
+      ...state,
+      _tag: "Suspended",
+      suspendedAt: event.at,
+      ...(event.reason === undefined ? {} : { reason: event.reason }),
     }
-    case "CompanyMetadataSet":
-      return state._tag === "Initial" ? state : { ...state, profile: { ...state.profile, metadata: event.metadata } }
-    case "CompanySuspended":
-      if (state._tag !== "Verified") return state
-      return {
-        ...state,
-        _tag: "Suspended",
-        suspendedAt: event.at,
-        ...(event.reason === undefined ? {} : { reason: event.reason }),
-      }
-    case "CompanyReactivated": {
-      if (state._tag !== "Suspended") return state
-      const { suspendedAt: _at, reason: _reason, ...data } = state
-      return { ...data, _tag: "Verified", verifiedAt: event.at }
-    }
-    case "PayoutAccountErrored":
-      return state._tag === "Initial" ||
-        state.payoutAccount === undefined ||
-        state.payoutAccount.payoutAccountId !== event.payoutAccountId
-        ? state
-        : {
-            ...state,
-            payoutAccount: {
-              ...state.payoutAccount,
-              status: "Errored",
-              returnCode: event.returnCode ?? null,
-              returnReason: event.reason,
-              erroredAt: DateTime.formatIso(event.at),
-            },
-          }
-  }
-}
+  },
+  CompanyReactivated: (state, event) => {
+    if (state._tag !== "Suspended") return state
+    const { suspendedAt: _at, reason: _reason, ...data } = state
+    return { ...data, _tag: "Verified", verifiedAt: event.at }
+  },
+  PayoutAccountErrored: (state, event) => {
+    return state._tag === "Initial" ||
+      state.payoutAccount === undefined ||
+      state.payoutAccount.payoutAccountId !== event.payoutAccountId
+      ? state
+      : {
+          ...state,
+          payoutAccount: {
+            ...state.payoutAccount,
+            status: "Errored",
+            returnCode: event.returnCode ?? null,
+            returnReason: event.reason,
+            erroredAt: DateTime.formatIso(event.at),
+          },
+        }
+  },
+})
 
 export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "Company",

@@ -7,9 +7,9 @@
 import * as CardDisputeNotification from "../cards-and-charity/CardDisputeNotification.ts"
 import * as CardPaymentNotification from "../cards-and-charity/CardPaymentNotification.ts"
 import * as CardRefundNotification from "../cards-and-charity/CardRefundNotification.ts"
-import * as CompanyVerificationNotification from "../companies/CompanyVerificationNotification.ts"
-import * as PayoutAccountStatusNotification from "../companies/PayoutAccountStatusNotification.ts"
-import * as CustomerNotifications from "../customers/CustomerNotifications.ts"
+import * as CompanyVerificationWebhook from "../companies/CompanyVerificationWebhook.ts"
+import * as PayoutAccountStatusWebhook from "../companies/PayoutAccountStatusWebhook.ts"
+import * as CustomerWebhooks from "../customers/CustomerWebhooks.ts"
 import type { AnyNotificationRule, NotificationRule } from "../infrastructure/NotificationRule.ts"
 import * as DebitAuthNotification from "../payments/DebitAuthNotification.ts"
 import * as PaymentRequestStatusNotification from "../payments/PaymentRequestStatusNotification.ts"
@@ -25,20 +25,20 @@ const reading = <Env extends DomainEvents.Envelope>(rule: NotificationRule<Env>)
 
 /** Every notification rule. */
 export const rules: ReadonlyArray<AnyNotificationRule> = [
-  reading(CompanyVerificationNotification.rule),
-  reading(CompanyVerificationNotification.actionRule),
+  reading(CompanyVerificationWebhook.rule),
+  reading(CompanyVerificationWebhook.actionRule),
   reading(PaymentRequestStatusNotification.rule),
   reading(PaymentPlanInstalmentNotification.rule),
   reading(RefundStatusNotification.rule),
   reading(PayoutStatusNotification.rule),
-  reading(PayoutAccountStatusNotification.rule),
+  reading(PayoutAccountStatusWebhook.rule),
   reading(ConsentStatusNotification.rule),
   reading(PaymentPlanStatusNotification.rule),
-  reading(CustomerNotifications.verificationRule),
-  reading(CustomerNotifications.linkedRule),
-  reading(CustomerNotifications.removedRule),
-  reading(CustomerNotifications.relinkRule),
-  reading(CustomerNotifications.relinkOnReturnRule),
+  reading(CustomerWebhooks.verificationRule),
+  reading(CustomerWebhooks.linkedRule),
+  reading(CustomerWebhooks.removedRule),
+  reading(CustomerWebhooks.relinkRule),
+  reading(CustomerWebhooks.relinkOnReturnRule),
   reading(DebitAuthNotification.rule),
   reading(CardPaymentNotification.rule),
   reading(CardDisputeNotification.rule),

@@ -18,7 +18,7 @@
  */
 import type { DateTime } from "effect"
 import { Schema } from "effect"
-import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { type DomainError, NotFound, RuleViolated } from "../kernel/DomainError.ts"
 import { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 
@@ -155,38 +155,36 @@ const revoke = (command: RevokeAccess, state: State & { _tag: "Connected" }): De
   )
 }
 
+/** The commands on a connected item, each to its function. */
+const decideConnected = byCommand<Exclude<Command, ConnectItem>, State & { _tag: "Connected" }, Event>({
+  RequestRepair: requestRepair,
+  RevokeAccess: revoke,
+})
+
 export const decide = (command: Command, state: State): Decision<Event, DomainError> => {
   if (command._tag === "ConnectItem") return connect(command, state)
   if (state._tag === "Unknown") return refuse(new NotFound({ entity }))
-  switch (command._tag) {
-    case "RequestRepair":
-      return requestRepair(command, state)
-    case "RevokeAccess":
-      return revoke(command, state)
-  }
+  return decideConnected(command, state)
 }
 
-export const evolve = (state: State, event: Event): State => {
-  switch (event._tag) {
-    case "BankLinkItemConnected": {
-      const known = state._tag === "Connected" ? state.accounts : []
-      const fresh = event.accounts.map((account) => account.bankAccountId)
-      return {
-        _tag: "Connected",
-        itemId: event.itemId,
-        partnerId: event.partnerId,
-        registrationId: event.registrationId,
-        accounts: [...known.filter((account) => !fresh.includes(account.bankAccountId)), ...event.accounts],
-        repairRequested: false,
-        revoked: state._tag === "Connected" ? state.revoked.filter((id) => !fresh.includes(id)) : [],
-      }
+export const evolve: (state: State, event: Event) => State = byEvent<Event, State>({
+  BankLinkItemConnected: (state, event) => {
+    const known = state._tag === "Connected" ? state.accounts : []
+    const fresh = event.accounts.map((account) => account.bankAccountId)
+    return {
+      _tag: "Connected",
+      itemId: event.itemId,
+      partnerId: event.partnerId,
+      registrationId: event.registrationId,
+      accounts: [...known.filter((account) => !fresh.includes(account.bankAccountId)), ...event.accounts],
+      repairRequested: false,
+      revoked: state._tag === "Connected" ? state.revoked.filter((id) => !fresh.includes(id)) : [],
     }
-    case "BankLinkRepairRequested":
-      return state._tag === "Connected" ? { ...state, repairRequested: true } : state
-    case "BankLinkAccountsRevoked":
-      return state._tag === "Connected" ? { ...state, revoked: [...state.revoked, ...event.bankAccountIds] } : state
-  }
-}
+  },
+  BankLinkRepairRequested: (state) => (state._tag === "Connected" ? { ...state, repairRequested: true } : state),
+  BankLinkAccountsRevoked: (state, event) =>
+    state._tag === "Connected" ? { ...state, revoked: [...state.revoked, ...event.bankAccountIds] } : state,
+})
 
 export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "BankLinkItem",

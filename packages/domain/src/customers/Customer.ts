@@ -24,7 +24,7 @@
  * bank accounts share the link sessions, so they stay one aggregate.
  */
 import type { DateTime } from "effect"
-import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError, NotFound } from "../kernel/DomainError.ts"
 import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import { isErased } from "../kernel/Personal.ts"
@@ -41,7 +41,13 @@ import * as CustomerKyc from "./CustomerKyc.ts"
 import * as CustomerNotificationSettings from "./CustomerNotificationSettings.ts"
 import * as CustomerReturns from "./CustomerReturns.ts"
 import * as CustomerSnapshot from "./CustomerSnapshot.ts"
-import { type BankAccount, defaultNotificationPreferences, initialState, type State } from "./CustomerState.ts"
+import {
+  type BankAccount,
+  defaultNotificationPreferences,
+  initialState,
+  type RegisteredCustomer,
+  type State,
+} from "./CustomerState.ts"
 
 export type { LinkBankAccounts, SetDefaultBankAccount, UnlinkBankAccount } from "./CustomerBankAccounts.ts"
 export type { SaveCardPaymentMethod } from "./CustomerCards.ts"
@@ -116,40 +122,108 @@ const register = (command: RegisterCustomer, state: State): Decision<Event> => {
   return accept<CustomerEvent>(event)
 }
 
+/** Every command of a registered customer, each to the function of its responsibility's module. */
+const decideRegistered = byCommand<Exclude<Command, RegisterCustomer>, RegisteredCustomer, Event>({
+  StartKyc: CustomerKyc.startKyc,
+  RecordKycResult: CustomerKyc.recordKycResult,
+  OpenBankLinkSession: CustomerKyc.openBankLinkSession,
+  LinkBankAccounts: CustomerBankAccounts.linkBankAccounts,
+  UnlinkBankAccount: CustomerBankAccounts.unlinkBankAccount,
+  SetDefaultBankAccount: CustomerBankAccounts.setDefaultBankAccount,
+  UpdateNotificationPreferences: CustomerNotificationSettings.updateNotificationPreferences,
+  RegisterPushToken: CustomerNotificationSettings.registerPushToken,
+  RemovePushToken: CustomerNotificationSettings.removePushToken,
+  PruneExpiredPushTokens: CustomerNotificationSettings.pruneExpiredPushTokens,
+  SaveCardPaymentMethod: CustomerCards.saveCardPaymentMethod,
+  MarkBankAccountUnusable: CustomerReturns.markBankAccountUnusable,
+  RevokeAutoPay: CustomerReturns.revokeAutoPay,
+})
+
 export const decide = (command: Command, state: State): Decision<Event> => {
   if (command._tag === "RegisterCustomer") return register(command, state)
   if (state._tag === "Unregistered") return refuse(new NotFound({ entity }))
-  if (command._tag === "MarkBankAccountUnusable" || command._tag === "RevokeAutoPay")
-    return CustomerReturns.decide(command, state)
-  switch (command._tag) {
-    case "StartKyc":
-      return CustomerKyc.startKyc(command, state)
-    case "RecordKycResult":
-      return CustomerKyc.recordKycResult(command, state)
-    case "OpenBankLinkSession":
-      return CustomerKyc.openBankLinkSession(command, state)
-    case "LinkBankAccounts":
-      return CustomerBankAccounts.linkBankAccounts(command, state)
-    case "UnlinkBankAccount":
-      return CustomerBankAccounts.unlinkBankAccount(command, state)
-    case "UpdateNotificationPreferences":
-      return CustomerNotificationSettings.updateNotificationPreferences(command, state)
-    case "RegisterPushToken":
-      return CustomerNotificationSettings.registerPushToken(command, state)
-    case "RemovePushToken":
-      return CustomerNotificationSettings.removePushToken(command, state)
-    case "PruneExpiredPushTokens":
-      return CustomerNotificationSettings.pruneExpiredPushTokens(command, state)
-    case "SaveCardPaymentMethod":
-      return CustomerCards.saveCardPaymentMethod(command, state)
-    case "SetDefaultBankAccount":
-      return CustomerBankAccounts.setDefaultBankAccount(command, state)
-  }
+  return decideRegistered(command, state)
 }
 
 // ---------------------------------------------------------------------------
 // Evolve
 // ---------------------------------------------------------------------------
+
+/** Every event of a registered customer. */
+const evolveRegistered = byEvent<Exclude<Event, CustomerRegistered>, RegisteredCustomer>({
+  KycStarted: (state, event) => ({
+    ...state,
+    kycStatus: "Pending",
+    linkSessions: [...state.linkSessions, event.tokenId],
+  }),
+  KycVerified: (state, event) => ({
+    ...state,
+    kycStatus: "Verified",
+    kycReferenceId: event.referenceId,
+    personalData: event.personalData,
+  }),
+  KycRejected: (state, event) => ({ ...state, kycStatus: "Rejected", kycReferenceId: event.referenceId }),
+  BankLinkSessionOpened: (state, event) => ({ ...state, linkSessions: [...state.linkSessions, event.tokenId] }),
+  BankAccountsLinked: (state, event) => {
+    let accounts = state.bankAccounts
+    for (const account of event.accounts) {
+      const linked: BankAccount = { ...account, linked: true }
+      accounts = accounts.some((a) => a.bankAccountId === account.bankAccountId)
+        ? accounts.map((a) => (a.bankAccountId === account.bankAccountId ? linked : a))
+        : [...accounts, linked]
+    }
+    // Linking an account again makes it usable again (the customer repaired it at the bank-link provider).
+    const unusable = withoutKeys(
+      state.unusableBankAccounts,
+      event.accounts.map((a) => a.bankAccountId),
+    )
+    const { unusableBankAccounts: _previous, ...rest } = state
+    return { ...rest, bankAccounts: accounts, ...(unusable === undefined ? {} : { unusableBankAccounts: unusable }) }
+  },
+  BankAccountUnusable: (state, event) => {
+    const { defaultBankAccountId, ...rest } = state
+    return {
+      ...(defaultBankAccountId === event.bankAccountId ? rest : state),
+      unusableBankAccounts: { ...state.unusableBankAccounts, [event.bankAccountId]: event.returnCode },
+    }
+  },
+  AutoPayRevoked: (state, event) => ({
+    ...state,
+    autoPayRevokedFor: [...(state.autoPayRevokedFor ?? []), event.companyId],
+  }),
+  BankAccountUnlinked: (state, event) => {
+    const { defaultBankAccountId, ...rest } = state
+    return {
+      ...(defaultBankAccountId === event.bankAccountId ? rest : state),
+      bankAccounts: state.bankAccounts.map((a) =>
+        a.bankAccountId === event.bankAccountId ? { ...a, linked: false } : a,
+      ),
+    }
+  },
+  DefaultBankAccountSet: (state, event) => {
+    // A new autopay designation authorizes autopay again, for every company.
+    const { autoPayRevokedFor: _revoked, ...rest } = state
+    return { ...rest, defaultBankAccountId: event.bankAccountId }
+  },
+  NotificationPreferencesUpdated: (state, event) => ({ ...state, notificationPreferences: event.preferences }),
+  PushTokenRegistered: (state, event) => ({
+    ...state,
+    pushTokens: [
+      ...state.pushTokens.filter((t) => t.token !== event.token),
+      { token: event.token, expireAt: event.expireAt },
+    ],
+  }),
+  PushTokenRemoved: (state, event) => ({
+    ...state,
+    pushTokens: state.pushTokens.filter((t) => t.token !== event.token),
+  }),
+  CardPaymentMethodSaved: (state, event) => ({
+    ...state,
+    cardPaymentMethods: state.cardPaymentMethods.some((m) => m.id === event.method.id)
+      ? state.cardPaymentMethods.map((m) => (m.id === event.method.id ? event.method : m))
+      : [...state.cardPaymentMethods, event.method],
+  }),
+})
 
 export const evolve = (state: State, event: Event): State => {
   if (event._tag === "CustomerRegistered") {
@@ -171,74 +245,7 @@ export const evolve = (state: State, event: Event): State => {
     }
   }
   if (state._tag === "Unregistered") return state
-  switch (event._tag) {
-    case "KycStarted":
-      return { ...state, kycStatus: "Pending", linkSessions: [...state.linkSessions, event.tokenId] }
-    case "KycVerified":
-      return { ...state, kycStatus: "Verified", kycReferenceId: event.referenceId, personalData: event.personalData }
-    case "KycRejected":
-      return { ...state, kycStatus: "Rejected", kycReferenceId: event.referenceId }
-    case "BankLinkSessionOpened":
-      return { ...state, linkSessions: [...state.linkSessions, event.tokenId] }
-    case "BankAccountsLinked": {
-      let accounts = state.bankAccounts
-      for (const account of event.accounts) {
-        const linked: BankAccount = { ...account, linked: true }
-        accounts = accounts.some((a) => a.bankAccountId === account.bankAccountId)
-          ? accounts.map((a) => (a.bankAccountId === account.bankAccountId ? linked : a))
-          : [...accounts, linked]
-      }
-      // Linking an account again makes it usable again (the customer repaired it at the bank-link provider).
-      const unusable = withoutKeys(
-        state.unusableBankAccounts,
-        event.accounts.map((a) => a.bankAccountId),
-      )
-      const { unusableBankAccounts: _previous, ...rest } = state
-      return { ...rest, bankAccounts: accounts, ...(unusable === undefined ? {} : { unusableBankAccounts: unusable }) }
-    }
-    case "BankAccountUnusable": {
-      const { defaultBankAccountId, ...rest } = state
-      return {
-        ...(defaultBankAccountId === event.bankAccountId ? rest : state),
-        unusableBankAccounts: { ...state.unusableBankAccounts, [event.bankAccountId]: event.returnCode },
-      }
-    }
-    case "AutoPayRevoked":
-      return { ...state, autoPayRevokedFor: [...(state.autoPayRevokedFor ?? []), event.companyId] }
-    case "BankAccountUnlinked": {
-      const { defaultBankAccountId, ...rest } = state
-      return {
-        ...(defaultBankAccountId === event.bankAccountId ? rest : state),
-        bankAccounts: state.bankAccounts.map((a) =>
-          a.bankAccountId === event.bankAccountId ? { ...a, linked: false } : a,
-        ),
-      }
-    }
-    case "DefaultBankAccountSet": {
-      // A new autopay designation authorizes autopay again, for every company.
-      const { autoPayRevokedFor: _revoked, ...rest } = state
-      return { ...rest, defaultBankAccountId: event.bankAccountId }
-    }
-    case "NotificationPreferencesUpdated":
-      return { ...state, notificationPreferences: event.preferences }
-    case "PushTokenRegistered":
-      return {
-        ...state,
-        pushTokens: [
-          ...state.pushTokens.filter((t) => t.token !== event.token),
-          { token: event.token, expireAt: event.expireAt },
-        ],
-      }
-    case "PushTokenRemoved":
-      return { ...state, pushTokens: state.pushTokens.filter((t) => t.token !== event.token) }
-    case "CardPaymentMethodSaved":
-      return {
-        ...state,
-        cardPaymentMethods: state.cardPaymentMethods.some((m) => m.id === event.method.id)
-          ? state.cardPaymentMethods.map((m) => (m.id === event.method.id ? event.method : m))
-          : [...state.cardPaymentMethods, event.method],
-      }
-  }
+  return evolveRegistered(state, event)
 }
 
 /** The record without the given keys; undefined when nothing is left. */

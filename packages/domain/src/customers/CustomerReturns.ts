@@ -91,10 +91,3 @@ export const bankAccountRefusal = (state: State, bankAccountId: BankAccountId): 
 /** True when the service may collect autopay requests of the company from the payer. */
 export const autoPayAllowedFor = (state: State, companyId: CompanyId): boolean =>
   state._tag === "Registered" && state.autoPayRevokedFor?.includes(companyId) !== true
-
-/** Decides the commands of a return. */
-export const decide = (
-  command: MarkBankAccountUnusable | RevokeAutoPay,
-  state: RegisteredCustomer,
-): Decision<CustomerEvent> =>
-  command._tag === "MarkBankAccountUnusable" ? markBankAccountUnusable(command, state) : revokeAutoPay(command, state)

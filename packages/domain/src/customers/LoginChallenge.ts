@@ -28,7 +28,7 @@
  * expired code, malformed input.
  */
 import { DateTime } from "effect"
-import { type Aggregate, accept, type Decision, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, byCommand, byEvent, type Decision, refuse } from "../kernel/Decider.ts"
 import {
   type DomainError,
   type FieldIssue,
@@ -325,17 +325,19 @@ const verifyCode = (command: VerifyCode, state: State, challenge: Challenge): De
   return accept<LoginChallengeEvent>(rejected, locked)
 }
 
-export const decide = (command: Command, state: State): Decision<Event> => {
-  const refused = guard(command, state)
-  if (refused) return refused
-  const challenge: Challenge = { partnerId: command.partnerId, phoneNumber: command.phoneNumber }
-  switch (command._tag) {
-    case "IssueCode":
-      return issueCode(command, state, challenge)
-    case "VerifyCode":
-      return verifyCode(command, state, challenge)
-  }
-}
+/** Each command to its function, with the challenge it is about. */
+const dispatch = byCommand<Command, State, Event>({
+  IssueCode: (command, state) => issueCode(command, state, challengeOf(command)),
+  VerifyCode: (command, state) => verifyCode(command, state, challengeOf(command)),
+})
+
+const challengeOf = (command: Command): Challenge => ({
+  partnerId: command.partnerId,
+  phoneNumber: command.phoneNumber,
+})
+
+export const decide = (command: Command, state: State): Decision<Event> =>
+  guard(command, state) ?? dispatch(command, state)
 
 // ---------------------------------------------------------------------------
 // Evolve
@@ -371,29 +373,34 @@ const codeIssued = (base: Known, event: LoginCodeIssued): AwaitingCode => ({
   recentCodes: [...base.recentCodes, event.at].slice(-maxCodesPerHour),
 })
 
+/** Every event of a challenge that has issued its first code. */
+const evolveIssued = byEvent<Event, Exclude<State, { readonly _tag: "Initial" }>, State>({
+  LoginCodeIssued: (state, event) => codeIssued(state, event),
+  LoginCodeVerified: (state, event) => ({
+    ...known(state),
+    _tag: "Idle",
+    registrationId: event.registrationId,
+    failedAttempts: 0,
+    lastLock: null,
+  }),
+  LoginCodeRejected: (state, event) => ({
+    ...state,
+    failedAttempts: event.failedAttempts,
+    recentWrongCodes: [...state.recentWrongCodes, event.at].slice(-maxWrongCodesPerDay),
+  }),
+  LoginLocked: (state, event) => ({
+    ...known(state),
+    _tag: "Locked",
+    lockedUntil: event.lockedUntil,
+    failedAttempts: 0,
+    lastLock: { step: nextLockStep(state, event.at), until: event.lockedUntil },
+  }),
+})
+
 export const evolve = (state: State, event: Event): State => {
   // A challenge starts with its first code: any other event before it does not fit and changes nothing.
   if (state._tag === "Initial") return event._tag === "LoginCodeIssued" ? codeIssued(firstCode(event), event) : state
-  switch (event._tag) {
-    case "LoginCodeIssued":
-      return codeIssued(state, event)
-    case "LoginCodeVerified":
-      return { ...known(state), _tag: "Idle", registrationId: event.registrationId, failedAttempts: 0, lastLock: null }
-    case "LoginCodeRejected":
-      return {
-        ...state,
-        failedAttempts: event.failedAttempts,
-        recentWrongCodes: [...state.recentWrongCodes, event.at].slice(-maxWrongCodesPerDay),
-      }
-    case "LoginLocked":
-      return {
-        ...known(state),
-        _tag: "Locked",
-        lockedUntil: event.lockedUntil,
-        failedAttempts: 0,
-        lastLock: { step: nextLockStep(state, event.at), until: event.lockedUntil },
-      }
-  }
+  return evolveIssued(state, event)
 }
 
 export const aggregate: Aggregate<Command, Event, State, DomainError> = {

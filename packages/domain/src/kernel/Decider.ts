@@ -5,6 +5,11 @@
  *
  * An `Aggregate` adds what persistence needs: the stream type name and the
  * Schema of its events, so events can be stored as JSON and read back.
+ *
+ * A decider with several commands dispatches them with `byCommand` (a record of
+ * one function per command tag) and folds its events with `byEvent` (one function
+ * per event tag): the compiler checks the record names every tag and nothing else,
+ * so there is no switch to keep in step with the unions.
  */
 import type { Schema } from "effect"
 import { Result } from "effect"
@@ -74,3 +79,44 @@ export const accept = <Event>(...events: ReadonlyArray<Event>): Result.Result<Re
   Result.succeed(events)
 export const refuse = <Error>(error: Error): Result.Result<never, Error> => Result.fail(error)
 export const nothing: Result.Result<ReadonlyArray<never>, never> = Result.succeed([])
+
+/** The tags of a tagged union. */
+type TagOf<T extends { readonly _tag: string }> = T["_tag"]
+
+/** The member of a tagged union with tag `Tag`. */
+type WithTag<T extends { readonly _tag: string }, Tag extends string> = Extract<T, { readonly _tag: Tag }>
+
+/** One function per command: the decision for that command in a state. */
+export type CommandHandlers<Command extends { readonly _tag: string }, State, Event, Error = DomainError> = {
+  readonly [Tag in TagOf<Command>]: (command: WithTag<Command, Tag>, state: State) => Decision<Event, Error>
+}
+
+/** One function per event: the state after that event. */
+export type EventHandlers<Event extends { readonly _tag: string }, State, Next = State> = {
+  readonly [Tag in TagOf<Event>]: (state: State, event: WithTag<Event, Tag>) => Next
+}
+
+/**
+ * `decide` as a record of one named function per command (`{ RegisterCompany: register, ... }`):
+ * a command goes to the function of its tag. The record must name every command of the union.
+ */
+export const byCommand =
+  <Command extends { readonly _tag: string }, State, Event, Error = DomainError>(
+    handlers: CommandHandlers<Command, State, Event, Error>,
+  ): ((command: Command, state: State) => Decision<Event, Error>) =>
+  (command, state) =>
+    (handlers[command._tag as TagOf<Command>] as (command: Command, state: State) => Decision<Event, Error>)(
+      command,
+      state,
+    )
+
+/**
+ * `evolve` as a record of one function per event (`{ CompanyRegistered: (state, event) => ..., ... }`):
+ * an event goes to the function of its tag. The record must name every event of the union.
+ */
+export const byEvent =
+  <Event extends { readonly _tag: string }, State, Next = State>(
+    handlers: EventHandlers<Event, State, Next>,
+  ): ((state: State, event: Event) => Next) =>
+  (state, event) =>
+    (handlers[event._tag as TagOf<Event>] as (state: State, event: Event) => Next)(state, event)

@@ -25,7 +25,7 @@
 
 import type { DateTime } from "effect"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
-import { type Aggregate, accept, type Decision, nothing } from "../kernel/Decider.ts"
+import { type Aggregate, accept, byCommand, type Decision, nothing } from "../kernel/Decider.ts"
 import type { DomainError } from "../kernel/DomainError.ts"
 import type { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import type { Channel } from "./Messaging.ts"
@@ -157,14 +157,10 @@ const sendStatusMessage = (command: SendPaymentStatusMessage, state: State): Dec
   return accept({ _tag: "PaymentStatusMessageSent", ...common(command), status: command.status })
 }
 
-export const decide = (command: Command, state: State): Decision<Event> => {
-  switch (command._tag) {
-    case "SendPaymentReminder":
-      return sendReminder(command, state)
-    case "SendPaymentStatusMessage":
-      return sendStatusMessage(command, state)
-  }
-}
+export const decide: (command: Command, state: State) => Decision<Event> = byCommand<Command, State, Event>({
+  SendPaymentReminder: sendReminder,
+  SendPaymentStatusMessage: sendStatusMessage,
+})
 
 export const evolve = (state: State, event: Event): State =>
   state._tag === "Sent" ? state : { _tag: "Sent", at: event.at }

@@ -3,7 +3,8 @@
  * (Ledger, Balance, the `balances` read model), its payouts with their items
  * (Payout, the `payouts` read model), their use cases (Payouts), the policies
  * that feed the ledger and create and reverse payouts, the payout status
- * webhook and the sandbox of payout movements. Other areas import payouts
+ * webhook and the sandbox of payout movements, and the platform's double-entry
+ * books (Postings, the `ledger_postings` read model, TrialBalance). Other areas import payouts
  * only through this module.
  */
 export * as Balance from "./Balance.ts"
@@ -17,4 +18,7 @@ export * as PayoutEvents from "./PayoutEvents.ts"
 export * as PayoutStatusNotification from "./PayoutStatusNotification.ts"
 export * as Payouts from "./Payouts.ts"
 export * as PayoutsProjection from "./PayoutsProjection.ts"
+export * as Postings from "./Postings.ts"
+export * as PostingsProjection from "./PostingsProjection.ts"
 export * as TransactionReport from "./TransactionReport.ts"
+export * as TrialBalance from "./TrialBalance.ts"

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect } from "effect"
 import * as CardPaymentNotification from "../../src/cards-and-charity/CardPaymentNotification.ts"
 import * as Notifications from "../../src/composition/Notifications.ts"
-import * as CustomerNotifications from "../../src/customers/CustomerNotifications.ts"
+import * as CustomerWebhooks from "../../src/customers/CustomerWebhooks.ts"
 import type { AnyNotificationRule } from "../../src/infrastructure/NotificationRule.ts"
 import type { Notification } from "../../src/infrastructure/Outbox.ts"
 import { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
@@ -123,7 +123,7 @@ describe("a customer", () => {
       ["KycVerified", "Verified"],
       ["KycRejected", "Rejected"],
     ] as const) {
-      const notification = one(CustomerNotifications.verificationRule, "Customer", { _tag: tag, ...customer })
+      const notification = one(CustomerWebhooks.verificationRule, "Customer", { _tag: tag, ...customer })
       assert.strictEqual(notification.eventType, "CUSTOMER_VERIFICATION_STATUS_CHANGED")
       assert.deepStrictEqual(notification.data, {
         RegistrationId: ids.payerRegistrationId,
@@ -135,7 +135,7 @@ describe("a customer", () => {
 
   it("linking accounts announces BANK_ACCOUNT_LINKED with their ids and masks only", () => {
     const bankAccountId = "2c4e6a8b-0d1f-4a3c-8e5b-7d9f1b3d5f7a"
-    const notification = one(CustomerNotifications.linkedRule, "Customer", {
+    const notification = one(CustomerWebhooks.linkedRule, "Customer", {
       _tag: "BankAccountsLinked",
       ...customer,
       accounts: [{ bankAccountId, institutionId: "ins_1", name: "Everyday Checking", mask: "6789", type: "checking" }],
@@ -150,7 +150,7 @@ describe("a customer", () => {
 
   it("removing an account announces BANK_ACCOUNT_REMOVED", () => {
     const bankAccountId = "2c4e6a8b-0d1f-4a3c-8e5b-7d9f1b3d5f7a"
-    const notification = one(CustomerNotifications.removedRule, "Customer", {
+    const notification = one(CustomerWebhooks.removedRule, "Customer", {
       _tag: "BankAccountUnlinked",
       ...customer,
       bankAccountId,
@@ -161,7 +161,7 @@ describe("a customer", () => {
 
   it("the bank-link provider asking for a new link announces BANK_ACCOUNT_RELINK_REQUIRED with the accounts", () => {
     const bankAccountIds = ["2c4e6a8b-0d1f-4a3c-8e5b-7d9f1b3d5f7a"]
-    const notification = one(CustomerNotifications.relinkRule, "BankLinkItem", {
+    const notification = one(CustomerWebhooks.relinkRule, "BankLinkItem", {
       _tag: "BankLinkRepairRequested",
       ...customer,
       itemId: "item-1",
@@ -176,15 +176,11 @@ describe("a customer", () => {
       Timestamp: "2026-11-23T09:15:00.000Z",
     })
     const connected = { _tag: "BankLinkItemConnected", ...customer, itemId: "item-1", accounts: [] }
-    assert.deepStrictEqual(announced(CustomerNotifications.relinkRule, "BankLinkItem", connected), [])
+    assert.deepStrictEqual(announced(CustomerWebhooks.relinkRule, "BankLinkItem", connected), [])
   })
 
   it("its other events announce nothing", () => {
-    for (const rule of [
-      CustomerNotifications.verificationRule,
-      CustomerNotifications.linkedRule,
-      CustomerNotifications.removedRule,
-    ])
+    for (const rule of [CustomerWebhooks.verificationRule, CustomerWebhooks.linkedRule, CustomerWebhooks.removedRule])
       assert.deepStrictEqual(announced(rule, "Customer", { _tag: "KycStarted", ...customer }), [])
   })
 })
@@ -247,10 +243,10 @@ describe("the registry", () => {
     for (const rule of [
       ConsentStatusNotification.rule,
       PaymentPlanStatusNotification.rule,
-      CustomerNotifications.verificationRule,
-      CustomerNotifications.linkedRule,
-      CustomerNotifications.removedRule,
-      CustomerNotifications.relinkRule,
+      CustomerWebhooks.verificationRule,
+      CustomerWebhooks.linkedRule,
+      CustomerWebhooks.removedRule,
+      CustomerWebhooks.relinkRule,
       DebitAuthNotification.rule,
       CardPaymentNotification.rule,
     ])

@@ -23,6 +23,7 @@ const stated: Readonly<Record<string, string>> = {
   balances: "BalancesAndPayoutsProjection.test.ts",
   ledger_entries: "BalancesAndPayoutsProjection.test.ts",
   payouts: "BalancesAndPayoutsProjection.test.ts",
+  ledger_postings: "DoubleEntry.test.ts",
 }
 
 describe("the read models", () => {

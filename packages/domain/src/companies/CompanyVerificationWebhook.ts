@@ -24,7 +24,7 @@ import type { CompanyEnvelope } from "./CompaniesProjection.ts"
 import * as CompaniesProjection from "./CompaniesProjection.ts"
 
 /** The company's metadata, from its read model (`{}` when none or not found). */
-const metadataOf = Traced.fn("CompanyVerificationNotification.metadataOf")(function* (companyId: string) {
+const metadataOf = Traced.fn("CompanyVerificationWebhook.metadataOf")(function* (companyId: string) {
   const store = yield* ReadModelStore
   const stored = yield* store.get(CompaniesProjection.collection, companyId)
   if (Option.isNone(stored)) return {}

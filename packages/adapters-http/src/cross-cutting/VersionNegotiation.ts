@@ -1,0 +1,67 @@
+/**
+ * API versions (`ApiVersions.ts`), the step after the caller is known: a `Partnerpay-Version`
+ * header naming no version -> 400 naming the header; without it, the partner's pinned version
+ * applies (`PinnedVersions`). Every answer carries `Partnerpay-Version`; an answer of an operation
+ * changed since the caller's version is given in that version's shape.
+ */
+import { Effect, Option } from "effect"
+import { HttpBody, HttpEffect, HttpServerResponse } from "effect/http"
+import * as ApiVersions from "./ApiVersions.ts"
+import * as Problem from "./Problem.ts"
+import { type App, type Handler, type Incoming, respond, type Step } from "./RequestSteps.ts"
+
+const versionHeader = ApiVersions.header.toLowerCase()
+
+/** 400 for a `Partnerpay-Version` that names no version. */
+const unknownVersion = (named: string) =>
+  new Problem.BadRequest({
+    detail: `${ApiVersions.header} ${JSON.stringify(named.slice(0, 40))} is not a version of this API.`,
+    code: "BAD_REQUEST",
+    errors: [
+      {
+        field: `header.${ApiVersions.header}`,
+        message: `must be one of ${ApiVersions.versions.map((v) => v.version).join(", ")}`,
+      },
+    ],
+  })
+
+/** The step, reading partners' pinned versions from `pins`. */
+export const step =
+  (pins: ApiVersions.VersionPins): Step =>
+  (next: Handler): Handler => {
+    /** The version the caller asked for, else its partner's pinned one; undefined for a header naming none. */
+    const versionOf = (incoming: Incoming): Effect.Effect<string | undefined> => {
+      const named = incoming.request.headers[versionHeader]
+      if (named !== undefined) return Effect.succeed(ApiVersions.isKnown(named) ? named : undefined)
+      return Option.match(incoming.caller, {
+        onNone: () => Effect.succeed(ApiVersions.latest),
+        onSome: (c) => pins.versionOf(c.partnerId, ApiVersions.latest),
+      })
+    }
+
+    return Effect.fnUntraced(function* (incoming: Incoming) {
+      const { request } = incoming
+      const version = yield* versionOf(incoming)
+      if (version === undefined) return yield* respond(unknownVersion(request.headers[versionHeader] ?? ""))
+      yield* Effect.withFiber((fiber) => {
+        HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (_request, response) =>
+          Effect.succeed(HttpServerResponse.setHeader(response, ApiVersions.header, version)),
+        )
+        return Effect.void
+      })
+      // The answer, in the shape of `version` when an operation it concerns changed since.
+      const response = yield* next(incoming)
+      if (
+        version === ApiVersions.latest ||
+        response.body._tag !== "Uint8Array" ||
+        !response.body.contentType.startsWith("application/json") ||
+        !ApiVersions.concerns(version, request.method, incoming.path)
+      )
+        return response
+      const body = JSON.parse(new TextDecoder().decode(response.body.body)) as unknown
+      return HttpServerResponse.setBody(
+        response,
+        HttpBody.jsonUnsafe(ApiVersions.downgrade(version, request.method, incoming.path, body)),
+      ) as HttpServerResponse.HttpServerResponse
+    }) as (incoming: Incoming) => App
+  }
