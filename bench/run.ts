@@ -46,7 +46,10 @@
  * Flags: --quick; --profile[=create|cancel|status|transaction] (only that scenario x64 on
  * PostgreSQL, default create, with the service under `node --cpu-prof`; prints the top frames
  * by self time, and the service's and PostgreSQL's CPU per request); --measure[=...] (the same
- * without the profiler); --memory[=PostgreSQL|PGlite] (only the service's side of one round on
+ * without the profiler). Both run a read's load once unmeasured first (warmed code; BENCH_WARM_UP=off
+ * skips it) and also print the database transactions per answer (each autocommit statement is one)
+ * and the service's garbage collections per 1000 answers (its /metrics): figures a busy machine does
+ * not change, unlike req/s and CPU; BENCH_SECONDS sets their load's length (default 10); --memory[=PostgreSQL|PGlite] (only the service's side of one round on
  * each database, or on the one named: the same loads as a full run, no ceilings; prints start-up,
  * RSS and V8 heap idle and after the loads, heap spaces and GC pause totals after them, and each
  * load's req/s and service CPU per answer); with --heap-snapshots=<dir>, the service also writes a
@@ -54,7 +57,8 @@
  * grows the RSS, so compare RSS from runs without it).
  * Environment: the service gets a fixed environment (below), not the benchmark's; for an A/B of a
  * setting read from the environment, name the variables to pass on in BENCH_SERVICE_ENV
- * (comma-separated, e.g. `BENCH_SERVICE_ENV=NODE_OPTIONS`).
+ * (comma-separated, e.g. `BENCH_SERVICE_ENV=NODE_OPTIONS`); BENCH_SERVICE_NODE_OPTIONS is the services'
+ * NODE_OPTIONS alone, not the runner's (e.g. `--inspect=127.0.0.1:9239` to sample its allocations).
  *
  * Bounded: every load is bounded in time and count, every child has a kill timer, every
  * wait has a limit, the whole run has a deadline, and every child process is killed on
@@ -85,7 +89,7 @@ const heapSnapshotDir = process.argv
   .find((arg) => arg.startsWith("--heap-snapshots="))
   ?.slice("--heap-snapshots=".length)
 const rounds = quick || profile || memoryOnly ? 1 : 3
-const seconds = quick ? 2 : profile ? 10 : 4
+const seconds = Number(process.env.BENCH_SECONDS ?? (quick ? 2 : profile ? 10 : 4))
 const servicePoolSize = 10 // the service's PostgreSQL pool (PgDatabase.layerPostgres default)
 const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const clientId = "bench-client"
@@ -818,6 +822,9 @@ const passedOn = (): Record<string, string> =>
 const serviceEnv = (target: Target, port: number, overrides: Record<string, string> = {}): Record<string, string> => ({
   PORT: String(port),
   HOST: "127.0.0.1",
+  ...(process.env.BENCH_SERVICE_NODE_OPTIONS === undefined
+    ? {}
+    : { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS }),
   PARTNERPAY_DATA_DIR: target.dataDir,
   PARTNERPAY_SANDBOX_CLIENT_ID: clientId,
   PARTNERPAY_SANDBOX_CLIENT_SECRET: clientSecret,
@@ -1765,9 +1772,55 @@ const profileRun = async (target: Target) => {
   try {
     const [cancellable] =
       scenario.cancellable === undefined ? [[]] : await createCancellable(service.base, fixture, [scenario.cancellable])
+    // A read's load first, unmeasured, so that the measured one runs on warmed (JIT-compiled) code.
+    if (scenario.cancellable === undefined && process.env.BENCH_WARM_UP !== "off")
+      await loadAll(service.base, [scenario.spec(fixture, [])])
+    // Transactions the database counted (each autocommit statement is one): statements per answer.
+    const transactions = () => {
+      if (target.kind !== "postgres") return Number.NaN
+      const read = psql(
+        target.url,
+        "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()",
+      )
+      return read.ok ? Number(read.stdout) : Number.NaN
+    }
+    // The service's garbage collections (its /metrics): how much a request allocates, whatever the machine's load.
+    const collections = async () => {
+      try {
+        const text = await (await fetch(`${service.base}/metrics`, { signal: AbortSignal.timeout(5000) })).text()
+        const of = (what: string, kind: string) =>
+          Number(new RegExp(`^nodejs_gc_duration_seconds_${what}\\{kind="${kind}"\\} (\\S+)`, "m").exec(text)?.[1] ?? 0)
+        return {
+          minor: of("count", "minor"),
+          major: of("count", "major"),
+          seconds: of("sum", "minor") + of("sum", "major") + of("sum", "incremental"),
+        }
+      } catch {
+        return { minor: Number.NaN, major: Number.NaN, seconds: Number.NaN }
+      }
+    }
+    await sleep(1500)
+    // The idle service (its workers only), for as long as the load will run: what it spends without requests.
+    const idle = { gc: await collections(), cpu: cpuMillis([service.child.pid!]), transactions: transactions() }
+    await sleep(seconds * 1000)
+    const idleGc = await collections()
+    console.error(
+      `idle, per second: service CPU ${((cpuMillis([service.child.pid!]) - idle.cpu) / seconds).toFixed(1)} ms, ${((idleGc.minor - idle.gc.minor) / seconds).toFixed(2)} minor GCs, ${((transactions() - idle.transactions - 1) / seconds).toFixed(1)} transactions`,
+    )
+    const gcBefore = await collections()
+    const transactionsBefore = transactions()
     const before = { service: cpuMillis([service.child.pid!]), postgres: cpuMillis(postgresPids()) }
     const figures = await loadAll(service.base, [scenario.spec(fixture, cancellable!)])
     const ok = figures[0]!.ok ?? 0
+    await sleep(1500)
+    // The two reads of pg_stat_database are transactions too.
+    console.error(
+      `transactions per answer: ${((transactions() - transactionsBefore - 1) / Math.max(1, ok)).toFixed(2)}`,
+    )
+    const gcAfter = await collections()
+    console.error(
+      `GC per 1000 answers: ${((1000 * (gcAfter.minor - gcBefore.minor)) / Math.max(1, ok)).toFixed(2)} minor, ${((1000 * (gcAfter.major - gcBefore.major)) / Math.max(1, ok)).toFixed(2)} major; GC time per answer ${((1e6 * (gcAfter.seconds - gcBefore.seconds)) / Math.max(1, ok)).toFixed(1)} µs`,
+    )
     const perRequest = (now: number, then: number) => `${((1000 * (now - then)) / Math.max(1, ok)).toFixed(0)} µs`
     headline = `${scenario.name} x64: ${number(figures[0]!.requestsPerSecond)} req/s; CPU per request: service ${perRequest(cpuMillis([service.child.pid!]), before.service)}, PostgreSQL ${perRequest(cpuMillis(postgresPids()), before.postgres)}`
     console.error(headline)

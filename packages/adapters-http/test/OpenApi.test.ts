@@ -92,6 +92,26 @@ describe("GET /openapi.json", () => {
     }),
   )
 
+  it.effect("every 429 and 503 answer declares its Retry-After header (seconds)", () =>
+    Effect.gen(function* () {
+      const doc = yield* fetchDoc
+      const missing: Array<string> = []
+      let declared = 0
+      for (const [path, item] of Object.entries(doc.paths))
+        for (const [method, operation] of Object.entries(item))
+          for (const status of ["429", "503"]) {
+            const response = operation.responses?.[status] as
+              | { readonly headers?: Record<string, { readonly schema?: { readonly type?: string } }> }
+              | undefined
+            if (response === undefined) continue
+            if (response.headers?.["Retry-After"]?.schema?.type === "integer") declared++
+            else missing.push(`${status} of ${method} ${path}`)
+          }
+      assert.deepStrictEqual(missing, [])
+      assert.isAbove(declared, 0)
+    }),
+  )
+
   it.effect("every operation documents 429; authenticated ones 401 and 403", () =>
     Effect.gen(function* () {
       const doc = yield* fetchDoc

@@ -67,13 +67,26 @@ export interface SessionTimeouts {
   readonly statementMillis: number
   readonly lockMillis: number
   readonly idleInTransactionMillis: number
+  /**
+   * How long a statement waits for a session of a busy pool (every session at its pipelining limit, or
+   * reserved by a transaction), opening one included; past it the statement fails with a `SqlError`
+   * whose reason is a `ConnectionError` of operation `"acquire"` (`isAcquireTimeout`): 503 with
+   * Retry-After to a request, counted as `partnerpay_database_timeouts_total{kind="acquire"}`. The
+   * pool's own bound (the patched `@effect/sql-pg` PgPool's `acquireTimeout`), not a session setting.
+   * Default `defaultSessionTimeouts.acquireMillis`.
+   */
+  readonly acquireMillis?: number
 }
 
-/** The defaults (PARTNERPAY_DB_STATEMENT_TIMEOUT_MS, PARTNERPAY_DB_LOCK_TIMEOUT_MS, PARTNERPAY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS). */
-export const defaultSessionTimeouts: SessionTimeouts = {
+/**
+ * The defaults (PARTNERPAY_DB_STATEMENT_TIMEOUT_MS, PARTNERPAY_DB_LOCK_TIMEOUT_MS,
+ * PARTNERPAY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS, PARTNERPAY_DB_ACQUIRE_TIMEOUT_MS).
+ */
+export const defaultSessionTimeouts: SessionTimeouts & { readonly acquireMillis: number } = {
   statementMillis: 15_000,
   lockMillis: 1_000,
   idleInTransactionMillis: 10_000,
+  acquireMillis: 5_000,
 }
 
 /** The startup parameters that set `timeouts` on a session. */
@@ -101,6 +114,7 @@ export const layerPostgres = (
       multiplex: options.multiplex ?? true,
       multiplexConcurrency: options.multiplexConcurrency ?? 32,
       connectTimeout: options.connectTimeoutMillis ?? 5000,
+      acquireTimeout: options.timeouts?.acquireMillis ?? defaultSessionTimeouts.acquireMillis,
       startupParameters: {
         ...timeoutParameters(options.timeouts ?? defaultSessionTimeouts),
         ...options.startupParameters,

@@ -28,8 +28,14 @@ export const unitsConflicted = Metric.counter("partnerpay_units_of_work_total", 
   incremental: true,
 })
 
-/** What timed out on a session (issue 34): a statement, a lock wait, or a session left idle in a transaction. */
-export type TimeoutKind = "statement" | "lock" | "idle_in_transaction"
+/**
+ * What timed out (issue 34): a statement, a lock wait, or a session left idle in a transaction (the
+ * server's session timeouts), or a statement's wait for a session of a busy pool (`acquire`).
+ */
+export type TimeoutKind = "statement" | "lock" | "idle_in_transaction" | "acquire"
+
+/** Every kind, in the order `/metrics` lists them. */
+export const timeoutKinds: ReadonlyArray<TimeoutKind> = ["statement", "lock", "idle_in_transaction", "acquire"]
 
 /** The kind of timeout a SQLSTATE code reports, if it reports one. */
 export const timeoutKindOf = (code: string | undefined): TimeoutKind | undefined =>
@@ -42,7 +48,8 @@ export const databaseTimeouts = (kind: TimeoutKind): Metric.Counter<number> => {
   let counter = timeoutCounters.get(kind)
   if (counter === undefined) {
     counter = Metric.counter("partnerpay_database_timeouts_total", {
-      description: "Database statements ended by a session timeout, by kind (statement, lock, idle_in_transaction)",
+      description:
+        "Database statements ended by a timeout, by kind (statement, lock, idle_in_transaction; acquire: no pooled session in time)",
       attributes: { kind },
       incremental: true,
     })

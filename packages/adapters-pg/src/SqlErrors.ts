@@ -37,9 +37,16 @@ export const describe = (error: SqlError, operation?: string): DatabaseFailure =
   code: codeOf(error),
 })
 
-/** Counts `error` when a session timeout ended it (`partnerpay_database_timeouts_total{kind}`). */
+/**
+ * Whether `error` is a statement's wait for a pooled session that ran out (`SessionTimeouts.acquireMillis`:
+ * the patched pool fails it with a `ConnectionError` of operation "acquire").
+ */
+export const isAcquireTimeout = (error: SqlError): boolean =>
+  error.reason._tag === "ConnectionError" && error.reason.operation === "acquire"
+
+/** Counts `error` when a timeout ended it (`partnerpay_database_timeouts_total{kind}`). */
 export const countTimeout = (error: SqlError): Effect.Effect<void> => {
-  const kind = PgMetrics.timeoutKindOf(codeOf(error))
+  const kind = isAcquireTimeout(error) ? "acquire" : PgMetrics.timeoutKindOf(codeOf(error))
   return kind === undefined ? Effect.void : Metric.update(PgMetrics.databaseTimeouts(kind), 1)
 }
 

@@ -8,6 +8,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import {
+  Attachments,
   type CalendarDate,
   Companies,
   Consents,
@@ -17,6 +18,7 @@ import {
   PaymentPlans,
   Payments,
   ReadModel,
+  Transfers,
   UnitOfWork,
 } from "@partnerpay/domain"
 import { Fixtures, PropertyParams } from "@partnerpay/domain/testing"
@@ -24,6 +26,7 @@ import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Statement from "effect/sql/Statement"
 import fc from "fast-check"
+import * as PgAttachments from "../src/PgAttachments.ts"
 import * as PgDomain from "../src/PgDomain.ts"
 import { OutboxDispatch } from "../src/PgOutbox.ts"
 import { databases } from "./readSideSupport.ts"
@@ -290,6 +293,59 @@ for (const database of databases) {
               ["events and documents", "commit_unit"],
             )
             assert.strictEqual((yield* Payments.get(partnerA, paymentRequestId)).status, "Cancelled")
+          }),
+        60_000,
+      )
+
+      it.effect(
+        "the two reads of the read targets send one statement each: GET /company/status and GET /Transaction/{id} (a transfer paying a request)",
+        () =>
+          Effect.gen(function* () {
+            const { companyId } = yield* Companies.register(partnerA, body(`ref-${crypto.randomUUID()}`))
+            yield* Fixtures.verifyCompany(companyId)
+            const payer = crypto.randomUUID() as Ids.RegistrationId
+            const bankAccountId = crypto.randomUUID() as Ids.BankAccountId
+            yield* Fixtures.registerVerifiedCustomer(partnerA, payer, bankAccountId)
+            // As Fixtures.acceptedPaymentRequest, due today (this suite runs on the real clock).
+            const { paymentRequestId } = yield* Payments.create({
+              partnerId: partnerA,
+              companyId,
+              payerRegistrationId: payer,
+              amount: { value: 125.5, currencyCode: "USD" },
+              description: "Invoice 42",
+              dueDate: DateTime.formatIsoDateUtc(yield* DateTime.now) as CalendarDate.CalendarDate,
+            })
+            yield* Payments.accept({
+              partnerId: partnerA,
+              registrationId: payer,
+              paymentRequestId,
+              bankAccountId,
+              acceptDebitAuth: false,
+              transferDescription: "",
+            })
+            const transferId = (yield* Payments.get(partnerA, paymentRequestId)).transferId as string
+            const sent: Array<string> = []
+            const counting: Statement.Transformer = (statement) =>
+              Effect.sync(() => {
+                sent.push(statement.compile()[0].replace(/\s+/g, " ").trim())
+                return statement
+              })
+            const counted = <A, E, R>(read: Effect.Effect<A, E, R>) =>
+              Effect.gen(function* () {
+                sent.length = 0
+                yield* read.pipe(Effect.provideService(Statement.CurrentTransformer, counting))
+                return sent.map((text) => (/FROM read_models/.test(text) ? "read model" : text))
+              })
+            // CompanyLive.status
+            assert.deepStrictEqual(yield* counted(Companies.status(partnerA, { companyId })), ["read model"])
+            // TransactionLive.get: the transfer, its invoice (recorded on it) and its attachments (none recorded).
+            const caller = { _tag: "Partner", partnerId: partnerA } as const
+            const transaction = Effect.gen(function* () {
+              const doc = yield* Transfers.get(caller, transferId)
+              yield* Payments.invoiceOf(partnerA, doc)
+              return yield* Attachments.namedOnTransfer(partnerA, doc.paymentRequestId, doc.attachments)
+            }).pipe(Effect.provide(PgAttachments.layer))
+            assert.deepStrictEqual(yield* counted(transaction), ["read model"])
           }),
         60_000,
       )

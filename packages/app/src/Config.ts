@@ -40,7 +40,7 @@ export type DatabaseConfig =
       readonly url: Redacted.Redacted<string>
       /** PARTNERPAY_DB_STATEMENTS_PER_SESSION: statements pipelined on one pooled session (default 32). */
       readonly statementsPerSession: number
-      /** PARTNERPAY_DB_*_TIMEOUT_MS: every session's statement, lock and idle-in-transaction timeouts. */
+      /** PARTNERPAY_DB_*_TIMEOUT_MS: every session's statement, lock and idle-in-transaction timeouts; the pool's acquisition bound. */
       readonly timeouts: PgDatabase.SessionTimeouts
     }
   | { readonly _tag: "Pglite"; readonly dataDir: string }
@@ -232,6 +232,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
           statementMillis: issues.take(value.statementTimeoutMillis),
           lockMillis: issues.take(value.lockTimeoutMillis),
           idleInTransactionMillis: issues.take(value.idleInTransactionTimeoutMillis),
+          acquireMillis: issues.take(value.acquireTimeoutMillis),
         },
       }
     : { _tag: "Pglite", dataDir: `${dataDir.replace(/\/+$/, "")}/pglite` }

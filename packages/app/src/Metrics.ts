@@ -176,12 +176,8 @@ export const render: Effect.Effect<string, never, SqlClient> = PgMetrics.outboxB
   Effect.catchCause(() => Effect.void),
   Effect.andThen(PgMetrics.negativeBalances().pipe(Effect.catchCause(() => Effect.void))),
   Effect.andThen(PgMetrics.debitPayoutsFailed().pipe(Effect.catchCause(() => Effect.void))),
-  // Every kind of session timeout listed from the first scrape (0 until one happens).
-  Effect.andThen(
-    Effect.forEach(["statement", "lock", "idle_in_transaction"] as const, (kind) =>
-      Metric.update(PgMetrics.databaseTimeouts(kind), 0),
-    ),
-  ),
+  // Every kind of database timeout listed from the first scrape (0 until one happens).
+  Effect.andThen(Effect.forEach(PgMetrics.timeoutKinds, (kind) => Metric.update(PgMetrics.databaseTimeouts(kind), 0))),
   Effect.andThen(PrometheusMetrics.format()),
   Effect.flatMap((service) =>
     Effect.promise(() => runtime().metrics()).pipe(

@@ -180,6 +180,10 @@ export const settings = {
     default: 10_000,
     doc: "With DATABASE_URL: a session idle in a transaction longer is closed by the server.",
   }),
+  acquireTimeoutMillis: setting("PARTNERPAY_DB_ACQUIRE_TIMEOUT_MS", TimeoutMillis, {
+    default: 5_000,
+    doc: "With DATABASE_URL: a statement waiting longer for a session of a busy pool fails (503 with Retry-After to a request).",
+  }),
   dataDir: setting("PARTNERPAY_DATA_DIR", Text, {
     default: defaultDataDir,
     shown: "`packages/app/.data`",

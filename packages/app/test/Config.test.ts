@@ -478,26 +478,29 @@ describe("configuration", () => {
     }),
   )
 
-  it.effect("every PostgreSQL session has statement, lock and idle-in-transaction timeouts, set or by default", () =>
-    Effect.gen(function* () {
-      const url = "postgres://u@db:5432/pp"
-      const byDefault = yield* loadFrom({ DATABASE_URL: url })
-      const set = yield* loadFrom({
-        DATABASE_URL: url,
-        PARTNERPAY_DB_STATEMENT_TIMEOUT_MS: "5000",
-        PARTNERPAY_DB_LOCK_TIMEOUT_MS: "250",
-        PARTNERPAY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: "2000",
-      })
-      assert.deepStrictEqual(
-        [byDefault.database, set.database].map((database) =>
-          database._tag === "Postgres" ? database.timeouts : undefined,
-        ),
-        [
-          { statementMillis: 15_000, lockMillis: 1_000, idleInTransactionMillis: 10_000 },
-          { statementMillis: 5_000, lockMillis: 250, idleInTransactionMillis: 2_000 },
-        ],
-      )
-    }),
+  it.effect(
+    "every PostgreSQL session has statement, lock and idle-in-transaction timeouts and an acquisition bound, set or by default",
+    () =>
+      Effect.gen(function* () {
+        const url = "postgres://u@db:5432/pp"
+        const byDefault = yield* loadFrom({ DATABASE_URL: url })
+        const set = yield* loadFrom({
+          DATABASE_URL: url,
+          PARTNERPAY_DB_STATEMENT_TIMEOUT_MS: "5000",
+          PARTNERPAY_DB_LOCK_TIMEOUT_MS: "250",
+          PARTNERPAY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: "2000",
+          PARTNERPAY_DB_ACQUIRE_TIMEOUT_MS: "750",
+        })
+        assert.deepStrictEqual(
+          [byDefault.database, set.database].map((database) =>
+            database._tag === "Postgres" ? database.timeouts : undefined,
+          ),
+          [
+            { statementMillis: 15_000, lockMillis: 1_000, idleInTransactionMillis: 10_000, acquireMillis: 5_000 },
+            { statementMillis: 5_000, lockMillis: 250, idleInTransactionMillis: 2_000, acquireMillis: 750 },
+          ],
+        )
+      }),
   )
 
   it.effect("a session timeout cannot be turned off: 0 is refused, naming the variable", () =>

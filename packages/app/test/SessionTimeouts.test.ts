@@ -3,12 +3,14 @@
  * timeout (issue 34): set at connect from the configuration; a statement ended
  * by one is counted by kind at GET /metrics (`partnerpay_database_timeouts_total`)
  * and reported to the domain as the store being unavailable (503 with
- * Retry-After at the edge); and /readyz's `sessions` check names a session of
- * the service left idle in a transaction longer than the lock timeout.
+ * Retry-After at the edge); a statement that waits for a session of a busy pool
+ * longer than the acquisition bound fails the same way (kind `acquire`); and
+ * /readyz's `sessions` check names a session of the service left idle in a
+ * transaction longer than the lock timeout.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { PgDatabase, PgMetrics, SqlErrors } from "@partnerpay/adapters-pg"
-import { Effect } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Metrics from "../src/Metrics.ts"
 import * as Readiness from "../src/Readiness.ts"
@@ -84,6 +86,49 @@ describe.skipIf(!postgresAvailable)("a PostgreSQL session", () => {
         const after = yield* Metrics.render.pipe(Effect.provide(pool(db.url, "partnerpay")))
         assert.strictEqual(counted(after, "statement") - counted(before, "statement"), 1)
         assert.strictEqual(counted(after, "lock") - counted(before, "lock"), 1)
+      }),
+    30_000,
+  )
+
+  it.live(
+    "that every statement of a busy pool waits for past the acquisition bound fails it: counted as acquire, the store unavailable, served again once released",
+    () =>
+      Effect.gen(function* () {
+        const db = yield* Effect.promise(freshDatabase)
+        drops.push(db.drop)
+        const busy = PgDatabase.layerPostgres(db.url, {
+          maxConnections: 1,
+          timeouts: { ...timeouts, acquireMillis: 200 },
+          startupParameters: { application_name: "partnerpay" },
+        })
+        const before = yield* Metrics.render.pipe(Effect.provide(pool(db.url, "partnerpay-metrics")))
+        const outcome = yield* Effect.gen(function* () {
+          const sql = yield* SqlClient
+          const read = sql<{ readonly one: number }>`SELECT 1 AS one`.pipe(SqlErrors.unavailable("a read"))
+          // The pool's one session held by a transaction (another fiber's) until the read has given up.
+          const holding = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const holder = yield* Effect.forkChild(
+            sql.withTransaction(
+              sql`SELECT 1`.pipe(
+                Effect.andThen(Deferred.succeed(holding, undefined)),
+                Effect.andThen(Deferred.await(release)),
+              ),
+            ),
+          )
+          yield* Deferred.await(holding)
+          const waited = yield* Effect.flip(read)
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(holder).pipe(Effect.orDie)
+          // Released: the same read is served.
+          const served = yield* Effect.orDie(read)
+          return { waited, served }
+        }).pipe(Effect.provide(busy))
+        assert.strictEqual(outcome.waited._tag, "EventStoreUnavailable")
+        assert.match(outcome.waited.reason, /ConnectionError/)
+        assert.deepStrictEqual(outcome.served, [{ one: 1 }])
+        const after = yield* Metrics.render.pipe(Effect.provide(pool(db.url, "partnerpay-metrics")))
+        assert.strictEqual(counted(after, "acquire") - counted(before, "acquire"), 1)
       }),
     30_000,
   )

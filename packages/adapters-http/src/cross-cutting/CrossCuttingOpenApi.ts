@@ -1,7 +1,8 @@
 /**
  * The cross-cutting steps in the OpenAPI document (`openApiTransform`, registered on the API with
  * `OpenApi.annotations({ transform })` in Api.ts): the bearer token as a JWT and the default
- * security, the `Partnerpay-Version` header and 429 on every operation, and the `Idempotency-Key`
+ * security, the `Partnerpay-Version` header and 429 on every operation, `Retry-After` on every 429
+ * and 503, and the `Idempotency-Key`
  * header with its 409 and 422 answers on every POST (except /auth/token).
  */
 import * as ApiVersions from "./ApiVersions.ts"
@@ -31,6 +32,12 @@ const versionParameter = {
   schema: { type: "string", enum: ApiVersions.versions.map((v) => v.version) },
 }
 
+/** The `Retry-After` header of a 429 (the bucket's wait) and a 503 (a database or store unavailable: 1). */
+const retryAfterHeader = {
+  description: "Seconds to wait before retrying the request",
+  schema: { type: "integer", minimum: 0 },
+}
+
 export const openApiTransform = (spec: JsonObject): JsonObject => {
   const schemas = objectAt(objectAt(spec, "components"), "schemas")
   const has = (name: string) => Object.hasOwn(schemas, name)
@@ -54,6 +61,11 @@ export const openApiTransform = (spec: JsonObject): JsonObject => {
           description: "Too many requests (see Retry-After)",
           content: problemContent("TooManyRequests"),
         }
+      }
+      // Both answers carry Retry-After (Problem.toResponse): declared where they are.
+      for (const status of ["429", "503"]) {
+        const response = responses[status]
+        if (isObject(response)) response.headers = { ...objectAt(response, "headers"), "Retry-After": retryAfterHeader }
       }
       operation.parameters = [
         ...(Array.isArray(operation.parameters) ? (operation.parameters as ReadonlyArray<unknown>) : []),
