@@ -18,6 +18,8 @@
  *   and came back: a new key). A key that does not unwrap with the master key
  *   is a configuration error (wrong PARTNERPAY_DATA_KEY): a defect, loud.
  * - `erase(subject)`: deletes the row and forgets the cached key.
+ * - `subjects(prefix)`: the subjects with a key whose name starts with `prefix`, and the partner each row
+ *   is filed under (a retention job's list: `AuthorizationEvidenceRetention`).
  *
  * Cache: unwrapped keys are kept `cacheMillis` (default 30 s), so another
  * process's erasure is seen by this one within that time, for at most
@@ -49,6 +51,10 @@ export interface KeyTable {
   ) => Effect.Effect<string, EventStore.EventStoreUnavailable>
   /** Deletes the subject's key; true if there was one. */
   readonly delete: (subject: string) => Effect.Effect<boolean, EventStore.EventStoreUnavailable>
+  /** The subjects starting with `prefix` that have a key, with the partner each is filed under, in order. */
+  readonly subjects: (
+    prefix: string,
+  ) => Effect.Effect<ReadonlyArray<PersonalData.SubjectKey>, EventStore.EventStoreUnavailable>
   /**
    * The unit of work in flight, if the table takes part in units (the SQL table): a key made
    * during a unit is inserted by the unit's commit, in the same statement as what it seals.
@@ -197,6 +203,7 @@ export const make = (
         cache.delete(subject)
         return table.delete(subject)
       }),
+    subjects: (prefix) => table.subjects(prefix),
   })
 }
 
@@ -213,6 +220,13 @@ export const memoryTable = (): KeyTable => {
         return wrapped
       }),
     delete: (subject) => Effect.sync(() => rows.delete(subject)),
+    subjects: (prefix) =>
+      Effect.sync(() =>
+        [...rows.keys()]
+          .filter((subject) => subject.startsWith(prefix))
+          .sort()
+          .map((subject) => ({ subject, partnerId: "" })),
+      ),
   }
 }
 
@@ -273,6 +287,17 @@ export const sqlTable = (sql: SqlClient): KeyTable => ({
     ).pipe(
       Effect.map((rows) => rows.length > 0),
       unavailable("erasing a data key"),
+    ),
+  subjects: (prefix) =>
+    Effect.flatMap(
+      PartnerScope.current,
+      (partner) => sql<{ subject: string; partner_id: string }>`
+        SELECT subject, partner_id FROM personal_data_keys
+        WHERE starts_with(subject, ${prefix}) ${PartnerScope.and(sql, partner)}
+        ORDER BY subject`,
+    ).pipe(
+      Effect.map((rows) => rows.map((row) => ({ subject: row.subject, partnerId: row.partner_id }))),
+      unavailable("listing data keys"),
     ),
   currentUnit: Effect.service(PgUnit.CurrentUnit),
 })

@@ -18,6 +18,7 @@ import {
   PersonalDataMap,
   Policies,
   ReadModel,
+  Tenancy,
   UnitOfWork,
 } from "@partnerpay/domain"
 import { DateTime, Effect, Exit, Layer, Option } from "effect"
@@ -214,6 +215,28 @@ describe("the PostgreSQL vault (on PGlite)", () => {
         const fresh = yield* vault.seal("customer:a", "new data")
         assert.deepStrictEqual(yield* vault.open("customer:a", fresh), Option.some("new data"))
         assert.deepStrictEqual(yield* vault.open("customer:a", sealed), Option.none())
+      }).pipe(Effect.provide(database)),
+    30_000,
+  )
+
+  it.effect(
+    "lists the subjects with a key by prefix, in order, with the partner each is filed under",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient
+        const vault = PgPersonalDataVault.make(master, PgPersonalDataVault.sqlTable(sql))
+        for (const subject of ["evidence:2026-01-02:b", "evidence:2026-01-01:a", "customer:a", "partner:p-1"])
+          yield* vault.seal(subject, "x")
+        assert.deepStrictEqual(yield* vault.subjects("evidence:"), [
+          { subject: "evidence:2026-01-01:a", partnerId: "" },
+          { subject: "evidence:2026-01-02:b", partnerId: "" },
+        ])
+        assert.deepStrictEqual(yield* vault.subjects("partner:"), [{ subject: "partner:p-1", partnerId: "p-1" }])
+        yield* vault.erase("evidence:2026-01-01:a")
+        assert.deepStrictEqual(yield* vault.subjects("evidence:2026-01-01"), [])
+        // A partner's request sees its own keys only.
+        const scoped = yield* vault.subjects("partner:").pipe(Effect.provideService(Tenancy.CurrentPartner, "p-2"))
+        assert.deepStrictEqual(scoped, [])
       }).pipe(Effect.provide(database)),
     30_000,
   )

@@ -57,6 +57,7 @@ import * as TokenSecret from "./TokenSecret.ts"
 import * as WebhookTarget from "./WebhookTarget.ts"
 import * as AttachmentFetcher from "./workers/AttachmentFetcher.ts"
 import * as AutoCollectionScheduler from "./workers/AutoCollectionScheduler.ts"
+import * as EvidencePurge from "./workers/EvidencePurge.ts"
 import * as KybWorker from "./workers/KybWorker.ts"
 import * as MoneyMovementWorkers from "./workers/MoneyMovementWorkers.ts"
 import * as PaymentNotifier from "./workers/PaymentNotifier.ts"
@@ -104,6 +105,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         AttachmentFetcher.name,
         PayoutWorkers.schedulerName,
         PayoutWorkers.movementsName,
+        EvidencePurge.name,
       ]
     : [
         "webhook-dispatcher",
@@ -117,6 +119,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         PayoutWorkers.schedulerName,
         PayoutWorkers.movementsName,
         "payment-notifier",
+        EvidencePurge.name,
         ...(config.providers.ports.KYB === undefined ? [] : [KybWorker.name]),
       ]
 
@@ -169,6 +172,8 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
     payoutWorkers(config),
     // Reminders and status messages: recorded in the sandbox, sent by the channels' providers in production.
     PaymentNotifier.layer({ reminderDays: config.reminderDays }),
+    // Authorization evidence is purged two years after it was given, in both environments.
+    EvidencePurge.layer({ sandbox: isSandbox(config) }),
   )
   if (isSandbox(config))
     return Layer.mergeAll(

@@ -90,6 +90,7 @@ export * as PaymentNoticesProjection from "./notifications/PaymentNoticesProject
 // payments
 export * as Attachments from "./payments/Attachments.ts"
 export * as AuthorizationEvidence from "./payments/AuthorizationEvidence.ts"
+export * as AuthorizationEvidenceRetention from "./payments/AuthorizationEvidenceRetention.ts"
 export * as AutoCollection from "./payments/AutoCollection.ts"
 export * as CardCharger from "./payments/CardCharger.ts"
 export * as DebitAuth from "./payments/DebitAuth.ts"

@@ -9,7 +9,7 @@
  * this one answers what was recorded (the fee, what the payer is charged and
  * what the charity receives), which a client must show the donor.
  */
-import { CalendarDate, CharityTransaction, Ids, Money } from "@partnerpay/domain"
+import { AuthorizationEvidence, CalendarDate, CharityTransaction, Ids, Money } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication } from "../cross-cutting/Authentication.ts"
@@ -62,6 +62,12 @@ export const GiftResponse = Schema.Struct({
   ),
   createdAt: Schema.String,
   recurrence: Schema.optionalKey(RecurrenceResponse),
+  authorization: Schema.optionalKey(
+    AuthorizationEvidence.AuthorizationEvidence.annotate({
+      description:
+        "The evidence of the donor's authorization (a one-time or recurring gift's text), kept two years: docs/api/authorization-evidence.md",
+    }),
+  ),
 })
 
 const giftParams = { charityTransactionId: CharityTransaction.CharityTransactionId }

@@ -3,6 +3,7 @@ import { Charity, Traced } from "@partnerpay/domain"
 import { DateTime } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
+import * as AuthorizationClient from "../cross-cutting/AuthorizationClient.ts"
 import { Caller } from "../cross-cutting/Caller.ts"
 import * as MoneyResponse from "../cross-cutting/MoneyResponse.ts"
 import * as Problem from "../cross-cutting/Problem.ts"
@@ -20,6 +21,7 @@ const giftResponse = (gift: Charity.GiftView) => {
     isRecurring: gift.isRecurring,
     ...(gift.transferId === undefined ? {} : { transferId: gift.transferId }),
     createdAt: DateTime.formatIso(gift.createdAt),
+    ...(gift.authorization === undefined ? {} : { authorization: gift.authorization }),
     ...(recurrence === undefined
       ? {}
       : {
@@ -72,6 +74,7 @@ export const CharityLive = HttpApiBuilder.group(Api, "charity", (handlers) =>
           partnerId: caller.partnerId,
           ...(caller._tag === "Customer" ? { donor: caller.registrationId } : {}),
           ...payload,
+          client: yield* AuthorizationClient.current,
         })
         return {
           charityTransactionId: created.charityTransactionId,

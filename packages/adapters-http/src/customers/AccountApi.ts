@@ -16,7 +16,7 @@
  * account the service debits when it collects an autopay or
  * debit-authorization payment request by itself on its due date.
  */
-import { BankAccounts, Ids } from "@partnerpay/domain"
+import { AuthorizationEvidence, BankAccounts, Ids } from "@partnerpay/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../cross-cutting/Authentication.ts"
@@ -70,6 +70,12 @@ export const DefaultAccountResponse = Schema.Struct({
     description:
       "The account autopay debits, or null when none is set (autopay then uses the account of the customer's most recent acceptance, if still linked)",
   }),
+  authorization: Schema.optionalKey(
+    AuthorizationEvidence.AuthorizationEvidence.annotate({
+      description:
+        "The evidence of the payer's autopay authorization given by this designation (PUT /Account/Default), kept two years: docs/api/authorization-evidence.md. Partners read it on GET /Payment/{id} of each request collected by autopay.",
+    }),
+  ),
 })
 
 export class AccountApi extends HttpApiGroup.make("account")

@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
 import { presentedToken, requireCustomer } from "../cross-cutting/Authentication.ts"
+import * as AuthorizationClient from "../cross-cutting/AuthorizationClient.ts"
 import { Tokens } from "../cross-cutting/Tokens.ts"
 import { toProblem } from "./IdentityProblems.ts"
 
@@ -67,7 +68,8 @@ export const AccountLive = HttpApiBuilder.group(
         "setDefault",
         Traced.fn("AccountLive.setDefault")(function* ({ payload }) {
           const { partnerId, registrationId } = yield* requireCustomer
-          yield* BankAccounts.setDefault(partnerId, registrationId, payload.bankAccountId).pipe(
+          const client = yield* AuthorizationClient.current
+          yield* BankAccounts.setDefault(partnerId, registrationId, payload.bankAccountId, client).pipe(
             Effect.mapError(toProblem),
           )
         }),
@@ -76,8 +78,11 @@ export const AccountLive = HttpApiBuilder.group(
         "getDefault",
         Traced.fn("AccountLive.getDefault")(function* () {
           const { partnerId, registrationId } = yield* requireCustomer
-          const account = yield* BankAccounts.getDefault(partnerId, registrationId).pipe(Effect.mapError(toProblem))
+          const { account, authorization } = yield* BankAccounts.getDefault(partnerId, registrationId).pipe(
+            Effect.mapError(toProblem),
+          )
           return {
+            ...(authorization === undefined ? {} : { authorization }),
             account:
               account === undefined
                 ? null

@@ -75,7 +75,7 @@ export class DebitAuthApi extends HttpApiGroup.make("debitAuth")
       OpenApi.annotations({
         summary: "Authorize a company to debit",
         description:
-          "For customers. One authorization per company: setting again sets the new limit on the existing authorization and enables it. A company of another partner is 404; a limit not greater than zero is 422.",
+          "For customers. One authorization per company: setting again sets the new limit on the existing authorization and enables it. A company of another partner is 404; a limit not greater than zero is 422. The answer leaves out the authorization evidence (it is stored for Idempotency-Key retries); read it on GET /DebitAuth/List.",
       }),
     ),
     HttpApiEndpoint.put("update", "/DebitAuth/:debitAuthId/Update", {

@@ -26,7 +26,10 @@ export const DebitAuthLive = HttpApiBuilder.group(Api, "debitAuth", (handlers) =
           limit: payload.limit,
           client: yield* AuthorizationClient.current,
         })
-        return toResponse(view)
+        // Without the evidence: a POST answer is stored for Idempotency-Key retries, unsealed; the evidence's
+        // address and agent are sealed at rest (docs/personal-data.md). It is read on the list and detail.
+        const { authorization: _evidence, ...answer } = toResponse(view)
+        return answer
       }, Problem.domainProblems),
     )
     .handle(

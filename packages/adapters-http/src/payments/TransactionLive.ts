@@ -132,6 +132,7 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
           registrationId,
           paymentRequestId: params.paymentRequestId,
           paymentMethodId: payload.paymentMethodId,
+          client: yield* AuthorizationClient.current,
         })
       }, Problem.domainProblems),
     )

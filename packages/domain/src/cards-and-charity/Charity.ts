@@ -39,7 +39,7 @@ import { NotFound, RuleViolated } from "../kernel/DomainError.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId, VerificationId } from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
-import { Payments, RailRules, Transfer } from "../payments/index.ts"
+import { type AuthorizationEvidence, Payments, RailRules, Transfer } from "../payments/index.ts"
 import * as CharityGiftsDueProjection from "./CharityGiftsDueProjection.ts"
 import * as CharityTransaction from "./CharityTransaction.ts"
 import * as RecurringGift from "./RecurringGift.ts"
@@ -53,6 +53,8 @@ export interface CreateAnonymousInput {
   readonly companyId: CompanyId
   readonly isRecurring: boolean
   readonly payerCoversFee: boolean
+  /** The request that carried the donor's authorization, recorded as its evidence. */
+  readonly client?: AuthorizationEvidence.ClientContext | undefined
 }
 
 export interface Created {
@@ -168,6 +170,7 @@ export const createAnonymous = UseCase.fn("Charity.createAnonymous")(function* (
     transferId,
     payerRegistrationId: donor.registrationId,
     bankAccountId: account.bankAccountId,
+    ...(input.client === undefined ? {} : { client: input.client }),
     at,
   }
   // Decide both first (pure): a gift the transfer would refuse (who may collect) records nothing.
@@ -340,6 +343,8 @@ export interface GiftView {
   readonly createdAt: DateTime.Utc
   /** Recurring gifts only. */
   readonly recurrence?: CharityTransaction.Recurrence
+  /** The evidence of the donor's authorization, when recorded. */
+  readonly authorization?: AuthorizationEvidence.AuthorizationEvidence
 }
 
 export interface GiftQuery {
@@ -373,6 +378,7 @@ const viewOf = (state: Extract<CharityTransaction.State, { readonly _tag: "Creat
   ...(state.bankAccountId === undefined ? {} : { bankAccountId: state.bankAccountId }),
   createdAt: state.createdAt,
   ...(state.recurrence === undefined ? {} : { recurrence: state.recurrence }),
+  ...(state.authorization === undefined ? {} : { authorization: state.authorization }),
 })
 
 /** One gift of the partner (or of the calling donor). */

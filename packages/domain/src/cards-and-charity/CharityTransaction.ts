@@ -44,7 +44,7 @@ import {
 } from "../kernel/DomainError.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId, VerificationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
-import { WhoMayCollect } from "../payments/index.ts"
+import { AuthorizationEvidence, WhoMayCollect } from "../payments/index.ts"
 import {
   type AnonymousCharityTransactionCreated,
   CharityTransactionEvent,
@@ -110,6 +110,8 @@ export interface CreateAnonymousCharityTransaction {
   /** The donor and the account the gift is collected from (each month when recurring). */
   readonly payerRegistrationId?: RegistrationId
   readonly bankAccountId?: BankAccountId
+  /** The request that carried the donor's authorization, recorded as its evidence. */
+  readonly client?: AuthorizationEvidence.ClientContext
   readonly at: DateTime.Utc
 }
 
@@ -225,6 +227,15 @@ const create =
       ...(command.transferId === undefined ? {} : { transferId: command.transferId }),
       ...(command.payerRegistrationId === undefined ? {} : { payerRegistrationId: command.payerRegistrationId }),
       ...(command.bankAccountId === undefined ? {} : { bankAccountId: command.bankAccountId }),
+      ...(command.client === undefined
+        ? {}
+        : {
+            authorization: AuthorizationEvidence.evidenceOf(
+              command.isRecurring ? "RecurringCharityGift" : "CharityGift",
+              command.client,
+              command.at,
+            ),
+          }),
       at: command.at,
     }
     return accept<CharityTransactionEvent>(event)

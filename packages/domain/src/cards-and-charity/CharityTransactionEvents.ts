@@ -6,6 +6,7 @@ import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId, Uuid, VerificationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import { AuthorizationEvidence } from "../payments/index.ts"
 
 /** The id of one anonymous charity transaction (made by the application like every other id). */
 export const CharityTransactionId = Uuid.pipe(Schema.brand("CharityTransactionId"))
@@ -29,6 +30,8 @@ export const AnonymousCharityTransactionCreated = Schema.TaggedStruct("Anonymous
   payerRegistrationId: Schema.optionalKey(RegistrationId),
   /** The donor's account the gift is collected from, each month for a recurring gift. */
   bankAccountId: Schema.optionalKey(BankAccountId),
+  /** The donor's authorization of the debit(s) (absent on gifts recorded before it was, and without a request). */
+  authorization: Schema.optionalKey(AuthorizationEvidence.AuthorizationEvidence),
   at: Schema.DateTimeUtcFromString,
 })
 export type AnonymousCharityTransactionCreated = typeof AnonymousCharityTransactionCreated.Type

@@ -19,6 +19,7 @@ import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
+import type * as AuthorizationEvidence from "../kernel/AuthorizationEvidence.ts"
 import { type FieldIssue, NotFound, ValidationFailed } from "../kernel/DomainError.ts"
 import type { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
@@ -253,12 +254,15 @@ export const setDefault = UseCase.fn("BankAccounts.setDefault")(function* (
   partnerId: PartnerId,
   registrationId: RegistrationId,
   bankAccountId: BankAccountId,
+  /** The request that carried the payer's autopay authorization, recorded as its evidence. */
+  client?: AuthorizationEvidence.ClientContext,
 ) {
   yield* loadCustomer(partnerId, registrationId)
   const at = yield* DateTime.now
   return yield* CommandHandler.handle(Customer.aggregate, registrationId, {
     _tag: "SetDefaultBankAccount",
     bankAccountId,
+    ...(client === undefined ? {} : { client }),
     at,
   })
 })
@@ -269,5 +273,7 @@ export const getDefault = Traced.fn("BankAccounts.getDefault")(function* (
   registrationId: RegistrationId,
 ) {
   const customer = yield* loadCustomer(partnerId, registrationId)
-  return Customer.defaultBankAccount(customer)
+  const account = Customer.defaultBankAccount(customer)
+  const authorization = customer._tag === "Registered" ? customer.autopayAuthorization : undefined
+  return { account, ...(account === undefined || authorization === undefined ? {} : { authorization }) }
 })

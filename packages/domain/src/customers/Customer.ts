@@ -181,7 +181,7 @@ const evolveRegistered = byEvent<Exclude<Event, CustomerRegistered>, RegisteredC
     return { ...rest, bankAccounts: accounts, ...(unusable === undefined ? {} : { unusableBankAccounts: unusable }) }
   },
   BankAccountUnusable: (state, event) => {
-    const { defaultBankAccountId, ...rest } = state
+    const { defaultBankAccountId, autopayAuthorization: _evidence, ...rest } = state
     return {
       ...(defaultBankAccountId === event.bankAccountId ? rest : state),
       unusableBankAccounts: { ...state.unusableBankAccounts, [event.bankAccountId]: event.returnCode },
@@ -192,7 +192,7 @@ const evolveRegistered = byEvent<Exclude<Event, CustomerRegistered>, RegisteredC
     autoPayRevokedFor: [...(state.autoPayRevokedFor ?? []), event.companyId],
   }),
   BankAccountUnlinked: (state, event) => {
-    const { defaultBankAccountId, ...rest } = state
+    const { defaultBankAccountId, autopayAuthorization: _evidence, ...rest } = state
     return {
       ...(defaultBankAccountId === event.bankAccountId ? rest : state),
       bankAccounts: state.bankAccounts.map((a) =>
@@ -202,8 +202,12 @@ const evolveRegistered = byEvent<Exclude<Event, CustomerRegistered>, RegisteredC
   },
   DefaultBankAccountSet: (state, event) => {
     // A new autopay designation authorizes autopay again, for every company.
-    const { autoPayRevokedFor: _revoked, ...rest } = state
-    return { ...rest, defaultBankAccountId: event.bankAccountId }
+    const { autoPayRevokedFor: _revoked, autopayAuthorization: _previous, ...rest } = state
+    return {
+      ...rest,
+      defaultBankAccountId: event.bankAccountId,
+      ...(event.authorization === undefined ? {} : { autopayAuthorization: event.authorization }),
+    }
   },
   NotificationPreferencesUpdated: (state, event) => ({ ...state, notificationPreferences: event.preferences }),
   PushTokenRegistered: (state, event) => ({

@@ -4,6 +4,7 @@
  * designated for autopay and debit-authorization collections.
  */
 import type { DateTime } from "effect"
+import * as AuthorizationEvidence from "../kernel/AuthorizationEvidence.ts"
 import { accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { NotFound, RuleViolated } from "../kernel/DomainError.ts"
 import type { BankAccountId } from "../kernel/Ids.ts"
@@ -36,6 +37,8 @@ export interface UnlinkBankAccount {
 export interface SetDefaultBankAccount {
   readonly _tag: "SetDefaultBankAccount"
   readonly bankAccountId: BankAccountId
+  /** The request that carried the payer's autopay authorization, recorded as its evidence. */
+  readonly client?: AuthorizationEvidence.ClientContext
   readonly at: DateTime.Utc
 }
 
@@ -127,6 +130,9 @@ export const setDefaultBankAccount = (
     _tag: "DefaultBankAccountSet",
     ...identityOf(state),
     bankAccountId: command.bankAccountId,
+    ...(command.client === undefined
+      ? {}
+      : { authorization: AuthorizationEvidence.evidenceOf("Autopay", command.client, command.at) }),
     at: command.at,
   }
   return accept<CustomerEvent>(event)

@@ -11,6 +11,7 @@
  * holding a full account number cannot even be decoded.
  */
 import { Schema } from "effect"
+import { AuthorizationEvidence } from "../kernel/AuthorizationEvidence.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import { BankAccountId, CompanyId, PartnerId, RegistrationId, Uuid } from "../kernel/Ids.ts"
 import { Erasable } from "../kernel/Personal.ts"
@@ -199,6 +200,8 @@ export type CardPaymentMethodSaved = typeof CardPaymentMethodSaved.Type
 export const DefaultBankAccountSet = Schema.TaggedStruct("DefaultBankAccountSet", {
   ...customer,
   bankAccountId: BankAccountId,
+  /** The evidence of the payer's autopay authorization (absent on designations recorded before it was). */
+  authorization: Schema.optionalKey(AuthorizationEvidence),
   at: Schema.DateTimeUtcFromString,
 })
 export type DefaultBankAccountSet = typeof DefaultBankAccountSet.Type

@@ -6,6 +6,7 @@
  * ignored and replaced on the next command.
  */
 import { Schema } from "effect"
+import { AuthorizationEvidence } from "../kernel/AuthorizationEvidence.ts"
 import type { SnapshotPolicy } from "../kernel/Decider.ts"
 import { BankAccountId, CompanyId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import {
@@ -32,6 +33,7 @@ const Registered = Schema.TaggedStruct("Registered", {
   pushTokens: Schema.Array(Schema.Struct({ token: Schema.String, expireAt: Schema.DateTimeUtcFromString })),
   cardPaymentMethods: Schema.Array(CardPaymentMethod),
   defaultBankAccountId: Schema.optionalKey(BankAccountId),
+  autopayAuthorization: Schema.optionalKey(AuthorizationEvidence),
   unusableBankAccounts: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
   autoPayRevokedFor: Schema.optionalKey(Schema.Array(CompanyId)),
 })
@@ -41,7 +43,7 @@ export const CustomerStateJson: Schema.Codec<CustomerState, unknown> = Schema.Un
 
 /** A snapshot at least every 100 events. */
 export const policy: SnapshotPolicy<CustomerState> = {
-  schemaVersion: 2,
+  schemaVersion: 3,
   state: CustomerStateJson,
   every: 100,
 }

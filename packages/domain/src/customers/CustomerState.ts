@@ -5,6 +5,7 @@
  * `Customer.ts`; the state's JSON form for snapshots is `CustomerSnapshot.ts`.
  */
 import type { DateTime } from "effect"
+import type { AuthorizationEvidence } from "../kernel/AuthorizationEvidence.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import type {
   CardPaymentMethod,
@@ -75,6 +76,8 @@ export interface RegisteredCustomer {
   readonly cardPaymentMethods: ReadonlyArray<CardPaymentMethod>
   /** The account autopay debits (PUT /Account/Default); cleared when that account is unlinked. */
   readonly defaultBankAccountId?: BankAccountId
+  /** The evidence of the autopay designation in force (with `defaultBankAccountId`), when recorded. */
+  readonly autopayAuthorization?: AuthorizationEvidence
   /** Accounts an account-level ACH return made unusable, with its code; cleared when linked again. */
   readonly unusableBankAccounts?: Readonly<Record<string, string>>
   /** Companies an unauthorized return turned autopay off for; cleared by a new autopay designation. */

@@ -57,8 +57,19 @@ export class PersonalDataVault extends Context.Service<
     readonly open: (subject: string, sealed: string) => Effect.Effect<Option.Option<string>, EventStoreUnavailable>
     /** Deletes the subject's data key: everything sealed for it is unreadable from now on. True if a key existed. */
     readonly erase: (subject: string) => Effect.Effect<boolean, EventStoreUnavailable>
+    /**
+     * The subjects starting with `prefix` that have a key, with the partner each key is filed under ("" for
+     * none): how a retention job finds the keys it may destroy (`AuthorizationEvidenceRetention.ts`).
+     */
+    readonly subjects: (prefix: string) => Effect.Effect<ReadonlyArray<SubjectKey>, EventStoreUnavailable>
   }
 >()("partnerpay/domain/PersonalDataVault") {}
+
+/** A subject that has a data key, and the partner the key is filed under ("" when none). */
+export interface SubjectKey {
+  readonly subject: string
+  readonly partnerId: string
+}
 
 /** What the caller knows about a subject it seals for. */
 export interface SealOptions {

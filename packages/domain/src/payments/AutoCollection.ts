@@ -192,6 +192,9 @@ export const collect = UseCase.fn("AutoCollection.collect")(function* (
         }),
     ...(debitAuth === undefined ? {} : { debitAuth: { active: debitAuth.active, limit: debitAuth.limit } }),
     ...(payer !== undefined && !Customer.autoPayAllowedFor(payer, request.companyId) ? { autoPayRevoked: true } : {}),
+    ...(payer?.autopayAuthorization !== undefined && payer.defaultBankAccountId === account?.bankAccountId
+      ? { autopayAuthorization: payer.autopayAuthorization }
+      : {}),
     parties,
     transferId,
     at,

@@ -27,6 +27,7 @@ import * as UseCase from "../infrastructure/UseCase.ts"
 import { NotFound, RuleViolated } from "../kernel/DomainError.ts"
 import type { CardPaymentId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
+import type * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import { CardCharger } from "./CardCharger.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import * as PlatformFees from "./PlatformFees.ts"
@@ -36,6 +37,8 @@ export interface PayInput {
   readonly registrationId: RegistrationId
   readonly paymentRequestId: string
   readonly paymentMethodId: string
+  /** The request that carried the payer's authorization of the charge, recorded as its evidence. */
+  readonly client?: AuthorizationEvidence.ClientContext | undefined
 }
 
 const processorUnavailable = (reason: string) =>
@@ -80,6 +83,7 @@ export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput
     last4: card.last4,
     processorReference,
     ...(availableAt === undefined ? {} : { availableAt }),
+    ...(input.client === undefined ? {} : { client: input.client }),
     at,
   })
   // Decide first (pure): a payment the request refuses never charges the card.

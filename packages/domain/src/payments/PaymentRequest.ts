@@ -138,6 +138,11 @@ export interface TryAutoCollection {
   readonly debitAuth?: { readonly active: boolean; readonly limit: Money.Money }
   /** True when an unauthorized return turned the payer's autopay off for the request's company (`Customer.autoPayAllowedFor`). */
   readonly autoPayRevoked?: boolean
+  /**
+   * The evidence of the payer's autopay designation of `account`, if recorded: an autopay collection
+   * carries it as its acceptance's authorization (the payer authorized this debit by designating it).
+   */
+  readonly autopayAuthorization?: AuthorizationEvidence.AuthorizationEvidence
   /** Both sides' verification today (read by the edge): money moves only between verified parties. */
   readonly parties: WhoMayCollect.Parties
   /** New id from the edge for the transfer, used only when the request is collected. */
@@ -158,6 +163,8 @@ export interface PayWithCard {
   readonly brand: string
   readonly last4: string
   readonly processorReference: string
+  /** The request that carried the payer's authorization of the charge, recorded as its evidence. */
+  readonly client?: AuthorizationEvidence.ClientContext
   /** When the processor makes the money available to the company (absent: at once). */
   readonly availableAt?: DateTime.Utc | undefined
   /** The partner's card fee schedule in force and what it takes (`PlatformFees.appliedFor`; absent: none). */
@@ -878,6 +885,9 @@ const tryAutoCollection = (command: TryAutoCollection, state: State): Decision<E
     transferId: command.transferId,
     transferDescription: request.description,
     collectedBy: collection,
+    ...(collection === "AutoPay" && command.autopayAuthorization !== undefined
+      ? { authorization: command.autopayAuthorization }
+      : {}),
     status: "Accepted",
     at: command.at,
   })
@@ -908,6 +918,9 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
               ...(command.feeSchedule === undefined ? {} : { feeSchedule: command.feeSchedule }),
             }),
         ...(command.providerCost === undefined ? {} : { providerCost: command.providerCost }),
+        ...(command.client === undefined
+          ? {}
+          : { authorization: AuthorizationEvidence.evidenceOf("CardPayment", command.client, command.at) }),
         status: "Paid",
         at: command.at,
       })

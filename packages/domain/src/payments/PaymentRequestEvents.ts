@@ -222,6 +222,8 @@ export const PaymentRequestPaidByCard = Schema.TaggedStruct("PaymentRequestPaidB
   feeSchedule: Schema.optionalKey(FeeSchedule.AppliedSchedule),
   /** The card processor's cost of this payment, the platform's expense (absent: none configured). */
   providerCost: Schema.optionalKey(Money),
+  /** The payer's authorization of the charge (absent on payments recorded before it was). */
+  authorization: Schema.optionalKey(AuthorizationEvidence),
   status: Schema.Literal("Paid"),
   at: Schema.DateTimeUtcFromString,
 })

@@ -98,7 +98,7 @@ export const PaymentRequestView = Schema.Struct({
   authorization: Schema.optionalKey(
     AuthorizationEvidence.annotate({
       description:
-        "From acceptance on (a payer's Accept): the evidence of the payer's authorization, kept two years (docs/api/authorization-evidence.md)",
+        "The evidence of the payer's authorization, kept two years (docs/api/authorization-evidence.md): from a payer's Accept (payment-acceptance text), a collection by autopay (the autopay designation's evidence) or an in-app card payment (card-payment text)",
     }),
   ),
   returnCode: Schema.optionalKey(
@@ -225,6 +225,7 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Pay
             brand: event.brand,
             last4: event.last4,
           },
+          ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
         },
         "Paid",
         event.at,

@@ -7,6 +7,7 @@
  */
 export * as Attachments from "./Attachments.ts"
 export * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
+export * as AuthorizationEvidenceRetention from "./AuthorizationEvidenceRetention.ts"
 export * as AutoCollection from "./AutoCollection.ts"
 export * as CardCharger from "./CardCharger.ts"
 export * as DebitAuth from "./DebitAuth.ts"

@@ -13,6 +13,7 @@ import type {
   VerificationId,
 } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
+import * as AuthorizationEvidence from "../../src/payments/AuthorizationEvidence.ts"
 import { DeciderSpecification, PropertyParams } from "../../src/testing/index.ts"
 
 /** This file's fixed property seed (`FC_SEED` overrides it to explore). */
@@ -427,5 +428,46 @@ describe("properties of charity transactions", () => {
       ),
       seeded({ numRuns: 200 }),
     )
+  })
+})
+
+describe("a gift given through a request", () => {
+  const client = { ipAddress: "203.0.113.9", userAgent: "donor-app/1.0" }
+
+  it("records the donor's one-time authorization, with the one-time gift's text", () => {
+    spec
+      .given([])
+      .when(create({ client }))
+      .then([
+        CharityTransaction.AnonymousCharityTransactionCreated.make({
+          ...created(true),
+          authorization: {
+            acceptedAt: at,
+            ...client,
+            text: AuthorizationEvidence.defaultTexts.CharityGift.text,
+            textVersion: "charity-gift/2026-11-28",
+          },
+        }),
+      ])
+  })
+
+  it("records the recurring gift's text for a recurring gift, kept in the state", () => {
+    const decided = CharityTransaction.aggregate.decide(
+      create({ client, isRecurring: true }),
+      CharityTransaction.initialState,
+    )
+    assert.strictEqual(decided._tag, "Success")
+    const state = fold(CharityTransaction.aggregate, decided._tag === "Success" ? decided.success : [])
+    assert.strictEqual(
+      state._tag === "Created" && state.authorization?.textVersion,
+      "recurring-charity-gift/2026-11-28",
+    )
+  })
+
+  it("records nothing without a request (no client)", () => {
+    spec
+      .given([])
+      .when(create())
+      .then([created(true)])
   })
 })

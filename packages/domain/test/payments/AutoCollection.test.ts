@@ -103,6 +103,24 @@ describe("an autopay request due today", () => {
     }).pipe(Effect.provide(layer())),
   )
 
+  it.effect(
+    "designated through a request, carries the payer's autopay evidence as its acceptance's authorization",
+    () =>
+      Effect.gen(function* () {
+        const companyId = yield* seed
+        const client = { ipAddress: "203.0.113.50", userAgent: "payer-app/2.0" }
+        yield* BankAccounts.setDefault(partnerId, payer, savings, client)
+        const designation = yield* BankAccounts.getDefault(partnerId, payer)
+        assert.deepInclude(designation.authorization, { ...client, textVersion: "autopay/2026-11-28" })
+        const id = yield* request(companyId)
+        yield* AutoCollection.collect(id)
+        assert.deepStrictEqual((yield* Payments.get(partnerId, id)).authorization, designation.authorization)
+        // Unlinking the account ends the designation and its evidence.
+        yield* BankAccounts.remove(partnerId, payer, savings)
+        assert.deepStrictEqual(yield* BankAccounts.getDefault(partnerId, payer), { account: undefined })
+      }).pipe(Effect.provide(layer())),
+  )
+
   it.effect("without a default account, is collected from the account of the payer's most recent acceptance", () =>
     Effect.gen(function* () {
       const companyId = yield* seed
@@ -139,7 +157,7 @@ describe("an autopay request due today", () => {
       const companyId = yield* seed
       yield* BankAccounts.setDefault(partnerId, payer, checking)
       yield* BankAccounts.remove(partnerId, payer, checking)
-      assert.isUndefined(yield* BankAccounts.getDefault(partnerId, payer))
+      assert.isUndefined((yield* BankAccounts.getDefault(partnerId, payer)).account)
       const id = yield* request(companyId)
       assert.strictEqual((yield* AutoCollection.collect(id))._tag, "Skipped")
     }).pipe(Effect.provide(layer())),

@@ -307,6 +307,26 @@ describe("a Pending request paid in the app with a card", () => {
   })
 })
 
+describe("a Pending request paid in the app with a card, through a request", () => {
+  it("records the payer's authorization of the charge, with the card payment's text", () => {
+    const client = { ipAddress: "2001:db8::7", userAgent: "payer-app/3.1" }
+    spec
+      .given([created])
+      .when(payWithCard({ client }))
+      .then([
+        PaymentRequestPaidByCard.make({
+          ...paidByCard,
+          authorization: {
+            acceptedAt: onDueDate,
+            ...client,
+            text: "I authorize the company named to charge the card I selected, once, for the amount shown.",
+            textVersion: "card-payment/2026-11-28",
+          },
+        }),
+      ])
+  })
+})
+
 describe("a request paid by card", () => {
   it("paying again with the same card changes nothing; with another card is a 409", () => {
     spec.given([created, paidByCard]).when(payWithCard()).thenNothingHappens()
