@@ -125,7 +125,7 @@ const expectProblem = (
   assert.strictEqual(r.status, status)
   assert.strictEqual(r.headers.get("content-type"), "application/problem+json")
   const body = r.json as Record<string, unknown>
-  assert.strictEqual(body.type, `https://partnerpay.dev/problems/${type}`)
+  assert.strictEqual(body.type, `/docs/problems/${type}`)
   assert.strictEqual(body.status, status)
   assert.strictEqual(body.code, code)
   assert.isString(body.title)

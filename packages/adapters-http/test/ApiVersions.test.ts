@@ -72,3 +72,28 @@ describe("an answer given in an older version", () => {
     assert.isFalse(ApiVersions.concerns("2026-11-25", "GET", "/Transaction/x/y"))
   })
 })
+
+describe("a problem answer given in an older version", () => {
+  const problem = { type: "/docs/problems/not-found", title: "Not Found", status: 404, code: "NOT_FOUND", detail: "d" }
+
+  it("before 2026-11-28: the type is the identifier it was, under https://partnerpay.dev/problems/", () => {
+    for (const version of ["2026-11-25", "2026-11-26"]) {
+      assert.isTrue(ApiVersions.concernsProblems(version))
+      assert.deepStrictEqual(ApiVersions.downgradeProblem(version, problem), {
+        ...problem,
+        type: "https://partnerpay.dev/problems/not-found",
+      })
+    }
+  })
+
+  it("in the latest version: the problem as it is (its type the page's path)", () => {
+    assert.isFalse(ApiVersions.concernsProblems(ApiVersions.latest))
+    assert.strictEqual(ApiVersions.downgradeProblem(ApiVersions.latest, problem), problem)
+  })
+
+  it("leaves a body that is no problem of the service as it is", () => {
+    assert.strictEqual(ApiVersions.downgradeProblem("2026-11-25", "text"), "text")
+    const foreign = { type: "about:blank", status: 404 }
+    assert.deepStrictEqual(ApiVersions.downgradeProblem("2026-11-25", foreign), foreign)
+  })
+})

@@ -54,7 +54,7 @@ const expectUnauthorized = (r: { status: number; headers: Headers; json: unknown
   assert.strictEqual(r.headers.get("content-type"), "application/problem+json")
   assert.strictEqual(r.headers.get("www-authenticate"), "Bearer")
   const body = r.json as Record<string, unknown>
-  assert.strictEqual(body.type, "https://partnerpay.dev/problems/unauthorized")
+  assert.strictEqual(body.type, "/docs/problems/unauthorized")
   assert.strictEqual(body.code, "UNAUTHORIZED")
   assert.strictEqual(body.status, 401)
 }

@@ -168,7 +168,7 @@ describe("POST /Payment/Create", () => {
           status: 404,
           contentType: "application/problem+json",
           problem: {
-            type: "https://partnerpay.dev/problems/not-found",
+            type: "/docs/problems/not-found",
             title: "Not Found",
             status: 404,
             detail: "Customer not found.",
@@ -202,10 +202,7 @@ describe("who may collect", () => {
       assert.strictEqual(r.status, 422, r.text)
       assert.strictEqual(r.headers.get("content-type"), "application/problem+json")
       const problem = r.json as { type: string; code: string }
-      assert.deepStrictEqual(
-        [problem.type, problem.code],
-        ["https://partnerpay.dev/problems/rule-violated", "COMPANY_NOT_VERIFIED"],
-      )
+      assert.deepStrictEqual([problem.type, problem.code], ["/docs/problems/rule-violated", "COMPANY_NOT_VERIFIED"])
       const history = yield* send(handler, `/Payment/History?companyId=${unverifiedCompany}`, bearer(partner))
       assert.deepStrictEqual((history.json as { data: Array<unknown> }).data, [])
     }),

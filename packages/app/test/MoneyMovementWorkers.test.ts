@@ -17,7 +17,17 @@
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { PgDatabase } from "@partnerpay/adapters-pg"
-import { BankAccounts, CalendarDate, Companies, Ids, Payments, Transfers } from "@partnerpay/domain"
+import {
+  BankAccounts,
+  CalendarDate,
+  Companies,
+  EventPipeline,
+  IdGenerator,
+  Ids,
+  Payments,
+  Transfers,
+  UnitOfWork,
+} from "@partnerpay/domain"
 import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect, Fiber, Layer, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
@@ -194,7 +204,16 @@ describe("the money-movement provider's notifications (POST /providers/money-mov
     "a signed notification records the outcome once; unsigned, stale, malformed or unknown ones are refused",
     () =>
       Effect.gen(function* () {
-        const context = yield* Layer.build(Domain.layer.pipe(Layer.provideMerge(PgDatabase.layerPglite())))
+        // The route's signature rules and its one domain call: on the domain's in-memory ports. (A fresh
+        // migrated PGlite here cost 5-13 s of CPU under load, inside the test's default 5 s; the workers'
+        // scenarios above keep the database.)
+        const context = yield* Layer.build(
+          Layer.mergeAll(
+            EventPipeline.layerMemory(),
+            UnitOfWork.UnitOfWork.layerMemory,
+            IdGenerator.IdGenerator.layerRandom,
+          ),
+        )
         const { paymentRequestId, transferId } = yield* Effect.provide(acceptedRequest, context)
         const app = HttpRouter.toWebHandler(
           MoneyMovementNotifications.routes(bridge).pipe(

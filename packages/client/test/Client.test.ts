@@ -405,7 +405,7 @@ describe("errors", () => {
       {
         status: 400,
         code: "BAD_REQUEST",
-        type: "https://partnerpay.dev/problems/bad_request",
+        type: "/docs/problems/bad-request",
         title: "Bad Request",
         detail: "BAD_REQUEST",
         instance: "urn:uuid:corr-2",

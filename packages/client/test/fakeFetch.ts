@@ -21,7 +21,11 @@ export const json = (status: number, body: unknown, headers: Record<string, stri
   })
 
 export const problem = (status: number, code: string, headers: Record<string, string> = {}, extra = {}) =>
-  json(status, { type: `https://partnerpay.dev/problems/${code.toLowerCase()}`, code, detail: code, ...extra }, headers)
+  json(
+    status,
+    { type: `/docs/problems/${code.toLowerCase().replaceAll("_", "-")}`, code, detail: code, ...extra },
+    headers,
+  )
 
 export const tokenAnswer = (token: string, expiresInSeconds = 3600) =>
   json(200, { AccessToken: token, TokenType: "Bearer", ExpiresInSeconds: expiresInSeconds })

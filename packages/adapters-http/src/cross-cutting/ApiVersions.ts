@@ -11,9 +11,11 @@
  *
  * To make a breaking change: add a version to `versions` (the date it ships)
  * with the change's description, the operations it concerns and its
- * `downgrade`, and a line in docs/api/versions.md.
+ * `downgrade` (or, for a change of every problem answer, its `problem`), and
+ * a line in docs/api/versions.md.
  */
 import { Context, Effect } from "effect"
+import * as Problem from "./Problem.ts"
 
 /** The request and response header naming the version. */
 export const header = "Partnerpay-Version"
@@ -28,6 +30,8 @@ export interface Change {
   readonly operations: ReadonlyArray<{ readonly method: string; readonly path: RegExp }>
   /** The answer's JSON body as the version before the change gave it. */
   readonly downgrade: (body: unknown) => unknown
+  /** A problem answer (`application/problem+json`, of any operation) as the version before gave it. */
+  readonly problem?: ((body: unknown) => unknown) | undefined
 }
 
 export interface Version {
@@ -72,6 +76,12 @@ const eachOf =
   (body: unknown): unknown =>
     isObject(body) && Array.isArray(body.data) ? { ...body, data: body.data.map(downgrade) } : body
 
+/** A problem whose `type` is a page's path (`/docs/problems/not-found`), with the identifier it had before. */
+const withLegacyProblemType = (body: unknown): unknown =>
+  isObject(body) && typeof body.type === "string" && body.type.startsWith(Problem.typeBase)
+    ? { ...body, type: `${Problem.legacyTypeBase}${body.type.slice(Problem.typeBase.length)}` }
+    : body
+
 /** Every version, oldest first. */
 export const versions: ReadonlyArray<Version> = [
   { version: "2026-11-25", changes: [] },
@@ -97,6 +107,18 @@ export const versions: ReadonlyArray<Version> = [
           'A transfer names the company\'s payout account by its mask as `recipientAccount`; one started while the company had none says `"pending payout account"` (it was the placeholder `****0000`).',
         operations: [{ method: "GET", path: /^\/Transaction\/[^/]+$/ }],
         downgrade: withPlaceholderRecipient,
+      },
+    ],
+  },
+  {
+    version: "2026-11-28",
+    changes: [
+      {
+        description:
+          "A problem's `type` is the path of the page documenting it, `/docs/problems/{slug}` (a relative reference, resolved against the request's URI: it dereferences to the page); it was the identifier `https://partnerpay.dev/problems/{slug}`, which does not resolve.",
+        operations: [],
+        downgrade: (body) => body,
+        problem: withLegacyProblemType,
       },
     ],
   },
@@ -134,6 +156,17 @@ export const concerns = (version: string, method: string, path: string): boolean
   changesAfter(version).some((change) =>
     change.operations.some((operation) => operation.method === method && operation.path.test(path)),
   )
+
+/** Whether a problem answer in `version` may differ from the latest (its body must be read). */
+export const concernsProblems = (version: string): boolean =>
+  changesAfter(version).some((change) => change.problem !== undefined)
+
+/** The problem answer `body` (latest shape, of any operation) as version `version` gives it. */
+export const downgradeProblem = (version: string, body: unknown): unknown => {
+  let shaped = body
+  for (const change of changesAfter(version)) if (change.problem !== undefined) shaped = change.problem(shaped)
+  return shaped
+}
 
 /** Each partner's own version: the one pinned at its first call (the latest then). */
 export interface VersionPins {

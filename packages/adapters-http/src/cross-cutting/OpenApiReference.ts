@@ -97,7 +97,7 @@ export const ruleCodes: Readonly<Record<string, Readonly<Record<number, Readonly
 
 /** The fields of a problem (RFC 9457), described on every problem schema. */
 const problemFields: Readonly<Record<string, string>> = {
-  type: "URI of the problem type, under https://partnerpay.dev/problems/",
+  type: "The problem type: the path of the page documenting it, /docs/problems/{slug} (a relative reference, resolved against the request URI; API versions before 2026-11-28: https://partnerpay.dev/problems/{slug})",
   title: "Short summary of the problem type",
   status: "The HTTP status",
   detail: "What went wrong, for a human",

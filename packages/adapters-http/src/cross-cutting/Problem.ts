@@ -2,7 +2,10 @@
  * Every error the HTTP adapter answers with, as RFC 9457 problem details
  * (`application/problem+json`).
  *
- * Each problem has a `type` URI under https://partnerpay.dev/problems/, a
+ * Each problem has a `type`, the path of the served page documenting it
+ * (`/docs/problems/{slug}`, a relative reference resolved against the request
+ * URI, RFC 9457 §3.1.1; API versions before 2026-11-28 answer the identifier
+ * `https://partnerpay.dev/problems/{slug}` instead, `ApiVersions.ts`), a
  * `title`, the HTTP `status`, a human `detail`, a stable machine `code`, and an
  * `instance` (`urn:uuid:<correlation id>`, also sent as `X-Correlation-Id`)
  * that the `ProblemHandling` middleware fills in. Validation problems add
@@ -16,8 +19,14 @@ import { type Cause, Effect, Option, Schema, SchemaIssue } from "effect"
 import { HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 
-/** The base of every problem `type` URI. */
-export const typeBase = "https://partnerpay.dev/problems/"
+/**
+ * The base of every problem `type`: the path of the served documentation pages (ProblemPages.ts), so a
+ * type resolved against the URI of the request it answers dereferences to its page.
+ */
+export const typeBase = "/docs/problems/"
+
+/** The base of the problem `type`s of API versions before 2026-11-28: an identifier that does not resolve. */
+export const legacyTypeBase = "https://partnerpay.dev/problems/"
 
 /** One refused input field: a dotted path (`owner.emailAddress`, `employees[1].emailAddress`) and why. */
 export const FieldError = Schema.Struct({
@@ -378,7 +387,7 @@ export const toResponse = (
   return HttpServerRespondable.toResponse(withInstance).pipe(
     Effect.map((response) => {
       let out = HttpServerResponse.setHeader(response, "x-correlation-id", correlationId)
-      // The served page documenting the problem's type (ProblemPages.ts): `type` is an identifier, this resolves.
+      // The served page documenting the problem's type (ProblemPages.ts): `type` itself in the latest version.
       out = HttpServerResponse.setHeader(
         out,
         "link",

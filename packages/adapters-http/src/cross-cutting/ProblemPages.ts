@@ -1,7 +1,8 @@
 /**
  * The documentation page of every problem type, served at
- * `GET /docs/problems/{slug}` (`slug` is the last segment of the problem's
- * `type`, `https://partnerpay.dev/problems/{slug}`): the type, its HTTP status,
+ * `GET /docs/problems/{slug}`, which is the problem's `type` itself (a
+ * relative reference; `https://partnerpay.dev/problems/{slug}` in API versions
+ * before 2026-11-28): the type, its HTTP status,
  * what it means, what to do, and the `code`s it is answered with. One table
  * (`pages`), keyed by the slugs of `Problem.all`; a test walks every problem
  * class so no type lacks a page. A fixed `code` (e.g. `ROUTE_NOT_FOUND`) also
@@ -143,8 +144,8 @@ export const pages: Readonly<Record<string, ProblemPage>> = {
   },
 }
 
-/** The slug of a problem `type` URI (`https://partnerpay.dev/problems/not-found` -> `not-found`). */
-export const slugOf = (type: string): string => type.slice(Problem.typeBase.length)
+/** The slug of a problem `type` (`/docs/problems/not-found`, `https://partnerpay.dev/problems/not-found` -> `not-found`). */
+export const slugOf = (type: string): string => type.slice(type.lastIndexOf("/") + 1)
 
 /** The page of a slug or of a fixed code, with its slug; undefined when neither is known. */
 export const find = (key: string): { readonly slug: string; readonly page: ProblemPage } | undefined => {
@@ -158,7 +159,8 @@ export const render = (slug: string, page: ProblemPage): string =>
   [
     `# ${page.status} ${page.title}`,
     "",
-    `Problem type: \`${Problem.typeBase}${slug}\` (HTTP status ${page.status}).`,
+    `Problem type: \`${Problem.typeBase}${slug}\` (HTTP status ${page.status}): the path of this page, so the type resolves to it.`,
+    `API versions before 2026-11-28 answer the type \`${Problem.legacyTypeBase}${slug}\` (docs/api/versions.md).`,
     "",
     "## What it means",
     "",
@@ -179,7 +181,9 @@ export const renderIndex = (): string =>
   [
     "# Problem types",
     "",
-    "Every error is `application/problem+json` (RFC 9457). Its `type` is one of:",
+    "Every error is `application/problem+json` (RFC 9457). Its `type` is the path of one of these pages",
+    "(a relative reference, resolved against the request's URI; `https://partnerpay.dev/problems/{slug}` in",
+    "API versions before 2026-11-28):",
     "",
     ...Object.entries(pages).map(
       ([slug, page]) => `- [${page.status} ${page.title}](${pagesPath}/${slug}): ${page.codes.join(", ")}`,

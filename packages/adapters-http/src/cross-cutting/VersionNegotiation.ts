@@ -2,7 +2,9 @@
  * API versions (`ApiVersions.ts`), the step after the caller is known: a `Partnerpay-Version`
  * header naming no version -> 400 naming the header; without it, the partner's pinned version
  * applies (`PinnedVersions`). Every answer carries `Partnerpay-Version`; an answer of an operation
- * changed since the caller's version is given in that version's shape.
+ * changed since the caller's version is given in that version's shape, and so is every problem
+ * answer (its `type`), even one made further out (an unknown route's 404) or refusing the header
+ * itself (given in the caller's own version).
  */
 import { Effect, Option } from "effect"
 import { HttpBody, HttpEffect, HttpServerResponse } from "effect/http"
@@ -25,23 +27,55 @@ const unknownVersion = (named: string) =>
     ],
   })
 
+/** A pre-response handler giving a problem answer in `version`'s shape (`ApiVersions.downgradeProblem`). */
+const problemsIn =
+  (version: string): HttpEffect.PreResponseHandler =>
+  (_request, response) => {
+    const body = response.body
+    if (body._tag !== "Uint8Array" || !body.contentType.startsWith("application/problem+json"))
+      return Effect.succeed(response)
+    let problem: unknown
+    try {
+      problem = JSON.parse(new TextDecoder().decode(body.body))
+    } catch {
+      return Effect.succeed(response)
+    }
+    return Effect.succeed(
+      HttpServerResponse.setBody(
+        response,
+        HttpBody.jsonUnsafe(ApiVersions.downgradeProblem(version, problem), body.contentType),
+      ),
+    )
+  }
+
 /** The step, reading partners' pinned versions from `pins`. */
 export const step =
   (pins: ApiVersions.VersionPins): Step =>
   (next: Handler): Handler => {
+    /** The caller's partner's pinned version; the latest for a caller without a valid token. */
+    const ownVersion = (incoming: Incoming): Effect.Effect<string> =>
+      Option.match(incoming.caller, {
+        onNone: () => Effect.succeed(ApiVersions.latest),
+        onSome: (c) => pins.versionOf(c.partnerId, ApiVersions.latest),
+      })
+
     /** The version the caller asked for, else its partner's pinned one; undefined for a header naming none. */
     const versionOf = (incoming: Incoming): Effect.Effect<string | undefined> => {
       const named = incoming.request.headers[versionHeader]
       if (named !== undefined) return Effect.succeed(ApiVersions.isKnown(named) ? named : undefined)
-      return Option.match(incoming.caller, {
-        onNone: () => Effect.succeed(ApiVersions.latest),
-        onSome: (c) => pins.versionOf(c.partnerId, ApiVersions.latest),
-      })
+      return ownVersion(incoming)
     }
 
     return Effect.fnUntraced(function* (incoming: Incoming) {
       const { request } = incoming
       const version = yield* versionOf(incoming)
+      // Problems in the caller's version, whichever step answers them; a header naming none: its own version's.
+      const problemVersion = version ?? (yield* ownVersion(incoming))
+      if (ApiVersions.concernsProblems(problemVersion))
+        yield* Effect.withFiber((fiber) => {
+          HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, problemsIn(problemVersion))
+          return Effect.void
+        })
       if (version === undefined) return yield* respond(unknownVersion(request.headers[versionHeader] ?? ""))
       yield* Effect.withFiber((fiber) => {
         HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (_request, response) =>

@@ -570,7 +570,12 @@ const validateInvoice = (issues: FieldChecks.Issues, command: CreatePaymentReque
     })
 }
 
-const validateCreate = (command: CreatePaymentRequest): Result.Result<never, ValidationFailed> | undefined => {
+/**
+ * The field validation of CreatePaymentRequest (every bad field named), as the decider applies it; the
+ * use case applies it first too, so that no rule checked before the decision (the payer limit) hides a
+ * bad field.
+ */
+export const validateCreate = (command: CreatePaymentRequest): Result.Result<never, ValidationFailed> | undefined => {
   const issues: FieldChecks.Issues = []
   FieldChecks.positiveMoney(issues, "amount", command.amount)
   FieldChecks.requiredText(issues, "description", command.description, FieldChecks.maxTextLength)

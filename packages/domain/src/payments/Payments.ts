@@ -171,12 +171,6 @@ export const create = UseCase.fn("Payments.create")(function* (input: CreateInpu
   // unknown registration id, so the answer does not tell that the other partner's customer exists.
   const payer = yield* UseCase.dieOnCorruptEvent(CommandHandler.load(Customer.aggregate, input.payerRegistrationId))
   if (!Customer.belongsTo(payer.state, input.partnerId)) return yield* payerNotFound
-  // Autopay or a debit authorization within its ceiling collects it without an Accept: the payer limit
-  // is checked now (a request missing its ceiling is refused as invalid by the decider instead).
-  const ceiling =
-    input.enableAutoPay === true ? autoPayLimit : input.enableDebitAuth === true ? debitCeiling : undefined
-  if (ceiling !== undefined && ceiling.currency === amount.currency && amount.minorUnits <= ceiling.minorUnits)
-    yield* RailRules.checkAutoCollection(input.partnerId, input.payerRegistrationId, amount, input.dueDate)
   const ids = yield* IdGenerator
   const paymentRequestId = (yield* ids.next) as PaymentRequestId
   const at = yield* DateTime.now
@@ -202,6 +196,16 @@ export const create = UseCase.fn("Payments.create")(function* (input: CreateInpu
     ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
     at,
   }
+  // Every field first (422 VALIDATION_FAILED naming it), as the decider validates them: the payer limit
+  // below must not hide a bad field behind PAYER_LIMIT_EXCEEDED.
+  const invalid = PaymentRequest.validateCreate(command)
+  if (invalid !== undefined && Result.isFailure(invalid)) return yield* invalid.failure
+  // Autopay or a debit authorization within its ceiling collects it without an Accept: the payer limit
+  // is checked now.
+  const ceiling =
+    input.enableAutoPay === true ? autoPayLimit : input.enableDebitAuth === true ? debitCeiling : undefined
+  if (ceiling !== undefined && ceiling.currency === amount.currency && amount.minorUnits <= ceiling.minorUnits)
+    yield* RailRules.checkAutoCollection(input.partnerId, input.payerRegistrationId, amount, input.dueDate)
   yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, command, { expectNew: true })
   return { paymentRequestId, status: "Pending" as const }
 })

@@ -20,7 +20,7 @@ import { ProviderUnavailable } from "../../src/infrastructure/Providers.ts"
 import { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { UnitOfWork } from "../../src/infrastructure/UnitOfWork.ts"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
-import { NotFound } from "../../src/kernel/DomainError.ts"
+import { NotFound, ValidationFailed } from "../../src/kernel/DomainError.ts"
 import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import * as DebitAuths from "../../src/payments/DebitAuths.ts"
@@ -1206,6 +1206,35 @@ describe("money movement: origination", () => {
           yield* Payments.create(createInput(companyId, flags)).pipe(
             Effect.provideService(RailCapabilities.CurrentPayerLimit, limit),
           )
+      }).pipe(Effect.provide(layer())),
+  )
+
+  it.effect(
+    "a request with autopay or a debit authorization past the payer's limit but with a bad field is refused naming the field, not PAYER_LIMIT_EXCEEDED",
+    () =>
+      Effect.gen(function* () {
+        // Given a payer limit the amount alone exceeds
+        const { companyId } = yield* pending
+        const limit = { amount: Money.make(10_000, "USD"), windowMillis: 7 * 86_400_000 }
+        const ceiling = { value: 500, currencyCode: "USD" } as const
+        const automatic: ReadonlyArray<Partial<Payments.CreateInput>> = [
+          { enableAutoPay: true, autoPayLimit: ceiling },
+          { enableDebitAuth: true, debitAuthLimit: ceiling },
+        ]
+        for (const flags of automatic) {
+          // When the request also has a blank description and a due date before its creation
+          const refused = yield* Effect.flip(
+            Payments.create(
+              createInput(companyId, { ...flags, description: " ", dueDate: "2026-02-01" as CalendarDate }),
+            ).pipe(Effect.provideService(RailCapabilities.CurrentPayerLimit, limit)),
+          )
+          // Then it is refused as invalid, naming both fields
+          assert.instanceOf(refused, ValidationFailed)
+          assert.sameMembers(
+            (refused as ValidationFailed).issues.map((issue) => issue.field),
+            ["description", "dueDate"],
+          )
+        }
       }).pipe(Effect.provide(layer())),
   )
 
