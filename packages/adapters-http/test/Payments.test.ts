@@ -495,6 +495,7 @@ describe("GET /Transaction/{transferId}", () => {
         "attachments",
         "date",
         "externalTransferId",
+        "fee",
         "isRefunded",
         "isReimbursed",
         "recipientAccount",
@@ -505,6 +506,8 @@ describe("GET /Transaction/{transferId}", () => {
         "status",
       ])
       assert.strictEqual(body.senderAccount, "****6789")
+      // No fee schedule set for the partner: no platform fee.
+      assert.strictEqual(body.fee, null)
       assert.strictEqual(body.recipientName, "Acme Coffee")
       assert.deepStrictEqual(Object.keys(body.recipientAddress as object).sort(), [
         "apartmentNumber",

@@ -24,6 +24,9 @@
  * - In production a webhook URL that is or resolves to a non-public address
  *   is a 400 naming `url` (WebhookTarget.ts).
  *
+ * Fee schedules (`FeeOperations.ts`, packages/domain/docs/Fees.md): `GET /admin/partners/{partnerId}/fees`
+ * and `PUT /admin/partners/{partnerId}/fees/{rail}` (rail `AchDebit` or `Card`; a bad field -> 400
+ * naming it; unknown partner -> 404).
  * The platform's books: `GET /admin/ledger/trial-balance?asOf=<date-time>` (200 with the trial
  * balance per account and what is wrong, `balanced` false when something is; LedgerCheck.ts; a bad
  * `asOf` or an unknown parameter -> 400 naming it).
@@ -42,6 +45,7 @@ import { Clock, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import * as Erasure from "./Erasure.ts"
+import * as FeeOperations from "./FeeOperations.ts"
 import * as LedgerCheck from "./LedgerCheck.ts"
 import * as Operations from "./Operations.ts"
 
@@ -52,6 +56,7 @@ export type AdminRequirements =
   | SqlClient
   | TokenGenerations.TokenGenerations
   | Erasure.ErasureRequirements
+  | FeeOperations.FeeRequirements
 
 /** Every admin path starts with this. */
 export const prefix = "/admin"
@@ -255,6 +260,35 @@ export const routes = (
             Effect.gen(function* () {
               const partnerId = yield* routeParam("partnerId")
               return json(yield* Operations.revokeTokens(partnerId))
+            }),
+          ),
+        ),
+        HttpRouter.route(
+          "GET",
+          `${prefix}/partners/:partnerId/fees`,
+          guard(Effect.flatMap(routeParam("partnerId"), (id) => Effect.map(FeeOperations.show(id), json))),
+        ),
+        HttpRouter.route(
+          "PUT",
+          `${prefix}/partners/:partnerId/fees/:rail`,
+          guard(
+            Effect.gen(function* () {
+              const partnerId = yield* routeParam("partnerId")
+              const rail = yield* routeParam("rail")
+              const body = yield* jsonBody
+              // A bad fee schedule is the client's input: 400 naming each field, nothing changed.
+              const set = yield* FeeOperations.set(partnerId, rail, body).pipe(
+                Effect.catchTag("InvalidInput", (invalid) =>
+                  Effect.fail(
+                    new Problem.BadRequest({
+                      detail: `The fee schedule has ${invalid.issues.length} invalid field(s).`,
+                      code: "BAD_REQUEST",
+                      errors: [...invalid.issues],
+                    }),
+                  ),
+                ),
+              )
+              return json(set)
             }),
           ),
         ),

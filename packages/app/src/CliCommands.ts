@@ -27,6 +27,7 @@ import * as Database from "./Database.ts"
 import * as DataKey from "./DataKey.ts"
 import * as Domain from "./Domain.ts"
 import * as Erasure from "./Erasure.ts"
+import * as FeeOperations from "./FeeOperations.ts"
 import * as LedgerCheck from "./LedgerCheck.ts"
 import * as LedgerCommands from "./LedgerCommands.ts"
 import * as Listen from "./Listen.ts"
@@ -440,6 +441,68 @@ const negativeBalances = Command.make(
   ),
 )
 
+const amountFlag = (name: string, description: string) =>
+  Flag.Finite(name).pipe(Flag.withDescription(`${description} (a decimal in --currency)`), Flag.optional)
+
+/** The wire form of an amount flag, for the shared validation (`FeeOperations.termsOf`). */
+const wireAmount = (value: Option.Option<number>, currency: string) =>
+  Option.match(value, { onNone: () => null, onSome: (v) => ({ value: v, currencyCode: currency }) })
+
+const feesText = (result: ReturnType<typeof FeeOperations.encode>) =>
+  result.rails
+    .map((rail) => {
+      const money = (amount: { readonly value: number; readonly currencyCode: string } | null) =>
+        amount === null ? "none" : `${amount.value} ${amount.currencyCode}`
+      return `${rail.rail}: platform fee ${rail.percentageBasisPoints} bps + ${money(rail.fixed)}; provider cost ${money(rail.providerCost)}; return fee ${money(rail.returnFee)}${rail.returnFeePassedOn ? " (passed on to the company)" : ""}`
+    })
+    .join("\n")
+
+const showFees = Command.make("show", { partnerId: partnerIdArgument, json }, ({ partnerId, json }) =>
+  withDomain(FeeOperations.show(partnerId)).pipe(
+    Effect.flatMap((result) => print(json, result, () => feesText(result))),
+  ),
+).pipe(Command.withDescription("Show a partner's fee schedule per rail (AchDebit, Card)"))
+
+const setFees = Command.make(
+  "set",
+  {
+    partnerId: partnerIdArgument,
+    rail: Flag.Literals("rail", FeeOperations.rails).pipe(Flag.withDescription("The rail: AchDebit or Card")),
+    percentageBps: Flag.Int("percentage-bps").pipe(
+      Flag.withDescription("The platform fee's percentage in basis points (150 = 1.50%), 0 to 10000"),
+      Flag.withDefault(0),
+    ),
+    fixed: amountFlag("fixed", "The platform fee's fixed amount per collection"),
+    providerCost: amountFlag("provider-cost", "The provider's cost per collection (the platform's expense)"),
+    returnFee: amountFlag("return-fee", "The provider's fee per returned debit (the platform's expense)"),
+    passReturnFee: Flag.Boolean("pass-return-fee").pipe(
+      Flag.withDescription("Pass the return fee on to the company (taken from its balance)"),
+      Flag.withDefault(false),
+    ),
+    currency: Flag.String("currency").pipe(Flag.withDescription("The amounts' currency"), Flag.withDefault("USD")),
+    json,
+  },
+  ({ partnerId, rail, percentageBps, fixed, providerCost, returnFee, passReturnFee, currency, json }) =>
+    withDomain(
+      FeeOperations.set(partnerId, rail, {
+        percentageBasisPoints: percentageBps,
+        fixed: wireAmount(fixed, currency),
+        providerCost: wireAmount(providerCost, currency),
+        returnFee: wireAmount(returnFee, currency),
+        returnFeePassedOn: passReturnFee,
+      }),
+    ).pipe(Effect.flatMap((result) => print(json, result, () => feesText(result)))),
+).pipe(
+  Command.withDescription(
+    "Set a partner's fee schedule for one rail: collections initiated from now on record it (packages/domain/docs/Fees.md)",
+  ),
+)
+
+const fees = Command.make("fees").pipe(
+  Command.withDescription("Platform fees, provider costs and return fees per partner and rail"),
+  Command.withSubcommands([showFees, setFees]),
+)
+
 /** The root command. */
 export const partnerpay = Command.make("partnerpay").pipe(
   Command.withDescription(
@@ -454,6 +517,7 @@ export const partnerpay = Command.make("partnerpay").pipe(
     companies,
     keys,
     negativeBalances,
+    fees,
     LedgerCommands.ledgerCommand(onDatabase, json),
     ListenCommands.listenCommand,
     ListenCommands.triggerCommand,

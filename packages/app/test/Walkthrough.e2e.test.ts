@@ -7,7 +7,8 @@
  * consent decline path and a cancel after acceptance. The payouts (a payout
  * Paid with its items, one failed by the 0013 account and its money paid out
  * again; then a terminal card payment and a recurring charity gift with its
- * fee paid out, the report's totals reconciling with the payouts, and the
+ * fee paid out, the partner's ACH platform fee netted by the payouts, the
+ * report's totals reconciling with the payouts, and the
  * gift collected again a month later, then cancelled) run on PGlite and on
  * PostgreSQL.
  */
@@ -15,6 +16,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { sandboxPartnerId } from "../src/Partners.ts"
 import { request as adminRequest, type Json, on } from "./Requests.ts"
 import { companyBody, freshDatabase, killAll, postgresAvailable, type RunningService, startService } from "./support.ts"
 
@@ -392,6 +394,11 @@ const payouts = async (base: string) => {
   const { ok: okOn, until: untilOn } = on(() => base)
   const token = (await okOn("POST", "/auth/token", undefined, { ClientId: clientId, ClientSecret: clientSecret }))
     .AccessToken as string
+  // The operator sets the partner's ACH fee: 1% + 0.30 a collection (0.90 of the 60.00 payment below).
+  await okOn("PUT", `/admin/partners/${sandboxPartnerId(clientId)}/fees/AchDebit`, adminToken, {
+    percentageBasisPoints: 100,
+    fixed: { value: 0.3, currencyCode: "USD" },
+  })
   const { companyId } = await okOn("POST", "/Company/Create", token, companyBody({ companyReferenceId: "payouts-001" }))
   await untilOn(`/company/status?companyId=${companyId}`, token, (body) => body.Status === "Verified")
   await okOn("PUT", `/Company/${companyId}/PayoutAccount`, token, {
@@ -425,13 +432,15 @@ const payouts = async (base: string) => {
     transferDescription: "Invoice 2001",
   })
   const paid = await untilOn(`/Payment/${request.paymentRequestId}`, token, (body) => body.status === "Paid")
-  assert.strictEqual((await okOn("GET", `/Transaction/${paid.transferId}`, token)).recipientAccount, "****0013")
+  const paidTransfer = await okOn("GET", `/Transaction/${paid.transferId}`, token)
+  assert.strictEqual(paidTransfer.recipientAccount, "****0013")
+  assert.strictEqual(paidTransfer.fee.value, 0.9)
 
   // The account ending in 0013 fails the payout with R03: the money is available again.
   const failed = await untilOn(`/Payouts?companyId=${companyId}&status=Failed`, token, (body) => body.data.length === 1)
-  assert.deepInclude(failed.data[0], { returnCode: "R03", itemCount: 1 })
+  assert.deepInclude(failed.data[0], { returnCode: "R03", itemCount: 2 })
   assert.isString(failed.data[0].returnReason)
-  await untilOn(`/Company/${companyId}/Balance`, token, (body) => body.available.value === 60)
+  await untilOn(`/Company/${companyId}/Balance`, token, (body) => body.available.value === 59.1)
 
   // A new account: the next payout carries the same item and is Paid.
   await okOn("PUT", `/Company/${companyId}/PayoutAccount`, token, {
@@ -442,12 +451,15 @@ const payouts = async (base: string) => {
   })
   const paidOut = await untilOn(`/Payouts?companyId=${companyId}&status=Paid`, token, (body) => body.data.length === 1)
   const payout = paidOut.data[0]
-  assert.deepInclude(payout, { itemCount: 1, accountNumberMasked: "****6789" })
-  assert.strictEqual(payout.amount.value, 60)
+  assert.deepInclude(payout, { itemCount: 2, accountNumberMasked: "****6789" })
+  assert.strictEqual(payout.amount.value, 59.1)
   const items = await okOn("GET", `/Payouts/${payout.payoutId}/Items`, token)
   assert.deepStrictEqual(
     items.data.map((item: Json) => [item.type, item.transferId, item.amount.value]),
-    [["payment", paid.transferId, 60]],
+    [
+      ["payment", paid.transferId, 60],
+      ["fee", paid.transferId, -0.9],
+    ],
   )
   assert.strictEqual((await okOn("GET", `/Company/${companyId}/Balance`, token)).available.value, 0)
 
@@ -468,7 +480,7 @@ const payouts = async (base: string) => {
     payerCoversFee: false,
   })
   await untilOn(`/Transaction/${gift.transferId}`, token, (body) => body.status === "Settled")
-  const expected = 60 + 12.34 + 20 - 0.2
+  const expected = 60 - 0.9 + 12.34 + 20 - 0.2
   const allPaid = await untilOn(`/Payouts?companyId=${companyId}&status=Paid&limit=100`, token, (body) => {
     const total = (body.data as ReadonlyArray<Json>).reduce((sum, p) => sum + Math.round(p.amount.value * 100), 0)
     return total === Math.round(expected * 100)
@@ -483,6 +495,7 @@ const payouts = async (base: string) => {
   }
   assert.sameDeepMembers(itemTypes, [
     ["payment", 60],
+    ["fee", -0.9],
     ["card", 12.34],
     ["charity", 20],
     ["fee", -0.2],
@@ -495,6 +508,7 @@ const payouts = async (base: string) => {
   assert.includeDeepMembers(
     (report.lines as ReadonlyArray<Json>).map((line) => [line.type, line.amount.value]),
     [
+      ["fee", -0.9],
       ["card", 12.34],
       ["fee", -0.2],
       ["charity", 20],
@@ -502,7 +516,7 @@ const payouts = async (base: string) => {
   )
   const totals = report.lineTotals[0]
   assert.strictEqual(Math.round(totals.net.value * 100), Math.round(expected * 100))
-  assert.strictEqual(totals.fees.value, 0.2)
+  assert.strictEqual(totals.fees.value, 1.1)
   assert.strictEqual(Math.round(totals.collected.value * 100), 9234)
 
   // A month later (the partner's sandbox clock) the recurring gift is collected again; cancelled, it stops.
@@ -531,13 +545,13 @@ const payouts = async (base: string) => {
 
 describe("payouts with their items against the real service", () => {
   it(
-    "on PGlite: a failed payout's money goes out with the next one, Paid; card payments, a charity gift and its fee paid out, the report reconciling; the gift collected again a month later",
+    "on PGlite: a failed payout's money goes out with the next one, Paid; card payments, an ACH platform fee, a charity gift and its fee paid out, the report reconciling; the gift collected again a month later",
     { timeout: 60_000 },
     () => payouts(service.url),
   )
 
   it.skipIf(!postgresAvailable)(
-    "on PostgreSQL: a failed payout's money goes out with the next one, Paid; card payments, a charity gift and its fee paid out, the report reconciling; the gift collected again a month later",
+    "on PostgreSQL: a failed payout's money goes out with the next one, Paid; card payments, an ACH platform fee, a charity gift and its fee paid out, the report reconciling; the gift collected again a month later",
     { timeout: 90_000 },
     async () => {
       const database = await freshDatabase()

@@ -41,6 +41,10 @@ export const PayWithCardResponse = Schema.Struct({
 export const TransferResponse = Schema.Struct({
   ...Transfers.TransferView.fields,
   amount: AmountResponse,
+  fee: Schema.NullOr(AmountResponse).annotate({
+    description:
+      "Addition: the platform's fee kept from the amount (the partner's fee schedule, or a charity gift's fee); null: none",
+  }),
   invoiceNumber: Schema.optionalKey(
     Schema.String.annotate({ description: "Addition: the invoice number of the payment request the transfer pays" }),
   ),
@@ -103,7 +107,10 @@ export const ReportResponse = Schema.Struct({
       collected: AmountResponse.annotate({ description: "Payments, instalments and card payments collected" }),
       refunded: AmountResponse.annotate({ description: "Refunds taken back" }),
       returned: AmountResponse.annotate({ description: "Returned transfers taken back" }),
-      fees: AmountResponse.annotate({ description: "Fees taken" }),
+      fees: AmountResponse.annotate({
+        description:
+          "Fees taken: the platform's fees (fee lines) and return fees passed on to the company (returnFee lines)",
+      }),
       disputed: AmountResponse.annotate({
         description: "Card disputes taken back, less those won (given back); may be negative",
       }),

@@ -33,7 +33,11 @@ export type Requires = PaymentProviders.ESignature | CardCharger.CardCharger
 /** Spec 2.9 from the transfers read model. */
 export const toResponse = (doc: Effect.Success<ReturnType<typeof Transfers.get>>): TransferResponse => {
   const view = Transfers.viewOf(doc)
-  return { ...view, amount: MoneyResponse.toResponse(view.amount) }
+  return {
+    ...view,
+    amount: MoneyResponse.toResponse(view.amount),
+    fee: view.fee === null ? null : MoneyResponse.toResponse(view.fee),
+  }
 }
 
 export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handlers) =>

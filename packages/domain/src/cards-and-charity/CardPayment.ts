@@ -19,7 +19,7 @@ import { type Aggregate, accept, type Decision, nothing, refuse } from "../kerne
 import { AlreadyExists, type DomainError, type FieldIssue, ValidationFailed } from "../kernel/DomainError.ts"
 import type { CardPaymentId, CompanyId, MerchantId, PartnerId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
-import { WhoMayCollect } from "../payments/index.ts"
+import { type FeeSchedule, WhoMayCollect } from "../payments/index.ts"
 import { CardPaymentEvent, type CardPaymentRegistered } from "./CardPaymentEvents.ts"
 
 export * from "./CardPaymentEvents.ts"
@@ -53,6 +53,10 @@ export interface RegisterCardPayment {
   readonly company?: { readonly companyId: CompanyId; readonly status: WhoMayCollect.CompanyStatus }
   /** When the processor makes the money available to the company (absent: at once). */
   readonly availableAt?: DateTime.Utc | undefined
+  /** A company's payment: the partner's card fee schedule in force and what it takes (`PlatformFees.appliedFor`). */
+  readonly platformFee?: Money.Money
+  readonly feeSchedule?: FeeSchedule.AppliedSchedule
+  readonly providerCost?: Money.Money
   readonly at: DateTime.Utc
 }
 
@@ -138,6 +142,15 @@ export const decide = (command: Command, state: State): Decision<Event> => {
     processorReference: command.processorReference,
     ...(command.company === undefined ? {} : { companyId: command.company.companyId }),
     ...(command.availableAt === undefined ? {} : { availableAt: command.availableAt }),
+    ...(command.company === undefined || command.platformFee === undefined || command.platformFee.minorUnits === 0
+      ? {}
+      : {
+          platformFee: command.platformFee,
+          ...(command.feeSchedule === undefined ? {} : { feeSchedule: command.feeSchedule }),
+        }),
+    ...(command.company === undefined || command.providerCost === undefined
+      ? {}
+      : { providerCost: command.providerCost }),
     at: command.at,
   }
   return accept<CardPaymentEvent>(event)

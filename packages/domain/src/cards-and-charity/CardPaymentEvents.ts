@@ -2,6 +2,7 @@
 import { Schema } from "effect"
 import { CardPaymentId, CompanyId, MerchantId, PartnerId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import { FeeSchedule } from "../payments/index.ts"
 
 /** A card payment made on an external terminal was registered for a merchant. */
 export const CardPaymentRegistered = Schema.TaggedStruct("CardPaymentRegistered", {
@@ -21,6 +22,12 @@ export const CardPaymentRegistered = Schema.TaggedStruct("CardPaymentRegistered"
   companyId: Schema.optionalKey(CompanyId),
   /** When the card processor makes the money available to the company (absent: at once). */
   availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+  /** A company's payment: the platform's fee (the partner's card fee schedule; absent: none). */
+  platformFee: Schema.optionalKey(Money.Money),
+  /** The schedule that produced `platformFee`. */
+  feeSchedule: Schema.optionalKey(FeeSchedule.AppliedSchedule),
+  /** The card processor's cost of this payment, the platform's expense (absent: none configured). */
+  providerCost: Schema.optionalKey(Money.Money),
   at: Schema.DateTimeUtcFromString,
 })
 export type CardPaymentRegistered = typeof CardPaymentRegistered.Type

@@ -34,6 +34,7 @@ import * as Amounts from "../kernel/Amounts.ts"
 import { RuleViolated } from "../kernel/DomainError.ts"
 import type { CardPaymentId, CompanyId, MerchantId, PartnerId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
+import { PlatformFees } from "../payments/index.ts"
 import * as CardPayment from "./CardPayment.ts"
 import * as CardPaymentsProjection from "./CardPaymentsProjection.ts"
 
@@ -110,8 +111,12 @@ export const register = Traced.fn("CardPayments.register")(function* (input: Reg
   const amount = yield* Amounts.fromWire("amount", input.amount)
   const known = yield* knownPayment(input)
   const company = yield* merchantCompany(input)
+  // A company's payment records the partner's card fee schedule in force now (no return fee on cards).
+  const { returnFeeTerms: _none, ...fees } =
+    company === undefined ? {} : yield* PlatformFees.appliedFor(input.partnerId, "Card", amount)
   const command: CardPayment.RegisterCardPayment = {
     _tag: "RegisterCardPayment",
+    ...fees,
     cardPaymentId: known ?? ((yield* (yield* IdGenerator).next) as CardPaymentId),
     partnerId: input.partnerId,
     merchantId: input.merchantId,

@@ -19,6 +19,7 @@ import * as NaturalKey from "../infrastructure/NaturalKey.ts"
 import * as PaymentNotice from "../notifications/PaymentNotice.ts"
 import type * as PaymentNoticeEvents from "../notifications/PaymentNoticeEvents.ts"
 import * as DebitAuth from "../payments/DebitAuth.ts"
+import * as PartnerFees from "../payments/PartnerFees.ts"
 import * as PaymentRequest from "../payments/PaymentRequest.ts"
 import type * as PaymentRequestEvents from "../payments/PaymentRequestEvents.ts"
 import * as Transfer from "../payments/Transfer.ts"
@@ -50,6 +51,7 @@ export type DomainEvent =
   | { readonly streamType: "NaturalKey"; readonly event: NaturalKey.NaturalKeyEvent }
   | { readonly streamType: "CompanyBalance"; readonly event: BalanceEvents.BalanceEvent }
   | { readonly streamType: "Payout"; readonly event: PayoutEvents.PayoutEvent }
+  | { readonly streamType: "PartnerFees"; readonly event: PartnerFees.PartnerFeesEvent }
 
 /** A decoded event of any aggregate with where and when it was recorded. */
 export type Envelope = EnvelopeOf<DomainEvent>
@@ -74,6 +76,7 @@ export const codecs: Record<DomainEvent["streamType"], Schema.Codec<unknown, unk
   NaturalKey: NaturalKey.aggregate.events as Schema.Codec<unknown, unknown>,
   CompanyBalance: Balance.aggregate.events as Schema.Codec<unknown, unknown>,
   Payout: Payout.aggregate.events as Schema.Codec<unknown, unknown>,
+  PartnerFees: PartnerFees.aggregate.events as Schema.Codec<unknown, unknown>,
 }
 
 const decoders = Object.fromEntries(

@@ -9,12 +9,15 @@ import * as Policy from "../infrastructure/Policy.ts"
 import { ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { policy as transferOutcome } from "../payments/TransferOutcomePolicy.ts"
 import {
+  cardFeePolicy as cardFeeLedger,
   cardPolicy as cardLedger,
   cardRefundPolicy as cardRefundLedger,
   disputeFeePolicy as disputeFeeLedger,
   disputePolicy as disputeLedger,
   feePolicy as feeLedger,
   policy as ledger,
+  returnFeePolicy as returnFeeLedger,
+  terminalCardFeePolicy as terminalCardFeeLedger,
   terminalCardPolicy as terminalCardLedger,
 } from "../payouts/LedgerPolicy.ts"
 import { policy as payoutAccount } from "../payouts/PayoutAccountPolicy.ts"
@@ -30,8 +33,11 @@ export const all: ReadonlyArray<Policy.AnyPolicy> = [
   instalmentOutcome,
   ledger,
   feeLedger,
+  returnFeeLedger,
   cardLedger,
+  cardFeeLedger,
   terminalCardLedger,
+  terminalCardFeeLedger,
   disputeLedger,
   disputeFeeLedger,
   cardRefundLedger,

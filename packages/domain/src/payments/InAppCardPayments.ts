@@ -30,6 +30,7 @@ import * as Traced from "../kernel/Traced.ts"
 import type * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import { CardCharger } from "./CardCharger.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
+import * as PlatformFees from "./PlatformFees.ts"
 
 export interface PayInput {
   readonly partnerId: PartnerId
@@ -68,7 +69,10 @@ export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput
   if (card === undefined) return yield* new NotFound({ entity: "CardPaymentMethod" })
   const cardPaymentId = (yield* (yield* IdGenerator).next) as CardPaymentId
   const at = yield* DateTime.now
+  // The partner's card fee schedule in force now (a card payment records no return fee).
+  const { returnFeeTerms: _none, ...fees } = yield* PlatformFees.appliedFor(request.partnerId, "Card", request.amount)
   const command = (processorReference: string, availableAt?: DateTime.Utc): PaymentRequest.PayWithCard => ({
+    ...fees,
     _tag: "PayWithCard",
     paymentRequestId: request.paymentRequestId,
     registrationId: input.registrationId,

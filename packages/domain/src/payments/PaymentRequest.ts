@@ -49,6 +49,7 @@ import type {
 import * as Metadata from "../kernel/Metadata.ts"
 import * as Money from "../kernel/Money.ts"
 import * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
+import type * as FeeSchedule from "./FeeSchedule.ts"
 import {
   type AutoCollectionMethod,
   type AutoCollectionSkipReason,
@@ -166,6 +167,10 @@ export interface PayWithCard {
   readonly client?: AuthorizationEvidence.ClientContext
   /** When the processor makes the money available to the company (absent: at once). */
   readonly availableAt?: DateTime.Utc | undefined
+  /** The partner's card fee schedule in force and what it takes (`PlatformFees.appliedFor`; absent: none). */
+  readonly platformFee?: Money.Money
+  readonly feeSchedule?: FeeSchedule.AppliedSchedule
+  readonly providerCost?: Money.Money
   readonly at: DateTime.Utc
 }
 
@@ -911,6 +916,13 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
         last4: command.last4,
         processorReference: command.processorReference,
         ...(command.availableAt === undefined ? {} : { availableAt: command.availableAt }),
+        ...(command.platformFee === undefined || command.platformFee.minorUnits === 0
+          ? {}
+          : {
+              platformFee: command.platformFee,
+              ...(command.feeSchedule === undefined ? {} : { feeSchedule: command.feeSchedule }),
+            }),
+        ...(command.providerCost === undefined ? {} : { providerCost: command.providerCost }),
         ...(command.client === undefined
           ? {}
           : { authorization: AuthorizationEvidence.evidenceOf("CardPayment", command.client, command.at) }),

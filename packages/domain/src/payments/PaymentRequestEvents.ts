@@ -20,6 +20,7 @@ import {
 import { Metadata } from "../kernel/Metadata.ts"
 import { Money } from "../kernel/Money.ts"
 import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
+import * as FeeSchedule from "./FeeSchedule.ts"
 import { AttachmentUrl, InvoiceLineItem, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
 
 /** The statuses a client reads (webhook Data.Status, payment status). */
@@ -215,6 +216,12 @@ export const PaymentRequestPaidByCard = Schema.TaggedStruct("PaymentRequestPaidB
    * availability date); absent on payments recorded before availability was known: available at once.
    */
   availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+  /** The platform's fee of this card payment (the partner's card fee schedule; absent: none). */
+  platformFee: Schema.optionalKey(Money),
+  /** The schedule that produced `platformFee`. */
+  feeSchedule: Schema.optionalKey(FeeSchedule.AppliedSchedule),
+  /** The card processor's cost of this payment, the platform's expense (absent: none configured). */
+  providerCost: Schema.optionalKey(Money),
   /** The payer's authorization of the charge (absent on payments recorded before it was). */
   authorization: Schema.optionalKey(AuthorizationEvidence),
   status: Schema.Literal("Paid"),

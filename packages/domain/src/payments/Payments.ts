@@ -41,6 +41,7 @@ import * as DebitAuths from "./DebitAuths.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import type * as PaymentRequestEvents from "./PaymentRequestEvents.ts"
 import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
+import * as PlatformFees from "./PlatformFees.ts"
 import * as RailRules from "./RailRules.ts"
 import * as Transfer from "./Transfer.ts"
 import type { Attachment, RecipientAddress, TransferInvoice } from "./TransferEvents.ts"
@@ -486,10 +487,13 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
   }
   const attachments =
     request.attachmentUrl === undefined ? [] : [attachmentOf((yield* ids.next) as string, request.attachmentUrl)]
+  // The partner's ACH fee schedule and the provider's terms in force now are recorded on the transfer.
+  const fees = yield* PlatformFees.appliedFor(request.partnerId, "AchDebit", request.amount)
   const initiate: Transfer.InitiateTransfer = {
     _tag: "InitiateTransfer",
     transferId: accepted.transferId,
     paymentRequestId: request.paymentRequestId,
+    ...fees,
     payerRegistrationId: payer.registrationId,
     bankAccountId: accepted.bankAccountId,
     partnerId: request.partnerId,

@@ -34,6 +34,7 @@ import type {
   TransferId,
 } from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
+import type * as FeeSchedule from "./FeeSchedule.ts"
 import * as MovementAttempts from "./MovementAttempts.ts"
 import * as ReturnCodes from "./ReturnCodes.ts"
 import {
@@ -78,6 +79,10 @@ export interface InitiateTransfer {
    * gets amount - fee when it settles (`Ledger.feeEntryOf`). At most the amount, in its currency.
    */
   readonly platformFee?: Money.Money
+  /** The partner's fee schedule that produced `platformFee`, and the provider's terms (`PlatformFees.appliedFor`). */
+  readonly feeSchedule?: FeeSchedule.AppliedSchedule
+  readonly providerCost?: Money.Money
+  readonly returnFeeTerms?: FeeSchedule.ReturnFee
   /** The customer whose account pays: the data subject of `senderName` (docs/personal-data.md). */
   readonly payerRegistrationId: RegistrationId
   /** The payer's linked bank account debited (absent for a transfer that names none). */
@@ -465,6 +470,11 @@ const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
     ...(command.platformFee === undefined || command.platformFee.minorUnits === 0
       ? {}
       : { platformFee: command.platformFee }),
+    ...(command.feeSchedule === undefined || command.platformFee === undefined || command.platformFee.minorUnits === 0
+      ? {}
+      : { feeSchedule: command.feeSchedule }),
+    ...(command.providerCost === undefined ? {} : { providerCost: command.providerCost }),
+    ...(command.returnFeeTerms === undefined ? {} : { returnFeeTerms: command.returnFeeTerms }),
     payerRegistrationId: command.payerRegistrationId,
     ...(command.bankAccountId === undefined ? {} : { bankAccountId: command.bankAccountId }),
     partnerId: command.partnerId,
@@ -503,6 +513,7 @@ const fail = (command: FailTransfer, state: State): Decision<Event> => {
         transferId: state.details.transferId,
         returnCode: command.returnCode,
         reason: command.reason,
+        ...returnFeeOf(state.details),
         status: "Failed",
         at: command.at,
       })
@@ -584,9 +595,17 @@ const returned = (state: { readonly details: TransferDetails }, returnCode: stri
   returnCode,
   // Stryker disable next-line StringLiteral: equivalent, the code was checked against the table (checkedReturnCode), which describes it
   reason: returnReason(returnCode, "returned by the bank"),
+  ...returnFeeOf(state.details),
   status: "Returned",
   at,
 })
+
+/**
+ * The provider's return fee of a debit the bank brought back with a return code (before or after
+ * settlement): the terms recorded at initiation, recorded on the failure or return as a fact.
+ */
+const returnFeeOf = (details: TransferDetails): { readonly returnFee?: FeeSchedule.ReturnFee } =>
+  details.returnFeeTerms === undefined ? {} : { returnFee: details.returnFeeTerms }
 
 /** A pending transfer's outcome: Returned means it settled, then came back (the settlement was not seen). */
 const pendingOutcome = (
@@ -608,6 +627,7 @@ const pendingOutcome = (
         returnCode: outcome.returnCode,
         // Stryker disable next-line StringLiteral: equivalent, the code was checked against the table (checkedReturnCode), which describes it
         reason: returnReason(outcome.returnCode, "returned by the bank"),
+        ...returnFeeOf(state.details),
         status: "Failed",
         at,
       })

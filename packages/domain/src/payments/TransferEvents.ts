@@ -24,6 +24,7 @@ import {
   Uuid,
 } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
+import * as FeeSchedule from "./FeeSchedule.ts"
 
 /** Identifies one refund of a transfer (new id from the edge); repeating a refund with the same id changes nothing. */
 export const RefundId = Uuid.pipe(Schema.brand("RefundId"))
@@ -112,8 +113,17 @@ export const TransferInitiated = Schema.TaggedStruct("TransferInitiated", {
   instalmentNumber: Schema.optionalKey(Schema.Number),
   /** The charity gift this transfer collects (a donation: `cards-and-charity/Charity.ts`). */
   charityTransactionId: Schema.optionalKey(Uuid),
-  /** The platform's fee kept from the amount (a charity gift's fee; absent: none, and on earlier transfers). */
+  /**
+   * The platform's fee kept from the amount (a charity gift's fee, or the partner's ACH fee schedule's:
+   * `FeeSchedule.platformFeeOf`; absent: none, and on earlier transfers).
+   */
   platformFee: Schema.optionalKey(Money),
+  /** The partner's fee schedule that produced `platformFee` (absent for a charity gift's fee and no fee). */
+  feeSchedule: Schema.optionalKey(FeeSchedule.AppliedSchedule),
+  /** The provider's cost of this collection, the platform's expense (absent: none configured). */
+  providerCost: Schema.optionalKey(Money),
+  /** The return fee in force: recorded as `returnFee` on `TransferFailed`/`TransferReturned` with a code. */
+  returnFeeTerms: Schema.optionalKey(FeeSchedule.ReturnFee),
   payerRegistrationId: Schema.optionalKey(RegistrationId),
   /** The payer's linked bank account debited (the funding source the provider moves money from). */
   bankAccountId: Schema.optionalKey(BankAccountId),
@@ -156,6 +166,8 @@ export const TransferFailed = Schema.TaggedStruct("TransferFailed", {
   transferId: TransferId,
   returnCode: Schema.optionalKey(ReturnCode),
   reason: Schema.String,
+  /** The provider's return fee of this bank return (the platform's expense; `passedOn`: the company's too). */
+  returnFee: Schema.optionalKey(FeeSchedule.ReturnFee),
   status: Schema.Literal("Failed"),
   at: Schema.DateTimeUtcFromString,
 })
@@ -182,6 +194,8 @@ export const TransferReturned = Schema.TaggedStruct("TransferReturned", {
   transferId: TransferId,
   returnCode: ReturnCode,
   reason: Schema.String,
+  /** The provider's return fee of this bank return (the platform's expense; `passedOn`: the company's too). */
+  returnFee: Schema.optionalKey(FeeSchedule.ReturnFee),
   status: Schema.Literal("Returned"),
   at: Schema.DateTimeUtcFromString,
 })

@@ -70,6 +70,10 @@ export const TransferView = Schema.Struct({
   externalTransferId: Schema.String,
   status: TransferStatus,
   amount: Money.Money,
+  fee: Schema.NullOr(Money.Money).annotate({
+    description:
+      "Addition: the platform's fee kept from the amount (the partner's fee schedule, or a charity gift's fee); null: none",
+  }),
   date: Schema.String.annotate({ description: "ISO 8601 instant the transfer was initiated" }),
   senderName: Schema.String,
   recipientName: Schema.String,
@@ -102,6 +106,7 @@ export const viewOf = (doc: TransfersProjection.TransferDocument): TransferView 
   externalTransferId: doc.transferId,
   status: doc.status,
   amount: doc.amount,
+  fee: doc.platformFee ?? null,
   date: doc.createdAt,
   senderName: doc.senderName,
   recipientName: doc.recipientName,

@@ -63,6 +63,8 @@ export const TransferDocument = Schema.Struct({
   bankAccountId: Schema.optionalKey(Schema.String),
   status: TransferStatus,
   amount: Money,
+  /** The platform's fee kept from the amount (`TransferInitiated.platformFee`); absent: none. */
+  platformFee: Schema.optionalKey(Money),
   /** Personal data of the payer (sealed at rest, `PaymentPersonalData.ts`); "[erased]" once the payer is erased. */
   senderName: Schema.String,
   recipientName: Schema.String,
@@ -121,6 +123,7 @@ export const apply = (
       ...(event.bankAccountId === undefined ? {} : { bankAccountId: event.bankAccountId }),
       status: "Pending",
       amount: event.amount,
+      ...(event.platformFee === undefined ? {} : { platformFee: event.platformFee }),
       senderName: event.senderName,
       recipientName: event.recipientName,
       senderAccountMasked: event.senderAccountMasked,

@@ -12,11 +12,15 @@
  *   its amount (a refund whose credit fails gives it back: a "refund" entry
  *   plus its amount); a return (a settled transfer the bank brought back,
  *   R10...) likewise, "return", minus the transfer's amount.
- * - A transfer that carries a platform fee (a charity gift's) settles as a
- *   "charity" entry of its whole amount plus a "fee" entry, minus the fee
- *   (`feeEntryOf`): the company nets what the gift promised it
- *   (`charityReceives`). A return gives the fee back (the money never
- *   stayed); a refund does not (the fee was earned on a gift that arrived).
+ * - A transfer that carries a platform fee (a charity gift's, or the
+ *   partner's ACH fee schedule's) settles as its entry of the whole amount
+ *   plus a "fee" entry, minus the fee (`feeEntryOf`): a gift's company nets
+ *   what the gift promised it (`charityReceives`). A return gives the fee back
+ *   (the money never stayed); a refund does not (the fee was earned on money
+ *   that arrived). A card payment's fee likewise (`cardFeeEntryOf`).
+ * - A debit the bank brings back with a return code whose return fee is
+ *   passed on to the company: a "returnFee" entry, minus that fee
+ *   (`returnFeeEntryOf`; docs: packages/domain/docs/Fees.md).
  * - A payout takes every available entry at once (its items); a failed payout
  *   gives them back (`Balance.ts`).
  * - The available balance may go negative (a refund or return after its
@@ -39,7 +43,17 @@ import * as Money from "../kernel/Money.ts"
 import { type PaymentRequest, type PaymentRequestEvents, type Transfer, TransferEvents } from "../payments/index.ts"
 
 /** What an entry is: the items of a payout (GET /Payouts/{payoutId}/Items) have these types. */
-export const entryTypes = ["payment", "instalment", "charity", "card", "refund", "return", "fee", "dispute"] as const
+export const entryTypes = [
+  "payment",
+  "instalment",
+  "charity",
+  "card",
+  "refund",
+  "return",
+  "fee",
+  "dispute",
+  "returnFee",
+] as const
 export const EntryType = Schema.Literals(entryTypes)
 export type EntryType = typeof EntryType.Type
 
@@ -216,6 +230,27 @@ export const feeEntryOf = (event: TransferEvents.TransferEvent, state: Transfer.
   }
 }
 
+/**
+ * The provider's return fee passed on to the company (`TransferFailed` or `TransferReturned` with a
+ * `returnFee` whose `passedOn` is true): a "returnFee" entry minus it (`<transferId>:returnFee`).
+ * Undefined for other events, and for a return fee the platform bears.
+ */
+export const returnFeeEntryOf = (
+  event: TransferEvents.TransferEvent,
+  state: Transfer.State,
+): LedgerEntry | undefined => {
+  if (state._tag === "Initial") return undefined
+  if (event._tag !== "TransferFailed" && event._tag !== "TransferReturned") return undefined
+  const fee = event.returnFee
+  if (fee === undefined || !fee.passedOn || fee.amount.minorUnits === 0) return undefined
+  return {
+    entryId: `${state.details.transferId}:returnFee`,
+    type: "returnFee",
+    transferId: state.details.transferId,
+    amount: { minorUnits: -fee.amount.minorUnits, currency: fee.amount.currency },
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Payment requests paid by card
 
@@ -234,6 +269,21 @@ export const entryOfPaidByCard = (
   ...(event.availableAt === undefined ? {} : { availableAt: event.availableAt }),
 })
 
+/**
+ * The platform's fee of a payment request paid by card (`PaymentRequestPaidByCard.platformFee`): a "fee"
+ * entry minus it (`<cardPaymentId>:fee`), available with the payment's money. Undefined without a fee.
+ */
+export const cardFeeEntryOf = (event: PaymentRequestEvents.PaymentRequestPaidByCard): LedgerEntry | undefined =>
+  event.platformFee === undefined || event.platformFee.minorUnits === 0
+    ? undefined
+    : {
+        entryId: `${event.cardPaymentId}:fee`,
+        type: "fee",
+        cardPaymentId: event.cardPaymentId,
+        amount: { minorUnits: -event.platformFee.minorUnits, currency: event.platformFee.currency },
+        ...(event.availableAt === undefined ? {} : { availableAt: event.availableAt }),
+      }
+
 // ---------------------------------------------------------------------------
 // Card payments on a terminal
 
@@ -248,6 +298,21 @@ export const entryOfCardPayment = (event: CardPaymentRegisteredFacts): LedgerEnt
   amount: { minorUnits: event.amount.minorUnits, currency: event.amount.currency },
   ...(event.availableAt === undefined ? {} : { availableAt: event.availableAt }),
 })
+
+/**
+ * The platform's fee of a terminal card payment for a company (`CardPaymentRegistered.platformFee`): a
+ * "fee" entry minus it (`<cardPaymentId>:fee`), available with the payment. Undefined without a fee.
+ */
+export const terminalCardFeeEntryOf = (event: CardPaymentRegisteredFacts): LedgerEntry | undefined =>
+  event.platformFee === undefined || event.platformFee.minorUnits === 0
+    ? undefined
+    : {
+        entryId: `${event.cardPaymentId}:fee`,
+        type: "fee",
+        cardPaymentId: event.cardPaymentId,
+        amount: { minorUnits: -event.platformFee.minorUnits, currency: event.platformFee.currency },
+        ...(event.availableAt === undefined ? {} : { availableAt: event.availableAt }),
+      }
 
 // ---------------------------------------------------------------------------
 // Card disputes
@@ -319,6 +384,7 @@ export interface CardPaymentRegisteredFacts {
   readonly cardPaymentId: Ids.CardPaymentId
   readonly amount: Money.Money
   readonly availableAt?: DateTime.Utc | undefined
+  readonly platformFee?: Money.Money | undefined
 }
 
 // ---------------------------------------------------------------------------

@@ -45,6 +45,27 @@ export const cardPolicy = Policy.make({
   },
 })
 
+/** A payment request paid by card with a platform fee: the fee leaves the company's ledger beside the payment. */
+export const cardFeePolicy = Policy.make({
+  name: "a card payment's platform fee reaches its company's ledger",
+  source: PaymentRequest.aggregate,
+  reactsTo: ["PaymentRequestPaidByCard"],
+  target: Balance.aggregate,
+  react: (event: PaymentRequest.Event, state: PaymentRequest.State) => {
+    if (event._tag !== "PaymentRequestPaidByCard" || state._tag === "Initial") return undefined
+    const entry = Ledger.cardFeeEntryOf(event)
+    if (entry === undefined) return undefined
+    const command: Balance.RecordLedgerEntry = {
+      _tag: "RecordLedgerEntry",
+      companyId: state.request.companyId,
+      partnerId: state.request.partnerId,
+      entry,
+      at: event.at,
+    }
+    return { id: state.request.companyId, command }
+  },
+})
+
 /**
  * A terminal card payment registered for one of the partner's companies (`CardPaymentRegistered` with a
  * `companyId`): its amount reaches the company's ledger, available from the processor's availability
@@ -62,6 +83,26 @@ export const terminalCardPolicy = Policy.make({
       companyId: event.companyId,
       partnerId: event.partnerId,
       entry: Ledger.entryOfCardPayment(event),
+      at: event.at,
+    }
+    return { id: event.companyId, command }
+  },
+})
+
+/** A terminal card payment's platform fee (the partner's card schedule) leaves its company's ledger beside it. */
+export const terminalCardFeePolicy = Policy.make({
+  name: "a terminal card payment's platform fee reaches its company's ledger",
+  source: CardPayment.aggregate,
+  reactsTo: ["CardPaymentRegistered"],
+  target: Balance.aggregate,
+  react: (event: CardPayment.Event, _state: CardPayment.State) => {
+    const entry = Ledger.terminalCardFeeEntryOf(event)
+    if (event.companyId === undefined || entry === undefined) return undefined
+    const command: Balance.RecordLedgerEntry = {
+      _tag: "RecordLedgerEntry",
+      companyId: event.companyId,
+      partnerId: event.partnerId,
+      entry,
       at: event.at,
     }
     return { id: event.companyId, command }
@@ -127,6 +168,29 @@ export const feePolicy = Policy.make({
   react: (event: Transfer.Event, state: Transfer.State) => {
     const entry = Ledger.feeEntryOf(event, state)
     // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent, an Initial transfer has no fee entry (the test narrows the type)
+    if (entry === undefined || state._tag === "Initial") return undefined
+    const command: Balance.RecordLedgerEntry = {
+      _tag: "RecordLedgerEntry",
+      companyId: state.details.companyId,
+      partnerId: state.details.partnerId,
+      entry,
+      at: event.at,
+    }
+    return { id: state.details.companyId, command }
+  },
+})
+
+/**
+ * A return fee passed on to the company (`TransferFailed`/`TransferReturned` with `returnFee.passedOn`)
+ * leaves its ledger (`Ledger.returnFeeEntryOf`), in the same unit as the return.
+ */
+export const returnFeePolicy = Policy.make({
+  name: "a return fee passed on reaches its company's ledger",
+  source: Transfer.aggregate,
+  reactsTo: ["TransferFailed", "TransferReturned"],
+  target: Balance.aggregate,
+  react: (event: Transfer.Event, state: Transfer.State) => {
+    const entry = Ledger.returnFeeEntryOf(event, state)
     if (entry === undefined || state._tag === "Initial") return undefined
     const command: Balance.RecordLedgerEntry = {
       _tag: "RecordLedgerEntry",

@@ -137,7 +137,9 @@ export const counterAccount: { readonly [Type in Ledger.EntryType]: (entry: Ledg
   dispute: () => Account.cash("card-processor"),
   // The platform's fee (a charity gift's) is its revenue; a dispute's fee is the processor's charge.
   fee: (entry) => (isDisputeFee(entry) ? Account.cash("card-processor") : Account.feeRevenue),
-  // FEES (issue 37 §4, branch `fees`): a row for each new entry type (platform fee, return fee passed on).
+  // A return fee passed on to the company (branch `fees`): the provider took it from the platform's ACH
+  // cash and the company bears it (its payable is reduced by as much; no expense is left to the platform).
+  returnFee: () => Account.cash("ach"),
 }
 
 /** The lines of ledger entries reaching (`sign` 1) or leaving (`sign` -1) the company's payable. */

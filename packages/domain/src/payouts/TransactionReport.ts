@@ -32,7 +32,7 @@ export const ReportLine = Schema.Struct({
   companyId: Schema.String,
   type: Ledger.EntryType.annotate({
     description:
-      "payment, instalment, charity, card (collected: positive) or refund, return, dispute, fee (taken back: negative; a returned gift gives its fee back, a won dispute its amount and fee: positive)",
+      "payment, instalment, charity, card (collected: positive) or refund, return, dispute, fee, returnFee (taken back: negative; a returned transfer gives its fee back, a won dispute its amount and fee: positive)",
   }),
   transferId: Schema.optionalKey(Schema.String),
   refundId: Schema.optionalKey(Schema.String),
@@ -59,7 +59,10 @@ export const lineOf = (doc: LedgerEntriesProjection.LedgerEntryDocument): Report
   amount: doc.amount,
 })
 
-/** The lines of one currency, summed. Amounts in minor units; refunds, returns and fees as positive sums. */
+/**
+ * The lines of one currency, summed. Amounts in minor units; refunds, returns and fees as positive sums
+ * (`fees`: the platform's fees and the return fees passed on to the company, less fees given back).
+ */
 export interface LineTotal {
   readonly currencyCode: Money.CurrencyCode
   readonly count: number
@@ -117,7 +120,9 @@ export const totalsOf = (
       dispute: 0,
     }
     total.count += 1
-    if (line.type === "refund" || line.type === "return" || line.type === "fee" || line.type === "dispute")
+    // A return fee passed on to the company is a fee it pays: counted in `fees` (its line says which).
+    if (line.type === "returnFee") total.fee -= line.amount.minorUnits
+    else if (line.type === "refund" || line.type === "return" || line.type === "fee" || line.type === "dispute")
       total[line.type] -= line.amount.minorUnits
     else total.collected += line.amount.minorUnits
     totals.set(line.amount.currency, total)

@@ -23,7 +23,7 @@ import * as Ids from "../kernel/Ids.ts"
 import type * as Metadata from "../kernel/Metadata.ts"
 import type * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
-import { Payments, RailRules, Transfer } from "../payments/index.ts"
+import { Payments, PlatformFees, RailRules, Transfer } from "../payments/index.ts"
 import * as Consent from "./Consent.ts"
 import * as PaymentPlan from "./PaymentPlan.ts"
 import type { Frequency } from "./PaymentPlanSchedule.ts"
@@ -315,11 +315,14 @@ const instalmentTransfer = Traced.fn("PaymentPlans.instalmentTransfer")(function
     })
   }
   const company = yield* Companies.get(terms.partnerId, terms.companyId)
+  // The partner's ACH fee schedule and the provider's terms in force now are recorded on the transfer.
+  const fees = yield* PlatformFees.appliedFor(terms.partnerId, "AchDebit", terms.amount)
   const initiate: Transfer.InitiateTransfer = {
     _tag: "InitiateTransfer",
     transferId,
     paymentPlanId: terms.paymentPlanId,
     instalmentNumber,
+    ...fees,
     payerRegistrationId: terms.payerRegistrationId,
     bankAccountId: account.bankAccountId,
     partnerId: terms.partnerId,

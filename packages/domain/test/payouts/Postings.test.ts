@@ -131,6 +131,22 @@ const cases: ReadonlyArray<Case> = [
     ],
   },
   {
+    given: "the platform fee of a collection under the partner's fee schedule (ACH or card)",
+    event: recorded(entry("fee", -156)),
+    posts: [
+      [payable, "Debit", 156],
+      [revenue, "Credit", 156],
+    ],
+  },
+  {
+    given: "a return fee passed on to the company (the provider took it from the ACH cash)",
+    event: recorded(entry("returnFee", -500)),
+    posts: [
+      [payable, "Debit", 500],
+      [ach, "Credit", 500],
+    ],
+  },
+  {
     given: "a refund asked for on an ACH payment",
     event: recorded(entry("refund", -2_500, { refundId })),
     posts: [

@@ -60,3 +60,19 @@ describe("a card line of the report", () => {
     )
   })
 })
+
+describe("the report's totals of a collection with fees, returned with a return fee passed on", () => {
+  it("the platform fee and the return fee are fees, each its own line; net subtracts them", () => {
+    const [total] = TransactionReport.totalsOf([
+      line("t:settled", "payment", 10_000),
+      line("t:fee", "fee", -320),
+      line("t:return", "return", -10_000),
+      line("t:fee:returned", "fee", 320),
+      line("t:returnFee", "returnFee", -500),
+    ])
+    assert.deepStrictEqual(
+      [total?.collected.minorUnits, total?.returned.minorUnits, total?.fees.minorUnits, total?.net.minorUnits],
+      [10_000, 10_000, 500, -500],
+    )
+  })
+})

@@ -8,8 +8,9 @@
  * a failed payout's money back):
  * - what is available plus what was paid out (payouts not failed) equals what
  *   settled minus what was refunded (refunds not failed) minus what was
- *   returned minus the fees kept (of gifts settled and not returned) plus the
- *   card payments;
+ *   returned minus the fees kept (of gifts and of collections under the
+ *   partner's fee schedule, settled and not returned) minus the return fees
+ *   passed on to the company plus the card payments;
  * - every payout's items add up to its amount exactly, and no ledger entry is
  *   both available and in a payout, or in two payouts;
  * - what is pending is what was initiated and is neither settled nor failed.
@@ -33,6 +34,7 @@ import type {
   TransferId,
 } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
+import * as FeeSchedule from "../../src/payments/FeeSchedule.ts"
 import * as Transfer from "../../src/payments/Transfer.ts"
 import type { RefundId } from "../../src/payments/TransferEvents.ts"
 import * as Balance from "../../src/payouts/Balance.ts"
@@ -62,6 +64,8 @@ type Step =
       readonly minorUnits: number
       /** A charity gift: the platform keeps this share of the amount (in ten-thousandths), else undefined. */
       readonly feeShare: number | undefined
+      /** Else the partner's ACH fee schedule in force (`FeeSchedule`), or none. */
+      readonly terms: FeeSchedule.FeeTerms | undefined
     }
   | { readonly _tag: "CardPayment"; readonly minorUnits: number }
   | { readonly _tag: "Settle"; readonly transfer: number }
@@ -73,6 +77,14 @@ type Step =
   | { readonly _tag: "PayoutOutcome"; readonly payout: number; readonly outcome: "Settled" | "Failed" | "Returned" }
 
 const transferIndex = fc.integer({ min: 0, max: 5 })
+const usd = (max: number) => fc.integer({ min: 0, max }).map((minorUnits) => Money.make(minorUnits, "USD"))
+/** A partner's ACH fee schedule: a percentage, a fixed part, a return fee passed on or not. */
+const arbitraryTerms: fc.Arbitrary<FeeSchedule.FeeTerms> = fc.record({
+  percentageBasisPoints: fc.integer({ min: 0, max: 1_000 }),
+  fixed: usd(500),
+  returnFee: usd(1_000),
+  returnFeePassedOn: fc.boolean(),
+})
 const arbitraryStep: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 3,
@@ -81,6 +93,7 @@ const arbitraryStep: fc.Arbitrary<Step> = fc.oneof(
       transfer: transferIndex,
       minorUnits: fc.integer({ min: 1, max: 50_000 }),
       feeShare: fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: undefined }),
+      terms: fc.option(arbitraryTerms, { nil: undefined }),
     }),
   },
   {
@@ -174,7 +187,9 @@ const run = (steps: ReadonlyArray<Step>) => {
           _tag: "InitiateTransfer",
           transferId: transferId!,
           ...(step.feeShare === undefined
-            ? {}
+            ? step.terms === undefined
+              ? {}
+              : FeeSchedule.appliedFeesOf("AchDebit", step.terms, Money.make(step.minorUnits, "USD"))
             : {
                 charityTransactionId: transferId!,
                 platformFee: Money.make(Math.floor((step.minorUnits * step.feeShare) / 10_000), "USD"),
@@ -286,7 +301,7 @@ const run = (steps: ReadonlyArray<Step>) => {
 }
 
 describe("a company's balance and payouts, after any sequence of movements", () => {
-  it("available plus paid out equals settled minus refunded, returned and fees kept, plus card payments", () => {
+  it("paid out plus available = collections - fees - refunds - returns - passed-on return fees, to the cent", () => {
     fc.assert(
       fc.property(arbitrarySteps, (steps) => {
         const { balance, transfers, payouts, cardPayments } = run(steps)
@@ -317,9 +332,15 @@ describe("a company's balance and payouts, after any sequence of movements", () 
           0,
         )
         const carded = cardPayments.reduce((sum, c) => (c._tag === "Registered" ? sum + c.amount.minorUnits : sum), 0)
+        // The provider's return fee of each debit brought back with a code, when the company bears it.
+        const returnFeesPassedOn = transfers.reduce((sum, t) => {
+          if (t._tag !== "Failed" && t._tag !== "Returned") return sum
+          const fee = t.details.returnFeeTerms
+          return fee?.passedOn === true ? sum + fee.amount.minorUnits : sum
+        }, 0)
         assert.strictEqual(
           Balance.availableOf(balance, "USD") + paidOut,
-          settled - refunded - returned - feesKept + carded,
+          settled - refunded - returned - feesKept - returnFeesPassedOn + carded,
         )
       }),
       seeded(),
@@ -398,5 +419,13 @@ describe("the sequences generated", () => {
     )
     for (const type of ["payment", "charity", "card", "fee", "refund", "return"] as const)
       assert.include(paidItemTypes, type, `some payout pays out a ${type} item`)
+    const recordedTypes = samples.flatMap((steps) => {
+      const { balance, payouts } = run(steps)
+      return [
+        ...(balance._tag === "Open" ? balance.entries : []),
+        ...payouts.flatMap((payout) => (payout._tag === "Initial" ? [] : payout.details.items)),
+      ].map((entry) => entry.type)
+    })
+    assert.include(recordedTypes, "returnFee", "some return fee is passed on to the company")
   })
 })
