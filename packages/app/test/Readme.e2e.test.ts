@@ -96,11 +96,15 @@ describe("the README in a clone", () => {
       )
       assert.notInclude(output, "DUPLICATE", `round ${round}:\n${output}`)
       assert.include(output, '{"balanced":true,"discrepancies":[]}', `round ${round}:\n${output}`)
-      assert.include(output, '{"available":112.49,"pending":0}', `round ${round}:\n${output}`)
-      assert.include(output, '{"status":"Paid","amount":112.49,"itemCount":4}', `round ${round}:\n${output}`)
+      // The operator's ACH fee (1% + 0.30) is set every round (idempotent) and netted by the payout.
+      assert.include(output, '{"percentageBasisPoints":100,"fixed":0.3}', `round ${round}:\n${output}`)
+      assert.include(output, '{"available":110.16,"pending":0}', `round ${round}:\n${output}`)
+      assert.include(output, '{"status":"Paid","amount":110.16,"itemCount":8}', `round ${round}:\n${output}`)
       assert.include(
         output,
-        '[{"type":"payment","amount":42.5},{"type":"payment","amount":19.99},{"type":"instalment","amount":25},{"type":"instalment","amount":25}]',
+        '[{"type":"payment","amount":42.5},{"type":"fee","amount":-0.73},{"type":"payment","amount":19.99},' +
+          '{"type":"fee","amount":-0.5},{"type":"instalment","amount":25},{"type":"fee","amount":-0.55},' +
+          '{"type":"instalment","amount":25},{"type":"fee","amount":-0.55}]',
         `round ${round}:\n${output}`,
       )
       assert.include(
