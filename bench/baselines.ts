@@ -60,7 +60,7 @@
  * own layers (packages/adapters-pg/src/PgDatabase.ts): `layerPostgres` with the same
  * pool size as the service, `layerPglite` on the service's PGlite data directory (one
  * session, as in the service). PGlite is single-process: the PGlite servers take the
- * same lock file as the service (`<dataDir>.lock`, see packages/app/src/Database.ts),
+ * same lock file as the service (`<dataDir>.lock`, see packages/app/src/database/Database.ts),
  * so they refuse to open a directory the service holds, and the service refuses theirs.
  */
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto"
@@ -114,7 +114,7 @@ const bare = () => {
 // ---------------------------------------------------------------------------------------------
 // the database, through the service's client
 
-/** The PGlite lock protocol of packages/app/src/Database.ts: `<dataDir>.lock` holding the owner's pid. */
+/** The PGlite lock protocol of packages/app/src/database/Database.ts: `<dataDir>.lock` holding the owner's pid. */
 const lockPglite = (dataDir: string): (() => void) => {
   const path = `${dataDir.replace(/\/+$/, "")}.lock`
   for (let attempt = 0; attempt < 3; attempt++) {

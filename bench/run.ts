@@ -320,7 +320,7 @@ type Target =
   | { readonly name: "PGlite"; readonly kind: "pglite"; readonly dataDir: string }
   | { readonly name: "PostgreSQL"; readonly kind: "postgres"; readonly dataDir: string; readonly url: string }
 
-/** The service keeps PGlite in `<PARTNERPAY_DATA_DIR>/pglite` (packages/app/src/Config.ts). */
+/** The service keeps PGlite in `<PARTNERPAY_DATA_DIR>/pglite` (packages/app/src/config/Config.ts). */
 const pgliteDir = (target: Target) => join(target.dataDir, "pglite")
 
 /**

@@ -1,6 +1,6 @@
-/** `./pnpm env:example`: writes `.env.example` from the configuration reference (packages/app/src/EnvExample.ts). */
+/** `./pnpm env:example`: writes `.env.example` from the configuration reference (packages/app/src/config/EnvExample.ts). */
 import { writeFileSync } from "node:fs"
-import { render } from "../packages/app/src/EnvExample.ts"
+import { render } from "../packages/app/src/config/EnvExample.ts"
 
 const file = new URL("../.env.example", import.meta.url)
 writeFileSync(file, render())

@@ -22,8 +22,8 @@ import {
 import { type Attachments, IdGenerator } from "@partnerpay/domain"
 import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
-import { type AppConfig, load } from "./Config.ts"
-import * as DataKey from "./DataKey.ts"
+import { type AppConfig, load } from "./config/Config.ts"
+import * as DataKey from "./config/DataKey.ts"
 
 /** The stack for a configuration (its data key: PARTNERPAY_DATA_KEY, or the sandbox key file). */
 export const layerWith = (config: AppConfig) =>

@@ -32,30 +32,29 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { type HttpRouter, HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import * as Admin from "./Admin.ts"
-import * as CardProcessorNotifications from "./CardProcessorNotifications.ts"
-import { type AppConfig, describeDatabase, load } from "./Config.ts"
-import * as Database from "./Database.ts"
+import { type AppConfig, describeDatabase, load } from "./config/Config.ts"
+import * as TokenSecret from "./config/TokenSecret.ts"
 import * as Domain from "./Domain.ts"
-import type * as DwollaNotifications from "./DwollaNotifications.ts"
-import * as Http from "./Http.ts"
-import * as Logging from "./Logging.ts"
-import * as Metrics from "./Metrics.ts"
-import * as MoneyMovementNotifications from "./MoneyMovementNotifications.ts"
-import * as Partners from "./Partners.ts"
-import * as ProviderGuard from "./ProviderGuard.ts"
+import * as Database from "./database/Database.ts"
+import * as CardProcessorNotifications from "./http/CardProcessorNotifications.ts"
+import type * as DwollaNotifications from "./http/DwollaNotifications.ts"
+import * as Http from "./http/Http.ts"
+import * as MoneyMovementNotifications from "./http/MoneyMovementNotifications.ts"
+import * as Readiness from "./http/Readiness.ts"
+import type * as StripeNotifications from "./http/StripeNotifications.ts"
+import * as Logging from "./observability/Logging.ts"
+import * as Metrics from "./observability/Metrics.ts"
+import * as Telemetry from "./observability/Telemetry.ts"
+import * as Admin from "./operator/Admin.ts"
+import * as ProviderGuard from "./providers/ProviderGuard.ts"
 import * as ProviderPorts from "./providers/ProviderPorts.ts"
-import * as Readiness from "./Readiness.ts"
-import * as SandboxCards from "./SandboxCards.ts"
-import * as SandboxClock from "./SandboxClock.ts"
-import * as SandboxMessages from "./SandboxMessages.ts"
-import * as SandboxMoneyMovement from "./SandboxMoneyMovement.ts"
-import * as SandboxProviders from "./SandboxProviders.ts"
-import * as SandboxWebhooks from "./SandboxWebhooks.ts"
-import type * as StripeNotifications from "./StripeNotifications.ts"
-import * as Telemetry from "./Telemetry.ts"
-import * as TokenSecret from "./TokenSecret.ts"
-import * as WebhookTarget from "./WebhookTarget.ts"
+import * as Partners from "./sandbox/Partners.ts"
+import * as SandboxCards from "./sandbox/SandboxCards.ts"
+import * as SandboxClock from "./sandbox/SandboxClock.ts"
+import * as SandboxMessages from "./sandbox/SandboxMessages.ts"
+import * as SandboxMoneyMovement from "./sandbox/SandboxMoneyMovement.ts"
+import * as SandboxProviders from "./sandbox/SandboxProviders.ts"
+import * as SandboxWebhooks from "./sandbox/SandboxWebhooks.ts"
 import * as AttachmentFetcher from "./workers/AttachmentFetcher.ts"
 import * as AutoCollectionScheduler from "./workers/AutoCollectionScheduler.ts"
 import * as EvidencePurge from "./workers/EvidencePurge.ts"
@@ -69,6 +68,7 @@ import * as ReimbursementCompletion from "./workers/ReimbursementCompletion.ts"
 import * as SandboxCardDisputes from "./workers/SandboxCardDisputes.ts"
 import * as SandboxKyb from "./workers/SandboxKyb.ts"
 import * as WebhookDispatcher from "./workers/WebhookDispatcher.ts"
+import * as WebhookTarget from "./workers/WebhookTarget.ts"
 
 /** What the workers need. */
 export type WorkerRequirements =
@@ -268,7 +268,7 @@ const dwollaRoutes = (
     ? Layer.empty
     : Layer.unwrap(
         Effect.map(
-          Effect.promise(() => import("./DwollaNotifications.ts")),
+          Effect.promise(() => import("./http/DwollaNotifications.ts")),
           (module) => module.routes(dwolla),
         ),
       )
@@ -290,7 +290,7 @@ const stripeRoutes = (
     ? Layer.empty
     : Layer.unwrap(
         Effect.map(
-          Effect.promise(() => import("./StripeNotifications.ts")),
+          Effect.promise(() => import("./http/StripeNotifications.ts")),
           (module) => module.routes(stripe),
         ),
       )

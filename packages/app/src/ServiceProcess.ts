@@ -9,8 +9,8 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit } from "effect"
-import { ConfigInvalid } from "./Config.ts"
-import { DatabaseInUse } from "./Database.ts"
+import { ConfigInvalid } from "./config/Config.ts"
+import { DatabaseInUse } from "./database/Database.ts"
 import { ProvidersNotConfigured } from "./providers/ProviderPorts.ts"
 import { main } from "./Service.ts"
 

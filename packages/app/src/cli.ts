@@ -6,7 +6,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Console, Effect, Exit, Runtime } from "effect"
 import { CliError } from "effect/cli"
-import { describeFailure, run } from "./CliCommands.ts"
+import { describeFailure, run } from "./cli/CliCommands.ts"
 
 NodeRuntime.runMain(
   run.pipe(

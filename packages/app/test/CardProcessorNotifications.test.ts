@@ -10,10 +10,10 @@ import { PgDatabase } from "@partnerpay/adapters-pg"
 import { CardPayments, CardRefundPayments, Companies, Ids, Payouts } from "@partnerpay/domain"
 import { Effect, Layer, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
-import * as CardProcessorNotifications from "../src/CardProcessorNotifications.ts"
 import * as Domain from "../src/Domain.ts"
+import * as CardProcessorNotifications from "../src/http/CardProcessorNotifications.ts"
 import * as HttpBridge from "../src/providers/HttpBridge.ts"
-import * as SandboxProviders from "../src/SandboxProviders.ts"
+import * as SandboxProviders from "../src/sandbox/SandboxProviders.ts"
 import { companyBody } from "./support.ts"
 
 const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6d")

@@ -14,7 +14,7 @@ import { PgDatabase, PgPartnerCredentials, PgPersonalDataVault } from "@partnerp
 import { CommandHandler, Companies, Customer, Ids } from "@partnerpay/domain"
 import { DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import * as Config from "../src/Config.ts"
+import * as Config from "../src/config/Config.ts"
 import * as Domain from "../src/Domain.ts"
 import { cli, companyBody, freshDatabase, jsonOf, postgresAvailable } from "./support.ts"
 

@@ -14,7 +14,7 @@ import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Domain from "../src/Domain.ts"
-import * as WebhookTarget from "../src/WebhookTarget.ts"
+import * as WebhookTarget from "../src/workers/WebhookTarget.ts"
 import { freshDatabase, postgresAvailable } from "./support.ts"
 
 const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b")

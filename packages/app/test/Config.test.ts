@@ -5,9 +5,9 @@ import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { ClientAddress } from "@partnerpay/adapters-http"
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
-import * as Config from "../src/Config.ts"
+import * as Config from "../src/config/Config.ts"
+import * as Settings from "../src/config/Settings.ts"
 import * as ProviderPorts from "../src/providers/ProviderPorts.ts"
-import * as Settings from "../src/Settings.ts"
 
 /** packages/app/.data, written independently of the module under test. */
 const appData = fileURLToPath(new URL("../.data", import.meta.url))

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { afterAll } from "vitest"
-import * as DataDirLock from "../src/DataDirLock.ts"
+import * as DataDirLock from "../src/database/DataDirLock.ts"
 
 const directories: Array<string> = []
 afterAll(() => {
@@ -31,7 +31,7 @@ const deadPid = (): number => {
   return Number(child.stdout)
 }
 
-const lockModule = fileURLToPath(new URL("../src/DataDirLock.ts", import.meta.url))
+const lockModule = fileURLToPath(new URL("../src/database/DataDirLock.ts", import.meta.url))
 
 /**
  * A process that tries to lock `dataDir` at `startAt`: it prints its outcome at once (`acquired`, or

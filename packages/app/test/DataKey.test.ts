@@ -9,8 +9,8 @@ import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { PgPersonalDataVault } from "@partnerpay/adapters-pg"
 import { ConfigProvider, Effect, Redacted } from "effect"
-import * as Config from "../src/Config.ts"
-import * as DataKey from "../src/DataKey.ts"
+import * as Config from "../src/config/Config.ts"
+import * as DataKey from "../src/config/DataKey.ts"
 
 const dirs: Array<string> = []
 afterAll(() => {

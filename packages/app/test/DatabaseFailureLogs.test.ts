@@ -7,7 +7,7 @@ import { PgDatabase, SqlErrors } from "@partnerpay/adapters-pg"
 import { Cause, Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { SqlError, UniqueViolation } from "effect/sql/SqlError"
-import * as Logging from "../src/Logging.ts"
+import * as Logging from "../src/observability/Logging.ts"
 
 const secretValue = "ada.lovelace@example.com"
 

@@ -1,8 +1,8 @@
 /** `.env.example` is the configuration reference as a file: every variable, nothing else, up to date. */
 import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
-import * as EnvExample from "../src/EnvExample.ts"
-import * as Settings from "../src/Settings.ts"
+import * as EnvExample from "../src/config/EnvExample.ts"
+import * as Settings from "../src/config/Settings.ts"
 
 const committed = readFileSync(new URL("../../../.env.example", import.meta.url), "utf8")
 

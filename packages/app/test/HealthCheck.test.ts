@@ -4,7 +4,7 @@ import { HealthCheck } from "@partnerpay/adapters-http"
 import { Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { TestClock } from "effect/testing"
-import * as Database from "../src/Database.ts"
+import * as Database from "../src/database/Database.ts"
 
 /** A stand-in client whose every statement behaves like `statement`. */
 const fakeSql = (statement: Effect.Effect<ReadonlyArray<unknown>, Error>) =>

@@ -8,8 +8,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { RequestRecord } from "@partnerpay/adapters-http"
 import { Effect, Layer, Tracer } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
-import * as Http from "../src/Http.ts"
-import * as Logging from "../src/Logging.ts"
+import * as Http from "../src/http/Http.ts"
+import * as Logging from "../src/observability/Logging.ts"
 
 /** A tracer that counts the spans it is asked to create. */
 const countingTracer = () => {

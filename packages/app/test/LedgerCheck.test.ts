@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { TrialBalance } from "@partnerpay/domain"
 import { DateTime } from "effect"
-import * as LedgerCheck from "../src/LedgerCheck.ts"
+import * as LedgerCheck from "../src/operator/LedgerCheck.ts"
 
 const totals: ReadonlyArray<TrialBalance.AccountTotal> = [
   { account: "cash:ach", currency: "USD", debits: 12_345, credits: 0 },

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { sandboxPartnerId } from "../src/Partners.ts"
+import { sandboxPartnerId } from "../src/sandbox/Partners.ts"
 import { appDir, eventually, killAll, startService } from "./support.ts"
 
 const clientId = "operable-e2e-client"

@@ -11,9 +11,9 @@ import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import * as Config from "../src/Config.ts"
-import * as WebhookTarget from "../src/WebhookTarget.ts"
+import * as Config from "../src/config/Config.ts"
 import * as AttachmentFetcher from "../src/workers/AttachmentFetcher.ts"
+import * as WebhookTarget from "../src/workers/WebhookTarget.ts"
 import { productionEnvironment } from "./support.ts"
 
 /** Every form the audit and the issue name, each pointing inside (metadata, loopback, private, unique-local). */

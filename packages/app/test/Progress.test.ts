@@ -1,6 +1,6 @@
 /** Progress of long operator commands: rate, time left, the written lines, and how often they are written. */
 import { assert, describe, it } from "@effect/vitest"
-import * as Progress from "../src/Progress.ts"
+import * as Progress from "../src/cli/Progress.ts"
 
 describe("a reading", () => {
   it("gives the rate since the start and the time left at that rate", () => {

@@ -6,8 +6,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { CrossCutting } from "@partnerpay/adapters-http"
-import * as DwollaNotifications from "../src/DwollaNotifications.ts"
-import * as MoneyMovementNotifications from "../src/MoneyMovementNotifications.ts"
+import * as DwollaNotifications from "../src/http/DwollaNotifications.ts"
+import * as MoneyMovementNotifications from "../src/http/MoneyMovementNotifications.ts"
 
 describe("the providers' callback routes", () => {
   it("each have their provider's rate-limit class", () => {

@@ -15,8 +15,8 @@ import { Fixtures } from "@partnerpay/domain/testing"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Domain from "../src/Domain.ts"
-import * as ProviderGuard from "../src/ProviderGuard.ts"
-import * as SandboxProviders from "../src/SandboxProviders.ts"
+import * as ProviderGuard from "../src/providers/ProviderGuard.ts"
+import * as SandboxProviders from "../src/sandbox/SandboxProviders.ts"
 import { companyBody } from "./support.ts"
 
 const partnerId = "0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6b" as Ids.PartnerId

@@ -7,7 +7,7 @@ import { Migrations } from "@partnerpay/adapters-pg"
 import { Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import { TestClock } from "effect/testing"
-import * as Readiness from "../src/Readiness.ts"
+import * as Readiness from "../src/http/Readiness.ts"
 
 /** A stand-in client whose statements answer `answer(text)` (identifiers such as `sql(table)` pass). */
 const fakeSql = (answer: (text: string) => Effect.Effect<ReadonlyArray<unknown>, Error>) =>

@@ -2,7 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Ids } from "@partnerpay/domain"
 import { Clock, DateTime, Effect } from "effect"
-import * as SandboxClock from "../src/SandboxClock.ts"
+import * as SandboxClock from "../src/sandbox/SandboxClock.ts"
 
 const fixed = (millis: number): Clock.Clock => ({
   currentTimeMillisUnsafe: () => millis,

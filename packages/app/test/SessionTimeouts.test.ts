@@ -12,8 +12,8 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { PgDatabase, PgMetrics, SqlErrors } from "@partnerpay/adapters-pg"
 import { Deferred, Effect, Fiber } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import * as Metrics from "../src/Metrics.ts"
-import * as Readiness from "../src/Readiness.ts"
+import * as Readiness from "../src/http/Readiness.ts"
+import * as Metrics from "../src/observability/Metrics.ts"
 import { freshDatabase, postgresAvailable } from "./support.ts"
 
 const drops: Array<() => Promise<void>> = []

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { sandboxPartnerId } from "../src/Partners.ts"
+import { sandboxPartnerId } from "../src/sandbox/Partners.ts"
 import { request as adminRequest, type Json, on } from "./Requests.ts"
 import { companyBody, freshDatabase, killAll, postgresAvailable, type RunningService, startService } from "./support.ts"
 

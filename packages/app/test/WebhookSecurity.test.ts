@@ -16,8 +16,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Migrations, PgDatabase, PgOutbox, PgPartnerCredentials, PgPersonalDataVault } from "@partnerpay/adapters-pg"
 import { Outbox } from "@partnerpay/domain"
 import { Effect, Layer, Redacted } from "effect"
-import { isPublicAddress, pinnedLookup, WebhookTargetPolicy } from "../src/WebhookTarget.ts"
 import * as WebhookDispatcher from "../src/workers/WebhookDispatcher.ts"
+import { isPublicAddress, pinnedLookup, WebhookTargetPolicy } from "../src/workers/WebhookTarget.ts"
 
 /** A receiver on 127.0.0.1 answering with `answer`; counts the requests it got. */
 const receiver = (answer: (response: ServerResponse) => void) =>

@@ -2,9 +2,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Hmac } from "@partnerpay/secrets"
 import { Effect, Redacted } from "effect"
-import * as Logging from "../src/Logging.ts"
-import { sandboxPartnerId } from "../src/Partners.ts"
-import { outcomeFor } from "../src/SandboxMoneyMovement.ts"
+import * as Logging from "../src/observability/Logging.ts"
+import { sandboxPartnerId } from "../src/sandbox/Partners.ts"
+import { outcomeFor } from "../src/sandbox/SandboxMoneyMovement.ts"
 import { verdictFor } from "../src/workers/SandboxKyb.ts"
 import {
   firstRetryMillis,

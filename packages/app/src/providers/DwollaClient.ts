@@ -23,7 +23,7 @@ import { Dwolla } from "dwolla"
 import { ServerList } from "dwolla/lib/config.js"
 import { DwollaError } from "dwolla/models/errors"
 import { Effect, Redacted } from "effect"
-import * as Metrics from "../Metrics.ts"
+import * as Metrics from "../observability/Metrics.ts"
 
 /** The Dwolla application and what the adapters need of it. */
 export interface DwollaConfig {

@@ -24,7 +24,7 @@ import { Providers, Traced } from "@partnerpay/domain"
 import { Hmac } from "@partnerpay/secrets"
 import { type Context, Effect, Layer, Redacted, Schedule, Schema, type SchemaIssue } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
-import * as Metrics from "../Metrics.ts"
+import * as Metrics from "../observability/Metrics.ts"
 
 /** Where one port's bridge lives and how it is called. */
 export interface BridgeConfig {

@@ -34,7 +34,7 @@ import {
   ProcessorTokenCreateRequestProcessorEnum,
   Products,
 } from "plaid"
-import * as Metrics from "../Metrics.ts"
+import * as Metrics from "../observability/Metrics.ts"
 
 export interface PlaidConfig {
   readonly clientId: string

@@ -28,7 +28,7 @@ import { createHash } from "node:crypto"
 import { CalendarDate, CustomerProviders, Providers, Traced } from "@partnerpay/domain"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { CountryCode, IdentityVerificationStatus, Products } from "plaid"
-import * as Metrics from "../Metrics.ts"
+import * as Metrics from "../observability/Metrics.ts"
 import * as PlaidBankLinker from "./PlaidBankLinker.ts"
 
 /** Plaid's settings with the Identity Verification template (Config.ts demands it with KYC on Plaid). */

@@ -12,7 +12,7 @@
 import { Messaging, Providers, Traced } from "@partnerpay/domain"
 import { Effect, Layer, Redacted } from "effect"
 import nodemailer from "nodemailer"
-import * as Metrics from "../Metrics.ts"
+import * as Metrics from "../observability/Metrics.ts"
 import { textOf } from "./MessageTexts.ts"
 
 export interface SmtpConfig {

@@ -20,7 +20,7 @@
 import { Providers, Traced } from "@partnerpay/domain"
 import { Effect, type Redacted, Redacted as RedactedValue } from "effect"
 import Stripe from "stripe"
-import * as Metrics from "../Metrics.ts"
+import * as Metrics from "../observability/Metrics.ts"
 
 /** The API version every call is made with (the installed SDK's: its types describe these answers). */
 export const apiVersion = "2026-10-28.endive" as const satisfies Stripe.LatestApiVersion

@@ -16,7 +16,7 @@ import { Providers, Traced } from "@partnerpay/domain"
 import { Effect, Redacted } from "effect"
 import twilio from "twilio"
 import type RequestClient from "twilio/lib/base/RequestClient.js"
-import * as Metrics from "../Metrics.ts"
+import * as Metrics from "../observability/Metrics.ts"
 
 /** The Twilio account and what each adapter needs of it. */
 export interface TwilioConfig {

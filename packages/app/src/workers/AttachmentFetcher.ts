@@ -35,8 +35,8 @@ import * as https from "node:https"
 import type { LookupFunction } from "node:net"
 import { Attachments, Traced } from "@partnerpay/domain"
 import { Clock, DateTime, Effect } from "effect"
-import { mayConnect, refusedReason, type TargetPolicy, WebhookTargetPolicy } from "../WebhookTarget.ts"
 import { worker } from "./Polling.ts"
+import { mayConnect, refusedReason, type TargetPolicy, WebhookTargetPolicy } from "./WebhookTarget.ts"
 
 export const name = "attachment-fetcher"
 

@@ -23,7 +23,7 @@
  */
 import { AutoCollection, CalendarDate } from "@partnerpay/domain"
 import { Effect } from "effect"
-import * as SandboxClock from "../SandboxClock.ts"
+import * as SandboxClock from "../sandbox/SandboxClock.ts"
 import * as ItemClaims from "./ItemClaims.ts"
 import { worker } from "./Polling.ts"
 

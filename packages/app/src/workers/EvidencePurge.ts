@@ -12,7 +12,7 @@
  */
 import { AuthorizationEvidenceRetention, Traced } from "@partnerpay/domain"
 import { DateTime, Effect } from "effect"
-import * as SandboxClock from "../SandboxClock.ts"
+import * as SandboxClock from "../sandbox/SandboxClock.ts"
 import { worker } from "./Polling.ts"
 
 /** The worker's name in logs and `GET /readyz`. */

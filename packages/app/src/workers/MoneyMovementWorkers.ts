@@ -24,7 +24,7 @@
 import { PgDueWork } from "@partnerpay/adapters-pg"
 import { Ids, MoneyMovements, Traced, type TransferEvents } from "@partnerpay/domain"
 import { Effect, type Layer } from "effect"
-import * as SandboxClock from "../SandboxClock.ts"
+import * as SandboxClock from "../sandbox/SandboxClock.ts"
 import { worker } from "./Polling.ts"
 
 /** Items read per poll and per kind. */

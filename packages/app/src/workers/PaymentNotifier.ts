@@ -42,7 +42,7 @@ import {
 } from "@partnerpay/domain"
 import { Cause, Clock, Effect, FiberSet, Layer, type Scope } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
-import * as SandboxClock from "../SandboxClock.ts"
+import * as SandboxClock from "../sandbox/SandboxClock.ts"
 import { worker } from "./Polling.ts"
 
 /** The claims' kind (`work_claims`). */

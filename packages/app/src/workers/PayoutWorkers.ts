@@ -21,7 +21,7 @@
 import { PgDueWork } from "@partnerpay/adapters-pg"
 import { Ids, Payouts, Traced } from "@partnerpay/domain"
 import { Effect, Layer } from "effect"
-import * as SandboxClock from "../SandboxClock.ts"
+import * as SandboxClock from "../sandbox/SandboxClock.ts"
 import { worker } from "./Polling.ts"
 
 export const schedulerName = "payout-scheduler"

@@ -16,7 +16,7 @@
  */
 import { CalendarDate, PaymentPlans } from "@partnerpay/domain"
 import { Effect, Option } from "effect"
-import * as SandboxClock from "../SandboxClock.ts"
+import * as SandboxClock from "../sandbox/SandboxClock.ts"
 import * as ItemClaims from "./ItemClaims.ts"
 import { worker } from "./Polling.ts"
 

@@ -8,8 +8,8 @@
  * `partnerpay_worker_runs_total` (Metrics.ts).
  */
 import { Cause, type Duration, Effect, Layer } from "effect"
-import * as Metrics from "../Metrics.ts"
-import { Workers } from "../Readiness.ts"
+import { Workers } from "../http/Readiness.ts"
+import * as Metrics from "../observability/Metrics.ts"
 
 export const worker = <E, R>(
   name: string,

@@ -21,7 +21,7 @@
  */
 import { CalendarDate, Charity } from "@partnerpay/domain"
 import { Effect, Option } from "effect"
-import * as SandboxClock from "../SandboxClock.ts"
+import * as SandboxClock from "../sandbox/SandboxClock.ts"
 import * as ItemClaims from "./ItemClaims.ts"
 import { worker } from "./Polling.ts"
 

@@ -18,7 +18,7 @@
 import { PgDueWork } from "@partnerpay/adapters-pg"
 import { Ids, Traced, Transfers } from "@partnerpay/domain"
 import { Effect } from "effect"
-import * as SandboxClock from "../SandboxClock.ts"
+import * as SandboxClock from "../sandbox/SandboxClock.ts"
 import { worker } from "./Polling.ts"
 
 /** The worker's name in logs and `GET /readyz`. */

@@ -17,7 +17,7 @@
 import { PgDueWork } from "@partnerpay/adapters-pg"
 import { CardDisputes, type Ids, Traced } from "@partnerpay/domain"
 import { DateTime, Effect } from "effect"
-import * as SandboxClock from "../SandboxClock.ts"
+import * as SandboxClock from "../sandbox/SandboxClock.ts"
 import { worker } from "./Polling.ts"
 
 export const name = "sandbox-card-disputes"

@@ -17,7 +17,7 @@
 import { PgDueWork } from "@partnerpay/adapters-pg"
 import { Companies, Ids, Traced } from "@partnerpay/domain"
 import { Effect } from "effect"
-import * as SandboxClock from "../SandboxClock.ts"
+import * as SandboxClock from "../sandbox/SandboxClock.ts"
 import { worker } from "./Polling.ts"
 
 /** The sandbox verdict for a company name. */

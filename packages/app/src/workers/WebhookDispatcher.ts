@@ -59,9 +59,9 @@ import { PgOutbox, PgPartnerCredentials, PgWebhookLog } from "@partnerpay/adapte
 import { Traced, WebhookLog } from "@partnerpay/domain"
 import { Hmac } from "@partnerpay/secrets"
 import { DateTime, Effect, Layer, Metric, Redacted } from "effect"
-import * as Metrics from "../Metrics.ts"
-import { pinnedLookupFor, refusedLiteralFor, type TargetPolicy, WebhookTargetPolicy } from "../WebhookTarget.ts"
+import * as Metrics from "../observability/Metrics.ts"
 import { worker } from "./Polling.ts"
+import { pinnedLookupFor, refusedLiteralFor, type TargetPolicy, WebhookTargetPolicy } from "./WebhookTarget.ts"
 
 export interface DispatcherOptions {
   /** `Live` in the payload: true only in production. */

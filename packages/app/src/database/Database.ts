@@ -24,7 +24,7 @@ import { HealthCheck } from "@partnerpay/adapters-http"
 import { PgDatabase } from "@partnerpay/adapters-pg"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import type { DatabaseConfig } from "./Config.ts"
+import type { DatabaseConfig } from "../config/Config.ts"
 import { lockDataDir } from "./DataDirLock.ts"
 
 export { DatabaseInUse, lockDataDir, lockPathOf } from "./DataDirLock.ts"

@@ -49,9 +49,9 @@ import { Effect, Layer, Redacted, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type Stripe from "stripe"
+import * as StripeCardProcessor from "../providers/StripeCardProcessor.ts"
+import * as StripeClient from "../providers/StripeClient.ts"
 import * as CardProcessorNotifications from "./CardProcessorNotifications.ts"
-import * as StripeCardProcessor from "./providers/StripeCardProcessor.ts"
-import * as StripeClient from "./providers/StripeClient.ts"
 
 export const path = "/providers/stripe/webhooks"
 

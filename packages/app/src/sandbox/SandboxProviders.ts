@@ -35,8 +35,8 @@ import {
 } from "@partnerpay/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
-import type { AppConfig } from "./Config.ts"
-import * as ProviderPorts from "./providers/ProviderPorts.ts"
+import type { AppConfig } from "../config/Config.ts"
+import * as ProviderPorts from "../providers/ProviderPorts.ts"
 
 /** Production: real codes and secrets, every provider on its bridge. */
 export const layerProduction = (config: AppConfig) =>

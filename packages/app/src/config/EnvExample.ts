@@ -29,7 +29,7 @@ const comment = (text: string): Array<string> => {
 export const render = (): string => {
   const out: Array<string> = [
     "# partnerpay's configuration: every environment variable the service and its CLI read.",
-    "# Generated from the configuration reference (packages/app/src/Settings.ts, the table in",
+    "# Generated from the configuration reference (packages/app/src/config/Settings.ts, the table in",
     "# packages/app/README.md) by `./pnpm env:example`; a test keeps it in step. Copy it to .env (or your",
     "# service manager's environment file), uncomment what you set. A blank value counts as unset.",
     "# Production needs at least: PARTNERPAY_ENV=production, DATABASE_URL, PARTNERPAY_TOKEN_SECRET,",

@@ -16,8 +16,8 @@
 import { fileURLToPath } from "node:url"
 import { ClientAddress } from "@partnerpay/adapters-http"
 import { Config, ConfigProvider, Effect, Option, Predicate, Schema, type SchemaIssue } from "effect"
-import * as HttpBridge from "./providers/HttpBridge.ts"
-import * as ProviderPorts from "./providers/ProviderPorts.ts"
+import * as HttpBridge from "../providers/HttpBridge.ts"
+import * as ProviderPorts from "../providers/ProviderPorts.ts"
 import {
   AnySecret,
   bounded,
@@ -152,7 +152,7 @@ const optional = <A, const Name extends string>(
 // The settings, in the README's order
 
 /** The data directory when PARTNERPAY_DATA_DIR is unset: `packages/app/.data`, whatever the working directory. */
-export const defaultDataDir: string = fileURLToPath(new URL("../.data", import.meta.url))
+export const defaultDataDir: string = fileURLToPath(new URL("../../.data", import.meta.url))
 
 const generatedInSandbox = "generated in sandbox"
 const requiredInProduction = "required in production"

@@ -26,7 +26,7 @@ import { Problem, RequestRecord } from "@partnerpay/adapters-http"
 import { Ids, MoneyMovements, Traced, TransferEvents } from "@partnerpay/domain"
 import { Effect, Layer, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
-import * as HttpBridge from "./providers/HttpBridge.ts"
+import * as HttpBridge from "../providers/HttpBridge.ts"
 
 export const path = "/providers/money-movement/notifications"
 

@@ -15,9 +15,9 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { OverlayBudget, RequestRecord, Server } from "@partnerpay/adapters-http"
 import { Cause, Context, Effect, Layer, References } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import * as Logging from "./Logging.ts"
-import * as Metrics from "./Metrics.ts"
-import * as SandboxClock from "./SandboxClock.ts"
+import * as Logging from "../observability/Logging.ts"
+import * as Metrics from "../observability/Metrics.ts"
+import * as SandboxClock from "../sandbox/SandboxClock.ts"
 
 export interface HttpOptions {
   readonly port: number

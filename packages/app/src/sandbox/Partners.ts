@@ -22,7 +22,7 @@ import { join, resolve } from "node:path"
 import { PgPartnerCredentials, PgWebhookLog } from "@partnerpay/adapters-pg"
 import { Ids, Traced } from "@partnerpay/domain"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
-import type { AppConfig } from "./Config.ts"
+import type { AppConfig } from "../config/Config.ts"
 
 /** A UUID v4-shaped id derived from the ClientId. */
 export const sandboxPartnerId = (clientId: string): Ids.PartnerId => {

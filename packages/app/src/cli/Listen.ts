@@ -19,7 +19,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join } from "node:path"
 import { Traced } from "@partnerpay/domain"
 import { Console, Data, Effect, Redacted, Schedule } from "effect"
-import { signatureHeaders } from "./workers/WebhookDispatcher.ts"
+import { signatureHeaders } from "../workers/WebhookDispatcher.ts"
 
 export interface ListenOptions {
   /** The service's base URL, e.g. `http://127.0.0.1:3000`. */

@@ -11,7 +11,7 @@
 import { Layer, Option } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
-import type { TraceExportConfig } from "./Config.ts"
+import type { TraceExportConfig } from "../config/Config.ts"
 
 /** The service's version as reported in the `service.version` resource attribute. */
 export const serviceVersion = "0.1.0"

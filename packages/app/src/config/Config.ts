@@ -27,8 +27,8 @@
 import type { ClientAddress } from "@partnerpay/adapters-http"
 import type { PgDatabase } from "@partnerpay/adapters-pg"
 import { Config, ConfigProvider, Effect, type LogLevel, Option, Redacted, Schema } from "effect"
-import * as HttpBridge from "./providers/HttpBridge.ts"
-import * as ProviderPorts from "./providers/ProviderPorts.ts"
+import * as HttpBridge from "../providers/HttpBridge.ts"
+import * as ProviderPorts from "../providers/ProviderPorts.ts"
 import * as SettingSchemas from "./SettingSchemas.ts"
 import * as Settings from "./Settings.ts"
 

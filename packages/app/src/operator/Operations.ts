@@ -27,7 +27,7 @@ import { PgOutbox, PgPartnerCredentials, PgWebhookLog } from "@partnerpay/adapte
 import { EventStore, Ids, TokenGenerations, Traced } from "@partnerpay/domain"
 import { DateTime, Effect, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
-import { checkUrl, WebhookTargetPolicy } from "./WebhookTarget.ts"
+import { checkUrl, WebhookTargetPolicy } from "../workers/WebhookTarget.ts"
 
 /** A request field value the operation refuses. */
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {

@@ -15,11 +15,11 @@ import { WebhookEvents } from "@partnerpay/adapters-http"
 import { Traced } from "@partnerpay/domain"
 import { Console, Effect, Option, Redacted } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import * as Config from "./Config.ts"
+import * as Config from "../config/Config.ts"
+import * as Operations from "../operator/Operations.ts"
+import * as Partners from "../sandbox/Partners.ts"
+import { testEvent } from "../sandbox/SandboxWebhooks.ts"
 import * as Listen from "./Listen.ts"
-import * as Operations from "./Operations.ts"
-import * as Partners from "./Partners.ts"
-import { testEvent } from "./SandboxWebhooks.ts"
 
 /** The service's URL as `start` serves it (a wildcard host is reached on loopback). */
 export const baseOf = (config: { readonly host: string; readonly port: number }): string => {

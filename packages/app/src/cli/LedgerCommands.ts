@@ -10,8 +10,8 @@ import { PgLedger } from "@partnerpay/adapters-pg"
 import { Traced, TrialBalance } from "@partnerpay/domain"
 import { Console, type Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import * as LedgerCheck from "./LedgerCheck.ts"
-import * as Operations from "./Operations.ts"
+import * as LedgerCheck from "../operator/LedgerCheck.ts"
+import * as Operations from "../operator/Operations.ts"
 
 /** The `ledger check` command, given how the CLI reaches the database and prints. */
 export const ledgerCommand = (

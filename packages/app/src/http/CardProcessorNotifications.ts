@@ -28,8 +28,8 @@ import { Problem, RequestRecord } from "@partnerpay/adapters-http"
 import { CardDispute, CardDisputes, CardRefundPayments, Ids, Money, Traced, TransferEvents } from "@partnerpay/domain"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import type * as HttpBridge from "../providers/HttpBridge.ts"
 import { isSigned } from "./MoneyMovementNotifications.ts"
-import type * as HttpBridge from "./providers/HttpBridge.ts"
 
 export const path = "/providers/card-processor/notifications"
 
