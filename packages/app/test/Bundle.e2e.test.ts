@@ -20,12 +20,26 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true })
 })
 
+/** The registry settings of this environment (CA certificates, proxies) reach the bundler's pnpm install. */
+const registryEnvironment = Object.fromEntries(
+  Object.entries(process.env).filter(
+    (entry): entry is [string, string] =>
+      entry[1] !== undefined &&
+      /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|HTTPS?_PROXY|NO_PROXY|npm_config_(registry|cafile|ca|strict_ssl|proxy|https_proxy|store_dir|cache_dir))$/i.test(
+        entry[0],
+      ),
+  ),
+)
+
 const run = (file: string, args: ReadonlyArray<string>, options: { cwd: string; env?: Record<string, string> }) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
     execFile(
       file,
       args,
-      { cwd: options.cwd, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...options.env } },
+      {
+        cwd: options.cwd,
+        env: { ...registryEnvironment, PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...options.env },
+      },
       (error, stdout, stderr) =>
         resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }),
     ),
