@@ -31,7 +31,7 @@ import {
   type PaymentRequestEvent,
   PaymentRequestStatus,
 } from "./PaymentRequestEvents.ts"
-import * as Transfer from "./Transfer.ts"
+import { returnReason } from "./ReturnCodes.ts"
 import { InvoiceLineItem } from "./TransferEvents.ts"
 
 /** The events this read model reads. */
@@ -201,7 +201,7 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Pay
           ...current,
           ...(event.returnCode === undefined
             ? { returnCode: null }
-            : { returnCode: event.returnCode, returnReason: Transfer.returnReason(event.returnCode, event.reason) }),
+            : { returnCode: event.returnCode, returnReason: returnReason(event.returnCode, event.reason) }),
           failureReason: event.reason,
         },
         event.status,

@@ -34,6 +34,7 @@ import {
   TransferReturned,
   TransferSettled,
 } from "../../src/payments/TransferEvents.ts"
+import * as TransferOutcomePolicy from "../../src/payments/TransferOutcomePolicy.ts"
 import { DeciderSpecification, PropertyParams } from "../../src/testing/index.ts"
 import {
   amount,
@@ -47,6 +48,7 @@ import {
   transferId,
   usd,
 } from "../fixtures/PaymentRequestFixtures.ts"
+import { statusHistory } from "../fixtures/PaymentRequestStatusHistory.ts"
 
 /** This file's fixed property seed (`FC_SEED` overrides it to explore). */
 const seeded = PropertyParams.propertyParams(2026112632)
@@ -748,7 +750,7 @@ describe("an acceptance granting the request's debit authorization", () => {
 
 describe("the status history (PAYMENT_REQUEST_STATUS_CHANGED)", () => {
   it("lists every status with its time, and the masked account number once known", () => {
-    const history = PaymentRequest.statusHistory([
+    const history = statusHistory([
       created,
       accepted,
       paid,
@@ -767,16 +769,14 @@ describe("the status history (PAYMENT_REQUEST_STATUS_CHANGED)", () => {
     assert.isTrue(history.every((change) => change.paymentRequestId === paymentRequestId))
   })
   it("a change before the acceptance names no account", () => {
-    assert.deepStrictEqual(PaymentRequest.statusHistory([created]), [
-      { paymentRequestId, status: "Pending", timestamp: created.at },
-    ])
+    assert.deepStrictEqual(statusHistory([created]), [{ paymentRequestId, status: "Pending", timestamp: created.at }])
   })
 })
 
 describe("the transfer policy for returns and refunds moving money", () => {
   it("a returned transfer returns the request it pays", () => {
     assert.deepStrictEqual(
-      PaymentRequest.fromTransferEvent(
+      TransferOutcomePolicy.fromTransferEvent(
         paymentRequestId,
         TransferReturned.make({ transferId, returnCode: "R10", reason: r10Reason, status: "Returned", at: later }),
       ),
@@ -785,13 +785,13 @@ describe("the transfer policy for returns and refunds moving money", () => {
   })
   it("a refund refunds the request once completed, not while Pending", () => {
     assert.isUndefined(
-      PaymentRequest.fromTransferEvent(
+      TransferOutcomePolicy.fromTransferEvent(
         paymentRequestId,
         TransferRefundRequested.make({ transferId, refundId: refund1, amount: usd(3_000), at: later }),
       ),
     )
     assert.deepStrictEqual(
-      PaymentRequest.fromTransferEvent(
+      TransferOutcomePolicy.fromTransferEvent(
         paymentRequestId,
         TransferRefundCompleted.make({
           transferId,
@@ -810,14 +810,14 @@ describe("the transfer policy for returns and refunds moving money", () => {
 describe("the transfer policy", () => {
   it("turns the transfer's settlement, failure and refunds into commands for the request it pays", () => {
     assert.deepStrictEqual(
-      PaymentRequest.fromTransferEvent(
+      TransferOutcomePolicy.fromTransferEvent(
         paymentRequestId,
         TransferSettled.make({ transferId, status: "Settled", at: later }),
       ),
       settledWith(transferId),
     )
     assert.deepStrictEqual(
-      PaymentRequest.fromTransferEvent(
+      TransferOutcomePolicy.fromTransferEvent(
         paymentRequestId,
         TransferFailed.make({
           transferId,
@@ -830,7 +830,7 @@ describe("the transfer policy", () => {
       failedWith(transferId),
     )
     assert.deepStrictEqual(
-      PaymentRequest.fromTransferEvent(
+      TransferOutcomePolicy.fromTransferEvent(
         paymentRequestId,
         TransferRefunded.make({
           transferId,
@@ -844,7 +844,7 @@ describe("the transfer policy", () => {
       refund(refund1, 3_000),
     )
     assert.isUndefined(
-      PaymentRequest.fromTransferEvent(
+      TransferOutcomePolicy.fromTransferEvent(
         paymentRequestId,
         TransferReimbursed.make({ transferId, providerId: id(20) as ReimbursementProviderId, at: later }),
       ),
@@ -1045,7 +1045,7 @@ describe("properties of payment requests", () => {
             assert.strictEqual(PaymentRequest.statusOf(statusEvents[0]!), PaymentRequest.status(after))
           }
         })
-        const history = PaymentRequest.statusHistory(all)
+        const history = statusHistory(all)
         assert.strictEqual(history.length, changes)
         assert.strictEqual(history.at(-1)?.status, PaymentRequest.status(state))
       }),

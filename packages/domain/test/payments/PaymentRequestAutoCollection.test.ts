@@ -97,6 +97,20 @@ const skipped = (
 
 const activeDebitAuth = (limit: number) => ({ active: true, limit: usd(limit) })
 
+/** The payer accepts the request by hand on its due date. */
+const acceptByHand: PaymentRequest.AcceptPaymentRequest = {
+  _tag: "AcceptPaymentRequest",
+  paymentRequestId,
+  registrationId: payer,
+  payerKyc: "Verified",
+  bankAccountId,
+  accountNumberMasked: "****6789",
+  acceptDebitAuth: false,
+  transferDescription: "",
+  transferId,
+  at: onDueDate,
+}
+
 describe("a Pending request with autopay, on its due date", () => {
   it("is skipped once when the company's KYB is not Verified (CompanyNotVerified)", () => {
     for (const companyStatus of ["Unverified", "Rejected"] as const)
@@ -161,18 +175,7 @@ describe("a Pending request with autopay, on its due date", () => {
       .thenNothingHappens()
     spec
       .given([withAutoPay(10_000), skipped("NoDesignatedAccount")])
-      .when({
-        _tag: "AcceptPaymentRequest",
-        paymentRequestId,
-        registrationId: payer,
-        payerKyc: "Verified",
-        bankAccountId,
-        accountNumberMasked: "****6789",
-        acceptDebitAuth: false,
-        transferDescription: "",
-        transferId,
-        at: onDueDate,
-      })
+      .when(acceptByHand)
       .thenState((state) => assert.strictEqual(PaymentRequest.status(state), "Accepted"))
   })
 })
@@ -338,18 +341,7 @@ describe("a request paid by card", () => {
   it("is neither accepted, cancelled, collected automatically nor refunded with a transfer refund", () => {
     spec
       .given([created, paidByCard])
-      .when({
-        _tag: "AcceptPaymentRequest",
-        paymentRequestId,
-        registrationId: payer,
-        payerKyc: "Verified",
-        bankAccountId,
-        accountNumberMasked: "****6789",
-        acceptDebitAuth: false,
-        transferDescription: "",
-        transferId,
-        at: onDueDate,
-      })
+      .when(acceptByHand)
       .thenFails({ _tag: "IllegalTransition", reason: "the payment request was already paid by card" })
     spec
       .given([created, paidByCard])
