@@ -30,7 +30,7 @@
  * State machine: packages/domain/docs/PaymentRequest.md.
  */
 
-import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import * as FieldChecks from "../kernel/FieldChecks.ts"
 import * as Metadata from "../kernel/Metadata.ts"
@@ -430,31 +430,6 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
   }
 }
 
-export const decide = (command: Command, state: State): Decision<Event> => {
-  switch (command._tag) {
-    case "CreatePaymentRequest":
-      return create(command, state)
-    case "AcceptPaymentRequest":
-      return acceptRequest(command, state)
-    case "CancelPaymentRequest":
-      return cancel(command, state)
-    case "RecordTransferSettled":
-      return recordSettled(command, state)
-    case "RecordTransferFailed":
-      return recordFailed(command, state)
-    case "RecordTransferReturned":
-      return recordReturned(command, state)
-    case "RefundPaymentRequest":
-      return refund(command, state)
-    case "TryAutoCollection":
-      return tryAutoCollection(command, state)
-    case "PayWithCard":
-      return payWithCard(command, state)
-    case "SetPaymentRequestMetadata":
-      return setMetadata(command, state)
-  }
-}
-
 /** Metadata is the partner's own data: replaced whole, in any status; the same metadata again changes nothing. */
 const setMetadata = (command: SetPaymentRequestMetadata, state: State): Decision<Event> => {
   if (state._tag === "Initial" || command.partnerId !== state.request.partnerId) return notFound
@@ -469,120 +444,131 @@ const setMetadata = (command: SetPaymentRequestMetadata, state: State): Decision
   })
 }
 
+export const decide: (command: Command, state: State) => Decision<Event> = byCommand<Command, State, Event>({
+  CreatePaymentRequest: create,
+  AcceptPaymentRequest: acceptRequest,
+  CancelPaymentRequest: cancel,
+  RecordTransferSettled: recordSettled,
+  RecordTransferFailed: recordFailed,
+  RecordTransferReturned: recordReturned,
+  RefundPaymentRequest: refund,
+  TryAutoCollection: tryAutoCollection,
+  PayWithCard: payWithCard,
+  SetPaymentRequestMetadata: setMetadata,
+})
+
 // ---------------------------------------------------------------------------
 // Evolve (total: an event that does not fit the state leaves it unchanged)
 
-export const evolve = (state: State, event: Event): State => {
-  switch (event._tag) {
-    case "PaymentRequestCreated": {
-      if (state._tag !== "Initial") return state
-      const { _tag, status, at, debitAuthLimit, ...request } = event
-      return {
-        _tag: "Pending",
-        request: {
-          ...request,
-          // Stryker disable next-line ConditionalExpression: equivalent, a debitCeiling key holding undefined reads as no ceiling everywhere (every reader tests !== undefined)
-          ...(debitAuthLimit === undefined ? {} : { debitCeiling: debitAuthLimit }),
-          createdAt: at,
-        },
-      }
+export const evolve: (state: State, event: Event) => State = byEvent<Event, State>({
+  PaymentRequestCreated: (state, event) => {
+    if (state._tag !== "Initial") return state
+    const { _tag, status, at, debitAuthLimit, ...request } = event
+    return {
+      _tag: "Pending",
+      request: {
+        ...request,
+        // Stryker disable next-line ConditionalExpression: equivalent, a debitCeiling key holding undefined reads as no ceiling everywhere (every reader tests !== undefined)
+        ...(debitAuthLimit === undefined ? {} : { debitCeiling: debitAuthLimit }),
+        createdAt: at,
+      },
     }
-    case "PaymentRequestAccepted":
-      return state._tag === "Pending"
-        ? {
-            _tag: "Accepted",
-            request: state.request,
-            acceptance: {
-              registrationId: event.registrationId,
-              bankAccountId: event.bankAccountId,
-              accountNumberMasked: event.accountNumberMasked,
-              debitAuthAccepted: event.debitAuthAccepted,
-              transferId: event.transferId,
-              transferDescription: event.transferDescription,
-              acceptedAt: event.at,
-            },
-          }
-        : state
-    case "PaymentRequestCancelled":
-      return state._tag === "Pending" ? { _tag: "Cancelled", request: state.request, cancelledAt: event.at } : state
-    case "PaymentRequestPaid":
-      return state._tag === "Accepted"
-        ? {
-            _tag: "Paid",
-            request: state.request,
-            acceptance: state.acceptance,
-            paidAt: event.at,
-            refunds: [],
-            refundedAmount: { minorUnits: 0, currency: state.request.amount.currency },
-          }
-        : state
-    case "PaymentRequestFailed":
-      return state._tag === "Accepted"
-        ? {
-            _tag: "Failed",
-            request: state.request,
-            acceptance: state.acceptance,
-            failedAt: event.at,
-            ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
-            reason: event.reason,
-          }
-        : state
-    case "PaymentRequestPartiallyRefunded":
-      return state._tag === "Paid"
-        ? {
-            ...state,
-            refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount }],
-            refundedAmount: event.totalRefunded,
-          }
-        : state
-    case "PaymentRequestRefunded":
-      return state._tag === "Paid"
-        ? {
-            _tag: "Refunded",
-            request: state.request,
-            acceptance: state.acceptance,
-            paidAt: state.paidAt,
-            refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount }],
-            refundedAmount: event.totalRefunded,
-            refundedAt: event.at,
-          }
-        : state
-    case "PaymentRequestReturned":
-      return state._tag === "Paid" || state._tag === "Refunded"
-        ? {
-            _tag: "Returned",
-            request: state.request,
-            acceptance: state.acceptance,
-            paidAt: state.paidAt,
-            refunds: state.refunds,
-            refundedAmount: state.refundedAmount,
-            returnedAt: event.at,
-            returnCode: event.returnCode,
-            reason: event.reason,
-          }
-        : state
-    case "PaymentRequestAutoCollectionSkipped":
-      return state._tag === "Pending" ? { ...state, autoCollectionSkipped: event.reason } : state
-    case "PaymentRequestMetadataSet":
-      return state._tag === "Initial" ? state : { ...state, request: { ...state.request, metadata: event.metadata } }
-    case "PaymentRequestPaidByCard":
-      return state._tag === "Pending"
-        ? {
-            _tag: "PaidByCard",
-            request: state.request,
-            card: {
-              registrationId: event.registrationId,
-              cardPaymentId: event.cardPaymentId,
-              paymentMethodId: event.paymentMethodId,
-              brand: event.brand,
-              last4: event.last4,
-              processorReference: event.processorReference,
-            },
-            paidAt: event.at,
-          }
-        : state
-  }
-}
+  },
+  PaymentRequestAccepted: (state, event) =>
+    state._tag === "Pending"
+      ? {
+          _tag: "Accepted",
+          request: state.request,
+          acceptance: {
+            registrationId: event.registrationId,
+            bankAccountId: event.bankAccountId,
+            accountNumberMasked: event.accountNumberMasked,
+            debitAuthAccepted: event.debitAuthAccepted,
+            transferId: event.transferId,
+            transferDescription: event.transferDescription,
+            acceptedAt: event.at,
+          },
+        }
+      : state,
+  PaymentRequestCancelled: (state, event) =>
+    state._tag === "Pending" ? { _tag: "Cancelled", request: state.request, cancelledAt: event.at } : state,
+  PaymentRequestPaid: (state, event) =>
+    state._tag === "Accepted"
+      ? {
+          _tag: "Paid",
+          request: state.request,
+          acceptance: state.acceptance,
+          paidAt: event.at,
+          refunds: [],
+          refundedAmount: { minorUnits: 0, currency: state.request.amount.currency },
+        }
+      : state,
+  PaymentRequestFailed: (state, event) =>
+    state._tag === "Accepted"
+      ? {
+          _tag: "Failed",
+          request: state.request,
+          acceptance: state.acceptance,
+          failedAt: event.at,
+          ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
+          reason: event.reason,
+        }
+      : state,
+  PaymentRequestPartiallyRefunded: (state, event) =>
+    state._tag === "Paid"
+      ? {
+          ...state,
+          refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount }],
+          refundedAmount: event.totalRefunded,
+        }
+      : state,
+  PaymentRequestRefunded: (state, event) =>
+    state._tag === "Paid"
+      ? {
+          _tag: "Refunded",
+          request: state.request,
+          acceptance: state.acceptance,
+          paidAt: state.paidAt,
+          refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount }],
+          refundedAmount: event.totalRefunded,
+          refundedAt: event.at,
+        }
+      : state,
+  PaymentRequestReturned: (state, event) =>
+    state._tag === "Paid" || state._tag === "Refunded"
+      ? {
+          _tag: "Returned",
+          request: state.request,
+          acceptance: state.acceptance,
+          paidAt: state.paidAt,
+          refunds: state.refunds,
+          refundedAmount: state.refundedAmount,
+          returnedAt: event.at,
+          returnCode: event.returnCode,
+          reason: event.reason,
+        }
+      : state,
+  PaymentRequestAutoCollectionSkipped: (state, event) =>
+    state._tag === "Pending" ? { ...state, autoCollectionSkipped: event.reason } : state,
+  PaymentRequestMetadataSet: (state, event) =>
+    state._tag === "Initial" ? state : { ...state, request: { ...state.request, metadata: event.metadata } },
+  PaymentRequestPaidByCard: (state, event) =>
+    state._tag === "Pending"
+      ? {
+          _tag: "PaidByCard",
+          request: state.request,
+          card: {
+            registrationId: event.registrationId,
+            cardPaymentId: event.cardPaymentId,
+            paymentMethodId: event.paymentMethodId,
+            brand: event.brand,
+            last4: event.last4,
+            processorReference: event.processorReference,
+          },
+          paidAt: event.at,
+        }
+      : state,
+})
 
 export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "PaymentRequest",

@@ -18,7 +18,7 @@
  * State machine: packages/domain/docs/Transfer.md.
  */
 import { type DateTime, Result } from "effect"
-import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, byCommand, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError, RuleViolated, type ValidationFailed } from "../kernel/DomainError.ts"
 import * as FieldChecks from "../kernel/FieldChecks.ts"
 import type {
@@ -434,36 +434,21 @@ const recordOutcome = (command: RecordOutcome, state: State): Decision<Event> =>
   }
 }
 
-export const decide = (command: Command, state: State): Decision<Event> => {
-  switch (command._tag) {
-    case "InitiateTransfer":
-      return initiate(command, state)
-    case "SettleTransfer":
-      return settle(command, state)
-    case "FailTransfer":
-      return fail(command, state)
-    case "RecordOrigination":
-      return originate(command, state)
-    case "RecordOutcome":
-      return recordOutcome(command, state)
-    case "RefundTransfer":
-      return refund(command, state)
-    case "RecordRefundOrigination":
-      return originateRefund(command, state)
-    case "RecordRefundOutcome":
-      return recordRefundOutcome(command, state)
-    case "RecordOriginationUnavailable":
-      return originationUnavailable(command, state)
-    case "RecordStatusUnavailable":
-      return statusUnavailable(command, state)
-    case "RecordStatusAnswered":
-      return statusAnswered(command, state)
-    case "ApplyForReimbursement":
-      return applyForReimbursement(command, state)
-    case "CompleteReimbursement":
-      return completeReimbursement(command, state)
-  }
-}
+export const decide: (command: Command, state: State) => Decision<Event> = byCommand<Command, State, Event>({
+  InitiateTransfer: initiate,
+  SettleTransfer: settle,
+  FailTransfer: fail,
+  RecordOrigination: originate,
+  RecordOutcome: recordOutcome,
+  RefundTransfer: refund,
+  RecordRefundOrigination: originateRefund,
+  RecordRefundOutcome: recordRefundOutcome,
+  RecordOriginationUnavailable: originationUnavailable,
+  RecordStatusUnavailable: statusUnavailable,
+  RecordStatusAnswered: statusAnswered,
+  ApplyForReimbursement: applyForReimbursement,
+  CompleteReimbursement: completeReimbursement,
+})
 
 export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "Transfer",

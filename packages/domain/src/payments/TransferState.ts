@@ -4,6 +4,7 @@
  * transfer's refunds and reimbursement; the flags clients read (`summary`).
  */
 import type { DateTime } from "effect"
+import { byEvent } from "../kernel/Decider.ts"
 import type * as Money from "../kernel/Money.ts"
 import type * as MovementAttempts from "./MovementAttempts.ts"
 import type {
@@ -140,112 +141,109 @@ export const summary = (state: State): TransferSummary | undefined => {
 // ---------------------------------------------------------------------------
 // Evolve (total: an event that does not fit the state leaves it unchanged)
 
-export const evolve = (state: State, event: TransferEvent): State => {
-  switch (event._tag) {
-    case "TransferInitiated": {
-      if (state._tag !== "Initial") return state
-      const { _tag, status, at, ...details } = event
-      return { _tag: "Pending", details: { ...details, initiatedAt: at } }
-    }
-    case "TransferOriginated":
-      return state._tag === "Pending" ? { ...state, providerReference: event.providerReference } : state
-    case "TransferSettled":
-      return state._tag === "Pending"
-        ? {
-            _tag: "Settled",
-            details: state.details,
-            // Stryker disable next-line ConditionalExpression: equivalent, a providerReference key holding undefined reads as none (every reader tests !== undefined)
-            ...(state.providerReference === undefined ? {} : { providerReference: state.providerReference }),
-            settledAt: event.at,
-            refunds: [],
-            refundedAmount: { minorUnits: 0, currency: state.details.amount.currency },
-            reimbursement: { _tag: "NotApplied" },
-          }
-        : state
-    case "TransferFailed":
-      return state._tag === "Pending"
-        ? {
-            _tag: "Failed",
-            details: state.details,
-            // Stryker disable next-line ConditionalExpression: equivalent, a providerReference key holding undefined reads as none (every reader tests !== undefined)
-            ...(state.providerReference === undefined ? {} : { providerReference: state.providerReference }),
-            failedAt: event.at,
-            ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
-            reason: event.reason,
-          }
-        : state
-    case "TransferReturned":
-      return state._tag === "Settled"
-        ? { ...state, _tag: "Returned", returnedAt: event.at, returnCode: event.returnCode, reason: event.reason }
-        : state
-    case "TransferRefunded":
-      return state._tag === "Settled"
-        ? {
-            ...state,
-            refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount, status: "Completed" }],
-            refundedAmount: event.totalRefunded,
-          }
-        : state
-    case "TransferRefundRequested":
-      return state._tag === "Settled"
-        ? {
-            ...state,
-            refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount, status: "Pending" }],
-          }
-        : state
-    case "TransferRefundOriginated":
-      return withRefund(state, event.refundId, (refund) => ({ ...refund, providerReference: event.providerReference }))
-    case "TransferRefundCompleted": {
-      const next = withRefund(state, event.refundId, (refund) => ({ ...refund, status: "Completed" }))
-      return next._tag === "Settled" || next._tag === "Returned"
-        ? { ...next, refundedAmount: event.totalRefunded }
-        : next
-    }
-    case "TransferRefundFailed":
-      return withRefund(state, event.refundId, (refund) => ({
-        ...refund,
-        status: "Failed",
-        ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
-      }))
-    case "TransferOriginationDeferred": {
-      const attempts = { failures: event.failures, firstFailedAt: event.firstFailedAt, retryAt: event.retryAt }
-      if (event.refundId !== undefined)
-        return withRefund(state, event.refundId, (refund) => ({ ...refund, originationAttempts: attempts }))
-      return state._tag === "Pending" ? { ...state, originationAttempts: attempts } : state
-    }
-    case "TransferStatusDeferred": {
-      const attempts = { failures: event.failures, firstFailedAt: event.firstFailedAt, retryAt: event.retryAt }
-      if (event.refundId !== undefined)
-        return withRefund(state, event.refundId, (refund) => ({ ...refund, statusAttempts: attempts }))
-      return state._tag === "Pending" ? { ...state, statusAttempts: attempts } : state
-    }
-    case "TransferStatusResumed": {
-      if (event.refundId !== undefined)
-        return withRefund(state, event.refundId, ({ statusAttempts: _, ...refund }) => refund)
-      if (state._tag !== "Pending") return state
-      const { statusAttempts: _, ...pending } = state
-      return pending
-    }
-    case "TransferReimbursementApplied":
-      return state._tag === "Settled"
-        ? {
-            ...state,
-            reimbursement: {
-              _tag: "Applied",
-              providerId: event.providerId,
-              signingUrl: event.signingUrl,
-              // Stryker disable next-line ConditionalExpression: equivalent, an envelopeId key holding undefined reads as none (every reader tests !== undefined)
-              ...(event.envelopeId === undefined ? {} : { envelopeId: event.envelopeId }),
-              appliedAt: event.at,
-            },
-          }
-        : state
-    case "TransferReimbursed":
-      return state._tag === "Settled" && state.reimbursement._tag === "Applied"
-        ? { ...state, reimbursement: { ...state.reimbursement, _tag: "Reimbursed", reimbursedAt: event.at } }
-        : state
-  }
-}
+export const evolve: (state: State, event: TransferEvent) => State = byEvent<TransferEvent, State>({
+  TransferInitiated: (state, event) => {
+    if (state._tag !== "Initial") return state
+    const { _tag, status, at, ...details } = event
+    return { _tag: "Pending", details: { ...details, initiatedAt: at } }
+  },
+  TransferOriginated: (state, event) =>
+    state._tag === "Pending" ? { ...state, providerReference: event.providerReference } : state,
+  TransferSettled: (state, event) =>
+    state._tag === "Pending"
+      ? {
+          _tag: "Settled",
+          details: state.details,
+          // Stryker disable next-line ConditionalExpression: equivalent, a providerReference key holding undefined reads as none (every reader tests !== undefined)
+          ...(state.providerReference === undefined ? {} : { providerReference: state.providerReference }),
+          settledAt: event.at,
+          refunds: [],
+          refundedAmount: { minorUnits: 0, currency: state.details.amount.currency },
+          reimbursement: { _tag: "NotApplied" },
+        }
+      : state,
+  TransferFailed: (state, event) =>
+    state._tag === "Pending"
+      ? {
+          _tag: "Failed",
+          details: state.details,
+          // Stryker disable next-line ConditionalExpression: equivalent, a providerReference key holding undefined reads as none (every reader tests !== undefined)
+          ...(state.providerReference === undefined ? {} : { providerReference: state.providerReference }),
+          failedAt: event.at,
+          ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
+          reason: event.reason,
+        }
+      : state,
+  TransferReturned: (state, event) =>
+    state._tag === "Settled"
+      ? { ...state, _tag: "Returned", returnedAt: event.at, returnCode: event.returnCode, reason: event.reason }
+      : state,
+  TransferRefunded: (state, event) =>
+    state._tag === "Settled"
+      ? {
+          ...state,
+          refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount, status: "Completed" }],
+          refundedAmount: event.totalRefunded,
+        }
+      : state,
+  TransferRefundRequested: (state, event) =>
+    state._tag === "Settled"
+      ? {
+          ...state,
+          refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount, status: "Pending" }],
+        }
+      : state,
+  TransferRefundOriginated: (state, event) =>
+    withRefund(state, event.refundId, (refund) => ({ ...refund, providerReference: event.providerReference })),
+  TransferRefundCompleted: (state, event) => {
+    const next = withRefund(state, event.refundId, (refund) => ({ ...refund, status: "Completed" }))
+    return next._tag === "Settled" || next._tag === "Returned" ? { ...next, refundedAmount: event.totalRefunded } : next
+  },
+  TransferRefundFailed: (state, event) => {
+    return withRefund(state, event.refundId, (refund) => ({
+      ...refund,
+      status: "Failed",
+      ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
+    }))
+  },
+  TransferOriginationDeferred: (state, event) => {
+    const attempts = { failures: event.failures, firstFailedAt: event.firstFailedAt, retryAt: event.retryAt }
+    if (event.refundId !== undefined)
+      return withRefund(state, event.refundId, (refund) => ({ ...refund, originationAttempts: attempts }))
+    return state._tag === "Pending" ? { ...state, originationAttempts: attempts } : state
+  },
+  TransferStatusDeferred: (state, event) => {
+    const attempts = { failures: event.failures, firstFailedAt: event.firstFailedAt, retryAt: event.retryAt }
+    if (event.refundId !== undefined)
+      return withRefund(state, event.refundId, (refund) => ({ ...refund, statusAttempts: attempts }))
+    return state._tag === "Pending" ? { ...state, statusAttempts: attempts } : state
+  },
+  TransferStatusResumed: (state, event) => {
+    if (event.refundId !== undefined)
+      return withRefund(state, event.refundId, ({ statusAttempts: _, ...refund }) => refund)
+    if (state._tag !== "Pending") return state
+    const { statusAttempts: _, ...pending } = state
+    return pending
+  },
+  TransferReimbursementApplied: (state, event) =>
+    state._tag === "Settled"
+      ? {
+          ...state,
+          reimbursement: {
+            _tag: "Applied",
+            providerId: event.providerId,
+            signingUrl: event.signingUrl,
+            // Stryker disable next-line ConditionalExpression: equivalent, an envelopeId key holding undefined reads as none (every reader tests !== undefined)
+            ...(event.envelopeId === undefined ? {} : { envelopeId: event.envelopeId }),
+            appliedAt: event.at,
+          },
+        }
+      : state,
+  TransferReimbursed: (state, event) =>
+    state._tag === "Settled" && state.reimbursement._tag === "Applied"
+      ? { ...state, reimbursement: { ...state.reimbursement, _tag: "Reimbursed", reimbursedAt: event.at } }
+      : state,
+})
 
 /** The state with one refund changed (unchanged when the transfer has no such refund). */
 const withRefund = (state: State, refundId: RefundId, change: (refund: Refund) => Refund): State =>
