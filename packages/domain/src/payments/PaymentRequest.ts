@@ -34,6 +34,7 @@ import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, ref
 import { AlreadyExists, type DomainError, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import * as FieldChecks from "../kernel/FieldChecks.ts"
 import * as Metadata from "../kernel/Metadata.ts"
+import * as Payload from "../kernel/Payload.ts"
 import * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import {
   autoCollectionMethodOf,
@@ -54,7 +55,7 @@ import type {
   SetPaymentRequestMetadata,
   TryAutoCollection,
 } from "./PaymentRequestCommands.ts"
-import { PaymentRequestEvent } from "./PaymentRequestEvents.ts"
+import { Acceptance, CardCharge, PaymentRequestEvent } from "./PaymentRequestEvents.ts"
 import { illegal, initialState, notFound, type State } from "./PaymentRequestState.ts"
 import { validateCreate } from "./PaymentRequestValidation.ts"
 import * as WhoMayCollect from "./WhoMayCollect.ts"
@@ -101,7 +102,6 @@ const create = (command: CreatePaymentRequest, state: State): Decision<Event> =>
     ...(command.invoiceNumber === undefined ? {} : { invoiceNumber: command.invoiceNumber }),
     ...(command.lineItems === undefined ? {} : { lineItems: command.lineItems }),
     ...(command.metadata === undefined ? {} : { metadata: command.metadata }),
-    status: "Pending",
     at: command.at,
   })
 }
@@ -134,7 +134,6 @@ const acceptRequest = (command: AcceptPaymentRequest, state: State): Decision<Ev
         ...(command.client === undefined
           ? {}
           : { authorization: AuthorizationEvidence.evidenceOf("PaymentAcceptance", command.client, command.at) }),
-        status: "Accepted",
         at: command.at,
       })
     }
@@ -164,7 +163,6 @@ const cancel = (command: CancelPaymentRequest, state: State): Decision<Event> =>
       return accept({
         _tag: "PaymentRequestCancelled",
         paymentRequestId: state.request.paymentRequestId,
-        status: "Cancelled",
         at: command.at,
       })
     case "Cancelled":
@@ -224,7 +222,6 @@ const recordSettled = (command: RecordTransferSettled, current: State): Decision
         _tag: "PaymentRequestPaid",
         paymentRequestId: state.request.paymentRequestId,
         transferId: command.transferId,
-        status: "Paid",
         at: command.at,
       })
     case "Paid":
@@ -250,7 +247,6 @@ const recordReturned = (command: RecordTransferReturned, state: State): Decision
         transferId: command.transferId,
         returnCode: command.returnCode,
         reason: command.reason,
-        status: "Returned",
         at: command.at,
       })
     case "Returned":
@@ -274,7 +270,6 @@ const recordFailed = (command: RecordTransferFailed, state: State): Decision<Eve
         transferId: command.transferId,
         ...(command.returnCode === undefined ? {} : { returnCode: command.returnCode }),
         reason: command.reason,
-        status: "Failed",
         at: command.at,
       })
     case "Failed":
@@ -378,7 +373,6 @@ const tryAutoCollection = (command: TryAutoCollection, state: State): Decision<E
     ...(collection === "AutoPay" && command.autopayAuthorization !== undefined
       ? { authorization: command.autopayAuthorization }
       : {}),
-    status: "Accepted",
     at: command.at,
   })
 }
@@ -394,12 +388,7 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
       return accept({
         _tag: "PaymentRequestPaidByCard",
         paymentRequestId: state.request.paymentRequestId,
-        registrationId: command.registrationId,
-        cardPaymentId: command.cardPaymentId,
-        paymentMethodId: command.paymentMethodId,
-        brand: command.brand,
-        last4: command.last4,
-        processorReference: command.processorReference,
+        ...Payload.pick(CardCharge, command),
         ...(command.availableAt === undefined ? {} : { availableAt: command.availableAt }),
         ...(command.platformFee === undefined || command.platformFee.minorUnits === 0
           ? {}
@@ -411,7 +400,6 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
         ...(command.client === undefined
           ? {}
           : { authorization: AuthorizationEvidence.evidenceOf("CardPayment", command.client, command.at) }),
-        status: "Paid",
         at: command.at,
       })
     }
@@ -463,7 +451,7 @@ export const decide: (command: Command, state: State) => Decision<Event> = byCom
 export const evolve: (state: State, event: Event) => State = byEvent<Event, State>({
   PaymentRequestCreated: (state, event) => {
     if (state._tag !== "Initial") return state
-    const { _tag, status, at, debitAuthLimit, ...request } = event
+    const { _tag, at, debitAuthLimit, ...request } = event
     return {
       _tag: "Pending",
       request: {
@@ -479,15 +467,7 @@ export const evolve: (state: State, event: Event) => State = byEvent<Event, Stat
       ? {
           _tag: "Accepted",
           request: state.request,
-          acceptance: {
-            registrationId: event.registrationId,
-            bankAccountId: event.bankAccountId,
-            accountNumberMasked: event.accountNumberMasked,
-            debitAuthAccepted: event.debitAuthAccepted,
-            transferId: event.transferId,
-            transferDescription: event.transferDescription,
-            acceptedAt: event.at,
-          },
+          acceptance: { ...Payload.pick(Acceptance, event), acceptedAt: event.at },
         }
       : state,
   PaymentRequestCancelled: (state, event) =>
@@ -557,14 +537,7 @@ export const evolve: (state: State, event: Event) => State = byEvent<Event, Stat
       ? {
           _tag: "PaidByCard",
           request: state.request,
-          card: {
-            registrationId: event.registrationId,
-            cardPaymentId: event.cardPaymentId,
-            paymentMethodId: event.paymentMethodId,
-            brand: event.brand,
-            last4: event.last4,
-            processorReference: event.processorReference,
-          },
+          card: Payload.pick(CardCharge, event),
           paidAt: event.at,
         }
       : state,

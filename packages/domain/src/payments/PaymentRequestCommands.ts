@@ -6,7 +6,6 @@ import type { DateTime } from "effect"
 import type * as CalendarDate from "../kernel/CalendarDate.ts"
 import type {
   BankAccountId,
-  CardPaymentId,
   CompanyId,
   PartnerId,
   PaymentRequestId,
@@ -17,7 +16,7 @@ import type * as Metadata from "../kernel/Metadata.ts"
 import type * as Money from "../kernel/Money.ts"
 import type * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import type * as FeeSchedule from "./FeeSchedule.ts"
-import type { PaymentRequestEvent } from "./PaymentRequestEvents.ts"
+import type { CardCharge, PaymentRequestEvent } from "./PaymentRequestEvents.ts"
 import type { InvoiceLineItem, RefundId } from "./TransferEvents.ts"
 import type * as WhoMayCollect from "./WhoMayCollect.ts"
 
@@ -105,19 +104,12 @@ export interface TryAutoCollection {
   readonly at: DateTime.Utc
 }
 
-/** The payer paid in the app with a saved card, which the card processor charged. */
-export interface PayWithCard {
+/** The payer (`registrationId`, who must be the request's) paid in the app with a saved card, which the card processor charged. */
+export interface PayWithCard extends CardCharge {
   readonly _tag: "PayWithCard"
   readonly paymentRequestId: PaymentRequestId
-  /** Who pays: must be the request's payer. */
-  readonly registrationId: RegistrationId
   /** The payer's KYC status (read by the edge): only a Verified payer pays (`WhoMayCollect`). */
   readonly payerKyc: WhoMayCollect.KycStatus
-  readonly cardPaymentId: CardPaymentId
-  readonly paymentMethodId: string
-  readonly brand: string
-  readonly last4: string
-  readonly processorReference: string
   /** The request that carried the payer's authorization of the charge, recorded as its evidence. */
   readonly client?: AuthorizationEvidence.ClientContext
   /** When the processor makes the money available to the company (absent: at once). */

@@ -5,10 +5,11 @@
 import type { DateTime } from "effect"
 import { refuse } from "../kernel/Decider.ts"
 import { IllegalTransition, NotFound } from "../kernel/DomainError.ts"
-import type { BankAccountId, CardPaymentId, RegistrationId, TransferId } from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
 import type {
+  Acceptance as AcceptanceFields,
   AutoCollectionSkipReason,
+  CardCharge as CardChargeFields,
   PaymentRequestCreated,
   PaymentRequestEvent,
   PaymentRequestStatus,
@@ -16,32 +17,17 @@ import type {
 import type { RefundId } from "./TransferEvents.ts"
 
 /** What was asked, of whom, for whom: fixed at creation. */
-export type RequestDetails = Omit<PaymentRequestCreated, "_tag" | "status" | "at" | "debitAuthLimit"> & {
+export type RequestDetails = Omit<PaymentRequestCreated, "_tag" | "at" | "debitAuthLimit"> & {
   /** The partner's ceiling for a debit-authorization collection (recorded as the event's `debitAuthLimit`). */
   readonly debitCeiling?: Money.Money
   readonly createdAt: DateTime.Utc
 }
 
-/** How the payer accepted. */
-export interface Acceptance {
-  readonly registrationId: RegistrationId
-  readonly bankAccountId: BankAccountId
-  readonly accountNumberMasked: string
-  readonly debitAuthAccepted: boolean
-  readonly transferId: TransferId
-  readonly transferDescription: string
-  readonly acceptedAt: DateTime.Utc
-}
+/** How the payer accepted (`PaymentRequestEvents.Acceptance`), and when. */
+export type Acceptance = AcceptanceFields & { readonly acceptedAt: DateTime.Utc }
 
 /** The card a request was paid with in the app. */
-export interface CardCharge {
-  readonly registrationId: RegistrationId
-  readonly cardPaymentId: CardPaymentId
-  readonly paymentMethodId: string
-  readonly brand: string
-  readonly last4: string
-  readonly processorReference: string
-}
+export type CardCharge = CardChargeFields
 
 export interface Refund {
   readonly refundId: RefundId
@@ -108,8 +94,25 @@ export const status = (state: State): PaymentRequestStatus | undefined =>
   state._tag === "Initial" ? undefined : state._tag === "PaidByCard" ? "Paid" : state._tag
 
 /** The new status an event moves the request to, or undefined for an event that keeps the status. */
-export const statusOf = (event: PaymentRequestEvent): PaymentRequestStatus | undefined =>
-  "status" in event ? event.status : undefined
+export const statusOf = (event: PaymentRequestEvent): PaymentRequestStatus | undefined => statusByEvent[event._tag]
+
+/**
+ * The one table of the statuses the events move a request to (undefined: the event keeps the
+ * status). A card payment makes the request Paid, as a settled transfer does.
+ */
+const statusByEvent: { readonly [Tag in PaymentRequestEvent["_tag"]]: PaymentRequestStatus | undefined } = {
+  PaymentRequestCreated: "Pending",
+  PaymentRequestAccepted: "Accepted",
+  PaymentRequestCancelled: "Cancelled",
+  PaymentRequestPaid: "Paid",
+  PaymentRequestPaidByCard: "Paid",
+  PaymentRequestFailed: "Failed",
+  PaymentRequestReturned: "Returned",
+  PaymentRequestRefunded: "Refunded",
+  PaymentRequestPartiallyRefunded: undefined,
+  PaymentRequestAutoCollectionSkipped: undefined,
+  PaymentRequestMetadataSet: undefined,
+}
 
 /** The refusal of a command the request's state does not allow. */
 export const illegal = (state: State, command: { readonly _tag: string }, reason: string) =>

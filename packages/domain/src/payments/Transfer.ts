@@ -21,20 +21,12 @@ import { type DateTime, Result } from "effect"
 import { type Aggregate, accept, byCommand, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError, RuleViolated, type ValidationFailed } from "../kernel/DomainError.ts"
 import * as FieldChecks from "../kernel/FieldChecks.ts"
-import type {
-  BankAccountId,
-  CompanyId,
-  PartnerId,
-  PaymentPlanId,
-  PaymentRequestId,
-  RegistrationId,
-  TransferId,
-} from "../kernel/Ids.ts"
-import type * as Money from "../kernel/Money.ts"
+import type { RegistrationId, TransferId } from "../kernel/Ids.ts"
+import * as Payload from "../kernel/Payload.ts"
 import type * as FeeSchedule from "./FeeSchedule.ts"
 import { returnReason } from "./ReturnCodes.ts"
 import { checkedReturnCode, followedBy, illegal, notFound, type Outcome, otherMovement } from "./TransferChecks.ts"
-import { type Attachment, type RecipientAddress, TransferEvent, type TransferInvoice } from "./TransferEvents.ts"
+import { TransferEvent, TransferInitiated } from "./TransferEvents.ts"
 import {
   originationUnavailable,
   type RecordOriginationUnavailable,
@@ -81,6 +73,7 @@ export {
   refundsOf,
   type SettledTransfer,
   type State,
+  statusOf,
   summary,
   type TransferDetails,
   type TransferSummary,
@@ -99,48 +92,18 @@ export const maxAttachments = 20
 // ---------------------------------------------------------------------------
 // Commands
 
-export interface InitiateTransfer {
+/**
+ * The transfer's details as recorded (`TransferInitiated`'s fields, documented there), and the
+ * parties' verification at initiation (read by the edge, not recorded): no transfer leaves an
+ * unverified payer or reaches an unverified company (`WhoMayCollect`). Account numbers come
+ * already masked by the edge (`maskAccountNumber`); a full number is refused. The platform's fee
+ * (a charity gift's, or a payment's by the partner's schedule) is at most the amount, in its currency.
+ */
+export interface InitiateTransfer extends Omit<TransferInitiated, "_tag" | "payerRegistrationId"> {
   readonly _tag: "InitiateTransfer"
-  readonly transferId: TransferId
-  readonly paymentRequestId?: PaymentRequestId
-  /** The plan whose instalment `instalmentNumber` this transfer collects (with the payer). */
-  readonly paymentPlanId?: PaymentPlanId
-  readonly instalmentNumber?: number
-  /** The charity gift (donation) this transfer collects. */
-  readonly charityTransactionId?: string
-  /**
-   * The platform's fee kept from this transfer's amount (a charity gift's fee): the company's balance
-   * gets amount - fee when it settles (`Ledger.feeEntryOf`). At most the amount, in its currency.
-   */
-  readonly platformFee?: Money.Money
-  /** The partner's fee schedule that produced `platformFee`, and the provider's terms (`PlatformFees.appliedFor`). */
-  readonly feeSchedule?: FeeSchedule.AppliedSchedule
-  readonly providerCost?: Money.Money
-  readonly returnFeeTerms?: FeeSchedule.ReturnFee
   /** The customer whose account pays: the data subject of `senderName` (docs/personal-data.md). */
   readonly payerRegistrationId: RegistrationId
-  /** The payer's linked bank account debited (absent for a transfer that names none). */
-  readonly bankAccountId?: BankAccountId
-  readonly partnerId: PartnerId
-  readonly companyId: CompanyId
-  /**
-   * The payer's KYC and the company's KYB status at initiation (read by the edge): no transfer
-   * leaves an unverified payer or reaches an unverified company (`WhoMayCollect`). Not recorded.
-   */
   readonly parties: WhoMayCollect.Parties
-  readonly amount: Money.Money
-  readonly senderName: string
-  readonly recipientName: string
-  /** Already masked by the edge with `maskAccountNumber`; a full number is refused. */
-  readonly senderAccountMasked: string
-  /** The company's payout account, masked; absent while the company has none. */
-  readonly recipientAccountMasked?: string
-  readonly recipientAddress: RecipientAddress
-  readonly attachments: ReadonlyArray<Attachment>
-  readonly description: string
-  /** The invoice of the payment request the transfer pays (see `TransferInitiated`). */
-  readonly invoice?: TransferInvoice
-  readonly at: DateTime.Utc
 }
 
 export interface SettleTransfer {
@@ -255,36 +218,14 @@ const initiate = (command: InitiateTransfer, state: State): Decision<Event> => {
   if (invalid) return invalid
   const unverified = WhoMayCollect.refusal(command.parties)
   if (unverified) return refuse(unverified)
+  // The details as recorded, a zero fee (and its schedule) left out.
+  const { _tag, platformFee, feeSchedule, ...details } = Payload.pick(TransferInitiated, command)
   return accept({
     _tag: "TransferInitiated",
-    transferId: command.transferId,
-    ...(command.paymentRequestId === undefined ? {} : { paymentRequestId: command.paymentRequestId }),
-    ...(command.paymentPlanId === undefined ? {} : { paymentPlanId: command.paymentPlanId }),
-    ...(command.instalmentNumber === undefined ? {} : { instalmentNumber: command.instalmentNumber }),
-    ...(command.charityTransactionId === undefined ? {} : { charityTransactionId: command.charityTransactionId }),
-    ...(command.platformFee === undefined || command.platformFee.minorUnits === 0
+    ...details,
+    ...(platformFee === undefined || platformFee.minorUnits === 0
       ? {}
-      : { platformFee: command.platformFee }),
-    ...(command.feeSchedule === undefined || command.platformFee === undefined || command.platformFee.minorUnits === 0
-      ? {}
-      : { feeSchedule: command.feeSchedule }),
-    ...(command.providerCost === undefined ? {} : { providerCost: command.providerCost }),
-    ...(command.returnFeeTerms === undefined ? {} : { returnFeeTerms: command.returnFeeTerms }),
-    payerRegistrationId: command.payerRegistrationId,
-    ...(command.bankAccountId === undefined ? {} : { bankAccountId: command.bankAccountId }),
-    partnerId: command.partnerId,
-    companyId: command.companyId,
-    amount: command.amount,
-    senderName: command.senderName,
-    recipientName: command.recipientName,
-    senderAccountMasked: command.senderAccountMasked,
-    ...(command.recipientAccountMasked === undefined ? {} : { recipientAccountMasked: command.recipientAccountMasked }),
-    recipientAddress: command.recipientAddress,
-    attachments: command.attachments,
-    description: command.description,
-    ...(command.invoice === undefined ? {} : { invoice: command.invoice }),
-    status: "Pending",
-    at: command.at,
+      : { platformFee, ...(feeSchedule === undefined ? {} : { feeSchedule }) }),
   })
 }
 
@@ -309,7 +250,6 @@ const fail = (command: FailTransfer, state: State): Decision<Event> => {
         returnCode: command.returnCode,
         reason: command.reason,
         ...returnFeeOf(state.details),
-        status: "Failed",
         at: command.at,
       })
     case "Failed":
@@ -353,7 +293,6 @@ const returned = (state: { readonly details: TransferDetails }, returnCode: stri
   // Stryker disable next-line StringLiteral: equivalent, the code was checked against the table (checkedReturnCode), which describes it
   reason: returnReason(returnCode, "returned by the bank"),
   ...returnFeeOf(state.details),
-  status: "Returned",
   at,
 })
 
@@ -371,12 +310,12 @@ const pendingOutcome = (
   at: DateTime.Utc,
 ): Decision<Event> => {
   const transferId = state.details.transferId
-  const settled: Event = { _tag: "TransferSettled", transferId, status: "Settled", at }
+  const settled: Event = { _tag: "TransferSettled", transferId, at }
   switch (outcome._tag) {
     case "Settled":
       return accept(settled)
     case "Refused":
-      return accept({ _tag: "TransferFailed", transferId, reason: outcome.reason, status: "Failed", at })
+      return accept({ _tag: "TransferFailed", transferId, reason: outcome.reason, at })
     case "Failed":
       return accept({
         _tag: "TransferFailed",
@@ -385,7 +324,6 @@ const pendingOutcome = (
         // Stryker disable next-line StringLiteral: equivalent, the code was checked against the table (checkedReturnCode), which describes it
         reason: returnReason(outcome.returnCode, "returned by the bank"),
         ...returnFeeOf(state.details),
-        status: "Failed",
         at,
       })
     case "Returned":

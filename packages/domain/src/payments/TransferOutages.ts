@@ -103,7 +103,7 @@ const unavailable = (
   )
   if (next._tag === "GiveUp")
     return refund === undefined
-      ? accept({ _tag: "TransferFailed", transferId, reason: next.reason, status: "Failed", at: command.at })
+      ? accept({ _tag: "TransferFailed", transferId, reason: next.reason, at: command.at })
       : accept({
           _tag: "TransferRefundFailed",
           transferId,

@@ -17,7 +17,7 @@ import type {
 } from "./TransferEvents.ts"
 
 /** What the transfer moves, from whom to whom: fixed at initiation. */
-export type TransferDetails = Omit<TransferInitiated, "_tag" | "status" | "at"> & { readonly initiatedAt: DateTime.Utc }
+export type TransferDetails = Omit<TransferInitiated, "_tag" | "at"> & { readonly initiatedAt: DateTime.Utc }
 
 /** One refund: Pending (its amount held) until its credit Completed or Failed (its amount freed). */
 export interface Refund {
@@ -144,7 +144,7 @@ export const summary = (state: State): TransferSummary | undefined => {
 export const evolve: (state: State, event: TransferEvent) => State = byEvent<TransferEvent, State>({
   TransferInitiated: (state, event) => {
     if (state._tag !== "Initial") return state
-    const { _tag, status, at, ...details } = event
+    const { _tag, at, ...details } = event
     return { _tag: "Pending", details: { ...details, initiatedAt: at } }
   },
   TransferOriginated: (state, event) =>
@@ -250,3 +250,24 @@ const withRefund = (state: State, refundId: RefundId, change: (refund: Refund) =
   state._tag === "Settled" || state._tag === "Returned"
     ? { ...state, refunds: state.refunds.map((refund) => (refund.refundId === refundId ? change(refund) : refund)) }
     : state
+
+/** The status an event moves the transfer to, or undefined for an event that keeps it (one table). */
+export const statusOf = (event: TransferEvent): TransferStatus | undefined => statusByEvent[event._tag]
+
+const statusByEvent: { readonly [Tag in TransferEvent["_tag"]]: TransferStatus | undefined } = {
+  TransferInitiated: "Pending",
+  TransferSettled: "Settled",
+  TransferFailed: "Failed",
+  TransferReturned: "Returned",
+  TransferOriginated: undefined,
+  TransferRefunded: undefined,
+  TransferRefundRequested: undefined,
+  TransferRefundOriginated: undefined,
+  TransferRefundCompleted: undefined,
+  TransferRefundFailed: undefined,
+  TransferOriginationDeferred: undefined,
+  TransferStatusDeferred: undefined,
+  TransferStatusResumed: undefined,
+  TransferReimbursementApplied: undefined,
+  TransferReimbursed: undefined,
+}

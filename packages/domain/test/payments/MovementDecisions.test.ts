@@ -38,7 +38,7 @@ const later = DateTime.makeUnsafe("2026-03-01T11:00:00.000Z")
 const plus = (base: DateTime.Utc, millis: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(base) + millis)
 
 const initiated = transferInitiated("6c1d2e3f", transferId, at)
-const settled = TransferSettled.make({ transferId, status: "Settled", at })
+const settled = TransferSettled.make({ transferId, at })
 const refundRequested = TransferRefundRequested.make({ transferId, refundId, amount: Money.make(2_500, "USD"), at })
 
 const outcome = (value: Transfer.Outcome): Transfer.RecordOutcome => ({
@@ -61,9 +61,7 @@ describe("a Pending transfer not originated yet", () => {
     spec
       .given([initiated])
       .when(outcome({ _tag: "Refused", reason: "Receiver exceeds weekly limit." }))
-      .then([
-        TransferFailed.make({ transferId, reason: "Receiver exceeds weekly limit.", status: "Failed", at: later }),
-      ])
+      .then([TransferFailed.make({ transferId, reason: "Receiver exceeds weekly limit.", at: later })])
   })
   it("refused with an empty reason: refused as invalid, naming reason", () => {
     spec
@@ -80,7 +78,6 @@ describe("a Pending transfer not originated yet", () => {
           transferId,
           returnCode: "R01",
           reason: "Insufficient funds",
-          status: "Failed",
           at: later,
         }),
       ])
@@ -141,7 +138,6 @@ describe("a Pending transfer not originated yet", () => {
         TransferFailed.make({
           transferId,
           reason: "the rail stayed unavailable for 72 hours (last: create transfer: Dwolla answered 503)",
-          status: "Failed",
           at: now,
         }),
       ])
@@ -204,7 +200,7 @@ describe("a Settled transfer", () => {
 
 describe("a Failed transfer", () => {
   it("a later refusal or outage changes nothing", () => {
-    const failed = TransferFailed.make({ transferId, reason: "Receiver exceeds weekly limit.", status: "Failed", at })
+    const failed = TransferFailed.make({ transferId, reason: "Receiver exceeds weekly limit.", at })
     spec
       .given([initiated, failed])
       .when(outcome({ _tag: "Refused", reason: "again" }))

@@ -89,7 +89,6 @@ const accepted = PaymentRequestAccepted.make({
   debitAuthAccepted: false,
   transferId,
   transferDescription: "Dental invoice",
-  status: "Accepted",
   at: later,
 })
 
@@ -99,7 +98,7 @@ const cancelBy = (who: PartnerId): PaymentRequest.CancelPaymentRequest => ({
   partnerId: who,
   at: later,
 })
-const cancelled = PaymentRequestCancelled.make({ paymentRequestId, status: "Cancelled", at: later })
+const cancelled = PaymentRequestCancelled.make({ paymentRequestId, at: later })
 
 const settledWith = (transfer: TransferId): PaymentRequest.RecordTransferSettled => ({
   _tag: "RecordTransferSettled",
@@ -107,7 +106,7 @@ const settledWith = (transfer: TransferId): PaymentRequest.RecordTransferSettled
   transferId: transfer,
   at: later,
 })
-const paid = PaymentRequestPaid.make({ paymentRequestId, transferId, status: "Paid", at: later })
+const paid = PaymentRequestPaid.make({ paymentRequestId, transferId, at: later })
 
 const failedWith = (transfer: TransferId, returnCode = "R01"): PaymentRequest.RecordTransferFailed => ({
   _tag: "RecordTransferFailed",
@@ -122,7 +121,6 @@ const failed = PaymentRequestFailed.make({
   transferId,
   returnCode: "R01",
   reason: "insufficient funds",
-  status: "Failed",
   at: later,
 })
 
@@ -147,7 +145,6 @@ const refunded = (refundId: RefundId, minorUnits: number) =>
     refundId,
     amount: usd(minorUnits),
     totalRefunded: amount,
-    status: "Refunded",
     at: later,
   })
 
@@ -165,7 +162,6 @@ const returned = PaymentRequestReturned.make({
   transferId,
   returnCode: "R10",
   reason: r10Reason,
-  status: "Returned",
   at: later,
 })
 
@@ -778,7 +774,7 @@ describe("the transfer policy for returns and refunds moving money", () => {
     assert.deepStrictEqual(
       TransferOutcomePolicy.fromTransferEvent(
         paymentRequestId,
-        TransferReturned.make({ transferId, returnCode: "R10", reason: r10Reason, status: "Returned", at: later }),
+        TransferReturned.make({ transferId, returnCode: "R10", reason: r10Reason, at: later }),
       ),
       returnedWith(transferId),
     )
@@ -810,10 +806,7 @@ describe("the transfer policy for returns and refunds moving money", () => {
 describe("the transfer policy", () => {
   it("turns the transfer's settlement, failure and refunds into commands for the request it pays", () => {
     assert.deepStrictEqual(
-      TransferOutcomePolicy.fromTransferEvent(
-        paymentRequestId,
-        TransferSettled.make({ transferId, status: "Settled", at: later }),
-      ),
+      TransferOutcomePolicy.fromTransferEvent(paymentRequestId, TransferSettled.make({ transferId, at: later })),
       settledWith(transferId),
     )
     assert.deepStrictEqual(
@@ -823,7 +816,6 @@ describe("the transfer policy", () => {
           transferId,
           returnCode: "R01",
           reason: "insufficient funds",
-          status: "Failed",
           at: later,
         }),
       ),

@@ -78,7 +78,6 @@ const acceptedAutomatically = (collectedBy: "AutoPay" | "DebitAuth") =>
     transferId,
     transferDescription: "Invoice 42: cleaning",
     collectedBy,
-    status: "Accepted",
     at: onDueDate,
   })
 
@@ -217,7 +216,7 @@ describe("a request collected, paid, cancelled or missing", () => {
   })
   it("a cancelled request is not collected", () => {
     spec
-      .given([withAutoPay(10_000), PaymentRequestCancelled.make({ paymentRequestId, status: "Cancelled", at })])
+      .given([withAutoPay(10_000), PaymentRequestCancelled.make({ paymentRequestId, at })])
       .when(collect())
       .thenNothingHappens()
   })
@@ -283,7 +282,6 @@ const paidByCard = PaymentRequestPaidByCard.make({
   brand: "visa",
   last4: "4242",
   processorReference: "ch_1",
-  status: "Paid",
   at: onDueDate,
 })
 
@@ -371,19 +369,18 @@ describe("an accepted or cancelled request", () => {
         reason: "the payment request was already accepted with a bank account",
       })
     spec
-      .given([created, PaymentRequestCancelled.make({ paymentRequestId, status: "Cancelled", at })])
+      .given([created, PaymentRequestCancelled.make({ paymentRequestId, at })])
       .when(payWithCard())
       .thenFails({ _tag: "IllegalTransition", reason: "a cancelled payment request cannot be paid" })
   })
   it("a refunded or returned one cannot be paid by card either", () => {
-    const paid = PaymentRequestPaid.make({ paymentRequestId, transferId, status: "Paid", at: onDueDate })
+    const paid = PaymentRequestPaid.make({ paymentRequestId, transferId, at: onDueDate })
     const accepted = acceptedAutomatically("AutoPay")
     const refunded = PaymentRequestRefunded.make({
       paymentRequestId,
       refundId: id(12) as RefundId,
       amount: usd(10_000),
       totalRefunded: usd(10_000),
-      status: "Refunded",
       at: onDueDate,
     })
     const returned = PaymentRequestReturned.make({
@@ -391,7 +388,6 @@ describe("an accepted or cancelled request", () => {
       transferId,
       returnCode: "R01",
       reason: "insufficient funds",
-      status: "Returned",
       at: onDueDate,
     })
     for (const history of [

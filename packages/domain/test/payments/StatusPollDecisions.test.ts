@@ -37,7 +37,7 @@ const outage = "transfer status: Dwolla answered 503"
 
 const initiated = transferInitiated("8c1d2e3f", transferId, at)
 const originated = TransferOriginated.make({ transferId, providerReference: "dw-1", at })
-const settled = TransferSettled.make({ transferId, status: "Settled", at })
+const settled = TransferSettled.make({ transferId, at })
 const refundRequested = TransferRefundRequested.make({ transferId, refundId, amount: Money.make(2_500, "USD"), at })
 const refundOriginated = TransferRefundOriginated.make({ transferId, refundId, providerReference: "dw-r1", at })
 
@@ -88,7 +88,6 @@ describe("a Pending transfer originated, its status asked", () => {
         TransferFailed.make({
           transferId,
           reason: `the rail stayed unavailable for 72 hours (last: ${outage})`,
-          status: "Failed",
           at: now,
         }),
       ])
@@ -186,7 +185,6 @@ describe("a Failed transfer", () => {
       transferId,
       reason: "Insufficient funds",
       returnCode: "R01",
-      status: "Failed",
       at,
     })
     spec.given([initiated, originated, failed]).when(unavailable(later)).thenNothingHappens()
