@@ -433,7 +433,8 @@ export const accept = UseCase.fn("Payments.accept")(function* (input: AcceptInpu
     ...(input.client === undefined ? {} : { client: input.client }),
     at,
   }
-  // Decide first (pure) so that a refused acceptance never initiates a transfer.
+  // Each aggregate decided once: the Transfer is built from the acceptance's events, both recorded
+  // after (in this unit: a refusal of either records nothing), the request's stream not read again.
   const decision = PaymentRequest.aggregate.decide(acceptCommand, state)
   if (decision._tag === "Failure") return yield* Effect.fail(decision.failure)
   const accepted = decision.success[0]
@@ -442,16 +443,26 @@ export const accept = UseCase.fn("Payments.accept")(function* (input: AcceptInpu
   yield* RailRules.checkCurrency(request.amount.currency)
   yield* RailRules.checkPayerLimit(request.partnerId, input.registrationId, request.amount)
   const initiate = yield* transferOf(request, payer, account, accepted)
-  const handled = yield* CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, acceptCommand)
-  if (handled.events.length > 0) {
-    yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { expectNew: true })
-    // Accepting with acceptDebitAuth grants the payer's debit authorization for the company, in the same unit.
-    const grant = PaymentRequest.debitAuthGrantOf(request, accepted)
-    if (grant !== undefined)
-      yield* UseCase.dieOnCorruptEvent(
-        DebitAuths.grant(input.client === undefined ? grant : { ...grant, client: input.client }),
-      )
-  }
+  const initiated = Transfer.aggregate.decide(initiate, Transfer.initialState)
+  if (initiated._tag === "Failure") return yield* Effect.fail(initiated.failure)
+  const handled = yield* CommandHandler.record(
+    PaymentRequest.aggregate,
+    request.paymentRequestId,
+    loaded,
+    decision.success,
+  )
+  yield* CommandHandler.record(
+    Transfer.aggregate,
+    transferId,
+    { state: Transfer.initialState, version: 0 },
+    initiated.success,
+  )
+  // Accepting with acceptDebitAuth grants the payer's debit authorization for the company, in the same unit.
+  const grant = PaymentRequest.debitAuthGrantOf(request, accepted)
+  if (grant !== undefined)
+    yield* UseCase.dieOnCorruptEvent(
+      DebitAuths.grant(input.client === undefined ? grant : { ...grant, client: input.client }),
+    )
   return { status: PaymentRequest.status(handled.state) ?? "Accepted" }
 })
 
@@ -466,7 +477,7 @@ const recipientCompany = (request: PaymentRequest.RequestDetails) =>
 /**
  * @internal The transfer an acceptance starts (manual, or automatic: autopay
  * and debit authorization), from the payer's account to the company, with
- * the request's attachment; checked against the Transfer decider.
+ * the request's attachment (the caller has the Transfer decide on it).
  */
 export const transferOf = Traced.fn("Payments.transferOf")(function* (
   request: PaymentRequest.RequestDetails,
@@ -515,8 +526,6 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
     },
     at: accepted.at,
   }
-  const transferDecision = Transfer.aggregate.decide(initiate, Transfer.initialState)
-  if (transferDecision._tag === "Failure") return yield* Effect.fail(transferDecision.failure)
   return initiate
 })
 
