@@ -168,24 +168,22 @@ export const PaymentRequestReturned = Schema.TaggedStruct("PaymentRequestReturne
 })
 export type PaymentRequestReturned = typeof PaymentRequestReturned.Type
 
-/** Part of the paid amount was refunded; the request stays Paid. Not a status change. */
-export const PaymentRequestPartiallyRefunded = Schema.TaggedStruct("PaymentRequestPartiallyRefunded", {
+/** One refund of a paid request: its amount and the refunded total it brings the request to. */
+export const Refund = Schema.Struct({
   paymentRequestId: PaymentRequestId,
   refundId: RefundId,
   amount: Money,
   totalRefunded: Money,
   at: Schema.DateTimeUtcFromString,
 })
+export type Refund = typeof Refund.Type
+
+/** Part of the paid amount was refunded; the request stays Paid. Not a status change. */
+export const PaymentRequestPartiallyRefunded = Schema.TaggedStruct("PaymentRequestPartiallyRefunded", Refund.fields)
 export type PaymentRequestPartiallyRefunded = typeof PaymentRequestPartiallyRefunded.Type
 
 /** A refund brought the refunded total to the paid amount: the request is Refunded. */
-export const PaymentRequestRefunded = Schema.TaggedStruct("PaymentRequestRefunded", {
-  paymentRequestId: PaymentRequestId,
-  refundId: RefundId,
-  amount: Money,
-  totalRefunded: Money,
-  at: Schema.DateTimeUtcFromString,
-})
+export const PaymentRequestRefunded = Schema.TaggedStruct("PaymentRequestRefunded", Refund.fields)
 export type PaymentRequestRefunded = typeof PaymentRequestRefunded.Type
 
 /**

@@ -220,8 +220,12 @@ export const TransferRefundOriginated = Schema.TaggedStruct("TransferRefundOrigi
 })
 export type TransferRefundOriginated = typeof TransferRefundOriginated.Type
 
-/** The refund's credit settled: the money is back with the payer; `isRefunded` once completed refunds reach the amount. */
-export const TransferRefundCompleted = Schema.TaggedStruct("TransferRefundCompleted", {
+/**
+ * A refund whose money is back with the payer: its amount, the completed refunds' total and
+ * whether it reaches the transfer's amount (`isRefunded`). Declared once for the completion of a
+ * refund's credit and for the refunds recorded at once before refunds moved money.
+ */
+export const RefundCompletion = Schema.Struct({
   transferId: TransferId,
   refundId: RefundId,
   amount: Money,
@@ -229,6 +233,9 @@ export const TransferRefundCompleted = Schema.TaggedStruct("TransferRefundComple
   isRefunded: Schema.Boolean,
   at: Schema.DateTimeUtcFromString,
 })
+
+/** The refund's credit settled: the money is back with the payer; `isRefunded` once completed refunds reach the amount. */
+export const TransferRefundCompleted = Schema.TaggedStruct("TransferRefundCompleted", RefundCompletion.fields)
 export type TransferRefundCompleted = typeof TransferRefundCompleted.Type
 
 /**
@@ -253,14 +260,7 @@ export type RefundStatus = typeof RefundStatus.Type
  * Part or all of a settled transfer was paid back at once (recorded before refunds moved money: read as
  * a refund requested and completed together; no longer recorded).
  */
-export const TransferRefunded = Schema.TaggedStruct("TransferRefunded", {
-  transferId: TransferId,
-  refundId: RefundId,
-  amount: Money,
-  totalRefunded: Money,
-  isRefunded: Schema.Boolean,
-  at: Schema.DateTimeUtcFromString,
-})
+export const TransferRefunded = Schema.TaggedStruct("TransferRefunded", RefundCompletion.fields)
 export type TransferRefunded = typeof TransferRefunded.Type
 
 /** The payer applied to a provider for reimbursement of the settled transfer and has a document to sign. */
