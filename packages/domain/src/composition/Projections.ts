@@ -17,7 +17,7 @@ import { projection as transfers } from "../payments/TransfersProjection.ts"
 import { projection as balances } from "../payouts/BalancesProjection.ts"
 import { projection as ledgerEntries } from "../payouts/LedgerEntriesProjection.ts"
 import { projection as payouts } from "../payouts/PayoutsProjection.ts"
-import { projection as ledgerPostings } from "../payouts/PostingsProjection.ts"
+import { projection as ledgerPostings, returnFees as ledgerReturnFees } from "../payouts/PostingsProjection.ts"
 import { consents } from "../plans/ConsentsProjection.ts"
 import { duePlans, paymentPlans } from "../plans/PaymentPlansProjection.ts"
 
@@ -43,4 +43,5 @@ export const all: ReadonlyArray<AnyProjection> = [
   reading(ledgerEntries),
   reading(payouts),
   reading(ledgerPostings),
+  reading(ledgerReturnFees),
 ]
