@@ -7,6 +7,7 @@
 
 import { projection as cardPayments } from "../cards-and-charity/CardPaymentsProjection.ts"
 import { projection as charityGiftsDue } from "../cards-and-charity/CharityGiftsDueProjection.ts"
+import { projection as sandboxCardDisputes } from "../cards-and-charity/SandboxDisputesProjection.ts"
 import { projection as companies } from "../companies/CompaniesProjection.ts"
 import { projection as customers } from "../customers/CustomersProjection.ts"
 import type { AnyProjection, Projection } from "../infrastructure/ReadModel.ts"
@@ -38,6 +39,7 @@ export const all: ReadonlyArray<AnyProjection> = [
   reading(debitAuths),
   reading(cardPayments),
   reading(charityGiftsDue),
+  reading(sandboxCardDisputes),
   reading(paymentNotices),
   reading(balances),
   reading(ledgerEntries),

@@ -14,6 +14,7 @@ const stated: Readonly<Record<string, string>> = {
   debit_auths: "DebitAuthsProjection.test.ts",
   card_payments: "CardPaymentsProjection.test.ts",
   charity_gifts_due: "CharityGiftsDueProjection.test.ts",
+  sandbox_card_disputes: "SandboxDisputesProjection.test.ts",
   companies: "CompaniesProjection.test.ts",
   customers: "CustomersProjection.test.ts",
   consents: "ConsentsProjection.test.ts",
