@@ -15,9 +15,10 @@
  *   when the transfer is initiated with a return fee not passed on: a posting
  *   with no lines yet (it weighs nothing in the trial balance) holding the
  *   transfer's partner and company, the state the books keep per transfer;
- *   the return posts its lines into it, at the return's instant. A transfer
- *   initiated without those terms (an old stream) opens nothing and its
- *   return posts nothing.
+ *   the return posts its lines into it, at the return's instant; a failure
+ *   without a return fee (the rail refused it, an outage) deletes it. A
+ *   transfer initiated without those terms (an old stream) opens nothing and
+ *   its return posts nothing.
  */
 import type { CardPaymentsProjection } from "../cards-and-charity/index.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
@@ -88,13 +89,16 @@ const openedFor = (envelope: TransfersProjection.TransferEnvelope): PostingDocum
   }
 }
 
-/** Whether the event may post a kept return fee (the document keyed by its transfer is read first). */
-const mayPostReturnFee = (envelope: TransfersProjection.TransferEnvelope): boolean => {
+/**
+ * Whether the event ends the transfer's chance of a return fee: a failure (posting the fee it carries,
+ * if kept, or closing the opened document: a rail refusal or an outage has no return fee), or a return
+ * with a kept fee. The document keyed by the transfer is read first.
+ */
+const endsReturnFee = (envelope: TransfersProjection.TransferEnvelope): boolean => {
   const event = envelope.event
   return (
-    (event._tag === "TransferFailed" || event._tag === "TransferReturned") &&
-    event.returnFee !== undefined &&
-    !event.returnFee.passedOn
+    event._tag === "TransferFailed" ||
+    (event._tag === "TransferReturned" && event.returnFee !== undefined && !event.returnFee.passedOn)
   )
 }
 
@@ -104,7 +108,7 @@ export const returnFees: Projection<PostingDocument, TransfersProjection.Transfe
   streamTypes: ["Transfer"],
   creates: ["TransferInitiated"],
   key: (envelope) =>
-    envelope.streamType === "Transfer" && (openedFor(envelope) !== undefined || mayPostReturnFee(envelope))
+    envelope.streamType === "Transfer" && (openedFor(envelope) !== undefined || endsReturnFee(envelope))
       ? Postings.returnFeeReference(envelope.event.transferId)
       : undefined,
   apply: (current, envelope) => {
@@ -112,7 +116,8 @@ export const returnFees: Projection<PostingDocument, TransfersProjection.Transfe
     if (event._tag === "TransferInitiated") return openedFor(envelope)
     if (current?.companyId === undefined || (event._tag !== "TransferFailed" && event._tag !== "TransferReturned"))
       return current
-    return Postings.postingOf(event, { partnerId: current.partnerId, companyId: current.companyId }) ?? current
+    // Nothing to post (a failure without a return fee): the transfer will not be returned, the document goes.
+    return Postings.postingOf(event, { partnerId: current.partnerId, companyId: current.companyId })
   },
   index,
 }

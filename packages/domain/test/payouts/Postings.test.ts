@@ -474,6 +474,17 @@ describe("the books of a transfer whose return fee the platform keeps (PostingsP
     }
   })
 
+  it("hold nothing once the debit fails without a return fee (the rail refused it, an outage)", () => {
+    const refused: TransferFailed = {
+      _tag: "TransferFailed",
+      transferId,
+      reason: "refused by the rail",
+      status: "Failed",
+      at: later,
+    }
+    assert.isUndefined(documentOfTransfer([initiated({ returnFee: kept }), refused]))
+  })
+
   it("hold nothing when the return fee is passed on, or the transfer had no return fee terms", () => {
     assert.isUndefined(documentOfTransfer([initiated({ returnFee: passedOn }), failed(passedOn)]))
     assert.isUndefined(documentOfTransfer([initiated({ providerCost: 25 }), failed()]))
