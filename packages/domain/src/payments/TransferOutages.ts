@@ -16,14 +16,8 @@ import type { TransferEvent as Event, RefundId } from "./TransferEvents.ts"
 import { refundNamed } from "./TransferRefunds.ts"
 import type { State } from "./TransferState.ts"
 
-/**
- * The rail could not be reached to originate the transfer's debit (or the refund `refundId`'s
- * credit): "unavailable, try again" (`MovementAttempts.ts`). A movement not originated and still
- * Pending is deferred with backoff, or Failed (no return code) once the outage lasted the limit;
- * any other changes nothing. `jitter` in [0, 1) and `at` are inputs.
- */
-export interface RecordOriginationUnavailable {
-  readonly _tag: "RecordOriginationUnavailable"
+/** What both outages say: the movement (the debit, or the refund `refundId`'s credit), the rail's words, the inputs. */
+interface RailUnavailable {
   readonly transferId: TransferId
   readonly refundId?: RefundId
   readonly reason: string
@@ -33,20 +27,24 @@ export interface RecordOriginationUnavailable {
 }
 
 /**
+ * The rail could not be reached to originate the transfer's debit (or the refund `refundId`'s
+ * credit): "unavailable, try again" (`MovementAttempts.ts`). A movement not originated and still
+ * Pending is deferred with backoff, or Failed (no return code) once the outage lasted the limit;
+ * any other changes nothing. `jitter` in [0, 1) and `at` are inputs.
+ */
+export interface RecordOriginationUnavailable extends RailUnavailable {
+  readonly _tag: "RecordOriginationUnavailable"
+}
+
+/**
  * The rail could not be reached to ask where the originated debit (or the refund `refundId`'s credit)
  * stands: the same "unavailable, try again" decision as the origination's (`MovementAttempts.ts`). A
  * movement originated and still Pending is deferred with backoff (its status not asked before
  * `retryAt`), or Failed (no return code) once the outage lasted the limit; any other changes nothing.
  * `jitter` in [0, 1) and `at` are inputs.
  */
-export interface RecordStatusUnavailable {
+export interface RecordStatusUnavailable extends RailUnavailable {
   readonly _tag: "RecordStatusUnavailable"
-  readonly transferId: TransferId
-  readonly refundId?: RefundId
-  readonly reason: string
-  readonly jitter: number
-  readonly backoff?: MovementAttempts.Backoff
-  readonly at: DateTime.Utc
 }
 
 /**
