@@ -20,11 +20,22 @@ const consentFields = {
   at: Schema.DateTimeUtcFromString,
 }
 
-/** The company asked the payer to consent to a plan of `amount` every `frequency`; the consent is Pending. */
-export const ConsentRequested = Schema.TaggedStruct("ConsentRequested", {
-  ...consentFields,
+/** What a consent is about, fixed when it is requested: the plan, its parties, its amount and frequency. */
+export const ConsentTerms = Schema.Struct({
+  consentId: Ids.ConsentId,
+  paymentPlanId: Ids.PaymentPlanId,
+  partnerId: Ids.PartnerId,
+  companyId: Ids.CompanyId,
+  payerRegistrationId: Ids.RegistrationId,
   amount: Money.Money,
   frequency: Frequency,
+})
+export type ConsentTerms = typeof ConsentTerms.Type
+
+/** The company asked the payer to consent to a plan of `amount` every `frequency`; the consent is Pending. */
+export const ConsentRequested = Schema.TaggedStruct("ConsentRequested", {
+  ...ConsentTerms.fields,
+  at: Schema.DateTimeUtcFromString,
 })
 export type ConsentRequested = typeof ConsentRequested.Type
 
