@@ -70,32 +70,28 @@ export const PayoutFailed = Schema.TaggedStruct("PayoutFailed", {
 })
 export type PayoutFailed = typeof PayoutFailed.Type
 
-/**
- * The rail could not be reached to originate the payout: it stays Pending and is tried again at
- * `retryAt` (`MovementAttempts.ts`), not at the next payout cycle.
- */
-export const PayoutOriginationDeferred = Schema.TaggedStruct("PayoutOriginationDeferred", {
+/** What an outage of the rail records: how many attempts failed, since when, and when to try again. */
+const outageFields = {
   payoutId: PayoutId,
   failures: Schema.Int,
   firstFailedAt: Schema.DateTimeUtcFromString,
   retryAt: Schema.DateTimeUtcFromString,
   reason: Schema.String,
   at: Schema.DateTimeUtcFromString,
-})
+}
+
+/**
+ * The rail could not be reached to originate the payout: it stays Pending and is tried again at
+ * `retryAt` (`MovementAttempts.ts`), not at the next payout cycle.
+ */
+export const PayoutOriginationDeferred = Schema.TaggedStruct("PayoutOriginationDeferred", outageFields)
 export type PayoutOriginationDeferred = typeof PayoutOriginationDeferred.Type
 
 /**
  * The rail could not be reached to ask where the originated payout stands: it stays Pending and its
  * status is asked again at `retryAt` (`MovementAttempts.ts`, the origination's backoff).
  */
-export const PayoutStatusDeferred = Schema.TaggedStruct("PayoutStatusDeferred", {
-  payoutId: PayoutId,
-  failures: Schema.Int,
-  firstFailedAt: Schema.DateTimeUtcFromString,
-  retryAt: Schema.DateTimeUtcFromString,
-  reason: Schema.String,
-  at: Schema.DateTimeUtcFromString,
-})
+export const PayoutStatusDeferred = Schema.TaggedStruct("PayoutStatusDeferred", outageFields)
 export type PayoutStatusDeferred = typeof PayoutStatusDeferred.Type
 
 /** The rail answered the payout's status again after an outage: the outage is over, its backoff forgotten. */

@@ -56,19 +56,7 @@ import * as PaymentPlanEvents from "./PaymentPlanEvents.ts"
 import * as PaymentPlanSchedule from "./PaymentPlanSchedule.ts"
 import * as PaymentPlanTerms from "./PaymentPlanTerms.ts"
 
-export type {
-  ActivatePaymentPlan,
-  CancelPaymentPlan,
-  CollectInstalment,
-  Command,
-  CreatePaymentPlan,
-  PausePaymentPlan,
-  RecordConsentAccepted,
-  RecordConsentWithdrawn,
-  RecordInstalmentOutcome,
-  ResumePaymentPlan,
-  SetPaymentPlanMetadata,
-} from "./PaymentPlanCommands.ts"
+export type * from "./PaymentPlanCommands.ts"
 export { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 export { maxDescriptionLength } from "./PaymentPlanTerms.ts"
 
@@ -244,52 +232,54 @@ const startCollecting = (
   )
 }
 
-const activate = (command: ActivatePaymentPlan, state: ExistingState): Decision<Event> => {
-  switch (state._tag) {
-    case "Draft":
-      return state.consent === "Accepted"
-        ? startCollecting("PaymentPlanActivated", state, command.at)
-        : consentNotAccepted(state)
-    case "Active":
-      return nothing
-    case "Paused":
-      return illegal(state, command, "the plan is paused: resume it instead")
-    case "Cancelled":
-    case "Completed":
-      return illegal(state, command, `a ${state._tag} plan cannot be activated`)
-  }
-}
+/** One function per status of an existing plan: what a command does in each (the compiler checks every status). */
+const byStatus =
+  <C extends Command>(
+    table: {
+      readonly [Tag in ExistingState["_tag"]]: (command: C, state: ExistingState) => Decision<Event>
+    },
+  ) =>
+  (command: C, state: ExistingState): Decision<Event> =>
+    table[state._tag](command, state)
 
-const pause = (command: PausePaymentPlan, state: ExistingState): Decision<Event> => {
-  switch (state._tag) {
-    case "Active":
-      return accept<PaymentPlanEvent>({ _tag: "PaymentPlanPaused", ...planIds(state), at: command.at })
-    case "Paused":
-      return nothing
-    case "Draft":
-      return illegal(state, command, "a Draft plan is not collecting yet: only an Active plan can be paused")
-    case "Cancelled":
-    case "Completed":
-      return illegal(state, command, `a ${state._tag} plan cannot be paused`)
-  }
-}
+const unchanged = () => nothing
 
-const resume = (command: ResumePaymentPlan, state: ExistingState): Decision<Event> => {
-  switch (state._tag) {
-    case "Paused":
-      // Stryker disable next-line ConditionalExpression: equivalent, a plan is activated only with an Accepted consent and a withdrawal cancels it, so a Paused plan's consent is Accepted; kept as the rule's guard
-      return state.consent === "Accepted"
-        ? startCollecting("PaymentPlanResumed", state, command.at)
-        : consentNotAccepted(state)
-    case "Active":
-      return nothing
-    case "Draft":
-      return illegal(state, command, "a Draft plan was never active: activate it instead")
-    case "Cancelled":
-    case "Completed":
-      return illegal(state, command, `a ${state._tag} plan cannot be resumed`)
-  }
-}
+/** A Cancelled or Completed plan refuses the command: it has ended. */
+const hasEnded =
+  (verb: string) =>
+  (command: Command, state: ExistingState): Decision<Event> =>
+    illegal(state, command, `a ${state._tag} plan cannot be ${verb}`)
+
+const activate = byStatus<ActivatePaymentPlan>({
+  Draft: (command, state) =>
+    state.consent === "Accepted"
+      ? startCollecting("PaymentPlanActivated", state, command.at)
+      : consentNotAccepted(state),
+  Active: unchanged,
+  Paused: (command, state) => illegal(state, command, "the plan is paused: resume it instead"),
+  Cancelled: hasEnded("activated"),
+  Completed: hasEnded("activated"),
+})
+
+const pause = byStatus<PausePaymentPlan>({
+  Active: (command, state) =>
+    accept<PaymentPlanEvent>({ _tag: "PaymentPlanPaused", ...planIds(state), at: command.at }),
+  Paused: unchanged,
+  Draft: (command, state) =>
+    illegal(state, command, "a Draft plan is not collecting yet: only an Active plan can be paused"),
+  Cancelled: hasEnded("paused"),
+  Completed: hasEnded("paused"),
+})
+
+const resume = byStatus<ResumePaymentPlan>({
+  Paused: (command, state) =>
+    // Stryker disable next-line ConditionalExpression: equivalent, a plan is activated only with an Accepted consent and a withdrawal cancels it, so a Paused plan's consent is Accepted; kept as the rule's guard
+    state.consent === "Accepted" ? startCollecting("PaymentPlanResumed", state, command.at) : consentNotAccepted(state),
+  Active: unchanged,
+  Draft: (command, state) => illegal(state, command, "a Draft plan was never active: activate it instead"),
+  Cancelled: hasEnded("resumed"),
+  Completed: hasEnded("resumed"),
+})
 
 const cancel = (command: CancelPaymentPlan, state: ExistingState): Decision<Event> => {
   switch (state._tag) {
