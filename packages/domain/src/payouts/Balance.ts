@@ -126,6 +126,27 @@ const recordEntry = (command: RecordLedgerEntry, state: State): Decision<Event> 
   })
 }
 
+/** The balance's `items` leave it as payout `command.payoutId` of `minorUnits` (a Debit recovers a deficit). */
+const paidOut = (
+  command: PayOutBalance,
+  state: Extract<State, { readonly _tag: "Open" }>,
+  items: ReadonlyArray<Ledger.LedgerEntry>,
+  minorUnits: number,
+  direction: { readonly direction?: "Debit" },
+): Decision<Event> =>
+  accept<Event>({
+    _tag: "BalancePaidOut",
+    companyId: state.companyId,
+    partnerId: state.partnerId,
+    payoutId: command.payoutId,
+    ...direction,
+    amount: Money.make(minorUnits, command.currency),
+    items,
+    payoutAccountId: command.payoutAccountId,
+    accountNumberMasked: command.accountNumberMasked,
+    at: command.at,
+  })
+
 /**
  * A negative balance: the first run records the deficit (its grace period starts); a run once the
  * grace period has passed takes the entries as the items of a Debit payout of the deficit.
@@ -147,18 +168,7 @@ const recoverDeficit = (
       at: command.at,
     })
   if (DateTime.toEpochMillis(command.at) - DateTime.toEpochMillis(since) < command.deficitGraceMillis) return nothing
-  return accept<Event>({
-    _tag: "BalancePaidOut",
-    companyId: state.companyId,
-    partnerId: state.partnerId,
-    payoutId: command.payoutId,
-    direction: "Debit",
-    amount: Money.make(deficit, command.currency),
-    items,
-    payoutAccountId: command.payoutAccountId,
-    accountNumberMasked: command.accountNumberMasked,
-    at: command.at,
-  })
+  return paidOut(command, state, items, deficit, { direction: "Debit" })
 }
 
 const payOut = (command: PayOutBalance, state: State): Decision<Event> => {
@@ -177,17 +187,7 @@ const payOut = (command: PayOutBalance, state: State): Decision<Event> => {
     DateTime.toEpochMillis(command.at) - DateTime.toEpochMillis(last.at) < command.intervalMillis
   )
     return nothing
-  return accept<Event>({
-    _tag: "BalancePaidOut",
-    companyId: state.companyId,
-    partnerId: state.partnerId,
-    payoutId: command.payoutId,
-    amount: Money.make(amount, command.currency),
-    items,
-    payoutAccountId: command.payoutAccountId,
-    accountNumberMasked: command.accountNumberMasked,
-    at: command.at,
-  })
+  return paidOut(command, state, items, amount, {})
 }
 
 const restore = (command: RestorePayoutItems, state: State): Decision<Event> => {
