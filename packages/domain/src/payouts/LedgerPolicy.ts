@@ -38,6 +38,21 @@ const transferOwner = (state: Transfer.State): Owner | undefined =>
   // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent, an Initial transfer has no entry (the test narrows the type)
   state._tag === "Initial" ? undefined : state.details
 
+/** A policy carrying a transfer's event to its company's ledger: the entry `entryOf` derives from it, if any. */
+const fromTransfer = (
+  name: string,
+  reactsTo: ReadonlyArray<Transfer.Event["_tag"]>,
+  entryOf: (event: Transfer.Event, state: Transfer.State) => Ledger.LedgerEntry | undefined,
+) =>
+  Policy.make({
+    name,
+    source: Transfer.aggregate,
+    reactsTo,
+    target: Balance.aggregate,
+    react: (event: Transfer.Event, state: Transfer.State) =>
+      record(transferOwner(state), entryOf(event, state), event.at),
+  })
+
 /** The transfer events that move a company's available money (see `Ledger.entryOfTransferEvent`). */
 export const reactsTo: ReadonlyArray<Transfer.Event["_tag"]> = [
   "TransferSettled",
@@ -144,33 +159,24 @@ export const disputeFeePolicy = Policy.make({
  * entry: settled, minus the fee; returned, the fee given back (`Ledger.feeEntryOf`). Applied after
  * `policy` in the same unit, so the gift's entry and its fee commit together.
  */
-export const feePolicy = Policy.make({
-  name: "a transfer's platform fee reaches its company's ledger",
-  source: Transfer.aggregate,
-  reactsTo: ["TransferSettled", "TransferReturned"],
-  target: Balance.aggregate,
-  react: (event: Transfer.Event, state: Transfer.State) =>
-    record(transferOwner(state), Ledger.feeEntryOf(event, state), event.at),
-})
+export const feePolicy = fromTransfer(
+  "a transfer's platform fee reaches its company's ledger",
+  ["TransferSettled", "TransferReturned"],
+  Ledger.feeEntryOf,
+)
 
 /**
  * A return fee passed on to the company (`TransferFailed`/`TransferReturned` with `returnFee.passedOn`)
  * leaves its ledger (`Ledger.returnFeeEntryOf`), in the same unit as the return.
  */
-export const returnFeePolicy = Policy.make({
-  name: "a return fee passed on reaches its company's ledger",
-  source: Transfer.aggregate,
-  reactsTo: ["TransferFailed", "TransferReturned"],
-  target: Balance.aggregate,
-  react: (event: Transfer.Event, state: Transfer.State) =>
-    record(transferOwner(state), Ledger.returnFeeEntryOf(event, state), event.at),
-})
+export const returnFeePolicy = fromTransfer(
+  "a return fee passed on reaches its company's ledger",
+  ["TransferFailed", "TransferReturned"],
+  Ledger.returnFeeEntryOf,
+)
 
-export const policy = Policy.make({
-  name: "a transfer's money reaches its company's ledger",
-  source: Transfer.aggregate,
+export const policy = fromTransfer(
+  "a transfer's money reaches its company's ledger",
   reactsTo,
-  target: Balance.aggregate,
-  react: (event: Transfer.Event, state: Transfer.State) =>
-    record(transferOwner(state), Ledger.entryOfTransferEvent(event, state), event.at),
-})
+  Ledger.entryOfTransferEvent,
+)
