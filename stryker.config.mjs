@@ -13,7 +13,8 @@
 
 /** The files whose mutants count: deciders, Money and the rule modules. */
 export const mutate = [
-  // deciders (decide/evolve), with the modules the Customer decider is split into
+  // deciders (decide/evolve), with the modules they are split into (Customer, PaymentRequest, Transfer,
+  // PaymentPlan: issue 36)
   "packages/domain/src/cards-and-charity/CardDispute.ts",
   "packages/domain/src/cards-and-charity/CardPayment.ts",
   "packages/domain/src/cards-and-charity/CardRefunds.ts",
@@ -33,16 +34,28 @@ export const mutate = [
   "packages/domain/src/notifications/PaymentNotice.ts",
   "packages/domain/src/payments/DebitAuth.ts",
   "packages/domain/src/payments/PaymentRequest.ts",
+  "packages/domain/src/payments/PaymentRequestAutoCollection.ts",
+  "packages/domain/src/payments/PaymentRequestCommands.ts",
+  "packages/domain/src/payments/PaymentRequestState.ts",
+  "packages/domain/src/payments/PaymentRequestValidation.ts",
   "packages/domain/src/payments/Transfer.ts",
+  "packages/domain/src/payments/TransferChecks.ts",
+  "packages/domain/src/payments/TransferOutages.ts",
+  "packages/domain/src/payments/TransferRefunds.ts",
+  "packages/domain/src/payments/TransferReimbursement.ts",
+  "packages/domain/src/payments/TransferState.ts",
   "packages/domain/src/plans/Consent.ts",
   "packages/domain/src/plans/PaymentPlan.ts",
+  "packages/domain/src/plans/PaymentPlanCommands.ts",
+  "packages/domain/src/plans/PaymentPlanTerms.ts",
   // the decider of natural keys (a partner's own reference reserved once)
   "packages/domain/src/infrastructure/NaturalKey.ts",
   "packages/domain/src/payouts/Balance.ts",
   "packages/domain/src/payouts/Payout.ts",
-  // the kernel's money and the field checks the deciders share
+  // the kernel's money, the field checks the deciders share and the payloads they pick (issue 36)
   "packages/domain/src/kernel/Money.ts",
   "packages/domain/src/kernel/FieldChecks.ts",
+  "packages/domain/src/kernel/Payload.ts",
   // the pure rules of each area (policies, schedules, tables, validation)
   "packages/domain/src/cards-and-charity/RecurringGift.ts",
   "packages/domain/src/companies/CompanyValidation.ts",

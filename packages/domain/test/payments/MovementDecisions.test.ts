@@ -10,6 +10,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import fc from "fast-check"
+import * as FieldChecks from "../../src/kernel/FieldChecks.ts"
 import type { TransferId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import * as MovementAttempts from "../../src/payments/MovementAttempts.ts"
@@ -67,7 +68,7 @@ describe("a Pending transfer not originated yet", () => {
     spec
       .given([initiated])
       .when(outcome({ _tag: "Refused", reason: " " }))
-      .thenFails({ _tag: "ValidationFailed" })
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "reason", message: "must not be empty" }] })
   })
   it("returned by the bank before settlement: Failed with the ACH return code and its description", () => {
     spec
@@ -195,6 +196,86 @@ describe("a Settled transfer", () => {
           at: later,
         }),
       ])
+  })
+})
+
+describe("a Settled transfer whose refund's credit is deferred", () => {
+  const refundDeferred = TransferOriginationDeferred.make({
+    transferId,
+    refundId,
+    failures: 1,
+    firstFailedAt: later,
+    retryAt: plus(later, 30_000),
+    reason: "timeout",
+    at: later,
+  })
+  it("the rail unavailable again: the refund's wait doubles, counted from its first failure", () => {
+    const now = plus(later, 30_000)
+    spec
+      .given([initiated, settled, refundRequested, refundDeferred])
+      .when(unavailable(now, 0.999_999, refundId))
+      .then([
+        TransferOriginationDeferred.make({
+          transferId,
+          refundId,
+          failures: 2,
+          firstFailedAt: later,
+          retryAt: plus(now, 59_999),
+          reason: "create transfer: Dwolla answered 503",
+          at: now,
+        }),
+      ])
+  })
+})
+
+describe("a Settled transfer whose refund's credit ended", () => {
+  const refundOutcome = (value: Transfer.Outcome): Transfer.RecordRefundOutcome => ({
+    _tag: "RecordRefundOutcome",
+    transferId,
+    refundId,
+    outcome: value,
+    at: later,
+  })
+  it("returned by the bank: the refund Failed keeps the ACH return code", () => {
+    spec
+      .given([initiated, settled, refundRequested])
+      .when(refundOutcome({ _tag: "Returned", returnCode: "R01" }))
+      .thenState((state) => {
+        assert.strictEqual(state._tag, "Settled")
+        if (state._tag !== "Settled") return
+        assert.strictEqual(state.refunds[0]?.status, "Failed")
+        assert.strictEqual(state.refunds[0]?.returnCode, "R01")
+      })
+  })
+  it("refused by the rail: the refund Failed has no return code", () => {
+    spec
+      .given([initiated, settled, refundRequested])
+      .when(refundOutcome({ _tag: "Refused", reason: "Funding source removed." }))
+      .thenState((state) => {
+        assert.strictEqual(state._tag, "Settled")
+        if (state._tag !== "Settled") return
+        assert.strictEqual(state.refunds[0]?.status, "Failed")
+        assert.isUndefined(state.refunds[0]?.returnCode)
+      })
+  })
+})
+
+describe("the rail's words as a refusal's reason", () => {
+  it("are one trimmed line", () => {
+    assert.strictEqual(
+      Transfer.refusalReason("  Receiver exceeds\n weekly\tlimit.  "),
+      "Receiver exceeds weekly limit.",
+    )
+  })
+  it("say the rail refused when it said nothing", () => {
+    assert.strictEqual(Transfer.refusalReason(" \n "), "refused by the rail")
+  })
+  it("are kept whole up to the longest reason, and cut with an ellipsis beyond it", () => {
+    const longest = "x".repeat(FieldChecks.maxTextLength)
+    assert.strictEqual(Transfer.refusalReason(longest), longest)
+    const cut = Transfer.refusalReason(`${longest}y`)
+    assert.strictEqual(cut, `${"x".repeat(FieldChecks.maxTextLength - 3)}...`)
+    assert.strictEqual(cut.length, FieldChecks.maxTextLength)
   })
 })
 

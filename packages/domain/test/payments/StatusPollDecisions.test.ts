@@ -15,6 +15,7 @@ import {
   type RefundId,
   TransferFailed,
   TransferOriginated,
+  TransferRefundCompleted,
   TransferRefundFailed,
   TransferRefundOriginated,
   TransferRefundRequested,
@@ -115,6 +116,22 @@ describe("a Pending transfer originated, its status asked", () => {
   })
 })
 
+describe("no transfer", () => {
+  it("a status outage or answer about it is refused: the transfer is not found", () => {
+    spec.given([]).when(unavailable(later)).thenFails({ _tag: "NotFound", entity: "Transfer" })
+    spec.given([]).when(answered(later)).thenFails({ _tag: "NotFound", entity: "Transfer" })
+  })
+})
+
+describe("a Pending transfer originated, the rail's words missing", () => {
+  it("a status outage without a reason is refused on reason", () => {
+    spec
+      .given([initiated, originated])
+      .when({ ...unavailable(later), reason: " " })
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "reason", message: "must not be empty" }] })
+  })
+})
+
 describe("a Pending transfer not originated yet", () => {
   it("a status outage changes nothing (its origination has its own backoff)", () => {
     spec.given([initiated]).when(unavailable(later)).thenNothingHappens()
@@ -170,6 +187,95 @@ describe("a Settled transfer", () => {
           at: now,
         }),
       ])
+  })
+  it("an outage or answer about a refund it does not have is refused: the refund is not found", () => {
+    const other = "9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e61" as RefundId
+    spec
+      .given([initiated, originated, settled, refundRequested, refundOriginated])
+      .when(unavailable(later, 0, other))
+      .thenFails({ _tag: "NotFound", entity: "Refund" })
+    spec
+      .given([initiated, originated, settled, refundRequested, refundOriginated])
+      .when(answered(later, other))
+      .thenFails({ _tag: "NotFound", entity: "Refund" })
+  })
+  it("its refund's credit answered after an outage: the refund's outage ends, and a new one counts from its own first failure", () => {
+    const refundDeferred = TransferStatusDeferred.make({
+      transferId,
+      refundId,
+      failures: 3,
+      firstFailedAt: at,
+      retryAt: later,
+      reason: outage,
+      at,
+    })
+    spec
+      .given([initiated, originated, settled, refundRequested, refundOriginated, refundDeferred])
+      .when(answered(later, refundId))
+      .then([TransferStatusResumed.make({ transferId, refundId, at: later })])
+    const now = plus(later, hours(1))
+    spec
+      .given([
+        initiated,
+        originated,
+        settled,
+        refundRequested,
+        refundOriginated,
+        refundDeferred,
+        TransferStatusResumed.make({ transferId, refundId, at: later }),
+      ])
+      .when(unavailable(now, 0, refundId))
+      .then([
+        TransferStatusDeferred.make({
+          transferId,
+          refundId,
+          failures: 1,
+          firstFailedAt: now,
+          retryAt: plus(now, 15_000),
+          reason: outage,
+          at: now,
+        }),
+      ])
+  })
+  it("its refund's credit answered without an outage: nothing changes", () => {
+    spec
+      .given([initiated, originated, settled, refundRequested, refundOriginated])
+      .when(answered(later, refundId))
+      .thenNothingHappens()
+  })
+  it("a refund completed: a status outage or answer about it changes nothing", () => {
+    const completed = TransferRefundCompleted.make({
+      transferId,
+      refundId,
+      amount: Money.make(2_500, "USD"),
+      totalRefunded: Money.make(2_500, "USD"),
+      isRefunded: false,
+      at: later,
+    })
+    spec
+      .given([initiated, originated, settled, refundRequested, refundOriginated, completed])
+      .when(unavailable(plus(later, 1_000), 0, refundId))
+      .thenNothingHappens()
+    spec
+      .given([
+        initiated,
+        originated,
+        settled,
+        refundRequested,
+        refundOriginated,
+        TransferStatusDeferred.make({
+          transferId,
+          refundId,
+          failures: 1,
+          firstFailedAt: at,
+          retryAt: later,
+          reason: outage,
+          at,
+        }),
+        completed,
+      ])
+      .when(answered(plus(later, 1_000), refundId))
+      .thenNothingHappens()
   })
   it("a refund not originated yet: a status outage changes nothing", () => {
     spec
