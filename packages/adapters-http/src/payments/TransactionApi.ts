@@ -29,10 +29,28 @@ export const PayWithCardRequest = Schema.Struct({
   }),
 })
 
-export const PayWithCardResponse = Schema.Struct({
-  status: Schema.Literal("Paid"),
-  cardPaymentId: Ids.CardPaymentId.annotate({ description: "The card payment recorded on the request" }),
-})
+export const PayWithCardResponse = Schema.Union([
+  Schema.Struct({
+    status: Schema.Literal("Paid"),
+    cardPaymentId: Ids.CardPaymentId.annotate({ description: "The card payment recorded on the request" }),
+  }),
+  Schema.Struct({
+    status: Schema.Literal("RequiresAction").annotate({
+      description:
+        "The card's issuer asks the payer to authenticate the charge (3-D Secure): nothing is charged yet and the payment request stays Pending; the app completes it with the card processor's SDK (docs/api/payments.md, In-app card payment)",
+    }),
+    cardPaymentId: Ids.CardPaymentId.annotate({
+      description: "The card payment the request records once the payer authenticated it",
+    }),
+    paymentIntentId: Schema.String.annotate({
+      description: "The card processor's payment awaiting the authentication",
+    }),
+    clientSecret: Schema.String.annotate({
+      description: "What the app completes the authentication with (Stripe.js `handleNextAction({ clientSecret })`)",
+    }),
+    nextAction: Schema.String.annotate({ description: "The processor's next action type (e.g. `use_stripe_sdk`)" }),
+  }),
+])
 
 /**
  * Spec 2.9, field for field: the domain's transfer view (declared once, `Transfers.TransferView`), its

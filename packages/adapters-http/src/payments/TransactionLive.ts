@@ -127,13 +127,21 @@ export const TransactionLive = HttpApiBuilder.group(Api, "transactions", (handle
       "payWithCard",
       Traced.fn("TransactionLive.payWithCard")(function* ({ params, payload }) {
         const { partnerId, registrationId } = yield* requireCustomer
-        return yield* InAppCardPayments.pay({
+        const answer = yield* InAppCardPayments.pay({
           partnerId,
           registrationId,
           paymentRequestId: params.paymentRequestId,
           paymentMethodId: payload.paymentMethodId,
           client: yield* AuthorizationClient.current,
         })
+        if (answer.status === "Paid") return { status: answer.status, cardPaymentId: answer.cardPaymentId }
+        return {
+          status: answer.status,
+          cardPaymentId: answer.cardPaymentId,
+          paymentIntentId: answer.processorReference,
+          clientSecret: answer.clientSecret,
+          nextAction: answer.nextAction,
+        }
       }, Problem.domainProblems),
     )
     .handle(

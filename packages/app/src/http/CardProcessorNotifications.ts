@@ -16,16 +16,31 @@
  * - `{ kind: "DisputeStatus", disputeId, status }`;
  * - `{ kind: "DisputeClosed", disputeId, outcome: Won | Lost }`;
  * - `{ kind: "RefundOutcome", cardPaymentId, refundId, status: Completed |
- *   Failed, reason? }` (a card refund of POST /Transaction/{id}/Refund).
+ *   Failed, reason? }` (a card refund of POST /Transaction/{id}/Refund);
+ * - `{ kind: "AuthenticationOutcome", paymentRequestId, processorReference,
+ *   status: Succeeded | Failed, code?, availableAt? }`: the in-app card
+ *   payment that waited for the payer's authentication (3-D Secure, answered
+ *   `RequiresAction`) succeeded (the request is Paid by card) or failed (it
+ *   stays payable).
  *
- * Each goes to its use case (`CardDisputes`, `CardRefundPayments`); a repeat
+ * Each goes to its use case (`CardDisputes`, `CardRefundPayments`,
+ * `InAppCardAuthentication`); a repeat
  * changes nothing. Answers: 204 recorded (or nothing to record); 401 unsigned,
  * badly signed or stale; 400 a body that is not such a notification (naming
  * the field); 404 an unknown payment, dispute or refund; 422 a dispute the
  * payment refuses (more than the payment...); 409 a contrary outcome.
  */
 import { Problem, RequestRecord } from "@partnerpay/adapters-http"
-import { CardDispute, CardDisputes, CardRefundPayments, Ids, Money, Traced, TransferEvents } from "@partnerpay/domain"
+import {
+  CardDispute,
+  CardDisputes,
+  CardRefundPayments,
+  Ids,
+  InAppCardAuthentication,
+  Money,
+  Traced,
+  TransferEvents,
+} from "@partnerpay/domain"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import type * as HttpBridge from "../providers/HttpBridge.ts"
@@ -63,6 +78,14 @@ export const NotificationBody = Schema.Union([
     refundId: TransferEvents.RefundId,
     status: Schema.Literals(["Completed", "Failed"]),
     reason: Schema.optionalKey(Schema.String),
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("AuthenticationOutcome"),
+    paymentRequestId: Ids.PaymentRequestId,
+    processorReference: Schema.String.check(Schema.isNonEmpty()),
+    status: Schema.Literals(["Succeeded", "Failed"]),
+    code: Schema.optionalKey(Schema.String),
+    availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   }),
 ])
 export type NotificationBody = typeof NotificationBody.Type
@@ -122,6 +145,15 @@ export const record = Traced.fn("CardProcessorNotifications.record")(function* (
         notification.status === "Completed"
           ? { _tag: "Completed" }
           : { _tag: "Failed", reason: notification.reason ?? "refused by the card processor" },
+      )
+      return undefined
+    case "AuthenticationOutcome":
+      yield* InAppCardAuthentication.complete(
+        notification.paymentRequestId,
+        notification.processorReference,
+        notification.status === "Succeeded"
+          ? { _tag: "Succeeded", availableAt: notification.availableAt }
+          : { _tag: "Failed", code: notification.code ?? "authentication_failed" },
       )
       return undefined
   }

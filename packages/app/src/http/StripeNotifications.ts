@@ -32,9 +32,16 @@
  *   (`CustomerPreferences.saveCardPaymentMethod`; the payer named by the
  *   SetupIntent's or its Customer's metadata, the card's brand, last 4 digits
  *   and expiry asked of Stripe); a SetupIntent of no payer of ours is ignored.
- * - `payment_intent.payment_failed`, `balance.available` and every other
- *   event: acknowledged, nothing recorded (an off-session charge is answered
- *   at once; a charge's availability date is recorded with the payment from
+ * - `payment_intent.succeeded` / `payment_intent.payment_failed` of a
+ *   PaymentIntent of ours (metadata `partnerpay_payment_request_id`): the
+ *   outcome of an in-app card payment that waited for the payer's
+ *   authentication (3-D Secure, `InAppCardAuthentication.complete`):
+ *   succeeded pays the request (its money available on the charge's balance
+ *   transaction's date, asked of Stripe), failed leaves it payable (Stripe's
+ *   decline or error code). A PaymentIntent charged at once (no
+ *   authentication awaited) is refused by the domain (NotFound) and ignored.
+ * - `balance.available` and every other event: acknowledged, nothing
+ *   recorded (a charge's availability date is recorded with the payment from
  *   its balance transaction).
  *
  * Answers: 200 applied, repeated or ignored (a payment or refund partnerpay
@@ -45,7 +52,7 @@
 import { Problem, RequestRecord } from "@partnerpay/adapters-http"
 import { PgProviderNotifications } from "@partnerpay/adapters-pg"
 import { CustomerPreferences, Ids, Traced } from "@partnerpay/domain"
-import { Effect, Layer, Redacted, Schema } from "effect"
+import { DateTime, Effect, Layer, Redacted, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type Stripe from "stripe"
@@ -163,6 +170,41 @@ export const notificationsOf = Traced.fn("StripeNotifications.notificationsOf")(
         const outcome = refundOutcome(refund)
         return outcome === undefined ? [] : [outcome]
       })
+    }
+    case "payment_intent.succeeded": {
+      const paymentRequestId = event.data.object.metadata?.[StripeCardProcessor.metadataKeys.paymentRequestId]
+      if (paymentRequestId === undefined) return []
+      const id = event.data.object.id
+      const params: Stripe.PaymentIntentRetrieveParams = { expand: ["latest_charge.balance_transaction"] }
+      const intent = yield* StripeClient.call("paymentIntents.retrieve", () =>
+        stripe.paymentIntents.retrieve(id, params),
+      )
+      if (intent.status !== "succeeded") return []
+      const availableAt = StripeCardProcessor.availableAtOf(intent.latest_charge)
+      return [
+        {
+          kind: "AuthenticationOutcome",
+          paymentRequestId,
+          processorReference: intent.id,
+          status: "Succeeded",
+          ...(availableAt === undefined ? {} : { availableAt: DateTime.formatIso(availableAt) }),
+        },
+      ]
+    }
+    case "payment_intent.payment_failed": {
+      const intent = event.data.object
+      const paymentRequestId = intent.metadata?.[StripeCardProcessor.metadataKeys.paymentRequestId]
+      if (paymentRequestId === undefined) return []
+      const error = intent.last_payment_error
+      return [
+        {
+          kind: "AuthenticationOutcome",
+          paymentRequestId,
+          processorReference: intent.id,
+          status: "Failed",
+          code: error?.decline_code ?? error?.code ?? "payment_failed",
+        },
+      ]
     }
     case "refund.updated":
     case "refund.failed": {

@@ -18,6 +18,7 @@ import { EventDecodeFailed, type RecordedEvent } from "../infrastructure/EventSt
 import * as NaturalKey from "../infrastructure/NaturalKey.ts"
 import * as PaymentNotice from "../notifications/PaymentNotice.ts"
 import type * as PaymentNoticeEvents from "../notifications/PaymentNoticeEvents.ts"
+import * as CardAuthentication from "../payments/CardAuthentication.ts"
 import * as DebitAuth from "../payments/DebitAuth.ts"
 import * as PartnerFees from "../payments/PartnerFees.ts"
 import * as PaymentRequest from "../payments/PaymentRequest.ts"
@@ -44,6 +45,7 @@ export type DomainEvent =
   | { readonly streamType: "CardPayment"; readonly event: CardPayment.CardPaymentEvent }
   | { readonly streamType: "CardDispute"; readonly event: CardDispute.CardDisputeEvent }
   | { readonly streamType: "CardRefunds"; readonly event: CardRefunds.CardRefundEvent }
+  | { readonly streamType: "CardAuthentication"; readonly event: CardAuthentication.CardAuthenticationEvent }
   | { readonly streamType: "CharityTransaction"; readonly event: CharityTransaction.CharityTransactionEvent }
   | { readonly streamType: "LoginChallenge"; readonly event: LoginChallenge.LoginChallengeEvent }
   | { readonly streamType: "BankLinkItem"; readonly event: BankLinkItem.BankLinkItemEvent }
@@ -69,6 +71,7 @@ export const codecs: Record<DomainEvent["streamType"], Schema.Codec<unknown, unk
   CardPayment: CardPayment.aggregate.events as Schema.Codec<unknown, unknown>,
   CardDispute: CardDispute.aggregate.events as Schema.Codec<unknown, unknown>,
   CardRefunds: CardRefunds.aggregate.events as Schema.Codec<unknown, unknown>,
+  CardAuthentication: CardAuthentication.aggregate.events as Schema.Codec<unknown, unknown>,
   CharityTransaction: CharityTransaction.aggregate.events as Schema.Codec<unknown, unknown>,
   LoginChallenge: LoginChallenge.aggregate.events as Schema.Codec<unknown, unknown>,
   BankLinkItem: BankLinkItem.aggregate.events as Schema.Codec<unknown, unknown>,

@@ -165,6 +165,8 @@ export interface PayWithCard {
   readonly processorReference: string
   /** The request that carried the payer's authorization of the charge, recorded as its evidence. */
   readonly client?: AuthorizationEvidence.ClientContext
+  /** The evidence recorded when the payer paid (a payment completed after 3-D Secure; `client` absent). */
+  readonly authorization?: AuthorizationEvidence.AuthorizationEvidence
   /** When the processor makes the money available to the company (absent: at once). */
   readonly availableAt?: DateTime.Utc | undefined
   /** The partner's card fee schedule in force and what it takes (`PlatformFees.appliedFor`; absent: none). */
@@ -924,7 +926,9 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
             }),
         ...(command.providerCost === undefined ? {} : { providerCost: command.providerCost }),
         ...(command.client === undefined
-          ? {}
+          ? command.authorization === undefined
+            ? {}
+            : { authorization: command.authorization }
           : { authorization: AuthorizationEvidence.evidenceOf("CardPayment", command.client, command.at) }),
         status: "Paid",
         at: command.at,
