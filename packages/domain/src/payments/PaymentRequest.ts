@@ -50,6 +50,7 @@ import * as Metadata from "../kernel/Metadata.ts"
 import * as Money from "../kernel/Money.ts"
 import * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import type * as FeeSchedule from "./FeeSchedule.ts"
+import * as CardRefunds from "./PaymentRequestCardRefunds.ts"
 import {
   type AutoCollectionMethod,
   type AutoCollectionSkipReason,
@@ -322,6 +323,9 @@ export type State =
       readonly request: RequestDetails
       readonly card: CardCharge
       readonly paidAt: DateTime.Utc
+      /** The card refunds the processor completed (`PaymentRequestCardRefunds`; absent: none). */
+      readonly refunds?: ReadonlyArray<Refund>
+      readonly refundedAmount?: Money.Money
     }
   | {
       readonly _tag: "Returned"
@@ -339,7 +343,7 @@ export const initialState: State = { _tag: "Initial" }
 
 /** The status a client reads, or undefined when the request does not exist. */
 export const status = (state: State): PaymentRequestStatus | undefined =>
-  state._tag === "Initial" ? undefined : state._tag === "PaidByCard" ? "Paid" : state._tag
+  state._tag === "Initial" ? undefined : state._tag === "PaidByCard" ? CardRefunds.statusOf(state) : state._tag
 
 // ---------------------------------------------------------------------------
 // Auto-collection (autopay, debit authorization)
@@ -812,8 +816,8 @@ const refund = (command: RefundPaymentRequest, state: State): Decision<Event> =>
     const invalid = FieldChecks.refusal(issues)
     if (invalid) return invalid
   }
-  if (state._tag === "PaidByCard")
-    return illegal(state, command, "a card payment is refunded through the card processor, not with a transfer refund")
+  // A card refund the processor completed, mirrored (the card payment's CardRefunds decided it).
+  if (state._tag === "PaidByCard") return CardRefunds.refund(command, state)
   // A refund already under way when the transfer came back completes on the transfer alone.
   if (state._tag === "Returned") return nothing
   if (state._tag !== "Paid" && state._tag !== "Refunded")
@@ -1047,6 +1051,7 @@ export const evolve = (state: State, event: Event): State => {
           }
         : state
     case "PaymentRequestPartiallyRefunded":
+      if (state._tag === "PaidByCard") return CardRefunds.evolve(state, event)
       return state._tag === "Paid"
         ? {
             ...state,
@@ -1055,6 +1060,7 @@ export const evolve = (state: State, event: Event): State => {
           }
         : state
     case "PaymentRequestRefunded":
+      if (state._tag === "PaidByCard") return CardRefunds.evolve(state, event)
       return state._tag === "Paid"
         ? {
             _tag: "Refunded",

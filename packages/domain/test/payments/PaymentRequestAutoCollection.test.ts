@@ -335,7 +335,7 @@ describe("a request paid by card", () => {
       .when(payWithCard({ paymentMethodId: "card_2" }))
       .thenFails({ _tag: "IllegalTransition", reason: "the payment request was already paid by card" })
   })
-  it("is neither accepted, cancelled, collected automatically nor refunded with a transfer refund", () => {
+  it("is neither accepted, cancelled nor collected automatically", () => {
     spec
       .given([created, paidByCard])
       .when({
@@ -359,13 +359,6 @@ describe("a request paid by card", () => {
       .given([withAutoPay(10_000), paidByCard])
       .when(collect())
       .thenNothingHappens()
-    spec
-      .given([created, paidByCard])
-      .when({ _tag: "RefundPaymentRequest", paymentRequestId, refundId: id(12) as never, at })
-      .thenFails({
-        _tag: "IllegalTransition",
-        reason: "a card payment is refunded through the card processor, not with a transfer refund",
-      })
   })
 })
 
