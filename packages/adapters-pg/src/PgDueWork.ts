@@ -237,6 +237,38 @@ export const pendingReimbursements = (limit: number, startingAfter = "") =>
       ORDER BY sort_key, id LIMIT ${limit}`,
   )
 
+/** A card refund still Pending and not accepted by the processor (asked again by the retry worker). */
+export interface PendingCardRefund {
+  /** The refund's id. */
+  readonly id: string
+  readonly card_payment_id: string
+  readonly partner_id: string
+  /** The refund's position in the event log (the worker's cursor). */
+  readonly position: string
+}
+
+/**
+ * Up to `limit` card refunds asked for and neither decided (Completed, Failed) nor accepted by the
+ * processor (Submitted), every partner, after the cursor `startingAfter` (a global position; the worker's
+ * cursor wraps around), oldest first (migration 140's indexes).
+ */
+export const pendingCardRefunds = (limit: number, startingAfter = "0") =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql<PendingCardRefund>`
+      SELECT r.data ->> 'refundId' AS id,
+        r.data -> 'payment' ->> 'cardPaymentId' AS card_payment_id,
+        COALESCE(r.data -> 'payment' ->> 'partnerId', '') AS partner_id,
+        r.global_position::text AS position
+      FROM events r
+      WHERE r.event_type = 'CardRefundRequested' AND r.global_position > ${Number(startingAfter)}
+        AND NOT EXISTS (
+          SELECT 1 FROM events d
+          WHERE d.event_type IN ('CardRefundCompleted', 'CardRefundFailed', 'CardRefundSubmitted')
+            AND d.data ->> 'refundId' = r.data ->> 'refundId')
+      ORDER BY r.global_position LIMIT ${limit}`,
+  )
+
 /** A card payment made with the sandbox's disputed card (last four 0259), not disputed yet. */
 export interface SandboxDisputedCard {
   /** The card payment's id. */

@@ -14,6 +14,7 @@ import { ApiVersions, CrossCutting, RateLimit, Server, Tokens } from "@partnerpa
 import { type Migrations, type PgOutbox, PgPartnerCredentials, PgServiceInstance } from "@partnerpay/adapters-pg"
 import {
   type Attachments,
+  type CardCharger,
   type CompanyProviders,
   type EventStore,
   type IdGenerator,
@@ -57,6 +58,7 @@ import * as SandboxProviders from "./sandbox/SandboxProviders.ts"
 import * as SandboxWebhooks from "./sandbox/SandboxWebhooks.ts"
 import * as AttachmentFetcher from "./workers/AttachmentFetcher.ts"
 import * as AutoCollectionScheduler from "./workers/AutoCollectionScheduler.ts"
+import * as CardRefundRetry from "./workers/CardRefundRetry.ts"
 import * as EvidencePurge from "./workers/EvidencePurge.ts"
 import * as KybWorker from "./workers/KybWorker.ts"
 import * as MoneyMovementWorkers from "./workers/MoneyMovementWorkers.ts"
@@ -85,6 +87,7 @@ export type WorkerRequirements =
   | MoneyMovement.MoneyMovement
   | PaymentProviders.ESignature
   | CompanyProviders.KybVerifier
+  | CardCharger.CardCharger
   | PersonalData.PersonalDataVault
 
 const isSandbox = (config: AppConfig) => config.environment === "sandbox"
@@ -102,6 +105,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         MoneyMovementWorkers.originatorName,
         MoneyMovementWorkers.outcomesName,
         ReimbursementCompletion.name,
+        CardRefundRetry.name,
         "payment-notifier",
         AttachmentFetcher.name,
         PayoutWorkers.schedulerName,
@@ -116,6 +120,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         MoneyMovementWorkers.originatorName,
         MoneyMovementWorkers.outcomesName,
         ReimbursementCompletion.name,
+        CardRefundRetry.name,
         AttachmentFetcher.name,
         PayoutWorkers.schedulerName,
         PayoutWorkers.movementsName,
@@ -169,6 +174,8 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
         pollMillis: config.moneyMovementPollMillis,
       }),
     }),
+    // Pending card refunds asked of the card processor again, with backoff, in both environments.
+    CardRefundRetry.layer({ baseMillis: config.cardRefundRetryMillis }),
     // Payouts in both environments: daily in production, each settlement cycle in the sandbox.
     payoutWorkers(config),
     // Reminders and status messages: recorded in the sandbox, sent by the channels' providers in production.

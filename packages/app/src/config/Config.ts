@@ -93,6 +93,8 @@ export interface AppConfig {
   readonly returnWindowDays: number
   /** Production: the money-movement workers' idle wait. */
   readonly moneyMovementPollMillis: number
+  /** The first backoff of a Pending card refund's retries, and the retry worker's idle wait. */
+  readonly cardRefundRetryMillis: number
   /** How often a company's balance is paid out (PARTNERPAY_PAYOUT_INTERVAL_MS; production daily, sandbox each settlement cycle). */
   readonly payoutIntervalMillis: number
   /** How long a negative balance lasts before its deficit is debited (PARTNERPAY_DEFICIT_GRACE_MS; production 7 days, sandbox one payout cycle). */
@@ -262,6 +264,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
   const settlementDelayMillis = issues.take(value.settlementDelayMillis)
   const returnWindowDays = issues.take(value.returnWindowDays)
   const moneyMovementPollMillis = issues.take(value.moneyMovementPollMillis)
+  const cardRefundRetryMillis = issues.take(value.cardRefundRetryMillis)
   const payoutIntervalMillis = Option.getOrElse(issues.take(value.payoutIntervalMillis), () =>
     production ? 86_400_000 : settlementDelayMillis,
   )
@@ -309,6 +312,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     settlementDelayMillis,
     returnWindowDays,
     moneyMovementPollMillis,
+    cardRefundRetryMillis,
     payoutIntervalMillis,
     deficitGraceMillis,
     payoutMinimumMinorUnits,

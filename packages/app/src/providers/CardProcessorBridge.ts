@@ -107,7 +107,7 @@ export const makeCharger = (bridge: HttpBridge.Bridge) =>
         ),
       ),
     refund: (processorReference, partial) =>
-      Effect.asVoid(
+      Effect.as("Completed" as const)(
         Effect.flatMap(
           bridge.call("card-refunds", {
             processorReference,

@@ -35,10 +35,11 @@
  *   refunds name it). Another reference is refused (`stripe_reference_required`).
  * - `refund`: a Stripe Refund of the PaymentIntent (or charge), Idempotency-Key
  *   the card refund's id, metadata naming the refund and the card payment.
- *   Stripe's `succeeded` is done; `pending` (or `requires_action`) leaves the
- *   refund Pending until Stripe's `refund.updated` / `charge.refunded`
- *   webhook (`StripeNotifications.ts`); `failed`/`canceled` is unavailable
- *   too, and the webhook records the failure.
+ *   Stripe's `succeeded` is done (`Completed`); `pending` (or
+ *   `requires_action`, `failed`, `canceled`) is `Pending`: the refund stays
+ *   Pending, not retried, until Stripe's `refund.updated` / `refund.failed` /
+ *   `charge.refunded` webhook (`StripeNotifications.ts`) decides it. A call
+ *   that fails or times out is unavailable: the refund is retried.
  */
 import { CardCharger, CustomerProviders, type Money, Providers, Traced } from "@partnerpay/domain"
 import { Data, DateTime, Effect, Layer } from "effect"
@@ -271,11 +272,8 @@ export const make = (stripe: Stripe, store: CustomerStore) => {
       const refund = yield* StripeClient.call("refunds.create", () =>
         stripe.refunds.create(params, { idempotencyKey: key }),
       )
-      if (refund.status !== "succeeded")
-        return yield* new Providers.ProviderUnavailable({
-          provider: StripeClient.provider,
-          reason: `refunds.create: the refund is ${refund.status ?? "not decided"} (its webhook decides)`,
-        })
+      // Stripe's `pending` (or `requires_action`, `failed`, `canceled`): its webhook decides.
+      return refund.status === "succeeded" ? ("Completed" as const) : ("Pending" as const)
     }),
   })
 

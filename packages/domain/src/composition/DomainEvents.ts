@@ -6,6 +6,7 @@
 import { Effect, Schema } from "effect"
 import * as CardDispute from "../cards-and-charity/CardDispute.ts"
 import * as CardPayment from "../cards-and-charity/CardPayment.ts"
+import * as CardRefundAttempts from "../cards-and-charity/CardRefundAttempts.ts"
 import * as CardRefunds from "../cards-and-charity/CardRefunds.ts"
 import * as CharityTransaction from "../cards-and-charity/CharityTransaction.ts"
 import * as Company from "../companies/Company.ts"
@@ -46,6 +47,7 @@ export type DomainEvent =
   | { readonly streamType: "CardDispute"; readonly event: CardDispute.CardDisputeEvent }
   | { readonly streamType: "CardRefunds"; readonly event: CardRefunds.CardRefundEvent }
   | { readonly streamType: "CardAuthentication"; readonly event: CardAuthentication.CardAuthenticationEvent }
+  | { readonly streamType: "CardRefundAttempts"; readonly event: CardRefundAttempts.CardRefundAttemptEvent }
   | { readonly streamType: "CharityTransaction"; readonly event: CharityTransaction.CharityTransactionEvent }
   | { readonly streamType: "LoginChallenge"; readonly event: LoginChallenge.LoginChallengeEvent }
   | { readonly streamType: "BankLinkItem"; readonly event: BankLinkItem.BankLinkItemEvent }
@@ -72,6 +74,7 @@ export const codecs: Record<DomainEvent["streamType"], Schema.Codec<unknown, unk
   CardDispute: CardDispute.aggregate.events as Schema.Codec<unknown, unknown>,
   CardRefunds: CardRefunds.aggregate.events as Schema.Codec<unknown, unknown>,
   CardAuthentication: CardAuthentication.aggregate.events as Schema.Codec<unknown, unknown>,
+  CardRefundAttempts: CardRefundAttempts.aggregate.events as Schema.Codec<unknown, unknown>,
   CharityTransaction: CharityTransaction.aggregate.events as Schema.Codec<unknown, unknown>,
   LoginChallenge: LoginChallenge.aggregate.events as Schema.Codec<unknown, unknown>,
   BankLinkItem: BankLinkItem.aggregate.events as Schema.Codec<unknown, unknown>,

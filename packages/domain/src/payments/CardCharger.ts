@@ -70,6 +70,9 @@ export interface AuthenticationRequired {
 export const isAuthenticationRequired = (answer: Charged | AuthenticationRequired): answer is AuthenticationRequired =>
   "_tag" in answer && answer._tag === "AuthenticationRequired"
 
+/** What the processor said of a refund it was asked for: done, or accepted and decided later. */
+export type RefundAnswer = "Completed" | "Pending"
+
 export class CardCharger extends Context.Service<
   CardCharger,
   {
@@ -79,15 +82,16 @@ export class CardCharger extends Context.Service<
     /**
      * Gives a charge back: all of it, or `partial.amount` once per `partial.idempotencyKey` (a card refund's
      * id: asking again never refunds twice; `partial.cardPaymentId`, the refunded card payment, lets the
-     * processor's later notification about this refund name it). Unavailable: nothing is known to have
-     * happened, or the processor has not decided yet (the refund stays Pending until its notification).
+     * processor's later notification about this refund name it). Answers `Completed` (given back) or
+     * `Pending` (the processor accepted it and decides later: its notification). Unavailable: nothing is
+     * known to have happened (the call failed or timed out: the refund is retried, `CardRefundAttempts`).
      */
     readonly refund: (
       processorReference: string,
       partial?:
         | { readonly idempotencyKey: string; readonly amount: Money; readonly cardPaymentId?: string | undefined }
         | undefined,
-    ) => Effect.Effect<void, ProviderUnavailable>
+    ) => Effect.Effect<RefundAnswer, ProviderUnavailable>
   }
 >()("partnerpay/domain/CardCharger") {
   /** Sandbox: last4 `0002` is declined, every other card is charged (in memory, once per key), available at once. */
@@ -150,13 +154,14 @@ export const makeSandbox = (options: { readonly availableAfterMillis?: number } 
         })
       }),
     refund: (processorReference, partial) =>
-      Effect.sync(() => {
+      Effect.sync((): RefundAnswer => {
         if (partial !== undefined) {
           refunds.set(partial.idempotencyKey, { processorReference, amount: partial.amount })
-          return
+          return "Completed"
         }
         for (const charge of charges.values())
           if (charge.processorReference === processorReference) charge.refunded = true
+        return "Completed"
       }),
   })
   return Object.assign(service, {
