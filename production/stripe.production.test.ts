@@ -297,7 +297,14 @@ describe("production with the card processor on Stripe", () => {
         }
         bridge.script("start", [{ status: 200, body: { linkToken: "link-1", expiration: "2099-01-01T00:00:00.000Z" } }])
         bridge.script("check", [
-          { status: 200, body: { status: "Verified", referenceId: "5f0e4d7e-9a51-4c3d-8e4f-5a6b7c8d9e0f", redirectUrl: "https://kyc.test/done" } },
+          {
+            status: 200,
+            body: {
+              status: "Verified",
+              referenceId: "5f0e4d7e-9a51-4c3d-8e4f-5a6b7c8d9e0f",
+              redirectUrl: "https://kyc.test/done",
+            },
+          },
         ])
         bridge.script("personal-data", [
           {
