@@ -50,7 +50,7 @@ import * as Metadata from "../kernel/Metadata.ts"
 import * as Money from "../kernel/Money.ts"
 import * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import type * as FeeSchedule from "./FeeSchedule.ts"
-import * as CardRefunds from "./PaymentRequestCardRefunds.ts"
+import * as PaymentRequestCardRefunds from "./PaymentRequestCardRefunds.ts"
 import {
   type AutoCollectionMethod,
   type AutoCollectionSkipReason,
@@ -343,7 +343,11 @@ export const initialState: State = { _tag: "Initial" }
 
 /** The status a client reads, or undefined when the request does not exist. */
 export const status = (state: State): PaymentRequestStatus | undefined =>
-  state._tag === "Initial" ? undefined : state._tag === "PaidByCard" ? CardRefunds.statusOf(state) : state._tag
+  state._tag === "Initial"
+    ? undefined
+    : state._tag === "PaidByCard"
+      ? PaymentRequestCardRefunds.statusOf(state)
+      : state._tag
 
 // ---------------------------------------------------------------------------
 // Auto-collection (autopay, debit authorization)
@@ -817,7 +821,7 @@ const refund = (command: RefundPaymentRequest, state: State): Decision<Event> =>
     if (invalid) return invalid
   }
   // A card refund the processor completed, mirrored (the card payment's CardRefunds decided it).
-  if (state._tag === "PaidByCard") return CardRefunds.refund(command, state)
+  if (state._tag === "PaidByCard") return PaymentRequestCardRefunds.refund(command, state)
   // A refund already under way when the transfer came back completes on the transfer alone.
   if (state._tag === "Returned") return nothing
   if (state._tag !== "Paid" && state._tag !== "Refunded")
@@ -1051,7 +1055,7 @@ export const evolve = (state: State, event: Event): State => {
           }
         : state
     case "PaymentRequestPartiallyRefunded":
-      if (state._tag === "PaidByCard") return CardRefunds.evolve(state, event)
+      if (state._tag === "PaidByCard") return PaymentRequestCardRefunds.evolve(state, event)
       return state._tag === "Paid"
         ? {
             ...state,
@@ -1060,7 +1064,7 @@ export const evolve = (state: State, event: Event): State => {
           }
         : state
     case "PaymentRequestRefunded":
-      if (state._tag === "PaidByCard") return CardRefunds.evolve(state, event)
+      if (state._tag === "PaidByCard") return PaymentRequestCardRefunds.evolve(state, event)
       return state._tag === "Paid"
         ? {
             _tag: "Refunded",

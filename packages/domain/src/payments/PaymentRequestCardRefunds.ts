@@ -13,14 +13,36 @@
  * refund id: a repeat changes nothing). The request stays `PaidByCard` (its
  * card is still disputable); `statusOf` reads Refunded once fully refunded.
  */
+import type { DateTime } from "effect"
 import { accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { IllegalTransition, RuleViolated } from "../kernel/DomainError.ts"
+import type { PaymentRequestId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
-import type { Event, RefundPaymentRequest, State } from "./PaymentRequest.ts"
-import type { PaymentRequestPartiallyRefunded, PaymentRequestRefunded } from "./PaymentRequestEvents.ts"
+import type {
+  PaymentRequestEvent as Event,
+  PaymentRequestPartiallyRefunded,
+  PaymentRequestRefunded,
+} from "./PaymentRequestEvents.ts"
+import type { RefundId } from "./TransferEvents.ts"
 
-/** A request paid in the app by card. */
-export type PaidByCard = Extract<State, { readonly _tag: "PaidByCard" }>
+/**
+ * What this module reads of a request paid in the app by card (the PaymentRequest's `PaidByCard` state,
+ * declared structurally: the aggregate's module imports this one).
+ */
+export interface PaidByCard {
+  readonly _tag: "PaidByCard"
+  readonly request: { readonly paymentRequestId: PaymentRequestId; readonly amount: Money.Money }
+  readonly refunds?: ReadonlyArray<{ readonly refundId: RefundId; readonly amount: Money.Money }>
+  readonly refundedAmount?: Money.Money
+}
+
+/** The request's refund command (`PaymentRequest.RefundPaymentRequest`). */
+export interface RefundPaymentRequest {
+  readonly _tag: "RefundPaymentRequest"
+  readonly refundId: RefundId
+  readonly amount?: Money.Money
+  readonly at: DateTime.Utc
+}
 
 /** What the card refunds gave back so far (zero when none). */
 export const refundedOf = (state: PaidByCard): Money.Money =>
@@ -73,10 +95,10 @@ export const refund = (command: RefundPaymentRequest, state: PaidByCard): Decisi
 }
 
 /** The request after a card refund was recorded: still paid by that card, its refunds added up. */
-export const evolve = (
-  state: PaidByCard,
+export const evolve = <S extends PaidByCard>(
+  state: S,
   event: PaymentRequestPartiallyRefunded | PaymentRequestRefunded,
-): PaidByCard => ({
+): S => ({
   ...state,
   refunds: [...(state.refunds ?? []), { refundId: event.refundId, amount: event.amount }],
   refundedAmount: event.totalRefunded,
