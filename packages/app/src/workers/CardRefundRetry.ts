@@ -8,8 +8,9 @@
  * REFUND_STATUS_CHANGED. Refunds the processor accepted without deciding
  * (Stripe's `pending`) are left to its notification.
  *
- * Due refunds are found in the event log (`PgDueWork.pendingCardRefunds`,
- * migration 140); whether one is due is the domain's rule
+ * Due refunds are found in the `card_refund_retries` read model
+ * (`PgDueWork.pendingCardRefunds`, `CardRefundRetriesProjection`, a cursor
+ * walking through it); whether one is due is the domain's rule
  * (`CardRefundAttempts.nextAttemptAt`). The processor is called outside any
  * transaction (the charger is guarded: `ProviderGuard.ts`). Safe with several
  * instances: the refund's id is the processor's idempotency key, and an
@@ -37,7 +38,7 @@ export const step = Traced.fn("CardRefundRetry.step")(function* (
 ) {
   const clocks = yield* SandboxClock.current
   const pending = yield* PgDueWork.pendingCardRefunds(batchSize, cursor.startingAfter)
-  cursor.startingAfter = pending.length < batchSize ? "0" : pending[pending.length - 1]!.position
+  cursor.startingAfter = pending.length < batchSize ? "" : pending[pending.length - 1]!.sort_key
   let done = 0
   for (const row of pending) {
     const retried = yield* clocks
@@ -62,7 +63,7 @@ export const step = Traced.fn("CardRefundRetry.step")(function* (
 
 /** The worker: every `baseMillis` when idle; the backoff of a refund's attempts starts at `baseMillis`. */
 export const layer = (options: { readonly baseMillis: number }) => {
-  const cursor = { startingAfter: "0" }
+  const cursor = { startingAfter: "" }
   return worker(
     name,
     options.baseMillis,
