@@ -90,7 +90,7 @@ export const refund = (command: RefundPaymentRequest, state: PaidByCard): Decisi
     at: command.at,
   }
   return total === paid.minorUnits
-    ? accept<Event>({ _tag: "PaymentRequestRefunded", ...common, status: "Refunded" })
+    ? accept<Event>({ _tag: "PaymentRequestRefunded", ...common })
     : accept<Event>({ _tag: "PaymentRequestPartiallyRefunded", ...common })
 }
 

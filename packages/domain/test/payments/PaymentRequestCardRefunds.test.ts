@@ -32,7 +32,6 @@ const paidByCard = PaymentRequestPaidByCard.make({
   brand: "visa",
   last4: "4242",
   processorReference: "pi_1",
-  status: "Paid",
   at: paidAt,
 })
 
@@ -57,7 +56,6 @@ const fully = (n: number, minorUnits: number) =>
     refundId: refundId(n),
     amount: usd(minorUnits),
     totalRefunded: usd(10_000),
-    status: "Refunded",
     at: refundedAt,
   })
 
