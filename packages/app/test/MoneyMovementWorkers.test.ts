@@ -270,7 +270,7 @@ describe("the money-movement provider's notifications (POST /providers/money-mov
         )
         const other = yield* post({ ...returned, providerReference: "dw-43" })
         assert.strictEqual(other.status, 422)
-        assert.strictEqual(((yield* Effect.promise(() => other.json())) as { code: string }).code, "OtherMovement")
+        assert.strictEqual(((yield* Effect.promise(() => other.json())) as { code: string }).code, "OTHER_MOVEMENT")
       }).pipe(Effect.scoped),
   )
 })

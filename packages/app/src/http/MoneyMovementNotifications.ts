@@ -18,7 +18,7 @@
  * 204 recorded (or nothing to record); 401 unsigned, badly signed or stale;
  * 400 a body that is not such a notification (naming the field); 404 an
  * unknown transfer or refund; 422 another movement's reference
- * (`OtherMovement`) or a code outside the table; 409 an outcome the transfer's
+ * (`OTHER_MOVEMENT`) or a code outside the table; 409 an outcome the transfer's
  * state refuses (e.g. a failed transfer said settled).
  */
 import { timingSafeEqual } from "node:crypto"

@@ -529,7 +529,7 @@ const fail = (command: FailTransfer, state: State): Decision<Event> => {
 const otherMovement = (what: "transfer" | "refund"): Decision<Event> =>
   refuse(
     new RuleViolated({
-      code: "OtherMovement",
+      code: "OTHER_MOVEMENT",
       reason: `the provider reference is not the one recorded for this ${what}`,
     }),
   )
@@ -576,7 +576,7 @@ const originate = (command: RecordOrigination, state: State): Decision<Event> =>
       ? nothing
       : refuse(
           new RuleViolated({
-            code: "OriginatedElsewhere",
+            code: "ORIGINATED_ELSEWHERE",
             reason: "the transfer was already originated as another movement",
           }),
         )
@@ -691,7 +691,7 @@ const refund = (command: RefundTransfer, state: State): Decision<Event> => {
     return earlier.amount.minorUnits === command.amount.minorUnits
       ? nothing
       : refuse(
-          new RuleViolated({ code: "RefundIdReused", reason: "this refund id was already used for another amount" }),
+          new RuleViolated({ code: "REFUND_ID_REUSED", reason: "this refund id was already used for another amount" }),
         )
   }
   if (state.reimbursement._tag !== "NotApplied")
@@ -700,7 +700,7 @@ const refund = (command: RefundTransfer, state: State): Decision<Event> => {
   if (total > state.details.amount.minorUnits)
     return refuse(
       new RuleViolated({
-        code: "RefundExceedsTransfer",
+        code: "REFUND_EXCEEDS_TRANSFER",
         reason: `refunds (pending and completed) would total ${total} minor units, more than the ${state.details.amount.minorUnits} transferred`,
       }),
     )
@@ -741,7 +741,7 @@ const originateRefund = (command: RecordRefundOrigination, state: State): Decisi
       ? nothing
       : refuse(
           new RuleViolated({
-            code: "OriginatedElsewhere",
+            code: "ORIGINATED_ELSEWHERE",
             reason: "the refund was already originated as another movement",
           }),
         )

@@ -413,7 +413,7 @@ describe("a Settled transfer", () => {
     spec
       .given([initiated, settled, requested(refund1, 6_000)])
       .when(refund(refund2, 4_001))
-      .thenFails({ _tag: "RuleViolated", code: "RefundExceedsTransfer" })
+      .thenFails({ _tag: "RuleViolated", code: "REFUND_EXCEEDS_TRANSFER" })
   })
   it("a refund's origination is recorded once; another reference for it is refused", () => {
     const originatedRefund = TransferRefundOriginated.make({
@@ -433,7 +433,7 @@ describe("a Settled transfer", () => {
     spec
       .given([initiated, settled, requested(refund1, 4_000), originatedRefund])
       .when(originateRefund(refund1, "credit-2"))
-      .thenFails({ _tag: "RuleViolated", code: "OriginatedElsewhere" })
+      .thenFails({ _tag: "RuleViolated", code: "ORIGINATED_ELSEWHERE" })
   })
   it("a Returned outcome returns it with the code and the table's description", () => {
     spec
@@ -461,7 +461,7 @@ describe("a Settled transfer", () => {
     spec
       .given([initiated, settled, refunded(refund1, 4_000, 4_000)])
       .when(refund(refund2, 6_001))
-      .thenFails({ _tag: "RuleViolated", code: "RefundExceedsTransfer" })
+      .thenFails({ _tag: "RuleViolated", code: "REFUND_EXCEEDS_TRANSFER" })
   })
   it("repeating a refund changes nothing; reusing its id for another amount is refused", () => {
     spec
@@ -471,7 +471,7 @@ describe("a Settled transfer", () => {
     spec
       .given([initiated, settled, refunded(refund1, 4_000, 4_000)])
       .when(refund(refund1, 5_000))
-      .thenFails({ _tag: "RuleViolated", code: "RefundIdReused" })
+      .thenFails({ _tag: "RuleViolated", code: "REFUND_ID_REUSED" })
   })
   it("a refund of zero or in another currency is refused", () => {
     spec
@@ -567,7 +567,7 @@ describe("a Pending transfer's origination and outcome", () => {
     spec
       .given([initiated, originated])
       .when(originate("debit-2"))
-      .thenFails({ _tag: "RuleViolated", code: "OriginatedElsewhere" })
+      .thenFails({ _tag: "RuleViolated", code: "ORIGINATED_ELSEWHERE" })
   })
   it("a Settled outcome settles it", () => {
     spec
@@ -611,7 +611,7 @@ describe("a Pending transfer's origination and outcome", () => {
     spec
       .given([initiated, originated])
       .when({ ...outcome({ _tag: "Settled" }), providerReference: "debit-2" })
-      .thenFails({ _tag: "RuleViolated", code: "OtherMovement" })
+      .thenFails({ _tag: "RuleViolated", code: "OTHER_MOVEMENT" })
   })
   it("a code outside the return code table is refused, naming returnCode", () => {
     spec
@@ -853,7 +853,7 @@ describe("a transfer's origination (provider references)", () => {
   it("another reference for an originated transfer or refund is refused, saying which", () => {
     spec.given([initiated, originated]).when(originate("debit-2")).thenFails({
       _tag: "RuleViolated",
-      code: "OriginatedElsewhere",
+      code: "ORIGINATED_ELSEWHERE",
       reason: "the transfer was already originated as another movement",
     })
     const refundOriginated = TransferRefundOriginated.make({
@@ -867,7 +867,7 @@ describe("a transfer's origination (provider references)", () => {
       .when(originateRefund(refund1, "credit-2"))
       .thenFails({
         _tag: "RuleViolated",
-        code: "OriginatedElsewhere",
+        code: "ORIGINATED_ELSEWHERE",
         reason: "the refund was already originated as another movement",
       })
   })
@@ -883,7 +883,7 @@ describe("a transfer's origination (provider references)", () => {
       .when({ ...outcome({ _tag: "Settled" }), providerReference: "debit-2" })
       .thenFails({
         _tag: "RuleViolated",
-        code: "OtherMovement",
+        code: "OTHER_MOVEMENT",
         reason: "the provider reference is not the one recorded for this transfer",
       })
   })
@@ -915,7 +915,7 @@ describe("a refund's outcome naming its movement", () => {
       .when({ ...refundOutcome(refund1, { _tag: "Settled" }), providerReference: "credit-2" })
       .thenFails({
         _tag: "RuleViolated",
-        code: "OtherMovement",
+        code: "OTHER_MOVEMENT",
         reason: "the provider reference is not the one recorded for this refund",
       })
   })
@@ -987,7 +987,7 @@ describe("refusals a partner reads (the problem's detail)", () => {
       .when(refund(refund1, 2_000))
       .thenFails({
         _tag: "RuleViolated",
-        code: "RefundIdReused",
+        code: "REFUND_ID_REUSED",
         reason: "this refund id was already used for another amount",
       })
     spec
@@ -995,7 +995,7 @@ describe("refusals a partner reads (the problem's detail)", () => {
       .when(refund(refund2, 7_001))
       .thenFails({
         _tag: "RuleViolated",
-        code: "RefundExceedsTransfer",
+        code: "REFUND_EXCEEDS_TRANSFER",
         reason: "refunds (pending and completed) would total 10001 minor units, more than the 10000 transferred",
       })
   })
@@ -1003,7 +1003,7 @@ describe("refusals a partner reads (the problem's detail)", () => {
     spec
       .given([initiated, settled, refunded(refund1, 10_000, 10_000)])
       .when(refund(refund2, 1))
-      .thenFails({ _tag: "RuleViolated", code: "RefundExceedsTransfer" })
+      .thenFails({ _tag: "RuleViolated", code: "REFUND_EXCEEDS_TRANSFER" })
     assert.deepStrictEqual(
       Transfer.refundsOf(fold(Transfer.aggregate, [initiated, settled, refunded(refund1, 10_000, 10_000)])).map(
         (r) => r.status,
