@@ -1,7 +1,7 @@
 /**
  * The outgoing webhooks, as the OpenAPI 3.1 `webhooks` section documents them:
- * each event's `Data` Schema (the shape its notification rule in the domain
- * builds: `*Notification.ts`, registered in `Notifications.ts`), the envelope
+ * each event's `Data` Schema (the shape its webhook rule in the domain
+ * builds: `*Webhook.ts`, registered in `Webhooks.ts`), the envelope
  * `{ Live, Event, Data }` the webhook worker POSTs, and the headers of a delivery
  * (`app/src/workers/WebhookDispatcher.ts`).
  *

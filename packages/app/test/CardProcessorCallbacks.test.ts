@@ -11,7 +11,7 @@ import { CardPayments, CardRefundPayments, Companies, Ids, Payouts } from "@part
 import { Effect, Layer, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import * as Domain from "../src/Domain.ts"
-import * as CardProcessorNotifications from "../src/http/CardProcessorNotifications.ts"
+import * as CardProcessorCallbacks from "../src/http/CardProcessorCallbacks.ts"
 import * as HttpBridge from "../src/providers/HttpBridge.ts"
 import * as SandboxProviders from "../src/sandbox/SandboxProviders.ts"
 import { companyBody } from "./support.ts"
@@ -53,7 +53,7 @@ describe("the card processor's notifications (POST /providers/card-processor/not
           context,
         )
         const app = HttpRouter.toWebHandler(
-          CardProcessorNotifications.routes(bridge).pipe(
+          CardProcessorCallbacks.routes(bridge).pipe(
             Layer.provide(Layer.succeedContext(context)),
             Layer.provide(HttpServer.layerServices),
           ),
@@ -70,7 +70,7 @@ describe("the card processor's notifications (POST /providers/card-processor/not
           )
           return Effect.promise(() =>
             app.handler(
-              new Request(`http://partnerpay.test${CardProcessorNotifications.path}`, {
+              new Request(`http://partnerpay.test${CardProcessorCallbacks.path}`, {
                 method: "POST",
                 headers: {
                   "content-type": "application/json",

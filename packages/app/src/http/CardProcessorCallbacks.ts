@@ -29,7 +29,7 @@ import { CardDispute, CardDisputes, CardRefundPayments, Ids, Money, Traced, Tran
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import type * as HttpBridge from "../providers/HttpBridge.ts"
-import { isSigned } from "./MoneyMovementNotifications.ts"
+import { isSigned } from "./MoneyMovementCallbacks.ts"
 
 export const path = "/providers/card-processor/notifications"
 
@@ -87,7 +87,7 @@ const badField = (field: string, message: string) =>
   })
 
 /** What the notification asks of the domain; a refusal of the body itself as a problem. */
-export const record = Traced.fn("CardProcessorNotifications.record")(function* (notification: NotificationBody) {
+export const record = Traced.fn("CardProcessorCallbacks.record")(function* (notification: NotificationBody) {
   const at = yield* DateTime.now
   switch (notification.kind) {
     case "DisputeOpened": {
@@ -128,7 +128,7 @@ export const record = Traced.fn("CardProcessorNotifications.record")(function* (
 })
 
 /** One notification: verified, decoded, recorded. */
-const receive = Traced.fn("CardProcessorNotifications.receive")(function* (
+const receive = Traced.fn("CardProcessorCallbacks.receive")(function* (
   bridge: HttpBridge.BridgeConfig,
   request: HttpServerRequest.HttpServerRequest,
 ) {

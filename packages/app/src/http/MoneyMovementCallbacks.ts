@@ -88,7 +88,7 @@ const unauthorized = new Problem.Unauthorized({
 })
 
 /** One notification: verified, decoded, recorded. */
-const receive = Traced.fn("MoneyMovementNotifications.receive")(function* (
+const receive = Traced.fn("MoneyMovementCallbacks.receive")(function* (
   bridge: HttpBridge.BridgeConfig,
   request: HttpServerRequest.HttpServerRequest,
 ) {

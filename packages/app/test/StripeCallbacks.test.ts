@@ -24,7 +24,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import Stripe from "stripe"
 import * as Domain from "../src/Domain.ts"
-import * as StripeNotifications from "../src/http/StripeNotifications.ts"
+import * as StripeCallbacks from "../src/http/StripeCallbacks.ts"
 import * as StripeCardProcessor from "../src/providers/StripeCardProcessor.ts"
 import * as StripeClient from "../src/providers/StripeClient.ts"
 import * as SandboxProviders from "../src/sandbox/SandboxProviders.ts"
@@ -74,7 +74,7 @@ describe("Stripe's webhooks (POST /providers/stripe/webhooks)", () => {
         charge.metadata = { [StripeCardProcessor.metadataKeys.cardPaymentId]: cardPaymentId }
 
         const app = HttpRouter.toWebHandler(
-          StripeNotifications.routes(config).pipe(
+          StripeCallbacks.routes(config).pipe(
             Layer.provide(Layer.succeedContext(context)),
             Layer.provide(HttpServer.layerServices),
           ),
@@ -109,7 +109,7 @@ describe("Stripe's webhooks (POST /providers/stripe/webhooks)", () => {
           })
           return Effect.promise(() =>
             app.handler(
-              new Request(`http://partnerpay.test${StripeNotifications.path}`, {
+              new Request(`http://partnerpay.test${StripeCallbacks.path}`, {
                 method: "POST",
                 headers: {
                   "content-type": "application/json",
