@@ -13,6 +13,26 @@ const uuid = (description: string) => Schema.String.annotate({ description, form
 const MetadataData = Metadata.Metadata
 const instant = Schema.String.annotate({ description: "ISO 8601 instant (UTC) of the change", format: "date-time" })
 
+/** What a failed or returned debit (a payment request's, an instalment's) says, its metadata and when. */
+const debitOutcome = {
+  ReturnCode: Schema.optionalKey(
+    Schema.NullOr(Schema.String).annotate({
+      description:
+        "Failed or Returned: the ACH return code (e.g. R01, R10); null when the rail refused the movement (see FailureReason)",
+    }),
+  ),
+  ReturnReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "Failed or Returned: the return code's description (NACHA)" }),
+  ),
+  FailureReason: Schema.optionalKey(
+    Schema.String.annotate({
+      description: "Failed: why, in words (the rail's when it refused the movement and ReturnCode is null)",
+    }),
+  ),
+  Metadata: MetadataData,
+  Timestamp: instant,
+}
+
 export const CompanyVerificationData = Schema.Struct({
   CompanyId: uuid("Our id of the company"),
   Status: Schema.Literals(["Verified", "Rejected"]).annotate({ description: "The outcome of business verification" }),
@@ -56,22 +76,7 @@ export const PaymentRequestStatusData = Schema.Struct({
   AccountNumberMasked: Schema.optionalKey(
     Schema.String.annotate({ description: "The payer's account, masked; present once the payer accepted" }),
   ),
-  ReturnCode: Schema.optionalKey(
-    Schema.NullOr(Schema.String).annotate({
-      description:
-        "Failed or Returned: the ACH return code (e.g. R01, R10); null when the rail refused the movement (see FailureReason)",
-    }),
-  ),
-  ReturnReason: Schema.optionalKey(
-    Schema.String.annotate({ description: "Failed or Returned: the return code's description (NACHA)" }),
-  ),
-  FailureReason: Schema.optionalKey(
-    Schema.String.annotate({
-      description: "Failed: why, in words (the rail's when it refused the movement and ReturnCode is null)",
-    }),
-  ),
-  Metadata: MetadataData,
-  Timestamp: instant,
+  ...debitOutcome,
 }).annotate({
   examples: [
     {
@@ -92,22 +97,7 @@ export const PaymentPlanInstalmentData = Schema.Struct({
   Status: PaymentPlanEvents.InstalmentStatus.annotate({
     description: "Pending when collected, then Settled or Failed, and a settled one Returned",
   }),
-  ReturnCode: Schema.optionalKey(
-    Schema.NullOr(Schema.String).annotate({
-      description:
-        "Failed or Returned: the ACH return code (e.g. R01, R10); null when the rail refused the movement (see FailureReason)",
-    }),
-  ),
-  ReturnReason: Schema.optionalKey(
-    Schema.String.annotate({ description: "Failed or Returned: the return code's description (NACHA)" }),
-  ),
-  FailureReason: Schema.optionalKey(
-    Schema.String.annotate({
-      description: "Failed: why, in words (the rail's when it refused the movement and ReturnCode is null)",
-    }),
-  ),
-  Metadata: MetadataData,
-  Timestamp: instant,
+  ...debitOutcome,
 }).annotate({
   examples: [
     {

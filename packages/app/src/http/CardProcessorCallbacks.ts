@@ -24,12 +24,12 @@
  * the field); 404 an unknown payment, dispute or refund; 422 a dispute the
  * payment refuses (more than the payment...); 409 a contrary outcome.
  */
-import { Problem, RequestRecord } from "@partnerpay/adapters-http"
+import { Problem } from "@partnerpay/adapters-http"
 import { CardDispute, CardDisputes, CardRefundPayments, Ids, Money, Traced, TransferEvents } from "@partnerpay/domain"
-import { DateTime, Effect, Layer, Schema } from "effect"
-import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { DateTime, Effect, type Layer, Schema } from "effect"
+import { type HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import type * as HttpBridge from "../providers/HttpBridge.ts"
-import { isSigned } from "./MoneyMovementCallbacks.ts"
+import * as BridgeCallbacks from "./BridgeCallbacks.ts"
 
 export const path = "/providers/card-processor/notifications"
 
@@ -71,13 +71,9 @@ const decodeBody = Schema.decodeUnknownEffect(Schema.fromJsonString(Notification
   onExcessProperty: "error",
 })
 
-const problem = (value: Problem.Problem) =>
-  Effect.withFiber((fiber) => Problem.toResponse(value, RequestRecord.correlationIdOf(fiber)))
+const { problem } = BridgeCallbacks
 
-const unauthorized = new Problem.Unauthorized({
-  detail: "The notification is not signed with the card processor bridge's secret, or its timestamp is stale.",
-  code: "UNAUTHORIZED",
-})
+const unauthorized = BridgeCallbacks.unauthorized("card processor")
 
 const badField = (field: string, message: string) =>
   new Problem.BadRequest({
@@ -132,17 +128,9 @@ const receive = Traced.fn("CardProcessorCallbacks.receive")(function* (
   bridge: HttpBridge.BridgeConfig,
   request: HttpServerRequest.HttpServerRequest,
 ) {
-  const body = yield* request.text.pipe(Effect.orElseSucceed(() => undefined))
-  if (body === undefined) return yield* problem(unauthorized)
-  const signed = isSigned(
-    bridge,
-    request.headers["x-partnerpay-timestamp"],
-    request.headers["x-partnerpay-signature"],
-    body,
-    Math.floor(Date.now() / 1000),
-  )
-  if (!signed) return yield* problem(unauthorized)
-  const decoded = yield* Effect.result(decodeBody(body))
+  const signed = yield* BridgeCallbacks.signedBody(bridge, request, unauthorized)
+  if ("refused" in signed) return signed.refused
+  const decoded = yield* Effect.result(decodeBody(signed.body))
   if (decoded._tag === "Failure") return yield* problem(Problem.badRequest("Payload", decoded.failure.issue))
   const recorded = yield* Effect.result(record(decoded.success))
   if (recorded._tag === "Failure") return yield* problem(Problem.fromDomain(recorded.failure))
@@ -156,12 +144,4 @@ export type Requirements = Effect.Services<ReturnType<typeof record>>
 /** The route, where the card processor's bridge is configured; no route at all otherwise (404). */
 export const routes = (
   bridge: HttpBridge.BridgeConfig | undefined,
-): Layer.Layer<never, never, HttpRouter.HttpRouter | Requirements> =>
-  bridge === undefined
-    ? Layer.empty
-    : HttpRouter.use(
-        Effect.fnUntraced(function* (router) {
-          const context = yield* Effect.context<Requirements>()
-          yield* router.add("POST", path, (request) => receive(bridge, request).pipe(Effect.provide(context)))
-        }),
-      )
+): Layer.Layer<never, never, HttpRouter.HttpRouter | Requirements> => BridgeCallbacks.route(path, bridge, receive)

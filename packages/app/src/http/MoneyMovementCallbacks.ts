@@ -21,17 +21,14 @@
  * (`OTHER_MOVEMENT`) or a code outside the table; 409 an outcome the transfer's
  * state refuses (e.g. a failed transfer said settled).
  */
-import { timingSafeEqual } from "node:crypto"
-import { Problem, RequestRecord } from "@partnerpay/adapters-http"
+import { Problem } from "@partnerpay/adapters-http"
 import { Ids, MoneyMovements, Traced, TransferEvents } from "@partnerpay/domain"
-import { Effect, Layer, Schema } from "effect"
-import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
-import * as HttpBridge from "../providers/HttpBridge.ts"
+import { Effect, type Layer, Schema } from "effect"
+import { type HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import type * as HttpBridge from "../providers/HttpBridge.ts"
+import * as BridgeCallbacks from "./BridgeCallbacks.ts"
 
 export const path = "/providers/money-movement/notifications"
-
-/** How far a notification's timestamp may be from now, in seconds. */
-export const toleranceSeconds = 300
 
 const Outcome = Schema.Union([
   Schema.Struct({ status: Schema.Literal("Pending") }),
@@ -64,45 +61,18 @@ const decodeBody = Schema.decodeUnknownEffect(Schema.fromJsonString(Notification
 })
 const decodeOutcome = Schema.decodeUnknownEffect(Outcome)
 
-const problem = (value: Problem.Problem) =>
-  Effect.withFiber((fiber) => Problem.toResponse(value, RequestRecord.correlationIdOf(fiber)))
+const { problem } = BridgeCallbacks
 
-/** True when the body is signed with the bridge's secret and the timestamp is fresh. */
-export const isSigned = (
-  bridge: HttpBridge.BridgeConfig,
-  timestamp: string | undefined,
-  signature: string | undefined,
-  body: string,
-  nowSeconds: number,
-): boolean => {
-  if (timestamp === undefined || signature === undefined || !/^\d{1,12}$/.test(timestamp)) return false
-  if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) return false
-  const expected = Buffer.from(HttpBridge.signature(bridge.secret, timestamp, body))
-  const actual = Buffer.from(signature)
-  return expected.length === actual.length && timingSafeEqual(expected, actual)
-}
-
-const unauthorized = new Problem.Unauthorized({
-  detail: "The notification is not signed with the money-movement bridge's secret, or its timestamp is stale.",
-  code: "UNAUTHORIZED",
-})
+const unauthorized = BridgeCallbacks.unauthorized("money-movement")
 
 /** One notification: verified, decoded, recorded. */
 const receive = Traced.fn("MoneyMovementCallbacks.receive")(function* (
   bridge: HttpBridge.BridgeConfig,
   request: HttpServerRequest.HttpServerRequest,
 ) {
-  const body = yield* request.text.pipe(Effect.orElseSucceed(() => undefined))
-  if (body === undefined) return yield* problem(unauthorized)
-  const signed = isSigned(
-    bridge,
-    request.headers["x-partnerpay-timestamp"],
-    request.headers["x-partnerpay-signature"],
-    body,
-    Math.floor(Date.now() / 1000),
-  )
-  if (!signed) return yield* problem(unauthorized)
-  const decoded = yield* Effect.result(decodeBody(body))
+  const signed = yield* BridgeCallbacks.signedBody(bridge, request, unauthorized)
+  if ("refused" in signed) return signed.refused
+  const decoded = yield* Effect.result(decodeBody(signed.body))
   if (decoded._tag === "Failure") return yield* problem(Problem.badRequest("Payload", decoded.failure.issue))
   const notification = decoded.success
   const outcome = yield* Effect.result(
@@ -136,12 +106,4 @@ export type Requirements = Effect.Services<ReturnType<typeof MoneyMovements.reco
 /** The route, where a bridge is configured; no route at all otherwise (404). */
 export const routes = (
   bridge: HttpBridge.BridgeConfig | undefined,
-): Layer.Layer<never, never, HttpRouter.HttpRouter | Requirements> =>
-  bridge === undefined
-    ? Layer.empty
-    : HttpRouter.use(
-        Effect.fnUntraced(function* (router) {
-          const context = yield* Effect.context<Requirements>()
-          yield* router.add("POST", path, (request) => receive(bridge, request).pipe(Effect.provide(context)))
-        }),
-      )
+): Layer.Layer<never, never, HttpRouter.HttpRouter | Requirements> => BridgeCallbacks.route(path, bridge, receive)
