@@ -16,7 +16,7 @@
  * It goes to the one domain entry point of outcomes
  * (`MoneyMovements.recordNotification`): a repeat changes nothing. Answers:
  * 204 recorded (or nothing to record); 401 unsigned, badly signed or stale;
- * 400 a body that is not such a notification (naming the field); 404 an
+ * 400 a body that is not such a callback (naming the field); 404 an
  * unknown transfer or refund; 422 another movement's reference
  * (`OTHER_MOVEMENT`) or a code outside the table; 409 an outcome the transfer's
  * state refuses (e.g. a failed transfer said settled).
@@ -36,8 +36,8 @@ const Outcome = Schema.Union([
   Schema.Struct({ status: Schema.Literals(["Failed", "Returned"]), returnCode: Schema.String }),
 ])
 
-/** A notification's body. */
-export const NotificationBody = Schema.Union([
+/** A callback's body. */
+export const CallbackBody = Schema.Union([
   Schema.Struct({
     kind: Schema.Literal("Debit"),
     id: Ids.TransferId,
@@ -54,9 +54,9 @@ export const NotificationBody = Schema.Union([
     returnCode: Schema.optionalKey(Schema.String),
   }),
 ])
-export type NotificationBody = typeof NotificationBody.Type
+export type CallbackBody = typeof CallbackBody.Type
 
-const decodeBody = Schema.decodeUnknownEffect(Schema.fromJsonString(NotificationBody), {
+const decodeBody = Schema.decodeUnknownEffect(Schema.fromJsonString(CallbackBody), {
   onExcessProperty: "error",
 })
 const decodeOutcome = Schema.decodeUnknownEffect(Outcome)
@@ -65,7 +65,7 @@ const { problem } = BridgeCallbacks
 
 const unauthorized = BridgeCallbacks.unauthorized("money-movement")
 
-/** One notification: verified, decoded, recorded. */
+/** One callback: verified, decoded, recorded. */
 const receive = Traced.fn("MoneyMovementCallbacks.receive")(function* (
   bridge: HttpBridge.BridgeConfig,
   request: HttpServerRequest.HttpServerRequest,
@@ -74,10 +74,8 @@ const receive = Traced.fn("MoneyMovementCallbacks.receive")(function* (
   if ("refused" in signed) return signed.refused
   const decoded = yield* Effect.result(decodeBody(signed.body))
   if (decoded._tag === "Failure") return yield* problem(Problem.badRequest("Payload", decoded.failure.issue))
-  const notification = decoded.success
-  const outcome = yield* Effect.result(
-    decodeOutcome({ status: notification.status, returnCode: notification.returnCode }),
-  )
+  const callback = decoded.success
+  const outcome = yield* Effect.result(decodeOutcome({ status: callback.status, returnCode: callback.returnCode }))
   if (outcome._tag === "Failure")
     return yield* problem(
       new Problem.BadRequest({
@@ -89,10 +87,10 @@ const receive = Traced.fn("MoneyMovementCallbacks.receive")(function* (
   const recorded = yield* Effect.result(
     MoneyMovements.recordNotification({
       movement:
-        notification.kind === "Debit"
-          ? { _tag: "Debit", transferId: notification.id }
-          : { _tag: "Credit", transferId: notification.transferId, refundId: notification.id },
-      providerReference: notification.providerReference,
+        callback.kind === "Debit"
+          ? { _tag: "Debit", transferId: callback.id }
+          : { _tag: "Credit", transferId: callback.transferId, refundId: callback.id },
+      providerReference: callback.providerReference,
       outcome: outcome.success,
     }),
   )
@@ -100,7 +98,7 @@ const receive = Traced.fn("MoneyMovementCallbacks.receive")(function* (
   return HttpServerResponse.empty({ status: 204 })
 })
 
-/** What recording a notification needs (the domain's stores, provided by the service). */
+/** What recording a callback needs (the domain's stores, provided by the service). */
 export type Requirements = Effect.Services<ReturnType<typeof MoneyMovements.recordNotification>>
 
 /** The route, where a bridge is configured; no route at all otherwise (404). */

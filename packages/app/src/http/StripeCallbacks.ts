@@ -83,7 +83,7 @@ export const verify = (
   }
 }
 
-const decodeNotification = Schema.decodeUnknownEffect(CardProcessorCallbacks.NotificationBody)
+const decodeCallback = Schema.decodeUnknownEffect(CardProcessorCallbacks.CallbackBody)
 
 /** Dispute statuses still open, as the domain names them. */
 const openStatusOf = (status: Stripe.Dispute.Status) =>
@@ -124,10 +124,7 @@ const refundOutcome = (refund: Stripe.Refund) => {
 }
 
 /** The notifications an event asks (bodies of `CardProcessorCallbacks`, not yet decoded). */
-export const notificationsOf = Traced.fn("StripeCallbacks.notificationsOf")(function* (
-  stripe: Stripe,
-  event: Stripe.Event,
-) {
+export const callbacksOf = Traced.fn("StripeCallbacks.callbacksOf")(function* (stripe: Stripe, event: Stripe.Event) {
   switch (event.type) {
     case "charge.dispute.created":
     case "charge.dispute.updated": {
@@ -206,7 +203,7 @@ const savedCard = Traced.fn("StripeCallbacks.savedCard")(function* (stripe: Stri
   }
 })
 
-/** Applies each notification; what the domain refuses (unknown payment, contrary outcome) is logged. */
+/** Applies each callback; what the domain refuses (unknown payment, contrary outcome) is logged. */
 const apply = Traced.fn("StripeCallbacks.apply")(function* (stripe: Stripe, event: Stripe.Event) {
   if (event.type === "setup_intent.succeeded") {
     const card = yield* savedCard(stripe, event.data.object)
@@ -218,12 +215,12 @@ const apply = Traced.fn("StripeCallbacks.apply")(function* (stripe: Stripe, even
     if (isDomainRefusal(saved.failure)) return `refused: ${saved.failure._tag}`
     return yield* Effect.fail(saved.failure)
   }
-  const bodies: ReadonlyArray<unknown> = yield* notificationsOf(stripe, event)
+  const bodies: ReadonlyArray<unknown> = yield* callbacksOf(stripe, event)
   const outcomes: Array<string> = []
   for (const body of bodies) {
-    const decoded = yield* Effect.result(decodeNotification(body))
+    const decoded = yield* Effect.result(decodeCallback(body))
     if (decoded._tag === "Failure") {
-      outcomes.push("ignored: not a notification partnerpay knows")
+      outcomes.push("ignored: not a callback partnerpay knows")
       continue
     }
     const recorded = yield* Effect.result(CardProcessorCallbacks.record(decoded.success))
