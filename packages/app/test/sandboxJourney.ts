@@ -54,7 +54,8 @@ export interface Journey {
   readonly dataDir: string
   /** Whether the journey runs on a PostgreSQL server (else on the embedded database in `dataDir`). */
   readonly postgres: boolean
-  /** The sandbox partner's access token. */
+  /** The sandbox partner's client id, and its access token. */
+  readonly clientId: string
   readonly token: string
   /** A verified company of the partner. */
   readonly companyId: string
@@ -90,7 +91,7 @@ export const journey =
         token,
         companyBody({ companyReferenceId: options.companyReferenceId }),
       )
-      await run({ service, receiver, dataDir, postgres: db !== undefined, token, companyId, api })
+      await run({ service, receiver, dataDir, postgres: db !== undefined, clientId, token, companyId, api })
     } finally {
       await receiver.close()
       await db?.drop()
