@@ -9,7 +9,7 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Redacted } from "effect"
 import { isAuthorized } from "../src/operator/Admin.ts"
-import { inProcessServices } from "./inProcessService.ts"
+import { inProcessServices } from "./InProcessService.ts"
 import { request as call } from "./Requests.ts"
 import { companyBody, eventually, postgresAvailable, startReceiver } from "./support.ts"
 

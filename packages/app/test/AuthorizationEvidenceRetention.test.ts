@@ -23,7 +23,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import * as Config from "../src/config/Config.ts"
 import type * as Domain from "../src/Domain.ts"
 import * as Logging from "../src/observability/Logging.ts"
-import * as InProcess from "./inProcessService.ts"
+import * as InProcessService from "./InProcessService.ts"
 import { scan } from "./PersonalDataScan.ts"
 import type { Json } from "./Requests.ts"
 import * as Requests from "./Requests.ts"
@@ -63,11 +63,11 @@ const configFor = async (database: "pglite" | "postgres") => {
 
 const logging = Logging.layer("Warn", () => {})
 
-const start = (config: Config.AppConfig) => InProcess.run(config, logging)
+const start = (config: Config.AppConfig) => InProcessService.run(config, logging)
 
 /** Runs `effect` on the service's database, the service stopped (PGlite is single-process). */
 const offline = <A>(config: Config.AppConfig, effect: Effect.Effect<A, unknown, SqlClient | Domain.DomainPorts>) =>
-  InProcess.offline(config, logging, effect)
+  InProcessService.offline(config, logging, effect)
 
 const evidenceKeys = Effect.gen(function* () {
   const sql = yield* SqlClient

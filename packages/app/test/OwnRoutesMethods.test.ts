@@ -5,7 +5,7 @@
  * The whole service (`Service.makeLayer`) runs in-process on a fresh PostgreSQL database.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { inProcessServices } from "./inProcessService.ts"
+import { inProcessServices } from "./InProcessService.ts"
 import { send } from "./Requests.ts"
 import { postgresAvailable } from "./support.ts"
 

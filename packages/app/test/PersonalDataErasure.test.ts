@@ -30,7 +30,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import * as Config from "../src/config/Config.ts"
 import type * as Domain from "../src/Domain.ts"
 import * as Logging from "../src/observability/Logging.ts"
-import * as InProcess from "./inProcessService.ts"
+import * as InProcessService from "./InProcessService.ts"
 import { coverage, scan } from "./PersonalDataScan.ts"
 import type { Json } from "./Requests.ts"
 import * as Requests from "./Requests.ts"
@@ -129,11 +129,11 @@ const logging = Logging.layer("All", (line) => {
   logLines.push(line)
 })
 
-const start = (config: Config.AppConfig) => InProcess.run(config, logging)
+const start = (config: Config.AppConfig) => InProcessService.run(config, logging)
 
 /** Runs `effect` on the service's database, the service stopped (PGlite is single-process). */
 const offline = <A>(config: Config.AppConfig, effect: Effect.Effect<A, unknown, SqlClient | Domain.DomainPorts>) =>
-  InProcess.offline(config, logging, effect)
+  InProcessService.offline(config, logging, effect)
 
 /** Every POST carries an Idempotency-Key, so stored answers are scanned too. */
 const idempotencyKey = (method: string, path: string): Record<string, string> =>

@@ -43,24 +43,23 @@ export const unauthorized = (bridgeName: string) =>
   })
 
 /** The body of a callback signed by the bridge, or the 401 answer. */
-export const signedBody = (
+export const signedBody = Effect.fnUntraced(function* (
   bridge: HttpBridge.BridgeConfig,
   request: HttpServerRequest.HttpServerRequest,
   refusal: Problem.Problem,
-): Effect.Effect<{ readonly body: string } | { readonly refused: HttpServerResponse.HttpServerResponse }> =>
-  Effect.gen(function* () {
-    const body = yield* request.text.pipe(Effect.orElseSucceed(() => undefined))
-    const signed =
-      body !== undefined &&
-      isSigned(
-        bridge,
-        request.headers["x-partnerpay-timestamp"],
-        request.headers["x-partnerpay-signature"],
-        body,
-        Math.floor(Date.now() / 1000),
-      )
-    return signed ? { body } : { refused: yield* problem(refusal) }
-  })
+): Effect.fn.Return<{ readonly body: string } | { readonly refused: HttpServerResponse.HttpServerResponse }> {
+  const body = yield* request.text.pipe(Effect.orElseSucceed(() => undefined))
+  const signed =
+    body !== undefined &&
+    isSigned(
+      bridge,
+      request.headers["x-partnerpay-timestamp"],
+      request.headers["x-partnerpay-signature"],
+      body,
+      Math.floor(Date.now() / 1000),
+    )
+  return signed ? { body } : { refused: yield* problem(refusal) }
+})
 
 /** The route `POST path`, where the bridge is configured; no route at all otherwise (404). */
 export const route = <R>(
