@@ -52,6 +52,10 @@ words=(
   MoneyMovementNotifications:MoneyMovementCallbacks
   DwollaNotifications:DwollaCallbacks
   PgProviderNotifications:PgProviderCallbacks
+  refusingBankLinkNotifications:refusingBankLinkCallbacks
+  BankLinkNotificationRefused:BankLinkCallbackRefused
+  BankLinkNotifications:BankLinkCallbacks
+  BankLinkNotification:BankLinkCallback
 )
 script=""
 for word in "${words[@]}"; do script+="s/\\b${word%%:*}\\b/${word##*:}/g;"; done
