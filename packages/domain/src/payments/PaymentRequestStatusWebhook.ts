@@ -16,7 +16,7 @@ import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
-import * as Transfer from "./Transfer.ts"
+import { returnReason } from "./ReturnCodes.ts"
 
 export const eventType = "PAYMENT_REQUEST_STATUS_CHANGED"
 
@@ -44,7 +44,7 @@ const webhooks = Traced.fn("PaymentRequestStatusWebhook.rule")(function* (
             ? { ReturnCode: null, FailureReason: event.reason }
             : {
                 ReturnCode: event.returnCode,
-                ReturnReason: Transfer.returnReason(event.returnCode, event.reason),
+                ReturnReason: returnReason(event.returnCode, event.reason),
                 FailureReason: event.reason,
               }
           : {}),

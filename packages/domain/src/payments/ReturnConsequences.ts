@@ -26,8 +26,8 @@ import * as ReturnCodes from "./ReturnCodes.ts"
 export const unauthorizedCodes: ReadonlyArray<ReturnCodes.ReturnCode> = ["R05", "R07", "R10", "R11", "R29", "R51"]
 
 /**
- * The codes that say the account itself cannot be debited: the account becomes unusable. One table
- * for a payer's account and a company's payout account (`CompanyPayoutAccount.accountLevelReturnCodes`).
+ * The codes that say the account itself cannot be debited: the account becomes unusable. The same
+ * codes make a company's payout account unusable: one list (`CompanyPayoutAccount.accountLevelReturnCodes`).
  */
 export const accountLevelCodes = [
   ...CompanyPayoutAccount.accountLevelReturnCodes,
