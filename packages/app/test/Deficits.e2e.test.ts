@@ -8,12 +8,15 @@
  * Then a payment returned late (R10, after its payout or before it). Throughout, the platform's books
  * (issue 37 §4) balance: just before the Debit payout the company's deficit is its receivable, against
  * the ACH cash that paid the refund; at the end the trial balance balances and every payable equals its
- * company's balance (`GET /admin/ledger/trial-balance`, and `partnerpay ledger check` once stopped).
+ * company's balance (`GET /admin/ledger/trial-balance`, and `partnerpay ledger check` once stopped). The
+ * operator set a provider cost per debit and a return fee the platform keeps: they are its expense,
+ * out of its ACH cash, and never the company's.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
+import { sandboxPartnerId } from "../src/sandbox/Partners.ts"
 import { request as adminRequest, type Json, on } from "./Requests.ts"
 import {
   cli,
@@ -63,6 +66,18 @@ const scenario = (database: "embedded" | "postgres") => async () => {
     const { ok, until, verifyAndLink } = on(() => service.url)
     const token = (await ok("POST", "/auth/token", undefined, { ClientId: clientId, ClientSecret: clientSecret }))
       .AccessToken as string
+    // The operator's terms of ACH debits: no platform fee; the provider costs the platform 0.25 a debit and
+    // 5.00 a return, which it keeps (not passed on to the company).
+    const fees = await adminRequest(service.url, "PUT", `/admin/partners/${sandboxPartnerId(clientId)}/fees/AchDebit`, {
+      token: adminToken,
+      body: {
+        percentageBasisPoints: 0,
+        providerCost: { value: 0.25, currencyCode: "USD" },
+        returnFee: { value: 5, currencyCode: "USD" },
+        returnFeePassedOn: false,
+      },
+    })
+    assert.strictEqual(fees.status, 200, JSON.stringify(fees.body))
     const { companyId } = await ok("POST", "/Company/Create", token, companyBody({ companyReferenceId: "deficit-1" }))
     await until(`/company/status?companyId=${companyId}`, token, (body) => body.Status === "Verified")
     await ok("PUT", `/Company/${companyId}/PayoutAccount`, token, {
@@ -133,7 +148,8 @@ const scenario = (database: "embedded" | "postgres") => async () => {
     )
 
     // The books just before the Debit payout: the deficit is the company's receivable, against the cash
-    // that paid the refund out of the ACH rail; they balance.
+    // that paid the refund out of the ACH rail, and the debit's provider cost the platform's expense; they
+    // balance.
     const trialBalance = async (query: string) => {
       const answer = await adminRequest(service.url, "GET", `/admin/ledger/trial-balance${query}`, {
         token: adminToken,
@@ -144,7 +160,8 @@ const scenario = (database: "embedded" | "postgres") => async () => {
     const before = new Date(Date.parse(debit.createdAt) - 1).toISOString()
     const inDeficit = await trialBalance(`?asOf=${before}`)
     assert.deepStrictEqual(inDeficit.accounts, [
-      { account: "cash:ach", currency: "USD", debit: 0, credit: 3000 },
+      { account: "cash:ach", currency: "USD", debit: 0, credit: 3025 },
+      { account: "expense:provider-costs", currency: "USD", debit: 25, credit: 0 },
       { account: `receivable:company:${companyId}`, currency: "USD", debit: 3000, credit: 0 },
     ])
     assert.deepInclude(inDeficit, { asOf: before, balanced: true, discrepancies: [] })
@@ -177,7 +194,12 @@ const scenario = (database: "embedded" | "postgres") => async () => {
     }
     const now = await trialBalance("")
     assert.deepInclude(now, { asOf: null, balanced: true, discrepancies: [] })
-    assert.deepStrictEqual(now.totals, [{ currency: "USD", debits: 0, credits: 0, balanced: true }])
+    // What is left is the platform's expense: two debits' provider costs and the late return's fee, kept.
+    assert.deepStrictEqual(now.accounts, [
+      { account: "cash:ach", currency: "USD", debit: 0, credit: 550 },
+      { account: "expense:provider-costs", currency: "USD", debit: 550, credit: 0 },
+    ])
+    assert.deepStrictEqual(now.totals, [{ currency: "USD", debits: 550, credits: 550, balanced: true }])
     await service.stop()
     if (db === undefined) {
       // The data directory is free once the service stopped: the books rebuilt from the events, the

@@ -21,6 +21,7 @@ export * as CardRefundPayments from "./cards-and-charity/CardRefundPayments.ts"
 export * as CardRefunds from "./cards-and-charity/CardRefunds.ts"
 export * as Charity from "./cards-and-charity/Charity.ts"
 export * as CharityTransaction from "./cards-and-charity/CharityTransaction.ts"
+export * as SandboxDisputesProjection from "./cards-and-charity/SandboxDisputesProjection.ts"
 // companies
 export * as Companies from "./companies/Companies.ts"
 export * as Company from "./companies/Company.ts"
