@@ -372,7 +372,7 @@ describe("deciders follow one template", () => {
   })
 
   /** The areas whose deciders dispatch by typed records (`byCommand`, `byEvent`); the others still switch. */
-  const byRecords = ["companies", "customers", "notifications"]
+  const byRecords = ["companies", "customers", "notifications", "payments"]
   const inRecordAreas = (file: string) => byRecords.includes(folderOf(domainPath(file)))
 
   it("in the converted areas, decide dispatches by a record of one function per command (byCommand), evolve by one per event (byEvent): no switch on a tag", () => {

@@ -16,7 +16,7 @@ import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
-import * as Transfer from "./Transfer.ts"
+import { returnReason } from "./ReturnCodes.ts"
 
 export const eventType = "PAYMENT_REQUEST_STATUS_CHANGED"
 
@@ -44,7 +44,7 @@ const notifications = Traced.fn("PaymentRequestStatusNotification.rule")(functio
             ? { ReturnCode: null, FailureReason: event.reason }
             : {
                 ReturnCode: event.returnCode,
-                ReturnReason: Transfer.returnReason(event.returnCode, event.reason),
+                ReturnReason: returnReason(event.returnCode, event.reason),
                 FailureReason: event.reason,
               }
           : {}),

@@ -109,7 +109,6 @@ const initiated = (
   recipientAddress: Fixtures.recipientAddress,
   attachments: [],
   description: "Invoice 42",
-  status: "Pending",
   at,
 })
 
@@ -124,7 +123,6 @@ const failed = (returnFee?: FeeSchedule.ReturnFee): TransferFailed => ({
   returnCode: "R01",
   reason: "Insufficient funds",
   ...(returnFee === undefined ? {} : { returnFee }),
-  status: "Failed",
   at: later,
 })
 
@@ -135,7 +133,6 @@ const returned = (returnFee?: FeeSchedule.ReturnFee): TransferReturned => ({
   returnCode: "R10",
   reason: "Not authorized",
   ...(returnFee === undefined ? {} : { returnFee }),
-  status: "Returned",
   at: later,
 })
 
@@ -479,7 +476,6 @@ describe("the books of a transfer whose return fee the platform keeps (PostingsP
       _tag: "TransferFailed",
       transferId,
       reason: "refused by the rail",
-      status: "Failed",
       at: later,
     }
     assert.isUndefined(documentOfTransfer([initiated({ returnFee: kept }), refused]))

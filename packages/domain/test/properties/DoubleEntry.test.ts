@@ -150,23 +150,19 @@ const transferEventsOf = (
     recipientAddress: Fixtures.recipientAddress,
     attachments: [],
     description: "Invoice",
-    status: "Pending",
     at,
   }
-  const settled: TransferEvents.TransferSettled = { _tag: "TransferSettled", transferId, status: "Settled", at }
+  const settled: TransferEvents.TransferSettled = { _tag: "TransferSettled", transferId, at }
   switch (step.outcome) {
     case "Settled":
       return [initiated, settled]
     case "Failed":
-      return [
-        initiated,
-        { _tag: "TransferFailed", transferId, returnCode: "R01", reason: "NSF", ...returnFee, status: "Failed", at },
-      ]
+      return [initiated, { _tag: "TransferFailed", transferId, returnCode: "R01", reason: "NSF", ...returnFee, at }]
     case "Returned":
       return [
         initiated,
         settled,
-        { _tag: "TransferReturned", transferId, returnCode: "R10", reason: "No", ...returnFee, status: "Returned", at },
+        { _tag: "TransferReturned", transferId, returnCode: "R10", reason: "No", ...returnFee, at },
       ]
   }
 }

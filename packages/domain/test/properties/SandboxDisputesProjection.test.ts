@@ -11,7 +11,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import fc from "fast-check"
-import * as SandboxDisputes from "../../src/cards-and-charity/SandboxDisputesProjection.ts"
+import * as SandboxDisputesProjection from "../../src/cards-and-charity/SandboxDisputesProjection.ts"
 import { PropertyParams } from "../../src/testing/index.ts"
 import { documentOfLog, instant, type Recorded, usd, uuid } from "./RandomHistory.ts"
 
@@ -41,7 +41,7 @@ const story: fc.Arbitrary<Story> = fc.record({
   paymentRequestId: uuid,
   inApp: fc.boolean(),
   forCompany: fc.boolean(),
-  last4: fc.constantFrom(SandboxDisputes.disputedLast4, "4242"),
+  last4: fc.constantFrom(SandboxDisputesProjection.disputedLast4, "4242"),
   disputes: fc.array(
     fc.record({
       sandbox: fc.boolean(),
@@ -95,7 +95,7 @@ const logOf = (s: Story): ReadonlyArray<Recorded & { readonly at: DateTime.Utc }
     if (closed.has(sandbox) || (event !== "Opened") !== opened.has(sandbox)) return []
     if (event === "Opened") opened.add(sandbox)
     if (event === "Closed") closed.add(sandbox)
-    const disputeId = sandbox ? SandboxDisputes.sandboxDisputeId(s.cardPaymentId) : `dp_${n}`
+    const disputeId = sandbox ? SandboxDisputesProjection.sandboxDisputeId(s.cardPaymentId) : `dp_${n}`
     const at = instant(n + 1)
     const dispute = {
       disputeId,
@@ -119,7 +119,7 @@ const logOf = (s: Story): ReadonlyArray<Recorded & { readonly at: DateTime.Utc }
 }
 
 /** What the work list should say of the story. */
-const expected = (s: Story): SandboxDisputes.SandboxDisputeDocument | undefined => {
+const expected = (s: Story): SandboxDisputesProjection.SandboxDisputeDocument | undefined => {
   const sandbox = logOf(s).filter(
     (recorded) => recorded.streamType === "CardDispute" && recorded.streamId.startsWith("dp_sandbox_"),
   )
@@ -130,10 +130,10 @@ const expected = (s: Story): SandboxDisputes.SandboxDisputeDocument | undefined 
       cardPaymentId: s.cardPaymentId,
       step: "Lose",
       partnerId: s.partnerId,
-      disputeId: SandboxDisputes.sandboxDisputeId(s.cardPaymentId),
+      disputeId: SandboxDisputesProjection.sandboxDisputeId(s.cardPaymentId),
       dueFrom: DateTime.formatIso(sandbox[0]!.at),
     }
-  if (s.last4 !== SandboxDisputes.disputedLast4 || (!s.inApp && !s.forCompany)) return undefined
+  if (s.last4 !== SandboxDisputesProjection.disputedLast4 || (!s.inApp && !s.forCompany)) return undefined
   return {
     cardPaymentId: s.cardPaymentId,
     step: "Dispute",
@@ -146,19 +146,22 @@ describe("the sandbox's dispute work list, after any history of a card payment",
   it("lists a company's 0259 payment to dispute, its sandbox dispute to lose, and nothing once decided", () => {
     fc.assert(
       fc.property(story, (s) => {
-        assert.deepStrictEqual(documentOfLog(SandboxDisputes.projection, s.cardPaymentId, logOf(s)), expected(s))
+        assert.deepStrictEqual(
+          documentOfLog(SandboxDisputesProjection.projection, s.cardPaymentId, logOf(s)),
+          expected(s),
+        )
       }),
       seeded(),
     )
   })
 
   it("is the system tenant's, by step, in the order the steps fall due", () => {
-    const doc: SandboxDisputes.SandboxDisputeDocument = {
+    const doc: SandboxDisputesProjection.SandboxDisputeDocument = {
       cardPaymentId: "cp",
       step: "Lose",
       dueFrom: "2026-03-01T10:00:00.000Z",
     }
-    assert.deepStrictEqual(SandboxDisputes.projection.index(doc), {
+    assert.deepStrictEqual(SandboxDisputesProjection.projection.index(doc), {
       partnerId: "00000000-0000-0000-0000-000000000000",
       keys: { step: "Lose" },
       sortKey: "2026-03-01T10:00:00.000Z",
