@@ -14,6 +14,7 @@ import type {
   TransferId,
 } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
+import * as ConsentAnswerPolicy from "../../src/plans/ConsentAnswerPolicy.ts"
 import type { ConsentEvent } from "../../src/plans/ConsentEvents.ts"
 import * as PaymentPlan from "../../src/plans/PaymentPlan.ts"
 import type { CancellationReason, PaymentPlanEvent } from "../../src/plans/PaymentPlanEvents.ts"
@@ -886,11 +887,11 @@ describe("the consent policy", () => {
   const at = on("2026-01-11")
   it("tells the plan nothing when its consent is requested", () => {
     const event: ConsentEvent = { _tag: "ConsentRequested", ...consentIds, amount, frequency: "Monthly", at }
-    assert.isUndefined(PaymentPlan.consentPolicy(event))
+    assert.isUndefined(ConsentAnswerPolicy.consentPolicy(event))
   })
   it("records an accepted consent on the plan", () => {
     const event: ConsentEvent = { _tag: "ConsentAccepted", ...consentIds, bankAccountId: bankAccount, at }
-    assert.deepStrictEqual(PaymentPlan.consentPolicy(event), {
+    assert.deepStrictEqual(ConsentAnswerPolicy.consentPolicy(event), {
       _tag: "RecordConsentAccepted",
       paymentPlanId,
       consentId,
@@ -900,14 +901,14 @@ describe("the consent policy", () => {
   it("records a declined or revoked consent as withdrawn", () => {
     const declined: ConsentEvent = { _tag: "ConsentDeclined", ...consentIds, at }
     const revoked: ConsentEvent = { _tag: "ConsentRevoked", ...consentIds, bankAccountId: bankAccount, at }
-    assert.deepStrictEqual(PaymentPlan.consentPolicy(declined), {
+    assert.deepStrictEqual(ConsentAnswerPolicy.consentPolicy(declined), {
       _tag: "RecordConsentWithdrawn",
       paymentPlanId,
       consentId,
       withdrawal: "Declined",
       at,
     })
-    assert.deepStrictEqual(PaymentPlan.consentPolicy(revoked), {
+    assert.deepStrictEqual(ConsentAnswerPolicy.consentPolicy(revoked), {
       _tag: "RecordConsentWithdrawn",
       paymentPlanId,
       consentId,
