@@ -327,7 +327,7 @@ describe("same-day autopay in the sandbox", () => {
     )
     assert.deepStrictEqual(racing.map((answer) => answer.status).sort(), [200, 422, 422])
     for (const refused of racing.filter((answer) => answer.status === 422))
-      assert.strictEqual(refused.body.code, "RefundExceedsPayment")
+      assert.strictEqual(refused.body.code, "REFUND_EXCEEDS_PAYMENT")
     // Each completed card refund is mirrored on the request: partly refunded (still Paid), then Refunded.
     const partly = await ok("GET", `/Payment/${request.paymentRequestId}`, token)
     assert.deepStrictEqual([partly.status, partly.refundedAmount.value], ["Paid", 45])

@@ -14,7 +14,7 @@
  *   -> `{ processorReference, availableAt? }`; 402 `{ code, reason }`: the card was declined (`CardDeclined`);
  *   `{ requiresAuthentication: { processorReference, clientSecret, nextAction } }`: the issuer asks for the
  *   payer's authentication (3-D Secure, `AuthenticationRequired`), whose outcome the bridge notifies later
- *   (`AuthenticationOutcome`, CardProcessorNotifications.ts).
+ *   (`AuthenticationOutcome`, CardProcessorCallbacks.ts).
  *   The processor charges once per `idempotencyKey` (the payment request id) and answers a repeated
  *   key with the first charge.
  * - `card-refunds` `{ processorReference, idempotencyKey?, amount? }` -> any 2xx: the charge given back,

@@ -25,7 +25,7 @@
  *   Stripe.js (`confirmCardPayment(clientSecret, { payment_method })`, or
  *   `handleNextAction`); Stripe's `payment_intent.succeeded` /
  *   `payment_intent.payment_failed` webhook then completes or fails it
- *   (`StripeNotifications.ts`). The processor's reference is the
+ *   (`StripeCallbacks.ts`). The processor's reference is the
  *   PaymentIntent id, and the money is available on its charge's balance
  *   transaction's `available_on`.
  * - `registerCardPayment` (POST /cardpayment): `externalReference` names a
@@ -38,7 +38,7 @@
  *   Stripe's `succeeded` is done (`Completed`); `pending` (or
  *   `requires_action`, `failed`, `canceled`) is `Pending`: the refund stays
  *   Pending, not retried, until Stripe's `refund.updated` / `refund.failed` /
- *   `charge.refunded` webhook (`StripeNotifications.ts`) decides it. A call
+ *   `charge.refunded` webhook (`StripeCallbacks.ts`) decides it. A call
  *   that fails or times out is unavailable: the refund is retried.
  */
 import { CardCharger, CustomerProviders, type Money, Providers, Traced } from "@partnerpay/domain"
@@ -279,7 +279,7 @@ export const make = (stripe: Stripe, store: CustomerStore) => {
 
   /**
    * A SetupIntent for the payer to add a card in the app (its client secret; the customer made on need).
-   * Stripe's `setup_intent.succeeded` then saves the card with the payer (StripeNotifications.ts).
+   * Stripe's `setup_intent.succeeded` then saves the card with the payer (StripeCallbacks.ts).
    */
   const setupCard = Traced.fn("StripeCardProcessor.setupCard")(function* (registrationId: string, partnerId: string) {
     const customer = yield* ensureCustomer(registrationId, partnerId)

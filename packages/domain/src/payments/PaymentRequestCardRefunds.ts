@@ -60,7 +60,7 @@ export const refund = (command: RefundPaymentRequest, state: PaidByCard): Decisi
     return command.amount === undefined || command.amount.minorUnits === earlier.amount.minorUnits
       ? nothing
       : refuse(
-          new RuleViolated({ code: "RefundIdReused", reason: "this refund id was already used for another amount" }),
+          new RuleViolated({ code: "REFUND_ID_REUSED", reason: "this refund id was already used for another amount" }),
         )
   const paid = state.request.amount
   const refunded = refundedOf(state).minorUnits
@@ -78,7 +78,7 @@ export const refund = (command: RefundPaymentRequest, state: PaidByCard): Decisi
   if (total > paid.minorUnits)
     return refuse(
       new RuleViolated({
-        code: "RefundExceedsPayment",
+        code: "REFUND_EXCEEDS_PAYMENT",
         reason: `refunds would total ${total} minor units, more than the ${paid.minorUnits} paid`,
       }),
     )

@@ -106,7 +106,7 @@ describe("a request paid by card, partly refunded", () => {
     spec
       .given([created, paidByCard, partly(1, 2_500, 2_500)])
       .when(refund(2, 8_000))
-      .thenFails({ _tag: "RuleViolated", code: "RefundExceedsPayment" })
+      .thenFails({ _tag: "RuleViolated", code: "REFUND_EXCEEDS_PAYMENT" })
   })
 })
 
