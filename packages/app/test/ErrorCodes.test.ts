@@ -28,6 +28,8 @@ const providersWords: Readonly<Record<string, ReadonlyArray<string>>> = {
   "domain/src/customers/CustomerProviderSandboxes.ts": ["card_declined"],
   "domain/src/payments/CardCharger.ts": ["card_declined"],
   "app/src/providers/StripeCardProcessor.ts": ["stripe_reference_unknown", "authentication_required"],
+  // Stripe's code of a failed 3-D Secure authentication, as the sandbox's authenticate call imitates it
+  "app/src/sandbox/SandboxCards.ts": ["payment_intent_authentication_failure"],
   // Dwolla's refusal code, as the money-movement sandbox imitates it
   "app/src/sandbox/SandboxMoneyMovement.ts": ["ValidationError"],
   // the OpenAPI description of the `code` field, not a code
