@@ -397,7 +397,13 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
               platformFee: command.platformFee,
               ...(command.feeSchedule === undefined ? {} : { feeSchedule: command.feeSchedule }),
             }),
-        ...(command.providerCost === undefined ? {} : { providerCost: command.providerCost }),
+        ...(command.providerCost === undefined
+          ? {}
+          : {
+              providerCost: command.providerCost,
+              partnerId: state.request.partnerId,
+              companyId: state.request.companyId,
+            }),
         ...(command.client === undefined
           ? command.authorization === undefined
             ? {}

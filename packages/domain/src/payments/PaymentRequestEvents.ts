@@ -231,6 +231,12 @@ export const PaymentRequestPaidByCard = Schema.TaggedStruct("PaymentRequestPaidB
   feeSchedule: Schema.optionalKey(FeeSchedule.AppliedSchedule),
   /** The card processor's cost of this payment, the platform's expense (absent: none configured). */
   providerCost: Schema.optionalKey(Money),
+  /**
+   * The request's partner and company, for the platform's books, which post `providerCost` against
+   * them (`Postings.ts`); present with a provider cost (absent on older payments: nothing posted).
+   */
+  partnerId: Schema.optionalKey(PartnerId),
+  companyId: Schema.optionalKey(CompanyId),
   /** The payer's authorization of the charge (absent on payments recorded before it was). */
   authorization: Schema.optionalKey(AuthorizationEvidence),
   at: Schema.DateTimeUtcFromString,
