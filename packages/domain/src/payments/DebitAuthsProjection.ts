@@ -12,7 +12,7 @@
 
 import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import type { Projection } from "../infrastructure/ReadModel.ts"
+import { type Projection, perAggregate } from "../infrastructure/ReadModel.ts"
 import { CompanyId, DebitAuthId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
 import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
@@ -42,10 +42,8 @@ export type DebitAuthDocument = typeof DebitAuthDocument.Type
 export const projection: Projection<DebitAuthDocument, DebitAuthEnvelope> = {
   collection,
   document: DebitAuthDocument,
-  streamTypes: ["DebitAuth"],
-  ownedBy: "DebitAuth",
+  ...perAggregate<DebitAuthEnvelope>("DebitAuth", (event) => event.debitAuthId),
   creates: ["DebitAuthSet"],
-  key: (envelope: DebitAuthEnvelope) => (envelope.streamType === "DebitAuth" ? envelope.event.debitAuthId : undefined),
   apply: (current, envelope) => {
     if (envelope.streamType !== "DebitAuth") return current
     const event = envelope.event
