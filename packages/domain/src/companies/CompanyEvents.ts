@@ -56,16 +56,22 @@ const addressFields = {
   state: Schema.String,
 }
 
+/** An employee (spec 2.4), normalized; an owner is named and reached the same way. */
+export const Employee = Schema.Struct({
+  name: Schema.String,
+  emailAddress: Schema.String,
+  contactNumber: Schema.String,
+  title: Schema.String,
+})
+export type Employee = typeof Employee.Type
+
 /**
  * The company's owner as registered (spec 2.3), normalized: trimmed text,
  * phone in E.164, SSN as 9 digits. The event keeps it as an `OwnerRecord`:
  * the full SSN and the ID document number sealed for the KYB submission only.
  */
 export const Owner = Schema.Struct({
-  name: Schema.String,
-  emailAddress: Schema.String,
-  contactNumber: Schema.String,
-  title: Schema.String,
+  ...Employee.fields,
   documentNumber: Schema.String,
   documentType: DocumentType,
   ssn: Schema.String,
@@ -84,10 +90,7 @@ export type Owner = typeof Owner.Type
  * registered before they were kept.
  */
 export const OwnerRecord = Schema.Struct({
-  name: Schema.String,
-  emailAddress: Schema.String,
-  contactNumber: Schema.String,
-  title: Schema.String,
+  ...Employee.fields,
   documentType: DocumentType,
   ssnLastFour: Schema.String,
   /** The full SSN (9 digits), for the KYB submission only; "[erased]" once submitted or erased. */
@@ -102,15 +105,6 @@ export type OwnerRecord = typeof OwnerRecord.Type
 
 /** The stored record of an owner: the SSN's last four digits, and the KYB submission's data (sealed apart). */
 export const toOwnerRecord = (owner: Owner): OwnerRecord => ({ ...owner, ssnLastFour: owner.ssn.slice(-4) })
-
-/** An employee (spec 2.4), normalized. */
-export const Employee = Schema.Struct({
-  name: Schema.String,
-  emailAddress: Schema.String,
-  contactNumber: Schema.String,
-  title: Schema.String,
-})
-export type Employee = typeof Employee.Type
 
 /** What a location is (spec 2.5), before it has an id. */
 export const LocationDetails = Schema.Struct({

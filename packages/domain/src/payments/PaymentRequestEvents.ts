@@ -24,7 +24,7 @@ import { Metadata } from "../kernel/Metadata.ts"
 import { Money } from "../kernel/Money.ts"
 import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
 import * as FeeSchedule from "./FeeSchedule.ts"
-import { AttachmentUrl, InvoiceLineItem, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
+import { AttachmentUrl, InvoiceLineItem, MaskedAccountNumber, ReturnCode, refundTotal } from "./TransferEvents.ts"
 
 /** The statuses a client reads (webhook Data.Status, payment status). */
 export const PaymentRequestStatus = Schema.Literals([
@@ -160,9 +160,7 @@ export type PaymentRequestReturned = typeof PaymentRequestReturned.Type
 /** One refund of a paid request: its amount and the refunded total it brings the request to. */
 export const Refund = Schema.Struct({
   paymentRequestId: PaymentRequestId,
-  refundId: RefundId,
-  amount: Money,
-  totalRefunded: Money,
+  ...refundTotal,
   at: Schema.DateTimeUtcFromString,
 })
 export type Refund = typeof Refund.Type

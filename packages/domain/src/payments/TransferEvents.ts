@@ -207,6 +207,9 @@ export const TransferRefundOriginated = transferEvent("TransferRefundOriginated"
 })
 export type TransferRefundOriginated = typeof TransferRefundOriginated.Type
 
+/** A refund's id and amount, and the refunded total it brings its transfer (and payment request) to. */
+export const refundTotal = { refundId: RefundId, amount: Money, totalRefunded: Money }
+
 /**
  * A refund whose money is back with the payer: its amount, the completed refunds' total and
  * whether it reaches the transfer's amount (`isRefunded`). Declared once for the completion of a
@@ -214,9 +217,7 @@ export type TransferRefundOriginated = typeof TransferRefundOriginated.Type
  */
 export const RefundCompletion = Schema.Struct({
   transferId: TransferId,
-  refundId: RefundId,
-  amount: Money,
-  totalRefunded: Money,
+  ...refundTotal,
   isRefunded: Schema.Boolean,
   at: Schema.DateTimeUtcFromString,
 })
