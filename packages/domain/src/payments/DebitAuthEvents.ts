@@ -14,13 +14,17 @@ import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
 /** The evidence of the payer's authorization, on the events the payer causes (absent on older events). */
 const evidence = { authorization: Schema.optionalKey(AuthorizationEvidence) }
 
-/** Every debit authorization event names it, its partner, company and payer, and the instant `at`. */
-const debitAuthEvent = eventsOf({
+/** Who a debit authorization binds: it, its partner, the company it lets debit and the payer. */
+export const DebitAuthParties = Schema.Struct({
   debitAuthId: DebitAuthId,
   partnerId: PartnerId,
   companyId: CompanyId,
   registrationId: RegistrationId,
 })
+export type DebitAuthParties = typeof DebitAuthParties.Type
+
+/** Every debit authorization event names its parties, and the instant `at`. */
+const debitAuthEvent = eventsOf(DebitAuthParties.fields)
 
 /** The payer authorized the company to debit up to `limit` per debit; the authorization starts enabled. */
 export const DebitAuthSet = debitAuthEvent("DebitAuthSet", {
