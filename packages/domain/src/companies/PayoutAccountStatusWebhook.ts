@@ -10,19 +10,19 @@
  * status, the code and its description.
  */
 import { DateTime, Effect } from "effect"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
-import type { Notification } from "../infrastructure/Outbox.ts"
+import type { Webhook } from "../infrastructure/Outbox.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import type { CompanyEnvelope } from "./CompaniesProjection.ts"
 
 export const eventType = "PAYOUT_ACCOUNT_STATUS_CHANGED"
 
-/** The partner's notification that the company's payout account is `Status` now. */
+/** The partner's webhook that the company's payout account is `status` now. */
 const statusChanged = (
   envelope: CompanyEnvelope,
   event: { readonly partnerId: string; readonly companyId: string; readonly at: DateTime.Utc },
   status: "Errored" | "Active",
   returned: { readonly ReturnCode: string | null; readonly ReturnReason: string | null },
-): Notification => ({
+): Webhook => ({
   id: envelope.eventId,
   partnerId: event.partnerId,
   eventType,
@@ -35,7 +35,7 @@ const statusChanged = (
   position: envelope.globalPosition,
 })
 
-const notifications = (envelope: CompanyEnvelope) => {
+const webhooks = (envelope: CompanyEnvelope) => {
   const event = envelope.event
   if (event._tag === "PayoutAccountErrored") {
     return Effect.succeed([
@@ -48,4 +48,4 @@ const notifications = (envelope: CompanyEnvelope) => {
   return Effect.succeed([])
 }
 
-export const rule = NotificationRule.make<CompanyEnvelope>({ streamTypes: ["Company"], notifications })
+export const rule = WebhookRule.make<CompanyEnvelope>({ streamTypes: ["Company"], webhooks })

@@ -109,7 +109,7 @@ const create = (command: CreatePaymentRequest, state: State): Decision<Event> =>
 const acceptRequest = (command: AcceptPaymentRequest, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   if (command.registrationId !== state.request.payerRegistrationId)
-    return refuse(new RuleViolated({ code: "NotThePayer", reason: "only the payer can accept this payment request" }))
+    return refuse(new RuleViolated({ code: "NOT_THE_PAYER", reason: "only the payer can accept this payment request" }))
   const issues: FieldChecks.Issues = []
   FieldChecks.maskedAccountNumber(issues, "accountNumberMasked", command.accountNumberMasked)
   FieldChecks.optionalText(issues, "transferDescription", command.transferDescription, FieldChecks.maxTextLength)
@@ -156,7 +156,7 @@ const cancel = (command: CancelPaymentRequest, state: State): Decision<Event> =>
   if (state._tag === "Initial") return notFound
   if (command.partnerId !== state.request.partnerId)
     return refuse(
-      new RuleViolated({ code: "NotThePartner", reason: "only the partner that created the request can cancel it" }),
+      new RuleViolated({ code: "NOT_THE_PARTNER", reason: "only the partner that created the request can cancel it" }),
     )
   switch (state._tag) {
     case "Pending":
@@ -179,7 +179,7 @@ const cancel = (command: CancelPaymentRequest, state: State): Decision<Event> =>
 }
 
 const transferMismatch = refuse(
-  new RuleViolated({ code: "TransferMismatch", reason: "this transfer does not pay this payment request" }),
+  new RuleViolated({ code: "TRANSFER_MISMATCH", reason: "this transfer does not pay this payment request" }),
 )
 
 /** A request some transfer pays: accepted, and maybe already settled, failed or refunded. */
@@ -301,7 +301,7 @@ const refund = (command: RefundPaymentRequest, state: State): Decision<Event> =>
     return command.amount === undefined || command.amount.minorUnits === earlier.amount.minorUnits
       ? nothing
       : refuse(
-          new RuleViolated({ code: "RefundIdReused", reason: "this refund id was already used for another amount" }),
+          new RuleViolated({ code: "REFUND_ID_REUSED", reason: "this refund id was already used for another amount" }),
         )
   }
   if (state._tag === "Refunded") return illegal(state, command, "the payment request is already fully refunded")
@@ -314,7 +314,7 @@ const refund = (command: RefundPaymentRequest, state: State): Decision<Event> =>
   if (total > paid.minorUnits)
     return refuse(
       new RuleViolated({
-        code: "RefundExceedsPayment",
+        code: "REFUND_EXCEEDS_PAYMENT",
         reason: `refunds would total ${total} minor units, more than the ${paid.minorUnits} paid`,
       }),
     )
@@ -339,12 +339,12 @@ const tryAutoCollection = (command: TryAutoCollection, state: State): Decision<E
   if (collection === undefined)
     return refuse(
       new RuleViolated({
-        code: "NotAutomatic",
+        code: "NOT_AUTOMATIC",
         reason: "the payment request offers neither autopay nor a debit authorization",
       }),
     )
   if (!isDueForAutoCollection(state, command.today))
-    return refuse(new RuleViolated({ code: "NotDue", reason: `the payment request is due on ${request.dueDate}` }))
+    return refuse(new RuleViolated({ code: "NOT_DUE", reason: `the payment request is due on ${request.dueDate}` }))
   const refusal = autoCollectionRefusal(request, command)
   if (refusal !== undefined || command.account === undefined)
     return accept({
@@ -380,7 +380,7 @@ const tryAutoCollection = (command: TryAutoCollection, state: State): Decision<E
 const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   if (command.registrationId !== state.request.payerRegistrationId)
-    return refuse(new RuleViolated({ code: "NotThePayer", reason: "only the payer can pay this payment request" }))
+    return refuse(new RuleViolated({ code: "NOT_THE_PAYER", reason: "only the payer can pay this payment request" }))
   switch (state._tag) {
     case "Pending": {
       const unverified = WhoMayCollect.payerRefusal(command.payerKyc)

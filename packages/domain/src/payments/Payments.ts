@@ -320,7 +320,7 @@ export const cancel = UseCase.fn("Payments.cancel")(function* (partnerId: Partne
   }).pipe(
     // Another partner's request looks missing.
     Effect.catchIf(
-      (error) => error._tag === "RuleViolated" && error.code === "NotThePartner",
+      (error) => error._tag === "RuleViolated" && error.code === "NOT_THE_PARTNER",
       () => Effect.fail(notFound),
     ),
   )

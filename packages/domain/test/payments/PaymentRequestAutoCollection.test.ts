@@ -180,11 +180,11 @@ describe("a Pending request with autopay, on its due date", () => {
 })
 
 describe("a Pending request with autopay, before its due date", () => {
-  it("is not collected (NotDue)", () => {
+  it("is not collected (NOT_DUE)", () => {
     spec
       .given([withAutoPay(10_000)])
       .when(collect({ today: dayBefore }))
-      .thenFails({ _tag: "RuleViolated", code: "NotDue", reason: "the payment request is due on 2026-03-15" })
+      .thenFails({ _tag: "RuleViolated", code: "NOT_DUE", reason: "the payment request is due on 2026-03-15" })
   })
   it("is not due for collection the day before; it is on its due date", () => {
     assert.isFalse(
@@ -195,10 +195,10 @@ describe("a Pending request with autopay, before its due date", () => {
 })
 
 describe("a Pending request without autopay or a debit authorization", () => {
-  it("is never collected automatically (NotAutomatic)", () => {
+  it("is never collected automatically (NOT_AUTOMATIC)", () => {
     spec.given([created]).when(collect()).thenFails({
       _tag: "RuleViolated",
-      code: "NotAutomatic",
+      code: "NOT_AUTOMATIC",
       reason: "the payment request offers neither autopay nor a debit authorization",
     })
   })
@@ -297,7 +297,7 @@ describe("a Pending request paid in the app with a card", () => {
     spec
       .given([created])
       .when(payWithCard({ registrationId: stranger }))
-      .thenFails({ _tag: "RuleViolated", code: "NotThePayer", reason: "only the payer can pay this payment request" })
+      .thenFails({ _tag: "RuleViolated", code: "NOT_THE_PAYER", reason: "only the payer can pay this payment request" })
   })
   it("not by a payer whose KYC is not Verified (CUSTOMER_NOT_VERIFIED)", () => {
     for (const payerKyc of ["NotStarted", "Pending", "Rejected"] as const)

@@ -11,26 +11,23 @@
  */
 import { DateTime, type Effect, Option } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
-import type { Notification } from "../infrastructure/Outbox.ts"
+import type { Webhook } from "../infrastructure/Outbox.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
+import * as PayoutEvents from "./PayoutEvents.ts"
 import * as PayoutsProjection from "./PayoutsProjection.ts"
 
 export const eventType = "PAYOUT_STATUS_CHANGED"
 
-const notifications = Traced.fn("PayoutStatusNotification.rule")(function* (
+const webhooks = Traced.fn("PayoutStatusWebhook.rule")(function* (
   envelope: PayoutsProjection.PayoutEnvelope,
-): Effect.fn.Return<ReadonlyArray<Notification>, EventStoreUnavailable, ReadModelStore> {
+): Effect.fn.Return<ReadonlyArray<Webhook>, EventStoreUnavailable, ReadModelStore> {
   const event = envelope.event
-  if (
-    event._tag === "PayoutOriginated" ||
-    event._tag === "PayoutOriginationDeferred" ||
-    event._tag === "PayoutStatusDeferred" ||
-    event._tag === "PayoutStatusResumed"
-  )
-    return []
+  // Only the events that change the payout's status are announced.
+  const status = PayoutEvents.statusOf(event)
+  if (status === undefined) return []
   const store = yield* ReadModelStore
   const stored = yield* store.get(PayoutsProjection.collection, event.payoutId)
   if (Option.isNone(stored)) return []
@@ -45,7 +42,7 @@ const notifications = Traced.fn("PayoutStatusNotification.rule")(function* (
         CompanyId: doc.companyId,
         Direction: doc.direction ?? "Credit",
         Amount: { value: Money.toDecimal(doc.amount), currencyCode: doc.amount.currency },
-        Status: event.status,
+        Status: status,
         ...(event._tag === "PayoutFailed"
           ? event.returnCode === undefined
             ? { ReturnCode: null, FailureReason: event.reason }
@@ -58,7 +55,7 @@ const notifications = Traced.fn("PayoutStatusNotification.rule")(function* (
   ]
 })
 
-export const rule = NotificationRule.make<PayoutsProjection.PayoutEnvelope>({
+export const rule = WebhookRule.make<PayoutsProjection.PayoutEnvelope>({
   streamTypes: ["Payout"],
-  notifications,
+  webhooks,
 })
