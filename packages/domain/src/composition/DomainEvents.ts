@@ -89,22 +89,26 @@ const decoders = Object.fromEntries(
   Object.entries(codecs).map(([name, codec]) => [name, Schema.decodeUnknownExit(codec)]),
 ) as Record<string, (input: unknown) => ReturnType<ReturnType<typeof Schema.decodeUnknownExit>>>
 
+/** The envelope of a recorded event and its typed form. */
+const envelopeOf = (recorded: RecordedEvent, event: unknown): Envelope =>
+  ({
+    streamType: recorded.streamType,
+    event,
+    eventId: recorded.eventId,
+    streamId: recorded.streamId,
+    streamVersion: recorded.streamVersion,
+    globalPosition: recorded.globalPosition,
+    recordedAt: recorded.recordedAt,
+    metadata: recorded.metadata,
+  }) as Envelope
+
 /**
  * Decodes one stored event; an unknown stream type or a bad payload is reported, never dropped.
  * An event appended by this process carries its typed form (`event`): it is used as is.
  */
 export const decode = (recorded: RecordedEvent): Effect.Effect<Envelope, EventDecodeFailed> => {
   if (recorded.event !== undefined && recorded.streamType in codecs) {
-    return Effect.succeed({
-      streamType: recorded.streamType,
-      event: recorded.event,
-      eventId: recorded.eventId,
-      streamId: recorded.streamId,
-      streamVersion: recorded.streamVersion,
-      globalPosition: recorded.globalPosition,
-      recordedAt: recorded.recordedAt,
-      metadata: recorded.metadata,
-    } as Envelope)
+    return Effect.succeed(envelopeOf(recorded, recorded.event))
   }
   const decoder = decoders[recorded.streamType]
   const fail = (reason: string) =>
@@ -119,14 +123,5 @@ export const decode = (recorded: RecordedEvent): Effect.Effect<Envelope, EventDe
   if (decoder === undefined) return fail(`unknown stream type ${recorded.streamType}`)
   const exit = decoder(recorded.data)
   if (exit._tag === "Failure") return fail(String(exit.cause))
-  return Effect.succeed({
-    streamType: recorded.streamType,
-    event: exit.value,
-    eventId: recorded.eventId,
-    streamId: recorded.streamId,
-    streamVersion: recorded.streamVersion,
-    globalPosition: recorded.globalPosition,
-    recordedAt: recorded.recordedAt,
-    metadata: recorded.metadata,
-  } as Envelope)
+  return Effect.succeed(envelopeOf(recorded, exit.value))
 }

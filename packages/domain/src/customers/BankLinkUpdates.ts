@@ -26,14 +26,12 @@ export const connect = UseCase.fn("BankLinkUpdates.connect")(function* (
   itemId: string,
   accounts: ReadonlyArray<BankLinkItem.ItemAccount>,
 ) {
-  const at = yield* DateTime.now
-  return yield* CommandHandler.handle(BankLinkItem.aggregate, itemId, {
+  return yield* CommandHandler.handleNow(BankLinkItem.aggregate, itemId, {
     _tag: "ConnectItem",
     itemId,
     partnerId,
     registrationId,
     accounts,
-    at,
   })
 })
 
@@ -48,11 +46,9 @@ const unlink = UseCase.fn("BankLinkUpdates.unlink")(function* (
   registrationId: RegistrationId,
   bankAccountId: BankAccountId,
 ) {
-  const at = yield* DateTime.now
-  return yield* CommandHandler.handle(Customer.aggregate, registrationId, {
+  return yield* CommandHandler.handleNow(Customer.aggregate, registrationId, {
     _tag: "UnlinkBankAccount",
     bankAccountId,
-    at,
   })
 })
 
