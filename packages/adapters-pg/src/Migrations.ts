@@ -54,6 +54,7 @@ import fundingSourcePartner from "./migrations/0044_funding_source_partner.ts"
 import sandboxClockEpochs from "./migrations/0060_sandbox_clock_epochs.ts"
 import sandboxCardDisputes from "./migrations/0080_sandbox_card_disputes.ts"
 import ledgerPostingsIndex from "./migrations/0120_ledger_postings_index.ts"
+import sandboxCardDisputesReadModel from "./migrations/0130_sandbox_card_disputes_read_model.ts"
 
 /**
  * Every migration of this package, keyed `<id>_<name>`. `runReporting` applies every one a database
@@ -90,6 +91,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>>
   "0060_sandbox_clock_epochs": sandboxClockEpochs,
   "0080_sandbox_card_disputes": sandboxCardDisputes,
   "0120_ledger_postings_index": ledgerPostingsIndex,
+  "0130_sandbox_card_disputes_read_model": sandboxCardDisputesReadModel,
 }
 
 /** The table recording applied migrations (the layout of Effect's migrator: existing databases keep theirs). */

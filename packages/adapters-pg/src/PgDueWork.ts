@@ -8,6 +8,7 @@
  * `read_models_pending_transfers`), so a poll costs the due rows it returns,
  * not the size of the read side.
  */
+import { SandboxDisputesProjection } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 
@@ -249,30 +250,27 @@ export interface SandboxDisputedCard {
 }
 
 /** The dispute stream of the sandbox's dispute of a card payment (`CardDispute-dp_sandbox_<cardPaymentId>`). */
-export const sandboxDisputeId = (cardPaymentId: string): string => `dp_sandbox_${cardPaymentId}`
+export const sandboxDisputeId = (cardPaymentId: string): string =>
+  SandboxDisputesProjection.sandboxDisputeId(cardPaymentId)
 
 /**
  * Sandbox: up to `limit` card payments of a company made with the card ending in 0259 at or before
- * `cutoff` (their partner's time) and not disputed yet (no dispute stream), oldest first (migration
- * 80's index).
+ * `cutoff` (their partner's time) and not disputed yet, oldest first: the `Dispute` step of the
+ * `sandbox_card_disputes` read model (the system tenant's page index). An in-app payment's partner is
+ * its payment request's.
  */
 export const sandboxCardsToDispute = (cutoff: string, limit: number) =>
   Effect.flatMap(
     SqlClient,
     (sql) => sql<SandboxDisputedCard>`
-      SELECT e.data ->> 'cardPaymentId' AS id,
-        COALESCE(e.data ->> 'partnerId', r.partner_id, '') AS partner_id,
-        e.data ->> 'at' AS sort_key,
-        e.data ->> 'paymentRequestId' AS payment_request_id
-      FROM events e
-      LEFT JOIN read_models r ON e.event_type = 'PaymentRequestPaidByCard'
-        AND r.collection = 'payment_requests' AND r.id = e.data ->> 'paymentRequestId'
-      WHERE e.event_type IN ('PaymentRequestPaidByCard', 'CardPaymentRegistered') AND e.data ->> 'last4' = '0259'
-        AND (e.event_type = 'PaymentRequestPaidByCard' OR e.data ->> 'companyId' IS NOT NULL)
-        AND e.data ->> 'at' <= ${cutoff}
-        AND NOT EXISTS (
-          SELECT 1 FROM streams s WHERE s.stream_id = 'CardDispute-dp_sandbox_' || (e.data ->> 'cardPaymentId'))
-      ORDER BY e.global_position LIMIT ${limit}`,
+      SELECT d.id, COALESCE(d.data ->> 'partnerId', r.partner_id, '') AS partner_id, d.sort_key,
+        d.data ->> 'paymentRequestId' AS payment_request_id
+      FROM read_models d
+      LEFT JOIN read_models r ON r.collection = 'payment_requests' AND r.id = d.data ->> 'paymentRequestId'
+      WHERE d.collection = ${SandboxDisputesProjection.collection}
+        AND d.partner_id = ${SandboxDisputesProjection.workTenant}
+        AND d.sort_key COLLATE "C" <= ${cutoff} AND d.keys ->> 'step' = 'Dispute'
+      ORDER BY d.sort_key COLLATE "C", d.id COLLATE "C" LIMIT ${limit}`,
   )
 
 /** A sandbox dispute opened and not decided yet. */
@@ -284,16 +282,18 @@ export interface SandboxOpenDispute {
   readonly sort_key: string
 }
 
-/** Sandbox: up to `limit` of the sandbox's disputes opened at or before `cutoff` and still open, oldest first. */
+/**
+ * Sandbox: up to `limit` of the sandbox's disputes opened at or before `cutoff` and nothing else since
+ * (the `Lose` step of the `sandbox_card_disputes` read model), oldest first.
+ */
 export const sandboxDisputesToLose = (cutoff: string, limit: number) =>
   Effect.flatMap(
     SqlClient,
     (sql) => sql<SandboxOpenDispute>`
-      SELECT e.data -> 'dispute' ->> 'disputeId' AS id,
-        COALESCE(e.data -> 'dispute' -> 'payment' ->> 'partnerId', '') AS partner_id,
-        e.data ->> 'at' AS sort_key
-      FROM events e JOIN streams s ON s.stream_id = e.stream_id
-      WHERE e.event_type = 'CardDisputeOpened' AND e.stream_id LIKE 'CardDispute-dp_sandbox_%'
-        AND s.version = 1 AND e.data ->> 'at' <= ${cutoff}
-      ORDER BY e.global_position LIMIT ${limit}`,
+      SELECT d.data ->> 'disputeId' AS id, COALESCE(d.data ->> 'partnerId', '') AS partner_id, d.sort_key
+      FROM read_models d
+      WHERE d.collection = ${SandboxDisputesProjection.collection}
+        AND d.partner_id = ${SandboxDisputesProjection.workTenant}
+        AND d.sort_key COLLATE "C" <= ${cutoff} AND d.keys ->> 'step' = 'Lose'
+      ORDER BY d.sort_key COLLATE "C", d.id COLLATE "C" LIMIT ${limit}`,
   )

@@ -42,7 +42,7 @@ const body = (companyReferenceId: string) => Fixtures.companyRegistrationBody({ 
 
 type Services = PgDomain.Services | IdGenerator.IdGenerator | SqlClient
 
-const notification = (partnerId: string, position: number, id = crypto.randomUUID()): Outbox.Notification => ({
+const notification = (partnerId: string, position: number, id = crypto.randomUUID()): Outbox.Webhook => ({
   id,
   partnerId,
   eventType: "TEST_EVENT",
@@ -293,6 +293,51 @@ for (const database of databases) {
               ["events and documents", "commit_unit"],
             )
             assert.strictEqual((yield* Payments.get(partnerA, paymentRequestId)).status, "Cancelled")
+          }),
+        60_000,
+      )
+
+      it.effect(
+        "PUT /Transaction/{id}/Accept's use case sends five statements: one read per stream it needs (the request's once), one commit",
+        () =>
+          Effect.gen(function* () {
+            const { companyId } = yield* Companies.register(partnerA, body(`ref-${crypto.randomUUID()}`))
+            yield* Fixtures.verifyCompany(companyId)
+            const payer = crypto.randomUUID() as Ids.RegistrationId
+            const bankAccountId = crypto.randomUUID() as Ids.BankAccountId
+            yield* Fixtures.registerVerifiedCustomer(partnerA, payer, bankAccountId)
+            const today = DateTime.formatIsoDateUtc(yield* DateTime.now)
+            const { paymentRequestId } = yield* Payments.create({
+              partnerId: partnerA,
+              companyId,
+              payerRegistrationId: payer,
+              amount: { value: 12.5, currencyCode: "USD" },
+              description: "Invoice 8",
+              dueDate: today as CalendarDate.CalendarDate,
+            })
+            // Each statement named by what it reads (the stream type of its first parameter) or "commit_unit".
+            const sent: Array<string> = []
+            const counting: Statement.Transformer = (statement) =>
+              Effect.sync(() => {
+                const [text, params] = statement.compile()
+                const stream = /FROM events/.test(text) ? String(params[0]).split("-")[0] : undefined
+                sent.push(stream ?? /commit_unit/.exec(text)?.[0] ?? text.replace(/\s+/g, " ").trim())
+                return statement
+              })
+            const accepted = yield* Payments.accept({
+              partnerId: partnerA,
+              registrationId: payer,
+              paymentRequestId,
+              bankAccountId,
+              acceptDebitAuth: false,
+              transferDescription: "",
+            }).pipe(Effect.provideService(Statement.CurrentTransformer, counting))
+            assert.strictEqual(accepted.status, "Accepted")
+            // The request's stream read once (with its documents), the payer's, the company's and the
+            // partner's fees once each; the transfer's stream is new (not read); one commit records all.
+            assert.deepStrictEqual(sent, ["PaymentRequest", "Customer", "Company", "PartnerFees", "commit_unit"])
+            const transferId = (yield* Payments.get(partnerA, paymentRequestId)).transferId
+            assert.isDefined(transferId)
           }),
         60_000,
       )

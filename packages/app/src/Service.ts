@@ -36,12 +36,12 @@ import { type AppConfig, describeDatabase, load } from "./config/Config.ts"
 import * as TokenSecret from "./config/TokenSecret.ts"
 import * as Domain from "./Domain.ts"
 import * as Database from "./database/Database.ts"
-import * as CardProcessorNotifications from "./http/CardProcessorNotifications.ts"
-import type * as DwollaNotifications from "./http/DwollaNotifications.ts"
+import * as CardProcessorCallbacks from "./http/CardProcessorCallbacks.ts"
+import type * as DwollaCallbacks from "./http/DwollaCallbacks.ts"
 import * as Http from "./http/Http.ts"
-import * as MoneyMovementNotifications from "./http/MoneyMovementNotifications.ts"
+import * as MoneyMovementCallbacks from "./http/MoneyMovementCallbacks.ts"
 import * as Readiness from "./http/Readiness.ts"
-import type * as StripeNotifications from "./http/StripeNotifications.ts"
+import type * as StripeCallbacks from "./http/StripeCallbacks.ts"
 import * as Logging from "./observability/Logging.ts"
 import * as Metrics from "./observability/Metrics.ts"
 import * as Telemetry from "./observability/Telemetry.ts"
@@ -263,12 +263,12 @@ const dwollaWebhooks = (config: AppConfig) => {
  */
 const dwollaRoutes = (
   dwolla: ReturnType<typeof dwollaWebhooks>,
-): Layer.Layer<never, never, HttpRouter.HttpRouter | DwollaNotifications.Requirements> =>
+): Layer.Layer<never, never, HttpRouter.HttpRouter | DwollaCallbacks.Requirements> =>
   dwolla === undefined
     ? Layer.empty
     : Layer.unwrap(
         Effect.map(
-          Effect.promise(() => import("./http/DwollaNotifications.ts")),
+          Effect.promise(() => import("./http/DwollaCallbacks.ts")),
           (module) => module.routes(dwolla),
         ),
       )
@@ -285,12 +285,12 @@ const stripeWebhooks = (config: AppConfig) => {
 /** Stripe's webhook route, its module (and Stripe's SDK) loaded only when the card processor is Stripe. */
 const stripeRoutes = (
   stripe: ReturnType<typeof stripeWebhooks>,
-): Layer.Layer<never, never, HttpRouter.HttpRouter | StripeNotifications.Requirements> =>
+): Layer.Layer<never, never, HttpRouter.HttpRouter | StripeCallbacks.Requirements> =>
   stripe === undefined
     ? Layer.empty
     : Layer.unwrap(
         Effect.map(
-          Effect.promise(() => import("./http/StripeNotifications.ts")),
+          Effect.promise(() => import("./http/StripeCallbacks.ts")),
           (module) => module.routes(stripe),
         ),
       )
@@ -366,9 +366,9 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     ...(config.metrics && Option.isNone(config.metricsPort) ? [Metrics.routes(config.metricsToken)] : []),
     ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes, SandboxWebhooks.routes] : []),
     // Production: the money-movement provider's notifications, signed with its bridge's secret.
-    ...(sandbox ? [] : [MoneyMovementNotifications.routes(bridgeOf(config.providers.ports.MONEY_MOVEMENT))]),
+    ...(sandbox ? [] : [MoneyMovementCallbacks.routes(bridgeOf(config.providers.ports.MONEY_MOVEMENT))]),
     // Production: the card processor's notifications (disputes, refund outcomes), signed with its bridge's secret.
-    ...(sandbox ? [] : [CardProcessorNotifications.routes(bridgeOf(config.providers.ports.CARD_PROCESSOR))]),
+    ...(sandbox ? [] : [CardProcessorCallbacks.routes(bridgeOf(config.providers.ports.CARD_PROCESSOR))]),
     // Production: Dwolla's signed webhooks, when a port is on Dwolla.
     ...(sandbox ? [] : [dwollaRoutes(dwollaWebhooks(config))]),
     // Production: Stripe's signed webhooks, when the card processor is Stripe.

@@ -359,23 +359,17 @@ describe("deciders follow one template", () => {
       .filter(({ code }) => /^export const aggregate\b/m.test(code))
       .filter(({ code }) => /^export type Command =[^=]*?\|/ms.test(code.slice(code.search(/^export type Command =/m))))
 
-  /** The body of `export const decide`, up to its closing brace at the start of a line. */
-  const decideOf = (code: string): string => {
-    const start = code.search(/^export const decide\b/m)
-    return start === -1 ? "" : code.slice(start, code.indexOf("\n}", start) + 2)
-  }
-
   it("finds the deciders with several commands", () => {
     expect(deciders().map(({ file }) => domainPath(file))).toEqual(
       expect.arrayContaining(["customers/Customer.ts", "customers/LoginChallenge.ts", "payments/DebitAuth.ts"]),
     )
   })
 
-  /** The areas whose deciders dispatch by typed records (`byCommand`, `byEvent`); the others still switch. */
-  const byRecords = ["companies", "customers", "notifications"]
+  /** The areas whose deciders dispatch by typed records (`byCommand`, `byEvent`): every area of the domain. */
+  const byRecords = ["companies", "customers", "notifications", "payments", "plans", "cards-and-charity", "payouts"]
   const inRecordAreas = (file: string) => byRecords.includes(folderOf(domainPath(file)))
 
-  it("in the converted areas, decide dispatches by a record of one function per command (byCommand), evolve by one per event (byEvent): no switch on a tag", () => {
+  it("in every area, decide dispatches by a record of one function per command (byCommand), evolve by one per event (byEvent): no switch on a tag", () => {
     const all = sourceFiles(domainSource)
       .filter(inRecordAreas)
       .map((file) => ({ file, code: readFileSync(file, "utf8") }))
@@ -389,24 +383,6 @@ describe("deciders follow one template", () => {
     expect(multi.length).toBeGreaterThanOrEqual(5)
     const unrecorded = multi.flatMap(({ file, code }) => (/\bbyCommand</.test(code) ? [] : [domainPath(file)]))
     expect(unrecorded).toEqual([])
-  })
-
-  it("elsewhere, decide dispatches to one named function per command (a short switch whose cases each return a call)", () => {
-    const offenders = deciders()
-      .filter(({ file }) => !inRecordAreas(file))
-      .flatMap(({ file, code }) => {
-        const decide = decideOf(code)
-        const lines = decide.split("\n")
-        const inline = lines.flatMap((line, index) =>
-          /^\s*case "\w+":\s*$/.test(line) && !/^\s*return [\w.]+\(/.test(lines[index + 1] ?? "") ? [line.trim()] : [],
-        )
-        return decide === "" || lines.length > 30 || inline.length > 0
-          ? [
-              `${domainPath(file)}: ${decide === "" ? "no decide" : `${lines.length} lines; inline: ${inline.join(", ")}`}`,
-            ]
-          : []
-      })
-    expect(offenders).toEqual([])
   })
 })
 

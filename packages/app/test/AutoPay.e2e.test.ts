@@ -323,7 +323,7 @@ describe("same-day autopay in the sandbox", () => {
     )
     assert.deepStrictEqual(racing.map((answer) => answer.status).sort(), [200, 422, 422])
     for (const refused of racing.filter((answer) => answer.status === 422))
-      assert.strictEqual(refused.body.code, "RefundExceedsPayment")
+      assert.strictEqual(refused.body.code, "REFUND_EXCEEDS_PAYMENT")
     const rest = await ok("POST", path, token, {})
     assert.deepStrictEqual([rest.amount.value, rest.refundedAmount.value], [15, 60])
     const nothing = await call("POST", path, token, {})

@@ -71,6 +71,7 @@ const systemCollections: Record<string, string> = {
   payment_plans_due: "the plan scheduler's work list (plans due to collect)",
   payment_requests_autocollect: "the auto-collection scheduler's work list (requests due by autopay)",
   payment_notices: "the reminder and status-message workers' work list",
+  sandbox_card_disputes: "the sandbox dispute worker's work list (card payments with the card ending in 0259)",
 }
 
 const adminToken = "operator-token-0123456789abcdefghijklmnop"

@@ -394,10 +394,12 @@ const payouts = async (base: string) => {
   const { ok: okOn, until: untilOn } = on(() => base)
   const token = (await okOn("POST", "/auth/token", undefined, { ClientId: clientId, ClientSecret: clientSecret }))
     .AccessToken as string
-  // The operator sets the partner's ACH fee: 1% + 0.30 a collection (0.90 of the 60.00 payment below).
+  // The operator sets the partner's ACH fee: 1% + 0.30 a collection (0.90 of the 60.00 payment below); the
+  // provider costs the platform 0.25 a debit (its expense, not the company's).
   await okOn("PUT", `/admin/partners/${sandboxPartnerId(clientId)}/fees/AchDebit`, adminToken, {
     percentageBasisPoints: 100,
     fixed: { value: 0.3, currencyCode: "USD" },
+    providerCost: { value: 0.25, currencyCode: "USD" },
   })
   const { companyId } = await okOn("POST", "/Company/Create", token, companyBody({ companyReferenceId: "payouts-001" }))
   await untilOn(`/company/status?companyId=${companyId}`, token, (body) => body.Status === "Verified")
@@ -533,7 +535,8 @@ const payouts = async (base: string) => {
   assert.deepInclude(cancelled.recurrence, { status: "Stopped", stopReason: "CancelledByPartner", collections: 2 })
 
   // The platform's books (issue 37 §4): they balance, every payable equals its balance, the charity fee
-  // is the platform's revenue and the card money is at the card processor.
+  // is the platform's revenue, the card money is at the card processor and the debits' provider costs are
+  // the platform's expense.
   const books = await adminRequest(base, "GET", "/admin/ledger/trial-balance", { token: adminToken })
   assert.strictEqual(books.status, 200)
   assert.deepInclude(books.body, { balanced: true, discrepancies: [] })
@@ -541,6 +544,7 @@ const payouts = async (base: string) => {
     (books.body.accounts as ReadonlyArray<Json>).find((each) => each.account === account && each.currency === "USD")
   assert.isAtLeast(line("revenue:fees")?.credit ?? 0, 20)
   assert.isAtLeast(line("cash:card-processor")?.debit ?? 0, 1234)
+  assert.isAtLeast(line("expense:provider-costs")?.debit ?? 0, 25)
 }
 
 describe("payouts with their items against the real service", () => {

@@ -8,7 +8,7 @@
  * and notifications), one folder per business area (`companies/`,
  * `customers/`, `notifications/`, `payments/`, `payouts/`, `plans/`, `cards-and-charity/`, each with a
  * public `index.ts`), and `composition/`: the registries that compose the
- * areas (`DomainEvents`, `Projections`, `Notifications`, `Policies`,
+ * areas (`DomainEvents`, `Projections`, `Webhooks`, `Policies`,
  * `PersonalDataMap`) and the `EventPipeline` that runs them.
  */
 
@@ -21,6 +21,7 @@ export * as CardRefundPayments from "./cards-and-charity/CardRefundPayments.ts"
 export * as CardRefunds from "./cards-and-charity/CardRefunds.ts"
 export * as Charity from "./cards-and-charity/Charity.ts"
 export * as CharityTransaction from "./cards-and-charity/CharityTransaction.ts"
+export * as SandboxDisputesProjection from "./cards-and-charity/SandboxDisputesProjection.ts"
 // companies
 export * as Companies from "./companies/Companies.ts"
 export * as Company from "./companies/Company.ts"
@@ -32,10 +33,10 @@ export * as CompanyReference from "./companies/CompanyReference.ts"
 // composition: the registries composing the areas, and the event pipeline
 export * as DomainEvents from "./composition/DomainEvents.ts"
 export * as EventPipeline from "./composition/EventPipeline.ts"
-export * as Notifications from "./composition/Notifications.ts"
 export * as PersonalDataMap from "./composition/PersonalDataMap.ts"
 export * as Policies from "./composition/Policies.ts"
 export * as Projections from "./composition/Projections.ts"
+export * as Webhooks from "./composition/Webhooks.ts"
 // customers
 export * as BankAccounts from "./customers/BankAccounts.ts"
 export * as BankLinkItem from "./customers/BankLinkItem.ts"
@@ -58,7 +59,6 @@ export * as Envelope from "./infrastructure/Envelope.ts"
 export * as EventStore from "./infrastructure/EventStore.ts"
 export * as IdempotencyStore from "./infrastructure/IdempotencyStore.ts"
 export * as IdGenerator from "./infrastructure/IdGenerator.ts"
-export * as NotificationRule from "./infrastructure/NotificationRule.ts"
 export * as Outbox from "./infrastructure/Outbox.ts"
 export * as PartnerCredentials from "./infrastructure/PartnerCredentials.ts"
 export * as PersonalData from "./infrastructure/PersonalData.ts"
@@ -71,6 +71,7 @@ export * as TokenGenerations from "./infrastructure/TokenGenerations.ts"
 export * as UnitOfWork from "./infrastructure/UnitOfWork.ts"
 export * as UseCase from "./infrastructure/UseCase.ts"
 export * as WebhookLog from "./infrastructure/WebhookLog.ts"
+export * as WebhookRule from "./infrastructure/WebhookRule.ts"
 // kernel
 export * as CalendarDate from "./kernel/CalendarDate.ts"
 export * as Decider from "./kernel/Decider.ts"

@@ -31,7 +31,7 @@
  *   the card refund's id, metadata naming the refund and the card payment.
  *   Stripe's `succeeded` is done; `pending` (or `requires_action`) leaves the
  *   refund Pending until Stripe's `refund.updated` / `charge.refunded`
- *   webhook (`StripeNotifications.ts`); `failed`/`canceled` is unavailable
+ *   webhook (`StripeCallbacks.ts`); `failed`/`canceled` is unavailable
  *   too, and the webhook records the failure.
  */
 import { CardCharger, CustomerProviders, type Money, Providers, Traced } from "@partnerpay/domain"
@@ -253,7 +253,7 @@ export const make = (stripe: Stripe, store: CustomerStore) => {
 
   /**
    * A SetupIntent for the payer to add a card in the app (its client secret; the customer made on need).
-   * Stripe's `setup_intent.succeeded` then saves the card with the payer (StripeNotifications.ts).
+   * Stripe's `setup_intent.succeeded` then saves the card with the payer (StripeCallbacks.ts).
    */
   const setupCard = Traced.fn("StripeCardProcessor.setupCard")(function* (registrationId: string, partnerId: string) {
     const customer = yield* ensureCustomer(registrationId, partnerId)

@@ -8,14 +8,14 @@
  * balance loses the amount and the fee at once, and the partner receives
  * CARD_DISPUTE_STATUS_CHANGED (NeedsResponse, then Lost).
  *
- * Due work is found in the event log (`PgDueWork.sandboxCardsToDispute`,
- * `sandboxDisputesToLose`, migration 80's partial indexes) and judged on each
- * partner's sandbox clock. Safe with several instances: the dispute's id is
+ * Due work is the `sandbox_card_disputes` read model
+ * (`SandboxDisputesProjection`, read by `PgDueWork.sandboxCardsToDispute` and
+ * `sandboxDisputesToLose`), judged on each partner's sandbox clock. Safe with several instances: the dispute's id is
  * derived from the card payment's (`dp_sandbox_<cardPaymentId>`), and opening
  * or losing it again changes nothing.
  */
 import { PgDueWork } from "@partnerpay/adapters-pg"
-import { CardDisputes, type Ids, Traced } from "@partnerpay/domain"
+import { CardDisputes, type Ids, SandboxDisputesProjection, Traced } from "@partnerpay/domain"
 import { DateTime, Effect } from "effect"
 import * as SandboxClock from "../sandbox/SandboxClock.ts"
 import { worker } from "./Polling.ts"
@@ -23,7 +23,7 @@ import { worker } from "./Polling.ts"
 export const name = "sandbox-card-disputes"
 
 /** The last four digits of the sandbox card whose payments are disputed and lost. */
-export const disputedLast4 = "0259"
+export const disputedLast4 = SandboxDisputesProjection.disputedLast4
 
 /** The sandbox's dispute fee, in minor units of the payment's currency. */
 export const sandboxFeeMinorUnits = 1_500

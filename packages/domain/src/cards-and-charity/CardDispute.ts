@@ -21,7 +21,7 @@
  * comes first, or is asked for).
  */
 import type { DateTime } from "effect"
-import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   type DomainError,
   type FieldIssue,
@@ -146,30 +146,22 @@ const close = (command: CloseCardDispute, state: State): Decision<Event> => {
   }
 }
 
-export const decide = (command: Command, state: State): Decision<Event> => {
-  switch (command._tag) {
-    case "OpenCardDispute":
-      return open(command, state)
-    case "ChangeCardDisputeStatus":
-      return changeStatus(command, state)
-    case "CloseCardDispute":
-      return close(command, state)
-  }
-}
+export const decide: (command: Command, state: State) => Decision<Event> = byCommand<Command, State, Event>({
+  OpenCardDispute: open,
+  ChangeCardDisputeStatus: changeStatus,
+  CloseCardDispute: close,
+})
 
 // ---------------------------------------------------------------------------
 // Evolve
 
-export const evolve = (state: State, event: Event): State => {
-  switch (event._tag) {
-    case "CardDisputeOpened":
-      return state._tag === "Initial" ? { _tag: "Open", dispute: event.dispute, status: event.status } : state
-    case "CardDisputeStatusChanged":
-      return state._tag === "Open" ? { ...state, status: event.status } : state
-    case "CardDisputeClosed":
-      return state._tag === "Open" ? { _tag: "Closed", dispute: state.dispute, outcome: event.outcome } : state
-  }
-}
+export const evolve: (state: State, event: Event) => State = byEvent<Event, State>({
+  CardDisputeOpened: (state, event) =>
+    state._tag === "Initial" ? { _tag: "Open", dispute: event.dispute, status: event.status } : state,
+  CardDisputeStatusChanged: (state, event) => (state._tag === "Open" ? { ...state, status: event.status } : state),
+  CardDisputeClosed: (state, event) =>
+    state._tag === "Open" ? { _tag: "Closed", dispute: state.dispute, outcome: event.outcome } : state,
+})
 
 /** The status a webhook announces for a dispute's event. */
 export const statusOf = (event: Event): "NeedsResponse" | "UnderReview" | "Won" | "Lost" =>

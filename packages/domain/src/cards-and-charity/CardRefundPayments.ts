@@ -100,7 +100,7 @@ const recordOutcome = UseCase.fn("CardRefundPayments.recordOutcome")(function* (
     outcome,
     at: yield* DateTime.now,
   })
-  return handled.state
+  return handled
 })
 
 /**
@@ -112,12 +112,7 @@ export const recordProcessorOutcome = UseCase.fn("CardRefundPayments.recordProce
   refundId: TransferEvents.RefundId,
   outcome: CardRefunds.RecordCardRefundOutcome["outcome"],
 ) {
-  const handled = yield* CommandHandler.handle(CardRefunds.aggregate, cardPaymentId, {
-    _tag: "RecordCardRefundOutcome",
-    refundId,
-    outcome,
-    at: yield* DateTime.now,
-  })
+  const handled = yield* recordOutcome(cardPaymentId, refundId, outcome)
   return { recorded: handled.events.length > 0 }
 })
 
@@ -144,7 +139,7 @@ export const refund = Traced.fn("CardRefundPayments.refund")(function* (input: R
     })
     .pipe(Effect.match({ onSuccess: () => true, onFailure: () => false }))
   const state = answered
-    ? yield* recordOutcome(payment.cardPaymentId, refundId, { _tag: "Completed" })
+    ? (yield* recordOutcome(payment.cardPaymentId, refundId, { _tag: "Completed" })).state
     : (yield* UseCase.dieOnCorruptEvent(CommandHandler.load(CardRefunds.aggregate, payment.cardPaymentId))).state
   const refunds = state._tag === "Initial" ? [] : state.refunds
   return {

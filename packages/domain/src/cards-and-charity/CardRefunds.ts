@@ -7,7 +7,7 @@
  * - `RefundCardPayment`: a refund of part or all of the payment, Pending
  *   (`CardRefundRequested`); its amount leaves the company's balance at once
  *   (`Ledger.cardRefundEntryOf`). Pending and completed refunds never add up
- *   to more than the payment (RuleViolated `RefundExceedsPayment`); the
+ *   to more than the payment (RuleViolated `REFUND_EXCEEDS_PAYMENT`); the
  *   stream's version makes concurrent refunds decide one after the other. The
  *   same refund id again changes nothing.
  * - `RecordCardRefundOutcome`: the processor's answer: Completed, or Failed
@@ -16,7 +16,7 @@
  *   unknown refund is NotFound.
  */
 import type { DateTime } from "effect"
-import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { type DomainError, IllegalTransition, NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import * as Money from "../kernel/Money.ts"
 import type { TransferEvents } from "../payments/index.ts"
@@ -85,7 +85,7 @@ const requestRefund = (command: RefundCardPayment, state: State): Decision<Event
   if (command.amount.minorUnits > remaining)
     return refuse(
       new RuleViolated({
-        code: "RefundExceedsPayment",
+        code: "REFUND_EXCEEDS_PAYMENT",
         reason: `at most ${Money.toDecimal(Money.make(remaining, payment.amount.currency))} ${payment.amount.currency} of the card payment can still be refunded (counting pending refunds)`,
       }),
     )
@@ -118,14 +118,10 @@ const recordOutcome = (command: RecordCardRefundOutcome, state: State): Decision
     : accept<Event>({ _tag: "CardRefundFailed", ...common, reason: command.outcome.reason })
 }
 
-export const decide = (command: Command, state: State): Decision<Event> => {
-  switch (command._tag) {
-    case "RefundCardPayment":
-      return requestRefund(command, state)
-    case "RecordCardRefundOutcome":
-      return recordOutcome(command, state)
-  }
-}
+export const decide: (command: Command, state: State) => Decision<Event> = byCommand<Command, State, Event>({
+  RefundCardPayment: requestRefund,
+  RecordCardRefundOutcome: recordOutcome,
+})
 
 // ---------------------------------------------------------------------------
 // Evolve
@@ -133,24 +129,21 @@ export const decide = (command: Command, state: State): Decision<Event> => {
 const withStatus = (refunds: ReadonlyArray<Refund>, refundId: TransferEvents.RefundId, status: RefundStatus) =>
   refunds.map((refund) => (refund.refundId === refundId ? { ...refund, status } : refund))
 
-export const evolve = (state: State, event: Event): State => {
-  switch (event._tag) {
-    case "CardRefundRequested":
-      return {
-        _tag: "Refunding",
-        payment: state._tag === "Initial" ? event.payment : state.payment,
-        refunds: [...refundsOf(state), { refundId: event.refundId, amount: event.amount, status: "Pending" }],
-      }
-    case "CardRefundCompleted":
-      return state._tag === "Initial"
-        ? state
-        : { ...state, refunds: withStatus(state.refunds, event.refundId, "Completed") }
-    case "CardRefundFailed":
-      return state._tag === "Initial"
-        ? state
-        : { ...state, refunds: withStatus(state.refunds, event.refundId, "Failed") }
-  }
-}
+/** A refund's outcome arrived: the refund takes that status. */
+const refundIs =
+  (status: RefundStatus) =>
+  (state: State, event: { readonly refundId: TransferEvents.RefundId }): State =>
+    state._tag === "Initial" ? state : { ...state, refunds: withStatus(state.refunds, event.refundId, status) }
+
+export const evolve: (state: State, event: Event) => State = byEvent<Event, State>({
+  CardRefundRequested: (state, event) => ({
+    _tag: "Refunding",
+    payment: state._tag === "Initial" ? event.payment : state.payment,
+    refunds: [...refundsOf(state), { refundId: event.refundId, amount: event.amount, status: "Pending" }],
+  }),
+  CardRefundCompleted: refundIs("Completed"),
+  CardRefundFailed: refundIs("Failed"),
+})
 
 export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "CardRefunds",

@@ -34,7 +34,7 @@
  */
 import { DateTime, Schema } from "effect"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
-import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
   type DomainError,
@@ -305,18 +305,12 @@ const cancel = (command: CancelRecurringGift, state: State): Decision<Event> => 
 }
 
 /** Decides with a fee schedule; `decide` uses the default one. */
-export const decideWith =
-  (schedule: FeeSchedule) =>
-  (command: Command, state: State): Decision<Event> => {
-    switch (command._tag) {
-      case "CreateAnonymousCharityTransaction":
-        return create(schedule)(command, state)
-      case "CollectRecurringGift":
-        return collect(command, state)
-      case "CancelRecurringGift":
-        return cancel(command, state)
-    }
-  }
+export const decideWith = (schedule: FeeSchedule): ((command: Command, state: State) => Decision<Event>) =>
+  byCommand<Command, State, Event>({
+    CreateAnonymousCharityTransaction: create(schedule),
+    CollectRecurringGift: collect,
+    CancelRecurringGift: cancel,
+  })
 
 export const decide = decideWith(defaultFeeSchedule)
 
@@ -338,40 +332,38 @@ const recurrenceOf = (event: AnonymousCharityTransactionCreated): Recurrence | u
 }
 
 /** An event that does not fit the state (a second creation, a collection of a stopped gift...) changes nothing. */
-export const evolve = (state: State, event: Event): State => {
-  switch (event._tag) {
-    case "AnonymousCharityTransactionCreated": {
-      if (state._tag !== "Initial") return state
-      const { _tag, at, ...details } = event
-      const recurrence = recurrenceOf(event)
-      return { _tag: "Created", createdAt: at, ...details, ...(recurrence === undefined ? {} : { recurrence }) }
+export const evolve: (state: State, event: Event) => State = byEvent<Event, State>({
+  AnonymousCharityTransactionCreated: (state, event) => {
+    if (state._tag !== "Initial") return state
+    const { _tag, at, ...details } = event
+    const recurrence = recurrenceOf(event)
+    return { _tag: "Created", createdAt: at, ...details, ...(recurrence === undefined ? {} : { recurrence }) }
+  },
+  RecurringCharityGiftCollected: (state, event) => {
+    // Stryker disable next-line ConditionalExpression: equivalent, an Initial state has no recurrence (the test narrows the type)
+    if (state._tag !== "Created" || state.recurrence?.status !== "Active") return state
+    const { startDate } = state.recurrence
+    return {
+      ...state,
+      recurrence: {
+        status: "Active",
+        startDate,
+        lastDueDate: event.dueDate,
+        collections: event.collectionNumber,
+        nextDueDate: RecurringGift.nextDueDateAfter(startDate, event.dueDate),
+      },
     }
-    case "RecurringCharityGiftCollected": {
-      // Stryker disable next-line ConditionalExpression: equivalent, an Initial state has no recurrence (the test narrows the type)
-      if (state._tag !== "Created" || state.recurrence?.status !== "Active") return state
-      const { startDate } = state.recurrence
-      return {
-        ...state,
-        recurrence: {
-          status: "Active",
-          startDate,
-          lastDueDate: event.dueDate,
-          collections: event.collectionNumber,
-          nextDueDate: RecurringGift.nextDueDateAfter(startDate, event.dueDate),
-        },
-      }
+  },
+  RecurringCharityGiftStopped: (state, event) => {
+    // Stryker disable next-line ConditionalExpression: equivalent, an Initial state has no recurrence (the test narrows the type)
+    if (state._tag !== "Created" || state.recurrence?.status !== "Active") return state
+    const { startDate, lastDueDate, collections } = state.recurrence
+    return {
+      ...state,
+      recurrence: { status: "Stopped", startDate, lastDueDate, collections, stopReason: event.reason },
     }
-    case "RecurringCharityGiftStopped": {
-      // Stryker disable next-line ConditionalExpression: equivalent, an Initial state has no recurrence (the test narrows the type)
-      if (state._tag !== "Created" || state.recurrence?.status !== "Active") return state
-      const { startDate, lastDueDate, collections } = state.recurrence
-      return {
-        ...state,
-        recurrence: { status: "Stopped", startDate, lastDueDate, collections, stopReason: event.reason },
-      }
-    }
-  }
-}
+  },
+})
 
 export type CharityTransactionAggregate = Aggregate<Command, Event, State, DomainError>
 

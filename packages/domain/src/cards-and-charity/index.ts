@@ -5,8 +5,8 @@
  * module.
  */
 export * as CardDispute from "./CardDispute.ts"
-export * as CardDisputeNotification from "./CardDisputeNotification.ts"
 export * as CardDisputes from "./CardDisputes.ts"
+export * as CardDisputeWebhook from "./CardDisputeWebhook.ts"
 export * as CardPayment from "./CardPayment.ts"
 export * as CardPayments from "./CardPayments.ts"
 export * as CardPaymentsProjection from "./CardPaymentsProjection.ts"
@@ -16,3 +16,4 @@ export * as Charity from "./Charity.ts"
 export * as CharityGiftsDueProjection from "./CharityGiftsDueProjection.ts"
 export * as CharityTransaction from "./CharityTransaction.ts"
 export * as RecurringGift from "./RecurringGift.ts"
+export * as SandboxDisputesProjection from "./SandboxDisputesProjection.ts"

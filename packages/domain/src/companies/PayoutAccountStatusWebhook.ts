@@ -10,16 +10,16 @@
  * status, the code and its description.
  */
 import { DateTime, Effect } from "effect"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
-import type { Notification } from "../infrastructure/Outbox.ts"
+import type { Webhook } from "../infrastructure/Outbox.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import type { CompanyEnvelope } from "./CompaniesProjection.ts"
 
 export const eventType = "PAYOUT_ACCOUNT_STATUS_CHANGED"
 
-const notifications = (envelope: CompanyEnvelope) => {
+const webhooks = (envelope: CompanyEnvelope) => {
   const event = envelope.event
   if (event._tag === "PayoutAccountErrored") {
-    const notification: Notification = {
+    const notification: Webhook = {
       id: envelope.eventId,
       partnerId: event.partnerId,
       eventType,
@@ -35,7 +35,7 @@ const notifications = (envelope: CompanyEnvelope) => {
     return Effect.succeed([notification])
   }
   if (event._tag === "PayoutAccountSet" && event.replacedErrored === true) {
-    const notification: Notification = {
+    const notification: Webhook = {
       id: envelope.eventId,
       partnerId: event.partnerId,
       eventType,
@@ -53,4 +53,4 @@ const notifications = (envelope: CompanyEnvelope) => {
   return Effect.succeed([])
 }
 
-export const rule = NotificationRule.make<CompanyEnvelope>({ streamTypes: ["Company"], notifications })
+export const rule = WebhookRule.make<CompanyEnvelope>({ streamTypes: ["Company"], webhooks })

@@ -7,6 +7,7 @@
 
 import { projection as cardPayments } from "../cards-and-charity/CardPaymentsProjection.ts"
 import { projection as charityGiftsDue } from "../cards-and-charity/CharityGiftsDueProjection.ts"
+import { projection as sandboxCardDisputes } from "../cards-and-charity/SandboxDisputesProjection.ts"
 import { projection as companies } from "../companies/CompaniesProjection.ts"
 import { projection as customers } from "../customers/CustomersProjection.ts"
 import type { AnyProjection, Projection } from "../infrastructure/ReadModel.ts"
@@ -17,7 +18,7 @@ import { projection as transfers } from "../payments/TransfersProjection.ts"
 import { projection as balances } from "../payouts/BalancesProjection.ts"
 import { projection as ledgerEntries } from "../payouts/LedgerEntriesProjection.ts"
 import { projection as payouts } from "../payouts/PayoutsProjection.ts"
-import { projection as ledgerPostings } from "../payouts/PostingsProjection.ts"
+import { projection as ledgerPostings, returnFees as ledgerReturnFees } from "../payouts/PostingsProjection.ts"
 import { consents } from "../plans/ConsentsProjection.ts"
 import { duePlans, paymentPlans } from "../plans/PaymentPlansProjection.ts"
 
@@ -38,9 +39,11 @@ export const all: ReadonlyArray<AnyProjection> = [
   reading(debitAuths),
   reading(cardPayments),
   reading(charityGiftsDue),
+  reading(sandboxCardDisputes),
   reading(paymentNotices),
   reading(balances),
   reading(ledgerEntries),
   reading(payouts),
   reading(ledgerPostings),
+  reading(ledgerReturnFees),
 ]

@@ -186,7 +186,18 @@ const handleOnce = Effect.fnUntraced(function* <Command, Event extends { readonl
     : yield* loadFull(aggregate, id)
   const decision = aggregate.decide(command, state)
   if (decision._tag === "Failure") return yield* Effect.fail(decision.failure)
-  const events = decision.success
+  return yield* append(aggregate, id, { state, version, snapshotVersion }, decision.success, metadata)
+})
+
+/** Appends the events decided on a loaded instance at its version (no read), with a snapshot when due. */
+const append = Effect.fnUntraced(function* <Command, Event extends { readonly _tag: string }, State, Error>(
+  aggregate: Aggregate<Command, Event, State, Error>,
+  id: string,
+  loaded: Loaded<State>,
+  events: ReadonlyArray<Event>,
+  metadata: EventMetadata,
+): Effect.fn.Return<Handled<Event, State>, VersionConflict | EventStoreUnavailable, EventStore | IdGenerator> {
+  const { state, version, snapshotVersion } = loaded
   if (events.length === 0) return { events, state, version }
   const ids = yield* IdGenerator
   const codecs = codecsOf(aggregate as unknown as AnyAggregate)
@@ -248,6 +259,27 @@ export const handle = <Command, Event extends { readonly _tag: string }, State, 
     Traced.withSpan("CommandHandler.handle", { attributes: { aggregate: aggregate.name } }),
   )
 }
+
+/**
+ * Records the events a use case decided itself on an instance it loaded in this unit of work
+ * (`load`, or a new stream: the initial state at version 0), then the commands its policies issue,
+ * as `handle` does: the stream is not read again and the aggregate not asked again. For a use case
+ * that needs a decision's events before it records them (the Transfer an acceptance starts is built
+ * from the acceptance's events): each stream read once, each aggregate decided once. A concurrent
+ * writer fails the append with `VersionConflict` (the unit of work runs again on fresh reads).
+ */
+export const record = <Command, Event extends { readonly _tag: string }, State, Error>(
+  aggregate: Aggregate<Command, Event, State, Error>,
+  id: string,
+  loaded: { readonly state: State; readonly version: number },
+  events: ReadonlyArray<Event>,
+  options: Pick<HandleOptions, "metadata"> = {},
+): Effect.Effect<Handled<Event, State>, HandleError<Error>, EventStore | IdGenerator | Policies> =>
+  // A snapshot counts from the loaded version: for a snapshotted aggregate, at most one snapshot comes later than due.
+  append(aggregate, id, { ...loaded, snapshotVersion: loaded.version }, events, options.metadata ?? {}).pipe(
+    Effect.tap((handled) => (handled.events.length === 0 ? Effect.void : react(aggregate, handled, options))),
+    Traced.withSpan("CommandHandler.record", { attributes: { aggregate: aggregate.name } }),
+  )
 
 /** Handles, in order, the commands the policies in context issue for what `source` just recorded. */
 const react = Effect.fnUntraced(function* (

@@ -19,7 +19,7 @@
  * Paid), and for a debit authorization the debit is authorized on it.
  */
 
-import { DateTime } from "effect"
+import { DateTime, Effect } from "effect"
 import { Customer } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
@@ -162,7 +162,8 @@ export const collect = UseCase.fn("AutoCollection.collect")(function* (
 ) {
   const at = yield* DateTime.now
   const day = today ?? CalendarDate.fromEpochMillis(DateTime.toEpochMillis(at))
-  const { state } = yield* CommandHandler.load(PaymentRequest.aggregate, paymentRequestId)
+  const loaded = yield* CommandHandler.load(PaymentRequest.aggregate, paymentRequestId)
+  const state = loaded.state
   if (state._tag === "Initial") return yield* new NotFound({ entity: "PaymentRequest" })
   const request = state.request
   const nothingToDo: Outcome = { _tag: "NothingToDo", paymentRequestId: request.paymentRequestId }
@@ -199,7 +200,15 @@ export const collect = UseCase.fn("AutoCollection.collect")(function* (
     transferId,
     at,
   }
-  const handled = yield* CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, command)
+  // The request's stream is read once: its decision is recorded at the version loaded above.
+  const decision = PaymentRequest.aggregate.decide(command, state)
+  if (decision._tag === "Failure") return yield* Effect.fail(decision.failure)
+  const handled = yield* CommandHandler.record(
+    PaymentRequest.aggregate,
+    request.paymentRequestId,
+    loaded,
+    decision.success,
+  )
   const event = handled.events[0]
   if (event?._tag === "PaymentRequestAutoCollectionSkipped")
     return { _tag: "Skipped", paymentRequestId: request.paymentRequestId, reason: event.reason } satisfies Outcome

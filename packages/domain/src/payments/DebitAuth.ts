@@ -16,7 +16,7 @@
  */
 
 import { type DateTime, Schema } from "effect"
-import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError, NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import type { CompanyId, DebitAuthId, PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
@@ -320,22 +320,14 @@ const authorize = (command: AuthorizeDebit, state: State): Decision<Event> => {
   )
 }
 
-export const decide = (command: Command, state: State): Decision<Event> => {
-  switch (command._tag) {
-    case "SetDebitAuth":
-      return set(command, state)
-    case "UpdateDebitAuthLimit":
-      return updateLimit(command, state)
-    case "EnableDebitAuth":
-      return enable(command, state)
-    case "DisableDebitAuth":
-      return disable(command, state)
-    case "AuthorizeDebit":
-      return authorize(command, state)
-    case "RevokeDebitAuth":
-      return revoke(command, state)
-  }
-}
+export const decide: (command: Command, state: State) => Decision<Event> = byCommand<Command, State, Event>({
+  SetDebitAuth: set,
+  UpdateDebitAuthLimit: updateLimit,
+  EnableDebitAuth: enable,
+  DisableDebitAuth: disable,
+  AuthorizeDebit: authorize,
+  RevokeDebitAuth: revoke,
+})
 
 const parties = (state: Details) => ({
   debitAuthId: state.debitAuthId,
@@ -348,33 +340,31 @@ const parties = (state: Details) => ({
 // Evolve
 // ---------------------------------------------------------------------------
 
-export const evolve = (state: State, event: Event): State => {
-  switch (event._tag) {
-    case "DebitAuthSet":
-      return {
-        _tag: "Active",
-        debitAuthId: event.debitAuthId,
-        partnerId: event.partnerId,
-        companyId: event.companyId,
-        registrationId: event.registrationId,
-        limit: event.limit,
-        authorizedDebits: {},
-        ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
-      }
-    case "DebitAuthLimitUpdated":
-      return state._tag === "Initial" ? state : { ...state, limit: event.limit, ...evidenceOfEvent(event) }
-    case "DebitAuthEnabled":
-      return state._tag === "Initial" ? state : { ...state, _tag: "Active", ...evidenceOfEvent(event) }
-    case "DebitAuthDisabled":
-      return state._tag === "Initial" ? state : { ...state, _tag: "Disabled" }
-    case "DebitAuthRevoked":
-      return state._tag === "Initial" ? state : { ...state, _tag: "Revoked", returnCode: event.returnCode }
-    case "DebitAuthorized":
-      return state._tag === "Initial"
-        ? state
-        : { ...state, authorizedDebits: { ...state.authorizedDebits, [event.paymentRequestId]: event.amount } }
-  }
-}
+export const evolve: (state: State, event: Event) => State = byEvent<Event, State>({
+  DebitAuthSet: (_state, event) => {
+    return {
+      _tag: "Active",
+      debitAuthId: event.debitAuthId,
+      partnerId: event.partnerId,
+      companyId: event.companyId,
+      registrationId: event.registrationId,
+      limit: event.limit,
+      authorizedDebits: {},
+      ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
+    }
+  },
+  DebitAuthLimitUpdated: (state, event) =>
+    state._tag === "Initial" ? state : { ...state, limit: event.limit, ...evidenceOfEvent(event) },
+  DebitAuthEnabled: (state, event) =>
+    state._tag === "Initial" ? state : { ...state, _tag: "Active", ...evidenceOfEvent(event) },
+  DebitAuthDisabled: (state) => (state._tag === "Initial" ? state : { ...state, _tag: "Disabled" }),
+  DebitAuthRevoked: (state, event) =>
+    state._tag === "Initial" ? state : { ...state, _tag: "Revoked", returnCode: event.returnCode },
+  DebitAuthorized: (state, event) =>
+    state._tag === "Initial"
+      ? state
+      : { ...state, authorizedDebits: { ...state.authorizedDebits, [event.paymentRequestId]: event.amount } },
+})
 
 const evidenceOfEvent = (event: {
   readonly authorization?: AuthorizationEvidence.AuthorizationEvidence

@@ -2,9 +2,11 @@
  * Events of the PaymentRequest aggregate: a partner asks a payer to pay one of
  * the partner's companies. The creation event carries the tenancy (partnerId,
  * companyId) and the payer; later events carry the paymentRequestId and what
- * changed. Every event that changes the request's status carries the new
- * `status` and the instant `at`, so the status history and the
- * PAYMENT_REQUEST_STATUS_CHANGED webhook are derived from events alone.
+ * changed, and the instant `at`. The status an event moves the request to is
+ * its tag's, in one table (`PaymentRequestState.statusOf`): events recorded
+ * before carry a `status` field too, which decoding ignores. The payloads
+ * the state and the views hold (`Acceptance`, `CardCharge`) are declared once
+ * here and spread into their events.
  */
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
@@ -89,10 +91,24 @@ export const PaymentRequestCreated = Schema.TaggedStruct("PaymentRequestCreated"
   lineItems: Schema.optionalKey(Schema.Array(InvoiceLineItem)),
   /** The partner's metadata, when set on create. */
   metadata: Schema.optionalKey(Metadata),
-  status: Schema.Literal("Pending"),
   at: Schema.DateTimeUtcFromString,
 })
 export type PaymentRequestCreated = typeof PaymentRequestCreated.Type
+
+/**
+ * How the payer accepted: who, from which bank account (masked), whether the
+ * debit authorization the request offered was granted too, and the transfer
+ * that pays the request.
+ */
+export const Acceptance = Schema.Struct({
+  registrationId: RegistrationId,
+  bankAccountId: BankAccountId,
+  accountNumberMasked: MaskedAccountNumber,
+  debitAuthAccepted: Schema.Boolean,
+  transferId: TransferId,
+  transferDescription: Schema.String,
+})
+export type Acceptance = typeof Acceptance.Type
 
 /**
  * The payer accepted, choosing the bank account to pay from; the transfer
@@ -101,17 +117,11 @@ export type PaymentRequestCreated = typeof PaymentRequestCreated.Type
  */
 export const PaymentRequestAccepted = Schema.TaggedStruct("PaymentRequestAccepted", {
   paymentRequestId: PaymentRequestId,
-  registrationId: RegistrationId,
-  bankAccountId: BankAccountId,
-  accountNumberMasked: MaskedAccountNumber,
-  debitAuthAccepted: Schema.Boolean,
-  transferId: TransferId,
-  transferDescription: Schema.String,
+  ...Acceptance.fields,
   /** Present when the service collected the request by itself (autopay or debit authorization) on its due date. */
   collectedBy: Schema.optionalKey(AutoCollectionMethod),
   /** The payer's authorization (a manual Accept through the interface; absent on older events and automatic collections). */
   authorization: Schema.optionalKey(AuthorizationEvidence),
-  status: Schema.Literal("Accepted"),
   at: Schema.DateTimeUtcFromString,
 })
 export type PaymentRequestAccepted = typeof PaymentRequestAccepted.Type
@@ -119,7 +129,6 @@ export type PaymentRequestAccepted = typeof PaymentRequestAccepted.Type
 /** The partner cancelled the request before the payer accepted it. */
 export const PaymentRequestCancelled = Schema.TaggedStruct("PaymentRequestCancelled", {
   paymentRequestId: PaymentRequestId,
-  status: Schema.Literal("Cancelled"),
   at: Schema.DateTimeUtcFromString,
 })
 export type PaymentRequestCancelled = typeof PaymentRequestCancelled.Type
@@ -128,7 +137,6 @@ export type PaymentRequestCancelled = typeof PaymentRequestCancelled.Type
 export const PaymentRequestPaid = Schema.TaggedStruct("PaymentRequestPaid", {
   paymentRequestId: PaymentRequestId,
   transferId: TransferId,
-  status: Schema.Literal("Paid"),
   at: Schema.DateTimeUtcFromString,
 })
 export type PaymentRequestPaid = typeof PaymentRequestPaid.Type
@@ -142,7 +150,6 @@ export const PaymentRequestFailed = Schema.TaggedStruct("PaymentRequestFailed", 
   transferId: TransferId,
   returnCode: Schema.optionalKey(ReturnCode),
   reason: Schema.String,
-  status: Schema.Literal("Failed"),
   at: Schema.DateTimeUtcFromString,
 })
 export type PaymentRequestFailed = typeof PaymentRequestFailed.Type
@@ -157,30 +164,26 @@ export const PaymentRequestReturned = Schema.TaggedStruct("PaymentRequestReturne
   transferId: TransferId,
   returnCode: ReturnCode,
   reason: Schema.String,
-  status: Schema.Literal("Returned"),
   at: Schema.DateTimeUtcFromString,
 })
 export type PaymentRequestReturned = typeof PaymentRequestReturned.Type
 
-/** Part of the paid amount was refunded; the request stays Paid. Not a status change. */
-export const PaymentRequestPartiallyRefunded = Schema.TaggedStruct("PaymentRequestPartiallyRefunded", {
+/** One refund of a paid request: its amount and the refunded total it brings the request to. */
+export const Refund = Schema.Struct({
   paymentRequestId: PaymentRequestId,
   refundId: RefundId,
   amount: Money,
   totalRefunded: Money,
   at: Schema.DateTimeUtcFromString,
 })
+export type Refund = typeof Refund.Type
+
+/** Part of the paid amount was refunded; the request stays Paid. Not a status change. */
+export const PaymentRequestPartiallyRefunded = Schema.TaggedStruct("PaymentRequestPartiallyRefunded", Refund.fields)
 export type PaymentRequestPartiallyRefunded = typeof PaymentRequestPartiallyRefunded.Type
 
 /** A refund brought the refunded total to the paid amount: the request is Refunded. */
-export const PaymentRequestRefunded = Schema.TaggedStruct("PaymentRequestRefunded", {
-  paymentRequestId: PaymentRequestId,
-  refundId: RefundId,
-  amount: Money,
-  totalRefunded: Money,
-  status: Schema.Literal("Refunded"),
-  at: Schema.DateTimeUtcFromString,
-})
+export const PaymentRequestRefunded = Schema.TaggedStruct("PaymentRequestRefunded", Refund.fields)
 export type PaymentRequestRefunded = typeof PaymentRequestRefunded.Type
 
 /**
@@ -198,6 +201,17 @@ export const PaymentRequestAutoCollectionSkipped = Schema.TaggedStruct("PaymentR
 })
 export type PaymentRequestAutoCollectionSkipped = typeof PaymentRequestAutoCollectionSkipped.Type
 
+/** The saved card a request was paid with in the app, and the processor's charge of it. */
+export const CardCharge = Schema.Struct({
+  registrationId: RegistrationId,
+  cardPaymentId: CardPaymentId,
+  paymentMethodId: Schema.String,
+  brand: Schema.String,
+  last4: Schema.String,
+  processorReference: Schema.String,
+})
+export type CardCharge = typeof CardCharge.Type
+
 /**
  * The payer paid the request in the app with one of their saved cards; the
  * card processor charged it (`processorReference`), so the request is Paid at
@@ -205,12 +219,7 @@ export type PaymentRequestAutoCollectionSkipped = typeof PaymentRequestAutoColle
  */
 export const PaymentRequestPaidByCard = Schema.TaggedStruct("PaymentRequestPaidByCard", {
   paymentRequestId: PaymentRequestId,
-  registrationId: RegistrationId,
-  cardPaymentId: CardPaymentId,
-  paymentMethodId: Schema.String,
-  brand: Schema.String,
-  last4: Schema.String,
-  processorReference: Schema.String,
+  ...CardCharge.fields,
   /**
    * When the card processor makes the money available to the company (its balance transaction's
    * availability date); absent on payments recorded before availability was known: available at once.
@@ -224,7 +233,6 @@ export const PaymentRequestPaidByCard = Schema.TaggedStruct("PaymentRequestPaidB
   providerCost: Schema.optionalKey(Money),
   /** The payer's authorization of the charge (absent on payments recorded before it was). */
   authorization: Schema.optionalKey(AuthorizationEvidence),
-  status: Schema.Literal("Paid"),
   at: Schema.DateTimeUtcFromString,
 })
 export type PaymentRequestPaidByCard = typeof PaymentRequestPaidByCard.Type

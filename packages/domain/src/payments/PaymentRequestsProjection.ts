@@ -24,6 +24,7 @@ import * as Tenancy from "../infrastructure/Tenancy.ts"
 import { PaymentRequestId } from "../kernel/Ids.ts"
 import { Metadata } from "../kernel/Metadata.ts"
 import { Money } from "../kernel/Money.ts"
+import * as Payload from "../kernel/Payload.ts"
 import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
 import {
   AutoCollectionMethod,
@@ -31,7 +32,8 @@ import {
   type PaymentRequestEvent,
   PaymentRequestStatus,
 } from "./PaymentRequestEvents.ts"
-import * as Transfer from "./Transfer.ts"
+import { statusOf } from "./PaymentRequestState.ts"
+import { returnReason } from "./ReturnCodes.ts"
 import { InvoiceLineItem } from "./TransferEvents.ts"
 
 /** The events this read model reads. */
@@ -174,62 +176,52 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Pay
     } satisfies PaymentRequestDocument
   }
   if (current === undefined) return undefined
+  const changed = changesOf(current, event)
+  // The status comes from the event's tag (`statusOf`, one table): an event that keeps it only touches updatedAt.
+  const status = statusOf(event)
+  return status === undefined ? { ...changed, updatedAt: iso(event.at) } : withStatus(changed, status, event.at)
+}
+
+/** What an event after the creation changes in the document, its status aside. */
+const changesOf = (current: PaymentRequestDocument, event: PaymentRequestEvent): PaymentRequestDocument => {
   switch (event._tag) {
     case "PaymentRequestAccepted":
-      return withStatus(
-        {
-          ...current,
-          debitAuthAccepted: event.debitAuthAccepted,
-          bankAccountId: event.bankAccountId,
-          accountNumberMasked: event.accountNumberMasked,
-          transferId: event.transferId,
-          transferDescription: event.transferDescription,
-          ...(event.collectedBy === undefined ? {} : { collectedBy: event.collectedBy }),
-          ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
-        },
-        "Accepted",
-        event.at,
-      )
-    case "PaymentRequestCancelled":
-      return withStatus(current, "Cancelled", event.at)
-    case "PaymentRequestPaid":
-      return withStatus(current, "Paid", event.at)
+      return {
+        ...current,
+        debitAuthAccepted: event.debitAuthAccepted,
+        bankAccountId: event.bankAccountId,
+        accountNumberMasked: event.accountNumberMasked,
+        transferId: event.transferId,
+        transferDescription: event.transferDescription,
+        ...(event.collectedBy === undefined ? {} : { collectedBy: event.collectedBy }),
+        ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
+      }
     case "PaymentRequestFailed":
     case "PaymentRequestReturned":
-      return withStatus(
-        {
-          ...current,
-          ...(event.returnCode === undefined
-            ? { returnCode: null }
-            : { returnCode: event.returnCode, returnReason: Transfer.returnReason(event.returnCode, event.reason) }),
-          failureReason: event.reason,
-        },
-        event.status,
-        event.at,
-      )
+      return {
+        ...current,
+        ...(event.returnCode === undefined
+          ? { returnCode: null }
+          : { returnCode: event.returnCode, returnReason: returnReason(event.returnCode, event.reason) }),
+        failureReason: event.reason,
+      }
     case "PaymentRequestPartiallyRefunded":
-      return { ...current, refundedAmount: event.totalRefunded, updatedAt: iso(event.at) }
-    case "PaymentRequestMetadataSet":
-      return { ...current, metadata: event.metadata, updatedAt: iso(event.at) }
     case "PaymentRequestRefunded":
-      return withStatus({ ...current, refundedAmount: event.totalRefunded }, "Refunded", event.at)
+      return { ...current, refundedAmount: event.totalRefunded }
+    case "PaymentRequestMetadataSet":
+      return { ...current, metadata: event.metadata }
     case "PaymentRequestAutoCollectionSkipped":
-      return { ...current, autoCollectionSkipped: event.reason, updatedAt: iso(event.at) }
+      return { ...current, autoCollectionSkipped: event.reason }
     case "PaymentRequestPaidByCard":
-      return withStatus(
-        {
-          ...current,
-          cardPayment: {
-            cardPaymentId: event.cardPaymentId,
-            paymentMethodId: event.paymentMethodId,
-            brand: event.brand,
-            last4: event.last4,
-          },
-          ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
-        },
-        "Paid",
-        event.at,
-      )
+      return {
+        ...current,
+        cardPayment: Payload.pick(CardPaymentSummary, event),
+        ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
+      }
+    case "PaymentRequestCreated":
+    case "PaymentRequestCancelled":
+    case "PaymentRequestPaid":
+      return current
   }
 }
 

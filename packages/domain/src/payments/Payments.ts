@@ -324,7 +324,7 @@ export const cancel = UseCase.fn("Payments.cancel")(function* (partnerId: Partne
   }).pipe(
     // Another partner's request looks missing.
     Effect.catchIf(
-      (error) => error._tag === "RuleViolated" && error.code === "NotThePartner",
+      (error) => error._tag === "RuleViolated" && error.code === "NOT_THE_PARTNER",
       () => Effect.fail(notFound),
     ),
   )
@@ -433,7 +433,8 @@ export const accept = UseCase.fn("Payments.accept")(function* (input: AcceptInpu
     ...(input.client === undefined ? {} : { client: input.client }),
     at,
   }
-  // Decide first (pure) so that a refused acceptance never initiates a transfer.
+  // Each aggregate decided once: the Transfer is built from the acceptance's events, both recorded
+  // after (in this unit: a refusal of either records nothing), the request's stream not read again.
   const decision = PaymentRequest.aggregate.decide(acceptCommand, state)
   if (decision._tag === "Failure") return yield* Effect.fail(decision.failure)
   const accepted = decision.success[0]
@@ -442,16 +443,26 @@ export const accept = UseCase.fn("Payments.accept")(function* (input: AcceptInpu
   yield* RailRules.checkCurrency(request.amount.currency)
   yield* RailRules.checkPayerLimit(request.partnerId, input.registrationId, request.amount)
   const initiate = yield* transferOf(request, payer, account, accepted)
-  const handled = yield* CommandHandler.handle(PaymentRequest.aggregate, request.paymentRequestId, acceptCommand)
-  if (handled.events.length > 0) {
-    yield* CommandHandler.handle(Transfer.aggregate, transferId, initiate, { expectNew: true })
-    // Accepting with acceptDebitAuth grants the payer's debit authorization for the company, in the same unit.
-    const grant = PaymentRequest.debitAuthGrantOf(request, accepted)
-    if (grant !== undefined)
-      yield* UseCase.dieOnCorruptEvent(
-        DebitAuths.grant(input.client === undefined ? grant : { ...grant, client: input.client }),
-      )
-  }
+  const initiated = Transfer.aggregate.decide(initiate, Transfer.initialState)
+  if (initiated._tag === "Failure") return yield* Effect.fail(initiated.failure)
+  const handled = yield* CommandHandler.record(
+    PaymentRequest.aggregate,
+    request.paymentRequestId,
+    loaded,
+    decision.success,
+  )
+  yield* CommandHandler.record(
+    Transfer.aggregate,
+    transferId,
+    { state: Transfer.initialState, version: 0 },
+    initiated.success,
+  )
+  // Accepting with acceptDebitAuth grants the payer's debit authorization for the company, in the same unit.
+  const grant = PaymentRequest.debitAuthGrantOf(request, accepted)
+  if (grant !== undefined)
+    yield* UseCase.dieOnCorruptEvent(
+      DebitAuths.grant(input.client === undefined ? grant : { ...grant, client: input.client }),
+    )
   return { status: PaymentRequest.status(handled.state) ?? "Accepted" }
 })
 
@@ -466,7 +477,7 @@ const recipientCompany = (request: PaymentRequest.RequestDetails) =>
 /**
  * @internal The transfer an acceptance starts (manual, or automatic: autopay
  * and debit authorization), from the payer's account to the company, with
- * the request's attachment; checked against the Transfer decider.
+ * the request's attachment (the caller has the Transfer decide on it).
  */
 export const transferOf = Traced.fn("Payments.transferOf")(function* (
   request: PaymentRequest.RequestDetails,
@@ -515,100 +526,16 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
     },
     at: accepted.at,
   }
-  const transferDecision = Transfer.aggregate.decide(initiate, Transfer.initialState)
-  if (transferDecision._tag === "Failure") return yield* Effect.fail(transferDecision.failure)
   return initiate
-})
-
-// ---------------------------------------------------------------------------
-// Settlement (tests and tools; the workers record outcomes through MoneyMovements)
-
-/** Applies a transfer command (its policies: the payment request it pays follows), in one unit of work. */
-const applyToTransfer = UseCase.fn("Payments.applyToTransfer")(function* (
-  transferId: string,
-  command: Transfer.Command,
-) {
-  return yield* CommandHandler.handle(Transfer.aggregate, transferId, command)
-})
-
-/** The bank settled the transfer: it becomes Settled and the request it pays Paid. A repeat changes nothing. */
-export const settleTransfer = UseCase.fn("Payments.settleTransfer")(function* (transferId: TransferId) {
-  const at = yield* DateTime.now
-  const handled = yield* CommandHandler.handle(Transfer.aggregate, transferId, {
-    _tag: "SettleTransfer",
-    transferId,
-    at,
-  })
-  return Transfer.summary(handled.state)
-})
-
-/** The bank failed the transfer (return code, e.g. R01): it becomes Failed and the request it pays Failed. */
-export const failTransfer = UseCase.fn("Payments.failTransfer")(function* (
-  transferId: TransferId,
-  returnCode: string,
-  reason = "returned by the bank",
-) {
-  const at = yield* DateTime.now
-  const handled = yield* CommandHandler.handle(Transfer.aggregate, transferId, {
-    _tag: "FailTransfer",
-    transferId,
-    returnCode,
-    reason,
-    at,
-  })
-  return Transfer.summary(handled.state)
 })
 
 /** The ports the payment use cases need (those of `accept`, which reads and records the most). */
 export type Requirements = Effect.Services<ReturnType<typeof accept>>
 
-/** The bank's outcome for one transfer, for `settleBatch`. */
-export type SettlementDecision =
-  | { readonly _tag: "Settle"; readonly transferId: TransferId }
-  | { readonly _tag: "Fail"; readonly transferId: TransferId; readonly returnCode: string; readonly reason: string }
-
-/** One transfer's outcome in `settleBatch`. */
-export type SettlementBatchResult =
-  | { readonly _tag: "Applied"; readonly transferId: TransferId; readonly decision: SettlementDecision["_tag"] }
-  | { readonly _tag: "Skipped"; readonly transferId: TransferId; readonly error: string }
-
-/**
- * Applies many bank outcomes in ONE unit of work (the settlement worker's
- * batches: one commit instead of one per transfer), each by the rule of
- * `settleTransfer` / `failTransfer` and each atomic on its own (a nested unit:
- * the transfer and the request it pays change together or not at all). A
- * transfer whose command is refused or loses a race is reported as Skipped and
- * the others still commit; a database failure fails the whole batch.
- */
-export const settleBatch = UseCase.fn("Payments.settleBatch")(function* (decisions: ReadonlyArray<SettlementDecision>) {
-  const at = yield* DateTime.now
-  return yield* Effect.forEach(decisions, (decision) =>
-    applyToTransfer(
-      decision.transferId,
-      decision._tag === "Settle"
-        ? { _tag: "SettleTransfer", transferId: decision.transferId, at }
-        : {
-            _tag: "FailTransfer",
-            transferId: decision.transferId,
-            returnCode: decision.returnCode,
-            reason: decision.reason,
-            at,
-          },
-    ).pipe(
-      Effect.as<SettlementBatchResult>({
-        _tag: "Applied",
-        transferId: decision.transferId,
-        decision: decision._tag,
-      }),
-      Effect.catch((error) =>
-        error._tag === "EventStoreUnavailable"
-          ? Effect.fail(error)
-          : Effect.succeed<SettlementBatchResult>({
-              _tag: "Skipped",
-              transferId: decision.transferId,
-              error: error._tag,
-            }),
-      ),
-    ),
-  )
-})
+export {
+  failTransfer,
+  type SettlementBatchResult,
+  type SettlementDecision,
+  settleBatch,
+  settleTransfer,
+} from "./PaymentSettlements.ts"

@@ -112,3 +112,7 @@ export const isReturnCode = (code: string): code is ReturnCode => Object.hasOwn(
 
 /** The description of a code: the `returnReason` partners read next to `returnCode`. */
 export const describe = (code: ReturnCode): string => table[code].description
+
+/** The reason partners read next to a return code: the table's description (else the recorded reason). */
+export const returnReason = (returnCode: string, recorded: string): string =>
+  isReturnCode(returnCode) ? describe(returnCode) : recorded

@@ -17,6 +17,7 @@
  * Pure: the use case (`Returns.actOn`) gathers the payer's authorizations and applies the reactions.
  */
 import type { DateTime } from "effect"
+import { CompanyPayoutAccount } from "../companies/index.ts"
 import type { Customer } from "../customers/index.ts"
 import type * as Ids from "../kernel/Ids.ts"
 import * as ReturnCodes from "./ReturnCodes.ts"
@@ -24,19 +25,13 @@ import * as ReturnCodes from "./ReturnCodes.ts"
 /** The codes whose payer disputes the authorization: every authorization of the payer for the company ends. */
 export const unauthorizedCodes: ReadonlyArray<ReturnCodes.ReturnCode> = ["R05", "R07", "R10", "R11", "R29", "R51"]
 
-/** The codes that say the account itself cannot be debited: the account becomes unusable. */
-export const accountLevelCodes: ReadonlyArray<ReturnCodes.ReturnCode> = [
-  "R02",
-  "R03",
-  "R04",
-  "R12",
-  "R13",
-  "R14",
-  "R15",
-  "R16",
-  "R17",
-  "R20",
-]
+/**
+ * The codes that say the account itself cannot be debited: the account becomes unusable. The same
+ * codes make a company's payout account unusable: one list (`CompanyPayoutAccount.accountLevelReturnCodes`).
+ */
+export const accountLevelCodes = [
+  ...CompanyPayoutAccount.accountLevelReturnCodes,
+] as ReadonlyArray<ReturnCodes.ReturnCode>
 
 export type Group = "Unauthorized" | "AccountLevel" | "DebitOnly"
 

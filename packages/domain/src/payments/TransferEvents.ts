@@ -2,9 +2,10 @@
  * Events of the Transfer aggregate: one bank-to-bank money movement, as read by
  * GET /Transaction/{transferId}. Account numbers appear in these events only
  * masked ("****6789"): the schema refuses a full number, so one can never be
- * stored. Events that change the transfer's status carry the new `status`
- * (a refund's events name the refund's status by their tag: requested is
- * Pending, then Completed or Failed).
+ * stored. The status an event moves the transfer to is its tag's, in one table
+ * (`TransferState.statusOf`; events recorded before carry a `status` field
+ * too, which decoding ignores); a refund's events name the refund's status by
+ * their tag too: requested is Pending, then Completed or Failed.
  */
 import { Schema } from "effect"
 import {
@@ -143,7 +144,6 @@ export const TransferInitiated = Schema.TaggedStruct("TransferInitiated", {
   attachments: Schema.Array(Attachment),
   description: Schema.String,
   invoice: Schema.optionalKey(TransferInvoice),
-  status: Schema.Literal("Pending"),
   at: Schema.DateTimeUtcFromString,
 })
 export type TransferInitiated = typeof TransferInitiated.Type
@@ -151,7 +151,6 @@ export type TransferInitiated = typeof TransferInitiated.Type
 /** The bank settled the transfer: the money reached the recipient. */
 export const TransferSettled = Schema.TaggedStruct("TransferSettled", {
   transferId: TransferId,
-  status: Schema.Literal("Settled"),
   at: Schema.DateTimeUtcFromString,
 })
 export type TransferSettled = typeof TransferSettled.Type
@@ -168,7 +167,6 @@ export const TransferFailed = Schema.TaggedStruct("TransferFailed", {
   reason: Schema.String,
   /** The provider's return fee of this bank return (the platform's expense; `passedOn`: the company's too). */
   returnFee: Schema.optionalKey(FeeSchedule.ReturnFee),
-  status: Schema.Literal("Failed"),
   at: Schema.DateTimeUtcFromString,
 })
 export type TransferFailed = typeof TransferFailed.Type
@@ -196,7 +194,6 @@ export const TransferReturned = Schema.TaggedStruct("TransferReturned", {
   reason: Schema.String,
   /** The provider's return fee of this bank return (the platform's expense; `passedOn`: the company's too). */
   returnFee: Schema.optionalKey(FeeSchedule.ReturnFee),
-  status: Schema.Literal("Returned"),
   at: Schema.DateTimeUtcFromString,
 })
 export type TransferReturned = typeof TransferReturned.Type
@@ -223,8 +220,12 @@ export const TransferRefundOriginated = Schema.TaggedStruct("TransferRefundOrigi
 })
 export type TransferRefundOriginated = typeof TransferRefundOriginated.Type
 
-/** The refund's credit settled: the money is back with the payer; `isRefunded` once completed refunds reach the amount. */
-export const TransferRefundCompleted = Schema.TaggedStruct("TransferRefundCompleted", {
+/**
+ * A refund whose money is back with the payer: its amount, the completed refunds' total and
+ * whether it reaches the transfer's amount (`isRefunded`). Declared once for the completion of a
+ * refund's credit and for the refunds recorded at once before refunds moved money.
+ */
+export const RefundCompletion = Schema.Struct({
   transferId: TransferId,
   refundId: RefundId,
   amount: Money,
@@ -232,6 +233,9 @@ export const TransferRefundCompleted = Schema.TaggedStruct("TransferRefundComple
   isRefunded: Schema.Boolean,
   at: Schema.DateTimeUtcFromString,
 })
+
+/** The refund's credit settled: the money is back with the payer; `isRefunded` once completed refunds reach the amount. */
+export const TransferRefundCompleted = Schema.TaggedStruct("TransferRefundCompleted", RefundCompletion.fields)
 export type TransferRefundCompleted = typeof TransferRefundCompleted.Type
 
 /**
@@ -256,14 +260,7 @@ export type RefundStatus = typeof RefundStatus.Type
  * Part or all of a settled transfer was paid back at once (recorded before refunds moved money: read as
  * a refund requested and completed together; no longer recorded).
  */
-export const TransferRefunded = Schema.TaggedStruct("TransferRefunded", {
-  transferId: TransferId,
-  refundId: RefundId,
-  amount: Money,
-  totalRefunded: Money,
-  isRefunded: Schema.Boolean,
-  at: Schema.DateTimeUtcFromString,
-})
+export const TransferRefunded = Schema.TaggedStruct("TransferRefunded", RefundCompletion.fields)
 export type TransferRefunded = typeof TransferRefunded.Type
 
 /** The payer applied to a provider for reimbursement of the settled transfer and has a document to sign. */
@@ -285,11 +282,11 @@ export const TransferReimbursed = Schema.TaggedStruct("TransferReimbursed", {
 export type TransferReimbursed = typeof TransferReimbursed.Type
 
 /**
- * The rail could not be reached to originate the transfer's debit (or, naming `refundId`, a refund's
- * credit): it stays Pending and is tried again at `retryAt` (`MovementAttempts.ts`: the `failures`-th
- * failure in a row since `firstFailedAt`). `reason` is the outage as the adapter described it.
+ * A movement (the debit, or naming `refundId` a refund's credit) put off while the rail is
+ * unavailable: the `failures`-th failure in a row since `firstFailedAt`, tried again at `retryAt`
+ * (`MovementAttempts.ts`). Declared once for the origination's and the status question's deferral.
  */
-export const TransferOriginationDeferred = Schema.TaggedStruct("TransferOriginationDeferred", {
+export const Deferral = Schema.Struct({
   transferId: TransferId,
   refundId: Schema.optionalKey(RefundId),
   failures: Schema.Int,
@@ -298,6 +295,13 @@ export const TransferOriginationDeferred = Schema.TaggedStruct("TransferOriginat
   reason: Schema.String,
   at: Schema.DateTimeUtcFromString,
 })
+
+/**
+ * The rail could not be reached to originate the transfer's debit (or, naming `refundId`, a refund's
+ * credit): it stays Pending and is tried again at `retryAt` (`MovementAttempts.ts`: the `failures`-th
+ * failure in a row since `firstFailedAt`). `reason` is the outage as the adapter described it.
+ */
+export const TransferOriginationDeferred = Schema.TaggedStruct("TransferOriginationDeferred", Deferral.fields)
 export type TransferOriginationDeferred = typeof TransferOriginationDeferred.Type
 
 /**
@@ -305,15 +309,7 @@ export type TransferOriginationDeferred = typeof TransferOriginationDeferred.Typ
  * credit) stands: it stays Pending and its status is asked again at `retryAt` (`MovementAttempts.ts`,
  * the same backoff as the origination's: the `failures`-th failure in a row since `firstFailedAt`).
  */
-export const TransferStatusDeferred = Schema.TaggedStruct("TransferStatusDeferred", {
-  transferId: TransferId,
-  refundId: Schema.optionalKey(RefundId),
-  failures: Schema.Int,
-  firstFailedAt: Schema.DateTimeUtcFromString,
-  retryAt: Schema.DateTimeUtcFromString,
-  reason: Schema.String,
-  at: Schema.DateTimeUtcFromString,
-})
+export const TransferStatusDeferred = Schema.TaggedStruct("TransferStatusDeferred", Deferral.fields)
 export type TransferStatusDeferred = typeof TransferStatusDeferred.Type
 
 /**

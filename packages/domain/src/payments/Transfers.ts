@@ -25,6 +25,7 @@ import * as Traced from "../kernel/Traced.ts"
 import { type EnvelopeStatus, ESignature } from "./PaymentProviders.ts"
 import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
 import * as RailRules from "./RailRules.ts"
+import * as ReturnCodes from "./ReturnCodes.ts"
 import * as Transfer from "./Transfer.ts"
 import {
   Attachment,
@@ -118,7 +119,7 @@ export const viewOf = (doc: TransfersProjection.TransferDocument): TransferView 
   recipientAddress: doc.recipientAddress,
   attachments: doc.attachments,
   ...(doc.returnCode !== undefined
-    ? { returnCode: doc.returnCode, returnReason: Transfer.returnReason(doc.returnCode, doc.failureReason ?? "") }
+    ? { returnCode: doc.returnCode, returnReason: ReturnCodes.returnReason(doc.returnCode, doc.failureReason ?? "") }
     : doc.status === "Failed"
       ? { returnCode: null, failureReason: doc.failureReason ?? "refused by the rail" }
       : {}),

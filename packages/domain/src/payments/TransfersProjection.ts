@@ -24,6 +24,7 @@ import {
   TransferInvoice,
   TransferStatus,
 } from "./TransferEvents.ts"
+import { statusOf } from "./TransferState.ts"
 
 /** The events this read model reads. */
 export type TransferEnvelope = Envelope.Of<"Transfer", TransferEvent>
@@ -141,14 +142,23 @@ export const apply = (
     }
   }
   if (current === undefined) return undefined
+  const changed = changesOf(current, event)
+  // The status comes from the event's tag (`TransferState.statusOf`, one table).
+  const status = statusOf(event)
+  return status === undefined ? changed : { ...changed, status }
+}
+
+/** What an event after the initiation changes in the document, its status aside. */
+const changesOf = (current: TransferDocument, event: TransferEvent): TransferDocument => {
   const updatedAt = iso(event.at)
   switch (event._tag) {
+    case "TransferInitiated":
+      return current
     case "TransferSettled":
-      return { ...current, status: "Settled", settledAt: updatedAt, updatedAt }
+      return { ...current, settledAt: updatedAt, updatedAt }
     case "TransferFailed":
       return {
         ...current,
-        status: "Failed",
         ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
         failureReason: event.reason,
         failedAt: updatedAt,
@@ -159,7 +169,6 @@ export const apply = (
     case "TransferReturned":
       return {
         ...current,
-        status: "Returned",
         returnCode: event.returnCode,
         failureReason: event.reason,
         returnedAt: updatedAt,

@@ -25,7 +25,7 @@
  * every 50 events (`snapshot`). State table: packages/domain/docs/Payout.md.
  */
 import { DateTime, Schema } from "effect"
-import { type Aggregate, accept, type Decision, nothing } from "../kernel/Decider.ts"
+import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing } from "../kernel/Decider.ts"
 import type { DomainError } from "../kernel/DomainError.ts"
 import { CompanyId, PartnerId, type PayoutAccountId, type PayoutId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
@@ -126,6 +126,27 @@ const recordEntry = (command: RecordLedgerEntry, state: State): Decision<Event> 
   })
 }
 
+/** The balance's `items` leave it as payout `command.payoutId` of `minorUnits` (a Debit recovers a deficit). */
+const paidOut = (
+  command: PayOutBalance,
+  state: Extract<State, { readonly _tag: "Open" }>,
+  items: ReadonlyArray<Ledger.LedgerEntry>,
+  minorUnits: number,
+  direction: { readonly direction?: "Debit" },
+): Decision<Event> =>
+  accept<Event>({
+    _tag: "BalancePaidOut",
+    companyId: state.companyId,
+    partnerId: state.partnerId,
+    payoutId: command.payoutId,
+    ...direction,
+    amount: Money.make(minorUnits, command.currency),
+    items,
+    payoutAccountId: command.payoutAccountId,
+    accountNumberMasked: command.accountNumberMasked,
+    at: command.at,
+  })
+
 /**
  * A negative balance: the first run records the deficit (its grace period starts); a run once the
  * grace period has passed takes the entries as the items of a Debit payout of the deficit.
@@ -147,18 +168,7 @@ const recoverDeficit = (
       at: command.at,
     })
   if (DateTime.toEpochMillis(command.at) - DateTime.toEpochMillis(since) < command.deficitGraceMillis) return nothing
-  return accept<Event>({
-    _tag: "BalancePaidOut",
-    companyId: state.companyId,
-    partnerId: state.partnerId,
-    payoutId: command.payoutId,
-    direction: "Debit",
-    amount: Money.make(deficit, command.currency),
-    items,
-    payoutAccountId: command.payoutAccountId,
-    accountNumberMasked: command.accountNumberMasked,
-    at: command.at,
-  })
+  return paidOut(command, state, items, deficit, { direction: "Debit" })
 }
 
 const payOut = (command: PayOutBalance, state: State): Decision<Event> => {
@@ -177,17 +187,7 @@ const payOut = (command: PayOutBalance, state: State): Decision<Event> => {
     DateTime.toEpochMillis(command.at) - DateTime.toEpochMillis(last.at) < command.intervalMillis
   )
     return nothing
-  return accept<Event>({
-    _tag: "BalancePaidOut",
-    companyId: state.companyId,
-    partnerId: state.partnerId,
-    payoutId: command.payoutId,
-    amount: Money.make(amount, command.currency),
-    items,
-    payoutAccountId: command.payoutAccountId,
-    accountNumberMasked: command.accountNumberMasked,
-    at: command.at,
-  })
+  return paidOut(command, state, items, amount, {})
 }
 
 const restore = (command: RestorePayoutItems, state: State): Decision<Event> => {
@@ -205,16 +205,11 @@ const restore = (command: RestorePayoutItems, state: State): Decision<Event> => 
   })
 }
 
-export const decide = (command: Command, state: State): Decision<Event> => {
-  switch (command._tag) {
-    case "RecordLedgerEntry":
-      return recordEntry(command, state)
-    case "PayOutBalance":
-      return payOut(command, state)
-    case "RestorePayoutItems":
-      return restore(command, state)
-  }
-}
+export const decide: (command: Command, state: State) => Decision<Event> = byCommand<Command, State, Event>({
+  RecordLedgerEntry: recordEntry,
+  PayOutBalance: payOut,
+  RestorePayoutItems: restore,
+})
 
 // ---------------------------------------------------------------------------
 // Evolve
@@ -227,49 +222,47 @@ const withDeficitsSettled = (state: State): State => {
   return open.length === 0 ? rest : { ...rest, deficits: open }
 }
 
-export const evolve = (state: State, event: Event): State => withDeficitsSettled(evolveEntries(state, event))
-
-const evolveEntries = (state: State, event: Event): State => {
-  switch (event._tag) {
-    case "BalanceDeficitObserved":
-      return state._tag === "Initial"
-        ? state
-        : {
-            ...state,
-            deficits: [
-              ...(state.deficits ?? []).filter((d) => d.currency !== event.deficit.currency),
-              { currency: event.deficit.currency, since: event.at },
-            ],
-          }
-    case "LedgerEntryRecorded":
-      return state._tag === "Initial"
-        ? {
-            _tag: "Open",
-            companyId: event.companyId,
-            partnerId: event.partnerId,
-            entries: [event.entry],
-            lastPayouts: [],
-          }
-        : { ...state, entries: [...state.entries, event.entry] }
-    case "BalancePaidOut": {
-      if (state._tag === "Initial") return state
-      const taken = new Set(event.items.map((item) => item.entryId))
-      const entries = state.entries.filter((entry) => !taken.has(entry.entryId))
-      // A Debit payout recovers a deficit: it does not count as the currency's last payout.
-      if (event.direction === "Debit") return { ...state, entries }
-      return {
-        ...state,
-        entries,
-        lastPayouts: [
-          ...state.lastPayouts.filter((payout) => payout.currency !== event.amount.currency),
-          { currency: event.amount.currency, at: event.at },
-        ],
-      }
+const evolveEntries = byEvent<Event, State>({
+  BalanceDeficitObserved: (state, event) =>
+    state._tag === "Initial"
+      ? state
+      : {
+          ...state,
+          deficits: [
+            ...(state.deficits ?? []).filter((d) => d.currency !== event.deficit.currency),
+            { currency: event.deficit.currency, since: event.at },
+          ],
+        },
+  LedgerEntryRecorded: (state, event) =>
+    state._tag === "Initial"
+      ? {
+          _tag: "Open",
+          companyId: event.companyId,
+          partnerId: event.partnerId,
+          entries: [event.entry],
+          lastPayouts: [],
+        }
+      : { ...state, entries: [...state.entries, event.entry] },
+  BalancePaidOut: (state, event) => {
+    if (state._tag === "Initial") return state
+    const taken = new Set(event.items.map((item) => item.entryId))
+    const entries = state.entries.filter((entry) => !taken.has(entry.entryId))
+    // A Debit payout recovers a deficit: it does not count as the currency's last payout.
+    if (event.direction === "Debit") return { ...state, entries }
+    return {
+      ...state,
+      entries,
+      lastPayouts: [
+        ...state.lastPayouts.filter((payout) => payout.currency !== event.amount.currency),
+        { currency: event.amount.currency, at: event.at },
+      ],
     }
-    case "PayoutItemsRestored":
-      return state._tag === "Initial" ? state : { ...state, entries: [...state.entries, ...event.items] }
-  }
-}
+  },
+  PayoutItemsRestored: (state, event) =>
+    state._tag === "Initial" ? state : { ...state, entries: [...state.entries, ...event.items] },
+})
+
+export const evolve = (state: State, event: Event): State => withDeficitsSettled(evolveEntries(state, event))
 
 export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "CompanyBalance",

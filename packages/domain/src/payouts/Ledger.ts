@@ -274,15 +274,7 @@ export const entryOfPaidByCard = (
  * entry minus it (`<cardPaymentId>:fee`), available with the payment's money. Undefined without a fee.
  */
 export const cardFeeEntryOf = (event: PaymentRequestEvents.PaymentRequestPaidByCard): LedgerEntry | undefined =>
-  event.platformFee === undefined || event.platformFee.minorUnits === 0
-    ? undefined
-    : {
-        entryId: `${event.cardPaymentId}:fee`,
-        type: "fee",
-        cardPaymentId: event.cardPaymentId,
-        amount: { minorUnits: -event.platformFee.minorUnits, currency: event.platformFee.currency },
-        ...(event.availableAt === undefined ? {} : { availableAt: event.availableAt }),
-      }
+  feeOfCardPayment(event)
 
 // ---------------------------------------------------------------------------
 // Card payments on a terminal
@@ -304,6 +296,10 @@ export const entryOfCardPayment = (event: CardPaymentRegisteredFacts): LedgerEnt
  * "fee" entry minus it (`<cardPaymentId>:fee`), available with the payment. Undefined without a fee.
  */
 export const terminalCardFeeEntryOf = (event: CardPaymentRegisteredFacts): LedgerEntry | undefined =>
+  feeOfCardPayment(event)
+
+/** A card payment's platform fee as a "fee" entry minus it, available with the payment; undefined without a fee. */
+const feeOfCardPayment = (event: Omit<CardPaymentRegisteredFacts, "amount">): LedgerEntry | undefined =>
   event.platformFee === undefined || event.platformFee.minorUnits === 0
     ? undefined
     : {

@@ -11,11 +11,47 @@
  * the company's balance stream out of every payment's acceptance (no
  * contention between a company's concurrent payers).
  */
+import type { DateTime } from "effect"
 import { CardDispute, CardPayment, CardRefunds } from "../cards-and-charity/index.ts"
 import * as Policy from "../infrastructure/Policy.ts"
+import type { CompanyId, PartnerId } from "../kernel/Ids.ts"
 import { PaymentRequest, Transfer } from "../payments/index.ts"
 import * as Balance from "./Balance.ts"
 import * as Ledger from "./Ledger.ts"
+
+/** The company an entry is recorded for. */
+interface Owner {
+  readonly companyId: CompanyId
+  readonly partnerId: PartnerId
+}
+
+/** The reaction recording `entry` on its company's balance, or none when there is no entry (or no company). */
+const record = (owner: Owner | undefined, entry: Ledger.LedgerEntry | undefined, at: DateTime.Utc) => {
+  if (owner === undefined || entry === undefined) return undefined
+  const { companyId, partnerId } = owner
+  const command: Balance.RecordLedgerEntry = { _tag: "RecordLedgerEntry", companyId, partnerId, entry, at }
+  return { id: companyId, command }
+}
+
+/** The company of a transfer, undefined before it exists. */
+const transferOwner = (state: Transfer.State): Owner | undefined =>
+  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent, an Initial transfer has no entry (the test narrows the type)
+  state._tag === "Initial" ? undefined : state.details
+
+/** A policy carrying a transfer's event to its company's ledger: the entry `entryOf` derives from it, if any. */
+const fromTransfer = (
+  name: string,
+  reactsTo: ReadonlyArray<Transfer.Event["_tag"]>,
+  entryOf: (event: Transfer.Event, state: Transfer.State) => Ledger.LedgerEntry | undefined,
+) =>
+  Policy.make({
+    name,
+    source: Transfer.aggregate,
+    reactsTo,
+    target: Balance.aggregate,
+    react: (event: Transfer.Event, state: Transfer.State) =>
+      record(transferOwner(state), entryOf(event, state), event.at),
+  })
 
 /** The transfer events that move a company's available money (see `Ledger.entryOfTransferEvent`). */
 export const reactsTo: ReadonlyArray<Transfer.Event["_tag"]> = [
@@ -32,17 +68,10 @@ export const cardPolicy = Policy.make({
   source: PaymentRequest.aggregate,
   reactsTo: ["PaymentRequestPaidByCard"],
   target: Balance.aggregate,
-  react: (event: PaymentRequest.Event, state: PaymentRequest.State) => {
-    if (event._tag !== "PaymentRequestPaidByCard" || state._tag === "Initial") return undefined
-    const command: Balance.RecordLedgerEntry = {
-      _tag: "RecordLedgerEntry",
-      companyId: state.request.companyId,
-      partnerId: state.request.partnerId,
-      entry: Ledger.entryOfPaidByCard(state.request, event),
-      at: event.at,
-    }
-    return { id: state.request.companyId, command }
-  },
+  react: (event: PaymentRequest.Event, state: PaymentRequest.State) =>
+    event._tag !== "PaymentRequestPaidByCard" || state._tag === "Initial"
+      ? undefined
+      : record(state.request, Ledger.entryOfPaidByCard(state.request, event), event.at),
 })
 
 /** A payment request paid by card with a platform fee: the fee leaves the company's ledger beside the payment. */
@@ -51,19 +80,10 @@ export const cardFeePolicy = Policy.make({
   source: PaymentRequest.aggregate,
   reactsTo: ["PaymentRequestPaidByCard"],
   target: Balance.aggregate,
-  react: (event: PaymentRequest.Event, state: PaymentRequest.State) => {
-    if (event._tag !== "PaymentRequestPaidByCard" || state._tag === "Initial") return undefined
-    const entry = Ledger.cardFeeEntryOf(event)
-    if (entry === undefined) return undefined
-    const command: Balance.RecordLedgerEntry = {
-      _tag: "RecordLedgerEntry",
-      companyId: state.request.companyId,
-      partnerId: state.request.partnerId,
-      entry,
-      at: event.at,
-    }
-    return { id: state.request.companyId, command }
-  },
+  react: (event: PaymentRequest.Event, state: PaymentRequest.State) =>
+    event._tag !== "PaymentRequestPaidByCard" || state._tag === "Initial"
+      ? undefined
+      : record(state.request, Ledger.cardFeeEntryOf(event), event.at),
 })
 
 /**
@@ -76,17 +96,10 @@ export const terminalCardPolicy = Policy.make({
   source: CardPayment.aggregate,
   reactsTo: ["CardPaymentRegistered"],
   target: Balance.aggregate,
-  react: (event: CardPayment.Event, _state: CardPayment.State) => {
-    if (event.companyId === undefined) return undefined
-    const command: Balance.RecordLedgerEntry = {
-      _tag: "RecordLedgerEntry",
-      companyId: event.companyId,
-      partnerId: event.partnerId,
-      entry: Ledger.entryOfCardPayment(event),
-      at: event.at,
-    }
-    return { id: event.companyId, command }
-  },
+  react: (event: CardPayment.Event, _state: CardPayment.State) =>
+    event.companyId === undefined
+      ? undefined
+      : record({ companyId: event.companyId, partnerId: event.partnerId }, Ledger.entryOfCardPayment(event), event.at),
 })
 
 /** A terminal card payment's platform fee (the partner's card schedule) leaves its company's ledger beside it. */
@@ -95,29 +108,20 @@ export const terminalCardFeePolicy = Policy.make({
   source: CardPayment.aggregate,
   reactsTo: ["CardPaymentRegistered"],
   target: Balance.aggregate,
-  react: (event: CardPayment.Event, _state: CardPayment.State) => {
-    const entry = Ledger.terminalCardFeeEntryOf(event)
-    if (event.companyId === undefined || entry === undefined) return undefined
-    const command: Balance.RecordLedgerEntry = {
-      _tag: "RecordLedgerEntry",
-      companyId: event.companyId,
-      partnerId: event.partnerId,
-      entry,
-      at: event.at,
-    }
-    return { id: event.companyId, command }
-  },
+  react: (event: CardPayment.Event, _state: CardPayment.State) =>
+    event.companyId === undefined
+      ? undefined
+      : record(
+          { companyId: event.companyId, partnerId: event.partnerId },
+          Ledger.terminalCardFeeEntryOf(event),
+          event.at,
+        ),
 })
 
 const disputeReaction =
   (entryOf: (event: CardDispute.Event) => Ledger.LedgerEntry | undefined) =>
-  (event: CardDispute.Event, _state: CardDispute.State) => {
-    const entry = entryOf(event)
-    if (entry === undefined) return undefined
-    const { companyId, partnerId } = event.dispute.payment
-    const command: Balance.RecordLedgerEntry = { _tag: "RecordLedgerEntry", companyId, partnerId, entry, at: event.at }
-    return { id: companyId, command }
-  }
+  (event: CardDispute.Event, _state: CardDispute.State) =>
+    record(event.dispute.payment, entryOf(event), event.at)
 
 /**
  * A card dispute's amount reaches its company's ledger (`Ledger.disputeEntryOf`): opened, taken at once;
@@ -137,13 +141,8 @@ export const cardRefundPolicy = Policy.make({
   source: CardRefunds.aggregate,
   reactsTo: ["CardRefundRequested", "CardRefundFailed"],
   target: Balance.aggregate,
-  react: (event: CardRefunds.Event, _state: CardRefunds.State) => {
-    const entry = Ledger.cardRefundEntryOf(event)
-    if (entry === undefined) return undefined
-    const { companyId, partnerId } = event.payment
-    const command: Balance.RecordLedgerEntry = { _tag: "RecordLedgerEntry", companyId, partnerId, entry, at: event.at }
-    return { id: companyId, command }
-  },
+  react: (event: CardRefunds.Event, _state: CardRefunds.State) =>
+    record(event.payment, Ledger.cardRefundEntryOf(event), event.at),
 })
 
 /** A card dispute's fee reaches its company's ledger beside its amount (`Ledger.disputeFeeEntryOf`). */
@@ -160,66 +159,24 @@ export const disputeFeePolicy = Policy.make({
  * entry: settled, minus the fee; returned, the fee given back (`Ledger.feeEntryOf`). Applied after
  * `policy` in the same unit, so the gift's entry and its fee commit together.
  */
-export const feePolicy = Policy.make({
-  name: "a transfer's platform fee reaches its company's ledger",
-  source: Transfer.aggregate,
-  reactsTo: ["TransferSettled", "TransferReturned"],
-  target: Balance.aggregate,
-  react: (event: Transfer.Event, state: Transfer.State) => {
-    const entry = Ledger.feeEntryOf(event, state)
-    // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent, an Initial transfer has no fee entry (the test narrows the type)
-    if (entry === undefined || state._tag === "Initial") return undefined
-    const command: Balance.RecordLedgerEntry = {
-      _tag: "RecordLedgerEntry",
-      companyId: state.details.companyId,
-      partnerId: state.details.partnerId,
-      entry,
-      at: event.at,
-    }
-    return { id: state.details.companyId, command }
-  },
-})
+export const feePolicy = fromTransfer(
+  "a transfer's platform fee reaches its company's ledger",
+  ["TransferSettled", "TransferReturned"],
+  Ledger.feeEntryOf,
+)
 
 /**
  * A return fee passed on to the company (`TransferFailed`/`TransferReturned` with `returnFee.passedOn`)
  * leaves its ledger (`Ledger.returnFeeEntryOf`), in the same unit as the return.
  */
-export const returnFeePolicy = Policy.make({
-  name: "a return fee passed on reaches its company's ledger",
-  source: Transfer.aggregate,
-  reactsTo: ["TransferFailed", "TransferReturned"],
-  target: Balance.aggregate,
-  react: (event: Transfer.Event, state: Transfer.State) => {
-    const entry = Ledger.returnFeeEntryOf(event, state)
-    if (entry === undefined || state._tag === "Initial") return undefined
-    const command: Balance.RecordLedgerEntry = {
-      _tag: "RecordLedgerEntry",
-      companyId: state.details.companyId,
-      partnerId: state.details.partnerId,
-      entry,
-      at: event.at,
-    }
-    return { id: state.details.companyId, command }
-  },
-})
+export const returnFeePolicy = fromTransfer(
+  "a return fee passed on reaches its company's ledger",
+  ["TransferFailed", "TransferReturned"],
+  Ledger.returnFeeEntryOf,
+)
 
-export const policy = Policy.make({
-  name: "a transfer's money reaches its company's ledger",
-  source: Transfer.aggregate,
+export const policy = fromTransfer(
+  "a transfer's money reaches its company's ledger",
   reactsTo,
-  target: Balance.aggregate,
-  react: (event: Transfer.Event, state: Transfer.State) => {
-    const entry = Ledger.entryOfTransferEvent(event, state)
-    if (entry === undefined) return undefined
-    // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent, an Initial transfer has no entry (the test narrows the type)
-    if (state._tag === "Initial") return undefined
-    const command: Balance.RecordLedgerEntry = {
-      _tag: "RecordLedgerEntry",
-      companyId: state.details.companyId,
-      partnerId: state.details.partnerId,
-      entry,
-      at: event.at,
-    }
-    return { id: state.details.companyId, command }
-  },
-})
+  Ledger.entryOfTransferEvent,
+)

@@ -19,7 +19,7 @@
 import { DateTime } from "effect"
 import { CompanyPayoutAccount } from "../companies/index.ts"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
-import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
   type DomainError,
@@ -27,27 +27,17 @@ import {
   NotFound,
   ValidationFailed,
 } from "../kernel/DomainError.ts"
-import type { CompanyId, PartnerId, PayoutAccountId, PayoutId } from "../kernel/Ids.ts"
-import type * as Money from "../kernel/Money.ts"
+import type { PayoutId } from "../kernel/Ids.ts"
 import { type MoneyMovement, MovementAttempts, ReturnCodes, Transfer } from "../payments/index.ts"
 import * as Ledger from "./Ledger.ts"
-import { type PayoutCreated, type PayoutDirection, PayoutEvent, type PayoutStatus } from "./PayoutEvents.ts"
+import { type PayoutCreated, PayoutEvent, type PayoutStatus } from "./PayoutEvents.ts"
 
 // ---------------------------------------------------------------------------
 // Commands
 
-export interface CreatePayout {
+/** Creates a payout with its details (`PayoutCreated`); absent direction: Credit. */
+export interface CreatePayout extends Omit<PayoutCreated, "_tag" | "at"> {
   readonly _tag: "CreatePayout"
-  readonly payoutId: PayoutId
-  readonly companyId: CompanyId
-  readonly partnerId: PartnerId
-  /** Absent: Credit. A Debit recovers a deficit: its items add up to minus its amount. */
-  readonly direction?: PayoutDirection
-  readonly amount: Money.Money
-  readonly items: ReadonlyArray<Ledger.LedgerEntry>
-  readonly payoutAccountId: PayoutAccountId
-  readonly accountNumberMasked: string
-  readonly arrivalDate: CalendarDate.CalendarDate
   readonly at: DateTime.Utc
 }
 
@@ -119,7 +109,7 @@ export type Event = PayoutEvent
 // ---------------------------------------------------------------------------
 // State
 
-export type PayoutDetails = Omit<PayoutCreated, "_tag" | "status" | "at"> & { readonly createdAt: DateTime.Utc }
+export type PayoutDetails = Omit<PayoutCreated, "_tag" | "at"> & { readonly createdAt: DateTime.Utc }
 
 export type State =
   | { readonly _tag: "Initial" }
@@ -192,20 +182,8 @@ const create = (command: CreatePayout, state: State): Decision<Event> => {
   const expected = command.direction === "Debit" ? -command.amount.minorUnits : command.amount.minorUnits
   if (!sameCurrency || sum !== expected)
     return refuse(ValidationFailed.of("items", "must be entries of the payout's currency adding up to its amount"))
-  return accept<Event>({
-    _tag: "PayoutCreated",
-    payoutId: command.payoutId,
-    companyId: command.companyId,
-    partnerId: command.partnerId,
-    ...(command.direction === "Debit" ? { direction: "Debit" as const } : {}),
-    amount: command.amount,
-    items: command.items,
-    payoutAccountId: command.payoutAccountId,
-    accountNumberMasked: command.accountNumberMasked,
-    arrivalDate: command.arrivalDate,
-    status: "Pending",
-    at: command.at,
-  })
+  const { _tag, at, direction, ...details } = command
+  return accept<Event>({ _tag: "PayoutCreated", ...details, ...(direction === "Debit" ? { direction } : {}), at })
 }
 
 const recordOrigination = (command: RecordPayoutOrigination, state: State): Decision<Event> => {
@@ -237,7 +215,6 @@ const failed = (state: Exclude<State, { _tag: "Initial" }>, returnCode: string, 
     returnCode,
     reason: reasonOf(returnCode),
     ...(CompanyPayoutAccount.isAccountLevel(returnCode) ? { accountLevel: true } : {}),
-    status: "Failed",
     at,
   })
 
@@ -252,7 +229,6 @@ const refused = (
     payoutId: state.details.payoutId,
     reason: Transfer.refusalReason(outcome.reason),
     ...(CompanyPayoutAccount.isAccountLevel(outcome.code) ? { accountLevel: true } : {}),
-    status: "Failed",
     at,
   })
 
@@ -265,7 +241,7 @@ const recordOutcome = (command: RecordPayoutOutcome, state: State): Decision<Eve
         case "Pending":
           return nothing
         case "Settled":
-          return accept<Event>({ _tag: "PayoutPaid", payoutId: state.details.payoutId, status: "Paid", at: command.at })
+          return accept<Event>({ _tag: "PayoutPaid", payoutId: state.details.payoutId, at: command.at })
         case "Failed":
         case "Returned":
           return failed(state, outcome.returnCode, command.at)
@@ -281,61 +257,24 @@ const recordOutcome = (command: RecordPayoutOutcome, state: State): Decision<Eve
   }
 }
 
-const unavailable = (command: RecordPayoutUnavailable, state: State): Decision<Event> => {
-  if (state._tag === "Initial") return notFound
-  if (state._tag !== "Pending" || state.providerReference !== undefined) return nothing
-  const reason = Transfer.refusalReason(command.reason)
-  const next = MovementAttempts.afterUnavailable(
-    state.originationAttempts,
-    command.at,
-    command.jitter,
-    reason,
-    command.backoff,
-  )
-  return next._tag === "GiveUp"
-    ? accept<Event>({
-        _tag: "PayoutFailed",
-        payoutId: state.details.payoutId,
-        reason: next.reason,
-        status: "Failed",
-        at: command.at,
-      })
-    : accept<Event>({
-        _tag: "PayoutOriginationDeferred",
-        payoutId: state.details.payoutId,
-        ...next.attempts,
-        reason,
-        at: command.at,
-      })
-}
-
-const statusUnavailable = (command: RecordPayoutStatusUnavailable, state: State): Decision<Event> => {
-  if (state._tag === "Initial") return notFound
-  if (state._tag !== "Pending" || state.providerReference === undefined) return nothing
-  const reason = Transfer.refusalReason(command.reason)
-  const next = MovementAttempts.afterUnavailable(
-    state.statusAttempts,
-    command.at,
-    command.jitter,
-    reason,
-    command.backoff,
-  )
-  return next._tag === "GiveUp"
-    ? accept<Event>({
-        _tag: "PayoutFailed",
-        payoutId: state.details.payoutId,
-        reason: next.reason,
-        status: "Failed",
-        at: command.at,
-      })
-    : accept<Event>({
-        _tag: "PayoutStatusDeferred",
-        payoutId: state.details.payoutId,
-        ...next.attempts,
-        reason,
-        at: command.at,
-      })
-}
+/**
+ * The rail was unreachable: defer the payout's origination (not originated yet) or its status question
+ * (originated) with backoff, or fail it once the outage lasted the limit. Either question is asked of a
+ * Pending payout only, and the other one's outage changes nothing.
+ */
+const deferredOr =
+  (deferred: "PayoutOriginationDeferred" | "PayoutStatusDeferred") =>
+  (command: RecordPayoutUnavailable | RecordPayoutStatusUnavailable, state: State): Decision<Event> => {
+    if (state._tag === "Initial") return notFound
+    const originating = deferred === "PayoutOriginationDeferred"
+    if (state._tag !== "Pending" || (state.providerReference === undefined) !== originating) return nothing
+    const reason = Transfer.refusalReason(command.reason)
+    const attempts = originating ? state.originationAttempts : state.statusAttempts
+    const next = MovementAttempts.afterUnavailable(attempts, command.at, command.jitter, reason, command.backoff)
+    return next._tag === "GiveUp"
+      ? accept<Event>({ _tag: "PayoutFailed", payoutId: state.details.payoutId, reason: next.reason, at: command.at })
+      : accept<Event>({ _tag: deferred, payoutId: state.details.payoutId, ...next.attempts, reason, at: command.at })
+  }
 
 const statusAnswered = (command: RecordPayoutStatusAnswered, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
@@ -344,22 +283,14 @@ const statusAnswered = (command: RecordPayoutStatusAnswered, state: State): Deci
     : nothing
 }
 
-export const decide = (command: Command, state: State): Decision<Event> => {
-  switch (command._tag) {
-    case "RecordPayoutUnavailable":
-      return unavailable(command, state)
-    case "RecordPayoutStatusUnavailable":
-      return statusUnavailable(command, state)
-    case "RecordPayoutStatusAnswered":
-      return statusAnswered(command, state)
-    case "CreatePayout":
-      return create(command, state)
-    case "RecordPayoutOrigination":
-      return recordOrigination(command, state)
-    case "RecordPayoutOutcome":
-      return recordOutcome(command, state)
-  }
-}
+export const decide: (command: Command, state: State) => Decision<Event> = byCommand<Command, State, Event>({
+  CreatePayout: create,
+  RecordPayoutOrigination: recordOrigination,
+  RecordPayoutOutcome: recordOutcome,
+  RecordPayoutUnavailable: deferredOr("PayoutOriginationDeferred"),
+  RecordPayoutStatusUnavailable: deferredOr("PayoutStatusDeferred"),
+  RecordPayoutStatusAnswered: statusAnswered,
+})
 
 // ---------------------------------------------------------------------------
 // Evolve
@@ -368,55 +299,46 @@ const withReference = (state: Exclude<State, { _tag: "Initial" }>) =>
   // Stryker disable next-line ConditionalExpression: equivalent, a providerReference key holding undefined reads as none (every reader tests `!== undefined`)
   state.providerReference === undefined ? {} : { providerReference: state.providerReference }
 
-export const evolve = (state: State, event: Event): State => {
-  switch (event._tag) {
-    case "PayoutCreated": {
-      if (state._tag !== "Initial") return state
-      const { _tag, status, at, ...details } = event
-      return { _tag: "Pending", details: { ...details, createdAt: at } }
-    }
-    case "PayoutOriginated":
-      return state._tag === "Initial" ? state : { ...state, providerReference: event.providerReference }
-    case "PayoutPaid":
-      return state._tag === "Pending"
-        ? { _tag: "Paid", details: state.details, ...withReference(state), paidAt: event.at }
-        : state
-    case "PayoutOriginationDeferred":
-      return state._tag === "Pending"
-        ? {
-            ...state,
-            originationAttempts: {
-              failures: event.failures,
-              firstFailedAt: event.firstFailedAt,
-              retryAt: event.retryAt,
-            },
-          }
-        : state
-    case "PayoutStatusDeferred":
-      return state._tag === "Pending"
-        ? {
-            ...state,
-            statusAttempts: { failures: event.failures, firstFailedAt: event.firstFailedAt, retryAt: event.retryAt },
-          }
-        : state
-    case "PayoutStatusResumed": {
-      if (state._tag !== "Pending") return state
-      const { statusAttempts: _, ...pending } = state
-      return pending
-    }
-    case "PayoutFailed":
-      return state._tag === "Pending" || state._tag === "Paid"
-        ? {
-            _tag: "Failed",
-            details: state.details,
-            ...withReference(state),
-            failedAt: event.at,
-            ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
-            reason: event.reason,
-          }
-        : state
-  }
-}
+/** The attempts an outage event records. */
+const attemptsOf = (event: MovementAttempts.Attempts): MovementAttempts.Attempts => ({
+  failures: event.failures,
+  firstFailedAt: event.firstFailedAt,
+  retryAt: event.retryAt,
+})
+
+export const evolve: (state: State, event: Event) => State = byEvent<Event, State>({
+  PayoutCreated: (state, event) => {
+    if (state._tag !== "Initial") return state
+    const { _tag, at, ...details } = event
+    return { _tag: "Pending", details: { ...details, createdAt: at } }
+  },
+  PayoutOriginated: (state, event) =>
+    state._tag === "Initial" ? state : { ...state, providerReference: event.providerReference },
+  PayoutPaid: (state, event) =>
+    state._tag === "Pending"
+      ? { _tag: "Paid", details: state.details, ...withReference(state), paidAt: event.at }
+      : state,
+  PayoutOriginationDeferred: (state, event) =>
+    state._tag === "Pending" ? { ...state, originationAttempts: attemptsOf(event) } : state,
+  PayoutStatusDeferred: (state, event) =>
+    state._tag === "Pending" ? { ...state, statusAttempts: attemptsOf(event) } : state,
+  PayoutStatusResumed: (state) => {
+    if (state._tag !== "Pending") return state
+    const { statusAttempts: _, ...pending } = state
+    return pending
+  },
+  PayoutFailed: (state, event) =>
+    state._tag === "Pending" || state._tag === "Paid"
+      ? {
+          _tag: "Failed",
+          details: state.details,
+          ...withReference(state),
+          failedAt: event.at,
+          ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
+          reason: event.reason,
+        }
+      : state,
+})
 
 export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "Payout",

@@ -1,8 +1,9 @@
 /**
  * Events of the Payout aggregate (`Payout.ts`): one credit of a company's
  * available balance to its payout account, with the ledger entries it pays
- * out (its items, which add up to its amount exactly). Events that change the
- * payout's status carry the new `status`.
+ * out (its items, which add up to its amount exactly). The status an event
+ * moves the payout to is its tag's, in one table (`statusOf`); events recorded
+ * before it carry a `status` field too, which decoding ignores.
  */
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
@@ -35,7 +36,6 @@ export const PayoutCreated = Schema.TaggedStruct("PayoutCreated", {
   accountNumberMasked: Schema.String,
   /** When the money is expected on the account: the next business day. */
   arrivalDate: CalendarDate,
-  status: Schema.Literal("Pending"),
   at: Schema.DateTimeUtcFromString,
 })
 export type PayoutCreated = typeof PayoutCreated.Type
@@ -51,7 +51,6 @@ export type PayoutOriginated = typeof PayoutOriginated.Type
 /** The money reached the company's payout account. */
 export const PayoutPaid = Schema.TaggedStruct("PayoutPaid", {
   payoutId: PayoutId,
-  status: Schema.Literal("Paid"),
   at: Schema.DateTimeUtcFromString,
 })
 export type PayoutPaid = typeof PayoutPaid.Type
@@ -67,37 +66,32 @@ export const PayoutFailed = Schema.TaggedStruct("PayoutFailed", {
   returnCode: Schema.optionalKey(Schema.String),
   reason: Schema.String,
   accountLevel: Schema.optionalKey(Schema.Literal(true)),
-  status: Schema.Literal("Failed"),
   at: Schema.DateTimeUtcFromString,
 })
 export type PayoutFailed = typeof PayoutFailed.Type
 
-/**
- * The rail could not be reached to originate the payout: it stays Pending and is tried again at
- * `retryAt` (`MovementAttempts.ts`), not at the next payout cycle.
- */
-export const PayoutOriginationDeferred = Schema.TaggedStruct("PayoutOriginationDeferred", {
+/** What an outage of the rail records: how many attempts failed, since when, and when to try again. */
+const outageFields = {
   payoutId: PayoutId,
   failures: Schema.Int,
   firstFailedAt: Schema.DateTimeUtcFromString,
   retryAt: Schema.DateTimeUtcFromString,
   reason: Schema.String,
   at: Schema.DateTimeUtcFromString,
-})
+}
+
+/**
+ * The rail could not be reached to originate the payout: it stays Pending and is tried again at
+ * `retryAt` (`MovementAttempts.ts`), not at the next payout cycle.
+ */
+export const PayoutOriginationDeferred = Schema.TaggedStruct("PayoutOriginationDeferred", outageFields)
 export type PayoutOriginationDeferred = typeof PayoutOriginationDeferred.Type
 
 /**
  * The rail could not be reached to ask where the originated payout stands: it stays Pending and its
  * status is asked again at `retryAt` (`MovementAttempts.ts`, the origination's backoff).
  */
-export const PayoutStatusDeferred = Schema.TaggedStruct("PayoutStatusDeferred", {
-  payoutId: PayoutId,
-  failures: Schema.Int,
-  firstFailedAt: Schema.DateTimeUtcFromString,
-  retryAt: Schema.DateTimeUtcFromString,
-  reason: Schema.String,
-  at: Schema.DateTimeUtcFromString,
-})
+export const PayoutStatusDeferred = Schema.TaggedStruct("PayoutStatusDeferred", outageFields)
 export type PayoutStatusDeferred = typeof PayoutStatusDeferred.Type
 
 /** The rail answered the payout's status again after an outage: the outage is over, its backoff forgotten. */
@@ -118,3 +112,17 @@ export const PayoutEvent = Schema.Union([
   PayoutStatusResumed,
 ])
 export type PayoutEvent = typeof PayoutEvent.Type
+
+/** The status each event moves a payout to (undefined: the status stays). */
+const statusByEvent: { readonly [Tag in PayoutEvent["_tag"]]: PayoutStatus | undefined } = {
+  PayoutCreated: "Pending",
+  PayoutPaid: "Paid",
+  PayoutFailed: "Failed",
+  PayoutOriginated: undefined,
+  PayoutOriginationDeferred: undefined,
+  PayoutStatusDeferred: undefined,
+  PayoutStatusResumed: undefined,
+}
+
+/** The status `event` moves its payout to, or undefined when it leaves the status as it was. */
+export const statusOf = (event: PayoutEvent): PayoutStatus | undefined => statusByEvent[event._tag]

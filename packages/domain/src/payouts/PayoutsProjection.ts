@@ -11,7 +11,7 @@ import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import { Money } from "../kernel/Money.ts"
 import * as Ledger from "./Ledger.ts"
-import { PayoutDirection, type PayoutEvent, PayoutStatus } from "./PayoutEvents.ts"
+import { PayoutDirection, type PayoutEvent, PayoutStatus, statusOf } from "./PayoutEvents.ts"
 
 /** The events this read model reads. */
 export type PayoutEnvelope = Envelope.Of<"Payout", PayoutEvent>
@@ -43,32 +43,22 @@ export const PayoutDocument = Schema.Struct({
 })
 export type PayoutDocument = typeof PayoutDocument.Type
 
-export const apply = (current: PayoutDocument | undefined, envelope: PayoutEnvelope): PayoutDocument | undefined => {
-  if (envelope.streamType !== "Payout") return current
-  const event = envelope.event
+/** The document after one event, its status aside. */
+const applyEvent = (
+  current: PayoutDocument | undefined,
+  event: PayoutEvent,
+): Omit<PayoutDocument, "status"> | undefined => {
   const updatedAt = DateTime.formatIso(event.at)
   if (event._tag === "PayoutCreated") {
-    return {
-      payoutId: event.payoutId,
-      companyId: event.companyId,
-      partnerId: event.partnerId,
-      ...(event.direction === undefined ? {} : { direction: event.direction }),
-      amount: event.amount,
-      status: "Pending",
-      items: event.items,
-      payoutAccountId: event.payoutAccountId,
-      accountNumberMasked: event.accountNumberMasked,
-      arrivalDate: event.arrivalDate,
-      createdAt: updatedAt,
-      updatedAt,
-    }
+    const { _tag, at, ...details } = event
+    return { ...details, createdAt: updatedAt, updatedAt }
   }
   if (current === undefined) return undefined
   switch (event._tag) {
     case "PayoutOriginated":
       return { ...current, providerReference: event.providerReference, updatedAt }
     case "PayoutPaid":
-      return { ...current, status: "Paid", paidAt: updatedAt, updatedAt }
+      return { ...current, paidAt: updatedAt, updatedAt }
     case "PayoutOriginationDeferred":
       return { ...current, originationRetryAt: DateTime.formatIso(event.retryAt), updatedAt }
     case "PayoutStatusDeferred":
@@ -77,13 +67,21 @@ export const apply = (current: PayoutDocument | undefined, envelope: PayoutEnvel
     case "PayoutFailed":
       return {
         ...current,
-        status: "Failed",
         ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
         failureReason: event.reason,
         failedAt: updatedAt,
         updatedAt,
       }
   }
+}
+
+/** The document after one event: its status is the one the event's tag moves the payout to (`statusOf`). */
+export const apply = (current: PayoutDocument | undefined, envelope: PayoutEnvelope): PayoutDocument | undefined => {
+  if (envelope.streamType !== "Payout") return current
+  const next = applyEvent(current, envelope.event)
+  // Only a creation finds no document, and it names its status.
+  const status = statusOf(envelope.event) ?? current?.status
+  return next === undefined || status === undefined ? undefined : { ...next, status }
 }
 
 export const projection: Projection<PayoutDocument, PayoutEnvelope> = {

@@ -12,9 +12,12 @@
  *   and not paid out). A debit balance on it is a **receivable** from a
  *   company in deficit: the trial balance shows it as
  *   `receivable:company:<companyId>` (`TrialBalance.ts`).
- * - `revenue:fees`: the platform's fees kept (the charity fee today).
+ * - `revenue:fees`: the platform's fees kept (the charity fee, the partners'
+ *   fee schedules' fees).
  * - `expense:provider-costs`: what providers charge the platform and it does
- *   not pass on (nothing today: see the FEES mark below).
+ *   not pass on: each transfer's provider cost (Dwolla's per-transfer fee),
+ *   each company card payment's processor cost, and a return fee the platform
+ *   keeps (not passed on to the company).
  *
  * **When money is recognised**: when it reaches or leaves the company's
  * balance, the same instant and the same event (`Ledger.ts`): a collection at
@@ -24,14 +27,25 @@
  * delays the payout), a payout (Credit or Debit) when created, given back when
  * it fails. So a company's payable equals its balance at every event, and the
  * provider's statement differs from `cash:*` only by movements in flight.
+ * A provider's cost is the platform's expense when the provider bills it:
+ * a transfer's when it is **initiated** (a provider bills each transfer it is
+ * asked to move, settled or not), a card payment's when it is registered, a
+ * return fee the platform keeps when the bank's return is **received**
+ * (`TransferFailed`/`TransferReturned` with a code).
  *
  * **One table keyed by event type** (`rules`): each posted event type maps to
  * a pure function event -> posting; every posting balances per currency
  * (`isBalanced`). A new money event is one more row (and, for a new ledger
- * entry type, one more row of `counterAccount`).
+ * entry type, one more row of `counterAccount`). An event that does not name
+ * its partner and company (a transfer's failure or return) is posted with
+ * what the books kept of its transfer's initiation (`TransferOfPosting`, the
+ * read model's state keyed by transfer: `PostingsProjection.returnFees`);
+ * without it (an old stream) it posts nothing.
  */
 import { DateTime, Schema } from "effect"
+import type { CardPayment } from "../cards-and-charity/index.ts"
 import * as Money from "../kernel/Money.ts"
+import type { TransferEvents } from "../payments/index.ts"
 import type { BalanceEvent } from "./BalanceEvents.ts"
 import * as Ledger from "./Ledger.ts"
 
@@ -174,15 +188,34 @@ const payoutLines = (
 // ---------------------------------------------------------------------------
 // The table: event type -> posting
 
-/** The events the books read (a union: the FEES events join it). */
-export type PostedEvent = BalanceEvent
+/**
+ * The events the books read: the CompanyBalance streams' (what reaches or leaves a company's balance)
+ * and the providers' costs the platform bears (a transfer's initiation, failure and return; a
+ * company's card payment registered).
+ */
+export type PostedEvent =
+  | BalanceEvent
+  | TransferEvents.TransferInitiated
+  | TransferEvents.TransferFailed
+  | TransferEvents.TransferReturned
+  | CardPayment.Event
+
+/** What the books kept of a transfer's initiation, for its later events that do not name them. */
+export interface TransferOfPosting {
+  readonly partnerId: string
+  readonly companyId: string
+}
 
 type Rules = {
-  readonly [Tag in PostedEvent["_tag"]]: (event: Extract<PostedEvent, { readonly _tag: Tag }>) => Posting | undefined
+  readonly [Tag in PostedEvent["_tag"]]: (
+    event: Extract<PostedEvent, { readonly _tag: Tag }>,
+    transfer: TransferOfPosting | undefined,
+  ) => Posting | undefined
 }
 
 const posting = (
-  event: { readonly _tag: string; readonly partnerId: string; readonly companyId: string; readonly at: DateTime.Utc },
+  event: { readonly _tag: string; readonly at: DateTime.Utc },
+  owner: { readonly partnerId: string; readonly companyId?: string | undefined },
   reference: string,
   lines: ReadonlyArray<PostingLine>,
 ): Posting | undefined =>
@@ -190,30 +223,71 @@ const posting = (
     ? undefined
     : {
         eventType: event._tag,
-        partnerId: event.partnerId,
-        companyId: event.companyId,
+        partnerId: owner.partnerId,
+        ...(owner.companyId === undefined ? {} : { companyId: owner.companyId }),
         reference,
         postedAt: event.at,
         lines,
       }
 
+/** A provider's charge the platform bears: its expense, out of the cash the provider holds (none when absent). */
+const expenseLines = (rail: Rail, cost: Money.Money | undefined): ReadonlyArray<PostingLine> =>
+  cost === undefined ? [] : transfer(Account.providerCost, Account.cash(rail), cost.minorUnits, cost.currency)
+
+/** The return fee of a transfer's failure or return the platform keeps (not passed on to the company). */
+const keptReturnFee = (
+  event: TransferEvents.TransferFailed | TransferEvents.TransferReturned,
+  transfer: TransferOfPosting | undefined,
+): Posting | undefined =>
+  transfer === undefined || event.returnFee === undefined || event.returnFee.passedOn
+    ? undefined
+    : posting(event, transfer, returnFeeReference(event.transferId), expenseLines("ach", event.returnFee.amount))
+
+/** The reference of a transfer's provider cost and of its kept return fee. */
+export const providerCostReference = (transferId: string): string => `${transferId}:providerCost`
+export const returnFeeReference = (transferId: string): string => `${transferId}:returnFee`
+
 /** Every money event's posting, by event type (undefined: the event moves no money). */
 export const rules: Rules = {
   // An entry reaches the company's balance: payable against the entry type's counter account.
-  LedgerEntryRecorded: (event) => posting(event, event.entry.entryId, entryLines(event.companyId, [event.entry], 1)),
+  LedgerEntryRecorded: (event) =>
+    posting(event, event, event.entry.entryId, entryLines(event.companyId, [event.entry], 1)),
   // A payout (Credit or Debit) takes its items off the payable, against the ACH cash.
-  BalancePaidOut: (event) => posting(event, event.payoutId, payoutLines(event.companyId, event.items, -1)),
+  BalancePaidOut: (event) => posting(event, event, event.payoutId, payoutLines(event.companyId, event.items, -1)),
   // A failed payout gives its items back.
-  PayoutItemsRestored: (event) => posting(event, event.payoutId, payoutLines(event.companyId, event.items, 1)),
+  PayoutItemsRestored: (event) => posting(event, event, event.payoutId, payoutLines(event.companyId, event.items, 1)),
   // A deficit observed moves no money: it already shows as the company's receivable.
   BalanceDeficitObserved: () => undefined,
-  // FEES (issue 37 §4, branch `fees`): the rows of provider costs and return fees kept by the platform
-  // (`expense:provider-costs` against `cash:ach`), and of any other new money event, go here.
+  // A transfer initiated with a provider cost: the provider bills each transfer it is asked to move
+  // (Dwolla's per-transfer fee), settled or not; the platform's expense, out of its ACH cash.
+  TransferInitiated: (event) =>
+    posting(event, event, providerCostReference(event.transferId), expenseLines("ach", event.providerCost)),
+  // A debit the bank brought back with a code, its return fee kept by the platform (passed on: the
+  // company's "returnFee" entry posts it, payable against the ACH cash).
+  TransferFailed: keptReturnFee,
+  TransferReturned: keptReturnFee,
+  // A company's card payment registered with the processor's cost: the platform's expense, out of
+  // its cash at the processor.
+  CardPaymentRegistered: (event) =>
+    event.companyId === undefined
+      ? undefined
+      : posting(
+          event,
+          event,
+          `${event.cardPaymentId}:providerCost`,
+          expenseLines("card-processor", event.providerCost),
+        ),
 }
 
-/** The posting of a money event (undefined when it moves no money). */
-export const postingOf = (event: PostedEvent): Posting | undefined =>
-  (rules[event._tag] as (event: PostedEvent) => Posting | undefined)(event)
+/**
+ * The posting of a money event (undefined when it moves no money); `transfer`: what the books kept of
+ * its transfer's initiation, for a failure or return (without it, they post nothing).
+ */
+export const postingOf = (event: PostedEvent, transfer?: TransferOfPosting): Posting | undefined =>
+  (rules[event._tag] as (event: PostedEvent, transfer: TransferOfPosting | undefined) => Posting | undefined)(
+    event,
+    transfer,
+  )
 
 /** The posting's instant as the books sort it (ISO 8601). */
 export const postedAtIso = (posting: Posting): string => DateTime.formatIso(posting.postedAt)

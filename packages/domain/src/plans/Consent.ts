@@ -12,7 +12,7 @@
  * consent does not exist (NotFound), so its existence is not disclosed.
  */
 import { type DateTime, Schema } from "effect"
-import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
   type DomainError,
@@ -25,7 +25,6 @@ import * as Money from "../kernel/Money.ts"
 import { AuthorizationEvidence, WhoMayCollect } from "../payments/index.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
 import * as ConsentEvents from "./ConsentEvents.ts"
-import type { Frequency } from "./PaymentPlanSchedule.ts"
 
 export { ConsentEvent } from "./ConsentEvents.ts"
 
@@ -33,15 +32,8 @@ export { ConsentEvent } from "./ConsentEvents.ts"
 // Commands
 
 /** The company asks the payer to consent to a plan (sent together with the plan's creation). */
-export interface RequestConsent {
+export interface RequestConsent extends ConsentEvents.ConsentTerms {
   readonly _tag: "RequestConsent"
-  readonly consentId: Ids.ConsentId
-  readonly paymentPlanId: Ids.PaymentPlanId
-  readonly partnerId: Ids.PartnerId
-  readonly companyId: Ids.CompanyId
-  readonly payerRegistrationId: Ids.RegistrationId
-  readonly amount: Money.Money
-  readonly frequency: Frequency
   readonly at: DateTime.Utc
 }
 
@@ -90,15 +82,8 @@ export type Command = RequestConsent | AcceptConsent | DeclineConsent | RevokeCo
 export const ConsentStatus = Schema.Literals(["Pending", "Accepted", "Declined", "Revoked"])
 export type ConsentStatus = typeof ConsentStatus.Type
 
-/** What the consent is about, fixed when it is requested. */
-export interface ConsentTerms {
-  readonly consentId: Ids.ConsentId
-  readonly paymentPlanId: Ids.PaymentPlanId
-  readonly partnerId: Ids.PartnerId
-  readonly companyId: Ids.CompanyId
-  readonly payerRegistrationId: Ids.RegistrationId
-  readonly amount: Money.Money
-  readonly frequency: Frequency
+/** What the consent is about, fixed when it is requested (`ConsentEvents.ConsentTerms`), and when. */
+export interface ConsentTerms extends ConsentEvents.ConsentTerms {
   readonly requestedAt: DateTime.Utc
 }
 
@@ -160,23 +145,14 @@ const ids = (state: ExistingState) => ({
 })
 
 const requestConsent = (command: RequestConsent, state: State): Decision<Event> => {
+  const { _tag, at, ...terms } = command
   if (state._tag !== "Initial") {
     // A retried request with the same terms changes nothing; other terms under the same id are refused.
     return sameTerms(state, command) ? nothing : refuse(new AlreadyExists({ entity }))
   }
   const invalid = validateRequest(command)
   if (invalid) return refuse(invalid)
-  return accept<ConsentEvent>({
-    _tag: "ConsentRequested",
-    consentId: command.consentId,
-    paymentPlanId: command.paymentPlanId,
-    partnerId: command.partnerId,
-    companyId: command.companyId,
-    payerRegistrationId: command.payerRegistrationId,
-    amount: command.amount,
-    frequency: command.frequency,
-    at: command.at,
-  })
+  return accept<ConsentEvent>({ _tag: "ConsentRequested", ...terms, at })
 }
 
 const acceptConsent = (command: AcceptConsent, state: ExistingState): Decision<Event> => {
@@ -249,6 +225,13 @@ const revokeOnReturn = (command: RevokeConsentOnReturn, state: ExistingState): D
       })
     : nothing
 
+/** Every command of the payer on a consent that exists, each to its function. */
+const decideExisting = byCommand<Exclude<Command, RequestConsent>, ExistingState, Event>({
+  AcceptConsent: acceptConsent,
+  DeclineConsent: declineConsent,
+  RevokeConsentOnReturn: revokeOnReturn,
+})
+
 export const decide = (command: Command, state: State): Decision<Event> => {
   if (command._tag === "RequestConsent") return requestConsent(command, state)
   // To anyone but its payer, a consent does not exist.
@@ -256,43 +239,26 @@ export const decide = (command: Command, state: State): Decision<Event> => {
   if (state._tag === "Initial" || state.payerRegistrationId !== command.registrationId) {
     return refuse(new NotFound({ entity }))
   }
-  switch (command._tag) {
-    case "AcceptConsent":
-      return acceptConsent(command, state)
-    case "DeclineConsent":
-      return declineConsent(command, state)
-    case "RevokeConsentOnReturn":
-      return revokeOnReturn(command, state)
-  }
+  return decideExisting(command, state)
 }
 
 // ---------------------------------------------------------------------------
 // Evolve
 
-export const evolve = (state: State, event: Event): State => {
-  switch (event._tag) {
-    case "ConsentRequested":
-      return {
-        _tag: "Pending",
-        consentId: event.consentId,
-        paymentPlanId: event.paymentPlanId,
-        partnerId: event.partnerId,
-        companyId: event.companyId,
-        payerRegistrationId: event.payerRegistrationId,
-        amount: event.amount,
-        frequency: event.frequency,
-        requestedAt: event.at,
-      }
-    case "ConsentAccepted":
-      return state._tag === "Pending"
-        ? { ...state, _tag: "Accepted", bankAccountId: event.bankAccountId, acceptedAt: event.at }
-        : state
-    case "ConsentDeclined":
-      return state._tag === "Pending" ? { ...state, _tag: "Declined", declinedAt: event.at } : state
-    case "ConsentRevoked":
-      return state._tag === "Accepted" ? { ...state, _tag: "Revoked", revokedAt: event.at } : state
-  }
-}
+export const evolve: (state: State, event: Event) => State = byEvent<Event, State>({
+  ConsentRequested: (_state, event) => {
+    const { _tag, at, ...terms } = event
+    return { _tag: "Pending", ...terms, requestedAt: at }
+  },
+  ConsentAccepted: (state, event) =>
+    state._tag === "Pending"
+      ? { ...state, _tag: "Accepted", bankAccountId: event.bankAccountId, acceptedAt: event.at }
+      : state,
+  ConsentDeclined: (state, event) =>
+    state._tag === "Pending" ? { ...state, _tag: "Declined", declinedAt: event.at } : state,
+  ConsentRevoked: (state, event) =>
+    state._tag === "Accepted" ? { ...state, _tag: "Revoked", revokedAt: event.at } : state,
+})
 
 export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "Consent",

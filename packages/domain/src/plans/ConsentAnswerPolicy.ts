@@ -2,12 +2,30 @@
  * Policy: a consent's answer reaches its plan. When the payer accepts a
  * consent the plan records RecordConsentAccepted; when the payer declines
  * (Pending) or revokes (Accepted) it, the plan records
- * RecordConsentWithdrawn (and cancels). The reaction itself is
- * `PaymentPlan.consentPolicy`.
+ * RecordConsentWithdrawn (and cancels). A consent request tells the plan
+ * nothing new (the plan was created with its consent Pending).
  */
 import * as Policy from "../infrastructure/Policy.ts"
 import * as Consent from "./Consent.ts"
+import type { ConsentEvent } from "./ConsentEvents.ts"
 import * as PaymentPlan from "./PaymentPlan.ts"
+
+/** What a consent event tells its plan: the policy command, or nothing. */
+export const consentPolicy = (
+  event: ConsentEvent,
+): PaymentPlan.RecordConsentAccepted | PaymentPlan.RecordConsentWithdrawn | undefined => {
+  if (event._tag === "ConsentRequested") return undefined
+  const { paymentPlanId, consentId, at } = event
+  if (event._tag === "ConsentAccepted") return { _tag: "RecordConsentAccepted", paymentPlanId, consentId, at }
+  return {
+    _tag: "RecordConsentWithdrawn",
+    paymentPlanId,
+    consentId,
+    withdrawal: event._tag === "ConsentDeclined" ? "Declined" : "Revoked",
+    ...(event._tag === "ConsentRevoked" && event.returnCode !== undefined ? { returnCode: event.returnCode } : {}),
+    at,
+  }
+}
 
 export const policy = Policy.make({
   name: "a consent's answer reaches its plan",
@@ -15,7 +33,7 @@ export const policy = Policy.make({
   reactsTo: ["ConsentAccepted", "ConsentDeclined", "ConsentRevoked"],
   target: PaymentPlan.aggregate,
   react: (event: Consent.Event) => {
-    const command = PaymentPlan.consentPolicy(event)
+    const command = consentPolicy(event)
     return command === undefined ? undefined : { id: command.paymentPlanId, command }
   },
 })

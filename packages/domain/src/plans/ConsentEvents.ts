@@ -10,21 +10,26 @@ import * as Money from "../kernel/Money.ts"
 import { AuthorizationEvidence } from "../payments/index.ts"
 import { Frequency } from "./PaymentPlanSchedule.ts"
 
-/** The ids every consent event carries. */
-const consentFields = {
+/** The ids every consent event carries: the consent, its plan, the partner, the company and the payer. */
+const consentIds = {
   consentId: Ids.ConsentId,
   paymentPlanId: Ids.PaymentPlanId,
   partnerId: Ids.PartnerId,
   companyId: Ids.CompanyId,
   payerRegistrationId: Ids.RegistrationId,
-  at: Schema.DateTimeUtcFromString,
 }
+
+/** The ids every consent event carries, and the instant it happened. */
+const consentFields = { ...consentIds, at: Schema.DateTimeUtcFromString }
+
+/** What a consent is about, fixed when it is requested: the plan, its parties, its amount and frequency. */
+export const ConsentTerms = Schema.Struct({ ...consentIds, amount: Money.Money, frequency: Frequency })
+export type ConsentTerms = typeof ConsentTerms.Type
 
 /** The company asked the payer to consent to a plan of `amount` every `frequency`; the consent is Pending. */
 export const ConsentRequested = Schema.TaggedStruct("ConsentRequested", {
-  ...consentFields,
-  amount: Money.Money,
-  frequency: Frequency,
+  ...ConsentTerms.fields,
+  at: Schema.DateTimeUtcFromString,
 })
 export type ConsentRequested = typeof ConsentRequested.Type
 

@@ -18,25 +18,17 @@ import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import * as Ids from "../kernel/Ids.ts"
-import * as Money from "../kernel/Money.ts"
 import { AuthorizationEvidence } from "../payments/index.ts"
 import { ConsentStatus, isListable } from "./Consent.ts"
-import type { ConsentEvent } from "./ConsentEvents.ts"
+import { type ConsentEvent, ConsentTerms } from "./ConsentEvents.ts"
 import type { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
-import * as PaymentPlanSchedule from "./PaymentPlanSchedule.ts"
 
 /** The events this read model reads. */
 export type ConsentsEnvelope = Envelope.Of<"Consent", ConsentEvent> | Envelope.Of<"PaymentPlan", PaymentPlanEvent>
 
 export const ConsentDocument = Schema.Struct({
-  consentId: Ids.ConsentId,
-  paymentPlanId: Ids.PaymentPlanId,
-  partnerId: Ids.PartnerId,
-  companyId: Ids.CompanyId,
-  payerRegistrationId: Ids.RegistrationId,
+  ...ConsentTerms.fields,
   status: ConsentStatus,
-  amount: Money.Money,
-  frequency: PaymentPlanSchedule.Frequency,
   recurrenceInterval: Schema.optionalKey(Schema.Number),
   startDate: Schema.optionalKey(CalendarDate),
   bankAccountId: Schema.optionalKey(Ids.BankAccountId),
@@ -83,19 +75,10 @@ export const apply = (
   if (envelope.streamType !== "Consent") return current
   const event = envelope.event
   switch (event._tag) {
-    case "ConsentRequested":
-      return {
-        ...current,
-        consentId: event.consentId,
-        paymentPlanId: event.paymentPlanId,
-        partnerId: event.partnerId,
-        companyId: event.companyId,
-        payerRegistrationId: event.payerRegistrationId,
-        status: current?.status ?? "Pending",
-        amount: event.amount,
-        frequency: event.frequency,
-        createdAt: event.at,
-      }
+    case "ConsentRequested": {
+      const { _tag, at, ...terms } = event
+      return { ...current, ...terms, status: current?.status ?? "Pending", createdAt: at }
+    }
     case "ConsentAccepted":
       return current === undefined
         ? undefined

@@ -7,7 +7,7 @@
  * (collecting), Paused, Cancelled and Completed (both terminal).
  *
  * The plan never reads the Consent aggregate. It learns the consent's status
- * through policy commands that `consentPolicy` derives from consent events
+ * through policy commands that `ConsentAnswerPolicy` derives from consent events
  * (RecordConsentAccepted, RecordConsentWithdrawn), and keeps its own view of
  * the consent: Pending, Accepted or Withdrawn. A withdrawn consent (declined
  * or revoked) can never be accepted again, so it cancels the plan.
@@ -25,7 +25,7 @@
  */
 import { DateTime, Schema } from "effect"
 import * as CalendarDate from "../kernel/CalendarDate.ts"
-import { type Aggregate, accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
+import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
   type DomainError,
@@ -37,140 +37,31 @@ import {
 } from "../kernel/DomainError.ts"
 import type * as Ids from "../kernel/Ids.ts"
 import * as Metadata from "../kernel/Metadata.ts"
-import * as Money from "../kernel/Money.ts"
 import { WhoMayCollect } from "../payments/index.ts"
-import type { ConsentEvent } from "./ConsentEvents.ts"
-import type { CancellationReason, ConsentWithdrawal, InstalmentStatus, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
+import type {
+  ActivatePaymentPlan,
+  CancelPaymentPlan,
+  CollectInstalment,
+  Command,
+  CreatePaymentPlan,
+  PausePaymentPlan,
+  RecordConsentAccepted,
+  RecordConsentWithdrawn,
+  RecordInstalmentOutcome,
+  ResumePaymentPlan,
+  SetPaymentPlanMetadata,
+} from "./PaymentPlanCommands.ts"
+import type { CancellationReason, InstalmentStatus, PaymentPlanCreated, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 import * as PaymentPlanEvents from "./PaymentPlanEvents.ts"
-import type { Frequency } from "./PaymentPlanSchedule.ts"
 import * as PaymentPlanSchedule from "./PaymentPlanSchedule.ts"
+import * as PaymentPlanTerms from "./PaymentPlanTerms.ts"
 
+export type * from "./PaymentPlanCommands.ts"
 export { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
-
-// ---------------------------------------------------------------------------
-// Commands
-
-/** The company creates a plan (the HTTP layer requests its Pending consent in the same operation). */
-export interface CreatePaymentPlan {
-  readonly _tag: "CreatePaymentPlan"
-  readonly paymentPlanId: Ids.PaymentPlanId
-  readonly consentId: Ids.ConsentId
-  readonly partnerId: Ids.PartnerId
-  readonly companyId: Ids.CompanyId
-  /** The company's KYB status (read by the edge): only a Verified company collects (`WhoMayCollect`). */
-  readonly companyStatus: WhoMayCollect.CompanyStatus
-  readonly payerRegistrationId: Ids.RegistrationId
-  readonly amount: Money.Money
-  readonly frequency: Frequency
-  readonly recurrenceInterval: number
-  readonly startDate: CalendarDate.CalendarDate
-  readonly numberOfPayments?: number
-  readonly endDate?: CalendarDate.CalendarDate
-  /** The company's free text about the plan (at most `maxDescriptionLength` characters). */
-  readonly description?: string
-  /** The partner's metadata (`Metadata` rules). */
-  readonly metadata?: Metadata.Metadata
-  readonly at: DateTime.Utc
-}
-
-/** Longest description of a plan. */
-export const maxDescriptionLength = 500
-
-/** Policy command: the plan's consent was accepted by the payer. */
-export interface RecordConsentAccepted {
-  readonly _tag: "RecordConsentAccepted"
-  readonly paymentPlanId: Ids.PaymentPlanId
-  readonly consentId: Ids.ConsentId
-  readonly at: DateTime.Utc
-}
-
-/** Policy command: the plan's consent was declined (while Pending) or revoked (after acceptance). */
-export interface RecordConsentWithdrawn {
-  readonly _tag: "RecordConsentWithdrawn"
-  readonly paymentPlanId: Ids.PaymentPlanId
-  readonly consentId: Ids.ConsentId
-  readonly withdrawal: ConsentWithdrawal
-  /** The unauthorized return that revoked the consent, when one did. */
-  readonly returnCode?: string
-  readonly at: DateTime.Utc
-}
-
-export interface ActivatePaymentPlan {
-  readonly _tag: "ActivatePaymentPlan"
-  readonly paymentPlanId: Ids.PaymentPlanId
-  readonly at: DateTime.Utc
-}
-
-export interface PausePaymentPlan {
-  readonly _tag: "PausePaymentPlan"
-  readonly paymentPlanId: Ids.PaymentPlanId
-  readonly at: DateTime.Utc
-}
-
-export interface ResumePaymentPlan {
-  readonly _tag: "ResumePaymentPlan"
-  readonly paymentPlanId: Ids.PaymentPlanId
-  readonly at: DateTime.Utc
-}
-
-export interface CancelPaymentPlan {
-  readonly _tag: "CancelPaymentPlan"
-  readonly paymentPlanId: Ids.PaymentPlanId
-  readonly at: DateTime.Utc
-}
-
-/**
- * The edge collects the instalment due on `dueDate`, through exactly one of a
- * payment request or a transfer whose id it allocated beforehand.
- */
-export interface CollectInstalment {
-  readonly _tag: "CollectInstalment"
-  readonly paymentPlanId: Ids.PaymentPlanId
-  readonly dueDate: CalendarDate.CalendarDate
-  readonly paymentRequestId?: Ids.PaymentRequestId
-  readonly transferId?: Ids.TransferId
-  readonly at: DateTime.Utc
-}
-
-/**
- * Policy command: the bank settled, failed or (after settlement) returned the transfer `transferId`
- * collecting one of the plan's instalments.
- */
-export interface RecordInstalmentOutcome {
-  readonly _tag: "RecordInstalmentOutcome"
-  readonly paymentPlanId: Ids.PaymentPlanId
-  readonly transferId: Ids.TransferId
-  readonly outcome:
-    | { readonly _tag: "Settled" }
-    | { readonly _tag: "Failed"; readonly returnCode?: string; readonly reason: string }
-    | { readonly _tag: "Returned"; readonly returnCode: string; readonly reason: string }
-  readonly at: DateTime.Utc
-}
-
-/** The partner replaces the plan's metadata, whatever its status. */
-export interface SetPaymentPlanMetadata {
-  readonly _tag: "SetPaymentPlanMetadata"
-  readonly paymentPlanId: Ids.PaymentPlanId
-  /** Who sets it: must be the partner of the plan (another partner's plan is NotFound). */
-  readonly partnerId: Ids.PartnerId
-  readonly metadata: Metadata.Metadata
-  readonly at: DateTime.Utc
-}
+export { maxDescriptionLength } from "./PaymentPlanTerms.ts"
 
 /** The events of this aggregate. */
 export type Event = PaymentPlanEvent
-
-export type Command =
-  | CreatePaymentPlan
-  | RecordConsentAccepted
-  | RecordConsentWithdrawn
-  | ActivatePaymentPlan
-  | PausePaymentPlan
-  | ResumePaymentPlan
-  | CancelPaymentPlan
-  | CollectInstalment
-  | RecordInstalmentOutcome
-  | SetPaymentPlanMetadata
 
 // ---------------------------------------------------------------------------
 // State
@@ -182,16 +73,8 @@ export type PlanStatus = typeof PlanStatus.Type
 /** The plan's knowledge of its consent, fed by the consent policy. */
 export type PlanConsent = "Pending" | "Accepted" | "Withdrawn"
 
-/** What the plan is, fixed at creation. */
-export interface PlanTerms extends PaymentPlanSchedule.ScheduleTerms {
-  readonly paymentPlanId: Ids.PaymentPlanId
-  readonly consentId: Ids.ConsentId
-  readonly partnerId: Ids.PartnerId
-  readonly companyId: Ids.CompanyId
-  readonly payerRegistrationId: Ids.RegistrationId
-  readonly amount: Money.Money
-  readonly description?: string
-  readonly metadata?: Metadata.Metadata
+/** What the plan is, fixed at creation (`PaymentPlanTerms`), and when it was created. */
+export interface PlanTerms extends PaymentPlanTerms.PlanTerms {
   readonly createdAt: DateTime.Utc
 }
 
@@ -237,39 +120,6 @@ export const today = (at: DateTime.Utc): CalendarDate.CalendarDate =>
   CalendarDate.fromEpochMillis(DateTime.toEpochMillis(at))
 
 // ---------------------------------------------------------------------------
-// Policy: consent events -> plan commands
-
-/**
- * What a consent event tells its plan. Acceptance and withdrawal become
- * policy commands; a consent request tells the plan nothing new (the plan was
- * created with its consent Pending).
- */
-export const consentPolicy = (event: ConsentEvent): RecordConsentAccepted | RecordConsentWithdrawn | undefined => {
-  switch (event._tag) {
-    // Stryker disable next-line StringLiteral: equivalent, an event no case names returns undefined too (the case keeps the switch exhaustive)
-    case "ConsentRequested":
-      return undefined
-    case "ConsentAccepted":
-      return {
-        _tag: "RecordConsentAccepted",
-        paymentPlanId: event.paymentPlanId,
-        consentId: event.consentId,
-        at: event.at,
-      }
-    case "ConsentDeclined":
-    case "ConsentRevoked":
-      return {
-        _tag: "RecordConsentWithdrawn",
-        paymentPlanId: event.paymentPlanId,
-        consentId: event.consentId,
-        withdrawal: event._tag === "ConsentDeclined" ? "Declined" : "Revoked",
-        ...(event._tag === "ConsentRevoked" && event.returnCode !== undefined ? { returnCode: event.returnCode } : {}),
-        at: event.at,
-      }
-  }
-}
-
-// ---------------------------------------------------------------------------
 // Decide
 
 const entity = "PaymentPlan"
@@ -283,98 +133,23 @@ const planIds = (state: ExistingState) => ({
   companyId: state.terms.companyId,
 })
 
-const validateCreate = (command: CreatePaymentPlan): ReadonlyArray<FieldIssue> => {
-  const issues: Array<FieldIssue> = []
-  if (command.amount.minorUnits <= 0) issues.push({ field: "amount", message: "must be greater than zero" })
-  const maxInterval = PaymentPlanSchedule.maxRecurrenceInterval[command.frequency]
-  if (
-    !Number.isInteger(command.recurrenceInterval) ||
-    command.recurrenceInterval < 1 ||
-    command.recurrenceInterval > maxInterval
-  ) {
-    issues.push({
-      field: "recurrenceInterval",
-      message: `must be a whole number from 1 to ${maxInterval} for a ${command.frequency} plan`,
-    })
-  }
-  const createdOn = today(command.at)
-  if (CalendarDate.compare(command.startDate, createdOn) < 0) {
-    issues.push({ field: "startDate", message: `must not be before the creation date ${createdOn}` })
-  }
-  const { numberOfPayments, endDate } = command
-  if (numberOfPayments !== undefined && endDate !== undefined) {
-    issues.push({ field: "endDate", message: "give either numberOfPayments or endDate, not both" })
-  }
-  if (
-    numberOfPayments !== undefined &&
-    (!Number.isInteger(numberOfPayments) ||
-      numberOfPayments < 1 ||
-      numberOfPayments > PaymentPlanSchedule.maxNumberOfPayments)
-  ) {
-    issues.push({
-      field: "numberOfPayments",
-      message: `must be a whole number from 1 to ${PaymentPlanSchedule.maxNumberOfPayments}`,
-    })
-  }
-  // Stryker disable next-line ConditionalExpression: equivalent, no date compares below the start date with a missing end date (the test narrows the type)
-  if (endDate !== undefined) {
-    if (CalendarDate.compare(endDate, command.startDate) < 0)
-      issues.push({ field: "endDate", message: "must not be before the start date" })
-  }
-  if (command.description !== undefined && command.description.length > maxDescriptionLength) {
-    issues.push({ field: "description", message: `must be at most ${maxDescriptionLength} characters` })
-  }
-  if (command.metadata !== undefined) issues.push(...Metadata.issues("metadata", command.metadata))
-  return issues
-}
-
-/** The terms of a repeated creation (of the same plan: the command is decided on the stream of its plan id). */
-const sameTerms = (terms: PlanTerms, command: CreatePaymentPlan): boolean =>
-  terms.consentId === command.consentId &&
-  terms.partnerId === command.partnerId &&
-  terms.companyId === command.companyId &&
-  terms.payerRegistrationId === command.payerRegistrationId &&
-  Money.equals(terms.amount, command.amount) &&
-  terms.frequency === command.frequency &&
-  terms.recurrenceInterval === command.recurrenceInterval &&
-  terms.startDate === command.startDate &&
-  terms.numberOfPayments === command.numberOfPayments &&
-  terms.endDate === command.endDate &&
-  terms.description === command.description &&
-  Metadata.equals(terms.metadata ?? Metadata.empty, command.metadata ?? Metadata.empty)
-
 const createPaymentPlan = (command: CreatePaymentPlan, state: State): Decision<Event> => {
+  const { _tag, companyStatus, at, ...terms } = command
   if (state._tag !== "Initial") {
     // A retried creation with the same terms changes nothing; other terms under the same id are refused.
-    return sameTerms(state.terms, command) ? nothing : refuse(new AlreadyExists({ entity }))
+    return PaymentPlanTerms.same(state.terms, terms) ? nothing : refuse(new AlreadyExists({ entity }))
   }
-  const issues = validateCreate(command)
+  const issues = PaymentPlanTerms.issues(terms, today(at))
   if (issues.length > 0) return refuse(new ValidationFailed({ issues }))
-  const unverified = WhoMayCollect.companyRefusal(command.companyStatus)
+  const unverified = WhoMayCollect.companyRefusal(companyStatus)
   if (unverified) return refuse(unverified)
-  return accept<PaymentPlanEvent>({
-    _tag: "PaymentPlanCreated",
-    paymentPlanId: command.paymentPlanId,
-    partnerId: command.partnerId,
-    companyId: command.companyId,
-    consentId: command.consentId,
-    payerRegistrationId: command.payerRegistrationId,
-    amount: command.amount,
-    frequency: command.frequency,
-    recurrenceInterval: command.recurrenceInterval,
-    startDate: command.startDate,
-    ...(command.numberOfPayments !== undefined ? { numberOfPayments: command.numberOfPayments } : {}),
-    ...(command.endDate !== undefined ? { endDate: command.endDate } : {}),
-    ...(command.description !== undefined ? { description: command.description } : {}),
-    ...(command.metadata !== undefined ? { metadata: command.metadata } : {}),
-    at: command.at,
-  })
+  return accept<PaymentPlanEvent>({ _tag: "PaymentPlanCreated", ...terms, at })
 }
 
 const consentMismatch = (state: ExistingState, command: RecordConsentAccepted | RecordConsentWithdrawn) =>
   refuse(
     new RuleViolated({
-      code: "ConsentMismatch",
+      code: "CONSENT_MISMATCH",
       reason: `consent ${command.consentId} is not the consent of payment plan ${state.terms.paymentPlanId}`,
     }),
   )
@@ -439,7 +214,7 @@ const completedIfExhausted = (state: ExistingState, nextIndex: number, collected
 const consentNotAccepted = (state: ExistingState) =>
   refuse(
     new RuleViolated({
-      code: "ConsentNotAccepted",
+      code: "CONSENT_NOT_ACCEPTED",
       reason: `the payer's consent is ${state.consent}; a plan collects only with an Accepted consent`,
     }),
   )
@@ -457,52 +232,54 @@ const startCollecting = (
   )
 }
 
-const activate = (command: ActivatePaymentPlan, state: ExistingState): Decision<Event> => {
-  switch (state._tag) {
-    case "Draft":
-      return state.consent === "Accepted"
-        ? startCollecting("PaymentPlanActivated", state, command.at)
-        : consentNotAccepted(state)
-    case "Active":
-      return nothing
-    case "Paused":
-      return illegal(state, command, "the plan is paused: resume it instead")
-    case "Cancelled":
-    case "Completed":
-      return illegal(state, command, `a ${state._tag} plan cannot be activated`)
-  }
-}
+/** One function per status of an existing plan: what a command does in each (the compiler checks every status). */
+const byStatus =
+  <C extends Command>(
+    table: {
+      readonly [Tag in ExistingState["_tag"]]: (command: C, state: ExistingState) => Decision<Event>
+    },
+  ) =>
+  (command: C, state: ExistingState): Decision<Event> =>
+    table[state._tag](command, state)
 
-const pause = (command: PausePaymentPlan, state: ExistingState): Decision<Event> => {
-  switch (state._tag) {
-    case "Active":
-      return accept<PaymentPlanEvent>({ _tag: "PaymentPlanPaused", ...planIds(state), at: command.at })
-    case "Paused":
-      return nothing
-    case "Draft":
-      return illegal(state, command, "a Draft plan is not collecting yet: only an Active plan can be paused")
-    case "Cancelled":
-    case "Completed":
-      return illegal(state, command, `a ${state._tag} plan cannot be paused`)
-  }
-}
+const unchanged = () => nothing
 
-const resume = (command: ResumePaymentPlan, state: ExistingState): Decision<Event> => {
-  switch (state._tag) {
-    case "Paused":
-      // Stryker disable next-line ConditionalExpression: equivalent, a plan is activated only with an Accepted consent and a withdrawal cancels it, so a Paused plan's consent is Accepted; kept as the rule's guard
-      return state.consent === "Accepted"
-        ? startCollecting("PaymentPlanResumed", state, command.at)
-        : consentNotAccepted(state)
-    case "Active":
-      return nothing
-    case "Draft":
-      return illegal(state, command, "a Draft plan was never active: activate it instead")
-    case "Cancelled":
-    case "Completed":
-      return illegal(state, command, `a ${state._tag} plan cannot be resumed`)
-  }
-}
+/** A Cancelled or Completed plan refuses the command: it has ended. */
+const hasEnded =
+  (verb: string) =>
+  (command: Command, state: ExistingState): Decision<Event> =>
+    illegal(state, command, `a ${state._tag} plan cannot be ${verb}`)
+
+const activate = byStatus<ActivatePaymentPlan>({
+  Draft: (command, state) =>
+    state.consent === "Accepted"
+      ? startCollecting("PaymentPlanActivated", state, command.at)
+      : consentNotAccepted(state),
+  Active: unchanged,
+  Paused: (command, state) => illegal(state, command, "the plan is paused: resume it instead"),
+  Cancelled: hasEnded("activated"),
+  Completed: hasEnded("activated"),
+})
+
+const pause = byStatus<PausePaymentPlan>({
+  Active: (command, state) =>
+    accept<PaymentPlanEvent>({ _tag: "PaymentPlanPaused", ...planIds(state), at: command.at }),
+  Paused: unchanged,
+  Draft: (command, state) =>
+    illegal(state, command, "a Draft plan is not collecting yet: only an Active plan can be paused"),
+  Cancelled: hasEnded("paused"),
+  Completed: hasEnded("paused"),
+})
+
+const resume = byStatus<ResumePaymentPlan>({
+  Paused: (command, state) =>
+    // Stryker disable next-line ConditionalExpression: equivalent, a plan is activated only with an Accepted consent and a withdrawal cancels it, so a Paused plan's consent is Accepted; kept as the rule's guard
+    state.consent === "Accepted" ? startCollecting("PaymentPlanResumed", state, command.at) : consentNotAccepted(state),
+  Active: unchanged,
+  Draft: (command, state) => illegal(state, command, "a Draft plan was never active: activate it instead"),
+  Cancelled: hasEnded("resumed"),
+  Completed: hasEnded("resumed"),
+})
 
 const cancel = (command: CancelPaymentPlan, state: ExistingState): Decision<Event> => {
   switch (state._tag) {
@@ -547,7 +324,7 @@ const collect = (command: CollectInstalment, state: ExistingState): Decision<Eve
       ? nothing
       : refuse(
           new RuleViolated({
-            code: "InstalmentAlreadyCollected",
+            code: "INSTALMENT_ALREADY_COLLECTED",
             reason: `the instalment due ${command.dueDate} was already collected by another payment`,
           }),
         )
@@ -560,7 +337,7 @@ const collect = (command: CollectInstalment, state: ExistingState): Decision<Eve
   if (command.dueDate !== next) {
     return refuse(
       new RuleViolated({
-        code: "NotNextInstalment",
+        code: "NOT_NEXT_INSTALMENT",
         reason: `the next instalment of the plan is due ${next}, not ${command.dueDate}`,
       }),
     )
@@ -569,7 +346,7 @@ const collect = (command: CollectInstalment, state: ExistingState): Decision<Eve
   if (CalendarDate.compare(command.dueDate, collectedOn) > 0) {
     return refuse(
       new RuleViolated({
-        code: "InstalmentNotDue",
+        code: "INSTALMENT_NOT_DUE",
         reason: `the instalment due ${command.dueDate} cannot be collected on ${collectedOn}`,
       }),
     )
@@ -597,7 +374,7 @@ const recordInstalmentOutcome = (command: RecordInstalmentOutcome, state: Existi
   if (instalment === undefined) {
     return refuse(
       new RuleViolated({
-        code: "UnknownInstalmentTransfer",
+        code: "UNKNOWN_INSTALMENT_TRANSFER",
         reason: `transfer ${command.transferId} collects no instalment of payment plan ${state.terms.paymentPlanId}`,
       }),
     )
@@ -638,36 +415,11 @@ const recordInstalmentOutcome = (command: RecordInstalmentOutcome, state: Existi
   }
 }
 
-export const decide = (command: Command, state: State): Decision<Event> => {
-  if (command._tag === "CreatePaymentPlan") return createPaymentPlan(command, state)
-  if (state._tag === "Initial") return refuse(new NotFound({ entity }))
-  switch (command._tag) {
-    case "RecordConsentAccepted":
-      return recordConsentAccepted(command, state)
-    case "RecordConsentWithdrawn":
-      return recordConsentWithdrawn(command, state)
-    case "ActivatePaymentPlan":
-      return activate(command, state)
-    case "PausePaymentPlan":
-      return pause(command, state)
-    case "ResumePaymentPlan":
-      return resume(command, state)
-    case "CancelPaymentPlan":
-      return cancel(command, state)
-    case "CollectInstalment":
-      return collect(command, state)
-    case "RecordInstalmentOutcome":
-      return recordInstalmentOutcome(command, state)
-    case "SetPaymentPlanMetadata":
-      return setMetadata(command, state)
-  }
-}
-
 /** Metadata is the partner's own data: replaced whole, in any status; the same metadata again changes nothing. */
 const setMetadata = (command: SetPaymentPlanMetadata, state: ExistingState): Decision<Event> => {
   if (command.partnerId !== state.terms.partnerId) return refuse(new NotFound({ entity }))
   const issues = Metadata.issues("metadata", command.metadata)
-  if (issues.length > 0) return refuse(new ValidationFailed({ issues: [...issues] }))
+  if (issues.length > 0) return refuse(new ValidationFailed({ issues }))
   if (Metadata.equals(state.terms.metadata ?? Metadata.empty, command.metadata)) return nothing
   return accept<PaymentPlanEvent>({
     _tag: "PaymentPlanMetadataSet",
@@ -679,86 +431,89 @@ const setMetadata = (command: SetPaymentPlanMetadata, state: ExistingState): Dec
   })
 }
 
+/** Every command on a plan that exists, each to its function. */
+const decideExisting = byCommand<Exclude<Command, CreatePaymentPlan>, ExistingState, Event>({
+  RecordConsentAccepted: recordConsentAccepted,
+  RecordConsentWithdrawn: recordConsentWithdrawn,
+  ActivatePaymentPlan: activate,
+  PausePaymentPlan: pause,
+  ResumePaymentPlan: resume,
+  CancelPaymentPlan: cancel,
+  CollectInstalment: collect,
+  RecordInstalmentOutcome: recordInstalmentOutcome,
+  SetPaymentPlanMetadata: setMetadata,
+})
+
+export const decide = (command: Command, state: State): Decision<Event> => {
+  if (command._tag === "CreatePaymentPlan") return createPaymentPlan(command, state)
+  if (state._tag === "Initial") return refuse(new NotFound({ entity }))
+  return decideExisting(command, state)
+}
+
 // ---------------------------------------------------------------------------
 // Evolve
 
 /** Whether a plan in `state` has ended (Cancelled or Completed): no status event moves it again. */
 const ended = (state: State): boolean => state._tag === "Cancelled" || state._tag === "Completed"
 
+/** Activated moves a Draft, Resumed a Paused plan (skipping the due dates that passed); anything else does not fit. */
+const collecting =
+  (from: "Draft" | "Paused") =>
+  (state: ExistingState, event: { readonly skippedDueDates: ReadonlyArray<unknown> }): State =>
+    state._tag === from
+      ? { ...state, _tag: "Active", nextIndex: state.nextIndex + event.skippedDueDates.length }
+      : state
+
+/** An instalment's transfer settled, failed or came back: the instalment takes that status. */
+const instalmentIs =
+  (status: InstalmentStatus) =>
+  (state: ExistingState, event: { readonly transferId: CollectedInstalment["transferId"] }): State => ({
+    ...state,
+    collected: state.collected.map((instalment) =>
+      instalment.transferId === event.transferId ? { ...instalment, status } : instalment,
+    ),
+  })
+
+/** Every event of a plan that exists. */
+const evolveExisting = byEvent<Exclude<Event, PaymentPlanCreated>, ExistingState, State>({
+  PaymentPlanConsentAccepted: (state) => ({ ...state, consent: "Accepted" }),
+  PaymentPlanConsentWithdrawn: (state) => ({ ...state, consent: "Withdrawn" }),
+  PaymentPlanActivated: collecting("Draft"),
+  PaymentPlanResumed: collecting("Paused"),
+  PaymentPlanPaused: (state) => (state._tag === "Active" ? { ...state, _tag: "Paused" } : state),
+  PaymentPlanCancelled: (state, event) =>
+    ended(state) ? state : { ...state, _tag: "Cancelled", reason: event.reason },
+  InstalmentCollected: (state, event) => {
+    const { instalmentNumber, dueDate, paymentRequestId, transferId } = event
+    return {
+      ...state,
+      nextIndex: state.nextIndex + 1,
+      collected: [
+        ...state.collected,
+        {
+          instalmentNumber,
+          dueDate,
+          ...(paymentRequestId === undefined ? {} : { paymentRequestId }),
+          ...(transferId === undefined ? {} : { transferId }),
+          status: "Pending",
+        },
+      ],
+    }
+  },
+  PaymentPlanCompleted: (state) => (ended(state) ? state : { ...state, _tag: "Completed" }),
+  PaymentPlanMetadataSet: (state, event) => ({ ...state, terms: { ...state.terms, metadata: event.metadata } }),
+  InstalmentSettled: instalmentIs("Settled"),
+  InstalmentFailed: instalmentIs("Failed"),
+  InstalmentReturned: instalmentIs("Returned"),
+})
+
 export const evolve = (state: State, event: Event): State => {
   if (event._tag === "PaymentPlanCreated") {
     if (state._tag !== "Initial") return state
-    return {
-      _tag: "Draft",
-      terms: {
-        paymentPlanId: event.paymentPlanId,
-        consentId: event.consentId,
-        partnerId: event.partnerId,
-        companyId: event.companyId,
-        payerRegistrationId: event.payerRegistrationId,
-        amount: event.amount,
-        frequency: event.frequency,
-        recurrenceInterval: event.recurrenceInterval,
-        startDate: event.startDate,
-        ...(event.numberOfPayments !== undefined ? { numberOfPayments: event.numberOfPayments } : {}),
-        ...(event.endDate !== undefined ? { endDate: event.endDate } : {}),
-        ...(event.description !== undefined ? { description: event.description } : {}),
-        ...(event.metadata !== undefined ? { metadata: event.metadata } : {}),
-        createdAt: event.at,
-      },
-      consent: "Pending",
-      nextIndex: 0,
-      collected: [],
-    }
+    const { _tag, at, ...terms } = event
+    return { _tag: "Draft", terms: { ...terms, createdAt: at }, consent: "Pending", nextIndex: 0, collected: [] }
   }
-  if (state._tag === "Initial") return state
-  switch (event._tag) {
-    case "PaymentPlanConsentAccepted":
-      return { ...state, consent: "Accepted" }
-    case "PaymentPlanConsentWithdrawn":
-      return { ...state, consent: "Withdrawn" }
-    case "PaymentPlanActivated":
-    case "PaymentPlanResumed":
-      // Activated moves a Draft, Resumed a Paused plan; anything else does not fit and changes nothing.
-      return state._tag === (event._tag === "PaymentPlanActivated" ? "Draft" : "Paused")
-        ? { ...state, _tag: "Active", nextIndex: state.nextIndex + event.skippedDueDates.length }
-        : state
-    case "PaymentPlanPaused":
-      return state._tag === "Active" ? { ...state, _tag: "Paused" } : state
-    case "PaymentPlanCancelled":
-      return ended(state) ? state : { ...state, _tag: "Cancelled", reason: event.reason }
-    case "InstalmentCollected":
-      return {
-        ...state,
-        nextIndex: state.nextIndex + 1,
-        collected: [
-          ...state.collected,
-          {
-            instalmentNumber: event.instalmentNumber,
-            dueDate: event.dueDate,
-            ...(event.paymentRequestId !== undefined ? { paymentRequestId: event.paymentRequestId } : {}),
-            ...(event.transferId !== undefined ? { transferId: event.transferId } : {}),
-            status: "Pending",
-          },
-        ],
-      }
-    case "PaymentPlanCompleted":
-      return ended(state) ? state : { ...state, _tag: "Completed" }
-    case "PaymentPlanMetadataSet":
-      return { ...state, terms: { ...state.terms, metadata: event.metadata } }
-    case "InstalmentSettled":
-    case "InstalmentFailed":
-    case "InstalmentReturned": {
-      const status: InstalmentStatus =
-        event._tag === "InstalmentSettled" ? "Settled" : event._tag === "InstalmentFailed" ? "Failed" : "Returned"
-      return {
-        ...state,
-        collected: state.collected.map((instalment) =>
-          instalment.transferId === event.transferId ? { ...instalment, status } : instalment,
-        ),
-      }
-    }
-  }
+  return state._tag === "Initial" ? state : evolveExisting(state, event)
 }
 
 export const aggregate: Aggregate<Command, Event, State, DomainError> = {

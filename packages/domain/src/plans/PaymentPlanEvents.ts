@@ -9,7 +9,7 @@ import { CalendarDate } from "../kernel/CalendarDate.ts"
 import * as Ids from "../kernel/Ids.ts"
 import { Metadata } from "../kernel/Metadata.ts"
 import * as Money from "../kernel/Money.ts"
-import { Frequency } from "./PaymentPlanSchedule.ts"
+import { PlanTerms } from "./PaymentPlanTerms.ts"
 
 /** The ids every plan event carries. */
 const planFields = {
@@ -19,21 +19,10 @@ const planFields = {
   at: Schema.DateTimeUtcFromString,
 }
 
-/** The company created a plan; it is a Draft waiting for the payer's consent. */
+/** The company created a plan with its terms; it is a Draft waiting for the payer's consent. */
 export const PaymentPlanCreated = Schema.TaggedStruct("PaymentPlanCreated", {
-  ...planFields,
-  consentId: Ids.ConsentId,
-  payerRegistrationId: Ids.RegistrationId,
-  amount: Money.Money,
-  frequency: Frequency,
-  recurrenceInterval: Schema.Number,
-  startDate: CalendarDate,
-  numberOfPayments: Schema.optionalKey(Schema.Number),
-  endDate: Schema.optionalKey(CalendarDate),
-  /** The company's free text about the plan, when it gave one. */
-  description: Schema.optionalKey(Schema.String),
-  /** The partner's metadata, when set on create. */
-  metadata: Schema.optionalKey(Metadata),
+  ...PlanTerms.fields,
+  at: Schema.DateTimeUtcFromString,
 })
 export type PaymentPlanCreated = typeof PaymentPlanCreated.Type
 

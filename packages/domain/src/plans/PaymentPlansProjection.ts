@@ -19,13 +19,12 @@ import type { Projection } from "../infrastructure/ReadModel.ts"
 import * as Tenancy from "../infrastructure/Tenancy.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import * as Ids from "../kernel/Ids.ts"
-import { Metadata } from "../kernel/Metadata.ts"
-import * as Money from "../kernel/Money.ts"
 import { ConsentStatus } from "./Consent.ts"
 import * as PaymentPlan from "./PaymentPlan.ts"
 import type { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 import { CancellationReason, InstalmentStatus } from "./PaymentPlanEvents.ts"
 import * as PaymentPlanSchedule from "./PaymentPlanSchedule.ts"
+import { PlanTerms } from "./PaymentPlanTerms.ts"
 
 /** The events this read model reads. */
 export type PaymentPlanEnvelope = Envelope.Of<"PaymentPlan", PaymentPlanEvent>
@@ -68,22 +67,9 @@ export const InstalmentView = Schema.Struct({
 export type InstalmentView = typeof InstalmentView.Type
 
 export const PaymentPlanDocument = Schema.Struct({
-  paymentPlanId: Ids.PaymentPlanId,
-  consentId: Ids.ConsentId,
-  partnerId: Ids.PartnerId,
-  companyId: Ids.CompanyId,
-  payerRegistrationId: Ids.RegistrationId,
+  ...PlanTerms.fields,
   status: PlanStatus,
   consentStatus: PlanConsentStatus,
-  amount: Money.Money,
-  frequency: PaymentPlanSchedule.Frequency,
-  recurrenceInterval: Schema.Number,
-  startDate: CalendarDate,
-  numberOfPayments: Schema.optionalKey(Schema.Number),
-  endDate: Schema.optionalKey(CalendarDate),
-  description: Schema.optionalKey(Schema.String),
-  /** The partner's metadata, when set. */
-  metadata: Schema.optionalKey(Metadata),
   /** Index in the schedule of the next due date (every earlier one was collected or skipped). */
   nextIndex: Schema.Number,
   /** The next due date while the plan is Draft, Active or Paused and one is left. */
@@ -118,29 +104,18 @@ export const applyPlanEvent = (
 ): PaymentPlanDocument | undefined => {
   if (event._tag === "PaymentPlanCreated") {
     if (current !== undefined) return current
+    const { _tag, at, ...terms } = event
     return withNextDueDate({
-      paymentPlanId: event.paymentPlanId,
-      consentId: event.consentId,
-      partnerId: event.partnerId,
-      companyId: event.companyId,
-      payerRegistrationId: event.payerRegistrationId,
+      ...terms,
       status: "Draft",
       consentStatus: "Pending",
-      amount: event.amount,
-      frequency: event.frequency,
-      recurrenceInterval: event.recurrenceInterval,
-      startDate: event.startDate,
-      ...(event.numberOfPayments !== undefined ? { numberOfPayments: event.numberOfPayments } : {}),
-      ...(event.endDate !== undefined ? { endDate: event.endDate } : {}),
-      ...(event.description !== undefined ? { description: event.description } : {}),
-      ...(event.metadata !== undefined ? { metadata: event.metadata } : {}),
       nextIndex: 0,
       collectedCount: 0,
       settledCount: 0,
       failedCount: 0,
       instalments: [],
-      createdAt: event.at,
-      updatedAt: event.at,
+      createdAt: at,
+      updatedAt: at,
     })
   }
   if (current === undefined) return undefined

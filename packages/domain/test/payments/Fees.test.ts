@@ -230,7 +230,6 @@ describe("a Pending transfer initiated under a return fee", () => {
           returnCode: "R01",
           reason: "NSF",
           returnFee: { amount: usd(500), passedOn: true },
-          status: "Failed",
           at,
         },
       ]))
@@ -238,7 +237,7 @@ describe("a Pending transfer initiated under a return fee", () => {
     transferSpec
       .given([initiatedUnder(terms())])
       .when({ _tag: "RecordOutcome", transferId, outcome: { _tag: "Refused", reason: "refused" }, at })
-      .then([{ _tag: "TransferFailed", transferId, reason: "refused", status: "Failed", at }]))
+      .then([{ _tag: "TransferFailed", transferId, reason: "refused", at }]))
 })
 
 describe("the company's ledger of a collection with fees", () => {

@@ -34,6 +34,7 @@ import {
   TransferReturned,
   TransferSettled,
 } from "../../src/payments/TransferEvents.ts"
+import * as TransferOutcomePolicy from "../../src/payments/TransferOutcomePolicy.ts"
 import { DeciderSpecification, PropertyParams } from "../../src/testing/index.ts"
 import {
   amount,
@@ -47,6 +48,7 @@ import {
   transferId,
   usd,
 } from "../fixtures/PaymentRequestFixtures.ts"
+import { statusHistory } from "../fixtures/PaymentRequestStatusHistory.ts"
 
 /** This file's fixed property seed (`FC_SEED` overrides it to explore). */
 const seeded = PropertyParams.propertyParams(2026112632)
@@ -87,7 +89,6 @@ const accepted = PaymentRequestAccepted.make({
   debitAuthAccepted: false,
   transferId,
   transferDescription: "Dental invoice",
-  status: "Accepted",
   at: later,
 })
 
@@ -97,7 +98,7 @@ const cancelBy = (who: PartnerId): PaymentRequest.CancelPaymentRequest => ({
   partnerId: who,
   at: later,
 })
-const cancelled = PaymentRequestCancelled.make({ paymentRequestId, status: "Cancelled", at: later })
+const cancelled = PaymentRequestCancelled.make({ paymentRequestId, at: later })
 
 const settledWith = (transfer: TransferId): PaymentRequest.RecordTransferSettled => ({
   _tag: "RecordTransferSettled",
@@ -105,7 +106,7 @@ const settledWith = (transfer: TransferId): PaymentRequest.RecordTransferSettled
   transferId: transfer,
   at: later,
 })
-const paid = PaymentRequestPaid.make({ paymentRequestId, transferId, status: "Paid", at: later })
+const paid = PaymentRequestPaid.make({ paymentRequestId, transferId, at: later })
 
 const failedWith = (transfer: TransferId, returnCode = "R01"): PaymentRequest.RecordTransferFailed => ({
   _tag: "RecordTransferFailed",
@@ -120,7 +121,6 @@ const failed = PaymentRequestFailed.make({
   transferId,
   returnCode: "R01",
   reason: "insufficient funds",
-  status: "Failed",
   at: later,
 })
 
@@ -145,7 +145,6 @@ const refunded = (refundId: RefundId, minorUnits: number) =>
     refundId,
     amount: usd(minorUnits),
     totalRefunded: amount,
-    status: "Refunded",
     at: later,
   })
 
@@ -163,7 +162,6 @@ const returned = PaymentRequestReturned.make({
   transferId,
   returnCode: "R10",
   reason: r10Reason,
-  status: "Returned",
   at: later,
 })
 
@@ -450,20 +448,20 @@ describe("a Pending payment request", () => {
         issues: [{ field: "transferDescription", message: "must be at most 500 characters" }],
       })
   })
-  it("anyone but the payer is refused (NotThePayer)", () => {
+  it("anyone but the payer is refused (NOT_THE_PAYER)", () => {
     spec.given([created]).when(acceptBy(stranger)).thenFails({
       _tag: "RuleViolated",
-      code: "NotThePayer",
+      code: "NOT_THE_PAYER",
       reason: "only the payer can accept this payment request",
     })
   })
   it("the partner cancelling it moves it to Cancelled", () => {
     spec.given([created]).when(cancelBy(partnerId)).then([cancelled])
   })
-  it("another partner cannot cancel it (NotThePartner)", () => {
+  it("another partner cannot cancel it (NOT_THE_PARTNER)", () => {
     spec.given([created]).when(cancelBy(otherPartnerId)).thenFails({
       _tag: "RuleViolated",
-      code: "NotThePartner",
+      code: "NOT_THE_PARTNER",
       reason: "only the partner that created the request can cancel it",
     })
   })
@@ -522,15 +520,15 @@ describe("an Accepted payment request", () => {
   it("its transfer failing moves it to Failed with the return code", () => {
     spec.given([created, accepted]).when(failedWith(transferId)).then([failed])
   })
-  it("the outcome of another transfer is refused (TransferMismatch)", () => {
+  it("the outcome of another transfer is refused (TRANSFER_MISMATCH)", () => {
     spec
       .given([created, accepted])
       .when(settledWith(otherTransferId))
-      .thenFails({ _tag: "RuleViolated", code: "TransferMismatch" })
+      .thenFails({ _tag: "RuleViolated", code: "TRANSFER_MISMATCH" })
     spec
       .given([created, accepted])
       .when(failedWith(otherTransferId))
-      .thenFails({ _tag: "RuleViolated", code: "TransferMismatch" })
+      .thenFails({ _tag: "RuleViolated", code: "TRANSFER_MISMATCH" })
   })
   it("a malformed return code is refused", () => {
     spec
@@ -596,7 +594,7 @@ describe("a Paid payment request", () => {
       .when(refund(refund2, 7_001))
       .thenFails({
         _tag: "RuleViolated",
-        code: "RefundExceedsPayment",
+        code: "REFUND_EXCEEDS_PAYMENT",
         reason: "refunds would total 10001 minor units, more than the 10000 paid",
       })
   })
@@ -606,7 +604,7 @@ describe("a Paid payment request", () => {
     spec.given(history).when(refund(refund1)).thenNothingHappens()
     spec.given(history).when(refund(refund1, 2_000)).thenFails({
       _tag: "RuleViolated",
-      code: "RefundIdReused",
+      code: "REFUND_ID_REUSED",
       reason: "this refund id was already used for another amount",
     })
   })
@@ -656,7 +654,7 @@ describe("a Paid payment request whose transfer is returned", () => {
     spec
       .given(paidHistory)
       .when(returnedWith(otherTransferId))
-      .thenFails({ _tag: "RuleViolated", code: "TransferMismatch" })
+      .thenFails({ _tag: "RuleViolated", code: "TRANSFER_MISMATCH" })
   })
 })
 
@@ -748,7 +746,7 @@ describe("an acceptance granting the request's debit authorization", () => {
 
 describe("the status history (PAYMENT_REQUEST_STATUS_CHANGED)", () => {
   it("lists every status with its time, and the masked account number once known", () => {
-    const history = PaymentRequest.statusHistory([
+    const history = statusHistory([
       created,
       accepted,
       paid,
@@ -767,31 +765,29 @@ describe("the status history (PAYMENT_REQUEST_STATUS_CHANGED)", () => {
     assert.isTrue(history.every((change) => change.paymentRequestId === paymentRequestId))
   })
   it("a change before the acceptance names no account", () => {
-    assert.deepStrictEqual(PaymentRequest.statusHistory([created]), [
-      { paymentRequestId, status: "Pending", timestamp: created.at },
-    ])
+    assert.deepStrictEqual(statusHistory([created]), [{ paymentRequestId, status: "Pending", timestamp: created.at }])
   })
 })
 
 describe("the transfer policy for returns and refunds moving money", () => {
   it("a returned transfer returns the request it pays", () => {
     assert.deepStrictEqual(
-      PaymentRequest.fromTransferEvent(
+      TransferOutcomePolicy.fromTransferEvent(
         paymentRequestId,
-        TransferReturned.make({ transferId, returnCode: "R10", reason: r10Reason, status: "Returned", at: later }),
+        TransferReturned.make({ transferId, returnCode: "R10", reason: r10Reason, at: later }),
       ),
       returnedWith(transferId),
     )
   })
   it("a refund refunds the request once completed, not while Pending", () => {
     assert.isUndefined(
-      PaymentRequest.fromTransferEvent(
+      TransferOutcomePolicy.fromTransferEvent(
         paymentRequestId,
         TransferRefundRequested.make({ transferId, refundId: refund1, amount: usd(3_000), at: later }),
       ),
     )
     assert.deepStrictEqual(
-      PaymentRequest.fromTransferEvent(
+      TransferOutcomePolicy.fromTransferEvent(
         paymentRequestId,
         TransferRefundCompleted.make({
           transferId,
@@ -810,27 +806,23 @@ describe("the transfer policy for returns and refunds moving money", () => {
 describe("the transfer policy", () => {
   it("turns the transfer's settlement, failure and refunds into commands for the request it pays", () => {
     assert.deepStrictEqual(
-      PaymentRequest.fromTransferEvent(
-        paymentRequestId,
-        TransferSettled.make({ transferId, status: "Settled", at: later }),
-      ),
+      TransferOutcomePolicy.fromTransferEvent(paymentRequestId, TransferSettled.make({ transferId, at: later })),
       settledWith(transferId),
     )
     assert.deepStrictEqual(
-      PaymentRequest.fromTransferEvent(
+      TransferOutcomePolicy.fromTransferEvent(
         paymentRequestId,
         TransferFailed.make({
           transferId,
           returnCode: "R01",
           reason: "insufficient funds",
-          status: "Failed",
           at: later,
         }),
       ),
       failedWith(transferId),
     )
     assert.deepStrictEqual(
-      PaymentRequest.fromTransferEvent(
+      TransferOutcomePolicy.fromTransferEvent(
         paymentRequestId,
         TransferRefunded.make({
           transferId,
@@ -844,7 +836,7 @@ describe("the transfer policy", () => {
       refund(refund1, 3_000),
     )
     assert.isUndefined(
-      PaymentRequest.fromTransferEvent(
+      TransferOutcomePolicy.fromTransferEvent(
         paymentRequestId,
         TransferReimbursed.make({ transferId, providerId: id(20) as ReimbursementProviderId, at: later }),
       ),
@@ -1045,7 +1037,7 @@ describe("properties of payment requests", () => {
             assert.strictEqual(PaymentRequest.statusOf(statusEvents[0]!), PaymentRequest.status(after))
           }
         })
-        const history = PaymentRequest.statusHistory(all)
+        const history = statusHistory(all)
         assert.strictEqual(history.length, changes)
         assert.strictEqual(history.at(-1)?.status, PaymentRequest.status(state))
       }),

@@ -1178,21 +1178,22 @@ describe("money movement: origination", () => {
       }).pipe(Effect.provide(layer())),
   )
 
+  /** A payer limit of 100.00 USD a week, and the two automatic collections with a ceiling of 500.00 USD. */
+  const payerLimit = { amount: Money.make(10_000, "USD"), windowMillis: 7 * 86_400_000 }
+  const automaticFlags: ReadonlyArray<Partial<Payments.CreateInput>> = [
+    { enableAutoPay: true, autoPayLimit: { value: 500, currencyCode: "USD" } },
+    { enableDebitAuth: true, debitAuthLimit: { value: 500, currencyCode: "USD" } },
+  ]
+
   it.effect(
     "a request created with autopay or a debit authorization whose amount alone exceeds the payer's limit is refused with PAYER_LIMIT_EXCEEDED",
     () =>
       Effect.gen(function* () {
         const { companyId } = yield* pending
-        const limit = { amount: Money.make(10_000, "USD"), windowMillis: 7 * 86_400_000 }
-        const ceiling = { value: 500, currencyCode: "USD" } as const
-        const automatic: ReadonlyArray<Partial<Payments.CreateInput>> = [
-          { enableAutoPay: true, autoPayLimit: ceiling },
-          { enableDebitAuth: true, debitAuthLimit: ceiling },
-        ]
-        for (const flags of automatic) {
+        for (const flags of automaticFlags) {
           const refused = yield* Effect.flip(
             Payments.create(createInput(companyId, flags)).pipe(
-              Effect.provideService(RailCapabilities.CurrentPayerLimit, limit),
+              Effect.provideService(RailCapabilities.CurrentPayerLimit, payerLimit),
             ),
           )
           assert.deepInclude(refused, { _tag: "RuleViolated", code: "PAYER_LIMIT_EXCEEDED" })
@@ -1204,7 +1205,7 @@ describe("money movement: origination", () => {
         ]
         for (const flags of acceptedFirst)
           yield* Payments.create(createInput(companyId, flags)).pipe(
-            Effect.provideService(RailCapabilities.CurrentPayerLimit, limit),
+            Effect.provideService(RailCapabilities.CurrentPayerLimit, payerLimit),
           )
       }).pipe(Effect.provide(layer())),
   )
@@ -1215,18 +1216,12 @@ describe("money movement: origination", () => {
       Effect.gen(function* () {
         // Given a payer limit the amount alone exceeds
         const { companyId } = yield* pending
-        const limit = { amount: Money.make(10_000, "USD"), windowMillis: 7 * 86_400_000 }
-        const ceiling = { value: 500, currencyCode: "USD" } as const
-        const automatic: ReadonlyArray<Partial<Payments.CreateInput>> = [
-          { enableAutoPay: true, autoPayLimit: ceiling },
-          { enableDebitAuth: true, debitAuthLimit: ceiling },
-        ]
-        for (const flags of automatic) {
+        for (const flags of automaticFlags) {
           // When the request also has a blank description and a due date before its creation
           const refused = yield* Effect.flip(
             Payments.create(
               createInput(companyId, { ...flags, description: " ", dueDate: "2026-02-01" as CalendarDate }),
-            ).pipe(Effect.provideService(RailCapabilities.CurrentPayerLimit, limit)),
+            ).pipe(Effect.provideService(RailCapabilities.CurrentPayerLimit, payerLimit)),
           )
           // Then it is refused as invalid, naming both fields
           assert.instanceOf(refused, ValidationFailed)
@@ -1476,7 +1471,7 @@ describe("money movement: outcomes, polled or notified", () => {
         { movement: { _tag: "Debit", transferId }, outcome: { _tag: "Settled" }, providerReference: "dw-1" },
       ])
       const other = failureOf(yield* notify(transferId, "dw-2"))
-      assert.deepInclude(other, { _tag: "RuleViolated", code: "OtherMovement" })
+      assert.deepInclude(other, { _tag: "RuleViolated", code: "OTHER_MOVEMENT" })
       const unknown = failureOf(yield* notify("6c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e99" as TransferId, "dw-3"))
       assert.strictEqual(unknown._tag, "NotFound")
       assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).status, "Paid")

@@ -28,6 +28,7 @@ import * as PaymentRequest from "../../src/payments/PaymentRequest.ts"
 import * as ReturnCodes from "../../src/payments/ReturnCodes.ts"
 import * as ReturnConsequences from "../../src/payments/ReturnConsequences.ts"
 import * as Consent from "../../src/plans/Consent.ts"
+import * as ConsentAnswerPolicy from "../../src/plans/ConsentAnswerPolicy.ts"
 import * as PaymentPlan from "../../src/plans/PaymentPlan.ts"
 import { DeciderSpecification, PropertyParams } from "../../src/testing/index.ts"
 
@@ -385,7 +386,7 @@ describe("after an unauthorized return", () => {
                 if (decision._tag === "Success")
                   for (const event of decision.success) {
                     consent = Consent.aggregate.evolve(consent, event)
-                    const command = PaymentPlan.consentPolicy(event)
+                    const command = ConsentAnswerPolicy.consentPolicy(event)
                     if (command !== undefined) plan = tryApply(PaymentPlan.aggregate, plan, command)
                   }
                 break

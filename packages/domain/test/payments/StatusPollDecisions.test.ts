@@ -8,13 +8,12 @@
  */
 import { describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
-import type { CompanyId, PartnerId, PaymentRequestId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
+import type { TransferId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import * as Transfer from "../../src/payments/Transfer.ts"
 import {
   type RefundId,
   TransferFailed,
-  TransferInitiated,
   TransferOriginated,
   TransferRefundFailed,
   TransferRefundOriginated,
@@ -24,6 +23,7 @@ import {
   TransferStatusResumed,
 } from "../../src/payments/TransferEvents.ts"
 import { DeciderSpecification } from "../../src/testing/index.ts"
+import { transferInitiated } from "../fixtures/TransferFixtures.ts"
 
 const spec = DeciderSpecification.forAggregate(Transfer.aggregate)
 
@@ -35,31 +35,9 @@ const plus = (base: DateTime.Utc, millis: number) => DateTime.makeUnsafe(DateTim
 const hours = (n: number) => n * 3_600_000
 const outage = "transfer status: Dwolla answered 503"
 
-const initiated = TransferInitiated.make({
-  transferId,
-  paymentRequestId: "8c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e51" as PaymentRequestId,
-  payerRegistrationId: "8c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e54" as RegistrationId,
-  partnerId: "8c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e52" as PartnerId,
-  companyId: "8c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e53" as CompanyId,
-  amount: Money.make(10_000, "USD"),
-  senderName: "Jane Payer",
-  recipientName: "Acme Dental",
-  senderAccountMasked: "****6789",
-  recipientAddress: {
-    streetNumberAndName: "12 Main Street",
-    apartmentNumber: "",
-    city: "Springfield",
-    zipCode: "62701",
-    state: "IL",
-    country: "US",
-  },
-  attachments: [],
-  description: "Invoice 42",
-  status: "Pending",
-  at,
-})
+const initiated = transferInitiated("8c1d2e3f", transferId, at)
 const originated = TransferOriginated.make({ transferId, providerReference: "dw-1", at })
-const settled = TransferSettled.make({ transferId, status: "Settled", at })
+const settled = TransferSettled.make({ transferId, at })
 const refundRequested = TransferRefundRequested.make({ transferId, refundId, amount: Money.make(2_500, "USD"), at })
 const refundOriginated = TransferRefundOriginated.make({ transferId, refundId, providerReference: "dw-r1", at })
 
@@ -110,7 +88,6 @@ describe("a Pending transfer originated, its status asked", () => {
         TransferFailed.make({
           transferId,
           reason: `the rail stayed unavailable for 72 hours (last: ${outage})`,
-          status: "Failed",
           at: now,
         }),
       ])
@@ -208,7 +185,6 @@ describe("a Failed transfer", () => {
       transferId,
       reason: "Insufficient funds",
       returnCode: "R01",
-      status: "Failed",
       at,
     })
     spec.given([initiated, originated, failed]).when(unavailable(later)).thenNothingHappens()

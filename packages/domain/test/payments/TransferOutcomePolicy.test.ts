@@ -43,16 +43,14 @@ const initiatedFor = (paysRequest: boolean) =>
     recipientAddress: Fixtures.recipientAddress,
     attachments: [],
     description: "Invoice 42",
-    status: "Pending",
     at,
   })
 const initiated = initiatedFor(true)
-const settled = TransferSettled.make({ transferId, status: "Settled", at: later })
+const settled = TransferSettled.make({ transferId, at: later })
 const failed = TransferFailed.make({
   transferId,
   returnCode: "R01",
   reason: "insufficient funds",
-  status: "Failed",
   at,
 })
 const refunded = TransferRefunded.make({
@@ -111,7 +109,7 @@ describe("a transfer's outcome reaches the payment request it pays", () => {
   it("a returned transfer makes its payment request record the return with the code and its reason", () => {
     spec
       .given([initiated, settled])
-      .when(TransferReturned.make({ transferId, returnCode: "R10", reason: "not authorised", status: "Returned", at }))
+      .when(TransferReturned.make({ transferId, returnCode: "R10", reason: "not authorised", at }))
       .then({
         id: paymentRequestId,
         command: {

@@ -46,7 +46,6 @@ describe("a transfer never initiated", () => {
   it("adds no entry to any ledger", () => {
     const settled = TransferSettled.make({
       transferId,
-      status: "Settled",
       at: DateTime.makeUnsafe("2026-03-01T10:00:00Z"),
     })
     assert.isUndefined(Ledger.entryOfTransferEvent(settled, Transfer.initialState))

@@ -67,10 +67,9 @@ const initiated = (pays: { readonly paymentRequestId?: PaymentRequestId; readonl
     recipientAddress: Fixtures.recipientAddress,
     attachments: [],
     description: "Invoice 42",
-    status: "Pending",
     at,
   })
-const settled = TransferSettled.make({ transferId, status: "Settled", at: later })
+const settled = TransferSettled.make({ transferId, at: later })
 
 describe("a transfer paying a payment request", () => {
   const request = initiated({ paymentRequestId: PaymentRequestFixtures.paymentRequestId })
@@ -128,7 +127,7 @@ describe("a transfer paying a payment request", () => {
     spec.given([]).when(request).thenNothingIsIssued()
     spec
       .given([request])
-      .when(TransferFailed.make({ transferId, returnCode: "R01", reason: "insufficient funds", status: "Failed", at }))
+      .when(TransferFailed.make({ transferId, returnCode: "R01", reason: "insufficient funds", at }))
       .thenNothingIsIssued()
   })
 })
@@ -169,7 +168,6 @@ describe("a payment request paid by card", () => {
           brand: "visa",
           last4: "4242",
           processorReference: "ch_1",
-          status: "Paid",
           at: later,
         }),
       )
@@ -206,7 +204,6 @@ describe("a transfer collecting a charity gift, with the platform's fee", () => 
     transferId,
     returnCode: "R10",
     reason: "not authorized",
-    status: "Returned",
     at: later,
   })
   it("settled: its whole amount is a charity entry", () => {
@@ -362,7 +359,6 @@ describe("a settled transfer, refunds as movements and returns", () => {
           transferId,
           returnCode: "R10",
           reason: "not authorized",
-          status: "Returned",
           at: later,
         }),
       )
@@ -392,7 +388,6 @@ describe("events the ledger policies are not subscribed to", () => {
       brand: "visa",
       last4: "4242",
       processorReference: "ch_1",
-      status: "Paid",
       at: later,
     })
     const state = fold(PaymentRequest.aggregate, [PaymentRequestFixtures.created])

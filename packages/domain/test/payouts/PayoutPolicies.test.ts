@@ -62,16 +62,14 @@ const payoutCreated = PayoutCreated.make({
   payoutAccountId,
   accountNumberMasked: "****6789",
   arrivalDate: Payout.arrivalDateOf(saturday),
-  status: "Pending",
   at: saturday,
 })
 const originated = PayoutOriginated.make({ payoutId, providerReference: "po_1", at: saturday })
-const paid = PayoutPaid.make({ payoutId, status: "Paid", at: later })
+const paid = PayoutPaid.make({ payoutId, at: later })
 const failed = PayoutFailed.make({
   payoutId,
   returnCode: "R03",
   reason: Payout.reasonOf("R03"),
-  status: "Failed",
   at: later,
 })
 const restore: Balance.RestorePayoutItems = { _tag: "RestorePayoutItems", companyId, payoutId, items, at: later }

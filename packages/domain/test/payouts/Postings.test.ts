@@ -7,21 +7,35 @@
  * and every entry type of `Postings.counterAccount`, the event and the lines
  * expected (`[account, side, minor units]`). A new row of either table fails
  * "every row of the posting table has a case" until its case is added here.
+ * A transfer's failure or return names neither partner nor company: its case
+ * gives what the books kept of the transfer's initiation (`transfer`), and
+ * the read model's document keyed by transfer is specified below
+ * (`PostingsProjection.returnFees`).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import type {
   CardPaymentId,
   CompanyId,
+  MerchantId,
   PartnerId,
   PayoutAccountId,
   PayoutId,
   TransferId,
 } from "../../src/kernel/Ids.ts"
-import type { RefundId } from "../../src/payments/TransferEvents.ts"
+import type * as FeeSchedule from "../../src/payments/FeeSchedule.ts"
+import type {
+  RefundId,
+  TransferFailed,
+  TransferInitiated,
+  TransferReturned,
+} from "../../src/payments/TransferEvents.ts"
 import type * as BalanceEvents from "../../src/payouts/BalanceEvents.ts"
 import type * as Ledger from "../../src/payouts/Ledger.ts"
 import * as Postings from "../../src/payouts/Postings.ts"
+import * as PostingsProjection from "../../src/payouts/PostingsProjection.ts"
+import { Fixtures } from "../../src/testing/index.ts"
+import { documentOf } from "../properties/RandomHistory.ts"
 
 const companyId = "5a1b2c3d-4e5f-4a6b-8c7d-000000000001" as CompanyId
 const partnerId = "5a1b2c3d-4e5f-4a6b-8c7d-000000000002" as PartnerId
@@ -35,6 +49,7 @@ const payable = Postings.Account.payable(companyId)
 const ach = Postings.Account.cash("ach")
 const processor = Postings.Account.cash("card-processor")
 const revenue = Postings.Account.feeRevenue
+const expense = Postings.Account.providerCost
 
 const entry = (
   type: Ledger.EntryType,
@@ -75,12 +90,63 @@ const paidOut = (
   }
 }
 
+const usd = (minorUnits: number) => ({ minorUnits, currency: "USD" as const })
+
+/** A debit of 100.00 initiated for the company, with the fee terms given (none: an older transfer). */
+const initiated = (
+  terms: { readonly providerCost?: number; readonly returnFee?: FeeSchedule.ReturnFee } = {},
+): TransferInitiated => ({
+  _tag: "TransferInitiated",
+  transferId,
+  ...(terms.providerCost === undefined ? {} : { providerCost: usd(terms.providerCost) }),
+  ...(terms.returnFee === undefined ? {} : { returnFeeTerms: terms.returnFee }),
+  partnerId,
+  companyId,
+  amount: usd(10_000),
+  senderName: "Ada Lovelace",
+  recipientName: "Acme Coffee",
+  senderAccountMasked: "****6789",
+  recipientAddress: Fixtures.recipientAddress,
+  attachments: [],
+  description: "Invoice 42",
+  at,
+})
+
+const later = DateTime.makeUnsafe("2026-03-05T10:00:00.000Z")
+const kept: FeeSchedule.ReturnFee = { amount: usd(500), passedOn: false }
+const passedOn: FeeSchedule.ReturnFee = { amount: usd(500), passedOn: true }
+
+/** The bank failed the debit with R01 before settlement (its return fee recorded when the terms had one). */
+const failed = (returnFee?: FeeSchedule.ReturnFee): TransferFailed => ({
+  _tag: "TransferFailed",
+  transferId,
+  returnCode: "R01",
+  reason: "Insufficient funds",
+  ...(returnFee === undefined ? {} : { returnFee }),
+  at: later,
+})
+
+/** The bank returned the settled debit with R10. */
+const returned = (returnFee?: FeeSchedule.ReturnFee): TransferReturned => ({
+  _tag: "TransferReturned",
+  transferId,
+  returnCode: "R10",
+  reason: "Not authorized",
+  ...(returnFee === undefined ? {} : { returnFee }),
+  at: later,
+})
+
+/** What the books kept of the transfer's initiation. */
+const ofTransfer: Postings.TransferOfPosting = { partnerId, companyId }
+
 type Line = readonly [account: string, side: Postings.Side, minorUnits: number]
 
 interface Case {
   /** The money event, in words. */
   readonly given: string
   readonly event: Postings.PostedEvent
+  /** What the books kept of the event's transfer's initiation (a failure or return names neither partner nor company). */
+  readonly transfer?: Postings.TransferOfPosting
   /** The lines posted; empty: the event moves no money. */
   readonly posts: ReadonlyArray<Line>
 }
@@ -88,7 +154,7 @@ interface Case {
 const credit = [entry("payment", 10_000), entry("refund", -2_500)]
 const deficit = [entry("refund", -4_000)]
 
-/** Every row of the posting table, by example. FEES (issue 37 §4): add the cases of the new rows here. */
+/** Every row of the posting table, by example: a new row adds its case here. */
 const cases: ReadonlyArray<Case> = [
   {
     given: "a settled payment",
@@ -271,16 +337,86 @@ const cases: ReadonlyArray<Case> = [
     },
     posts: [],
   },
+  {
+    given: "a transfer initiated with a provider cost (billed per transfer, settled or not)",
+    event: initiated({ providerCost: 25, returnFee: kept }),
+    posts: [
+      [expense, "Debit", 25],
+      [ach, "Credit", 25],
+    ],
+  },
+  {
+    given: "a transfer initiated without a provider cost (none configured, or an older transfer)",
+    event: initiated(),
+    posts: [],
+  },
+  {
+    given: "a debit failed by the bank (R01), its return fee kept by the platform",
+    event: failed(kept),
+    transfer: ofTransfer,
+    posts: [
+      [expense, "Debit", 500],
+      [ach, "Credit", 500],
+    ],
+  },
+  {
+    given: "a debit returned after settlement (R10), its return fee kept by the platform",
+    event: returned(kept),
+    transfer: ofTransfer,
+    posts: [
+      [expense, "Debit", 500],
+      [ach, "Credit", 500],
+    ],
+  },
+  {
+    given: "a return fee passed on to the company (its returnFee entry posts it, payable against the ACH cash)",
+    event: failed(passedOn),
+    transfer: ofTransfer,
+    posts: [],
+  },
+  {
+    given: "a return without a return fee (none configured, or an older transfer)",
+    event: returned(),
+    transfer: ofTransfer,
+    posts: [],
+  },
+  {
+    given: "a return whose transfer's initiation the books did not keep (an older stream)",
+    event: returned(kept),
+    posts: [],
+  },
+  {
+    given: "a company's card payment registered with the processor's cost",
+    event: {
+      _tag: "CardPaymentRegistered",
+      cardPaymentId,
+      partnerId,
+      merchantId: companyId as string as MerchantId,
+      amount: usd(7_000),
+      last4: "4242",
+      brand: "visa",
+      externalReference: "term-1",
+      companyId,
+      providerCost: usd(233),
+      at,
+    },
+    posts: [
+      [expense, "Debit", 233],
+      [processor, "Credit", 233],
+    ],
+  },
 ]
 
-const linesOf = (event: Postings.PostedEvent): ReadonlyArray<Line> =>
-  (Postings.postingOf(event)?.lines ?? []).map((line) => [line.account, line.side, line.amount.minorUnits] as const)
+const linesOf = (event: Postings.PostedEvent, transfer?: Postings.TransferOfPosting): ReadonlyArray<Line> =>
+  (Postings.postingOf(event, transfer)?.lines ?? []).map(
+    (line) => [line.account, line.side, line.amount.minorUnits] as const,
+  )
 
 describe("a money event", () => {
-  for (const { given, event, posts } of cases) {
+  for (const { given, event, transfer, posts } of cases) {
     it(`posts balanced lines: given ${given}`, () => {
-      assert.deepStrictEqual(linesOf(event), posts)
-      const posting = Postings.postingOf(event)
+      assert.deepStrictEqual(linesOf(event, transfer), posts)
+      const posting = Postings.postingOf(event, transfer)
       if (posting !== undefined) {
         assert.isTrue(Postings.isBalanced(posting))
         assert.strictEqual(posting.eventType, event._tag)
@@ -304,6 +440,56 @@ describe("the posting table", () => {
     )
     for (const type of Object.keys(Postings.counterAccount))
       assert.isTrue(entryTypes.has(type as Ledger.EntryType), `no case records an entry of type ${type}`)
+  })
+})
+
+describe("the books of a transfer whose return fee the platform keeps (PostingsProjection.returnFees)", () => {
+  const documentOfTransfer = (events: ReadonlyArray<unknown>) =>
+    documentOf(PostingsProjection.returnFees, "Transfer", transferId, events)
+
+  it("hold a posting without lines from its initiation, naming its partner and company", () => {
+    assert.deepStrictEqual(documentOfTransfer([initiated({ returnFee: kept })]), {
+      eventType: "TransferInitiated",
+      partnerId,
+      companyId,
+      reference: `${transferId}:returnFee`,
+      postedAt: at,
+      lines: [],
+    })
+  })
+
+  it("post the return fee at the bank's return, as the posting table says", () => {
+    const settled = { _tag: "TransferSettled", transferId, status: "Settled", at } as const
+    const outcomes = [
+      { events: [failed(kept)], posted: failed(kept) },
+      { events: [settled, returned(kept)], posted: returned(kept) },
+    ]
+    for (const { events, posted } of outcomes) {
+      const doc = documentOfTransfer([initiated({ providerCost: 25, returnFee: kept }), ...events])
+      assert.deepStrictEqual(doc, Postings.postingOf(posted, ofTransfer))
+      assert.deepStrictEqual(doc?.postedAt, later)
+    }
+  })
+
+  it("hold nothing once the debit fails without a return fee (the rail refused it, an outage)", () => {
+    const refused: TransferFailed = {
+      _tag: "TransferFailed",
+      transferId,
+      reason: "refused by the rail",
+      at: later,
+    }
+    assert.isUndefined(documentOfTransfer([initiated({ returnFee: kept }), refused]))
+  })
+
+  it("hold nothing when the return fee is passed on, or the transfer had no return fee terms", () => {
+    assert.isUndefined(documentOfTransfer([initiated({ returnFee: passedOn }), failed(passedOn)]))
+    assert.isUndefined(documentOfTransfer([initiated({ providerCost: 25 }), failed()]))
+  })
+
+  it("the provider cost is the initiation's own document (PostingsProjection.projection)", () => {
+    const doc = documentOf(PostingsProjection.projection, "Transfer", transferId, [initiated({ providerCost: 25 })])
+    assert.deepStrictEqual(doc, Postings.postingOf(initiated({ providerCost: 25 })))
+    assert.strictEqual(doc?.reference, `${transferId}:providerCost`)
   })
 })
 

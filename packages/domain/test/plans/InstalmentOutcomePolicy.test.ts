@@ -49,16 +49,14 @@ const initiatedFor = (collects: { paymentPlanId: PaymentPlanId } | { paymentRequ
     },
     attachments: [],
     description: "Instalment 1",
-    status: "Pending",
     at,
   })
 const initiated = initiatedFor({ paymentPlanId })
-const settled = TransferSettled.make({ transferId, status: "Settled", at: later })
+const settled = TransferSettled.make({ transferId, at: later })
 const failed = TransferFailed.make({
   transferId,
   returnCode: "R01",
   reason: "insufficient funds",
-  status: "Failed",
   at,
 })
 
@@ -103,7 +101,6 @@ describe("a transfer's outcome reaches the plan instalment it collects", () => {
           transferId,
           returnCode: "R10",
           reason: "not authorised",
-          status: "Returned",
           at: later,
         }),
       )

@@ -14,6 +14,7 @@ import type {
   TransferId,
 } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
+import * as ConsentAnswerPolicy from "../../src/plans/ConsentAnswerPolicy.ts"
 import type { ConsentEvent } from "../../src/plans/ConsentEvents.ts"
 import * as PaymentPlan from "../../src/plans/PaymentPlan.ts"
 import type { CancellationReason, PaymentPlanEvent } from "../../src/plans/PaymentPlanEvents.ts"
@@ -390,7 +391,7 @@ describe("news about another consent than the plan's own", () => {
       spec
         .given(given)
         .when({ ...recordWithdrawn("Revoked"), consentId: otherConsentId })
-        .thenFails({ _tag: "RuleViolated", code: "ConsentMismatch" })
+        .thenFails({ _tag: "RuleViolated", code: "CONSENT_MISMATCH" })
   })
   it("the refusal names both the consent and the plan", () => {
     spec
@@ -398,7 +399,7 @@ describe("news about another consent than the plan's own", () => {
       .when(recordAccepted(otherConsentId))
       .thenFails({
         _tag: "RuleViolated",
-        code: "ConsentMismatch",
+        code: "CONSENT_MISMATCH",
         reason: `consent ${otherConsentId} is not the consent of payment plan ${paymentPlanId}`,
       })
   })
@@ -463,7 +464,7 @@ describe("a Draft plan", () => {
     spec.given(draft).when(recordAccepted()).then([consentAccepted])
   })
   it("refuses news about another consent", () => {
-    spec.given(draft).when(recordAccepted(otherConsentId)).thenFails({ _tag: "RuleViolated", code: "ConsentMismatch" })
+    spec.given(draft).when(recordAccepted(otherConsentId)).thenFails({ _tag: "RuleViolated", code: "CONSENT_MISMATCH" })
   })
   it("learning the acceptance twice changes nothing", () => {
     spec.given(draftWithConsent).when(recordAccepted()).thenNothingHappens()
@@ -474,7 +475,7 @@ describe("a Draft plan", () => {
   it("activation while the consent is Pending is refused", () => {
     spec.given(draft).when(activate()).thenFails({
       _tag: "RuleViolated",
-      code: "ConsentNotAccepted",
+      code: "CONSENT_NOT_ACCEPTED",
       reason: "the payer's consent is Pending; a plan collects only with an Accepted consent",
     })
   })
@@ -544,7 +545,7 @@ describe("an Active plan", () => {
       .when(collect("2026-01-15", on("2026-01-14")))
       .thenFails({
         _tag: "RuleViolated",
-        code: "InstalmentNotDue",
+        code: "INSTALMENT_NOT_DUE",
         reason: "the instalment due 2026-01-15 cannot be collected on 2026-01-14",
       })
   })
@@ -554,13 +555,13 @@ describe("an Active plan", () => {
       .when(collect("2026-02-15", on("2026-02-16")))
       .thenFails({
         _tag: "RuleViolated",
-        code: "NotNextInstalment",
+        code: "NOT_NEXT_INSTALMENT",
         reason: "the next instalment of the plan is due 2026-01-15, not 2026-02-15",
       })
     spec
       .given(active)
       .when(collect("2026-01-16", on("2026-01-16")))
-      .thenFails({ _tag: "RuleViolated", code: "NotNextInstalment" })
+      .thenFails({ _tag: "RuleViolated", code: "NOT_NEXT_INSTALMENT" })
   })
   it("collecting the same due date again with the same payment changes nothing", () => {
     spec
@@ -574,7 +575,7 @@ describe("an Active plan", () => {
       .when(collect("2026-01-15", on("2026-03-01"), { paymentRequestId: request2 }))
       .thenFails({
         _tag: "RuleViolated",
-        code: "InstalmentAlreadyCollected",
+        code: "INSTALMENT_ALREADY_COLLECTED",
         reason: "the instalment due 2026-01-15 was already collected by another payment",
       })
   })
@@ -584,7 +585,7 @@ describe("an Active plan", () => {
     spec
       .given(byTransfer)
       .when(collect("2026-01-15", on("2026-01-20"), { transferId: otherTransfer }))
-      .thenFails({ _tag: "RuleViolated", code: "InstalmentAlreadyCollected" })
+      .thenFails({ _tag: "RuleViolated", code: "INSTALMENT_ALREADY_COLLECTED" })
     spec
       .given(byTransfer)
       .when(collect("2026-01-15", on("2026-01-20"), { transferId: transfer1 }))
@@ -677,7 +678,7 @@ describe("a Paused plan", () => {
     spec
       .given([...pausedPlan, resumed(["2026-01-15"], on("2026-02-01"))])
       .when(collect("2026-01-15", on("2026-02-15")))
-      .thenFails({ _tag: "RuleViolated", code: "NotNextInstalment" })
+      .thenFails({ _tag: "RuleViolated", code: "NOT_NEXT_INSTALMENT" })
   })
   it("cannot be activated (it is resumed)", () => {
     spec.given(pausedPlan).when(activate()).thenFails({
@@ -875,7 +876,7 @@ describe("an instalment collected through a transfer", () => {
       .when(outcome({ _tag: "Settled" }, transfer2))
       .thenFails({
         _tag: "RuleViolated",
-        code: "UnknownInstalmentTransfer",
+        code: "UNKNOWN_INSTALMENT_TRANSFER",
         reason: `transfer ${transfer2} collects no instalment of payment plan ${paymentPlanId}`,
       })
   })
@@ -886,11 +887,11 @@ describe("the consent policy", () => {
   const at = on("2026-01-11")
   it("tells the plan nothing when its consent is requested", () => {
     const event: ConsentEvent = { _tag: "ConsentRequested", ...consentIds, amount, frequency: "Monthly", at }
-    assert.isUndefined(PaymentPlan.consentPolicy(event))
+    assert.isUndefined(ConsentAnswerPolicy.consentPolicy(event))
   })
   it("records an accepted consent on the plan", () => {
     const event: ConsentEvent = { _tag: "ConsentAccepted", ...consentIds, bankAccountId: bankAccount, at }
-    assert.deepStrictEqual(PaymentPlan.consentPolicy(event), {
+    assert.deepStrictEqual(ConsentAnswerPolicy.consentPolicy(event), {
       _tag: "RecordConsentAccepted",
       paymentPlanId,
       consentId,
@@ -900,14 +901,14 @@ describe("the consent policy", () => {
   it("records a declined or revoked consent as withdrawn", () => {
     const declined: ConsentEvent = { _tag: "ConsentDeclined", ...consentIds, at }
     const revoked: ConsentEvent = { _tag: "ConsentRevoked", ...consentIds, bankAccountId: bankAccount, at }
-    assert.deepStrictEqual(PaymentPlan.consentPolicy(declined), {
+    assert.deepStrictEqual(ConsentAnswerPolicy.consentPolicy(declined), {
       _tag: "RecordConsentWithdrawn",
       paymentPlanId,
       consentId,
       withdrawal: "Declined",
       at,
     })
-    assert.deepStrictEqual(PaymentPlan.consentPolicy(revoked), {
+    assert.deepStrictEqual(ConsentAnswerPolicy.consentPolicy(revoked), {
       _tag: "RecordConsentWithdrawn",
       paymentPlanId,
       consentId,

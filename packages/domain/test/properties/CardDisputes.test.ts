@@ -19,32 +19,23 @@ import fc from "fast-check"
 import * as CardDispute from "../../src/cards-and-charity/CardDispute.ts"
 import * as CardPayment from "../../src/cards-and-charity/CardPayment.ts"
 import * as CardRefunds from "../../src/cards-and-charity/CardRefunds.ts"
-import * as Policies from "../../src/composition/Policies.ts"
-import * as Policy from "../../src/infrastructure/Policy.ts"
-import type { Aggregate } from "../../src/kernel/Decider.ts"
-import type {
-  CardPaymentId,
-  CompanyId,
-  MerchantId,
-  PartnerId,
-  PayoutAccountId,
-  PayoutId,
-} from "../../src/kernel/Ids.ts"
+import type * as Ids from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import type { RefundId } from "../../src/payments/TransferEvents.ts"
 import * as Balance from "../../src/payouts/Balance.ts"
 import * as Ledger from "../../src/payouts/Ledger.ts"
 import * as Payout from "../../src/payouts/Payout.ts"
 import { PropertyParams } from "../../src/testing/index.ts"
+import { makeWorld } from "./PolicyWorld.ts"
 
 const seeded = PropertyParams.propertyParams(38)
 
-const partnerId = "8e2e3f40-5b6c-4d7e-8f90-000000000001" as PartnerId
-const companyId = "8e2e3f40-5b6c-4d7e-8f90-000000000002" as CompanyId
-const payoutAccountId = "8e2e3f40-5b6c-4d7e-8f90-000000000004" as PayoutAccountId
-const payoutIdOf = (n: number) => `8e2e3f40-5b6c-4d7e-8f90-2000000000${String(n).padStart(2, "0")}` as PayoutId
+const partnerId = "8e2e3f40-5b6c-4d7e-8f90-000000000001" as Ids.PartnerId
+const companyId = "8e2e3f40-5b6c-4d7e-8f90-000000000002" as Ids.CompanyId
+const payoutAccountId = "8e2e3f40-5b6c-4d7e-8f90-000000000004" as Ids.PayoutAccountId
+const payoutIdOf = (n: number) => `8e2e3f40-5b6c-4d7e-8f90-2000000000${String(n).padStart(2, "0")}` as Ids.PayoutId
 const cardPaymentIdOf = (n: number) =>
-  `8e2e3f40-5b6c-4d7e-8f90-4000000000${String(n).padStart(2, "0")}` as CardPaymentId
+  `8e2e3f40-5b6c-4d7e-8f90-4000000000${String(n).padStart(2, "0")}` as Ids.CardPaymentId
 const disputeIdOf = (n: number) => `dp_${n}`
 const refundIdOf = (n: number) => `8e2e3f40-5b6c-4d7e-8f90-${String(n).padStart(12, "0")}`
 const start = DateTime.toEpochMillis(DateTime.makeUnsafe("2026-03-02T10:00:00.000Z"))
@@ -133,39 +124,10 @@ const arbitraryStep: fc.Arbitrary<Step> = fc.oneof(
 )
 const arbitrarySteps = fc.array(arbitraryStep, { minLength: 10, maxLength: 60 })
 
-// biome-ignore lint/suspicious/noExplicitAny: the model holds every aggregate's state by stream.
-type AnyAggregate = Aggregate<any, any, any, any>
-
-/** The domain in memory: commands decided, the policies' reactions carried out (as the command handler does). */
-const makeWorld = () => {
-  const states = new Map<string, unknown>()
-  const handle = (aggregate: AnyAggregate, streamId: string, command: unknown): number => {
-    const key = `${aggregate.name}-${streamId}`
-    const state = states.has(key) ? states.get(key) : aggregate.initialState
-    const decision = aggregate.decide(command, state)
-    if (decision._tag === "Failure") return 0
-    const events = decision.success as ReadonlyArray<{ readonly _tag: string }>
-    let next = state
-    for (const event of events) next = aggregate.evolve(next, event)
-    states.set(key, next)
-    for (const { policy, issued } of Policy.reactions(Policies.all, aggregate, { events, state: next })) {
-      const target = `${policy.target.name}-${issued.id}`
-      const before = states.has(target) ? states.get(target) : policy.target.initialState
-      if (policy.target.decide(issued.command, before)._tag === "Failure")
-        throw new Error(`policy "${policy.name}" was refused: a policy's target must accept`)
-      handle(policy.target, issued.id, issued.command)
-    }
-    return events.length
-  }
-  const state = <S>(aggregate: { name: string; initialState: S }, streamId: string): S =>
-    (states.get(`${aggregate.name}-${streamId}`) as S | undefined) ?? aggregate.initialState
-  return { handle, state }
-}
-
 const run = (steps: ReadonlyArray<Step>) => {
   const world = makeWorld()
-  const payments: Array<{ readonly cardPaymentId: CardPaymentId; readonly amount: Money.Money }> = []
-  const refundsAsked: Array<{ readonly cardPaymentId: CardPaymentId; readonly refundId: RefundId }> = []
+  const payments: Array<{ readonly cardPaymentId: Ids.CardPaymentId; readonly amount: Money.Money }> = []
+  const refundsAsked: Array<{ readonly cardPaymentId: Ids.CardPaymentId; readonly refundId: RefundId }> = []
   let payouts = 0
   const payoutTimes: Array<DateTime.Utc> = []
   steps.forEach((step, index) => {
@@ -179,7 +141,7 @@ const run = (steps: ReadonlyArray<Step>) => {
           _tag: "RegisterCardPayment",
           cardPaymentId,
           partnerId,
-          merchantId: companyId as string as MerchantId,
+          merchantId: companyId as string as Ids.MerchantId,
           amount,
           last4: "4242",
           brand: "visa",

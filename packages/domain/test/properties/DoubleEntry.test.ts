@@ -2,8 +2,11 @@
  * The platform's books balance and agree with the companies' balances. For
  * any sequence of money events of several companies in two currencies
  * (entries of every type recorded, Credit payouts taken, deficits observed
- * and recovered by Debit payouts, failed payouts' items given back), decided
- * by the CompanyBalance aggregate and posted by `Postings.postingOf`:
+ * and recovered by Debit payouts, failed payouts' items given back; transfers
+ * initiated with provider costs and return fee terms, settled, failed or
+ * returned, their return fee kept or passed on), decided by the CompanyBalance
+ * aggregate and posted by `Postings.postingOf` (a transfer's costs through the
+ * `ledger_postings` projections, which keep its partner and company):
  * - every posting balances (debits = credits per currency);
  * - the trial balance sums to zero per currency;
  * - each company's payable minus its receivable equals its balance figure
@@ -22,13 +25,14 @@ import type {
   TransferId,
 } from "../../src/kernel/Ids.ts"
 import type * as Money from "../../src/kernel/Money.ts"
+import type * as TransferEvents from "../../src/payments/TransferEvents.ts"
 import * as Balance from "../../src/payouts/Balance.ts"
 import type { BalanceEvent } from "../../src/payouts/BalanceEvents.ts"
 import * as Ledger from "../../src/payouts/Ledger.ts"
 import * as Postings from "../../src/payouts/Postings.ts"
 import * as PostingsProjection from "../../src/payouts/PostingsProjection.ts"
 import * as TrialBalance from "../../src/payouts/TrialBalance.ts"
-import { PropertyParams } from "../../src/testing/index.ts"
+import { Fixtures, PropertyParams } from "../../src/testing/index.ts"
 import { documentOf, instant } from "./RandomHistory.ts"
 
 /** This file's fixed property seed (`FC_SEED` overrides it to explore). */
@@ -54,6 +58,16 @@ type Step =
       readonly recover: boolean
     }
   | { readonly _tag: "PayoutFails"; readonly payout: number }
+  | {
+      readonly _tag: "Transfer"
+      readonly company: number
+      readonly currency: Money.CurrencyCode
+      readonly minorUnits: number
+      readonly providerCost: number
+      readonly returnFee: number
+      readonly passedOn: boolean
+      readonly outcome: "Settled" | "Failed" | "Returned"
+    }
 
 const currency = fc.constantFrom<Money.CurrencyCode>("USD", "EUR")
 const company = fc.integer({ min: 0, max: companies - 1 })
@@ -73,6 +87,19 @@ const arbitraryStep: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({ _tag: fc.constant("PayOut" as const), company, currency, recover: fc.boolean() }),
   },
   { weight: 1, arbitrary: fc.record({ _tag: fc.constant("PayoutFails" as const), payout: fc.nat({ max: 5 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      _tag: fc.constant("Transfer" as const),
+      company,
+      currency,
+      minorUnits: fc.integer({ min: 1, max: 50_000 }),
+      providerCost: fc.nat({ max: 300 }),
+      returnFee: fc.nat({ max: 600 }),
+      passedOn: fc.boolean(),
+      outcome: fc.constantFrom("Settled" as const, "Failed" as const, "Returned" as const),
+    }),
+  },
 )
 const arbitrarySteps = fc.array(arbitraryStep, { minLength: 5, maxLength: 60 })
 
@@ -96,9 +123,90 @@ const entryOf = (step: Extract<Step, { _tag: "Record" }>, n: number): Ledger.Led
   }
 }
 
+/**
+ * A transfer's events as the Transfer aggregate records them: initiated with the fee terms of the step,
+ * then settled, failed (R01) or settled and returned (R10), the return fee of its terms on the failure
+ * or return.
+ */
+const transferEventsOf = (
+  step: Extract<Step, { _tag: "Transfer" }>,
+  transferId: TransferId,
+  at: DateTime.Utc,
+): ReadonlyArray<TransferEvents.TransferEvent> => {
+  const money = (minorUnits: number) => ({ minorUnits, currency: step.currency })
+  const terms = step.returnFee === 0 ? undefined : { amount: money(step.returnFee), passedOn: step.passedOn }
+  const returnFee = terms === undefined ? {} : { returnFee: terms }
+  const initiated: TransferEvents.TransferInitiated = {
+    _tag: "TransferInitiated",
+    transferId,
+    ...(step.providerCost === 0 ? {} : { providerCost: money(step.providerCost) }),
+    ...(terms === undefined ? {} : { returnFeeTerms: terms }),
+    partnerId,
+    companyId: companyOf(step.company),
+    amount: money(step.minorUnits),
+    senderName: "Ada Lovelace",
+    recipientName: "Acme Coffee",
+    senderAccountMasked: "****6789",
+    recipientAddress: Fixtures.recipientAddress,
+    attachments: [],
+    description: "Invoice",
+    at,
+  }
+  const settled: TransferEvents.TransferSettled = { _tag: "TransferSettled", transferId, at }
+  switch (step.outcome) {
+    case "Settled":
+      return [initiated, settled]
+    case "Failed":
+      return [initiated, { _tag: "TransferFailed", transferId, returnCode: "R01", reason: "NSF", ...returnFee, at }]
+    case "Returned":
+      return [
+        initiated,
+        settled,
+        { _tag: "TransferReturned", transferId, returnCode: "R10", reason: "No", ...returnFee, at },
+      ]
+  }
+}
+
+/** The ledger entries the transfer's events record on its company's balance (LedgerPolicy's). */
+const transferEntriesOf = (
+  step: Extract<Step, { _tag: "Transfer" }>,
+  transferId: TransferId,
+): ReadonlyArray<Ledger.LedgerEntry> => {
+  const entry = (type: Ledger.EntryType, minorUnits: number): Ledger.LedgerEntry => ({
+    entryId: `${transferId}:${type}`,
+    type,
+    transferId,
+    amount: { minorUnits, currency: step.currency },
+  })
+  const passed = step.passedOn && step.returnFee > 0 ? [entry("returnFee", -step.returnFee)] : []
+  switch (step.outcome) {
+    case "Settled":
+      return [entry("payment", step.minorUnits)]
+    case "Failed":
+      return passed
+    case "Returned":
+      return [entry("payment", step.minorUnits), entry("return", -step.minorUnits), ...passed]
+  }
+}
+
+/** A transfer's documents of the `ledger_postings` read model (its initiation's, and its kept return fee's). */
+const transferPostingsOf = (
+  transferId: TransferId,
+  events: ReadonlyArray<TransferEvents.TransferEvent>,
+): ReadonlyArray<Postings.Posting> => [
+  ...events.flatMap((event) => {
+    const doc = documentOf(PostingsProjection.projection, "Transfer", transferId, [event])
+    return doc === undefined ? [] : [doc]
+  }),
+  ...[documentOf(PostingsProjection.returnFees, "Transfer", transferId, events)].flatMap((doc) =>
+    doc === undefined ? [] : [doc],
+  ),
+]
+
 /** Runs the steps through the companies' balances; answers every event recorded (with its stream) and the states. */
 const run = (steps: ReadonlyArray<Step>) => {
   const states = new Map<CompanyId, Balance.State>()
+  const transferPostings: Array<Postings.Posting> = []
   const log: Array<{ readonly companyId: CompanyId; readonly event: BalanceEvent }> = []
   const payouts: Array<Extract<BalanceEvent, { _tag: "BalancePaidOut" }>> = []
   const handle = (companyId: CompanyId, command: Balance.Command) => {
@@ -137,6 +245,14 @@ const run = (steps: ReadonlyArray<Step>) => {
         })
         break
       }
+      case "Transfer": {
+        const companyId = companyOf(step.company)
+        const transferId = `6b2c3d4e-5f60-4a7b-8c9d-5000000000${String(n).padStart(2, "0")}` as TransferId
+        for (const entry of transferEntriesOf(step, transferId))
+          handle(companyId, { _tag: "RecordLedgerEntry", companyId, partnerId, entry, at })
+        transferPostings.push(...transferPostingsOf(transferId, transferEventsOf(step, transferId, at)))
+        break
+      }
       case "PayoutFails": {
         const payout = payouts[step.payout]
         if (payout === undefined) break
@@ -151,10 +267,13 @@ const run = (steps: ReadonlyArray<Step>) => {
       }
     }
   })
-  const postings = log.flatMap(({ event }) => {
-    const posting = Postings.postingOf(event)
-    return posting === undefined ? [] : [posting]
-  })
+  const postings = [
+    ...log.flatMap(({ event }) => {
+      const posting = Postings.postingOf(event)
+      return posting === undefined ? [] : [posting]
+    }),
+    ...transferPostings,
+  ]
   return { states, log, postings, payouts }
 }
 
@@ -249,6 +368,19 @@ describe("the sequences generated", () => {
     assert.isTrue(
       samples.some((s) => [...s.states.values()].some((state) => Balance.availableOf(state, "USD") < 0)),
       "some company in deficit",
+    )
+    const expenses = (s: ReturnType<typeof run>, eventType: string) =>
+      s.postings.some(
+        (posting) =>
+          posting.eventType === eventType && posting.lines.some((l) => l.account === Postings.Account.providerCost),
+      )
+    assert.isTrue(
+      samples.some((s) => expenses(s, "TransferInitiated")),
+      "some provider cost",
+    )
+    assert.isTrue(
+      samples.some((s) => expenses(s, "TransferFailed") && expenses(s, "TransferReturned")),
+      "some return fee kept",
     )
   })
 })

@@ -20,9 +20,6 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import fc from "fast-check"
 import * as CardPayment from "../../src/cards-and-charity/CardPayment.ts"
-import * as Policies from "../../src/composition/Policies.ts"
-import * as Policy from "../../src/infrastructure/Policy.ts"
-import type { Aggregate } from "../../src/kernel/Decider.ts"
 import type {
   CardPaymentId,
   CompanyId,
@@ -41,6 +38,7 @@ import * as Balance from "../../src/payouts/Balance.ts"
 import * as Ledger from "../../src/payouts/Ledger.ts"
 import * as Payout from "../../src/payouts/Payout.ts"
 import { Fixtures, PropertyParams } from "../../src/testing/index.ts"
+import { makeWorld } from "./PolicyWorld.ts"
 
 /** This file's fixed property seed (`FC_SEED` overrides it to explore). */
 const seeded = PropertyParams.propertyParams(42)
@@ -138,39 +136,6 @@ const arbitraryStep: fc.Arbitrary<Step> = fc.oneof(
 
 /** A company's story: up to 80 steps. */
 const arbitrarySteps = fc.array(arbitraryStep, { minLength: 10, maxLength: 80 })
-
-// biome-ignore lint/suspicious/noExplicitAny: the model holds every aggregate's state by stream.
-type AnyAggregate = Aggregate<any, any, any, any>
-
-/** The domain in memory: states by stream, commands decided, policies' reactions carried out (as the command handler does). */
-const makeWorld = () => {
-  const states = new Map<string, unknown>()
-  /** Handles one command; answers how many events it recorded (0: refused or nothing to do). */
-  const handle = (aggregate: AnyAggregate, streamId: string, command: unknown): number => {
-    const key = `${aggregate.name}-${streamId}`
-    const state = states.has(key) ? states.get(key) : aggregate.initialState
-    const decision = aggregate.decide(command, state)
-    if (decision._tag === "Failure") return 0
-    const events = decision.success as ReadonlyArray<{ readonly _tag: string }>
-    let next = state
-    for (const event of events) next = aggregate.evolve(next, event)
-    states.set(key, next)
-    for (const { policy, issued } of Policy.reactions(Policies.all, aggregate, { events, state: next })) {
-      if (refusedBy(policy.target, issued.id, issued.command))
-        throw new Error(`policy "${policy.name}" was refused: a policy's target must accept`)
-      handle(policy.target, issued.id, issued.command)
-    }
-    return events.length
-  }
-  /** Whether the target refuses the command (a policy's command doing nothing is fine; a refusal is a defect). */
-  const refusedBy = (aggregate: AnyAggregate, streamId: string, command: unknown): boolean => {
-    const key = `${aggregate.name}-${streamId}`
-    return aggregate.decide(command, states.has(key) ? states.get(key) : aggregate.initialState)._tag === "Failure"
-  }
-  const state = <S>(aggregate: { name: string; initialState: S }, streamId: string): S =>
-    (states.get(`${aggregate.name}-${streamId}`) as S | undefined) ?? aggregate.initialState
-  return { handle, state }
-}
 
 const run = (steps: ReadonlyArray<Step>) => {
   const world = makeWorld()

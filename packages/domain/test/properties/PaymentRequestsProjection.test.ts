@@ -26,6 +26,7 @@ import {
 import * as Transfer from "../../src/payments/Transfer.ts"
 import type { RefundId } from "../../src/payments/TransferEvents.ts"
 import { PropertyParams } from "../../src/testing/index.ts"
+import { statusHistory } from "../fixtures/PaymentRequestStatusHistory.ts"
 import { documentOf, history, iso, type Timed, usd, uuid } from "./RandomHistory.ts"
 
 /** This file's fixed property seed (`FC_SEED` overrides it to explore). */
@@ -256,7 +257,7 @@ describe("the payment request document, after any history", () => {
       assert.strictEqual(document.status, PaymentRequest.status(state))
       assert.deepStrictEqual(
         document.statusHistory,
-        PaymentRequest.statusHistory(events).map((change) => ({
+        statusHistory(events).map((change) => ({
           status: change.status,
           timestamp: iso(change.timestamp),
         })),

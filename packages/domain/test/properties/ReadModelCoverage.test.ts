@@ -14,6 +14,7 @@ const stated: Readonly<Record<string, string>> = {
   debit_auths: "DebitAuthsProjection.test.ts",
   card_payments: "CardPaymentsProjection.test.ts",
   charity_gifts_due: "CharityGiftsDueProjection.test.ts",
+  sandbox_card_disputes: "SandboxDisputesProjection.test.ts",
   companies: "CompaniesProjection.test.ts",
   customers: "CustomersProjection.test.ts",
   consents: "ConsentsProjection.test.ts",
@@ -28,6 +29,10 @@ const stated: Readonly<Record<string, string>> = {
 
 describe("the read models", () => {
   it("each have a property saying they agree with their aggregates after any history", () => {
-    assert.deepStrictEqual(all.map((projection) => projection.collection).sort(), Object.keys(stated).sort())
+    // A collection may be kept by several projections (`ledger_postings`: the postings and the kept return fees).
+    assert.deepStrictEqual(
+      [...new Set(all.map((projection) => projection.collection))].sort(),
+      Object.keys(stated).sort(),
+    )
   })
 })

@@ -1,0 +1,65 @@
+/**
+ * Webhook rules: which partner webhooks an event causes. A rule
+ * is a pure mapping from events to the interface's webhook `Event` and
+ * `Data`; it may read read models (already updated by the same append) for
+ * data the event itself does not carry, such as the partner owning a payment
+ * request. `Live` is added at delivery.
+ *
+ * Generic over the envelopes it reads, like a `Projection`: a rule names the
+ * stream types it reads and the event pipeline gives it only their events.
+ * The registry of every rule is `composition/Webhooks.ts`.
+ */
+import { Effect } from "effect"
+import type * as Envelope from "./Envelope.ts"
+import type { EventStoreUnavailable } from "./EventStore.ts"
+import type { Webhook } from "./Outbox.ts"
+import type { ReadModelStore } from "./ReadModel.ts"
+
+/** One source of webhooks, e.g. company verification or payment request status. */
+export interface WebhookRule<Env extends Envelope.Any = Envelope.Any> {
+  /** The stream types whose events this rule reads; events of others are never routed to it. */
+  readonly streamTypes: ReadonlyArray<Env["streamType"]>
+  /** The webhooks one event causes (none for most events). */
+  readonly webhooks: (event: Env) => Effect.Effect<ReadonlyArray<Webhook>, EventStoreUnavailable, ReadModelStore>
+}
+
+/** A rule of any envelope (the pipeline routes by stream type). */
+// biome-ignore lint/suspicious/noExplicitAny: rules are contravariant in their envelope; the pipeline is generic over it.
+export type AnyWebhookRule = WebhookRule<any>
+
+/** Declares a rule (only types it). */
+export const make = <Env extends Envelope.Any>(rule: WebhookRule<Env>): WebhookRule<Env> => rule
+
+/** What one event announces: the partner to notify and the webhook's `Data`. */
+export interface Announcement {
+  readonly partnerId: string
+  readonly data: Readonly<Record<string, unknown>>
+}
+
+/**
+ * A rule whose events each announce at most one webhook of `eventType`, from the event alone (the
+ * event names its partner): the notification's id is the event's, so a receiver de-duplicates retries.
+ */
+export const perEvent = <Env extends Envelope.Any>(options: {
+  readonly streamTypes: ReadonlyArray<Env["streamType"]>
+  readonly eventType: string
+  readonly announce: (event: Env["event"]) => Announcement | undefined
+}): WebhookRule<Env> => ({
+  streamTypes: options.streamTypes,
+  webhooks: (envelope) => {
+    const announced = options.announce(envelope.event)
+    return Effect.succeed(
+      announced === undefined
+        ? []
+        : [
+            {
+              id: envelope.eventId,
+              partnerId: announced.partnerId,
+              eventType: options.eventType,
+              data: announced.data,
+              position: envelope.globalPosition,
+            },
+          ],
+    )
+  },
+})

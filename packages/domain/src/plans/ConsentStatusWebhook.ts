@@ -1,0 +1,47 @@
+/**
+ * The CONSENT_STATUS_CHANGED webhook: the payer answered a consent request.
+ * Accepted, Declined (a Pending consent refused) or Revoked (an Accepted one
+ * withdrawn). Data { ConsentId, PaymentPlanId, CompanyId, PayerRegistrationId,
+ * Status, Timestamp }. A Declined or Revoked consent also cancels its plan,
+ * which PAYMENT_PLAN_STATUS_CHANGED announces.
+ */
+import { DateTime } from "effect"
+import type * as Envelope from "../infrastructure/Envelope.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
+import type { ConsentEvent } from "./ConsentEvents.ts"
+
+export const eventType = "CONSENT_STATUS_CHANGED"
+
+const statusOf = (event: ConsentEvent): "Accepted" | "Declined" | "Revoked" | undefined => {
+  switch (event._tag) {
+    case "ConsentAccepted":
+      return "Accepted"
+    case "ConsentDeclined":
+      return "Declined"
+    case "ConsentRevoked":
+      return "Revoked"
+    case "ConsentRequested":
+      return undefined
+  }
+}
+
+export const rule = WebhookRule.perEvent<Envelope.Of<"Consent", ConsentEvent>>({
+  streamTypes: ["Consent"],
+  eventType,
+  announce: (event) => {
+    const status = statusOf(event)
+    return status === undefined
+      ? undefined
+      : {
+          partnerId: event.partnerId,
+          data: {
+            ConsentId: event.consentId,
+            PaymentPlanId: event.paymentPlanId,
+            CompanyId: event.companyId,
+            PayerRegistrationId: event.payerRegistrationId,
+            Status: status,
+            Timestamp: DateTime.formatIso(event.at),
+          },
+        }
+  },
+})
