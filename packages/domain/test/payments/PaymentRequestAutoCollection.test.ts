@@ -29,6 +29,7 @@ import { DeciderSpecification, PropertyParams } from "../../src/testing/index.ts
 import {
   at,
   bankAccountId,
+  companyId,
   create,
   created,
   dueDate,
@@ -305,6 +306,16 @@ describe("a Pending request paid in the app with a card", () => {
         .given([created])
         .when(payWithCard({ payerKyc }))
         .thenFails({ _tag: "RuleViolated", code: "CUSTOMER_NOT_VERIFIED" })
+  })
+})
+
+describe("a Pending request paid in the app with a card the processor charges for", () => {
+  it("names the request's partner and company with the processor's cost, for the platform's books", () => {
+    const providerCost = { minorUnits: 59, currency: "USD" as const }
+    spec
+      .given([created])
+      .when(payWithCard({ providerCost }))
+      .then([PaymentRequestPaidByCard.make({ ...paidByCard, providerCost, partnerId, companyId })])
   })
 })
 
