@@ -43,7 +43,8 @@
  *
  * Output: bench/results/latest.md (also printed) and latest.json, with a "targets" section, and
  * latest.svg, the ratios as a chart (bench/chart.ts).
- * Flags: --quick; --profile[=create|cancel|status|transaction] (only that scenario x64 on
+ * Flags: --quick; --reads (only the two reads x64 and their ceilings, PostgreSQL, one round or
+ * BENCH_ROUNDS, printed only: one side of an A/B); --profile[=create|cancel|status|transaction] (only that scenario x64 on
  * PostgreSQL, default create, with the service under `node --cpu-prof`; prints the top frames
  * by self time, and the service's and PostgreSQL's CPU per request); --measure[=...] (the same
  * without the profiler). Both run a read's load once unmeasured first (warmed code; BENCH_WARM_UP=off
@@ -88,7 +89,13 @@ const memoryDatabase = process.argv.find((arg) => arg.startsWith("--memory="))?.
 const heapSnapshotDir = process.argv
   .find((arg) => arg.startsWith("--heap-snapshots="))
   ?.slice("--heap-snapshots=".length)
-const rounds = quick || profile || memoryOnly ? 1 : 3
+/**
+ * --reads: only the two reads x64 against their ceilings, on PostgreSQL, one round (BENCH_ROUNDS
+ * sets more); prints each row's ratio and a JSON line, writes no result file: one side of an A/B
+ * run (alternate invocations from two checkouts, pair them by order).
+ */
+const readsOnly = process.argv.includes("--reads")
+const rounds = readsOnly ? Number(process.env.BENCH_ROUNDS ?? 1) : quick || profile || memoryOnly ? 1 : 3
 const seconds = Number(process.env.BENCH_SECONDS ?? (quick ? 2 : profile ? 10 : 4))
 const servicePoolSize = 10 // the service's PostgreSQL pool (PgDatabase.layerPostgres default)
 const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -769,15 +776,17 @@ const profiledScenario = (): Scenario => {
 }
 const scenarios: ReadonlyArray<Scenario> = profile
   ? [profiledScenario()]
-  : quick
-    ? [createCompany(64), cancelPayment(64, 2 * seconds * 1000), ...readScenarios]
-    : [
-        ...[1, 16, 64].map(createCompany),
-        cancelPayment(1, 0.5 * seconds * 1000),
-        cancelPayment(16, 2 * seconds * 1000),
-        cancelPayment(64, 2 * seconds * 1000),
-        ...readScenarios,
-      ]
+  : readsOnly
+    ? readScenarios.filter((s) => s.name.startsWith("GET "))
+    : quick
+      ? [createCompany(64), cancelPayment(64, 2 * seconds * 1000), ...readScenarios]
+      : [
+          ...[1, 16, 64].map(createCompany),
+          cancelPayment(1, 0.5 * seconds * 1000),
+          cancelPayment(16, 2 * seconds * 1000),
+          cancelPayment(64, 2 * seconds * 1000),
+          ...readScenarios,
+        ]
 
 /**
  * The issues' targets: service ÷ a ceiling (its first unless named), PostgreSQL, 64 connections.
@@ -1898,6 +1907,31 @@ const main = async () => {
     return profileRun(target)
   }
   if (memoryOnly) return memoryRun(targetList)
+  if (readsOnly) {
+    const target = targetList.find((t) => t.kind === "postgres")
+    if (target === undefined) throw new Error("--reads needs the PostgreSQL server")
+    const measured = emptyRuns(target.name)
+    await benchDatabase(target, measured)
+    const rows = rowsOf(measured)
+    for (const row of rows)
+      console.log(
+        `${row.scenario} x${row.connections} vs ${row.ceilingName}: ${number(row.service.requestsPerSecond)} vs ${number(row.ceilingFigures.requestsPerSecond)} req/s, ratio ${row.ratio.toFixed(2)}`,
+      )
+    console.log(
+      JSON.stringify({
+        at: new Date().toISOString(),
+        load: loadavg()[0],
+        rows: rows.map((r) => ({
+          scenario: r.scenario,
+          ceiling: r.ceiling,
+          service: r.service.requestsPerSecond,
+          ceilingRps: r.ceilingFigures.requestsPerSecond,
+          ratio: r.ratio,
+        })),
+      }),
+    )
+    return
+  }
   // PostgreSQL first: it holds the issue's targets.
   const runs: Array<DatabaseRuns> = []
   for (const target of targetList) {

@@ -36,50 +36,57 @@ const stripeSignature = (payload: string, secret = StripeFake.webhookSecret, age
   return `t=${timestamp},v1=${signature}`
 }
 
+/** The service in production: bridges for the required ports and KYB, the card processor on Stripe's fake. */
+const startStripeService = (label: string, extra: Record<string, string> = {}) =>
+  Effect.gen(function* () {
+    const bridge = yield* FakeProvider.start()
+    bridge.script("submit", [{ status: 200, body: { submissionId: "kyb-submission-1" } }])
+    bridge.script("status", [{ status: 200, body: { status: "Verified" } }])
+    const stripe = yield* StripeFake.start()
+    const database = freshDatabase(label)
+    const data = tempDir(label)
+    cleanups.push(database.drop, data.remove)
+    const bridged = Object.fromEntries(
+      ["OTP", "KYC", "BANK_LINKING", "MONEY_MOVEMENT", "KYB"].flatMap((key) => [
+        [`PARTNERPAY_PROVIDER_${key}_URL`, bridge.url],
+        [`PARTNERPAY_PROVIDER_${key}_SECRET`, Redacted.value(bridge.secret)],
+      ]),
+    )
+    const service = yield* Effect.promise(() =>
+      startService(
+        {
+          PORT: "0",
+          PARTNERPAY_ENV: "production",
+          DATABASE_URL: database.url,
+          PARTNERPAY_DATA_DIR: data.dir,
+          PARTNERPAY_TOKEN_SECRET: "a-token-secret-of-at-least-32-bytes-long",
+          PARTNERPAY_SECRET_PEPPER: "a-client-secret-pepper-of-at-least-32-bytes",
+          PARTNERPAY_DATA_KEY: "d".repeat(64),
+          PARTNERPAY_OTP_SECRET: "an-otp-secret-of-at-least-32-characters",
+          PARTNERPAY_CHAT_SECRET: "a-chat-secret-of-at-least-32-characters",
+          PARTNERPAY_ADMIN_TOKEN: adminToken,
+          ...bridged,
+          PARTNERPAY_KYB_POLL_MS: "200",
+          PARTNERPAY_PROVIDER_CARD_PROCESSOR: "stripe",
+          PARTNERPAY_STRIPE_SECRET_KEY: StripeFake.secretKey,
+          PARTNERPAY_STRIPE_WEBHOOK_SECRET: StripeFake.webhookSecret,
+          PARTNERPAY_STRIPE_BASE_URL: stripe.url,
+          ...extra,
+        },
+        60_000,
+      ),
+    )
+    cleanups.push(() => service.stop().then(() => undefined))
+    return { bridge, stripe, service }
+  })
+
 describe("production with the card processor on Stripe", () => {
   it.live(
     "a terminal payment found at Stripe, pending until available, partly refunded, disputed (lost, then won) by signed webhooks",
     () =>
       Effect.gen(function* () {
-        const bridge = yield* FakeProvider.start()
-        bridge.script("submit", [{ status: 200, body: { submissionId: "kyb-submission-1" } }])
-        bridge.script("status", [{ status: 200, body: { status: "Verified" } }])
-        const stripe = yield* StripeFake.start()
-        const database = freshDatabase("stripe")
-        const data = tempDir("stripe")
-        cleanups.push(database.drop, data.remove)
-        const bridged = Object.fromEntries(
-          ["OTP", "KYC", "BANK_LINKING", "MONEY_MOVEMENT", "KYB"].flatMap((key) => [
-            [`PARTNERPAY_PROVIDER_${key}_URL`, bridge.url],
-            [`PARTNERPAY_PROVIDER_${key}_SECRET`, Redacted.value(bridge.secret)],
-          ]),
-        )
-        const service = yield* Effect.promise(() =>
-          startService(
-            {
-              PORT: "0",
-              PARTNERPAY_ENV: "production",
-              DATABASE_URL: database.url,
-              PARTNERPAY_DATA_DIR: data.dir,
-              PARTNERPAY_TOKEN_SECRET: "a-token-secret-of-at-least-32-bytes-long",
-              PARTNERPAY_SECRET_PEPPER: "a-client-secret-pepper-of-at-least-32-bytes",
-              PARTNERPAY_DATA_KEY: "d".repeat(64),
-              PARTNERPAY_OTP_SECRET: "an-otp-secret-of-at-least-32-characters",
-              PARTNERPAY_CHAT_SECRET: "a-chat-secret-of-at-least-32-characters",
-              PARTNERPAY_ADMIN_TOKEN: adminToken,
-              ...bridged,
-              PARTNERPAY_KYB_POLL_MS: "200",
-              PARTNERPAY_PROVIDER_CARD_PROCESSOR: "stripe",
-              PARTNERPAY_STRIPE_SECRET_KEY: StripeFake.secretKey,
-              PARTNERPAY_STRIPE_WEBHOOK_SECRET: StripeFake.webhookSecret,
-              PARTNERPAY_STRIPE_BASE_URL: stripe.url,
-            },
-            60_000,
-          ),
-        )
-        cleanups.push(() => service.stop().then(() => undefined))
+        const { stripe, service } = yield* startStripeService("stripe")
         const base = service.url
-
         // The card processor is on: only e-signature and the message channels are listed as off.
         let off: string | undefined
         for (let wait = 0; wait < 100 && off === undefined; wait++) {
@@ -246,6 +253,206 @@ describe("production with the card processor on Stripe", () => {
         assert.strictEqual(yield* total, before)
         // Still nothing available: no payout took card money before its date.
         assert.strictEqual((yield* balance()).available <= 0, true)
+      }).pipe(Effect.scoped),
+    180_000,
+  )
+
+  it.live(
+    "a payer's saved card pays in the app; a decline is 422 with Stripe's code; 3-D Secure is answered and completed by Stripe's webhook; a refund Stripe could not take is retried",
+    () =>
+      Effect.gen(function* () {
+        const { bridge, stripe, service } = yield* startStripeService("stripe_payer", {
+          PARTNERPAY_CARD_REFUND_RETRY_MS: "200",
+        })
+        const base = service.url
+        const ask = (method: string, path: string, token: string, body?: unknown) =>
+          Effect.promise(() => call(base, method, path, { token, ...(body === undefined ? {} : { body }) }))
+        const partner = yield* Effect.promise(() =>
+          call(base, "POST", "/admin/partners", { token: adminToken, body: { name: "Acme" } }),
+        )
+        const { clientId, clientSecret } = partner.body as { clientId: string; clientSecret: string }
+        const token = yield* Effect.promise(() =>
+          call(base, "POST", "/auth/token", { body: { ClientId: clientId, ClientSecret: clientSecret } }),
+        )
+        const partnerToken = (token.body as { AccessToken: string }).AccessToken
+        const registered = yield* ask(
+          "POST",
+          "/Company/Create",
+          partnerToken,
+          companyBody({ companyReferenceId: "payer-walk" }),
+        )
+        const companyId = (registered.body as { companyId: string }).companyId
+
+        // The payer: logged in with the code the OTP bridge delivered, verified by the KYC bridge.
+        bridge.script("send", [{ status: 200, body: {} }])
+        const phoneNumber = "+15557654399"
+        assert.strictEqual((yield* ask("POST", "/Login/SendOtp", partnerToken, { phoneNumber })).status, 200)
+        const delivery = bridge.received().find((received) => received.operation === "send")
+        const code = (delivery?.body as { code: string } | undefined)?.code
+        const checked = yield* ask("PUT", "/Login/CheckOtp", partnerToken, { phoneNumber, code })
+        assert.strictEqual(checked.status, 200, checked.text)
+        const { accessToken: payerToken, registrationId } = checked.body as {
+          accessToken: string
+          registrationId: string
+        }
+        bridge.script("start", [{ status: 200, body: { linkToken: "link-1", expiration: "2099-01-01T00:00:00.000Z" } }])
+        bridge.script("check", [
+          {
+            status: 200,
+            body: {
+              status: "Verified",
+              referenceId: "5f0e4d7e-9a51-4c3d-8e4f-5a6b7c8d9e0f",
+              redirectUrl: "https://kyc.test/done",
+            },
+          },
+        ])
+        bridge.script("personal-data", [
+          {
+            status: 200,
+            body: {
+              firstName: "Ada",
+              lastName: "Payer",
+              birthDate: "1990-01-01",
+              ssnLastFourDigits: "6789",
+              emailAddress: "ada@example.test",
+              phoneNumber,
+            },
+          },
+        ])
+        const kyc = yield* ask("POST", "/Verification/StartKyc", payerToken, { deviceId: "device-1" })
+        assert.strictEqual(kyc.status, 200, kyc.text)
+        const verified = yield* ask("GET", "/Verification/CheckVerification", payerToken)
+        assert.strictEqual((verified.body as { status: string }).status, "Verified", verified.text)
+        // The company verified through the KYB bridge (its worker submits it, then polls its verdict).
+        let status: string | undefined
+        for (let attempt = 0; attempt < 400 && status !== "Verified"; attempt++) {
+          const answer = yield* ask("GET", `/company/status?companyId=${companyId}`, partnerToken)
+          status = (answer.body as { Status: string }).Status
+          if (status !== "Verified") yield* Effect.sleep("50 millis")
+        }
+        assert.strictEqual(status, "Verified")
+
+        let events = 0
+        const webhook = (type: string, object: unknown) => {
+          events += 1
+          const payload = JSON.stringify({
+            id: `evt_payer_${events}`,
+            object: "event",
+            api_version: "2026-10-28.endive",
+            created: Math.floor(Date.now() / 1000),
+            livemode: false,
+            pending_webhooks: 1,
+            request: { id: null, idempotency_key: null },
+            type,
+            data: { object },
+          })
+          return Effect.promise(() =>
+            call(base, "POST", "/providers/stripe/webhooks", {
+              rawBody: payload,
+              headers: { "content-type": "application/json", "stripe-signature": stripeSignature(payload) },
+            }),
+          ).pipe(
+            Effect.map((answer) => {
+              assert.strictEqual(answer.status, 200, answer.text)
+              return answer
+            }),
+          )
+        }
+
+        // A saved card: a SetupIntent for the app, Stripe's setup_intent.succeeded saves the card.
+        const saveCard = (last4: string) =>
+          Effect.gen(function* () {
+            const setup = yield* ask("POST", `/Payment/CardPaymentMethods/${registrationId}/Setup`, payerToken)
+            assert.strictEqual(setup.status, 200, setup.text)
+            const { setupIntentId, clientSecret: secret } = setup.body as {
+              setupIntentId: string
+              clientSecret: string
+            }
+            const intent = stripe.state.setupIntents.get(setupIntentId)
+            assert.strictEqual(intent?.client_secret, secret)
+            const method = stripe.attachCard(String(intent?.customer), last4)
+            yield* webhook("setup_intent.succeeded", { ...intent, payment_method: method.id, status: "succeeded" })
+            return method.id
+          })
+        const plain = yield* saveCard("4242")
+        const declining = yield* saveCard("0002")
+        const authenticating = yield* saveCard("3155")
+        const listed = yield* ask("GET", `/Payment/CardPaymentMethods/${registrationId}`, payerToken)
+        for (const id of [plain, declining, authenticating]) assert.include(listed.text, id)
+
+        const request = (value: number) =>
+          Effect.map(
+            ask("POST", "/Payment/Create", partnerToken, {
+              companyId,
+              payerRegistrationId: registrationId,
+              amount: { value, currencyCode: "USD" },
+              description: `Invoice ${value}`,
+              dueDate: "2099-01-01",
+            }),
+            (created) => {
+              assert.strictEqual(created.status, 200, created.text)
+              return (created.body as { paymentRequestId: string }).paymentRequestId
+            },
+          )
+        const payWith = (paymentRequestId: string, paymentMethodId: string) =>
+          ask("POST", `/Transaction/PaymentRequest/${paymentRequestId}/PayWithCard`, payerToken, { paymentMethodId })
+        const statusOf = (paymentRequestId: string) =>
+          Effect.map(ask("GET", `/Payment/${paymentRequestId}`, partnerToken), (answer) => {
+            const body = answer.body as { status: string; refundedAmount: { value: number } }
+            return { status: body.status, refunded: Math.round(body.refundedAmount.value * 100) }
+          })
+
+        // An in-app card payment: a PaymentIntent confirmed off-session, keyed by the request id: Paid.
+        const paid = yield* request(30)
+        const payment = yield* payWith(paid, plain)
+        assert.strictEqual(payment.status, 200, payment.text)
+        assert.strictEqual((payment.body as { status: string }).status, "Paid")
+        const created = stripe.requests().filter((sent) => sent.path === "/v1/payment_intents")
+        assert.strictEqual(created.at(-1)?.idempotencyKey, paid)
+        assert.deepStrictEqual(yield* statusOf(paid), { status: "Paid", refunded: 0 })
+
+        // A decline: 422 CARD_DECLINED naming Stripe's decline code; the request stays Pending.
+        const declined = yield* request(31)
+        const refused = yield* payWith(declined, declining)
+        assert.strictEqual(refused.status, 422, refused.text)
+        assert.include(refused.text, "CARD_DECLINED")
+        assert.include(refused.text, "generic_decline")
+        assert.deepStrictEqual(yield* statusOf(declined), { status: "Pending", refunded: 0 })
+
+        // 3-D Secure: answered RequiresAction with the PaymentIntent's client secret; the request stays Pending.
+        const secured = yield* request(32)
+        const answer = yield* payWith(secured, authenticating)
+        assert.strictEqual(answer.status, 200, answer.text)
+        const action = answer.body as { status: string; paymentIntentId: string; clientSecret: string }
+        assert.strictEqual(action.status, "RequiresAction")
+        assert.strictEqual(stripe.state.paymentIntents.get(action.paymentIntentId)?.client_secret, action.clientSecret)
+        assert.deepStrictEqual(yield* statusOf(secured), { status: "Pending", refunded: 0 })
+        // The payer fails the challenge: still Pending; authenticates the next attempt: Paid by Stripe's webhook.
+        yield* webhook("payment_intent.payment_failed", stripe.authenticate(action.paymentIntentId, false))
+        assert.deepStrictEqual(yield* statusOf(secured), { status: "Pending", refunded: 0 })
+        const again = (yield* payWith(secured, authenticating)).body as { status: string; paymentIntentId: string }
+        assert.strictEqual(again.status, "RequiresAction")
+        assert.notStrictEqual(again.paymentIntentId, action.paymentIntentId)
+        yield* webhook("payment_intent.succeeded", stripe.authenticate(again.paymentIntentId, true))
+        assert.deepStrictEqual(yield* statusOf(secured), { status: "Paid", refunded: 0 })
+
+        // A refund Stripe could not take (500): Pending; the retry worker asks again: Completed, mirrored.
+        stripe.failNext("500")
+        const refund = yield* ask("POST", `/Transaction/${paid}/Refund`, partnerToken, {
+          amount: { value: 10, currencyCode: "USD" },
+        })
+        assert.strictEqual(refund.status, 200, refund.text)
+        assert.strictEqual((refund.body as { status: string }).status, "Pending")
+        let mirrored = yield* statusOf(paid)
+        for (let wait = 0; wait < 200 && mirrored.refunded === 0; wait++) {
+          yield* Effect.sleep("50 millis")
+          mirrored = yield* statusOf(paid)
+        }
+        assert.deepStrictEqual(mirrored, { status: "Paid", refunded: 1_000 })
+        // The rest refunded at once: the request is Refunded.
+        const rest = yield* ask("POST", `/Transaction/${paid}/Refund`, partnerToken, {})
+        assert.strictEqual((rest.body as { status: string }).status, "Completed", rest.text)
+        assert.deepStrictEqual(yield* statusOf(paid), { status: "Refunded", refunded: 3_000 })
       }).pipe(Effect.scoped),
     180_000,
   )

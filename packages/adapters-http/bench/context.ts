@@ -1,5 +1,5 @@
 /**
- * The Context benchmark (issue 36): is a version of effect's `dist/Context.js` (another version of
+ * The Context benchmark (issue 36): is a version of effect's `dist/Context.js` (a patch like the removed
  * `patches/effect@4.1.0.patch`, or none) worth it? Paired rounds: each round runs `measure.ts` once
  * per variant, in alternating order, each in a fresh process; the report gives, per scenario, each
  * variant's median CPU and bytes allocated per request and the median of the paired differences.

@@ -226,9 +226,11 @@ export interface ServeOptions {
 
 /** Serves the API on a Node HTTP server. */
 export const layer = (options: ServeOptions) =>
-  HttpRouter.serve(Routes, { routerConfig, disableLogger: true }).pipe(
-    // Request contexts with a larger overlay budget (see cross-cutting/OverlayBudget.ts).
-    OverlayBudget.serveWith(),
+  // Request contexts with a larger overlay budget, started without the domain's ports (the API groups
+  // provide them to their requests; see cross-cutting/OverlayBudget.ts).
+  OverlayBudget.serveLean((key) => key.startsWith("partnerpay/domain/"))(Routes, (routes) =>
+    HttpRouter.serve(routes, { routerConfig, disableLogger: true }),
+  ).pipe(
     // The HttpServer stays visible (e.g. to read the bound address when port is 0).
     Layer.provideMerge(
       NodeHttpServer.layer(

@@ -86,6 +86,25 @@ describe("a problem answer given in an older version", () => {
     }
   })
 
+  it("before 2026-11-29: a business-rule code that was PascalCase is given as it was", () => {
+    const refused = { ...problem, type: "/docs/problems/rule-violated", status: 422, code: "REFUND_EXCEEDS_TRANSFER" }
+    assert.isTrue(ApiVersions.concernsProblems("2026-11-28"))
+    assert.deepStrictEqual(ApiVersions.downgradeProblem("2026-11-28", refused), {
+      ...refused,
+      code: "RefundExceedsTransfer",
+    })
+    assert.deepStrictEqual(ApiVersions.downgradeProblem("2026-11-25", refused), {
+      ...refused,
+      type: "https://partnerpay.dev/problems/rule-violated",
+      code: "RefundExceedsTransfer",
+    })
+  })
+
+  it("before 2026-11-29: a code that was always UPPER_SNAKE_CASE is unchanged", () => {
+    for (const code of ["NOT_FOUND", "CONSENT_NOT_ACCEPTED", "PAYER_LIMIT_EXCEEDED"])
+      assert.deepStrictEqual(ApiVersions.downgradeProblem("2026-11-28", { ...problem, code }), { ...problem, code })
+  })
+
   it("in the latest version: the problem as it is (its type the page's path)", () => {
     assert.isFalse(ApiVersions.concernsProblems(ApiVersions.latest))
     assert.strictEqual(ApiVersions.downgradeProblem(ApiVersions.latest, problem), problem)

@@ -1,7 +1,9 @@
 /**
  * The request contexts of a server started with `OverlayBudget.serveWith`: Effect's `maxDepth`
  * (how many provided services a context keeps as overlays before copying every service of the
- * runtime) is the budget, for every request, and a request's services are its own.
+ * runtime) is the budget, for every request, and a request's services are its own. A server started
+ * with `OverlayBudget.serveLean` leaves the route-only services out of a request's context; a route
+ * added through `provideBuildContext` still finds them.
  */
 import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -75,5 +77,65 @@ describe("a server started without it", () => {
     Effect.gen(function* () {
       assert.deepStrictEqual(yield* get("c"), { maxDepth: 8, id: "c", runtime: "built" })
     }).pipe(Effect.provide(serverLayer((layer) => layer))),
+  )
+})
+
+class Port extends Context.Service<Port, string>()("test/port/Store") {}
+
+/** GET /<path>: the budget of the request's context, and the port as the route finds it (or "absent"). */
+const portRoute = (path: `/${string}`) =>
+  HttpRouter.add(
+    "GET",
+    path,
+    Effect.withFiber((fiber) =>
+      Effect.succeed(
+        HttpServerResponse.jsonUnsafe({
+          maxDepth: maxDepthOf(fiber.context as Context.Context<never>),
+          port: Context.getOrUndefined(fiber.context as Context.Context<Port>, Port) ?? "absent",
+        }),
+      ),
+    ),
+  )
+
+/** `/provided` added through `provideBuildContext`, `/bare` straight to the router; served lean (without the port). */
+const leanServer = OverlayBudget.serveLean((key) => key.startsWith("test/port/"))(
+  Layer.mergeAll(
+    portRoute("/provided").pipe(
+      Layer.provide(
+        Layer.effect(
+          HttpRouter.HttpRouter,
+          Effect.map(Effect.service(HttpRouter.HttpRouter), OverlayBudget.provideBuildContext),
+        ),
+      ),
+    ),
+    portRoute("/bare"),
+  ),
+  (routes) => HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }),
+).pipe(
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+  Layer.provide(Layer.succeed(Port, "the store")),
+)
+
+const getPath = (path: string) =>
+  Effect.gen(function* () {
+    const address = (yield* HttpServer.HttpServer).address
+    const port = address._tag === "InetAddressV4" ? address.port : 0
+    return yield* Effect.promise(async () => (await fetch(`http://127.0.0.1:${port}${path}`)).json())
+  })
+
+describe("a server started lean", () => {
+  it.live("starts each request's context without the route-only services, with the overlay budget", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* getPath("/bare"), { maxDepth: OverlayBudget.requestMaxDepth, port: "absent" })
+    }).pipe(Effect.provide(leanServer)),
+  )
+
+  it.live("gives a route added through provideBuildContext the services of its layer", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* getPath("/provided"), {
+        maxDepth: OverlayBudget.requestMaxDepth,
+        port: "the store",
+      })
+    }).pipe(Effect.provide(leanServer)),
   )
 })

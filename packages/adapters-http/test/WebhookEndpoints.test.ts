@@ -21,7 +21,7 @@ const customer = await Effect.runPromise(
   customerToken(partnerId, "7e57ab1e-0000-4000-8000-0000000000c1" as Ids.RegistrationId),
 )
 
-const notification = (owner: string, k: number): Outbox.Notification => ({
+const notification = (owner: string, k: number): Outbox.Webhook => ({
   id: crypto.randomUUID(),
   partnerId: owner,
   eventType: "PAYMENT_REQUEST_STATUS_CHANGED",

@@ -50,7 +50,7 @@ export const make: Effect.Effect<Attachments.PaymentAttachments["Service"], neve
   function* () {
     const sql = yield* SqlClient
     /** The statement's tail after `changed`: the notification's outbox row when one is given and a row changed. */
-    const outboxRow = (notification: Outbox.Notification | undefined) =>
+    const outboxRow = (notification: Outbox.Webhook | undefined) =>
       notification === undefined
         ? sql`SELECT count(*) FROM changed`
         : sql`

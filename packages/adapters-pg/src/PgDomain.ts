@@ -45,9 +45,7 @@ import * as PgUnitOfWork from "./PgUnitOfWork.ts"
 const outboxInUnits = Layer.effectContext(
   Effect.gen(function* () {
     const { outbox: direct, dispatch } = yield* PgOutbox.make
-    const record = Traced.fn("PgDomain.recordNotifications")(function* (
-      notifications: ReadonlyArray<Outbox.Notification>,
-    ) {
+    const record = Traced.fn("PgDomain.recordNotifications")(function* (notifications: ReadonlyArray<Outbox.Webhook>) {
       const unit = yield* PgUnit.CurrentUnit
       if (unit === undefined) return yield* direct.record(notifications)
       unit.outbox.push(...notifications)

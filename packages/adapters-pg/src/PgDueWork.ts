@@ -8,7 +8,7 @@
  * `read_models_pending_transfers`), so a poll costs the due rows it returns,
  * not the size of the read side.
  */
-import { SandboxDisputesProjection } from "@partnerpay/domain"
+import { CardRefundRetriesProjection, SandboxDisputesProjection } from "@partnerpay/domain"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 
@@ -236,6 +236,33 @@ export const pendingReimbursements = (limit: number, startingAfter = "") =>
       SELECT id, partner_id::text AS partner_id, sort_key FROM read_models
       WHERE collection = 'transfers' AND keys ->> 'reimbursementPending' = 'true' AND sort_key > ${startingAfter}
       ORDER BY sort_key, id LIMIT ${limit}`,
+  )
+
+/** A card refund still Pending and not accepted by the processor (asked again by the retry worker). */
+export interface PendingCardRefund {
+  /** The refund's id. */
+  readonly id: string
+  readonly card_payment_id: string
+  readonly partner_id: string
+  /** When it was asked for (ISO 8601): the worker's cursor. */
+  readonly sort_key: string
+}
+
+/**
+ * Up to `limit` card refunds neither decided nor accepted by the processor (the `card_refund_retries`
+ * read model, system tenant), every partner, asked for after `startingAfter` (the worker's cursor, which
+ * wraps around), oldest first (the read models' page index).
+ */
+export const pendingCardRefunds = (limit: number, startingAfter = "") =>
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql<PendingCardRefund>`
+      SELECT id, data ->> 'cardPaymentId' AS card_payment_id, data ->> 'partnerId' AS partner_id, sort_key
+      FROM read_models
+      WHERE collection = ${CardRefundRetriesProjection.collection}
+        AND partner_id = ${CardRefundRetriesProjection.workTenant}
+        AND sort_key COLLATE "C" > ${startingAfter}
+      ORDER BY sort_key COLLATE "C", id COLLATE "C" LIMIT ${limit}`,
   )
 
 /** A card payment made with the sandbox's disputed card (last four 0259), not disputed yet. */

@@ -327,7 +327,7 @@ export const make: Effect.Effect<
 > = Effect.gen(function* () {
   const sql = yield* SqlClient
 
-  const record = (notifications: ReadonlyArray<Outbox.Notification>) =>
+  const record = (notifications: ReadonlyArray<Outbox.Webhook>) =>
     notifications.length === 0
       ? Effect.void
       : sql`

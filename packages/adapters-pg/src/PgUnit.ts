@@ -97,7 +97,7 @@ export class Unit {
   /** Kept when a nested unit fails: a key stored for nothing seals nothing (as a key made outside a unit). */
   readonly dataKeys = new Map<string, PendingDataKey>()
   readonly documents = new Map<string, PendingDocument>()
-  readonly outbox: Array<Outbox.Notification> = []
+  readonly outbox: Array<Outbox.Webhook> = []
   readonly snapshots = new Map<string, PendingSnapshot>()
 
   static documentKey(collection: string, id: string): string {

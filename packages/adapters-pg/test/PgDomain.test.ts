@@ -42,7 +42,7 @@ const body = (companyReferenceId: string) => Fixtures.companyRegistrationBody({ 
 
 type Services = PgDomain.Services | IdGenerator.IdGenerator | SqlClient
 
-const notification = (partnerId: string, position: number, id = crypto.randomUUID()): Outbox.Notification => ({
+const notification = (partnerId: string, position: number, id = crypto.randomUUID()): Outbox.Webhook => ({
   id,
   partnerId,
   eventType: "TEST_EVENT",

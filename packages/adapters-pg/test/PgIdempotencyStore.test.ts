@@ -12,7 +12,7 @@ import * as Migrations from "../src/Migrations.ts"
 import * as PgDatabase from "../src/PgDatabase.ts"
 import * as PgIdempotencyStore from "../src/PgIdempotencyStore.ts"
 import * as PgServiceInstance from "../src/PgServiceInstance.ts"
-import { databaseUrl, postgresAvailable } from "./support.ts"
+import { postgresAvailable, postgresDatabase } from "./support.ts"
 
 const storeOn = <E>(database: Layer.Layer<SqlClient, E>, options: PgIdempotencyStore.Options = {}) =>
   PgIdempotencyStore.layer(options).pipe(
@@ -28,12 +28,9 @@ IdempotencyStoreContract.idempotencyStoreContract("PGlite", storeOn(PgDatabase.l
 })
 
 if (postgresAvailable) {
-  IdempotencyStoreContract.idempotencyStoreContract(
-    "PostgreSQL",
-    storeOn(PgDatabase.layerPostgres(databaseUrl)),
-    runner,
-    { timeout: 60_000 },
-  )
+  IdempotencyStoreContract.idempotencyStoreContract("PostgreSQL", storeOn(postgresDatabase()), runner, {
+    timeout: 60_000,
+  })
 }
 
 describe("PgIdempotencyStore purge", () => {

@@ -16,7 +16,7 @@ import * as Migrations from "../src/Migrations.ts"
 import * as PgOutbox from "../src/PgOutbox.ts"
 import { databases } from "./readSideSupport.ts"
 
-const notification = (partnerId: string, position: number, id = crypto.randomUUID()): Outbox.Notification => ({
+const notification = (partnerId: string, position: number, id = crypto.randomUUID()): Outbox.Webhook => ({
   id,
   partnerId,
   eventType: "TEST_EVENT",

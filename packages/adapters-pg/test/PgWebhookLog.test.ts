@@ -37,7 +37,7 @@ const layer = PgWebhookLog.layer.pipe(
   Layer.provideMerge(PgDatabase.layerPglite()),
 )
 
-const row = (partnerId: string, k: number): Outbox.Notification => ({
+const row = (partnerId: string, k: number): Outbox.Webhook => ({
   id: `n-${partnerId.slice(0, 4)}-${k}`,
   partnerId,
   eventType: "PAYMENT_REQUEST_STATUS_CHANGED",

@@ -10,7 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
-import * as PgProviderNotifications from "../src/PgProviderNotifications.ts"
+import * as PgProviderCallbacks from "../src/PgProviderCallbacks.ts"
 import * as PgWorkClaims from "../src/PgWorkClaims.ts"
 import { databases } from "./readSideSupport.ts"
 
@@ -102,11 +102,11 @@ for (const database of databases) {
       it.effect("a provider's notification is recorded once by its event id", () =>
         Effect.gen(function* () {
           yield* reset
-          assert.isFalse(yield* PgProviderNotifications.seen("Dwolla", "event-1"))
-          assert.isTrue(yield* PgProviderNotifications.record("Dwolla", "event-1", "customer_verified", "customer-1"))
-          assert.isTrue(yield* PgProviderNotifications.seen("Dwolla", "event-1"))
-          assert.isFalse(yield* PgProviderNotifications.record("Dwolla", "event-1", "customer_verified", "customer-1"))
-          assert.isFalse(yield* PgProviderNotifications.seen("Plaid", "event-1"))
+          assert.isFalse(yield* PgProviderCallbacks.seen("Dwolla", "event-1"))
+          assert.isTrue(yield* PgProviderCallbacks.record("Dwolla", "event-1", "customer_verified", "customer-1"))
+          assert.isTrue(yield* PgProviderCallbacks.seen("Dwolla", "event-1"))
+          assert.isFalse(yield* PgProviderCallbacks.record("Dwolla", "event-1", "customer_verified", "customer-1"))
+          assert.isFalse(yield* PgProviderCallbacks.seen("Plaid", "event-1"))
         }),
       )
     })

@@ -2,8 +2,11 @@
  * Test support: the database layers under test, and the PostgreSQL
  * availability rule. Locally without a server the PostgreSQL suites are
  * skipped with a loud message; with CI=true an unreachable server FAILS the
- * run (never a silent skip).
+ * run (never a silent skip). A test file's PostgreSQL store lives in a schema
+ * of its own (`postgresDatabase`), so runs sharing the server (other files,
+ * other checkouts whose migrations differ) never meet its tables.
  */
+import { afterAll } from "@effect/vitest"
 import type { EventStore } from "@partnerpay/domain"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -47,7 +50,37 @@ export const storeOn = <E>(
 ): Layer.Layer<EventStore.EventStore | SqlClient, unknown> =>
   PgEventStore.layer(options).pipe(Layer.provideMerge(Migrations.layer), Layer.provideMerge(database))
 
-export const postgresStore = (options: PgEventStore.Options = {}) =>
-  storeOn(PgDatabase.layerPostgres(databaseUrl), options)
+const admin = (statement: string) =>
+  Effect.flatMap(SqlClient, (sql) => sql.unsafe(statement)).pipe(
+    Effect.provide(PgDatabase.layerPostgres(databaseUrl, { maxConnections: 1 })),
+  )
+
+/** This test file's schema on the server: made at the first use, dropped after the file's tests. */
+const fileSchema = `t_${crypto.randomUUID().replaceAll("-", "")}`
+let fileSchemaMade = false
+afterAll(async () => {
+  if (fileSchemaMade) await Effect.runPromise(Effect.ignore(admin(`DROP SCHEMA ${fileSchema} CASCADE`)))
+})
+
+/**
+ * A PostgreSQL pool on this test file's own schema (`search_path`): every pool of the file sees the
+ * same tables, and nothing outside the file does (a server shared with other runs, whose migrations
+ * may differ, cannot make this one's fail).
+ */
+export const postgresDatabase = (options: { readonly maxConnections?: number } = {}) =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      if (!fileSchemaMade) {
+        yield* admin(`CREATE SCHEMA IF NOT EXISTS ${fileSchema}`)
+        fileSchemaMade = true
+      }
+      return PgDatabase.layerPostgres(databaseUrl, {
+        startupParameters: { search_path: fileSchema },
+        ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
+      })
+    }),
+  )
+
+export const postgresStore = (options: PgEventStore.Options = {}) => storeOn(postgresDatabase(), options)
 
 export const pgliteStore = (options: PgEventStore.Options = {}) => storeOn(PgDatabase.layerPglite(), options)

@@ -14,6 +14,7 @@ import { ApiVersions, CrossCutting, RateLimit, Server, Tokens } from "@partnerpa
 import { type Migrations, type PgOutbox, PgPartnerCredentials, PgServiceInstance } from "@partnerpay/adapters-pg"
 import {
   type Attachments,
+  type CardCharger,
   type CompanyProviders,
   type EventStore,
   type IdGenerator,
@@ -36,12 +37,12 @@ import { type AppConfig, describeDatabase, load } from "./config/Config.ts"
 import * as TokenSecret from "./config/TokenSecret.ts"
 import * as Domain from "./Domain.ts"
 import * as Database from "./database/Database.ts"
-import * as CardProcessorNotifications from "./http/CardProcessorNotifications.ts"
-import type * as DwollaNotifications from "./http/DwollaNotifications.ts"
+import * as CardProcessorCallbacks from "./http/CardProcessorCallbacks.ts"
+import type * as DwollaCallbacks from "./http/DwollaCallbacks.ts"
 import * as Http from "./http/Http.ts"
-import * as MoneyMovementNotifications from "./http/MoneyMovementNotifications.ts"
+import * as MoneyMovementCallbacks from "./http/MoneyMovementCallbacks.ts"
 import * as Readiness from "./http/Readiness.ts"
-import type * as StripeNotifications from "./http/StripeNotifications.ts"
+import type * as StripeCallbacks from "./http/StripeCallbacks.ts"
 import * as Logging from "./observability/Logging.ts"
 import * as Metrics from "./observability/Metrics.ts"
 import * as Telemetry from "./observability/Telemetry.ts"
@@ -57,6 +58,7 @@ import * as SandboxProviders from "./sandbox/SandboxProviders.ts"
 import * as SandboxWebhooks from "./sandbox/SandboxWebhooks.ts"
 import * as AttachmentFetcher from "./workers/AttachmentFetcher.ts"
 import * as AutoCollectionScheduler from "./workers/AutoCollectionScheduler.ts"
+import * as CardRefundRetry from "./workers/CardRefundRetry.ts"
 import * as EvidencePurge from "./workers/EvidencePurge.ts"
 import * as KybWorker from "./workers/KybWorker.ts"
 import * as MoneyMovementWorkers from "./workers/MoneyMovementWorkers.ts"
@@ -85,6 +87,7 @@ export type WorkerRequirements =
   | MoneyMovement.MoneyMovement
   | PaymentProviders.ESignature
   | CompanyProviders.KybVerifier
+  | CardCharger.CardCharger
   | PersonalData.PersonalDataVault
 
 const isSandbox = (config: AppConfig) => config.environment === "sandbox"
@@ -102,6 +105,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         MoneyMovementWorkers.originatorName,
         MoneyMovementWorkers.outcomesName,
         ReimbursementCompletion.name,
+        CardRefundRetry.name,
         "payment-notifier",
         AttachmentFetcher.name,
         PayoutWorkers.schedulerName,
@@ -116,6 +120,7 @@ export const workerNames = (config: AppConfig): ReadonlyArray<string> =>
         MoneyMovementWorkers.originatorName,
         MoneyMovementWorkers.outcomesName,
         ReimbursementCompletion.name,
+        CardRefundRetry.name,
         AttachmentFetcher.name,
         PayoutWorkers.schedulerName,
         PayoutWorkers.movementsName,
@@ -169,6 +174,8 @@ export const workers = (config: AppConfig): Layer.Layer<never, never, WorkerRequ
         pollMillis: config.moneyMovementPollMillis,
       }),
     }),
+    // Pending card refunds asked of the card processor again, with backoff, in both environments.
+    CardRefundRetry.layer({ baseMillis: config.cardRefundRetryMillis }),
     // Payouts in both environments: daily in production, each settlement cycle in the sandbox.
     payoutWorkers(config),
     // Reminders and status messages: recorded in the sandbox, sent by the channels' providers in production.
@@ -263,12 +270,12 @@ const dwollaWebhooks = (config: AppConfig) => {
  */
 const dwollaRoutes = (
   dwolla: ReturnType<typeof dwollaWebhooks>,
-): Layer.Layer<never, never, HttpRouter.HttpRouter | DwollaNotifications.Requirements> =>
+): Layer.Layer<never, never, HttpRouter.HttpRouter | DwollaCallbacks.Requirements> =>
   dwolla === undefined
     ? Layer.empty
     : Layer.unwrap(
         Effect.map(
-          Effect.promise(() => import("./http/DwollaNotifications.ts")),
+          Effect.promise(() => import("./http/DwollaCallbacks.ts")),
           (module) => module.routes(dwolla),
         ),
       )
@@ -285,12 +292,12 @@ const stripeWebhooks = (config: AppConfig) => {
 /** Stripe's webhook route, its module (and Stripe's SDK) loaded only when the card processor is Stripe. */
 const stripeRoutes = (
   stripe: ReturnType<typeof stripeWebhooks>,
-): Layer.Layer<never, never, HttpRouter.HttpRouter | StripeNotifications.Requirements> =>
+): Layer.Layer<never, never, HttpRouter.HttpRouter | StripeCallbacks.Requirements> =>
   stripe === undefined
     ? Layer.empty
     : Layer.unwrap(
         Effect.map(
-          Effect.promise(() => import("./http/StripeNotifications.ts")),
+          Effect.promise(() => import("./http/StripeCallbacks.ts")),
           (module) => module.routes(stripe),
         ),
       )
@@ -366,9 +373,9 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     ...(config.metrics && Option.isNone(config.metricsPort) ? [Metrics.routes(config.metricsToken)] : []),
     ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes, SandboxWebhooks.routes] : []),
     // Production: the money-movement provider's notifications, signed with its bridge's secret.
-    ...(sandbox ? [] : [MoneyMovementNotifications.routes(bridgeOf(config.providers.ports.MONEY_MOVEMENT))]),
+    ...(sandbox ? [] : [MoneyMovementCallbacks.routes(bridgeOf(config.providers.ports.MONEY_MOVEMENT))]),
     // Production: the card processor's notifications (disputes, refund outcomes), signed with its bridge's secret.
-    ...(sandbox ? [] : [CardProcessorNotifications.routes(bridgeOf(config.providers.ports.CARD_PROCESSOR))]),
+    ...(sandbox ? [] : [CardProcessorCallbacks.routes(bridgeOf(config.providers.ports.CARD_PROCESSOR))]),
     // Production: Dwolla's signed webhooks, when a port is on Dwolla.
     ...(sandbox ? [] : [dwollaRoutes(dwollaWebhooks(config))]),
     // Production: Stripe's signed webhooks, when the card processor is Stripe.

@@ -1,28 +1,17 @@
 /**
  * Operator CLI entry point: `node src/cli.ts <command>` (`pnpm partnerpay <command>`; see README.md "Operators").
- * `listen` runs until Ctrl-C, which ends it quietly with status 0 (any other interrupted command: 130).
+ *
+ * As `src/main.ts` does for the service, it turns Node's module compile cache on, then loads the CLI
+ * (`cli/CliProcess.ts`): a command whose modules are in the cache neither strips their types again nor
+ * compiles them from scratch (a command starts in about half the CPU time). The cache is Node's: in
+ * `NODE_COMPILE_CACHE` if set, else `<tmpdir>/node-compile-cache`, shared with the service's; keyed by
+ * each file's content and the Node version; `NODE_DISABLE_COMPILE_CACHE=1` turns it off.
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Console, Effect, Exit, Runtime } from "effect"
-import { CliError } from "effect/cli"
-import { describeFailure, run } from "./cli/CliCommands.ts"
+import * as Module from "node:module"
 
-NodeRuntime.runMain(
-  run.pipe(
-    Effect.provide(NodeServices.layer),
-    Effect.tapCause((cause) =>
-      // Parse errors and help were already rendered by the CLI module.
-      Cause.hasInterruptsOnly(cause) || CliError.isCliError(Cause.squash(cause))
-        ? Effect.void
-        : Console.error(`partnerpay: ${describeFailure(cause)}`),
-    ),
-  ),
-  {
-    disableErrorReporting: true,
-    teardown: (exit, onExit) =>
-      Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) && process.argv.slice(2).includes("listen")
-        ? onExit(0)
-        : Runtime.defaultTeardown(exit, onExit),
-  },
-)
+// Absent before Node 22.1 (the bundle, compiled JavaScript, also runs on an older Node: no cache there).
+const cache = Module as Partial<Pick<typeof Module, "enableCompileCache" | "flushCompileCache">>
+cache.enableCompileCache?.()
+await import("./cli/CliProcess.ts")
+// Written now that the CLI's modules are loaded, not only at exit.
+cache.flushCompileCache?.()

@@ -7,36 +7,16 @@
  * failing with CI=true; see support.ts).
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
-import { HttpServer } from "effect/http"
-import * as Config from "../src/config/Config.ts"
-import * as Logging from "../src/observability/Logging.ts"
+import { Redacted } from "effect"
 import { isAuthorized } from "../src/operator/Admin.ts"
-import * as Service from "../src/Service.ts"
+import { inProcessServices } from "./InProcessService.ts"
 import { request as call } from "./Requests.ts"
-import { companyBody, eventually, freshDatabase, postgresAvailable, startReceiver } from "./support.ts"
+import { companyBody, eventually, postgresAvailable, startReceiver } from "./support.ts"
 
 const adminToken = "operator-token-0123456789abcdefghijklmnop"
-const cleanups: Array<() => Promise<void>> = []
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup()
-})
-
-/** Runs the service in-process on a fresh database; returns its base URL. */
-const startInProcess = async (extra: Partial<Record<Config.Variable, string>>) => {
-  const db = await freshDatabase()
-  cleanups.push(db.drop)
-  const config = await Effect.runPromise(
-    Config.fromRecord({ DATABASE_URL: db.url, PORT: "0", PARTNERPAY_KYB_DELAY_MS: "0", ...extra }),
-  )
-  const runtime = ManagedRuntime.make(
-    Service.makeLayer(config, Redacted.make("t".repeat(48))).pipe(Layer.provide(Logging.layer("None"))),
-  )
-  cleanups.push(() => runtime.dispose())
-  return await runtime.runPromise(
-    Effect.map(HttpServer.HttpServer, (server) => HttpServer.formatAddress(server.address)),
-  )
-}
+const services = inProcessServices()
+afterAll(services.stopAll)
+const startInProcess = services.start
 
 const admin = (base: string, method: string, path: string, body?: unknown) =>
   call(base, method, `/admin${path}`, { token: adminToken, body })
@@ -73,7 +53,7 @@ describe.skipIf(!postgresAvailable)("the operator API", () => {
 
   it("serves every operation to the operator only", { timeout: 45_000 }, async () => {
     const receiver = await startReceiver()
-    cleanups.push(receiver.close)
+    services.onStop(receiver.close)
     const base = await startInProcess({ PARTNERPAY_ADMIN_TOKEN: adminToken })
 
     // Authentication: missing or wrong token -> 401 problem.

@@ -18,14 +18,12 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
-import { HttpServer } from "effect/http"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Config from "../src/config/Config.ts"
-import * as Domain from "../src/Domain.ts"
-import * as Database from "../src/database/Database.ts"
+import type * as Domain from "../src/Domain.ts"
 import * as Logging from "../src/observability/Logging.ts"
-import * as Service from "../src/Service.ts"
+import * as InProcessService from "./InProcessService.ts"
 import { scan } from "./PersonalDataScan.ts"
 import type { Json } from "./Requests.ts"
 import * as Requests from "./Requests.ts"
@@ -65,24 +63,11 @@ const configFor = async (database: "pglite" | "postgres") => {
 
 const logging = Logging.layer("Warn", () => {})
 
-const start = async (config: Config.AppConfig) => {
-  const runtime = ManagedRuntime.make(
-    Service.makeLayer(config, Redacted.make("t".repeat(48))).pipe(Layer.provide(logging)),
-  )
-  const url = await runtime.runPromise(
-    Effect.map(HttpServer.HttpServer, (server) => HttpServer.formatAddress(server.address)),
-  )
-  return { url, stop: () => runtime.dispose() }
-}
+const start = (config: Config.AppConfig) => InProcessService.run(config, logging)
 
 /** Runs `effect` on the service's database, the service stopped (PGlite is single-process). */
 const offline = <A>(config: Config.AppConfig, effect: Effect.Effect<A, unknown, SqlClient | Domain.DomainPorts>) =>
-  Effect.runPromise(
-    effect.pipe(
-      Effect.provide(Domain.layerWith(config).pipe(Layer.provideMerge(Database.layer(config.database)))),
-      Effect.provide(logging),
-    ) as Effect.Effect<A, unknown, never>,
-  )
+  InProcessService.offline(config, logging, effect)
 
 const evidenceKeys = Effect.gen(function* () {
   const sql = yield* SqlClient

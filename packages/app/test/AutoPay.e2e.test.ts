@@ -10,7 +10,11 @@
  *   sandbox card ending in 0002 is declined (422 CARD_DECLINED); another
  *   customer's request is 404;
  * - an invoice's number and lines are shown on the request; lines that do
- *   not add up to the amount are refused.
+ *   not add up to the amount are refused;
+ * - a card that requires 3-D Secure (sandbox 3155) is answered RequiresAction,
+ *   the request stays Pending until the sandbox's authentication (a failure
+ *   leaves it payable, a success pays it);
+ * - a card-paid request refunded partly then fully shows it (Refunded).
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -323,9 +327,14 @@ describe("same-day autopay in the sandbox", () => {
     )
     assert.deepStrictEqual(racing.map((answer) => answer.status).sort(), [200, 422, 422])
     for (const refused of racing.filter((answer) => answer.status === 422))
-      assert.strictEqual(refused.body.code, "RefundExceedsPayment")
+      assert.strictEqual(refused.body.code, "REFUND_EXCEEDS_PAYMENT")
+    // Each completed card refund is mirrored on the request: partly refunded (still Paid), then Refunded.
+    const partly = await ok("GET", `/Payment/${request.paymentRequestId}`, token)
+    assert.deepStrictEqual([partly.status, partly.refundedAmount.value], ["Paid", 45])
     const rest = await ok("POST", path, token, {})
     assert.deepStrictEqual([rest.amount.value, rest.refundedAmount.value], [15, 60])
+    const refunded = await ok("GET", `/Payment/${request.paymentRequestId}`, token)
+    assert.deepStrictEqual([refunded.status, refunded.refundedAmount.value], ["Refunded", 60])
     const nothing = await call("POST", path, token, {})
     assert.strictEqual(nothing.body.code, "NOTHING_TO_REFUND")
     const otherPartner = await call("POST", `/Transaction/${crypto.randomUUID()}/Refund`, token, {})
@@ -346,5 +355,56 @@ describe("same-day autopay in the sandbox", () => {
       "25:Completed",
       "25:Pending",
     ])
+  })
+
+  it("a card requiring 3-D Secure is answered RequiresAction; the sandbox's authentication completes it", {
+    timeout: 60_000,
+  }, async () => {
+    if (token === undefined) await setup()
+    const payer = await customer(token, "+14155550136")
+    const card = await ok("POST", "/Sandbox/CardPaymentMethods", token, {
+      registrationId: payer.registrationId,
+      last4: "3155",
+    })
+    const request = await ok("POST", "/Payment/Create", token, {
+      companyId,
+      payerRegistrationId: payer.registrationId,
+      amount: { value: 70, currencyCode: "USD" },
+      description: "Invoice INV-3DS",
+      dueDate: today,
+    })
+    const pay = () =>
+      ok("POST", `/Transaction/PaymentRequest/${request.paymentRequestId}/PayWithCard`, payer.customerToken, {
+        paymentMethodId: card.id,
+      })
+    const first = await pay()
+    assert.strictEqual(first.status, "RequiresAction")
+    assert.include(first.clientSecret, first.paymentIntentId)
+    assert.strictEqual((await ok("GET", `/Payment/${request.paymentRequestId}`, token)).status, "Pending")
+    const authenticate = (outcome: string) =>
+      ok("POST", "/Sandbox/CardAuthentications", token, { paymentRequestId: request.paymentRequestId, outcome })
+    assert.deepStrictEqual(await authenticate("Failed"), { outcome: "Failed" })
+    assert.strictEqual((await ok("GET", `/Payment/${request.paymentRequestId}`, token)).status, "Pending")
+    const nothingAwaited = await call("POST", "/Sandbox/CardAuthentications", token, {
+      paymentRequestId: request.paymentRequestId,
+      outcome: "Succeeded",
+    })
+    assert.strictEqual(nothingAwaited.status, 404)
+    const second = await pay()
+    assert.strictEqual(second.status, "RequiresAction")
+    assert.notStrictEqual(second.paymentIntentId, first.paymentIntentId)
+    assert.deepStrictEqual(await authenticate("Succeeded"), { outcome: "Paid" })
+    const paid = await ok("GET", `/Payment/${request.paymentRequestId}`, token)
+    assert.deepStrictEqual([paid.status, paid.cardPayment.cardPaymentId], ["Paid", second.cardPaymentId])
+    await eventually(() =>
+      receiver.received
+        .map((hook) => JSON.parse(hook.body) as Json)
+        .find(
+          (hook) =>
+            hook.Event === "PAYMENT_REQUEST_STATUS_CHANGED" &&
+            hook.Data.PaymentRequestId === request.paymentRequestId &&
+            hook.Data.Status === "Paid",
+        ),
+    )
   })
 })

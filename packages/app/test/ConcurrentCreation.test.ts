@@ -184,7 +184,7 @@ describe("concurrent refunds of one transfer on PostgreSQL", () => {
       for (const answer of answers) {
         assert.include([200, 409, 422], answer.status, JSON.stringify(answer.json))
         if (answer.status === 200) assert.strictEqual(answer.json.status, "Pending")
-        if (answer.status === 422) assert.strictEqual(answer.json.code, "RefundExceedsTransfer")
+        if (answer.status === 422) assert.strictEqual(answer.json.code, "REFUND_EXCEEDS_TRANSFER")
       }
       assert.isAtLeast(accepted.length, 1)
       assert.isAtMost(accepted.length, 3)

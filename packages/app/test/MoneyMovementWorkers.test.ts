@@ -32,7 +32,7 @@ import { Fixtures } from "@partnerpay/domain/testing"
 import { Effect, Fiber, Layer, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import * as Domain from "../src/Domain.ts"
-import * as MoneyMovementNotifications from "../src/http/MoneyMovementNotifications.ts"
+import * as MoneyMovementCallbacks from "../src/http/MoneyMovementCallbacks.ts"
 import * as HttpBridge from "../src/providers/HttpBridge.ts"
 import * as MoneyMovementBridge from "../src/providers/MoneyMovementBridge.ts"
 import * as MoneyMovementWorkers from "../src/workers/MoneyMovementWorkers.ts"
@@ -216,7 +216,7 @@ describe("the money-movement provider's notifications (POST /providers/money-mov
         )
         const { paymentRequestId, transferId } = yield* Effect.provide(acceptedRequest, context)
         const app = HttpRouter.toWebHandler(
-          MoneyMovementNotifications.routes(bridge).pipe(
+          MoneyMovementCallbacks.routes(bridge).pipe(
             Layer.provide(Layer.succeedContext(context)),
             Layer.provide(HttpServer.layerServices),
           ),
@@ -233,7 +233,7 @@ describe("the money-movement provider's notifications (POST /providers/money-mov
           )
           return Effect.promise(() =>
             app.handler(
-              new Request(`http://partnerpay.test${MoneyMovementNotifications.path}`, {
+              new Request(`http://partnerpay.test${MoneyMovementCallbacks.path}`, {
                 method: "POST",
                 headers: {
                   "content-type": "application/json",
@@ -270,7 +270,7 @@ describe("the money-movement provider's notifications (POST /providers/money-mov
         )
         const other = yield* post({ ...returned, providerReference: "dw-43" })
         assert.strictEqual(other.status, 422)
-        assert.strictEqual(((yield* Effect.promise(() => other.json())) as { code: string }).code, "OtherMovement")
+        assert.strictEqual(((yield* Effect.promise(() => other.json())) as { code: string }).code, "OTHER_MOVEMENT")
       }).pipe(Effect.scoped),
   )
 })

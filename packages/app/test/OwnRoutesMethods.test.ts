@@ -5,34 +5,13 @@
  * The whole service (`Service.makeLayer`) runs in-process on a fresh PostgreSQL database.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
-import { HttpServer } from "effect/http"
-import * as Config from "../src/config/Config.ts"
-import * as Logging from "../src/observability/Logging.ts"
-import * as Service from "../src/Service.ts"
+import { inProcessServices } from "./InProcessService.ts"
 import { send } from "./Requests.ts"
-import { freshDatabase, postgresAvailable } from "./support.ts"
+import { postgresAvailable } from "./support.ts"
 
-const cleanups: Array<() => Promise<void>> = []
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup()
-})
-
-/** Runs the service in-process on a fresh database; returns its base URL. */
-const startInProcess = async (extra: Partial<Record<Config.Variable, string>>) => {
-  const db = await freshDatabase()
-  cleanups.push(db.drop)
-  const config = await Effect.runPromise(
-    Config.fromRecord({ DATABASE_URL: db.url, PORT: "0", PARTNERPAY_KYB_DELAY_MS: "0", ...extra }),
-  )
-  const runtime = ManagedRuntime.make(
-    Service.makeLayer(config, Redacted.make("t".repeat(48))).pipe(Layer.provide(Logging.layer("None"))),
-  )
-  cleanups.push(() => runtime.dispose())
-  return await runtime.runPromise(
-    Effect.map(HttpServer.HttpServer, (server) => HttpServer.formatAddress(server.address)),
-  )
-}
+const services = inProcessServices()
+afterAll(services.stopAll)
+const startInProcess = services.start
 
 const expect405 = async (base: string, method: string, path: string, allow: string) => {
   const response = await send(`${base}${path}`, method)

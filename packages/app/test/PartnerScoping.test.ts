@@ -72,6 +72,7 @@ const systemCollections: Record<string, string> = {
   payment_requests_autocollect: "the auto-collection scheduler's work list (requests due by autopay)",
   payment_notices: "the reminder and status-message workers' work list",
   sandbox_card_disputes: "the sandbox dispute worker's work list (card payments with the card ending in 0259)",
+  card_refund_retries: "the card-refund retry worker's work list (card refunds the processor could not be asked for)",
 }
 
 const adminToken = "operator-token-0123456789abcdefghijklmnop"

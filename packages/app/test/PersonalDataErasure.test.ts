@@ -25,14 +25,12 @@ import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { PgDomain, PgPersonalDataVault } from "@partnerpay/adapters-pg"
 import { PersonalData } from "@partnerpay/domain"
-import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
-import { HttpServer } from "effect/http"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as Config from "../src/config/Config.ts"
-import * as Domain from "../src/Domain.ts"
-import * as Database from "../src/database/Database.ts"
+import type * as Domain from "../src/Domain.ts"
 import * as Logging from "../src/observability/Logging.ts"
-import * as Service from "../src/Service.ts"
+import * as InProcessService from "./InProcessService.ts"
 import { coverage, scan } from "./PersonalDataScan.ts"
 import type { Json } from "./Requests.ts"
 import * as Requests from "./Requests.ts"
@@ -102,11 +100,6 @@ const customerValues = [
   pushToken,
 ]
 
-interface Running {
-  readonly url: string
-  readonly stop: () => Promise<void>
-}
-
 const configFor = async (database: "pglite" | "postgres") => {
   const dataDir = mkdtempSync(join(tmpdir(), "partnerpay-pii-"))
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
@@ -136,25 +129,11 @@ const logging = Logging.layer("All", (line) => {
   logLines.push(line)
 })
 
-/** The whole service in-process. */
-const start = async (config: Config.AppConfig): Promise<Running> => {
-  const runtime = ManagedRuntime.make(
-    Service.makeLayer(config, Redacted.make("t".repeat(48))).pipe(Layer.provide(logging)),
-  )
-  const url = await runtime.runPromise(
-    Effect.map(HttpServer.HttpServer, (server) => HttpServer.formatAddress(server.address)),
-  )
-  return { url, stop: () => runtime.dispose() }
-}
+const start = (config: Config.AppConfig) => InProcessService.run(config, logging)
 
-/** Runs `effect` with the service's domain stack on its database, the service stopped (PGlite is single-process). */
+/** Runs `effect` on the service's database, the service stopped (PGlite is single-process). */
 const offline = <A>(config: Config.AppConfig, effect: Effect.Effect<A, unknown, SqlClient | Domain.DomainPorts>) =>
-  Effect.runPromise(
-    effect.pipe(
-      Effect.provide(Domain.layerWith(config).pipe(Layer.provideMerge(Database.layer(config.database)))),
-      Effect.provide(logging),
-    ) as Effect.Effect<A, unknown, never>,
-  )
+  InProcessService.offline(config, logging, effect)
 
 /** Every POST carries an Idempotency-Key, so stored answers are scanned too. */
 const idempotencyKey = (method: string, path: string): Record<string, string> =>

@@ -6,13 +6,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { CrossCutting } from "@partnerpay/adapters-http"
-import * as DwollaNotifications from "../src/http/DwollaNotifications.ts"
-import * as MoneyMovementNotifications from "../src/http/MoneyMovementNotifications.ts"
+import * as DwollaCallbacks from "../src/http/DwollaCallbacks.ts"
+import * as MoneyMovementCallbacks from "../src/http/MoneyMovementCallbacks.ts"
 
 describe("the providers' callback routes", () => {
   it("each have their provider's rate-limit class", () => {
-    assert.strictEqual(CrossCutting.providerCallbackPaths[DwollaNotifications.path], "dwolla")
-    assert.strictEqual(CrossCutting.providerCallbackPaths[MoneyMovementNotifications.path], "money-movement")
+    assert.strictEqual(CrossCutting.providerCallbackPaths[DwollaCallbacks.path], "dwolla")
+    assert.strictEqual(CrossCutting.providerCallbackPaths[MoneyMovementCallbacks.path], "money-movement")
     assert.strictEqual(CrossCutting.providerCallbackPaths["/BankLinkWebhook/UpdateItem"], "plaid")
   })
 })

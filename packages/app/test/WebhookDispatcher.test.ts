@@ -51,7 +51,7 @@ const receiver = (statusFor: (eventId: string) => number) =>
     (server) => Effect.sync(server.close),
   )
 
-const notification = (partnerId: string, position: number): Outbox.Notification => ({
+const notification = (partnerId: string, position: number): Outbox.Webhook => ({
   id: crypto.randomUUID(),
   partnerId,
   eventType: "COMPANY_VERIFICATION_STATUS_CHANGED",

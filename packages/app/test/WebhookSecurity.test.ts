@@ -49,7 +49,7 @@ const receiver = (answer: (response: ServerResponse) => void) =>
     (server) => Effect.sync(server.close),
   )
 
-const notification = (partnerId: string): Outbox.Notification => ({
+const notification = (partnerId: string): Outbox.Webhook => ({
   id: crypto.randomUUID(),
   partnerId,
   eventType: "COMPANY_VERIFICATION_STATUS_CHANGED",

@@ -8,7 +8,7 @@
  * and notifications), one folder per business area (`companies/`,
  * `customers/`, `notifications/`, `payments/`, `payouts/`, `plans/`, `cards-and-charity/`, each with a
  * public `index.ts`), and `composition/`: the registries that compose the
- * areas (`DomainEvents`, `Projections`, `Notifications`, `Policies`,
+ * areas (`DomainEvents`, `Projections`, `Webhooks`, `Policies`,
  * `PersonalDataMap`) and the `EventPipeline` that runs them.
  */
 
@@ -17,7 +17,10 @@ export * as CardDispute from "./cards-and-charity/CardDispute.ts"
 export * as CardDisputes from "./cards-and-charity/CardDisputes.ts"
 export * as CardPayment from "./cards-and-charity/CardPayment.ts"
 export * as CardPayments from "./cards-and-charity/CardPayments.ts"
+export * as CardRefundAttempts from "./cards-and-charity/CardRefundAttempts.ts"
 export * as CardRefundPayments from "./cards-and-charity/CardRefundPayments.ts"
+export * as CardRefundRetries from "./cards-and-charity/CardRefundRetries.ts"
+export * as CardRefundRetriesProjection from "./cards-and-charity/CardRefundRetriesProjection.ts"
 export * as CardRefunds from "./cards-and-charity/CardRefunds.ts"
 export * as Charity from "./cards-and-charity/Charity.ts"
 export * as CharityTransaction from "./cards-and-charity/CharityTransaction.ts"
@@ -33,10 +36,10 @@ export * as CompanyReference from "./companies/CompanyReference.ts"
 // composition: the registries composing the areas, and the event pipeline
 export * as DomainEvents from "./composition/DomainEvents.ts"
 export * as EventPipeline from "./composition/EventPipeline.ts"
-export * as Notifications from "./composition/Notifications.ts"
 export * as PersonalDataMap from "./composition/PersonalDataMap.ts"
 export * as Policies from "./composition/Policies.ts"
 export * as Projections from "./composition/Projections.ts"
+export * as Webhooks from "./composition/Webhooks.ts"
 // customers
 export * as BankAccounts from "./customers/BankAccounts.ts"
 export * as BankLinkItem from "./customers/BankLinkItem.ts"
@@ -59,7 +62,6 @@ export * as Envelope from "./infrastructure/Envelope.ts"
 export * as EventStore from "./infrastructure/EventStore.ts"
 export * as IdempotencyStore from "./infrastructure/IdempotencyStore.ts"
 export * as IdGenerator from "./infrastructure/IdGenerator.ts"
-export * as NotificationRule from "./infrastructure/NotificationRule.ts"
 export * as Outbox from "./infrastructure/Outbox.ts"
 export * as PartnerCredentials from "./infrastructure/PartnerCredentials.ts"
 export * as PersonalData from "./infrastructure/PersonalData.ts"
@@ -72,6 +74,7 @@ export * as TokenGenerations from "./infrastructure/TokenGenerations.ts"
 export * as UnitOfWork from "./infrastructure/UnitOfWork.ts"
 export * as UseCase from "./infrastructure/UseCase.ts"
 export * as WebhookLog from "./infrastructure/WebhookLog.ts"
+export * as WebhookRule from "./infrastructure/WebhookRule.ts"
 // kernel
 export * as CalendarDate from "./kernel/CalendarDate.ts"
 export * as Decider from "./kernel/Decider.ts"
@@ -93,11 +96,13 @@ export * as Attachments from "./payments/Attachments.ts"
 export * as AuthorizationEvidence from "./payments/AuthorizationEvidence.ts"
 export * as AuthorizationEvidenceRetention from "./payments/AuthorizationEvidenceRetention.ts"
 export * as AutoCollection from "./payments/AutoCollection.ts"
+export * as CardAuthentication from "./payments/CardAuthentication.ts"
 export * as CardCharger from "./payments/CardCharger.ts"
 export * as DebitAuth from "./payments/DebitAuth.ts"
 export * as DebitAuths from "./payments/DebitAuths.ts"
 export * as DebitAuthsProjection from "./payments/DebitAuthsProjection.ts"
 export * as FeeSchedule from "./payments/FeeSchedule.ts"
+export * as InAppCardAuthentication from "./payments/InAppCardAuthentication.ts"
 export * as InAppCardPayments from "./payments/InAppCardPayments.ts"
 export * as MoneyMovement from "./payments/MoneyMovement.ts"
 export * as MoneyMovements from "./payments/MoneyMovements.ts"

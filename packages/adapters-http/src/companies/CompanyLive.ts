@@ -5,12 +5,24 @@
  * DUPLICATE_COMPANY_REFERENCE; the status query must name the company by
  * exactly one of companyId or companyReferenceId (422 otherwise).
  */
-import { Companies, DomainError, type EventStore, Metadata, Traced } from "@partnerpay/domain"
+import {
+  Companies,
+  DomainError,
+  EventStore,
+  IdGenerator,
+  Metadata,
+  Policy,
+  ReadModel,
+  Traced,
+  UnitOfWork,
+} from "@partnerpay/domain"
 import { Effect, Result, Schema } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../Api.ts"
-import { requirePartner } from "../cross-cutting/Authentication.ts"
+import { Authentication, requirePartner } from "../cross-cutting/Authentication.ts"
+import * as GroupContext from "../cross-cutting/GroupContext.ts"
 import * as Problem from "../cross-cutting/Problem.ts"
+import { ProblemHandling } from "../cross-cutting/ProblemHandling.ts"
 import * as UnknownFields from "../cross-cutting/UnknownFields.ts"
 import { unknownCreateFields, unknownLocationFields } from "./CompanyApi.ts"
 
@@ -75,67 +87,79 @@ const exactlyOne = (query: {
   )
 }
 
-export const CompanyLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
-  Effect.succeed(
-    handlers
-      .handle(
-        "create",
-        Traced.fn("CompanyLive.create")(function* ({ payload }) {
-          const { partnerId } = yield* requirePartner
-          yield* refuseUnknown(unknownCreateFields(payload))
-          yield* checkMetadata(payload)
-          const registered = yield* Companies.register(partnerId, payload).pipe(Effect.mapError(toProblem))
-          // The KYB submission (registered.kybSubmission) is handed to the KYB provider by the
-          // application's KYB integration; the HTTP answer carries only the new ids (and the metadata).
-          return {
-            companyId: registered.companyId,
-            locationIds: registered.locationIds,
-            metadata: (payload.metadata as Metadata.Metadata | undefined) ?? {},
-          }
-        }),
-      )
-      .handle(
-        "setMetadata",
-        Traced.fn("CompanyLive.setMetadata")(function* ({ params, payload }) {
-          const { partnerId } = yield* requirePartner
-          return yield* Companies.setMetadata(partnerId, params.companyId, payload.metadata).pipe(
-            Effect.mapError(toProblem),
-          )
-        }),
-      )
-      .handle(
-        "addLocation",
-        Traced.fn("CompanyLive.addLocation")(function* ({ params, payload }) {
-          const { partnerId } = yield* requirePartner
-          yield* refuseUnknown(unknownLocationFields(payload))
-          return yield* Companies.addLocation(partnerId, params.companyReferenceId, payload).pipe(
-            Effect.mapError(toProblem),
-          )
-        }),
-      )
-      .handle(
-        "setPayoutAccount",
-        Traced.fn("CompanyLive.setPayoutAccount")(function* ({ params, payload }) {
-          const { partnerId } = yield* requirePartner
-          return yield* Companies.setPayoutAccount(partnerId, params.companyId, payload).pipe(
-            Effect.mapError(toProblem),
-          )
-        }),
-      )
-      .handle(
-        "payoutAccount",
-        Traced.fn("CompanyLive.payoutAccount")(function* ({ params }) {
-          const { partnerId } = yield* requirePartner
-          return yield* Companies.payoutAccount(partnerId, params.companyId).pipe(Effect.mapError(toProblem))
-        }),
-      )
-      .handle(
-        "status",
-        Traced.fn("CompanyLive.status")(function* ({ query }) {
-          const { partnerId } = yield* requirePartner
-          const lookup = yield* exactlyOne(query).pipe(Effect.mapError(toProblem))
-          return yield* Companies.status(partnerId, lookup).pipe(Effect.mapError(toProblem))
-        }),
-      ),
+/** Built with only the services its handlers use (`GroupContext`): a smaller copy per request. */
+export const CompanyLive = GroupContext.only(
+  HttpApiBuilder.group(Api, "companies", (handlers) =>
+    Effect.succeed(
+      handlers
+        .handle(
+          "create",
+          Traced.fn("CompanyLive.create")(function* ({ payload }) {
+            const { partnerId } = yield* requirePartner
+            yield* refuseUnknown(unknownCreateFields(payload))
+            yield* checkMetadata(payload)
+            const registered = yield* Companies.register(partnerId, payload).pipe(Effect.mapError(toProblem))
+            // The KYB submission (registered.kybSubmission) is handed to the KYB provider by the
+            // application's KYB integration; the HTTP answer carries only the new ids (and the metadata).
+            return {
+              companyId: registered.companyId,
+              locationIds: registered.locationIds,
+              metadata: (payload.metadata as Metadata.Metadata | undefined) ?? {},
+            }
+          }),
+        )
+        .handle(
+          "setMetadata",
+          Traced.fn("CompanyLive.setMetadata")(function* ({ params, payload }) {
+            const { partnerId } = yield* requirePartner
+            return yield* Companies.setMetadata(partnerId, params.companyId, payload.metadata).pipe(
+              Effect.mapError(toProblem),
+            )
+          }),
+        )
+        .handle(
+          "addLocation",
+          Traced.fn("CompanyLive.addLocation")(function* ({ params, payload }) {
+            const { partnerId } = yield* requirePartner
+            yield* refuseUnknown(unknownLocationFields(payload))
+            return yield* Companies.addLocation(partnerId, params.companyReferenceId, payload).pipe(
+              Effect.mapError(toProblem),
+            )
+          }),
+        )
+        .handle(
+          "setPayoutAccount",
+          Traced.fn("CompanyLive.setPayoutAccount")(function* ({ params, payload }) {
+            const { partnerId } = yield* requirePartner
+            return yield* Companies.setPayoutAccount(partnerId, params.companyId, payload).pipe(
+              Effect.mapError(toProblem),
+            )
+          }),
+        )
+        .handle(
+          "payoutAccount",
+          Traced.fn("CompanyLive.payoutAccount")(function* ({ params }) {
+            const { partnerId } = yield* requirePartner
+            return yield* Companies.payoutAccount(partnerId, params.companyId).pipe(Effect.mapError(toProblem))
+          }),
+        )
+        .handle(
+          "status",
+          Traced.fn("CompanyLive.status")(function* ({ query }) {
+            const { partnerId } = yield* requirePartner
+            const lookup = yield* exactlyOne(query).pipe(Effect.mapError(toProblem))
+            return yield* Companies.status(partnerId, lookup).pipe(Effect.mapError(toProblem))
+          }),
+        ),
+    ),
   ),
+  [
+    ReadModel.ReadModelStore,
+    EventStore.EventStore,
+    IdGenerator.IdGenerator,
+    Policy.Policies,
+    UnitOfWork.UnitOfWork,
+    Authentication,
+    ProblemHandling,
+  ],
 )

@@ -82,6 +82,36 @@ const withLegacyProblemType = (body: unknown): unknown =>
     ? { ...body, type: `${Problem.legacyTypeBase}${body.type.slice(Problem.typeBase.length)}` }
     : body
 
+/**
+ * The business-rule codes that reached the wire in the domain's PascalCase before every code was
+ * UPPER_SNAKE_CASE (2026-11-29), by their code now. `CONSENT_NOT_ACCEPTED` is not here: the plans'
+ * handlers always answered it in UPPER_SNAKE_CASE.
+ */
+export const pascalCaseRuleCodes: Readonly<Record<string, string>> = {
+  CONSENT_MISMATCH: "ConsentMismatch",
+  INSTALMENT_ALREADY_COLLECTED: "InstalmentAlreadyCollected",
+  INSTALMENT_NOT_DUE: "InstalmentNotDue",
+  NOT_AUTOMATIC: "NotAutomatic",
+  NOT_DUE: "NotDue",
+  NOT_NEXT_INSTALMENT: "NotNextInstalment",
+  NOT_THE_PARTNER: "NotThePartner",
+  NOT_THE_PAYER: "NotThePayer",
+  ORIGINATED_ELSEWHERE: "OriginatedElsewhere",
+  OTHER_MOVEMENT: "OtherMovement",
+  REFUND_EXCEEDS_PAYMENT: "RefundExceedsPayment",
+  REFUND_EXCEEDS_TRANSFER: "RefundExceedsTransfer",
+  REFUND_ID_REUSED: "RefundIdReused",
+  TRANSFER_MISMATCH: "TransferMismatch",
+  UNKNOWN_INSTALMENT_TRANSFER: "UnknownInstalmentTransfer",
+}
+
+/** A problem whose rule code is one of `pascalCaseRuleCodes`, with the PascalCase code it had before. */
+const withPascalCaseRuleCode = (body: unknown): unknown => {
+  if (!isObject(body) || typeof body.code !== "string") return body
+  const before = pascalCaseRuleCodes[body.code]
+  return before === undefined ? body : { ...body, code: before }
+}
+
 /** Every version, oldest first. */
 export const versions: ReadonlyArray<Version> = [
   { version: "2026-11-25", changes: [] },
@@ -119,6 +149,18 @@ export const versions: ReadonlyArray<Version> = [
         operations: [],
         downgrade: (body) => body,
         problem: withLegacyProblemType,
+      },
+    ],
+  },
+  {
+    version: "2026-11-29",
+    changes: [
+      {
+        description:
+          "Every problem `code` is UPPER_SNAKE_CASE: the business-rule codes that were PascalCase (`RefundExceedsTransfer`, `RefundExceedsPayment`, `RefundIdReused`, `NotThePayer`, ...) are `REFUND_EXCEEDS_TRANSFER`, `REFUND_EXCEEDS_PAYMENT`, `REFUND_ID_REUSED`, `NOT_THE_PAYER`, ...",
+        operations: [],
+        downgrade: (body) => body,
+        problem: withPascalCaseRuleCode,
       },
     ],
   },

@@ -72,7 +72,9 @@ export const ruleCodes: Readonly<Record<string, Readonly<Record<number, Readonly
     422: ["CARD_DECLINED", "COMPANY_NOT_FOUND", "CUSTOMER_NOT_VERIFIED", "FEATURE_NOT_AVAILABLE"],
   },
   "transactions.reimbursement": { 422: ["ESIGNATURE_REFUSED", "FEATURE_NOT_AVAILABLE"] },
-  "transactions.refund": { 422: ["CURRENCY_NOT_SUPPORTED", "NOTHING_TO_REFUND"] },
+  "transactions.refund": {
+    422: ["CURRENCY_NOT_SUPPORTED", "NOTHING_TO_REFUND", "REFUND_EXCEEDS_PAYMENT", "REFUND_EXCEEDS_TRANSFER"],
+  },
   "charity.createAnonymous": {
     422: [
       "AMOUNT_BELOW_FEE",

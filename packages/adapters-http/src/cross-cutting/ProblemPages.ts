@@ -75,7 +75,7 @@ export const pages: Readonly<Record<string, ProblemPage>> = {
     meaning: "The resource's current state (`state`) forbids the operation.",
     whatToDo:
       "Read the resource to learn its state; the operation is allowed only in the states its documentation lists.",
-    codes: ["ILLEGAL_TRANSITION"],
+    codes: ["ILLEGAL_TRANSITION", "CONSENT_NOT_ACCEPTED"],
   },
   "concurrent-modification": {
     status: 409,
@@ -119,7 +119,7 @@ export const pages: Readonly<Record<string, ProblemPage>> = {
       "A business rule refuses the operation; `code` names the rule (e.g. COMPANY_NOT_VERIFIED) and `errors` the field it refuses, when one.",
     whatToDo:
       "Read `detail` and `code`: the rule and how to satisfy it are described with the operation in the API documentation. Resending unchanged fails again until the state changes.",
-    codes: ["CONSENT_NOT_ACCEPTED"],
+    codes: ["REFUND_EXCEEDS_PAYMENT", "REFUND_EXCEEDS_TRANSFER"],
   },
   "rate-limited": {
     status: 429,

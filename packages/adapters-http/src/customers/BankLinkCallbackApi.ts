@@ -3,7 +3,7 @@
  * (the interface gives the path, with HEAD as a reachability probe; this is
  * where the provider delivers). No bearer token: the provider proves the
  * notification with its own signature (Plaid: `Plaid-Verification`, checked
- * by the `BankLinkNotifications` port). A forged, altered or replayed
+ * by the `BankLinkCallbacks` port). A forged, altered or replayed
  * notification is 401 and changes nothing; a verified one is acted on
  * (repair requested, revoked accounts unlinked) and answered 200.
  */

@@ -18,9 +18,9 @@ export const BankLinkCallbackLive = HttpApiBuilder.group(Api, "bankLinkCallbacks
     Traced.fn("BankLinkCallbackLive.updateItem")(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const body = yield* Effect.mapError(request.text, unavailable)
-      const notifications = yield* CustomerProviders.BankLinkNotifications
+      const notifications = yield* CustomerProviders.BankLinkCallbacks
       const notification = yield* notifications.verify({ body, headers: request.headers }).pipe(
-        Effect.catchTag("BankLinkNotificationRefused", (refused) =>
+        Effect.catchTag("BankLinkCallbackRefused", (refused) =>
           Effect.andThen(
             Effect.logWarning("bank-link notification refused", { reason: refused.reason }),
             Effect.fail(new Unauthorized({ detail: "The notification cannot be verified.", code: "UNAUTHORIZED" })),

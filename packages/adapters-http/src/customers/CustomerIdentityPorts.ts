@@ -43,19 +43,19 @@ export type CustomerIdentityPorts =
   | CustomerProviders.OtpSender
   | CustomerProviders.BankLinker
   | CustomerProviders.KycProvider
-  | CustomerProviders.BankLinkNotifications
+  | CustomerProviders.BankLinkCallbacks
   | ChatSigner
 
 /**
  * Where no bank-link provider sends notifications (the sandbox, a bank-link bridge): every delivery to
  * POST /BankLinkWebhook/UpdateItem is refused (401) and changes nothing.
  */
-export const refusingBankLinkNotifications: Layer.Layer<CustomerProviders.BankLinkNotifications> = Layer.succeed(
-  CustomerProviders.BankLinkNotifications,
-  CustomerProviders.BankLinkNotifications.of({
+export const refusingBankLinkCallbacks: Layer.Layer<CustomerProviders.BankLinkCallbacks> = Layer.succeed(
+  CustomerProviders.BankLinkCallbacks,
+  CustomerProviders.BankLinkCallbacks.of({
     verify: () =>
       Effect.fail(
-        new CustomerProviders.BankLinkNotificationRefused({ reason: "no bank-link provider sends notifications here" }),
+        new CustomerProviders.BankLinkCallbackRefused({ reason: "no bank-link provider sends notifications here" }),
       ),
   }),
 )
@@ -69,7 +69,7 @@ export const layerSandbox: Layer.Layer<CustomerIdentityPorts | CustomerProviderS
   CustomerProviderSandboxes.layerOtpSenderMemory,
   CustomerProviderSandboxes.layerBankLinkerSandbox,
   CustomerProviderSandboxes.layerKycProviderSandbox,
-  refusingBankLinkNotifications,
+  refusingBankLinkCallbacks,
   ChatSigner.layer(testChatSecret),
 )
 
@@ -88,6 +88,6 @@ export const layer = (secrets: Secrets): Layer.Layer<CustomerIdentityPorts> =>
     CustomerProviderSandboxes.layerOtpSenderMemory,
     CustomerProviderSandboxes.layerBankLinkerSandbox,
     CustomerProviderSandboxes.layerKycProviderSandbox,
-    refusingBankLinkNotifications,
+    refusingBankLinkCallbacks,
     ChatSigner.layer(secrets.chatSecret),
   )

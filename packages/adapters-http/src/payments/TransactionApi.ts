@@ -29,10 +29,28 @@ export const PayWithCardRequest = Schema.Struct({
   }),
 })
 
-export const PayWithCardResponse = Schema.Struct({
-  status: Schema.Literal("Paid"),
-  cardPaymentId: Ids.CardPaymentId.annotate({ description: "The card payment recorded on the request" }),
-})
+export const PayWithCardResponse = Schema.Union([
+  Schema.Struct({
+    status: Schema.Literal("Paid"),
+    cardPaymentId: Ids.CardPaymentId.annotate({ description: "The card payment recorded on the request" }),
+  }),
+  Schema.Struct({
+    status: Schema.Literal("RequiresAction").annotate({
+      description:
+        "The card's issuer asks the payer to authenticate the charge (3-D Secure): nothing is charged yet and the payment request stays Pending; the app completes it with the card processor's SDK (docs/api/payments.md, In-app card payment)",
+    }),
+    cardPaymentId: Ids.CardPaymentId.annotate({
+      description: "The card payment the request records once the payer authenticated it",
+    }),
+    paymentIntentId: Schema.String.annotate({
+      description: "The card processor's payment awaiting the authentication",
+    }),
+    clientSecret: Schema.String.annotate({
+      description: "What the app completes the authentication with (Stripe.js `handleNextAction({ clientSecret })`)",
+    }),
+    nextAction: Schema.String.annotate({ description: "The processor's next action type (e.g. `use_stripe_sdk`)" }),
+  }),
+])
 
 /**
  * Spec 2.9, field for field: the domain's transfer view (declared once, `Transfers.TransferView`), its
@@ -207,7 +225,7 @@ export class TransactionApi extends HttpApiGroup.make("transactions")
       OpenApi.annotations({
         summary: "Refund a transfer",
         description:
-          "For partners, on a Settled transfer (else 409; a Returned transfer cannot be refunded). The refund is a transfer of its own from the company back to the payer: it answers Pending, moves money through the money-movement provider and becomes Completed or Failed (REFUND_STATUS_CHANGED; sandbox: at the next settlement). Pending and completed refunds add up and never exceed the amount (422 RefundExceedsTransfer, concurrent requests included); a failed refund frees its amount. Mirrored on the payment request once completed (Refunded once completed refunds reach the amount). A card payment is refunded with the same operation naming the payment request it paid (or a company's terminal card payment by its cardPaymentId): through the card processor, partial or full, never above the payment (422 RefundExceedsPayment, pending refunds and concurrent requests counted); answered Completed once the processor refunded, Pending when it could not be reached; REFUND_STATUS_CHANGED names PaymentRequestId or CardPaymentId.",
+          "For partners, on a Settled transfer (else 409; a Returned transfer cannot be refunded). The refund is a transfer of its own from the company back to the payer: it answers Pending, moves money through the money-movement provider and becomes Completed or Failed (REFUND_STATUS_CHANGED; sandbox: at the next settlement). Pending and completed refunds add up and never exceed the amount (422 REFUND_EXCEEDS_TRANSFER, concurrent requests included); a failed refund frees its amount. Mirrored on the payment request once completed (Refunded once completed refunds reach the amount). A card payment is refunded with the same operation naming the payment request it paid (or a company's terminal card payment by its cardPaymentId): through the card processor, partial or full, never above the payment (422 REFUND_EXCEEDS_PAYMENT, pending refunds and concurrent requests counted); answered Completed once the processor refunded, Pending when it could not be reached; REFUND_STATUS_CHANGED names PaymentRequestId or CardPaymentId.",
       }),
     ),
     HttpApiEndpoint.post("reimbursement", "/Reimbursement/Create", {

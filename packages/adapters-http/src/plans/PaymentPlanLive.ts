@@ -1,7 +1,7 @@
 /**
  * Handlers of the `paymentPlans` group: create (plan + consent), read, and
  * the partner's moves. A refusal because the payer's consent is not Accepted
- * (RuleViolated ConsentNotAccepted) is answered 409 CONSENT_NOT_ACCEPTED: the
+ * (RuleViolated CONSENT_NOT_ACCEPTED) is answered 409 CONSENT_NOT_ACCEPTED: the
  * plan's situation, not the request, is what stands in the way, and the same
  * request succeeds once the payer accepts.
  */
@@ -13,9 +13,9 @@ import { requirePartner } from "../cross-cutting/Authentication.ts"
 import * as MoneyResponse from "../cross-cutting/MoneyResponse.ts"
 import * as Problem from "../cross-cutting/Problem.ts"
 
-/** Domain errors as problems, with ConsentNotAccepted as a 409. */
+/** Domain errors as problems, with CONSENT_NOT_ACCEPTED as a 409. */
 export const planProblem = (error: Problem.DomainFailure): Problem.DomainProblem =>
-  error._tag === "RuleViolated" && error.code === "ConsentNotAccepted"
+  error._tag === "RuleViolated" && error.code === "CONSENT_NOT_ACCEPTED"
     ? new Problem.IllegalTransitionProblem({ detail: error.reason, code: "CONSENT_NOT_ACCEPTED" })
     : Problem.fromDomain(error)
 

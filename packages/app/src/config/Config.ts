@@ -26,9 +26,10 @@
  */
 import type { ClientAddress } from "@partnerpay/adapters-http"
 import type { PgDatabase } from "@partnerpay/adapters-pg"
-import { Config, ConfigProvider, Effect, type LogLevel, Option, Redacted, Schema } from "effect"
-import * as HttpBridge from "../providers/HttpBridge.ts"
-import * as ProviderPorts from "../providers/ProviderPorts.ts"
+import { ConfigProvider, Effect, type LogLevel, Option, Redacted, Schema } from "effect"
+import type * as ProviderPorts from "../providers/ProviderPorts.ts"
+import { Issues, type Read, readAll } from "./ConfigReading.ts"
+import { providersOf } from "./ProviderConfig.ts"
 import * as SettingSchemas from "./SettingSchemas.ts"
 import * as Settings from "./Settings.ts"
 
@@ -93,6 +94,8 @@ export interface AppConfig {
   readonly returnWindowDays: number
   /** Production: the money-movement workers' idle wait. */
   readonly moneyMovementPollMillis: number
+  /** The first backoff of a Pending card refund's retries, and the retry worker's idle wait. */
+  readonly cardRefundRetryMillis: number
   /** How often a company's balance is paid out (PARTNERPAY_PAYOUT_INTERVAL_MS; production daily, sandbox each settlement cycle). */
   readonly payoutIntervalMillis: number
   /** How long a negative balance lasts before its deficit is debited (PARTNERPAY_DEFICIT_GRACE_MS; production 7 days, sandbox one payout cycle). */
@@ -167,11 +170,6 @@ export type Variable = Settings.Settings[keyof Settings.Settings]["name"] | Prov
 /** Every variable the service reads. */
 export const variables: ReadonlyArray<Variable> = Settings.all.map((setting) => setting.name as Variable)
 
-/** Every setting read at once: each its value or the issue naming its variable. */
-const readAll = Config.all({ settings: Settings.read(Settings.settings), bridges: Settings.readBridges })
-
-type Read = Config.Success<typeof readAll>
-
 /** Reads and validates the configuration from the current `ConfigProvider` (the environment by default). */
 export const load: Effect.Effect<AppConfig, ConfigInvalid> = Effect.gen(function* () {
   const provider = yield* ConfigProvider.ConfigProvider
@@ -185,27 +183,6 @@ export const load: Effect.Effect<AppConfig, ConfigInvalid> = Effect.gen(function
 /** Validates raw values given as a record (for tests and embedders); an empty value counts as unset. */
 export const fromRecord = (raw: Partial<Record<Variable, string>>): Effect.Effect<AppConfig, ConfigInvalid> =>
   load.pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(raw)))
-
-/**
- * The issues of the settings consulted, in the order they are consulted: a bad value is named where its
- * setting matters (PARTNERPAY_DB_STATEMENTS_PER_SESSION only with DATABASE_URL, a bridge's timeout only
- * with its URL or secret...), between the issues of the rules that tie settings together.
- */
-class Issues {
-  readonly list: Array<Settings.ConfigIssue> = []
-  add(variable: string, message: string): void {
-    this.list.push({ variable, message })
-  }
-  /** The setting's value (its default, or `None`, once its issue is named). */
-  take<A>(reading: Settings.Reading<A>): A {
-    if (reading.issue !== undefined) this.list.push(reading.issue)
-    return reading.value
-  }
-  /** Whether any issue names a variable starting with `prefix`. */
-  names(prefix: string): boolean {
-    return this.list.some((issue) => issue.variable.startsWith(prefix))
-  }
-}
 
 const { settings } = Settings
 
@@ -262,6 +239,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
   const settlementDelayMillis = issues.take(value.settlementDelayMillis)
   const returnWindowDays = issues.take(value.returnWindowDays)
   const moneyMovementPollMillis = issues.take(value.moneyMovementPollMillis)
+  const cardRefundRetryMillis = issues.take(value.cardRefundRetryMillis)
   const payoutIntervalMillis = Option.getOrElse(issues.take(value.payoutIntervalMillis), () =>
     production ? 86_400_000 : settlementDelayMillis,
   )
@@ -309,6 +287,7 @@ const validate = (read: Read, issues: Issues): AppConfig => {
     settlementDelayMillis,
     returnWindowDays,
     moneyMovementPollMillis,
+    cardRefundRetryMillis,
     payoutIntervalMillis,
     deficitGraceMillis,
     payoutMinimumMinorUnits,
@@ -407,188 +386,6 @@ const sandboxPartnerOf = (
   if (issues.names("PARTNERPAY_SANDBOX_")) return Option.none()
   return Option.some({ clientId: clientId.value, clientSecret: clientSecret.value, webhookUrl, webhookSecret })
 }
-
-const isLoopback = (url: URL) => ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname)
-
-/**
- * The ports' providers. PARTNERPAY_PROVIDER_<PORT> picks the adapter (`bridge` by default). A bridge is
- * PARTNERPAY_PROVIDER_<PORT>_{URL,SECRET,TIMEOUT_MS,RETRIES}: URL and SECRET go together; production needs
- * https (but on loopback) and every required port configured: each port left out is one issue naming it.
- * A first-party adapter needs its vendor's settings (each missing one named once, whatever the number of
- * ports that need it); its calls wait at most the port's TIMEOUT_MS.
- */
-const providersOf = (read: Read, issues: Issues, production: boolean): ProviderPorts.Configuration => {
-  const ports: Partial<Record<ProviderPorts.PortKey, ProviderPorts.Selection>> = {}
-  const needs = new Map<string, string>()
-  const need = (variable: string, why: string) => {
-    if (!needs.has(variable)) needs.set(variable, why)
-  }
-  for (const entry of ProviderPorts.ports) {
-    const value = read.bridges[entry.key]
-    const declared = Settings.bridges[entry.key]
-    const choice = issues.take(value.choice)
-    const timeoutMillis = issues.take(value.timeoutMillis)
-    if (choice !== "bridge") {
-      const why = `is required when ${declared.choice.name}=${choice}`
-      if (choice === "twilio") {
-        need(settings.twilioAccountSid.name, why)
-        need(settings.twilioAuthToken.name, why)
-        if (entry.key === "OTP") need(settings.twilioVerifyServiceSid.name, why)
-        if (entry.key === "SMS") need(settings.twilioMessagingServiceSid.name, why)
-      }
-      if (choice === "smtp") {
-        need(settings.smtpUrl.name, why)
-        need(settings.smtpFrom.name, why)
-      }
-      if (choice === "plaid") {
-        need(settings.plaidClientId.name, why)
-        need(settings.plaidSecret.name, why)
-        need(settings.plaidEnvironment.name, why)
-        if (entry.key === "KYC") need(settings.plaidIdvTemplateId.name, why)
-      }
-      if (choice === "dwolla") {
-        need(settings.dwollaKey.name, why)
-        need(settings.dwollaSecret.name, why)
-        need(settings.dwollaEnvironment.name, why)
-        need(settings.dwollaWebhookSecret.name, why)
-        if (entry.key === "KYB") need(settings.dwollaBusinessClassification.name, why)
-        if (entry.key === "MONEY_MOVEMENT") need(settings.dwollaMasterFundingSource.name, why)
-      }
-      if (choice === "stripe") {
-        need(settings.stripeSecretKey.name, why)
-        need(settings.stripeWebhookSecret.name, why)
-      }
-      ports[entry.key] = { _tag: choice, timeoutMillis }
-      continue
-    }
-    const [urlVariable, secretVariable] = [declared.url.name, declared.secret.name]
-    if (!value.url.set && !value.secret.set) {
-      if (production && entry.required) {
-        issues.add(
-          urlVariable,
-          `is required when PARTNERPAY_ENV=production, with ${secretVariable}` +
-            ` (or ${declared.choice.name} set to one of ${ProviderPorts.adaptersOf(entry.key).join(", ")}): ` +
-            `${entry.port} has no production provider (sandboxes never run in production)`,
-        )
-      }
-      continue
-    }
-    if (!value.url.set) issues.add(urlVariable, `is required when ${secretVariable} is set`)
-    const url = issues.take(value.url)
-    const insecure = Option.isSome(url) && production && !isSecure(new URL(url.value))
-    if (insecure) issues.add(urlVariable, "must be an https:// URL in production (http only on loopback)")
-    if (!value.secret.set) {
-      issues.add(
-        secretVariable,
-        `is required when ${urlVariable} is set (at least ${SettingSchemas.minimumProviderSecretLength} characters)`,
-      )
-    }
-    const secret = issues.take(value.secret)
-    const retries = issues.take(value.retries)
-    if (Option.isSome(url) && !insecure && Option.isSome(secret)) {
-      ports[entry.key] = { _tag: "bridge", bridge: { url: url.value, secret: secret.value, timeoutMillis, retries } }
-    }
-  }
-  // Dwolla pays companies out to their Dwolla customer, which KYB on Dwolla makes.
-  if (ports.MONEY_MOVEMENT?._tag === "dwolla" && ports.KYB?._tag !== "dwolla") {
-    issues.add(
-      Settings.bridges.KYB.choice.name,
-      "must be dwolla when PARTNERPAY_PROVIDER_MONEY_MOVEMENT=dwolla (payouts go to the company's Dwolla customer, made by KYB on Dwolla)",
-    )
-  }
-  const vendor = <A>(reading: Settings.Reading<Option.Option<A>>, name: string): A | undefined => {
-    if (needs.has(name) && !reading.set) issues.add(name, needs.get(name) as string)
-    return Option.getOrUndefined(issues.take(reading))
-  }
-  const baseUrl = (reading: Settings.Reading<Option.Option<string>>, name: string) => {
-    const url = vendor(reading, name)
-    if (url !== undefined && production && !isSecure(new URL(url))) {
-      issues.add(name, "must be an https:// URL in production (http only on loopback)")
-    }
-    return url
-  }
-  const value = read.settings
-  const twilio = {
-    accountSid: vendor(value.twilioAccountSid, settings.twilioAccountSid.name),
-    authToken: vendor(value.twilioAuthToken, settings.twilioAuthToken.name),
-    verifyServiceSid: vendor(value.twilioVerifyServiceSid, settings.twilioVerifyServiceSid.name),
-    messagingServiceSid: vendor(value.twilioMessagingServiceSid, settings.twilioMessagingServiceSid.name),
-    baseUrl: baseUrl(value.twilioBaseUrl, settings.twilioBaseUrl.name),
-  }
-  const smtp = {
-    url: vendor(value.smtpUrl, settings.smtpUrl.name),
-    from: vendor(value.smtpFrom, settings.smtpFrom.name),
-  }
-  const plaid = {
-    clientId: vendor(value.plaidClientId, settings.plaidClientId.name),
-    secret: vendor(value.plaidSecret, settings.plaidSecret.name),
-    environment: vendor(value.plaidEnvironment, settings.plaidEnvironment.name),
-    baseUrl: baseUrl(value.plaidBaseUrl, settings.plaidBaseUrl.name),
-    webhookUrl: vendor(value.plaidWebhookUrl, settings.plaidWebhookUrl.name),
-    identityVerificationTemplateId: vendor(value.plaidIdvTemplateId, settings.plaidIdvTemplateId.name),
-    clientName: issues.take(value.plaidClientName),
-  }
-  const dwolla = {
-    key: vendor(value.dwollaKey, settings.dwollaKey.name),
-    secret: vendor(value.dwollaSecret, settings.dwollaSecret.name),
-    environment: vendor(value.dwollaEnvironment, settings.dwollaEnvironment.name),
-    baseUrl: baseUrl(value.dwollaBaseUrl, settings.dwollaBaseUrl.name),
-    webhookSecret: vendor(value.dwollaWebhookSecret, settings.dwollaWebhookSecret.name),
-    previousWebhookSecret: vendor(value.dwollaPreviousWebhookSecret, settings.dwollaPreviousWebhookSecret.name),
-    webhookUrl: baseUrl(value.dwollaWebhookUrl, settings.dwollaWebhookUrl.name),
-    businessClassification: vendor(value.dwollaBusinessClassification, settings.dwollaBusinessClassification.name),
-    masterFundingSource: vendor(value.dwollaMasterFundingSource, settings.dwollaMasterFundingSource.name),
-  }
-  const stripe = {
-    secretKey: vendor(value.stripeSecretKey, settings.stripeSecretKey.name),
-    webhookSecret: vendor(value.stripeWebhookSecret, settings.stripeWebhookSecret.name),
-    baseUrl: baseUrl(value.stripeBaseUrl, settings.stripeBaseUrl.name),
-  }
-  const timeoutMillis = HttpBridge.defaultTimeoutMillis
-  return {
-    ports,
-    vendors: {
-      twilio:
-        twilio.accountSid === undefined || twilio.authToken === undefined
-          ? undefined
-          : { ...twilio, accountSid: twilio.accountSid, authToken: twilio.authToken, timeoutMillis },
-      smtp:
-        smtp.url === undefined || smtp.from === undefined
-          ? undefined
-          : { url: smtp.url, from: smtp.from, timeoutMillis },
-      plaid:
-        plaid.clientId === undefined || plaid.secret === undefined || plaid.environment === undefined
-          ? undefined
-          : {
-              ...plaid,
-              clientId: plaid.clientId,
-              secret: plaid.secret,
-              environment: plaid.environment,
-              timeoutMillis,
-            },
-      dwolla:
-        dwolla.key === undefined ||
-        dwolla.secret === undefined ||
-        dwolla.environment === undefined ||
-        dwolla.webhookSecret === undefined
-          ? undefined
-          : {
-              ...dwolla,
-              key: dwolla.key,
-              secret: dwolla.secret,
-              environment: dwolla.environment,
-              webhookSecret: dwolla.webhookSecret,
-              timeoutMillis,
-            },
-      stripe:
-        stripe.secretKey === undefined || stripe.webhookSecret === undefined
-          ? undefined
-          : { ...stripe, secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, timeoutMillis },
-    },
-  }
-}
-
-const isSecure = (url: URL) => url.protocol === "https:" || isLoopback(url)
 
 /** A one-line description of where the data lives, for the start line (no secrets). */
 export const describeDatabase = (database: DatabaseConfig): string => {

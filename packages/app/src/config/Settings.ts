@@ -251,6 +251,10 @@ export const settings = {
     default: 60,
     doc: "How long after settlement the outcome poller still asks the money-movement provider about a transfer (returns such as R10 come up to 60 days later).",
   }),
+  cardRefundRetryMillis: setting("PARTNERPAY_CARD_REFUND_RETRY_MS", Millis, {
+    default: 60_000,
+    doc: "How long after the card processor could not be reached a Pending card refund is asked again (doubled after each failed attempt, at most 5 attempts, then Failed); also the retry worker's idle wait.",
+  }),
   moneyMovementPollMillis: setting("PARTNERPAY_MONEY_MOVEMENT_POLL_MS", Millis, {
     default: 30_000,
     doc: "Production: how long the money-movement workers wait between polls when idle (the sandbox follows its settlement delay).",

@@ -129,15 +129,26 @@ export const nodeServer = (options: HttpOptions) =>
  * the Node server (kept visible), spans on or off for every request fiber.
  */
 export const serve = <A, E, R>(routes: Layer.Layer<A, E, R>, options: HttpOptions & { readonly tracing: boolean }) =>
-  HttpRouter.serve(routes, {
-    ...serveOptions,
-    middleware: (effect) => requestLogging(SandboxClock.requestClock(effect)),
-  }).pipe(
-    // Request contexts with a larger overlay budget than Effect's default (adapters-http cross-cutting/OverlayBudget.ts).
-    OverlayBudget.serveWith(),
-    Layer.provideMerge(nodeServer(options)),
-    Layer.provide(tracing(options.tracing)),
-  )
+  // Request contexts with a larger overlay budget than Effect's default, and without the ports
+  // (adapters-http cross-cutting/OverlayBudget.ts): the API groups provide them, `recordRoutes` the others'.
+  OverlayBudget.serveLean(routeOnly)(routes, (routes) =>
+    HttpRouter.serve(routes, {
+      ...serveOptions,
+      middleware: (effect) => requestLogging(SandboxClock.requestClock(effect)),
+    }),
+  ).pipe(Layer.provideMerge(nodeServer(options)), Layer.provide(tracing(options.tracing)))
+
+/**
+ * The services a request's context starts without (`OverlayBudget.serveLean`): the domain's ports and
+ * their PostgreSQL implementations, which only the routes use (and provide). What runs around the
+ * routes (`requestLogging`, `SandboxClock.requestClock`, the router's middleware) uses none of them
+ * at request time: the cross-cutting steps captured theirs when they were built.
+ */
+export const routeOnly = (key: string): boolean =>
+  key.startsWith("partnerpay/domain/") ||
+  key.startsWith("partnerpay/adapters-pg/") ||
+  key.startsWith("@effect/sql-pg/") ||
+  key.startsWith("effect/sql/")
 
 /**
  * Serves `routes` recording each route they add (method and path) in `table`, which the server's
@@ -152,9 +163,10 @@ export const recordRoutes = <A, E, R>(
     routes,
     Layer.effect(
       HttpRouter.HttpRouter,
-      Effect.map(
-        Effect.service(HttpRouter.HttpRouter),
-        (router): HttpRouter.HttpRouter => ({
+      Effect.map(Effect.service(HttpRouter.HttpRouter), (served): HttpRouter.HttpRouter => {
+        // Each route provided the services of its layer (`serve` leaves the ports out of a request's context).
+        const router = OverlayBudget.provideBuildContext(served)
+        return {
           ...router,
           add: (method, path, handler, options) => {
             table.push({ method, path })
@@ -164,7 +176,7 @@ export const recordRoutes = <A, E, R>(
             for (const route of all) table.push({ method: route.method, path: route.path })
             return router.addAll(all)
           },
-        }),
-      ),
+        }
+      }),
     ),
   )

@@ -11,7 +11,10 @@
  * And `CardCharger` (in-app payment of a payment request with a saved card) on the same bridge:
  *
  * - `card-charges` `{ idempotencyKey, paymentMethodId, last4, amount: { minorUnits, currency }, description }`
- *   -> `{ processorReference, availableAt? }`; 402 `{ code, reason }`: the card was declined (`CardDeclined`).
+ *   -> `{ processorReference, availableAt? }`; 402 `{ code, reason }`: the card was declined (`CardDeclined`);
+ *   `{ requiresAuthentication: { processorReference, clientSecret, nextAction } }`: the issuer asks for the
+ *   payer's authentication (3-D Secure, `AuthenticationRequired`), whose outcome the bridge notifies later
+ *   (`AuthenticationOutcome`, CardProcessorCallbacks.ts).
  *   The processor charges once per `idempotencyKey` (the payment request id) and answers a repeated
  *   key with the first charge.
  * - `card-refunds` `{ processorReference, idempotencyKey?, amount? }` -> any 2xx: the charge given back,
@@ -38,6 +41,17 @@ const Registered = Schema.Struct({
   processorReference: Schema.String,
   availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
 })
+/** A charge's answer: charged, or waiting for the payer's authentication. */
+const Charged = Schema.Union([
+  Registered,
+  Schema.Struct({
+    requiresAuthentication: Schema.Struct({
+      processorReference: Schema.String.check(Schema.isNonEmpty()),
+      clientSecret: Schema.String.check(Schema.isNonEmpty()),
+      nextAction: Schema.String,
+    }),
+  }),
+])
 const Refusal = Schema.Struct({ code: Schema.String, reason: Schema.String })
 const Setup = Schema.Struct({
   setupIntentId: Schema.String.check(Schema.isNonEmpty()),
@@ -82,12 +96,18 @@ export const makeCharger = (bridge: HttpBridge.Bridge) =>
           amount: { minorUnits: request.amount.minorUnits, currency: request.amount.currency },
           description: request.description,
         }),
-        HttpBridge.expect(bridge, "card-charges", Registered, {
+        HttpBridge.expect(bridge, "card-charges", Charged, {
           402: HttpBridge.refusal(bridge, "card-charges", Refusal, (body) => new CardCharger.CardDeclined(body)),
         }),
+      ).pipe(
+        Effect.map((answer): CardCharger.Charged | CardCharger.AuthenticationRequired =>
+          "requiresAuthentication" in answer
+            ? { _tag: "AuthenticationRequired", ...answer.requiresAuthentication }
+            : answer,
+        ),
       ),
     refund: (processorReference, partial) =>
-      Effect.asVoid(
+      Effect.as("Completed" as const)(
         Effect.flatMap(
           bridge.call("card-refunds", {
             processorReference,

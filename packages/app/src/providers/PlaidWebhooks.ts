@@ -233,17 +233,17 @@ export const makeVerifier = (config: PlaidBankLinker.PlaidConfig, nowMillis: () 
   return { verify: verifyWebhook, customerOf }
 }
 
-/** The `BankLinkNotifications` port on Plaid's verified item webhooks. */
-export const layer = (config: PlaidBankLinker.PlaidConfig): Layer.Layer<CustomerProviders.BankLinkNotifications> =>
-  Layer.sync(CustomerProviders.BankLinkNotifications, () => {
+/** The `BankLinkCallbacks` port on Plaid's verified item webhooks. */
+export const layer = (config: PlaidBankLinker.PlaidConfig): Layer.Layer<CustomerProviders.BankLinkCallbacks> =>
+  Layer.sync(CustomerProviders.BankLinkCallbacks, () => {
     const verifier = makeVerifier(config)
-    return CustomerProviders.BankLinkNotifications.of({
+    return CustomerProviders.BankLinkCallbacks.of({
       verify: ({ body, headers }) =>
         verifier.verify(body, headers["plaid-verification"]).pipe(
           Effect.flatMap((webhook) =>
             Effect.map(
               webhook.action === "CheckIdentity" ? verifier.customerOf(webhook.itemId) : Effect.succeed(undefined),
-              (registrationId): CustomerProviders.BankLinkNotification => ({
+              (registrationId): CustomerProviders.BankLinkCallback => ({
                 itemId: webhook.itemId,
                 action: webhook.action,
                 accountId: webhook.accountId,
@@ -253,7 +253,7 @@ export const layer = (config: PlaidBankLinker.PlaidConfig): Layer.Layer<Customer
             ),
           ),
           Effect.catchTag("PlaidWebhookRefused", (refused) =>
-            Effect.fail(new CustomerProviders.BankLinkNotificationRefused({ reason: refused.reason })),
+            Effect.fail(new CustomerProviders.BankLinkCallbackRefused({ reason: refused.reason })),
           ),
         ),
     })

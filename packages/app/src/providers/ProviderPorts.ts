@@ -150,7 +150,7 @@ export type ProductionProviders =
   | Layer.Success<ReturnType<Entry["adapters"]["bridge"]>>
   | CompanyProviders.KybVerifier
   | Messaging.Senders
-  | CustomerProviders.BankLinkNotifications
+  | CustomerProviders.BankLinkCallbacks
 
 /** The variables of one port: its choice of adapter, then its bridge's. */
 export const variablesOf = (key: PortKey) =>
@@ -317,12 +317,12 @@ const notifications = (providers: Configuration): Layer.Layer<ProductionProvider
       timeoutMillis: selection.timeoutMillis,
     }) as Layer.Layer<ProductionProviders>
   }
-  const refused = new CustomerProviders.BankLinkNotificationRefused({
+  const refused = new CustomerProviders.BankLinkCallbackRefused({
     reason: "no bank-link provider sends notifications here",
   })
   return Layer.succeed(
-    CustomerProviders.BankLinkNotifications,
-    CustomerProviders.BankLinkNotifications.of({ verify: () => Effect.fail(refused) }),
+    CustomerProviders.BankLinkCallbacks,
+    CustomerProviders.BankLinkCallbacks.of({ verify: () => Effect.fail(refused) }),
   ) as Layer.Layer<ProductionProviders>
 }
 

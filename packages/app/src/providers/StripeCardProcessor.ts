@@ -16,12 +16,18 @@
  *   card's customer, confirmed off-session, Idempotency-Key the payment
  *   request id (a retry answers the first PaymentIntent, never a second
  *   charge); metadata `partnerpay_payment_request_id`. A decline is
- *   `CardDeclined` with Stripe's decline code. Off-session, a card that needs
- *   3-D Secure is declined by Stripe as `authentication_required`; a
- *   PaymentIntent left `requires_action` is declined the same way (the app
- *   completes it with the payer: docs/providers.md). The processor's
- *   reference is the PaymentIntent id, and the money is available on its
- *   charge's balance transaction's `available_on`.
+ *   `CardDeclined` with Stripe's decline code. 3-D Secure is Stripe's own
+ *   flow, not a decline: a card whose issuer wants the payer's
+ *   authentication is refused off-session as `authentication_required` with
+ *   its PaymentIntent (or the PaymentIntent is left `requires_action`); both
+ *   are `AuthenticationRequired` with the PaymentIntent's id and client
+ *   secret, which the app (the payer is there) confirms on-session with
+ *   Stripe.js (`confirmCardPayment(clientSecret, { payment_method })`, or
+ *   `handleNextAction`); Stripe's `payment_intent.succeeded` /
+ *   `payment_intent.payment_failed` webhook then completes or fails it
+ *   (`StripeCallbacks.ts`). The processor's reference is the
+ *   PaymentIntent id, and the money is available on its charge's balance
+ *   transaction's `available_on`.
  * - `registerCardPayment` (POST /cardpayment): `externalReference` names a
  *   Stripe PaymentIntent (`pi_...`) or charge (`ch_...`) made elsewhere (a
  *   terminal); it is retrieved, must have succeeded for the same amount and
@@ -29,13 +35,14 @@
  *   refunds name it). Another reference is refused (`stripe_reference_required`).
  * - `refund`: a Stripe Refund of the PaymentIntent (or charge), Idempotency-Key
  *   the card refund's id, metadata naming the refund and the card payment.
- *   Stripe's `succeeded` is done; `pending` (or `requires_action`) leaves the
- *   refund Pending until Stripe's `refund.updated` / `charge.refunded`
- *   webhook (`StripeNotifications.ts`); `failed`/`canceled` is unavailable
- *   too, and the webhook records the failure.
+ *   Stripe's `succeeded` is done (`Completed`); `pending` (or
+ *   `requires_action`, `failed`, `canceled`) is `Pending`: the refund stays
+ *   Pending, not retried, until Stripe's `refund.updated` / `refund.failed` /
+ *   `charge.refunded` webhook (`StripeCallbacks.ts`) decides it. A call
+ *   that fails or times out is unavailable: the refund is retried.
  */
 import { CardCharger, CustomerProviders, type Money, Providers, Traced } from "@partnerpay/domain"
-import { DateTime, Effect, Layer } from "effect"
+import { Data, DateTime, Effect, Layer } from "effect"
 import type Stripe from "stripe"
 import * as DwollaStore from "./DwollaStore.ts"
 import * as StripeClient from "./StripeClient.ts"
@@ -77,10 +84,26 @@ export const availableAtOf = (charge: Stripe.Charge | string | null): DateTime.U
   return DateTime.makeUnsafe(transaction.available_on * 1000)
 }
 
-const declined = (refusal: StripeClient.StripeRefusal | StripeClient.StripeDecline) =>
-  refusal._tag === "StripeDecline"
+/** Stripe's refusal of a charge: the authentication it asks for, a decline, or unavailable. */
+const declined = (refusal: StripeClient.StripeRefusal | StripeClient.StripeDecline) => {
+  if (refusal._tag === "StripeDecline" && refusal.code === "authentication_required" && refusal.paymentIntent)
+    return new AuthenticationAsked({
+      answer: {
+        _tag: "AuthenticationRequired",
+        processorReference: refusal.paymentIntent.id,
+        clientSecret: refusal.paymentIntent.clientSecret,
+        nextAction: "confirm_card_payment",
+      },
+    })
+  return refusal._tag === "StripeDecline"
     ? new CardCharger.CardDeclined({ code: refusal.code, reason: refusal.reason })
     : new Providers.ProviderUnavailable({ provider: StripeClient.provider, reason: `refused (${refusal.code})` })
+}
+
+/** Stripe asked for the payer's authentication in a card error (carried out of the SDK's call, then answered). */
+class AuthenticationAsked extends Data.TaggedError("AuthenticationAsked")<{
+  readonly answer: CardCharger.AuthenticationRequired
+}> {}
 
 /** The adapter's operations on one Stripe client and customer store. */
 export const make = (stripe: Stripe, store: CustomerStore) => {
@@ -202,19 +225,25 @@ export const make = (stripe: Stripe, store: CustomerStore) => {
         confirm: true,
         off_session: true,
         description: request.description,
-        metadata: { [metadataKeys.paymentRequestId]: request.idempotencyKey },
+        metadata: { [metadataKeys.paymentRequestId]: request.paymentRequestId ?? request.idempotencyKey },
         expand: ["latest_charge.balance_transaction"],
       }
-      const intent = yield* StripeClient.call(
+      const created = yield* StripeClient.call(
         "paymentIntents.create",
         () => stripe.paymentIntents.create(params, { idempotencyKey: request.idempotencyKey }),
         declined,
-      )
-      if (intent.status === "requires_action")
-        return yield* new CardCharger.CardDeclined({
-          code: "authentication_required",
-          reason: "the card needs the payer's authentication (3-D Secure)",
-        })
+      ).pipe(Effect.catchTag("AuthenticationAsked", (asked) => Effect.succeed(asked.answer)))
+      if ("_tag" in created) return created
+      const intent = created
+      if (intent.status === "requires_action" && intent.client_secret !== null) {
+        const answer: CardCharger.AuthenticationRequired = {
+          _tag: "AuthenticationRequired",
+          processorReference: intent.id,
+          clientSecret: intent.client_secret,
+          nextAction: intent.next_action?.type ?? "use_stripe_sdk",
+        }
+        return answer
+      }
       if (intent.status !== "succeeded" && intent.status !== "processing")
         return yield* new CardCharger.CardDeclined({
           code: intent.last_payment_error?.decline_code ?? intent.last_payment_error?.code ?? "card_declined",
@@ -243,17 +272,14 @@ export const make = (stripe: Stripe, store: CustomerStore) => {
       const refund = yield* StripeClient.call("refunds.create", () =>
         stripe.refunds.create(params, { idempotencyKey: key }),
       )
-      if (refund.status !== "succeeded")
-        return yield* new Providers.ProviderUnavailable({
-          provider: StripeClient.provider,
-          reason: `refunds.create: the refund is ${refund.status ?? "not decided"} (its webhook decides)`,
-        })
+      // Stripe's `pending` (or `requires_action`, `failed`, `canceled`): its webhook decides.
+      return refund.status === "succeeded" ? ("Completed" as const) : ("Pending" as const)
     }),
   })
 
   /**
    * A SetupIntent for the payer to add a card in the app (its client secret; the customer made on need).
-   * Stripe's `setup_intent.succeeded` then saves the card with the payer (StripeNotifications.ts).
+   * Stripe's `setup_intent.succeeded` then saves the card with the payer (StripeCallbacks.ts).
    */
   const setupCard = Traced.fn("StripeCardProcessor.setupCard")(function* (registrationId: string, partnerId: string) {
     const customer = yield* ensureCustomer(registrationId, partnerId)

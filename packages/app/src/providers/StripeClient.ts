@@ -53,6 +53,8 @@ export interface StripeDecline {
   readonly _tag: "StripeDecline"
   readonly code: string
   readonly reason: string
+  /** The PaymentIntent the error is about, when Stripe names it (its id and client secret only). */
+  readonly paymentIntent?: { readonly id: string; readonly clientSecret: string } | undefined
 }
 
 /** The Stripe SDK client for `config` (API version pinned, no retries, each call bounded by the timeout). */
@@ -84,6 +86,9 @@ export const declineOf = (thrown: unknown): StripeDecline | undefined =>
         _tag: "StripeDecline",
         code: thrown.decline_code ?? thrown.code ?? "card_declined",
         reason: thrown.message,
+        ...(typeof thrown.payment_intent?.id === "string" && typeof thrown.payment_intent.client_secret === "string"
+          ? { paymentIntent: { id: thrown.payment_intent.id, clientSecret: thrown.payment_intent.client_secret } }
+          : {}),
       }
     : undefined
 

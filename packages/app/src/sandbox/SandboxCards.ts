@@ -10,13 +10,25 @@
  * through `CustomerPreferences.saveCardPaymentMethod` and answers it:
  * `{ id, type: "card", brand, last4, expMonth: 12, expYear: <this year + 3> }`.
  * Another partner's or an unknown customer: 404.
+ *
+ * 3-D Secure: an in-app card payment (`PayWithCard`) with the test card
+ * ending in `3155` answers `RequiresAction` (nothing charged, the request
+ * still Pending). `POST /Sandbox/CardAuthentications` (sandbox only, partner
+ * token) with `{ "paymentRequestId": "<uuid>", "outcome": "Succeeded" |
+ * "Failed" }` stands for the payer authenticating it in the app and the
+ * processor's webhook: Succeeded pays the request (PAYMENT_REQUEST_STATUS_CHANGED
+ * Paid), Failed leaves it payable. Answers `{ "outcome": "Paid" | "Failed" |
+ * "Refunded" }` (Refunded: the request had been paid another way meanwhile).
+ * Another partner's request, or none awaiting authentication: 404.
  */
 import { Problem, Tokens } from "@partnerpay/adapters-http"
 import {
+  type CardCharger,
   CustomerPreferences,
   type EventStore,
   type IdGenerator,
   Ids,
+  InAppCardAuthentication,
   type Policy,
   Traced,
   type UnitOfWork,
@@ -56,6 +68,12 @@ export const parseCard = (
   }
 }
 
+/** The body of `POST /Sandbox/CardAuthentications`. */
+const AuthenticationBody = Schema.Struct({
+  paymentRequestId: Ids.PaymentRequestId,
+  outcome: Schema.Literals(["Succeeded", "Failed"]),
+})
+
 export const routes: Layer.Layer<
   never,
   never,
@@ -65,11 +83,16 @@ export const routes: Layer.Layer<
   | IdGenerator.IdGenerator
   | UnitOfWork.UnitOfWork
   | Policy.Policies
+  | CardCharger.CardCharger
 > = HttpRouter.use(
   Effect.fnUntraced(function* (router) {
     const tokens = yield* Tokens.Tokens
     const context = yield* Effect.context<
-      EventStore.EventStore | IdGenerator.IdGenerator | UnitOfWork.UnitOfWork | Policy.Policies
+      | EventStore.EventStore
+      | IdGenerator.IdGenerator
+      | UnitOfWork.UnitOfWork
+      | Policy.Policies
+      | CardCharger.CardCharger
     >()
     const saveCard = Traced.fn("SandboxCards.saveCard")(
       function* (request: HttpServerRequest.HttpServerRequest, partnerId: Ids.PartnerId) {
@@ -97,6 +120,37 @@ export const routes: Layer.Layer<
     )
     yield* router.add("POST", "/Sandbox/CardPaymentMethods", (request) =>
       asPartner(tokens, request, (partnerId) => saveCard(request, partnerId)),
+    )
+    const authenticate = Traced.fn("SandboxCards.authenticate")(
+      function* (request: HttpServerRequest.HttpServerRequest, partnerId: Ids.PartnerId) {
+        const body = yield* jsonBody(request)
+        const parsed = Schema.decodeUnknownOption(AuthenticationBody)(body)
+        if (parsed._tag === "None")
+          return yield* problem(
+            new Problem.ValidationProblem({
+              detail: "The authentication is not valid.",
+              code: "VALIDATION_FAILED",
+              errors: [{ field: "outcome", message: "paymentRequestId (uuid) and outcome: Succeeded or Failed" }],
+            }),
+          )
+        const { paymentRequestId, outcome } = parsed.value
+        const completed = yield* InAppCardAuthentication.completeAwaited(
+          partnerId,
+          paymentRequestId,
+          outcome === "Succeeded"
+            ? { _tag: "Succeeded" }
+            : { _tag: "Failed", code: "payment_intent_authentication_failure" },
+        ).pipe(
+          Effect.mapError((error) =>
+            Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
+          ),
+        )
+        return HttpServerResponse.jsonUnsafe({ outcome: completed })
+      },
+      (effect) => effect.pipe(Effect.provideContext(context), Effect.catch(problem)),
+    )
+    yield* router.add("POST", "/Sandbox/CardAuthentications", (request) =>
+      asPartner(tokens, request, (partnerId) => authenticate(request, partnerId)),
     )
   }),
 )

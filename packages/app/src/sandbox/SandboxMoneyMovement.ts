@@ -23,7 +23,7 @@
  * (`sandbox-<kind>-<outcome>-<originated millis>-<id>`). The same idempotency
  * key answers the first reference while the instance remembers it (a bounded
  * memory); another instance may answer another reference for the same key,
- * which the Transfer refuses to record (`OriginatedElsewhere`): the first
+ * which the Transfer refuses to record (`ORIGINATED_ELSEWHERE`): the first
  * reference recorded stands.
  */
 import { Money, MoneyMovement, RailCapabilities, Traced } from "@partnerpay/domain"

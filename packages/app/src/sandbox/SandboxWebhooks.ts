@@ -7,7 +7,7 @@
  * The notification goes through the outbox like any other: the dispatcher
  * delivers it signed (`X-HMAC-Signature`, `X-Partnerpay-Signature`), with
  * retries, and it is listed by `GET /Webhooks/Deliveries` and `GET /Events`.
- * It is queued behind the partner's earlier notifications (per-partner
+ * It is queued behind the partner's earlier webhooks (per-partner
  * order). Body: none, `{}`, or `{ "type": "<event>" }` naming any event of
  * the OpenAPI `webhooks` section: a sample of that event (its documented
  * example `Data`, `Timestamp` now), so a receiver's handling of each type can

@@ -22,6 +22,8 @@
  * answered 429 `TooManyRequests`; the next funding source a `DuplicateResource`
  * (as if an earlier creation's answer had been lost); the next POST a 500.
  */
+import { Effect, Redacted } from "effect"
+import type * as DwollaClient from "../../src/providers/DwollaClient.ts"
 import { Contract, type Fake, type RecordedRequest, startFake } from "./OpenApiContract.ts"
 
 export const hal = "application/vnd.dwolla.v1.hal+json"
@@ -472,3 +474,23 @@ export const start = async (): Promise<DwollaFake> => {
     },
   }
 }
+
+/**
+ * A fake started for a test (kept in `fakes`, which the test file closes after all) and a Dwolla
+ * configuration pointing at it; `config` adds to or overrides the usual test values.
+ */
+export const startConfigured = (fakes: Array<DwollaFake>, config: Partial<DwollaClient.DwollaConfig> = {}) =>
+  Effect.gen(function* () {
+    const fake = yield* Effect.promise(() => start())
+    fakes.push(fake)
+    const configured: DwollaClient.DwollaConfig = {
+      key: "a-dwolla-key",
+      secret: Redacted.make("a-dwolla-secret"),
+      environment: "sandbox",
+      baseUrl: fake.url,
+      webhookSecret: Redacted.make("a-webhook-secret"),
+      timeoutMillis: 5000,
+      ...config,
+    }
+    return { fake, config: configured }
+  })

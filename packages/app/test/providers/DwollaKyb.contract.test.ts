@@ -5,8 +5,7 @@
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { CompanyProviders, type Ids } from "@partnerpay/domain"
-import { Effect, Redacted } from "effect"
-import type * as DwollaClient from "../../src/providers/DwollaClient.ts"
+import { Effect } from "effect"
 import * as DwollaKyb from "../../src/providers/DwollaKyb.ts"
 import * as DwollaFake from "./DwollaFake.ts"
 
@@ -42,20 +41,8 @@ describe("KYB on Dwolla, on its published contract", () => {
   const fakes: Array<DwollaFake.DwollaFake> = []
   afterAll(() => Promise.all(fakes.map((fake) => fake.close())))
 
-  const start = Effect.fn(function* () {
-    const fake = yield* Effect.promise(() => DwollaFake.start())
-    fakes.push(fake)
-    const config: DwollaClient.DwollaConfig = {
-      key: "a-dwolla-key",
-      secret: Redacted.make("a-dwolla-secret"),
-      environment: "sandbox",
-      baseUrl: fake.url,
-      webhookSecret: Redacted.make("a-webhook-secret"),
-      businessClassification: "9ed3f670-7d6f-11e3-b1ce-5404a6144203",
-      timeoutMillis: 5000,
-    }
-    return { fake, config }
-  })
+  const start = () =>
+    DwollaFake.startConfigured(fakes, { businessClassification: "9ed3f670-7d6f-11e3-b1ce-5404a6144203" })
 
   it("the contract itself refuses a customer Dwolla would refuse (the check is not vacuous)", () => {
     const dwolla = DwollaFake.contract()

@@ -6,8 +6,7 @@
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { CompanyPayoutAccount, type Ids, MoneyMovement } from "@partnerpay/domain"
-import { Effect, Redacted } from "effect"
-import type * as DwollaClient from "../../src/providers/DwollaClient.ts"
+import { Effect } from "effect"
 import * as DwollaMoneyMovement from "../../src/providers/DwollaMoneyMovement.ts"
 import * as DwollaStore from "../../src/providers/DwollaStore.ts"
 import * as DwollaFake from "./DwollaFake.ts"
@@ -15,6 +14,20 @@ import * as DwollaFake from "./DwollaFake.ts"
 const companyId = "8c6b3a57-3c6d-4c55-9b1f-2f0f0e2f3a11" as Ids.CompanyId
 const payer = "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f" as Ids.RegistrationId
 const masterFundingSource = "b268f6b9-db3b-4ecc-83a2-8823a53ec8b7"
+
+/** A payout of the company to its payout account (a new funding source at Dwolla). */
+const payout = {
+  idempotencyKey: "payout-1",
+  companyId,
+  payoutAccount: "payout-account-1",
+  destination: {
+    accountHolderName: "Jane's Plumbing LLC",
+    routingNumber: "222222226",
+    accountNumber: "123456789",
+    accountType: "Checking" as const,
+  },
+  amount: { minorUnits: 10_000, currency: "USD" as const },
+}
 const payerFundingSource = "5b29f9e8-dc2a-4b51-9f6a-8e8e8e8e8e8e"
 const linkedFundingSource = "7d3b1f5e-9a2c-4e6b-8f1a-3c5e7a9b1d3f"
 
@@ -69,17 +82,7 @@ describe("money movement on Dwolla, on its published contract", () => {
   afterAll(() => Promise.all(fakes.map((fake) => fake.close())))
 
   const start = Effect.fn(function* (timeoutMillis = 5000) {
-    const fake = yield* Effect.promise(() => DwollaFake.start())
-    fakes.push(fake)
-    const config: DwollaClient.DwollaConfig = {
-      key: "a-dwolla-key",
-      secret: Redacted.make("a-dwolla-secret"),
-      environment: "sandbox",
-      baseUrl: fake.url,
-      webhookSecret: Redacted.make("a-webhook-secret"),
-      masterFundingSource,
-      timeoutMillis,
-    }
+    const { fake, config } = yield* DwollaFake.startConfigured(fakes, { masterFundingSource, timeoutMillis })
     const { kept, store } = memoryStore()
     return { fake, kept, movement: DwollaMoneyMovement.make(config, store) }
   })
@@ -193,18 +196,6 @@ describe("money movement on Dwolla, on its published contract", () => {
   it.live("a payout makes the payout account's funding source once, on the company's customer, then transfers", () =>
     Effect.gen(function* () {
       const { fake, kept, movement } = yield* start()
-      const payout = {
-        idempotencyKey: "payout-1",
-        companyId,
-        payoutAccount: "payout-account-1",
-        destination: {
-          accountHolderName: "Jane's Plumbing LLC",
-          routingNumber: "222222226",
-          accountNumber: "123456789",
-          accountType: "Checking" as const,
-        },
-        amount: { minorUnits: 10_000, currency: "USD" as const },
-      }
       yield* movement.originatePayout(payout)
       yield* movement.originatePayout({ ...payout, idempotencyKey: "payout-2" })
       assert.deepStrictEqual(
@@ -393,17 +384,7 @@ describe("money movement against Dwolla's common errors (the stateful fake)", ()
   afterAll(() => Promise.all(fakes.map((fake) => fake.close())))
 
   const start = Effect.fn(function* () {
-    const fake = yield* Effect.promise(() => DwollaFake.start())
-    fakes.push(fake)
-    const config: DwollaClient.DwollaConfig = {
-      key: "a-dwolla-key",
-      secret: Redacted.make("a-dwolla-secret"),
-      environment: "sandbox",
-      baseUrl: fake.url,
-      webhookSecret: Redacted.make("a-webhook-secret"),
-      masterFundingSource,
-      timeoutMillis: 5000,
-    }
+    const { fake, config } = yield* DwollaFake.startConfigured(fakes, { masterFundingSource })
     // The payer: an unverified Dwolla customer owning the funding source of its bank account 1.
     const payerCustomer = crypto.randomUUID()
     fake.state.customers.set(payerCustomer, {
@@ -553,18 +534,6 @@ describe("money movement against Dwolla's common errors (the stateful fake)", ()
   it.live("a payout to a removed or suspended destination is refused at the destination", () =>
     Effect.gen(function* () {
       const { fake, movement } = yield* start()
-      const payout = {
-        idempotencyKey: "payout-1",
-        companyId,
-        payoutAccount: "payout-account-1",
-        destination: {
-          accountHolderName: "Jane's Plumbing LLC",
-          routingNumber: "222222226",
-          accountNumber: "123456789",
-          accountType: "Checking" as const,
-        },
-        amount: { minorUnits: 10_000, currency: "USD" as const },
-      }
       fake.failNext("removedFundingSource")
       const removed = refusalOf(yield* Effect.flip(movement.originatePayout(payout)))
       assert.include(removed.reason, "(/_links/destination/href)")
@@ -584,18 +553,7 @@ describe("money movement against Dwolla's common errors (the stateful fake)", ()
     Effect.gen(function* () {
       const { fake, movement } = yield* start()
       fake.failNext("duplicateResource")
-      yield* movement.originatePayout({
-        idempotencyKey: "payout-1",
-        companyId,
-        payoutAccount: "payout-account-1",
-        destination: {
-          accountHolderName: "Jane's Plumbing LLC",
-          routingNumber: "222222226",
-          accountNumber: "123456789",
-          accountType: "Checking",
-        },
-        amount: { minorUnits: 10_000, currency: "USD" },
-      })
+      yield* movement.originatePayout(payout)
       const [existing] = [...fake.state.fundingSources.values()].filter((source) =>
         source.account.includes("222222226"),
       )

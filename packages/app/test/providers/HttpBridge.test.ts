@@ -149,7 +149,9 @@ describe("the card processor bridge", () => {
       assert.deepStrictEqual(
         [
           charged.processorReference,
-          charged.availableAt === undefined ? undefined : DateTime.formatIso(charged.availableAt),
+          "availableAt" in charged && charged.availableAt !== undefined
+            ? DateTime.formatIso(charged.availableAt)
+            : undefined,
         ],
         ["ch_1", "2026-03-04T00:00:00.000Z"],
       )

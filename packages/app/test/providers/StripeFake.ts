@@ -13,8 +13,9 @@
  * answer (Stripe's own rule). Card magic values (the sandbox's and Stripe's
  * test cards): last4 `0002` declines (`card_declined` / `generic_decline`),
  * `9995` declines `insufficient_funds`, `3155` needs authentication (off
- * session: Stripe's `authentication_required` card error). `failNext("500")`
- * answers the next call with Stripe's `api_error`.
+ * session: Stripe's `authentication_required` card error, with its PaymentIntent
+ * and client secret; `authenticate` then completes it as Stripe.js would).
+ * `failNext("500")` answers the next call with Stripe's `api_error`.
  *
  * Every request is recorded: method, path, its decoded form (nested keys as
  * Stripe writes them: `metadata[key]`), the idempotency key, the API version
@@ -61,6 +62,12 @@ export interface StripeFake {
   /** The next refunds answer this status (Stripe's `pending`: decided later, by its webhook). */
   readonly refundStatus: (status: "succeeded" | "pending" | "failed") => void
   readonly failNext: (kind: "500") => void
+  /**
+   * The payer authenticated (3-D Secure) the PaymentIntent in the app with Stripe.js: succeeded (charged,
+   * its charge and balance transaction made) or failed (`payment_intent_authentication_failure`). Answers
+   * the PaymentIntent, as Stripe's `payment_intent.succeeded` / `payment_intent.payment_failed` carries it.
+   */
+  readonly authenticate: (paymentIntentId: string, succeeded: boolean) => Stripe.PaymentIntent
 }
 
 type Json = Record<string, unknown>
@@ -438,6 +445,34 @@ export const start = (): Effect.Effect<StripeFake, never, Scope.Scope> =>
         },
         failNext: (kind) => {
           failing = kind
+        },
+        authenticate: (paymentIntentId, succeeded) => {
+          const intent = state.paymentIntents.get(paymentIntentId)
+          if (intent === undefined) throw new Error(`no PaymentIntent ${paymentIntentId}`)
+          const done: Stripe.PaymentIntent = succeeded
+            ? {
+                ...intent,
+                status: "succeeded",
+                amount_received: intent.amount,
+                last_payment_error: null,
+                latest_charge: makeCharge({
+                  id: intent.id,
+                  amount: intent.amount,
+                  currency: intent.currency,
+                  metadata: intent.metadata,
+                }).id,
+              }
+            : {
+                ...intent,
+                status: "requires_payment_method",
+                last_payment_error: {
+                  type: "card_error",
+                  code: "payment_intent_authentication_failure",
+                  message: "The provided PaymentMethod has failed authentication.",
+                } as Stripe.PaymentIntent.LastPaymentError,
+              }
+          state.paymentIntents.set(paymentIntentId, done)
+          return done
         },
       }
       return { server, fake }

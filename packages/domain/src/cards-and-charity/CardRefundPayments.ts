@@ -7,8 +7,9 @@
  * requests included), then the card processor refunds it (`CardCharger.refund`,
  * the refund id as its idempotency key, outside any unit), then its outcome
  * is recorded: Completed, or Failed when the processor's refusal is known.
- * The processor unavailable leaves it Pending (answered as such; nothing is
- * known to have happened).
+ * The processor accepting it without deciding (its notification decides), or
+ * unavailable (nothing is known to have happened: counted as a failed
+ * attempt, asked again later by `CardRefundRetries`), leaves it Pending.
  *
  * Another partner's payment, a payment of a merchant outside the service or
  * an unknown id: NotFound (the caller then answers as for a transfer).
@@ -24,6 +25,7 @@ import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
 import { CardCharger, PaymentRequest, type TransferEvents } from "../payments/index.ts"
 import * as CardPayment from "./CardPayment.ts"
+import * as CardRefundRetries from "./CardRefundRetries.ts"
 import * as CardRefunds from "./CardRefunds.ts"
 
 export interface RefundInput {
@@ -131,13 +133,21 @@ export const refund = Traced.fn("CardRefundPayments.refund")(function* (input: R
   const refundId = (yield* (yield* IdGenerator).next) as TransferEvents.RefundId
   const refunded = yield* recordRefund(payment, refundId, amount)
   const charger = yield* CardCharger.CardCharger
-  const answered = yield* charger
-    .refund(payment.processorReference, {
+  const answer = yield* Effect.result(
+    charger.refund(payment.processorReference, {
       idempotencyKey: refundId,
       amount: refunded,
       cardPaymentId: payment.cardPaymentId,
+    }),
+  )
+  if (answer._tag === "Failure")
+    yield* CardRefundRetries.recordAttempt(payment.cardPaymentId, refundId, {
+      _tag: "Unreachable",
+      reason: answer.failure.reason,
     })
-    .pipe(Effect.match({ onSuccess: () => true, onFailure: () => false }))
+  else if (answer.success === "Pending")
+    yield* CardRefundRetries.recordAttempt(payment.cardPaymentId, refundId, { _tag: "Submitted" })
+  const answered = answer._tag === "Success" && answer.success === "Completed"
   const state = answered
     ? (yield* recordOutcome(payment.cardPaymentId, refundId, { _tag: "Completed" })).state
     : (yield* UseCase.dieOnCorruptEvent(CommandHandler.load(CardRefunds.aggregate, payment.cardPaymentId))).state

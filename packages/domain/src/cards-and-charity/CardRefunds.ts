@@ -7,7 +7,7 @@
  * - `RefundCardPayment`: a refund of part or all of the payment, Pending
  *   (`CardRefundRequested`); its amount leaves the company's balance at once
  *   (`Ledger.cardRefundEntryOf`). Pending and completed refunds never add up
- *   to more than the payment (RuleViolated `RefundExceedsPayment`); the
+ *   to more than the payment (RuleViolated `REFUND_EXCEEDS_PAYMENT`); the
  *   stream's version makes concurrent refunds decide one after the other. The
  *   same refund id again changes nothing.
  * - `RecordCardRefundOutcome`: the processor's answer: Completed, or Failed
@@ -85,7 +85,7 @@ const requestRefund = (command: RefundCardPayment, state: State): Decision<Event
   if (command.amount.minorUnits > remaining)
     return refuse(
       new RuleViolated({
-        code: "RefundExceedsPayment",
+        code: "REFUND_EXCEEDS_PAYMENT",
         reason: `at most ${Money.toDecimal(Money.make(remaining, payment.amount.currency))} ${payment.amount.currency} of the card payment can still be refunded (counting pending refunds)`,
       }),
     )

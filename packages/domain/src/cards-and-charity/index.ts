@@ -5,12 +5,15 @@
  * module.
  */
 export * as CardDispute from "./CardDispute.ts"
-export * as CardDisputeNotification from "./CardDisputeNotification.ts"
 export * as CardDisputes from "./CardDisputes.ts"
+export * as CardDisputeWebhook from "./CardDisputeWebhook.ts"
 export * as CardPayment from "./CardPayment.ts"
 export * as CardPayments from "./CardPayments.ts"
 export * as CardPaymentsProjection from "./CardPaymentsProjection.ts"
+export * as CardRefundAttempts from "./CardRefundAttempts.ts"
 export * as CardRefundPayments from "./CardRefundPayments.ts"
+export * as CardRefundRetries from "./CardRefundRetries.ts"
+export * as CardRefundRetriesProjection from "./CardRefundRetriesProjection.ts"
 export * as CardRefunds from "./CardRefunds.ts"
 export * as Charity from "./Charity.ts"
 export * as CharityGiftsDueProjection from "./CharityGiftsDueProjection.ts"

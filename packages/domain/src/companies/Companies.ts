@@ -200,10 +200,9 @@ export const addLocation = UseCase.fn("Companies.addLocation")(function* (
   body: unknown,
 ) {
   const company = yield* findByReference(partnerId, companyReferenceId)
-  const at = yield* DateTime.now
   const ids = yield* IdGenerator
   const locationId = LocationId.make(yield* ids.next)
-  yield* CommandHandler.handle(
+  yield* CommandHandler.handleNow(
     Company.aggregate,
     company.companyId,
     {
@@ -212,7 +211,6 @@ export const addLocation = UseCase.fn("Companies.addLocation")(function* (
       companyId: company.companyId,
       locationId,
       location: body as Company.LocationInput,
-      at,
     },
     { metadata: { partnerId } },
   )
@@ -248,13 +246,11 @@ export const completeKyb = UseCase.fn("Companies.completeKyb")(function* (
   outcome: "Verified" | "Rejected",
   reason?: string,
 ) {
-  const at = yield* DateTime.now
-  const handled = yield* CommandHandler.handle(Company.aggregate, companyId, {
+  const handled = yield* CommandHandler.handleNow(Company.aggregate, companyId, {
     _tag: "CompleteKyb",
     companyId,
     outcome,
     ...(reason === undefined ? {} : { reason }),
-    at,
   })
   return { status: Company.statusOf(handled.state) ?? outcome, changed: handled.events.length > 0 }
 })
@@ -267,12 +263,10 @@ export const completeKyb = UseCase.fn("Companies.completeKyb")(function* (
  * `customer_verified`) reactivates it.
  */
 export const suspend = UseCase.fn("Companies.suspend")(function* (companyId: CompanyId, reason?: string) {
-  const at = yield* DateTime.now
-  const handled = yield* CommandHandler.handle(Company.aggregate, companyId, {
+  const handled = yield* CommandHandler.handleNow(Company.aggregate, companyId, {
     _tag: "SuspendCompany",
     companyId,
     ...(reason === undefined ? {} : { reason }),
-    at,
   })
   return { status: Company.statusOf(handled.state), changed: handled.events.length > 0 }
 })
@@ -287,12 +281,10 @@ export const requireKybAction = UseCase.fn("Companies.requireKybAction")(functio
   companyId: CompanyId,
   requirement: Company.KybRequirement,
 ) {
-  const at = yield* DateTime.now
-  const handled = yield* CommandHandler.handle(Company.aggregate, companyId, {
+  const handled = yield* CommandHandler.handleNow(Company.aggregate, companyId, {
     _tag: "RequireKybAction",
     companyId,
     requirement,
-    at,
   })
   return { status: Company.statusOf(handled.state) ?? "Unverified", changed: handled.events.length > 0 }
 })

@@ -12,7 +12,7 @@
  */
 import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import type { Projection } from "../infrastructure/ReadModel.ts"
+import { type Projection, perAggregate } from "../infrastructure/ReadModel.ts"
 import { CompanyId, CompanyReferenceId, PartnerId } from "../kernel/Ids.ts"
 import { Metadata } from "../kernel/Metadata.ts"
 import {
@@ -153,10 +153,8 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
 export const projection: Projection<CompanyDocument, CompanyEnvelope> = {
   collection,
   document: CompanyDocument as Schema.Codec<CompanyDocument, unknown>,
-  streamTypes: ["Company"],
-  ownedBy: "Company",
+  ...perAggregate<CompanyEnvelope>("Company", (event) => event.companyId),
   creates: ["CompanyRegistered"],
-  key: (envelope) => (envelope.streamType === "Company" ? envelope.event.companyId : undefined),
   apply,
   index: (document) => ({
     partnerId: document.partnerId,

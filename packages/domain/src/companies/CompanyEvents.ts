@@ -10,6 +10,7 @@
  */
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
+import { eventsOf } from "../kernel/EventSchema.ts"
 import { CompanyId, CompanyReferenceId, LocationId, PartnerId, PayoutAccountId } from "../kernel/Ids.ts"
 import { Metadata } from "../kernel/Metadata.ts"
 import { Erasable } from "../kernel/Personal.ts"
@@ -55,16 +56,22 @@ const addressFields = {
   state: Schema.String,
 }
 
+/** An employee (spec 2.4), normalized; an owner is named and reached the same way. */
+export const Employee = Schema.Struct({
+  name: Schema.String,
+  emailAddress: Schema.String,
+  contactNumber: Schema.String,
+  title: Schema.String,
+})
+export type Employee = typeof Employee.Type
+
 /**
  * The company's owner as registered (spec 2.3), normalized: trimmed text,
  * phone in E.164, SSN as 9 digits. The event keeps it as an `OwnerRecord`:
  * the full SSN and the ID document number sealed for the KYB submission only.
  */
 export const Owner = Schema.Struct({
-  name: Schema.String,
-  emailAddress: Schema.String,
-  contactNumber: Schema.String,
-  title: Schema.String,
+  ...Employee.fields,
   documentNumber: Schema.String,
   documentType: DocumentType,
   ssn: Schema.String,
@@ -83,10 +90,7 @@ export type Owner = typeof Owner.Type
  * registered before they were kept.
  */
 export const OwnerRecord = Schema.Struct({
-  name: Schema.String,
-  emailAddress: Schema.String,
-  contactNumber: Schema.String,
-  title: Schema.String,
+  ...Employee.fields,
   documentType: DocumentType,
   ssnLastFour: Schema.String,
   /** The full SSN (9 digits), for the KYB submission only; "[erased]" once submitted or erased. */
@@ -101,15 +105,6 @@ export type OwnerRecord = typeof OwnerRecord.Type
 
 /** The stored record of an owner: the SSN's last four digits, and the KYB submission's data (sealed apart). */
 export const toOwnerRecord = (owner: Owner): OwnerRecord => ({ ...owner, ssnLastFour: owner.ssn.slice(-4) })
-
-/** An employee (spec 2.4), normalized. */
-export const Employee = Schema.Struct({
-  name: Schema.String,
-  emailAddress: Schema.String,
-  contactNumber: Schema.String,
-  title: Schema.String,
-})
-export type Employee = typeof Employee.Type
 
 /** What a location is (spec 2.5), before it has an id. */
 export const LocationDetails = Schema.Struct({
@@ -149,6 +144,9 @@ export const CompanyProfile = Schema.Struct({
 })
 export type CompanyProfile = typeof CompanyProfile.Type
 
+/** Every company event but the registration names the company (within its partner) and the instant `at`. */
+const companyEvent = eventsOf({ companyId: CompanyId, partnerId: PartnerId })
+
 /** A partner registered a company; it starts Unverified while KYB runs. */
 export const CompanyRegistered = Schema.TaggedStruct("CompanyRegistered", {
   companyId: CompanyId,
@@ -160,21 +158,13 @@ export const CompanyRegistered = Schema.TaggedStruct("CompanyRegistered", {
 export type CompanyRegistered = typeof CompanyRegistered.Type
 
 /** A location was added to a registered company. */
-export const LocationAdded = Schema.TaggedStruct("LocationAdded", {
-  companyId: CompanyId,
-  partnerId: PartnerId,
-  location: Location,
-  at: Schema.DateTimeUtcFromString,
-})
+export const LocationAdded = companyEvent("LocationAdded", { location: Location })
 export type LocationAdded = typeof LocationAdded.Type
 
 /** KYB accepted the company (drives COMPANY_VERIFICATION_STATUS_CHANGED with Status Verified). */
-export const CompanyVerified = Schema.TaggedStruct("CompanyVerified", {
-  companyId: CompanyId,
-  partnerId: PartnerId,
+export const CompanyVerified = companyEvent("CompanyVerified", {
   status: Schema.Literal("Verified"),
   reason: Schema.optionalKey(Schema.String),
-  at: Schema.DateTimeUtcFromString,
 })
 export type CompanyVerified = typeof CompanyVerified.Type
 
@@ -182,31 +172,20 @@ export type CompanyVerified = typeof CompanyVerified.Type
  * The KYB provider suspended (or deactivated) the Verified company: Suspended, it collects nothing
  * (422 COMPANY_NOT_VERIFIED) and its payouts pause (COMPANY_VERIFICATION_STATUS_CHANGED Suspended).
  */
-export const CompanySuspended = Schema.TaggedStruct("CompanySuspended", {
-  companyId: CompanyId,
-  partnerId: PartnerId,
+export const CompanySuspended = companyEvent("CompanySuspended", {
   status: Schema.Literal("Suspended"),
   reason: Schema.optionalKey(Schema.String),
-  at: Schema.DateTimeUtcFromString,
 })
 export type CompanySuspended = typeof CompanySuspended.Type
 
 /** The KYB provider reactivated the Suspended company: Verified again (COMPANY_VERIFICATION_STATUS_CHANGED Verified). */
-export const CompanyReactivated = Schema.TaggedStruct("CompanyReactivated", {
-  companyId: CompanyId,
-  partnerId: PartnerId,
-  status: Schema.Literal("Verified"),
-  at: Schema.DateTimeUtcFromString,
-})
+export const CompanyReactivated = companyEvent("CompanyReactivated", { status: Schema.Literal("Verified") })
 export type CompanyReactivated = typeof CompanyReactivated.Type
 
 /** KYB refused the company (drives COMPANY_VERIFICATION_STATUS_CHANGED with Status Rejected). */
-export const CompanyRejected = Schema.TaggedStruct("CompanyRejected", {
-  companyId: CompanyId,
-  partnerId: PartnerId,
+export const CompanyRejected = companyEvent("CompanyRejected", {
   status: Schema.Literal("Rejected"),
   reason: Schema.optionalKey(Schema.String),
-  at: Schema.DateTimeUtcFromString,
 })
 export type CompanyRejected = typeof CompanyRejected.Type
 
@@ -214,12 +193,7 @@ export type CompanyRejected = typeof CompanyRejected.Type
  * The company was submitted to the KYB provider (`Companies.submitKyb`): its reference, for the
  * verdict. The submission's sealed data (full SSN, document number) is shredded right after.
  */
-export const CompanyKybSubmitted = Schema.TaggedStruct("CompanyKybSubmitted", {
-  companyId: CompanyId,
-  partnerId: PartnerId,
-  submissionId: Schema.String,
-  at: Schema.DateTimeUtcFromString,
-})
+export const CompanyKybSubmitted = companyEvent("CompanyKybSubmitted", { submissionId: Schema.String })
 export type CompanyKybSubmitted = typeof CompanyKybSubmitted.Type
 /** The kinds of bank account a company is paid out to. */
 export const payoutAccountTypes = ["Checking", "Savings"] as const
@@ -269,15 +243,12 @@ export type PayoutAccount = typeof PayoutAccount.Type
  * The partner set the company's payout account (the first one, or a replacement of the previous one:
  * the history of a company's payout accounts is the sequence of these events).
  */
-export const PayoutAccountSet = Schema.TaggedStruct("PayoutAccountSet", {
-  companyId: CompanyId,
-  partnerId: PartnerId,
+export const PayoutAccountSet = companyEvent("PayoutAccountSet", {
   ...PayoutAccount.fields,
   /** The account it replaces, when there was one. */
   replacedPayoutAccountId: Schema.optionalKey(PayoutAccountId),
   /** Set when the account it replaces was Errored: its payouts resume (PAYOUT_ACCOUNT_STATUS_CHANGED Active). */
   replacedErrored: Schema.optionalKey(Schema.Literal(true)),
-  at: Schema.DateTimeUtcFromString,
 })
 export type PayoutAccountSet = typeof PayoutAccountSet.Type
 
@@ -286,16 +257,13 @@ export type PayoutAccountSet = typeof PayoutAccountSet.Type
  * (`PayoutAccountHealth.isAccountLevel`): the account is Errored and the company's payouts pause
  * until the partner sets another one. No personal data: ids, the code and its reason.
  */
-export const PayoutAccountErrored = Schema.TaggedStruct("PayoutAccountErrored", {
-  companyId: CompanyId,
-  partnerId: PartnerId,
+export const PayoutAccountErrored = companyEvent("PayoutAccountErrored", {
   payoutAccountId: PayoutAccountId,
   /** The payout that failed. */
   payoutId: Schema.String,
   returnCode: Schema.optionalKey(Schema.String),
   reason: Schema.String,
   status: Schema.Literal("Errored"),
-  at: Schema.DateTimeUtcFromString,
 })
 export type PayoutAccountErrored = typeof PayoutAccountErrored.Type
 
@@ -308,21 +276,11 @@ export type KybRequirement = typeof KybRequirement.Type
  * The KYB provider asks for something before it decides (documents, or the company's data again): the
  * company stays Unverified; drives COMPANY_VERIFICATION_ACTION_REQUIRED.
  */
-export const CompanyKybActionRequired = Schema.TaggedStruct("CompanyKybActionRequired", {
-  companyId: CompanyId,
-  partnerId: PartnerId,
-  requirement: KybRequirement,
-  at: Schema.DateTimeUtcFromString,
-})
+export const CompanyKybActionRequired = companyEvent("CompanyKybActionRequired", { requirement: KybRequirement })
 export type CompanyKybActionRequired = typeof CompanyKybActionRequired.Type
 
 /** The partner replaced the company's metadata (`PUT /Company/{companyId}/Metadata`). */
-export const CompanyMetadataSet = Schema.TaggedStruct("CompanyMetadataSet", {
-  companyId: CompanyId,
-  partnerId: PartnerId,
-  metadata: Metadata,
-  at: Schema.DateTimeUtcFromString,
-})
+export const CompanyMetadataSet = companyEvent("CompanyMetadataSet", { metadata: Metadata })
 export type CompanyMetadataSet = typeof CompanyMetadataSet.Type
 
 export const CompanyEvent = Schema.Union([

@@ -16,9 +16,9 @@
  * model (already updated by the same append).
  */
 import { DateTime, Effect, Option } from "effect"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
-import type { Notification } from "../infrastructure/Outbox.ts"
+import type { Webhook } from "../infrastructure/Outbox.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import * as Traced from "../kernel/Traced.ts"
 import type { CompanyEnvelope } from "./CompaniesProjection.ts"
 import * as CompaniesProjection from "./CompaniesProjection.ts"
@@ -33,7 +33,7 @@ const metadataOf = Traced.fn("CompanyVerificationWebhook.metadataOf")(function* 
 
 export const eventType = "COMPANY_VERIFICATION_STATUS_CHANGED"
 
-const notifications = (envelope: CompanyEnvelope) => {
+const webhooks = (envelope: CompanyEnvelope) => {
   const event = envelope.event
   if (
     event._tag !== "CompanyVerified" &&
@@ -43,7 +43,7 @@ const notifications = (envelope: CompanyEnvelope) => {
   )
     return Effect.succeed([])
   return Effect.map(metadataOf(event.companyId), (metadata) => {
-    const notification: Notification = {
+    const notification: Webhook = {
       id: envelope.eventId,
       partnerId: event.partnerId,
       eventType,
@@ -59,7 +59,7 @@ const notifications = (envelope: CompanyEnvelope) => {
   })
 }
 
-export const rule = NotificationRule.make<CompanyEnvelope>({ streamTypes: ["Company"], notifications })
+export const rule = WebhookRule.make<CompanyEnvelope>({ streamTypes: ["Company"], webhooks })
 
 export const actionEventType = "COMPANY_VERIFICATION_ACTION_REQUIRED"
 
@@ -67,7 +67,7 @@ const actionNotifications = (envelope: CompanyEnvelope) => {
   const event = envelope.event
   if (event._tag !== "CompanyKybActionRequired") return Effect.succeed([])
   return Effect.map(metadataOf(event.companyId), (metadata) => {
-    const notification: Notification = {
+    const notification: Webhook = {
       id: envelope.eventId,
       partnerId: event.partnerId,
       eventType: actionEventType,
@@ -84,7 +84,7 @@ const actionNotifications = (envelope: CompanyEnvelope) => {
   })
 }
 
-export const actionRule = NotificationRule.make<CompanyEnvelope>({
+export const actionRule = WebhookRule.make<CompanyEnvelope>({
   streamTypes: ["Company"],
-  notifications: actionNotifications,
+  webhooks: actionNotifications,
 })

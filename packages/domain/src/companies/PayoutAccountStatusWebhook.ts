@@ -10,47 +10,42 @@
  * status, the code and its description.
  */
 import { DateTime, Effect } from "effect"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
-import type { Notification } from "../infrastructure/Outbox.ts"
+import type { Webhook } from "../infrastructure/Outbox.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import type { CompanyEnvelope } from "./CompaniesProjection.ts"
 
 export const eventType = "PAYOUT_ACCOUNT_STATUS_CHANGED"
 
-const notifications = (envelope: CompanyEnvelope) => {
+/** The partner's webhook that the company's payout account is `status` now. */
+const statusChanged = (
+  envelope: CompanyEnvelope,
+  event: { readonly partnerId: string; readonly companyId: string; readonly at: DateTime.Utc },
+  status: "Errored" | "Active",
+  returned: { readonly ReturnCode: string | null; readonly ReturnReason: string | null },
+): Webhook => ({
+  id: envelope.eventId,
+  partnerId: event.partnerId,
+  eventType,
+  data: {
+    CompanyId: event.companyId,
+    Status: status,
+    ...returned,
+    Timestamp: DateTime.formatIso(event.at),
+  },
+  position: envelope.globalPosition,
+})
+
+const webhooks = (envelope: CompanyEnvelope) => {
   const event = envelope.event
   if (event._tag === "PayoutAccountErrored") {
-    const notification: Notification = {
-      id: envelope.eventId,
-      partnerId: event.partnerId,
-      eventType,
-      data: {
-        CompanyId: event.companyId,
-        Status: "Errored",
-        ReturnCode: event.returnCode ?? null,
-        ReturnReason: event.reason,
-        Timestamp: DateTime.formatIso(event.at),
-      },
-      position: envelope.globalPosition,
-    }
-    return Effect.succeed([notification])
+    return Effect.succeed([
+      statusChanged(envelope, event, "Errored", { ReturnCode: event.returnCode ?? null, ReturnReason: event.reason }),
+    ])
   }
   if (event._tag === "PayoutAccountSet" && event.replacedErrored === true) {
-    const notification: Notification = {
-      id: envelope.eventId,
-      partnerId: event.partnerId,
-      eventType,
-      data: {
-        CompanyId: event.companyId,
-        Status: "Active",
-        ReturnCode: null,
-        ReturnReason: null,
-        Timestamp: DateTime.formatIso(event.at),
-      },
-      position: envelope.globalPosition,
-    }
-    return Effect.succeed([notification])
+    return Effect.succeed([statusChanged(envelope, event, "Active", { ReturnCode: null, ReturnReason: null })])
   }
   return Effect.succeed([])
 }
 
-export const rule = NotificationRule.make<CompanyEnvelope>({ streamTypes: ["Company"], notifications })
+export const rule = WebhookRule.make<CompanyEnvelope>({ streamTypes: ["Company"], webhooks })

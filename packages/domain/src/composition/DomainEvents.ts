@@ -6,6 +6,7 @@
 import { Effect, Schema } from "effect"
 import * as CardDispute from "../cards-and-charity/CardDispute.ts"
 import * as CardPayment from "../cards-and-charity/CardPayment.ts"
+import * as CardRefundAttempts from "../cards-and-charity/CardRefundAttempts.ts"
 import * as CardRefunds from "../cards-and-charity/CardRefunds.ts"
 import * as CharityTransaction from "../cards-and-charity/CharityTransaction.ts"
 import * as Company from "../companies/Company.ts"
@@ -18,6 +19,7 @@ import { EventDecodeFailed, type RecordedEvent } from "../infrastructure/EventSt
 import * as NaturalKey from "../infrastructure/NaturalKey.ts"
 import * as PaymentNotice from "../notifications/PaymentNotice.ts"
 import type * as PaymentNoticeEvents from "../notifications/PaymentNoticeEvents.ts"
+import * as CardAuthentication from "../payments/CardAuthentication.ts"
 import * as DebitAuth from "../payments/DebitAuth.ts"
 import * as PartnerFees from "../payments/PartnerFees.ts"
 import * as PaymentRequest from "../payments/PaymentRequest.ts"
@@ -44,6 +46,8 @@ export type DomainEvent =
   | { readonly streamType: "CardPayment"; readonly event: CardPayment.CardPaymentEvent }
   | { readonly streamType: "CardDispute"; readonly event: CardDispute.CardDisputeEvent }
   | { readonly streamType: "CardRefunds"; readonly event: CardRefunds.CardRefundEvent }
+  | { readonly streamType: "CardAuthentication"; readonly event: CardAuthentication.CardAuthenticationEvent }
+  | { readonly streamType: "CardRefundAttempts"; readonly event: CardRefundAttempts.CardRefundAttemptEvent }
   | { readonly streamType: "CharityTransaction"; readonly event: CharityTransaction.CharityTransactionEvent }
   | { readonly streamType: "LoginChallenge"; readonly event: LoginChallenge.LoginChallengeEvent }
   | { readonly streamType: "BankLinkItem"; readonly event: BankLinkItem.BankLinkItemEvent }
@@ -69,6 +73,8 @@ export const codecs: Record<DomainEvent["streamType"], Schema.Codec<unknown, unk
   CardPayment: CardPayment.aggregate.events as Schema.Codec<unknown, unknown>,
   CardDispute: CardDispute.aggregate.events as Schema.Codec<unknown, unknown>,
   CardRefunds: CardRefunds.aggregate.events as Schema.Codec<unknown, unknown>,
+  CardAuthentication: CardAuthentication.aggregate.events as Schema.Codec<unknown, unknown>,
+  CardRefundAttempts: CardRefundAttempts.aggregate.events as Schema.Codec<unknown, unknown>,
   CharityTransaction: CharityTransaction.aggregate.events as Schema.Codec<unknown, unknown>,
   LoginChallenge: LoginChallenge.aggregate.events as Schema.Codec<unknown, unknown>,
   BankLinkItem: BankLinkItem.aggregate.events as Schema.Codec<unknown, unknown>,
@@ -83,22 +89,26 @@ const decoders = Object.fromEntries(
   Object.entries(codecs).map(([name, codec]) => [name, Schema.decodeUnknownExit(codec)]),
 ) as Record<string, (input: unknown) => ReturnType<ReturnType<typeof Schema.decodeUnknownExit>>>
 
+/** The envelope of a recorded event and its typed form. */
+const envelopeOf = (recorded: RecordedEvent, event: unknown): Envelope =>
+  ({
+    streamType: recorded.streamType,
+    event,
+    eventId: recorded.eventId,
+    streamId: recorded.streamId,
+    streamVersion: recorded.streamVersion,
+    globalPosition: recorded.globalPosition,
+    recordedAt: recorded.recordedAt,
+    metadata: recorded.metadata,
+  }) as Envelope
+
 /**
  * Decodes one stored event; an unknown stream type or a bad payload is reported, never dropped.
  * An event appended by this process carries its typed form (`event`): it is used as is.
  */
 export const decode = (recorded: RecordedEvent): Effect.Effect<Envelope, EventDecodeFailed> => {
   if (recorded.event !== undefined && recorded.streamType in codecs) {
-    return Effect.succeed({
-      streamType: recorded.streamType,
-      event: recorded.event,
-      eventId: recorded.eventId,
-      streamId: recorded.streamId,
-      streamVersion: recorded.streamVersion,
-      globalPosition: recorded.globalPosition,
-      recordedAt: recorded.recordedAt,
-      metadata: recorded.metadata,
-    } as Envelope)
+    return Effect.succeed(envelopeOf(recorded, recorded.event))
   }
   const decoder = decoders[recorded.streamType]
   const fail = (reason: string) =>
@@ -113,14 +123,5 @@ export const decode = (recorded: RecordedEvent): Effect.Effect<Envelope, EventDe
   if (decoder === undefined) return fail(`unknown stream type ${recorded.streamType}`)
   const exit = decoder(recorded.data)
   if (exit._tag === "Failure") return fail(String(exit.cause))
-  return Effect.succeed({
-    streamType: recorded.streamType,
-    event: exit.value,
-    eventId: recorded.eventId,
-    streamId: recorded.streamId,
-    streamVersion: recorded.streamVersion,
-    globalPosition: recorded.globalPosition,
-    recordedAt: recorded.recordedAt,
-    metadata: recorded.metadata,
-  } as Envelope)
+  return Effect.succeed(envelopeOf(recorded, exit.value))
 }

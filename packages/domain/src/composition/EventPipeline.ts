@@ -1,7 +1,7 @@
 /**
  * The event pipeline: what happens atomically with every append. The new
  * events (typed when the appender has them, else decoded) go to the
- * projections that read their stream type, and the notifications they cause
+ * projections that read their stream type, and the webhooks they cause
  * are recorded in the outbox, all inside the append's unit of work (with
  * PostgreSQL: written by the unit's one commit statement), so read models and
  * webhooks never disagree with the log. `layerMemory` assembles the complete
@@ -22,20 +22,20 @@ import {
   makeMemory,
   type RecordedEvent,
 } from "../infrastructure/EventStore.ts"
-import type * as NotificationRule from "../infrastructure/NotificationRule.ts"
 import { type MemoryOutbox, Outbox } from "../infrastructure/Outbox.ts"
 import type { Policies as PolicyRegistry } from "../infrastructure/Policy.ts"
 import { type AnyProjection, applyAll, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import type * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import * as Held from "../kernel/Held.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as DomainEvents from "./DomainEvents.ts"
-import * as Notifications from "./Notifications.ts"
 import * as Policies from "./Policies.ts"
 import * as Projections from "./Projections.ts"
+import * as Webhooks from "./Webhooks.ts"
 
 export interface PipelineOptions {
   readonly projections?: ReadonlyArray<AnyProjection>
-  readonly notificationRules?: ReadonlyArray<NotificationRule.AnyNotificationRule>
+  readonly webhookRules?: ReadonlyArray<WebhookRule.AnyWebhookRule>
 }
 
 /** Builds the append hook from the read model store and the outbox in context. */
@@ -43,7 +43,7 @@ export const makeHook = Traced.fn("EventPipeline.makeHook")(function* (options: 
   const store = yield* ReadModelStore
   const outbox = yield* Outbox
   const projections = options.projections ?? Projections.all
-  const rules = options.notificationRules ?? Notifications.rules
+  const rules = options.webhookRules ?? Webhooks.rules
   // Provides the two services alone (one overlay each): merging a captured context into the fiber's
   // would copy both whole on every append. A command's fiber usually holds both already: then
   // nothing is provided (`Held`), so the append puts no overlay on its context.
@@ -57,8 +57,8 @@ export const makeHook = Traced.fn("EventPipeline.makeHook")(function* (options: 
       yield* applyAll(projections, events)
       for (const event of events) {
         for (const rule of Envelope.routed(rules, event.streamType)) {
-          const notifications = yield* rule.notifications(event)
-          if (notifications.length > 0) yield* outbox.record(notifications)
+          const webhooks = yield* rule.webhooks(event)
+          if (webhooks.length > 0) yield* outbox.record(webhooks)
         }
       }
     },

@@ -12,7 +12,7 @@ import * as CompaniesProjection from "../companies/CompaniesProjection.ts"
 import * as CompanyPersonalData from "../companies/CompanyPersonalData.ts"
 import * as CustomerPersonalData from "../customers/CustomerPersonalData.ts"
 import * as CustomersProjection from "../customers/CustomersProjection.ts"
-import type { PersonalFields } from "../infrastructure/PersonalData.ts"
+import type { FieldsOf, PersonalFields } from "../infrastructure/PersonalData.ts"
 import * as AuthorizationEvidenceRetention from "../payments/AuthorizationEvidenceRetention.ts"
 import * as DebitAuthsProjection from "../payments/DebitAuthsProjection.ts"
 import * as PaymentPersonalData from "../payments/PaymentPersonalData.ts"
@@ -22,6 +22,16 @@ import * as ConsentsProjection from "../plans/ConsentsProjection.ts"
 
 const evidence = AuthorizationEvidenceRetention.fieldsOf
 
+/** The evidence of a card payment awaiting its authentication (`payment.authorization`, the payer's). */
+const awaitedEvidence: FieldsOf = (data, streamId) => {
+  const payment = data.payment
+  if (typeof payment !== "object" || payment === null) return []
+  return evidence(payment as Record<string, unknown>, streamId).map((found) => ({
+    ...found,
+    paths: found.paths.map((path) => `payment.${path}`),
+  }))
+}
+
 export const fields: PersonalFields = {
   events: {
     Company: CompanyPersonalData.events,
@@ -29,6 +39,7 @@ export const fields: PersonalFields = {
     LoginChallenge: CustomerPersonalData.loginChallengeEvents,
     Transfer: PaymentPersonalData.transferEvents,
     PaymentRequest: { PaymentRequestAccepted: evidence, PaymentRequestPaidByCard: evidence },
+    CardAuthentication: { CardAuthenticationRequired: awaitedEvidence, CardAuthenticationSucceeded: awaitedEvidence },
     Consent: { ConsentAccepted: evidence },
     DebitAuth: { DebitAuthSet: evidence, DebitAuthLimitUpdated: evidence, DebitAuthEnabled: evidence },
     CharityTransaction: { AnonymousCharityTransactionCreated: evidence },

@@ -5,6 +5,8 @@
  * applies it after every decision, inside the decision's unit of work.
  */
 import { Effect, Layer } from "effect"
+import { exhaustedPolicy as cardRefundExhausted } from "../cards-and-charity/CardRefundAttempts.ts"
+import { policy as cardRefundMirror } from "../cards-and-charity/CardRefundMirrorPolicy.ts"
 import * as Policy from "../infrastructure/Policy.ts"
 import { ReadModelStore } from "../infrastructure/ReadModel.ts"
 import { policy as transferOutcome } from "../payments/TransferOutcomePolicy.ts"
@@ -41,6 +43,8 @@ export const all: ReadonlyArray<Policy.AnyPolicy> = [
   disputeLedger,
   disputeFeeLedger,
   cardRefundLedger,
+  cardRefundMirror,
+  cardRefundExhausted,
   payoutCreation,
   payoutOutcome,
   payoutAccount,

@@ -6,6 +6,7 @@
  */
 
 import { projection as cardPayments } from "../cards-and-charity/CardPaymentsProjection.ts"
+import { projection as cardRefundRetries } from "../cards-and-charity/CardRefundRetriesProjection.ts"
 import { projection as charityGiftsDue } from "../cards-and-charity/CharityGiftsDueProjection.ts"
 import { projection as sandboxCardDisputes } from "../cards-and-charity/SandboxDisputesProjection.ts"
 import { projection as companies } from "../companies/CompaniesProjection.ts"
@@ -40,6 +41,7 @@ export const all: ReadonlyArray<AnyProjection> = [
   reading(cardPayments),
   reading(charityGiftsDue),
   reading(sandboxCardDisputes),
+  reading(cardRefundRetries),
   reading(paymentNotices),
   reading(balances),
   reading(ledgerEntries),

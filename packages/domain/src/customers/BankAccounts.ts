@@ -14,7 +14,7 @@
  * gets a new id from `IdGenerator`.
  */
 
-import { DateTime, Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
@@ -111,12 +111,10 @@ const recordLink = UseCase.fn("BankAccounts.recordLink")(function* (
   tokenId: string,
   accounts: ReadonlyArray<LinkedBankAccount>,
 ) {
-  const at = yield* DateTime.now
-  return yield* CommandHandler.handle(Customer.aggregate, registrationId, {
+  return yield* CommandHandler.handleNow(Customer.aggregate, registrationId, {
     _tag: "LinkBankAccounts",
     tokenId,
     accounts,
-    at,
   })
 })
 
@@ -236,11 +234,9 @@ export const remove = UseCase.fn("BankAccounts.remove")(function* (
   bankAccountId: BankAccountId,
 ) {
   yield* loadCustomer(partnerId, registrationId)
-  const at = yield* DateTime.now
-  return yield* CommandHandler.handle(Customer.aggregate, registrationId, {
+  return yield* CommandHandler.handleNow(Customer.aggregate, registrationId, {
     _tag: "UnlinkBankAccount",
     bankAccountId,
-    at,
   })
 })
 
@@ -258,12 +254,10 @@ export const setDefault = UseCase.fn("BankAccounts.setDefault")(function* (
   client?: AuthorizationEvidence.ClientContext,
 ) {
   yield* loadCustomer(partnerId, registrationId)
-  const at = yield* DateTime.now
-  return yield* CommandHandler.handle(Customer.aggregate, registrationId, {
+  return yield* CommandHandler.handleNow(Customer.aggregate, registrationId, {
     _tag: "SetDefaultBankAccount",
     bankAccountId,
     ...(client === undefined ? {} : { client }),
-    at,
   })
 })
 

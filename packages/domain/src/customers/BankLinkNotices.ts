@@ -9,11 +9,11 @@
 import type { RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as BankLinkUpdates from "./BankLinkUpdates.ts"
-import type { BankLinkNotification } from "./CustomerProviders.ts"
+import type { BankLinkCallback } from "./CustomerProviders.ts"
 import * as Verification from "./Verification.ts"
 
 /** Acts on a verified notification of the bank-link provider. */
-export const receive = Traced.fn("BankLinkNotices.receive")(function* (notification: BankLinkNotification) {
+export const receive = Traced.fn("BankLinkNotices.receive")(function* (notification: BankLinkCallback) {
   if (notification.action !== "CheckIdentity") return yield* BankLinkUpdates.receive(notification)
   const checked = yield* Verification.recheck((notification.registrationId ?? "") as RegistrationId)
   return (checked === undefined ? "UnknownCustomer" : "Recorded") as BankLinkUpdates.Received

@@ -17,7 +17,7 @@ import type { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as BankLinkItem from "./BankLinkItem.ts"
 import * as Customer from "./Customer.ts"
-import type { BankLinkNotification } from "./CustomerProviders.ts"
+import type { BankLinkCallback } from "./CustomerProviders.ts"
 
 /** Records the accounts linked through `itemId` (after they were linked to the customer). */
 export const connect = UseCase.fn("BankLinkUpdates.connect")(function* (
@@ -26,14 +26,12 @@ export const connect = UseCase.fn("BankLinkUpdates.connect")(function* (
   itemId: string,
   accounts: ReadonlyArray<BankLinkItem.ItemAccount>,
 ) {
-  const at = yield* DateTime.now
-  return yield* CommandHandler.handle(BankLinkItem.aggregate, itemId, {
+  return yield* CommandHandler.handleNow(BankLinkItem.aggregate, itemId, {
     _tag: "ConnectItem",
     itemId,
     partnerId,
     registrationId,
     accounts,
-    at,
   })
 })
 
@@ -48,11 +46,9 @@ const unlink = UseCase.fn("BankLinkUpdates.unlink")(function* (
   registrationId: RegistrationId,
   bankAccountId: BankAccountId,
 ) {
-  const at = yield* DateTime.now
-  return yield* CommandHandler.handle(Customer.aggregate, registrationId, {
+  return yield* CommandHandler.handleNow(Customer.aggregate, registrationId, {
     _tag: "UnlinkBankAccount",
     bankAccountId,
-    at,
   })
 })
 
@@ -60,7 +56,7 @@ const unlink = UseCase.fn("BankLinkUpdates.unlink")(function* (
 export type Received = "UnknownItem" | "UnknownCustomer" | "Ignored" | "Recorded"
 
 /** Acts on a verified notification of the bank-link provider. */
-export const receive = Traced.fn("BankLinkUpdates.receive")(function* (notification: BankLinkNotification) {
+export const receive = Traced.fn("BankLinkUpdates.receive")(function* (notification: BankLinkCallback) {
   if (notification.action === "None") return "Ignored" as Received
   // Not about an item (BankLinkNotices routes it to the customer's verification).
   if (notification.action === "CheckIdentity") return "Ignored" as Received

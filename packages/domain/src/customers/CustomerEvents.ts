@@ -13,6 +13,7 @@
 import { Schema } from "effect"
 import { AuthorizationEvidence } from "../kernel/AuthorizationEvidence.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
+import { eventsOf } from "../kernel/EventSchema.ts"
 import { BankAccountId, CompanyId, PartnerId, RegistrationId, Uuid } from "../kernel/Ids.ts"
 import { Erasable } from "../kernel/Personal.ts"
 
@@ -84,77 +85,55 @@ export const CardPaymentMethod = Schema.Struct({
 })
 export type CardPaymentMethod = typeof CardPaymentMethod.Type
 
-const customer = {
-  registrationId: RegistrationId,
-  partnerId: PartnerId,
-}
+/** Every customer event names the customer (its registration id, within its partner) and the instant `at`. */
+const customerEvent = eventsOf({ registrationId: RegistrationId, partnerId: PartnerId })
 
 /** The customer logged in for the first time with a one-time code sent to `phoneNumber`. */
-export const CustomerRegistered = Schema.TaggedStruct("CustomerRegistered", {
-  ...customer,
+export const CustomerRegistered = customerEvent("CustomerRegistered", {
   /** Personal: stored sealed; "[erased]" once the customer is erased. */
   phoneNumber: Erasable(PhoneNumber),
-  at: Schema.DateTimeUtcFromString,
 })
 export type CustomerRegistered = typeof CustomerRegistered.Type
 
 /** Identity verification started; `tokenId` also opens a bank-link session that expires at `expiration`. */
-export const KycStarted = Schema.TaggedStruct("KycStarted", {
-  ...customer,
+export const KycStarted = customerEvent("KycStarted", {
   tokenId: Uuid,
   expiration: Schema.DateTimeUtcFromString,
-  at: Schema.DateTimeUtcFromString,
 })
 export type KycStarted = typeof KycStarted.Type
 
 /** The provider verified the customer's identity; the confirmed personal data is recorded. */
-export const KycVerified = Schema.TaggedStruct("KycVerified", {
-  ...customer,
+export const KycVerified = customerEvent("KycVerified", {
   referenceId: Uuid,
   personalData: PersonalData,
-  at: Schema.DateTimeUtcFromString,
 })
 export type KycVerified = typeof KycVerified.Type
 
 /** The provider refused to verify the customer's identity. */
-export const KycRejected = Schema.TaggedStruct("KycRejected", {
-  ...customer,
-  referenceId: Uuid,
-  at: Schema.DateTimeUtcFromString,
-})
+export const KycRejected = customerEvent("KycRejected", { referenceId: Uuid })
 export type KycRejected = typeof KycRejected.Type
 
 /** A bank-link session was opened for an already verified customer (to link more accounts). */
-export const BankLinkSessionOpened = Schema.TaggedStruct("BankLinkSessionOpened", {
-  ...customer,
+export const BankLinkSessionOpened = customerEvent("BankLinkSessionOpened", {
   tokenId: Uuid,
   expiration: Schema.DateTimeUtcFromString,
-  at: Schema.DateTimeUtcFromString,
 })
 export type BankLinkSessionOpened = typeof BankLinkSessionOpened.Type
 
 /** Bank accounts were linked (or re-linked, or their details refreshed) through the link session `tokenId`. */
-export const BankAccountsLinked = Schema.TaggedStruct("BankAccountsLinked", {
-  ...customer,
+export const BankAccountsLinked = customerEvent("BankAccountsLinked", {
   tokenId: Uuid,
   accounts: Schema.Array(LinkedBankAccount),
-  at: Schema.DateTimeUtcFromString,
 })
 export type BankAccountsLinked = typeof BankAccountsLinked.Type
 
 /** The customer removed a linked bank account. */
-export const BankAccountUnlinked = Schema.TaggedStruct("BankAccountUnlinked", {
-  ...customer,
-  bankAccountId: BankAccountId,
-  at: Schema.DateTimeUtcFromString,
-})
+export const BankAccountUnlinked = customerEvent("BankAccountUnlinked", { bankAccountId: BankAccountId })
 export type BankAccountUnlinked = typeof BankAccountUnlinked.Type
 
 /** The notification preferences changed; `preferences` is the complete new set. */
-export const NotificationPreferencesUpdated = Schema.TaggedStruct("NotificationPreferencesUpdated", {
-  ...customer,
+export const NotificationPreferencesUpdated = customerEvent("NotificationPreferencesUpdated", {
   preferences: NotificationPreferences,
-  at: Schema.DateTimeUtcFromString,
 })
 export type NotificationPreferencesUpdated = typeof NotificationPreferencesUpdated.Type
 
@@ -162,11 +141,9 @@ export type NotificationPreferencesUpdated = typeof NotificationPreferencesUpdat
  * A device push token was registered (or refreshed with a new expiry); it becomes the newest token. The token
  * (here and in `PushTokenRemoved`) is personal: sealed at rest, "[erased]" once the customer is erased.
  */
-export const PushTokenRegistered = Schema.TaggedStruct("PushTokenRegistered", {
-  ...customer,
+export const PushTokenRegistered = customerEvent("PushTokenRegistered", {
   token: Schema.String,
   expireAt: Schema.DateTimeUtcFromString,
-  at: Schema.DateTimeUtcFromString,
 })
 export type PushTokenRegistered = typeof PushTokenRegistered.Type
 
@@ -177,32 +154,24 @@ export type PushTokenRegistered = typeof PushTokenRegistered.Type
 export const PushTokenRemovalReason = Schema.Literals(["RemovedByCustomer", "CapReached", "Expired"])
 export type PushTokenRemovalReason = typeof PushTokenRemovalReason.Type
 
-export const PushTokenRemoved = Schema.TaggedStruct("PushTokenRemoved", {
-  ...customer,
+export const PushTokenRemoved = customerEvent("PushTokenRemoved", {
   token: Schema.String,
   reason: PushTokenRemovalReason,
-  at: Schema.DateTimeUtcFromString,
 })
 export type PushTokenRemoved = typeof PushTokenRemoved.Type
 
 /** A card payment method was saved (or its details, such as the expiry, refreshed). */
-export const CardPaymentMethodSaved = Schema.TaggedStruct("CardPaymentMethodSaved", {
-  ...customer,
-  method: CardPaymentMethod,
-  at: Schema.DateTimeUtcFromString,
-})
+export const CardPaymentMethodSaved = customerEvent("CardPaymentMethodSaved", { method: CardPaymentMethod })
 export type CardPaymentMethodSaved = typeof CardPaymentMethodSaved.Type
 
 /**
  * The customer chose the linked bank account the service debits for autopay
  * and debit-authorization collections (PUT /Account/Default).
  */
-export const DefaultBankAccountSet = Schema.TaggedStruct("DefaultBankAccountSet", {
-  ...customer,
+export const DefaultBankAccountSet = customerEvent("DefaultBankAccountSet", {
   bankAccountId: BankAccountId,
   /** The evidence of the payer's autopay authorization (absent on designations recorded before it was). */
   authorization: Schema.optionalKey(AuthorizationEvidence),
-  at: Schema.DateTimeUtcFromString,
 })
 export type DefaultBankAccountSet = typeof DefaultBankAccountSet.Type
 
@@ -210,12 +179,10 @@ export type DefaultBankAccountSet = typeof DefaultBankAccountSet.Type
  * The payer's bank returned a debit of the account with an account-level code (`returnCode`, e.g.
  * R03 no account: `ReturnConsequences.ts`): the account is unusable until linked again.
  */
-export const BankAccountUnusable = Schema.TaggedStruct("BankAccountUnusable", {
-  ...customer,
+export const BankAccountUnusable = customerEvent("BankAccountUnusable", {
   bankAccountId: BankAccountId,
   returnCode: Schema.String,
   reason: Schema.String,
-  at: Schema.DateTimeUtcFromString,
 })
 export type BankAccountUnusable = typeof BankAccountUnusable.Type
 
@@ -223,11 +190,9 @@ export type BankAccountUnusable = typeof BankAccountUnusable.Type
  * The payer's bank returned a debit to `companyId` as unauthorized (`returnCode`, e.g. R10): autopay
  * for that company is off until the payer designates an autopay account again.
  */
-export const AutoPayRevoked = Schema.TaggedStruct("AutoPayRevoked", {
-  ...customer,
+export const AutoPayRevoked = customerEvent("AutoPayRevoked", {
   companyId: CompanyId,
   returnCode: Schema.String,
-  at: Schema.DateTimeUtcFromString,
 })
 export type AutoPayRevoked = typeof AutoPayRevoked.Type
 

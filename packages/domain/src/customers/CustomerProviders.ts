@@ -237,7 +237,7 @@ export class CardProcessor extends Context.Service<
 export type BankLinkAction = "Relink" | "RemoveItem" | "RemoveAccount" | "CheckIdentity" | "None"
 
 /** A notification of the bank-link provider about one of its connections (items), verified. */
-export interface BankLinkNotification {
+export interface BankLinkCallback {
   /** The provider's connection (item); for `CheckIdentity`, the provider's verification id. */
   readonly itemId: string
   readonly action: BankLinkAction
@@ -250,18 +250,17 @@ export interface BankLinkNotification {
 }
 
 /** The notification is not the provider's (forged, altered, replayed, or no provider sends any here). */
-export class BankLinkNotificationRefused extends Schema.TaggedError<BankLinkNotificationRefused>()(
-  "BankLinkNotificationRefused",
-  { reason: Schema.String },
-) {}
+export class BankLinkCallbackRefused extends Schema.TaggedError<BankLinkCallbackRefused>()("BankLinkCallbackRefused", {
+  reason: Schema.String,
+}) {}
 
 /** Verifies and decodes the bank-link provider's notifications (the raw body and the request's headers). */
-export class BankLinkNotifications extends Context.Service<
-  BankLinkNotifications,
+export class BankLinkCallbacks extends Context.Service<
+  BankLinkCallbacks,
   {
     readonly verify: (request: {
       readonly body: string
       readonly headers: Readonly<Record<string, string | undefined>>
-    }) => Effect.Effect<BankLinkNotification, BankLinkNotificationRefused | ProviderUnavailable>
+    }) => Effect.Effect<BankLinkCallback, BankLinkCallbackRefused | ProviderUnavailable>
   }
->()("partnerpay/domain/BankLinkNotifications") {}
+>()("partnerpay/domain/BankLinkCallbacks") {}

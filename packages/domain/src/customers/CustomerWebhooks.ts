@@ -17,7 +17,7 @@
  */
 import { DateTime } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import type { BankLinkItemEvent } from "./BankLinkItem.ts"
 import type { CustomerEvent } from "./CustomerEvents.ts"
 
@@ -29,7 +29,7 @@ export const linkedEventType = "BANK_ACCOUNT_LINKED"
 export const removedEventType = "BANK_ACCOUNT_REMOVED"
 export const relinkEventType = "BANK_ACCOUNT_RELINK_REQUIRED"
 
-export const verificationRule = NotificationRule.perEvent<CustomerEnvelope>({
+export const verificationRule = WebhookRule.perEvent<CustomerEnvelope>({
   streamTypes: ["Customer"],
   eventType: verificationEventType,
   announce: (event) =>
@@ -45,7 +45,7 @@ export const verificationRule = NotificationRule.perEvent<CustomerEnvelope>({
       : undefined,
 })
 
-export const linkedRule = NotificationRule.perEvent<CustomerEnvelope>({
+export const linkedRule = WebhookRule.perEvent<CustomerEnvelope>({
   streamTypes: ["Customer"],
   eventType: linkedEventType,
   announce: (event) =>
@@ -61,7 +61,7 @@ export const linkedRule = NotificationRule.perEvent<CustomerEnvelope>({
       : undefined,
 })
 
-export const removedRule = NotificationRule.perEvent<CustomerEnvelope>({
+export const removedRule = WebhookRule.perEvent<CustomerEnvelope>({
   streamTypes: ["Customer"],
   eventType: removedEventType,
   announce: (event) =>
@@ -77,7 +77,7 @@ export const removedRule = NotificationRule.perEvent<CustomerEnvelope>({
       : undefined,
 })
 
-export const relinkRule = NotificationRule.perEvent<BankLinkItemEnvelope>({
+export const relinkRule = WebhookRule.perEvent<BankLinkItemEnvelope>({
   streamTypes: ["BankLinkItem"],
   eventType: relinkEventType,
   announce: (event) =>
@@ -95,7 +95,7 @@ export const relinkRule = NotificationRule.perEvent<BankLinkItemEnvelope>({
 })
 
 /** An account-level ACH return made the account unusable: the customer must link it again (Reason = the code). */
-export const relinkOnReturnRule = NotificationRule.perEvent<CustomerEnvelope>({
+export const relinkOnReturnRule = WebhookRule.perEvent<CustomerEnvelope>({
   streamTypes: ["Customer"],
   eventType: relinkEventType,
   announce: (event) =>

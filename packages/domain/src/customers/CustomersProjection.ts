@@ -15,7 +15,7 @@
  */
 import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import type { Projection } from "../infrastructure/ReadModel.ts"
+import { type Projection, perAggregate } from "../infrastructure/ReadModel.ts"
 import { PartnerId, RegistrationId, Uuid } from "../kernel/Ids.ts"
 import { Erasable } from "../kernel/Personal.ts"
 import { defaultNotificationPreferences } from "./Customer.ts"
@@ -170,10 +170,8 @@ const apply = (current: CustomerDocument | undefined, envelope: CustomerEnvelope
 export const projection: Projection<CustomerDocument, CustomerEnvelope> = {
   collection,
   document: CustomerDocument as Schema.Codec<CustomerDocument, unknown>,
-  streamTypes: ["Customer"],
-  ownedBy: "Customer",
+  ...perAggregate<CustomerEnvelope>("Customer", (event) => event.registrationId),
   creates: ["CustomerRegistered"],
-  key: (envelope) => (envelope.streamType === "Customer" ? envelope.event.registrationId : undefined),
   apply,
   index: (document) => ({
     partnerId: document.partnerId,

@@ -8,22 +8,22 @@
  * hasher's secret key prevents that.
  */
 import { Schema } from "effect"
+import { eventsOf } from "../kernel/EventSchema.ts"
 import { PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import { Erasable } from "../kernel/Personal.ts"
 import { PhoneNumber } from "./CustomerEvents.ts"
 
-const challenge = {
+/** Every login challenge event names the phone number (within its partner) and the instant `at`. */
+const challengeEvent = eventsOf({
   partnerId: PartnerId,
   /** Personal: stored sealed (subject `login:<stream id>`); "[erased]" once erased. */
   phoneNumber: Erasable(PhoneNumber),
-}
+})
 
 /** A new code was sent; it replaces any earlier code and can be used once until `expiresAt`. */
-export const LoginCodeIssued = Schema.TaggedStruct("LoginCodeIssued", {
-  ...challenge,
+export const LoginCodeIssued = challengeEvent("LoginCodeIssued", {
   codeHash: Schema.String,
   expiresAt: Schema.DateTimeUtcFromString,
-  at: Schema.DateTimeUtcFromString,
 })
 export type LoginCodeIssued = typeof LoginCodeIssued.Type
 
@@ -32,27 +32,15 @@ export type LoginCodeIssued = typeof LoginCodeIssued.Type
  * again, and the customer `registrationId` (the same for every later login of
  * this phone at this partner) is logged in.
  */
-export const LoginCodeVerified = Schema.TaggedStruct("LoginCodeVerified", {
-  ...challenge,
-  registrationId: RegistrationId,
-  at: Schema.DateTimeUtcFromString,
-})
+export const LoginCodeVerified = challengeEvent("LoginCodeVerified", { registrationId: RegistrationId })
 export type LoginCodeVerified = typeof LoginCodeVerified.Type
 
 /** A wrong code was typed; `failedAttempts` counts the wrong codes since the last login or lock. */
-export const LoginCodeRejected = Schema.TaggedStruct("LoginCodeRejected", {
-  ...challenge,
-  failedAttempts: Schema.Int,
-  at: Schema.DateTimeUtcFromString,
-})
+export const LoginCodeRejected = challengeEvent("LoginCodeRejected", { failedAttempts: Schema.Int })
 export type LoginCodeRejected = typeof LoginCodeRejected.Type
 
 /** Too many wrong codes: the phone cannot log in (nor get codes) until `lockedUntil`; the pending code is void. */
-export const LoginLocked = Schema.TaggedStruct("LoginLocked", {
-  ...challenge,
-  lockedUntil: Schema.DateTimeUtcFromString,
-  at: Schema.DateTimeUtcFromString,
-})
+export const LoginLocked = challengeEvent("LoginLocked", { lockedUntil: Schema.DateTimeUtcFromString })
 export type LoginLocked = typeof LoginLocked.Type
 
 export const LoginChallengeEvent = Schema.Union([LoginCodeIssued, LoginCodeVerified, LoginCodeRejected, LoginLocked])

@@ -21,7 +21,7 @@
  * the same way (its own policies included), in the same unit of work, with
  * the same metadata. A refusal by a policy's target fails the command.
  */
-import { Context, Effect, Exit, Schema } from "effect"
+import { Context, DateTime, Effect, Exit, Schema } from "effect"
 import { type Aggregate, fold, streamId as makeStreamId } from "../kernel/Decider.ts"
 import type { DomainError } from "../kernel/DomainError.ts"
 import * as Traced from "../kernel/Traced.ts"
@@ -259,6 +259,26 @@ export const handle = <Command, Event extends { readonly _tag: string }, State, 
     Traced.withSpan("CommandHandler.handle", { attributes: { aggregate: aggregate.name } }),
   )
 }
+
+/** A command of the union `Command` without its instant `at` (each member keeps its own fields). */
+export type WithoutAt<Command> = Command extends unknown ? Omit<Command, "at"> : never
+
+/**
+ * Handles a command made now: `command` stamped with the clock's current instant (`at`), then as
+ * `handle` does. For the use cases whose command's instant is when they run.
+ */
+export const handleNow = <
+  Command extends { readonly at: DateTime.Utc },
+  Event extends { readonly _tag: string },
+  State,
+  Error,
+>(
+  aggregate: Aggregate<Command, Event, State, Error>,
+  id: string,
+  command: WithoutAt<Command>,
+  options: HandleOptions = {},
+): Effect.Effect<Handled<Event, State>, HandleError<Error>, EventStore | IdGenerator | Policies> =>
+  Effect.flatMap(DateTime.now, (at) => handle(aggregate, id, { ...command, at } as unknown as Command, options))
 
 /**
  * Records the events a use case decided itself on an instance it loaded in this unit of work

@@ -1,12 +1,12 @@
 /**
- * The Outbox port: notifications (webhooks) that events cause are recorded in
- * the same unit of work as the events, so a notification exists exactly when
+ * The Outbox port: the partner webhooks that events cause are recorded in
+ * the same unit of work as the events, so a webhook exists exactly when
  * its event committed. Dispatchers claim and deliver them later (the app).
  */
 import { Context, Effect, Layer } from "effect"
 import type { EventStoreUnavailable } from "./EventStore.ts"
 
-export interface Notification {
+export interface Webhook {
   /** Stable id, derived from the causing event (`<eventId>`), so receivers can de-duplicate. */
   readonly id: string
   readonly partnerId: string
@@ -21,13 +21,13 @@ export interface Notification {
 export class Outbox extends Context.Service<
   Outbox,
   {
-    record(notifications: ReadonlyArray<Notification>): Effect.Effect<void, EventStoreUnavailable>
+    record(notifications: ReadonlyArray<Webhook>): Effect.Effect<void, EventStoreUnavailable>
   }
 >()("partnerpay/domain/Outbox") {
   /** Keeps notifications in memory, in recording order; `recorded` exposes them (tests, embedders). */
   static readonly layerMemory: Layer.Layer<Outbox | MemoryOutbox> = Layer.effectContext(
     Effect.sync(() => {
-      const recorded: Array<Notification> = []
+      const recorded: Array<Webhook> = []
       const seen = new Set<string>()
       const outbox = Outbox.of({
         record: (notifications) =>
@@ -45,6 +45,6 @@ export class Outbox extends Context.Service<
 }
 
 /** Read access to the in-memory outbox's notifications. */
-export class MemoryOutbox extends Context.Service<MemoryOutbox, { readonly recorded: ReadonlyArray<Notification> }>()(
+export class MemoryOutbox extends Context.Service<MemoryOutbox, { readonly recorded: ReadonlyArray<Webhook> }>()(
   "partnerpay/domain/MemoryOutbox",
 ) {}

@@ -51,6 +51,20 @@ export interface Projection<Doc, Env extends Envelope.Any = Envelope.Any> {
   readonly index: (document: Doc) => DocumentIndex
 }
 
+/**
+ * The streams of a projection with one document per aggregate, whose id is the aggregate's (a payment
+ * request's document is keyed by the request's id): it reads `streamType` alone, is owned by it, and
+ * keys each event by the aggregate's id, `idOf(event)`.
+ */
+export const perAggregate = <Env extends Envelope.Any>(
+  streamType: Env["streamType"],
+  idOf: (event: Env["event"]) => string,
+): Pick<Projection<unknown, Env>, "streamTypes" | "ownedBy" | "key"> => ({
+  streamTypes: [streamType],
+  ownedBy: streamType,
+  key: (envelope) => (envelope.streamType === streamType ? idOf(envelope.event) : undefined),
+})
+
 /** A projection of any document type (the pipeline only moves JSON between them). */
 // biome-ignore lint/suspicious/noExplicitAny: projections are invariant in their document type and contravariant in their envelope; the pipeline is generic over both.
 export type AnyProjection = Projection<any, any>

@@ -6,6 +6,7 @@
  */
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
+import { eventsOf } from "../kernel/EventSchema.ts"
 import { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import { Channel } from "./Messaging.ts"
 
@@ -13,28 +14,24 @@ import { Channel } from "./Messaging.ts"
 export const NoticeStatus = Schema.Literals(["Paid", "Failed"])
 export type NoticeStatus = typeof NoticeStatus.Type
 
-const common = {
+/** Every notice event names its request, partner and payer, the channels it went out on, and the instant `at`. */
+const noticeEvent = eventsOf({
   paymentRequestId: PaymentRequestId,
   partnerId: PartnerId,
   payerRegistrationId: RegistrationId,
   /** The channels the message went out on (possibly none: every switch off, no address). */
   channels: Schema.Array(Channel),
-  at: Schema.DateTimeUtcFromString,
-}
+})
 
 /** The payer was reminded of a Pending request, `offsetDays` days before its due date (0: on the due date). */
-export const PaymentReminderSent = Schema.TaggedStruct("PaymentReminderSent", {
-  ...common,
+export const PaymentReminderSent = noticeEvent("PaymentReminderSent", {
   offsetDays: Schema.Int,
   dueDate: CalendarDate,
 })
 export type PaymentReminderSent = typeof PaymentReminderSent.Type
 
 /** The payer was told that the request became Paid or Failed. */
-export const PaymentStatusMessageSent = Schema.TaggedStruct("PaymentStatusMessageSent", {
-  ...common,
-  status: NoticeStatus,
-})
+export const PaymentStatusMessageSent = noticeEvent("PaymentStatusMessageSent", { status: NoticeStatus })
 export type PaymentStatusMessageSent = typeof PaymentStatusMessageSent.Type
 
 export const PaymentNoticeEvent = Schema.Union([PaymentReminderSent, PaymentStatusMessageSent])

@@ -14,7 +14,7 @@
 
 import { Context, DateTime, Effect, Layer, Schema } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
-import type { Notification } from "../infrastructure/Outbox.ts"
+import type { Webhook } from "../infrastructure/Outbox.ts"
 import { NotFound } from "../kernel/DomainError.ts"
 import type { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import * as PublicAddress from "../kernel/PublicAddress.ts"
@@ -126,7 +126,7 @@ export const statusNotification = (
   attachment: Pick<DueDownload, "id" | "partnerId" | "paymentRequestId">,
   outcome: FinalOutcome,
   at: DateTime.Utc,
-): Notification => ({
+): Webhook => ({
   id: `attachment_${attachment.id}_${outcome.status.toLowerCase()}`,
   partnerId: attachment.partnerId,
   eventType: statusEventType,
@@ -178,13 +178,13 @@ export class PaymentAttachments extends Context.Service<
     readonly recordStored: (
       id: string,
       stored: { readonly contentType: string; readonly bytes: Uint8Array; readonly sha256: string },
-      notification?: Notification,
+      notification?: Webhook,
     ) => Effect.Effect<void, EventStoreUnavailable>
     /** Records a failed attempt; a final one (Failed) with its webhook `notification` in the same write. */
     readonly recordFailure: (
       id: string,
       failure: { readonly reason: string; readonly attempts: number; readonly outcome: AfterFailure },
-      notification?: Notification,
+      notification?: Webhook,
     ) => Effect.Effect<void, EventStoreUnavailable>
     readonly list: (
       partnerId: string,

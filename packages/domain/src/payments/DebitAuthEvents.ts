@@ -6,6 +6,7 @@
  * are built from events alone.
  */
 import { Schema } from "effect"
+import { eventsOf } from "../kernel/EventSchema.ts"
 import { CompanyId, DebitAuthId, PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
 import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
@@ -13,55 +14,46 @@ import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
 /** The evidence of the payer's authorization, on the events the payer causes (absent on older events). */
 const evidence = { authorization: Schema.optionalKey(AuthorizationEvidence) }
 
-/** The ids every debit authorization event carries. */
-const parties = {
+/** Who a debit authorization binds: it, its partner, the company it lets debit and the payer. */
+export const DebitAuthParties = Schema.Struct({
   debitAuthId: DebitAuthId,
   partnerId: PartnerId,
   companyId: CompanyId,
   registrationId: RegistrationId,
-}
+})
+export type DebitAuthParties = typeof DebitAuthParties.Type
+
+/** Every debit authorization event names its parties, and the instant `at`. */
+const debitAuthEvent = eventsOf(DebitAuthParties.fields)
 
 /** The payer authorized the company to debit up to `limit` per debit; the authorization starts enabled. */
-export const DebitAuthSet = Schema.TaggedStruct("DebitAuthSet", {
-  ...parties,
+export const DebitAuthSet = debitAuthEvent("DebitAuthSet", {
   ...evidence,
   limit: Money,
-  at: Schema.DateTimeUtcFromString,
 })
 export type DebitAuthSet = typeof DebitAuthSet.Type
 
 /** The limit per debit changed from `previousLimit` to `limit`. */
-export const DebitAuthLimitUpdated = Schema.TaggedStruct("DebitAuthLimitUpdated", {
-  ...parties,
+export const DebitAuthLimitUpdated = debitAuthEvent("DebitAuthLimitUpdated", {
   ...evidence,
   previousLimit: Money,
   limit: Money,
-  at: Schema.DateTimeUtcFromString,
 })
 export type DebitAuthLimitUpdated = typeof DebitAuthLimitUpdated.Type
 
 /** A disabled authorization was enabled again: debits within the limit are authorized. */
-export const DebitAuthEnabled = Schema.TaggedStruct("DebitAuthEnabled", {
-  ...parties,
-  ...evidence,
-  at: Schema.DateTimeUtcFromString,
-})
+export const DebitAuthEnabled = debitAuthEvent("DebitAuthEnabled", { ...evidence })
 export type DebitAuthEnabled = typeof DebitAuthEnabled.Type
 
 /** The authorization was disabled: no debit is authorized until it is enabled again. */
-export const DebitAuthDisabled = Schema.TaggedStruct("DebitAuthDisabled", {
-  ...parties,
-  at: Schema.DateTimeUtcFromString,
-})
+export const DebitAuthDisabled = debitAuthEvent("DebitAuthDisabled")
 export type DebitAuthDisabled = typeof DebitAuthDisabled.Type
 
 /** A debit of `amount` for a payment request was authorized under the limit in force (`limit`). */
-export const DebitAuthorized = Schema.TaggedStruct("DebitAuthorized", {
-  ...parties,
+export const DebitAuthorized = debitAuthEvent("DebitAuthorized", {
   paymentRequestId: PaymentRequestId,
   amount: Money,
   limit: Money,
-  at: Schema.DateTimeUtcFromString,
 })
 export type DebitAuthorized = typeof DebitAuthorized.Type
 
@@ -70,11 +62,9 @@ export type DebitAuthorized = typeof DebitAuthorized.Type
  * return such as R07 or R10, `ReturnConsequences.ts`): the authorization is Revoked, no debit is
  * authorized under it, and only a new authorization by the payer (`DebitAuthSet`) restores it.
  */
-export const DebitAuthRevoked = Schema.TaggedStruct("DebitAuthRevoked", {
-  ...parties,
+export const DebitAuthRevoked = debitAuthEvent("DebitAuthRevoked", {
   returnCode: Schema.String,
   reason: Schema.String,
-  at: Schema.DateTimeUtcFromString,
 })
 export type DebitAuthRevoked = typeof DebitAuthRevoked.Type
 

@@ -12,12 +12,12 @@
 
 import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import type { Projection } from "../infrastructure/ReadModel.ts"
-import { CompanyId, DebitAuthId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import { type Projection, perAggregate } from "../infrastructure/ReadModel.ts"
 import { Money } from "../kernel/Money.ts"
+import * as Payload from "../kernel/Payload.ts"
 import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
 import { DebitAuthStatus } from "./DebitAuth.ts"
-import type { DebitAuthEvent } from "./DebitAuthEvents.ts"
+import { type DebitAuthEvent, DebitAuthParties } from "./DebitAuthEvents.ts"
 
 /** The events this read model reads. */
 export type DebitAuthEnvelope = Envelope.Of<"DebitAuth", DebitAuthEvent>
@@ -25,10 +25,7 @@ export type DebitAuthEnvelope = Envelope.Of<"DebitAuth", DebitAuthEvent>
 export const collection = "debit_auths"
 
 export const DebitAuthDocument = Schema.Struct({
-  debitAuthId: DebitAuthId,
-  partnerId: PartnerId,
-  companyId: CompanyId,
-  registrationId: RegistrationId,
+  ...DebitAuthParties.fields,
   /** The limit per debit in force. */
   limit: Money,
   status: DebitAuthStatus,
@@ -42,19 +39,14 @@ export type DebitAuthDocument = typeof DebitAuthDocument.Type
 export const projection: Projection<DebitAuthDocument, DebitAuthEnvelope> = {
   collection,
   document: DebitAuthDocument,
-  streamTypes: ["DebitAuth"],
-  ownedBy: "DebitAuth",
+  ...perAggregate<DebitAuthEnvelope>("DebitAuth", (event) => event.debitAuthId),
   creates: ["DebitAuthSet"],
-  key: (envelope: DebitAuthEnvelope) => (envelope.streamType === "DebitAuth" ? envelope.event.debitAuthId : undefined),
   apply: (current, envelope) => {
     if (envelope.streamType !== "DebitAuth") return current
     const event = envelope.event
     if (event._tag === "DebitAuthSet") {
       return {
-        debitAuthId: event.debitAuthId,
-        partnerId: event.partnerId,
-        companyId: event.companyId,
-        registrationId: event.registrationId,
+        ...Payload.pick(DebitAuthParties, event),
         limit: event.limit,
         status: "Active",
         setAt: event.at,

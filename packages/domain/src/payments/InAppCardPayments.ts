@@ -15,6 +15,13 @@
  * - The charge is idempotent by payment request id; if recording fails after
  *   the charge (the request was accepted or cancelled meanwhile), the charge
  *   is refunded and the error reported.
+ * - A card whose issuer asks for the payer's authentication (3-D Secure):
+ *   answered `RequiresAction` with the processor's payment and client secret
+ *   (`CardAuthentication` records it); the request stays Pending (payable)
+ *   and the processor's notification completes it (`InAppCardAuthentication`).
+ *   Paying again with the same card answers the same; another card, or the
+ *   card again after a failed authentication, is a new attempt (its own
+ *   idempotency key, `CardAuthentication.keyOf`).
  */
 
 import { DateTime, Effect } from "effect"
@@ -27,8 +34,9 @@ import * as UseCase from "../infrastructure/UseCase.ts"
 import { NotFound, RuleViolated } from "../kernel/DomainError.ts"
 import type { CardPaymentId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Traced from "../kernel/Traced.ts"
-import type * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
-import { CardCharger } from "./CardCharger.ts"
+import * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
+import * as CardAuthentication from "./CardAuthentication.ts"
+import { CardCharger, isAuthenticationRequired } from "./CardCharger.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import * as PlatformFees from "./PlatformFees.ts"
 
@@ -52,7 +60,18 @@ const recordPayment = UseCase.fn("InAppCardPayments.recordPayment")(function* (
   return yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, command)
 })
 
-/** Charges the payer's saved card and marks the request Paid; answers its status and the card payment id. */
+/** Records that the charge waits for the payer's authentication (its own unit, after the processor answered). */
+const recordAwaiting = UseCase.fn("InAppCardPayments.recordAwaiting")(function* (
+  command: CardAuthentication.AwaitCardAuthentication,
+) {
+  return yield* CommandHandler.handle(CardAuthentication.aggregate, command.paymentRequestId, command)
+})
+
+/**
+ * Charges the payer's saved card and marks the request Paid; answers its status and the card payment id,
+ * or `RequiresAction` when the payer must authenticate the charge first (3-D Secure): the processor's
+ * payment, the client secret and the next action the app completes with the processor's SDK.
+ */
 export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput) {
   const { state } = yield* UseCase.dieOnCorruptEvent(
     CommandHandler.load(PaymentRequest.aggregate, input.paymentRequestId),
@@ -91,10 +110,20 @@ export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput
   if (decision._tag === "Failure") return yield* Effect.fail(decision.failure)
   if (decision.success.length === 0 && state._tag === "PaidByCard")
     return { status: "Paid" as const, cardPaymentId: state.card.cardPaymentId }
+  const authentication = yield* UseCase.dieOnCorruptEvent(
+    CommandHandler.load(CardAuthentication.aggregate, request.paymentRequestId),
+  )
+  const attempt = CardAuthentication.attemptFor(authentication.state, card.id)
+  // The same card again while its authentication is awaited: the same card payment (the processor answers it again).
+  const awaited =
+    authentication.state._tag === "Awaiting" && authentication.state.attempt === attempt
+      ? authentication.state.payment
+      : undefined
   const charger = yield* CardCharger
   const charged = yield* charger
     .charge({
-      idempotencyKey: request.paymentRequestId,
+      idempotencyKey: CardAuthentication.keyOf(request.paymentRequestId, attempt),
+      paymentRequestId: request.paymentRequestId,
       paymentMethodId: card.id,
       last4: card.last4,
       amount: request.amount,
@@ -108,6 +137,36 @@ export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput
         FeatureNotAvailable: (error) => Effect.fail(notAvailable(error)),
       }),
     )
+  if (isAuthenticationRequired(charged)) {
+    const payment: CardAuthentication.AwaitedCardPayment = awaited ?? {
+      registrationId: input.registrationId,
+      cardPaymentId,
+      paymentMethodId: card.id,
+      brand: card.brand,
+      last4: card.last4,
+      processorReference: charged.processorReference,
+      ...(fees.platformFee === undefined ? {} : { platformFee: fees.platformFee }),
+      ...(fees.feeSchedule === undefined ? {} : { feeSchedule: fees.feeSchedule }),
+      ...(fees.providerCost === undefined ? {} : { providerCost: fees.providerCost }),
+      ...(input.client === undefined
+        ? {}
+        : { authorization: AuthorizationEvidence.evidenceOf("CardPayment", input.client, at) }),
+    }
+    const recorded = yield* recordAwaiting({
+      _tag: "AwaitCardAuthentication",
+      paymentRequestId: request.paymentRequestId,
+      payment: { ...payment, processorReference: charged.processorReference },
+      at,
+    })
+    const kept = recorded.state._tag === "Awaiting" ? recorded.state.payment.cardPaymentId : payment.cardPaymentId
+    return {
+      status: "RequiresAction" as const,
+      cardPaymentId: kept,
+      processorReference: charged.processorReference,
+      clientSecret: charged.clientSecret,
+      nextAction: charged.nextAction,
+    }
+  }
   const paid = command(charged.processorReference, charged.availableAt)
   const handled = yield* recordPayment(request.paymentRequestId, paid).pipe(
     Effect.tapError(() => charger.refund(charged.processorReference).pipe(Effect.ignore)),

@@ -145,7 +145,7 @@ export interface Notification {
  * The notification path: a provider's notification about one movement of
  * ours, recorded by the same entry point as polling (Pending changes
  * nothing). Refused like a command: the transfer or refund unknown
- * (NotFound), another movement's reference (RuleViolated `OtherMovement`), a
+ * (NotFound), another movement's reference (RuleViolated `OTHER_MOVEMENT`), a
  * code outside the table (ValidationFailed).
  */
 export const recordNotification = UseCase.fn("MoneyMovements.recordNotification")(function* (

@@ -41,6 +41,7 @@ import {
   autoCollectionRefusal,
   isDueForAutoCollection,
 } from "./PaymentRequestAutoCollection.ts"
+import * as PaymentRequestCardRefunds from "./PaymentRequestCardRefunds.ts"
 import type {
   AcceptPaymentRequest,
   CancelPaymentRequest,
@@ -109,7 +110,7 @@ const create = (command: CreatePaymentRequest, state: State): Decision<Event> =>
 const acceptRequest = (command: AcceptPaymentRequest, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   if (command.registrationId !== state.request.payerRegistrationId)
-    return refuse(new RuleViolated({ code: "NotThePayer", reason: "only the payer can accept this payment request" }))
+    return refuse(new RuleViolated({ code: "NOT_THE_PAYER", reason: "only the payer can accept this payment request" }))
   const issues: FieldChecks.Issues = []
   FieldChecks.maskedAccountNumber(issues, "accountNumberMasked", command.accountNumberMasked)
   FieldChecks.optionalText(issues, "transferDescription", command.transferDescription, FieldChecks.maxTextLength)
@@ -156,7 +157,7 @@ const cancel = (command: CancelPaymentRequest, state: State): Decision<Event> =>
   if (state._tag === "Initial") return notFound
   if (command.partnerId !== state.request.partnerId)
     return refuse(
-      new RuleViolated({ code: "NotThePartner", reason: "only the partner that created the request can cancel it" }),
+      new RuleViolated({ code: "NOT_THE_PARTNER", reason: "only the partner that created the request can cancel it" }),
     )
   switch (state._tag) {
     case "Pending":
@@ -179,7 +180,7 @@ const cancel = (command: CancelPaymentRequest, state: State): Decision<Event> =>
 }
 
 const transferMismatch = refuse(
-  new RuleViolated({ code: "TransferMismatch", reason: "this transfer does not pay this payment request" }),
+  new RuleViolated({ code: "TRANSFER_MISMATCH", reason: "this transfer does not pay this payment request" }),
 )
 
 /** A request some transfer pays: accepted, and maybe already settled, failed or refunded. */
@@ -290,8 +291,8 @@ const refund = (command: RefundPaymentRequest, state: State): Decision<Event> =>
     const invalid = FieldChecks.refusal(issues)
     if (invalid) return invalid
   }
-  if (state._tag === "PaidByCard")
-    return illegal(state, command, "a card payment is refunded through the card processor, not with a transfer refund")
+  // A card refund the processor completed, mirrored (the card payment's CardRefunds decided it).
+  if (state._tag === "PaidByCard") return PaymentRequestCardRefunds.refund(command, state)
   // A refund already under way when the transfer came back completes on the transfer alone.
   if (state._tag === "Returned") return nothing
   if (state._tag !== "Paid" && state._tag !== "Refunded")
@@ -301,7 +302,7 @@ const refund = (command: RefundPaymentRequest, state: State): Decision<Event> =>
     return command.amount === undefined || command.amount.minorUnits === earlier.amount.minorUnits
       ? nothing
       : refuse(
-          new RuleViolated({ code: "RefundIdReused", reason: "this refund id was already used for another amount" }),
+          new RuleViolated({ code: "REFUND_ID_REUSED", reason: "this refund id was already used for another amount" }),
         )
   }
   if (state._tag === "Refunded") return illegal(state, command, "the payment request is already fully refunded")
@@ -314,7 +315,7 @@ const refund = (command: RefundPaymentRequest, state: State): Decision<Event> =>
   if (total > paid.minorUnits)
     return refuse(
       new RuleViolated({
-        code: "RefundExceedsPayment",
+        code: "REFUND_EXCEEDS_PAYMENT",
         reason: `refunds would total ${total} minor units, more than the ${paid.minorUnits} paid`,
       }),
     )
@@ -339,12 +340,12 @@ const tryAutoCollection = (command: TryAutoCollection, state: State): Decision<E
   if (collection === undefined)
     return refuse(
       new RuleViolated({
-        code: "NotAutomatic",
+        code: "NOT_AUTOMATIC",
         reason: "the payment request offers neither autopay nor a debit authorization",
       }),
     )
   if (!isDueForAutoCollection(state, command.today))
-    return refuse(new RuleViolated({ code: "NotDue", reason: `the payment request is due on ${request.dueDate}` }))
+    return refuse(new RuleViolated({ code: "NOT_DUE", reason: `the payment request is due on ${request.dueDate}` }))
   const refusal = autoCollectionRefusal(request, command)
   if (refusal !== undefined || command.account === undefined)
     return accept({
@@ -380,7 +381,7 @@ const tryAutoCollection = (command: TryAutoCollection, state: State): Decision<E
 const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   if (command.registrationId !== state.request.payerRegistrationId)
-    return refuse(new RuleViolated({ code: "NotThePayer", reason: "only the payer can pay this payment request" }))
+    return refuse(new RuleViolated({ code: "NOT_THE_PAYER", reason: "only the payer can pay this payment request" }))
   switch (state._tag) {
     case "Pending": {
       const unverified = WhoMayCollect.payerRefusal(command.payerKyc)
@@ -396,9 +397,17 @@ const payWithCard = (command: PayWithCard, state: State): Decision<Event> => {
               platformFee: command.platformFee,
               ...(command.feeSchedule === undefined ? {} : { feeSchedule: command.feeSchedule }),
             }),
-        ...(command.providerCost === undefined ? {} : { providerCost: command.providerCost }),
-        ...(command.client === undefined
+        ...(command.providerCost === undefined
           ? {}
+          : {
+              providerCost: command.providerCost,
+              partnerId: state.request.partnerId,
+              companyId: state.request.companyId,
+            }),
+        ...(command.client === undefined
+          ? command.authorization === undefined
+            ? {}
+            : { authorization: command.authorization }
           : { authorization: AuthorizationEvidence.evidenceOf("CardPayment", command.client, command.at) }),
         at: command.at,
       })
@@ -495,25 +504,29 @@ export const evolve: (state: State, event: Event) => State = byEvent<Event, Stat
         }
       : state,
   PaymentRequestPartiallyRefunded: (state, event) =>
-    state._tag === "Paid"
-      ? {
-          ...state,
-          refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount }],
-          refundedAmount: event.totalRefunded,
-        }
-      : state,
+    state._tag === "PaidByCard"
+      ? PaymentRequestCardRefunds.evolve(state, event)
+      : state._tag === "Paid"
+        ? {
+            ...state,
+            refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount }],
+            refundedAmount: event.totalRefunded,
+          }
+        : state,
   PaymentRequestRefunded: (state, event) =>
-    state._tag === "Paid"
-      ? {
-          _tag: "Refunded",
-          request: state.request,
-          acceptance: state.acceptance,
-          paidAt: state.paidAt,
-          refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount }],
-          refundedAmount: event.totalRefunded,
-          refundedAt: event.at,
-        }
-      : state,
+    state._tag === "PaidByCard"
+      ? PaymentRequestCardRefunds.evolve(state, event)
+      : state._tag === "Paid"
+        ? {
+            _tag: "Refunded",
+            request: state.request,
+            acceptance: state.acceptance,
+            paidAt: state.paidAt,
+            refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount }],
+            refundedAmount: event.totalRefunded,
+            refundedAt: event.at,
+          }
+        : state,
   PaymentRequestReturned: (state, event) =>
     state._tag === "Paid" || state._tag === "Refunded"
       ? {

@@ -47,7 +47,7 @@ export const autoCollectionRefusal = (
     if (command.autoPayRevoked === true) return "AutoPayRevoked"
     return within(request.autoPayLimit) ? undefined : "OverAutoPayLimit"
   }
-  // Stryker disable next-line ConditionalExpression: equivalent, a request offering neither autopay nor a debit authorization is refused (NotAutomatic) before this is asked (the test narrows the type)
+  // Stryker disable next-line ConditionalExpression: equivalent, a request offering neither autopay nor a debit authorization is refused (NOT_AUTOMATIC) before this is asked (the test narrows the type)
   if (request.debitCeiling === undefined) return undefined
   if (!within(request.debitCeiling)) return "OverDebitAuthLimit"
   if (command.debitAuth === undefined || !command.debitAuth.active) return "NoDebitAuthorization"

@@ -112,6 +112,8 @@ export interface PayWithCard extends CardCharge {
   readonly payerKyc: WhoMayCollect.KycStatus
   /** The request that carried the payer's authorization of the charge, recorded as its evidence. */
   readonly client?: AuthorizationEvidence.ClientContext
+  /** The evidence recorded when the payer paid (a payment completed after 3-D Secure; `client` absent). */
+  readonly authorization?: AuthorizationEvidence.AuthorizationEvidence
   /** When the processor makes the money available to the company (absent: at once). */
   readonly availableAt?: DateTime.Utc | undefined
   /** The partner's card fee schedule in force and what it takes (`PlatformFees.appliedFor`; absent: none). */

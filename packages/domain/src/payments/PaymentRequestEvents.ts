@@ -10,6 +10,7 @@
  */
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
+import { eventsOf } from "../kernel/EventSchema.ts"
 import {
   BankAccountId,
   CardPaymentId,
@@ -23,7 +24,7 @@ import { Metadata } from "../kernel/Metadata.ts"
 import { Money } from "../kernel/Money.ts"
 import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
 import * as FeeSchedule from "./FeeSchedule.ts"
-import { AttachmentUrl, InvoiceLineItem, MaskedAccountNumber, RefundId, ReturnCode } from "./TransferEvents.ts"
+import { AttachmentUrl, InvoiceLineItem, MaskedAccountNumber, ReturnCode, refundTotal } from "./TransferEvents.ts"
 
 /** The statuses a client reads (webhook Data.Status, payment status). */
 export const PaymentRequestStatus = Schema.Literals([
@@ -68,14 +69,16 @@ export const AutoCollectionSkipReason = Schema.Literals([
 ])
 export type AutoCollectionSkipReason = typeof AutoCollectionSkipReason.Type
 
+/** Every payment request event names the request, and the instant `at`. */
+const paymentRequestEvent = eventsOf({ paymentRequestId: PaymentRequestId })
+
 /**
  * A partner asked a payer to pay one of its companies. `autoPayLimit` is present
  * when autopay was enabled, `debitAuthLimit` when a debit authorization was
  * offered (the request's ceiling, `debitCeiling` in the decider: the recorded
  * name stays, as stored events keep theirs); never both.
  */
-export const PaymentRequestCreated = Schema.TaggedStruct("PaymentRequestCreated", {
-  paymentRequestId: PaymentRequestId,
+export const PaymentRequestCreated = paymentRequestEvent("PaymentRequestCreated", {
   partnerId: PartnerId,
   companyId: CompanyId,
   payerRegistrationId: RegistrationId,
@@ -91,7 +94,6 @@ export const PaymentRequestCreated = Schema.TaggedStruct("PaymentRequestCreated"
   lineItems: Schema.optionalKey(Schema.Array(InvoiceLineItem)),
   /** The partner's metadata, when set on create. */
   metadata: Schema.optionalKey(Metadata),
-  at: Schema.DateTimeUtcFromString,
 })
 export type PaymentRequestCreated = typeof PaymentRequestCreated.Type
 
@@ -115,42 +117,31 @@ export type Acceptance = typeof Acceptance.Type
  * `transferId` is to be initiated. `debitAuthAccepted` is true when the payer
  * also granted the debit authorization the request offered.
  */
-export const PaymentRequestAccepted = Schema.TaggedStruct("PaymentRequestAccepted", {
-  paymentRequestId: PaymentRequestId,
+export const PaymentRequestAccepted = paymentRequestEvent("PaymentRequestAccepted", {
   ...Acceptance.fields,
   /** Present when the service collected the request by itself (autopay or debit authorization) on its due date. */
   collectedBy: Schema.optionalKey(AutoCollectionMethod),
   /** The payer's authorization (a manual Accept through the interface; absent on older events and automatic collections). */
   authorization: Schema.optionalKey(AuthorizationEvidence),
-  at: Schema.DateTimeUtcFromString,
 })
 export type PaymentRequestAccepted = typeof PaymentRequestAccepted.Type
 
 /** The partner cancelled the request before the payer accepted it. */
-export const PaymentRequestCancelled = Schema.TaggedStruct("PaymentRequestCancelled", {
-  paymentRequestId: PaymentRequestId,
-  at: Schema.DateTimeUtcFromString,
-})
+export const PaymentRequestCancelled = paymentRequestEvent("PaymentRequestCancelled")
 export type PaymentRequestCancelled = typeof PaymentRequestCancelled.Type
 
 /** The transfer paying the request settled. */
-export const PaymentRequestPaid = Schema.TaggedStruct("PaymentRequestPaid", {
-  paymentRequestId: PaymentRequestId,
-  transferId: TransferId,
-  at: Schema.DateTimeUtcFromString,
-})
+export const PaymentRequestPaid = paymentRequestEvent("PaymentRequestPaid", { transferId: TransferId })
 export type PaymentRequestPaid = typeof PaymentRequestPaid.Type
 
 /**
  * The transfer paying the request failed (e.g. return code "R01", insufficient funds), or the rail
  * refused it (no return code; `reason` says why).
  */
-export const PaymentRequestFailed = Schema.TaggedStruct("PaymentRequestFailed", {
-  paymentRequestId: PaymentRequestId,
+export const PaymentRequestFailed = paymentRequestEvent("PaymentRequestFailed", {
   transferId: TransferId,
   returnCode: Schema.optionalKey(ReturnCode),
   reason: Schema.String,
-  at: Schema.DateTimeUtcFromString,
 })
 export type PaymentRequestFailed = typeof PaymentRequestFailed.Type
 
@@ -159,21 +150,17 @@ export type PaymentRequestFailed = typeof PaymentRequestFailed.Type
  * the payer says the debit was not authorised; `reason` is the code's description): the request is
  * Returned, final.
  */
-export const PaymentRequestReturned = Schema.TaggedStruct("PaymentRequestReturned", {
-  paymentRequestId: PaymentRequestId,
+export const PaymentRequestReturned = paymentRequestEvent("PaymentRequestReturned", {
   transferId: TransferId,
   returnCode: ReturnCode,
   reason: Schema.String,
-  at: Schema.DateTimeUtcFromString,
 })
 export type PaymentRequestReturned = typeof PaymentRequestReturned.Type
 
 /** One refund of a paid request: its amount and the refunded total it brings the request to. */
 export const Refund = Schema.Struct({
   paymentRequestId: PaymentRequestId,
-  refundId: RefundId,
-  amount: Money,
-  totalRefunded: Money,
+  ...refundTotal,
   at: Schema.DateTimeUtcFromString,
 })
 export type Refund = typeof Refund.Type
@@ -191,13 +178,11 @@ export type PaymentRequestRefunded = typeof PaymentRequestRefunded.Type
  * by itself; it stays Pending. Recorded once: the service does not try again
  * (the payer can still accept it). Not a status change.
  */
-export const PaymentRequestAutoCollectionSkipped = Schema.TaggedStruct("PaymentRequestAutoCollectionSkipped", {
-  paymentRequestId: PaymentRequestId,
+export const PaymentRequestAutoCollectionSkipped = paymentRequestEvent("PaymentRequestAutoCollectionSkipped", {
   payerRegistrationId: RegistrationId,
   collection: AutoCollectionMethod,
   reason: AutoCollectionSkipReason,
   dueDate: CalendarDate,
-  at: Schema.DateTimeUtcFromString,
 })
 export type PaymentRequestAutoCollectionSkipped = typeof PaymentRequestAutoCollectionSkipped.Type
 
@@ -217,8 +202,7 @@ export type CardCharge = typeof CardCharge.Type
  * card processor charged it (`processorReference`), so the request is Paid at
  * once (no transfer). The card payment is `cardPaymentId`.
  */
-export const PaymentRequestPaidByCard = Schema.TaggedStruct("PaymentRequestPaidByCard", {
-  paymentRequestId: PaymentRequestId,
+export const PaymentRequestPaidByCard = paymentRequestEvent("PaymentRequestPaidByCard", {
   ...CardCharge.fields,
   /**
    * When the card processor makes the money available to the company (its balance transaction's
@@ -231,18 +215,19 @@ export const PaymentRequestPaidByCard = Schema.TaggedStruct("PaymentRequestPaidB
   feeSchedule: Schema.optionalKey(FeeSchedule.AppliedSchedule),
   /** The card processor's cost of this payment, the platform's expense (absent: none configured). */
   providerCost: Schema.optionalKey(Money),
+  /**
+   * The request's partner and company, for the platform's books, which post `providerCost` against
+   * them (`Postings.ts`); present with a provider cost (absent on older payments: nothing posted).
+   */
+  partnerId: Schema.optionalKey(PartnerId),
+  companyId: Schema.optionalKey(CompanyId),
   /** The payer's authorization of the charge (absent on payments recorded before it was). */
   authorization: Schema.optionalKey(AuthorizationEvidence),
-  at: Schema.DateTimeUtcFromString,
 })
 export type PaymentRequestPaidByCard = typeof PaymentRequestPaidByCard.Type
 
 /** The partner replaced the request's metadata (`PUT /Payment/{id}/Metadata`); any status. */
-export const PaymentRequestMetadataSet = Schema.TaggedStruct("PaymentRequestMetadataSet", {
-  paymentRequestId: PaymentRequestId,
-  metadata: Metadata,
-  at: Schema.DateTimeUtcFromString,
-})
+export const PaymentRequestMetadataSet = paymentRequestEvent("PaymentRequestMetadataSet", { metadata: Metadata })
 export type PaymentRequestMetadataSet = typeof PaymentRequestMetadataSet.Type
 
 /** Every event of a payment request: the codec of its stream. */

@@ -6,6 +6,7 @@ import type { DateTime } from "effect"
 import { refuse } from "../kernel/Decider.ts"
 import { IllegalTransition, NotFound } from "../kernel/DomainError.ts"
 import type * as Money from "../kernel/Money.ts"
+import * as PaymentRequestCardRefunds from "./PaymentRequestCardRefunds.ts"
 import type {
   Acceptance as AcceptanceFields,
   AutoCollectionSkipReason,
@@ -74,6 +75,9 @@ export type State =
       readonly request: RequestDetails
       readonly card: CardCharge
       readonly paidAt: DateTime.Utc
+      /** The card refunds the processor completed (`PaymentRequestCardRefunds`; absent: none). */
+      readonly refunds?: ReadonlyArray<Refund>
+      readonly refundedAmount?: Money.Money
     }
   | {
       readonly _tag: "Returned"
@@ -91,7 +95,11 @@ export const initialState: State = { _tag: "Initial" }
 
 /** The status a client reads, or undefined when the request does not exist. */
 export const status = (state: State): PaymentRequestStatus | undefined =>
-  state._tag === "Initial" ? undefined : state._tag === "PaidByCard" ? "Paid" : state._tag
+  state._tag === "Initial"
+    ? undefined
+    : state._tag === "PaidByCard"
+      ? PaymentRequestCardRefunds.statusOf(state)
+      : state._tag
 
 /** The new status an event moves the request to, or undefined for an event that keeps the status. */
 export const statusOf = (event: PaymentRequestEvent): PaymentRequestStatus | undefined => statusByEvent[event._tag]

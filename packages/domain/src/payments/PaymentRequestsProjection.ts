@@ -19,7 +19,7 @@
 
 import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import type { Projection } from "../infrastructure/ReadModel.ts"
+import { type Projection, perAggregate } from "../infrastructure/ReadModel.ts"
 import * as Tenancy from "../infrastructure/Tenancy.ts"
 import { PaymentRequestId } from "../kernel/Ids.ts"
 import { Metadata } from "../kernel/Metadata.ts"
@@ -228,10 +228,8 @@ const changesOf = (current: PaymentRequestDocument, event: PaymentRequestEvent):
 export const projection: Projection<PaymentRequestDocument, PaymentRequestEnvelope> = {
   collection,
   document: PaymentRequestDocument,
-  streamTypes: ["PaymentRequest"],
-  ownedBy: "PaymentRequest",
+  ...perAggregate<PaymentRequestEnvelope>("PaymentRequest", (event) => event.paymentRequestId),
   creates: ["PaymentRequestCreated"],
-  key: (envelope) => (envelope.streamType === "PaymentRequest" ? envelope.event.paymentRequestId : undefined),
   apply,
   index: (doc) => ({
     partnerId: doc.partnerId,
@@ -268,10 +266,8 @@ export type DueCollectionDocument = typeof DueCollectionDocument.Type
 export const dueForAutoCollection: Projection<DueCollectionDocument, PaymentRequestEnvelope> = {
   collection: "payment_requests_autocollect",
   document: DueCollectionDocument,
-  streamTypes: ["PaymentRequest"],
-  ownedBy: "PaymentRequest",
+  ...perAggregate<PaymentRequestEnvelope>("PaymentRequest", (event) => event.paymentRequestId),
   creates: ["PaymentRequestCreated"],
-  key: (envelope) => (envelope.streamType === "PaymentRequest" ? envelope.event.paymentRequestId : undefined),
   apply: (_current, envelope) => {
     if (envelope.streamType !== "PaymentRequest") return undefined
     const event = envelope.event

@@ -20,11 +20,9 @@ const applyToTransfer = UseCase.fn("Payments.applyToTransfer")(function* (
 
 /** The bank settled the transfer: it becomes Settled and the request it pays Paid. A repeat changes nothing. */
 export const settleTransfer = UseCase.fn("Payments.settleTransfer")(function* (transferId: TransferId) {
-  const at = yield* DateTime.now
-  const handled = yield* CommandHandler.handle(Transfer.aggregate, transferId, {
+  const handled = yield* CommandHandler.handleNow(Transfer.aggregate, transferId, {
     _tag: "SettleTransfer",
     transferId,
-    at,
   })
   return Transfer.summary(handled.state)
 })
@@ -35,13 +33,11 @@ export const failTransfer = UseCase.fn("Payments.failTransfer")(function* (
   returnCode: string,
   reason = "returned by the bank",
 ) {
-  const at = yield* DateTime.now
-  const handled = yield* CommandHandler.handle(Transfer.aggregate, transferId, {
+  const handled = yield* CommandHandler.handleNow(Transfer.aggregate, transferId, {
     _tag: "FailTransfer",
     transferId,
     returnCode,
     reason,
-    at,
   })
   return Transfer.summary(handled.state)
 })

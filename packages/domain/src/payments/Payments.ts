@@ -303,28 +303,24 @@ export const setMetadata = UseCase.fn("Payments.setMetadata")(function* (
   paymentRequestId: string,
   metadata: Metadata.Metadata,
 ) {
-  const at = yield* DateTime.now
-  yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, {
+  yield* CommandHandler.handleNow(PaymentRequest.aggregate, paymentRequestId, {
     _tag: "SetPaymentRequestMetadata",
     paymentRequestId: paymentRequestId as PaymentRequestId,
     partnerId,
     metadata,
-    at,
   })
   return { metadata }
 })
 
 export const cancel = UseCase.fn("Payments.cancel")(function* (partnerId: PartnerId, paymentRequestId: string) {
-  const at = yield* DateTime.now
-  yield* CommandHandler.handle(PaymentRequest.aggregate, paymentRequestId, {
+  yield* CommandHandler.handleNow(PaymentRequest.aggregate, paymentRequestId, {
     _tag: "CancelPaymentRequest",
     paymentRequestId: paymentRequestId as PaymentRequestId,
     partnerId,
-    at,
   }).pipe(
     // Another partner's request looks missing.
     Effect.catchIf(
-      (error) => error._tag === "RuleViolated" && error.code === "NotThePartner",
+      (error) => error._tag === "RuleViolated" && error.code === "NOT_THE_PARTNER",
       () => Effect.fail(notFound),
     ),
   )

@@ -10,7 +10,6 @@
  *   (`FeeSchedule.appliedFeesOf` of the terms in force), read inside the
  *   collection's unit of work.
  */
-import { DateTime } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import type { PartnerId } from "../kernel/Ids.ts"
@@ -31,13 +30,11 @@ export const set = UseCase.fn("PlatformFees.set")(function* (
   rail: FeeSchedule.Rail,
   terms: FeeSchedule.FeeTerms,
 ) {
-  const at = yield* DateTime.now
-  const handled = yield* CommandHandler.handle(PartnerFees.aggregate, partnerId, {
+  const handled = yield* CommandHandler.handleNow(PartnerFees.aggregate, partnerId, {
     _tag: "SetFeeSchedule",
     partnerId,
     rail,
     terms,
-    at,
   })
   return FeeSchedule.rails.map((each): RailTerms => ({ rail: each, terms: PartnerFees.termsOf(handled.state, each) }))
 })

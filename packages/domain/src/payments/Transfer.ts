@@ -273,7 +273,7 @@ const originate = (command: RecordOrigination, state: State): Decision<Event> =>
       ? nothing
       : refuse(
           new RuleViolated({
-            code: "OriginatedElsewhere",
+            code: "ORIGINATED_ELSEWHERE",
             reason: "the transfer was already originated as another movement",
           }),
         )

@@ -37,7 +37,7 @@ export const notFound = refuse(new NotFound({ entity: "Transfer" }))
 export const otherMovement = (what: "transfer" | "refund"): Decision<Event> =>
   refuse(
     new RuleViolated({
-      code: "OtherMovement",
+      code: "OTHER_MOVEMENT",
       reason: `the provider reference is not the one recorded for this ${what}`,
     }),
   )

@@ -8,6 +8,7 @@
  * their tag too: requested is Pending, then Completed or Failed.
  */
 import { Schema } from "effect"
+import { eventsOf } from "../kernel/EventSchema.ts"
 import {
   httpsUrlPattern,
   maskedAccountNumberPattern,
@@ -95,6 +96,9 @@ export const TransferInvoice = Schema.Struct({
 })
 export type TransferInvoice = typeof TransferInvoice.Type
 
+/** Every transfer event names the transfer, and the instant `at`. */
+const transferEvent = eventsOf({ transferId: TransferId })
+
 /**
  * A transfer was started; it is Pending until the bank settles or fails it.
  * It pays a payment request (`paymentRequestId`) or collects instalment
@@ -107,8 +111,7 @@ export type TransferInvoice = typeof TransferInvoice.Type
  * so that reading the transfer needs nothing else; transfers initiated before
  * this field existed lack it.
  */
-export const TransferInitiated = Schema.TaggedStruct("TransferInitiated", {
-  transferId: TransferId,
+export const TransferInitiated = transferEvent("TransferInitiated", {
   paymentRequestId: Schema.optionalKey(PaymentRequestId),
   paymentPlanId: Schema.optionalKey(PaymentPlanId),
   instalmentNumber: Schema.optionalKey(Schema.Number),
@@ -144,15 +147,11 @@ export const TransferInitiated = Schema.TaggedStruct("TransferInitiated", {
   attachments: Schema.Array(Attachment),
   description: Schema.String,
   invoice: Schema.optionalKey(TransferInvoice),
-  at: Schema.DateTimeUtcFromString,
 })
 export type TransferInitiated = typeof TransferInitiated.Type
 
 /** The bank settled the transfer: the money reached the recipient. */
-export const TransferSettled = Schema.TaggedStruct("TransferSettled", {
-  transferId: TransferId,
-  at: Schema.DateTimeUtcFromString,
-})
+export const TransferSettled = transferEvent("TransferSettled")
 export type TransferSettled = typeof TransferSettled.Type
 
 /**
@@ -161,13 +160,11 @@ export type TransferSettled = typeof TransferSettled.Type
  * words, e.g. Dwolla's ValidationError), or the rail stayed unavailable past the outage limit
  * (`MovementAttempts.ts`, no return code).
  */
-export const TransferFailed = Schema.TaggedStruct("TransferFailed", {
-  transferId: TransferId,
+export const TransferFailed = transferEvent("TransferFailed", {
   returnCode: Schema.optionalKey(ReturnCode),
   reason: Schema.String,
   /** The provider's return fee of this bank return (the platform's expense; `passedOn`: the company's too). */
   returnFee: Schema.optionalKey(FeeSchedule.ReturnFee),
-  at: Schema.DateTimeUtcFromString,
 })
 export type TransferFailed = typeof TransferFailed.Type
 
@@ -176,11 +173,7 @@ export type TransferFailed = typeof TransferFailed.Type
  * idempotency key = the transfer id) and named the movement `providerReference`: its outcomes are
  * matched back by it. A transfer is originated once.
  */
-export const TransferOriginated = Schema.TaggedStruct("TransferOriginated", {
-  transferId: TransferId,
-  providerReference: Schema.String,
-  at: Schema.DateTimeUtcFromString,
-})
+export const TransferOriginated = transferEvent("TransferOriginated", { providerReference: Schema.String })
 export type TransferOriginated = typeof TransferOriginated.Type
 
 /**
@@ -188,13 +181,11 @@ export type TransferOriginated = typeof TransferOriginated.Type
  * (e.g. "R10", not authorised): the money left the company again. `reason` is the
  * code's description in `ReturnCodes.ts`.
  */
-export const TransferReturned = Schema.TaggedStruct("TransferReturned", {
-  transferId: TransferId,
+export const TransferReturned = transferEvent("TransferReturned", {
   returnCode: ReturnCode,
   reason: Schema.String,
   /** The provider's return fee of this bank return (the platform's expense; `passedOn`: the company's too). */
   returnFee: Schema.optionalKey(FeeSchedule.ReturnFee),
-  at: Schema.DateTimeUtcFromString,
 })
 export type TransferReturned = typeof TransferReturned.Type
 
@@ -203,22 +194,21 @@ export type TransferReturned = typeof TransferReturned.Type
  * payer's account settles (`TransferRefundCompleted`) or fails (`TransferRefundFailed`). Its amount is
  * held: pending and completed refunds together never exceed the transfer's amount.
  */
-export const TransferRefundRequested = Schema.TaggedStruct("TransferRefundRequested", {
-  transferId: TransferId,
+export const TransferRefundRequested = transferEvent("TransferRefundRequested", {
   refundId: RefundId,
   amount: Money,
-  at: Schema.DateTimeUtcFromString,
 })
 export type TransferRefundRequested = typeof TransferRefundRequested.Type
 
 /** The provider accepted to move the refund's money back (`MoneyMovement.originateCredit`, key = the refund id). */
-export const TransferRefundOriginated = Schema.TaggedStruct("TransferRefundOriginated", {
-  transferId: TransferId,
+export const TransferRefundOriginated = transferEvent("TransferRefundOriginated", {
   refundId: RefundId,
   providerReference: Schema.String,
-  at: Schema.DateTimeUtcFromString,
 })
 export type TransferRefundOriginated = typeof TransferRefundOriginated.Type
+
+/** A refund's id and amount, and the refunded total it brings its transfer (and payment request) to. */
+export const refundTotal = { refundId: RefundId, amount: Money, totalRefunded: Money }
 
 /**
  * A refund whose money is back with the payer: its amount, the completed refunds' total and
@@ -227,9 +217,7 @@ export type TransferRefundOriginated = typeof TransferRefundOriginated.Type
  */
 export const RefundCompletion = Schema.Struct({
   transferId: TransferId,
-  refundId: RefundId,
-  amount: Money,
-  totalRefunded: Money,
+  ...refundTotal,
   isRefunded: Schema.Boolean,
   at: Schema.DateTimeUtcFromString,
 })
@@ -242,13 +230,11 @@ export type TransferRefundCompleted = typeof TransferRefundCompleted.Type
  * The refund's credit failed (return code and its description, or no code when the rail refused it or
  * stayed unavailable: then `reason` says why): its amount is free to refund again.
  */
-export const TransferRefundFailed = Schema.TaggedStruct("TransferRefundFailed", {
-  transferId: TransferId,
+export const TransferRefundFailed = transferEvent("TransferRefundFailed", {
   refundId: RefundId,
   amount: Money,
   returnCode: Schema.optionalKey(ReturnCode),
   reason: Schema.String,
-  at: Schema.DateTimeUtcFromString,
 })
 export type TransferRefundFailed = typeof TransferRefundFailed.Type
 
@@ -264,21 +250,15 @@ export const TransferRefunded = Schema.TaggedStruct("TransferRefunded", RefundCo
 export type TransferRefunded = typeof TransferRefunded.Type
 
 /** The payer applied to a provider for reimbursement of the settled transfer and has a document to sign. */
-export const TransferReimbursementApplied = Schema.TaggedStruct("TransferReimbursementApplied", {
-  transferId: TransferId,
+export const TransferReimbursementApplied = transferEvent("TransferReimbursementApplied", {
   providerId: ReimbursementProviderId,
   signingUrl: HttpsUrl,
   envelopeId: Schema.optionalKey(Schema.String),
-  at: Schema.DateTimeUtcFromString,
 })
 export type TransferReimbursementApplied = typeof TransferReimbursementApplied.Type
 
 /** The provider reimbursed the payer for the transfer. */
-export const TransferReimbursed = Schema.TaggedStruct("TransferReimbursed", {
-  transferId: TransferId,
-  providerId: ReimbursementProviderId,
-  at: Schema.DateTimeUtcFromString,
-})
+export const TransferReimbursed = transferEvent("TransferReimbursed", { providerId: ReimbursementProviderId })
 export type TransferReimbursed = typeof TransferReimbursed.Type
 
 /**
@@ -316,11 +296,7 @@ export type TransferStatusDeferred = typeof TransferStatusDeferred.Type
  * The rail answered a status question again after an outage (the movement still Pending): the outage
  * is over, its backoff forgotten (a later outage starts its own 72 hours).
  */
-export const TransferStatusResumed = Schema.TaggedStruct("TransferStatusResumed", {
-  transferId: TransferId,
-  refundId: Schema.optionalKey(RefundId),
-  at: Schema.DateTimeUtcFromString,
-})
+export const TransferStatusResumed = transferEvent("TransferStatusResumed", { refundId: Schema.optionalKey(RefundId) })
 export type TransferStatusResumed = typeof TransferStatusResumed.Type
 
 /** Every event of a transfer: the codec of its stream. */

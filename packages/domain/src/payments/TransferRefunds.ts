@@ -66,7 +66,7 @@ export const refund = (command: RefundTransfer, state: State): Decision<Event> =
     return earlier.amount.minorUnits === command.amount.minorUnits
       ? nothing
       : refuse(
-          new RuleViolated({ code: "RefundIdReused", reason: "this refund id was already used for another amount" }),
+          new RuleViolated({ code: "REFUND_ID_REUSED", reason: "this refund id was already used for another amount" }),
         )
   }
   if (state.reimbursement._tag !== "NotApplied")
@@ -75,7 +75,7 @@ export const refund = (command: RefundTransfer, state: State): Decision<Event> =
   if (total > state.details.amount.minorUnits)
     return refuse(
       new RuleViolated({
-        code: "RefundExceedsTransfer",
+        code: "REFUND_EXCEEDS_TRANSFER",
         reason: `refunds (pending and completed) would total ${total} minor units, more than the ${state.details.amount.minorUnits} transferred`,
       }),
     )
@@ -116,7 +116,7 @@ export const originateRefund = (command: RecordRefundOrigination, state: State):
       ? nothing
       : refuse(
           new RuleViolated({
-            code: "OriginatedElsewhere",
+            code: "ORIGINATED_ELSEWHERE",
             reason: "the refund was already originated as another movement",
           }),
         )

@@ -179,13 +179,11 @@ export const refund = UseCase.fn("Transfers.refund")(function* (input: RefundInp
   yield* RailRules.checkCurrency(amount.currency)
   const ids = yield* IdGenerator
   const refundId = (yield* ids.next) as RefundId
-  const at = yield* DateTime.now
-  const handled = yield* CommandHandler.handle(Transfer.aggregate, input.transferId, {
+  const handled = yield* CommandHandler.handleNow(Transfer.aggregate, input.transferId, {
     _tag: "RefundTransfer",
     transferId: state.details.transferId,
     refundId,
     amount,
-    at,
   })
   const summary = Transfer.summary(handled.state)
   return {

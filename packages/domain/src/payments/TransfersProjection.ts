@@ -14,7 +14,7 @@
  */
 import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import type { Projection } from "../infrastructure/ReadModel.ts"
+import { type Projection, perAggregate } from "../infrastructure/ReadModel.ts"
 import { Money } from "../kernel/Money.ts"
 import {
   Attachment,
@@ -279,10 +279,8 @@ export const hasRefundToOriginate = (doc: TransferDocument): boolean =>
 export const projection: Projection<TransferDocument, TransferEnvelope> = {
   collection,
   document: TransferDocument,
-  streamTypes: ["Transfer"],
-  ownedBy: "Transfer",
+  ...perAggregate<TransferEnvelope>("Transfer", (event) => event.transferId),
   creates: ["TransferInitiated"],
-  key: (envelope) => (envelope.streamType === "Transfer" ? envelope.event.transferId : undefined),
   apply,
   index: (doc) => ({
     partnerId: doc.partnerId,

@@ -29,7 +29,8 @@
  * provider's statement differs from `cash:*` only by movements in flight.
  * A provider's cost is the platform's expense when the provider bills it:
  * a transfer's when it is **initiated** (a provider bills each transfer it is
- * asked to move, settled or not), a card payment's when it is registered, a
+ * asked to move, settled or not), a card payment's when it is registered or
+ * (paid in the app) when the payment request is paid, a
  * return fee the platform keeps when the bank's return is **received**
  * (`TransferFailed`/`TransferReturned` with a code).
  *
@@ -45,7 +46,7 @@
 import { DateTime, Schema } from "effect"
 import type { CardPayment } from "../cards-and-charity/index.ts"
 import * as Money from "../kernel/Money.ts"
-import type { TransferEvents } from "../payments/index.ts"
+import type { PaymentRequestEvents, TransferEvents } from "../payments/index.ts"
 import type { BalanceEvent } from "./BalanceEvents.ts"
 import * as Ledger from "./Ledger.ts"
 
@@ -199,6 +200,7 @@ export type PostedEvent =
   | TransferEvents.TransferFailed
   | TransferEvents.TransferReturned
   | CardPayment.Event
+  | PaymentRequestEvents.PaymentRequestPaidByCard
 
 /** What the books kept of a transfer's initiation, for its later events that do not name them. */
 export interface TransferOfPosting {
@@ -274,6 +276,17 @@ export const rules: Rules = {
       : posting(
           event,
           event,
+          `${event.cardPaymentId}:providerCost`,
+          expenseLines("card-processor", event.providerCost),
+        ),
+  // A payment request paid in the app by card with the processor's cost: the platform's expense, out
+  // of its cash at the processor (an older event without its company posts nothing).
+  PaymentRequestPaidByCard: (event) =>
+    event.partnerId === undefined || event.companyId === undefined
+      ? undefined
+      : posting(
+          event,
+          { partnerId: event.partnerId, companyId: event.companyId },
           `${event.cardPaymentId}:providerCost`,
           expenseLines("card-processor", event.providerCost),
         ),

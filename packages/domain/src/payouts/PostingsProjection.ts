@@ -8,7 +8,8 @@
  *
  * - `projection`: the events that name their partner and company (the
  *   CompanyBalance streams', a transfer's initiation with its provider cost,
- *   a company's card payment with its processor's cost). Id: the event's id.
+ *   a company's card payment, or a payment request paid in the app by card,
+ *   with its processor's cost). Id: the event's id.
  * - `returnFees`: the return fee the platform keeps of a transfer the bank
  *   brings back (`TransferFailed`/`TransferReturned`, which name neither
  *   partner nor company). Its document (id `<transferId>:returnFee`) is opened
@@ -22,7 +23,7 @@
  */
 import type { CardPaymentsProjection } from "../cards-and-charity/index.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
-import type { TransfersProjection } from "../payments/index.ts"
+import type { PaymentRequestsProjection, TransfersProjection } from "../payments/index.ts"
 import type { BalanceEnvelope } from "./BalancesProjection.ts"
 import * as Postings from "./Postings.ts"
 
@@ -36,6 +37,7 @@ export type PostingsEnvelope =
   | BalanceEnvelope
   | TransfersProjection.TransferEnvelope
   | CardPaymentsProjection.CardPaymentEnvelope
+  | PaymentRequestsProjection.PaymentRequestEnvelope
 
 /** The posting of an envelope that names its partner and company (undefined: none). */
 const postingOf = (envelope: PostingsEnvelope): Postings.Posting | undefined => {
@@ -46,6 +48,8 @@ const postingOf = (envelope: PostingsEnvelope): Postings.Posting | undefined => 
       return envelope.event._tag === "TransferInitiated" ? Postings.postingOf(envelope.event) : undefined
     case "CardPayment":
       return Postings.postingOf(envelope.event)
+    case "PaymentRequest":
+      return envelope.event._tag === "PaymentRequestPaidByCard" ? Postings.postingOf(envelope.event) : undefined
     default:
       return undefined
   }
@@ -60,13 +64,14 @@ const index = (doc: PostingDocument) => ({
 export const projection: Projection<PostingDocument, PostingsEnvelope> = {
   collection,
   document: PostingDocument,
-  streamTypes: ["CompanyBalance", "Transfer", "CardPayment"],
+  streamTypes: ["CompanyBalance", "Transfer", "CardPayment", "PaymentRequest"],
   creates: [
     "LedgerEntryRecorded",
     "BalancePaidOut",
     "PayoutItemsRestored",
     "TransferInitiated",
     "CardPaymentRegistered",
+    "PaymentRequestPaidByCard",
   ],
   key: (envelope) => (postingOf(envelope) === undefined ? undefined : envelope.eventId),
   apply: (_current, envelope) => postingOf(envelope),

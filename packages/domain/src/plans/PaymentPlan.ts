@@ -149,7 +149,7 @@ const createPaymentPlan = (command: CreatePaymentPlan, state: State): Decision<E
 const consentMismatch = (state: ExistingState, command: RecordConsentAccepted | RecordConsentWithdrawn) =>
   refuse(
     new RuleViolated({
-      code: "ConsentMismatch",
+      code: "CONSENT_MISMATCH",
       reason: `consent ${command.consentId} is not the consent of payment plan ${state.terms.paymentPlanId}`,
     }),
   )
@@ -214,7 +214,7 @@ const completedIfExhausted = (state: ExistingState, nextIndex: number, collected
 const consentNotAccepted = (state: ExistingState) =>
   refuse(
     new RuleViolated({
-      code: "ConsentNotAccepted",
+      code: "CONSENT_NOT_ACCEPTED",
       reason: `the payer's consent is ${state.consent}; a plan collects only with an Accepted consent`,
     }),
   )
@@ -324,7 +324,7 @@ const collect = (command: CollectInstalment, state: ExistingState): Decision<Eve
       ? nothing
       : refuse(
           new RuleViolated({
-            code: "InstalmentAlreadyCollected",
+            code: "INSTALMENT_ALREADY_COLLECTED",
             reason: `the instalment due ${command.dueDate} was already collected by another payment`,
           }),
         )
@@ -337,7 +337,7 @@ const collect = (command: CollectInstalment, state: ExistingState): Decision<Eve
   if (command.dueDate !== next) {
     return refuse(
       new RuleViolated({
-        code: "NotNextInstalment",
+        code: "NOT_NEXT_INSTALMENT",
         reason: `the next instalment of the plan is due ${next}, not ${command.dueDate}`,
       }),
     )
@@ -346,7 +346,7 @@ const collect = (command: CollectInstalment, state: ExistingState): Decision<Eve
   if (CalendarDate.compare(command.dueDate, collectedOn) > 0) {
     return refuse(
       new RuleViolated({
-        code: "InstalmentNotDue",
+        code: "INSTALMENT_NOT_DUE",
         reason: `the instalment due ${command.dueDate} cannot be collected on ${collectedOn}`,
       }),
     )
@@ -374,7 +374,7 @@ const recordInstalmentOutcome = (command: RecordInstalmentOutcome, state: Existi
   if (instalment === undefined) {
     return refuse(
       new RuleViolated({
-        code: "UnknownInstalmentTransfer",
+        code: "UNKNOWN_INSTALMENT_TRANSFER",
         reason: `transfer ${command.transferId} collects no instalment of payment plan ${state.terms.paymentPlanId}`,
       }),
     )

@@ -238,7 +238,7 @@ export const setMetadata = UseCase.fn("PaymentPlans.setMetadata")(function* (
   return { metadata }
 })
 
-/** Starts collecting a Draft plan; its consent must be Accepted (RuleViolated ConsentNotAccepted). */
+/** Starts collecting a Draft plan; its consent must be Accepted (RuleViolated CONSENT_NOT_ACCEPTED). */
 export const activate = move("ActivatePaymentPlan")
 /** Suspends collection of an Active plan. */
 export const pause = move("PausePaymentPlan")

@@ -4,19 +4,19 @@
  * updated by the same append, so a webhook carries the metadata the plan has when it is announced.
  */
 import { Effect, Option } from "effect"
-import type { NotificationRule } from "../infrastructure/NotificationRule.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import type { WebhookRule } from "../infrastructure/WebhookRule.ts"
 import * as PaymentPlansProjection from "./PaymentPlansProjection.ts"
 
 /** `rule` with `Metadata` added to the Data of each notification it makes (before `Timestamp`). */
 export const withPlanMetadata = (
-  rule: NotificationRule<PaymentPlansProjection.PaymentPlanEnvelope>,
-): NotificationRule<PaymentPlansProjection.PaymentPlanEnvelope> => ({
+  rule: WebhookRule<PaymentPlansProjection.PaymentPlanEnvelope>,
+): WebhookRule<PaymentPlansProjection.PaymentPlanEnvelope> => ({
   streamTypes: rule.streamTypes,
-  notifications: (envelope) =>
-    Effect.flatMap(rule.notifications(envelope), (notifications) =>
-      notifications.length === 0
-        ? Effect.succeed(notifications)
+  webhooks: (envelope) =>
+    Effect.flatMap(rule.webhooks(envelope), (webhooks) =>
+      webhooks.length === 0
+        ? Effect.succeed(webhooks)
         : Effect.gen(function* () {
             const store = yield* ReadModelStore
             const stored = yield* store.get(
@@ -26,7 +26,7 @@ export const withPlanMetadata = (
             const metadata = Option.isNone(stored)
               ? {}
               : (decodeDocument(PaymentPlansProjection.paymentPlans, stored.value).metadata ?? {})
-            return notifications.map((notification) => {
+            return webhooks.map((notification) => {
               const { Timestamp, ...data } = notification.data as Readonly<Record<string, unknown>>
               return { ...notification, data: { ...data, Metadata: metadata, Timestamp } }
             })

@@ -12,13 +12,7 @@
  */
 import { Schema } from "effect"
 import { type Aggregate, fold } from "../kernel/Decider.ts"
-
-const stable = (value: unknown): string =>
-  JSON.stringify(value, (_key, v) =>
-    v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
-  )
+import { stable } from "./StableJson.ts"
 
 const pretty = (value: unknown): string => JSON.stringify(JSON.parse(stable(value)), null, 2)
 

@@ -27,6 +27,7 @@ import {
   type VersionConflict,
 } from "../infrastructure/EventStore.ts"
 import * as Traced from "../kernel/Traced.ts"
+import { stable } from "./StableJson.ts"
 
 // The Web Crypto global exists in every supported runtime; declared because the domain compiles without DOM or Node typings.
 declare const crypto: { randomUUID(): string }
@@ -54,13 +55,6 @@ export interface ContractOptions {
 
 const streamType = "ContractTest"
 const newStreamId = (): string => `${streamType}-${crypto.randomUUID()}`
-
-const stable = (value: unknown): string =>
-  JSON.stringify(value, (_key, v) =>
-    v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
-  )
 
 class ContractViolation extends Error {
   override readonly name = "EventStoreContractViolation"

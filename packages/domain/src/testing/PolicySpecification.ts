@@ -11,16 +11,9 @@
 
 import { type Issued, type Policy, reactions } from "../infrastructure/Policy.ts"
 import { fold } from "../kernel/Decider.ts"
+import * as StableJson from "./StableJson.ts"
 
-const stable = (value: unknown): string =>
-  JSON.stringify(
-    value,
-    (_key, v) =>
-      v !== null && typeof v === "object" && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-        : v,
-    2,
-  )
+const stable = (value: unknown): string => StableJson.stable(value, 2)
 
 export interface When<Command> {
   /** The event issues exactly this command to this target stream. */

@@ -13,16 +13,9 @@
 import { Schema } from "effect"
 import type { DomainEvent, Envelope } from "../composition/DomainEvents.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
+import * as StableJson from "./StableJson.ts"
 
-const stable = (value: unknown): string =>
-  JSON.stringify(
-    value,
-    (_key, v) =>
-      v !== null && typeof v === "object" && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-        : v,
-    2,
-  )
+const stable = (value: unknown): string => StableJson.stable(value, 2)
 
 /** The stream the given events belong to. */
 export interface Stream<Type extends DomainEvent["streamType"]> {

@@ -74,8 +74,8 @@ describe("a card payment never refunded", () => {
       .when(refund(1, 6_000))
       .then([requested(1, 6_000)])
   })
-  it("more than the payment is refused (RefundExceedsPayment)", () => {
-    spec.given([]).when(refund(1, 6_001)).thenFails({ _tag: "RuleViolated", code: "RefundExceedsPayment" })
+  it("more than the payment is refused (REFUND_EXCEEDS_PAYMENT)", () => {
+    spec.given([]).when(refund(1, 6_001)).thenFails({ _tag: "RuleViolated", code: "REFUND_EXCEEDS_PAYMENT" })
   })
   it("another currency than the payment's is refused, naming the field", () => {
     spec
@@ -108,7 +108,7 @@ describe("a card payment with a refund pending", () => {
     spec
       .given([requested(1, 2_500)])
       .when(refund(2, 3_501))
-      .thenFails({ _tag: "RuleViolated", code: "RefundExceedsPayment" })
+      .thenFails({ _tag: "RuleViolated", code: "REFUND_EXCEEDS_PAYMENT" })
   })
   it("a second refund of what is left is asked for", () => {
     spec
@@ -141,7 +141,7 @@ describe("a card payment with a refund decided", () => {
     spec
       .given([requested(1, 2_500), completed(1, 2_500)])
       .when(refund(2, 3_501))
-      .thenFails({ _tag: "RuleViolated", code: "RefundExceedsPayment" })
+      .thenFails({ _tag: "RuleViolated", code: "REFUND_EXCEEDS_PAYMENT" })
   })
   it("a failed refund frees its amount: the whole payment can be refunded again", () => {
     spec

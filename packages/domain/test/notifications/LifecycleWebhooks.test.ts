@@ -5,15 +5,15 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect } from "effect"
-import * as CardPaymentNotification from "../../src/cards-and-charity/CardPaymentNotification.ts"
-import * as Notifications from "../../src/composition/Notifications.ts"
+import * as CardPaymentWebhook from "../../src/cards-and-charity/CardPaymentWebhook.ts"
+import * as Webhooks from "../../src/composition/Webhooks.ts"
 import * as CustomerWebhooks from "../../src/customers/CustomerWebhooks.ts"
-import type { AnyNotificationRule } from "../../src/infrastructure/NotificationRule.ts"
-import type { Notification } from "../../src/infrastructure/Outbox.ts"
+import type { Webhook } from "../../src/infrastructure/Outbox.ts"
 import { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
-import * as DebitAuthNotification from "../../src/payments/DebitAuthNotification.ts"
-import * as ConsentStatusNotification from "../../src/plans/ConsentStatusNotification.ts"
-import * as PaymentPlanStatusNotification from "../../src/plans/PaymentPlanStatusNotification.ts"
+import type { AnyWebhookRule } from "../../src/infrastructure/WebhookRule.ts"
+import * as DebitAuthWebhook from "../../src/payments/DebitAuthWebhook.ts"
+import * as ConsentStatusWebhook from "../../src/plans/ConsentStatusWebhook.ts"
+import * as PaymentPlanStatusWebhook from "../../src/plans/PaymentPlanStatusWebhook.ts"
 
 const at = DateTime.makeUnsafe("2026-11-23T09:15:00.000Z")
 const partnerId = "0d8a2c4e-6b8d-4f0a-9c2e-4a6c8e0b2d4f"
@@ -26,10 +26,10 @@ const ids = {
 
 let position = 0
 /** What `rule` announces for one event of `streamType`. */
-const announced = (rule: AnyNotificationRule, streamType: string, event: Record<string, unknown>) =>
+const announced = (rule: AnyWebhookRule, streamType: string, event: Record<string, unknown>) =>
   Effect.runSync(
     rule
-      .notifications({
+      .webhooks({
         streamType,
         event,
         eventId: `3f1c2b1e-8a3d-4c2e-9f5a-${String(position + 1).padStart(12, "0")}`,
@@ -39,10 +39,10 @@ const announced = (rule: AnyNotificationRule, streamType: string, event: Record<
         recordedAt: at,
         metadata: {},
       })
-      .pipe(Effect.provide(ReadModelStore.layerMemory)) as Effect.Effect<ReadonlyArray<Notification>>,
+      .pipe(Effect.provide(ReadModelStore.layerMemory)) as Effect.Effect<ReadonlyArray<Webhook>>,
   )
 
-const one = (rule: AnyNotificationRule, streamType: string, event: Record<string, unknown>) => {
+const one = (rule: AnyWebhookRule, streamType: string, event: Record<string, unknown>) => {
   const found = announced(rule, streamType, event)
   assert.lengthOf(found, 1)
   assert.strictEqual(found[0]!.partnerId, partnerId)
@@ -58,7 +58,7 @@ describe("a consent", () => {
     ["ConsentRevoked", "Revoked"],
   ] as const) {
     it(`${tag} announces CONSENT_STATUS_CHANGED ${status}`, () => {
-      const notification = one(ConsentStatusNotification.rule, "Consent", { _tag: tag, ...consent })
+      const notification = one(ConsentStatusWebhook.rule, "Consent", { _tag: tag, ...consent })
       assert.strictEqual(notification.eventType, "CONSENT_STATUS_CHANGED")
       assert.deepStrictEqual(notification.data, {
         ConsentId: ids.consentId,
@@ -73,7 +73,7 @@ describe("a consent", () => {
 
   it("requested announces nothing (the partner asked for it)", () => {
     assert.deepStrictEqual(
-      announced(ConsentStatusNotification.rule, "Consent", { _tag: "ConsentRequested", ...consent }),
+      announced(ConsentStatusWebhook.rule, "Consent", { _tag: "ConsentRequested", ...consent }),
       [],
     )
   })
@@ -88,7 +88,7 @@ describe("a payment plan", () => {
     ["PaymentPlanCompleted", "Completed"],
   ] as const) {
     it(`${tag} announces PAYMENT_PLAN_STATUS_CHANGED ${status}`, () => {
-      const notification = one(PaymentPlanStatusNotification.rule, "PaymentPlan", { _tag: tag, ...plan })
+      const notification = one(PaymentPlanStatusWebhook.rule, "PaymentPlan", { _tag: tag, ...plan })
       assert.strictEqual(notification.eventType, "PAYMENT_PLAN_STATUS_CHANGED")
       assert.deepStrictEqual(notification.data, {
         PaymentPlanId: ids.paymentPlanId,
@@ -102,7 +102,7 @@ describe("a payment plan", () => {
   }
 
   it("cancelled announces Cancelled with its reason", () => {
-    const notification = one(PaymentPlanStatusNotification.rule, "PaymentPlan", {
+    const notification = one(PaymentPlanStatusWebhook.rule, "PaymentPlan", {
       _tag: "PaymentPlanCancelled",
       ...plan,
       reason: "ConsentRevoked",
@@ -112,7 +112,7 @@ describe("a payment plan", () => {
 
   it("its instalments and consent answers announce nothing here (their own webhooks)", () => {
     for (const tag of ["InstalmentCollected", "InstalmentSettled", "PaymentPlanConsentAccepted", "PaymentPlanCreated"])
-      assert.deepStrictEqual(announced(PaymentPlanStatusNotification.rule, "PaymentPlan", { _tag: tag, ...plan }), [])
+      assert.deepStrictEqual(announced(PaymentPlanStatusWebhook.rule, "PaymentPlan", { _tag: tag, ...plan }), [])
   })
 })
 
@@ -196,17 +196,17 @@ describe("a debit authorization", () => {
   const limit = { minorUnits: 75000, currency: "USD" }
 
   it("set announces DEBIT_AUTHORIZATION_CHANGED Set, enabled, with its limit", () => {
-    const notification = one(DebitAuthNotification.rule, "DebitAuth", { _tag: "DebitAuthSet", ...parties, limit })
+    const notification = one(DebitAuthWebhook.rule, "DebitAuth", { _tag: "DebitAuthSet", ...parties, limit })
     assert.strictEqual(notification.eventType, "DEBIT_AUTHORIZATION_CHANGED")
     assert.deepInclude(notification.data, { Change: "Set", Enabled: true, Limit: { value: 750, currencyCode: "USD" } })
   })
 
   it("disabled and enabled announce the change and whether debits are authorized", () => {
-    assert.deepInclude(one(DebitAuthNotification.rule, "DebitAuth", { _tag: "DebitAuthDisabled", ...parties }).data, {
+    assert.deepInclude(one(DebitAuthWebhook.rule, "DebitAuth", { _tag: "DebitAuthDisabled", ...parties }).data, {
       Change: "Disabled",
       Enabled: false,
     })
-    assert.deepInclude(one(DebitAuthNotification.rule, "DebitAuth", { _tag: "DebitAuthEnabled", ...parties }).data, {
+    assert.deepInclude(one(DebitAuthWebhook.rule, "DebitAuth", { _tag: "DebitAuthEnabled", ...parties }).data, {
       Change: "Enabled",
       Enabled: true,
     })
@@ -214,7 +214,7 @@ describe("a debit authorization", () => {
 
   it("a debit made under it announces nothing here (the payment request's webhook does)", () => {
     assert.deepStrictEqual(
-      announced(DebitAuthNotification.rule, "DebitAuth", { _tag: "DebitAuthorized", ...parties, limit, amount: limit }),
+      announced(DebitAuthWebhook.rule, "DebitAuth", { _tag: "DebitAuthorized", ...parties, limit, amount: limit }),
       [],
     )
   })
@@ -222,7 +222,7 @@ describe("a debit authorization", () => {
 
 describe("a card payment", () => {
   it("registered announces CARD_PAYMENT_RECORDED with its amount and card", () => {
-    const notification = one(CardPaymentNotification.rule, "CardPayment", {
+    const notification = one(CardPaymentWebhook.rule, "CardPayment", {
       _tag: "CardPaymentRegistered",
       cardPaymentId: "9a1c3e5f-7b9d-4f1a-8c3e-5a7c9e1b3d5f",
       partnerId,
@@ -241,15 +241,15 @@ describe("a card payment", () => {
 describe("the registry", () => {
   it("holds every rule, so every one of these webhooks is sent", () => {
     for (const rule of [
-      ConsentStatusNotification.rule,
-      PaymentPlanStatusNotification.rule,
+      ConsentStatusWebhook.rule,
+      PaymentPlanStatusWebhook.rule,
       CustomerWebhooks.verificationRule,
       CustomerWebhooks.linkedRule,
       CustomerWebhooks.removedRule,
       CustomerWebhooks.relinkRule,
-      DebitAuthNotification.rule,
-      CardPaymentNotification.rule,
+      DebitAuthWebhook.rule,
+      CardPaymentWebhook.rule,
     ])
-      assert.include(Notifications.rules, rule)
+      assert.include(Webhooks.rules, rule)
   })
 })

@@ -448,20 +448,20 @@ describe("a Pending payment request", () => {
         issues: [{ field: "transferDescription", message: "must be at most 500 characters" }],
       })
   })
-  it("anyone but the payer is refused (NotThePayer)", () => {
+  it("anyone but the payer is refused (NOT_THE_PAYER)", () => {
     spec.given([created]).when(acceptBy(stranger)).thenFails({
       _tag: "RuleViolated",
-      code: "NotThePayer",
+      code: "NOT_THE_PAYER",
       reason: "only the payer can accept this payment request",
     })
   })
   it("the partner cancelling it moves it to Cancelled", () => {
     spec.given([created]).when(cancelBy(partnerId)).then([cancelled])
   })
-  it("another partner cannot cancel it (NotThePartner)", () => {
+  it("another partner cannot cancel it (NOT_THE_PARTNER)", () => {
     spec.given([created]).when(cancelBy(otherPartnerId)).thenFails({
       _tag: "RuleViolated",
-      code: "NotThePartner",
+      code: "NOT_THE_PARTNER",
       reason: "only the partner that created the request can cancel it",
     })
   })
@@ -520,15 +520,15 @@ describe("an Accepted payment request", () => {
   it("its transfer failing moves it to Failed with the return code", () => {
     spec.given([created, accepted]).when(failedWith(transferId)).then([failed])
   })
-  it("the outcome of another transfer is refused (TransferMismatch)", () => {
+  it("the outcome of another transfer is refused (TRANSFER_MISMATCH)", () => {
     spec
       .given([created, accepted])
       .when(settledWith(otherTransferId))
-      .thenFails({ _tag: "RuleViolated", code: "TransferMismatch" })
+      .thenFails({ _tag: "RuleViolated", code: "TRANSFER_MISMATCH" })
     spec
       .given([created, accepted])
       .when(failedWith(otherTransferId))
-      .thenFails({ _tag: "RuleViolated", code: "TransferMismatch" })
+      .thenFails({ _tag: "RuleViolated", code: "TRANSFER_MISMATCH" })
   })
   it("a malformed return code is refused", () => {
     spec
@@ -594,7 +594,7 @@ describe("a Paid payment request", () => {
       .when(refund(refund2, 7_001))
       .thenFails({
         _tag: "RuleViolated",
-        code: "RefundExceedsPayment",
+        code: "REFUND_EXCEEDS_PAYMENT",
         reason: "refunds would total 10001 minor units, more than the 10000 paid",
       })
   })
@@ -604,7 +604,7 @@ describe("a Paid payment request", () => {
     spec.given(history).when(refund(refund1)).thenNothingHappens()
     spec.given(history).when(refund(refund1, 2_000)).thenFails({
       _tag: "RuleViolated",
-      code: "RefundIdReused",
+      code: "REFUND_ID_REUSED",
       reason: "this refund id was already used for another amount",
     })
   })
@@ -654,7 +654,7 @@ describe("a Paid payment request whose transfer is returned", () => {
     spec
       .given(paidHistory)
       .when(returnedWith(otherTransferId))
-      .thenFails({ _tag: "RuleViolated", code: "TransferMismatch" })
+      .thenFails({ _tag: "RuleViolated", code: "TRANSFER_MISMATCH" })
   })
 })
 

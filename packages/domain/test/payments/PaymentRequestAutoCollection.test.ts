@@ -29,6 +29,7 @@ import { DeciderSpecification, PropertyParams } from "../../src/testing/index.ts
 import {
   at,
   bankAccountId,
+  companyId,
   create,
   created,
   dueDate,
@@ -180,11 +181,11 @@ describe("a Pending request with autopay, on its due date", () => {
 })
 
 describe("a Pending request with autopay, before its due date", () => {
-  it("is not collected (NotDue)", () => {
+  it("is not collected (NOT_DUE)", () => {
     spec
       .given([withAutoPay(10_000)])
       .when(collect({ today: dayBefore }))
-      .thenFails({ _tag: "RuleViolated", code: "NotDue", reason: "the payment request is due on 2026-03-15" })
+      .thenFails({ _tag: "RuleViolated", code: "NOT_DUE", reason: "the payment request is due on 2026-03-15" })
   })
   it("is not due for collection the day before; it is on its due date", () => {
     assert.isFalse(
@@ -195,10 +196,10 @@ describe("a Pending request with autopay, before its due date", () => {
 })
 
 describe("a Pending request without autopay or a debit authorization", () => {
-  it("is never collected automatically (NotAutomatic)", () => {
+  it("is never collected automatically (NOT_AUTOMATIC)", () => {
     spec.given([created]).when(collect()).thenFails({
       _tag: "RuleViolated",
-      code: "NotAutomatic",
+      code: "NOT_AUTOMATIC",
       reason: "the payment request offers neither autopay nor a debit authorization",
     })
   })
@@ -297,7 +298,7 @@ describe("a Pending request paid in the app with a card", () => {
     spec
       .given([created])
       .when(payWithCard({ registrationId: stranger }))
-      .thenFails({ _tag: "RuleViolated", code: "NotThePayer", reason: "only the payer can pay this payment request" })
+      .thenFails({ _tag: "RuleViolated", code: "NOT_THE_PAYER", reason: "only the payer can pay this payment request" })
   })
   it("not by a payer whose KYC is not Verified (CUSTOMER_NOT_VERIFIED)", () => {
     for (const payerKyc of ["NotStarted", "Pending", "Rejected"] as const)
@@ -305,6 +306,16 @@ describe("a Pending request paid in the app with a card", () => {
         .given([created])
         .when(payWithCard({ payerKyc }))
         .thenFails({ _tag: "RuleViolated", code: "CUSTOMER_NOT_VERIFIED" })
+  })
+})
+
+describe("a Pending request paid in the app with a card the processor charges for", () => {
+  it("names the request's partner and company with the processor's cost, for the platform's books", () => {
+    const providerCost = { minorUnits: 59, currency: "USD" as const }
+    spec
+      .given([created])
+      .when(payWithCard({ providerCost }))
+      .then([PaymentRequestPaidByCard.make({ ...paidByCard, providerCost, partnerId, companyId })])
   })
 })
 
@@ -336,7 +347,7 @@ describe("a request paid by card", () => {
       .when(payWithCard({ paymentMethodId: "card_2" }))
       .thenFails({ _tag: "IllegalTransition", reason: "the payment request was already paid by card" })
   })
-  it("is neither accepted, cancelled, collected automatically nor refunded with a transfer refund", () => {
+  it("is neither accepted, cancelled nor collected automatically", () => {
     spec
       .given([created, paidByCard])
       .when(acceptByHand)
@@ -349,13 +360,6 @@ describe("a request paid by card", () => {
       .given([withAutoPay(10_000), paidByCard])
       .when(collect())
       .thenNothingHappens()
-    spec
-      .given([created, paidByCard])
-      .when({ _tag: "RefundPaymentRequest", paymentRequestId, refundId: id(12) as never, at })
-      .thenFails({
-        _tag: "IllegalTransition",
-        reason: "a card payment is refunded through the card processor, not with a transfer refund",
-      })
   })
 })
 

@@ -1471,7 +1471,7 @@ describe("money movement: outcomes, polled or notified", () => {
         { movement: { _tag: "Debit", transferId }, outcome: { _tag: "Settled" }, providerReference: "dw-1" },
       ])
       const other = failureOf(yield* notify(transferId, "dw-2"))
-      assert.deepInclude(other, { _tag: "RuleViolated", code: "OtherMovement" })
+      assert.deepInclude(other, { _tag: "RuleViolated", code: "OTHER_MOVEMENT" })
       const unknown = failureOf(yield* notify("6c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e99" as TransferId, "dw-3"))
       assert.strictEqual(unknown._tag, "NotFound")
       assert.strictEqual((yield* Payments.get(partnerId, paymentRequestId)).status, "Paid")

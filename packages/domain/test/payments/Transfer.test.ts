@@ -410,7 +410,7 @@ describe("a Settled transfer", () => {
     spec
       .given([initiated, settled, requested(refund1, 6_000)])
       .when(refund(refund2, 4_001))
-      .thenFails({ _tag: "RuleViolated", code: "RefundExceedsTransfer" })
+      .thenFails({ _tag: "RuleViolated", code: "REFUND_EXCEEDS_TRANSFER" })
   })
   it("a refund's origination is recorded once; another reference for it is refused", () => {
     const originatedRefund = TransferRefundOriginated.make({
@@ -430,7 +430,7 @@ describe("a Settled transfer", () => {
     spec
       .given([initiated, settled, requested(refund1, 4_000), originatedRefund])
       .when(originateRefund(refund1, "credit-2"))
-      .thenFails({ _tag: "RuleViolated", code: "OriginatedElsewhere" })
+      .thenFails({ _tag: "RuleViolated", code: "ORIGINATED_ELSEWHERE" })
   })
   it("a Returned outcome returns it with the code and the table's description", () => {
     spec
@@ -458,7 +458,7 @@ describe("a Settled transfer", () => {
     spec
       .given([initiated, settled, refunded(refund1, 4_000, 4_000)])
       .when(refund(refund2, 6_001))
-      .thenFails({ _tag: "RuleViolated", code: "RefundExceedsTransfer" })
+      .thenFails({ _tag: "RuleViolated", code: "REFUND_EXCEEDS_TRANSFER" })
   })
   it("repeating a refund changes nothing; reusing its id for another amount is refused", () => {
     spec
@@ -468,7 +468,7 @@ describe("a Settled transfer", () => {
     spec
       .given([initiated, settled, refunded(refund1, 4_000, 4_000)])
       .when(refund(refund1, 5_000))
-      .thenFails({ _tag: "RuleViolated", code: "RefundIdReused" })
+      .thenFails({ _tag: "RuleViolated", code: "REFUND_ID_REUSED" })
   })
   it("a refund of zero or in another currency is refused", () => {
     spec
@@ -564,7 +564,7 @@ describe("a Pending transfer's origination and outcome", () => {
     spec
       .given([initiated, originated])
       .when(originate("debit-2"))
-      .thenFails({ _tag: "RuleViolated", code: "OriginatedElsewhere" })
+      .thenFails({ _tag: "RuleViolated", code: "ORIGINATED_ELSEWHERE" })
   })
   it("a Settled outcome settles it", () => {
     spec
@@ -607,7 +607,7 @@ describe("a Pending transfer's origination and outcome", () => {
     spec
       .given([initiated, originated])
       .when({ ...outcome({ _tag: "Settled" }), providerReference: "debit-2" })
-      .thenFails({ _tag: "RuleViolated", code: "OtherMovement" })
+      .thenFails({ _tag: "RuleViolated", code: "OTHER_MOVEMENT" })
   })
   it("a code outside the return code table is refused, naming returnCode", () => {
     spec
@@ -849,7 +849,7 @@ describe("a transfer's origination (provider references)", () => {
   it("another reference for an originated transfer or refund is refused, saying which", () => {
     spec.given([initiated, originated]).when(originate("debit-2")).thenFails({
       _tag: "RuleViolated",
-      code: "OriginatedElsewhere",
+      code: "ORIGINATED_ELSEWHERE",
       reason: "the transfer was already originated as another movement",
     })
     const refundOriginated = TransferRefundOriginated.make({
@@ -863,7 +863,7 @@ describe("a transfer's origination (provider references)", () => {
       .when(originateRefund(refund1, "credit-2"))
       .thenFails({
         _tag: "RuleViolated",
-        code: "OriginatedElsewhere",
+        code: "ORIGINATED_ELSEWHERE",
         reason: "the refund was already originated as another movement",
       })
   })
@@ -879,7 +879,7 @@ describe("a transfer's origination (provider references)", () => {
       .when({ ...outcome({ _tag: "Settled" }), providerReference: "debit-2" })
       .thenFails({
         _tag: "RuleViolated",
-        code: "OtherMovement",
+        code: "OTHER_MOVEMENT",
         reason: "the provider reference is not the one recorded for this transfer",
       })
   })
@@ -911,7 +911,7 @@ describe("a refund's outcome naming its movement", () => {
       .when({ ...refundOutcome(refund1, { _tag: "Settled" }), providerReference: "credit-2" })
       .thenFails({
         _tag: "RuleViolated",
-        code: "OtherMovement",
+        code: "OTHER_MOVEMENT",
         reason: "the provider reference is not the one recorded for this refund",
       })
   })
@@ -983,7 +983,7 @@ describe("refusals a partner reads (the problem's detail)", () => {
       .when(refund(refund1, 2_000))
       .thenFails({
         _tag: "RuleViolated",
-        code: "RefundIdReused",
+        code: "REFUND_ID_REUSED",
         reason: "this refund id was already used for another amount",
       })
     spec
@@ -991,7 +991,7 @@ describe("refusals a partner reads (the problem's detail)", () => {
       .when(refund(refund2, 7_001))
       .thenFails({
         _tag: "RuleViolated",
-        code: "RefundExceedsTransfer",
+        code: "REFUND_EXCEEDS_TRANSFER",
         reason: "refunds (pending and completed) would total 10001 minor units, more than the 10000 transferred",
       })
   })
@@ -999,7 +999,7 @@ describe("refusals a partner reads (the problem's detail)", () => {
     spec
       .given([initiated, settled, refunded(refund1, 10_000, 10_000)])
       .when(refund(refund2, 1))
-      .thenFails({ _tag: "RuleViolated", code: "RefundExceedsTransfer" })
+      .thenFails({ _tag: "RuleViolated", code: "REFUND_EXCEEDS_TRANSFER" })
     assert.deepStrictEqual(
       Transfer.refundsOf(fold(Transfer.aggregate, [initiated, settled, refunded(refund1, 10_000, 10_000)])).map(
         (r) => r.status,

@@ -19,11 +19,14 @@ import type {
   CompanyId,
   MerchantId,
   PartnerId,
+  PaymentRequestId,
   PayoutAccountId,
   PayoutId,
+  RegistrationId,
   TransferId,
 } from "../../src/kernel/Ids.ts"
 import type * as FeeSchedule from "../../src/payments/FeeSchedule.ts"
+import type { PaymentRequestPaidByCard } from "../../src/payments/PaymentRequestEvents.ts"
 import type {
   RefundId,
   TransferFailed,
@@ -44,6 +47,19 @@ const cardPaymentId = "5a1b2c3d-4e5f-4a6b-8c7d-000000000004" as CardPaymentId
 const refundId = "5a1b2c3d-4e5f-4a6b-8c7d-000000000005" as RefundId
 const payoutId = "5a1b2c3d-4e5f-4a6b-8c7d-000000000006" as PayoutId
 const at = DateTime.makeUnsafe("2026-03-02T10:00:00.000Z")
+
+const paidInTheApp = (books: Partial<PaymentRequestPaidByCard> = {}): PaymentRequestPaidByCard => ({
+  _tag: "PaymentRequestPaidByCard",
+  paymentRequestId: "5a1b2c3d-4e5f-4a6b-8c7d-000000000007" as PaymentRequestId,
+  registrationId: "5a1b2c3d-4e5f-4a6b-8c7d-000000000008" as RegistrationId,
+  cardPaymentId,
+  paymentMethodId: "pm_1",
+  brand: "visa",
+  last4: "4242",
+  processorReference: "pi_1",
+  ...books,
+  at,
+})
 
 const payable = Postings.Account.payable(companyId)
 const ach = Postings.Account.cash("ach")
@@ -404,6 +420,24 @@ const cases: ReadonlyArray<Case> = [
       [expense, "Debit", 233],
       [processor, "Credit", 233],
     ],
+  },
+  {
+    given: "a payment request paid in the app by card with the processor's cost",
+    event: paidInTheApp({ providerCost: usd(59), partnerId, companyId }),
+    posts: [
+      [expense, "Debit", 59],
+      [processor, "Credit", 59],
+    ],
+  },
+  {
+    given: "a payment request paid in the app by card without a processor's cost",
+    event: paidInTheApp(),
+    posts: [],
+  },
+  {
+    given: "a payment request paid in the app by card before the books knew its company (an older event)",
+    event: paidInTheApp({ providerCost: usd(59) }),
+    posts: [],
   },
 ]
 

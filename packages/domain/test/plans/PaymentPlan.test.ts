@@ -391,7 +391,7 @@ describe("news about another consent than the plan's own", () => {
       spec
         .given(given)
         .when({ ...recordWithdrawn("Revoked"), consentId: otherConsentId })
-        .thenFails({ _tag: "RuleViolated", code: "ConsentMismatch" })
+        .thenFails({ _tag: "RuleViolated", code: "CONSENT_MISMATCH" })
   })
   it("the refusal names both the consent and the plan", () => {
     spec
@@ -399,7 +399,7 @@ describe("news about another consent than the plan's own", () => {
       .when(recordAccepted(otherConsentId))
       .thenFails({
         _tag: "RuleViolated",
-        code: "ConsentMismatch",
+        code: "CONSENT_MISMATCH",
         reason: `consent ${otherConsentId} is not the consent of payment plan ${paymentPlanId}`,
       })
   })
@@ -464,7 +464,7 @@ describe("a Draft plan", () => {
     spec.given(draft).when(recordAccepted()).then([consentAccepted])
   })
   it("refuses news about another consent", () => {
-    spec.given(draft).when(recordAccepted(otherConsentId)).thenFails({ _tag: "RuleViolated", code: "ConsentMismatch" })
+    spec.given(draft).when(recordAccepted(otherConsentId)).thenFails({ _tag: "RuleViolated", code: "CONSENT_MISMATCH" })
   })
   it("learning the acceptance twice changes nothing", () => {
     spec.given(draftWithConsent).when(recordAccepted()).thenNothingHappens()
@@ -475,7 +475,7 @@ describe("a Draft plan", () => {
   it("activation while the consent is Pending is refused", () => {
     spec.given(draft).when(activate()).thenFails({
       _tag: "RuleViolated",
-      code: "ConsentNotAccepted",
+      code: "CONSENT_NOT_ACCEPTED",
       reason: "the payer's consent is Pending; a plan collects only with an Accepted consent",
     })
   })
@@ -545,7 +545,7 @@ describe("an Active plan", () => {
       .when(collect("2026-01-15", on("2026-01-14")))
       .thenFails({
         _tag: "RuleViolated",
-        code: "InstalmentNotDue",
+        code: "INSTALMENT_NOT_DUE",
         reason: "the instalment due 2026-01-15 cannot be collected on 2026-01-14",
       })
   })
@@ -555,13 +555,13 @@ describe("an Active plan", () => {
       .when(collect("2026-02-15", on("2026-02-16")))
       .thenFails({
         _tag: "RuleViolated",
-        code: "NotNextInstalment",
+        code: "NOT_NEXT_INSTALMENT",
         reason: "the next instalment of the plan is due 2026-01-15, not 2026-02-15",
       })
     spec
       .given(active)
       .when(collect("2026-01-16", on("2026-01-16")))
-      .thenFails({ _tag: "RuleViolated", code: "NotNextInstalment" })
+      .thenFails({ _tag: "RuleViolated", code: "NOT_NEXT_INSTALMENT" })
   })
   it("collecting the same due date again with the same payment changes nothing", () => {
     spec
@@ -575,7 +575,7 @@ describe("an Active plan", () => {
       .when(collect("2026-01-15", on("2026-03-01"), { paymentRequestId: request2 }))
       .thenFails({
         _tag: "RuleViolated",
-        code: "InstalmentAlreadyCollected",
+        code: "INSTALMENT_ALREADY_COLLECTED",
         reason: "the instalment due 2026-01-15 was already collected by another payment",
       })
   })
@@ -585,7 +585,7 @@ describe("an Active plan", () => {
     spec
       .given(byTransfer)
       .when(collect("2026-01-15", on("2026-01-20"), { transferId: otherTransfer }))
-      .thenFails({ _tag: "RuleViolated", code: "InstalmentAlreadyCollected" })
+      .thenFails({ _tag: "RuleViolated", code: "INSTALMENT_ALREADY_COLLECTED" })
     spec
       .given(byTransfer)
       .when(collect("2026-01-15", on("2026-01-20"), { transferId: transfer1 }))
@@ -678,7 +678,7 @@ describe("a Paused plan", () => {
     spec
       .given([...pausedPlan, resumed(["2026-01-15"], on("2026-02-01"))])
       .when(collect("2026-01-15", on("2026-02-15")))
-      .thenFails({ _tag: "RuleViolated", code: "NotNextInstalment" })
+      .thenFails({ _tag: "RuleViolated", code: "NOT_NEXT_INSTALMENT" })
   })
   it("cannot be activated (it is resumed)", () => {
     spec.given(pausedPlan).when(activate()).thenFails({
@@ -876,7 +876,7 @@ describe("an instalment collected through a transfer", () => {
       .when(outcome({ _tag: "Settled" }, transfer2))
       .thenFails({
         _tag: "RuleViolated",
-        code: "UnknownInstalmentTransfer",
+        code: "UNKNOWN_INSTALMENT_TRANSFER",
         reason: `transfer ${transfer2} collects no instalment of payment plan ${paymentPlanId}`,
       })
   })

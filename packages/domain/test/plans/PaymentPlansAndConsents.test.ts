@@ -285,14 +285,14 @@ describe("who may be party to a plan", () => {
 })
 
 describe("a plan whose consent is Pending", () => {
-  it.effect("cannot be activated (ConsentNotAccepted); after the payer accepts, it can", () =>
+  it.effect("cannot be activated (CONSENT_NOT_ACCEPTED); after the payer accepts, it can", () =>
     Effect.gen(function* () {
       yield* setup
       const created = yield* PaymentPlans.create(planInput())
       const refused = yield* failureTag(PaymentPlans.activate(partnerId, created.paymentPlanId))
       assert.deepStrictEqual(
         [(refused as { _tag: string })._tag, (refused as { code: string }).code],
-        ["RuleViolated", "ConsentNotAccepted"],
+        ["RuleViolated", "CONSENT_NOT_ACCEPTED"],
       )
       const accepted = yield* Consents.accept(payerCaller, created.consentId, bankAccountId)
       assert.strictEqual(accepted.status, "Accepted")

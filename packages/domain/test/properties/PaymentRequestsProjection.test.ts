@@ -18,6 +18,7 @@ import type {
   TransferId,
 } from "../../src/kernel/Ids.ts"
 import * as PaymentRequest from "../../src/payments/PaymentRequest.ts"
+import * as PaymentRequestCardRefunds from "../../src/payments/PaymentRequestCardRefunds.ts"
 import {
   dueForAutoCollection,
   type PaymentRequestDocument,
@@ -300,7 +301,9 @@ describe("the payment request document, after any history", () => {
       const refunded =
         state._tag === "Paid" || state._tag === "Refunded" || state._tag === "Returned"
           ? state.refundedAmount
-          : { minorUnits: 0, currency: request.amount.currency }
+          : state._tag === "PaidByCard"
+            ? PaymentRequestCardRefunds.refundedOf(state)
+            : { minorUnits: 0, currency: request.amount.currency }
       assert.deepStrictEqual(document.refundedAmount, refunded)
       if (state._tag === "Paid" || state._tag === "Refunded" || state._tag === "Returned")
         assert.strictEqual(

@@ -15,6 +15,7 @@ const stated: Readonly<Record<string, string>> = {
   card_payments: "CardPaymentsProjection.test.ts",
   charity_gifts_due: "CharityGiftsDueProjection.test.ts",
   sandbox_card_disputes: "SandboxDisputesProjection.test.ts",
+  card_refund_retries: "CardRefundRetriesProjection.test.ts",
   companies: "CompaniesProjection.test.ts",
   customers: "CustomersProjection.test.ts",
   consents: "ConsentsProjection.test.ts",

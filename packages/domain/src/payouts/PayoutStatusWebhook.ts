@@ -11,9 +11,9 @@
  */
 import { DateTime, type Effect, Option } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
-import type { Notification } from "../infrastructure/Outbox.ts"
+import type { Webhook } from "../infrastructure/Outbox.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as PayoutEvents from "./PayoutEvents.ts"
@@ -21,9 +21,9 @@ import * as PayoutsProjection from "./PayoutsProjection.ts"
 
 export const eventType = "PAYOUT_STATUS_CHANGED"
 
-const notifications = Traced.fn("PayoutStatusNotification.rule")(function* (
+const webhooks = Traced.fn("PayoutStatusWebhook.rule")(function* (
   envelope: PayoutsProjection.PayoutEnvelope,
-): Effect.fn.Return<ReadonlyArray<Notification>, EventStoreUnavailable, ReadModelStore> {
+): Effect.fn.Return<ReadonlyArray<Webhook>, EventStoreUnavailable, ReadModelStore> {
   const event = envelope.event
   // Only the events that change the payout's status are announced.
   const status = PayoutEvents.statusOf(event)
@@ -55,7 +55,7 @@ const notifications = Traced.fn("PayoutStatusNotification.rule")(function* (
   ]
 })
 
-export const rule = NotificationRule.make<PayoutsProjection.PayoutEnvelope>({
+export const rule = WebhookRule.make<PayoutsProjection.PayoutEnvelope>({
   streamTypes: ["Payout"],
-  notifications,
+  webhooks,
 })

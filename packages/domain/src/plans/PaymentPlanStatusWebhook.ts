@@ -7,7 +7,7 @@
  */
 import { DateTime } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import type { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 import { withPlanMetadata } from "./PlanMetadataInWebhooks.ts"
 
@@ -35,7 +35,7 @@ const changeOf = (
 }
 
 export const rule = withPlanMetadata(
-  NotificationRule.perEvent<Envelope.Of<"PaymentPlan", PaymentPlanEvent>>({
+  WebhookRule.perEvent<Envelope.Of<"PaymentPlan", PaymentPlanEvent>>({
     streamTypes: ["PaymentPlan"],
     eventType,
     announce: (event) => {

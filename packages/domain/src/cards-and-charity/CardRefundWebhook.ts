@@ -7,7 +7,7 @@
  */
 import { DateTime } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import * as Money from "../kernel/Money.ts"
 import type { CardRefundEvent } from "./CardRefundEvents.ts"
 
@@ -16,7 +16,7 @@ export const eventType = "REFUND_STATUS_CHANGED"
 const statusOf = (event: CardRefundEvent) =>
   event._tag === "CardRefundRequested" ? "Pending" : event._tag === "CardRefundCompleted" ? "Completed" : "Failed"
 
-export const rule = NotificationRule.perEvent<Envelope.Of<"CardRefunds", CardRefundEvent>>({
+export const rule = WebhookRule.perEvent<Envelope.Of<"CardRefunds", CardRefundEvent>>({
   streamTypes: ["CardRefunds"],
   eventType,
   announce: (event) => ({

@@ -1,5 +1,5 @@
 /**
- * Notification rules: which notifications (webhooks) an event causes. A rule
+ * Webhook rules: which partner webhooks an event causes. A rule
  * is a pure mapping from events to the interface's webhook `Event` and
  * `Data`; it may read read models (already updated by the same append) for
  * data the event itself does not carry, such as the partner owning a payment
@@ -7,30 +7,28 @@
  *
  * Generic over the envelopes it reads, like a `Projection`: a rule names the
  * stream types it reads and the event pipeline gives it only their events.
- * The registry of every rule is `composition/Notifications.ts`.
+ * The registry of every rule is `composition/Webhooks.ts`.
  */
 import { Effect } from "effect"
 import type * as Envelope from "./Envelope.ts"
 import type { EventStoreUnavailable } from "./EventStore.ts"
-import type { Notification } from "./Outbox.ts"
+import type { Webhook } from "./Outbox.ts"
 import type { ReadModelStore } from "./ReadModel.ts"
 
-/** One source of notifications, e.g. company verification or payment request status. */
-export interface NotificationRule<Env extends Envelope.Any = Envelope.Any> {
+/** One source of webhooks, e.g. company verification or payment request status. */
+export interface WebhookRule<Env extends Envelope.Any = Envelope.Any> {
   /** The stream types whose events this rule reads; events of others are never routed to it. */
   readonly streamTypes: ReadonlyArray<Env["streamType"]>
-  /** The notifications one event causes (none for most events). */
-  readonly notifications: (
-    event: Env,
-  ) => Effect.Effect<ReadonlyArray<Notification>, EventStoreUnavailable, ReadModelStore>
+  /** The webhooks one event causes (none for most events). */
+  readonly webhooks: (event: Env) => Effect.Effect<ReadonlyArray<Webhook>, EventStoreUnavailable, ReadModelStore>
 }
 
 /** A rule of any envelope (the pipeline routes by stream type). */
 // biome-ignore lint/suspicious/noExplicitAny: rules are contravariant in their envelope; the pipeline is generic over it.
-export type AnyNotificationRule = NotificationRule<any>
+export type AnyWebhookRule = WebhookRule<any>
 
 /** Declares a rule (only types it). */
-export const make = <Env extends Envelope.Any>(rule: NotificationRule<Env>): NotificationRule<Env> => rule
+export const make = <Env extends Envelope.Any>(rule: WebhookRule<Env>): WebhookRule<Env> => rule
 
 /** What one event announces: the partner to notify and the webhook's `Data`. */
 export interface Announcement {
@@ -46,9 +44,9 @@ export const perEvent = <Env extends Envelope.Any>(options: {
   readonly streamTypes: ReadonlyArray<Env["streamType"]>
   readonly eventType: string
   readonly announce: (event: Env["event"]) => Announcement | undefined
-}): NotificationRule<Env> => ({
+}): WebhookRule<Env> => ({
   streamTypes: options.streamTypes,
-  notifications: (envelope) => {
+  webhooks: (envelope) => {
     const announced = options.announce(envelope.event)
     return Effect.succeed(
       announced === undefined

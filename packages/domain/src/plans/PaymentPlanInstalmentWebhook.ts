@@ -7,7 +7,7 @@
  * `payment_plans` read model: PlanMetadataInWebhooks.ts), Timestamp }.
  */
 import { DateTime, Effect } from "effect"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import type { InstalmentStatus, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 import type { PaymentPlanEnvelope } from "./PaymentPlansProjection.ts"
 import { withPlanMetadata } from "./PlanMetadataInWebhooks.ts"
@@ -36,7 +36,7 @@ const statusOf = (event: PaymentPlanEvent) => {
   }
 }
 
-const notifications = (envelope: PaymentPlanEnvelope) => {
+const webhooks = (envelope: PaymentPlanEnvelope) => {
   const event = envelope.event
   const change = statusOf(event)
   if (change === undefined || !("instalmentNumber" in event)) return Effect.succeed([])
@@ -63,6 +63,4 @@ const notifications = (envelope: PaymentPlanEnvelope) => {
   ])
 }
 
-export const rule = withPlanMetadata(
-  NotificationRule.make<PaymentPlanEnvelope>({ streamTypes: ["PaymentPlan"], notifications }),
-)
+export const rule = withPlanMetadata(WebhookRule.make<PaymentPlanEnvelope>({ streamTypes: ["PaymentPlan"], webhooks }))

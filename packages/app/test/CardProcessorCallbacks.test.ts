@@ -6,17 +6,11 @@
  * malformed and unknown ones refused.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { PgDatabase } from "@partnerpay/adapters-pg"
-import { CardPayments, CardRefundPayments, Companies, Ids, Payouts } from "@partnerpay/domain"
-import { Effect, Layer, Redacted } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
-import * as Domain from "../src/Domain.ts"
-import * as CardProcessorNotifications from "../src/http/CardProcessorNotifications.ts"
+import { CardRefundPayments, Payouts } from "@partnerpay/domain"
+import { Effect, Redacted } from "effect"
+import * as CardProcessorCallbacks from "../src/http/CardProcessorCallbacks.ts"
 import * as HttpBridge from "../src/providers/HttpBridge.ts"
-import * as SandboxProviders from "../src/sandbox/SandboxProviders.ts"
-import { companyBody } from "./support.ts"
-
-const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6d")
+import { partnerId, terminalCardPayment, webHandler } from "./cardPaymentWorld.ts"
 
 const bridge: HttpBridge.BridgeConfig = {
   url: "https://bridge.example.com",
@@ -30,36 +24,8 @@ describe("the card processor's notifications (POST /providers/card-processor/not
     "a signed dispute takes the money and fee at once and gives them back when won; a refund's outcome is recorded; forged, stale, malformed or unknown ones are refused",
     () =>
       Effect.gen(function* () {
-        const context = yield* Layer.build(
-          Layer.mergeAll(
-            Domain.layer.pipe(Layer.provideMerge(PgDatabase.layerPglite())),
-            SandboxProviders.layerSandbox({ signingDelayMillis: 0 }),
-          ),
-        )
-        const { companyId, cardPaymentId } = yield* Effect.provide(
-          Effect.gen(function* () {
-            const company = yield* Companies.register(partnerId, companyBody({ companyReferenceId: "cards-1" }))
-            yield* Companies.completeKyb(company.companyId, "Verified")
-            const registered = yield* CardPayments.register({
-              partnerId,
-              merchantId: company.companyId as string as Ids.MerchantId,
-              amount: { value: 40, currencyCode: "USD" },
-              last4: "4242",
-              brand: "visa",
-              externalReference: "terminal-1",
-            })
-            return { companyId: company.companyId, cardPaymentId: registered.cardPaymentId }
-          }),
-          context,
-        )
-        const app = HttpRouter.toWebHandler(
-          CardProcessorNotifications.routes(bridge).pipe(
-            Layer.provide(Layer.succeedContext(context)),
-            Layer.provide(HttpServer.layerServices),
-          ),
-          { disableLogger: true },
-        )
-        yield* Effect.addFinalizer(() => Effect.promise(() => app.dispose()))
+        const { context, companyId, cardPaymentId } = yield* terminalCardPayment("cards-1")
+        const app = yield* webHandler(CardProcessorCallbacks.routes(bridge), context)
         const post = (body: unknown, options: { readonly secret?: string; readonly ageSeconds?: number } = {}) => {
           const text = JSON.stringify(body)
           const timestamp = String(Math.floor(Date.now() / 1000) - (options.ageSeconds ?? 0))
@@ -70,7 +36,7 @@ describe("the card processor's notifications (POST /providers/card-processor/not
           )
           return Effect.promise(() =>
             app.handler(
-              new Request(`http://partnerpay.test${CardProcessorNotifications.path}`, {
+              new Request(`http://partnerpay.test${CardProcessorCallbacks.path}`, {
                 method: "POST",
                 headers: {
                   "content-type": "application/json",

@@ -7,7 +7,7 @@
  */
 import { DateTime } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
 
 export const eventType = "CONSENT_STATUS_CHANGED"
@@ -25,7 +25,7 @@ const statusOf = (event: ConsentEvent): "Accepted" | "Declined" | "Revoked" | un
   }
 }
 
-export const rule = NotificationRule.perEvent<Envelope.Of<"Consent", ConsentEvent>>({
+export const rule = WebhookRule.perEvent<Envelope.Of<"Consent", ConsentEvent>>({
   streamTypes: ["Consent"],
   eventType,
   announce: (event) => {

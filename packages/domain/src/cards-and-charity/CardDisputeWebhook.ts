@@ -8,13 +8,13 @@
  */
 import { DateTime } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import * as Money from "../kernel/Money.ts"
 import { type CardDisputeEvent, statusOf } from "./CardDispute.ts"
 
 export const eventType = "CARD_DISPUTE_STATUS_CHANGED"
 
-export const rule = NotificationRule.perEvent<Envelope.Of<"CardDispute", CardDisputeEvent>>({
+export const rule = WebhookRule.perEvent<Envelope.Of<"CardDispute", CardDisputeEvent>>({
   streamTypes: ["CardDispute"],
   eventType,
   announce: (event) => {

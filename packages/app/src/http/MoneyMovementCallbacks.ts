@@ -16,22 +16,19 @@
  * It goes to the one domain entry point of outcomes
  * (`MoneyMovements.recordNotification`): a repeat changes nothing. Answers:
  * 204 recorded (or nothing to record); 401 unsigned, badly signed or stale;
- * 400 a body that is not such a notification (naming the field); 404 an
+ * 400 a body that is not such a callback (naming the field); 404 an
  * unknown transfer or refund; 422 another movement's reference
- * (`OtherMovement`) or a code outside the table; 409 an outcome the transfer's
+ * (`OTHER_MOVEMENT`) or a code outside the table; 409 an outcome the transfer's
  * state refuses (e.g. a failed transfer said settled).
  */
-import { timingSafeEqual } from "node:crypto"
-import { Problem, RequestRecord } from "@partnerpay/adapters-http"
+import { Problem } from "@partnerpay/adapters-http"
 import { Ids, MoneyMovements, Traced, TransferEvents } from "@partnerpay/domain"
-import { Effect, Layer, Schema } from "effect"
-import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
-import * as HttpBridge from "../providers/HttpBridge.ts"
+import { Effect, type Layer, Schema } from "effect"
+import { type HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import type * as HttpBridge from "../providers/HttpBridge.ts"
+import * as BridgeCallbacks from "./BridgeCallbacks.ts"
 
 export const path = "/providers/money-movement/notifications"
-
-/** How far a notification's timestamp may be from now, in seconds. */
-export const toleranceSeconds = 300
 
 const Outcome = Schema.Union([
   Schema.Struct({ status: Schema.Literal("Pending") }),
@@ -39,8 +36,8 @@ const Outcome = Schema.Union([
   Schema.Struct({ status: Schema.Literals(["Failed", "Returned"]), returnCode: Schema.String }),
 ])
 
-/** A notification's body. */
-export const NotificationBody = Schema.Union([
+/** A callback's body. */
+export const CallbackBody = Schema.Union([
   Schema.Struct({
     kind: Schema.Literal("Debit"),
     id: Ids.TransferId,
@@ -57,57 +54,28 @@ export const NotificationBody = Schema.Union([
     returnCode: Schema.optionalKey(Schema.String),
   }),
 ])
-export type NotificationBody = typeof NotificationBody.Type
+export type CallbackBody = typeof CallbackBody.Type
 
-const decodeBody = Schema.decodeUnknownEffect(Schema.fromJsonString(NotificationBody), {
+const decodeBody = Schema.decodeUnknownEffect(Schema.fromJsonString(CallbackBody), {
   onExcessProperty: "error",
 })
 const decodeOutcome = Schema.decodeUnknownEffect(Outcome)
 
-const problem = (value: Problem.Problem) =>
-  Effect.withFiber((fiber) => Problem.toResponse(value, RequestRecord.correlationIdOf(fiber)))
+const { problem } = BridgeCallbacks
 
-/** True when the body is signed with the bridge's secret and the timestamp is fresh. */
-export const isSigned = (
-  bridge: HttpBridge.BridgeConfig,
-  timestamp: string | undefined,
-  signature: string | undefined,
-  body: string,
-  nowSeconds: number,
-): boolean => {
-  if (timestamp === undefined || signature === undefined || !/^\d{1,12}$/.test(timestamp)) return false
-  if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) return false
-  const expected = Buffer.from(HttpBridge.signature(bridge.secret, timestamp, body))
-  const actual = Buffer.from(signature)
-  return expected.length === actual.length && timingSafeEqual(expected, actual)
-}
+const unauthorized = BridgeCallbacks.unauthorized("money-movement")
 
-const unauthorized = new Problem.Unauthorized({
-  detail: "The notification is not signed with the money-movement bridge's secret, or its timestamp is stale.",
-  code: "UNAUTHORIZED",
-})
-
-/** One notification: verified, decoded, recorded. */
-const receive = Traced.fn("MoneyMovementNotifications.receive")(function* (
+/** One callback: verified, decoded, recorded. */
+const receive = Traced.fn("MoneyMovementCallbacks.receive")(function* (
   bridge: HttpBridge.BridgeConfig,
   request: HttpServerRequest.HttpServerRequest,
 ) {
-  const body = yield* request.text.pipe(Effect.orElseSucceed(() => undefined))
-  if (body === undefined) return yield* problem(unauthorized)
-  const signed = isSigned(
-    bridge,
-    request.headers["x-partnerpay-timestamp"],
-    request.headers["x-partnerpay-signature"],
-    body,
-    Math.floor(Date.now() / 1000),
-  )
-  if (!signed) return yield* problem(unauthorized)
-  const decoded = yield* Effect.result(decodeBody(body))
+  const signed = yield* BridgeCallbacks.signedBody(bridge, request, unauthorized)
+  if ("refused" in signed) return signed.refused
+  const decoded = yield* Effect.result(decodeBody(signed.body))
   if (decoded._tag === "Failure") return yield* problem(Problem.badRequest("Payload", decoded.failure.issue))
-  const notification = decoded.success
-  const outcome = yield* Effect.result(
-    decodeOutcome({ status: notification.status, returnCode: notification.returnCode }),
-  )
+  const callback = decoded.success
+  const outcome = yield* Effect.result(decodeOutcome({ status: callback.status, returnCode: callback.returnCode }))
   if (outcome._tag === "Failure")
     return yield* problem(
       new Problem.BadRequest({
@@ -119,10 +87,10 @@ const receive = Traced.fn("MoneyMovementNotifications.receive")(function* (
   const recorded = yield* Effect.result(
     MoneyMovements.recordNotification({
       movement:
-        notification.kind === "Debit"
-          ? { _tag: "Debit", transferId: notification.id }
-          : { _tag: "Credit", transferId: notification.transferId, refundId: notification.id },
-      providerReference: notification.providerReference,
+        callback.kind === "Debit"
+          ? { _tag: "Debit", transferId: callback.id }
+          : { _tag: "Credit", transferId: callback.transferId, refundId: callback.id },
+      providerReference: callback.providerReference,
       outcome: outcome.success,
     }),
   )
@@ -130,18 +98,10 @@ const receive = Traced.fn("MoneyMovementNotifications.receive")(function* (
   return HttpServerResponse.empty({ status: 204 })
 })
 
-/** What recording a notification needs (the domain's stores, provided by the service). */
+/** What recording a callback needs (the domain's stores, provided by the service). */
 export type Requirements = Effect.Services<ReturnType<typeof MoneyMovements.recordNotification>>
 
 /** The route, where a bridge is configured; no route at all otherwise (404). */
 export const routes = (
   bridge: HttpBridge.BridgeConfig | undefined,
-): Layer.Layer<never, never, HttpRouter.HttpRouter | Requirements> =>
-  bridge === undefined
-    ? Layer.empty
-    : HttpRouter.use(
-        Effect.fnUntraced(function* (router) {
-          const context = yield* Effect.context<Requirements>()
-          yield* router.add("POST", path, (request) => receive(bridge, request).pipe(Effect.provide(context)))
-        }),
-      )
+): Layer.Layer<never, never, HttpRouter.HttpRouter | Requirements> => BridgeCallbacks.route(path, bridge, receive)

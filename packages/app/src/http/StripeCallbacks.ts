@@ -13,7 +13,7 @@
  * Stripe or a replay of a recorded event is answered 200 and changes nothing.
  *
  * What each event asks, as the card processor bridge's notifications ask it
- * (`CardProcessorNotifications.record`, the same use cases):
+ * (`CardProcessorCallbacks.record`, the same use cases):
  * - `charge.dispute.created` / `charge.dispute.updated`: the dispute opened
  *   (amount, Stripe's dispute fee from its balance transactions, reason,
  *   `needs_response` -> NeedsResponse, `under_review` -> UnderReview), then
@@ -32,9 +32,16 @@
  *   (`CustomerPreferences.saveCardPaymentMethod`; the payer named by the
  *   SetupIntent's or its Customer's metadata, the card's brand, last 4 digits
  *   and expiry asked of Stripe); a SetupIntent of no payer of ours is ignored.
- * - `payment_intent.payment_failed`, `balance.available` and every other
- *   event: acknowledged, nothing recorded (an off-session charge is answered
- *   at once; a charge's availability date is recorded with the payment from
+ * - `payment_intent.succeeded` / `payment_intent.payment_failed` of a
+ *   PaymentIntent of ours (metadata `partnerpay_payment_request_id`): the
+ *   outcome of an in-app card payment that waited for the payer's
+ *   authentication (3-D Secure, `InAppCardAuthentication.complete`):
+ *   succeeded pays the request (its money available on the charge's balance
+ *   transaction's date, asked of Stripe), failed leaves it payable (Stripe's
+ *   decline or error code). A PaymentIntent charged at once (no
+ *   authentication awaited) is refused by the domain (NotFound) and ignored.
+ * - `balance.available` and every other event: acknowledged, nothing
+ *   recorded (a charge's availability date is recorded with the payment from
  *   its balance transaction).
  *
  * Answers: 200 applied, repeated or ignored (a payment or refund partnerpay
@@ -43,15 +50,15 @@
  * charge): Stripe sends it again.
  */
 import { Problem, RequestRecord } from "@partnerpay/adapters-http"
-import { PgProviderNotifications } from "@partnerpay/adapters-pg"
+import { PgProviderCallbacks } from "@partnerpay/adapters-pg"
 import { CustomerPreferences, Ids, Traced } from "@partnerpay/domain"
-import { Effect, Layer, Redacted, Schema } from "effect"
+import { DateTime, Effect, Layer, Redacted, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type Stripe from "stripe"
 import * as StripeCardProcessor from "../providers/StripeCardProcessor.ts"
 import * as StripeClient from "../providers/StripeClient.ts"
-import * as CardProcessorNotifications from "./CardProcessorNotifications.ts"
+import * as CardProcessorCallbacks from "./CardProcessorCallbacks.ts"
 
 export const path = "/providers/stripe/webhooks"
 
@@ -83,14 +90,14 @@ export const verify = (
   }
 }
 
-const decodeNotification = Schema.decodeUnknownEffect(CardProcessorNotifications.NotificationBody)
+const decodeCallback = Schema.decodeUnknownEffect(CardProcessorCallbacks.CallbackBody)
 
 /** Dispute statuses still open, as the domain names them. */
 const openStatusOf = (status: Stripe.Dispute.Status) =>
   status.includes("under_review") ? ("UnderReview" as const) : ("NeedsResponse" as const)
 
 /** The payment partnerpay wrote on the disputed charge (or its PaymentIntent), asked of Stripe. */
-const paymentOf = Traced.fn("StripeNotifications.paymentOf")(function* (stripe: Stripe, dispute: Stripe.Dispute) {
+const paymentOf = Traced.fn("StripeCallbacks.paymentOf")(function* (stripe: Stripe, dispute: Stripe.Dispute) {
   const chargeId = StripeClient.idOf(dispute.charge)
   if (chargeId === undefined) return undefined
   const params: Stripe.ChargeRetrieveParams = { expand: ["payment_intent"] }
@@ -123,11 +130,8 @@ const refundOutcome = (refund: Stripe.Refund) => {
   return undefined
 }
 
-/** The notifications an event asks (bodies of `CardProcessorNotifications`, not yet decoded). */
-export const notificationsOf = Traced.fn("StripeNotifications.notificationsOf")(function* (
-  stripe: Stripe,
-  event: Stripe.Event,
-) {
+/** The notifications an event asks (bodies of `CardProcessorCallbacks`, not yet decoded). */
+export const callbacksOf = Traced.fn("StripeCallbacks.callbacksOf")(function* (stripe: Stripe, event: Stripe.Event) {
   switch (event.type) {
     case "charge.dispute.created":
     case "charge.dispute.updated": {
@@ -164,6 +168,41 @@ export const notificationsOf = Traced.fn("StripeNotifications.notificationsOf")(
         return outcome === undefined ? [] : [outcome]
       })
     }
+    case "payment_intent.succeeded": {
+      const paymentRequestId = event.data.object.metadata?.[StripeCardProcessor.metadataKeys.paymentRequestId]
+      if (paymentRequestId === undefined) return []
+      const id = event.data.object.id
+      const params: Stripe.PaymentIntentRetrieveParams = { expand: ["latest_charge.balance_transaction"] }
+      const intent = yield* StripeClient.call("paymentIntents.retrieve", () =>
+        stripe.paymentIntents.retrieve(id, params),
+      )
+      if (intent.status !== "succeeded") return []
+      const availableAt = StripeCardProcessor.availableAtOf(intent.latest_charge)
+      return [
+        {
+          kind: "AuthenticationOutcome",
+          paymentRequestId,
+          processorReference: intent.id,
+          status: "Succeeded",
+          ...(availableAt === undefined ? {} : { availableAt: DateTime.formatIso(availableAt) }),
+        },
+      ]
+    }
+    case "payment_intent.payment_failed": {
+      const intent = event.data.object
+      const paymentRequestId = intent.metadata?.[StripeCardProcessor.metadataKeys.paymentRequestId]
+      if (paymentRequestId === undefined) return []
+      const error = intent.last_payment_error
+      return [
+        {
+          kind: "AuthenticationOutcome",
+          paymentRequestId,
+          processorReference: intent.id,
+          status: "Failed",
+          code: error?.decline_code ?? error?.code ?? "payment_failed",
+        },
+      ]
+    }
     case "refund.updated":
     case "refund.failed": {
       const outcome = refundOutcome(event.data.object)
@@ -178,7 +217,7 @@ export const notificationsOf = Traced.fn("StripeNotifications.notificationsOf")(
  * A card the payer added through a SetupIntent (`setup_intent.succeeded`): saved with the payer named by
  * the SetupIntent's metadata (or its Customer's), its details asked of Stripe. Undefined: not ours.
  */
-const savedCard = Traced.fn("StripeNotifications.savedCard")(function* (stripe: Stripe, intent: Stripe.SetupIntent) {
+const savedCard = Traced.fn("StripeCallbacks.savedCard")(function* (stripe: Stripe, intent: Stripe.SetupIntent) {
   const methodId = StripeClient.idOf(intent.payment_method)
   if (methodId === undefined) return undefined
   let metadata: Stripe.Metadata = intent.metadata ?? {}
@@ -206,8 +245,8 @@ const savedCard = Traced.fn("StripeNotifications.savedCard")(function* (stripe: 
   }
 })
 
-/** Applies each notification; what the domain refuses (unknown payment, contrary outcome) is logged. */
-const apply = Traced.fn("StripeNotifications.apply")(function* (stripe: Stripe, event: Stripe.Event) {
+/** Applies each callback; what the domain refuses (unknown payment, contrary outcome) is logged. */
+const apply = Traced.fn("StripeCallbacks.apply")(function* (stripe: Stripe, event: Stripe.Event) {
   if (event.type === "setup_intent.succeeded") {
     const card = yield* savedCard(stripe, event.data.object)
     if (card === undefined) return "ignored"
@@ -218,15 +257,15 @@ const apply = Traced.fn("StripeNotifications.apply")(function* (stripe: Stripe, 
     if (isDomainRefusal(saved.failure)) return `refused: ${saved.failure._tag}`
     return yield* Effect.fail(saved.failure)
   }
-  const bodies: ReadonlyArray<unknown> = yield* notificationsOf(stripe, event)
+  const bodies: ReadonlyArray<unknown> = yield* callbacksOf(stripe, event)
   const outcomes: Array<string> = []
   for (const body of bodies) {
-    const decoded = yield* Effect.result(decodeNotification(body))
+    const decoded = yield* Effect.result(decodeCallback(body))
     if (decoded._tag === "Failure") {
-      outcomes.push("ignored: not a notification partnerpay knows")
+      outcomes.push("ignored: not a callback partnerpay knows")
       continue
     }
-    const recorded = yield* Effect.result(CardProcessorNotifications.record(decoded.success))
+    const recorded = yield* Effect.result(CardProcessorCallbacks.record(decoded.success))
     if (recorded._tag === "Success") outcomes.push("recorded")
     else if (isDomainRefusal(recorded.failure)) outcomes.push(`refused: ${recorded.failure._tag}`)
     else return yield* Effect.fail(recorded.failure)
@@ -240,7 +279,7 @@ const isDomainRefusal = (error: unknown): error is { readonly _tag: string } =>
   typeof error === "object" && error !== null && domainRefusals.has((error as { _tag?: string })._tag ?? "")
 
 /** One webhook: verified, deduplicated, applied, recorded. */
-const receive = Traced.fn("StripeNotifications.receive")(function* (
+const receive = Traced.fn("StripeCallbacks.receive")(function* (
   config: StripeClient.StripeConfig,
   stripe: Stripe,
   request: HttpServerRequest.HttpServerRequest,
@@ -254,10 +293,10 @@ const receive = Traced.fn("StripeNotifications.receive")(function* (
   }
   const handled = yield* Effect.result(
     Effect.gen(function* () {
-      if (yield* PgProviderNotifications.seen(provider, event.id)) return "repeated"
+      if (yield* PgProviderCallbacks.seen(provider, event.id)) return "repeated"
       const outcome = yield* apply(stripe, event)
       const object = event.data.object as { readonly id?: string }
-      yield* PgProviderNotifications.record(provider, event.id, event.type, object.id ?? "")
+      yield* PgProviderCallbacks.record(provider, event.id, event.type, object.id ?? "")
       return outcome
     }),
   )
@@ -274,7 +313,7 @@ const receive = Traced.fn("StripeNotifications.receive")(function* (
 
 /** What applying a webhook needs (the domain's stores and the database, provided by the service). */
 export type Requirements =
-  | CardProcessorNotifications.Requirements
+  | CardProcessorCallbacks.Requirements
   | Effect.Services<ReturnType<typeof CustomerPreferences.saveCardPaymentMethod>>
   | SqlClient
 

@@ -24,7 +24,7 @@
  */
 
 import { Problem, RequestRecord } from "@partnerpay/adapters-http"
-import { PgMovementReferences, PgProviderNotifications, PgWorkClaims } from "@partnerpay/adapters-pg"
+import { PgMovementReferences, PgProviderCallbacks, PgWorkClaims } from "@partnerpay/adapters-pg"
 import {
   Companies,
   Ids,
@@ -56,7 +56,7 @@ const unauthorized = new Problem.Unauthorized({
 })
 
 /** A company's verdict (the domain decides; another verdict already recorded changes nothing). */
-const applyVerdict = Traced.fn("DwollaNotifications.applyVerdict")(function* (
+const applyVerdict = Traced.fn("DwollaCallbacks.applyVerdict")(function* (
   event: DwollaWebhooks.Event,
   customerId: string,
   outcome: "Verified" | "Rejected" | "Suspended",
@@ -79,7 +79,7 @@ const applyVerdict = Traced.fn("DwollaNotifications.applyVerdict")(function* (
 })
 
 /** What Dwolla asks before deciding on a company (the domain records it once; after the verdict, nothing). */
-const applyRequirement = Traced.fn("DwollaNotifications.applyRequirement")(function* (
+const applyRequirement = Traced.fn("DwollaCallbacks.applyRequirement")(function* (
   customerId: string,
   requirement: "DocumentRequired" | "RetryRequired",
 ) {
@@ -94,7 +94,7 @@ const applyRequirement = Traced.fn("DwollaNotifications.applyRequirement")(funct
 })
 
 /** A transfer's outcome (the domain decides; a repeat, or a stale one, changes nothing). */
-const applyTransfer = Traced.fn("DwollaNotifications.applyTransfer")(function* (
+const applyTransfer = Traced.fn("DwollaCallbacks.applyTransfer")(function* (
   dwolla: Dwolla,
   transferId: string,
   outcome: "Settled" | "Failed" | "Cancelled",
@@ -152,7 +152,7 @@ const apply = (dwolla: Dwolla, event: DwollaWebhooks.Event) => {
 }
 
 /** One webhook: verified, deduplicated, applied, recorded. */
-const receive = Traced.fn("DwollaNotifications.receive")(function* (
+const receive = Traced.fn("DwollaCallbacks.receive")(function* (
   config: DwollaClient.DwollaConfig,
   dwolla: Dwolla,
   request: HttpServerRequest.HttpServerRequest,
@@ -171,9 +171,9 @@ const receive = Traced.fn("DwollaNotifications.receive")(function* (
   const event = decoded.success
   const handled = yield* Effect.result(
     Effect.gen(function* () {
-      if (yield* PgProviderNotifications.seen(provider, event.id)) return "repeated" as const
+      if (yield* PgProviderCallbacks.seen(provider, event.id)) return "repeated" as const
       const outcome = yield* apply(dwolla, event)
-      yield* PgProviderNotifications.record(provider, event.id, event.topic, event.resourceId)
+      yield* PgProviderCallbacks.record(provider, event.id, event.topic, event.resourceId)
       return outcome
     }),
   )

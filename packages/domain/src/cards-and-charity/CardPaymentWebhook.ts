@@ -6,13 +6,13 @@
  */
 import { DateTime } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import * as Money from "../kernel/Money.ts"
 import type { CardPaymentEvent } from "./CardPaymentEvents.ts"
 
 export const eventType = "CARD_PAYMENT_RECORDED"
 
-export const rule = NotificationRule.perEvent<Envelope.Of<"CardPayment", CardPaymentEvent>>({
+export const rule = WebhookRule.perEvent<Envelope.Of<"CardPayment", CardPaymentEvent>>({
   streamTypes: ["CardPayment"],
   eventType,
   announce: (event) => ({

@@ -9,29 +9,15 @@
  * card added through partnerpay's SetupIntent saved with the payer.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { PgDatabase } from "@partnerpay/adapters-pg"
-import {
-  CardCharger,
-  CardPayments,
-  CardRefundPayments,
-  Companies,
-  CustomerPreferences,
-  Ids,
-  Payouts,
-} from "@partnerpay/domain"
+import { CardCharger, CardRefundPayments, CustomerPreferences, Ids, Payouts } from "@partnerpay/domain"
 import { Fixtures } from "@partnerpay/domain/testing"
-import { Effect, Layer, Redacted } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { Effect, Redacted } from "effect"
 import Stripe from "stripe"
-import * as Domain from "../src/Domain.ts"
-import * as StripeNotifications from "../src/http/StripeNotifications.ts"
+import * as StripeCallbacks from "../src/http/StripeCallbacks.ts"
 import * as StripeCardProcessor from "../src/providers/StripeCardProcessor.ts"
 import * as StripeClient from "../src/providers/StripeClient.ts"
-import * as SandboxProviders from "../src/sandbox/SandboxProviders.ts"
+import { partnerId, terminalCardPayment, webHandler } from "./cardPaymentWorld.ts"
 import * as StripeFake from "./providers/StripeFake.ts"
-import { companyBody } from "./support.ts"
-
-const partnerId = Ids.PartnerId.make("0b9f1c52-5f0e-4d7e-9a51-2f3c1d4e5a6d")
 
 describe("Stripe's webhooks (POST /providers/stripe/webhooks)", () => {
   it.live(
@@ -45,42 +31,14 @@ describe("Stripe's webhooks (POST /providers/stripe/webhooks)", () => {
           baseUrl: fake.url,
           timeoutMillis: 5_000,
         }
-        const context = yield* Layer.build(
-          Layer.mergeAll(
-            Domain.layer.pipe(Layer.provideMerge(PgDatabase.layerPglite())),
-            SandboxProviders.layerSandbox({ signingDelayMillis: 0 }),
-          ),
-        )
-        const { companyId, cardPaymentId } = yield* Effect.provide(
-          Effect.gen(function* () {
-            const company = yield* Companies.register(partnerId, companyBody({ companyReferenceId: "stripe-1" }))
-            yield* Companies.completeKyb(company.companyId, "Verified")
-            const registered = yield* CardPayments.register({
-              partnerId,
-              merchantId: company.companyId as string as Ids.MerchantId,
-              amount: { value: 40, currencyCode: "USD" },
-              last4: "4242",
-              brand: "visa",
-              externalReference: "terminal-1",
-            })
-            return { companyId: company.companyId, cardPaymentId: registered.cardPaymentId }
-          }),
-          context,
-        )
+        const { context, companyId, cardPaymentId } = yield* terminalCardPayment("stripe-1")
         // The terminal payment at Stripe, tagged as registerCardPayment tags it.
         const terminal = fake.terminalPayment(4_000, "usd")
         const chargeId = String(terminal.latest_charge)
         const charge = fake.state.charges.get(chargeId) as Stripe.Charge
         charge.metadata = { [StripeCardProcessor.metadataKeys.cardPaymentId]: cardPaymentId }
 
-        const app = HttpRouter.toWebHandler(
-          StripeNotifications.routes(config).pipe(
-            Layer.provide(Layer.succeedContext(context)),
-            Layer.provide(HttpServer.layerServices),
-          ),
-          { disableLogger: true },
-        )
-        yield* Effect.addFinalizer(() => Effect.promise(() => app.dispose()))
+        const app = yield* webHandler(StripeCallbacks.routes(config), context)
         const signer = new Stripe(StripeFake.secretKey)
         let events = 0
         const event = (type: string, object: unknown) => {
@@ -109,7 +67,7 @@ describe("Stripe's webhooks (POST /providers/stripe/webhooks)", () => {
           })
           return Effect.promise(() =>
             app.handler(
-              new Request(`http://partnerpay.test${StripeNotifications.path}`, {
+              new Request(`http://partnerpay.test${StripeCallbacks.path}`, {
                 method: "POST",
                 headers: {
                   "content-type": "application/json",

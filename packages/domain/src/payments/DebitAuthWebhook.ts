@@ -8,7 +8,7 @@
  */
 import { DateTime } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import * as Money from "../kernel/Money.ts"
 import type { DebitAuthEvent } from "./DebitAuthEvents.ts"
 
@@ -40,7 +40,7 @@ const changeOf = (
   }
 }
 
-export const rule = NotificationRule.perEvent<Envelope.Of<"DebitAuth", DebitAuthEvent>>({
+export const rule = WebhookRule.perEvent<Envelope.Of<"DebitAuth", DebitAuthEvent>>({
   streamTypes: ["DebitAuth"],
   eventType,
   announce: (event) => {

@@ -10,9 +10,9 @@
 
 import { DateTime, type Effect, Option } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
-import type { Notification } from "../infrastructure/Outbox.ts"
+import type { Webhook } from "../infrastructure/Outbox.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import * as Traced from "../kernel/Traced.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
 import * as PaymentRequestsProjection from "./PaymentRequestsProjection.ts"
@@ -20,9 +20,9 @@ import { returnReason } from "./ReturnCodes.ts"
 
 export const eventType = "PAYMENT_REQUEST_STATUS_CHANGED"
 
-const notifications = Traced.fn("PaymentRequestStatusNotification.rule")(function* (
+const webhooks = Traced.fn("PaymentRequestStatusWebhook.rule")(function* (
   envelope: PaymentRequestsProjection.PaymentRequestEnvelope,
-): Effect.fn.Return<ReadonlyArray<Notification>, EventStoreUnavailable, ReadModelStore> {
+): Effect.fn.Return<ReadonlyArray<Webhook>, EventStoreUnavailable, ReadModelStore> {
   const event = envelope.event
   const status = PaymentRequest.statusOf(event)
   if (status === undefined) return []
@@ -56,7 +56,7 @@ const notifications = Traced.fn("PaymentRequestStatusNotification.rule")(functio
   ]
 })
 
-export const rule = NotificationRule.make<PaymentRequestsProjection.PaymentRequestEnvelope>({
+export const rule = WebhookRule.make<PaymentRequestsProjection.PaymentRequestEnvelope>({
   streamTypes: ["PaymentRequest"],
-  notifications,
+  webhooks,
 })

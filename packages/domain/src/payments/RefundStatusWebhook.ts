@@ -9,9 +9,9 @@
  */
 import { DateTime, type Effect, Option } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
-import * as NotificationRule from "../infrastructure/NotificationRule.ts"
-import type { Notification } from "../infrastructure/Outbox.ts"
+import type { Webhook } from "../infrastructure/Outbox.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
 import type { RefundStatus, TransferEvent } from "./TransferEvents.ts"
@@ -49,9 +49,9 @@ export const changeOf = (
   }
 }
 
-const notifications = Traced.fn("RefundStatusNotification.rule")(function* (
+const webhooks = Traced.fn("RefundStatusWebhook.rule")(function* (
   envelope: TransfersProjection.TransferEnvelope,
-): Effect.fn.Return<ReadonlyArray<Notification>, EventStoreUnavailable, ReadModelStore> {
+): Effect.fn.Return<ReadonlyArray<Webhook>, EventStoreUnavailable, ReadModelStore> {
   const event = envelope.event
   const change = changeOf(event)
   if (change === undefined) return []
@@ -81,7 +81,7 @@ const notifications = Traced.fn("RefundStatusNotification.rule")(function* (
   ]
 })
 
-export const rule = NotificationRule.make<TransfersProjection.TransferEnvelope>({
+export const rule = WebhookRule.make<TransfersProjection.TransferEnvelope>({
   streamTypes: ["Transfer"],
-  notifications,
+  webhooks,
 })

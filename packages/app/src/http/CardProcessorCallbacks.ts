@@ -16,27 +16,42 @@
  * - `{ kind: "DisputeStatus", disputeId, status }`;
  * - `{ kind: "DisputeClosed", disputeId, outcome: Won | Lost }`;
  * - `{ kind: "RefundOutcome", cardPaymentId, refundId, status: Completed |
- *   Failed, reason? }` (a card refund of POST /Transaction/{id}/Refund).
+ *   Failed, reason? }` (a card refund of POST /Transaction/{id}/Refund);
+ * - `{ kind: "AuthenticationOutcome", paymentRequestId, processorReference,
+ *   status: Succeeded | Failed, code?, availableAt? }`: the in-app card
+ *   payment that waited for the payer's authentication (3-D Secure, answered
+ *   `RequiresAction`) succeeded (the request is Paid by card) or failed (it
+ *   stays payable).
  *
- * Each goes to its use case (`CardDisputes`, `CardRefundPayments`); a repeat
+ * Each goes to its use case (`CardDisputes`, `CardRefundPayments`,
+ * `InAppCardAuthentication`); a repeat
  * changes nothing. Answers: 204 recorded (or nothing to record); 401 unsigned,
- * badly signed or stale; 400 a body that is not such a notification (naming
+ * badly signed or stale; 400 a body that is not such a callback (naming
  * the field); 404 an unknown payment, dispute or refund; 422 a dispute the
  * payment refuses (more than the payment...); 409 a contrary outcome.
  */
-import { Problem, RequestRecord } from "@partnerpay/adapters-http"
-import { CardDispute, CardDisputes, CardRefundPayments, Ids, Money, Traced, TransferEvents } from "@partnerpay/domain"
-import { DateTime, Effect, Layer, Schema } from "effect"
-import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Problem } from "@partnerpay/adapters-http"
+import {
+  CardDispute,
+  CardDisputes,
+  CardRefundPayments,
+  Ids,
+  InAppCardAuthentication,
+  Money,
+  Traced,
+  TransferEvents,
+} from "@partnerpay/domain"
+import { DateTime, Effect, type Layer, Schema } from "effect"
+import { type HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import type * as HttpBridge from "../providers/HttpBridge.ts"
-import { isSigned } from "./MoneyMovementNotifications.ts"
+import * as BridgeCallbacks from "./BridgeCallbacks.ts"
 
 export const path = "/providers/card-processor/notifications"
 
 const Amount = Schema.Struct({ minorUnits: Schema.Int, currency: Money.CurrencyCode })
 
-/** A notification's body. */
-export const NotificationBody = Schema.Union([
+/** A callback's body. */
+export const CallbackBody = Schema.Union([
   Schema.Struct({
     kind: Schema.Literal("DisputeOpened"),
     disputeId: Schema.String.check(Schema.isNonEmpty()),
@@ -64,20 +79,24 @@ export const NotificationBody = Schema.Union([
     status: Schema.Literals(["Completed", "Failed"]),
     reason: Schema.optionalKey(Schema.String),
   }),
+  Schema.Struct({
+    kind: Schema.Literal("AuthenticationOutcome"),
+    paymentRequestId: Ids.PaymentRequestId,
+    processorReference: Schema.String.check(Schema.isNonEmpty()),
+    status: Schema.Literals(["Succeeded", "Failed"]),
+    code: Schema.optionalKey(Schema.String),
+    availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+  }),
 ])
-export type NotificationBody = typeof NotificationBody.Type
+export type CallbackBody = typeof CallbackBody.Type
 
-const decodeBody = Schema.decodeUnknownEffect(Schema.fromJsonString(NotificationBody), {
+const decodeBody = Schema.decodeUnknownEffect(Schema.fromJsonString(CallbackBody), {
   onExcessProperty: "error",
 })
 
-const problem = (value: Problem.Problem) =>
-  Effect.withFiber((fiber) => Problem.toResponse(value, RequestRecord.correlationIdOf(fiber)))
+const { problem } = BridgeCallbacks
 
-const unauthorized = new Problem.Unauthorized({
-  detail: "The notification is not signed with the card processor bridge's secret, or its timestamp is stale.",
-  code: "UNAUTHORIZED",
-})
+const unauthorized = BridgeCallbacks.unauthorized("card processor")
 
 const badField = (field: string, message: string) =>
   new Problem.BadRequest({
@@ -86,63 +105,64 @@ const badField = (field: string, message: string) =>
     errors: [{ field, message }],
   })
 
-/** What the notification asks of the domain; a refusal of the body itself as a problem. */
-export const record = Traced.fn("CardProcessorNotifications.record")(function* (notification: NotificationBody) {
+/** What the callback asks of the domain; a refusal of the body itself as a problem. */
+export const record = Traced.fn("CardProcessorCallbacks.record")(function* (callback: CallbackBody) {
   const at = yield* DateTime.now
-  switch (notification.kind) {
+  switch (callback.kind) {
     case "DisputeOpened": {
       const payment: CardDisputes.PaymentRef | undefined =
-        notification.cardPaymentId !== undefined && notification.paymentRequestId === undefined
-          ? { _tag: "CardPayment", cardPaymentId: notification.cardPaymentId }
-          : notification.paymentRequestId !== undefined && notification.cardPaymentId === undefined
-            ? { _tag: "PaymentRequest", paymentRequestId: notification.paymentRequestId }
+        callback.cardPaymentId !== undefined && callback.paymentRequestId === undefined
+          ? { _tag: "CardPayment", cardPaymentId: callback.cardPaymentId }
+          : callback.paymentRequestId !== undefined && callback.cardPaymentId === undefined
+            ? { _tag: "PaymentRequest", paymentRequestId: callback.paymentRequestId }
             : undefined
       if (payment === undefined) return badField("cardPaymentId", "exactly one of cardPaymentId and paymentRequestId")
       yield* CardDisputes.open({
-        disputeId: notification.disputeId,
+        disputeId: callback.disputeId,
         payment,
-        amount: notification.amount,
-        fee: notification.fee,
-        reason: notification.reason,
-        status: notification.status,
+        amount: callback.amount,
+        fee: callback.fee,
+        reason: callback.reason,
+        status: callback.status,
         at,
       })
       return undefined
     }
     case "DisputeStatus":
-      yield* CardDisputes.changeStatus(notification.disputeId, notification.status, at)
+      yield* CardDisputes.changeStatus(callback.disputeId, callback.status, at)
       return undefined
     case "DisputeClosed":
-      yield* CardDisputes.close(notification.disputeId, notification.outcome, at)
+      yield* CardDisputes.close(callback.disputeId, callback.outcome, at)
       return undefined
     case "RefundOutcome":
       yield* CardRefundPayments.recordProcessorOutcome(
-        notification.cardPaymentId,
-        notification.refundId,
-        notification.status === "Completed"
+        callback.cardPaymentId,
+        callback.refundId,
+        callback.status === "Completed"
           ? { _tag: "Completed" }
-          : { _tag: "Failed", reason: notification.reason ?? "refused by the card processor" },
+          : { _tag: "Failed", reason: callback.reason ?? "refused by the card processor" },
+      )
+      return undefined
+    case "AuthenticationOutcome":
+      yield* InAppCardAuthentication.complete(
+        callback.paymentRequestId,
+        callback.processorReference,
+        callback.status === "Succeeded"
+          ? { _tag: "Succeeded", availableAt: callback.availableAt }
+          : { _tag: "Failed", code: callback.code ?? "authentication_failed" },
       )
       return undefined
   }
 })
 
-/** One notification: verified, decoded, recorded. */
-const receive = Traced.fn("CardProcessorNotifications.receive")(function* (
+/** One callback: verified, decoded, recorded. */
+const receive = Traced.fn("CardProcessorCallbacks.receive")(function* (
   bridge: HttpBridge.BridgeConfig,
   request: HttpServerRequest.HttpServerRequest,
 ) {
-  const body = yield* request.text.pipe(Effect.orElseSucceed(() => undefined))
-  if (body === undefined) return yield* problem(unauthorized)
-  const signed = isSigned(
-    bridge,
-    request.headers["x-partnerpay-timestamp"],
-    request.headers["x-partnerpay-signature"],
-    body,
-    Math.floor(Date.now() / 1000),
-  )
-  if (!signed) return yield* problem(unauthorized)
-  const decoded = yield* Effect.result(decodeBody(body))
+  const signed = yield* BridgeCallbacks.signedBody(bridge, request, unauthorized)
+  if ("refused" in signed) return signed.refused
+  const decoded = yield* Effect.result(decodeBody(signed.body))
   if (decoded._tag === "Failure") return yield* problem(Problem.badRequest("Payload", decoded.failure.issue))
   const recorded = yield* Effect.result(record(decoded.success))
   if (recorded._tag === "Failure") return yield* problem(Problem.fromDomain(recorded.failure))
@@ -150,18 +170,10 @@ const receive = Traced.fn("CardProcessorNotifications.receive")(function* (
   return HttpServerResponse.empty({ status: 204 })
 })
 
-/** What recording a notification needs (the domain's stores, provided by the service). */
+/** What recording a callback needs (the domain's stores, provided by the service). */
 export type Requirements = Effect.Services<ReturnType<typeof record>>
 
 /** The route, where the card processor's bridge is configured; no route at all otherwise (404). */
 export const routes = (
   bridge: HttpBridge.BridgeConfig | undefined,
-): Layer.Layer<never, never, HttpRouter.HttpRouter | Requirements> =>
-  bridge === undefined
-    ? Layer.empty
-    : HttpRouter.use(
-        Effect.fnUntraced(function* (router) {
-          const context = yield* Effect.context<Requirements>()
-          yield* router.add("POST", path, (request) => receive(bridge, request).pipe(Effect.provide(context)))
-        }),
-      )
+): Layer.Layer<never, never, HttpRouter.HttpRouter | Requirements> => BridgeCallbacks.route(path, bridge, receive)
