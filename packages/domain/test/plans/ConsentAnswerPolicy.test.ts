@@ -70,6 +70,23 @@ describe("a consent's answer reaches its plan", () => {
         command: { _tag: "RecordConsentWithdrawn", paymentPlanId, consentId, withdrawal: "Revoked", at },
       })
   })
+
+  it("a consent revoked after an unauthorized return passes its return code to the plan", () => {
+    spec
+      .given([requested, accepted])
+      .when({ ...revoked, returnCode: "R10" })
+      .then({
+        id: paymentPlanId,
+        command: {
+          _tag: "RecordConsentWithdrawn",
+          paymentPlanId,
+          consentId,
+          withdrawal: "Revoked",
+          returnCode: "R10",
+          at,
+        },
+      })
+  })
 })
 
 describe("events the policy is not subscribed to", () => {

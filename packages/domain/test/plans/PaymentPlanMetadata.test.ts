@@ -88,7 +88,10 @@ describe("a Draft plan created with metadata", () => {
     spec
       .given([created])
       .when(setMetadata({ ["k".repeat(41)]: "v" }))
-      .thenFails({ _tag: "ValidationFailed" })
+      .thenFails({
+        _tag: "ValidationFailed",
+        issues: [{ field: `metadata.${"k".repeat(41)}`, message: "must be a key of 1 to 40 characters" }],
+      })
   })
 
   it("is not found by another partner", () => {
