@@ -240,8 +240,8 @@ const completeKyb = (command: CompleteKyb, state: State): Decision<Event> => {
       const facts = { companyId: state.companyId, partnerId: state.partnerId, ...reason, at: command.at }
       return accept<CompanyEvent>(
         command.outcome === "Verified"
-          ? CompanyEvents.CompanyVerified.make({ ...facts, status: "Verified" })
-          : CompanyEvents.CompanyRejected.make({ ...facts, status: "Rejected" }),
+          ? CompanyEvents.CompanyVerified.make(facts)
+          : CompanyEvents.CompanyRejected.make(facts),
       )
     }
     case "Suspended":
@@ -251,7 +251,6 @@ const completeKyb = (command: CompleteKyb, state: State): Decision<Event> => {
             CompanyEvents.CompanyReactivated.make({
               companyId: state.companyId,
               partnerId: state.partnerId,
-              status: "Verified",
               at: command.at,
             }),
           )
@@ -275,9 +274,9 @@ const suspend = (command: SuspendCompany, state: State): Decision<Event> => {
   const facts = { companyId: state.companyId, partnerId: state.partnerId, ...reason, at: command.at }
   switch (state._tag) {
     case "Verified":
-      return accept<CompanyEvent>(CompanyEvents.CompanySuspended.make({ ...facts, status: "Suspended" }))
+      return accept<CompanyEvent>(CompanyEvents.CompanySuspended.make(facts))
     case "Unverified":
-      return accept<CompanyEvent>(CompanyEvents.CompanyRejected.make({ ...facts, status: "Rejected" }))
+      return accept<CompanyEvent>(CompanyEvents.CompanyRejected.make(facts))
     case "Suspended":
     case "Rejected":
       return nothing

@@ -22,6 +22,7 @@ import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import * as Traced from "../kernel/Traced.ts"
 import type { CompanyEnvelope } from "./CompaniesProjection.ts"
 import * as CompaniesProjection from "./CompaniesProjection.ts"
+import { statusOf } from "./CompanyEvents.ts"
 
 /** The company's metadata, from its read model (`{}` when none or not found). */
 const metadataOf = Traced.fn("CompanyVerificationWebhook.metadataOf")(function* (companyId: string) {
@@ -35,13 +36,9 @@ export const eventType = "COMPANY_VERIFICATION_STATUS_CHANGED"
 
 const webhooks = (envelope: CompanyEnvelope) => {
   const event = envelope.event
-  if (
-    event._tag !== "CompanyVerified" &&
-    event._tag !== "CompanyRejected" &&
-    event._tag !== "CompanySuspended" &&
-    event._tag !== "CompanyReactivated"
-  )
-    return Effect.succeed([])
+  // The status comes from the event's tag (`CompanyEvents.statusOf`); a registration has no webhook.
+  const status = statusOf(event)
+  if (status === undefined || event._tag === "CompanyRegistered") return Effect.succeed([])
   return Effect.map(metadataOf(event.companyId), (metadata) => {
     const notification: Webhook = {
       id: envelope.eventId,
@@ -49,7 +46,7 @@ const webhooks = (envelope: CompanyEnvelope) => {
       eventType,
       data: {
         CompanyId: event.companyId,
-        Status: event.status,
+        Status: status,
         Metadata: metadata,
         Timestamp: DateTime.formatIso(event.at),
       },
