@@ -19,6 +19,7 @@ import {
   type CompanyEvent,
   CompanyStatus,
   CompanyType,
+  erroredAccount,
   KybRequirement,
   Location,
   PayoutAccount,
@@ -146,16 +147,7 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
     case "PayoutAccountErrored":
       if (current?.payoutAccount === undefined || current.payoutAccount.payoutAccountId !== event.payoutAccountId)
         return current
-      return {
-        ...current,
-        payoutAccount: {
-          ...current.payoutAccount,
-          status: "Errored",
-          returnCode: event.returnCode ?? null,
-          returnReason: event.reason,
-          erroredAt: DateTime.formatIso(event.at),
-        },
-      }
+      return { ...current, payoutAccount: erroredAccount(current.payoutAccount, event) }
   }
 }
 

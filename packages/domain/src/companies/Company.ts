@@ -16,7 +16,7 @@
  * Only the partner that registered a company may add locations to it; to
  * any other partner the company does not exist (NotFound).
  */
-import { DateTime } from "effect"
+import type { DateTime } from "effect"
 import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
@@ -404,16 +404,7 @@ export const evolve: (state: State, event: Event) => State = byEvent<Event, Stat
       state.payoutAccount === undefined ||
       state.payoutAccount.payoutAccountId !== event.payoutAccountId
       ? state
-      : {
-          ...state,
-          payoutAccount: {
-            ...state.payoutAccount,
-            status: "Errored",
-            returnCode: event.returnCode ?? null,
-            returnReason: event.reason,
-            erroredAt: DateTime.formatIso(event.at),
-          },
-        }
+      : { ...state, payoutAccount: CompanyEvents.erroredAccount(state.payoutAccount, event) }
   },
 })
 

@@ -8,7 +8,7 @@
  * phone, ZIP, state formats), so tightening a rule later never makes history
  * unreadable. The rules live in `CompanyValidation.ts`.
  */
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import { eventsOf } from "../kernel/EventSchema.ts"
 import { CompanyId, CompanyReferenceId, LocationId, PartnerId, PayoutAccountId } from "../kernel/Ids.ts"
@@ -256,6 +256,18 @@ export const PayoutAccountErrored = companyEvent("PayoutAccountErrored", {
   reason: Schema.String,
 })
 export type PayoutAccountErrored = typeof PayoutAccountErrored.Type
+
+/** The payout account as `PayoutAccountErrored` leaves it (in the state and in the read model alike). */
+export const erroredAccount = <Account extends { readonly status: PayoutAccountStatus }>(
+  account: Account,
+  event: PayoutAccountErrored,
+): Account => ({
+  ...account,
+  status: "Errored",
+  returnCode: event.returnCode ?? null,
+  returnReason: event.reason,
+  erroredAt: DateTime.formatIso(event.at),
+})
 
 /** The requirements a KYB provider may state before its verdict. */
 export const KybRequirement = Schema.Literals(["DocumentRequired", "RetryRequired"])
