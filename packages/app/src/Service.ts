@@ -371,7 +371,14 @@ export const makeLayer = (config: AppConfig, tokenSecret: Redacted.Redacted<stri
     Option.isNone(config.adminListener) ? Admin.routes(config.adminToken) : Layer.empty,
     Readiness.routes,
     ...(config.metrics && Option.isNone(config.metricsPort) ? [Metrics.routes(config.metricsToken)] : []),
-    ...(sandbox ? [SandboxClock.routes, SandboxCards.routes, SandboxMessages.routes, SandboxWebhooks.routes] : []),
+    ...(sandbox
+      ? [
+          SandboxClock.routes,
+          SandboxCards.routes({ settlementCycleMillis: config.settlementDelayMillis }),
+          SandboxMessages.routes,
+          SandboxWebhooks.routes,
+        ]
+      : []),
     // Production: the money-movement provider's notifications, signed with its bridge's secret.
     ...(sandbox ? [] : [MoneyMovementCallbacks.routes(bridgeOf(config.providers.ports.MONEY_MOVEMENT))]),
     // Production: the card processor's notifications (disputes, refund outcomes), signed with its bridge's secret.

@@ -20,11 +20,14 @@ const sourceFiles = (dir: string): Array<string> =>
         : [],
   )
 
-/** Every import and re-export specifier of a source file. */
-const specifiersOf = (file: string): Array<string> =>
-  [...readFileSync(file, "utf8").matchAll(/^\s*(?:import|export)[^"'`]*?from\s+["']([^"']+)["']/gm)].map(
-    (match) => match[1]!,
-  )
+/** Every import and re-export specifier of a source file, dynamic `import("...")` ones included. */
+const specifiersOf = (file: string): Array<string> => {
+  const code = readFileSync(file, "utf8")
+  return [
+    ...code.matchAll(/^\s*(?:import|export)[^"'`]*?from\s+["']([^"']+)["']/gm),
+    ...code.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g),
+  ].map((match) => match[1]!)
+}
 
 /** Package-level import specifiers of a package's src/ (relative imports excluded). */
 const importsOf = (pkg: string): Map<string, Array<string>> => {
@@ -263,7 +266,7 @@ describe("no package has an import cycle", () => {
     )
   })
 
-  it.each(packages)("no import cycle among the modules of %s's src (type-only imports included)", (pkg) => {
+  it.each(packages)("no import cycle among the modules of %s's src (type-only and dynamic imports included)", (pkg) => {
     expect(cyclesOf(packageImports(pkg))).toEqual([])
   })
 })
@@ -365,21 +368,36 @@ describe("deciders follow one template", () => {
     )
   })
 
-  /** The areas whose deciders dispatch by typed records (`byCommand`, `byEvent`): every area of the domain. */
-  const byRecords = ["companies", "customers", "notifications", "payments", "plans", "cards-and-charity", "payouts"]
-  const inRecordAreas = (file: string) => byRecords.includes(folderOf(domainPath(file)))
+  /**
+   * Whether code dispatches on a command's or event's tag by hand: a switch, or an if-chain (two tests of
+   * the same tag). One test is the template's creation step (`if (command._tag === "CreateX") return create(...)`,
+   * the record then dispatching the commands on an existing aggregate).
+   */
+  const dispatchesByHand = (code: string) =>
+    /switch \((?:command|event)\._tag\)/.test(code) ||
+    (["command", "event"] as const).some((name) => code.split(`if (${name}._tag `).length > 2)
 
-  it("in every area, decide dispatches by a record of one function per command (byCommand), evolve by one per event (byEvent): no switch on a tag", () => {
-    const all = sourceFiles(domainSource)
-      .filter(inRecordAreas)
+  it("the hand-dispatch check finds a switch and an if-chain on a tag, not a creation step or a switch on the state", () => {
+    expect(dispatchesByHand("switch (event._tag) {")).toBe(true)
+    expect(dispatchesByHand('if (command._tag === "A") return a()\nif (command._tag === "B") return b()')).toBe(true)
+    expect(dispatchesByHand('if (command._tag === "CreateX") return create(command)')).toBe(false)
+    expect(dispatchesByHand("switch (state._tag) {")).toBe(false)
+  })
+
+  /** The modules holding a decider's decide or evolve: those declaring an aggregate, and their siblings exporting `decide`/`evolve` (e.g. `TransferState.ts`). */
+  const deciderModules = () =>
+    sourceFiles(domainSource)
       .map((file) => ({ file, code: readFileSync(file, "utf8") }))
-      .filter(({ code }) => /^export const aggregate\b/m.test(code))
-    expect(all.length).toBeGreaterThanOrEqual(6)
-    const switching = all.flatMap(({ file, code }) =>
-      /switch \((command|event)\._tag\)/.test(code) ? [domainPath(file)] : [],
+      .filter(({ code }) => /^export const (aggregate|decide|evolve)\b/m.test(code))
+
+  it("in every layer and area, decide dispatches by a record of one function per command (byCommand), evolve by one per event (byEvent): no switch or if-chain on a command's or event's tag", () => {
+    const all = deciderModules()
+    expect(all.map(({ file }) => domainPath(file))).toEqual(
+      expect.arrayContaining(["payments/TransferState.ts", "infrastructure/NaturalKey.ts", "payouts/Payout.ts"]),
     )
+    const switching = all.flatMap(({ file, code }) => (dispatchesByHand(code) ? [domainPath(file)] : []))
     expect(switching).toEqual([])
-    const multi = deciders().filter(({ file }) => inRecordAreas(file))
+    const multi = deciders()
     expect(multi.length).toBeGreaterThanOrEqual(5)
     const unrecorded = multi.flatMap(({ file, code }) => (/\bbyCommand</.test(code) ? [] : [domainPath(file)]))
     expect(unrecorded).toEqual([])

@@ -14,7 +14,9 @@
  * - a card that requires 3-D Secure (sandbox 3155) is answered RequiresAction,
  *   the request stays Pending until the sandbox's authentication (a failure
  *   leaves it payable, a success pays it);
- * - a card-paid request refunded partly then fully shows it (Refunded).
+ * - a card-paid request refunded partly then fully shows it (Refunded);
+ * - card money, paid with a saved card or after 3-D Secure, is available on the processor's date
+ *   (the report's card line carries `availableAt`), never at once.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -108,6 +110,21 @@ const setup = async () => {
     .companyId
   await poll(`/company/status?companyId=${companyId}`, token, (body) => body.Status === "Verified")
   today = (await ok("GET", "/Sandbox/Clock", token)).now.slice(0, 10)
+}
+
+/** The report's balance line of a card payment, once the ledger shows it. */
+const cardLine = async (cardPaymentId: string): Promise<Json> => {
+  const isIt = (line: Json) => line.type === "card" && line.cardPaymentId === cardPaymentId
+  const report = await poll(`/Transaction/Report?from=${today}&to=${today}&companyId=${companyId}`, token, (body) =>
+    (body.lines as ReadonlyArray<Json>).some(isIt),
+  )
+  return (report.lines as ReadonlyArray<Json>).find(isIt) as Json
+}
+
+/** Card money waits for the processor's availability date (sandbox: one settlement cycle). */
+const assertAvailableLater = (line: Json) => {
+  assert.isString(line.availableAt, "card money waits for the processor's availability date")
+  assert.isFalse(Number.isNaN(Date.parse(line.availableAt)))
 }
 
 describe("same-day autopay in the sandbox", () => {
@@ -228,6 +245,7 @@ describe("same-day autopay in the sandbox", () => {
       return statuses.includes("Paid") ? statuses : undefined
     })
     assert.deepStrictEqual(hooks, ["Pending", "Paid"])
+    assertAvailableLater(await cardLine(paid.cardPaymentId))
 
     const wrongTotal = await call("POST", "/Payment/Create", token, {
       companyId,
@@ -357,7 +375,7 @@ describe("same-day autopay in the sandbox", () => {
     ])
   })
 
-  it("a card requiring 3-D Secure is answered RequiresAction; the sandbox's authentication completes it", {
+  it("a card requiring 3-D Secure is answered RequiresAction; the sandbox's authentication completes it, its money available one cycle later", {
     timeout: 60_000,
   }, async () => {
     if (token === undefined) await setup()
@@ -396,6 +414,8 @@ describe("same-day autopay in the sandbox", () => {
     assert.deepStrictEqual(await authenticate("Succeeded"), { outcome: "Paid" })
     const paid = await ok("GET", `/Payment/${request.paymentRequestId}`, token)
     assert.deepStrictEqual([paid.status, paid.cardPayment.cardPaymentId], ["Paid", second.cardPaymentId])
+    // As every other card payment's: not available at once, on the processor's date.
+    assertAvailableLater(await cardLine(second.cardPaymentId))
     await eventually(() =>
       receiver.received
         .map((hook) => JSON.parse(hook.body) as Json)

@@ -465,7 +465,7 @@ const payouts = async (base: string) => {
   )
   assert.strictEqual((await okOn("GET", `/Company/${companyId}/Balance`, token)).available.value, 0)
 
-  // A terminal card payment for the company (merchantId = its id), available at once, and a recurring
+  // A terminal card payment for the company (merchantId = its id), available one cycle later, and a recurring
   // gift of 20.00 the charity bears the fee of: a charity item of 20.00 and a fee item of -0.20.
   const card = await okOn("POST", "/cardpayment", token, {
     merchantId: companyId,

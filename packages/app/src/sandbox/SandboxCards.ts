@@ -17,7 +17,10 @@
  * token) with `{ "paymentRequestId": "<uuid>", "outcome": "Succeeded" |
  * "Failed" }` stands for the payer authenticating it in the app and the
  * processor's webhook: Succeeded pays the request (PAYMENT_REQUEST_STATUS_CHANGED
- * Paid), Failed leaves it payable. Answers `{ "outcome": "Paid" | "Failed" |
+ * Paid), Failed leaves it payable. As every other sandbox card payment, the
+ * authenticated payment's money is available to the company one settlement
+ * cycle (`settlementCycleMillis`) after it is charged, pending until then.
+ * Answers `{ "outcome": "Paid" | "Failed" |
  * "Refunded" }` (Refunded: the request had been paid another way meanwhile).
  * Another partner's request, or none awaiting authentication: 404.
  */
@@ -33,7 +36,7 @@ import {
   Traced,
   type UnitOfWork,
 } from "@partnerpay/domain"
-import { Clock, Effect, type Layer, Schema } from "effect"
+import { Clock, DateTime, Effect, type Layer, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { asPartner, jsonBody, problem } from "./SandboxClock.ts"
 
@@ -74,7 +77,10 @@ const AuthenticationBody = Schema.Struct({
   outcome: Schema.Literals(["Succeeded", "Failed"]),
 })
 
-export const routes: Layer.Layer<
+/** The sandbox card routes; an authenticated payment's money available `settlementCycleMillis` after it. */
+export const routes = (options: {
+  readonly settlementCycleMillis: number
+}): Layer.Layer<
   never,
   never,
   | HttpRouter.HttpRouter
@@ -84,73 +90,75 @@ export const routes: Layer.Layer<
   | UnitOfWork.UnitOfWork
   | Policy.Policies
   | CardCharger.CardCharger
-> = HttpRouter.use(
-  Effect.fnUntraced(function* (router) {
-    const tokens = yield* Tokens.Tokens
-    const context = yield* Effect.context<
-      | EventStore.EventStore
-      | IdGenerator.IdGenerator
-      | UnitOfWork.UnitOfWork
-      | Policy.Policies
-      | CardCharger.CardCharger
-    >()
-    const saveCard = Traced.fn("SandboxCards.saveCard")(
-      function* (request: HttpServerRequest.HttpServerRequest, partnerId: Ids.PartnerId) {
-        const body = yield* jsonBody(request)
-        const now = yield* Clock.currentTimeMillis
-        const parsed = parseCard(body, new Date(now).getUTCFullYear())
-        if ("errors" in parsed) {
-          return yield* problem(
-            new Problem.ValidationProblem({
-              detail: "The test card is not valid.",
-              code: "VALIDATION_FAILED",
-              errors: parsed.errors,
-            }),
+> =>
+  HttpRouter.use(
+    Effect.fnUntraced(function* (router) {
+      const tokens = yield* Tokens.Tokens
+      const context = yield* Effect.context<
+        | EventStore.EventStore
+        | IdGenerator.IdGenerator
+        | UnitOfWork.UnitOfWork
+        | Policy.Policies
+        | CardCharger.CardCharger
+      >()
+      const saveCard = Traced.fn("SandboxCards.saveCard")(
+        function* (request: HttpServerRequest.HttpServerRequest, partnerId: Ids.PartnerId) {
+          const body = yield* jsonBody(request)
+          const now = yield* Clock.currentTimeMillis
+          const parsed = parseCard(body, new Date(now).getUTCFullYear())
+          if ("errors" in parsed) {
+            return yield* problem(
+              new Problem.ValidationProblem({
+                detail: "The test card is not valid.",
+                code: "VALIDATION_FAILED",
+                errors: parsed.errors,
+              }),
+            )
+          }
+          const method = { id: `card_sandbox_${crypto.randomUUID().slice(0, 8)}`, ...parsed.card }
+          yield* CustomerPreferences.saveCardPaymentMethod(partnerId, parsed.registrationId, method as never).pipe(
+            Effect.mapError((error) =>
+              Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
+            ),
           )
-        }
-        const method = { id: `card_sandbox_${crypto.randomUUID().slice(0, 8)}`, ...parsed.card }
-        yield* CustomerPreferences.saveCardPaymentMethod(partnerId, parsed.registrationId, method as never).pipe(
-          Effect.mapError((error) =>
-            Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
-          ),
-        )
-        return HttpServerResponse.jsonUnsafe(method)
-      },
-      (effect) => effect.pipe(Effect.provideContext(context), Effect.catch(problem)),
-    )
-    yield* router.add("POST", "/Sandbox/CardPaymentMethods", (request) =>
-      asPartner(tokens, request, (partnerId) => saveCard(request, partnerId)),
-    )
-    const authenticate = Traced.fn("SandboxCards.authenticate")(
-      function* (request: HttpServerRequest.HttpServerRequest, partnerId: Ids.PartnerId) {
-        const body = yield* jsonBody(request)
-        const parsed = Schema.decodeUnknownOption(AuthenticationBody)(body)
-        if (parsed._tag === "None")
-          return yield* problem(
-            new Problem.ValidationProblem({
-              detail: "The authentication is not valid.",
-              code: "VALIDATION_FAILED",
-              errors: [{ field: "outcome", message: "paymentRequestId (uuid) and outcome: Succeeded or Failed" }],
-            }),
+          return HttpServerResponse.jsonUnsafe(method)
+        },
+        (effect) => effect.pipe(Effect.provideContext(context), Effect.catch(problem)),
+      )
+      yield* router.add("POST", "/Sandbox/CardPaymentMethods", (request) =>
+        asPartner(tokens, request, (partnerId) => saveCard(request, partnerId)),
+      )
+      const authenticate = Traced.fn("SandboxCards.authenticate")(
+        function* (request: HttpServerRequest.HttpServerRequest, partnerId: Ids.PartnerId) {
+          const body = yield* jsonBody(request)
+          const parsed = Schema.decodeUnknownOption(AuthenticationBody)(body)
+          if (parsed._tag === "None")
+            return yield* problem(
+              new Problem.ValidationProblem({
+                detail: "The authentication is not valid.",
+                code: "VALIDATION_FAILED",
+                errors: [{ field: "outcome", message: "paymentRequestId (uuid) and outcome: Succeeded or Failed" }],
+              }),
+            )
+          const { paymentRequestId, outcome } = parsed.value
+          const now = yield* DateTime.now
+          const completed = yield* InAppCardAuthentication.completeAwaited(
+            partnerId,
+            paymentRequestId,
+            outcome === "Succeeded"
+              ? { _tag: "Succeeded", availableAt: DateTime.add(now, { milliseconds: options.settlementCycleMillis }) }
+              : { _tag: "Failed", code: "payment_intent_authentication_failure" },
+          ).pipe(
+            Effect.mapError((error) =>
+              Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
+            ),
           )
-        const { paymentRequestId, outcome } = parsed.value
-        const completed = yield* InAppCardAuthentication.completeAwaited(
-          partnerId,
-          paymentRequestId,
-          outcome === "Succeeded"
-            ? { _tag: "Succeeded" }
-            : { _tag: "Failed", code: "payment_intent_authentication_failure" },
-        ).pipe(
-          Effect.mapError((error) =>
-            Problem.isDomainFailure(error) ? Problem.fromDomain(error) : Problem.internalError(),
-          ),
-        )
-        return HttpServerResponse.jsonUnsafe({ outcome: completed })
-      },
-      (effect) => effect.pipe(Effect.provideContext(context), Effect.catch(problem)),
-    )
-    yield* router.add("POST", "/Sandbox/CardAuthentications", (request) =>
-      asPartner(tokens, request, (partnerId) => authenticate(request, partnerId)),
-    )
-  }),
-)
+          return HttpServerResponse.jsonUnsafe({ outcome: completed })
+        },
+        (effect) => effect.pipe(Effect.provideContext(context), Effect.catch(problem)),
+      )
+      yield* router.add("POST", "/Sandbox/CardAuthentications", (request) =>
+        asPartner(tokens, request, (partnerId) => authenticate(request, partnerId)),
+      )
+    }),
+  )
