@@ -149,11 +149,15 @@ describe("a Disabled debit authorization", () => {
 })
 
 describe("a Revoked debit authorization", () => {
-  it("authorizes no debit", () => {
-    debitAuths
-      .given([wasSet, wasRevoked])
-      .when(authorize)
-      .thenFails({ _tag: "RuleViolated", code: "DEBIT_AUTH_REVOKED" })
+  it("authorizes no debit, saying which return revoked it", () => {
+    debitAuths.given([wasSet, wasRevoked]).when(authorize).thenFails({
+      _tag: "RuleViolated",
+      code: "DEBIT_AUTH_REVOKED",
+      reason: "the debit authorization was revoked after an unauthorized return (R10): the payer must set a new one",
+    })
+  })
+  it("disabling it changes nothing (it stays Revoked)", () => {
+    debitAuths.given([wasSet, wasRevoked]).when({ _tag: "DisableDebitAuth", at: returnedAt }).thenNothingHappens()
   })
   it("cannot be enabled or changed: only a new authorization restores it", () => {
     debitAuths
@@ -174,6 +178,12 @@ describe("a Revoked debit authorization", () => {
   })
   it("a second return changes nothing", () => {
     debitAuths.given([wasSet, wasRevoked]).when(revoke).thenNothingHappens()
+  })
+})
+
+describe("no debit authorization", () => {
+  it("an unauthorized return changes nothing (there is nothing to revoke)", () => {
+    debitAuths.given([]).when(revoke).thenNothingHappens()
   })
 })
 
