@@ -3,6 +3,7 @@
  * card processor, its status while open, and its outcome.
  */
 import { Schema } from "effect"
+import { eventsOf } from "../kernel/EventSchema.ts"
 import { CardPaymentId, CompanyId, PartnerId, PaymentRequestId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 
@@ -42,28 +43,19 @@ export const Dispute = Schema.Struct({
 })
 export type Dispute = typeof Dispute.Type
 
+/** Every dispute event carries what the dispute is about, and the instant `at`. */
+const disputeEvent = eventsOf({ dispute: Dispute })
+
 /** The processor opened a dispute: its amount and fee leave the company's balance at once. */
-export const CardDisputeOpened = Schema.TaggedStruct("CardDisputeOpened", {
-  dispute: Dispute,
-  status: OpenStatus,
-  at: Schema.DateTimeUtcFromString,
-})
+export const CardDisputeOpened = disputeEvent("CardDisputeOpened", { status: OpenStatus })
 export type CardDisputeOpened = typeof CardDisputeOpened.Type
 
 /** An open dispute moved between NeedsResponse and UnderReview. */
-export const CardDisputeStatusChanged = Schema.TaggedStruct("CardDisputeStatusChanged", {
-  dispute: Dispute,
-  status: OpenStatus,
-  at: Schema.DateTimeUtcFromString,
-})
+export const CardDisputeStatusChanged = disputeEvent("CardDisputeStatusChanged", { status: OpenStatus })
 export type CardDisputeStatusChanged = typeof CardDisputeStatusChanged.Type
 
 /** The dispute was decided: Won gives the amount and fee back to the company, Lost keeps them taken. */
-export const CardDisputeClosed = Schema.TaggedStruct("CardDisputeClosed", {
-  dispute: Dispute,
-  outcome: Outcome,
-  at: Schema.DateTimeUtcFromString,
-})
+export const CardDisputeClosed = disputeEvent("CardDisputeClosed", { outcome: Outcome })
 export type CardDisputeClosed = typeof CardDisputeClosed.Type
 
 export const CardDisputeEvent = Schema.Union([CardDisputeOpened, CardDisputeStatusChanged, CardDisputeClosed])

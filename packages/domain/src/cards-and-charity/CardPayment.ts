@@ -65,20 +65,10 @@ export type Event = CardPaymentEvent
 
 export type Command = RegisterCardPayment
 
+/** Registered: what the registration recorded (but its instant and availability, which only the ledger reads). */
 export type State =
   | { readonly _tag: "Initial" }
-  | {
-      readonly _tag: "Registered"
-      readonly cardPaymentId: CardPaymentId
-      readonly partnerId: PartnerId
-      readonly merchantId: MerchantId
-      readonly amount: Money.Money
-      readonly last4: string
-      readonly brand: string
-      readonly externalReference: string
-      readonly processorReference?: string
-      readonly companyId?: CompanyId
-    }
+  | ({ readonly _tag: "Registered" } & Omit<CardPaymentRegistered, "_tag" | "at" | "availableAt">)
 
 export const initialState: State = { _tag: "Initial" }
 

@@ -6,7 +6,7 @@
  */
 import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import type { Projection } from "../infrastructure/ReadModel.ts"
+import { type Projection, perAggregate } from "../infrastructure/ReadModel.ts"
 import { CardPaymentId, MerchantId, PartnerId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
 import type { CardPaymentEvent } from "./CardPaymentEvents.ts"
@@ -33,10 +33,7 @@ export type CardPaymentDocument = typeof CardPaymentDocument.Type
 export const projection: Projection<CardPaymentDocument, CardPaymentEnvelope> = {
   collection,
   document: CardPaymentDocument,
-  streamTypes: ["CardPayment"],
-  ownedBy: "CardPayment",
-  key: (envelope: CardPaymentEnvelope) =>
-    envelope.streamType === "CardPayment" ? envelope.event.cardPaymentId : undefined,
+  ...perAggregate<CardPaymentEnvelope>("CardPayment", (event) => event.cardPaymentId),
   apply: (current, envelope) => {
     if (envelope.streamType !== "CardPayment") return current
     const { _tag, at, availableAt: _availableAt, ...details } = envelope.event

@@ -24,6 +24,7 @@ import { DateTime, Schema } from "effect"
 import * as Policy from "../infrastructure/Policy.ts"
 import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing } from "../kernel/Decider.ts"
 import type { DomainError } from "../kernel/DomainError.ts"
+import { eventsOf } from "../kernel/EventSchema.ts"
 import { CardPaymentId } from "../kernel/Ids.ts"
 import { TransferEvents } from "../payments/index.ts"
 import * as CardRefunds from "./CardRefunds.ts"
@@ -34,27 +35,22 @@ export const maxAttempts = 5
 /** The longest wait between two attempts. */
 export const maxBackoffMillis = 6 * 60 * 60 * 1000
 
-const common = {
-  refundId: TransferEvents.RefundId,
-  cardPaymentId: CardPaymentId,
-  at: Schema.DateTimeUtcFromString,
-}
+/** Every attempt event names the refund and its card payment, and the instant `at`. */
+const attemptEvent = eventsOf({ refundId: TransferEvents.RefundId, cardPaymentId: CardPaymentId })
 
 /** The processor could not be reached for the refund (attempt `attempt`). */
-export const CardRefundAttemptFailed = Schema.TaggedStruct("CardRefundAttemptFailed", {
-  ...common,
+export const CardRefundAttemptFailed = attemptEvent("CardRefundAttemptFailed", {
   attempt: Schema.Int,
   reason: Schema.String,
 })
 export type CardRefundAttemptFailed = typeof CardRefundAttemptFailed.Type
 
 /** The processor accepted the refund and decides it later (its notification). */
-export const CardRefundSubmitted = Schema.TaggedStruct("CardRefundSubmitted", common)
+export const CardRefundSubmitted = attemptEvent("CardRefundSubmitted")
 export type CardRefundSubmitted = typeof CardRefundSubmitted.Type
 
 /** The processor could not be reached `attempts` times: the refund is given up (Failed). */
-export const CardRefundAttemptsExhausted = Schema.TaggedStruct("CardRefundAttemptsExhausted", {
-  ...common,
+export const CardRefundAttemptsExhausted = attemptEvent("CardRefundAttemptsExhausted", {
   attempts: Schema.Int,
 })
 export type CardRefundAttemptsExhausted = typeof CardRefundAttemptsExhausted.Type

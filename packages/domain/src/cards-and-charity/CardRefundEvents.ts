@@ -3,6 +3,7 @@
  * processor, asked for (Pending), then Completed or Failed.
  */
 import { Schema } from "effect"
+import { eventsOf } from "../kernel/EventSchema.ts"
 import { CardPaymentId, CompanyId, PartnerId, PaymentRequestId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import { TransferEvents } from "../payments/index.ts"
@@ -20,32 +21,19 @@ export const RefundedPayment = Schema.Struct({
 })
 export type RefundedPayment = typeof RefundedPayment.Type
 
+/** Every refund event names the payment refunded, the refund and its amount, and the instant `at`. */
+const refundEvent = eventsOf({ payment: RefundedPayment, refundId: TransferEvents.RefundId, amount: Money.Money })
+
 /** A refund was asked for: its amount leaves the company's balance at once, Pending at the processor. */
-export const CardRefundRequested = Schema.TaggedStruct("CardRefundRequested", {
-  payment: RefundedPayment,
-  refundId: TransferEvents.RefundId,
-  amount: Money.Money,
-  at: Schema.DateTimeUtcFromString,
-})
+export const CardRefundRequested = refundEvent("CardRefundRequested")
 export type CardRefundRequested = typeof CardRefundRequested.Type
 
 /** The processor refunded the payer. */
-export const CardRefundCompleted = Schema.TaggedStruct("CardRefundCompleted", {
-  payment: RefundedPayment,
-  refundId: TransferEvents.RefundId,
-  amount: Money.Money,
-  at: Schema.DateTimeUtcFromString,
-})
+export const CardRefundCompleted = refundEvent("CardRefundCompleted")
 export type CardRefundCompleted = typeof CardRefundCompleted.Type
 
 /** The processor could not refund: the amount comes back to the company's balance. */
-export const CardRefundFailed = Schema.TaggedStruct("CardRefundFailed", {
-  payment: RefundedPayment,
-  refundId: TransferEvents.RefundId,
-  amount: Money.Money,
-  reason: Schema.String,
-  at: Schema.DateTimeUtcFromString,
-})
+export const CardRefundFailed = refundEvent("CardRefundFailed", { reason: Schema.String })
 export type CardRefundFailed = typeof CardRefundFailed.Type
 
 export const CardRefundEvent = Schema.Union([CardRefundRequested, CardRefundCompleted, CardRefundFailed])

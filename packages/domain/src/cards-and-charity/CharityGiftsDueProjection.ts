@@ -9,7 +9,7 @@
  */
 import { Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import type { Projection } from "../infrastructure/ReadModel.ts"
+import { type Projection, perAggregate } from "../infrastructure/ReadModel.ts"
 import * as Tenancy from "../infrastructure/Tenancy.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import * as Ids from "../kernel/Ids.ts"
@@ -36,9 +36,7 @@ export type DueGiftDocument = typeof DueGiftDocument.Type
 export const projection: Projection<DueGiftDocument, CharityTransactionEnvelope> = {
   collection,
   document: DueGiftDocument,
-  streamTypes: ["CharityTransaction"],
-  ownedBy: "CharityTransaction",
-  key: (envelope) => (envelope.streamType === "CharityTransaction" ? envelope.event.charityTransactionId : undefined),
+  ...perAggregate<CharityTransactionEnvelope>("CharityTransaction", (event) => event.charityTransactionId),
   apply: (current, envelope) => {
     if (envelope.streamType !== "CharityTransaction") return current
     const event = envelope.event

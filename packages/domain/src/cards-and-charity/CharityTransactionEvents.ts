@@ -4,6 +4,7 @@
  */
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
+import { eventsOf } from "../kernel/EventSchema.ts"
 import { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId, Uuid, VerificationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import { AuthorizationEvidence } from "../payments/index.ts"
@@ -12,8 +13,10 @@ import { AuthorizationEvidence } from "../payments/index.ts"
 export const CharityTransactionId = Uuid.pipe(Schema.brand("CharityTransactionId"))
 export type CharityTransactionId = typeof CharityTransactionId.Type
 
-export const AnonymousCharityTransactionCreated = Schema.TaggedStruct("AnonymousCharityTransactionCreated", {
-  charityTransactionId: CharityTransactionId,
+/** Every charity transaction event names the transaction, and the instant `at`. */
+const charityEvent = eventsOf({ charityTransactionId: CharityTransactionId })
+
+export const AnonymousCharityTransactionCreated = charityEvent("AnonymousCharityTransactionCreated", {
   partnerId: PartnerId,
   verificationId: VerificationId,
   companyId: CompanyId,
@@ -32,17 +35,14 @@ export const AnonymousCharityTransactionCreated = Schema.TaggedStruct("Anonymous
   bankAccountId: Schema.optionalKey(BankAccountId),
   /** The donor's authorization of the debit(s) (absent on gifts recorded before it was, and without a request). */
   authorization: Schema.optionalKey(AuthorizationEvidence.AuthorizationEvidence),
-  at: Schema.DateTimeUtcFromString,
 })
 export type AnonymousCharityTransactionCreated = typeof AnonymousCharityTransactionCreated.Type
 
 /** A recurring gift was collected again for `dueDate` (`collectionNumber` 2, 3...: the first is the creation's). */
-export const RecurringCharityGiftCollected = Schema.TaggedStruct("RecurringCharityGiftCollected", {
-  charityTransactionId: CharityTransactionId,
+export const RecurringCharityGiftCollected = charityEvent("RecurringCharityGiftCollected", {
   dueDate: CalendarDate,
   collectionNumber: Schema.Int,
   transferId: TransferId,
-  at: Schema.DateTimeUtcFromString,
 })
 export type RecurringCharityGiftCollected = typeof RecurringCharityGiftCollected.Type
 
@@ -59,10 +59,8 @@ export const RecurringGiftStopReason = Schema.Literals([
 export type RecurringGiftStopReason = typeof RecurringGiftStopReason.Type
 
 /** A recurring gift will not be collected again. */
-export const RecurringCharityGiftStopped = Schema.TaggedStruct("RecurringCharityGiftStopped", {
-  charityTransactionId: CharityTransactionId,
+export const RecurringCharityGiftStopped = charityEvent("RecurringCharityGiftStopped", {
   reason: RecurringGiftStopReason,
-  at: Schema.DateTimeUtcFromString,
 })
 export type RecurringCharityGiftStopped = typeof RecurringCharityGiftStopped.Type
 

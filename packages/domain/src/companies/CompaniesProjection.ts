@@ -19,9 +19,11 @@ import {
   type CompanyEvent,
   CompanyStatus,
   CompanyType,
+  erroredAccount,
   KybRequirement,
   Location,
   PayoutAccount,
+  statusOf,
 } from "./CompanyEvents.ts"
 
 /** The events this read model reads. */
@@ -66,6 +68,20 @@ export const CompanyDocument = Schema.Struct({
 })
 export type CompanyDocument = typeof CompanyDocument.Type
 
+/**
+ * The document of a company in status `from`, moved to the status the event's tag says
+ * (`CompanyEvents.statusOf`, one table) with the event's `fields`; in any other status it is kept.
+ */
+const moved = (
+  current: CompanyDocument | undefined,
+  from: CompanyStatus,
+  event: CompanyEvent,
+  fields: Partial<CompanyDocument>,
+): CompanyDocument | undefined =>
+  current === undefined || current.status !== from
+    ? current
+    : { ...current, ...fields, status: statusOf(event) ?? current.status }
+
 const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope): CompanyDocument | undefined => {
   if (envelope.streamType !== "Company") return current
   const event = envelope.event
@@ -97,22 +113,16 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
       if (current.locations.some((l) => l.locationId === event.location.locationId)) return current
       return { ...current, locations: [...current.locations, event.location] }
     case "CompanyVerified":
-      if (current === undefined || current.status !== "Unverified") return current
-      return { ...current, status: "Verified", verifiedAt: event.at }
+      return moved(current, "Unverified", event, { verifiedAt: event.at })
     case "CompanySuspended":
-      if (current === undefined || current.status !== "Verified") return current
-      return { ...current, status: "Suspended" }
+      return moved(current, "Verified", event, {})
     case "CompanyReactivated":
-      if (current === undefined || current.status !== "Suspended") return current
-      return { ...current, status: "Verified", verifiedAt: event.at }
+      return moved(current, "Suspended", event, { verifiedAt: event.at })
     case "CompanyRejected":
-      if (current === undefined || current.status !== "Unverified") return current
-      return {
-        ...current,
-        status: "Rejected",
+      return moved(current, "Unverified", event, {
         rejectedAt: event.at,
         ...(event.reason === undefined ? {} : { rejectionReason: event.reason }),
-      }
+      })
     case "CompanyKybSubmitted":
       if (current === undefined || current.status !== "Unverified") return current
       return { ...current, kybSubmissionId: event.submissionId }
@@ -137,16 +147,7 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
     case "PayoutAccountErrored":
       if (current?.payoutAccount === undefined || current.payoutAccount.payoutAccountId !== event.payoutAccountId)
         return current
-      return {
-        ...current,
-        payoutAccount: {
-          ...current.payoutAccount,
-          status: "Errored",
-          returnCode: event.returnCode ?? null,
-          returnReason: event.reason,
-          erroredAt: DateTime.formatIso(event.at),
-        },
-      }
+      return { ...current, payoutAccount: erroredAccount(current.payoutAccount, event) }
   }
 }
 

@@ -16,7 +16,7 @@
  * Only the partner that registered a company may add locations to it; to
  * any other partner the company does not exist (NotFound).
  */
-import { DateTime } from "effect"
+import type { DateTime } from "effect"
 import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import {
   AlreadyExists,
@@ -231,17 +231,28 @@ const addLocation = (command: AddLocation, state: State): Decision<Event> => {
   )
 }
 
+/** What a KYB provider's verdict on the company records: the company, the provider's reason if any, and when. */
+const verdictOf = (command: CompleteKyb | SuspendCompany, state: Registered) => ({
+  companyId: state.companyId,
+  partnerId: state.partnerId,
+  ...reasonOf(command),
+  at: command.at,
+})
+
+/** The `reason` key of what gave one (absent, not undefined, otherwise). */
+const reasonOf = (from: { readonly reason?: string | undefined }) =>
+  from.reason === undefined ? {} : { reason: from.reason }
+
 const completeKyb = (command: CompleteKyb, state: State): Decision<Event> => {
   switch (state._tag) {
     case "Initial":
       return refuse(notFound)
     case "Unverified": {
-      const reason = command.reason === undefined ? {} : { reason: command.reason }
-      const facts = { companyId: state.companyId, partnerId: state.partnerId, ...reason, at: command.at }
+      const facts = verdictOf(command, state)
       return accept<CompanyEvent>(
         command.outcome === "Verified"
-          ? CompanyEvents.CompanyVerified.make({ ...facts, status: "Verified" })
-          : CompanyEvents.CompanyRejected.make({ ...facts, status: "Rejected" }),
+          ? CompanyEvents.CompanyVerified.make(facts)
+          : CompanyEvents.CompanyRejected.make(facts),
       )
     }
     case "Suspended":
@@ -251,7 +262,6 @@ const completeKyb = (command: CompleteKyb, state: State): Decision<Event> => {
             CompanyEvents.CompanyReactivated.make({
               companyId: state.companyId,
               partnerId: state.partnerId,
-              status: "Verified",
               at: command.at,
             }),
           )
@@ -271,13 +281,12 @@ const completeKyb = (command: CompleteKyb, state: State): Decision<Event> => {
 /** A suspension by the KYB provider: Verified -> Suspended; Unverified -> Rejected; otherwise nothing. */
 const suspend = (command: SuspendCompany, state: State): Decision<Event> => {
   if (state._tag === "Initial") return refuse(notFound)
-  const reason = command.reason === undefined ? {} : { reason: command.reason }
-  const facts = { companyId: state.companyId, partnerId: state.partnerId, ...reason, at: command.at }
+  const facts = verdictOf(command, state)
   switch (state._tag) {
     case "Verified":
-      return accept<CompanyEvent>(CompanyEvents.CompanySuspended.make({ ...facts, status: "Suspended" }))
+      return accept<CompanyEvent>(CompanyEvents.CompanySuspended.make(facts))
     case "Unverified":
-      return accept<CompanyEvent>(CompanyEvents.CompanyRejected.make({ ...facts, status: "Rejected" }))
+      return accept<CompanyEvent>(CompanyEvents.CompanyRejected.make(facts))
     case "Suspended":
     case "Rejected":
       return nothing
@@ -362,8 +371,7 @@ export const evolve: (state: State, event: Event) => State = byEvent<Event, Stat
       ...state,
       _tag: "Rejected",
       rejectedAt: event.at,
-      // Stryker disable next-line ConditionalExpression: equivalent, a reason key holding undefined reads as no reason (every reader tests !== undefined)
-      ...(event.reason === undefined ? {} : { reason: event.reason }),
+      ...reasonOf(event),
     }
   },
   CompanyKybSubmitted: (state, event) =>
@@ -383,7 +391,7 @@ export const evolve: (state: State, event: Event) => State = byEvent<Event, Stat
       ...state,
       _tag: "Suspended",
       suspendedAt: event.at,
-      ...(event.reason === undefined ? {} : { reason: event.reason }),
+      ...reasonOf(event),
     }
   },
   CompanyReactivated: (state, event) => {
@@ -396,16 +404,7 @@ export const evolve: (state: State, event: Event) => State = byEvent<Event, Stat
       state.payoutAccount === undefined ||
       state.payoutAccount.payoutAccountId !== event.payoutAccountId
       ? state
-      : {
-          ...state,
-          payoutAccount: {
-            ...state.payoutAccount,
-            status: "Errored",
-            returnCode: event.returnCode ?? null,
-            returnReason: event.reason,
-            erroredAt: DateTime.formatIso(event.at),
-          },
-        }
+      : { ...state, payoutAccount: CompanyEvents.erroredAccount(state.payoutAccount, event) }
   },
 })
 

@@ -8,7 +8,7 @@
  * phone, ZIP, state formats), so tightening a rule later never makes history
  * unreadable. The rules live in `CompanyValidation.ts`.
  */
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import { eventsOf } from "../kernel/EventSchema.ts"
 import { CompanyId, CompanyReferenceId, LocationId, PartnerId, PayoutAccountId } from "../kernel/Ids.ts"
@@ -162,31 +162,22 @@ export const LocationAdded = companyEvent("LocationAdded", { location: Location 
 export type LocationAdded = typeof LocationAdded.Type
 
 /** KYB accepted the company (drives COMPANY_VERIFICATION_STATUS_CHANGED with Status Verified). */
-export const CompanyVerified = companyEvent("CompanyVerified", {
-  status: Schema.Literal("Verified"),
-  reason: Schema.optionalKey(Schema.String),
-})
+export const CompanyVerified = companyEvent("CompanyVerified", { reason: Schema.optionalKey(Schema.String) })
 export type CompanyVerified = typeof CompanyVerified.Type
 
 /**
  * The KYB provider suspended (or deactivated) the Verified company: Suspended, it collects nothing
  * (422 COMPANY_NOT_VERIFIED) and its payouts pause (COMPANY_VERIFICATION_STATUS_CHANGED Suspended).
  */
-export const CompanySuspended = companyEvent("CompanySuspended", {
-  status: Schema.Literal("Suspended"),
-  reason: Schema.optionalKey(Schema.String),
-})
+export const CompanySuspended = companyEvent("CompanySuspended", { reason: Schema.optionalKey(Schema.String) })
 export type CompanySuspended = typeof CompanySuspended.Type
 
 /** The KYB provider reactivated the Suspended company: Verified again (COMPANY_VERIFICATION_STATUS_CHANGED Verified). */
-export const CompanyReactivated = companyEvent("CompanyReactivated", { status: Schema.Literal("Verified") })
+export const CompanyReactivated = companyEvent("CompanyReactivated")
 export type CompanyReactivated = typeof CompanyReactivated.Type
 
 /** KYB refused the company (drives COMPANY_VERIFICATION_STATUS_CHANGED with Status Rejected). */
-export const CompanyRejected = companyEvent("CompanyRejected", {
-  status: Schema.Literal("Rejected"),
-  reason: Schema.optionalKey(Schema.String),
-})
+export const CompanyRejected = companyEvent("CompanyRejected", { reason: Schema.optionalKey(Schema.String) })
 export type CompanyRejected = typeof CompanyRejected.Type
 
 /**
@@ -263,11 +254,21 @@ export const PayoutAccountErrored = companyEvent("PayoutAccountErrored", {
   payoutId: Schema.String,
   returnCode: Schema.optionalKey(Schema.String),
   reason: Schema.String,
-  status: Schema.Literal("Errored"),
 })
 export type PayoutAccountErrored = typeof PayoutAccountErrored.Type
 
-/** Every event of the Company aggregate (its stored JSON codec). */
+/** The payout account as `PayoutAccountErrored` leaves it (in the state and in the read model alike). */
+export const erroredAccount = <Account extends { readonly status: PayoutAccountStatus }>(
+  account: Account,
+  event: PayoutAccountErrored,
+): Account => ({
+  ...account,
+  status: "Errored",
+  returnCode: event.returnCode ?? null,
+  returnReason: event.reason,
+  erroredAt: DateTime.formatIso(event.at),
+})
+
 /** The requirements a KYB provider may state before its verdict. */
 export const KybRequirement = Schema.Literals(["DocumentRequired", "RetryRequired"])
 export type KybRequirement = typeof KybRequirement.Type
@@ -283,6 +284,7 @@ export type CompanyKybActionRequired = typeof CompanyKybActionRequired.Type
 export const CompanyMetadataSet = companyEvent("CompanyMetadataSet", { metadata: Metadata })
 export type CompanyMetadataSet = typeof CompanyMetadataSet.Type
 
+/** Every event of the Company aggregate (its stored JSON codec). */
 export const CompanyEvent = Schema.Union([
   CompanyRegistered,
   LocationAdded,
@@ -297,3 +299,25 @@ export const CompanyEvent = Schema.Union([
   CompanyReactivated,
 ])
 export type CompanyEvent = typeof CompanyEvent.Type
+
+/** The status a company event moves the company to, or undefined for an event that keeps it. */
+export const statusOf = (event: CompanyEvent): CompanyStatus | undefined => statusByEvent[event._tag]
+
+/**
+ * The one table of the statuses the events move a company to (undefined: the event keeps the status).
+ * Events recorded before it carried a `status` field that their tag already said; they still decode
+ * (the field is ignored). A payout account's Errored is its tag's too (`PayoutAccountErrored`).
+ */
+const statusByEvent: { readonly [Tag in CompanyEvent["_tag"]]: CompanyStatus | undefined } = {
+  CompanyRegistered: "Unverified",
+  LocationAdded: undefined,
+  CompanyVerified: "Verified",
+  CompanyRejected: "Rejected",
+  CompanyKybSubmitted: undefined,
+  CompanyKybActionRequired: undefined,
+  PayoutAccountSet: undefined,
+  CompanyMetadataSet: undefined,
+  PayoutAccountErrored: undefined,
+  CompanySuspended: "Suspended",
+  CompanyReactivated: "Verified",
+}

@@ -92,7 +92,6 @@ export const markPayoutAccountErrored = (
     payoutId: command.payoutId,
     ...(command.returnCode === undefined ? {} : { returnCode: command.returnCode }),
     reason: command.reason,
-    status: "Errored",
     at: command.at,
   })
 }

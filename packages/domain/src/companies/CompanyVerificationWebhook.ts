@@ -22,6 +22,7 @@ import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import * as Traced from "../kernel/Traced.ts"
 import type { CompanyEnvelope } from "./CompaniesProjection.ts"
 import * as CompaniesProjection from "./CompaniesProjection.ts"
+import { statusOf } from "./CompanyEvents.ts"
 
 /** The company's metadata, from its read model (`{}` when none or not found). */
 const metadataOf = Traced.fn("CompanyVerificationWebhook.metadataOf")(function* (companyId: string) {
@@ -33,55 +34,47 @@ const metadataOf = Traced.fn("CompanyVerificationWebhook.metadataOf")(function* 
 
 export const eventType = "COMPANY_VERIFICATION_STATUS_CHANGED"
 
+export const actionEventType = "COMPANY_VERIFICATION_ACTION_REQUIRED"
+
+/**
+ * The one notification of `type` about the event's company: `data` between the company's id and its
+ * metadata, then the event's instant.
+ */
+const notification = (
+  envelope: CompanyEnvelope,
+  event: { readonly companyId: string; readonly partnerId: string; readonly at: DateTime.Utc },
+  type: string,
+  data: Readonly<Record<string, unknown>>,
+) =>
+  Effect.map(
+    metadataOf(event.companyId),
+    (metadata): ReadonlyArray<Webhook> => [
+      {
+        id: envelope.eventId,
+        partnerId: event.partnerId,
+        eventType: type,
+        data: { CompanyId: event.companyId, ...data, Metadata: metadata, Timestamp: DateTime.formatIso(event.at) },
+        position: envelope.globalPosition,
+      },
+    ],
+  )
+
 const webhooks = (envelope: CompanyEnvelope) => {
   const event = envelope.event
-  if (
-    event._tag !== "CompanyVerified" &&
-    event._tag !== "CompanyRejected" &&
-    event._tag !== "CompanySuspended" &&
-    event._tag !== "CompanyReactivated"
-  )
-    return Effect.succeed([])
-  return Effect.map(metadataOf(event.companyId), (metadata) => {
-    const notification: Webhook = {
-      id: envelope.eventId,
-      partnerId: event.partnerId,
-      eventType,
-      data: {
-        CompanyId: event.companyId,
-        Status: event.status,
-        Metadata: metadata,
-        Timestamp: DateTime.formatIso(event.at),
-      },
-      position: envelope.globalPosition,
-    }
-    return [notification]
-  })
+  // The status comes from the event's tag (`CompanyEvents.statusOf`); a registration has no webhook.
+  const status = statusOf(event)
+  return status === undefined || event._tag === "CompanyRegistered"
+    ? Effect.succeed([])
+    : notification(envelope, event, eventType, { Status: status })
 }
 
 export const rule = WebhookRule.make<CompanyEnvelope>({ streamTypes: ["Company"], webhooks })
 
-export const actionEventType = "COMPANY_VERIFICATION_ACTION_REQUIRED"
-
 const actionNotifications = (envelope: CompanyEnvelope) => {
   const event = envelope.event
-  if (event._tag !== "CompanyKybActionRequired") return Effect.succeed([])
-  return Effect.map(metadataOf(event.companyId), (metadata) => {
-    const notification: Webhook = {
-      id: envelope.eventId,
-      partnerId: event.partnerId,
-      eventType: actionEventType,
-      data: {
-        CompanyId: event.companyId,
-        Status: "Unverified",
-        Requirement: event.requirement,
-        Metadata: metadata,
-        Timestamp: DateTime.formatIso(event.at),
-      },
-      position: envelope.globalPosition,
-    }
-    return [notification]
-  })
+  return event._tag === "CompanyKybActionRequired"
+    ? notification(envelope, event, actionEventType, { Status: "Unverified", Requirement: event.requirement })
+    : Effect.succeed([])
 }
 
 export const actionRule = WebhookRule.make<CompanyEnvelope>({

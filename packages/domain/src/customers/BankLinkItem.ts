@@ -20,39 +20,33 @@ import type { DateTime } from "effect"
 import { Schema } from "effect"
 import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { type DomainError, NotFound, RuleViolated } from "../kernel/DomainError.ts"
+import { eventsOf } from "../kernel/EventSchema.ts"
 import { BankAccountId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 
-const item = { itemId: Schema.String, partnerId: PartnerId, registrationId: RegistrationId }
+/** Every event of an item names it, whose it is, and the instant `at`. */
+const itemEvent = eventsOf({ itemId: Schema.String, partnerId: PartnerId, registrationId: RegistrationId })
 
 /** One of the customer's accounts, as the provider and partnerpay name it. */
 export const ItemAccount = Schema.Struct({ providerAccountId: Schema.String, bankAccountId: BankAccountId })
 export type ItemAccount = typeof ItemAccount.Type
 
 /** Accounts were linked through the item (the first time, or again after a repair). */
-export const BankLinkItemConnected = Schema.TaggedStruct("BankLinkItemConnected", {
-  ...item,
-  accounts: Schema.Array(ItemAccount),
-  at: Schema.DateTimeUtcFromString,
-})
+export const BankLinkItemConnected = itemEvent("BankLinkItemConnected", { accounts: Schema.Array(ItemAccount) })
 export type BankLinkItemConnected = typeof BankLinkItemConnected.Type
 
 /**
  * The bank needs the customer to link again (`reason`: the provider's code, e.g. ITEM_LOGIN_REQUIRED);
  * `bankAccountIds`: the item's accounts still linked, which cannot be debited until then.
  */
-export const BankLinkRepairRequested = Schema.TaggedStruct("BankLinkRepairRequested", {
-  ...item,
+export const BankLinkRepairRequested = itemEvent("BankLinkRepairRequested", {
   bankAccountIds: Schema.Array(BankAccountId),
   reason: Schema.String,
-  at: Schema.DateTimeUtcFromString,
 })
 export type BankLinkRepairRequested = typeof BankLinkRepairRequested.Type
 
 /** The customer revoked the provider's access to these accounts: they are to be unlinked. */
-export const BankLinkAccountsRevoked = Schema.TaggedStruct("BankLinkAccountsRevoked", {
-  ...item,
+export const BankLinkAccountsRevoked = itemEvent("BankLinkAccountsRevoked", {
   bankAccountIds: Schema.Array(BankAccountId),
-  at: Schema.DateTimeUtcFromString,
 })
 export type BankLinkAccountsRevoked = typeof BankLinkAccountsRevoked.Type
 

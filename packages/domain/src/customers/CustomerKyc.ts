@@ -107,41 +107,30 @@ const validateSession = (command: StartKyc | OpenBankLinkSession): ValidationFai
   return failIfAny(issues)
 }
 
-export const startKyc = (command: StartKyc, state: RegisteredCustomer): Decision<CustomerEvent> => {
-  const customer = identityOf(state)
-  if (state.kycStatus === "Verified") return illegal(state, command, "the customer's identity is already verified")
-  const invalid = validateSession(command)
-  if (invalid) return refuse(invalid)
-  if (state.linkSessions.includes(command.tokenId)) return nothing
-  const event: KycStarted = {
-    _tag: "KycStarted",
-    ...customer,
-    tokenId: command.tokenId,
-    expiration: command.expiration,
-    at: command.at,
-  }
-  return accept<CustomerEvent>(event)
-}
+export const startKyc = (command: StartKyc, state: RegisteredCustomer): Decision<CustomerEvent> =>
+  state.kycStatus === "Verified"
+    ? illegal(state, command, "the customer's identity is already verified")
+    : opened("KycStarted", command, state)
 
 export const openBankLinkSession = (
   command: OpenBankLinkSession,
   state: RegisteredCustomer,
+): Decision<CustomerEvent> =>
+  state.kycStatus !== "Verified"
+    ? illegal(state, command, "start identity verification (StartKyc) to open a bank-link session")
+    : opened("BankLinkSessionOpened", command, state)
+
+/** A KYC or bank-link session, once per token: the two are opened alike and share the customer's `linkSessions`. */
+const opened = (
+  _tag: (KycStarted | BankLinkSessionOpened)["_tag"],
+  command: StartKyc | OpenBankLinkSession,
+  state: RegisteredCustomer,
 ): Decision<CustomerEvent> => {
-  const customer = identityOf(state)
-  if (state.kycStatus !== "Verified") {
-    return illegal(state, command, "start identity verification (StartKyc) to open a bank-link session")
-  }
   const invalid = validateSession(command)
   if (invalid) return refuse(invalid)
   if (state.linkSessions.includes(command.tokenId)) return nothing
-  const event: BankLinkSessionOpened = {
-    _tag: "BankLinkSessionOpened",
-    ...customer,
-    tokenId: command.tokenId,
-    expiration: command.expiration,
-    at: command.at,
-  }
-  return accept<CustomerEvent>(event)
+  const { tokenId, expiration, at } = command
+  return accept<CustomerEvent>({ _tag, ...identityOf(state), tokenId, expiration, at })
 }
 
 export const recordKycResult = (command: RecordKycResult, state: RegisteredCustomer): Decision<CustomerEvent> => {

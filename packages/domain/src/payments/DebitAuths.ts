@@ -68,28 +68,22 @@ export const DebitAuthView = Schema.Struct({
 })
 export type DebitAuthView = typeof DebitAuthView.Type
 
-const viewOf = (doc: DebitAuthsProjection.DebitAuthDocument): DebitAuthView => ({
-  debitAuthId: doc.debitAuthId,
-  companyId: doc.companyId,
-  registrationId: doc.registrationId,
-  enabled: doc.status === "Active",
-  status: doc.status,
-  limit: doc.limit,
-  ...(doc.authorization === undefined ? {} : { authorization: doc.authorization }),
+/** The view of a debit authorization in `status`, from its read-model document or its state. */
+const viewOf = (
+  auth: Pick<DebitAuthView, "debitAuthId" | "companyId" | "registrationId" | "limit" | "authorization">,
+  status: DebitAuthView["status"],
+): DebitAuthView => ({
+  debitAuthId: auth.debitAuthId,
+  companyId: auth.companyId,
+  registrationId: auth.registrationId,
+  enabled: status === "Active",
+  status,
+  limit: auth.limit,
+  ...(auth.authorization === undefined ? {} : { authorization: auth.authorization }),
 })
 
 const viewOfState = (state: DebitAuth.State): Option.Option<DebitAuthView> =>
-  state._tag === "Initial"
-    ? Option.none()
-    : Option.some({
-        debitAuthId: state.debitAuthId,
-        companyId: state.companyId,
-        registrationId: state.registrationId,
-        enabled: state._tag === "Active",
-        status: state._tag,
-        limit: state.limit,
-        ...(state.authorization === undefined ? {} : { authorization: state.authorization }),
-      })
+  state._tag === "Initial" ? Option.none() : Option.some(viewOf(state, state._tag))
 
 /** Every authorization of the payer (all pages of the read model), oldest first. */
 const authorizationsOf = Traced.fn("DebitAuths.authorizationsOf")(function* (
@@ -280,7 +274,7 @@ export const list = Traced.fn("DebitAuths.list")(function* (partnerId: PartnerId
     Effect.map(
       UseCase.dieOnCorruptEvent(CommandHandler.load(Company.aggregate, doc.companyId)),
       ({ state }): DebitAuthListItem => ({
-        ...viewOf(doc),
+        ...viewOf(doc, doc.status),
         companyName: state._tag === "Initial" ? "" : state.profile.name,
       }),
     ),
@@ -309,5 +303,5 @@ export const forUser = Traced.fn("DebitAuths.forUser")(function* (
       `is required: the customer has ${docs.length} debit authorizations, one per company`,
     )
   }
-  return viewOf(first)
+  return viewOf(first, first.status)
 })

@@ -6,24 +6,21 @@
  * its items exactly.
  */
 import { Schema } from "effect"
+import { eventsOf } from "../kernel/EventSchema.ts"
 import { CompanyId, PartnerId, PayoutAccountId, PayoutId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
 import { LedgerEntry } from "./Ledger.ts"
 import { PayoutDirection } from "./PayoutEvents.ts"
 
+/** Every balance event names the company and its partner, and the instant `at`. */
+const balanceEvent = eventsOf({ companyId: CompanyId, partnerId: PartnerId })
+
 /** An entry became available in the company's balance (a settled transfer, a refund, a return...). */
-export const LedgerEntryRecorded = Schema.TaggedStruct("LedgerEntryRecorded", {
-  companyId: CompanyId,
-  partnerId: PartnerId,
-  entry: LedgerEntry,
-  at: Schema.DateTimeUtcFromString,
-})
+export const LedgerEntryRecorded = balanceEvent("LedgerEntryRecorded", { entry: LedgerEntry })
 export type LedgerEntryRecorded = typeof LedgerEntryRecorded.Type
 
 /** The available entries of one currency were taken by a payout (its items), to the payout account named. */
-export const BalancePaidOut = Schema.TaggedStruct("BalancePaidOut", {
-  companyId: CompanyId,
-  partnerId: PartnerId,
+export const BalancePaidOut = balanceEvent("BalancePaidOut", {
   payoutId: PayoutId,
   /** Absent: Credit. Debit: the items add up to a deficit, recovered from the payout account (`amount` is its size). */
   direction: Schema.optionalKey(PayoutDirection),
@@ -31,17 +28,13 @@ export const BalancePaidOut = Schema.TaggedStruct("BalancePaidOut", {
   items: Schema.Array(LedgerEntry),
   payoutAccountId: PayoutAccountId,
   accountNumberMasked: Schema.String,
-  at: Schema.DateTimeUtcFromString,
 })
 export type BalancePaidOut = typeof BalancePaidOut.Type
 
 /** A payout failed: its items are available again (and will be in the next payout). */
-export const PayoutItemsRestored = Schema.TaggedStruct("PayoutItemsRestored", {
-  companyId: CompanyId,
-  partnerId: PartnerId,
+export const PayoutItemsRestored = balanceEvent("PayoutItemsRestored", {
   payoutId: PayoutId,
   items: Schema.Array(LedgerEntry),
-  at: Schema.DateTimeUtcFromString,
 })
 export type PayoutItemsRestored = typeof PayoutItemsRestored.Type
 
@@ -49,12 +42,7 @@ export type PayoutItemsRestored = typeof PayoutItemsRestored.Type
  * A payout run found the available balance of `currency` negative (`deficit`, its size): the grace
  * period starts; a run after it debits the payout account for the deficit (a Debit payout).
  */
-export const BalanceDeficitObserved = Schema.TaggedStruct("BalanceDeficitObserved", {
-  companyId: CompanyId,
-  partnerId: PartnerId,
-  deficit: Money,
-  at: Schema.DateTimeUtcFromString,
-})
+export const BalanceDeficitObserved = balanceEvent("BalanceDeficitObserved", { deficit: Money })
 export type BalanceDeficitObserved = typeof BalanceDeficitObserved.Type
 
 /** Every event of a company's balance: the codec of its stream. */

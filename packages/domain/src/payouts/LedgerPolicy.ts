@@ -62,78 +62,84 @@ export const reactsTo: ReadonlyArray<Transfer.Event["_tag"]> = [
   "TransferRefunded",
 ]
 
+/** A policy carrying a payment request paid by card to its company's ledger: the entry `entryOf` derives, if any. */
+const fromPaidByCard = (
+  name: string,
+  entryOf: (
+    request: PaymentRequest.RequestDetails,
+    event: Extract<PaymentRequest.Event, { readonly _tag: "PaymentRequestPaidByCard" }>,
+  ) => Ledger.LedgerEntry | undefined,
+) =>
+  Policy.make({
+    name,
+    source: PaymentRequest.aggregate,
+    reactsTo: ["PaymentRequestPaidByCard"],
+    target: Balance.aggregate,
+    react: (event: PaymentRequest.Event, state: PaymentRequest.State) =>
+      event._tag !== "PaymentRequestPaidByCard" || state._tag === "Initial"
+        ? undefined
+        : record(state.request, entryOf(state.request, event), event.at),
+  })
+
 /** A payment request paid by card (`PaymentRequestPaidByCard`): the card payment's money reaches the ledger. */
-export const cardPolicy = Policy.make({
-  name: "a payment request paid by card reaches its company's ledger",
-  source: PaymentRequest.aggregate,
-  reactsTo: ["PaymentRequestPaidByCard"],
-  target: Balance.aggregate,
-  react: (event: PaymentRequest.Event, state: PaymentRequest.State) =>
-    event._tag !== "PaymentRequestPaidByCard" || state._tag === "Initial"
-      ? undefined
-      : record(state.request, Ledger.entryOfPaidByCard(state.request, event), event.at),
-})
+export const cardPolicy = fromPaidByCard(
+  "a payment request paid by card reaches its company's ledger",
+  Ledger.entryOfPaidByCard,
+)
 
 /** A payment request paid by card with a platform fee: the fee leaves the company's ledger beside the payment. */
-export const cardFeePolicy = Policy.make({
-  name: "a card payment's platform fee reaches its company's ledger",
-  source: PaymentRequest.aggregate,
-  reactsTo: ["PaymentRequestPaidByCard"],
-  target: Balance.aggregate,
-  react: (event: PaymentRequest.Event, state: PaymentRequest.State) =>
-    event._tag !== "PaymentRequestPaidByCard" || state._tag === "Initial"
-      ? undefined
-      : record(state.request, Ledger.cardFeeEntryOf(event), event.at),
-})
+export const cardFeePolicy = fromPaidByCard("a card payment's platform fee reaches its company's ledger", (_, event) =>
+  Ledger.cardFeeEntryOf(event),
+)
+
+/** A policy carrying a terminal card payment for a company (with a `companyId`) to its ledger: `entryOf`'s entry. */
+const fromTerminalCard = (
+  name: string,
+  entryOf: (event: Parameters<typeof Ledger.entryOfCardPayment>[0]) => Ledger.LedgerEntry | undefined,
+) =>
+  Policy.make({
+    name,
+    source: CardPayment.aggregate,
+    reactsTo: ["CardPaymentRegistered"],
+    target: Balance.aggregate,
+    react: (event: CardPayment.Event, _state: CardPayment.State) =>
+      event.companyId === undefined
+        ? undefined
+        : record({ companyId: event.companyId, partnerId: event.partnerId }, entryOf(event), event.at),
+  })
 
 /**
  * A terminal card payment registered for one of the partner's companies (`CardPaymentRegistered` with a
  * `companyId`): its amount reaches the company's ledger, available from the processor's availability
  * date as an in-app card payment's (absent: at once).
  */
-export const terminalCardPolicy = Policy.make({
-  name: "a terminal card payment for a company reaches its ledger",
-  source: CardPayment.aggregate,
-  reactsTo: ["CardPaymentRegistered"],
-  target: Balance.aggregate,
-  react: (event: CardPayment.Event, _state: CardPayment.State) =>
-    event.companyId === undefined
-      ? undefined
-      : record({ companyId: event.companyId, partnerId: event.partnerId }, Ledger.entryOfCardPayment(event), event.at),
-})
+export const terminalCardPolicy = fromTerminalCard(
+  "a terminal card payment for a company reaches its ledger",
+  Ledger.entryOfCardPayment,
+)
 
 /** A terminal card payment's platform fee (the partner's card schedule) leaves its company's ledger beside it. */
-export const terminalCardFeePolicy = Policy.make({
-  name: "a terminal card payment's platform fee reaches its company's ledger",
-  source: CardPayment.aggregate,
-  reactsTo: ["CardPaymentRegistered"],
-  target: Balance.aggregate,
-  react: (event: CardPayment.Event, _state: CardPayment.State) =>
-    event.companyId === undefined
-      ? undefined
-      : record(
-          { companyId: event.companyId, partnerId: event.partnerId },
-          Ledger.terminalCardFeeEntryOf(event),
-          event.at,
-        ),
-})
+export const terminalCardFeePolicy = fromTerminalCard(
+  "a terminal card payment's platform fee reaches its company's ledger",
+  Ledger.terminalCardFeeEntryOf,
+)
 
-const disputeReaction =
-  (entryOf: (event: CardDispute.Event) => Ledger.LedgerEntry | undefined) =>
-  (event: CardDispute.Event, _state: CardDispute.State) =>
-    record(event.dispute.payment, entryOf(event), event.at)
+/** A policy carrying a card dispute opened or closed to its company's ledger: the entry `entryOf` derives, if any. */
+const fromDispute = (name: string, entryOf: (event: CardDispute.Event) => Ledger.LedgerEntry | undefined) =>
+  Policy.make({
+    name,
+    source: CardDispute.aggregate,
+    reactsTo: ["CardDisputeOpened", "CardDisputeClosed"],
+    target: Balance.aggregate,
+    react: (event: CardDispute.Event, _state: CardDispute.State) =>
+      record(event.dispute.payment, entryOf(event), event.at),
+  })
 
 /**
  * A card dispute's amount reaches its company's ledger (`Ledger.disputeEntryOf`): opened, taken at once;
  * won, given back. The balance records each entry once.
  */
-export const disputePolicy = Policy.make({
-  name: "a card dispute's amount reaches its company's ledger",
-  source: CardDispute.aggregate,
-  reactsTo: ["CardDisputeOpened", "CardDisputeClosed"],
-  target: Balance.aggregate,
-  react: disputeReaction(Ledger.disputeEntryOf),
-})
+export const disputePolicy = fromDispute("a card dispute's amount reaches its company's ledger", Ledger.disputeEntryOf)
 
 /** A card refund's money reaches its company's ledger (`Ledger.cardRefundEntryOf`): taken when asked, back when failed. */
 export const cardRefundPolicy = Policy.make({
@@ -146,13 +152,10 @@ export const cardRefundPolicy = Policy.make({
 })
 
 /** A card dispute's fee reaches its company's ledger beside its amount (`Ledger.disputeFeeEntryOf`). */
-export const disputeFeePolicy = Policy.make({
-  name: "a card dispute's fee reaches its company's ledger",
-  source: CardDispute.aggregate,
-  reactsTo: ["CardDisputeOpened", "CardDisputeClosed"],
-  target: Balance.aggregate,
-  react: disputeReaction(Ledger.disputeFeeEntryOf),
-})
+export const disputeFeePolicy = fromDispute(
+  "a card dispute's fee reaches its company's ledger",
+  Ledger.disputeFeeEntryOf,
+)
 
 /**
  * A transfer's platform fee (a charity gift's) reaches its company's ledger beside the transfer's own

@@ -7,6 +7,7 @@
  */
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
+import { eventsOf } from "../kernel/EventSchema.ts"
 import { CompanyId, PartnerId, PayoutAccountId, PayoutId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
 import { LedgerEntry } from "./Ledger.ts"
@@ -23,9 +24,11 @@ export type PayoutStatus = typeof PayoutStatus.Type
 export const PayoutDirection = Schema.Literals(["Credit", "Debit"])
 export type PayoutDirection = typeof PayoutDirection.Type
 
+/** Every payout event names the payout, and the instant `at`. */
+const payoutEvent = eventsOf({ payoutId: PayoutId })
+
 /** A payout was created from the company's available balance; it is Pending until its movement's outcome. */
-export const PayoutCreated = Schema.TaggedStruct("PayoutCreated", {
-  payoutId: PayoutId,
+export const PayoutCreated = payoutEvent("PayoutCreated", {
   companyId: CompanyId,
   partnerId: PartnerId,
   /** Absent: Credit (every payout before deficits were recovered). A Debit's items add up to minus its amount. */
@@ -36,23 +39,15 @@ export const PayoutCreated = Schema.TaggedStruct("PayoutCreated", {
   accountNumberMasked: Schema.String,
   /** When the money is expected on the account: the next business day. */
   arrivalDate: CalendarDate,
-  at: Schema.DateTimeUtcFromString,
 })
 export type PayoutCreated = typeof PayoutCreated.Type
 
 /** The money-movement provider accepted the payout (idempotency key: the payout id) under its reference. */
-export const PayoutOriginated = Schema.TaggedStruct("PayoutOriginated", {
-  payoutId: PayoutId,
-  providerReference: Schema.String,
-  at: Schema.DateTimeUtcFromString,
-})
+export const PayoutOriginated = payoutEvent("PayoutOriginated", { providerReference: Schema.String })
 export type PayoutOriginated = typeof PayoutOriginated.Type
 
 /** The money reached the company's payout account. */
-export const PayoutPaid = Schema.TaggedStruct("PayoutPaid", {
-  payoutId: PayoutId,
-  at: Schema.DateTimeUtcFromString,
-})
+export const PayoutPaid = payoutEvent("PayoutPaid")
 export type PayoutPaid = typeof PayoutPaid.Type
 
 /**
@@ -61,44 +56,37 @@ export type PayoutPaid = typeof PayoutPaid.Type
  * `accountLevel`: the reason is the account itself (`CompanyPayoutAccount.isAccountLevel`): the
  * company's payout account becomes Errored (`PayoutAccountPolicy`).
  */
-export const PayoutFailed = Schema.TaggedStruct("PayoutFailed", {
-  payoutId: PayoutId,
+export const PayoutFailed = payoutEvent("PayoutFailed", {
   returnCode: Schema.optionalKey(Schema.String),
   reason: Schema.String,
   accountLevel: Schema.optionalKey(Schema.Literal(true)),
-  at: Schema.DateTimeUtcFromString,
 })
 export type PayoutFailed = typeof PayoutFailed.Type
 
 /** What an outage of the rail records: how many attempts failed, since when, and when to try again. */
 const outageFields = {
-  payoutId: PayoutId,
   failures: Schema.Int,
   firstFailedAt: Schema.DateTimeUtcFromString,
   retryAt: Schema.DateTimeUtcFromString,
   reason: Schema.String,
-  at: Schema.DateTimeUtcFromString,
 }
 
 /**
  * The rail could not be reached to originate the payout: it stays Pending and is tried again at
  * `retryAt` (`MovementAttempts.ts`), not at the next payout cycle.
  */
-export const PayoutOriginationDeferred = Schema.TaggedStruct("PayoutOriginationDeferred", outageFields)
+export const PayoutOriginationDeferred = payoutEvent("PayoutOriginationDeferred", outageFields)
 export type PayoutOriginationDeferred = typeof PayoutOriginationDeferred.Type
 
 /**
  * The rail could not be reached to ask where the originated payout stands: it stays Pending and its
  * status is asked again at `retryAt` (`MovementAttempts.ts`, the origination's backoff).
  */
-export const PayoutStatusDeferred = Schema.TaggedStruct("PayoutStatusDeferred", outageFields)
+export const PayoutStatusDeferred = payoutEvent("PayoutStatusDeferred", outageFields)
 export type PayoutStatusDeferred = typeof PayoutStatusDeferred.Type
 
 /** The rail answered the payout's status again after an outage: the outage is over, its backoff forgotten. */
-export const PayoutStatusResumed = Schema.TaggedStruct("PayoutStatusResumed", {
-  payoutId: PayoutId,
-  at: Schema.DateTimeUtcFromString,
-})
+export const PayoutStatusResumed = payoutEvent("PayoutStatusResumed")
 export type PayoutStatusResumed = typeof PayoutStatusResumed.Type
 
 /** Every event of a payout: the codec of its stream. */

@@ -7,7 +7,7 @@
  */
 import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import type { Projection } from "../infrastructure/ReadModel.ts"
+import { type Projection, perAggregate } from "../infrastructure/ReadModel.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import { Money } from "../kernel/Money.ts"
 import * as Ledger from "./Ledger.ts"
@@ -87,10 +87,8 @@ export const apply = (current: PayoutDocument | undefined, envelope: PayoutEnvel
 export const projection: Projection<PayoutDocument, PayoutEnvelope> = {
   collection,
   document: PayoutDocument,
-  streamTypes: ["Payout"],
-  ownedBy: "Payout",
+  ...perAggregate<PayoutEnvelope>("Payout", (event) => event.payoutId),
   creates: ["PayoutCreated"],
-  key: (envelope) => (envelope.streamType === "Payout" ? envelope.event.payoutId : undefined),
   apply,
   index: (doc) => ({
     partnerId: doc.partnerId,

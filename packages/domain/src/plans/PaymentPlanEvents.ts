@@ -6,18 +6,14 @@
  */
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
+import { eventsOf } from "../kernel/EventSchema.ts"
 import * as Ids from "../kernel/Ids.ts"
 import { Metadata } from "../kernel/Metadata.ts"
 import * as Money from "../kernel/Money.ts"
 import { PlanTerms } from "./PaymentPlanTerms.ts"
 
-/** The ids every plan event carries. */
-const planFields = {
-  paymentPlanId: Ids.PaymentPlanId,
-  partnerId: Ids.PartnerId,
-  companyId: Ids.CompanyId,
-  at: Schema.DateTimeUtcFromString,
-}
+/** Every plan event (but its creation, which spreads its terms) names the plan, the partner and the company, and `at`. */
+const planEvent = eventsOf({ paymentPlanId: Ids.PaymentPlanId, partnerId: Ids.PartnerId, companyId: Ids.CompanyId })
 
 /** The company created a plan with its terms; it is a Draft waiting for the payer's consent. */
 export const PaymentPlanCreated = Schema.TaggedStruct("PaymentPlanCreated", {
@@ -27,10 +23,7 @@ export const PaymentPlanCreated = Schema.TaggedStruct("PaymentPlanCreated", {
 export type PaymentPlanCreated = typeof PaymentPlanCreated.Type
 
 /** The plan learned (through the consent policy) that the payer accepted its consent. */
-export const PaymentPlanConsentAccepted = Schema.TaggedStruct("PaymentPlanConsentAccepted", {
-  ...planFields,
-  consentId: Ids.ConsentId,
-})
+export const PaymentPlanConsentAccepted = planEvent("PaymentPlanConsentAccepted", { consentId: Ids.ConsentId })
 export type PaymentPlanConsentAccepted = typeof PaymentPlanConsentAccepted.Type
 
 /** How a consent was withdrawn: declined while Pending, or revoked after acceptance. */
@@ -38,8 +31,7 @@ export const ConsentWithdrawal = Schema.Literals(["Declined", "Revoked"])
 export type ConsentWithdrawal = typeof ConsentWithdrawal.Type
 
 /** The plan learned that the payer declined or revoked its consent; it will never collect again. */
-export const PaymentPlanConsentWithdrawn = Schema.TaggedStruct("PaymentPlanConsentWithdrawn", {
-  ...planFields,
+export const PaymentPlanConsentWithdrawn = planEvent("PaymentPlanConsentWithdrawn", {
   consentId: Ids.ConsentId,
   withdrawal: ConsentWithdrawal,
 })
@@ -50,21 +42,15 @@ export type PaymentPlanConsentWithdrawn = typeof PaymentPlanConsentWithdrawn.Typ
  * dates that passed before this instant while the plan was not collecting
  * (Draft or Paused): they are never collected.
  */
-export const PaymentPlanActivated = Schema.TaggedStruct("PaymentPlanActivated", {
-  ...planFields,
-  skippedDueDates: Schema.Array(CalendarDate),
-})
+export const PaymentPlanActivated = planEvent("PaymentPlanActivated", { skippedDueDates: Schema.Array(CalendarDate) })
 export type PaymentPlanActivated = typeof PaymentPlanActivated.Type
 
 /** The company paused collection. */
-export const PaymentPlanPaused = Schema.TaggedStruct("PaymentPlanPaused", planFields)
+export const PaymentPlanPaused = planEvent("PaymentPlanPaused")
 export type PaymentPlanPaused = typeof PaymentPlanPaused.Type
 
 /** The company resumed collection; due dates that passed while paused are skipped, never collected. */
-export const PaymentPlanResumed = Schema.TaggedStruct("PaymentPlanResumed", {
-  ...planFields,
-  skippedDueDates: Schema.Array(CalendarDate),
-})
+export const PaymentPlanResumed = planEvent("PaymentPlanResumed", { skippedDueDates: Schema.Array(CalendarDate) })
 export type PaymentPlanResumed = typeof PaymentPlanResumed.Type
 
 /** Why a plan was cancelled: by the company, or because the payer withdrew consent. */
@@ -78,10 +64,7 @@ export const CancellationReason = Schema.Literals([
 export type CancellationReason = typeof CancellationReason.Type
 
 /** The plan stopped for good before its schedule ended. */
-export const PaymentPlanCancelled = Schema.TaggedStruct("PaymentPlanCancelled", {
-  ...planFields,
-  reason: CancellationReason,
-})
+export const PaymentPlanCancelled = planEvent("PaymentPlanCancelled", { reason: CancellationReason })
 export type PaymentPlanCancelled = typeof PaymentPlanCancelled.Type
 
 /**
@@ -89,8 +72,7 @@ export type PaymentPlanCancelled = typeof PaymentPlanCancelled.Type
  * 1-based, of the schedule), through a payment request or a transfer created
  * by the edge.
  */
-export const InstalmentCollected = Schema.TaggedStruct("InstalmentCollected", {
-  ...planFields,
+export const InstalmentCollected = planEvent("InstalmentCollected", {
   consentId: Ids.ConsentId,
   payerRegistrationId: Ids.RegistrationId,
   dueDate: CalendarDate,
@@ -107,14 +89,13 @@ export type InstalmentStatus = typeof InstalmentStatus.Type
 
 /** The fields naming one instalment and the transfer collecting it. */
 const instalmentFields = {
-  ...planFields,
   instalmentNumber: Schema.Number,
   dueDate: CalendarDate,
   transferId: Ids.TransferId,
 }
 
 /** The bank settled the transfer collecting an instalment: the money reached the company. */
-export const InstalmentSettled = Schema.TaggedStruct("InstalmentSettled", instalmentFields)
+export const InstalmentSettled = planEvent("InstalmentSettled", instalmentFields)
 export type InstalmentSettled = typeof InstalmentSettled.Type
 
 /**
@@ -122,7 +103,7 @@ export type InstalmentSettled = typeof InstalmentSettled.Type
  * "R01"). The instalment is not collected again: the plan goes on with its
  * next due date.
  */
-export const InstalmentFailed = Schema.TaggedStruct("InstalmentFailed", {
+export const InstalmentFailed = planEvent("InstalmentFailed", {
   ...instalmentFields,
   /** Absent when the rail refused the collection (or stayed unavailable): `reason` says why. */
   returnCode: Schema.optionalKey(Schema.String),
@@ -134,7 +115,7 @@ export type InstalmentFailed = typeof InstalmentFailed.Type
  * The settled transfer collecting an instalment came back after settlement (return code, e.g. "R10",
  * and its description): the instalment is Returned. It is not collected again.
  */
-export const InstalmentReturned = Schema.TaggedStruct("InstalmentReturned", {
+export const InstalmentReturned = planEvent("InstalmentReturned", {
   ...instalmentFields,
   returnCode: Schema.String,
   reason: Schema.String,
@@ -142,20 +123,14 @@ export const InstalmentReturned = Schema.TaggedStruct("InstalmentReturned", {
 export type InstalmentReturned = typeof InstalmentReturned.Type
 
 /** The schedule has no due date left: the plan is Completed. */
-export const PaymentPlanCompleted = Schema.TaggedStruct("PaymentPlanCompleted", {
-  ...planFields,
-  instalmentsCollected: Schema.Number,
-})
+export const PaymentPlanCompleted = planEvent("PaymentPlanCompleted", { instalmentsCollected: Schema.Number })
 export type PaymentPlanCompleted = typeof PaymentPlanCompleted.Type
 
-/** Every event of a payment plan; the codec of its stream. */
 /** The partner replaced the plan's metadata (`PUT /PaymentPlan/{id}/Metadata`); any status. */
-export const PaymentPlanMetadataSet = Schema.TaggedStruct("PaymentPlanMetadataSet", {
-  ...planFields,
-  metadata: Metadata,
-})
+export const PaymentPlanMetadataSet = planEvent("PaymentPlanMetadataSet", { metadata: Metadata })
 export type PaymentPlanMetadataSet = typeof PaymentPlanMetadataSet.Type
 
+/** Every event of a payment plan; the codec of its stream. */
 export const PaymentPlanEvent = Schema.Union([
   PaymentPlanCreated,
   PaymentPlanConsentAccepted,

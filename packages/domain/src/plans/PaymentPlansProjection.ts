@@ -15,7 +15,7 @@
  */
 import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
-import type { Projection } from "../infrastructure/ReadModel.ts"
+import { type Projection, perAggregate } from "../infrastructure/ReadModel.ts"
 import * as Tenancy from "../infrastructure/Tenancy.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import * as Ids from "../kernel/Ids.ts"
@@ -205,9 +205,7 @@ export const applyPlanEvent = (
 export const paymentPlans: Projection<PaymentPlanDocument, PaymentPlanEnvelope> = {
   collection: "payment_plans",
   document: PaymentPlanDocument,
-  streamTypes: ["PaymentPlan"],
-  ownedBy: "PaymentPlan",
-  key: (envelope) => planEvent(envelope)?.paymentPlanId,
+  ...perAggregate<PaymentPlanEnvelope>("PaymentPlan", (event) => event.paymentPlanId),
   apply: (current, envelope) => {
     const event = planEvent(envelope)
     return event === undefined ? current : applyPlanEvent(current, event)
@@ -241,9 +239,7 @@ export const isCollecting = (doc: PaymentPlanDocument): boolean =>
 export const duePlans: Projection<DuePlanDocument, PaymentPlanEnvelope> = {
   collection: "payment_plans_due",
   document: DuePlanDocument,
-  streamTypes: ["PaymentPlan"],
-  ownedBy: "PaymentPlan",
-  key: (envelope) => planEvent(envelope)?.paymentPlanId,
+  ...perAggregate<PaymentPlanEnvelope>("PaymentPlan", (event) => event.paymentPlanId),
   apply: (current, envelope) => {
     const event = planEvent(envelope)
     if (event === undefined) return current

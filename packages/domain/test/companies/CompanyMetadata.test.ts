@@ -27,7 +27,7 @@ const registeredDecision = Company.decide(
 )
 if (registeredDecision._tag === "Failure") throw new Error(registeredDecision.failure.message)
 const registered = registeredDecision.success[0]!
-const rejected = Company.CompanyRejected.make({ companyId, partnerId, status: "Rejected", at })
+const rejected = Company.CompanyRejected.make({ companyId, partnerId, at })
 
 const setMetadata = (
   metadata: Record<string, string>,

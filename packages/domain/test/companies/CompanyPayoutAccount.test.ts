@@ -29,7 +29,7 @@ const registeredDecision = Company.decide(
 )
 if (registeredDecision._tag === "Failure") throw new Error(registeredDecision.failure.message)
 const registered = registeredDecision.success[0]!
-const rejected = Company.CompanyRejected.make({ companyId, partnerId, status: "Rejected", at })
+const rejected = Company.CompanyRejected.make({ companyId, partnerId, at })
 
 const setAccount = (overrides: Partial<Company.SetPayoutAccount> = {}): Company.SetPayoutAccount => ({
   _tag: "SetPayoutAccount",
@@ -159,7 +159,6 @@ const accountErrored = CompanyEvents.PayoutAccountErrored.make({
   payoutId: "7b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a7a",
   returnCode: "R03",
   reason: "No account / unable to locate account",
-  status: "Errored",
   at: later,
 })
 

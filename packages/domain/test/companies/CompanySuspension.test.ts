@@ -28,7 +28,7 @@ const registeredDecision = Company.decide(
 )
 if (registeredDecision._tag === "Failure") throw new Error(registeredDecision.failure.message)
 const registered = registeredDecision.success[0]!
-const verified = CompanyEvents.CompanyVerified.make({ companyId, partnerId, status: "Verified", at })
+const verified = CompanyEvents.CompanyVerified.make({ companyId, partnerId, at })
 const suspension: Company.SuspendCompany = {
   _tag: "SuspendCompany",
   companyId,
@@ -38,7 +38,6 @@ const suspension: Company.SuspendCompany = {
 const suspended = CompanyEvents.CompanySuspended.make({
   companyId,
   partnerId,
-  status: "Suspended",
   reason: "Dwolla: customer_suspended",
   at: later,
 })
@@ -61,8 +60,8 @@ describe("a Suspended company", () => {
     spec
       .given([registered, verified, suspended])
       .when({ _tag: "CompleteKyb", companyId, outcome: "Verified", at: later })
-      .then([CompanyEvents.CompanyReactivated.make({ companyId, partnerId, status: "Verified", at: later })])
-    const reactivated = CompanyEvents.CompanyReactivated.make({ companyId, partnerId, status: "Verified", at: later })
+      .then([CompanyEvents.CompanyReactivated.make({ companyId, partnerId, at: later })])
+    const reactivated = CompanyEvents.CompanyReactivated.make({ companyId, partnerId, at: later })
     assert.strictEqual(
       Company.statusOf(fold(Company.aggregate, [registered, verified, suspended, reactivated])),
       "Verified",
@@ -79,7 +78,6 @@ describe("an Unverified company", () => {
         CompanyEvents.CompanyRejected.make({
           companyId,
           partnerId,
-          status: "Rejected",
           reason: "Dwolla: customer_suspended",
           at: later,
         }),
