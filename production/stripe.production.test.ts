@@ -16,7 +16,9 @@
 import { createHmac } from "node:crypto"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
 import { call, companyBody, freshDatabase, tempDir } from "../faults/support.ts"
+import * as PgDatabase from "../packages/adapters-pg/src/PgDatabase.ts"
 import * as FakeProvider from "../packages/app/test/providers/FakeProvider.ts"
 import * as StripeFake from "../packages/app/test/providers/StripeFake.ts"
 import { killAll, startService } from "../packages/app/test/support.ts"
@@ -77,8 +79,17 @@ const startStripeService = (label: string, extra: Record<string, string> = {}) =
       ),
     )
     cleanups.push(() => service.stop().then(() => undefined))
-    return { bridge, stripe, service }
+    return { bridge, stripe, service, database }
   })
+
+/** The payers' Stripe references as stored (`provider_funding_sources`). */
+const keptReferences = (url: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient
+    const rows = yield* sql<{ readonly funding_source: string }>`
+      SELECT funding_source FROM provider_funding_sources WHERE provider = 'Stripe'`
+    return rows.map((row) => row.funding_source)
+  }).pipe(Effect.provide(PgDatabase.layerPostgres(url, { maxConnections: 1 })), Effect.orDie)
 
 describe("production with the card processor on Stripe", () => {
   it.live(
@@ -261,7 +272,7 @@ describe("production with the card processor on Stripe", () => {
     "a payer's saved card pays in the app; a decline is 422 with Stripe's code; 3-D Secure is answered and completed by Stripe's webhook; a refund Stripe could not take is retried",
     () =>
       Effect.gen(function* () {
-        const { bridge, stripe, service } = yield* startStripeService("stripe_payer", {
+        const { bridge, stripe, service, database } = yield* startStripeService("stripe_payer", {
           PARTNERPAY_CARD_REFUND_RETRY_MS: "200",
         })
         const base = service.url
@@ -379,6 +390,12 @@ describe("production with the card processor on Stripe", () => {
         const authenticating = yield* saveCard("3155")
         const listed = yield* ask("GET", `/Payment/CardPaymentMethods/${registrationId}`, payerToken)
         for (const id of [plain, declining, authenticating]) assert.include(listed.text, id)
+        // The payer's Stripe customer is kept sealed with the payer (docs/decisions.md): not in clear.
+        const customerId = [...stripe.state.setupIntents.values()].map((intent) => String(intent.customer))[0]
+        const kept = yield* keptReferences(database.url)
+        assert.lengthOf(kept, 1)
+        assert.isTrue(kept[0]?.startsWith("sealed:"))
+        assert.notInclude(kept[0], String(customerId))
 
         const request = (value: number) =>
           Effect.map(

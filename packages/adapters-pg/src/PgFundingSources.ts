@@ -4,7 +4,8 @@
  * account id, a linked bank account id), `keep` a new one (the first kept
  * wins: two instances making one at once end with the same), and the
  * provider's customer of a company (its KYB submission, from the companies
- * read model).
+ * read model). A payer's references are kept sealed by the caller
+ * (`DwollaStore`); `reseal` rewrites one kept in clear before.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -31,6 +32,19 @@ export const keep = (provider: string, ownerId: string, fundingSource: string) =
     Effect.andThen(find(provider, ownerId)),
     Effect.map((kept) => kept ?? fundingSource),
   )
+
+/**
+ * Replaces the clear `clear` of `ownerId` by `sealed` (a row written before the payers' references were
+ * sealed, rewritten at its first read); a row changed meanwhile is left alone.
+ */
+export const reseal = (provider: string, ownerId: string, clear: string, sealed: string) =>
+  Effect.flatMap(
+    Effect.all([SqlClient, PartnerScope.current]),
+    ([sql, partner]) => sql`
+      UPDATE provider_funding_sources SET funding_source = ${sealed}
+      WHERE provider = ${provider} AND owner_id = ${ownerId} AND funding_source = ${clear}
+        ${PartnerScope.and(sql, partner)}`,
+  ).pipe(Effect.asVoid)
 
 /** The KYB provider's reference (Dwolla: the customer id) of a company, if submitted. */
 export const kybSubmissionOf = (companyId: string) =>

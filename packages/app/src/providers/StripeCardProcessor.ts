@@ -4,10 +4,11 @@
  * the official `stripe` SDK (`StripeClient.ts`). docs/providers.md, "Stripe".
  *
  * - A payer is a Stripe Customer, made on first need (`customers.create`,
- *   Idempotency-Key `partnerpay-customer-<registrationId>`) and kept with the
- *   payer in the providers' store as the Dwolla customers are
+ *   Idempotency-Key `partnerpay-customer-<registrationId>`) and kept sealed
+ *   with the payer in the providers' store as the Dwolla customers are
  *   (`DwollaStore`: `provider_funding_sources`, provider `Stripe`, owner
- *   `payer:<registrationId>`; the first kept wins).
+ *   `payer:<registrationId>`, sealed for `customer:<registrationId>`, so the
+ *   payer's erasure makes it unreadable; the first kept wins).
  * - Saved cards (`listCardMethods`) are the customer's card PaymentMethods
  *   (`customers.listPaymentMethods`, type `card`); a payer without a customer
  *   has none (no call). A card is added by the app through a SetupIntent
