@@ -12,6 +12,10 @@
  * Refund keyed by the refund id; a dispute opened by Stripe's signed webhook
  * (its amount and fee out of the balance; a forged one refused, a replay
  * changing nothing) and lost; a second payment's dispute won (the money back).
+ * Then a payout that waits for the card money's availability: with a card fee
+ * and a payout account, a payment available at once is paid out (net of its fee)
+ * while a payment Stripe makes available a few seconds later stays pending; the
+ * first payout cycle after its date pays it out, net of its fee.
  */
 import { createHmac } from "node:crypto"
 import { afterAll, assert, describe, it } from "@effect/vitest"
@@ -470,6 +474,163 @@ describe("production with the card processor on Stripe", () => {
         const rest = yield* ask("POST", `/Transaction/${paid}/Refund`, partnerToken, {})
         assert.strictEqual((rest.body as { status: string }).status, "Completed", rest.text)
         assert.deepStrictEqual(yield* statusOf(paid), { status: "Refunded", refunded: 3_000 })
+      }).pipe(Effect.scoped),
+    180_000,
+  )
+  it.live(
+    "a payout waits for the card money's availability date: none takes it before, the next cycle after pays it out net of the fee",
+    () =>
+      Effect.gen(function* () {
+        // The bank rail on its own bridge (its `status` is not the KYB bridge's): payouts originated, Settled.
+        const bank = yield* FakeProvider.start()
+        bank.script("payouts", [
+          { status: 200, body: { providerReference: "bank-payout-1" } },
+          { status: 200, body: { providerReference: "bank-payout-2" } },
+        ])
+        bank.script("status", [{ status: 200, body: { status: "Settled" } }])
+        const { stripe, service } = yield* startStripeService("stripe_payout", {
+          PARTNERPAY_PROVIDER_MONEY_MOVEMENT_URL: bank.url,
+          PARTNERPAY_PROVIDER_MONEY_MOVEMENT_SECRET: Redacted.value(bank.secret),
+          // A company's available balance is paid out every second (never below 1.00 USD).
+          PARTNERPAY_PAYOUT_INTERVAL_MS: "1000",
+          // The payout workers look for work every 200 ms (production: as often as the bank rail is polled).
+          PARTNERPAY_MONEY_MOVEMENT_POLL_MS: "200",
+        })
+        const base = service.url
+        const ask = (method: string, path: string, token: string, body?: unknown) =>
+          Effect.promise(() => call(base, method, path, { token, ...(body === undefined ? {} : { body }) })).pipe(
+            Effect.map((answer) => {
+              assert.strictEqual(answer.status, 200, `${method} ${path}: ${answer.text}`)
+              return answer
+            }),
+          )
+        const partner = yield* Effect.promise(() =>
+          call(base, "POST", "/admin/partners", { token: adminToken, body: { name: "Acme" } }),
+        )
+        assert.strictEqual(partner.status, 201, partner.text)
+        const { partnerId, clientId, clientSecret } = partner.body as {
+          partnerId: string
+          clientId: string
+          clientSecret: string
+        }
+        // The operator's card fee: 2% + 0.30 a payment (1.30 of 50.00, 1.10 of 40.00).
+        yield* ask("PUT", `/admin/partners/${partnerId}/fees/Card`, adminToken, {
+          percentageBasisPoints: 200,
+          fixed: { value: 0.3, currencyCode: "USD" },
+        })
+        const token = yield* Effect.promise(() =>
+          call(base, "POST", "/auth/token", { body: { ClientId: clientId, ClientSecret: clientSecret } }),
+        )
+        const partnerToken = (token.body as { AccessToken: string }).AccessToken
+        const registered = yield* ask(
+          "POST",
+          "/Company/Create",
+          partnerToken,
+          companyBody({ companyReferenceId: "payout-walk" }),
+        )
+        const companyId = (registered.body as { companyId: string }).companyId
+        let status: string | undefined
+        for (let attempt = 0; attempt < 400 && status !== "Verified"; attempt++) {
+          const answer = yield* ask("GET", `/company/status?companyId=${companyId}`, partnerToken)
+          status = (answer.body as { Status: string }).Status
+          if (status !== "Verified") yield* Effect.sleep("50 millis")
+        }
+        assert.strictEqual(status, "Verified")
+        yield* ask("PUT", `/Company/${companyId}/PayoutAccount`, partnerToken, {
+          accountHolderName: "Walk Plumbing LLC",
+          routingNumber: "011000015",
+          accountNumber: "123456789",
+          accountType: "Checking",
+        })
+
+        const terminal = (intentId: string, value: number) =>
+          Effect.map(
+            ask("POST", "/cardpayment", partnerToken, {
+              merchantId: companyId,
+              amount: { value, currencyCode: "USD" },
+              last4: "4242",
+              brand: "visa",
+              externalReference: intentId,
+            }),
+            (answer) => (answer.body as { cardPaymentId: string }).cardPaymentId,
+          )
+        // A payment whose money Stripe makes available in 8 seconds, then one available at once.
+        const waiting = stripe.terminalPayment(4_000, "usd", 8)
+        const transaction = stripe.state.charges.get(String(waiting.latest_charge))?.balance_transaction
+        if (typeof transaction !== "object" || transaction === null) return assert.fail("no balance transaction")
+        const availableOn = transaction.available_on * 1000
+        const waitingId = yield* terminal(waiting.id, 40)
+        const readyId = yield* terminal(stripe.terminalPayment(5_000, "usd", 0).id, 50)
+
+        type Payout = { payoutId: string; createdAt: string; amount: { value: number }; status: string }
+        const payouts = () =>
+          Effect.map(ask("GET", `/Payouts?companyId=${companyId}`, partnerToken), (answer) =>
+            [...(answer.body as { data: ReadonlyArray<Payout> }).data].reverse(),
+          )
+        const itemsOf = (payoutId: string) =>
+          Effect.map(ask("GET", `/Payouts/${payoutId}/Items`, partnerToken), (answer) =>
+            (answer.body as { data: ReadonlyArray<{ itemId: string; amount: { value: number } }> }).data.map(
+              (item) => [item.itemId, Math.round(item.amount.value * 100)] as const,
+            ),
+          )
+        const until = (count: number) =>
+          Effect.gen(function* () {
+            let found = yield* payouts()
+            for (let attempt = 0; attempt < 600 && found.length < count; attempt++) {
+              yield* Effect.sleep("50 millis")
+              found = yield* payouts()
+            }
+            assert.isAtLeast(found.length, count, "no payout")
+            return found
+          })
+
+        // The first cycle pays out what is available: the ready payment net of its fee, not the waiting one.
+        const [first] = yield* until(1)
+        assert.isBelow(
+          Date.parse(String(first?.createdAt)),
+          availableOn,
+          "the first payout came after the availability date: the machine is too slow for this walk",
+        )
+        assert.deepStrictEqual(yield* itemsOf(String(first?.payoutId)), [
+          [`${readyId}:card`, 5_000],
+          [`${readyId}:fee`, -130],
+        ])
+        assert.strictEqual(Math.round(Number(first?.amount.value) * 100), 4_870)
+        // Before its date (when the answers came before it), the waiting payment's money is pending (net of
+        // its fee) and no other payout took it.
+        const before = yield* ask("GET", `/Company/${companyId}/Balance`, partnerToken)
+        const listedBefore = yield* payouts()
+        if (Date.now() < availableOn) {
+          const { available, pending } = before.body as { available: { value: number }; pending: { value: number } }
+          assert.strictEqual(Math.round(available.value * 100), 0, before.text)
+          assert.strictEqual(Math.round(pending.value * 100), 4_000 - 110, before.text)
+          assert.lengthOf(listedBefore, 1)
+        }
+
+        // Once the date has passed, the next cycle pays the waiting payment out, net of its fee.
+        const [, second] = yield* until(2)
+        assert.isAtLeast(Date.parse(String(second?.createdAt)), availableOn)
+        assert.deepStrictEqual(yield* itemsOf(String(second?.payoutId)), [
+          [`${waitingId}:card`, 4_000],
+          [`${waitingId}:fee`, -110],
+        ])
+        assert.strictEqual(Math.round(Number(second?.amount.value) * 100), 3_890)
+        // Both went to the bank rail for their net amounts, keyed by their payout ids; nothing left.
+        const originated = () => bank.received().filter((received) => received.operation === "payouts")
+        for (let attempt = 0; attempt < 400 && originated().length < 2; attempt++) yield* Effect.sleep("50 millis")
+        assert.deepStrictEqual(
+          originated().map((received) => {
+            const body = received.body as { idempotencyKey: string; amount: { minorUnits: number } }
+            return [body.idempotencyKey, body.amount.minorUnits]
+          }),
+          [
+            [first?.payoutId, 4_870],
+            [second?.payoutId, 3_890],
+          ],
+        )
+        const after = yield* ask("GET", `/Company/${companyId}/Balance`, partnerToken)
+        const { available, pending } = after.body as { available: { value: number }; pending: { value: number } }
+        assert.deepStrictEqual([available.value, pending.value], [0, 0], after.text)
       }).pipe(Effect.scoped),
     180_000,
   )

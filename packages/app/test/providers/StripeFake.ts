@@ -9,7 +9,7 @@
  * State: customers, card PaymentMethods (attached by the test, as the app's
  * SetupIntent would), SetupIntents, PaymentIntents and their charges and
  * balance transactions (available one settlement cycle, `availableAfterSeconds`,
- * after creation), refunds; an Idempotency-Key asked again answers the first
+ * after creation, or as `terminalPayment` is told), refunds; an Idempotency-Key asked again answers the first
  * answer (Stripe's own rule). Card magic values (the sandbox's and Stripe's
  * test cards): last4 `0002` declines (`card_declined` / `generic_decline`),
  * `9995` declines `insufficient_funds`, `3155` needs authentication (off
@@ -57,8 +57,11 @@ export interface StripeFake {
   readonly requests: () => ReadonlyArray<RecordedRequest>
   /** A card PaymentMethod attached to `customer` (what a confirmed SetupIntent leaves). */
   readonly attachCard: (customer: string, last4: string, brand?: string) => Stripe.PaymentMethod
-  /** A succeeded PaymentIntent made elsewhere (a terminal), for POST /cardpayment. */
-  readonly terminalPayment: (amount: number, currency: string) => Stripe.PaymentIntent
+  /**
+   * A succeeded PaymentIntent made elsewhere (a terminal), for POST /cardpayment; its money available
+   * `availableAfter` seconds after creation (default `availableAfterSeconds`; 0: at once).
+   */
+  readonly terminalPayment: (amount: number, currency: string, availableAfter?: number) => Stripe.PaymentIntent
   /** The next refunds answer this status (Stripe's `pending`: decided later, by its webhook). */
   readonly refundStatus: (status: "succeeded" | "pending" | "failed") => void
   readonly failNext: (kind: "500") => void
@@ -139,15 +142,18 @@ export const start = (): Effect.Effect<StripeFake, never, Scope.Scope> =>
       }
       const now = () => Math.floor(Date.now() / 1000)
 
-      const makeCharge = (intent: { id: string; amount: number; currency: string; metadata: Json }) => {
+      const makeCharge = (
+        intent: { id: string; amount: number; currency: string; metadata: Json },
+        availableAfter = availableAfterSeconds,
+      ) => {
         const transaction: Stripe.BalanceTransaction = {
           ...example<Stripe.BalanceTransaction>("balance_transaction"),
           id: nextId("txn"),
           amount: intent.amount,
           currency: intent.currency,
           created: now(),
-          available_on: now() + availableAfterSeconds,
-          status: "pending",
+          available_on: now() + availableAfter,
+          status: availableAfter <= 0 ? "available" : "pending",
         }
         const charge: Stripe.Charge = {
           ...example<Stripe.Charge>("charge"),
@@ -422,9 +428,9 @@ export const start = (): Effect.Effect<StripeFake, never, Scope.Scope> =>
           state.paymentMethods.set(method.id, method)
           return method
         },
-        terminalPayment: (amount, currency) => {
+        terminalPayment: (amount, currency, availableAfter) => {
           const id = nextId("pi")
-          const charge = makeCharge({ id, amount, currency, metadata: {} })
+          const charge = makeCharge({ id, amount, currency, metadata: {} }, availableAfter)
           const intent: Stripe.PaymentIntent = {
             ...example<Stripe.PaymentIntent>("payment_intent"),
             id,
