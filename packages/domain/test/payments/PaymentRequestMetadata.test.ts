@@ -10,12 +10,12 @@ import type { PartnerId } from "../../src/kernel/Ids.ts"
 import * as PaymentRequest from "../../src/payments/PaymentRequest.ts"
 import { PaymentRequestCreated, PaymentRequestMetadataSet } from "../../src/payments/PaymentRequestEvents.ts"
 import { DeciderSpecification } from "../../src/testing/index.ts"
-import * as Fixtures from "../fixtures/PaymentRequestFixtures.ts"
+import * as PaymentRequestFixtures from "../fixtures/PaymentRequestFixtures.ts"
 
 const spec = DeciderSpecification.forAggregate(PaymentRequest.aggregate)
 
 const later = DateTime.makeUnsafe("2026-03-02T10:00:00.000Z")
-const otherPartnerId = Fixtures.id(60) as PartnerId
+const otherPartnerId = PaymentRequestFixtures.id(60) as PartnerId
 const tooLongKey = "k".repeat(41)
 
 const setMetadata = (
@@ -23,14 +23,14 @@ const setMetadata = (
   overrides: Partial<PaymentRequest.SetPaymentRequestMetadata> = {},
 ): PaymentRequest.SetPaymentRequestMetadata => ({
   _tag: "SetPaymentRequestMetadata",
-  paymentRequestId: Fixtures.paymentRequestId,
-  partnerId: Fixtures.partnerId,
+  paymentRequestId: PaymentRequestFixtures.paymentRequestId,
+  partnerId: PaymentRequestFixtures.partnerId,
   metadata,
   at: later,
   ...overrides,
 })
 const metadataSet = (metadata: Record<string, string>) =>
-  PaymentRequestMetadataSet.make({ paymentRequestId: Fixtures.paymentRequestId, metadata, at: later })
+  PaymentRequestMetadataSet.make({ paymentRequestId: PaymentRequestFixtures.paymentRequestId, metadata, at: later })
 
 describe("no payment request yet", () => {
   it("setting metadata is refused: the request is not found", () => {
@@ -42,13 +42,13 @@ describe("no payment request yet", () => {
   it("created with metadata: the creation records it", () => {
     spec
       .given([])
-      .when({ ...Fixtures.create, metadata: { invoice: "42" } })
-      .then([PaymentRequestCreated.make({ ...Fixtures.created, metadata: { invoice: "42" } })])
+      .when({ ...PaymentRequestFixtures.create, metadata: { invoice: "42" } })
+      .then([PaymentRequestCreated.make({ ...PaymentRequestFixtures.created, metadata: { invoice: "42" } })])
   })
   it("created with metadata that breaks the rules: refused, naming the metadata key", () => {
     const failure = spec
       .given([])
-      .when({ ...Fixtures.create, metadata: { [tooLongKey]: "v" } })
+      .when({ ...PaymentRequestFixtures.create, metadata: { [tooLongKey]: "v" } })
       .thenFails({ _tag: "ValidationFailed" }) as { readonly issues: ReadonlyArray<{ readonly field: string }> }
     assert.deepStrictEqual(
       failure.issues.map((issue) => issue.field),
@@ -60,22 +60,22 @@ describe("no payment request yet", () => {
 describe("a Pending payment request", () => {
   it("metadata set: recorded, replacing the request's metadata whole", () => {
     spec
-      .given([Fixtures.created])
+      .given([PaymentRequestFixtures.created])
       .when(setMetadata({ region: "west" }))
       .then([metadataSet({ region: "west" })])
   })
   it("the same metadata set again: nothing recorded", () => {
     spec
-      .given([Fixtures.created, metadataSet({ region: "west" })])
+      .given([PaymentRequestFixtures.created, metadataSet({ region: "west" })])
       .when(setMetadata({ region: "west" }))
       .thenNothingHappens()
   })
   it("no metadata set on a request without metadata: nothing recorded", () => {
-    spec.given([Fixtures.created]).when(setMetadata({})).thenNothingHappens()
+    spec.given([PaymentRequestFixtures.created]).when(setMetadata({})).thenNothingHappens()
   })
   it("metadata that breaks the rules: refused, naming the metadata key", () => {
     const failure = spec
-      .given([Fixtures.created])
+      .given([PaymentRequestFixtures.created])
       .when(setMetadata({ [tooLongKey]: "v" }))
       .thenFails({ _tag: "ValidationFailed" }) as { readonly issues: ReadonlyArray<{ readonly field: string }> }
     assert.deepStrictEqual(
@@ -85,7 +85,7 @@ describe("a Pending payment request", () => {
   })
   it("another partner's metadata: refused as not found", () => {
     spec
-      .given([Fixtures.created])
+      .given([PaymentRequestFixtures.created])
       .when(setMetadata({ a: "b" }, { partnerId: otherPartnerId }))
       .thenFails({ _tag: "NotFound" })
   })
