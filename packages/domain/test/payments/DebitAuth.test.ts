@@ -399,3 +399,61 @@ describe("properties of debit authorizations", () => {
     )
   })
 })
+
+describe("a debit authorization the payer gives through a request", () => {
+  const client = { ipAddress: "203.0.113.9", userAgent: "payer-app/2.0" }
+  const evidence = (when: DateTime.Utc) => ({
+    acceptedAt: when,
+    ...client,
+    text: "I authorize the company named to debit my linked bank account for its payment requests, each up to the limit I set, until I disable or change this authorization.",
+    textVersion: "debit-authorization/2026-11-28",
+  })
+  const setThrough = { ...set(), client }
+  const wasSetThrough = DebitAuth.DebitAuthSet.make({ ...parties, authorization: evidence(at), limit: usd(50_000), at })
+  const latestEvidence = (state: DebitAuth.State) => (state._tag === "Initial" ? undefined : state.authorization)
+
+  it("set records the payer's evidence: when, the client, the text and its version", () => {
+    spec.given([]).when(setThrough).then([wasSetThrough])
+  })
+  it("a limit change records the payer's new evidence, which the authorization then holds", () => {
+    const update: DebitAuth.UpdateDebitAuthLimit = {
+      _tag: "UpdateDebitAuthLimit",
+      limit: usd(60_000),
+      client,
+      at: later,
+    }
+    spec
+      .given([wasSetThrough])
+      .when(update)
+      .then([
+        DebitAuth.DebitAuthLimitUpdated.make({
+          ...parties,
+          authorization: evidence(later),
+          previousLimit: usd(50_000),
+          limit: usd(60_000),
+          at: later,
+        }),
+      ])
+    spec
+      .given([wasSetThrough])
+      .when(update)
+      .thenState((state) => assert.deepStrictEqual(latestEvidence(state), evidence(later)))
+  })
+  it("enabling records the payer's evidence, which the authorization then holds", () => {
+    const enable: DebitAuth.EnableDebitAuth = { _tag: "EnableDebitAuth", client, at: later }
+    spec
+      .given([wasSetThrough, wasDisabled])
+      .when(enable)
+      .then([DebitAuth.DebitAuthEnabled.make({ ...parties, authorization: evidence(later), at: later })])
+    spec
+      .given([wasSetThrough, wasDisabled])
+      .when(enable)
+      .thenState((state) => assert.deepStrictEqual(latestEvidence(state), evidence(later)))
+  })
+  it("the evidence of the latest authorization is kept when the authorization is disabled", () => {
+    spec
+      .given([wasSetThrough])
+      .when({ _tag: "DisableDebitAuth", at: later })
+      .thenState((state) => assert.deepStrictEqual(latestEvidence(state), evidence(at)))
+  })
+})
