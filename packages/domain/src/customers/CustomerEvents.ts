@@ -29,21 +29,23 @@ export const PhoneNumber = Schema.String.check(
 )
 export const LastFour = Schema.String.check(Schema.isPattern(lastFourPattern, { message: "must be exactly 4 digits" }))
 
-/** Which kind of message a customer receives on which channel (spec 2.13). */
 /** A customer's identity verification status, as clients read it. */
 export const KycStatus = Schema.Literals(["NotStarted", "Pending", "Verified", "Rejected"])
 export type KycStatus = typeof KycStatus.Type
 
-export const NotificationPreferences = Schema.Struct({
-  newsEmail: Schema.Boolean,
-  newsPush: Schema.Boolean,
-  overdraftWarningsEmail: Schema.Boolean,
-  overdraftWarningsPush: Schema.Boolean,
-  paymentStatusEmail: Schema.Boolean,
-  paymentStatusPush: Schema.Boolean,
-  paymentDueEmail: Schema.Boolean,
-  paymentDuePush: Schema.Boolean,
-})
+/** The kinds of message a customer chooses to receive or not (spec 2.13), each by e-mail and by push. */
+export const messageKinds = ["news", "overdraftWarnings", "paymentStatus", "paymentDue"] as const
+export const preferenceChannels = ["Email", "Push"] as const
+
+/** One switch per kind of message and channel: `newsEmail`, `newsPush`, ... `paymentDuePush`. */
+export type PreferenceSwitch = `${(typeof messageKinds)[number]}${(typeof preferenceChannels)[number]}`
+
+/** The eight switches of spec 2.13, kind by kind (e-mail, then push). */
+export const NotificationPreferences = Schema.Struct(
+  Object.fromEntries(
+    messageKinds.flatMap((kind) => preferenceChannels.map((channel) => [`${kind}${channel}`, Schema.Boolean])),
+  ) as { readonly [Switch in PreferenceSwitch]: typeof Schema.Boolean },
+)
 export type NotificationPreferences = typeof NotificationPreferences.Type
 
 /**
