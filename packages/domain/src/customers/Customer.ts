@@ -34,7 +34,7 @@ import { entity, failIfAny, type Issues, pattern, phoneMessage } from "./Custome
 import {
   type CustomerEvent,
   CustomerEvent as CustomerEventSchema,
-  type CustomerRegistered,
+  CustomerRegistered,
   e164Pattern,
 } from "./CustomerEvents.ts"
 import * as CustomerKyc from "./CustomerKyc.ts"
@@ -112,14 +112,8 @@ const register = (command: RegisterCustomer, state: State): Decision<Event> => {
   pattern(issues, "phoneNumber", command.phoneNumber, e164Pattern, phoneMessage)
   const invalid = failIfAny(issues)
   if (invalid) return refuse(invalid)
-  const event: CustomerRegistered = {
-    _tag: "CustomerRegistered",
-    registrationId: command.registrationId,
-    partnerId: command.partnerId,
-    phoneNumber: command.phoneNumber,
-    at: command.at,
-  }
-  return accept<CustomerEvent>(event)
+  const { registrationId, partnerId, phoneNumber, at } = command
+  return accept<CustomerEvent>(CustomerRegistered.make({ registrationId, partnerId, phoneNumber, at }))
 }
 
 /** Every command of a registered customer, each to the function of its responsibility's module. */
@@ -150,7 +144,7 @@ export const decide = (command: Command, state: State): Decision<Event> => {
 // ---------------------------------------------------------------------------
 
 /** Every event of a registered customer. */
-const evolveRegistered = byEvent<Exclude<Event, CustomerRegistered>, RegisteredCustomer>({
+const evolveRegistered = byEvent<Exclude<Event, { readonly _tag: "CustomerRegistered" }>, RegisteredCustomer>({
   KycStarted: (state, event) => ({
     ...state,
     kycStatus: "Pending",

@@ -167,19 +167,3 @@ export const {
   BankAccountUnusable,
   AutoPayRevoked,
 } = CustomerEvent.cases
-
-/** Each customer event's type, by its schema's name. */
-export type CustomerRegistered = typeof CustomerRegistered.Type
-export type KycStarted = typeof KycStarted.Type
-export type KycVerified = typeof KycVerified.Type
-export type KycRejected = typeof KycRejected.Type
-export type BankLinkSessionOpened = typeof BankLinkSessionOpened.Type
-export type BankAccountsLinked = typeof BankAccountsLinked.Type
-export type BankAccountUnlinked = typeof BankAccountUnlinked.Type
-export type NotificationPreferencesUpdated = typeof NotificationPreferencesUpdated.Type
-export type PushTokenRegistered = typeof PushTokenRegistered.Type
-export type PushTokenRemoved = typeof PushTokenRemoved.Type
-export type CardPaymentMethodSaved = typeof CardPaymentMethodSaved.Type
-export type DefaultBankAccountSet = typeof DefaultBankAccountSet.Type
-export type BankAccountUnusable = typeof BankAccountUnusable.Type
-export type AutoPayRevoked = typeof AutoPayRevoked.Type

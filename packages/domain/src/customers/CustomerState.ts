@@ -2,11 +2,9 @@
  * The Customer aggregate's state, the limits its decider keeps, and the
  * queries read models, use cases and other areas ask of it (is the customer
  * the partner's, which bank accounts are linked...). The decider itself is
- * `Customer.ts`; the state's JSON form for snapshots is `CustomerSnapshot.ts`.
+ * `Customer.ts`; the state's shape is its snapshots' schema, `CustomerSnapshot.ts`.
  */
-import type { DateTime } from "effect"
-import type { AuthorizationEvidence } from "../kernel/AuthorizationEvidence.ts"
-import type { BankAccountId, CompanyId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import type { BankAccountId, PartnerId } from "../kernel/Ids.ts"
 import type {
   CardPaymentMethod,
   KycStatus,
@@ -14,6 +12,7 @@ import type {
   NotificationPreferences,
   PersonalData,
 } from "./CustomerEvents.ts"
+import type * as CustomerSnapshot from "./CustomerSnapshot.ts"
 
 // ---------------------------------------------------------------------------
 // Policies
@@ -47,44 +46,14 @@ export const maxTextLength = 255
 // ---------------------------------------------------------------------------
 
 /** A bank account known to the customer; `linked` is false once removed. */
-export interface BankAccount extends LinkedBankAccount {
-  readonly linked: boolean
-}
+export type BankAccount = typeof CustomerSnapshot.BankAccount.Type
 
-export interface PushToken {
-  readonly token: string
-  readonly expireAt: DateTime.Utc
-}
+export type PushToken = typeof CustomerSnapshot.PushToken.Type
 
-export interface RegisteredCustomer {
-  readonly _tag: "Registered"
-  readonly registrationId: RegistrationId
-  readonly partnerId: PartnerId
-  readonly phoneNumber: string
-  readonly kycStatus: KycStatus
-  /** The provider's reference of the latest verdict (null before any). */
-  readonly kycReferenceId: string | null
-  /** Set once identity is verified. */
-  readonly personalData: PersonalData | null
-  /** Token ids of the bank-link sessions issued to the customer, oldest first. */
-  readonly linkSessions: ReadonlyArray<string>
-  /** Every bank account ever linked, in order of first link. */
-  readonly bankAccounts: ReadonlyArray<BankAccount>
-  readonly notificationPreferences: NotificationPreferences
-  /** Push tokens, least recently registered first; never more than `maxPushTokens`. */
-  readonly pushTokens: ReadonlyArray<PushToken>
-  readonly cardPaymentMethods: ReadonlyArray<CardPaymentMethod>
-  /** The account autopay debits (PUT /Account/Default); cleared when that account is unlinked. */
-  readonly defaultBankAccountId?: BankAccountId
-  /** The evidence of the autopay designation in force (with `defaultBankAccountId`), when recorded. */
-  readonly autopayAuthorization?: AuthorizationEvidence
-  /** Accounts an account-level ACH return made unusable, with its code; cleared when linked again. */
-  readonly unusableBankAccounts?: Readonly<Record<string, string>>
-  /** Companies an unauthorized return turned autopay off for; cleared by a new autopay designation. */
-  readonly autoPayRevokedFor?: ReadonlyArray<CompanyId>
-}
+/** A registered customer (its fields are documented in `CustomerSnapshot.Registered`). */
+export type RegisteredCustomer = typeof CustomerSnapshot.Registered.Type
 
-export type State = { readonly _tag: "Unregistered" } | RegisteredCustomer
+export type State = typeof CustomerSnapshot.Unregistered.Type | RegisteredCustomer
 
 export const initialState: State = { _tag: "Unregistered" }
 
