@@ -87,6 +87,10 @@ export const CardPaymentMethod = Schema.Struct({
 })
 export type CardPaymentMethod = typeof CardPaymentMethod.Type
 
+/** A device push token and when it expires (personal: sealed at rest, "[erased]" once the customer is erased). */
+export const PushToken = Schema.Struct({ token: Schema.String, expireAt: Schema.DateTimeUtcFromString })
+export type PushToken = typeof PushToken.Type
+
 /**
  * Why a push token was removed: the customer asked, the oldest token made room for a new one, or it had
  * expired when a message was to be pushed to it (pruned by the notifications).
@@ -124,7 +128,7 @@ export const CustomerEvent = unionOf(
      * A device push token was registered (or refreshed with a new expiry); it becomes the newest token. The
      * token (here and in `PushTokenRemoved`) is personal: sealed at rest, "[erased]" once the customer is erased.
      */
-    PushTokenRegistered: { token: Schema.String, expireAt: Schema.DateTimeUtcFromString },
+    PushTokenRegistered: PushToken.fields,
     PushTokenRemoved: { token: Schema.String, reason: PushTokenRemovalReason },
     /** A card payment method was saved (or its details, such as the expiry, refreshed). */
     CardPaymentMethodSaved: { method: CardPaymentMethod },

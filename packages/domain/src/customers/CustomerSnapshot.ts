@@ -16,6 +16,7 @@ import {
   LinkedBankAccount,
   NotificationPreferences,
   PersonalData,
+  PushToken,
 } from "./CustomerEvents.ts"
 
 /** A customer not registered yet: the state before its first event. */
@@ -23,9 +24,6 @@ export const Unregistered = Schema.TaggedStruct("Unregistered", {})
 
 /** A bank account known to the customer; `linked` is false once removed. */
 export const BankAccount = Schema.Struct({ ...LinkedBankAccount.fields, linked: Schema.Boolean })
-
-/** A device push token and its expiry. */
-export const PushToken = Schema.Struct({ token: Schema.String, expireAt: Schema.DateTimeUtcFromString })
 
 /** A registered customer, as its events leave it (the types of `CustomerState.ts` are this schema's). */
 export const Registered = Schema.TaggedStruct("Registered", {

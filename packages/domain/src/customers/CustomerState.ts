@@ -11,6 +11,7 @@ import type {
   LinkedBankAccount,
   NotificationPreferences,
   PersonalData,
+  PushToken,
 } from "./CustomerEvents.ts"
 import type * as CustomerSnapshot from "./CustomerSnapshot.ts"
 
@@ -47,8 +48,6 @@ export const maxTextLength = 255
 
 /** A bank account known to the customer; `linked` is false once removed. */
 export type BankAccount = typeof CustomerSnapshot.BankAccount.Type
-
-export type PushToken = typeof CustomerSnapshot.PushToken.Type
 
 /** A registered customer (its fields are documented in `CustomerSnapshot.Registered`). */
 export type RegisteredCustomer = typeof CustomerSnapshot.Registered.Type
