@@ -16,7 +16,7 @@
  * The cases are also exported as plain Effects (`eventStoreContractCases`).
  */
 
-import { DateTime, Effect, Layer, ManagedRuntime } from "effect"
+import { DateTime, Effect, type Layer } from "effect"
 import {
   type AppendResult,
   EventStore,
@@ -27,28 +27,15 @@ import {
   type VersionConflict,
 } from "../infrastructure/EventStore.ts"
 import * as Traced from "../kernel/Traced.ts"
+import { type Case, type ContractOptions, registerContract, type TestRunner } from "./Contract.ts"
 import { stable } from "./StableJson.ts"
 
 // The Web Crypto global exists in every supported runtime; declared because the domain compiles without DOM or Node typings.
 declare const crypto: { randomUUID(): string }
 
-/** The parts of a test runner the contract needs; vitest's and @effect/vitest's functions fit. */
-export interface TestRunner {
-  readonly describe: (name: string, body: () => void) => void
-  readonly it: (name: string, body: () => Promise<void>, timeout?: number) => void
-  readonly beforeAll: (body: () => Promise<void>, timeout?: number) => void
-  readonly afterAll: (body: () => Promise<void>, timeout?: number) => void
-}
+export type { ContractOptions, TestRunner } from "./Contract.ts"
 
-export interface ContractCase {
-  readonly name: string
-  readonly run: Effect.Effect<void, VersionConflict | EventStoreUnavailable, EventStore>
-}
-
-export interface ContractOptions {
-  /** Per-test timeout in milliseconds (default 30 000: a real database can be slow to start). */
-  readonly timeout?: number
-}
+export type ContractCase = Case<VersionConflict | EventStoreUnavailable, EventStore>
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -476,14 +463,4 @@ export const eventStoreContract = <E>(
   layer: Layer.Layer<EventStore, E>,
   runner: TestRunner,
   options: ContractOptions = {},
-): void => {
-  const timeout = options.timeout ?? 30_000
-  runner.describe(`EventStore contract: ${name}`, () => {
-    const runtime = ManagedRuntime.make(Layer.fresh(layer))
-    runner.beforeAll(() => runtime.runPromise(Effect.asVoid(EventStore)), timeout)
-    runner.afterAll(() => runtime.dispose(), timeout)
-    for (const contract of cases) {
-      runner.it(contract.name, () => runtime.runPromise(contract.run), timeout)
-    }
-  })
-}
+): void => registerContract(`EventStore contract: ${name}`, layer, cases, runner, options)

@@ -8,18 +8,15 @@
  * Framework-neutral like `eventStoreContract`: pass your runner's functions.
  * Every case uses a fresh random scope, so a shared database is fine.
  */
-import { DateTime, Effect, Layer, ManagedRuntime } from "effect"
+import { DateTime, Effect, type Layer } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdempotencyStore, retentionMillis, type StoredResponse } from "../infrastructure/IdempotencyStore.ts"
 import * as Traced from "../kernel/Traced.ts"
-import type { TestRunner } from "./EventStoreContract.ts"
+import { type Case, type ContractOptions, registerContract, type TestRunner } from "./Contract.ts"
 
 declare const crypto: { randomUUID(): string }
 
-export interface IdempotencyContractCase {
-  readonly name: string
-  readonly run: Effect.Effect<void, EventStoreUnavailable | Error, IdempotencyStore>
-}
+export type IdempotencyContractCase = Case<EventStoreUnavailable | Error, IdempotencyStore>
 
 const newScope = () => `partner:${crypto.randomUUID()}`
 const t0 = DateTime.makeUnsafe("2030-01-01T00:00:00.000Z")
@@ -202,9 +199,7 @@ export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCas
   },
 ]
 
-export interface IdempotencyContractOptions {
-  readonly timeout?: number
-}
+export type IdempotencyContractOptions = ContractOptions
 
 /** Registers the contract as a suite of tests on `layer` (built once per suite). */
 export const idempotencyStoreContract = <E>(
@@ -212,26 +207,4 @@ export const idempotencyStoreContract = <E>(
   layer: Layer.Layer<IdempotencyStore, E>,
   runner: TestRunner,
   options: IdempotencyContractOptions = {},
-): void => {
-  const timeout = options.timeout ?? 30_000
-  runner.describe(`IdempotencyStore contract: ${name}`, () => {
-    let runtime: ManagedRuntime.ManagedRuntime<IdempotencyStore, E> | undefined
-    runner.beforeAll(async () => {
-      runtime = ManagedRuntime.make(Layer.fresh(layer))
-      await runtime.runPromise(Effect.void)
-    }, timeout)
-    runner.afterAll(async () => {
-      await runtime?.dispose()
-    }, timeout)
-    for (const testCase of idempotencyStoreContractCases) {
-      runner.it(
-        testCase.name,
-        async () => {
-          if (runtime === undefined) throw new Error("runtime not built")
-          await runtime.runPromise(testCase.run)
-        },
-        timeout,
-      )
-    }
-  })
-}
+): void => registerContract(`IdempotencyStore contract: ${name}`, layer, idempotencyStoreContractCases, runner, options)
