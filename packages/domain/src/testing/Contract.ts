@@ -1,7 +1,7 @@
 /**
  * What the store contracts (`EventStoreContract`, `IdempotencyStoreContract`) share: the parts of
- * a test runner they need, their options, and `registerContract`, which registers a contract's
- * cases as one suite on the store a layer builds (built once per suite, shared by its tests).
+ * a test runner they need, their options, and `contractOf`, which makes a contract's cases one suite
+ * on the store a layer builds (built once per suite, shared by its tests).
  *
  * Framework-neutral so that the domain keeps importing nothing but `effect`: vitest's and
  * @effect/vitest's `describe`, `it`, `beforeAll` and `afterAll` fit `TestRunner`.
@@ -27,21 +27,20 @@ export interface Case<E, R> {
   readonly run: Effect.Effect<void, E, R>
 }
 
-/** Registers `cases` as the suite `title` on the store built by `layer`. */
-export const registerContract = <R, E, LE>(
-  title: string,
-  layer: Layer.Layer<R, LE>,
-  cases: ReadonlyArray<Case<E, R>>,
-  runner: TestRunner,
-  options: ContractOptions = {},
-): void => {
-  const timeout = options.timeout ?? 30_000
-  runner.describe(title, () => {
-    const runtime = ManagedRuntime.make(Layer.fresh(layer))
-    runner.beforeAll(() => runtime.runPromise(Effect.void), timeout)
-    runner.afterAll(() => runtime.dispose(), timeout)
-    for (const contract of cases) {
-      runner.it(contract.name, () => runtime.runPromise(contract.run), timeout)
-    }
-  })
-}
+/**
+ * The contract of the store `R`, named `store`: registers `cases` as the suite "<store> contract: <name>"
+ * on the store built by `layer` (built once per suite, shared by its tests).
+ */
+export const contractOf =
+  <E, R>(store: string, cases: ReadonlyArray<Case<E, R>>) =>
+  <LE>(name: string, layer: Layer.Layer<R, LE>, runner: TestRunner, options: ContractOptions = {}): void => {
+    const timeout = options.timeout ?? 30_000
+    runner.describe(`${store} contract: ${name}`, () => {
+      const runtime = ManagedRuntime.make(Layer.fresh(layer))
+      runner.beforeAll(() => runtime.runPromise(Effect.void), timeout)
+      runner.afterAll(() => runtime.dispose(), timeout)
+      for (const contract of cases) {
+        runner.it(contract.name, () => runtime.runPromise(contract.run), timeout)
+      }
+    })
+  }

@@ -16,7 +16,7 @@
  * The cases are also exported as plain Effects (`eventStoreContractCases`).
  */
 
-import { DateTime, Effect, type Layer } from "effect"
+import { DateTime, Effect } from "effect"
 import {
   type AppendResult,
   EventStore,
@@ -27,7 +27,7 @@ import {
   type VersionConflict,
 } from "../infrastructure/EventStore.ts"
 import * as Traced from "../kernel/Traced.ts"
-import { type Case, type ContractOptions, registerContract, type TestRunner } from "./Contract.ts"
+import { type Case, contractOf } from "./Contract.ts"
 import { stable } from "./StableJson.ts"
 
 // The Web Crypto global exists in every supported runtime; declared because the domain compiles without DOM or Node typings.
@@ -458,9 +458,4 @@ contractCase(
 export const eventStoreContractCases: ReadonlyArray<ContractCase> = cases
 
 /** Registers the contract's tests for the store built by `layer` (built once per suite, shared by its tests). */
-export const eventStoreContract = <E>(
-  name: string,
-  layer: Layer.Layer<EventStore, E>,
-  runner: TestRunner,
-  options: ContractOptions = {},
-): void => registerContract(`EventStore contract: ${name}`, layer, cases, runner, options)
+export const eventStoreContract = contractOf("EventStore", cases)

@@ -8,11 +8,11 @@
  * Framework-neutral like `eventStoreContract`: pass your runner's functions.
  * Every case uses a fresh random scope, so a shared database is fine.
  */
-import { DateTime, Effect, type Layer } from "effect"
+import { DateTime, Effect } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdempotencyStore, retentionMillis, type StoredResponse } from "../infrastructure/IdempotencyStore.ts"
 import * as Traced from "../kernel/Traced.ts"
-import { type Case, type ContractOptions, registerContract, type TestRunner } from "./Contract.ts"
+import { type Case, type ContractOptions, contractOf } from "./Contract.ts"
 
 declare const crypto: { randomUUID(): string }
 
@@ -202,9 +202,4 @@ export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCas
 export type IdempotencyContractOptions = ContractOptions
 
 /** Registers the contract as a suite of tests on `layer` (built once per suite). */
-export const idempotencyStoreContract = <E>(
-  name: string,
-  layer: Layer.Layer<IdempotencyStore, E>,
-  runner: TestRunner,
-  options: IdempotencyContractOptions = {},
-): void => registerContract(`IdempotencyStore contract: ${name}`, layer, idempotencyStoreContractCases, runner, options)
+export const idempotencyStoreContract = contractOf("IdempotencyStore", idempotencyStoreContractCases)
