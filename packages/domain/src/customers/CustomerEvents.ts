@@ -15,19 +15,19 @@ import { AuthorizationEvidence } from "../kernel/AuthorizationEvidence.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import { unionOf } from "../kernel/EventSchema.ts"
 import { BankAccountId, CompanyId, PartnerId, RegistrationId, Uuid } from "../kernel/Ids.ts"
+import { CardShown, LastFour, lastFourPattern } from "../kernel/Masked.ts"
 import { Erasable } from "../kernel/Personal.ts"
 
 /** Phone numbers in E.164 form: `+` then 2 to 15 digits, no leading zero (`+14155550123`). */
 export const e164Pattern = /^\+[1-9]\d{1,14}$/
-/** Exactly four digits: the visible tail of an account, card or SSN number. */
-export const lastFourPattern = /^\d{4}$/
 /** A pragmatic email check: something@domain.tld, no spaces. */
 export const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 export const PhoneNumber = Schema.String.check(
   Schema.isPattern(e164Pattern, { message: "must be an E.164 phone number such as +14155550123" }),
 )
-export const LastFour = Schema.String.check(Schema.isPattern(lastFourPattern, { message: "must be exactly 4 digits" }))
+/** The last four digits, as the kernel declares them (`Masked.ts`). */
+export { LastFour, lastFourPattern }
 
 /** A customer's identity verification status, as clients read it. */
 export const KycStatus = Schema.Literals(["NotStarted", "Pending", "Verified", "Rejected"])
@@ -80,8 +80,7 @@ export type LinkedBankAccount = typeof LinkedBankAccount.Type
 export const CardPaymentMethod = Schema.Struct({
   id: Schema.String,
   type: Schema.String,
-  brand: Schema.String,
-  last4: LastFour,
+  ...CardShown.fields,
   expMonth: Schema.Int,
   expYear: Schema.Int,
 })
