@@ -2,10 +2,12 @@
  * The Customer aggregate's state, the limits its decider keeps, and the
  * queries read models, use cases and other areas ask of it (is the customer
  * the partner's, which bank accounts are linked...). The decider itself is
- * `Customer.ts`; the state's shape is its snapshots' schema, `CustomerSnapshot.ts`.
+ * `Customer.ts`; the state's schema is also its snapshots' JSON codec (`CustomerSnapshot.ts`).
  */
-import type { BankAccountId, PartnerId } from "../kernel/Ids.ts"
-import type {
+import { Schema } from "effect"
+import { AuthorizationEvidence } from "../kernel/AuthorizationEvidence.ts"
+import { BankAccountId, CompanyId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import {
   CardPaymentMethod,
   KycStatus,
   LinkedBankAccount,
@@ -13,7 +15,6 @@ import type {
   PersonalData,
   PushToken,
 } from "./CustomerEvents.ts"
-import type * as CustomerSnapshot from "./CustomerSnapshot.ts"
 
 // ---------------------------------------------------------------------------
 // Policies
@@ -47,12 +48,44 @@ export const maxTextLength = 255
 // ---------------------------------------------------------------------------
 
 /** A bank account known to the customer; `linked` is false once removed. */
-export type BankAccount = typeof CustomerSnapshot.BankAccount.Type
+export const BankAccount = Schema.Struct({ ...LinkedBankAccount.fields, linked: Schema.Boolean })
+export type BankAccount = typeof BankAccount.Type
 
-/** A registered customer (its fields are documented in `CustomerSnapshot.Registered`). */
-export type RegisteredCustomer = typeof CustomerSnapshot.Registered.Type
+/** A customer not registered yet: the state before its first event. */
+export const UnregisteredCustomer = Schema.TaggedStruct("Unregistered", {})
 
-export type State = typeof CustomerSnapshot.Unregistered.Type | RegisteredCustomer
+/** A registered customer, as its events leave it. */
+export const RegisteredCustomer = Schema.TaggedStruct("Registered", {
+  registrationId: RegistrationId,
+  partnerId: PartnerId,
+  phoneNumber: Schema.String,
+  kycStatus: KycStatus,
+  /** The provider's reference of the latest verdict (null before any). */
+  kycReferenceId: Schema.NullOr(Schema.String),
+  /** Set once identity is verified. */
+  personalData: Schema.NullOr(PersonalData),
+  /** Token ids of the bank-link sessions issued to the customer, oldest first. */
+  linkSessions: Schema.Array(Schema.String),
+  /** Every bank account ever linked, in order of first link. */
+  bankAccounts: Schema.Array(BankAccount),
+  notificationPreferences: NotificationPreferences,
+  /** Push tokens, least recently registered first; never more than `maxPushTokens`. */
+  pushTokens: Schema.Array(PushToken),
+  cardPaymentMethods: Schema.Array(CardPaymentMethod),
+  /** The account autopay debits (PUT /Account/Default); cleared when that account is unlinked. */
+  defaultBankAccountId: Schema.optionalKey(BankAccountId),
+  /** The evidence of the autopay designation in force (with `defaultBankAccountId`), when recorded. */
+  autopayAuthorization: Schema.optionalKey(AuthorizationEvidence),
+  /** Accounts an account-level ACH return made unusable, with its code; cleared when linked again. */
+  unusableBankAccounts: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
+  /** Companies an unauthorized return turned autopay off for; cleared by a new autopay designation. */
+  autoPayRevokedFor: Schema.optionalKey(Schema.Array(CompanyId)),
+})
+export type RegisteredCustomer = typeof RegisteredCustomer.Type
+
+/** The state, declared once: its schema is also the JSON codec of its snapshots (`CustomerSnapshot.ts`). */
+export const State = Schema.Union([UnregisteredCustomer, RegisteredCustomer])
+export type State = typeof State.Type
 
 export const initialState: State = { _tag: "Unregistered" }
 
