@@ -23,10 +23,17 @@
  * snapshot), the rule "a registered customer of this partner", and KYC and
  * bank accounts share the link sessions, so they stay one aggregate.
  */
-import type { DateTime } from "effect"
-import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
+import {
+  type Aggregate,
+  accept,
+  byCommand,
+  byEvent,
+  type CommandFor,
+  type Decision,
+  nothing,
+  refuse,
+} from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError, NotFound } from "../kernel/DomainError.ts"
-import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import { isErased } from "../kernel/Personal.ts"
 import * as CustomerBankAccounts from "./CustomerBankAccounts.ts"
 import * as CustomerCards from "./CustomerCards.ts"
@@ -69,13 +76,7 @@ export * from "./CustomerState.ts"
 // ---------------------------------------------------------------------------
 
 /** The first successful one-time-code login registers the customer with the phone number the code was sent to. */
-export interface RegisterCustomer {
-  readonly _tag: "RegisterCustomer"
-  readonly registrationId: RegistrationId
-  readonly partnerId: PartnerId
-  readonly phoneNumber: string
-  readonly at: DateTime.Utc
-}
+export type RegisterCustomer = CommandFor<"RegisterCustomer", typeof CustomerRegistered.Type>
 
 /** The events of this aggregate. */
 export type Event = CustomerEvent
