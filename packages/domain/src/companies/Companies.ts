@@ -354,11 +354,10 @@ const recordKybSubmission = UseCase.fn("Companies.recordKybSubmission")(function
   companyId: CompanyId,
   submissionId: string,
 ) {
-  return yield* CommandHandler.handle(Company.aggregate, companyId, {
+  return yield* CommandHandler.handleNow(Company.aggregate, companyId, {
     _tag: "RecordKybSubmission",
     companyId,
     submissionId,
-    at: yield* DateTime.now,
   })
 })
 
