@@ -14,10 +14,10 @@
  * gets a new id from `IdGenerator`.
  */
 
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
-import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import { partnerDocument } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import type * as AuthorizationEvidence from "../kernel/AuthorizationEvidence.ts"
 import { type FieldIssue, NotFound, ValidationFailed } from "../kernel/DomainError.ts"
@@ -28,7 +28,7 @@ import * as BankLinkUpdates from "./BankLinkUpdates.ts"
 import * as Customer from "./Customer.ts"
 import { kycRejected } from "./CustomerBankAccounts.ts"
 import type { LinkedBankAccount } from "./CustomerEvents.ts"
-import { BankLinker } from "./CustomerProviders.ts"
+import { BankLinker, type LinkError } from "./CustomerProviders.ts"
 import * as CustomersProjection from "./CustomersProjection.ts"
 
 const customerNotFound = new NotFound({ entity: "Customer" })
@@ -48,10 +48,8 @@ export const customerDocument = Traced.fn("BankAccounts.customerDocument")(funct
   partnerId: PartnerId,
   registrationId: RegistrationId,
 ) {
-  const store = yield* ReadModelStore
-  const stored = yield* store.get(CustomersProjection.collection, registrationId)
-  if (Option.isNone(stored) || stored.value.index.partnerId !== partnerId) return yield* customerNotFound
-  return decodeDocument(CustomersProjection.projection, stored.value)
+  const customer = yield* partnerDocument(CustomersProjection.projection, partnerId, registrationId)
+  return Option.isSome(customer) ? customer.value : yield* customerNotFound
 })
 
 export interface LinkRequest {
@@ -62,14 +60,7 @@ export interface LinkRequest {
   readonly accountIds: ReadonlyArray<string>
 }
 
-/** The provider's link error (spec 2.15 `linkError`). */
-export const LinkError = Schema.Struct({
-  errorType: Schema.String,
-  errorCode: Schema.String,
-  errorMessage: Schema.String,
-  displayMessage: Schema.String,
-})
-export type LinkError = typeof LinkError.Type
+export { LinkError } from "./CustomerProviders.ts"
 
 export type LinkResult =
   | { readonly isOk: true; readonly accounts: ReadonlyArray<LinkedBankAccount> }

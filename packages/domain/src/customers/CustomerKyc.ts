@@ -23,13 +23,11 @@ import {
   uuidPattern,
 } from "./CustomerChecks.ts"
 import {
-  type BankLinkSessionOpened,
   type CustomerEvent,
   e164Pattern,
   emailPattern,
-  type KycRejected,
-  type KycStarted,
-  type KycVerified,
+  KycRejected,
+  KycVerified,
   lastFourPattern,
   type PersonalData,
 } from "./CustomerEvents.ts"
@@ -122,7 +120,7 @@ export const openBankLinkSession = (
 
 /** A KYC or bank-link session, once per token: the two are opened alike and share the customer's `linkSessions`. */
 const opened = (
-  _tag: (KycStarted | BankLinkSessionOpened)["_tag"],
+  _tag: "KycStarted" | "BankLinkSessionOpened",
   command: StartKyc | OpenBankLinkSession,
   state: RegisteredCustomer,
 ): Decision<CustomerEvent> => {
@@ -162,23 +160,11 @@ export const recordKycResult = (command: RecordKycResult, state: RegisteredCusto
       const invalid = failIfAny(issues)
       if (invalid) return refuse(invalid)
       if (command.outcome === "Pending") return nothing
-      if (command.outcome === "Rejected") {
-        const event: KycRejected = {
-          _tag: "KycRejected",
-          ...customer,
-          referenceId: command.referenceId,
-          at: command.at,
-        }
-        return accept<CustomerEvent>(event)
-      }
-      const event: KycVerified = {
-        _tag: "KycVerified",
-        ...customer,
-        referenceId: command.referenceId,
-        personalData: personalDataOnly(command.personalData as PersonalData),
-        at: command.at,
-      }
-      return accept<CustomerEvent>(event)
+      const { referenceId, at } = command
+      if (command.outcome === "Rejected")
+        return accept<CustomerEvent>(KycRejected.make({ ...customer, referenceId, at }))
+      const personalData = personalDataOnly(command.personalData as PersonalData)
+      return accept<CustomerEvent>(KycVerified.make({ ...customer, referenceId, personalData, at }))
     }
   }
 }

@@ -9,30 +9,21 @@
  *   the service collects no autopay request of that company from the payer until the payer
  *   designates an autopay account again (PUT /Account/Default: a new autopay authorization).
  */
-import type { DateTime } from "effect"
-import { accept, type Decision, nothing } from "../kernel/Decider.ts"
+import { accept, type CommandFor, type Decision, nothing } from "../kernel/Decider.ts"
 import { RuleViolated } from "../kernel/DomainError.ts"
 import type { BankAccountId, CompanyId } from "../kernel/Ids.ts"
 import { identityOf } from "./CustomerChecks.ts"
-import type { AutoPayRevoked, BankAccountUnusable, CustomerEvent } from "./CustomerEvents.ts"
+import { AutoPayRevoked, BankAccountUnusable, type CustomerEvent } from "./CustomerEvents.ts"
 import type { RegisteredCustomer, State } from "./CustomerState.ts"
 
 /** The payer's bank said the account cannot be debited (`returnCode` of the account-level group). */
-export interface MarkBankAccountUnusable {
-  readonly _tag: "MarkBankAccountUnusable"
-  readonly bankAccountId: BankAccountId
-  readonly returnCode: string
-  readonly reason: string
-  readonly at: DateTime.Utc
-}
+export type MarkBankAccountUnusable = CommandFor<"MarkBankAccountUnusable", typeof BankAccountUnusable.Type, Ids>
 
 /** The payer's bank returned a debit to `companyId` as unauthorized: autopay for that company is off. */
-export interface RevokeAutoPay {
-  readonly _tag: "RevokeAutoPay"
-  readonly companyId: CompanyId
-  readonly returnCode: string
-  readonly at: DateTime.Utc
-}
+export type RevokeAutoPay = CommandFor<"RevokeAutoPay", typeof AutoPayRevoked.Type, Ids>
+
+/** The customer's ids, which the state supplies to the events. */
+type Ids = "registrationId" | "partnerId"
 
 export const unusableCode = "BANK_ACCOUNT_UNUSABLE"
 
@@ -46,28 +37,17 @@ export const markBankAccountUnusable = (
 ): Decision<CustomerEvent> => {
   if (!state.bankAccounts.some((a) => a.bankAccountId === command.bankAccountId)) return nothing
   if (state.unusableBankAccounts?.[command.bankAccountId] !== undefined) return nothing
-  const event: BankAccountUnusable = {
-    _tag: "BankAccountUnusable",
-    ...identityOf(state),
-    bankAccountId: command.bankAccountId,
-    returnCode: command.returnCode,
-    reason: command.reason,
-    at: command.at,
-  }
-  return accept<CustomerEvent>(event)
+  const { bankAccountId, returnCode, reason, at } = command
+  return accept<CustomerEvent>(
+    BankAccountUnusable.make({ ...identityOf(state), bankAccountId, returnCode, reason, at }),
+  )
 }
 
 /** Autopay already off for the company changes nothing. */
 export const revokeAutoPay = (command: RevokeAutoPay, state: RegisteredCustomer): Decision<CustomerEvent> => {
   if (state.autoPayRevokedFor?.includes(command.companyId) === true) return nothing
-  const event: AutoPayRevoked = {
-    _tag: "AutoPayRevoked",
-    ...identityOf(state),
-    companyId: command.companyId,
-    returnCode: command.returnCode,
-    at: command.at,
-  }
-  return accept<CustomerEvent>(event)
+  const { companyId, returnCode, at } = command
+  return accept<CustomerEvent>(AutoPayRevoked.make({ ...identityOf(state), companyId, returnCode, at }))
 }
 
 /** The return code that made the account unusable, undefined while it is usable. */
