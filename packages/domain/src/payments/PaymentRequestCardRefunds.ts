@@ -18,11 +18,7 @@ import { accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { IllegalTransition, RuleViolated } from "../kernel/DomainError.ts"
 import type { PaymentRequestId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
-import type {
-  PaymentRequestEvent as Event,
-  PaymentRequestPartiallyRefunded,
-  PaymentRequestRefunded,
-} from "./PaymentRequestEvents.ts"
+import type { PaymentRequestEvent as Event, Of } from "./PaymentRequestEvents.ts"
 import type { RefundId } from "./TransferEvents.ts"
 
 /**
@@ -97,7 +93,7 @@ export const refund = (command: RefundPaymentRequest, state: PaidByCard): Decisi
 /** The request after a card refund was recorded: still paid by that card, its refunds added up. */
 export const evolve = <S extends PaidByCard>(
   state: S,
-  event: PaymentRequestPartiallyRefunded | PaymentRequestRefunded,
+  event: Of<"PaymentRequestPartiallyRefunded"> | Of<"PaymentRequestRefunded">,
 ): S => ({
   ...state,
   refunds: [...(state.refunds ?? []), { refundId: event.refundId, amount: event.amount }],

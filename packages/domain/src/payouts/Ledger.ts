@@ -123,7 +123,7 @@ export const entryOfSettled = (details: TransferDetails): LedgerEntry => ({
  */
 export const entryOfRefundRequested = (
   details: TransferDetails,
-  event: TransferEvents.TransferRefundRequested,
+  event: TransferEvents.Of<"TransferRefundRequested">,
 ): LedgerEntry => ({
   entryId: `${details.transferId}:refund:${event.refundId}`,
   type: "refund",
@@ -135,7 +135,7 @@ export const entryOfRefundRequested = (
 /** A refund whose credit failed (`TransferRefundFailed`): its amount comes back to the company's balance. */
 export const entryOfRefundFailed = (
   details: TransferDetails,
-  event: TransferEvents.TransferRefundFailed,
+  event: TransferEvents.Of<"TransferRefundFailed">,
 ): LedgerEntry => ({
   entryId: `${details.transferId}:refund:${event.refundId}:failed`,
   type: "refund",
@@ -145,7 +145,10 @@ export const entryOfRefundFailed = (
 })
 
 /** A refund recorded at once (`TransferRefunded`, before refunds were movements of their own). */
-export const entryOfRefunded = (details: TransferDetails, event: TransferEvents.TransferRefunded): LedgerEntry => ({
+export const entryOfRefunded = (
+  details: TransferDetails,
+  event: TransferEvents.Of<"TransferRefunded">,
+): LedgerEntry => ({
   entryId: `${details.transferId}:refund:${event.refundId}`,
   type: "refund",
   transferId: details.transferId,
@@ -260,7 +263,7 @@ export const returnFeeEntryOf = (
  */
 export const entryOfPaidByCard = (
   request: PaymentRequest.RequestDetails,
-  event: PaymentRequestEvents.PaymentRequestPaidByCard,
+  event: PaymentRequestEvents.Of<"PaymentRequestPaidByCard">,
 ): LedgerEntry => ({
   entryId: `${event.cardPaymentId}:card`,
   type: "card",
@@ -273,7 +276,7 @@ export const entryOfPaidByCard = (
  * The platform's fee of a payment request paid by card (`PaymentRequestPaidByCard.platformFee`): a "fee"
  * entry minus it (`<cardPaymentId>:fee`), available with the payment's money. Undefined without a fee.
  */
-export const cardFeeEntryOf = (event: PaymentRequestEvents.PaymentRequestPaidByCard): LedgerEntry | undefined =>
+export const cardFeeEntryOf = (event: PaymentRequestEvents.Of<"PaymentRequestPaidByCard">): LedgerEntry | undefined =>
   feeOfCardPayment(event)
 
 // ---------------------------------------------------------------------------
