@@ -70,6 +70,7 @@ export {
 } from "./PaymentRequestAutoCollection.ts"
 export type * from "./PaymentRequestCommands.ts"
 export type { PaymentRequestStatus } from "./PaymentRequestEvents.ts"
+export { refundCommand } from "./PaymentRequestRefunds.ts"
 export type { Acceptance, CardCharge, Refund, RequestDetails, State } from "./PaymentRequestState.ts"
 export { initialState, status, statusOf } from "./PaymentRequestState.ts"
 export {

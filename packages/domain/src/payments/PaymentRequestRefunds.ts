@@ -8,12 +8,14 @@
  * never total more than the paid amount; a refund without an amount refunds
  * what is left. The refund that reaches the paid amount is
  * `PaymentRequestRefunded`, one before it `PaymentRequestPartiallyRefunded`.
+ * The command that brings a refund completed elsewhere is built here too.
  */
 import type { DateTime } from "effect"
 import { accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { IllegalTransition, RuleViolated } from "../kernel/DomainError.ts"
 import type { PaymentRequestId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import type * as Commands from "./PaymentRequestCommands.ts"
 import type { PaymentRequestEvent as Event, Of } from "./PaymentRequestEvents.ts"
 import type { RefundId } from "./TransferEvents.ts"
 
@@ -31,6 +33,21 @@ export interface RefundPaymentRequest {
   readonly amount?: Money.Money
   readonly at: DateTime.Utc
 }
+
+/**
+ * The request's refund command for a refund completed on what paid it (a transfer's refund credit:
+ * `TransferOutcomePolicy`; a card refund: `CardRefundMirrorPolicy`): the refund's id, amount and instant.
+ */
+export const refundCommand = (
+  paymentRequestId: PaymentRequestId,
+  refund: { readonly refundId: RefundId; readonly amount: Money.Money; readonly at: DateTime.Utc },
+): Commands.RefundPaymentRequest => ({
+  _tag: "RefundPaymentRequest",
+  paymentRequestId,
+  refundId: refund.refundId,
+  amount: refund.amount,
+  at: refund.at,
+})
 
 /** A refund of a paid request: recorded (partial, or the one that refunds it fully), nothing, or refused. */
 export const refund = (command: RefundPaymentRequest, state: Refundable): Decision<Event> => {
