@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
-import * as EventRecord from "../kernel/EventRecord.ts"
+import { unionOf } from "../kernel/EventSchema.ts"
 import { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId, Uuid, VerificationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import { AuthorizationEvidence } from "../payments/index.ts"
@@ -25,39 +25,44 @@ export const RecurringGiftStopReason = Schema.Literals([
 ])
 export type RecurringGiftStopReason = typeof RecurringGiftStopReason.Type
 
-/** Every charity transaction event, by tag: each names the transaction, and the instant `at`. */
-export const events = EventRecord.of({ charityTransactionId: CharityTransactionId })({
-  /** A gift was made: collected once, and monthly after that when recurring (`RecurringGift.ts`). */
-  AnonymousCharityTransactionCreated: {
-    partnerId: PartnerId,
-    verificationId: VerificationId,
-    companyId: CompanyId,
-    /** The donation as asked. */
-    amount: Money.Money,
-    isRecurring: Schema.Boolean,
-    payerCoversFee: Schema.Boolean,
-    fee: Money.Money,
-    payerCharged: Money.Money,
-    charityReceives: Money.Money,
-    /** The transfer collecting the gift from the donor's account (absent on gifts recorded before gifts moved money). */
-    transferId: Schema.optionalKey(TransferId),
-    /** The donor (absent on gifts recorded before recurring gifts were collected again). */
-    payerRegistrationId: Schema.optionalKey(RegistrationId),
-    /** The donor's account the gift is collected from, each month for a recurring gift. */
-    bankAccountId: Schema.optionalKey(BankAccountId),
-    /** The donor's authorization of the debit(s) (absent on gifts recorded before it was, and without a request). */
-    authorization: Schema.optionalKey(AuthorizationEvidence.AuthorizationEvidence),
+/**
+ * Every charity transaction event, by tag: the codec of the stream, each event's schema in its `cases`.
+ * Each names the transaction, and the instant `at`.
+ */
+export const CharityTransactionEvent = unionOf(
+  { charityTransactionId: CharityTransactionId },
+  {
+    /** A gift was made: collected once, and monthly after that when recurring (`RecurringGift.ts`). */
+    AnonymousCharityTransactionCreated: {
+      partnerId: PartnerId,
+      verificationId: VerificationId,
+      companyId: CompanyId,
+      /** The donation as asked. */
+      amount: Money.Money,
+      isRecurring: Schema.Boolean,
+      payerCoversFee: Schema.Boolean,
+      fee: Money.Money,
+      payerCharged: Money.Money,
+      charityReceives: Money.Money,
+      /** The transfer collecting the gift from the donor's account (absent on gifts recorded before gifts moved money). */
+      transferId: Schema.optionalKey(TransferId),
+      /** The donor (absent on gifts recorded before recurring gifts were collected again). */
+      payerRegistrationId: Schema.optionalKey(RegistrationId),
+      /** The donor's account the gift is collected from, each month for a recurring gift. */
+      bankAccountId: Schema.optionalKey(BankAccountId),
+      /** The donor's authorization of the debit(s) (absent on gifts recorded before it was, and without a request). */
+      authorization: Schema.optionalKey(AuthorizationEvidence.AuthorizationEvidence),
+    },
+    /** A recurring gift was collected again for `dueDate` (`collectionNumber` 2, 3...: the first is the creation's). */
+    RecurringCharityGiftCollected: { dueDate: CalendarDate, collectionNumber: Schema.Int, transferId: TransferId },
+    /** A recurring gift will not be collected again. */
+    RecurringCharityGiftStopped: { reason: RecurringGiftStopReason },
   },
-  /** A recurring gift was collected again for `dueDate` (`collectionNumber` 2, 3...: the first is the creation's). */
-  RecurringCharityGiftCollected: { dueDate: CalendarDate, collectionNumber: Schema.Int, transferId: TransferId },
-  /** A recurring gift will not be collected again. */
-  RecurringCharityGiftStopped: { reason: RecurringGiftStopReason },
-})
-export const { AnonymousCharityTransactionCreated, RecurringCharityGiftCollected, RecurringCharityGiftStopped } = events
-
-export const CharityTransactionEvent = EventRecord.unionOf(events)
+)
 export type CharityTransactionEvent = typeof CharityTransactionEvent.Type
+export const { AnonymousCharityTransactionCreated, RecurringCharityGiftCollected, RecurringCharityGiftStopped } =
+  CharityTransactionEvent.cases
 
 /** The charity transaction event tagged `Tag`. */
-export type Of<Tag extends CharityTransactionEvent["_tag"]> = EventRecord.Of<CharityTransactionEvent, Tag>
+export type Of<Tag extends CharityTransactionEvent["_tag"]> = Extract<CharityTransactionEvent, { readonly _tag: Tag }>
 export type AnonymousCharityTransactionCreated = Of<"AnonymousCharityTransactionCreated">

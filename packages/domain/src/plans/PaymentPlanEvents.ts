@@ -6,7 +6,7 @@
  */
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
-import * as EventRecord from "../kernel/EventRecord.ts"
+import { unionOf } from "../kernel/EventSchema.ts"
 import * as Ids from "../kernel/Ids.ts"
 import { Metadata } from "../kernel/Metadata.ts"
 import * as Money from "../kernel/Money.ts"
@@ -44,12 +44,14 @@ const instalmentFields = {
 }
 
 /**
- * Every event of a payment plan, by tag: its creation spreads its terms; every other event names the
+ * Every event of a payment plan, by tag: the codec of its stream, each event's schema in its `cases`. Its
+ * creation spreads its terms; every other event names the
  * plan, the partner and the company, and `at`, around what it says.
  */
-export const events = {
-  PaymentPlanCreated,
-  ...EventRecord.of({ paymentPlanId: Ids.PaymentPlanId, partnerId: Ids.PartnerId, companyId: Ids.CompanyId })({
+export const PaymentPlanEvent = unionOf(
+  { paymentPlanId: Ids.PaymentPlanId, partnerId: Ids.PartnerId, companyId: Ids.CompanyId },
+  {
+    PaymentPlanCreated,
     /** The plan learned (through the consent policy) that the payer accepted its consent. */
     PaymentPlanConsentAccepted: { consentId: Ids.ConsentId },
     /** The plan learned that the payer declined or revoked its consent; it will never collect again. */
@@ -102,12 +104,9 @@ export const events = {
     InstalmentReturned: { ...instalmentFields, returnCode: Schema.String, reason: Schema.String },
     /** The partner replaced the plan's metadata (`PUT /PaymentPlan/{id}/Metadata`); any status. */
     PaymentPlanMetadataSet: { metadata: Metadata },
-  }),
-}
-
-/** Every event of a payment plan; the codec of its stream. */
-export const PaymentPlanEvent = EventRecord.unionOf(events)
+  },
+)
 export type PaymentPlanEvent = typeof PaymentPlanEvent.Type
 
 /** The payment plan event tagged `Tag`. */
-export type Of<Tag extends PaymentPlanEvent["_tag"]> = EventRecord.Of<PaymentPlanEvent, Tag>
+export type Of<Tag extends PaymentPlanEvent["_tag"]> = Extract<PaymentPlanEvent, { readonly _tag: Tag }>

@@ -23,7 +23,8 @@ import * as BalanceEvents from "../../src/payouts/BalanceEvents.ts"
 import type * as Ledger from "../../src/payouts/Ledger.ts"
 import { DeciderSpecification } from "../../src/testing/index.ts"
 
-const { BalanceDeficitObserved, BalancePaidOut, LedgerEntryRecorded, PayoutItemsRestored } = BalanceEvents.events
+const { BalanceDeficitObserved, BalancePaidOut, LedgerEntryRecorded, PayoutItemsRestored } =
+  BalanceEvents.BalanceEvent.cases
 
 const spec = DeciderSpecification.forAggregate(Balance.aggregate)
 

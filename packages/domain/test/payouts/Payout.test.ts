@@ -14,7 +14,7 @@ import type { CompanyId, PartnerId, PayoutAccountId, PayoutId, TransferId } from
 import * as Money from "../../src/kernel/Money.ts"
 import type * as Ledger from "../../src/payouts/Ledger.ts"
 import * as Payout from "../../src/payouts/Payout.ts"
-import { events } from "../../src/payouts/PayoutEvents.ts"
+import { PayoutEvent } from "../../src/payouts/PayoutEvents.ts"
 import { DeciderSpecification } from "../../src/testing/index.ts"
 
 const {
@@ -25,7 +25,7 @@ const {
   PayoutPaid,
   PayoutStatusDeferred,
   PayoutStatusResumed,
-} = events
+} = PayoutEvent.cases
 
 const spec = DeciderSpecification.forAggregate(Payout.aggregate)
 
