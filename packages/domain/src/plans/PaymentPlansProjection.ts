@@ -161,46 +161,40 @@ export const applyPlanEvent = (
       return {
         ...touched,
         settledCount: current.settledCount + 1,
-        instalments: current.instalments.map((instalment) =>
-          instalment.transferId === event.transferId
-            ? { ...instalment, status: "Settled", settledAt: event.at }
-            : instalment,
-        ),
+        instalments: withOutcome(current.instalments, event.transferId, { status: "Settled", settledAt: event.at }),
       }
     case "InstalmentFailed":
       return {
         ...touched,
         failedCount: current.failedCount + 1,
-        instalments: current.instalments.map((instalment) =>
-          instalment.transferId === event.transferId
-            ? {
-                ...instalment,
-                status: "Failed",
-                ...(event.returnCode === undefined
-                  ? { returnCode: null, failureReason: event.reason }
-                  : { returnCode: event.returnCode, returnReason: event.reason }),
-                failedAt: event.at,
-              }
-            : instalment,
-        ),
+        instalments: withOutcome(current.instalments, event.transferId, {
+          status: "Failed",
+          ...(event.returnCode === undefined
+            ? { returnCode: null, failureReason: event.reason }
+            : { returnCode: event.returnCode, returnReason: event.reason }),
+          failedAt: event.at,
+        }),
       }
     case "InstalmentReturned":
       return {
         ...touched,
-        instalments: current.instalments.map((instalment) =>
-          instalment.transferId === event.transferId
-            ? {
-                ...instalment,
-                status: "Returned",
-                returnCode: event.returnCode,
-                returnReason: event.reason,
-                returnedAt: event.at,
-              }
-            : instalment,
-        ),
+        instalments: withOutcome(current.instalments, event.transferId, {
+          status: "Returned",
+          returnCode: event.returnCode,
+          returnReason: event.reason,
+          returnedAt: event.at,
+        }),
       }
   }
 }
+
+/** The instalments, the one collected by `transferId` with what became of its transfer (`outcome`). */
+const withOutcome = (
+  instalments: ReadonlyArray<InstalmentView>,
+  transferId: InstalmentView["transferId"],
+  outcome: Partial<InstalmentView>,
+): ReadonlyArray<InstalmentView> =>
+  instalments.map((instalment) => (instalment.transferId === transferId ? { ...instalment, ...outcome } : instalment))
 
 export const paymentPlans: Projection<PaymentPlanDocument, PaymentPlanEnvelope> = {
   collection: "payment_plans",
