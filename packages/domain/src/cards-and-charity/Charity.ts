@@ -126,14 +126,7 @@ const giftTransfer = (input: GiftTransferInput): Transfer.InitiateTransfer => {
     ...(company.payoutAccount === undefined
       ? {}
       : { recipientAccountMasked: company.payoutAccount.accountNumberMasked }),
-    recipientAddress: {
-      streetNumberAndName: profile.streetNumberAndName,
-      apartmentNumber: profile.apartmentNumber ?? "",
-      city: profile.city,
-      zipCode: profile.zipCode,
-      state: profile.state,
-      country: Payments.recipientCountry,
-    },
+    recipientAddress: Payments.recipientAddressOf(profile),
     attachments: [],
     description: `Donation to ${profile.name}`,
     at: input.at,

@@ -88,6 +88,9 @@ export type PaymentPlanDocument = typeof PaymentPlanDocument.Type
 const planEvent = (envelope: PaymentPlanEnvelope): PaymentPlanEvent | undefined =>
   envelope.streamType === "PaymentPlan" ? envelope.event : undefined
 
+/** What both plan projections are: owned by the plan's stream, one document per plan. */
+const perPlan = perAggregate<PaymentPlanEnvelope>("PaymentPlan", (event) => event.paymentPlanId)
+
 const isFinished = (status: PlanStatus): boolean => status === "Cancelled" || status === "Completed"
 
 /** Recomputes the derived next due date after a change. */
@@ -199,7 +202,7 @@ const withOutcome = (
 export const paymentPlans: Projection<PaymentPlanDocument, PaymentPlanEnvelope> = {
   collection: "payment_plans",
   document: PaymentPlanDocument,
-  ...perAggregate<PaymentPlanEnvelope>("PaymentPlan", (event) => event.paymentPlanId),
+  ...perPlan,
   apply: (current, envelope) => {
     const event = planEvent(envelope)
     return event === undefined ? current : applyPlanEvent(current, event)
@@ -233,7 +236,7 @@ export const isCollecting = (doc: PaymentPlanDocument): boolean =>
 export const duePlans: Projection<DuePlanDocument, PaymentPlanEnvelope> = {
   collection: "payment_plans_due",
   document: DuePlanDocument,
-  ...perAggregate<PaymentPlanEnvelope>("PaymentPlan", (event) => event.paymentPlanId),
+  ...perPlan,
   apply: (current, envelope) => {
     const event = planEvent(envelope)
     if (event === undefined) return current
