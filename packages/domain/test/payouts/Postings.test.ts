@@ -76,7 +76,7 @@ const entry = (
   ...extra,
 })
 
-const recorded = (ledgerEntry: Ledger.LedgerEntry): BalanceEvents.LedgerEntryRecorded => ({
+const recorded = (ledgerEntry: Ledger.LedgerEntry): BalanceEvents.Of<"LedgerEntryRecorded"> => ({
   _tag: "LedgerEntryRecorded",
   companyId,
   partnerId,
@@ -87,7 +87,7 @@ const recorded = (ledgerEntry: Ledger.LedgerEntry): BalanceEvents.LedgerEntryRec
 const paidOut = (
   items: ReadonlyArray<Ledger.LedgerEntry>,
   direction: "Credit" | "Debit",
-): BalanceEvents.BalancePaidOut => {
+): BalanceEvents.Of<"BalancePaidOut"> => {
   const sum = items.reduce((total, item) => total + item.amount.minorUnits, 0)
   return {
     _tag: "BalancePaidOut",
