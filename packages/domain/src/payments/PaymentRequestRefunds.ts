@@ -26,13 +26,8 @@ export interface Refundable {
   readonly refundedAmount: Money.Money
 }
 
-/** The request's refund command (`PaymentRequestCommands.RefundPaymentRequest`), as the rule reads it. */
-export interface RefundPaymentRequest {
-  readonly _tag: "RefundPaymentRequest"
-  readonly refundId: RefundId
-  readonly amount?: Money.Money
-  readonly at: DateTime.Utc
-}
+/** The request's refund command, as the rule reads it (the request's id is the state's). */
+export type RefundPaymentRequest = Omit<Commands.RefundPaymentRequest, "paymentRequestId">
 
 /**
  * The request's refund command for a refund completed on what paid it (a transfer's refund credit:
