@@ -307,18 +307,23 @@ export const subjectsOf = (data: unknown): ReadonlyArray<string> =>
     ? (data[sealedKey] as ReadonlyArray<SealedGroup>).map((group) => group.subject)
     : []
 
+/** A stored record (event, document) with `data` as its data: the record itself when that is unchanged. */
+const withData =
+  <Stored extends { readonly data: unknown }>(record: Stored) =>
+  (data: unknown): Stored =>
+    data === record.data ? record : { ...record, data }
+
+/** A stored record with its personal fields opened. */
+const openData = <Stored extends { readonly data: unknown }>(vault: PersonalDataVault["Service"], record: Stored) =>
+  Effect.map(openRecord(vault, record.data), withData(record))
+
 /** An event store that seals personal fields of events and snapshots on append and opens them on read. */
 export const protectEventStore = (
   store: EventStore["Service"],
   vault: PersonalDataVault["Service"],
   fields: PersonalFields,
 ): EventStore["Service"] => {
-  const openEvent = (event: RecordedEvent) =>
-    Effect.map(
-      openRecord(vault, event.data),
-      (data): RecordedEvent => (data === event.data ? event : { ...event, data }),
-    )
-  const openEvents = (events: ReadonlyArray<RecordedEvent>) => Effect.forEach(events, openEvent)
+  const openEvents = (events: ReadonlyArray<RecordedEvent>) => Effect.forEach(events, (event) => openData(vault, event))
   const sealSnapshot = (streamId: string, streamType: string, snapshot: Snapshot) =>
     Effect.map(
       sealRecord(vault, fields.snapshots[streamType], snapshot.state, streamId),
@@ -346,7 +351,7 @@ export const protectEventStore = (
           : yield* Effect.forEach(events, (event) =>
               Effect.map(
                 sealRecord(vault, byType[event.eventType], event.data, streamId, sealOptions),
-                (data): NewEvent => (data === event.data ? event : { ...event, data }),
+                withData(event),
               ),
             )
       const snapshot = options?.snapshot
@@ -377,11 +382,7 @@ export const protectReadModels = (
   vault: PersonalDataVault["Service"],
   fields: PersonalFields,
 ): ReadModelStore["Service"] => {
-  const openDocument = (document: StoredDocument) =>
-    Effect.map(
-      openRecord(vault, document.data),
-      (data): StoredDocument => (data === document.data ? document : { ...document, data }),
-    )
+  const openDocument = (document: StoredDocument) => openData(vault, document)
   return {
     get: (collection, id) =>
       Effect.flatMap(store.get(collection, id), (found) =>
@@ -392,8 +393,12 @@ export const protectReadModels = (
         Effect.map(Effect.forEach(page.items, openDocument), (items) => ({ ...page, items })),
       ),
     put: (document) =>
-      Effect.flatMap(sealRecord(vault, fields.documents[document.collection], document.data, document.id), (data) =>
-        store.put(data === document.data ? document : { ...document, data }),
+      Effect.flatMap(
+        Effect.map(
+          sealRecord(vault, fields.documents[document.collection], document.data, document.id),
+          withData(document),
+        ),
+        store.put,
       ),
     delete: (collection, id) => store.delete(collection, id),
     clear: (collection) => store.clear(collection),
