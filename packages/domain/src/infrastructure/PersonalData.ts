@@ -200,10 +200,11 @@ const isIndexOf = (array: ReadonlyArray<unknown>, key: string | number): key is 
 /**
  * Copy-on-write edits of a JSON value: `edit(path, replace)` copies only the containers along
  * `path` that this editor has not copied yet, so many edits cost one copy of each touched container
- * and the input is never changed.
+ * and the input is never changed (unless `owned`: a fresh copy the caller hands over, edited in place).
  */
-const editor = (input: unknown) => {
-  const copies = new WeakSet<object>()
+const editor = (input: unknown, owned = false) => {
+  // The containers this editor made (a `Set`: the editor lives as long as one record's edits).
+  const copies = new Set<object>()
   const copy = (container: unknown): unknown => {
     if (Array.isArray(container)) {
       if (copies.has(container)) return container
@@ -219,7 +220,8 @@ const editor = (input: unknown) => {
     }
     return container
   }
-  let root = copy(input)
+  let root = owned ? input : copy(input)
+  if (owned && typeof input === "object" && input !== null) copies.add(input)
   return {
     /** Replaces the value at `path` (`remove`: deletes an object's key; an array element stays). */
     edit: (path: Path, replacement: unknown, remove = false) => {
@@ -288,7 +290,8 @@ export const openRecord = Effect.fnUntraced(function* (
 ): Effect.fn.Return<unknown, EventStoreUnavailable> {
   if (!isObject(data) || !(sealedKey in data)) return data
   const { [sealedKey]: groups, ...rest } = data
-  const out = editor(rest)
+  // `rest` is a fresh copy already: edited in place.
+  const out = editor(rest, true)
   for (const group of groups as ReadonlyArray<SealedGroup>) {
     const opened = yield* vault.open(group.subject, group.sealed)
     const values: ReadonlyArray<unknown> = Option.isSome(opened)

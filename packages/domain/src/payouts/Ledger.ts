@@ -243,6 +243,7 @@ export const returnFeeEntryOf = (
   state: Transfer.State,
 ): LedgerEntry | undefined => {
   if (state._tag === "Initial") return undefined
+  // Stryker disable next-line ConditionalExpression: equivalent, the test only narrows the type (no other transfer event carries a returnFee: undefined below too)
   if (event._tag !== "TransferFailed" && event._tag !== "TransferReturned") return undefined
   const fee = event.returnFee
   if (fee === undefined || !fee.passedOn || fee.amount.minorUnits === 0) return undefined
@@ -316,23 +317,26 @@ const feeOfCardPayment = (event: Omit<CardPaymentRegisteredFacts, "amount">): Le
 // ---------------------------------------------------------------------------
 // Card disputes
 
-/** What the ledger reads of a card dispute's event. */
-export interface DisputeFacts {
-  readonly _tag: "CardDisputeOpened" | "CardDisputeStatusChanged" | "CardDisputeClosed"
-  readonly dispute: {
-    readonly disputeId: string
-    readonly payment: { readonly cardPaymentId: Ids.CardPaymentId }
-    readonly amount: Money.Money
-    readonly fee: Money.Money
-  }
-  readonly outcome?: "Won" | "Lost"
+/** What the ledger reads of a card dispute's event: the dispute, and a closed one's outcome. */
+export type DisputeFacts =
+  | { readonly _tag: "CardDisputeOpened" | "CardDisputeStatusChanged"; readonly dispute: DisputedFacts }
+  | { readonly _tag: "CardDisputeClosed"; readonly dispute: DisputedFacts; readonly outcome: "Won" | "Lost" }
+
+/** What the ledger reads of the dispute each of its events carries. */
+export interface DisputedFacts {
+  readonly disputeId: string
+  readonly payment: { readonly cardPaymentId: Ids.CardPaymentId }
+  readonly amount: Money.Money
+  readonly fee: Money.Money
 }
 
 const disputeEntry = (event: DisputeFacts, part: "amount" | "fee"): LedgerEntry | undefined => {
   const { disputeId, payment } = event.dispute
   const money = event.dispute[part]
   const opened = event._tag === "CardDisputeOpened"
-  const won = event._tag === "CardDisputeClosed" && event.outcome === "Won"
+  // Stryker disable next-line ConditionalExpression: equivalent as true, only a closed dispute's event has an outcome (DisputeFacts); the test narrows the type
+  const closed = event._tag === "CardDisputeClosed"
+  const won = closed && event.outcome === "Won"
   if ((!opened && !won) || money.minorUnits === 0) return undefined
   const sign = opened ? -1 : 1
   return {
