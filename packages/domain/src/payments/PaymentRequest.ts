@@ -56,7 +56,7 @@ import type {
   SetPaymentRequestMetadata,
   TryAutoCollection,
 } from "./PaymentRequestCommands.ts"
-import { Acceptance, CardCharge, PaymentRequestCreated, PaymentRequestEvent } from "./PaymentRequestEvents.ts"
+import { Acceptance, CardCharge, Failure, PaymentRequestCreated, PaymentRequestEvent } from "./PaymentRequestEvents.ts"
 import * as PaymentRequestRefunds from "./PaymentRequestRefunds.ts"
 import { illegal, initialState, notFound, type State } from "./PaymentRequestState.ts"
 import { validateCreate } from "./PaymentRequestValidation.ts"
@@ -460,8 +460,7 @@ export const evolve: (state: State, event: Event) => State = byEvent<Event, Stat
           request: state.request,
           acceptance: state.acceptance,
           failedAt: event.at,
-          ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
-          reason: event.reason,
+          ...Payload.pick(Failure, event),
         }
       : state,
   PaymentRequestPartiallyRefunded: (state, event) =>

@@ -95,6 +95,10 @@ export const CardCharge = Schema.Struct({
 })
 export type CardCharge = typeof CardCharge.Type
 
+/** Why the transfer paying a request failed: the rail's return code (absent when the rail refused it) and its reason. */
+export const Failure = Schema.Struct({ returnCode: Schema.optionalKey(ReturnCode), reason: Schema.String })
+export type Failure = typeof Failure.Type
+
 /**
  * Every event of a payment request, by its tag (the codec of its stream). Each names the request and
  * the instant `at`.
@@ -145,7 +149,7 @@ export const PaymentRequestEvent = unionOf(
      * The transfer paying the request failed (e.g. return code "R01", insufficient funds), or the rail
      * refused it (no return code; `reason` says why).
      */
-    PaymentRequestFailed: { transferId: TransferId, returnCode: Schema.optionalKey(ReturnCode), reason: Schema.String },
+    PaymentRequestFailed: { transferId: TransferId, ...Failure.fields },
     /** Part of the paid amount was refunded (its amount and the refunded total); the request stays Paid. Not a status change. */
     PaymentRequestPartiallyRefunded: refundTotal,
     /** A refund brought the refunded total to the paid amount: the request is Refunded. */

@@ -8,7 +8,9 @@
  */
 import * as Policy from "../infrastructure/Policy.ts"
 import type { PaymentRequestId } from "../kernel/Ids.ts"
+import * as Payload from "../kernel/Payload.ts"
 import * as PaymentRequest from "./PaymentRequest.ts"
+import { PaymentRequestFailed, PaymentRequestReturned } from "./PaymentRequestEvents.ts"
 import * as Transfer from "./Transfer.ts"
 import type { TransferEvent } from "./TransferEvents.ts"
 
@@ -38,23 +40,10 @@ export const fromTransferEvent = (
     case "TransferSettled":
       return { _tag: "RecordTransferSettled", paymentRequestId, transferId: event.transferId, at: event.at }
     case "TransferFailed":
-      return {
-        _tag: "RecordTransferFailed",
-        paymentRequestId,
-        transferId: event.transferId,
-        ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
-        reason: event.reason,
-        at: event.at,
-      }
+      // the fields the request's event records (the return code only when the rail gave one), from the transfer's
+      return { ...Payload.pick(PaymentRequestFailed, event), _tag: "RecordTransferFailed", paymentRequestId }
     case "TransferReturned":
-      return {
-        _tag: "RecordTransferReturned",
-        paymentRequestId,
-        transferId: event.transferId,
-        returnCode: event.returnCode,
-        reason: event.reason,
-        at: event.at,
-      }
+      return { ...Payload.pick(PaymentRequestReturned, event), _tag: "RecordTransferReturned", paymentRequestId }
     case "TransferRefunded":
     case "TransferRefundCompleted":
       return PaymentRequest.refundCommand(paymentRequestId, event)

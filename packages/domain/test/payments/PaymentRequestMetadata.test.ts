@@ -39,6 +39,9 @@ describe("no payment request yet", () => {
       .when(setMetadata({ a: "b" }))
       .thenFails({ _tag: "NotFound" })
   })
+  it("a metadata event without a request leaves the state unchanged (there is no request to hold it)", () => {
+    spec.given([]).ignores(metadataSet({ a: "b" }))
+  })
   it("created with metadata: the creation records it", () => {
     spec
       .given([])

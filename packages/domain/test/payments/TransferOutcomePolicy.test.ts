@@ -90,6 +90,16 @@ describe("a transfer's outcome reaches the payment request it pays", () => {
       })
   })
 
+  it("a transfer the rail refused (no return code) makes its payment request record the failure without one", () => {
+    spec
+      .given([initiated])
+      .when(TransferFailed.make({ transferId, reason: "refused by the rail", at }))
+      .then({
+        id: paymentRequestId,
+        command: { _tag: "RecordTransferFailed", paymentRequestId, transferId, reason: "refused by the rail", at },
+      })
+  })
+
   it("a refund of the transfer refunds its payment request by the same amount", () => {
     spec
       .given([initiated, settled])
