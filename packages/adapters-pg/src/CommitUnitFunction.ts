@@ -31,12 +31,29 @@
  * stream keeps its own, and its events and snapshot take their stream's; a data key and the
  * Idempotency-Key answer carry the partner of the request that made them (`partnerId`).
  *
+ * Commit order per stream: `readAll` orders the log by (transaction id,
+ * position), and PostgreSQL gives a transaction its id at its first write, so
+ * a stream's versions must be written by transactions whose ids grow with
+ * them. A unit takes, before it writes anything, a transaction lock per
+ * stream it appends to (sorted, so two units cannot deadlock on them): the
+ * unit that appends after another on the same stream waits for it to end
+ * and only then gets its id (without the lock, two appends expecting any
+ * version could race for a new stream's row, and the one that lost the race
+ * hold the older id: its later version would be read first). A transaction
+ * that wrote before it calls `commit_unit` (an outer transaction of the
+ * caller's) already holds its id: its append to a stream whose previous
+ * event was committed by a newer transaction is refused as a version
+ * conflict (PP001), to be retried in a new transaction.
+ *
  * Error codes: PP001 version conflict, PP002 document conflict, PP003 event id
  * in another stream, PP004 a data key made by the unit for a subject that has
  * one already (`PgPersonalDataVault`), PP005 the unit's Idempotency-Key is no
  * longer held by its claim.
  */
 import { rebuildLockKey } from "./migrations/0004_commit_unit.ts"
+
+/** The seed of the advisory lock keys of the streams a unit appends to (schema and stream id hashed). */
+export const streamLockSeed = 7460398523113402002n
 
 export const definition = `
 CREATE OR REPLACE FUNCTION commit_unit(unit jsonb) RETURNS jsonb
@@ -61,8 +78,21 @@ DECLARE
   positions jsonb := '{}'::jsonb;
   batch_positions jsonb;
   stream_partner text;
+  prior_id xid8 := pg_current_xact_id_if_assigned();
+  previous_id xid8;
 BEGIN
   PERFORM pg_advisory_xact_lock_shared(hashtextextended(current_schema(), ${rebuildLockKey}));
+
+  -- Each stream appended to is locked before the first write (which gives the transaction its id).
+  items := COALESCE(unit -> 'streams', '[]'::jsonb);
+  IF jsonb_array_length(items) = 1 THEN
+    PERFORM pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || (items -> 0 ->> 'id'), ${streamLockSeed}));
+  ELSIF jsonb_array_length(items) > 1 THEN
+    PERFORM pg_advisory_xact_lock(k.key)
+    FROM (SELECT DISTINCT hashtextextended(current_schema() || '/' || (x.value ->> 'id'), ${streamLockSeed}) AS key
+          FROM jsonb_array_elements(items) AS x(value)
+          ORDER BY 1) AS k;
+  END IF;
 
   -- The answer of the request holding an Idempotency-Key: stored with the writes, if still held by its claim.
   IF unit ? 'idempotency' THEN
@@ -146,6 +176,16 @@ BEGIN
       ORDER BY stream_version DESC LIMIT 1;
       results := results || jsonb_build_object('version', hit.stream_version, 'lastPosition', hit.global_position, 'replayed', true);
       CONTINUE;
+    END IF;
+
+    IF prior_id IS NOT NULL AND new_version > n THEN
+      -- A transaction that had its id before this call: the stream's previous event must be older.
+      SELECT transaction_id INTO previous_id FROM events
+      WHERE stream_id = s ->> 'id' AND stream_version = new_version - n;
+      IF previous_id > prior_id THEN
+        RAISE EXCEPTION 'version conflict' USING ERRCODE = 'PP001',
+          DETAIL = jsonb_build_object('streamId', s ->> 'id', 'expected', expected, 'actual', new_version - n)::text;
+      END IF;
     END IF;
 
     IF n = 1 THEN

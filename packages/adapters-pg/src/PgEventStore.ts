@@ -34,7 +34,10 @@
  * later has an id at or above the horizon of every earlier read, so it sorts
  * after every checkpoint taken so far: nothing is skipped. Positions stay
  * unique, and increase within a transaction, but not across transactions in
- * this order.
+ * this order. Within a stream this order is the version order: `commit_unit`
+ * locks the unit's streams before its first write (which gives the
+ * transaction its id), and refuses an append of a transaction that had its
+ * id before a newer one extended the stream (`CommitUnitFunction.ts`).
  *
  * Errors: every database failure becomes `EventStoreUnavailable` with a short
  * reason (the SQL error is logged, never returned).

@@ -211,6 +211,91 @@ suite("PostgreSQL", () => {
       30_000,
     )
 
+    it.effect("units racing to create one stream with any version are read back by readAll in version order", () =>
+      Effect.gen(function* () {
+        // Each round, 8 appends expecting any version race to create the same new stream, each its own
+        // unit (one statement, autocommit): the one that loses the race for the stream's row must not
+        // hold the older transaction id, or readAll, ordered by (transaction id, position), would give
+        // its later version first.
+        const store = yield* EventStore.EventStore
+        const sql = yield* SqlClient
+        const start = Number(
+          (yield* sql<{ max: bigint | null }>`SELECT max(global_position) AS max FROM events`)[0]?.max ?? 0,
+        )
+        const streams = Array.from({ length: 60 }, () => `Race-${crypto.randomUUID()}`)
+        for (const streamId of streams) {
+          yield* Effect.all(
+            Array.from({ length: 8 }, (_, w) =>
+              store.append(streamId, "Race", EventStore.ExpectedVersion.any, [newEvent({ w })]),
+            ),
+            { concurrency: "unbounded" },
+          )
+        }
+        // readAll gives only what every running transaction of the server has passed: follow it until
+        // the rounds' events are all read (or the deadline).
+        const read: Array<EventStore.RecordedEvent> = []
+        let checkpoint = start
+        const deadline = Date.now() + 20_000
+        while (read.length < streams.length * 8 && Date.now() < deadline) {
+          const page = yield* store.readAll({ after: checkpoint, limit: 500 })
+          read.push(...page)
+          checkpoint = page[page.length - 1]?.globalPosition ?? checkpoint
+          if (page.length === 0) yield* Effect.sleep(2)
+        }
+        const versionsOf = (streamId: string) => read.filter((e) => e.streamId === streamId).map((e) => e.streamVersion)
+        for (const streamId of streams) assert.deepStrictEqual(versionsOf(streamId), [1, 2, 3, 4, 5, 6, 7, 8])
+      }),
+    )
+
+    it.effect(
+      "an append in a transaction that wrote before a newer transaction extended the stream is a version conflict",
+      () =>
+        Effect.gen(function* () {
+          // readAll would give this transaction's event (older id) before the event it follows.
+          const store = yield* EventStore.EventStore
+          const sql = yield* SqlClient
+          const streamId = `Outer-${crypto.randomUUID()}`
+          const other = Layer.fresh(postgresStore())
+          const outcome = yield* sql
+            .withTransaction(
+              Effect.gen(function* () {
+                yield* sql`SELECT pg_current_xact_id()::text` // the transaction gets its id now, as a first write would
+                yield* EventStore.EventStore.use((s) =>
+                  s.append(streamId, "Outer", EventStore.ExpectedVersion.noStream, [newEvent({})]),
+                ).pipe(Effect.provide(other), Effect.orDie)
+                return yield* store.append(streamId, "Outer", EventStore.ExpectedVersion.exact(1), [newEvent({})])
+              }),
+            )
+            .pipe(Effect.flip)
+          assert.strictEqual(outcome._tag, "VersionConflict")
+          const stored = yield* store.readStream(streamId)
+          assert.deepStrictEqual(
+            stored.map((e) => e.streamVersion),
+            [1],
+          )
+        }),
+    )
+
+    it.effect("an append in a transaction that wrote before, on a stream older than it, is stored", () =>
+      Effect.gen(function* () {
+        const store = yield* EventStore.EventStore
+        const sql = yield* SqlClient
+        const streamId = `Outer-${crypto.randomUUID()}`
+        yield* store.append(streamId, "Outer", EventStore.ExpectedVersion.noStream, [newEvent({})])
+        yield* sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`SELECT pg_current_xact_id()::text`
+            yield* store.append(streamId, "Outer", EventStore.ExpectedVersion.exact(1), [newEvent({})])
+          }),
+        )
+        const stored = yield* store.readStream(streamId)
+        assert.deepStrictEqual(
+          stored.map((e) => e.streamVersion),
+          [1, 2],
+        )
+      }),
+    )
+
     it.effect("the append hook's documents are written with the append, and not at all when the hook fails", () =>
       Effect.gen(function* () {
         const streamId = `Hooked-${crypto.randomUUID()}`

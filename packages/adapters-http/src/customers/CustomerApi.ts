@@ -8,7 +8,7 @@
  * takes any subset of the eight switches and answers the complete set.
  */
 import { Customer } from "@partnerpay/domain"
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "../cross-cutting/Authentication.ts"
 import * as Problem from "../cross-cutting/Problem.ts"
@@ -17,16 +17,7 @@ import * as Problem from "../cross-cutting/Problem.ts"
 export const NotificationPreferencesResponse = Customer.NotificationPreferences
 
 /** Any subset of the eight switches. */
-export const NotificationPreferencesUpdate = Schema.Struct({
-  newsEmail: Schema.optionalKey(Schema.Boolean),
-  newsPush: Schema.optionalKey(Schema.Boolean),
-  overdraftWarningsEmail: Schema.optionalKey(Schema.Boolean),
-  overdraftWarningsPush: Schema.optionalKey(Schema.Boolean),
-  paymentStatusEmail: Schema.optionalKey(Schema.Boolean),
-  paymentStatusPush: Schema.optionalKey(Schema.Boolean),
-  paymentDueEmail: Schema.optionalKey(Schema.Boolean),
-  paymentDuePush: Schema.optionalKey(Schema.Boolean),
-})
+export const NotificationPreferencesUpdate = Customer.NotificationPreferences.mapFields(Struct.map(Schema.optionalKey))
 
 export const NotificationTokenRequest = Schema.Struct({
   token: Schema.String.annotate({ description: "The device's push token (at most 4096 characters)" }),

@@ -24,7 +24,7 @@ import { DateTime, Schema } from "effect"
 import * as Policy from "../infrastructure/Policy.ts"
 import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing } from "../kernel/Decider.ts"
 import type { DomainError } from "../kernel/DomainError.ts"
-import { eventsOf } from "../kernel/EventSchema.ts"
+import { unionOf } from "../kernel/EventSchema.ts"
 import { CardPaymentId } from "../kernel/Ids.ts"
 import { TransferEvents } from "../payments/index.ts"
 import * as CardRefunds from "./CardRefunds.ts"
@@ -35,32 +35,25 @@ export const maxAttempts = 5
 /** The longest wait between two attempts. */
 export const maxBackoffMillis = 6 * 60 * 60 * 1000
 
-/** Every attempt event names the refund and its card payment, and the instant `at`. */
-const attemptEvent = eventsOf({ refundId: TransferEvents.RefundId, cardPaymentId: CardPaymentId })
-
-/** The processor could not be reached for the refund (attempt `attempt`). */
-export const CardRefundAttemptFailed = attemptEvent("CardRefundAttemptFailed", {
-  attempt: Schema.Int,
-  reason: Schema.String,
-})
-export type CardRefundAttemptFailed = typeof CardRefundAttemptFailed.Type
-
-/** The processor accepted the refund and decides it later (its notification). */
-export const CardRefundSubmitted = attemptEvent("CardRefundSubmitted")
-export type CardRefundSubmitted = typeof CardRefundSubmitted.Type
-
-/** The processor could not be reached `attempts` times: the refund is given up (Failed). */
-export const CardRefundAttemptsExhausted = attemptEvent("CardRefundAttemptsExhausted", {
-  attempts: Schema.Int,
-})
-export type CardRefundAttemptsExhausted = typeof CardRefundAttemptsExhausted.Type
-
-export const CardRefundAttemptEvent = Schema.Union([
-  CardRefundAttemptFailed,
-  CardRefundSubmitted,
-  CardRefundAttemptsExhausted,
-])
+/**
+ * Every attempt event, by tag: the codec of the stream, each event's schema in its `cases`. Each names the
+ * refund and its card payment, and the instant `at`.
+ */
+export const CardRefundAttemptEvent = unionOf(
+  { refundId: TransferEvents.RefundId, cardPaymentId: CardPaymentId },
+  {
+    /** The processor could not be reached for the refund (attempt `attempt`). */
+    CardRefundAttemptFailed: { attempt: Schema.Int, reason: Schema.String },
+    /** The processor accepted the refund and decides it later (its notification). */
+    CardRefundSubmitted: {},
+    /** The processor could not be reached `attempts` times: the refund is given up (Failed). */
+    CardRefundAttemptsExhausted: { attempts: Schema.Int },
+  },
+)
 export type CardRefundAttemptEvent = typeof CardRefundAttemptEvent.Type
+
+/** The attempt event tagged `Tag`. */
+export type Of<Tag extends CardRefundAttemptEvent["_tag"]> = Extract<CardRefundAttemptEvent, { readonly _tag: Tag }>
 
 export interface RecordCardRefundAttempt {
   readonly _tag: "RecordCardRefundAttempt"
@@ -118,7 +111,7 @@ export const aggregate: Aggregate<Command, Event, State, DomainError> = {
 }
 
 /** The card refund's outcome once the processor could not be reached `attempts` times. */
-export const exhaustedOutcome = (event: CardRefundAttemptsExhausted): CardRefunds.RecordCardRefundOutcome => ({
+export const exhaustedOutcome = (event: Of<"CardRefundAttemptsExhausted">): CardRefunds.RecordCardRefundOutcome => ({
   _tag: "RecordCardRefundOutcome",
   refundId: event.refundId,
   outcome: {

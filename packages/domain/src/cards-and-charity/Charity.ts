@@ -26,7 +26,7 @@
  * partner, or the donor with a customer token); `gift` reads one.
  */
 
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option, Struct } from "effect"
 import { Company } from "../companies/index.ts"
 import { Customer, CustomersProjection } from "../customers/index.ts"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
@@ -36,7 +36,7 @@ import * as UseCase from "../infrastructure/UseCase.ts"
 import * as Amounts from "../kernel/Amounts.ts"
 import type * as CalendarDate from "../kernel/CalendarDate.ts"
 import { NotFound, RuleViolated } from "../kernel/DomainError.ts"
-import type { BankAccountId, CompanyId, PartnerId, RegistrationId, TransferId, VerificationId } from "../kernel/Ids.ts"
+import type { CompanyId, PartnerId, RegistrationId, TransferId, VerificationId } from "../kernel/Ids.ts"
 import type * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
 import { type AuthorizationEvidence, Payments, RailRules, Transfer } from "../payments/index.ts"
@@ -126,14 +126,7 @@ const giftTransfer = (input: GiftTransferInput): Transfer.InitiateTransfer => {
     ...(company.payoutAccount === undefined
       ? {}
       : { recipientAccountMasked: company.payoutAccount.accountNumberMasked }),
-    recipientAddress: {
-      streetNumberAndName: profile.streetNumberAndName,
-      apartmentNumber: profile.apartmentNumber ?? "",
-      city: profile.city,
-      zipCode: profile.zipCode,
-      state: profile.state,
-      country: Payments.recipientCountry,
-    },
+    recipientAddress: Payments.recipientAddressOf(profile),
     attachments: [],
     description: `Donation to ${profile.name}`,
     at: input.at,
@@ -329,23 +322,17 @@ export const collectDue = UseCase.fn("Charity.collectDue")(function* (
   return Option.none<CollectOutcome>()
 })
 
-/** A gift as `GET /Transaction/Charity/{id}` and its cancellation answer it. */
-export interface GiftView {
-  readonly charityTransactionId: CharityTransaction.CharityTransactionId
-  readonly companyId: CompanyId
-  readonly amount: Money.Money
-  readonly fee: Money.Money
-  readonly payerCharged: Money.Money
-  readonly charityReceives: Money.Money
-  readonly isRecurring: boolean
-  readonly transferId?: TransferId
-  readonly bankAccountId?: BankAccountId
-  readonly createdAt: DateTime.Utc
-  /** Recurring gifts only. */
-  readonly recurrence?: CharityTransaction.Recurrence
-  /** The evidence of the donor's authorization, when recorded. */
-  readonly authorization?: AuthorizationEvidence.AuthorizationEvidence
-}
+/** What a gift's state holds that its view leaves out: who asked and how, not what the gift is. */
+const notInView = ["_tag", "partnerId", "verificationId", "payerCoversFee", "payerRegistrationId"] as const
+
+type Gift = Extract<CharityTransaction.State, { readonly _tag: "Created" }>
+
+/**
+ * A gift as `GET /Transaction/Charity/{id}` and its cancellation answer it: the gift's state but for
+ * who asked and how (`recurrence` for recurring gifts only; `authorization`, the evidence of the
+ * donor's authorization, when recorded).
+ */
+export type GiftView = Omit<Gift, (typeof notInView)[number]>
 
 export interface GiftQuery {
   readonly partnerId: PartnerId
@@ -366,20 +353,7 @@ const ownGift = Traced.fn("Charity.ownGift")(function* (query: GiftQuery) {
   return state
 })
 
-const viewOf = (state: Extract<CharityTransaction.State, { readonly _tag: "Created" }>): GiftView => ({
-  charityTransactionId: state.charityTransactionId,
-  companyId: state.companyId,
-  amount: state.amount,
-  fee: state.fee,
-  payerCharged: state.payerCharged,
-  charityReceives: state.charityReceives,
-  isRecurring: state.isRecurring,
-  ...(state.transferId === undefined ? {} : { transferId: state.transferId }),
-  ...(state.bankAccountId === undefined ? {} : { bankAccountId: state.bankAccountId }),
-  createdAt: state.createdAt,
-  ...(state.recurrence === undefined ? {} : { recurrence: state.recurrence }),
-  ...(state.authorization === undefined ? {} : { authorization: state.authorization }),
-})
+const viewOf = (state: Gift): GiftView => Struct.omit(state, notInView)
 
 /** One gift of the partner (or of the calling donor). */
 export const gift = UseCase.fn("Charity.gift")(function* (query: GiftQuery) {

@@ -10,7 +10,7 @@
  */
 import { DateTime, Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
-import { eventsOf } from "../kernel/EventSchema.ts"
+import { unionOf } from "../kernel/EventSchema.ts"
 import { CompanyId, CompanyReferenceId, LocationId, PartnerId, PayoutAccountId } from "../kernel/Ids.ts"
 import { Metadata } from "../kernel/Metadata.ts"
 import { Erasable } from "../kernel/Personal.ts"
@@ -144,9 +144,6 @@ export const CompanyProfile = Schema.Struct({
 })
 export type CompanyProfile = typeof CompanyProfile.Type
 
-/** Every company event but the registration names the company (within its partner) and the instant `at`. */
-const companyEvent = eventsOf({ companyId: CompanyId, partnerId: PartnerId })
-
 /** A partner registered a company; it starts Unverified while KYB runs. */
 export const CompanyRegistered = Schema.TaggedStruct("CompanyRegistered", {
   companyId: CompanyId,
@@ -157,35 +154,6 @@ export const CompanyRegistered = Schema.TaggedStruct("CompanyRegistered", {
 })
 export type CompanyRegistered = typeof CompanyRegistered.Type
 
-/** A location was added to a registered company. */
-export const LocationAdded = companyEvent("LocationAdded", { location: Location })
-export type LocationAdded = typeof LocationAdded.Type
-
-/** KYB accepted the company (drives COMPANY_VERIFICATION_STATUS_CHANGED with Status Verified). */
-export const CompanyVerified = companyEvent("CompanyVerified", { reason: Schema.optionalKey(Schema.String) })
-export type CompanyVerified = typeof CompanyVerified.Type
-
-/**
- * The KYB provider suspended (or deactivated) the Verified company: Suspended, it collects nothing
- * (422 COMPANY_NOT_VERIFIED) and its payouts pause (COMPANY_VERIFICATION_STATUS_CHANGED Suspended).
- */
-export const CompanySuspended = companyEvent("CompanySuspended", { reason: Schema.optionalKey(Schema.String) })
-export type CompanySuspended = typeof CompanySuspended.Type
-
-/** The KYB provider reactivated the Suspended company: Verified again (COMPANY_VERIFICATION_STATUS_CHANGED Verified). */
-export const CompanyReactivated = companyEvent("CompanyReactivated")
-export type CompanyReactivated = typeof CompanyReactivated.Type
-
-/** KYB refused the company (drives COMPANY_VERIFICATION_STATUS_CHANGED with Status Rejected). */
-export const CompanyRejected = companyEvent("CompanyRejected", { reason: Schema.optionalKey(Schema.String) })
-export type CompanyRejected = typeof CompanyRejected.Type
-
-/**
- * The company was submitted to the KYB provider (`Companies.submitKyb`): its reference, for the
- * verdict. The submission's sealed data (full SSN, document number) is shredded right after.
- */
-export const CompanyKybSubmitted = companyEvent("CompanyKybSubmitted", { submissionId: Schema.String })
-export type CompanyKybSubmitted = typeof CompanyKybSubmitted.Type
 /** The kinds of bank account a company is paid out to. */
 export const payoutAccountTypes = ["Checking", "Savings"] as const
 export const PayoutAccountType = Schema.Literals(payoutAccountTypes)
@@ -230,32 +198,94 @@ export const PayoutAccount = Schema.Struct({
 })
 export type PayoutAccount = typeof PayoutAccount.Type
 
-/**
- * The partner set the company's payout account (the first one, or a replacement of the previous one:
- * the history of a company's payout accounts is the sequence of these events).
- */
-export const PayoutAccountSet = companyEvent("PayoutAccountSet", {
-  ...PayoutAccount.fields,
-  /** The account it replaces, when there was one. */
-  replacedPayoutAccountId: Schema.optionalKey(PayoutAccountId),
-  /** Set when the account it replaces was Errored: its payouts resume (PAYOUT_ACCOUNT_STATUS_CHANGED Active). */
-  replacedErrored: Schema.optionalKey(Schema.Literal(true)),
-})
-export type PayoutAccountSet = typeof PayoutAccountSet.Type
+/** The requirements a KYB provider may state before its verdict. */
+export const KybRequirement = Schema.Literals(["DocumentRequired", "RetryRequired"])
+export type KybRequirement = typeof KybRequirement.Type
 
 /**
- * A payout to the company's account came back (or was refused) for an account-level reason
- * (`PayoutAccountHealth.isAccountLevel`): the account is Errored and the company's payouts pause
- * until the partner sets another one. No personal data: ids, the code and its reason.
+ * Every event of the Company aggregate, by its tag (its stored JSON codec). Every event but the
+ * registration names the company (within its partner) and the instant `at`.
  */
-export const PayoutAccountErrored = companyEvent("PayoutAccountErrored", {
-  payoutAccountId: PayoutAccountId,
-  /** The payout that failed. */
-  payoutId: Schema.String,
-  returnCode: Schema.optionalKey(Schema.String),
-  reason: Schema.String,
-})
+export const CompanyEvent = unionOf(
+  { companyId: CompanyId, partnerId: PartnerId },
+  {
+    CompanyRegistered,
+    /** A location was added to a registered company. */
+    LocationAdded: { location: Location },
+    /** KYB accepted the company (drives COMPANY_VERIFICATION_STATUS_CHANGED with Status Verified). */
+    CompanyVerified: { reason: Schema.optionalKey(Schema.String) },
+    /** KYB refused the company (drives COMPANY_VERIFICATION_STATUS_CHANGED with Status Rejected). */
+    CompanyRejected: { reason: Schema.optionalKey(Schema.String) },
+    /**
+     * The company was submitted to the KYB provider (`Companies.submitKyb`): its reference, for the
+     * verdict. The submission's sealed data (full SSN, document number) is shredded right after.
+     */
+    CompanyKybSubmitted: { submissionId: Schema.String },
+    /**
+     * The KYB provider asks for something before it decides (documents, or the company's data again): the
+     * company stays Unverified; drives COMPANY_VERIFICATION_ACTION_REQUIRED.
+     */
+    CompanyKybActionRequired: { requirement: KybRequirement },
+    /**
+     * The partner set the company's payout account (the first one, or a replacement of the previous one:
+     * the history of a company's payout accounts is the sequence of these events).
+     */
+    PayoutAccountSet: {
+      ...PayoutAccount.fields,
+      /** The account it replaces, when there was one. */
+      replacedPayoutAccountId: Schema.optionalKey(PayoutAccountId),
+      /** Set when the account it replaces was Errored: its payouts resume (PAYOUT_ACCOUNT_STATUS_CHANGED Active). */
+      replacedErrored: Schema.optionalKey(Schema.Literal(true)),
+    },
+    /** The partner replaced the company's metadata (`PUT /Company/{companyId}/Metadata`). */
+    CompanyMetadataSet: { metadata: Metadata },
+    /**
+     * A payout to the company's account came back (or was refused) for an account-level reason
+     * (`PayoutAccountHealth.isAccountLevel`): the account is Errored and the company's payouts pause
+     * until the partner sets another one. No personal data: ids, the code and its reason.
+     */
+    PayoutAccountErrored: {
+      payoutAccountId: PayoutAccountId,
+      /** The payout that failed. */
+      payoutId: Schema.String,
+      returnCode: Schema.optionalKey(Schema.String),
+      reason: Schema.String,
+    },
+    /**
+     * The KYB provider suspended (or deactivated) the Verified company: Suspended, it collects nothing
+     * (422 COMPANY_NOT_VERIFIED) and its payouts pause (COMPANY_VERIFICATION_STATUS_CHANGED Suspended).
+     */
+    CompanySuspended: { reason: Schema.optionalKey(Schema.String) },
+    /** The KYB provider reactivated the Suspended company: Verified again (COMPANY_VERIFICATION_STATUS_CHANGED Verified). */
+    CompanyReactivated: {},
+  },
+)
+export type CompanyEvent = typeof CompanyEvent.Type
+
+export const {
+  LocationAdded,
+  CompanyVerified,
+  CompanyRejected,
+  CompanyKybSubmitted,
+  CompanyKybActionRequired,
+  PayoutAccountSet,
+  CompanyMetadataSet,
+  PayoutAccountErrored,
+  CompanySuspended,
+  CompanyReactivated,
+} = CompanyEvent.cases
+
+/** Each company event's type, by its schema's name. */
+export type LocationAdded = typeof LocationAdded.Type
+export type CompanyVerified = typeof CompanyVerified.Type
+export type CompanyRejected = typeof CompanyRejected.Type
+export type CompanyKybSubmitted = typeof CompanyKybSubmitted.Type
+export type CompanyKybActionRequired = typeof CompanyKybActionRequired.Type
+export type PayoutAccountSet = typeof PayoutAccountSet.Type
+export type CompanyMetadataSet = typeof CompanyMetadataSet.Type
 export type PayoutAccountErrored = typeof PayoutAccountErrored.Type
+export type CompanySuspended = typeof CompanySuspended.Type
+export type CompanyReactivated = typeof CompanyReactivated.Type
 
 /** The payout account as `PayoutAccountErrored` leaves it (in the state and in the read model alike). */
 export const erroredAccount = <Account extends { readonly status: PayoutAccountStatus }>(
@@ -268,37 +298,6 @@ export const erroredAccount = <Account extends { readonly status: PayoutAccountS
   returnReason: event.reason,
   erroredAt: DateTime.formatIso(event.at),
 })
-
-/** The requirements a KYB provider may state before its verdict. */
-export const KybRequirement = Schema.Literals(["DocumentRequired", "RetryRequired"])
-export type KybRequirement = typeof KybRequirement.Type
-
-/**
- * The KYB provider asks for something before it decides (documents, or the company's data again): the
- * company stays Unverified; drives COMPANY_VERIFICATION_ACTION_REQUIRED.
- */
-export const CompanyKybActionRequired = companyEvent("CompanyKybActionRequired", { requirement: KybRequirement })
-export type CompanyKybActionRequired = typeof CompanyKybActionRequired.Type
-
-/** The partner replaced the company's metadata (`PUT /Company/{companyId}/Metadata`). */
-export const CompanyMetadataSet = companyEvent("CompanyMetadataSet", { metadata: Metadata })
-export type CompanyMetadataSet = typeof CompanyMetadataSet.Type
-
-/** Every event of the Company aggregate (its stored JSON codec). */
-export const CompanyEvent = Schema.Union([
-  CompanyRegistered,
-  LocationAdded,
-  CompanyVerified,
-  CompanyRejected,
-  CompanyKybSubmitted,
-  CompanyKybActionRequired,
-  PayoutAccountSet,
-  CompanyMetadataSet,
-  PayoutAccountErrored,
-  CompanySuspended,
-  CompanyReactivated,
-])
-export type CompanyEvent = typeof CompanyEvent.Type
 
 /** The status a company event moves the company to, or undefined for an event that keeps it. */
 export const statusOf = (event: CompanyEvent): CompanyStatus | undefined => statusByEvent[event._tag]

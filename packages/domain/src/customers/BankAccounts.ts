@@ -14,7 +14,7 @@
  * gets a new id from `IdGenerator`.
  */
 
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
@@ -28,7 +28,7 @@ import * as BankLinkUpdates from "./BankLinkUpdates.ts"
 import * as Customer from "./Customer.ts"
 import { kycRejected } from "./CustomerBankAccounts.ts"
 import type { LinkedBankAccount } from "./CustomerEvents.ts"
-import { BankLinker } from "./CustomerProviders.ts"
+import { BankLinker, type LinkError } from "./CustomerProviders.ts"
 import * as CustomersProjection from "./CustomersProjection.ts"
 
 const customerNotFound = new NotFound({ entity: "Customer" })
@@ -62,14 +62,7 @@ export interface LinkRequest {
   readonly accountIds: ReadonlyArray<string>
 }
 
-/** The provider's link error (spec 2.15 `linkError`). */
-export const LinkError = Schema.Struct({
-  errorType: Schema.String,
-  errorCode: Schema.String,
-  errorMessage: Schema.String,
-  displayMessage: Schema.String,
-})
-export type LinkError = typeof LinkError.Type
+export { LinkError } from "./CustomerProviders.ts"
 
 export type LinkResult =
   | { readonly isOk: true; readonly accounts: ReadonlyArray<LinkedBankAccount> }

@@ -10,10 +10,10 @@ import { NotFound, RuleViolated } from "../kernel/DomainError.ts"
 import type { BankAccountId } from "../kernel/Ids.ts"
 import { failIfAny, type Issues, identityOf, pattern, text, uuidMessage, uuidPattern } from "./CustomerChecks.ts"
 import {
-  type BankAccountsLinked,
-  type BankAccountUnlinked,
+  BankAccountsLinked,
+  BankAccountUnlinked,
   type CustomerEvent,
-  type DefaultBankAccountSet,
+  DefaultBankAccountSet,
   type LinkedBankAccount,
   lastFourPattern,
 } from "./CustomerEvents.ts"
@@ -95,15 +95,10 @@ export const linkBankAccounts = (command: LinkBankAccounts, state: RegisteredCus
     return known === undefined || !known.linked || !sameDetails(known, account)
   })
   if (changed.length === 0) return nothing
-  const event: BankAccountsLinked = {
-    _tag: "BankAccountsLinked",
-    registrationId: state.registrationId,
-    partnerId: state.partnerId,
-    tokenId: command.tokenId,
-    accounts: changed.map(maskedAccount),
-    at: command.at,
-  }
-  return accept<CustomerEvent>(event)
+  const { tokenId, at } = command
+  return accept<CustomerEvent>(
+    BankAccountsLinked.make({ ...identityOf(state), tokenId, accounts: changed.map(maskedAccount), at }),
+  )
 }
 
 export const unlinkBankAccount = (command: UnlinkBankAccount, state: RegisteredCustomer): Decision<CustomerEvent> => {
@@ -111,13 +106,9 @@ export const unlinkBankAccount = (command: UnlinkBankAccount, state: RegisteredC
   const account = state.bankAccounts.find((a) => a.bankAccountId === command.bankAccountId)
   if (account === undefined) return refuse(new NotFound({ entity: "BankAccount" }))
   if (!account.linked) return nothing
-  const event: BankAccountUnlinked = {
-    _tag: "BankAccountUnlinked",
-    ...customer,
-    bankAccountId: command.bankAccountId,
-    at: command.at,
-  }
-  return accept<CustomerEvent>(event)
+  return accept<CustomerEvent>(
+    BankAccountUnlinked.make({ ...customer, bankAccountId: command.bankAccountId, at: command.at }),
+  )
 }
 
 export const setDefaultBankAccount = (
@@ -126,14 +117,9 @@ export const setDefaultBankAccount = (
 ): Decision<CustomerEvent> => {
   if (!hasBankAccount(state, command.bankAccountId)) return refuse(new NotFound({ entity: "BankAccount" }))
   if (state.defaultBankAccountId === command.bankAccountId) return nothing
-  const event: DefaultBankAccountSet = {
-    _tag: "DefaultBankAccountSet",
-    ...identityOf(state),
-    bankAccountId: command.bankAccountId,
-    ...(command.client === undefined
-      ? {}
-      : { authorization: AuthorizationEvidence.evidenceOf("Autopay", command.client, command.at) }),
-    at: command.at,
-  }
-  return accept<CustomerEvent>(event)
+  const { bankAccountId, at } = command
+  const authorization = AuthorizationEvidence.authorizationOf("Autopay", command)
+  return accept<CustomerEvent>(
+    DefaultBankAccountSet.make({ ...identityOf(state), bankAccountId, ...authorization, at }),
+  )
 }

@@ -8,7 +8,7 @@ import { accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { failIfAny, type Issues, identityOf, lastFourMessage, millis, pattern, text } from "./CustomerChecks.ts"
 import {
   type CardPaymentMethod,
-  type CardPaymentMethodSaved,
+  CardPaymentMethodSaved,
   type CustomerEvent,
   lastFourPattern,
 } from "./CustomerEvents.ts"
@@ -63,11 +63,5 @@ export const saveCardPaymentMethod = (
   if (invalid) return refuse(invalid)
   const known = state.cardPaymentMethods.find((m) => m.id === card.id)
   if (known !== undefined && sameDetails(known, card)) return nothing
-  const event: CardPaymentMethodSaved = {
-    _tag: "CardPaymentMethodSaved",
-    ...customer,
-    method: cardOnly(card),
-    at: command.at,
-  }
-  return accept<CustomerEvent>(event)
+  return accept<CustomerEvent>(CardPaymentMethodSaved.make({ ...customer, method: cardOnly(card), at: command.at }))
 }

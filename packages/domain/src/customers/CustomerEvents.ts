@@ -13,7 +13,7 @@
 import { Schema } from "effect"
 import { AuthorizationEvidence } from "../kernel/AuthorizationEvidence.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
-import { eventsOf } from "../kernel/EventSchema.ts"
+import { unionOf } from "../kernel/EventSchema.ts"
 import { BankAccountId, CompanyId, PartnerId, RegistrationId, Uuid } from "../kernel/Ids.ts"
 import { Erasable } from "../kernel/Personal.ts"
 
@@ -29,21 +29,23 @@ export const PhoneNumber = Schema.String.check(
 )
 export const LastFour = Schema.String.check(Schema.isPattern(lastFourPattern, { message: "must be exactly 4 digits" }))
 
-/** Which kind of message a customer receives on which channel (spec 2.13). */
 /** A customer's identity verification status, as clients read it. */
 export const KycStatus = Schema.Literals(["NotStarted", "Pending", "Verified", "Rejected"])
 export type KycStatus = typeof KycStatus.Type
 
-export const NotificationPreferences = Schema.Struct({
-  newsEmail: Schema.Boolean,
-  newsPush: Schema.Boolean,
-  overdraftWarningsEmail: Schema.Boolean,
-  overdraftWarningsPush: Schema.Boolean,
-  paymentStatusEmail: Schema.Boolean,
-  paymentStatusPush: Schema.Boolean,
-  paymentDueEmail: Schema.Boolean,
-  paymentDuePush: Schema.Boolean,
-})
+/** The kinds of message a customer chooses to receive or not (spec 2.13), each by e-mail and by push. */
+export const messageKinds = ["news", "overdraftWarnings", "paymentStatus", "paymentDue"] as const
+export const preferenceChannels = ["Email", "Push"] as const
+
+/** One switch per kind of message and channel: `newsEmail`, `newsPush`, ... `paymentDuePush`. */
+export type PreferenceSwitch = `${(typeof messageKinds)[number]}${(typeof preferenceChannels)[number]}`
+
+/** The eight switches of spec 2.13, kind by kind (e-mail, then push). */
+export const NotificationPreferences = Schema.Struct(
+  Object.fromEntries(
+    messageKinds.flatMap((kind) => preferenceChannels.map((channel) => [`${kind}${channel}`, Schema.Boolean])),
+  ) as { readonly [Switch in PreferenceSwitch]: typeof Schema.Boolean },
+)
 export type NotificationPreferences = typeof NotificationPreferences.Type
 
 /**
@@ -85,68 +87,6 @@ export const CardPaymentMethod = Schema.Struct({
 })
 export type CardPaymentMethod = typeof CardPaymentMethod.Type
 
-/** Every customer event names the customer (its registration id, within its partner) and the instant `at`. */
-const customerEvent = eventsOf({ registrationId: RegistrationId, partnerId: PartnerId })
-
-/** The customer logged in for the first time with a one-time code sent to `phoneNumber`. */
-export const CustomerRegistered = customerEvent("CustomerRegistered", {
-  /** Personal: stored sealed; "[erased]" once the customer is erased. */
-  phoneNumber: Erasable(PhoneNumber),
-})
-export type CustomerRegistered = typeof CustomerRegistered.Type
-
-/** Identity verification started; `tokenId` also opens a bank-link session that expires at `expiration`. */
-export const KycStarted = customerEvent("KycStarted", {
-  tokenId: Uuid,
-  expiration: Schema.DateTimeUtcFromString,
-})
-export type KycStarted = typeof KycStarted.Type
-
-/** The provider verified the customer's identity; the confirmed personal data is recorded. */
-export const KycVerified = customerEvent("KycVerified", {
-  referenceId: Uuid,
-  personalData: PersonalData,
-})
-export type KycVerified = typeof KycVerified.Type
-
-/** The provider refused to verify the customer's identity. */
-export const KycRejected = customerEvent("KycRejected", { referenceId: Uuid })
-export type KycRejected = typeof KycRejected.Type
-
-/** A bank-link session was opened for an already verified customer (to link more accounts). */
-export const BankLinkSessionOpened = customerEvent("BankLinkSessionOpened", {
-  tokenId: Uuid,
-  expiration: Schema.DateTimeUtcFromString,
-})
-export type BankLinkSessionOpened = typeof BankLinkSessionOpened.Type
-
-/** Bank accounts were linked (or re-linked, or their details refreshed) through the link session `tokenId`. */
-export const BankAccountsLinked = customerEvent("BankAccountsLinked", {
-  tokenId: Uuid,
-  accounts: Schema.Array(LinkedBankAccount),
-})
-export type BankAccountsLinked = typeof BankAccountsLinked.Type
-
-/** The customer removed a linked bank account. */
-export const BankAccountUnlinked = customerEvent("BankAccountUnlinked", { bankAccountId: BankAccountId })
-export type BankAccountUnlinked = typeof BankAccountUnlinked.Type
-
-/** The notification preferences changed; `preferences` is the complete new set. */
-export const NotificationPreferencesUpdated = customerEvent("NotificationPreferencesUpdated", {
-  preferences: NotificationPreferences,
-})
-export type NotificationPreferencesUpdated = typeof NotificationPreferencesUpdated.Type
-
-/**
- * A device push token was registered (or refreshed with a new expiry); it becomes the newest token. The token
- * (here and in `PushTokenRemoved`) is personal: sealed at rest, "[erased]" once the customer is erased.
- */
-export const PushTokenRegistered = customerEvent("PushTokenRegistered", {
-  token: Schema.String,
-  expireAt: Schema.DateTimeUtcFromString,
-})
-export type PushTokenRegistered = typeof PushTokenRegistered.Type
-
 /**
  * Why a push token was removed: the customer asked, the oldest token made room for a new one, or it had
  * expired when a message was to be pushed to it (pruned by the notifications).
@@ -154,49 +94,64 @@ export type PushTokenRegistered = typeof PushTokenRegistered.Type
 export const PushTokenRemovalReason = Schema.Literals(["RemovedByCustomer", "CapReached", "Expired"])
 export type PushTokenRemovalReason = typeof PushTokenRemovalReason.Type
 
-export const PushTokenRemoved = customerEvent("PushTokenRemoved", {
-  token: Schema.String,
-  reason: PushTokenRemovalReason,
-})
-export type PushTokenRemoved = typeof PushTokenRemoved.Type
-
-/** A card payment method was saved (or its details, such as the expiry, refreshed). */
-export const CardPaymentMethodSaved = customerEvent("CardPaymentMethodSaved", { method: CardPaymentMethod })
-export type CardPaymentMethodSaved = typeof CardPaymentMethodSaved.Type
-
 /**
- * The customer chose the linked bank account the service debits for autopay
- * and debit-authorization collections (PUT /Account/Default).
+ * Every event of a customer, by its tag (the codec of its stream). Each names the customer (its
+ * registration id, within its partner) and the instant `at`.
  */
-export const DefaultBankAccountSet = customerEvent("DefaultBankAccountSet", {
-  bankAccountId: BankAccountId,
-  /** The evidence of the payer's autopay authorization (absent on designations recorded before it was). */
-  authorization: Schema.optionalKey(AuthorizationEvidence),
-})
-export type DefaultBankAccountSet = typeof DefaultBankAccountSet.Type
+export const CustomerEvent = unionOf(
+  { registrationId: RegistrationId, partnerId: PartnerId },
+  {
+    /** The customer logged in for the first time with a one-time code sent to `phoneNumber`. */
+    CustomerRegistered: {
+      /** Personal: stored sealed; "[erased]" once the customer is erased. */
+      phoneNumber: Erasable(PhoneNumber),
+    },
+    /** Identity verification started; `tokenId` also opens a bank-link session that expires at `expiration`. */
+    KycStarted: { tokenId: Uuid, expiration: Schema.DateTimeUtcFromString },
+    /** The provider verified the customer's identity; the confirmed personal data is recorded. */
+    KycVerified: { referenceId: Uuid, personalData: PersonalData },
+    /** The provider refused to verify the customer's identity. */
+    KycRejected: { referenceId: Uuid },
+    /** A bank-link session was opened for an already verified customer (to link more accounts). */
+    BankLinkSessionOpened: { tokenId: Uuid, expiration: Schema.DateTimeUtcFromString },
+    /** Bank accounts were linked (or re-linked, or their details refreshed) through the link session `tokenId`. */
+    BankAccountsLinked: { tokenId: Uuid, accounts: Schema.Array(LinkedBankAccount) },
+    /** The customer removed a linked bank account. */
+    BankAccountUnlinked: { bankAccountId: BankAccountId },
+    /** The notification preferences changed; `preferences` is the complete new set. */
+    NotificationPreferencesUpdated: { preferences: NotificationPreferences },
+    /**
+     * A device push token was registered (or refreshed with a new expiry); it becomes the newest token. The
+     * token (here and in `PushTokenRemoved`) is personal: sealed at rest, "[erased]" once the customer is erased.
+     */
+    PushTokenRegistered: { token: Schema.String, expireAt: Schema.DateTimeUtcFromString },
+    PushTokenRemoved: { token: Schema.String, reason: PushTokenRemovalReason },
+    /** A card payment method was saved (or its details, such as the expiry, refreshed). */
+    CardPaymentMethodSaved: { method: CardPaymentMethod },
+    /**
+     * The customer chose the linked bank account the service debits for autopay
+     * and debit-authorization collections (PUT /Account/Default).
+     */
+    DefaultBankAccountSet: {
+      bankAccountId: BankAccountId,
+      /** The evidence of the payer's autopay authorization (absent on designations recorded before it was). */
+      authorization: Schema.optionalKey(AuthorizationEvidence),
+    },
+    /**
+     * The payer's bank returned a debit of the account with an account-level code (`returnCode`, e.g.
+     * R03 no account: `ReturnConsequences.ts`): the account is unusable until linked again.
+     */
+    BankAccountUnusable: { bankAccountId: BankAccountId, returnCode: Schema.String, reason: Schema.String },
+    /**
+     * The payer's bank returned a debit to `companyId` as unauthorized (`returnCode`, e.g. R10): autopay
+     * for that company is off until the payer designates an autopay account again.
+     */
+    AutoPayRevoked: { companyId: CompanyId, returnCode: Schema.String },
+  },
+)
+export type CustomerEvent = typeof CustomerEvent.Type
 
-/**
- * The payer's bank returned a debit of the account with an account-level code (`returnCode`, e.g.
- * R03 no account: `ReturnConsequences.ts`): the account is unusable until linked again.
- */
-export const BankAccountUnusable = customerEvent("BankAccountUnusable", {
-  bankAccountId: BankAccountId,
-  returnCode: Schema.String,
-  reason: Schema.String,
-})
-export type BankAccountUnusable = typeof BankAccountUnusable.Type
-
-/**
- * The payer's bank returned a debit to `companyId` as unauthorized (`returnCode`, e.g. R10): autopay
- * for that company is off until the payer designates an autopay account again.
- */
-export const AutoPayRevoked = customerEvent("AutoPayRevoked", {
-  companyId: CompanyId,
-  returnCode: Schema.String,
-})
-export type AutoPayRevoked = typeof AutoPayRevoked.Type
-
-export const CustomerEvent = Schema.Union([
+export const {
   CustomerRegistered,
   KycStarted,
   KycVerified,
@@ -211,5 +166,20 @@ export const CustomerEvent = Schema.Union([
   DefaultBankAccountSet,
   BankAccountUnusable,
   AutoPayRevoked,
-])
-export type CustomerEvent = typeof CustomerEvent.Type
+} = CustomerEvent.cases
+
+/** Each customer event's type, by its schema's name. */
+export type CustomerRegistered = typeof CustomerRegistered.Type
+export type KycStarted = typeof KycStarted.Type
+export type KycVerified = typeof KycVerified.Type
+export type KycRejected = typeof KycRejected.Type
+export type BankLinkSessionOpened = typeof BankLinkSessionOpened.Type
+export type BankAccountsLinked = typeof BankAccountsLinked.Type
+export type BankAccountUnlinked = typeof BankAccountUnlinked.Type
+export type NotificationPreferencesUpdated = typeof NotificationPreferencesUpdated.Type
+export type PushTokenRegistered = typeof PushTokenRegistered.Type
+export type PushTokenRemoved = typeof PushTokenRemoved.Type
+export type CardPaymentMethodSaved = typeof CardPaymentMethodSaved.Type
+export type DefaultBankAccountSet = typeof DefaultBankAccountSet.Type
+export type BankAccountUnusable = typeof BankAccountUnusable.Type
+export type AutoPayRevoked = typeof AutoPayRevoked.Type

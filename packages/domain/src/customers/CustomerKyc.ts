@@ -27,9 +27,9 @@ import {
   type CustomerEvent,
   e164Pattern,
   emailPattern,
-  type KycRejected,
+  KycRejected,
   type KycStarted,
-  type KycVerified,
+  KycVerified,
   lastFourPattern,
   type PersonalData,
 } from "./CustomerEvents.ts"
@@ -162,23 +162,11 @@ export const recordKycResult = (command: RecordKycResult, state: RegisteredCusto
       const invalid = failIfAny(issues)
       if (invalid) return refuse(invalid)
       if (command.outcome === "Pending") return nothing
-      if (command.outcome === "Rejected") {
-        const event: KycRejected = {
-          _tag: "KycRejected",
-          ...customer,
-          referenceId: command.referenceId,
-          at: command.at,
-        }
-        return accept<CustomerEvent>(event)
-      }
-      const event: KycVerified = {
-        _tag: "KycVerified",
-        ...customer,
-        referenceId: command.referenceId,
-        personalData: personalDataOnly(command.personalData as PersonalData),
-        at: command.at,
-      }
-      return accept<CustomerEvent>(event)
+      const { referenceId, at } = command
+      if (command.outcome === "Rejected")
+        return accept<CustomerEvent>(KycRejected.make({ ...customer, referenceId, at }))
+      const personalData = personalDataOnly(command.personalData as PersonalData)
+      return accept<CustomerEvent>(KycVerified.make({ ...customer, referenceId, personalData, at }))
     }
   }
 }

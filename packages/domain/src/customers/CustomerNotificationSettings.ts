@@ -5,9 +5,9 @@
 import { DateTime } from "effect"
 import { accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { failIfAny, type Issues, identityOf, millis } from "./CustomerChecks.ts"
-import type {
-  CustomerEvent,
-  NotificationPreferences,
+import {
+  type CustomerEvent,
+  type NotificationPreferences,
   NotificationPreferencesUpdated,
   PushTokenRegistered,
   PushTokenRemoved,
@@ -70,13 +70,7 @@ export const updateNotificationPreferences = (
     (key) => preferences[key] === state.notificationPreferences[key],
   )
   if (unchanged) return nothing
-  const event: NotificationPreferencesUpdated = {
-    _tag: "NotificationPreferencesUpdated",
-    ...customer,
-    preferences,
-    at: command.at,
-  }
-  return accept<CustomerEvent>(event)
+  return accept<CustomerEvent>(NotificationPreferencesUpdated.make({ ...customer, preferences, at: command.at }))
 }
 
 export const registerPushToken = (command: RegisterPushToken, state: RegisteredCustomer): Decision<CustomerEvent> => {
@@ -100,37 +94,20 @@ export const registerPushToken = (command: RegisterPushToken, state: RegisteredC
   // At the cap, a new token replaces the least recently registered one.
   const replaced = state.pushTokens.length >= maxPushTokens ? state.pushTokens[0] : undefined
   if (known === undefined && replaced !== undefined) {
-    const removed: PushTokenRemoved = {
-      _tag: "PushTokenRemoved",
-      ...customer,
-      token: replaced.token,
-      reason: "CapReached",
-      at: command.at,
-    }
-    events.push(removed)
+    events.push(PushTokenRemoved.make({ ...customer, token: replaced.token, reason: "CapReached", at: command.at }))
   }
-  const registered: PushTokenRegistered = {
-    _tag: "PushTokenRegistered",
-    ...customer,
-    token: command.token,
-    expireAt: command.expireAt,
-    at: command.at,
-  }
-  events.push(registered)
+  events.push(
+    PushTokenRegistered.make({ ...customer, token: command.token, expireAt: command.expireAt, at: command.at }),
+  )
   return accept(...events)
 }
 
 export const removePushToken = (command: RemovePushToken, state: RegisteredCustomer): Decision<CustomerEvent> => {
   const customer = identityOf(state)
   if (!state.pushTokens.some((t) => t.token === command.token)) return nothing
-  const event: PushTokenRemoved = {
-    _tag: "PushTokenRemoved",
-    ...customer,
-    token: command.token,
-    reason: "RemovedByCustomer",
-    at: command.at,
-  }
-  return accept<CustomerEvent>(event)
+  return accept<CustomerEvent>(
+    PushTokenRemoved.make({ ...customer, token: command.token, reason: "RemovedByCustomer", at: command.at }),
+  )
 }
 
 /** The push tokens that can still be used at `at` (expiry is exclusive: a token expiring at `at` is expired). */
@@ -145,14 +122,6 @@ export const pruneExpiredPushTokens = (
   const expired = state.pushTokens.filter((t) => !DateTime.isGreaterThan(t.expireAt, command.at))
   // No expired token: no event (accept() with none is `nothing`).
   return accept<CustomerEvent>(
-    ...expired.map(
-      (t): PushTokenRemoved => ({
-        _tag: "PushTokenRemoved",
-        ...customer,
-        token: t.token,
-        reason: "Expired",
-        at: command.at,
-      }),
-    ),
+    ...expired.map((t) => PushTokenRemoved.make({ ...customer, token: t.token, reason: "Expired", at: command.at })),
   )
 }

@@ -13,17 +13,17 @@ import type { CardPaymentId, MerchantId, PartnerId, RegistrationId } from "../ke
 import type { Money } from "../kernel/Money.ts"
 import type { CardPaymentMethod, PersonalData } from "./CustomerEvents.ts"
 
-/**
- * Linking bank accounts failed at the provider. The four fields are the
- * spec's `linkError` (2.15) and go back to the client as they are;
- * `displayMessage` is meant for the end user.
- */
-export class BankLinkFailed extends Schema.TaggedError<BankLinkFailed>()("BankLinkFailed", {
+/** The provider's link error (spec 2.15 `linkError`); `displayMessage` is meant for the end user. */
+export const LinkError = Schema.Struct({
   errorType: Schema.String,
   errorCode: Schema.String,
   errorMessage: Schema.String,
   displayMessage: Schema.String,
-}) {
+})
+export type LinkError = typeof LinkError.Type
+
+/** Linking bank accounts failed at the provider: its `linkError`, which goes back to the client as it is. */
+export class BankLinkFailed extends Schema.TaggedError<BankLinkFailed>()("BankLinkFailed", LinkError.fields) {
   override get message(): string {
     return `${this.errorType}/${this.errorCode}: ${this.errorMessage}`
   }

@@ -14,7 +14,7 @@ import { accept, type Decision, nothing } from "../kernel/Decider.ts"
 import { RuleViolated } from "../kernel/DomainError.ts"
 import type { BankAccountId, CompanyId } from "../kernel/Ids.ts"
 import { identityOf } from "./CustomerChecks.ts"
-import type { AutoPayRevoked, BankAccountUnusable, CustomerEvent } from "./CustomerEvents.ts"
+import { AutoPayRevoked, BankAccountUnusable, type CustomerEvent } from "./CustomerEvents.ts"
 import type { RegisteredCustomer, State } from "./CustomerState.ts"
 
 /** The payer's bank said the account cannot be debited (`returnCode` of the account-level group). */
@@ -46,28 +46,17 @@ export const markBankAccountUnusable = (
 ): Decision<CustomerEvent> => {
   if (!state.bankAccounts.some((a) => a.bankAccountId === command.bankAccountId)) return nothing
   if (state.unusableBankAccounts?.[command.bankAccountId] !== undefined) return nothing
-  const event: BankAccountUnusable = {
-    _tag: "BankAccountUnusable",
-    ...identityOf(state),
-    bankAccountId: command.bankAccountId,
-    returnCode: command.returnCode,
-    reason: command.reason,
-    at: command.at,
-  }
-  return accept<CustomerEvent>(event)
+  const { bankAccountId, returnCode, reason, at } = command
+  return accept<CustomerEvent>(
+    BankAccountUnusable.make({ ...identityOf(state), bankAccountId, returnCode, reason, at }),
+  )
 }
 
 /** Autopay already off for the company changes nothing. */
 export const revokeAutoPay = (command: RevokeAutoPay, state: RegisteredCustomer): Decision<CustomerEvent> => {
   if (state.autoPayRevokedFor?.includes(command.companyId) === true) return nothing
-  const event: AutoPayRevoked = {
-    _tag: "AutoPayRevoked",
-    ...identityOf(state),
-    companyId: command.companyId,
-    returnCode: command.returnCode,
-    at: command.at,
-  }
-  return accept<CustomerEvent>(event)
+  const { companyId, returnCode, at } = command
+  return accept<CustomerEvent>(AutoPayRevoked.make({ ...identityOf(state), companyId, returnCode, at }))
 }
 
 /** The return code that made the account unusable, undefined while it is usable. */

@@ -9,7 +9,7 @@
  * stream types it reads and the event pipeline gives it only their events.
  * The registry of every rule is `composition/Webhooks.ts`.
  */
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import type * as Envelope from "./Envelope.ts"
 import type { EventStoreUnavailable } from "./EventStore.ts"
 import type { Webhook } from "./Outbox.ts"
@@ -63,3 +63,40 @@ export const perEvent = <Env extends Envelope.Any>(options: {
     )
   },
 })
+
+/**
+ * A `perEvent` rule for the events that make a change a webhook announces (`changeOf`; undefined for
+ * the others): to the partner the event names, Data from the event and its change (`data`), the
+ * event's instant last as `Timestamp`.
+ */
+export const perChange = <
+  Env extends Envelope.Any & { readonly event: { readonly partnerId: string; readonly at: DateTime.Utc } },
+  Change,
+>(options: {
+  readonly streamTypes: ReadonlyArray<Env["streamType"]>
+  readonly eventType: string
+  readonly changeOf: (event: Env["event"]) => Change | undefined
+  readonly data: (event: Env["event"], change: Change) => Readonly<Record<string, unknown>>
+}): WebhookRule<Env> =>
+  perEvent<Env>({
+    streamTypes: options.streamTypes,
+    eventType: options.eventType,
+    announce: (event) => {
+      const change = options.changeOf(event)
+      if (change === undefined) return undefined
+      return {
+        partnerId: event.partnerId,
+        data: { ...options.data(event, change), Timestamp: DateTime.formatIso(event.at) },
+      }
+    },
+  })
+
+/**
+ * Why a money movement failed, in webhook Data: the bank's return code and its reason
+ * (`ReturnReason`), or, when the rail refused it without a code, `ReturnCode: null` and the rail's words
+ * (`FailureReason`).
+ */
+export const failureData = (returnCode: string | undefined, reason: string) =>
+  returnCode === undefined
+    ? { ReturnCode: null, FailureReason: reason }
+    : { ReturnCode: returnCode, ReturnReason: reason }

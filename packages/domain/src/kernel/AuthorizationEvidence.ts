@@ -88,3 +88,13 @@ export const evidenceOf = (kind: Kind, client: ClientContext, at: DateTime.Utc):
   text: defaultTexts[kind].text,
   textVersion: defaultTexts[kind].version,
 })
+
+/**
+ * The `authorization` an event records for an authorization of `kind` that `command` carried, to spread
+ * into the event: none when the command came without the client's request (issued by the service itself).
+ */
+export const authorizationOf = (
+  kind: Kind,
+  command: { readonly client?: ClientContext | undefined; readonly at: DateTime.Utc },
+): { readonly authorization?: AuthorizationEvidence } =>
+  command.client === undefined ? {} : { authorization: evidenceOf(kind, command.client, command.at) }

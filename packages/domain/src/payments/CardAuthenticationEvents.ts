@@ -5,60 +5,48 @@
  */
 import { Schema } from "effect"
 import { AuthorizationEvidence } from "../kernel/AuthorizationEvidence.ts"
-import { CardPaymentId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
-import { Money } from "../kernel/Money.ts"
+import { eventsOf } from "../kernel/EventSchema.ts"
+import { PaymentRequestId } from "../kernel/Ids.ts"
 import * as FeeSchedule from "./FeeSchedule.ts"
+import { CardCharge } from "./PaymentRequestEvents.ts"
 
 /** The card payment waiting for the payer's authentication: what the request records once it succeeds. */
 export const AwaitedCardPayment = Schema.Struct({
-  registrationId: RegistrationId,
-  cardPaymentId: CardPaymentId,
-  paymentMethodId: Schema.String,
-  brand: Schema.String,
-  last4: Schema.String,
-  /** The processor's payment waiting for the authentication (a Stripe PaymentIntent id). */
-  processorReference: Schema.String,
+  /** The card and the processor's payment waiting for the authentication (a Stripe PaymentIntent id). */
+  ...CardCharge.fields,
   /** The partner's card fee schedule in force when the payer paid, and what it takes (absent: none). */
-  platformFee: Schema.optionalKey(Money),
-  feeSchedule: Schema.optionalKey(FeeSchedule.AppliedSchedule),
-  providerCost: Schema.optionalKey(Money),
+  ...FeeSchedule.CollectionFees.fields,
   /** The payer's authorization of the charge, given when they paid. */
   authorization: Schema.optionalKey(AuthorizationEvidence),
 })
 export type AwaitedCardPayment = typeof AwaitedCardPayment.Type
+
+/** Every event names the payment request and the attempt, and the instant `at`. */
+const cardAuthenticationEvent = eventsOf({ paymentRequestId: PaymentRequestId, attempt: Schema.Int })
 
 /**
  * The processor asked for the payer's authentication of the charge (3-D Secure): the app completes it
  * with the processor's SDK; the payment request stays Pending (payable) meanwhile. `attempt` counts the
  * request's card payments that needed it (1 first; after a failed one, the next is a new attempt).
  */
-export const CardAuthenticationRequired = Schema.TaggedStruct("CardAuthenticationRequired", {
-  paymentRequestId: PaymentRequestId,
-  attempt: Schema.Int,
+export const CardAuthenticationRequired = cardAuthenticationEvent("CardAuthenticationRequired", {
   payment: AwaitedCardPayment,
-  at: Schema.DateTimeUtcFromString,
 })
 export type CardAuthenticationRequired = typeof CardAuthenticationRequired.Type
 
 /** The payer authenticated and the processor charged the card: the request is to be Paid by card. */
-export const CardAuthenticationSucceeded = Schema.TaggedStruct("CardAuthenticationSucceeded", {
-  paymentRequestId: PaymentRequestId,
-  attempt: Schema.Int,
+export const CardAuthenticationSucceeded = cardAuthenticationEvent("CardAuthenticationSucceeded", {
   payment: AwaitedCardPayment,
   /** When the processor makes the money available to the company (absent: at once). */
   availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
-  at: Schema.DateTimeUtcFromString,
 })
 export type CardAuthenticationSucceeded = typeof CardAuthenticationSucceeded.Type
 
 /** The authentication failed or the card was declined after it: nothing charged, the request still payable. */
-export const CardAuthenticationFailed = Schema.TaggedStruct("CardAuthenticationFailed", {
-  paymentRequestId: PaymentRequestId,
-  attempt: Schema.Int,
+export const CardAuthenticationFailed = cardAuthenticationEvent("CardAuthenticationFailed", {
   processorReference: Schema.String,
   /** The processor's code (e.g. Stripe's `payment_intent_authentication_failure` or a decline code). */
   code: Schema.String,
-  at: Schema.DateTimeUtcFromString,
 })
 export type CardAuthenticationFailed = typeof CardAuthenticationFailed.Type
 

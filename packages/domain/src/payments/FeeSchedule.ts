@@ -95,14 +95,25 @@ export type AppliedSchedule = typeof AppliedSchedule.Type
 export const ReturnFee = Schema.Struct({ amount: Money.Money, passedOn: Schema.Boolean })
 export type ReturnFee = typeof ReturnFee.Type
 
+/**
+ * What a collection records of its cost: the platform's fee kept from the amount, the schedule that
+ * produced it, and the provider's cost, the platform's expense (each absent when none). Declared once
+ * for a transfer's initiation, a card payment and the card payment awaiting its authentication.
+ */
+export const CollectionFees = Schema.Struct({
+  platformFee: Schema.optionalKey(Money.Money),
+  feeSchedule: Schema.optionalKey(AppliedSchedule),
+  providerCost: Schema.optionalKey(Money.Money),
+})
+export type CollectionFees = typeof CollectionFees.Type
+
 /** The facts a collection records from the terms in force at its initiation (each only when not zero). */
-export interface AppliedFees {
-  readonly platformFee?: Money.Money
-  readonly feeSchedule?: AppliedSchedule
-  readonly providerCost?: Money.Money
+export const AppliedFees = Schema.Struct({
+  ...CollectionFees.fields,
   /** The return fee in force: recorded as `returnFee` on the debit's failure or return, if it comes back. */
-  readonly returnFeeTerms?: ReturnFee
-}
+  returnFeeTerms: Schema.optionalKey(ReturnFee),
+})
+export type AppliedFees = typeof AppliedFees.Type
 
 const positive = (money: Money.Money | undefined): money is Money.Money => money !== undefined && money.minorUnits > 0
 

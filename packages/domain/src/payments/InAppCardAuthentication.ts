@@ -65,18 +65,9 @@ export const complete = Traced.fn("InAppCardAuthentication.complete")(function* 
   const command: PaymentRequest.PayWithCard = {
     _tag: "PayWithCard",
     paymentRequestId,
-    registrationId: payment.registrationId,
     payerKyc: Customer.kycStatus(customer.state),
-    cardPaymentId: payment.cardPaymentId,
-    paymentMethodId: payment.paymentMethodId,
-    brand: payment.brand,
-    last4: payment.last4,
-    processorReference: payment.processorReference,
+    ...payment,
     ...(state.availableAt === undefined ? {} : { availableAt: state.availableAt }),
-    ...(payment.platformFee === undefined ? {} : { platformFee: payment.platformFee }),
-    ...(payment.feeSchedule === undefined ? {} : { feeSchedule: payment.feeSchedule }),
-    ...(payment.providerCost === undefined ? {} : { providerCost: payment.providerCost }),
-    ...(payment.authorization === undefined ? {} : { authorization: payment.authorization }),
     at,
   }
   const paid = yield* Effect.result(recordPayment(paymentRequestId, command))

@@ -90,17 +90,21 @@ export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput
   const at = yield* DateTime.now
   // The partner's card fee schedule in force now (a card payment records no return fee).
   const { returnFeeTerms: _none, ...fees } = yield* PlatformFees.appliedFor(request.partnerId, "Card", request.amount)
-  const command = (processorReference: string, availableAt?: DateTime.Utc): PaymentRequest.PayWithCard => ({
-    ...fees,
-    _tag: "PayWithCard",
-    paymentRequestId: request.paymentRequestId,
+  // The card charged and its fees: what the request records, or the payment that awaits an authentication.
+  const chargeOf = (processorReference: string): CardAuthentication.AwaitedCardPayment => ({
     registrationId: input.registrationId,
-    payerKyc: Customer.kycStatus(customer.state),
     cardPaymentId,
     paymentMethodId: card.id,
     brand: card.brand,
     last4: card.last4,
     processorReference,
+    ...fees,
+  })
+  const command = (processorReference: string, availableAt?: DateTime.Utc): PaymentRequest.PayWithCard => ({
+    ...chargeOf(processorReference),
+    _tag: "PayWithCard",
+    paymentRequestId: request.paymentRequestId,
+    payerKyc: Customer.kycStatus(customer.state),
     ...(availableAt === undefined ? {} : { availableAt }),
     ...(input.client === undefined ? {} : { client: input.client }),
     at,
@@ -139,15 +143,7 @@ export const pay = Traced.fn("InAppCardPayments.pay")(function* (input: PayInput
     )
   if (isAuthenticationRequired(charged)) {
     const payment: CardAuthentication.AwaitedCardPayment = awaited ?? {
-      registrationId: input.registrationId,
-      cardPaymentId,
-      paymentMethodId: card.id,
-      brand: card.brand,
-      last4: card.last4,
-      processorReference: charged.processorReference,
-      ...(fees.platformFee === undefined ? {} : { platformFee: fees.platformFee }),
-      ...(fees.feeSchedule === undefined ? {} : { feeSchedule: fees.feeSchedule }),
-      ...(fees.providerCost === undefined ? {} : { providerCost: fees.providerCost }),
+      ...chargeOf(charged.processorReference),
       ...(input.client === undefined
         ? {}
         : { authorization: AuthorizationEvidence.evidenceOf("CardPayment", input.client, at) }),

@@ -274,23 +274,38 @@ export const originate = Traced.fn("MoneyMovements.originate")(function* (moveme
     } else if (answered._tag === "Refused") {
       references.push({ movement, command: outcomeCommand(movement, refusedOutcome(answered.refusal)) })
     } else {
-      const jitter = yield* Random.next
-      const reason = Transfer.refusalReason(answered.reason)
       references.push({
         movement,
-        command: (at) => ({
-          _tag: "RecordOriginationUnavailable",
-          transferId: movement.transferId,
-          ...(movement._tag === "Credit" ? { refundId: movement.refundId } : {}),
-          reason,
-          jitter,
-          at,
-        }),
+        command: yield* unavailable("RecordOriginationUnavailable", movement, answered.reason),
       })
     }
   }
   if (references.length === 0) return [] as ReadonlyArray<Recorded>
   return yield* recordBatch(references)
+})
+
+/** The refund a movement is the credit of (nothing for the transfer's debit). */
+const refundOf = (movement: Movement) => (movement._tag === "Credit" ? { refundId: movement.refundId } : {})
+
+/**
+ * The command recording that the rail was unavailable for a movement (to originate it, or to say where
+ * it stands): tried again after the transfer's backoff, with a random jitter drawn now.
+ */
+const unavailable = Effect.fnUntraced(function* (
+  tag: "RecordOriginationUnavailable" | "RecordStatusUnavailable",
+  movement: Movement,
+  reason: string,
+) {
+  const jitter = yield* Random.next
+  const refusal = Transfer.refusalReason(reason)
+  return (at: DateTime.Utc): Transfer.Command => ({
+    _tag: tag,
+    transferId: movement.transferId,
+    ...refundOf(movement),
+    reason: refusal,
+    jitter,
+    at,
+  })
 })
 
 /** An originated movement to poll: ours and the provider's reference. */
@@ -322,7 +337,6 @@ export const poll = Traced.fn("MoneyMovements.poll")(function* (originated: Read
   const provider = yield* MoneyMovement
   const now = DateTime.formatIso(yield* DateTime.now)
   const commands: Array<{ readonly movement: Movement; readonly command: (at: DateTime.Utc) => Transfer.Command }> = []
-  const refundOf = (movement: Movement) => (movement._tag === "Credit" ? { refundId: movement.refundId } : {})
   for (const item of originated) {
     if (item.statusRetryAt !== undefined && item.statusRetryAt > now) continue
     const answered = yield* provider.status(referenceOf(item)).pipe(
@@ -336,19 +350,7 @@ export const poll = Traced.fn("MoneyMovements.poll")(function* (originated: Read
     )
     const { movement } = item
     if (answered._tag === "Unavailable") {
-      const jitter = yield* Random.next
-      const reason = Transfer.refusalReason(answered.reason)
-      commands.push({
-        movement,
-        command: (at) => ({
-          _tag: "RecordStatusUnavailable",
-          transferId: movement.transferId,
-          ...refundOf(movement),
-          reason,
-          jitter,
-          at,
-        }),
-      })
+      commands.push({ movement, command: yield* unavailable("RecordStatusUnavailable", movement, answered.reason) })
     } else if (answered.outcome !== undefined) {
       commands.push({ movement, command: outcomeCommand(movement, answered.outcome) })
     } else if (item.statusRetryAt !== undefined) {

@@ -56,7 +56,7 @@ import type {
   SetPaymentRequestMetadata,
   TryAutoCollection,
 } from "./PaymentRequestCommands.ts"
-import { Acceptance, CardCharge, PaymentRequestEvent } from "./PaymentRequestEvents.ts"
+import { Acceptance, CardCharge, PaymentRequestCreated, PaymentRequestEvent } from "./PaymentRequestEvents.ts"
 import { illegal, initialState, notFound, type State } from "./PaymentRequestState.ts"
 import { validateCreate } from "./PaymentRequestValidation.ts"
 import * as WhoMayCollect from "./WhoMayCollect.ts"
@@ -88,22 +88,12 @@ const create = (command: CreatePaymentRequest, state: State): Decision<Event> =>
   if (invalid) return invalid
   const unverified = WhoMayCollect.companyRefusal(command.companyStatus)
   if (unverified) return refuse(unverified)
+  // The request's ceiling is recorded under the event's name for it (`debitAuthLimit`).
+  const { debitCeiling, ...request } = command
   return accept({
+    ...Payload.pick(PaymentRequestCreated, request),
     _tag: "PaymentRequestCreated",
-    paymentRequestId: command.paymentRequestId,
-    partnerId: command.partnerId,
-    companyId: command.companyId,
-    payerRegistrationId: command.payerRegistrationId,
-    amount: command.amount,
-    description: command.description,
-    dueDate: command.dueDate,
-    ...(command.attachmentUrl === undefined ? {} : { attachmentUrl: command.attachmentUrl }),
-    ...(command.autoPayLimit === undefined ? {} : { autoPayLimit: command.autoPayLimit }),
-    ...(command.debitCeiling === undefined ? {} : { debitAuthLimit: command.debitCeiling }),
-    ...(command.invoiceNumber === undefined ? {} : { invoiceNumber: command.invoiceNumber }),
-    ...(command.lineItems === undefined ? {} : { lineItems: command.lineItems }),
-    ...(command.metadata === undefined ? {} : { metadata: command.metadata }),
-    at: command.at,
+    ...(debitCeiling === undefined ? {} : { debitAuthLimit: debitCeiling }),
   })
 }
 

@@ -209,12 +209,8 @@ export const PaymentRequestPaidByCard = paymentRequestEvent("PaymentRequestPaidB
    * availability date); absent on payments recorded before availability was known: available at once.
    */
   availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
-  /** The platform's fee of this card payment (the partner's card fee schedule; absent: none). */
-  platformFee: Schema.optionalKey(Money),
-  /** The schedule that produced `platformFee`. */
-  feeSchedule: Schema.optionalKey(FeeSchedule.AppliedSchedule),
-  /** The card processor's cost of this payment, the platform's expense (absent: none configured). */
-  providerCost: Schema.optionalKey(Money),
+  /** The platform's fee of this card payment (the partner's card fee schedule), and the processor's cost. */
+  ...FeeSchedule.CollectionFees.fields,
   /**
    * The request's partner and company, for the platform's books, which post `providerCost` against
    * them (`Postings.ts`); present with a provider cost (absent on older payments: nothing posted).

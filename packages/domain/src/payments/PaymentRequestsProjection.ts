@@ -152,23 +152,12 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Pay
   if (envelope.streamType !== "PaymentRequest") return current
   const event = envelope.event
   if (event._tag === "PaymentRequestCreated") {
+    // The request as created (each field the document shares with the event), Pending, nothing refunded.
     return {
-      paymentRequestId: event.paymentRequestId,
-      partnerId: event.partnerId,
-      companyId: event.companyId,
-      payerRegistrationId: event.payerRegistrationId,
+      ...Payload.pick(PaymentRequestDocument, event),
       status: "Pending",
-      amount: event.amount,
-      description: event.description,
-      dueDate: event.dueDate,
-      ...(event.attachmentUrl === undefined ? {} : { attachmentUrl: event.attachmentUrl }),
       enableAutoPay: event.autoPayLimit !== undefined,
-      ...(event.autoPayLimit === undefined ? {} : { autoPayLimit: event.autoPayLimit }),
       enableDebitAuth: event.debitAuthLimit !== undefined,
-      ...(event.debitAuthLimit === undefined ? {} : { debitAuthLimit: event.debitAuthLimit }),
-      ...(event.invoiceNumber === undefined ? {} : { invoiceNumber: event.invoiceNumber }),
-      ...(event.lineItems === undefined ? {} : { lineItems: event.lineItems }),
-      ...(event.metadata === undefined ? {} : { metadata: event.metadata }),
       refundedAmount: { minorUnits: 0, currency: event.amount.currency },
       statusHistory: [{ status: "Pending", timestamp: iso(event.at) }],
       createdAt: iso(event.at),
@@ -186,16 +175,8 @@ export const apply = (current: PaymentRequestDocument | undefined, envelope: Pay
 const changesOf = (current: PaymentRequestDocument, event: PaymentRequestEvent): PaymentRequestDocument => {
   switch (event._tag) {
     case "PaymentRequestAccepted":
-      return {
-        ...current,
-        debitAuthAccepted: event.debitAuthAccepted,
-        bankAccountId: event.bankAccountId,
-        accountNumberMasked: event.accountNumberMasked,
-        transferId: event.transferId,
-        transferDescription: event.transferDescription,
-        ...(event.collectedBy === undefined ? {} : { collectedBy: event.collectedBy }),
-        ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
-      }
+      // The acceptance, the transfer that pays the request, and how it was collected and authorized.
+      return { ...current, ...Payload.pick(PaymentRequestDocument, event) }
     case "PaymentRequestFailed":
     case "PaymentRequestReturned":
       return {

@@ -65,6 +65,22 @@ export const SandboxAttachmentUrls = Context.Reference<boolean>("partnerpay/doma
 /** The country of every recipient address: partnerpay serves US companies (state abbreviations are US states). */
 export const recipientCountry = "US"
 
+/** A company's address as a transfer's recipient address (no apartment number: empty). */
+export const recipientAddressOf = (company: {
+  readonly streetNumberAndName: string
+  readonly apartmentNumber?: string | undefined
+  readonly city: string
+  readonly zipCode: string
+  readonly state: string
+}): RecipientAddress => ({
+  streetNumberAndName: company.streetNumberAndName,
+  apartmentNumber: company.apartmentNumber ?? "",
+  city: company.city,
+  zipCode: company.zipCode,
+  state: company.state,
+  country: recipientCountry,
+})
+
 // ---------------------------------------------------------------------------
 // Create
 
@@ -484,14 +500,6 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
   const company = yield* recipientCompany(request)
   const ids = yield* IdGenerator
   const profile = company.profile
-  const address: RecipientAddress = {
-    streetNumberAndName: profile.streetNumberAndName,
-    apartmentNumber: profile.apartmentNumber ?? "",
-    city: profile.city,
-    zipCode: profile.zipCode,
-    state: profile.state,
-    country: recipientCountry,
-  }
   const attachments =
     request.attachmentUrl === undefined ? [] : [attachmentOf((yield* ids.next) as string, request.attachmentUrl)]
   // The partner's ACH fee schedule and the provider's terms in force now are recorded on the transfer.
@@ -513,7 +521,7 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
     ...(company.payoutAccount === undefined
       ? {}
       : { recipientAccountMasked: company.payoutAccount.accountNumberMasked }),
-    recipientAddress: address,
+    recipientAddress: recipientAddressOf(profile),
     attachments,
     description: accepted.transferDescription,
     invoice: {

@@ -119,15 +119,11 @@ export const TransferInitiated = transferEvent("TransferInitiated", {
   charityTransactionId: Schema.optionalKey(Uuid),
   /**
    * The platform's fee kept from the amount (a charity gift's fee, or the partner's ACH fee schedule's:
-   * `FeeSchedule.platformFeeOf`; absent: none, and on earlier transfers).
+   * `FeeSchedule.platformFeeOf`; absent: none, and on earlier transfers), the schedule that produced it
+   * (absent for a charity gift's fee), the provider's cost, and the return fee in force (recorded as
+   * `returnFee` on `TransferFailed`/`TransferReturned` with a code).
    */
-  platformFee: Schema.optionalKey(Money),
-  /** The partner's fee schedule that produced `platformFee` (absent for a charity gift's fee and no fee). */
-  feeSchedule: Schema.optionalKey(FeeSchedule.AppliedSchedule),
-  /** The provider's cost of this collection, the platform's expense (absent: none configured). */
-  providerCost: Schema.optionalKey(Money),
-  /** The return fee in force: recorded as `returnFee` on `TransferFailed`/`TransferReturned` with a code. */
-  returnFeeTerms: Schema.optionalKey(FeeSchedule.ReturnFee),
+  ...FeeSchedule.AppliedFees.fields,
   payerRegistrationId: Schema.optionalKey(RegistrationId),
   /** The payer's linked bank account debited (the funding source the provider moves money from). */
   bankAccountId: Schema.optionalKey(BankAccountId),

@@ -16,12 +16,15 @@ import { DateTime, Schema } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import { type Projection, perAggregate } from "../infrastructure/ReadModel.ts"
 import { Money } from "../kernel/Money.ts"
+import * as Payload from "../kernel/Payload.ts"
 import {
   Attachment,
   RecipientAddress,
   RefundStatus,
   type TransferEvent,
   TransferInvoice,
+  type TransferRefundCompleted,
+  type TransferRefundRequested,
   TransferStatus,
 } from "./TransferEvents.ts"
 import { statusOf } from "./TransferState.ts"
@@ -112,27 +115,10 @@ export const apply = (
   if (envelope.streamType !== "Transfer") return current
   const event = envelope.event
   if (event._tag === "TransferInitiated") {
+    // The transfer as initiated (each field the document shares with the event), Pending, nothing refunded.
     return {
-      transferId: event.transferId,
-      partnerId: event.partnerId,
-      companyId: event.companyId,
-      ...(event.paymentRequestId === undefined ? {} : { paymentRequestId: event.paymentRequestId }),
-      ...(event.paymentPlanId === undefined ? {} : { paymentPlanId: event.paymentPlanId }),
-      ...(event.instalmentNumber === undefined ? {} : { instalmentNumber: event.instalmentNumber }),
-      ...(event.charityTransactionId === undefined ? {} : { charityTransactionId: event.charityTransactionId }),
-      ...(event.payerRegistrationId === undefined ? {} : { payerRegistrationId: event.payerRegistrationId }),
-      ...(event.bankAccountId === undefined ? {} : { bankAccountId: event.bankAccountId }),
+      ...Payload.pick(TransferDocument, event),
       status: "Pending",
-      amount: event.amount,
-      ...(event.platformFee === undefined ? {} : { platformFee: event.platformFee }),
-      senderName: event.senderName,
-      recipientName: event.recipientName,
-      senderAccountMasked: event.senderAccountMasked,
-      ...(event.recipientAccountMasked === undefined ? {} : { recipientAccountMasked: event.recipientAccountMasked }),
-      recipientAddress: event.recipientAddress,
-      attachments: event.attachments,
-      description: event.description,
-      ...(event.invoice === undefined ? {} : { invoice: event.invoice }),
       refundedAmount: { minorUnits: 0, currency: event.amount.currency },
       isRefunded: false,
       appliedForReimbursement: false,
@@ -157,64 +143,26 @@ const changesOf = (current: TransferDocument, event: TransferEvent): TransferDoc
     case "TransferSettled":
       return { ...current, settledAt: updatedAt, updatedAt }
     case "TransferFailed":
-      return {
-        ...current,
-        ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
-        failureReason: event.reason,
-        failedAt: updatedAt,
-        updatedAt,
-      }
+      return { ...current, ...failureOf(event), failedAt: updatedAt, updatedAt }
     case "TransferOriginated":
       return { ...current, providerReference: event.providerReference, updatedAt }
     case "TransferReturned":
-      return {
-        ...current,
-        returnCode: event.returnCode,
-        failureReason: event.reason,
-        returnedAt: updatedAt,
-        updatedAt,
-      }
+      return { ...current, ...failureOf(event), returnedAt: updatedAt, updatedAt }
     case "TransferRefunded":
-      return {
-        ...withRefund(current, {
-          refundId: event.refundId,
-          amount: event.amount,
-          status: "Completed",
-          createdAt: updatedAt,
-          updatedAt,
-        }),
-        refundedAmount: event.totalRefunded,
-        isRefunded: event.isRefunded,
-        updatedAt,
-      }
+      return { ...withRefund(current, event, "Completed"), ...refundedTotal(event), updatedAt }
     case "TransferRefundRequested":
-      return {
-        ...withRefund(current, {
-          refundId: event.refundId,
-          amount: event.amount,
-          status: "Pending",
-          createdAt: updatedAt,
-          updatedAt,
-        }),
-        updatedAt,
-      }
+      return { ...withRefund(current, event, "Pending"), updatedAt }
     case "TransferRefundOriginated":
       return { ...changeRefund(current, event.refundId, { providerReference: event.providerReference }), updatedAt }
     case "TransferRefundCompleted":
       return {
         ...changeRefund(current, event.refundId, { status: "Completed", updatedAt }),
-        refundedAmount: event.totalRefunded,
-        isRefunded: event.isRefunded,
+        ...refundedTotal(event),
         updatedAt,
       }
     case "TransferRefundFailed":
       return {
-        ...changeRefund(current, event.refundId, {
-          status: "Failed",
-          ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
-          failureReason: event.reason,
-          updatedAt,
-        }),
+        ...changeRefund(current, event.refundId, { status: "Failed", ...failureOf(event), updatedAt }),
         updatedAt,
       }
     case "TransferReimbursementApplied":
@@ -253,11 +201,34 @@ const changesOf = (current: TransferDocument, event: TransferEvent): TransferDoc
   }
 }
 
-/** The document with one more refund. */
-const withRefund = (doc: TransferDocument, refund: RefundDocument): TransferDocument => ({
-  ...doc,
-  refunds: [...(doc.refunds ?? []), refund],
+/** The return code (when the bank gave one) and the reason of a failed or returned movement. */
+const failureOf = (event: { readonly returnCode?: string; readonly reason: string }) => ({
+  ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
+  failureReason: event.reason,
 })
+
+/** The refunded total a completed refund brings the transfer to, and whether it is all of it. */
+const refundedTotal = (event: Pick<TransferRefundCompleted, "totalRefunded" | "isRefunded">) => ({
+  refundedAmount: event.totalRefunded,
+  isRefunded: event.isRefunded,
+})
+
+/** The document with one more refund, in `status` from the event's instant. */
+const withRefund = (
+  doc: TransferDocument,
+  event: Pick<TransferRefundRequested, "refundId" | "amount" | "at">,
+  status: RefundStatus,
+): TransferDocument => {
+  const at = iso(event.at)
+  const refund: RefundDocument = {
+    refundId: event.refundId,
+    amount: event.amount,
+    status,
+    createdAt: at,
+    updatedAt: at,
+  }
+  return { ...doc, refunds: [...(doc.refunds ?? []), refund] }
+}
 
 /** The document with one refund changed. */
 const changeRefund = (doc: TransferDocument, refundId: string, change: Partial<RefundDocument>): TransferDocument =>

@@ -30,13 +30,13 @@ import {
 import type { PayoutId } from "../kernel/Ids.ts"
 import { type MoneyMovement, MovementAttempts, ReturnCodes, Transfer } from "../payments/index.ts"
 import * as Ledger from "./Ledger.ts"
-import { type PayoutCreated, PayoutEvent, type PayoutStatus } from "./PayoutEvents.ts"
+import { type Of as EventOf, PayoutEvent, type PayoutStatus } from "./PayoutEvents.ts"
 
 // ---------------------------------------------------------------------------
 // Commands
 
 /** Creates a payout with its details (`PayoutCreated`); absent direction: Credit. */
-export interface CreatePayout extends Omit<PayoutCreated, "_tag" | "at"> {
+export interface CreatePayout extends Omit<EventOf<"PayoutCreated">, "_tag" | "at"> {
   readonly _tag: "CreatePayout"
   readonly at: DateTime.Utc
 }
@@ -109,7 +109,7 @@ export type Event = PayoutEvent
 // ---------------------------------------------------------------------------
 // State
 
-export type PayoutDetails = Omit<PayoutCreated, "_tag" | "at"> & { readonly createdAt: DateTime.Utc }
+export type PayoutDetails = Omit<EventOf<"PayoutCreated">, "_tag" | "at"> & { readonly createdAt: DateTime.Utc }
 
 export type State =
   | { readonly _tag: "Initial" }

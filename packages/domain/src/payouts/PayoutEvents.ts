@@ -7,7 +7,7 @@
  */
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
-import { eventsOf } from "../kernel/EventSchema.ts"
+import { unionOf } from "../kernel/EventSchema.ts"
 import { CompanyId, PartnerId, PayoutAccountId, PayoutId } from "../kernel/Ids.ts"
 import { Money } from "../kernel/Money.ts"
 import { LedgerEntry } from "./Ledger.ts"
@@ -24,45 +24,6 @@ export type PayoutStatus = typeof PayoutStatus.Type
 export const PayoutDirection = Schema.Literals(["Credit", "Debit"])
 export type PayoutDirection = typeof PayoutDirection.Type
 
-/** Every payout event names the payout, and the instant `at`. */
-const payoutEvent = eventsOf({ payoutId: PayoutId })
-
-/** A payout was created from the company's available balance; it is Pending until its movement's outcome. */
-export const PayoutCreated = payoutEvent("PayoutCreated", {
-  companyId: CompanyId,
-  partnerId: PartnerId,
-  /** Absent: Credit (every payout before deficits were recovered). A Debit's items add up to minus its amount. */
-  direction: Schema.optionalKey(PayoutDirection),
-  amount: Money,
-  items: Schema.Array(LedgerEntry),
-  payoutAccountId: PayoutAccountId,
-  accountNumberMasked: Schema.String,
-  /** When the money is expected on the account: the next business day. */
-  arrivalDate: CalendarDate,
-})
-export type PayoutCreated = typeof PayoutCreated.Type
-
-/** The money-movement provider accepted the payout (idempotency key: the payout id) under its reference. */
-export const PayoutOriginated = payoutEvent("PayoutOriginated", { providerReference: Schema.String })
-export type PayoutOriginated = typeof PayoutOriginated.Type
-
-/** The money reached the company's payout account. */
-export const PayoutPaid = payoutEvent("PayoutPaid")
-export type PayoutPaid = typeof PayoutPaid.Type
-
-/**
- * The bank refused the payout (or returned it), with an ACH return code, or the rail refused to
- * originate it (no return code: `reason` is the rail's words); its money goes back to the balance.
- * `accountLevel`: the reason is the account itself (`CompanyPayoutAccount.isAccountLevel`): the
- * company's payout account becomes Errored (`PayoutAccountPolicy`).
- */
-export const PayoutFailed = payoutEvent("PayoutFailed", {
-  returnCode: Schema.optionalKey(Schema.String),
-  reason: Schema.String,
-  accountLevel: Schema.optionalKey(Schema.Literal(true)),
-})
-export type PayoutFailed = typeof PayoutFailed.Type
-
 /** What an outage of the rail records: how many attempts failed, since when, and when to try again. */
 const outageFields = {
   failures: Schema.Int,
@@ -72,34 +33,58 @@ const outageFields = {
 }
 
 /**
- * The rail could not be reached to originate the payout: it stays Pending and is tried again at
- * `retryAt` (`MovementAttempts.ts`), not at the next payout cycle.
+ * Every event of a payout, by tag: the codec of its stream, each event's schema in its `cases`. Each
+ * names the payout, and the instant `at`, around what it says.
  */
-export const PayoutOriginationDeferred = payoutEvent("PayoutOriginationDeferred", outageFields)
-export type PayoutOriginationDeferred = typeof PayoutOriginationDeferred.Type
-
-/**
- * The rail could not be reached to ask where the originated payout stands: it stays Pending and its
- * status is asked again at `retryAt` (`MovementAttempts.ts`, the origination's backoff).
- */
-export const PayoutStatusDeferred = payoutEvent("PayoutStatusDeferred", outageFields)
-export type PayoutStatusDeferred = typeof PayoutStatusDeferred.Type
-
-/** The rail answered the payout's status again after an outage: the outage is over, its backoff forgotten. */
-export const PayoutStatusResumed = payoutEvent("PayoutStatusResumed")
-export type PayoutStatusResumed = typeof PayoutStatusResumed.Type
-
-/** Every event of a payout: the codec of its stream. */
-export const PayoutEvent = Schema.Union([
-  PayoutCreated,
-  PayoutOriginated,
-  PayoutPaid,
-  PayoutFailed,
-  PayoutOriginationDeferred,
-  PayoutStatusDeferred,
-  PayoutStatusResumed,
-])
+export const PayoutEvent = unionOf(
+  { payoutId: PayoutId },
+  {
+    /** A payout was created from the company's available balance; it is Pending until its movement's outcome. */
+    PayoutCreated: {
+      companyId: CompanyId,
+      partnerId: PartnerId,
+      /** Absent: Credit (every payout before deficits were recovered). A Debit's items add up to minus its amount. */
+      direction: Schema.optionalKey(PayoutDirection),
+      amount: Money,
+      items: Schema.Array(LedgerEntry),
+      payoutAccountId: PayoutAccountId,
+      accountNumberMasked: Schema.String,
+      /** When the money is expected on the account: the next business day. */
+      arrivalDate: CalendarDate,
+    },
+    /** The money-movement provider accepted the payout (idempotency key: the payout id) under its reference. */
+    PayoutOriginated: { providerReference: Schema.String },
+    /** The money reached the company's payout account. */
+    PayoutPaid: {},
+    /**
+     * The bank refused the payout (or returned it), with an ACH return code, or the rail refused to
+     * originate it (no return code: `reason` is the rail's words); its money goes back to the balance.
+     * `accountLevel`: the reason is the account itself (`CompanyPayoutAccount.isAccountLevel`): the
+     * company's payout account becomes Errored (`PayoutAccountPolicy`).
+     */
+    PayoutFailed: {
+      returnCode: Schema.optionalKey(Schema.String),
+      reason: Schema.String,
+      accountLevel: Schema.optionalKey(Schema.Literal(true)),
+    },
+    /**
+     * The rail could not be reached to originate the payout: it stays Pending and is tried again at
+     * `retryAt` (`MovementAttempts.ts`), not at the next payout cycle.
+     */
+    PayoutOriginationDeferred: outageFields,
+    /**
+     * The rail could not be reached to ask where the originated payout stands: it stays Pending and its
+     * status is asked again at `retryAt` (`MovementAttempts.ts`, the origination's backoff).
+     */
+    PayoutStatusDeferred: outageFields,
+    /** The rail answered the payout's status again after an outage: the outage is over, its backoff forgotten. */
+    PayoutStatusResumed: {},
+  },
+)
 export type PayoutEvent = typeof PayoutEvent.Type
+
+/** The payout event tagged `Tag`. */
+export type Of<Tag extends PayoutEvent["_tag"]> = Extract<PayoutEvent, { readonly _tag: Tag }>
 
 /** The status each event moves a payout to (undefined: the status stays). */
 const statusByEvent: { readonly [Tag in PayoutEvent["_tag"]]: PayoutStatus | undefined } = {

@@ -43,11 +43,7 @@ const webhooks = Traced.fn("PayoutStatusWebhook.rule")(function* (
         Direction: doc.direction ?? "Credit",
         Amount: { value: Money.toDecimal(doc.amount), currencyCode: doc.amount.currency },
         Status: status,
-        ...(event._tag === "PayoutFailed"
-          ? event.returnCode === undefined
-            ? { ReturnCode: null, FailureReason: event.reason }
-            : { ReturnCode: event.returnCode, ReturnReason: event.reason }
-          : {}),
+        ...(event._tag === "PayoutFailed" ? WebhookRule.failureData(event.returnCode, event.reason) : {}),
         Timestamp: DateTime.formatIso(event.at),
       },
       position: envelope.globalPosition,

@@ -276,17 +276,20 @@ export const payOutDue = UseCase.fn("Payouts.payOutDue")(function* (companyId: C
   return created as ReadonlyArray<CreatedPayout>
 })
 
+/** A payout's command but its instant. */
+type Unstamped<C> = C extends unknown ? Omit<C, "at"> : never
+
+/** Handles a command of an existing payout (the one its `payoutId` names), stamped now. */
+const handleNow = (command: Unstamped<Exclude<Payout.Command, Payout.CreatePayout>>) =>
+  Effect.flatMap(DateTime.now, (at) =>
+    CommandHandler.handle(Payout.aggregate, command.payoutId, { ...command, at } as Payout.Command),
+  )
+
 const recordOrigination = UseCase.fn("Payouts.recordOrigination")(function* (
   payoutId: PayoutId,
   providerReference: string,
 ) {
-  const at = yield* DateTime.now
-  yield* CommandHandler.handle(Payout.aggregate, payoutId, {
-    _tag: "RecordPayoutOrigination",
-    payoutId,
-    providerReference,
-    at,
-  })
+  yield* handleNow({ _tag: "RecordPayoutOrigination", payoutId, providerReference })
 })
 
 /**
@@ -298,27 +301,14 @@ export const recordOutcome = UseCase.fn("Payouts.recordOutcome")(function* (
   payoutId: PayoutId,
   outcome: Payout.PayoutOutcome,
 ) {
-  const at = yield* DateTime.now
-  const handled = yield* CommandHandler.handle(Payout.aggregate, payoutId, {
-    _tag: "RecordPayoutOutcome",
-    payoutId,
-    outcome,
-    at,
-  })
+  const handled = yield* handleNow({ _tag: "RecordPayoutOutcome", payoutId, outcome })
   return Payout.statusOf(handled.state)
 })
 
 /** The rail was unavailable to originate the payout: deferred with backoff, or Failed after the outage limit. */
 const recordUnavailable = UseCase.fn("Payouts.recordUnavailable")(function* (payoutId: PayoutId, reason: string) {
-  const at = yield* DateTime.now
   const jitter = yield* Random.next
-  yield* CommandHandler.handle(Payout.aggregate, payoutId, {
-    _tag: "RecordPayoutUnavailable",
-    payoutId,
-    reason,
-    jitter,
-    at,
-  })
+  yield* handleNow({ _tag: "RecordPayoutUnavailable", payoutId, reason, jitter })
 })
 
 /** The code when a payout's account changed between its creation and its origination. */
@@ -377,22 +367,14 @@ const recordStatusUnavailable = UseCase.fn("Payouts.recordStatusUnavailable")(fu
   payoutId: PayoutId,
   reason: string,
 ) {
-  const at = yield* DateTime.now
   const jitter = yield* Random.next
-  const handled = yield* CommandHandler.handle(Payout.aggregate, payoutId, {
-    _tag: "RecordPayoutStatusUnavailable",
-    payoutId,
-    reason,
-    jitter,
-    at,
-  })
+  const handled = yield* handleNow({ _tag: "RecordPayoutStatusUnavailable", payoutId, reason, jitter })
   return Payout.statusOf(handled.state)
 })
 
 /** The rail answered the payout's status again (still Pending): a status outage recorded is over. */
 const recordStatusAnswered = UseCase.fn("Payouts.recordStatusAnswered")(function* (payoutId: PayoutId) {
-  const at = yield* DateTime.now
-  yield* CommandHandler.handle(Payout.aggregate, payoutId, { _tag: "RecordPayoutStatusAnswered", payoutId, at })
+  yield* handleNow({ _tag: "RecordPayoutStatusAnswered", payoutId })
 })
 
 /**

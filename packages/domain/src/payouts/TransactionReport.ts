@@ -47,16 +47,18 @@ export const ReportLine = Schema.Struct({
 })
 export type ReportLine = typeof ReportLine.Type
 
-export const lineOf = (doc: LedgerEntriesProjection.LedgerEntryDocument): ReportLine => ({
-  lineId: doc.entryId,
-  date: doc.recordedAt,
-  companyId: doc.companyId,
-  type: doc.type,
-  ...(doc.transferId === undefined ? {} : { transferId: doc.transferId }),
-  ...(doc.refundId === undefined ? {} : { refundId: doc.refundId }),
-  ...(doc.cardPaymentId === undefined ? {} : { cardPaymentId: doc.cardPaymentId }),
-  ...(doc.availableAt === undefined ? {} : { availableAt: DateTime.formatIso(doc.availableAt) }),
-  amount: doc.amount,
+/** A ledger entry's document as a report line: its id as `lineId`, when it was recorded as `date`. */
+export const lineOf = ({
+  entryId,
+  recordedAt,
+  partnerId: _partnerId,
+  availableAt,
+  ...entry
+}: LedgerEntriesProjection.LedgerEntryDocument): ReportLine => ({
+  lineId: entryId,
+  date: recordedAt,
+  ...entry,
+  ...(availableAt === undefined ? {} : { availableAt: DateTime.formatIso(availableAt) }),
 })
 
 /**

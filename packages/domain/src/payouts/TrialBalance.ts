@@ -12,18 +12,17 @@
  * after payout) is shown as its receivable (`receivable:company:<id>`), as
  * an accountant reclassifies a liability account in debit.
  */
-import { Schema } from "effect"
+import { Schema, type Types } from "effect"
 import * as Money from "../kernel/Money.ts"
 import type * as Ledger from "./Ledger.ts"
 import * as Postings from "./Postings.ts"
 
-/** The debits and credits of one account in one currency (minor units, each non-negative). */
-export const AccountTotal = Schema.Struct({
-  account: Schema.String,
-  currency: Money.CurrencyCode,
-  debits: Schema.Number,
-  credits: Schema.Number,
-})
+/** The debits and credits in one currency (minor units, each non-negative): what every total here says. */
+export const Totals = Schema.Struct({ currency: Money.CurrencyCode, debits: Schema.Number, credits: Schema.Number })
+export type Totals = typeof Totals.Type
+
+/** The debits and credits of one account in one currency. */
+export const AccountTotal = Schema.Struct({ account: Schema.String, ...Totals.fields })
 export type AccountTotal = typeof AccountTotal.Type
 
 /** One line of the trial balance: an account's balance, on the side it falls (debit positive). */
@@ -36,17 +35,12 @@ export const TrialBalanceLine = Schema.Struct({
 export type TrialBalanceLine = typeof TrialBalanceLine.Type
 
 /** A currency's totals: balanced when debits equal credits. */
-export const CurrencyTotal = Schema.Struct({
-  currency: Money.CurrencyCode,
-  debits: Schema.Number,
-  credits: Schema.Number,
-  balanced: Schema.Boolean,
-})
+export const CurrencyTotal = Schema.Struct({ ...Totals.fields, balanced: Schema.Boolean })
 export type CurrencyTotal = typeof CurrencyTotal.Type
 
 /** What the check found wrong. */
 export const Discrepancy = Schema.Union([
-  Schema.TaggedStruct("Unbalanced", { currency: Money.CurrencyCode, debits: Schema.Number, credits: Schema.Number }),
+  Schema.TaggedStruct("Unbalanced", Totals.fields),
   Schema.TaggedStruct("PayableDisagrees", {
     companyId: Schema.String,
     currency: Money.CurrencyCode,
@@ -67,7 +61,7 @@ export type TrialBalance = typeof TrialBalance.Type
 
 /** Every account's debits and credits over the postings, sorted by account then currency. */
 export const totalsOf = (postings: ReadonlyArray<Postings.Posting>): ReadonlyArray<AccountTotal> => {
-  const totals = new Map<string, { account: string; currency: Money.CurrencyCode; debits: number; credits: number }>()
+  const totals = new Map<string, Types.Mutable<AccountTotal>>()
   for (const line of postings.flatMap((posting) => posting.lines)) {
     const key = `${line.account}\n${line.amount.currency}`
     const total = totals.get(key) ?? { account: line.account, currency: line.amount.currency, debits: 0, credits: 0 }

@@ -5,7 +5,6 @@
  * Status, Timestamp }. A Declined or Revoked consent also cancels its plan,
  * which PAYMENT_PLAN_STATUS_CHANGED announces.
  */
-import { DateTime } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import type { ConsentEvent } from "./ConsentEvents.ts"
@@ -25,23 +24,15 @@ const statusOf = (event: ConsentEvent): "Accepted" | "Declined" | "Revoked" | un
   }
 }
 
-export const rule = WebhookRule.perEvent<Envelope.Of<"Consent", ConsentEvent>>({
+export const rule = WebhookRule.perChange<Envelope.Of<"Consent", ConsentEvent>, ReturnType<typeof statusOf> & string>({
   streamTypes: ["Consent"],
   eventType,
-  announce: (event) => {
-    const status = statusOf(event)
-    return status === undefined
-      ? undefined
-      : {
-          partnerId: event.partnerId,
-          data: {
-            ConsentId: event.consentId,
-            PaymentPlanId: event.paymentPlanId,
-            CompanyId: event.companyId,
-            PayerRegistrationId: event.payerRegistrationId,
-            Status: status,
-            Timestamp: DateTime.formatIso(event.at),
-          },
-        }
-  },
+  changeOf: statusOf,
+  data: (event, status) => ({
+    ConsentId: event.consentId,
+    PaymentPlanId: event.paymentPlanId,
+    CompanyId: event.companyId,
+    PayerRegistrationId: event.payerRegistrationId,
+    Status: status,
+  }),
 })

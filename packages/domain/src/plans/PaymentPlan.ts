@@ -51,7 +51,7 @@ import type {
   ResumePaymentPlan,
   SetPaymentPlanMetadata,
 } from "./PaymentPlanCommands.ts"
-import type { CancellationReason, InstalmentStatus, PaymentPlanCreated, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
+import type { CancellationReason, Of as EventOf, InstalmentStatus, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 import * as PaymentPlanEvents from "./PaymentPlanEvents.ts"
 import * as PaymentPlanSchedule from "./PaymentPlanSchedule.ts"
 import * as PaymentPlanTerms from "./PaymentPlanTerms.ts"
@@ -475,7 +475,7 @@ const instalmentIs =
   })
 
 /** Every event of a plan that exists. */
-const evolveExisting = byEvent<Exclude<Event, PaymentPlanCreated>, ExistingState, State>({
+const evolveExisting = byEvent<Exclude<Event, EventOf<"PaymentPlanCreated">>, ExistingState, State>({
   PaymentPlanConsentAccepted: (state) => ({ ...state, consent: "Accepted" }),
   PaymentPlanConsentWithdrawn: (state) => ({ ...state, consent: "Withdrawn" }),
   PaymentPlanActivated: collecting("Draft"),

@@ -6,7 +6,6 @@
  * TransferId, Status, ReturnCode and ReturnReason (Failed, Returned), Metadata (the plan's, from the
  * `payment_plans` read model: PlanMetadataInWebhooks.ts), Timestamp }.
  */
-import { DateTime, Effect } from "effect"
 import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import type { InstalmentStatus, PaymentPlanEvent } from "./PaymentPlanEvents.ts"
 import type { PaymentPlanEnvelope } from "./PaymentPlansProjection.ts"
@@ -14,53 +13,42 @@ import { withPlanMetadata } from "./PlanMetadataInWebhooks.ts"
 
 export const eventType = "PAYMENT_PLAN_INSTALMENT_STATUS_CHANGED"
 
-/** The instalment status an event announces, with the transfer; undefined for other events. */
+/** The instalment status an event announces, with the instalment and its transfer; undefined for other events. */
 const statusOf = (event: PaymentPlanEvent) => {
   switch (event._tag) {
     case "InstalmentCollected":
       return event.transferId === undefined
         ? undefined
-        : { status: "Pending" as InstalmentStatus, transferId: event.transferId }
+        : { instalment: event, status: "Pending" as InstalmentStatus, transferId: event.transferId }
     case "InstalmentSettled":
-      return { status: "Settled" as InstalmentStatus, transferId: event.transferId }
+      return { instalment: event, status: "Settled" as InstalmentStatus, transferId: event.transferId }
     case "InstalmentFailed":
     case "InstalmentReturned":
       return {
+        instalment: event,
         status: (event._tag === "InstalmentFailed" ? "Failed" : "Returned") as InstalmentStatus,
         transferId: event.transferId,
-        returnCode: event.returnCode,
-        returnReason: event.reason,
+        failure: { returnCode: event.returnCode, reason: event.reason },
       }
     default:
       return undefined
   }
 }
 
-const webhooks = (envelope: PaymentPlanEnvelope) => {
-  const event = envelope.event
-  const change = statusOf(event)
-  if (change === undefined || !("instalmentNumber" in event)) return Effect.succeed([])
-  return Effect.succeed([
-    {
-      id: envelope.eventId,
-      partnerId: event.partnerId,
-      eventType,
-      data: {
-        PaymentPlanId: event.paymentPlanId,
-        InstalmentNumber: event.instalmentNumber,
-        DueDate: event.dueDate,
-        TransferId: change.transferId,
-        Status: change.status,
-        ...("returnCode" in change
-          ? change.returnCode === undefined
-            ? { ReturnCode: null, FailureReason: change.returnReason }
-            : { ReturnCode: change.returnCode, ReturnReason: change.returnReason }
-          : {}),
-        Timestamp: DateTime.formatIso(event.at),
-      },
-      position: envelope.globalPosition,
-    },
-  ])
-}
-
-export const rule = withPlanMetadata(WebhookRule.make<PaymentPlanEnvelope>({ streamTypes: ["PaymentPlan"], webhooks }))
+export const rule = withPlanMetadata(
+  WebhookRule.perChange<PaymentPlanEnvelope, NonNullable<ReturnType<typeof statusOf>>>({
+    streamTypes: ["PaymentPlan"],
+    eventType,
+    changeOf: statusOf,
+    data: (event, change) => ({
+      PaymentPlanId: event.paymentPlanId,
+      InstalmentNumber: change.instalment.instalmentNumber,
+      DueDate: change.instalment.dueDate,
+      TransferId: change.transferId,
+      Status: change.status,
+      ...(change.failure === undefined
+        ? {}
+        : WebhookRule.failureData(change.failure.returnCode, change.failure.reason)),
+    }),
+  }),
+)

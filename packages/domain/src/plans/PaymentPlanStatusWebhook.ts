@@ -5,7 +5,6 @@
  * { PaymentPlanId, CompanyId, Status, Reason (Cancelled only), Metadata, Timestamp }.
  * Instalments have their own webhook (PAYMENT_PLAN_INSTALMENT_STATUS_CHANGED).
  */
-import { DateTime } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import type { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
@@ -16,9 +15,13 @@ export const eventType = "PAYMENT_PLAN_STATUS_CHANGED"
 /** The statuses this webhook announces. */
 export const statuses = ["Active", "Paused", "Cancelled", "Completed"] as const
 
-const changeOf = (
-  event: PaymentPlanEvent,
-): { readonly status: (typeof statuses)[number]; readonly reason?: string } | undefined => {
+/** The status a plan's event announces, with the reason of a cancellation. */
+interface Change {
+  readonly status: (typeof statuses)[number]
+  readonly reason?: string
+}
+
+const changeOf = (event: PaymentPlanEvent): Change | undefined => {
   switch (event._tag) {
     case "PaymentPlanActivated":
     case "PaymentPlanResumed":
@@ -35,23 +38,15 @@ const changeOf = (
 }
 
 export const rule = withPlanMetadata(
-  WebhookRule.perEvent<Envelope.Of<"PaymentPlan", PaymentPlanEvent>>({
+  WebhookRule.perChange<Envelope.Of<"PaymentPlan", PaymentPlanEvent>, Change>({
     streamTypes: ["PaymentPlan"],
     eventType,
-    announce: (event) => {
-      const change = changeOf(event)
-      return change === undefined
-        ? undefined
-        : {
-            partnerId: event.partnerId,
-            data: {
-              PaymentPlanId: event.paymentPlanId,
-              CompanyId: event.companyId,
-              Status: change.status,
-              ...(change.reason === undefined ? {} : { Reason: change.reason }),
-              Timestamp: DateTime.formatIso(event.at),
-            },
-          }
-    },
+    changeOf,
+    data: (event, change) => ({
+      PaymentPlanId: event.paymentPlanId,
+      CompanyId: event.companyId,
+      Status: change.status,
+      ...(change.reason === undefined ? {} : { Reason: change.reason }),
+    }),
   }),
 )

@@ -335,14 +335,7 @@ const instalmentTransfer = Traced.fn("PaymentPlans.instalmentTransfer")(function
     ...(company.payoutAccount === undefined
       ? {}
       : { recipientAccountMasked: company.payoutAccount.accountNumberMasked }),
-    recipientAddress: {
-      streetNumberAndName: company.streetNumberAndName,
-      apartmentNumber: company.apartmentNumber ?? "",
-      city: company.city,
-      zipCode: company.zipCode,
-      state: company.state,
-      country: Payments.recipientCountry,
-    },
+    recipientAddress: Payments.recipientAddressOf(company),
     attachments: [],
     description: terms.description ?? `Instalment ${instalmentNumber} of payment plan ${terms.paymentPlanId}`,
     at,

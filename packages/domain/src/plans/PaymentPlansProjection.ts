@@ -88,6 +88,9 @@ export type PaymentPlanDocument = typeof PaymentPlanDocument.Type
 const planEvent = (envelope: PaymentPlanEnvelope): PaymentPlanEvent | undefined =>
   envelope.streamType === "PaymentPlan" ? envelope.event : undefined
 
+/** What both plan projections are: owned by the plan's stream, one document per plan. */
+const perPlan = perAggregate<PaymentPlanEnvelope>("PaymentPlan", (event) => event.paymentPlanId)
+
 const isFinished = (status: PlanStatus): boolean => status === "Cancelled" || status === "Completed"
 
 /** Recomputes the derived next due date after a change. */
@@ -161,51 +164,45 @@ export const applyPlanEvent = (
       return {
         ...touched,
         settledCount: current.settledCount + 1,
-        instalments: current.instalments.map((instalment) =>
-          instalment.transferId === event.transferId
-            ? { ...instalment, status: "Settled", settledAt: event.at }
-            : instalment,
-        ),
+        instalments: withOutcome(current.instalments, event.transferId, { status: "Settled", settledAt: event.at }),
       }
     case "InstalmentFailed":
       return {
         ...touched,
         failedCount: current.failedCount + 1,
-        instalments: current.instalments.map((instalment) =>
-          instalment.transferId === event.transferId
-            ? {
-                ...instalment,
-                status: "Failed",
-                ...(event.returnCode === undefined
-                  ? { returnCode: null, failureReason: event.reason }
-                  : { returnCode: event.returnCode, returnReason: event.reason }),
-                failedAt: event.at,
-              }
-            : instalment,
-        ),
+        instalments: withOutcome(current.instalments, event.transferId, {
+          status: "Failed",
+          ...(event.returnCode === undefined
+            ? { returnCode: null, failureReason: event.reason }
+            : { returnCode: event.returnCode, returnReason: event.reason }),
+          failedAt: event.at,
+        }),
       }
     case "InstalmentReturned":
       return {
         ...touched,
-        instalments: current.instalments.map((instalment) =>
-          instalment.transferId === event.transferId
-            ? {
-                ...instalment,
-                status: "Returned",
-                returnCode: event.returnCode,
-                returnReason: event.reason,
-                returnedAt: event.at,
-              }
-            : instalment,
-        ),
+        instalments: withOutcome(current.instalments, event.transferId, {
+          status: "Returned",
+          returnCode: event.returnCode,
+          returnReason: event.reason,
+          returnedAt: event.at,
+        }),
       }
   }
 }
 
+/** The instalments, the one collected by `transferId` with what became of its transfer (`outcome`). */
+const withOutcome = (
+  instalments: ReadonlyArray<InstalmentView>,
+  transferId: InstalmentView["transferId"],
+  outcome: Partial<InstalmentView>,
+): ReadonlyArray<InstalmentView> =>
+  instalments.map((instalment) => (instalment.transferId === transferId ? { ...instalment, ...outcome } : instalment))
+
 export const paymentPlans: Projection<PaymentPlanDocument, PaymentPlanEnvelope> = {
   collection: "payment_plans",
   document: PaymentPlanDocument,
-  ...perAggregate<PaymentPlanEnvelope>("PaymentPlan", (event) => event.paymentPlanId),
+  ...perPlan,
   apply: (current, envelope) => {
     const event = planEvent(envelope)
     return event === undefined ? current : applyPlanEvent(current, event)
@@ -239,7 +236,7 @@ export const isCollecting = (doc: PaymentPlanDocument): boolean =>
 export const duePlans: Projection<DuePlanDocument, PaymentPlanEnvelope> = {
   collection: "payment_plans_due",
   document: DuePlanDocument,
-  ...perAggregate<PaymentPlanEnvelope>("PaymentPlan", (event) => event.paymentPlanId),
+  ...perPlan,
   apply: (current, envelope) => {
     const event = planEvent(envelope)
     if (event === undefined) return current

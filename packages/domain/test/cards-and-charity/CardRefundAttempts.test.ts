@@ -44,7 +44,7 @@ const submitted: CardRefundAttempts.RecordCardRefundAttempt = {
   answer: { _tag: "Submitted" },
 }
 const failed = (attempt: number) =>
-  CardRefundAttempts.CardRefundAttemptFailed.make({ ...ids, attempt, reason: "timeout" })
+  CardRefundAttempts.CardRefundAttemptEvent.cases.CardRefundAttemptFailed.make({ ...ids, attempt, reason: "timeout" })
 const failures = (count: number) => Array.from({ length: count }, (_, index) => failed(index + 1))
 
 describe("a card refund never asked again", () => {
@@ -59,7 +59,7 @@ describe("a card refund never asked again", () => {
     spec
       .given([])
       .when(submitted)
-      .then([CardRefundAttempts.CardRefundSubmitted.make(ids)])
+      .then([CardRefundAttempts.CardRefundAttemptEvent.cases.CardRefundSubmitted.make(ids)])
   })
 
   it("is due at once (a refund recorded before attempts were)", () => {
@@ -79,7 +79,7 @@ describe("a card refund whose processor could not be reached", () => {
   })
 
   it("the last allowed attempt exhausts them: the refund is then Failed", () => {
-    const exhausted = CardRefundAttempts.CardRefundAttemptsExhausted.make({
+    const exhausted = CardRefundAttempts.CardRefundAttemptEvent.cases.CardRefundAttemptsExhausted.make({
       ...ids,
       attempts: CardRefundAttempts.maxAttempts,
     })
@@ -110,7 +110,7 @@ describe("a card refund whose processor could not be reached", () => {
 
 describe("a card refund submitted or given up", () => {
   it("another attempt changes nothing, and none is due", () => {
-    const given = [CardRefundAttempts.CardRefundSubmitted.make(ids)]
+    const given = [CardRefundAttempts.CardRefundAttemptEvent.cases.CardRefundSubmitted.make(ids)]
     spec.given(given).when(unreachable).thenNothingHappens()
     const state = given.reduce(CardRefundAttempts.evolve, CardRefundAttempts.initialState)
     assert.isUndefined(CardRefundAttempts.nextAttemptAt(state, 1_000))

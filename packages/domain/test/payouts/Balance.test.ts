@@ -19,14 +19,12 @@ import type {
 import * as Money from "../../src/kernel/Money.ts"
 import type { RefundId } from "../../src/payments/TransferEvents.ts"
 import * as Balance from "../../src/payouts/Balance.ts"
-import {
-  BalanceDeficitObserved,
-  BalancePaidOut,
-  LedgerEntryRecorded,
-  PayoutItemsRestored,
-} from "../../src/payouts/BalanceEvents.ts"
+import * as BalanceEvents from "../../src/payouts/BalanceEvents.ts"
 import type * as Ledger from "../../src/payouts/Ledger.ts"
 import { DeciderSpecification } from "../../src/testing/index.ts"
+
+const { BalanceDeficitObserved, BalancePaidOut, LedgerEntryRecorded, PayoutItemsRestored } =
+  BalanceEvents.BalanceEvent.cases
 
 const spec = DeciderSpecification.forAggregate(Balance.aggregate)
 

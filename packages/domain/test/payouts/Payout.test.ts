@@ -14,7 +14,10 @@ import type { CompanyId, PartnerId, PayoutAccountId, PayoutId, TransferId } from
 import * as Money from "../../src/kernel/Money.ts"
 import type * as Ledger from "../../src/payouts/Ledger.ts"
 import * as Payout from "../../src/payouts/Payout.ts"
-import {
+import { PayoutEvent } from "../../src/payouts/PayoutEvents.ts"
+import { DeciderSpecification } from "../../src/testing/index.ts"
+
+const {
   PayoutCreated,
   PayoutFailed,
   PayoutOriginated,
@@ -22,8 +25,7 @@ import {
   PayoutPaid,
   PayoutStatusDeferred,
   PayoutStatusResumed,
-} from "../../src/payouts/PayoutEvents.ts"
-import { DeciderSpecification } from "../../src/testing/index.ts"
+} = PayoutEvent.cases
 
 const spec = DeciderSpecification.forAggregate(Payout.aggregate)
 

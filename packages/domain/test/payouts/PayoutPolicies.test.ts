@@ -10,13 +10,16 @@ import { DateTime } from "effect"
 import type { CompanyId, PartnerId, PayoutAccountId, PayoutId, TransferId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import * as Balance from "../../src/payouts/Balance.ts"
-import { BalancePaidOut, LedgerEntryRecorded } from "../../src/payouts/BalanceEvents.ts"
+import { BalanceEvent } from "../../src/payouts/BalanceEvents.ts"
 import type * as Ledger from "../../src/payouts/Ledger.ts"
 import * as Payout from "../../src/payouts/Payout.ts"
 import { policy as creation } from "../../src/payouts/PayoutCreationPolicy.ts"
-import { PayoutCreated, PayoutFailed, PayoutOriginated, PayoutPaid } from "../../src/payouts/PayoutEvents.ts"
+import { PayoutEvent } from "../../src/payouts/PayoutEvents.ts"
 import { policy as outcome } from "../../src/payouts/PayoutOutcomePolicy.ts"
 import { PolicySpecification } from "../../src/testing/index.ts"
+
+const { BalancePaidOut, LedgerEntryRecorded } = BalanceEvent.cases
+const { PayoutCreated, PayoutFailed, PayoutOriginated, PayoutPaid } = PayoutEvent.cases
 
 const id = (n: number) => `7e2e3f40-5b6c-4d7e-8f90-1a2b3c4d5e${String(n).padStart(2, "0")}`
 const partnerId = id(1) as PartnerId

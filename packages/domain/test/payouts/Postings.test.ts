@@ -79,7 +79,7 @@ const entry = (
   ...extra,
 })
 
-const recorded = (ledgerEntry: Ledger.LedgerEntry): BalanceEvents.LedgerEntryRecorded => ({
+const recorded = (ledgerEntry: Ledger.LedgerEntry): BalanceEvents.Of<"LedgerEntryRecorded"> => ({
   _tag: "LedgerEntryRecorded",
   companyId,
   partnerId,
@@ -90,7 +90,7 @@ const recorded = (ledgerEntry: Ledger.LedgerEntry): BalanceEvents.LedgerEntryRec
 const paidOut = (
   items: ReadonlyArray<Ledger.LedgerEntry>,
   direction: "Credit" | "Debit",
-): BalanceEvents.BalancePaidOut => {
+): BalanceEvents.Of<"BalancePaidOut"> => {
   const sum = items.reduce((total, item) => total + item.amount.minorUnits, 0)
   return {
     _tag: "BalancePaidOut",
