@@ -9,7 +9,7 @@
  * already verified this very token (`CurrentBearerVerification`), its
  * outcome is reused.
  */
-import { Tenancy } from "@partnerpay/domain"
+import { Held, Tenancy } from "@partnerpay/domain"
 import { Effect, Layer, Redacted } from "effect"
 import { Authentication } from "./Authentication.ts"
 import { Caller } from "./Caller.ts"
@@ -38,7 +38,8 @@ export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = La
             onSuccess: (caller) =>
               httpEffect.pipe(
                 Effect.provideService(Caller, caller),
-                Effect.provideService(Tenancy.CurrentPartner, caller.partnerId),
+                // Usually held already (CallerResolution provided it for the same token): no second overlay.
+                Held.provideService(Tenancy.CurrentPartner, caller.partnerId),
               ),
           }),
         ),

@@ -48,6 +48,18 @@ const problemsIn =
     )
   }
 
+/** The pre-response handler naming `version` in `Partnerpay-Version`: one per version of the API, not one per request. */
+const namingHandlers = new Map<string, HttpEffect.PreResponseHandler>()
+const naming = (version: string): HttpEffect.PreResponseHandler => {
+  let handler = namingHandlers.get(version)
+  if (handler === undefined) {
+    handler = (_request, response) =>
+      Effect.succeed(HttpServerResponse.setHeader(response, ApiVersions.header, version))
+    if (ApiVersions.isKnown(version)) namingHandlers.set(version, handler)
+  }
+  return handler
+}
+
 /** The step, reading partners' pinned versions from `pins`. */
 export const step =
   (pins: ApiVersions.VersionPins): Step =>
@@ -78,9 +90,7 @@ export const step =
         })
       if (version === undefined) return yield* respond(unknownVersion(request.headers[versionHeader] ?? ""))
       yield* Effect.withFiber((fiber) => {
-        HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (_request, response) =>
-          Effect.succeed(HttpServerResponse.setHeader(response, ApiVersions.header, version)),
-        )
+        HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, naming(version))
         return Effect.void
       })
       // The answer, in the shape of `version` when an operation it concerns changed since.

@@ -148,7 +148,32 @@ export const routeOnly = (key: string): boolean =>
   key.startsWith("partnerpay/domain/") ||
   key.startsWith("partnerpay/adapters-pg/") ||
   key.startsWith("@effect/sql-pg/") ||
-  key.startsWith("effect/sql/")
+  key.startsWith("effect/sql/") ||
+  builtOnly.has(key)
+
+/**
+ * Services of the server's context that nothing running around the routes reads at request time: the
+ * platform's (files, processes, terminal: only routes would use them), and those the cross-cutting steps and
+ * the routes capture when they are built. Each request's context is copied twice when an API group adds its
+ * services (`OverlayBudget.ts`): the fewer it holds, the less each request costs.
+ */
+const builtOnly = new Set([
+  "effect/FileSystem",
+  "effect/Path",
+  "~effect/Stdio",
+  "effect/Terminal",
+  "effect/process/ChildProcessSpawner",
+  "effect/http/HttpPlatform",
+  "effect/http/Etag/Generator",
+  "partnerpay/app/Workers",
+  "partnerpay/app/WebhookTargetPolicy",
+  "partnerpay/adapters-http/Tokens",
+  "partnerpay/adapters-http/HealthCheck",
+  "partnerpay/adapters-http/ChatSigner",
+  "partnerpay/adapters-http/HttpLimits",
+  "partnerpay/adapters-http/PinnedVersions",
+  "partnerpay/adapters-http/RateLimit/InstanceShare",
+])
 
 /**
  * Serves `routes` recording each route they add (method and path) in `table`, which the server's

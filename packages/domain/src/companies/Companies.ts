@@ -26,7 +26,7 @@ import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { type EventMetadata, EventStoreUnavailable, type VersionConflict } from "../infrastructure/EventStore.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
 import { PersonalDataVault } from "../infrastructure/PersonalData.ts"
-import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import { firstPartnerDocument, partnerDocument } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import { type DomainError, NotFound, RuleViolated } from "../kernel/DomainError.ts"
 import { CompanyId, LocationId, type PartnerId, PayoutAccountId } from "../kernel/Ids.ts"
@@ -171,10 +171,8 @@ export const register = UseCase.fn("Companies.register")(function* (partnerId: P
 
 /** The partner's company with our id `companyId`; NotFound when missing or another partner's. */
 export const get = Traced.fn("Companies.get")(function* (partnerId: PartnerId, companyId: string) {
-  const store = yield* ReadModelStore
-  const stored = yield* store.get(CompaniesProjection.collection, companyId)
-  if (Option.isNone(stored) || stored.value.index.partnerId !== partnerId) return yield* companyNotFound
-  return decodeDocument(CompaniesProjection.projection, stored.value)
+  const company = yield* partnerDocument(CompaniesProjection.projection, partnerId, companyId)
+  return Option.isSome(company) ? company.value : yield* companyNotFound
 })
 
 /** The partner's company registered under `companyReferenceId`; NotFound when it has none. */
@@ -182,15 +180,8 @@ export const findByReference = Traced.fn("Companies.findByReference")(function* 
   partnerId: PartnerId,
   companyReferenceId: string,
 ) {
-  const store = yield* ReadModelStore
-  const page = yield* store.find(CompaniesProjection.collection, {
-    partnerId,
-    keys: { companyReferenceId },
-    limit: 1,
-  })
-  const first = page.items[0]
-  if (first === undefined) return yield* companyNotFound
-  return decodeDocument(CompaniesProjection.projection, first)
+  const company = yield* firstPartnerDocument(CompaniesProjection.projection, partnerId, { companyReferenceId })
+  return Option.isSome(company) ? company.value : yield* companyNotFound
 })
 
 /** Adds a location (spec 2.5, 2.7) to the partner's company named by its reference; returns the new location's id. */
@@ -363,11 +354,10 @@ const recordKybSubmission = UseCase.fn("Companies.recordKybSubmission")(function
   companyId: CompanyId,
   submissionId: string,
 ) {
-  return yield* CommandHandler.handle(Company.aggregate, companyId, {
+  return yield* CommandHandler.handleNow(Company.aggregate, companyId, {
     _tag: "RecordKybSubmission",
     companyId,
     submissionId,
-    at: yield* DateTime.now,
   })
 })
 

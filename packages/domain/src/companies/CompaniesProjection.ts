@@ -10,18 +10,15 @@
  * `CompanyPersonalData.ts`). Indexed by partner, by `companyReferenceId` (the partner's own key,
  * unique per partner) and sorted by registration instant.
  */
-import { DateTime, Schema } from "effect"
+import { DateTime, Schema, Struct } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import { type Projection, perAggregate } from "../infrastructure/ReadModel.ts"
-import { CompanyId, CompanyReferenceId, PartnerId } from "../kernel/Ids.ts"
-import { Metadata } from "../kernel/Metadata.ts"
 import {
   type CompanyEvent,
+  CompanyRegistered,
   CompanyStatus,
-  CompanyType,
   erroredAccount,
   KybRequirement,
-  Location,
   PayoutAccount,
   statusOf,
 } from "./CompanyEvents.ts"
@@ -35,24 +32,16 @@ export const collection = "companies"
 export const PayoutAccountView = PayoutAccount.mapFields(({ accountNumber: _accountNumber, ...fields }) => fields)
 export type PayoutAccountView = typeof PayoutAccountView.Type
 
+/**
+ * What the document does not keep of the registration (`CompanyRegistered`): the owner, the employees
+ * and the tax id. It keeps the rest: the company's names, contact, address, locations and metadata.
+ */
+const notKept = ["_tag", "owner", "employees", "taxId", "taxIdType", "businessType"] as const
+
 /** A company as its partner may read it. */
 export const CompanyDocument = Schema.Struct({
-  companyId: CompanyId,
-  partnerId: PartnerId,
-  companyReferenceId: CompanyReferenceId,
-  name: Schema.String,
+  ...Struct.omit(CompanyRegistered.fields, notKept),
   status: CompanyStatus,
-  emailAddress: Schema.String,
-  contactNumber: Schema.String,
-  websiteUrl: Schema.optionalKey(Schema.String),
-  companyType: CompanyType,
-  streetNumberAndName: Schema.String,
-  apartmentNumber: Schema.optionalKey(Schema.String),
-  zipCode: Schema.String,
-  city: Schema.String,
-  state: Schema.String,
-  locations: Schema.Array(Location),
-  registeredAt: Schema.DateTimeUtcFromString,
   verifiedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   rejectedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   /** The KYB provider's explanation of a rejection, when it gave one. */
@@ -63,8 +52,6 @@ export const CompanyDocument = Schema.Struct({
   kybRequirement: Schema.optionalKey(KybRequirement),
   /** The current payout account, once one was set. */
   payoutAccount: Schema.optionalKey(PayoutAccountView),
-  /** The partner's metadata, when set. */
-  metadata: Schema.optionalKey(Metadata),
 })
 export type CompanyDocument = typeof CompanyDocument.Type
 
@@ -88,25 +75,7 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
   switch (event._tag) {
     case "CompanyRegistered": {
       if (current !== undefined) return current
-      return {
-        companyId: event.companyId,
-        partnerId: event.partnerId,
-        companyReferenceId: event.companyReferenceId,
-        name: event.name,
-        status: "Unverified",
-        emailAddress: event.emailAddress,
-        contactNumber: event.contactNumber,
-        ...(event.websiteUrl === undefined ? {} : { websiteUrl: event.websiteUrl }),
-        companyType: event.companyType,
-        streetNumberAndName: event.streetNumberAndName,
-        ...(event.apartmentNumber === undefined ? {} : { apartmentNumber: event.apartmentNumber }),
-        zipCode: event.zipCode,
-        city: event.city,
-        state: event.state,
-        locations: event.locations,
-        registeredAt: event.registeredAt,
-        ...(event.metadata === undefined ? {} : { metadata: event.metadata }),
-      }
+      return { ...Struct.omit(event, notKept), status: "Unverified" }
     }
     case "LocationAdded":
       if (current === undefined) return current
@@ -135,14 +104,7 @@ const apply = (current: CompanyDocument | undefined, envelope: CompanyEnvelope):
       if (current === undefined) return current
       return {
         ...current,
-        payoutAccount: {
-          payoutAccountId: event.payoutAccountId,
-          accountHolderName: event.accountHolderName,
-          routingNumber: event.routingNumber,
-          accountNumberMasked: event.accountNumberMasked,
-          accountType: event.accountType,
-          status: event.status,
-        },
+        payoutAccount: Struct.pick(event, Struct.keys(PayoutAccountView.fields)),
       }
     case "PayoutAccountErrored":
       if (current?.payoutAccount === undefined || current.payoutAccount.payoutAccountId !== event.payoutAccountId)

@@ -275,22 +275,10 @@ export const {
   CompanyReactivated,
 } = CompanyEvent.cases
 
-/** Each company event's type, by its schema's name. */
-export type LocationAdded = typeof LocationAdded.Type
-export type CompanyVerified = typeof CompanyVerified.Type
-export type CompanyRejected = typeof CompanyRejected.Type
-export type CompanyKybSubmitted = typeof CompanyKybSubmitted.Type
-export type CompanyKybActionRequired = typeof CompanyKybActionRequired.Type
-export type PayoutAccountSet = typeof PayoutAccountSet.Type
-export type CompanyMetadataSet = typeof CompanyMetadataSet.Type
-export type PayoutAccountErrored = typeof PayoutAccountErrored.Type
-export type CompanySuspended = typeof CompanySuspended.Type
-export type CompanyReactivated = typeof CompanyReactivated.Type
-
 /** The payout account as `PayoutAccountErrored` leaves it (in the state and in the read model alike). */
 export const erroredAccount = <Account extends { readonly status: PayoutAccountStatus }>(
   account: Account,
-  event: PayoutAccountErrored,
+  event: typeof PayoutAccountErrored.Type,
 ): Account => ({
   ...account,
   status: "Errored",

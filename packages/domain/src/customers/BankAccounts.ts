@@ -17,7 +17,7 @@
 import { Effect, Option } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import { IdGenerator } from "../infrastructure/IdGenerator.ts"
-import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import { partnerDocument } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import type * as AuthorizationEvidence from "../kernel/AuthorizationEvidence.ts"
 import { type FieldIssue, NotFound, ValidationFailed } from "../kernel/DomainError.ts"
@@ -48,10 +48,8 @@ export const customerDocument = Traced.fn("BankAccounts.customerDocument")(funct
   partnerId: PartnerId,
   registrationId: RegistrationId,
 ) {
-  const store = yield* ReadModelStore
-  const stored = yield* store.get(CustomersProjection.collection, registrationId)
-  if (Option.isNone(stored) || stored.value.index.partnerId !== partnerId) return yield* customerNotFound
-  return decodeDocument(CustomersProjection.projection, stored.value)
+  const customer = yield* partnerDocument(CustomersProjection.projection, partnerId, registrationId)
+  return Option.isSome(customer) ? customer.value : yield* customerNotFound
 })
 
 export interface LinkRequest {

@@ -23,10 +23,17 @@
  * snapshot), the rule "a registered customer of this partner", and KYC and
  * bank accounts share the link sessions, so they stay one aggregate.
  */
-import type { DateTime } from "effect"
-import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
+import {
+  type Aggregate,
+  accept,
+  byCommand,
+  byEvent,
+  type CommandFor,
+  type Decision,
+  nothing,
+  refuse,
+} from "../kernel/Decider.ts"
 import { AlreadyExists, type DomainError, NotFound } from "../kernel/DomainError.ts"
-import type { PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import { isErased } from "../kernel/Personal.ts"
 import * as CustomerBankAccounts from "./CustomerBankAccounts.ts"
 import * as CustomerCards from "./CustomerCards.ts"
@@ -34,7 +41,7 @@ import { entity, failIfAny, type Issues, pattern, phoneMessage } from "./Custome
 import {
   type CustomerEvent,
   CustomerEvent as CustomerEventSchema,
-  type CustomerRegistered,
+  CustomerRegistered,
   e164Pattern,
 } from "./CustomerEvents.ts"
 import * as CustomerKyc from "./CustomerKyc.ts"
@@ -69,13 +76,7 @@ export * from "./CustomerState.ts"
 // ---------------------------------------------------------------------------
 
 /** The first successful one-time-code login registers the customer with the phone number the code was sent to. */
-export interface RegisterCustomer {
-  readonly _tag: "RegisterCustomer"
-  readonly registrationId: RegistrationId
-  readonly partnerId: PartnerId
-  readonly phoneNumber: string
-  readonly at: DateTime.Utc
-}
+export type RegisterCustomer = CommandFor<"RegisterCustomer", typeof CustomerRegistered.Type>
 
 /** The events of this aggregate. */
 export type Event = CustomerEvent
@@ -112,14 +113,8 @@ const register = (command: RegisterCustomer, state: State): Decision<Event> => {
   pattern(issues, "phoneNumber", command.phoneNumber, e164Pattern, phoneMessage)
   const invalid = failIfAny(issues)
   if (invalid) return refuse(invalid)
-  const event: CustomerRegistered = {
-    _tag: "CustomerRegistered",
-    registrationId: command.registrationId,
-    partnerId: command.partnerId,
-    phoneNumber: command.phoneNumber,
-    at: command.at,
-  }
-  return accept<CustomerEvent>(event)
+  const { registrationId, partnerId, phoneNumber, at } = command
+  return accept<CustomerEvent>(CustomerRegistered.make({ registrationId, partnerId, phoneNumber, at }))
 }
 
 /** Every command of a registered customer, each to the function of its responsibility's module. */
@@ -150,7 +145,7 @@ export const decide = (command: Command, state: State): Decision<Event> => {
 // ---------------------------------------------------------------------------
 
 /** Every event of a registered customer. */
-const evolveRegistered = byEvent<Exclude<Event, CustomerRegistered>, RegisteredCustomer>({
+const evolveRegistered = byEvent<Exclude<Event, { readonly _tag: "CustomerRegistered" }>, RegisteredCustomer>({
   KycStarted: (state, event) => ({
     ...state,
     kycStatus: "Pending",

@@ -15,19 +15,19 @@ import { AuthorizationEvidence } from "../kernel/AuthorizationEvidence.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import { unionOf } from "../kernel/EventSchema.ts"
 import { BankAccountId, CompanyId, PartnerId, RegistrationId, Uuid } from "../kernel/Ids.ts"
+import { CardShown, LastFour, lastFourPattern } from "../kernel/Masked.ts"
 import { Erasable } from "../kernel/Personal.ts"
 
 /** Phone numbers in E.164 form: `+` then 2 to 15 digits, no leading zero (`+14155550123`). */
 export const e164Pattern = /^\+[1-9]\d{1,14}$/
-/** Exactly four digits: the visible tail of an account, card or SSN number. */
-export const lastFourPattern = /^\d{4}$/
 /** A pragmatic email check: something@domain.tld, no spaces. */
 export const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 export const PhoneNumber = Schema.String.check(
   Schema.isPattern(e164Pattern, { message: "must be an E.164 phone number such as +14155550123" }),
 )
-export const LastFour = Schema.String.check(Schema.isPattern(lastFourPattern, { message: "must be exactly 4 digits" }))
+/** The last four digits, as the kernel declares them (`Masked.ts`). */
+export { LastFour, lastFourPattern }
 
 /** A customer's identity verification status, as clients read it. */
 export const KycStatus = Schema.Literals(["NotStarted", "Pending", "Verified", "Rejected"])
@@ -80,12 +80,15 @@ export type LinkedBankAccount = typeof LinkedBankAccount.Type
 export const CardPaymentMethod = Schema.Struct({
   id: Schema.String,
   type: Schema.String,
-  brand: Schema.String,
-  last4: LastFour,
+  ...CardShown.fields,
   expMonth: Schema.Int,
   expYear: Schema.Int,
 })
 export type CardPaymentMethod = typeof CardPaymentMethod.Type
+
+/** A device push token and when it expires (personal: sealed at rest, "[erased]" once the customer is erased). */
+export const PushToken = Schema.Struct({ token: Schema.String, expireAt: Schema.DateTimeUtcFromString })
+export type PushToken = typeof PushToken.Type
 
 /**
  * Why a push token was removed: the customer asked, the oldest token made room for a new one, or it had
@@ -124,7 +127,7 @@ export const CustomerEvent = unionOf(
      * A device push token was registered (or refreshed with a new expiry); it becomes the newest token. The
      * token (here and in `PushTokenRemoved`) is personal: sealed at rest, "[erased]" once the customer is erased.
      */
-    PushTokenRegistered: { token: Schema.String, expireAt: Schema.DateTimeUtcFromString },
+    PushTokenRegistered: PushToken.fields,
     PushTokenRemoved: { token: Schema.String, reason: PushTokenRemovalReason },
     /** A card payment method was saved (or its details, such as the expiry, refreshed). */
     CardPaymentMethodSaved: { method: CardPaymentMethod },
@@ -167,19 +170,3 @@ export const {
   BankAccountUnusable,
   AutoPayRevoked,
 } = CustomerEvent.cases
-
-/** Each customer event's type, by its schema's name. */
-export type CustomerRegistered = typeof CustomerRegistered.Type
-export type KycStarted = typeof KycStarted.Type
-export type KycVerified = typeof KycVerified.Type
-export type KycRejected = typeof KycRejected.Type
-export type BankLinkSessionOpened = typeof BankLinkSessionOpened.Type
-export type BankAccountsLinked = typeof BankAccountsLinked.Type
-export type BankAccountUnlinked = typeof BankAccountUnlinked.Type
-export type NotificationPreferencesUpdated = typeof NotificationPreferencesUpdated.Type
-export type PushTokenRegistered = typeof PushTokenRegistered.Type
-export type PushTokenRemoved = typeof PushTokenRemoved.Type
-export type CardPaymentMethodSaved = typeof CardPaymentMethodSaved.Type
-export type DefaultBankAccountSet = typeof DefaultBankAccountSet.Type
-export type BankAccountUnusable = typeof BankAccountUnusable.Type
-export type AutoPayRevoked = typeof AutoPayRevoked.Type

@@ -23,12 +23,10 @@ import {
   uuidPattern,
 } from "./CustomerChecks.ts"
 import {
-  type BankLinkSessionOpened,
   type CustomerEvent,
   e164Pattern,
   emailPattern,
   KycRejected,
-  type KycStarted,
   KycVerified,
   lastFourPattern,
   type PersonalData,
@@ -122,7 +120,7 @@ export const openBankLinkSession = (
 
 /** A KYC or bank-link session, once per token: the two are opened alike and share the customer's `linkSessions`. */
 const opened = (
-  _tag: (KycStarted | BankLinkSessionOpened)["_tag"],
+  _tag: "KycStarted" | "BankLinkSessionOpened",
   command: StartKyc | OpenBankLinkSession,
   state: RegisteredCustomer,
 ): Decision<CustomerEvent> => {

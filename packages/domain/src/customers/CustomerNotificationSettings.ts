@@ -9,6 +9,7 @@ import {
   type CustomerEvent,
   type NotificationPreferences,
   NotificationPreferencesUpdated,
+  type PushToken,
   PushTokenRegistered,
   PushTokenRemoved,
 } from "./CustomerEvents.ts"
@@ -16,7 +17,6 @@ import {
   defaultNotificationPreferences,
   maxPushTokenLength,
   maxPushTokens,
-  type PushToken,
   pushTokens,
   type RegisteredCustomer,
   type State,

@@ -9,8 +9,7 @@
  *   the service collects no autopay request of that company from the payer until the payer
  *   designates an autopay account again (PUT /Account/Default: a new autopay authorization).
  */
-import type { DateTime } from "effect"
-import { accept, type Decision, nothing } from "../kernel/Decider.ts"
+import { accept, type CommandFor, type Decision, nothing } from "../kernel/Decider.ts"
 import { RuleViolated } from "../kernel/DomainError.ts"
 import type { BankAccountId, CompanyId } from "../kernel/Ids.ts"
 import { identityOf } from "./CustomerChecks.ts"
@@ -18,21 +17,13 @@ import { AutoPayRevoked, BankAccountUnusable, type CustomerEvent } from "./Custo
 import type { RegisteredCustomer, State } from "./CustomerState.ts"
 
 /** The payer's bank said the account cannot be debited (`returnCode` of the account-level group). */
-export interface MarkBankAccountUnusable {
-  readonly _tag: "MarkBankAccountUnusable"
-  readonly bankAccountId: BankAccountId
-  readonly returnCode: string
-  readonly reason: string
-  readonly at: DateTime.Utc
-}
+export type MarkBankAccountUnusable = CommandFor<"MarkBankAccountUnusable", typeof BankAccountUnusable.Type, Ids>
 
 /** The payer's bank returned a debit to `companyId` as unauthorized: autopay for that company is off. */
-export interface RevokeAutoPay {
-  readonly _tag: "RevokeAutoPay"
-  readonly companyId: CompanyId
-  readonly returnCode: string
-  readonly at: DateTime.Utc
-}
+export type RevokeAutoPay = CommandFor<"RevokeAutoPay", typeof AutoPayRevoked.Type, Ids>
+
+/** The customer's ids, which the state supplies to the events. */
+type Ids = "registrationId" | "partnerId"
 
 export const unusableCode = "BANK_ACCOUNT_UNUSABLE"
 

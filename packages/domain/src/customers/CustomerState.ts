@@ -2,17 +2,18 @@
  * The Customer aggregate's state, the limits its decider keeps, and the
  * queries read models, use cases and other areas ask of it (is the customer
  * the partner's, which bank accounts are linked...). The decider itself is
- * `Customer.ts`; the state's JSON form for snapshots is `CustomerSnapshot.ts`.
+ * `Customer.ts`; the state's schema is also its snapshots' JSON codec (`CustomerSnapshot.ts`).
  */
-import type { DateTime } from "effect"
-import type { AuthorizationEvidence } from "../kernel/AuthorizationEvidence.ts"
-import type { BankAccountId, CompanyId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
-import type {
+import { Schema } from "effect"
+import { AuthorizationEvidence } from "../kernel/AuthorizationEvidence.ts"
+import { BankAccountId, CompanyId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
+import {
   CardPaymentMethod,
   KycStatus,
   LinkedBankAccount,
   NotificationPreferences,
   PersonalData,
+  PushToken,
 } from "./CustomerEvents.ts"
 
 // ---------------------------------------------------------------------------
@@ -47,44 +48,44 @@ export const maxTextLength = 255
 // ---------------------------------------------------------------------------
 
 /** A bank account known to the customer; `linked` is false once removed. */
-export interface BankAccount extends LinkedBankAccount {
-  readonly linked: boolean
-}
+export const BankAccount = Schema.Struct({ ...LinkedBankAccount.fields, linked: Schema.Boolean })
+export type BankAccount = typeof BankAccount.Type
 
-export interface PushToken {
-  readonly token: string
-  readonly expireAt: DateTime.Utc
-}
+/** A customer not registered yet: the state before its first event. */
+export const UnregisteredCustomer = Schema.TaggedStruct("Unregistered", {})
 
-export interface RegisteredCustomer {
-  readonly _tag: "Registered"
-  readonly registrationId: RegistrationId
-  readonly partnerId: PartnerId
-  readonly phoneNumber: string
-  readonly kycStatus: KycStatus
+/** A registered customer, as its events leave it. */
+export const RegisteredCustomer = Schema.TaggedStruct("Registered", {
+  registrationId: RegistrationId,
+  partnerId: PartnerId,
+  phoneNumber: Schema.String,
+  kycStatus: KycStatus,
   /** The provider's reference of the latest verdict (null before any). */
-  readonly kycReferenceId: string | null
+  kycReferenceId: Schema.NullOr(Schema.String),
   /** Set once identity is verified. */
-  readonly personalData: PersonalData | null
+  personalData: Schema.NullOr(PersonalData),
   /** Token ids of the bank-link sessions issued to the customer, oldest first. */
-  readonly linkSessions: ReadonlyArray<string>
+  linkSessions: Schema.Array(Schema.String),
   /** Every bank account ever linked, in order of first link. */
-  readonly bankAccounts: ReadonlyArray<BankAccount>
-  readonly notificationPreferences: NotificationPreferences
+  bankAccounts: Schema.Array(BankAccount),
+  notificationPreferences: NotificationPreferences,
   /** Push tokens, least recently registered first; never more than `maxPushTokens`. */
-  readonly pushTokens: ReadonlyArray<PushToken>
-  readonly cardPaymentMethods: ReadonlyArray<CardPaymentMethod>
+  pushTokens: Schema.Array(PushToken),
+  cardPaymentMethods: Schema.Array(CardPaymentMethod),
   /** The account autopay debits (PUT /Account/Default); cleared when that account is unlinked. */
-  readonly defaultBankAccountId?: BankAccountId
+  defaultBankAccountId: Schema.optionalKey(BankAccountId),
   /** The evidence of the autopay designation in force (with `defaultBankAccountId`), when recorded. */
-  readonly autopayAuthorization?: AuthorizationEvidence
+  autopayAuthorization: Schema.optionalKey(AuthorizationEvidence),
   /** Accounts an account-level ACH return made unusable, with its code; cleared when linked again. */
-  readonly unusableBankAccounts?: Readonly<Record<string, string>>
+  unusableBankAccounts: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
   /** Companies an unauthorized return turned autopay off for; cleared by a new autopay designation. */
-  readonly autoPayRevokedFor?: ReadonlyArray<CompanyId>
-}
+  autoPayRevokedFor: Schema.optionalKey(Schema.Array(CompanyId)),
+})
+export type RegisteredCustomer = typeof RegisteredCustomer.Type
 
-export type State = { readonly _tag: "Unregistered" } | RegisteredCustomer
+/** The state, declared once: its schema is also the JSON codec of its snapshots (`CustomerSnapshot.ts`). */
+export const State = Schema.Union([UnregisteredCustomer, RegisteredCustomer])
+export type State = typeof State.Type
 
 export const initialState: State = { _tag: "Unregistered" }
 

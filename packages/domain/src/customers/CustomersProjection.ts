@@ -27,6 +27,7 @@ import {
   NotificationPreferences,
   PersonalData,
   PhoneNumber,
+  PushToken,
 } from "./CustomerEvents.ts"
 
 /** The events this read model reads. */
@@ -34,7 +35,7 @@ export type CustomerEnvelope = Envelope.Of<"Customer", CustomerEvent>
 
 export const collection = "customers"
 
-export { KycStatus }
+export { KycStatus, PushToken }
 
 /** A verification (or bank-link) session issued to the customer. */
 export const LinkSession = Schema.Struct({
@@ -44,12 +45,6 @@ export const LinkSession = Schema.Struct({
   kind: Schema.Literals(["Kyc", "BankLink"]),
 })
 export type LinkSession = typeof LinkSession.Type
-
-export const PushToken = Schema.Struct({
-  token: Schema.String,
-  expireAt: Schema.DateTimeUtcFromString,
-})
-export type PushToken = typeof PushToken.Type
 
 /**
  * A listed bank account: its masked details and, once an account-level ACH return made it unusable,

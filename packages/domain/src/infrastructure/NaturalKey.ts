@@ -12,7 +12,7 @@
  * (Company references predate this and keep their own `CompanyReference`.)
  */
 import { type DateTime, Schema } from "effect"
-import { type Aggregate, accept, type Decision, nothing } from "../kernel/Decider.ts"
+import { type Aggregate, accept, type CommandFor, type Decision, nothing } from "../kernel/Decider.ts"
 import type { DomainError } from "../kernel/DomainError.ts"
 
 /** The key was claimed by the resource `ownerId` (its aggregate id). */
@@ -30,12 +30,7 @@ export type NaturalKeyEvent = typeof NaturalKeyEvent.Type
 export type Event = NaturalKeyEvent
 
 /** Claim the key for `ownerId`, unless it is claimed already. */
-export interface ClaimNaturalKey {
-  readonly _tag: "ClaimNaturalKey"
-  readonly scope: string
-  readonly ownerId: string
-  readonly at: DateTime.Utc
-}
+export type ClaimNaturalKey = CommandFor<"ClaimNaturalKey", NaturalKeyClaimed>
 
 export type Command = ClaimNaturalKey
 

@@ -200,10 +200,11 @@ const isIndexOf = (array: ReadonlyArray<unknown>, key: string | number): key is 
 /**
  * Copy-on-write edits of a JSON value: `edit(path, replace)` copies only the containers along
  * `path` that this editor has not copied yet, so many edits cost one copy of each touched container
- * and the input is never changed.
+ * and the input is never changed (unless `owned`: a fresh copy the caller hands over, edited in place).
  */
-const editor = (input: unknown) => {
-  const copies = new WeakSet<object>()
+const editor = (input: unknown, owned = false) => {
+  // The containers this editor made (a `Set`: the editor lives as long as one record's edits).
+  const copies = new Set<object>()
   const copy = (container: unknown): unknown => {
     if (Array.isArray(container)) {
       if (copies.has(container)) return container
@@ -219,7 +220,8 @@ const editor = (input: unknown) => {
     }
     return container
   }
-  let root = copy(input)
+  let root = owned ? input : copy(input)
+  if (owned && typeof input === "object" && input !== null) copies.add(input)
   return {
     /** Replaces the value at `path` (`remove`: deletes an object's key; an array element stays). */
     edit: (path: Path, replacement: unknown, remove = false) => {
@@ -288,7 +290,8 @@ export const openRecord = Effect.fnUntraced(function* (
 ): Effect.fn.Return<unknown, EventStoreUnavailable> {
   if (!isObject(data) || !(sealedKey in data)) return data
   const { [sealedKey]: groups, ...rest } = data
-  const out = editor(rest)
+  // `rest` is a fresh copy already: edited in place.
+  const out = editor(rest, true)
   for (const group of groups as ReadonlyArray<SealedGroup>) {
     const opened = yield* vault.open(group.subject, group.sealed)
     const values: ReadonlyArray<unknown> = Option.isSome(opened)
@@ -307,18 +310,23 @@ export const subjectsOf = (data: unknown): ReadonlyArray<string> =>
     ? (data[sealedKey] as ReadonlyArray<SealedGroup>).map((group) => group.subject)
     : []
 
+/** A stored record (event, document) with `data` as its data: the record itself when that is unchanged. */
+const withData =
+  <Stored extends { readonly data: unknown }>(record: Stored) =>
+  (data: unknown): Stored =>
+    data === record.data ? record : { ...record, data }
+
+/** A stored record with its personal fields opened. */
+const openData = <Stored extends { readonly data: unknown }>(vault: PersonalDataVault["Service"], record: Stored) =>
+  Effect.map(openRecord(vault, record.data), withData(record))
+
 /** An event store that seals personal fields of events and snapshots on append and opens them on read. */
 export const protectEventStore = (
   store: EventStore["Service"],
   vault: PersonalDataVault["Service"],
   fields: PersonalFields,
 ): EventStore["Service"] => {
-  const openEvent = (event: RecordedEvent) =>
-    Effect.map(
-      openRecord(vault, event.data),
-      (data): RecordedEvent => (data === event.data ? event : { ...event, data }),
-    )
-  const openEvents = (events: ReadonlyArray<RecordedEvent>) => Effect.forEach(events, openEvent)
+  const openEvents = (events: ReadonlyArray<RecordedEvent>) => Effect.forEach(events, (event) => openData(vault, event))
   const sealSnapshot = (streamId: string, streamType: string, snapshot: Snapshot) =>
     Effect.map(
       sealRecord(vault, fields.snapshots[streamType], snapshot.state, streamId),
@@ -346,7 +354,7 @@ export const protectEventStore = (
           : yield* Effect.forEach(events, (event) =>
               Effect.map(
                 sealRecord(vault, byType[event.eventType], event.data, streamId, sealOptions),
-                (data): NewEvent => (data === event.data ? event : { ...event, data }),
+                withData(event),
               ),
             )
       const snapshot = options?.snapshot
@@ -377,11 +385,7 @@ export const protectReadModels = (
   vault: PersonalDataVault["Service"],
   fields: PersonalFields,
 ): ReadModelStore["Service"] => {
-  const openDocument = (document: StoredDocument) =>
-    Effect.map(
-      openRecord(vault, document.data),
-      (data): StoredDocument => (data === document.data ? document : { ...document, data }),
-    )
+  const openDocument = (document: StoredDocument) => openData(vault, document)
   return {
     get: (collection, id) =>
       Effect.flatMap(store.get(collection, id), (found) =>
@@ -392,8 +396,12 @@ export const protectReadModels = (
         Effect.map(Effect.forEach(page.items, openDocument), (items) => ({ ...page, items })),
       ),
     put: (document) =>
-      Effect.flatMap(sealRecord(vault, fields.documents[document.collection], document.data, document.id), (data) =>
-        store.put(data === document.data ? document : { ...document, data }),
+      Effect.flatMap(
+        Effect.map(
+          sealRecord(vault, fields.documents[document.collection], document.data, document.id),
+          withData(document),
+        ),
+        store.put,
       ),
     delete: (collection, id) => store.delete(collection, id),
     clear: (collection) => store.clear(collection),

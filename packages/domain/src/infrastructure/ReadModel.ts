@@ -263,3 +263,33 @@ export const decodeDocument = <Doc, Env extends Envelope.Any>(
   projection: Projection<Doc, Env>,
   document: StoredDocument,
 ): Doc => codecsOf(projection).decode(document.data) as Doc
+
+/**
+ * The partner's document `id` of `projection`, decoded; none when it is missing or another partner's
+ * (to a partner, another partner's documents do not exist).
+ */
+export const partnerDocument = <Doc, Env extends Envelope.Any>(
+  projection: Projection<Doc, Env>,
+  partnerId: string,
+  id: string,
+): Effect.Effect<Option.Option<Doc>, EventStoreUnavailable, ReadModelStore> =>
+  Effect.map(
+    Effect.flatMap(Effect.service(ReadModelStore), (store) => store.get(projection.collection, id)),
+    (stored) =>
+      Option.isSome(stored) && stored.value.index.partnerId === partnerId
+        ? Option.some(decodeDocument(projection, stored.value))
+        : Option.none(),
+  )
+
+/** The partner's document of `projection` with the index `keys` (the newest, should several have them), decoded. */
+export const firstPartnerDocument = <Doc, Env extends Envelope.Any>(
+  projection: Projection<Doc, Env>,
+  partnerId: string,
+  keys: Readonly<Record<string, string>>,
+): Effect.Effect<Option.Option<Doc>, EventStoreUnavailable, ReadModelStore> =>
+  Effect.map(
+    Effect.flatMap(Effect.service(ReadModelStore), (store) =>
+      store.find(projection.collection, { partnerId, keys, limit: 1 }),
+    ),
+    (page) => Option.map(Option.fromNullishOr(page.items[0]), (first) => decodeDocument(projection, first)),
+  )

@@ -80,6 +80,16 @@ export const accept = <Event>(...events: ReadonlyArray<Event>): Result.Result<Re
 export const refuse = <Error>(error: Error): Result.Result<never, Error> => Result.fail(error)
 export const nothing: Result.Result<ReadonlyArray<never>, never> = Result.succeed([])
 
+/**
+ * A command that carries what its event will record: the event's fields but `Omitted` (by default
+ * none; e.g. the ids the aggregate's state supplies), under the command's own tag.
+ */
+export type CommandFor<
+  Tag extends string,
+  Event extends { readonly _tag: string },
+  Omitted extends keyof Event = never,
+> = { readonly _tag: Tag } & Omit<Event, "_tag" | Omitted>
+
 /** The tags of a tagged union. */
 type TagOf<T extends { readonly _tag: string }> = T["_tag"]
 

@@ -12,13 +12,11 @@
  * A request that can cause nothing more (cancelled, or its status message sent)
  * has no document.
  */
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
 import * as Tenancy from "../infrastructure/Tenancy.ts"
-import { CalendarDate } from "../kernel/CalendarDate.ts"
-import { PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
-import type { PaymentRequestEvents } from "../payments/index.ts"
+import { PaymentRequestEvents } from "../payments/index.ts"
 import type { PaymentNoticeEvent } from "./PaymentNoticeEvents.ts"
 import { NoticeStatus } from "./PaymentNoticeEvents.ts"
 
@@ -33,11 +31,11 @@ export const systemTenant: string = Tenancy.systemTenant
 export const Stage = Schema.Literals(["reminding", "waiting", "notify"])
 export type Stage = typeof Stage.Type
 
+/** What the work list keeps of a request, as `PaymentRequestCreated` says it: whom to remind, of what, by when. */
+const requestFields = ["paymentRequestId", "partnerId", "payerRegistrationId", "dueDate"] as const
+
 export const PaymentNoticeDocument = Schema.Struct({
-  paymentRequestId: PaymentRequestId,
-  partnerId: PartnerId,
-  payerRegistrationId: RegistrationId,
-  dueDate: CalendarDate,
+  ...Struct.pick(PaymentRequestEvents.PaymentRequestCreated.fields, requestFields),
   stage: Stage,
   /** Offsets of the reminders already sent. */
   remindedOffsets: Schema.Array(Schema.Int),
@@ -58,14 +56,7 @@ export const apply = (
   if (envelope.streamType === "PaymentRequest") {
     const event = envelope.event
     if (event._tag === "PaymentRequestCreated") {
-      return {
-        paymentRequestId: event.paymentRequestId,
-        partnerId: event.partnerId,
-        payerRegistrationId: event.payerRegistrationId,
-        dueDate: event.dueDate,
-        stage: "reminding",
-        remindedOffsets: [],
-      }
+      return { ...Struct.pick(event, requestFields), stage: "reminding", remindedOffsets: [] }
     }
     if (current === undefined) return undefined
     switch (event._tag) {

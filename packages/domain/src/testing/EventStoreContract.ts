@@ -16,7 +16,7 @@
  * The cases are also exported as plain Effects (`eventStoreContractCases`).
  */
 
-import { DateTime, Effect, Layer, ManagedRuntime } from "effect"
+import { DateTime, Effect } from "effect"
 import {
   type AppendResult,
   EventStore,
@@ -27,28 +27,15 @@ import {
   type VersionConflict,
 } from "../infrastructure/EventStore.ts"
 import * as Traced from "../kernel/Traced.ts"
+import { type Case, contractOf } from "./Contract.ts"
 import { stable } from "./StableJson.ts"
 
 // The Web Crypto global exists in every supported runtime; declared because the domain compiles without DOM or Node typings.
 declare const crypto: { randomUUID(): string }
 
-/** The parts of a test runner the contract needs; vitest's and @effect/vitest's functions fit. */
-export interface TestRunner {
-  readonly describe: (name: string, body: () => void) => void
-  readonly it: (name: string, body: () => Promise<void>, timeout?: number) => void
-  readonly beforeAll: (body: () => Promise<void>, timeout?: number) => void
-  readonly afterAll: (body: () => Promise<void>, timeout?: number) => void
-}
+export type { ContractOptions, TestRunner } from "./Contract.ts"
 
-export interface ContractCase {
-  readonly name: string
-  readonly run: Effect.Effect<void, VersionConflict | EventStoreUnavailable, EventStore>
-}
-
-export interface ContractOptions {
-  /** Per-test timeout in milliseconds (default 30 000: a real database can be slow to start). */
-  readonly timeout?: number
-}
+export type ContractCase = Case<VersionConflict | EventStoreUnavailable, EventStore>
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -471,19 +458,4 @@ contractCase(
 export const eventStoreContractCases: ReadonlyArray<ContractCase> = cases
 
 /** Registers the contract's tests for the store built by `layer` (built once per suite, shared by its tests). */
-export const eventStoreContract = <E>(
-  name: string,
-  layer: Layer.Layer<EventStore, E>,
-  runner: TestRunner,
-  options: ContractOptions = {},
-): void => {
-  const timeout = options.timeout ?? 30_000
-  runner.describe(`EventStore contract: ${name}`, () => {
-    const runtime = ManagedRuntime.make(Layer.fresh(layer))
-    runner.beforeAll(() => runtime.runPromise(Effect.asVoid(EventStore)), timeout)
-    runner.afterAll(() => runtime.dispose(), timeout)
-    for (const contract of cases) {
-      runner.it(contract.name, () => runtime.runPromise(contract.run), timeout)
-    }
-  })
-}
+export const eventStoreContract = contractOf("EventStore", cases)

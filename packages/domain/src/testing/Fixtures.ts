@@ -119,23 +119,21 @@ export const registerCompany = Traced.fn("Fixtures.registerCompany")(function* (
     locations: withLocation ? [mainStreetStore] : [],
     ...options.body,
   }) as unknown as Company.RegistrationInput
-  yield* CommandHandler.handle(Company.aggregate, companyId, {
+  yield* CommandHandler.handleNow(Company.aggregate, companyId, {
     _tag: "RegisterCompany",
     partnerId,
     companyId,
     locationIds,
     registration,
-    at: yield* DateTime.now,
   })
 })
 
 /** Completes the KYB of a registered company as Verified (as the KYB provider's verdict does). */
 export const verifyCompany = Traced.fn("Fixtures.verifyCompany")(function* (companyId: CompanyId) {
-  yield* CommandHandler.handle(Company.aggregate, companyId, {
+  yield* CommandHandler.handleNow(Company.aggregate, companyId, {
     _tag: "CompleteKyb",
     companyId,
     outcome: "Verified",
-    at: yield* DateTime.now,
   })
 })
 
@@ -159,12 +157,11 @@ export const registerCustomer = Traced.fn("Fixtures.registerCustomer")(function*
   registrationId: RegistrationId,
   phoneNumber = "+14155550123",
 ) {
-  yield* CommandHandler.handle(Customer.aggregate, registrationId, {
+  yield* CommandHandler.handleNow(Customer.aggregate, registrationId, {
     _tag: "RegisterCustomer",
     registrationId,
     partnerId,
     phoneNumber,
-    at: yield* DateTime.now,
   })
 })
 

@@ -8,18 +8,15 @@
  * Framework-neutral like `eventStoreContract`: pass your runner's functions.
  * Every case uses a fresh random scope, so a shared database is fine.
  */
-import { DateTime, Effect, Layer, ManagedRuntime } from "effect"
+import { DateTime, Effect } from "effect"
 import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
 import { IdempotencyStore, retentionMillis, type StoredResponse } from "../infrastructure/IdempotencyStore.ts"
 import * as Traced from "../kernel/Traced.ts"
-import type { TestRunner } from "./EventStoreContract.ts"
+import { type Case, type ContractOptions, contractOf } from "./Contract.ts"
 
 declare const crypto: { randomUUID(): string }
 
-export interface IdempotencyContractCase {
-  readonly name: string
-  readonly run: Effect.Effect<void, EventStoreUnavailable | Error, IdempotencyStore>
-}
+export type IdempotencyContractCase = Case<EventStoreUnavailable | Error, IdempotencyStore>
 
 const newScope = () => `partner:${crypto.randomUUID()}`
 const t0 = DateTime.makeUnsafe("2030-01-01T00:00:00.000Z")
@@ -49,6 +46,14 @@ const started = Traced.fn("IdempotencyStoreContract.started")(function* (
   return result.claim
 })
 
+/** Begins a fresh scope's key `k1` (hash `hash-a`) and completes it with `stored`: the scope and the claim. */
+const completed = Traced.fn("IdempotencyStoreContract.completed")(function* (stored: StoredResponse) {
+  const scope = newScope()
+  const claim = yield* started(scope, "k1", "hash-a")
+  yield* (yield* IdempotencyStore).complete(scope, "k1", claim, stored)
+  return { scope, claim }
+})
+
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i])
 
 export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCase> = [
@@ -76,14 +81,12 @@ export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCas
     name: "a completed request replays its stored response exactly (status, content type, bytes)",
     run: Effect.gen(function* () {
       const store = yield* IdempotencyStore
-      const scope = newScope()
       const stored: StoredResponse = {
         status: 201,
         contentType: "application/problem+json",
         body: new Uint8Array([0, 255, 0xc3, 0x28, 10, 123]),
       }
-      const claim = yield* started(scope, "k1", "hash-a")
-      yield* store.complete(scope, "k1", claim, stored)
+      const { scope } = yield* completed(stored)
       const result = yield* store.begin(scope, "k1", "hash-a", after(60_000))
       if (result._tag !== "Replay") return yield* Effect.fail(new Error(`expected Replay, got ${result._tag}`))
       yield* check(result.response.status === 201, "status")
@@ -118,9 +121,7 @@ export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCas
     name: "abandon does not erase a completed response",
     run: Effect.gen(function* () {
       const store = yield* IdempotencyStore
-      const scope = newScope()
-      const claim = yield* started(scope, "k1", "hash-a")
-      yield* store.complete(scope, "k1", claim, response("{}"))
+      const { scope, claim } = yield* completed(response("{}"))
       yield* store.abandon(scope, "k1", claim)
       yield* expectTag(yield* store.begin(scope, "k1", "hash-a", t0), "Replay", "after abandon")
     }),
@@ -165,9 +166,7 @@ export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCas
     name: "a completed key is replayed for 24 hours and free again afterwards",
     run: Effect.gen(function* () {
       const store = yield* IdempotencyStore
-      const scope = newScope()
-      const claim = yield* started(scope, "k1", "hash-a")
-      yield* store.complete(scope, "k1", claim, response("first"))
+      const { scope } = yield* completed(response("first"))
       yield* expectTag(yield* store.begin(scope, "k1", "hash-a", after(retentionMillis - 1)), "Replay", "at 24h-1ms")
       yield* started(scope, "k1", "hash-b", after(retentionMillis))
     }),
@@ -202,36 +201,7 @@ export const idempotencyStoreContractCases: ReadonlyArray<IdempotencyContractCas
   },
 ]
 
-export interface IdempotencyContractOptions {
-  readonly timeout?: number
-}
+export type IdempotencyContractOptions = ContractOptions
 
 /** Registers the contract as a suite of tests on `layer` (built once per suite). */
-export const idempotencyStoreContract = <E>(
-  name: string,
-  layer: Layer.Layer<IdempotencyStore, E>,
-  runner: TestRunner,
-  options: IdempotencyContractOptions = {},
-): void => {
-  const timeout = options.timeout ?? 30_000
-  runner.describe(`IdempotencyStore contract: ${name}`, () => {
-    let runtime: ManagedRuntime.ManagedRuntime<IdempotencyStore, E> | undefined
-    runner.beforeAll(async () => {
-      runtime = ManagedRuntime.make(Layer.fresh(layer))
-      await runtime.runPromise(Effect.void)
-    }, timeout)
-    runner.afterAll(async () => {
-      await runtime?.dispose()
-    }, timeout)
-    for (const testCase of idempotencyStoreContractCases) {
-      runner.it(
-        testCase.name,
-        async () => {
-          if (runtime === undefined) throw new Error("runtime not built")
-          await runtime.runPromise(testCase.run)
-        },
-        timeout,
-      )
-    }
-  })
-}
+export const idempotencyStoreContract = contractOf("IdempotencyStore", idempotencyStoreContractCases)

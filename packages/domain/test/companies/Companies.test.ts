@@ -101,7 +101,11 @@ describe("registering a company", () => {
       assert.strictEqual(registered.kybSubmission.owner.documentNumber, "D7654321")
       assert.strictEqual(registered.kybSubmission.taxId, "123456789")
       const document = yield* (yield* ReadModelStore).get(collection, registered.companyId)
-      const readModel = JSON.stringify(document)
+      // The ids are random: one may hold the digits 4321 (the SSN's last four), so they are left out of the check.
+      const readModel = JSON.stringify(document).replace(
+        /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi,
+        "<id>",
+      )
       assert.notInclude(readModel, "4321")
       assert.notInclude(readModel, "Ada Lovelace")
     }).pipe(Effect.provide(layer())),
