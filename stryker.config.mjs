@@ -36,6 +36,7 @@ export const mutate = [
   "packages/domain/src/payments/PaymentRequest.ts",
   "packages/domain/src/payments/PaymentRequestAutoCollection.ts",
   "packages/domain/src/payments/PaymentRequestCommands.ts",
+  "packages/domain/src/payments/PaymentRequestRefunds.ts",
   "packages/domain/src/payments/PaymentRequestState.ts",
   "packages/domain/src/payments/PaymentRequestValidation.ts",
   "packages/domain/src/payments/Transfer.ts",

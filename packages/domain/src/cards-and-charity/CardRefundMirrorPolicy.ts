@@ -15,13 +15,7 @@ import * as CardRefunds from "./CardRefunds.ts"
 export const fromCardRefundEvent = (event: CardRefunds.Event): PaymentRequest.RefundPaymentRequest | undefined => {
   const paymentRequestId = event.payment.paymentRequestId
   if (event._tag !== "CardRefundCompleted" || paymentRequestId === undefined) return undefined
-  return {
-    _tag: "RefundPaymentRequest",
-    paymentRequestId,
-    refundId: event.refundId,
-    amount: event.amount,
-    at: event.at,
-  }
+  return PaymentRequest.refundCommand(paymentRequestId, event)
 }
 
 export const policy = Policy.make({

@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import { AuthorizationEvidence } from "../kernel/AuthorizationEvidence.ts"
-import { eventsOf } from "../kernel/EventSchema.ts"
+import { unionOf } from "../kernel/EventSchema.ts"
 import { PaymentRequestId } from "../kernel/Ids.ts"
 import * as FeeSchedule from "./FeeSchedule.ts"
 import { CardCharge } from "./PaymentRequestEvents.ts"
@@ -21,38 +21,37 @@ export const AwaitedCardPayment = Schema.Struct({
 })
 export type AwaitedCardPayment = typeof AwaitedCardPayment.Type
 
-/** Every event names the payment request and the attempt, and the instant `at`. */
-const cardAuthenticationEvent = eventsOf({ paymentRequestId: PaymentRequestId, attempt: Schema.Int })
-
 /**
- * The processor asked for the payer's authentication of the charge (3-D Secure): the app completes it
- * with the processor's SDK; the payment request stays Pending (payable) meanwhile. `attempt` counts the
- * request's card payments that needed it (1 first; after a failed one, the next is a new attempt).
+ * Every event of a card authentication, by its tag (the codec of its stream). Each names the payment
+ * request and the attempt, and the instant `at`.
  */
-export const CardAuthenticationRequired = cardAuthenticationEvent("CardAuthenticationRequired", {
-  payment: AwaitedCardPayment,
-})
-export type CardAuthenticationRequired = typeof CardAuthenticationRequired.Type
-
-/** The payer authenticated and the processor charged the card: the request is to be Paid by card. */
-export const CardAuthenticationSucceeded = cardAuthenticationEvent("CardAuthenticationSucceeded", {
-  payment: AwaitedCardPayment,
-  /** When the processor makes the money available to the company (absent: at once). */
-  availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
-})
-export type CardAuthenticationSucceeded = typeof CardAuthenticationSucceeded.Type
-
-/** The authentication failed or the card was declined after it: nothing charged, the request still payable. */
-export const CardAuthenticationFailed = cardAuthenticationEvent("CardAuthenticationFailed", {
-  processorReference: Schema.String,
-  /** The processor's code (e.g. Stripe's `payment_intent_authentication_failure` or a decline code). */
-  code: Schema.String,
-})
-export type CardAuthenticationFailed = typeof CardAuthenticationFailed.Type
-
-export const CardAuthenticationEvent = Schema.Union([
-  CardAuthenticationRequired,
-  CardAuthenticationSucceeded,
-  CardAuthenticationFailed,
-])
+export const CardAuthenticationEvent = unionOf(
+  { paymentRequestId: PaymentRequestId, attempt: Schema.Int },
+  {
+    /**
+     * The processor asked for the payer's authentication of the charge (3-D Secure): the app completes it
+     * with the processor's SDK; the payment request stays Pending (payable) meanwhile. `attempt` counts the
+     * request's card payments that needed it (1 first; after a failed one, the next is a new attempt).
+     */
+    CardAuthenticationRequired: { payment: AwaitedCardPayment },
+    /** The payer authenticated and the processor charged the card: the request is to be Paid by card. */
+    CardAuthenticationSucceeded: {
+      payment: AwaitedCardPayment,
+      /** When the processor makes the money available to the company (absent: at once). */
+      availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+    },
+    /** The authentication failed or the card was declined after it: nothing charged, the request still payable. */
+    CardAuthenticationFailed: {
+      processorReference: Schema.String,
+      /** The processor's code (e.g. Stripe's `payment_intent_authentication_failure` or a decline code). */
+      code: Schema.String,
+    },
+  },
+)
 export type CardAuthenticationEvent = typeof CardAuthenticationEvent.Type
+
+/** The card authentication event tagged `Tag`. */
+export type Of<Tag extends CardAuthenticationEvent["_tag"]> = Extract<CardAuthenticationEvent, { readonly _tag: Tag }>
+
+export const { CardAuthenticationRequired, CardAuthenticationSucceeded, CardAuthenticationFailed } =
+  CardAuthenticationEvent.cases

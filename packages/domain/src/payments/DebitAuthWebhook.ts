@@ -6,7 +6,6 @@
  * sets it), ReturnCode (Revoked: the unauthorized return that revoked it), Timestamp }. The debits made under it are payment requests, with
  * their own webhook.
  */
-import { DateTime } from "effect"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import * as Money from "../kernel/Money.ts"
@@ -14,16 +13,15 @@ import type { DebitAuthEvent } from "./DebitAuthEvents.ts"
 
 export const eventType = "DEBIT_AUTHORIZATION_CHANGED"
 
-const changeOf = (
-  event: DebitAuthEvent,
-):
-  | {
-      readonly change: "Set" | "LimitUpdated" | "Enabled" | "Disabled" | "Revoked"
-      readonly enabled: boolean
-      readonly limit?: Money.Money
-      readonly returnCode?: string
-    }
-  | undefined => {
+/** The change an event announces: what changed, whether debits are enabled after it, its limit and return code. */
+interface Change {
+  readonly change: "Set" | "LimitUpdated" | "Enabled" | "Disabled" | "Revoked"
+  readonly enabled: boolean
+  readonly limit?: Money.Money
+  readonly returnCode?: string
+}
+
+const changeOf = (event: DebitAuthEvent): Change | undefined => {
   switch (event._tag) {
     case "DebitAuthSet":
       return { change: "Set", enabled: true, limit: event.limit }
@@ -40,27 +38,19 @@ const changeOf = (
   }
 }
 
-export const rule = WebhookRule.perEvent<Envelope.Of<"DebitAuth", DebitAuthEvent>>({
+export const rule = WebhookRule.perChange<Envelope.Of<"DebitAuth", DebitAuthEvent>, Change>({
   streamTypes: ["DebitAuth"],
   eventType,
-  announce: (event) => {
-    const change = changeOf(event)
-    return change === undefined
-      ? undefined
-      : {
-          partnerId: event.partnerId,
-          data: {
-            DebitAuthId: event.debitAuthId,
-            CompanyId: event.companyId,
-            RegistrationId: event.registrationId,
-            Change: change.change,
-            ...(change.change === "LimitUpdated" ? {} : { Enabled: change.enabled }),
-            ...(change.limit === undefined
-              ? {}
-              : { Limit: { value: Money.toDecimal(change.limit), currencyCode: change.limit.currency } }),
-            ...(change.returnCode === undefined ? {} : { ReturnCode: change.returnCode }),
-            Timestamp: DateTime.formatIso(event.at),
-          },
-        }
-  },
+  changeOf,
+  data: (event, change) => ({
+    DebitAuthId: event.debitAuthId,
+    CompanyId: event.companyId,
+    RegistrationId: event.registrationId,
+    Change: change.change,
+    ...(change.change === "LimitUpdated" ? {} : { Enabled: change.enabled }),
+    ...(change.limit === undefined
+      ? {}
+      : { Limit: { value: Money.toDecimal(change.limit), currencyCode: change.limit.currency } }),
+    ...(change.returnCode === undefined ? {} : { ReturnCode: change.returnCode }),
+  }),
 })

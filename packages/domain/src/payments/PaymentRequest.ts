@@ -57,6 +57,7 @@ import type {
   TryAutoCollection,
 } from "./PaymentRequestCommands.ts"
 import { Acceptance, CardCharge, PaymentRequestCreated, PaymentRequestEvent } from "./PaymentRequestEvents.ts"
+import * as PaymentRequestRefunds from "./PaymentRequestRefunds.ts"
 import { illegal, initialState, notFound, type State } from "./PaymentRequestState.ts"
 import { validateCreate } from "./PaymentRequestValidation.ts"
 import * as WhoMayCollect from "./WhoMayCollect.ts"
@@ -69,6 +70,7 @@ export {
 } from "./PaymentRequestAutoCollection.ts"
 export type * from "./PaymentRequestCommands.ts"
 export type { PaymentRequestStatus } from "./PaymentRequestEvents.ts"
+export { refundCommand } from "./PaymentRequestRefunds.ts"
 export type { Acceptance, CardCharge, Refund, RequestDetails, State } from "./PaymentRequestState.ts"
 export { initialState, status, statusOf } from "./PaymentRequestState.ts"
 export {
@@ -287,38 +289,7 @@ const refund = (command: RefundPaymentRequest, state: State): Decision<Event> =>
   if (state._tag === "Returned") return nothing
   if (state._tag !== "Paid" && state._tag !== "Refunded")
     return illegal(state, command, "only a paid payment request can be refunded")
-  const earlier = state.refunds.find((r) => r.refundId === command.refundId)
-  if (earlier) {
-    return command.amount === undefined || command.amount.minorUnits === earlier.amount.minorUnits
-      ? nothing
-      : refuse(
-          new RuleViolated({ code: "REFUND_ID_REUSED", reason: "this refund id was already used for another amount" }),
-        )
-  }
-  if (state._tag === "Refunded") return illegal(state, command, "the payment request is already fully refunded")
-  const paid = state.request.amount
-  const amount = command.amount ?? {
-    minorUnits: paid.minorUnits - state.refundedAmount.minorUnits,
-    currency: paid.currency,
-  }
-  const total = state.refundedAmount.minorUnits + amount.minorUnits
-  if (total > paid.minorUnits)
-    return refuse(
-      new RuleViolated({
-        code: "REFUND_EXCEEDS_PAYMENT",
-        reason: `refunds would total ${total} minor units, more than the ${paid.minorUnits} paid`,
-      }),
-    )
-  const common = {
-    paymentRequestId: state.request.paymentRequestId,
-    refundId: command.refundId,
-    amount,
-    totalRefunded: { minorUnits: total, currency: paid.currency },
-    at: command.at,
-  }
-  return total === paid.minorUnits
-    ? accept({ _tag: "PaymentRequestRefunded", ...common, status: "Refunded" })
-    : accept({ _tag: "PaymentRequestPartiallyRefunded", ...common })
+  return PaymentRequestRefunds.refund(command, state)
 }
 
 const tryAutoCollection = (command: TryAutoCollection, state: State): Decision<Event> => {
@@ -499,8 +470,7 @@ export const evolve: (state: State, event: Event) => State = byEvent<Event, Stat
       : state._tag === "Paid"
         ? {
             ...state,
-            refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount }],
-            refundedAmount: event.totalRefunded,
+            ...PaymentRequestRefunds.withRefund(state.refunds, event),
           }
         : state,
   PaymentRequestRefunded: (state, event) =>
@@ -512,8 +482,7 @@ export const evolve: (state: State, event: Event) => State = byEvent<Event, Stat
             request: state.request,
             acceptance: state.acceptance,
             paidAt: state.paidAt,
-            refunds: [...state.refunds, { refundId: event.refundId, amount: event.amount }],
-            refundedAmount: event.totalRefunded,
+            ...PaymentRequestRefunds.withRefund(state.refunds, event),
             refundedAt: event.at,
           }
         : state,

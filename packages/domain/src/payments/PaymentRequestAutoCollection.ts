@@ -8,7 +8,7 @@ import * as CalendarDate from "../kernel/CalendarDate.ts"
 import type { CompanyId, PartnerId, RegistrationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import type { TryAutoCollection } from "./PaymentRequestCommands.ts"
-import type { AutoCollectionMethod, AutoCollectionSkipReason, PaymentRequestAccepted } from "./PaymentRequestEvents.ts"
+import type { AutoCollectionMethod, AutoCollectionSkipReason, Of } from "./PaymentRequestEvents.ts"
 import type { RequestDetails, State } from "./PaymentRequestState.ts"
 import * as WhoMayCollect from "./WhoMayCollect.ts"
 
@@ -62,7 +62,7 @@ export const autoCollectionRefusal = (
  */
 export const debitAuthGrantOf = (
   request: RequestDetails,
-  accepted: PaymentRequestAccepted,
+  accepted: Of<"PaymentRequestAccepted">,
 ):
   | {
       readonly partnerId: PartnerId

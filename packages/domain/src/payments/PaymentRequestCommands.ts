@@ -4,6 +4,7 @@
  */
 import type { DateTime } from "effect"
 import type * as CalendarDate from "../kernel/CalendarDate.ts"
+import type { CommandFor } from "../kernel/Decider.ts"
 import type {
   BankAccountId,
   CompanyId,
@@ -16,7 +17,7 @@ import type * as Metadata from "../kernel/Metadata.ts"
 import type * as Money from "../kernel/Money.ts"
 import type * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import type * as FeeSchedule from "./FeeSchedule.ts"
-import type { CardCharge, PaymentRequestEvent } from "./PaymentRequestEvents.ts"
+import type { CardCharge, Of, PaymentRequestEvent } from "./PaymentRequestEvents.ts"
 import type { InvoiceLineItem, RefundId } from "./TransferEvents.ts"
 import type * as WhoMayCollect from "./WhoMayCollect.ts"
 
@@ -124,13 +125,10 @@ export interface PayWithCard extends CardCharge {
 }
 
 /** The partner replaces the request's metadata, whatever its status. */
-export interface SetPaymentRequestMetadata {
-  readonly _tag: "SetPaymentRequestMetadata"
-  readonly paymentRequestId: PaymentRequestId
+export interface SetPaymentRequestMetadata
+  extends CommandFor<"SetPaymentRequestMetadata", Of<"PaymentRequestMetadataSet">> {
   /** Who sets it: must be the partner that created the request. */
   readonly partnerId: PartnerId
-  readonly metadata: Metadata.Metadata
-  readonly at: DateTime.Utc
 }
 
 export interface CancelPaymentRequest {
@@ -141,32 +139,17 @@ export interface CancelPaymentRequest {
   readonly at: DateTime.Utc
 }
 
-export interface RecordTransferSettled {
-  readonly _tag: "RecordTransferSettled"
-  readonly paymentRequestId: PaymentRequestId
-  readonly transferId: TransferId
-  readonly at: DateTime.Utc
-}
+/** The transfer paying the request settled (the Transfer's TransferSettled): what `PaymentRequestPaid` records. */
+export type RecordTransferSettled = CommandFor<"RecordTransferSettled", Of<"PaymentRequestPaid">>
 
-export interface RecordTransferFailed {
-  readonly _tag: "RecordTransferFailed"
-  readonly paymentRequestId: PaymentRequestId
-  readonly transferId: TransferId
-  /** Return code of the rail, e.g. "R01" (insufficient funds); absent when the rail refused the transfer. */
-  readonly returnCode?: string
-  readonly reason: string
-  readonly at: DateTime.Utc
-}
+/**
+ * The transfer paying the request failed (the Transfer's TransferFailed: the rail's return code, e.g. "R01",
+ * absent when the rail refused it, and the reason): what `PaymentRequestFailed` records.
+ */
+export type RecordTransferFailed = CommandFor<"RecordTransferFailed", Of<"PaymentRequestFailed">>
 
 /** The transfer paying the request was returned after settlement (the Transfer's TransferReturned). */
-export interface RecordTransferReturned {
-  readonly _tag: "RecordTransferReturned"
-  readonly paymentRequestId: PaymentRequestId
-  readonly transferId: TransferId
-  readonly returnCode: string
-  readonly reason: string
-  readonly at: DateTime.Utc
-}
+export type RecordTransferReturned = CommandFor<"RecordTransferReturned", Of<"PaymentRequestReturned">>
 
 export interface RefundPaymentRequest {
   readonly _tag: "RefundPaymentRequest"

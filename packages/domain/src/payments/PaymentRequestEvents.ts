@@ -10,7 +10,7 @@
  */
 import { Schema } from "effect"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
-import { eventsOf } from "../kernel/EventSchema.ts"
+import { unionOf } from "../kernel/EventSchema.ts"
 import {
   BankAccountId,
   CardPaymentId,
@@ -69,34 +69,6 @@ export const AutoCollectionSkipReason = Schema.Literals([
 ])
 export type AutoCollectionSkipReason = typeof AutoCollectionSkipReason.Type
 
-/** Every payment request event names the request, and the instant `at`. */
-const paymentRequestEvent = eventsOf({ paymentRequestId: PaymentRequestId })
-
-/**
- * A partner asked a payer to pay one of its companies. `autoPayLimit` is present
- * when autopay was enabled, `debitAuthLimit` when a debit authorization was
- * offered (the request's ceiling, `debitCeiling` in the decider: the recorded
- * name stays, as stored events keep theirs); never both.
- */
-export const PaymentRequestCreated = paymentRequestEvent("PaymentRequestCreated", {
-  partnerId: PartnerId,
-  companyId: CompanyId,
-  payerRegistrationId: RegistrationId,
-  amount: Money,
-  description: Schema.String,
-  dueDate: CalendarDate,
-  attachmentUrl: Schema.optionalKey(AttachmentUrl),
-  autoPayLimit: Schema.optionalKey(Money),
-  debitAuthLimit: Schema.optionalKey(Money),
-  /** The partner's invoice number, when the request is an invoice. */
-  invoiceNumber: Schema.optionalKey(Schema.String),
-  /** The invoice's lines; they add up to `amount`. */
-  lineItems: Schema.optionalKey(Schema.Array(InvoiceLineItem)),
-  /** The partner's metadata, when set on create. */
-  metadata: Schema.optionalKey(Metadata),
-})
-export type PaymentRequestCreated = typeof PaymentRequestCreated.Type
-
 /**
  * How the payer accepted: who, from which bank account (masked), whether the
  * debit authorization the request offered was granted too, and the transfer
@@ -112,80 +84,6 @@ export const Acceptance = Schema.Struct({
 })
 export type Acceptance = typeof Acceptance.Type
 
-/**
- * The payer accepted, choosing the bank account to pay from; the transfer
- * `transferId` is to be initiated. `debitAuthAccepted` is true when the payer
- * also granted the debit authorization the request offered.
- */
-export const PaymentRequestAccepted = paymentRequestEvent("PaymentRequestAccepted", {
-  ...Acceptance.fields,
-  /** Present when the service collected the request by itself (autopay or debit authorization) on its due date. */
-  collectedBy: Schema.optionalKey(AutoCollectionMethod),
-  /** The payer's authorization (a manual Accept through the interface; absent on older events and automatic collections). */
-  authorization: Schema.optionalKey(AuthorizationEvidence),
-})
-export type PaymentRequestAccepted = typeof PaymentRequestAccepted.Type
-
-/** The partner cancelled the request before the payer accepted it. */
-export const PaymentRequestCancelled = paymentRequestEvent("PaymentRequestCancelled")
-export type PaymentRequestCancelled = typeof PaymentRequestCancelled.Type
-
-/** The transfer paying the request settled. */
-export const PaymentRequestPaid = paymentRequestEvent("PaymentRequestPaid", { transferId: TransferId })
-export type PaymentRequestPaid = typeof PaymentRequestPaid.Type
-
-/**
- * The transfer paying the request failed (e.g. return code "R01", insufficient funds), or the rail
- * refused it (no return code; `reason` says why).
- */
-export const PaymentRequestFailed = paymentRequestEvent("PaymentRequestFailed", {
-  transferId: TransferId,
-  returnCode: Schema.optionalKey(ReturnCode),
-  reason: Schema.String,
-})
-export type PaymentRequestFailed = typeof PaymentRequestFailed.Type
-
-/**
- * The transfer that paid the request came back after settlement with an ACH return code (e.g. "R10",
- * the payer says the debit was not authorised; `reason` is the code's description): the request is
- * Returned, final.
- */
-export const PaymentRequestReturned = paymentRequestEvent("PaymentRequestReturned", {
-  transferId: TransferId,
-  returnCode: ReturnCode,
-  reason: Schema.String,
-})
-export type PaymentRequestReturned = typeof PaymentRequestReturned.Type
-
-/** One refund of a paid request: its amount and the refunded total it brings the request to. */
-export const Refund = Schema.Struct({
-  paymentRequestId: PaymentRequestId,
-  ...refundTotal,
-  at: Schema.DateTimeUtcFromString,
-})
-export type Refund = typeof Refund.Type
-
-/** Part of the paid amount was refunded; the request stays Paid. Not a status change. */
-export const PaymentRequestPartiallyRefunded = Schema.TaggedStruct("PaymentRequestPartiallyRefunded", Refund.fields)
-export type PaymentRequestPartiallyRefunded = typeof PaymentRequestPartiallyRefunded.Type
-
-/** A refund brought the refunded total to the paid amount: the request is Refunded. */
-export const PaymentRequestRefunded = Schema.TaggedStruct("PaymentRequestRefunded", Refund.fields)
-export type PaymentRequestRefunded = typeof PaymentRequestRefunded.Type
-
-/**
- * The service could not collect a due autopay / debit-authorization request
- * by itself; it stays Pending. Recorded once: the service does not try again
- * (the payer can still accept it). Not a status change.
- */
-export const PaymentRequestAutoCollectionSkipped = paymentRequestEvent("PaymentRequestAutoCollectionSkipped", {
-  payerRegistrationId: RegistrationId,
-  collection: AutoCollectionMethod,
-  reason: AutoCollectionSkipReason,
-  dueDate: CalendarDate,
-})
-export type PaymentRequestAutoCollectionSkipped = typeof PaymentRequestAutoCollectionSkipped.Type
-
 /** The saved card a request was paid with in the app, and the processor's charge of it. */
 export const CardCharge = Schema.Struct({
   registrationId: RegistrationId,
@@ -198,36 +96,110 @@ export const CardCharge = Schema.Struct({
 export type CardCharge = typeof CardCharge.Type
 
 /**
- * The payer paid the request in the app with one of their saved cards; the
- * card processor charged it (`processorReference`), so the request is Paid at
- * once (no transfer). The card payment is `cardPaymentId`.
+ * Every event of a payment request, by its tag (the codec of its stream). Each names the request and
+ * the instant `at`.
  */
-export const PaymentRequestPaidByCard = paymentRequestEvent("PaymentRequestPaidByCard", {
-  ...CardCharge.fields,
-  /**
-   * When the card processor makes the money available to the company (its balance transaction's
-   * availability date); absent on payments recorded before availability was known: available at once.
-   */
-  availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
-  /** The platform's fee of this card payment (the partner's card fee schedule), and the processor's cost. */
-  ...FeeSchedule.CollectionFees.fields,
-  /**
-   * The request's partner and company, for the platform's books, which post `providerCost` against
-   * them (`Postings.ts`); present with a provider cost (absent on older payments: nothing posted).
-   */
-  partnerId: Schema.optionalKey(PartnerId),
-  companyId: Schema.optionalKey(CompanyId),
-  /** The payer's authorization of the charge (absent on payments recorded before it was). */
-  authorization: Schema.optionalKey(AuthorizationEvidence),
-})
-export type PaymentRequestPaidByCard = typeof PaymentRequestPaidByCard.Type
+export const PaymentRequestEvent = unionOf(
+  { paymentRequestId: PaymentRequestId },
+  {
+    /**
+     * A partner asked a payer to pay one of its companies. `autoPayLimit` is present
+     * when autopay was enabled, `debitAuthLimit` when a debit authorization was
+     * offered (the request's ceiling, `debitCeiling` in the decider: the recorded
+     * name stays, as stored events keep theirs); never both.
+     */
+    PaymentRequestCreated: {
+      partnerId: PartnerId,
+      companyId: CompanyId,
+      payerRegistrationId: RegistrationId,
+      amount: Money,
+      description: Schema.String,
+      dueDate: CalendarDate,
+      attachmentUrl: Schema.optionalKey(AttachmentUrl),
+      autoPayLimit: Schema.optionalKey(Money),
+      debitAuthLimit: Schema.optionalKey(Money),
+      /** The partner's invoice number, when the request is an invoice. */
+      invoiceNumber: Schema.optionalKey(Schema.String),
+      /** The invoice's lines; they add up to `amount`. */
+      lineItems: Schema.optionalKey(Schema.Array(InvoiceLineItem)),
+      /** The partner's metadata, when set on create. */
+      metadata: Schema.optionalKey(Metadata),
+    },
+    /**
+     * The payer accepted, choosing the bank account to pay from; the transfer
+     * `transferId` is to be initiated. `debitAuthAccepted` is true when the payer
+     * also granted the debit authorization the request offered.
+     */
+    PaymentRequestAccepted: {
+      ...Acceptance.fields,
+      /** Present when the service collected the request by itself (autopay or debit authorization) on its due date. */
+      collectedBy: Schema.optionalKey(AutoCollectionMethod),
+      /** The payer's authorization (a manual Accept through the interface; absent on older events and automatic collections). */
+      authorization: Schema.optionalKey(AuthorizationEvidence),
+    },
+    /** The partner cancelled the request before the payer accepted it. */
+    PaymentRequestCancelled: {},
+    /** The transfer paying the request settled. */
+    PaymentRequestPaid: { transferId: TransferId },
+    /**
+     * The transfer paying the request failed (e.g. return code "R01", insufficient funds), or the rail
+     * refused it (no return code; `reason` says why).
+     */
+    PaymentRequestFailed: { transferId: TransferId, returnCode: Schema.optionalKey(ReturnCode), reason: Schema.String },
+    /** Part of the paid amount was refunded (its amount and the refunded total); the request stays Paid. Not a status change. */
+    PaymentRequestPartiallyRefunded: refundTotal,
+    /** A refund brought the refunded total to the paid amount: the request is Refunded. */
+    PaymentRequestRefunded: refundTotal,
+    /**
+     * The service could not collect a due autopay / debit-authorization request
+     * by itself; it stays Pending. Recorded once: the service does not try again
+     * (the payer can still accept it). Not a status change.
+     */
+    PaymentRequestAutoCollectionSkipped: {
+      payerRegistrationId: RegistrationId,
+      collection: AutoCollectionMethod,
+      reason: AutoCollectionSkipReason,
+      dueDate: CalendarDate,
+    },
+    /**
+     * The payer paid the request in the app with one of their saved cards; the
+     * card processor charged it (`processorReference`), so the request is Paid at
+     * once (no transfer). The card payment is `cardPaymentId`.
+     */
+    PaymentRequestPaidByCard: {
+      ...CardCharge.fields,
+      /**
+       * When the card processor makes the money available to the company (its balance transaction's
+       * availability date); absent on payments recorded before availability was known: available at once.
+       */
+      availableAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
+      /** The platform's fee of this card payment (the partner's card fee schedule), and the processor's cost. */
+      ...FeeSchedule.CollectionFees.fields,
+      /**
+       * The request's partner and company, for the platform's books, which post `providerCost` against
+       * them (`Postings.ts`); present with a provider cost (absent on older payments: nothing posted).
+       */
+      partnerId: Schema.optionalKey(PartnerId),
+      companyId: Schema.optionalKey(CompanyId),
+      /** The payer's authorization of the charge (absent on payments recorded before it was). */
+      authorization: Schema.optionalKey(AuthorizationEvidence),
+    },
+    /**
+     * The transfer that paid the request came back after settlement with an ACH return code (e.g. "R10",
+     * the payer says the debit was not authorised; `reason` is the code's description): the request is
+     * Returned, final.
+     */
+    PaymentRequestReturned: { transferId: TransferId, returnCode: ReturnCode, reason: Schema.String },
+    /** The partner replaced the request's metadata (`PUT /Payment/{id}/Metadata`); any status. */
+    PaymentRequestMetadataSet: { metadata: Metadata },
+  },
+)
+export type PaymentRequestEvent = typeof PaymentRequestEvent.Type
 
-/** The partner replaced the request's metadata (`PUT /Payment/{id}/Metadata`); any status. */
-export const PaymentRequestMetadataSet = paymentRequestEvent("PaymentRequestMetadataSet", { metadata: Metadata })
-export type PaymentRequestMetadataSet = typeof PaymentRequestMetadataSet.Type
+/** The payment request event tagged `Tag`. */
+export type Of<Tag extends PaymentRequestEvent["_tag"]> = Extract<PaymentRequestEvent, { readonly _tag: Tag }>
 
-/** Every event of a payment request: the codec of its stream. */
-export const PaymentRequestEvent = Schema.Union([
+export const {
   PaymentRequestCreated,
   PaymentRequestAccepted,
   PaymentRequestCancelled,
@@ -239,5 +211,4 @@ export const PaymentRequestEvent = Schema.Union([
   PaymentRequestPaidByCard,
   PaymentRequestReturned,
   PaymentRequestMetadataSet,
-])
-export type PaymentRequestEvent = typeof PaymentRequestEvent.Type
+} = PaymentRequestEvent.cases

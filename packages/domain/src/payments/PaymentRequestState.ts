@@ -11,14 +11,14 @@ import type {
   Acceptance as AcceptanceFields,
   AutoCollectionSkipReason,
   CardCharge as CardChargeFields,
-  PaymentRequestCreated,
+  Of,
   PaymentRequestEvent,
   PaymentRequestStatus,
 } from "./PaymentRequestEvents.ts"
 import type { RefundId } from "./TransferEvents.ts"
 
 /** What was asked, of whom, for whom: fixed at creation. */
-export type RequestDetails = Omit<PaymentRequestCreated, "_tag" | "at" | "debitAuthLimit"> & {
+export type RequestDetails = Omit<Of<"PaymentRequestCreated">, "_tag" | "at" | "debitAuthLimit"> & {
   /** The partner's ceiling for a debit-authorization collection (recorded as the event's `debitAuthLimit`). */
   readonly debitCeiling?: Money.Money
   readonly createdAt: DateTime.Utc

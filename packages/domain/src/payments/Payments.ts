@@ -495,7 +495,7 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
   request: PaymentRequest.RequestDetails,
   payer: Customer.RegisteredCustomer,
   account: { readonly name: string },
-  accepted: PaymentRequestEvents.PaymentRequestAccepted,
+  accepted: PaymentRequestEvents.Of<"PaymentRequestAccepted">,
 ) {
   const company = yield* recipientCompany(request)
   const ids = yield* IdGenerator

@@ -27,8 +27,8 @@ export const changeOf = (
       readonly refundId: string
       readonly amount: Money.Money
       readonly status: RefundStatus
-      readonly returnCode?: string
-      readonly reason?: string
+      /** Why a Failed refund failed: the return code (none when the rail refused it) and the reason. */
+      readonly failure?: { readonly returnCode?: string; readonly reason: string }
     }
   | undefined => {
   switch (event._tag) {
@@ -41,8 +41,7 @@ export const changeOf = (
         refundId: event.refundId,
         amount: event.amount,
         status: "Failed",
-        ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
-        reason: event.reason,
+        failure: { ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }), reason: event.reason },
       }
     default:
       return undefined
@@ -69,11 +68,9 @@ const webhooks = Traced.fn("RefundStatusWebhook.rule")(function* (
         TransferId: event.transferId,
         Amount: { value: Money.toDecimal(change.amount), currencyCode: change.amount.currency },
         Status: change.status,
-        ...(change.status !== "Failed"
+        ...(change.failure === undefined
           ? {}
-          : change.returnCode === undefined
-            ? { ReturnCode: null, FailureReason: change.reason }
-            : { ReturnCode: change.returnCode, ReturnReason: change.reason }),
+          : WebhookRule.failureData(change.failure.returnCode, change.failure.reason)),
         Timestamp: DateTime.formatIso(event.at),
       },
       position: envelope.globalPosition,

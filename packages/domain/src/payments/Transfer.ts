@@ -26,7 +26,7 @@ import * as Payload from "../kernel/Payload.ts"
 import type * as FeeSchedule from "./FeeSchedule.ts"
 import { returnReason } from "./ReturnCodes.ts"
 import { checkedReturnCode, followedBy, illegal, notFound, type Outcome, otherMovement } from "./TransferChecks.ts"
-import { TransferEvent, TransferInitiated } from "./TransferEvents.ts"
+import { type Of, TransferEvent, TransferInitiated } from "./TransferEvents.ts"
 import {
   originationUnavailable,
   type RecordOriginationUnavailable,
@@ -99,7 +99,7 @@ export const maxAttachments = 20
  * already masked by the edge (`maskAccountNumber`); a full number is refused. The platform's fee
  * (a charity gift's, or a payment's by the partner's schedule) is at most the amount, in its currency.
  */
-export interface InitiateTransfer extends Omit<TransferInitiated, "_tag" | "payerRegistrationId"> {
+export interface InitiateTransfer extends Omit<Of<"TransferInitiated">, "_tag" | "payerRegistrationId"> {
   readonly _tag: "InitiateTransfer"
   /** The customer whose account pays: the data subject of `senderName` (docs/personal-data.md). */
   readonly payerRegistrationId: RegistrationId

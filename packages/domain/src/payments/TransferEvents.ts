@@ -8,7 +8,7 @@
  * their tag too: requested is Pending, then Completed or Failed.
  */
 import { Schema } from "effect"
-import { eventsOf } from "../kernel/EventSchema.ts"
+import { unionOf } from "../kernel/EventSchema.ts"
 import {
   httpsUrlPattern,
   maskedAccountNumberPattern,
@@ -96,113 +96,6 @@ export const TransferInvoice = Schema.Struct({
 })
 export type TransferInvoice = typeof TransferInvoice.Type
 
-/** Every transfer event names the transfer, and the instant `at`. */
-const transferEvent = eventsOf({ transferId: TransferId })
-
-/**
- * A transfer was started; it is Pending until the bank settles or fails it.
- * It pays a payment request (`paymentRequestId`) or collects instalment
- * `instalmentNumber` of a payment plan (`paymentPlanId`), or neither. The
- * payer (`payerRegistrationId`) is named on every transfer initiated since the
- * sender's name is sealed for them (`senderName` is the payer's personal data,
- * `PaymentPersonalData.ts`); before, only on a plan's instalment (an older
- * payment request transfer's payer is the request's). A transfer that pays
- * a payment request records the request's invoice (`invoice`, possibly empty),
- * so that reading the transfer needs nothing else; transfers initiated before
- * this field existed lack it.
- */
-export const TransferInitiated = transferEvent("TransferInitiated", {
-  paymentRequestId: Schema.optionalKey(PaymentRequestId),
-  paymentPlanId: Schema.optionalKey(PaymentPlanId),
-  instalmentNumber: Schema.optionalKey(Schema.Number),
-  /** The charity gift this transfer collects (a donation: `cards-and-charity/Charity.ts`). */
-  charityTransactionId: Schema.optionalKey(Uuid),
-  /**
-   * The platform's fee kept from the amount (a charity gift's fee, or the partner's ACH fee schedule's:
-   * `FeeSchedule.platformFeeOf`; absent: none, and on earlier transfers), the schedule that produced it
-   * (absent for a charity gift's fee), the provider's cost, and the return fee in force (recorded as
-   * `returnFee` on `TransferFailed`/`TransferReturned` with a code).
-   */
-  ...FeeSchedule.AppliedFees.fields,
-  payerRegistrationId: Schema.optionalKey(RegistrationId),
-  /** The payer's linked bank account debited (the funding source the provider moves money from). */
-  bankAccountId: Schema.optionalKey(BankAccountId),
-  partnerId: PartnerId,
-  companyId: CompanyId,
-  amount: Money,
-  /** The payer's name (verified, else their account's): personal, sealed at rest; "[erased]" once the payer is. */
-  senderName: Schema.String,
-  recipientName: Schema.String,
-  senderAccountMasked: MaskedAccountNumber,
-  /**
-   * The company's payout account, masked, when it had one at initiation (absent: none yet; the wire
-   * says `Transfers.noPayoutAccountYet`). Transfers initiated before payout accounts existed say "****0000".
-   */
-  recipientAccountMasked: Schema.optionalKey(MaskedAccountNumber),
-  recipientAddress: RecipientAddress,
-  attachments: Schema.Array(Attachment),
-  description: Schema.String,
-  invoice: Schema.optionalKey(TransferInvoice),
-})
-export type TransferInitiated = typeof TransferInitiated.Type
-
-/** The bank settled the transfer: the money reached the recipient. */
-export const TransferSettled = transferEvent("TransferSettled")
-export type TransferSettled = typeof TransferSettled.Type
-
-/**
- * The transfer failed before settlement: the bank sent it back with a return code (e.g. "R01",
- * insufficient funds), or the rail refused to originate it (no return code: `reason` is the rail's
- * words, e.g. Dwolla's ValidationError), or the rail stayed unavailable past the outage limit
- * (`MovementAttempts.ts`, no return code).
- */
-export const TransferFailed = transferEvent("TransferFailed", {
-  returnCode: Schema.optionalKey(ReturnCode),
-  reason: Schema.String,
-  /** The provider's return fee of this bank return (the platform's expense; `passedOn`: the company's too). */
-  returnFee: Schema.optionalKey(FeeSchedule.ReturnFee),
-})
-export type TransferFailed = typeof TransferFailed.Type
-
-/**
- * The money-movement provider accepted to move the transfer's money (`MoneyMovement.originateDebit`,
- * idempotency key = the transfer id) and named the movement `providerReference`: its outcomes are
- * matched back by it. A transfer is originated once.
- */
-export const TransferOriginated = transferEvent("TransferOriginated", { providerReference: Schema.String })
-export type TransferOriginated = typeof TransferOriginated.Type
-
-/**
- * The settled transfer came back from the payer's bank with an ACH return code
- * (e.g. "R10", not authorised): the money left the company again. `reason` is the
- * code's description in `ReturnCodes.ts`.
- */
-export const TransferReturned = transferEvent("TransferReturned", {
-  returnCode: ReturnCode,
-  reason: Schema.String,
-  /** The provider's return fee of this bank return (the platform's expense; `passedOn`: the company's too). */
-  returnFee: Schema.optionalKey(FeeSchedule.ReturnFee),
-})
-export type TransferReturned = typeof TransferReturned.Type
-
-/**
- * A refund of part or all of a settled transfer was asked for: it is Pending until the credit to the
- * payer's account settles (`TransferRefundCompleted`) or fails (`TransferRefundFailed`). Its amount is
- * held: pending and completed refunds together never exceed the transfer's amount.
- */
-export const TransferRefundRequested = transferEvent("TransferRefundRequested", {
-  refundId: RefundId,
-  amount: Money,
-})
-export type TransferRefundRequested = typeof TransferRefundRequested.Type
-
-/** The provider accepted to move the refund's money back (`MoneyMovement.originateCredit`, key = the refund id). */
-export const TransferRefundOriginated = transferEvent("TransferRefundOriginated", {
-  refundId: RefundId,
-  providerReference: Schema.String,
-})
-export type TransferRefundOriginated = typeof TransferRefundOriginated.Type
-
 /** A refund's id and amount, and the refunded total it brings its transfer (and payment request) to. */
 export const refundTotal = { refundId: RefundId, amount: Money, totalRefunded: Money }
 
@@ -211,92 +104,163 @@ export const refundTotal = { refundId: RefundId, amount: Money, totalRefunded: M
  * whether it reaches the transfer's amount (`isRefunded`). Declared once for the completion of a
  * refund's credit and for the refunds recorded at once before refunds moved money.
  */
-export const RefundCompletion = Schema.Struct({
-  transferId: TransferId,
-  ...refundTotal,
-  isRefunded: Schema.Boolean,
-  at: Schema.DateTimeUtcFromString,
-})
-
-/** The refund's credit settled: the money is back with the payer; `isRefunded` once completed refunds reach the amount. */
-export const TransferRefundCompleted = Schema.TaggedStruct("TransferRefundCompleted", RefundCompletion.fields)
-export type TransferRefundCompleted = typeof TransferRefundCompleted.Type
-
-/**
- * The refund's credit failed (return code and its description, or no code when the rail refused it or
- * stayed unavailable: then `reason` says why): its amount is free to refund again.
- */
-export const TransferRefundFailed = transferEvent("TransferRefundFailed", {
-  refundId: RefundId,
-  amount: Money,
-  returnCode: Schema.optionalKey(ReturnCode),
-  reason: Schema.String,
-})
-export type TransferRefundFailed = typeof TransferRefundFailed.Type
-
-/** The statuses of a refund. */
-export const RefundStatus = Schema.Literals(["Pending", "Completed", "Failed"])
-export type RefundStatus = typeof RefundStatus.Type
-
-/**
- * Part or all of a settled transfer was paid back at once (recorded before refunds moved money: read as
- * a refund requested and completed together; no longer recorded).
- */
-export const TransferRefunded = Schema.TaggedStruct("TransferRefunded", RefundCompletion.fields)
-export type TransferRefunded = typeof TransferRefunded.Type
-
-/** The payer applied to a provider for reimbursement of the settled transfer and has a document to sign. */
-export const TransferReimbursementApplied = transferEvent("TransferReimbursementApplied", {
-  providerId: ReimbursementProviderId,
-  signingUrl: HttpsUrl,
-  envelopeId: Schema.optionalKey(Schema.String),
-})
-export type TransferReimbursementApplied = typeof TransferReimbursementApplied.Type
-
-/** The provider reimbursed the payer for the transfer. */
-export const TransferReimbursed = transferEvent("TransferReimbursed", { providerId: ReimbursementProviderId })
-export type TransferReimbursed = typeof TransferReimbursed.Type
+const refundCompletion = { ...refundTotal, isRefunded: Schema.Boolean }
 
 /**
  * A movement (the debit, or naming `refundId` a refund's credit) put off while the rail is
  * unavailable: the `failures`-th failure in a row since `firstFailedAt`, tried again at `retryAt`
  * (`MovementAttempts.ts`). Declared once for the origination's and the status question's deferral.
  */
-export const Deferral = Schema.Struct({
-  transferId: TransferId,
+const deferral = {
   refundId: Schema.optionalKey(RefundId),
   failures: Schema.Int,
   firstFailedAt: Schema.DateTimeUtcFromString,
   retryAt: Schema.DateTimeUtcFromString,
   reason: Schema.String,
-  at: Schema.DateTimeUtcFromString,
-})
+}
+
+/** A bank return: its code, the code's description, and the provider's return fee (the platform's expense; `passedOn`: the company's too). */
+const bankReturn = {
+  returnCode: ReturnCode,
+  reason: Schema.String,
+  returnFee: Schema.optionalKey(FeeSchedule.ReturnFee),
+}
+
+/** The statuses of a refund. */
+export const RefundStatus = Schema.Literals(["Pending", "Completed", "Failed"])
+export type RefundStatus = typeof RefundStatus.Type
 
 /**
- * The rail could not be reached to originate the transfer's debit (or, naming `refundId`, a refund's
- * credit): it stays Pending and is tried again at `retryAt` (`MovementAttempts.ts`: the `failures`-th
- * failure in a row since `firstFailedAt`). `reason` is the outage as the adapter described it.
+ * Every event of a transfer, by its tag (the codec of its stream). Each names the transfer and the
+ * instant `at`.
  */
-export const TransferOriginationDeferred = Schema.TaggedStruct("TransferOriginationDeferred", Deferral.fields)
-export type TransferOriginationDeferred = typeof TransferOriginationDeferred.Type
+export const TransferEvent = unionOf(
+  { transferId: TransferId },
+  {
+    /**
+     * A transfer was started; it is Pending until the bank settles or fails it.
+     * It pays a payment request (`paymentRequestId`) or collects instalment
+     * `instalmentNumber` of a payment plan (`paymentPlanId`), or neither. The
+     * payer (`payerRegistrationId`) is named on every transfer initiated since the
+     * sender's name is sealed for them (`senderName` is the payer's personal data,
+     * `PaymentPersonalData.ts`); before, only on a plan's instalment (an older
+     * payment request transfer's payer is the request's). A transfer that pays
+     * a payment request records the request's invoice (`invoice`, possibly empty),
+     * so that reading the transfer needs nothing else; transfers initiated before
+     * this field existed lack it.
+     */
+    TransferInitiated: {
+      paymentRequestId: Schema.optionalKey(PaymentRequestId),
+      paymentPlanId: Schema.optionalKey(PaymentPlanId),
+      instalmentNumber: Schema.optionalKey(Schema.Number),
+      /** The charity gift this transfer collects (a donation: `cards-and-charity/Charity.ts`). */
+      charityTransactionId: Schema.optionalKey(Uuid),
+      /**
+       * The platform's fee kept from the amount (a charity gift's fee, or the partner's ACH fee schedule's:
+       * `FeeSchedule.platformFeeOf`; absent: none, and on earlier transfers), the schedule that produced it
+       * (absent for a charity gift's fee), the provider's cost, and the return fee in force (recorded as
+       * `returnFee` on `TransferFailed`/`TransferReturned` with a code).
+       */
+      ...FeeSchedule.AppliedFees.fields,
+      payerRegistrationId: Schema.optionalKey(RegistrationId),
+      /** The payer's linked bank account debited (the funding source the provider moves money from). */
+      bankAccountId: Schema.optionalKey(BankAccountId),
+      partnerId: PartnerId,
+      companyId: CompanyId,
+      amount: Money,
+      /** The payer's name (verified, else their account's): personal, sealed at rest; "[erased]" once the payer is. */
+      senderName: Schema.String,
+      recipientName: Schema.String,
+      senderAccountMasked: MaskedAccountNumber,
+      /**
+       * The company's payout account, masked, when it had one at initiation (absent: none yet; the wire
+       * says `Transfers.noPayoutAccountYet`). Transfers initiated before payout accounts existed say "****0000".
+       */
+      recipientAccountMasked: Schema.optionalKey(MaskedAccountNumber),
+      recipientAddress: RecipientAddress,
+      attachments: Schema.Array(Attachment),
+      description: Schema.String,
+      invoice: Schema.optionalKey(TransferInvoice),
+    },
+    /** The bank settled the transfer: the money reached the recipient. */
+    TransferSettled: {},
+    /**
+     * The transfer failed before settlement: the bank sent it back with a return code (e.g. "R01",
+     * insufficient funds), or the rail refused to originate it (no return code: `reason` is the rail's
+     * words, e.g. Dwolla's ValidationError), or the rail stayed unavailable past the outage limit
+     * (`MovementAttempts.ts`, no return code).
+     */
+    TransferFailed: { ...bankReturn, returnCode: Schema.optionalKey(ReturnCode) },
+    /**
+     * Part or all of a settled transfer was paid back at once (recorded before refunds moved money: read as
+     * a refund requested and completed together; no longer recorded).
+     */
+    TransferRefunded: refundCompletion,
+    /** The payer applied to a provider for reimbursement of the settled transfer and has a document to sign. */
+    TransferReimbursementApplied: {
+      providerId: ReimbursementProviderId,
+      signingUrl: HttpsUrl,
+      envelopeId: Schema.optionalKey(Schema.String),
+    },
+    /** The provider reimbursed the payer for the transfer. */
+    TransferReimbursed: { providerId: ReimbursementProviderId },
+    /**
+     * The money-movement provider accepted to move the transfer's money (`MoneyMovement.originateDebit`,
+     * idempotency key = the transfer id) and named the movement `providerReference`: its outcomes are
+     * matched back by it. A transfer is originated once.
+     */
+    TransferOriginated: { providerReference: Schema.String },
+    /**
+     * The settled transfer came back from the payer's bank with an ACH return code
+     * (e.g. "R10", not authorised): the money left the company again. `reason` is the
+     * code's description in `ReturnCodes.ts`.
+     */
+    TransferReturned: bankReturn,
+    /**
+     * A refund of part or all of a settled transfer was asked for: it is Pending until the credit to the
+     * payer's account settles (`TransferRefundCompleted`) or fails (`TransferRefundFailed`). Its amount is
+     * held: pending and completed refunds together never exceed the transfer's amount.
+     */
+    TransferRefundRequested: { refundId: RefundId, amount: Money },
+    /** The provider accepted to move the refund's money back (`MoneyMovement.originateCredit`, key = the refund id). */
+    TransferRefundOriginated: { refundId: RefundId, providerReference: Schema.String },
+    /** The refund's credit settled: the money is back with the payer; `isRefunded` once completed refunds reach the amount. */
+    TransferRefundCompleted: refundCompletion,
+    /**
+     * The refund's credit failed (return code and its description, or no code when the rail refused it or
+     * stayed unavailable: then `reason` says why): its amount is free to refund again.
+     */
+    TransferRefundFailed: {
+      refundId: RefundId,
+      amount: Money,
+      returnCode: Schema.optionalKey(ReturnCode),
+      reason: Schema.String,
+    },
+    /**
+     * The rail could not be reached to originate the transfer's debit (or, naming `refundId`, a refund's
+     * credit): it stays Pending and is tried again at `retryAt` (`MovementAttempts.ts`: the `failures`-th
+     * failure in a row since `firstFailedAt`). `reason` is the outage as the adapter described it.
+     */
+    TransferOriginationDeferred: deferral,
+    /**
+     * The rail could not be reached to ask where the originated debit (or, naming `refundId`, a refund's
+     * credit) stands: it stays Pending and its status is asked again at `retryAt` (`MovementAttempts.ts`,
+     * the same backoff as the origination's: the `failures`-th failure in a row since `firstFailedAt`).
+     */
+    TransferStatusDeferred: deferral,
+    /**
+     * The rail answered a status question again after an outage (the movement still Pending): the outage
+     * is over, its backoff forgotten (a later outage starts its own 72 hours).
+     */
+    TransferStatusResumed: { refundId: Schema.optionalKey(RefundId) },
+  },
+)
+export type TransferEvent = typeof TransferEvent.Type
 
-/**
- * The rail could not be reached to ask where the originated debit (or, naming `refundId`, a refund's
- * credit) stands: it stays Pending and its status is asked again at `retryAt` (`MovementAttempts.ts`,
- * the same backoff as the origination's: the `failures`-th failure in a row since `firstFailedAt`).
- */
-export const TransferStatusDeferred = Schema.TaggedStruct("TransferStatusDeferred", Deferral.fields)
-export type TransferStatusDeferred = typeof TransferStatusDeferred.Type
+/** The transfer event tagged `Tag`. */
+export type Of<Tag extends TransferEvent["_tag"]> = Extract<TransferEvent, { readonly _tag: Tag }>
 
-/**
- * The rail answered a status question again after an outage (the movement still Pending): the outage
- * is over, its backoff forgotten (a later outage starts its own 72 hours).
- */
-export const TransferStatusResumed = transferEvent("TransferStatusResumed", { refundId: Schema.optionalKey(RefundId) })
-export type TransferStatusResumed = typeof TransferStatusResumed.Type
-
-/** Every event of a transfer: the codec of its stream. */
-export const TransferEvent = Schema.Union([
+export const {
   TransferInitiated,
   TransferSettled,
   TransferFailed,
@@ -312,5 +276,4 @@ export const TransferEvent = Schema.Union([
   TransferOriginationDeferred,
   TransferStatusDeferred,
   TransferStatusResumed,
-])
-export type TransferEvent = typeof TransferEvent.Type
+} = TransferEvent.cases

@@ -57,13 +57,7 @@ export const fromTransferEvent = (
       }
     case "TransferRefunded":
     case "TransferRefundCompleted":
-      return {
-        _tag: "RefundPaymentRequest",
-        paymentRequestId,
-        refundId: event.refundId,
-        amount: event.amount,
-        at: event.at,
-      }
+      return PaymentRequest.refundCommand(paymentRequestId, event)
     // Stryker disable StringLiteral,ConditionalExpression: equivalent, an event no case names returns undefined too (the list keeps the switch exhaustive)
     case "TransferInitiated":
     case "TransferOriginated":

@@ -8,16 +8,16 @@ import { byEvent } from "../kernel/Decider.ts"
 import type * as Money from "../kernel/Money.ts"
 import type * as MovementAttempts from "./MovementAttempts.ts"
 import type {
+  Of,
   RefundId,
   RefundStatus,
   ReimbursementProviderId,
   TransferEvent,
-  TransferInitiated,
   TransferStatus,
 } from "./TransferEvents.ts"
 
 /** What the transfer moves, from whom to whom: fixed at initiation. */
-export type TransferDetails = Omit<TransferInitiated, "_tag" | "at"> & { readonly initiatedAt: DateTime.Utc }
+export type TransferDetails = Omit<Of<"TransferInitiated">, "_tag" | "at"> & { readonly initiatedAt: DateTime.Utc }
 
 /** One refund: Pending (its amount held) until its credit Completed or Failed (its amount freed). */
 export interface Refund {

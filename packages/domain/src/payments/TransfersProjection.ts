@@ -19,12 +19,11 @@ import { Money } from "../kernel/Money.ts"
 import * as Payload from "../kernel/Payload.ts"
 import {
   Attachment,
+  type Of,
   RecipientAddress,
   RefundStatus,
   type TransferEvent,
   TransferInvoice,
-  type TransferRefundCompleted,
-  type TransferRefundRequested,
   TransferStatus,
 } from "./TransferEvents.ts"
 import { statusOf } from "./TransferState.ts"
@@ -208,7 +207,7 @@ const failureOf = (event: { readonly returnCode?: string; readonly reason: strin
 })
 
 /** The refunded total a completed refund brings the transfer to, and whether it is all of it. */
-const refundedTotal = (event: Pick<TransferRefundCompleted, "totalRefunded" | "isRefunded">) => ({
+const refundedTotal = (event: Pick<Of<"TransferRefundCompleted">, "totalRefunded" | "isRefunded">) => ({
   refundedAmount: event.totalRefunded,
   isRefunded: event.isRefunded,
 })
@@ -216,7 +215,7 @@ const refundedTotal = (event: Pick<TransferRefundCompleted, "totalRefunded" | "i
 /** The document with one more refund, in `status` from the event's instant. */
 const withRefund = (
   doc: TransferDocument,
-  event: Pick<TransferRefundRequested, "refundId" | "amount" | "at">,
+  event: Pick<Of<"TransferRefundRequested">, "refundId" | "amount" | "at">,
   status: RefundStatus,
 ): TransferDocument => {
   const at = iso(event.at)

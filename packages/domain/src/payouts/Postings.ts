@@ -196,11 +196,11 @@ const payoutLines = (
  */
 export type PostedEvent =
   | BalanceEvent
-  | TransferEvents.TransferInitiated
-  | TransferEvents.TransferFailed
-  | TransferEvents.TransferReturned
+  | TransferEvents.Of<"TransferInitiated">
+  | TransferEvents.Of<"TransferFailed">
+  | TransferEvents.Of<"TransferReturned">
   | CardPayment.Event
-  | PaymentRequestEvents.PaymentRequestPaidByCard
+  | PaymentRequestEvents.Of<"PaymentRequestPaidByCard">
 
 /** What the books kept of a transfer's initiation, for its later events that do not name them. */
 export interface TransferOfPosting {
@@ -238,7 +238,7 @@ const expenseLines = (rail: Rail, cost: Money.Money | undefined): ReadonlyArray<
 
 /** The return fee of a transfer's failure or return the platform keeps (not passed on to the company). */
 const keptReturnFee = (
-  event: TransferEvents.TransferFailed | TransferEvents.TransferReturned,
+  event: TransferEvents.Of<"TransferFailed"> | TransferEvents.Of<"TransferReturned">,
   transfer: TransferOfPosting | undefined,
 ): Posting | undefined =>
   transfer === undefined || event.returnFee === undefined || event.returnFee.passedOn

@@ -267,7 +267,7 @@ describe("the company's ledger of a collection with fees", () => {
       cardPaymentId: "9a1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e06" as CardPaymentId,
       platformFee: usd(320),
       availableAt,
-    } as PaymentRequestEvents.PaymentRequestPaidByCard
+    } as PaymentRequestEvents.Of<"PaymentRequestPaidByCard">
     assert.deepStrictEqual(Ledger.cardFeeEntryOf(paid), {
       entryId: "9a1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e06:fee",
       type: "fee",
@@ -276,6 +276,6 @@ describe("the company's ledger of a collection with fees", () => {
       availableAt,
     })
     const { platformFee: _fee, ...withoutFee } = paid
-    assert.isUndefined(Ledger.cardFeeEntryOf(withoutFee as PaymentRequestEvents.PaymentRequestPaidByCard))
+    assert.isUndefined(Ledger.cardFeeEntryOf(withoutFee as PaymentRequestEvents.Of<"PaymentRequestPaidByCard">))
   })
 })

@@ -14,6 +14,7 @@ import type { CardPaymentId, RegistrationId, TransferId } from "../../src/kernel
 import * as Money from "../../src/kernel/Money.ts"
 import * as PaymentRequest from "../../src/payments/PaymentRequest.ts"
 import {
+  type Of,
   PaymentRequestAccepted,
   PaymentRequestAutoCollectionSkipped,
   PaymentRequestCancelled,
@@ -83,7 +84,7 @@ const acceptedAutomatically = (collectedBy: "AutoPay" | "DebitAuth") =>
   })
 
 const skipped = (
-  reason: PaymentRequestAutoCollectionSkipped["reason"],
+  reason: Of<"PaymentRequestAutoCollectionSkipped">["reason"],
   collection: "AutoPay" | "DebitAuth" = "AutoPay",
 ) =>
   PaymentRequestAutoCollectionSkipped.make({

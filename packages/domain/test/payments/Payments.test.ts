@@ -819,6 +819,25 @@ describe("returns and refunds moving money", () => {
     }).pipe(Effect.provide(layer())),
   )
 
+  it.effect("a refund's credit that comes back announces REFUND_STATUS_CHANGED Failed, with its code and reason", () =>
+    Effect.gen(function* () {
+      const { transferId } = yield* paid
+      const refund = yield* Transfers.refund({ partnerId, transferId })
+      yield* MoneyMovements.recordOutcomes([
+        {
+          movement: { _tag: "Credit", transferId, refundId: refund.refundId as RefundId },
+          outcome: { _tag: "Failed", returnCode: "R03" },
+        },
+      ])
+      const outbox = yield* MemoryOutbox
+      const failed = outbox.recorded.filter((n) => n.eventType === "REFUND_STATUS_CHANGED").at(-1)?.data
+      assert.deepStrictEqual(
+        [failed?.Status, failed?.ReturnCode, failed?.ReturnReason, failed?.FailureReason],
+        ["Failed", "R03", "No account / unable to locate account", undefined],
+      )
+    }).pipe(Effect.provide(layer())),
+  )
+
   it.effect("a returned transfer cannot be refunded", () =>
     Effect.gen(function* () {
       const { transferId } = yield* paid

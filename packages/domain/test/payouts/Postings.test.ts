@@ -26,13 +26,8 @@ import type {
   TransferId,
 } from "../../src/kernel/Ids.ts"
 import type * as FeeSchedule from "../../src/payments/FeeSchedule.ts"
-import type { PaymentRequestPaidByCard } from "../../src/payments/PaymentRequestEvents.ts"
-import type {
-  RefundId,
-  TransferFailed,
-  TransferInitiated,
-  TransferReturned,
-} from "../../src/payments/TransferEvents.ts"
+import type * as PaymentRequestEvents from "../../src/payments/PaymentRequestEvents.ts"
+import type { Of, RefundId } from "../../src/payments/TransferEvents.ts"
 import type * as BalanceEvents from "../../src/payouts/BalanceEvents.ts"
 import type * as Ledger from "../../src/payouts/Ledger.ts"
 import * as Postings from "../../src/payouts/Postings.ts"
@@ -48,7 +43,9 @@ const refundId = "5a1b2c3d-4e5f-4a6b-8c7d-000000000005" as RefundId
 const payoutId = "5a1b2c3d-4e5f-4a6b-8c7d-000000000006" as PayoutId
 const at = DateTime.makeUnsafe("2026-03-02T10:00:00.000Z")
 
-const paidInTheApp = (books: Partial<PaymentRequestPaidByCard> = {}): PaymentRequestPaidByCard => ({
+const paidInTheApp = (
+  books: Partial<PaymentRequestEvents.Of<"PaymentRequestPaidByCard">> = {},
+): PaymentRequestEvents.Of<"PaymentRequestPaidByCard"> => ({
   _tag: "PaymentRequestPaidByCard",
   paymentRequestId: "5a1b2c3d-4e5f-4a6b-8c7d-000000000007" as PaymentRequestId,
   registrationId: "5a1b2c3d-4e5f-4a6b-8c7d-000000000008" as RegistrationId,
@@ -111,7 +108,7 @@ const usd = (minorUnits: number) => ({ minorUnits, currency: "USD" as const })
 /** A debit of 100.00 initiated for the company, with the fee terms given (none: an older transfer). */
 const initiated = (
   terms: { readonly providerCost?: number; readonly returnFee?: FeeSchedule.ReturnFee } = {},
-): TransferInitiated => ({
+): Of<"TransferInitiated"> => ({
   _tag: "TransferInitiated",
   transferId,
   ...(terms.providerCost === undefined ? {} : { providerCost: usd(terms.providerCost) }),
@@ -133,7 +130,7 @@ const kept: FeeSchedule.ReturnFee = { amount: usd(500), passedOn: false }
 const passedOn: FeeSchedule.ReturnFee = { amount: usd(500), passedOn: true }
 
 /** The bank failed the debit with R01 before settlement (its return fee recorded when the terms had one). */
-const failed = (returnFee?: FeeSchedule.ReturnFee): TransferFailed => ({
+const failed = (returnFee?: FeeSchedule.ReturnFee): Of<"TransferFailed"> => ({
   _tag: "TransferFailed",
   transferId,
   returnCode: "R01",
@@ -143,7 +140,7 @@ const failed = (returnFee?: FeeSchedule.ReturnFee): TransferFailed => ({
 })
 
 /** The bank returned the settled debit with R10. */
-const returned = (returnFee?: FeeSchedule.ReturnFee): TransferReturned => ({
+const returned = (returnFee?: FeeSchedule.ReturnFee): Of<"TransferReturned"> => ({
   _tag: "TransferReturned",
   transferId,
   returnCode: "R10",
@@ -506,7 +503,7 @@ describe("the books of a transfer whose return fee the platform keeps (PostingsP
   })
 
   it("hold nothing once the debit fails without a return fee (the rail refused it, an outage)", () => {
-    const refused: TransferFailed = {
+    const refused: Of<"TransferFailed"> = {
       _tag: "TransferFailed",
       transferId,
       reason: "refused by the rail",

@@ -136,7 +136,7 @@ const transferEventsOf = (
   const money = (minorUnits: number) => ({ minorUnits, currency: step.currency })
   const terms = step.returnFee === 0 ? undefined : { amount: money(step.returnFee), passedOn: step.passedOn }
   const returnFee = terms === undefined ? {} : { returnFee: terms }
-  const initiated: TransferEvents.TransferInitiated = {
+  const initiated: TransferEvents.Of<"TransferInitiated"> = {
     _tag: "TransferInitiated",
     transferId,
     ...(step.providerCost === 0 ? {} : { providerCost: money(step.providerCost) }),
@@ -152,7 +152,7 @@ const transferEventsOf = (
     description: "Invoice",
     at,
   }
-  const settled: TransferEvents.TransferSettled = { _tag: "TransferSettled", transferId, at }
+  const settled: TransferEvents.Of<"TransferSettled"> = { _tag: "TransferSettled", transferId, at }
   switch (step.outcome) {
     case "Settled":
       return [initiated, settled]
