@@ -109,6 +109,20 @@ describe("a customer whose two accounts account-level returns made unusable", ()
         )
       })
   })
+  it("linking one again while it is still listed, with the same details, makes it usable", () => {
+    spec
+      .given(bothUnusable)
+      .when({ _tag: "LinkBankAccounts", tokenId, accounts: [checking], at: returnedAt })
+      .then([Customer.BankAccountsLinked.make({ ...customer, tokenId, accounts: [checking], at: returnedAt })])
+  })
+
+  it("linking both again with the same details leaves a usable account of those details unrecorded", () => {
+    spec
+      .given([...withTwoAccounts, madeUnusable(accountA, "R03")])
+      .when({ _tag: "LinkBankAccounts", tokenId, accounts: [checking, savings], at: returnedAt })
+      .then([Customer.BankAccountsLinked.make({ ...customer, tokenId, accounts: [checking], at: returnedAt })])
+  })
+
   it("after one is linked again, a return of the other changes nothing; a new return of the one linked again is recorded", () => {
     const relinkedA = [...bothUnusable, unlinked(accountA), linked(checking)]
     spec.given(relinkedA).when(markUnusable(accountB, "R02")).thenNothingHappens()
