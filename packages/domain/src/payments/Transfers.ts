@@ -87,18 +87,11 @@ export const TransferView = Schema.Struct({
   appliedForReimbursement: Schema.Boolean,
   recipientAddress: RecipientAddress,
   attachments: Schema.Array(Attachment),
-  returnCode: Schema.optionalKey(
-    Schema.NullOr(Schema.String).annotate({
-      description:
-        "Failed or Returned: the ACH return code (e.g. R01, R10); null when the rail refused the transfer (see failureReason); absent otherwise",
-    }),
-  ),
-  returnReason: Schema.optionalKey(
-    Schema.String.annotate({ description: "The return code's description (NACHA), next to returnCode" }),
-  ),
-  failureReason: Schema.optionalKey(
-    Schema.String.annotate({ description: "Failed with no return code: why the rail refused the transfer" }),
-  ),
+  ...ReturnCodes.failureViewFields({
+    returnCode:
+      "Failed or Returned: the ACH return code (e.g. R01, R10); null when the rail refused the transfer (see failureReason); absent otherwise",
+    failureReason: "Failed with no return code: why the rail refused the transfer",
+  }),
 })
 export type TransferView = typeof TransferView.Type
 
