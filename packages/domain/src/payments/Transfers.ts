@@ -18,6 +18,7 @@ import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import type { WireAmount } from "../kernel/Amounts.ts"
 import type { CalendarDate } from "../kernel/CalendarDate.ts"
+import { inCurrencyOrder } from "../kernel/CurrencyOrder.ts"
 import { NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import type { PartnerId, RegistrationId, TransferId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
@@ -254,15 +255,13 @@ export const report = Traced.fn("Transfers.report")(function* (query: ReportQuer
     order: "desc",
     ...(query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter }),
   })
-  const currencyTotals: Array<CurrencyTotal> = [...totals.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([currency, entry]) => ({
-      currencyCode: currency,
-      count: entry.count,
-      totalAmount: Money.make(entry.total, currency),
-      refundedAmount: Money.make(entry.refunded, currency),
-      netAmount: Money.make(entry.total - entry.refunded, currency),
-    }))
+  const currencyTotals: Array<CurrencyTotal> = inCurrencyOrder(totals).map(([currency, entry]) => ({
+    currencyCode: currency,
+    count: entry.count,
+    totalAmount: Money.make(entry.total, currency),
+    refundedAmount: Money.make(entry.refunded, currency),
+    netAmount: Money.make(entry.total - entry.refunded, currency),
+  }))
   return {
     from: query.from,
     to: query.to,
