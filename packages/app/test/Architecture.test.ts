@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative, resolve, sep } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
+import * as Http from "../src/http/Http.ts"
 
 const root = join(import.meta.dirname, "..", "..", "..")
 
@@ -574,5 +575,18 @@ describe("adapters-http has one home per feature", () => {
         .filter(([, to]) => folderOf(to) !== httpMachinery),
     )
     expect(outside).toEqual([])
+  })
+})
+
+describe("a request's lean context leaves out only services", () => {
+  it("no Context.Reference is among the services left out of a request's context (it would read its default)", () => {
+    const references = packages.flatMap((pkg) => {
+      const source = join(root, "packages", pkg, "src")
+      return sourceFiles(source).flatMap((file) =>
+        [...readFileSync(file, "utf8").matchAll(/Context\.Reference<[\s\S]*?>\(\s*"([^"]+)"/g)].map((m) => m[1]),
+      )
+    })
+    expect(references).toContain("partnerpay/adapters-http/HttpLimits")
+    expect(references.filter((key) => key !== undefined && Http.builtOnly.has(key))).toEqual([])
   })
 })

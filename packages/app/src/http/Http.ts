@@ -156,8 +156,13 @@ export const routeOnly = (key: string): boolean =>
  * platform's (files, processes, terminal: only routes would use them), and those the cross-cutting steps and
  * the routes capture when they are built. Each request's context is copied twice when an API group adds its
  * services (`OverlayBudget.ts`): the fewer it holds, the less each request costs.
+ *
+ * Only services (`Context.Service`) may be listed: one missing at request time fails loudly. A
+ * `Context.Reference` (HttpLimits, PinnedVersions, Workers, WebhookTargetPolicy, InstanceShare) would
+ * silently read its default instead: the payer's address of an authorization's evidence was the proxy's
+ * when HttpLimits was listed (AuthorizationEvidenceRetention.test).
  */
-const builtOnly = new Set([
+export const builtOnly: ReadonlySet<string> = new Set([
   "effect/FileSystem",
   "effect/Path",
   "~effect/Stdio",
@@ -165,14 +170,9 @@ const builtOnly = new Set([
   "effect/process/ChildProcessSpawner",
   "effect/http/HttpPlatform",
   "effect/http/Etag/Generator",
-  "partnerpay/app/Workers",
-  "partnerpay/app/WebhookTargetPolicy",
   "partnerpay/adapters-http/Tokens",
   "partnerpay/adapters-http/HealthCheck",
   "partnerpay/adapters-http/ChatSigner",
-  "partnerpay/adapters-http/HttpLimits",
-  "partnerpay/adapters-http/PinnedVersions",
-  "partnerpay/adapters-http/RateLimit/InstanceShare",
 ])
 
 /**

@@ -12,7 +12,7 @@
  * merchant outside the service, an unknown id) is NotFound: there is no
  * company balance to take the money from.
  */
-import type { DateTime } from "effect"
+import { type DateTime, Effect } from "effect"
 import * as CommandHandler from "../infrastructure/CommandHandler.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import { NotFound } from "../kernel/DomainError.ts"
@@ -73,10 +73,16 @@ export const feeCurrencyOf = UseCase.fn("CardDisputes.feeCurrencyOf")(function* 
   return { payment, currency: found.amount.currency }
 })
 
+/** Tells dispute `disputeId` the processor's news; answers whether it recorded anything (a repeat records nothing). */
+const tell = (disputeId: string, command: CardDispute.Command) =>
+  CommandHandler.handle(CardDispute.aggregate, disputeId, command).pipe(
+    Effect.map((handled) => ({ recorded: handled.events.length > 0 })),
+  )
+
 /** The processor opened a dispute of a card payment: its amount and fee leave the company's balance. */
 export const open = UseCase.fn("CardDisputes.open")(function* (input: OpenInput) {
   const { payment, amount } = yield* disputed(input.payment)
-  const handled = yield* CommandHandler.handle(CardDispute.aggregate, input.disputeId, {
+  return yield* tell(input.disputeId, {
     _tag: "OpenCardDispute",
     dispute: {
       disputeId: input.disputeId,
@@ -89,7 +95,6 @@ export const open = UseCase.fn("CardDisputes.open")(function* (input: OpenInput)
     status: input.status,
     at: input.at,
   })
-  return { recorded: handled.events.length > 0 }
 })
 
 /** An open dispute's status changed at the processor. */
@@ -98,13 +103,7 @@ export const changeStatus = UseCase.fn("CardDisputes.changeStatus")(function* (
   status: CardDispute.OpenStatus,
   at: DateTime.Utc,
 ) {
-  const handled = yield* CommandHandler.handle(CardDispute.aggregate, disputeId, {
-    _tag: "ChangeCardDisputeStatus",
-    disputeId,
-    status,
-    at,
-  })
-  return { recorded: handled.events.length > 0 }
+  return yield* tell(disputeId, { _tag: "ChangeCardDisputeStatus", disputeId, status, at })
 })
 
 /** The processor decided a dispute: Won gives the money back to the company, Lost keeps it taken. */
@@ -113,11 +112,5 @@ export const close = UseCase.fn("CardDisputes.close")(function* (
   outcome: CardDispute.Outcome,
   at: DateTime.Utc,
 ) {
-  const handled = yield* CommandHandler.handle(CardDispute.aggregate, disputeId, {
-    _tag: "CloseCardDispute",
-    disputeId,
-    outcome,
-    at,
-  })
-  return { recorded: handled.events.length > 0 }
+  return yield* tell(disputeId, { _tag: "CloseCardDispute", disputeId, outcome, at })
 })

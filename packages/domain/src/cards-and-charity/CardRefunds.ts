@@ -99,8 +99,9 @@ const requestRefund = (command: RefundCardPayment, state: State): Decision<Event
 }
 
 const recordOutcome = (command: RecordCardRefundOutcome, state: State): Decision<Event> => {
-  const refund = refundsOf(state).find((candidate) => candidate.refundId === command.refundId)
-  if (refund === undefined || state._tag === "Initial") return refuse(new NotFound({ entity: "CardRefund" }))
+  if (state._tag === "Initial") return refuse(new NotFound({ entity: "CardRefund" }))
+  const refund = state.refunds.find((candidate) => candidate.refundId === command.refundId)
+  if (refund === undefined) return refuse(new NotFound({ entity: "CardRefund" }))
   const outcome = command.outcome._tag
   if (refund.status === outcome) return nothing
   if (refund.status !== "Pending")

@@ -120,13 +120,12 @@ const giftTransfer = (input: GiftTransferInput): Transfer.InitiateTransfer => {
     companyId: company.companyId,
     parties: { companyStatus: company._tag, payerKyc: donor.kycStatus },
     amount: input.payerCharged,
-    senderName: Payments.senderNameOf(donor, account.name),
-    recipientName: profile.name,
-    senderAccountMasked: Transfer.maskAccountNumber(account.mask),
-    ...(company.payoutAccount === undefined
-      ? {}
-      : { recipientAccountMasked: company.payoutAccount.accountNumberMasked }),
-    recipientAddress: Payments.recipientAddressOf(profile),
+    ...Payments.transferPartiesOf(
+      donor,
+      { name: account.name, accountNumberMasked: Transfer.maskAccountNumber(account.mask) },
+      profile,
+      company.payoutAccount,
+    ),
     attachments: [],
     description: `Donation to ${profile.name}`,
     at: input.at,

@@ -279,11 +279,10 @@ const collect = (command: CollectRecurringGift, state: State): Decision<Event> =
 }
 
 const cancel = (command: CancelRecurringGift, state: State): Decision<Event> => {
-  // An unauthorized return of a one-time gift leaves nothing to stop.
-  if (command.by === "UnauthorizedReturn" && (state._tag !== "Created" || state.recurrence === undefined))
-    return nothing
   // Stryker disable next-line ConditionalExpression: equivalent, an Initial state has no recurrence (the test narrows the type)
-  if (state._tag !== "Created" || state.recurrence === undefined)
+  if (state._tag !== "Created" || state.recurrence === undefined) {
+    // An unauthorized return of a one-time gift leaves nothing to stop.
+    if (command.by === "UnauthorizedReturn") return nothing
     return refuse(
       new IllegalTransition({
         entity: "CharityTransaction",
@@ -292,6 +291,7 @@ const cancel = (command: CancelRecurringGift, state: State): Decision<Event> => 
         reason: "only a recurring gift can be cancelled: a one-time gift is collected once",
       }),
     )
+  }
   if (state.recurrence.status === "Stopped") return nothing
   return stopped(
     state,

@@ -90,9 +90,15 @@ export const linkBankAccounts = (command: LinkBankAccounts, state: RegisteredCus
       }),
     )
   }
+  // An account an ACH return made unusable is usable again once linked again, even with the same details.
   const changed = command.accounts.filter((account) => {
     const known = state.bankAccounts.find((a) => a.bankAccountId === account.bankAccountId)
-    return known === undefined || !known.linked || !sameDetails(known, account)
+    return (
+      known === undefined ||
+      !known.linked ||
+      !sameDetails(known, account) ||
+      state.unusableBankAccounts?.[account.bankAccountId] !== undefined
+    )
   })
   if (changed.length === 0) return nothing
   const { tokenId, at } = command

@@ -9,11 +9,12 @@
  * stream types it reads and the event pipeline gives it only their events.
  * The registry of every rule is `composition/Webhooks.ts`.
  */
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Option } from "effect"
+import * as Traced from "../kernel/Traced.ts"
 import type * as Envelope from "./Envelope.ts"
 import type { EventStoreUnavailable } from "./EventStore.ts"
 import type { Webhook } from "./Outbox.ts"
-import type { ReadModelStore } from "./ReadModel.ts"
+import { decodeDocument, type Projection, ReadModelStore } from "./ReadModel.ts"
 
 /** One source of webhooks, e.g. company verification or payment request status. */
 export interface WebhookRule<Env extends Envelope.Any = Envelope.Any> {
@@ -90,6 +91,52 @@ export const perChange = <
       }
     },
   })
+
+/**
+ * A rule whose events each announce at most one webhook of `eventType` about their document of
+ * `projection` (already updated by the same append; the rule reads the projection's stream types):
+ * nothing for the events that make no change (`changeOf`) or when the document is missing; else to
+ * the document's partner, Data from the event, its change and the document (`data`), the event's
+ * instant last as `Timestamp`. The notification's id is the event's, so a receiver de-duplicates
+ * retries; `name` names the rule's span.
+ */
+export const perDocumentChange = <
+  Env extends Envelope.Any & { readonly event: { readonly at: DateTime.Utc } },
+  Doc extends { readonly partnerId: string },
+  Change,
+>(
+  projection: Projection<Doc, Env>,
+  options: {
+    readonly name: string
+    readonly eventType: string
+    readonly changeOf: (event: Env["event"]) => Change | undefined
+    readonly data: (event: Env["event"], change: Change, doc: Doc) => Readonly<Record<string, unknown>>
+  },
+): WebhookRule<Env> => ({
+  // A projection that names no stream types (reads them all) gives a rule that reads none: name them.
+  streamTypes: projection.streamTypes ?? [],
+  webhooks: Traced.fn(options.name)(function* (
+    envelope: Env,
+  ): Effect.fn.Return<ReadonlyArray<Webhook>, EventStoreUnavailable, ReadModelStore> {
+    const event = envelope.event
+    const change = options.changeOf(event)
+    const id = projection.key(envelope)
+    if (change === undefined || id === undefined) return []
+    const store = yield* ReadModelStore
+    const stored = yield* store.get(projection.collection, id)
+    if (Option.isNone(stored)) return []
+    const doc = decodeDocument(projection, stored.value)
+    return [
+      {
+        id: envelope.eventId,
+        partnerId: doc.partnerId,
+        eventType: options.eventType,
+        data: { ...options.data(event, change, doc), Timestamp: DateTime.formatIso(event.at) },
+        position: envelope.globalPosition,
+      },
+    ]
+  }),
+})
 
 /**
  * Why a money movement failed, in webhook Data: the bank's return code and its reason

@@ -67,3 +67,24 @@ export class AlreadyExists extends Schema.TaggedError<AlreadyExists>()("AlreadyE
 }
 
 export type DomainError = ValidationFailed | IllegalTransition | RuleViolated | NotFound | AlreadyExists
+
+/** The refusals of one aggregate's decider that name its entity, the entity written once. */
+export interface Refusals {
+  /** The aggregate does not exist (or is not the caller's to know of). */
+  readonly notFound: NotFound
+  /** The aggregate exists already. */
+  readonly alreadyExists: AlreadyExists
+  /** The command is not a move the aggregate's current state allows, and why. */
+  readonly illegal: (
+    state: { readonly _tag: string },
+    command: { readonly _tag: string },
+    reason: string,
+  ) => IllegalTransition
+}
+
+export const refusalsOf = (entity: string): Refusals => ({
+  notFound: new NotFound({ entity }),
+  alreadyExists: new AlreadyExists({ entity }),
+  illegal: (state, command, reason) =>
+    new IllegalTransition({ entity, state: state._tag, command: command._tag, reason }),
+})

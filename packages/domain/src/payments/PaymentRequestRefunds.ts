@@ -15,7 +15,7 @@ import { accept, type Decision, nothing, refuse } from "../kernel/Decider.ts"
 import { IllegalTransition, RuleViolated } from "../kernel/DomainError.ts"
 import type { PaymentRequestId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
-import type * as Commands from "./PaymentRequestCommands.ts"
+import type * as PaymentRequestCommands from "./PaymentRequestCommands.ts"
 import type { PaymentRequestEvent as Event, Of } from "./PaymentRequestEvents.ts"
 import type { RefundId } from "./TransferEvents.ts"
 
@@ -27,7 +27,7 @@ export interface Refundable {
 }
 
 /** The request's refund command, as the rule reads it (the request's id is the state's). */
-export type RefundPaymentRequest = Omit<Commands.RefundPaymentRequest, "paymentRequestId">
+export type RefundPaymentRequest = Omit<PaymentRequestCommands.RefundPaymentRequest, "paymentRequestId">
 
 /**
  * The request's refund command for a refund completed on what paid it (a transfer's refund credit:
@@ -36,7 +36,7 @@ export type RefundPaymentRequest = Omit<Commands.RefundPaymentRequest, "paymentR
 export const refundCommand = (
   paymentRequestId: PaymentRequestId,
   refund: { readonly refundId: RefundId; readonly amount: Money.Money; readonly at: DateTime.Utc },
-): Commands.RefundPaymentRequest => ({
+): PaymentRequestCommands.RefundPaymentRequest => ({
   _tag: "RefundPaymentRequest",
   paymentRequestId,
   refundId: refund.refundId,

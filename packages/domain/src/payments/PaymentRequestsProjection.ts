@@ -33,7 +33,7 @@ import {
   PaymentRequestStatus,
 } from "./PaymentRequestEvents.ts"
 import { statusOf } from "./PaymentRequestState.ts"
-import { returnReason } from "./ReturnCodes.ts"
+import { failureViewFields, returnReason } from "./ReturnCodes.ts"
 import { InvoiceLineItem } from "./TransferEvents.ts"
 
 /** The events this read model reads. */
@@ -103,21 +103,12 @@ export const PaymentRequestView = Schema.Struct({
         "The evidence of the payer's authorization, kept two years (docs/api/authorization-evidence.md): from a payer's Accept (payment-acceptance text), a collection by autopay (the autopay designation's evidence) or an in-app card payment (card-payment text)",
     }),
   ),
-  returnCode: Schema.optionalKey(
-    Schema.NullOr(Schema.String).annotate({
-      description:
-        "Failed or Returned: the ACH return code of the transfer (e.g. R01, R10); null when the rail refused the transfer (see failureReason); absent otherwise",
-    }),
-  ),
-  returnReason: Schema.optionalKey(
-    Schema.String.annotate({ description: "The return code's description (NACHA), next to returnCode" }),
-  ),
-  failureReason: Schema.optionalKey(
-    Schema.String.annotate({
-      description:
-        "Failed or Returned: why (the rail's words when it refused the transfer, the return code's description otherwise)",
-    }),
-  ),
+  ...failureViewFields({
+    returnCode:
+      "Failed or Returned: the ACH return code of the transfer (e.g. R01, R10); null when the rail refused the transfer (see failureReason); absent otherwise",
+    failureReason:
+      "Failed or Returned: why (the rail's words when it refused the transfer, the return code's description otherwise)",
+  }),
   statusHistory: Schema.Array(StatusChange),
   /** ISO 8601 instant. */
   createdAt: Schema.String,

@@ -404,6 +404,23 @@ export const senderNameOf = (customer: Customer.RegisteredCustomer, accountName:
 }
 
 /**
+ * Who a transfer moves money between, as it records them: the payer's name (`senderNameOf`) and masked
+ * account, the company's name, masked payout account (when it has one) and address.
+ */
+export const transferPartiesOf = (
+  payer: Customer.RegisteredCustomer,
+  account: { readonly name: string; readonly accountNumberMasked: string },
+  company: Parameters<typeof recipientAddressOf>[0] & { readonly name: string },
+  payoutAccount: { readonly accountNumberMasked: string } | undefined,
+) => ({
+  senderName: senderNameOf(payer, account.name),
+  recipientName: company.name,
+  senderAccountMasked: account.accountNumberMasked,
+  ...(payoutAccount === undefined ? {} : { recipientAccountMasked: payoutAccount.accountNumberMasked }),
+  recipientAddress: recipientAddressOf(company),
+})
+
+/**
  * The payer accepts a Pending request with one of their linked bank accounts:
  * the request becomes Accepted and its Transfer is initiated, in one unit of
  * work. Repeating the acceptance with the same account changes nothing.
@@ -515,13 +532,12 @@ export const transferOf = Traced.fn("Payments.transferOf")(function* (
     companyId: request.companyId,
     parties: { companyStatus: company._tag, payerKyc: payer.kycStatus },
     amount: request.amount,
-    senderName: senderNameOf(payer, account.name),
-    recipientName: profile.name,
-    senderAccountMasked: accepted.accountNumberMasked,
-    ...(company.payoutAccount === undefined
-      ? {}
-      : { recipientAccountMasked: company.payoutAccount.accountNumberMasked }),
-    recipientAddress: recipientAddressOf(profile),
+    ...transferPartiesOf(
+      payer,
+      { name: account.name, accountNumberMasked: accepted.accountNumberMasked },
+      profile,
+      company.payoutAccount,
+    ),
     attachments,
     description: accepted.transferDescription,
     invoice: {

@@ -7,13 +7,8 @@
  * The partner to notify comes from the `transfers` read model, already
  * updated by the same append.
  */
-import { DateTime, type Effect, Option } from "effect"
-import type { EventStoreUnavailable } from "../infrastructure/EventStore.ts"
-import type { Webhook } from "../infrastructure/Outbox.ts"
-import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as WebhookRule from "../infrastructure/WebhookRule.ts"
 import * as Money from "../kernel/Money.ts"
-import * as Traced from "../kernel/Traced.ts"
 import type { RefundStatus, TransferEvent } from "./TransferEvents.ts"
 import * as TransfersProjection from "./TransfersProjection.ts"
 
@@ -48,37 +43,15 @@ export const changeOf = (
   }
 }
 
-const webhooks = Traced.fn("RefundStatusWebhook.rule")(function* (
-  envelope: TransfersProjection.TransferEnvelope,
-): Effect.fn.Return<ReadonlyArray<Webhook>, EventStoreUnavailable, ReadModelStore> {
-  const event = envelope.event
-  const change = changeOf(event)
-  if (change === undefined) return []
-  const store = yield* ReadModelStore
-  const stored = yield* store.get(TransfersProjection.collection, event.transferId)
-  if (Option.isNone(stored)) return []
-  const doc = decodeDocument(TransfersProjection.projection, stored.value)
-  return [
-    {
-      id: envelope.eventId,
-      partnerId: doc.partnerId,
-      eventType,
-      data: {
-        RefundId: change.refundId,
-        TransferId: event.transferId,
-        Amount: { value: Money.toDecimal(change.amount), currencyCode: change.amount.currency },
-        Status: change.status,
-        ...(change.failure === undefined
-          ? {}
-          : WebhookRule.failureData(change.failure.returnCode, change.failure.reason)),
-        Timestamp: DateTime.formatIso(event.at),
-      },
-      position: envelope.globalPosition,
-    },
-  ]
-})
-
-export const rule = WebhookRule.make<TransfersProjection.TransferEnvelope>({
-  streamTypes: ["Transfer"],
-  webhooks,
+export const rule = WebhookRule.perDocumentChange(TransfersProjection.projection, {
+  name: "RefundStatusWebhook.rule",
+  eventType,
+  changeOf,
+  data: (event, change) => ({
+    RefundId: change.refundId,
+    TransferId: event.transferId,
+    Amount: { value: Money.toDecimal(change.amount), currencyCode: change.amount.currency },
+    Status: change.status,
+    ...(change.failure === undefined ? {} : WebhookRule.failureData(change.failure.returnCode, change.failure.reason)),
+  }),
 })

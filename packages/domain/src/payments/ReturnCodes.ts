@@ -116,3 +116,16 @@ export const describe = (code: ReturnCode): string => table[code].description
 /** The reason partners read next to a return code: the table's description (else the recorded reason). */
 export const returnReason = (returnCode: string, recorded: string): string =>
   isReturnCode(returnCode) ? describe(returnCode) : recorded
+
+/**
+ * A failed money movement as a view shows it: `returnCode` (null when the rail refused it without one),
+ * the code's description `returnReason`, and `failureReason`; optional, each view describing the
+ * code and the failure in its own words.
+ */
+export const failureViewFields = (descriptions: { readonly returnCode: string; readonly failureReason: string }) => ({
+  returnCode: Schema.optionalKey(Schema.NullOr(Schema.String).annotate({ description: descriptions.returnCode })),
+  returnReason: Schema.optionalKey(
+    Schema.String.annotate({ description: "The return code's description (NACHA), next to returnCode" }),
+  ),
+  failureReason: Schema.optionalKey(Schema.String.annotate({ description: descriptions.failureReason })),
+})

@@ -18,6 +18,7 @@ import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
 import * as UseCase from "../infrastructure/UseCase.ts"
 import type { WireAmount } from "../kernel/Amounts.ts"
 import type { CalendarDate } from "../kernel/CalendarDate.ts"
+import { inCurrencyOrder } from "../kernel/CurrencyOrder.ts"
 import { NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import type { PartnerId, RegistrationId, TransferId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
@@ -87,18 +88,11 @@ export const TransferView = Schema.Struct({
   appliedForReimbursement: Schema.Boolean,
   recipientAddress: RecipientAddress,
   attachments: Schema.Array(Attachment),
-  returnCode: Schema.optionalKey(
-    Schema.NullOr(Schema.String).annotate({
-      description:
-        "Failed or Returned: the ACH return code (e.g. R01, R10); null when the rail refused the transfer (see failureReason); absent otherwise",
-    }),
-  ),
-  returnReason: Schema.optionalKey(
-    Schema.String.annotate({ description: "The return code's description (NACHA), next to returnCode" }),
-  ),
-  failureReason: Schema.optionalKey(
-    Schema.String.annotate({ description: "Failed with no return code: why the rail refused the transfer" }),
-  ),
+  ...ReturnCodes.failureViewFields({
+    returnCode:
+      "Failed or Returned: the ACH return code (e.g. R01, R10); null when the rail refused the transfer (see failureReason); absent otherwise",
+    failureReason: "Failed with no return code: why the rail refused the transfer",
+  }),
 })
 export type TransferView = typeof TransferView.Type
 
@@ -261,15 +255,13 @@ export const report = Traced.fn("Transfers.report")(function* (query: ReportQuer
     order: "desc",
     ...(query.startingAfter === undefined ? {} : { startingAfter: query.startingAfter }),
   })
-  const currencyTotals: Array<CurrencyTotal> = [...totals.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([currency, entry]) => ({
-      currencyCode: currency,
-      count: entry.count,
-      totalAmount: Money.make(entry.total, currency),
-      refundedAmount: Money.make(entry.refunded, currency),
-      netAmount: Money.make(entry.total - entry.refunded, currency),
-    }))
+  const currencyTotals: Array<CurrencyTotal> = inCurrencyOrder(totals).map(([currency, entry]) => ({
+    currencyCode: currency,
+    count: entry.count,
+    totalAmount: Money.make(entry.total, currency),
+    refundedAmount: Money.make(entry.refunded, currency),
+    netAmount: Money.make(entry.total - entry.refunded, currency),
+  }))
   return {
     from: query.from,
     to: query.to,

@@ -18,6 +18,7 @@ import { DateTime, Schema } from "effect"
 import type { Company } from "../companies/index.ts"
 import type * as Envelope from "../infrastructure/Envelope.ts"
 import type { Projection } from "../infrastructure/ReadModel.ts"
+import { inCurrencyOrder } from "../kernel/CurrencyOrder.ts"
 import type * as Money from "../kernel/Money.ts"
 import type { BalanceEvent } from "./BalanceEvents.ts"
 import * as Ledger from "./Ledger.ts"
@@ -98,9 +99,7 @@ const adding = (
   const totals = new Map<Money.CurrencyCode, number>(available.map((amount) => [amount.currency, amount.minorUnits]))
   for (const entry of entries)
     totals.set(entry.amount.currency, (totals.get(entry.amount.currency) ?? 0) + sign * entry.amount.minorUnits)
-  return [...totals.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([currency, minorUnits]) => ({ currency, minorUnits }))
+  return inCurrencyOrder(totals).map(([currency, minorUnits]) => ({ currency, minorUnits }))
 }
 
 export const apply = (current: BalanceDocument | undefined, envelope: BalanceEnvelope): BalanceDocument | undefined => {

@@ -28,7 +28,7 @@
  *   collections recover it, as Stripe does; a payout happens only when the
  *   entries add up to at least the minimum.
  *
- * One function per event kind (`entryOfSettled`, `entryOfRefunded`, ...);
+ * One function per event kind (`entryOfSettled`, `entryOfRefundRequested`, ...);
  * `entryOfTransferEvent` dispatches. A new movement (a returned transfer, a
  * refund as its own transfer, a card payment, a charity gift, a fee) is one
  * more function and one more case: the policy that records entries
@@ -119,11 +119,12 @@ export const entryOfSettled = (details: TransferDetails): LedgerEntry => ({
 
 /**
  * A refund asked for on a settled transfer (`TransferRefundRequested`): its amount leaves the company's
- * balance at once (as Stripe does: the money is reserved for the payer while the credit moves).
+ * balance at once (as Stripe does: the money is reserved for the payer while the credit moves). A refund
+ * recorded at once (`TransferRefunded`, before refunds were movements of their own) leaves it the same way.
  */
 export const entryOfRefundRequested = (
   details: TransferDetails,
-  event: TransferEvents.Of<"TransferRefundRequested">,
+  event: TransferEvents.Of<"TransferRefundRequested" | "TransferRefunded">,
 ): LedgerEntry => ({
   entryId: `${details.transferId}:refund:${event.refundId}`,
   type: "refund",
@@ -142,18 +143,6 @@ export const entryOfRefundFailed = (
   transferId: details.transferId,
   refundId: event.refundId,
   amount: { minorUnits: event.amount.minorUnits, currency: event.amount.currency },
-})
-
-/** A refund recorded at once (`TransferRefunded`, before refunds were movements of their own). */
-export const entryOfRefunded = (
-  details: TransferDetails,
-  event: TransferEvents.Of<"TransferRefunded">,
-): LedgerEntry => ({
-  entryId: `${details.transferId}:refund:${event.refundId}`,
-  type: "refund",
-  transferId: details.transferId,
-  refundId: event.refundId,
-  amount: { minorUnits: -event.amount.minorUnits, currency: event.amount.currency },
 })
 
 /** A settled transfer the bank brought back (`TransferReturned`, e.g. R10): its amount leaves the balance. */
@@ -181,11 +170,10 @@ export const entryOfTransferEvent = (
     case "TransferReturned":
       return entryOfReturned(state.details)
     case "TransferRefundRequested":
+    case "TransferRefunded":
       return entryOfRefundRequested(state.details, event)
     case "TransferRefundFailed":
       return entryOfRefundFailed(state.details, event)
-    case "TransferRefunded":
-      return entryOfRefunded(state.details, event)
     // Stryker disable StringLiteral,ConditionalExpression: equivalent, an event no case names returns undefined too (the cases are listed for the exhaustiveness check)
     case "TransferInitiated":
     case "TransferFailed":

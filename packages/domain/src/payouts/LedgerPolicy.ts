@@ -27,6 +27,7 @@ interface Owner {
 
 /** The reaction recording `entry` on its company's balance, or none when there is no entry (or no company). */
 const record = (owner: Owner | undefined, entry: Ledger.LedgerEntry | undefined, at: DateTime.Utc) => {
+  // Stryker disable next-line ConditionalExpression: equivalent, no owner (a transfer not initiated) comes with no entry either (the test narrows the type)
   if (owner === undefined || entry === undefined) return undefined
   const { companyId, partnerId } = owner
   const command: Balance.RecordLedgerEntry = { _tag: "RecordLedgerEntry", companyId, partnerId, entry, at }

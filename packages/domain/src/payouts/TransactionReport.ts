@@ -13,6 +13,7 @@
 
 import { DateTime, Schema } from "effect"
 import { decodeDocument, ReadModelStore } from "../infrastructure/ReadModel.ts"
+import { inCurrencyOrder } from "../kernel/CurrencyOrder.ts"
 import { ValidationFailed } from "../kernel/DomainError.ts"
 import * as Money from "../kernel/Money.ts"
 import * as Traced from "../kernel/Traced.ts"
@@ -129,18 +130,16 @@ export const totalsOf = (
     else total.collected += line.amount.minorUnits
     totals.set(line.amount.currency, total)
   }
-  return [...totals.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([currency, total]) => ({
-      currencyCode: currency,
-      count: total.count,
-      collected: Money.make(total.collected, currency),
-      refunded: Money.make(total.refund, currency),
-      returned: Money.make(total.return, currency),
-      fees: Money.make(total.fee, currency),
-      disputed: { minorUnits: total.dispute, currency },
-      net: { minorUnits: total.collected - total.refund - total.return - total.dispute - total.fee, currency },
-    }))
+  return inCurrencyOrder(totals).map(([currency, total]) => ({
+    currencyCode: currency,
+    count: total.count,
+    collected: Money.make(total.collected, currency),
+    refunded: Money.make(total.refund, currency),
+    returned: Money.make(total.return, currency),
+    fees: Money.make(total.fee, currency),
+    disputed: { minorUnits: total.dispute, currency },
+    net: { minorUnits: total.collected - total.refund - total.return - total.dispute - total.fee, currency },
+  }))
 }
 
 /**

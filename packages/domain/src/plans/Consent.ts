@@ -13,13 +13,7 @@
  */
 import { type DateTime, Schema } from "effect"
 import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, refuse } from "../kernel/Decider.ts"
-import {
-  AlreadyExists,
-  type DomainError,
-  IllegalTransition,
-  NotFound,
-  ValidationFailed,
-} from "../kernel/DomainError.ts"
+import { type DomainError, refusalsOf, ValidationFailed } from "../kernel/DomainError.ts"
 import type * as Ids from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
 import { AuthorizationEvidence, WhoMayCollect } from "../payments/index.ts"
@@ -122,7 +116,7 @@ export const isTerminal = (state: State): boolean => state._tag === "Declined" |
 // ---------------------------------------------------------------------------
 // Decide
 
-const entity = "Consent"
+const refusals = refusalsOf("Consent")
 
 const validateRequest = (command: RequestConsent) =>
   command.amount.minorUnits > 0 ? undefined : ValidationFailed.of("amount", "must be greater than zero")
@@ -148,7 +142,7 @@ const requestConsent = (command: RequestConsent, state: State): Decision<Event> 
   const { _tag, at, ...terms } = command
   if (state._tag !== "Initial") {
     // A retried request with the same terms changes nothing; other terms under the same id are refused.
-    return sameTerms(state, command) ? nothing : refuse(new AlreadyExists({ entity }))
+    return sameTerms(state, command) ? nothing : refuse(refusals.alreadyExists)
   }
   const invalid = validateRequest(command)
   if (invalid) return refuse(invalid)
@@ -174,24 +168,10 @@ const acceptConsent = (command: AcceptConsent, state: ExistingState): Decision<E
       // Accepting again with the same account is a retry; switching accounts is not a move the spec offers.
       return state.bankAccountId === command.bankAccountId
         ? nothing
-        : refuse(
-            new IllegalTransition({
-              entity,
-              state: state._tag,
-              command: command._tag,
-              reason: "the consent is already accepted with another bank account",
-            }),
-          )
+        : refuse(refusals.illegal(state, command, "the consent is already accepted with another bank account"))
     case "Declined":
     case "Revoked":
-      return refuse(
-        new IllegalTransition({
-          entity,
-          state: state._tag,
-          command: command._tag,
-          reason: `a ${state._tag} consent cannot be accepted`,
-        }),
-      )
+      return refuse(refusals.illegal(state, command, `a ${state._tag} consent cannot be accepted`))
   }
 }
 
@@ -237,7 +217,7 @@ export const decide = (command: Command, state: State): Decision<Event> => {
   // To anyone but its payer, a consent does not exist.
   // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent, an Initial state has no payer, so the second test refuses it too (the first narrows the type)
   if (state._tag === "Initial" || state.payerRegistrationId !== command.registrationId) {
-    return refuse(new NotFound({ entity }))
+    return refuse(refusals.notFound)
   }
   return decideExisting(command, state)
 }

@@ -329,13 +329,12 @@ const instalmentTransfer = Traced.fn("PaymentPlans.instalmentTransfer")(function
     companyId: terms.companyId,
     parties: { companyStatus: company.status, payerKyc: customer.state.kycStatus },
     amount: terms.amount,
-    senderName: Payments.senderNameOf(customer.state, account.name),
-    recipientName: company.name,
-    senderAccountMasked: Transfer.maskAccountNumber(account.mask),
-    ...(company.payoutAccount === undefined
-      ? {}
-      : { recipientAccountMasked: company.payoutAccount.accountNumberMasked }),
-    recipientAddress: Payments.recipientAddressOf(company),
+    ...Payments.transferPartiesOf(
+      customer.state,
+      { name: account.name, accountNumberMasked: Transfer.maskAccountNumber(account.mask) },
+      company,
+      company.payoutAccount,
+    ),
     attachments: [],
     description: terms.description ?? `Instalment ${instalmentNumber} of payment plan ${terms.paymentPlanId}`,
     at,

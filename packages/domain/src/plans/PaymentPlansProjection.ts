@@ -19,6 +19,7 @@ import { type Projection, perAggregate } from "../infrastructure/ReadModel.ts"
 import * as Tenancy from "../infrastructure/Tenancy.ts"
 import { CalendarDate } from "../kernel/CalendarDate.ts"
 import * as Ids from "../kernel/Ids.ts"
+import { ReturnCodes } from "../payments/index.ts"
 import { ConsentStatus } from "./Consent.ts"
 import * as PaymentPlan from "./PaymentPlan.ts"
 import type { PaymentPlanEvent } from "./PaymentPlanEvents.ts"
@@ -48,17 +49,10 @@ export const InstalmentView = Schema.Struct({
   paymentRequestId: Schema.optionalKey(Ids.PaymentRequestId),
   transferId: Schema.optionalKey(Ids.TransferId),
   status: InstalmentStatus,
-  returnCode: Schema.optionalKey(
-    Schema.NullOr(Schema.String).annotate({
-      description: "Failed or Returned: the ACH return code; null when the rail refused the collection",
-    }),
-  ),
-  returnReason: Schema.optionalKey(
-    Schema.String.annotate({ description: "The return code's description (NACHA), next to returnCode" }),
-  ),
-  failureReason: Schema.optionalKey(
-    Schema.String.annotate({ description: "Failed without a return code: why the rail refused the collection" }),
-  ),
+  ...ReturnCodes.failureViewFields({
+    returnCode: "Failed or Returned: the ACH return code; null when the rail refused the collection",
+    failureReason: "Failed without a return code: why the rail refused the collection",
+  }),
   collectedAt: Schema.DateTimeUtcFromString,
   settledAt: Schema.optionalKey(Schema.DateTimeUtcFromString),
   failedAt: Schema.optionalKey(Schema.DateTimeUtcFromString),

@@ -84,6 +84,37 @@ describe("a card payment not disputed", () => {
       .when(open({ dispute: { ...dispute, reason: " " } }))
       .thenFails({ _tag: "ValidationFailed", issues: [{ field: "reason", message: "must not be empty" }] })
   })
+  it("an amount of nothing, less, or a fraction of a minor unit is refused, naming the amount", () => {
+    const issues = [{ field: "amount", message: "must be a positive whole number of minor units" }]
+    for (const minorUnits of [0, -100, 10.5]) {
+      spec
+        .given([])
+        .when(open({ dispute: { ...dispute, amount: { minorUnits, currency: "USD" } } }))
+        .thenFails({ _tag: "ValidationFailed", issues })
+    }
+  })
+  it("a negative fee or a fraction of a minor unit is refused, naming the fee", () => {
+    const issues = [{ field: "fee", message: "must be zero or a positive whole number of minor units" }]
+    for (const minorUnits of [-1, 0.5]) {
+      spec
+        .given([])
+        .when(open({ dispute: { ...dispute, fee: { minorUnits, currency: "USD" } } }))
+        .thenFails({ _tag: "ValidationFailed", issues })
+    }
+  })
+  it("a fee of zero is accepted (the processor charged none)", () => {
+    const free = { ...dispute, fee: Money.make(0, "USD") }
+    spec
+      .given([])
+      .when(open({ dispute: free }))
+      .then([CardDispute.CardDisputeOpened.make({ dispute: free, status: "NeedsResponse", at })])
+  })
+  it("a fee in another currency than the amount's is refused, naming the fee", () => {
+    spec
+      .given([])
+      .when(open({ dispute: { ...dispute, fee: Money.make(1_500, "EUR") } }))
+      .thenFails({ _tag: "ValidationFailed", issues: [{ field: "fee", message: "must be in the amount's currency" }] })
+  })
   it("a status for a dispute never opened is NotFound", () => {
     spec.given([]).when(changeStatus("UnderReview")).thenFails({ _tag: "NotFound", entity: "CardDispute" })
   })
@@ -127,7 +158,12 @@ describe("a decided dispute", () => {
     spec
       .given([opened, closed("Lost")])
       .when(close("Won"))
-      .thenFails({ _tag: "IllegalTransition", state: "Lost" })
+      .thenFails({
+        _tag: "IllegalTransition",
+        entity: "CardDispute",
+        state: "Lost",
+        reason: "the dispute was already lost",
+      })
   })
   it("a late status changes nothing", () => {
     spec
@@ -143,5 +179,25 @@ describe("a decided dispute", () => {
   })
   it("ignores a status change that does not fit", () => {
     spec.given([opened, closed("Won")]).ignores(underReview)
+  })
+  it("ignores a second opening or another outcome recorded after it", () => {
+    spec.given([opened, closed("Won")]).ignores(opened)
+    spec.given([opened, closed("Won")]).ignores(closed("Lost"))
+  })
+})
+
+describe("a dispute under review", () => {
+  it("the same status again changes nothing (its status is the latest one)", () => {
+    spec.given([opened, underReview]).when(changeStatus("UnderReview")).thenNothingHappens()
+  })
+  it("ignores a second opening (its status stays)", () => {
+    spec.given([opened, underReview]).ignores(opened)
+  })
+})
+
+describe("no dispute yet", () => {
+  it("ignores a status change or an outcome recorded before its opening", () => {
+    spec.given([]).ignores(underReview)
+    spec.given([]).ignores(closed("Won"))
   })
 })

@@ -5,7 +5,7 @@
  * refund's amount free to refund again. Decision table:
  * packages/domain/docs/CardPaymentAndCharity.md.
  */
-import { describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import * as CardRefunds from "../../src/cards-and-charity/CardRefunds.ts"
 import type { CardPaymentId, CompanyId, PartnerId, PaymentRequestId } from "../../src/kernel/Ids.ts"
@@ -108,7 +108,11 @@ describe("a card payment with a refund pending", () => {
     spec
       .given([requested(1, 2_500)])
       .when(refund(2, 3_501))
-      .thenFails({ _tag: "RuleViolated", code: "REFUND_EXCEEDS_PAYMENT" })
+      .thenFails({
+        _tag: "RuleViolated",
+        code: "REFUND_EXCEEDS_PAYMENT",
+        reason: "at most 35 USD of the card payment can still be refunded (counting pending refunds)",
+      })
   })
   it("a second refund of what is left is asked for", () => {
     spec
@@ -127,6 +131,38 @@ describe("a card payment with a refund pending", () => {
       .given([requested(1, 2_500)])
       .when(outcome(1, { _tag: "Completed" }))
       .then([completed(1, 2_500)])
+  })
+  it("the payment recorded with the first refund stands: a later command's payment does not replace it", () => {
+    const larger = { ...payment, amount: Money.make(60_000, "USD") }
+    spec
+      .given([requested(1, 2_500)])
+      .when({ ...refund(2, 3_501), payment: larger })
+      .thenFails({ _tag: "RuleViolated", code: "REFUND_EXCEEDS_PAYMENT" })
+    spec
+      .given([requested(1, 2_500), CardRefunds.CardRefundRequested.make({ ...requested(2, 500), payment: larger })])
+      .when(refund(3, 1_000))
+      .thenState((state) => {
+        assert.strictEqual(state._tag, "Refunding")
+        assert.deepStrictEqual(state._tag === "Refunding" ? state.payment : undefined, payment)
+      })
+  })
+  it("is Refunding, its refund Pending", () => {
+    spec
+      .given([])
+      .when(refund(1, 2_500))
+      .thenState((state) => {
+        assert.deepStrictEqual(state, {
+          _tag: "Refunding",
+          payment,
+          refunds: [{ refundId: refundId(1), amount: Money.make(2_500, "USD"), status: "Pending" }],
+        })
+      })
+  })
+  it("an outcome of another refund, never asked for, is NotFound", () => {
+    spec
+      .given([requested(1, 2_500)])
+      .when(outcome(2, { _tag: "Completed" }))
+      .thenFails({ _tag: "NotFound", entity: "CardRefund" })
   })
   it("the processor could not: Failed, with its reason", () => {
     spec
@@ -159,6 +195,40 @@ describe("a card payment with a refund decided", () => {
     spec
       .given([requested(1, 2_500), completed(1, 2_500)])
       .when(outcome(1, { _tag: "Failed", reason: "late" }))
-      .thenFails({ _tag: "IllegalTransition", state: "Completed" })
+      .thenFails({
+        _tag: "IllegalTransition",
+        entity: "CardRefund",
+        state: "Completed",
+        reason: "the refund is already Completed",
+      })
+  })
+  it("an outcome decides its own refund only: another one pending stays Pending", () => {
+    spec
+      .given([requested(1, 2_500), requested(2, 1_000), completed(1, 2_500)])
+      .when(outcome(2, { _tag: "Failed", reason: "expired_or_canceled_card" }))
+      .then([failed(2, 1_000)])
+  })
+})
+
+describe("what a payment's refunds hold and gave back", () => {
+  const refunds: ReadonlyArray<CardRefunds.Refund> = [
+    { refundId: refundId(1), amount: Money.make(2_500, "USD"), status: "Completed" },
+    { refundId: refundId(2), amount: Money.make(1_000, "USD"), status: "Pending" },
+    { refundId: refundId(3), amount: Money.make(700, "USD"), status: "Failed" },
+    { refundId: refundId(4), amount: Money.make(300, "USD"), status: "Completed" },
+  ]
+  it("pending and completed refunds hold their amounts; a failed one holds nothing", () => {
+    assert.strictEqual(CardRefunds.heldOf(refunds), 3_800)
+  })
+  it("only completed refunds gave money back", () => {
+    assert.strictEqual(CardRefunds.completedOf(refunds), 2_800)
+    assert.strictEqual(CardRefunds.completedOf([]), 0)
+  })
+})
+
+describe("no refund yet", () => {
+  it("ignores an outcome recorded before any refund", () => {
+    spec.given([]).ignores(completed(1, 2_500))
+    spec.given([]).ignores(failed(1, 2_500))
   })
 })

@@ -221,7 +221,7 @@ const collected = (dueDate: string, collectionNumber: number) =>
   })
 const stopped = (reason: CharityTransaction.RecurringGiftStopReason) =>
   CharityTransaction.RecurringCharityGiftStopped.make({ charityTransactionId, reason, at })
-const cancelBy = (by: "Partner" | "Donor"): CharityTransaction.CancelRecurringGift => ({
+const cancelBy = (by: CharityTransaction.CancelRecurringGift["by"]): CharityTransaction.CancelRecurringGift => ({
   _tag: "CancelRecurringGift",
   charityTransactionId,
   by,
@@ -311,6 +311,12 @@ describe("an Active recurring gift", () => {
       .when(cancelBy("Donor"))
       .then([stopped("CancelledByDonor")])
   })
+  it("is stopped by an unauthorized return of a collection, saying so", () => {
+    spec
+      .given([recurringCreated])
+      .when(cancelBy("UnauthorizedReturn"))
+      .then([stopped("UnauthorizedReturn")])
+  })
   it("after a collection, the next due date is a month after it (clamped to the month's end)", () => {
     const state = fold(CharityTransaction.aggregate, [recurringCreated, collected("2026-04-01", 2)])
     assert.deepStrictEqual(
@@ -333,6 +339,12 @@ describe("a stopped recurring gift", () => {
       .when(cancelBy("Partner"))
       .thenNothingHappens()
   })
+  it("an unauthorized return of a collection changes nothing more", () => {
+    spec
+      .given([recurringCreated, stopped("CancelledByDonor")])
+      .when(cancelBy("UnauthorizedReturn"))
+      .thenNothingHappens()
+  })
   it("ignores a collection or a second stop recorded after it", () => {
     spec.given([recurringCreated, stopped("CancelledByPartner")]).ignores(collected("2026-04-01", 2))
     spec.given([recurringCreated, stopped("CancelledByPartner")]).ignores(stopped("BankAccountUnlinked"))
@@ -352,6 +364,12 @@ describe("a one-time gift", () => {
         reason: "only a recurring gift can be cancelled: a one-time gift is collected once",
       })
   })
+  it("an unauthorized return of it leaves nothing to stop: nothing happens (not a refusal)", () => {
+    spec
+      .given([created(true)])
+      .when(cancelBy("UnauthorizedReturn"))
+      .thenNothingHappens()
+  })
   it("ignores a collection or a stop recorded for it", () => {
     spec.given([created(true)]).ignores(collected("2026-04-01", 2))
     spec.given([created(true)]).ignores(stopped("CancelledByPartner"))
@@ -370,6 +388,9 @@ describe("a one-time gift", () => {
 describe("no gift yet", () => {
   it("cannot be cancelled", () => {
     spec.given([]).when(cancelBy("Donor")).thenFails({ _tag: "IllegalTransition", state: "Initial" })
+  })
+  it("an unauthorized return leaves nothing to stop: nothing happens", () => {
+    spec.given([]).when(cancelBy("UnauthorizedReturn")).thenNothingHappens()
   })
   it("is not collected", () => {
     spec.given([]).when(collectOn("2026-04-01")).thenNothingHappens()

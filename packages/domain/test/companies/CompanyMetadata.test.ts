@@ -3,9 +3,10 @@
  * aggregate): replaced whole in any status, the same metadata again records nothing, refused when it breaks
  * the metadata rules and for another partner's company.
  */
-import { describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import * as Company from "../../src/companies/Company.ts"
+import { fold } from "../../src/kernel/Decider.ts"
 import type { CompanyId, LocationId, PartnerId } from "../../src/kernel/Ids.ts"
 import { DeciderSpecification, Fixtures } from "../../src/testing/index.ts"
 
@@ -89,5 +90,18 @@ describe("a company not registered", () => {
       .given([])
       .when(setMetadata({ a: "b" }))
       .thenFails({ _tag: "NotFound" })
+  })
+})
+
+describe("a company whose metadata was set", () => {
+  it("holds the new metadata, the rest of its profile unchanged", () => {
+    const before = fold(Company.aggregate, [registered])
+    const after = fold(Company.aggregate, [registered, metadataSet({ region: "west" })])
+    assert.isTrue(before._tag !== "Initial" && after._tag !== "Initial")
+    if (before._tag === "Initial" || after._tag === "Initial") return
+    assert.deepStrictEqual(after, { ...before, profile: { ...before.profile, metadata: { region: "west" } } })
+  })
+  it("a metadata set for a company never registered does not fit and leaves it unchanged", () => {
+    spec.given([]).ignores(metadataSet({ region: "west" }))
   })
 })

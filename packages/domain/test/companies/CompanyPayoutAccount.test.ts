@@ -217,3 +217,13 @@ describe("which failures error a payout account", () => {
       assert.isFalse(CompanyPayoutAccount.isAccountLevel(code), String(code))
   })
 })
+
+describe("an account-level failure that does not fit the state leaves it unchanged", () => {
+  it("for a company never registered, with no payout account, or of another account", () => {
+    spec.given([]).ignores(accountErrored)
+    spec.given([registered]).ignores(accountErrored)
+    spec
+      .given([registered, accountSet])
+      .ignores(CompanyEvents.PayoutAccountErrored.make({ ...accountErrored, payoutAccountId: secondAccountId }))
+  })
+})

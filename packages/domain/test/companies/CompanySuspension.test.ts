@@ -84,3 +84,41 @@ describe("an Unverified company", () => {
       ])
   })
 })
+
+describe("a Suspended company told of its verdict", () => {
+  it("rejected by the provider after the suspension: it stays Suspended, nothing happens", () => {
+    spec
+      .given([registered, verified, suspended])
+      .when({ _tag: "CompleteKyb", companyId, outcome: "Rejected", at: later })
+      .thenNothingHappens()
+  })
+  it("a KYB submission is refused: its KYB is completed", () => {
+    spec
+      .given([registered, verified, suspended])
+      .when({ _tag: "RecordKybSubmission", companyId, submissionId: "kyb-1", at: later })
+      .thenFails({ _tag: "IllegalTransition", state: "Suspended" })
+  })
+})
+
+describe("a company never registered, or Rejected, suspended by the provider", () => {
+  it("never registered: the suspension is refused as not found", () => {
+    spec.given([]).when(suspension).thenFails({ _tag: "NotFound" })
+  })
+  it("Rejected: the suspension changes nothing", () => {
+    const rejected = CompanyEvents.CompanyRejected.make({ companyId, partnerId, at })
+    spec.given([registered, rejected]).when(suspension).thenNothingHappens()
+  })
+})
+
+describe("a suspension or a reactivation that does not fit the state leaves it unchanged", () => {
+  const reactivated = CompanyEvents.CompanyReactivated.make({ companyId, partnerId, at: later })
+  it("a suspension of a company Unverified or never registered", () => {
+    spec.given([registered]).ignores(suspended)
+    spec.given([]).ignores(suspended)
+  })
+  it("a reactivation of a company not Suspended", () => {
+    spec.given([registered, verified]).ignores(reactivated)
+    spec.given([registered]).ignores(reactivated)
+    spec.given([]).ignores(reactivated)
+  })
+})

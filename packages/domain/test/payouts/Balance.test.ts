@@ -99,6 +99,10 @@ describe("a company with no ledger yet", () => {
   })
   it("nothing is available", () => {
     assert.strictEqual(Balance.availableOf(Balance.initialState, "USD"), 0)
+    assert.strictEqual(Balance.availableAt(Balance.initialState, "USD", at), 0)
+  })
+  it("a deficit observed does not fit and leaves it unchanged", () => {
+    spec.given([]).ignores(observed())
   })
   it("nothing is restored", () => {
     spec
@@ -334,6 +338,9 @@ const grace = day
 const observed = (when = at) =>
   BalanceDeficitObserved.make({ companyId, partnerId, deficit: Money.make(2_000, "USD"), at: when })
 const inDeficit = [recorded(payment(1, 3_000)), paidOut([payment(1, 3_000)], 3_000), recorded(refund(1, 2_000))]
+const euroRefund: Ledger.LedgerEntry = { ...refund(5, 500), amount: { minorUnits: -500, currency: "EUR" } }
+const observedInEuros = (when: DateTime.Utc) =>
+  BalanceDeficitObserved.make({ companyId, partnerId, deficit: Money.make(500, "EUR"), at: when })
 
 describe("a company balance in deficit, not yet seen by a payout run", () => {
   it("a payout run records the deficit: its grace period starts", () => {
@@ -344,6 +351,41 @@ describe("a company balance in deficit, not yet seen by a payout run", () => {
   })
   it("without a grace period configured, the deficit only waits for later collections", () => {
     spec.given(inDeficit).when(payOut({ at })).thenNothingHappens()
+  })
+  it("a deficit of another currency does not start this one's grace period", () => {
+    spec
+      .given([...inDeficit, recorded(euroRefund), observedInEuros(at)])
+      .when(payOut({ at: nextDay, deficitGraceMillis: grace }))
+      .then([observed(nextDay)])
+  })
+})
+
+describe("a company balance at zero", () => {
+  it("is no deficit: a payout run with a grace period configured does nothing", () => {
+    spec
+      .given([recorded(payment(1, 3_000)), paidOut([payment(1, 3_000)], 3_000)])
+      .when(payOut({ at: nextDay, deficitGraceMillis: grace }))
+      .thenNothingHappens()
+  })
+})
+
+describe("a company balance in deficit in two currencies", () => {
+  const deficitsOf = (events: ReadonlyArray<Balance.Event>) => {
+    const state = fold(Balance.aggregate, events)
+    return state._tag === "Open"
+      ? (state.deficits ?? []).map((d) => ({ currency: d.currency, since: DateTime.formatIso(d.since) }))
+      : undefined
+  }
+  it("each currency keeps its own deficit and since when", () => {
+    assert.deepStrictEqual(deficitsOf([...inDeficit, recorded(euroRefund), observed(at), observedInEuros(nextDay)]), [
+      { currency: "USD", since: DateTime.formatIso(at) },
+      { currency: "EUR", since: DateTime.formatIso(nextDay) },
+    ])
+  })
+  it("a deficit observed again counts from its latest observation", () => {
+    assert.deepStrictEqual(deficitsOf([...inDeficit, observed(at), observed(anHourLater)]), [
+      { currency: "USD", since: DateTime.formatIso(anHourLater) },
+    ])
   })
 })
 
@@ -385,6 +427,17 @@ describe("a company balance in deficit past its grace period", () => {
       direction: "Debit",
     })
     assert.strictEqual(Balance.availableOf(fold(Balance.aggregate, [...inDeficit, observed(), debited]), "USD"), 0)
+  })
+  it("a Debit payout is not the currency's last payout: it does not hold the next one", () => {
+    const debited = BalancePaidOut.make({
+      ...paidOut([refund(1, 2_000)], 2_000, nextDay, secondPayoutId),
+      direction: "Debit",
+    })
+    const oneHourAfter = DateTime.makeUnsafe(DateTime.toEpochMillis(nextDay) + 3_600_000)
+    spec
+      .given([...inDeficit, observed(), debited, recorded(payment(2, 5_000))])
+      .when(payOut({ at: oneHourAfter }))
+      .then([paidOut([payment(2, 5_000)], 5_000, oneHourAfter)])
   })
   it("a failed Debit payout gives the entries back: the deficit stays", () => {
     const debited = BalancePaidOut.make({

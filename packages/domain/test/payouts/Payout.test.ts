@@ -475,4 +475,86 @@ describe("a Pending payout originated, the rail unavailable when asked where it 
   it("a status outage before origination changes nothing (its origination has its own backoff)", () => {
     spec.given([created]).when(unavailable(later)).thenNothingHappens()
   })
+  it("after the outage ended, the next one counts from its own first failure", () => {
+    const resumed = PayoutStatusResumed.make({ payoutId, at: plus(later, 60_000) })
+    const next = plus(later, 3_600_000)
+    spec
+      .given([created, originated, deferred(3, later, plus(later, 60_000)), resumed])
+      .when(unavailable(next))
+      .then([deferred(1, next, plus(next, 15_000))])
+  })
+  it("answered again after the outage ended: nothing changes", () => {
+    const resumed = PayoutStatusResumed.make({ payoutId, at: plus(later, 60_000) })
+    spec
+      .given([created, originated, deferred(3, later, plus(later, 60_000)), resumed])
+      .when({ _tag: "RecordPayoutStatusAnswered", payoutId, at: plus(later, 120_000) })
+      .thenNothingHappens()
+  })
+})
+
+describe("a payout no longer Pending, or none, and the rail unavailable", () => {
+  const plus = (base: DateTime.Utc, millis: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(base) + millis)
+  const statusUnavailable: Payout.RecordPayoutStatusUnavailable = {
+    _tag: "RecordPayoutStatusUnavailable",
+    payoutId,
+    reason: "transfer status: Dwolla answered 503",
+    jitter: 0,
+    at: later,
+  }
+  const originationUnavailable: Payout.RecordPayoutUnavailable = {
+    ...statusUnavailable,
+    _tag: "RecordPayoutUnavailable",
+  }
+  const attempts = { failures: 1, firstFailedAt: later, retryAt: plus(later, 15_000), reason: "timeout", at: later }
+  it("an outage or an answer for a payout never created is refused as not found", () => {
+    spec.given([]).when(statusUnavailable).thenFails({ _tag: "NotFound", entity: "Payout" })
+    spec.given([]).when(originationUnavailable).thenFails({ _tag: "NotFound", entity: "Payout" })
+    spec
+      .given([])
+      .when({ _tag: "RecordPayoutStatusAnswered", payoutId, at: later })
+      .thenFails({ _tag: "NotFound", entity: "Payout" })
+  })
+  it("a status outage of a Paid or Failed payout changes nothing (its outcome is known)", () => {
+    spec.given([created, originated, paid]).when(statusUnavailable).thenNothingHappens()
+    spec
+      .given([created, originated, failedWith("R01")])
+      .when(statusUnavailable)
+      .thenNothingHappens()
+  })
+  it("a deferral or a resumption does not fit a Paid payout, or none, and leaves it unchanged", () => {
+    for (const given of [[], [created, originated, paid]]) {
+      spec.given(given).ignores(PayoutOriginationDeferred.make({ payoutId, ...attempts }))
+      spec.given(given).ignores(PayoutStatusDeferred.make({ payoutId, ...attempts }))
+      spec.given(given).ignores(PayoutStatusResumed.make({ payoutId, at: later }))
+    }
+  })
+})
+
+describe("a Debit payout (a deficit recovered from the payout account)", () => {
+  const debitItems: ReadonlyArray<Ledger.LedgerEntry> = [
+    { ...items[2]!, amount: { minorUnits: -1_000, currency: "USD" } },
+  ]
+  const debit: Payout.CreatePayout = {
+    ...create,
+    direction: "Debit",
+    amount: Money.make(1_000, "USD"),
+    items: debitItems,
+  }
+  it("is created when its items add up to minus its amount, and says it is a Debit", () => {
+    spec
+      .given([])
+      .when(debit)
+      .then([
+        PayoutCreated.make({ ...created, direction: "Debit", amount: Money.make(1_000, "USD"), items: debitItems }),
+      ])
+  })
+  it("items adding up to its amount (a credit's) are refused", () => {
+    const credits: ReadonlyArray<Ledger.LedgerEntry> = [
+      { ...items[0]!, amount: { minorUnits: 1_000, currency: "USD" } },
+    ]
+    spec
+      .given([])
+      .when({ ...debit, items: credits })
+      .thenFails({ _tag: "ValidationFailed", issues: [itemsIssue] })
+  })
 })

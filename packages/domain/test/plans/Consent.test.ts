@@ -11,6 +11,7 @@ import type {
   RegistrationId,
 } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
+import * as AuthorizationEvidence from "../../src/payments/AuthorizationEvidence.ts"
 import * as Consent from "../../src/plans/Consent.ts"
 import type { ConsentEvent } from "../../src/plans/ConsentEvents.ts"
 import { DeciderSpecification, PropertyParams } from "../../src/testing/index.ts"
@@ -81,6 +82,26 @@ describe("a consent that does not exist", () => {
   it("cannot be accepted or declined: it is not found", () => {
     spec.given([]).when(acceptBy()).thenFails({ _tag: "NotFound", entity: "Consent" })
     spec.given([]).when(declineBy()).thenFails({ _tag: "NotFound", entity: "Consent" })
+  })
+})
+
+describe("a Pending consent accepted through a request", () => {
+  const client = { ipAddress: "203.0.113.9", userAgent: "payer-app/1.0" }
+  it("records the payer's authorization, with the consent's text", () => {
+    spec
+      .given([requested])
+      .when({ ...acceptBy(), client })
+      .then([
+        {
+          ...accepted,
+          authorization: {
+            acceptedAt,
+            ...client,
+            text: AuthorizationEvidence.defaultTexts.Consent.text,
+            textVersion: "consent/2026-11-28",
+          },
+        },
+      ])
   })
 })
 
