@@ -37,6 +37,7 @@ import {
 import * as TransferOutcomePolicy from "../../src/payments/TransferOutcomePolicy.ts"
 import { DeciderSpecification, PropertyParams } from "../../src/testing/index.ts"
 import {
+  acceptedByHand,
   amount,
   bankAccountId,
   create,
@@ -81,16 +82,7 @@ const acceptBy = (
   at: later,
   ...overrides,
 })
-const accepted = PaymentRequestAccepted.make({
-  paymentRequestId,
-  registrationId: payer,
-  bankAccountId,
-  accountNumberMasked: "****6789",
-  debitAuthAccepted: false,
-  transferId,
-  transferDescription: "Dental invoice",
-  at: later,
-})
+const accepted = PaymentRequestAccepted.make({ ...acceptedByHand, transferDescription: "Dental invoice", at: later })
 
 const cancelBy = (who: PartnerId): PaymentRequest.CancelPaymentRequest => ({
   _tag: "CancelPaymentRequest",

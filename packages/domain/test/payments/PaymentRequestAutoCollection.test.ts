@@ -10,12 +10,11 @@ import { DateTime } from "effect"
 import fc from "fast-check"
 import type { CalendarDate } from "../../src/kernel/CalendarDate.ts"
 import { fold } from "../../src/kernel/Decider.ts"
-import type { CardPaymentId, RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
+import type { RegistrationId, TransferId } from "../../src/kernel/Ids.ts"
 import * as Money from "../../src/kernel/Money.ts"
 import * as PaymentRequest from "../../src/payments/PaymentRequest.ts"
 import {
   type Of,
-  PaymentRequestAccepted,
   PaymentRequestAutoCollectionSkipped,
   PaymentRequestCancelled,
   PaymentRequestCreated,
@@ -28,16 +27,22 @@ import {
 import type { RefundId } from "../../src/payments/TransferEvents.ts"
 import { DeciderSpecification, PropertyParams } from "../../src/testing/index.ts"
 import {
+  acceptByHand,
+  acceptedAutomatically,
   at,
   bankAccountId,
+  collect,
   companyId,
   create,
   created,
   dueDate,
   id,
+  onDueDate,
+  paidByCard,
   partnerId,
   payer,
   paymentRequestId,
+  payWithCard,
   transferId,
   usd,
 } from "../fixtures/PaymentRequestFixtures.ts"
@@ -47,41 +52,14 @@ const seeded = PropertyParams.propertyParams(20261123)
 
 const spec = DeciderSpecification.forAggregate(PaymentRequest.aggregate)
 
-const cardPaymentId = id(11) as CardPaymentId
 const stranger = id(6) as RegistrationId
 const otherTransferId = id(10) as TransferId
-const onDueDate = DateTime.makeUnsafe("2026-03-15T00:00:05.000Z")
 const dayBefore = "2026-03-14" as CalendarDate
 
 const withAutoPay = (limit: number) => PaymentRequestCreated.make({ ...created, autoPayLimit: usd(limit) })
 const withDebitAuth = (limit: number) => PaymentRequestCreated.make({ ...created, debitAuthLimit: usd(limit) })
 
-const account = { bankAccountId, accountNumberMasked: "****6789" }
-
-const collect = (overrides: Partial<PaymentRequest.TryAutoCollection> = {}): PaymentRequest.TryAutoCollection => ({
-  _tag: "TryAutoCollection",
-  paymentRequestId,
-  today: dueDate,
-  account,
-  parties: { companyStatus: "Verified", payerKyc: "Verified" },
-  transferId,
-  at: onDueDate,
-  ...overrides,
-})
 const { account: _noAccount, ...withoutAccount } = collect()
-
-const acceptedAutomatically = (collectedBy: "AutoPay" | "DebitAuth") =>
-  PaymentRequestAccepted.make({
-    paymentRequestId,
-    registrationId: payer,
-    bankAccountId,
-    accountNumberMasked: "****6789",
-    debitAuthAccepted: collectedBy === "DebitAuth",
-    transferId,
-    transferDescription: "Invoice 42: cleaning",
-    collectedBy,
-    at: onDueDate,
-  })
 
 const skipped = (
   reason: Of<"PaymentRequestAutoCollectionSkipped">["reason"],
@@ -97,20 +75,6 @@ const skipped = (
   })
 
 const activeDebitAuth = (limit: number) => ({ active: true, limit: usd(limit) })
-
-/** The payer accepts the request by hand on its due date. */
-const acceptByHand: PaymentRequest.AcceptPaymentRequest = {
-  _tag: "AcceptPaymentRequest",
-  paymentRequestId,
-  registrationId: payer,
-  payerKyc: "Verified",
-  bankAccountId,
-  accountNumberMasked: "****6789",
-  acceptDebitAuth: false,
-  transferDescription: "",
-  transferId,
-  at: onDueDate,
-}
 
 describe("a Pending request with autopay, on its due date", () => {
   it("is skipped once when the company's KYB is not Verified (CompanyNotVerified)", () => {
@@ -262,30 +226,6 @@ describe("a Pending request offering a debit authorization, on its due date", ()
 
 // ---------------------------------------------------------------------------
 // In-app card payment
-
-const payWithCard = (overrides: Partial<PaymentRequest.PayWithCard> = {}): PaymentRequest.PayWithCard => ({
-  _tag: "PayWithCard",
-  paymentRequestId,
-  registrationId: payer,
-  payerKyc: "Verified",
-  cardPaymentId,
-  paymentMethodId: "card_1",
-  brand: "visa",
-  last4: "4242",
-  processorReference: "ch_1",
-  at: onDueDate,
-  ...overrides,
-})
-const paidByCard = PaymentRequestPaidByCard.make({
-  paymentRequestId,
-  registrationId: payer,
-  cardPaymentId,
-  paymentMethodId: "card_1",
-  brand: "visa",
-  last4: "4242",
-  processorReference: "ch_1",
-  at: onDueDate,
-})
 
 describe("a Pending request paid in the app with a card", () => {
   it("is Paid at once, recording the card payment", () => {
