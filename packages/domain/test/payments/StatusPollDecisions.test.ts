@@ -41,6 +41,8 @@ const originated = TransferOriginated.make({ transferId, providerReference: "dw-
 const settled = TransferSettled.make({ transferId, at })
 const refundRequested = TransferRefundRequested.make({ transferId, refundId, amount: Money.make(2_500, "USD"), at })
 const refundOriginated = TransferRefundOriginated.make({ transferId, refundId, providerReference: "dw-r1", at })
+/** A settled transfer whose refund the rail has taken, its outcome not known yet. */
+const refundInFlight = [initiated, originated, settled, refundRequested, refundOriginated]
 
 const unavailable = (when: DateTime.Utc, jitter = 0, refund?: RefundId): Transfer.RecordStatusUnavailable => ({
   _tag: "RecordStatusUnavailable",
@@ -144,7 +146,7 @@ describe("a Settled transfer", () => {
   })
   it("its refund's credit with the rail unavailable: the status question deferred with backoff", () => {
     spec
-      .given([initiated, originated, settled, refundRequested, refundOriginated])
+      .given(refundInFlight)
       .when(unavailable(later, 0, refundId))
       .then([
         TransferStatusDeferred.make({
@@ -162,11 +164,7 @@ describe("a Settled transfer", () => {
     const now = plus(later, hours(72))
     spec
       .given([
-        initiated,
-        originated,
-        settled,
-        refundRequested,
-        refundOriginated,
+        ...refundInFlight,
         TransferStatusDeferred.make({
           transferId,
           refundId,
@@ -191,13 +189,10 @@ describe("a Settled transfer", () => {
   it("an outage or answer about a refund it does not have is refused: the refund is not found", () => {
     const other = "9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e61" as RefundId
     spec
-      .given([initiated, originated, settled, refundRequested, refundOriginated])
+      .given(refundInFlight)
       .when(unavailable(later, 0, other))
       .thenFails({ _tag: "NotFound", entity: "Refund" })
-    spec
-      .given([initiated, originated, settled, refundRequested, refundOriginated])
-      .when(answered(later, other))
-      .thenFails({ _tag: "NotFound", entity: "Refund" })
+    spec.given(refundInFlight).when(answered(later, other)).thenFails({ _tag: "NotFound", entity: "Refund" })
   })
   it("its refund's credit answered after an outage: the refund's outage ends, and a new one counts from its own first failure", () => {
     const refundDeferred = TransferStatusDeferred.make({
@@ -210,20 +205,12 @@ describe("a Settled transfer", () => {
       at,
     })
     spec
-      .given([initiated, originated, settled, refundRequested, refundOriginated, refundDeferred])
+      .given([...refundInFlight, refundDeferred])
       .when(answered(later, refundId))
       .then([TransferStatusResumed.make({ transferId, refundId, at: later })])
     const now = plus(later, hours(1))
     spec
-      .given([
-        initiated,
-        originated,
-        settled,
-        refundRequested,
-        refundOriginated,
-        refundDeferred,
-        TransferStatusResumed.make({ transferId, refundId, at: later }),
-      ])
+      .given([...refundInFlight, refundDeferred, TransferStatusResumed.make({ transferId, refundId, at: later })])
       .when(unavailable(now, 0, refundId))
       .then([
         TransferStatusDeferred.make({
@@ -238,10 +225,7 @@ describe("a Settled transfer", () => {
       ])
   })
   it("its refund's credit answered without an outage: nothing changes", () => {
-    spec
-      .given([initiated, originated, settled, refundRequested, refundOriginated])
-      .when(answered(later, refundId))
-      .thenNothingHappens()
+    spec.given(refundInFlight).when(answered(later, refundId)).thenNothingHappens()
   })
   it("a refund completed: a status outage or answer about it changes nothing", () => {
     const completed = TransferRefundCompleted.make({
@@ -253,16 +237,12 @@ describe("a Settled transfer", () => {
       at: later,
     })
     spec
-      .given([initiated, originated, settled, refundRequested, refundOriginated, completed])
+      .given([...refundInFlight, completed])
       .when(unavailable(plus(later, 1_000), 0, refundId))
       .thenNothingHappens()
     spec
       .given([
-        initiated,
-        originated,
-        settled,
-        refundRequested,
-        refundOriginated,
+        ...refundInFlight,
         TransferStatusDeferred.make({
           transferId,
           refundId,
