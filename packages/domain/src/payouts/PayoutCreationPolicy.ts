@@ -5,8 +5,10 @@
  * entries leave the balance exactly when the payout that carries them exists.
  */
 import * as Policy from "../infrastructure/Policy.ts"
+import * as Payload from "../kernel/Payload.ts"
 import * as Balance from "./Balance.ts"
 import * as Payout from "./Payout.ts"
+import { PayoutEvent } from "./PayoutEvents.ts"
 
 export const policy = Policy.make({
   name: "a company's balance paid out becomes a payout",
@@ -15,18 +17,11 @@ export const policy = Policy.make({
   target: Payout.aggregate,
   react: (event: Balance.Event) => {
     if (event._tag !== "BalancePaidOut") return undefined
+    // The payout's fields picked from the balance's event (a Credit's absent direction stays absent).
     const command: Payout.CreatePayout = {
+      ...Payload.pick(PayoutEvent.cases.PayoutCreated, event),
       _tag: "CreatePayout",
-      payoutId: event.payoutId,
-      companyId: event.companyId,
-      partnerId: event.partnerId,
-      ...(event.direction === undefined ? {} : { direction: event.direction }),
-      amount: event.amount,
-      items: event.items,
-      payoutAccountId: event.payoutAccountId,
-      accountNumberMasked: event.accountNumberMasked,
       arrivalDate: Payout.arrivalDateOf(event.at),
-      at: event.at,
     }
     return { id: event.payoutId, command }
   },

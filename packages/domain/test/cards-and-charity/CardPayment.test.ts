@@ -111,6 +111,60 @@ describe("a card payment not yet registered", () => {
   })
 })
 
+describe("a card payment for a Verified company, under the partner's card fee schedule", () => {
+  const companyId = merchantId as string as CompanyId
+  const company = { companyId, status: "Verified" } as const
+  const forCompany = CardPayment.CardPaymentRegistered.make({ ...details, companyId, at })
+  const cardSchedule = { rail: "Card", percentageBasisPoints: 290, fixed: Money.make(30, "USD") } as const
+  it("records the platform's fee and the schedule that produced it", () => {
+    spec
+      .given([])
+      .when(register({ company, platformFee: Money.make(153, "USD"), feeSchedule: cardSchedule }))
+      .then([
+        CardPayment.CardPaymentRegistered.make({
+          ...forCompany,
+          platformFee: Money.make(153, "USD"),
+          feeSchedule: cardSchedule,
+        }),
+      ])
+  })
+  it("records a fee given without its schedule alone", () => {
+    spec
+      .given([])
+      .when(register({ company, platformFee: Money.make(153, "USD") }))
+      .then([CardPayment.CardPaymentRegistered.make({ ...forCompany, platformFee: Money.make(153, "USD") })])
+  })
+  it("records neither a fee of zero nor its schedule", () => {
+    spec
+      .given([])
+      .when(register({ company, platformFee: Money.make(0, "USD"), feeSchedule: cardSchedule }))
+      .then([forCompany])
+  })
+  it("records the card processor's cost of the payment, the platform's expense", () => {
+    spec
+      .given([])
+      .when(register({ company, providerCost: Money.make(95, "USD") }))
+      .then([CardPayment.CardPaymentRegistered.make({ ...forCompany, providerCost: Money.make(95, "USD") })])
+  })
+})
+
+describe("a card payment for a merchant that is none of the partner's companies", () => {
+  it("records no platform fee nor its schedule, even when given (a fee is kept from a company's money)", () => {
+    spec
+      .given([])
+      .when(
+        register({ platformFee: Money.make(153, "USD"), feeSchedule: { rail: "Card", percentageBasisPoints: 290 } }),
+      )
+      .then([registered])
+  })
+  it("records no processor cost, even when given (only a company's card payment is booked)", () => {
+    spec
+      .given([])
+      .when(register({ providerCost: Money.make(95, "USD") }))
+      .then([registered])
+  })
+})
+
 describe("a registered card payment", () => {
   for (const [detail, changes] of [
     ["partner", { partnerId: "1b8c5c1e-4a1d-4f6e-9a3b-1c2d3e4f5a6f" as PartnerId }],

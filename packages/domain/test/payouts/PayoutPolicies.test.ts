@@ -95,6 +95,36 @@ describe("a company's balance paid out", () => {
     spec.given([entryRecorded]).when(balancePaidOut).then({ id: payoutId, command })
     assert.strictEqual(command.arrivalDate, "2026-03-09")
   })
+  it("as a Debit (a deficit recovered), becomes a Debit payout of the same items and amount", () => {
+    const deficit: ReadonlyArray<Ledger.LedgerEntry> = [
+      {
+        entryId: `${id(12)}:refund`,
+        type: "refund",
+        transferId: id(12) as TransferId,
+        amount: { minorUnits: -2_000, currency: "USD" },
+      },
+    ]
+    const debited = { ...balancePaidOut, direction: "Debit" as const, amount: Money.make(2_000, "USD"), items: deficit }
+    spec
+      .given([])
+      .when(BalancePaidOut.make(debited))
+      .then({
+        id: payoutId,
+        command: {
+          _tag: "CreatePayout",
+          payoutId,
+          companyId,
+          partnerId,
+          direction: "Debit",
+          amount: Money.make(2_000, "USD"),
+          items: deficit,
+          payoutAccountId,
+          accountNumberMasked: "****6789",
+          arrivalDate: Payout.arrivalDateOf(saturday),
+          at: saturday,
+        },
+      })
+  })
   it("an entry recorded issues no payout", () => {
     spec.given([]).when(entryRecorded).thenNothingIsIssued()
     assert.isUndefined(creation.react(entryRecorded, Balance.initialState))
