@@ -20,6 +20,7 @@ import { type Aggregate, accept, byCommand, byEvent, type Decision, nothing, ref
 import { AlreadyExists, type DomainError, NotFound, RuleViolated, ValidationFailed } from "../kernel/DomainError.ts"
 import type { CompanyId, DebitAuthId, PartnerId, PaymentRequestId, RegistrationId } from "../kernel/Ids.ts"
 import * as Money from "../kernel/Money.ts"
+import * as Payload from "../kernel/Payload.ts"
 import * as AuthorizationEvidence from "./AuthorizationEvidence.ts"
 import {
   DebitAuthDisabled,
@@ -30,6 +31,7 @@ import {
   DebitAuthorized,
   DebitAuthRevoked,
   DebitAuthSet,
+  PayerEvidence,
 } from "./DebitAuthEvents.ts"
 
 export * from "./DebitAuthEvents.ts"
@@ -350,13 +352,13 @@ export const evolve: (state: State, event: Event) => State = byEvent<Event, Stat
       registrationId: event.registrationId,
       limit: event.limit,
       authorizedDebits: {},
-      ...(event.authorization === undefined ? {} : { authorization: event.authorization }),
+      ...Payload.pick(PayerEvidence, event),
     }
   },
   DebitAuthLimitUpdated: (state, event) =>
-    state._tag === "Initial" ? state : { ...state, limit: event.limit, ...evidenceOfEvent(event) },
+    state._tag === "Initial" ? state : { ...state, limit: event.limit, ...Payload.pick(PayerEvidence, event) },
   DebitAuthEnabled: (state, event) =>
-    state._tag === "Initial" ? state : { ...state, _tag: "Active", ...evidenceOfEvent(event) },
+    state._tag === "Initial" ? state : { ...state, _tag: "Active", ...Payload.pick(PayerEvidence, event) },
   DebitAuthDisabled: (state) => (state._tag === "Initial" ? state : { ...state, _tag: "Disabled" }),
   DebitAuthRevoked: (state, event) =>
     state._tag === "Initial" ? state : { ...state, _tag: "Revoked", returnCode: event.returnCode },
@@ -365,11 +367,6 @@ export const evolve: (state: State, event: Event) => State = byEvent<Event, Stat
       ? state
       : { ...state, authorizedDebits: { ...state.authorizedDebits, [event.paymentRequestId]: event.amount } },
 })
-
-const evidenceOfEvent = (event: {
-  readonly authorization?: AuthorizationEvidence.AuthorizationEvidence
-}): { readonly authorization?: AuthorizationEvidence.AuthorizationEvidence } =>
-  event.authorization === undefined ? {} : { authorization: event.authorization }
 
 export const aggregate: Aggregate<Command, Event, State, DomainError> = {
   name: "DebitAuth",

@@ -11,8 +11,11 @@ import { CompanyId, DebitAuthId, PartnerId, PaymentRequestId, RegistrationId } f
 import { Money } from "../kernel/Money.ts"
 import { AuthorizationEvidence } from "./AuthorizationEvidence.ts"
 
-/** The evidence of the payer's authorization, on the events the payer causes (absent on older events). */
-const evidence = { authorization: Schema.optionalKey(AuthorizationEvidence) }
+/**
+ * The evidence of the payer's authorization, on the events the payer causes (absent on older events):
+ * spread into those events, picked from them by the state (`Payload.pick`).
+ */
+export const PayerEvidence = Schema.Struct({ authorization: Schema.optionalKey(AuthorizationEvidence) })
 
 /** Who a debit authorization binds: it, its partner, the company it lets debit and the payer. */
 export const DebitAuthParties = Schema.Struct({
@@ -29,11 +32,11 @@ export type DebitAuthParties = typeof DebitAuthParties.Type
  */
 export const DebitAuthEvent = unionOf(DebitAuthParties.fields, {
   /** The payer authorized the company to debit up to `limit` per debit; the authorization starts enabled. */
-  DebitAuthSet: { ...evidence, limit: Money },
+  DebitAuthSet: { ...PayerEvidence.fields, limit: Money },
   /** The limit per debit changed from `previousLimit` to `limit`. */
-  DebitAuthLimitUpdated: { ...evidence, previousLimit: Money, limit: Money },
+  DebitAuthLimitUpdated: { ...PayerEvidence.fields, previousLimit: Money, limit: Money },
   /** A disabled authorization was enabled again: debits within the limit are authorized. */
-  DebitAuthEnabled: evidence,
+  DebitAuthEnabled: PayerEvidence.fields,
   /** The authorization was disabled: no debit is authorized until it is enabled again. */
   DebitAuthDisabled: {},
   /** A debit of `amount` for a payment request was authorized under the limit in force (`limit`). */

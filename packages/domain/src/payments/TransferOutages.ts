@@ -133,10 +133,13 @@ export const statusUnavailable = (command: RecordStatusUnavailable, state: State
 export const statusAnswered = (command: RecordStatusAnswered, state: State): Decision<Event> => {
   if (state._tag === "Initial") return notFound
   const transferId = state.details.transferId
-  if (command.refundId === undefined)
-    return state._tag === "Pending" && state.statusAttempts !== undefined
-      ? accept({ _tag: "TransferStatusResumed", transferId, at: command.at })
-      : nothing
+  if (command.refundId === undefined) {
+    // Stryker disable next-line ConditionalExpression: equivalent, only a Pending transfer holds statusAttempts (the test narrows the type)
+    if (state._tag !== "Pending") return nothing
+    return state.statusAttempts === undefined
+      ? nothing
+      : accept({ _tag: "TransferStatusResumed", transferId, at: command.at })
+  }
   const named = refundNamed(state, command.refundId)
   if ("refusal" in named) return named.refusal
   return named.refund.status === "Pending" && named.refund.statusAttempts !== undefined

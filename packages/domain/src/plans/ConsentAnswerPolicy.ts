@@ -17,13 +17,13 @@ export const consentPolicy = (
   if (event._tag === "ConsentRequested") return undefined
   const { paymentPlanId, consentId, at } = event
   if (event._tag === "ConsentAccepted") return { _tag: "RecordConsentAccepted", paymentPlanId, consentId, at }
+  const withdrawn = { _tag: "RecordConsentWithdrawn", paymentPlanId, consentId, at } as const
+  if (event._tag === "ConsentDeclined") return { ...withdrawn, withdrawal: "Declined" }
+  // Only a revocation carries a return code (an unauthorized return revoked it).
   return {
-    _tag: "RecordConsentWithdrawn",
-    paymentPlanId,
-    consentId,
-    withdrawal: event._tag === "ConsentDeclined" ? "Declined" : "Revoked",
-    ...(event._tag === "ConsentRevoked" && event.returnCode !== undefined ? { returnCode: event.returnCode } : {}),
-    at,
+    ...withdrawn,
+    withdrawal: "Revoked",
+    ...(event.returnCode === undefined ? {} : { returnCode: event.returnCode }),
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The optional business type of a company at creation (issue 35 §3): one of
  * llc, corporation, soleProprietorship, partnership, recorded with the
- * company; absent stays absent (the KYB provider is told corporation); any
+ * company; absent (or null) stays absent (the KYB provider is told corporation); any
  * other value is refused naming `businessType`.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -20,6 +20,10 @@ describe("a company's business type at creation", () => {
   })
   it("absent stays absent", () => {
     const validated = Company.validateRegistration(body({}), at)
+    assert.isTrue(validated._tag === "Success" && !("businessType" in validated.success))
+  })
+  it("null stays absent, as one not sent", () => {
+    const validated = Company.validateRegistration(body({ businessType: null }), at)
     assert.isTrue(validated._tag === "Success" && !("businessType" in validated.success))
   })
   it("another value is refused, naming businessType", () => {

@@ -3,7 +3,9 @@
  * decider's specs do not reach: a location body that is not an object is
  * refused naming the body (the add-location endpoint) or the location's path
  * in a registration; and a registration validated once is recognised as such
- * (the use case validates the request, the decider does not check it again).
+ * (the use case validates the request, the decider does not check it again);
+ * a registration's metadata is kept as sent, none when null, and refused
+ * naming `metadata` or the bad key.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Result } from "effect"
@@ -60,5 +62,39 @@ describe("a request validateRegistration did not accept", () => {
   it("that is not an object (null, a text) is not already validated", () => {
     assert.isUndefined(CompanyValidation.alreadyValidated(null, at))
     assert.isUndefined(CompanyValidation.alreadyValidated("acme-001", at))
+  })
+})
+
+describe("a registration with metadata", () => {
+  const at = DateTime.makeUnsafe("2026-03-01T10:00:00.000Z")
+  const validated = (metadata: unknown) =>
+    CompanyValidation.validateRegistration(Fixtures.companyRegistrationBody({ metadata }), at)
+
+  it("keeps the metadata as sent when it keeps the metadata rules", () => {
+    const result = validated({ merchantRef: "M-1", region: "west" })
+    assert.deepStrictEqual(Result.isSuccess(result) ? result.success.metadata : undefined, {
+      merchantRef: "M-1",
+      region: "west",
+    })
+  })
+  it("of null holds no metadata, as one sent without", () => {
+    const result = validated(null)
+    assert.isTrue(Result.isSuccess(result) && !("metadata" in result.success))
+  })
+  it("that is not an object is refused naming metadata", () => {
+    assert.deepStrictEqual(issuesOf(validated(["M-1"])), [
+      { field: "metadata", message: "must be an object of string values" },
+    ])
+  })
+  it("holding a value that is not a string is refused naming its key, once", () => {
+    assert.deepStrictEqual(issuesOf(validated({ merchantRef: 7, region: "west" })), [
+      { field: "metadata.merchantRef", message: "must be a string" },
+    ])
+  })
+  it("breaking the metadata rules is refused naming the key", () => {
+    const key = "k".repeat(41)
+    assert.deepStrictEqual(issuesOf(validated({ [key]: "v" })), [
+      { field: `metadata.${key}`, message: "must be a key of 1 to 40 characters" },
+    ])
   })
 })

@@ -268,6 +268,11 @@ describe("an event that does not fit the state leaves it unchanged", () => {
       .given([])
       .ignores(DebitAuth.DebitAuthorized.make({ ...parties, paymentRequestId, amount: usd(1), limit: usd(2), at }))
   })
+  it("a revocation (an unauthorized return) of an authorization never set", () => {
+    spec
+      .given([])
+      .ignores(DebitAuth.DebitAuthRevoked.make({ ...parties, returnCode: "R10", reason: "unauthorized", at }))
+  })
 })
 
 // ---------------------------------------------------------------------------

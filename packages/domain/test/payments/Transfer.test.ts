@@ -25,6 +25,7 @@ import {
   TransferFailed,
   TransferInitiated,
   TransferOriginated,
+  TransferOriginationDeferred,
   TransferRefundCompleted,
   TransferRefunded,
   TransferRefundFailed,
@@ -34,6 +35,7 @@ import {
   TransferReimbursementApplied,
   TransferReturned,
   TransferSettled,
+  TransferStatusDeferred,
 } from "../../src/payments/TransferEvents.ts"
 import { DeciderSpecification, PropertyParams } from "../../src/testing/index.ts"
 
@@ -1066,6 +1068,13 @@ describe("more events that do not fit the state leave it unchanged", () => {
     spec.given([initiated]).ignores(refundFailed(refund1, 1_000))
     spec.given([initiated]).ignores(reimbursed)
     spec.given([initiated, settled]).ignores(reimbursed)
+  })
+  it("a deferral of the debit's origination or status question, for a transfer no longer Pending", () => {
+    const outage = { transferId, failures: 1, firstFailedAt: later, retryAt: later, reason: "rail down", at: later }
+    spec.given([initiated, settled]).ignores(TransferOriginationDeferred.make(outage))
+    spec.given([initiated, failed]).ignores(TransferOriginationDeferred.make(outage))
+    spec.given([initiated, originated, settled]).ignores(TransferStatusDeferred.make(outage))
+    spec.given([initiated, originated, failed]).ignores(TransferStatusDeferred.make(outage))
   })
 })
 

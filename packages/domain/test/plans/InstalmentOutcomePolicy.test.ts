@@ -93,6 +93,20 @@ describe("a transfer's outcome reaches the plan instalment it collects", () => {
       })
   })
 
+  it("a transfer the rail refused (no ACH return) makes its plan record the instalment Failed with no return code", () => {
+    const refused = TransferFailed.make({ transferId, reason: "refused by the rail", at })
+    assert.deepStrictEqual(policy.react(refused, fold(Transfer.aggregate, [initiated, refused])), {
+      id: paymentPlanId,
+      command: {
+        _tag: "RecordInstalmentOutcome",
+        paymentPlanId,
+        transferId,
+        outcome: { _tag: "Failed", reason: "refused by the rail" },
+        at,
+      },
+    })
+  })
+
   it("a returned transfer makes its plan record the instalment Returned with the code and its reason", () => {
     spec
       .given([initiated, settled])

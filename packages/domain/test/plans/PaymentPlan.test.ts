@@ -807,6 +807,16 @@ describe("an instalment collected through a transfer", () => {
       .when(collect("2026-02-15", on("2026-02-15"), { transferId: transfer2 }))
       .then([collected("2026-02-15", 2, on("2026-02-15"), { transferId: transfer2 })])
   })
+  it("is Failed without a return code when the rail refused its transfer (no ACH return)", () => {
+    const refused = { _tag: "Failed", reason: "refused by the rail" } as const
+    const failedWithoutCode: PaymentPlanEvent = {
+      _tag: "InstalmentFailed",
+      ...instalment,
+      reason: "refused by the rail",
+      at: on("2026-01-17"),
+    }
+    spec.given(byTransfer).when(outcome(refused)).then([failedWithoutCode])
+  })
   it("keeps its first outcome: a repeated or contradicting outcome changes nothing", () => {
     spec
       .given([...byTransfer, settled])
