@@ -34,6 +34,14 @@ describe("the sandbox clocks of two partners", () => {
     }),
   )
 
+  it.effect("a partner that never advanced runs on the base clock, even inside an advanced partner's time", () =>
+    Effect.gen(function* () {
+      const sandbox = SandboxClock.make(fixed(1_000_000))
+      yield* sandbox.advance(partnerA, 5_000)
+      assert.deepStrictEqual(yield* sandbox.within(partnerA, sandbox.within(partnerB, now)), [1_000_000, 1_000_000])
+    }),
+  )
+
   it.effect("a partner's time never moves backwards", () =>
     Effect.gen(function* () {
       const sandbox = SandboxClock.make(fixed(0))

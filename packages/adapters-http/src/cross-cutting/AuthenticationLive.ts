@@ -9,8 +9,8 @@
  * already verified this very token (`CurrentBearerVerification`), its
  * outcome is reused.
  */
-import { Held, Tenancy } from "@partnerpay/domain"
-import { Effect, Layer, Redacted } from "effect"
+import { Tenancy } from "@partnerpay/domain"
+import { Context, Effect, Layer, Redacted } from "effect"
 import { Authentication } from "./Authentication.ts"
 import { Caller } from "./Caller.ts"
 import { CurrentBearerVerification } from "./CallerResolution.ts"
@@ -36,11 +36,14 @@ export const AuthenticationLive: Layer.Layer<Authentication, never, Tokens> = La
                 Effect.andThen(Effect.fail(Problem.unauthorized())),
               ),
             onSuccess: (caller) =>
-              httpEffect.pipe(
-                Effect.provideService(Caller, caller),
-                // Usually held already (CallerResolution provided it for the same token): no second overlay.
-                Held.provideService(Tenancy.CurrentPartner, caller.partnerId),
-              ),
+              // One context update: the caller, and its partner unless held already (CallerResolution
+              // provided it for the same token: no second overlay).
+              Effect.updateContext(httpEffect, (context: Context.Context<never>) => {
+                const withCaller = Context.add(context, Caller, caller)
+                return Context.getOrUndefined(withCaller, Tenancy.CurrentPartner) === caller.partnerId
+                  ? withCaller
+                  : Context.add(withCaller, Tenancy.CurrentPartner, caller.partnerId)
+              }),
           }),
         ),
     })

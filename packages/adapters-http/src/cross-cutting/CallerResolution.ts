@@ -51,21 +51,26 @@ const reusable = (app: App, token: string, outcome: BearerVerification["outcome"
 export const step =
   (tokens: Tokens["Service"]): Step =>
   (next: Handler): Handler => {
-    const identified = Effect.fnUntraced(function* (incoming: Incoming, token: string) {
-      const outcome = yield* Effect.result(tokens.verify(token))
-      if (outcome._tag === "Failure") return yield* reusable(next(incoming), token, outcome)
-      const caller = outcome.success
-      incoming.caller = Option.some(caller)
-      // The access line names the partner (RequestRecord.ts).
-      const record = yield* CurrentRequestRecord
-      if (record !== undefined) record.partnerId = caller.partnerId
-      // A partner's request from here on: what the storage adapters read and write is that partner's.
-      return yield* Effect.provideService(
-        reusable(next(incoming), token, outcome),
-        Tenancy.CurrentPartner,
-        caller.partnerId,
-      )
-    })
+    const identified = (incoming: Incoming, token: string): App =>
+      Effect.flatMap(Effect.result(tokens.verify(token)), (outcome) => {
+        if (outcome._tag === "Failure") return reusable(next(incoming), token, outcome)
+        const caller = outcome.success
+        incoming.caller = Option.some(caller)
+        return Effect.withFiber((fiber) => {
+          // The access line names the partner (RequestRecord.ts).
+          const record = fiber.getRef(CurrentRequestRecord)
+          if (record !== undefined) record.partnerId = caller.partnerId
+          // A partner's request from here on: what the storage adapters read and write is that partner's.
+          // Both in one context update: the verification the route reuses, and the partner.
+          return Effect.updateContext(next(incoming), (context: Context.Context<never>) =>
+            Context.add(
+              Context.add(context, CurrentBearerVerification, { token, outcome }),
+              Tenancy.CurrentPartner,
+              caller.partnerId,
+            ),
+          )
+        })
+      })
     return (incoming) => {
       const token = bearerToken(incoming.request.headers.authorization)
       return token === undefined ? next(incoming) : identified(incoming, token)

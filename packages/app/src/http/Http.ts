@@ -66,12 +66,14 @@ const logAccess = (
 export const requestLogging = <E, R>(
   httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+  Effect.withFiber((fiber) => {
+    const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
     const headers = request.headers
     const record = new RequestRecord.RequestRecord(
       RequestRecord.fromHeaders(headers["x-correlation-id"], headers.traceparent) ?? crypto.randomUUID(),
     )
     const started = performance.now()
+    const annotations = { ...fiber.getRef(References.CurrentLogAnnotations), requestId: record.correlationId }
     return httpEffect.pipe(
       Effect.tap((response) => logAccess(request, response, record, started)),
       Effect.tapCause((cause) =>
@@ -82,8 +84,14 @@ export const requestLogging = <E, R>(
               Effect.annotateLogs({ method: request.method, path: pathOf(request.url) }),
             ),
       ),
-      Effect.annotateLogs("requestId", record.correlationId),
-      Effect.provideService(RequestRecord.CurrentRequestRecord, record),
+      // The `requestId` of every line logged while serving, and the record: one context update for both.
+      Effect.updateContext((context: Context.Context<R>) =>
+        Context.add(
+          Context.add(context, References.CurrentLogAnnotations, annotations),
+          RequestRecord.CurrentRequestRecord,
+          record,
+        ),
+      ),
     )
   })
 

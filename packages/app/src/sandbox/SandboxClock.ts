@@ -90,8 +90,11 @@ export const offsetClock = (base: Clock.Clock, offset: () => number): Clock.Cloc
   }
 }
 
-/** The real clock (Effect's default), e.g. for a worker that must not follow the sandbox clock. */
-export const realClock: Clock.Clock = Clock.Clock.defaultValue()
+/**
+ * The real clock (Effect's default, the very instance a fiber reads when no clock is provided), e.g. for
+ * a worker that must not follow the sandbox clock.
+ */
+export const realClock: Clock.Clock = Context.get(Context.empty(), Clock.Clock)
 
 /** How often an instance reads the stored offsets again (the bound on an advance made elsewhere). */
 export const refreshMillis = 2_000
@@ -187,11 +190,16 @@ export const make = (
           }),
         ),
       clockFor,
-      // A partner that never advanced runs on the base clock itself (no clock made per request).
+      // A partner that never advanced runs on the base clock itself (no clock made per request), and a
+      // fiber already on the wanted clock gets no second overlay (a request's token is verified on it).
       within: (partnerId, self) =>
         partnerId === undefined
           ? self
-          : Effect.provideService(self, Clock.Clock, offsets.has(partnerId) ? clockFor(partnerId) : base),
+          : offsets.has(partnerId)
+            ? Effect.provideService(self, Clock.Clock, clockFor(partnerId))
+            : Effect.withFiber((fiber) =>
+                fiber.getRef(Clock.Clock) === base ? self : Effect.provideService(self, Clock.Clock, base),
+              ),
       latestMillis: Effect.sync(() => base.currentTimeMillisUnsafe() + Math.max(0, ...offsets.values())),
     }),
     learn,
@@ -314,14 +322,13 @@ const readPartnerClaim = (token: string): string | undefined => {
 export const requestClock = <E, R>(
   httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.flatMap(
-    Effect.all([HttpServerRequest.HttpServerRequest, Effect.serviceOption(SandboxClock)]),
-    ([request, clocks]) => {
-      if (Option.isNone(clocks) || clocks.value === none) return httpEffect
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")
-      return clocks.value.within(match === null ? undefined : partnerClaimOf(match[1]!), httpEffect)
-    },
-  )
+  Effect.withFiber((fiber) => {
+    const clocks = Context.getOrUndefined(fiber.context, SandboxClock)
+    if (clocks === undefined || clocks === none) return httpEffect
+    const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")
+    return clocks.within(match === null ? undefined : partnerClaimOf(match[1]!), httpEffect)
+  })
 
 /** Tokens issued, renewed and verified on their partner's clock. */
 export const partnerTokens: Layer.Layer<Tokens.Tokens, never, Tokens.Tokens | SandboxClock> = Layer.effect(
