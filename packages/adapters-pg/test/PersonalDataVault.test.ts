@@ -178,6 +178,33 @@ describe("the vault's key cache", () => {
       assert.deepStrictEqual(reads, ["customer:a"])
     }),
   )
+  it.effect("forgets the values a key opened with the key: another process's erasure is seen once it expires", () =>
+    Effect.gen(function* () {
+      const table = PgPersonalDataVault.memoryTable()
+      const reader = PgPersonalDataVault.make(master, table, { cacheMillis: -1 })
+      const other = PgPersonalDataVault.make(master, table)
+      const sealed = yield* other.seal("customer:a", "Grace Hopper")
+      assert.deepStrictEqual(yield* reader.open("customer:a", sealed), Option.some("Grace Hopper"))
+      assert.deepStrictEqual(yield* reader.open("customer:a", sealed), Option.some("Grace Hopper"))
+      yield* other.erase("customer:a")
+      yield* other.seal("customer:a", "new data")
+      assert.deepStrictEqual(yield* reader.open("customer:a", sealed), Option.none())
+    }),
+  )
+
+  it.effect("keeps at most maxOpenedPerKey opened values per subject, each still read right", () =>
+    Effect.gen(function* () {
+      const vault = PgPersonalDataVault.makeMemory(master)
+      const texts = Array.from({ length: PgPersonalDataVault.maxOpenedPerKey * 2 + 1 }, (_, i) => `value ${i}`)
+      const sealed = yield* Effect.forEach(texts, (text) => vault.seal("customer:a", text))
+      for (let round = 0; round < 2; round++) {
+        const opened = yield* Effect.forEach(sealed, (value) => vault.open("customer:a", value))
+        assert.deepStrictEqual(opened, texts.map(Option.some))
+      }
+      yield* vault.erase("customer:a")
+      assert.deepStrictEqual(yield* vault.open("customer:a", sealed[0]!), Option.none())
+    }),
+  )
 })
 
 describe("a full key cache", () => {
