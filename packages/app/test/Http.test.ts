@@ -5,7 +5,7 @@
  * valid), and log lines whose message is always a string.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { RequestRecord } from "@partnerpay/adapters-http"
+import { RequestRecord, Server } from "@partnerpay/adapters-http"
 import { Effect, Layer, Tracer } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import * as Http from "../src/http/Http.ts"
@@ -41,6 +41,7 @@ const serveAndGet = (
   },
   path: string,
   headers: Record<string, string> = {},
+  routes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Route,
 ) =>
   Effect.gen(function* () {
     const lines: Array<string> = []
@@ -55,7 +56,7 @@ const serveAndGet = (
       return response.status
     }).pipe(
       Effect.provide(
-        Http.serve(Route, { port: 0, host: "127.0.0.1", tracing: options.tracing }).pipe(
+        Http.serve(routes, { port: 0, host: "127.0.0.1", tracing: options.tracing }).pipe(
           Layer.provide(Layer.succeed(Tracer.Tracer, options.tracer)),
           Layer.provide(Logging.layer("Info", (line) => lines.push(line), options.logFormat)),
         ),
@@ -82,6 +83,24 @@ describe("HTTP serving", () => {
       assert.strictEqual(status, 200)
       assert.include(created, "HttpTest.handler")
       assert.isAbove(created.length, 1)
+    }),
+  )
+
+  it.live("runs around the router's own middleware: an unknown route's 404 names the id of its access line", () =>
+    Effect.gen(function* () {
+      const { tracer } = countingTracer()
+      const { status, lines, header } = yield* serveAndGet(
+        { tracing: false, tracer },
+        "/no-such-route",
+        {},
+        Layer.merge(Route, Server.RouterProblems),
+      )
+      assert.strictEqual(status, 404)
+      const access = lines.filter((line) => line.includes('"message":"request"'))
+      assert.strictEqual(access.length, 1)
+      const line = JSON.parse(access[0]!) as { annotations: Record<string, unknown> }
+      assert.strictEqual(line.annotations.status, 404)
+      assert.strictEqual(header, line.annotations.requestId)
     }),
   )
 
