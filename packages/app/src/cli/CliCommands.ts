@@ -69,7 +69,10 @@ export const describeFailure = (cause: Cause.Cause<unknown>): string => {
 /** Runs `effect` on the configured database (connection only: no migration). */
 const onDatabase = Traced.fn("CliCommands.onDatabase")(function* <A, E, R>(effect: Effect.Effect<A, E, R>) {
   const config = yield* Config.load
-  return yield* Effect.provide(effect, Database.layer(config.database) as Layer.Layer<Exclude<R, never>, unknown>)
+  return yield* Effect.provide(
+    effect,
+    Database.layerForCommands(config.database) as Layer.Layer<Exclude<R, never>, unknown>,
+  )
 })
 
 /** Runs `effect` with the service's domain stack (migrations applied first, as at service start). */
@@ -82,7 +85,7 @@ const withDomain = Traced.fn("CliCommands.withDomain")(function* <
   return yield* Effect.provide(
     Effect.provideService(effect, WebhookTarget.WebhookTargetPolicy, WebhookTarget.policyOf(config)),
     Domain.layerWith(config).pipe(
-      Layer.provideMerge(Database.layer(config.database)),
+      Layer.provideMerge(Database.layerForCommands(config.database)),
       Layer.provide(TokenSecret.pepperLayer(config)),
     ) as Layer.Layer<Domain.DomainPorts | Domain.DomainRequirements, unknown>,
   )
@@ -379,7 +382,7 @@ const rotateMaster = Command.make(
     const next = yield* DataKey.resolveNew
     const rewrapped = yield* Effect.provide(
       Effect.andThen(Migrations.run, PgPersonalDataVault.rotateMaster(current, next)),
-      Database.layer(config.database),
+      Database.layerForCommands(config.database),
     )
     const keyFile = yield* DataKey.replaceSandboxFile(config, next)
     yield* print(

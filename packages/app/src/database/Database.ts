@@ -46,6 +46,23 @@ export const layer = (database: DatabaseConfig) =>
         }),
       )
 
+/**
+ * The connection layer of an operator command (`src/cli.ts`): on a PostgreSQL server, sessions that are
+ * not shared between statements (`multiplex: false`). A command runs one statement or one transaction at
+ * a time, so sharing buys it nothing; and a transaction pinned on a shared session while the pool opens
+ * another (a command's first statements run beside its instance heartbeat) could wait for ever:
+ * CliPersonalData's `projections rebuild` hung in 3 of 12 runs under load with shared sessions, none in
+ * 12 without (docs/decisions.md).
+ */
+export const layerForCommands = (database: DatabaseConfig) =>
+  database._tag === "Postgres"
+    ? PgDatabase.layerPostgres(Redacted.value(database.url), {
+        multiplex: false,
+        timeouts: database.timeouts,
+        startupParameters: { application_name: "partnerpay" },
+      })
+    : layer(database)
+
 /** Connections of the background workers' own pool on a PostgreSQL server (see `layerBackground`). */
 export const backgroundConnections = 3
 
