@@ -1,7 +1,7 @@
 /**
  * The runtime flags of the service, in one place: `./pnpm start`, `pnpm start` and the operator's bundle
  * (`node DIR/main.js`) all start it through `start.ts`, which applies them (README.md "Memory"):
- * - V8: a small young generation (`--max-semi-space-size=8`), an old-space ceiling
+ * - V8: a bounded young generation (`--max-semi-space-size=16`), an old-space ceiling
  *   (`--max-old-space-size=1024`) and one background compiler thread (`--v8-pool-size=1`);
  * - glibc malloc: two arenas, trimming and mmap thresholds that give freed memory back
  *   (`MALLOC_ARENA_MAX`, `MALLOC_TRIM_THRESHOLD_`, `MALLOC_MMAP_THRESHOLD_`), read by the C library
@@ -12,7 +12,7 @@
 
 /** The V8 flags, before the entry point. */
 export const nodeFlags: ReadonlyArray<string> = [
-  "--max-semi-space-size=8",
+  "--max-semi-space-size=16",
   "--max-old-space-size=1024",
   "--v8-pool-size=1",
 ]

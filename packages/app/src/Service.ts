@@ -49,6 +49,7 @@ import * as Telemetry from "./observability/Telemetry.ts"
 import * as Admin from "./operator/Admin.ts"
 import * as ProviderGuard from "./providers/ProviderGuard.ts"
 import * as ProviderPorts from "./providers/ProviderPorts.ts"
+import * as StartupMemory from "./StartupMemory.ts"
 import * as Partners from "./sandbox/Partners.ts"
 import * as SandboxCards from "./sandbox/SandboxCards.ts"
 import * as SandboxClock from "./sandbox/SandboxClock.ts"
@@ -500,7 +501,9 @@ const metricsListener = (config: AppConfig) => {
 export const main = Traced.fn("Service.main")(function* (startedAt: number = Date.now()) {
   const config = yield* load
   const tokenSecret = yield* TokenSecret.resolve(config)
-  yield* Layer.launch(makeLayer(config, tokenSecret, startedAt)).pipe(
+  // The service process only (tests build `makeLayer` in their own process): start-up's memory given back.
+  const service = makeLayer(config, tokenSecret, startedAt).pipe(Layer.tap(() => StartupMemory.release))
+  yield* Layer.launch(service).pipe(
     Effect.ensuring(Effect.logInfo("partnerpay stopped")),
     Effect.provide(Logging.layer(config.logLevel, undefined, config.logFormat)),
   )

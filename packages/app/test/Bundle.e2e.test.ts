@@ -90,6 +90,6 @@ describe.skipIf(!postgresAvailable)("the operator's bundle", () => {
     assert.strictEqual(ready.status, 200, output.join(""))
     // The runtime flags of ./pnpm start (RuntimeFlags.ts): the same process, re-executed under them.
     const command = readFileSync(`/proc/${service.pid}/cmdline`, "utf8").split("\0")
-    assert.includeMembers(command, ["--max-semi-space-size=8", "--max-old-space-size=1024", "--v8-pool-size=1"])
+    assert.includeMembers(command, ["--max-semi-space-size=16", "--max-old-space-size=1024", "--v8-pool-size=1"])
   }, 300_000)
 })
