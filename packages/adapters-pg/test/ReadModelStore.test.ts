@@ -2,6 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ReadModel, Tenancy } from "@partnerpay/domain"
 import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
 import * as Migrations from "../src/Migrations.ts"
 import * as PgReadModelStore from "../src/PgReadModelStore.ts"
 import { readModelStoreContract } from "./ReadModelStoreContract.ts"
@@ -34,6 +35,60 @@ for (const database of databases) {
           )
           // Outside a partner's request (workers, the CLI) every document is found.
           assert.isTrue(yield* found("theirs"))
+        }),
+      )
+    })
+  })
+
+  describe(`a document read again (${database.name})`, () => {
+    const dataOf = (store: ReadModel.ReadModelStore["Service"], collection: string, id: string) =>
+      Effect.map(store.get(collection, id), (found) => Option.getOrThrow(found).data)
+    const index = { partnerId: "p-1", keys: {}, sortKey: "a" }
+    const withSql = PgReadModelStore.layer.pipe(
+      Layer.provideMerge(Migrations.layer),
+      Layer.provideMerge(database.layer()),
+    )
+
+    it.layer(withSql, { timeout: 120_000 })((it) => {
+      it.effect("is answered from the store's memory while its revision is unchanged, frozen", () =>
+        Effect.gen(function* () {
+          const store = yield* ReadModel.ReadModelStore
+          const collection = `c_${crypto.randomUUID()}`
+          yield* store.put({ collection, id: "d", data: { n: 1 }, index })
+          const first = yield* dataOf(store, collection, "d")
+          const again = yield* dataOf(store, collection, "d")
+          assert.strictEqual(again, first)
+          assert.isTrue(Object.isFrozen(again))
+          assert.deepStrictEqual(again, { n: 1 })
+        }),
+      )
+
+      it.effect("is read anew once another writer (another instance) changed it", () =>
+        Effect.gen(function* () {
+          const store = yield* ReadModel.ReadModelStore
+          const otherInstance = yield* PgReadModelStore.make
+          const collection = `c_${crypto.randomUUID()}`
+          yield* store.put({ collection, id: "d", data: { n: 1 }, index })
+          assert.deepStrictEqual(yield* dataOf(store, collection, "d"), { n: 1 })
+          yield* otherInstance.put({ collection, id: "d", data: { n: 2 }, index })
+          assert.deepStrictEqual(yield* dataOf(store, collection, "d"), { n: 2 })
+          yield* otherInstance.delete(collection, "d")
+          assert.isTrue(Option.isNone(yield* store.get(collection, "d")))
+        }),
+      )
+
+      it.effect("is read anew each time when no write of a store gave it a revision (a migration's row)", () =>
+        Effect.gen(function* () {
+          const store = yield* ReadModel.ReadModelStore
+          const sql = yield* SqlClient
+          const collection = `c_${crypto.randomUUID()}`
+          yield* sql`INSERT INTO read_models (collection, id, partner_id, keys, sort_key, data)
+                     VALUES (${collection}, 'd', 'p-1', '{}'::jsonb, 'a', '{"n":1}'::jsonb)`
+          assert.deepStrictEqual(yield* dataOf(store, collection, "d"), { n: 1 })
+          yield* sql`UPDATE read_models SET data = '{"n":2}'::jsonb WHERE collection = ${collection} AND id = 'd'`
+          const data = yield* dataOf(store, collection, "d")
+          assert.deepStrictEqual(data, { n: 2 })
+          assert.isFalse(Object.isFrozen(data))
         }),
       )
     })

@@ -283,25 +283,58 @@ export const sealRecord = Effect.fnUntraced(function* (
   return out === undefined ? data : { ...(out.result() as Json), [sealedKey]: groups }
 })
 
-/** Opens a record sealed by `sealRecord`: its fields back, or "[erased]" for an erased subject's fields. */
-export const openRecord = Effect.fnUntraced(function* (
-  vault: PersonalDataVault["Service"],
-  data: unknown,
-): Effect.fn.Return<unknown, EventStoreUnavailable> {
-  if (!isObject(data) || !(sealedKey in data)) return data
-  const { [sealedKey]: groups, ...rest } = data
+/** A sealed record as opened, with the plaintexts it was opened from (undefined: an erased subject's). */
+interface OpenedRecord {
+  readonly plaintexts: ReadonlyArray<string | undefined>
+  readonly record: unknown
+}
+
+/** The record `data` with each group's fields set from its plaintext (or "[erased]"). */
+const withOpened = (
+  data: Readonly<Record<string, unknown>>,
+  groups: ReadonlyArray<SealedGroup>,
+  plaintexts: ReadonlyArray<string | undefined>,
+): unknown => {
+  const { [sealedKey]: _sealed, ...rest } = data
   // `rest` is a fresh copy already: edited in place.
   const out = editor(rest, true)
-  for (const group of groups as ReadonlyArray<SealedGroup>) {
-    const opened = yield* vault.open(group.subject, group.sealed)
-    const values: ReadonlyArray<unknown> = Option.isSome(opened)
-      ? (JSON.parse(opened.value) as ReadonlyArray<unknown>)
-      : group.paths.map(() => erased)
+  groups.forEach((group, g) => {
+    const plaintext = plaintexts[g]
+    const values: ReadonlyArray<unknown> =
+      plaintext === undefined ? group.paths.map(() => erased) : (JSON.parse(plaintext) as ReadonlyArray<unknown>)
     group.paths.forEach((path, index) => {
       out.edit(path, values[index] ?? erased)
     })
-  }
+  })
   return out.result()
+}
+
+const samePlaintexts = (a: ReadonlyArray<string | undefined>, b: ReadonlyArray<string | undefined>): boolean =>
+  a.length === b.length && a.every((plaintext, index) => plaintext === b[index])
+
+/**
+ * Opens a record sealed by `sealRecord`: its fields back, or "[erased]" for an erased subject's fields.
+ *
+ * With `opened`, a frozen record (one a store keeps: `ReadModelStore`) opened before to the same
+ * plaintexts answers the same frozen object again, so that what is derived from it can be kept with
+ * it (`ReadModel.decodeDocument`). The vault is asked every time: a subject erased since opens to
+ * "[erased]" and the record is opened anew.
+ */
+export const openRecord = Effect.fnUntraced(function* (
+  vault: PersonalDataVault["Service"],
+  data: unknown,
+  opened?: WeakMap<object, OpenedRecord>,
+): Effect.fn.Return<unknown, EventStoreUnavailable> {
+  if (!isObject(data) || !(sealedKey in data)) return data
+  const groups = data[sealedKey] as ReadonlyArray<SealedGroup>
+  const plaintexts: Array<string | undefined> = []
+  for (const group of groups) plaintexts.push(Option.getOrUndefined(yield* vault.open(group.subject, group.sealed)))
+  const kept = opened !== undefined && Object.isFrozen(data)
+  const before = kept ? opened.get(data) : undefined
+  if (before !== undefined && samePlaintexts(before.plaintexts, plaintexts)) return before.record
+  const record = withOpened(data, groups, plaintexts)
+  if (kept) opened.set(data, { plaintexts, record: Object.freeze(record) })
+  return record
 })
 
 /** The subjects whose data a stored record holds (sealed), for audits and tests. */
@@ -386,10 +419,14 @@ export const protectReadModels = (
   fields: PersonalFields,
 ): ReadModelStore["Service"] => {
   const openDocument = (document: StoredDocument) => openData(vault, document)
+  // Documents the store keeps (frozen) as opened, while their plaintexts stay the same (`openRecord`).
+  const opened = new WeakMap<object, OpenedRecord>()
   return {
     get: (collection, id) =>
       Effect.flatMap(store.get(collection, id), (found) =>
-        Option.isNone(found) ? Effect.succeed(found) : Effect.map(openDocument(found.value), Option.some),
+        Option.isNone(found)
+          ? Effect.succeed(found)
+          : Effect.map(openRecord(vault, found.value.data, opened), (data) => Option.some(withData(found.value)(data))),
       ),
     find: (collection, query) =>
       Effect.flatMap(store.find(collection, query), (page) =>

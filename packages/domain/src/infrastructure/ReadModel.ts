@@ -173,6 +173,8 @@ export const makeMemory = (): ReadModelStore["Service"] => {
 interface DocumentCodecs {
   readonly decode: (data: unknown) => unknown
   readonly encode: (document: unknown) => unknown
+  /** Documents decoded from data a store keeps (frozen), by that data: see `decodeDocument`. */
+  readonly decoded: WeakMap<object, unknown>
 }
 
 const documentCodecs = new WeakMap<object, DocumentCodecs>()
@@ -184,6 +186,7 @@ const codecsOf = (projection: AnyProjection): DocumentCodecs => {
     codecs = {
       decode: Schema.decodeUnknownSync(projection.document),
       encode: Schema.encodeSync(projection.document),
+      decoded: new WeakMap(),
     }
     documentCodecs.set(projection, codecs)
   }
@@ -258,11 +261,27 @@ export const applyAll = (
     { discard: true },
   )
 
-/** Decodes a stored document with its projection's codec. */
+/**
+ * Decodes a stored document with its projection's codec.
+ *
+ * Data a store keeps between reads comes frozen (the PostgreSQL store keeps a document with its
+ * revision; its personal fields are opened to a frozen record while they stay the same): its
+ * decoded document is kept with it, so a document read again unchanged is not decoded again.
+ * Documents are immutable values; the one answered may be shared by concurrent readers.
+ */
 export const decodeDocument = <Doc, Env extends Envelope.Any>(
   projection: Projection<Doc, Env>,
   document: StoredDocument,
-): Doc => codecsOf(projection).decode(document.data) as Doc
+): Doc => {
+  const codecs = codecsOf(projection)
+  const data = document.data
+  if (typeof data !== "object" || data === null || !Object.isFrozen(data)) return codecs.decode(data) as Doc
+  const known = codecs.decoded.get(data)
+  if (known !== undefined) return known as Doc
+  const decoded = codecs.decode(data)
+  codecs.decoded.set(data, decoded)
+  return decoded as Doc
+}
 
 /**
  * The partner's document `id` of `projection`, decoded; none when it is missing or another partner's

@@ -6,10 +6,11 @@
  * adapters-pg).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import fc from "fast-check"
 import { fields } from "../../src/composition/PersonalDataMap.ts"
 import * as PersonalData from "../../src/infrastructure/PersonalData.ts"
+import { ReadModelStore } from "../../src/infrastructure/ReadModel.ts"
 import { PropertyParams } from "../../src/testing/index.ts"
 import { fakeVault } from "../fixtures/SealedMemory.ts"
 
@@ -188,6 +189,32 @@ describe("a transfer", () => {
         )
       }
     }),
+  )
+
+  it.effect("read again from a store that keeps it opens to the same record, until its payer is erased", () =>
+    Effect.gen(function* () {
+      const vault = fakeVault()
+      const document = { ...initiated, status: "Settled" }
+      const sealed = Object.freeze(
+        yield* PersonalData.sealRecord(vault, fields.documents.transfers, document, "Transfer-t-1"),
+      )
+      // A store that keeps the document between reads answers the same frozen data (PgReadModelStore).
+      const keeping: ReadModelStore["Service"] = {
+        ...(yield* ReadModelStore),
+        get: (collection, id) =>
+          Effect.succeed(
+            Option.some({ collection, id, data: sealed, index: { partnerId: "p-1", keys: {}, sortKey: "a" } }),
+          ),
+      }
+      const store = PersonalData.protectReadModels(keeping, vault, fields)
+      const read = Effect.map(store.get("transfers", "t-1"), (found) => Option.getOrThrow(found).data)
+      const first = yield* read
+      assert.deepStrictEqual(first, document)
+      assert.strictEqual(yield* read, first)
+      assert.isTrue(Object.isFrozen(first))
+      yield* vault.erase("customer:reg-1")
+      assert.deepStrictEqual(yield* read, { ...document, senderName: "[erased]" })
+    }).pipe(Effect.provide(ReadModelStore.layerMemory)),
   )
 
   it.effect("is sealed without the new-subject hint: its payer is not new with the transfer's stream", () =>
